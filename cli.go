@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// fail prints one `fleetwatch: ` line and returns code.
+func fail(stderr io.Writer, code int, format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " ")
+	fmt.Fprintln(stderr, "fleetwatch: "+msg)
+	return code
+}
+
+// newFlags makes a flag set whose errors are one line.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlags parses flags placed before, between or after positional
+// arguments (`promote SLUG --to bugs`), returning the positionals. On error
+// or -h it returns a non-negative exit code.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]string, int) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(stdout)
+				fmt.Fprintf(stdout, "usage: fleetwatch %s [flags]\n", fs.Name())
+				fs.PrintDefaults()
+				return nil, exitOK
+			}
+			return nil, fail(stderr, exitError, "%s: %v (run 'fleetwatch %s -h')", fs.Name(), err, fs.Name())
+		}
+		if fs.NArg() == 0 {
+			return pos, -1
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// defaultAgentID is anchor's: work-once-$USER, else $USERNAME, else agent.
+func defaultAgentID() string {
+	if u := os.Getenv("USER"); u != "" {
+		return "work-once-" + u
+	}
+	if u := os.Getenv("USERNAME"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return "work-once-" + u.Username
+	}
+	return "agent"
+}
+
+// findRoot returns dir when given, else the nearest folder from the current
+// one upwards that has a .plans/ (so a worker in a subfolder still finds it).
+func findRoot(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := cwd; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(filepath.Join(d, planfs.Dir)); err == nil && fi.IsDir() {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return cwd
+		}
+	}
+}
+
+// common holds the flags every verb takes.
+type common struct {
+	root  string
+	agent string
+	force bool
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.root, "root", "", "project root holding .plans/ (default: nearest folder upwards with one)")
+	fs.StringVar(&c.agent, "agent-id", defaultAgentID(), "who is acting")
+	fs.BoolVar(&c.force, "force", false, "act on another agent's lease, or promote an incomplete draft")
+}
+
+func (c *common) open() (*planfs.Tree, error) {
+	t, err := planfs.Open(findRoot(c.root))
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// resolvePlan turns a verb's argument into a rel: a rel like
+// `in-progress/foo.md`, a file path, or a bare slug looked up in lanes.
+func resolvePlan(t *planfs.Tree, arg string, lanes ...model.Lane) (string, error) {
+	if arg == "" {
+		return "", errors.New("no plan given")
+	}
+	if strings.ContainsAny(arg, "/\\") || strings.HasSuffix(arg, ".md") {
+		if _, _, err := planfs.SplitRel(arg); err == nil && !filepath.IsAbs(arg) {
+			if _, err := os.Lstat(t.Abs(arg)); err == nil {
+				return arg, nil
+			}
+		}
+		cwd, _ := os.Getwd()
+		return t.ResolvePath(arg, cwd)
+	}
+	hits, err := t.FindSlug(arg, lanes...)
+	if err != nil {
+		return "", err
+	}
+	switch len(hits) {
+	case 0:
+		names := make([]string, len(lanes))
+		for i, l := range lanes {
+			names[i] = string(l) + "/"
+		}
+		return "", fmt.Errorf("no plan %q in %s", arg, strings.Join(names, ", "))
+	case 1:
+		return hits[0], nil
+	}
+	return "", fmt.Errorf("slug %q is ambiguous: %s (name the path)", arg, strings.Join(hits, ", "))
+}

@@ -1,0 +1,8 @@
+module fleetwatch
+
+go 1.26.0
+
+require (
+	golang.org/x/sys v0.50.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)

@@ -1,0 +1,68 @@
+// Command fleetwatch is the plan engine that headless coding-agent workers
+// share and the operator's view of it. main only picks the subcommand; the
+// rules live in model, the disk in planfs.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `usage: fleetwatch <command> [flags]
+
+Workers:
+  work-once   claim (or list) the next plan this worker is fit for
+Operators:
+  promote     move a draft to bugs/ or features/
+  park        set a plan aside in ambiguous/ or blocked/
+  return      send a parked or claimed plan back to its ready lane
+  release     give up a claim; the plan goes back where it came from
+  recover     take over a plan whose lease expired or is unreadable
+  complete    move a claimed plan to completed/ (or review-needed/)
+  scaffold    create a .plans/ tree
+  check       lint every plan and lease
+
+Run 'fleetwatch <command> -h' for a command's flags.
+`
+
+// Exit codes shared by every command.
+const (
+	exitOK      = 0
+	exitNothing = 1
+	exitError   = 2
+)
+
+type command func(args []string, stdout, stderr io.Writer) int
+
+var commands = map[string]command{
+	"work-once": runWorkOnce,
+	"promote":   runPromote,
+	"park":      runPark,
+	"return":    runReturn,
+	"release":   runRelease,
+	"recover":   runRecover,
+	"complete":  runComplete,
+	"scaffold":  runScaffold,
+	"check":     runCheck,
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		if len(args) == 0 {
+			return exitError
+		}
+		return exitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "fleetwatch: unknown command %q (run 'fleetwatch help')\n", args[0])
+		return exitError
+	}
+	return cmd(args[1:], stdout, stderr)
+}

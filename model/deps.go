@@ -1,0 +1,194 @@
+package model
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Unmet is one dependency that holds a plan back and why: `open:<lane>`,
+// `missing` or `cycle`.
+type Unmet struct {
+	Slug   string `json:"slug"`
+	Reason string `json:"reason"`
+}
+
+// DepStatus is the verdict on a plan's Depends on list.
+type DepStatus struct {
+	Met   bool    `json:"met"`
+	Unmet []Unmet `json:"unmet"`
+}
+
+// History answers whether git ever had slug in .plans/completed/. Callers make
+// it lazy so a scan runs git at most once.
+type History func(slug string) bool
+
+var datePrefix = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-`)
+
+// DepKey is the case-folded slug a plan answers to in dependency lookups,
+// with a `YYYY-MM-DD-` prefix dropped.
+func DepKey(slug string) string {
+	return strings.ToLower(datePrefix.ReplaceAllString(slug, ""))
+}
+
+// DepIndex finds plans by dependency key; build it once per snapshot.
+type DepIndex struct {
+	open      map[string]Lane // first open lane holding the key
+	completed map[string]bool
+	byKey     map[string][]int // plan indices with that key in open lanes
+	plans     []Plan
+}
+
+// NewDepIndex indexes every plan of s by its dependency key.
+func NewDepIndex(s *Snapshot) *DepIndex {
+	ix := &DepIndex{open: map[string]Lane{}, completed: map[string]bool{}, byKey: map[string][]int{}, plans: s.Plans}
+	for i := range s.Plans {
+		p := &s.Plans[i]
+		k := DepKey(p.Slug)
+		if p.Lane.Open() {
+			if prev, ok := ix.open[k]; !ok || laneRank(p.Lane) < laneRank(prev) {
+				ix.open[k] = p.Lane
+			}
+			ix.byKey[k] = append(ix.byKey[k], i)
+		} else {
+			ix.completed[k] = true
+		}
+	}
+	return ix
+}
+
+// Evaluate judges every plan's dependencies, marking those caught in a cycle
+// among open plans. The result is indexed like s.Plans.
+func (ix *DepIndex) Evaluate(history History) []DepStatus {
+	out := make([]DepStatus, len(ix.plans))
+	cyclic := ix.cycles()
+	for i := range ix.plans {
+		out[i] = ix.evaluate(i, history, cyclic)
+	}
+	return out
+}
+
+func (ix *DepIndex) evaluate(i int, history History, cyclic map[int]map[string]bool) DepStatus {
+	st := DepStatus{Met: true}
+	for _, dep := range ix.plans[i].Header.DependsOn {
+		k := DepKey(dep)
+		var reason string
+		switch lane, open := ix.open[k]; {
+		case cyclic[i][k]:
+			reason = "cycle"
+		case open:
+			reason = "open:" + string(lane)
+		case ix.completed[k]:
+		case history != nil && history(dep):
+		default:
+			reason = "missing"
+		}
+		if reason != "" {
+			st.Met = false
+			st.Unmet = append(st.Unmet, Unmet{Slug: dep, Reason: reason})
+		}
+	}
+	return st
+}
+
+// cycles finds, for each open plan on a dependency cycle, the dependency keys
+// that lead back into it. Iterative Tarjan, so deep chains cannot overflow.
+func (ix *DepIndex) cycles() map[int]map[string]bool {
+	n := len(ix.plans)
+	edges := func(v int) []int {
+		var out []int
+		p := &ix.plans[v]
+		if !p.Lane.Open() {
+			return nil
+		}
+		for _, d := range p.Header.DependsOn {
+			out = append(out, ix.byKey[DepKey(d)]...)
+		}
+		return out
+	}
+	index := make([]int, n)
+	low := make([]int, n)
+	onStack := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+	}
+	comp := make([]int, n)
+	for i := range comp {
+		comp[i] = -1
+	}
+	var stack []int
+	next, ncomp := 0, 0
+	type frame struct {
+		v     int
+		succ  []int
+		child int
+	}
+	for root := 0; root < n; root++ {
+		if index[root] >= 0 || len(ix.plans[root].Header.DependsOn) == 0 {
+			continue
+		}
+		call := []frame{{v: root, succ: edges(root)}}
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			if f.child < len(f.succ) {
+				w := f.succ[f.child]
+				f.child++
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					call = append(call, frame{v: w, succ: edges(w)})
+				} else if onStack[w] {
+					low[f.v] = min(low[f.v], index[w])
+				}
+				continue
+			}
+			v := f.v
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				p := call[len(call)-1].v
+				low[p] = min(low[p], low[v])
+			}
+			if low[v] == index[v] {
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp[w] = ncomp
+					if w == v {
+						break
+					}
+				}
+				ncomp++
+			}
+		}
+	}
+	size := make([]int, ncomp)
+	for _, c := range comp {
+		if c >= 0 {
+			size[c]++
+		}
+	}
+	out := map[int]map[string]bool{}
+	for v := 0; v < n; v++ {
+		if comp[v] < 0 {
+			continue
+		}
+		for _, d := range ix.plans[v].Header.DependsOn {
+			k := DepKey(d)
+			for _, w := range ix.byKey[k] {
+				if comp[w] == comp[v] && (size[comp[v]] > 1 || w == v) {
+					if out[v] == nil {
+						out[v] = map[string]bool{}
+					}
+					out[v][k] = true
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,89 @@
+package model
+
+import "strings"
+
+// Fit is how well a worker matches a plan's Preferred models.
+type Fit string
+
+const (
+	FitGood           Fit = "good"
+	FitUnknown        Fit = "unknown"
+	FitOverqualified  Fit = "overqualified"
+	FitUnderqualified Fit = "underqualified"
+)
+
+// Eligible reports whether a bare pick may take a plan of this fit.
+func (f Fit) Eligible() bool { return f == FitGood || f == FitUnknown }
+
+// Worker is who is asking: its agent id, fit tier and model name.
+type Worker struct {
+	AgentID string
+	Tier    Tier
+	// Model is the model's name for matching Preferred names; never the agent id.
+	Model string
+}
+
+// ClassifyFit rates a worker against a plan's Preferred tokens (already
+// lower-cased). A name matches when all its words are among the model's words.
+func ClassifyFit(preferred []string, w Worker) Fit {
+	if len(preferred) == 0 {
+		return FitUnknown
+	}
+	var lo, hi Tier
+	modelWords := nameWords(w.Model)
+	for _, tok := range preferred {
+		if t := tierWord(tok); t != NoTier {
+			if t == w.Tier {
+				return FitGood
+			}
+			if lo == NoTier || t < lo {
+				lo = t
+			}
+			if t > hi {
+				hi = t
+			}
+			continue
+		}
+		if len(modelWords) > 0 && wordsSubset(nameWords(tok), modelWords) {
+			return FitGood
+		}
+	}
+	switch {
+	case hi == NoTier || w.Tier == NoTier:
+		return FitUnknown
+	case w.Tier > hi:
+		return FitOverqualified
+	case w.Tier < lo:
+		return FitUnderqualified
+	}
+	return FitUnknown
+}
+
+func nameWords(s string) []string {
+	s = strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '/' {
+			return ' '
+		}
+		return r
+	}, strings.ToLower(s))
+	return strings.Fields(s)
+}
+
+func wordsSubset(sub, of []string) bool {
+	if len(sub) == 0 {
+		return false
+	}
+	for _, s := range sub {
+		found := false
+		for _, o := range of {
+			if s == o {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}

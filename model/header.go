@@ -1,0 +1,362 @@
+package model
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Header is what a plan says about itself in its `- **Key:** value` bullets.
+type Header struct {
+	Title     string
+	Value     string // high, medium or low
+	Priority  string // P1, P2 or P3
+	Preferred []string
+	// PreferredRaw is the Preferred models text as written, "" when absent.
+	PreferredRaw string
+	// Assignee is the identity left after trimming notes; "" when absent.
+	Assignee        string
+	AssigneeRaw     string
+	AgentAssignable bool
+	DependsOn       []string
+	HasDoneWhen     bool
+	Warnings        []Warning
+}
+
+// Warning is a problem found in a file; File is filled in by whoever knows it.
+type Warning struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+var agentIdentities = map[string]bool{
+	"ai": true, "agent": true, "agents": true, "bot": true, "llm": true, "auto": true,
+	"any": true, "anyone": true, "unassigned": true, "none": true, "-": true,
+}
+
+var noDependency = map[string]bool{"none": true, "n/a": true, "-": true, "nil": true, "null": true}
+
+const (
+	keyValue     = "value"
+	keyPriority  = "priority"
+	keyPreferred = "preferred models"
+	keyAssignee  = "assignee"
+	keyDepends   = "depends on"
+)
+
+var knownKeys = map[string]bool{keyValue: true, keyPriority: true, keyPreferred: true, keyAssignee: true, keyDepends: true}
+
+// ParseHeader reads a plan's header fields from its text. It follows anchor's
+// rules except where SPEC.md fixes them: an empty field is absent, and ` #`
+// starts a comment in a value.
+func ParseHeader(text string) Header {
+	h := Header{Value: "medium", Priority: "P2", AgentAssignable: true}
+	seen := map[string]bool{}
+	var sectionDeps []string
+	inDepsSection := false
+	lineNo := 0
+	for len(text) > 0 {
+		lineNo++
+		var line string
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			line, text = text, ""
+		}
+		line = strings.TrimSuffix(line, "\r")
+
+		if h.Title == "" && strings.HasPrefix(line, "# ") {
+			h.Title = strings.TrimSpace(line[2:])
+		}
+		if level, title, ok := heading(line); ok && level >= 2 {
+			t := strings.ToLower(title)
+			if level == 2 {
+				inDepsSection = strings.HasPrefix(t, "depends on")
+			}
+			if strings.HasPrefix(t, "done when") || strings.HasPrefix(t, "acceptance") {
+				h.HasDoneWhen = true
+			}
+			continue
+		}
+
+		body := strings.TrimLeft(line, " \t")
+		if key, value, ok := boldField(body); ok {
+			if !seen[key] && knownKeys[key] {
+				value = stripComment(value)
+				if value != "" {
+					seen[key] = true
+					h.set(key, value, lineNo)
+				}
+			}
+			continue
+		}
+		if inDepsSection && strings.HasPrefix(body, "-") {
+			if tok := sectionToken(body[1:]); tok != "" {
+				sectionDeps = append(sectionDeps, tok)
+			}
+			continue
+		}
+		h.lint(body, lineNo, inDepsSection)
+	}
+	h.DependsOn = dedupFold(append(h.DependsOn, normalizeDeps(sectionDeps)...))
+	return h
+}
+
+func (h *Header) warn(line int, format string) {
+	h.Warnings = append(h.Warnings, Warning{Line: line, Message: format})
+}
+
+func (h *Header) set(key, value string, line int) {
+	switch key {
+	case keyValue:
+		w := strings.ToLower(leadingWord(value))
+		switch w {
+		case "high", "medium", "low":
+			h.Value = w
+		default:
+			h.warn(line, "value "+quote(value)+" is not high, medium or low; it reads as medium")
+		}
+	case keyPriority:
+		p, ok := parsePriority(value)
+		h.Priority = p
+		if !ok {
+			h.warn(line, "priority "+quote(value)+" is not P1, P2 or P3; it reads as P2")
+		}
+	case keyPreferred:
+		h.PreferredRaw = value
+		for _, tok := range strings.Split(value, ",") {
+			if tok = strings.ToLower(strings.TrimSpace(tok)); tok != "" {
+				h.Preferred = append(h.Preferred, tok)
+			}
+		}
+	case keyAssignee:
+		h.AssigneeRaw = value
+		h.Assignee = assigneeIdentity(value)
+		// The field is present here, so only a listed identity is an agent's;
+		// a value that is all note, like `(tbd)`, is "anything else".
+		h.AgentAssignable = agentIdentities[strings.ToLower(h.Assignee)]
+	case keyDepends:
+		h.DependsOn = normalizeDeps(strings.Split(value, ","))
+	}
+}
+
+// lint warns about header-like lines anchor silently ignores, so authors learn
+// why a field had no effect.
+func (h *Header) lint(body string, line int, inDepsSection bool) {
+	if len(body) < 2 {
+		return
+	}
+	if (body[0] == '*' || body[0] == '+') && (body[1] == ' ' || body[1] == '\t') {
+		rest := strings.TrimLeft(body[1:], " \t")
+		if key, _, ok := boldFieldNoBullet(rest); ok && knownKeys[key] {
+			h.warn(line, "`"+body[:1]+"` bullet is not read; write `- **"+titleKey(key)+":** …`")
+		} else if inDepsSection {
+			h.warn(line, "`"+body[:1]+"` bullet in Depends on section is not read; use `-`")
+		}
+		return
+	}
+	if key, _, ok := boldFieldNoBullet(body); ok && knownKeys[key] {
+		h.warn(line, "bold key without `-` bullet is not read; write `- **"+titleKey(key)+":** …`")
+		return
+	}
+	if strings.HasPrefix(body, "-") {
+		rest := strings.TrimLeft(body[1:], " \t")
+		if strings.HasPrefix(rest, "**") {
+			if end := strings.Index(rest[2:], "**:"); end >= 0 {
+				key := strings.ToLower(strings.TrimSpace(rest[2 : 2+end]))
+				if knownKeys[key] {
+					h.warn(line, "colon outside the bold is not read; write `- **"+titleKey(key)+":** …`")
+				}
+			}
+		}
+	}
+}
+
+// boldField matches `-<ws>**Key:**<rest>` (the space after `-` is optional).
+func boldField(body string) (key, value string, ok bool) {
+	if !strings.HasPrefix(body, "-") {
+		return "", "", false
+	}
+	return boldFieldNoBullet(strings.TrimLeft(body[1:], " \t"))
+}
+
+func boldFieldNoBullet(s string) (key, value string, ok bool) {
+	if !strings.HasPrefix(s, "**") {
+		return "", "", false
+	}
+	end := strings.Index(s[2:], ":**")
+	if end < 0 {
+		return "", "", false
+	}
+	key = strings.ToLower(strings.TrimSpace(s[2 : 2+end]))
+	// The value keeps its leading whitespace so stripComment can tell
+	// `**Key:** # note` (a comment) from `**Key:**#1` (a value).
+	return key, s[2+end+3:], true
+}
+
+// heading returns the level and text of a markdown ATX heading.
+func heading(line string) (int, string, bool) {
+	n := 0
+	for n < len(line) && line[n] == '#' {
+		n++
+	}
+	if n == 0 || n >= len(line) || (line[n] != ' ' && line[n] != '\t') {
+		return 0, "", false
+	}
+	return n, strings.TrimSpace(line[n:]), true
+}
+
+func stripComment(v string) string {
+	for i := 1; i < len(v); i++ {
+		if v[i] == '#' && isSpaceByte(v[i-1]) {
+			v = v[:i]
+			break
+		}
+	}
+	return strings.TrimSpace(v)
+}
+
+func leadingWord(v string) string {
+	end := 0
+	for end < len(v) {
+		c := v[end]
+		if c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			end++
+			continue
+		}
+		break
+	}
+	return v[:end]
+}
+
+// parsePriority applies anchor's rule: the first token, backticks stripped and
+// upper-cased, must start with P?[123].
+func parsePriority(v string) (string, bool) {
+	tok := v
+	if i := strings.IndexFunc(tok, unicode.IsSpace); i >= 0 {
+		tok = tok[:i]
+	}
+	tok = strings.ToUpper(strings.ReplaceAll(tok, "`", ""))
+	tok = strings.TrimPrefix(tok, "P")
+	if tok != "" && tok[0] >= '1' && tok[0] <= '3' {
+		return "P" + tok[:1], true
+	}
+	return "P2", false
+}
+
+// assigneeIdentity cuts notes off an Assignee value: at ` — `, ` – `, ` - `,
+// `(` or `,`.
+func assigneeIdentity(v string) string {
+	cut := len(v)
+	if i := strings.IndexAny(v, "(,"); i >= 0 {
+		cut = i
+	}
+	if i := dashNote(v); i >= 0 && i < cut {
+		cut = i
+	}
+	return strings.TrimSpace(strings.ReplaceAll(strings.TrimSpace(v[:cut]), "`", ""))
+}
+
+// dashNote finds `<ws>[—–-]<ws>` and returns where its whitespace starts.
+func dashNote(v string) int {
+	for i, r := range v {
+		if r != '-' && r != '—' && r != '–' {
+			continue
+		}
+		if i == 0 || !isSpaceByte(v[i-1]) {
+			continue
+		}
+		after := i + len(string(r))
+		if after < len(v) && isSpaceByte(v[after]) {
+			j := i
+			for j > 0 && isSpaceByte(v[j-1]) {
+				j--
+			}
+			return j
+		}
+	}
+	return -1
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' }
+
+// normalizeDeps turns raw dependency parts into slugs (anchor's rules).
+func normalizeDeps(parts []string) []string {
+	var out []string
+	for _, p := range parts {
+		p = strings.TrimSpace(strings.ReplaceAll(p, "`", ""))
+		if p == "" || noDependency[strings.ToLower(p)] {
+			continue
+		}
+		if i := dashNote(p); i >= 0 {
+			p = p[:i]
+		}
+		if i := strings.Index(p, " ("); i >= 0 {
+			p = p[:i]
+		} else if i := strings.Index(p, "\t("); i >= 0 {
+			p = p[:i]
+		}
+		p = strings.TrimSpace(p)
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			p = p[i+1:]
+		}
+		if strings.HasSuffix(p, ".md") {
+			p = SlugOf(p)
+		}
+		if p != "" && !noDependency[strings.ToLower(p)] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sectionToken is the first slug-like token of a `## Depends on` bullet.
+func sectionToken(s string) string {
+	s = strings.TrimLeft(s, " \t`")
+	end := 0
+	for end < len(s) {
+		c := s[end]
+		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if alnum || end > 0 && (c == '.' || c == '_' || c == '/' || c == '-') {
+			end++
+			continue
+		}
+		break
+	}
+	return s[:end]
+}
+
+func dedupFold(in []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range in {
+		k := strings.ToLower(s)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func titleKey(k string) string {
+	if k == "" {
+		return k
+	}
+	return strings.ToUpper(k[:1]) + k[1:]
+}
+
+func quote(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:40]) + "…"
+	}
+	return "`" + s + "`"
+}
+
+// SlugOf returns a plan file name without `.local.md` or `.md`.
+func SlugOf(name string) string {
+	if s, ok := strings.CutSuffix(name, ".local.md"); ok {
+		return s
+	}
+	return strings.TrimSuffix(name, ".md")
+}

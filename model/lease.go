@@ -1,0 +1,90 @@
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Lease is one `.leases/<rel with / → __>.json` file: who holds a plan and until when.
+// The JSON keys are anchor's; host, pid and token are ours and anchor ignores them.
+type Lease struct {
+	Plan      string  `json:"plan"`
+	AgentID   string  `json:"agent_id"`
+	ClaimedAt float64 `json:"claimed_at"`
+	ExpiresAt float64 `json:"expires_at"`
+	Origin    string  `json:"origin,omitempty"`
+	Host      string  `json:"host,omitempty"`
+	PID       int     `json:"pid,omitempty"`
+	Token     string  `json:"token,omitempty"`
+
+	// File is the lease file's name in .leases/, Rel the plan rel it names.
+	File string `json:"-"`
+	Rel  string `json:"-"`
+	// Corrupt holds why the file could not be read as a lease; such a lease
+	// blocks picks until someone recovers it.
+	Corrupt string `json:"-"`
+	// ModTime is the file's mtime in Unix seconds, for judging corrupt files' age.
+	ModTime float64 `json:"-"`
+}
+
+// Active reports whether the lease still holds at now (Unix seconds).
+func (l *Lease) Active(now float64) bool { return l.Corrupt == "" && now < l.ExpiresAt }
+
+// Blocks reports whether the lease keeps others from claiming its plan at now.
+func (l *Lease) Blocks(now float64) bool { return l.Corrupt != "" || l.Active(now) }
+
+// LeaseFileName is the file in .leases/ for a plan rel.
+func LeaseFileName(rel string) string { return strings.ReplaceAll(rel, "/", "__") + ".json" }
+
+// RelOfLeaseFile undoes LeaseFileName; lanes never contain `__`, so only the
+// first one separates lane from name.
+func RelOfLeaseFile(name string) (string, bool) {
+	base, ok := strings.CutSuffix(name, ".json")
+	if !ok {
+		return "", false
+	}
+	lane, rest, ok := strings.Cut(base, "__")
+	if !ok || lane == "" || rest == "" {
+		return "", false
+	}
+	return lane + "/" + rest, true
+}
+
+// DecodeLease parses a lease file's content.
+func DecodeLease(data []byte) (Lease, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		if len(strings.TrimSpace(string(data))) == 0 {
+			return Lease{}, errors.New("empty lease file")
+		}
+		return Lease{}, fmt.Errorf("not a JSON object: %v", err)
+	}
+	var l Lease
+	if err := json.Unmarshal(data, &l); err != nil {
+		return Lease{}, fmt.Errorf("bad field: %v", err)
+	}
+	if raw == nil {
+		return Lease{}, errors.New("not a JSON object")
+	}
+	for _, k := range []string{"agent_id", "expires_at"} {
+		if v, ok := raw[k]; !ok {
+			return Lease{}, fmt.Errorf("missing %q", k)
+		} else if string(v) == "null" {
+			// json.Unmarshal leaves a null field at its zero value; a lease
+			// without an owner or an end is not a lease.
+			return Lease{}, fmt.Errorf("%q is null", k)
+		}
+	}
+	if l.AgentID == "" {
+		return Lease{}, errors.New("empty agent_id")
+	}
+	return l, nil
+}
+
+// EncodeLease writes a lease the way anchor does: indent 2, trailing newline.
+func EncodeLease(l Lease) []byte {
+	b, _ := json.MarshalIndent(l, "", "  ")
+	return append(b, '\n')
+}

@@ -1,0 +1,98 @@
+package model
+
+import (
+	"slices"
+	"strings"
+)
+
+// Options are the worker's overrides and the facts a decision needs from outside.
+type Options struct {
+	NoFitCheck bool
+	NoDepCheck bool
+	Now        float64 // Unix seconds
+	History    History
+}
+
+// Row is one plan judged for one worker.
+type Row struct {
+	Plan  *Plan
+	Fit   Fit
+	Deps  DepStatus
+	Lease *Lease // the lease file naming this plan, if any
+	// Eligible is true when a bare pick by this worker could take the plan;
+	// Rank is then its 1-based place in pick order, else 0.
+	Eligible bool
+	Rank     int
+	// Reason says why an ineligible plan is skipped.
+	Reason string
+}
+
+// Decide judges every plan in s for w: plans come back in lane order, each
+// lane in anchor's sort order, so ready plans are in pick order.
+func Decide(s *Snapshot, w Worker, opt Options) []Row {
+	leases := make(map[string]*Lease, len(s.Leases))
+	for i := range s.Leases {
+		leases[s.Leases[i].Rel] = &s.Leases[i]
+	}
+	deps := NewDepIndex(s).Evaluate(opt.History)
+	rows := make([]Row, len(s.Plans))
+	for i := range s.Plans {
+		p := &s.Plans[i]
+		r := Row{Plan: p, Fit: ClassifyFit(p.Header.Preferred, w), Deps: deps[i], Lease: leases[p.Rel]}
+		r.Reason = skipReason(&r, opt)
+		r.Eligible = r.Reason == ""
+		rows[i] = r
+	}
+	slices.SortFunc(rows, func(a, b Row) int { return ComparePlans(a.Plan, b.Plan) })
+	rank := 0
+	for i := range rows {
+		if rows[i].Eligible {
+			rank++
+			rows[i].Rank = rank
+		}
+	}
+	return rows
+}
+
+func skipReason(r *Row, opt Options) string {
+	p := r.Plan
+	switch {
+	case !p.Lane.Ready():
+		return "not ready (" + string(p.Lane) + ")"
+	case !p.Header.AgentAssignable:
+		who := p.Header.Assignee
+		if who == "" {
+			who = p.Header.AssigneeRaw
+		}
+		return "assigned to " + who
+	case r.Lease != nil && r.Lease.Corrupt != "":
+		return "lease unreadable: " + r.Lease.Corrupt
+	case r.Lease != nil && r.Lease.Active(opt.Now):
+		return "leased by " + r.Lease.AgentID
+	case !opt.NoDepCheck && !r.Deps.Met:
+		return "deps UNMET: " + UnmetList(r.Deps)
+	case !opt.NoFitCheck && !r.Fit.Eligible():
+		return string(r.Fit)
+	}
+	return ""
+}
+
+// UnmetList renders unmet dependencies as `a (open:bugs), b (missing)`.
+func UnmetList(d DepStatus) string {
+	parts := make([]string, len(d.Unmet))
+	for i, u := range d.Unmet {
+		parts[i] = u.Slug + " (" + u.Reason + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Picks returns the eligible rows in pick order, skipping rels in skip.
+func Picks(rows []Row, skip map[string]bool) []*Row {
+	var out []*Row
+	for i := range rows {
+		if rows[i].Eligible && !skip[rows[i].Plan.Rel] {
+			out = append(out, &rows[i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package planfs
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"fleetwatch/model"
+)
+
+// Check lints the tree: everything the scan could not read, header lines
+// anchor would silently ignore, bad words, unknown or cyclic dependencies,
+// duplicate slugs, and leases that are corrupt, orphaned or missing.
+func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
+	out := append([]model.Warning(nil), snap.Warnings...)
+	deps := model.NewDepIndex(snap).Evaluate(t.History())
+	bySlug := map[string][]string{}
+	leased := map[string]*model.Lease{}
+	for i := range snap.Leases {
+		leased[snap.Leases[i].Rel] = &snap.Leases[i]
+	}
+	now := t.now()
+	for i := range snap.Plans {
+		p := &snap.Plans[i]
+		if p.Lane != model.Completed {
+			bySlug[strings.ToLower(p.Slug)] = append(bySlug[strings.ToLower(p.Slug)], p.Rel)
+		}
+		if p.Lane.Open() {
+			for _, u := range deps[i].Unmet {
+				switch {
+				case u.Reason == "missing":
+					out = append(out, model.Warning{File: p.Rel, Message: fmt.Sprintf("depends on %q, which is in no lane and never was in completed/", u.Slug)})
+				case u.Reason == "cycle":
+					out = append(out, model.Warning{File: p.Rel, Message: fmt.Sprintf("dependency cycle through %q: neither can ever start", u.Slug)})
+				}
+			}
+		}
+		if p.Lane == model.InProgress {
+			switch l := leased[p.Rel]; {
+			case l == nil:
+				out = append(out, model.Warning{File: p.Rel, Message: "in progress without a lease; `fleetwatch recover " + p.Rel + "` takes it over"})
+			case l.Corrupt == "" && !l.Active(now):
+				out = append(out, model.Warning{File: p.Rel, Message: fmt.Sprintf("lease held by %s expired; `fleetwatch recover %s` takes it over", l.AgentID, p.Rel)})
+			}
+		}
+	}
+	for slug, rels := range bySlug {
+		if len(rels) > 1 {
+			sort.Strings(rels)
+			out = append(out, model.Warning{File: rels[0], Message: fmt.Sprintf("slug %q is also %s; only one can be claimed", slug, strings.Join(rels[1:], ", "))})
+		}
+	}
+	plans := map[string]bool{}
+	for i := range snap.Plans {
+		plans[snap.Plans[i].Rel] = true
+	}
+	for i := range snap.Leases {
+		l := &snap.Leases[i]
+		file := ".leases/" + l.File
+		switch {
+		case l.Corrupt != "":
+			out = append(out, model.Warning{File: file, Message: "corrupt lease (" + l.Corrupt + "); `fleetwatch recover " + l.Rel + "` clears it"})
+		case !plans[l.Rel]:
+			out = append(out, model.Warning{File: file, Message: "orphaned lease: no plan at " + l.Rel})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}

@@ -1,0 +1,111 @@
+package planfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"fleetwatch/model"
+)
+
+// Claim moves a ready plan to in-progress/ for agent and returns its new rel.
+//
+// The protocol: create the ready-path lease with O_EXCL (anchor's exclusion
+// step), move the plan without ever overwriting, write the in-progress lease
+// atomically, drop the ready-path lease. Of any number of racing claimers,
+// tools or processes, exactly one gets past the O_EXCL create or the move.
+// A claimer killed at any step leaves a state that Repair finishes or undoes.
+func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
+	lane, name, err := SplitRel(rel)
+	if err != nil {
+		return "", err
+	}
+	if !lane.Ready() {
+		return "", planErr(rel, ErrBadTarget, "only plans in bugs/ or features/ can be claimed")
+	}
+	if fi, err := os.Lstat(t.Abs(rel)); err != nil || !fi.Mode().IsRegular() {
+		return "", planErr(rel, ErrNotFound, "not found")
+	}
+	dst := string(model.InProgress) + "/" + name
+	if t.exists(dst) {
+		if l := t.LeaseFor(dst); l != nil && l.Active(t.now()) && l.AgentID != agent {
+			return "", planErr(rel, ErrClaimed, "%s already held by %s", dst, l.AgentID)
+		}
+		return "", planErr(rel, ErrDestExists, "%s already exists", dst)
+	}
+
+	token := newToken()
+	ready := t.newLease(rel, agent, "", token, ttl)
+	if err := t.acquireReadyLease(rel, agent, ready); err != nil {
+		return "", err
+	}
+	failpoint("claim:ready-lease")
+
+	if err := os.MkdirAll(t.Abs(string(model.InProgress)), 0o755); err != nil {
+		t.removeLeaseIf(rel, &ready)
+		return "", planErr(rel, err, "cannot create in-progress/: %v", errText(err))
+	}
+	if err := moveNoReplace(t.Abs(rel), t.Abs(dst)); err != nil {
+		t.removeLeaseIf(rel, &ready)
+		switch {
+		case errors.Is(err, fs.ErrExist):
+			return "", planErr(rel, ErrDestExists, "%s already exists", dst)
+		case errors.Is(err, fs.ErrNotExist):
+			return "", planErr(rel, ErrClaimed, "taken by another worker")
+		}
+		return "", planErr(rel, err, "could not move: %v", errText(err))
+	}
+	failpoint("claim:moved")
+
+	held := t.newLease(dst, agent, rel, token, ttl)
+	held.ClaimedAt, held.ExpiresAt = ready.ClaimedAt, ready.ExpiresAt
+	if err := t.writeLease(dst, held); err != nil {
+		// The plan is ours and moved; Repair writes the lease from the
+		// ready-path one when this process is gone.
+		return dst, planErr(dst, err, "claimed but could not write its lease: %v", errText(err))
+	}
+	failpoint("claim:lease")
+	t.removeLeaseIf(rel, &ready)
+	t.appendEvent(Event{Event: "claim", Slug: model.SlugOf(name), From: rel, To: dst, AgentID: agent, Origin: rel})
+	return dst, nil
+}
+
+// acquireReadyLease takes rel's ready-path lease for agent, clearing an
+// expired one first.
+func (t *Tree) acquireReadyLease(rel, agent string, l model.Lease) error {
+	for attempt := 0; attempt < 2; attempt++ {
+		err := t.createLeaseExcl(rel, l)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return planErr(rel, err, "cannot write lease: %v", errText(err))
+		}
+		cur := t.LeaseFor(rel)
+		switch {
+		case cur == nil:
+			continue // gone between our create and read: try again
+		case cur.Corrupt != "":
+			if t.now()-cur.ModTime < claimGrace {
+				return planErr(rel, ErrClaimed, "being claimed by another worker")
+			}
+			return planErr(rel, ErrClaimed, "lease file is unreadable (%s); `fleetwatch recover %s` clears it", cur.Corrupt, rel)
+		case cur.Active(t.now()) && cur.AgentID != agent:
+			return planErr(rel, ErrClaimed, "already claimed by %s", cur.AgentID)
+		}
+		// Expired, or our own left-over: take it aside so that only one of
+		// several racers clears it, and only if it is still what we read.
+		aside, err := t.takeLeaseAside(rel)
+		if err != nil {
+			continue
+		}
+		if !t.sameLease(aside, cur) {
+			// Someone replaced it between our read and rename: put theirs back.
+			_ = os.Link(aside, t.leasePath(rel))
+			os.Remove(aside)
+			return planErr(rel, ErrClaimed, "taken by another worker")
+		}
+		os.Remove(aside)
+	}
+	return planErr(rel, ErrClaimed, "could not claim (race)")
+}

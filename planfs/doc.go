@@ -1,0 +1,6 @@
+// Package planfs is the only code that touches a project's .plans/ tree: it
+// scans plans and leases into a model.Snapshot, and its verbs (claim, renew,
+// release, recover, park, return, promote, complete, repair) move plans and
+// write leases so that racing workers never share a plan and a killed one
+// never loses one. Every state change appends a line to logs/events.jsonl.
+package planfs

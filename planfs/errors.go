@@ -1,0 +1,38 @@
+package planfs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors that faces turn into their own words and exit codes; the
+// wrapping error names the plan.
+var (
+	ErrNotFound   = errors.New("not found")
+	ErrClaimed    = errors.New("already claimed")
+	ErrNotOwner   = errors.New("not the owner")
+	ErrNoLease    = errors.New("no active lease")
+	ErrDestExists = errors.New("destination already exists")
+	ErrBadTarget  = errors.New("not allowed")
+	ErrNeedsForce = errors.New("needs --force")
+)
+
+// PlanError names the plan a verb failed on.
+type PlanError struct {
+	Rel    string
+	Err    error
+	Detail string
+}
+
+func (e *PlanError) Error() string {
+	if e.Detail != "" {
+		return fmt.Sprintf("%s: %s", e.Rel, e.Detail)
+	}
+	return fmt.Sprintf("%s: %v", e.Rel, e.Err)
+}
+
+func (e *PlanError) Unwrap() error { return e.Err }
+
+func planErr(rel string, err error, format string, args ...any) error {
+	return &PlanError{Rel: rel, Err: err, Detail: fmt.Sprintf(format, args...)}
+}

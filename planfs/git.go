@@ -1,0 +1,47 @@
+package planfs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os/exec"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"fleetwatch/model"
+)
+
+// History returns a lazy answer to "was this slug ever in .plans/completed/
+// in git?": the first question runs one `git log` over completed/ paths for
+// the whole scan, later ones reuse it. Outside a git repo the answer is no.
+func (t *Tree) History() model.History {
+	var once sync.Once
+	var seen map[string]bool
+	return func(slug string) bool {
+		once.Do(func() { seen = t.completedInGit() })
+		return seen[model.DepKey(slug)]
+	}
+}
+
+func (t *Tree) completedInGit() map[string]bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-C", t.Project, "log", "--all", "--format=", "--name-only", "--relative", "--no-renames", "--", Dir+"/completed/")
+	out, err := cmd.Output()
+	seen := map[string]bool{}
+	if err != nil {
+		return seen
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		p := strings.TrimSpace(sc.Text())
+		dir, name := path.Split(p)
+		if dir != Dir+"/completed/" || !strings.HasSuffix(name, ".md") {
+			continue
+		}
+		seen[model.DepKey(model.SlugOf(name))] = true
+	}
+	return seen
+}

@@ -1,0 +1,194 @@
+package planfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"fleetwatch/model"
+)
+
+// leaseLimit bounds how much of a lease file is read; real ones are ~200 bytes.
+const leaseLimit = 64 << 10
+
+func (t *Tree) leasePath(rel string) string {
+	return filepath.Join(t.Plans, ".leases", model.LeaseFileName(rel))
+}
+
+// LeaseFor reads the lease naming rel: nil when there is none, a lease with
+// Corrupt set when the file cannot be read as one.
+func (t *Tree) LeaseFor(rel string) *model.Lease {
+	p := t.leasePath(rel)
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	l := t.readLeaseFile(p)
+	l.File, l.Rel = filepath.Base(p), rel
+	return &l
+}
+
+func (t *Tree) readLeaseFile(path string) model.Lease {
+	f, err := os.Open(path)
+	if err != nil {
+		return model.Lease{Corrupt: "unreadable: " + errText(err)}
+	}
+	defer f.Close()
+	var mod float64
+	if fi, err := f.Stat(); err == nil {
+		mod = float64(fi.ModTime().UnixNano()) / 1e9
+		if !fi.Mode().IsRegular() {
+			return model.Lease{Corrupt: "not a regular file", ModTime: mod}
+		}
+	}
+	buf := make([]byte, leaseLimit)
+	n, _ := f.Read(buf)
+	l, err := model.DecodeLease(buf[:n])
+	if err != nil {
+		return model.Lease{Corrupt: err.Error(), ModTime: mod}
+	}
+	l.ModTime = mod
+	return l
+}
+
+func (t *Tree) newLease(plan, agent, origin, token string, ttl float64) model.Lease {
+	now := t.now()
+	return model.Lease{
+		Plan: plan, AgentID: agent, ClaimedAt: now, ExpiresAt: now + max(1, ttl), Origin: origin,
+		Host: t.host, PID: t.pid, Token: token,
+	}
+}
+
+func (t *Tree) leasesDir() (string, error) {
+	dir := filepath.Join(t.Plans, ".leases")
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// createLeaseExcl creates rel's lease with O_CREAT|O_EXCL, the step anchor
+// uses too, so the two tools exclude each other. It reports os.ErrExist when
+// someone else holds the file.
+func (t *Tree) createLeaseExcl(rel string, l model.Lease) error {
+	if _, err := t.leasesDir(); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(t.leasePath(rel), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(model.EncodeLease(l))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeLease replaces rel's lease atomically: readers see the old or the new
+// file, never half of one.
+func (t *Tree) writeLease(rel string, l model.Lease) error {
+	tmp, err := t.tempLease(l)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, t.leasePath(rel)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	syncDir(filepath.Dir(tmp))
+	return nil
+}
+
+// linkLeaseExcl installs a complete lease where none exists, failing with
+// os.ErrExist if another took the place first.
+func (t *Tree) linkLeaseExcl(rel string, l model.Lease) error {
+	tmp, err := t.tempLease(l)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, t.leasePath(rel)); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(tmp))
+	return nil
+}
+
+// tempLease writes l to a dot-file in .leases/ that no lease reader matches.
+func (t *Tree) tempLease(l model.Lease) (string, error) {
+	dir, err := t.leasesDir()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(model.EncodeLease(l))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// removeLeaseIf deletes rel's lease when it is still the one described by
+// want (same agent, claim time and token), so a verb never drops a lease that
+// someone else wrote since it looked.
+func (t *Tree) removeLeaseIf(rel string, want *model.Lease) {
+	cur := t.LeaseFor(rel)
+	if cur == nil {
+		return
+	}
+	if want != nil && (cur.AgentID != want.AgentID || cur.Token != want.Token || cur.ClaimedAt != want.ClaimedAt) {
+		return
+	}
+	_ = os.Remove(t.leasePath(rel))
+}
+
+// takeLeaseAside atomically removes rel's lease file by renaming it to a
+// dot-name only this caller knows; of several racers exactly one succeeds.
+func (t *Tree) takeLeaseAside(rel string) (string, error) {
+	aside := filepath.Join(t.Plans, ".leases", ".stale-"+newToken())
+	if err := os.Rename(t.leasePath(rel), aside); err != nil {
+		return "", err
+	}
+	return aside, nil
+}
+
+// sameLease reports whether the file at path still holds lease l.
+func (t *Tree) sameLease(path string, l *model.Lease) bool {
+	got := t.readLeaseFile(path)
+	if l.Corrupt != "" {
+		return got.Corrupt != ""
+	}
+	return got.Corrupt == "" && got.AgentID == l.AgentID && got.Token == l.Token && got.ClaimedAt == l.ClaimedAt && got.ExpiresAt == l.ExpiresAt
+}
+
+// abandoned reports whether a ready-path lease was left by a claimer that is
+// gone: the same host with its pid dead, or older than the claim grace.
+func (t *Tree) abandoned(l *model.Lease) bool {
+	if l.Corrupt != "" {
+		return t.now()-l.ModTime > claimGrace
+	}
+	if l.Host != "" && l.Host == t.host && l.PID > 0 && !pidAlive(l.PID) {
+		return true
+	}
+	return t.now()-l.ClaimedAt > claimGrace
+}
+
+func pidAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,99 @@
+package planfs
+
+import (
+	"os"
+	"path"
+
+	"fleetwatch/model"
+)
+
+// Repair finishes or undoes what dead claimers left half done, and returns
+// one line per thing it changed or could not fix:
+//   - a ready-path lease whose plan already sits in in-progress/ becomes that
+//     plan's in-progress lease (the claimer died before writing it), or is
+//     dropped if the in-progress lease exists;
+//   - a ready-path lease left by a dead claimer (same host and pid gone, or
+//     older than a short grace) is removed, so the plan is claimable again;
+//   - a lease whose plan file is gone is removed;
+//   - an in-progress plan without a lease is reported: recover takes it.
+//
+// Live claims are never touched: a ready-path lease counts as left behind
+// only by the rules above.
+func (t *Tree) Repair(snap *model.Snapshot) []string {
+	var notes []string
+	plans := make(map[string]bool, len(snap.Plans))
+	for i := range snap.Plans {
+		plans[snap.Plans[i].Rel] = true
+	}
+	leased := map[string]bool{}
+	for i := range snap.Leases {
+		leased[snap.Leases[i].Rel] = true
+	}
+	for i := range snap.Leases {
+		l := &snap.Leases[i]
+		lane, name, err := SplitRel(l.Rel)
+		if err != nil {
+			continue
+		}
+		switch {
+		case lane.Ready():
+			if note := t.repairReadyLease(l, lane, name, plans, leased); note != "" {
+				notes = append(notes, note)
+			}
+		case !plans[l.Rel] && !t.exists(l.Rel) && t.LeaseFor(l.Rel) != nil:
+			t.removeLeaseIf(l.Rel, leaseIdentity(l))
+			notes = append(notes, "removed lease "+l.File+": its plan "+l.Rel+" is gone")
+		}
+	}
+	for i := range snap.Plans {
+		p := &snap.Plans[i]
+		if p.Lane == model.InProgress && !leased[p.Rel] && t.LeaseFor(p.Rel) == nil {
+			notes = append(notes, p.Rel+": in progress without a lease; `fleetwatch recover "+p.Rel+"` takes it over")
+		}
+	}
+	return notes
+}
+
+// leaseIdentity is what removeLeaseIf compares; corrupt leases have none and
+// are removed as found.
+func leaseIdentity(l *model.Lease) *model.Lease {
+	if l.Corrupt != "" {
+		return nil
+	}
+	return l
+}
+
+func (t *Tree) repairReadyLease(l *model.Lease, lane model.Lane, name string, plans, leased map[string]bool) string {
+	stale := t.abandoned(l) || l.Corrupt == "" && !l.Active(t.now())
+	if !stale || l.Corrupt != "" && plans[l.Rel] {
+		return "" // live, or a corrupt lease on a present plan: check reports it, recover clears it
+	}
+	claimed := path.Join(string(model.InProgress), name)
+	if !plans[l.Rel] && !t.exists(l.Rel) && t.exists(claimed) && !leased[claimed] && l.Corrupt == "" && t.LeaseFor(claimed) == nil {
+		held := *l
+		held.Plan, held.Origin = claimed, l.Rel
+		if err := t.linkLeaseExcl(claimed, held); err != nil {
+			return ""
+		}
+		t.removeLeaseIf(l.Rel, l)
+		t.appendEvent(Event{Event: "repair", Slug: model.SlugOf(name), From: l.Rel, To: claimed, AgentID: l.AgentID, Origin: l.Rel, Reason: "claim finished for a dead claimer"})
+		return "finished " + l.AgentID + "'s interrupted claim of " + l.Rel + ": lease now on " + claimed
+	}
+	cur := t.LeaseFor(l.Rel)
+	if cur == nil {
+		return ""
+	}
+	if l.Corrupt != "" {
+		if cur.Corrupt == "" {
+			return ""
+		}
+		_ = os.Remove(t.leasePath(l.Rel))
+	} else {
+		t.removeLeaseIf(l.Rel, l)
+	}
+	if !plans[l.Rel] {
+		return "removed left-over lease " + l.File
+	}
+	t.appendEvent(Event{Event: "repair", Slug: model.SlugOf(name), From: l.Rel, To: l.Rel, AgentID: l.AgentID, Reason: "stale ready-path lease removed"})
+	return "removed " + l.AgentID + "'s abandoned lease on " + l.Rel + "; it is claimable again"
+}

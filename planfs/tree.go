@@ -1,0 +1,145 @@
+package planfs
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"fleetwatch/model"
+)
+
+// Dir is the name of the plans directory inside a project.
+const Dir = ".plans"
+
+// DefaultTTL is how long a claim holds without a heartbeat, in seconds.
+const DefaultTTL = 3600
+
+// claimGrace is how old a ready-path lease may be before it counts as left
+// behind by a dead claimer; a live claim holds one for milliseconds.
+const claimGrace = 60.0
+
+// Tree is one project's .plans/ directory.
+type Tree struct {
+	Project string // absolute project root
+	Plans   string // absolute .plans/ path
+	// Now is the clock; tests replace it.
+	Now  func() time.Time
+	host string
+	pid  int
+
+	mu    sync.Mutex
+	cache map[string]cachedPlan
+}
+
+// Open finds .plans/ under the project root dir.
+func Open(project string) (*Tree, error) {
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return nil, err
+	}
+	plans := filepath.Join(abs, Dir)
+	fi, err := os.Stat(plans)
+	if err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("no %s/ in %s (run `fleetwatch scaffold %s` to create one)", Dir, abs, project)
+	}
+	host, _ := os.Hostname()
+	return &Tree{Project: abs, Plans: plans, Now: time.Now, host: host, pid: os.Getpid(), cache: map[string]cachedPlan{}}, nil
+}
+
+func (t *Tree) now() float64 { return float64(t.Now().UnixNano()) / 1e9 }
+
+// Abs returns the absolute path of a rel.
+func (t *Tree) Abs(rel string) string { return filepath.Join(t.Plans, filepath.FromSlash(rel)) }
+
+func newToken() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// SplitRel checks that rel names a plan file directly inside a lane and
+// returns both parts.
+func SplitRel(rel string) (model.Lane, string, error) {
+	laneName, name, ok := strings.Cut(rel, "/")
+	lane, known := model.ParseLane(laneName)
+	if !ok || !known || name == "" || strings.ContainsAny(name, "/\\") || name == "." || name == ".." || !strings.HasSuffix(name, ".md") || name == "README.md" {
+		return "", "", fmt.Errorf("%q is not a plan path like features/foo.md", rel)
+	}
+	return lane, name, nil
+}
+
+// ValidSlug rejects slugs that could name a path outside a lane.
+func ValidSlug(slug string) error {
+	if slug == "" || strings.ContainsAny(slug, "/\\\x00") || slug == "." || slug == ".." || strings.HasPrefix(slug, ".") {
+		return fmt.Errorf("bad slug %q: want a plan name like fix-login", slug)
+	}
+	return nil
+}
+
+// ResolvePath turns a --path argument into a rel inside the tree. A relative
+// path is tried against cwd, the project and .plans/, as anchor does.
+func (t *Tree) ResolvePath(p, cwd string) (string, error) {
+	candidates := []string{p}
+	if !filepath.IsAbs(p) {
+		candidates = []string{filepath.Join(cwd, p), filepath.Join(t.Project, p), filepath.Join(t.Plans, p)}
+	}
+	found := ""
+	for _, c := range candidates {
+		if _, err := os.Lstat(c); err == nil {
+			found = c
+			break
+		}
+	}
+	if found == "" {
+		return "", fmt.Errorf("--path %s: plan not found", p)
+	}
+	real, err := filepath.EvalSymlinks(found)
+	if err != nil {
+		return "", fmt.Errorf("--path %s: %v", p, err)
+	}
+	plansReal, err := filepath.EvalSymlinks(t.Plans)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(plansReal, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("--path %s: outside %s", p, t.Plans)
+	}
+	// A symlink inside the tree must still name the plan by where it sits.
+	if lexical, err := filepath.Rel(t.Plans, found); err == nil && !strings.HasPrefix(lexical, "..") && lexical != rel {
+		return "", fmt.Errorf("--path %s: a symlink; name the plan file itself", p)
+	}
+	rel = filepath.ToSlash(rel)
+	if _, _, err := SplitRel(rel); err != nil {
+		return "", fmt.Errorf("--path %s: %v", p, err)
+	}
+	return rel, nil
+}
+
+// FindSlug lists the rels of plans named slug (`slug.md` or `slug.local.md`)
+// in the given lanes, in that order.
+func (t *Tree) FindSlug(slug string, lanes ...model.Lane) ([]string, error) {
+	if err := ValidSlug(slug); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range lanes {
+		for _, name := range []string{slug + ".md", slug + ".local.md"} {
+			rel := string(l) + "/" + name
+			if fi, err := os.Lstat(t.Abs(rel)); err == nil && fi.Mode().IsRegular() {
+				out = append(out, rel)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (t *Tree) exists(rel string) bool {
+	_, err := os.Lstat(t.Abs(rel))
+	return err == nil
+}

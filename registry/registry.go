@@ -1,0 +1,332 @@
+// Package registry reads endpoints.yaml: the named model endpoints workers run as.
+//
+// The format is anchor's:
+//
+//	endpoints:
+//	  - name: laptop-swarm
+//	    tier: swarm
+//	    base_url: http://127.0.0.1:8001/v1
+//	    model: Qwen/Qwen3-8B
+//	    command: [run-agent, --fast]   # optional executor argv
+//	executor: [run-agent]              # optional default argv
+//
+// Keys this package does not know are ignored so that files written for
+// anchor keep loading. Every error is a single line naming the file, and the
+// line where one is known, e.g. "endpoints.yaml:7: endpoint 2 has no name".
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Endpoint is one named model endpoint a worker can run as.
+type Endpoint struct {
+	Name     string
+	Tier     string // raw tier word as written; callers map it with model.ParseTier
+	BaseURL  string
+	Model    string
+	Command  []string // optional executor argv for this endpoint
+	Line     int      // 1-based line of this entry in the file
+	TierLine int      // line of the tier: key (0 if absent)
+}
+
+// Registry is the parsed contents of one endpoints file.
+type Registry struct {
+	Path      string
+	Executor  []string // optional top-level default executor argv
+	Endpoints []Endpoint
+}
+
+// Load reads and parses the endpoints file at path.
+func Load(path string) (*Registry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		// The *fs.PathError text repeats the path after an "open" verb; keep
+		// only its cause so the message reads "registry PATH: cause". %w keeps
+		// errors.Is(err, fs.ErrNotExist) working.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("registry %s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses endpoints.yaml content; path is used only in error messages.
+func Parse(path string, data []byte) (*Registry, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, syntaxError(path, err)
+	}
+	p := parser{path: path}
+	return p.registry(&doc)
+}
+
+// Lookup returns the endpoint with exactly the given name.
+func (r *Registry) Lookup(name string) (Endpoint, error) {
+	known := make([]string, len(r.Endpoints))
+	for i, ep := range r.Endpoints {
+		if ep.Name == name {
+			return ep, nil
+		}
+		known[i] = ep.Name
+	}
+	return Endpoint{}, fmt.Errorf("unknown endpoint %q in %s (known: %s)", name, r.Path, strings.Join(known, ", "))
+}
+
+// yamlLine matches yaml.v3's syntax error text, "yaml: line N: message".
+var yamlLine = regexp.MustCompile(`^line (\d+): `)
+
+// syntaxError rewrites a yaml.v3 error into the package's "path:N: message"
+// form. The line number is yaml.v3's own; it omits one for errors on the
+// first line, and then so do we.
+func syntaxError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s: %s", path, m[1], msg[len(m[0]):])
+	}
+	return fmt.Errorf("%s: %s", path, msg)
+}
+
+type parser struct{ path string }
+
+func (p parser) errorf(line int, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if line > 0 {
+		return fmt.Errorf("%s:%d: %s", p.path, line, msg)
+	}
+	return fmt.Errorf("%s: %s", p.path, msg)
+}
+
+func (p parser) registry(doc *yaml.Node) (*Registry, error) {
+	// An empty or comment-only file decodes to a zero node with no content.
+	if len(doc.Content) == 0 {
+		return nil, p.errorf(0, "no endpoints listed")
+	}
+	root := deref(doc.Content[0])
+	if isNull(root) {
+		return nil, p.errorf(0, "no endpoints listed")
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, p.errorf(root.Line, "expected a mapping with an endpoints: list, found %s", kindName(root))
+	}
+	top, err := p.fields(root)
+	if err != nil {
+		return nil, err
+	}
+	reg := &Registry{Path: p.path}
+	if f, ok := top["executor"]; ok {
+		if reg.Executor, err = p.argv(f, "executor"); err != nil {
+			return nil, err
+		}
+	}
+	f, ok := top["endpoints"]
+	if !ok {
+		return nil, p.errorf(0, "no endpoints listed")
+	}
+	list := deref(f.val)
+	if isNull(list) {
+		return nil, p.errorf(f.key.Line, "no endpoints listed")
+	}
+	if list.Kind != yaml.SequenceNode {
+		return nil, p.errorf(f.key.Line, "endpoints must be a list, found %s", kindName(list))
+	}
+	if len(list.Content) == 0 {
+		return nil, p.errorf(f.key.Line, "no endpoints listed")
+	}
+	firstLine := make(map[string]int, len(list.Content))
+	for i, n := range list.Content {
+		ep, err := p.endpoint(i+1, n)
+		if err != nil {
+			return nil, err
+		}
+		if line, dup := firstLine[ep.Name]; dup {
+			return nil, p.errorf(ep.Line, "duplicate endpoint %q (first at line %d)", ep.Name, line)
+		}
+		firstLine[ep.Name] = ep.Line
+		reg.Endpoints = append(reg.Endpoints, ep)
+	}
+	return reg, nil
+}
+
+// endpoint decodes the i'th (1-based) entry of the endpoints list.
+func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
+	ep := Endpoint{Line: n.Line}
+	m := deref(n)
+	if m.Kind != yaml.MappingNode {
+		return ep, p.errorf(n.Line, "endpoint %d must be a mapping, found %s", i, kindName(m))
+	}
+	fields, err := p.fields(m)
+	if err != nil {
+		return ep, err
+	}
+	label := fmt.Sprintf("endpoint %d", i)
+	if ep.Name, err = p.scalar(fields, "name", label); err != nil {
+		return ep, err
+	}
+	if strings.TrimSpace(ep.Name) == "" {
+		return ep, p.errorf(n.Line, "%s has no name", label)
+	}
+	// Names are typed on command lines and printed in one-line errors.
+	if strings.ContainsFunc(ep.Name, unicode.IsControl) {
+		return ep, p.errorf(fields["name"].key.Line, "%s name %q contains control characters", label, ep.Name)
+	}
+	label = fmt.Sprintf("endpoint %q", ep.Name)
+	if ep.Tier, err = p.scalar(fields, "tier", label); err != nil {
+		return ep, err
+	}
+	if strings.TrimSpace(ep.Tier) == "" {
+		return ep, p.errorf(n.Line, "%s has no tier", label)
+	}
+	ep.TierLine = fields["tier"].key.Line
+	if ep.BaseURL, err = p.scalar(fields, "base_url", label); err != nil {
+		return ep, err
+	}
+	if ep.Model, err = p.scalar(fields, "model", label); err != nil {
+		return ep, err
+	}
+	if f, ok := fields["command"]; ok {
+		if ep.Command, err = p.argv(f, label+" command"); err != nil {
+			return ep, err
+		}
+	}
+	return ep, nil
+}
+
+// field is one key/value pair of a mapping; the key carries the line.
+type field struct{ key, val *yaml.Node }
+
+// fields indexes a mapping by key. It folds in YAML merge keys
+// (<<: *defaults) because anchor reads the file with PyYAML, which honours
+// them, so shared-default blocks must keep working here.
+func (p parser) fields(m *yaml.Node) (map[string]field, error) {
+	out := make(map[string]field)
+	return out, p.collect(m, out, make(map[*yaml.Node]bool))
+}
+
+// collect adds m's keys to out without overriding ones already there, then
+// its merged mappings, giving YAML's precedence: own keys beat merged ones
+// and earlier merges beat later ones.
+func (p parser) collect(m *yaml.Node, out map[string]field, seen map[*yaml.Node]bool) error {
+	// A mapping merged twice contributes nothing new; skipping it also keeps
+	// fan-out merge chains (each merging the previous one twice) linear.
+	if seen[m] {
+		return nil
+	}
+	seen[m] = true
+	own := make(map[string]int)
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			continue // complex keys cannot be ones we know; tolerate them
+		}
+		if k.ShortTag() == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		// yaml.v3 does not reject duplicate keys when decoding to a Node.
+		if line, dup := own[k.Value]; dup {
+			return p.errorf(k.Line, "duplicate key %q (first at line %d)", k.Value, line)
+		}
+		own[k.Value] = k.Line
+		if _, set := out[k.Value]; !set {
+			out[k.Value] = field{k, v}
+		}
+	}
+	for _, v := range merges {
+		v = deref(v)
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			items = v.Content
+		}
+		for _, it := range items {
+			it = deref(it)
+			if it.Kind != yaml.MappingNode {
+				return p.errorf(it.Line, "merge (<<) value must be a mapping or a list of mappings")
+			}
+			if err := p.collect(it, out, seen); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scalar returns the text of an optional scalar field; numbers and other
+// non-string scalars are taken as written, and null counts as absent.
+func (p parser) scalar(fields map[string]field, key, label string) (string, error) {
+	f, ok := fields[key]
+	if !ok {
+		return "", nil
+	}
+	v := deref(f.val)
+	if isNull(v) {
+		return "", nil
+	}
+	if v.Kind != yaml.ScalarNode {
+		return "", p.errorf(f.key.Line, "%s %s must be a string, found %s", label, key, kindName(v))
+	}
+	return v.Value, nil
+}
+
+// argv decodes an optional command line: a non-empty list of scalars.
+func (p parser) argv(f field, what string) ([]string, error) {
+	v := deref(f.val)
+	if isNull(v) {
+		return nil, nil
+	}
+	if v.Kind != yaml.SequenceNode {
+		return nil, p.errorf(f.key.Line, "%s must be a list of strings, found %s", what, kindName(v))
+	}
+	if len(v.Content) == 0 {
+		return nil, p.errorf(f.key.Line, "%s must not be empty", what)
+	}
+	args := make([]string, len(v.Content))
+	for i, n := range v.Content {
+		it := deref(n)
+		if it.Kind != yaml.ScalarNode || isNull(it) {
+			return nil, p.errorf(n.Line, "%s must be a list of strings, item %d is %s", what, i+1, kindName(it))
+		}
+		args[i] = it.Value
+	}
+	return args, nil
+}
+
+// deref follows an alias (*name) to its anchored node. yaml.v3 rejects
+// unknown anchors and an anchored node is never itself an alias, so one step
+// is enough.
+func deref(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// kindName describes a node for "found ..." messages.
+func kindName(n *yaml.Node) string {
+	switch {
+	case isNull(n):
+		return "null"
+	case n.Kind == yaml.ScalarNode:
+		return "a string"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	}
+	return "an alias"
+}

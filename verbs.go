@@ -1,0 +1,236 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// verb is the shape every operator verb shares: flags, one plan argument
+// looked up in some lanes, an engine call, and the new place printed.
+type verb struct {
+	name  string
+	lanes []model.Lane
+	to    string // --to default; "" means the verb decides
+	toUse string // --to help; "" means the verb has no --to
+	// withReason and withTTL add --reason and --lease-ttl.
+	withReason, withTTL bool
+	act                 func(t *planfs.Tree, rel string, f *verbFlags) (string, error)
+}
+
+type verbFlags struct {
+	common
+	to     string
+	reason string
+	ttl    float64
+}
+
+func (v verb) run(args []string, stdout, stderr io.Writer) int {
+	var f verbFlags
+	fs := newFlags(v.name, stderr)
+	f.register(fs)
+	if v.toUse != "" {
+		fs.StringVar(&f.to, "to", v.to, v.toUse)
+	}
+	if v.withReason {
+		fs.StringVar(&f.reason, "reason", "", "why, recorded in the event log")
+	}
+	if v.withTTL {
+		fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live, seconds")
+	}
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return fail(stderr, exitError, "%s: want exactly one plan (slug or path), got %d", v.name, len(pos))
+	}
+	t, err := f.open()
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	rel, err := resolvePlan(t, pos[0], v.lanes...)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %v", v.name, err)
+	}
+	dst, err := v.act(t, rel, &f)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %v", v.name, err)
+	}
+	fmt.Fprintln(stdout, t.Abs(dst))
+	return exitOK
+}
+
+func lane(s, flag string, ok func(model.Lane) bool, want string) (model.Lane, error) {
+	l, known := model.ParseLane(s)
+	if !known || !ok(l) {
+		return "", fmt.Errorf("--%s must be %s, not %q", flag, want, s)
+	}
+	return l, nil
+}
+
+func runPromote(args []string, stdout, stderr io.Writer) int {
+	return verb{
+		name: "promote", lanes: []model.Lane{model.Drafts}, toUse: "bugs or features (required)",
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			to, err := lane(f.to, "to", model.Lane.Ready, "bugs or features")
+			if err != nil {
+				return "", err
+			}
+			dst, problems, err := t.Promote(rel, to, f.agent, f.force)
+			if err == nil {
+				for _, p := range problems {
+					fmt.Fprintln(stderr, "fleetwatch: warning: "+rel+": "+p)
+				}
+			}
+			return dst, err
+		},
+	}.run(args, stdout, stderr)
+}
+
+func runPark(args []string, stdout, stderr io.Writer) int {
+	return verb{
+		name: "park", lanes: []model.Lane{model.InProgress, model.Bugs, model.Features},
+		toUse: "ambiguous or blocked (required)", withReason: true,
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			to, err := lane(f.to, "to", model.Lane.Parked, "ambiguous or blocked")
+			if err != nil {
+				return "", err
+			}
+			return t.Park(rel, to, f.agent, f.reason, f.force)
+		},
+	}.run(args, stdout, stderr)
+}
+
+func runReturn(args []string, stdout, stderr io.Writer) int {
+	return verb{
+		name: "return", lanes: []model.Lane{model.Ambiguous, model.Blocked, model.InProgress},
+		toUse: "bugs or features (default: the lane it came from)",
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			var to model.Lane
+			if f.to != "" {
+				var err error
+				if to, err = lane(f.to, "to", model.Lane.Ready, "bugs or features"); err != nil {
+					return "", err
+				}
+			}
+			return t.Return(rel, to, f.agent, f.force)
+		},
+	}.run(args, stdout, stderr)
+}
+
+func runRelease(args []string, stdout, stderr io.Writer) int {
+	return verb{
+		name: "release", lanes: []model.Lane{model.InProgress},
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			return t.Release(rel, f.agent, f.force)
+		},
+	}.run(args, stdout, stderr)
+}
+
+func runRecover(args []string, stdout, stderr io.Writer) int {
+	return verb{
+		name: "recover", lanes: []model.Lane{model.InProgress}, withTTL: true,
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			if f.ttl <= 0 {
+				return "", fmt.Errorf("--lease-ttl must be positive, not %g", f.ttl)
+			}
+			_, err := t.Recover(rel, f.agent, f.ttl)
+			return rel, err
+		},
+	}.run(args, stdout, stderr)
+}
+
+func runComplete(args []string, stdout, stderr io.Writer) int {
+	return verb{
+		name: "complete", lanes: []model.Lane{model.InProgress},
+		to: string(model.Completed), toUse: "completed or review-needed",
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			to, err := lane(f.to, "to", func(l model.Lane) bool { return l == model.Completed || l == model.ReviewNeeded }, "completed or review-needed")
+			if err != nil {
+				return "", err
+			}
+			return t.Complete(rel, to, f.agent, f.force)
+		},
+	}.run(args, stdout, stderr)
+}
+
+func runScaffold(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("scaffold", stderr)
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	dir := "."
+	switch len(pos) {
+	case 0:
+	case 1:
+		dir = pos[0]
+	default:
+		return fail(stderr, exitError, "scaffold: want at most one folder, got %d", len(pos))
+	}
+	made, err := planfs.Scaffold(dir)
+	for _, m := range made {
+		fmt.Fprintln(stdout, "created "+m)
+	}
+	if err != nil {
+		return fail(stderr, exitError, "scaffold: %v", err)
+	}
+	if len(made) == 0 {
+		fmt.Fprintln(stdout, "nothing to do: the tree is complete")
+	}
+	return exitOK
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	var c common
+	var jsonOut bool
+	fs := newFlags("check", stderr)
+	c.register(fs)
+	fs.BoolVar(&jsonOut, "json", false, "print the problems as a JSON list")
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "check: unexpected argument %q", pos[0])
+	}
+	t, err := c.open()
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	snap, err := t.Scan()
+	if err != nil {
+		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+	}
+	problems := t.Check(snap)
+	if jsonOut {
+		if problems == nil {
+			problems = []model.Warning{}
+		}
+		if err := json.NewEncoder(stdout).Encode(problems); err != nil {
+			return fail(stderr, exitError, "writing JSON: %v", err)
+		}
+	} else {
+		for _, p := range problems {
+			loc := p.File
+			if p.Line > 0 {
+				loc = fmt.Sprintf("%s:%d", p.File, p.Line)
+			}
+			fmt.Fprintf(stdout, "%s: %s\n", loc, p.Message)
+		}
+	}
+	if len(problems) > 0 {
+		if !jsonOut {
+			fmt.Fprintf(stderr, "fleetwatch: check: %d problem(s) in %s\n", len(problems), t.Plans)
+		}
+		return exitNothing
+	}
+	if !jsonOut {
+		fmt.Fprintf(stdout, "ok: %d plans, %d leases, no problems\n", len(snap.Plans), len(snap.Leases))
+	}
+	return exitOK
+}

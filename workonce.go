@@ -1,0 +1,532 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/registry"
+)
+
+type workOnce struct {
+	common
+	list, once, jsonOut                  bool
+	maxPlans                             int
+	tier, modelName, endpoint, registry  string
+	ttl                                  float64
+	noFit, noDeps, allowAssigned         bool
+	slug, path                           string
+	run, recover, returnReady, ensureWT  bool
+	release, heartbeat, park, targetLane string
+}
+
+func runWorkOnce(args []string, stdout, stderr io.Writer) int {
+	var w workOnce
+	fs := newFlags("work-once", stderr)
+	w.register(fs)
+	fs.BoolVar(&w.list, "list", false, "print what this worker would see, claim nothing")
+	fs.BoolVar(&w.jsonOut, "json", false, "with --list: one JSON object (the machine contract)")
+	fs.BoolVar(&w.once, "once", false, "claim one plan (the default when not listing)")
+	fs.IntVar(&w.maxPlans, "max-plans", 1, "claim up to N plans")
+	fs.StringVar(&w.tier, "tier", "", "fit tier: small, mid, reasoner, frontier (or a registry tier); default mid")
+	fs.StringVar(&w.modelName, "model", "", "model name, matched against Preferred models")
+	fs.StringVar(&w.endpoint, "endpoint", "", "take tier and model from this endpoints.yaml entry")
+	fs.StringVar(&w.registry, "registry", "", "endpoints.yaml (default: <root>/endpoints.yaml)")
+	fs.Float64Var(&w.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live, seconds")
+	fs.BoolVar(&w.noFit, "no-fit-check", false, "ignore Preferred models")
+	fs.BoolVar(&w.noDeps, "no-dep-check", false, "ignore Depends on")
+	fs.BoolVar(&w.allowAssigned, "allow-assigned", false, "a named --slug/--path may take a person's plan")
+	fs.StringVar(&w.slug, "slug", "", "claim this plan by name")
+	fs.StringVar(&w.path, "path", "", "claim this plan file")
+	fs.BoolVar(&w.run, "run", false, "hand the claimed plan to the executor")
+	fs.StringVar(&w.release, "release", "", "release the claim on REL (back to its origin lane)")
+	fs.StringVar(&w.heartbeat, "heartbeat", "", "renew this agent's lease on REL")
+	fs.BoolVar(&w.recover, "recover", false, "take over the --path/--slug plan whose lease expired")
+	fs.StringVar(&w.park, "park", "", "park the --path/--slug plan in ambiguous or blocked")
+	fs.BoolVar(&w.returnReady, "return-ready", false, "return the --path/--slug plan to a ready lane")
+	fs.StringVar(&w.targetLane, "target-lane", "", "with --return-ready: bugs or features")
+	fs.BoolVar(&w.ensureWT, "ensure-worktree", false, "create this agent's git worktree for the claim")
+	fs.Bool("print-only", false, "accepted for anchor compatibility; does nothing")
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "work-once: unexpected argument %q", pos[0])
+	}
+	return w.exec(stdout, stderr)
+}
+
+func (w *workOnce) exec(stdout, stderr io.Writer) int {
+	switch {
+	case w.maxPlans < 1:
+		return fail(stderr, exitError, "--max-plans must be at least 1, not %d", w.maxPlans)
+	case w.ttl <= 0:
+		return fail(stderr, exitError, "--lease-ttl must be positive, not %g", w.ttl)
+	case w.park != "" && w.park != string(model.Ambiguous) && w.park != string(model.Blocked):
+		return fail(stderr, exitError, "--park must be ambiguous or blocked, not %q", w.park)
+	case w.targetLane != "" && w.targetLane != string(model.Bugs) && w.targetLane != string(model.Features):
+		return fail(stderr, exitError, "--target-lane must be bugs or features, not %q", w.targetLane)
+	case w.slug != "" && w.path != "":
+		return fail(stderr, exitError, "give --slug or --path, not both")
+	case w.run:
+		return fail(stderr, exitError, "--run is not available yet: claim with --once and hand the printed path to your agent")
+	case w.ensureWT:
+		return fail(stderr, exitError, "--ensure-worktree is not available yet: create the worktree with git worktree add")
+	}
+	if w.slug != "" {
+		if err := planfs.ValidSlug(w.slug); err != nil {
+			return fail(stderr, exitError, "--slug: %v", err)
+		}
+	}
+	t, err := w.open()
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	switch {
+	case w.release != "":
+		return w.doRelease(t, stdout, stderr)
+	case w.heartbeat != "":
+		return w.doHeartbeat(t, stdout, stderr)
+	case w.recover:
+		return w.doRecover(t, stdout, stderr)
+	case w.park != "" || w.returnReady:
+		return w.doParkOrReturn(t, stdout, stderr)
+	}
+	worker, err := w.worker(t)
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	snap, err := t.Scan()
+	if err != nil {
+		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+	}
+	if notes := t.Repair(snap); len(notes) > 0 {
+		for _, n := range notes {
+			fmt.Fprintln(stderr, "fleetwatch: repair: "+n)
+		}
+		if snap, err = t.Scan(); err != nil {
+			return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+		}
+	}
+	opt := model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, Now: now(t), History: t.History()}
+	if w.list {
+		rows := model.Decide(snap, worker, opt)
+		if w.jsonOut {
+			return printListJSON(stdout, stderr, t, snap, rows, worker, opt.Now)
+		}
+		printListTSV(stdout, stderr, snap, rows, worker, opt.Now)
+		return exitOK
+	}
+	if w.slug != "" || w.path != "" {
+		return w.claimNamed(t, snap, worker, opt, stdout, stderr)
+	}
+	skip := map[string]bool{}
+	claimed := 0
+	for claimed < w.maxPlans {
+		rel, err := t.ClaimNext(snap, worker, opt, w.ttl, skip)
+		if err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+		if rel == "" {
+			break
+		}
+		claimed++
+		fmt.Fprintln(stdout, t.Abs(rel))
+	}
+	if claimed == 0 {
+		return exitNothing
+	}
+	return exitOK
+}
+
+func now(t *planfs.Tree) float64 { return float64(t.Now().UnixNano()) / 1e9 }
+
+// worker settles who is asking. The model name is --model or the endpoint's
+// model, never the agent id (anchor's agent id `a` matched every model name).
+func (w *workOnce) worker(t *planfs.Tree) (model.Worker, error) {
+	tierWord, modelName := w.tier, w.modelName
+	if w.endpoint != "" {
+		path := w.registry
+		if path == "" {
+			path = filepath.Join(t.Project, "endpoints.yaml")
+		}
+		reg, err := registry.Load(path)
+		if err != nil {
+			return model.Worker{}, err
+		}
+		ep, err := reg.Lookup(w.endpoint)
+		if err != nil {
+			return model.Worker{}, err
+		}
+		if tierWord == "" {
+			tierWord = ep.Tier
+			if _, err := model.ParseTier(tierWord); err != nil {
+				return model.Worker{}, fmt.Errorf("%s:%d: endpoint %s: %v", reg.Path, ep.TierLine, ep.Name, err)
+			}
+		}
+		if modelName == "" {
+			modelName = ep.Model
+		}
+	} else if w.registry != "" {
+		return model.Worker{}, errors.New("--registry needs --endpoint")
+	}
+	if tierWord == "" {
+		tierWord = "mid"
+	}
+	tier, err := model.ParseTier(tierWord)
+	if err != nil {
+		return model.Worker{}, fmt.Errorf("--tier: %v", err)
+	}
+	if strings.TrimSpace(w.agent) == "" {
+		return model.Worker{}, errors.New("--agent-id must not be empty")
+	}
+	return model.Worker{AgentID: w.agent, Tier: tier, Model: modelName}, nil
+}
+
+// target resolves --slug/--path for the verbs that act on a named plan.
+func (w *workOnce) target(t *planfs.Tree, lanes ...model.Lane) (string, int, error) {
+	if w.path != "" {
+		cwd, _ := os.Getwd()
+		rel, err := t.ResolvePath(w.path, cwd)
+		if err != nil {
+			return "", exitError, err
+		}
+		return rel, 0, nil
+	}
+	if w.slug == "" {
+		return "", exitError, errors.New("needs --path or --slug")
+	}
+	hits, err := t.FindSlug(w.slug, lanes...)
+	if err != nil {
+		return "", exitError, err
+	}
+	if len(hits) == 0 {
+		return "", exitNothing, fmt.Errorf("no plan %q", w.slug)
+	}
+	return hits[0], 0, nil
+}
+
+func (w *workOnce) relArg(t *planfs.Tree, arg string) (string, error) {
+	return resolvePlan(t, arg, model.InProgress, model.Bugs, model.Features)
+}
+
+func (w *workOnce) doRelease(t *planfs.Tree, stdout, stderr io.Writer) int {
+	rel, err := w.relArg(t, w.release)
+	if err != nil {
+		return fail(stderr, exitError, "--release: %v", err)
+	}
+	dst, err := t.Release(rel, w.agent, w.force)
+	switch {
+	case errors.Is(err, planfs.ErrNoLease):
+		fmt.Fprintln(stdout, "no lease "+rel)
+		return exitOK
+	case err != nil:
+		return fail(stderr, exitError, "%v", err)
+	}
+	fmt.Fprintf(stdout, "released %s\n", rel)
+	if dst != rel {
+		fmt.Fprintln(stdout, t.Abs(dst))
+	}
+	return exitOK
+}
+
+func (w *workOnce) doHeartbeat(t *planfs.Tree, stdout, stderr io.Writer) int {
+	rel, err := w.relArg(t, w.heartbeat)
+	if err != nil {
+		return fail(stderr, exitError, "--heartbeat: %v", err)
+	}
+	if _, err := t.Renew(rel, w.agent, w.ttl); err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	fmt.Fprintln(stdout, rel)
+	return exitOK
+}
+
+func (w *workOnce) doRecover(t *planfs.Tree, stdout, stderr io.Writer) int {
+	rel, code, err := w.target(t, model.InProgress)
+	if err != nil {
+		return fail(stderr, code, "--recover: %v", err)
+	}
+	if _, err := t.Recover(rel, w.agent, w.ttl); err != nil {
+		if errors.Is(err, planfs.ErrNotFound) {
+			return fail(stderr, exitNothing, "%v", err)
+		}
+		return fail(stderr, exitError, "%v", err)
+	}
+	fmt.Fprintln(stdout, t.Abs(rel))
+	return exitOK
+}
+
+func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int {
+	rel, code, err := w.target(t, model.InProgress, model.Bugs, model.Features, model.Ambiguous, model.Blocked)
+	if err != nil {
+		return fail(stderr, code, "%v", err)
+	}
+	var dst string
+	if w.park != "" {
+		dst, err = t.Park(rel, model.Lane(w.park), w.agent, "", w.force)
+	} else {
+		dst, err = t.Return(rel, model.Lane(w.targetLane), w.agent, w.force)
+	}
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	fmt.Fprintln(stdout, t.Abs(dst))
+	return exitOK
+}
+
+// claimNamed claims (or resumes) the plan named by --slug or --path, with
+// anchor's checks: a person's plan and unmet dependencies refuse, a fit
+// mismatch only warns.
+func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, opt model.Options, stdout, stderr io.Writer) int {
+	nowS := opt.Now
+	var rel string
+	if w.path != "" {
+		cwd, _ := os.Getwd()
+		r, err := t.ResolvePath(w.path, cwd)
+		if err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+		rel = r
+	} else {
+		var hits []string
+		own := ""
+		for _, p := range snap.Plans {
+			if p.Slug != w.slug {
+				continue
+			}
+			switch {
+			case p.Lane == model.InProgress:
+				if l := snap.LeaseFor(p.Rel); l != nil && l.Active(nowS) && l.AgentID == worker.AgentID {
+					own = p.Rel
+					hits = append(hits, p.Rel)
+				}
+			case p.Lane.Ready():
+				hits = append(hits, p.Rel)
+			}
+		}
+		switch {
+		case len(hits) == 0:
+			return fail(stderr, exitNothing, "no ready plan %q (and none in progress for %s)", w.slug, worker.AgentID)
+		case len(hits) > 1 && own == "":
+			return fail(stderr, exitError, "ambiguous slug %q: %s", w.slug, strings.Join(hits, ", "))
+		case own != "":
+			rel = own
+		default:
+			rel = hits[0]
+		}
+	}
+	lane, _, _ := planfs.SplitRel(rel)
+	if lane == model.InProgress {
+		l := t.LeaseFor(rel)
+		switch {
+		case l == nil || l.Corrupt != "" || !l.Active(nowS):
+			return fail(stderr, exitError, "%s: no active lease; recover explicitly with --recover", rel)
+		case l.AgentID != worker.AgentID:
+			return fail(stderr, exitError, "%s: owned by %s", rel, l.AgentID)
+		}
+		if _, err := t.Renew(rel, worker.AgentID, w.ttl); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+		fmt.Fprintln(stdout, t.Abs(rel))
+		return exitOK
+	}
+	if !lane.Ready() {
+		return fail(stderr, exitError, "%s: plans in %s/ cannot be claimed", rel, lane)
+	}
+	var row *model.Row
+	rows := model.Decide(snap, worker, opt)
+	for i := range rows {
+		if rows[i].Plan.Rel == rel {
+			row = &rows[i]
+		}
+	}
+	if row == nil {
+		return fail(stderr, exitError, "%s: unreadable plan (see fleetwatch check)", rel)
+	}
+	h := row.Plan.Header
+	if !h.AgentAssignable && !w.allowAssigned {
+		return fail(stderr, exitNothing, "%s: assigned to %s (a person's plan; --allow-assigned overrides)", rel, h.Assignee)
+	}
+	if !row.Deps.Met && !w.noDeps {
+		return fail(stderr, exitNothing, "%s: deps UNMET: %s", rel, model.UnmetList(row.Deps))
+	}
+	if !row.Fit.Eligible() && !w.noFit {
+		fmt.Fprintf(stderr, "fleetwatch: warning: %s is %s for %s (Preferred: %s)\n", rel, row.Fit, worker.Tier, h.PreferredRaw)
+	}
+	dst, err := t.Claim(rel, worker.AgentID, w.ttl)
+	if err != nil {
+		if errors.Is(err, planfs.ErrClaimed) {
+			return fail(stderr, exitNothing, "%v", err)
+		}
+		return fail(stderr, exitError, "%v", err)
+	}
+	fmt.Fprintln(stdout, t.Abs(dst))
+	return exitOK
+}
+
+func depsCell(h model.Header, d model.DepStatus) string {
+	if len(h.DependsOn) == 0 {
+		return "none"
+	}
+	if d.Met {
+		return "met:" + strings.Join(h.DependsOn, ",")
+	}
+	slugs := make([]string, len(d.Unmet))
+	for i, u := range d.Unmet {
+		slugs[i] = u.Slug
+	}
+	return "UNMET:" + strings.Join(slugs, ",")
+}
+
+func assigneeCell(h model.Header) string {
+	if h.AgentAssignable {
+		return "ai"
+	}
+	return h.Assignee
+}
+
+// printListTSV prints anchor's --list table: this agent's in-progress plans,
+// then ready plans in pick order; other agents' claims go to stderr.
+func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.Row, w model.Worker, nowS float64) {
+	var out []model.Row
+	var foreign []string
+	for _, r := range rows {
+		if r.Plan.Lane == model.InProgress {
+			if r.Lease != nil && r.Lease.Active(nowS) && r.Lease.AgentID == w.AgentID {
+				out = append(out, r)
+			} else {
+				owner := "none"
+				if r.Lease != nil {
+					owner = r.Lease.AgentID
+				}
+				foreign = append(foreign, fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner))
+			}
+		}
+	}
+	for _, r := range rows {
+		if r.Plan.Lane.Ready() {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(stdout, "(no ready plans under bugs/ or features/; no owned in-progress)")
+	} else {
+		fmt.Fprintln(stdout, "path\tlane\tpriority\tvalue\tpreferred\tfit\tdeps\tassignee\towner")
+		for _, r := range out {
+			h := r.Plan.Header
+			pref := h.PreferredRaw
+			if pref == "" {
+				pref = "-"
+			}
+			owner := "-"
+			if r.Lease != nil && r.Lease.Blocks(nowS) {
+				owner = r.Lease.AgentID
+				if r.Lease.Corrupt != "" {
+					owner = "(corrupt lease)"
+				}
+			}
+			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Plan.Rel, r.Plan.Lane, h.Priority, h.Value,
+				tsvSafe(pref), r.Fit, tsvSafe(depsCell(h, r.Deps)), tsvSafe(assigneeCell(h)), tsvSafe(owner))
+		}
+	}
+	if len(foreign) > 0 {
+		fmt.Fprintln(stderr, "# in-progress (other agents — ignore):")
+		for _, f := range foreign {
+			fmt.Fprintln(stderr, f)
+		}
+	}
+	var active []string
+	for _, l := range snap.Leases {
+		if l.Active(nowS) {
+			active = append(active, fmt.Sprintf("#   %s  agent=%s", l.Rel, l.AgentID))
+		}
+	}
+	if len(active) > 0 {
+		sort.Strings(active)
+		fmt.Fprintln(stderr, "# active leases:")
+		for _, a := range active {
+			fmt.Fprintln(stderr, a)
+		}
+	}
+}
+
+func tsvSafe(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }
+
+type listJSON struct {
+	Worker   workerJSON      `json:"worker"`
+	Plans    []planJSON      `json:"plans"`
+	Warnings []model.Warning `json:"warnings"`
+}
+
+type workerJSON struct {
+	AgentID string `json:"agent_id"`
+	Tier    string `json:"tier"`
+	Model   string `json:"model"`
+}
+
+type planJSON struct {
+	Rel             string          `json:"rel"`
+	Slug            string          `json:"slug"`
+	Lane            model.Lane      `json:"lane"`
+	Title           string          `json:"title"`
+	Priority        string          `json:"priority"`
+	Value           string          `json:"value"`
+	Preferred       []string        `json:"preferred"`
+	Assignee        string          `json:"assignee"`
+	AgentAssignable bool            `json:"agent_assignable"`
+	Fit             model.Fit       `json:"fit"`
+	Deps            model.DepStatus `json:"deps"`
+	Lease           *leaseJSON      `json:"lease"`
+	Eligible        bool            `json:"eligible"`
+	Rank            *int            `json:"rank"`
+}
+
+type leaseJSON struct {
+	AgentID   string  `json:"agent_id"`
+	ClaimedAt float64 `json:"claimed_at"`
+	ExpiresAt float64 `json:"expires_at"`
+	Expired   bool    `json:"expired"`
+	Corrupt   string  `json:"corrupt,omitempty"`
+}
+
+func printListJSON(stdout, stderr io.Writer, t *planfs.Tree, snap *model.Snapshot, rows []model.Row, w model.Worker, nowS float64) int {
+	out := listJSON{
+		Worker:   workerJSON{AgentID: w.AgentID, Tier: w.Tier.String(), Model: w.Model},
+		Plans:    make([]planJSON, 0, len(rows)),
+		Warnings: append([]model.Warning{}, snap.Warnings...),
+	}
+	for _, r := range rows {
+		h := r.Plan.Header
+		p := planJSON{
+			Rel: r.Plan.Rel, Slug: r.Plan.Slug, Lane: r.Plan.Lane, Title: h.Title, Priority: h.Priority, Value: h.Value,
+			Preferred: append([]string{}, h.Preferred...), Assignee: h.Assignee, AgentAssignable: h.AgentAssignable,
+			Fit: r.Fit, Deps: r.Deps, Eligible: r.Eligible,
+		}
+		if p.Deps.Unmet == nil {
+			p.Deps.Unmet = []model.Unmet{}
+		}
+		if r.Rank > 0 {
+			rank := r.Rank
+			p.Rank = &rank
+		}
+		if l := r.Lease; l != nil {
+			p.Lease = &leaseJSON{AgentID: l.AgentID, ClaimedAt: l.ClaimedAt, ExpiresAt: l.ExpiresAt, Expired: l.Corrupt == "" && !l.Active(nowS), Corrupt: l.Corrupt}
+		}
+		out.Plans = append(out.Plans, p)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return fail(stderr, exitError, "writing JSON: %v", err)
+	}
+	return exitOK
+}
