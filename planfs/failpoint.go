@@ -8,7 +8,8 @@ import (
 // FailpointEnv names the environment variable that makes a verb kill its own
 // process with SIGKILL at a named step, so tests can prove a crash anywhere
 // loses no plan. Steps: claim:ready-lease, claim:moved, claim:lease,
-// release:moved, park:moved, return:moved, complete:moved, recover:aside.
+// release:moved, park:moved, return:moved, complete:moved, promote:moved,
+// recover:locked.
 const FailpointEnv = "FLEETWATCH_FAILPOINT"
 
 var failpointName = os.Getenv(FailpointEnv)

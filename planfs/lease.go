@@ -170,10 +170,46 @@ func (t *Tree) takeLeaseAside(rel string) (string, error) {
 // sameLease reports whether the file at path still holds lease l.
 func (t *Tree) sameLease(path string, l *model.Lease) bool {
 	got := t.readLeaseFile(path)
-	if l.Corrupt != "" {
-		return got.Corrupt != ""
+	return sameLeaseAs(&got, l)
+}
+
+func sameLeaseAs(a, b *model.Lease) bool {
+	if a.Corrupt != "" || b.Corrupt != "" {
+		return a.Corrupt != "" && b.Corrupt != ""
 	}
-	return got.Corrupt == "" && got.AgentID == l.AgentID && got.Token == l.Token && got.ClaimedAt == l.ClaimedAt && got.ExpiresAt == l.ExpiresAt
+	return a.AgentID == b.AgentID && a.Token == b.Token && a.ClaimedAt == b.ClaimedAt && a.ExpiresAt == b.ExpiresAt
+}
+
+// lockLease serialises takeovers of rel's lease with an O_EXCL lock file, so
+// the lease can be replaced in one rename (never absent) while exactly one of
+// several recoverers wins. A lock left by a dead process is broken.
+func (t *Tree) lockLease(rel string) (unlock func(), err error) {
+	dir, err := t.leasesDir()
+	if err != nil {
+		return nil, planErr(rel, err, "cannot create .leases/: %v", errText(err))
+	}
+	path := filepath.Join(dir, "."+model.LeaseFileName(rel)+".lock")
+	owner := model.EncodeLease(model.Lease{Plan: rel, AgentID: "lock", ClaimedAt: t.now(), Host: t.host, PID: t.pid})
+	for attempt := 0; attempt < 2; attempt++ {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			_, _ = f.Write(owner)
+			_ = f.Close()
+			return func() { os.Remove(path) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, planErr(rel, err, "cannot lock lease: %v", errText(err))
+		}
+		held := t.readLeaseFile(path)
+		if held.Corrupt == "" && !t.abandoned(&held) {
+			break
+		}
+		if held.Corrupt != "" && t.now()-held.ModTime < claimGrace {
+			break
+		}
+		os.Remove(path)
+	}
+	return nil, planErr(rel, ErrClaimed, "another worker is recovering it")
 }
 
 // abandoned reports whether a ready-path lease was left by a claimer that is

@@ -3,6 +3,8 @@ package planfs
 import (
 	"os"
 	"path"
+	"path/filepath"
+	"strings"
 
 	"fleetwatch/model"
 )
@@ -45,6 +47,7 @@ func (t *Tree) Repair(snap *model.Snapshot) []string {
 			notes = append(notes, "removed lease "+l.File+": its plan "+l.Rel+" is gone")
 		}
 	}
+	t.sweepLeaseTemps()
 	for i := range snap.Plans {
 		p := &snap.Plans[i]
 		if p.Lane == model.InProgress && !leased[p.Rel] && t.LeaseFor(p.Rel) == nil {
@@ -96,4 +99,30 @@ func (t *Tree) repairReadyLease(l *model.Lease, lane model.Lane, name string, pl
 	}
 	t.appendEvent(Event{Event: "repair", Slug: model.SlugOf(name), From: l.Rel, To: l.Rel, AgentID: l.AgentID, Reason: "stale ready-path lease removed"})
 	return "removed " + l.AgentID + "'s abandoned lease on " + l.Rel + "; it is claimable again"
+}
+
+// sweepLeaseTemps deletes the dot-files verbs make in .leases/ (temp leases,
+// leases taken aside, recover locks) once a crash has left them behind.
+func (t *Tree) sweepLeaseTemps() {
+	dir := filepath.Join(t.Plans, ".leases")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, ".") || e.IsDir() {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if strings.HasSuffix(name, ".lock") {
+			if l := t.readLeaseFile(p); l.Corrupt == "" && t.abandoned(&l) {
+				os.Remove(p)
+			}
+			continue
+		}
+		if fi, err := e.Info(); err == nil && t.now()-float64(fi.ModTime().UnixNano())/1e9 > claimGrace {
+			os.Remove(p)
+		}
+	}
 }

@@ -179,29 +179,26 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 		t.appendEvent(Event{Event: "recover", Slug: model.SlugOf(rel[len(lane)+1:]), From: rel, To: rel, AgentID: agent})
 		return nil, nil
 	}
+	unlock, err := t.lockLease(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	failpoint("recover:locked")
+	// Under the lock, the lease must still be the one judged stale above.
+	now := t.LeaseFor(rel)
+	if (now == nil) != (cur == nil) || now != nil && !sameLeaseAs(now, cur) {
+		return nil, planErr(rel, ErrClaimed, "recovered by another worker")
+	}
 	origin := ""
 	if cur != nil {
 		origin = cur.Origin
-		aside, err := t.takeLeaseAside(rel)
-		if err != nil {
-			return nil, planErr(rel, ErrClaimed, "recovered by another worker")
-		}
-		if !t.sameLease(aside, cur) {
-			_ = os.Link(aside, t.leasePath(rel))
-			os.Remove(aside)
-			return nil, planErr(rel, ErrClaimed, "recovered by another worker")
-		}
-		os.Remove(aside)
-		failpoint("recover:aside")
 	}
 	if origin == "" {
 		origin = t.parkedOrigin(rel)
 	}
 	next := t.newLease(rel, agent, origin, newToken(), ttl)
-	if err := t.linkLeaseExcl(rel, next); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil, planErr(rel, ErrClaimed, "recovered by another worker")
-		}
+	if err := t.writeLease(rel, next); err != nil {
 		return nil, planErr(rel, err, "cannot write lease: %v", errText(err))
 	}
 	prev := ""
