@@ -49,7 +49,9 @@ func NewDepIndex(s *Snapshot) *DepIndex {
 				ix.open[k] = p.Lane
 			}
 			ix.byKey[k] = append(ix.byKey[k], i)
-		} else {
+		} else if p.Lane == Completed {
+			// Only completed/ meets a dependency; a plan outside the known
+			// lanes (or with no lane) is as good as missing.
 			ix.completed[k] = true
 		}
 	}

@@ -57,13 +57,18 @@ func ParseHeader(text string) Header {
 	lineNo := 0
 	for len(text) > 0 {
 		lineNo++
+		// Lines end at \n, \r\n or a lone \r, as Python's universal newlines
+		// (anchor's read_text) split them.
 		var line string
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
+		if i := strings.IndexAny(text, "\r\n"); i >= 0 {
+			crlf := text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n'
 			line, text = text[:i], text[i+1:]
+			if crlf {
+				text = text[1:]
+			}
 		} else {
 			line, text = text, ""
 		}
-		line = strings.TrimSuffix(line, "\r")
 
 		if h.Title == "" && strings.HasPrefix(line, "# ") {
 			h.Title = strings.TrimSpace(line[2:])
@@ -298,10 +303,10 @@ func normalizeDeps(parts []string) []string {
 		}
 		p = strings.TrimSpace(p)
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			p = p[i+1:]
+			p = strings.TrimSpace(p[i+1:])
 		}
 		if strings.HasSuffix(p, ".md") {
-			p = SlugOf(p)
+			p = strings.TrimSpace(SlugOf(p))
 		}
 		if p != "" && !noDependency[strings.ToLower(p)] {
 			out = append(out, p)

@@ -34,4 +34,10 @@ func (l Lane) Ready() bool { return l == Bugs || l == Features }
 func (l Lane) Parked() bool { return l == Ambiguous || l == Blocked }
 
 // Open reports whether a plan in l is unfinished work, so a dependency on it is unmet.
-func (l Lane) Open() bool { return l != Completed && l != "" }
+func (l Lane) Open() bool {
+	switch l {
+	case Drafts, Bugs, Features, InProgress, ReviewNeeded, Ambiguous, Blocked:
+		return true
+	}
+	return false
+}
