@@ -24,6 +24,7 @@ const barrierEnv = "FLEETWATCH_TEST_BARRIER"
 func TestMain(m *testing.M) {
 	if os.Getenv(asFleetwatch) == "1" {
 		if b := os.Getenv(barrierEnv); b != "" {
+			os.WriteFile(fmt.Sprintf("%s.ready.%d", b, os.Getpid()), nil, 0o644)
 			for {
 				if _, err := os.Stat(b); err == nil {
 					break
@@ -156,6 +157,25 @@ func writeFile(t testing.TB, dir, rel, content string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// openBarrier waits until n processes are waiting at barrier, then releases them.
+func openBarrier(t testing.TB, barrier string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ready, _ := filepath.Glob(barrier + ".ready.*")
+		if len(ready) >= n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d processes reached the barrier", len(ready), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := os.WriteFile(barrier, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

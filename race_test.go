@@ -38,9 +38,7 @@ func startRacers(t *testing.T, dir string, n int, args ...string) ([]string, []i
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(barrier, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	openBarrier(t, barrier, n)
 	codes := make([]int, n)
 	var wg sync.WaitGroup
 	for i := range n {
