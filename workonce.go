@@ -364,7 +364,8 @@ func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model
 	}
 	dst, err := t.Claim(rel, worker.AgentID, w.ttl)
 	if err != nil {
-		if errors.Is(err, planfs.ErrClaimed) {
+		// Losing the plan to another worker is "nothing to do", not an error.
+		if errors.Is(err, planfs.ErrClaimed) || errors.Is(err, planfs.ErrNotFound) {
 			return fail(stderr, exitNothing, "%v", err)
 		}
 		return fail(stderr, exitError, "%v", err)
@@ -412,6 +413,8 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 			}
 		}
 	}
+	// Own claims by name, as anchor lists them; ready plans stay in pick order.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Plan.Name < out[j].Plan.Name })
 	for _, r := range rows {
 		if r.Plan.Lane.Ready() {
 			out = append(out, r)
