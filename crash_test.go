@@ -98,7 +98,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 				if r := fw(t, dir, "recover", "victim", "--agent-id", "rescuer"); r.code != 0 {
 					t.Fatalf("recover after crash: %v", r)
 				}
-				if got := readLease(t, dir, "in-progress/victim.md")["agent_id"]; got != "rescuer" {
+				if got := leaseOf(t, dir, "in-progress/victim.md")["agent_id"]; got != "rescuer" {
 					t.Fatalf("recovered lease held by %v", got)
 				}
 			}
@@ -120,10 +120,10 @@ func byName(m map[string]string) map[string]string {
 
 func expireLease(t *testing.T, dir, rel string) {
 	t.Helper()
-	l := readLease(t, dir, rel)
+	l := leaseOf(t, dir, rel)
 	l["expires_at"] = l["claimed_at"]
 	b, _ := json.Marshal(l)
-	writeFile(t, dir, ".leases/"+strings.ReplaceAll(rel, "/", "__")+".json", string(b))
+	putRaw(t, dir, ".leases/"+strings.ReplaceAll(rel, "/", "__")+".json", string(b))
 }
 
 type listedPlan struct {

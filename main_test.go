@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -146,19 +145,6 @@ func TestNoCommand(t *testing.T) {
 	}
 	if r := fw(t, t.TempDir(), "frobnicate"); r.code != exitError || strings.Count(r.stderr, "\n") != 1 {
 		t.Fatalf("unknown command: %v", r)
-	}
-}
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-func writeFile(t testing.TB, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, ".plans", filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -110,7 +110,7 @@ func TestRaceEveryPlanClaimedOnce(t *testing.T) {
 				if !strings.HasPrefix(rel, "in-progress/") {
 					t.Errorf("printed %s, want an in-progress path", rel)
 				}
-				lease := readLease(t, dir, rel)
+				lease := leaseOf(t, dir, rel)
 				if lease["agent_id"] != agent {
 					t.Errorf("%s: lease held by %v, printed by %s", rel, lease["agent_id"], agent)
 				}
@@ -164,20 +164,6 @@ func contents(t *testing.T, dir string) map[string]string {
 		}
 	}
 	return out
-}
-
-func readLease(t *testing.T, dir, rel string) map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, ".plans", ".leases", strings.ReplaceAll(rel, "/", "__")+".json"))
-	if err != nil {
-		t.Errorf("lease for %s: %v", rel, err)
-		return nil
-	}
-	var m map[string]any
-	if err := jsonUnmarshal(b, &m); err != nil {
-		t.Errorf("lease for %s: %v", rel, err)
-	}
-	return m
 }
 
 func sortedKeys(m map[string]string) []string {
