@@ -1,9 +1,6 @@
 package model
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Unmet is one dependency that holds a plan back and why: `open:<lane>`,
 // `missing` or `cycle`.
@@ -22,12 +19,33 @@ type DepStatus struct {
 // it lazy so a scan runs git at most once.
 type History func(slug string) bool
 
-var datePrefix = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-`)
-
 // DepKey is the case-folded slug a plan answers to in dependency lookups,
 // with a `YYYY-MM-DD-` prefix dropped.
 func DepKey(slug string) string {
-	return strings.ToLower(datePrefix.ReplaceAllString(slug, ""))
+	if hasDatePrefix(slug) {
+		slug = slug[11:]
+	}
+	return strings.ToLower(slug)
+}
+
+func hasDatePrefix(s string) bool {
+	if len(s) < 11 {
+		return false
+	}
+	for i := range 11 {
+		c := s[i]
+		switch i {
+		case 4, 7, 10:
+			if c != '-' {
+				return false
+			}
+		default:
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // DepIndex finds plans by dependency key; build it once per snapshot.
@@ -40,7 +58,8 @@ type DepIndex struct {
 
 // NewDepIndex indexes every plan of s by its dependency key.
 func NewDepIndex(s *Snapshot) *DepIndex {
-	ix := &DepIndex{open: map[string]Lane{}, completed: map[string]bool{}, byKey: map[string][]int{}, plans: s.Plans}
+	n := len(s.Plans)
+	ix := &DepIndex{open: make(map[string]Lane, n), completed: make(map[string]bool, n/4), byKey: make(map[string][]int, n), plans: s.Plans}
 	for i := range s.Plans {
 		p := &s.Plans[i]
 		k := DepKey(p.Slug)

@@ -43,7 +43,17 @@ func Decide(s *Snapshot, w Worker, opt Options) []Row {
 		r.Eligible = r.Reason == ""
 		rows[i] = r
 	}
-	slices.SortFunc(rows, func(a, b Row) int { return ComparePlans(a.Plan, b.Plan) })
+	keys := make([]SortKey, len(rows))
+	order := make([]int, len(rows))
+	for i := range rows {
+		keys[i], order[i] = KeyOf(rows[i].Plan), i
+	}
+	slices.SortFunc(order, func(a, b int) int { return keys[a].Compare(keys[b]) })
+	sorted := make([]Row, len(rows))
+	for i, j := range order {
+		sorted[i] = rows[j]
+	}
+	rows = sorted
 	rank := 0
 	for i := range rows {
 		if rows[i].Eligible {

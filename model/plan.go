@@ -66,15 +66,39 @@ func laneRank(l Lane) int {
 	return len(Lanes)
 }
 
-// ComparePlans orders plans as anchor's ready sort key does, lanes first:
-// bugs before features, then Priority, Value, oldest mtime, lower-cased name.
-func ComparePlans(a, b *Plan) int {
-	return cmp.Or(
-		cmp.Compare(laneRank(a.Lane), laneRank(b.Lane)),
-		cmp.Compare(rankOr(priorityRank, a.Header.Priority), rankOr(priorityRank, b.Header.Priority)),
-		cmp.Compare(rankOr(valueRank, a.Header.Value), rankOr(valueRank, b.Header.Value)),
-		cmp.Compare(a.ModTime, b.ModTime),
-		strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)),
-		strings.Compare(a.Rel, b.Rel),
-	)
+// SortKey is a plan's place in anchor's ready order, computed once so that
+// sorting thousands of plans compares integers, not words.
+type SortKey struct {
+	lane, priority, value int
+	modTime               int64
+	name, rel             string // name lower-cased
 }
+
+// KeyOf returns p's sort key.
+func KeyOf(p *Plan) SortKey {
+	return SortKey{
+		lane: laneRank(p.Lane), priority: rankOr(priorityRank, p.Header.Priority), value: rankOr(valueRank, p.Header.Value),
+		modTime: p.ModTime, name: strings.ToLower(p.Name), rel: p.Rel,
+	}
+}
+
+// Compare orders keys: lane (bugs before features), Priority, Value, oldest
+// mtime, lower-cased name, and the rel as a last tie-break.
+func (a SortKey) Compare(b SortKey) int {
+	switch {
+	case a.lane != b.lane:
+		return cmp.Compare(a.lane, b.lane)
+	case a.priority != b.priority:
+		return cmp.Compare(a.priority, b.priority)
+	case a.value != b.value:
+		return cmp.Compare(a.value, b.value)
+	case a.modTime != b.modTime:
+		return cmp.Compare(a.modTime, b.modTime)
+	case a.name != b.name:
+		return strings.Compare(a.name, b.name)
+	}
+	return strings.Compare(a.rel, b.rel)
+}
+
+// ComparePlans orders plans as anchor's ready sort key does, lanes first.
+func ComparePlans(a, b *Plan) int { return KeyOf(a).Compare(KeyOf(b)) }

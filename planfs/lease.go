@@ -2,6 +2,7 @@ package planfs
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,9 +43,11 @@ func (t *Tree) readLeaseFile(path string) model.Lease {
 			return model.Lease{Corrupt: "not a regular file", ModTime: mod}
 		}
 	}
-	buf := make([]byte, leaseLimit)
-	n, _ := f.Read(buf)
-	l, err := model.DecodeLease(buf[:n])
+	data, err := io.ReadAll(io.LimitReader(f, leaseLimit))
+	if err != nil {
+		return model.Lease{Corrupt: "unreadable: " + errText(err), ModTime: mod}
+	}
+	l, err := model.DecodeLease(data)
 	if err != nil {
 		return model.Lease{Corrupt: err.Error(), ModTime: mod}
 	}

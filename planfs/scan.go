@@ -74,6 +74,7 @@ func (t *Tree) Scan() (*model.Snapshot, error) {
 	}
 	t.readAll(items)
 	fresh := make(map[string]cachedPlan, len(items))
+	snap.Plans = make([]model.Plan, 0, len(items))
 	for _, it := range items {
 		snap.Warnings = append(snap.Warnings, it.warns...)
 		if it.ok {
