@@ -93,19 +93,10 @@ func (t *Tree) acquireReadyLease(rel, agent string, l model.Lease) error {
 		case cur.Active(t.now()) && cur.AgentID != agent:
 			return planErr(rel, ErrClaimed, "already claimed by %s", cur.AgentID)
 		}
-		// Expired, or our own left-over: take it aside so that only one of
-		// several racers clears it, and only if it is still what we read.
-		aside, err := t.takeLeaseAside(rel)
-		if err != nil {
-			continue
-		}
-		if !t.sameLease(aside, cur) {
-			// Someone replaced it between our read and rename: put theirs back.
-			_ = os.Link(aside, t.leasePath(rel))
-			os.Remove(aside)
+		// Expired, or our own left-over.
+		if !t.clearLease(rel, cur) {
 			return planErr(rel, ErrClaimed, "taken by another worker")
 		}
-		os.Remove(aside)
 	}
 	return planErr(rel, ErrClaimed, "could not claim (race)")
 }

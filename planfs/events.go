@@ -66,9 +66,9 @@ func (t *Tree) Events() ([]Event, error) {
 	return out, nil
 }
 
-// parkedOrigin finds where a parked plan was parked from: the origin of the
-// last event that moved it to rel.
-func (t *Tree) parkedOrigin(rel string) string {
+// eventOrigin finds the ready rel a plan at rel came from: the origin of the
+// last event that put it there (a claim or a park).
+func (t *Tree) eventOrigin(rel string) string {
 	events, _ := t.Events()
 	for i := len(events) - 1; i >= 0; i-- {
 		if events[i].To == rel {

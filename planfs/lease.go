@@ -146,28 +146,29 @@ func (t *Tree) tempLease(l model.Lease) (string, error) {
 	return f.Name(), nil
 }
 
-// removeLeaseIf deletes rel's lease when it is still the one described by
-// want (same agent, claim time and token), so a verb never drops a lease that
-// someone else wrote since it looked.
+// removeLeaseIf deletes rel's lease when it is still held as in want (same
+// holder and claim), so a verb never drops a lease someone wrote since it
+// looked. A heartbeat in between does not count as a new lease.
 func (t *Tree) removeLeaseIf(rel string, want *model.Lease) {
-	cur := t.LeaseFor(rel)
-	if cur == nil {
-		return
+	if cur := t.LeaseFor(rel); cur != nil && sameHolder(cur, want) {
+		_ = os.Remove(t.leasePath(rel))
 	}
-	if want != nil && (cur.AgentID != want.AgentID || cur.Token != want.Token || cur.ClaimedAt != want.ClaimedAt) {
-		return
-	}
-	_ = os.Remove(t.leasePath(rel))
 }
 
-// takeLeaseAside atomically removes rel's lease file by renaming it to a
-// dot-name only this caller knows; of several racers exactly one succeeds.
-func (t *Tree) takeLeaseAside(rel string) (string, error) {
+// clearLease removes rel's lease file if it still holds cur. It renames the
+// file to a name only this caller knows first, so of several racers exactly
+// one clears it, and a lease written since cur was read survives.
+func (t *Tree) clearLease(rel string, cur *model.Lease) bool {
 	aside := filepath.Join(t.Plans, ".leases", ".stale-"+newToken())
 	if err := os.Rename(t.leasePath(rel), aside); err != nil {
-		return "", err
+		return false
 	}
-	return aside, nil
+	defer os.Remove(aside)
+	if !t.sameLease(aside, cur) {
+		_ = os.Link(aside, t.leasePath(rel)) // not what we judged stale: put it back
+		return false
+	}
+	return true
 }
 
 // sameLease reports whether the file at path still holds lease l.
@@ -176,11 +177,18 @@ func (t *Tree) sameLease(path string, l *model.Lease) bool {
 	return sameLeaseAs(&got, l)
 }
 
+// sameLeaseAs reports whether a and b are the same lease, expiry included.
 func sameLeaseAs(a, b *model.Lease) bool {
+	return sameHolder(a, b) && a.ExpiresAt == b.ExpiresAt
+}
+
+// sameHolder reports whether a and b record the same claim; two unreadable
+// files count as the same.
+func sameHolder(a, b *model.Lease) bool {
 	if a.Corrupt != "" || b.Corrupt != "" {
 		return a.Corrupt != "" && b.Corrupt != ""
 	}
-	return a.AgentID == b.AgentID && a.Token == b.Token && a.ClaimedAt == b.ClaimedAt && a.ExpiresAt == b.ExpiresAt
+	return a.AgentID == b.AgentID && a.Token == b.Token && a.ClaimedAt == b.ClaimedAt
 }
 
 // lockLease serialises takeovers of rel's lease with an O_EXCL lock file, so

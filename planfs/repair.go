@@ -43,7 +43,7 @@ func (t *Tree) Repair(snap *model.Snapshot) []string {
 				notes = append(notes, note)
 			}
 		case !plans[l.Rel] && !t.exists(l.Rel) && t.LeaseFor(l.Rel) != nil:
-			t.removeLeaseIf(l.Rel, leaseIdentity(l))
+			t.removeLeaseIf(l.Rel, l)
 			notes = append(notes, "removed lease "+l.File+": its plan "+l.Rel+" is gone")
 		}
 	}
@@ -55,15 +55,6 @@ func (t *Tree) Repair(snap *model.Snapshot) []string {
 		}
 	}
 	return notes
-}
-
-// leaseIdentity is what removeLeaseIf compares; corrupt leases have none and
-// are removed as found.
-func leaseIdentity(l *model.Lease) *model.Lease {
-	if l.Corrupt != "" {
-		return nil
-	}
-	return l
 }
 
 func (t *Tree) repairReadyLease(l *model.Lease, lane model.Lane, name string, plans, leased map[string]bool) string {
@@ -82,18 +73,10 @@ func (t *Tree) repairReadyLease(l *model.Lease, lane model.Lane, name string, pl
 		t.appendEvent(Event{Event: "repair", Slug: model.SlugOf(name), From: l.Rel, To: claimed, AgentID: l.AgentID, Origin: l.Rel, Reason: "claim finished for a dead claimer"})
 		return "finished " + l.AgentID + "'s interrupted claim of " + l.Rel + ": lease now on " + claimed
 	}
-	cur := t.LeaseFor(l.Rel)
-	if cur == nil {
+	if t.LeaseFor(l.Rel) == nil {
 		return ""
 	}
-	if l.Corrupt != "" {
-		if cur.Corrupt == "" {
-			return ""
-		}
-		_ = os.Remove(t.leasePath(l.Rel))
-	} else {
-		t.removeLeaseIf(l.Rel, l)
-	}
+	t.removeLeaseIf(l.Rel, l)
 	if !plans[l.Rel] {
 		return "removed left-over lease " + l.File
 	}

@@ -100,7 +100,7 @@ func (t *Tree) originLane(rel string, lease *model.Lease, fallback model.Lane) m
 		origin = lease.Origin
 	}
 	if origin == "" {
-		origin = t.parkedOrigin(rel)
+		origin = t.eventOrigin(rel)
 	}
 	laneName, _, _ := strings.Cut(origin, "/")
 	if l, ok := model.ParseLane(laneName); ok && l.Ready() {
@@ -113,34 +113,33 @@ func (t *Tree) originLane(rel string, lease *model.Lease, fallback model.Lane) m
 // lane it was claimed from (anchor leaves it stranded in in-progress); a
 // ready-path lease is simply dropped. It returns where the plan is now.
 func (t *Tree) Release(rel, agent string, force bool) (string, error) {
-	lane, err := t.needPlan(rel)
+	lane, name, err := SplitRel(rel)
 	if err != nil {
-		if lane, _, serr := SplitRel(rel); serr == nil && lane.Ready() {
-			// A ready-path lease may outlive its plan; dropping it is still a release.
-			if l := t.LeaseFor(rel); l != nil {
-				if _, err := t.owned(rel, agent, force); err != nil {
-					return "", err
-				}
-				_ = os.Remove(t.leasePath(rel))
-				return rel, nil
-			}
+		return "", err
+	}
+	if lane.Ready() {
+		// A ready-path lease: dropping it is the whole release, even when
+		// its plan has since gone.
+		lease, err := t.owned(rel, agent, force)
+		if err != nil {
+			return "", err
 		}
+		if lease == nil {
+			return "", planErr(rel, ErrNoLease, "no lease")
+		}
+		t.removeLeaseIf(rel, lease)
+		t.appendEvent(Event{Event: "release", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: agent})
+		return rel, nil
+	}
+	if lane != model.InProgress {
+		return "", planErr(rel, ErrBadTarget, "only claimed plans can be released")
+	}
+	if _, err := t.needPlan(rel); err != nil {
 		return "", err
 	}
 	lease, err := t.owned(rel, agent, force)
 	if err != nil {
 		return "", err
-	}
-	if lane.Ready() {
-		if lease == nil {
-			return "", planErr(rel, ErrNoLease, "no lease")
-		}
-		t.removeLeaseIf(rel, lease)
-		t.appendEvent(Event{Event: "release", Slug: model.SlugOf(rel[len(lane)+1:]), From: rel, To: rel, AgentID: agent})
-		return rel, nil
-	}
-	if lane != model.InProgress {
-		return "", planErr(rel, ErrBadTarget, "only claimed plans can be released")
 	}
 	if lease == nil {
 		return "", planErr(rel, ErrNoLease, "no lease (use return to send it back)")
@@ -171,11 +170,9 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 		if cur == nil {
 			return nil, planErr(rel, ErrNoLease, "no lease to recover")
 		}
-		aside, err := t.takeLeaseAside(rel)
-		if err != nil {
+		if !t.clearLease(rel, cur) {
 			return nil, planErr(rel, ErrClaimed, "recovered by another worker")
 		}
-		os.Remove(aside)
 		t.appendEvent(Event{Event: "recover", Slug: model.SlugOf(rel[len(lane)+1:]), From: rel, To: rel, AgentID: agent})
 		return nil, nil
 	}
@@ -186,8 +183,8 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 	defer unlock()
 	failpoint("recover:locked")
 	// Under the lock, the lease must still be the one judged stale above.
-	now := t.LeaseFor(rel)
-	if (now == nil) != (cur == nil) || now != nil && !sameLeaseAs(now, cur) {
+	again := t.LeaseFor(rel)
+	if (again == nil) != (cur == nil) || again != nil && !sameLeaseAs(again, cur) {
 		return nil, planErr(rel, ErrClaimed, "recovered by another worker")
 	}
 	origin := ""
@@ -195,7 +192,7 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 		origin = cur.Origin
 	}
 	if origin == "" {
-		origin = t.parkedOrigin(rel)
+		origin = t.eventOrigin(rel)
 	}
 	next := t.newLease(rel, agent, origin, newToken(), ttl)
 	if err := t.writeLease(rel, next); err != nil {
