@@ -33,7 +33,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	benchTrees.Remove()
+	os.Exit(code)
 }
 
 // result is what one fleetwatch process did.
