@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/registry"
+	"fleetwatch/workers"
 )
 
 type workOnce struct {
@@ -78,8 +80,6 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "give --slug or --path, not both")
 	case w.run:
 		return fail(stderr, exitError, "--run is not available yet: claim with --once and hand the printed path to your agent")
-	case w.ensureWT:
-		return fail(stderr, exitError, "--ensure-worktree is not available yet: create the worktree with git worktree add")
 	}
 	if w.slug != "" {
 		if err := planfs.ValidSlug(w.slug); err != nil {
@@ -140,6 +140,9 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 		}
 		claimed++
 		fmt.Fprintln(stdout, t.Abs(rel))
+		if code := w.worktreeFor(t, rel, stdout, stderr); code != exitOK {
+			return code
+		}
 	}
 	if claimed == 0 {
 		return exitNothing
@@ -154,11 +157,11 @@ func now(t *planfs.Tree) float64 { return float64(t.Now().UnixNano()) / 1e9 }
 func (w *workOnce) worker(t *planfs.Tree) (model.Worker, error) {
 	tierWord, modelName := w.tier, w.modelName
 	if w.endpoint != "" {
-		path := w.registry
-		if path == "" {
-			path = filepath.Join(t.Project, "endpoints.yaml")
+		regPath := w.registry
+		if regPath == "" {
+			regPath = filepath.Join(t.Project, "endpoints.yaml")
 		}
-		reg, err := registry.Load(path)
+		reg, err := registry.Load(regPath)
 		if err != nil {
 			return model.Worker{}, err
 		}
@@ -337,7 +340,7 @@ func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model
 			return fail(stderr, exitError, "%v", err)
 		}
 		fmt.Fprintln(stdout, t.Abs(rel))
-		return exitOK
+		return w.worktreeFor(t, rel, stdout, stderr)
 	}
 	if !lane.Ready() {
 		return fail(stderr, exitError, "%s: plans in %s/ cannot be claimed", rel, lane)
@@ -371,6 +374,21 @@ func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model
 		return fail(stderr, exitError, "%v", err)
 	}
 	fmt.Fprintln(stdout, t.Abs(dst))
+	return w.worktreeFor(t, dst, stdout, stderr)
+}
+
+// worktreeFor gives the agent its git worktree on the claimed plan's feature
+// branch when --ensure-worktree asks for one, printing anchor's KEY=value
+// lines. A failure is exit 2 and the plan stays claimed.
+func (w *workOnce) worktreeFor(t *planfs.Tree, rel string, stdout, stderr io.Writer) int {
+	if !w.ensureWT {
+		return exitOK
+	}
+	wt, err := workers.Ensure(t.Project, w.agent, model.SlugOf(path.Base(rel)))
+	if err != nil {
+		return fail(stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, rel)
+	}
+	fmt.Fprintf(stdout, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", wt.Path, wt.Branch, wt.Integration)
 	return exitOK
 }
 

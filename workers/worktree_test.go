@@ -1,0 +1,204 @@
+package workers
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// repo makes a git repository with one commit on main, as anchor's tests do.
+func repo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	run(t, dir, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "add", "README")
+	run(t, dir, "commit", "-q", "-m", "init")
+	return dir
+}
+
+func run(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "-C", dir}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestSafeID(t *testing.T) {
+	for in, want := range map[string]string{
+		"mid-1": "mid-1", "a/b c": "a-b-c", "!!!": "agent", "..x..": "x", "": "agent",
+		strings.Repeat("a", 100): strings.Repeat("a", 80),
+	} {
+		if got := SafeID(in); got != want {
+			t.Errorf("SafeID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFeatureBranch(t *testing.T) {
+	for in, want := range map[string]string{
+		"fix-login": "feature/fix-login", "feature/x": "feature/x", "feat/y": "feat/y",
+		"a b": "feature/a-b", "": "feature/work", "//": "feature/work",
+	} {
+		if got := FeatureBranch(in); got != want {
+			t.Errorf("FeatureBranch(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEnsureIntegration(t *testing.T) {
+	dir := repo(t)
+	name, created, err := EnsureIntegration(dir)
+	if err != nil || name != "dev" || !created {
+		t.Fatalf("first: %q %v %v", name, created, err)
+	}
+	name, created, err = EnsureIntegration(dir)
+	if err != nil || name != "dev" || created {
+		t.Fatalf("second: %q %v %v", name, created, err)
+	}
+	// develop wins over creating dev when it is the only one.
+	other := repo(t)
+	run(t, other, "branch", "develop")
+	if name, created, _ := EnsureIntegration(other); name != "develop" || created {
+		t.Fatalf("with develop: %q %v", name, created)
+	}
+	// No trunk at all is an error that names the project.
+	bare := repo(t)
+	run(t, bare, "branch", "-m", "main", "trunk")
+	if _, _, err := EnsureIntegration(bare); err == nil || !strings.Contains(err.Error(), bare) {
+		t.Fatalf("without a trunk: %v", err)
+	}
+}
+
+func TestEnsureCreatesAndReuses(t *testing.T) {
+	dir := repo(t)
+	wt, err := Ensure(dir, "mid-1", "fix-login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wt.Branch != "feature/fix-login" || wt.Integration != "dev" || wt.Path != filepath.Join(dir, "var", "worktrees", "mid-1") {
+		t.Fatalf("worktree %+v", wt)
+	}
+	if _, err := os.Stat(filepath.Join(wt.Path, "README")); err != nil {
+		t.Fatalf("checkout has no README: %v", err)
+	}
+	if got := run(t, wt.Path, "branch", "--show-current"); got != "feature/fix-login" {
+		t.Fatalf("checked out %q", got)
+	}
+	again, err := Ensure(dir, "mid-1", "fix-login")
+	if err != nil || again.Path != wt.Path {
+		t.Fatalf("second ensure: %+v %v", again, err)
+	}
+	ignore, _ := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	if strings.Count(string(ignore), "var/") != 1 {
+		t.Fatalf(".gitignore %q", ignore)
+	}
+	if status := run(t, dir, "status", "--porcelain"); strings.Contains(status, "var") {
+		t.Fatalf("worktrees show in git status: %q", status)
+	}
+	var reg map[string]any
+	data, _ := os.ReadFile(filepath.Join(dir, registryFile))
+	if err := json.Unmarshal(data, &reg); err != nil || reg["project"] != wt.Project {
+		t.Fatalf("registry %s: %v", data, err)
+	}
+	list, err := List(dir)
+	if err != nil || len(list) != 1 || list[0] != wt {
+		t.Fatalf("List: %+v %v", list, err)
+	}
+}
+
+func TestEnsureIsolatesAgents(t *testing.T) {
+	dir := repo(t)
+	a, err := Ensure(dir, "agent-a", "plan-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Ensure(dir, "agent-b", "plan-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Path == b.Path || a.Branch == b.Branch {
+		t.Fatalf("shared: %+v %+v", a, b)
+	}
+	os.WriteFile(filepath.Join(a.Path, "only-a"), []byte("x"), 0o644)
+	if _, err := os.Stat(filepath.Join(b.Path, "only-a")); err == nil {
+		t.Fatal("a file written in one checkout shows in the other")
+	}
+}
+
+// A later claim on another plan must not reset the feature branch of an
+// earlier one: its commits stay.
+func TestEnsureKeepsCommits(t *testing.T) {
+	dir := repo(t)
+	wt, err := Ensure(dir, "w", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(wt.Path, "work.txt"), []byte("done"), 0o644)
+	run(t, wt.Path, "add", "work.txt")
+	run(t, wt.Path, "commit", "-q", "-m", "work")
+	head := run(t, dir, "rev-parse", "feature/first")
+	if _, err := Ensure(dir, "w", "second"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Ensure(dir, "w", "first"); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, dir, "rev-parse", "feature/first"); got != head {
+		t.Fatalf("feature/first moved from %s to %s", head, got)
+	}
+	if _, err := os.Stat(filepath.Join(wt.Path, "work.txt")); err != nil {
+		t.Fatal("committed work gone from the checkout")
+	}
+}
+
+func TestEnsureParallelAgents(t *testing.T) {
+	dir := repo(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 6)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = Ensure(dir, "p-"+string(rune('a'+i)), "") })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("agent %d: %v", i, err)
+		}
+	}
+	if list, _ := List(dir); len(list) != len(errs) {
+		t.Fatalf("registry has %d agents, want %d", len(list), len(errs))
+	}
+}
+
+func TestEnsureRefusesStrangers(t *testing.T) {
+	if _, err := Ensure(t.TempDir(), "x", ""); !errors.Is(err, ErrNotGit) {
+		t.Fatalf("outside git: %v", err)
+	}
+	dir := repo(t)
+	os.MkdirAll(filepath.Join(dir, "var", "worktrees", "squatter"), 0o755)
+	if _, err := Ensure(dir, "squatter", ""); err == nil || !strings.Contains(err.Error(), "not a registered git worktree") {
+		t.Fatalf("over an unregistered folder: %v", err)
+	}
+}
+
+// When agent/<id> is checked out elsewhere, the worktree gets a sibling branch.
+func TestEnsureBaseBranchInUse(t *testing.T) {
+	dir := repo(t)
+	EnsureIntegration(dir)
+	run(t, dir, "branch", "agent/busy", "dev")
+	run(t, dir, "checkout", "-q", "agent/busy")
+	wt, err := Ensure(dir, "busy", "")
+	if err != nil || wt.Branch != "agent/busy-wt" {
+		t.Fatalf("%+v %v", wt, err)
+	}
+}
