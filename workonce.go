@@ -108,8 +108,12 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 	}
-	if notes := t.Repair(snap); len(notes) > 0 {
-		for _, n := range notes {
+	repairs := t.Repair(snap)
+	for _, n := range repairs.Unfixed {
+		fmt.Fprintln(stderr, "fleetwatch: warning: "+n)
+	}
+	if len(repairs.Fixed) > 0 {
+		for _, n := range repairs.Fixed {
 			fmt.Fprintln(stderr, "fleetwatch: repair: "+n)
 		}
 		if snap, err = t.Scan(); err != nil {
@@ -120,7 +124,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if w.list {
 		rows := model.Decide(snap, worker, opt)
 		if w.jsonOut {
-			return printListJSON(stdout, stderr, t, snap, rows, worker, opt.Now)
+			return printListJSON(stdout, stderr, snap, rows, worker, opt.Now)
 		}
 		printListTSV(stdout, stderr, snap, rows, worker, opt.Now)
 		return exitOK
@@ -519,7 +523,7 @@ type leaseJSON struct {
 	Corrupt   string  `json:"corrupt,omitempty"`
 }
 
-func printListJSON(stdout, stderr io.Writer, t *planfs.Tree, snap *model.Snapshot, rows []model.Row, w model.Worker, nowS float64) int {
+func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.Row, w model.Worker, nowS float64) int {
 	out := listJSON{
 		Worker:   workerJSON{AgentID: w.AgentID, Tier: w.Tier.String(), Model: w.Model},
 		Plans:    make([]planJSON, 0, len(rows)),

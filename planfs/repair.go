@@ -9,8 +9,12 @@ import (
 	"fleetwatch/model"
 )
 
-// Repair finishes or undoes what dead claimers left half done, and returns
-// one line per thing it changed or could not fix:
+// Repairs says what Repair changed, and what it found but leaves to a person.
+type Repairs struct {
+	Fixed, Unfixed []string
+}
+
+// Repair finishes or undoes what dead claimers left half done:
 //   - a ready-path lease whose plan already sits in in-progress/ becomes that
 //     plan's in-progress lease (the claimer died before writing it), or is
 //     dropped if the in-progress lease exists;
@@ -21,8 +25,8 @@ import (
 //
 // Live claims are never touched: a ready-path lease counts as left behind
 // only by the rules above.
-func (t *Tree) Repair(snap *model.Snapshot) []string {
-	var notes []string
+func (t *Tree) Repair(snap *model.Snapshot) Repairs {
+	var r Repairs
 	plans := make(map[string]bool, len(snap.Plans))
 	for i := range snap.Plans {
 		plans[snap.Plans[i].Rel] = true
@@ -40,21 +44,21 @@ func (t *Tree) Repair(snap *model.Snapshot) []string {
 		switch {
 		case lane.Ready():
 			if note := t.repairReadyLease(l, lane, name, plans, leased); note != "" {
-				notes = append(notes, note)
+				r.Fixed = append(r.Fixed, note)
 			}
 		case !plans[l.Rel] && !t.exists(l.Rel) && t.LeaseFor(l.Rel) != nil:
 			t.removeLeaseIf(l.Rel, l)
-			notes = append(notes, "removed lease "+l.File+": its plan "+l.Rel+" is gone")
+			r.Fixed = append(r.Fixed, "removed lease "+l.File+": its plan "+l.Rel+" is gone")
 		}
 	}
 	t.sweepLeaseTemps()
 	for i := range snap.Plans {
 		p := &snap.Plans[i]
 		if p.Lane == model.InProgress && !leased[p.Rel] && t.LeaseFor(p.Rel) == nil {
-			notes = append(notes, p.Rel+": in progress without a lease; `fleetwatch recover "+p.Rel+"` takes it over")
+			r.Unfixed = append(r.Unfixed, p.Rel+": in progress without a lease; `fleetwatch recover "+p.Rel+"` takes it over")
 		}
 	}
-	return notes
+	return r
 }
 
 func (t *Tree) repairReadyLease(l *model.Lease, lane model.Lane, name string, plans, leased map[string]bool) string {

@@ -153,7 +153,7 @@ func TestCorruptLeaseBlocksAndRecovers(t *testing.T) {
 	if _, err := tr.Claim("features/a.md", "w", 60); !errors.Is(err, ErrClaimed) || !strings.Contains(err.Error(), "recover") {
 		t.Fatalf("claim over a corrupt lease: %v", err)
 	}
-	if notes := tr.Repair(s); len(notes) != 0 {
+	if notes := tr.Repair(s); len(notes.Fixed) != 0 {
 		t.Fatalf("repair touched a corrupt lease on a present plan: %v", notes)
 	}
 	if _, err := tr.Recover("features/a.md", "op", 60); err != nil {
@@ -257,7 +257,7 @@ func TestRepairLeavesLiveClaimsAlone(t *testing.T) {
 	if err := tr.createLeaseExcl("features/a.md", live); err != nil {
 		t.Fatal(err)
 	}
-	if notes := tr.Repair(scan(t, tr)); len(notes) != 0 {
+	if notes := tr.Repair(scan(t, tr)); len(notes.Fixed) != 0 {
 		t.Fatalf("repair touched a live claim: %v", notes)
 	}
 	if tr.LeaseFor("features/a.md") == nil {
@@ -265,7 +265,7 @@ func TestRepairLeavesLiveClaimsAlone(t *testing.T) {
 	}
 	// The same lease, a minute past the grace, counts as abandoned.
 	tr.Now = func() time.Time { return time.Now().Add(2 * time.Minute) }
-	if notes := tr.Repair(scan(t, tr)); len(notes) != 1 || tr.LeaseFor("features/a.md") != nil {
+	if notes := tr.Repair(scan(t, tr)); len(notes.Fixed) != 1 || tr.LeaseFor("features/a.md") != nil {
 		t.Fatalf("abandoned lease kept: %v", notes)
 	}
 }
