@@ -23,7 +23,7 @@ func fail(stderr io.Writer, code int, format string, args ...any) int {
 }
 
 // newFlags makes a flag set whose errors are one line.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	return fs
@@ -99,13 +99,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.force, "force", false, "act on another agent's lease, or promote an incomplete draft")
 }
 
-func (c *common) open() (*planfs.Tree, error) {
-	t, err := planfs.Open(findRoot(c.root))
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
-}
+func (c *common) open() (*planfs.Tree, error) { return planfs.Open(findRoot(c.root)) }
 
 // resolvePlan turns a verb's argument into a rel: a rel like
 // `in-progress/foo.md`, a file path, or a bare slug looked up in lanes.

@@ -30,7 +30,7 @@ type verbFlags struct {
 
 func (v verb) run(args []string, stdout, stderr io.Writer) int {
 	var f verbFlags
-	fs := newFlags(v.name, stderr)
+	fs := newFlags(v.name)
 	f.register(fs)
 	if v.toUse != "" {
 		fs.StringVar(&f.to, "to", v.to, v.toUse)
@@ -159,7 +159,7 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 }
 
 func runScaffold(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("scaffold", stderr)
+	fs := newFlags("scaffold")
 	pos, code := parseFlags(fs, args, stdout, stderr)
 	if code >= 0 {
 		return code
@@ -188,7 +188,7 @@ func runScaffold(args []string, stdout, stderr io.Writer) int {
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	var c common
 	var jsonOut bool
-	fs := newFlags("check", stderr)
+	fs := newFlags("check")
 	c.register(fs)
 	fs.BoolVar(&jsonOut, "json", false, "print the problems as a JSON list")
 	pos, code := parseFlags(fs, args, stdout, stderr)

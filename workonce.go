@@ -31,7 +31,7 @@ type workOnce struct {
 
 func runWorkOnce(args []string, stdout, stderr io.Writer) int {
 	var w workOnce
-	fs := newFlags("work-once", stderr)
+	fs := newFlags("work-once")
 	w.register(fs)
 	fs.BoolVar(&w.list, "list", false, "print what this worker would see, claim nothing")
 	fs.BoolVar(&w.jsonOut, "json", false, "with --list: one JSON object (the machine contract)")
