@@ -76,6 +76,8 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "--park must be ambiguous or blocked, not %q", w.park)
 	case w.targetLane != "" && w.targetLane != string(model.Bugs) && w.targetLane != string(model.Features):
 		return fail(stderr, exitError, "--target-lane must be bugs or features, not %q", w.targetLane)
+	case w.jsonOut && !w.list:
+		return fail(stderr, exitError, "--json needs --list")
 	case w.slug != "" && w.path != "":
 		return fail(stderr, exitError, "give --slug or --path, not both")
 	case w.run:

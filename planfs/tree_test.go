@@ -3,6 +3,7 @@ package planfs
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -297,10 +298,42 @@ func TestResolvePath(t *testing.T) {
 	}
 }
 
+// TestHistoryRunsGitOnce: git evidence costs one `git log` however many
+// slugs are asked about, and only completed/ paths count.
 func TestHistoryRunsGitOnce(t *testing.T) {
-	tr := mkTree(t)
+	tr := mkTree(t, "completed/old.md:", "features/fix-login.md:")
+	gitIn := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-C", tr.Project}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitIn("init", "-q")
+	gitIn("add", "-A")
+	gitIn("commit", "-q", "-m", "plans")
+	gitIn("rm", "-q", ".plans/completed/old.md", ".plans/features/fix-login.md")
+	gitIn("commit", "-q", "-m", "gone")
+
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	count := filepath.Join(bin, "count")
+	wrapper := "#!/bin/sh\necho >> '" + count + "'\nexec '" + real + "' \"$@\"\n"
+	os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
 	h := tr.History()
-	if h("anything") {
+	for slug, want := range map[string]bool{"old": true, "OLD": true, "fix-login": false, "login": false, "never": false} {
+		if got := h(slug); got != want {
+			t.Errorf("history(%q) = %v, want %v", slug, got, want)
+		}
+	}
+	if runs, _ := os.ReadFile(count); strings.Count(string(runs), "\n") != 1 {
+		t.Fatalf("git ran %d times, want once", strings.Count(string(runs), "\n"))
+	}
+	if outside := mkTree(t).History(); outside("old") {
 		t.Fatal("outside git, nothing was ever completed")
 	}
 }
