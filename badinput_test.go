@@ -163,6 +163,9 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{name: "LeaseTTLZero", setup: func(t *testing.T) (string, []string, []string) {
 			return newTree(t), []string{"work-once", "--lease-ttl", "0"}, []string{"--lease-ttl"}
 		}},
+		{name: "LeaseTTLNaN", setup: func(t *testing.T) (string, []string, []string) {
+			return newTree(t, plan{rel: "features/a.md"}), []string{"work-once", "--once", "--lease-ttl", "NaN"}, []string{"--lease-ttl"}
+		}, stays: []string{"features/a.md"}},
 		{name: "ParkBadLane", setup: func(t *testing.T) (string, []string, []string) {
 			return newTree(t, plan{rel: "features/a.md"}), []string{"work-once", "--slug", "a", "--park", "completed"}, []string{"--park"}
 		}, stays: []string{"features/a.md"}},

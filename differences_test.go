@@ -204,6 +204,7 @@ func TestDiffCorruptLeaseReportedAndRecoverable(t *testing.T) {
 		t.Parallel()
 		dir := newTree(t, plan{rel: "features/x.md", fields: "Preferred models: mid"})
 		putRaw(t, dir, ".leases/features__x.md.json", `{"plan": "features/x.md", "agent_id": "w1", "claimed_at": 17`)
+		age(t, dir, ".leases/features__x.md.json") // not one being written right now
 		r := fw(t, dir, "check")
 		want(t, r, 1)
 		if !strings.Contains(r.stdout, ".leases/features__x.md.json") || !strings.Contains(r.stdout, "corrupt") {
@@ -227,6 +228,7 @@ func TestDiffCorruptLeaseReportedAndRecoverable(t *testing.T) {
 		dir := newTree(t, plan{rel: "features/x.md", fields: "Preferred models: mid"})
 		want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w1"), 0)
 		putRaw(t, dir, ".leases/in-progress__x.md.json", "")
+		age(t, dir, ".leases/in-progress__x.md.json")
 		r := fw(t, dir, "check")
 		want(t, r, 1)
 		if !strings.Contains(r.stdout, ".leases/in-progress__x.md.json") {
@@ -437,21 +439,40 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 		l["host"], l["pid"], l["token"] = host, deadPID(t), "0123456789abcdef"
 		return l
 	}
-	t.Run("MovedButInProgressLeaseMissing", func(t *testing.T) {
+	t.Run("MovedByDeadLocalClaimerIsUndone", func(t *testing.T) {
 		t.Parallel()
+		// Killed after the move, before it returned: no agent ever got the
+		// path, so the plan goes back and is claimable at once.
 		dir := newTree(t, plan{rel: "in-progress/h.md", fields: "Preferred models: mid"})
 		putLease(t, dir, "features/h.md", deadLease("features/h.md"))
 		r := fw(t, dir, "work-once", "--list", "--agent-id", "w")
 		want(t, r, 0)
+		if !exists(dir, "features/h.md") || exists(dir, "in-progress/h.md") {
+			t.Fatalf("claim not undone: %v", r)
+		}
+		if leaseOf(t, dir, "features/h.md") != nil || leaseOf(t, dir, "in-progress/h.md") != nil {
+			t.Error("leases left after the undo")
+		}
+		want(t, fw(t, dir, "check"), 0)
+		want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w"), 0)
+	})
+	t.Run("MovedByRemoteClaimerIsFinished", func(t *testing.T) {
+		t.Parallel()
+		// A claimer we cannot see (anchor, or another host) that stopped
+		// after the move, past the grace: its claim is finished for it.
+		dir := newTree(t, plan{rel: "in-progress/h.md", fields: "Preferred models: mid"})
+		putLease(t, dir, "features/h.md", anchorLease("features/h.md", "far-agent", 120, 3600))
+		r := fw(t, dir, "work-once", "--list", "--agent-id", "w")
+		want(t, r, 0)
 		l := leaseOf(t, dir, "in-progress/h.md")
-		if l == nil || l["agent_id"] != "dead-agent" || l["origin"] != "features/h.md" || l["plan"] != "in-progress/h.md" {
+		if l == nil || l["agent_id"] != "far-agent" || l["origin"] != "features/h.md" || l["plan"] != "in-progress/h.md" {
 			t.Fatalf("in-progress lease after repair: %v (%v)", l, r)
 		}
 		if leaseOf(t, dir, "features/h.md") != nil {
 			t.Error("ready-path lease not removed")
 		}
 		want(t, fw(t, dir, "check"), 0)
-		// The repaired claim belongs to the dead agent until recovered.
+		// The finished claim belongs to its agent until it expires.
 		want(t, fw(t, dir, "work-once", "--recover", "--slug", "h", "--agent-id", "w"), 2)
 	})
 	t.Run("ReadyPathLeaseFromDeadClaimer", func(t *testing.T) {
@@ -480,4 +501,13 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 			t.Fatalf("live claimer's lease removed: %v", got)
 		}
 	})
+}
+
+// age sets a file under .plans/ two minutes into the past.
+func age(t *testing.T, dir, rel string) {
+	t.Helper()
+	old := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, ".plans", rel), old, old); err != nil {
+		t.Fatal(err)
+	}
 }

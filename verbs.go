@@ -135,8 +135,8 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	return verb{
 		name: "recover", lanes: []model.Lane{model.InProgress}, withTTL: true,
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
-			if f.ttl <= 0 {
-				return "", fmt.Errorf("--lease-ttl must be positive, not %g", f.ttl)
+			if err := planfs.ValidTTL(f.ttl); err != nil {
+				return "", fmt.Errorf("--lease-ttl: %v", err)
 			}
 			_, err := t.Recover(rel, f.agent, f.ttl)
 			return rel, err

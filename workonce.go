@@ -70,8 +70,8 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	switch {
 	case w.maxPlans < 1:
 		return fail(stderr, exitError, "--max-plans must be at least 1, not %d", w.maxPlans)
-	case w.ttl <= 0:
-		return fail(stderr, exitError, "--lease-ttl must be positive, not %g", w.ttl)
+	case planfs.ValidTTL(w.ttl) != nil:
+		return fail(stderr, exitError, "--lease-ttl: %v", planfs.ValidTTL(w.ttl))
 	case w.park != "" && w.park != string(model.Ambiguous) && w.park != string(model.Blocked):
 		return fail(stderr, exitError, "--park must be ambiguous or blocked, not %q", w.park)
 	case w.targetLane != "" && w.targetLane != string(model.Bugs) && w.targetLane != string(model.Features):

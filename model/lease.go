@@ -52,12 +52,16 @@ func RelOfLeaseFile(name string) (string, bool) {
 	return lane + "/" + rest, true
 }
 
+// ErrEmptyLease is an empty lease file: what a claimer killed between
+// creating the file and writing it leaves behind.
+var ErrEmptyLease = errors.New("empty lease file")
+
 // DecodeLease parses a lease file's content.
 func DecodeLease(data []byte) (Lease, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		if len(strings.TrimSpace(string(data))) == 0 {
-			return Lease{}, errors.New("empty lease file")
+			return Lease{}, ErrEmptyLease
 		}
 		return Lease{}, fmt.Errorf("not a JSON object: %v", err)
 	}

@@ -34,16 +34,33 @@ func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
 		return "", planErr(rel, ErrDestExists, "%s already exists", dst)
 	}
 
+	if err := ValidTTL(ttl); err != nil {
+		return "", planErr(rel, err, "%v", err)
+	}
+
 	token := newToken()
 	ready := t.newLease(rel, agent, "", token, ttl)
 	if err := t.acquireReadyLease(rel, agent, ready); err != nil {
 		return "", err
 	}
+	// A plan of the same name in the other ready lane shares in-progress/<name>.
+	// anchor's move overwrites, so hold that lane's lease too: then neither
+	// tool can move its twin while we move ours.
+	twin := twinRel(lane, name)
+	var twinLease model.Lease
+	if t.exists(twin) {
+		twinLease = t.newLease(twin, agent, "", token, ttl)
+		if err := t.acquireReadyLease(twin, agent, twinLease); err != nil {
+			t.removeLeaseIf(rel, &ready)
+			return "", planErr(rel, ErrClaimed, "its twin %s is being claimed", twin)
+		}
+		defer t.removeLeaseIf(twin, &twinLease)
+	}
 	failpoint("claim:ready-lease")
 
-	if err := os.MkdirAll(t.Abs(string(model.InProgress)), 0o755); err != nil {
+	if _, err := t.laneDir(model.InProgress); err != nil {
 		t.removeLeaseIf(rel, &ready)
-		return "", planErr(rel, err, "cannot create in-progress/: %v", errText(err))
+		return "", planErr(rel, err, "%v", err)
 	}
 	if err := moveNoReplace(t.Abs(rel), t.Abs(dst)); err != nil {
 		t.removeLeaseIf(rel, &ready)
@@ -99,4 +116,12 @@ func (t *Tree) acquireReadyLease(rel, agent string, l model.Lease) error {
 		}
 	}
 	return planErr(rel, ErrClaimed, "could not claim (race)")
+}
+
+// twinRel is the same file name in the other ready lane.
+func twinRel(lane model.Lane, name string) string {
+	if lane == model.Bugs {
+		return string(model.Features) + "/" + name
+	}
+	return string(model.Bugs) + "/" + name
 }

@@ -2,11 +2,14 @@ package planfs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"fleetwatch/model"
 )
@@ -150,31 +153,29 @@ func (t *Tree) tempLease(l model.Lease) (string, error) {
 // holder and claim), so a verb never drops a lease someone wrote since it
 // looked. A heartbeat in between does not count as a new lease.
 func (t *Tree) removeLeaseIf(rel string, want *model.Lease) {
-	if cur := t.LeaseFor(rel); cur != nil && sameHolder(cur, want) {
-		_ = os.Remove(t.leasePath(rel))
-	}
+	t.takeLease(rel, func(got *model.Lease) bool { return sameHolder(got, want) })
 }
 
-// clearLease removes rel's lease file if it still holds cur. It renames the
-// file to a name only this caller knows first, so of several racers exactly
-// one clears it, and a lease written since cur was read survives.
+// clearLease removes rel's lease file if it is still exactly cur.
 func (t *Tree) clearLease(rel string, cur *model.Lease) bool {
+	return t.takeLease(rel, func(got *model.Lease) bool { return sameLeaseAs(got, cur) })
+}
+
+// takeLease removes rel's lease file if it satisfies ok. It first renames the
+// file to a name only this caller knows, so of several racers exactly one
+// takes it, and a lease written since the caller looked is put back.
+func (t *Tree) takeLease(rel string, ok func(*model.Lease) bool) bool {
 	aside := filepath.Join(t.Plans, ".leases", ".stale-"+newToken())
 	if err := os.Rename(t.leasePath(rel), aside); err != nil {
 		return false
 	}
 	defer os.Remove(aside)
-	if !t.sameLease(aside, cur) {
-		_ = os.Link(aside, t.leasePath(rel)) // not what we judged stale: put it back
+	got := t.readLeaseFile(aside)
+	if !ok(&got) {
+		_ = os.Link(aside, t.leasePath(rel)) // not the one judged: put it back
 		return false
 	}
 	return true
-}
-
-// sameLease reports whether the file at path still holds lease l.
-func (t *Tree) sameLease(path string, l *model.Lease) bool {
-	got := t.readLeaseFile(path)
-	return sameLeaseAs(&got, l)
 }
 
 // sameLeaseAs reports whether a and b are the same lease, expiry included.
@@ -182,46 +183,54 @@ func sameLeaseAs(a, b *model.Lease) bool {
 	return sameHolder(a, b) && a.ExpiresAt == b.ExpiresAt
 }
 
-// sameHolder reports whether a and b record the same claim; two unreadable
-// files count as the same.
+// sameHolder reports whether a and b record the same claim; unreadable files
+// count as the same when their mtime is.
 func sameHolder(a, b *model.Lease) bool {
 	if a.Corrupt != "" || b.Corrupt != "" {
-		return a.Corrupt != "" && b.Corrupt != ""
+		return a.Corrupt != "" && b.Corrupt != "" && a.ModTime == b.ModTime
 	}
 	return a.AgentID == b.AgentID && a.Token == b.Token && a.ClaimedAt == b.ClaimedAt
 }
 
-// lockLease serialises takeovers of rel's lease with an O_EXCL lock file, so
-// the lease can be replaced in one rename (never absent) while exactly one of
-// several recoverers wins. A lock left by a dead process is broken.
-func (t *Tree) lockLease(rel string) (unlock func(), err error) {
+// lockLeases serialises every change to a held lease (renew, recover, and
+// moving a claimed plan out) across processes, with flock(2) on one file: the
+// kernel drops the lock when its holder dies, so a crash never leaves it
+// held. Claims do not take it; their ready-path lease excludes them.
+func (t *Tree) lockLeases() (unlock func(), err error) {
 	dir, err := t.leasesDir()
 	if err != nil {
-		return nil, planErr(rel, err, "cannot create .leases/: %v", errText(err))
+		return nil, fmt.Errorf("cannot create .leases/: %v", errText(err))
 	}
-	path := filepath.Join(dir, "."+model.LeaseFileName(rel)+".lock")
-	owner := model.EncodeLease(model.Lease{Plan: rel, AgentID: "lock", ClaimedAt: t.now(), Host: t.host, PID: t.pid})
-	for attempt := 0; attempt < 2; attempt++ {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if err == nil {
-			_, _ = f.Write(owner)
-			_ = f.Close()
-			return func() { os.Remove(path) }, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, planErr(rel, err, "cannot lock lease: %v", errText(err))
-		}
-		held := t.readLeaseFile(path)
-		if held.Corrupt == "" && !t.abandoned(&held) {
-			break
-		}
-		if held.Corrupt != "" && t.now()-held.ModTime < claimGrace {
-			break
-		}
-		os.Remove(path)
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the lease lock: %v", errText(err))
 	}
-	return nil, planErr(rel, ErrClaimed, "another worker is recovering it")
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot lock leases: %v", errText(err))
+	}
+	return func() { f.Close() }, nil
 }
+
+// lockFile is the flock target in .leases/; it is never removed, so every
+// process locks the same inode.
+const lockFile = ".lock"
+
+// claimInFlight reports whether one of our claimers is between moving the
+// plan named name into in-progress/ and writing its lease: it holds the
+// ready-path lease until then.
+func (t *Tree) claimInFlight(name string) bool {
+	for _, l := range []model.Lane{model.Bugs, model.Features} {
+		if _, err := os.Lstat(t.leasePath(string(l) + "/" + name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeGrace is how long an unreadable lease may be one still being
+// written (anchor writes leases in place) before recover may replace it.
+const writeGrace = 5.0
 
 // abandoned reports whether a ready-path lease was left by a claimer that is
 // gone: the same host with its pid dead, or older than the claim grace.

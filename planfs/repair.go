@@ -14,26 +14,34 @@ type Repairs struct {
 	Fixed, Unfixed []string
 }
 
-// Repair finishes or undoes what dead claimers left half done:
-//   - a ready-path lease whose plan already sits in in-progress/ becomes that
-//     plan's in-progress lease (the claimer died before writing it), or is
-//     dropped if the in-progress lease exists;
+// Repair finishes or undoes what killed workers left half done:
+//   - a claim whose claimer died on this host before it returned (its
+//     ready-path lease is still there, the plan already in in-progress/) is
+//     undone: the plan goes back, claimable at once, since no agent ever got
+//     its path; a claimer on another host, or anchor, gets its claim finished
+//     (the in-progress lease written from the ready-path one);
 //   - a ready-path lease left by a dead claimer (same host and pid gone, or
-//     older than a short grace) is removed, so the plan is claimable again;
+//     older than a short grace) is removed, and so is an empty one: what a
+//     claimer killed between creating and writing it leaves;
+//   - a plan left in two lanes at once by an interrupted link+unlink move
+//     keeps only one link (in-progress/ wins, else the earlier lane);
 //   - a lease whose plan file is gone is removed;
 //   - an in-progress plan without a lease is reported: recover takes it.
 //
 // Live claims are never touched: a ready-path lease counts as left behind
-// only by the rules above.
+// only by the rules above. Repair holds the lease lock while it works.
 func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 	var r Repairs
+	unlock, err := t.lockLeases()
+	if err != nil {
+		r.Unfixed = append(r.Unfixed, "repair skipped: "+err.Error())
+		return r
+	}
+	defer unlock()
+	r.Fixed = t.unlinkTwins(snap)
 	plans := make(map[string]bool, len(snap.Plans))
 	for i := range snap.Plans {
 		plans[snap.Plans[i].Rel] = true
-	}
-	leased := map[string]bool{}
-	for i := range snap.Leases {
-		leased[snap.Leases[i].Rel] = true
 	}
 	for i := range snap.Leases {
 		l := &snap.Leases[i]
@@ -43,7 +51,7 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 		}
 		switch {
 		case lane.Ready():
-			if note := t.repairReadyLease(l, lane, name, plans, leased); note != "" {
+			if note := t.repairReadyLease(l, name, plans); note != "" {
 				r.Fixed = append(r.Fixed, note)
 			}
 		case !plans[l.Rel] && !t.exists(l.Rel) && t.LeaseFor(l.Rel) != nil:
@@ -54,31 +62,31 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 	t.sweepLeaseTemps()
 	for i := range snap.Plans {
 		p := &snap.Plans[i]
-		if p.Lane == model.InProgress && !leased[p.Rel] && t.LeaseFor(p.Rel) == nil {
+		if p.Lane == model.InProgress && t.exists(p.Rel) && t.LeaseFor(p.Rel) == nil && !t.claimInFlight(p.Name) {
 			r.Unfixed = append(r.Unfixed, p.Rel+": in progress without a lease; `fleetwatch recover "+p.Rel+"` takes it over")
 		}
 	}
 	return r
 }
 
-func (t *Tree) repairReadyLease(l *model.Lease, lane model.Lane, name string, plans, leased map[string]bool) string {
+func (t *Tree) repairReadyLease(l *model.Lease, name string, plans map[string]bool) string {
 	stale := t.abandoned(l) || l.Corrupt == "" && !l.Active(t.now())
-	if !stale || l.Corrupt != "" && plans[l.Rel] {
-		return "" // live, or a corrupt lease on a present plan: check reports it, recover clears it
+	switch {
+	case !stale:
+		return "" // a live claim
+	case l.Corrupt != "" && l.Corrupt != model.ErrEmptyLease.Error() && plans[l.Rel]:
+		return "" // garbage on a present plan: check reports it, recover clears it
+	}
+	// The snapshot may be older than the claimer's last step. Read the lease
+	// again only now, after judging its claimer gone, so what we read is final.
+	if cur := t.LeaseFor(l.Rel); cur == nil || !sameHolder(cur, l) {
+		return ""
 	}
 	claimed := path.Join(string(model.InProgress), name)
-	if !plans[l.Rel] && !t.exists(l.Rel) && t.exists(claimed) && !leased[claimed] && l.Corrupt == "" && t.LeaseFor(claimed) == nil {
-		held := *l
-		held.Plan, held.Origin = claimed, l.Rel
-		if err := t.linkLeaseExcl(claimed, held); err != nil {
-			return ""
+	if l.Corrupt == "" && !plans[l.Rel] && !t.exists(l.Rel) && t.exists(claimed) {
+		if held := t.LeaseFor(claimed); held == nil || held.Token == l.Token {
+			return t.repairClaim(l, claimed, held)
 		}
-		t.removeLeaseIf(l.Rel, l)
-		t.appendEvent(Event{Event: "repair", Slug: model.SlugOf(name), From: l.Rel, To: claimed, AgentID: l.AgentID, Origin: l.Rel, Reason: "claim finished for a dead claimer"})
-		return "finished " + l.AgentID + "'s interrupted claim of " + l.Rel + ": lease now on " + claimed
-	}
-	if t.LeaseFor(l.Rel) == nil {
-		return ""
 	}
 	t.removeLeaseIf(l.Rel, l)
 	if !plans[l.Rel] {
@@ -88,8 +96,71 @@ func (t *Tree) repairReadyLease(l *model.Lease, lane model.Lane, name string, pl
 	return "removed " + l.AgentID + "'s abandoned lease on " + l.Rel + "; it is claimable again"
 }
 
+// repairClaim deals with a claim interrupted after its move: ready is the
+// claim's ready-path lease, held the in-progress lease if it got that far.
+func (t *Tree) repairClaim(ready *model.Lease, claimed string, held *model.Lease) string {
+	slug := model.SlugOf(path.Base(claimed))
+	if ready.Host != "" && ready.Host == t.host && ready.PID > 0 && !pidAlive(ready.PID) {
+		if err := moveNoReplace(t.Abs(claimed), t.Abs(ready.Rel)); err == nil {
+			if held != nil {
+				t.removeLeaseIf(claimed, held)
+			}
+			t.removeLeaseIf(ready.Rel, ready)
+			t.appendEvent(Event{Event: "repair", Slug: slug, From: claimed, To: ready.Rel, AgentID: ready.AgentID, Reason: "claim undone: its claimer died before it returned"})
+			return "undid " + ready.AgentID + "'s interrupted claim: " + ready.Rel + " is claimable again"
+		}
+	}
+	if held == nil {
+		finished := *ready
+		finished.Plan, finished.Origin = claimed, ready.Rel
+		if err := t.linkLeaseExcl(claimed, finished); err != nil {
+			return ""
+		}
+	}
+	t.removeLeaseIf(ready.Rel, ready)
+	t.appendEvent(Event{Event: "repair", Slug: slug, From: ready.Rel, To: claimed, AgentID: ready.AgentID, Origin: ready.Rel, Reason: "claim finished for a claimer that stopped"})
+	return "finished " + ready.AgentID + "'s interrupted claim of " + ready.Rel + ": lease now on " + claimed
+}
+
+// unlinkTwins finds plans of one name in two lanes that are one file (a
+// link+unlink move cut short) and removes the extra link; no content is lost.
+func (t *Tree) unlinkTwins(snap *model.Snapshot) []string {
+	byName := make(map[string][]*model.Plan, len(snap.Plans))
+	var dup []string
+	for i := range snap.Plans {
+		p := &snap.Plans[i]
+		byName[p.Name] = append(byName[p.Name], p)
+		if len(byName[p.Name]) == 2 {
+			dup = append(dup, p.Name)
+		}
+	}
+	var notes []string
+	for _, name := range dup {
+		ps := byName[name]
+		keep := ps[0]
+		for _, p := range ps {
+			if p.Lane == model.InProgress {
+				keep = p
+			}
+		}
+		keepInfo, err := os.Lstat(t.Abs(keep.Rel))
+		if err != nil {
+			continue
+		}
+		for _, p := range ps {
+			if p == keep {
+				continue
+			}
+			if fi, err := os.Lstat(t.Abs(p.Rel)); err == nil && os.SameFile(fi, keepInfo) && os.Remove(t.Abs(p.Rel)) == nil {
+				notes = append(notes, "finished an interrupted move: "+p.Rel+" was the same file as "+keep.Rel)
+			}
+		}
+	}
+	return notes
+}
+
 // sweepLeaseTemps deletes the dot-files verbs make in .leases/ (temp leases,
-// leases taken aside, recover locks) once a crash has left them behind.
+// leases taken aside) once a crash has left them behind. The lock file stays.
 func (t *Tree) sweepLeaseTemps() {
 	dir := filepath.Join(t.Plans, ".leases")
 	entries, err := os.ReadDir(dir)
@@ -98,18 +169,11 @@ func (t *Tree) sweepLeaseTemps() {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, ".") || e.IsDir() {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if strings.HasSuffix(name, ".lock") {
-			if l := t.readLeaseFile(p); l.Corrupt == "" && t.abandoned(&l) {
-				os.Remove(p)
-			}
+		if !strings.HasPrefix(name, ".") || name == lockFile || e.IsDir() {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && t.now()-float64(fi.ModTime().UnixNano())/1e9 > claimGrace {
-			os.Remove(p)
+			os.Remove(filepath.Join(dir, name))
 		}
 	}
 }

@@ -47,6 +47,10 @@ func (t *Tree) Scan() (*model.Snapshot, error) {
 	var items []*scanItem
 	for _, lane := range model.Lanes {
 		dir := filepath.Join(t.Plans, string(lane))
+		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			snap.Warnings = append(snap.Warnings, model.Warning{File: string(lane) + "/", Message: "lane is a symlink; skipped (plans must stay inside the tree)"})
+			continue
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {

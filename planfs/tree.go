@@ -143,3 +143,23 @@ func (t *Tree) exists(rel string) bool {
 	_, err := os.Lstat(t.Abs(rel))
 	return err == nil
 }
+
+// laneDir returns a lane's directory, creating it when missing. A lane that
+// is a symlink is refused: moving plans through it would take them out of
+// the tree.
+func (t *Tree) laneDir(lane model.Lane) (string, error) {
+	dir := t.Abs(string(lane))
+	fi, err := os.Lstat(dir)
+	switch {
+	case err == nil && fi.Mode()&os.ModeSymlink != 0:
+		return "", fmt.Errorf("%s/ is a symlink; fleetwatch only moves plans inside %s", lane, t.Plans)
+	case err == nil && !fi.IsDir():
+		return "", fmt.Errorf("%s/ is not a directory", lane)
+	case err == nil:
+		return dir, nil
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+		return "", fmt.Errorf("cannot create %s/: %v", lane, errText(err))
+	}
+	return dir, nil
+}

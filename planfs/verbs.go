@@ -2,8 +2,10 @@ package planfs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 
@@ -16,6 +18,19 @@ func (t *Tree) Renew(rel, agent string, ttl float64) (*model.Lease, error) {
 	if _, _, err := SplitRel(rel); err != nil {
 		return nil, err
 	}
+	if err := ValidTTL(ttl); err != nil {
+		return nil, planErr(rel, err, "%v", err)
+	}
+	unlock, err := t.lockLeases()
+	if err != nil {
+		return nil, planErr(rel, err, "%v", err)
+	}
+	defer unlock()
+	return t.renew(rel, agent, ttl)
+}
+
+// renew is Renew for a caller holding the lease lock.
+func (t *Tree) renew(rel, agent string, ttl float64) (*model.Lease, error) {
 	cur := t.LeaseFor(rel)
 	switch {
 	case cur == nil:
@@ -33,11 +48,28 @@ func (t *Tree) Renew(rel, agent string, ttl float64) (*model.Lease, error) {
 	return &next, nil
 }
 
+// ValidTTL rejects lease lifetimes that cannot be written as JSON or make
+// no sense.
+func ValidTTL(ttl float64) error {
+	if math.IsNaN(ttl) || math.IsInf(ttl, 0) || ttl <= 0 {
+		return fmt.Errorf("lease TTL must be a positive number of seconds, not %v", ttl)
+	}
+	return nil
+}
+
 // owned checks that agent may act on rel's lease: its own, or any with force.
-// An in-progress plan with no lease at all is free to anyone, as in anchor.
+// An in-progress plan with no lease at all is free to anyone, as in anchor,
+// unless a claim is still moving it in. Callers hold the lease lock.
 func (t *Tree) owned(rel, agent string, force bool) (*model.Lease, error) {
 	cur := t.LeaseFor(rel)
-	if cur == nil || force {
+	if cur == nil {
+		lane, name, _ := SplitRel(rel)
+		if lane == model.InProgress && t.claimInFlight(name) {
+			return nil, planErr(rel, ErrClaimed, "being claimed right now; try again in a minute")
+		}
+		return nil, nil
+	}
+	if force {
 		return cur, nil
 	}
 	if cur.Corrupt != "" {
@@ -52,6 +84,31 @@ func (t *Tree) owned(rel, agent string, force bool) (*model.Lease, error) {
 	return cur, nil
 }
 
+// moveOwned checks agent's right to rel's lease and moves the plan to lane
+// under the lease lock, so no heartbeat or recover slips in between.
+func (t *Tree) moveOwned(rel string, to func(lease *model.Lease) (model.Lane, error), agent string, force bool, step string, ev Event) (string, error) {
+	unlock, err := t.lockLeases()
+	if err != nil {
+		return "", planErr(rel, err, "%v", err)
+	}
+	defer unlock()
+	lease, err := t.owned(rel, agent, force)
+	if err != nil {
+		return "", err
+	}
+	lane, err := to(lease)
+	if err != nil {
+		return "", err
+	}
+	if ev.Origin == "" && lease != nil {
+		ev.Origin = lease.Origin
+	}
+	if ev.Origin == "" {
+		ev.Origin = t.eventOrigin(rel)
+	}
+	return t.move(rel, lane, step, lease, ev)
+}
+
 // move relocates a plan to lane without overwriting and logs it; it then
 // drops lease, when given, if nobody replaced it meanwhile.
 func (t *Tree) move(rel string, to model.Lane, step string, lease *model.Lease, ev Event) (string, error) {
@@ -60,8 +117,8 @@ func (t *Tree) move(rel string, to model.Lane, step string, lease *model.Lease, 
 		return "", err
 	}
 	dst := string(to) + "/" + name
-	if err := os.MkdirAll(t.Abs(string(to)), 0o755); err != nil {
-		return "", planErr(rel, err, "cannot create %s/: %v", to, errText(err))
+	if _, err := t.laneDir(to); err != nil {
+		return "", planErr(rel, err, "%v", err)
 	}
 	if err := moveNoReplace(t.Abs(rel), t.Abs(dst)); err != nil {
 		switch {
@@ -137,15 +194,12 @@ func (t *Tree) Release(rel, agent string, force bool) (string, error) {
 	if _, err := t.needPlan(rel); err != nil {
 		return "", err
 	}
-	lease, err := t.owned(rel, agent, force)
-	if err != nil {
-		return "", err
-	}
-	if lease == nil {
-		return "", planErr(rel, ErrNoLease, "no lease (use return to send it back)")
-	}
-	return t.move(rel, t.originLane(rel, lease, model.Features), "release:moved", lease,
-		Event{Event: "release", AgentID: agent, Origin: lease.Origin})
+	return t.moveOwned(rel, func(lease *model.Lease) (model.Lane, error) {
+		if lease == nil {
+			return "", planErr(rel, ErrNoLease, "no lease (use return to send it back)")
+		}
+		return t.originLane(rel, lease, model.Features), nil
+	}, agent, force, "release:moved", Event{Event: "release", AgentID: agent})
 }
 
 // Recover takes over rel for agent when its lease is expired, unreadable or
@@ -159,50 +213,61 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 	if lane != model.InProgress && !lane.Ready() {
 		return nil, planErr(rel, ErrBadTarget, "only in-progress plans and ready-path leases can be recovered")
 	}
-	cur := t.LeaseFor(rel)
-	if cur != nil && cur.Active(t.now()) {
-		if cur.AgentID == agent {
-			return t.Renew(rel, agent, ttl)
-		}
-		return nil, planErr(rel, ErrNotOwner, "owned by %s (lease active)", cur.AgentID)
+	if err := ValidTTL(ttl); err != nil {
+		return nil, planErr(rel, err, "%v", err)
 	}
-	if lane.Ready() {
-		if cur == nil {
-			return nil, planErr(rel, ErrNoLease, "no lease to recover")
-		}
-		if !t.clearLease(rel, cur) {
-			return nil, planErr(rel, ErrClaimed, "recovered by another worker")
-		}
-		t.appendEvent(Event{Event: "recover", Slug: model.SlugOf(rel[len(lane)+1:]), From: rel, To: rel, AgentID: agent})
-		return nil, nil
-	}
-	unlock, err := t.lockLease(rel)
+	unlock, err := t.lockLeases()
 	if err != nil {
-		return nil, err
+		return nil, planErr(rel, err, "%v", err)
 	}
 	defer unlock()
 	failpoint("recover:locked")
-	// Under the lock, the lease must still be the one judged stale above.
-	again := t.LeaseFor(rel)
-	if (again == nil) != (cur == nil) || again != nil && !sameLeaseAs(again, cur) {
-		return nil, planErr(rel, ErrClaimed, "recovered by another worker")
+	_, name, _ := SplitRel(rel)
+	cur := t.LeaseFor(rel)
+	switch {
+	case cur != nil && cur.Active(t.now()) && cur.AgentID == agent:
+		return t.renew(rel, agent, ttl)
+	case cur != nil && cur.Active(t.now()):
+		return nil, planErr(rel, ErrNotOwner, "owned by %s (lease active)", cur.AgentID)
+	case cur != nil && cur.Corrupt != "" && t.now()-cur.ModTime < writeGrace:
+		// anchor writes leases in place: an unreadable young file is likely
+		// one being written.
+		return nil, planErr(rel, ErrClaimed, "lease file is being written; try again in a minute")
+	case cur == nil && lane.Ready():
+		return nil, planErr(rel, ErrNoLease, "no lease to recover")
+	case cur == nil && t.claimInFlight(name):
+		return nil, planErr(rel, ErrClaimed, "being claimed right now; try again in a minute")
+	}
+	ev := Event{Event: "recover", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: agent}
+	if lane.Ready() {
+		if !t.clearLease(rel, cur) {
+			return nil, planErr(rel, ErrClaimed, "recovered by another worker")
+		}
+		t.appendEvent(ev)
+		return nil, nil
 	}
 	origin := ""
 	if cur != nil {
 		origin = cur.Origin
+		ev.Reason = "previous owner " + cur.AgentID
 	}
 	if origin == "" {
 		origin = t.eventOrigin(rel)
 	}
 	next := t.newLease(rel, agent, origin, newToken(), ttl)
-	if err := t.writeLease(rel, next); err != nil {
+	if cur == nil {
+		err = t.linkLeaseExcl(rel, next) // a claimer's lease appearing now wins
+	} else {
+		err = t.writeLease(rel, next)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return nil, planErr(rel, ErrClaimed, "taken by another worker")
+	}
+	if err != nil {
 		return nil, planErr(rel, err, "cannot write lease: %v", errText(err))
 	}
-	prev := ""
-	if cur != nil {
-		prev = cur.AgentID
-	}
-	t.appendEvent(Event{Event: "recover", Slug: model.SlugOf(rel[len(lane)+1:]), From: rel, To: rel, AgentID: agent, Origin: origin, Reason: "previous owner " + prev})
+	ev.Origin = origin
+	t.appendEvent(ev)
 	return &next, nil
 }
 
@@ -218,18 +283,11 @@ func (t *Tree) Park(rel string, to model.Lane, agent, reason string, force bool)
 	if !lane.Ready() && lane != model.InProgress {
 		return "", planErr(rel, ErrBadTarget, "only plans in bugs/, features/ or in-progress/ can be parked")
 	}
-	lease, err := t.owned(rel, agent, force)
-	if err != nil {
-		return "", err
+	ev := Event{Event: "park", AgentID: agent, Reason: reason}
+	if lane.Ready() {
+		ev.Origin = rel
 	}
-	origin := rel
-	if lane == model.InProgress {
-		origin = ""
-		if lease != nil {
-			origin = lease.Origin
-		}
-	}
-	return t.move(rel, to, "park:moved", lease, Event{Event: "park", AgentID: agent, Origin: origin, Reason: reason})
+	return t.moveOwned(rel, func(*model.Lease) (model.Lane, error) { return to, nil }, agent, force, "park:moved", ev)
 }
 
 // Return sends a parked or claimed plan back to a ready lane: to when given,
@@ -242,21 +300,18 @@ func (t *Tree) Return(rel string, to model.Lane, agent string, force bool) (stri
 	if err != nil {
 		return "", err
 	}
-	var lease *model.Lease
 	switch {
 	case lane.Ready():
 		return "", planErr(rel, ErrBadTarget, "already ready")
-	case lane == model.InProgress:
-		if lease, err = t.owned(rel, agent, force); err != nil {
-			return "", err
-		}
-	case !lane.Parked():
+	case lane != model.InProgress && !lane.Parked():
 		return "", planErr(rel, ErrBadTarget, "only parked or claimed plans can be returned")
 	}
-	if to == "" {
-		to = t.originLane(rel, lease, model.Features)
-	}
-	return t.move(rel, to, "return:moved", lease, Event{Event: "return", AgentID: agent})
+	return t.moveOwned(rel, func(lease *model.Lease) (model.Lane, error) {
+		if to != "" {
+			return to, nil
+		}
+		return t.originLane(rel, lease, model.Features), nil
+	}, agent, force, "return:moved", Event{Event: "return", AgentID: agent})
 }
 
 // Complete moves agent's claimed plan to completed/ (or review-needed/).
@@ -271,14 +326,12 @@ func (t *Tree) Complete(rel string, to model.Lane, agent string, force bool) (st
 	if lane != model.InProgress {
 		return "", planErr(rel, ErrBadTarget, "only in-progress plans can be completed")
 	}
-	lease, err := t.owned(rel, agent, force)
-	if err != nil {
-		return "", err
-	}
-	if lease == nil && !force {
-		return "", planErr(rel, ErrNoLease, "no lease; recover it first or use --force")
-	}
-	return t.move(rel, to, "complete:moved", lease, Event{Event: "complete", AgentID: agent})
+	return t.moveOwned(rel, func(lease *model.Lease) (model.Lane, error) {
+		if lease == nil && !force {
+			return "", planErr(rel, ErrNoLease, "no lease; recover it first or use --force")
+		}
+		return to, nil
+	}, agent, force, "complete:moved", Event{Event: "complete", AgentID: agent})
 }
 
 // PromoteProblems lists what a draft lacks before agents should see it.

@@ -1,0 +1,149 @@
+package planfs
+
+import (
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"fleetwatch/model"
+)
+
+// A claimer killed between creating its ready-path lease and writing it
+// leaves an empty file; once past the grace, the next run removes it.
+func TestRepairRemovesEmptyReadyLease(t *testing.T) {
+	tr := mkTree(t, "features/a.md:")
+	os.MkdirAll(tr.Abs(".leases"), 0o755)
+	os.WriteFile(tr.leasePath("features/a.md"), nil, 0o644)
+	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 0 {
+		t.Fatalf("a fresh empty lease may be one being written: %v", got)
+	}
+	old := time.Now().Add(-2 * time.Minute)
+	os.Chtimes(tr.leasePath("features/a.md"), old, old)
+	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 1 || tr.LeaseFor("features/a.md") != nil {
+		t.Fatalf("old empty lease kept: %v", got)
+	}
+	if _, err := tr.Claim("features/a.md", "w", 60); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A link+unlink move cut short leaves one file in two lanes.
+func TestRepairFinishesLinkedMove(t *testing.T) {
+	tr := mkTree(t, "features/a.md: - **Value:** high")
+	if err := os.Link(tr.Abs("features/a.md"), tr.Abs("in-progress/a.md")); err != nil {
+		t.Fatal(err)
+	}
+	got := tr.Repair(scan(t, tr))
+	if len(got.Fixed) != 1 || tr.exists("features/a.md") || !strings.Contains(mustRead(t, tr.Abs("in-progress/a.md")), "high") {
+		t.Fatalf("repair: %+v", got)
+	}
+	// Two different files of one name are a duplicate for check, not a twin.
+	tr = mkTree(t, "features/b.md:", "in-progress/b.md:")
+	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 0 || !tr.exists("features/b.md") {
+		t.Fatalf("distinct files touched: %+v", got)
+	}
+}
+
+// Claiming features/x.md also holds bugs/x.md's lease while it moves, so an
+// anchor worker cannot overwrite in-progress/x.md with its twin.
+func TestClaimHoldsTwinLease(t *testing.T) {
+	tr := mkTree(t, "bugs/x.md:", "features/x.md:")
+	busy := tr.newLease("bugs/x.md", "anchor-1", "", "", 60)
+	busy.Host, busy.PID = "", 0
+	if err := tr.createLeaseExcl("bugs/x.md", busy); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Claim("features/x.md", "w", 60); !errors.Is(err, ErrClaimed) {
+		t.Fatalf("claim while the twin is being claimed: %v", err)
+	}
+	if tr.LeaseFor("features/x.md") != nil {
+		t.Fatal("failed claim kept its lease")
+	}
+	os.Remove(tr.leasePath("bugs/x.md"))
+	if _, err := tr.Claim("features/x.md", "w", 60); err != nil {
+		t.Fatal(err)
+	}
+	if tr.LeaseFor("bugs/x.md") != nil || tr.LeaseFor("features/x.md") != nil {
+		t.Fatal("ready-path leases left after the claim")
+	}
+}
+
+func TestRecoverWaitsForClaimInFlight(t *testing.T) {
+	tr := mkTree(t, "in-progress/a.md:")
+	// Our claimer holds the ready-path lease until the in-progress one is written.
+	l := tr.newLease("features/a.md", "claimer", "", "tok", 60)
+	tr.createLeaseExcl("features/a.md", l)
+	if _, err := tr.Recover("in-progress/a.md", "op", 60); !errors.Is(err, ErrClaimed) {
+		t.Fatalf("recover during a claim: %v", err)
+	}
+	if _, err := tr.Park("in-progress/a.md", model.Blocked, "op", "", false); !errors.Is(err, ErrClaimed) {
+		t.Fatalf("park during a claim: %v", err)
+	}
+	os.Remove(tr.leasePath("features/a.md"))
+	if _, err := tr.Recover("in-progress/a.md", "op", 60); err != nil {
+		t.Fatalf("recover after the claim: %v", err)
+	}
+}
+
+func TestRecoverWaitsForLeaseBeingWritten(t *testing.T) {
+	tr := mkTree(t, "in-progress/a.md:")
+	os.MkdirAll(tr.Abs(".leases"), 0o755)
+	os.WriteFile(tr.leasePath("in-progress/a.md"), []byte(`{"plan": "in-pro`), 0o644)
+	if _, err := tr.Recover("in-progress/a.md", "op", 60); !errors.Is(err, ErrClaimed) {
+		t.Fatalf("recover of a lease being written: %v", err)
+	}
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(tr.leasePath("in-progress/a.md"), old, old)
+	if l, err := tr.Recover("in-progress/a.md", "op", 60); err != nil || l.AgentID != "op" {
+		t.Fatalf("recover of an old corrupt lease: %+v %v", l, err)
+	}
+}
+
+func TestBadTTLRefused(t *testing.T) {
+	tr := mkTree(t, "features/a.md:")
+	for _, ttl := range []float64{math.NaN(), math.Inf(1), 0, -5} {
+		if _, err := tr.Claim("features/a.md", "w", ttl); err == nil || !strings.Contains(err.Error(), "TTL") {
+			t.Errorf("ttl %v: %v", ttl, err)
+		}
+	}
+	if tr.LeaseFor("features/a.md") != nil || !tr.exists("features/a.md") {
+		t.Fatal("a refused claim changed the tree")
+	}
+}
+
+// A heartbeat after the lease was recovered by someone else fails: the
+// heartbeat and recover are serialised and each checks under the lock.
+func TestHeartbeatAfterRecoverFails(t *testing.T) {
+	tr := mkTree(t, "features/a.md:")
+	ip, _ := tr.Claim("features/a.md", "slow", 60)
+	later := time.Now().Add(2 * time.Minute)
+	tr.Now = func() time.Time { return later }
+	if _, err := tr.Recover(ip, "op", 60); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Renew(ip, "slow", 60); !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("late heartbeat: %v", err)
+	}
+}
+
+func TestSymlinkedLaneRefused(t *testing.T) {
+	tr := mkTree(t, "features/a.md:")
+	outside := t.TempDir()
+	os.Remove(tr.Abs("in-progress/.gitkeep"))
+	if err := os.Remove(tr.Abs("in-progress")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(outside, tr.Abs("in-progress"))
+	if !warned(scan(t, tr), "in-progress/", "symlink") {
+		t.Fatal("no warning for a symlinked lane")
+	}
+	if _, err := tr.Claim("features/a.md", "w", 60); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Fatalf("claim through a symlinked lane: %v", err)
+	}
+	if !tr.exists("features/a.md") || tr.LeaseFor("features/a.md") != nil {
+		t.Fatal("the refused claim changed the tree")
+	}
+}
