@@ -1119,6 +1119,7 @@ func TestCheckReportsProblems(t *testing.T) {
 		{"CorruptLease", func(t *testing.T, dir string) {
 			writePlan(t, dir, plan{rel: "features/a.md", fields: "Preferred models: mid"}, time.Minute)
 			putRaw(t, dir, ".leases/features__a.md.json", "{not json")
+			age(t, dir, ".leases/features__a.md.json") // not one being written
 		}, [][]string{{".leases/features__a.md.json", "corrupt"}}},
 		{"LeaseForMissingPlan", func(t *testing.T, dir string) {
 			putLease(t, dir, "in-progress/ghost.md", anchorLease("in-progress/ghost.md", "w", 0, 600))

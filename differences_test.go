@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fleetwatch/planfs"
 )
 
 // anchor reads an empty field's next line: the Assignee becomes the next
@@ -436,7 +438,8 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 	}
 	deadLease := func(rel string) map[string]any {
 		l := anchorLease(rel, "dead-agent", 0, 3600)
-		l["host"], l["pid"], l["token"] = host, deadPID(t), "0123456789abcdef"
+		// Same boot and pid namespace as the repairing process, so the pid is proof.
+		l["host"], l["pid"], l["pid_scope"], l["token"] = host, deadPID(t), planfs.PIDScope(), "0123456789abcdef"
 		return l
 	}
 	t.Run("MovedByDeadLocalClaimerIsUndone", func(t *testing.T) {
@@ -494,7 +497,7 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 		t.Parallel()
 		dir := newTree(t, plan{rel: "features/h.md", fields: "Preferred models: mid"})
 		l := anchorLease("features/h.md", "live-agent", 0, 3600)
-		l["host"], l["pid"] = host, os.Getpid()
+		l["host"], l["pid"], l["pid_scope"] = host, os.Getpid(), planfs.PIDScope()
 		putLease(t, dir, "features/h.md", l)
 		want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w"), 1)
 		if got := leaseOf(t, dir, "features/h.md"); got == nil || got["pid"] != float64(os.Getpid()) {

@@ -8,7 +8,8 @@ import (
 )
 
 // Lease is one `.leases/<rel with / → __>.json` file: who holds a plan and until when.
-// The JSON keys are anchor's; host, pid and token are ours and anchor ignores them.
+// The JSON keys are anchor's; host, pid, pid_scope and token are ours and
+// anchor ignores them.
 type Lease struct {
 	Plan      string  `json:"plan"`
 	AgentID   string  `json:"agent_id"`
@@ -17,7 +18,10 @@ type Lease struct {
 	Origin    string  `json:"origin,omitempty"`
 	Host      string  `json:"host,omitempty"`
 	PID       int     `json:"pid,omitempty"`
-	Token     string  `json:"token,omitempty"`
+	// PIDScope names where PID means something (boot and pid namespace), so
+	// a reader only judges the claimer dead when it shares that scope.
+	PIDScope string `json:"pid_scope,omitempty"`
+	Token    string `json:"token,omitempty"`
 
 	// File is the lease file's name in .leases/, Rel the plan rel it names.
 	File string `json:"-"`

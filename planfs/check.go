@@ -38,7 +38,10 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 		if p.Lane == model.InProgress {
 			switch l := leased[p.Rel]; {
 			case l == nil:
-				out = append(out, model.Warning{File: p.Rel, Message: "in progress without a lease; `fleetwatch recover " + p.Rel + "` takes it over"})
+				// Workers keep moving while we look: ask the tree again.
+				if t.exists(p.Rel) && t.LeaseFor(p.Rel) == nil && !t.claimInFlight(p.Name) {
+					out = append(out, model.Warning{File: p.Rel, Message: "in progress without a lease; `fleetwatch recover " + p.Rel + "` takes it over"})
+				}
 			case l.Corrupt == "" && !l.Active(now):
 				out = append(out, model.Warning{File: p.Rel, Message: fmt.Sprintf("lease held by %s expired; `fleetwatch recover %s` takes it over", l.AgentID, p.Rel)})
 			}
@@ -57,11 +60,17 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	for i := range snap.Leases {
 		l := &snap.Leases[i]
 		file := ".leases/" + l.File
+		lane, _, _ := SplitRel(l.Rel)
 		switch {
 		case l.Corrupt != "":
-			out = append(out, model.Warning{File: file, Message: "corrupt lease (" + l.Corrupt + "); `fleetwatch recover " + l.Rel + "` clears it"})
+			if cur := t.LeaseFor(l.Rel); cur != nil && cur.Corrupt != "" && now-cur.ModTime >= writeGrace {
+				out = append(out, model.Warning{File: file, Message: "corrupt lease (" + l.Corrupt + "); `fleetwatch recover " + l.Rel + "` clears it"})
+			}
 		case !plans[l.Rel]:
-			out = append(out, model.Warning{File: file, Message: "orphaned lease: no plan at " + l.Rel})
+			// A live claimer's ready-path lease outlives its plan's move by a moment.
+			if !t.exists(l.Rel) && t.LeaseFor(l.Rel) != nil && !(lane.Ready() && !t.abandoned(l)) {
+				out = append(out, model.Warning{File: file, Message: "orphaned lease: no plan at " + l.Rel})
+			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {

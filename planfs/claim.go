@@ -76,10 +76,10 @@ func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
 
 	held := t.newLease(dst, agent, rel, token, ttl)
 	held.ClaimedAt, held.ExpiresAt = ready.ClaimedAt, ready.ExpiresAt
-	if err := t.writeLease(dst, held); err != nil {
-		// The plan is ours and moved; Repair writes the lease from the
-		// ready-path one when this process is gone.
-		return dst, planErr(dst, err, "claimed but could not write its lease: %v", errText(err))
+	if err := t.installClaimLease(dst, held); err != nil {
+		// The plan is moved and our ready-path lease stays: once this
+		// process is gone, Repair undoes or finishes the claim.
+		return dst, err
 	}
 	failpoint("claim:lease")
 	t.removeLeaseIf(rel, &ready)
@@ -107,10 +107,12 @@ func (t *Tree) acquireReadyLease(rel, agent string, l model.Lease) error {
 				return planErr(rel, ErrClaimed, "being claimed by another worker")
 			}
 			return planErr(rel, ErrClaimed, "lease file is unreadable (%s); `fleetwatch recover %s` clears it", cur.Corrupt, rel)
-		case cur.Active(t.now()) && cur.AgentID != agent:
+		case cur.Active(t.now()) && !t.abandoned(cur):
+			// Even our own agent id: two workers may share one, and only a
+			// claimer that is gone may have its lease cleared.
 			return planErr(rel, ErrClaimed, "already claimed by %s", cur.AgentID)
 		}
-		// Expired, or our own left-over.
+		// Expired, or left by a claimer that is gone.
 		if !t.clearLease(rel, cur) {
 			return planErr(rel, ErrClaimed, "taken by another worker")
 		}
@@ -124,4 +126,31 @@ func twinRel(lane model.Lane, name string) string {
 		return string(model.Features) + "/" + name
 	}
 	return string(model.Bugs) + "/" + name
+}
+
+// installClaimLease writes the in-progress lease of a plan just moved there.
+// It never overwrites a live lease: finding one means someone else believes
+// they hold this plan, which must not pass silently. A stale one (expired,
+// unreadable for a while, or already ours) is replaced.
+func (t *Tree) installClaimLease(dst string, held model.Lease) error {
+	for attempt := 0; attempt < 2; attempt++ {
+		err := t.linkLeaseExcl(dst, held)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return planErr(dst, err, "claimed but could not write its lease: %v", errText(err))
+		}
+		cur := t.LeaseFor(dst)
+		switch {
+		case cur == nil:
+			continue
+		case cur.Corrupt == "" && cur.Token == held.Token:
+			return nil // Repair finished our claim for us meanwhile
+		case cur.Corrupt == "" && cur.Active(t.now()), cur.Corrupt != "" && t.now()-cur.ModTime < writeGrace:
+			return planErr(dst, ErrClaimed, "lease race: %s is already leased to %s", dst, cur.AgentID)
+		}
+		t.clearLease(dst, cur)
+	}
+	return planErr(dst, ErrClaimed, "lease race on %s", dst)
 }

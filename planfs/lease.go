@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -62,7 +63,7 @@ func (t *Tree) newLease(plan, agent, origin, token string, ttl float64) model.Le
 	now := t.now()
 	return model.Lease{
 		Plan: plan, AgentID: agent, ClaimedAt: now, ExpiresAt: now + max(1, ttl), Origin: origin,
-		Host: t.host, PID: t.pid, Token: token,
+		Host: t.host, PID: t.pid, PIDScope: t.pidScope, Token: token,
 	}
 }
 
@@ -192,11 +193,19 @@ func sameHolder(a, b *model.Lease) bool {
 	return a.AgentID == b.AgentID && a.Token == b.Token && a.ClaimedAt == b.ClaimedAt
 }
 
+// lockWait bounds how long a verb waits for the lease lock: a holder that
+// is stopped (Ctrl-Z) must not freeze the fleet.
+const lockWait = 30 * time.Second
+
+// errLockBusy is returned when the lease lock stayed held for the whole wait.
+var errLockBusy = errors.New("the lease lock is held by another process; try again")
+
 // lockLeases serialises every change to a held lease (renew, recover, and
 // moving a claimed plan out) across processes, with flock(2) on one file: the
 // kernel drops the lock when its holder dies, so a crash never leaves it
-// held. Claims do not take it; their ready-path lease excludes them.
-func (t *Tree) lockLeases() (unlock func(), err error) {
+// held. Claims do not take it; their ready-path lease excludes them. It waits
+// up to wait for the lock.
+func (t *Tree) lockLeases(wait time.Duration) (unlock func(), err error) {
 	dir, err := t.leasesDir()
 	if err != nil {
 		return nil, fmt.Errorf("cannot create .leases/: %v", errText(err))
@@ -205,11 +214,22 @@ func (t *Tree) lockLeases() (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the lease lock: %v", errText(err))
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cannot lock leases: %v", errText(err))
+	deadline := time.Now().Add(wait)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("cannot lock leases: %v", errText(err))
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, errLockBusy
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	return func() { f.Close() }, nil
 }
 
 // lockFile is the flock target in .leases/; it is never removed, so every
@@ -217,11 +237,16 @@ func (t *Tree) lockLeases() (unlock func(), err error) {
 const lockFile = ".lock"
 
 // claimInFlight reports whether one of our claimers is between moving the
-// plan named name into in-progress/ and writing its lease: it holds the
-// ready-path lease until then.
+// plan named name into in-progress/ and writing its lease: it still holds
+// the ready-path lease of a plan no longer there. A lease left by a claimer
+// that is gone, or the twin lease of a plan still in place, does not count.
 func (t *Tree) claimInFlight(name string) bool {
 	for _, l := range []model.Lane{model.Bugs, model.Features} {
-		if _, err := os.Lstat(t.leasePath(string(l) + "/" + name)); err == nil {
+		rel := string(l) + "/" + name
+		if t.exists(rel) {
+			continue
+		}
+		if cur := t.LeaseFor(rel); cur != nil && !t.abandoned(cur) {
 			return true
 		}
 	}
@@ -232,13 +257,19 @@ func (t *Tree) claimInFlight(name string) bool {
 // written (anchor writes leases in place) before recover may replace it.
 const writeGrace = 5.0
 
+// claimerGone reports whether l's writer is provably dead: it ran in this
+// boot and pid namespace, and its pid is gone.
+func (t *Tree) claimerGone(l *model.Lease) bool {
+	return t.pidScope != "" && l.PIDScope == t.pidScope && l.PID > 0 && !pidAlive(l.PID)
+}
+
 // abandoned reports whether a ready-path lease was left by a claimer that is
-// gone: the same host with its pid dead, or older than the claim grace.
+// gone: provably dead, or older than the claim grace.
 func (t *Tree) abandoned(l *model.Lease) bool {
 	if l.Corrupt != "" {
 		return t.now()-l.ModTime > claimGrace
 	}
-	if l.Host != "" && l.Host == t.host && l.PID > 0 && !pidAlive(l.PID) {
+	if t.claimerGone(l) {
 		return true
 	}
 	return t.now()-l.ClaimedAt > claimGrace

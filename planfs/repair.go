@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"fleetwatch/model"
 )
@@ -29,12 +30,14 @@ type Repairs struct {
 //   - an in-progress plan without a lease is reported: recover takes it.
 //
 // Live claims are never touched: a ready-path lease counts as left behind
-// only by the rules above. Repair holds the lease lock while it works.
+// only by the rules above. Repair holds the lease lock while it works, and
+// skips its turn when another process holds it.
 func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 	var r Repairs
-	unlock, err := t.lockLeases()
+	// Repair is opportunistic: when another process holds the lock, the
+	// next run repairs instead of this one waiting.
+	unlock, err := t.lockLeases(0)
 	if err != nil {
-		r.Unfixed = append(r.Unfixed, "repair skipped: "+err.Error())
 		return r
 	}
 	defer unlock()
@@ -100,7 +103,10 @@ func (t *Tree) repairReadyLease(l *model.Lease, name string, plans map[string]bo
 // claim's ready-path lease, held the in-progress lease if it got that far.
 func (t *Tree) repairClaim(ready *model.Lease, claimed string, held *model.Lease) string {
 	slug := model.SlugOf(path.Base(claimed))
-	if ready.Host != "" && ready.Host == t.host && ready.PID > 0 && !pidAlive(ready.PID) {
+	// A claimer returns the path only after dropping its ready-path lease, and
+	// no one else removes a live claimer's lease; so if it is still here and
+	// its claimer provably dead, no agent ever got the plan.
+	if t.claimerGone(ready) {
 		if err := moveNoReplace(t.Abs(claimed), t.Abs(ready.Rel)); err == nil {
 			if held != nil {
 				t.removeLeaseIf(claimed, held)
@@ -144,7 +150,8 @@ func (t *Tree) unlinkTwins(snap *model.Snapshot) []string {
 			}
 		}
 		keepInfo, err := os.Lstat(t.Abs(keep.Rel))
-		if err != nil {
+		// A link is young while its move is still running: leave it to the mover.
+		if err != nil || t.now()-ctime(keepInfo) < claimGrace {
 			continue
 		}
 		for _, p := range ps {
@@ -172,8 +179,18 @@ func (t *Tree) sweepLeaseTemps() {
 		if !strings.HasPrefix(name, ".") || name == lockFile || e.IsDir() {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && t.now()-float64(fi.ModTime().UnixNano())/1e9 > claimGrace {
+		// ctime, not mtime: a rename keeps a lease's mtime but not its ctime.
+		if fi, err := e.Info(); err == nil && t.now()-ctime(fi) > claimGrace {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
+}
+
+// ctime is when the file's inode last changed (a link, rename or write), in
+// Unix seconds.
+func ctime(fi os.FileInfo) float64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return float64(st.Ctim.Sec) + float64(st.Ctim.Nsec)/1e9
+	}
+	return float64(fi.ModTime().UnixNano()) / 1e9
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,12 @@ func TestRepairFinishesLinkedMove(t *testing.T) {
 	if err := os.Link(tr.Abs("features/a.md"), tr.Abs("in-progress/a.md")); err != nil {
 		t.Fatal(err)
 	}
+	// A young double link may be a move still running: left alone.
+	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 0 || !tr.exists("features/a.md") {
+		t.Fatalf("a fresh link was undone: %+v", got)
+	}
+	later := time.Now().Add(2 * time.Minute)
+	tr.Now = func() time.Time { return later }
 	got := tr.Repair(scan(t, tr))
 	if len(got.Fixed) != 1 || tr.exists("features/a.md") || !strings.Contains(mustRead(t, tr.Abs("in-progress/a.md")), "high") {
 		t.Fatalf("repair: %+v", got)
@@ -145,5 +152,51 @@ func TestSymlinkedLaneRefused(t *testing.T) {
 	}
 	if !tr.exists("features/a.md") || tr.LeaseFor("features/a.md") != nil {
 		t.Fatal("the refused claim changed the tree")
+	}
+}
+
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// A claimer in another pid namespace (a container sharing the hostname)
+// cannot be judged dead by its pid: its half claim is left alone within the
+// grace, and later finished for it, never undone.
+func TestRepairTrustsPIDsOnlyInItsScope(t *testing.T) {
+	tr := mkTree(t, "in-progress/a.md:")
+	l := tr.newLease("features/a.md", "boxed", "", "tok", 600)
+	l.PID, l.PIDScope = deadPID(t), "another-boot/pid:[1]"
+	tr.createLeaseExcl("features/a.md", l)
+	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 0 || !tr.exists("in-progress/a.md") {
+		t.Fatalf("live foreign claim disturbed: %+v", got)
+	}
+	later := time.Now().Add(2 * time.Minute)
+	tr.Now = func() time.Time { return later }
+	got := tr.Repair(scan(t, tr))
+	if held := tr.LeaseFor("in-progress/a.md"); len(got.Fixed) != 1 || held == nil || held.AgentID != "boxed" || !tr.exists("in-progress/a.md") {
+		t.Fatalf("claim not finished for its claimer: %+v %+v", got, held)
+	}
+	// The same lease in our own scope is proof of death: the claim is undone.
+	tr = mkTree(t, "in-progress/b.md:")
+	l = tr.newLease("features/b.md", "local", "", "tok", 600)
+	l.PID = deadPID(t)
+	tr.createLeaseExcl("features/b.md", l)
+	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 1 || !tr.exists("features/b.md") {
+		t.Fatalf("dead local claim not undone: %+v", got)
+	}
+}
+
+// A corrupt lease on a twin still in its lane is not a claim in flight.
+func TestTwinLeaseDoesNotBlockRecover(t *testing.T) {
+	tr := mkTree(t, "bugs/x.md:", "in-progress/x.md:")
+	os.MkdirAll(tr.Abs(".leases"), 0o755)
+	os.WriteFile(tr.leasePath("bugs/x.md"), []byte("{trunc"), 0o644)
+	if _, err := tr.Recover("in-progress/x.md", "op", 60); err != nil {
+		t.Fatalf("recover blocked by a twin's lease: %v", err)
 	}
 }

@@ -145,6 +145,9 @@ func (t *Tree) readItem(it *scanItem, cache map[string]cachedPlan, buf []byte) {
 		}
 	}
 	f, err := os.Open(it.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return // moved by a worker since the lane was listed
+	}
 	if err != nil {
 		warn("unreadable: " + errText(err))
 		return

@@ -28,9 +28,10 @@ type Tree struct {
 	Project string // absolute project root
 	Plans   string // absolute .plans/ path
 	// Now is the clock; tests replace it.
-	Now  func() time.Time
-	host string
-	pid  int
+	Now      func() time.Time
+	host     string
+	pid      int
+	pidScope string
 
 	mu    sync.Mutex
 	cache map[string]cachedPlan
@@ -48,7 +49,22 @@ func Open(project string) (*Tree, error) {
 		return nil, fmt.Errorf("no %s/ in %s (run `fleetwatch scaffold %s` to create one)", Dir, abs, project)
 	}
 	host, _ := os.Hostname()
-	return &Tree{Project: abs, Plans: plans, Now: time.Now, host: host, pid: os.Getpid(), cache: map[string]cachedPlan{}}, nil
+	return &Tree{Project: abs, Plans: plans, Now: time.Now, host: host, pid: os.Getpid(), pidScope: PIDScope(), cache: map[string]cachedPlan{}}, nil
+}
+
+// PIDScope identifies this boot and pid namespace: a pid recorded by another
+// container sharing the hostname, or before a reboot, says nothing here.
+// Empty when either is unknown, and then no pid is trusted.
+func PIDScope() string {
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(boot)) + "/" + ns
 }
 
 func (t *Tree) now() float64 { return float64(t.Now().UnixNano()) / 1e9 }

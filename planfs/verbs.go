@@ -21,7 +21,7 @@ func (t *Tree) Renew(rel, agent string, ttl float64) (*model.Lease, error) {
 	if err := ValidTTL(ttl); err != nil {
 		return nil, planErr(rel, err, "%v", err)
 	}
-	unlock, err := t.lockLeases()
+	unlock, err := t.lockLeases(lockWait)
 	if err != nil {
 		return nil, planErr(rel, err, "%v", err)
 	}
@@ -87,7 +87,7 @@ func (t *Tree) owned(rel, agent string, force bool) (*model.Lease, error) {
 // moveOwned checks agent's right to rel's lease and moves the plan to lane
 // under the lease lock, so no heartbeat or recover slips in between.
 func (t *Tree) moveOwned(rel string, to func(lease *model.Lease) (model.Lane, error), agent string, force bool, step string, ev Event) (string, error) {
-	unlock, err := t.lockLeases()
+	unlock, err := t.lockLeases(lockWait)
 	if err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
@@ -216,7 +216,7 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 	if err := ValidTTL(ttl); err != nil {
 		return nil, planErr(rel, err, "%v", err)
 	}
-	unlock, err := t.lockLeases()
+	unlock, err := t.lockLeases(lockWait)
 	if err != nil {
 		return nil, planErr(rel, err, "%v", err)
 	}
