@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/planfs"
 )
 
@@ -418,16 +419,6 @@ func TestDiffClaimNeverOverwrites(t *testing.T) {
 	}
 }
 
-// deadPID returns the pid of a process that has exited and been reaped.
-func deadPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
-
 // A claimer killed between steps leaves a ready-path lease from a dead pid;
 // anchor leaves the plan stuck for the TTL, or unleased in in-progress/.
 func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
@@ -439,7 +430,7 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 	deadLease := func(rel string) map[string]any {
 		l := anchorLease(rel, "dead-agent", 0, 3600)
 		// Same boot and pid namespace as the repairing process, so the pid is proof.
-		l["host"], l["pid"], l["pid_scope"], l["token"] = host, deadPID(t), planfs.PIDScope(), "0123456789abcdef"
+		l["host"], l["pid"], l["pid_scope"], l["token"] = host, testkit.DeadPID(t), planfs.PIDScope(), "0123456789abcdef"
 		return l
 	}
 	t.Run("MovedByDeadLocalClaimerIsUndone", func(t *testing.T) {

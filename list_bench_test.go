@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"fleetwatch/internal/plangen"
+	"fleetwatch/internal/testkit"
 	"fleetwatch/planfs"
 )
 
@@ -77,27 +78,13 @@ func benchTree(b *testing.B, n int) string {
 	return d
 }
 
-// benchGitRuns runs args once with git replaced by a wrapper that counts
-// its invocations, and returns the count.
+// benchGitRuns runs args once and returns how many git processes it started.
 func benchGitRuns(b *testing.B, args []string) int {
-	real, err := exec.LookPath("git")
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin := b.TempDir()
-	count := filepath.Join(bin, "count")
-	script := "#!/bin/sh\necho x >> '" + count + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	path := os.Getenv("PATH")
-	os.Setenv("PATH", bin+string(os.PathListSeparator)+path)
-	defer os.Setenv("PATH", path)
-	if code := run(args, io.Discard, io.Discard); code != exitOK {
-		b.Fatalf("%v: exit %d", args, code)
-	}
-	data, _ := os.ReadFile(count)
-	return bytes.Count(data, []byte("\n"))
+	return testkit.GitRuns(b, func() {
+		if code := run(args, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("%v: exit %d", args, code)
+		}
+	})
 }
 
 // benchWorkOnceList measures `fleetwatch work-once --list` (plus extra

@@ -12,7 +12,7 @@ import (
 //
 // The protocol: create the ready-path lease with O_EXCL (anchor's exclusion
 // step), move the plan without ever overwriting, write the in-progress lease
-// atomically, drop the ready-path lease. Of any number of racing claimers,
+// atomically and exclusively, drop the ready-path lease. Of any number of racing claimers,
 // tools or processes, exactly one gets past the O_EXCL create or the move.
 // A claimer killed at any step leaves a state that Repair finishes or undoes.
 func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {

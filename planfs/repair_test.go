@@ -4,11 +4,11 @@ import (
 	"errors"
 	"math"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/model"
 )
 
@@ -155,22 +155,13 @@ func TestSymlinkedLaneRefused(t *testing.T) {
 	}
 }
 
-func deadPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
-
 // A claimer in another pid namespace (a container sharing the hostname)
 // cannot be judged dead by its pid: its half claim is left alone within the
 // grace, and later finished for it, never undone.
 func TestRepairTrustsPIDsOnlyInItsScope(t *testing.T) {
 	tr := mkTree(t, "in-progress/a.md:")
 	l := tr.newLease("features/a.md", "boxed", "", "tok", 600)
-	l.PID, l.PIDScope = deadPID(t), "another-boot/pid:[1]"
+	l.PID, l.PIDScope = testkit.DeadPID(t), "another-boot/pid:[1]"
 	tr.createLeaseExcl("features/a.md", l)
 	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 0 || !tr.exists("in-progress/a.md") {
 		t.Fatalf("live foreign claim disturbed: %+v", got)
@@ -184,7 +175,7 @@ func TestRepairTrustsPIDsOnlyInItsScope(t *testing.T) {
 	// The same lease in our own scope is proof of death: the claim is undone.
 	tr = mkTree(t, "in-progress/b.md:")
 	l = tr.newLease("features/b.md", "local", "", "tok", 600)
-	l.PID = deadPID(t)
+	l.PID = testkit.DeadPID(t)
 	tr.createLeaseExcl("features/b.md", l)
 	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 1 || !tr.exists("features/b.md") {
 		t.Fatalf("dead local claim not undone: %+v", got)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/model"
 )
 
@@ -314,24 +315,16 @@ func TestHistoryRunsGitOnce(t *testing.T) {
 	gitIn("rm", "-q", ".plans/completed/old.md", ".plans/features/fix-login.md")
 	gitIn("commit", "-q", "-m", "gone")
 
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := t.TempDir()
-	count := filepath.Join(bin, "count")
-	wrapper := "#!/bin/sh\necho >> '" + count + "'\nexec '" + real + "' \"$@\"\n"
-	os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-
 	h := tr.History()
-	for slug, want := range map[string]bool{"old": true, "OLD": true, "fix-login": false, "login": false, "never": false} {
-		if got := h(slug); got != want {
-			t.Errorf("history(%q) = %v, want %v", slug, got, want)
+	n := testkit.GitRuns(t, func() {
+		for slug, want := range map[string]bool{"old": true, "OLD": true, "fix-login": false, "login": false, "never": false} {
+			if got := h(slug); got != want {
+				t.Errorf("history(%q) = %v, want %v", slug, got, want)
+			}
 		}
-	}
-	if runs, _ := os.ReadFile(count); strings.Count(string(runs), "\n") != 1 {
-		t.Fatalf("git ran %d times, want once", strings.Count(string(runs), "\n"))
+	})
+	if n != 1 {
+		t.Fatalf("git ran %d times, want once", n)
 	}
 	if outside := mkTree(t).History(); outside("old") {
 		t.Fatal("outside git, nothing was ever completed")
