@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"fleetwatch/model"
 )
@@ -56,6 +57,11 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	plans := map[string]bool{}
 	for i := range snap.Plans {
 		plans[snap.Plans[i].Rel] = true
+	}
+	// Verbs move a plan and drop its lease under the lease lock; look at
+	// orphans under it too, or a move half seen reads as one.
+	if unlock, err := t.lockLeases(time.Second); err == nil {
+		defer unlock()
 	}
 	for i := range snap.Leases {
 		l := &snap.Leases[i]

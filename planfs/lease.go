@@ -164,7 +164,11 @@ func (t *Tree) clearLease(rel string, cur *model.Lease) bool {
 
 // takeLease removes rel's lease file if it satisfies ok. It first renames the
 // file to a name only this caller knows, so of several racers exactly one
-// takes it, and a lease written since the caller looked is put back.
+// takes it. A held lease written since the caller looked is put back; a
+// ready-path lease is not, since its claimer may have finished and dropped
+// it meanwhile, and resurrecting it would make a returned claim look
+// interrupted. Losing it is safe: the no-replace move, not that lease,
+// decides which claimer gets the plan.
 func (t *Tree) takeLease(rel string, ok func(*model.Lease) bool) bool {
 	aside := filepath.Join(t.Plans, ".leases", ".stale-"+newToken())
 	if err := os.Rename(t.leasePath(rel), aside); err != nil {
@@ -173,7 +177,9 @@ func (t *Tree) takeLease(rel string, ok func(*model.Lease) bool) bool {
 	defer os.Remove(aside)
 	got := t.readLeaseFile(aside)
 	if !ok(&got) {
-		_ = os.Link(aside, t.leasePath(rel)) // not the one judged: put it back
+		if lane, _, _ := SplitRel(rel); !lane.Ready() {
+			_ = os.Link(aside, t.leasePath(rel))
+		}
 		return false
 	}
 	return true
@@ -241,9 +247,12 @@ const lockFile = ".lock"
 // the ready-path lease of a plan no longer there. A lease left by a claimer
 // that is gone, or the twin lease of a plan still in place, does not count.
 func (t *Tree) claimInFlight(name string) bool {
+	claimed, _ := os.Lstat(t.Abs(string(model.InProgress) + "/" + name))
 	for _, l := range []model.Lane{model.Bugs, model.Features} {
 		rel := string(l) + "/" + name
-		if t.exists(rel) {
+		// A twin still in its lane is not moving; the same file in both
+		// lanes is a link+unlink move half way.
+		if fi, err := os.Lstat(t.Abs(rel)); err == nil && (claimed == nil || !os.SameFile(fi, claimed)) {
 			continue
 		}
 		if cur := t.LeaseFor(rel); cur != nil && !t.abandoned(cur) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"fleetwatch/model"
 )
@@ -36,8 +37,9 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 	var r Repairs
 	// Repair is opportunistic: when another process holds the lock, the
 	// next run repairs instead of this one waiting.
-	unlock, err := t.lockLeases(0)
+	unlock, err := t.lockLeases(100 * time.Millisecond)
 	if err != nil {
+		r.Unfixed = append(r.Unfixed, "repair skipped this run: "+err.Error())
 		return r
 	}
 	defer unlock()

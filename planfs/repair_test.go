@@ -191,3 +191,39 @@ func TestTwinLeaseDoesNotBlockRecover(t *testing.T) {
 		t.Fatalf("recover blocked by a twin's lease: %v", err)
 	}
 }
+
+// A held lease that changed since it was judged is put back; a ready-path
+// one is not, so a finished claim's lease is never resurrected.
+func TestTakeLeasePutsBackOnlyHeldLeases(t *testing.T) {
+	tr := mkTree(t, "features/a.md:", "in-progress/b.md:")
+	judged := model.Lease{AgentID: "someone-else"}
+	for rel, kept := range map[string]bool{"features/a.md": false, "in-progress/b.md": true} {
+		l := tr.newLease(rel, "owner", "", "tok", 60)
+		if err := tr.createLeaseExcl(rel, l); err != nil {
+			t.Fatal(err)
+		}
+		if tr.takeLease(rel, func(got *model.Lease) bool { return sameHolder(got, &judged) }) {
+			t.Fatalf("%s: took a lease that did not match", rel)
+		}
+		if got := tr.LeaseFor(rel) != nil; got != kept {
+			t.Errorf("%s: lease kept = %v, want %v", rel, got, kept)
+		}
+	}
+}
+
+// Half way through a link+unlink move the plan is in both lanes as one file:
+// that claim is in flight, while a distinct twin in its lane is not.
+func TestClaimInFlightSeesHalfMove(t *testing.T) {
+	tr := mkTree(t, "features/a.md:")
+	l := tr.newLease("features/a.md", "mover", "", "tok", 60)
+	tr.createLeaseExcl("features/a.md", l)
+	if err := os.Link(tr.Abs("features/a.md"), tr.Abs("in-progress/a.md")); err != nil {
+		t.Fatal(err)
+	}
+	if !tr.claimInFlight("a.md") {
+		t.Fatal("a half-done move is not seen as a claim in flight")
+	}
+	if _, err := tr.Recover("in-progress/a.md", "op", 60); !errors.Is(err, ErrClaimed) {
+		t.Fatalf("recover during a half-done move: %v", err)
+	}
+}
