@@ -129,9 +129,8 @@ func twinRel(lane model.Lane, name string) string {
 }
 
 // installClaimLease writes the in-progress lease of a plan just moved there.
-// It never overwrites a live lease: finding one means someone else believes
-// they hold this plan, which must not pass silently. A stale one (expired,
-// unreadable for a while, or already ours) is replaced.
+// It never overwrites a live lease taken since the move began: that means
+// someone else believes they hold this plan, which must not pass silently.
 func (t *Tree) installClaimLease(dst string, held model.Lease) error {
 	for attempt := 0; attempt < 2; attempt++ {
 		err := t.linkLeaseExcl(dst, held)
@@ -147,9 +146,12 @@ func (t *Tree) installClaimLease(dst string, held model.Lease) error {
 			continue
 		case cur.Corrupt == "" && cur.Token == held.Token:
 			return nil // Repair finished our claim for us meanwhile
-		case cur.Corrupt == "" && cur.Active(t.now()), cur.Corrupt != "" && t.now()-cur.ModTime < writeGrace:
+		case cur.Corrupt == "" && cur.Active(t.now()) && cur.ClaimedAt >= held.ClaimedAt,
+			cur.Corrupt != "" && t.now()-cur.ModTime < writeGrace:
 			return planErr(dst, ErrClaimed, "lease race: %s is already leased to %s", dst, cur.AgentID)
 		}
+		// Expired, long unreadable, or claimed before this plan was moved in:
+		// a lease left from an earlier plan of the same name.
 		t.clearLease(dst, cur)
 	}
 	return planErr(dst, ErrClaimed, "lease race on %s", dst)

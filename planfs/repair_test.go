@@ -227,3 +227,19 @@ func TestClaimInFlightSeesHalfMove(t *testing.T) {
 		t.Fatalf("recover during a half-done move: %v", err)
 	}
 }
+
+// A live lease left from an earlier plan of the same name (say, completed
+// while a repair was skipped) does not keep a new claim from its lease.
+func TestClaimReplacesLeftoverLease(t *testing.T) {
+	tr := mkTree(t, "features/a.md:")
+	old := tr.newLease("in-progress/a.md", "earlier", "", "old", 3600)
+	old.ClaimedAt -= 600
+	os.MkdirAll(tr.Abs(".leases"), 0o755)
+	os.WriteFile(tr.leasePath("in-progress/a.md"), model.EncodeLease(old), 0o644)
+	if _, err := tr.Claim("features/a.md", "w", 60); err != nil {
+		t.Fatal(err)
+	}
+	if l := tr.LeaseFor("in-progress/a.md"); l == nil || l.AgentID != "w" {
+		t.Fatalf("lease after claim: %+v", l)
+	}
+}
