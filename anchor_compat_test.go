@@ -1244,3 +1244,18 @@ func TestVerbsCheckOwnershipUnlessForced(t *testing.T) {
 		}
 	})
 }
+
+// anchor: a --recover, --park or --return-ready slug that names no plan is
+// "nothing to do" (exit 1), not an error.
+func TestWorkOnceNamedVerbsMissingSlugExit1(t *testing.T) {
+	dir := newTree(t)
+	for _, args := range [][]string{
+		{"work-once", "--recover", "--slug", "nope"},
+		{"work-once", "--park", "blocked", "--slug", "nope"},
+		{"work-once", "--return-ready", "--slug", "nope"},
+	} {
+		if r := fw(t, dir, args...); r.code != 1 || !strings.Contains(r.stderr, `"nope"`) {
+			t.Errorf("%v: %v", args, r)
+		}
+	}
+}

@@ -15,8 +15,15 @@ import (
 )
 
 // fail prints one `fleetwatch: ` line and returns code.
+// An engine error that force would override gets the flag named.
 func fail(stderr io.Writer, code int, format string, args ...any) int {
 	msg := fmt.Sprintf(format, args...)
+	for _, a := range args {
+		if err, ok := a.(error); ok && (errors.Is(err, planfs.ErrNotOwner) || errors.Is(err, planfs.ErrNeedsForce)) {
+			msg += " (--force overrides)"
+			break
+		}
+	}
 	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " ")
 	fmt.Fprintln(stderr, "fleetwatch: "+msg)
 	return code
@@ -52,7 +59,8 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]st
 	}
 }
 
-// defaultAgentID is anchor's: work-once-$USER, else $USERNAME, else agent.
+// defaultAgentID is anchor's: work-once-$USER, else $USERNAME, else agent;
+// with neither variable set, the login name from the user database.
 func defaultAgentID() string {
 	if u := os.Getenv("USER"); u != "" {
 		return "work-once-" + u
@@ -93,10 +101,18 @@ type common struct {
 	force bool
 }
 
-func (c *common) register(fs *flag.FlagSet) {
+func (c *common) registerRoot(fs *flag.FlagSet) {
 	fs.StringVar(&c.root, "root", "", "project root holding .plans/ (default: nearest folder upwards with one)")
+}
+
+// register adds --root and --agent-id, and --force when the verb has
+// something to force.
+func (c *common) register(fs *flag.FlagSet, withForce bool) {
+	c.registerRoot(fs)
 	fs.StringVar(&c.agent, "agent-id", defaultAgentID(), "who is acting")
-	fs.BoolVar(&c.force, "force", false, "act on another agent's lease, or promote an incomplete draft")
+	if withForce {
+		fs.BoolVar(&c.force, "force", false, "act on another agent's lease, or promote an incomplete draft")
+	}
 }
 
 func (c *common) open() (*planfs.Tree, error) { return planfs.Open(findRoot(c.root)) }
@@ -126,9 +142,24 @@ func resolvePlan(t *planfs.Tree, arg string, lanes ...model.Lane) (string, error
 		for i, l := range lanes {
 			names[i] = string(l) + "/"
 		}
-		return "", fmt.Errorf("no plan %q in %s", arg, strings.Join(names, ", "))
+		return "", notFound(fmt.Sprintf("no plan %q in %s", arg, strings.Join(names, ", ")))
 	case 1:
 		return hits[0], nil
 	}
 	return "", fmt.Errorf("slug %q is ambiguous: %s (name the path)", arg, strings.Join(hits, ", "))
+}
+
+// notFound is resolvePlan's error for a slug in none of the lanes searched;
+// work-once reports it as "nothing to do" (exit 1), as anchor does.
+type notFound string
+
+func (e notFound) Error() string { return string(e) }
+
+// missingCode is exit 1 for a plan that is simply not there, else exit 2.
+func missingCode(err error) int {
+	var nf notFound
+	if errors.As(err, &nf) {
+		return exitNothing
+	}
+	return exitError
 }

@@ -1,6 +1,7 @@
 // Command fleetwatch is the plan engine that headless coding-agent workers
-// share and the operator's view of it. main only picks the subcommand; the
-// rules live in model, the disk in planfs.
+// share and the operator's view of it. This package parses command lines and
+// turns the engine's answers into output and exit codes; the rules live in
+// model, the disk in planfs.
 package main
 
 import (

@@ -12,11 +12,12 @@ import (
 // verb is the shape every operator verb shares: flags, one plan argument
 // looked up in some lanes, an engine call, and the new place printed.
 type verb struct {
-	name  string
-	lanes []model.Lane
-	to    string // --to default; "" means the verb decides
-	toUse string // --to help; "" means the verb has no --to
-	// withReason and withTTL add --reason and --lease-ttl.
+	name   string
+	lanes  []model.Lane
+	to     string // --to default; "" means the verb decides
+	toHelp string // --to help; "" means the verb has no --to
+	// withReason adds --reason; withTTL adds --lease-ttl, for recover, which
+	// has nothing to force.
 	withReason, withTTL bool
 	act                 func(t *planfs.Tree, rel string, f *verbFlags) (string, error)
 }
@@ -31,9 +32,9 @@ type verbFlags struct {
 func (v verb) run(args []string, stdout, stderr io.Writer) int {
 	var f verbFlags
 	fs := newFlags(v.name)
-	f.register(fs)
-	if v.toUse != "" {
-		fs.StringVar(&f.to, "to", v.to, v.toUse)
+	f.register(fs, !v.withTTL)
+	if v.toHelp != "" {
+		fs.StringVar(&f.to, "to", v.to, v.toHelp)
 	}
 	if v.withReason {
 		fs.StringVar(&f.reason, "reason", "", "why, recorded in the event log")
@@ -74,7 +75,7 @@ func lane(s, flag string, ok func(model.Lane) bool, want string) (model.Lane, er
 
 func runPromote(args []string, stdout, stderr io.Writer) int {
 	return verb{
-		name: "promote", lanes: []model.Lane{model.Drafts}, toUse: "bugs or features (required)",
+		name: "promote", lanes: []model.Lane{model.Drafts}, toHelp: "bugs or features (required)",
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
 			to, err := lane(f.to, "to", model.Lane.Ready, "bugs or features")
 			if err != nil {
@@ -94,7 +95,7 @@ func runPromote(args []string, stdout, stderr io.Writer) int {
 func runPark(args []string, stdout, stderr io.Writer) int {
 	return verb{
 		name: "park", lanes: []model.Lane{model.InProgress, model.Bugs, model.Features},
-		toUse: "ambiguous or blocked (required)", withReason: true,
+		toHelp: "ambiguous or blocked (required)", withReason: true,
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
 			to, err := lane(f.to, "to", model.Lane.Parked, "ambiguous or blocked")
 			if err != nil {
@@ -108,7 +109,7 @@ func runPark(args []string, stdout, stderr io.Writer) int {
 func runReturn(args []string, stdout, stderr io.Writer) int {
 	return verb{
 		name: "return", lanes: []model.Lane{model.Ambiguous, model.Blocked, model.InProgress},
-		toUse: "bugs or features (default: the lane it came from)",
+		toHelp: "bugs or features (default: the lane it came from)",
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
 			var to model.Lane
 			if f.to != "" {
@@ -147,7 +148,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 func runComplete(args []string, stdout, stderr io.Writer) int {
 	return verb{
 		name: "complete", lanes: []model.Lane{model.InProgress},
-		to: string(model.Completed), toUse: "completed or review-needed",
+		to: string(model.Completed), toHelp: "completed or review-needed",
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
 			to, err := lane(f.to, "to", func(l model.Lane) bool { return l == model.Completed || l == model.ReviewNeeded }, "completed or review-needed")
 			if err != nil {
@@ -189,7 +190,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	var c common
 	var jsonOut bool
 	fs := newFlags("check")
-	c.register(fs)
+	c.registerRoot(fs)
 	fs.BoolVar(&jsonOut, "json", false, "print the problems as a JSON list")
 	pos, code := parseFlags(fs, args, stdout, stderr)
 	if code >= 0 {

@@ -19,7 +19,7 @@ import (
 
 type workOnce struct {
 	common
-	list, once, jsonOut                  bool
+	list, jsonOut                        bool
 	maxPlans                             int
 	tier, modelName, endpoint, registry  string
 	ttl                                  float64
@@ -32,10 +32,10 @@ type workOnce struct {
 func runWorkOnce(args []string, stdout, stderr io.Writer) int {
 	var w workOnce
 	fs := newFlags("work-once")
-	w.register(fs)
+	w.register(fs, true)
 	fs.BoolVar(&w.list, "list", false, "print what this worker would see, claim nothing")
 	fs.BoolVar(&w.jsonOut, "json", false, "with --list: one JSON object (the machine contract)")
-	fs.BoolVar(&w.once, "once", false, "claim one plan (the default when not listing)")
+	fs.Bool("once", false, "claim one plan (the default when not listing)")
 	fs.IntVar(&w.maxPlans, "max-plans", 1, "claim up to N plans")
 	fs.StringVar(&w.tier, "tier", "", "fit tier: small, mid, reasoner, frontier (or a registry tier); default mid")
 	fs.StringVar(&w.modelName, "model", "", "model name, matched against Preferred models")
@@ -72,16 +72,22 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "--max-plans must be at least 1, not %d", w.maxPlans)
 	case planfs.ValidTTL(w.ttl) != nil:
 		return fail(stderr, exitError, "--lease-ttl: %v", planfs.ValidTTL(w.ttl))
-	case w.park != "" && w.park != string(model.Ambiguous) && w.park != string(model.Blocked):
-		return fail(stderr, exitError, "--park must be ambiguous or blocked, not %q", w.park)
-	case w.targetLane != "" && w.targetLane != string(model.Bugs) && w.targetLane != string(model.Features):
-		return fail(stderr, exitError, "--target-lane must be bugs or features, not %q", w.targetLane)
 	case w.jsonOut && !w.list:
 		return fail(stderr, exitError, "--json needs --list")
 	case w.slug != "" && w.path != "":
 		return fail(stderr, exitError, "give --slug or --path, not both")
 	case w.run:
 		return fail(stderr, exitError, "--run is not available yet: claim with --once and hand the printed path to your agent")
+	}
+	if w.park != "" {
+		if _, err := lane(w.park, "park", model.Lane.Parked, "ambiguous or blocked"); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+	}
+	if w.targetLane != "" {
+		if _, err := lane(w.targetLane, "target-lane", model.Lane.Ready, "bugs or features"); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
 	}
 	if w.slug != "" {
 		if err := planfs.ValidSlug(w.slug); err != nil {
@@ -122,7 +128,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 			return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 		}
 	}
-	opt := model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, Now: now(t), History: t.History()}
+	opt := model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, Now: t.NowSeconds(), History: t.History()}
 	if w.list {
 		rows := model.Decide(snap, worker, opt)
 		if w.jsonOut {
@@ -155,8 +161,6 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
-
-func now(t *planfs.Tree) float64 { return float64(t.Now().UnixNano()) / 1e9 }
 
 // worker settles who is asking. The model name is --model or the endpoint's
 // model, never the agent id (anchor's agent id `a` matched every model name).
@@ -200,27 +204,24 @@ func (w *workOnce) worker(t *planfs.Tree) (model.Worker, error) {
 	return model.Worker{AgentID: w.agent, Tier: tier, Model: modelName}, nil
 }
 
-// target resolves --slug/--path for the verbs that act on a named plan.
-func (w *workOnce) target(t *planfs.Tree, lanes ...model.Lane) (string, int, error) {
-	if w.path != "" {
-		cwd, _ := os.Getwd()
-		rel, err := t.ResolvePath(w.path, cwd)
+// target resolves --slug/--path for the verbs that act on a named plan; a
+// slug is looked up in lanes.
+func (w *workOnce) target(t *planfs.Tree, lanes ...model.Lane) (string, error) {
+	switch {
+	case w.path != "":
+		rel, err := resolvePlan(t, w.path)
 		if err != nil {
-			return "", exitError, err
+			return "", fmt.Errorf("--path %w", err)
 		}
-		return rel, 0, nil
+		return rel, nil
+	case w.slug != "":
+		rel, err := resolvePlan(t, w.slug, lanes...)
+		if err != nil {
+			return "", fmt.Errorf("--slug: %w", err)
+		}
+		return rel, nil
 	}
-	if w.slug == "" {
-		return "", exitError, errors.New("needs --path or --slug")
-	}
-	hits, err := t.FindSlug(w.slug, lanes...)
-	if err != nil {
-		return "", exitError, err
-	}
-	if len(hits) == 0 {
-		return "", exitNothing, fmt.Errorf("no plan %q", w.slug)
-	}
-	return hits[0], 0, nil
+	return "", errors.New("needs --path or --slug")
 }
 
 func (w *workOnce) relArg(t *planfs.Tree, arg string) (string, error) {
@@ -260,9 +261,9 @@ func (w *workOnce) doHeartbeat(t *planfs.Tree, stdout, stderr io.Writer) int {
 }
 
 func (w *workOnce) doRecover(t *planfs.Tree, stdout, stderr io.Writer) int {
-	rel, code, err := w.target(t, model.InProgress)
+	rel, err := w.target(t, model.InProgress)
 	if err != nil {
-		return fail(stderr, code, "--recover: %v", err)
+		return fail(stderr, missingCode(err), "--recover: %v", err)
 	}
 	if _, err := t.Recover(rel, w.agent, w.ttl); err != nil {
 		if errors.Is(err, planfs.ErrNotFound) {
@@ -275,9 +276,13 @@ func (w *workOnce) doRecover(t *planfs.Tree, stdout, stderr io.Writer) int {
 }
 
 func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int {
-	rel, code, err := w.target(t, model.InProgress, model.Bugs, model.Features, model.Ambiguous, model.Blocked)
+	verb := "--return-ready"
+	if w.park != "" {
+		verb = "--park"
+	}
+	rel, err := w.target(t, model.InProgress, model.Bugs, model.Features, model.Ambiguous, model.Blocked)
 	if err != nil {
-		return fail(stderr, code, "%v", err)
+		return fail(stderr, missingCode(err), "%s: %v", verb, err)
 	}
 	var dst string
 	if w.park != "" {
@@ -292,92 +297,36 @@ func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int 
 	return exitOK
 }
 
-// claimNamed claims (or resumes) the plan named by --slug or --path, with
-// anchor's checks: a person's plan and unmet dependencies refuse, a fit
-// mismatch only warns.
+// claimNamed claims (or resumes) the plan named by --slug or --path. Being
+// refused a plan (a person's, unmet dependencies, lost to another worker) is
+// exit 1, anything else exit 2.
 func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, opt model.Options, stdout, stderr io.Writer) int {
-	nowS := opt.Now
 	var rel string
+	var err error
 	if w.path != "" {
 		cwd, _ := os.Getwd()
-		r, err := t.ResolvePath(w.path, cwd)
-		if err != nil {
-			return fail(stderr, exitError, "%v", err)
+		if rel, err = t.ResolvePath(w.path, cwd); err != nil {
+			return fail(stderr, exitError, "--path %v", err)
 		}
-		rel = r
-	} else {
-		var hits []string
-		own := ""
-		for _, p := range snap.Plans {
-			if p.Slug != w.slug {
-				continue
-			}
-			switch {
-			case p.Lane == model.InProgress:
-				if l := snap.LeaseFor(p.Rel); l != nil && l.Active(nowS) && l.AgentID == worker.AgentID {
-					own = p.Rel
-					hits = append(hits, p.Rel)
-				}
-			case p.Lane.Ready():
-				hits = append(hits, p.Rel)
-			}
+	} else if rel, err = planfs.ResolveNamed(snap, w.slug, worker.AgentID, opt.Now); err != nil {
+		if errors.Is(err, planfs.ErrNotFound) {
+			return fail(stderr, exitNothing, "--slug: %v", err)
 		}
-		switch {
-		case len(hits) == 0:
-			return fail(stderr, exitNothing, "no ready plan %q (and none in progress for %s)", w.slug, worker.AgentID)
-		case len(hits) > 1 && own == "":
-			return fail(stderr, exitError, "ambiguous slug %q: %s", w.slug, strings.Join(hits, ", "))
-		case own != "":
-			rel = own
-		default:
-			rel = hits[0]
-		}
+		return fail(stderr, exitError, "--slug: %v", err)
 	}
-	lane, _, _ := planfs.SplitRel(rel)
-	if lane == model.InProgress {
-		l := t.LeaseFor(rel)
-		switch {
-		case l == nil || l.Corrupt != "" || !l.Active(nowS):
-			return fail(stderr, exitError, "%s: no active lease; recover explicitly with --recover", rel)
-		case l.AgentID != worker.AgentID:
-			return fail(stderr, exitError, "%s: owned by %s", rel, l.AgentID)
-		}
-		if _, err := t.Renew(rel, worker.AgentID, w.ttl); err != nil {
-			return fail(stderr, exitError, "%v", err)
-		}
-		fmt.Fprintln(stdout, t.Abs(rel))
-		return w.worktreeFor(t, rel, stdout, stderr)
-	}
-	if !lane.Ready() {
-		return fail(stderr, exitError, "%s: plans in %s/ cannot be claimed", rel, lane)
-	}
-	var row *model.Row
-	rows := model.Decide(snap, worker, opt)
-	for i := range rows {
-		if rows[i].Plan.Rel == rel {
-			row = &rows[i]
-		}
-	}
-	if row == nil {
-		return fail(stderr, exitError, "%s: unreadable plan (see fleetwatch check)", rel)
-	}
-	h := row.Plan.Header
-	if !h.AgentAssignable && !w.allowAssigned {
-		return fail(stderr, exitNothing, "%s: assigned to %s (a person's plan; --allow-assigned overrides)", rel, h.Assignee)
-	}
-	if !row.Deps.Met && !w.noDeps {
-		return fail(stderr, exitNothing, "%s: deps UNMET: %s", rel, model.UnmetList(row.Deps))
-	}
-	if !row.Fit.Eligible() && !w.noFit {
-		fmt.Fprintf(stderr, "fleetwatch: warning: %s is %s for %s (Preferred: %s)\n", rel, row.Fit, worker.Tier, h.PreferredRaw)
-	}
-	dst, err := t.Claim(rel, worker.AgentID, w.ttl)
-	if err != nil {
-		// Losing the plan to another worker is "nothing to do", not an error.
-		if errors.Is(err, planfs.ErrClaimed) || errors.Is(err, planfs.ErrNotFound) {
-			return fail(stderr, exitNothing, "%v", err)
-		}
+	dst, warning, err := t.ClaimNamed(snap, rel, worker, opt, w.allowAssigned, w.ttl)
+	switch {
+	case errors.Is(err, planfs.ErrAssigned):
+		return fail(stderr, exitNothing, "%v (--allow-assigned overrides)", err)
+	case errors.Is(err, planfs.ErrDepsUnmet), errors.Is(err, planfs.ErrClaimed), errors.Is(err, planfs.ErrNotFound):
+		return fail(stderr, exitNothing, "%v", err)
+	case errors.Is(err, planfs.ErrNoLease):
+		return fail(stderr, exitError, "%v (--recover takes it over)", err)
+	case err != nil:
 		return fail(stderr, exitError, "%v", err)
+	}
+	if warning != "" {
+		fmt.Fprintln(stderr, "fleetwatch: warning: "+warning)
 	}
 	fmt.Fprintln(stdout, t.Abs(dst))
 	return w.worktreeFor(t, dst, stdout, stderr)
@@ -422,20 +371,14 @@ func assigneeCell(h model.Header) string {
 // printListTSV prints anchor's --list table: this agent's in-progress plans,
 // then ready plans in pick order; other agents' claims go to stderr.
 func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.Row, w model.Worker, nowS float64) {
-	var out []model.Row
+	out, others := model.OwnClaims(rows, w.AgentID, nowS)
 	var foreign []string
-	for _, r := range rows {
-		if r.Plan.Lane == model.InProgress {
-			if r.Lease != nil && r.Lease.Active(nowS) && r.Lease.AgentID == w.AgentID {
-				out = append(out, r)
-			} else {
-				owner := "none"
-				if r.Lease != nil {
-					owner = r.Lease.AgentID
-				}
-				foreign = append(foreign, fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner))
-			}
+	for _, r := range others {
+		owner := "none"
+		if r.Lease != nil {
+			owner = r.Lease.AgentID
 		}
+		foreign = append(foreign, fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner))
 	}
 	// Own claims by name, as anchor lists them; ready plans stay in pick order.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Plan.Name < out[j].Plan.Name })
@@ -486,7 +429,9 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	}
 }
 
-func tsvSafe(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }
+var tsvCell = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+
+func tsvSafe(s string) string { return tsvCell.Replace(s) }
 
 type listJSON struct {
 	Worker   workerJSON      `json:"worker"`
@@ -515,6 +460,8 @@ type planJSON struct {
 	Lease           *leaseJSON      `json:"lease"`
 	Eligible        bool            `json:"eligible"`
 	Rank            *int            `json:"rank"`
+	// Reason says why an ineligible plan is skipped ("" when eligible).
+	Reason string `json:"reason"`
 }
 
 type leaseJSON struct {
@@ -536,7 +483,7 @@ func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.
 		p := planJSON{
 			Rel: r.Plan.Rel, Slug: r.Plan.Slug, Lane: r.Plan.Lane, Title: h.Title, Priority: h.Priority, Value: h.Value,
 			Preferred: append([]string{}, h.Preferred...), Assignee: h.Assignee, AgentAssignable: h.AgentAssignable,
-			Fit: r.Fit, Deps: r.Deps, Eligible: r.Eligible,
+			Fit: r.Fit, Deps: r.Deps, Eligible: r.Eligible, Reason: r.Reason,
 		}
 		if p.Deps.Unmet == nil {
 			p.Deps.Unmet = []model.Unmet{}

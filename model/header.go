@@ -107,8 +107,8 @@ func ParseHeader(text string) Header {
 	return h
 }
 
-func (h *Header) warn(line int, format string) {
-	h.Warnings = append(h.Warnings, Warning{Line: line, Message: format})
+func (h *Header) warn(line int, msg string) {
+	h.Warnings = append(h.Warnings, Warning{Line: line, Message: msg})
 }
 
 func (h *Header) set(key, value string, line int) {

@@ -106,3 +106,19 @@ func Picks(rows []Row, skip map[string]bool) []*Row {
 	}
 	return out
 }
+
+// OwnClaims splits the in-progress rows into those agent holds with an
+// active lease and everyone else's (including plans with no lease at all).
+func OwnClaims(rows []Row, agent string, now float64) (own, others []Row) {
+	for _, r := range rows {
+		if r.Plan.Lane != InProgress {
+			continue
+		}
+		if r.Lease != nil && r.Lease.Active(now) && r.Lease.AgentID == agent {
+			own = append(own, r)
+		} else {
+			others = append(others, r)
+		}
+	}
+	return own, others
+}

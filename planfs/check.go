@@ -40,7 +40,7 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 			switch l := leased[p.Rel]; {
 			case l == nil:
 				// Workers keep moving while we look: ask the tree again.
-				if t.exists(p.Rel) && t.LeaseFor(p.Rel) == nil && !t.claimInFlight(p.Name) {
+				if t.exists(p.Rel) && t.ReadLease(p.Rel) == nil && !t.claimInFlight(p.Name) {
 					out = append(out, model.Warning{File: p.Rel, Message: "in progress without a lease; `fleetwatch recover " + p.Rel + "` takes it over"})
 				}
 			case l.Corrupt == "" && !l.Active(now):
@@ -69,12 +69,12 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 		lane, _, _ := SplitRel(l.Rel)
 		switch {
 		case l.Corrupt != "":
-			if cur := t.LeaseFor(l.Rel); cur != nil && cur.Corrupt != "" && now-cur.ModTime >= writeGrace {
+			if cur := t.ReadLease(l.Rel); cur != nil && cur.Corrupt != "" && now-cur.ModTime >= writeGrace {
 				out = append(out, model.Warning{File: file, Message: "corrupt lease (" + l.Corrupt + "); `fleetwatch recover " + l.Rel + "` clears it"})
 			}
 		case !plans[l.Rel]:
 			// A live claimer's ready-path lease outlives its plan's move by a moment.
-			if !t.exists(l.Rel) && t.LeaseFor(l.Rel) != nil && !(lane.Ready() && !t.abandoned(l)) {
+			if !t.exists(l.Rel) && t.ReadLease(l.Rel) != nil && !(lane.Ready() && !t.abandoned(l)) {
 				out = append(out, model.Warning{File: file, Message: "orphaned lease: no plan at " + l.Rel})
 			}
 		}

@@ -21,14 +21,14 @@ func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
 		return "", err
 	}
 	if !lane.Ready() {
-		return "", planErr(rel, ErrBadTarget, "only plans in bugs/ or features/ can be claimed")
+		return "", planErr(rel, ErrWrongLane, "only plans in bugs/ or features/ can be claimed")
 	}
 	if fi, err := os.Lstat(t.Abs(rel)); err != nil || !fi.Mode().IsRegular() {
 		return "", planErr(rel, ErrNotFound, "not found")
 	}
 	dst := string(model.InProgress) + "/" + name
 	if t.exists(dst) {
-		if l := t.LeaseFor(dst); l != nil && l.Active(t.now()) && l.AgentID != agent {
+		if l := t.ReadLease(dst); l != nil && l.Active(t.now()) && l.AgentID != agent {
 			return "", planErr(rel, ErrClaimed, "%s already held by %s", dst, l.AgentID)
 		}
 		return "", planErr(rel, ErrDestExists, "%s already exists", dst)
@@ -98,7 +98,7 @@ func (t *Tree) acquireReadyLease(rel, agent string, l model.Lease) error {
 		if !errors.Is(err, fs.ErrExist) {
 			return planErr(rel, err, "cannot write lease: %v", errText(err))
 		}
-		cur := t.LeaseFor(rel)
+		cur := t.ReadLease(rel)
 		switch {
 		case cur == nil:
 			continue // gone between our create and read: try again
@@ -140,7 +140,7 @@ func (t *Tree) installClaimLease(dst string, held model.Lease) error {
 		if !errors.Is(err, fs.ErrExist) {
 			return planErr(dst, err, "claimed but could not write its lease: %v", errText(err))
 		}
-		cur := t.LeaseFor(dst)
+		cur := t.ReadLease(dst)
 		switch {
 		case cur == nil:
 			continue

@@ -2,5 +2,6 @@
 // scans plans and leases into a model.Snapshot, and its verbs (claim, renew,
 // release, recover, park, return, promote, complete, repair) move plans and
 // write leases so that racing workers never share a plan and a killed one
-// never loses one. Every state change appends a line to logs/events.jsonl.
+// never loses one. Every move of a plan and takeover or repair of a lease
+// appends a line to logs/events.jsonl (heartbeats do not: they would flood it).
 package planfs

@@ -13,23 +13,20 @@ var (
 	ErrNotOwner   = errors.New("not the owner")
 	ErrNoLease    = errors.New("no active lease")
 	ErrDestExists = errors.New("destination already exists")
-	ErrBadTarget  = errors.New("not allowed")
-	ErrNeedsForce = errors.New("needs --force")
+	ErrBadTarget  = errors.New("not a target for this verb")
+	ErrWrongLane  = errors.New("plan is in the wrong lane for this verb")
+	ErrNeedsForce = errors.New("needs force")
 )
 
-// PlanError names the plan a verb failed on.
+// PlanError names the plan a verb failed on; Err is the sentinel (or cause)
+// faces test with errors.Is, Detail the words.
 type PlanError struct {
 	Rel    string
 	Err    error
 	Detail string
 }
 
-func (e *PlanError) Error() string {
-	if e.Detail != "" {
-		return fmt.Sprintf("%s: %s", e.Rel, e.Detail)
-	}
-	return fmt.Sprintf("%s: %v", e.Rel, e.Err)
-}
+func (e *PlanError) Error() string { return e.Rel + ": " + e.Detail }
 
 func (e *PlanError) Unwrap() error { return e.Err }
 

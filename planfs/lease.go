@@ -22,9 +22,9 @@ func (t *Tree) leasePath(rel string) string {
 	return filepath.Join(t.Plans, ".leases", model.LeaseFileName(rel))
 }
 
-// LeaseFor reads the lease naming rel: nil when there is none, a lease with
+// ReadLease reads the lease naming rel: nil when there is none, a lease with
 // Corrupt set when the file cannot be read as one.
-func (t *Tree) LeaseFor(rel string) *model.Lease {
+func (t *Tree) ReadLease(rel string) *model.Lease {
 	p := t.leasePath(rel)
 	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -42,7 +42,7 @@ func (t *Tree) readLeaseFile(path string) model.Lease {
 	defer f.Close()
 	var mod float64
 	if fi, err := f.Stat(); err == nil {
-		mod = float64(fi.ModTime().UnixNano()) / 1e9
+		mod = unixSeconds(fi.ModTime())
 		if !fi.Mode().IsRegular() {
 			return model.Lease{Corrupt: "not a regular file", ModTime: mod}
 		}
@@ -255,7 +255,7 @@ func (t *Tree) claimInFlight(name string) bool {
 		if fi, err := os.Lstat(t.Abs(rel)); err == nil && (claimed == nil || !os.SameFile(fi, claimed)) {
 			continue
 		}
-		if cur := t.LeaseFor(rel); cur != nil && !t.abandoned(cur) {
+		if cur := t.ReadLease(rel); cur != nil && !t.abandoned(cur) {
 			return true
 		}
 	}

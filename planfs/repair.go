@@ -17,12 +17,13 @@ type Repairs struct {
 }
 
 // Repair finishes or undoes what killed workers left half done:
-//   - a claim whose claimer died on this host before it returned (its
-//     ready-path lease is still there, the plan already in in-progress/) is
-//     undone: the plan goes back, claimable at once, since no agent ever got
-//     its path; a claimer on another host, or anchor, gets its claim finished
-//     (the in-progress lease written from the ready-path one);
-//   - a ready-path lease left by a dead claimer (same host and pid gone, or
+//   - a claim whose claimer provably died (its pid gone in this boot and pid
+//     namespace) before it returned (its ready-path lease is still there,
+//     the plan already in in-progress/) is undone: the plan goes back,
+//     claimable at once, since no agent ever got its path; a claimer we
+//     cannot see (another host or container, or anchor) gets its claim
+//     finished (the in-progress lease written from the ready-path one);
+//   - a ready-path lease left by a claimer that is gone (provably dead, or
 //     older than a short grace) is removed, and so is an empty one: what a
 //     claimer killed between creating and writing it leaves;
 //   - a plan left in two lanes at once by an interrupted link+unlink move
@@ -59,7 +60,7 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 			if note := t.repairReadyLease(l, name, plans); note != "" {
 				r.Fixed = append(r.Fixed, note)
 			}
-		case !plans[l.Rel] && !t.exists(l.Rel) && t.LeaseFor(l.Rel) != nil:
+		case !plans[l.Rel] && !t.exists(l.Rel) && t.ReadLease(l.Rel) != nil:
 			t.removeLeaseIf(l.Rel, l)
 			r.Fixed = append(r.Fixed, "removed lease "+l.File+": its plan "+l.Rel+" is gone")
 		}
@@ -67,7 +68,7 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 	t.sweepLeaseTemps()
 	for i := range snap.Plans {
 		p := &snap.Plans[i]
-		if p.Lane == model.InProgress && t.exists(p.Rel) && t.LeaseFor(p.Rel) == nil && !t.claimInFlight(p.Name) {
+		if p.Lane == model.InProgress && t.exists(p.Rel) && t.ReadLease(p.Rel) == nil && !t.claimInFlight(p.Name) {
 			r.Unfixed = append(r.Unfixed, p.Rel+": in progress without a lease; `fleetwatch recover "+p.Rel+"` takes it over")
 		}
 	}
@@ -84,12 +85,12 @@ func (t *Tree) repairReadyLease(l *model.Lease, name string, plans map[string]bo
 	}
 	// The snapshot may be older than the claimer's last step. Read the lease
 	// again only now, after judging its claimer gone, so what we read is final.
-	if cur := t.LeaseFor(l.Rel); cur == nil || !sameHolder(cur, l) {
+	if cur := t.ReadLease(l.Rel); cur == nil || !sameHolder(cur, l) {
 		return ""
 	}
 	claimed := path.Join(string(model.InProgress), name)
 	if l.Corrupt == "" && !plans[l.Rel] && !t.exists(l.Rel) && t.exists(claimed) {
-		if held := t.LeaseFor(claimed); held == nil || held.Token == l.Token {
+		if held := t.ReadLease(claimed); held == nil || held.Token == l.Token {
 			return t.repairClaim(l, claimed, held)
 		}
 	}
@@ -194,5 +195,5 @@ func ctime(fi os.FileInfo) float64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return float64(st.Ctim.Sec) + float64(st.Ctim.Nsec)/1e9
 	}
-	return float64(fi.ModTime().UnixNano()) / 1e9
+	return unixSeconds(fi.ModTime())
 }

@@ -23,7 +23,7 @@ func TestRepairRemovesEmptyReadyLease(t *testing.T) {
 	}
 	old := time.Now().Add(-2 * time.Minute)
 	os.Chtimes(tr.leasePath("features/a.md"), old, old)
-	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 1 || tr.LeaseFor("features/a.md") != nil {
+	if got := tr.Repair(scan(t, tr)); len(got.Fixed) != 1 || tr.ReadLease("features/a.md") != nil {
 		t.Fatalf("old empty lease kept: %v", got)
 	}
 	if _, err := tr.Claim("features/a.md", "w", 60); err != nil {
@@ -66,14 +66,14 @@ func TestClaimHoldsTwinLease(t *testing.T) {
 	if _, err := tr.Claim("features/x.md", "w", 60); !errors.Is(err, ErrClaimed) {
 		t.Fatalf("claim while the twin is being claimed: %v", err)
 	}
-	if tr.LeaseFor("features/x.md") != nil {
+	if tr.ReadLease("features/x.md") != nil {
 		t.Fatal("failed claim kept its lease")
 	}
 	os.Remove(tr.leasePath("bugs/x.md"))
 	if _, err := tr.Claim("features/x.md", "w", 60); err != nil {
 		t.Fatal(err)
 	}
-	if tr.LeaseFor("bugs/x.md") != nil || tr.LeaseFor("features/x.md") != nil {
+	if tr.ReadLease("bugs/x.md") != nil || tr.ReadLease("features/x.md") != nil {
 		t.Fatal("ready-path leases left after the claim")
 	}
 }
@@ -116,7 +116,7 @@ func TestBadTTLRefused(t *testing.T) {
 			t.Errorf("ttl %v: %v", ttl, err)
 		}
 	}
-	if tr.LeaseFor("features/a.md") != nil || !tr.exists("features/a.md") {
+	if tr.ReadLease("features/a.md") != nil || !tr.exists("features/a.md") {
 		t.Fatal("a refused claim changed the tree")
 	}
 }
@@ -150,7 +150,7 @@ func TestSymlinkedLaneRefused(t *testing.T) {
 	if _, err := tr.Claim("features/a.md", "w", 60); err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Fatalf("claim through a symlinked lane: %v", err)
 	}
-	if !tr.exists("features/a.md") || tr.LeaseFor("features/a.md") != nil {
+	if !tr.exists("features/a.md") || tr.ReadLease("features/a.md") != nil {
 		t.Fatal("the refused claim changed the tree")
 	}
 }
@@ -169,7 +169,7 @@ func TestRepairTrustsPIDsOnlyInItsScope(t *testing.T) {
 	later := time.Now().Add(2 * time.Minute)
 	tr.Now = func() time.Time { return later }
 	got := tr.Repair(scan(t, tr))
-	if held := tr.LeaseFor("in-progress/a.md"); len(got.Fixed) != 1 || held == nil || held.AgentID != "boxed" || !tr.exists("in-progress/a.md") {
+	if held := tr.ReadLease("in-progress/a.md"); len(got.Fixed) != 1 || held == nil || held.AgentID != "boxed" || !tr.exists("in-progress/a.md") {
 		t.Fatalf("claim not finished for its claimer: %+v %+v", got, held)
 	}
 	// The same lease in our own scope is proof of death: the claim is undone.
@@ -205,7 +205,7 @@ func TestTakeLeasePutsBackOnlyHeldLeases(t *testing.T) {
 		if tr.takeLease(rel, func(got *model.Lease) bool { return sameHolder(got, &judged) }) {
 			t.Fatalf("%s: took a lease that did not match", rel)
 		}
-		if got := tr.LeaseFor(rel) != nil; got != kept {
+		if got := tr.ReadLease(rel) != nil; got != kept {
 			t.Errorf("%s: lease kept = %v, want %v", rel, got, kept)
 		}
 	}
@@ -239,7 +239,7 @@ func TestClaimReplacesLeftoverLease(t *testing.T) {
 	if _, err := tr.Claim("features/a.md", "w", 60); err != nil {
 		t.Fatal(err)
 	}
-	if l := tr.LeaseFor("in-progress/a.md"); l == nil || l.AgentID != "w" {
+	if l := tr.ReadLease("in-progress/a.md"); l == nil || l.AgentID != "w" {
 		t.Fatalf("lease after claim: %+v", l)
 	}
 }

@@ -3,6 +3,7 @@ package planfs
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -166,23 +167,16 @@ func (t *Tree) readItem(it *scanItem, cache map[string]cachedPlan, buf []byte) {
 		}
 		return
 	}
-	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		warn("unreadable: " + errText(err))
-		return
-	}
-	data := buf[:n]
-	if bytes.IndexByte(data, 0) >= 0 {
-		warn("binary file (NUL bytes); skipped")
+	text, badUTF8, err := headerText(f, buf)
+	if err != nil {
+		warn(err.Error() + "; skipped")
 		return
 	}
 	if fi.Size() > HeaderLimit {
 		warn("larger than 64 KiB; only the first 64 KiB are read for the header")
 	}
-	text := string(data)
-	if !utf8.ValidString(text) {
+	if badUTF8 {
 		warn("invalid UTF-8; read with replacement characters")
-		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
 	h := model.ParseHeader(text)
 	for _, w := range h.Warnings {
@@ -239,4 +233,24 @@ func errText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// errBinary is a plan file with NUL bytes in its header: not markdown.
+var errBinary = errors.New("binary file (NUL bytes)")
+
+// headerText reads up to HeaderLimit bytes of f into buf as text, invalid
+// UTF-8 replaced (and reported).
+func headerText(f *os.File, buf []byte) (text string, badUTF8 bool, err error) {
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", false, fmt.Errorf("unreadable: %s", errText(err))
+	}
+	data := buf[:n]
+	if bytes.IndexByte(data, 0) >= 0 {
+		return "", false, errBinary
+	}
+	if !utf8.Valid(data) {
+		return strings.ToValidUTF8(string(data), "\uFFFD"), true, nil
+	}
+	return string(data), false, nil
 }

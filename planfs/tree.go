@@ -67,7 +67,12 @@ func PIDScope() string {
 	return strings.TrimSpace(string(boot)) + "/" + ns
 }
 
-func (t *Tree) now() float64 { return float64(t.Now().UnixNano()) / 1e9 }
+func (t *Tree) now() float64 { return unixSeconds(t.Now()) }
+
+// NowSeconds is the tree's clock in Unix seconds, as leases count time.
+func (t *Tree) NowSeconds() float64 { return t.now() }
+
+func unixSeconds(tm time.Time) float64 { return float64(tm.UnixNano()) / 1e9 }
 
 // Abs returns the absolute path of a rel.
 func (t *Tree) Abs(rel string) string { return filepath.Join(t.Plans, filepath.FromSlash(rel)) }
@@ -97,7 +102,7 @@ func ValidSlug(slug string) error {
 	return nil
 }
 
-// ResolvePath turns a --path argument into a rel inside the tree. A relative
+// ResolvePath turns a file path into a rel inside the tree. A relative
 // path is tried against cwd, the project and .plans/, as anchor does.
 func (t *Tree) ResolvePath(p, cwd string) (string, error) {
 	candidates := []string{p}
@@ -112,11 +117,11 @@ func (t *Tree) ResolvePath(p, cwd string) (string, error) {
 		}
 	}
 	if found == "" {
-		return "", fmt.Errorf("--path %s: plan not found", p)
+		return "", fmt.Errorf("%s: plan not found", p)
 	}
 	real, err := filepath.EvalSymlinks(found)
 	if err != nil {
-		return "", fmt.Errorf("--path %s: %v", p, err)
+		return "", fmt.Errorf("%s: %v", p, err)
 	}
 	plansReal, err := filepath.EvalSymlinks(t.Plans)
 	if err != nil {
@@ -124,15 +129,15 @@ func (t *Tree) ResolvePath(p, cwd string) (string, error) {
 	}
 	rel, err := filepath.Rel(plansReal, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("--path %s: outside %s", p, t.Plans)
+		return "", fmt.Errorf("%s: outside %s", p, t.Plans)
 	}
 	// A symlink inside the tree must still name the plan by where it sits.
 	if lexical, err := filepath.Rel(t.Plans, found); err == nil && !strings.HasPrefix(lexical, "..") && lexical != rel {
-		return "", fmt.Errorf("--path %s: a symlink; name the plan file itself", p)
+		return "", fmt.Errorf("%s: a symlink; name the plan file itself", p)
 	}
 	rel = filepath.ToSlash(rel)
 	if _, _, err := SplitRel(rel); err != nil {
-		return "", fmt.Errorf("--path %s: %v", p, err)
+		return "", fmt.Errorf("%s: %v", p, err)
 	}
 	return rel, nil
 }

@@ -175,7 +175,7 @@ func TestClaimNeverOverwrites(t *testing.T) {
 	if !strings.Contains(mustRead(t, tr.Abs("in-progress/x.md")), "low") || !strings.Contains(mustRead(t, tr.Abs("features/x.md")), "high") {
 		t.Fatal("a file was overwritten")
 	}
-	if l := tr.LeaseFor("features/x.md"); l != nil {
+	if l := tr.ReadLease("features/x.md"); l != nil {
 		t.Fatalf("failed claim left a ready-path lease: %+v", l)
 	}
 	if err := moveNoReplace(tr.Abs("features/x.md"), tr.Abs("in-progress/x.md")); !errors.Is(err, os.ErrExist) {
@@ -192,7 +192,7 @@ func TestClaimTakesOverExpiredReadyLease(t *testing.T) {
 	if err != nil || dst != "in-progress/a.md" {
 		t.Fatalf("claim over an expired lease: %q %v", dst, err)
 	}
-	if l := tr.LeaseFor(dst); l == nil || l.AgentID != "w" || l.Origin != "features/a.md" {
+	if l := tr.ReadLease(dst); l == nil || l.AgentID != "w" || l.Origin != "features/a.md" {
 		t.Fatalf("lease %+v", l)
 	}
 }
@@ -213,7 +213,7 @@ func TestReleaseReturnsToOriginAndRespectsOwner(t *testing.T) {
 	if err != nil || back != "bugs/b.md" {
 		t.Fatalf("release: %q %v", back, err)
 	}
-	if tr.LeaseFor(dst) != nil {
+	if tr.ReadLease(dst) != nil {
 		t.Fatal("lease left after release")
 	}
 	events, _ := tr.Events()
@@ -262,12 +262,12 @@ func TestRepairLeavesLiveClaimsAlone(t *testing.T) {
 	if notes := tr.Repair(scan(t, tr)); len(notes.Fixed) != 0 {
 		t.Fatalf("repair touched a live claim: %v", notes)
 	}
-	if tr.LeaseFor("features/a.md") == nil {
+	if tr.ReadLease("features/a.md") == nil {
 		t.Fatal("live lease removed")
 	}
 	// The same lease, a minute past the grace, counts as abandoned.
 	tr.Now = func() time.Time { return time.Now().Add(2 * time.Minute) }
-	if notes := tr.Repair(scan(t, tr)); len(notes.Fixed) != 1 || tr.LeaseFor("features/a.md") != nil {
+	if notes := tr.Repair(scan(t, tr)); len(notes.Fixed) != 1 || tr.ReadLease("features/a.md") != nil {
 		t.Fatalf("abandoned lease kept: %v", notes)
 	}
 }

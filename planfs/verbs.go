@@ -3,7 +3,6 @@ package planfs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -31,7 +30,7 @@ func (t *Tree) Renew(rel, agent string, ttl float64) (*model.Lease, error) {
 
 // renew is Renew for a caller holding the lease lock.
 func (t *Tree) renew(rel, agent string, ttl float64) (*model.Lease, error) {
-	cur := t.LeaseFor(rel)
+	cur := t.ReadLease(rel)
 	switch {
 	case cur == nil:
 		return nil, planErr(rel, ErrNoLease, "no lease to renew")
@@ -61,7 +60,7 @@ func ValidTTL(ttl float64) error {
 // An in-progress plan with no lease at all is free to anyone, as in anchor,
 // unless a claim is still moving it in. Callers hold the lease lock.
 func (t *Tree) owned(rel, agent string, force bool) (*model.Lease, error) {
-	cur := t.LeaseFor(rel)
+	cur := t.ReadLease(rel)
 	if cur == nil {
 		lane, name, _ := SplitRel(rel)
 		if lane == model.InProgress && t.claimInFlight(name) {
@@ -73,13 +72,13 @@ func (t *Tree) owned(rel, agent string, force bool) (*model.Lease, error) {
 		return cur, nil
 	}
 	if cur.Corrupt != "" {
-		return nil, planErr(rel, ErrNotOwner, "lease file is unreadable (%s); use --force or recover", cur.Corrupt)
+		return nil, planErr(rel, ErrNotOwner, "lease file is unreadable (%s); recover it, or force", cur.Corrupt)
 	}
 	if cur.AgentID != agent {
 		if !cur.Active(t.now()) {
-			return nil, planErr(rel, ErrNotOwner, "owned by %s (lease expired; recover it first, or --force)", cur.AgentID)
+			return nil, planErr(rel, ErrNotOwner, "owned by %s (lease expired; recover it first, or force)", cur.AgentID)
 		}
-		return nil, planErr(rel, ErrNotOwner, "owned by %s (--force overrides)", cur.AgentID)
+		return nil, planErr(rel, ErrNotOwner, "owned by %s", cur.AgentID)
 	}
 	return cur, nil
 }
@@ -189,7 +188,7 @@ func (t *Tree) Release(rel, agent string, force bool) (string, error) {
 		return rel, nil
 	}
 	if lane != model.InProgress {
-		return "", planErr(rel, ErrBadTarget, "only claimed plans can be released")
+		return "", planErr(rel, ErrWrongLane, "only claimed plans can be released")
 	}
 	if _, err := t.needPlan(rel); err != nil {
 		return "", err
@@ -211,7 +210,7 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 		return nil, err
 	}
 	if lane != model.InProgress && !lane.Ready() {
-		return nil, planErr(rel, ErrBadTarget, "only in-progress plans and ready-path leases can be recovered")
+		return nil, planErr(rel, ErrWrongLane, "only in-progress plans and ready-path leases can be recovered")
 	}
 	if err := ValidTTL(ttl); err != nil {
 		return nil, planErr(rel, err, "%v", err)
@@ -223,7 +222,7 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 	defer unlock()
 	failpoint("recover:locked")
 	_, name, _ := SplitRel(rel)
-	cur := t.LeaseFor(rel)
+	cur := t.ReadLease(rel)
 	switch {
 	case cur != nil && cur.Active(t.now()) && cur.AgentID == agent:
 		return t.renew(rel, agent, ttl)
@@ -281,7 +280,7 @@ func (t *Tree) Park(rel string, to model.Lane, agent, reason string, force bool)
 		return "", err
 	}
 	if !lane.Ready() && lane != model.InProgress {
-		return "", planErr(rel, ErrBadTarget, "only plans in bugs/, features/ or in-progress/ can be parked")
+		return "", planErr(rel, ErrWrongLane, "only plans in bugs/, features/ or in-progress/ can be parked")
 	}
 	ev := Event{Event: "park", AgentID: agent, Reason: reason}
 	if lane.Ready() {
@@ -302,9 +301,9 @@ func (t *Tree) Return(rel string, to model.Lane, agent string, force bool) (stri
 	}
 	switch {
 	case lane.Ready():
-		return "", planErr(rel, ErrBadTarget, "already ready")
+		return "", planErr(rel, ErrWrongLane, "already ready")
 	case lane != model.InProgress && !lane.Parked():
-		return "", planErr(rel, ErrBadTarget, "only parked or claimed plans can be returned")
+		return "", planErr(rel, ErrWrongLane, "only parked or claimed plans can be returned")
 	}
 	return t.moveOwned(rel, func(lease *model.Lease) (model.Lane, error) {
 		if to != "" {
@@ -324,11 +323,11 @@ func (t *Tree) Complete(rel string, to model.Lane, agent string, force bool) (st
 		return "", err
 	}
 	if lane != model.InProgress {
-		return "", planErr(rel, ErrBadTarget, "only in-progress plans can be completed")
+		return "", planErr(rel, ErrWrongLane, "only in-progress plans can be completed")
 	}
 	return t.moveOwned(rel, func(lease *model.Lease) (model.Lane, error) {
 		if lease == nil && !force {
-			return "", planErr(rel, ErrNoLease, "no lease; recover it first or use --force")
+			return "", planErr(rel, ErrNoLease, "no lease; recover it first, or force")
 		}
 		return to, nil
 	}, agent, force, "complete:moved", Event{Event: "complete", AgentID: agent})
@@ -357,7 +356,7 @@ func (t *Tree) Promote(rel string, to model.Lane, agent string, force bool) (str
 		return "", nil, err
 	}
 	if lane != model.Drafts {
-		return "", nil, planErr(rel, ErrBadTarget, "only drafts can be promoted")
+		return "", nil, planErr(rel, ErrWrongLane, "only drafts can be promoted")
 	}
 	data, err := readHead(t.Abs(rel))
 	if err != nil {
@@ -365,7 +364,7 @@ func (t *Tree) Promote(rel string, to model.Lane, agent string, force bool) (str
 	}
 	problems := PromoteProblems(model.ParseHeader(data))
 	if len(problems) > 0 && !force {
-		return "", problems, planErr(rel, ErrNeedsForce, "not promoted: %s (--force promotes anyway)", strings.Join(problems, "; "))
+		return "", problems, planErr(rel, ErrNeedsForce, "not promoted: %s", strings.Join(problems, "; "))
 	}
 	dst, err := t.move(rel, to, "promote:moved", nil, Event{Event: "promote", AgentID: agent})
 	return dst, problems, err
@@ -377,10 +376,6 @@ func readHead(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	buf := make([]byte, HeaderLimit)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return "", err
-	}
-	return strings.ToValidUTF8(string(buf[:n]), "\uFFFD"), nil
+	text, _, err := headerText(f, make([]byte, HeaderLimit))
+	return text, err
 }

@@ -46,14 +46,7 @@ func Project(dir string) (string, error) {
 // outside [A-Za-z0-9._-] become `-`, dots and dashes are trimmed from the
 // ends, and the result is at most 80 characters ("agent" when nothing is left).
 func SafeID(id string) string {
-	b := []byte(id)
-	for i, c := range b {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
-		if !ok {
-			b[i] = '-'
-		}
-	}
-	s := strings.Trim(string(b), ".-")
+	s := strings.Trim(sanitize(id, "._-"), ".-")
 	if len(s) > 80 {
 		s = strings.TrimRight(s[:80], ".-")
 	}
@@ -66,14 +59,7 @@ func SafeID(id string) string {
 // FeatureBranch names the branch for a plan slug: `feature/<slug>`, keeping
 // a `feature/` or `feat/` prefix that is already there.
 func FeatureBranch(slug string) string {
-	b := []byte(slug)
-	for i, c := range b {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '/' || c == '-'
-		if !ok {
-			b[i] = '-'
-		}
-	}
-	s := strings.Trim(string(b), "/")
+	s := strings.Trim(sanitize(slug, "._/-"), "/")
 	if s == "" {
 		s = "work"
 	}
@@ -328,4 +314,16 @@ func record(top string, wt Worktree) error {
 		os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// sanitize replaces every byte that is not an ASCII letter, digit or one of
+// extra with `-`.
+func sanitize(s, extra string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
+			b[i] = '-'
+		}
+	}
+	return string(b)
 }

@@ -1,0 +1,92 @@
+package planfs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"fleetwatch/model"
+)
+
+// Errors of a named claim that mean "not for you", as opposed to "broken".
+var (
+	ErrAssigned   = errors.New("assigned to a person")
+	ErrDepsUnmet  = errors.New("dependencies unmet")
+	ErrAmbiguous  = errors.New("ambiguous slug")
+	ErrUnreadable = errors.New("unreadable plan")
+)
+
+// ResolveNamed finds the plan a named claim of slug by agent means, as anchor
+// does: agent's own active in-progress plan of that name, else the one ready
+// plan of that name. Several ready ones are ambiguous.
+func ResolveNamed(snap *model.Snapshot, slug, agent string, now float64) (string, error) {
+	var hits []string
+	for i := range snap.Plans {
+		p := &snap.Plans[i]
+		if p.Slug != slug {
+			continue
+		}
+		switch {
+		case p.Lane == model.InProgress:
+			if l := snap.LeaseFor(p.Rel); l != nil && l.Active(now) && l.AgentID == agent {
+				return p.Rel, nil
+			}
+		case p.Lane.Ready():
+			hits = append(hits, p.Rel)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return "", fmt.Errorf("no ready plan %q (and none in progress for %s): %w", slug, agent, ErrNotFound)
+	case 1:
+		return hits[0], nil
+	}
+	return "", fmt.Errorf("slug %q names %s: %w", slug, strings.Join(hits, ", "), ErrAmbiguous)
+}
+
+// ClaimNamed claims the plan at rel for w with anchor's named-target checks,
+// or resumes it when it is w's own in-progress plan (renewing the lease). A
+// person's plan (unless allowAssigned) and unmet dependencies (unless
+// opt.NoDepCheck) refuse; a fit mismatch only comes back as a warning.
+func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt model.Options, allowAssigned bool, ttl float64) (dst, warning string, err error) {
+	lane, _, err := SplitRel(rel)
+	if err != nil {
+		return "", "", err
+	}
+	if lane == model.InProgress {
+		l := t.ReadLease(rel)
+		switch {
+		case l == nil || l.Corrupt != "" || !l.Active(opt.Now):
+			return "", "", planErr(rel, ErrNoLease, "no active lease; recover it explicitly")
+		case l.AgentID != w.AgentID:
+			return "", "", planErr(rel, ErrNotOwner, "owned by %s", l.AgentID)
+		}
+		_, err := t.Renew(rel, w.AgentID, ttl)
+		return rel, "", err
+	}
+	if !lane.Ready() {
+		return "", "", planErr(rel, ErrWrongLane, "plans in %s/ cannot be claimed", lane)
+	}
+	var row *model.Row
+	rows := model.Decide(snap, w, opt)
+	for i := range rows {
+		if rows[i].Plan.Rel == rel {
+			row = &rows[i]
+		}
+	}
+	if row == nil {
+		return "", "", planErr(rel, ErrUnreadable, "unreadable plan (see fleetwatch check)")
+	}
+	h := row.Plan.Header
+	if !h.AgentAssignable && !allowAssigned {
+		return "", "", planErr(rel, ErrAssigned, "assigned to %s (a person's plan)", h.Assignee)
+	}
+	if !row.Deps.Met && !opt.NoDepCheck {
+		return "", "", planErr(rel, ErrDepsUnmet, "deps UNMET: %s", model.UnmetList(row.Deps))
+	}
+	if !row.Fit.Eligible() && !opt.NoFitCheck {
+		warning = fmt.Sprintf("%s is %s for %s (Preferred: %s)", rel, row.Fit, w.Tier, h.PreferredRaw)
+	}
+	dst, err = t.Claim(rel, w.AgentID, ttl)
+	return dst, warning, err
+}
