@@ -15,15 +15,8 @@ import (
 )
 
 // fail prints one `fleetwatch: ` line and returns code.
-// An engine error that force would override gets the flag named.
 func fail(stderr io.Writer, code int, format string, args ...any) int {
 	msg := fmt.Sprintf(format, args...)
-	for _, a := range args {
-		if err, ok := a.(error); ok && (errors.Is(err, planfs.ErrNotOwner) || errors.Is(err, planfs.ErrNeedsForce)) {
-			msg += " (--force overrides)"
-			break
-		}
-	}
 	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " ")
 	fmt.Fprintln(stderr, "fleetwatch: "+msg)
 	return code
@@ -162,4 +155,13 @@ func missingCode(err error) int {
 		return exitNothing
 	}
 	return exitError
+}
+
+// forceHint names --force for an engine refusal it would override; only
+// commands that have the flag use it.
+func forceHint(err error) string {
+	if errors.Is(err, planfs.ErrNotOwner) || errors.Is(err, planfs.ErrNeedsForce) {
+		return " (--force overrides)"
+	}
+	return ""
 }

@@ -28,9 +28,10 @@ func TestCrashAtEveryStep(t *testing.T) {
 		leased bool
 	}{
 		{step: "claim:ready-lease", args: []string{"work-once", "--once", "--agent-id", "dead"}, want: "features"},
-		// The claimer died before it returned: no agent has the plan, so the claim is undone.
+		// The claimer died before writing its lease: no agent has the plan, so the claim is undone.
 		{step: "claim:moved", args: []string{"work-once", "--once", "--agent-id", "dead"}, want: "features"},
-		{step: "claim:lease", args: []string{"work-once", "--once", "--agent-id", "dead"}, want: "features"},
+		// Its lease written, the claim stands (held until the lease expires).
+		{step: "claim:lease", args: []string{"work-once", "--once", "--agent-id", "dead"}, want: "in-progress", leased: true},
 		{step: "release:moved", setup: [][]string{{"work-once", "--once", "--agent-id", "dead"}},
 			args: []string{"release", "in-progress/victim.md", "--agent-id", "dead"}, want: "features"},
 		{step: "park:moved", setup: [][]string{{"work-once", "--once", "--agent-id", "dead"}},

@@ -59,7 +59,11 @@ func (v verb) run(args []string, stdout, stderr io.Writer) int {
 	}
 	dst, err := v.act(t, rel, &f)
 	if err != nil {
-		return fail(stderr, exitError, "%s: %v", v.name, err)
+		hint := ""
+		if !v.withTTL { // every verb but recover has --force
+			hint = forceHint(err)
+		}
+		return fail(stderr, exitError, "%s: %v%s", v.name, err, hint)
 	}
 	fmt.Fprintln(stdout, t.Abs(dst))
 	return exitOK

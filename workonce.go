@@ -239,7 +239,7 @@ func (w *workOnce) doRelease(t *planfs.Tree, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "no lease "+rel)
 		return exitOK
 	case err != nil:
-		return fail(stderr, exitError, "%v", err)
+		return fail(stderr, exitError, "%v%s", err, forceHint(err))
 	}
 	fmt.Fprintf(stdout, "released %s\n", rel)
 	if dst != rel {
@@ -291,7 +291,7 @@ func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int 
 		dst, err = t.Return(rel, model.Lane(w.targetLane), w.agent, w.force)
 	}
 	if err != nil {
-		return fail(stderr, exitError, "%v", err)
+		return fail(stderr, exitError, "%v%s", err, forceHint(err))
 	}
 	fmt.Fprintln(stdout, t.Abs(dst))
 	return exitOK

@@ -81,6 +81,11 @@ func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
 		// process is gone, Repair undoes or finishes the claim.
 		return dst, err
 	}
+	if !t.exists(dst) {
+		// Someone moved it on between our move and our lease: not ours.
+		t.removeLeaseIf(dst, &held)
+		return "", planErr(rel, ErrClaimed, "taken over while being claimed")
+	}
 	failpoint("claim:lease")
 	t.removeLeaseIf(rel, &ready)
 	t.appendEvent(Event{Event: "claim", Slug: model.SlugOf(name), From: rel, To: dst, AgentID: agent, Origin: rel})

@@ -164,11 +164,9 @@ func (t *Tree) clearLease(rel string, cur *model.Lease) bool {
 
 // takeLease removes rel's lease file if it satisfies ok. It first renames the
 // file to a name only this caller knows, so of several racers exactly one
-// takes it. A held lease written since the caller looked is put back; a
-// ready-path lease is not, since its claimer may have finished and dropped
-// it meanwhile, and resurrecting it would make a returned claim look
-// interrupted. Losing it is safe: the no-replace move, not that lease,
-// decides which claimer gets the plan.
+// takes it, and a lease written since the caller looked is put back. (A
+// ready-path lease put back after its claimer finished is harmless: its
+// token matches the in-progress lease, which marks the claim as done.)
 func (t *Tree) takeLease(rel string, ok func(*model.Lease) bool) bool {
 	aside := filepath.Join(t.Plans, ".leases", ".stale-"+newToken())
 	if err := os.Rename(t.leasePath(rel), aside); err != nil {
@@ -177,9 +175,7 @@ func (t *Tree) takeLease(rel string, ok func(*model.Lease) bool) bool {
 	defer os.Remove(aside)
 	got := t.readLeaseFile(aside)
 	if !ok(&got) {
-		if lane, _, _ := SplitRel(rel); !lane.Ready() {
-			_ = os.Link(aside, t.leasePath(rel))
-		}
+		_ = os.Link(aside, t.leasePath(rel))
 		return false
 	}
 	return true
@@ -255,9 +251,15 @@ func (t *Tree) claimInFlight(name string) bool {
 		if fi, err := os.Lstat(t.Abs(rel)); err == nil && (claimed == nil || !os.SameFile(fi, claimed)) {
 			continue
 		}
-		if cur := t.ReadLease(rel); cur != nil && !t.abandoned(cur) {
-			return true
+		cur := t.ReadLease(rel)
+		if cur == nil || t.abandoned(cur) {
+			continue
 		}
+		// The claim already wrote its in-progress lease: it is done.
+		if held := t.ReadLease(string(model.InProgress) + "/" + name); held != nil && held.Corrupt == "" && held.Token != "" && held.Token == cur.Token {
+			continue
+		}
+		return true
 	}
 	return false
 }

@@ -37,11 +37,11 @@ func ResolveNamed(snap *model.Snapshot, slug, agent string, now float64) (string
 	}
 	switch len(hits) {
 	case 0:
-		return "", fmt.Errorf("no ready plan %q (and none in progress for %s): %w", slug, agent, ErrNotFound)
+		return "", planErr(slug, ErrNotFound, "no ready plan of that name (and none in progress for %s)", agent)
 	case 1:
 		return hits[0], nil
 	}
-	return "", fmt.Errorf("slug %q names %s: %w", slug, strings.Join(hits, ", "), ErrAmbiguous)
+	return "", planErr(slug, ErrAmbiguous, "ambiguous: %s", strings.Join(hits, ", "))
 }
 
 // ClaimNamed claims the plan at rel for w with anchor's named-target checks,

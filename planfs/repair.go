@@ -106,10 +106,11 @@ func (t *Tree) repairReadyLease(l *model.Lease, name string, plans map[string]bo
 // claim's ready-path lease, held the in-progress lease if it got that far.
 func (t *Tree) repairClaim(ready *model.Lease, claimed string, held *model.Lease) string {
 	slug := model.SlugOf(path.Base(claimed))
-	// A claimer returns the path only after dropping its ready-path lease, and
-	// no one else removes a live claimer's lease; so if it is still here and
-	// its claimer provably dead, no agent ever got the plan.
-	if t.claimerGone(ready) {
+	// Without its in-progress lease the claim never reached the point where
+	// it could return the path: with its claimer provably dead, no agent has
+	// the plan. Once that lease is written the claim counts as made, even if
+	// its claimer then died (it keeps the plan until the lease expires).
+	if held == nil && t.claimerGone(ready) {
 		if err := moveNoReplace(t.Abs(claimed), t.Abs(ready.Rel)); err == nil {
 			if held != nil {
 				t.removeLeaseIf(claimed, held)

@@ -192,12 +192,11 @@ func TestTwinLeaseDoesNotBlockRecover(t *testing.T) {
 	}
 }
 
-// A held lease that changed since it was judged is put back; a ready-path
-// one is not, so a finished claim's lease is never resurrected.
-func TestTakeLeasePutsBackOnlyHeldLeases(t *testing.T) {
+// A lease that changed since it was judged is put back, never dropped.
+func TestTakeLeasePutsBack(t *testing.T) {
 	tr := mkTree(t, "features/a.md:", "in-progress/b.md:")
 	judged := model.Lease{AgentID: "someone-else"}
-	for rel, kept := range map[string]bool{"features/a.md": false, "in-progress/b.md": true} {
+	for _, rel := range []string{"features/a.md", "in-progress/b.md"} {
 		l := tr.newLease(rel, "owner", "", "tok", 60)
 		if err := tr.createLeaseExcl(rel, l); err != nil {
 			t.Fatal(err)
@@ -205,9 +204,29 @@ func TestTakeLeasePutsBackOnlyHeldLeases(t *testing.T) {
 		if tr.takeLease(rel, func(got *model.Lease) bool { return sameHolder(got, &judged) }) {
 			t.Fatalf("%s: took a lease that did not match", rel)
 		}
-		if got := tr.ReadLease(rel) != nil; got != kept {
-			t.Errorf("%s: lease kept = %v, want %v", rel, got, kept)
+		if got := tr.ReadLease(rel); got == nil || got.AgentID != "owner" {
+			t.Errorf("%s: lease not put back: %+v", rel, got)
 		}
+	}
+}
+
+// A claim that wrote its in-progress lease is made, even if its ready-path
+// lease is still (or again) there and its claimer is gone: Repair drops that
+// lease and never undoes the claim, and nothing waits on it as "in flight".
+func TestFinishedClaimIsNeverUndone(t *testing.T) {
+	tr := mkTree(t, "in-progress/a.md:")
+	ready := tr.newLease("features/a.md", "done", "", "tok", 600)
+	ready.PID = testkit.DeadPID(t)
+	tr.createLeaseExcl("features/a.md", ready)
+	held := tr.newLease("in-progress/a.md", "done", "features/a.md", "tok", 600)
+	held.PID = ready.PID
+	tr.linkLeaseExcl("in-progress/a.md", held)
+	if tr.claimInFlight("a.md") {
+		t.Fatal("a finished claim counts as in flight")
+	}
+	got := tr.Repair(scan(t, tr))
+	if !tr.exists("in-progress/a.md") || tr.ReadLease("features/a.md") != nil || tr.ReadLease("in-progress/a.md") == nil {
+		t.Fatalf("finished claim disturbed: %+v", got)
 	}
 }
 
