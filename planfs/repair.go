@@ -18,11 +18,11 @@ type Repairs struct {
 
 // Repair finishes or undoes what killed workers left half done:
 //   - a claim whose claimer provably died (its pid gone in this boot and pid
-//     namespace) before it returned (its ready-path lease is still there,
-//     the plan already in in-progress/) is undone: the plan goes back,
-//     claimable at once, since no agent ever got its path; a claimer we
-//     cannot see (another host or container, or anchor) gets its claim
-//     finished (the in-progress lease written from the ready-path one);
+//     namespace) after moving the plan but before writing its in-progress
+//     lease is undone: the plan goes back, claimable at once, since no agent
+//     ever got its path; a claimer we cannot see (another host or container,
+//     or anchor) gets its claim finished (the in-progress lease written from
+//     the ready-path one); a claim whose lease was written stands;
 //   - a ready-path lease left by a claimer that is gone (provably dead, or
 //     older than a short grace) is removed, and so is an empty one: what a
 //     claimer killed between creating and writing it leaves;
