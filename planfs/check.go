@@ -73,8 +73,10 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 				out = append(out, model.Warning{File: file, Message: "corrupt lease (" + l.Corrupt + "); `fleetwatch recover " + l.Rel + "` clears it"})
 			}
 		case !plans[l.Rel]:
-			// A live claimer's ready-path lease outlives its plan's move by a moment.
-			if !t.exists(l.Rel) && t.ReadLease(l.Rel) != nil && !(lane.Ready() && !t.abandoned(l)) {
+			// A live claimer's ready-path lease outlives its plan's move by a
+			// moment, and a finished claim's may linger (same token as its
+			// in-progress lease): neither is an orphan.
+			if !t.exists(l.Rel) && t.ReadLease(l.Rel) != nil && !(lane.Ready() && (!t.abandoned(l) || t.finishedClaim(l))) {
 				out = append(out, model.Warning{File: file, Message: "orphaned lease: no plan at " + l.Rel})
 			}
 		}

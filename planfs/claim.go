@@ -76,15 +76,15 @@ func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
 
 	held := t.newLease(dst, agent, rel, token, ttl)
 	held.ClaimedAt, held.ExpiresAt = ready.ClaimedAt, ready.ExpiresAt
-	if err := t.installClaimLease(dst, held); err != nil {
+	if err := t.claimLease(rel, dst, held); err != nil {
+		if !t.exists(dst) {
+			// Taken on before our lease: nothing of ours is left to hold.
+			t.removeLeaseIf(rel, &ready)
+			return "", err
+		}
 		// The plan is moved and our ready-path lease stays: once this
 		// process is gone, Repair undoes or finishes the claim.
 		return dst, err
-	}
-	if !t.exists(dst) {
-		// Someone moved it on between our move and our lease: not ours.
-		t.removeLeaseIf(dst, &held)
-		return "", planErr(rel, ErrClaimed, "taken over while being claimed")
 	}
 	failpoint("claim:lease")
 	t.removeLeaseIf(rel, &ready)
@@ -131,6 +131,21 @@ func twinRel(lane model.Lane, name string) string {
 		return string(model.Features) + "/" + name
 	}
 	return string(model.Bugs) + "/" + name
+}
+
+// claimLease installs the claim's in-progress lease under the lease lock, so
+// a verb that found the plan unleased cannot move it between our move and
+// our lease, and checks the plan is still there.
+func (t *Tree) claimLease(rel, dst string, held model.Lease) error {
+	unlock, err := t.lockLeases(lockWait)
+	if err != nil {
+		return planErr(dst, err, "claimed but could not write its lease: %v", err)
+	}
+	defer unlock()
+	if !t.exists(dst) {
+		return planErr(rel, ErrClaimed, "taken over while being claimed")
+	}
+	return t.installClaimLease(dst, held)
 }
 
 // installClaimLease writes the in-progress lease of a plan just moved there.

@@ -255,13 +255,23 @@ func (t *Tree) claimInFlight(name string) bool {
 		if cur == nil || t.abandoned(cur) {
 			continue
 		}
-		// The claim already wrote its in-progress lease: it is done.
-		if held := t.ReadLease(string(model.InProgress) + "/" + name); held != nil && held.Corrupt == "" && held.Token != "" && held.Token == cur.Token {
+		if t.finishedClaim(cur) {
 			continue
 		}
 		return true
 	}
 	return false
+}
+
+// finishedClaim reports whether ready-path lease l belongs to a claim that
+// already wrote its in-progress lease (the same token).
+func (t *Tree) finishedClaim(l *model.Lease) bool {
+	_, name, err := SplitRel(l.Rel)
+	if err != nil || l.Corrupt != "" || l.Token == "" {
+		return false
+	}
+	held := t.ReadLease(string(model.InProgress) + "/" + name)
+	return held != nil && held.Corrupt == "" && held.Token == l.Token
 }
 
 // writeGrace is how long an unreadable lease may be one still being

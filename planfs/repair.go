@@ -76,6 +76,11 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 }
 
 func (t *Tree) repairReadyLease(l *model.Lease, name string, plans map[string]bool) string {
+	claimed := path.Join(string(model.InProgress), name)
+	if t.finishedClaim(l) {
+		t.removeLeaseIf(l.Rel, l) // a leftover of a made claim: nothing to report
+		return ""
+	}
 	stale := t.abandoned(l) || l.Corrupt == "" && !l.Active(t.now())
 	switch {
 	case !stale:
@@ -88,11 +93,8 @@ func (t *Tree) repairReadyLease(l *model.Lease, name string, plans map[string]bo
 	if cur := t.ReadLease(l.Rel); cur == nil || !sameHolder(cur, l) {
 		return ""
 	}
-	claimed := path.Join(string(model.InProgress), name)
-	if l.Corrupt == "" && !plans[l.Rel] && !t.exists(l.Rel) && t.exists(claimed) {
-		if held := t.ReadLease(claimed); held == nil || held.Token == l.Token {
-			return t.repairClaim(l, claimed, held)
-		}
+	if l.Corrupt == "" && !plans[l.Rel] && !t.exists(l.Rel) && t.exists(claimed) && t.ReadLease(claimed) == nil {
+		return t.repairClaim(l, claimed)
 	}
 	t.removeLeaseIf(l.Rel, l)
 	if !plans[l.Rel] {
@@ -102,30 +104,25 @@ func (t *Tree) repairReadyLease(l *model.Lease, name string, plans map[string]bo
 	return "removed " + l.AgentID + "'s abandoned lease on " + l.Rel + "; it is claimable again"
 }
 
-// repairClaim deals with a claim interrupted after its move: ready is the
-// claim's ready-path lease, held the in-progress lease if it got that far.
-func (t *Tree) repairClaim(ready *model.Lease, claimed string, held *model.Lease) string {
+// repairClaim deals with a claim interrupted after its move and before its
+// in-progress lease: ready is the claim's ready-path lease.
+func (t *Tree) repairClaim(ready *model.Lease, claimed string) string {
 	slug := model.SlugOf(path.Base(claimed))
 	// Without its in-progress lease the claim never reached the point where
 	// it could return the path: with its claimer provably dead, no agent has
-	// the plan. Once that lease is written the claim counts as made, even if
-	// its claimer then died (it keeps the plan until the lease expires).
-	if held == nil && t.claimerGone(ready) {
+	// the plan. (Once that lease is written the claim counts as made, even if
+	// its claimer then died: it keeps the plan until the lease expires.)
+	if t.claimerGone(ready) {
 		if err := moveNoReplace(t.Abs(claimed), t.Abs(ready.Rel)); err == nil {
-			if held != nil {
-				t.removeLeaseIf(claimed, held)
-			}
 			t.removeLeaseIf(ready.Rel, ready)
 			t.appendEvent(Event{Event: "repair", Slug: slug, From: claimed, To: ready.Rel, AgentID: ready.AgentID, Reason: "claim undone: its claimer died before it returned"})
 			return "undid " + ready.AgentID + "'s interrupted claim: " + ready.Rel + " is claimable again"
 		}
 	}
-	if held == nil {
-		finished := *ready
-		finished.Plan, finished.Origin = claimed, ready.Rel
-		if err := t.linkLeaseExcl(claimed, finished); err != nil {
-			return ""
-		}
+	finished := *ready
+	finished.Plan, finished.Origin = claimed, ready.Rel
+	if err := t.linkLeaseExcl(claimed, finished); err != nil {
+		return ""
 	}
 	t.removeLeaseIf(ready.Rel, ready)
 	t.appendEvent(Event{Event: "repair", Slug: slug, From: ready.Rel, To: claimed, AgentID: ready.AgentID, Origin: ready.Rel, Reason: "claim finished for a claimer that stopped"})

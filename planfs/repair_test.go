@@ -224,9 +224,34 @@ func TestFinishedClaimIsNeverUndone(t *testing.T) {
 	if tr.claimInFlight("a.md") {
 		t.Fatal("a finished claim counts as in flight")
 	}
+	if problems := tr.Check(scan(t, tr)); len(problems) != 0 {
+		t.Fatalf("check reports a finished claim's leftover: %+v", problems)
+	}
 	got := tr.Repair(scan(t, tr))
-	if !tr.exists("in-progress/a.md") || tr.ReadLease("features/a.md") != nil || tr.ReadLease("in-progress/a.md") == nil {
+	if len(got.Fixed) != 0 || !tr.exists("in-progress/a.md") || tr.ReadLease("features/a.md") != nil || tr.ReadLease("in-progress/a.md") == nil {
 		t.Fatalf("finished claim disturbed: %+v", got)
+	}
+}
+
+// Releasing a claim also drops a leftover ready-path lease of that claim, so
+// it cannot hold the returned plan.
+func TestReleaseDropsClaimLeftover(t *testing.T) {
+	tr := mkTree(t, "features/a.md:")
+	ip, err := tr.Claim("features/a.md", "w", 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leftover := *tr.ReadLease(ip)
+	leftover.Plan = "features/a.md"
+	tr.createLeaseExcl("features/a.md", leftover)
+	if _, err := tr.Release(ip, "w", false); err != nil {
+		t.Fatal(err)
+	}
+	if l := tr.ReadLease("features/a.md"); l != nil {
+		t.Fatalf("leftover lease holds the released plan: %+v", l)
+	}
+	if _, err := tr.Claim("features/a.md", "other", 60); err != nil {
+		t.Fatalf("released plan not claimable: %v", err)
 	}
 }
 

@@ -131,6 +131,13 @@ func (t *Tree) move(rel string, to model.Lane, step string, lease *model.Lease, 
 	failpoint(step)
 	if lease != nil {
 		t.removeLeaseIf(rel, lease)
+		// A leftover ready-path lease of the claim that brought the plan
+		// here must not hold the plan now it is going back.
+		for _, l := range []model.Lane{model.Bugs, model.Features} {
+			if ready := t.ReadLease(string(l) + "/" + name); ready != nil && ready.Token != "" && ready.Token == lease.Token {
+				t.removeLeaseIf(string(l)+"/"+name, ready)
+			}
+		}
 	}
 	ev.Slug, ev.From, ev.To = model.SlugOf(name), rel, dst
 	t.appendEvent(ev)
