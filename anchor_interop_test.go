@@ -32,7 +32,7 @@ func TestRaceWithAnchorWorkers(t *testing.T) {
 	var cmds []*exec.Cmd
 	for i := range each {
 		fleet := fwCmd(dir, []string{barrierEnv + "=" + barrier}, "work-once", "--max-plans", "1000", "--agent-id", fmt.Sprintf("fleet-%d", i))
-		anchor := exec.Command(python, script, filepath.Join(dir, ".plans"), fmt.Sprintf("anchor-%d", i), barrier)
+		anchor := exec.Command(python, script, filepath.Join(dir, ".plans"), fmt.Sprintf("anchor-%d", i), barrier, "0.05")
 		cmds = append(cmds, fleet, anchor)
 	}
 	for i, c := range cmds {
@@ -71,6 +71,9 @@ func TestRaceWithAnchorWorkers(t *testing.T) {
 	}
 	if got := len(contents(t, dir)); got != 120 {
 		t.Errorf("%d plans on disk, want 120", got)
+	}
+	if tools["fleetwatch"] == 0 || tools["anchor"] == 0 {
+		t.Errorf("one tool never claimed (%v): the race was not exercised", tools)
 	}
 	t.Logf("claims: %v", tools)
 }

@@ -4,8 +4,9 @@ one tree. It drains the ready lanes the way anchor's work_once does: ready-path
 lease with O_CREAT|O_EXCL, check the destination, rename (which overwrites, as
 anchor's does), drop the ready lease, write the in-progress lease plainly.
 
-usage: anchor_claim.py PLANS_DIR AGENT_ID BARRIER_FILE
-Prints one line per claim: the in-progress rel.
+usage: anchor_claim.py PLANS_DIR AGENT_ID BARRIER_FILE [PAUSE_SECONDS]
+Prints one line per claim: the in-progress rel. PAUSE_SECONDS after each claim
+stands in for anchor's slower loop, so both tools keep racing to the end.
 """
 import json
 import os
@@ -13,6 +14,7 @@ import sys
 import time
 
 plans, agent, barrier = sys.argv[1], sys.argv[2], sys.argv[3]
+pause = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
 leases = os.path.join(plans, ".leases")
 
 
@@ -87,6 +89,7 @@ while True:
         got = claim_and_move(rel)
         if got:
             print(got, flush=True)
+            time.sleep(pause)
             break
     else:
         break
