@@ -202,11 +202,12 @@ const lockWait = 30 * time.Second
 // errLockBusy is returned when the lease lock stayed held for the whole wait.
 var errLockBusy = errors.New("the lease lock is held by another process; try again")
 
-// lockLeases serialises every change to a held lease (renew, recover, and
-// moving a claimed plan out) across processes, with flock(2) on one file: the
-// kernel drops the lock when its holder dies, so a crash never leaves it
-// held. Claims do not take it; their ready-path lease excludes them. It waits
-// up to wait for the lock.
+// lockLeases serialises every change to a held lease (renew, recover, moving
+// a claimed plan out, a claim writing its lease, repair) across processes,
+// with flock(2) on one file: the kernel drops the lock when its holder dies,
+// so a crash never leaves it held. Claims take it only for their lease write;
+// their ready-path lease excludes other claimers before that. It waits up to
+// wait for the lock.
 func (t *Tree) lockLeases(wait time.Duration) (unlock func(), err error) {
 	dir, err := t.leasesDir()
 	if err != nil {
@@ -241,7 +242,8 @@ const lockFile = ".lock"
 // claimInFlight reports whether one of our claimers is between moving the
 // plan named name into in-progress/ and writing its lease: it still holds
 // the ready-path lease of a plan no longer there. A lease left by a claimer
-// that is gone, or the twin lease of a plan still in place, does not count.
+// that is gone or by a finished claim, or the twin lease of a plan still in
+// place, does not count.
 func (t *Tree) claimInFlight(name string) bool {
 	claimed, _ := os.Lstat(t.Abs(string(model.InProgress) + "/" + name))
 	for _, l := range []model.Lane{model.Bugs, model.Features} {
@@ -251,14 +253,9 @@ func (t *Tree) claimInFlight(name string) bool {
 		if fi, err := os.Lstat(t.Abs(rel)); err == nil && (claimed == nil || !os.SameFile(fi, claimed)) {
 			continue
 		}
-		cur := t.ReadLease(rel)
-		if cur == nil || t.abandoned(cur) {
-			continue
+		if cur := t.ReadLease(rel); cur != nil && !t.abandoned(cur) && !t.finishedClaim(cur) {
+			return true
 		}
-		if t.finishedClaim(cur) {
-			continue
-		}
-		return true
 	}
 	return false
 }
