@@ -1259,3 +1259,21 @@ func TestWorkOnceNamedVerbsMissingSlugExit1(t *testing.T) {
 		}
 	}
 }
+
+// What a run finds but leaves to a person reaches monitors in --json too.
+func TestListJSONWarnsOfUnleasedClaim(t *testing.T) {
+	dir := newTree(t, plan{rel: "in-progress/lost.md"})
+	r := fw(t, dir, "work-once", "--list", "--json")
+	var out struct {
+		Warnings []struct{ File, Message string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v: %v", err, r)
+	}
+	for _, w := range out.Warnings {
+		if w.File == "in-progress/lost.md" && strings.Contains(w.Message, "without a lease") {
+			return
+		}
+	}
+	t.Fatalf("no warning for the unleased claim: %+v", out.Warnings)
+}

@@ -118,7 +118,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	}
 	repairs := t.Repair(snap)
 	for _, n := range repairs.Unfixed {
-		fmt.Fprintln(stderr, "fleetwatch: warning: "+n)
+		fmt.Fprintf(stderr, "fleetwatch: warning: %s: %s\n", n.File, n.Message)
 	}
 	if len(repairs.Fixed) > 0 {
 		for _, n := range repairs.Fixed {
@@ -132,7 +132,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if w.list {
 		rows := model.Decide(snap, worker, opt)
 		if w.jsonOut {
-			return printListJSON(stdout, stderr, snap, rows, worker, opt.Now)
+			return printListJSON(stdout, stderr, snap, repairs.Unfixed, rows, worker, opt.Now)
 		}
 		printListTSV(stdout, stderr, snap, rows, worker, opt.Now)
 		return exitOK
@@ -472,11 +472,11 @@ type leaseJSON struct {
 	Corrupt   string  `json:"corrupt,omitempty"`
 }
 
-func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.Row, w model.Worker, nowS float64) int {
+func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, unfixed []model.Warning, rows []model.Row, w model.Worker, nowS float64) int {
 	out := listJSON{
 		Worker:   workerJSON{AgentID: w.AgentID, Tier: w.Tier.String(), Model: w.Model},
 		Plans:    make([]planJSON, 0, len(rows)),
-		Warnings: append([]model.Warning{}, snap.Warnings...),
+		Warnings: append(append([]model.Warning{}, snap.Warnings...), unfixed...),
 	}
 	for _, r := range rows {
 		h := r.Plan.Header

@@ -13,7 +13,8 @@ import (
 
 // Repairs says what Repair changed, and what it found but leaves to a person.
 type Repairs struct {
-	Fixed, Unfixed []string
+	Fixed   []string
+	Unfixed []model.Warning
 }
 
 // Repair finishes or undoes what killed workers left half done:
@@ -40,7 +41,7 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 	// next run repairs instead of this one waiting.
 	unlock, err := t.lockLeases(100 * time.Millisecond)
 	if err != nil {
-		r.Unfixed = append(r.Unfixed, "repair skipped this run: "+err.Error())
+		r.Unfixed = append(r.Unfixed, model.Warning{File: ".leases/", Message: "repair skipped this run: " + err.Error()})
 		return r
 	}
 	defer unlock()
@@ -69,7 +70,7 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 	for i := range snap.Plans {
 		p := &snap.Plans[i]
 		if p.Lane == model.InProgress && t.exists(p.Rel) && t.ReadLease(p.Rel) == nil && !t.claimInFlight(p.Name) {
-			r.Unfixed = append(r.Unfixed, p.Rel+": in progress without a lease; `fleetwatch recover "+p.Rel+"` takes it over")
+			r.Unfixed = append(r.Unfixed, model.Warning{File: p.Rel, Message: "in progress without a lease; `fleetwatch recover " + p.Rel + "` takes it over"})
 		}
 	}
 	return r
