@@ -16,6 +16,12 @@ var (
 	ErrBadTarget  = errors.New("not a target for this verb")
 	ErrWrongLane  = errors.New("plan is in the wrong lane for this verb")
 	ErrNeedsForce = errors.New("needs force")
+
+	// A named claim's refusals: "not for you", as opposed to "broken".
+	ErrAssigned   = errors.New("assigned to a person")
+	ErrDepsUnmet  = errors.New("dependencies unmet")
+	ErrAmbiguous  = errors.New("ambiguous slug")
+	ErrUnreadable = errors.New("unreadable plan")
 )
 
 // PlanError names the plan a verb failed on; Err is the sentinel (or cause)

@@ -1,19 +1,10 @@
 package planfs
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"fleetwatch/model"
-)
-
-// Errors of a named claim that mean "not for you", as opposed to "broken".
-var (
-	ErrAssigned   = errors.New("assigned to a person")
-	ErrDepsUnmet  = errors.New("dependencies unmet")
-	ErrAmbiguous  = errors.New("ambiguous slug")
-	ErrUnreadable = errors.New("unreadable plan")
 )
 
 // ResolveNamed finds the plan a named claim of slug by agent means, as anchor
