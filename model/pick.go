@@ -30,38 +30,42 @@ type Row struct {
 // Decide judges every plan in s for w: plans come back in lane order, each
 // lane in anchor's sort order, so ready plans are in pick order.
 func Decide(s *Snapshot, w Worker, opt Options) []Row {
+	leases := leaseIndex(s)
+	deps := NewDepIndex(s).Evaluate(opt.History)
+	rows := make([]Row, 0, len(s.Plans))
+	rank := 0
+	for _, i := range pickOrder(s) {
+		p := &s.Plans[i]
+		r := Row{Plan: p, Fit: ClassifyFit(p.Header.Preferred, w), Deps: deps[i], Lease: leases[p.Rel]}
+		r.Reason = skipReason(&r, opt)
+		if r.Eligible = r.Reason == ""; r.Eligible {
+			rank++
+			r.Rank = rank
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// leaseIndex maps each plan rel to the lease file naming it.
+func leaseIndex(s *Snapshot) map[string]*Lease {
 	leases := make(map[string]*Lease, len(s.Leases))
 	for i := range s.Leases {
 		leases[s.Leases[i].Rel] = &s.Leases[i]
 	}
-	deps := NewDepIndex(s).Evaluate(opt.History)
-	rows := make([]Row, len(s.Plans))
+	return leases
+}
+
+// pickOrder returns the indices of s.Plans in lane order, each lane in
+// anchor's sort order; keys are computed once so sorting compares integers.
+func pickOrder(s *Snapshot) []int {
+	keys := make([]SortKey, len(s.Plans))
+	order := make([]int, len(s.Plans))
 	for i := range s.Plans {
-		p := &s.Plans[i]
-		r := Row{Plan: p, Fit: ClassifyFit(p.Header.Preferred, w), Deps: deps[i], Lease: leases[p.Rel]}
-		r.Reason = skipReason(&r, opt)
-		r.Eligible = r.Reason == ""
-		rows[i] = r
-	}
-	keys := make([]SortKey, len(rows))
-	order := make([]int, len(rows))
-	for i := range rows {
-		keys[i], order[i] = KeyOf(rows[i].Plan), i
+		keys[i], order[i] = KeyOf(&s.Plans[i]), i
 	}
 	slices.SortFunc(order, func(a, b int) int { return keys[a].Compare(keys[b]) })
-	sorted := make([]Row, len(rows))
-	for i, j := range order {
-		sorted[i] = rows[j]
-	}
-	rows = sorted
-	rank := 0
-	for i := range rows {
-		if rows[i].Eligible {
-			rank++
-			rows[i].Rank = rank
-		}
-	}
-	return rows
+	return order
 }
 
 func skipReason(r *Row, opt Options) string {
