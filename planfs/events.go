@@ -2,7 +2,10 @@ package planfs
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -79,4 +82,90 @@ func (t *Tree) eventOrigin(rel string) string {
 		}
 	}
 	return ""
+}
+
+// eventsChunk is how much of the log RecentEvents reads per step back from
+// its end.
+const eventsChunk = 64 << 10
+
+// maxEventLine is the longest line RecentEvents will assemble, as Events'
+// scanner; a longer one is skipped, not read whole.
+const maxEventLine = 1 << 20
+
+// RecentEvents returns up to n of the newest events, newest first.
+func (t *Tree) RecentEvents(n int) ([]Event, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	p := filepath.Join(t.Plans, EventsFile)
+	f, err := os.Open(p)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("cannot read %s: %v", p, errText(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v", p, errText(err))
+	}
+	out, err := recentEvents(f, fi.Size(), n, eventsChunk)
+	if err != nil {
+		return out, fmt.Errorf("cannot read %s: %v", p, errText(err))
+	}
+	return out, nil
+}
+
+// recentEvents reads the log of the given size backwards from its end, a
+// chunk at a time, until it has n events: the log grows without bound, and
+// a UI refresh must cost the same on day one and day three hundred. A last
+// line without its newline is one being written (or torn by a crash), and is
+// skipped like a line that does not parse.
+func recentEvents(r io.ReaderAt, size int64, n, chunk int) ([]Event, error) {
+	var (
+		out []Event
+		// buf holds the unparsed bytes from pos up to the end of the newest
+		// whole line not yet parsed; it ends in '\n' once lineEnd is set.
+		buf     []byte
+		pos     = size
+		lineEnd = false
+	)
+	for pos > 0 && len(out) < n {
+		step := min(pos, int64(chunk))
+		pos -= step
+		next := make([]byte, int(step)+len(buf))
+		if _, err := r.ReadAt(next[:step], pos); err != nil && err != io.EOF {
+			return out, err
+		}
+		copy(next[step:], buf)
+		buf = next
+		if !lineEnd {
+			// Drop what follows the last newline: the partial last line,
+			// or the rest of a line too long to keep.
+			i := bytes.LastIndexByte(buf, '\n')
+			if i < 0 {
+				buf = nil
+				continue
+			}
+			buf, lineEnd = buf[:i+1], true
+		}
+		for len(out) < n && len(buf) > 0 {
+			body := buf[:len(buf)-1]
+			i := bytes.LastIndexByte(body, '\n')
+			if i < 0 && pos > 0 {
+				break // the line starts in an earlier chunk
+			}
+			line := body[i+1:]
+			buf = buf[:i+1]
+			var e Event
+			if json.Unmarshal(line, &e) == nil {
+				out = append(out, e)
+			}
+		}
+		if len(buf) > maxEventLine {
+			buf, lineEnd = nil, false
+		}
+	}
+	return out, nil
 }
