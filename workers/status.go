@@ -1,0 +1,155 @@
+package workers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// WorktreeState is what git says about one registered worktree right now.
+type WorktreeState struct {
+	Worktree
+	Exists        bool   // the path is a directory
+	Dirty         bool   // uncommitted changes (git status --porcelain non-empty, untracked included)
+	Ahead, Behind int    // commits of HEAD not in the integration branch, and the reverse
+	Head          string // current branch name (or short sha when detached)
+	Err           string // one line when git failed; the rest is then zero
+}
+
+// statusTimeout bounds each git call of Inspect. A screen refresh must not
+// wait on a huge checkout or a stuck filesystem the way a worktree add may
+// (gitTimeout).
+var statusTimeout = 5 * time.Second
+
+// inspectParallel is how many worktrees Inspect asks git about at once.
+const inspectParallel = 4
+
+// Inspect asks git about each worktree: two git calls per worktree (status,
+// then ahead/behind), plus one per project to find an integration branch
+// when an entry does not name one. It creates and changes nothing, and
+// takes no git locks, so it can run beside the agents working there.
+func Inspect(project string, wts []Worktree) []WorktreeState {
+	out := make([]WorktreeState, len(wts))
+	integration := sync.OnceValues(func() (string, error) { return findIntegration(project) })
+	sem := make(chan struct{}, inspectParallel)
+	var wg sync.WaitGroup
+	for i, wt := range wts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i] = inspect(wt, integration)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func inspect(wt Worktree, integration func() (string, error)) WorktreeState {
+	st := WorktreeState{Worktree: wt}
+	if fi, err := os.Stat(wt.Path); err != nil || !fi.IsDir() {
+		return st
+	}
+	st.Exists = true
+	failed := func(err error) WorktreeState {
+		return WorktreeState{Worktree: wt, Exists: true, Err: err.Error()}
+	}
+	status, err := gitQuery(wt.Path, "status", "--porcelain=v2", "--branch", "--untracked-files=normal")
+	if err != nil {
+		return failed(err)
+	}
+	var oid string
+	for _, line := range strings.Split(status, "\n") {
+		switch {
+		case strings.HasPrefix(line, "# branch.oid "):
+			oid = strings.TrimPrefix(line, "# branch.oid ")
+		case strings.HasPrefix(line, "# branch.head "):
+			st.Head = strings.TrimPrefix(line, "# branch.head ")
+		case line != "" && !strings.HasPrefix(line, "#"):
+			st.Dirty = true
+		}
+	}
+	if st.Head == "(detached)" {
+		st.Head = oid[:min(len(oid), 7)]
+	}
+	base := wt.Integration
+	if base == "" {
+		if base, err = integration(); err != nil {
+			return failed(err)
+		}
+	}
+	counts, err := gitQuery(wt.Path, "rev-list", "--left-right", "--count", "HEAD..."+base, "--")
+	if err != nil {
+		return failed(err)
+	}
+	ahead, behind, ok := strings.Cut(counts, "\t")
+	if st.Ahead, err = strconv.Atoi(ahead); err != nil || !ok {
+		return failed(fmt.Errorf("git rev-list: unexpected output %q", counts))
+	}
+	if st.Behind, err = strconv.Atoi(behind); err != nil {
+		return failed(fmt.Errorf("git rev-list: unexpected output %q", counts))
+	}
+	return st
+}
+
+// findIntegration looks for the branch EnsureIntegration would pick, in its
+// order, without creating one: dev or develop (local, then origin's), else
+// the trunk dev would be made from. One git call for all candidates.
+func findIntegration(project string) (string, error) {
+	candidates := []string{
+		"refs/heads/dev", "refs/remotes/origin/dev", "refs/heads/develop", "refs/remotes/origin/develop",
+		"refs/heads/main", "refs/remotes/origin/main", "refs/heads/master", "refs/remotes/origin/master",
+	}
+	out, err := gitQuery(project, append([]string{"for-each-ref", "--format=%(refname)"}, candidates...)...)
+	if err != nil {
+		return "", err
+	}
+	have := map[string]bool{}
+	for _, ref := range strings.Split(out, "\n") {
+		have[ref] = true
+	}
+	for _, ref := range candidates {
+		if have[ref] {
+			name := strings.TrimPrefix(ref, "refs/heads/")
+			return strings.TrimPrefix(name, "refs/remotes/"), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no integration branch (dev, develop) and no trunk (main, master)", project)
+}
+
+// gitQuery is git (git.go) for questions: bounded by statusTimeout, and
+// with GIT_OPTIONAL_LOCKS=0 so that git status does not take the index lock
+// to refresh it, which would make an agent's own commit fail.
+func gitQuery(dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	// A child that outlives a killed git (a hook, an fsmonitor) must not keep
+	// Wait blocked on its pipes.
+	cmd.WaitDelay = time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return "", fmt.Errorf("git %s: no answer within %v", args[0], statusTimeout)
+		}
+		msg := strings.TrimSpace(errb.String())
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
