@@ -8,10 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-const usage = `usage: fleetwatch <command> [flags]
+const usage = `usage: fleetwatch [--root DIR]        open the operator's UI on a project
+       fleetwatch <command> [flags]
 
+Look:
+  demo        open the UI on a throw-away sample project
+  board       print the lanes as a kanban (--once) or as JSON (--json)
 Workers:
   work-once   claim (or list) the next plan this worker is fit for
 Operators:
@@ -46,6 +51,8 @@ var commands = map[string]command{
 	"complete":  runComplete,
 	"scaffold":  runScaffold,
 	"check":     runCheck,
+	"board":     runBoard,
+	"demo":      runDemo,
 }
 
 func main() {
@@ -53,11 +60,11 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
+		return runUI(args, stdout, stderr)
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
-		if len(args) == 0 {
-			return exitError
-		}
 		return exitOK
 	}
 	cmd, ok := commands[args[0]]

@@ -22,6 +22,7 @@ var (
 	ErrDepsUnmet  = errors.New("dependencies unmet")
 	ErrAmbiguous  = errors.New("ambiguous slug")
 	ErrUnreadable = errors.New("unreadable plan")
+	ErrNoTree     = errors.New("no plan tree")
 )
 
 // PlanError names the plan a verb failed on; Err is the sentinel (or cause)
@@ -39,3 +40,10 @@ func (e *PlanError) Unwrap() error { return e.Err }
 func planErr(rel string, err error, format string, args ...any) error {
 	return &PlanError{Rel: rel, Err: err, Detail: fmt.Sprintf(format, args...)}
 }
+
+// noTreeError is Open's error: its words name the folder, errors.Is matches ErrNoTree.
+type noTreeError string
+
+func (e noTreeError) Error() string { return string(e) }
+
+func (noTreeError) Is(target error) bool { return target == ErrNoTree }

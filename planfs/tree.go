@@ -46,7 +46,7 @@ func Open(project string) (*Tree, error) {
 	plans := filepath.Join(abs, Dir)
 	fi, err := os.Stat(plans)
 	if err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("no %s/ in %s (run `fleetwatch scaffold %s` to create one)", Dir, abs, project)
+		return nil, noTreeError(fmt.Sprintf("no %s/ in %s (run `fleetwatch scaffold %s` to create one)", Dir, abs, project))
 	}
 	host, _ := os.Hostname()
 	return &Tree{Project: abs, Plans: plans, Now: time.Now, host: host, pid: os.Getpid(), pidScope: PIDScope(), cache: map[string]cachedPlan{}}, nil

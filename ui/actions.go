@@ -1,0 +1,83 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// actionMsg is the outcome of one verb: what to tell the operator.
+type actionMsg struct {
+	done string
+	err  error
+}
+
+// actionCmd runs one engine verb off the UI goroutine. The closure gets
+// copies of everything it needs, never the model.
+func actionCmd(what string, do func() (string, error)) tea.Cmd {
+	return func() tea.Msg {
+		msg, err := do()
+		if err != nil {
+			return actionMsg{err: fmt.Errorf("%s: %w", what, err)}
+		}
+		return actionMsg{done: msg}
+	}
+}
+
+func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
+	return actionCmd("promote", func() (string, error) {
+		dst, _, err := t.Promote(rel, to, agent, force)
+		return "promoted " + slugOf(rel) + " → " + laneOf(dst), err
+	})
+}
+
+func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
+	return actionCmd("park", func() (string, error) {
+		dst, err := t.Park(rel, to, agent, reason, force)
+		return "parked " + slugOf(rel) + " in " + laneOf(dst), err
+	})
+}
+
+func returnCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
+	return actionCmd("return", func() (string, error) {
+		dst, err := t.Return(rel, "", agent, force)
+		return "returned " + slugOf(rel) + " → " + laneOf(dst), err
+	})
+}
+
+func releaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
+	return actionCmd("release", func() (string, error) {
+		dst, err := t.Release(rel, agent, force)
+		return "released " + slugOf(rel) + " → " + laneOf(dst), err
+	})
+}
+
+func recoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
+	return actionCmd("recover", func() (string, error) {
+		l, err := t.Recover(rel, agent, ttl)
+		if l == nil {
+			return "recovered " + slugOf(rel) + ": its stale lease is gone", err
+		}
+		return "recovered " + slugOf(rel) + ": now held by " + agent + " for " + span(ttl) + " (r releases it)", err
+	})
+}
+
+func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
+	return actionCmd("complete", func() (string, error) {
+		dst, err := t.Complete(rel, to, agent, force)
+		return "moved " + slugOf(rel) + " → " + laneOf(dst), err
+	})
+}
+
+func slugOf(rel string) string {
+	_, name, _ := planfs.SplitRel(rel)
+	return model.SlugOf(name)
+}
+
+func laneOf(rel string) string {
+	l, _, _ := planfs.SplitRel(rel)
+	return string(l)
+}

@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+)
+
+// eventsShown is how many of the newest events the Events pane keeps.
+const eventsShown = 500
+
+// data is one refresh of everything the screen shows about the tree.
+type data struct {
+	board  *model.Board
+	now    float64 // Unix seconds the board was judged at
+	events []planfs.Event
+	// eventsErr is why the event log could not be read; the rest still shows.
+	eventsErr error
+}
+
+type loadedMsg struct {
+	d   *data
+	err error
+}
+
+type worktreesMsg struct {
+	states []workers.WorktreeState
+	err    error
+}
+
+// changeMsg is one debounced burst of changes the watcher saw.
+type changeMsg planfs.Change
+
+// tickMsg drives lease countdowns; it runs only while leases exist.
+type tickMsg time.Time
+
+// loadCmd scans the tree (re-reading only changed files) and judges it for
+// every tier.
+func loadCmd(t *planfs.Tree) tea.Cmd {
+	return func() tea.Msg {
+		snap, err := t.Scan()
+		if err != nil {
+			return loadedMsg{err: err}
+		}
+		now := t.NowSeconds()
+		d := &data{now: now, board: model.NewBoard(snap, model.Options{Now: now, History: t.History()})}
+		d.events, d.eventsErr = t.RecentEvents(eventsShown)
+		return loadedMsg{d: d}
+	}
+}
+
+// worktreesCmd asks git about every registered agent worktree.
+func worktreesCmd(project string) tea.Cmd {
+	return func() tea.Msg {
+		wts, err := workers.List(project)
+		if err != nil {
+			return worktreesMsg{err: err}
+		}
+		return worktreesMsg{states: workers.Inspect(project, wts)}
+	}
+}
+
+// waitForChangeCmd waits for the watcher's next change; it is issued again
+// only when its own message arrives, so one wait is ever pending.
+func waitForChangeCmd(ch <-chan planfs.Change) tea.Cmd {
+	return func() tea.Msg {
+		c, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return changeMsg(c)
+	}
+}
+
+func tickCmd() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+}

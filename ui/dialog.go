@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"fleetwatch/model"
+)
+
+// dialog asks before an action: an optional choice of lane, an optional
+// reason, what will happen, and enter to go or esc to cancel.
+type dialog struct {
+	title   string
+	body    []string
+	choices []model.Lane
+	choice  int
+	input   *textinput.Model
+	verb    string // what enter does, e.g. "promote"
+	do      func(to model.Lane, text string) tea.Cmd
+}
+
+func (d *dialog) update(msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
+	switch msg.String() {
+	case "esc", "ctrl+c":
+		return nil, true
+	case "enter":
+		var to model.Lane
+		if len(d.choices) > 0 {
+			to = d.choices[d.choice]
+		}
+		text := ""
+		if d.input != nil {
+			text = strings.TrimSpace(d.input.Value())
+		}
+		return d.do(to, text), true
+	case "tab", "right", "shift+tab", "left":
+		if len(d.choices) > 0 {
+			step := 1
+			if s := msg.String(); s == "shift+tab" || s == "left" {
+				step = len(d.choices) - 1
+			}
+			d.choice = (d.choice + step) % len(d.choices)
+			return nil, false
+		}
+	}
+	if d.input == nil {
+		// Without a text field, a letter picks the choice it starts.
+		for i, c := range d.choices {
+			if msg.String() == string(c[0]) {
+				d.choice = i
+			}
+		}
+		if msg.String() == "y" {
+			return d.update(tea.KeyMsg{Type: tea.KeyEnter})
+		}
+		if msg.String() == "n" {
+			return nil, true
+		}
+		return nil, false
+	}
+	in, cmd := d.input.Update(msg)
+	d.input = &in
+	return cmd, false
+}
+
+func (m *Model) dialogView(d *dialog, w, h int) []string {
+	width := min(w-4, 72)
+	var b strings.Builder
+	b.WriteString(m.st.Title.Render(d.title))
+	for _, line := range d.body {
+		b.WriteString("\n" + lipgloss.NewStyle().Width(width-4).Render(line))
+	}
+	if len(d.choices) > 0 {
+		b.WriteString("\n\n")
+		for i, c := range d.choices {
+			label := " " + string(c) + " "
+			if i == d.choice {
+				label = "[" + string(c) + "]"
+				if !m.plain {
+					label = m.st.Selected.Render(label)
+				}
+			}
+			b.WriteString(label + "  ")
+		}
+	}
+	if d.input != nil {
+		b.WriteString("\n\n" + d.input.View())
+	}
+	keys := "enter " + d.verb + " · esc cancel"
+	if len(d.choices) > 1 {
+		keys = "tab choose · " + keys
+	}
+	b.WriteString("\n\n" + m.st.Help.Render(keys))
+	box := m.st.Dialog.Width(width).Render(b.String())
+	return strings.Split(lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
+}

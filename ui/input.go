@@ -1,0 +1,368 @@
+package ui
+
+import (
+	"time"
+
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if m.dlg != nil {
+		cmd, closed := m.dlg.update(msg)
+		if closed {
+			m.dlg = nil
+		}
+		return cmd
+	}
+	if m.filtering {
+		return m.filterKey(msg)
+	}
+	if m.statusErr {
+		m.setStatus("", false)
+	}
+	if m.showHelp {
+		m.showHelp = false
+		if key.Matches(msg, m.keys.Quit) {
+			return m.quit()
+		}
+		return nil
+	}
+	if m.full {
+		return m.previewKey(msg)
+	}
+	k := &m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+	case key.Matches(msg, k.NextPane):
+		return m.setPane((m.pane + 1) % 4)
+	case key.Matches(msg, k.PrevPane):
+		return m.setPane((m.pane + 3) % 4)
+	case key.Matches(msg, k.Plans):
+		return m.setPane(plansPane)
+	case key.Matches(msg, k.Leases):
+		return m.setPane(leasesPane)
+	case key.Matches(msg, k.Worktrees):
+		return m.setPane(worktreesPane)
+	case key.Matches(msg, k.Events):
+		return m.setPane(eventsPane)
+	case key.Matches(msg, k.Up):
+		return m.moveCursor(-1)
+	case key.Matches(msg, k.Down):
+		return m.moveCursor(1)
+	case key.Matches(msg, k.PageUp):
+		return m.moveCursor(-m.current().height)
+	case key.Matches(msg, k.PageDown):
+		return m.moveCursor(m.current().height)
+	case key.Matches(msg, k.Top):
+		return m.moveCursor(-m.current().len())
+	case key.Matches(msg, k.Bottom):
+		return m.moveCursor(m.current().len())
+	case key.Matches(msg, k.PrevLane):
+		return m.switchLane(-1)
+	case key.Matches(msg, k.NextLane):
+		return m.switchLane(1)
+	case key.Matches(msg, k.Filter):
+		m.filtering = true
+		return m.filter.Focus()
+	case key.Matches(msg, k.Preview):
+		m.full = true
+		m.layout()
+		return m.schedulePreview()
+	case key.Matches(msg, k.Promote):
+		m.askPromote()
+	case key.Matches(msg, k.Park):
+		return m.askPark()
+	case key.Matches(msg, k.Return):
+		m.askReturn()
+	case key.Matches(msg, k.Release):
+		m.askRelease()
+	case key.Matches(msg, k.Recover):
+		m.askRecover()
+	case key.Matches(msg, k.Complete):
+		m.askComplete()
+	case key.Matches(msg, k.Escape):
+		if m.filter.Value() != "" {
+			m.filter.SetValue("")
+			m.rebuildPlans()
+			m.syncKeys()
+			return m.schedulePreview()
+		}
+	default:
+		if why, ok := m.why[msg.String()]; ok {
+			m.setStatus("✗ "+why, true)
+		}
+	}
+	return nil
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.Close()
+	return tea.Quit
+}
+
+func (m *Model) current() *table {
+	switch m.pane {
+	case leasesPane:
+		return &m.leases
+	case worktreesPane:
+		return &m.trees
+	case eventsPane:
+		return &m.events
+	}
+	return &m.plans
+}
+
+func (m *Model) moveCursor(d int) tea.Cmd {
+	m.current().move(d)
+	m.syncKeys()
+	return m.schedulePreview()
+}
+
+func (m *Model) setPane(p pane) tea.Cmd {
+	m.pane = p
+	m.syncKeys()
+	if p == worktreesPane {
+		return worktreesCmd(m.opt.Tree.Project)
+	}
+	return m.schedulePreview()
+}
+
+func (m *Model) switchLane(d int) tea.Cmd {
+	i := 0
+	for j, l := range model.Lanes {
+		if l == m.lane {
+			i = j
+		}
+	}
+	m.lanePick[m.lane] = m.plans.key()
+	m.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
+	m.plans.cursor, m.plans.offset = 0, 0
+	m.plans.keys = nil
+	m.rebuildPlans()
+	m.plans.goTo(m.lanePick[m.lane])
+	m.syncKeys()
+	return m.schedulePreview()
+}
+
+func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		m.filtering = false
+		m.filter.Blur()
+		m.filter.SetValue("")
+	case "enter":
+		m.filtering = false
+		m.filter.Blur()
+	default:
+		var cmd tea.Cmd
+		m.filter, cmd = m.filter.Update(msg)
+		m.rebuildPlans()
+		m.syncKeys()
+		return tea.Batch(cmd, m.schedulePreview())
+	}
+	m.rebuildPlans()
+	m.syncKeys()
+	return m.schedulePreview()
+}
+
+func (m *Model) previewKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Quit) && msg.String() == "ctrl+c":
+		return m.quit()
+	case msg.String() == "esc" || msg.String() == "q" || key.Matches(msg, m.keys.Preview):
+		m.full = false
+		m.layout()
+		return m.schedulePreview()
+	}
+	var cmd tea.Cmd
+	m.pv.vp, cmd = m.pv.vp.Update(msg)
+	return cmd
+}
+
+// previewShown reports whether the preview is on screen.
+func (m *Model) previewShown() bool {
+	if m.full {
+		return true
+	}
+	_, ph := m.plansSplit(m.height - 2)
+	return m.pane == plansPane && ph > 0
+}
+
+func (m *Model) previewWidth() int { return max(20, m.pv.vp.Width-2) }
+
+func (m *Model) previewWant(r *model.BoardRow) string {
+	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth())
+}
+
+// schedulePreview renders the selected plan once the cursor rests on it.
+func (m *Model) schedulePreview() tea.Cmd {
+	r := m.selectedPlan()
+	if r == nil {
+		if m.pv.rel != "" {
+			m.pv.rel, m.pv.key = "", ""
+			m.pv.vp.SetContent("")
+		}
+		return nil
+	}
+	if !m.previewShown() || m.previewWant(r) == m.pv.key {
+		return nil
+	}
+	m.pv.seq++
+	seq := m.pv.seq
+	if m.pv.rel != r.Plan.Rel {
+		m.pv.rel = r.Plan.Rel
+		m.pv.vp.SetContent("")
+		m.pv.vp.GotoTop()
+	}
+	return tea.Tick(previewDelay, func(time.Time) tea.Msg { return previewDueMsg{seq: seq} })
+}
+
+// force says whether acting on a plan overrides someone: another agent's
+// lease, or an in-progress plan nobody holds.
+func (m *Model) force(row *model.BoardRow, lease *model.Lease, lane model.Lane) bool {
+	if lease != nil {
+		return lease.Corrupt != "" || lease.AgentID != m.opt.Agent
+	}
+	return lane == model.InProgress
+}
+
+// holder describes a lease for a dialog.
+func (m *Model) holder(l *model.Lease) string {
+	switch {
+	case l == nil:
+		return "no one holds it"
+	case l.Corrupt != "":
+		return "its lease file is unreadable (" + l.Corrupt + ")"
+	case l.Active(m.now):
+		return "held by " + l.AgentID + ", " + span(l.ExpiresAt-m.now) + " left"
+	}
+	return "held by " + l.AgentID + ", lease expired " + span(m.now-l.ExpiresAt) + " ago"
+}
+
+func (m *Model) askPromote() {
+	rel, row, _ := m.target()
+	problems := planfs.PromoteProblems(row.Plan.Header)
+	body := []string{"Move " + rel + " to a ready lane, where agents can pick it."}
+	for _, p := range problems {
+		body = append(body, "⚠ "+p)
+	}
+	verb := "promote"
+	if len(problems) > 0 {
+		verb = "promote anyway"
+	}
+	t, agent, force := m.opt.Tree, m.opt.Agent, len(problems) > 0
+	m.dlg = &dialog{
+		title: "Promote " + row.Plan.Slug, body: body, verb: verb,
+		choices: []model.Lane{model.Features, model.Bugs},
+		do: func(to model.Lane, _ string) tea.Cmd {
+			return promoteCmd(t, rel, to, agent, force)
+		},
+	}
+}
+
+func (m *Model) askPark() tea.Cmd {
+	rel, row, lease := m.target()
+	lane, _, _ := planfs.SplitRel(rel)
+	in := textinput.New()
+	in.Placeholder = "why (goes to the event log)"
+	in.CharLimit = 300
+	in.Width = 50
+	cmd := in.Focus()
+	body := []string{"Set " + rel + " aside; u returns it to where it came from."}
+	if lease != nil || lane == model.InProgress {
+		body = append(body, "It is "+m.holder(lease)+"; parking takes it from that worker.")
+	}
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(row, lease, lane)
+	m.dlg = &dialog{
+		title: "Park " + row.Plan.Slug, body: body, verb: "park", input: &in,
+		choices: []model.Lane{model.Blocked, model.Ambiguous},
+		do: func(to model.Lane, reason string) tea.Cmd {
+			return parkCmd(t, rel, to, agent, reason, force)
+		},
+	}
+	return cmd
+}
+
+func (m *Model) askReturn() {
+	rel, row, lease := m.target()
+	lane, _, _ := planfs.SplitRel(rel)
+	body := []string{"Send " + rel + " back to the ready lane it came from."}
+	if lane == model.InProgress {
+		body = append(body, "It is "+m.holder(lease)+"; returning takes it from that worker.")
+	}
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(row, lease, lane)
+	m.dlg = &dialog{
+		title: "Return " + row.Plan.Slug, body: body, verb: "return",
+		do: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) },
+	}
+}
+
+func (m *Model) askRelease() {
+	rel, row, lease := m.target()
+	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
+		"It is " + m.holder(lease) + "."}
+	if lease != nil && lease.Active(m.now) && lease.AgentID != m.opt.Agent {
+		body = append(body, "⚠ That worker may still be running and will lose its claim.")
+	}
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(row, lease, model.InProgress)
+	m.dlg = &dialog{
+		title: "Release " + slugOf(rel), body: body, verb: "release",
+		do: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) },
+	}
+}
+
+func (m *Model) askRecover() {
+	rel, _, lease := m.target()
+	lane, _, _ := planfs.SplitRel(rel)
+	body := []string{"It is " + m.holder(lease) + "."}
+	if lane == model.InProgress {
+		body = append(body, "You ("+m.opt.Agent+") take the lease over for "+span(m.opt.TTL)+"; then r releases the plan or c completes it.")
+	} else {
+		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
+	}
+	t, agent, ttl := m.opt.Tree, m.opt.Agent, m.opt.TTL
+	m.dlg = &dialog{
+		title: "Recover " + slugOf(rel), body: body, verb: "recover",
+		do: func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) },
+	}
+}
+
+func (m *Model) askComplete() {
+	rel, row, lease := m.target()
+	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
+		"It is " + m.holder(lease) + "."}
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(row, lease, model.InProgress)
+	m.dlg = &dialog{
+		title: "Complete " + row.Plan.Slug, body: body, verb: "move",
+		choices: []model.Lane{model.ReviewNeeded, model.Completed},
+		do: func(to model.Lane, _ string) tea.Cmd {
+			return completeCmd(t, rel, to, agent, force)
+		},
+	}
+}
+
+// helpLines is the full key list and the tier legend.
+func (m *Model) helpLines() []string {
+	lines := strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
+	return append(lines, "",
+		"Tier columns (S M R F = small mid reasoner frontier):",
+		"  1 2 …  the rank that tier's next bare pick gives the plan (1 = claimed next)",
+		"  3?     eligible, but no Preferred model or tier matched (fit unknown)",
+		"  ·      fit, but held back: dependencies unmet, leased, or a person's",
+		"  ↑ ↓    overqualified / underqualified for the plan",
+		"  ✓ ?    outside the ready lanes: good fit / unknown fit",
+		"Rows:   ● some tier would pick it now   ○ no tier would   ▸ selected",
+		"Leases: ● live   ✗ expired   ? unreadable",
+		"",
+		"Any key closes this help.")
+}

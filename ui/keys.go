@@ -1,0 +1,76 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key the program answers to. Bindings that cannot apply to
+// the current selection are disabled, so help lists only what works now.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	PrevLane, NextLane                      key.Binding
+	NextPane, PrevPane                      key.Binding
+	Plans, Leases, Worktrees, Events        key.Binding
+	Filter, Escape, Preview                 key.Binding
+	Promote, Park, Return                   key.Binding
+	Release, Recover, Complete              key.Binding
+	Help, Quit                              key.Binding
+}
+
+// DefaultKeyMap returns the bindings with their help text.
+func DefaultKeyMap() KeyMap {
+	b := func(help string, keys ...string) key.Binding {
+		k := keys[0]
+		switch k {
+		case "up":
+			k = "↑/k"
+		case "down":
+			k = "↓/j"
+		case "left":
+			k = "←/["
+		case "right":
+			k = "→/]"
+		}
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, help))
+	}
+	return KeyMap{
+		Up:        b("up", "up", "k"),
+		Down:      b("down", "down", "j"),
+		PageUp:    b("page up", "pgup", "ctrl+b"),
+		PageDown:  b("page down", "pgdown", "ctrl+f", " "),
+		Top:       b("first", "home", "g"),
+		Bottom:    b("last", "end", "G"),
+		PrevLane:  b("previous lane", "left", "["),
+		NextLane:  b("next lane", "right", "]"),
+		NextPane:  b("next pane", "tab"),
+		PrevPane:  b("previous pane", "shift+tab"),
+		Plans:     b("plans", "1"),
+		Leases:    b("leases", "2"),
+		Worktrees: b("worktrees", "3"),
+		Events:    b("events", "4"),
+		Filter:    b("filter", "/"),
+		Escape:    b("clear filter", "esc"),
+		Preview:   b("preview", "enter"),
+		Promote:   b("promote", "p"),
+		Park:      b("park", "a"),
+		Return:    b("return", "u"),
+		Release:   b("release", "r"),
+		Recover:   b("recover", "R"),
+		Complete:  b("complete", "c"),
+		Help:      b("all keys", "?"),
+		Quit:      b("quit", "q", "ctrl+c"),
+	}
+}
+
+// ShortHelp is the status line's reminder: the actions that apply now.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Promote, k.Park, k.Return, k.Release, k.Recover, k.Complete, k.Filter, k.Help, k.Quit}
+}
+
+// FullHelp is what `?` shows, one column per group.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.PrevLane, k.NextLane, k.NextPane, k.Plans, k.Leases, k.Worktrees, k.Events},
+		{k.Promote, k.Park, k.Return, k.Release, k.Recover, k.Complete},
+		{k.Filter, k.Preview, k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,218 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"fleetwatch/model"
+)
+
+// planCols are the plans table's column widths for one terminal width; a
+// zero width drops the column.
+type planCols struct {
+	slug, title, pri, val, tier, deps, who int
+}
+
+// lead is the cursor gutter plus the pickable mark.
+const lead = 4
+
+func planColumns(w int) planCols {
+	c := planCols{pri: 3, val: 4, tier: 3, deps: 16}
+	if w >= 90 {
+		c.tier, c.deps = 5, 20
+	}
+	rest := w - lead - (c.pri + 1) - (c.val + 1) - 4*(c.tier+1) - c.deps
+	if rest >= 60 {
+		c.who = min(18, rest-48)
+		rest -= c.who + 1
+	}
+	if rest >= 44 {
+		// Room for titles: the slug gets up to two fifths.
+		c.slug = max(14, min(30, rest*2/5))
+		c.title = rest - c.slug - 2
+		return c
+	}
+	c.slug = max(8, rest-1)
+	return c
+}
+
+var tierHeads = [2][4]string{{"S", "M", "R", "F"}, {"small", "mid", "reas", "front"}}
+
+func (c planCols) header() string {
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", lead))
+	b.WriteString(fit("slug", c.slug) + " ")
+	if c.title > 0 {
+		b.WriteString(fit("title", c.title) + " ")
+	}
+	b.WriteString(fit("pri", c.pri) + " " + fit("val", c.val) + " ")
+	heads := tierHeads[0]
+	if c.tier >= 5 {
+		heads = tierHeads[1]
+	}
+	for _, h := range heads {
+		b.WriteString(fitRight(h, c.tier) + " ")
+	}
+	if c.deps > 0 {
+		b.WriteString(fit("deps", c.deps))
+	}
+	if c.who > 0 {
+		b.WriteString(" " + fit("held by", c.who))
+	}
+	return b.String()
+}
+
+// pickable reports whether some tier's bare pick would take the row.
+func pickable(r *model.BoardRow) bool {
+	for _, c := range r.Tiers {
+		if c.Rank > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// tierCell is the compact symbol for one tier: its rank (with `?` when the
+// fit is unknown), `↑` overqualified, `↓` underqualified, `·` fit but held
+// back (deps, lease, person); outside the ready lanes, `✓` good and `?`
+// unknown fit.
+func tierCell(r *model.BoardRow, k int) (text string, ok bool) {
+	c := r.Tiers[k]
+	switch {
+	case c.Rank > 0:
+		s := strconv.Itoa(c.Rank)
+		if c.Fit == model.FitUnknown {
+			s += "?"
+		}
+		return s, true
+	case c.Fit == model.FitOverqualified:
+		return "↑", false
+	case c.Fit == model.FitUnderqualified:
+		return "↓", false
+	case !r.Plan.Lane.Ready() && c.Fit == model.FitGood:
+		return "✓", false
+	case !r.Plan.Lane.Ready():
+		return "?", false
+	}
+	return "·", false
+}
+
+func depsText(r *model.BoardRow) (string, bool) {
+	switch {
+	case len(r.Plan.Header.DependsOn) == 0:
+		return "none", true
+	case r.Deps.Met:
+		return "met", true
+	}
+	return "UNMET " + model.UnmetList(r.Deps), false
+}
+
+// whoText names who holds the plan: the lease owner and time left, or the
+// person it is assigned to.
+func whoText(r *model.BoardRow, now float64) (string, int) {
+	l := r.Lease
+	switch {
+	case l != nil && l.Corrupt != "":
+		return "lease unreadable", -1
+	case l != nil && l.Active(now):
+		return l.AgentID + " " + span(l.ExpiresAt-now), 1
+	case l != nil:
+		return "EXPIRED " + l.AgentID, -1
+	}
+	if p := r.Person(); p != "" {
+		return "@" + p, 0
+	}
+	return "", 0
+}
+
+// planLine renders one row; selected rows carry no inner colour so the
+// reverse highlight runs unbroken.
+func (m *Model) planLine(r *model.BoardRow, c planCols, selected bool) string {
+	plain := selected || m.plain
+	style := func(s string, st func(...string) string) string {
+		if plain {
+			return s
+		}
+		return st(s)
+	}
+	var b strings.Builder
+	b.WriteString(gutter(selected))
+	live := pickable(r)
+	mark := " "
+	switch {
+	case live:
+		mark = style("●", m.st.Good.Render)
+	case r.Plan.Lane.Ready():
+		mark = style("○", m.st.Dim.Render)
+	}
+	b.WriteString(mark + " ")
+	dimIf := func(s string) string {
+		if live || !r.Plan.Lane.Ready() {
+			return s
+		}
+		return style(s, m.st.Dim.Render)
+	}
+	b.WriteString(dimIf(fit(r.Plan.Slug, c.slug)) + " ")
+	if c.title > 0 {
+		b.WriteString(dimIf(fit(r.Plan.Header.Title, c.title)) + " ")
+	}
+	b.WriteString(fit(r.Plan.Header.Priority, c.pri) + " " + fit(valueShort(r.Plan.Header.Value), c.val) + " ")
+	if p := r.Person(); p != "" && r.Plan.Lane.Ready() {
+		b.WriteString(style(fit("person: "+p, 4*(c.tier+1)-1), m.st.Warn.Render) + " ")
+	} else {
+		for k := range model.Tiers {
+			s, ok := tierCell(r, k)
+			cell := fitRight(s, c.tier)
+			if ok {
+				cell = style(cell, m.st.Good.Render)
+			} else {
+				cell = style(cell, m.st.Dim.Render)
+			}
+			b.WriteString(cell + " ")
+		}
+	}
+	if deps, met := depsText(r); met && c.deps > 0 {
+		b.WriteString(fit(deps, c.deps))
+	} else if c.deps > 0 {
+		b.WriteString(style(fit(deps, c.deps), m.st.Bad.Render))
+	}
+	if c.who > 0 {
+		who, state := whoText(r, m.now)
+		cell := fit(who, c.who)
+		switch state {
+		case 1:
+			cell = style(cell, m.st.Info.Render)
+		case -1:
+			cell = style(cell, m.st.Bad.Render)
+		}
+		b.WriteString(" " + cell)
+	}
+	return m.finish(b.String(), selected)
+}
+
+func valueShort(v string) string {
+	if v == "medium" {
+		return "med"
+	}
+	return v
+}
+
+// laneTitle abbreviates lane names for the one-line strip of narrow terminals.
+var laneShort = map[model.Lane]string{
+	model.Drafts: "draft", model.Bugs: "bugs", model.Features: "feat", model.InProgress: "prog",
+	model.ReviewNeeded: "review", model.Ambiguous: "amb", model.Blocked: "blkd", model.Completed: "done",
+}
+
+// matches reports whether a row contains the filter text (already lower case).
+func matches(r *model.BoardRow, f string) bool {
+	if f == "" {
+		return true
+	}
+	h := &r.Plan.Header
+	for _, s := range []string{r.Plan.Slug, h.Title, h.AssigneeRaw, h.PreferredRaw} {
+		if strings.Contains(strings.ToLower(s), f) {
+			return true
+		}
+	}
+	return r.Lease != nil && strings.Contains(strings.ToLower(r.Lease.AgentID), f)
+}

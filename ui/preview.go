@@ -1,0 +1,61 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/glamour"
+
+	"fleetwatch/planfs"
+)
+
+// previewDelay lets the cursor fly over plans without rendering each one.
+const previewDelay = 60 * time.Millisecond
+
+// preview is the selected plan rendered as markdown, scrollable.
+type preview struct {
+	vp  viewport.Model
+	rel string // the plan shown, or being rendered
+	key string // rel, mtime and width the shown text was rendered for
+	seq int    // the latest request; older renders are dropped
+}
+
+type previewDueMsg struct{ seq int }
+
+type previewMsg struct {
+	seq       int
+	key, text string
+	err       error
+}
+
+// renderPreviewCmd reads the plan through the engine and renders it with
+// the glamour style settled before the program started.
+func renderPreviewCmd(t *planfs.Tree, rel, key, style string, width, seq int) tea.Cmd {
+	return func() tea.Msg {
+		text, cut, err := t.ReadPlan(rel)
+		if err != nil {
+			return previewMsg{seq: seq, key: key, err: err}
+		}
+		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(20, width)))
+		if err != nil {
+			return previewMsg{seq: seq, key: key, err: err}
+		}
+		out, err := r.Render(text)
+		if err != nil {
+			// Show the source rather than nothing.
+			out = text
+		}
+		out = strings.Trim(out, "\n")
+		if cut {
+			out += "\n\n(only the first MiB is shown)"
+		}
+		return previewMsg{seq: seq, key: key, text: out}
+	}
+}
+
+func previewKey(rel string, mtime int64, width int) string {
+	return fmt.Sprintf("%s\x00%d\x00%d", rel, mtime, width)
+}

@@ -1,0 +1,46 @@
+package ui
+
+import "github.com/charmbracelet/lipgloss"
+
+// Styles holds every style, built from one renderer so an SSH session gets
+// its own colour profile. Colour is always redundant: every state also has a
+// symbol or a word.
+type Styles struct {
+	Bar, Tab, TabActive       lipgloss.Style
+	Border, BorderFocus       lipgloss.Style
+	Title, Header, Dim, Bold  lipgloss.Style
+	Selected                  lipgloss.Style
+	Good, Warn, Bad, Info     lipgloss.Style
+	StatusOK, StatusErr, Help lipgloss.Style
+	Dialog                    lipgloss.Style
+}
+
+// NewStyles builds the styles for r.
+func NewStyles(r *lipgloss.Renderer) Styles {
+	c := func(light, dark string) lipgloss.AdaptiveColor {
+		return lipgloss.AdaptiveColor{Light: light, Dark: dark}
+	}
+	accent := c("#5A56E0", "#7D79F6")
+	subtle := c("#A0A0A0", "#5C5C5C")
+	s := r.NewStyle
+	return Styles{
+		Bar:         s().Bold(true),
+		Tab:         s().Foreground(c("#707070", "#A0A0A0")),
+		TabActive:   s().Bold(true).Foreground(accent),
+		Border:      s().Foreground(subtle),
+		BorderFocus: s().Foreground(accent),
+		Title:       s().Bold(true),
+		Header:      s().Bold(true).Foreground(c("#505050", "#B0B0B0")),
+		Dim:         s().Foreground(c("#8A8A8A", "#6E6E6E")),
+		Bold:        s().Bold(true),
+		Selected:    s().Background(c("#DDDAF9", "#3B3A6B")).Foreground(c("#1A1A1A", "#FFFFFF")),
+		Good:        s().Foreground(c("#1A7F37", "#56D364")),
+		Warn:        s().Foreground(c("#9A6700", "#E3B341")),
+		Bad:         s().Foreground(c("#CF222E", "#F85149")),
+		Info:        s().Foreground(accent),
+		StatusOK:    s().Foreground(c("#1A7F37", "#56D364")),
+		StatusErr:   s().Foreground(c("#CF222E", "#F85149")).Bold(true),
+		Help:        s().Foreground(c("#707070", "#8A8A8A")),
+		Dialog:      s().Border(lipgloss.RoundedBorder()).BorderForeground(accent).Padding(0, 1),
+	}
+}

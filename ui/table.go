@@ -1,0 +1,123 @@
+package ui
+
+import "strings"
+
+// table is a scrolling window over rows that are rendered once per data or
+// size change and cached, so View only slices: ten thousand rows cost what
+// the visible ones cost.
+type table struct {
+	keys   []string // identity of each row, to keep the selection across refreshes
+	render func(i int, selected bool) string
+	cache  []string
+	done   []bool
+	cursor int
+	offset int
+	height int
+}
+
+// set replaces the rows, keeping the cursor on the same key when it is still there.
+func (t *table) set(keys []string, render func(i int, selected bool) string) {
+	cur := t.key()
+	t.keys, t.render = keys, render
+	t.invalidate()
+	t.cursor = min(t.cursor, max(0, len(keys)-1))
+	if cur != "" {
+		for i, k := range keys {
+			if k == cur {
+				t.cursor = i
+				break
+			}
+		}
+	}
+	t.clamp()
+}
+
+// invalidate drops the rendered rows; they are rendered again when seen.
+func (t *table) invalidate() {
+	if cap(t.cache) >= len(t.keys) {
+		t.cache = t.cache[:len(t.keys)]
+		t.done = t.done[:len(t.keys)]
+		clear(t.done)
+	} else {
+		t.cache = make([]string, len(t.keys))
+		t.done = make([]bool, len(t.keys))
+	}
+}
+
+func (t *table) key() string {
+	if t.cursor < len(t.keys) {
+		return t.keys[t.cursor]
+	}
+	return ""
+}
+
+func (t *table) len() int { return len(t.keys) }
+
+func (t *table) setHeight(h int) {
+	t.height = max(1, h)
+	t.clamp()
+}
+
+func (t *table) move(d int) {
+	t.cursor = max(0, min(len(t.keys)-1, t.cursor+d))
+	t.clamp()
+}
+
+// goTo puts the cursor on key, reporting whether it was found.
+func (t *table) goTo(key string) bool {
+	for i, k := range t.keys {
+		if k == key {
+			t.cursor = i
+			t.clamp()
+			return true
+		}
+	}
+	return false
+}
+
+// clamp keeps the cursor inside the window and the window inside the rows.
+func (t *table) clamp() {
+	if t.cursor < 0 {
+		t.cursor = 0
+	}
+	if t.cursor < t.offset {
+		t.offset = t.cursor
+	}
+	if t.height > 0 && t.cursor >= t.offset+t.height {
+		t.offset = t.cursor - t.height + 1
+	}
+	t.offset = max(0, min(t.offset, len(t.keys)-t.height))
+}
+
+// lines returns the visible rows, padded to the window's height with blanks.
+func (t *table) lines(blank string) []string {
+	out := make([]string, 0, t.height)
+	for i := t.offset; i < len(t.keys) && len(out) < t.height; i++ {
+		if i == t.cursor {
+			out = append(out, t.render(i, true))
+			continue
+		}
+		if !t.done[i] {
+			t.cache[i], t.done[i] = t.render(i, false), true
+		}
+		out = append(out, t.cache[i])
+	}
+	for len(out) < t.height {
+		out = append(out, blank)
+	}
+	return out
+}
+
+// scrollHint says where the window is, for a box title: "12–31 of 10000".
+func (t *table) scrollHint() string {
+	if len(t.keys) <= t.height {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(itoa(t.offset + 1))
+	b.WriteString("–")
+	b.WriteString(itoa(min(len(t.keys), t.offset+t.height)))
+	b.WriteString(" of ")
+	b.WriteString(itoa(len(t.keys)))
+	return b.String()
+}

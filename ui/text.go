@@ -1,0 +1,66 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// fit pads or cuts s to exactly w cells, marking a cut with `…`.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := ansi.StringWidth(s)
+	if n > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-n)
+}
+
+// fitRight right-aligns s in w cells.
+func fitRight(s string, w int) string {
+	n := ansi.StringWidth(s)
+	if n >= w {
+		return fit(s, w)
+	}
+	return strings.Repeat(" ", w-n) + s
+}
+
+// span renders a duration in seconds the way an operator reads it at a
+// glance: 42s, 12m, 3h05m, 2d4h.
+func span(sec float64) string {
+	if math.IsNaN(sec) || math.IsInf(sec, 0) {
+		return "?"
+	}
+	s := int64(math.Abs(sec))
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	case s < 86400:
+		return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
+	}
+	return fmt.Sprintf("%dd%dh", s/86400, s%86400/3600)
+}
+
+// coarse is span without the smaller unit below an hour: 42s, 11m, 2h05m.
+func coarse(sec float64) string {
+	if sec >= 60 && sec < 3600 {
+		return fmt.Sprintf("%dm", int64(sec)/60)
+	}
+	return span(sec)
+}
+
+// plural is "1 lease" or "2 leases".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }

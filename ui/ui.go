@@ -1,0 +1,462 @@
+// Package ui is fleetwatch's operator cockpit: a Bubble Tea program showing
+// the lanes with each tier's pick order, dependencies, leases, worktrees and
+// the event log, refreshed by a file watcher, and acting through the
+// engine's verbs. It reaches the disk only through planfs and workers.
+package ui
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+)
+
+// Options are the facts the program needs, settled before it starts.
+type Options struct {
+	Tree  *planfs.Tree
+	Agent string  // who the operator acts as in the event log and leases
+	TTL   float64 // lease lifetime for recover, seconds
+	// Glamour is the preview's glamour style: "dark", "light" or "notty".
+	Glamour string
+	// Renderer decides the colour profile; one per SSH session.
+	Renderer *lipgloss.Renderer
+	// NoWatch skips the file watcher; tests send changes themselves.
+	NoWatch bool
+}
+
+type pane int
+
+const (
+	plansPane pane = iota
+	leasesPane
+	worktreesPane
+	eventsPane
+)
+
+var paneNames = [...]string{"Plans", "Leases", "Worktrees", "Events"}
+
+// Debounce is how long the watcher waits for a burst of changes to end.
+const Debounce = 50 * time.Millisecond
+
+// Model is the whole program state. Update changes it; View only reads it.
+type Model struct {
+	opt   Options
+	keys  KeyMap
+	st    Styles
+	help  help.Model
+	plain bool // no colour at all: skip styling work
+	why   map[string]string
+
+	width, height int
+	wide          bool
+	tw            [4]int // each pane's table width
+
+	d               *data
+	loadErr         error
+	loading, reload bool
+	watcher         *planfs.Watcher
+	problem         string // the tree vanished or cannot be watched
+	ticking         bool
+	now             float64
+
+	pane     pane
+	lane     model.Lane
+	lanePick map[model.Lane]string
+
+	plans, leases, trees, events table
+	planRows                     []*model.BoardRow
+	leaseRows                    []model.Lease
+	treeRows                     []workers.WorktreeState
+	treeErr                      error
+	eventRows                    []eventRow
+	pcols                        planCols
+
+	pv   preview
+	full bool
+
+	filter    textinput.Model
+	filtering bool
+
+	dlg       *dialog
+	status    string
+	statusErr bool
+	showHelp  bool
+}
+
+// eventRow is a line of the Events pane: a scan warning or an event.
+type eventRow struct {
+	warn  *model.Warning
+	event *planfs.Event
+}
+
+// New builds the program's model and starts the file watcher.
+func New(opt Options) Model {
+	if opt.Renderer == nil {
+		opt.Renderer = lipgloss.DefaultRenderer()
+	}
+	if opt.Glamour == "" {
+		opt.Glamour = "notty"
+	}
+	if opt.TTL <= 0 {
+		opt.TTL = planfs.DefaultTTL
+	}
+	m := Model{
+		opt:      opt,
+		keys:     DefaultKeyMap(),
+		st:       NewStyles(opt.Renderer),
+		help:     help.New(),
+		plain:    opt.Renderer.ColorProfile() == termenv.Ascii,
+		lane:     model.Bugs,
+		lanePick: map[model.Lane]string{},
+		why:      map[string]string{},
+		pv:       preview{vp: viewport.New(0, 0)},
+	}
+	m.filter = textinput.New()
+	m.filter.Prompt = "/ "
+	m.filter.Placeholder = "slug, title, model or agent"
+	if !opt.NoWatch {
+		w, err := opt.Tree.Watch(Debounce)
+		if err != nil {
+			m.problem = "not watching for changes: " + err.Error()
+		} else {
+			m.watcher = w
+		}
+	}
+	m.syncKeys()
+	return m
+}
+
+// Init loads the tree and starts waiting for changes.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project)}
+	if m.watcher != nil {
+		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Close stops the watcher.
+func (m *Model) Close() {
+	if m.watcher != nil {
+		_ = m.watcher.Close()
+	}
+}
+
+// Update applies one message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m.schedulePreview()
+	case loadedMsg:
+		return m.loaded(msg)
+	case worktreesMsg:
+		m.treeRows, m.treeErr = msg.states, msg.err
+		m.rebuildTrees()
+		return nil
+	case changeMsg:
+		var next tea.Cmd
+		if m.watcher != nil {
+			next = waitForChangeCmd(m.watcher.Changes())
+		}
+		if msg.Err != nil {
+			m.problem = msg.Err.Error()
+			return next
+		}
+		m.problem = ""
+		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown())
+	case tickMsg:
+		return m.tick()
+	case previewDueMsg:
+		if msg.seq != m.pv.seq {
+			return nil
+		}
+		if r := m.selectedPlan(); r != nil {
+			return renderPreviewCmd(m.opt.Tree, r.Plan.Rel, m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
+		}
+		return nil
+	case previewMsg:
+		if msg.seq != m.pv.seq {
+			return nil
+		}
+		m.pv.key = msg.key
+		if msg.err != nil {
+			m.pv.vp.SetContent(msg.err.Error())
+		} else {
+			m.pv.vp.SetContent(msg.text)
+		}
+		return nil
+	case actionMsg:
+		if msg.err != nil {
+			m.setStatus("✗ "+msg.err.Error(), true)
+		} else {
+			m.setStatus("✓ "+msg.done, false)
+		}
+		return tea.Batch(m.requestLoad(), m.worktreesIfShown())
+	case tea.KeyMsg:
+		return m.key(msg)
+	}
+	if m.filtering {
+		var cmd tea.Cmd
+		m.filter, cmd = m.filter.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+func (m *Model) setStatus(s string, isErr bool) {
+	m.status, m.statusErr = s, isErr
+}
+
+// requestLoad starts a scan, or asks for one more when a scan is running,
+// so bursts of changes never queue scans.
+func (m *Model) requestLoad() tea.Cmd {
+	if m.loading {
+		m.reload = true
+		return nil
+	}
+	m.loading = true
+	return loadCmd(m.opt.Tree)
+}
+
+func (m *Model) worktreesIfShown() tea.Cmd {
+	if m.pane == worktreesPane {
+		return worktreesCmd(m.opt.Tree.Project)
+	}
+	return nil
+}
+
+func (m *Model) loaded(msg loadedMsg) tea.Cmd {
+	m.loading = false
+	var cmds []tea.Cmd
+	if m.reload {
+		m.reload = false
+		cmds = append(cmds, m.requestLoad())
+	}
+	if msg.err != nil {
+		m.loadErr = msg.err
+		return tea.Batch(cmds...)
+	}
+	m.loadErr = nil
+	m.d, m.now = msg.d, msg.d.now
+	m.rebuild()
+	if len(m.d.board.Leases) > 0 && !m.ticking {
+		m.ticking = true
+		cmds = append(cmds, tickCmd())
+	}
+	cmds = append(cmds, m.schedulePreview())
+	return tea.Batch(cmds...)
+}
+
+// tick moves the countdowns on; when a lease runs out, eligibility changes,
+// so the board is judged again.
+func (m *Model) tick() tea.Cmd {
+	if m.d == nil || len(m.d.board.Leases) == 0 {
+		m.ticking = false
+		return nil
+	}
+	prev := m.now
+	m.now = m.opt.Tree.NowSeconds()
+	m.plans.invalidate()
+	m.leases.invalidate()
+	var cmds []tea.Cmd
+	for i := range m.d.board.Leases {
+		if l := &m.d.board.Leases[i]; l.Corrupt == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.now {
+			cmds = append(cmds, m.requestLoad())
+			break
+		}
+	}
+	return tea.Batch(append(cmds, tickCmd())...)
+}
+
+// layout sizes every pane for the terminal; rows render again when seen.
+func (m *Model) layout() {
+	m.wide = m.width >= 100
+	bodyH := max(1, m.height-2)
+	if m.wide {
+		m.tw[plansPane] = m.width - laneBoxWidth - 2
+		for p := leasesPane; p <= eventsPane; p++ {
+			m.tw[p] = m.width - 2
+		}
+	} else {
+		for p := range m.tw {
+			m.tw[p] = m.width
+		}
+	}
+	th, ph := m.plansSplit(bodyH)
+	if m.wide {
+		m.plans.setHeight(th - 3)
+		m.pv.vp.Width, m.pv.vp.Height = m.tw[plansPane]-2, max(1, ph-2)
+	} else {
+		m.plans.setHeight(bodyH - 2)
+	}
+	rows := bodyH - 1
+	if m.wide {
+		rows = bodyH - 3
+	}
+	m.leases.setHeight(rows)
+	m.trees.setHeight(rows)
+	m.events.setHeight(rows)
+	if m.full {
+		m.pv.vp.Width, m.pv.vp.Height = m.width-2, bodyH-1
+	}
+	m.help.Width = m.width
+	m.rebuild()
+}
+
+const laneBoxWidth = 22
+
+// plansSplit divides the wide plans pane between the table and the preview.
+func (m *Model) plansSplit(bodyH int) (table, prev int) {
+	if !m.wide || bodyH < 20 {
+		return bodyH, 0
+	}
+	table = max(8, bodyH*11/20)
+	return table, bodyH - table
+}
+
+func (m *Model) tableWidth() int { return m.tw[m.pane] }
+
+// rebuild derives every pane's rows from the latest data.
+func (m *Model) rebuild() {
+	m.rebuildPlans()
+	if m.d != nil {
+		m.leaseRows = sortLeases(m.d.board.Leases, m.d.now)
+		keys := make([]string, len(m.leaseRows))
+		for i := range m.leaseRows {
+			keys[i] = m.leaseRows[i].File
+		}
+		c := leaseColumns(m.tw[leasesPane])
+		m.leases.set(keys, func(i int, sel bool) string { return m.leaseLine(&m.leaseRows[i], c, sel) })
+		m.eventRows = m.eventRows[:0]
+		for i := range m.d.board.Warnings {
+			m.eventRows = append(m.eventRows, eventRow{warn: &m.d.board.Warnings[i]})
+		}
+		for i := range m.d.events {
+			m.eventRows = append(m.eventRows, eventRow{event: &m.d.events[i]})
+		}
+		ekeys := make([]string, len(m.eventRows))
+		for i, r := range m.eventRows {
+			if r.warn != nil {
+				ekeys[i] = "w\x00" + r.warn.File + "\x00" + r.warn.Message
+			} else {
+				ekeys[i] = r.event.TS + "\x00" + r.event.Event + "\x00" + r.event.Slug
+			}
+		}
+		ec := eventColumns(m.tw[eventsPane])
+		m.events.set(ekeys, func(i int, sel bool) string {
+			if w := m.eventRows[i].warn; w != nil {
+				return m.warningLine(w, sel)
+			}
+			return m.eventLine(m.eventRows[i].event, ec, sel)
+		})
+	}
+	m.rebuildTrees()
+	m.syncKeys()
+}
+
+func (m *Model) rebuildPlans() {
+	m.pcols = planColumns(m.tw[plansPane])
+	if m.pcols.who == 0 && !m.lane.Ready() {
+		// Narrow: outside the ready lanes who holds a plan matters more
+		// than its dependencies.
+		m.pcols.who, m.pcols.deps = m.pcols.deps-1, 0
+	}
+	m.planRows = m.planRows[:0]
+	if m.d != nil {
+		f := strings.ToLower(strings.TrimSpace(m.filter.Value()))
+		rows := m.d.board.Lane(m.lane)
+		for i := range rows {
+			if matches(&rows[i], f) {
+				m.planRows = append(m.planRows, &rows[i])
+			}
+		}
+	}
+	keys := make([]string, len(m.planRows))
+	for i, r := range m.planRows {
+		keys[i] = r.Plan.Rel
+	}
+	c := m.pcols
+	m.plans.set(keys, func(i int, sel bool) string { return m.planLine(m.planRows[i], c, sel) })
+}
+
+func (m *Model) rebuildTrees() {
+	keys := make([]string, len(m.treeRows))
+	for i := range m.treeRows {
+		keys[i] = m.treeRows[i].AgentID
+	}
+	c := treeColumns(m.tw[worktreesPane])
+	m.trees.set(keys, func(i int, sel bool) string { return m.treeLine(&m.treeRows[i], c, sel) })
+}
+
+func (m *Model) selectedPlan() *model.BoardRow {
+	if m.pane != plansPane || m.plans.cursor >= len(m.planRows) {
+		return nil
+	}
+	return m.planRows[m.plans.cursor]
+}
+
+// target is the plan an action applies to and its lease: the selected plan,
+// or the selected lease's plan.
+func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
+	switch m.pane {
+	case plansPane:
+		if r := m.selectedPlan(); r != nil {
+			return r.Plan.Rel, r, r.Lease
+		}
+	case leasesPane:
+		if m.leases.cursor < len(m.leaseRows) {
+			l := &m.leaseRows[m.leases.cursor]
+			return l.Rel, nil, l
+		}
+	}
+	return "", nil, nil
+}
+
+// syncKeys enables the actions that apply to the selection and remembers
+// why the others do not.
+func (m *Model) syncKeys() {
+	rel, row, lease := m.target()
+	lane, _, _ := planfs.SplitRel(rel)
+	onPlan := row != nil
+	set := func(b *key.Binding, ok bool, why string) {
+		b.SetEnabled(ok)
+		for _, k := range b.Keys() {
+			m.why[k] = why
+		}
+	}
+	set(&m.keys.Promote, onPlan && lane == model.Drafts, "promote: select a draft")
+	set(&m.keys.Park, onPlan && (lane.Ready() || lane == model.InProgress), "park: select a ready or in-progress plan")
+	set(&m.keys.Return, onPlan && (lane.Parked() || lane == model.InProgress), "return: select a parked or in-progress plan")
+	set(&m.keys.Complete, onPlan && lane == model.InProgress, "complete: select an in-progress plan")
+	set(&m.keys.Release, rel != "" && lane == model.InProgress, "release: select an in-progress plan or its lease")
+	set(&m.keys.Recover, lease != nil && !lease.Active(m.now), "recover: select an expired or unreadable lease")
+	set(&m.keys.Preview, onPlan, "preview: select a plan")
+	set(&m.keys.PrevLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")
+	set(&m.keys.NextLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")
+}
+
+// Run opens the program full screen and returns when the operator quits.
+func Run(opt Options) error {
+	m := New(opt)
+	defer m.Close()
+	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(os.Stdout)).Run()
+	return err
+}

@@ -1,0 +1,293 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/x/ansi"
+
+	"fleetwatch/model"
+)
+
+// View draws the screen: a header, the body, and one status line. It only
+// slices rows rendered earlier.
+func (m Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	bodyH := max(0, m.height-2)
+	var body []string
+	switch {
+	case m.dlg != nil:
+		body = m.dialogView(m.dlg, m.width, bodyH)
+	case m.showHelp:
+		body = m.helpLines()
+	case m.full:
+		body = m.fullPreview(bodyH)
+	default:
+		body = m.paneView(bodyH)
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.headerLine())
+	for i := 0; i < bodyH; i++ {
+		line := ""
+		if i < len(body) {
+			line = body[i]
+		}
+		lines = append(lines, fit(line, m.width))
+	}
+	lines = append(lines, m.footerLine())
+	return strings.Join(lines[:min(len(lines), m.height)], "\n")
+}
+
+func (m *Model) headerLine() string {
+	left := " fleetwatch · " + baseName(m.opt.Tree.Project)
+	if !m.wide {
+		left = " " + baseName(m.opt.Tree.Project)
+	}
+	if m.d != nil {
+		b := m.d.board
+		left += " · " + plural(len(b.Rows), "plan", "plans")
+		expired := 0
+		for i := range b.Leases {
+			if !b.Leases[i].Active(m.now) {
+				expired++
+			}
+		}
+		left += " · " + plural(len(b.Leases), "lease", "leases")
+		if expired > 0 {
+			left += " (" + itoa(expired) + " expired)"
+		}
+	}
+	if m.problem != "" || m.loadErr != nil {
+		p := m.problem
+		if m.loadErr != nil {
+			p = m.loadErr.Error()
+		}
+		warn := " · ⚠ " + p
+		if !m.plain {
+			warn = m.st.Bad.Render(warn)
+		}
+		left += warn
+	}
+	var tabs []string
+	for i, name := range paneNames {
+		if !m.wide && name == "Worktrees" {
+			name = "Trees"
+		}
+		label := itoa(i+1) + " " + name
+		switch {
+		case pane(i) == m.pane && m.plain:
+			label = "[" + label + "]"
+		case pane(i) == m.pane:
+			label = m.st.TabActive.Render("[" + label + "]")
+		default:
+			label = m.st.Tab.Render(" " + label + " ")
+		}
+		tabs = append(tabs, label)
+	}
+	right := strings.Join(tabs, "") + " "
+	room := m.width - ansi.StringWidth(right)
+	if room < 20 {
+		return fit(left, m.width)
+	}
+	return fit(m.st.Bar.Render(left), room) + right
+}
+
+func (m *Model) footerLine() string {
+	if m.filtering {
+		return fit(m.filter.View(), m.width)
+	}
+	var keys []key.Binding
+	for _, b := range m.keys.ShortHelp() {
+		if b.Enabled() {
+			keys = append(keys, b)
+		}
+	}
+	if !m.wide && len(keys) > 4 {
+		// Narrow: the three most useful keys that apply, and `?`.
+		keys = append(keys[:3:3], m.keys.Help)
+	}
+	helpText := m.help.ShortHelpView(keys)
+	status := m.status
+	if status == "" && m.filter.Value() != "" {
+		status = "filter: " + m.filter.Value() + " (esc clears)"
+	}
+	if status == "" {
+		return fit(" "+helpText, m.width)
+	}
+	if !m.plain {
+		if m.statusErr {
+			status = m.st.StatusErr.Render(status)
+		} else {
+			status = m.st.StatusOK.Render(status)
+		}
+	}
+	room := m.width - ansi.StringWidth(status) - 3
+	if room < 20 {
+		return fit(" "+status, m.width)
+	}
+	if ansi.StringWidth(helpText) > room {
+		helpText = ansi.Truncate(helpText, room, "…")
+	}
+	return " " + status + strings.Repeat(" ", max(1, m.width-1-ansi.StringWidth(status)-ansi.StringWidth(helpText))) + helpText
+}
+
+func (m *Model) paneView(h int) []string {
+	switch m.pane {
+	case leasesPane:
+		return m.tableBox("Leases", leaseColumns(m.tw[leasesPane]).header(), &m.leases, h, "no leases: nothing is claimed")
+	case worktreesPane:
+		empty := "no agent worktrees under var/worktrees/"
+		if m.treeErr != nil {
+			empty = "worktrees: " + m.treeErr.Error()
+		}
+		return m.tableBox("Worktrees", treeColumns(m.tw[worktreesPane]).header(), &m.trees, h, empty)
+	case eventsPane:
+		return m.tableBox("Events", eventColumns(m.tw[eventsPane]).header(), &m.events, h, "no events yet in .plans/logs/events.jsonl")
+	}
+	return m.plansView(h)
+}
+
+// tableBox draws a pane's table: boxed on wide terminals, bare on narrow.
+func (m *Model) tableBox(title, header string, t *table, h int, empty string) []string {
+	rows := t.lines("")
+	if t.len() == 0 {
+		rows[0] = "  " + m.st.Dim.Render(empty)
+	}
+	body := append([]string{m.st.Header.Render(header)}, rows...)
+	if !m.wide {
+		return body
+	}
+	hint := t.scrollHint()
+	if hint == "" {
+		hint = itoa(t.len())
+	}
+	return m.box(title, hint, body, m.width, h, true)
+}
+
+func (m *Model) plansView(h int) []string {
+	rows := m.plans.lines("")
+	if m.plans.len() == 0 {
+		msg := "no plans in " + string(m.lane) + "/"
+		switch {
+		case m.d == nil:
+			msg = "reading the tree…"
+		case m.filter.Value() != "":
+			msg = "no plan in " + string(m.lane) + "/ matches the filter (esc clears)"
+		}
+		rows[0] = "  " + m.st.Dim.Render(msg)
+	}
+	table := append([]string{m.st.Header.Render(m.pcols.header())}, rows...)
+	if !m.wide {
+		return append([]string{m.laneStrip()}, table...)
+	}
+	th, ph := m.plansSplit(h)
+	title := string(m.lane) + " · " + itoa(m.count(m.lane))
+	if m.filter.Value() != "" {
+		title += " · " + itoa(m.plans.len()) + " match"
+	}
+	right := m.box(title, m.plans.scrollHint(), table, m.width-laneBoxWidth, th, true)
+	if ph > 0 {
+		right = append(right, m.previewBox(ph)...)
+	}
+	return beside(m.laneBox(h), right)
+}
+
+func (m *Model) count(l model.Lane) int {
+	if m.d == nil {
+		return 0
+	}
+	return m.d.board.Counts[l]
+}
+
+func (m *Model) laneBox(h int) []string {
+	var lines []string
+	for _, l := range model.Lanes {
+		line := gutter(l == m.lane) + fit(string(l), 13) + fitRight(itoa(m.count(l)), 5)
+		if l == m.lane && !m.plain {
+			line = m.st.Selected.Render(line)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "", m.st.Dim.Render(" ←/→ switch lanes"))
+	return m.box("Lanes", "", lines, laneBoxWidth, h, false)
+}
+
+// laneStrip is the lanes on one line for narrow terminals, abbreviated when
+// the full names do not fit; the selected lane is bracketed.
+func (m *Model) laneStrip() string {
+	build := func(short bool) string {
+		var parts []string
+		for _, l := range model.Lanes {
+			name := string(l)
+			if short && l != m.lane {
+				name = laneShort[l]
+			}
+			part := name + " " + itoa(m.count(l))
+			if l == m.lane {
+				part = "[" + part + "]"
+				if !m.plain {
+					part = m.st.TabActive.Render(part)
+				}
+			} else {
+				part = " " + part + " "
+			}
+			parts = append(parts, part)
+		}
+		return strings.Join(parts, "│")
+	}
+	s := build(false)
+	if ansi.StringWidth(s) > m.width {
+		s = build(true)
+	}
+	return s
+}
+
+func (m *Model) previewBox(h int) []string {
+	title := "preview"
+	if r := m.selectedPlan(); r != nil {
+		title = r.Plan.Rel
+	}
+	hint := ""
+	if m.pv.vp.TotalLineCount() > m.pv.vp.Height {
+		hint = "enter to read all"
+	}
+	lines := strings.Split(m.pv.vp.View(), "\n")
+	for i := range lines {
+		lines[i] = " " + lines[i]
+	}
+	return m.box(title, hint, lines, m.width-laneBoxWidth, h, false)
+}
+
+func (m *Model) fullPreview(h int) []string {
+	title := "preview"
+	if m.pv.rel != "" {
+		title = m.pv.rel
+	}
+	head := " " + m.st.Title.Render(title) + m.st.Dim.Render("  ↑/↓ scroll · esc back")
+	lines := strings.Split(m.pv.vp.View(), "\n")
+	for i := range lines {
+		lines[i] = " " + lines[i]
+	}
+	return append([]string{head}, lines...)
+}
+
+func (m *Model) warningLine(w *model.Warning, selected bool) string {
+	text := "⚠ " + w.File
+	if w.Line > 0 {
+		text += ":" + itoa(w.Line)
+	}
+	text += ": " + w.Message
+	if !selected && !m.plain {
+		text = m.st.Warn.Render(text)
+	}
+	return m.finish(gutter(selected)+text, selected)
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(strings.TrimRight(p, "/"), '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"golang.org/x/term"
+
+	"fleetwatch/internal/demo"
+	"fleetwatch/planfs"
+	"fleetwatch/ui"
+)
+
+// defaultOperator is who the UI acts as: operator-$USER.
+func defaultOperator() string {
+	if u := os.Getenv("USER"); u != "" {
+		return "operator-" + u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return "operator-" + u.Username
+	}
+	return "operator"
+}
+
+type uiFlags struct {
+	root  string
+	agent string
+	ttl   float64
+}
+
+func (f *uiFlags) register(name string) *flag.FlagSet {
+	fs := newFlags(name)
+	fs.StringVar(&f.agent, "agent-id", defaultOperator(), "who the operator acts as in leases and the event log")
+	fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live when recovering a plan, seconds")
+	return fs
+}
+
+// runUI opens the cockpit: `fleetwatch [--root DIR]`.
+func runUI(args []string, stdout, stderr io.Writer) int {
+	var f uiFlags
+	fs := f.register("fleetwatch")
+	fs.StringVar(&f.root, "root", "", "project root holding .plans/ (default: nearest folder upwards with one)")
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "unknown command %q (see 'fleetwatch -h')", pos[0])
+	}
+	if err := planfs.ValidTTL(f.ttl); err != nil {
+		return fail(stderr, exitError, "--lease-ttl: %v", err)
+	}
+	t, err := planfs.Open(findRoot(f.root))
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	return openUI(t, &f, stderr)
+}
+
+func openUI(t *planfs.Tree, f *uiFlags, stderr io.Writer) int {
+	if !term.IsTerminal(int(os.Stdout.Fd())) || !term.IsTerminal(int(os.Stdin.Fd())) {
+		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once' prints the same board as text")
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r})
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	return exitOK
+}
+
+// glamourStyle settles the preview's look before the program starts: no
+// colour under NO_COLOR, else matching the terminal's background.
+func glamourStyle(r *lipgloss.Renderer) string {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return "notty"
+	}
+	if r.HasDarkBackground() {
+		return "dark"
+	}
+	return "light"
+}
+
+// runDemo builds a throw-away sample project and opens the UI on it.
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	var f uiFlags
+	fs := f.register("demo")
+	keep := fs.Bool("keep", false, "keep the sample project after the UI closes")
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "demo: unexpected argument %q", pos[0])
+	}
+	dir, err := os.MkdirTemp("", "fleetwatch-demo-")
+	if err != nil {
+		return fail(stderr, exitError, "demo: %v", err)
+	}
+	project, err := demo.Create(filepath.Join(dir, "jotter"), time.Now())
+	if err != nil {
+		os.RemoveAll(dir)
+		return fail(stderr, exitError, "demo: %v", err)
+	}
+	if *keep {
+		fmt.Fprintf(stdout, "demo project: %s (kept)\n", project)
+	} else {
+		defer os.RemoveAll(dir)
+		fmt.Fprintf(stdout, "demo project: %s (removed when the UI closes; --keep keeps it)\n", project)
+	}
+	t, err := planfs.Open(project)
+	if err != nil {
+		return fail(stderr, exitError, "demo: %v", err)
+	}
+	return openUI(t, &f, stderr)
+}
