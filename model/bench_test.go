@@ -95,3 +95,17 @@ func BenchmarkDecide(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBoard judges every plan for all four tiers at once, as the UI
+// and `board` do on every refresh.
+func BenchmarkBoard(b *testing.B) {
+	for _, s := range plangen.Sizes {
+		b.Run(s.Name, func(b *testing.B) {
+			snap := benchSnapshot(s.N)
+			opt := model.Options{Now: float64(benchNow.Unix()), History: benchHistory}
+			for b.Loop() {
+				model.NewBoard(snap, opt)
+			}
+		})
+	}
+}

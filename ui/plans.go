@@ -18,8 +18,11 @@ const lead = 4
 
 func planColumns(w int) planCols {
 	c := planCols{pri: 3, val: 4, tier: 3, deps: 16}
-	if w >= 90 {
+	switch {
+	case w >= 110:
 		c.tier, c.deps = 5, 20
+	case w >= 90:
+		c.deps = 20
 	}
 	rest := w - lead - (c.pri + 1) - (c.val + 1) - 4*(c.tier+1) - c.deps
 	if rest >= 60 {
