@@ -103,9 +103,6 @@ func (w *watchFlags) parse(name string, stderr io.Writer) (parsed, error) {
 		return p, err
 	}
 	p.project = t.Project
-	if p.bin, err = w.binary(stderr); err != nil {
-		return p, err
-	}
 	if len(w.workers) == 0 {
 		return p, fmt.Errorf("%s: needs at least one --worker agent=ID,tier=T", name)
 	}
@@ -123,7 +120,8 @@ func (w *watchFlags) parse(name string, stderr io.Writer) (parsed, error) {
 	if err := workers.CheckUnique(p.specs); err != nil {
 		return p, fmt.Errorf("--worker: %v", err)
 	}
-	return p, nil
+	p.bin, err = w.binary(stderr)
+	return p, err
 }
 
 // checkEndpoint loads the registry a worker names, as work-once will on
