@@ -546,8 +546,11 @@ func statusNext(t *planfs.Tree, snap *model.Snapshot, row rowFunc) {
 	label := "next pick"
 	for _, tier := range model.Tiers {
 		next := "nothing: no ready plans"
-		if ready > 0 {
-			next = fmt.Sprintf("nothing: none of %d ready plans is free and fit for %s", ready, tier)
+		switch {
+		case ready == 1:
+			next = fmt.Sprintf("nothing: the one ready plan is taken, waiting or not fit for %s", tier)
+		case ready > 1:
+			next = fmt.Sprintf("nothing: none of %d ready plans is free, unblocked and fit for %s", ready, tier)
 		}
 		if picks := model.Picks(model.Decide(snap, model.Worker{Tier: tier}, opt), nil); len(picks) > 0 {
 			next = picks[0].Plan.Rel

@@ -518,7 +518,7 @@ func TestWatchStatus(t *testing.T) {
 		"plans         OK ",
 		"drafts 1  bugs 1  features 1  in-progress 0  review-needed 1  ambiguous 0  blocked 0  completed 0",
 		"next pick     small     bugs/crash.md\n",
-		"              mid       nothing: none of 2 ready plans is free and fit for mid\n",
+		"              mid       nothing: none of 2 ready plans is free, unblocked and fit for mid\n",
 		"              reasoner  features/deep.md\n",
 		"orchestrator  claude:opus (.anchor/conventions.md)",
 		stem + "-mid-1.timer  active, enabled; last run Sun 2026-11-29 10:00:00 UTC, idle (exit 1); next ",
