@@ -29,7 +29,7 @@ func runOrchestrator(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "orchestrator: %v", err)
 	}
-	if set != "" || flagGiven(fs, "set") {
+	if flagGiven(fs, "set") {
 		if err := planfs.ValidOrchestrator(set); err != nil {
 			return fail(stderr, exitError, "--set: %v", err)
 		}

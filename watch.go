@@ -120,7 +120,7 @@ func (w *watchFlags) parse(name string, stderr io.Writer) (parsed, error) {
 	if err := workers.CheckUnique(p.specs); err != nil {
 		return p, fmt.Errorf("--worker: %v", err)
 	}
-	p.bin, err = w.binary(stderr)
+	p.bin, err = w.binary(name == "watch install", stderr)
 	return p, err
 }
 
@@ -152,8 +152,8 @@ func checkEndpoint(project string, sp workers.Spec) error {
 
 // binary is the absolute path units run: --bin, else this executable. A
 // `go run` build is deleted when it exits, so units pointing at it would
-// fail: that is worth a warning.
-func (w *watchFlags) binary(stderr io.Writer) (string, error) {
+// fail every run: install refuses it, emit warns.
+func (w *watchFlags) binary(strict bool, stderr io.Writer) (string, error) {
 	if w.bin != "" {
 		abs, err := filepath.Abs(w.bin)
 		if err != nil {
@@ -168,6 +168,9 @@ func (w *watchFlags) binary(stderr io.Writer) (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("cannot find this binary's path (%v): pass --bin", err)
+	}
+	if temporaryBuild(exe) && strict {
+		return "", fmt.Errorf("%s is a temporary build (go run) that is deleted on exit: build one with go build and pass --bin", exe)
 	}
 	if temporaryBuild(exe) {
 		fmt.Fprintf(stderr, "fleetwatch: warning: %s is a temporary build (go run) that is deleted on exit; build one with go build and pass --bin\n", exe)

@@ -617,6 +617,8 @@ func TestWatchBadInput(t *testing.T) {
 	t.Parallel()
 	dir := newTree(t)
 	exe := testExe(t)
+	// Should a case get as far as writing, it writes to a throw-away folder.
+	fake := newFakeSystemd(t)
 	for _, c := range []struct {
 		args  []string
 		names []string
@@ -633,12 +635,14 @@ func TestWatchBadInput(t *testing.T) {
 		{[]string{"watch", "emit", "systemd", "--bin", "/no/such/fleetwatch", "--worker", "tier=mid,agent=a"}, []string{"--bin", "/no/such/fleetwatch"}},
 		{[]string{"watch", "emit", "cron", "--bin", exe, "--worker", "tier=mid,agent=a,interval=7m"}, []string{"7m", "6m or 10m"}},
 		{[]string{"watch", "install", "--bin", exe, "--worker", "tier=mid,agent=a", "extra"}, []string{"extra"}},
+		// The test binary lives in go-build: a unit naming it would break.
+		{[]string{"watch", "install", "--worker", "tier=mid,agent=a"}, []string{"temporary build", "--bin"}},
 		{[]string{"watch", "status", "--bogus"}, []string{"-bogus"}},
 		{[]string{"orchestrator", "--set", ""}, []string{"--set"}},
 		{[]string{"orchestrator", "--set", "a`b"}, []string{"--set"}},
 		{[]string{"skill", "frob"}, []string{"frob"}},
 	} {
-		r := fw(t, dir, c.args...)
+		r := fwEnv(t, dir, fake.env, c.args...)
 		if len(c.args) == 1 {
 			if r.code != 2 || !strings.Contains(r.stderr, "status") {
 				t.Errorf("%q: %v", c.args, r)
