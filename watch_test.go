@@ -47,6 +47,7 @@ type fakeSystemd struct {
 
 const fakeSystemctl = `#!/bin/sh
 printf '%s\n' "$*" >> "$FAKE_SYSTEMD_LOG"
+if [ "$2" = "${FAKE_SYSTEMD_FAIL:-}" ]; then echo "Failed to $2 unit: Access denied" >&2; exit 1; fi
 case "$2" in
 is-system-running) echo "${FAKE_SYSTEMD_STATE:-running}"; [ "${FAKE_SYSTEMD_STATE:-running}" = running ]; exit ;;
 show)
@@ -475,6 +476,19 @@ func TestWatchWithoutUserManager(t *testing.T) {
 	r = fwEnv(t, dir, fake.env, "watch", "status")
 	if r.code != 0 || !strings.Contains(r.stdout, "cannot reach a user manager (offline)") || !strings.Contains(r.stdout, "-mid-1.timer  installed (agent mid-1)") {
 		t.Fatalf("status: %v", r)
+	}
+}
+
+// A failing systemctl call is reported, not ignored as anchor did; the
+// units it wrote stay for the next try.
+func TestWatchInstallSystemctlFails(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t)
+	fake := newFakeSystemd(t, "FAKE_SYSTEMD_FAIL=enable")
+	r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1")
+	oneLineError(t, r, "systemctl --user enable --now", "-mid-1.timer", "Access denied", "units written")
+	if entries, _ := os.ReadDir(fake.unit); len(entries) != 2 {
+		t.Fatalf("unit folder holds %d files, want 2", len(entries))
 	}
 }
 

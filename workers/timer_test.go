@@ -176,6 +176,11 @@ func TestUnits(t *testing.T) {
 			t.Errorf("Units in %q: want an error", bad)
 		}
 	}
+	ep := Spec{Agent: "a", Endpoint: "h100", Registry: "/etc/fleet/endpoints.yaml", Run: true, Interval: iv}
+	if units, err := Units("/usr/local/bin/fleetwatch", "/srv/app", ep); err != nil || !strings.Contains(units[0].Text,
+		"--agent-id a --endpoint h100 --registry /etc/fleet/endpoints.yaml --run\n") || !strings.Contains(units[0].Text, "(endpoint h100)") {
+		t.Errorf("endpoint worker: %v\n%v", err, units)
+	}
 	if _, err := Units("fleetwatch", "/srv/app", sp); err == nil {
 		t.Error("a relative binary: want an error")
 	}
