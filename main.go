@@ -26,8 +26,13 @@ Operators:
   release     give up a claim; the plan goes back where it came from
   recover     take over a plan whose lease expired or is unreadable
   complete    move a claimed plan to completed/ (or review-needed/)
-  scaffold    create a .plans/ tree
+  scaffold    create a .plans/ tree (and ANCHOR-CONVENTIONS.md)
   check       lint every plan and lease
+  orchestrator  show or --set the project's preferred orchestrator
+Watchers:
+  watch       status, emit, install or uninstall reboot-persistent workers
+              (systemd user timers or cron)
+  skill       install the /fleet-watch skill for coding agents
 
 Run 'fleetwatch <command> -h' for a command's flags.
 `
@@ -42,17 +47,20 @@ const (
 type command func(args []string, stdout, stderr io.Writer) int
 
 var commands = map[string]command{
-	"work-once": runWorkOnce,
-	"promote":   runPromote,
-	"park":      runPark,
-	"return":    runReturn,
-	"release":   runRelease,
-	"recover":   runRecover,
-	"complete":  runComplete,
-	"scaffold":  runScaffold,
-	"check":     runCheck,
-	"board":     runBoard,
-	"demo":      runDemo,
+	"work-once":    runWorkOnce,
+	"promote":      runPromote,
+	"park":         runPark,
+	"return":       runReturn,
+	"release":      runRelease,
+	"recover":      runRecover,
+	"complete":     runComplete,
+	"scaffold":     runScaffold,
+	"check":        runCheck,
+	"board":        runBoard,
+	"demo":         runDemo,
+	"orchestrator": runOrchestrator,
+	"watch":        runWatch,
+	"skill":        runSkill,
 }
 
 func main() {

@@ -42,7 +42,8 @@ A plan's header:
 const scaffoldGitignore = "*.local.md\n.leases/\n"
 
 // Scaffold creates a .plans/ tree in project with every lane, a README and a
-// .gitignore, keeping whatever already exists. It returns the paths it made.
+// .gitignore, and ANCHOR-CONVENTIONS.md naming the default orchestrator when
+// the project has no conventions file, keeping whatever already exists. It returns the paths it made.
 func Scaffold(project string) ([]string, error) {
 	root := filepath.Join(project, Dir)
 	var made []string
@@ -94,5 +95,12 @@ func Scaffold(project string) ([]string, error) {
 	if err := write(filepath.Join(root, "README.md"), scaffoldReadme); err != nil {
 		return made, err
 	}
-	return made, write(filepath.Join(root, ".gitignore"), scaffoldGitignore)
+	if err := write(filepath.Join(root, ".gitignore"), scaffoldGitignore); err != nil {
+		return made, err
+	}
+	conv, err := ensureConventions(project)
+	if conv != "" && err == nil {
+		made = append(made, conv)
+	}
+	return made, err
 }

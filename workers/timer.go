@@ -1,0 +1,392 @@
+package workers
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"fleetwatch/model"
+)
+
+// Spec is one watcher the operator asked for: anchor's --worker
+// `agent=mid-1,tier=mid,interval=5m` with the same keys.
+type Spec struct {
+	Agent    string
+	Tier     string // as written; checked with model.ParseTier
+	Endpoint string
+	Model    string
+	Registry string // absolute, or "" for work-once's default
+	Interval Interval
+	Run      bool
+}
+
+// DefaultInterval is anchor's.
+const DefaultInterval = "5m"
+
+// ParseSpec reads a --worker value. Unlike anchor (which passes an unknown
+// interval through to systemd and exits 1), every mistake is an error naming
+// the key. A relative registry path is taken from cwd, because the unit runs
+// somewhere else.
+func ParseSpec(s, cwd string) (Spec, error) {
+	var sp Spec
+	seen := map[string]bool{}
+	interval := DefaultInterval
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(item, "=")
+		if !ok {
+			return Spec{}, fmt.Errorf("%q is not key=value", item)
+		}
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		switch k {
+		case "agent-id", "agent_id":
+			k = "agent"
+		case "agent", "tier", "endpoint", "interval", "model", "registry", "run":
+		default:
+			return Spec{}, fmt.Errorf("unknown key %q (want agent, tier, endpoint, interval, model, registry, run)", k)
+		}
+		if seen[k] {
+			return Spec{}, fmt.Errorf("%s given twice", k)
+		}
+		seen[k] = true
+		if v == "" {
+			return Spec{}, fmt.Errorf("%s is empty", k)
+		}
+		if err := plainText(v); err != nil {
+			return Spec{}, fmt.Errorf("%s: %v", k, err)
+		}
+		switch k {
+		case "agent":
+			sp.Agent = v
+		case "tier":
+			if _, err := model.ParseTier(v); err != nil {
+				return Spec{}, err
+			}
+			sp.Tier = v
+		case "endpoint":
+			sp.Endpoint = v
+		case "interval":
+			interval = v
+		case "model":
+			sp.Model = v
+		case "registry":
+			if !filepath.IsAbs(v) {
+				v = filepath.Join(cwd, v)
+			}
+			sp.Registry = filepath.Clean(v)
+		case "run":
+			switch strings.ToLower(v) {
+			case "1", "true", "yes", "on":
+				sp.Run = true
+			case "0", "false", "no", "off":
+			default:
+				return Spec{}, fmt.Errorf("run must be 1, true, yes, on (or 0, false, no, off), not %q", v)
+			}
+		}
+	}
+	switch {
+	case sp.Agent == "":
+		return Spec{}, errors.New("needs agent=ID")
+	case sp.Tier == "" && sp.Endpoint == "":
+		return Spec{}, errors.New("needs tier=T or endpoint=NAME")
+	case sp.Registry != "" && sp.Endpoint == "":
+		return Spec{}, errors.New("registry needs endpoint")
+	}
+	iv, err := ParseInterval(interval)
+	if err != nil {
+		return Spec{}, fmt.Errorf("interval: %v", err)
+	}
+	sp.Interval = iv
+	return sp, nil
+}
+
+// CheckUnique refuses two watchers with one agent id, or two ids that would
+// share a unit or log file name: they would overwrite each other's units
+// and read each other's claims as their own.
+func CheckUnique(specs []Spec) error {
+	byID := map[string]string{}
+	for _, s := range specs {
+		safe := SafeID(s.Agent)
+		if prev, ok := byID[safe]; ok {
+			if prev == s.Agent {
+				return fmt.Errorf("two workers with agent id %q: each worker needs its own", s.Agent)
+			}
+			return fmt.Errorf("agent ids %q and %q both become %q in unit names: make them differ in letters or digits", prev, s.Agent, safe)
+		}
+		byID[safe] = s.Agent
+	}
+	return nil
+}
+
+// Interval is how often a watcher runs, kept in the parts it was written in
+// so systemd sees the operator's own units (1h30m → 1h30min).
+type Interval struct {
+	Raw     string
+	Seconds int64
+	parts   []intervalPart
+}
+
+type intervalPart struct {
+	n    int64
+	unit int64 // seconds per unit
+}
+
+// intervalUnits are the unit words anchor accepts, and their English
+// spellings, in seconds.
+var intervalUnits = map[string]int64{
+	"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+	"m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+	"h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+	"d": 86400, "day": 86400, "days": 86400,
+}
+
+// maxInterval keeps arithmetic far from overflow; a watcher that wakes less
+// than once a year is a mistake.
+const maxInterval = 366 * 86400
+
+// ParseInterval reads anchor's interval forms: `300` (seconds), `5m`,
+// `10min`, `2h`, `30s`, `1d`, and compounds like `1h30m`. Anything else is an
+// error (anchor passed it to systemd unchanged, which then refused the timer).
+func ParseInterval(s string) (Interval, error) {
+	raw := s
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return Interval{}, errors.New("empty")
+	}
+	iv := Interval{Raw: raw}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		iv.parts = []intervalPart{{n, 1}}
+		iv.Seconds = n
+	} else {
+		rest := s
+		for rest != "" {
+			rest = strings.TrimLeft(rest, " ")
+			i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+			if i <= 0 || i > 9 {
+				return Interval{}, fmt.Errorf("%q is not an interval like 300, 30s, 5m, 2h, 1d or 1h30m", raw)
+			}
+			n, _ := strconv.ParseInt(rest[:i], 10, 64)
+			rest = rest[i:]
+			j := strings.IndexFunc(rest, func(r rune) bool { return r < 'a' || r > 'z' })
+			if j < 0 {
+				j = len(rest)
+			}
+			unit, ok := intervalUnits[rest[:j]]
+			if !ok {
+				return Interval{}, fmt.Errorf("%q is not an interval like 300, 30s, 5m, 2h, 1d or 1h30m", raw)
+			}
+			rest = rest[j:]
+			iv.parts = append(iv.parts, intervalPart{n, unit})
+			iv.Seconds += n * unit
+			if iv.Seconds > maxInterval {
+				break
+			}
+		}
+	}
+	switch {
+	case iv.Seconds <= 0:
+		return Interval{}, fmt.Errorf("%q: must be longer than 0", raw)
+	case iv.Seconds > maxInterval:
+		return Interval{}, fmt.Errorf("%q: longer than a year", raw)
+	}
+	return iv, nil
+}
+
+// Systemd renders the interval as a systemd time span: `5min`, `300s`, `1h30min`.
+func (iv Interval) Systemd() string {
+	var b strings.Builder
+	for _, p := range iv.parts {
+		if p.n == 0 {
+			continue
+		}
+		b.WriteString(strconv.FormatInt(p.n, 10))
+		switch p.unit {
+		case 1:
+			b.WriteString("s")
+		case 60:
+			b.WriteString("min")
+		case 3600:
+			b.WriteString("h")
+		default:
+			b.WriteString("d")
+		}
+	}
+	return b.String()
+}
+
+// plainText refuses what no unit file or crontab line can carry: control
+// characters (a newline would start a new setting) and invalid UTF-8.
+func plainText(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("not valid UTF-8")
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%q has a control character", s)
+		}
+	}
+	return nil
+}
+
+// WorkArgs is the work-once command line (after the binary) a watcher runs:
+// claim one plan and exit, 0 claimed, 1 idle, 2 error.
+func WorkArgs(project string, s Spec) []string {
+	args := []string{"work-once", "--root", project, "--once", "--agent-id", s.Agent}
+	if s.Endpoint != "" {
+		args = append(args, "--endpoint", s.Endpoint)
+	}
+	if s.Tier != "" {
+		args = append(args, "--tier", s.Tier)
+	}
+	if s.Model != "" {
+		args = append(args, "--model", s.Model)
+	}
+	if s.Registry != "" {
+		args = append(args, "--registry", s.Registry)
+	}
+	if s.Run {
+		args = append(args, "--run")
+	}
+	return args
+}
+
+// ProjectSlug names a project inside unit names, as anchor does: the folder
+// name with characters outside [A-Za-z0-9_.-] made `-`, trimmed, lower case.
+func ProjectSlug(project string) string {
+	s := strings.ToLower(strings.Trim(sanitize(filepath.Base(project), "_.-"), ".-"))
+	if len(s) > 60 {
+		s = strings.TrimRight(s[:60], ".-")
+	}
+	if s == "" {
+		return "project"
+	}
+	return s
+}
+
+// UnitStem is `fleetwatch-<project>-<agent>`, the name both unit files share.
+// Unlike anchor's, `@` never reaches it: systemd would read it as a
+// template instance.
+func UnitStem(project, agent string) string {
+	return "fleetwatch-" + ProjectSlug(project) + "-" + SafeID(agent)
+}
+
+// Unit is one unit file: its name and its text.
+type Unit struct {
+	Name string
+	Text string
+}
+
+// Header lines every fleetwatch unit starts with; status and uninstall read
+// them back to know whose unit it is.
+const (
+	unitMark       = "# Written by fleetwatch watch install; fleetwatch watch uninstall removes it."
+	unitProjectKey = "# project: "
+	unitAgentKey   = "# agent: "
+)
+
+// Units returns the service and timer that run s in project every interval,
+// with bin (an absolute path) as the fleetwatch binary.
+func Units(bin, project string, s Spec) ([]Unit, error) {
+	if !filepath.IsAbs(bin) {
+		return nil, fmt.Errorf("binary %s: not an absolute path", bin)
+	}
+	for _, p := range []string{bin, project} {
+		if err := unitPath(p); err != nil {
+			return nil, err
+		}
+	}
+	if err := plainText(s.Agent); err != nil {
+		return nil, fmt.Errorf("agent: %v", err)
+	}
+	stem := UnitStem(project, s.Agent)
+	if len(stem)+len(".service") > 255 {
+		return nil, fmt.Errorf("unit name %s is too long for systemd", stem)
+	}
+	head := unitMark + "\n" + unitProjectKey + project + "\n" + unitAgentKey + s.Agent + "\n"
+	what := "tier " + s.Tier
+	if s.Endpoint != "" {
+		what = "endpoint " + s.Endpoint
+	}
+	desc := specifierEscape(fmt.Sprintf("fleetwatch worker %s (%s) for %s", s.Agent, what, filepath.Base(project)))
+	argv := append([]string{bin}, WorkArgs(project, s)...)
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = execWord(a)
+	}
+	service := head + `[Unit]
+Description=` + desc + `
+
+[Service]
+Type=oneshot
+WorkingDirectory=` + specifierEscape(project) + `
+ExecStart=` + strings.Join(words, " ") + `
+# Exit 1 means there was nothing to claim: idle, not a failure.
+SuccessExitStatus=0 1
+`
+	timer := head + `[Unit]
+Description=` + specifierEscape(fmt.Sprintf("run fleetwatch worker %s for %s every %s", s.Agent, filepath.Base(project), s.Interval.Systemd())) + `
+
+[Timer]
+OnBootSec=2min
+OnUnitActiveSec=` + s.Interval.Systemd() + `
+Persistent=true
+Unit=` + stem + `.service
+
+[Install]
+WantedBy=timers.target
+`
+	return []Unit{{stem + ".service", service}, {stem + ".timer", timer}}, nil
+}
+
+// unitPath refuses paths a unit file cannot name. WorkingDirectory= takes
+// its value verbatim (no quotes: anchor's single quotes made it relative, so
+// systemd refused the unit), trims surrounding blanks, and a trailing `\`
+// would continue the line.
+func unitPath(p string) error {
+	if err := plainText(p); err != nil {
+		return fmt.Errorf("path %v", err)
+	}
+	if strings.TrimSpace(p) != p || strings.HasSuffix(p, `\`) {
+		return fmt.Errorf("path %q starts or ends with a character systemd cannot keep in a unit file", p)
+	}
+	return nil
+}
+
+// specifierEscape doubles `%`, which systemd expands as a specifier (%h, %u)
+// in Description=, WorkingDirectory= and ExecStart=.
+func specifierEscape(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
+// execWord quotes one ExecStart= argument the way systemd splits them:
+// double quotes around blanks and quotes, C escapes for `\` and `"`, `%%`
+// for a specifier sign, `$$` for a literal `$` (else it expands a variable),
+// and `\;` for a lone semicolon (else it separates commands).
+func execWord(a string) string {
+	if a == ";" {
+		return `\;`
+	}
+	quote := a == "" || strings.ContainsAny(a, " \t\"'\\")
+	a = strings.NewReplacer("%", "%%", "$", "$$").Replace(a)
+	if !quote {
+		return a
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a) + `"`
+}
+
+// UnitOwner reads the project and agent a fleetwatch unit file was written
+// for; ok is false for a file fleetwatch did not write.
+func UnitOwner(text string) (project, agent string, ok bool) {
+	lines := strings.SplitN(text, "\n", 4)
+	if len(lines) < 3 || lines[0] != unitMark {
+		return "", "", false
+	}
+	project, ok1 := strings.CutPrefix(lines[1], unitProjectKey)
+	agent, ok2 := strings.CutPrefix(lines[2], unitAgentKey)
+	return project, agent, ok1 && ok2
+}
