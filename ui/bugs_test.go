@@ -1,0 +1,116 @@
+package ui
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+)
+
+// Tests of bugs found while writing the suite. Each is skipped with a BUG
+// line until the UI code is fixed; remove the Skip to check the fix.
+
+func TestCountdownMovesOnTick(t *testing.T) {
+	t.Skip("BUG: countdowns and ages freeze between reloads: rebuild (ui.go:347,364,397,406) stores row renderers closing over that Update's *Model copy, so tick's new m.now (ui.go:276) never reaches the rows")
+	t.Parallel()
+	p := newProject(t)
+	h := newHarness(t, p, 120, 32)
+	h.press("2")
+	if v := h.view(); !strings.Contains(v, "in 50m00s") {
+		t.Fatalf("leases pane:\n%s", v)
+	}
+	p.at(-10 * time.Second)
+	h.send(tickMsg(testNow))
+	if v := h.view(); !strings.Contains(v, "in 49m50s") || !strings.Contains(v, "EXPIRED 1h00m10s ago") {
+		t.Errorf("ten seconds on, the lease countdowns did not move:\n%s", v)
+	}
+	h.press("1")
+	h.selectPlan("in-progress/old-import.md")
+	if v := h.view(); !strings.Contains(v, "mid-1 49m50s") {
+		t.Errorf("the plans pane's held-by countdown did not move:\n%s", v)
+	}
+}
+
+func TestSelectedRowHighlightAfterReloadOnAnotherPane(t *testing.T) {
+	t.Skip("BUG: with colour, the selected row is padded to the width of the pane shown at the last reload: finish (panes.go:209) calls m.tableWidth() on the stale *Model the row renderer closed over (ui.go:397), so after a reload on Leases the plans row overflows its box and ends in …")
+	t.Parallel()
+	p := newProject(t)
+	opt := p.options()
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	r.SetHasDarkBackground(true)
+	opt.Renderer = r
+	m := New(opt)
+	m.ticking = true
+	h := &harness{t: t, p: p, m: m}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 32})
+	h.settle(h.m.Init())
+	selectedRow := func() string {
+		for _, l := range strings.Split(h.m.View(), "\n") {
+			if l = ansi.Strip(l); strings.Contains(l, "▸ ● crash-on-save") {
+				return l
+			}
+		}
+		t.Fatalf("no selected crash-on-save row:\n%s", ansi.Strip(h.m.View()))
+		return ""
+	}
+	before := selectedRow()
+	h.press("2")
+	h.send(changeMsg{}) // the watcher reloads while the Leases pane is up
+	h.press("1")
+	if after := selectedRow(); after != before {
+		t.Errorf("the selected row changed after a reload on another pane:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
+func TestTreeVanishedWarningShowsOnNarrowTerminal(t *testing.T) {
+	t.Skip("BUG: at 80 columns the header cuts the ⚠ problem off: headerLine (view.go:94) appends the warning after the counts and then truncates the whole left part to the room left by the tabs, so a vanished tree shows only …")
+	t.Parallel()
+	p := newProject(t)
+	h := newHarness(t, p, 80, 24)
+	if err := os.RemoveAll(p.tree.Plans); err != nil {
+		t.Fatal(err)
+	}
+	h.send(changeMsg{})
+	if v := h.view(); !strings.Contains(v, "⚠") {
+		t.Errorf("nothing on an 80×24 screen says the tree is gone:\n%s", v)
+	}
+}
+
+func TestParkReasonArrowKeysEditText(t *testing.T) {
+	t.Skip("BUG: in the park dialog ←/→ switch blocked/ambiguous instead of moving the reason's text cursor (dialog.go:39 takes left/right even when the dialog has a text field), so fixing a typo silently changes where the plan goes")
+	t.Parallel()
+	p := newProject(t)
+	h := newHarness(t, p, 80, 24)
+	h.selectPlan("bugs/crash-on-save.md")
+	h.press("a")
+	h.typeText("waitng")
+	h.press("left", "left", "left")
+	h.typeText("i")
+	h.press("enter")
+	if !p.exists("blocked/crash-on-save.md") {
+		t.Errorf("the plan did not go to blocked/, the lane on screen before the arrow keys")
+	}
+	if e := p.lastEvent(t); e.Reason != "waiting" {
+		t.Errorf("reason %q, want the corrected %q", e.Reason, "waiting")
+	}
+}
+
+func TestCtrlCWhileFiltering(t *testing.T) {
+	t.Skip("BUG: ctrl+c while typing a filter does nothing: filterKey (input.go:157) hands it to the text field, which ignores it; everywhere else ctrl+c quits (or at least cancels a dialog)")
+	t.Parallel()
+	p := newProject(t)
+	h := newHarness(t, p, 80, 24)
+	h.press("/")
+	h.typeText("ci")
+	h.press("ctrl+c")
+	if !h.quit && h.m.filtering {
+		t.Error("ctrl+c neither quit nor left the filter")
+	}
+}

@@ -1,0 +1,153 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"fleetwatch/model"
+)
+
+// The screens run the real program (teatest) on the sample project with no
+// colour, and compare the final model's View with testdata/TestGoldenScreens/
+// <screen>_<w>x<h>.golden. `go test ./ui -update` rewrites them: review the
+// diff before committing.
+
+// sendKeys presses keys in a running program.
+func sendKeys(keys ...string) func(*teatest.TestModel) {
+	return func(tm *teatest.TestModel) {
+		for _, k := range keys {
+			tm.Send(keyMsg(k))
+		}
+	}
+}
+
+func TestGoldenScreens(t *testing.T) {
+	t.Parallel()
+	screens := []struct {
+		name string
+		// trees gives the project agent worktrees first.
+		trees bool
+		act   func(*teatest.TestModel)
+		// want is text the screen shows once it has settled.
+		want []string
+	}{
+		{name: "plans"},
+		{name: "leases", act: sendKeys("2"), want: []string{"EXPIRED 1h00m ago", "in 50m00s"}},
+		{name: "worktrees", trees: true, act: sendKeys("3"), want: []string{"var/worktrees/mid-1", "var/worktrees/small-2"}},
+		{name: "events", act: sendKeys("4"), want: []string{"needs SMTP credentials"}},
+		{name: "help", act: sendKeys("?"), want: []string{"Any key closes this help."}},
+		{name: "park-dialog", act: func(tm *teatest.TestModel) {
+			tm.Send(keyMsg("a"))
+			tm.Type("flaky runner")
+			tm.Send(keyMsg("tab"))
+		}, want: []string{"flaky runner", "[ambiguous]"}},
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		w, h := size[0], size[1]
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, w, h), func(t *testing.T) {
+				t.Parallel()
+				p := newProject(t)
+				if sc.trees {
+					p.addWorktrees(t)
+				}
+				tm := teatest.NewTestModel(t, New(p.options()), teatest.WithInitialTermSize(w, h))
+				// The first screen: the bugs lane, and on a wide terminal
+				// the selected plan's preview.
+				first := []string{"crash-on-save", "flaky-ci"}
+				if w >= 100 {
+					first = append(first, "Crash when saving a draft, for everyone, every time.")
+				}
+				waitFor(t, tm, first)
+				if sc.act != nil {
+					sc.act(tm)
+					waitFor(t, tm, sc.want)
+				}
+				if err := tm.Quit(); err != nil {
+					t.Fatal(err)
+				}
+				final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+				v := final.View()
+				checkScreen(t, v, w, h, p)
+				teatest.RequireEqualOutput(t, []byte(v))
+			})
+		}
+	}
+}
+
+// waitFor waits until the program has drawn every piece of text in want.
+func waitFor(t *testing.T, tm *teatest.TestModel, want []string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
+		for _, s := range want {
+			if !bytes.Contains(out, []byte(s)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+// TestGoldenScreensStable runs one screen twice in one process: the same
+// tree must give byte-identical screens (no clocks, temp paths or map
+// order leaking in).
+func TestGoldenScreensStable(t *testing.T) {
+	t.Parallel()
+	var views []string
+	for range 2 {
+		p := newProject(t)
+		h := newHarness(t, p, 160, 48)
+		h.press("4")
+		v := h.view()
+		h.press("1")
+		views = append(views, v+"\n"+h.view())
+	}
+	if views[0] != views[1] {
+		t.Errorf("two identical trees gave different screens:\n%s\n---\n%s", views[0], views[1])
+	}
+	if strings.Contains(views[0], "/tmp") {
+		t.Error("a screen shows a temp path")
+	}
+}
+
+// TestWatcherRefreshesScreen runs the real program with its file watcher:
+// plans and leases that other processes add show up without a key.
+func TestWatcherRefreshesScreen(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	opt := p.options()
+	opt.NoWatch = false
+	tm := teatest.NewTestModel(t, New(opt), teatest.WithInitialTermSize(80, 24))
+	waitFor(t, tm, []string{"crash-on-save", "2 leases (1 expired)"})
+	if _, err := p.tree.AddPlanAt(model.Bugs, "hotfix.md", plan("Hot fix", "high", "P1", "small", "", "none"), testNow.Add(-10*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tm, []string{"hotfix", "[bugs 4]"})
+	if _, err := p.tree.Claim("bugs/crash-on-save.md", "small-3", 600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tm, []string{"3 leases (1 expired)"})
+	tm.Send(keyMsg("q")) // q closes the watcher and quits
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	if final.problem != "" {
+		t.Errorf("the watcher reported a problem: %s", final.problem)
+	}
+	rows := strings.Join(func() []string {
+		var out []string
+		for _, r := range final.planRows {
+			out = append(out, r.Plan.Rel)
+		}
+		return out
+	}(), " ")
+	if rows != "bugs/hotfix.md bugs/login-timeout.md bugs/flaky-ci.md" {
+		t.Errorf("bugs rows after the changes: %s", rows)
+	}
+}
+
+var _ tea.Model = Model{}
