@@ -39,6 +39,7 @@ var tmuxSessions atomic.Int64
 type tmuxTerm struct {
 	t      *testing.T
 	sock   string // tmux -L name
+	path   string // the server's socket file
 	status string // file the wrapper writes fleetwatch's exit code to
 	screen string // the last capture
 }
@@ -94,7 +95,16 @@ func startTmux(t *testing.T, cols, rows int, dir string, env []string, args ...s
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run() })
+	if out, err := tt.tmux("display-message", "-p", "-t", "fw", "#{socket_path}"); err == nil {
+		tt.path = strings.TrimSpace(out)
+	}
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run()
+		if tt.path != "" {
+			// The server leaves its socket file behind when its last session ends.
+			_ = os.Remove(tt.path)
+		}
+	})
 	return tt
 }
 
