@@ -352,7 +352,7 @@ func TestBoardBadFlags(t *testing.T) {
 
 // A stray argument is not silently taken for something else.
 func TestBoardStrayArgument(t *testing.T) {
-	t.Skip("BUG: board.go:61 drops positional arguments: `fleetwatch board --once ~/other-project` exits 0 showing the current directory's tree")
+	t.Skip("BUG: board.go:55 drops positional arguments: `fleetwatch board --once ~/other-project` exits 0 showing the current directory's tree")
 	t.Parallel()
 	dir := newTree(t, boardAnchor("features/f.md"))
 	boardOneLine(t, fw(t, dir, "board", "--once", "--project", dir, "stray"), "stray")
