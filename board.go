@@ -52,8 +52,12 @@ func runBoard(args []string, stdout, stderr io.Writer) int {
 	parked := fs.Bool("include-parked", false, "add the Ambiguous and Blocked columns")
 	noColor := fs.Bool("no-color", false, "no colour even on a terminal")
 	width := fs.Int("width", 0, "columns to fit (default: the terminal's, else 100)")
-	if _, code := parseFlags(fs, args, stdout, stderr); code >= 0 {
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
 		return code
+	}
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "board: unexpected argument %q (the project is --root DIR)", pos[0])
 	}
 	if *width < 0 {
 		return fail(stderr, exitError, "--width must be positive, not %d", *width)
@@ -136,7 +140,7 @@ func runBoard(args []string, stdout, stderr io.Writer) int {
 // renderBoard draws the kanban: one column per lane group, each card the
 // slug, title, `[P1/high]` and who holds it or why it waits.
 func renderBoard(b *model.Board, cols []boardColumn, events []planfs.Event, now float64, width int, color bool) string {
-	colW := max(14, width/len(cols)-1)
+	colW := width/len(cols) - 1
 	cells := make([][]string, len(cols))
 	for i, col := range cols {
 		n := 0
@@ -155,6 +159,15 @@ func renderBoard(b *model.Board, cols []boardColumn, events []planfs.Event, now 
 	var out strings.Builder
 	done, processed := weekCounts(events, now)
 	fmt.Fprintf(&out, "Completed (7d): %d   Processed (7d): %d\n\n", done, processed)
+	if colW < 14 {
+		// Too narrow for columns side by side: one after another.
+		for _, c := range cells {
+			for _, line := range c {
+				out.WriteString(strings.TrimRight(padCell(line, width), " ") + "\n")
+			}
+		}
+		return out.String()
+	}
 	rows := 0
 	for _, c := range cells {
 		rows = max(rows, len(c))

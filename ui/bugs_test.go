@@ -17,7 +17,6 @@ import (
 // line until the UI code is fixed; remove the Skip to check the fix.
 
 func TestCountdownMovesOnTick(t *testing.T) {
-	t.Skip("BUG: countdowns and ages freeze between reloads: rebuild (ui.go:347,364,397,406) stores row renderers closing over that Update's *Model copy, so tick's new m.now (ui.go:276) never reaches the rows")
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
@@ -38,7 +37,6 @@ func TestCountdownMovesOnTick(t *testing.T) {
 }
 
 func TestSelectedRowHighlightAfterReloadOnAnotherPane(t *testing.T) {
-	t.Skip("BUG: with colour, the selected row is padded to the width of the pane shown at the last reload: finish (panes.go:209) calls m.tableWidth() on the stale *Model the row renderer closed over (ui.go:397), so after a reload on Leases the plans row overflows its box and ends in …")
 	t.Parallel()
 	p := newProject(t)
 	opt := p.options()
@@ -70,7 +68,6 @@ func TestSelectedRowHighlightAfterReloadOnAnotherPane(t *testing.T) {
 }
 
 func TestTreeVanishedWarningShowsOnNarrowTerminal(t *testing.T) {
-	t.Skip("BUG: at 80 columns the header cuts the ⚠ problem off: headerLine (view.go:94) appends the warning after the counts and then truncates the whole left part to the room left by the tabs, so a vanished tree shows only …")
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
@@ -84,14 +81,13 @@ func TestTreeVanishedWarningShowsOnNarrowTerminal(t *testing.T) {
 }
 
 func TestParkReasonArrowKeysEditText(t *testing.T) {
-	t.Skip("BUG: in the park dialog ←/→ switch blocked/ambiguous instead of moving the reason's text cursor (dialog.go:39 takes left/right even when the dialog has a text field), so fixing a typo silently changes where the plan goes")
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
 	h.selectPlan("bugs/crash-on-save.md")
 	h.press("a")
 	h.typeText("waitng")
-	h.press("left", "left", "left")
+	h.press("left", "left")
 	h.typeText("i")
 	h.press("enter")
 	if !p.exists("blocked/crash-on-save.md") {
@@ -103,7 +99,6 @@ func TestParkReasonArrowKeysEditText(t *testing.T) {
 }
 
 func TestCtrlCWhileFiltering(t *testing.T) {
-	t.Skip("BUG: ctrl+c while typing a filter does nothing: filterKey (input.go:157) hands it to the text field, which ignores it; everywhere else ctrl+c quits (or at least cancels a dialog)")
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)

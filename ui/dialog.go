@@ -37,7 +37,9 @@ func (d *dialog) update(msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
 		}
 		return d.do(to, text), true
 	case "tab", "right", "shift+tab", "left":
-		if len(d.choices) > 0 {
+		// With a text field, the arrows edit the text; only tab chooses.
+		arrow := msg.String() == "left" || msg.String() == "right"
+		if len(d.choices) > 0 && !(arrow && d.input != nil) {
 			step := 1
 			if s := msg.String(); s == "shift+tab" || s == "left" {
 				step = len(d.choices) - 1

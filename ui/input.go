@@ -156,7 +156,7 @@ func (m *Model) switchLane(d int) tea.Cmd {
 
 func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 	switch msg.String() {
-	case "esc":
+	case "esc", "ctrl+c":
 		m.filtering = false
 		m.filter.Blur()
 		m.filter.SetValue("")

@@ -187,8 +187,11 @@ func (m *Model) eventLine(e *planfs.Event, c eventCols, selected bool) string {
 	b.WriteString(fit(when, c.age) + " " + fit(e.Event, c.event) + " " + fit(e.Slug, c.slug) + " ")
 	if c.move > 0 {
 		move := laneOf(e.From) + " → " + laneOf(e.To)
-		if e.From == e.To {
+		switch {
+		case e.From == e.To:
 			move = laneOf(e.To)
+		case e.From == "":
+			move = "→ " + laneOf(e.To)
 		}
 		b.WriteString(fit(move, c.move) + " ")
 	}

@@ -20,7 +20,8 @@ func planColumns(w int) planCols {
 	c := planCols{pri: 3, val: 4, tier: 3, deps: 16}
 	switch {
 	case w >= 110:
-		c.tier, c.deps = 5, 20
+		// Wide: the reasons a plan waits get a share of the room.
+		c.tier, c.deps = 5, min(40, 20+(w-110)/4)
 	case w >= 90:
 		c.deps = 20
 	}
@@ -35,7 +36,9 @@ func planColumns(w int) planCols {
 		c.title = rest - c.slug - 2
 		return c
 	}
-	c.slug = max(8, rest-1)
+	// Narrow: slugs past 28 cells give their room to the deps reasons.
+	c.slug = max(8, min(28, rest-1))
+	c.deps += rest - 1 - c.slug
 	return c
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/glamour/ansi"
+	"github.com/charmbracelet/glamour/styles"
 
 	"fleetwatch/planfs"
 )
@@ -39,7 +41,7 @@ func renderPreviewCmd(t *planfs.Tree, rel, key, style string, width, seq int) te
 		if err != nil {
 			return previewMsg{seq: seq, key: key, err: err}
 		}
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(20, width)))
+		r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(max(20, width)))
 		if err != nil {
 			return previewMsg{seq: seq, key: key, err: err}
 		}
@@ -54,6 +56,25 @@ func renderPreviewCmd(t *planfs.Tree, rel, key, style string, width, seq int) te
 		}
 		return previewMsg{seq: seq, key: key, text: out}
 	}
+}
+
+// previewStyle is glamour's standard style of that name, with inline code
+// marked by colour alone: a background block inside a bordered pane is noise.
+func previewStyle(name string) ansi.StyleConfig {
+	var cfg ansi.StyleConfig
+	switch name {
+	case styles.DarkStyle:
+		cfg = styles.DarkStyleConfig
+	case styles.LightStyle:
+		cfg = styles.LightStyleConfig
+	case styles.AsciiStyle:
+		return styles.ASCIIStyleConfig
+	default:
+		return styles.NoTTYStyleConfig
+	}
+	cfg.Code.BackgroundColor = nil
+	cfg.Code.Prefix, cfg.Code.Suffix = "", ""
+	return cfg
 }
 
 func previewKey(rel string, mtime int64, width int) string {

@@ -13,6 +13,8 @@ type Styles struct {
 	Good, Warn, Bad, Info     lipgloss.Style
 	StatusOK, StatusErr, Help lipgloss.Style
 	Dialog                    lipgloss.Style
+	// Text is the colour of plain text, given explicitly (see ink).
+	Text lipgloss.Style
 }
 
 // NewStyles builds the styles for r.
@@ -33,7 +35,7 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		Header:      s().Bold(true).Foreground(c("#505050", "#B0B0B0")),
 		Dim:         s().Foreground(c("#8A8A8A", "#6E6E6E")),
 		Bold:        s().Bold(true),
-		Selected:    s().Background(c("#DDDAF9", "#3B3A6B")).Foreground(c("#1A1A1A", "#FFFFFF")),
+		Selected:    s().Bold(true).Foreground(accent),
 		Good:        s().Foreground(c("#1A7F37", "#56D364")),
 		Warn:        s().Foreground(c("#9A6700", "#E3B341")),
 		Bad:         s().Foreground(c("#CF222E", "#F85149")),
@@ -42,5 +44,6 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		StatusErr:   s().Foreground(c("#CF222E", "#F85149")).Bold(true),
 		Help:        s().Foreground(c("#707070", "#8A8A8A")),
 		Dialog:      s().Border(lipgloss.RoundedBorder()).BorderForeground(accent).Padding(0, 1),
+		Text:        s().Foreground(c("#262626", "#D7D7D7")),
 	}
 }

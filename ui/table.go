@@ -7,7 +7,7 @@ import "strings"
 // the visible ones cost.
 type table struct {
 	keys   []string // identity of each row, to keep the selection across refreshes
-	render func(i int, selected bool) string
+	render rowFunc
 	cache  []string
 	done   []bool
 	cursor int
@@ -16,7 +16,11 @@ type table struct {
 }
 
 // set replaces the rows, keeping the cursor on the same key when it is still there.
-func (t *table) set(keys []string, render func(i int, selected bool) string) {
+// rowFunc renders row i for the model as it is now; it never keeps a model,
+// because Bubble Tea passes copies and an old one has old facts.
+type rowFunc func(m *Model, i int, selected bool) string
+
+func (t *table) set(keys []string, render rowFunc) {
 	cur := t.key()
 	t.keys, t.render = keys, render
 	t.invalidate()
@@ -90,15 +94,15 @@ func (t *table) clamp() {
 }
 
 // lines returns the visible rows, padded to the window's height with blanks.
-func (t *table) lines(blank string) []string {
+func (t *table) lines(m *Model, blank string) []string {
 	out := make([]string, 0, t.height)
 	for i := t.offset; i < len(t.keys) && len(out) < t.height; i++ {
 		if i == t.cursor {
-			out = append(out, t.render(i, true))
+			out = append(out, t.render(m, i, true))
 			continue
 		}
 		if !t.done[i] {
-			t.cache[i], t.done[i] = t.render(i, false), true
+			t.cache[i], t.done[i] = t.render(m, i, false), true
 		}
 		out = append(out, t.cache[i])
 	}

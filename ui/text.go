@@ -15,7 +15,12 @@ func fit(s string, w int) string {
 	}
 	n := ansi.StringWidth(s)
 	if n > w {
-		return ansi.Truncate(s, w, "…")
+		cut := ansi.Truncate(s, w, "…")
+		if strings.Contains(s, "\x1b[") {
+			// The cut may drop the closing reset; a style must not run on.
+			cut += "\x1b[0m"
+		}
+		return cut
 	}
 	return s + strings.Repeat(" ", w-n)
 }

@@ -55,10 +55,12 @@ type Model struct {
 	keys  KeyMap
 	st    Styles
 	help  help.Model
-	plain bool // no colour at all: skip styling work
+	plain bool   // no colour at all: skip styling work
+	inkOn string // the escape code that sets the Text colour
 	why   map[string]string
 
 	width, height int
+	cols          int // the body's width: one column is kept as a left margin
 	wide          bool
 	tw            [4]int // each pane's table width
 
@@ -121,6 +123,9 @@ func New(opt Options) Model {
 		lanePick: map[model.Lane]string{},
 		why:      map[string]string{},
 		pv:       preview{vp: viewport.New(0, 0)},
+	}
+	if on, _, ok := strings.Cut(m.st.Text.Render("x"), "x"); ok && !m.plain {
+		m.inkOn = on
 	}
 	m.filter = textinput.New()
 	m.filter.Prompt = "/ "
@@ -288,16 +293,17 @@ func (m *Model) tick() tea.Cmd {
 
 // layout sizes every pane for the terminal; rows render again when seen.
 func (m *Model) layout() {
+	m.cols = max(1, m.width-1)
 	m.wide = m.width >= 100
 	bodyH := max(1, m.height-2)
 	if m.wide {
-		m.tw[plansPane] = m.width - laneBoxWidth - 2
+		m.tw[plansPane] = m.cols - laneBoxWidth - 2
 		for p := leasesPane; p <= eventsPane; p++ {
-			m.tw[p] = m.width - 2
+			m.tw[p] = m.cols - 2
 		}
 	} else {
 		for p := range m.tw {
-			m.tw[p] = m.width
+			m.tw[p] = m.cols
 		}
 	}
 	th, ph := m.plansSplit(bodyH)
@@ -315,7 +321,7 @@ func (m *Model) layout() {
 	m.trees.setHeight(rows)
 	m.events.setHeight(rows)
 	if m.full {
-		m.pv.vp.Width, m.pv.vp.Height = m.width-2, bodyH-1
+		m.pv.vp.Width, m.pv.vp.Height = m.cols-2, bodyH-1
 	}
 	m.help.Width = m.width
 	m.rebuild()
@@ -344,7 +350,7 @@ func (m *Model) rebuild() {
 			keys[i] = m.leaseRows[i].File
 		}
 		c := leaseColumns(m.tw[leasesPane])
-		m.leases.set(keys, func(i int, sel bool) string { return m.leaseLine(&m.leaseRows[i], c, sel) })
+		m.leases.set(keys, func(m *Model, i int, sel bool) string { return m.leaseLine(&m.leaseRows[i], c, sel) })
 		m.eventRows = m.eventRows[:0]
 		for i := range m.d.board.Warnings {
 			m.eventRows = append(m.eventRows, eventRow{warn: &m.d.board.Warnings[i]})
@@ -361,7 +367,7 @@ func (m *Model) rebuild() {
 			}
 		}
 		ec := eventColumns(m.tw[eventsPane])
-		m.events.set(ekeys, func(i int, sel bool) string {
+		m.events.set(ekeys, func(m *Model, i int, sel bool) string {
 			if w := m.eventRows[i].warn; w != nil {
 				return m.warningLine(w, sel)
 			}
@@ -394,7 +400,7 @@ func (m *Model) rebuildPlans() {
 		keys[i] = r.Plan.Rel
 	}
 	c := m.pcols
-	m.plans.set(keys, func(i int, sel bool) string { return m.planLine(m.planRows[i], c, sel) })
+	m.plans.set(keys, func(m *Model, i int, sel bool) string { return m.planLine(m.planRows[i], c, sel) })
 }
 
 func (m *Model) rebuildTrees() {
@@ -403,7 +409,7 @@ func (m *Model) rebuildTrees() {
 		keys[i] = m.treeRows[i].AgentID
 	}
 	c := treeColumns(m.tw[worktreesPane])
-	m.trees.set(keys, func(i int, sel bool) string { return m.treeLine(&m.treeRows[i], c, sel) })
+	m.trees.set(keys, func(m *Model, i int, sel bool) string { return m.treeLine(&m.treeRows[i], c, sel) })
 }
 
 func (m *Model) selectedPlan() *model.BoardRow {

@@ -19,7 +19,7 @@ func (m Model) View() string {
 	var body []string
 	switch {
 	case m.dlg != nil:
-		body = m.dialogView(m.dlg, m.width, bodyH)
+		body = m.dialogView(m.dlg, m.cols, bodyH)
 	case m.showHelp:
 		body = m.helpLines()
 	case m.full:
@@ -28,22 +28,47 @@ func (m Model) View() string {
 		body = m.paneView(bodyH)
 	}
 	lines := make([]string, 0, m.height)
-	lines = append(lines, m.headerLine())
+	lines = append(lines, m.ink(m.headerLine()))
 	for i := 0; i < bodyH; i++ {
 		line := ""
 		if i < len(body) {
 			line = body[i]
 		}
-		lines = append(lines, fit(line, m.width))
+		// The margin also makes every line start in the default colour, so
+		// tools that read the screen line by line (tmux captures) lose nothing.
+		lines = append(lines, m.ink(" "+fit(line, m.cols)))
 	}
-	lines = append(lines, m.footerLine())
+	lines = append(lines, m.ink(m.footerLine()))
 	return strings.Join(lines[:min(len(lines), m.height)], "\n")
+}
+
+// ink gives plain text the Text colour explicitly, after every reset, so
+// nothing on screen is left to the terminal's default colour. Readers that
+// take the screen apart line by line (tmux captures, screenshot tools) then
+// see the colours the terminal shows.
+func (m *Model) ink(line string) string {
+	if m.inkOn == "" {
+		return line
+	}
+	return m.inkOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+m.inkOn) + "\x1b[0m"
 }
 
 func (m *Model) headerLine() string {
 	left := " fleetwatch · " + baseName(m.opt.Tree.Project)
 	if !m.wide {
 		left = " " + baseName(m.opt.Tree.Project)
+	}
+	// A problem comes before the counts, so a narrow header still shows it.
+	if m.problem != "" || m.loadErr != nil {
+		p := m.problem
+		if m.loadErr != nil {
+			p = m.loadErr.Error()
+		}
+		warn := " · ⚠ " + p
+		if !m.plain {
+			warn = m.st.Bad.Render(warn)
+		}
+		left += warn
 	}
 	if m.d != nil {
 		b := m.d.board
@@ -58,17 +83,6 @@ func (m *Model) headerLine() string {
 		if expired > 0 {
 			left += " (" + itoa(expired) + " expired)"
 		}
-	}
-	if m.problem != "" || m.loadErr != nil {
-		p := m.problem
-		if m.loadErr != nil {
-			p = m.loadErr.Error()
-		}
-		warn := " · ⚠ " + p
-		if !m.plain {
-			warn = m.st.Bad.Render(warn)
-		}
-		left += warn
 	}
 	var tabs []string
 	for i, name := range paneNames {
@@ -87,11 +101,11 @@ func (m *Model) headerLine() string {
 		tabs = append(tabs, label)
 	}
 	right := strings.Join(tabs, "") + " "
-	room := m.width - ansi.StringWidth(right)
+	room := m.width - ansi.StringWidth(right) - 1
 	if room < 20 {
 		return fit(left, m.width)
 	}
-	return fit(m.st.Bar.Render(left), room) + right
+	return fit(m.st.Bar.Render(left), room) + " " + right
 }
 
 func (m *Model) footerLine() string {
@@ -151,7 +165,7 @@ func (m *Model) paneView(h int) []string {
 
 // tableBox draws a pane's table: boxed on wide terminals, bare on narrow.
 func (m *Model) tableBox(title, header string, t *table, h int, empty string) []string {
-	rows := t.lines("")
+	rows := t.lines(m, "")
 	if t.len() == 0 {
 		rows[0] = "  " + m.st.Dim.Render(empty)
 	}
@@ -163,11 +177,11 @@ func (m *Model) tableBox(title, header string, t *table, h int, empty string) []
 	if hint == "" {
 		hint = itoa(t.len())
 	}
-	return m.box(title, hint, body, m.width, h, true)
+	return m.box(title, hint, body, m.cols, h, true)
 }
 
 func (m *Model) plansView(h int) []string {
-	rows := m.plans.lines("")
+	rows := m.plans.lines(m, "")
 	if m.plans.len() == 0 {
 		msg := "no plans in " + string(m.lane) + "/"
 		switch {
@@ -187,7 +201,7 @@ func (m *Model) plansView(h int) []string {
 	if m.filter.Value() != "" {
 		title += " · " + itoa(m.plans.len()) + " match"
 	}
-	right := m.box(title, m.plans.scrollHint(), table, m.width-laneBoxWidth, th, true)
+	right := m.box(title, m.plans.scrollHint(), table, m.cols-laneBoxWidth, th, true)
 	if ph > 0 {
 		right = append(right, m.previewBox(ph)...)
 	}
@@ -238,7 +252,7 @@ func (m *Model) laneStrip() string {
 		return strings.Join(parts, "│")
 	}
 	s := build(false)
-	if ansi.StringWidth(s) > m.width {
+	if ansi.StringWidth(s) > m.cols {
 		s = build(true)
 	}
 	return s
@@ -257,7 +271,7 @@ func (m *Model) previewBox(h int) []string {
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}
-	return m.box(title, hint, lines, m.width-laneBoxWidth, h, false)
+	return m.box(title, hint, lines, m.cols-laneBoxWidth, h, false)
 }
 
 func (m *Model) fullPreview(h int) []string {
