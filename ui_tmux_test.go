@@ -77,6 +77,10 @@ func startTmux(t *testing.T, cols, rows int, dir string, env []string, args ...s
 		switch k {
 		case "TMUX", "TMUX_PANE", "NO_COLOR", "COLORTERM", asFleetwatch, barrierEnv:
 			continue
+		case "CI":
+			// termenv turns colour off whenever CI is set; the pane is a
+			// real terminal, so the program must not see it.
+			continue
 		}
 		base = append(base, kv)
 	}
