@@ -27,9 +27,10 @@ const (
 	// history first.
 	tmuxStartWait = 30 * time.Second
 	// tmuxLiveRefresh bounds how long a change made on disk by someone else takes
-	// to reach the screen with no key pressed (about 1 s promised; the watcher
-	// debounces for 50 ms).
-	tmuxLiveRefresh = 1500 * time.Millisecond
+	// to reach the screen with no key pressed. It proves the screen follows
+	// without a key, not the speed: that is BenchmarkChangeToData's job, and a
+	// loaded CI machine must not fail here.
+	tmuxLiveRefresh = 5 * time.Second
 )
 
 var tmuxSessions atomic.Int64

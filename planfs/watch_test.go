@@ -61,7 +61,7 @@ func mustChange(t *testing.T, w *Watcher, what string, do func() error) {
 	if err := do(); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	c, ok := nextChange(t, w, time.Second)
+	c, ok := nextChange(t, w, 5*time.Second)
 	if !ok {
 		t.Fatalf("%s: no Change within a second", what)
 	}
@@ -163,8 +163,12 @@ func TestWatchDebouncesBursts(t *testing.T) {
 		n++
 	}
 	t.Logf("200 writes in %v gave %d Changes", burst.Round(time.Millisecond), n)
-	if n < 1 || n > 5 {
-		t.Fatalf("200 writes gave %d Changes, want 1 to 5", n)
+	// At most one Change per capped debounce window (4 × 50 ms) while the
+	// burst lasts, plus the one after it: a slow machine stretches the
+	// burst, never the count per window.
+	limit := 2 + int(burst/(4*testDebounce))
+	if n < 1 || n > max(5, limit) {
+		t.Fatalf("200 writes in %v gave %d Changes, want 1 to %d", burst, n, max(5, limit))
 	}
 }
 
@@ -231,7 +235,7 @@ func TestWatchTreeGoneAndBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := waitErr(t, w, time.Second)
+			c := waitErr(t, w, 5*time.Second)
 			if !errors.Is(c.Err, fs.ErrNotExist) || !strings.Contains(c.Err.Error(), tr.Plans) {
 				t.Fatalf("gone: %v", c.Err)
 			}
@@ -266,7 +270,7 @@ func TestWatchStartsWithTreeGone(t *testing.T) {
 	tr := mkTree(t)
 	os.RemoveAll(tr.Plans)
 	w := startWatch(t, tr)
-	if c := waitErr(t, w, time.Second); !errors.Is(c.Err, fs.ErrNotExist) {
+	if c := waitErr(t, w, 5*time.Second); !errors.Is(c.Err, fs.ErrNotExist) {
 		t.Fatalf("gone at start: %v", c.Err)
 	}
 	if _, err := Scaffold(tr.Project); err != nil {
