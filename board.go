@@ -198,7 +198,23 @@ func padCell(s string, w int) string {
 	return s + strings.Repeat(" ", w-ansi.StringWidth(s))
 }
 
+// card is one plan's lines in the kanban. Text from the files has its
+// control characters replaced: an escape sequence in a title must not
+// reach the terminal.
 func card(r *model.BoardRow, now float64) []string {
+	lines := cardLines(r, now)
+	for i, l := range lines {
+		lines[i] = strings.Map(func(c rune) rune {
+			if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) {
+				return '?'
+			}
+			return c
+		}, l)
+	}
+	return lines
+}
+
+func cardLines(r *model.BoardRow, now float64) []string {
 	h := &r.Plan.Header
 	lines := []string{r.Plan.Slug}
 	if h.Title != "" {

@@ -71,9 +71,9 @@ func (d *dialog) update(msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
 func (m *Model) dialogView(d *dialog, w, h int) []string {
 	width := min(w-4, 72)
 	var b strings.Builder
-	b.WriteString(m.st.Title.Render(d.title))
+	b.WriteString(m.st.Title.Render(clean(d.title)))
 	for _, line := range d.body {
-		b.WriteString("\n" + lipgloss.NewStyle().Width(width-4).Render(line))
+		b.WriteString("\n" + m.opt.Renderer.NewStyle().Width(width-4).Render(clean(line)))
 	}
 	if len(d.choices) > 0 {
 		b.WriteString("\n\n")

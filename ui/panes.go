@@ -76,9 +76,9 @@ func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
 		mark = m.st.Good.Render(mark)
 	}
 	b.WriteString(mark + " ")
-	b.WriteString(fit(l.Rel, c.plan) + " " + fit(l.AgentID, c.owner) + " ")
+	b.WriteString(fit(clean(l.Rel), c.plan) + " " + fit(clean(l.AgentID), c.owner) + " ")
 	if c.origin > 0 {
-		b.WriteString(fit(l.Origin, c.origin) + " ")
+		b.WriteString(fit(clean(l.Origin), c.origin) + " ")
 	}
 	claimed := ""
 	if l.Corrupt == "" {
@@ -137,7 +137,7 @@ func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) st
 	if branch == "" {
 		branch = s.Branch
 	}
-	b.WriteString(fit(s.AgentID, c.agent) + " " + fit(branch, c.branch) + " " + fit(state, c.state) + " ")
+	b.WriteString(fit(clean(s.AgentID), c.agent) + " " + fit(clean(branch), c.branch) + " " + fit(state, c.state) + " ")
 	ahead := ""
 	if s.Exists && s.Err == "" {
 		ahead = "↑" + itoa(s.Ahead) + " ↓" + itoa(s.Behind)
@@ -150,7 +150,7 @@ func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) st
 	if s.Err != "" {
 		path = s.Err
 	}
-	b.WriteString(fit(path, c.path))
+	b.WriteString(fit(clean(path), c.path))
 	return m.finish(b.String(), selected)
 }
 
@@ -184,7 +184,7 @@ func (m *Model) eventLine(e *planfs.Event, c eventCols, selected bool) string {
 	if ts, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
 		when = coarse(m.now - float64(ts.UnixNano())/1e9)
 	}
-	b.WriteString(fit(when, c.age) + " " + fit(e.Event, c.event) + " " + fit(e.Slug, c.slug) + " ")
+	b.WriteString(fit(when, c.age) + " " + fit(clean(e.Event), c.event) + " " + fit(clean(e.Slug), c.slug) + " ")
 	if c.move > 0 {
 		move := laneOf(e.From) + " → " + laneOf(e.To)
 		switch {
@@ -193,9 +193,9 @@ func (m *Model) eventLine(e *planfs.Event, c eventCols, selected bool) string {
 		case e.From == "":
 			move = "→ " + laneOf(e.To)
 		}
-		b.WriteString(fit(move, c.move) + " ")
+		b.WriteString(fit(clean(move), c.move) + " ")
 	}
-	b.WriteString(fit(e.AgentID, c.agent) + " " + fit(e.Reason, c.reason))
+	b.WriteString(fit(clean(e.AgentID), c.agent) + " " + fit(clean(e.Reason), c.reason))
 	return m.finish(b.String(), selected)
 }
 

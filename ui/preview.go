@@ -41,6 +41,7 @@ func renderPreviewCmd(t *planfs.Tree, rel, key, style string, width, seq int) te
 		if err != nil {
 			return previewMsg{seq: seq, key: key, err: err}
 		}
+		text = cleanBlock(text)
 		r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(max(20, width)))
 		if err != nil {
 			return previewMsg{seq: seq, key: key, err: err}

@@ -69,3 +69,41 @@ func plural(n int, one, many string) string {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// cleanBlock is clean for a whole document: lines and tabs stay.
+func cleanBlock(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// clean makes text read from files safe to draw: control characters (an
+// escape sequence in a plan title could rewrite the operator's terminal)
+// become `?`, tabs and newlines a space.
+func clean(s string) string {
+	ok := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return ' '
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return '?'
+		}
+		return r
+	}, s)
+}

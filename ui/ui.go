@@ -227,7 +227,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) setStatus(s string, isErr bool) {
-	m.status, m.statusErr = s, isErr
+	m.status, m.statusErr = clean(s), isErr
 }
 
 // requestLoad starts a scan, or asks for one more when a scan is running,

@@ -54,9 +54,9 @@ func (m *Model) ink(line string) string {
 }
 
 func (m *Model) headerLine() string {
-	left := " fleetwatch · " + baseName(m.opt.Tree.Project)
+	left := " fleetwatch · " + clean(baseName(m.opt.Tree.Project))
 	if !m.wide {
-		left = " " + baseName(m.opt.Tree.Project)
+		left = " " + clean(baseName(m.opt.Tree.Project))
 	}
 	// A problem comes before the counts, so a narrow header still shows it.
 	if m.problem != "" || m.loadErr != nil {
@@ -64,7 +64,7 @@ func (m *Model) headerLine() string {
 		if m.loadErr != nil {
 			p = m.loadErr.Error()
 		}
-		warn := " · ⚠ " + p
+		warn := " · ⚠ " + clean(p)
 		if !m.plain {
 			warn = m.st.Bad.Render(warn)
 		}
@@ -261,7 +261,7 @@ func (m *Model) laneStrip() string {
 func (m *Model) previewBox(h int) []string {
 	title := "preview"
 	if r := m.selectedPlan(); r != nil {
-		title = r.Plan.Rel
+		title = clean(r.Plan.Rel)
 	}
 	hint := ""
 	if m.pv.vp.TotalLineCount() > m.pv.vp.Height {
@@ -277,7 +277,7 @@ func (m *Model) previewBox(h int) []string {
 func (m *Model) fullPreview(h int) []string {
 	title := "preview"
 	if m.pv.rel != "" {
-		title = m.pv.rel
+		title = clean(m.pv.rel)
 	}
 	head := " " + m.st.Title.Render(title) + m.st.Dim.Render("  ↑/↓ scroll · esc back")
 	lines := strings.Split(m.pv.vp.View(), "\n")
@@ -288,11 +288,11 @@ func (m *Model) fullPreview(h int) []string {
 }
 
 func (m *Model) warningLine(w *model.Warning, selected bool) string {
-	text := "⚠ " + w.File
+	text := "⚠ " + clean(w.File)
 	if w.Line > 0 {
 		text += ":" + itoa(w.Line)
 	}
-	text += ": " + w.Message
+	text += ": " + clean(w.Message)
 	if !selected && !m.plain {
 		text = m.st.Warn.Render(text)
 	}
