@@ -468,3 +468,46 @@ func boardReadLease(t *testing.T, dir, rel string) map[string]any {
 	}
 	return m
 }
+
+// An idle UI (no leases, so no countdown; nothing changing on disk) spends
+// no CPU worth measuring: the watcher blocks in the kernel and no timer runs.
+func TestTmuxIdleUsesNoCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	dir := newTree(t, plan{rel: "bugs/a.md"}, plan{rel: "features/b.md"}, plan{rel: "drafts/c.md"})
+	tt := startTmux(t, 100, 30, dir, nil, "--root", dir)
+	tt.waitShows(tmuxStartWait, `\[1 Plans\]`, `\ba\b`)
+	out, err := tt.tmux("display-message", "-p", "-t", "fw", "#{pane_pid}")
+	if err != nil {
+		t.Fatalf("pane pid: %v: %s", err, out)
+	}
+	shell := strings.TrimSpace(out)
+	children, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+	if err != nil || len(strings.Fields(string(children))) != 1 {
+		t.Skipf("cannot find the UI process under the pane's shell %s: %v %q", shell, err, children)
+	}
+	pid := strings.Fields(string(children))[0]
+	ticks := func() int {
+		b, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Fields after the command name, which is in parentheses: utime and
+		// stime are the 12th and 13th of them.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		u, _ := strconv.Atoi(f[11])
+		s, _ := strconv.Atoi(f[12])
+		return u + s
+	}
+	time.Sleep(500 * time.Millisecond) // let the first preview and worktree loads finish
+	before := ticks()
+	time.Sleep(3 * time.Second)
+	used := ticks() - before
+	t.Logf("idle UI: %d clock ticks of CPU in 3 s", used)
+	if used > 5 {
+		t.Errorf("the idle UI used %d clock ticks (1/100 s) of CPU in 3 s, want almost none", used)
+	}
+	tt.keys("q")
+	tt.waitExit()
+}
