@@ -225,7 +225,7 @@ func cardLines(r *model.BoardRow, now float64) []string {
 	case l != nil && l.Corrupt != "":
 		lines = append(lines, "↳ lease unreadable")
 	case l != nil && l.Active(now):
-		lines = append(lines, fmt.Sprintf("↳ %s, %.0fm left", l.AgentID, (l.ExpiresAt-now)/60))
+		lines = append(lines, "↳ "+l.AgentID+", "+leftText(l.ExpiresAt-now)+" left")
 	case l != nil:
 		lines = append(lines, "↳ lease EXPIRED ("+l.AgentID+")")
 	case r.Person() != "":
@@ -234,6 +234,18 @@ func cardLines(r *model.BoardRow, now float64) []string {
 		lines = append(lines, "↳ UNMET "+model.UnmetList(r.Deps))
 	}
 	return append(lines, "")
+}
+
+// leftText is a lease's time left, rounded down: 42s, 12m, 3h05m.
+func leftText(sec float64) string {
+	s := int64(sec)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm", s/60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
 }
 
 // weekCounts counts plans that reached completed/ and those that reached

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"os/user"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -112,6 +114,17 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "demo project: %s (kept)\n", project)
 	} else {
 		defer os.RemoveAll(dir)
+		// A closed terminal (SIGHUP) ends the program without running
+		// defers: remove the project then too.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go func() {
+			if _, ok := <-hup; ok {
+				os.RemoveAll(dir)
+				os.Exit(129)
+			}
+		}()
 		fmt.Fprintf(stdout, "demo project: %s (removed when the UI closes; --keep keeps it)\n", project)
 	}
 	t, err := planfs.Open(project)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -69,6 +70,22 @@ func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force 
 	return actionCmd("complete", func() (string, error) {
 		dst, err := t.Complete(rel, to, agent, force)
 		return "moved " + slugOf(rel) + " → " + laneOf(dst), err
+	})
+}
+
+// repairCmd runs the repair every work-once run starts with: left-over
+// leases, half-done claims and twin files.
+func repairCmd(t *planfs.Tree) tea.Cmd {
+	return actionCmd("repair", func() (string, error) {
+		snap, err := t.Scan()
+		if err != nil {
+			return "", err
+		}
+		r := t.Repair(snap)
+		if len(r.Fixed) == 0 {
+			return "", fmt.Errorf("nothing repaired (another worker may be mid-claim; try again in a minute)")
+		}
+		return "repaired: " + strings.Join(r.Fixed, "; "), nil
 	})
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/textinput"
@@ -20,6 +21,32 @@ type dialog struct {
 	input   *textinput.Model
 	verb    string // what enter does, e.g. "promote"
 	do      func(to model.Lane, text string) tea.Cmd
+	// rel is the plan asked about and seen its lease as shown (leasePrint).
+	rel, seen string
+	existed   bool
+}
+
+// leasePrint identifies who holds a lease, ignoring heartbeats: the owner,
+// its claim and token, or that the file is unreadable, or "none".
+func leasePrint(l *model.Lease) string {
+	switch {
+	case l == nil:
+		return "none"
+	case l.Corrupt != "":
+		return "unreadable"
+	}
+	return fmt.Sprintf("%s\x00%s\x00%v", l.AgentID, l.Token, l.ClaimedAt)
+}
+
+// leaseWords says who holds a lease now, for a refusal.
+func leaseWords(l *model.Lease) string {
+	switch {
+	case l == nil:
+		return "no lease now"
+	case l.Corrupt != "":
+		return "its lease is unreadable now"
+	}
+	return "now held by " + l.AgentID
 }
 
 func (d *dialog) update(msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {

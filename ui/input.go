@@ -1,9 +1,9 @@
 package ui
 
 import (
-	"time"
-
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -132,7 +132,7 @@ func (m *Model) setPane(p pane) tea.Cmd {
 	m.pane = p
 	m.syncKeys()
 	if p == worktreesPane {
-		return worktreesCmd(m.opt.Tree.Project)
+		return m.requestTrees()
 	}
 	return m.schedulePreview()
 }
@@ -229,28 +229,67 @@ func (m *Model) schedulePreview() tea.Cmd {
 
 // force says whether acting on a plan overrides someone: another agent's
 // lease, or an in-progress plan nobody holds.
-func (m *Model) force(row *model.BoardRow, lease *model.Lease, lane model.Lane) bool {
+func (m *Model) force(lease *model.Lease, lane model.Lane) bool {
 	if lease != nil {
 		return lease.Corrupt != "" || lease.AgentID != m.opt.Agent
 	}
 	return lane == model.InProgress
 }
 
-// holder describes a lease for a dialog.
+// holder says who holds a plan, as a sentence for a dialog.
 func (m *Model) holder(l *model.Lease) string {
 	switch {
 	case l == nil:
-		return "no one holds it"
+		return "No one holds it."
 	case l.Corrupt != "":
-		return "its lease file is unreadable (" + l.Corrupt + ")"
+		return "Its lease file is unreadable (" + l.Corrupt + ")."
 	case l.Active(m.now):
-		return "held by " + l.AgentID + ", " + span(l.ExpiresAt-m.now) + " left"
+		return l.AgentID + " holds it, " + span(l.ExpiresAt-m.now) + " left."
 	}
-	return "held by " + l.AgentID + ", lease expired " + span(m.now-l.ExpiresAt) + " ago"
+	return l.AgentID + " held it; the lease expired " + span(m.now-l.ExpiresAt) + " ago."
+}
+
+// takes warns when confirming takes a plan from a live worker.
+func (m *Model) takes(l *model.Lease, what string) []string {
+	if l != nil && l.Active(m.now) && l.AgentID != m.opt.Agent {
+		return []string{"⚠ " + what + " takes it from " + l.AgentID + ", which may still be working on it."}
+	}
+	return nil
+}
+
+// planExists reports whether the latest scan saw a plan at rel.
+func (m *Model) planExists(rel string) bool {
+	if m.d == nil {
+		return false
+	}
+	for i := range m.d.board.Rows {
+		if m.d.board.Rows[i].Plan.Rel == rel {
+			return true
+		}
+	}
+	return false
+}
+
+// ask opens a dialog about rel whose action is only taken if rel's lease is
+// still the one the operator saw: a worker that claims or recovers the plan
+// while the dialog is open must not lose it to a stale confirmation.
+func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
+	d.rel, d.seen, d.existed = rel, leasePrint(lease), m.planExists(rel)
+	t, seen, do := m.opt.Tree, d.seen, d.do
+	d.do = func(to model.Lane, text string) tea.Cmd {
+		inner := do(to, text)
+		return func() tea.Msg {
+			if now := leasePrint(t.ReadLease(rel)); now != seen {
+				return actionMsg{err: fmt.Errorf("%s changed while you decided (%s); nothing done, look again", slugOf(rel), leaseWords(t.ReadLease(rel)))}
+			}
+			return inner()
+		}
+	}
+	m.dlg = d
 }
 
 func (m *Model) askPromote() {
-	rel, row, _ := m.target()
+	rel, row, lease := m.target()
 	problems := planfs.PromoteProblems(row.Plan.Header)
 	body := []string{"Move " + rel + " to a ready lane, where agents can pick it."}
 	for _, p := range problems {
@@ -261,13 +300,13 @@ func (m *Model) askPromote() {
 		verb = "promote anyway"
 	}
 	t, agent, force := m.opt.Tree, m.opt.Agent, len(problems) > 0
-	m.dlg = &dialog{
+	m.ask(&dialog{
 		title: "Promote " + row.Plan.Slug, body: body, verb: verb,
 		choices: []model.Lane{model.Features, model.Bugs},
 		do: func(to model.Lane, _ string) tea.Cmd {
 			return promoteCmd(t, rel, to, agent, force)
 		},
-	}
+	}, rel, lease)
 }
 
 func (m *Model) askPark() tea.Cmd {
@@ -280,16 +319,17 @@ func (m *Model) askPark() tea.Cmd {
 	cmd := in.Focus()
 	body := []string{"Set " + rel + " aside; u returns it to where it came from."}
 	if lease != nil || lane == model.InProgress {
-		body = append(body, "It is "+m.holder(lease)+"; parking takes it from that worker.")
+		body = append(body, m.holder(lease))
 	}
-	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(row, lease, lane)
-	m.dlg = &dialog{
+	body = append(body, m.takes(lease, "Parking")...)
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, lane)
+	m.ask(&dialog{
 		title: "Park " + row.Plan.Slug, body: body, verb: "park", input: &in,
 		choices: []model.Lane{model.Blocked, model.Ambiguous},
 		do: func(to model.Lane, reason string) tea.Cmd {
 			return parkCmd(t, rel, to, agent, reason, force)
 		},
-	}
+	}, rel, lease)
 	return cmd
 }
 
@@ -298,57 +338,67 @@ func (m *Model) askReturn() {
 	lane, _, _ := planfs.SplitRel(rel)
 	body := []string{"Send " + rel + " back to the ready lane it came from."}
 	if lane == model.InProgress {
-		body = append(body, "It is "+m.holder(lease)+"; returning takes it from that worker.")
+		body = append(body, m.holder(lease))
 	}
-	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(row, lease, lane)
-	m.dlg = &dialog{
+	body = append(body, m.takes(lease, "Returning")...)
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, lane)
+	m.ask(&dialog{
 		title: "Return " + row.Plan.Slug, body: body, verb: "return",
 		do: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) },
-	}
+	}, rel, lease)
 }
 
 func (m *Model) askRelease() {
-	rel, row, lease := m.target()
+	rel, _, lease := m.target()
 	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
-		"It is " + m.holder(lease) + "."}
-	if lease != nil && lease.Active(m.now) && lease.AgentID != m.opt.Agent {
-		body = append(body, "⚠ That worker may still be running and will lose its claim.")
-	}
-	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(row, lease, model.InProgress)
-	m.dlg = &dialog{
+		m.holder(lease)}
+	body = append(body, m.takes(lease, "Releasing")...)
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, model.InProgress)
+	m.ask(&dialog{
 		title: "Release " + slugOf(rel), body: body, verb: "release",
 		do: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) },
-	}
+	}, rel, lease)
 }
 
 func (m *Model) askRecover() {
 	rel, _, lease := m.target()
 	lane, _, _ := planfs.SplitRel(rel)
-	body := []string{"It is " + m.holder(lease) + "."}
+	t, agent, ttl := m.opt.Tree, m.opt.Agent, m.opt.TTL
+	if !m.planExists(rel) {
+		m.ask(&dialog{
+			title: "Remove a left-over lease",
+			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + m.holder(lease),
+				"Remove it with the repair every work-once run does."},
+			verb: "repair",
+			do:   func(model.Lane, string) tea.Cmd { return repairCmd(t) },
+		}, rel, lease)
+		return
+	}
+	body := []string{m.holder(lease)}
 	if lane == model.InProgress {
 		body = append(body, "You ("+m.opt.Agent+") take the lease over for "+span(m.opt.TTL)+"; then r releases the plan or c completes it.")
 	} else {
 		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
 	}
-	t, agent, ttl := m.opt.Tree, m.opt.Agent, m.opt.TTL
-	m.dlg = &dialog{
+	m.ask(&dialog{
 		title: "Recover " + slugOf(rel), body: body, verb: "recover",
 		do: func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) },
-	}
+	}, rel, lease)
 }
 
 func (m *Model) askComplete() {
 	rel, row, lease := m.target()
 	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
-		"It is " + m.holder(lease) + "."}
-	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(row, lease, model.InProgress)
-	m.dlg = &dialog{
+		m.holder(lease)}
+	body = append(body, m.takes(lease, "Completing")...)
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, model.InProgress)
+	m.ask(&dialog{
 		title: "Complete " + row.Plan.Slug, body: body, verb: "move",
 		choices: []model.Lane{model.ReviewNeeded, model.Completed},
 		do: func(to model.Lane, _ string) tea.Cmd {
 			return completeCmd(t, rel, to, agent, force)
 		},
-	}
+	}, rel, lease)
 }
 
 // helpLines is the full key list and the tier legend.

@@ -76,7 +76,12 @@ func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
 		mark = m.st.Good.Render(mark)
 	}
 	b.WriteString(mark + " ")
-	b.WriteString(fit(clean(l.Rel), c.plan) + " " + fit(clean(l.AgentID), c.owner) + " ")
+	plan := clean(l.Rel)
+	if len(plan) > c.plan {
+		// Narrow: the plan's name says more than its lane.
+		plan = slugOf(plan)
+	}
+	b.WriteString(fit(plan, c.plan) + " " + fit(clean(l.AgentID), c.owner) + " ")
 	if c.origin > 0 {
 		b.WriteString(fit(clean(l.Origin), c.origin) + " ")
 	}

@@ -82,13 +82,17 @@ func pickable(r *model.BoardRow) bool {
 // fit is unknown), `↑` overqualified, `↓` underqualified, `·` fit but held
 // back (deps, lease, person); outside the ready lanes, `✓` good and `?`
 // unknown fit.
-func tierCell(r *model.BoardRow, k int) (text string, ok bool) {
+func tierCell(r *model.BoardRow, k, width int) (text string, ok bool) {
 	c := r.Tiers[k]
 	switch {
 	case c.Rank > 0:
 		s := strconv.Itoa(c.Rank)
 		if c.Fit == model.FitUnknown {
 			s += "?"
+		}
+		if len(s) > width {
+			// Never cut a rank into a smaller number: 1234 in 3 cells is 99+.
+			s = strings.Repeat("9", width-1) + "+"
 		}
 		return s, true
 	case c.Fit == model.FitOverqualified:
@@ -167,7 +171,7 @@ func (m *Model) planLine(r *model.BoardRow, c planCols, selected bool) string {
 		b.WriteString(style(fit("person: "+clean(p), 4*(c.tier+1)-1), m.st.Warn.Render) + " ")
 	} else {
 		for k := range model.Tiers {
-			s, ok := tierCell(r, k)
+			s, ok := tierCell(r, k, c.tier)
 			cell := fitRight(s, c.tier)
 			if ok {
 				cell = style(cell, m.st.Good.Render)
@@ -206,7 +210,7 @@ func valueShort(v string) string {
 // laneTitle abbreviates lane names for the one-line strip of narrow terminals.
 var laneShort = map[model.Lane]string{
 	model.Drafts: "draft", model.Bugs: "bugs", model.Features: "feat", model.InProgress: "prog",
-	model.ReviewNeeded: "review", model.Ambiguous: "amb", model.Blocked: "blkd", model.Completed: "done",
+	model.ReviewNeeded: "rev", model.Ambiguous: "amb", model.Blocked: "blkd", model.Completed: "done",
 }
 
 // matches reports whether a row contains the filter text (already lower case).

@@ -14,6 +14,9 @@ import (
 	"fleetwatch/planfs"
 )
 
+// previewMax is how much of a plan the preview renders.
+const previewMax = 64 << 10
+
 // previewDelay lets the cursor fly over plans without rendering each one.
 const previewDelay = 60 * time.Millisecond
 
@@ -41,6 +44,12 @@ func renderPreviewCmd(t *planfs.Tree, rel, key, style string, width, seq int) te
 		if err != nil {
 			return previewMsg{seq: seq, key: key, err: err}
 		}
+		if len(text) > previewMax {
+			// Rendering a megabyte of markdown takes seconds of CPU; the
+			// head of a plan is what a preview is for.
+			text = strings.ToValidUTF8(text[:previewMax], "")
+			cut = true
+		}
 		text = cleanBlock(text)
 		r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(max(20, width)))
 		if err != nil {
@@ -53,7 +62,7 @@ func renderPreviewCmd(t *planfs.Tree, rel, key, style string, width, seq int) te
 		}
 		out = strings.Trim(out, "\n")
 		if cut {
-			out += "\n\n(only the first MiB is shown)"
+			out += "\n\n(only the first 64 KiB are shown; the file is longer)"
 		}
 		return previewMsg{seq: seq, key: key, text: out}
 	}

@@ -49,7 +49,7 @@ func TestReviewParkDialogOverridesLiveLeaseTakenMeanwhile(t *testing.T) {
 	const rel = "in-progress/stranded.md"
 	h.selectPlan(rel)
 	h.press("a")
-	if v := h.view(); !strings.Contains(v, "no one holds it") {
+	if v := h.view(); !strings.Contains(v, "No one holds it") {
 		t.Fatalf("the dialog should say no one holds it:\n%s", v)
 	}
 	if _, err := p.tree.Recover(rel, "mid-9", 3600); err != nil {

@@ -20,7 +20,8 @@ func fit(s string, w int) string {
 			// The cut may drop the closing reset; a style must not run on.
 			cut += "\x1b[0m"
 		}
-		return cut
+		// A cut inside a wide character leaves a cell over.
+		return cut + strings.Repeat(" ", max(0, w-ansi.StringWidth(cut)))
 	}
 	return s + strings.Repeat(" ", w-n)
 }
@@ -76,20 +77,27 @@ func cleanBlock(s string) string {
 		switch {
 		case r == '\n' || r == '\t':
 			return r
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case control(r):
 			return '?'
 		}
 		return r
 	}, s)
 }
 
-// clean makes text read from files safe to draw: control characters (an
-// escape sequence in a plan title could rewrite the operator's terminal)
+// control reports characters that must not reach a terminal from a file:
+// C0 and C1 controls (an escape sequence in a plan title could rewrite the
+// operator's terminal) and bidirectional overrides (they reorder a line).
+func control(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
+		r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// clean makes text read from files safe to draw on one line: controls
 // become `?`, tabs and newlines a space.
 func clean(s string) string {
 	ok := true
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if control(r) {
 			ok = false
 			break
 		}
@@ -101,7 +109,7 @@ func clean(s string) string {
 		switch {
 		case r == '\t' || r == '\n' || r == '\r':
 			return ' '
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case control(r):
 			return '?'
 		}
 		return r

@@ -70,10 +70,13 @@ type Model struct {
 	d               *data
 	loadErr         error
 	loading, reload bool
-	watcher         *planfs.Watcher
-	problem         string // the tree vanished or cannot be watched
-	ticking         bool
-	now             float64
+	// treesLoading and treesAgain do for worktrees what loading and
+	// reload do for the tree.
+	treesLoading, treesAgain bool
+	watcher                  *planfs.Watcher
+	problem                  string // the tree vanished or cannot be watched
+	ticking                  bool
+	now                      float64
 
 	pane     pane
 	lane     model.Lane
@@ -117,15 +120,17 @@ func New(opt Options) Model {
 		opt.TTL = planfs.DefaultTTL
 	}
 	m := Model{
-		opt:      opt,
-		keys:     DefaultKeyMap(),
-		st:       NewStyles(opt.Renderer),
-		help:     help.New(),
-		plain:    opt.Renderer.ColorProfile() == termenv.Ascii,
-		lane:     model.Bugs,
-		lanePick: map[model.Lane]string{},
-		why:      map[string]string{},
-		pv:       preview{vp: viewport.New(0, 0)},
+		opt:          opt,
+		keys:         DefaultKeyMap(),
+		st:           NewStyles(opt.Renderer),
+		help:         help.New(),
+		plain:        opt.Renderer.ColorProfile() == termenv.Ascii,
+		lane:         model.Bugs,
+		loading:      true, // Init starts the first scan and the first worktree look
+		treesLoading: true,
+		lanePick:     map[model.Lane]string{},
+		why:          map[string]string{},
+		pv:           preview{vp: viewport.New(0, 0)},
 	}
 	if on, _, ok := strings.Cut(m.st.Text.Render("x"), "x"); ok && !m.plain {
 		m.inkOn = on
@@ -178,6 +183,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case worktreesMsg:
 		m.treeRows, m.treeErr = msg.states, msg.err
 		m.rebuildTrees()
+		m.treesLoading = false
+		if m.treesAgain {
+			m.treesAgain = false
+			return m.requestTrees()
+		}
 		return nil
 	case changeMsg:
 		var next tea.Cmd
@@ -185,10 +195,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			next = waitForChangeCmd(m.watcher.Changes())
 		}
 		if msg.Err != nil {
+			// The watcher may have lost events (a full queue): look again.
 			m.problem = msg.Err.Error()
-			return next
+		} else {
+			m.problem = ""
 		}
-		m.problem = ""
 		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown())
 	case tickMsg:
 		return m.tick()
@@ -246,9 +257,20 @@ func (m *Model) requestLoad() tea.Cmd {
 
 func (m *Model) worktreesIfShown() tea.Cmd {
 	if m.pane == worktreesPane {
-		return worktreesCmd(m.opt.Tree.Project)
+		return m.requestTrees()
 	}
 	return nil
+}
+
+// requestTrees asks git about the worktrees, one request at a time like
+// requestLoad: each one runs git twice per worktree.
+func (m *Model) requestTrees() tea.Cmd {
+	if m.treesLoading {
+		m.treesAgain = true
+		return nil
+	}
+	m.treesLoading = true
+	return worktreesCmd(m.opt.Tree.Project)
 }
 
 func (m *Model) loaded(msg loadedMsg) tea.Cmd {
@@ -265,6 +287,18 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	m.loadErr = nil
 	m.d, m.now = msg.d, msg.d.now
 	m.rebuild()
+	if d := m.dlg; d != nil && d.rel != "" {
+		var now *model.Lease
+		for i := range m.d.board.Leases {
+			if m.d.board.Leases[i].Rel == d.rel {
+				now = &m.d.board.Leases[i]
+			}
+		}
+		if leasePrint(now) != d.seen || m.planExists(d.rel) != d.existed {
+			m.dlg = nil
+			m.setStatus("✗ "+slugOf(d.rel)+" changed while you decided ("+leaseWords(now)+"); look again", true)
+		}
+	}
 	if len(m.d.board.Leases) > 0 && !m.ticking {
 		m.ticking = true
 		cmds = append(cmds, tickCmd())
@@ -284,6 +318,7 @@ func (m *Model) tick() tea.Cmd {
 	m.now = m.opt.Tree.NowSeconds()
 	m.plans.invalidate()
 	m.leases.invalidate()
+	m.events.invalidate()
 	var cmds []tea.Cmd
 	for i := range m.d.board.Leases {
 		if l := &m.d.board.Leases[i]; l.Corrupt == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.now {
@@ -355,6 +390,9 @@ func (m *Model) rebuild() {
 		c := leaseColumns(m.tw[leasesPane])
 		m.leases.set(keys, func(m *Model, i int, sel bool) string { return m.leaseLine(&m.leaseRows[i], c, sel) })
 		m.eventRows = m.eventRows[:0]
+		if m.d.eventsErr != nil {
+			m.eventRows = append(m.eventRows, eventRow{warn: &model.Warning{File: planfs.EventsFile, Message: "cannot read the event log: " + m.d.eventsErr.Error()}})
+		}
 		for i := range m.d.board.Warnings {
 			m.eventRows = append(m.eventRows, eventRow{warn: &m.d.board.Warnings[i]})
 		}
@@ -455,8 +493,11 @@ func (m *Model) syncKeys() {
 	set(&m.keys.Park, onPlan && (lane.Ready() || lane == model.InProgress), "park: select a ready or in-progress plan")
 	set(&m.keys.Return, onPlan && (lane.Parked() || lane == model.InProgress), "return: select a parked or in-progress plan")
 	set(&m.keys.Complete, onPlan && lane == model.InProgress, "complete: select an in-progress plan")
-	set(&m.keys.Release, rel != "" && lane == model.InProgress, "release: select an in-progress plan or its lease")
-	set(&m.keys.Recover, lease != nil && !lease.Active(m.now), "recover: select an expired or unreadable lease")
+	exists := rel != "" && m.planExists(rel)
+	set(&m.keys.Release, exists && lane == model.InProgress && lease != nil,
+		"release: select a plan with a lease (u returns one without)")
+	set(&m.keys.Recover, lease != nil && (!lease.Active(m.now) || !exists), "recover: select an expired, unreadable or left-over lease")
+	set(&m.keys.Filter, m.pane == plansPane, "filter: switch to the plans pane (1)")
 	set(&m.keys.Preview, onPlan, "preview: select a plan")
 	set(&m.keys.PrevLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")
 	set(&m.keys.NextLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")

@@ -164,7 +164,7 @@ func TestReleaseLiveLeaseOfAnotherAgent(t *testing.T) {
 			}
 			h.press("r")
 			v := h.view()
-			for _, want := range []string{"Release export-pdf", "held by mid-1, 50m00s left", "⚠ That worker may still be running"} {
+			for _, want := range []string{"Release export-pdf", "mid-1 holds it, 50m00s left", "⚠ Releasing takes it from mid-1"} {
 				if !strings.Contains(v, want) {
 					t.Errorf("release dialog lacks %q:\n%s", want, v)
 				}
@@ -225,7 +225,7 @@ func TestRecoverRefusesLiveLease(t *testing.T) {
 	if h.dialogOpen() {
 		t.Fatal("R on a live lease opened a dialog")
 	}
-	if f := h.footer(); !strings.Contains(f, "✗ recover: select an expired or unreadable lease") {
+	if f := h.footer(); !strings.Contains(f, "✗ recover: select an expired, unreadable or left-over lease") {
 		t.Errorf("status line %q", f)
 	}
 	if p.state(t) != before {
@@ -319,7 +319,7 @@ func TestDisabledKeyExplainsAndChangesNothing(t *testing.T) {
 		{"p", "✗ promote: select a draft"},
 		{"c", "✗ complete: select an in-progress plan"},
 		{"u", "✗ return: select a parked or in-progress plan"},
-		{"r", "✗ release: select an in-progress plan or its lease"},
+		{"r", "✗ release: select a plan with a lease"},
 	} {
 		h.press(tc.key)
 		if h.dialogOpen() {
@@ -654,7 +654,7 @@ func TestParkAndReturnInProgressPlanOfAnotherAgent(t *testing.T) {
 	h := newHarness(t, p, 80, 24)
 	h.selectPlan("in-progress/export-pdf.md")
 	h.press("a")
-	if v := h.view(); !strings.Contains(v, "It is held by mid-1, 50m00s left; parking takes it from that worker.") {
+	if v := h.view(); !strings.Contains(v, "mid-1 holds it, 50m00s left.") || !strings.Contains(v, "⚠ Parking takes it from mid-1") {
 		t.Errorf("park dialog does not warn whose plan it is:\n%s", v)
 	}
 	h.typeText("wrong approach")
@@ -666,7 +666,7 @@ func TestParkAndReturnInProgressPlanOfAnotherAgent(t *testing.T) {
 	// by luck: check with the expired bugs/ plan too.
 	h.selectPlan("in-progress/old-import.md")
 	h.press("u")
-	if v := h.view(); !strings.Contains(v, "It is held by small-2, lease expired 1h00m ago; returning takes it") {
+	if v := h.view(); !strings.Contains(v, "small-2 held it; the lease expired 1h00m ago.") {
 		t.Errorf("return dialog:\n%s", v)
 	}
 	h.press("enter")

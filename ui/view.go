@@ -231,11 +231,12 @@ func (m *Model) laneBox(h int) []string {
 // laneStrip is the lanes on one line for narrow terminals, abbreviated when
 // the full names do not fit; the selected lane is bracketed.
 func (m *Model) laneStrip() string {
-	build := func(short bool) string {
+	// short: 0 full names, 1 short names but the selected lane's, 2 all short.
+	build := func(short int) string {
 		var parts []string
 		for _, l := range model.Lanes {
 			name := string(l)
-			if short && l != m.lane {
+			if short == 2 || short == 1 && l != m.lane {
 				name = laneShort[l]
 			}
 			part := name + " " + itoa(m.count(l))
@@ -251,9 +252,9 @@ func (m *Model) laneStrip() string {
 		}
 		return strings.Join(parts, "│")
 	}
-	s := build(false)
-	if ansi.StringWidth(s) > m.cols {
-		s = build(true)
+	s := build(0)
+	for short := 1; short <= 2 && ansi.StringWidth(s) > m.cols; short++ {
+		s = build(short)
 	}
 	return s
 }
