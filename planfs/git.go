@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"fleetwatch/model"
+
+	"fleetwatch/internal/gitenv"
 )
 
 // History returns a lazy answer to "was this slug ever in .plans/completed/
@@ -29,6 +31,7 @@ func (t *Tree) completedInGit() map[string]bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", "-C", t.Project, "log", "--all", "--format=", "--name-only", "--relative", "--no-renames", "--", Dir+"/completed/")
+	cmd.Env = gitenv.Env()
 	out, err := cmd.Output()
 	seen := map[string]bool{}
 	if err != nil {

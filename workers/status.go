@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"fleetwatch/internal/gitenv"
 )
 
 // WorktreeState is what git says about one registered worktree right now.
@@ -132,7 +134,7 @@ func gitQuery(dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	cmd.Env = gitenv.Env("GIT_OPTIONAL_LOCKS=0")
 	// A child that outlives a killed git (a hook, an fsmonitor) must not keep
 	// Wait blocked on its pipes.
 	cmd.WaitDelay = time.Second

@@ -21,6 +21,7 @@ import (
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers"
 )
 
 const day = 24 * time.Hour
@@ -120,7 +121,7 @@ func (b *builder) build() {
 	cookies := b.claim("features/session-cookies.md", "mid-2", 11*day-time.Hour, planfs.DefaultTTL)
 	b.complete(disk, model.Completed, "mid-1", 11*day-3*time.Hour)
 	b.complete(cookies, model.Completed, "mid-2", 11*day-5*time.Hour)
-	b.writeApp(map[string]string{"main.go": mainV2, "persist.go": persistGo, "session.go": sessionGo, ".gitignore": "notes.json\n/jotter\n"})
+	b.writeApp(map[string]string{"main.go": mainV2, "persist.go": persistGo, "session.go": sessionGo, ".gitignore": "notes.json\n/jotter\n/var/\n"})
 	b.commit(11*day-6*time.Hour, agent("mid-1"), "Save notes to disk; sign session cookies")
 	login := b.claim("features/basic-auth-login.md", "reasoner-1", 10*day, planfs.DefaultTTL)
 	b.complete(login, model.Completed, "reasoner-1", 10*day-6*time.Hour)
@@ -168,8 +169,31 @@ func (b *builder) build() {
 	b.claim("bugs/crash-on-empty-title.md", "small-2", 2*time.Hour, 3600)
 	b.claim("bugs/duplicate-tags-by-case.md", "mid-1", 10*time.Minute, 3600)
 	b.commit(5*time.Minute, alice, "Plans: claims in flight")
+	// Their worktrees, as workers.Ensure makes them: small-2 died with
+	// work not committed, mid-1 has just started.
+	b.worktree("small-2", "crash-on-empty-title", map[string]string{"notes.go": notesGo + "\n// TODO(small-2): reject empty titles\n"})
+	b.worktree("mid-1", "duplicate-tags-by-case", nil)
 	if b.tree != nil {
 		b.tree.Now = time.Now
+	}
+}
+
+// worktree gives agent its worktree on the plan's feature branch and
+// leaves files changed there, uncommitted.
+func (b *builder) worktree(agent, slug string, files map[string]string) {
+	if b.err != nil {
+		return
+	}
+	wt, err := workers.Ensure(b.project, agent, slug)
+	if err != nil {
+		b.fail("worktree for "+agent, err)
+		return
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(wt.Path, name), []byte(text), 0o644); err != nil {
+			b.fail("worktree for "+agent, err)
+			return
+		}
 	}
 }
 
