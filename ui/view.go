@@ -95,8 +95,10 @@ func (m *Model) headerLine() string {
 			label = "[" + label + "]"
 		case pane(i) == m.pane:
 			label = m.st.TabActive.Render("[" + label + "]")
-		default:
+		case m.wide:
 			label = m.st.Tab.Render(" " + label + " ")
+		default:
+			label = m.st.Tab.Render(" " + label)
 		}
 		tabs = append(tabs, label)
 	}
