@@ -7,6 +7,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,8 @@ func TestReviewInstallDryRunHidesRefusal(t *testing.T) {
 	if dry.code == 0 && strings.Contains(dry.stdout, "would replace") && !strings.Contains(dry.stdout+dry.stderr, "--yes") {
 		t.Errorf("dry run promises a replace the real run refuses (exit %d):\n%s", dry.code, dry.stdout)
 	}
+	// Fixed: the dry run refuses as the real run does, naming the unit and --yes.
+	oneLineError(t, dry, "would refuse", "-mid-1.timer", "--yes")
 }
 
 // Two projects with the same folder name get the same unit names. `--yes`
@@ -51,12 +54,27 @@ func TestReviewSameFolderNameProjectsStealUnits(t *testing.T) {
 	if r := fwEnv(t, a, fake.env, "watch", "install", "--project", a, "--bin", exe, "--worker", "tier=mid,agent=mid-1"); r.code != 0 {
 		t.Fatalf("install a: %v", r)
 	}
-	r := fwEnv(t, b, fake.env, "watch", "install", "--project", b, "--bin", exe, "--worker", "tier=mid,agent=mid-1", "--yes")
-	if r.code != 0 {
-		return // refusing to take over another project's unit is a fix
+	timer := filepath.Join(fake.unit, "fleetwatch-app-mid-1.timer")
+	before, err := os.ReadFile(timer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fix: another project's unit is never replaced, not even with
+	// --yes, and the dry run says so too; one line names the unit and its
+	// project, and nothing is written.
+	for _, extra := range []string{"--yes", "--dry-run"} {
+		r := fwEnv(t, b, fake.env, "watch", "install", "--project", b, "--bin", exe, "--worker", "tier=mid,agent=mid-1", extra)
+		oneLineError(t, r, timer, "project "+a, "uninstall it there, or pick another agent id")
+		if after, _ := os.ReadFile(timer); string(after) != string(before) {
+			t.Errorf("install %s rewrote %s's unit", extra, a)
+		}
 	}
 	if u := fwEnv(t, a, fake.env, "watch", "uninstall", "--project", a, "--dry-run"); u.code != 0 {
 		t.Errorf("after installing project %s, project %s's watcher is gone (uninstall: exit %d, %s)", b, a, u.code, strings.TrimSpace(u.stderr))
+	}
+	// Another agent id installs beside it.
+	if r := fwEnv(t, b, fake.env, "watch", "install", "--project", b, "--bin", exe, "--worker", "tier=mid,agent=mid-2"); r.code != 0 {
+		t.Errorf("install with another agent id: %v", r)
 	}
 }
 
@@ -75,6 +93,7 @@ func TestReviewUninstallKeepsUnitsWhenDisableFails(t *testing.T) {
 	if r.code != 2 {
 		t.Fatalf("uninstall with a failing disable: %v", r)
 	}
+	oneLineError(t, r, "systemctl --user disable --now", "-mid-1.timer", "kept", "rerun")
 	retry := fwEnv(t, dir, fake.env, "watch", "uninstall", "--dry-run")
 	if retry.code != 0 {
 		t.Errorf("disable failed, yet the units were removed; a retry finds nothing (exit %d: %s)\nfirst run:\n%s", retry.code, strings.TrimSpace(retry.stderr), r.stdout)
@@ -92,6 +111,12 @@ func TestReviewOfflineUninstallLeavesEnablement(t *testing.T) {
 		t.Fatalf("install: %v", r)
 	}
 	timer := "fleetwatch-" + strings.ToLower(filepath.Base(dir)) + "-mid-1.timer"
+	// The fix: install enables the timer (systemctl makes the link without a
+	// manager), and uninstall disables it; where systemctl cannot, uninstall
+	// removes the link itself. The fake makes no links, so the test does.
+	if calls := fake.calls(t); !slices.Contains(calls, "--user enable "+timer) {
+		t.Errorf("offline install did not enable %s: %q", timer, calls)
+	}
 	wants := filepath.Join(fake.unit, "timers.target.wants")
 	if err := os.MkdirAll(wants, 0o755); err != nil {
 		t.Fatal(err)
@@ -102,6 +127,9 @@ func TestReviewOfflineUninstallLeavesEnablement(t *testing.T) {
 	}
 	if r := fwEnv(t, dir, fake.env, "watch", "uninstall"); r.code != 0 {
 		t.Fatalf("uninstall: %v", r)
+	}
+	if calls := fake.calls(t); !slices.Contains(calls, "--user disable "+timer) {
+		t.Errorf("offline uninstall did not disable %s: %q", timer, calls)
 	}
 	if _, err := os.Lstat(link); err == nil {
 		t.Errorf("uninstall left %s pointing at a removed unit", link)
@@ -130,6 +158,10 @@ func TestReviewStatusRecordsTimerRuns(t *testing.T) {
 	if strings.Contains(r.stdout, "mid-1  no runs recorded") {
 		t.Errorf("mid-1 ran and claimed a plan, status says otherwise:\n%s", r.stdout)
 	}
+	// The fix (until workers write state files): the timer's last run.
+	if !strings.Contains(r.stdout, "mid-1  last run Sun 2026-11-29 10:00:00 UTC by its timer, idle (exit 1); no state file yet") {
+		t.Errorf("status does not show the timer's last run:\n%s", r.stdout)
+	}
 }
 
 // A project path no unit file can hold is reported as a --worker error
@@ -147,5 +179,16 @@ func TestReviewProjectPathErrorNamesProject(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "--worker") || !strings.Contains(r.stderr, "--project") {
 		t.Errorf("error should name --project, not --worker: %s", strings.TrimSpace(r.stderr))
+	}
+	// And a binary path no unit can hold names --bin.
+	ok := newTree(t)
+	bin := filepath.Join(t.TempDir(), "fleetwatch ")
+	if err := os.Symlink(testExe(t), bin); err != nil {
+		t.Fatal(err)
+	}
+	r = fwEnv(t, ok, newFakeSystemd(t).env, "watch", "emit", "systemd", "--bin", bin, "--worker", "tier=mid,agent=mid-1")
+	oneLineError(t, r, "--bin")
+	if strings.Contains(r.stderr, "--worker") {
+		t.Errorf("error should name --bin, not --worker: %s", strings.TrimSpace(r.stderr))
 	}
 }

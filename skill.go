@@ -81,15 +81,26 @@ func runSkill(args []string, stdout, stderr io.Writer) int {
 		}
 		changes = append(changes, c)
 	}
-	if len(differ) > 0 && !w.yes && !w.dryRun {
+	refused := len(differ) > 0 && !w.yes
+	if w.dryRun {
+		for _, c := range changes {
+			if c.kind == "unchanged" {
+				fmt.Fprintf(stdout, "unchanged %s\n", c.path)
+			} else {
+				fmt.Fprintf(stdout, "would %s %s\n", c.kind, c.path)
+			}
+		}
+		// A dry run fails where the real run would.
+		if refused {
+			return fail(stderr, exitError, "skill install: would refuse: %s already exists and differs (--yes replaces it)", strings.Join(differ, ", "))
+		}
+		return exitOK
+	}
+	if refused {
 		return fail(stderr, exitError, "skill install: %s already exists and differs (--yes replaces it); nothing written", strings.Join(differ, ", "))
 	}
 	for _, c := range changes {
-		if w.dryRun && c.kind != "unchanged" {
-			fmt.Fprintf(stdout, "would %s %s\n", c.kind, c.path)
-			continue
-		}
-		if c.kind != "unchanged" && !w.dryRun {
+		if c.kind != "unchanged" {
 			if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
 				return fail(stderr, exitError, "skill install: %v", err)
 			}

@@ -90,9 +90,11 @@ type parsed struct {
 }
 
 // parse settles the project, binary and workers. Everything a unit would
-// trip over at run time (an unknown tier or endpoint, a missing .plans/)
-// is refused now, with the flag named.
-func (w *watchFlags) parse(name string, stderr io.Writer) (parsed, error) {
+// trip over at run time (an unknown tier or endpoint, a missing .plans/, a
+// path a unit file or crontab line cannot hold) is refused now, with the
+// flag named. unitFiles says the paths go into systemd units, which hold
+// fewer than a crontab line.
+func (w *watchFlags) parse(name string, unitFiles bool, stderr io.Writer) (parsed, error) {
 	var p parsed
 	project, err := w.projectDir()
 	if err != nil {
@@ -103,6 +105,13 @@ func (w *watchFlags) parse(name string, stderr io.Writer) (parsed, error) {
 		return p, err
 	}
 	p.project = t.Project
+	checkPath := workers.PlainText
+	if unitFiles {
+		checkPath = workers.UnitPath
+	}
+	if err := checkPath(p.project); err != nil {
+		return p, fmt.Errorf("--project: %v", err)
+	}
 	if len(w.workers) == 0 {
 		return p, fmt.Errorf("%s: needs at least one --worker agent=ID,tier=T", name)
 	}
@@ -121,6 +130,11 @@ func (w *watchFlags) parse(name string, stderr io.Writer) (parsed, error) {
 		return p, fmt.Errorf("--worker: %v", err)
 	}
 	p.bin, err = w.binary(name == "watch install", stderr)
+	if err == nil {
+		if perr := checkPath(p.bin); perr != nil {
+			err = fmt.Errorf("--bin: %v", perr)
+		}
+	}
 	return p, err
 }
 
@@ -194,7 +208,7 @@ func runWatchEmit(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 || (pos[0] != "systemd" && pos[0] != "cron") {
 		return fail(stderr, exitError, "watch emit: want systemd or cron, got %q", strings.Join(pos, " "))
 	}
-	p, err := w.parse("watch emit", stderr)
+	p, err := w.parse("watch emit", pos[0] == "systemd", stderr)
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
@@ -284,7 +298,7 @@ func runWatchInstall(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return fail(stderr, exitError, "watch install: unexpected argument %q", pos[0])
 	}
-	p, err := w.parse("watch install", stderr)
+	p, err := w.parse("watch install", true, stderr)
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
@@ -302,16 +316,7 @@ func runWatchInstall(args []string, stdout, stderr io.Writer) int {
 	}
 	// Refuse before writing anything: anchor wrote the units before the
 	// first conflict and left a half-installed set behind.
-	var differ []string
-	for _, c := range changes {
-		if c.Kind == workers.Replace {
-			differ = append(differ, c.Path+ownerNote(c.Path, p.project))
-		}
-	}
-	if len(differ) > 0 && !w.yes && !w.dryRun {
-		return fail(stderr, exitError, "watch install: %s already exists and differs (--yes replaces it); nothing written", strings.Join(differ, ", "))
-	}
-	sc := workers.UserSystemctl()
+	refusal := installRefusal(changes, p.project, w.yes)
 	if w.dryRun {
 		for _, c := range changes {
 			if c.Kind == workers.Same {
@@ -320,16 +325,32 @@ func runWatchInstall(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "would %s %s\n", c.Kind, c.Path)
 			}
 		}
-		if sc.Down != "" {
-			fmt.Fprintf(stdout, "would start nothing: %s\n", sc.Down)
-		} else {
+		// The dry run is what the skill shows before asking for consent:
+		// it must fail where the real run would.
+		if refusal != "" {
+			return fail(stderr, exitError, "watch install: would refuse: %s", refusal)
+		}
+		sc := workers.UserSystemctl()
+		switch {
+		case sc.Down == "":
 			fmt.Fprintln(stdout, "would run systemctl --user daemon-reload")
 			for _, t := range timers(units) {
 				fmt.Fprintf(stdout, "would run systemctl --user enable --now %s\n", t)
 			}
+		case sc.CanLink():
+			for _, t := range timers(units) {
+				fmt.Fprintf(stdout, "would run systemctl --user enable %s\n", t)
+			}
+			fmt.Fprintf(stdout, "would start nothing now: %s; the timers would start at the next login (or at boot, with linger)\n", sc.Down)
+		default:
+			fmt.Fprintf(stdout, "would start nothing: %s\n", sc.Down)
 		}
 		return exitOK
 	}
+	if refusal != "" {
+		return fail(stderr, exitError, "watch install: %s; nothing written", refusal)
+	}
+	sc := workers.UserSystemctl()
 	if err := workers.WriteUnits(dir, units); err != nil {
 		return fail(stderr, exitError, "watch install: %v", err)
 	}
@@ -338,7 +359,7 @@ func runWatchInstall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s %s\n", word, c.Path)
 	}
 	if sc.Down != "" {
-		fmt.Fprintf(stdout, "not started: %s\nonce it is up: systemctl --user daemon-reload && systemctl --user enable --now %s\n", sc.Down, strings.Join(timers(units), " "))
+		enableOffline(sc, timers(units), stdout)
 	} else {
 		if err := sc.Run("daemon-reload"); err != nil {
 			return fail(stderr, exitError, "watch install: units written, but %v", err)
@@ -354,17 +375,63 @@ func runWatchInstall(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// ownerNote names the project an existing unit was written for, when it is
-// another one (two projects with the same folder name share unit names).
-func ownerNote(path, project string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
+// installRefusal says why install must write nothing, or "". A unit of
+// another project with the same folder name is never replaced, not even
+// with --yes: that would take its worker over and hide it from that
+// project's status and uninstall. This project's differing units (or a
+// same-named file fleetwatch did not write) need --yes.
+func installRefusal(changes []workers.Change, project string, yes bool) string {
+	var owners []string
+	foreign := map[string][]string{}
+	var differ []string
+	for _, c := range changes {
+		switch {
+		case c.Kind != workers.Replace:
+		case c.Owner != "" && c.Owner != project:
+			if foreign[c.Owner] == nil {
+				owners = append(owners, c.Owner)
+			}
+			foreign[c.Owner] = append(foreign[c.Owner], c.Path)
+		default:
+			differ = append(differ, c.Path)
+		}
 	}
-	if proj, _, ok := workers.UnitOwner(string(data)); ok && proj != project {
-		return " (written for " + proj + ")"
+	if len(owners) > 0 {
+		parts := make([]string, len(owners))
+		for i, o := range owners {
+			verb := " belongs to project "
+			if len(foreign[o]) > 1 {
+				verb = " belong to project "
+			}
+			parts[i] = strings.Join(foreign[o], ", ") + verb + o
+		}
+		return strings.Join(parts, "; ") + ": uninstall it there, or pick another agent id"
+	}
+	if len(differ) > 0 && !yes {
+		return strings.Join(differ, ", ") + " already exists and differs (--yes replaces it)"
 	}
 	return ""
+}
+
+// enableOffline enables timers with no user manager to start them:
+// systemctl only makes the timers.target.wants links then, and the timers
+// start with the manager, at the next login or, with linger, at boot.
+func enableOffline(sc *workers.Systemctl, timerNames []string, stdout io.Writer) {
+	fmt.Fprintf(stdout, "not started: %s\n", sc.Down)
+	var err error
+	if sc.CanLink() {
+		for _, t := range timerNames {
+			if err = sc.Link("enable", t); err != nil {
+				break
+			}
+			fmt.Fprintf(stdout, "enabled %s: it starts at the next login (or at boot, with linger)\n", t)
+		}
+		if err == nil {
+			return
+		}
+		fmt.Fprintf(stdout, "not enabled: %v\n", err)
+	}
+	fmt.Fprintf(stdout, "once it is up: systemctl --user daemon-reload && systemctl --user enable --now %s\n", strings.Join(timerNames, " "))
 }
 
 func printLingerAdvice(stdout io.Writer) {
@@ -423,47 +490,87 @@ func runWatchUninstall(args []string, stdout, stderr io.Writer) int {
 		return exitNothing
 	}
 	sc := workers.UserSystemctl()
-	var names []string
+	var timerUnits []workers.InstalledUnit
 	for _, u := range units {
 		if strings.HasSuffix(u.Name, ".timer") {
-			names = append(names, u.Name)
+			timerUnits = append(timerUnits, u)
 		}
 	}
 	if w.dryRun {
-		for _, t := range names {
-			fmt.Fprintf(stdout, "would stop and disable %s\n", t)
+		for _, t := range timerUnits {
+			if sc.Down == "" {
+				fmt.Fprintf(stdout, "would stop and disable %s\n", t.Name)
+			} else {
+				fmt.Fprintf(stdout, "would disable %s\n", t.Name)
+			}
+		}
+		if sc.Down != "" {
+			fmt.Fprintf(stdout, "would stop nothing: %s\n", sc.Down)
 		}
 		for _, u := range units {
 			fmt.Fprintf(stdout, "would remove %s\n", u.Path)
 		}
 		return exitOK
 	}
-	var firstErr error
+	// A worker whose timer could not be disabled keeps its files: its timer
+	// may still be enabled and running, and with the files gone status
+	// would not show it and a rerun would not find it.
+	kept := map[string]bool{}
+	var keptTimers []string
+	var disableErr error
+	keep := func(u workers.InstalledUnit, err error) {
+		kept[u.Agent] = true
+		keptTimers = append(keptTimers, u.Name)
+		if disableErr == nil {
+			disableErr = err
+		}
+	}
 	if sc.Down == "" {
-		for _, t := range names {
+		for _, t := range timerUnits {
 			// A run in progress finishes on its own; its claim is safe.
-			if err := sc.Run("disable", "--now", t); err != nil && firstErr == nil {
-				firstErr = err
-			} else if err == nil {
-				fmt.Fprintf(stdout, "stopped and disabled %s\n", t)
+			if err := sc.Run("disable", "--now", t.Name); err != nil {
+				keep(t, err)
+				continue
 			}
+			fmt.Fprintf(stdout, "stopped and disabled %s\n", t.Name)
 		}
 	} else {
 		fmt.Fprintf(stdout, "not stopped: %s\n", sc.Down)
+		for _, t := range timerUnits {
+			// systemctl disables without a manager (it removes the
+			// timers.target.wants link); where it cannot (no systemctl, no
+			// bus), the link is removed here, so none outlives its unit.
+			if sc.CanLink() {
+				sc.Link("disable", t.Name)
+			}
+			if err := workers.Unlink(dir, t.Name); err != nil {
+				keep(t, err)
+				continue
+			}
+			fmt.Fprintf(stdout, "disabled %s\n", t.Name)
+		}
 	}
+	removed := 0
 	for _, u := range units {
+		if kept[u.Agent] {
+			fmt.Fprintf(stdout, "kept %s\n", u.Path)
+			continue
+		}
 		if err := os.Remove(u.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fail(stderr, exitError, "watch uninstall: cannot remove %s: %v", u.Path, err)
 		}
 		fmt.Fprintf(stdout, "removed %s\n", u.Path)
+		removed++
 	}
-	if sc.Down == "" {
-		if err := sc.Run("daemon-reload"); err != nil && firstErr == nil {
-			firstErr = err
-		}
+	var reloadErr error
+	if sc.Down == "" && removed > 0 {
+		reloadErr = sc.Run("daemon-reload")
 	}
-	if firstErr != nil {
-		return fail(stderr, exitError, "watch uninstall: units removed, but %v", firstErr)
+	if disableErr != nil {
+		return fail(stderr, exitError, "watch uninstall: %v; kept the units of %s so a rerun retries", disableErr, strings.Join(keptTimers, ", "))
+	}
+	if reloadErr != nil {
+		return fail(stderr, exitError, "watch uninstall: units removed, but %v", reloadErr)
 	}
 	return exitOK
 }
@@ -507,7 +614,7 @@ func runWatchStatus(args []string, stdout, stderr io.Writer) int {
 		rel, _ := filepath.Rel(project, file)
 		row("orchestrator", "%s (%s)", v, rel)
 	}
-	agents := statusTimers(project, row)
+	agents, runs := statusTimers(project, row)
 	u := userName()
 	switch v, why := workers.Linger(u); v {
 	case "yes":
@@ -517,7 +624,7 @@ func runWatchStatus(args []string, stdout, stderr io.Writer) int {
 	default:
 		row("linger", "unknown: %s", why)
 	}
-	statusWorkers(project, agents, row)
+	statusWorkers(project, agents, runs, row)
 	return exitOK
 }
 
@@ -567,17 +674,18 @@ func statusNext(t *planfs.Tree, snap *model.Snapshot, row rowFunc) {
 }
 
 // statusTimers lists the project's installed timers with what the user
-// manager says about them, and returns their agent ids.
-func statusTimers(project string, row rowFunc) []string {
+// manager says about them, and returns their agent ids and, by agent id,
+// the timers the manager answered for.
+func statusTimers(project string, row rowFunc) ([]string, map[string]workers.TimerState) {
 	dir, err := workers.UserUnitDir()
 	if err != nil {
 		row("timers", "unknown: %v", err)
-		return nil
+		return nil, nil
 	}
 	units, err := workers.Installed(dir, project)
 	if err != nil {
 		row("timers", "unknown: %v", err)
-		return nil
+		return nil, nil
 	}
 	var agents []string
 	var timerUnits []workers.InstalledUnit
@@ -589,8 +697,9 @@ func statusTimers(project string, row rowFunc) []string {
 	}
 	if len(timerUnits) == 0 {
 		row("timers", "none installed in %s (fleetwatch watch install --worker agent=ID,tier=T)", dir)
-		return nil
+		return nil, nil
 	}
+	runs := map[string]workers.TimerState{}
 	sc := workers.UserSystemctl()
 	label := "timers"
 	if sc.Down != "" {
@@ -609,12 +718,10 @@ func statusTimers(project string, row rowFunc) []string {
 			label = ""
 			continue
 		}
+		runs[u.Agent] = st
 		last := "never run"
 		if st.LastRun != "" {
-			last = "last run " + st.LastRun
-			if st.Result != "" {
-				last += ", " + runResult(st.Result, st.Status)
-			}
+			last = "last run " + lastRun(st)
 		}
 		next := "nothing scheduled"
 		if st.Next != "" {
@@ -623,7 +730,15 @@ func statusTimers(project string, row rowFunc) []string {
 		row(label, "%s  %s, %s; %s; %s", u.Name, st.Active, st.Enabled, last, next)
 		label = ""
 	}
-	return agents
+	return agents, runs
+}
+
+// lastRun is when a timer last fired and how its service ended.
+func lastRun(st workers.TimerState) string {
+	if st.Result == "" {
+		return st.LastRun
+	}
+	return st.LastRun + ", " + runResult(st.Result, st.Status)
 }
 
 // runResult reads a worker run's exit status as work-once's exit codes.
@@ -639,9 +754,11 @@ func runResult(result, status string) string {
 	return fmt.Sprintf("failed (%s, exit %s)", result, status)
 }
 
-// statusWorkers shows each worker's last run from its state file, and says
-// so for an installed worker that has none.
-func statusWorkers(project string, installed []string, row rowFunc) {
+// statusWorkers shows each worker's last run from its state file. An
+// installed worker without one shows its timer's last run, when the
+// manager knows one: nothing writes state files for timer runs yet, and
+// "no runs recorded" would deny a run systemd saw.
+func statusWorkers(project string, installed []string, runs map[string]workers.TimerState, row rowFunc) {
 	states, problems := workers.ReadStates(project)
 	label := "workers"
 	seen := map[string]bool{}
@@ -674,10 +791,16 @@ func statusWorkers(project string, installed []string, row rowFunc) {
 		label = ""
 	}
 	for _, a := range installed {
-		if !seen[a] {
-			row(label, "%s  no runs recorded", a)
-			label = ""
+		if seen[a] {
+			continue
 		}
+		if st := runs[a]; st.LastRun != "" {
+			st.LastRun += " by its timer"
+			row(label, "%s  last run %s; no state file yet", a, lastRun(st))
+		} else {
+			row(label, "%s  no runs recorded", a)
+		}
+		label = ""
 	}
 	if label != "" {
 		row(label, "no runs recorded (%s/ has no state files)", workers.StateDir)

@@ -405,8 +405,14 @@ func TestWatchInstallUninstall(t *testing.T) {
 	if fake.unitText(t, stem+"-mid-1.timer") != before {
 		t.Error("a refused install changed a unit")
 	}
-	// --dry-run says what --yes would do, and does none of it.
+	// --dry-run fails where the real run would, naming the unit and --yes.
 	r = install("--worker", "tier=small,agent=new-1", "--worker", "tier=mid,agent=mid-1,interval=1m", "--dry-run")
+	oneLineError(t, r, "would refuse", stem+"-mid-1.timer", "--yes")
+	if strings.Contains(r.stdout, "would run") {
+		t.Errorf("a refused dry run promises systemctl calls:\n%s", r.stdout)
+	}
+	// With --yes it says what --yes would do, and does none of it.
+	r = install("--worker", "tier=small,agent=new-1", "--worker", "tier=mid,agent=mid-1,interval=1m", "--dry-run", "--yes")
 	for _, want := range []string{"would create " + filepath.Join(fake.unit, stem+"-new-1.timer"), "would replace " + filepath.Join(fake.unit, stem+"-mid-1.timer"), "unchanged " + filepath.Join(fake.unit, stem+"-mid-1.service"), "would run systemctl --user enable --now " + stem + "-new-1.timer"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Errorf("dry run lacks %q: %v", want, r)
@@ -460,22 +466,37 @@ func TestWatchInstallUninstall(t *testing.T) {
 	oneLineError(t, fwEnv(t, dir, fake.env, "watch", "uninstall", "--agent", "ghost"), "--agent", "ghost")
 }
 
-// Without a user manager, install still writes the units and says plainly
-// that nothing started; status says it too.
+// Without a user manager, install still writes the units, enables the
+// timers (systemctl only makes links then) and says plainly that nothing
+// started; status says it too.
 func TestWatchWithoutUserManager(t *testing.T) {
 	t.Parallel()
 	dir := newTree(t)
 	fake := newFakeSystemd(t, "FAKE_SYSTEMD_STATE=offline")
-	r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1")
-	if r.code != 0 || !strings.Contains(r.stdout, "not started: systemctl --user cannot reach a user manager (offline)") || !strings.Contains(r.stdout, "enable-linger") {
-		t.Fatalf("install: %v", r)
+	timer := "fleetwatch-" + strings.ToLower(filepath.Base(dir)) + "-mid-1.timer"
+	d := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1", "--dry-run")
+	if d.code != 0 || !strings.Contains(d.stdout, "would run systemctl --user enable "+timer+"\n") || !strings.Contains(d.stdout, "would start nothing now") {
+		t.Fatalf("dry run: %v", d)
 	}
-	if got := fake.calls(t); slices.Contains(got, "--user daemon-reload") {
-		t.Fatalf("called systemctl with no manager: %q", got)
+	fake.calls(t)
+	r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1")
+	for _, want := range []string{"not started: systemctl --user cannot reach a user manager (offline)", "enabled " + timer + ": it starts at the next login (or at boot, with linger)", "enable-linger"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("install lacks %q: %v", want, r)
+		}
+	}
+	if got := fake.calls(t); slices.Contains(got, "--user daemon-reload") || !slices.Contains(got, "--user enable "+timer) {
+		t.Fatalf("with no manager, want enable without --now and nothing else: %q", got)
 	}
 	r = fwEnv(t, dir, fake.env, "watch", "status")
-	if r.code != 0 || !strings.Contains(r.stdout, "cannot reach a user manager (offline)") || !strings.Contains(r.stdout, "-mid-1.timer  installed (agent mid-1)") {
+	if r.code != 0 || !strings.Contains(r.stdout, "cannot reach a user manager (offline)") || !strings.Contains(r.stdout, "-mid-1.timer  installed (agent mid-1)") || !strings.Contains(r.stdout, "mid-1  no runs recorded") {
 		t.Fatalf("status: %v", r)
+	}
+	// When even the links cannot be made, install says what to run later.
+	other := newTree(t)
+	r = fwEnv(t, other, append(fake.env, "FAKE_SYSTEMD_FAIL=enable"), "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1")
+	if r.code != 0 || !strings.Contains(r.stdout, "not enabled: systemctl --user enable ") || !strings.Contains(r.stdout, "once it is up: systemctl --user daemon-reload && systemctl --user enable --now ") {
+		t.Fatalf("install with a failing enable: %v", r)
 	}
 }
 
@@ -539,7 +560,8 @@ func TestWatchStatus(t *testing.T) {
 		"linger        off: ",
 		"loginctl enable-linger tester",
 		"workers       mid-1  running, plan in-progress/x.md, last heartbeat ",
-		"small-1  no runs recorded",
+		// No state file yet, but the timer has run: that, not "no runs".
+		"small-1  last run Sun 2026-11-29 10:00:00 UTC by its timer, idle (exit 1); no state file yet\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r.stdout)
@@ -644,6 +666,8 @@ func TestWatchBadInput(t *testing.T) {
 		{[]string{"watch", "emit", "systemd", "--bin", exe, "--worker", "tier=mid,agent=a", "--worker", "tier=small,agent=a"}, []string{"--worker", `"a"`}},
 		{[]string{"watch", "emit", "systemd", "--bin", exe, "--worker", "tier=mid,agent=a,colour=red"}, []string{"--worker", "colour"}},
 		{[]string{"watch", "emit", "systemd", "--bin", exe, "--worker", "tier=mid,agent=a,interval=5q"}, []string{"interval", "5q"}},
+		{[]string{"watch", "emit", "systemd", "--bin", exe, "--worker", "tier=mid,agent=a,interval=1M"}, []string{"--worker", "1M", "month"}},
+		{[]string{"watch", "emit", "systemd", "--bin", exe, "--worker", "tier=mid,agent=a,interval=0.3s"}, []string{"--worker", "whole number of seconds"}},
 		{[]string{"watch", "emit", "systemd", "--bin", exe, "--worker", "tier=giant,agent=a"}, []string{"giant"}},
 		{[]string{"watch", "emit", "systemd", "--bin", exe, "--worker", "endpoint=h100,agent=a"}, []string{"endpoints.yaml"}},
 		{[]string{"watch", "emit", "systemd", "--bin", "/no/such/fleetwatch", "--worker", "tier=mid,agent=a"}, []string{"--bin", "/no/such/fleetwatch"}},
@@ -731,7 +755,16 @@ func TestSkillInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(skillFile)
-	oneLineError(t, fw(t, dir, "skill", "install"), cmdFile, "--yes")
+	oneLineError(t, fw(t, dir, "skill", "install"), cmdFile, "--yes", "nothing written")
+	// The dry run fails where the real run would.
+	r = fw(t, dir, "skill", "install", "--dry-run")
+	oneLineError(t, r, "would refuse", cmdFile, "--yes")
+	if !strings.Contains(r.stdout, "would replace "+cmdFile) {
+		t.Errorf("dry run: %v", r)
+	}
+	if r := fw(t, dir, "skill", "install", "--dry-run", "--yes"); r.code != 0 || !strings.Contains(r.stdout, "would create "+skillFile) {
+		t.Errorf("dry run --yes: %v", r)
+	}
 	if _, err := os.Stat(skillFile); err == nil {
 		t.Fatal("a refused skill install wrote a file")
 	}

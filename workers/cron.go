@@ -86,7 +86,7 @@ const CronLogDir = "var/fleet/logs"
 // when the schedule is not exactly the interval asked for.
 func CronLine(bin, project string, s Spec) (line, note string, err error) {
 	for _, p := range []string{bin, project, s.Agent} {
-		if err := plainText(p); err != nil {
+		if err := PlainText(p); err != nil {
 			return "", "", err
 		}
 	}
@@ -97,13 +97,33 @@ func CronLine(bin, project string, s Spec) (line, note string, err error) {
 	argv := append([]string{bin}, WorkArgs(project, s)...)
 	words := make([]string, len(argv))
 	for i, a := range argv {
-		words[i] = shWord(a)
+		words[i] = cronWord(a)
 	}
 	log := filepath.ToSlash(filepath.Join(CronLogDir, "watch-"+SafeID(s.Agent)+".log"))
-	cmd := fmt.Sprintf("cd %s && mkdir -p %s && %s >>%s 2>&1", shWord(project), CronLogDir, strings.Join(words, " "), log)
-	// Cron turns an unescaped % into a newline, cutting the command short.
-	cmd = strings.ReplaceAll(cmd, "%", `\%`)
+	cmd := fmt.Sprintf("cd %s && mkdir -p %s && %s >>%s 2>&1", cronWord(project), CronLogDir, strings.Join(words, " "), log)
 	return sched + " " + cmd, note, nil
+}
+
+// cronWord quotes a word for /bin/sh, then for cron, which turns a bare %
+// into a newline (cutting the command short) and reads a backslash as
+// escaping the next character. Every % is written \%; but a backslash of the
+// word's own in front of it would escape that backslash instead and leave
+// the % bare, so there two single quotes go between them, closing and
+// reopening the sh quote: cron gives sh 'a\' then '%b', which is a\%b.
+// shWord quotes every word holding a %, so they always land inside quotes.
+func cronWord(s string) string {
+	q := shWord(s)
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		if q[i] == '%' {
+			if i > 0 && q[i-1] == '\\' {
+				b.WriteString("''")
+			}
+			b.WriteString(`\`)
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
 }
 
 // shWord quotes a word for /bin/sh, which runs crontab commands.

@@ -34,6 +34,10 @@ func UserUnitDir() (string, error) {
 type Change struct {
 	Path string
 	Kind ChangeKind
+	// Owner is the project a fleetwatch unit being replaced was written
+	// for ("" when fleetwatch did not write it): two projects with one
+	// folder name share unit names, and one must not take the other's.
+	Owner string
 }
 
 // ChangeKind says how a unit file changes.
@@ -58,6 +62,9 @@ func PlanInstall(dir string, units []Unit) ([]Change, error) {
 			out[i].Kind = Same
 		case err == nil:
 			out[i].Kind = Replace
+			if proj, _, ok := UnitOwner(string(old)); ok {
+				out[i].Owner = proj
+			}
 		case !errors.Is(err, os.ErrNotExist):
 			return nil, fmt.Errorf("cannot read %s: %v", p, errText(err))
 		}
@@ -194,6 +201,42 @@ func (s *Systemctl) Run(args ...string) error {
 	return nil
 }
 
+// CanLink reports whether systemctl is here to enable or disable units,
+// which it does without a user manager.
+func (s *Systemctl) CanLink() bool { return s.path != "" }
+
+// Link runs `systemctl --user enable|disable unit` without --now, even
+// when Down is set: it only edits the unit folder's symlinks, so a timer
+// enabled in a container or an SSH session without a manager starts with
+// the manager (at the next login, or at boot with linger).
+func (s *Systemctl) Link(verb, unit string) error {
+	if s.path == "" {
+		return errors.New(s.Down)
+	}
+	if _, err := s.output(verb, unit); err != nil {
+		return fmt.Errorf("systemctl --user %s %s: %v", verb, unit, err)
+	}
+	return nil
+}
+
+// Unlink removes the timers.target.wants link that enabling timer made in
+// dir (fleetwatch timers say WantedBy=timers.target), for when systemctl
+// cannot: without it, the link outlives the unit it points at.
+func Unlink(dir, timer string) error {
+	p := filepath.Join(dir, "timers.target.wants", timer)
+	fi, err := os.Lstat(p)
+	if errors.Is(err, os.ErrNotExist) || err == nil && fi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	if err == nil {
+		err = os.Remove(p)
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("cannot remove %s: %v", p, errText(err))
+	}
+	return nil
+}
+
 // Show returns the named properties of unit.
 func (s *Systemctl) Show(unit string, props ...string) (map[string]string, error) {
 	if s.Down != "" {
@@ -269,10 +312,13 @@ func monotonicToWall(v string) string {
 	return time.Now().Add(at - now).Round(time.Second).Format("Mon 2006-01-02 15:04:05 MST")
 }
 
-// timespanUnits are the units systemd prints spans in.
+// timespanUnits are the units systemd prints spans in; a month and a year
+// are its averages (30.44 and 365.25 days), which a host up for more than
+// a month shows in NextElapseUSecMonotonic.
 var timespanUnits = map[string]time.Duration{
 	"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute,
 	"h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour,
+	"month": 2629800 * time.Second, "y": 31557600 * time.Second,
 }
 
 func parseTimespan(v string) (time.Duration, error) {

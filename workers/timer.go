@@ -59,7 +59,7 @@ func ParseSpec(s, cwd string) (Spec, error) {
 		if v == "" {
 			return Spec{}, fmt.Errorf("%s is empty", k)
 		}
-		if err := plainText(v); err != nil {
+		if err := PlainText(v); err != nil {
 			return Spec{}, fmt.Errorf("%s: %v", k, err)
 		}
 		switch k {
@@ -126,7 +126,7 @@ func CheckUnique(specs []Spec) error {
 }
 
 // Interval is how often a watcher runs, kept in the parts it was written in
-// so systemd sees the operator's own units (1h30m → 1h30min).
+// so systemd sees the operator's own units (1h30m → 1h30min, 1.5h → 1.5h).
 type Interval struct {
 	Raw     string
 	Seconds int64
@@ -134,17 +134,19 @@ type Interval struct {
 }
 
 type intervalPart struct {
-	n    int64
-	unit int64 // seconds per unit
+	num  string // as systemd reads it: 5, 1.5
+	secs int64  // what the part comes to
+	unit int64  // seconds per unit
 }
 
-// intervalUnits are the unit words anchor accepts, and their English
-// spellings, in seconds.
+// intervalUnits are the unit words anchor accepts, their English spellings,
+// and systemd's weeks, in seconds.
 var intervalUnits = map[string]int64{
 	"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
 	"m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
 	"h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
 	"d": 86400, "day": 86400, "days": 86400,
+	"w": 7 * 86400, "week": 7 * 86400, "weeks": 7 * 86400,
 }
 
 // maxInterval keeps arithmetic far from overflow; a watcher that wakes less
@@ -152,39 +154,55 @@ var intervalUnits = map[string]int64{
 const maxInterval = 366 * 86400
 
 // ParseInterval reads anchor's interval forms: `300` (seconds), `5m`,
-// `10min`, `2h`, `30s`, `1d`, and compounds like `1h30m`. Anything else is an
-// error (anchor passed it to systemd unchanged, which then refused the timer).
+// `10min`, `2h`, `30s`, `1d`, compounds like `1h30m`, and what systemd also
+// takes: weeks (`1w`, `2weeks`) and fractions that come to whole seconds
+// (`1.5h`, `0.5min`). Anything else is an error (anchor passed it to systemd
+// unchanged, which then refused the timer).
 func ParseInterval(s string) (Interval, error) {
 	raw := s
-	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
 	if s == "" {
 		return Interval{}, errors.New("empty")
 	}
+	bad := fmt.Errorf("%q is not an interval like 300, 30s, 5m, 1.5h, 1d, 1w or 1h30m", raw)
 	iv := Interval{Raw: raw}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		iv.parts = []intervalPart{{n, 1}}
+		iv.parts = []intervalPart{{strconv.FormatInt(n, 10), n, 1}}
 		iv.Seconds = n
 	} else {
 		rest := s
 		for rest != "" {
 			rest = strings.TrimLeft(rest, " ")
-			i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
-			if i <= 0 || i > 9 {
-				return Interval{}, fmt.Errorf("%q is not an interval like 300, 30s, 5m, 2h, 1d or 1h30m", raw)
+			i := strings.IndexFunc(rest, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+			if i <= 0 {
+				return Interval{}, bad
 			}
-			n, _ := strconv.ParseInt(rest[:i], 10, 64)
+			num := rest[:i]
 			rest = rest[i:]
-			j := strings.IndexFunc(rest, func(r rune) bool { return r < 'a' || r > 'z' })
+			j := strings.IndexFunc(rest, func(r rune) bool { return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') })
 			if j < 0 {
 				j = len(rest)
 			}
-			unit, ok := intervalUnits[rest[:j]]
-			if !ok {
-				return Interval{}, fmt.Errorf("%q is not an interval like 300, 30s, 5m, 2h, 1d or 1h30m", raw)
-			}
+			word := rest[:j]
 			rest = rest[j:]
-			iv.parts = append(iv.parts, intervalPart{n, unit})
-			iv.Seconds += n * unit
+			// Units are read in any case, but M is a month to systemd and a
+			// minute to many people: refuse it rather than guess.
+			if word == "M" {
+				return Interval{}, fmt.Errorf("%q: M is a month to systemd, not a minute; write min for minutes, or d for days", raw)
+			}
+			unit, ok := intervalUnits[strings.ToLower(word)]
+			if !ok {
+				return Interval{}, bad
+			}
+			part, err := intervalAmount(num, unit)
+			if err != nil {
+				return Interval{}, fmt.Errorf("%q: %s%s %v", raw, num, word, err)
+			}
+			if part == nil {
+				return Interval{}, bad
+			}
+			iv.parts = append(iv.parts, *part)
+			iv.Seconds += part.secs
 			if iv.Seconds > maxInterval {
 				break
 			}
@@ -199,14 +217,40 @@ func ParseInterval(s string) (Interval, error) {
 	return iv, nil
 }
 
-// Systemd renders the interval as a systemd time span: `5min`, `300s`, `1h30min`.
+// intervalAmount is num (digits, maybe a fraction) of unit, or nil when num
+// is no number. A fraction must come to whole seconds: cron and the unit
+// file both count at least that.
+func intervalAmount(num string, unit int64) (*intervalPart, error) {
+	whole, frac, dot := strings.Cut(num, ".")
+	if whole == "" || len(whole) > 9 || len(frac) > 9 || strings.Contains(frac, ".") || dot && frac == "" {
+		return nil, nil
+	}
+	n, _ := strconv.ParseInt(whole, 10, 64)
+	part := intervalPart{num: strconv.FormatInt(n, 10), secs: n * unit, unit: unit}
+	if frac = strings.TrimRight(frac, "0"); frac != "" {
+		f, _ := strconv.ParseInt(frac, 10, 64)
+		scale := int64(1)
+		for range frac {
+			scale *= 10
+		}
+		if f*unit%scale != 0 {
+			return nil, errors.New("is not a whole number of seconds")
+		}
+		part.num += "." + frac
+		part.secs += f * unit / scale
+	}
+	return &part, nil
+}
+
+// Systemd renders the interval as a systemd time span: `5min`, `300s`,
+// `1h30min`, `1.5h`, `2w`.
 func (iv Interval) Systemd() string {
 	var b strings.Builder
 	for _, p := range iv.parts {
-		if p.n == 0 {
+		if p.secs == 0 {
 			continue
 		}
-		b.WriteString(strconv.FormatInt(p.n, 10))
+		b.WriteString(p.num)
 		switch p.unit {
 		case 1:
 			b.WriteString("s")
@@ -214,16 +258,18 @@ func (iv Interval) Systemd() string {
 			b.WriteString("min")
 		case 3600:
 			b.WriteString("h")
-		default:
+		case 86400:
 			b.WriteString("d")
+		default:
+			b.WriteString("w")
 		}
 	}
 	return b.String()
 }
 
-// plainText refuses what no unit file or crontab line can carry: control
+// PlainText refuses what no unit file or crontab line can carry: control
 // characters (a newline would start a new setting) and invalid UTF-8.
-func plainText(s string) error {
+func PlainText(s string) error {
 	if !utf8.ValidString(s) {
 		return errors.New("not valid UTF-8")
 	}
@@ -298,11 +344,11 @@ func Units(bin, project string, s Spec) ([]Unit, error) {
 		return nil, fmt.Errorf("binary %s: not an absolute path", bin)
 	}
 	for _, p := range []string{bin, project} {
-		if err := unitPath(p); err != nil {
+		if err := UnitPath(p); err != nil {
 			return nil, err
 		}
 	}
-	if err := plainText(s.Agent); err != nil {
+	if err := PlainText(s.Agent); err != nil {
 		return nil, fmt.Errorf("agent: %v", err)
 	}
 	stem := UnitStem(project, s.Agent)
@@ -330,13 +376,20 @@ ExecStart=` + strings.Join(words, " ") + `
 # Exit 1 means there was nothing to claim: idle, not a failure.
 SuccessExitStatus=0 1
 `
+	// systemd fires a timer up to AccuracySec (a minute) late to batch
+	// wake-ups, which would stretch 30s to a minute: an interval that
+	// counts seconds asks for one second.
+	accuracy := ""
+	if s.Interval.Seconds%60 != 0 {
+		accuracy = "AccuracySec=1s\n"
+	}
 	timer := head + `[Unit]
 Description=` + specifierEscape(fmt.Sprintf("run fleetwatch worker %s for %s every %s", s.Agent, filepath.Base(project), s.Interval.Systemd())) + `
 
 [Timer]
 OnBootSec=2min
 OnUnitActiveSec=` + s.Interval.Systemd() + `
-Persistent=true
+` + accuracy + `Persistent=true
 Unit=` + stem + `.service
 
 [Install]
@@ -345,12 +398,12 @@ WantedBy=timers.target
 	return []Unit{{stem + ".service", service}, {stem + ".timer", timer}}, nil
 }
 
-// unitPath refuses paths a unit file cannot name. WorkingDirectory= takes
+// UnitPath refuses paths a unit file cannot name. WorkingDirectory= takes
 // its value verbatim (no quotes: anchor's single quotes made it relative, so
 // systemd refused the unit), trims surrounding blanks, and a trailing `\`
 // would continue the line.
-func unitPath(p string) error {
-	if err := plainText(p); err != nil {
+func UnitPath(p string) error {
+	if err := PlainText(p); err != nil {
 		return fmt.Errorf("path %v", err)
 	}
 	if strings.TrimSpace(p) != p || strings.HasSuffix(p, `\`) {

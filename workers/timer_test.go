@@ -13,16 +13,30 @@ func TestParseInterval(t *testing.T) {
 		// anchor's table (test_fleet_watch 105) and its other forms
 		"5m": "5min", "10min": "10min", "1h": "1h", "30s": "30s", "300": "300s",
 		"1h30m": "1h30min", "2mins": "2min", "3hrs": "3h", "2hours": "2h", "45sec": "45s",
-		"10secs": "10s", "1d": "1d", "2days": "2d", "1h 30m": "1h30min", "5M": "5min", "0h5m": "5min",
+		"10secs": "10s", "1d": "1d", "2days": "2d", "1h 30m": "1h30min", "5MIN": "5min", "0h5m": "5min",
+		// what systemd takes besides: weeks, and fractions of whole seconds
+		"1w": "1w", "2weeks": "2w", "1w2d": "1w2d", "1.5h": "1.5h", "0.5min": "0.5min", "1.50h": "1.5h", "2.0m": "2min",
 	} {
 		iv, err := ParseInterval(in)
 		if err != nil || iv.Systemd() != want {
 			t.Errorf("ParseInterval(%q) = %q, %v; want %q", in, iv.Systemd(), err, want)
 		}
 	}
-	for _, bad := range []string{"", "0", "0m", "-5", "5q", "1h30", "m", "5 minutes ago", "1e3", "9999999999", "400d", "1.5h"} {
-		if iv, err := ParseInterval(bad); err == nil {
-			t.Errorf("ParseInterval(%q) = %q, want an error", bad, iv.Systemd())
+	for in, secs := range map[string]int64{"1.5h": 5400, "0.5min": 30, "2weeks": 14 * 86400, "1h30m": 5400, "0.25m": 15} {
+		if iv, _ := ParseInterval(in); iv.Seconds != secs {
+			t.Errorf("ParseInterval(%q).Seconds = %d, want %d", in, iv.Seconds, secs)
+		}
+	}
+	for bad, why := range map[string]string{
+		"": "empty", "0": "longer than 0", "0m": "longer than 0", "-5": "longer than 0", "5q": "not an interval",
+		"1h30": "not an interval", "m": "not an interval", "5 minutes ago": "not an interval", "1e3": "not an interval",
+		"9999999999": "year", "400d": "year", "60w": "year", "0.3s": "whole number of seconds", "0.001m": "whole number of seconds",
+		"1.": "not an interval", ".5h": "not an interval", "1.2.3h": "not an interval",
+		// systemd reads M as a month: never taken for a minute
+		"1M": "month", "1h5M": "month",
+	} {
+		if iv, err := ParseInterval(bad); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("ParseInterval(%q) = %q, %v; want an error with %q", bad, iv.Systemd(), err, why)
 		}
 	}
 }
@@ -85,6 +99,7 @@ func TestCronSchedule(t *testing.T) {
 		"1m": "* * * * *", "5m": "*/5 * * * *", "10m": "*/10 * * * *", "15m": "*/15 * * * *",
 		"30m": "*/30 * * * *", "60m": "0 * * * *", "1h": "0 * * * *", "2h": "0 */2 * * *",
 		"12h": "0 */12 * * *", "24h": "0 0 * * *", "1d": "0 0 * * *", "7d": "0 0 * * 0", "600": "*/10 * * * *",
+		"1w": "0 0 * * 0", "0.5h": "*/30 * * * *",
 	} {
 		iv, _ := ParseInterval(in)
 		got, note, err := CronSchedule(iv)
@@ -93,7 +108,7 @@ func TestCronSchedule(t *testing.T) {
 		}
 	}
 	// Cron counts minutes: seconds go to the nearest minute, and say so.
-	for in, want := range map[string]string{"30s": "* * * * *", "10s": "* * * * *", "90s": "*/2 * * * *", "5m20s": "*/5 * * * *"} {
+	for in, want := range map[string]string{"30s": "* * * * *", "10s": "* * * * *", "90s": "*/2 * * * *", "5m20s": "*/5 * * * *", "1.5min": "*/2 * * * *", "0.5min": "* * * * *"} {
 		iv, _ := ParseInterval(in)
 		got, note, err := CronSchedule(iv)
 		if err != nil || got != want || !strings.Contains(note, in) {
@@ -102,7 +117,7 @@ func TestCronSchedule(t *testing.T) {
 	}
 	// Anchor wrote */90 (hourly) and */7 (uneven at the hour): errors here,
 	// naming the nearest intervals cron can keep.
-	for in, near := range map[string]string{"7m": "6m or 10m", "90m": "1h or 2h", "45m": "30m or 1h", "5h": "4h or 6h", "2d": "1d or 7d", "30d": "7d"} {
+	for in, near := range map[string]string{"7m": "6m or 10m", "90m": "1h or 2h", "1.5h": "1h or 2h", "45m": "30m or 1h", "5h": "4h or 6h", "2d": "1d or 7d", "30d": "7d", "2w": "7d"} {
 		iv, _ := ParseInterval(in)
 		if got, _, err := CronSchedule(iv); err == nil || !strings.Contains(err.Error(), near) {
 			t.Errorf("CronSchedule(%s) = %q, %v; want an error naming %s", in, got, err, near)
@@ -124,6 +139,12 @@ func TestCronLine(t *testing.T) {
 	line, _, _ = CronLine("/opt/fw/fleetwatch", "/srv/50%'s", Spec{Agent: "a", Tier: "mid", Interval: iv})
 	if !strings.Contains(line, `'/srv/50\%'\''s'`) || strings.Contains(strings.ReplaceAll(line, `\%`, ""), "%") {
 		t.Fatalf("escaping: %s", line)
+	}
+	// A backslash before % would escape the backslash, not the %: the sh
+	// quote closes and reopens between them.
+	line, _, _ = CronLine("/opt/fw/fleetwatch", `/srv/a\%b`, Spec{Agent: "a", Tier: "mid", Interval: iv})
+	if !strings.Contains(line, `'/srv/a\''\%b'`) {
+		t.Fatalf("backslash before %%: %s", line)
 	}
 }
 
@@ -184,11 +205,24 @@ func TestUnits(t *testing.T) {
 	if _, err := Units("fleetwatch", "/srv/app", sp); err == nil {
 		t.Error("a relative binary: want an error")
 	}
+	if strings.Contains(tmr.Text, "AccuracySec") {
+		t.Errorf("a whole-minute interval needs systemd's default accuracy:\n%s", tmr.Text)
+	}
+	// systemd would fire a 30s timer up to a minute late.
+	for _, in := range []string{"30s", "0.5min", "90s"} {
+		fast, _ := ParseInterval(in)
+		sp.Interval = fast
+		if units, err := Units("/usr/local/bin/fleetwatch", "/srv/app", sp); err != nil || !strings.Contains(units[1].Text, "\nAccuracySec=1s\n") {
+			t.Errorf("interval %s: %v\n%v", in, err, units)
+		}
+	}
 }
 
 func TestParseTimespan(t *testing.T) {
 	for in, want := range map[string]time.Duration{
 		"1d 2h 3min 4.500s": 26*time.Hour + 3*time.Minute + 4500*time.Millisecond, "250ms": 250 * time.Millisecond, "1w": 7 * 24 * time.Hour,
+		// systemd's month and year: 30.44 and 365.25 days
+		"1month": 2629800 * time.Second, "2y 1month 1w": 2*31557600*time.Second + 2629800*time.Second + 7*24*time.Hour,
 	} {
 		if got, err := parseTimespan(in); err != nil || got != want {
 			t.Errorf("parseTimespan(%q) = %v, %v; want %v", in, got, err, want)
