@@ -74,6 +74,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		return m.filter.Focus()
+	case key.Matches(msg, k.PreviewDown):
+		m.pv.vp.HalfPageDown()
+	case key.Matches(msg, k.PreviewUp):
+		m.pv.vp.HalfPageUp()
 	case key.Matches(msg, k.Preview):
 		m.full = true
 		m.layout()
@@ -183,6 +187,12 @@ func (m *Model) previewKey(msg tea.KeyMsg) tea.Cmd {
 		m.full = false
 		m.layout()
 		return m.schedulePreview()
+	case key.Matches(msg, m.keys.Top):
+		m.pv.vp.GotoTop()
+		return nil
+	case key.Matches(msg, m.keys.Bottom):
+		m.pv.vp.GotoBottom()
+		return nil
 	}
 	var cmd tea.Cmd
 	m.pv.vp, cmd = m.pv.vp.Update(msg)

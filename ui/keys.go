@@ -10,6 +10,7 @@ type KeyMap struct {
 	NextPane, PrevPane                      key.Binding
 	Plans, Leases, Worktrees, Events        key.Binding
 	Filter, Escape, Preview                 key.Binding
+	PreviewUp, PreviewDown                  key.Binding
 	Promote, Park, Return                   key.Binding
 	Release, Recover, Complete              key.Binding
 	Help, Quit                              key.Binding
@@ -32,31 +33,33 @@ func DefaultKeyMap() KeyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, help))
 	}
 	return KeyMap{
-		Up:        b("up", "up", "k"),
-		Down:      b("down", "down", "j"),
-		PageUp:    b("page up", "pgup", "ctrl+b"),
-		PageDown:  b("page down", "pgdown", "ctrl+f", " "),
-		Top:       b("first", "home", "g"),
-		Bottom:    b("last", "end", "G"),
-		PrevLane:  b("previous lane", "left", "["),
-		NextLane:  b("next lane", "right", "]"),
-		NextPane:  b("next pane", "tab"),
-		PrevPane:  b("previous pane", "shift+tab"),
-		Plans:     b("plans", "1"),
-		Leases:    b("leases", "2"),
-		Worktrees: b("worktrees", "3"),
-		Events:    b("events", "4"),
-		Filter:    b("filter", "/"),
-		Escape:    b("clear filter", "esc"),
-		Preview:   b("preview", "enter"),
-		Promote:   b("promote", "p"),
-		Park:      b("park", "a"),
-		Return:    b("return", "u"),
-		Release:   b("release", "r"),
-		Recover:   b("recover", "R"),
-		Complete:  b("complete", "c"),
-		Help:      b("all keys", "?"),
-		Quit:      b("quit", "q", "ctrl+c"),
+		Up:          b("up", "up", "k"),
+		Down:        b("down", "down", "j"),
+		PageUp:      b("page up", "pgup", "ctrl+b"),
+		PageDown:    b("page down", "pgdown", "ctrl+f", " "),
+		Top:         b("first", "home", "g"),
+		Bottom:      b("last", "end", "G"),
+		PrevLane:    b("previous lane", "left", "["),
+		NextLane:    b("next lane", "right", "]"),
+		NextPane:    b("next pane", "tab"),
+		PrevPane:    b("previous pane", "shift+tab"),
+		Plans:       b("plans", "1"),
+		Leases:      b("leases", "2"),
+		Worktrees:   b("worktrees", "3"),
+		Events:      b("events", "4"),
+		Filter:      b("filter", "/"),
+		Escape:      b("clear filter", "esc"),
+		Preview:     b("preview", "enter"),
+		PreviewUp:   b("scroll preview up", "ctrl+u"),
+		PreviewDown: b("scroll preview down", "ctrl+d"),
+		Promote:     b("promote", "p"),
+		Park:        b("park", "a"),
+		Return:      b("return", "u"),
+		Release:     b("release", "r"),
+		Recover:     b("recover", "R"),
+		Complete:    b("complete", "c"),
+		Help:        b("all keys", "?"),
+		Quit:        b("quit", "q", "ctrl+c"),
 	}
 }
 
@@ -71,6 +74,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.PrevLane, k.NextLane, k.NextPane, k.Plans, k.Leases, k.Worktrees, k.Events},
 		{k.Promote, k.Park, k.Return, k.Release, k.Recover, k.Complete},
-		{k.Filter, k.Preview, k.Help, k.Quit},
+		{k.Filter, k.Preview, k.PreviewDown, k.PreviewUp, k.Help, k.Quit},
 	}
 }

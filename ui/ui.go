@@ -499,6 +499,9 @@ func (m *Model) syncKeys() {
 	set(&m.keys.Recover, lease != nil && (!lease.Active(m.now) || !exists), "recover: select an expired, unreadable or left-over lease")
 	set(&m.keys.Filter, m.pane == plansPane, "filter: switch to the plans pane (1)")
 	set(&m.keys.Preview, onPlan, "preview: select a plan")
+	inline := onPlan && m.previewShown() && !m.full
+	set(&m.keys.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
+	set(&m.keys.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&m.keys.PrevLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")
 	set(&m.keys.NextLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")
 }

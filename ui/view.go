@@ -268,7 +268,7 @@ func (m *Model) previewBox(h int) []string {
 	}
 	hint := ""
 	if m.pv.vp.TotalLineCount() > m.pv.vp.Height {
-		hint = "enter to read all"
+		hint = "ctrl+d/u scroll · enter to read all"
 	}
 	lines := strings.Split(m.pv.vp.View(), "\n")
 	for i := range lines {
