@@ -608,3 +608,26 @@ func TestBoardJSON(t *testing.T) {
 		t.Errorf("the tiers' first picks %v should differ", firsts)
 	}
 }
+
+// Without a terminal, demo builds nothing; with --keep it builds the
+// project, says where, and how to open it.
+func TestDemoWithoutTerminal(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	env := []string{"TMPDIR=" + tmp}
+	r := fwEnv(t, tmp, env, "demo")
+	if r.code != exitError || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "--keep") {
+		t.Fatalf("demo without a terminal: %v", r)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "fleetwatch-demo-*")); len(left) != 0 {
+		t.Fatalf("demo without a terminal built %v", left)
+	}
+	r = fwEnv(t, tmp, env, "demo", "--keep")
+	m := regexp.MustCompile(`demo project: (\S+) \(kept\)`).FindStringSubmatch(r.stdout)
+	if r.code != exitOK || m == nil || !strings.Contains(r.stdout, "fleetwatch --root "+m[1]) {
+		t.Fatalf("demo --keep without a terminal: %v", r)
+	}
+	if b := fw(t, tmp, "board", "--json", "--root", m[1]); b.code != exitOK || !strings.Contains(b.stdout, `"lane": "in-progress"`) {
+		t.Fatalf("the kept demo project does not read as a board: %v", b)
+	}
+}

@@ -65,8 +65,13 @@ func runUI(args []string, stdout, stderr io.Writer) int {
 	return openUI(t, &f, stderr)
 }
 
+// haveTerminal reports whether the UI can run: stdin and stdout are a terminal.
+func haveTerminal() bool {
+	return term.IsTerminal(int(os.Stdout.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
+}
+
 func openUI(t *planfs.Tree, f *uiFlags, stderr io.Writer) int {
-	if !term.IsTerminal(int(os.Stdout.Fd())) || !term.IsTerminal(int(os.Stdin.Fd())) {
+	if !haveTerminal() {
 		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once' prints the same board as text")
 	}
 	r := lipgloss.NewRenderer(os.Stdout)
@@ -101,6 +106,11 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return fail(stderr, exitError, "demo: unexpected argument %q", pos[0])
 	}
+	tty := haveTerminal()
+	if !tty && !*keep {
+		// Building a project only to delete it helps no one.
+		return fail(stderr, exitError, "demo: the UI needs a terminal; 'fleetwatch demo --keep' builds the project anyway")
+	}
 	dir, err := os.MkdirTemp("", "fleetwatch-demo-")
 	if err != nil {
 		return fail(stderr, exitError, "demo: %v", err)
@@ -126,6 +136,10 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 			}
 		}()
 		fmt.Fprintf(stdout, "demo project: %s (removed when the UI closes; --keep keeps it)\n", project)
+	}
+	if !tty {
+		fmt.Fprintf(stdout, "no terminal here: open it with fleetwatch --root %s\n", project)
+		return exitOK
 	}
 	t, err := planfs.Open(project)
 	if err != nil {
