@@ -7,6 +7,7 @@ package planfs
 
 import (
 	"errors"
+	"fleetwatch/internal/atomicfile"
 	"fmt"
 	"io/fs"
 	"os"
@@ -150,29 +151,9 @@ func ensureConventions(project string) (string, error) {
 	return p, writeFileAtomic(p, fmt.Sprintf(conventionsTemplate, DefaultOrchestrator))
 }
 
-// writeFileAtomic replaces p through a temporary file and a rename, keeping
-// p's permissions when it exists.
+// writeFileAtomic replaces p whole, keeping its permissions.
 func writeFileAtomic(p, text string) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(p); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".conventions-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", p, errText(err))
-	}
-	_, err = tmp.WriteString(text)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(p, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("cannot write %s: %v", p, errText(err))
 	}
 	return nil

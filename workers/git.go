@@ -3,6 +3,7 @@ package workers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -17,13 +18,24 @@ const gitTimeout = 2 * time.Minute
 // git runs git in dir and returns its trimmed stdout; a failure carries the
 // first line git wrote to stderr.
 func git(dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	return runGit(gitTimeout, nil, dir, args...)
+}
+
+// runGit is git bounded by timeout, with extra environment variables.
+func runGit(timeout time.Duration, env []string, dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitenv.Env()
+	cmd.Env = gitenv.Env(env...)
+	// A child that outlives a killed git (a hook, an fsmonitor) must not keep
+	// Wait blocked on its pipes.
+	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return "", fmt.Errorf("git %s: no answer within %v", args[0], timeout)
+		}
 		msg := strings.TrimSpace(errb.String())
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]

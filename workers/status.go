@@ -1,18 +1,12 @@
 package workers
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"fleetwatch/internal/gitenv"
 )
 
 // WorktreeState is what git says about one registered worktree right now.
@@ -131,27 +125,5 @@ func findIntegration(project string) (string, error) {
 // with GIT_OPTIONAL_LOCKS=0 so that git status does not take the index lock
 // to refresh it, which would make an agent's own commit fail.
 func gitQuery(dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitenv.Env("GIT_OPTIONAL_LOCKS=0")
-	// A child that outlives a killed git (a hook, an fsmonitor) must not keep
-	// Wait blocked on its pipes.
-	cmd.WaitDelay = time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", fmt.Errorf("git %s: no answer within %v", args[0], statusTimeout)
-		}
-		msg := strings.TrimSpace(errb.String())
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	return strings.TrimSpace(out.String()), nil
+	return runGit(statusTimeout, []string{"GIT_OPTIONAL_LOCKS=0"}, dir, args...)
 }

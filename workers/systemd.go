@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"fleetwatch/internal/atomicfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -80,22 +81,7 @@ func WriteUnits(dir string, units []Unit) error {
 	}
 	for _, u := range units {
 		p := filepath.Join(dir, u.Name)
-		tmp, err := os.CreateTemp(dir, ".fleetwatch-*")
-		if err != nil {
-			return fmt.Errorf("cannot write %s: %v", p, errText(err))
-		}
-		_, err = tmp.WriteString(u.Text)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), p)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
+		if err := atomicfile.Write(p, []byte(u.Text), 0o644); err != nil {
 			return fmt.Errorf("cannot write %s: %v", p, errText(err))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"fleetwatch/internal/atomicfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -299,21 +300,7 @@ func record(top string, wt Worktree) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".registry-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return atomicfile.Write(p, append(data, '\n'), 0o644)
 }
 
 // sanitize replaces every byte that is not an ASCII letter, digit or one of
