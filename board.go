@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -204,12 +205,7 @@ func padCell(s string, w int) string {
 func card(r *model.BoardRow, now float64) []string {
 	lines := cardLines(r, now)
 	for i, l := range lines {
-		lines[i] = strings.Map(func(c rune) rune {
-			if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) {
-				return '?'
-			}
-			return c
-		}, l)
+		lines[i] = termtext.Line(l)
 	}
 	return lines
 }

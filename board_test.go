@@ -631,3 +631,13 @@ func TestDemoWithoutTerminal(t *testing.T) {
 		t.Fatalf("the kept demo project does not read as a board: %v", b)
 	}
 }
+
+// A title or assignee carrying escape sequences reaches the kanban as `?`.
+func TestBoardCardsDropControlCharacters(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t, boardAnchor("features/evil\x1b[2J.md", "Assignee: \x1b]0;owned\x07mallory"))
+	r := fw(t, dir, "board", "--once", "--root", dir)
+	if r.code != exitOK || strings.ContainsAny(r.stdout, "\x1b\x07") || !strings.Contains(r.stdout, "evil?[2J") {
+		t.Fatalf("board --once with escape sequences in a plan: %q", r.stdout)
+	}
+}

@@ -9,24 +9,6 @@ import (
 	"fleetwatch/planfs"
 )
 
-func TestCleanDropsControlCharacters(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain title":               "plain title",
-		"evil\x1b]0;pwned\x07title": "evil?]0;pwned?title",
-		"tab\there\nnew":            "tab here new",
-		"c1\u009bcsi":               "c1?csi",
-		"del\x7f":                   "del?",
-		"ünïcödé ✓":                 "ünïcödé ✓",
-	} {
-		if got := clean(in); got != want {
-			t.Errorf("clean(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := cleanBlock("a\n\tb\x1b[2J"); got != "a\n\tb?[2J" {
-		t.Errorf("cleanBlock kept a control character: %q", got)
-	}
-}
-
 // A plan whose title and slug carry escape sequences is drawn without them.
 func TestEscapeSequencesInPlansNeverReachTheScreen(t *testing.T) {
 	p := newProject(t)

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 )
 
@@ -98,9 +99,9 @@ func (d *dialog) update(msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
 func (m *Model) dialogView(d *dialog, w, h int) []string {
 	width := min(w-4, 72)
 	var b strings.Builder
-	b.WriteString(m.st.Title.Render(clean(d.title)))
+	b.WriteString(m.st.Title.Render(termtext.Line(d.title)))
 	for _, line := range d.body {
-		b.WriteString("\n" + m.opt.Renderer.NewStyle().Width(width-4).Render(clean(line)))
+		b.WriteString("\n" + m.opt.Renderer.NewStyle().Width(width-4).Render(termtext.Line(line)))
 	}
 	if len(d.choices) > 0 {
 		b.WriteString("\n\n")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -76,14 +77,14 @@ func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
 		mark = m.st.Good.Render(mark)
 	}
 	b.WriteString(mark + " ")
-	plan := clean(l.Rel)
+	plan := termtext.Line(l.Rel)
 	if len(plan) > c.plan {
 		// Narrow: the plan's name says more than its lane.
 		plan = slugOf(plan)
 	}
-	b.WriteString(fit(plan, c.plan) + " " + fit(clean(l.AgentID), c.owner) + " ")
+	b.WriteString(fit(plan, c.plan) + " " + fit(termtext.Line(l.AgentID), c.owner) + " ")
 	if c.origin > 0 {
-		b.WriteString(fit(clean(l.Origin), c.origin) + " ")
+		b.WriteString(fit(termtext.Line(l.Origin), c.origin) + " ")
 	}
 	claimed := ""
 	if l.Corrupt == "" {
@@ -142,7 +143,7 @@ func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) st
 	if branch == "" {
 		branch = s.Branch
 	}
-	b.WriteString(fit(clean(s.AgentID), c.agent) + " " + fit(clean(branch), c.branch) + " " + fit(state, c.state) + " ")
+	b.WriteString(fit(termtext.Line(s.AgentID), c.agent) + " " + fit(termtext.Line(branch), c.branch) + " " + fit(state, c.state) + " ")
 	ahead := ""
 	if s.Exists && s.Err == "" {
 		ahead = "↑" + itoa(s.Ahead) + " ↓" + itoa(s.Behind)
@@ -155,7 +156,7 @@ func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) st
 	if s.Err != "" {
 		path = s.Err
 	}
-	b.WriteString(fit(clean(path), c.path))
+	b.WriteString(fit(termtext.Line(path), c.path))
 	return m.finish(b.String(), selected)
 }
 
@@ -189,7 +190,7 @@ func (m *Model) eventLine(e *planfs.Event, c eventCols, selected bool) string {
 	if ts, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
 		when = coarse(m.now - float64(ts.UnixNano())/1e9)
 	}
-	b.WriteString(fit(when, c.age) + " " + fit(clean(e.Event), c.event) + " " + fit(clean(e.Slug), c.slug) + " ")
+	b.WriteString(fit(when, c.age) + " " + fit(termtext.Line(e.Event), c.event) + " " + fit(termtext.Line(e.Slug), c.slug) + " ")
 	if c.move > 0 {
 		move := laneOf(e.From) + " → " + laneOf(e.To)
 		switch {
@@ -198,9 +199,9 @@ func (m *Model) eventLine(e *planfs.Event, c eventCols, selected bool) string {
 		case e.From == "":
 			move = "→ " + laneOf(e.To)
 		}
-		b.WriteString(fit(clean(move), c.move) + " ")
+		b.WriteString(fit(termtext.Line(move), c.move) + " ")
 	}
-	b.WriteString(fit(clean(e.AgentID), c.agent) + " " + fit(clean(e.Reason), c.reason))
+	b.WriteString(fit(termtext.Line(e.AgentID), c.agent) + " " + fit(termtext.Line(e.Reason), c.reason))
 	return m.finish(b.String(), selected)
 }
 

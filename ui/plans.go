@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 )
 
@@ -114,7 +115,7 @@ func depsText(r *model.BoardRow) (string, bool) {
 	case r.Deps.Met:
 		return "met", true
 	}
-	return "UNMET " + clean(model.UnmetList(r.Deps)), false
+	return "UNMET " + termtext.Line(model.UnmetList(r.Deps)), false
 }
 
 // whoText names who holds the plan: the lease owner and time left, or the
@@ -125,12 +126,12 @@ func whoText(r *model.BoardRow, now float64) (string, int) {
 	case l != nil && l.Corrupt != "":
 		return "lease unreadable", -1
 	case l != nil && l.Active(now):
-		return clean(l.AgentID) + " " + span(l.ExpiresAt-now), 1
+		return termtext.Line(l.AgentID) + " " + span(l.ExpiresAt-now), 1
 	case l != nil:
-		return "EXPIRED " + clean(l.AgentID), -1
+		return "EXPIRED " + termtext.Line(l.AgentID), -1
 	}
 	if p := r.Person(); p != "" {
-		return "@" + clean(p), 0
+		return "@" + termtext.Line(p), 0
 	}
 	return "", 0
 }
@@ -162,13 +163,13 @@ func (m *Model) planLine(r *model.BoardRow, c planCols, selected bool) string {
 		}
 		return style(s, m.st.Dim.Render)
 	}
-	b.WriteString(dimIf(fit(clean(r.Plan.Slug), c.slug)) + " ")
+	b.WriteString(dimIf(fit(termtext.Line(r.Plan.Slug), c.slug)) + " ")
 	if c.title > 0 {
-		b.WriteString(dimIf(fit(clean(r.Plan.Header.Title), c.title)) + " ")
+		b.WriteString(dimIf(fit(termtext.Line(r.Plan.Header.Title), c.title)) + " ")
 	}
 	b.WriteString(fit(r.Plan.Header.Priority, c.pri) + " " + fit(valueShort(r.Plan.Header.Value), c.val) + " ")
 	if p := r.Person(); p != "" && r.Plan.Lane.Ready() {
-		b.WriteString(style(fit("person: "+clean(p), 4*(c.tier+1)-1), m.st.Warn.Render) + " ")
+		b.WriteString(style(fit("person: "+termtext.Line(p), 4*(c.tier+1)-1), m.st.Warn.Render) + " ")
 	} else {
 		for k := range model.Tiers {
 			s, ok := tierCell(r, k, c.tier)

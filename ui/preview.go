@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/glamour/ansi"
 	"github.com/charmbracelet/glamour/styles"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/planfs"
 )
 
@@ -50,7 +51,7 @@ func renderPreviewCmd(t *planfs.Tree, rel, key, style string, width, seq int) te
 			text = strings.ToValidUTF8(text[:previewMax], "")
 			cut = true
 		}
-		text = cleanBlock(text)
+		text = termtext.Block(text)
 		r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(max(20, width)))
 		if err != nil {
 			return previewMsg{seq: seq, key: key, err: err}

@@ -67,15 +67,3 @@ func TestReviewRankCellsAreNotCut(t *testing.T) {
 		t.Errorf("rank numbers are cut on screen:\n%s", v)
 	}
 }
-
-// clean lets bidirectional controls through (U+202E RIGHT-TO-LEFT
-// OVERRIDE and friends): on a terminal that does bidi they reorder the
-// rest of the line, so a plan title can make what follows read differently.
-func TestReviewCleanDropsBidiControls(t *testing.T) {
-	for _, r := range []rune{0x202a, 0x202b, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x200e, 0x200f} {
-		s := clean("abc" + string(r) + "def")
-		if strings.ContainsRune(s, r) {
-			t.Errorf("clean kept U+%04X", r)
-		}
-	}
-}

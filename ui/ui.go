@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -241,7 +242,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) setStatus(s string, isErr bool) {
-	m.status, m.statusErr = clean(s), isErr
+	m.status, m.statusErr = termtext.Line(s), isErr
 }
 
 // requestLoad starts a scan, or asks for one more when a scan is running,

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 )
 
@@ -54,9 +55,9 @@ func (m *Model) ink(line string) string {
 }
 
 func (m *Model) headerLine() string {
-	left := " fleetwatch · " + clean(baseName(m.opt.Tree.Project))
+	left := " fleetwatch · " + termtext.Line(baseName(m.opt.Tree.Project))
 	if !m.wide {
-		left = " " + clean(baseName(m.opt.Tree.Project))
+		left = " " + termtext.Line(baseName(m.opt.Tree.Project))
 	}
 	// A problem comes before the counts, so a narrow header still shows it.
 	if m.problem != "" || m.loadErr != nil {
@@ -64,7 +65,7 @@ func (m *Model) headerLine() string {
 		if m.loadErr != nil {
 			p = m.loadErr.Error()
 		}
-		warn := " · ⚠ " + clean(p)
+		warn := " · ⚠ " + termtext.Line(p)
 		if !m.plain {
 			warn = m.st.Bad.Render(warn)
 		}
@@ -264,7 +265,7 @@ func (m *Model) laneStrip() string {
 func (m *Model) previewBox(h int) []string {
 	title := "preview"
 	if r := m.selectedPlan(); r != nil {
-		title = clean(r.Plan.Rel)
+		title = termtext.Line(r.Plan.Rel)
 	}
 	hint := ""
 	if m.pv.vp.TotalLineCount() > m.pv.vp.Height {
@@ -280,7 +281,7 @@ func (m *Model) previewBox(h int) []string {
 func (m *Model) fullPreview(h int) []string {
 	title := "preview"
 	if m.pv.rel != "" {
-		title = clean(m.pv.rel)
+		title = termtext.Line(m.pv.rel)
 	}
 	head := " " + m.st.Title.Render(title) + m.st.Dim.Render("  ↑/↓ scroll · esc back")
 	lines := strings.Split(m.pv.vp.View(), "\n")
@@ -291,11 +292,11 @@ func (m *Model) fullPreview(h int) []string {
 }
 
 func (m *Model) warningLine(w *model.Warning, selected bool) string {
-	text := "⚠ " + clean(w.File)
+	text := "⚠ " + termtext.Line(w.File)
 	if w.Line > 0 {
 		text += ":" + itoa(w.Line)
 	}
-	text += ": " + clean(w.Message)
+	text += ": " + termtext.Line(w.Message)
 	if !selected && !m.plain {
 		text = m.st.Warn.Render(text)
 	}
