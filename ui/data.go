@@ -16,7 +16,8 @@ const eventsShown = 500
 // data is one refresh of everything the screen shows about the tree.
 type data struct {
 	board  *model.Board
-	now    float64 // Unix seconds the board was judged at
+	now    float64         // Unix seconds the board was judged at
+	rels   map[string]bool // every plan's rel, for questions asked per key press
 	events []planfs.Event
 	// eventsErr is why the event log could not be read; the rest still shows.
 	eventsErr error
@@ -38,6 +39,15 @@ type changeMsg planfs.Change
 // tickMsg drives lease countdowns; it runs only while leases exist.
 type tickMsg time.Time
 
+// newData indexes a board judged at now.
+func newData(b *model.Board, now float64) *data {
+	d := &data{board: b, now: now, rels: make(map[string]bool, len(b.Rows))}
+	for i := range b.Rows {
+		d.rels[b.Rows[i].Plan.Rel] = true
+	}
+	return d
+}
+
 // loadCmd scans the tree (re-reading only changed files) and judges it for
 // every tier.
 func loadCmd(t *planfs.Tree) tea.Cmd {
@@ -47,7 +57,7 @@ func loadCmd(t *planfs.Tree) tea.Cmd {
 			return loadedMsg{err: err}
 		}
 		now := t.NowSeconds()
-		d := &data{now: now, board: model.NewBoard(snap, model.Options{Now: now, History: t.History()})}
+		d := newData(model.NewBoard(snap, model.Options{Now: now, History: t.History()}), now)
 		d.events, d.eventsErr = t.RecentEvents(eventsShown)
 		return loadedMsg{d: d}
 	}

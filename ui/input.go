@@ -269,15 +269,7 @@ func (m *Model) takes(l *model.Lease, what string) []string {
 
 // planExists reports whether the latest scan saw a plan at rel.
 func (m *Model) planExists(rel string) bool {
-	if m.d == nil {
-		return false
-	}
-	for i := range m.d.board.Rows {
-		if m.d.board.Rows[i].Plan.Rel == rel {
-			return true
-		}
-	}
-	return false
+	return m.d != nil && m.d.rels[rel]
 }
 
 // ask opens a dialog about rel whose action is only taken if rel's lease is
