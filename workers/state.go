@@ -2,18 +2,43 @@ package workers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"fleetwatch/internal/atomicfile"
 )
 
 // StateDir holds one JSON file per worker, relative to the project; the
-// worker driver writes them (var/ is git-ignored), watch status reads them.
+// worker driver writes them (var/ is git-ignored), watch status and the UI
+// read them.
 const StateDir = "var/fleet/workers"
+
+// LogDir holds one log file per worker, relative to the project: the
+// executor's output and the driver's own lines, timestamped.
+const LogDir = "var/fleet/logs"
+
+// Worker states as the driver records them.
+const (
+	StateRunning = "running"
+	StateExited  = "exited"
+)
+
+// StatePath is agentID's state file in project.
+func StatePath(project, agentID string) string {
+	return filepath.Join(project, filepath.FromSlash(StateDir), SafeID(agentID)+".json")
+}
+
+// LogPath is agentID's log file in project.
+func LogPath(project, agentID string) string {
+	return filepath.Join(project, filepath.FromSlash(LogDir), SafeID(agentID)+".log")
+}
 
 // State is one worker's state file: who it is, what it holds, how its last
 // run went.
@@ -29,6 +54,14 @@ type State struct {
 	LastHeartbeat Stamp  `json:"last_heartbeat"`
 	State         string `json:"state"`
 	ExitCode      *int   `json:"exit_code"`
+	// Host is where PID runs: a pid means nothing on another machine.
+	Host string `json:"host,omitempty"`
+	// HeartbeatEvery is the driver's heartbeat interval in seconds; a
+	// running worker silent for two of them is stale.
+	HeartbeatEvery float64 `json:"heartbeat_every,omitempty"`
+	Endpoint       string  `json:"endpoint,omitempty"`
+	// Note says why the worker exited or what it is doing, in a few words.
+	Note string `json:"note,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }
@@ -36,6 +69,14 @@ type State struct {
 // Stamp is a time written either as Unix seconds (as leases are) or as an
 // RFC 3339 string; zero when absent.
 type Stamp struct{ time.Time }
+
+// MarshalJSON writes RFC 3339 in UTC, or null when zero.
+func (s Stamp) MarshalJSON() ([]byte, error) {
+	if s.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(s.UTC().Format(time.RFC3339Nano))
+}
 
 // UnmarshalJSON takes a number of seconds or an RFC 3339 string.
 func (s *Stamp) UnmarshalJSON(b []byte) error {
@@ -57,6 +98,20 @@ func (s *Stamp) UnmarshalJSON(b []byte) error {
 	}
 	s.Time = t
 	return nil
+}
+
+// WriteState replaces st's state file atomically, so a reader never sees
+// half of one.
+func WriteState(project string, st State) error {
+	p := StatePath(project, st.AgentID)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(p, append(data, '\n'), 0o644)
 }
 
 // ReadStates reads every state file of project, by agent id. A file that
@@ -82,4 +137,48 @@ func ReadStates(project string) (states []State, problems []string) {
 	}
 	sort.Slice(states, func(i, j int) bool { return states[i].AgentID < states[j].AgentID })
 	return states, problems
+}
+
+// Health is what a state file says about a worker once time and the process
+// table are taken into account.
+type Health string
+
+const (
+	Live   Health = "live"   // running and heartbeating
+	Stale  Health = "stale"  // running, but no heartbeat for two intervals
+	Dead   Health = "dead"   // says running, but its process is gone
+	Exited Health = "exited" // finished and said so
+)
+
+// Health judges st at now. A pid is only checked when st was written on
+// this host; elsewhere a silent worker can only be stale.
+func (st State) Health(now time.Time) Health {
+	if st.State != StateRunning {
+		return Exited
+	}
+	if st.PID > 0 && st.Host == hostname() && !processAlive(st.PID) {
+		return Dead
+	}
+	every := st.HeartbeatEvery
+	if every <= 0 {
+		every = 60
+	}
+	last := st.LastHeartbeat.Time
+	if last.IsZero() {
+		last = st.Started.Time
+	}
+	if now.Sub(last).Seconds() > 2*every {
+		return Stale
+	}
+	return Live
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
