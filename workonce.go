@@ -1,15 +1,23 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -27,6 +35,10 @@ type workOnce struct {
 	slug, path                           string
 	run, recover, returnReady, ensureWT  bool
 	release, heartbeat, park, targetLane string
+
+	stopGrace time.Duration
+
+	unfixed []model.Warning // scan problems repair could not fix
 }
 
 func runWorkOnce(args []string, stdout, stderr io.Writer) int {
@@ -55,6 +67,7 @@ func runWorkOnce(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&w.returnReady, "return-ready", false, "return the --path/--slug plan to a ready lane")
 	fs.StringVar(&w.targetLane, "target-lane", "", "with --return-ready: bugs or features")
 	fs.BoolVar(&w.ensureWT, "ensure-worktree", false, "create this agent's git worktree for the claim")
+	fs.DurationVar(&w.stopGrace, "stop-grace", workers.DefaultGrace, "with --run: how long a stopped agent gets between SIGTERM and SIGKILL")
 	fs.Bool("print-only", false, "accepted for anchor compatibility; does nothing")
 	pos, code := parseFlags(fs, args, stdout, stderr)
 	if code >= 0 {
@@ -76,8 +89,10 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "--json needs --list")
 	case w.slug != "" && w.path != "":
 		return fail(stderr, exitError, "give --slug or --path, not both")
-	case w.run:
-		return fail(stderr, exitError, "--run is not available yet: claim with --once and hand the printed path to your agent")
+	case w.stopGrace <= 0:
+		return fail(stderr, exitError, "--stop-grace must be positive, not %v", w.stopGrace)
+	case w.run && w.list:
+		return fail(stderr, exitError, "--run cannot be combined with --list")
 	}
 	if w.park != "" {
 		if _, err := lane(w.park, "park", model.Lane.Parked, "ambiguous or blocked"); err != nil {
@@ -108,100 +123,258 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	case w.park != "" || w.returnReady:
 		return w.doParkOrReturn(t, stdout, stderr)
 	}
-	worker, err := w.worker(t)
+	worker, ep, err := w.worker(t)
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
+	snap, code := w.scan(t, stderr)
+	if code >= 0 {
+		return code
+	}
+	opt := w.options(t)
+	if w.list {
+		rows := model.Decide(snap, worker, opt)
+		if w.jsonOut {
+			return printListJSON(stdout, stderr, snap, w.unfixed, rows, worker, opt.Now)
+		}
+		printListTSV(stdout, stderr, snap, rows, worker, opt.Now)
+		return exitOK
+	}
+	return w.claimLoop(t, snap, worker, ep, stdout, stderr)
+}
+
+// scan reads the tree and repairs what dead claimers left half done; code
+// is -1 when it went well.
+func (w *workOnce) scan(t *planfs.Tree, stderr io.Writer) (*model.Snapshot, int) {
 	snap, err := t.Scan()
 	if err != nil {
-		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+		return nil, fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 	}
 	repairs := t.Repair(snap)
 	for _, n := range repairs.Unfixed {
 		fmt.Fprintf(stderr, "fleetwatch: warning: %s: %s\n", n.File, n.Message)
 	}
+	w.unfixed = repairs.Unfixed
 	if len(repairs.Fixed) > 0 {
 		for _, n := range repairs.Fixed {
 			fmt.Fprintln(stderr, "fleetwatch: repair: "+n)
 		}
 		if snap, err = t.Scan(); err != nil {
-			return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+			return nil, fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 		}
 	}
-	opt := model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, Now: t.NowSeconds(), History: t.History()}
-	if w.list {
-		rows := model.Decide(snap, worker, opt)
-		if w.jsonOut {
-			return printListJSON(stdout, stderr, snap, repairs.Unfixed, rows, worker, opt.Now)
+	return snap, -1
+}
+
+func (w *workOnce) options(t *planfs.Tree) model.Options {
+	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, Now: t.NowSeconds(), History: t.History()}
+}
+
+// claimLoop claims up to --max-plans plans. Without --run it claims them
+// in a row and prints their paths, as anchor does. With --run it hands each
+// to the executor before claiming the next, and stops at the first that
+// does not end well. Either way the worker's state file and log say what
+// happened.
+func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, ep registry.Endpoint, stdout, stderr io.Writer) int {
+	var argv []string
+	port := 0
+	if w.run {
+		var err error
+		if argv, err = w.executor(t, ep); err != nil {
+			return fail(stderr, exitError, "--run: %v", err)
 		}
-		printListTSV(stdout, stderr, snap, rows, worker, opt.Now)
-		return exitOK
+		if port, err = assignPort(t.Project, worker.AgentID); err != nil {
+			return fail(stderr, exitError, "--run: %v", err)
+		}
 	}
-	if w.slug != "" || w.path != "" {
-		return w.claimNamed(t, snap, worker, opt, stdout, stderr)
+	var echo io.Writer
+	if w.run && isTerminal(stderr) {
+		echo = stderr
 	}
+	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace}
+	if err := workers.Start(d, echo); err != nil {
+		if w.run {
+			return fail(stderr, exitError, "--run: %v", err)
+		}
+		// A claim-only worker can do without its state file.
+		fmt.Fprintf(stderr, "fleetwatch: warning: %v\n", err)
+		d = nil
+	}
+	ctx, stop := stopContext()
+	defer stop()
+	code, note := w.claimEach(ctx, t, snap, worker, d, port, stdout, stderr)
+	if d != nil {
+		d.Finish(code, note)
+	}
+	return code
+}
+
+func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Snapshot, worker model.Worker, d *workers.Driver, port int, stdout, stderr io.Writer) (int, string) {
 	skip := map[string]bool{}
-	claimed := 0
+	claimed, worked := 0, 0
 	for claimed < w.maxPlans {
-		rel, err := t.ClaimNext(snap, worker, opt, w.ttl, skip)
-		if err != nil {
-			return fail(stderr, exitError, "%v", err)
+		if ctx.Err() != nil {
+			return exitError, "stopped before claiming: " + context.Cause(ctx).Error()
 		}
-		if rel == "" {
-			break
+		var rel string
+		if w.slug != "" || w.path != "" {
+			var code int
+			if rel, code = w.claimNamed(t, snap, worker, stdout, stderr); code != exitOK {
+				return code, "could not claim the named plan"
+			}
+		} else {
+			var err error
+			if w.run && claimed > 0 {
+				// Time has passed and the tree has moved on: look again.
+				var code int
+				if snap, code = w.scan(t, stderr); code >= 0 {
+					return code, "cannot read the tree"
+				}
+			}
+			if rel, err = t.ClaimNext(snap, worker, w.options(t), w.ttl, skip); err != nil {
+				return fail(stderr, exitError, "%v", err), err.Error()
+			}
+			if rel == "" {
+				break
+			}
+			fmt.Fprintln(stdout, t.Abs(rel))
 		}
 		claimed++
-		fmt.Fprintln(stdout, t.Abs(rel))
-		if code := w.worktreeFor(t, rel, stdout, stderr); code != exitOK {
-			return code
+		if d != nil {
+			d.Claimed(rel)
+		}
+		wt, code := w.worktreeFor(t, rel, stdout, stderr)
+		if code != exitOK {
+			return code, "no worktree for " + rel
+		}
+		if !w.run {
+			if w.slug != "" || w.path != "" {
+				break
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			reason := "driver stopped: " + context.Cause(ctx).Error()
+			if _, err := t.ReleaseBecause(rel, worker.AgentID, reason, false); err != nil {
+				return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, err), reason
+			}
+			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
+		}
+		out := d.Run(ctx, workers.Job{Rel: rel, Worktree: wt, Port: port})
+		if !out.OK() {
+			return fail(stderr, exitError, "%s", out.Note), out.Note
+		}
+		fmt.Fprintln(stdout, t.Abs(out.Plan))
+		worked++
+		if w.slug != "" || w.path != "" {
+			break
 		}
 	}
-	if claimed == 0 {
-		return exitNothing
+	switch {
+	case claimed == 0:
+		return exitNothing, "nothing to claim"
+	case w.run:
+		return exitOK, fmt.Sprintf("worked %d plan(s)", worked)
 	}
-	return exitOK
+	return exitOK, fmt.Sprintf("claimed %d plan(s)", claimed)
+}
+
+// executor is the command line --run hands each plan to: the endpoint's
+// command, else the registry's executor. The registry is --registry, else
+// <root>/endpoints.yaml.
+func (w *workOnce) executor(t *planfs.Tree, ep registry.Endpoint) ([]string, error) {
+	argv := ep.Command
+	regPath := w.registryPath(t)
+	if argv == nil {
+		reg, err := registry.Load(regPath)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && w.registry == "":
+			return nil, fmt.Errorf("no executor: create %s with `executor: [your-agent, \"{plan}\"]`", regPath)
+		case err != nil:
+			return nil, err
+		}
+		argv = reg.Executor
+	}
+	if argv == nil {
+		where := regPath
+		if ep.Name != "" {
+			where = fmt.Sprintf("%s (or `command:` on endpoint %s)", regPath, ep.Name)
+		}
+		return nil, fmt.Errorf("no executor: add `executor: [your-agent, \"{plan}\"]` to %s", where)
+	}
+	return workers.CheckExecutor(argv, t.Project)
+}
+
+func (w *workOnce) registryPath(t *planfs.Tree) string {
+	if w.registry != "" {
+		return w.registry
+	}
+	return filepath.Join(t.Project, "endpoints.yaml")
+}
+
+// stopContext ends when the driver is told to stop (SIGTERM, SIGINT,
+// SIGHUP), with the signal's name as its cause.
+func stopContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	go func() {
+		select {
+		case sig := <-ch:
+			cancel(errors.New(unix.SignalName(sig.(syscall.Signal))))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+	}
+}
+
+// assignPort gives the agent its port for {port}.
+var assignPort = func(project, agent string) (int, error) { return 0, nil }
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // worker settles who is asking. The model name is --model or the endpoint's
 // model, never the agent id (anchor's agent id `a` matched every model name).
-func (w *workOnce) worker(t *planfs.Tree) (model.Worker, error) {
+func (w *workOnce) worker(t *planfs.Tree) (model.Worker, registry.Endpoint, error) {
 	tierWord, modelName := w.tier, w.modelName
+	var ep registry.Endpoint
 	if w.endpoint != "" {
-		regPath := w.registry
-		if regPath == "" {
-			regPath = filepath.Join(t.Project, "endpoints.yaml")
-		}
-		reg, err := registry.Load(regPath)
+		reg, err := registry.Load(w.registryPath(t))
 		if err != nil {
-			return model.Worker{}, err
+			return model.Worker{}, ep, err
 		}
-		ep, err := reg.Lookup(w.endpoint)
-		if err != nil {
-			return model.Worker{}, err
+		if ep, err = reg.Lookup(w.endpoint); err != nil {
+			return model.Worker{}, ep, err
 		}
 		if tierWord == "" {
 			tierWord = ep.Tier
 			if _, err := model.ParseTier(tierWord); err != nil {
-				return model.Worker{}, fmt.Errorf("%s:%d: endpoint %s: %v", reg.Path, ep.TierLine, ep.Name, err)
+				return model.Worker{}, ep, fmt.Errorf("%s:%d: endpoint %s: %v", reg.Path, ep.TierLine, ep.Name, err)
 			}
 		}
 		if modelName == "" {
 			modelName = ep.Model
 		}
 	} else if w.registry != "" {
-		return model.Worker{}, errors.New("--registry needs --endpoint")
+		return model.Worker{}, ep, errors.New("--registry needs --endpoint")
 	}
 	if tierWord == "" {
 		tierWord = "mid"
 	}
 	tier, err := model.ParseTier(tierWord)
 	if err != nil {
-		return model.Worker{}, fmt.Errorf("--tier: %v", err)
+		return model.Worker{}, ep, fmt.Errorf("--tier: %v", err)
 	}
 	if strings.TrimSpace(w.agent) == "" {
-		return model.Worker{}, errors.New("--agent-id must not be empty")
+		return model.Worker{}, ep, errors.New("--agent-id must not be empty")
 	}
-	return model.Worker{AgentID: w.agent, Tier: tier, Model: modelName}, nil
+	return model.Worker{AgentID: w.agent, Tier: tier, Model: modelName}, ep, nil
 }
 
 // target resolves --slug/--path for the verbs that act on a named plan; a
@@ -300,51 +473,52 @@ func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int 
 // claimNamed claims (or resumes) the plan named by --slug or --path. Being
 // refused a plan (a person's, unmet dependencies, lost to another worker) is
 // exit 1, anything else exit 2.
-func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, opt model.Options, stdout, stderr io.Writer) int {
+func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, stdout, stderr io.Writer) (string, int) {
+	opt := w.options(t)
 	var rel string
 	var err error
 	if w.path != "" {
 		cwd, _ := os.Getwd()
 		if rel, err = t.ResolvePath(w.path, cwd); err != nil {
-			return fail(stderr, exitError, "--path %v", err)
+			return "", fail(stderr, exitError, "--path %v", err)
 		}
 	} else if rel, err = planfs.ResolveNamed(snap, w.slug, worker.AgentID, opt.Now); err != nil {
 		if errors.Is(err, planfs.ErrNotFound) {
-			return fail(stderr, exitNothing, "--slug: %v", err)
+			return "", fail(stderr, exitNothing, "--slug: %v", err)
 		}
-		return fail(stderr, exitError, "--slug: %v", err)
+		return "", fail(stderr, exitError, "--slug: %v", err)
 	}
 	dst, warning, err := t.ClaimNamed(snap, rel, worker, opt, w.allowAssigned, w.ttl)
 	switch {
 	case errors.Is(err, planfs.ErrAssigned):
-		return fail(stderr, exitNothing, "%v (--allow-assigned overrides)", err)
+		return "", fail(stderr, exitNothing, "%v (--allow-assigned overrides)", err)
 	case errors.Is(err, planfs.ErrDepsUnmet), errors.Is(err, planfs.ErrClaimed), errors.Is(err, planfs.ErrNotFound):
-		return fail(stderr, exitNothing, "%v", err)
+		return "", fail(stderr, exitNothing, "%v", err)
 	case errors.Is(err, planfs.ErrNoLease):
-		return fail(stderr, exitError, "%v (--recover takes it over)", err)
+		return "", fail(stderr, exitError, "%v (--recover takes it over)", err)
 	case err != nil:
-		return fail(stderr, exitError, "%v", err)
+		return "", fail(stderr, exitError, "%v", err)
 	}
 	if warning != "" {
 		fmt.Fprintln(stderr, "fleetwatch: warning: "+warning)
 	}
 	fmt.Fprintln(stdout, t.Abs(dst))
-	return w.worktreeFor(t, dst, stdout, stderr)
+	return dst, exitOK
 }
 
 // worktreeFor gives the agent its git worktree on the claimed plan's feature
 // branch when --ensure-worktree asks for one, printing anchor's KEY=value
 // lines. A failure is exit 2 and the plan stays claimed.
-func (w *workOnce) worktreeFor(t *planfs.Tree, rel string, stdout, stderr io.Writer) int {
+func (w *workOnce) worktreeFor(t *planfs.Tree, rel string, stdout, stderr io.Writer) (string, int) {
 	if !w.ensureWT {
-		return exitOK
+		return "", exitOK
 	}
 	wt, err := workers.Ensure(t.Project, w.agent, model.SlugOf(path.Base(rel)))
 	if err != nil {
-		return fail(stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, rel)
+		return "", fail(stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, rel)
 	}
 	fmt.Fprintf(stdout, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", wt.Path, wt.Branch, wt.Integration)
-	return exitOK
+	return wt.Path, exitOK
 }
 
 func depsCell(h model.Header, d model.DepStatus) string {

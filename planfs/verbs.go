@@ -176,6 +176,12 @@ func (t *Tree) originLane(rel string, lease *model.Lease, fallback model.Lane) m
 // lane it was claimed from (anchor leaves it stranded in in-progress); a
 // ready-path lease is simply dropped. It returns where the plan is now.
 func (t *Tree) Release(rel, agent string, force bool) (string, error) {
+	return t.ReleaseBecause(rel, agent, "", force)
+}
+
+// ReleaseBecause is Release with the reason recorded in the event log, for
+// a worker that gives a plan back (stopped, or its agent could not start).
+func (t *Tree) ReleaseBecause(rel, agent, reason string, force bool) (string, error) {
 	lane, name, err := SplitRel(rel)
 	if err != nil {
 		return "", err
@@ -191,7 +197,7 @@ func (t *Tree) Release(rel, agent string, force bool) (string, error) {
 			return "", planErr(rel, ErrNoLease, "no lease")
 		}
 		t.removeLeaseIf(rel, lease)
-		t.appendEvent(Event{Event: "release", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: agent})
+		t.appendEvent(Event{Event: "release", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: agent, Reason: reason})
 		return rel, nil
 	}
 	if lane != model.InProgress {
@@ -205,7 +211,7 @@ func (t *Tree) Release(rel, agent string, force bool) (string, error) {
 			return "", planErr(rel, ErrNoLease, "no lease (use return to send it back)")
 		}
 		return t.originLane(rel, lease, model.Features), nil
-	}, agent, force, "release:moved", Event{Event: "release", AgentID: agent})
+	}, agent, force, "release:moved", Event{Event: "release", AgentID: agent, Reason: reason})
 }
 
 // Recover takes over rel for agent when its lease is expired, unreadable or

@@ -104,6 +104,9 @@ func (s *Stamp) UnmarshalJSON(b []byte) error {
 // half of one.
 func WriteState(project string, st State) error {
 	p := StatePath(project, st.AgentID)
+	if err := fleetDir(project); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}

@@ -1,0 +1,404 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"fleetwatch/internal/gitenv"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// DefaultGrace is how long a stopped executor gets between SIGTERM and
+// SIGKILL.
+const DefaultGrace = 10 * time.Second
+
+// Placeholders are the values an executor command line may use, as {plan}
+// {worktree} {agent_id} {model} {base_url} {port} {slug}, and that reach
+// the executor as FLEET_PLAN, FLEET_WORKTREE, ... in its environment.
+type Placeholders struct {
+	Plan, Worktree, AgentID, Model, BaseURL, Slug string
+	Port                                          int
+}
+
+func (p Placeholders) pairs() [][2]string {
+	port := ""
+	if p.Port > 0 {
+		port = strconv.Itoa(p.Port)
+	}
+	return [][2]string{
+		{"plan", p.Plan}, {"worktree", p.Worktree}, {"agent_id", p.AgentID}, {"model", p.Model},
+		{"base_url", p.BaseURL}, {"port", port}, {"slug", p.Slug},
+	}
+}
+
+// Expand fills the placeholders in each word of argv in one pass, so a value
+// that itself contains `{slug}` is never expanded again. Each word stays one
+// argument whatever the values hold: no shell ever sees them.
+func (p Placeholders) Expand(argv []string) []string {
+	var old []string
+	for _, kv := range p.pairs() {
+		old = append(old, "{"+kv[0]+"}", kv[1])
+	}
+	r := strings.NewReplacer(old...)
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = r.Replace(a)
+	}
+	return out
+}
+
+// Env is the FLEET_* variables for p.
+func (p Placeholders) Env() []string {
+	var out []string
+	for _, kv := range p.pairs() {
+		out = append(out, "FLEET_"+strings.ToUpper(kv[0])+"="+kv[1])
+	}
+	return out
+}
+
+// CheckExecutor makes sure argv can be started before a plan is claimed for
+// it: a command with a slash is taken from dir when relative and must exist;
+// a bare name must be on PATH. It returns argv with its program resolved.
+func CheckExecutor(argv []string, dir string) ([]string, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("the executor command is empty")
+	}
+	out := append([]string(nil), argv...)
+	prog := argv[0]
+	if strings.Contains(prog, "{") {
+		return out, nil // names a placeholder; checked when it is started
+	}
+	if strings.Contains(prog, "/") {
+		if !filepath.IsAbs(prog) {
+			prog = filepath.Join(dir, prog)
+		}
+		fi, err := os.Stat(prog)
+		if err != nil {
+			return nil, fmt.Errorf("executor %s: %v", argv[0], errText(err))
+		}
+		if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+			return nil, fmt.Errorf("executor %s: not an executable file", argv[0])
+		}
+		out[0] = prog
+		return out, nil
+	}
+	p, err := exec.LookPath(prog)
+	if err != nil {
+		return nil, fmt.Errorf("executor %s: not found on PATH", prog)
+	}
+	out[0] = p
+	return out, nil
+}
+
+// Driver is the loop around one worker's coding agent: it runs the
+// executor on each claimed plan, keeps the lease alive while the executor
+// runs (the heartbeat comes from here, never from the model), logs
+// everything to var/fleet/logs/<agent>.log and keeps the worker's state file
+// current.
+type Driver struct {
+	Tree     *planfs.Tree
+	Worker   model.Worker
+	Endpoint string
+	BaseURL  string
+	Argv     []string // executor template; nil for a claim-only worker
+	TTL      float64
+	Grace    time.Duration
+	Log      *Log
+
+	state State
+}
+
+// Start records the worker as running and opens its log. echo, when not
+// nil, also receives every log line's text.
+func Start(d *Driver, echo io.Writer) error {
+	if d.Grace <= 0 {
+		d.Grace = DefaultGrace
+	}
+	log, err := OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
+	if err != nil {
+		return fmt.Errorf("worker log: %v", errText(err))
+	}
+	d.Log = log
+	now := d.Tree.Now()
+	d.state = State{
+		PID: os.Getpid(), Host: hostname(), AgentID: d.Worker.AgentID, Tier: d.Worker.Tier.String(),
+		Model: d.Worker.Model, Endpoint: d.Endpoint, Started: Stamp{now}, LastHeartbeat: Stamp{now},
+		State: StateRunning, HeartbeatEvery: d.heartbeatEvery().Seconds(),
+	}
+	if d.Argv == nil {
+		d.state.Note = "claiming"
+	}
+	d.Log.Printf("start pid %d agent %s tier %s model %q", d.state.PID, d.Worker.AgentID, d.Worker.Tier, d.Worker.Model)
+	return d.save()
+}
+
+func (d *Driver) heartbeatEvery() time.Duration {
+	return time.Duration(d.TTL / 3 * float64(time.Second))
+}
+
+func (d *Driver) save() error {
+	if err := WriteState(d.Tree.Project, d.state); err != nil {
+		d.Log.Printf("cannot write state file: %v", errText(err))
+		return err
+	}
+	return nil
+}
+
+// Claimed records a claim made for a claim-only run.
+func (d *Driver) Claimed(rel string) {
+	d.Log.Printf("claimed %s", rel)
+	d.state.Plan = rel
+	d.save()
+}
+
+// Finish records the worker as exited with code and a short note, and
+// closes the log.
+func (d *Driver) Finish(code int, note string) {
+	d.state.State = StateExited
+	d.state.ExitCode = &code
+	d.state.Note = note
+	d.state.LastHeartbeat = Stamp{d.Tree.Now()}
+	d.Log.Printf("exit %d: %s", code, note)
+	d.save()
+	d.Log.Close()
+}
+
+// Job is one claimed plan to hand to the executor.
+type Job struct {
+	Rel      string // the claimed plan, in in-progress/
+	Worktree string // where the executor runs; the project root when ""
+	Port     int
+}
+
+// Outcome is how a job ended.
+type Outcome struct {
+	Code    int    // the executor's exit status; -1 when it never ran or died by a signal
+	Plan    string // where the plan is now ("" when it could not be found)
+	Stopped bool   // the driver was told to stop: the executor was stopped and the plan released
+	Lost    string // why the lease was lost mid-run, when it was
+	Note    string // a few words for the state file and the operator
+}
+
+// OK reports whether the plan was worked and handed on.
+func (o Outcome) OK() bool { return o.Code == 0 && !o.Stopped && o.Lost == "" }
+
+// Run hands job's plan to the executor and waits for it. While it runs the
+// lease is renewed every TTL/3. Exit 0 moves the plan to review-needed/
+// unless the executor moved it itself; any other exit leaves it claimed and
+// stops the heartbeat, so the lease runs out. When ctx ends (SIGTERM to the
+// driver) the executor gets SIGTERM, then SIGKILL after the grace, and the
+// plan goes back to the lane it came from.
+func (d *Driver) Run(ctx context.Context, job Job) Outcome {
+	agent := d.Worker.AgentID
+	dir := job.Worktree
+	if dir == "" {
+		dir = d.Tree.Project
+	}
+	ph := Placeholders{
+		Plan: d.Tree.Abs(job.Rel), Worktree: dir, AgentID: agent, Model: d.Worker.Model,
+		BaseURL: d.BaseURL, Slug: model.SlugOf(path.Base(job.Rel)), Port: job.Port,
+	}
+	argv := ph.Expand(d.Argv)
+	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
+	d.state.Note = "running " + filepath.Base(argv[0])
+	d.save()
+
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = gitenv.Env(ph.Env()...)
+	out, errw := d.Log.writer(StreamOut), d.Log.writer(StreamErr)
+	cmd.Stdout, cmd.Stderr = out, errw
+	// Its own process group, so stopping it reaches every process the agent
+	// started; and it hears of the driver's death instead of working on with
+	// nobody renewing its lease.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// A grandchild holding stdout open must not keep the driver waiting.
+	cmd.WaitDelay = 5 * time.Second
+	d.Log.Printf("run %s in %s (port %d)", quoteArgv(argv), dir, job.Port)
+	if err := cmd.Start(); err != nil {
+		reason := "executor did not start: " + errText(err)
+		d.Log.Printf("%s", reason)
+		return d.giveBack(job.Rel, reason, Outcome{Code: -1, Note: reason})
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	beat := time.NewTicker(d.heartbeatEvery())
+	defer beat.Stop()
+	renewing := true
+	for {
+		select {
+		case err := <-done:
+			out.flush()
+			errw.flush()
+			// Whatever the agent left running (a dev server on its port)
+			// goes with it.
+			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			return d.finished(job.Rel, exitStatus(err, cmd), renewing)
+		case <-beat.C:
+			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
+			d.save()
+			if !renewing {
+				continue
+			}
+			lost, keep := d.heartbeat(job.Rel)
+			renewing = keep
+			if lost != "" {
+				d.Log.Printf("lease lost: %s; stopping the agent", lost)
+				d.stop(pgid, done)
+				out.flush()
+				errw.flush()
+				return Outcome{Code: -1, Plan: d.whereIs(job.Rel), Lost: lost, Note: "lease lost: " + lost}
+			}
+		case <-ctx.Done():
+			reason := "driver stopped"
+			if c := context.Cause(ctx); c != nil && c != context.Canceled {
+				reason = "driver stopped: " + c.Error()
+			}
+			d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
+			d.stop(pgid, done)
+			out.flush()
+			errw.flush()
+			o := d.giveBack(job.Rel, reason, Outcome{Code: -1, Stopped: true, Note: reason})
+			o.Stopped = true
+			return o
+		}
+	}
+}
+
+// heartbeat renews the lease. It returns why the lease is lost when someone
+// else now holds the plan or it went back to be claimed again (the agent
+// must stop), and whether to keep renewing: not once the executor has moved
+// the plan on itself.
+func (d *Driver) heartbeat(rel string) (lost string, keep bool) {
+	l, err := d.Tree.Renew(rel, d.Worker.AgentID, d.TTL)
+	switch {
+	case err == nil:
+		d.Log.Printf("heartbeat: lease on %s renewed until %s", rel, time.Unix(int64(l.ExpiresAt), 0).UTC().Format(time.RFC3339))
+		return "", true
+	case errors.Is(err, planfs.ErrNotOwner):
+		return errText(err), false
+	case errors.Is(err, planfs.ErrNoLease):
+		now := d.whereIs(rel)
+		lane, _, _ := planfs.SplitRel(now)
+		if now == "" || now == rel || lane.Ready() {
+			return fmt.Sprintf("%s: %v", rel, "released or taken back"), false
+		}
+		d.Log.Printf("the agent moved its plan to %s; heartbeat no longer needed", now)
+		return "", false
+	}
+	d.Log.Printf("heartbeat failed, will retry: %v", err)
+	return "", true
+}
+
+// finished handles the executor's own exit.
+func (d *Driver) finished(rel string, code int, renewing bool) Outcome {
+	o := Outcome{Code: code}
+	if code != 0 {
+		o.Plan = d.whereIs(rel)
+		o.Note = fmt.Sprintf("agent exited %d; %s stays claimed until its lease runs out", code, rel)
+		if code < 0 {
+			o.Note = fmt.Sprintf("agent killed by a signal; %s stays claimed until its lease runs out", rel)
+		}
+		d.Log.Printf("%s", o.Note)
+		return o
+	}
+	if !renewing || d.whereIs(rel) != rel {
+		o.Plan = d.whereIs(rel)
+		o.Note = "agent exited 0 and moved its plan to " + o.Plan
+		d.Log.Printf("%s", o.Note)
+		return o
+	}
+	dst, err := d.Tree.Complete(rel, model.ReviewNeeded, d.Worker.AgentID, false)
+	if err != nil {
+		o.Plan = d.whereIs(rel)
+		o.Code = -1
+		o.Note = "agent exited 0, but the plan could not go to review-needed: " + errText(err)
+		d.Log.Printf("%s", o.Note)
+		return o
+	}
+	o.Plan = dst
+	o.Note = "agent exited 0; " + dst + " waits for review"
+	d.Log.Printf("%s", o.Note)
+	return o
+}
+
+// giveBack releases rel to the lane it came from, recording why, if this
+// agent still holds it.
+func (d *Driver) giveBack(rel, reason string, o Outcome) Outcome {
+	dst, err := d.Tree.ReleaseBecause(rel, d.Worker.AgentID, reason, false)
+	if err != nil {
+		o.Plan = d.whereIs(rel)
+		d.Log.Printf("could not release %s: %v", rel, err)
+		return o
+	}
+	o.Plan = dst
+	o.Note = reason + "; released " + rel + " to " + dst
+	d.Log.Printf("released %s to %s", rel, dst)
+	return o
+}
+
+// stop ends the executor's process group: SIGTERM, then SIGKILL after the
+// grace.
+func (d *Driver) stop(pgid int, done <-chan error) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(d.Grace):
+		d.Log.Printf("agent still running after %v; killing it", d.Grace)
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+	}
+	// Stragglers that ignored SIGTERM after the leader left.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// whereIs finds the plan that was at rel: rel itself, or the same file name
+// in another lane; "" when it is gone.
+func (d *Driver) whereIs(rel string) string {
+	if _, err := os.Stat(d.Tree.Abs(rel)); err == nil {
+		return rel
+	}
+	_, name, err := planfs.SplitRel(rel)
+	if err != nil {
+		return ""
+	}
+	for _, l := range model.Lanes {
+		r := string(l) + "/" + name
+		if _, err := os.Stat(d.Tree.Abs(r)); err == nil {
+			return r
+		}
+	}
+	return ""
+}
+
+func exitStatus(err error, cmd *exec.Cmd) int {
+	if cmd.ProcessState == nil {
+		return -1
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// quoteArgv shows a command line so the words can be told apart.
+func quoteArgv(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
+			a = strconv.Quote(a)
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,92 @@
+package workers
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestExpandIsOnePassAndKeepsWords(t *testing.T) {
+	p := Placeholders{Plan: "/p/in-progress/x.md", Slug: "{agent_id}", AgentID: "a b", Port: 4101}
+	got := p.Expand([]string{"{plan}", "--slug={slug}", "{agent_id}", "{port}{port}", "{base_url}", "{nope}"})
+	want := []string{"/p/in-progress/x.md", "--slug={agent_id}", "a b", "41014101", "", "{nope}"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	env := strings.Join(p.Env(), "\n")
+	for _, kv := range []string{"FLEET_PLAN=/p/in-progress/x.md", "FLEET_PORT=4101", "FLEET_AGENT_ID=a b", "FLEET_BASE_URL="} {
+		if !strings.Contains(env, kv) {
+			t.Errorf("env lacks %s:\n%s", kv, env)
+		}
+	}
+}
+
+func TestCheckExecutor(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "bin", "agent")
+	os.MkdirAll(filepath.Dir(script), 0o755)
+	os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644)
+	if argv, err := CheckExecutor([]string{"./bin/agent", "{plan}"}, dir); err != nil || argv[0] != script {
+		t.Errorf("relative script: %q %v", argv, err)
+	}
+	if argv, err := CheckExecutor([]string{"sh", "-c"}, dir); err != nil || !filepath.IsAbs(argv[0]) {
+		t.Errorf("PATH lookup: %q %v", argv, err)
+	}
+	for _, bad := range [][]string{nil, {""}, {"./notes.txt"}, {"./bin"}, {"no-such-prog-x1"}} {
+		if _, err := CheckExecutor(bad, dir); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestHealth(t *testing.T) {
+	now := time.Now()
+	self := State{PID: os.Getpid(), Host: hostname(), State: StateRunning, HeartbeatEvery: 10, LastHeartbeat: Stamp{now.Add(-5 * time.Second)}}
+	if h := self.Health(now); h != Live {
+		t.Errorf("fresh heartbeat: %s", h)
+	}
+	self.LastHeartbeat = Stamp{now.Add(-25 * time.Second)}
+	if h := self.Health(now); h != Stale {
+		t.Errorf("two intervals silent: %s", h)
+	}
+	gone := self
+	gone.PID = 1 << 30
+	if h := gone.Health(now); h != Dead {
+		t.Errorf("pid gone: %s", h)
+	}
+	gone.Host = "elsewhere"
+	if h := gone.Health(now); h != Stale {
+		t.Errorf("another host's pid is not checked: %s", h)
+	}
+	self.State = StateExited
+	if h := self.Health(now); h != Exited {
+		t.Errorf("exited: %s", h)
+	}
+}
+
+func TestLogSplitsLinesAndStamps(t *testing.T) {
+	dir := t.TempDir()
+	l, err := OpenLog(dir, "a/b", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC) }
+	w := l.writer(StreamOut)
+	w.Write([]byte("one\r\ntw"))
+	w.Write([]byte("o\nthree"))
+	w.flush()
+	l.Printf("done %d", 1)
+	l.Close()
+	data, _ := os.ReadFile(LogPath(dir, "a/b"))
+	want := "2026-01-02T03:04:05.006Z out one\n2026-01-02T03:04:05.006Z out two\n2026-01-02T03:04:05.006Z out three\n2026-01-02T03:04:05.006Z fleet done 1\n"
+	if string(data) != want {
+		t.Errorf("log:\n%s\nwant:\n%s", data, want)
+	}
+	if filepath.Base(LogPath(dir, "a/b")) != "a-b.log" {
+		t.Errorf("log name: %s", LogPath(dir, "a/b"))
+	}
+}
