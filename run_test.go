@@ -388,3 +388,26 @@ func TestRunStopsTheAgentWhenItsPlanIsTakenBack(t *testing.T) {
 		t.Error("the released plan should stay where the operator put it")
 	}
 }
+
+func TestRunOneDriverPerAgentID(t *testing.T) {
+	dir := newTree(t, plan{rel: "features/a.md"}, plan{rel: "features/b.md"})
+	agentPID := filepath.Join(t.TempDir(), "agent.pid")
+	withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
+	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Signal(syscall.SIGTERM)
+	readPID(t, agentPID)
+	// A cron tick while the first run works: idle, and nothing claimed.
+	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
+	if r.code != exitNothing || !strings.Contains(r.stderr, "agent w1 is already running (pid "+strconv.Itoa(cmd.Process.Pid)) || !exists(dir, "features/b.md") {
+		t.Fatalf("second driver for w1: %v", r)
+	}
+	// Another agent id works beside it.
+	withExecutor(t, dir, fakeAgent(t))
+	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w2"); r.code != 0 || !exists(dir, "review-needed/b.md") {
+		t.Fatalf("w2 beside w1: %v", r)
+	}
+}

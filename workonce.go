@@ -193,6 +193,10 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 	}
 	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace}
 	if err := workers.Start(d, echo); err != nil {
+		if errors.Is(err, workers.ErrBusy) {
+			// A cron tick while the last run is still working: not an error.
+			return fail(stderr, exitNothing, "--run: %v", err)
+		}
 		if w.run {
 			return fail(stderr, exitError, "--run: %v", err)
 		}

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"fleetwatch/internal/gitenv"
 	"fleetwatch/model"
@@ -117,13 +120,23 @@ type Driver struct {
 	Log      *Log
 
 	state State
+	lock  *os.File
 }
+
+// ErrBusy means another driver runs under the same agent id: two agents in
+// one worktree would undo each other's work.
+var ErrBusy = errors.New("already running")
 
 // Start records the worker as running and opens its log. echo, when not
 // nil, also receives every log line's text.
 func Start(d *Driver, echo io.Writer) error {
 	if d.Grace <= 0 {
 		d.Grace = DefaultGrace
+	}
+	if d.Argv != nil {
+		if err := d.lockAgent(); err != nil {
+			return err
+		}
 	}
 	log, err := OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
 	if err != nil {
@@ -172,6 +185,41 @@ func (d *Driver) Finish(code int, note string) {
 	d.Log.Printf("exit %d: %s", code, note)
 	d.save()
 	d.Log.Close()
+	if d.lock != nil {
+		d.lock.Close()
+	}
+}
+
+// lockAgent holds var/fleet/workers/<agent>.lock for the driver's life; the
+// kernel drops it when the driver dies, however it dies.
+func (d *Driver) lockAgent() error {
+	p := strings.TrimSuffix(StatePath(d.Tree.Project, d.Worker.AgentID), ".json") + ".lock"
+	if err := fleetDir(d.Tree.Project); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			who := ""
+			if data, err := os.ReadFile(StatePath(d.Tree.Project, d.Worker.AgentID)); err == nil {
+				var st State
+				if json.Unmarshal(data, &st) == nil && st.PID > 0 {
+					who = fmt.Sprintf(" (pid %d, %s)", st.PID, st.Plan)
+				}
+			}
+			return fmt.Errorf("agent %s is %w%s", d.Worker.AgentID, ErrBusy, who)
+		}
+		return err
+	}
+	d.lock = f
+	return nil
 }
 
 // Job is one claimed plan to hand to the executor.
