@@ -61,6 +61,7 @@ var commands = map[string]command{
 	"orchestrator": runOrchestrator,
 	"watch":        runWatch,
 	"skill":        runSkill,
+	"demo-agent":   runDemoAgent, // hidden: the demo's stand-in agent
 }
 
 func main() {

@@ -411,3 +411,45 @@ func TestRunOneDriverPerAgentID(t *testing.T) {
 		t.Fatalf("w2 beside w1: %v", r)
 	}
 }
+
+func TestDemoAgentWorksAPlanInItsWorktree(t *testing.T) {
+	r := fw(t, t.TempDir(), "demo", "--keep")
+	if r.code != 0 {
+		t.Fatalf("demo --keep: %v", r)
+	}
+	first, _, _ := strings.Cut(r.stdout, "\n")
+	project := strings.TrimSuffix(strings.TrimPrefix(first, "demo project: "), " (kept)")
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(project)) })
+	yaml, err := os.ReadFile(filepath.Join(project, "endpoints.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same stand-in, faster.
+	fast := strings.Replace(string(yaml), `"demo-agent"`, `"demo-agent", "--pace", "5ms"`, 1)
+	if fast == string(yaml) {
+		t.Fatalf("endpoints.yaml does not name demo-agent:\n%s", yaml)
+	}
+	os.WriteFile(filepath.Join(project, "endpoints.yaml"), []byte(fast), 0o644)
+	r = fw(t, project, "work-once", "--run", "--ensure-worktree", "--endpoint", "box-mid", "--agent-id", "mid-7")
+	if r.code != 0 {
+		t.Fatalf("work-once --run with the demo agent: %v", r)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	slug := strings.TrimSuffix(filepath.Base(lines[0]), ".md")
+	if last := lines[len(lines)-1]; last != filepath.Join(project, ".plans", "review-needed", slug+".md") {
+		t.Errorf("the plan should wait for review: %v", r)
+	}
+	wt := filepath.Join(project, "var", "worktrees", "mid-7")
+	if out, err := exec.Command("git", "-C", wt, "log", "-1", "--format=%an %s", "--name-only").Output(); err != nil ||
+		!strings.Contains(string(out), "mid-7 ") || !strings.Contains(string(out), "changes/"+slug+".md") {
+		t.Errorf("no commit by the agent in its worktree: %s %v", out, err)
+	}
+	log, _ := os.ReadFile(filepath.Join(project, "var", "fleet", "logs", "mid-7.log"))
+	if !strings.Contains(string(log), " out committed ") || !strings.Contains(string(log), " out done: ready for review") {
+		t.Errorf("log:\n%s", log)
+	}
+	// Run outside a driver, it says what it needs.
+	if r := fw(t, project, "demo-agent"); r.code != exitError || !strings.Contains(r.stderr, "FLEET_PLAN") {
+		t.Errorf("demo-agent by hand: %v", r)
+	}
+}

@@ -115,7 +115,11 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "demo: %v", err)
 	}
-	project, err := demo.Create(filepath.Join(dir, "jotter"), time.Now())
+	var agent []string
+	if self, err := os.Executable(); err == nil {
+		agent = []string{self, "demo-agent"}
+	}
+	project, err := demo.Create(filepath.Join(dir, "jotter"), time.Now(), agent)
 	if err != nil {
 		os.RemoveAll(dir)
 		return fail(stderr, exitError, "demo: %v", err)
@@ -146,4 +150,25 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "demo: %v", err)
 	}
 	return openUI(t, &f, stderr)
+}
+
+// runDemoAgent is the demo's stand-in coding agent, run by `work-once --run`
+// as the demo's executor. It is left out of the usage text.
+func runDemoAgent(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("demo-agent")
+	pace := fs.Duration("pace", time.Second, "about how long each step takes")
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 1 {
+		return fail(stderr, exitError, "demo-agent: unexpected argument %q", pos[1])
+	}
+	if *pace < 0 {
+		return fail(stderr, exitError, "--pace must not be negative")
+	}
+	if err := demo.Agent(demo.AgentEnvFromOS(), stdout, *pace); err != nil {
+		return fail(stderr, exitError, "demo-agent: %v", err)
+	}
+	return exitOK
 }

@@ -61,11 +61,13 @@ func (l *Log) Printf(format string, args ...any) {
 	l.line(StreamFleet, fmt.Sprintf(format, args...))
 }
 
+// LogLine is one line of a worker log, newline included.
+func LogLine(at time.Time, stream, text string) string {
+	return at.UTC().Format("2006-01-02T15:04:05.000Z") + " " + stream + " " + text + "\n"
+}
+
 func (l *Log) line(stream, text string) {
-	stamp := l.now().UTC().Format("2006-01-02T15:04:05.000Z")
-	b := make([]byte, 0, len(stamp)+len(stream)+len(text)+3)
-	b = append(append(append(append(append(b, stamp...), ' '), stream...), ' '), text...)
-	b = append(b, '\n')
+	b := []byte(LogLine(l.now(), stream, text))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, _ = l.f.Write(b)

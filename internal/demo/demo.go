@@ -46,7 +46,12 @@ const day = 24 * time.Hour
 //   - review-needed/: csv-import; ambiguous/: improve-performance;
 //     blocked/: email-reminders (both parked with a reason);
 //   - completed/: save-notes-to-disk, basic-auth-login.
-func Create(dir string, now time.Time) (project string, err error) {
+//
+// With an executor (the command line of the demo's stand-in agent), the
+// project gets an endpoints.yaml naming it, so workers spawned from the UI
+// really run; and state files and logs for three workers: mid-1 on another
+// host (live), small-2 (dead, its process gone) and reasoner-1 (exited).
+func Create(dir string, now time.Time, executor []string) (project string, err error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return "", errors.New("the demo needs git on PATH")
 	}
@@ -55,6 +60,9 @@ func Create(dir string, now time.Time) (project string, err error) {
 	}
 	b := &builder{project: project, now: now}
 	b.build()
+	if executor != nil {
+		b.fleet(executor)
+	}
 	if b.err != nil {
 		return "", fmt.Errorf("cannot build the demo project in %s: %w", project, b.err)
 	}
@@ -121,7 +129,7 @@ func (b *builder) build() {
 	cookies := b.claim("features/session-cookies.md", "mid-2", 11*day-time.Hour, planfs.DefaultTTL)
 	b.complete(disk, model.Completed, "mid-1", 11*day-3*time.Hour)
 	b.complete(cookies, model.Completed, "mid-2", 11*day-5*time.Hour)
-	b.writeApp(map[string]string{"main.go": mainV2, "persist.go": persistGo, "session.go": sessionGo, ".gitignore": "notes.json\n/jotter\n/var/\n"})
+	b.writeApp(map[string]string{"main.go": mainV2, "persist.go": persistGo, "session.go": sessionGo, ".gitignore": "notes.json\n/jotter\n/var/\n/endpoints.yaml\n"})
 	b.commit(11*day-6*time.Hour, agent("mid-1"), "Save notes to disk; sign session cookies")
 	login := b.claim("features/basic-auth-login.md", "reasoner-1", 10*day, planfs.DefaultTTL)
 	b.complete(login, model.Completed, "reasoner-1", 10*day-6*time.Hour)

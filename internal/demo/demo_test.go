@@ -12,6 +12,7 @@ import (
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers"
 )
 
 // demoNow is the moment the test demos show.
@@ -21,7 +22,7 @@ var demoNow = time.Date(2025, 3, 14, 15, 0, 0, 0, time.UTC)
 // set to demoNow, and a snapshot.
 func open(t *testing.T) (*planfs.Tree, *model.Snapshot) {
 	t.Helper()
-	project, err := Create(filepath.Join(t.TempDir(), "jotter"), demoNow)
+	project, err := Create(filepath.Join(t.TempDir(), "jotter"), demoNow, []string{"/bin/true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,11 +254,11 @@ func TestDemoEventsAndGit(t *testing.T) {
 func TestDemoRefusesNonEmptyDir(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "jotter")
-	if _, err := Create(dir, demoNow); err != nil {
+	if _, err := Create(dir, demoNow, nil); err != nil {
 		t.Fatal(err)
 	}
 	before := gitOut(t, dir, "rev-parse", "HEAD")
-	if _, err := Create(dir, demoNow); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Create(dir, demoNow, nil); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("second Create in the same dir: %v", err)
 	}
 	if after := gitOut(t, dir, "rev-parse", "HEAD"); after != before {
@@ -266,7 +267,7 @@ func TestDemoRefusesNonEmptyDir(t *testing.T) {
 
 	other := t.TempDir()
 	os.WriteFile(filepath.Join(other, "keep.txt"), []byte("mine"), 0o644)
-	if _, err := Create(other, demoNow); err == nil {
+	if _, err := Create(other, demoNow, nil); err == nil {
 		t.Fatal("Create in a non-empty dir succeeded")
 	}
 	if entries, _ := os.ReadDir(other); len(entries) != 1 {
@@ -274,7 +275,7 @@ func TestDemoRefusesNonEmptyDir(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
-	if _, err := Create(file, demoNow); err == nil {
+	if _, err := Create(file, demoNow, nil); err == nil {
 		t.Fatal("Create over a file succeeded")
 	}
 }
@@ -334,7 +335,7 @@ func TestDemoIgnoresCallersGit(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "jotter")
-	if _, err := Create(dir, demoNow); err != nil {
+	if _, err := Create(dir, demoNow, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", "HEAD")); err != nil {
@@ -342,5 +343,28 @@ func TestDemoIgnoresCallersGit(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(outer); len(entries) != 0 {
 		t.Errorf("wrote to the caller's git: %v", entries)
+	}
+}
+
+func TestDemoWorkers(t *testing.T) {
+	tr, _ := open(t)
+	states, problems := workers.ReadStates(tr.Project)
+	if len(problems) > 0 || len(states) != 3 {
+		t.Fatalf("states %+v problems %v", states, problems)
+	}
+	want := map[string]workers.Health{"mid-1": workers.Live, "small-2": workers.Dead, "reasoner-1": workers.Exited}
+	for _, st := range states {
+		if h := st.Health(demoNow); h != want[st.AgentID] {
+			t.Errorf("%s: %s, want %s", st.AgentID, h, want[st.AgentID])
+		}
+		if _, err := os.Stat(workers.LogPath(tr.Project, st.AgentID)); err != nil {
+			t.Errorf("%s has no log: %v", st.AgentID, err)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(tr.Project, "endpoints.yaml")); err != nil || !strings.Contains(string(data), `executor: ["/bin/true", "{plan}"]`) {
+		t.Errorf("endpoints.yaml: %s %v", data, err)
+	}
+	if st := gitOut(t, tr.Project, "status", "--porcelain"); st != "" {
+		t.Errorf("the demo's own files should be ignored by git:\n%s", st)
 	}
 }

@@ -1,0 +1,131 @@
+package demo
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fleetwatch/internal/gitenv"
+)
+
+// AgentEnv is what the stand-in agent is told, as a driver tells any
+// executor: the FLEET_* variables.
+type AgentEnv struct {
+	Plan, Worktree, AgentID, Slug, Port string
+}
+
+// AgentEnvFromOS reads the FLEET_* variables.
+func AgentEnvFromOS() AgentEnv {
+	return AgentEnv{Plan: os.Getenv("FLEET_PLAN"), Worktree: os.Getenv("FLEET_WORKTREE"),
+		AgentID: os.Getenv("FLEET_AGENT_ID"), Slug: os.Getenv("FLEET_SLUG"), Port: os.Getenv("FLEET_PORT")}
+}
+
+// Agent is the demo's stand-in for a coding agent: it reads its plan, prints
+// what it does at about one line per pace, writes a short change note and
+// commits it on the worktree's branch, and returns nil (exit 0), so the
+// driver hands the plan to review. Outside an agent worktree (under
+// var/worktrees/) it changes nothing: it must never commit to a person's
+// checkout.
+func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
+	if env.Plan == "" || env.Worktree == "" {
+		return errors.New("demo-agent runs under `fleetwatch work-once --run`, which sets FLEET_PLAN and FLEET_WORKTREE")
+	}
+	title, goal, err := planSummary(env.Plan)
+	if err != nil {
+		return err
+	}
+	// Agents work at different speeds; the same plan always at the same one.
+	h := fnv.New32a()
+	h.Write([]byte(env.Slug + env.AgentID))
+	step := func(format string, args ...any) {
+		jitter := time.Duration(h.Sum32()%500) * pace / 1000
+		h.Write([]byte{1})
+		time.Sleep(pace/2 + jitter)
+		fmt.Fprintf(out, format+"\n", args...)
+	}
+	step("reading %s: %s", filepath.Base(env.Plan), title)
+	if goal != "" {
+		step("goal: %s", goal)
+	}
+	files, _ := git(env.Worktree, "ls-files")
+	step("looking around: %d tracked files in %s", len(strings.Fields(files)), env.Worktree)
+	if env.Port != "" {
+		step("dev server would listen on 127.0.0.1:%s (this worker's own port)", env.Port)
+	}
+	if !strings.Contains(filepath.ToSlash(env.Worktree), "/var/worktrees/") {
+		step("not in an agent worktree: leaving the project untouched")
+		step("done")
+		return nil
+	}
+	note := filepath.Join("changes", env.Slug+".md")
+	step("writing %s", note)
+	text := fmt.Sprintf("# %s\n\nWorked by %s, the demo's stand-in agent, on %s.\n", title, env.AgentID, time.Now().UTC().Format(time.RFC3339))
+	if err := os.MkdirAll(filepath.Join(env.Worktree, "changes"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(env.Worktree, note), []byte(text), 0o644); err != nil {
+		return err
+	}
+	step("checking the change: 1 file, %d lines", strings.Count(text, "\n"))
+	if _, err := git(env.Worktree, "add", note); err != nil {
+		return err
+	}
+	who := env.AgentID
+	if _, err := git(env.Worktree, "-c", "user.name="+who, "-c", "user.email="+who+"@agents.jotter.invalid",
+		"commit", "-q", "-m", title+"\n\nStand-in work for "+env.Slug+"."); err != nil {
+		return err
+	}
+	id, _ := git(env.Worktree, "rev-parse", "--short", "HEAD")
+	branch, _ := git(env.Worktree, "rev-parse", "--abbrev-ref", "HEAD")
+	step("committed %s on %s", id, branch)
+	step("done: ready for review")
+	return nil
+}
+
+// planSummary is a plan's title (its first heading) and the first line of
+// its Goal section.
+func planSummary(path string) (title, goal string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
+	inGoal := false
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case title == "" && strings.HasPrefix(line, "# "):
+			title = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "# "), "Plan:"))
+		case strings.HasPrefix(line, "## "):
+			inGoal = strings.EqualFold(strings.TrimSpace(line[3:]), "goal")
+		case inGoal && line != "" && goal == "":
+			goal = line
+		}
+	}
+	if title == "" {
+		title = strings.TrimSuffix(filepath.Base(path), ".md")
+	}
+	return title, goal, sc.Err()
+}
+
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = gitenv.Env()
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+			return "", fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(string(ee.Stderr)))
+		}
+		return "", fmt.Errorf("git %s: %v", args[0], err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,122 @@
+package demo
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fleetwatch/workers"
+)
+
+// endpointsYAML names three endpoints, one per common tier; the executor
+// line is added by fleet.
+const endpointsYAML = `# The model endpoints jotter's workers run as (anchor's format). Every one
+# hands its plans to the executor below: fleetwatch's stand-in agent, which
+# prints what it does, commits a note in its worktree and exits 0.
+# Put your real agent here; the README has examples.
+endpoints:
+  - name: laptop-small
+    tier: small
+    base_url: http://127.0.0.1:8001/v1
+    model: qwen3-8b
+  - name: box-mid
+    tier: mid
+    model: sonnet
+  - name: cloud-reasoner
+    tier: reasoner
+    model: opus
+`
+
+// fleet writes endpoints.yaml with executor, and the state files and logs
+// of the workers the demo's story has had.
+func (b *builder) fleet(executor []string) {
+	if b.err != nil {
+		return
+	}
+	var y strings.Builder
+	y.WriteString(endpointsYAML + "executor: [")
+	for i, a := range append(append([]string{}, executor...), "{plan}") {
+		q, _ := json.Marshal(a)
+		if i > 0 {
+			y.WriteString(", ")
+		}
+		y.Write(q)
+	}
+	y.WriteString("]\n")
+	b.fail("endpoints.yaml", os.WriteFile(filepath.Join(b.project, "endpoints.yaml"), []byte(y.String()), 0o644))
+
+	host, _ := os.Hostname()
+	wt := func(agent string) string { return filepath.Join(b.project, "var", "worktrees", agent) }
+	exit0 := 0
+	at := func(ago time.Duration) workers.Stamp { return workers.Stamp{Time: b.now.Add(-ago)} }
+	states := []struct {
+		workers.State
+		log []logLine
+	}{
+		{workers.State{
+			PID: 48213, Host: "build-box", AgentID: "mid-1", Tier: "mid", Model: "sonnet", Endpoint: "box-mid",
+			Plan: "in-progress/duplicate-tags-by-case.md", Worktree: wt("mid-1"), Port: 4101,
+			Started: at(10 * time.Minute), LastHeartbeat: at(time.Minute), State: workers.StateRunning,
+			HeartbeatEvery: 1200, Note: "running claude",
+		}, []logLine{
+			{10 * time.Minute, workers.StreamFleet, "claimed in-progress/duplicate-tags-by-case.md"},
+			{10 * time.Minute, workers.StreamFleet, "run claude -p \"{plan}\" in " + wt("mid-1") + " (port 4101)"},
+			{9 * time.Minute, workers.StreamOut, "Reading the plan: Tags differ only by case"},
+			{8 * time.Minute, workers.StreamOut, "Found tag handling in notes.go: Store.Add keeps tags as typed"},
+			{6 * time.Minute, workers.StreamOut, "Writing a failing test: TestTagsFoldCase"},
+			{3 * time.Minute, workers.StreamOut, "Normalising tags with strings.ToLower before de-duplicating"},
+			{time.Minute, workers.StreamOut, "go test ./... (1 package)"},
+		}},
+		{workers.State{
+			PID: deadPID(), Host: host, AgentID: "small-2", Tier: "small", Model: "qwen3-8b", Endpoint: "laptop-small",
+			Plan: "in-progress/crash-on-empty-title.md", Worktree: wt("small-2"), Port: 4102,
+			Started: at(2 * time.Hour), LastHeartbeat: at(2 * time.Hour), State: workers.StateRunning,
+			HeartbeatEvery: 1200, Note: "running opencode",
+		}, []logLine{
+			{2 * time.Hour, workers.StreamFleet, "claimed in-progress/crash-on-empty-title.md"},
+			{2 * time.Hour, workers.StreamFleet, "run opencode run \"{plan}\" in " + wt("small-2") + " (port 4102)"},
+			{118 * time.Minute, workers.StreamOut, "Looking at notes.go"},
+			{116 * time.Minute, workers.StreamOut, "Adding a TODO where empty titles should be rejected"},
+			{115 * time.Minute, workers.StreamErr, "error: context window exceeded"},
+		}},
+		{workers.State{
+			PID: 31877, Host: host, AgentID: "reasoner-1", Tier: "reasoner", Model: "opus", Endpoint: "cloud-reasoner",
+			Plan: "in-progress/csv-import.md", Worktree: wt("reasoner-1"), Port: 4103,
+			Started: at(2 * 24 * time.Hour), LastHeartbeat: at(2*24*time.Hour - 5*time.Hour), State: workers.StateExited,
+			ExitCode: &exit0, HeartbeatEvery: 1200, Note: "agent exited 0; review-needed/csv-import.md waits for review",
+		}, []logLine{
+			{48 * time.Hour, workers.StreamFleet, "claimed in-progress/csv-import.md"},
+			{47 * time.Hour, workers.StreamOut, "Parsing CSV with encoding/csv; a header row names the fields"},
+			{44 * time.Hour, workers.StreamOut, "12 tests pass"},
+			{43 * time.Hour, workers.StreamFleet, "agent exited 0; review-needed/csv-import.md waits for review"},
+			{43 * time.Hour, workers.StreamFleet, "exit 0: worked 1 plan(s)"},
+		}},
+	}
+	for _, s := range states {
+		b.fail("state file", workers.WriteState(b.project, s.State))
+		var text strings.Builder
+		for _, l := range s.log {
+			text.WriteString(workers.LogLine(b.now.Add(-l.ago), l.stream, l.text))
+		}
+		p := workers.LogPath(b.project, s.AgentID)
+		b.fail("worker log", os.MkdirAll(filepath.Dir(p), 0o755))
+		b.fail("worker log", os.WriteFile(p, []byte(text.String()), 0o644))
+	}
+}
+
+type logLine struct {
+	ago          time.Duration
+	stream, text string
+}
+
+// deadPID is the pid of a process that has exited: small-2's worker died.
+func deadPID() int {
+	cmd := exec.Command("true")
+	if cmd.Run() != nil {
+		return 0
+	}
+	return cmd.Process.Pid
+}
