@@ -117,6 +117,7 @@ func alive(pid int) bool {
 }
 
 func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
+	t.Parallel()
 	// A project path, agent id and model with blanks, quotes and shell
 	// characters: each must arrive as exactly one argument.
 	dir := filepath.Join(t.TempDir(), `my "odd" project's $HOME`)
@@ -178,6 +179,7 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 }
 
 func TestRunLogsTheAgentsOutputTimestamped(t *testing.T) {
+	t.Parallel()
 	dir := newTree(t, plan{rel: "features/a.md"})
 	withExecutor(t, dir, fakeAgent(t), "-lines", "3", "-stderr", "warning: careful")
 	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
@@ -207,6 +209,7 @@ func TestRunLogsTheAgentsOutputTimestamped(t *testing.T) {
 }
 
 func TestRunHeartbeatRenewsWhileTheAgentRunsAndStopsWhenItDies(t *testing.T) {
+	t.Parallel()
 	dir := newTree(t, plan{rel: "features/a.md"})
 	withExecutor(t, dir, fakeAgent(t), "-sleep", "2500ms", "-exit", "3")
 	start := time.Now()
@@ -239,6 +242,7 @@ func TestRunHeartbeatRenewsWhileTheAgentRunsAndStopsWhenItDies(t *testing.T) {
 }
 
 func TestRunSIGTERMStopsTheAgentAndReleasesThePlan(t *testing.T) {
+	t.Parallel()
 	dir := newTree(t, plan{rel: "bugs/crash.md"})
 	tmp := t.TempDir()
 	agentPID, childPID := filepath.Join(tmp, "agent.pid"), filepath.Join(tmp, "child.pid")
@@ -281,6 +285,7 @@ func TestRunSIGTERMStopsTheAgentAndReleasesThePlan(t *testing.T) {
 }
 
 func TestRunKill9OfTheDriverLeavesALeaseThatExpires(t *testing.T) {
+	t.Parallel()
 	dir := newTree(t, plan{rel: "features/a.md"})
 	agentPID := filepath.Join(t.TempDir(), "agent.pid")
 	withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
@@ -311,6 +316,7 @@ func TestRunKill9OfTheDriverLeavesALeaseThatExpires(t *testing.T) {
 }
 
 func TestRunAgentThatMovesItsOwnPlan(t *testing.T) {
+	t.Parallel()
 	dir := newTree(t, plan{rel: "features/a.md"})
 	exe, _ := os.Executable()
 	withExecutor(t, dir, fakeAgent(t), "-fw", exe, "-move", "completed")
@@ -321,6 +327,7 @@ func TestRunAgentThatMovesItsOwnPlan(t *testing.T) {
 }
 
 func TestRunMaxPlansWorksThemOneAfterAnother(t *testing.T) {
+	t.Parallel()
 	dir := newTree(t, plan{rel: "features/a.md"}, plan{rel: "features/b.md"}, plan{rel: "features/c.md"})
 	withExecutor(t, dir, fakeAgent(t))
 	r := fw(t, dir, "work-once", "--run", "--max-plans", "2", "--agent-id", "w1")
@@ -342,6 +349,7 @@ func TestRunMaxPlansWorksThemOneAfterAnother(t *testing.T) {
 }
 
 func TestRunRefusesBeforeClaimingWithoutAWorkingExecutor(t *testing.T) {
+	t.Parallel()
 	dir := newTree(t, plan{rel: "features/a.md"})
 	for _, c := range []struct {
 		name, yaml, want string
@@ -366,6 +374,7 @@ func TestRunRefusesBeforeClaimingWithoutAWorkingExecutor(t *testing.T) {
 }
 
 func TestRunStopsTheAgentWhenItsPlanIsTakenBack(t *testing.T) {
+	t.Parallel()
 	dir := newTree(t, plan{rel: "features/a.md"})
 	agentPID := filepath.Join(t.TempDir(), "agent.pid")
 	withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
@@ -390,6 +399,7 @@ func TestRunStopsTheAgentWhenItsPlanIsTakenBack(t *testing.T) {
 }
 
 func TestRunOneDriverPerAgentID(t *testing.T) {
+	t.Parallel()
 	dir := newTree(t, plan{rel: "features/a.md"}, plan{rel: "features/b.md"})
 	agentPID := filepath.Join(t.TempDir(), "agent.pid")
 	withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
@@ -413,6 +423,7 @@ func TestRunOneDriverPerAgentID(t *testing.T) {
 }
 
 func TestDemoAgentWorksAPlanInItsWorktree(t *testing.T) {
+	t.Parallel()
 	r := fw(t, t.TempDir(), "demo", "--keep")
 	if r.code != 0 {
 		t.Fatalf("demo --keep: %v", r)
