@@ -156,9 +156,20 @@ func Start(d *Driver, echo io.Writer) error {
 	return d.save()
 }
 
-func (d *Driver) heartbeatEvery() time.Duration {
+// leaseEvery is how often the lease is renewed: TTL/3, so two renewals can
+// fail before it runs out.
+func (d *Driver) leaseEvery() time.Duration {
 	return time.Duration(d.TTL / 3 * float64(time.Second))
 }
+
+// heartbeatEvery is how often the state file says the driver is alive: as
+// often as the lease, and at least every minute, so the UI tells a hung
+// worker from a busy one within minutes even under a day-long lease.
+func (d *Driver) heartbeatEvery() time.Duration {
+	return min(d.leaseEvery(), maxHeartbeat)
+}
+
+const maxHeartbeat = time.Minute
 
 func (d *Driver) save() error {
 	if err := WriteState(d.Tree.Project, d.state); err != nil {
@@ -283,7 +294,9 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	beat := time.NewTicker(d.heartbeatEvery())
+	pulse := time.NewTicker(d.heartbeatEvery())
+	defer pulse.Stop()
+	beat := time.NewTicker(d.leaseEvery())
 	defer beat.Stop()
 	renewing := true
 	for {
@@ -295,9 +308,10 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 			// goes with it.
 			_ = syscall.Kill(-pgid, syscall.SIGTERM)
 			return d.finished(job.Rel, exitStatus(err, cmd), renewing)
-		case <-beat.C:
+		case <-pulse.C:
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 			d.save()
+		case <-beat.C:
 			if !renewing {
 				continue
 			}
@@ -432,11 +446,18 @@ func (d *Driver) whereIs(rel string) string {
 	return ""
 }
 
+// exitStatus is the executor's exit code; -1 when a signal ended it or
+// Wait failed before it exited.
 func exitStatus(err error, cmd *exec.Cmd) int {
 	if cmd.ProcessState == nil {
 		return -1
 	}
-	return cmd.ProcessState.ExitCode()
+	if code := cmd.ProcessState.ExitCode(); code != 0 || err == nil {
+		return code
+	}
+	// Exit 0 but Wait failed: output still held open past WaitDelay by
+	// something the agent left behind. The agent itself finished.
+	return 0
 }
 
 // quoteArgv shows a command line so the words can be told apart.
