@@ -205,8 +205,8 @@ func bindable(port int) bool {
 // portsRecord is the ports file: each agent's port, and when it last asked
 // for it.
 type portsRecord struct {
+	Given map[string]Stamp `json:"given"` // fields sorted, as the registry's
 	Ports map[string]int   `json:"ports"`
-	Given map[string]Stamp `json:"given"`
 }
 
 func loadPorts(home string) (portsRecord, error) {

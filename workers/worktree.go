@@ -85,7 +85,7 @@ func EnsureIntegration(project string) (string, bool, error) {
 		}
 		if hasRef(project, "refs/remotes/origin/"+name) {
 			if _, err := git(project, "branch", "--track", name, "origin/"+name); err != nil {
-				return "", false, err
+				return raced(project, name, err)
 			}
 			return name, true, nil
 		}
@@ -97,12 +97,35 @@ func EnsureIntegration(project string) (string, bool, error) {
 		}
 		if hasRef(project, ref) {
 			if _, err := git(project, "branch", "dev", trunk); err != nil {
-				return "", false, err
+				return raced(project, "dev", err)
 			}
 			return "dev", true, nil
 		}
 	}
 	return "", false, fmt.Errorf("%s: no integration branch (dev, develop) and no trunk (main, master) to make one from", project)
+}
+
+// raced is EnsureIntegration's answer when creating name failed: another
+// process (an anchor worker takes no lock) may have just made it.
+func raced(project, name string, err error) (string, bool, error) {
+	if hasRef(project, "refs/heads/"+name) {
+		return name, false, nil
+	}
+	return "", false, err
+}
+
+// PushIntegration pushes branch to origin, tracking it, when origin does
+// not have it yet; it never force-pushes. Without an origin remote it says
+// so.
+func PushIntegration(project, branch string) error {
+	if _, err := git(project, "remote", "get-url", "origin"); err != nil {
+		return fmt.Errorf("no origin remote to push %s to", branch)
+	}
+	if hasRef(project, "refs/remotes/origin/"+branch) {
+		return nil
+	}
+	_, err := runGit(gitTimeout, []string{"GIT_TERMINAL_PROMPT=0"}, project, "push", "-u", "origin", branch)
+	return err
 }
 
 // Ensure gives agentID its worktree under var/worktrees/, creating it on
