@@ -19,6 +19,7 @@ Look:
   board       print the lanes as a kanban (--once) or as JSON (--json)
 Workers:
   work-once   claim (or list) the next plan this worker is fit for
+  worktree    an agent's git worktree and port: ensure, list, path, remove
 Operators:
   promote     move a draft to bugs/ or features/
   park        set a plan aside in ambiguous/ or blocked/
@@ -61,6 +62,7 @@ var commands = map[string]command{
 	"orchestrator": runOrchestrator,
 	"watch":        runWatch,
 	"skill":        runSkill,
+	"worktree":     runWorktree,
 	"demo-agent":   runDemoAgent, // hidden: the demo's stand-in agent
 }
 

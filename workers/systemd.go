@@ -48,7 +48,7 @@ const (
 	Create  ChangeKind = "create"
 	Replace ChangeKind = "replace"
 	Same    ChangeKind = "unchanged"
-	Remove  ChangeKind = "remove"
+	Delete  ChangeKind = "remove" // not Remove: that is the worktree verb
 )
 
 // PlanInstall compares units with the files in dir, changing nothing.

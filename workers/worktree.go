@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
 	"fleetwatch/internal/atomicfile"
 	"golang.org/x/sys/unix"
@@ -21,6 +23,9 @@ type Worktree struct {
 	Integration string `json:"integration"`
 	Path        string `json:"path"`
 	Project     string `json:"project"`
+	// Port is the agent's recorded port (0: none). It lives in ports.json,
+	// never in the registry (see portsFile).
+	Port int `json:"-"`
 }
 
 // registryFile is where worktrees are recorded, relative to the project.
@@ -80,7 +85,7 @@ func EnsureIntegration(project string) (string, bool, error) {
 		}
 		if hasRef(project, "refs/remotes/origin/"+name) {
 			if _, err := git(project, "branch", "--track", name, "origin/"+name); err != nil {
-				return "", false, err
+				return raced(project, name, err)
 			}
 			return name, true, nil
 		}
@@ -92,12 +97,35 @@ func EnsureIntegration(project string) (string, bool, error) {
 		}
 		if hasRef(project, ref) {
 			if _, err := git(project, "branch", "dev", trunk); err != nil {
-				return "", false, err
+				return raced(project, "dev", err)
 			}
 			return "dev", true, nil
 		}
 	}
 	return "", false, fmt.Errorf("%s: no integration branch (dev, develop) and no trunk (main, master) to make one from", project)
+}
+
+// raced is EnsureIntegration's answer when creating name failed: another
+// process (an anchor worker takes no lock) may have just made it.
+func raced(project, name string, err error) (string, bool, error) {
+	if hasRef(project, "refs/heads/"+name) {
+		return name, false, nil
+	}
+	return "", false, err
+}
+
+// PushIntegration pushes branch to origin, tracking it, when origin does
+// not have it yet; it never force-pushes. Without an origin remote it says
+// so.
+func PushIntegration(project, branch string) error {
+	if _, err := git(project, "remote", "get-url", "origin"); err != nil {
+		return fmt.Errorf("no origin remote to push %s to", branch)
+	}
+	if hasRef(project, "refs/remotes/origin/"+branch) {
+		return nil
+	}
+	_, err := runGit(gitTimeout, []string{"GIT_TERMINAL_PROMPT=0"}, project, "push", "-u", "origin", branch)
+	return err
 }
 
 // Ensure gives agentID its worktree under var/worktrees/, creating it on
@@ -169,6 +197,9 @@ func Ensure(project, agentID, slug string) (Worktree, error) {
 		}
 		wt.Branch = branch
 	}
+	if ports, err := loadPorts(top); err == nil {
+		wt.Port = ports.Ports[agentID]
+	}
 	return wt, record(top, wt)
 }
 
@@ -182,12 +213,279 @@ func List(project string) ([]Worktree, error) {
 	if err != nil {
 		return nil, err
 	}
+	ports, err := loadPorts(top)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Worktree, 0, len(reg.Agents))
-	for _, wt := range reg.Agents {
+	for id, wt := range reg.Agents {
+		wt.Port = ports.Ports[id]
 		out = append(out, wt)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].AgentID < out[j].AgentID })
 	return out, nil
+}
+
+// Lookup finds agentID's worktree: its registry entry when the folder is
+// there, else the default path var/worktrees/<safe id> when git has a
+// worktree there (made by hand or by a registry that was lost).
+func Lookup(project, agentID string) (Worktree, bool, error) {
+	top, err := Project(project)
+	if err != nil {
+		return Worktree{}, false, err
+	}
+	reg, err := load(top)
+	if err != nil {
+		return Worktree{}, false, err
+	}
+	port, _ := PortOf(top, agentID)
+	if wt, ok := reg.Agents[agentID]; ok && isDir(wt.Path) {
+		wt.Port = port
+		return wt, true, nil
+	}
+	path := filepath.Join(top, "var", "worktrees", SafeID(agentID))
+	registered, err := worktreeBranches(top)
+	if err != nil {
+		return Worktree{}, false, err
+	}
+	if branch, ok := registered[path]; ok && isDir(path) {
+		return Worktree{AgentID: agentID, Branch: branch, Path: path, Project: top, Port: port}, true, nil
+	}
+	return Worktree{}, false, nil
+}
+
+// ErrNothingToRemove means an agent has no worktree, registry entry or port.
+var ErrNothingToRemove = errors.New("nothing to remove")
+
+// Removal is what Remove did.
+type Removal struct {
+	Path          string // the worktree removed; "" when there was none on disk
+	Branch        string // its recorded branch
+	BranchDeleted bool   // deleteBranch deleted Branch
+	BranchKept    string // when deleteBranch kept a branch: one line saying why
+	Port          int    // the port given back (0: none)
+}
+
+// deletable are the branch prefixes remove --delete-branch may delete, as
+// anchor: never a trunk or integration branch.
+var deletable = []string{"feature/", "feat/", "agent/"}
+
+// Remove takes agentID's worktree away: the checkout (git worktree remove;
+// prune, then --force, as fallbacks), its registry entry and its port. It
+// never loses work: it refuses when the checkout has uncommitted changes,
+// untracked files included, or its HEAD has commits not in the integration
+// branch, unless force; even with force it refuses a detached HEAD whose
+// commits are on no branch, since nothing would keep them. With
+// deleteBranch it deletes the recorded branch when it starts with
+// feature/, feat/ or agent/ and every commit on it is in the integration
+// branch; otherwise it keeps the branch and says why in BranchKept.
+func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) {
+	var out Removal
+	top, err := Project(project)
+	if err != nil {
+		return out, err
+	}
+	unlock, err := lockProject(top)
+	if err != nil {
+		return out, err
+	}
+	defer unlock()
+	reg, err := load(top)
+	if err != nil {
+		return out, err
+	}
+	rec, inReg := reg.Agents[agentID]
+	path := filepath.Join(top, "var", "worktrees", SafeID(agentID))
+	if inReg && rec.Path != "" {
+		path = rec.Path
+	}
+	registered, err := worktreeBranches(top)
+	if err != nil {
+		return out, err
+	}
+	head, inGit := registered[path]
+	onDisk := isDir(path)
+	integration := sync.OnceValues(func() (string, error) {
+		if rec.Integration != "" && hasRef(top, "refs/heads/"+rec.Integration) {
+			return rec.Integration, nil
+		}
+		return findIntegration(top)
+	})
+
+	if onDisk && !inGit {
+		return out, fmt.Errorf("%s is not a registered git worktree; not removing it (move it away by hand)", path)
+	}
+	if onDisk {
+		if err := checkRemovable(path, head, integration, force); err != nil {
+			return out, err
+		}
+	}
+	if onDisk || inGit {
+		if err := removeWorktree(top, path, force); err != nil {
+			return out, err
+		}
+		if onDisk {
+			out.Path = path
+		}
+	}
+	if inReg {
+		out.Branch = rec.Branch
+		if deleteBranch {
+			out.BranchDeleted, out.BranchKept = deleteMerged(top, rec.Branch, integration)
+		}
+		delete(reg.Agents, agentID)
+		if err := save(top, reg); err != nil {
+			return out, err
+		}
+	}
+	if out.Port, err = freePort(top, agentID); err != nil {
+		return out, err
+	}
+	if !onDisk && !inGit && !inReg && out.Port == 0 {
+		return out, fmt.Errorf("%w for agent %q", ErrNothingToRemove, agentID)
+	}
+	return out, nil
+}
+
+// checkRemovable refuses to remove the checkout at path when that would
+// lose work: uncommitted changes (unless force), commits of HEAD not in the
+// integration branch (unless force), or commits on a detached HEAD that no
+// branch, tag or remote holds (always).
+func checkRemovable(path, head string, integration func() (string, error), force bool) error {
+	status, err := git(path, "status", "--porcelain", "--untracked-files=all")
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	changes, untracked := 0, 0
+	for _, line := range strings.Split(status, "\n") {
+		if line == "" {
+			continue
+		}
+		changes++
+		if strings.HasPrefix(line, "??") {
+			untracked++
+		}
+	}
+	if head == "" {
+		orphans, err := git(path, "rev-list", "--count", "HEAD", "--not", "--branches", "--tags", "--remotes")
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		if n, _ := strconv.Atoi(orphans); n > 0 {
+			return fmt.Errorf("%s: HEAD is detached with %s on no branch; not removing it, even with --force (git branch NAME in it keeps them)", path, plural(n, "commit"))
+		}
+	}
+	if force {
+		return nil
+	}
+	what := "HEAD"
+	if head != "" {
+		what = head
+	}
+	var lost []string
+	if changes > 0 {
+		c := plural(changes, "uncommitted change")
+		if untracked > 0 {
+			c += fmt.Sprintf(" (%s)", plural(untracked, "untracked file"))
+		}
+		lost = append(lost, c)
+	}
+	base, err := integration()
+	if err != nil {
+		return fmt.Errorf("%s: cannot tell whether %s is merged: %v; --force removes the worktree but keeps the branch", path, what, err)
+	}
+	ahead, err := git(path, "rev-list", "--count", base+"..HEAD", "--")
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	n, _ := strconv.Atoi(ahead)
+	if n > 0 {
+		lost = append(lost, fmt.Sprintf("%s on %s not in %s", plural(n, "commit"), what, base))
+	}
+	switch {
+	case len(lost) == 0:
+		return nil
+	case changes == 0:
+		return fmt.Errorf("%s: %s; --force removes the worktree but keeps the branch", path, lost[0])
+	case n == 0:
+		return fmt.Errorf("%s: %s would be lost; commit them, or --force discards them", path, lost[0])
+	}
+	return fmt.Errorf("%s: %s would be lost, and %s; commit them, or --force discards the changes and keeps the branch", path, lost[0], lost[1])
+}
+
+// removeWorktree runs git worktree remove; when git refuses, it prunes and,
+// if the folder is still there and nothing uncommitted would be lost (or
+// force), removes it with --force.
+func removeWorktree(top, path string, force bool) error {
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	}
+	_, err := git(top, append(args, path)...)
+	if err == nil {
+		return nil
+	}
+	git(top, "worktree", "prune")
+	if !isDir(path) {
+		return nil
+	}
+	if !force {
+		// Something may have been written since the check.
+		if status, serr := git(path, "status", "--porcelain", "--untracked-files=all"); serr != nil || status != "" {
+			return fmt.Errorf("could not remove worktree %s: %v", path, err)
+		}
+	}
+	if _, ferr := git(top, "worktree", "remove", "--force", path); ferr != nil && isDir(path) {
+		return fmt.Errorf("could not remove worktree %s: %v", path, ferr)
+	}
+	return nil
+}
+
+// deleteMerged deletes branch when remove --delete-branch may: it starts
+// with a deletable prefix and the integration branch has every commit of
+// it. Otherwise it says, in one line, why the branch was kept.
+func deleteMerged(top, branch string, integration func() (string, error)) (bool, string) {
+	ok := false
+	for _, p := range deletable {
+		ok = ok || strings.HasPrefix(branch, p)
+	}
+	switch {
+	case branch == "":
+		return false, ""
+	case !ok:
+		return false, fmt.Sprintf("kept %s: only feature/, feat/ and agent/ branches are deleted", branch)
+	case !hasRef(top, "refs/heads/"+branch):
+		return false, ""
+	}
+	base, err := integration()
+	if err != nil {
+		return false, fmt.Sprintf("kept %s: cannot tell whether it is merged: %v", branch, err)
+	}
+	ahead, err := git(top, "rev-list", "--count", base+".."+branch, "--")
+	if err != nil {
+		return false, fmt.Sprintf("kept %s: %v", branch, err)
+	}
+	if n, _ := strconv.Atoi(ahead); n > 0 {
+		return false, fmt.Sprintf("kept %s: %s not in %s", branch, plural(n, "commit"), base)
+	}
+	// -D: the commits are in the integration branch, which git branch -d
+	// would not look at (it asks HEAD or the upstream).
+	if _, err := git(top, "branch", "-D", branch); err != nil {
+		return false, fmt.Sprintf("kept %s: %v", branch, err)
+	}
+	return true, ""
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // worktreeBranches maps each registered worktree path to its branch.
@@ -290,8 +588,13 @@ func record(top string, wt Worktree) error {
 	if err != nil {
 		return err
 	}
-	reg.Project = top
 	reg.Agents[wt.AgentID] = wt
+	return save(top, reg)
+}
+
+// save writes the registry atomically: keys sorted, indent 2, as anchor.
+func save(top string, reg registry) error {
+	reg.Project = top
 	data, err := json.MarshalIndent(reg, "", "  ")
 	if err != nil {
 		return err

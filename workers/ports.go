@@ -1,0 +1,262 @@
+package workers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"fleetwatch/internal/atomicfile"
+)
+
+// portsFile records each agent id's port, relative to the project, beside
+// the worktree registry and under the same lock.
+//
+// Not in registry.json: anchor's worktree_for_agent.py rebuilds that file
+// from its own record type on every ensure and remove (a top-level
+// "project" and "agents", five keys per agent), dropping unknown keys at
+// both levels. A "port" in an agent entry or a top-level "ports" map would
+// vanish the first time an anchor worker ran, and two agents could then be
+// given one port. anchor never opens this file, registry.json stays exactly
+// what anchor writes, and an agent with a port but no worktree (a worker in
+// the project root) adds no entry that anchor's list would print.
+const portsFile = "var/worktrees/ports.json"
+
+// PortRange is an inclusive range of TCP ports agents are given ports from.
+type PortRange struct{ Lo, Hi int }
+
+// DefaultPorts is the range used when none is configured.
+var DefaultPorts = PortRange{4100, 4999}
+
+func (r PortRange) String() string { return fmt.Sprintf("%d-%d", r.Lo, r.Hi) }
+
+func (r PortRange) contains(p int) bool { return p >= r.Lo && p <= r.Hi }
+
+func (r PortRange) check() error {
+	switch {
+	case r.Lo < 1 || r.Hi > 65535 || r.Hi < 1 || r.Lo > 65535:
+		return fmt.Errorf("port range %s: ports run from 1 to 65535", r)
+	case r.Lo > r.Hi:
+		return fmt.Errorf("port range %s is reversed: the low port comes first (%d-%d)", r, r.Hi, r.Lo)
+	}
+	return nil
+}
+
+// ParsePortRange reads LO-HI, like 4100-4999; LO may equal HI.
+func ParsePortRange(s string) (PortRange, error) {
+	lo, hi, ok := strings.Cut(strings.TrimSpace(s), "-")
+	a, errLo := strconv.Atoi(strings.TrimSpace(lo))
+	b, errHi := strconv.Atoi(strings.TrimSpace(hi))
+	if !ok || errLo != nil || errHi != nil {
+		return PortRange{}, fmt.Errorf("port range %q: want LO-HI, like %s", s, DefaultPorts)
+	}
+	r := PortRange{a, b}
+	return r, r.check()
+}
+
+// portGrace is how long a port just given stays its agent's even when a
+// state file says the agent is not running: the driver asks for the port
+// before it makes the worktree and writes its state file.
+const portGrace = 10 * time.Minute
+
+// AssignPort gives agentID a TCP port from r and records it: the agent's
+// recorded port when it lies in r, so it is stable across runs; else the
+// lowest port of r recorded for no other agent and free on 127.0.0.1 now.
+// When there is none, it takes back the port of an agent whose state file
+// says it is not live (exited or dead first, then stale), that has not
+// asked for it within portGrace and that nothing listens on. Processes
+// assigning at once are serialised by the project's lock, so two agents
+// never get one port.
+func AssignPort(project, agentID string, r PortRange) (int, error) {
+	if err := r.check(); err != nil {
+		return 0, err
+	}
+	if strings.TrimSpace(agentID) == "" {
+		return 0, errors.New("no agent id to give a port to")
+	}
+	home, inGit, err := portHome(project)
+	if err != nil {
+		return 0, err
+	}
+	unlock, err := lockProject(home)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	if inGit {
+		if err := ignoreVar(home); err != nil {
+			return 0, err
+		}
+	}
+	rec, err := loadPorts(home)
+	if err != nil {
+		return 0, err
+	}
+	now := time.Now()
+	give := func(p int) (int, error) {
+		rec.Ports[agentID] = p
+		rec.Given[agentID] = Stamp{now}
+		return p, savePorts(home, rec)
+	}
+	if p, ok := rec.Ports[agentID]; ok && r.contains(p) {
+		return give(p)
+	}
+	owner := map[int]string{}
+	for id, p := range rec.Ports {
+		if id != agentID {
+			owner[p] = id
+		}
+	}
+	for p := r.Lo; p <= r.Hi; p++ {
+		if _, taken := owner[p]; !taken && bindable(p) {
+			return give(p)
+		}
+	}
+	if p, ok := reclaimable(home, r, rec, owner, now); ok {
+		delete(rec.Ports, owner[p])
+		delete(rec.Given, owner[p])
+		return give(p)
+	}
+	return 0, fmt.Errorf("no free port in %s for %s: each is held by an agent that may be running, or in use on 127.0.0.1 (widen the range, or remove agents that are gone)", r, agentID)
+}
+
+// reclaimable picks the lowest port of r that another agent holds but does
+// not use: its state file says it is not live, it was not given the port
+// within portGrace, and nothing listens on it. Exited and dead agents give
+// theirs up before stale ones, which may only be slow. An agent without a
+// state file keeps its port: nothing says it stopped.
+func reclaimable(home string, r PortRange, rec portsRecord, owner map[int]string, now time.Time) (int, bool) {
+	states, _ := ReadStates(home)
+	health := map[string]Health{}
+	for _, st := range states {
+		health[st.AgentID] = st.Health(now)
+	}
+	var held []int
+	for p, id := range owner {
+		if r.contains(p) && now.Sub(rec.Given[id].Time) > portGrace {
+			held = append(held, p)
+		}
+	}
+	sort.Ints(held)
+	for _, want := range []Health{Exited, Dead, Stale} {
+		for _, p := range held {
+			if health[owner[p]] == want && bindable(p) {
+				return p, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// PortOf is agentID's recorded port. It only reads.
+func PortOf(project, agentID string) (int, bool) {
+	ports, err := Ports(project)
+	if err != nil {
+		return 0, false
+	}
+	p, ok := ports[agentID]
+	return p, ok
+}
+
+// Ports is every recorded port, by agent id, agents without a worktree
+// included. It only reads.
+func Ports(project string) (map[string]int, error) {
+	home, _, err := portHome(project)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := loadPorts(home)
+	return rec.Ports, err
+}
+
+// portHome is where project's ports are recorded: its git top level, as for
+// worktrees, or the folder itself when it is not in git (a worker may run
+// in a plain project root).
+func portHome(project string) (string, bool, error) {
+	if top, err := Project(project); err == nil {
+		return top, true, nil
+	}
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return "", false, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", false, fmt.Errorf("%s: not a folder", abs)
+	}
+	return abs, false, nil
+}
+
+// bindable reports whether a listener could take port on 127.0.0.1 now.
+func bindable(port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}
+
+// portsRecord is the ports file: each agent's port, and when it last asked
+// for it.
+type portsRecord struct {
+	Given map[string]Stamp `json:"given"` // fields sorted, as the registry's
+	Ports map[string]int   `json:"ports"`
+}
+
+func loadPorts(home string) (portsRecord, error) {
+	rec := portsRecord{Ports: map[string]int{}, Given: map[string]Stamp{}}
+	p := filepath.Join(home, portsFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return rec, nil
+	}
+	if err != nil {
+		return rec, err
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, fmt.Errorf("%s: %v (fix or delete it; agents then get ports again)", p, err)
+	}
+	if rec.Ports == nil {
+		rec.Ports = map[string]int{}
+	}
+	if rec.Given == nil {
+		rec.Given = map[string]Stamp{}
+	}
+	return rec, nil
+}
+
+// savePorts replaces the ports file atomically; keys sorted, indent 2, as
+// the registry.
+func savePorts(home string, rec portsRecord) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(home, portsFile)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(p, append(data, '\n'), 0o644)
+}
+
+// freePort forgets agentID's port and returns it (0 when it had none). The
+// caller holds the project's lock.
+func freePort(home, agentID string) (int, error) {
+	rec, err := loadPorts(home)
+	if err != nil {
+		return 0, err
+	}
+	p, ok := rec.Ports[agentID]
+	if !ok {
+		return 0, nil
+	}
+	delete(rec.Ports, agentID)
+	delete(rec.Given, agentID)
+	return p, savePorts(home, rec)
+}

@@ -1,0 +1,372 @@
+package workers
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// freeRange finds n consecutive ports that nothing listens on now, below
+// the kernel's ephemeral range so outgoing connections do not take them.
+func freeRange(t *testing.T, n int) PortRange {
+	t.Helper()
+	for range 100 {
+		lo := 20000 + rand.IntN(10000)
+		ok := true
+		for p := lo; p < lo+n && ok; p++ {
+			ok = bindable(p)
+		}
+		if ok {
+			return PortRange{lo, lo + n - 1}
+		}
+	}
+	t.Fatalf("no %d consecutive free ports found", n)
+	return PortRange{}
+}
+
+func TestParsePortRange(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want PortRange
+		err  string
+	}{
+		{in: "4100-4999", want: PortRange{4100, 4999}},
+		{in: " 8000 - 8000 ", want: PortRange{8000, 8000}},
+		{in: "1-65535", want: PortRange{1, 65535}},
+		{in: "4999-4100", err: "reversed"},
+		{in: "0-10", err: "1 to 65535"},
+		{in: "60000-70000", err: "1 to 65535"},
+		{in: "4100", err: "want LO-HI"},
+		{in: "a-b", err: "want LO-HI"},
+		{in: "-5-10", err: "want LO-HI"},
+		{in: "", err: "want LO-HI"},
+		{in: "4100-4999-5000", err: "want LO-HI"},
+	} {
+		got, err := ParsePortRange(c.in)
+		if c.err == "" && (err != nil || got != c.want) {
+			t.Errorf("ParsePortRange(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+		if c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n")) {
+			t.Errorf("ParsePortRange(%q): error %v, want one line with %q", c.in, err, c.err)
+		}
+	}
+	if DefaultPorts.String() != "4100-4999" {
+		t.Errorf("DefaultPorts = %s", DefaultPorts)
+	}
+}
+
+// Many agents get distinct ports in the range, and each keeps its own on
+// every later run.
+func TestAssignPortStableAndDistinct(t *testing.T) {
+	dir := repo(t)
+	r := freeRange(t, 40)
+	got := map[string]int{}
+	seen := map[int]string{}
+	for i := range 30 {
+		id := "agent-" + strconv.Itoa(i)
+		p, err := AssignPort(dir, id, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.contains(p) {
+			t.Fatalf("%s got %d, outside %s", id, p, r)
+		}
+		if other, dup := seen[p]; dup {
+			t.Fatalf("%s and %s share port %d", id, other, p)
+		}
+		seen[p], got[id] = id, p
+	}
+	for id, want := range got {
+		if p, err := AssignPort(dir, id, r); err != nil || p != want {
+			t.Errorf("%s: second run %d %v, want %d", id, p, err, want)
+		}
+		if p, ok := PortOf(dir, id); !ok || p != want {
+			t.Errorf("PortOf(%s) = %d %v, want %d", id, p, ok, want)
+		}
+	}
+	if _, ok := PortOf(dir, "nobody"); ok {
+		t.Error("PortOf an agent without a port")
+	}
+}
+
+// Goroutines of one process exclude each other through the lock too (the
+// race between processes is TestWorktreeEnsurePortsRace in package main).
+func TestAssignPortConcurrent(t *testing.T) {
+	dir := repo(t)
+	r := freeRange(t, 20)
+	ports := make([]int, 16)
+	errs := make([]error, len(ports))
+	var wg sync.WaitGroup
+	for i := range ports {
+		wg.Go(func() { ports[i], errs[i] = AssignPort(dir, "c-"+strconv.Itoa(i), r) })
+	}
+	wg.Wait()
+	seen := map[int]bool{}
+	for i, p := range ports {
+		if errs[i] != nil || seen[p] {
+			t.Fatalf("agent %d: port %d err %v (all: %v)", i, p, errs[i], ports)
+		}
+		seen[p] = true
+	}
+}
+
+func TestAssignPortSkipsBound(t *testing.T) {
+	dir := repo(t)
+	r := freeRange(t, 3)
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(r.Lo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if p, err := AssignPort(dir, "a", r); err != nil || p != r.Lo+1 {
+		t.Fatalf("got %d %v, want %d (%d is bound)", p, err, r.Lo+1, r.Lo)
+	}
+	// An agent's own recorded port is its own even while it listens there.
+	l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(r.Lo+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if p, err := AssignPort(dir, "a", r); err != nil || p != r.Lo+1 {
+		t.Fatalf("again: %d %v", p, err)
+	}
+}
+
+// A port outside the range asked for is given up for one inside it.
+func TestAssignPortNewRange(t *testing.T) {
+	dir := repo(t)
+	r1, r2 := freeRange(t, 2), freeRange(t, 2)
+	if r1 == r2 {
+		t.Skip("the same range twice")
+	}
+	p1, _ := AssignPort(dir, "a", r1)
+	p2, err := AssignPort(dir, "a", r2)
+	if err != nil || !r2.contains(p2) {
+		t.Fatalf("moved from %d to %d %v, want inside %s", p1, p2, err, r2)
+	}
+	if p, _ := PortOf(dir, "a"); p != p2 {
+		t.Fatalf("recorded %d, want %d", p, p2)
+	}
+}
+
+// writeState records agentID as a worker in state, heartbeating now.
+func writeState(t *testing.T, dir, agentID, state string, beat time.Time) {
+	t.Helper()
+	st := State{PID: os.Getpid(), Host: hostname(), AgentID: agentID, State: state,
+		Started: Stamp{beat}, LastHeartbeat: Stamp{beat}, HeartbeatEvery: 10}
+	if err := WriteState(dir, st); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// backdate makes every port in dir given an hour ago, past portGrace.
+func backdate(t *testing.T, dir string) {
+	t.Helper()
+	rec, err := loadPorts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range rec.Given {
+		rec.Given[id] = Stamp{time.Now().Add(-time.Hour)}
+	}
+	if err := savePorts(dir, rec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// With every port given, a port is taken back only from an agent whose
+// state file says it is not live (exited or dead before stale), that has
+// not asked for it lately, and only while nothing listens on it.
+func TestAssignPortExhaustedRange(t *testing.T) {
+	dir := repo(t)
+	r := freeRange(t, 2)
+	a, _ := AssignPort(dir, "a", r)
+	b, _ := AssignPort(dir, "b", r)
+	writeState(t, dir, "a", StateRunning, time.Now())
+	writeState(t, dir, "b", StateRunning, time.Now())
+	backdate(t, dir)
+	_, err := AssignPort(dir, "c", r)
+	if err == nil || !strings.Contains(err.Error(), "no free port in "+r.String()) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("all live: %v", err)
+	}
+	writeState(t, dir, "b", StateExited, time.Now())
+	// b asked for its port a moment ago: its driver may not have written
+	// its state file for this run yet.
+	AssignPort(dir, "b", r)
+	if p, err := AssignPort(dir, "c", r); err == nil {
+		t.Fatalf("c took port %d from live a or from b, given it a moment ago", p)
+	}
+	writeState(t, dir, "a", StateRunning, time.Now().Add(-time.Hour)) // stale
+	backdate(t, dir)
+	if p, err := AssignPort(dir, "c", r); err != nil || p != b {
+		t.Fatalf("c got %d %v, want exited b's %d before stale a's %d", p, err, b, a)
+	}
+	if _, ok := PortOf(dir, "b"); ok {
+		t.Fatal("b still holds the port c was given")
+	}
+	if p, err := AssignPort(dir, "d", r); err != nil || p != a {
+		t.Fatalf("d got %d %v, want stale a's %d", p, err, a)
+	}
+	// c and d have no state file: nothing says they stopped.
+	backdate(t, dir)
+	if p, err := AssignPort(dir, "e", r); err == nil {
+		t.Fatalf("e got %d from an agent without a state file", p)
+	}
+	// A port taken back is still skipped while something listens on it.
+	writeState(t, dir, "c", StateExited, time.Now())
+	writeState(t, dir, "d", StateExited, time.Now())
+	for _, p := range []int{a, b} {
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+	}
+	if p, err := AssignPort(dir, "e", r); err == nil {
+		t.Fatalf("e got bound port %d", p)
+	}
+	if _, err := AssignPort(dir, "e", PortRange{5, 1}); err == nil || !strings.Contains(err.Error(), "reversed") {
+		t.Fatalf("reversed range: %v", err)
+	}
+}
+
+// A worker in a project root gets a port without a worktree, in git or not,
+// and that adds no agents entry to the registry.
+func TestAssignPortWithoutWorktree(t *testing.T) {
+	r := freeRange(t, 2)
+	plain := t.TempDir()
+	if p, err := AssignPort(plain, "root-worker", r); err != nil || p != r.Lo {
+		t.Fatalf("outside git: %d %v", p, err)
+	}
+	if _, err := os.Stat(filepath.Join(plain, registryFile)); err == nil {
+		t.Fatal("a port made a registry")
+	}
+	dir := repo(t)
+	if _, err := AssignPort(dir, "root-worker", r); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := List(dir); err != nil || len(list) != 0 {
+		t.Fatalf("List %v %v, want no worktrees", list, err)
+	}
+	if status := run(t, dir, "status", "--porcelain", "--untracked-files=all"); strings.Contains(status, "var/") {
+		t.Fatalf("var/ shows in git status: %q", status)
+	}
+}
+
+// List and Inspect carry each worktree's port, which registry.json never
+// holds: anchor rewrites that file with five keys per agent.
+func TestListShowsPortsKeptOutOfRegistry(t *testing.T) {
+	dir := repo(t)
+	r := freeRange(t, 5)
+	wt, err := Ensure(dir, "mid-1", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := AssignPort(dir, "mid-1", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := List(dir)
+	if len(list) != 1 || list[0].Port != p {
+		t.Fatalf("List %+v, want port %d", list, p)
+	}
+	if st := Inspect(dir, list); st[0].Port != p {
+		t.Fatalf("Inspect %+v", st[0])
+	}
+	if again, _ := Ensure(dir, "mid-1", "x"); again.Port != p || again.Path != wt.Path {
+		t.Fatalf("Ensure again %+v", again)
+	}
+	assertAnchorRegistry(t, dir)
+}
+
+// assertAnchorRegistry checks registry.json is what anchor writes and
+// reads: an object with project and agents, each agent exactly anchor's
+// five string keys, keys sorted, indent 2.
+func assertAnchorRegistry(t *testing.T, dir string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, registryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg map[string]json.RawMessage
+	if err := json.Unmarshal(data, &reg); err != nil || len(reg) != 2 || reg["project"] == nil || reg["agents"] == nil {
+		t.Fatalf("registry %s: %v", data, err)
+	}
+	var agents map[string]map[string]any
+	if err := json.Unmarshal(reg["agents"], &agents); err != nil {
+		t.Fatalf("agents: %v", err)
+	}
+	for id, e := range agents {
+		if len(e) != 5 {
+			t.Errorf("%s has keys %v, want anchor's five", id, e)
+		}
+		for _, k := range []string{"agent_id", "path", "branch", "integration", "project"} {
+			if _, ok := e[k].(string); !ok {
+				t.Errorf("%s.%s is %v, want a string", id, k, e[k])
+			}
+		}
+	}
+	var again map[string]any
+	json.Unmarshal(data, &again)
+	want, _ := json.MarshalIndent(again, "", "  ") // Go sorts map keys
+	if string(want)+"\n" != string(data) {
+		t.Errorf("registry is not sorted with indent 2:\n%s", data)
+	}
+}
+
+// Ports survive anchor's workers sharing the tree: anchor reads
+// registry.json as fleetwatch writes it, lists no port-only agent, and its
+// rewrite (which drops keys it does not know) leaves every port in place.
+func TestPortsSurviveAnchorRegistry(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed; .ci/run installs it")
+	}
+	script, _ := filepath.Abs("testdata/anchor_registry.py")
+	anchor := func(verb, dir string) string {
+		t.Helper()
+		out, err := exec.Command(python, script, verb, dir).CombinedOutput()
+		if err != nil {
+			t.Fatalf("anchor %s: %v\n%s", verb, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	dir := repo(t)
+	r := freeRange(t, 5)
+	a, _ := Ensure(dir, "a", "x")
+	b, _ := Ensure(dir, "b", "")
+	ports := map[string]int{}
+	for _, id := range []string{"a", "b", "root-only"} {
+		if ports[id], err = AssignPort(dir, id, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "a\tfeature/x\t" + a.Path + "\nb\tagent/b\t" + b.Path
+	if got := anchor("list", dir); got != want {
+		t.Fatalf("anchor lists:\n%s\nwant:\n%s", got, want)
+	}
+	anchor("rewrite", dir)
+	list, err := List(dir)
+	if err != nil || len(list) != 2 || list[0].Port != ports["a"] || list[1].Port != ports["b"] {
+		t.Fatalf("after anchor's rewrite: %+v %v", list, err)
+	}
+	for id, want := range ports {
+		if p, _ := AssignPort(dir, id, r); p != want {
+			t.Errorf("%s: port %d after anchor's rewrite, want %d", id, p, want)
+		}
+	}
+	if _, err := Remove(dir, "a", false, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := anchor("list", dir); got != "b\tagent/b\t"+b.Path {
+		t.Fatalf("after remove anchor lists %q", got)
+	}
+}
