@@ -464,3 +464,49 @@ func TestDemoAgentWorksAPlanInItsWorktree(t *testing.T) {
 		t.Errorf("demo-agent by hand: %v", r)
 	}
 }
+
+func TestRunTwoDriversNeverShareAPort(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t, plan{rel: "features/a.md"}, plan{rel: "features/b.md"}, plan{rel: "features/c.md"}, plan{rel: "features/d.md"})
+	rec := t.TempDir()
+	withExecutor(t, dir, fakeAgent(t), "-record", filepath.Join(rec, "{agent_id}-{slug}.json"), "-sleep", "300ms")
+	var wg sync.WaitGroup
+	results := make([]result, 4)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = fw(t, dir, "work-once", "--run", "--agent-id", "w"+strconv.Itoa(i), "--port-range", "4100-4199")
+		}()
+	}
+	wg.Wait()
+	ports := map[string]string{}
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("driver %d: %v", i, r)
+		}
+		files, _ := filepath.Glob(filepath.Join(rec, "w"+strconv.Itoa(i)+"-*.json"))
+		if len(files) != 1 {
+			t.Fatalf("driver %d ran %d agents", i, len(files))
+		}
+		var got struct{ Env map[string]string }
+		data, _ := os.ReadFile(files[0])
+		json.Unmarshal(data, &got)
+		p := got.Env["FLEET_PORT"]
+		if other, dup := ports[p]; dup || p == "" {
+			t.Errorf("w%d got port %q, already given to %s", i, p, other)
+		}
+		ports[p] = "w" + strconv.Itoa(i)
+	}
+	// A port is the agent's for good: the next run gets the same one.
+	writePlan(t, dir, plan{rel: "features/e.md"}, time.Minute)
+	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w2", "--port-range", "4100-4199"); r.code != 0 {
+		t.Fatalf("second run: %v", r)
+	}
+	var got struct{ Env map[string]string }
+	data, _ := os.ReadFile(filepath.Join(rec, "w2-e.json"))
+	json.Unmarshal(data, &got)
+	if ports[got.Env["FLEET_PORT"]] != "w2" {
+		t.Errorf("w2's port moved: now %s, before %v", got.Env["FLEET_PORT"], ports)
+	}
+}

@@ -37,6 +37,8 @@ type workOnce struct {
 	release, heartbeat, park, targetLane string
 
 	stopGrace time.Duration
+	portRange string
+	ports     workers.PortRange
 
 	unfixed []model.Warning // scan problems repair could not fix
 }
@@ -68,6 +70,7 @@ func runWorkOnce(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&w.targetLane, "target-lane", "", "with --return-ready: bugs or features")
 	fs.BoolVar(&w.ensureWT, "ensure-worktree", false, "create this agent's git worktree for the claim")
 	fs.DurationVar(&w.stopGrace, "stop-grace", workers.DefaultGrace, "with --run: how long a stopped agent gets between SIGTERM and SIGKILL")
+	fs.StringVar(&w.portRange, "port-range", "4100-4999", "ports to give agents from, LO-HI")
 	fs.Bool("print-only", false, "accepted for anchor compatibility; does nothing")
 	pos, code := parseFlags(fs, args, stdout, stderr)
 	if code >= 0 {
@@ -93,6 +96,10 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "--stop-grace must be positive, not %v", w.stopGrace)
 	case w.run && w.list:
 		return fail(stderr, exitError, "--run cannot be combined with --list")
+	}
+	var err error
+	if w.ports, err = workers.ParsePortRange(w.portRange); err != nil {
+		return fail(stderr, exitError, "--port-range: %v", err)
 	}
 	if w.park != "" {
 		if _, err := lane(w.park, "park", model.Lane.Parked, "ambiguous or blocked"); err != nil {
@@ -183,7 +190,7 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 		if argv, err = w.executor(t, ep); err != nil {
 			return fail(stderr, exitError, "--run: %v", err)
 		}
-		if port, err = assignPort(t.Project, worker.AgentID); err != nil {
+		if port, err = workers.AssignPort(t.Project, worker.AgentID, w.ports); err != nil {
 			return fail(stderr, exitError, "--run: %v", err)
 		}
 	}
@@ -334,9 +341,6 @@ func stopContext() (context.Context, func()) {
 		cancel(nil)
 	}
 }
-
-// assignPort gives the agent its port for {port}.
-var assignPort = func(project, agent string) (int, error) { return 0, nil }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -522,6 +526,9 @@ func (w *workOnce) worktreeFor(t *planfs.Tree, rel string, stdout, stderr io.Wri
 		return "", fail(stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, rel)
 	}
 	fmt.Fprintf(stdout, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", wt.Path, wt.Branch, wt.Integration)
+	if port, ok := workers.PortOf(t.Project, w.agent); ok {
+		fmt.Fprintf(stdout, "PORT=%d\n", port)
+	}
 	return wt.Path, exitOK
 }
 
