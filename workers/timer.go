@@ -22,6 +22,10 @@ type Spec struct {
 	Registry string // absolute, or "" for work-once's default
 	Interval Interval
 	Run      bool
+	// Worktree runs each claim in the agent's own git worktree
+	// (--ensure-worktree), so agents working side by side never share a
+	// checkout.
+	Worktree bool
 }
 
 // DefaultInterval is anchor's.
@@ -48,9 +52,9 @@ func ParseSpec(s, cwd string) (Spec, error) {
 		switch k {
 		case "agent-id", "agent_id":
 			k = "agent"
-		case "agent", "tier", "endpoint", "interval", "model", "registry", "run":
+		case "agent", "tier", "endpoint", "interval", "model", "registry", "run", "worktree":
 		default:
-			return Spec{}, fmt.Errorf("unknown key %q (want agent, tier, endpoint, interval, model, registry, run)", k)
+			return Spec{}, fmt.Errorf("unknown key %q (want agent, tier, endpoint, interval, model, registry, run, worktree)", k)
 		}
 		if seen[k] {
 			return Spec{}, fmt.Errorf("%s given twice", k)
@@ -81,13 +85,19 @@ func ParseSpec(s, cwd string) (Spec, error) {
 				v = filepath.Join(cwd, v)
 			}
 			sp.Registry = filepath.Clean(v)
-		case "run":
+		case "run", "worktree":
+			on := false
 			switch strings.ToLower(v) {
 			case "1", "true", "yes", "on":
-				sp.Run = true
+				on = true
 			case "0", "false", "no", "off":
 			default:
-				return Spec{}, fmt.Errorf("run must be 1, true, yes, on (or 0, false, no, off), not %q", v)
+				return Spec{}, fmt.Errorf("%s must be 1, true, yes, on (or 0, false, no, off), not %q", k, v)
+			}
+			if k == "run" {
+				sp.Run = on
+			} else {
+				sp.Worktree = on
 			}
 		}
 	}
@@ -299,6 +309,9 @@ func WorkArgs(project string, s Spec) []string {
 	}
 	if s.Run {
 		args = append(args, "--run")
+	}
+	if s.Worktree {
+		args = append(args, "--ensure-worktree")
 	}
 	return args
 }

@@ -51,6 +51,10 @@ func TestParseSpec(t *testing.T) {
 	if err != nil || s.Endpoint != "h100-executor" || !s.Run || s.Interval.Raw != DefaultInterval {
 		t.Fatalf("%+v %v", s, err)
 	}
+	s, err = ParseSpec("tier=mid,agent=a,run=yes,worktree=on", "/cwd")
+	if err != nil || !s.Run || !s.Worktree || !strings.HasSuffix(strings.Join(WorkArgs("/p", s), " "), "--run --ensure-worktree") {
+		t.Fatalf("worktree=on: %+v %v", s, err)
+	}
 	s, err = ParseSpec(" agent_id = x , tier = small , model = Qwen3 8B , ", "/cwd")
 	if err != nil || s.Agent != "x" || s.Model != "Qwen3 8B" {
 		t.Fatalf("%+v %v", s, err)
@@ -65,6 +69,7 @@ func TestParseSpec(t *testing.T) {
 		"agent=a,tier=mid,colour=red":      `unknown key "colour"`,
 		"agent=a,agent=b,tier=mid":         "agent given twice",
 		"agent=a,tier=mid,run=maybe":       "run must be",
+		"agent=a,tier=mid,worktree=2":      "worktree must be",
 		"agent=a,tier=mid,registry=x.yaml": "registry needs endpoint",
 		"agent=a,tier=huge":                `unknown tier "huge"`,
 		"agent=a,tier=mid,interval=soon":   "interval",
