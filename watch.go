@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/registry"
@@ -755,9 +756,9 @@ func runResult(result, status string) string {
 }
 
 // statusWorkers shows each worker's last run from its state file. An
-// installed worker without one shows its timer's last run, when the
-// manager knows one: nothing writes state files for timer runs yet, and
-// "no runs recorded" would deny a run systemd saw.
+// installed worker without one (a unit written before its first run, or by
+// a fleetwatch that kept none) shows its timer's last run, when the manager
+// knows one: "no runs recorded" would deny a run systemd saw.
 func statusWorkers(project string, installed []string, runs map[string]workers.TimerState, row rowFunc) {
 	states, problems := workers.ReadStates(project)
 	label := "workers"
@@ -765,7 +766,10 @@ func statusWorkers(project string, installed []string, runs map[string]workers.T
 	for _, st := range states {
 		seen[st.AgentID] = true
 		parts := []string{}
-		if st.State != "" {
+		switch h := st.Health(time.Now()); {
+		case h == workers.Stale || h == workers.Dead:
+			parts = append(parts, fmt.Sprintf("%s (%s)", st.State, h))
+		case st.State != "":
 			parts = append(parts, st.State)
 		}
 		if st.ExitCode != nil {
@@ -779,6 +783,9 @@ func statusWorkers(project string, installed []string, runs map[string]workers.T
 		}
 		if !st.Started.IsZero() {
 			parts = append(parts, "started "+st.Started.Local().Format(time.DateTime))
+		}
+		if st.Note != "" {
+			parts = append(parts, termtext.Line(st.Note))
 		}
 		if len(parts) == 0 {
 			parts = append(parts, "no run details")

@@ -559,7 +559,7 @@ func TestWatchStatus(t *testing.T) {
 		stem + "-mid-1.timer  active, enabled; last run Sun 2026-11-29 10:00:00 UTC, idle (exit 1); next ",
 		"linger        off: ",
 		"loginctl enable-linger tester",
-		"workers       mid-1  running, plan in-progress/x.md, last heartbeat ",
+		"workers       mid-1  running (stale), plan in-progress/x.md, last heartbeat ",
 		// No state file yet, but the timer has run: that, not "no runs".
 		"small-1  last run Sun 2026-11-29 10:00:00 UTC by its timer, idle (exit 1); no state file yet\n",
 	} {
