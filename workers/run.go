@@ -157,10 +157,14 @@ func Start(d *Driver, echo io.Writer) error {
 }
 
 // leaseEvery is how often the lease is renewed: TTL/3, so two renewals can
-// fail before it runs out.
+// fail before it runs out. A lease lasts at least a second whatever the TTL
+// (planfs), and a day between renewals is plenty for any longer one; within
+// those bounds the interval is always a valid, positive duration.
 func (d *Driver) leaseEvery() time.Duration {
-	return time.Duration(d.TTL / 3 * float64(time.Second))
+	return time.Duration(min(max(1, d.TTL), 3*maxLeaseEvery.Seconds()) / 3 * float64(time.Second))
 }
+
+const maxLeaseEvery = 24 * time.Hour
 
 // heartbeatEvery is how often the state file says the driver is alive: as
 // often as the lease, and at least every minute, so the UI tells a hung
@@ -367,19 +371,24 @@ func (d *Driver) heartbeat(rel string) (lost string, keep bool) {
 
 // finished handles the executor's own exit.
 func (d *Driver) finished(rel string, code int, renewing bool) Outcome {
-	o := Outcome{Code: code}
-	if code != 0 {
-		o.Plan = d.whereIs(rel)
-		o.Note = fmt.Sprintf("agent exited %d; %s stays claimed until its lease runs out", code, rel)
-		if code < 0 {
-			o.Note = fmt.Sprintf("agent killed by a signal; %s stays claimed until its lease runs out", rel)
-		}
-		d.Log.Printf("%s", o.Note)
-		return o
+	o := Outcome{Code: code, Plan: d.whereIs(rel)}
+	how := fmt.Sprintf("agent exited %d", code)
+	if code < 0 {
+		how = "agent killed by a signal"
 	}
-	if !renewing || d.whereIs(rel) != rel {
-		o.Plan = d.whereIs(rel)
+	switch {
+	case o.Plan == "":
+		// Deleted, not handed on: nobody would find the work.
+		o.Code = -1
+		o.Note = fmt.Sprintf("%s, but its plan %s is gone", how, rel)
+	case code != 0 && o.Plan != rel:
+		o.Note = fmt.Sprintf("%s after moving its plan to %s", how, o.Plan)
+	case code != 0:
+		o.Note = fmt.Sprintf("%s; %s stays claimed until its lease runs out", how, rel)
+	case !renewing || o.Plan != rel:
 		o.Note = "agent exited 0 and moved its plan to " + o.Plan
+	}
+	if o.Note != "" {
 		d.Log.Printf("%s", o.Note)
 		return o
 	}
