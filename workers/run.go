@@ -208,7 +208,7 @@ func (d *Driver) Finish(code int, note string) {
 // lockAgent holds var/fleet/workers/<agent>.lock for the driver's life; the
 // kernel drops it when the driver dies, however it dies.
 func (d *Driver) lockAgent() error {
-	p := strings.TrimSuffix(StatePath(d.Tree.Project, d.Worker.AgentID), ".json") + ".lock"
+	p := lockPath(d.Tree.Project, d.Worker.AgentID)
 	if err := fleetDir(d.Tree.Project); err != nil {
 		return err
 	}
@@ -222,19 +222,42 @@ func (d *Driver) lockAgent() error {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			who := ""
-			if data, err := os.ReadFile(StatePath(d.Tree.Project, d.Worker.AgentID)); err == nil {
-				var st State
-				if json.Unmarshal(data, &st) == nil && st.PID > 0 {
-					who = fmt.Sprintf(" (pid %d, %s)", st.PID, st.Plan)
-				}
-			}
-			return fmt.Errorf("agent %s is %w%s", d.Worker.AgentID, ErrBusy, who)
+			return fmt.Errorf("agent %s is %w%s", d.Worker.AgentID, ErrBusy, runningWhat(d.Tree.Project, d.Worker.AgentID))
 		}
 		return err
 	}
 	d.lock = f
 	return nil
+}
+
+// lockPath is the file a driver for agentID holds locked while it runs.
+func lockPath(project, agentID string) string {
+	return strings.TrimSuffix(StatePath(project, agentID), ".json") + ".lock"
+}
+
+// driverRunning reports whether a driver for agentID holds its lock in
+// project now.
+func driverRunning(project, agentID string) bool {
+	f, err := os.Open(lockPath(project, agentID))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB), unix.EWOULDBLOCK)
+}
+
+// runningWhat says which process runs agentID and on what, as its state
+// file has it: " (pid 123, in-progress/x.md)", or "".
+func runningWhat(project, agentID string) string {
+	data, err := os.ReadFile(StatePath(project, agentID))
+	if err != nil {
+		return ""
+	}
+	var st State
+	if json.Unmarshal(data, &st) != nil || st.PID <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (pid %d, %s)", st.PID, st.Plan)
 }
 
 // Job is one claimed plan to hand to the executor.
