@@ -27,6 +27,9 @@ func TestReviewEnsureRefusesAnotherAgentsWorktree(t *testing.T) {
 	if !isDir(wt.Path) {
 		t.Fatal("a/b's worktree is gone")
 	}
+	if got, ok, err := Lookup(dir, "a-b"); ok || err != nil {
+		t.Errorf("a-b's worktree path is a/b's: %+v %v", got, err)
+	}
 	// The agent itself still gets its own worktree back.
 	if again, err := Ensure(dir, "a/b", "x"); err != nil || again.Path != wt.Path {
 		t.Errorf("a/b again: %+v %v", again, err)

@@ -231,7 +231,8 @@ func List(project string) ([]Worktree, error) {
 
 // Lookup finds agentID's worktree: its registry entry when the folder is
 // there, else the default path var/worktrees/<safe id> when git has a
-// worktree there (made by hand or by a registry that was lost).
+// worktree there (made by hand or by a registry that was lost) and the
+// registry does not give it to another agent id.
 func Lookup(project, agentID string) (Worktree, bool, error) {
 	top, err := Project(project)
 	if err != nil {
@@ -247,6 +248,9 @@ func Lookup(project, agentID string) (Worktree, bool, error) {
 		return wt, true, nil
 	}
 	path := filepath.Join(top, "var", "worktrees", SafeID(agentID))
+	if notOthers(top, agentID, path) != nil {
+		return Worktree{}, false, nil
+	}
 	registered, err := worktreeBranches(top)
 	if err != nil {
 		return Worktree{}, false, err
