@@ -165,3 +165,23 @@ func TestReviewRunBrokenStdoutGivesThePlanBack(t *testing.T) {
 		t.Errorf("state: %+v", st)
 	}
 }
+
+// The agent runs in its worktree (or the project root): its PWD must say
+// so, not the folder the driver was started from, for tools that trust it.
+func TestReviewRunAgentsPWDIsWhereItRuns(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t, plan{rel: "features/a.md"})
+	env, err := exec.LookPath("env")
+	if err != nil {
+		t.Skip("no env program")
+	}
+	withExecutor(t, dir, env)
+	cmd := fwCmd(dir, []string{"PWD=" + t.TempDir()}, "work-once", "--run", "--agent-id", "w1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	if !strings.Contains(string(log), " out PWD="+dir+"\n") {
+		t.Errorf("the agent's PWD is not %s:\n%s", dir, log)
+	}
+}

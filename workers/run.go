@@ -302,7 +302,8 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = gitenv.Env(ph.Env()...)
+	// PWD as a shell would set it: ours names the driver's folder.
+	cmd.Env = gitenv.Env(append(ph.Env(), "PWD="+dir)...)
 	out, errw := d.Log.writer(StreamOut), d.Log.writer(StreamErr)
 	cmd.Stdout, cmd.Stderr = out, errw
 	// Its own process group, so stopping it reaches every process the agent
