@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -64,5 +65,24 @@ func TestReviewRemoveRefusesWhileTheDriverRuns(t *testing.T) {
 	d.lock.Close()
 	if got, err := Remove(dir, "w", false, false); err != nil || got.Path != wt.Path || got.Port != port {
 		t.Fatalf("after the driver: %+v %v", got, err)
+	}
+}
+
+// Every line of a worker log starts with its time and stream, even when
+// the driver names a plan whose file name holds a line break.
+func TestReviewLogDriverLinesStayOneLine(t *testing.T) {
+	dir := t.TempDir()
+	l, err := OpenLog(dir, "w", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Printf("claimed %s", "in-progress/x\ny\r.md")
+	l.Close()
+	data, err := os.ReadFile(l.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"); len(lines) != 1 || !strings.HasSuffix(lines[0], ` fleet claimed in-progress/x\ny\r.md`) {
+		t.Errorf("log:\n%q", data)
 	}
 }
