@@ -225,7 +225,8 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 	claimed, worked := 0, 0
 	for claimed < w.maxPlans {
 		if ctx.Err() != nil {
-			return exitError, "stopped before claiming: " + context.Cause(ctx).Error()
+			reason := "stopped before claiming: " + context.Cause(ctx).Error()
+			return fail(stderr, exitError, "%s", reason), reason
 		}
 		var rel string
 		if w.slug != "" || w.path != "" {
@@ -324,11 +325,13 @@ func (w *workOnce) registryPath(t *planfs.Tree) string {
 }
 
 // stopContext ends when the driver is told to stop (SIGTERM, SIGINT,
-// SIGHUP), with the signal's name as its cause.
+// SIGHUP), or whoever read its output has gone (SIGPIPE, which would
+// otherwise kill it between a claim and the release), with the signal's
+// name as its cause.
 func stopContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
 	go func() {
 		select {
 		case sig := <-ch:
@@ -522,6 +525,14 @@ func (w *workOnce) worktreeFor(t *planfs.Tree, rel string, stdout, stderr io.Wri
 		return "", exitOK
 	}
 	wt, err := workers.Ensure(t.Project, w.agent, model.SlugOf(path.Base(rel)))
+	if err != nil && w.run {
+		// Nobody will work the plan: give it back rather than strand it
+		// for a whole lease, one more plan on every cron tick.
+		reason := "--ensure-worktree: " + err.Error()
+		if _, rerr := t.ReleaseBecause(rel, w.agent, reason, false); rerr == nil {
+			return "", fail(stderr, exitError, "%s (released %s)", reason, rel)
+		}
+	}
 	if err != nil {
 		return "", fail(stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, rel)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -56,10 +57,13 @@ func OpenLog(project, agentID string, echo io.Writer) (*Log, error) {
 	return &Log{Path: p, f: f, echo: echo, now: time.Now}, nil
 }
 
-// Printf logs one driver line.
+// Printf logs one driver line. A line break in it (a plan's file name may
+// hold one) is written as \n, so the line stays one line.
 func (l *Log) Printf(format string, args ...any) {
-	l.line(StreamFleet, fmt.Sprintf(format, args...))
+	l.line(StreamFleet, oneLine.Replace(fmt.Sprintf(format, args...)))
 }
+
+var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)
 
 // LogLine is one line of a worker log, newline included.
 func LogLine(at time.Time, stream, text string) string {

@@ -157,10 +157,14 @@ func Start(d *Driver, echo io.Writer) error {
 }
 
 // leaseEvery is how often the lease is renewed: TTL/3, so two renewals can
-// fail before it runs out.
+// fail before it runs out. A lease lasts at least a second whatever the TTL
+// (planfs), and a day between renewals is plenty for any longer one; within
+// those bounds the interval is always a valid, positive duration.
 func (d *Driver) leaseEvery() time.Duration {
-	return time.Duration(d.TTL / 3 * float64(time.Second))
+	return time.Duration(min(max(1, d.TTL), 3*maxLeaseEvery.Seconds()) / 3 * float64(time.Second))
 }
+
+const maxLeaseEvery = 24 * time.Hour
 
 // heartbeatEvery is how often the state file says the driver is alive: as
 // often as the lease, and at least every minute, so the UI tells a hung
@@ -204,7 +208,7 @@ func (d *Driver) Finish(code int, note string) {
 // lockAgent holds var/fleet/workers/<agent>.lock for the driver's life; the
 // kernel drops it when the driver dies, however it dies.
 func (d *Driver) lockAgent() error {
-	p := strings.TrimSuffix(StatePath(d.Tree.Project, d.Worker.AgentID), ".json") + ".lock"
+	p := lockPath(d.Tree.Project, d.Worker.AgentID)
 	if err := fleetDir(d.Tree.Project); err != nil {
 		return err
 	}
@@ -218,19 +222,42 @@ func (d *Driver) lockAgent() error {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			who := ""
-			if data, err := os.ReadFile(StatePath(d.Tree.Project, d.Worker.AgentID)); err == nil {
-				var st State
-				if json.Unmarshal(data, &st) == nil && st.PID > 0 {
-					who = fmt.Sprintf(" (pid %d, %s)", st.PID, st.Plan)
-				}
-			}
-			return fmt.Errorf("agent %s is %w%s", d.Worker.AgentID, ErrBusy, who)
+			return fmt.Errorf("agent %s is %w%s", d.Worker.AgentID, ErrBusy, runningWhat(d.Tree.Project, d.Worker.AgentID))
 		}
 		return err
 	}
 	d.lock = f
 	return nil
+}
+
+// lockPath is the file a driver for agentID holds locked while it runs.
+func lockPath(project, agentID string) string {
+	return strings.TrimSuffix(StatePath(project, agentID), ".json") + ".lock"
+}
+
+// driverRunning reports whether a driver for agentID holds its lock in
+// project now.
+func driverRunning(project, agentID string) bool {
+	f, err := os.Open(lockPath(project, agentID))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB), unix.EWOULDBLOCK)
+}
+
+// runningWhat says which process runs agentID and on what, as its state
+// file has it: " (pid 123, in-progress/x.md)", or "".
+func runningWhat(project, agentID string) string {
+	data, err := os.ReadFile(StatePath(project, agentID))
+	if err != nil {
+		return ""
+	}
+	var st State
+	if json.Unmarshal(data, &st) != nil || st.PID <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (pid %d, %s)", st.PID, st.Plan)
 }
 
 // Job is one claimed plan to hand to the executor.
@@ -275,7 +302,8 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = gitenv.Env(ph.Env()...)
+	// PWD as a shell would set it: ours names the driver's folder.
+	cmd.Env = gitenv.Env(append(ph.Env(), "PWD="+dir)...)
 	out, errw := d.Log.writer(StreamOut), d.Log.writer(StreamErr)
 	cmd.Stdout, cmd.Stderr = out, errw
 	// Its own process group, so stopping it reaches every process the agent
@@ -367,19 +395,24 @@ func (d *Driver) heartbeat(rel string) (lost string, keep bool) {
 
 // finished handles the executor's own exit.
 func (d *Driver) finished(rel string, code int, renewing bool) Outcome {
-	o := Outcome{Code: code}
-	if code != 0 {
-		o.Plan = d.whereIs(rel)
-		o.Note = fmt.Sprintf("agent exited %d; %s stays claimed until its lease runs out", code, rel)
-		if code < 0 {
-			o.Note = fmt.Sprintf("agent killed by a signal; %s stays claimed until its lease runs out", rel)
-		}
-		d.Log.Printf("%s", o.Note)
-		return o
+	o := Outcome{Code: code, Plan: d.whereIs(rel)}
+	how := fmt.Sprintf("agent exited %d", code)
+	if code < 0 {
+		how = "agent killed by a signal"
 	}
-	if !renewing || d.whereIs(rel) != rel {
-		o.Plan = d.whereIs(rel)
+	switch {
+	case o.Plan == "":
+		// Deleted, not handed on: nobody would find the work.
+		o.Code = -1
+		o.Note = fmt.Sprintf("%s, but its plan %s is gone", how, rel)
+	case code != 0 && o.Plan != rel:
+		o.Note = fmt.Sprintf("%s after moving its plan to %s", how, o.Plan)
+	case code != 0:
+		o.Note = fmt.Sprintf("%s; %s stays claimed until its lease runs out", how, rel)
+	case !renewing || o.Plan != rel:
 		o.Note = "agent exited 0 and moved its plan to " + o.Plan
+	}
+	if o.Note != "" {
 		d.Log.Printf("%s", o.Note)
 		return o
 	}

@@ -152,6 +152,9 @@ func Ensure(project, agentID, slug string) (Worktree, error) {
 	safe := SafeID(agentID)
 	path := filepath.Join(top, "var", "worktrees", safe)
 	wt := Worktree{AgentID: agentID, Path: path, Integration: integration, Project: top}
+	if err := notOthers(top, agentID, path); err != nil {
+		return Worktree{}, err
+	}
 
 	registered, err := worktreeBranches(top)
 	if err != nil {
@@ -228,7 +231,8 @@ func List(project string) ([]Worktree, error) {
 
 // Lookup finds agentID's worktree: its registry entry when the folder is
 // there, else the default path var/worktrees/<safe id> when git has a
-// worktree there (made by hand or by a registry that was lost).
+// worktree there (made by hand or by a registry that was lost) and the
+// registry does not give it to another agent id.
 func Lookup(project, agentID string) (Worktree, bool, error) {
 	top, err := Project(project)
 	if err != nil {
@@ -244,6 +248,9 @@ func Lookup(project, agentID string) (Worktree, bool, error) {
 		return wt, true, nil
 	}
 	path := filepath.Join(top, "var", "worktrees", SafeID(agentID))
+	if notOthers(top, agentID, path) != nil {
+		return Worktree{}, false, nil
+	}
 	registered, err := worktreeBranches(top)
 	if err != nil {
 		return Worktree{}, false, err
@@ -299,6 +306,12 @@ func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) 
 	if inReg && rec.Path != "" {
 		path = rec.Path
 	}
+	if err := notOthers(top, agentID, path); err != nil {
+		return out, err
+	}
+	if driverRunning(top, agentID) {
+		return out, fmt.Errorf("agent %s is running%s; stop it first, then remove", agentID, runningWhat(top, agentID))
+	}
 	registered, err := worktreeBranches(top)
 	if err != nil {
 		return out, err
@@ -345,6 +358,22 @@ func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) 
 		return out, fmt.Errorf("%w for agent %q", ErrNothingToRemove, agentID)
 	}
 	return out, nil
+}
+
+// notOthers refuses path when the registry gives it to another agent id:
+// two ids that differ only in characters SafeID replaces would otherwise
+// share one checkout.
+func notOthers(top, agentID, path string) error {
+	reg, err := load(top)
+	if err != nil {
+		return err
+	}
+	for id, other := range reg.Agents {
+		if id != agentID && other.Path == path {
+			return fmt.Errorf("%s is the worktree of agent %q: agent ids %q and %q both become %q; make them differ in letters or digits", path, id, id, agentID, filepath.Base(path))
+		}
+	}
+	return nil
 }
 
 // checkRemovable refuses to remove the checkout at path when that would

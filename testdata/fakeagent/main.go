@@ -28,6 +28,7 @@ func main() {
 	move := flag.String("move", "", "completed or review-needed: move the plan there with `fleetwatch complete`")
 	ignoreTerm := flag.Bool("ignore-term", false, "ignore SIGTERM")
 	child := flag.String("child", "", "start a grandchild that sleeps, writing its pid to this file")
+	del := flag.Bool("delete", false, "delete the plan file before exiting")
 	flag.Parse()
 
 	if *ignoreTerm {
@@ -65,6 +66,9 @@ func main() {
 		c := exec.Command(*fw, "complete", "--agent-id", os.Getenv("FLEET_AGENT_ID"), "--to", *move, os.Getenv("FLEET_PLAN"))
 		c.Stdout, c.Stderr = os.Stdout, os.Stderr
 		must(c.Run())
+	}
+	if *del {
+		must(os.Remove(os.Getenv("FLEET_PLAN")))
 	}
 	os.Exit(*exit)
 }
