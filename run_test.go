@@ -289,7 +289,7 @@ func TestRunKill9OfTheDriverLeavesALeaseThatExpires(t *testing.T) {
 	dir := newTree(t, plan{rel: "features/a.md"})
 	agentPID := filepath.Join(t.TempDir(), "agent.pid")
 	withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
-	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "1")
+	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "3")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

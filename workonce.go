@@ -200,15 +200,18 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 	}
 	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace}
 	if err := workers.Start(d, echo); err != nil {
-		if errors.Is(err, workers.ErrBusy) {
+		busy := errors.Is(err, workers.ErrBusy)
+		switch {
+		case w.run && busy:
 			// A cron tick while the last run is still working: not an error.
 			return fail(stderr, exitNothing, "--run: %v", err)
-		}
-		if w.run {
+		case w.run:
 			return fail(stderr, exitError, "--run: %v", err)
+		case !busy:
+			fmt.Fprintf(stderr, "fleetwatch: warning: %v\n", err)
 		}
-		// A claim-only worker can do without its state file.
-		fmt.Fprintf(stderr, "fleetwatch: warning: %v\n", err)
+		// A claim-only run can do without its state file, and must leave
+		// a running driver's alone.
 		d = nil
 	}
 	ctx, stop := stopContext()

@@ -133,10 +133,8 @@ func Start(d *Driver, echo io.Writer) error {
 	if d.Grace <= 0 {
 		d.Grace = DefaultGrace
 	}
-	if d.Argv != nil {
-		if err := d.lockAgent(); err != nil {
-			return err
-		}
+	if err := d.lockAgent(); err != nil {
+		return err
 	}
 	log, err := OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
 	if err != nil {
@@ -173,7 +171,7 @@ func (d *Driver) heartbeatEvery() time.Duration {
 	return min(d.leaseEvery(), maxHeartbeat)
 }
 
-const maxHeartbeat = time.Minute
+var maxHeartbeat = time.Minute // a variable for tests
 
 func (d *Driver) save() error {
 	if err := WriteState(d.Tree.Project, d.state); err != nil {
@@ -327,6 +325,20 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	beat := time.NewTicker(d.leaseEvery())
 	defer beat.Stop()
 	renewing := true
+	// renew renews the lease; over is true when it was lost and the agent
+	// has been stopped.
+	renew := func() (o Outcome, over bool) {
+		lost, keep := d.heartbeat(job.Rel)
+		renewing = keep
+		if lost == "" {
+			return o, false
+		}
+		d.Log.Printf("lease lost: %s; stopping the agent", lost)
+		d.stop(pgid, done)
+		out.flush()
+		errw.flush()
+		return Outcome{Code: -1, Plan: d.whereIs(job.Rel), Lost: lost, Note: "lease lost: " + lost}, true
+	}
 	for {
 		select {
 		case err := <-done:
@@ -339,18 +351,19 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 		case <-pulse.C:
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 			d.save()
-		case <-beat.C:
-			if !renewing {
-				continue
+			// A plan taken back (an operator's release, a recover) is
+			// noticed within a pulse, not only at the next renewal, which
+			// can be many minutes away: a second worker may already have it.
+			if renewing && !d.holds(job.Rel) {
+				if o, over := renew(); over {
+					return o
+				}
 			}
-			lost, keep := d.heartbeat(job.Rel)
-			renewing = keep
-			if lost != "" {
-				d.Log.Printf("lease lost: %s; stopping the agent", lost)
-				d.stop(pgid, done)
-				out.flush()
-				errw.flush()
-				return Outcome{Code: -1, Plan: d.whereIs(job.Rel), Lost: lost, Note: "lease lost: " + lost}
+		case <-beat.C:
+			if renewing {
+				if o, over := renew(); over {
+					return o
+				}
 			}
 		case <-ctx.Done():
 			reason := "driver stopped"
@@ -391,6 +404,13 @@ func (d *Driver) heartbeat(rel string) (lost string, keep bool) {
 	}
 	d.Log.Printf("heartbeat failed, will retry: %v", err)
 	return "", true
+}
+
+// holds reports whether rel's lease on disk is still this agent's; reading
+// it is cheap and, unlike a renewal, writes nothing.
+func (d *Driver) holds(rel string) bool {
+	l := d.Tree.ReadLease(rel)
+	return l != nil && l.Corrupt == "" && l.AgentID == d.Worker.AgentID
 }
 
 // finished handles the executor's own exit.

@@ -1,12 +1,16 @@
 package workers
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
 )
 
 func TestExpandIsOnePassAndKeepsWords(t *testing.T) {
@@ -88,5 +92,38 @@ func TestLogSplitsLinesAndStamps(t *testing.T) {
 	}
 	if filepath.Base(LogPath(dir, "a/b")) != "a-b.log" {
 		t.Errorf("log name: %s", LogPath(dir, "a/b"))
+	}
+}
+
+func TestRunNoticesATakenPlanWithinAPulse(t *testing.T) {
+	defer func(old time.Duration) { maxHeartbeat = old }(maxHeartbeat)
+	maxHeartbeat = 50 * time.Millisecond
+	dir := t.TempDir()
+	if _, err := planfs.Scaffold(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, ".plans", "features", "a.md"), []byte("# A\n"), 0o644)
+	tr, err := planfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := tr.Claim("features/a.md", "w1", 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Driver{Tree: tr, Worker: model.Worker{AgentID: "w1"}, Argv: []string{"sleep", "30"}, TTL: 600, Grace: time.Second}
+	if err := Start(d, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Finish(2, "test")
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		tr.Release(rel, "operator", true)
+	}()
+	start := time.Now()
+	o := d.Run(context.Background(), Job{Rel: rel})
+	// The lease renews only every 200 s; the pulse reads it every 50 ms.
+	if o.Lost == "" || time.Since(start) > 10*time.Second {
+		t.Fatalf("outcome %+v after %v", o, time.Since(start))
 	}
 }
