@@ -27,8 +27,7 @@ func TestStopSignalsTheWorkersGroup(t *testing.T) {
 			return false
 		}
 		st = states[0]
-		out, _ := exec.Command("pgrep", "-g", strconv.Itoa(c.State.PID)).Output()
-		return strings.Count(string(out), "\n") >= 2
+		return readFile(filepath.Join(project, ".fake", "mid-7.grandchild-term.ready")) != ""
 	})
 	if st.PID != c.State.PID || st.Health(time.Now()) != Live {
 		t.Fatalf("state %+v", st)

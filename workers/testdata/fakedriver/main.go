@@ -91,6 +91,7 @@ func main() {
 func grandchild(mark string) {
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
+	write(mark+".ready", "ready")
 	select {
 	case <-term:
 		write(mark, "SIGTERM")
