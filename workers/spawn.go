@@ -163,7 +163,9 @@ func Start(s SpawnSpec) (*Child, error) {
 	cmd.Stdout, cmd.Stderr = log, log // a file: the child writes it directly
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %v", s.Bin, errText(err))
+		err = fmt.Errorf("start %s: %v", s.Bin, errText(err))
+		fmt.Fprintf(log, "%s %s %v\n", time.Now().UTC().Format(LogTimeLayout), StreamFleet, err)
+		return nil, err
 	}
 	tier := s.Tier
 	if tier == "" && s.Endpoint == "" {

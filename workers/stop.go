@@ -65,3 +65,7 @@ func isWorkOnce(pid int) bool {
 	}
 	return false
 }
+
+// Local reports whether st was written on this host, where its pid means
+// something.
+func (st State) Local() bool { return st.Host != "" && st.Host == hostname() }
