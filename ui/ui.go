@@ -217,6 +217,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
+		if m.logs != nil {
+			for i := range m.logs.panes {
+				m.clampLog(i)
+			}
+		}
 		return m.schedulePreview()
 	case loadedMsg:
 		return m.loaded(msg)

@@ -89,7 +89,7 @@ func (m *Model) headerLine() string {
 			left += " (" + itoa(expired) + " expired)"
 		}
 	}
-	if len(m.wrkRows) > 0 {
+	if m.workersShown() {
 		left += " · " + m.workerCounts()
 	}
 	right := m.tabs(false)

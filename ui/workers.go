@@ -179,6 +179,17 @@ func canStop(r *workerRow) (bool, string) {
 	return true, ""
 }
 
+// workersShown reports whether the header counts workers: while any has
+// not exited.
+func (m *Model) workersShown() bool {
+	for i := range m.wrkRows {
+		if m.wrkRows[i].health != workers.Exited {
+			return true
+		}
+	}
+	return false
+}
+
 // workerCounts is the header's summary: workers not yet exited, and how
 // many of them are stale or dead.
 func (m *Model) workerCounts() string {
