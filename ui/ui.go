@@ -1,7 +1,8 @@
 // Package ui is fleetwatch's operator cockpit: a Bubble Tea program showing
-// the lanes with each tier's pick order, dependencies, leases, worktrees and
-// the event log, refreshed by a file watcher, and acting through the
-// engine's verbs. It reaches the disk only through planfs and workers.
+// the lanes with each tier's pick order, dependencies, leases, worktrees,
+// workers (spawned, stopped, their logs side by side) and the event log,
+// refreshed by file watchers, and acting through the engine's verbs. It
+// reaches the disk and processes only through planfs and workers.
 package ui
 
 import (
@@ -391,10 +392,7 @@ func (m *Model) tick() tea.Cmd {
 	if running {
 		cmds = append(cmds, m.requestWorkers())
 	}
-	if !leases {
-		return tea.Batch(append(cmds, tickCmd())...)
-	}
-	for i := range m.d.board.Leases {
+	for i := 0; leases && i < len(m.d.board.Leases); i++ {
 		if l := &m.d.board.Leases[i]; l.Corrupt == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.now {
 			cmds = append(cmds, m.requestLoad())
 			break
