@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,10 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
 
 	"fleetwatch/internal/testkit"
 	"fleetwatch/workers"
@@ -607,5 +611,50 @@ func TestStateWatcherRefreshesWorkersPane(t *testing.T) {
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
 	if final.problem != "" {
 		t.Errorf("a watcher reported a problem: %s", final.problem)
+	}
+}
+
+// In colour the new screens still fit exactly, and a log's own escape
+// sequences never reach the terminal among the styles'.
+func TestWorkerScreensFitInColour(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.addWorkers(t)
+	p.log(t, "mid-1", "2025-06-02T09:30:00.000Z err \x1b]0;owned\x07\x1b[2J\x9b31m gone")
+	opt := p.options()
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	r.SetHasDarkBackground(true)
+	opt.Renderer, opt.Self = r, "/usr/local/bin/fleetwatch"
+	h := newHarnessWith(t, p, opt, 80, 24)
+	check := func(what string) {
+		t.Helper()
+		v := h.m.View()
+		lines := strings.Split(v, "\n")
+		if len(lines) != h.m.height {
+			t.Errorf("%s: %d lines, want %d", what, len(lines), h.m.height)
+		}
+		for i, l := range lines {
+			if n := ansi.StringWidth(l); n > h.m.width {
+				t.Errorf("%s: line %d is %d cells wide: %q", what, i+1, n, l)
+			}
+		}
+		if strings.Contains(v, "\x1b]") || strings.Contains(v, "\x07") || strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\u009b") {
+			t.Errorf("%s: a log's escape sequence reached the screen: %q", what, v)
+		}
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		h.press("4", "g")
+		check("workers")
+		h.press(" ", "j", " ", "l")
+		h.pumpLogs("the logs", func() bool { return strings.Contains(h.logText(0), "gone") && strings.Contains(h.logText(1), "plain line") })
+		check("logs")
+		if !strings.Contains(ansi.Strip(h.m.View()), "09:30:00 ! ?]0;owned??[2J?31m gone") {
+			t.Errorf("the cleaned line:\n%s", ansi.Strip(h.m.View()))
+		}
+		h.press("esc", "esc", "s")
+		check("spawn form")
+		h.press("esc")
 	}
 }
