@@ -648,7 +648,9 @@ func TestWorkerScreensFitInColour(t *testing.T) {
 		h.press("4", "g")
 		check("workers")
 		h.press(" ", "j", " ", "l")
-		h.pumpLogs("the logs", func() bool { return strings.Contains(h.logText(0), "gone") && strings.Contains(h.logText(1), "plain line") })
+		h.pumpLogs("the logs", func() bool {
+			return strings.Contains(h.logText(0), "gone") && strings.Contains(h.logText(1), "plain line")
+		})
 		check("logs")
 		if !strings.Contains(ansi.Strip(h.m.View()), "09:30:00 ! ?]0;owned??[2J?31m gone") {
 			t.Errorf("the cleaned line:\n%s", ansi.Strip(h.m.View()))
