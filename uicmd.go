@@ -75,7 +75,9 @@ func openUI(t *planfs.Tree, f *uiFlags, stderr io.Writer) int {
 		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once' prints the same board as text")
 	}
 	r := lipgloss.NewRenderer(os.Stdout)
-	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r})
+	// Spawned workers run this very binary, as cron and systemd do.
+	self, _ := os.Executable()
+	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self})
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}

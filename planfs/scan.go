@@ -197,6 +197,13 @@ func newPlan(lane model.Lane, name string, size, modTime int64, h model.Header) 
 	}
 }
 
+// Leases reads every lease file without scanning the plans: who holds what
+// (a corrupt lease has Corrupt set), and warnings about files that are not
+// leases.
+func (t *Tree) Leases() ([]model.Lease, []model.Warning) {
+	return t.scanLeases(nil)
+}
+
 // scanLeases reads every lease file; unreadable ones become corrupt leases so
 // they block picks and show up, rather than vanish.
 func (t *Tree) scanLeases(warns []model.Warning) ([]model.Lease, []model.Warning) {

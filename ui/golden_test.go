@@ -31,16 +31,20 @@ func TestGoldenScreens(t *testing.T) {
 	t.Parallel()
 	screens := []struct {
 		name string
-		// trees gives the project agent worktrees first.
-		trees bool
-		act   func(*teatest.TestModel)
+		// trees gives the project agent worktrees first; workers, state
+		// files and logs (and the UI a binary to spawn).
+		trees, workers bool
+		act            func(*teatest.TestModel)
 		// want is text the screen shows once it has settled.
 		want []string
 	}{
 		{name: "plans"},
 		{name: "leases", act: sendKeys("2"), want: []string{"EXPIRED 1h00m ago", "in 50m00s"}},
 		{name: "worktrees", trees: true, act: sendKeys("3"), want: []string{"var/worktrees/mid-1", "var/worktrees/small-2"}},
-		{name: "events", act: sendKeys("4"), want: []string{"needs SMTP credentials"}},
+		{name: "events", act: sendKeys("5"), want: []string{"needs SMTP credentials"}},
+		{name: "workers", workers: true, act: sendKeys("4"), want: []string{"◌ stale", "exited 2"}},
+		{name: "logs", workers: true, act: sendKeys("4", " ", "j", " ", "l"),
+			want: []string{"wrote pdf.go", "plain line from a program", "small-2 · ◌ stale · old-import"}},
 		{name: "help", act: sendKeys("?"), want: []string{"Any key closes this help."}},
 		{name: "park-dialog", act: func(tm *teatest.TestModel) {
 			tm.Send(keyMsg("a"))
@@ -57,10 +61,18 @@ func TestGoldenScreens(t *testing.T) {
 				if sc.trees {
 					p.addWorktrees(t)
 				}
-				tm := teatest.NewTestModel(t, New(p.options()), teatest.WithInitialTermSize(w, h))
+				opt := p.options()
+				if sc.workers {
+					p.addWorkers(t)
+					opt.Self = "/usr/local/bin/fleetwatch"
+				}
+				tm := teatest.NewTestModel(t, New(opt), teatest.WithInitialTermSize(w, h))
 				// The first screen: the bugs lane, and on a wide terminal
 				// the selected plan's preview.
 				first := []string{"crash-on-save", "flaky-ci"}
+				if sc.workers {
+					first = append(first, "3 workers")
+				}
 				if w >= 100 {
 					first = append(first, "Crash when saving a draft, for everyone, every time.")
 				}
@@ -73,6 +85,7 @@ func TestGoldenScreens(t *testing.T) {
 					t.Fatal(err)
 				}
 				final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+				final.Close() // stops following logs
 				v := final.View()
 				checkScreen(t, v, w, h, p)
 				teatest.RequireEqualOutput(t, []byte(v))
@@ -103,7 +116,7 @@ func TestGoldenScreensStable(t *testing.T) {
 	for range 2 {
 		p := newProject(t)
 		h := newHarness(t, p, 160, 48)
-		h.press("4")
+		h.press("5")
 		v := h.view()
 		h.press("1")
 		views = append(views, v+"\n"+h.view())

@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -28,7 +29,12 @@ func TestMain(m *testing.M) {
 	// colour there either, and no terminal queries.
 	lipgloss.SetColorProfile(termenv.Ascii)
 	lipgloss.SetHasDarkBackground(true)
-	os.Exit(m.Run())
+	// Log panes show times of day in local time: UTC here, whatever the
+	// machine's zone.
+	time.Local = time.UTC
+	code := m.Run()
+	testkit.RemoveFakeDriver()
+	os.Exit(code)
 }
 
 // testNow is the moment every test tree's clock stays at.
@@ -296,18 +302,29 @@ type harness struct {
 	p    *project
 	m    Model
 	quit bool
+	// bg receives what the log panes' waits bring, which may take long:
+	// pumpLogs feeds it to the model.
+	bg chan tea.Msg
 }
 
 // newHarness opens the UI on p at w×h and waits for the first load.
 func newHarness(t *testing.T, p *project, w, h int) *harness {
 	t.Helper()
-	m := New(p.options())
+	return newHarnessWith(t, p, p.options(), w, h)
+}
+
+// newHarnessWith is newHarness with other options.
+func newHarnessWith(t *testing.T, p *project, opt Options, w, h int) *harness {
+	t.Helper()
+	m := New(opt)
 	// Countdowns move only when a test sends a tickMsg itself.
 	m.ticking = true
 	// A blinking cursor asks for a 530 ms timer on every keystroke; typing
 	// in unit tests does not need it.
 	m.filter.Cursor.SetMode(cursor.CursorStatic)
-	hs := &harness{t: t, p: p, m: m}
+	m.staticCursors = true
+	hs := &harness{t: t, p: p, m: m, bg: make(chan tea.Msg, 64)}
+	t.Cleanup(hs.m.Close)
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.settle(hs.m.Init())
 	if hs.m.d == nil {
@@ -354,11 +371,53 @@ func (h *harness) settle(cmd tea.Cmd) {
 				}
 			case tea.QuitMsg:
 				h.quit = true
-			case loadedMsg, worktreesMsg, actionMsg, previewDueMsg, previewMsg:
+			case loadedMsg, worktreesMsg, actionMsg, previewDueMsg, previewMsg,
+				workersMsg, spawnFormMsg, spawnedMsg:
 				start(h.update(msg))
+			case logOpenedMsg, logLinesMsg:
+				h.background(h.update(msg))
 			}
 		case <-deadline:
 			h.t.Fatal("the model's commands did not settle in 20 s")
+		}
+	}
+}
+
+// background runs cmd, a wait for a log's next lines, off the harness's
+// books: its message goes to h.bg.
+func (h *harness) background(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range b {
+				h.background(c)
+			}
+			return
+		}
+		h.bg <- msg
+	}()
+}
+
+// pumpLogs feeds the log panes what their tails deliver until ok, failing
+// after 10 s.
+func (h *harness) pumpLogs(what string, ok func() bool) {
+	h.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !ok() {
+		select {
+		case msg := <-h.bg:
+			switch msg.(type) {
+			case logOpenedMsg, logLinesMsg:
+				h.background(h.update(msg))
+			case nil:
+			default:
+				h.settle(h.update(msg))
+			}
+		case <-deadline:
+			h.t.Fatalf("after 10 s: %s\n%s", what, h.m.View())
 		}
 	}
 }

@@ -21,6 +21,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return cmd
 	}
+	if m.form != nil {
+		return m.formKey(msg)
+	}
 	if m.filtering {
 		return m.filterKey(msg)
 	}
@@ -34,6 +37,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.logs != nil {
+		return m.logsKey(msg)
+	}
 	if m.full {
 		return m.previewKey(msg)
 	}
@@ -44,17 +50,21 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
 	case key.Matches(msg, k.NextPane):
-		return m.setPane((m.pane + 1) % 4)
+		return m.setPane((m.pane + 1) % paneCount)
 	case key.Matches(msg, k.PrevPane):
-		return m.setPane((m.pane + 3) % 4)
+		return m.setPane((m.pane + paneCount - 1) % paneCount)
 	case key.Matches(msg, k.Plans):
 		return m.setPane(plansPane)
 	case key.Matches(msg, k.Leases):
 		return m.setPane(leasesPane)
 	case key.Matches(msg, k.Worktrees):
 		return m.setPane(worktreesPane)
+	case key.Matches(msg, k.Workers):
+		return m.setPane(workersPane)
 	case key.Matches(msg, k.Events):
 		return m.setPane(eventsPane)
+	case key.Matches(msg, k.Mark):
+		m.toggleMark()
 	case key.Matches(msg, k.Up):
 		return m.moveCursor(-1)
 	case key.Matches(msg, k.Down):
@@ -94,7 +104,18 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.askRecover()
 	case key.Matches(msg, k.Complete):
 		m.askComplete()
+	case key.Matches(msg, k.Spawn):
+		return m.askSpawn()
+	case key.Matches(msg, k.Stop):
+		m.askStop()
+	case key.Matches(msg, k.Logs):
+		return m.openLogs()
 	case key.Matches(msg, k.Escape):
+		if m.pane == workersPane && len(m.marks) > 0 {
+			m.marks = nil
+			m.wrk.invalidate()
+			return nil
+		}
 		if m.filter.Value() != "" {
 			m.filter.SetValue("")
 			m.rebuildPlans()
@@ -120,6 +141,8 @@ func (m *Model) current() *table {
 		return &m.leases
 	case worktreesPane:
 		return &m.trees
+	case workersPane:
+		return &m.wrk
 	case eventsPane:
 		return &m.events
 	}
@@ -135,8 +158,11 @@ func (m *Model) moveCursor(d int) tea.Cmd {
 func (m *Model) setPane(p pane) tea.Cmd {
 	m.pane = p
 	m.syncKeys()
-	if p == worktreesPane {
+	switch p {
+	case worktreesPane:
 		return m.requestTrees()
+	case workersPane:
+		return m.requestWorkers()
 	}
 	return m.schedulePreview()
 }
@@ -415,6 +441,8 @@ func (m *Model) helpLines() []string {
 		"  ✓ ?    outside the ready lanes: good fit / unknown fit",
 		"Rows:   ● some tier would pick it now   ○ no tier would   ▸ selected",
 		"Leases: ● live   ✗ expired   ? unreadable",
+		"Workers: ● live  ◌ stale (silent for two heartbeats)  ✗ dead (process gone)",
+		"         exited N  ○ starting  1–4 marked for logs (space marks, l opens)",
 		"",
 		"Any key closes this help.")
 }

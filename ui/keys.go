@@ -8,11 +8,13 @@ type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	PrevLane, NextLane                      key.Binding
 	NextPane, PrevPane                      key.Binding
-	Plans, Leases, Worktrees, Events        key.Binding
+	Plans, Leases, Worktrees, Workers       key.Binding
+	Events                                  key.Binding
 	Filter, Escape, Preview                 key.Binding
 	PreviewUp, PreviewDown                  key.Binding
 	Promote, Park, Return                   key.Binding
 	Release, Recover, Complete              key.Binding
+	Spawn, Stop, Mark, Logs                 key.Binding
 	Help, Quit                              key.Binding
 }
 
@@ -46,7 +48,8 @@ func DefaultKeyMap() KeyMap {
 		Plans:       b("plans", "1"),
 		Leases:      b("leases", "2"),
 		Worktrees:   b("worktrees", "3"),
-		Events:      b("events", "4"),
+		Workers:     b("workers", "4"),
+		Events:      b("events", "5"),
 		Filter:      b("filter", "/"),
 		Escape:      b("clear filter", "esc"),
 		Preview:     b("preview", "enter"),
@@ -58,6 +61,10 @@ func DefaultKeyMap() KeyMap {
 		Release:     b("release", "r"),
 		Recover:     b("recover", "R"),
 		Complete:    b("complete", "c"),
+		Spawn:       b("spawn", "s"),
+		Stop:        b("stop", "x"),
+		Mark:        key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")),
+		Logs:        b("logs", "l"),
 		Help:        b("all keys", "?"),
 		Quit:        b("quit", "q", "ctrl+c"),
 	}
@@ -65,15 +72,17 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the status line's reminder: the actions that apply now.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Promote, k.Park, k.Return, k.Release, k.Recover, k.Complete, k.Filter, k.Help, k.Quit}
+	return []key.Binding{k.Promote, k.Park, k.Return, k.Release, k.Recover, k.Complete,
+		k.Logs, k.Stop, k.Mark, k.Spawn, k.Filter, k.Help, k.Quit}
 }
 
 // FullHelp is what `?` shows, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.PrevLane, k.NextLane, k.NextPane, k.Plans, k.Leases, k.Worktrees, k.Events},
+		{k.PrevLane, k.NextLane, k.NextPane, k.Plans, k.Leases, k.Worktrees, k.Workers, k.Events},
 		{k.Promote, k.Park, k.Return, k.Release, k.Recover, k.Complete},
+		{k.Spawn, k.Stop, k.Mark, k.Logs},
 		{k.Filter, k.Preview, k.PreviewDown, k.PreviewUp, k.Help, k.Quit},
 	}
 }

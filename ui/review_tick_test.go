@@ -13,7 +13,7 @@ import (
 func TestReviewEventAgesMoveWithTheClock(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
-	h.press("4")
+	h.press("5")
 	if v := h.view(); !strings.Contains(v, "10m      claim") {
 		t.Fatalf("events pane:\n%s", v)
 	}
@@ -37,7 +37,7 @@ func TestReviewUnreadableEventLogIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, p, 120, 32)
-	h.press("4")
+	h.press("5")
 	v := h.view()
 	if !strings.Contains(v, "events.jsonl") {
 		t.Errorf("nothing on screen says the event log could not be read; the pane just has no events:\n%s", v)
@@ -50,7 +50,7 @@ func TestReviewUnreadableEventLogIsReported(t *testing.T) {
 func TestReviewFilterOnEventsPaneFiltersEvents(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
-	h.press("4")
+	h.press("5")
 	if !h.m.keys.Filter.Enabled() {
 		return // fixed by disabling it here
 	}

@@ -1,7 +1,8 @@
 // Package ui is fleetwatch's operator cockpit: a Bubble Tea program showing
-// the lanes with each tier's pick order, dependencies, leases, worktrees and
-// the event log, refreshed by a file watcher, and acting through the
-// engine's verbs. It reaches the disk only through planfs and workers.
+// the lanes with each tier's pick order, dependencies, leases, worktrees,
+// workers (spawned, stopped, their logs side by side) and the event log,
+// refreshed by file watchers, and acting through the engine's verbs. It
+// reaches the disk and processes only through planfs and workers.
 package ui
 
 import (
@@ -32,8 +33,11 @@ type Options struct {
 	Glamour string
 	// Renderer decides the colour profile; one per SSH session.
 	Renderer *lipgloss.Renderer
-	// NoWatch skips the file watcher; tests send changes themselves.
+	// NoWatch skips the file watchers; tests send changes themselves.
 	NoWatch bool
+	// Self is the fleetwatch binary that spawned workers run (`Self
+	// work-once ...`); without it, s explains that it cannot spawn.
+	Self string
 }
 
 type pane int
@@ -42,10 +46,12 @@ const (
 	plansPane pane = iota
 	leasesPane
 	worktreesPane
+	workersPane
 	eventsPane
+	paneCount
 )
 
-var paneNames = [...]string{"Plans", "Leases", "Worktrees", "Events"}
+var paneNames = [...]string{"Plans", "Leases", "Worktrees", "Workers", "Events"}
 
 // frameRate caps how often the screen is redrawn.
 const frameRate = 30
@@ -66,7 +72,7 @@ type Model struct {
 	width, height int
 	cols          int // the body's width: one column is kept as a left margin
 	wide          bool
-	tw            [4]int // each pane's table width
+	tw            [paneCount]int // each pane's table width
 
 	d               *data
 	loadErr         error
@@ -75,6 +81,7 @@ type Model struct {
 	// reload do for the tree.
 	treesLoading, treesAgain bool
 	watcher                  *planfs.Watcher
+	states                   *workers.StateWatcher
 	problem                  string // the tree vanished or cannot be watched
 	ticking                  bool
 	now                      float64
@@ -83,13 +90,28 @@ type Model struct {
 	lane     model.Lane
 	lanePick map[model.Lane]string
 
-	plans, leases, trees, events table
-	planRows                     []*model.BoardRow
-	leaseRows                    []model.Lease
-	treeRows                     []workers.WorktreeState
-	treeErr                      error
-	eventRows                    []eventRow
-	pcols                        planCols
+	plans, leases, trees, wrk, events table
+	planRows                          []*model.BoardRow
+	leaseRows                         []model.Lease
+	treeRows                          []workers.WorktreeState
+	treeErr                           error
+	eventRows                         []eventRow
+	pcols                             planCols
+
+	// The Workers pane: the state files as last read, the workers this UI
+	// started, and the ones marked for logs (agent ids, in pane order).
+	wrkRows              []workerRow
+	wrkProblems          []string
+	wrkLoading, wrkAgain bool
+	children             []*workers.Child
+	marks                []string
+
+	form    *spawnForm
+	logs    *logView
+	logGen  int
+	formGen int
+	// staticCursors keeps text fields from blinking (tests).
+	staticCursors bool
 
 	pv   preview
 	full bool
@@ -129,6 +151,7 @@ func New(opt Options) Model {
 		lane:         model.Bugs,
 		loading:      true, // Init starts the first scan and the first worktree look
 		treesLoading: true,
+		wrkLoading:   true, // and the first reading of the state files
 		lanePick:     map[model.Lane]string{},
 		why:          map[string]string{},
 		pv:           preview{vp: viewport.New(0, 0)},
@@ -146,6 +169,12 @@ func New(opt Options) Model {
 		} else {
 			m.watcher = w
 		}
+		sw, err := workers.WatchStates(opt.Tree.Project, Debounce)
+		if err != nil {
+			m.problem = "not watching workers: " + err.Error()
+		} else {
+			m.states = sw
+		}
 	}
 	m.syncKeys()
 	return m
@@ -153,17 +182,28 @@ func New(opt Options) Model {
 
 // Init loads the tree and starts waiting for changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project)}
+	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree, nil)}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
+	}
+	if m.states != nil {
+		cmds = append(cmds, waitForStatesCmd(m.states.Changes()))
 	}
 	return tea.Batch(cmds...)
 }
 
-// Close stops the watcher.
+// Close stops the watchers and the logs being followed.
 func (m *Model) Close() {
 	if m.watcher != nil {
 		_ = m.watcher.Close()
+	}
+	if m.states != nil {
+		_ = m.states.Close()
+	}
+	if m.logs != nil {
+		for _, t := range m.logs.tails() {
+			_ = t.Close()
+		}
 	}
 }
 
@@ -178,6 +218,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
+		if m.logs != nil {
+			for i := range m.logs.panes {
+				m.clampLog(i)
+			}
+		}
 		return m.schedulePreview()
 	case loadedMsg:
 		return m.loaded(msg)
@@ -202,6 +247,22 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.problem = ""
 		}
 		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown())
+	case stateChangeMsg:
+		var next tea.Cmd
+		if m.states != nil {
+			next = waitForStatesCmd(m.states.Changes())
+		}
+		return tea.Batch(next, m.requestWorkers())
+	case workersMsg:
+		return m.workersLoaded(msg)
+	case spawnFormMsg:
+		return m.openForm(msg)
+	case spawnedMsg:
+		return m.spawned(msg)
+	case logOpenedMsg:
+		return m.logOpened(msg)
+	case logLinesMsg:
+		return m.logLines(msg)
 	case tickMsg:
 		return m.tick()
 	case previewDueMsg:
@@ -229,9 +290,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.setStatus("✓ "+msg.done, false)
 		}
-		return tea.Batch(m.requestLoad(), m.worktreesIfShown())
+		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers())
 	case tea.KeyMsg:
 		return m.key(msg)
+	}
+	if m.form != nil {
+		return m.form.updateInput(msg)
 	}
 	if m.filtering {
 		var cmd tea.Cmd
@@ -308,10 +372,13 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// tick moves the countdowns on; when a lease runs out, eligibility changes,
-// so the board is judged again.
+// tick moves the countdowns and heartbeat ages on; when a lease runs out,
+// eligibility changes, so the board is judged again; running workers are
+// judged again too (a heartbeat grows stale, a process dies).
 func (m *Model) tick() tea.Cmd {
-	if m.d == nil || len(m.d.board.Leases) == 0 {
+	leases := m.d != nil && len(m.d.board.Leases) > 0
+	running := m.workersRunning()
+	if !leases && !running {
 		m.ticking = false
 		return nil
 	}
@@ -319,9 +386,13 @@ func (m *Model) tick() tea.Cmd {
 	m.now = m.opt.Tree.NowSeconds()
 	m.plans.invalidate()
 	m.leases.invalidate()
+	m.wrk.invalidate()
 	m.events.invalidate()
 	var cmds []tea.Cmd
-	for i := range m.d.board.Leases {
+	if running {
+		cmds = append(cmds, m.requestWorkers())
+	}
+	for i := 0; leases && i < len(m.d.board.Leases); i++ {
 		if l := &m.d.board.Leases[i]; l.Corrupt == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.now {
 			cmds = append(cmds, m.requestLoad())
 			break
@@ -358,6 +429,7 @@ func (m *Model) layout() {
 	}
 	m.leases.setHeight(rows)
 	m.trees.setHeight(rows)
+	m.wrk.setHeight(rows)
 	m.events.setHeight(rows)
 	if m.full {
 		m.pv.vp.Width, m.pv.vp.Height = m.cols-2, bodyH-1
@@ -397,6 +469,9 @@ func (m *Model) rebuild() {
 		for i := range m.d.board.Warnings {
 			m.eventRows = append(m.eventRows, eventRow{warn: &m.d.board.Warnings[i]})
 		}
+		for _, p := range m.wrkProblems {
+			m.eventRows = append(m.eventRows, eventRow{warn: &model.Warning{File: "worker state", Message: "unreadable: " + p}})
+		}
 		for i := range m.d.events {
 			m.eventRows = append(m.eventRows, eventRow{event: &m.d.events[i]})
 		}
@@ -417,6 +492,7 @@ func (m *Model) rebuild() {
 		})
 	}
 	m.rebuildTrees()
+	m.rebuildWorkers()
 	m.syncKeys()
 }
 
@@ -505,6 +581,12 @@ func (m *Model) syncKeys() {
 	set(&m.keys.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&m.keys.PrevLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")
 	set(&m.keys.NextLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")
+	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
+	ok, why := canStop(m.selectedWorker())
+	set(&m.keys.Stop, ok, why)
+	onWorker := m.selectedWorker() != nil
+	set(&m.keys.Mark, onWorker, "mark: select a worker in the workers pane (4)")
+	set(&m.keys.Logs, onWorker, "logs: select a worker in the workers pane (4)")
 }
 
 // Run opens the program full screen and returns when the operator quits.

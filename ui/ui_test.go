@@ -11,6 +11,7 @@ import (
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers"
 )
 
 // Each action test drives the model with keys, as an operator does, and
@@ -521,9 +522,10 @@ func TestPaneKeys(t *testing.T) {
 		want pane
 		tab  string
 	}{
-		{"2", leasesPane, "[2 Leases]"}, {"3", worktreesPane, "[3 Trees]"}, {"4", eventsPane, "[4 Events]"},
-		{"1", plansPane, "[1 Plans]"}, {"tab", leasesPane, "[2 Leases]"}, {"tab", worktreesPane, "[3 Trees]"},
-		{"tab", eventsPane, "[4 Events]"}, {"tab", plansPane, "[1 Plans]"}, {"shift+tab", eventsPane, "[4 Events]"},
+		{"2", leasesPane, "[2 Leases]"}, {"3", worktreesPane, "[3 Trees]"}, {"4", workersPane, "[4 Workers]"},
+		{"5", eventsPane, "[5 Events]"}, {"1", plansPane, "[1 Plans]"}, {"tab", leasesPane, "[2 Leases]"},
+		{"tab", worktreesPane, "[3 Trees]"}, {"tab", workersPane, "[4 Workers]"}, {"tab", eventsPane, "[5 Events]"},
+		{"tab", plansPane, "[1 Plans]"}, {"shift+tab", eventsPane, "[5 Events]"},
 	}
 	for _, s := range steps {
 		h.press(s.key)
@@ -544,6 +546,10 @@ func TestPaneKeys(t *testing.T) {
 		t.Errorf("worktrees pane of a project without any:\n%s", v)
 	}
 	h.press("4")
+	if v := h.view(); !strings.Contains(v, "no workers: the ones cron, systemd or anyone starts show here") {
+		t.Errorf("workers pane of a project without any:\n%s", v)
+	}
+	h.press("5")
 	if v := h.view(); !strings.Contains(v, "needs SMTP credentials") || !strings.Contains(v, "bold key without `-` bullet") {
 		t.Errorf("events pane lacks a park reason or the scan warning:\n%s", v)
 	}
@@ -712,17 +718,39 @@ func TestTreeVanishingKeepsRunning(t *testing.T) {
 func TestScreenFitsEverySize(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
-	h := newHarness(t, p, 80, 24)
+	p.addWorkers(t)
+	// A live worker of this host (our own pid stands in), so x asks.
+	host, _ := os.Hostname()
+	here := workers.State{PID: os.Getpid(), AgentID: "here-1", Tier: "mid", Host: host, State: workers.StateRunning,
+		Started: workers.Stamp{Time: testNow}, LastHeartbeat: workers.Stamp{Time: testNow}, HeartbeatEvery: 30}
+	if err := workers.WriteState(p.dir, here); err != nil {
+		t.Fatal(err)
+	}
+	opt := p.options()
+	opt.Self = "/usr/local/bin/fleetwatch" // never run: the form is only drawn
+	h := newHarnessWith(t, p, opt, 80, 24)
 	sizes := [][2]int{{1, 1}, {12, 3}, {30, 8}, {60, 15}, {79, 23}, {100, 19}, {120, 32}, {200, 60}}
+	stopAsked := 0
 	for _, sz := range sizes {
 		h.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		h.press("1", "g")
-		for _, k := range []string{"", "2", "3", "4", "1", "?", "x", "enter", "esc", "]", "]", "]", "a", "esc", "/", "x", "esc", "[", "[", "p"} {
+		for _, k := range []string{"", "2", "3", "4", "5", "1", "?", "x", "enter", "esc", "]", "]", "]", "a", "esc", "/", "x", "esc", "[", "[", "p", "esc",
+			"4", "g", " ", "j", " ", "j", " ", "G", " ", "l", "tab", "k", "g", "esc", "x", "j", "l", "esc", "g", "x", "esc",
+			"s", "tab", "tab", "x", "enter", "esc"} {
 			if k != "" {
 				h.press(k)
 			}
 			_ = h.view() // checks the size
+			if h.m.dlg != nil && h.m.dlg.title == "Stop here-1" {
+				stopAsked++
+			}
+		}
+		if h.m.form != nil || h.m.logs != nil || h.m.dlg != nil {
+			t.Fatalf("%dx%d: a form, logs or dialog is still open", sz[0], sz[1])
 		}
 		h.press("esc")
+	}
+	if stopAsked != len(sizes) {
+		t.Errorf("the stop dialog opened at %d of %d sizes", stopAsked, len(sizes))
 	}
 }

@@ -21,8 +21,12 @@ func (m Model) View() string {
 	switch {
 	case m.dlg != nil:
 		body = m.dialogView(m.dlg, m.cols, bodyH)
+	case m.form != nil:
+		body = m.formView(m.form, m.cols, bodyH)
 	case m.showHelp:
 		body = m.helpLines()
+	case m.logs != nil:
+		body = m.logsView(bodyH)
 	case m.full:
 		body = m.fullPreview(bodyH)
 	default:
@@ -85,17 +89,43 @@ func (m *Model) headerLine() string {
 			left += " (" + itoa(expired) + " expired)"
 		}
 	}
+	if m.workersShown() {
+		left += " · " + m.workerCounts()
+	}
+	right := m.tabs(false)
+	room := m.width - ansi.StringWidth(right) - 1
+	if room < ansi.StringWidth(left) {
+		// The other panes by number alone, so the counts fit.
+		right = m.tabs(true)
+		room = m.width - ansi.StringWidth(right) - 1
+	}
+	if room < 20 {
+		return fit(left, m.width)
+	}
+	return fit(m.st.Bar.Render(left), room) + " " + right
+}
+
+// tabs names the panes with their keys, the current one bracketed; compact
+// leaves only the current one's name.
+func (m *Model) tabs(compact bool) string {
 	var tabs []string
 	for i, name := range paneNames {
 		if !m.wide && name == "Worktrees" {
 			name = "Trees"
 		}
 		label := itoa(i+1) + " " + name
+		if compact && pane(i) != m.pane {
+			label = itoa(i + 1)
+		}
+		lead := ""
+		if compact && i > 0 {
+			lead = " "
+		}
 		switch {
 		case pane(i) == m.pane && m.plain:
-			label = "[" + label + "]"
+			label = lead + "[" + label + "]"
 		case pane(i) == m.pane:
-			label = m.st.TabActive.Render("[" + label + "]")
+			label = lead + m.st.TabActive.Render("["+label+"]")
 		case m.wide:
 			label = m.st.Tab.Render(" " + label + " ")
 		default:
@@ -103,12 +133,7 @@ func (m *Model) headerLine() string {
 		}
 		tabs = append(tabs, label)
 	}
-	right := strings.Join(tabs, "") + " "
-	room := m.width - ansi.StringWidth(right) - 1
-	if room < 20 {
-		return fit(left, m.width)
-	}
-	return fit(m.st.Bar.Render(left), room) + " " + right
+	return strings.Join(tabs, "") + " "
 }
 
 func (m *Model) footerLine() string {
@@ -126,6 +151,9 @@ func (m *Model) footerLine() string {
 		keys = append(keys[:3:3], m.keys.Help)
 	}
 	helpText := m.help.ShortHelpView(keys)
+	if m.logs != nil && m.dlg == nil && m.form == nil && !m.showHelp {
+		helpText = m.logsHelp()
+	}
 	status := m.status
 	if status == "" && m.filter.Value() != "" {
 		status = "filter: " + m.filter.Value() + " (esc clears)"
@@ -160,6 +188,15 @@ func (m *Model) paneView(h int) []string {
 			empty = "worktrees: " + m.treeErr.Error()
 		}
 		return m.tableBox("Worktrees", treeColumns(m.tw[worktreesPane]).header(), &m.trees, h, empty)
+	case workersPane:
+		empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
+		if m.opt.Self == "" {
+			empty = "no workers: the ones cron, systemd or anyone starts show here"
+		}
+		if len(m.wrkProblems) > 0 && len(m.wrkRows) == 0 {
+			empty = "⚠ " + termtext.Line(m.wrkProblems[0])
+		}
+		return m.tableBox("Workers", workerColumns(m.tw[workersPane]).header(), &m.wrk, h, empty)
 	case eventsPane:
 		return m.tableBox("Events", eventColumns(m.tw[eventsPane]).header(), &m.events, h, "no events yet in .plans/logs/events.jsonl")
 	}

@@ -1,12 +1,15 @@
 // Package testkit holds the test helpers several packages share: real
-// processes and a counting wrapper around git.
+// processes, a counting wrapper around git, and a stand-in worker driver.
 package testkit
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -41,4 +44,48 @@ func GitRuns(tb testing.TB, f func()) int {
 	f()
 	data, _ := os.ReadFile(count)
 	return strings.Count(string(data), "\n")
+}
+
+var fake struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+// FakeDriver builds, once per test binary, the stand-in for `fleetwatch
+// work-once` in workers/testdata/fakedriver and returns its path. The
+// test binary's TestMain calls RemoveFakeDriver when done.
+func FakeDriver(tb testing.TB) string {
+	tb.Helper()
+	fake.once.Do(func() {
+		if fake.dir, fake.err = os.MkdirTemp("", "fleetwatch-fakedriver-"); fake.err != nil {
+			return
+		}
+		fake.bin = filepath.Join(fake.dir, "fleetwatch")
+		out, err := exec.Command("go", "build", "-o", fake.bin, "fleetwatch/workers/testdata/fakedriver").CombinedOutput()
+		if err != nil {
+			fake.err = fmt.Errorf("go build fakedriver: %v\n%s", err, out)
+		}
+	})
+	if fake.err != nil {
+		tb.Fatal(fake.err)
+	}
+	return fake.bin
+}
+
+// RemoveFakeDriver removes what FakeDriver built.
+func RemoveFakeDriver() {
+	if fake.dir != "" {
+		os.RemoveAll(fake.dir)
+	}
+}
+
+// KillGroup ends a detached test worker and its process group, for
+// t.Cleanup: such a worker outlives the test binary otherwise.
+func KillGroup(pid int) {
+	if pid > 0 {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 }

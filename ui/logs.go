@@ -1,0 +1,373 @@
+package ui
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/workers"
+)
+
+// maxLogPanes is how many logs show side by side.
+const maxLogPanes = 4
+
+// logBacklog is how many earlier lines a log pane starts with; logKeep is
+// how many it keeps as new ones come.
+const (
+	logBacklog = 500
+	logKeep    = 5000
+)
+
+// logMinWidth is the narrowest a log pane gets beside another; below it
+// the panes stack.
+const logMinWidth = 50
+
+// logView is the logs of up to four workers, each following its file.
+type logView struct {
+	gen   int // which opening the panes belong to; older messages are dropped
+	panes []*logPane
+	focus int
+}
+
+// logPane is one worker's log as far as it has been read.
+type logPane struct {
+	agent string
+	rel   string // the log file, relative to the project
+	tail  *workers.Tail
+	lines []string // rendered once, as they arrive
+	off   int      // lines scrolled up from the newest; 0 follows
+	err   string
+	open  bool // the tail started (or failed)
+	ended bool // the tail stopped delivering
+}
+
+type logOpenedMsg struct {
+	gen, i int
+	tail   *workers.Tail
+	err    error
+}
+
+type logLinesMsg struct {
+	gen, i int
+	lines  []string
+	closed bool
+}
+
+func (v *logView) tails() []*workers.Tail {
+	var out []*workers.Tail
+	for _, p := range v.panes {
+		if p.tail != nil {
+			out = append(out, p.tail)
+		}
+	}
+	return out
+}
+
+// openTailCmd starts following a log: the file is read off the UI goroutine.
+func openTailCmd(path string, gen, i int) tea.Cmd {
+	return func() tea.Msg {
+		t, err := workers.TailLog(path, logBacklog)
+		return logOpenedMsg{gen: gen, i: i, tail: t, err: err}
+	}
+}
+
+// waitLogCmd waits for a tail's next batch; it is issued again only when
+// its own message arrives.
+func waitLogCmd(t *workers.Tail, gen, i int) tea.Cmd {
+	return func() tea.Msg {
+		lines, ok := <-t.Lines()
+		return logLinesMsg{gen: gen, i: i, lines: lines, closed: !ok}
+	}
+}
+
+// closeTailsCmd stops following logs that are no longer shown.
+func closeTailsCmd(tails []*workers.Tail) tea.Cmd {
+	if len(tails) == 0 {
+		return nil
+	}
+	return func() tea.Msg {
+		for _, t := range tails {
+			_ = t.Close()
+		}
+		return nil
+	}
+}
+
+// toggleMark marks the selected worker for the logs, or unmarks it.
+func (m *Model) toggleMark() {
+	r := m.selectedWorker()
+	if r == nil {
+		return
+	}
+	if i := slices.Index(m.marks, r.st.AgentID); i >= 0 {
+		m.marks = slices.Delete(m.marks, i, i+1)
+	} else if len(m.marks) >= maxLogPanes {
+		m.setStatus("✗ logs show at most four workers side by side; space on a marked one unmarks it", true)
+		return
+	} else {
+		m.marks = append(m.marks, r.st.AgentID)
+	}
+	m.wrk.invalidate()
+	m.moveCursor(1)
+}
+
+// openLogs shows the marked workers' logs, or the selected one's.
+func (m *Model) openLogs() tea.Cmd {
+	agents := slices.Clone(m.marks)
+	if len(agents) == 0 {
+		r := m.selectedWorker()
+		if r == nil {
+			return nil
+		}
+		agents = []string{r.st.AgentID}
+	}
+	m.logGen++
+	v := &logView{gen: m.logGen}
+	var cmds []tea.Cmd
+	for i, a := range agents {
+		path := workers.LogPath(m.opt.Tree.Project, a)
+		rel, err := filepath.Rel(m.opt.Tree.Project, path)
+		if err != nil {
+			rel = path
+		}
+		v.panes = append(v.panes, &logPane{agent: a, rel: rel})
+		cmds = append(cmds, openTailCmd(path, v.gen, i))
+	}
+	m.logs = v
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) closeLogs() tea.Cmd {
+	tails := m.logs.tails()
+	m.logs = nil
+	return closeTailsCmd(tails)
+}
+
+func (m *Model) logOpened(msg logOpenedMsg) tea.Cmd {
+	if m.logs == nil || msg.gen != m.logs.gen {
+		if msg.tail != nil {
+			return closeTailsCmd([]*workers.Tail{msg.tail})
+		}
+		return nil
+	}
+	p := m.logs.panes[msg.i]
+	p.open = true
+	if msg.err != nil {
+		p.err = msg.err.Error()
+		return nil
+	}
+	p.tail = msg.tail
+	return waitLogCmd(msg.tail, msg.gen, msg.i)
+}
+
+func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
+	if m.logs == nil || msg.gen != m.logs.gen {
+		return nil
+	}
+	p := m.logs.panes[msg.i]
+	if msg.closed {
+		p.ended, p.tail = true, nil
+		return nil
+	}
+	for _, l := range msg.lines {
+		p.lines = append(p.lines, m.logLine(l))
+	}
+	if p.off > 0 {
+		// Scrolled up: the lines on screen stay where they are.
+		p.off += len(msg.lines)
+	}
+	if drop := len(p.lines) - logKeep; drop > 0 {
+		p.lines = append(p.lines[:0], p.lines[drop:]...)
+	}
+	m.clampLog(msg.i)
+	return waitLogCmd(p.tail, msg.gen, msg.i)
+}
+
+// logLine renders one log line: the time of day, a mark for the stream
+// (! the executor's stderr, » the driver's own words) and the text.
+func (m *Model) logLine(raw string) string {
+	at, stream, text, ok := workers.ParseLogLine(raw)
+	if !ok {
+		return termtext.Line(raw)
+	}
+	mark := " "
+	switch stream {
+	case workers.StreamErr:
+		mark = "!"
+		if !m.plain {
+			mark = m.st.Bad.Render(mark)
+		}
+	case workers.StreamFleet:
+		mark = "»"
+		if !m.plain {
+			mark = m.st.Info.Render(mark)
+		}
+	}
+	ts := at.Local().Format("15:04:05")
+	if !m.plain {
+		ts = m.st.Dim.Render(ts)
+	}
+	return ts + " " + mark + " " + termtext.Line(text)
+}
+
+// logRect is where one log pane goes.
+type logRect struct{ row, w, h int }
+
+// logLayout places n panes in w×h: side by side while each gets
+// logMinWidth columns, else in rows (two by two for four).
+func logLayout(n, w, h int) []logRect {
+	cols := n
+	for cols > 1 && w/cols < logMinWidth {
+		cols--
+	}
+	if n == 4 && cols == 3 {
+		cols = 2
+	}
+	rows := (n + cols - 1) / cols
+	out := make([]logRect, 0, n)
+	for r := 0; r < rows; r++ {
+		rh := h / rows
+		if r < h%rows {
+			rh++
+		}
+		k := min(cols, n-r*cols)
+		for c := 0; c < k; c++ {
+			cw := w / k
+			if c < w%k {
+				cw++
+			}
+			out = append(out, logRect{row: r, w: cw, h: rh})
+		}
+	}
+	return out
+}
+
+func (m *Model) logRects() []logRect {
+	return logLayout(len(m.logs.panes), m.cols, max(0, m.height-2))
+}
+
+// logVisible is how many lines pane i shows.
+func (m *Model) logVisible(i int) int {
+	rects := m.logRects()
+	if i >= len(rects) {
+		return 1
+	}
+	return max(1, rects[i].h-2)
+}
+
+func (m *Model) clampLog(i int) {
+	p := m.logs.panes[i]
+	p.off = max(0, min(p.off, len(p.lines)-m.logVisible(i)))
+}
+
+func (m *Model) logsKey(msg tea.KeyMsg) tea.Cmd {
+	v, k := m.logs, &m.keys
+	switch {
+	case msg.String() == "ctrl+c":
+		return m.quit()
+	case msg.String() == "esc" || msg.String() == "q":
+		return m.closeLogs()
+	case key.Matches(msg, k.NextPane):
+		v.focus = (v.focus + 1) % len(v.panes)
+		return nil
+	case key.Matches(msg, k.PrevPane):
+		v.focus = (v.focus + len(v.panes) - 1) % len(v.panes)
+		return nil
+	}
+	p, vis := v.panes[v.focus], m.logVisible(v.focus)
+	switch {
+	case key.Matches(msg, k.Up):
+		p.off++
+	case key.Matches(msg, k.Down):
+		p.off--
+	case key.Matches(msg, k.PageUp):
+		p.off += vis
+	case key.Matches(msg, k.PageDown):
+		p.off -= vis
+	case key.Matches(msg, k.Top):
+		p.off = len(p.lines)
+	case key.Matches(msg, k.Bottom):
+		p.off = 0
+	}
+	m.clampLog(v.focus)
+	return nil
+}
+
+func (m *Model) logsView(h int) []string {
+	v := m.logs
+	rects := logLayout(len(v.panes), m.cols, h)
+	var out, row []string
+	for i, p := range v.panes {
+		block := m.logPaneView(i, p, rects[i].w, rects[i].h)
+		if row == nil {
+			row = block
+		} else {
+			row = beside(row, block)
+		}
+		if i == len(v.panes)-1 || rects[i+1].row != rects[i].row {
+			out = append(out, row...)
+			row = nil
+		}
+	}
+	return out
+}
+
+func (m *Model) logPaneView(i int, p *logPane, w, h int) []string {
+	if w < 4 || h < 2 {
+		blank := make([]string, max(0, h))
+		for j := range blank {
+			blank[j] = strings.Repeat(" ", max(0, w))
+		}
+		return blank
+	}
+	focus := i == m.logs.focus
+	title := termtext.Line(p.agent)
+	if r := m.workerByAgent(p.agent); r != nil {
+		state, _ := healthCell(r)
+		title += " · " + state
+		if r.st.Plan != "" {
+			title += " · " + termtext.Line(planSlug(r.st.Plan))
+		}
+	}
+	if focus && len(m.logs.panes) > 1 {
+		title = "▸ " + title
+	}
+	vis := h - 2
+	hint := ""
+	switch {
+	case p.off > 0:
+		hint = "↑" + itoa(p.off) + " · G follows"
+	case p.ended:
+		hint = "stopped following"
+	case len(p.lines) > 0:
+		hint = "following"
+	}
+	var body []string
+	switch {
+	case p.err != "":
+		body = []string{" ✗ " + termtext.Line(p.err)}
+	case !p.open:
+		body = []string{" " + m.st.Dim.Render("opening "+termtext.Line(p.rel)+"…")}
+	case len(p.lines) == 0:
+		body = []string{" " + m.st.Dim.Render("no lines yet in "+termtext.Line(p.rel)), " " + m.st.Dim.Render("new ones show here as they come")}
+	default:
+		end := len(p.lines) - p.off
+		for _, l := range p.lines[max(0, end-vis):end] {
+			body = append(body, " "+l)
+		}
+	}
+	return m.box(title, hint, body, w, h, focus)
+}
+
+// logsHelp is the footer's reminder in the logs view.
+func (m *Model) logsHelp() string {
+	s := "↑/↓ pgup/pgdn scroll · g top · G follow · esc close"
+	if m.logs != nil && len(m.logs.panes) > 1 {
+		s = "tab next log · " + s
+	}
+	return m.st.Help.Render(s)
+}

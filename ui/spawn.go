@@ -1,0 +1,406 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/registry"
+	"fleetwatch/workers"
+)
+
+// spawnTiers are the tiers the form offers before the endpoints.
+var spawnTiers = []string{"small", "mid", "reasoner", "frontier"}
+
+// The spawn form's fields, in tab order.
+const (
+	fieldAs = iota
+	fieldModel
+	fieldAgent
+	fieldRun
+	fieldMax
+	fieldCount
+)
+
+// spawnForm asks how to start a worker: as a tier or an endpoint, which
+// model, which agent id, whether to run the executor, how many plans.
+type spawnForm struct {
+	gen       int
+	choices   []string // the tiers, then the registry's endpoints
+	endpoints []registry.Endpoint
+	ids       []string // each choice's unused default agent id
+	regNote   string   // why the registry could not be read
+	choice    int
+	model     textinput.Model
+	agent     textinput.Model
+	max       textinput.Model
+	run       bool
+	focus     int
+	edited    bool // the operator typed an agent id: choices leave it alone
+	err       string
+}
+
+// spawnFormMsg brings what the form offers, read off the UI goroutine.
+type spawnFormMsg struct {
+	gen       int
+	endpoints []registry.Endpoint
+	ids       []string
+	regNote   string
+}
+
+// spawnedMsg is the outcome of starting a worker.
+type spawnedMsg struct {
+	spec  workers.SpawnSpec
+	child *workers.Child
+	err   error
+}
+
+// askSpawn reads the registry and picks default agent ids, then opens the form.
+func (m *Model) askSpawn() tea.Cmd {
+	m.formGen++
+	taken := make([]string, len(m.children))
+	for i, c := range m.children {
+		taken[i] = c.State.AgentID
+	}
+	return spawnFormCmd(m.opt.Tree.Project, m.formGen, taken)
+}
+
+func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
+	return func() tea.Msg {
+		msg := spawnFormMsg{gen: gen}
+		reg, err := registry.Load(filepath.Join(project, "endpoints.yaml"))
+		switch {
+		case err == nil:
+			msg.endpoints = reg.Endpoints
+		case !errors.Is(err, fs.ErrNotExist):
+			msg.regNote = err.Error()
+		}
+		for _, t := range spawnTiers {
+			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+t, taken...))
+		}
+		for _, ep := range msg.endpoints {
+			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+workers.SafeID(ep.Name), taken...))
+		}
+		return msg
+	}
+}
+
+func (m *Model) newInput(placeholder string, limit int) textinput.Model {
+	in := textinput.New()
+	in.Prompt = ""
+	in.Placeholder = placeholder
+	in.CharLimit = limit
+	in.Width = 30
+	if m.staticCursors {
+		in.Cursor.SetMode(cursor.CursorStatic)
+	}
+	return in
+}
+
+func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
+	if msg.gen != m.formGen || m.dlg != nil || m.logs != nil || m.form != nil {
+		return nil // the operator moved on meanwhile
+	}
+	f := &spawnForm{gen: msg.gen, endpoints: msg.endpoints, ids: msg.ids, regNote: msg.regNote, run: true, choice: 1}
+	f.choices = append(f.choices, spawnTiers...)
+	for _, ep := range msg.endpoints {
+		f.choices = append(f.choices, ep.Name)
+	}
+	f.model = m.newInput("any (or the endpoint's)", 200)
+	f.agent = m.newInput("agent id", 80)
+	f.max = m.newInput("1", 3)
+	f.max.Width = 5
+	f.max.SetValue("1")
+	f.max.CursorEnd()
+	f.agent.SetValue(f.ids[f.choice])
+	f.agent.CursorEnd()
+	m.form = f
+	return nil
+}
+
+func (f *spawnForm) focusField(i int) tea.Cmd {
+	f.focus = (i + fieldCount) % fieldCount
+	f.model.Blur()
+	f.agent.Blur()
+	f.max.Blur()
+	if in := f.input(); in != nil {
+		return in.Focus()
+	}
+	return nil
+}
+
+// input is the focused text field, or nil on a choice.
+func (f *spawnForm) input() *textinput.Model {
+	switch f.focus {
+	case fieldModel:
+		return &f.model
+	case fieldAgent:
+		return &f.agent
+	case fieldMax:
+		return &f.max
+	}
+	return nil
+}
+
+func (f *spawnForm) updateInput(msg tea.Msg) tea.Cmd {
+	in := f.input()
+	if in == nil {
+		return nil
+	}
+	var cmd tea.Cmd
+	*in, cmd = in.Update(msg)
+	return cmd
+}
+
+func (f *spawnForm) setChoice(i int) {
+	f.choice = (i + len(f.choices)) % len(f.choices)
+	if !f.edited && f.choice < len(f.ids) {
+		f.agent.SetValue(f.ids[f.choice])
+		f.agent.CursorEnd()
+	}
+}
+
+func (m *Model) formKey(msg tea.KeyMsg) tea.Cmd {
+	f := m.form
+	switch msg.String() {
+	case "esc", "ctrl+c":
+		m.form = nil
+		return nil
+	case "enter":
+		return m.submitForm()
+	case "tab", "down":
+		return f.focusField(f.focus + 1)
+	case "shift+tab", "up":
+		return f.focusField(f.focus - 1)
+	}
+	f.err = ""
+	switch f.focus {
+	case fieldAs:
+		switch msg.String() {
+		case "right", " ", "l":
+			f.setChoice(f.choice + 1)
+		case "left", "h":
+			f.setChoice(f.choice - 1)
+		}
+		return nil
+	case fieldRun:
+		switch msg.String() {
+		case "right", "left", " ", "l", "h":
+			f.run = !f.run
+		}
+		return nil
+	}
+	before := f.agent.Value()
+	cmd := f.updateInput(msg)
+	if f.focus == fieldAgent && f.agent.Value() != before {
+		f.edited = true
+	}
+	return cmd
+}
+
+// formSpec turns the form into a spawn, or says what is wrong in one line.
+func (m *Model) formSpec() (workers.SpawnSpec, error) {
+	f := m.form
+	s := workers.SpawnSpec{
+		Bin: m.opt.Self, Project: m.opt.Tree.Project,
+		Agent: strings.TrimSpace(f.agent.Value()), Model: strings.TrimSpace(f.model.Value()), Run: f.run,
+	}
+	if f.choice < len(spawnTiers) {
+		s.Tier = f.choices[f.choice]
+	} else {
+		s.Endpoint = f.choices[f.choice]
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(f.max.Value()))
+	if err != nil || n < 1 || n > workers.MaxSpawnPlans {
+		return s, fmt.Errorf("max plans: a number from 1 to %d, not %q", workers.MaxSpawnPlans, f.max.Value())
+	}
+	s.MaxPlans = n
+	if err := s.Check(); err != nil {
+		return s, err
+	}
+	// What this UI knows without looking again; Start looks again.
+	for _, c := range m.children {
+		if _, done := c.Exited(); !done && workers.SafeID(c.State.AgentID) == workers.SafeID(s.Agent) {
+			return s, fmt.Errorf("%s was started from here (pid %d) and still runs; pick another agent id", s.Agent, c.State.PID)
+		}
+	}
+	for i := range m.wrkRows {
+		r := &m.wrkRows[i]
+		if workers.SafeID(r.st.AgentID) == workers.SafeID(s.Agent) && (r.health == workers.Live || r.health == workers.Stale) {
+			return s, fmt.Errorf("%s is running (%s); pick another agent id or stop it first", r.st.AgentID, r.health)
+		}
+	}
+	return s, nil
+}
+
+func (m *Model) submitForm() tea.Cmd {
+	s, err := m.formSpec()
+	if err != nil {
+		m.form.err = termtext.Line(err.Error())
+		return nil
+	}
+	m.form = nil
+	m.setStatus("starting "+s.Agent+"…", false)
+	return func() tea.Msg {
+		c, err := workers.Start(s)
+		return spawnedMsg{spec: s, child: c, err: err}
+	}
+}
+
+func (m *Model) spawned(msg spawnedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setStatus("✗ spawn "+msg.spec.Agent+": "+msg.err.Error(), true)
+		return nil
+	}
+	m.children = append(m.children, msg.child)
+	mode := "claim only"
+	if msg.spec.Run {
+		mode = "run"
+	}
+	m.setStatus(fmt.Sprintf("✓ spawned %s (pid %d, %s, up to %s); 4 shows it, l its log",
+		msg.spec.Agent, msg.child.State.PID, mode, plural(max(1, msg.spec.MaxPlans), "plan", "plans")), false)
+	return m.requestWorkers()
+}
+
+func (m *Model) formView(f *spawnForm, w, h int) []string {
+	width := min(w-4, 76)
+	inner := max(1, width-4)
+	var lines []string
+	add := func(s string) { lines = append(lines, fit(s, inner)) }
+	add(m.st.Title.Render("Spawn a worker"))
+	for _, l := range wrapWords("Starts `fleetwatch work-once` as cron would: in its own session, so it outlives this screen; its output goes to var/fleet/logs/.", inner) {
+		add(l)
+	}
+	add("")
+	label := func(i int, name string) string {
+		mark := "  "
+		if f.focus == i {
+			mark = "▸ "
+		}
+		s := mark + fit(name, 10) + " "
+		if f.focus == i && !m.plain {
+			s = m.st.Selected.Render(s)
+		}
+		return s
+	}
+	choose := func(v string) string {
+		s := "‹ " + v + " ›"
+		if !m.plain {
+			s = m.st.Bold.Render(s)
+		}
+		return s
+	}
+	as := f.choices[f.choice]
+	add(label(fieldAs, "run as") + choose(termtext.Line(as)) + "  " + m.st.Dim.Render(termtext.Line(strings.Join(f.choices, " "))))
+	detail := "tier " + as
+	if f.choice >= len(spawnTiers) {
+		ep := f.endpoints[f.choice-len(spawnTiers)]
+		detail = "endpoint " + ep.Name + ": tier " + ep.Tier
+		if ep.Model != "" {
+			detail += ", model " + ep.Model
+		}
+	} else if len(f.endpoints) == 0 && f.regNote == "" {
+		detail += " (no endpoints.yaml: tiers only)"
+	}
+	add("             " + m.st.Dim.Render(termtext.Line(detail)))
+	if f.regNote != "" {
+		add("             " + m.st.Warn.Render("⚠ "+termtext.Line(f.regNote)))
+	}
+	add(label(fieldModel, "model") + f.model.View())
+	add(label(fieldAgent, "agent id") + f.agent.View())
+	mode := "run: claim a plan and hand it to the executor"
+	if !f.run {
+		mode = "claim only: claim a plan, run nothing"
+	}
+	add(label(fieldRun, "mode") + choose(mode))
+	add(label(fieldMax, "max plans") + f.max.View())
+	add("")
+	if f.err != "" {
+		e := "✗ " + f.err
+		if !m.plain {
+			e = m.st.StatusErr.Render(e)
+		}
+		add(e)
+	} else {
+		add("")
+	}
+	add(m.st.Help.Render("tab/↑/↓ field · ←/→ change · enter start · esc cancel"))
+	box := m.st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
+	return strings.Split(lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
+}
+
+// wrapWords breaks s into lines of at most w cells at spaces.
+func wrapWords(s string, w int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) <= w:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
+}
+
+// askStop confirms stopping the selected worker.
+func (m *Model) askStop() {
+	r := m.selectedWorker()
+	if ok, _ := canStop(r); !ok {
+		return
+	}
+	st := *r
+	who := termtext.Line(st.st.AgentID)
+	then := "it stops its agent and exits."
+	if st.st.Plan != "" {
+		then = "it stops its agent, releases " + termtext.Line(planSlug(st.st.Plan)) + " back to its lane, and exits."
+	}
+	body := []string{"Send SIGTERM to " + who + " (pid " + itoa(st.st.PID) + ") and its process group; " + then}
+	if st.health == workers.Stale {
+		body = append(body, "⚠ Its last heartbeat was "+coarse(m.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
+	}
+	project := m.opt.Tree.Project
+	m.dlg = &dialog{
+		title: "Stop " + who, body: body, verb: "stop",
+		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, st) },
+	}
+}
+
+// stopCmd stops the worker r showed, if its state file still shows the
+// same process.
+func stopCmd(project string, r workerRow) tea.Cmd {
+	return actionCmd("stop", func() (string, error) {
+		st := r.st
+		if !r.child {
+			states, _ := workers.ReadStates(project)
+			found := false
+			for _, now := range states {
+				if now.AgentID == st.AgentID {
+					found = now.PID == st.PID && now.State == st.State
+					st = now
+				}
+			}
+			if !found {
+				return "", fmt.Errorf("%s changed while you decided; nothing signalled, look again", st.AgentID)
+			}
+		}
+		if err := workers.Stop(st); err != nil {
+			return "", err
+		}
+		return "sent SIGTERM to " + st.AgentID + " (pid " + itoa(st.PID) + "); it releases its plan and exits", nil
+	})
+}

@@ -1,0 +1,343 @@
+package ui
+
+import (
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+)
+
+// workerRow is a line of the Workers pane: a state file as judged when it
+// was read, or a worker this UI started that has written none yet.
+type workerRow struct {
+	st     workers.State
+	health workers.Health
+	local  bool // written on this host: its pid can be checked and signalled
+	child  bool // started here, no state file of its own yet
+}
+
+// workersMsg is one reading of the state files.
+type workersMsg struct {
+	rows     []workerRow
+	problems []string
+}
+
+// stateChangeMsg is one debounced burst of changes to the state files.
+type stateChangeMsg workers.StateChange
+
+// workersCmd reads every state file and judges each worker at the tree's
+// clock; the workers this UI started and no state file shows yet are added.
+func workersCmd(t *planfs.Tree, children []*workers.Child) tea.Cmd {
+	return func() tea.Msg {
+		now := t.Now()
+		states, problems := workers.ReadStates(t.Project)
+		for i := range problems {
+			problems[i] = strings.ReplaceAll(problems[i], t.Project+string(filepath.Separator), "")
+		}
+		rows := make([]workerRow, 0, len(states)+len(children))
+		bySafe := map[string]int{}
+		for _, st := range states {
+			bySafe[workers.SafeID(st.AgentID)] = len(rows)
+			rows = append(rows, workerRow{st: st, health: st.Health(now), local: st.Local()})
+		}
+		for _, c := range children {
+			st := c.State
+			health := workers.Live
+			st.Note = "started here; no state file yet"
+			if code, done := c.Exited(); done {
+				st.State, st.ExitCode, health = workers.StateExited, &code, workers.Exited
+				st.Note = "started here; wrote no state file"
+			}
+			row := workerRow{st: st, health: health, local: true, child: true}
+			i, ok := bySafe[workers.SafeID(st.AgentID)]
+			switch {
+			case !ok:
+				bySafe[workers.SafeID(st.AgentID)] = len(rows)
+				rows = append(rows, row)
+			case rows[i].st.PID != st.PID && rows[i].st.Started.Before(st.Started.Time):
+				// The state file is an earlier run's: this one is newer.
+				rows[i] = row
+			}
+		}
+		slices.SortStableFunc(rows, func(a, b workerRow) int {
+			if ae, be := a.health == workers.Exited, b.health == workers.Exited; ae != be {
+				if ae {
+					return 1
+				}
+				return -1
+			}
+			return strings.Compare(a.st.AgentID, b.st.AgentID)
+		})
+		return workersMsg{rows: rows, problems: problems}
+	}
+}
+
+// waitForStatesCmd waits for the state watcher's next change; like
+// waitForChangeCmd, one is ever pending.
+func waitForStatesCmd(ch <-chan workers.StateChange) tea.Cmd {
+	return func() tea.Msg {
+		c, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return stateChangeMsg(c)
+	}
+}
+
+// requestWorkers reads the state files, one reading at a time.
+func (m *Model) requestWorkers() tea.Cmd {
+	if m.wrkLoading {
+		m.wrkAgain = true
+		return nil
+	}
+	m.wrkLoading = true
+	return workersCmd(m.opt.Tree, slices.Clone(m.children))
+}
+
+func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
+	m.wrkLoading = false
+	same := slices.Equal(m.wrkProblems, msg.problems)
+	m.wrkRows, m.wrkProblems = msg.rows, msg.problems
+	if same {
+		m.rebuildWorkers()
+		m.syncKeys()
+	} else {
+		m.rebuild() // the Events pane lists unreadable state files
+	}
+	var cmds []tea.Cmd
+	if m.wrkAgain {
+		m.wrkAgain = false
+		cmds = append(cmds, m.requestWorkers())
+	}
+	if m.workersRunning() && !m.ticking {
+		m.ticking = true
+		cmds = append(cmds, tickCmd())
+	}
+	return tea.Batch(cmds...)
+}
+
+// workersRunning reports whether a worker may change state without
+// writing its file: a heartbeat growing stale, a process dying.
+func (m *Model) workersRunning() bool {
+	for i := range m.wrkRows {
+		if h := m.wrkRows[i].health; h == workers.Live || h == workers.Stale {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) rebuildWorkers() {
+	keys := make([]string, len(m.wrkRows))
+	for i := range m.wrkRows {
+		keys[i] = m.wrkRows[i].st.AgentID
+	}
+	// Marks follow their workers; one that is gone loses its mark.
+	m.marks = slices.DeleteFunc(m.marks, func(a string) bool { return !slices.Contains(keys, a) })
+	c := workerColumns(m.tw[workersPane])
+	m.wrk.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrkRows[i], c, sel) })
+}
+
+func (m *Model) selectedWorker() *workerRow {
+	if m.pane != workersPane || m.wrk.cursor >= len(m.wrkRows) {
+		return nil
+	}
+	return &m.wrkRows[m.wrk.cursor]
+}
+
+func (m *Model) workerByAgent(agent string) *workerRow {
+	for i := range m.wrkRows {
+		if m.wrkRows[i].st.AgentID == agent {
+			return &m.wrkRows[i]
+		}
+	}
+	return nil
+}
+
+// canStop says whether x applies to r, and why not.
+func canStop(r *workerRow) (bool, string) {
+	switch {
+	case r == nil:
+		return false, "stop: select a running worker in the workers pane (4)"
+	case r.health == workers.Exited:
+		return false, "stop: " + termtext.Line(r.st.AgentID) + " has already exited"
+	case r.health == workers.Dead:
+		return false, "stop: " + termtext.Line(r.st.AgentID) + "'s process is gone (dead); nothing to stop"
+	case !r.local && r.st.Host != "":
+		return false, "stop: " + termtext.Line(r.st.AgentID) + " runs on " + termtext.Line(r.st.Host) + "; stop it there"
+	case !r.local:
+		return false, "stop: " + termtext.Line(r.st.AgentID) + "'s state file names no host, so its pid cannot be trusted"
+	}
+	return true, ""
+}
+
+// workersShown reports whether the header counts workers: while any has
+// not exited.
+func (m *Model) workersShown() bool {
+	for i := range m.wrkRows {
+		if m.wrkRows[i].health != workers.Exited {
+			return true
+		}
+	}
+	return false
+}
+
+// workerCounts is the header's summary: workers not yet exited, and how
+// many of them are stale or dead.
+func (m *Model) workerCounts() string {
+	n, stale, dead := 0, 0, 0
+	for i := range m.wrkRows {
+		switch m.wrkRows[i].health {
+		case workers.Exited:
+			continue
+		case workers.Stale:
+			stale++
+		case workers.Dead:
+			dead++
+		}
+		n++
+	}
+	s := plural(n, "worker", "workers")
+	var bad []string
+	if stale > 0 {
+		bad = append(bad, itoa(stale)+" stale")
+	}
+	if dead > 0 {
+		bad = append(bad, itoa(dead)+" dead")
+	}
+	if len(bad) > 0 {
+		s += " (" + strings.Join(bad, ", ") + ")"
+	}
+	return s
+}
+
+type workerCols struct{ agent, tier, plan, state, beat, pid, note int }
+
+func workerColumns(w int) workerCols {
+	c := workerCols{agent: 12, tier: 11, plan: 12, state: 10, beat: 5, pid: 7}
+	switch {
+	case w >= 140:
+		c.agent, c.tier, c.plan = 18, 24, 24
+	case w >= 100:
+		c.agent, c.tier, c.plan = 16, 20, 18
+	}
+	rest := w - lead - (c.agent + 1) - (c.tier + 1) - (c.plan + 1) - (c.state + 1) - (c.beat + 1) - (c.pid + 1)
+	c.note = max(0, rest)
+	return c
+}
+
+func (c workerCols) header() string {
+	return "  # " + fit("agent", c.agent) + " " + fit("tier/model", c.tier) + " " + fit("plan", c.plan) + " " +
+		fit("state", c.state) + " " + fit("beat", c.beat) + " " + fit("pid", c.pid) + " " + fit("note", c.note)
+}
+
+// healthCell is a worker's state in words, with a symbol so no colour is
+// needed to tell them apart.
+func healthCell(r *workerRow) (text string, ok bool) {
+	switch r.health {
+	case workers.Live:
+		if r.child {
+			return "○ starting", true
+		}
+		return "● live", true
+	case workers.Stale:
+		return "◌ stale", false
+	case workers.Dead:
+		return "✗ dead", false
+	}
+	if r.st.ExitCode == nil {
+		return "exited ?", true
+	}
+	return "exited " + itoa(*r.st.ExitCode), *r.st.ExitCode == 0 || *r.st.ExitCode == 1
+}
+
+func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
+	plain := selected || m.plain
+	var b strings.Builder
+	b.WriteString(gutter(selected))
+	mark := " "
+	if i := slices.Index(m.marks, r.st.AgentID); i >= 0 {
+		mark = itoa(i + 1)
+	}
+	b.WriteString(mark + " ")
+	b.WriteString(fit(termtext.Line(r.st.AgentID), c.agent) + " ")
+	b.WriteString(fit(termtext.Line(workerWhat(&r.st)), c.tier) + " ")
+	b.WriteString(fit(termtext.Line(planSlug(r.st.Plan)), c.plan) + " ")
+	state, ok := healthCell(r)
+	cell := fit(state, c.state)
+	if !plain {
+		switch {
+		case r.health == workers.Live:
+			cell = m.st.Good.Render(cell)
+		case r.health == workers.Stale:
+			cell = m.st.Warn.Render(cell)
+		case !ok:
+			cell = m.st.Bad.Render(cell)
+		default:
+			cell = m.st.Dim.Render(cell)
+		}
+	}
+	b.WriteString(cell + " ")
+	beat := "—"
+	if last := lastSign(&r.st); !last.IsZero() && !r.child {
+		beat = coarse(m.now - float64(last.UnixNano())/1e9)
+	}
+	b.WriteString(fit(beat, c.beat) + " ")
+	pid := "—"
+	if r.st.PID > 0 {
+		pid = itoa(r.st.PID)
+	}
+	b.WriteString(fit(pid, c.pid) + " ")
+	note := r.st.Note
+	if !r.local && r.st.Host != "" {
+		note = "on " + r.st.Host + ": " + note
+	}
+	b.WriteString(fit(termtext.Line(strings.TrimSuffix(note, ": ")), c.note))
+	return m.finish(b.String(), selected)
+}
+
+// lastSign is a worker's last heartbeat, or its start before the first.
+func lastSign(st *workers.State) time.Time {
+	if !st.LastHeartbeat.IsZero() {
+		return st.LastHeartbeat.Time
+	}
+	return st.Started.Time
+}
+
+// workerWhat is how a worker asks for plans: endpoint, tier, model.
+func workerWhat(st *workers.State) string {
+	var parts []string
+	if st.Endpoint != "" {
+		parts = append(parts, st.Endpoint)
+	}
+	what := st.Tier
+	if st.Model != "" {
+		if what != "" {
+			what += "/"
+		}
+		what += st.Model
+	}
+	if what != "" {
+		parts = append(parts, what)
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, " ")
+}
+
+// planSlug is the slug of the plan a state file names (a rel or a path).
+func planSlug(p string) string {
+	if p == "" {
+		return "—"
+	}
+	return model.SlugOf(path.Base(strings.ReplaceAll(p, "\\", "/")))
+}

@@ -1,0 +1,14 @@
+package workers
+
+import (
+	"os"
+	"testing"
+
+	"fleetwatch/internal/testkit"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testkit.RemoveFakeDriver()
+	os.Exit(code)
+}

@@ -1,0 +1,71 @@
+package workers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// Stop asks the worker st describes to stop: SIGTERM to its process group
+// when its pid leads one (Spawn, cron and systemd all start work-once as a
+// group leader, so the executor it runs gets the signal too), else to the
+// pid alone. The driver's own handler then stops the executor and
+// releases the plan.
+//
+// A pid in a state file may have been reused by an unrelated process
+// since, so Stop signals nothing unless st was written on this host, the
+// worker has not exited, the process is alive, and its command line is a
+// work-once call. Every refusal is one line.
+func Stop(st State) error {
+	who := st.AgentID
+	switch {
+	case st.State != StateRunning:
+		return fmt.Errorf("%s has already exited; nothing to stop", who)
+	case st.PID <= 0:
+		return fmt.Errorf("%s: its state file names no process", who)
+	case st.Host == "":
+		return fmt.Errorf("%s: its state file names no host, so its pid cannot be trusted; stop it where it runs", who)
+	case st.Host != hostname():
+		return fmt.Errorf("%s runs on %s, not here; stop it there", who, st.Host)
+	case st.PID == os.Getpid():
+		return fmt.Errorf("%s: pid %d is this program", who, st.PID)
+	case !processAlive(st.PID):
+		return fmt.Errorf("%s: process %d is gone (dead); nothing to stop", who, st.PID)
+	}
+	if !isWorkOnce(st.PID) {
+		return fmt.Errorf("%s: process %d is not a work-once run (its pid was reused?); nothing signalled", who, st.PID)
+	}
+	target := st.PID
+	if pgid, err := syscall.Getpgid(st.PID); err == nil && pgid == st.PID {
+		target = -st.PID
+	}
+	if err := syscall.Kill(target, syscall.SIGTERM); err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("%s: process %d is gone; nothing to stop", who, st.PID)
+		}
+		return fmt.Errorf("%s: signal process %d: %v", who, st.PID, err)
+	}
+	return nil
+}
+
+// isWorkOnce reports whether pid's command line has a work-once argument,
+// as every worker's has (fleetwatch's and anchor's alike).
+func isWorkOnce(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	for _, arg := range bytes.Split(data, []byte{0}) {
+		if string(arg) == "work-once" {
+			return true
+		}
+	}
+	return false
+}
+
+// Local reports whether st was written on this host, where its pid means
+// something.
+func (st State) Local() bool { return st.Host != "" && st.Host == hostname() }

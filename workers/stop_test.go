@@ -1,0 +1,92 @@
+package workers
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"fleetwatch/internal/testkit"
+)
+
+// TestStopSignalsTheWorkersGroup stops a real detached worker: its driver
+// and the executor it started (same process group) both get SIGTERM.
+func TestStopSignalsTheWorkersGroup(t *testing.T) {
+	t.Parallel()
+	project := fakeProject(t)
+	configure(t, project, "mid-7", "sleep=30s\nstate=1\ngrandchild=1\n")
+	c := start(t, SpawnSpec{Project: project, Agent: "mid-7", Tier: "mid", Run: true})
+	var st State
+	eventually(t, "the worker wrote its state and started its executor", func() bool {
+		states, _ := ReadStates(project)
+		if len(states) != 1 {
+			return false
+		}
+		st = states[0]
+		return readFile(filepath.Join(project, ".fake", "mid-7.grandchild-term.ready")) != ""
+	})
+	if st.PID != c.State.PID || st.Health(time.Now()) != Live {
+		t.Fatalf("state %+v", st)
+	}
+	if err := Stop(st); err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(project, ".fake")
+	eventually(t, "the driver and its executor got SIGTERM", func() bool {
+		return readFile(filepath.Join(fake, "mid-7.term")) == "SIGTERM" && readFile(filepath.Join(fake, "mid-7.grandchild-term")) == "SIGTERM"
+	})
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker did not exit after SIGTERM")
+	}
+	states, _ := ReadStates(project)
+	if len(states) != 1 || states[0].State != StateExited || states[0].Note != "stopped by SIGTERM" {
+		t.Errorf("states after stop: %+v", states)
+	}
+	// Exited now: a second stop refuses.
+	if err := Stop(states[0]); err == nil || !strings.Contains(err.Error(), "mid-7 has already exited") {
+		t.Errorf("stop of an exited worker: %v", err)
+	}
+}
+
+func TestStopRefusesWhatItCannotTrust(t *testing.T) {
+	t.Parallel()
+	// A live process that is no work-once: a pid reused since the state
+	// file was written.
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	here := hostname()
+	base := State{AgentID: "mid-1", State: StateRunning, Host: here, PID: other.Process.Pid}
+	code := 0
+	for _, c := range []struct {
+		edit func(*State)
+		want string
+	}{
+		{func(s *State) {}, "mid-1: process " + strconv.Itoa(other.Process.Pid) + " is not a work-once run (its pid was reused?); nothing signalled"},
+		{func(s *State) { s.Host = "build-7" }, "mid-1 runs on build-7, not here; stop it there"},
+		{func(s *State) { s.Host = "" }, "names no host"},
+		{func(s *State) { s.PID = testkit.DeadPID(t) }, "is gone (dead); nothing to stop"},
+		{func(s *State) { s.PID = 0 }, "names no process"},
+		{func(s *State) { s.PID = os.Getpid() }, "is this program"},
+		{func(s *State) { s.State, s.ExitCode = StateExited, &code }, "has already exited"},
+	} {
+		st := base
+		c.edit(&st)
+		err := Stop(st)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v, want one line with %q", st, err, c.want)
+		}
+	}
+	// Nothing was signalled.
+	if err := other.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the unrelated process is gone: %v", err)
+	}
+}

@@ -1,0 +1,282 @@
+package workers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fsnotify/fsnotify"
+
+	"fleetwatch/internal/termtext"
+)
+
+// A worker's log has one line per output line: `<time> <stream> <text>`,
+// the time in RFC 3339 with milliseconds, UTC; the stream out or err (the
+// executor's) or fleet (the driver's own words).
+const (
+	LogTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+	StreamOut     = "out"
+	StreamErr     = "err"
+	StreamFleet   = "fleet"
+)
+
+// ParseLogLine splits a log line into its parts; ok is false for a line
+// not in the log format (a program that wrote to the file directly).
+func ParseLogLine(line string) (at time.Time, stream, text string, ok bool) {
+	ts, rest, ok1 := strings.Cut(line, " ")
+	stream, text, ok2 := strings.Cut(rest, " ")
+	if !ok1 || (!ok2 && rest == "") {
+		return time.Time{}, "", line, false
+	}
+	switch stream {
+	case StreamOut, StreamErr, StreamFleet:
+	default:
+		return time.Time{}, "", line, false
+	}
+	at, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return time.Time{}, "", line, false
+	}
+	return at, stream, text, true
+}
+
+// MaxLogLine is how many bytes of one log line TailLog keeps; the rest is
+// cut and marked with `…`.
+const MaxLogLine = 4096
+
+// tailBatch bounds the lines a slow reader has waiting: older ones go.
+const tailBatch = 10000
+
+// Tail follows one log file: Lines delivers its last lines, then each new
+// complete line, in batches, until Close.
+type Tail struct {
+	lines chan []string
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+// Lines delivers batches of lines, each cut to MaxLogLine bytes and safe
+// to draw on a terminal (termtext.Line). It holds at most one batch: lines
+// not yet received gather in the next. It is closed by Close.
+func (t *Tail) Lines() <-chan []string { return t.lines }
+
+// Close stops following and waits for the goroutine; it closes Lines.
+// Calling it again does nothing.
+func (t *Tail) Close() error {
+	t.once.Do(func() { close(t.stop) })
+	<-t.done
+	return nil
+}
+
+// TailLog follows path: first its last backlog lines, then every new
+// complete line. It watches path's directory with fsnotify (no polling),
+// so a log that does not exist yet is followed from when it appears, and
+// one that is truncated or replaced is read again from its start. The
+// directory is created when missing.
+func TailLog(path string, backlog int) (*Tail, error) {
+	path = filepath.Clean(path)
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("cannot follow %s: %v", path, err)
+	}
+	if err := fw.Add(dir); err != nil {
+		fw.Close()
+		return nil, fmt.Errorf("cannot follow %s: %v", path, err)
+	}
+	t := &Tail{lines: make(chan []string, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	f := &follower{path: path}
+	// The backlog is read after the watch is in place, so no line written
+	// in between is lost.
+	pending := f.backlog(backlog)
+	go t.run(fw, f, pending)
+	return t, nil
+}
+
+func (t *Tail) run(fw *fsnotify.Watcher, f *follower, pending []string) {
+	defer close(t.done)
+	defer close(t.lines)
+	defer fw.Close()
+	defer f.close()
+	for {
+		var out chan []string
+		if len(pending) > 0 {
+			out = t.lines
+		}
+		select {
+		case <-t.stop:
+			return
+		case out <- pending:
+			pending = nil
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return
+			}
+			if filepath.Clean(ev.Name) != f.path {
+				continue
+			}
+			// A write, a new file at path, or the file going: read
+			// tells them apart.
+			pending = append(pending, f.read()...)
+		case _, ok := <-fw.Errors:
+			if !ok {
+				return
+			}
+			// A full event queue may have swallowed writes: read on.
+			pending = append(pending, f.read()...)
+		}
+		if len(pending) > tailBatch {
+			pending = append(pending[:0], pending[len(pending)-tailBatch:]...)
+		}
+	}
+}
+
+// follower is the goroutine's view of the file: where it has read to and
+// the start of a line not yet finished.
+type follower struct {
+	path    string
+	f       *os.File
+	off     int64
+	partial []byte // at most MaxLogLine+1 bytes: one more says it was cut
+	skip    bool   // the line being read began before the backlog: drop it
+}
+
+func (f *follower) close() {
+	if f.f != nil {
+		f.f.Close()
+		f.f = nil
+	}
+	f.off, f.partial, f.skip = 0, nil, false
+}
+
+// reopen starts again with the file now at path, from its start.
+func (f *follower) reopen() {
+	f.close()
+	if file, err := os.Open(f.path); err == nil {
+		f.f = file
+	}
+}
+
+// backlog opens the file and returns its last n complete lines, leaving
+// the reader at the end.
+func (f *follower) backlog(n int) []string {
+	f.reopen()
+	if f.f == nil {
+		return nil
+	}
+	fi, err := f.f.Stat()
+	if err != nil {
+		return nil
+	}
+	// Enough bytes for n cut lines; earlier ones would be dropped anyway.
+	start := max(0, fi.Size()-int64(n+1)*(MaxLogLine+1))
+	if _, err := f.f.Seek(start, io.SeekStart); err != nil {
+		return nil
+	}
+	f.off, f.skip = start, start > 0
+	lines := f.read()
+	if n <= 0 {
+		return nil
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// read returns the complete lines written since the last read. A file now
+// shorter than what was read was truncated: it is read again from its
+// start. When a different file is at path (replaced, or renamed over),
+// the rest of the old one is read, then the new one from its start. When
+// none is, the old one stays open until one comes.
+func (f *follower) read() []string {
+	if f.f == nil {
+		f.reopen()
+		if f.f == nil {
+			return nil
+		}
+	}
+	var lines []string
+	if fi, err := f.f.Stat(); err == nil {
+		cur, err := os.Stat(f.path)
+		switch {
+		case err == nil && !os.SameFile(fi, cur):
+			lines = f.drain()
+			f.reopen()
+			if f.f == nil {
+				return lines
+			}
+		case fi.Size() < f.off:
+			f.off, f.partial, f.skip = 0, nil, false
+			if _, err := f.f.Seek(0, io.SeekStart); err != nil {
+				return nil
+			}
+		}
+	}
+	return append(lines, f.drain()...)
+}
+
+// drain reads the open file to its end and returns the lines completed.
+func (f *follower) drain() []string {
+	var lines []string
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := f.f.Read(buf)
+		f.off += int64(n)
+		chunk := buf[:n]
+		for len(chunk) > 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			part := chunk
+			if i >= 0 {
+				part = chunk[:i]
+			}
+			if room := MaxLogLine + 1 - len(f.partial); !f.skip && room > 0 {
+				f.partial = append(f.partial, part[:min(len(part), room)]...)
+			}
+			if i < 0 {
+				break
+			}
+			if !f.skip {
+				lines = append(lines, cleanLogLine(f.partial))
+			}
+			f.partial, f.skip = f.partial[:0], false
+			chunk = chunk[i+1:]
+		}
+		if err != nil || n == 0 {
+			if err != nil && !errors.Is(err, io.EOF) {
+				lines = append(lines, "(reading the log failed: "+termtext.Line(err.Error())+")")
+			}
+			return lines
+		}
+	}
+}
+
+// cleanLogLine cuts a line to MaxLogLine bytes on a character boundary and
+// makes it safe for a terminal.
+func cleanLogLine(b []byte) string {
+	b = bytes.TrimSuffix(b, []byte{'\r'})
+	cut := len(b) > MaxLogLine
+	if cut {
+		i := MaxLogLine
+		for i > 0 && !utf8.RuneStart(b[i]) {
+			i--
+		}
+		b = b[:i]
+	}
+	s := termtext.Line(strings.ToValidUTF8(string(b), "?"))
+	if cut {
+		s += "…"
+	}
+	return s
+}

@@ -1,0 +1,167 @@
+package workers
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// StateChange is one debounced burst of changes to the state files, or a
+// problem watching them.
+type StateChange struct {
+	Err error
+}
+
+// StateWatcher reports changes to a project's state files until Close.
+type StateWatcher struct {
+	changes chan StateChange
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+}
+
+// WatchStates watches project's StateDir with fsnotify. The directory
+// need not exist: until it does, the nearest existing folder on the way
+// to it is watched, and its coming (or going) is a change too. A burst of
+// events becomes one StateChange once debounce passes without another, or
+// at the latest 4×debounce after the burst began.
+func WatchStates(project string, debounce time.Duration) (*StateWatcher, error) {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("cannot watch worker states: %v", err)
+	}
+	l := &stateLoop{
+		project:  filepath.Clean(project),
+		target:   filepath.Join(filepath.Clean(project), filepath.FromSlash(StateDir)),
+		fw:       fw,
+		debounce: max(debounce, time.Millisecond),
+	}
+	if err := l.climb(); err != nil {
+		fw.Close()
+		return nil, err
+	}
+	w := &StateWatcher{changes: make(chan StateChange, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go w.run(l)
+	return w, nil
+}
+
+// Changes delivers one StateChange per burst; one not yet received absorbs
+// later ones.
+func (w *StateWatcher) Changes() <-chan StateChange { return w.changes }
+
+// Close stops the watcher and waits for its goroutine, which closes
+// Changes. Calling it again does nothing.
+func (w *StateWatcher) Close() error {
+	w.once.Do(func() { close(w.stop) })
+	<-w.done
+	return nil
+}
+
+type stateLoop struct {
+	project, target string
+	watched         string // the folder watched now: target or an ancestor
+	fw              *fsnotify.Watcher
+	debounce        time.Duration
+}
+
+// climb watches target, or the nearest of its ancestors up to the project
+// that exists.
+func (l *stateLoop) climb() error {
+	if l.watched != "" {
+		_ = l.fw.Remove(l.watched)
+		l.watched = ""
+	}
+	for dir := l.target; ; dir = filepath.Dir(dir) {
+		err := l.fw.Add(dir)
+		if err == nil {
+			l.watched = dir
+			return nil
+		}
+		missing := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+		if !missing || dir == l.project || dir == filepath.Dir(dir) {
+			return fmt.Errorf("cannot watch %s: %v", dir, errText(err))
+		}
+	}
+}
+
+// matters reports whether ev changes what ReadStates returns, or the way
+// to the state folder.
+func (l *stateLoop) matters(ev fsnotify.Event) bool {
+	if ev.Op&^fsnotify.Chmod == 0 {
+		return false
+	}
+	name := filepath.Clean(ev.Name)
+	if name == l.watched {
+		return true // the watched folder itself went
+	}
+	if l.watched == l.target {
+		return filepath.Dir(name) == l.target && strings.HasSuffix(name, ".json") && !strings.HasPrefix(filepath.Base(name), ".")
+	}
+	// Watching an ancestor: only the next folder on the way matters.
+	return strings.HasPrefix(l.target+string(filepath.Separator), name+string(filepath.Separator))
+}
+
+func (w *StateWatcher) run(l *stateLoop) {
+	defer close(w.done)
+	defer close(w.changes)
+	quiet := time.NewTimer(time.Hour)
+	quiet.Stop()
+	defer quiet.Stop()
+	var burstStart time.Time
+	for {
+		select {
+		case <-w.stop:
+			l.fw.Close()
+			return
+		case ev, ok := <-l.fw.Events:
+			if !ok {
+				return
+			}
+			if !l.matters(ev) {
+				continue
+			}
+			if l.watched != l.target || filepath.Clean(ev.Name) == l.watched {
+				// The way to the folder changed: watch the nearest part
+				// of it again.
+				if err := l.climb(); err != nil {
+					w.send(StateChange{Err: err})
+				}
+			}
+			now := time.Now()
+			if burstStart.IsZero() {
+				burstStart = now
+			}
+			quiet.Reset(min(l.debounce, burstStart.Add(4*l.debounce).Sub(now)))
+		case err, ok := <-l.fw.Errors:
+			if !ok {
+				return
+			}
+			w.send(StateChange{Err: fmt.Errorf("watching %s: %w", l.target, err)})
+		case <-quiet.C:
+			burstStart = time.Time{}
+			w.send(StateChange{})
+		}
+	}
+}
+
+// send never blocks: a change still waiting is replaced by the newer one.
+func (w *StateWatcher) send(c StateChange) {
+	for {
+		select {
+		case w.changes <- c:
+			return
+		default:
+		}
+		select {
+		case <-w.changes:
+		default:
+		}
+	}
+}
