@@ -199,7 +199,7 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 		echo = stderr
 	}
 	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace}
-	if err := workers.Start(d, echo); err != nil {
+	if err := d.Start(echo); err != nil {
 		busy := errors.Is(err, workers.ErrBusy)
 		switch {
 		case w.run && busy:

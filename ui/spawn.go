@@ -40,6 +40,7 @@ type spawnForm struct {
 	endpoints []registry.Endpoint
 	ids       []string // each choice's unused default agent id
 	regNote   string   // why the registry could not be read
+	git       bool
 	choice    int
 	model     textinput.Model
 	agent     textinput.Model
@@ -56,6 +57,7 @@ type spawnFormMsg struct {
 	endpoints []registry.Endpoint
 	ids       []string
 	regNote   string
+	git       bool // the project is a git repository: run workers get worktrees
 }
 
 // spawnedMsg is the outcome of starting a worker.
@@ -85,6 +87,8 @@ func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
 		case !errors.Is(err, fs.ErrNotExist):
 			msg.regNote = err.Error()
 		}
+		_, err = workers.Project(project)
+		msg.git = err == nil
 		for _, t := range spawnTiers {
 			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+t, taken...))
 		}
@@ -111,7 +115,7 @@ func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
 	if msg.gen != m.formGen || m.dlg != nil || m.logs != nil || m.form != nil {
 		return nil // the operator moved on meanwhile
 	}
-	f := &spawnForm{gen: msg.gen, endpoints: msg.endpoints, ids: msg.ids, regNote: msg.regNote, run: true, choice: 1}
+	f := &spawnForm{gen: msg.gen, endpoints: msg.endpoints, ids: msg.ids, regNote: msg.regNote, git: msg.git, run: true, choice: 1}
 	f.choices = append(f.choices, spawnTiers...)
 	for _, ep := range msg.endpoints {
 		f.choices = append(f.choices, ep.Name)
@@ -214,6 +218,8 @@ func (m *Model) formSpec() (workers.SpawnSpec, error) {
 	s := workers.SpawnSpec{
 		Bin: m.opt.Self, Project: m.opt.Tree.Project,
 		Agent: strings.TrimSpace(f.agent.Value()), Model: strings.TrimSpace(f.model.Value()), Run: f.run,
+		// Agents working side by side each get their own checkout.
+		Worktree: f.run && f.git,
 	}
 	if f.choice < len(spawnTiers) {
 		s.Tier = f.choices[f.choice]
@@ -319,6 +325,9 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	add(label(fieldModel, "model") + f.model.View())
 	add(label(fieldAgent, "agent id") + f.agent.View())
 	mode := "run: claim a plan and hand it to the executor"
+	if f.git {
+		mode = "run: claim a plan, hand it to the executor in a worktree"
+	}
 	if !f.run {
 		mode = "claim only: claim a plan, run nothing"
 	}

@@ -67,7 +67,7 @@ var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)
 
 // LogLine is one line of a worker log, newline included.
 func LogLine(at time.Time, stream, text string) string {
-	return at.UTC().Format("2006-01-02T15:04:05.000Z") + " " + stream + " " + text + "\n"
+	return at.UTC().Format(LogTimeLayout) + " " + stream + " " + text + "\n"
 }
 
 func (l *Log) line(stream, text string) {

@@ -129,7 +129,7 @@ var ErrBusy = errors.New("already running")
 
 // Start records the worker as running and opens its log. echo, when not
 // nil, also receives every log line's text.
-func Start(d *Driver, echo io.Writer) error {
+func (d *Driver) Start(echo io.Writer) error {
 	if d.Grace <= 0 {
 		d.Grace = DefaultGrace
 	}

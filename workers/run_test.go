@@ -112,7 +112,7 @@ func TestRunNoticesATakenPlanWithinAPulse(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &Driver{Tree: tr, Worker: model.Worker{AgentID: "w1"}, Argv: []string{"sleep", "30"}, TTL: 600, Grace: time.Second}
-	if err := Start(d, nil); err != nil {
+	if err := d.Start(nil); err != nil {
 		t.Fatal(err)
 	}
 	defer d.Finish(2, "test")

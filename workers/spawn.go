@@ -32,13 +32,14 @@ type SpawnSpec struct {
 	Model    string
 	Registry string // "" for work-once's default, <project>/endpoints.yaml
 	Run      bool   // hand the plan to the executor; else claim only
+	Worktree bool   // work each claim in the agent's own git worktree
 	MaxPlans int    // 0 or 1: one plan
 }
 
 // Args is the command line after the binary: the same work-once call a
 // cron line or a systemd timer makes (WorkArgs), plus --max-plans.
 func (s SpawnSpec) Args() []string {
-	args := WorkArgs(s.Project, Spec{Agent: s.Agent, Tier: s.Tier, Endpoint: s.Endpoint, Model: s.Model, Registry: s.Registry, Run: s.Run})
+	args := WorkArgs(s.Project, Spec{Agent: s.Agent, Tier: s.Tier, Endpoint: s.Endpoint, Model: s.Model, Registry: s.Registry, Run: s.Run, Worktree: s.Worktree})
 	if s.MaxPlans > 1 {
 		args = append(args, "--max-plans", strconv.Itoa(s.MaxPlans))
 	}

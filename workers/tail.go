@@ -20,12 +20,7 @@ import (
 // A worker's log has one line per output line: `<time> <stream> <text>`,
 // the time in RFC 3339 with milliseconds, UTC; the stream out or err (the
 // executor's) or fleet (the driver's own words).
-const (
-	LogTimeLayout = "2006-01-02T15:04:05.000Z07:00"
-	StreamOut     = "out"
-	StreamErr     = "err"
-	StreamFleet   = "fleet"
-)
+const LogTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // ParseLogLine splits a log line into its parts; ok is false for a line
 // not in the log format (a program that wrote to the file directly).
