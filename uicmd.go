@@ -17,6 +17,7 @@ import (
 	"fleetwatch/internal/demo"
 	"fleetwatch/planfs"
 	"fleetwatch/ui"
+	"fleetwatch/workers"
 )
 
 // defaultOperator is who the UI acts as: operator-$USER.
@@ -137,10 +138,13 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		defer signal.Stop(hup)
 		go func() {
 			if _, ok := <-hup; ok {
+				stopDemoWorkers(project)
 				os.RemoveAll(dir)
 				os.Exit(129)
 			}
 		}()
+		// Workers spawned in the demo would work on in a deleted folder.
+		defer stopDemoWorkers(project)
 		fmt.Fprintf(stdout, "demo project: %s (removed when the UI closes; --keep keeps it)\n", project)
 	}
 	if !tty {
@@ -152,6 +156,24 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "demo: %v", err)
 	}
 	return openUI(t, &f, stderr)
+}
+
+// stopDemoWorkers stops the workers running in the demo project (those
+// spawned from its UI) and waits a little for them to give their plans back.
+func stopDemoWorkers(project string) {
+	states, _ := workers.ReadStates(project)
+	var stopped []workers.State
+	for _, st := range states {
+		if h := st.Health(time.Now()); st.Local() && (h == workers.Live || h == workers.Stale) && workers.Stop(st) == nil {
+			stopped = append(stopped, st)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, st := range stopped {
+		for syscall.Kill(st.PID, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 // runDemoAgent is the demo's stand-in coding agent, run by `work-once --run`

@@ -324,9 +324,9 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	}
 	add(label(fieldModel, "model") + f.model.View())
 	add(label(fieldAgent, "agent id") + f.agent.View())
-	mode := "run: claim a plan and hand it to the executor"
+	mode := "run: claim, then the executor works the plan"
 	if f.git {
-		mode = "run: claim a plan, hand it to the executor in a worktree"
+		mode = "run: claim, then the executor works it in a worktree"
 	}
 	if !f.run {
 		mode = "claim only: claim a plan, run nothing"

@@ -161,7 +161,10 @@ func Start(s SpawnSpec) (*Child, error) {
 	fmt.Fprintf(log, "%s %s starting %s %s\n", now.UTC().Format(LogTimeLayout), StreamFleet, filepath.Base(s.Bin), strings.Join(quoteArgs(args), " "))
 	cmd := exec.Command(s.Bin, args...)
 	cmd.Dir = s.Project
-	cmd.Stdout, cmd.Stderr = log, log // a file: the child writes it directly
+	// The driver logs what it claims and where it runs in its own words;
+	// the paths work-once prints for scripts would only repeat them. Its
+	// errors (a missing executor) go to the log, where the operator looks.
+	cmd.Stderr = log // a file: the child writes it directly
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		err = fmt.Errorf("start %s: %v", s.Bin, errText(err))
