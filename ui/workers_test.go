@@ -271,7 +271,7 @@ func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 		t.Fatal("s opened no form")
 	}
 	v := h.view()
-	for _, want := range []string{"Spawn a worker", "▸ run as     ‹ mid ›", "small mid reasoner frontier laptop-swarm", "ui-mid-1", "‹ run: claim a plan"} {
+	for _, want := range []string{"Spawn a worker", "▸ run as     ‹ mid ›", "small mid reasoner frontier laptop-swarm", "ui-mid-1", "‹ run: claim, then the executor works it in a worktree ›"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("form lacks %q:\n%s", want, v)
 		}
