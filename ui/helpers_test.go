@@ -213,6 +213,11 @@ func (p *project) addWorktrees(t *testing.T) {
 	}
 	p.gitIn(t, wt.Path, 4*time.Minute, "add", "pdf.go")
 	p.gitIn(t, wt.Path, 4*time.Minute, "commit", "-q", "-m", "pdf: start")
+	// A one-port range far from common services, so the golden is the same
+	// on every machine.
+	if _, err := workers.AssignPort(p.dir, "mid-1", workers.PortRange{Lo: 47213, Hi: 47213}); err != nil {
+		t.Fatal(err)
+	}
 	wt, err = workers.Ensure(p.dir, "small-2", "")
 	if err != nil {
 		t.Fatal(err)

@@ -99,18 +99,30 @@ func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
 	return m.finish(b.String(), selected)
 }
 
-type treeCols struct{ agent, branch, state, ahead, path int }
+// cell is s fitted to w and a space, or nothing for a hidden column (w 0).
+func cell(s string, w int) string {
+	if w == 0 {
+		return ""
+	}
+	return fit(s, w) + " "
+}
+
+type treeCols struct{ agent, branch, port, state, ahead, path int }
 
 func treeColumns(w int) treeCols {
 	c := treeCols{agent: 16, state: 8, ahead: 9}
 	rest := w - lead - (c.agent + 1) - (c.state + 1) - (c.ahead + 1)
+	if w >= 100 {
+		c.port = 5 // narrower, the path needs the room more
+		rest -= c.port + 1
+	}
 	c.branch = max(10, rest*2/5)
 	c.path = max(0, rest-c.branch-1)
 	return c
 }
 
 func (c treeCols) header() string {
-	return strings.Repeat(" ", lead) + fit("agent", c.agent) + " " + fit("branch", c.branch) + " " +
+	return strings.Repeat(" ", lead) + fit("agent", c.agent) + " " + fit("branch", c.branch) + " " + cell("port", c.port) +
 		fit("state", c.state) + " " + fit("vs integ", c.ahead) + " " + fit("path", c.path)
 }
 
@@ -143,7 +155,11 @@ func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) st
 	if branch == "" {
 		branch = s.Branch
 	}
-	b.WriteString(fit(termtext.Line(s.AgentID), c.agent) + " " + fit(termtext.Line(branch), c.branch) + " " + fit(state, c.state) + " ")
+	port := "-"
+	if s.Port > 0 {
+		port = itoa(s.Port)
+	}
+	b.WriteString(fit(termtext.Line(s.AgentID), c.agent) + " " + fit(termtext.Line(branch), c.branch) + " " + cell(port, c.port) + fit(state, c.state) + " ")
 	ahead := ""
 	if s.Exists && s.Err == "" {
 		ahead = "↑" + itoa(s.Ahead) + " ↓" + itoa(s.Behind)
