@@ -1,7 +1,14 @@
-// Package workers turns a claim into work an agent can do safely beside
-// others, and keeps workers running: a git worktree per agent id, on its own
-// branch, registered in var/worktrees/registry.json in anchor's format; the
-// systemd user timers and crontab lines that run `fleetwatch work-once` on a
-// schedule, installed through the systemctl program; and the per-worker
-// state files in var/fleet/workers/.
+// Package workers turns a claim into work an agent does safely beside
+// others, and keeps workers running and visible:
+//   - the driver behind `work-once --run`: it hands a claimed plan to the
+//     executor (argv with placeholders, no shell), renews the lease while
+//     the agent works, and records the worker in var/fleet/workers/<id>.json
+//     and var/fleet/logs/<id>.log;
+//   - a git worktree and a port per agent id (var/worktrees/registry.json in
+//     anchor's format, ports in var/worktrees/ports.json), and their safe
+//     removal;
+//   - spawning a detached worker as cron would, stopping one, following its
+//     log and watching the state files, for the UI;
+//   - the systemd user timers and crontab lines that run `fleetwatch
+//     work-once` on a schedule.
 package workers

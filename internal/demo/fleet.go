@@ -2,6 +2,7 @@ package demo
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +49,14 @@ func (b *builder) fleet(executor []string) {
 	y.WriteString("]\n")
 	b.fail("endpoints.yaml", os.WriteFile(filepath.Join(b.project, "endpoints.yaml"), []byte(y.String()), 0o644))
 
+	// Ports as a driver gets them: the lowest free ones, so the Worktrees
+	// pane and the state files agree.
+	port := func(agent string) int {
+		p, err := workers.AssignPort(b.project, agent, workers.DefaultPorts)
+		b.fail("port for "+agent, err)
+		return p
+	}
+	midPort, smallPort, reasonerPort := port("mid-1"), port("small-2"), port("reasoner-1")
 	host, _ := os.Hostname()
 	wt := func(agent string) string { return filepath.Join(b.project, "var", "worktrees", agent) }
 	exit0 := 0
@@ -58,12 +67,12 @@ func (b *builder) fleet(executor []string) {
 	}{
 		{workers.State{
 			PID: 48213, Host: "build-box", AgentID: "mid-1", Tier: "mid", Model: "sonnet", Endpoint: "box-mid",
-			Plan: "in-progress/duplicate-tags-by-case.md", Worktree: wt("mid-1"), Port: 4101,
+			Plan: "in-progress/duplicate-tags-by-case.md", Worktree: wt("mid-1"), Port: midPort,
 			Started: at(10 * time.Minute), LastHeartbeat: at(time.Minute), State: workers.StateRunning,
 			HeartbeatEvery: 1200, Note: "running claude",
 		}, []logLine{
 			{10 * time.Minute, workers.StreamFleet, "claimed in-progress/duplicate-tags-by-case.md"},
-			{10 * time.Minute, workers.StreamFleet, "run claude -p \"{plan}\" in " + wt("mid-1") + " (port 4101)"},
+			{10 * time.Minute, workers.StreamFleet, fmt.Sprintf("run claude -p %q in %s (port %d)", "{plan}", wt("mid-1"), midPort)},
 			{9 * time.Minute, workers.StreamOut, "Reading the plan: Tags differ only by case"},
 			{8 * time.Minute, workers.StreamOut, "Found tag handling in notes.go: Store.Add keeps tags as typed"},
 			{6 * time.Minute, workers.StreamOut, "Writing a failing test: TestTagsFoldCase"},
@@ -72,19 +81,19 @@ func (b *builder) fleet(executor []string) {
 		}},
 		{workers.State{
 			PID: deadPID(), Host: host, AgentID: "small-2", Tier: "small", Model: "qwen3-8b", Endpoint: "laptop-small",
-			Plan: "in-progress/crash-on-empty-title.md", Worktree: wt("small-2"), Port: 4102,
+			Plan: "in-progress/crash-on-empty-title.md", Worktree: wt("small-2"), Port: smallPort,
 			Started: at(2 * time.Hour), LastHeartbeat: at(2 * time.Hour), State: workers.StateRunning,
 			HeartbeatEvery: 1200, Note: "running opencode",
 		}, []logLine{
 			{2 * time.Hour, workers.StreamFleet, "claimed in-progress/crash-on-empty-title.md"},
-			{2 * time.Hour, workers.StreamFleet, "run opencode run \"{plan}\" in " + wt("small-2") + " (port 4102)"},
+			{2 * time.Hour, workers.StreamFleet, fmt.Sprintf("run opencode run %q in %s (port %d)", "{plan}", wt("small-2"), smallPort)},
 			{118 * time.Minute, workers.StreamOut, "Looking at notes.go"},
 			{116 * time.Minute, workers.StreamOut, "Adding a TODO where empty titles should be rejected"},
 			{115 * time.Minute, workers.StreamErr, "error: context window exceeded"},
 		}},
 		{workers.State{
 			PID: 31877, Host: host, AgentID: "reasoner-1", Tier: "reasoner", Model: "opus", Endpoint: "cloud-reasoner",
-			Plan: "in-progress/csv-import.md", Worktree: wt("reasoner-1"), Port: 4103,
+			Plan: "in-progress/csv-import.md", Worktree: wt("reasoner-1"), Port: reasonerPort,
 			Started: at(2 * 24 * time.Hour), LastHeartbeat: at(2*24*time.Hour - 5*time.Hour), State: workers.StateExited,
 			ExitCode: &exit0, HeartbeatEvery: 1200, Note: "agent exited 0; review-needed/csv-import.md waits for review",
 		}, []logLine{
