@@ -68,7 +68,7 @@ func main() {
 	}
 	n, _ := strconv.Atoi(conf["lines"])
 	for i := 1; i <= n; i++ {
-		fmt.Printf("%s out fake line %d\n", time.Now().UTC().Format(workers.LogTimeLayout), i)
+		fmt.Fprintf(os.Stderr, "%s out fake line %d\n", time.Now().UTC().Format(workers.LogTimeLayout), i)
 	}
 	exited := func(code int, note string) {
 		if conf["state"] == "1" {
