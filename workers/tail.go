@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -94,7 +95,11 @@ func TailLog(path string, backlog int) (*Tail, error) {
 	f := &follower{path: path}
 	// The backlog is read after the watch is in place, so no line written
 	// in between is lost.
-	pending := f.backlog(backlog)
+	pending, err := f.backlog(backlog)
+	if err != nil {
+		fw.Close()
+		return nil, fmt.Errorf("cannot follow %s: %v", path, err)
+	}
 	go t.run(fw, f, pending)
 	return t, nil
 }
@@ -155,39 +160,52 @@ func (f *follower) close() {
 	f.off, f.partial, f.skip = 0, nil, false
 }
 
-// reopen starts again with the file now at path, from its start.
-func (f *follower) reopen() {
+var errNotRegular = errors.New("not a regular file")
+
+// reopen starts again with the file now at path, from its start. Only a
+// regular file is followed: opening a FIFO for reading would block.
+func (f *follower) reopen() error {
 	f.close()
-	if file, err := os.Open(f.path); err == nil {
-		f.f = file
+	file, err := os.OpenFile(f.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
 	}
+	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
+		file.Close()
+		return errNotRegular
+	}
+	f.f = file
+	return nil
 }
 
 // backlog opens the file and returns its last n complete lines, leaving
-// the reader at the end.
-func (f *follower) backlog(n int) []string {
-	f.reopen()
+// the reader at the end. A file not there yet is no error; one that is
+// not a regular file is.
+func (f *follower) backlog(n int) ([]string, error) {
+	if err := f.reopen(); errors.Is(err, errNotRegular) {
+		return nil, err
+	}
 	if f.f == nil {
-		return nil
+		return nil, nil
 	}
 	fi, err := f.f.Stat()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	// Enough bytes for n cut lines; earlier ones would be dropped anyway.
 	start := max(0, fi.Size()-int64(n+1)*(MaxLogLine+1))
 	if _, err := f.f.Seek(start, io.SeekStart); err != nil {
-		return nil
+		return nil, nil
 	}
 	f.off, f.skip = start, start > 0
 	lines := f.read()
 	if n <= 0 {
-		return nil
+		return nil, nil
 	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	return lines
+	return lines, nil
 }
 
 // read returns the complete lines written since the last read. A file now
@@ -197,8 +215,7 @@ func (f *follower) backlog(n int) []string {
 // none is, the old one stays open until one comes.
 func (f *follower) read() []string {
 	if f.f == nil {
-		f.reopen()
-		if f.f == nil {
+		if f.reopen() != nil {
 			return nil
 		}
 	}
@@ -208,8 +225,7 @@ func (f *follower) read() []string {
 		switch {
 		case err == nil && !os.SameFile(fi, cur):
 			lines = f.drain()
-			f.reopen()
-			if f.f == nil {
+			if f.reopen() != nil {
 				return lines
 			}
 		case fi.Size() < f.off:

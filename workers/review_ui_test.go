@@ -1,0 +1,89 @@
+package workers
+
+// Review findings for what the UI's Workers pane, spawn form, stop and log
+// panes rely on. Each test fails on the code as reviewed and passes once
+// the problem is fixed.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// within runs f and fails when it does not return in 5 s: the caller
+// would block for good.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: still blocked after 5 s", what)
+	}
+}
+
+// A FIFO among the state files made ReadStates block in open(2) until
+// someone wrote to it: the UI's Workers pane stopped refreshing for good
+// (its one reading never came back), the spawn form never opened
+// (UniqueAgentID reads the states) and `watch status` hung. A state file
+// far larger than any real one (a few hundred bytes) was read and parsed
+// in full on every refresh, a second a time while workers run.
+func TestReviewReadStatesSkipsFIFOsAndHugeFiles(t *testing.T) {
+	t.Parallel()
+	project := fakeProject(t)
+	dir := filepath.Join(project, filepath.FromSlash(StateDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge := `{"agent_id":"huge","note":"` + strings.Repeat("x", 8<<20) + `"}`
+	if err := os.WriteFile(filepath.Join(dir, "huge.json"), []byte(huge), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteState(project, State{AgentID: "mid-1", PID: 1, State: StateRunning}); err != nil {
+		t.Fatal(err)
+	}
+	var states []State
+	var problems []string
+	within(t, "ReadStates with a FIFO among the state files", func() { states, problems = ReadStates(project) })
+	if len(states) != 1 || states[0].AgentID != "mid-1" {
+		t.Errorf("states %+v", states)
+	}
+	joined := strings.Join(problems, "\n")
+	if len(problems) != 2 || !strings.Contains(joined, "pipe.json: not a regular file") || !strings.Contains(joined, "huge.json: ") {
+		t.Errorf("problems %q", problems)
+	}
+	within(t, "UniqueAgentID with a FIFO among the state files", func() { UniqueAgentID(project, "ui-mid") })
+}
+
+// TailLog opened the log with a blocking open(2): a FIFO at the log's path
+// kept the UI's log pane at "opening…" for good, with a goroutine nobody
+// could stop.
+func TestReviewTailLogOfAFIFODoesNotBlock(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "logs", "mid-1.log")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var tl *Tail
+	var err error
+	within(t, "TailLog of a FIFO", func() { tl, err = TailLog(path, 10) })
+	if err == nil {
+		defer tl.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("TailLog of a FIFO: %v", err)
+	}
+}
