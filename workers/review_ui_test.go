@@ -120,3 +120,37 @@ func TestReviewStopRefusesAPidReusedByAnotherWorker(t *testing.T) {
 	}
 	eventually(t, "mid-2 got SIGTERM", func() bool { return readFile(filepath.Join(project, ".fake", "mid-2.term")) == "SIGTERM" })
 }
+
+// TailLog watched the log's folder alone. When the folder went (rm -rf
+// var/, git clean -fdx; var/ is git-ignored) and came back, the watch
+// was gone with it: the pane still said "following" and never showed
+// another line, though the next worker wrote to the same path.
+func TestReviewTailLogFollowsThroughItsFolderComingBack(t *testing.T) {
+	t.Parallel()
+	project := fakeProject(t)
+	path := LogPath(project, "mid-1")
+	tl, err := TailLog(path, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	appendTo(t, path, "first run\n")
+	if got := follow(t, tl, nil, 1); got[0] != "first run" {
+		t.Fatalf("%q", got)
+	}
+	if err := os.RemoveAll(filepath.Join(project, "var")); err != nil {
+		t.Fatal(err)
+	}
+	quiet(t, tl, "the folder removed")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, path, "second run\n")
+	if got := follow(t, tl, nil, 1); got[0] != "second run" {
+		t.Errorf("after the folder came back %q", got)
+	}
+	appendTo(t, path, "second run, more\n")
+	if got := follow(t, tl, nil, 1); got[0] != "second run, more" {
+		t.Errorf("then %q", got)
+	}
+}

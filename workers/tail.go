@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,7 +77,8 @@ func (t *Tail) Close() error {
 // complete line. It watches path's directory with fsnotify (no polling),
 // so a log that does not exist yet is followed from when it appears, and
 // one that is truncated or replaced is read again from its start. The
-// directory is created when missing.
+// directory is created when missing; when it goes, the nearest folder on
+// the way to it is watched until it comes back.
 func TailLog(path string, backlog int) (*Tail, error) {
 	path = filepath.Clean(path)
 	dir := filepath.Dir(path)
@@ -87,7 +89,8 @@ func TailLog(path string, backlog int) (*Tail, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot follow %s: %v", path, err)
 	}
-	if err := fw.Add(dir); err != nil {
+	way := &folderWatch{target: dir, fw: fw}
+	if err := way.climb(); err != nil {
 		fw.Close()
 		return nil, fmt.Errorf("cannot follow %s: %v", path, err)
 	}
@@ -100,11 +103,12 @@ func TailLog(path string, backlog int) (*Tail, error) {
 		fw.Close()
 		return nil, fmt.Errorf("cannot follow %s: %v", path, err)
 	}
-	go t.run(fw, f, pending)
+	go t.run(way, f, pending)
 	return t, nil
 }
 
-func (t *Tail) run(fw *fsnotify.Watcher, f *follower, pending []string) {
+func (t *Tail) run(way *folderWatch, f *follower, pending []string) {
+	fw := way.fw
 	defer close(t.done)
 	defer close(t.lines)
 	defer fw.Close()
@@ -122,6 +126,14 @@ func (t *Tail) run(fw *fsnotify.Watcher, f *follower, pending []string) {
 		case ev, ok := <-fw.Events:
 			if !ok {
 				return
+			}
+			if way.onTheWay(ev) {
+				// The folder went, or came back (rm -rf var/, then a
+				// new worker): watch what is there now, and read what
+				// may have come with it.
+				_ = way.climb()
+				pending = append(pending, f.read()...)
+				continue
 			}
 			if filepath.Clean(ev.Name) != f.path {
 				continue
@@ -212,7 +224,8 @@ func (f *follower) backlog(n int) ([]string, error) {
 // shorter than what was read was truncated: it is read again from its
 // start. When a different file is at path (replaced, or renamed over),
 // the rest of the old one is read, then the new one from its start. When
-// none is, the old one stays open until one comes.
+// none is, the rest of the old one is read and it is let go: held open, it
+// would keep its folder from going, so the watch would never see that.
 func (f *follower) read() []string {
 	if f.f == nil {
 		if f.reopen() != nil {
@@ -223,6 +236,10 @@ func (f *follower) read() []string {
 	if fi, err := f.f.Stat(); err == nil {
 		cur, err := os.Stat(f.path)
 		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			lines = f.drain()
+			f.close()
+			return lines
 		case err == nil && !os.SameFile(fi, cur):
 			lines = f.drain()
 			if f.reopen() != nil {
