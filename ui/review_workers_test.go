@@ -87,3 +87,25 @@ func TestReviewLogFloodStaysWithinAFrame(t *testing.T) {
 		t.Errorf("g: the oldest line kept is not on screen:\n%s", v)
 	}
 }
+
+// Bubble Tea hands keys that arrive in one read as one message with
+// several runes: over SSH, or with a key held down, "jj" came as one key
+// that matched nothing and was dropped (tmux send-keys j j shows it).
+// Outside a text field each rune is a key.
+func TestReviewKeysThatArriveTogetherAreEachPressed(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.addWorkers(t)
+	h := newHarness(t, p, 120, 32)
+	h.selectWorker(h.workerAgents()[0])
+	h.send(keyMsg("jjl"))
+	if h.m.logs == nil || h.m.logs.panes[0].agent != h.workerAgents()[2] {
+		t.Fatalf("jjl in one read: cursor %d, logs open %v", h.m.wrk.cursor, h.m.logs != nil)
+	}
+	h.pumpLogs("the pane opened", func() bool { return h.m.logs.panes[0].open })
+	h.press("esc", "1", "/")
+	h.send(keyMsg("crash"))
+	if got := h.m.filter.Value(); got != "crash" {
+		t.Errorf("typed into the filter in one read: %q", got)
+	}
+}
