@@ -6,6 +6,7 @@ package workers
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -153,4 +154,38 @@ func TestReviewTailLogFollowsThroughItsFolderComingBack(t *testing.T) {
 	if got := follow(t, tl, nil, 1); got[0] != "second run, more" {
 		t.Errorf("then %q", got)
 	}
+}
+
+// The tail read to the end of the file before it looked at anything else.
+// An agent stuck printing in a loop writes faster than that: the end never
+// came, so the pane got no line at all, the lines read piled up in memory
+// (hundreds of MB in seconds), and Close never returned, so quitting the
+// UI with that log open hung.
+func TestReviewTailLogKeepsUpWithARunawayWriter(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mid-1.log")
+	appendTo(t, path, "before\n")
+	tl, err := TailLog(path, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	follow(t, tl, nil, 1)
+	// At most 2 GB, so a tail that cannot keep up does not fill the disk.
+	yes := exec.Command("sh", "-c", `yes "2025-06-02T09:29:00.000Z out the agent prints this again and again" | head -c 2000000000 >> "$0"`, path)
+	yes.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := yes.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-yes.Process.Pid, syscall.SIGKILL); yes.Wait() })
+	time.Sleep(100 * time.Millisecond) // the writer is well ahead
+	got := 0
+	for deadline := time.After(5 * time.Second); got < 1000; {
+		select {
+		case batch := <-tl.Lines():
+			got += len(batch)
+		case <-deadline:
+			t.Fatalf("5 s behind a fast writer the tail gave %d lines", got)
+		}
+	}
+	within(t, "Close while a fast writer writes", func() { tl.Close() })
 }

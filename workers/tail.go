@@ -51,6 +51,12 @@ const MaxLogLine = 4096
 // tailBatch bounds the lines a slow reader has waiting: older ones go.
 const tailBatch = 10000
 
+// maxDrain bounds one read of the log, so that a writer faster than the
+// tail (an agent printing in a loop) never keeps it from handing lines
+// over or from stopping. A tail further behind than that skips ahead:
+// the lines in between would be dropped anyway.
+const maxDrain = 4 << 20
+
 // Tail follows one log file: Lines delivers its last lines, then each new
 // complete line, in batches, until Close.
 type Tail struct {
@@ -113,16 +119,24 @@ func (t *Tail) run(way *folderWatch, f *follower, pending []string) {
 	defer close(t.lines)
 	defer fw.Close()
 	defer f.close()
+	ready := make(chan struct{})
+	close(ready)
 	for {
 		var out chan []string
 		if len(pending) > 0 {
 			out = t.lines
+		}
+		var more <-chan struct{}
+		if f.more {
+			more = ready // the last read stopped short of the end
 		}
 		select {
 		case <-t.stop:
 			return
 		case out <- pending:
 			pending = nil
+		case <-more:
+			pending = append(pending, f.read()...)
 		case ev, ok := <-fw.Events:
 			if !ok {
 				return
@@ -162,6 +176,7 @@ type follower struct {
 	off     int64
 	partial []byte // at most MaxLogLine+1 bytes: one more says it was cut
 	skip    bool   // the line being read began before the backlog: drop it
+	more    bool   // the last read stopped at maxDrain, short of the end
 }
 
 func (f *follower) close() {
@@ -169,7 +184,7 @@ func (f *follower) close() {
 		f.f.Close()
 		f.f = nil
 	}
-	f.off, f.partial, f.skip = 0, nil, false
+	f.off, f.partial, f.skip, f.more = 0, nil, false, false
 }
 
 var errNotRegular = errors.New("not a regular file")
@@ -250,16 +265,30 @@ func (f *follower) read() []string {
 			if _, err := f.f.Seek(0, io.SeekStart); err != nil {
 				return nil
 			}
+		case fi.Size()-f.off > 2*maxDrain:
+			at := fi.Size() - maxDrain
+			if _, err := f.f.Seek(at, io.SeekStart); err != nil {
+				return nil
+			}
+			lines = append(lines, fmt.Sprintf("(%d MiB of log skipped: it grows faster than it can be shown)", (at-f.off)>>20))
+			f.off, f.partial, f.skip = at, f.partial[:0], true
 		}
 	}
 	return append(lines, f.drain()...)
 }
 
-// drain reads the open file to its end and returns the lines completed.
+// drain reads the open file to its end, or maxDrain bytes of it, and
+// returns the lines completed.
 func (f *follower) drain() []string {
 	var lines []string
 	buf := make([]byte, 32<<10)
-	for {
+	for read := 0; ; read += len(buf) {
+		if f.more = read >= maxDrain; f.more {
+			return lines
+		}
+		if len(lines) > 2*tailBatch {
+			lines = append(lines[:0], lines[len(lines)-tailBatch:]...)
+		}
 		n, err := f.f.Read(buf)
 		f.off += int64(n)
 		chunk := buf[:n]
