@@ -161,7 +161,8 @@ func (m *Model) logOpened(msg logOpenedMsg) tea.Cmd {
 	p := m.logs.panes[msg.i]
 	p.open = true
 	if msg.err != nil {
-		p.err = msg.err.Error()
+		// The project is known: the reason needs the room.
+		p.err = strings.ReplaceAll(msg.err.Error(), m.opt.Tree.Project+string(filepath.Separator), "")
 		return nil
 	}
 	p.tail = msg.tail

@@ -130,3 +130,26 @@ func TestReviewSpawnFormSaysWhatIsWrongWithTheRegistry(t *testing.T) {
 		t.Errorf("the form does not say what is wrong with endpoints.yaml:\n%s", v)
 	}
 }
+
+// A log that cannot be followed says why in its pane, in words that fit:
+// the error began with the log's absolute path, which filled the pane's
+// width before the reason.
+func TestReviewLogPaneSaysWhyItCannotFollow(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.addWorkers(t)
+	path := workers.LogPath(p.dir, "small-3")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, p, 80, 24)
+	h.selectWorker("small-3")
+	h.press("l")
+	h.pumpLogs("the pane opened", func() bool { return h.m.logs.panes[0].open })
+	if v := h.view(); !strings.Contains(v, "✗ cannot follow var/fleet/logs/small-3.log: not a regular file") {
+		t.Errorf("the pane does not say why:\n%s", v)
+	}
+}
