@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -83,19 +84,36 @@ type folderWatch struct {
 // climb watches target, or the nearest of its ancestors up to stop that
 // exists.
 func (l *folderWatch) climb() error {
-	if l.watched != "" {
-		_ = l.fw.Remove(l.watched)
-		l.watched = ""
+	for tries := 0; ; tries++ {
+		if l.watched != "" {
+			_ = l.fw.Remove(l.watched)
+			l.watched = ""
+		}
+		below, err := l.watchNearest()
+		if err != nil {
+			return err
+		}
+		// The folder below the one watched may have come between its
+		// failed Add and this one, unseen by either: look again.
+		if fi, err := os.Stat(below); below == "" || err != nil || !fi.IsDir() || tries == 2 {
+			return nil
+		}
 	}
-	for dir := l.target; ; dir = filepath.Dir(dir) {
+}
+
+// watchNearest watches target, or the nearest of its ancestors up to stop
+// that exists, and returns the folder on the way below the one watched
+// ("" when that is target).
+func (l *folderWatch) watchNearest() (below string, err error) {
+	for dir := l.target; ; below, dir = dir, filepath.Dir(dir) {
 		err := l.fw.Add(dir)
 		if err == nil {
 			l.watched = dir
-			return nil
+			return below, nil
 		}
 		missing := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 		if !missing || dir == l.stop || dir == filepath.Dir(dir) {
-			return fmt.Errorf("cannot watch %s: %v", dir, errText(err))
+			return "", fmt.Errorf("cannot watch %s: %v", dir, errText(err))
 		}
 	}
 }
