@@ -433,6 +433,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
 		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
 		"home": tea.KeyHome, "end": tea.KeyEnd, "ctrl+c": tea.KeyCtrlC, "backspace": tea.KeyBackspace,
+		"ctrl+d": tea.KeyCtrlD, "ctrl+u": tea.KeyCtrlU, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
 		" ": tea.KeySpace,
 	}
 	if kt, ok := names[k]; ok {

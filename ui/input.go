@@ -14,6 +14,15 @@ import (
 )
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing() {
+		// Keys that came in one read (over SSH, or a key held down) are
+		// one message: each is a key of its own.
+		var cmds []tea.Cmd
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
 	if m.dlg != nil {
 		cmd, closed := m.dlg.update(msg)
 		if closed {
@@ -128,6 +137,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// typing reports whether a text field takes the keys now.
+func (m *Model) typing() bool {
+	return m.filtering || (m.dlg != nil && m.dlg.input != nil) || (m.form != nil && m.form.input() != nil)
 }
 
 func (m *Model) quit() tea.Cmd {

@@ -38,8 +38,12 @@ type logPane struct {
 	agent string
 	rel   string // the log file, relative to the project
 	tail  *workers.Tail
-	lines []string // rendered once, as they arrive
-	off   int      // lines scrolled up from the newest; 0 follows
+	lines []string // as the tail delivered them
+	// shown is each line as drawn, rendered when it first comes on
+	// screen ("" until then): a flood of lines costs what the visible
+	// ones cost.
+	shown []string
+	off   int // lines scrolled up from the newest; 0 follows
 	err   string
 	open  bool // the tail started (or failed)
 	ended bool // the tail stopped delivering
@@ -157,7 +161,8 @@ func (m *Model) logOpened(msg logOpenedMsg) tea.Cmd {
 	p := m.logs.panes[msg.i]
 	p.open = true
 	if msg.err != nil {
-		p.err = msg.err.Error()
+		// The project is known: the reason needs the room.
+		p.err = strings.ReplaceAll(msg.err.Error(), m.opt.Tree.Project+string(filepath.Separator), "")
 		return nil
 	}
 	p.tail = msg.tail
@@ -173,15 +178,15 @@ func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
 		p.ended, p.tail = true, nil
 		return nil
 	}
-	for _, l := range msg.lines {
-		p.lines = append(p.lines, m.logLine(l))
-	}
+	p.lines = append(p.lines, msg.lines...)
+	p.shown = append(p.shown, make([]string, len(msg.lines))...)
 	if p.off > 0 {
 		// Scrolled up: the lines on screen stay where they are.
 		p.off += len(msg.lines)
 	}
 	if drop := len(p.lines) - logKeep; drop > 0 {
 		p.lines = append(p.lines[:0], p.lines[drop:]...)
+		p.shown = append(p.shown[:0], p.shown[drop:]...)
 	}
 	m.clampLog(msg.i)
 	return waitLogCmd(p.tail, msg.gen, msg.i)
@@ -356,8 +361,11 @@ func (m *Model) logPaneView(i int, p *logPane, w, h int) []string {
 		body = []string{" " + m.st.Dim.Render("no lines yet in "+termtext.Line(p.rel)), " " + m.st.Dim.Render("new ones show here as they come")}
 	default:
 		end := len(p.lines) - p.off
-		for _, l := range p.lines[max(0, end-vis):end] {
-			body = append(body, " "+l)
+		for j := max(0, end-vis); j < end; j++ {
+			if p.shown[j] == "" {
+				p.shown[j] = m.logLine(p.lines[j])
+			}
+			body = append(body, " "+p.shown[j])
 		}
 	}
 	return m.box(title, hint, body, w, h, focus)

@@ -85,7 +85,8 @@ func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
 		case err == nil:
 			msg.endpoints = reg.Endpoints
 		case !errors.Is(err, fs.ErrNotExist):
-			msg.regNote = err.Error()
+			// The project is known: the reason needs the room.
+			msg.regNote = strings.ReplaceAll(err.Error(), project+string(filepath.Separator), "")
 		}
 		_, err = workers.Project(project)
 		msg.git = err == nil
@@ -320,7 +321,9 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	}
 	add("             " + m.st.Dim.Render(termtext.Line(detail)))
 	if f.regNote != "" {
-		add("             " + m.st.Warn.Render("⚠ "+termtext.Line(f.regNote)))
+		for _, l := range wrapWords("⚠ "+termtext.Line(f.regNote), inner-13) {
+			add("             " + m.st.Warn.Render(l))
+		}
 	}
 	add(label(fieldModel, "model") + f.model.View())
 	add(label(fieldAgent, "agent id") + f.agent.View())

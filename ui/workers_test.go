@@ -425,12 +425,16 @@ func TestStopAWorkerSpawnedFromTheUI(t *testing.T) {
 	}
 }
 
-// logText is what pane i of the logs view holds, one line each.
+// logText is what pane i of the logs view holds, one line each, as drawn.
 func (h *harness) logText(i int) string {
 	if h.m.logs == nil || i >= len(h.m.logs.panes) {
 		return ""
 	}
-	return strings.Join(h.m.logs.panes[i].lines, "\n")
+	var out []string
+	for _, l := range h.m.logs.panes[i].lines {
+		out = append(out, h.m.logLine(l))
+	}
+	return strings.Join(out, "\n")
 }
 
 func TestLogsSideBySideFollowScrollAndClose(t *testing.T) {

@@ -133,8 +133,8 @@ func Spawn(s SpawnSpec) (pid int, err error) {
 
 // Start starts `Bin work-once ...` for s, detached as cron would run it:
 // its own session (so it outlives this process and a closed terminal),
-// stdin /dev/null, stdout and stderr appended to the agent's log, working
-// directory the project. A goroutine reaps it. It refuses an agent id
+// stdin and stdout /dev/null (the driver logs in its own words), stderr
+// appended to the agent's log, working directory the project. A goroutine reaps it. It refuses an agent id
 // whose state file shows a worker still running (live or stale), or that
 // shares its state file with another agent id.
 func Start(s SpawnSpec) (*Child, error) {

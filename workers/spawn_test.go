@@ -81,22 +81,17 @@ func TestSpawnStartsWorkOnceDetachedAsCronWould(t *testing.T) {
 		t.Errorf("child state %+v", c.State)
 	}
 
-	// While it runs: its own session, stdin /dev/null, cwd the project,
-	// stdout /dev/null (the driver logs in its own words) and stderr the
-	// log.
+	// While it runs: its own session, stdin and stdout /dev/null (the
+	// driver logs in its own words), cwd the project, stderr the log.
 	if sid, err := unix.Getsid(pid); err != nil || sid != pid {
 		t.Errorf("session of %d is %d (%v), want its own", pid, sid, err)
 	}
 	proc := "/proc/" + strconv.Itoa(pid)
-	if in, _ := os.Readlink(proc + "/fd/0"); in != os.DevNull {
-		t.Errorf("stdin is %q", in)
-	}
 	log := LogPath(project, "ui-mid-1")
-	if out, _ := os.Readlink(proc + "/fd/1"); out != os.DevNull {
-		t.Errorf("stdout is %q", out)
-	}
-	if out, _ := os.Readlink(proc + "/fd/2"); out != log {
-		t.Errorf("stderr is %q, want the log %s", out, log)
+	for fd, want := range map[string]string{"0": os.DevNull, "1": os.DevNull, "2": log} {
+		if out, _ := os.Readlink(proc + "/fd/" + fd); out != want {
+			t.Errorf("fd %s is %q, want %s", fd, out, want)
+		}
 	}
 	if cwd, _ := os.Readlink(proc + "/cwd"); cwd != project {
 		t.Errorf("cwd %q", cwd)
@@ -128,7 +123,7 @@ func TestSpawnStartsWorkOnceDetachedAsCronWould(t *testing.T) {
 	}
 	text := readFile(log)
 	if !strings.Contains(text, " fleet starting fleetwatch work-once --root ") || !strings.Contains(text, "'qwen3 32b' --run --max-plans 3") ||
-		strings.Count(text, " out fake line ") != 2 {
+		strings.Contains(text, "fake line") {
 		t.Errorf("log:\n%s", text)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {

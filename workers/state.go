@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -122,7 +123,7 @@ func WriteState(project string, st State) error {
 func ReadStates(project string) (states []State, problems []string) {
 	files, _ := filepath.Glob(filepath.Join(project, filepath.FromSlash(StateDir), "*.json"))
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readStateFile(f)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", f, errText(err)))
 			continue
@@ -140,6 +141,34 @@ func ReadStates(project string) (states []State, problems []string) {
 	}
 	sort.Slice(states, func(i, j int) bool { return states[i].AgentID < states[j].AgentID })
 	return states, problems
+}
+
+// maxStateFile bounds how much of a state file is read; real ones are a
+// few hundred bytes.
+const maxStateFile = 64 << 10
+
+// readStateFile reads one state file. Anything but a regular file is
+// refused without blocking: opening a FIFO for reading would wait for a
+// writer.
+func readStateFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxStateFile {
+		return nil, fmt.Errorf("larger than %d KiB; not a state file", maxStateFile>>10)
+	}
+	return data, nil
 }
 
 // Health is what a state file says about a worker once time and the process

@@ -1,11 +1,12 @@
 package workers
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -18,7 +19,7 @@ import (
 // A pid in a state file may have been reused by an unrelated process
 // since, so Stop signals nothing unless st was written on this host, the
 // worker has not exited, the process is alive, and its command line is a
-// work-once call. Every refusal is one line.
+// work-once call naming no other agent id. Every refusal is one line.
 func Stop(st State) error {
 	who := st.AgentID
 	switch {
@@ -35,8 +36,11 @@ func Stop(st State) error {
 	case !processAlive(st.PID):
 		return fmt.Errorf("%s: process %d is gone (dead); nothing to stop", who, st.PID)
 	}
-	if !isWorkOnce(st.PID) {
+	switch ok, agent := workOnceOf(st.PID); {
+	case !ok:
 		return fmt.Errorf("%s: process %d is not a work-once run (its pid was reused?); nothing signalled", who, st.PID)
+	case agent != "" && agent != st.AgentID:
+		return fmt.Errorf("%s: process %d is %s's work-once (its pid was reused); nothing signalled", who, st.PID, agent)
 	}
 	target := st.PID
 	if pgid, err := syscall.Getpgid(st.PID); err == nil && pgid == st.PID {
@@ -51,19 +55,33 @@ func Stop(st State) error {
 	return nil
 }
 
-// isWorkOnce reports whether pid's command line has a work-once argument,
-// as every worker's has (fleetwatch's and anchor's alike).
-func isWorkOnce(pid int) bool {
+// workOnceOf reports whether pid's command line has a work-once argument,
+// as every worker's has (fleetwatch's and anchor's alike), and the agent
+// id it names, if any: a pid reused by another worker's work-once names
+// another agent.
+func workOnceOf(pid int) (ok bool, agent string) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
-		return false
+		return false, ""
 	}
-	for _, arg := range bytes.Split(data, []byte{0}) {
-		if string(arg) == "work-once" {
-			return true
+	args := strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+	if !slices.Contains(args, "work-once") {
+		return false, ""
+	}
+	for i, arg := range args {
+		if arg == "--" {
+			break
 		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
+		if !strings.HasPrefix(arg, "-") || name != "agent-id" {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		return true, value
 	}
-	return false
+	return true, ""
 }
 
 // Local reports whether st was written on this host, where its pid means

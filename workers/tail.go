@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -49,6 +51,12 @@ const MaxLogLine = 4096
 // tailBatch bounds the lines a slow reader has waiting: older ones go.
 const tailBatch = 10000
 
+// maxDrain bounds one read of the log, so that a writer faster than the
+// tail (an agent printing in a loop) never keeps it from handing lines
+// over or from stopping. A tail further behind than that skips ahead:
+// the lines in between would be dropped anyway.
+const maxDrain = 4 << 20
+
 // Tail follows one log file: Lines delivers its last lines, then each new
 // complete line, in batches, until Close.
 type Tail struct {
@@ -75,7 +83,8 @@ func (t *Tail) Close() error {
 // complete line. It watches path's directory with fsnotify (no polling),
 // so a log that does not exist yet is followed from when it appears, and
 // one that is truncated or replaced is read again from its start. The
-// directory is created when missing.
+// directory is created when missing; when it goes, the nearest folder on
+// the way to it is watched until it comes back.
 func TailLog(path string, backlog int) (*Tail, error) {
 	path = filepath.Clean(path)
 	dir := filepath.Dir(path)
@@ -86,7 +95,8 @@ func TailLog(path string, backlog int) (*Tail, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot follow %s: %v", path, err)
 	}
-	if err := fw.Add(dir); err != nil {
+	way := &folderWatch{target: dir, fw: fw}
+	if err := way.climb(); err != nil {
 		fw.Close()
 		return nil, fmt.Errorf("cannot follow %s: %v", path, err)
 	}
@@ -94,29 +104,50 @@ func TailLog(path string, backlog int) (*Tail, error) {
 	f := &follower{path: path}
 	// The backlog is read after the watch is in place, so no line written
 	// in between is lost.
-	pending := f.backlog(backlog)
-	go t.run(fw, f, pending)
+	pending, err := f.backlog(backlog)
+	if err != nil {
+		fw.Close()
+		return nil, fmt.Errorf("cannot follow %s: %v", path, err)
+	}
+	go t.run(way, f, pending)
 	return t, nil
 }
 
-func (t *Tail) run(fw *fsnotify.Watcher, f *follower, pending []string) {
+func (t *Tail) run(way *folderWatch, f *follower, pending []string) {
+	fw := way.fw
 	defer close(t.done)
 	defer close(t.lines)
 	defer fw.Close()
 	defer f.close()
+	ready := make(chan struct{})
+	close(ready)
 	for {
 		var out chan []string
 		if len(pending) > 0 {
 			out = t.lines
+		}
+		var more <-chan struct{}
+		if f.more {
+			more = ready // the last read stopped short of the end
 		}
 		select {
 		case <-t.stop:
 			return
 		case out <- pending:
 			pending = nil
+		case <-more:
+			pending = append(pending, f.read()...)
 		case ev, ok := <-fw.Events:
 			if !ok {
 				return
+			}
+			if way.onTheWay(ev) {
+				// The folder went, or came back (rm -rf var/, then a
+				// new worker): watch what is there now, and read what
+				// may have come with it.
+				_ = way.climb()
+				pending = append(pending, f.read()...)
+				continue
 			}
 			if filepath.Clean(ev.Name) != f.path {
 				continue
@@ -145,6 +176,7 @@ type follower struct {
 	off     int64
 	partial []byte // at most MaxLogLine+1 bytes: one more says it was cut
 	skip    bool   // the line being read began before the backlog: drop it
+	more    bool   // the last read stopped at maxDrain, short of the end
 }
 
 func (f *follower) close() {
@@ -152,53 +184,66 @@ func (f *follower) close() {
 		f.f.Close()
 		f.f = nil
 	}
-	f.off, f.partial, f.skip = 0, nil, false
+	f.off, f.partial, f.skip, f.more = 0, nil, false, false
 }
 
-// reopen starts again with the file now at path, from its start.
-func (f *follower) reopen() {
+var errNotRegular = errors.New("not a regular file")
+
+// reopen starts again with the file now at path, from its start. Only a
+// regular file is followed: opening a FIFO for reading would block.
+func (f *follower) reopen() error {
 	f.close()
-	if file, err := os.Open(f.path); err == nil {
-		f.f = file
+	file, err := os.OpenFile(f.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
 	}
+	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
+		file.Close()
+		return errNotRegular
+	}
+	f.f = file
+	return nil
 }
 
 // backlog opens the file and returns its last n complete lines, leaving
-// the reader at the end.
-func (f *follower) backlog(n int) []string {
-	f.reopen()
+// the reader at the end. A file not there yet is no error; one that is
+// not a regular file is.
+func (f *follower) backlog(n int) ([]string, error) {
+	if err := f.reopen(); errors.Is(err, errNotRegular) {
+		return nil, err
+	}
 	if f.f == nil {
-		return nil
+		return nil, nil
 	}
 	fi, err := f.f.Stat()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	// Enough bytes for n cut lines; earlier ones would be dropped anyway.
 	start := max(0, fi.Size()-int64(n+1)*(MaxLogLine+1))
 	if _, err := f.f.Seek(start, io.SeekStart); err != nil {
-		return nil
+		return nil, nil
 	}
 	f.off, f.skip = start, start > 0
 	lines := f.read()
 	if n <= 0 {
-		return nil
+		return nil, nil
 	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	return lines
+	return lines, nil
 }
 
 // read returns the complete lines written since the last read. A file now
 // shorter than what was read was truncated: it is read again from its
 // start. When a different file is at path (replaced, or renamed over),
 // the rest of the old one is read, then the new one from its start. When
-// none is, the old one stays open until one comes.
+// none is, the rest of the old one is read and it is let go: held open, it
+// would keep its folder from going, so the watch would never see that.
 func (f *follower) read() []string {
 	if f.f == nil {
-		f.reopen()
-		if f.f == nil {
+		if f.reopen() != nil {
 			return nil
 		}
 	}
@@ -206,10 +251,13 @@ func (f *follower) read() []string {
 	if fi, err := f.f.Stat(); err == nil {
 		cur, err := os.Stat(f.path)
 		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			lines = f.drain()
+			f.close()
+			return lines
 		case err == nil && !os.SameFile(fi, cur):
 			lines = f.drain()
-			f.reopen()
-			if f.f == nil {
+			if f.reopen() != nil {
 				return lines
 			}
 		case fi.Size() < f.off:
@@ -217,16 +265,30 @@ func (f *follower) read() []string {
 			if _, err := f.f.Seek(0, io.SeekStart); err != nil {
 				return nil
 			}
+		case fi.Size()-f.off > 2*maxDrain:
+			at := fi.Size() - maxDrain
+			if _, err := f.f.Seek(at, io.SeekStart); err != nil {
+				return nil
+			}
+			lines = append(lines, fmt.Sprintf("(%d MiB of log skipped: it grows faster than it can be shown)", (at-f.off)>>20))
+			f.off, f.partial, f.skip = at, f.partial[:0], true
 		}
 	}
 	return append(lines, f.drain()...)
 }
 
-// drain reads the open file to its end and returns the lines completed.
+// drain reads the open file to its end, or maxDrain bytes of it, and
+// returns the lines completed.
 func (f *follower) drain() []string {
 	var lines []string
 	buf := make([]byte, 32<<10)
-	for {
+	for read := 0; ; read += len(buf) {
+		if f.more = read >= maxDrain; f.more {
+			return lines
+		}
+		if len(lines) > 2*tailBatch {
+			lines = append(lines[:0], lines[len(lines)-tailBatch:]...)
+		}
 		n, err := f.f.Read(buf)
 		f.off += int64(n)
 		chunk := buf[:n]

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -38,9 +39,11 @@ func WatchStates(project string, debounce time.Duration) (*StateWatcher, error) 
 		return nil, fmt.Errorf("cannot watch worker states: %v", err)
 	}
 	l := &stateLoop{
-		project:  filepath.Clean(project),
-		target:   filepath.Join(filepath.Clean(project), filepath.FromSlash(StateDir)),
-		fw:       fw,
+		folderWatch: folderWatch{
+			stop:   filepath.Clean(project),
+			target: filepath.Join(filepath.Clean(project), filepath.FromSlash(StateDir)),
+			fw:     fw,
+		},
 		debounce: max(debounce, time.Millisecond),
 	}
 	if err := l.climb(); err != nil {
@@ -65,30 +68,68 @@ func (w *StateWatcher) Close() error {
 }
 
 type stateLoop struct {
-	project, target string
-	watched         string // the folder watched now: target or an ancestor
-	fw              *fsnotify.Watcher
-	debounce        time.Duration
+	folderWatch
+	debounce time.Duration
 }
 
-// climb watches target, or the nearest of its ancestors up to the project
-// that exists.
-func (l *stateLoop) climb() error {
-	if l.watched != "" {
-		_ = l.fw.Remove(l.watched)
-		l.watched = ""
+// folderWatch keeps an fsnotify watch on a folder that may not exist yet,
+// or may go and come back: until it exists, the nearest existing folder on
+// the way to it, up to stop, is watched instead.
+type folderWatch struct {
+	stop, target string
+	watched      string // the folder watched now: target or an ancestor
+	fw           *fsnotify.Watcher
+}
+
+// climb watches target, or the nearest of its ancestors up to stop that
+// exists.
+func (l *folderWatch) climb() error {
+	for tries := 0; ; tries++ {
+		if l.watched != "" {
+			_ = l.fw.Remove(l.watched)
+			l.watched = ""
+		}
+		below, err := l.watchNearest()
+		if err != nil {
+			return err
+		}
+		// The folder below the one watched may have come between its
+		// failed Add and this one, unseen by either: look again.
+		if fi, err := os.Stat(below); below == "" || err != nil || !fi.IsDir() || tries == 2 {
+			return nil
+		}
 	}
-	for dir := l.target; ; dir = filepath.Dir(dir) {
+}
+
+// watchNearest watches target, or the nearest of its ancestors up to stop
+// that exists, and returns the folder on the way below the one watched
+// ("" when that is target).
+func (l *folderWatch) watchNearest() (below string, err error) {
+	for dir := l.target; ; below, dir = dir, filepath.Dir(dir) {
 		err := l.fw.Add(dir)
 		if err == nil {
 			l.watched = dir
-			return nil
+			return below, nil
 		}
 		missing := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
-		if !missing || dir == l.project || dir == filepath.Dir(dir) {
-			return fmt.Errorf("cannot watch %s: %v", dir, errText(err))
+		if !missing || dir == l.stop || dir == filepath.Dir(dir) {
+			return "", fmt.Errorf("cannot watch %s: %v", dir, errText(err))
 		}
 	}
+}
+
+// onTheWay reports whether ev changes the way to the folder: the watched
+// folder itself went, or, while an ancestor is watched, the next folder on
+// the way came or went.
+func (l *folderWatch) onTheWay(ev fsnotify.Event) bool {
+	if ev.Op&^fsnotify.Chmod == 0 {
+		return false
+	}
+	name := filepath.Clean(ev.Name)
+	if name == l.watched {
+		return true
+	}
+	return l.watched != l.target && strings.HasPrefix(l.target+string(filepath.Separator), name+string(filepath.Separator))
 }
 
 // matters reports whether ev changes what ReadStates returns, or the way
@@ -97,15 +138,11 @@ func (l *stateLoop) matters(ev fsnotify.Event) bool {
 	if ev.Op&^fsnotify.Chmod == 0 {
 		return false
 	}
+	if l.onTheWay(ev) {
+		return true
+	}
 	name := filepath.Clean(ev.Name)
-	if name == l.watched {
-		return true // the watched folder itself went
-	}
-	if l.watched == l.target {
-		return filepath.Dir(name) == l.target && strings.HasSuffix(name, ".json") && !strings.HasPrefix(filepath.Base(name), ".")
-	}
-	// Watching an ancestor: only the next folder on the way matters.
-	return strings.HasPrefix(l.target+string(filepath.Separator), name+string(filepath.Separator))
+	return l.watched == l.target && filepath.Dir(name) == l.target && strings.HasSuffix(name, ".json") && !strings.HasPrefix(filepath.Base(name), ".")
 }
 
 func (w *StateWatcher) run(l *stateLoop) {
