@@ -35,7 +35,9 @@ func (t *Tree) ReadLease(rel string) *model.Lease {
 }
 
 func (t *Tree) readLeaseFile(path string) model.Lease {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO planted as a lease must not hang every worker
+	// that scans the tree; it is reported as not a regular file below.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return model.Lease{Corrupt: "unreadable: " + errText(err)}
 	}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -212,11 +213,23 @@ func (m *Model) logLine(raw string) string {
 			mark = m.st.Info.Render(mark)
 		}
 	}
-	ts := at.Local().Format("15:04:05")
+	ts := logStamp(at.Local(), m.opt.Tree.Now().Local())
 	if !m.plain {
 		ts = m.st.Dim.Render(ts)
 	}
 	return ts + " " + mark + " " + termtext.Line(text)
+}
+
+// logStamp shows a log line's time of day, or its date when it is from
+// another day, in the same eight columns: a two-day-old line must not pass
+// for one written this morning.
+func logStamp(at, now time.Time) string {
+	y1, m1, d1 := at.Date()
+	y2, m2, d2 := now.Date()
+	if y1 == y2 && m1 == m2 && d1 == d2 {
+		return at.Format("15:04:05")
+	}
+	return at.Format("  Jan _2")
 }
 
 // logRect is where one log pane goes.

@@ -153,3 +153,13 @@ func TestReviewLogPaneSaysWhyItCannotFollow(t *testing.T) {
 		t.Errorf("the pane does not say why:\n%s", v)
 	}
 }
+
+func TestLogStampShowsTheDayOfOldLines(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)
+	if got := logStamp(now.Add(-time.Hour), now); got != "08:00:00" {
+		t.Errorf("today: %q", got)
+	}
+	if got := logStamp(now.Add(-48*time.Hour), now); got != "  Nov 28" {
+		t.Errorf("two days ago: %q", got)
+	}
+}

@@ -47,14 +47,21 @@ func OpenLog(project, agentID string, echo io.Writer) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(p); err == nil && fi.Size() > logRotateAt {
-		_ = os.Rename(p, p+".1")
-	}
+	rotateLog(p)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	return &Log{Path: p, f: f, echo: echo, now: time.Now}, nil
+}
+
+// rotateLog moves a log over logRotateAt to <log>.1. Whoever opens a log to
+// write a new run into it calls it first, so a spawned driver's stderr and
+// its own lines end up in the same file.
+func rotateLog(p string) {
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Size() > logRotateAt {
+		_ = os.Rename(p, p+".1")
+	}
 }
 
 // Printf logs one driver line. A line break in it (a plan's file name may
