@@ -181,7 +181,7 @@ func (d *Driver) save() error {
 	return nil
 }
 
-// Claimed records a claim made for a claim-only run.
+// Claimed records a claim in the log and the state file.
 func (d *Driver) Claimed(rel string) {
 	d.Log.Printf("claimed %s", rel)
 	d.state.Plan = rel
