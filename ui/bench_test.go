@@ -152,3 +152,16 @@ func BenchmarkChangeToData(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLogFlood is a chatty agent's batch of 10,000 log lines reaching
+// an open log pane, in colour, then the frame: both on the UI goroutine,
+// so together they must stay well inside a 16 ms frame.
+func BenchmarkLogFlood(b *testing.B) {
+	h := logFloodHarness(b)
+	batch := logFloodBatch()
+	b.ResetTimer()
+	for range b.N {
+		h.update(logLinesMsg{gen: h.m.logs.gen, lines: batch})
+		_ = h.m.View()
+	}
+}

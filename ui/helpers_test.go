@@ -99,7 +99,7 @@ func plan(title, value, pri, preferred, assignee, deps string) string {
 }
 
 // newProject builds the sample project. Its tree's clock is left at testNow.
-func newProject(t *testing.T) *project {
+func newProject(t testing.TB) *project {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -174,7 +174,7 @@ func (p *project) at(ago time.Duration) {
 
 // gitIn runs git in dir (the project when empty) with commit dates ago before
 // testNow, away from the user's own git config.
-func (p *project) gitIn(t *testing.T, dir string, ago time.Duration, args ...string) {
+func (p *project) gitIn(t testing.TB, dir string, ago time.Duration, args ...string) {
 	t.Helper()
 	if dir == "" {
 		dir = p.dir
@@ -195,14 +195,14 @@ func (p *project) gitIn(t *testing.T, dir string, ago time.Duration, args ...str
 }
 
 // git runs git in the project.
-func (p *project) git(t *testing.T, ago time.Duration, args ...string) {
+func (p *project) git(t testing.TB, ago time.Duration, args ...string) {
 	t.Helper()
 	p.gitIn(t, "", ago, args...)
 }
 
 // addWorktrees gives two agents worktrees: mid-1 on feature/export-pdf one
 // commit ahead of dev, small-2 on its own branch with an untracked file.
-func (p *project) addWorktrees(t *testing.T) {
+func (p *project) addWorktrees(t testing.TB) {
 	t.Helper()
 	wt, err := workers.Ensure(p.dir, "mid-1", "export-pdf")
 	if err != nil {
@@ -242,7 +242,7 @@ func (p *project) exists(rel string) bool {
 }
 
 // lane returns the rels a fresh scan finds in lane.
-func (p *project) lane(t *testing.T, l model.Lane) []string {
+func (p *project) lane(t testing.TB, l model.Lane) []string {
 	t.Helper()
 	snap, err := p.tree.Scan()
 	if err != nil {
@@ -259,7 +259,7 @@ func (p *project) lane(t *testing.T, l model.Lane) []string {
 }
 
 // lastEvent is the newest line of the event log.
-func (p *project) lastEvent(t *testing.T) planfs.Event {
+func (p *project) lastEvent(t testing.TB) planfs.Event {
 	t.Helper()
 	evs, err := p.tree.Events()
 	if err != nil || len(evs) == 0 {
@@ -270,7 +270,7 @@ func (p *project) lastEvent(t *testing.T) planfs.Event {
 
 // state is everything under .plans/ (file contents and mtimes), to show an
 // action changed nothing.
-func (p *project) state(t *testing.T) string {
+func (p *project) state(t testing.TB) string {
 	t.Helper()
 	var b strings.Builder
 	err := filepath.WalkDir(p.tree.Plans, func(path string, d fs.DirEntry, err error) error {
@@ -303,7 +303,7 @@ func (p *project) state(t *testing.T) string {
 // until nothing is pending. Timers a test does not want (the countdown tick)
 // are kept off; cursor blinks are dropped.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	p    *project
 	m    Model
 	quit bool
@@ -313,13 +313,13 @@ type harness struct {
 }
 
 // newHarness opens the UI on p at w×h and waits for the first load.
-func newHarness(t *testing.T, p *project, w, h int) *harness {
+func newHarness(t testing.TB, p *project, w, h int) *harness {
 	t.Helper()
 	return newHarnessWith(t, p, p.options(), w, h)
 }
 
 // newHarnessWith is newHarness with other options.
-func newHarnessWith(t *testing.T, p *project, opt Options, w, h int) *harness {
+func newHarnessWith(t testing.TB, p *project, opt Options, w, h int) *harness {
 	t.Helper()
 	m := New(opt)
 	// Countdowns move only when a test sends a tickMsg itself.
@@ -535,7 +535,7 @@ func (h *harness) footer() string {
 // dialogOpen reports whether a confirmation dialog is on screen.
 func (h *harness) dialogOpen() bool { return h.m.dlg != nil }
 
-func checkScreen(t *testing.T, v string, w, hgt int, p *project) {
+func checkScreen(t testing.TB, v string, w, hgt int, p *project) {
 	t.Helper()
 	lines := strings.Split(v, "\n")
 	if len(lines) != hgt {

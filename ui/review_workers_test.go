@@ -52,10 +52,27 @@ func TestReviewFIFOStateFileDoesNotFreezeTheWorkersPane(t *testing.T) {
 // A log pane rendered every line as it arrived, styles and all, on the UI
 // goroutine: a chatty agent's batch of 10,000 lines (what a tail hands
 // over at once) took about 30 ms in colour, two frames in which no key
-// was read, four times that with four panes following. Only the lines
-// on screen need drawing.
-func TestReviewLogFloodStaysWithinAFrame(t *testing.T) {
+// was read. Only the lines on screen are drawn now; BenchmarkLogFlood
+// measures it. This test checks the pane still shows the right ones.
+func TestReviewLogFloodShowsTheNewestLines(t *testing.T) {
 	t.Parallel()
+	h := logFloodHarness(t)
+	batch := logFloodBatch()
+	for range 3 {
+		h.update(logLinesMsg{gen: h.m.logs.gen, lines: batch})
+		_ = h.m.View()
+	}
+	if v := ansi.Strip(h.m.View()); !strings.Contains(v, "09:29:39   step 9999 of the build") || strings.Contains(v, "step 9950 ") {
+		t.Errorf("the pane does not end on the newest line:\n%s", v)
+	}
+	h.press("g")
+	if v := ansi.Strip(h.m.View()); !strings.Contains(v, "step 5000 of the build") {
+		t.Errorf("g: the oldest line kept is not on screen:\n%s", v)
+	}
+}
+
+// logFloodHarness has mid-1's log open in colour at 160×48.
+func logFloodHarness(t testing.TB) *harness {
 	p := newProject(t)
 	p.addWorkers(t)
 	opt := p.options()
@@ -66,27 +83,15 @@ func TestReviewLogFloodStaysWithinAFrame(t *testing.T) {
 	h.selectWorker("mid-1")
 	h.press("l")
 	h.pumpLogs("the pane opened", func() bool { return h.m.logs.panes[0].open })
+	return h
+}
+
+func logFloodBatch() []string {
 	batch := make([]string, 10000)
 	for i := range batch {
 		batch[i] = fmt.Sprintf("2025-06-02T09:29:%02d.000Z out step %d of the build: compiling package number %d", i%60, i, i)
 	}
-	best := time.Hour
-	for range 3 {
-		start := time.Now()
-		h.update(logLinesMsg{gen: h.m.logs.gen, lines: batch})
-		best = min(best, time.Since(start))
-		_ = h.m.View()
-	}
-	if best > 8*time.Millisecond {
-		t.Errorf("taking 10,000 log lines took %v on the UI goroutine; a frame is 16 ms", best)
-	}
-	if v := ansi.Strip(h.m.View()); !strings.Contains(v, "09:29:39   step 9999 of the build") || strings.Contains(v, "step 9950 ") {
-		t.Errorf("the pane does not end on the newest line:\n%s", v)
-	}
-	h.press("g")
-	if v := ansi.Strip(h.m.View()); !strings.Contains(v, "step 5000 of the build") {
-		t.Errorf("g: the oldest line kept is not on screen:\n%s", v)
-	}
+	return batch
 }
 
 // Bubble Tea hands keys that arrive in one read as one message with

@@ -34,7 +34,7 @@ const noPID = 1<<22 + 1
 //	small-3     on build-7, exited 2
 //
 // and logs for mid-1 and small-2.
-func (p *project) addWorkers(t *testing.T) {
+func (p *project) addWorkers(t testing.TB) {
 	t.Helper()
 	host, _ := os.Hostname()
 	at := func(ago time.Duration) workers.Stamp { return workers.Stamp{Time: testNow.Add(-ago)} }
@@ -68,7 +68,7 @@ func (p *project) addWorkers(t *testing.T) {
 }
 
 // log appends lines to agent's log.
-func (p *project) log(t *testing.T, agent string, lines ...string) {
+func (p *project) log(t testing.TB, agent string, lines ...string) {
 	t.Helper()
 	path := workers.LogPath(p.dir, agent)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
