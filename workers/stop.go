@@ -12,9 +12,8 @@ import (
 
 // Stop asks the worker st describes to stop: SIGTERM to its process group
 // when its pid leads one (Spawn, cron and systemd all start work-once as a
-// group leader, so the executor it runs gets the signal too), else to the
-// pid alone. The driver's own handler then stops the executor and
-// releases the plan.
+// group leader), else to the pid alone. The executor runs in a group of
+// its own: the driver's handler stops it, then releases the plan.
 //
 // A pid in a state file may have been reused by an unrelated process
 // since, so Stop signals nothing unless st was written on this host, the
