@@ -630,8 +630,8 @@ func TestWatchEmitCron(t *testing.T) {
 	if !exists(dir, "in-progress/b.md") {
 		t.Fatal("the cron command claimed nothing")
 	}
-	log, err := os.ReadFile(filepath.Join(dir, "var", "fleet", "logs", "watch-s1.log"))
-	if err != nil || !strings.Contains(string(log), filepath.Join(dir, ".plans", "in-progress", "b.md")) {
+	log, err := os.ReadFile(filepath.Join(dir, "var", "fleet", "logs", "s1.log"))
+	if err != nil || !strings.Contains(string(log), " fleet claimed in-progress/b.md\n") {
 		t.Fatalf("log: %q %v", log, err)
 	}
 	// anchor's */90: an hourly run in disguise. Here: an error naming the fix.

@@ -99,8 +99,11 @@ func CronLine(bin, project string, s Spec) (line, note string, err error) {
 	for i, a := range argv {
 		words[i] = cronWord(a)
 	}
-	log := filepath.ToSlash(filepath.Join(CronLogDir, "watch-"+SafeID(s.Agent)+".log"))
-	cmd := fmt.Sprintf("cd %s && mkdir -p %s && %s >>%s 2>&1", cronWord(project), CronLogDir, strings.Join(words, " "), log)
+	// The driver writes its own account to the agent's log, the one the UI
+	// follows; work-once's errors join it there. Its stdout (the claimed
+	// paths, for scripts) would only repeat what the log says.
+	log := filepath.ToSlash(filepath.Join(CronLogDir, SafeID(s.Agent)+".log"))
+	cmd := fmt.Sprintf("cd %s && mkdir -p %s && %s >/dev/null 2>>%s", cronWord(project), CronLogDir, strings.Join(words, " "), log)
 	return sched + " " + cmd, note, nil
 }
 

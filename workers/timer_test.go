@@ -136,7 +136,7 @@ func TestCronLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `*/10 * * * * cd '/srv/my app' && mkdir -p var/fleet/logs && /opt/fw/fleetwatch work-once --root '/srv/my app' --once --agent-id s1 --tier small >>var/fleet/logs/watch-s1.log 2>&1`
+	want := `*/10 * * * * cd '/srv/my app' && mkdir -p var/fleet/logs && /opt/fw/fleetwatch work-once --root '/srv/my app' --once --agent-id s1 --tier small >/dev/null 2>>var/fleet/logs/s1.log`
 	if line != want {
 		t.Fatalf("got  %s\nwant %s", line, want)
 	}
