@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -166,5 +167,14 @@ func TestLogStampShowsTheDayOfOldLines(t *testing.T) {
 	}
 	if got := logStamp(now.Add(-48*time.Hour), now); got != "  Nov 28" {
 		t.Errorf("two days ago: %q", got)
+	}
+}
+
+func TestNatCompareCountsLikePeople(t *testing.T) {
+	ids := []string{"ui-mid-10", "ui-mid-2", "mid-1", "ui-mid-02x", "ui-mid-2", "ui-mid-1", "ui-small-1", "a"}
+	slices.SortFunc(ids, natCompare)
+	want := []string{"a", "mid-1", "ui-mid-1", "ui-mid-2", "ui-mid-2", "ui-mid-02x", "ui-mid-10", "ui-small-1"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("got %q, want %q", ids, want)
 	}
 }

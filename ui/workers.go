@@ -74,7 +74,7 @@ func workersCmd(t *planfs.Tree, children []*workers.Child) tea.Cmd {
 				}
 				return -1
 			}
-			return strings.Compare(a.st.AgentID, b.st.AgentID)
+			return natCompare(a.st.AgentID, b.st.AgentID)
 		})
 		return workersMsg{rows: rows, problems: problems}
 	}
