@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"fleetwatch/internal/coalesce"
 	"fleetwatch/model"
 )
 
@@ -89,18 +90,15 @@ type watchLoop struct {
 func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 	defer close(w.done)
 	defer close(w.changes)
-	quiet := time.NewTimer(time.Hour)
-	quiet.Stop()
-	defer quiet.Stop()
+	burst := coalesce.NewBurst(l.debounce)
+	defer burst.Cancel()
 	var (
-		burstStart time.Time // zero when no burst is pending
-		poll       *time.Ticker
-		pollC      <-chan time.Time
+		poll  *time.Ticker
+		pollC <-chan time.Time
 	)
 	setGone := func() {
 		gone = true
-		burstStart = time.Time{}
-		quiet.Stop()
+		burst.Cancel()
 		for _, p := range l.fw.WatchList() {
 			_ = l.fw.Remove(p)
 		}
@@ -142,11 +140,7 @@ func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 					l.send(Change{Err: err})
 				}
 			}
-			now := time.Now()
-			if burstStart.IsZero() {
-				burstStart = now
-			}
-			quiet.Reset(min(l.debounce, burstStart.Add(4*l.debounce).Sub(now)))
+			burst.Event(time.Now())
 		case err, ok := <-l.fw.Errors:
 			if !ok {
 				return
@@ -157,8 +151,8 @@ func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 			l.send(Change{Err: fmt.Errorf("watching %s: %w", l.root, err)})
 			// An overflow may have swallowed a new lane's Create.
 			_ = l.addDirs()
-		case <-quiet.C:
-			burstStart = time.Time{}
+		case <-burst.C():
+			burst.Fired()
 			l.send(Change{})
 		case <-pollC:
 			if err := l.fw.Add(l.root); err != nil {
@@ -175,19 +169,7 @@ func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 // send never blocks: a Change still waiting in the channel is replaced by
 // the newer one, so the reader sees the latest state (a tree that came
 // back clears the error that it was gone) and plain changes merge.
-func (l *watchLoop) send(c Change) {
-	for {
-		select {
-		case l.out <- c:
-			return
-		default:
-		}
-		select {
-		case <-l.out:
-		default:
-		}
-	}
-}
+func (l *watchLoop) send(c Change) { coalesce.Send(l.out, c) }
 
 func (l *watchLoop) goneErr() error {
 	return fmt.Errorf("%s: %w (removed or renamed); watching for it to come back", l.root, fs.ErrNotExist)

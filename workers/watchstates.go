@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"fleetwatch/internal/coalesce"
 )
 
 // StateChange is one debounced burst of changes to the state files, or a
@@ -148,10 +150,8 @@ func (l *stateLoop) matters(ev fsnotify.Event) bool {
 func (w *StateWatcher) run(l *stateLoop) {
 	defer close(w.done)
 	defer close(w.changes)
-	quiet := time.NewTimer(time.Hour)
-	quiet.Stop()
-	defer quiet.Stop()
-	var burstStart time.Time
+	burst := coalesce.NewBurst(l.debounce)
+	defer burst.Cancel()
 	for {
 		select {
 		case <-w.stop:
@@ -171,34 +171,18 @@ func (w *StateWatcher) run(l *stateLoop) {
 					w.send(StateChange{Err: err})
 				}
 			}
-			now := time.Now()
-			if burstStart.IsZero() {
-				burstStart = now
-			}
-			quiet.Reset(min(l.debounce, burstStart.Add(4*l.debounce).Sub(now)))
+			burst.Event(time.Now())
 		case err, ok := <-l.fw.Errors:
 			if !ok {
 				return
 			}
 			w.send(StateChange{Err: fmt.Errorf("watching %s: %w", l.target, err)})
-		case <-quiet.C:
-			burstStart = time.Time{}
+		case <-burst.C():
+			burst.Fired()
 			w.send(StateChange{})
 		}
 	}
 }
 
 // send never blocks: a change still waiting is replaced by the newer one.
-func (w *StateWatcher) send(c StateChange) {
-	for {
-		select {
-		case w.changes <- c:
-			return
-		default:
-		}
-		select {
-		case <-w.changes:
-		default:
-		}
-	}
-}
+func (w *StateWatcher) send(c StateChange) { coalesce.Send(w.changes, c) }
