@@ -310,7 +310,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	// A grandchild holding stdout open must not keep the driver waiting.
 	cmd.WaitDelay = 5 * time.Second
-	d.Log.Printf("run %s in %s (port %d)", quoteArgv(argv), dir, job.Port)
+	d.Log.Printf("run %s in %s (port %d)", strings.Join(quoteArgs(argv), " "), dir, job.Port)
 	if err := cmd.Start(); err != nil {
 		reason := "executor did not start: " + errText(err)
 		d.Log.Printf("%s", reason)
@@ -511,16 +511,4 @@ func exitStatus(err error, cmd *exec.Cmd) int {
 	// Exit 0 but Wait failed: output still held open past WaitDelay by
 	// something the agent left behind. The agent itself finished.
 	return 0
-}
-
-// quoteArgv shows a command line so the words can be told apart.
-func quoteArgv(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
-			a = strconv.Quote(a)
-		}
-		out[i] = a
-	}
-	return strings.Join(out, " ")
 }

@@ -217,7 +217,7 @@ func refuseRunning(project, agent string, now time.Time) error {
 	return nil
 }
 
-// quoteArgs quotes the arguments a shell would split, for the log line.
+// quoteArgs quotes the arguments a shell would split, for log lines.
 func quoteArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
