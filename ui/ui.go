@@ -100,6 +100,7 @@ type Model struct {
 
 	// The Workers pane: the state files as last read, the workers this UI
 	// started, and the ones marked for logs (agent ids, in pane order).
+	wrkStates            []workers.State // the last reading of the state files
 	wrkRows              []workerRow
 	wrkProblems          []string
 	wrkLoading, wrkAgain bool
@@ -182,7 +183,7 @@ func New(opt Options) Model {
 
 // Init loads the tree and starts waiting for changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree, nil)}
+	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project)}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
 	}
@@ -390,7 +391,9 @@ func (m *Model) tick() tea.Cmd {
 	m.events.invalidate()
 	var cmds []tea.Cmd
 	if running {
-		cmds = append(cmds, m.requestWorkers())
+		m.wrkRows = judgeWorkers(m.wrkStates, m.children, m.opt.Tree.Now())
+		m.rebuildWorkers()
+		m.syncKeys()
 	}
 	for i := 0; leases && i < len(m.d.board.Leases); i++ {
 		if l := &m.d.board.Leases[i]; l.Corrupt == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.now {

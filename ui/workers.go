@@ -11,7 +11,6 @@ import (
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
-	"fleetwatch/planfs"
 	"fleetwatch/workers"
 )
 
@@ -26,58 +25,64 @@ type workerRow struct {
 
 // workersMsg is one reading of the state files.
 type workersMsg struct {
-	rows     []workerRow
+	states   []workers.State
 	problems []string
 }
 
 // stateChangeMsg is one debounced burst of changes to the state files.
 type stateChangeMsg workers.StateChange
 
-// workersCmd reads every state file and judges each worker at the tree's
-// clock; the workers this UI started and no state file shows yet are added.
-func workersCmd(t *planfs.Tree, children []*workers.Child) tea.Cmd {
+// workersCmd reads every state file; judgeWorkers turns them into rows.
+func workersCmd(project string) tea.Cmd {
 	return func() tea.Msg {
-		now := t.Now()
-		states, problems := workers.ReadStates(t.Project)
+		states, problems := workers.ReadStates(project)
 		for i := range problems {
-			problems[i] = strings.ReplaceAll(problems[i], t.Project+string(filepath.Separator), "")
+			problems[i] = strings.ReplaceAll(problems[i], project+string(filepath.Separator), "")
 		}
-		rows := make([]workerRow, 0, len(states)+len(children))
-		bySafe := map[string]int{}
-		for _, st := range states {
-			bySafe[workers.SafeID(st.AgentID)] = len(rows)
-			rows = append(rows, workerRow{st: st, health: st.Health(now), local: st.Local()})
-		}
-		for _, c := range children {
-			st := c.State
-			health := workers.Live
-			st.Note = "started here; no state file yet"
-			if code, done := c.Exited(); done {
-				st.State, st.ExitCode, health = workers.StateExited, &code, workers.Exited
-				st.Note = "started here; wrote no state file"
-			}
-			row := workerRow{st: st, health: health, local: true, child: true}
-			i, ok := bySafe[workers.SafeID(st.AgentID)]
-			switch {
-			case !ok:
-				bySafe[workers.SafeID(st.AgentID)] = len(rows)
-				rows = append(rows, row)
-			case rows[i].st.PID != st.PID && rows[i].st.Started.Before(st.Started.Time):
-				// The state file is an earlier run's: this one is newer.
-				rows[i] = row
-			}
-		}
-		slices.SortStableFunc(rows, func(a, b workerRow) int {
-			if ae, be := a.health == workers.Exited, b.health == workers.Exited; ae != be {
-				if ae {
-					return 1
-				}
-				return -1
-			}
-			return natCompare(a.st.AgentID, b.st.AgentID)
-		})
-		return workersMsg{rows: rows, problems: problems}
+		return workersMsg{states: states, problems: problems}
 	}
+}
+
+// judgeWorkers judges each worker at now; the workers this UI started that
+// no state file shows yet are added. It reads no file, so the clock can
+// move the rows on (a heartbeat growing stale, a process dying) without
+// reading the state files again.
+func judgeWorkers(states []workers.State, children []*workers.Child, now time.Time) []workerRow {
+	rows := make([]workerRow, 0, len(states)+len(children))
+	bySafe := map[string]int{}
+	for _, st := range states {
+		bySafe[workers.SafeID(st.AgentID)] = len(rows)
+		rows = append(rows, workerRow{st: st, health: st.Health(now), local: st.Local()})
+	}
+	for _, c := range children {
+		st := c.State
+		health := workers.Live
+		st.Note = "started here; no state file yet"
+		if code, done := c.Exited(); done {
+			st.State, st.ExitCode, health = workers.StateExited, &code, workers.Exited
+			st.Note = "started here; wrote no state file"
+		}
+		row := workerRow{st: st, health: health, local: true, child: true}
+		i, ok := bySafe[workers.SafeID(st.AgentID)]
+		switch {
+		case !ok:
+			bySafe[workers.SafeID(st.AgentID)] = len(rows)
+			rows = append(rows, row)
+		case rows[i].st.PID != st.PID && rows[i].st.Started.Before(st.Started.Time):
+			// The state file is an earlier run's: this one is newer.
+			rows[i] = row
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b workerRow) int {
+		if ae, be := a.health == workers.Exited, b.health == workers.Exited; ae != be {
+			if ae {
+				return 1
+			}
+			return -1
+		}
+		return natCompare(a.st.AgentID, b.st.AgentID)
+	})
+	return rows
 }
 
 // waitForStatesCmd waits for the state watcher's next change; like
@@ -99,13 +104,14 @@ func (m *Model) requestWorkers() tea.Cmd {
 		return nil
 	}
 	m.wrkLoading = true
-	return workersCmd(m.opt.Tree, slices.Clone(m.children))
+	return workersCmd(m.opt.Tree.Project)
 }
 
 func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	m.wrkLoading = false
 	same := slices.Equal(m.wrkProblems, msg.problems)
-	m.wrkRows, m.wrkProblems = msg.rows, msg.problems
+	m.wrkStates, m.wrkProblems = msg.states, msg.problems
+	m.wrkRows = judgeWorkers(m.wrkStates, m.children, m.opt.Tree.Now())
 	if same {
 		m.rebuildWorkers()
 		m.syncKeys()
