@@ -67,18 +67,37 @@ func defaultAgentID() string {
 	return "agent"
 }
 
-// findRoot returns dir when given, else the nearest folder from the current
-// one upwards that has a .plans/ (so a worker in a subfolder still finds it).
+// operatorAgentID is who an operator verb acts as: $FLEET_AGENT_ID when an
+// agent runs the verb under its driver, else operator-$USER. Not a worker's
+// id: an operator's verb must never pass for the worker's own.
+func operatorAgentID() string {
+	if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
+		return id
+	}
+	return defaultOperator()
+}
+
+// findRoot returns dir when given, else $FLEET_ROOT (set by the driver for
+// its agent), else the nearest folder from the current one upwards that has
+// a .plans/, so a worker in a subfolder still finds it. An agent's worktree
+// under var/worktrees/ holds a committed copy of .plans/: the verbs act on
+// the main project's instead.
 func findRoot(dir string) string {
 	if dir != "" {
 		return dir
+	}
+	if env := os.Getenv("FLEET_ROOT"); env != "" {
+		return env
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return "."
 	}
 	for d := cwd; ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(filepath.Join(d, planfs.Dir)); err == nil && fi.IsDir() {
+		if hasPlans(d) {
+			if top, ok := worktreeProject(d); ok {
+				return top
+			}
 			return d
 		}
 		if filepath.Dir(d) == d {
@@ -87,25 +106,48 @@ func findRoot(dir string) string {
 	}
 }
 
+func hasPlans(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, planfs.Dir))
+	return err == nil && fi.IsDir()
+}
+
+// worktreeProject is the project whose var/worktrees/ holds dir, when it has
+// a .plans/ of its own.
+func worktreeProject(dir string) (string, bool) {
+	worktrees := filepath.Dir(dir)
+	if filepath.Base(worktrees) != "worktrees" || filepath.Base(filepath.Dir(worktrees)) != "var" {
+		return "", false
+	}
+	top := filepath.Dir(filepath.Dir(worktrees))
+	return top, hasPlans(top)
+}
+
 // common holds the flags every verb takes.
 type common struct {
 	root  string
 	agent string
+	token string
 	force bool
 }
 
 func (c *common) registerRoot(fs *flag.FlagSet) {
-	fs.StringVar(&c.root, "root", "", "project root holding .plans/ (default: nearest folder upwards with one)")
+	fs.StringVar(&c.root, "root", "", "project root holding .plans/ (default: $FLEET_ROOT, else the nearest folder upwards with one)")
 }
 
-// register adds --root and --agent-id, and --force when the verb has
-// something to force.
-func (c *common) register(fs *flag.FlagSet, withForce bool) {
+// register adds --root, --agent-id (defaulting to agentID) and --token, and
+// --force when the verb has something to force.
+func (c *common) register(fs *flag.FlagSet, agentID string, withForce bool) {
 	c.registerRoot(fs)
-	fs.StringVar(&c.agent, "agent-id", defaultAgentID(), "who is acting")
+	fs.StringVar(&c.agent, "agent-id", agentID, "who is acting")
+	fs.StringVar(&c.token, "token", os.Getenv("FLEET_LEASE_TOKEN"), "the token of the lease you hold (default: $FLEET_LEASE_TOKEN); without one the agent id must match")
 	if withForce {
 		fs.BoolVar(&c.force, "force", false, "act on another agent's lease, or promote an incomplete draft")
 	}
+}
+
+// actor is who the verb acts as.
+func (c *common) actor() planfs.Actor {
+	return planfs.Actor{AgentID: c.agent, Token: c.token, Force: c.force}
 }
 
 func (c *common) open() (*planfs.Tree, error) { return planfs.Open(findRoot(c.root)) }

@@ -57,8 +57,20 @@ func fwCmd(dir string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
 	// A -race child otherwise sleeps a second before exiting.
-	cmd.Env = append(append(os.Environ(), asFleetwatch+"=1", "USER=tester", "GORACE=atexit_sleep_ms=0"), env...)
+	cmd.Env = append(append(outsideFleet(os.Environ()), asFleetwatch+"=1", "USER=tester", "GORACE=atexit_sleep_ms=0"), env...)
 	return cmd
+}
+
+// outsideFleet drops the FLEET_* variables a driver gives its agent, so the
+// tests behave the same when an agent runs them.
+func outsideFleet(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "FLEET_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // fw runs fleetwatch with args in dir and returns what it did.

@@ -155,8 +155,16 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 	if !reflect.DeepEqual(got.Args, want) {
 		t.Errorf("argv:\n got %q\nwant %q", got.Args, want)
 	}
+	token := got.Env["FLEET_LEASE_TOKEN"]
+	if len(token) != 16 {
+		t.Errorf("FLEET_LEASE_TOKEN = %q, want the lease's 16-digit token", token)
+	}
+	// The driver moved the plan under that very lease.
+	if events := readRel(t, dir, "logs/events.jsonl"); !strings.Contains(events, `"event":"complete"`) || !strings.Contains(events, `"lease":"`+token+`"`) {
+		t.Errorf("no complete event under lease %s:\n%s", token, events)
+	}
 	wantEnv := map[string]string{"FLEET_PLAN": planPath, "FLEET_AGENT_ID": agent, "FLEET_MODEL": model, "FLEET_BASE_URL": url,
-		"FLEET_PORT": port, "FLEET_SLUG": "fix-it", "FLEET_WORKTREE": dir}
+		"FLEET_PORT": port, "FLEET_SLUG": "fix-it", "FLEET_WORKTREE": dir, "FLEET_ROOT": dir, "FLEET_LEASE_TOKEN": token}
 	if !reflect.DeepEqual(got.Env, wantEnv) {
 		t.Errorf("env:\n got %q\nwant %q", got.Env, wantEnv)
 	}

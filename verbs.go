@@ -32,7 +32,7 @@ type verbFlags struct {
 func (v verb) run(args []string, stdout, stderr io.Writer) int {
 	var f verbFlags
 	fs := newFlags(v.name)
-	f.register(fs, !v.withTTL)
+	f.register(fs, operatorAgentID(), !v.withTTL)
 	if v.toHelp != "" {
 		fs.StringVar(&f.to, "to", v.to, v.toHelp)
 	}
@@ -105,7 +105,7 @@ func runPark(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return "", err
 			}
-			return t.Park(rel, to, f.agent, f.reason, f.force)
+			return t.Park(rel, to, f.actor(), f.reason)
 		},
 	}.run(args, stdout, stderr)
 }
@@ -122,7 +122,7 @@ func runReturn(args []string, stdout, stderr io.Writer) int {
 					return "", err
 				}
 			}
-			return t.Return(rel, to, f.agent, f.force)
+			return t.Return(rel, to, f.actor())
 		},
 	}.run(args, stdout, stderr)
 }
@@ -131,7 +131,7 @@ func runRelease(args []string, stdout, stderr io.Writer) int {
 	return verb{
 		name: "release", lanes: []model.Lane{model.InProgress},
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
-			return t.Release(rel, f.agent, f.force)
+			return t.Release(rel, f.actor())
 		},
 	}.run(args, stdout, stderr)
 }
@@ -143,7 +143,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 			if err := planfs.ValidTTL(f.ttl); err != nil {
 				return "", fmt.Errorf("--lease-ttl: %v", err)
 			}
-			_, err := t.Recover(rel, f.agent, f.ttl)
+			_, err := t.Recover(rel, f.actor(), f.ttl)
 			return rel, err
 		},
 	}.run(args, stdout, stderr)
@@ -158,7 +158,7 @@ func runComplete(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return "", err
 			}
-			return t.Complete(rel, to, f.agent, f.force)
+			return t.Complete(rel, to, f.actor())
 		},
 	}.run(args, stdout, stderr)
 }

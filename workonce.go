@@ -46,7 +46,7 @@ type workOnce struct {
 func runWorkOnce(args []string, stdout, stderr io.Writer) int {
 	var w workOnce
 	fs := newFlags("work-once")
-	w.register(fs, true)
+	w.register(fs, defaultAgentID(), true)
 	fs.BoolVar(&w.list, "list", false, "print what this worker would see, claim nothing")
 	fs.BoolVar(&w.jsonOut, "json", false, "with --list: one JSON object (the machine contract)")
 	fs.Bool("once", false, "claim one plan (the default when not listing)")
@@ -231,10 +231,10 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 			reason := "stopped before claiming: " + context.Cause(ctx).Error()
 			return fail(stderr, exitError, "%s", reason), reason
 		}
-		var rel string
+		var held planfs.Claimed
 		if w.slug != "" || w.path != "" {
 			var code int
-			if rel, code = w.claimNamed(t, snap, worker, stdout, stderr); code != exitOK {
+			if held, code = w.claimNamed(t, snap, worker, stdout, stderr); code != exitOK {
 				return code, "could not claim the named plan"
 			}
 		} else {
@@ -246,19 +246,20 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 					return code, "cannot read the tree"
 				}
 			}
-			if rel, err = t.ClaimNext(snap, worker, w.options(t), w.ttl, skip); err != nil {
+			if held, err = t.ClaimNext(snap, worker, w.options(t), w.ttl, skip); err != nil {
 				return fail(stderr, exitError, "%v", err), err.Error()
 			}
-			if rel == "" {
+			if held.Rel == "" {
 				break
 			}
-			fmt.Fprintln(stdout, t.Abs(rel))
+			fmt.Fprintln(stdout, t.Abs(held.Rel))
 		}
+		rel := held.Rel
 		claimed++
 		if d != nil {
 			d.Claimed(rel)
 		}
-		wt, code := w.worktreeFor(t, rel, stdout, stderr)
+		wt, code := w.worktreeFor(t, held, stdout, stderr)
 		if code != exitOK {
 			return code, "no worktree for " + rel
 		}
@@ -270,12 +271,12 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 		}
 		if ctx.Err() != nil {
 			reason := "driver stopped: " + context.Cause(ctx).Error()
-			if _, err := t.ReleaseBecause(rel, worker.AgentID, reason, false); err != nil {
+			if _, err := t.ReleaseBecause(rel, planfs.Actor{AgentID: worker.AgentID, Token: held.Token}, reason); err != nil {
 				return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, err), reason
 			}
 			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
 		}
-		out := d.Run(ctx, workers.Job{Rel: rel, Worktree: wt, Port: port})
+		out := d.Run(ctx, workers.Job{Rel: rel, Token: held.Token, Worktree: wt, Port: port})
 		if !out.OK() {
 			return fail(stderr, exitError, "%s", out.Note), out.Note
 		}
@@ -420,7 +421,7 @@ func (w *workOnce) doRelease(t *planfs.Tree, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "--release: %v", err)
 	}
-	dst, err := t.Release(rel, w.agent, w.force)
+	dst, err := t.Release(rel, w.actor())
 	switch {
 	case errors.Is(err, planfs.ErrNoLease):
 		fmt.Fprintln(stdout, "no lease "+rel)
@@ -440,7 +441,7 @@ func (w *workOnce) doHeartbeat(t *planfs.Tree, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "--heartbeat: %v", err)
 	}
-	if _, err := t.Renew(rel, w.agent, w.ttl); err != nil {
+	if _, err := t.Renew(rel, w.actor(), w.ttl); err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
 	fmt.Fprintln(stdout, rel)
@@ -452,7 +453,7 @@ func (w *workOnce) doRecover(t *planfs.Tree, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, missingCode(err), "--recover: %v", err)
 	}
-	if _, err := t.Recover(rel, w.agent, w.ttl); err != nil {
+	if _, err := t.Recover(rel, w.actor(), w.ttl); err != nil {
 		if errors.Is(err, planfs.ErrNotFound) {
 			return fail(stderr, exitNothing, "%v", err)
 		}
@@ -473,9 +474,9 @@ func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int 
 	}
 	var dst string
 	if w.park != "" {
-		dst, err = t.Park(rel, model.Lane(w.park), w.agent, "", w.force)
+		dst, err = t.Park(rel, model.Lane(w.park), w.actor(), "")
 	} else {
-		dst, err = t.Return(rel, model.Lane(w.targetLane), w.agent, w.force)
+		dst, err = t.Return(rel, model.Lane(w.targetLane), w.actor())
 	}
 	if err != nil {
 		return fail(stderr, exitError, "%v%s", err, forceHint(err))
@@ -487,52 +488,53 @@ func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int 
 // claimNamed claims (or resumes) the plan named by --slug or --path. Being
 // refused a plan (a person's, unmet dependencies, lost to another worker) is
 // exit 1, anything else exit 2.
-func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, stdout, stderr io.Writer) (string, int) {
+func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, stdout, stderr io.Writer) (planfs.Claimed, int) {
 	opt := w.options(t)
 	var rel string
 	var err error
 	if w.path != "" {
 		cwd, _ := os.Getwd()
 		if rel, err = t.ResolvePath(w.path, cwd); err != nil {
-			return "", fail(stderr, exitError, "--path %v", err)
+			return planfs.Claimed{}, fail(stderr, exitError, "--path %v", err)
 		}
 	} else if rel, err = planfs.ResolveNamed(snap, w.slug, worker.AgentID, opt.Now); err != nil {
 		if errors.Is(err, planfs.ErrNotFound) {
-			return "", fail(stderr, exitNothing, "--slug: %v", err)
+			return planfs.Claimed{}, fail(stderr, exitNothing, "--slug: %v", err)
 		}
-		return "", fail(stderr, exitError, "--slug: %v", err)
+		return planfs.Claimed{}, fail(stderr, exitError, "--slug: %v", err)
 	}
-	dst, warning, err := t.ClaimNamed(snap, rel, worker, opt, w.allowAssigned, w.ttl)
+	held, warning, err := t.ClaimNamed(snap, rel, worker, opt, w.allowAssigned, w.ttl)
 	switch {
 	case errors.Is(err, planfs.ErrAssigned):
-		return "", fail(stderr, exitNothing, "%v (--allow-assigned overrides)", err)
+		return planfs.Claimed{}, fail(stderr, exitNothing, "%v (--allow-assigned overrides)", err)
 	case errors.Is(err, planfs.ErrDepsUnmet), errors.Is(err, planfs.ErrClaimed), errors.Is(err, planfs.ErrNotFound):
-		return "", fail(stderr, exitNothing, "%v", err)
+		return planfs.Claimed{}, fail(stderr, exitNothing, "%v", err)
 	case errors.Is(err, planfs.ErrNoLease):
-		return "", fail(stderr, exitError, "%v (--recover takes it over)", err)
+		return planfs.Claimed{}, fail(stderr, exitError, "%v (--recover takes it over)", err)
 	case err != nil:
-		return "", fail(stderr, exitError, "%v", err)
+		return planfs.Claimed{}, fail(stderr, exitError, "%v", err)
 	}
 	if warning != "" {
 		fmt.Fprintln(stderr, "fleetwatch: warning: "+warning)
 	}
-	fmt.Fprintln(stdout, t.Abs(dst))
-	return dst, exitOK
+	fmt.Fprintln(stdout, t.Abs(held.Rel))
+	return held, exitOK
 }
 
 // worktreeFor gives the agent its git worktree on the claimed plan's feature
 // branch when --ensure-worktree asks for one, printing anchor's KEY=value
 // lines. A failure is exit 2 and the plan stays claimed.
-func (w *workOnce) worktreeFor(t *planfs.Tree, rel string, stdout, stderr io.Writer) (string, int) {
+func (w *workOnce) worktreeFor(t *planfs.Tree, held planfs.Claimed, stdout, stderr io.Writer) (string, int) {
 	if !w.ensureWT {
 		return "", exitOK
 	}
+	rel := held.Rel
 	wt, err := workers.Ensure(t.Project, w.agent, model.SlugOf(path.Base(rel)))
 	if err != nil && w.run {
 		// Nobody will work the plan: give it back rather than strand it
 		// for a whole lease, one more plan on every cron tick.
 		reason := "--ensure-worktree: " + err.Error()
-		if _, rerr := t.ReleaseBecause(rel, w.agent, reason, false); rerr == nil {
+		if _, rerr := t.ReleaseBecause(rel, planfs.Actor{AgentID: w.agent, Token: held.Token}, reason); rerr == nil {
 			return "", fail(stderr, exitError, "%s (released %s)", reason, rel)
 		}
 	}

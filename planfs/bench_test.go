@@ -257,14 +257,14 @@ func benchDrain(dir, agent string) ([]string, error) {
 		opt := model.Options{Now: float64(time.Now().UnixNano()) / 1e9, History: t.History()}
 		before := len(out)
 		for {
-			rel, err := t.ClaimNext(snap, w, opt, DefaultTTL, skip)
+			c, err := t.ClaimNext(snap, w, opt, DefaultTTL, skip)
 			if err != nil {
 				return out, err
 			}
-			if rel == "" {
+			if c.Rel == "" {
 				break
 			}
-			out = append(out, rel)
+			out = append(out, c.Rel)
 		}
 		if len(out) == before {
 			return out, nil

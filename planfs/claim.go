@@ -8,14 +8,15 @@ import (
 	"fleetwatch/model"
 )
 
-// Claim moves a ready plan to in-progress/ for agent and returns its new rel.
+// claim moves a ready plan to in-progress/ for agent under a lease with
+// token and returns its new rel.
 //
 // The protocol: create the ready-path lease with O_EXCL (anchor's exclusion
 // step), move the plan without ever overwriting, write the in-progress lease
 // atomically and exclusively, drop the ready-path lease. Of any number of racing claimers,
 // tools or processes, exactly one gets past the O_EXCL create or the move.
 // A claimer killed at any step leaves a state that Repair finishes or undoes.
-func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
+func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 	lane, name, err := SplitRel(rel)
 	if err != nil {
 		return "", err
@@ -38,7 +39,6 @@ func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
 		return "", planErr(rel, err, "%v", err)
 	}
 
-	token := newToken()
 	ready := t.newLease(rel, agent, "", token, ttl)
 	if err := t.acquireReadyLease(rel, agent, ready); err != nil {
 		return "", err

@@ -23,6 +23,10 @@ type Event struct {
 	// can send it back there.
 	Origin string `json:"origin,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Lease is the token of the lease the plan was moved under, when its
+	// holder moved it; Forced says someone else moved it over the lease.
+	Lease  string `json:"lease,omitempty"`
+	Forced bool   `json:"forced,omitempty"`
 }
 
 // EventsFile is the event log's path relative to .plans/.
@@ -82,6 +86,18 @@ func (t *Tree) eventOrigin(rel string) string {
 		}
 	}
 	return ""
+}
+
+// LastMoveFrom returns the newest event that moved a plan away from rel,
+// among the last n events; nil when there is none.
+func (t *Tree) LastMoveFrom(rel string, n int) *Event {
+	events, _ := t.RecentEvents(n)
+	for i := range events {
+		if events[i].From == rel && events[i].To != rel {
+			return &events[i]
+		}
+	}
+	return nil
 }
 
 // eventsChunk is how much of the log RecentEvents reads per step back from

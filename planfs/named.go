@@ -36,27 +36,31 @@ func ResolveNamed(snap *model.Snapshot, slug, agent string, now float64) (string
 }
 
 // ClaimNamed claims the plan at rel for w with anchor's named-target checks,
-// or resumes it when it is w's own in-progress plan (renewing the lease). A
+// or resumes it when it is w's own in-progress plan (renewing the lease and
+// taking on its token). A
 // person's plan (unless allowAssigned) and unmet dependencies (unless
 // opt.NoDepCheck) refuse; a fit mismatch only comes back as a warning.
-func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt model.Options, allowAssigned bool, ttl float64) (dst, warning string, err error) {
+func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt model.Options, allowAssigned bool, ttl float64) (c Claimed, warning string, err error) {
 	lane, _, err := SplitRel(rel)
 	if err != nil {
-		return "", "", err
+		return c, "", err
 	}
 	if lane == model.InProgress {
 		l := t.ReadLease(rel)
 		switch {
 		case l == nil || l.Corrupt != "" || !l.Active(opt.Now):
-			return "", "", planErr(rel, ErrNoLease, "no active lease; recover it explicitly")
+			return c, "", planErr(rel, ErrNoLease, "no active lease; recover it explicitly")
 		case l.AgentID != w.AgentID:
-			return "", "", planErr(rel, ErrNotOwner, "owned by %s", l.AgentID)
+			return c, "", planErr(rel, ErrNotOwner, "owned by %s", l.AgentID)
 		}
-		_, err := t.Renew(rel, w.AgentID, ttl)
-		return rel, "", err
+		held, err := t.Renew(rel, Agent(w.AgentID), ttl)
+		if err != nil {
+			return c, "", err
+		}
+		return Claimed{Rel: rel, Token: held.Token}, "", nil
 	}
 	if !lane.Ready() {
-		return "", "", planErr(rel, ErrWrongLane, "plans in %s/ cannot be claimed", lane)
+		return c, "", planErr(rel, ErrWrongLane, "plans in %s/ cannot be claimed", lane)
 	}
 	var row *model.Row
 	rows := model.Decide(snap, w, opt)
@@ -66,18 +70,18 @@ func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt 
 		}
 	}
 	if row == nil {
-		return "", "", planErr(rel, ErrUnreadable, "unreadable plan (see fleetwatch check)")
+		return c, "", planErr(rel, ErrUnreadable, "unreadable plan (see fleetwatch check)")
 	}
 	h := row.Plan.Header
 	if !h.AgentAssignable && !allowAssigned {
-		return "", "", planErr(rel, ErrAssigned, "assigned to %s (a person's plan)", h.Assignee)
+		return c, "", planErr(rel, ErrAssigned, "assigned to %s (a person's plan)", h.Assignee)
 	}
 	if !row.Deps.Met && !opt.NoDepCheck {
-		return "", "", planErr(rel, ErrDepsUnmet, "deps UNMET: %s", model.UnmetList(row.Deps))
+		return c, "", planErr(rel, ErrDepsUnmet, "deps UNMET: %s", model.UnmetList(row.Deps))
 	}
 	if !row.Fit.Eligible() && !opt.NoFitCheck {
 		warning = fmt.Sprintf("%s is %s for %s (Preferred: %s)", rel, row.Fit, w.Tier, h.PreferredRaw)
 	}
-	dst, err = t.Claim(rel, w.AgentID, ttl)
-	return dst, warning, err
+	c, err = t.ClaimHeld(rel, w.AgentID, ttl)
+	return c, warning, err
 }

@@ -13,8 +13,8 @@ const maxClaimTries = 32
 // ClaimNext claims the first plan a bare pick gives w from snap, moving on to
 // the next candidate when another worker wins one. Rels it tried are added to
 // skip, so a caller claiming several plans can reuse one snapshot. It returns
-// "" and no error when nothing is left to take.
-func (t *Tree) ClaimNext(snap *model.Snapshot, w model.Worker, opt model.Options, ttl float64, skip map[string]bool) (string, error) {
+// a zero Claimed and no error when nothing is left to take.
+func (t *Tree) ClaimNext(snap *model.Snapshot, w model.Worker, opt model.Options, ttl float64, skip map[string]bool) (Claimed, error) {
 	rows := model.Decide(snap, w, opt)
 	tries := 0
 	for _, r := range model.Picks(rows, skip) {
@@ -24,14 +24,14 @@ func (t *Tree) ClaimNext(snap *model.Snapshot, w model.Worker, opt model.Options
 		tries++
 		rel := r.Plan.Rel
 		skip[rel] = true
-		dst, err := t.Claim(rel, w.AgentID, ttl)
+		c, err := t.ClaimHeld(rel, w.AgentID, ttl)
 		if err == nil {
-			return dst, nil
+			return c, nil
 		}
 		if errors.Is(err, ErrClaimed) || errors.Is(err, ErrDestExists) || errors.Is(err, ErrNotFound) {
 			continue
 		}
-		return dst, err
+		return c, err
 	}
-	return "", nil
+	return Claimed{}, nil
 }

@@ -83,14 +83,14 @@ func TestRecoverWaitsForClaimInFlight(t *testing.T) {
 	// Our claimer holds the ready-path lease until the in-progress one is written.
 	l := tr.newLease("features/a.md", "claimer", "", "tok", 60)
 	tr.createLeaseExcl("features/a.md", l)
-	if _, err := tr.Recover("in-progress/a.md", "op", 60); !errors.Is(err, ErrClaimed) {
+	if _, err := tr.Recover("in-progress/a.md", Actor{AgentID: "op"}, 60); !errors.Is(err, ErrClaimed) {
 		t.Fatalf("recover during a claim: %v", err)
 	}
-	if _, err := tr.Park("in-progress/a.md", model.Blocked, "op", "", false); !errors.Is(err, ErrClaimed) {
+	if _, err := tr.Park("in-progress/a.md", model.Blocked, Actor{AgentID: "op"}, ""); !errors.Is(err, ErrClaimed) {
 		t.Fatalf("park during a claim: %v", err)
 	}
 	os.Remove(tr.leasePath("features/a.md"))
-	if _, err := tr.Recover("in-progress/a.md", "op", 60); err != nil {
+	if _, err := tr.Recover("in-progress/a.md", Actor{AgentID: "op"}, 60); err != nil {
 		t.Fatalf("recover after the claim: %v", err)
 	}
 }
@@ -99,12 +99,12 @@ func TestRecoverWaitsForLeaseBeingWritten(t *testing.T) {
 	tr := mkTree(t, "in-progress/a.md:")
 	os.MkdirAll(tr.Abs(".leases"), 0o755)
 	os.WriteFile(tr.leasePath("in-progress/a.md"), []byte(`{"plan": "in-pro`), 0o644)
-	if _, err := tr.Recover("in-progress/a.md", "op", 60); !errors.Is(err, ErrClaimed) {
+	if _, err := tr.Recover("in-progress/a.md", Actor{AgentID: "op"}, 60); !errors.Is(err, ErrClaimed) {
 		t.Fatalf("recover of a lease being written: %v", err)
 	}
 	old := time.Now().Add(-time.Minute)
 	os.Chtimes(tr.leasePath("in-progress/a.md"), old, old)
-	if l, err := tr.Recover("in-progress/a.md", "op", 60); err != nil || l.AgentID != "op" {
+	if l, err := tr.Recover("in-progress/a.md", Actor{AgentID: "op"}, 60); err != nil || l.AgentID != "op" {
 		t.Fatalf("recover of an old corrupt lease: %+v %v", l, err)
 	}
 }
@@ -128,10 +128,10 @@ func TestHeartbeatAfterRecoverFails(t *testing.T) {
 	ip, _ := tr.Claim("features/a.md", "slow", 60)
 	later := time.Now().Add(2 * time.Minute)
 	tr.Now = func() time.Time { return later }
-	if _, err := tr.Recover(ip, "op", 60); err != nil {
+	if _, err := tr.Recover(ip, Actor{AgentID: "op"}, 60); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.Renew(ip, "slow", 60); !errors.Is(err, ErrNotOwner) {
+	if _, err := tr.Renew(ip, Actor{AgentID: "slow"}, 60); !errors.Is(err, ErrNotOwner) {
 		t.Fatalf("late heartbeat: %v", err)
 	}
 }
@@ -187,7 +187,7 @@ func TestTwinLeaseDoesNotBlockRecover(t *testing.T) {
 	tr := mkTree(t, "bugs/x.md:", "in-progress/x.md:")
 	os.MkdirAll(tr.Abs(".leases"), 0o755)
 	os.WriteFile(tr.leasePath("bugs/x.md"), []byte("{trunc"), 0o644)
-	if _, err := tr.Recover("in-progress/x.md", "op", 60); err != nil {
+	if _, err := tr.Recover("in-progress/x.md", Actor{AgentID: "op"}, 60); err != nil {
 		t.Fatalf("recover blocked by a twin's lease: %v", err)
 	}
 }
@@ -244,7 +244,7 @@ func TestReleaseDropsClaimLeftover(t *testing.T) {
 	leftover := *tr.ReadLease(ip)
 	leftover.Plan = "features/a.md"
 	tr.createLeaseExcl("features/a.md", leftover)
-	if _, err := tr.Release(ip, "w", false); err != nil {
+	if _, err := tr.Release(ip, Actor{AgentID: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	if l := tr.ReadLease("features/a.md"); l != nil {
@@ -267,7 +267,7 @@ func TestClaimInFlightSeesHalfMove(t *testing.T) {
 	if !tr.claimInFlight("a.md") {
 		t.Fatal("a half-done move is not seen as a claim in flight")
 	}
-	if _, err := tr.Recover("in-progress/a.md", "op", 60); !errors.Is(err, ErrClaimed) {
+	if _, err := tr.Recover("in-progress/a.md", Actor{AgentID: "op"}, 60); !errors.Is(err, ErrClaimed) {
 		t.Fatalf("recover during a half-done move: %v", err)
 	}
 }

@@ -158,7 +158,7 @@ func TestCorruptLeaseBlocksAndRecovers(t *testing.T) {
 	if notes := tr.Repair(s); len(notes.Fixed) != 0 {
 		t.Fatalf("repair touched a corrupt lease on a present plan: %v", notes)
 	}
-	if _, err := tr.Recover("features/a.md", "op", 60); err != nil {
+	if _, err := tr.Recover("features/a.md", Actor{AgentID: "op"}, 60); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tr.Claim("features/a.md", "w", 60); err != nil {
@@ -203,13 +203,13 @@ func TestReleaseReturnsToOriginAndRespectsOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.Release(dst, "w2", false); !errors.Is(err, ErrNotOwner) {
+	if _, err := tr.Release(dst, Actor{AgentID: "w2"}); !errors.Is(err, ErrNotOwner) {
 		t.Fatalf("release by another agent: %v", err)
 	}
-	if _, err := tr.Renew(dst, "w2", 60); !errors.Is(err, ErrNotOwner) {
+	if _, err := tr.Renew(dst, Actor{AgentID: "w2"}, 60); !errors.Is(err, ErrNotOwner) {
 		t.Fatalf("renew by another agent: %v", err)
 	}
-	back, err := tr.Release(dst, "w1", false)
+	back, err := tr.Release(dst, Actor{AgentID: "w1"})
 	if err != nil || back != "bugs/b.md" {
 		t.Fatalf("release: %q %v", back, err)
 	}
@@ -224,15 +224,15 @@ func TestReleaseReturnsToOriginAndRespectsOwner(t *testing.T) {
 
 func TestParkedPlanReturnsToItsLane(t *testing.T) {
 	tr := mkTree(t, "bugs/direct.md:", "bugs/claimed.md:")
-	if _, err := tr.Park("bugs/direct.md", model.Blocked, "w", "needs keys", false); err != nil {
+	if _, err := tr.Park("bugs/direct.md", model.Blocked, Actor{AgentID: "w"}, "needs keys"); err != nil {
 		t.Fatal(err)
 	}
 	ip, _ := tr.Claim("bugs/claimed.md", "w", 60)
-	if _, err := tr.Park(ip, model.Ambiguous, "w", "", false); err != nil {
+	if _, err := tr.Park(ip, model.Ambiguous, Actor{AgentID: "w"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	for rel, want := range map[string]string{"blocked/direct.md": "bugs/direct.md", "ambiguous/claimed.md": "bugs/claimed.md"} {
-		got, err := tr.Return(rel, "", "op", false)
+		got, err := tr.Return(rel, "", Actor{AgentID: "op"})
 		if err != nil || got != want {
 			t.Errorf("return %s: %q %v, want %s", rel, got, err, want)
 		}
@@ -242,11 +242,11 @@ func TestParkedPlanReturnsToItsLane(t *testing.T) {
 func TestRecoverOnlyStaleLeases(t *testing.T) {
 	tr := mkTree(t, "features/a.md:")
 	ip, _ := tr.Claim("features/a.md", "w1", 60)
-	if _, err := tr.Recover(ip, "w2", 60); !errors.Is(err, ErrNotOwner) {
+	if _, err := tr.Recover(ip, Actor{AgentID: "w2"}, 60); !errors.Is(err, ErrNotOwner) {
 		t.Fatalf("recover of a live lease: %v", err)
 	}
 	tr.Now = func() time.Time { return time.Now().Add(2 * time.Minute) }
-	l, err := tr.Recover(ip, "w2", 60)
+	l, err := tr.Recover(ip, Actor{AgentID: "w2"}, 60)
 	if err != nil || l.AgentID != "w2" || l.Origin != "features/a.md" {
 		t.Fatalf("recover of an expired lease: %+v %v", l, err)
 	}

@@ -11,9 +11,9 @@ import (
 	"fleetwatch/model"
 )
 
-// Renew extends agent's own lease on rel by ttl seconds (the heartbeat).
+// Renew extends a's own lease on rel by ttl seconds (the heartbeat).
 // Unlike anchor it never creates a lease or takes over someone else's.
-func (t *Tree) Renew(rel, agent string, ttl float64) (*model.Lease, error) {
+func (t *Tree) Renew(rel string, a Actor, ttl float64) (*model.Lease, error) {
 	if _, _, err := SplitRel(rel); err != nil {
 		return nil, err
 	}
@@ -25,19 +25,19 @@ func (t *Tree) Renew(rel, agent string, ttl float64) (*model.Lease, error) {
 		return nil, planErr(rel, err, "%v", err)
 	}
 	defer unlock()
-	return t.renew(rel, agent, ttl)
+	return t.renew(rel, a, ttl)
 }
 
 // renew is Renew for a caller holding the lease lock.
-func (t *Tree) renew(rel, agent string, ttl float64) (*model.Lease, error) {
+func (t *Tree) renew(rel string, a Actor, ttl float64) (*model.Lease, error) {
 	cur := t.ReadLease(rel)
 	switch {
 	case cur == nil:
 		return nil, planErr(rel, ErrNoLease, "no lease to renew")
 	case cur.Corrupt != "":
 		return nil, planErr(rel, ErrNoLease, "lease file is unreadable (%s)", cur.Corrupt)
-	case cur.AgentID != agent:
-		return nil, planErr(rel, ErrNotOwner, "lease held by %s, not %s", cur.AgentID, agent)
+	case !a.holds(cur):
+		return nil, notHolder(rel, cur, a)
 	}
 	next := *cur
 	next.ExpiresAt = t.now() + max(1, ttl)
@@ -45,6 +45,16 @@ func (t *Tree) renew(rel, agent string, ttl float64) (*model.Lease, error) {
 		return nil, planErr(rel, err, "cannot write lease: %v", errText(err))
 	}
 	return &next, nil
+}
+
+// notHolder is the refusal for an actor whose lease rel's is not.
+func notHolder(rel string, cur *model.Lease, a Actor) error {
+	if cur.AgentID == a.AgentID {
+		// Same id, other token: the plan was recovered or claimed again
+		// since a's lease was taken; a is the stale one.
+		return planErr(rel, ErrNotOwner, "held by %s under a newer lease (recovered or claimed again since); this one is lost", cur.AgentID)
+	}
+	return planErr(rel, ErrNotOwner, "lease held by %s, not %s", cur.AgentID, a.AgentID)
 }
 
 // ValidTTL rejects lease lifetimes that cannot be written as JSON or make
@@ -56,10 +66,10 @@ func ValidTTL(ttl float64) error {
 	return nil
 }
 
-// owned checks that agent may act on rel's lease: its own, or any with force.
+// owned checks that a may act on rel's lease: its own, or any with force.
 // An in-progress plan with no lease at all is free to anyone, as in anchor,
 // unless a claim is still moving it in. Callers hold the lease lock.
-func (t *Tree) owned(rel, agent string, force bool) (*model.Lease, error) {
+func (t *Tree) owned(rel string, a Actor) (*model.Lease, error) {
 	cur := t.ReadLease(rel)
 	if cur == nil {
 		lane, name, _ := SplitRel(rel)
@@ -68,13 +78,16 @@ func (t *Tree) owned(rel, agent string, force bool) (*model.Lease, error) {
 		}
 		return nil, nil
 	}
-	if force {
+	if a.Force {
 		return cur, nil
 	}
 	if cur.Corrupt != "" {
 		return nil, planErr(rel, ErrNotOwner, "lease file is unreadable (%s); recover it, or force", cur.Corrupt)
 	}
-	if cur.AgentID != agent {
+	if !a.holds(cur) {
+		if cur.AgentID == a.AgentID {
+			return nil, notHolder(rel, cur, a)
+		}
 		if !cur.Active(t.now()) {
 			return nil, planErr(rel, ErrNotOwner, "owned by %s (lease expired; recover it first, or force)", cur.AgentID)
 		}
@@ -83,15 +96,15 @@ func (t *Tree) owned(rel, agent string, force bool) (*model.Lease, error) {
 	return cur, nil
 }
 
-// moveOwned checks agent's right to rel's lease and moves the plan to lane
+// moveOwned checks a's right to rel's lease and moves the plan to lane
 // under the lease lock, so no heartbeat or recover slips in between.
-func (t *Tree) moveOwned(rel string, to func(lease *model.Lease) (model.Lane, error), agent string, force bool, step string, ev Event) (string, error) {
+func (t *Tree) moveOwned(rel string, to func(lease *model.Lease) (model.Lane, error), a Actor, step string, ev Event) (string, error) {
 	unlock, err := t.lockLeases(lockWait)
 	if err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
 	defer unlock()
-	lease, err := t.owned(rel, agent, force)
+	lease, err := t.owned(rel, a)
 	if err != nil {
 		return "", err
 	}
@@ -104,6 +117,15 @@ func (t *Tree) moveOwned(rel string, to func(lease *model.Lease) (model.Lane, er
 	}
 	if ev.Origin == "" {
 		ev.Origin = t.eventOrigin(rel)
+	}
+	if lease != nil {
+		if a.holds(lease) {
+			// Its holder moved it: a driver finds its own token here and
+			// knows its agent handed the plan on, not somebody else.
+			ev.Lease = lease.Token
+		} else {
+			ev.Forced = true
+		}
 	}
 	return t.move(rel, lane, step, lease, ev)
 }
@@ -172,16 +194,16 @@ func (t *Tree) originLane(rel string, lease *model.Lease, fallback model.Lane) m
 	return fallback
 }
 
-// Release gives up agent's claim on rel. An in-progress plan goes back to the
+// Release gives up a's claim on rel. An in-progress plan goes back to the
 // lane it was claimed from (anchor leaves it stranded in in-progress); a
 // ready-path lease is simply dropped. It returns where the plan is now.
-func (t *Tree) Release(rel, agent string, force bool) (string, error) {
-	return t.ReleaseBecause(rel, agent, "", force)
+func (t *Tree) Release(rel string, a Actor) (string, error) {
+	return t.ReleaseBecause(rel, a, "")
 }
 
 // ReleaseBecause is Release with the reason recorded in the event log, for
 // a worker that gives a plan back (stopped, or its agent could not start).
-func (t *Tree) ReleaseBecause(rel, agent, reason string, force bool) (string, error) {
+func (t *Tree) ReleaseBecause(rel string, a Actor, reason string) (string, error) {
 	lane, name, err := SplitRel(rel)
 	if err != nil {
 		return "", err
@@ -189,7 +211,12 @@ func (t *Tree) ReleaseBecause(rel, agent, reason string, force bool) (string, er
 	if lane.Ready() {
 		// A ready-path lease: dropping it is the whole release, even when
 		// its plan has since gone.
-		lease, err := t.owned(rel, agent, force)
+		unlock, err := t.lockLeases(lockWait)
+		if err != nil {
+			return "", planErr(rel, err, "%v", err)
+		}
+		defer unlock()
+		lease, err := t.owned(rel, a)
 		if err != nil {
 			return "", err
 		}
@@ -197,7 +224,7 @@ func (t *Tree) ReleaseBecause(rel, agent, reason string, force bool) (string, er
 			return "", planErr(rel, ErrNoLease, "no lease")
 		}
 		t.removeLeaseIf(rel, lease)
-		t.appendEvent(Event{Event: "release", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: agent, Reason: reason})
+		t.appendEvent(Event{Event: "release", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: a.AgentID, Reason: reason})
 		return rel, nil
 	}
 	if lane != model.InProgress {
@@ -211,14 +238,18 @@ func (t *Tree) ReleaseBecause(rel, agent, reason string, force bool) (string, er
 			return "", planErr(rel, ErrNoLease, "no lease (use return to send it back)")
 		}
 		return t.originLane(rel, lease, model.Features), nil
-	}, agent, force, "release:moved", Event{Event: "release", AgentID: agent, Reason: reason})
+	}, a, "release:moved", Event{Event: "release", AgentID: a.AgentID, Reason: reason})
 }
 
-// Recover takes over rel for agent when its lease is expired, unreadable or
-// missing. Exactly one of several racing recoverers wins. A ready plan's stale
-// ready-path lease is cleared instead, making the plan claimable again.
-func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
-	lane, err := t.needPlan(rel)
+// Recover takes over rel for a when its lease is expired, unreadable or
+// missing, with a new token: a stopped holder that resumes finds its lease
+// gone, even when it shares a's agent id. Exactly one of several racing
+// recoverers wins. A ready plan's stale ready-path lease is cleared instead,
+// making the plan claimable again. The plan's place is checked under the
+// lease lock, so a plan that left in-progress meanwhile is never reported
+// recovered.
+func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
+	lane, _, err := SplitRel(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -234,14 +265,19 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 	}
 	defer unlock()
 	failpoint("recover:locked")
+	if _, err := t.needPlan(rel); err != nil {
+		return nil, err
+	}
 	_, name, _ := SplitRel(rel)
 	cur := t.ReadLease(rel)
+	now := t.now()
+	live := cur != nil && cur.Active(now)
 	switch {
-	case cur != nil && cur.Active(t.now()) && cur.AgentID == agent:
-		return t.renew(rel, agent, ttl)
-	case cur != nil && cur.Active(t.now()):
+	case live && a.holds(cur):
+		return t.renew(rel, a, ttl)
+	case live:
 		return nil, planErr(rel, ErrNotOwner, "owned by %s (lease active)", cur.AgentID)
-	case cur != nil && cur.Corrupt != "" && t.now()-cur.ModTime < writeGrace:
+	case cur != nil && cur.Corrupt != "" && now-cur.ModTime < writeGrace:
 		// anchor writes leases in place: an unreadable young file is likely
 		// one being written.
 		return nil, planErr(rel, ErrClaimed, "lease file is being written; try again in a minute")
@@ -250,7 +286,7 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 	case cur == nil && t.claimInFlight(name):
 		return nil, planErr(rel, ErrClaimed, "being claimed right now; try again in a minute")
 	}
-	ev := Event{Event: "recover", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: agent}
+	ev := Event{Event: "recover", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: a.AgentID}
 	if lane.Ready() {
 		if !t.clearLease(rel, cur) {
 			return nil, planErr(rel, ErrClaimed, "recovered by another worker")
@@ -266,7 +302,7 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 	if origin == "" {
 		origin = t.eventOrigin(rel)
 	}
-	next := t.newLease(rel, agent, origin, newToken(), ttl)
+	next := t.newLease(rel, a.AgentID, origin, newToken(), ttl)
 	if cur == nil {
 		err = t.linkLeaseExcl(rel, next) // a claimer's lease appearing now wins
 	} else {
@@ -284,7 +320,7 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 }
 
 // Park sets a ready or claimed plan aside in ambiguous/ or blocked/.
-func (t *Tree) Park(rel string, to model.Lane, agent, reason string, force bool) (string, error) {
+func (t *Tree) Park(rel string, to model.Lane, a Actor, reason string) (string, error) {
 	if !to.Parked() {
 		return "", planErr(rel, ErrBadTarget, "park target must be ambiguous or blocked, not %s", to)
 	}
@@ -295,16 +331,16 @@ func (t *Tree) Park(rel string, to model.Lane, agent, reason string, force bool)
 	if !lane.Ready() && lane != model.InProgress {
 		return "", planErr(rel, ErrWrongLane, "only plans in bugs/, features/ or in-progress/ can be parked")
 	}
-	ev := Event{Event: "park", AgentID: agent, Reason: reason}
+	ev := Event{Event: "park", AgentID: a.AgentID, Reason: reason}
 	if lane.Ready() {
 		ev.Origin = rel
 	}
-	return t.moveOwned(rel, func(*model.Lease) (model.Lane, error) { return to, nil }, agent, force, "park:moved", ev)
+	return t.moveOwned(rel, func(*model.Lease) (model.Lane, error) { return to, nil }, a, "park:moved", ev)
 }
 
 // Return sends a parked or claimed plan back to a ready lane: to when given,
 // else the lane it came from, else features.
-func (t *Tree) Return(rel string, to model.Lane, agent string, force bool) (string, error) {
+func (t *Tree) Return(rel string, to model.Lane, a Actor) (string, error) {
 	if to != "" && !to.Ready() {
 		return "", planErr(rel, ErrBadTarget, "return target must be bugs or features, not %s", to)
 	}
@@ -323,11 +359,11 @@ func (t *Tree) Return(rel string, to model.Lane, agent string, force bool) (stri
 			return to, nil
 		}
 		return t.originLane(rel, lease, model.Features), nil
-	}, agent, force, "return:moved", Event{Event: "return", AgentID: agent})
+	}, a, "return:moved", Event{Event: "return", AgentID: a.AgentID})
 }
 
-// Complete moves agent's claimed plan to completed/ (or review-needed/).
-func (t *Tree) Complete(rel string, to model.Lane, agent string, force bool) (string, error) {
+// Complete moves a's claimed plan to completed/ (or review-needed/).
+func (t *Tree) Complete(rel string, to model.Lane, a Actor) (string, error) {
 	if to != model.Completed && to != model.ReviewNeeded {
 		return "", planErr(rel, ErrBadTarget, "complete target must be completed or review-needed, not %s", to)
 	}
@@ -339,11 +375,11 @@ func (t *Tree) Complete(rel string, to model.Lane, agent string, force bool) (st
 		return "", planErr(rel, ErrWrongLane, "only in-progress plans can be completed")
 	}
 	return t.moveOwned(rel, func(lease *model.Lease) (model.Lane, error) {
-		if lease == nil && !force {
+		if lease == nil && !a.Force {
 			return "", planErr(rel, ErrNoLease, "no lease; recover it first, or force")
 		}
 		return to, nil
-	}, agent, force, "complete:moved", Event{Event: "complete", AgentID: agent})
+	}, a, "complete:moved", Event{Event: "complete", AgentID: a.AgentID})
 }
 
 // PromoteProblems lists what a draft lacks before agents should see it.

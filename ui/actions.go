@@ -37,28 +37,28 @@ func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force b
 
 func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
 	return actionCmd("park", func() (string, error) {
-		dst, err := t.Park(rel, to, agent, reason, force)
+		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}, reason)
 		return "parked " + slugOf(rel) + " in " + laneOf(dst), err
 	})
 }
 
 func returnCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
 	return actionCmd("return", func() (string, error) {
-		dst, err := t.Return(rel, "", agent, force)
+		dst, err := t.Return(rel, "", planfs.Actor{AgentID: agent, Force: force})
 		return "returned " + slugOf(rel) + " → " + laneOf(dst), err
 	})
 }
 
 func releaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
 	return actionCmd("release", func() (string, error) {
-		dst, err := t.Release(rel, agent, force)
+		dst, err := t.Release(rel, planfs.Actor{AgentID: agent, Force: force})
 		return "released " + slugOf(rel) + " → " + laneOf(dst), err
 	})
 }
 
 func recoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
 	return actionCmd("recover", func() (string, error) {
-		l, err := t.Recover(rel, agent, ttl)
+		l, err := t.Recover(rel, planfs.Actor{AgentID: agent}, ttl)
 		if l == nil {
 			return "recovered " + slugOf(rel) + ": its stale lease is gone", err
 		}
@@ -68,7 +68,7 @@ func recoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
 
 func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
 	return actionCmd("complete", func() (string, error) {
-		dst, err := t.Complete(rel, to, agent, force)
+		dst, err := t.Complete(rel, to, planfs.Actor{AgentID: agent, Force: force})
 		return "moved " + slugOf(rel) + " → " + laneOf(dst), err
 	})
 }

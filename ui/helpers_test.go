@@ -134,21 +134,21 @@ func newProject(t testing.TB) *project {
 	p.at(3*24*time.Hour - 2*time.Hour)
 	rel, err := tr.Claim("features/save-notes.md", "mid-1", 3600)
 	check("claim save-notes", err)
-	_, err = tr.Complete(rel, model.Completed, "mid-1", false)
+	_, err = tr.Complete(rel, model.Completed, planfs.Actor{AgentID: "mid-1"})
 	check("complete save-notes", err)
 
 	p.at(2 * 24 * time.Hour)
 	rel, err = tr.Claim("features/csv-import.md", "reasoner-1", 3600)
 	check("claim csv-import", err)
 	p.at(2*24*time.Hour - 5*time.Hour)
-	_, err = tr.Complete(rel, model.ReviewNeeded, "reasoner-1", false)
+	_, err = tr.Complete(rel, model.ReviewNeeded, planfs.Actor{AgentID: "reasoner-1"})
 	check("complete csv-import", err)
 
 	p.at(26 * time.Hour)
-	_, err = tr.Park("features/improve-perf.md", model.Ambiguous, "mid-2", "no target: which pages are slow?", false)
+	_, err = tr.Park("features/improve-perf.md", model.Ambiguous, planfs.Actor{AgentID: "mid-2"}, "no target: which pages are slow?")
 	check("park improve-perf", err)
 	p.at(25 * time.Hour)
-	_, err = tr.Park("bugs/email-reminders.md", model.Blocked, "mid-2", "needs SMTP credentials", false)
+	_, err = tr.Park("bugs/email-reminders.md", model.Blocked, planfs.Actor{AgentID: "mid-2"}, "needs SMTP credentials")
 	check("park email-reminders", err)
 
 	// small-2 died holding old-import: its lease ran out an hour ago.

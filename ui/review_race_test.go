@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 )
 
 // The release dialog is opened on a plan whose lease has expired; before
@@ -24,7 +25,7 @@ func TestReviewReleaseDialogOverridesLiveLeaseTakenMeanwhile(t *testing.T) {
 		t.Fatalf("the dialog should say the lease expired:\n%s", v)
 	}
 	// Meanwhile a worker recovers the plan: a live lease, an hour left.
-	if _, err := p.tree.Recover(rel, "mid-9", 3600); err != nil {
+	if _, err := p.tree.Recover(rel, planfs.Actor{AgentID: "mid-9"}, 3600); err != nil {
 		t.Fatal(err)
 	}
 	h.send(changeMsg{}) // the watcher reports it; the board reloads
@@ -52,7 +53,7 @@ func TestReviewParkDialogOverridesLiveLeaseTakenMeanwhile(t *testing.T) {
 	if v := h.view(); !strings.Contains(v, "No one holds it") {
 		t.Fatalf("the dialog should say no one holds it:\n%s", v)
 	}
-	if _, err := p.tree.Recover(rel, "mid-9", 3600); err != nil {
+	if _, err := p.tree.Recover(rel, planfs.Actor{AgentID: "mid-9"}, 3600); err != nil {
 		t.Fatal(err)
 	}
 	h.send(changeMsg{})

@@ -29,9 +29,13 @@ const DefaultGrace = 10 * time.Second
 // Placeholders are the values an executor command line may use, as {plan}
 // {worktree} {agent_id} {model} {base_url} {port} {slug}, and that reach
 // the executor as FLEET_PLAN, FLEET_WORKTREE, ... in its environment.
+// Root and LeaseToken reach it only in the environment, as FLEET_ROOT and
+// FLEET_LEASE_TOKEN: the verbs an agent runs itself (`fleetwatch complete`)
+// act on the main project's tree and prove they hold the lease with them.
 type Placeholders struct {
 	Plan, Worktree, AgentID, Model, BaseURL, Slug string
 	Port                                          int
+	Root, LeaseToken                              string
 }
 
 func (p Placeholders) pairs() [][2]string {
@@ -67,7 +71,7 @@ func (p Placeholders) Env() []string {
 	for _, kv := range p.pairs() {
 		out = append(out, "FLEET_"+strings.ToUpper(kv[0])+"="+kv[1])
 	}
-	return out
+	return append(out, "FLEET_ROOT="+p.Root, "FLEET_LEASE_TOKEN="+p.LeaseToken)
 }
 
 // CheckExecutor makes sure argv can be started before a plan is claimed for
@@ -261,6 +265,7 @@ func runningWhat(project, agentID string) string {
 // Job is one claimed plan to hand to the executor.
 type Job struct {
 	Rel      string // the claimed plan, in in-progress/
+	Token    string // its lease's token: the driver acts on the plan only while the lease has it
 	Worktree string // where the executor runs; the project root when ""
 	Port     int
 }
@@ -292,7 +297,9 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	ph := Placeholders{
 		Plan: d.Tree.Abs(job.Rel), Worktree: dir, AgentID: agent, Model: d.Worker.Model,
 		BaseURL: d.BaseURL, Slug: model.SlugOf(path.Base(job.Rel)), Port: job.Port,
+		Root: d.Tree.Project, LeaseToken: job.Token,
 	}
+	me := planfs.Actor{AgentID: agent, Token: job.Token}
 	argv := ph.Expand(d.Argv)
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
@@ -314,7 +321,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	if err := cmd.Start(); err != nil {
 		reason := "executor did not start: " + errText(err)
 		d.Log.Printf("%s", reason)
-		return d.giveBack(job.Rel, reason, Outcome{Code: -1, Note: reason})
+		return d.giveBack(job.Rel, me, reason, Outcome{Code: -1, Note: reason})
 	}
 	pgid := cmd.Process.Pid
 	done := make(chan error, 1)
@@ -328,7 +335,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	// renew renews the lease; over is true when it was lost and the agent
 	// has been stopped.
 	renew := func() (o Outcome, over bool) {
-		lost, keep := d.heartbeat(job.Rel)
+		lost, keep := d.heartbeat(job.Rel, me)
 		renewing = keep
 		if lost == "" {
 			return o, false
@@ -347,14 +354,14 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 			// Whatever the agent left running (a dev server on its port)
 			// goes with it.
 			_ = syscall.Kill(-pgid, syscall.SIGTERM)
-			return d.finished(job.Rel, exitStatus(err, cmd), renewing)
+			return d.finished(job.Rel, me, exitStatus(err, cmd), renewing)
 		case <-pulse.C:
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 			d.save()
 			// A plan taken back (an operator's release, a recover) is
 			// noticed within a pulse, not only at the next renewal, which
 			// can be many minutes away: a second worker may already have it.
-			if renewing && !d.holds(job.Rel) {
+			if renewing && !d.holds(job.Rel, me) {
 				if o, over := renew(); over {
 					return o
 				}
@@ -374,7 +381,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 			d.stop(pgid, done)
 			out.flush()
 			errw.flush()
-			o := d.giveBack(job.Rel, reason, Outcome{Code: -1, Stopped: true, Note: reason})
+			o := d.giveBack(job.Rel, me, reason, Outcome{Code: -1, Stopped: true, Note: reason})
 			o.Stopped = true
 			return o
 		}
@@ -382,11 +389,12 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 }
 
 // heartbeat renews the lease. It returns why the lease is lost when someone
-// else now holds the plan or it went back to be claimed again (the agent
-// must stop), and whether to keep renewing: not once the executor has moved
-// the plan on itself.
-func (d *Driver) heartbeat(rel string) (lost string, keep bool) {
-	l, err := d.Tree.Renew(rel, d.Worker.AgentID, d.TTL)
+// else now holds the plan, it went back to be claimed again, or someone
+// other than its holder moved it on (an operator's park --force): the agent
+// must stop. It also says whether to keep renewing: not once the agent has
+// moved the plan on itself.
+func (d *Driver) heartbeat(rel string, me planfs.Actor) (lost string, keep bool) {
+	l, err := d.Tree.Renew(rel, me, d.TTL)
 	switch {
 	case err == nil:
 		d.Log.Printf("heartbeat: lease on %s renewed until %s", rel, time.Unix(int64(l.ExpiresAt), 0).UTC().Format(time.RFC3339))
@@ -399,6 +407,9 @@ func (d *Driver) heartbeat(rel string) (lost string, keep bool) {
 		if now == "" || now == rel || lane.Ready() {
 			return fmt.Sprintf("%s: %v", rel, "released or taken back"), false
 		}
+		if by := d.movedBy(rel, me); by != "" {
+			return fmt.Sprintf("%s: moved to %s by %s", rel, now, by), false
+		}
 		d.Log.Printf("the agent moved its plan to %s; heartbeat no longer needed", now)
 		return "", false
 	}
@@ -406,15 +417,30 @@ func (d *Driver) heartbeat(rel string) (lost string, keep bool) {
 	return "", true
 }
 
-// holds reports whether rel's lease on disk is still this agent's; reading
-// it is cheap and, unlike a renewal, writes nothing.
-func (d *Driver) holds(rel string) bool {
-	l := d.Tree.ReadLease(rel)
-	return l != nil && l.Corrupt == "" && l.AgentID == d.Worker.AgentID
+// movedBy names who moved the plan away from rel when it was not its
+// holder (the lease's token, or its agent id for a verb run without one),
+// as the event log says; "" when the holder did.
+func (d *Driver) movedBy(rel string, me planfs.Actor) string {
+	ev := d.Tree.LastMoveFrom(rel, 500)
+	switch {
+	case ev == nil:
+		return "" // no word of it: trust the agent, as before
+	case ev.Forced:
+		return ev.AgentID
+	case ev.Lease != "" && me.Token != "" && ev.Lease != me.Token:
+		return ev.AgentID
+	}
+	return ""
+}
+
+// holds reports whether rel's lease on disk is still this driver's (same
+// token); reading it is cheap and, unlike a renewal, writes nothing.
+func (d *Driver) holds(rel string, me planfs.Actor) bool {
+	return planfs.HeldBy(d.Tree.ReadLease(rel), me)
 }
 
 // finished handles the executor's own exit.
-func (d *Driver) finished(rel string, code int, renewing bool) Outcome {
+func (d *Driver) finished(rel string, me planfs.Actor, code int, renewing bool) Outcome {
 	o := Outcome{Code: code, Plan: d.whereIs(rel)}
 	how := fmt.Sprintf("agent exited %d", code)
 	if code < 0 {
@@ -436,7 +462,7 @@ func (d *Driver) finished(rel string, code int, renewing bool) Outcome {
 		d.Log.Printf("%s", o.Note)
 		return o
 	}
-	dst, err := d.Tree.Complete(rel, model.ReviewNeeded, d.Worker.AgentID, false)
+	dst, err := d.Tree.Complete(rel, model.ReviewNeeded, me)
 	if err != nil {
 		o.Plan = d.whereIs(rel)
 		o.Code = -1
@@ -452,8 +478,8 @@ func (d *Driver) finished(rel string, code int, renewing bool) Outcome {
 
 // giveBack releases rel to the lane it came from, recording why, if this
 // agent still holds it.
-func (d *Driver) giveBack(rel, reason string, o Outcome) Outcome {
-	dst, err := d.Tree.ReleaseBecause(rel, d.Worker.AgentID, reason, false)
+func (d *Driver) giveBack(rel string, me planfs.Actor, reason string, o Outcome) Outcome {
+	dst, err := d.Tree.ReleaseBecause(rel, me, reason)
 	if err != nil {
 		o.Plan = d.whereIs(rel)
 		d.Log.Printf("could not release %s: %v", rel, err)

@@ -118,7 +118,7 @@ func TestRunNoticesATakenPlanWithinAPulse(t *testing.T) {
 	defer d.Finish(2, "test")
 	go func() {
 		time.Sleep(200 * time.Millisecond)
-		tr.Release(rel, "operator", true)
+		tr.Release(rel, planfs.Actor{AgentID: "operator", Force: true})
 	}()
 	start := time.Now()
 	o := d.Run(context.Background(), Job{Rel: rel})

@@ -309,7 +309,7 @@ func (b *builder) complete(rel string, to model.Lane, agentID string, ago time.D
 		return
 	}
 	b.at(ago)
-	_, err := b.tree.Complete(rel, to, agentID, false)
+	_, err := b.tree.Complete(rel, to, planfs.Actor{AgentID: agentID})
 	b.fail("complete "+rel, err)
 }
 
@@ -318,7 +318,7 @@ func (b *builder) park(rel string, to model.Lane, agentID, reason string, ago ti
 		return
 	}
 	b.at(ago)
-	_, err := b.tree.Park(rel, to, agentID, reason, false)
+	_, err := b.tree.Park(rel, to, planfs.Actor{AgentID: agentID}, reason)
 	b.fail("park "+rel, err)
 }
 
