@@ -404,10 +404,13 @@ func (d *Driver) heartbeat(rel string, me planfs.Actor) (lost string, keep bool)
 	case errors.Is(err, planfs.ErrNoLease):
 		now := d.whereIs(rel)
 		lane, _, _ := planfs.SplitRel(now)
-		if now == "" || now == rel || lane.Ready() {
-			return fmt.Sprintf("%s: %v", rel, "released or taken back"), false
-		}
-		if by := d.movedBy(rel, me); by != "" {
+		by := d.movedBy(rel, me)
+		switch {
+		case (now == "" || now == rel || lane.Ready()) && by != "":
+			return fmt.Sprintf("%s: released or taken back by %s", rel, by), false
+		case now == "" || now == rel || lane.Ready():
+			return fmt.Sprintf("%s: released or taken back", rel), false
+		case by != "":
 			return fmt.Sprintf("%s: moved to %s by %s", rel, now, by), false
 		}
 		d.Log.Printf("the agent moved its plan to %s; heartbeat no longer needed", now)
