@@ -88,8 +88,13 @@ func runBoard(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return nil, 0, err
 		}
+		// Ranked as the next claim will see it; the leases are the files
+		// there are.
+		preview, _ := t.Preview(snap)
 		now := t.NowSeconds()
-		return model.NewBoard(snap, model.Options{Now: now, History: t.History()}), now, nil
+		b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
+		b.Leases = snap.Leases
+		return b, now, nil
 	}
 	b, now, err := frame()
 	if err != nil {

@@ -66,8 +66,8 @@ func TestCrashAtEveryStep(t *testing.T) {
 			}
 
 			// A normal worker run repairs whatever the dead one left.
-			fw(t, dir, "work-once", "--list", "--agent-id", "next")
-			if r := fw(t, dir, "work-once", "--list", "--agent-id", "next"); strings.Contains(r.stderr, "repair") {
+			fw(t, dir, "repair")
+			if r := fw(t, dir, "work-once", "--list", "--agent-id", "next"); strings.Contains(r.stderr, "the next claim") {
 				t.Errorf("a second run still repairs: %v", r)
 			}
 			after := contents(t, dir)

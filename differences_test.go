@@ -439,7 +439,7 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 		// path, so the plan goes back and is claimable at once.
 		dir := newTree(t, plan{rel: "in-progress/h.md", fields: "Preferred models: mid"})
 		putLease(t, dir, "features/h.md", deadLease("features/h.md"))
-		r := fw(t, dir, "work-once", "--list", "--agent-id", "w")
+		r := fw(t, dir, "repair")
 		want(t, r, 0)
 		if !exists(dir, "features/h.md") || exists(dir, "in-progress/h.md") {
 			t.Fatalf("claim not undone: %v", r)
@@ -456,7 +456,7 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 		// after the move, past the grace: its claim is finished for it.
 		dir := newTree(t, plan{rel: "in-progress/h.md", fields: "Preferred models: mid"})
 		putLease(t, dir, "features/h.md", anchorLease("features/h.md", "far-agent", 120, 3600))
-		r := fw(t, dir, "work-once", "--list", "--agent-id", "w")
+		r := fw(t, dir, "repair")
 		want(t, r, 0)
 		l := leaseOf(t, dir, "in-progress/h.md")
 		if l == nil || l["agent_id"] != "far-agent" || l["origin"] != "features/h.md" || l["plan"] != "in-progress/h.md" {
@@ -473,7 +473,7 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 		t.Parallel()
 		dir := newTree(t, plan{rel: "features/h.md", fields: "Preferred models: mid"})
 		putLease(t, dir, "features/h.md", deadLease("features/h.md"))
-		r := fw(t, dir, "work-once", "--list", "--agent-id", "w")
+		r := fw(t, dir, "repair")
 		want(t, r, 0)
 		if leaseOf(t, dir, "features/h.md") != nil {
 			t.Fatalf("dead claimer's ready-path lease kept: %v", r)

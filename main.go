@@ -28,7 +28,9 @@ Operators:
   recover     take over a plan whose lease expired or is unreadable
   complete    move a claimed plan to completed/ (or review-needed/)
   scaffold    create a .plans/ tree (and ANCHOR-CONVENTIONS.md)
-  check       lint every plan and lease
+  check       lint every plan and lease (writes nothing)
+  repair      finish or undo what killed workers left half done, as every
+              claim does first (--list, board and check only say what it would do)
   orchestrator  show or --set the project's preferred orchestrator
 Watchers:
   watch       status, emit, install or uninstall reboot-persistent workers
@@ -57,6 +59,7 @@ var commands = map[string]command{
 	"complete":     runComplete,
 	"scaffold":     runScaffold,
 	"check":        runCheck,
+	"repair":       runRepair,
 	"board":        runBoard,
 	"demo":         runDemo,
 	"orchestrator": runOrchestrator,

@@ -211,6 +211,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 	}
+	snap, _ = t.Preview(snap)
 	problems := t.Check(snap)
 	if jsonOut {
 		if problems == nil {
@@ -236,6 +237,41 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if !jsonOut {
 		fmt.Fprintf(stdout, "ok: %d plans, %d leases, no problems\n", len(snap.Plans), len(snap.Leases))
+	}
+	return exitOK
+}
+
+// runRepair makes the repairs every claim starts with, and says what it did
+// and what it leaves to a person; exit 1 when there was nothing to do.
+func runRepair(args []string, stdout, stderr io.Writer) int {
+	var c common
+	fs := newFlags("repair")
+	c.registerRoot(fs)
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "repair: unexpected argument %q", pos[0])
+	}
+	t, err := c.open()
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	snap, err := t.Scan()
+	if err != nil {
+		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+	}
+	r := t.Repair(snap)
+	for _, n := range r.Fixed {
+		fmt.Fprintln(stdout, "repaired: "+n)
+	}
+	for _, n := range r.Unfixed {
+		fmt.Fprintf(stderr, "fleetwatch: warning: %s: %s\n", n.File, n.Message)
+	}
+	if len(r.Fixed) == 0 {
+		fmt.Fprintln(stdout, "nothing to repair")
+		return exitNothing
 	}
 	return exitOK
 }

@@ -604,7 +604,11 @@ func runWatchStatus(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 	}
+	snap, found := t.Preview(snap)
 	row("plans", "OK %s", t.Plans)
+	for _, n := range found.Will {
+		row("repair", "%s: %s", n.File, n.Message)
+	}
 	statusLanes(snap, row)
 	statusNext(t, snap, row)
 	if v, file, err := planfs.Orchestrator(project); err != nil {

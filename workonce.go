@@ -134,18 +134,29 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
-	snap, code := w.scan(t, stderr)
-	if code >= 0 {
-		return code
-	}
-	opt := w.options(t)
 	if w.list {
+		// Read-only: what the next claim would repair is shown, and ranked
+		// as if done, but nothing is written.
+		snap, err := t.Scan()
+		if err != nil {
+			return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+		}
+		snap, found := t.Preview(snap)
+		for _, n := range append(found.Will, found.Unfixed...) {
+			fmt.Fprintf(stderr, "fleetwatch: warning: %s: %s\n", n.File, n.Message)
+		}
+		w.unfixed = found.Unfixed
+		opt := w.options(t)
 		rows := model.Decide(snap, worker, opt)
 		if w.jsonOut {
 			return printListJSON(stdout, stderr, snap, w.unfixed, rows, worker, opt.Now)
 		}
 		printListTSV(stdout, stderr, snap, rows, worker, opt.Now)
 		return exitOK
+	}
+	snap, code := w.scan(t, stderr)
+	if code >= 0 {
+		return code
 	}
 	return w.claimLoop(t, snap, worker, ep, stdout, stderr)
 }

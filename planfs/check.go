@@ -1,10 +1,16 @@
 package planfs
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"fleetwatch/model"
 )
@@ -60,7 +66,7 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	}
 	// Verbs move a plan and drop its lease under the lease lock; look at
 	// orphans under it too, or a move half seen reads as one.
-	if unlock, err := t.lockLeases(time.Second); err == nil {
+	if unlock, err := t.lockLeasesShared(time.Second); err == nil {
 		defer unlock()
 	}
 	for i := range snap.Leases {
@@ -88,4 +94,26 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 		return out[i].Line < out[j].Line
 	})
 	return out
+}
+
+// lockLeasesShared waits up to wait for a shared hold of the lease lock, so
+// no verb changes a lease while a reader looks. It only opens the lock file
+// that is there: a read-only face never creates one (no lock, no folder).
+func (t *Tree) lockLeasesShared(wait time.Duration) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(t.Plans, ".leases", lockFile), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
+			f.Close()
+			return nil, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -11,9 +11,11 @@ import (
 	"fleetwatch/model"
 )
 
-// Repairs says what Repair changed, and what it found but leaves to a person.
+// Repairs says what Repair changed (or, from Preview, what the next claim
+// will change), and what it found but leaves to a person.
 type Repairs struct {
 	Fixed   []string
+	Will    []model.Warning
 	Unfixed []model.Warning
 }
 
@@ -45,7 +47,86 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 		return r
 	}
 	defer unlock()
-	r.Fixed = t.unlinkTwins(snap)
+	rp := &repairer{t: t}
+	rp.run(snap)
+	t.sweepLeaseTemps()
+	return Repairs{Fixed: rp.did, Unfixed: rp.unfixed}
+}
+
+// Preview is Repair without the writes, for the faces that only read
+// (`--list`, board, check, status, the UI): it returns snap as Repair would
+// leave it, so they rank plans as the next claim will, with a warning per
+// repair saying what the next claim does (also in the returned Repairs'
+// Will). snap itself is not changed.
+func (t *Tree) Preview(snap *model.Snapshot) (*model.Snapshot, Repairs) {
+	rp := &repairer{t: t, dry: true, gone: map[string]bool{}, moved: map[string]string{}, dropped: map[string]bool{}}
+	rp.run(snap)
+	found := Repairs{Will: rp.will, Unfixed: rp.unfixed}
+	if len(rp.will) == 0 {
+		return snap, found
+	}
+	out := &model.Snapshot{Warnings: append(append([]model.Warning(nil), snap.Warnings...), rp.will...)}
+	for _, p := range snap.Plans {
+		if rp.gone[p.Rel] {
+			continue
+		}
+		if to, ok := rp.moved[p.Rel]; ok {
+			lane, _, _ := SplitRel(to)
+			p.Rel, p.Lane = to, lane
+		}
+		out.Plans = append(out.Plans, p)
+	}
+	for _, l := range snap.Leases {
+		if !rp.dropped[l.Rel] {
+			out.Leases = append(out.Leases, l)
+		}
+	}
+	out.Leases = append(out.Leases, rp.added...)
+	return out, found
+}
+
+// repairer decides each repair once, for Repair (which makes it) and
+// Preview (which records its effect on a snapshot and says what the next
+// claim will do).
+type repairer struct {
+	t   *Tree
+	dry bool
+
+	did     []string        // what Repair did
+	unfixed []model.Warning // what neither does
+	will    []model.Warning // what the next claim will do (Preview)
+
+	gone    map[string]bool   // plan rels that go away
+	moved   map[string]string // plan rel → where it goes
+	dropped map[string]bool   // lease rels removed
+	added   []model.Lease     // leases written
+}
+
+// fixed records one repair: done now, or, in a preview, what the next claim
+// does to file.
+func (r *repairer) fixed(file, did, will string) {
+	if r.dry {
+		r.will = append(r.will, model.Warning{File: file, Message: will})
+		return
+	}
+	if did != "" {
+		r.did = append(r.did, did)
+	}
+}
+
+// dropLease removes l (if it is still the same lease) or, in a preview,
+// records that it goes.
+func (r *repairer) dropLease(l *model.Lease) {
+	if r.dry {
+		r.dropped[l.Rel] = true
+		return
+	}
+	r.t.removeLeaseIf(l.Rel, l)
+}
+
+func (r *repairer) run(snap *model.Snapshot) {
+	t := r.t
+	r.unlinkTwins(snap)
 	plans := make(map[string]bool, len(snap.Plans))
 	for i := range snap.Plans {
 		plans[snap.Plans[i].Rel] = true
@@ -58,81 +139,112 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 		}
 		switch {
 		case lane.Ready():
-			if note := t.repairReadyLease(l, name, plans); note != "" {
-				r.Fixed = append(r.Fixed, note)
-			}
+			r.readyLease(l, name, plans)
 		case !plans[l.Rel] && !t.exists(l.Rel) && t.ReadLease(l.Rel) != nil:
-			t.removeLeaseIf(l.Rel, l)
-			r.Fixed = append(r.Fixed, "removed lease "+l.File+": its plan "+l.Rel+" is gone")
+			r.dropLease(l)
+			r.fixed(".leases/"+l.File, "removed lease "+l.File+": its plan "+l.Rel+" is gone", "lease of a plan that is gone ("+l.Rel+"); the next claim removes it")
 		}
 	}
-	t.sweepLeaseTemps()
 	for i := range snap.Plans {
 		p := &snap.Plans[i]
-		if p.Lane == model.InProgress && t.exists(p.Rel) && t.ReadLease(p.Rel) == nil && !t.claimInFlight(p.Name) {
-			r.Unfixed = append(r.Unfixed, model.Warning{File: p.Rel, Message: "in progress without a lease; `fleetwatch recover " + p.Rel + "` takes it over"})
+		if p.Lane == model.InProgress && !r.movedAway(p.Rel) && t.exists(p.Rel) && t.ReadLease(p.Rel) == nil && !t.claimInFlight(p.Name) && !r.leaseAdded(p.Rel) {
+			r.unfixed = append(r.unfixed, model.Warning{File: p.Rel, Message: "in progress without a lease; `fleetwatch recover " + p.Rel + "` takes it over"})
 		}
 	}
-	return r
 }
 
-func (t *Tree) repairReadyLease(l *model.Lease, name string, plans map[string]bool) string {
+func (r *repairer) leaseAdded(rel string) bool {
+	for _, l := range r.added {
+		if l.Rel == rel {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *repairer) readyLease(l *model.Lease, name string, plans map[string]bool) {
+	t := r.t
 	claimed := path.Join(string(model.InProgress), name)
 	if t.finishedClaim(l) {
-		t.removeLeaseIf(l.Rel, l) // a leftover of a made claim: nothing to report
-		return ""
+		r.dropLease(l) // a leftover of a made claim: nothing to report
+		return
 	}
 	stale := t.abandoned(l) || l.Corrupt == "" && !l.Active(t.now())
 	switch {
 	case !stale:
-		return "" // a live claim
+		return // a live claim
 	case l.Corrupt != "" && l.Corrupt != model.ErrEmptyLease.Error() && plans[l.Rel]:
-		return "" // garbage on a present plan: check reports it, recover clears it
+		return // garbage on a present plan: check reports it, recover clears it
 	}
 	// The snapshot may be older than the claimer's last step. Read the lease
 	// again only now, after judging its claimer gone, so what we read is final.
 	if cur := t.ReadLease(l.Rel); cur == nil || !sameHolder(cur, l) {
-		return ""
+		return
 	}
 	if l.Corrupt == "" && !plans[l.Rel] && !t.exists(l.Rel) && t.exists(claimed) && t.ReadLease(claimed) == nil {
-		return t.repairClaim(l, claimed)
+		r.interruptedClaim(l, claimed)
+		return
 	}
-	t.removeLeaseIf(l.Rel, l)
+	r.dropLease(l)
+	file := ".leases/" + l.File
 	if !plans[l.Rel] {
-		return "removed left-over lease " + l.File
+		r.fixed(file, "removed left-over lease "+l.File, "left-over lease of a claim that is gone; the next claim removes it")
+		return
 	}
-	t.appendEvent(Event{Event: "repair", Slug: model.SlugOf(name), From: l.Rel, To: l.Rel, AgentID: l.AgentID, Reason: "stale ready-path lease removed"})
-	return "removed " + l.AgentID + "'s abandoned lease on " + l.Rel + "; it is claimable again"
+	holder := l.AgentID
+	if holder == "" {
+		holder = "a claimer that stopped"
+	}
+	if !r.dry {
+		t.appendEvent(Event{Event: "repair", Slug: model.SlugOf(name), From: l.Rel, To: l.Rel, AgentID: l.AgentID, Reason: "stale ready-path lease removed"})
+	}
+	r.fixed(l.Rel, "removed "+l.AgentID+"'s abandoned lease on "+l.Rel+"; it is claimable again", "abandoned by "+holder+": the next claim clears it")
 }
 
-// repairClaim deals with a claim interrupted after its move and before its
-// in-progress lease: ready is the claim's ready-path lease.
-func (t *Tree) repairClaim(ready *model.Lease, claimed string) string {
+// interruptedClaim deals with a claim interrupted after its move and before
+// its in-progress lease: ready is the claim's ready-path lease.
+func (r *repairer) interruptedClaim(ready *model.Lease, claimed string) {
+	t := r.t
 	slug := model.SlugOf(path.Base(claimed))
 	// Without its in-progress lease the claim never reached the point where
 	// it could return the path: with its claimer provably dead, no agent has
 	// the plan. (Once that lease is written the claim counts as made, even if
 	// its claimer then died: it keeps the plan until the lease expires.)
 	if t.claimerGone(ready) {
+		if r.dry {
+			r.moved[claimed] = ready.Rel
+			r.dropLease(ready)
+			r.fixed(claimed, "", ready.AgentID+"'s claim was cut short when it died: the next claim puts it back in "+path.Dir(ready.Rel)+"/")
+			return
+		}
 		if err := moveNoReplace(t.Abs(claimed), t.Abs(ready.Rel)); err == nil {
 			t.removeLeaseIf(ready.Rel, ready)
 			t.appendEvent(Event{Event: "repair", Slug: slug, From: claimed, To: ready.Rel, AgentID: ready.AgentID, Reason: "claim undone: its claimer died before it returned"})
-			return "undid " + ready.AgentID + "'s interrupted claim: " + ready.Rel + " is claimable again"
+			r.fixed(claimed, "undid "+ready.AgentID+"'s interrupted claim: "+ready.Rel+" is claimable again", "")
+			return
 		}
 	}
 	finished := *ready
 	finished.Plan, finished.Origin = claimed, ready.Rel
+	if r.dry {
+		finished.Rel, finished.File = claimed, model.LeaseFileName(claimed)
+		r.added = append(r.added, finished)
+		r.dropLease(ready)
+		r.fixed(claimed, "", ready.AgentID+"'s claim stopped before its lease was written: the next claim writes it")
+		return
+	}
 	if err := t.linkLeaseExcl(claimed, finished); err != nil {
-		return ""
+		return
 	}
 	t.removeLeaseIf(ready.Rel, ready)
 	t.appendEvent(Event{Event: "repair", Slug: slug, From: ready.Rel, To: claimed, AgentID: ready.AgentID, Origin: ready.Rel, Reason: "claim finished for a claimer that stopped"})
-	return "finished " + ready.AgentID + "'s interrupted claim of " + ready.Rel + ": lease now on " + claimed
+	r.fixed(claimed, "finished "+ready.AgentID+"'s interrupted claim of "+ready.Rel+": lease now on "+claimed, "")
 }
 
 // unlinkTwins finds plans of one name in two lanes that are one file (a
 // link+unlink move cut short) and removes the extra link; no content is lost.
-func (t *Tree) unlinkTwins(snap *model.Snapshot) []string {
+func (r *repairer) unlinkTwins(snap *model.Snapshot) {
+	t := r.t
 	byName := make(map[string][]*model.Plan, len(snap.Plans))
 	var dup []string
 	for i := range snap.Plans {
@@ -142,7 +254,6 @@ func (t *Tree) unlinkTwins(snap *model.Snapshot) []string {
 			dup = append(dup, p.Name)
 		}
 	}
-	var notes []string
 	for _, name := range dup {
 		ps := byName[name]
 		keep := ps[0]
@@ -160,12 +271,23 @@ func (t *Tree) unlinkTwins(snap *model.Snapshot) []string {
 			if p == keep {
 				continue
 			}
-			if fi, err := os.Lstat(t.Abs(p.Rel)); err == nil && os.SameFile(fi, keepInfo) && os.Remove(t.Abs(p.Rel)) == nil {
-				notes = append(notes, "finished an interrupted move: "+p.Rel+" was the same file as "+keep.Rel)
+			fi, err := os.Lstat(t.Abs(p.Rel))
+			if err != nil || !os.SameFile(fi, keepInfo) {
+				continue
+			}
+			if r.dry {
+				r.gone[p.Rel] = true
+				r.fixed(p.Rel, "", "the same file as "+keep.Rel+" (a move cut short): the next claim removes this link")
+			} else if os.Remove(t.Abs(p.Rel)) == nil {
+				r.fixed(p.Rel, "finished an interrupted move: "+p.Rel+" was the same file as "+keep.Rel, "")
 			}
 		}
 	}
-	return notes
+}
+
+func (r *repairer) movedAway(rel string) bool {
+	_, ok := r.moved[rel]
+	return ok
 }
 
 // sweepLeaseTemps deletes the dot-files verbs make in .leases/ (temp leases,

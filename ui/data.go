@@ -56,8 +56,13 @@ func loadCmd(t *planfs.Tree) tea.Cmd {
 		if err != nil {
 			return loadedMsg{err: err}
 		}
+		// Never a write from a refresh: what the next claim repairs shows
+		// as a warning, and plans rank as if it had.
+		preview, _ := t.Preview(snap)
 		now := t.NowSeconds()
-		d := newData(model.NewBoard(snap, model.Options{Now: now, History: t.History()}), now)
+		b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
+		b.Leases = snap.Leases // the Leases pane lists the files there are
+		d := newData(b, now)
 		d.events, d.eventsErr = t.RecentEvents(eventsShown)
 		return loadedMsg{d: d}
 	}
