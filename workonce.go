@@ -193,6 +193,12 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 		if port, err = workers.AssignPort(t.Project, worker.AgentID, w.ports); err != nil {
 			return fail(stderr, exitError, "--run: %v", err)
 		}
+		// A daemon the agent starts (setsid, double fork) is re-parented to
+		// this driver, which stops it with the agent; without it the daemon
+		// would run on, unseen, after the plan is handed on.
+		if err := workers.BecomeSubreaper(); err != nil {
+			fmt.Fprintf(stderr, "fleetwatch: warning: cannot become a child subreaper: %v\n", err)
+		}
 	}
 	var echo io.Writer
 	if w.run && isTerminal(stderr) {

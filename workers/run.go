@@ -302,16 +302,25 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
 	cmd.Env = gitenv.Env(append(ph.Env(), "PWD="+dir)...)
+	// Pipes of our own rather than writers: Wait then returns when the
+	// agent exits, not when the last process holding its stdout does, and
+	// the driver can stop what the agent left behind at once.
 	out, errw := d.Log.writer(StreamOut), d.Log.writer(StreamErr)
-	cmd.Stdout, cmd.Stderr = out, errw
+	streams, err := startStreams(cmd, out, errw)
+	if err != nil {
+		reason := "executor did not start: " + errText(err)
+		d.Log.Printf("%s", reason)
+		return d.giveBack(job.Rel, reason, Outcome{Code: -1, Note: reason})
+	}
 	// Its own process group, so stopping it reaches every process the agent
 	// started; and it hears of the driver's death instead of working on with
 	// nobody renewing its lease.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	// A grandchild holding stdout open must not keep the driver waiting.
-	cmd.WaitDelay = 5 * time.Second
 	d.Log.Printf("run %s in %s (port %d)", strings.Join(quoteArgs(argv), " "), dir, job.Port)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	streams.started()
+	if err != nil {
+		streams.drain()
 		reason := "executor did not start: " + errText(err)
 		d.Log.Printf("%s", reason)
 		return d.giveBack(job.Rel, reason, Outcome{Code: -1, Note: reason})
@@ -319,6 +328,14 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	pgid := cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// stopped ends whatever is left of the agent and logs the rest of its
+	// output; done is nil once the agent's exit has been received.
+	stopped := func(done <-chan error) {
+		d.stopAgent(pgid, done)
+		streams.drain()
+		out.flush()
+		errw.flush()
+	}
 
 	pulse := time.NewTicker(d.heartbeatEvery())
 	defer pulse.Stop()
@@ -334,21 +351,19 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 			return o, false
 		}
 		d.Log.Printf("lease lost: %s; stopping the agent", lost)
-		d.stop(pgid, done)
-		out.flush()
-		errw.flush()
+		stopped(done)
 		return Outcome{Code: -1, Plan: d.whereIs(job.Rel), Lost: lost, Note: "lease lost: " + lost}, true
 	}
 	for {
 		select {
 		case err := <-done:
-			out.flush()
-			errw.flush()
-			// Whatever the agent left running (a dev server on its port)
-			// goes with it.
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			// Whatever the agent left running (a dev server on its port, a
+			// daemon that called setsid) goes with it.
+			stopped(nil)
 			return d.finished(job.Rel, exitStatus(err, cmd), renewing)
 		case <-pulse.C:
+			// Orphans of the agent that exit are collected as they go.
+			reapAdopted(adoptedOrphans(pgid))
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 			d.save()
 			// A plan taken back (an operator's release, a recover) is
@@ -371,9 +386,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 				reason = "driver stopped: " + c.Error()
 			}
 			d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
-			d.stop(pgid, done)
-			out.flush()
-			errw.flush()
+			stopped(done)
 			o := d.giveBack(job.Rel, reason, Outcome{Code: -1, Stopped: true, Note: reason})
 			o.Stopped = true
 			return o
@@ -465,21 +478,6 @@ func (d *Driver) giveBack(rel, reason string, o Outcome) Outcome {
 	return o
 }
 
-// stop ends the executor's process group: SIGTERM, then SIGKILL after the
-// grace.
-func (d *Driver) stop(pgid int, done <-chan error) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(d.Grace):
-		d.Log.Printf("agent still running after %v; killing it", d.Grace)
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
-	}
-	// Stragglers that ignored SIGTERM after the leader left.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-}
-
 // whereIs finds the plan that was at rel: rel itself, or the same file name
 // in another lane; "" when it is gone.
 func (d *Driver) whereIs(rel string) string {
@@ -505,10 +503,5 @@ func exitStatus(err error, cmd *exec.Cmd) int {
 	if cmd.ProcessState == nil {
 		return -1
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 0 || err == nil {
-		return code
-	}
-	// Exit 0 but Wait failed: output still held open past WaitDelay by
-	// something the agent left behind. The agent itself finished.
-	return 0
+	return cmd.ProcessState.ExitCode()
 }
