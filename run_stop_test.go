@@ -90,3 +90,25 @@ func TestRunSIGTERMStopsTheAgentsDaemon(t *testing.T) {
 		t.Errorf("after the driver: agent alive %v, daemon alive %v", alive(apid), alive(dpid))
 	}
 }
+
+// An agent that deletes .plans/ is reported as such, and the heartbeat
+// that runs on meanwhile never brings back .plans/.leases/.lock.
+func TestRunAgentThatDeletesThePlanTree(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t, plan{rel: "features/a.md"})
+	withExecutor(t, dir, fakeAgent(t), "-delete-tree", "-sleep", "1500ms")
+	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "0.6")
+	if r.code != exitError || !strings.Contains(r.stderr, ".plans is gone: the agent deleted it") {
+		t.Errorf("driver whose agent deleted the tree: %v", r)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".plans")); err == nil {
+		t.Errorf("the heartbeat brought .plans/ back")
+	}
+	if st := stateOf(t, dir, "w1"); !strings.Contains(st.Note, "the agent deleted it") {
+		t.Errorf("state note: %q", st.Note)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "var", "fleet", "logs", "w1.log"))
+	if strings.Count(string(log), "is gone (deleted by the agent?)") != 1 {
+		t.Errorf("the log should say once that the tree is gone:\n%s", log)
+	}
+}

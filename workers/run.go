@@ -119,8 +119,9 @@ type Driver struct {
 	Grace    time.Duration
 	Log      *Log
 
-	state State
-	lock  *os.File
+	state    State
+	lock     *os.File
+	treeGone bool // the heartbeat found .plans/ gone
 }
 
 // ErrBusy means another driver runs under the same agent id: two agents in
@@ -415,6 +416,16 @@ func (d *Driver) heartbeat(rel string) (lost string, keep bool) {
 		d.Log.Printf("the agent moved its plan to %s; heartbeat no longer needed", now)
 		return "", false
 	}
+	if errors.Is(err, planfs.ErrNoTree) {
+		// Said once, not every pulse; renewing goes on in case the tree
+		// comes back (a checkout that swaps it out and back).
+		if !d.treeGone {
+			d.Log.Printf("the plan tree %s is gone (deleted by the agent?): no lease to renew", d.Tree.Plans)
+		}
+		d.treeGone = true
+		return "", true
+	}
+	d.treeGone = false
 	d.Log.Printf("heartbeat failed, will retry: %v", err)
 	return "", true
 }
@@ -434,6 +445,9 @@ func (d *Driver) finished(rel string, code int, renewing bool) Outcome {
 		how = "agent killed by a signal"
 	}
 	switch {
+	case o.Plan == "" && !dirExists(d.Tree.Plans):
+		o.Code = -1
+		o.Note = fmt.Sprintf("%s, and the plan tree %s is gone: the agent deleted it", how, d.Tree.Plans)
 	case o.Plan == "":
 		// Deleted, not handed on: nobody would find the work.
 		o.Code = -1
@@ -495,6 +509,11 @@ func (d *Driver) whereIs(rel string) string {
 		}
 	}
 	return ""
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
 }
 
 // exitStatus is the executor's exit code; -1 when a signal ended it or

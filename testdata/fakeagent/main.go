@@ -33,7 +33,7 @@ func main() {
 	daemon := flag.String("daemon", "", "start a daemon (double fork, setsid, holding this stdout open) that sleeps, writing its pid to this file")
 	spawnDaemon := flag.String("spawn-daemon", "", "internal: the middle process of -daemon")
 	del := flag.Bool("delete", false, "delete the plan file before exiting")
-	delTree := flag.Bool("delete-tree", false, "delete the whole .plans/ folder before exiting")
+	delTree := flag.Bool("delete-tree", false, "delete the whole .plans/ folder, then sleep")
 	flag.Parse()
 
 	if *ignoreTerm {
@@ -91,6 +91,10 @@ func main() {
 	if *errLine != "" {
 		fmt.Fprintln(os.Stderr, *errLine)
 	}
+	if *delTree {
+		// FLEET_PLAN is <root>/.plans/<lane>/<name>.
+		must(os.RemoveAll(filepath.Dir(filepath.Dir(os.Getenv("FLEET_PLAN")))))
+	}
 	time.Sleep(*sleep)
 	if *move != "" {
 		c := exec.Command(*fw, "complete", "--agent-id", os.Getenv("FLEET_AGENT_ID"), "--to", *move, os.Getenv("FLEET_PLAN"))
@@ -99,10 +103,6 @@ func main() {
 	}
 	if *del {
 		must(os.Remove(os.Getenv("FLEET_PLAN")))
-	}
-	if *delTree {
-		// FLEET_PLAN is <root>/.plans/<lane>/<name>.
-		must(os.RemoveAll(filepath.Dir(filepath.Dir(os.Getenv("FLEET_PLAN")))))
 	}
 	os.Exit(*exit)
 }
