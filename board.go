@@ -117,12 +117,12 @@ func runBoard(args []string, stdout, stderr io.Writer) int {
 	prev := b
 	for ch := range w.Changes() {
 		if ch.Err != nil {
-			fmt.Fprintf(stderr, "fleetwatch: %v\n", ch.Err)
+			say(stderr, "%v", ch.Err)
 			continue
 		}
 		next, now, err := frame()
 		if err != nil {
-			fmt.Fprintf(stderr, "fleetwatch: %v\n", err)
+			say(stderr, "%v", err)
 			continue
 		}
 		if tty {
