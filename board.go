@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,10 +64,8 @@ func runBoard(args []string, stdout, stderr io.Writer) int {
 	}
 	t, err := planfs.Open(findRoot(c.root))
 	if err != nil {
-		// anchor's plan_board exits 1 when there is no tree to show.
-		if errors.Is(err, planfs.ErrNoTree) {
-			return fail(stderr, exitNothing, "%v", err)
-		}
+		// No tree is exit 2 as with every other command (anchor's
+		// plan_board said 1, which scripts read as "nothing to do").
 		return fail(stderr, exitError, "%v", err)
 	}
 	f, isFile := stdout.(*os.File)
@@ -122,12 +119,12 @@ func runBoard(args []string, stdout, stderr io.Writer) int {
 	prev := b
 	for ch := range w.Changes() {
 		if ch.Err != nil {
-			fmt.Fprintf(stderr, "fleetwatch: %v\n", ch.Err)
+			say(stderr, "%v", ch.Err)
 			continue
 		}
 		next, now, err := frame()
 		if err != nil {
-			fmt.Fprintf(stderr, "fleetwatch: %v\n", err)
+			say(stderr, "%v", err)
 			continue
 		}
 		if tty {
@@ -293,9 +290,11 @@ func moves(prev, next *model.Board, cols []boardColumn) []string {
 }
 
 type boardTierJSON struct {
-	Fit    model.Fit `json:"fit"`
-	Rank   int       `json:"rank"`
-	Reason string    `json:"reason,omitempty"`
+	Fit model.Fit `json:"fit"`
+	// Rank is null where the tier will not take the plan, as in
+	// `work-once --list --json`.
+	Rank   *int   `json:"rank"`
+	Reason string `json:"reason,omitempty"`
 }
 
 type boardLeaseJSON struct {
@@ -365,7 +364,12 @@ func boardJSON(t *planfs.Tree, b *model.Board, now float64) boardJSONDoc {
 			}
 			for k, tier := range model.Tiers {
 				c := r.Tiers[k]
-				p.Tiers[tier.String()] = boardTierJSON{Fit: c.Fit, Rank: c.Rank, Reason: c.Reason}
+				tj := boardTierJSON{Fit: c.Fit, Reason: c.Reason}
+				if c.Rank > 0 {
+					rank := c.Rank
+					tj.Rank = &rank
+				}
+				p.Tiers[tier.String()] = tj
 			}
 			lane.Plans = append(lane.Plans, p)
 		}

@@ -268,15 +268,16 @@ func TestBoardPlainWhenPiped(t *testing.T) {
 	}
 }
 
-// TEST 143: no .plans/ → exit 1 and one line.
+// TEST 143: no .plans/ → one line, and exit 2 like every other command
+// (anchor's plan_board exits 1, which reads as "nothing to do").
 func TestBoardNoTree(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{{"--once"}, {"--json"}, {"--once", "--include-parked"}} {
 		r := fw(t, dir, append([]string{"board", "--project", dir}, args...)...)
-		if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, "fleetwatch: ") || strings.Count(r.stderr, "\n") != 1 ||
+		if r.code != exitError || r.stdout != "" || !strings.HasPrefix(r.stderr, "fleetwatch: ") || strings.Count(r.stderr, "\n") != 1 ||
 			!strings.Contains(r.stderr, ".plans") {
-			t.Errorf("board %v without .plans/: want exit 1 and one line naming .plans, got %v", args, r)
+			t.Errorf("board %v without .plans/: want exit 2 and one line naming .plans, got %v", args, r)
 		}
 	}
 }

@@ -10,16 +10,23 @@ import (
 	"path/filepath"
 	"strings"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
 
-// fail prints one `fleetwatch: ` line and returns code.
+// fail prints one `fleetwatch: ` line and returns code. The words often
+// quote a file name, agent id or endpoint: their control characters are
+// replaced, so nothing from a file reaches the terminal raw.
 func fail(stderr io.Writer, code int, format string, args ...any) int {
-	msg := fmt.Sprintf(format, args...)
-	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " ")
-	fmt.Fprintln(stderr, "fleetwatch: "+msg)
+	say(stderr, format, args...)
 	return code
+}
+
+// say prints one `fleetwatch: ` line made safe for a terminal, as fail does.
+func say(stderr io.Writer, format string, args ...any) {
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	fmt.Fprintln(stderr, "fleetwatch: "+termtext.Line(msg))
 }
 
 // newFlags makes a flag set whose errors are one line.

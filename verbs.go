@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -88,7 +89,7 @@ func runPromote(args []string, stdout, stderr io.Writer) int {
 			dst, problems, err := t.Promote(rel, to, f.agent, f.force)
 			if err == nil {
 				for _, p := range problems {
-					fmt.Fprintln(stderr, "fleetwatch: warning: "+rel+": "+p)
+					say(stderr, "warning: %s: %s", rel, p)
 				}
 			}
 			return dst, err
@@ -226,12 +227,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			if p.Line > 0 {
 				loc = fmt.Sprintf("%s:%d", p.File, p.Line)
 			}
-			fmt.Fprintf(stdout, "%s: %s\n", loc, p.Message)
+			fmt.Fprintln(stdout, termtext.Line(loc+": "+p.Message))
 		}
 	}
 	if len(problems) > 0 {
 		if !jsonOut {
-			fmt.Fprintf(stderr, "fleetwatch: check: %d problem(s) in %s\n", len(problems), t.Plans)
+			say(stderr, "check: %d problem(s) in %s", len(problems), t.Plans)
 		}
 		return exitNothing
 	}

@@ -591,8 +591,10 @@ func runWatchStatus(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "watch status: %v", err)
 	}
+	// Plan names, agent ids and notes come from files: made safe here,
+	// once for every row.
 	row := func(label, format string, args ...any) {
-		fmt.Fprintf(stdout, "%-13s %s\n", label, fmt.Sprintf(format, args...))
+		fmt.Fprintf(stdout, "%-13s %s\n", label, termtext.Line(fmt.Sprintf(format, args...)))
 	}
 	row("project", "%s", project)
 	t, err := planfs.Open(project)

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/registry"
@@ -170,12 +171,12 @@ func (w *workOnce) scan(t *planfs.Tree, stderr io.Writer) (*model.Snapshot, int)
 	}
 	repairs := t.Repair(snap)
 	for _, n := range repairs.Unfixed {
-		fmt.Fprintf(stderr, "fleetwatch: warning: %s: %s\n", n.File, n.Message)
+		say(stderr, "warning: %s: %s", n.File, n.Message)
 	}
 	w.unfixed = repairs.Unfixed
 	if len(repairs.Fixed) > 0 {
 		for _, n := range repairs.Fixed {
-			fmt.Fprintln(stderr, "fleetwatch: repair: "+n)
+			say(stderr, "repair: %s", n)
 		}
 		if snap, err = t.Scan(); err != nil {
 			return nil, fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
@@ -204,6 +205,12 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 		if port, err = workers.AssignPort(t.Project, worker.AgentID, w.ports); err != nil {
 			return fail(stderr, exitError, "--run: %v", err)
 		}
+		// A daemon the agent starts (setsid, double fork) is re-parented to
+		// this driver, which stops it with the agent; without it the daemon
+		// would run on, unseen, after the plan is handed on.
+		if err := workers.BecomeSubreaper(); err != nil {
+			say(stderr, "warning: cannot become a child subreaper: %v", err)
+		}
 	}
 	var echo io.Writer
 	if w.run && isTerminal(stderr) {
@@ -219,7 +226,7 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 		case w.run:
 			return fail(stderr, exitError, "--run: %v", err)
 		case !busy:
-			fmt.Fprintf(stderr, "fleetwatch: warning: %v\n", err)
+			say(stderr, "warning: %v", err)
 		}
 		// A claim-only run can do without its state file, and must leave
 		// a running driver's alone.
@@ -526,7 +533,7 @@ func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model
 		return planfs.Claimed{}, fail(stderr, exitError, "%v", err)
 	}
 	if warning != "" {
-		fmt.Fprintln(stderr, "fleetwatch: warning: "+warning)
+		say(stderr, "warning: %s", warning)
 	}
 	fmt.Fprintln(stdout, t.Abs(held.Rel))
 	return held, exitOK
@@ -590,7 +597,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 		if r.Lease != nil {
 			owner = r.Lease.AgentID
 		}
-		foreign = append(foreign, fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner))
+		foreign = append(foreign, termtext.Line(fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner)))
 	}
 	// Own claims by name, as anchor lists them; ready plans stay in pick order.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Plan.Name < out[j].Plan.Name })
@@ -616,8 +623,12 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 					owner = "(corrupt lease)"
 				}
 			}
-			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Plan.Rel, r.Plan.Lane, h.Priority, h.Value,
-				tsvSafe(pref), r.Fit, tsvSafe(depsCell(h, r.Deps)), tsvSafe(assigneeCell(h)), tsvSafe(owner))
+			cells := []string{r.Plan.Rel, string(r.Plan.Lane), h.Priority, h.Value, pref, string(r.Fit),
+				depsCell(h, r.Deps), assigneeCell(h), owner}
+			for i, c := range cells {
+				cells[i] = tsvSafe(c)
+			}
+			fmt.Fprintln(stdout, strings.Join(cells, "\t"))
 		}
 	}
 	if len(foreign) > 0 {
@@ -629,7 +640,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	var active []string
 	for _, l := range snap.Leases {
 		if l.Active(nowS) {
-			active = append(active, fmt.Sprintf("#   %s  agent=%s", l.Rel, l.AgentID))
+			active = append(active, termtext.Line(fmt.Sprintf("#   %s  agent=%s", l.Rel, l.AgentID)))
 		}
 	}
 	if len(active) > 0 {
@@ -641,9 +652,9 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	}
 }
 
-var tsvCell = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
-
-func tsvSafe(s string) string { return tsvCell.Replace(s) }
+// tsvSafe makes a cell safe for a TSV row and a terminal: a tab or line
+// break in a file name becomes a space, other controls `?`.
+func tsvSafe(s string) string { return termtext.Line(s) }
 
 type listJSON struct {
 	Worker   workerJSON      `json:"worker"`

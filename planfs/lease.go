@@ -71,6 +71,11 @@ func (t *Tree) newLease(plan, agent, origin, token string, ttl float64) model.Le
 
 func (t *Tree) leasesDir() (string, error) {
 	dir := filepath.Join(t.Plans, ".leases")
+	// A tree that is gone (an agent deleted .plans/) stays gone: creating
+	// the lock in it would bring back an empty .plans/ that looks alive.
+	if _, err := os.Lstat(t.Plans); errors.Is(err, fs.ErrNotExist) {
+		return dir, noTreeError(fmt.Sprintf("%s is gone", t.Plans))
+	}
 	return dir, os.MkdirAll(dir, 0o755)
 }
 
@@ -212,7 +217,10 @@ var errLockBusy = errors.New("the lease lock is held by another process; try aga
 // wait for the lock.
 func (t *Tree) lockLeases(wait time.Duration) (unlock func(), err error) {
 	dir, err := t.leasesDir()
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNoTree):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("cannot create .leases/: %v", errText(err))
 	}
 	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_CREATE|os.O_RDWR, 0o644)

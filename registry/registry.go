@@ -129,19 +129,24 @@ func (p parser) registry(doc *yaml.Node) (*Registry, error) {
 			return nil, err
 		}
 	}
+	// A file that names only the executor is whole: `work-once --run`
+	// needs nothing more, and its "no executor" hint offers just that.
 	f, ok := top["endpoints"]
-	if !ok {
+	switch {
+	case !ok && reg.Executor != nil:
+		return reg, nil
+	case !ok:
 		return nil, p.errorf(0, "no endpoints listed")
 	}
 	list := deref(f.val)
-	if isNull(list) {
+	empty := isNull(list) || (list.Kind == yaml.SequenceNode && len(list.Content) == 0)
+	switch {
+	case empty && reg.Executor != nil:
+		return reg, nil
+	case empty:
 		return nil, p.errorf(f.key.Line, "no endpoints listed")
-	}
-	if list.Kind != yaml.SequenceNode {
+	case list.Kind != yaml.SequenceNode:
 		return nil, p.errorf(f.key.Line, "endpoints must be a list, found %s", kindName(list))
-	}
-	if len(list.Content) == 0 {
-		return nil, p.errorf(f.key.Line, "no endpoints listed")
 	}
 	firstLine := make(map[string]int, len(list.Content))
 	for i, n := range list.Content {

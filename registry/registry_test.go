@@ -175,6 +175,16 @@ endpoints: nonsense
 	}
 }
 
+// The file the "no executor" hint suggests, `executor:` alone, is accepted.
+func TestExecutorAloneIsAWholeRegistry(t *testing.T) {
+	for _, doc := range []string{"executor: [my-agent, \"{plan}\"]\n", "executor: [a]\nendpoints:\n", "executor: [a]\nendpoints: []\n"} {
+		reg, err := Parse("endpoints.yaml", []byte(doc))
+		if err != nil || len(reg.Executor) == 0 || len(reg.Endpoints) != 0 {
+			t.Errorf("%q: %+v %v", doc, reg, err)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -184,7 +194,7 @@ func TestParseErrors(t *testing.T) {
 		{"empty file", "", "endpoints.yaml: no endpoints listed"},
 		{"comments only", "# nothing yet\n", "endpoints.yaml: no endpoints listed"},
 		{"null document", "~\n", "endpoints.yaml: no endpoints listed"},
-		{"no endpoints key", "executor: [x]\n", "endpoints.yaml: no endpoints listed"},
+		{"no endpoints key", "a: 1\n", "endpoints.yaml: no endpoints listed"},
 		{"endpoints null", "a: 1\nendpoints:\n", "endpoints.yaml:2: no endpoints listed"},
 		{"endpoints empty list", "endpoints: []\n", "endpoints.yaml:1: no endpoints listed"},
 		{"endpoints a mapping", "endpoints:\n  name: a\n", "endpoints.yaml:1: endpoints must be a list, found a mapping"},

@@ -10,6 +10,7 @@ import (
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 )
 
 // dialog asks before an action: an optional choice of lane, an optional
@@ -48,6 +49,45 @@ func leaseWords(l *model.Lease) string {
 		return "its lease is unreadable now"
 	}
 	return "now held by " + l.AgentID
+}
+
+// changedWords says what became of the plan a dialog was opened on at rel:
+// where it is now (cur, "" when gone) and who holds it there, so the
+// refusal names the holder when it is shown, also when a claim has moved
+// the plan to in-progress/ and its old place has no lease.
+func changedWords(rel, cur string, l *model.Lease) string {
+	switch {
+	case cur == "":
+		return "it is gone"
+	case cur == rel:
+		return leaseWords(l)
+	}
+	who := "no lease"
+	switch {
+	case l != nil && l.Corrupt != "":
+		who = "its lease unreadable"
+	case l != nil:
+		who = "held by " + l.AgentID
+	}
+	return "in " + laneOf(cur) + "/ now, " + who
+}
+
+// placeIn finds the plan that was at rel among rels: rel itself, or the
+// same file name in another lane; "" when it is in none.
+func placeIn(rels map[string]bool, rel string) string {
+	if rels[rel] {
+		return rel
+	}
+	_, name, err := planfs.SplitRel(rel)
+	if err != nil {
+		return ""
+	}
+	for _, l := range model.Lanes {
+		if r := string(l) + "/" + name; rels[r] {
+			return r
+		}
+	}
+	return ""
 }
 
 func (d *dialog) update(msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {

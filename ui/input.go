@@ -317,17 +317,48 @@ func (m *Model) planExists(rel string) bool {
 // while the dialog is open must not lose it to a stale confirmation.
 func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
 	d.rel, d.seen, d.existed = rel, leasePrint(lease), m.planExists(rel)
-	t, seen, do := m.opt.Tree, d.seen, d.do
+	t, seen, existed, do := m.opt.Tree, d.seen, d.existed, d.do
 	d.do = func(to model.Lane, text string) tea.Cmd {
 		inner := do(to, text)
 		return func() tea.Msg {
-			if now := leasePrint(t.ReadLease(rel)); now != seen {
-				return actionMsg{err: fmt.Errorf("%s changed while you decided (%s); nothing done, look again", slugOf(rel), leaseWords(t.ReadLease(rel)))}
+			// The plan's place and lease are read once, here: the words
+			// name the holder of the moment, and the plan where it is.
+			cur, found := planNow(t, rel)
+			now := t.ReadLease(rel)
+			if cur != rel && cur != "" {
+				now = t.ReadLease(cur)
+			}
+			// A plan gone altogether is left to the verb, whose "not
+			// found" says as much.
+			moved := found && cur != "" && (cur == rel) != existed
+			if leasePrint(t.ReadLease(rel)) != seen || moved {
+				return actionMsg{err: fmt.Errorf("%s changed while you decided (%s); nothing done, look again", slugOf(rel), changedWords(rel, cur, now))}
 			}
 			return inner()
 		}
 	}
 	m.dlg = d
+}
+
+// planNow finds on disk, through the engine, the plan that was at rel: rel
+// itself or the same file in another lane, "" when gone. found is false
+// when the name cannot be looked up.
+func planNow(t *planfs.Tree, rel string) (cur string, found bool) {
+	_, name, err := planfs.SplitRel(rel)
+	if err != nil {
+		return "", false
+	}
+	hits, err := t.FindSlug(slugOf(rel), model.Lanes...)
+	if err != nil {
+		return "", false
+	}
+	rels := map[string]bool{}
+	for _, h := range hits {
+		if _, n, _ := planfs.SplitRel(h); n == name {
+			rels[h] = true
+		}
+	}
+	return placeIn(rels, rel), true
 }
 
 func (m *Model) askPromote() {

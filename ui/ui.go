@@ -354,15 +354,20 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	m.d, m.now = msg.d, msg.d.now
 	m.rebuild()
 	if d := m.dlg; d != nil && d.rel != "" {
-		var now *model.Lease
-		for i := range m.d.board.Leases {
-			if m.d.board.Leases[i].Rel == d.rel {
-				now = &m.d.board.Leases[i]
+		leaseAt := func(rel string) *model.Lease {
+			for i := range m.d.board.Leases {
+				if m.d.board.Leases[i].Rel == rel {
+					return &m.d.board.Leases[i]
+				}
 			}
+			return nil
 		}
-		if leasePrint(now) != d.seen || m.planExists(d.rel) != d.existed {
+		if leasePrint(leaseAt(d.rel)) != d.seen || m.planExists(d.rel) != d.existed {
+			// Named from this scan: where the plan is now and who holds
+			// it there (a claim moves it to in-progress/).
+			cur := placeIn(m.d.rels, d.rel)
 			m.dlg = nil
-			m.setStatus("✗ "+slugOf(d.rel)+" changed while you decided ("+leaseWords(now)+"); look again", true)
+			m.setStatus("✗ "+slugOf(d.rel)+" changed while you decided ("+changedWords(d.rel, cur, leaseAt(cur))+"); look again", true)
 		}
 	}
 	if len(m.d.board.Leases) > 0 && !m.ticking {

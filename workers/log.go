@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Log streams of a worker log line: the executor's stdout and stderr, and
@@ -19,9 +22,11 @@ const (
 	StreamFleet = "fleet"
 )
 
-// logRotateAt is the size at which a worker's log is moved to <log>.1 when
-// a driver starts, so a long-lived agent id cannot fill the disk.
-const logRotateAt = 16 << 20
+// LogCap is the size a worker's log grows to before it is moved to
+// <log>.1, which a second move replaces: a worker keeps at most twice it
+// on disk however long it runs and whatever it prints. A variable so tests
+// can shrink it.
+var LogCap int64 = 64 << 20
 
 // maxLogLine caps one logged line; longer output is split across lines.
 const maxLogLine = 16 << 10
@@ -35,6 +40,11 @@ type Log struct {
 	f    *os.File
 	echo io.Writer
 	now  func() time.Time
+	cap  int64 // LogCap when opened
+	// stderr is set when this process's stderr is the log file (a spawned
+	// driver's): a rotation moves fd 2 to the new file too, so nothing
+	// keeps writing to <log>.1.
+	stderr bool
 }
 
 // OpenLog opens agentID's log in project for appending. When echo is not
@@ -52,16 +62,52 @@ func OpenLog(project, agentID string, echo io.Writer) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Log{Path: p, f: f, echo: echo, now: time.Now}, nil
+	l := &Log{Path: p, f: f, echo: echo, now: time.Now, cap: max(LogCap, 1<<10)}
+	l.stderr = sameFile(f, os.Stderr)
+	return l, nil
 }
 
-// rotateLog moves a log over logRotateAt to <log>.1. Whoever opens a log to
-// write a new run into it calls it first, so a spawned driver's stderr and
-// its own lines end up in the same file.
+// rotateLog moves a log at or over LogCap to <log>.1. The spawner calls it
+// before it opens the log for a driver's stderr, so that stderr and the
+// driver's own lines end up in the same file.
 func rotateLog(p string) {
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Size() > logRotateAt {
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Size() >= LogCap {
 		_ = os.Rename(p, p+".1")
 	}
+}
+
+func sameFile(a, b *os.File) bool {
+	fa, err1 := a.Stat()
+	fb, err2 := b.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// rotate makes room for n more bytes: when they would take the file past
+// the cap it becomes <log>.1 and a new, empty file takes its place. The
+// size is the file's own, so writes through other descriptors (a spawned
+// driver's stderr) count too. Called with mu held.
+func (l *Log) rotate(n int) {
+	fi, err := l.f.Stat()
+	if err != nil || fi.Size() == 0 || fi.Size()+int64(n) <= l.cap {
+		return
+	}
+	if cur, err := os.Lstat(l.Path); err != nil || !os.SameFile(fi, cur) {
+		return // someone else moved or replaced it; write on
+	}
+	if os.Rename(l.Path, l.Path+".1") != nil {
+		return
+	}
+	f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		// Keep writing to the moved file rather than lose lines; the next
+		// line tries again.
+		return
+	}
+	if l.stderr {
+		_ = unix.Dup3(int(f.Fd()), int(os.Stderr.Fd()), 0)
+	}
+	l.f.Close()
+	l.f = f
 }
 
 // Printf logs one driver line. A line break in it (a plan's file name may
@@ -78,12 +124,24 @@ func LogLine(at time.Time, stream, text string) string {
 }
 
 func (l *Log) line(stream, text string) {
-	b := []byte(LogLine(l.now(), stream, text))
+	at := l.now()
+	// However long the text, no line outgrows the cap: the live file and
+	// <log>.1 stay within it each.
+	chunk := min(maxLogLine, int(l.cap/2))
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, _ = l.f.Write(b)
-	if l.echo != nil {
-		_, _ = io.WriteString(l.echo, text+"\n")
+	for first := true; first || text != ""; first = false {
+		part := text
+		if len(part) > chunk {
+			part = text[:chunk]
+		}
+		text = text[len(part):]
+		b := []byte(LogLine(at, stream, part))
+		l.rotate(len(b))
+		_, _ = l.f.Write(b)
+		if l.echo != nil {
+			_, _ = io.WriteString(l.echo, part+"\n")
+		}
 	}
 }
 

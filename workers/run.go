@@ -123,8 +123,9 @@ type Driver struct {
 	Grace    time.Duration
 	Log      *Log
 
-	state State
-	lock  *os.File
+	state    State
+	lock     *os.File
+	treeGone bool // the heartbeat found .plans/ gone
 }
 
 // ErrBusy means another driver runs under the same agent id: two agents in
@@ -309,16 +310,25 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
 	cmd.Env = gitenv.Env(append(ph.Env(), "PWD="+dir)...)
+	// Pipes of our own rather than writers: Wait then returns when the
+	// agent exits, not when the last process holding its stdout does, and
+	// the driver can stop what the agent left behind at once.
 	out, errw := d.Log.writer(StreamOut), d.Log.writer(StreamErr)
-	cmd.Stdout, cmd.Stderr = out, errw
+	streams, err := startStreams(cmd, out, errw)
+	if err != nil {
+		reason := "executor did not start: " + errText(err)
+		d.Log.Printf("%s", reason)
+		return d.giveBack(job.Rel, me, reason, Outcome{Code: -1, Note: reason})
+	}
 	// Its own process group, so stopping it reaches every process the agent
 	// started; and it hears of the driver's death instead of working on with
 	// nobody renewing its lease.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	// A grandchild holding stdout open must not keep the driver waiting.
-	cmd.WaitDelay = 5 * time.Second
 	d.Log.Printf("run %s in %s (port %d)", strings.Join(quoteArgs(argv), " "), dir, job.Port)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	streams.started()
+	if err != nil {
+		streams.drain()
 		reason := "executor did not start: " + errText(err)
 		d.Log.Printf("%s", reason)
 		return d.giveBack(job.Rel, me, reason, Outcome{Code: -1, Note: reason})
@@ -326,6 +336,14 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	pgid := cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// stopped ends whatever is left of the agent and logs the rest of its
+	// output; done is nil once the agent's exit has been received.
+	stopped := func(done <-chan error) {
+		d.stopAgent(pgid, done)
+		streams.drain()
+		out.flush()
+		errw.flush()
+	}
 
 	pulse := time.NewTicker(d.heartbeatEvery())
 	defer pulse.Stop()
@@ -341,21 +359,19 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 			return o, false
 		}
 		d.Log.Printf("lease lost: %s; stopping the agent", lost)
-		d.stop(pgid, done)
-		out.flush()
-		errw.flush()
+		stopped(done)
 		return Outcome{Code: -1, Plan: d.whereIs(job.Rel), Lost: lost, Note: "lease lost: " + lost}, true
 	}
 	for {
 		select {
 		case err := <-done:
-			out.flush()
-			errw.flush()
-			// Whatever the agent left running (a dev server on its port)
-			// goes with it.
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			// Whatever the agent left running (a dev server on its port, a
+			// daemon that called setsid) goes with it.
+			stopped(nil)
 			return d.finished(job.Rel, me, exitStatus(err, cmd), renewing)
 		case <-pulse.C:
+			// Orphans of the agent that exit are collected as they go.
+			reapAdopted(adoptedOrphans(pgid))
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 			d.save()
 			// A plan taken back (an operator's release, a recover) is
@@ -378,9 +394,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 				reason = "driver stopped: " + c.Error()
 			}
 			d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
-			d.stop(pgid, done)
-			out.flush()
-			errw.flush()
+			stopped(done)
 			o := d.giveBack(job.Rel, me, reason, Outcome{Code: -1, Stopped: true, Note: reason})
 			o.Stopped = true
 			return o
@@ -416,6 +430,16 @@ func (d *Driver) heartbeat(rel string, me planfs.Actor) (lost string, keep bool)
 		d.Log.Printf("the agent moved its plan to %s; heartbeat no longer needed", now)
 		return "", false
 	}
+	if errors.Is(err, planfs.ErrNoTree) {
+		// Said once, not every pulse; renewing goes on in case the tree
+		// comes back (a checkout that swaps it out and back).
+		if !d.treeGone {
+			d.Log.Printf("the plan tree %s is gone (deleted by the agent?): no lease to renew", d.Tree.Plans)
+		}
+		d.treeGone = true
+		return "", true
+	}
+	d.treeGone = false
 	d.Log.Printf("heartbeat failed, will retry: %v", err)
 	return "", true
 }
@@ -450,6 +474,9 @@ func (d *Driver) finished(rel string, me planfs.Actor, code int, renewing bool) 
 		how = "agent killed by a signal"
 	}
 	switch {
+	case o.Plan == "" && !dirExists(d.Tree.Plans):
+		o.Code = -1
+		o.Note = fmt.Sprintf("%s, and the plan tree %s is gone: the agent deleted it", how, d.Tree.Plans)
 	case o.Plan == "":
 		// Deleted, not handed on: nobody would find the work.
 		o.Code = -1
@@ -494,21 +521,6 @@ func (d *Driver) giveBack(rel string, me planfs.Actor, reason string, o Outcome)
 	return o
 }
 
-// stop ends the executor's process group: SIGTERM, then SIGKILL after the
-// grace.
-func (d *Driver) stop(pgid int, done <-chan error) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(d.Grace):
-		d.Log.Printf("agent still running after %v; killing it", d.Grace)
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
-	}
-	// Stragglers that ignored SIGTERM after the leader left.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-}
-
 // whereIs finds the plan that was at rel: rel itself, or the same file name
 // in another lane; "" when it is gone.
 func (d *Driver) whereIs(rel string) string {
@@ -528,16 +540,16 @@ func (d *Driver) whereIs(rel string) string {
 	return ""
 }
 
+func dirExists(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
 // exitStatus is the executor's exit code; -1 when a signal ended it or
 // Wait failed before it exited.
 func exitStatus(err error, cmd *exec.Cmd) int {
 	if cmd.ProcessState == nil {
 		return -1
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 0 || err == nil {
-		return code
-	}
-	// Exit 0 but Wait failed: output still held open past WaitDelay by
-	// something the agent left behind. The agent itself finished.
-	return 0
+	return cmd.ProcessState.ExitCode()
 }

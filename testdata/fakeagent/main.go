@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -28,7 +29,11 @@ func main() {
 	move := flag.String("move", "", "completed or review-needed: move the plan there with `fleetwatch complete`")
 	ignoreTerm := flag.Bool("ignore-term", false, "ignore SIGTERM")
 	child := flag.String("child", "", "start a grandchild that sleeps, writing its pid to this file")
+	childIgnoreTerm := flag.Bool("child-ignore-term", false, "with -child or -daemon: the grandchild ignores SIGTERM")
+	daemon := flag.String("daemon", "", "start a daemon (double fork, setsid, holding this stdout open) that sleeps, writing its pid to this file")
+	spawnDaemon := flag.String("spawn-daemon", "", "internal: the middle process of -daemon")
 	del := flag.Bool("delete", false, "delete the plan file before exiting")
+	delTree := flag.Bool("delete-tree", false, "delete the whole .plans/ folder, then sleep")
 	flag.Parse()
 
 	if *ignoreTerm {
@@ -45,11 +50,36 @@ func main() {
 		data, _ := json.Marshal(map[string]any{"args": os.Args[1:], "env": env, "cwd": cwd})
 		must(os.WriteFile(*record, data, 0o644))
 	}
+	self, _ := os.Executable()
+	sleeper := []string{"-sleep", "5m"}
+	if *childIgnoreTerm {
+		sleeper = append(sleeper, "-ignore-term")
+	}
+	// The grandchild writes its own pid file once it has set up its
+	// signals; waiting for it means a test never races its start.
 	if *child != "" {
-		self, _ := os.Executable()
-		c := exec.Command(self, "-sleep", "5m")
+		c := exec.Command(self, append(sleeper, "-pidfile", *child)...)
 		must(c.Start())
-		must(os.WriteFile(*child, []byte(fmt.Sprint(c.Process.Pid)), 0o644))
+		waitFile(*child)
+	}
+	if *spawnDaemon != "" {
+		// The middle of a double fork: start the daemon in a session of
+		// its own and leave it an orphan.
+		c := exec.Command(self, append(sleeper, "-pidfile", *spawnDaemon)...)
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		must(c.Start())
+		waitFile(*spawnDaemon)
+		os.Exit(0)
+	}
+	if *daemon != "" {
+		args := []string{"-spawn-daemon", *daemon}
+		if *childIgnoreTerm {
+			args = append(args, "-child-ignore-term")
+		}
+		c := exec.Command(self, args...)
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		must(c.Run())
 	}
 	if *pidfile != "" {
 		must(os.WriteFile(*pidfile, []byte(fmt.Sprint(os.Getpid())), 0o644))
@@ -61,6 +91,10 @@ func main() {
 	if *errLine != "" {
 		fmt.Fprintln(os.Stderr, *errLine)
 	}
+	if *delTree {
+		// FLEET_PLAN is <root>/.plans/<lane>/<name>.
+		must(os.RemoveAll(filepath.Dir(filepath.Dir(os.Getenv("FLEET_PLAN")))))
+	}
 	time.Sleep(*sleep)
 	if *move != "" {
 		c := exec.Command(*fw, "complete", "--agent-id", os.Getenv("FLEET_AGENT_ID"), "--to", *move, os.Getenv("FLEET_PLAN"))
@@ -71,6 +105,16 @@ func main() {
 		must(os.Remove(os.Getenv("FLEET_PLAN")))
 	}
 	os.Exit(*exit)
+}
+
+func waitFile(p string) {
+	for range 1000 {
+		if data, err := os.ReadFile(p); err == nil && len(data) > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	must(fmt.Errorf("%s never appeared", p))
 }
 
 func must(err error) {

@@ -1,0 +1,307 @@
+package workers
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// subreaper is set once this process is a child subreaper: orphans of the
+// agent (a daemon that called setsid, a double fork) are then re-parented
+// to the driver instead of init, where the driver can find and stop them.
+var subreaper atomic.Bool
+
+// BecomeSubreaper makes this process a child subreaper (PR_SET_CHILD_SUBREAPER),
+// so every process an agent leaves behind stays in reach of the driver. The
+// fleetwatch driver calls it once before running agents; a process that
+// starts other long-lived children of its own (a test binary, the UI) must
+// not, because Run then stops and reaps every child it did not start with
+// os/exec in its own process group.
+func BecomeSubreaper() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	subreaper.Store(true)
+	return nil
+}
+
+// procStat is the little of /proc/<pid>/stat the reaper needs.
+type procStat struct {
+	state byte
+	pgid  int
+}
+
+func readStat(pid int) (procStat, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	// The command name may hold blanks and parentheses: fields start after
+	// the last ')'.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return procStat{}, false
+	}
+	pgid, _ := strconv.Atoi(f[2])
+	return procStat{state: f[0][0], pgid: pgid}, true
+}
+
+// childrenOf lists pid's children, from every thread's children file (Go
+// forks from whichever thread it runs on). pid 0 means this process.
+func childrenOf(pid int) []int {
+	dir := "/proc/self/task"
+	if pid != 0 {
+		dir = "/proc/" + strconv.Itoa(pid) + "/task"
+	}
+	files, _ := filepath.Glob(dir + "/*/children")
+	var out []int
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, w := range strings.Fields(string(data)) {
+			if n, err := strconv.Atoi(w); err == nil && n > 0 {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// agentProcs lists the processes that belong to the agent whose pid is
+// agent: the agent and its descendants while it has not been reaped (after
+// that its pid may name another process), and, when this process is a
+// subreaper, the orphans it adopted (direct children outside this process's
+// own group, which every child os/exec starts for the driver shares) and
+// their descendants. adopted is the subset this process must reap itself.
+func agentProcs(agent int, exited bool) (all, adopted []int) {
+	seen := map[int]bool{}
+	var walk func(pid int)
+	walk = func(pid int) {
+		if seen[pid] {
+			return
+		}
+		seen[pid] = true
+		all = append(all, pid)
+		for _, c := range childrenOf(pid) {
+			walk(c)
+		}
+	}
+	if !exited {
+		walk(agent)
+	}
+	if subreaper.Load() {
+		own := syscall.Getpgrp()
+		for _, c := range childrenOf(0) {
+			if c == agent || seen[c] {
+				continue
+			}
+			if st, ok := readStat(c); ok && st.pgid != own {
+				adopted = append(adopted, c)
+				walk(c)
+			}
+		}
+	}
+	return all, adopted
+}
+
+// reapAdopted collects adopted orphans that have exited, each by its pid:
+// never wait4(-1), which would take os/exec's exit status of the agent.
+func reapAdopted(adopted []int) {
+	for _, pid := range adopted {
+		if st, ok := readStat(pid); ok && st.state == 'Z' {
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		}
+	}
+}
+
+// signalAgent sends sig to the agent's process group and to every process
+// agentProcs finds, and reports how many of those are still running (not
+// zombies). Zombies it adopted are reaped on the way.
+func signalAgent(agent int, exited bool, sig syscall.Signal) (running int) {
+	_ = syscall.Kill(-agent, sig)
+	all, adopted := agentProcs(agent, exited)
+	for _, pid := range all {
+		if pid == agent {
+			continue // os/exec waits for it; its group got sig already
+		}
+		if st, ok := readStat(pid); ok && st.state != 'Z' {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+	reapAdopted(adopted)
+	return countRunning(agent, exited)
+}
+
+// countRunning counts the agent's processes that have not exited yet, its
+// group included.
+func countRunning(agent int, exited bool) int {
+	all, adopted := agentProcs(agent, exited)
+	reapAdopted(adopted)
+	n := 0
+	for _, pid := range all {
+		if st, ok := readStat(pid); ok && st.state != 'Z' {
+			n++
+		}
+	}
+	if n == 0 && syscall.Kill(-agent, 0) == nil {
+		// A member of its group we cannot see (the agent is not our
+		// subreaper's child, or left through a process we do not walk).
+		n = 1
+	}
+	return n
+}
+
+// stopAgent ends the agent and everything it left running: SIGTERM, then
+// SIGKILL once grace has passed. done delivers the agent's own exit (nil
+// once it has been received). It returns when nothing is left, or a few
+// seconds after SIGKILL when something cannot be killed (a process stuck in
+// the kernel).
+func (d *Driver) stopAgent(agent int, done <-chan error) {
+	exited := done == nil
+	gone := func() bool {
+		if !exited {
+			select {
+			case <-done:
+				exited = true
+			default:
+			}
+		}
+		return exited && countRunning(agent, true) == 0
+	}
+	if all, _ := agentProcs(agent, exited); len(all) > 0 {
+		var left []string
+		for _, pid := range all {
+			if pid != agent {
+				left = append(left, strconv.Itoa(pid))
+			}
+		}
+		if len(left) > 0 {
+			d.Log.Printf("stopping what the agent started: pid %s", strings.Join(left, ", "))
+		}
+	}
+	if signalAgent(agent, exited, syscall.SIGTERM) == 0 && gone() {
+		return
+	}
+	deadline := time.Now().Add(d.Grace)
+	for !gone() {
+		if time.Now().After(deadline) {
+			d.Log.Printf("agent processes still running after %v; killing them", d.Grace)
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Stragglers that ignored SIGTERM, and anything started meanwhile.
+	signalAgent(agent, exited, syscall.SIGKILL)
+	if !exited {
+		<-done
+		exited = true
+	}
+	limit := time.Now().Add(3 * time.Second)
+	for !gone() && time.Now().Before(limit) {
+		signalAgent(agent, true, syscall.SIGKILL)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// adoptedOrphans is agentProcs' adopted alone: the orphans to reap as they
+// exit while the agent still runs.
+func adoptedOrphans(agent int) []int {
+	if !subreaper.Load() {
+		return nil
+	}
+	own := syscall.Getpgrp()
+	var out []int
+	for _, c := range childrenOf(0) {
+		if st, ok := readStat(c); ok && c != agent && st.pgid != own {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// agentStreams carries the agent's stdout and stderr from pipes into the
+// log.
+type agentStreams struct {
+	r, w []*os.File
+	done chan struct{}
+	n    int
+}
+
+// startStreams gives cmd a pipe for stdout and one for stderr, copied to
+// out and errw line by line.
+func startStreams(cmd *exec.Cmd, out, errw *lineWriter) (*agentStreams, error) {
+	s := &agentStreams{done: make(chan struct{}, 2)}
+	for _, w := range []*lineWriter{out, errw} {
+		r, pw, err := os.Pipe()
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		s.r, s.w = append(s.r, r), append(s.w, pw)
+		go func() {
+			_, _ = io.Copy(w, r)
+			s.done <- struct{}{}
+		}()
+		s.n++
+	}
+	cmd.Stdout, cmd.Stderr = s.w[0], s.w[1]
+	return s, nil
+}
+
+// started closes the driver's copies of the write ends once the agent has
+// its own, so the pipes end when the agent's side does.
+func (s *agentStreams) started() {
+	for _, w := range s.w {
+		w.Close()
+	}
+	s.w = nil
+}
+
+// drainWait bounds how long the driver reads output after the agent and
+// what it left have gone: a process it could not see (a double fork while
+// the driver is no subreaper) may hold the pipe for ever.
+const drainWait = 2 * time.Second
+
+// drain waits for the copiers to reach the end of the pipes, at most
+// drainWait, then closes them.
+func (s *agentStreams) drain() {
+	s.started()
+	limit := time.After(drainWait)
+	for s.n > 0 {
+		select {
+		case <-s.done:
+			s.n--
+		case <-limit:
+			for _, r := range s.r {
+				_ = r.SetReadDeadline(time.Now())
+			}
+			for ; s.n > 0; s.n-- {
+				<-s.done
+			}
+		}
+	}
+	s.close()
+}
+
+func (s *agentStreams) close() {
+	for _, f := range append(s.r, s.w...) {
+		f.Close()
+	}
+	s.r, s.w = nil, nil
+}
