@@ -68,6 +68,9 @@ func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt 
 	if row == nil {
 		return "", "", planErr(rel, ErrUnreadable, "unreadable plan (see fleetwatch check)")
 	}
+	if why := model.ClaimProblem(row.Plan, opt.NeedBranch); why != "" {
+		return "", "", planErr(rel, ErrUnclaimable, "%s", why)
+	}
 	h := row.Plan.Header
 	if !h.AgentAssignable && !allowAssigned {
 		return "", "", planErr(rel, ErrAssigned, "assigned to %s (a person's plan)", h.Assignee)

@@ -53,6 +53,10 @@ func ValidTTL(ttl float64) error {
 	if math.IsNaN(ttl) || math.IsInf(ttl, 0) || ttl <= 0 {
 		return fmt.Errorf("lease TTL must be a positive number of seconds, not %v", ttl)
 	}
+	if ttl > model.MaxLeaseTTL {
+		// Longer ones are reported as untrustworthy and recoverable by anyone.
+		return fmt.Errorf("lease TTL must be at most %.0f seconds (7 days), not %v", model.MaxLeaseTTL, ttl)
+	}
 	return nil
 }
 
@@ -237,6 +241,8 @@ func (t *Tree) Recover(rel, agent string, ttl float64) (*model.Lease, error) {
 	_, name, _ := SplitRel(rel)
 	cur := t.ReadLease(rel)
 	switch {
+	case cur != nil && cur.Implausible(t.now()) != "":
+		// It cannot expire in time: take it over as if it had.
 	case cur != nil && cur.Active(t.now()) && cur.AgentID == agent:
 		return t.renew(rel, agent, ttl)
 	case cur != nil && cur.Active(t.now()):

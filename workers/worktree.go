@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"fleetwatch/internal/atomicfile"
+	"fleetwatch/model"
 	"golang.org/x/sys/unix"
 )
 
@@ -62,18 +63,8 @@ func SafeID(id string) string {
 	return s
 }
 
-// FeatureBranch names the branch for a plan slug: `feature/<slug>`, keeping
-// a `feature/` or `feat/` prefix that is already there.
-func FeatureBranch(slug string) string {
-	s := strings.Trim(sanitize(slug, "._/-"), "/")
-	if s == "" {
-		s = "work"
-	}
-	if strings.HasPrefix(s, "feature/") || strings.HasPrefix(s, "feat/") {
-		return s
-	}
-	return "feature/" + s
-}
+// FeatureBranch names the branch for a plan slug (model.FeatureBranch).
+func FeatureBranch(slug string) string { return model.FeatureBranch(slug) }
 
 // EnsureIntegration finds the integration branch (dev, origin/dev, develop,
 // origin/develop), or creates dev from the trunk (main, origin/main, master,
