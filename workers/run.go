@@ -263,6 +263,9 @@ type Job struct {
 	Rel      string // the claimed plan, in in-progress/
 	Worktree string // where the executor runs; the project root when ""
 	Port     int
+	// OnStart, when set, is called once the executor has started, so a
+	// caller says the plan is being worked only when it is.
+	OnStart func()
 }
 
 // Outcome is how a job ended.
@@ -319,6 +322,9 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	pgid := cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	if job.OnStart != nil {
+		job.OnStart()
+	}
 
 	pulse := time.NewTicker(d.heartbeatEvery())
 	defer pulse.Stop()
