@@ -84,3 +84,11 @@ func TestLeaseImplausible(t *testing.T) {
 		}
 	}
 }
+
+func TestLeaseSpan(t *testing.T) {
+	for ttl, want := range map[float64]float64{0.1: 1, 3600: 3600, 1e12: MaxLeaseTTL} {
+		if got := LeaseSpan(ttl); got != want {
+			t.Errorf("LeaseSpan(%v) = %v, want %v", ttl, got, want)
+		}
+	}
+}

@@ -101,6 +101,10 @@ func EncodeLease(l Lease) []byte {
 // this cannot have been written by a sane clock, and is not trusted.
 const MaxLeaseTTL = 7 * 24 * 3600.0
 
+// LeaseSpan is how long a lease asked for with ttl runs: at least a second,
+// at most MaxLeaseTTL, so no lease of ours is ever implausible.
+func LeaseSpan(ttl float64) float64 { return min(max(1, ttl), MaxLeaseTTL) }
+
 // claimSkew is how far in the future a claim time may be, for clocks of
 // hosts sharing one tree that disagree a little.
 const claimSkew = 60.0

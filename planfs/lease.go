@@ -64,7 +64,7 @@ func (t *Tree) readLeaseFile(path string) model.Lease {
 func (t *Tree) newLease(plan, agent, origin, token string, ttl float64) model.Lease {
 	now := t.now()
 	return model.Lease{
-		Plan: plan, AgentID: agent, ClaimedAt: now, ExpiresAt: now + max(1, ttl), Origin: origin,
+		Plan: plan, AgentID: agent, ClaimedAt: now, ExpiresAt: now + model.LeaseSpan(ttl), Origin: origin,
 		Host: t.host, PID: t.pid, PIDScope: t.pidScope, Token: token,
 	}
 }

@@ -40,7 +40,7 @@ func (t *Tree) renew(rel, agent string, ttl float64) (*model.Lease, error) {
 		return nil, planErr(rel, ErrNotOwner, "lease held by %s, not %s", cur.AgentID, agent)
 	}
 	next := *cur
-	next.ExpiresAt = t.now() + max(1, ttl)
+	next.ExpiresAt = t.now() + model.LeaseSpan(ttl)
 	if err := t.writeLease(rel, next); err != nil {
 		return nil, planErr(rel, err, "cannot write lease: %v", errText(err))
 	}
@@ -52,10 +52,6 @@ func (t *Tree) renew(rel, agent string, ttl float64) (*model.Lease, error) {
 func ValidTTL(ttl float64) error {
 	if math.IsNaN(ttl) || math.IsInf(ttl, 0) || ttl <= 0 {
 		return fmt.Errorf("lease TTL must be a positive number of seconds, not %v", ttl)
-	}
-	if ttl > model.MaxLeaseTTL {
-		// Longer ones are reported as untrustworthy and recoverable by anyone.
-		return fmt.Errorf("lease TTL must be at most %.0f seconds (7 days), not %v", model.MaxLeaseTTL, ttl)
 	}
 	return nil
 }
