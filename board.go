@@ -318,6 +318,10 @@ type boardPlanJSON struct {
 	Deps      model.DepStatus          `json:"deps"`
 	Lease     *boardLeaseJSON          `json:"lease"`
 	Tiers     map[string]boardTierJSON `json:"tiers"`
+	// Problem says why workers skip the plan whatever their tier: a name
+	// too long for its lease, or (for workers that make its branch) a
+	// branch name git refuses.
+	Problem string `json:"problem,omitempty"`
 }
 
 type boardLaneJSON struct {
@@ -352,6 +356,9 @@ func boardJSON(t *planfs.Tree, b *model.Board, now float64) boardJSONDoc {
 			h := &r.Plan.Header
 			p := boardPlanJSON{Path: r.Plan.Rel, Slug: r.Plan.Slug, Title: h.Title, Priority: h.Priority, Value: h.Value,
 				Preferred: h.Preferred, Person: r.Person(), Deps: r.Deps, Tiers: map[string]boardTierJSON{}}
+			if l != model.Completed {
+				p.Problem = model.ClaimProblem(r.Plan, true)
+			}
 			if p.Preferred == nil {
 				p.Preferred = []string{}
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,11 @@ type workOnce struct {
 	ports     workers.PortRange
 
 	unfixed []model.Warning // scan problems repair could not fix
+	// needBranch: this worker makes each plan's feature branch
+	// (--ensure-worktree, or --run in a git repo), so it skips plans whose
+	// branch name git refuses.
+	needBranch bool
+	started    bool // an agent was started on a plan
 }
 
 func runWorkOnce(args []string, stdout, stderr io.Writer) int {
@@ -121,6 +127,12 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
+	if w.ensureWT {
+		w.needBranch = true
+	} else if w.run {
+		_, gitErr := workers.Project(t.Project)
+		w.needBranch = gitErr == nil
+	}
 	switch {
 	case w.release != "":
 		return w.doRelease(t, stdout, stderr)
@@ -152,7 +164,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 		if w.jsonOut {
 			return printListJSON(stdout, stderr, snap, w.unfixed, rows, worker, opt.Now)
 		}
-		printListTSV(stdout, stderr, snap, rows, worker, opt.Now)
+		printListTSV(stdout, stderr, snap, rows, worker, opt)
 		return exitOK
 	}
 	snap, code := w.scan(t, stderr)
@@ -186,7 +198,7 @@ func (w *workOnce) scan(t *planfs.Tree, stderr io.Writer) (*model.Snapshot, int)
 }
 
 func (w *workOnce) options(t *planfs.Tree) model.Options {
-	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, Now: t.NowSeconds(), History: t.History()}
+	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Now: t.NowSeconds(), History: t.History()}
 }
 
 // claimLoop claims up to --max-plans plans. Without --run it claims them
@@ -202,6 +214,7 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 		if argv, err = w.executor(t, ep); err != nil {
 			return fail(stderr, exitError, "--run: %v", err)
 		}
+		_, hadPort := workers.PortOf(t.Project, worker.AgentID)
 		if port, err = workers.AssignPort(t.Project, worker.AgentID, w.ports); err != nil {
 			return fail(stderr, exitError, "--run: %v", err)
 		}
@@ -210,6 +223,14 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 		// would run on, unseen, after the plan is handed on.
 		if err := workers.BecomeSubreaper(); err != nil {
 			say(stderr, "warning: cannot become a child subreaper: %v", err)
+		}
+		if !hadPort {
+			// A port first given to this run goes back when no agent used it.
+			defer func() {
+				if !w.started {
+					_ = workers.ReleasePort(t.Project, worker.AgentID, port)
+				}
+			}()
 		}
 	}
 	var echo io.Writer
@@ -270,14 +291,24 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 			if held.Rel == "" {
 				break
 			}
-			fmt.Fprintln(stdout, t.Abs(held.Rel))
 		}
 		rel := held.Rel
 		claimed++
 		if d != nil {
 			d.Claimed(rel)
 		}
-		wt, code := w.worktreeFor(t, held, stdout, stderr)
+		// With --run the plan's path (and its worktree lines) are printed
+		// only once the agent is started on it: a path on stdout means
+		// someone works it.
+		var head bytes.Buffer
+		fmt.Fprintln(&head, t.Abs(held.Rel))
+		out := io.Writer(&head)
+		if !w.run {
+			stdout.Write(head.Bytes())
+			head.Reset()
+			out = stdout
+		}
+		wt, code := w.worktreeFor(t, held, out, stderr)
 		if code != exitOK {
 			return code, "no worktree for " + rel
 		}
@@ -294,11 +325,14 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 			}
 			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
 		}
-		out := d.Run(ctx, workers.Job{Rel: rel, Token: held.Token, Worktree: wt, Port: port})
-		if !out.OK() {
-			return fail(stderr, exitError, "%s", out.Note), out.Note
+		o := d.Run(ctx, workers.Job{Rel: rel, Token: held.Token, Worktree: wt, Port: port, OnStart: func() {
+			w.started = true
+			stdout.Write(head.Bytes())
+		}})
+		if !o.OK() {
+			return fail(stderr, exitError, "%s", o.Note), o.Note
 		}
-		fmt.Fprintln(stdout, t.Abs(out.Plan))
+		fmt.Fprintln(stdout, t.Abs(o.Plan))
 		worked++
 		if w.slug != "" || w.path != "" {
 			break
@@ -529,6 +563,8 @@ func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model
 		return planfs.Claimed{}, fail(stderr, exitNothing, "%v", err)
 	case errors.Is(err, planfs.ErrNoLease):
 		return planfs.Claimed{}, fail(stderr, exitError, "%v (--recover takes it over)", err)
+	case errors.Is(err, planfs.ErrUnclaimable):
+		return planfs.Claimed{}, fail(stderr, exitError, "%v (fleetwatch check lists such plans)", err)
 	case err != nil:
 		return planfs.Claimed{}, fail(stderr, exitError, "%v", err)
 	}
@@ -558,6 +594,9 @@ func (w *workOnce) worktreeFor(t *planfs.Tree, held planfs.Claimed, stdout, stde
 	}
 	if err != nil {
 		return "", fail(stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, rel)
+	}
+	if wt.HandOff != nil {
+		fmt.Fprintf(stderr, "fleetwatch: %s\n", wt.HandOff)
 	}
 	fmt.Fprintf(stdout, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", wt.Path, wt.Branch, wt.Integration)
 	if port, ok := workers.PortOf(t.Project, w.agent); ok {
@@ -589,7 +628,8 @@ func assigneeCell(h model.Header) string {
 
 // printListTSV prints anchor's --list table: this agent's in-progress plans,
 // then ready plans in pick order; other agents' claims go to stderr.
-func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.Row, w model.Worker, nowS float64) {
+func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.Row, w model.Worker, opt model.Options) {
+	nowS := opt.Now
 	out, others := model.OwnClaims(rows, w.AgentID, nowS)
 	var foreign []string
 	for _, r := range others {
@@ -629,6 +669,20 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 				cells[i] = tsvSafe(c)
 			}
 			fmt.Fprintln(stdout, strings.Join(cells, "\t"))
+		}
+	}
+	// anchor's columns have no room for a reason: say on stderr why a ready
+	// plan is never claimed.
+	var stuck []string
+	for _, r := range rows {
+		if why := model.ClaimProblem(r.Plan, opt.NeedBranch); why != "" && r.Plan.Lane.Ready() {
+			stuck = append(stuck, fmt.Sprintf("#   %s  %s", r.Plan.Rel, why))
+		}
+	}
+	if len(stuck) > 0 {
+		fmt.Fprintln(stderr, "# cannot be claimed (skipped):")
+		for _, s := range stuck {
+			fmt.Fprintln(stderr, s)
 		}
 	}
 	if len(foreign) > 0 {

@@ -128,6 +128,9 @@ func runWorktreeEnsure(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%s: %v", w.name, err)
 	}
+	if wt.HandOff != nil {
+		fmt.Fprintf(stderr, "fleetwatch: %s\n", wt.HandOff)
+	}
 	if push {
 		pushIntegration(top, wt.Integration, stderr)
 	}

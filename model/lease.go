@@ -96,3 +96,31 @@ func EncodeLease(l Lease) []byte {
 	b, _ := json.MarshalIndent(l, "", "  ")
 	return append(b, '\n')
 }
+
+// MaxLeaseTTL is the longest a lease may run: a lease further ahead than
+// this cannot have been written by a sane clock, and is not trusted.
+const MaxLeaseTTL = 7 * 24 * 3600.0
+
+// LeaseSpan is how long a lease asked for with ttl runs: at least a second,
+// at most MaxLeaseTTL, so no lease of ours is ever implausible.
+func LeaseSpan(ttl float64) float64 { return min(max(1, ttl), MaxLeaseTTL) }
+
+// claimSkew is how far in the future a claim time may be, for clocks of
+// hosts sharing one tree that disagree a little.
+const claimSkew = 60.0
+
+// Implausible says why the lease cannot be trusted to expire in time ("" when
+// it can): it runs out more than MaxLeaseTTL after now, or was claimed more
+// than a minute in the future (a wrong clock, or a hand-written file). Such
+// a lease still blocks picks, but check reports it and recover may take it.
+func (l *Lease) Implausible(now float64) string {
+	switch {
+	case l.Corrupt != "":
+		return ""
+	case l.ExpiresAt-now > MaxLeaseTTL:
+		return fmt.Sprintf("expires %.0f days from now, more than %.0f ahead", (l.ExpiresAt-now)/86400, MaxLeaseTTL/86400)
+	case l.ClaimedAt-now > claimSkew:
+		return fmt.Sprintf("claimed %.0f s in the future", l.ClaimedAt-now)
+	}
+	return ""
+}

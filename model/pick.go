@@ -9,6 +9,10 @@ import (
 type Options struct {
 	NoFitCheck bool
 	NoDepCheck bool
+	// NeedBranch is set for a worker that makes each plan's feature branch
+	// (--ensure-worktree, --run in a git repo): it skips plans whose branch
+	// name git refuses.
+	NeedBranch bool
 	Now        float64 // Unix seconds
 	History    History
 }
@@ -73,6 +77,8 @@ func skipReason(r *Row, opt Options) string {
 	switch {
 	case !p.Lane.Ready():
 		return "not ready (" + string(p.Lane) + ")"
+	case ClaimProblem(p, opt.NeedBranch) != "":
+		return "cannot be claimed: " + ClaimProblem(p, opt.NeedBranch)
 	case !p.Header.AgentAssignable:
 		who := p.Header.Assignee
 		if who == "" {

@@ -32,6 +32,13 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 		if p.Lane != model.Completed {
 			bySlug[strings.ToLower(p.Slug)] = append(bySlug[strings.ToLower(p.Slug)], p.Rel)
 		}
+		if p.Lane != model.Completed {
+			if why := model.ClaimProblem(p, false); why != "" {
+				out = append(out, model.Warning{File: p.Rel, Message: "no claim can take it: " + why})
+			} else if why := model.ClaimProblem(p, true); why != "" {
+				out = append(out, model.Warning{File: p.Rel, Message: "workers that make its branch (--ensure-worktree, --run in git) skip it: " + why})
+			}
+		}
 		if p.Lane.Open() {
 			for _, u := range deps[i].Unmet {
 				switch {
@@ -75,9 +82,15 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 		lane, _, _ := SplitRel(l.Rel)
 		switch {
 		case l.Corrupt != "":
-			if cur := t.ReadLease(l.Rel); cur != nil && cur.Corrupt != "" && now-cur.ModTime >= writeGrace {
+			grace := writeGrace
+			if l.Corrupt == model.ErrEmptyLease.Error() {
+				grace = claimGrace // may be anchor's claim in flight
+			}
+			if cur := t.ReadLease(l.Rel); cur != nil && cur.Corrupt != "" && now-cur.ModTime >= grace {
 				out = append(out, model.Warning{File: file, Message: "corrupt lease (" + l.Corrupt + "); `fleetwatch recover " + l.Rel + "` clears it"})
 			}
+		case l.Implausible(now) != "":
+			out = append(out, model.Warning{File: file, Message: fmt.Sprintf("lease held by %s cannot be trusted to expire: %s; `fleetwatch recover %s` takes it over", l.AgentID, l.Implausible(now), l.Rel)})
 		case !plans[l.Rel]:
 			// A live claimer's ready-path lease outlives its plan's move by a
 			// moment, and a finished claim's may linger (same token as its

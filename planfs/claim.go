@@ -27,6 +27,11 @@ func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 	if fi, err := os.Lstat(t.Abs(rel)); err != nil || !fi.Mode().IsRegular() {
 		return "", planErr(rel, ErrNotFound, "not found")
 	}
+	// Checked before any lease exists: a name too long for its in-progress
+	// lease would otherwise strand the plan after its move.
+	if why := model.ClaimProblem(&model.Plan{Name: name}, false); why != "" {
+		return "", planErr(rel, ErrUnclaimable, "%s", why)
+	}
 	dst := string(model.InProgress) + "/" + name
 	if t.exists(dst) {
 		if l := t.ReadLease(dst); l != nil && l.Active(t.now()) && l.AgentID != agent {
@@ -82,8 +87,9 @@ func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 			t.removeLeaseIf(rel, &ready)
 			return "", err
 		}
-		// The plan is moved and our ready-path lease stays: once this
-		// process is gone, Repair undoes or finishes the claim.
+		// The plan is moved and our ready-path lease stays (the lease lock
+		// was busy, or another holds dst): once this process is gone,
+		// Repair undoes or finishes the claim.
 		return dst, err
 	}
 	failpoint("claim:lease")
@@ -145,7 +151,24 @@ func (t *Tree) claimLease(rel, dst string, held model.Lease) error {
 	if !t.exists(dst) {
 		return planErr(rel, ErrClaimed, "taken over while being claimed")
 	}
-	return t.installClaimLease(dst, held)
+	err = t.installClaimLease(dst, held)
+	if err != nil && !errors.Is(err, ErrClaimed) {
+		// Our own lease could not be written (a full disk, no permission):
+		// nobody holds the plan, so put it back now, under the lock no
+		// verb moves it without, rather than leave it to a later repair.
+		if moveNoReplace(t.Abs(dst), t.Abs(rel)) == nil {
+			return planErr(rel, unwrapPlanErr(err), "claim undone: could not write the lease of %s: %v", dst, errText(unwrapPlanErr(err)))
+		}
+	}
+	return err
+}
+
+// unwrapPlanErr is the cause inside a PlanError, or err itself.
+func unwrapPlanErr(err error) error {
+	if pe, ok := err.(*PlanError); ok {
+		return pe.Err
+	}
+	return err
 }
 
 // installClaimLease writes the in-progress lease of a plan just moved there.

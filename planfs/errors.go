@@ -23,6 +23,9 @@ var (
 	ErrAmbiguous  = errors.New("ambiguous slug")
 	ErrUnreadable = errors.New("unreadable plan")
 	ErrNoTree     = errors.New("no plan tree")
+	// ErrUnclaimable is a plan no claim can take as it is named (see
+	// model.ClaimProblem); renaming it fixes it.
+	ErrUnclaimable = errors.New("cannot be claimed")
 )
 
 // PlanError names the plan a verb failed on; Err is the sentinel (or cause)

@@ -51,6 +51,10 @@ func (t *Tree) appendEvent(e Event) {
 	_ = f.Close()
 }
 
+// LogEvent appends e to the event log, for what happens to a plan outside
+// the verbs (a worker handing its branch on). Failing to log is not an error.
+func (t *Tree) LogEvent(e Event) { t.appendEvent(e) }
+
 // Events reads the event log, oldest first, skipping lines that do not parse.
 func (t *Tree) Events() ([]Event, error) {
 	f, err := os.Open(filepath.Join(t.Plans, EventsFile))

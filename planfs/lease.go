@@ -64,7 +64,7 @@ func (t *Tree) readLeaseFile(path string) model.Lease {
 func (t *Tree) newLease(plan, agent, origin, token string, ttl float64) model.Lease {
 	now := t.now()
 	return model.Lease{
-		Plan: plan, AgentID: agent, ClaimedAt: now, ExpiresAt: now + max(1, ttl), Origin: origin,
+		Plan: plan, AgentID: agent, ClaimedAt: now, ExpiresAt: now + model.LeaseSpan(ttl), Origin: origin,
 		Host: t.host, PID: t.pid, PIDScope: t.pidScope, Token: token,
 	}
 }
@@ -79,25 +79,13 @@ func (t *Tree) leasesDir() (string, error) {
 	return dir, os.MkdirAll(dir, 0o755)
 }
 
-// createLeaseExcl creates rel's lease with O_CREAT|O_EXCL, the step anchor
-// uses too, so the two tools exclude each other. It reports os.ErrExist when
-// someone else holds the file.
+// createLeaseExcl creates rel's lease where none exists, whole or not at
+// all: a complete temp file link(2)ed into place, which is as exclusive as
+// the O_CREAT|O_EXCL create anchor uses, so the two tools exclude each
+// other, and leaves no empty lease when its writer is killed. It reports
+// os.ErrExist when someone else holds the file.
 func (t *Tree) createLeaseExcl(rel string, l model.Lease) error {
-	if _, err := t.leasesDir(); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(t.leasePath(rel), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(model.EncodeLease(l))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return t.linkLeaseExcl(rel, l)
 }
 
 // writeLease replaces rel's lease atomically: readers see the old or the new
@@ -130,7 +118,13 @@ func (t *Tree) linkLeaseExcl(rel string, l model.Lease) error {
 	return nil
 }
 
-// tempLease writes l to a dot-file in .leases/ that no lease reader matches.
+// leaseFault, set only by tests, fails the write of a lease for a plan
+// rel, as a full disk would.
+var leaseFault func(plan string) error
+
+// tempLease writes l to a dot-file in .leases/ that no lease reader matches;
+// its name is short (.tmp-<digits>) whatever the plan's, and Repair sweeps
+// one a crash left.
 func (t *Tree) tempLease(l model.Lease) (string, error) {
 	dir, err := t.leasesDir()
 	if err != nil {
@@ -141,6 +135,9 @@ func (t *Tree) tempLease(l model.Lease) (string, error) {
 		return "", err
 	}
 	_, err = f.Write(model.EncodeLease(l))
+	if err == nil && leaseFault != nil {
+		err = leaseFault(l.Plan)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

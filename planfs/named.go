@@ -72,6 +72,9 @@ func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt 
 	if row == nil {
 		return c, "", planErr(rel, ErrUnreadable, "unreadable plan (see fleetwatch check)")
 	}
+	if why := model.ClaimProblem(row.Plan, opt.NeedBranch); why != "" {
+		return c, "", planErr(rel, ErrUnclaimable, "%s", why)
+	}
 	h := row.Plan.Header
 	if !h.AgentAssignable && !allowAssigned {
 		return c, "", planErr(rel, ErrAssigned, "assigned to %s (a person's plan)", h.Assignee)

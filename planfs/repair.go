@@ -27,11 +27,13 @@ type Repairs struct {
 //     or anchor) gets its claim finished (the in-progress lease written from
 //     the ready-path one); a claim whose lease was written stands;
 //   - a ready-path lease left by a claimer that is gone (provably dead, or
-//     older than a short grace) is removed, and so is an empty one: what a
-//     claimer killed between creating and writing it leaves;
+//     older than a short grace) is removed; an empty or unreadable one only
+//     once older than the grace too, since it may be anchor's claim in
+//     flight (anchor creates the file, then writes it);
 //   - a plan left in two lanes at once by an interrupted link+unlink move
 //     keeps only one link (in-progress/ wins, else the earlier lane);
-//   - a lease whose plan file is gone is removed;
+//   - a lease whose plan file is gone is removed (an unreadable one once
+//     older than the grace);
 //   - an in-progress plan without a lease is reported: recover takes it.
 //
 // Live claims are never touched: a ready-path lease counts as left behind
@@ -140,7 +142,7 @@ func (r *repairer) run(snap *model.Snapshot) {
 		switch {
 		case lane.Ready():
 			r.readyLease(l, name, plans)
-		case !plans[l.Rel] && !t.exists(l.Rel) && t.ReadLease(l.Rel) != nil:
+		case !plans[l.Rel] && !t.exists(l.Rel) && t.ReadLease(l.Rel) != nil && (l.Corrupt == "" || t.now()-l.ModTime > claimGrace):
 			r.dropLease(l)
 			r.fixed(".leases/"+l.File, "removed lease "+l.File+": its plan "+l.Rel+" is gone", "lease of a plan that is gone ("+l.Rel+"); the next claim removes it")
 		}

@@ -239,6 +239,11 @@ func errText(err error) string {
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
+	// A link's or rename's two paths can pass 500 bytes: the cause is enough.
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err.Error()
+	}
 	return err.Error()
 }
 

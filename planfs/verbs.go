@@ -40,7 +40,7 @@ func (t *Tree) renew(rel string, a Actor, ttl float64) (*model.Lease, error) {
 		return nil, notHolder(rel, cur, a)
 	}
 	next := *cur
-	next.ExpiresAt = t.now() + max(1, ttl)
+	next.ExpiresAt = t.now() + model.LeaseSpan(ttl)
 	if err := t.writeLease(rel, next); err != nil {
 		return nil, planErr(rel, err, "cannot write lease: %v", errText(err))
 	}
@@ -273,6 +273,8 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 	now := t.now()
 	live := cur != nil && cur.Active(now)
 	switch {
+	case cur != nil && cur.Implausible(now) != "":
+		// It cannot expire in time: take it over as if it had.
 	case live && a.holds(cur):
 		return t.renew(rel, a, ttl)
 	case live:

@@ -260,3 +260,24 @@ func freePort(home, agentID string) (int, error) {
 	delete(rec.Given, agentID)
 	return p, savePorts(home, rec)
 }
+
+// ReleasePort gives back agentID's port p when it still holds it: a port
+// given to a run that never started (nothing to claim, no worktree, an
+// executor that would not start) is not hoarded.
+func ReleasePort(project, agentID string, p int) error {
+	home, _, err := portHome(project)
+	if err != nil {
+		return err
+	}
+	unlock, err := lockProject(home)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	rec, err := loadPorts(home)
+	if err != nil || rec.Ports[agentID] != p {
+		return err
+	}
+	_, err = freePort(home, agentID)
+	return err
+}

@@ -269,6 +269,9 @@ type Job struct {
 	Token    string // its lease's token: the driver acts on the plan only while the lease has it
 	Worktree string // where the executor runs; the project root when ""
 	Port     int
+	// OnStart, when set, is called once the executor has started, so a
+	// caller says the plan is being worked only when it is.
+	OnStart func()
 }
 
 // Outcome is how a job ended.
@@ -336,6 +339,9 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	pgid := cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	if job.OnStart != nil {
+		job.OnStart()
+	}
 	// stopped ends whatever is left of the agent and logs the rest of its
 	// output; done is nil once the agent's exit has been received.
 	stopped := func(done <-chan error) {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"fleetwatch/internal/atomicfile"
+	"fleetwatch/model"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,6 +27,9 @@ type Worktree struct {
 	// Port is the agent's recorded port (0: none). It lives in ports.json,
 	// never in the registry (see portsFile).
 	Port int `json:"-"`
+	// HandOff is set when Ensure took the branch from another agent's
+	// worktree; never recorded.
+	HandOff *HandOff `json:"-"`
 }
 
 // registryFile is where worktrees are recorded, relative to the project.
@@ -62,18 +66,8 @@ func SafeID(id string) string {
 	return s
 }
 
-// FeatureBranch names the branch for a plan slug: `feature/<slug>`, keeping
-// a `feature/` or `feat/` prefix that is already there.
-func FeatureBranch(slug string) string {
-	s := strings.Trim(sanitize(slug, "._/-"), "/")
-	if s == "" {
-		s = "work"
-	}
-	if strings.HasPrefix(s, "feature/") || strings.HasPrefix(s, "feat/") {
-		return s
-	}
-	return "feature/" + s
-}
+// FeatureBranch names the branch for a plan slug (model.FeatureBranch).
+func FeatureBranch(slug string) string { return model.FeatureBranch(slug) }
 
 // EnsureIntegration finds the integration branch (dev, origin/dev, develop,
 // origin/develop), or creates dev from the trunk (main, origin/main, master,
@@ -131,7 +125,9 @@ func PushIntegration(project, branch string) error {
 // Ensure gives agentID its worktree under var/worktrees/, creating it on
 // branch agent/<id> from the integration branch, or reusing the registered
 // one. With a slug it checks out feature/<slug> there, created from the
-// integration branch. It never resets a branch, so no commit is lost.
+// integration branch; when another agent's worktree has that branch checked
+// out, that worktree lets go of it first (see handOff) and the event log
+// says so. It never resets a branch, so no commit is lost.
 func Ensure(project, agentID, slug string) (Worktree, error) {
 	top, err := Project(project)
 	if err != nil {
@@ -189,6 +185,17 @@ func Ensure(project, agentID, slug string) (Worktree, error) {
 	}
 	if slug != "" {
 		branch := FeatureBranch(slug)
+		if why := model.CheckBranch(branch); why != "" {
+			return Worktree{}, fmt.Errorf("git refuses branch name %s (%s); rename the plan", branch, why)
+		}
+		if holder := heldElsewhere(registered, branch, path); wt.Branch != branch && holder != "" {
+			h, err := handOff(project, top, holder, branch, agentID)
+			if err != nil {
+				return Worktree{}, err
+			}
+			wt.HandOff = h
+			logHandOff(project, slug, agentID, h)
+		}
 		if wt.Branch != branch {
 			args := []string{"checkout", branch}
 			if !hasRef(top, "refs/heads/"+branch) {
@@ -535,6 +542,17 @@ func worktreeBranches(top string) (map[string]string, error) {
 		}
 	}
 	return m, nil
+}
+
+// heldElsewhere is the worktree other than path that has branch checked
+// out, or "".
+func heldElsewhere(registered map[string]string, branch, path string) string {
+	for p, b := range registered {
+		if b == branch && p != path {
+			return p
+		}
+	}
+	return ""
 }
 
 func checkedOut(registered map[string]string, branch string) bool {

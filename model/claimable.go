@@ -1,0 +1,82 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxPlanName is the longest plan file name a lease file can be named after:
+// `in-progress__<name>.json` must fit in 255 bytes, the usual file name limit.
+const MaxPlanName = 255 - len("in-progress__") - len(".json")
+
+// FeatureBranch names the branch for a plan slug: `feature/<slug>`, keeping
+// a `feature/` or `feat/` prefix that is already there. Bytes outside
+// [A-Za-z0-9._/-] become `-`; the result may still be a name git refuses
+// (see CheckBranch).
+func FeatureBranch(slug string) string {
+	b := []byte(slug)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._/-", c) >= 0) {
+			b[i] = '-'
+		}
+	}
+	s := strings.Trim(string(b), "/")
+	if s == "" {
+		s = "work"
+	}
+	if strings.HasPrefix(s, "feature/") || strings.HasPrefix(s, "feat/") {
+		return s
+	}
+	return "feature/" + s
+}
+
+// CheckBranch applies git's check-ref-format rules to a branch name, so a
+// face can say a branch will be refused without running git. It returns ""
+// when git would take the name, else why not.
+func CheckBranch(name string) string {
+	switch {
+	case name == "" || name == "@":
+		return fmt.Sprintf("%q is not a branch name", name)
+	case strings.HasPrefix(name, "-"):
+		return "it starts with -"
+	case strings.HasSuffix(name, "/") || strings.HasPrefix(name, "/") || strings.Contains(name, "//"):
+		return "it has an empty path component"
+	case strings.HasSuffix(name, "."):
+		return "it ends with ."
+	case strings.Contains(name, ".."):
+		return "it contains .."
+	case strings.Contains(name, "@{"):
+		return "it contains @{"
+	}
+	for _, c := range []byte(name) {
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return fmt.Sprintf("it contains %q", c)
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		switch {
+		case strings.HasPrefix(part, "."):
+			return "a component starts with ."
+		case strings.HasSuffix(part, ".lock"):
+			return "a component ends with .lock"
+		}
+	}
+	return ""
+}
+
+// ClaimProblem says why p can never be claimed, "" when it can: a file name
+// too long for its lease file stops every claim; with needBranch (a worker
+// that makes the plan's feature branch) so does a branch name git refuses.
+// A plan with a problem is skipped, so it never blocks the plans after it.
+func ClaimProblem(p *Plan, needBranch bool) string {
+	if len(p.Name) > MaxPlanName {
+		return fmt.Sprintf("file name is %d bytes, over %d: its lease file name would be too long; rename it", len(p.Name), MaxPlanName)
+	}
+	if needBranch {
+		b := FeatureBranch(p.Slug)
+		if why := CheckBranch(b); why != "" {
+			return fmt.Sprintf("git refuses its branch name %s (%s); rename it", b, why)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,200 @@
+package workers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// HandOff is what Ensure did to give a new owner a feature branch that was
+// checked out in another agent's worktree.
+type HandOff struct {
+	Branch    string
+	FromAgent string // the agent whose worktree let go of the branch
+	FromPath  string
+	// KeepRef holds that worktree's uncommitted changes, untracked files
+	// included, as a commit on top of its HEAD; "" when it was clean.
+	KeepRef string
+}
+
+func (h *HandOff) String() string {
+	s := fmt.Sprintf("%s taken over from agent %s's worktree %s (now detached)", h.Branch, h.FromAgent, h.FromPath)
+	if h.KeepRef != "" {
+		s += "; its uncommitted changes are kept at " + h.KeepRef
+	}
+	return s
+}
+
+// handOff makes the worktree at holder let go of branch so agentID can
+// check it out: a plan released, stopped, parked and returned or recovered
+// goes on with every commit its first agent made. The old worktree's
+// uncommitted changes are first committed to a keep ref, then it detaches
+// at the same commit, so its files stay as they were and nothing is lost.
+// Only agent worktrees under var/worktrees/ are touched, never a person's
+// checkout, and never one whose driver still works a plan on that branch.
+func handOff(project, top, holder, branch, agentID string) (*HandOff, error) {
+	if filepath.Dir(holder) != filepath.Join(top, "var", "worktrees") {
+		return nil, fmt.Errorf("%s is checked out in %s, which is not an agent worktree; check out another branch there", branch, holder)
+	}
+	from := filepath.Base(holder)
+	if reg, err := load(top); err == nil {
+		for id, w := range reg.Agents {
+			if w.Path == holder {
+				from = id
+			}
+		}
+	}
+	h := &HandOff{Branch: branch, FromAgent: from, FromPath: holder}
+	if !isDir(holder) {
+		// Its folder is gone: git only has to forget it.
+		if _, err := git(top, "worktree", "prune"); err != nil {
+			return nil, err
+		}
+		return h, nil
+	}
+	if driverRunning(top, from) && workingOn(project, from, branch) {
+		return nil, fmt.Errorf("%s is checked out in %s, where agent %s still works on it%s; try again once it stops", branch, holder, from, runningWhat(top, from))
+	}
+	status, err := git(holder, "status", "--porcelain", "--untracked-files=all")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", holder, err)
+	}
+	if status != "" {
+		if h.KeepRef, err = keepChanges(holder, from, branch, agentID); err != nil {
+			return nil, fmt.Errorf("%s: cannot keep its uncommitted changes, so %s stays there: %v", holder, branch, err)
+		}
+	}
+	if _, err := git(holder, "checkout", "--quiet", "--detach"); err != nil {
+		return nil, fmt.Errorf("%s: cannot let go of %s: %v", holder, branch, err)
+	}
+	if reg, err := load(top); err == nil {
+		if w, ok := reg.Agents[from]; ok && w.Branch == branch {
+			w.Branch = ""
+			reg.Agents[from] = w
+			_ = save(top, reg)
+		}
+	}
+	return h, nil
+}
+
+// workingOn reports whether agent holds an active lease on an in-progress
+// plan whose feature branch is branch (two slugs can share one). When the
+// tree cannot be read it says yes: a running agent's branch is not taken
+// on a guess.
+func workingOn(project, agent, branch string) bool {
+	t, err := planfs.Open(project)
+	if err != nil {
+		return true
+	}
+	entries, err := os.ReadDir(filepath.Join(t.Plans, string(model.InProgress)))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	now := t.NowSeconds()
+	for _, e := range entries {
+		rel := string(model.InProgress) + "/" + e.Name()
+		if !strings.HasSuffix(e.Name(), ".md") || model.FeatureBranch(model.SlugOf(e.Name())) != branch {
+			continue
+		}
+		if l := t.ReadLease(rel); l != nil && (l.Corrupt != "" || l.Active(now) && l.AgentID == agent) {
+			return true
+		}
+	}
+	return false
+}
+
+// keepIdentity signs the keep commits: fleetwatch made them, not the agent.
+var keepIdentity = []string{
+	"GIT_AUTHOR_NAME=fleetwatch", "GIT_AUTHOR_EMAIL=fleetwatch@localhost",
+	"GIT_COMMITTER_NAME=fleetwatch", "GIT_COMMITTER_EMAIL=fleetwatch@localhost",
+}
+
+// keepChanges commits everything in dir's work tree, untracked files
+// included (ignored ones are not), on top of its HEAD to
+// refs/fleetwatch/keep/<agent>/<unix>, through a temporary index: the
+// worktree's branch, index and files are left as they were.
+func keepChanges(dir, agent, branch, newOwner string) (string, error) {
+	idx, err := git(dir, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp("", "fleetwatch-keep-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	tmpIdx := filepath.Join(tmp, "index")
+	// Starting from the real index spares git hashing every file again.
+	if err := copyFile(idx, tmpIdx); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	env := []string{"GIT_INDEX_FILE=" + tmpIdx}
+	if _, err := runGit(gitTimeout, env, dir, "add", "--all"); err != nil {
+		return "", err
+	}
+	tree, err := runGit(gitTimeout, env, dir, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("fleetwatch: uncommitted work of agent %s in %s, kept before %s went to %s", agent, dir, branch, newOwner)
+	commit, err := runGit(gitTimeout, keepIdentity, dir, "commit-tree", "--no-gpg-sign", "-p", "HEAD", "-m", msg, tree)
+	if err != nil {
+		return "", err
+	}
+	ref := fmt.Sprintf("refs/fleetwatch/keep/%s/%d", keepName(agent), time.Now().Unix())
+	for i := 0; ; i++ {
+		r := ref
+		if i > 0 {
+			r = fmt.Sprintf("%s-%d", ref, i)
+		}
+		// Create-only (old value empty): a keep ref is never overwritten.
+		_, err := git(dir, "update-ref", r, commit, "")
+		if err == nil {
+			return r, nil
+		}
+		if i == 9 {
+			return "", err
+		}
+	}
+}
+
+// keepName is agent as one ref component git accepts: no dots (`..`,
+// `.lock`), nothing outside [A-Za-z0-9_-].
+func keepName(agent string) string {
+	if s := strings.Trim(sanitize(agent, "_-"), "-"); s != "" {
+		return s
+	}
+	return "agent"
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// logHandOff appends the hand-off to the project's event log, when it has
+// a plan tree.
+func logHandOff(project, slug, agentID string, h *HandOff) {
+	if t, err := planfs.Open(project); err == nil {
+		t.LogEvent(planfs.Event{Event: "handoff", Slug: slug, AgentID: agentID, Reason: h.String()})
+	}
+}
