@@ -83,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "fleetwatch: unknown command %q (run 'fleetwatch help')\n", args[0])
+		say(stderr, "unknown command %q (run 'fleetwatch help')", args[0])
 		return exitError
 	}
 	return cmd(args[1:], stdout, stderr)

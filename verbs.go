@@ -268,7 +268,7 @@ func runRepair(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "repaired: "+n)
 	}
 	for _, n := range r.Unfixed {
-		fmt.Fprintf(stderr, "fleetwatch: warning: %s: %s\n", n.File, n.Message)
+		say(stderr, "warning: %s: %s", n.File, n.Message)
 	}
 	if len(r.Fixed) == 0 {
 		fmt.Fprintln(stdout, "nothing to repair")

@@ -487,7 +487,7 @@ func runWatchUninstall(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(units) == 0 {
-		fmt.Fprintf(stderr, "fleetwatch: watch uninstall: no fleetwatch units for %s in %s\n", project, dir)
+		say(stderr, "watch uninstall: no fleetwatch units for %s in %s", project, dir)
 		return exitNothing
 	}
 	sc := workers.UserSystemctl()

@@ -156,7 +156,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 		}
 		snap, found := t.Preview(snap)
 		for _, n := range append(found.Will, found.Unfixed...) {
-			fmt.Fprintf(stderr, "fleetwatch: warning: %s: %s\n", n.File, n.Message)
+			say(stderr, "warning: %s: %s", n.File, n.Message)
 		}
 		w.unfixed = found.Unfixed
 		opt := w.options(t)
@@ -596,7 +596,7 @@ func (w *workOnce) worktreeFor(t *planfs.Tree, held planfs.Claimed, stdout, stde
 		return "", fail(stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, rel)
 	}
 	if wt.HandOff != nil {
-		fmt.Fprintf(stderr, "fleetwatch: %s\n", wt.HandOff)
+		say(stderr, "%s", wt.HandOff)
 	}
 	fmt.Fprintf(stdout, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", wt.Path, wt.Branch, wt.Integration)
 	if port, ok := workers.PortOf(t.Project, w.agent); ok {
@@ -676,7 +676,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	var stuck []string
 	for _, r := range rows {
 		if why := model.ClaimProblem(r.Plan, opt.NeedBranch); why != "" && r.Plan.Lane.Ready() {
-			stuck = append(stuck, fmt.Sprintf("#   %s  %s", r.Plan.Rel, why))
+			stuck = append(stuck, termtext.Line(fmt.Sprintf("#   %s  %s", r.Plan.Rel, why)))
 		}
 	}
 	if len(stuck) > 0 {

@@ -100,7 +100,7 @@ func (w *worktreeFlags) parse(fs *flag.FlagSet, args []string, stdout, stderr io
 // a warning, as anchor's: the local branch works without origin.
 func pushIntegration(top, branch string, stderr io.Writer) {
 	if err := workers.PushIntegration(top, branch); err != nil {
-		fmt.Fprintf(stderr, "fleetwatch: warning: --push-integration: %v\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		say(stderr, "warning: --push-integration: %v", err)
 	}
 }
 
@@ -129,7 +129,7 @@ func runWorktreeEnsure(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "%s: %v", w.name, err)
 	}
 	if wt.HandOff != nil {
-		fmt.Fprintf(stderr, "fleetwatch: %s\n", wt.HandOff)
+		say(stderr, "%s", wt.HandOff)
 	}
 	if push {
 		pushIntegration(top, wt.Integration, stderr)
@@ -233,7 +233,7 @@ func runWorktreeRemove(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "freed port %d\n", res.Port)
 	}
 	if res.BranchKept != "" {
-		fmt.Fprintf(stderr, "fleetwatch: %s: %s\n", w.name, res.BranchKept)
+		say(stderr, "%s: %s", w.name, res.BranchKept)
 	}
 	return exitOK
 }

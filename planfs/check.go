@@ -82,11 +82,7 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 		lane, _, _ := SplitRel(l.Rel)
 		switch {
 		case l.Corrupt != "":
-			grace := writeGrace
-			if l.Corrupt == model.ErrEmptyLease.Error() {
-				grace = claimGrace // may be anchor's claim in flight
-			}
-			if cur := t.ReadLease(l.Rel); cur != nil && cur.Corrupt != "" && now-cur.ModTime >= grace {
+			if cur := t.ReadLease(l.Rel); cur != nil && cur.Corrupt != "" && now-cur.ModTime >= unreadableGrace(cur) {
 				out = append(out, model.Warning{File: file, Message: "corrupt lease (" + l.Corrupt + "); `fleetwatch recover " + l.Rel + "` clears it"})
 			}
 		case l.Implausible(now) != "":

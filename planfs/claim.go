@@ -190,7 +190,7 @@ func (t *Tree) installClaimLease(dst string, held model.Lease) error {
 		case cur.Corrupt == "" && cur.Token == held.Token:
 			return nil // Repair finished our claim for us meanwhile
 		case cur.Corrupt == "" && cur.Active(t.now()) && cur.ClaimedAt >= held.ClaimedAt,
-			cur.Corrupt != "" && t.now()-cur.ModTime < writeGrace:
+			cur.Corrupt != "" && t.now()-cur.ModTime < unreadableGrace(cur):
 			return planErr(dst, ErrClaimed, "lease race: %s is already leased to %s", dst, cur.AgentID)
 		}
 		// Expired, long unreadable, or claimed before this plan was moved in:

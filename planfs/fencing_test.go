@@ -131,3 +131,23 @@ func TestRecoverChecksThePlanUnderTheLock(t *testing.T) {
 		t.Fatal("recover wrote a lease for a plan that is gone")
 	}
 }
+
+// An empty lease may be anchor's claim in flight (it creates the file, then
+// writes it): recover leaves it for the 60 s leftover rule, not 5 s.
+func TestRecoverLeavesAYoungEmptyLease(t *testing.T) {
+	tr := mkTree(t, "in-progress/a.md:")
+	p := tr.leasePath("in-progress/a.md")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	young := time.Now().Add(-20 * time.Second)
+	os.Chtimes(p, young, young)
+	if _, err := tr.Recover("in-progress/a.md", Agent("me"), 60); !errors.Is(err, ErrClaimed) {
+		t.Fatalf("recover of a 20 s old empty lease: %v, want it left alone", err)
+	}
+	old := time.Now().Add(-2 * time.Minute)
+	os.Chtimes(p, old, old)
+	if l, err := tr.Recover("in-progress/a.md", Agent("me"), 60); err != nil || l.AgentID != "me" {
+		t.Fatalf("recover of a 2 min old empty lease: %+v %v", l, err)
+	}
+}

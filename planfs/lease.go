@@ -282,6 +282,16 @@ func (t *Tree) finishedClaim(l *model.Lease) bool {
 // written (anchor writes leases in place) before recover may replace it.
 const writeGrace = 5.0
 
+// unreadableGrace is how long the unreadable lease l is left alone: an empty
+// one may be anchor's claim in flight (it creates the file, then writes it),
+// so it gets the 60 s leftover rule; garbage gets writeGrace.
+func unreadableGrace(l *model.Lease) float64 {
+	if l.Corrupt == model.ErrEmptyLease.Error() {
+		return claimGrace
+	}
+	return writeGrace
+}
+
 // claimerGone reports whether l's writer is provably dead: it ran in this
 // boot and pid namespace, and its pid is gone.
 func (t *Tree) claimerGone(l *model.Lease) bool {

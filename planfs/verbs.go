@@ -279,7 +279,7 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 		return t.renew(rel, a, ttl)
 	case live:
 		return nil, planErr(rel, ErrNotOwner, "owned by %s (lease active)", cur.AgentID)
-	case cur != nil && cur.Corrupt != "" && now-cur.ModTime < writeGrace:
+	case cur != nil && cur.Corrupt != "" && now-cur.ModTime < unreadableGrace(cur):
 		// anchor writes leases in place: an unreadable young file is likely
 		// one being written.
 		return nil, planErr(rel, ErrClaimed, "lease file is being written; try again in a minute")
