@@ -14,6 +14,7 @@ import (
 // duplicate slugs, and leases that are corrupt, orphaned or missing.
 func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	out := append([]model.Warning(nil), snap.Warnings...)
+	out = append(out, t.SymlinkProblems()...)
 	deps := model.NewDepIndex(snap).Evaluate(t.History())
 	bySlug := map[string][]string{}
 	leased := map[string]*model.Lease{}
@@ -60,7 +61,7 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	}
 	// Verbs move a plan and drop its lease under the lease lock; look at
 	// orphans under it too, or a move half seen reads as one.
-	if unlock, err := t.lockLeases(time.Second); err == nil {
+	if unlock, err := t.lockExisting(time.Second); err == nil {
 		defer unlock()
 	}
 	for i := range snap.Leases {

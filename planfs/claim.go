@@ -37,6 +37,10 @@ func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
 	if err := ValidTTL(ttl); err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
+	// Before any change: a refused claim claims nothing.
+	if err := t.writable(model.InProgress); err != nil {
+		return "", planErr(rel, err, "%v", err)
+	}
 
 	token := newToken()
 	ready := t.newLease(rel, agent, "", token, ttl)

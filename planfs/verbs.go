@@ -116,7 +116,7 @@ func (t *Tree) move(rel string, to model.Lane, step string, lease *model.Lease, 
 		return "", err
 	}
 	dst := string(to) + "/" + name
-	if _, err := t.laneDir(to); err != nil {
+	if err := t.writable(to); err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
 	if err := moveNoReplace(t.Abs(rel), t.Abs(dst)); err != nil {
@@ -189,6 +189,9 @@ func (t *Tree) ReleaseBecause(rel, agent, reason string, force bool) (string, er
 	if lane.Ready() {
 		// A ready-path lease: dropping it is the whole release, even when
 		// its plan has since gone.
+		if err := t.writable(); err != nil {
+			return "", planErr(rel, err, "%v", err)
+		}
 		lease, err := t.owned(rel, agent, force)
 		if err != nil {
 			return "", err
