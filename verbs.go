@@ -7,6 +7,7 @@ import (
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers"
 )
 
 // verb is the shape every operator verb shares: flags, one plan argument
@@ -212,6 +213,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 	}
 	problems := t.Check(snap)
+	// var/ is workers' ground, beside the tree: a symlink there takes their
+	// logs, state and worktrees out of the project.
+	problems = append(problems, workers.SymlinkProblems(t.Project)...)
 	if jsonOut {
 		if problems == nil {
 			problems = []model.Warning{}

@@ -134,6 +134,16 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
+	if !w.list {
+		// Before any change: a symlinked write path refuses the run, one
+		// line naming it, and nothing is claimed.
+		if err := t.CheckWrites(); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+		if err := workers.CheckWrites(t.Project, worker.AgentID); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+	}
 	snap, code := w.scan(t, stderr)
 	if code >= 0 {
 		return code

@@ -81,6 +81,19 @@ func (t *Tree) writable(lanes ...model.Lane) error {
 	return nil
 }
 
+// CheckWrites reports, changing nothing, the first path in .plans/ a claim
+// would write (.leases/ and its lock, logs/, the event log, in-progress/)
+// that is a symlink or a folder that is not one; work-once refuses on it
+// before it scans or claims.
+func (t *Tree) CheckWrites() error {
+	for _, rel := range append(writePaths, string(model.InProgress)) {
+		if err := safepath.Check(t.root(), inPlans(rel)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // writePaths are the folders and files in .plans/ that verbs write besides
 // lanes (Scan already reports a symlinked lane), relative to .plans/.
 var writePaths = []string{".leases", ".leases/" + lockFile, "logs", "logs/.gitignore", EventsFile}
@@ -103,7 +116,10 @@ func (t *Tree) SymlinkProblems() []model.Warning {
 		}
 		seen[se.Rel] = true
 		file := strings.TrimPrefix(se.Rel, Dir+"/")
-		out = append(out, model.Warning{File: file, Message: strings.TrimPrefix(err.Error(), se.Rel+" ") + " (verbs refuse to write there)"})
+		if file == Dir {
+			file = Dir + "/"
+		}
+		out = append(out, model.Warning{File: file, Message: se.Reason() + " (verbs refuse to write there)"})
 	}
 	return out
 }

@@ -33,10 +33,26 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	if errors.Is(e.Err, ErrSymlink) || errors.Is(e.Err, ErrNotDir) || errors.Is(e.Err, ErrNotRegular) || errors.Is(e.Err, ErrBadPath) {
+	if Refused(e.Err) || errors.Is(e.Err, ErrBadPath) {
 		return e.Rel + " " + e.Err.Error()
 	}
 	return e.Rel + ": " + errText(e.Err)
+}
+
+// Reason is the error's words without the path, for a report that names
+// the path in its own column.
+func (e *Error) Reason() string {
+	if Refused(e.Err) || errors.Is(e.Err, ErrBadPath) {
+		return e.Err.Error()
+	}
+	return errText(e.Err)
+}
+
+// Refused reports whether err is a refusal of what sits at a path (a
+// symlink, a folder that is not one, a file that is not regular) rather
+// than a failing system call.
+func Refused(err error) bool {
+	return errors.Is(err, ErrSymlink) || errors.Is(err, ErrNotDir) || errors.Is(err, ErrNotRegular)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
