@@ -37,8 +37,9 @@ func (t *Tree) Claim(rel, agent string, ttl float64) (string, error) {
 	if err := ValidTTL(ttl); err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
-	// Before any change: a refused claim claims nothing.
-	if err := t.writable(model.InProgress); err != nil {
+	// Before any change: a refused claim claims nothing. The plan's own lane
+	// counts too: a move out of a symlinked one takes a file from elsewhere.
+	if err := t.writable(lane, model.InProgress); err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
 
