@@ -34,7 +34,14 @@ func (t *Tree) root() string {
 func inPlans(rel string) string { return Dir + "/" + rel }
 
 // mkdirPlans makes .plans/<rel> a directory reached without a symlink.
+// .plans/ itself is never made: a tree that is gone (an agent deleted it)
+// stays gone, and the verb says so.
 func (t *Tree) mkdirPlans(rel string) (string, error) {
+	d, err := safepath.OpenDir(t.root(), Dir, false)
+	if err != nil {
+		return "", err
+	}
+	d.Close()
 	if _, err := safepath.MkdirAll(t.root(), inPlans(rel)); err != nil {
 		return "", err
 	}
