@@ -8,6 +8,7 @@ import (
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers"
 )
 
 // verb is the shape every operator verb shares: flags, one plan argument
@@ -214,6 +215,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	snap, _ = t.Preview(snap)
 	problems := t.Check(snap)
+	// var/ is workers' ground, beside the tree: a symlink there takes their
+	// logs, state and worktrees out of the project.
+	problems = append(problems, workers.SymlinkProblems(t.Project)...)
 	if jsonOut {
 		if problems == nil {
 			problems = []model.Warning{}

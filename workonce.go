@@ -147,6 +147,16 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
+	// Before any change: a symlinked write path refuses the run, one line
+	// naming it, and nothing is claimed. --list only reads, and says so.
+	if !w.list {
+		if err := t.CheckWrites(); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+		if err := workers.CheckWrites(t.Project, worker.AgentID); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+	}
 	if w.list {
 		// Read-only: what the next claim would repair is shown, and ranked
 		// as if done, but nothing is written.

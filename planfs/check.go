@@ -1,16 +1,10 @@
 package planfs
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"fleetwatch/model"
 )
@@ -20,6 +14,7 @@ import (
 // duplicate slugs, and leases that are corrupt, orphaned or missing.
 func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	out := append([]model.Warning(nil), snap.Warnings...)
+	out = append(out, t.SymlinkProblems()...)
 	deps := model.NewDepIndex(snap).Evaluate(t.History())
 	bySlug := map[string][]string{}
 	leased := map[string]*model.Lease{}
@@ -73,7 +68,7 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	}
 	// Verbs move a plan and drop its lease under the lease lock; look at
 	// orphans under it too, or a move half seen reads as one.
-	if unlock, err := t.lockLeasesShared(time.Second); err == nil {
+	if unlock, err := t.lockExisting(time.Second); err == nil {
 		defer unlock()
 	}
 	for i := range snap.Leases {
@@ -103,26 +98,4 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 		return out[i].Line < out[j].Line
 	})
 	return out
-}
-
-// lockLeasesShared waits up to wait for a shared hold of the lease lock, so
-// no verb changes a lease while a reader looks. It only opens the lock file
-// that is there: a read-only face never creates one (no lock, no folder).
-func (t *Tree) lockLeasesShared(wait time.Duration) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(t.Plans, ".leases", lockFile), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(wait)
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
-		if err == nil {
-			return func() { f.Close() }, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
-			f.Close()
-			return nil, err
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }

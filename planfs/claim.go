@@ -43,6 +43,11 @@ func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 	if err := ValidTTL(ttl); err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
+	// Before any change: a refused claim claims nothing. The plan's own lane
+	// counts too: a move out of a symlinked one takes a file from elsewhere.
+	if err := t.writable(lane, model.InProgress); err != nil {
+		return "", planErr(rel, err, "%v", err)
+	}
 
 	ready := t.newLease(rel, agent, "", token, ttl)
 	if err := t.acquireReadyLease(rel, agent, ready); err != nil {

@@ -8,6 +8,7 @@ package planfs
 import (
 	"errors"
 	"fleetwatch/internal/atomicfile"
+	"fleetwatch/internal/safepath"
 	"fmt"
 	"io/fs"
 	"os"
@@ -107,7 +108,7 @@ func SetOrchestrator(project, value string) (string, error) {
 	}
 	if target == "" {
 		p := filepath.Join(project, "ANCHOR-CONVENTIONS.md")
-		return p, writeFileAtomic(p, fmt.Sprintf(conventionsTemplate, value))
+		return p, writeFileAtomic(project, p, fmt.Sprintf(conventionsTemplate, value))
 	}
 	data, err := os.ReadFile(target)
 	if err != nil {
@@ -135,7 +136,7 @@ func SetOrchestrator(project, value string) (string, error) {
 		}
 		text += "\n" + orchestratorKey + " `" + value + "`\n"
 	}
-	return target, writeFileAtomic(target, text)
+	return target, writeFileAtomic(project, target, text)
 }
 
 // ensureConventions creates ANCHOR-CONVENTIONS.md with the default
@@ -148,12 +149,24 @@ func ensureConventions(project string) (string, error) {
 		}
 	}
 	p := filepath.Join(project, "ANCHOR-CONVENTIONS.md")
-	return p, writeFileAtomic(p, fmt.Sprintf(conventionsTemplate, DefaultOrchestrator))
+	return p, writeFileAtomic(project, p, fmt.Sprintf(conventionsTemplate, DefaultOrchestrator))
 }
 
-// writeFileAtomic replaces p whole, keeping its permissions.
-func writeFileAtomic(p, text string) error {
-	if err := atomicfile.Write(p, []byte(text), 0o644); err != nil {
+// writeFileAtomic replaces p (a file in project) whole, keeping its
+// permissions. Its folder is reached without a symlink (a committed
+// `.anchor -> elsewhere` must not take the write out of the project); a
+// symlink at p itself is replaced, not followed.
+func writeFileAtomic(project, p, text string) error {
+	rel, err := filepath.Rel(project, p)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %v", p, err)
+	}
+	d, err := safepath.OpenDir(project, filepath.Dir(rel), true)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %v", p, err)
+	}
+	defer d.Close()
+	if err := atomicfile.WriteAt(d, filepath.Base(rel), []byte(text), 0o644); err != nil {
 		return fmt.Errorf("cannot write %s: %v", p, errText(err))
 	}
 	return nil

@@ -30,10 +30,10 @@ func (t *Tree) AddPlanAt(lane model.Lane, name, text string, mtime time.Time) (s
 	if err := ValidSlug(model.SlugOf(name)); err != nil {
 		return "", planErr(rel, ErrBadTarget, "%v", err)
 	}
-	dir, err := t.laneDir(lane)
-	if err != nil {
+	if err := t.writable(lane); err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
+	dir := t.Abs(string(lane))
 	if t.exists(rel) {
 		return "", planErr(rel, ErrDestExists, "%s already exists", rel)
 	}

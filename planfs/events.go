@@ -41,9 +41,12 @@ func (t *Tree) appendEvent(e Event) {
 	if err != nil {
 		return
 	}
-	p := filepath.Join(t.Plans, EventsFile)
-	_ = os.MkdirAll(filepath.Dir(p), 0o755)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	// Never through a symlink: verbs refuse one before changing anything
+	// (see writable); here it is only skipped.
+	if t.logsDir() != nil {
+		return
+	}
+	f, err := t.openPlansFile(EventsFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return
 	}

@@ -37,7 +37,12 @@ func (t *Tree) ReadLease(rel string) *model.Lease {
 func (t *Tree) readLeaseFile(path string) model.Lease {
 	// O_NONBLOCK: a FIFO planted as a lease must not hang every worker
 	// that scans the tree; it is reported as not a regular file below.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// O_NOFOLLOW: a symlinked lease is nobody's claim, and its mtime says
+	// nothing, so it counts as old at once.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return model.Lease{Corrupt: "a symlink; fleetwatch never follows one"}
+	}
 	if err != nil {
 		return model.Lease{Corrupt: "unreadable: " + errText(err)}
 	}
@@ -69,14 +74,15 @@ func (t *Tree) newLease(plan, agent, origin, token string, ttl float64) model.Le
 	}
 }
 
+// leasesDir makes .leases/ when missing; one that is a symlink or not a
+// folder is refused, never followed.
 func (t *Tree) leasesDir() (string, error) {
-	dir := filepath.Join(t.Plans, ".leases")
 	// A tree that is gone (an agent deleted .plans/) stays gone: creating
 	// the lock in it would bring back an empty .plans/ that looks alive.
 	if _, err := os.Lstat(t.Plans); errors.Is(err, fs.ErrNotExist) {
-		return dir, noTreeError(fmt.Sprintf("%s is gone", t.Plans))
+		return filepath.Join(t.Plans, ".leases"), noTreeError(fmt.Sprintf("%s is gone", t.Plans))
 	}
-	return dir, os.MkdirAll(dir, 0o755)
+	return t.mkdirPlans(".leases")
 }
 
 // createLeaseExcl creates rel's lease where none exists, whole or not at
@@ -134,7 +140,10 @@ func (t *Tree) tempLease(l model.Lease) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, err = f.Write(model.EncodeLease(l))
+	err = f.Chmod(0o644) // on the descriptor: a path could be swapped
+	if err == nil {
+		_, err = f.Write(model.EncodeLease(l))
+	}
 	if err == nil && leaseFault != nil {
 		err = leaseFault(l.Plan)
 	}
@@ -143,9 +152,6 @@ func (t *Tree) tempLease(l model.Lease) (string, error) {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
 	}
 	if err != nil {
 		os.Remove(f.Name())
@@ -172,6 +178,10 @@ func (t *Tree) clearLease(rel string, cur *model.Lease) bool {
 // ready-path lease put back after its claimer finished is harmless: its
 // token matches the in-progress lease, which marks the claim as done.)
 func (t *Tree) takeLease(rel string, ok func(*model.Lease) bool) bool {
+	// Renames follow a symlinked .leases/ out of the tree: check it first.
+	if _, err := t.leasesDir(); err != nil {
+		return false
+	}
 	aside := filepath.Join(t.Plans, ".leases", ".stale-"+newToken())
 	if err := os.Rename(t.leasePath(rel), aside); err != nil {
 		return false
@@ -213,17 +223,35 @@ var errLockBusy = errors.New("the lease lock is held by another process; try aga
 // their ready-path lease excludes other claimers before that. It waits up to
 // wait for the lock.
 func (t *Tree) lockLeases(wait time.Duration) (unlock func(), err error) {
-	dir, err := t.leasesDir()
-	switch {
-	case errors.Is(err, ErrNoTree):
+	// A tree that is gone stays gone (see leasesDir).
+	if _, err := os.Lstat(t.Plans); errors.Is(err, fs.ErrNotExist) {
+		return nil, noTreeError(fmt.Sprintf("%s is gone", t.Plans))
+	}
+	// Every verb that changes a lease takes this lock before changing
+	// anything, so it is where a symlinked write path stops them.
+	if err := t.writable(); err != nil {
 		return nil, err
-	case err != nil:
-		return nil, fmt.Errorf("cannot create .leases/: %v", errText(err))
 	}
-	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := t.openPlansFile(".leases/"+lockFile, os.O_CREATE|os.O_RDWR)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the lease lock: %v", errText(err))
+		return nil, fmt.Errorf("cannot open the lease lock: %v", err)
 	}
+	return flockWait(f, wait)
+}
+
+// lockExisting is lockLeases for read-only faces: it locks .leases/.lock
+// only when it is already there, and creates nothing.
+func (t *Tree) lockExisting(wait time.Duration) (unlock func(), err error) {
+	f, err := t.openPlansFile(".leases/"+lockFile, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	return flockWait(f, wait)
+}
+
+// flockWait takes an exclusive flock on f, waiting up to wait; the unlock
+// closes f, and so does a failure.
+func flockWait(f *os.File, wait time.Duration) (unlock func(), err error) {
 	deadline := time.Now().Add(wait)
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)

@@ -1,11 +1,11 @@
 package planfs
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+
+	"fleetwatch/internal/safepath"
 
 	"fleetwatch/model"
 )
@@ -41,66 +41,87 @@ A plan's header:
 
 const scaffoldGitignore = "*.local.md\n.leases/\n"
 
+// VarIgnore is var/.gitignore: it ignores everything in var/, itself
+// included, so worktrees, worker state and logs never show as untracked
+// files and no tracked .gitignore is edited.
+const VarIgnore = "# agent worktrees and fleet state (fleetwatch)\n*\n"
+
+// IgnoreVar makes var/ (when missing) and writes its .gitignore unless there
+// is one; a symlinked var/ is refused, never followed.
+func IgnoreVar(project string) error {
+	_, err := safepath.WriteNew(project, "var/.gitignore", []byte(VarIgnore), 0o644)
+	return err
+}
+
 // Scaffold creates a .plans/ tree in project with every lane, a README and a
 // .gitignore, and ANCHOR-CONVENTIONS.md naming the default orchestrator when
-// the project has no conventions file, keeping whatever already exists. It returns the paths it made.
+// the project has no conventions file, keeping whatever already exists. It
+// returns the paths it made. Nothing is written through a symlink below
+// project.
 func Scaffold(project string) ([]string, error) {
-	root := filepath.Join(project, Dir)
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %v", project, errText(err))
+	}
+	// The project folder is the operator's choice: resolve it once.
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v", project, errText(err))
+	}
 	var made []string
-	mkdir := func(p string) error {
-		if _, err := os.Stat(p); err == nil {
-			return nil
+	mkdir := func(rel string) error {
+		_, statErr := os.Lstat(filepath.Join(real, filepath.FromSlash(rel)))
+		if _, err := safepath.MkdirAll(real, rel); err != nil {
+			return fmt.Errorf("cannot create %v", err)
 		}
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			return fmt.Errorf("cannot create %s: %v", p, errText(err))
+		if statErr != nil {
+			made = append(made, filepath.Join(project, filepath.FromSlash(rel)))
 		}
-		made = append(made, p)
 		return nil
 	}
-	write := func(p, content string) error {
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			return nil
-		}
+	write := func(rel, content string) error {
+		wrote, err := safepath.WriteNew(real, rel, []byte(content), 0o644)
 		if err != nil {
-			return fmt.Errorf("cannot create %s: %v", p, errText(err))
+			return fmt.Errorf("cannot write %v", err)
 		}
-		_, err = f.WriteString(content)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if wrote {
+			made = append(made, filepath.Join(project, filepath.FromSlash(rel)))
 		}
-		if err != nil {
-			return fmt.Errorf("cannot write %s: %v", p, errText(err))
-		}
-		made = append(made, p)
 		return nil
 	}
-	if err := mkdir(root); err != nil {
+	if err := mkdir(Dir); err != nil {
 		return made, err
 	}
 	for _, l := range model.Lanes {
-		if err := mkdir(filepath.Join(root, string(l))); err != nil {
+		if err := mkdir(Dir + "/" + string(l)); err != nil {
 			return made, err
 		}
 		// Empty lanes must survive a git clone.
-		if err := write(filepath.Join(root, string(l), ".gitkeep"), ""); err != nil {
+		if err := write(Dir+"/"+string(l)+"/.gitkeep", ""); err != nil {
 			return made, err
 		}
 	}
 	for _, d := range []string{".leases", "logs"} {
-		if err := mkdir(filepath.Join(root, d)); err != nil {
+		if err := mkdir(Dir + "/" + d); err != nil {
 			return made, err
 		}
 	}
-	if err := write(filepath.Join(root, "README.md"), scaffoldReadme); err != nil {
-		return made, err
+	for _, f := range []struct{ rel, text string }{
+		{Dir + "/README.md", scaffoldReadme},
+		{Dir + "/.gitignore", scaffoldGitignore},
+		{Dir + "/logs/.gitignore", logsIgnore},
+		{"var/.gitignore", VarIgnore},
+	} {
+		if err := write(f.rel, f.text); err != nil {
+			return made, err
+		}
 	}
-	if err := write(filepath.Join(root, ".gitignore"), scaffoldGitignore); err != nil {
-		return made, err
-	}
-	conv, err := ensureConventions(project)
+	conv, err := ensureConventions(real)
 	if conv != "" && err == nil {
-		made = append(made, conv)
+		made = append(made, filepath.Join(project, filepath.Base(conv)))
 	}
 	return made, err
 }

@@ -28,7 +28,10 @@ type Tree struct {
 	Project string // absolute project root
 	Plans   string // absolute .plans/ path
 	// Now is the clock; tests replace it.
-	Now      func() time.Time
+	Now func() time.Time
+	// realRoot is Project with its symlinks resolved, once: the operator
+	// chose it; symlinks below it are refused for writes (see safe.go).
+	realRoot string
 	host     string
 	pid      int
 	pidScope string
@@ -48,8 +51,12 @@ func Open(project string) (*Tree, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, noTreeError(fmt.Sprintf("no %s/ in %s (run `fleetwatch scaffold %s` to create one)", Dir, abs, project))
 	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs
+	}
 	host, _ := os.Hostname()
-	return &Tree{Project: abs, Plans: plans, Now: time.Now, host: host, pid: os.Getpid(), pidScope: PIDScope(), cache: map[string]cachedPlan{}}, nil
+	return &Tree{Project: abs, Plans: plans, realRoot: real, Now: time.Now, host: host, pid: os.Getpid(), pidScope: PIDScope(), cache: map[string]cachedPlan{}}, nil
 }
 
 // PIDScope identifies this boot and pid namespace: a pid recorded by another
@@ -166,21 +173,8 @@ func (t *Tree) exists(rel string) bool {
 }
 
 // laneDir returns a lane's directory, creating it when missing. A lane that
-// is a symlink is refused: moving plans through it would take them out of
-// the tree.
+// is a symlink (or .plans/ itself) is refused: moving plans through it would
+// take them out of the tree.
 func (t *Tree) laneDir(lane model.Lane) (string, error) {
-	dir := t.Abs(string(lane))
-	fi, err := os.Lstat(dir)
-	switch {
-	case err == nil && fi.Mode()&os.ModeSymlink != 0:
-		return "", fmt.Errorf("%s/ is a symlink; fleetwatch only moves plans inside %s", lane, t.Plans)
-	case err == nil && !fi.IsDir():
-		return "", fmt.Errorf("%s/ is not a directory", lane)
-	case err == nil:
-		return dir, nil
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
-		return "", fmt.Errorf("cannot create %s/: %v", lane, errText(err))
-	}
-	return dir, nil
+	return t.mkdirPlans(string(lane))
 }

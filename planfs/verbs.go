@@ -133,12 +133,12 @@ func (t *Tree) moveOwned(rel string, to func(lease *model.Lease) (model.Lane, er
 // move relocates a plan to lane without overwriting and logs it; it then
 // drops lease, when given, if nobody replaced it meanwhile.
 func (t *Tree) move(rel string, to model.Lane, step string, lease *model.Lease, ev Event) (string, error) {
-	_, name, err := SplitRel(rel)
+	from, name, err := SplitRel(rel)
 	if err != nil {
 		return "", err
 	}
 	dst := string(to) + "/" + name
-	if _, err := t.laneDir(to); err != nil {
+	if err := t.writable(from, to); err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
 	if err := moveNoReplace(t.Abs(rel), t.Abs(dst)); err != nil {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"fleetwatch/internal/safepath"
 	"golang.org/x/sys/unix"
 )
 
@@ -54,11 +55,11 @@ func OpenLog(project, agentID string, echo io.Writer) (*Log, error) {
 	if err := fleetDir(project); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := mkdirIn(project, filepath.Dir(p)); err != nil {
 		return nil, err
 	}
 	rotateLog(p)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openIn(project, p, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func OpenLog(project, agentID string, echo io.Writer) (*Log, error) {
 // before it opens the log for a driver's stderr, so that stderr and the
 // driver's own lines end up in the same file.
 func rotateLog(p string) {
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Size() >= LogCap {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() >= LogCap {
 		_ = os.Rename(p, p+".1")
 	}
 }
@@ -190,16 +191,13 @@ func (w *lineWriter) flush() {
 }
 
 // fleetDir makes var/fleet/ and keeps git out of it with its own
-// .gitignore, so worker state never shows up as untracked files even in a
-// project whose .gitignore does not list var/.
+// .gitignore (and var/'s), so worker state never shows up as untracked
+// files even in a project whose .gitignore does not list var/. A symlink on
+// the way is refused, never followed.
 func fleetDir(project string) error {
-	dir := filepath.Join(project, "var", "fleet")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirIn(project, filepath.Join(project, "var", "fleet")); err != nil {
 		return err
 	}
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(ignore); err == nil {
-		return nil
-	}
-	return os.WriteFile(ignore, []byte("# worker state and logs (fleetwatch)\n*\n"), 0o644)
+	_, err := safepath.WriteNew(project, "var/fleet/.gitignore", []byte("# worker state and logs (fleetwatch)\n*\n"), 0o644)
+	return err
 }

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"fleetwatch/internal/atomicfile"
 )
 
 // portsFile records each agent id's port, relative to the project, beside
@@ -238,11 +236,7 @@ func savePorts(home string, rec portsRecord) error {
 	if err != nil {
 		return err
 	}
-	p := filepath.Join(home, portsFile)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.Write(p, append(data, '\n'), 0o644)
+	return writeAtomicIn(home, filepath.Join(home, portsFile), append(data, '\n'))
 }
 
 // freePort forgets agentID's port and returns it (0 when it had none). The

@@ -143,7 +143,7 @@ func (d *Driver) Start(echo io.Writer) error {
 	}
 	log, err := OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
 	if err != nil {
-		return fmt.Errorf("worker log: %v", errText(err))
+		return fmt.Errorf("worker log: %w", err)
 	}
 	d.Log = log
 	now := d.Tree.Now()
@@ -215,10 +215,7 @@ func (d *Driver) lockAgent() error {
 	if err := fleetDir(d.Tree.Project); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := openIn(d.Tree.Project, p, os.O_CREATE|os.O_RDWR)
 	if err != nil {
 		return err
 	}

@@ -149,11 +149,14 @@ func Start(s SpawnSpec) (*Child, error) {
 		return nil, err
 	}
 	logPath := LogPath(s.Project, s.Agent)
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+	if err := fleetDir(s.Project); err != nil {
+		return nil, err
+	}
+	if err := mkdirIn(s.Project, filepath.Dir(logPath)); err != nil {
 		return nil, err
 	}
 	rotateLog(logPath)
-	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	log, err := openIn(s.Project, logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"fleetwatch/internal/atomicfile"
 )
 
 // StateDir holds one JSON file per worker, relative to the project; the
@@ -108,14 +106,11 @@ func WriteState(project string, st State) error {
 	if err := fleetDir(project); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(p, append(data, '\n'), 0o644)
+	return writeAtomicIn(project, p, append(data, '\n'))
 }
 
 // ReadStates reads every state file of project, by agent id. A file that

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"fleetwatch/internal/atomicfile"
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -565,42 +565,14 @@ func checkedOut(registered map[string]string, branch string) bool {
 }
 
 // ignoreVar makes sure var/ is git-ignored, so worktrees never show up as
-// untracked files of the project.
-func ignoreVar(top string) error {
-	p := filepath.Join(top, ".gitignore")
-	data, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		switch strings.TrimSpace(line) {
-		case "var", "var/", "/var", "/var/", "var/*", "/var/*":
-			return nil
-		}
-	}
-	add := "# agent worktrees and fleet state (fleetwatch)\nvar/\n"
-	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
-		add = "\n" + add
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(add)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+// untracked files of the project: by var/.gitignore, which ignores itself
+// too, never by editing the project's tracked .gitignore.
+func ignoreVar(top string) error { return planfs.IgnoreVar(top) }
 
 // lockProject serialises worktree changes in one project across processes:
 // workers starting together must not race on branches or the registry.
 func lockProject(top string) (func(), error) {
-	dir := filepath.Join(top, "var", "worktrees")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := openIn(top, filepath.Join(top, "var", "worktrees", ".lock"), os.O_CREATE|os.O_RDWR)
 	if err != nil {
 		return nil, err
 	}
@@ -646,11 +618,7 @@ func save(top string, reg registry) error {
 	if err != nil {
 		return err
 	}
-	p := filepath.Join(top, registryFile)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.Write(p, append(data, '\n'), 0o644)
+	return writeAtomicIn(top, filepath.Join(top, registryFile), append(data, '\n'))
 }
 
 // sanitize replaces every byte that is not an ASCII letter, digit or one of
