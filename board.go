@@ -14,6 +14,7 @@ import (
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers"
 )
 
 // boardColumn is one kanban column: a title and the lanes it gathers.
@@ -91,6 +92,7 @@ func runBoard(args []string, stdout, stderr io.Writer) int {
 		now := t.NowSeconds()
 		b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
 		b.Leases = snap.Leases
+		b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
 		return b, now, nil
 	}
 	b, now, err := frame()

@@ -135,3 +135,31 @@ func TestReadOnlyFacesNeverWrite(t *testing.T) {
 		t.Errorf("the claim should have made the repairs --list announced")
 	}
 }
+
+// A read-only face reports a symlinked write path and goes on.
+func TestReadOnlyFacesReportSymlinks(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t, plan{rel: "features/a.md"})
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, ".plans", "logs", "events.jsonl"))
+	if err := os.Symlink(victim, filepath.Join(dir, ".plans", "logs", "events.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "var", "fleet"), 0o755)
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "var", "fleet", "logs")); err != nil {
+		t.Fatal(err)
+	}
+	r := fw(t, dir, "work-once", "--list")
+	if r.code != 0 || !strings.Contains(r.stdout, "features/a.md") || !strings.Contains(r.stderr, "logs/events.jsonl: is a symlink") || !strings.Contains(r.stderr, "var/fleet/logs: is a symlink") {
+		t.Errorf("--list should list the plan and name both symlinks: %v", r)
+	}
+	if r := fw(t, dir, "board", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"file": "logs/events.jsonl"`) || !strings.Contains(r.stdout, `"file": "var/fleet/logs"`) {
+		t.Errorf("board --json should carry both as warnings: %v", r)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "keep\n" {
+		t.Errorf("the file outside changed: %q", data)
+	}
+}

@@ -165,6 +165,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 			return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 		}
 		snap, found := t.Preview(snap)
+		found.Unfixed = append(found.Unfixed, workers.SymlinkProblems(t.Project)...)
 		for _, n := range append(found.Will, found.Unfixed...) {
 			say(stderr, "warning: %s: %s", n.File, n.Message)
 		}

@@ -91,11 +91,26 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 			}
 		}
 	}
+	out = uniqueWarnings(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].File != out[j].File {
 			return out[i].File < out[j].File
 		}
 		return out[i].Line < out[j].Line
 	})
+	return out
+}
+
+// uniqueWarnings drops repeats: a snapshot from Preview already carries the
+// symlink problems Check looks for itself.
+func uniqueWarnings(ws []model.Warning) []model.Warning {
+	seen := make(map[model.Warning]bool, len(ws))
+	out := ws[:0]
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
 	return out
 }

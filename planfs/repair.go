@@ -63,11 +63,14 @@ func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 func (t *Tree) Preview(snap *model.Snapshot) (*model.Snapshot, Repairs) {
 	rp := &repairer{t: t, dry: true, gone: map[string]bool{}, moved: map[string]string{}, dropped: map[string]bool{}}
 	rp.run(snap)
-	found := Repairs{Will: rp.will, Unfixed: rp.unfixed}
-	if len(rp.will) == 0 {
+	// A symlinked write path is no repair: verbs refuse until a person
+	// removes it. Reported here so every read-only face shows it.
+	links := t.SymlinkProblems()
+	found := Repairs{Will: rp.will, Unfixed: append(rp.unfixed, links...)}
+	if len(rp.will) == 0 && len(links) == 0 {
 		return snap, found
 	}
-	out := &model.Snapshot{Warnings: append(append([]model.Warning(nil), snap.Warnings...), rp.will...)}
+	out := &model.Snapshot{Warnings: append(append(append([]model.Warning(nil), snap.Warnings...), rp.will...), links...)}
 	for _, p := range snap.Plans {
 		if rp.gone[p.Rel] {
 			continue

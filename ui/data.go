@@ -62,6 +62,7 @@ func loadCmd(t *planfs.Tree) tea.Cmd {
 		now := t.NowSeconds()
 		b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
 		b.Leases = snap.Leases // the Leases pane lists the files there are
+		b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
 		d := newData(b, now)
 		d.events, d.eventsErr = t.RecentEvents(eventsShown)
 		return loadedMsg{d: d}

@@ -135,6 +135,13 @@ func TestReviewTailLogFollowsThroughItsFolderComingBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tl.Close()
+	// The tail made nothing: the worker makes its folder.
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Fatalf("TailLog created %s: %v", filepath.Dir(path), err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	appendTo(t, path, "first run\n")
 	if got := follow(t, tl, nil, 1); got[0] != "first run" {
 		t.Fatalf("%q", got)

@@ -82,15 +82,12 @@ func (t *Tail) Close() error {
 // TailLog follows path: first its last backlog lines, then every new
 // complete line. It watches path's directory with fsnotify (no polling),
 // so a log that does not exist yet is followed from when it appears, and
-// one that is truncated or replaced is read again from its start. The
-// directory is created when missing; when it goes, the nearest folder on
-// the way to it is watched until it comes back.
+// one that is truncated or replaced is read again from its start. A
+// reader creates nothing: while the directory is missing (or when it goes),
+// the nearest folder on the way to it is watched until it comes.
 func TailLog(path string, backlog int) (*Tail, error) {
 	path = filepath.Clean(path)
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("cannot follow %s: %v", path, err)

@@ -120,6 +120,13 @@ func TestTailLogWaitsForTheFileAndCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	quiet(t, tl, "no file yet")
+	// A reader makes nothing; the first driver makes the folders.
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Fatalf("TailLog created %s: %v", filepath.Dir(path), err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	appendTo(t, path, "2025-06-02T09:30:00.000Z out first\n")
 	if got := follow(t, tl, nil, 1); got[0] != "2025-06-02T09:30:00.000Z out first" {
 		t.Errorf("%q", got)
