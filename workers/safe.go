@@ -101,13 +101,26 @@ func CheckWrites(project, agentID string) error {
 }
 
 // homes are the roots var/ sits in: the project, and its git top level when
-// that differs (worktrees and ports live there).
+// that differs (worktrees and ports live there). The top level is the
+// nearest folder upwards with a .git, found without starting git: the UI
+// asks on every refresh, and a listing starts git once, for dependencies.
 func homes(project string) []string {
 	out := []string{project}
-	if top, _, err := portHome(project); err == nil && top != project {
-		out = append(out, top)
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return out
 	}
-	return out
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if d != abs {
+				out = append(out, d)
+			}
+			return out
+		}
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
 }
 
 // SymlinkProblems lists, changing nothing, every path under var/ workers
