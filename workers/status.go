@@ -97,13 +97,19 @@ func inspect(wt Worktree, integration func() (string, error)) WorktreeState {
 }
 
 // findIntegration looks for the branch EnsureIntegration would pick, in its
-// order, without creating one: dev or develop (local, then origin's), else
-// the trunk dev would be made from. One git call for all candidates.
+// order, without creating one: fleetwatch.yaml's integration:, else dev or
+// develop (local, then origin's), else the trunk it would be made from. One
+// git call for all candidates.
 func findIntegration(project string) (string, error) {
-	candidates := []string{
-		"refs/heads/dev", "refs/remotes/origin/dev", "refs/heads/develop", "refs/remotes/origin/develop",
-		"refs/heads/main", "refs/remotes/origin/main", "refs/heads/master", "refs/remotes/origin/master",
+	names, err := integrationNames(project)
+	if err != nil {
+		return "", err
 	}
+	var candidates []string
+	for _, n := range names {
+		candidates = append(candidates, "refs/heads/"+n, "refs/remotes/origin/"+n)
+	}
+	candidates = append(candidates, "refs/heads/main", "refs/remotes/origin/main", "refs/heads/master", "refs/remotes/origin/master")
 	out, err := gitQuery(project, append([]string{"for-each-ref", "--format=%(refname)"}, candidates...)...)
 	if err != nil {
 		return "", err
@@ -118,7 +124,7 @@ func findIntegration(project string) (string, error) {
 			return strings.TrimPrefix(name, "refs/remotes/"), nil
 		}
 	}
-	return "", fmt.Errorf("%s: no integration branch (dev, develop) and no trunk (main, master)", project)
+	return "", fmt.Errorf("%s: no integration branch (%s) and no trunk (main, master)", project, strings.Join(names, ", "))
 }
 
 // gitQuery is git (git.go) for questions: bounded by statusTimeout, and

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"fleetwatch/internal/config"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"golang.org/x/sys/unix"
@@ -69,11 +70,17 @@ func SafeID(id string) string {
 // FeatureBranch names the branch for a plan slug (model.FeatureBranch).
 func FeatureBranch(slug string) string { return model.FeatureBranch(slug) }
 
-// EnsureIntegration finds the integration branch (dev, origin/dev, develop,
-// origin/develop), or creates dev from the trunk (main, origin/main, master,
-// origin/master). It reports whether it created one.
+// EnsureIntegration finds the integration branch: fleetwatch.yaml's
+// `integration:`, else dev, else develop (each local, else origin's, which
+// gets a tracking branch), or creates the first of those from the trunk
+// (main, origin/main, master, origin/master). It reports whether it created
+// one.
 func EnsureIntegration(project string) (string, bool, error) {
-	for _, name := range []string{"dev", "develop"} {
+	names, err := integrationNames(project)
+	if err != nil {
+		return "", false, err
+	}
+	for _, name := range names {
 		if hasRef(project, "refs/heads/"+name) {
 			return name, false, nil
 		}
@@ -90,13 +97,26 @@ func EnsureIntegration(project string) (string, bool, error) {
 			ref = "refs/remotes/" + trunk
 		}
 		if hasRef(project, ref) {
-			if _, err := git(project, "branch", "dev", trunk); err != nil {
-				return raced(project, "dev", err)
+			if _, err := git(project, "branch", names[0], trunk); err != nil {
+				return raced(project, names[0], err)
 			}
-			return "dev", true, nil
+			return names[0], true, nil
 		}
 	}
-	return "", false, fmt.Errorf("%s: no integration branch (dev, develop) and no trunk (main, master) to make one from", project)
+	return "", false, fmt.Errorf("%s: no integration branch (%s) and no trunk (main, master) to make one from", project, strings.Join(names, ", "))
+}
+
+// integrationNames are the branches that may be the integration branch, in
+// order: the one fleetwatch.yaml names, else dev and develop.
+func integrationNames(project string) ([]string, error) {
+	s, err := config.Load(project)
+	if err != nil {
+		return nil, err
+	}
+	if s.Integration != "" {
+		return []string{s.Integration}, nil
+	}
+	return []string{"dev", "develop"}, nil
 }
 
 // raced is EnsureIntegration's answer when creating name failed: another

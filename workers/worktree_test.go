@@ -80,6 +80,35 @@ func TestEnsureIntegration(t *testing.T) {
 	}
 }
 
+// fleetwatch.yaml's integration: names the branch, over dev and develop:
+// made from the trunk when missing, origin's tracked when only it has it.
+// A bad file is one line naming it and its line, and nothing is made.
+func TestIntegrationFromSettings(t *testing.T) {
+	dir := repo(t)
+	run(t, dir, "branch", "dev")
+	os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("integration: trunk\n"), 0o644)
+	name, created, err := EnsureIntegration(dir)
+	if err != nil || name != "trunk" || !created {
+		t.Fatalf("integration: trunk: %q %v %v", name, created, err)
+	}
+	wt, err := Ensure(dir, "mid-1", "fix-login")
+	if err != nil || wt.Integration != "trunk" {
+		t.Fatalf("ensure: %+v %v", wt, err)
+	}
+	if got, _ := findIntegration(dir); got != "trunk" {
+		t.Errorf("findIntegration: %q", got)
+	}
+	bad := repo(t)
+	os.WriteFile(filepath.Join(bad, "fleetwatch.yaml"), []byte("# settings\nintegration: a..b\n"), 0o644)
+	_, err = Ensure(bad, "mid-1", "fix-login")
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(bad, "fleetwatch.yaml")+":2: integration: git refuses") {
+		t.Fatalf("a bad fleetwatch.yaml: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(bad, "var", "worktrees", "mid-1")); err == nil {
+		t.Error("a worktree was made despite the bad settings")
+	}
+}
+
 func TestEnsureCreatesAndReuses(t *testing.T) {
 	dir := repo(t)
 	wt, err := Ensure(dir, "mid-1", "fix-login")
