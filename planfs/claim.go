@@ -21,8 +21,8 @@ func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !lane.Ready() {
-		return "", planErr(rel, ErrWrongLane, "only plans in bugs/ or features/ can be claimed")
+	if !model.RuleOf(model.Claim).Takes(lane) {
+		return "", wrongLane(rel, model.Claim)
 	}
 	if fi, err := os.Lstat(t.Abs(rel)); err != nil || !fi.Mode().IsRegular() {
 		return "", planErr(rel, ErrNotFound, "not found")

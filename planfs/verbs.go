@@ -227,8 +227,8 @@ func (t *Tree) ReleaseBecause(rel string, a Actor, reason string) (string, error
 		t.appendEvent(Event{Event: "release", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: a.AgentID, Reason: reason})
 		return rel, nil
 	}
-	if lane != model.InProgress {
-		return "", planErr(rel, ErrWrongLane, "only claimed plans can be released")
+	if !model.RuleOf(model.Release).Takes(lane) {
+		return "", wrongLane(rel, model.Release)
 	}
 	if _, err := t.needPlan(rel); err != nil {
 		return "", err
@@ -253,8 +253,8 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	if lane != model.InProgress && !lane.Ready() {
-		return nil, planErr(rel, ErrWrongLane, "only in-progress plans and ready-path leases can be recovered")
+	if !model.RuleOf(model.Recover).Takes(lane) {
+		return nil, wrongLane(rel, model.Recover)
 	}
 	if err := ValidTTL(ttl); err != nil {
 		return nil, planErr(rel, err, "%v", err)
@@ -323,15 +323,15 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 
 // Park sets a ready or claimed plan aside in ambiguous/ or blocked/.
 func (t *Tree) Park(rel string, to model.Lane, a Actor, reason string) (string, error) {
-	if !to.Parked() {
-		return "", planErr(rel, ErrBadTarget, "park target must be ambiguous or blocked, not %s", to)
+	if why := model.RuleOf(model.Park).CheckTarget(to); why != "" {
+		return "", planErr(rel, ErrBadTarget, "%s", why)
 	}
 	lane, err := t.needPlan(rel)
 	if err != nil {
 		return "", err
 	}
-	if !lane.Ready() && lane != model.InProgress {
-		return "", planErr(rel, ErrWrongLane, "only plans in bugs/, features/ or in-progress/ can be parked")
+	if !model.RuleOf(model.Park).Takes(lane) {
+		return "", wrongLane(rel, model.Park)
 	}
 	ev := Event{Event: "park", AgentID: a.AgentID, Reason: reason}
 	if lane.Ready() {
@@ -343,8 +343,8 @@ func (t *Tree) Park(rel string, to model.Lane, a Actor, reason string) (string, 
 // Return sends a parked or claimed plan back to a ready lane: to when given,
 // else the lane it came from, else features.
 func (t *Tree) Return(rel string, to model.Lane, a Actor) (string, error) {
-	if to != "" && !to.Ready() {
-		return "", planErr(rel, ErrBadTarget, "return target must be bugs or features, not %s", to)
+	if why := model.RuleOf(model.Return).CheckTarget(to); to != "" && why != "" {
+		return "", planErr(rel, ErrBadTarget, "%s", why)
 	}
 	lane, err := t.needPlan(rel)
 	if err != nil {
@@ -353,8 +353,8 @@ func (t *Tree) Return(rel string, to model.Lane, a Actor) (string, error) {
 	switch {
 	case lane.Ready():
 		return "", planErr(rel, ErrWrongLane, "already ready")
-	case lane != model.InProgress && !lane.Parked():
-		return "", planErr(rel, ErrWrongLane, "only parked or claimed plans can be returned")
+	case !model.RuleOf(model.Return).Takes(lane):
+		return "", wrongLane(rel, model.Return)
 	}
 	return t.moveOwned(rel, func(lease *model.Lease) (model.Lane, error) {
 		if to != "" {
@@ -366,15 +366,15 @@ func (t *Tree) Return(rel string, to model.Lane, a Actor) (string, error) {
 
 // Complete moves a's claimed plan to completed/ (or review-needed/).
 func (t *Tree) Complete(rel string, to model.Lane, a Actor) (string, error) {
-	if to != model.Completed && to != model.ReviewNeeded {
-		return "", planErr(rel, ErrBadTarget, "complete target must be completed or review-needed, not %s", to)
+	if why := model.RuleOf(model.Complete).CheckTarget(to); why != "" {
+		return "", planErr(rel, ErrBadTarget, "%s", why)
 	}
 	lane, err := t.needPlan(rel)
 	if err != nil {
 		return "", err
 	}
-	if lane != model.InProgress {
-		return "", planErr(rel, ErrWrongLane, "only in-progress plans can be completed")
+	if !model.RuleOf(model.Complete).Takes(lane) {
+		return "", wrongLane(rel, model.Complete)
 	}
 	return t.moveOwned(rel, func(lease *model.Lease) (model.Lane, error) {
 		if lease == nil && !a.Force {
@@ -399,15 +399,15 @@ func PromoteProblems(h model.Header) []string {
 // Promote moves a draft to a ready lane. It refuses, listing the problems,
 // when the draft lacks Preferred models or a Done when section, unless force.
 func (t *Tree) Promote(rel string, to model.Lane, agent string, force bool) (string, []string, error) {
-	if !to.Ready() {
-		return "", nil, planErr(rel, ErrBadTarget, "promote target must be bugs or features, not %s", to)
+	if why := model.RuleOf(model.Promote).CheckTarget(to); why != "" {
+		return "", nil, planErr(rel, ErrBadTarget, "%s", why)
 	}
 	lane, err := t.needPlan(rel)
 	if err != nil {
 		return "", nil, err
 	}
-	if lane != model.Drafts {
-		return "", nil, planErr(rel, ErrWrongLane, "only drafts can be promoted")
+	if !model.RuleOf(model.Promote).Takes(lane) {
+		return "", nil, wrongLane(rel, model.Promote)
 	}
 	data, err := readHead(t.Abs(rel))
 	if err != nil {
@@ -429,4 +429,9 @@ func readHead(path string) (string, error) {
 	defer f.Close()
 	text, _, err := headerText(f, make([]byte, HeaderLimit))
 	return text, err
+}
+
+// wrongLane is the refusal of a plan in a lane verb does not take from.
+func wrongLane(rel string, verb model.Verb) error {
+	return planErr(rel, ErrWrongLane, "%s", model.RuleOf(verb).Done)
 }
