@@ -32,7 +32,7 @@ func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 	if why := model.ClaimProblem(&model.Plan{Name: name}, false); why != "" {
 		return "", planErr(rel, ErrUnclaimable, "%s", why)
 	}
-	dst := string(model.InProgress) + "/" + name
+	dst := string(model.RelOf(model.InProgress, name))
 	if t.exists(dst) {
 		if l := t.ReadLease(dst); l != nil && l.Active(t.now()) && l.AgentID != agent {
 			return "", planErr(rel, ErrClaimed, "%s already held by %s", dst, l.AgentID)
@@ -139,9 +139,9 @@ func (t *Tree) acquireReadyLease(rel, agent string, l model.Lease) error {
 // twinRel is the same file name in the other ready lane.
 func twinRel(lane model.Lane, name string) string {
 	if lane == model.Bugs {
-		return string(model.Features) + "/" + name
+		return string(model.RelOf(model.Features, name))
 	}
-	return string(model.Bugs) + "/" + name
+	return string(model.RelOf(model.Bugs, name))
 }
 
 // claimLease installs the claim's in-progress lease under the lease lock, so

@@ -20,7 +20,7 @@ func (t *Tree) AddPlan(lane model.Lane, name, text string) (string, error) {
 // before the plan appears, so its place in the ready order is chosen, not
 // an accident of when it was written.
 func (t *Tree) AddPlanAt(lane model.Lane, name, text string, mtime time.Time) (string, error) {
-	rel := string(lane) + "/" + name
+	rel := string(model.RelOf(lane, name))
 	if _, known := model.ParseLane(string(lane)); !known {
 		return "", planErr(rel, ErrBadTarget, "%q is not a lane", lane)
 	}

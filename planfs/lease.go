@@ -280,9 +280,9 @@ const lockFile = ".lock"
 // that is gone or by a finished claim, or the twin lease of a plan still in
 // place, does not count.
 func (t *Tree) claimInFlight(name string) bool {
-	claimed, _ := os.Lstat(t.Abs(string(model.InProgress) + "/" + name))
+	claimed, _ := os.Lstat(t.Abs(string(model.RelOf(model.InProgress, name))))
 	for _, l := range []model.Lane{model.Bugs, model.Features} {
-		rel := string(l) + "/" + name
+		rel := string(model.RelOf(l, name))
 		// A twin still in its lane is not moving; the same file in both
 		// lanes is a link+unlink move half way.
 		if fi, err := os.Lstat(t.Abs(rel)); err == nil && (claimed == nil || !os.SameFile(fi, claimed)) {
@@ -302,7 +302,7 @@ func (t *Tree) finishedClaim(l *model.Lease) bool {
 	if err != nil || l.Corrupt != "" || l.Token == "" {
 		return false
 	}
-	held := t.ReadLease(string(model.InProgress) + "/" + name)
+	held := t.ReadLease(string(model.RelOf(model.InProgress, name)))
 	return held != nil && held.Corrupt == "" && held.Token == l.Token
 }
 

@@ -64,7 +64,7 @@ func (t *Tree) Scan() (*model.Snapshot, error) {
 			if !strings.HasSuffix(name, ".md") || name == "README.md" {
 				continue
 			}
-			rel := string(lane) + "/" + name
+			rel := string(model.RelOf(lane, name))
 			switch {
 			case e.IsDir():
 				snap.Warnings = append(snap.Warnings, model.Warning{File: rel, Message: "is a directory, not a plan; skipped"})
@@ -192,7 +192,7 @@ func newPlan(lane model.Lane, name string, size, modTime int64, h model.Header) 
 		h.Title = name
 	}
 	return model.Plan{
-		Rel: string(lane) + "/" + name, Lane: lane, Name: name, Slug: model.SlugOf(name),
+		Rel: string(model.RelOf(lane, name)), Lane: lane, Name: name, Slug: model.SlugOf(name),
 		Local: strings.HasSuffix(name, ".local.md"), ModTime: modTime, Size: size, Header: h,
 	}
 }

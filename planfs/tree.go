@@ -91,14 +91,13 @@ func newToken() string {
 }
 
 // SplitRel checks that rel names a plan file directly inside a lane and
-// returns both parts.
+// returns both parts (model.ParseRel).
 func SplitRel(rel string) (model.Lane, string, error) {
-	laneName, name, ok := strings.Cut(rel, "/")
-	lane, known := model.ParseLane(laneName)
-	if !ok || !known || name == "" || strings.ContainsAny(name, "/\\") || name == "." || name == ".." || !strings.HasSuffix(name, ".md") || name == "README.md" {
-		return "", "", fmt.Errorf("%q is not a plan path like features/foo.md", rel)
+	r, err := model.ParseRel(rel)
+	if err != nil {
+		return "", "", err
 	}
-	return lane, name, nil
+	return r.Lane(), r.Name(), nil
 }
 
 // ValidSlug rejects slugs that could name a path outside a lane.
@@ -158,7 +157,7 @@ func (t *Tree) FindSlug(slug string, lanes ...model.Lane) ([]string, error) {
 	var out []string
 	for _, l := range lanes {
 		for _, name := range []string{slug + ".md", slug + ".local.md"} {
-			rel := string(l) + "/" + name
+			rel := string(model.RelOf(l, name))
 			if fi, err := os.Lstat(t.Abs(rel)); err == nil && fi.Mode().IsRegular() {
 				out = append(out, rel)
 			}

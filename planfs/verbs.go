@@ -137,7 +137,7 @@ func (t *Tree) move(rel string, to model.Lane, step string, lease *model.Lease, 
 	if err != nil {
 		return "", err
 	}
-	dst := string(to) + "/" + name
+	dst := string(model.RelOf(to, name))
 	if err := t.writable(from, to); err != nil {
 		return "", planErr(rel, err, "%v", err)
 	}
@@ -156,7 +156,7 @@ func (t *Tree) move(rel string, to model.Lane, step string, lease *model.Lease, 
 		// A leftover ready-path lease of the claim that brought the plan
 		// here must not hold the plan now it is going back.
 		for _, l := range []model.Lane{model.Bugs, model.Features} {
-			if ready := t.ReadLease(string(l) + "/" + name); ready != nil && ready.Token != "" && ready.Token == lease.Token {
+			if ready := t.ReadLease(string(model.RelOf(l, name))); ready != nil && ready.Token != "" && ready.Token == lease.Token {
 				t.removeLeaseIf(string(l)+"/"+name, ready)
 			}
 		}

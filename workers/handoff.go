@@ -99,7 +99,7 @@ func workingOn(project, agent, branch string) bool {
 	}
 	now := t.NowSeconds()
 	for _, e := range entries {
-		rel := string(model.InProgress) + "/" + e.Name()
+		rel := string(model.RelOf(model.InProgress, e.Name()))
 		if !strings.HasSuffix(e.Name(), ".md") || model.FeatureBranch(model.SlugOf(e.Name())) != branch {
 			continue
 		}

@@ -535,7 +535,7 @@ func (d *Driver) whereIs(rel string) string {
 		return ""
 	}
 	for _, l := range model.Lanes {
-		r := string(l) + "/" + name
+		r := string(model.RelOf(l, name))
 		if _, err := os.Stat(d.Tree.Abs(r)); err == nil {
 			return r
 		}
