@@ -290,6 +290,30 @@ func (o Outcome) OK() bool { return o.Code == 0 && !o.Stopped && o.Lost == "" }
 // driver) the executor gets SIGTERM, then SIGKILL after the grace, and the
 // plan goes back to the lane it came from.
 func (d *Driver) Run(ctx context.Context, job Job) Outcome {
+	r, failed := d.start(job)
+	if r == nil {
+		return failed
+	}
+	if job.OnStart != nil {
+		job.OnStart()
+	}
+	return d.watch(ctx, r)
+}
+
+// running is one started executor, as its driver watches it.
+type running struct {
+	job       Job
+	me        planfs.Actor // who the driver acts as: the agent, with its lease's token
+	cmd       *exec.Cmd
+	pgid      int
+	done      chan error // the agent's exit, once
+	streams   *agentStreams
+	out, errw *lineWriter
+}
+
+// start starts the executor on job's plan in its own process group. When it
+// cannot start, the plan goes back to its lane and the outcome says why.
+func (d *Driver) start(job Job) (*running, Outcome) {
 	agent := d.Worker.AgentID
 	dir := job.Worktree
 	if dir == "" {
@@ -300,54 +324,58 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 		BaseURL: d.BaseURL, Slug: model.SlugOf(path.Base(job.Rel)), Port: job.Port,
 		Root: d.Tree.Project, LeaseToken: job.Token,
 	}
-	me := planfs.Actor{AgentID: agent, Token: job.Token}
+	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}}
 	argv := ph.Expand(d.Argv)
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
 	d.save()
 
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
+	r.cmd = exec.Command(argv[0], argv[1:]...)
+	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
-	cmd.Env = gitenv.Env(append(ph.Env(), "PWD="+dir)...)
+	r.cmd.Env = gitenv.Env(append(ph.Env(), "PWD="+dir)...)
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
-	out, errw := d.Log.writer(StreamOut), d.Log.writer(StreamErr)
-	streams, err := startStreams(cmd, out, errw)
+	r.out, r.errw = d.Log.writer(StreamOut), d.Log.writer(StreamErr)
+	streams, err := startStreams(r.cmd, r.out, r.errw)
+	if err == nil {
+		// Its own process group, so stopping it reaches every process the
+		// agent started; and it hears of the driver's death instead of
+		// working on with nobody renewing its lease.
+		r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+		d.Log.Printf("run %s in %s (port %d)", strings.Join(quoteArgs(argv), " "), dir, job.Port)
+		err = r.cmd.Start()
+		streams.started()
+		if err != nil {
+			streams.drain()
+		}
+	}
 	if err != nil {
 		reason := "executor did not start: " + errText(err)
 		d.Log.Printf("%s", reason)
-		return d.giveBack(job.Rel, me, reason, Outcome{Code: -1, Note: reason})
+		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
 	}
-	// Its own process group, so stopping it reaches every process the agent
-	// started; and it hears of the driver's death instead of working on with
-	// nobody renewing its lease.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	d.Log.Printf("run %s in %s (port %d)", strings.Join(quoteArgs(argv), " "), dir, job.Port)
-	err = cmd.Start()
-	streams.started()
-	if err != nil {
-		streams.drain()
-		reason := "executor did not start: " + errText(err)
-		d.Log.Printf("%s", reason)
-		return d.giveBack(job.Rel, me, reason, Outcome{Code: -1, Note: reason})
-	}
-	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	if job.OnStart != nil {
-		job.OnStart()
-	}
-	// stopped ends whatever is left of the agent and logs the rest of its
-	// output; done is nil once the agent's exit has been received.
-	stopped := func(done <-chan error) {
-		d.stopAgent(pgid, done)
-		streams.drain()
-		out.flush()
-		errw.flush()
-	}
+	r.streams, r.pgid = streams, r.cmd.Process.Pid
+	r.done = make(chan error, 1)
+	go func() { r.done <- r.cmd.Wait() }()
+	return r, Outcome{}
+}
 
+// stop ends whatever is left of the agent and logs the rest of its output;
+// done is nil once the agent's exit has been received.
+func (d *Driver) stop(r *running, done <-chan error) {
+	d.stopAgent(r.pgid, done)
+	r.streams.drain()
+	r.out.flush()
+	r.errw.flush()
+}
+
+// watch keeps the lease and the state file alive while the agent runs, and
+// handles how it ends: its own exit, a lost lease, or the driver told to
+// stop.
+func (d *Driver) watch(ctx context.Context, r *running) Outcome {
+	rel := r.job.Rel
 	pulse := time.NewTicker(d.heartbeatEvery())
 	defer pulse.Stop()
 	beat := time.NewTicker(d.leaseEvery())
@@ -356,31 +384,31 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	// renew renews the lease; over is true when it was lost and the agent
 	// has been stopped.
 	renew := func() (o Outcome, over bool) {
-		lost, keep := d.heartbeat(job.Rel, me)
+		lost, keep := d.heartbeat(rel, r.me)
 		renewing = keep
 		if lost == "" {
 			return o, false
 		}
 		d.Log.Printf("lease lost: %s; stopping the agent", lost)
-		stopped(done)
-		return Outcome{Code: -1, Plan: d.whereIs(job.Rel), Lost: lost, Note: "lease lost: " + lost}, true
+		d.stop(r, r.done)
+		return Outcome{Code: -1, Plan: d.whereIs(rel), Lost: lost, Note: "lease lost: " + lost}, true
 	}
 	for {
 		select {
-		case err := <-done:
+		case err := <-r.done:
 			// Whatever the agent left running (a dev server on its port, a
 			// daemon that called setsid) goes with it.
-			stopped(nil)
-			return d.finished(job.Rel, me, exitStatus(err, cmd), renewing)
+			d.stop(r, nil)
+			return d.finished(rel, r.me, exitStatus(err, r.cmd), renewing)
 		case <-pulse.C:
 			// Orphans of the agent that exit are collected as they go.
-			reapAdopted(adoptedOrphans(pgid))
+			reapAdopted(adoptedOrphans(r.pgid))
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 			d.save()
 			// A plan taken back (an operator's release, a recover) is
 			// noticed within a pulse, not only at the next renewal, which
 			// can be many minutes away: a second worker may already have it.
-			if renewing && !d.holds(job.Rel, me) {
+			if renewing && !d.holds(rel, r.me) {
 				if o, over := renew(); over {
 					return o
 				}
@@ -397,8 +425,8 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 				reason = "driver stopped: " + c.Error()
 			}
 			d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
-			stopped(done)
-			o := d.giveBack(job.Rel, me, reason, Outcome{Code: -1, Stopped: true, Note: reason})
+			d.stop(r, r.done)
+			o := d.giveBack(rel, r.me, reason, Outcome{Code: -1, Stopped: true, Note: reason})
 			o.Stopped = true
 			return o
 		}
