@@ -114,55 +114,83 @@ func (ix *DepIndex) evaluate(i int, history History, cyclic map[int]map[string]b
 // cycles finds, for each open plan on a dependency cycle, the dependency keys
 // that lead back into it. Iterative Tarjan, so deep chains cannot overflow.
 func (ix *DepIndex) cycles() map[int]map[string]bool {
+	comp, ncomp := ix.components()
+	size := make([]int, ncomp)
+	for _, c := range comp {
+		if c >= 0 {
+			size[c]++
+		}
+	}
+	out := map[int]map[string]bool{}
+	for v := range ix.plans {
+		if comp[v] < 0 {
+			continue
+		}
+		for _, d := range ix.plans[v].Header.DependsOn {
+			k := DepKey(d)
+			for _, w := range ix.byKey[k] {
+				if comp[w] == comp[v] && (size[comp[v]] > 1 || w == v) {
+					if out[v] == nil {
+						out[v] = map[string]bool{}
+					}
+					out[v][k] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// edges are the plans open plan v depends on.
+func (ix *DepIndex) edges(v int) []int {
+	var out []int
+	p := &ix.plans[v]
+	if !p.Lane.Open() {
+		return nil
+	}
+	for _, d := range p.Header.DependsOn {
+		out = append(out, ix.byKey[DepKey(d)]...)
+	}
+	return out
+}
+
+// components numbers the strongly connected components of the dependency
+// graph (Tarjan's algorithm, with an explicit stack so a long chain cannot
+// overflow the goroutine's): comp[v] is v's, -1 for a plan no walk reached
+// (it has no dependencies).
+func (ix *DepIndex) components() (comp []int, ncomp int) {
 	n := len(ix.plans)
-	edges := func(v int) []int {
-		var out []int
-		p := &ix.plans[v]
-		if !p.Lane.Open() {
-			return nil
-		}
-		for _, d := range p.Header.DependsOn {
-			out = append(out, ix.byKey[DepKey(d)]...)
-		}
-		return out
-	}
-	index := make([]int, n)
-	low := make([]int, n)
-	onStack := make([]bool, n)
+	index, low, onStack := make([]int, n), make([]int, n), make([]bool, n)
+	comp = make([]int, n)
 	for i := range index {
-		index[i] = -1
-	}
-	comp := make([]int, n)
-	for i := range comp {
-		comp[i] = -1
+		index[i], comp[i] = -1, -1
 	}
 	var stack []int
-	next, ncomp := 0, 0
+	next := 0
 	type frame struct {
 		v     int
 		succ  []int
 		child int
 	}
+	visit := func(v int) frame {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		return frame{v: v, succ: ix.edges(v)}
+	}
 	for root := 0; root < n; root++ {
 		if index[root] >= 0 || len(ix.plans[root].Header.DependsOn) == 0 {
 			continue
 		}
-		call := []frame{{v: root, succ: edges(root)}}
-		index[root], low[root] = next, next
-		next++
-		stack = append(stack, root)
-		onStack[root] = true
+		call := []frame{visit(root)}
 		for len(call) > 0 {
 			f := &call[len(call)-1]
 			if f.child < len(f.succ) {
 				w := f.succ[f.child]
 				f.child++
 				if index[w] < 0 {
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					onStack[w] = true
-					call = append(call, frame{v: w, succ: edges(w)})
+					call = append(call, visit(w))
 				} else if onStack[w] {
 					low[f.v] = min(low[f.v], index[w])
 				}
@@ -188,28 +216,5 @@ func (ix *DepIndex) cycles() map[int]map[string]bool {
 			}
 		}
 	}
-	size := make([]int, ncomp)
-	for _, c := range comp {
-		if c >= 0 {
-			size[c]++
-		}
-	}
-	out := map[int]map[string]bool{}
-	for v := 0; v < n; v++ {
-		if comp[v] < 0 {
-			continue
-		}
-		for _, d := range ix.plans[v].Header.DependsOn {
-			k := DepKey(d)
-			for _, w := range ix.byKey[k] {
-				if comp[w] == comp[v] && (size[comp[v]] > 1 || w == v) {
-					if out[v] == nil {
-						out[v] = map[string]bool{}
-					}
-					out[v][k] = true
-				}
-			}
-		}
-	}
-	return out
+	return comp, ncomp
 }
