@@ -15,9 +15,25 @@ import (
 func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	out := append([]model.Warning(nil), snap.Warnings...)
 	out = append(out, t.SymlinkProblems()...)
+	out = append(out, t.checkPlans(snap)...)
+	out = append(out, t.checkLeases(snap)...)
+	out = uniqueWarnings(out)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// checkPlans lints each plan: names no claim can take, unknown or cyclic
+// dependencies, claims without a live lease, and duplicate slugs.
+func (t *Tree) checkPlans(snap *model.Snapshot) []model.Warning {
+	var out []model.Warning
 	deps := model.NewDepIndex(snap).Evaluate(t.History())
 	bySlug := map[string][]string{}
-	leased := map[string]*model.Lease{}
+	leased := make(map[string]*model.Lease, len(snap.Leases))
 	for i := range snap.Leases {
 		leased[snap.Leases[i].Rel] = &snap.Leases[i]
 	}
@@ -26,8 +42,6 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 		p := &snap.Plans[i]
 		if p.Lane != model.Completed {
 			bySlug[strings.ToLower(p.Slug)] = append(bySlug[strings.ToLower(p.Slug)], p.Rel)
-		}
-		if p.Lane != model.Completed {
 			if why := model.ClaimProblem(p, false); why != "" {
 				out = append(out, model.Warning{File: p.Rel, Message: "no claim can take it: " + why})
 			} else if why := model.ClaimProblem(p, true); why != "" {
@@ -62,7 +76,13 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 			out = append(out, model.Warning{File: rels[0], Message: fmt.Sprintf("slug %q is also %s; only one can be claimed", slug, strings.Join(rels[1:], ", "))})
 		}
 	}
-	plans := map[string]bool{}
+	return out
+}
+
+// checkLeases lints each lease file: corrupt, untrustworthy or orphaned.
+func (t *Tree) checkLeases(snap *model.Snapshot) []model.Warning {
+	var out []model.Warning
+	plans := make(map[string]bool, len(snap.Plans))
 	for i := range snap.Plans {
 		plans[snap.Plans[i].Rel] = true
 	}
@@ -71,6 +91,7 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	if unlock, err := t.lockExisting(time.Second); err == nil {
 		defer unlock()
 	}
+	now := t.now()
 	for i := range snap.Leases {
 		l := &snap.Leases[i]
 		file := ".leases/" + l.File
@@ -91,13 +112,6 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 			}
 		}
 	}
-	out = uniqueWarnings(out)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		return out[i].Line < out[j].Line
-	})
 	return out
 }
 
