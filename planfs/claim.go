@@ -17,38 +17,10 @@ import (
 // tools or processes, exactly one gets past the O_EXCL create or the move.
 // A claimer killed at any step leaves a state that Repair finishes or undoes.
 func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
-	lane, name, err := SplitRel(rel)
+	lane, name, dst, err := t.claimable(rel, agent, ttl)
 	if err != nil {
 		return "", err
 	}
-	if !model.RuleOf(model.Claim).Takes(lane) {
-		return "", wrongLane(rel, model.Claim)
-	}
-	if fi, err := os.Lstat(t.Abs(rel)); err != nil || !fi.Mode().IsRegular() {
-		return "", planErr(rel, ErrNotFound, "not found")
-	}
-	// Checked before any lease exists: a name too long for its in-progress
-	// lease would otherwise strand the plan after its move.
-	if why := model.ClaimProblem(&model.Plan{Name: name}, false); why != "" {
-		return "", planErr(rel, ErrUnclaimable, "%s", why)
-	}
-	dst := string(model.RelOf(model.InProgress, name))
-	if t.exists(dst) {
-		if l := t.ReadLease(dst); l != nil && l.Active(t.now()) && l.AgentID != agent {
-			return "", planErr(rel, ErrClaimed, "%s already held by %s", dst, l.AgentID)
-		}
-		return "", planErr(rel, ErrDestExists, "%s already exists", dst)
-	}
-
-	if err := ValidTTL(ttl); err != nil {
-		return "", planErr(rel, err, "%v", err)
-	}
-	// Before any change: a refused claim claims nothing. The plan's own lane
-	// counts too: a move out of a symlinked one takes a file from elsewhere.
-	if err := t.writable(lane, model.InProgress); err != nil {
-		return "", planErr(rel, err, "%v", err)
-	}
-
 	ready := t.newLease(rel, agent, "", token, ttl)
 	if err := t.acquireReadyLease(rel, agent, ready); err != nil {
 		return "", err
@@ -101,6 +73,44 @@ func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 	t.removeLeaseIf(rel, &ready)
 	t.appendEvent(Event{Event: "claim", Slug: model.SlugOf(name), From: rel, To: dst, AgentID: agent, Origin: rel})
 	return dst, nil
+}
+
+// claimable checks, before any change, that agent may claim rel: a ready
+// plan there, a name its leases can carry, no plan of that name in
+// in-progress/, a valid TTL and no symlink on the way (a refused claim
+// claims nothing). It returns the plan's lane and name and where it goes.
+func (t *Tree) claimable(rel, agent string, ttl float64) (model.Lane, string, string, error) {
+	lane, name, err := SplitRel(rel)
+	if err != nil {
+		return "", "", "", err
+	}
+	if !model.RuleOf(model.Claim).Takes(lane) {
+		return "", "", "", wrongLane(rel, model.Claim)
+	}
+	if fi, err := os.Lstat(t.Abs(rel)); err != nil || !fi.Mode().IsRegular() {
+		return "", "", "", planErr(rel, ErrNotFound, "not found")
+	}
+	// A name too long for its in-progress lease would otherwise strand the
+	// plan after its move.
+	if why := model.ClaimProblem(&model.Plan{Name: name}, false); why != "" {
+		return "", "", "", planErr(rel, ErrUnclaimable, "%s", why)
+	}
+	dst := string(model.RelOf(model.InProgress, name))
+	if t.exists(dst) {
+		if l := t.ReadLease(dst); l != nil && l.Active(t.now()) && l.AgentID != agent {
+			return "", "", "", planErr(rel, ErrClaimed, "%s already held by %s", dst, l.AgentID)
+		}
+		return "", "", "", planErr(rel, ErrDestExists, "%s already exists", dst)
+	}
+	if err := ValidTTL(ttl); err != nil {
+		return "", "", "", planErr(rel, err, "%v", err)
+	}
+	// The plan's own lane counts too: a move out of a symlinked one takes a
+	// file from elsewhere.
+	if err := t.writable(lane, model.InProgress); err != nil {
+		return "", "", "", planErr(rel, err, "%v", err)
+	}
+	return lane, name, dst, nil
 }
 
 // acquireReadyLease takes rel's ready-path lease for agent, clearing an
