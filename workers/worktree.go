@@ -178,59 +178,75 @@ func Ensure(project, agentID, slug string) (Worktree, error) {
 	}
 	if branch, ok := registered[path]; ok {
 		wt.Branch = branch
-	} else {
-		if _, err := os.Stat(path); err == nil {
-			return Worktree{}, fmt.Errorf("%s exists but is not a registered git worktree; move it away", path)
-		}
-		base := "agent/" + safe
-		if !hasRef(top, "refs/heads/"+base) {
-			if _, err := git(top, "branch", base, integration); err != nil {
-				return Worktree{}, err
-			}
-		}
-		if checkedOut(registered, base) {
-			// The base branch is in use elsewhere (a clone of this id, or a
-			// person's checkout): git refuses a second, so take a sibling.
-			base += "-wt"
-			if !hasRef(top, "refs/heads/"+base) {
-				if _, err := git(top, "branch", base, integration); err != nil {
-					return Worktree{}, err
-				}
-			}
-		}
-		if _, err := git(top, "worktree", "add", path, base); err != nil {
-			return Worktree{}, err
-		}
-		wt.Branch = base
+	} else if wt.Branch, err = addWorktree(top, path, "agent/"+safe, integration, registered); err != nil {
+		return Worktree{}, err
 	}
 	if slug != "" {
-		branch := FeatureBranch(slug)
-		if why := model.CheckBranch(branch); why != "" {
-			return Worktree{}, fmt.Errorf("git refuses branch name %s (%s); rename the plan", branch, why)
+		if err := checkoutFeature(project, &wt, slug, registered); err != nil {
+			return Worktree{}, err
 		}
-		if holder := heldElsewhere(registered, branch, path); wt.Branch != branch && holder != "" {
-			h, err := handOff(project, top, holder, branch, agentID)
-			if err != nil {
-				return Worktree{}, err
-			}
-			wt.HandOff = h
-			logHandOff(project, slug, agentID, h)
-		}
-		if wt.Branch != branch {
-			args := []string{"checkout", branch}
-			if !hasRef(top, "refs/heads/"+branch) {
-				args = []string{"checkout", "-b", branch, integration}
-			}
-			if _, err := git(path, args...); err != nil {
-				return Worktree{}, fmt.Errorf("%s: %v", path, err)
-			}
-		}
-		wt.Branch = branch
 	}
 	if ports, err := loadPorts(top); err == nil {
 		wt.Port = ports.Ports[agentID]
 	}
 	return wt, record(top, wt)
+}
+
+// addWorktree makes a new worktree at path on branch base (made from the
+// integration branch when missing; a sibling base-wt when base is checked
+// out elsewhere) and returns the branch it has.
+func addWorktree(top, path, base, integration string, registered map[string]string) (string, error) {
+	if _, err := os.Stat(path); err == nil {
+		return "", fmt.Errorf("%s exists but is not a registered git worktree; move it away", path)
+	}
+	if !hasRef(top, "refs/heads/"+base) {
+		if _, err := git(top, "branch", base, integration); err != nil {
+			return "", err
+		}
+	}
+	if checkedOut(registered, base) {
+		// The base branch is in use elsewhere (a clone of this id, or a
+		// person's checkout): git refuses a second, so take a sibling.
+		base += "-wt"
+		if !hasRef(top, "refs/heads/"+base) {
+			if _, err := git(top, "branch", base, integration); err != nil {
+				return "", err
+			}
+		}
+	}
+	if _, err := git(top, "worktree", "add", path, base); err != nil {
+		return "", err
+	}
+	return base, nil
+}
+
+// checkoutFeature checks out slug's feature branch in wt, made from the
+// integration branch when missing, taken over from another agent's
+// worktree when it has it (see handOff).
+func checkoutFeature(project string, wt *Worktree, slug string, registered map[string]string) error {
+	branch := FeatureBranch(slug)
+	if why := model.CheckBranch(branch); why != "" {
+		return fmt.Errorf("git refuses branch name %s (%s); rename the plan", branch, why)
+	}
+	if holder := heldElsewhere(registered, branch, wt.Path); wt.Branch != branch && holder != "" {
+		h, err := handOff(project, wt.Project, holder, branch, wt.AgentID)
+		if err != nil {
+			return err
+		}
+		wt.HandOff = h
+		logHandOff(project, slug, wt.AgentID, h)
+	}
+	if wt.Branch != branch {
+		args := []string{"checkout", branch}
+		if !hasRef(wt.Project, "refs/heads/"+branch) {
+			args = []string{"checkout", "-b", branch, wt.Integration}
+		}
+		if _, err := git(wt.Path, args...); err != nil {
+			return fmt.Errorf("%s: %v", wt.Path, err)
+		}
+	}
+	wt.Branch = branch
+	return nil
 }
 
 // List returns the registered worktrees, by agent id.
