@@ -66,39 +66,10 @@ func ParseSpec(s, cwd string) (Spec, error) {
 		if err := PlainText(v); err != nil {
 			return Spec{}, fmt.Errorf("%s: %v", k, err)
 		}
-		switch k {
-		case "agent":
-			sp.Agent = v
-		case "tier":
-			if _, err := model.ParseTier(v); err != nil {
-				return Spec{}, err
-			}
-			sp.Tier = v
-		case "endpoint":
-			sp.Endpoint = v
-		case "interval":
+		if k == "interval" {
 			interval = v
-		case "model":
-			sp.Model = v
-		case "registry":
-			if !filepath.IsAbs(v) {
-				v = filepath.Join(cwd, v)
-			}
-			sp.Registry = filepath.Clean(v)
-		case "run", "worktree":
-			on := false
-			switch strings.ToLower(v) {
-			case "1", "true", "yes", "on":
-				on = true
-			case "0", "false", "no", "off":
-			default:
-				return Spec{}, fmt.Errorf("%s must be 1, true, yes, on (or 0, false, no, off), not %q", k, v)
-			}
-			if k == "run" {
-				sp.Run = on
-			} else {
-				sp.Worktree = on
-			}
+		} else if err := sp.set(k, v, cwd); err != nil {
+			return Spec{}, err
 		}
 	}
 	switch {
@@ -115,6 +86,43 @@ func ParseSpec(s, cwd string) (Spec, error) {
 	}
 	sp.Interval = iv
 	return sp, nil
+}
+
+// set sets one checked key of a --worker value (all but interval).
+func (sp *Spec) set(k, v, cwd string) error {
+	switch k {
+	case "agent":
+		sp.Agent = v
+	case "tier":
+		if _, err := model.ParseTier(v); err != nil {
+			return err
+		}
+		sp.Tier = v
+	case "endpoint":
+		sp.Endpoint = v
+	case "model":
+		sp.Model = v
+	case "registry":
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(cwd, v)
+		}
+		sp.Registry = filepath.Clean(v)
+	case "run", "worktree":
+		on := false
+		switch strings.ToLower(v) {
+		case "1", "true", "yes", "on":
+			on = true
+		case "0", "false", "no", "off":
+		default:
+			return fmt.Errorf("%s must be 1, true, yes, on (or 0, false, no, off), not %q", k, v)
+		}
+		if k == "run" {
+			sp.Run = on
+		} else {
+			sp.Worktree = on
+		}
+	}
+	return nil
 }
 
 // CheckUnique refuses two watchers with one agent id, or two ids that would
