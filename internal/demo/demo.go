@@ -123,8 +123,17 @@ func (b *builder) build() {
 	b.add(model.Features, "session-cookies", 12*day-time.Hour)
 	b.add(model.Features, "basic-auth-login", 12*day-2*time.Hour)
 	b.commit(12*day-3*time.Hour, alice, "Plans: scaffold .plans/ and the first backlog")
+	b.firstPlansDone()
+	b.backlog()
+	b.triage()
+	b.inFlight()
+	if b.tree != nil {
+		b.tree.Now = time.Now
+	}
+}
 
-	// The first plans done by the fleet.
+// firstPlansDone is the fleet's first work, and a pruned completed/.
+func (b *builder) firstPlansDone() {
 	disk := b.claim("features/save-notes-to-disk.md", "mid-1", 11*day, planfs.DefaultTTL)
 	cookies := b.claim("features/session-cookies.md", "mid-2", 11*day-time.Hour, planfs.DefaultTTL)
 	b.complete(disk, model.Completed, "mid-1", 11*day-3*time.Hour)
@@ -139,7 +148,10 @@ func (b *builder) build() {
 	// Pruned: from now on only git history knows session-cookies was done.
 	b.git(7*day, alice, "rm", "-q", filepath.Join(planfs.Dir, "completed", "session-cookies.md"))
 	b.commit(7*day, alice, "Plans: prune completed/ (session-cookies shipped in v0.2)")
+}
 
+// backlog is the v0.3 backlog.
+func (b *builder) backlog() {
 	// The v0.3 backlog, written over a few days: the ready order comes from
 	// these times where lane, priority and value tie.
 	b.add(model.Bugs, "crash-on-empty-title", 6*day)
@@ -160,7 +172,10 @@ func (b *builder) build() {
 	b.add(model.Drafts, "dark-mode", 3*day-3*time.Hour)
 	b.add(model.Drafts, "offline-sync", 3*day-5*time.Hour)
 	b.commit(3*day-6*time.Hour, alice, "Plans: backlog for v0.3")
+}
 
+// triage reviews, promotes and parks.
+func (b *builder) triage() {
 	// Triage: one plan done and waiting for a person, one promoted, two set
 	// aside by the agents that claimed them.
 	csv := b.claim("features/csv-import.md", "reasoner-1", 2*day, planfs.DefaultTTL)
@@ -171,7 +186,10 @@ func (b *builder) build() {
 	mail := b.claim("features/email-reminders.md", "mid-2", day-3*time.Hour, planfs.DefaultTTL)
 	b.park(mail, model.Blocked, "mid-2", "needs SMTP credentials: there is no sending domain yet", day-210*time.Minute)
 	b.commit(day-4*time.Hour, alice, "Plans: csv-import for review, tag-autocomplete ready, two plans parked")
+}
 
+// inFlight is the work under way now, with its worktrees.
+func (b *builder) inFlight() {
 	// Work in flight: small-2 died two hours ago holding a P1 bug (its lease
 	// expired an hour ago); mid-1 took the next bug ten minutes ago.
 	b.claim("bugs/crash-on-empty-title.md", "small-2", 2*time.Hour, 3600)
@@ -181,9 +199,6 @@ func (b *builder) build() {
 	// work not committed, mid-1 has just started.
 	b.worktree("small-2", "crash-on-empty-title", map[string]string{"notes.go": notesGo + "\n// TODO(small-2): reject empty titles\n"})
 	b.worktree("mid-1", "duplicate-tags-by-case", nil)
-	if b.tree != nil {
-		b.tree.Now = time.Now
-	}
 }
 
 // worktree gives agent its worktree on the plan's feature branch and

@@ -37,6 +37,13 @@ func (b *builder) fleet(executor []string) {
 	if b.err != nil {
 		return
 	}
+	b.writeEndpoints(executor)
+	b.writeWorkers()
+}
+
+// writeEndpoints writes the demo's endpoints.yaml, with executor as the
+// stand-in agent every endpoint runs.
+func (b *builder) writeEndpoints(executor []string) {
 	var y strings.Builder
 	y.WriteString(endpointsYAML + "executor: [")
 	for i, a := range append(append([]string{}, executor...), "{plan}") {
@@ -48,7 +55,11 @@ func (b *builder) fleet(executor []string) {
 	}
 	y.WriteString("]\n")
 	b.fail("endpoints.yaml", os.WriteFile(filepath.Join(b.project, "endpoints.yaml"), []byte(y.String()), 0o644))
+}
 
+// writeWorkers writes the state files and logs of three workers: one live,
+// one dead holding a claim, one that finished.
+func (b *builder) writeWorkers() {
 	// Ports as a driver gets them: the lowest free ones, so the Worktrees
 	// pane and the state files agree.
 	port := func(agent string) int {
