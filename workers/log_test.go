@@ -102,3 +102,22 @@ func TestLogRotationTakesTheDriversStderrAlong(t *testing.T) {
 		t.Errorf("the last stderr line should be in the live file:\n%s", data)
 	}
 }
+
+// Every line of a worker log starts with its time and stream, even when
+// the driver names a plan whose file name holds a line break.
+func TestLogDriverLinesStayOneLine(t *testing.T) {
+	dir := t.TempDir()
+	l, err := OpenLog(dir, "w", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Printf("claimed %s", "in-progress/x\ny\r.md")
+	l.Close()
+	data, err := os.ReadFile(l.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"); len(lines) != 1 || !strings.HasSuffix(lines[0], ` fleet claimed in-progress/x\ny\r.md`) {
+		t.Errorf("log:\n%q", data)
+	}
+}

@@ -1,0 +1,45 @@
+package workers
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// A FIFO among the state files made ReadStates block in open(2) until
+// someone wrote to it: the UI's Workers pane stopped refreshing for good
+// (its one reading never came back), the spawn form never opened
+// (UniqueAgentID reads the states) and `watch status` hung. A state file
+// far larger than any real one (a few hundred bytes) was read and parsed
+// in full on every refresh, a second a time while workers run.
+func TestReadStatesSkipsFIFOsAndHugeFiles(t *testing.T) {
+	t.Parallel()
+	project := fakeProject(t)
+	dir := filepath.Join(project, filepath.FromSlash(StateDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge := `{"agent_id":"huge","note":"` + strings.Repeat("x", 8<<20) + `"}`
+	if err := os.WriteFile(filepath.Join(dir, "huge.json"), []byte(huge), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteState(project, State{AgentID: "mid-1", PID: 1, State: StateRunning}); err != nil {
+		t.Fatal(err)
+	}
+	var states []State
+	var problems []string
+	within(t, "ReadStates with a FIFO among the state files", func() { states, problems = ReadStates(project) })
+	if len(states) != 1 || states[0].AgentID != "mid-1" {
+		t.Errorf("states %+v", states)
+	}
+	joined := strings.Join(problems, "\n")
+	if len(problems) != 2 || !strings.Contains(joined, "pipe.json: not a regular file") || !strings.Contains(joined, "huge.json: ") {
+		t.Errorf("problems %q", problems)
+	}
+	within(t, "UniqueAgentID with a FIFO among the state files", func() { UniqueAgentID(project, "ui-mid") })
+}
