@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/planfs"
 )
 
@@ -15,7 +16,7 @@ import (
 // leases a plan on it (two slugs can share one branch); once the lease is
 // no longer that agent's, it is. A person's checkout is never touched.
 func TestHandOffRespectsARunningDriver(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	if _, err := planfs.Scaffold(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestHandOffRespectsARunningDriver(t *testing.T) {
 		t.Fatalf("after the release: %+v %v", wt, err)
 	}
 	// The project's own checkout (a person's) keeps its branch.
-	run(t, dir, "checkout", "-q", "-b", "feature/mine")
+	testkit.Git(t, dir, "checkout", "-q", "-b", "feature/mine")
 	if _, err := Ensure(dir, "B", "mine"); err == nil || !strings.Contains(err.Error(), "not an agent worktree") {
 		t.Fatalf("a person's checkout: %v", err)
 	}

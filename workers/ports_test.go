@@ -2,6 +2,7 @@ package workers
 
 import (
 	"encoding/json"
+	"fleetwatch/internal/testkit"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -66,7 +67,7 @@ func TestParsePortRange(t *testing.T) {
 // Many agents get distinct ports in the range, and each keeps its own on
 // every later run.
 func TestAssignPortStableAndDistinct(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	r := freeRange(t, 40)
 	got := map[string]int{}
 	seen := map[int]string{}
@@ -100,7 +101,7 @@ func TestAssignPortStableAndDistinct(t *testing.T) {
 // Goroutines of one process exclude each other through the lock too (the
 // race between processes is TestWorktreeEnsurePortsRace in package main).
 func TestAssignPortConcurrent(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	r := freeRange(t, 20)
 	ports := make([]int, 16)
 	errs := make([]error, len(ports))
@@ -119,7 +120,7 @@ func TestAssignPortConcurrent(t *testing.T) {
 }
 
 func TestAssignPortSkipsBound(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	r := freeRange(t, 3)
 	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(r.Lo))
 	if err != nil {
@@ -142,7 +143,7 @@ func TestAssignPortSkipsBound(t *testing.T) {
 
 // A port outside the range asked for is given up for one inside it.
 func TestAssignPortNewRange(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	r1, r2 := freeRange(t, 2), freeRange(t, 2)
 	if r1 == r2 {
 		t.Skip("the same range twice")
@@ -186,7 +187,7 @@ func backdate(t *testing.T, dir string) {
 // state file says it is not live (exited or dead before stale), that has
 // not asked for it lately, and only while nothing listens on it.
 func TestAssignPortExhaustedRange(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	r := freeRange(t, 2)
 	a, _ := AssignPort(dir, "a", r)
 	b, _ := AssignPort(dir, "b", r)
@@ -249,14 +250,14 @@ func TestAssignPortWithoutWorktree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(plain, registryFile)); err == nil {
 		t.Fatal("a port made a registry")
 	}
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	if _, err := AssignPort(dir, "root-worker", r); err != nil {
 		t.Fatal(err)
 	}
 	if list, err := List(dir); err != nil || len(list) != 0 {
 		t.Fatalf("List %v %v, want no worktrees", list, err)
 	}
-	if status := run(t, dir, "status", "--porcelain", "--untracked-files=all"); strings.Contains(status, "var/") {
+	if status := testkit.Git(t, dir, "status", "--porcelain", "--untracked-files=all"); strings.Contains(status, "var/") {
 		t.Fatalf("var/ shows in git status: %q", status)
 	}
 }
@@ -264,7 +265,7 @@ func TestAssignPortWithoutWorktree(t *testing.T) {
 // List and Inspect carry each worktree's port, which registry.json never
 // holds: anchor rewrites that file with five keys per agent.
 func TestListShowsPortsKeptOutOfRegistry(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	r := freeRange(t, 5)
 	wt, err := Ensure(dir, "mid-1", "x")
 	if err != nil {
@@ -339,7 +340,7 @@ func TestPortsSurviveAnchorRegistry(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	r := freeRange(t, 5)
 	a, _ := Ensure(dir, "a", "x")
 	b, _ := Ensure(dir, "b", "")

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"errors"
+	"fleetwatch/internal/testkit"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"os"
@@ -13,7 +14,7 @@ import (
 // ensured makes agent's worktree on feature/<slug> in a fresh repository.
 func ensured(t *testing.T, agent, slug string) (string, Worktree) {
 	t.Helper()
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	wt, err := Ensure(dir, agent, slug)
 	if err != nil {
 		t.Fatal(err)
@@ -26,13 +27,13 @@ func commitIn(t *testing.T, dir, name string) {
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run(t, dir, "add", name)
-	run(t, dir, "commit", "-q", "-m", name)
+	testkit.Git(t, dir, "add", name)
+	testkit.Git(t, dir, "commit", "-q", "-m", name)
 }
 
 func hasBranch(t *testing.T, dir, branch string) bool {
 	t.Helper()
-	return run(t, dir, "branch", "--list", branch) != ""
+	return testkit.Git(t, dir, "branch", "--list", branch) != ""
 }
 
 // refused checks Remove failed with one line naming the worktree and want,
@@ -84,7 +85,7 @@ func TestRemoveForceKeepsUnmergedBranch(t *testing.T) {
 	r := freeRange(t, 2)
 	port, _ := AssignPort(dir, "w", r)
 	commitIn(t, wt.Path, "work")
-	head := run(t, dir, "rev-parse", "feature/x")
+	head := testkit.Git(t, dir, "rev-parse", "feature/x")
 	os.WriteFile(filepath.Join(wt.Path, "scratch"), nil, 0o644)
 	got, err := Remove(dir, "w", true, true)
 	if err != nil {
@@ -94,13 +95,13 @@ func TestRemoveForceKeepsUnmergedBranch(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
-	if isDir(wt.Path) || !hasBranch(t, dir, "feature/x") || run(t, dir, "rev-parse", "feature/x") != head {
+	if isDir(wt.Path) || !hasBranch(t, dir, "feature/x") || testkit.Git(t, dir, "rev-parse", "feature/x") != head {
 		t.Fatal("the worktree should be gone and feature/x kept at its commit")
 	}
 	if list, _ := List(dir); len(list) != 0 {
 		t.Fatalf("registry still lists %+v", list)
 	}
-	if strings.Contains(run(t, dir, "worktree", "list"), wt.Path) {
+	if strings.Contains(testkit.Git(t, dir, "worktree", "list"), wt.Path) {
 		t.Fatal("git still lists the worktree")
 	}
 	assertAnchorRegistry(t, dir)
@@ -111,7 +112,7 @@ func TestRemoveForceKeepsUnmergedBranch(t *testing.T) {
 func TestRemoveDeleteBranchMerged(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	commitIn(t, wt.Path, "work")
-	run(t, dir, "branch", "-f", "dev", "feature/x") // merged
+	testkit.Git(t, dir, "branch", "-f", "dev", "feature/x") // merged
 	got, err := Remove(dir, "w", false, true)
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +179,7 @@ func TestRemoveFreesPort(t *testing.T) {
 // removing the worktree would drop the only thing that holds them.
 func TestRemoveKeepsOrphanCommits(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
-	run(t, wt.Path, "checkout", "-q", "--detach")
+	testkit.Git(t, wt.Path, "checkout", "-q", "--detach")
 	commitIn(t, wt.Path, "orphan")
 	_, err := Remove(dir, "w", true, true)
 	refused(t, dir, wt, err, "HEAD is detached with 1 commit on no branch; not removing it, even with --force")
@@ -192,7 +193,7 @@ func TestRemoveMissingAndStrayFolders(t *testing.T) {
 	if got, err := Remove(dir, "w", false, false); err != nil || got.Path != "" || got.Branch != "feature/x" {
 		t.Fatalf("%+v %v", got, err)
 	}
-	if strings.Contains(run(t, dir, "worktree", "list"), wt.Path) {
+	if strings.Contains(testkit.Git(t, dir, "worktree", "list"), wt.Path) {
 		t.Fatal("git still lists the worktree")
 	}
 	stray := filepath.Join(dir, "var", "worktrees", "stray")

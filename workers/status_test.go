@@ -20,7 +20,7 @@ func inspectOne(t *testing.T, project string, wt Worktree) WorktreeState {
 }
 
 func TestInspect(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	wt, err := Ensure(dir, "mid-1", "")
 	if err != nil {
 		t.Fatal(err)
@@ -35,35 +35,35 @@ func TestInspect(t *testing.T) {
 
 	os.WriteFile(filepath.Join(wt.Path, "new.txt"), []byte("x\n"), 0o644)
 	want("untracked file", inspectOne(t, dir, wt), true, 0, 0, "agent/mid-1")
-	run(t, wt.Path, "add", "new.txt")
+	testkit.Git(t, wt.Path, "add", "new.txt")
 	want("staged file", inspectOne(t, dir, wt), true, 0, 0, "agent/mid-1")
-	run(t, wt.Path, "commit", "-q", "-m", "work")
+	testkit.Git(t, wt.Path, "commit", "-q", "-m", "work")
 	want("a commit", inspectOne(t, dir, wt), false, 1, 0, "agent/mid-1")
 
 	// The integration branch moves on: a commit on dev made in the project.
-	run(t, dir, "checkout", "-q", "dev")
+	testkit.Git(t, dir, "checkout", "-q", "dev")
 	os.WriteFile(filepath.Join(dir, "other.txt"), []byte("y\n"), 0o644)
-	run(t, dir, "add", "other.txt")
-	run(t, dir, "commit", "-q", "-m", "other")
-	run(t, dir, "checkout", "-q", "main")
+	testkit.Git(t, dir, "add", "other.txt")
+	testkit.Git(t, dir, "commit", "-q", "-m", "other")
+	testkit.Git(t, dir, "checkout", "-q", "main")
 	want("dev ahead", inspectOne(t, dir, wt), false, 1, 1, "agent/mid-1")
 
 	// No integration recorded: found as EnsureIntegration would, made nowhere.
 	bare := wt
 	bare.Integration = ""
-	branches := run(t, dir, "branch", "--list")
+	branches := testkit.Git(t, dir, "branch", "--list")
 	want("integration found", inspectOne(t, dir, bare), false, 1, 1, "agent/mid-1")
-	if again := run(t, dir, "branch", "--list"); again != branches {
+	if again := testkit.Git(t, dir, "branch", "--list"); again != branches {
 		t.Fatalf("Inspect changed branches:\n%s\nto\n%s", branches, again)
 	}
 
-	run(t, wt.Path, "checkout", "-q", "--detach")
-	sha := run(t, wt.Path, "rev-parse", "HEAD")
+	testkit.Git(t, wt.Path, "checkout", "-q", "--detach")
+	sha := testkit.Git(t, wt.Path, "rev-parse", "HEAD")
 	want("detached", inspectOne(t, dir, wt), false, 1, 1, sha[:7])
 }
 
 func TestInspectProblems(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	wt, err := Ensure(dir, "mid-1", "")
 	if err != nil {
 		t.Fatal(err)
@@ -97,8 +97,8 @@ func TestInspectProblems(t *testing.T) {
 	}
 
 	// Without any integration branch or trunk there is nothing to compare.
-	run(t, dir, "branch", "-m", "dev", "old-dev")
-	run(t, dir, "branch", "-m", "main", "trunk")
+	testkit.Git(t, dir, "branch", "-m", "dev", "old-dev")
+	testkit.Git(t, dir, "branch", "-m", "main", "trunk")
 	bare := wt
 	bare.Integration = ""
 	if st := inspectOne(t, dir, bare); !strings.Contains(st.Err, "no integration branch") {
@@ -107,7 +107,7 @@ func TestInspectProblems(t *testing.T) {
 }
 
 func TestInspectGitCalls(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	var wts []Worktree
 	for _, id := range []string{"a", "b", "c"} {
 		wt, err := Ensure(dir, id, "")
@@ -126,7 +126,7 @@ func TestInspectGitCalls(t *testing.T) {
 
 // A git that never answers costs the timeout, not the screen.
 func TestInspectTimesOut(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	wt, err := Ensure(dir, "mid-1", "")
 	if err != nil {
 		t.Fatal(err)

@@ -3,36 +3,13 @@ package workers
 import (
 	"encoding/json"
 	"errors"
+	"fleetwatch/internal/testkit"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 )
-
-// repo makes a git repository with one commit on main, as anchor's tests do.
-func repo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	run(t, dir, "init", "-q", "-b", "main")
-	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run(t, dir, "add", "README")
-	run(t, dir, "commit", "-q", "-m", "init")
-	return dir
-}
-
-func run(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "-C", dir}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 func TestSafeID(t *testing.T) {
 	for in, want := range map[string]string{
@@ -57,7 +34,7 @@ func TestFeatureBranch(t *testing.T) {
 }
 
 func TestEnsureIntegration(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	name, created, err := EnsureIntegration(dir)
 	if err != nil || name != "dev" || !created {
 		t.Fatalf("first: %q %v %v", name, created, err)
@@ -67,14 +44,14 @@ func TestEnsureIntegration(t *testing.T) {
 		t.Fatalf("second: %q %v %v", name, created, err)
 	}
 	// develop wins over creating dev when it is the only one.
-	other := repo(t)
-	run(t, other, "branch", "develop")
+	other := testkit.Repo(t)
+	testkit.Git(t, other, "branch", "develop")
 	if name, created, _ := EnsureIntegration(other); name != "develop" || created {
 		t.Fatalf("with develop: %q %v", name, created)
 	}
 	// No trunk at all is an error that names the project.
-	bare := repo(t)
-	run(t, bare, "branch", "-m", "main", "trunk")
+	bare := testkit.Repo(t)
+	testkit.Git(t, bare, "branch", "-m", "main", "trunk")
 	if _, _, err := EnsureIntegration(bare); err == nil || !strings.Contains(err.Error(), bare) {
 		t.Fatalf("without a trunk: %v", err)
 	}
@@ -84,8 +61,8 @@ func TestEnsureIntegration(t *testing.T) {
 // made from the trunk when missing, origin's tracked when only it has it.
 // A bad file is one line naming it and its line, and nothing is made.
 func TestIntegrationFromSettings(t *testing.T) {
-	dir := repo(t)
-	run(t, dir, "branch", "dev")
+	dir := testkit.Repo(t)
+	testkit.Git(t, dir, "branch", "dev")
 	os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("integration: trunk\n"), 0o644)
 	name, created, err := EnsureIntegration(dir)
 	if err != nil || name != "trunk" || !created {
@@ -98,7 +75,7 @@ func TestIntegrationFromSettings(t *testing.T) {
 	if got, _ := findIntegration(dir); got != "trunk" {
 		t.Errorf("findIntegration: %q", got)
 	}
-	bad := repo(t)
+	bad := testkit.Repo(t)
 	os.WriteFile(filepath.Join(bad, "fleetwatch.yaml"), []byte("# settings\nintegration: a..b\n"), 0o644)
 	_, err = Ensure(bad, "mid-1", "fix-login")
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(bad, "fleetwatch.yaml")+":2: integration: git refuses") {
@@ -110,7 +87,7 @@ func TestIntegrationFromSettings(t *testing.T) {
 }
 
 func TestEnsureCreatesAndReuses(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	wt, err := Ensure(dir, "mid-1", "fix-login")
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +98,7 @@ func TestEnsureCreatesAndReuses(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(wt.Path, "README")); err != nil {
 		t.Fatalf("checkout has no README: %v", err)
 	}
-	if got := run(t, wt.Path, "branch", "--show-current"); got != "feature/fix-login" {
+	if got := testkit.Git(t, wt.Path, "branch", "--show-current"); got != "feature/fix-login" {
 		t.Fatalf("checked out %q", got)
 	}
 	again, err := Ensure(dir, "mid-1", "fix-login")
@@ -135,7 +112,7 @@ func TestEnsureCreatesAndReuses(t *testing.T) {
 	if ignore, _ := os.ReadFile(filepath.Join(dir, "var", ".gitignore")); !strings.Contains(string(ignore), "\n*\n") {
 		t.Fatalf("var/.gitignore %q", ignore)
 	}
-	if status := run(t, dir, "status", "--porcelain"); status != "" {
+	if status := testkit.Git(t, dir, "status", "--porcelain"); status != "" {
 		t.Fatalf("worktrees show in git status: %q", status)
 	}
 	var reg map[string]any
@@ -150,7 +127,7 @@ func TestEnsureCreatesAndReuses(t *testing.T) {
 }
 
 func TestEnsureIsolatesAgents(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	a, err := Ensure(dir, "agent-a", "plan-a")
 	if err != nil {
 		t.Fatal(err)
@@ -171,22 +148,22 @@ func TestEnsureIsolatesAgents(t *testing.T) {
 // A later claim on another plan must not reset the feature branch of an
 // earlier one: its commits stay.
 func TestEnsureKeepsCommits(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	wt, err := Ensure(dir, "w", "first")
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(wt.Path, "work.txt"), []byte("done"), 0o644)
-	run(t, wt.Path, "add", "work.txt")
-	run(t, wt.Path, "commit", "-q", "-m", "work")
-	head := run(t, dir, "rev-parse", "feature/first")
+	testkit.Git(t, wt.Path, "add", "work.txt")
+	testkit.Git(t, wt.Path, "commit", "-q", "-m", "work")
+	head := testkit.Git(t, dir, "rev-parse", "feature/first")
 	if _, err := Ensure(dir, "w", "second"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Ensure(dir, "w", "first"); err != nil {
 		t.Fatal(err)
 	}
-	if got := run(t, dir, "rev-parse", "feature/first"); got != head {
+	if got := testkit.Git(t, dir, "rev-parse", "feature/first"); got != head {
 		t.Fatalf("feature/first moved from %s to %s", head, got)
 	}
 	if _, err := os.Stat(filepath.Join(wt.Path, "work.txt")); err != nil {
@@ -195,7 +172,7 @@ func TestEnsureKeepsCommits(t *testing.T) {
 }
 
 func TestEnsureParallelAgents(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 6)
 	for i := range errs {
@@ -216,7 +193,7 @@ func TestEnsureRefusesStrangers(t *testing.T) {
 	if _, err := Ensure(t.TempDir(), "x", ""); !errors.Is(err, ErrNotGit) {
 		t.Fatalf("outside git: %v", err)
 	}
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	os.MkdirAll(filepath.Join(dir, "var", "worktrees", "squatter"), 0o755)
 	if _, err := Ensure(dir, "squatter", ""); err == nil || !strings.Contains(err.Error(), "not a registered git worktree") {
 		t.Fatalf("over an unregistered folder: %v", err)
@@ -225,10 +202,10 @@ func TestEnsureRefusesStrangers(t *testing.T) {
 
 // When agent/<id> is checked out elsewhere, the worktree gets a sibling branch.
 func TestEnsureBaseBranchInUse(t *testing.T) {
-	dir := repo(t)
+	dir := testkit.Repo(t)
 	EnsureIntegration(dir)
-	run(t, dir, "branch", "agent/busy", "dev")
-	run(t, dir, "checkout", "-q", "agent/busy")
+	testkit.Git(t, dir, "branch", "agent/busy", "dev")
+	testkit.Git(t, dir, "checkout", "-q", "agent/busy")
 	wt, err := Ensure(dir, "busy", "")
 	if err != nil || wt.Branch != "agent/busy-wt" {
 		t.Fatalf("%+v %v", wt, err)
@@ -243,7 +220,7 @@ func TestEnsureRefusesAnotherAgentsWorktree(t *testing.T) {
 	if _, err := Ensure(dir, "a-b", "y"); err == nil || !strings.Contains(err.Error(), `"a/b"`) || !strings.Contains(err.Error(), `"a-b"`) {
 		t.Fatalf("a second agent id got %s: %v", wt.Path, err)
 	}
-	if got := run(t, wt.Path, "rev-parse", "--abbrev-ref", "HEAD"); got != "feature/x" {
+	if got := testkit.Git(t, wt.Path, "rev-parse", "--abbrev-ref", "HEAD"); got != "feature/x" {
 		t.Errorf("a/b's worktree was switched to %s", got)
 	}
 	if _, err := Remove(dir, "a-b", true, true); err == nil || !strings.Contains(err.Error(), `"a/b"`) {

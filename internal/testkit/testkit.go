@@ -1,5 +1,6 @@
-// Package testkit holds the test helpers several packages share: real
-// processes, a counting wrapper around git, and a stand-in worker driver.
+// Package testkit holds the test helpers several packages share: real git
+// repositories, real processes, a counting wrapper around git, and a
+// stand-in worker driver.
 package testkit
 
 import (
@@ -12,6 +13,32 @@ import (
 	"syscall"
 	"testing"
 )
+
+// Git runs git in dir as a test identity, without signing, and returns its
+// output trimmed; a failure fails tb with what git said.
+func Git(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "-C", dir}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Repo makes a git repository in a new temporary folder with one commit
+// (a README) on main.
+func Repo(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	Git(tb, dir, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	Git(tb, dir, "add", "README")
+	Git(tb, dir, "commit", "-q", "-m", "init")
+	return dir
+}
 
 // DeadPID returns the pid of a process that has exited and been reaped.
 func DeadPID(tb testing.TB) int {
