@@ -1,0 +1,150 @@
+// Command shape checks the code's shape targets, run by .ci/run: no function
+// over 80 lines outside tests and literal tables, ui.Model under 25 fields,
+// no exec.Command in ui, and only main.go at the module's root. It prints one
+// line per breach and exits 1 when there is any.
+//
+//	go run ./internal/shape [DIR]
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const (
+	maxFuncLines   = 80
+	maxModelFields = 24
+)
+
+func main() {
+	root := "."
+	if len(os.Args) > 1 {
+		root = os.Args[1]
+	}
+	breaches, err := check(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shape:", err)
+		os.Exit(2)
+	}
+	for _, b := range breaches {
+		fmt.Println(b)
+	}
+	if len(breaches) > 0 {
+		fmt.Fprintf(os.Stderr, "shape: %d breach(es) of the targets\n", len(breaches))
+		os.Exit(1)
+	}
+}
+
+// check walks the Go files under root and lists every breach.
+func check(root string) ([]string, error) {
+	var out []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "var") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if !strings.Contains(rel, "/") && rel != "main.go" {
+			out = append(out, rel+": the root holds main.go only; commands live in internal/cli")
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		out = append(out, checkFile(fset, rel, f)...)
+		return nil
+	})
+	return out, err
+}
+
+func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
+	var out []string
+	inUI := strings.HasPrefix(rel, "ui/")
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Body == nil || literalTable(d) {
+				continue
+			}
+			if n := fset.Position(d.End()).Line - fset.Position(d.Pos()).Line + 1; n > maxFuncLines {
+				out = append(out, fmt.Sprintf("%s:%d: %s is %d lines (at most %d)", rel, fset.Position(d.Pos()).Line, funcName(d), n, maxFuncLines))
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				ts, ok := s.(*ast.TypeSpec)
+				if !ok || !inUI || ts.Name.Name != "Model" {
+					continue
+				}
+				if st, ok := ts.Type.(*ast.StructType); ok {
+					if n := fieldCount(st); n > maxModelFields {
+						out = append(out, fmt.Sprintf("%s:%d: ui.Model has %d fields (fewer than %d)", rel, fset.Position(ts.Pos()).Line, n, maxModelFields+1))
+					}
+				}
+			}
+		}
+	}
+	if inUI {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Command" {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "exec" {
+					out = append(out, fmt.Sprintf("%s:%d: exec.Command in ui: ask the engine", rel, fset.Position(sel.Pos()).Line))
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// literalTable reports whether fd's body is one `return T{…}`.
+func literalTable(fd *ast.FuncDecl) bool {
+	if len(fd.Body.List) != 1 {
+		return false
+	}
+	ret, ok := fd.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return false
+	}
+	_, ok = ret.Results[0].(*ast.CompositeLit)
+	return ok
+}
+
+func fieldCount(st *ast.StructType) int {
+	n := 0
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 {
+			n++ // embedded
+		}
+		n += len(f.Names)
+	}
+	return n
+}
+
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv != nil && len(fd.Recv.List) > 0 {
+		t := fd.Recv.List[0].Type
+		if star, ok := t.(*ast.StarExpr); ok {
+			t = star.X
+		}
+		if id, ok := t.(*ast.Ident); ok {
+			return id.Name + "." + fd.Name.Name
+		}
+	}
+	return fd.Name.Name
+}
