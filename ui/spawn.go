@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,7 +12,6 @@ import (
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
-	"fleetwatch/registry"
 	"fleetwatch/workers"
 )
 
@@ -35,29 +31,25 @@ const (
 // spawnForm asks how to start a worker: as a tier or an endpoint, which
 // model, which agent id, whether to run the executor, how many plans.
 type spawnForm struct {
-	gen       int
-	choices   []string // the tiers, then the registry's endpoints
-	endpoints []registry.Endpoint
-	ids       []string // each choice's unused default agent id
-	regNote   string   // why the registry could not be read
-	git       bool
-	choice    int
-	model     textinput.Model
-	agent     textinput.Model
-	max       textinput.Model
-	run       bool
-	focus     int
-	edited    bool // the operator typed an agent id: choices leave it alone
-	err       string
+	gen     int
+	choices []string           // the tiers, then the registry's endpoints
+	offer   workers.SpawnOffer // the endpoints, why they cannot be read, git or not
+	ids     []string           // each choice's unused default agent id
+	choice  int
+	model   textinput.Model
+	agent   textinput.Model
+	max     textinput.Model
+	run     bool
+	focus   int
+	edited  bool // the operator typed an agent id: choices leave it alone
+	err     string
 }
 
 // spawnFormMsg brings what the form offers, read off the UI goroutine.
 type spawnFormMsg struct {
-	gen       int
-	endpoints []registry.Endpoint
-	ids       []string
-	regNote   string
-	git       bool // the project is a git repository: run workers get worktrees
+	gen   int
+	offer workers.SpawnOffer
+	ids   []string
 }
 
 // spawnedMsg is the outcome of starting a worker.
@@ -79,21 +71,12 @@ func (m *Model) askSpawn() tea.Cmd {
 
 func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
 	return func() tea.Msg {
-		msg := spawnFormMsg{gen: gen}
-		reg, err := registry.Load(filepath.Join(project, "endpoints.yaml"))
-		switch {
-		case err == nil:
-			msg.endpoints = reg.Endpoints
-		case !errors.Is(err, fs.ErrNotExist):
-			// The project is known: the reason needs the room.
-			msg.regNote = strings.ReplaceAll(err.Error(), project+string(filepath.Separator), "")
-		}
-		_, err = workers.Project(project)
-		msg.git = err == nil
+		// The engine reads endpoints.yaml and asks git; the UI only offers.
+		msg := spawnFormMsg{gen: gen, offer: workers.Offer(project)}
 		for _, t := range spawnTiers {
 			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+t, taken...))
 		}
-		for _, ep := range msg.endpoints {
+		for _, ep := range msg.offer.Endpoints {
 			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+workers.SafeID(ep.Name), taken...))
 		}
 		return msg
@@ -116,9 +99,9 @@ func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
 	if msg.gen != m.formGen || m.dlg != nil || m.logs != nil || m.form != nil {
 		return nil // the operator moved on meanwhile
 	}
-	f := &spawnForm{gen: msg.gen, endpoints: msg.endpoints, ids: msg.ids, regNote: msg.regNote, git: msg.git, run: true, choice: 1}
+	f := &spawnForm{gen: msg.gen, offer: msg.offer, ids: msg.ids, run: true, choice: 1}
 	f.choices = append(f.choices, spawnTiers...)
-	for _, ep := range msg.endpoints {
+	for _, ep := range msg.offer.Endpoints {
 		f.choices = append(f.choices, ep.Name)
 	}
 	f.model = m.newInput("any (or the endpoint's)", 200)
@@ -220,7 +203,7 @@ func (m *Model) formSpec() (workers.SpawnSpec, error) {
 		Bin: m.opt.Self, Project: m.opt.Tree.Project,
 		Agent: strings.TrimSpace(f.agent.Value()), Model: strings.TrimSpace(f.model.Value()), Run: f.run,
 		// Agents working side by side each get their own checkout.
-		Worktree: f.run && f.git,
+		Worktree: f.run && f.offer.Git,
 	}
 	if f.choice < len(spawnTiers) {
 		s.Tier = f.choices[f.choice]
@@ -311,24 +294,24 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	add(label(fieldAs, "run as") + choose(termtext.Line(as)) + "  " + m.st.Dim.Render(termtext.Line(strings.Join(f.choices, " "))))
 	detail := "tier " + as
 	if f.choice >= len(spawnTiers) {
-		ep := f.endpoints[f.choice-len(spawnTiers)]
+		ep := f.offer.Endpoints[f.choice-len(spawnTiers)]
 		detail = "endpoint " + ep.Name + ": tier " + ep.Tier
 		if ep.Model != "" {
 			detail += ", model " + ep.Model
 		}
-	} else if len(f.endpoints) == 0 && f.regNote == "" {
+	} else if len(f.offer.Endpoints) == 0 && f.offer.Problem == "" {
 		detail += " (no endpoints.yaml: tiers only)"
 	}
 	add("             " + m.st.Dim.Render(termtext.Line(detail)))
-	if f.regNote != "" {
-		for _, l := range wrapWords("⚠ "+termtext.Line(f.regNote), inner-13) {
+	if f.offer.Problem != "" {
+		for _, l := range wrapWords("⚠ "+termtext.Line(f.offer.Problem), inner-13) {
 			add("             " + m.st.Warn.Render(l))
 		}
 	}
 	add(label(fieldModel, "model") + f.model.View())
 	add(label(fieldAgent, "agent id") + f.agent.View())
 	mode := "run: claim, then the executor works the plan"
-	if f.git {
+	if f.offer.Git {
 		mode = "run: claim, then the executor works it in a worktree"
 	}
 	if !f.run {
