@@ -105,7 +105,7 @@ func TestCtrlCWhileFiltering(t *testing.T) {
 	h.press("/")
 	h.typeText("ci")
 	h.press("ctrl+c")
-	if !h.quit && h.m.filtering {
+	if !h.quit && h.m.plans.filtering {
 		t.Error("ctrl+c neither quit nor left the filter")
 	}
 }

@@ -1,6 +1,10 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+)
 
 // KeyMap is every key the program answers to. Bindings that cannot apply to
 // the current selection are disabled, so help lists only what works now.
@@ -8,14 +12,33 @@ type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	PrevLane, NextLane                      key.Binding
 	NextPane, PrevPane                      key.Binding
-	Plans, Leases, Worktrees, Workers       key.Binding
-	Events                                  key.Binding
-	Filter, Escape, Preview                 key.Binding
-	PreviewUp, PreviewDown                  key.Binding
-	Promote, Park, Return                   key.Binding
-	Release, Recover, Complete              key.Binding
-	Spawn, Stop, Mark, Logs                 key.Binding
-	Help, Quit                              key.Binding
+	// Panes jumps to a pane by its number, from the pane list.
+	Panes                      [paneCount]key.Binding
+	Filter, Escape, Preview    key.Binding
+	PreviewUp, PreviewDown     key.Binding
+	Promote, Park, Return      key.Binding
+	Release, Recover, Complete key.Binding
+	Spawn, Stop, Mark, Logs    key.Binding
+	Help, Quit                 key.Binding
+	// Interrupt quits from anywhere but a question; Close leaves the logs
+	// or the reader.
+	Interrupt, Close key.Binding
+	Ask              AskKeys
+	Form             FormKeys
+}
+
+// AskKeys answer a dialog, and the filter's confirm and cancel.
+type AskKeys struct {
+	Confirm, Cancel key.Binding
+	Next, Prev      key.Binding // tab: the next choice, also beside a text field
+	Right, Left     key.Binding // the arrows: the next choice, or the cursor in a text field
+	Yes, No         key.Binding // without a text field
+}
+
+// FormKeys move through the spawn form.
+type FormKeys struct {
+	NextField, PrevField key.Binding
+	NextValue, PrevValue key.Binding // on a choice: change it
 }
 
 // DefaultKeyMap returns the bindings with their help text.
@@ -45,11 +68,7 @@ func DefaultKeyMap() KeyMap {
 		NextLane:    b("next lane", "right", "]"),
 		NextPane:    b("next pane", "tab"),
 		PrevPane:    b("previous pane", "shift+tab"),
-		Plans:       b("plans", "1"),
-		Leases:      b("leases", "2"),
-		Worktrees:   b("worktrees", "3"),
-		Workers:     b("workers", "4"),
-		Events:      b("events", "5"),
+		Panes:       paneKeys(),
 		Filter:      b("filter", "/"),
 		Escape:      b("clear filter", "esc"),
 		Preview:     b("preview", "enter"),
@@ -67,7 +86,29 @@ func DefaultKeyMap() KeyMap {
 		Logs:        b("logs", "l"),
 		Help:        b("all keys", "?"),
 		Quit:        b("quit", "q", "ctrl+c"),
+		Interrupt:   b("quit", "ctrl+c"),
+		Close:       b("close", "esc", "q"),
+		Ask: AskKeys{
+			Confirm: b("confirm", "enter"), Cancel: b("cancel", "esc", "ctrl+c"),
+			Next: b("next choice", "tab"), Prev: b("previous choice", "shift+tab"),
+			Right: b("next choice", "right"), Left: b("previous choice", "left"),
+			Yes: b("yes", "y"), No: b("no", "n"),
+		},
+		Form: FormKeys{
+			NextField: b("next field", "tab", "down"), PrevField: b("previous field", "shift+tab", "up"),
+			NextValue: b("change", "right", " ", "l"), PrevValue: b("change back", "left", "h"),
+		},
 	}
+}
+
+// paneKeys are the number keys, one per pane in the pane list.
+func paneKeys() [paneCount]key.Binding {
+	var ks [paneCount]key.Binding
+	for i, p := range paneSpecs {
+		n := itoa(i + 1)
+		ks[i] = key.NewBinding(key.WithKeys(n), key.WithHelp(n, strings.ToLower(p.name)))
+	}
+	return ks
 }
 
 // ShortHelp is the status line's reminder: the actions that apply now.
@@ -80,7 +121,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.PrevLane, k.NextLane, k.NextPane, k.Plans, k.Leases, k.Worktrees, k.Workers, k.Events},
+		append([]key.Binding{k.PrevLane, k.NextLane, k.NextPane}, k.Panes[:]...),
 		{k.Promote, k.Park, k.Return, k.Release, k.Recover, k.Complete},
 		{k.Spawn, k.Stop, k.Mark, k.Logs},
 		{k.Filter, k.Preview, k.PreviewDown, k.PreviewUp, k.Help, k.Quit},

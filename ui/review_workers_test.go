@@ -45,7 +45,7 @@ func TestReviewFIFOStateFileDoesNotFreezeTheWorkersPane(t *testing.T) {
 		t.Errorf("the Events pane does not name the FIFO:\n%s", v)
 	}
 	h.press("4", "s")
-	if h.m.form == nil {
+	if h.m.formShown() == nil {
 		t.Errorf("s did not open the spawn form:\n%s", h.view())
 	}
 }
@@ -60,7 +60,7 @@ func TestReviewLogFloodShowsTheNewestLines(t *testing.T) {
 	h := logFloodHarness(t)
 	batch := logFloodBatch()
 	for range 3 {
-		h.update(logLinesMsg{gen: h.m.logs.gen, lines: batch})
+		h.update(logLinesMsg{gen: h.m.logsShown().gen, lines: batch})
 		_ = h.m.View()
 	}
 	if v := ansi.Strip(h.m.View()); !strings.Contains(v, "09:29:39   step 9999 of the build") || strings.Contains(v, "step 9950 ") {
@@ -83,7 +83,7 @@ func logFloodHarness(t testing.TB) *harness {
 	h := newHarnessWith(t, p, opt, 160, 48)
 	h.selectWorker("mid-1")
 	h.press("l")
-	h.pumpLogs("the pane opened", func() bool { return h.m.logs.panes[0].open })
+	h.pumpLogs("the pane opened", func() bool { return h.m.logsShown().panes[0].open })
 	return h
 }
 
@@ -106,13 +106,13 @@ func TestReviewKeysThatArriveTogetherAreEachPressed(t *testing.T) {
 	h := newHarness(t, p, 120, 32)
 	h.selectWorker(h.workerAgents()[0])
 	h.send(keyMsg("jjl"))
-	if h.m.logs == nil || h.m.logs.panes[0].agent != h.workerAgents()[2] {
-		t.Fatalf("jjl in one read: cursor %d, logs open %v", h.m.wrk.cursor, h.m.logs != nil)
+	if h.m.logsShown() == nil || h.m.logsShown().panes[0].agent != h.workerAgents()[2] {
+		t.Fatalf("jjl in one read: cursor %d, logs open %v", h.m.wrk.cursor, h.m.logsShown() != nil)
 	}
-	h.pumpLogs("the pane opened", func() bool { return h.m.logs.panes[0].open })
+	h.pumpLogs("the pane opened", func() bool { return h.m.logsShown().panes[0].open })
 	h.press("esc", "1", "/")
 	h.send(keyMsg("crash"))
-	if got := h.m.filter.Value(); got != "crash" {
+	if got := h.m.plans.filter.Value(); got != "crash" {
 		t.Errorf("typed into the filter in one read: %q", got)
 	}
 }
@@ -154,7 +154,7 @@ func TestReviewLogPaneSaysWhyItCannotFollow(t *testing.T) {
 	h := newHarness(t, p, 80, 24)
 	h.selectWorker("small-3")
 	h.press("l")
-	h.pumpLogs("the pane opened", func() bool { return h.m.logs.panes[0].open })
+	h.pumpLogs("the pane opened", func() bool { return h.m.logsShown().panes[0].open })
 	if v := h.view(); !strings.Contains(v, "✗ cannot follow var/fleet/logs/small-3.log: not a regular file") {
 		t.Errorf("the pane does not say why:\n%s", v)
 	}

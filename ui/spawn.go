@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -62,8 +63,8 @@ type spawnedMsg struct {
 // askSpawn reads the registry and picks default agent ids, then opens the form.
 func (m *Model) askSpawn() tea.Cmd {
 	m.formGen++
-	taken := make([]string, len(m.children))
-	for i, c := range m.children {
+	taken := make([]string, len(m.wrk.children))
+	for i, c := range m.wrk.children {
 		taken[i] = c.State.AgentID
 	}
 	return spawnFormCmd(m.opt.Tree.Project, m.formGen, taken)
@@ -96,7 +97,7 @@ func (m *Model) newInput(placeholder string, limit int) textinput.Model {
 }
 
 func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
-	if msg.gen != m.formGen || m.dlg != nil || m.logs != nil || m.form != nil {
+	if msg.gen != m.formGen || m.dialogShown() != nil || m.logsShown() != nil || m.formShown() != nil {
 		return nil // the operator moved on meanwhile
 	}
 	f := &spawnForm{gen: msg.gen, offer: msg.offer, ids: msg.ids, run: true, choice: 1}
@@ -112,7 +113,7 @@ func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
 	f.max.CursorEnd()
 	f.agent.SetValue(f.ids[f.choice])
 	f.agent.CursorEnd()
-	m.form = f
+	m.stack.push(f)
 	return nil
 }
 
@@ -158,32 +159,36 @@ func (f *spawnForm) setChoice(i int) {
 	}
 }
 
-func (m *Model) formKey(msg tea.KeyMsg) tea.Cmd {
-	f := m.form
-	switch msg.String() {
-	case "esc", "ctrl+c":
-		m.form = nil
+func (*spawnForm) asks() bool     { return true }
+func (f *spawnForm) typing() bool { return f.input() != nil }
+
+func (f *spawnForm) view(m *Model, h int) []string { return m.formView(f, m.cols, h) }
+
+func (f *spawnForm) key(m *Model, msg tea.KeyMsg) tea.Cmd {
+	k, fk := &m.keys.Ask, &m.keys.Form
+	switch {
+	case key.Matches(msg, k.Cancel):
+		m.stack.remove(f)
 		return nil
-	case "enter":
-		return m.submitForm()
-	case "tab", "down":
+	case key.Matches(msg, k.Confirm):
+		return m.submitForm(f)
+	case key.Matches(msg, fk.NextField):
 		return f.focusField(f.focus + 1)
-	case "shift+tab", "up":
+	case key.Matches(msg, fk.PrevField):
 		return f.focusField(f.focus - 1)
 	}
 	f.err = ""
 	switch f.focus {
 	case fieldAs:
-		switch msg.String() {
-		case "right", " ", "l":
+		switch {
+		case key.Matches(msg, fk.NextValue):
 			f.setChoice(f.choice + 1)
-		case "left", "h":
+		case key.Matches(msg, fk.PrevValue):
 			f.setChoice(f.choice - 1)
 		}
 		return nil
 	case fieldRun:
-		switch msg.String() {
-		case "right", "left", " ", "l", "h":
+		if key.Matches(msg, fk.NextValue, fk.PrevValue) {
 			f.run = !f.run
 		}
 		return nil
@@ -197,8 +202,7 @@ func (m *Model) formKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // formSpec turns the form into a spawn, or says what is wrong in one line.
-func (m *Model) formSpec() (workers.SpawnSpec, error) {
-	f := m.form
+func (m *Model) formSpec(f *spawnForm) (workers.SpawnSpec, error) {
 	s := workers.SpawnSpec{
 		Bin: m.opt.Self, Project: m.opt.Tree.Project,
 		Agent: strings.TrimSpace(f.agent.Value()), Model: strings.TrimSpace(f.model.Value()), Run: f.run,
@@ -219,13 +223,13 @@ func (m *Model) formSpec() (workers.SpawnSpec, error) {
 		return s, err
 	}
 	// What this UI knows without looking again; Start looks again.
-	for _, c := range m.children {
+	for _, c := range m.wrk.children {
 		if _, done := c.Exited(); !done && workers.SafeID(c.State.AgentID) == workers.SafeID(s.Agent) {
 			return s, fmt.Errorf("%s was started from here (pid %d) and still runs; pick another agent id", s.Agent, c.State.PID)
 		}
 	}
-	for i := range m.wrkRows {
-		r := &m.wrkRows[i]
+	for i := range m.wrk.rows {
+		r := &m.wrk.rows[i]
 		if workers.SafeID(r.st.AgentID) == workers.SafeID(s.Agent) && (r.health == workers.Live || r.health == workers.Stale) {
 			return s, fmt.Errorf("%s is running (%s); pick another agent id or stop it first", r.st.AgentID, r.health)
 		}
@@ -233,13 +237,13 @@ func (m *Model) formSpec() (workers.SpawnSpec, error) {
 	return s, nil
 }
 
-func (m *Model) submitForm() tea.Cmd {
-	s, err := m.formSpec()
+func (m *Model) submitForm(f *spawnForm) tea.Cmd {
+	s, err := m.formSpec(f)
 	if err != nil {
-		m.form.err = termtext.Line(err.Error())
+		f.err = termtext.Line(err.Error())
 		return nil
 	}
-	m.form = nil
+	m.stack.remove(f)
 	m.setStatus("starting "+s.Agent+"…", false)
 	return func() tea.Msg {
 		c, err := workers.Start(s)
@@ -252,7 +256,7 @@ func (m *Model) spawned(msg spawnedMsg) tea.Cmd {
 		m.setStatus("✗ spawn "+msg.spec.Agent+": "+msg.err.Error(), true)
 		return nil
 	}
-	m.children = append(m.children, msg.child)
+	m.wrk.children = append(m.wrk.children, msg.child)
 	mode := "claim only"
 	if msg.spec.Run {
 		mode = "run"
@@ -369,10 +373,10 @@ func (m *Model) askStop() {
 		body = append(body, "⚠ Its last heartbeat was "+coarse(m.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
 	}
 	project := m.opt.Tree.Project
-	m.dlg = &dialog{
+	m.stack.push(&dialog{
 		title: "Stop " + who, body: body, verb: "stop",
 		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, st) },
-	}
+	})
 }
 
 // stopCmd stops the worker r showed, if its state file still shows the
