@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -225,7 +226,9 @@ func (e *eventList) rebuild(m *Model) {
 	}
 	e.rows = e.rows[:0]
 	if m.d.eventsErr != nil {
-		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: planfs.EventsFile, Message: "cannot read the event log: " + m.d.eventsErr.Error()}})
+		// The project is known: the reason needs the room.
+		why := strings.ReplaceAll(m.d.eventsErr.Error(), m.opt.Tree.Project+string(filepath.Separator), "")
+		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: planfs.EventsFile, Message: "cannot read the event log: " + why}})
 	}
 	for i := range m.d.board.Warnings {
 		e.rows = append(e.rows, eventRow{warn: &m.d.board.Warnings[i]})

