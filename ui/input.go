@@ -112,7 +112,7 @@ func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 // update answers the Plans pane's own keys: lanes, the filter, the
 // preview, and the verbs on the selected plan.
 func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys
+	k := &m.keys.Plans
 	switch {
 	case key.Matches(msg, k.PrevLane):
 		return m.switchLane(-1), true
@@ -135,10 +135,10 @@ func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-// verbKey asks before a verb on the selected plan or lease; the bindings
-// that cannot apply are disabled.
+// verbKey asks before a verb on the selected plan; the bindings that
+// cannot apply are disabled.
 func (m *Model) verbKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys
+	k := &m.keys.Plans
 	switch {
 	case key.Matches(msg, k.Promote):
 		m.askPromote()

@@ -88,7 +88,7 @@ func (r *reader) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Interrupt):
 		return m.quit()
-	case key.Matches(msg, k.Close, k.Preview):
+	case key.Matches(msg, k.Close, k.Plans.Preview):
 		m.stack.remove(r)
 		m.layout()
 		return m.schedulePreview()

@@ -124,7 +124,16 @@ func (l *leaseList) rebuild(m *Model) {
 }
 
 func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	return m.verbKey(msg) // release and recover; the plan verbs are disabled here
+	k := &m.keys.Leases
+	switch {
+	case key.Matches(msg, k.Release):
+		m.askRelease()
+	case key.Matches(msg, k.Recover):
+		m.askRecover()
+	default:
+		return nil, false
+	}
+	return nil, true
 }
 
 func (l *leaseList) view(m *Model, h int) []string {
@@ -181,7 +190,7 @@ func (w *workerList) rebuild(*Model) {
 }
 
 func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys
+	k := &m.keys.Workers
 	switch {
 	case key.Matches(msg, k.Mark):
 		// Before PageDown, which space also is.

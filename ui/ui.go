@@ -464,27 +464,36 @@ func (m *Model) syncKeys() {
 			m.why[k] = why
 		}
 	}
-	set(&m.keys.Promote, onPlan && lane == model.Drafts, "promote: select a draft")
-	set(&m.keys.Park, onPlan && (lane.Ready() || lane == model.InProgress), "park: select a ready or in-progress plan")
-	set(&m.keys.Return, onPlan && (lane.Parked() || lane == model.InProgress), "return: select a parked or in-progress plan")
-	set(&m.keys.Complete, onPlan && lane == model.InProgress, "complete: select an in-progress plan")
+	k := &m.keys
+	p, onPlans := &k.Plans, m.pane == plansPane
+	set(&p.Promote, onPlan && lane == model.Drafts, "promote: select a draft")
+	set(&p.Park, onPlan && (lane.Ready() || lane == model.InProgress), "park: select a ready or in-progress plan")
+	set(&p.Return, onPlan && (lane.Parked() || lane == model.InProgress), "return: select a parked or in-progress plan")
+	set(&p.Complete, onPlan && lane == model.InProgress, "complete: select an in-progress plan")
 	exists := rel != "" && m.planExists(rel)
-	set(&m.keys.Release, exists && lane == model.InProgress && lease != nil,
-		"release: select a plan with a lease (u returns one without)")
-	set(&m.keys.Recover, lease != nil && (!lease.Active(m.now) || !exists), "recover: select an expired, unreadable or left-over lease")
-	set(&m.keys.Filter, m.pane == plansPane, "filter: switch to the plans pane (1)")
-	set(&m.keys.Preview, onPlan, "preview: select a plan")
+	// Release and recover are the Plans pane's and the Leases pane's: the
+	// same keys, each enabled in its own pane.
+	release, recover := exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(m.now) || !exists)
+	for _, pk := range []struct {
+		release, recover *key.Binding
+		here             bool
+	}{{&p.Release, &p.Recover, onPlans}, {&k.Leases.Release, &k.Leases.Recover, m.pane == leasesPane}} {
+		set(pk.release, pk.here && release, "release: select a plan with a lease (u returns one without)")
+		set(pk.recover, pk.here && recover, "recover: select an expired, unreadable or left-over lease")
+	}
+	set(&p.Filter, onPlans, "filter: switch to the plans pane (1)")
+	set(&p.Preview, onPlan, "preview: select a plan")
 	inline := onPlan && m.previewShown() && !m.reading()
-	set(&m.keys.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
-	set(&m.keys.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
-	set(&m.keys.PrevLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")
-	set(&m.keys.NextLane, m.pane == plansPane, "lanes: switch to the plans pane (1)")
-	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
+	set(&p.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
+	set(&p.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
+	set(&p.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
+	set(&p.NextLane, onPlans, "lanes: switch to the plans pane (1)")
+	set(&k.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
 	ok, why := canStop(m.selectedWorker())
-	set(&m.keys.Stop, ok, why)
+	set(&k.Workers.Stop, ok, why)
 	onWorker := m.selectedWorker() != nil
-	set(&m.keys.Mark, onWorker, "mark: select a worker in the workers pane (4)")
-	set(&m.keys.Logs, onWorker, "logs: select a worker in the workers pane (4)")
+	set(&k.Workers.Mark, onWorker, "mark: select a worker in the workers pane (4)")
+	set(&k.Workers.Logs, onWorker, "logs: select a worker in the workers pane (4)")
 }
 
 // Run opens the program full screen and returns when the operator quits.
