@@ -184,5 +184,5 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 	}
 	b.WriteString("\n\n" + m.st.Help.Render(keys))
 	box := m.st.Dialog.Width(width).Render(b.String())
-	return strings.Split(lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
+	return strings.Split(m.r.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
 }

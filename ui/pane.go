@@ -36,6 +36,17 @@ type paneModel interface {
 	update(m *Model, msg tea.KeyMsg) (cmd tea.Cmd, handled bool)
 	view(m *Model, h int) []string
 	list() *table
+	// selected is what the cursor is on, for the key map and the verbs.
+	selected() selection
+}
+
+// selection is what a pane offers the key map: the plan, lease or worker
+// under the cursor; the rest are nil.
+type selection struct {
+	rel    string
+	row    *model.BoardRow
+	lease  *model.Lease
+	worker *workerRow
 }
 
 // paneSpecs is the one list of panes: its order is the tab order and the
@@ -102,6 +113,14 @@ func (p *planList) rebuild(m *Model) {
 	p.set(keys, func(m *Model, i int, sel bool) string { return m.planLine(m.plans.rows[i], c, sel) })
 }
 
+func (p *planList) selected() selection {
+	if p.cursor >= len(p.rows) {
+		return selection{}
+	}
+	r := p.rows[p.cursor]
+	return selection{rel: r.Plan.Rel, row: r, lease: r.Lease}
+}
+
 func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
 
 // leaseList is the Leases pane: every lease file, as an operator triages.
@@ -121,6 +140,14 @@ func (l *leaseList) rebuild(m *Model) {
 	}
 	c := leaseColumns(l.width)
 	l.set(keys, func(m *Model, i int, sel bool) string { return m.leaseLine(&m.leases.rows[i], c, sel) })
+}
+
+func (l *leaseList) selected() selection {
+	if l.cursor >= len(l.rows) {
+		return selection{}
+	}
+	lease := &l.rows[l.cursor]
+	return selection{rel: lease.Rel, lease: lease}
 }
 
 func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -156,6 +183,8 @@ func (t *treeList) rebuild(*Model) {
 	t.set(keys, func(m *Model, i int, sel bool) string { return m.treeLine(&m.trees.rows[i], c, sel) })
 }
 
+func (t *treeList) selected() selection { return selection{} }
+
 func (t *treeList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
 
 func (t *treeList) view(m *Model, h int) []string {
@@ -187,6 +216,13 @@ func (w *workerList) rebuild(*Model) {
 	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(keys, a) })
 	c := workerColumns(w.width)
 	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[i], c, sel) })
+}
+
+func (w *workerList) selected() selection {
+	if w.cursor >= len(w.rows) {
+		return selection{}
+	}
+	return selection{worker: &w.rows[w.cursor]}
 }
 
 func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -264,6 +300,8 @@ func (e *eventList) rebuild(m *Model) {
 		return m.eventLine(m.events.rows[i].event, c, sel)
 	})
 }
+
+func (e *eventList) selected() selection { return selection{} }
 
 func (e *eventList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
 

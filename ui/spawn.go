@@ -335,7 +335,7 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	}
 	add(m.st.Help.Render("tab/↑/↓ field · ←/→ change · enter start · esc cancel"))
 	box := m.st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
-	return strings.Split(lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
+	return strings.Split(m.r.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
 }
 
 // wrapWords breaks s into lines of at most w cells at spaces.

@@ -428,28 +428,15 @@ func (m *Model) rebuild() {
 	m.syncKeys()
 }
 
-func (m *Model) selectedPlan() *model.BoardRow {
-	if m.pane != plansPane || m.plans.cursor >= len(m.plans.rows) {
-		return nil
-	}
-	return m.plans.rows[m.plans.cursor]
-}
+func (m *Model) selection() selection { return m.paneOf(m.pane).selected() }
+
+func (m *Model) selectedPlan() *model.BoardRow { return m.selection().row }
 
 // target is the plan an action applies to and its lease: the selected plan,
 // or the selected lease's plan.
 func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
-	switch m.pane {
-	case plansPane:
-		if r := m.selectedPlan(); r != nil {
-			return r.Plan.Rel, r, r.Lease
-		}
-	case leasesPane:
-		if m.leases.cursor < len(m.leases.rows) {
-			l := &m.leases.rows[m.leases.cursor]
-			return l.Rel, nil, l
-		}
-	}
-	return "", nil, nil
+	s := m.selection()
+	return s.rel, s.row, s.lease
 }
 
 // syncKeys enables the actions that apply to the selection and remembers

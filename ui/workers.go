@@ -135,12 +135,7 @@ func (m *Model) workersRunning() bool {
 	return false
 }
 
-func (m *Model) selectedWorker() *workerRow {
-	if m.pane != workersPane || m.wrk.cursor >= len(m.wrk.rows) {
-		return nil
-	}
-	return &m.wrk.rows[m.wrk.cursor]
-}
+func (m *Model) selectedWorker() *workerRow { return m.selection().worker }
 
 func (m *Model) workerByAgent(agent string) *workerRow {
 	for i := range m.wrk.rows {
