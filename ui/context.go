@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
 )
 
@@ -23,4 +24,16 @@ type common struct {
 	cols          int // the body's width: one column is kept as a left margin
 	wide          bool
 	now           float64 // the clock the rows were judged at, Unix seconds
+}
+
+// textField is a text field styled by the session's renderer rather than
+// the process's default one, so each SSH session gets its own profile.
+func (c *common) textField() textinput.Model {
+	in := textinput.New()
+	s := c.r.NewStyle
+	in.PromptStyle, in.TextStyle = s(), s()
+	in.PlaceholderStyle = s().Foreground(lipgloss.Color("240"))
+	in.CompletionStyle = in.PlaceholderStyle
+	in.Cursor.Style, in.Cursor.TextStyle = s(), s()
+	return in
 }

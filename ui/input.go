@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"fleetwatch/model"
@@ -389,7 +388,7 @@ func (m *Model) askPromote() {
 func (m *Model) askPark() tea.Cmd {
 	rel, row, lease := m.target()
 	lane, _, _ := planfs.SplitRel(rel)
-	in := textinput.New()
+	in := m.textField()
 	in.Placeholder = "why (goes to the event log)"
 	in.CharLimit = 300
 	in.Width = 50

@@ -85,7 +85,7 @@ func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
 }
 
 func (m *Model) newInput(placeholder string, limit int) textinput.Model {
-	in := textinput.New()
+	in := m.textField()
 	in.Prompt = ""
 	in.Placeholder = placeholder
 	in.CharLimit = limit

@@ -12,7 +12,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -107,7 +106,7 @@ func New(opt Options) Model {
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
 		plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 	}
-	m.plans.filter = textinput.New()
+	m.plans.filter = m.textField()
 	m.plans.filter.Prompt = "/ "
 	m.plans.filter.Placeholder = "slug, title, model or agent"
 	m.watch()
@@ -125,6 +124,7 @@ func newCommon(opt Options) common {
 		plain: opt.Renderer.ColorProfile() == termenv.Ascii,
 		why:   map[string]string{},
 	}
+	c.help.Styles = helpStyles(opt.Renderer)
 	if on, _, ok := strings.Cut(c.st.Text.Render("x"), "x"); ok && !c.plain {
 		c.inkOn = on
 	}
