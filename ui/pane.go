@@ -121,6 +121,32 @@ func (p *planList) selected() selection {
 	return selection{rel: r.Plan.Rel, row: r, lease: r.Lease}
 }
 
+// update answers the Plans pane's own keys: lanes, the filter, the
+// preview, and the verbs on the selected plan.
+func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Plans
+	switch {
+	case key.Matches(msg, k.PrevLane):
+		return m.switchLane(-1), true
+	case key.Matches(msg, k.NextLane):
+		return m.switchLane(1), true
+	case key.Matches(msg, k.Filter):
+		p.filtering = true
+		return p.filter.Focus(), true
+	case key.Matches(msg, k.PreviewDown):
+		p.pv.vp.HalfPageDown()
+	case key.Matches(msg, k.PreviewUp):
+		p.pv.vp.HalfPageUp()
+	case key.Matches(msg, k.Preview):
+		m.stack.push(&reader{})
+		m.layout()
+		return m.schedulePreview(), true
+	default:
+		return m.verbKey(msg)
+	}
+	return nil, true
+}
+
 func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
 
 // leaseList is the Leases pane: every lease file, as an operator triages.

@@ -76,3 +76,27 @@ func TestTreeVanishedWarningShowsOnNarrowTerminal(t *testing.T) {
 		t.Errorf("nothing on an 80×24 screen says the tree is gone:\n%s", v)
 	}
 }
+
+// A request while one runs is remembered once, however many come: the
+// work runs again once, never queued.
+func TestRefreshRunsOnceMore(t *testing.T) {
+	var r refresh
+	cmd := func() tea.Msg { return nil }
+	if r.request(cmd) == nil {
+		t.Fatal("the first request did not start")
+	}
+	for range 3 {
+		if r.request(cmd) != nil {
+			t.Fatal("a request started while one ran")
+		}
+	}
+	if !r.done() {
+		t.Fatal("the requests made meanwhile were forgotten")
+	}
+	if r.request(cmd) == nil {
+		t.Fatal("the request once more did not start")
+	}
+	if r.done() {
+		t.Fatal("one more ran twice")
+	}
+}

@@ -171,7 +171,7 @@ func (m Model) Init() tea.Cmd {
 // Close stops the watchers and the logs being followed. A source from the
 // options is its owner's to close.
 func (m *Model) Close() {
-	if m.watcher != nil && m.watcher != m.opt.Source {
+	if m.watcher != nil && m.opt.Source == nil {
 		_ = m.watcher.Close()
 	}
 	if m.states != nil {

@@ -24,3 +24,26 @@ func TestWatchErrorStillRefreshes(t *testing.T) {
 		t.Errorf("after a watch error the UI still lists bugs/crash-on-save.md, claimed and moved before it:\n%s", h.view())
 	}
 }
+
+// A source passed in through the options is the one the program waits
+// on, and its owner's to close: one source may serve many sessions.
+func TestSourceFromOptionsIsTheOwnersToClose(t *testing.T) {
+	p := newProject(t)
+	w, err := p.tree.Watch(Debounce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	m := New(Options{Tree: p.tree, Source: w})
+	if m.watcher != Source(w) {
+		t.Fatalf("the program watches %v, not the source it was given", m.watcher)
+	}
+	m.Close()
+	select {
+	case _, ok := <-w.Changes():
+		if !ok {
+			t.Fatal("closing the program closed the source it was given")
+		}
+	default:
+	}
+}
