@@ -38,6 +38,8 @@ type paneModel interface {
 	list() *table
 	// selected is what the cursor is on, for the key map and the verbs.
 	selected() selection
+	// syncKeys enables the pane's own keys for the selection, m's.
+	syncKeys(m *Model, set setKey)
 }
 
 // selection is what a pane offers the key map: the plan, lease or worker
@@ -147,6 +149,27 @@ func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
+func (p *planList) syncKeys(m *Model, set setKey) {
+	k, onPlans := &m.keys.Plans, m.pane == plansPane
+	rel, row, _ := m.target()
+	lane, _, _ := planfs.SplitRel(rel)
+	onPlan := row != nil
+	set(&k.Promote, onPlan && lane == model.Drafts, "promote: select a draft")
+	set(&k.Park, onPlan && (lane.Ready() || lane == model.InProgress), "park: select a ready or in-progress plan")
+	set(&k.Return, onPlan && (lane.Parked() || lane == model.InProgress), "return: select a parked or in-progress plan")
+	set(&k.Complete, onPlan && lane == model.InProgress, "complete: select an in-progress plan")
+	release, recover := m.releaseRecover()
+	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
+	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
+	set(&k.Filter, onPlans, "filter: switch to the plans pane (1)")
+	set(&k.Preview, onPlan, "preview: select a plan")
+	inline := onPlan && m.previewShown() && !m.reading()
+	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
+	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
+	set(&k.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
+	set(&k.NextLane, onPlans, "lanes: switch to the plans pane (1)")
+}
+
 func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
 
 // leaseList is the Leases pane: every lease file, as an operator triages.
@@ -174,6 +197,13 @@ func (l *leaseList) selected() selection {
 	}
 	lease := &l.rows[l.cursor]
 	return selection{rel: lease.Rel, lease: lease}
+}
+
+func (l *leaseList) syncKeys(m *Model, set setKey) {
+	here := m.pane == leasesPane
+	release, recover := m.releaseRecover()
+	set(&m.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
+	set(&m.keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
 }
 
 func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -210,6 +240,8 @@ func (t *treeList) rebuild(*Model) {
 }
 
 func (t *treeList) selected() selection { return selection{} }
+
+func (t *treeList) syncKeys(*Model, setKey) {}
 
 func (t *treeList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
 
@@ -249,6 +281,15 @@ func (w *workerList) selected() selection {
 		return selection{}
 	}
 	return selection{worker: &w.rows[w.cursor]}
+}
+
+func (w *workerList) syncKeys(m *Model, set setKey) {
+	k := &m.keys.Workers
+	r := m.selectedWorker()
+	ok, why := canStop(r)
+	set(&k.Stop, ok, why)
+	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
+	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
 }
 
 func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -328,6 +369,8 @@ func (e *eventList) rebuild(m *Model) {
 }
 
 func (e *eventList) selected() selection { return selection{} }
+
+func (e *eventList) syncKeys(*Model, setKey) {}
 
 func (e *eventList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
 

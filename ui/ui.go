@@ -3,6 +3,12 @@
 // workers (spawned, stopped, their logs side by side) and the event log,
 // refreshed by file watchers, and acting through the engine's verbs. It
 // reaches the disk and processes only through planfs and workers.
+//
+// Shape: Model holds the shared context (common: options, renderer,
+// styles, key map, sizes, clock), one sub-model per pane listed once in
+// paneSpecs (tab order, number keys, names; each with its own keys), and
+// a stack of overlays (dialog, spawn form, help, logs, reader) whose top
+// takes the keys; key() holds the order in which keys are offered.
 package ui
 
 import (
@@ -439,48 +445,34 @@ func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
 	return s.rel, s.row, s.lease
 }
 
+// setKey enables a binding or not, and remembers why for its keys.
+type setKey func(b *key.Binding, ok bool, why string)
+
 // syncKeys enables the actions that apply to the selection and remembers
-// why the others do not.
+// why the others do not. Each pane sets its own keys; the shown pane goes
+// last, so where panes share a key its reason is the one said.
 func (m *Model) syncKeys() {
-	rel, row, lease := m.target()
-	lane, _, _ := planfs.SplitRel(rel)
-	onPlan := row != nil
 	set := func(b *key.Binding, ok bool, why string) {
 		b.SetEnabled(ok)
 		for _, k := range b.Keys() {
 			m.why[k] = why
 		}
 	}
-	k := &m.keys
-	p, onPlans := &k.Plans, m.pane == plansPane
-	set(&p.Promote, onPlan && lane == model.Drafts, "promote: select a draft")
-	set(&p.Park, onPlan && (lane.Ready() || lane == model.InProgress), "park: select a ready or in-progress plan")
-	set(&p.Return, onPlan && (lane.Parked() || lane == model.InProgress), "return: select a parked or in-progress plan")
-	set(&p.Complete, onPlan && lane == model.InProgress, "complete: select an in-progress plan")
-	exists := rel != "" && m.planExists(rel)
-	// Release and recover are the Plans pane's and the Leases pane's: the
-	// same keys, each enabled in its own pane.
-	release, recover := exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(m.now) || !exists)
-	for _, pk := range []struct {
-		release, recover *key.Binding
-		here             bool
-	}{{&p.Release, &p.Recover, onPlans}, {&k.Leases.Release, &k.Leases.Recover, m.pane == leasesPane}} {
-		set(pk.release, pk.here && release, "release: select a plan with a lease (u returns one without)")
-		set(pk.recover, pk.here && recover, "recover: select an expired, unreadable or left-over lease")
+	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
+	for p := range paneCount {
+		if p != m.pane {
+			m.paneOf(p).syncKeys(m, set)
+		}
 	}
-	set(&p.Filter, onPlans, "filter: switch to the plans pane (1)")
-	set(&p.Preview, onPlan, "preview: select a plan")
-	inline := onPlan && m.previewShown() && !m.reading()
-	set(&p.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
-	set(&p.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
-	set(&p.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
-	set(&p.NextLane, onPlans, "lanes: switch to the plans pane (1)")
-	set(&k.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
-	ok, why := canStop(m.selectedWorker())
-	set(&k.Workers.Stop, ok, why)
-	onWorker := m.selectedWorker() != nil
-	set(&k.Workers.Mark, onWorker, "mark: select a worker in the workers pane (4)")
-	set(&k.Workers.Logs, onWorker, "logs: select a worker in the workers pane (4)")
+	m.paneOf(m.pane).syncKeys(m, set)
+}
+
+// releaseRecover says whether r and R apply to the selection.
+func (m *Model) releaseRecover() (release, recover bool) {
+	rel, _, lease := m.target()
+	lane, _, _ := planfs.SplitRel(rel)
+	exists := rel != "" && m.planExists(rel)
+	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(m.now) || !exists)
 }
 
 // Run opens the program full screen and returns when the operator quits.
