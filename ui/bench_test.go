@@ -48,7 +48,7 @@ func benchModel(b *testing.B, n int) Model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.TrueColor)
 	m := New(Options{Tree: tree, Agent: "op", NoWatch: true, Renderer: r})
-	m.lane = model.Features
+	m.plans.lane = model.Features
 	m = step(m, tea.WindowSizeMsg{Width: 160, Height: 48})
 	return step(m, loadedMsg{d: newData(model.NewBoard(s, model.Options{Now: now}), now)})
 }
@@ -161,7 +161,7 @@ func BenchmarkLogFlood(b *testing.B) {
 	batch := logFloodBatch()
 	b.ResetTimer()
 	for range b.N {
-		h.update(logLinesMsg{gen: h.m.logs.gen, lines: batch})
+		h.update(logLinesMsg{gen: h.m.logsShown().gen, lines: batch})
 		_ = h.m.View()
 	}
 }

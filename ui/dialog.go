@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -90,26 +91,29 @@ func placeIn(rels map[string]bool, rel string) string {
 	return ""
 }
 
-func (d *dialog) update(msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
-	switch msg.String() {
-	case "esc", "ctrl+c":
+func (*dialog) asks() bool     { return true }
+func (d *dialog) typing() bool { return d.input != nil }
+
+func (d *dialog) key(m *Model, msg tea.KeyMsg) tea.Cmd {
+	cmd, closed := d.update(&m.keys.Ask, msg)
+	if closed {
+		m.stack.remove(d)
+	}
+	return cmd
+}
+
+func (d *dialog) update(k *AskKeys, msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
+	switch {
+	case key.Matches(msg, k.Cancel):
 		return nil, true
-	case "enter":
-		var to model.Lane
-		if len(d.choices) > 0 {
-			to = d.choices[d.choice]
-		}
-		text := ""
-		if d.input != nil {
-			text = strings.TrimSpace(d.input.Value())
-		}
-		return d.do(to, text), true
-	case "tab", "right", "shift+tab", "left":
+	case key.Matches(msg, k.Confirm):
+		return d.confirm(), true
+	case key.Matches(msg, k.Next, k.Right, k.Prev, k.Left):
 		// With a text field, the arrows edit the text; only tab chooses.
-		arrow := msg.String() == "left" || msg.String() == "right"
+		arrow := key.Matches(msg, k.Left, k.Right)
 		if len(d.choices) > 0 && !(arrow && d.input != nil) {
 			step := 1
-			if s := msg.String(); s == "shift+tab" || s == "left" {
+			if key.Matches(msg, k.Prev, k.Left) {
 				step = len(d.choices) - 1
 			}
 			d.choice = (d.choice + step) % len(d.choices)
@@ -123,10 +127,10 @@ func (d *dialog) update(msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
 				d.choice = i
 			}
 		}
-		if msg.String() == "y" {
-			return d.update(tea.KeyMsg{Type: tea.KeyEnter})
+		if key.Matches(msg, k.Yes) {
+			return d.confirm(), true
 		}
-		if msg.String() == "n" {
+		if key.Matches(msg, k.No) {
 			return nil, true
 		}
 		return nil, false
@@ -136,12 +140,27 @@ func (d *dialog) update(msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
 	return cmd, false
 }
 
+// confirm takes the action with the choice and the text as they are.
+func (d *dialog) confirm() tea.Cmd {
+	var to model.Lane
+	if len(d.choices) > 0 {
+		to = d.choices[d.choice]
+	}
+	text := ""
+	if d.input != nil {
+		text = strings.TrimSpace(d.input.Value())
+	}
+	return d.do(to, text)
+}
+
+func (d *dialog) view(m *Model, h int) []string { return m.dialogView(d, m.cols, h) }
+
 func (m *Model) dialogView(d *dialog, w, h int) []string {
 	width := min(w-4, 72)
 	var b strings.Builder
 	b.WriteString(m.st.Title.Render(termtext.Line(d.title)))
 	for _, line := range d.body {
-		b.WriteString("\n" + m.opt.Renderer.NewStyle().Width(width-4).Render(termtext.Line(line)))
+		b.WriteString("\n" + m.r.NewStyle().Width(width-4).Render(termtext.Line(line)))
 	}
 	if len(d.choices) > 0 {
 		b.WriteString("\n\n")
@@ -165,5 +184,5 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 	}
 	b.WriteString("\n\n" + m.st.Help.Render(keys))
 	box := m.st.Dialog.Width(width).Render(b.String())
-	return strings.Split(lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
+	return strings.Split(m.r.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
 }

@@ -153,7 +153,7 @@ func TestWatcherRefreshesScreen(t *testing.T) {
 	}
 	rows := strings.Join(func() []string {
 		var out []string
-		for _, r := range final.planRows {
+		for _, r := range final.plans.rows {
 			out = append(out, r.Plan.Rel)
 		}
 		return out

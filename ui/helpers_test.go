@@ -326,7 +326,7 @@ func newHarnessWith(t testing.TB, p *project, opt Options, w, h int) *harness {
 	m.ticking = true
 	// A blinking cursor asks for a 530 ms timer on every keystroke; typing
 	// in unit tests does not need it.
-	m.filter.Cursor.SetMode(cursor.CursorStatic)
+	m.plans.filter.Cursor.SetMode(cursor.CursorStatic)
 	m.staticCursors = true
 	hs := &harness{t: t, p: p, m: m, bg: make(chan tea.Msg, 64)}
 	t.Cleanup(hs.m.Close)
@@ -446,9 +446,9 @@ func keyMsg(k string) tea.KeyMsg {
 func (h *harness) press(keys ...string) {
 	h.t.Helper()
 	for _, k := range keys {
-		opened := h.m.dlg == nil
+		opened := h.m.dialogShown() == nil
 		cmd := h.update(keyMsg(k))
-		if opened && h.m.dlg != nil && h.m.dlg.input != nil {
+		if opened && h.m.dialogShown() != nil && h.m.dialogShown().input != nil {
 			// A dialog with a text field opened: its only command is the
 			// field's first cursor blink, a 530 ms timer. Drop it and stop
 			// the blinking.
@@ -463,7 +463,7 @@ func (h *harness) press(keys ...string) {
 // staticCursor stops a dialog's text field blinking, as newHarness does
 // for the filter.
 func (h *harness) staticCursor() {
-	if d := h.m.dlg; d != nil && d.input != nil && d.input.Cursor.Mode() != cursor.CursorStatic {
+	if d := h.m.dialogShown(); d != nil && d.input != nil && d.input.Cursor.Mode() != cursor.CursorStatic {
 		d.input.Cursor.SetMode(cursor.CursorStatic)
 	}
 }
@@ -487,7 +487,7 @@ func (h *harness) selected() string {
 // rows is the rels the plans table lists now.
 func (h *harness) rows() []string {
 	var out []string
-	for _, r := range h.m.planRows {
+	for _, r := range h.m.plans.rows {
 		out = append(out, r.Plan.Rel)
 	}
 	return out
@@ -502,7 +502,7 @@ func (h *harness) selectPlan(rel string) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	for i := 0; h.m.lane != lane; i++ {
+	for i := 0; h.m.plans.lane != lane; i++ {
 		if i > len(model.Lanes) {
 			h.t.Fatalf("never reached lane %s", lane)
 		}
@@ -510,7 +510,7 @@ func (h *harness) selectPlan(rel string) {
 	}
 	h.press("g")
 	for i := 0; h.selected() != rel; i++ {
-		if i > len(h.m.planRows) {
+		if i > len(h.m.plans.rows) {
 			h.t.Fatalf("%s is not in the %s rows %v", rel, lane, h.rows())
 		}
 		h.press("j")
@@ -533,7 +533,7 @@ func (h *harness) footer() string {
 }
 
 // dialogOpen reports whether a confirmation dialog is on screen.
-func (h *harness) dialogOpen() bool { return h.m.dlg != nil }
+func (h *harness) dialogOpen() bool { return h.m.dialogShown() != nil }
 
 func checkScreen(t testing.TB, v string, w, hgt int, p *project) {
 	t.Helper()

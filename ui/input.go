@@ -6,13 +6,16 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
 
+// key routes a key press. The order lives here alone: a question (a
+// dialog, the spawn form) on top, then the filter being typed, then the
+// top overlay (help, the logs, the reader), then the shown pane and the
+// keys that work everywhere.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing() {
 		// Keys that came in one read (over SSH, or a key held down) are
@@ -23,114 +26,34 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	if m.dlg != nil {
-		cmd, closed := m.dlg.update(msg)
-		if closed {
-			m.dlg = nil
-		}
-		return cmd
-	}
-	if m.form != nil {
-		return m.formKey(msg)
-	}
-	if m.filtering {
+	top := m.stack.top()
+	switch {
+	case top != nil && top.asks():
+		return top.key(m, msg)
+	case m.plans.filtering:
 		return m.filterKey(msg)
 	}
 	if m.statusErr {
 		m.setStatus("", false)
 	}
-	if m.showHelp {
-		m.showHelp = false
-		if key.Matches(msg, m.keys.Quit) {
-			return m.quit()
-		}
-		return nil
+	if top != nil {
+		return top.key(m, msg)
 	}
-	if m.logs != nil {
-		return m.logsKey(msg)
+	if cmd, ok := m.globalKey(msg); ok {
+		return cmd
 	}
-	if m.full {
-		return m.previewKey(msg)
+	if cmd, ok := m.paneOf(m.pane).update(m, msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.moveKey(msg); ok {
+		return cmd
 	}
 	k := &m.keys
 	switch {
-	case key.Matches(msg, k.Quit):
-		return m.quit()
-	case key.Matches(msg, k.Help):
-		m.showHelp = true
-	case key.Matches(msg, k.NextPane):
-		return m.setPane((m.pane + 1) % paneCount)
-	case key.Matches(msg, k.PrevPane):
-		return m.setPane((m.pane + paneCount - 1) % paneCount)
-	case key.Matches(msg, k.Plans):
-		return m.setPane(plansPane)
-	case key.Matches(msg, k.Leases):
-		return m.setPane(leasesPane)
-	case key.Matches(msg, k.Worktrees):
-		return m.setPane(worktreesPane)
-	case key.Matches(msg, k.Workers):
-		return m.setPane(workersPane)
-	case key.Matches(msg, k.Events):
-		return m.setPane(eventsPane)
-	case key.Matches(msg, k.Mark):
-		m.toggleMark()
-	case key.Matches(msg, k.Up):
-		return m.moveCursor(-1)
-	case key.Matches(msg, k.Down):
-		return m.moveCursor(1)
-	case key.Matches(msg, k.PageUp):
-		return m.moveCursor(-m.current().height)
-	case key.Matches(msg, k.PageDown):
-		return m.moveCursor(m.current().height)
-	case key.Matches(msg, k.Top):
-		return m.moveCursor(-m.current().len())
-	case key.Matches(msg, k.Bottom):
-		return m.moveCursor(m.current().len())
-	case key.Matches(msg, k.PrevLane):
-		return m.switchLane(-1)
-	case key.Matches(msg, k.NextLane):
-		return m.switchLane(1)
-	case key.Matches(msg, k.Filter):
-		m.filtering = true
-		return m.filter.Focus()
-	case key.Matches(msg, k.PreviewDown):
-		m.pv.vp.HalfPageDown()
-	case key.Matches(msg, k.PreviewUp):
-		m.pv.vp.HalfPageUp()
-	case key.Matches(msg, k.Preview):
-		m.full = true
-		m.layout()
-		return m.schedulePreview()
-	case key.Matches(msg, k.Promote):
-		m.askPromote()
-	case key.Matches(msg, k.Park):
-		return m.askPark()
-	case key.Matches(msg, k.Return):
-		m.askReturn()
-	case key.Matches(msg, k.Release):
-		m.askRelease()
-	case key.Matches(msg, k.Recover):
-		m.askRecover()
-	case key.Matches(msg, k.Complete):
-		m.askComplete()
 	case key.Matches(msg, k.Spawn):
 		return m.askSpawn()
-	case key.Matches(msg, k.Stop):
-		m.askStop()
-	case key.Matches(msg, k.Logs):
-		return m.openLogs()
 	case key.Matches(msg, k.Escape):
-		if m.pane == workersPane && len(m.marks) > 0 {
-			m.marks = nil
-			m.wrk.invalidate()
-			return nil
-		}
-		if m.filter.Value() != "" {
-			m.filter.SetValue("")
-			m.rebuildPlans()
-			m.syncKeys()
-			return m.schedulePreview()
-		}
+		return m.escape()
 	default:
 		if why, ok := m.why[msg.String()]; ok {
 			m.setStatus("✗ "+why, true)
@@ -139,28 +62,102 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// globalKey answers the keys that mean the same in every pane: quit,
+// help, and moving between panes.
+func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit(), true
+	case key.Matches(msg, k.Help):
+		m.stack.push(&helpScreen{})
+		return nil, true
+	case key.Matches(msg, k.NextPane):
+		return m.setPane((m.pane + 1) % paneCount), true
+	case key.Matches(msg, k.PrevPane):
+		return m.setPane((m.pane + paneCount - 1) % paneCount), true
+	}
+	for i, b := range k.Panes {
+		if key.Matches(msg, b) {
+			return m.setPane(pane(i)), true
+		}
+	}
+	return nil, false
+}
+
+// moveKey moves the shown pane's cursor.
+func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k, t := &m.keys, m.current()
+	d := 0
+	switch {
+	case key.Matches(msg, k.Up):
+		d = -1
+	case key.Matches(msg, k.Down):
+		d = 1
+	case key.Matches(msg, k.PageUp):
+		d = -t.height
+	case key.Matches(msg, k.PageDown):
+		d = t.height
+	case key.Matches(msg, k.Top):
+		d = -t.len()
+	case key.Matches(msg, k.Bottom):
+		d = t.len()
+	default:
+		return nil, false
+	}
+	return m.moveCursor(d), true
+}
+
+// verbKey asks before a verb on the selected plan; the bindings that
+// cannot apply are disabled.
+func (m *Model) verbKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Plans
+	switch {
+	case key.Matches(msg, k.Promote):
+		m.askPromote()
+	case key.Matches(msg, k.Park):
+		return m.askPark(), true
+	case key.Matches(msg, k.Return):
+		m.askReturn()
+	case key.Matches(msg, k.Release):
+		m.askRelease()
+	case key.Matches(msg, k.Recover):
+		m.askRecover()
+	case key.Matches(msg, k.Complete):
+		m.askComplete()
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// escape clears the marks in the workers pane, else the filter.
+func (m *Model) escape() tea.Cmd {
+	if m.pane == workersPane && len(m.wrk.marks) > 0 {
+		m.wrk.marks = nil
+		m.wrk.invalidate()
+		return nil
+	}
+	if m.plans.filter.Value() != "" {
+		m.plans.filter.SetValue("")
+		m.plans.rebuild(m)
+		m.syncKeys()
+		return m.schedulePreview()
+	}
+	return nil
+}
+
 // typing reports whether a text field takes the keys now.
 func (m *Model) typing() bool {
-	return m.filtering || (m.dlg != nil && m.dlg.input != nil) || (m.form != nil && m.form.input() != nil)
+	if top := m.stack.top(); top != nil && top.typing() {
+		return true
+	}
+	return m.plans.filtering
 }
 
 func (m *Model) quit() tea.Cmd {
 	m.Close()
 	return tea.Quit
-}
-
-func (m *Model) current() *table {
-	switch m.pane {
-	case leasesPane:
-		return &m.leases
-	case worktreesPane:
-		return &m.trees
-	case workersPane:
-		return &m.wrk
-	case eventsPane:
-		return &m.events
-	}
-	return &m.plans
 }
 
 func (m *Model) moveCursor(d int) tea.Cmd {
@@ -184,71 +181,51 @@ func (m *Model) setPane(p pane) tea.Cmd {
 func (m *Model) switchLane(d int) tea.Cmd {
 	i := 0
 	for j, l := range model.Lanes {
-		if l == m.lane {
+		if l == m.plans.lane {
 			i = j
 		}
 	}
-	m.lanePick[m.lane] = m.plans.key()
-	m.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
+	m.plans.lanePick[m.plans.lane] = m.plans.key()
+	m.plans.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
 	m.plans.cursor, m.plans.offset = 0, 0
 	m.plans.keys = nil
-	m.rebuildPlans()
-	m.plans.goTo(m.lanePick[m.lane])
+	m.plans.rebuild(m)
+	m.plans.goTo(m.plans.lanePick[m.plans.lane])
 	m.syncKeys()
 	return m.schedulePreview()
 }
 
 func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.String() {
-	case "esc", "ctrl+c":
-		m.filtering = false
-		m.filter.Blur()
-		m.filter.SetValue("")
-	case "enter":
-		m.filtering = false
-		m.filter.Blur()
+	switch {
+	case key.Matches(msg, m.keys.Ask.Cancel):
+		m.plans.filtering = false
+		m.plans.filter.Blur()
+		m.plans.filter.SetValue("")
+	case key.Matches(msg, m.keys.Ask.Confirm):
+		m.plans.filtering = false
+		m.plans.filter.Blur()
 	default:
 		var cmd tea.Cmd
-		m.filter, cmd = m.filter.Update(msg)
-		m.rebuildPlans()
+		m.plans.filter, cmd = m.plans.filter.Update(msg)
+		m.plans.rebuild(m)
 		m.syncKeys()
 		return tea.Batch(cmd, m.schedulePreview())
 	}
-	m.rebuildPlans()
+	m.plans.rebuild(m)
 	m.syncKeys()
 	return m.schedulePreview()
 }
 
-func (m *Model) previewKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.Quit) && msg.String() == "ctrl+c":
-		return m.quit()
-	case msg.String() == "esc" || msg.String() == "q" || key.Matches(msg, m.keys.Preview):
-		m.full = false
-		m.layout()
-		return m.schedulePreview()
-	case key.Matches(msg, m.keys.Top):
-		m.pv.vp.GotoTop()
-		return nil
-	case key.Matches(msg, m.keys.Bottom):
-		m.pv.vp.GotoBottom()
-		return nil
-	}
-	var cmd tea.Cmd
-	m.pv.vp, cmd = m.pv.vp.Update(msg)
-	return cmd
-}
-
 // previewShown reports whether the preview is on screen.
 func (m *Model) previewShown() bool {
-	if m.full {
+	if m.reading() {
 		return true
 	}
 	_, ph := m.plansSplit(m.height - 2)
 	return m.pane == plansPane && ph > 0
 }
 
-func (m *Model) previewWidth() int { return max(20, m.pv.vp.Width-2) }
+func (m *Model) previewWidth() int { return max(20, m.plans.pv.vp.Width-2) }
 
 func (m *Model) previewWant(r *model.BoardRow) string {
 	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth())
@@ -258,21 +235,21 @@ func (m *Model) previewWant(r *model.BoardRow) string {
 func (m *Model) schedulePreview() tea.Cmd {
 	r := m.selectedPlan()
 	if r == nil {
-		if m.pv.rel != "" {
-			m.pv.rel, m.pv.key = "", ""
-			m.pv.vp.SetContent("")
+		if m.plans.pv.rel != "" {
+			m.plans.pv.rel, m.plans.pv.key = "", ""
+			m.plans.pv.vp.SetContent("")
 		}
 		return nil
 	}
-	if !m.previewShown() || m.previewWant(r) == m.pv.key {
+	if !m.previewShown() || m.previewWant(r) == m.plans.pv.key {
 		return nil
 	}
-	m.pv.seq++
-	seq := m.pv.seq
-	if m.pv.rel != r.Plan.Rel {
-		m.pv.rel = r.Plan.Rel
-		m.pv.vp.SetContent("")
-		m.pv.vp.GotoTop()
+	m.plans.pv.seq++
+	seq := m.plans.pv.seq
+	if m.plans.pv.rel != r.Plan.Rel {
+		m.plans.pv.rel = r.Plan.Rel
+		m.plans.pv.vp.SetContent("")
+		m.plans.pv.vp.GotoTop()
 	}
 	return tea.Tick(previewDelay, func(time.Time) tea.Msg { return previewDueMsg{seq: seq} })
 }
@@ -337,7 +314,7 @@ func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
 			return inner()
 		}
 	}
-	m.dlg = d
+	m.stack.push(d)
 }
 
 // planNow finds on disk, through the engine, the plan that was at rel: rel
@@ -385,7 +362,7 @@ func (m *Model) askPromote() {
 func (m *Model) askPark() tea.Cmd {
 	rel, row, lease := m.target()
 	lane, _, _ := planfs.SplitRel(rel)
-	in := textinput.New()
+	in := m.textField()
 	in.Placeholder = "why (goes to the event log)"
 	in.CharLimit = 300
 	in.Width = 50

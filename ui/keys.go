@@ -1,21 +1,60 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"strings"
 
-// KeyMap is every key the program answers to. Bindings that cannot apply to
-// the current selection are disabled, so help lists only what works now.
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// KeyMap is every key the program answers to: the keys that mean the
+// same everywhere, then each pane's own, so a key may mean one thing in
+// one pane and another elsewhere. Bindings that cannot apply to the
+// current selection are disabled, so help lists only what works now.
 type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
-	PrevLane, NextLane                      key.Binding
 	NextPane, PrevPane                      key.Binding
-	Plans, Leases, Worktrees, Workers       key.Binding
-	Events                                  key.Binding
-	Filter, Escape, Preview                 key.Binding
-	PreviewUp, PreviewDown                  key.Binding
-	Promote, Park, Return                   key.Binding
-	Release, Recover, Complete              key.Binding
-	Spawn, Stop, Mark, Logs                 key.Binding
-	Help, Quit                              key.Binding
+	// Panes jumps to a pane by its number, from the pane list.
+	Panes         [paneCount]key.Binding
+	Escape, Spawn key.Binding
+	Help, Quit    key.Binding
+	// Interrupt quits from anywhere but a question; Close leaves the logs
+	// or the reader.
+	Interrupt, Close key.Binding
+	Ask              AskKeys
+	Form             FormKeys
+
+	Plans   PlanKeys
+	Leases  LeaseKeys
+	Workers WorkerKeys
+}
+
+// PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
+type PlanKeys struct {
+	PrevLane, NextLane         key.Binding
+	Filter, Preview            key.Binding
+	PreviewUp, PreviewDown     key.Binding
+	Promote, Park, Return      key.Binding
+	Release, Recover, Complete key.Binding
+}
+
+// LeaseKeys are the Leases pane's.
+type LeaseKeys struct{ Release, Recover key.Binding }
+
+// WorkerKeys are the Workers pane's.
+type WorkerKeys struct{ Stop, Mark, Logs key.Binding }
+
+// AskKeys answer a dialog, and the filter's confirm and cancel.
+type AskKeys struct {
+	Confirm, Cancel key.Binding
+	Next, Prev      key.Binding // tab: the next choice, also beside a text field
+	Right, Left     key.Binding // the arrows: the next choice, or the cursor in a text field
+	Yes, No         key.Binding // without a text field
+}
+
+// FormKeys move through the spawn form.
+type FormKeys struct {
+	NextField, PrevField key.Binding
+	NextValue, PrevValue key.Binding // on a choice: change it
 }
 
 // DefaultKeyMap returns the bindings with their help text.
@@ -35,54 +74,76 @@ func DefaultKeyMap() KeyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, help))
 	}
 	return KeyMap{
-		Up:          b("up", "up", "k"),
-		Down:        b("down", "down", "j"),
-		PageUp:      b("page up", "pgup", "ctrl+b"),
-		PageDown:    b("page down", "pgdown", "ctrl+f", " "),
-		Top:         b("first", "home", "g"),
-		Bottom:      b("last", "end", "G"),
-		PrevLane:    b("previous lane", "left", "["),
-		NextLane:    b("next lane", "right", "]"),
-		NextPane:    b("next pane", "tab"),
-		PrevPane:    b("previous pane", "shift+tab"),
-		Plans:       b("plans", "1"),
-		Leases:      b("leases", "2"),
-		Worktrees:   b("worktrees", "3"),
-		Workers:     b("workers", "4"),
-		Events:      b("events", "5"),
-		Filter:      b("filter", "/"),
-		Escape:      b("clear filter", "esc"),
-		Preview:     b("preview", "enter"),
-		PreviewUp:   b("scroll preview up", "ctrl+u"),
-		PreviewDown: b("scroll preview down", "ctrl+d"),
-		Promote:     b("promote", "p"),
-		Park:        b("park", "a"),
-		Return:      b("return", "u"),
-		Release:     b("release", "r"),
-		Recover:     b("recover", "R"),
-		Complete:    b("complete", "c"),
-		Spawn:       b("spawn", "s"),
-		Stop:        b("stop", "x"),
-		Mark:        key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")),
-		Logs:        b("logs", "l"),
-		Help:        b("all keys", "?"),
-		Quit:        b("quit", "q", "ctrl+c"),
+		Up:        b("up", "up", "k"),
+		Down:      b("down", "down", "j"),
+		PageUp:    b("page up", "pgup", "ctrl+b"),
+		PageDown:  b("page down", "pgdown", "ctrl+f", " "),
+		Top:       b("first", "home", "g"),
+		Bottom:    b("last", "end", "G"),
+		NextPane:  b("next pane", "tab"),
+		PrevPane:  b("previous pane", "shift+tab"),
+		Panes:     paneKeys(),
+		Escape:    b("clear filter", "esc"),
+		Spawn:     b("spawn", "s"),
+		Help:      b("all keys", "?"),
+		Quit:      b("quit", "q", "ctrl+c"),
+		Interrupt: b("quit", "ctrl+c"),
+		Close:     b("close", "esc", "q"),
+		Plans: PlanKeys{
+			PrevLane:    b("previous lane", "left", "["),
+			NextLane:    b("next lane", "right", "]"),
+			Filter:      b("filter", "/"),
+			Preview:     b("preview", "enter"),
+			PreviewUp:   b("scroll preview up", "ctrl+u"),
+			PreviewDown: b("scroll preview down", "ctrl+d"),
+			Promote:     b("promote", "p"),
+			Park:        b("park", "a"),
+			Return:      b("return", "u"),
+			Release:     b("release", "r"),
+			Recover:     b("recover", "R"),
+			Complete:    b("complete", "c"),
+		},
+		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R")},
+		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l")},
+		Ask: AskKeys{
+			Confirm: b("confirm", "enter"), Cancel: b("cancel", "esc", "ctrl+c"),
+			Next: b("next choice", "tab"), Prev: b("previous choice", "shift+tab"),
+			Right: b("next choice", "right"), Left: b("previous choice", "left"),
+			Yes: b("yes", "y"), No: b("no", "n"),
+		},
+		Form: FormKeys{
+			NextField: b("next field", "tab", "down"), PrevField: b("previous field", "shift+tab", "up"),
+			NextValue: b("change", "right", " ", "l"), PrevValue: b("change back", "left", "h"),
+		},
 	}
 }
 
-// ShortHelp is the status line's reminder: the actions that apply now.
+// paneKeys are the number keys, one per pane in the pane list.
+func paneKeys() [paneCount]key.Binding {
+	var ks [paneCount]key.Binding
+	for i, p := range paneSpecs {
+		n := itoa(i + 1)
+		ks[i] = key.NewBinding(key.WithKeys(n), key.WithHelp(n, strings.ToLower(p.name)))
+	}
+	return ks
+}
+
+// ShortHelp is the status line's reminder: the actions that apply now. A
+// pane's keys are disabled off it, so a key shows once.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Promote, k.Park, k.Return, k.Release, k.Recover, k.Complete,
-		k.Logs, k.Stop, k.Mark, k.Spawn, k.Filter, k.Help, k.Quit}
+	p, l, w := &k.Plans, &k.Leases, &k.Workers
+	return []key.Binding{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
+		w.Logs, w.Stop, w.Mark, k.Spawn, p.Filter, k.Help, k.Quit}
 }
 
 // FullHelp is what `?` shows, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
+	p, l, w := &k.Plans, &k.Leases, &k.Workers
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.PrevLane, k.NextLane, k.NextPane, k.Plans, k.Leases, k.Worktrees, k.Workers, k.Events},
-		{k.Promote, k.Park, k.Return, k.Release, k.Recover, k.Complete},
-		{k.Spawn, k.Stop, k.Mark, k.Logs},
-		{k.Filter, k.Preview, k.PreviewDown, k.PreviewUp, k.Help, k.Quit},
+		append([]key.Binding{p.PrevLane, p.NextLane, k.NextPane}, k.Panes[:]...),
+		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete},
+		{k.Spawn, w.Stop, w.Mark, w.Logs},
+		{p.Filter, p.Preview, p.PreviewDown, p.PreviewUp, k.Help, k.Quit},
 	}
 }

@@ -108,13 +108,13 @@ func (m *Model) toggleMark() {
 	if r == nil {
 		return
 	}
-	if i := slices.Index(m.marks, r.st.AgentID); i >= 0 {
-		m.marks = slices.Delete(m.marks, i, i+1)
-	} else if len(m.marks) >= maxLogPanes {
+	if i := slices.Index(m.wrk.marks, r.st.AgentID); i >= 0 {
+		m.wrk.marks = slices.Delete(m.wrk.marks, i, i+1)
+	} else if len(m.wrk.marks) >= maxLogPanes {
 		m.setStatus("✗ logs show at most four workers side by side; space on a marked one unmarks it", true)
 		return
 	} else {
-		m.marks = append(m.marks, r.st.AgentID)
+		m.wrk.marks = append(m.wrk.marks, r.st.AgentID)
 	}
 	m.wrk.invalidate()
 	m.moveCursor(1)
@@ -122,7 +122,7 @@ func (m *Model) toggleMark() {
 
 // openLogs shows the marked workers' logs, or the selected one's.
 func (m *Model) openLogs() tea.Cmd {
-	agents := slices.Clone(m.marks)
+	agents := slices.Clone(m.wrk.marks)
 	if len(agents) == 0 {
 		r := m.selectedWorker()
 		if r == nil {
@@ -142,24 +142,25 @@ func (m *Model) openLogs() tea.Cmd {
 		v.panes = append(v.panes, &logPane{agent: a, rel: rel})
 		cmds = append(cmds, openTailCmd(path, v.gen, i))
 	}
-	m.logs = v
+	m.stack.push(v)
 	return tea.Batch(cmds...)
 }
 
 func (m *Model) closeLogs() tea.Cmd {
-	tails := m.logs.tails()
-	m.logs = nil
-	return closeTailsCmd(tails)
+	v := m.logsShown()
+	m.stack.remove(v)
+	return closeTailsCmd(v.tails())
 }
 
 func (m *Model) logOpened(msg logOpenedMsg) tea.Cmd {
-	if m.logs == nil || msg.gen != m.logs.gen {
+	v := m.logsShown()
+	if v == nil || msg.gen != v.gen {
 		if msg.tail != nil {
 			return closeTailsCmd([]*workers.Tail{msg.tail})
 		}
 		return nil
 	}
-	p := m.logs.panes[msg.i]
+	p := v.panes[msg.i]
 	p.open = true
 	if msg.err != nil {
 		// The project is known: the reason needs the room.
@@ -171,10 +172,11 @@ func (m *Model) logOpened(msg logOpenedMsg) tea.Cmd {
 }
 
 func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
-	if m.logs == nil || msg.gen != m.logs.gen {
+	v := m.logsShown()
+	if v == nil || msg.gen != v.gen {
 		return nil
 	}
-	p := m.logs.panes[msg.i]
+	p := v.panes[msg.i]
 	if msg.closed {
 		p.ended, p.tail = true, nil
 		return nil
@@ -265,7 +267,7 @@ func logLayout(n, w, h int) []logRect {
 }
 
 func (m *Model) logRects() []logRect {
-	return logLayout(len(m.logs.panes), m.cols, max(0, m.height-2))
+	return logLayout(len(m.logsShown().panes), m.cols, max(0, m.height-2))
 }
 
 // logVisible is how many lines pane i shows.
@@ -278,16 +280,19 @@ func (m *Model) logVisible(i int) int {
 }
 
 func (m *Model) clampLog(i int) {
-	p := m.logs.panes[i]
+	p := m.logsShown().panes[i]
 	p.off = max(0, min(p.off, len(p.lines)-m.logVisible(i)))
 }
 
-func (m *Model) logsKey(msg tea.KeyMsg) tea.Cmd {
-	v, k := m.logs, &m.keys
+func (*logView) asks() bool   { return false }
+func (*logView) typing() bool { return false }
+
+func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
+	k := &m.keys
 	switch {
-	case msg.String() == "ctrl+c":
+	case key.Matches(msg, k.Interrupt):
 		return m.quit()
-	case msg.String() == "esc" || msg.String() == "q":
+	case key.Matches(msg, k.Close):
 		return m.closeLogs()
 	case key.Matches(msg, k.NextPane):
 		v.focus = (v.focus + 1) % len(v.panes)
@@ -315,12 +320,11 @@ func (m *Model) logsKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) logsView(h int) []string {
-	v := m.logs
+func (v *logView) view(m *Model, h int) []string {
 	rects := logLayout(len(v.panes), m.cols, h)
 	var out, row []string
 	for i, p := range v.panes {
-		block := m.logPaneView(i, p, rects[i].w, rects[i].h)
+		block := m.logPaneView(v, i, p, rects[i].w, rects[i].h)
 		if row == nil {
 			row = block
 		} else {
@@ -334,7 +338,7 @@ func (m *Model) logsView(h int) []string {
 	return out
 }
 
-func (m *Model) logPaneView(i int, p *logPane, w, h int) []string {
+func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 	if w < 4 || h < 2 {
 		blank := make([]string, max(0, h))
 		for j := range blank {
@@ -342,7 +346,7 @@ func (m *Model) logPaneView(i int, p *logPane, w, h int) []string {
 		}
 		return blank
 	}
-	focus := i == m.logs.focus
+	focus := i == v.focus
 	title := termtext.Line(p.agent)
 	if r := m.workerByAgent(p.agent); r != nil {
 		state, _ := healthCell(r)
@@ -351,7 +355,7 @@ func (m *Model) logPaneView(i int, p *logPane, w, h int) []string {
 			title += " · " + termtext.Line(planSlug(r.st.Plan))
 		}
 	}
-	if focus && len(m.logs.panes) > 1 {
+	if focus && len(v.panes) > 1 {
 		title = "▸ " + title
 	}
 	vis := h - 2
@@ -385,9 +389,9 @@ func (m *Model) logPaneView(i int, p *logPane, w, h int) []string {
 }
 
 // logsHelp is the footer's reminder in the logs view.
-func (m *Model) logsHelp() string {
+func (m *Model) logsHelp(v *logView) string {
 	s := "↑/↓ pgup/pgdn scroll · g top · G follow · esc close"
-	if m.logs != nil && len(m.logs.panes) > 1 {
+	if len(v.panes) > 1 {
 		s = "tab next log · " + s
 	}
 	return m.st.Help.Render(s)

@@ -91,3 +91,17 @@ func previewStyle(name string) ansi.StyleConfig {
 func previewKey(rel string, mtime int64, width int) string {
 	return fmt.Sprintf("%s\x00%d\x00%d", rel, mtime, width)
 }
+
+// previewed shows a render, unless a newer one was asked for meanwhile.
+func (m *Model) previewed(msg previewMsg) {
+	pv := &m.plans.pv
+	if msg.seq != pv.seq {
+		return
+	}
+	pv.key = msg.key
+	if msg.err != nil {
+		pv.vp.SetContent(msg.err.Error())
+	} else {
+		pv.vp.SetContent(msg.text)
+	}
+}

@@ -17,16 +17,16 @@ func TestPreviewScrollsInPlace(t *testing.T) {
 	}
 	h := newHarness(t, p, 160, 48)
 	h.selectPlan("bugs/long.md")
-	if !h.m.keys.PreviewDown.Enabled() {
+	if !h.m.keys.Plans.PreviewDown.Enabled() {
 		t.Fatal("ctrl+d is disabled with the preview on screen")
 	}
 	h.press("ctrl+d")
-	if h.m.pv.vp.YOffset == 0 {
+	if h.m.plans.pv.vp.YOffset == 0 {
 		t.Fatalf("ctrl+d did not scroll the preview:\n%s", h.view())
 	}
 	h.press("ctrl+u")
-	if h.m.pv.vp.YOffset != 0 {
-		t.Fatalf("ctrl+u did not scroll back: offset %d", h.m.pv.vp.YOffset)
+	if h.m.plans.pv.vp.YOffset != 0 {
+		t.Fatalf("ctrl+u did not scroll back: offset %d", h.m.plans.pv.vp.YOffset)
 	}
 	h.press("enter")
 	h.press("G")

@@ -1,21 +1,18 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
-	"fleetwatch/registry"
 	"fleetwatch/workers"
 )
 
@@ -35,29 +32,25 @@ const (
 // spawnForm asks how to start a worker: as a tier or an endpoint, which
 // model, which agent id, whether to run the executor, how many plans.
 type spawnForm struct {
-	gen       int
-	choices   []string // the tiers, then the registry's endpoints
-	endpoints []registry.Endpoint
-	ids       []string // each choice's unused default agent id
-	regNote   string   // why the registry could not be read
-	git       bool
-	choice    int
-	model     textinput.Model
-	agent     textinput.Model
-	max       textinput.Model
-	run       bool
-	focus     int
-	edited    bool // the operator typed an agent id: choices leave it alone
-	err       string
+	gen     int
+	choices []string           // the tiers, then the registry's endpoints
+	offer   workers.SpawnOffer // the endpoints, why they cannot be read, git or not
+	ids     []string           // each choice's unused default agent id
+	choice  int
+	model   textinput.Model
+	agent   textinput.Model
+	max     textinput.Model
+	run     bool
+	focus   int
+	edited  bool // the operator typed an agent id: choices leave it alone
+	err     string
 }
 
 // spawnFormMsg brings what the form offers, read off the UI goroutine.
 type spawnFormMsg struct {
-	gen       int
-	endpoints []registry.Endpoint
-	ids       []string
-	regNote   string
-	git       bool // the project is a git repository: run workers get worktrees
+	gen   int
+	offer workers.SpawnOffer
+	ids   []string
 }
 
 // spawnedMsg is the outcome of starting a worker.
@@ -70,8 +63,8 @@ type spawnedMsg struct {
 // askSpawn reads the registry and picks default agent ids, then opens the form.
 func (m *Model) askSpawn() tea.Cmd {
 	m.formGen++
-	taken := make([]string, len(m.children))
-	for i, c := range m.children {
+	taken := make([]string, len(m.wrk.children))
+	for i, c := range m.wrk.children {
 		taken[i] = c.State.AgentID
 	}
 	return spawnFormCmd(m.opt.Tree.Project, m.formGen, taken)
@@ -79,21 +72,12 @@ func (m *Model) askSpawn() tea.Cmd {
 
 func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
 	return func() tea.Msg {
-		msg := spawnFormMsg{gen: gen}
-		reg, err := registry.Load(filepath.Join(project, "endpoints.yaml"))
-		switch {
-		case err == nil:
-			msg.endpoints = reg.Endpoints
-		case !errors.Is(err, fs.ErrNotExist):
-			// The project is known: the reason needs the room.
-			msg.regNote = strings.ReplaceAll(err.Error(), project+string(filepath.Separator), "")
-		}
-		_, err = workers.Project(project)
-		msg.git = err == nil
+		// The engine reads endpoints.yaml and asks git; the UI only offers.
+		msg := spawnFormMsg{gen: gen, offer: workers.Offer(project)}
 		for _, t := range spawnTiers {
 			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+t, taken...))
 		}
-		for _, ep := range msg.endpoints {
+		for _, ep := range msg.offer.Endpoints {
 			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+workers.SafeID(ep.Name), taken...))
 		}
 		return msg
@@ -101,7 +85,7 @@ func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
 }
 
 func (m *Model) newInput(placeholder string, limit int) textinput.Model {
-	in := textinput.New()
+	in := m.textField()
 	in.Prompt = ""
 	in.Placeholder = placeholder
 	in.CharLimit = limit
@@ -113,12 +97,12 @@ func (m *Model) newInput(placeholder string, limit int) textinput.Model {
 }
 
 func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
-	if msg.gen != m.formGen || m.dlg != nil || m.logs != nil || m.form != nil {
+	if msg.gen != m.formGen || m.dialogShown() != nil || m.logsShown() != nil || m.formShown() != nil {
 		return nil // the operator moved on meanwhile
 	}
-	f := &spawnForm{gen: msg.gen, endpoints: msg.endpoints, ids: msg.ids, regNote: msg.regNote, git: msg.git, run: true, choice: 1}
+	f := &spawnForm{gen: msg.gen, offer: msg.offer, ids: msg.ids, run: true, choice: 1}
 	f.choices = append(f.choices, spawnTiers...)
-	for _, ep := range msg.endpoints {
+	for _, ep := range msg.offer.Endpoints {
 		f.choices = append(f.choices, ep.Name)
 	}
 	f.model = m.newInput("any (or the endpoint's)", 200)
@@ -129,7 +113,7 @@ func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
 	f.max.CursorEnd()
 	f.agent.SetValue(f.ids[f.choice])
 	f.agent.CursorEnd()
-	m.form = f
+	m.stack.push(f)
 	return nil
 }
 
@@ -175,32 +159,36 @@ func (f *spawnForm) setChoice(i int) {
 	}
 }
 
-func (m *Model) formKey(msg tea.KeyMsg) tea.Cmd {
-	f := m.form
-	switch msg.String() {
-	case "esc", "ctrl+c":
-		m.form = nil
+func (*spawnForm) asks() bool     { return true }
+func (f *spawnForm) typing() bool { return f.input() != nil }
+
+func (f *spawnForm) view(m *Model, h int) []string { return m.formView(f, m.cols, h) }
+
+func (f *spawnForm) key(m *Model, msg tea.KeyMsg) tea.Cmd {
+	k, fk := &m.keys.Ask, &m.keys.Form
+	switch {
+	case key.Matches(msg, k.Cancel):
+		m.stack.remove(f)
 		return nil
-	case "enter":
-		return m.submitForm()
-	case "tab", "down":
+	case key.Matches(msg, k.Confirm):
+		return m.submitForm(f)
+	case key.Matches(msg, fk.NextField):
 		return f.focusField(f.focus + 1)
-	case "shift+tab", "up":
+	case key.Matches(msg, fk.PrevField):
 		return f.focusField(f.focus - 1)
 	}
 	f.err = ""
 	switch f.focus {
 	case fieldAs:
-		switch msg.String() {
-		case "right", " ", "l":
+		switch {
+		case key.Matches(msg, fk.NextValue):
 			f.setChoice(f.choice + 1)
-		case "left", "h":
+		case key.Matches(msg, fk.PrevValue):
 			f.setChoice(f.choice - 1)
 		}
 		return nil
 	case fieldRun:
-		switch msg.String() {
-		case "right", "left", " ", "l", "h":
+		if key.Matches(msg, fk.NextValue, fk.PrevValue) {
 			f.run = !f.run
 		}
 		return nil
@@ -214,13 +202,12 @@ func (m *Model) formKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // formSpec turns the form into a spawn, or says what is wrong in one line.
-func (m *Model) formSpec() (workers.SpawnSpec, error) {
-	f := m.form
+func (m *Model) formSpec(f *spawnForm) (workers.SpawnSpec, error) {
 	s := workers.SpawnSpec{
 		Bin: m.opt.Self, Project: m.opt.Tree.Project,
 		Agent: strings.TrimSpace(f.agent.Value()), Model: strings.TrimSpace(f.model.Value()), Run: f.run,
 		// Agents working side by side each get their own checkout.
-		Worktree: f.run && f.git,
+		Worktree: f.run && f.offer.Git,
 	}
 	if f.choice < len(spawnTiers) {
 		s.Tier = f.choices[f.choice]
@@ -236,13 +223,13 @@ func (m *Model) formSpec() (workers.SpawnSpec, error) {
 		return s, err
 	}
 	// What this UI knows without looking again; Start looks again.
-	for _, c := range m.children {
+	for _, c := range m.wrk.children {
 		if _, done := c.Exited(); !done && workers.SafeID(c.State.AgentID) == workers.SafeID(s.Agent) {
 			return s, fmt.Errorf("%s was started from here (pid %d) and still runs; pick another agent id", s.Agent, c.State.PID)
 		}
 	}
-	for i := range m.wrkRows {
-		r := &m.wrkRows[i]
+	for i := range m.wrk.rows {
+		r := &m.wrk.rows[i]
 		if workers.SafeID(r.st.AgentID) == workers.SafeID(s.Agent) && (r.health == workers.Live || r.health == workers.Stale) {
 			return s, fmt.Errorf("%s is running (%s); pick another agent id or stop it first", r.st.AgentID, r.health)
 		}
@@ -250,13 +237,13 @@ func (m *Model) formSpec() (workers.SpawnSpec, error) {
 	return s, nil
 }
 
-func (m *Model) submitForm() tea.Cmd {
-	s, err := m.formSpec()
+func (m *Model) submitForm(f *spawnForm) tea.Cmd {
+	s, err := m.formSpec(f)
 	if err != nil {
-		m.form.err = termtext.Line(err.Error())
+		f.err = termtext.Line(err.Error())
 		return nil
 	}
-	m.form = nil
+	m.stack.remove(f)
 	m.setStatus("starting "+s.Agent+"…", false)
 	return func() tea.Msg {
 		c, err := workers.Start(s)
@@ -269,7 +256,7 @@ func (m *Model) spawned(msg spawnedMsg) tea.Cmd {
 		m.setStatus("✗ spawn "+msg.spec.Agent+": "+msg.err.Error(), true)
 		return nil
 	}
-	m.children = append(m.children, msg.child)
+	m.wrk.children = append(m.wrk.children, msg.child)
 	mode := "claim only"
 	if msg.spec.Run {
 		mode = "run"
@@ -311,24 +298,24 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	add(label(fieldAs, "run as") + choose(termtext.Line(as)) + "  " + m.st.Dim.Render(termtext.Line(strings.Join(f.choices, " "))))
 	detail := "tier " + as
 	if f.choice >= len(spawnTiers) {
-		ep := f.endpoints[f.choice-len(spawnTiers)]
+		ep := f.offer.Endpoints[f.choice-len(spawnTiers)]
 		detail = "endpoint " + ep.Name + ": tier " + ep.Tier
 		if ep.Model != "" {
 			detail += ", model " + ep.Model
 		}
-	} else if len(f.endpoints) == 0 && f.regNote == "" {
+	} else if len(f.offer.Endpoints) == 0 && f.offer.Problem == "" {
 		detail += " (no endpoints.yaml: tiers only)"
 	}
 	add("             " + m.st.Dim.Render(termtext.Line(detail)))
-	if f.regNote != "" {
-		for _, l := range wrapWords("⚠ "+termtext.Line(f.regNote), inner-13) {
+	if f.offer.Problem != "" {
+		for _, l := range wrapWords("⚠ "+termtext.Line(f.offer.Problem), inner-13) {
 			add("             " + m.st.Warn.Render(l))
 		}
 	}
 	add(label(fieldModel, "model") + f.model.View())
 	add(label(fieldAgent, "agent id") + f.agent.View())
 	mode := "run: claim, then the executor works the plan"
-	if f.git {
+	if f.offer.Git {
 		mode = "run: claim, then the executor works it in a worktree"
 	}
 	if !f.run {
@@ -348,7 +335,7 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	}
 	add(m.st.Help.Render("tab/↑/↓ field · ←/→ change · enter start · esc cancel"))
 	box := m.st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
-	return strings.Split(lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
+	return strings.Split(m.r.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
 }
 
 // wrapWords breaks s into lines of at most w cells at spaces.
@@ -386,10 +373,10 @@ func (m *Model) askStop() {
 		body = append(body, "⚠ Its last heartbeat was "+coarse(m.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
 	}
 	project := m.opt.Tree.Project
-	m.dlg = &dialog{
+	m.stack.push(&dialog{
 		title: "Stop " + who, body: body, verb: "stop",
 		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, st) },
-	}
+	})
 }
 
 // stopCmd stops the worker r showed, if its state file still shows the

@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/charmbracelet/lipgloss"
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/lipgloss"
+)
 
 // Styles holds every style, built from one renderer so an SSH session gets
 // its own colour profile. Colour is always redundant: every state also has a
@@ -46,4 +49,13 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		Dialog:      s().Border(lipgloss.RoundedBorder()).BorderForeground(accent).Padding(0, 1),
 		Text:        s().Foreground(c("#262626", "#D7D7D7")),
 	}
+}
+
+// helpStyles are bubbles' help colours, made by r.
+func helpStyles(r *lipgloss.Renderer) help.Styles {
+	c := func(light, dark string) lipgloss.Style {
+		return r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: light, Dark: dark})
+	}
+	key, desc, sep := c("#909090", "#626262"), c("#B2B2B2", "#4A4A4A"), c("#DDDADA", "#3C3C3C")
+	return help.Styles{ShortKey: key, ShortDesc: desc, ShortSeparator: sep, Ellipsis: sep, FullKey: key, FullDesc: desc, FullSeparator: sep}
 }

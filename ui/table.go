@@ -13,6 +13,7 @@ type table struct {
 	cursor int
 	offset int
 	height int
+	width  int // the table's width, for the selected row's highlight
 }
 
 // set replaces the rows, keeping the cursor on the same key when it is still there.

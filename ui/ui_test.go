@@ -430,8 +430,8 @@ func TestFilterNarrowsRowsAndEscClears(t *testing.T) {
 		t.Errorf("no match should say so:\n%s", v)
 	}
 	h.press("esc")
-	if got := h.rows(); !slices.Equal(got, all) || h.m.filtering {
-		t.Errorf("esc while typing: rows %v, still filtering %v", got, h.m.filtering)
+	if got := h.rows(); !slices.Equal(got, all) || h.m.plans.filtering {
+		t.Errorf("esc while typing: rows %v, still filtering %v", got, h.m.plans.filtering)
 	}
 	// Filter by a person assignee.
 	h.press("]", "/")
@@ -475,8 +475,8 @@ func TestLaneSwitching(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
-	if h.m.lane != model.Bugs {
-		t.Fatalf("starts on %s, want bugs", h.m.lane)
+	if h.m.plans.lane != model.Bugs {
+		t.Fatalf("starts on %s, want bugs", h.m.plans.lane)
 	}
 	steps := []struct {
 		key  string
@@ -487,8 +487,8 @@ func TestLaneSwitching(t *testing.T) {
 	}
 	for _, s := range steps {
 		h.press(s.key)
-		if h.m.lane != s.want {
-			t.Fatalf("%s: lane %s, want %s", s.key, h.m.lane, s.want)
+		if h.m.plans.lane != s.want {
+			t.Fatalf("%s: lane %s, want %s", s.key, h.m.plans.lane, s.want)
 		}
 		if !strings.Contains(h.view(), "["+string(s.want)+" ") {
 			t.Errorf("%s: the lane strip does not mark %s:\n%s", s.key, s.want, h.view())
@@ -505,8 +505,8 @@ func TestLaneSwitching(t *testing.T) {
 	}
 	// Off the plans pane, lane keys explain themselves.
 	h.press("2", "]")
-	if h.m.lane != model.Bugs {
-		t.Errorf("] on the leases pane changed the lane to %s", h.m.lane)
+	if h.m.plans.lane != model.Bugs {
+		t.Errorf("] on the leases pane changed the lane to %s", h.m.plans.lane)
 	}
 	if f := h.footer(); !strings.Contains(f, "✗ lanes: switch to the plans pane (1)") {
 		t.Errorf("status line %q", f)
@@ -530,7 +530,7 @@ func TestPaneKeys(t *testing.T) {
 	for _, s := range steps {
 		h.press(s.key)
 		if h.m.pane != s.want {
-			t.Fatalf("%s: pane %s, want %s", s.key, paneNames[h.m.pane], paneNames[s.want])
+			t.Fatalf("%s: pane %s, want %s", s.key, paneSpecs[h.m.pane].name, paneSpecs[s.want].name)
 		}
 		v := h.view()
 		if header := strings.SplitN(v, "\n", 2)[0]; !strings.Contains(header, s.tab) {
@@ -567,8 +567,8 @@ func TestHelpShowsLegend(t *testing.T) {
 		}
 	}
 	h.press("j") // any key closes it, and does nothing else
-	if h.m.showHelp || h.m.plans.cursor != 0 {
-		t.Errorf("after a key: help shown %v, cursor %d", h.m.showHelp, h.m.plans.cursor)
+	if h.m.helpShown() || h.m.plans.cursor != 0 {
+		t.Errorf("after a key: help shown %v, cursor %d", h.m.helpShown(), h.m.plans.cursor)
 	}
 	h.press("?", "q")
 	if !h.quit {
@@ -592,8 +592,8 @@ func TestQuit(t *testing.T) {
 	// q while typing a filter or a park reason is text, not quit.
 	h := newHarness(t, p, 80, 24)
 	h.press("/", "q")
-	if h.quit || h.m.filter.Value() != "q" {
-		t.Errorf("q in the filter: quit %v, filter %q", h.quit, h.m.filter.Value())
+	if h.quit || h.m.plans.filter.Value() != "q" {
+		t.Errorf("q in the filter: quit %v, filter %q", h.quit, h.m.plans.filter.Value())
 	}
 }
 
@@ -609,7 +609,7 @@ func TestPreviewFullScreenOnNarrowTerminal(t *testing.T) {
 		}
 	}
 	h.press("esc")
-	if h.m.full || !strings.Contains(h.view(), "[bugs 3]") {
+	if h.m.reading() || !strings.Contains(h.view(), "[bugs 3]") {
 		t.Errorf("esc did not go back to the lanes:\n%s", h.view())
 	}
 }
@@ -741,11 +741,11 @@ func TestScreenFitsEverySize(t *testing.T) {
 				h.press(k)
 			}
 			_ = h.view() // checks the size
-			if h.m.dlg != nil && h.m.dlg.title == "Stop here-1" {
+			if h.m.dialogShown() != nil && h.m.dialogShown().title == "Stop here-1" {
 				stopAsked++
 			}
 		}
-		if h.m.form != nil || h.m.logs != nil || h.m.dlg != nil {
+		if h.m.formShown() != nil || h.m.logsShown() != nil || h.m.dialogShown() != nil {
 			t.Fatalf("%dx%d: a form, logs or dialog is still open", sz[0], sz[1])
 		}
 		h.press("esc")

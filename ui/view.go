@@ -17,20 +17,12 @@ func (m Model) View() string {
 		return ""
 	}
 	bodyH := max(0, m.height-2)
+	// The top overlay covers the body; without one, the shown pane.
 	var body []string
-	switch {
-	case m.dlg != nil:
-		body = m.dialogView(m.dlg, m.cols, bodyH)
-	case m.form != nil:
-		body = m.formView(m.form, m.cols, bodyH)
-	case m.showHelp:
-		body = m.helpLines()
-	case m.logs != nil:
-		body = m.logsView(bodyH)
-	case m.full:
-		body = m.fullPreview(bodyH)
-	default:
-		body = m.paneView(bodyH)
+	if top := m.stack.top(); top != nil {
+		body = top.view(&m, bodyH)
+	} else {
+		body = m.paneOf(m.pane).view(&m, bodyH)
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.ink(m.headerLine()))
@@ -109,9 +101,10 @@ func (m *Model) headerLine() string {
 // leaves only the current one's name.
 func (m *Model) tabs(compact bool) string {
 	var tabs []string
-	for i, name := range paneNames {
-		if !m.wide && name == "Worktrees" {
-			name = "Trees"
+	for i, spec := range paneSpecs {
+		name := spec.name
+		if !m.wide {
+			name = spec.short
 		}
 		label := itoa(i+1) + " " + name
 		if compact && pane(i) != m.pane {
@@ -137,8 +130,8 @@ func (m *Model) tabs(compact bool) string {
 }
 
 func (m *Model) footerLine() string {
-	if m.filtering {
-		return fit(m.filter.View(), m.width)
+	if m.plans.filtering {
+		return fit(m.plans.filter.View(), m.width)
 	}
 	var keys []key.Binding
 	for _, b := range m.keys.ShortHelp() {
@@ -151,12 +144,12 @@ func (m *Model) footerLine() string {
 		keys = append(keys[:3:3], m.keys.Help)
 	}
 	helpText := m.help.ShortHelpView(keys)
-	if m.logs != nil && m.dlg == nil && m.form == nil && !m.showHelp {
-		helpText = m.logsHelp()
+	if v, ok := m.stack.top().(*logView); ok {
+		helpText = m.logsHelp(v)
 	}
 	status := m.status
-	if status == "" && m.filter.Value() != "" {
-		status = "filter: " + m.filter.Value() + " (esc clears)"
+	if status == "" && m.plans.filter.Value() != "" {
+		status = "filter: " + m.plans.filter.Value() + " (esc clears)"
 	}
 	if status == "" {
 		return fit(" "+helpText, m.width)
@@ -176,31 +169,6 @@ func (m *Model) footerLine() string {
 		helpText = ansi.Truncate(helpText, room, "…")
 	}
 	return " " + status + strings.Repeat(" ", max(1, m.width-1-ansi.StringWidth(status)-ansi.StringWidth(helpText))) + helpText
-}
-
-func (m *Model) paneView(h int) []string {
-	switch m.pane {
-	case leasesPane:
-		return m.tableBox("Leases", leaseColumns(m.tw[leasesPane]).header(), &m.leases, h, "no leases: nothing is claimed")
-	case worktreesPane:
-		empty := "no agent worktrees under var/worktrees/"
-		if m.treeErr != nil {
-			empty = "worktrees: " + m.treeErr.Error()
-		}
-		return m.tableBox("Worktrees", treeColumns(m.tw[worktreesPane]).header(), &m.trees, h, empty)
-	case workersPane:
-		empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
-		if m.opt.Self == "" {
-			empty = "no workers: the ones cron, systemd or anyone starts show here"
-		}
-		if len(m.wrkProblems) > 0 && len(m.wrkRows) == 0 {
-			empty = "⚠ " + termtext.Line(m.wrkProblems[0])
-		}
-		return m.tableBox("Workers", workerColumns(m.tw[workersPane]).header(), &m.wrk, h, empty)
-	case eventsPane:
-		return m.tableBox("Events", eventColumns(m.tw[eventsPane]).header(), &m.events, h, "no events yet in .plans/logs/events.jsonl")
-	}
-	return m.plansView(h)
 }
 
 // tableBox draws a pane's table: boxed on wide terminals, bare on narrow.
@@ -223,22 +191,22 @@ func (m *Model) tableBox(title, header string, t *table, h int, empty string) []
 func (m *Model) plansView(h int) []string {
 	rows := m.plans.lines(m, "")
 	if m.plans.len() == 0 {
-		msg := "no plans in " + string(m.lane) + "/"
+		msg := "no plans in " + string(m.plans.lane) + "/"
 		switch {
 		case m.d == nil:
 			msg = "reading the tree…"
-		case m.filter.Value() != "":
-			msg = "no plan in " + string(m.lane) + "/ matches the filter (esc clears)"
+		case m.plans.filter.Value() != "":
+			msg = "no plan in " + string(m.plans.lane) + "/ matches the filter (esc clears)"
 		}
 		rows[0] = "  " + m.st.Dim.Render(msg)
 	}
-	table := append([]string{m.st.Header.Render(m.pcols.header())}, rows...)
+	table := append([]string{m.st.Header.Render(m.plans.cols.header())}, rows...)
 	if !m.wide {
 		return append([]string{m.laneStrip()}, table...)
 	}
 	th, ph := m.plansSplit(h)
-	title := string(m.lane) + " · " + itoa(m.count(m.lane))
-	if m.filter.Value() != "" {
+	title := string(m.plans.lane) + " · " + itoa(m.count(m.plans.lane))
+	if m.plans.filter.Value() != "" {
 		title += " · " + itoa(m.plans.len()) + " match"
 	}
 	right := m.box(title, m.plans.scrollHint(), table, m.cols-laneBoxWidth, th, true)
@@ -258,8 +226,8 @@ func (m *Model) count(l model.Lane) int {
 func (m *Model) laneBox(h int) []string {
 	var lines []string
 	for _, l := range model.Lanes {
-		line := gutter(l == m.lane) + fit(string(l), 13) + fitRight(itoa(m.count(l)), 5)
-		if l == m.lane && !m.plain {
+		line := gutter(l == m.plans.lane) + fit(string(l), 13) + fitRight(itoa(m.count(l)), 5)
+		if l == m.plans.lane && !m.plain {
 			line = m.st.Selected.Render(line)
 		}
 		lines = append(lines, line)
@@ -276,11 +244,11 @@ func (m *Model) laneStrip() string {
 		var parts []string
 		for _, l := range model.Lanes {
 			name := string(l)
-			if short == 2 || short == 1 && l != m.lane {
+			if short == 2 || short == 1 && l != m.plans.lane {
 				name = laneShort[l]
 			}
 			part := name + " " + itoa(m.count(l))
-			if l == m.lane {
+			if l == m.plans.lane {
 				part = "[" + part + "]"
 				if !m.plain {
 					part = m.st.TabActive.Render(part)
@@ -305,10 +273,10 @@ func (m *Model) previewBox(h int) []string {
 		title = termtext.Line(r.Plan.Rel)
 	}
 	hint := ""
-	if m.pv.vp.TotalLineCount() > m.pv.vp.Height {
+	if m.plans.pv.vp.TotalLineCount() > m.plans.pv.vp.Height {
 		hint = "ctrl+d/u scroll · enter to read all"
 	}
-	lines := strings.Split(m.pv.vp.View(), "\n")
+	lines := strings.Split(m.plans.pv.vp.View(), "\n")
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}
@@ -317,11 +285,11 @@ func (m *Model) previewBox(h int) []string {
 
 func (m *Model) fullPreview(h int) []string {
 	title := "preview"
-	if m.pv.rel != "" {
-		title = termtext.Line(m.pv.rel)
+	if m.plans.pv.rel != "" {
+		title = termtext.Line(m.plans.pv.rel)
 	}
 	head := " " + m.st.Title.Render(title) + m.st.Dim.Render("  ↑/↓ scroll · esc back")
-	lines := strings.Split(m.pv.vp.View(), "\n")
+	lines := strings.Split(m.plans.pv.vp.View(), "\n")
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}

@@ -99,28 +99,22 @@ func waitForStatesCmd(ch <-chan workers.StateChange) tea.Cmd {
 
 // requestWorkers reads the state files, one reading at a time.
 func (m *Model) requestWorkers() tea.Cmd {
-	if m.wrkLoading {
-		m.wrkAgain = true
-		return nil
-	}
-	m.wrkLoading = true
-	return workersCmd(m.opt.Tree.Project)
+	return m.wrkReq.request(workersCmd(m.opt.Tree.Project))
 }
 
 func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
-	m.wrkLoading = false
-	same := slices.Equal(m.wrkProblems, msg.problems)
-	m.wrkStates, m.wrkProblems = msg.states, msg.problems
-	m.wrkRows = judgeWorkers(m.wrkStates, m.children, m.opt.Tree.Now())
+	again := m.wrkReq.done()
+	same := slices.Equal(m.wrk.problems, msg.problems)
+	m.wrk.states, m.wrk.problems = msg.states, msg.problems
+	m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
 	if same {
-		m.rebuildWorkers()
+		m.wrk.rebuild(m)
 		m.syncKeys()
 	} else {
 		m.rebuild() // the Events pane lists unreadable state files
 	}
 	var cmds []tea.Cmd
-	if m.wrkAgain {
-		m.wrkAgain = false
+	if again {
 		cmds = append(cmds, m.requestWorkers())
 	}
 	if m.workersRunning() && !m.ticking {
@@ -133,36 +127,20 @@ func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 // workersRunning reports whether a worker may change state without
 // writing its file: a heartbeat growing stale, a process dying.
 func (m *Model) workersRunning() bool {
-	for i := range m.wrkRows {
-		if h := m.wrkRows[i].health; h == workers.Live || h == workers.Stale {
+	for i := range m.wrk.rows {
+		if h := m.wrk.rows[i].health; h == workers.Live || h == workers.Stale {
 			return true
 		}
 	}
 	return false
 }
 
-func (m *Model) rebuildWorkers() {
-	keys := make([]string, len(m.wrkRows))
-	for i := range m.wrkRows {
-		keys[i] = m.wrkRows[i].st.AgentID
-	}
-	// Marks follow their workers; one that is gone loses its mark.
-	m.marks = slices.DeleteFunc(m.marks, func(a string) bool { return !slices.Contains(keys, a) })
-	c := workerColumns(m.tw[workersPane])
-	m.wrk.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrkRows[i], c, sel) })
-}
-
-func (m *Model) selectedWorker() *workerRow {
-	if m.pane != workersPane || m.wrk.cursor >= len(m.wrkRows) {
-		return nil
-	}
-	return &m.wrkRows[m.wrk.cursor]
-}
+func (m *Model) selectedWorker() *workerRow { return m.selection().worker }
 
 func (m *Model) workerByAgent(agent string) *workerRow {
-	for i := range m.wrkRows {
-		if m.wrkRows[i].st.AgentID == agent {
-			return &m.wrkRows[i]
+	for i := range m.wrk.rows {
+		if m.wrk.rows[i].st.AgentID == agent {
+			return &m.wrk.rows[i]
 		}
 	}
 	return nil
@@ -188,8 +166,8 @@ func canStop(r *workerRow) (bool, string) {
 // workersShown reports whether the header counts workers: while any has
 // not exited.
 func (m *Model) workersShown() bool {
-	for i := range m.wrkRows {
-		if m.wrkRows[i].health != workers.Exited {
+	for i := range m.wrk.rows {
+		if m.wrk.rows[i].health != workers.Exited {
 			return true
 		}
 	}
@@ -200,8 +178,8 @@ func (m *Model) workersShown() bool {
 // many of them are stale or dead.
 func (m *Model) workerCounts() string {
 	n, stale, dead := 0, 0, 0
-	for i := range m.wrkRows {
-		switch m.wrkRows[i].health {
+	for i := range m.wrk.rows {
+		switch m.wrk.rows[i].health {
 		case workers.Exited:
 			continue
 		case workers.Stale:
@@ -270,7 +248,7 @@ func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	mark := " "
-	if i := slices.Index(m.marks, r.st.AgentID); i >= 0 {
+	if i := slices.Index(m.wrk.marks, r.st.AgentID); i >= 0 {
 		mark = itoa(i + 1)
 	}
 	b.WriteString(mark + " ")

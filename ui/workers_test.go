@@ -89,7 +89,7 @@ func (p *project) log(t testing.TB, agent string, lines ...string) {
 // workerAgents is the agents the Workers pane lists, in order.
 func (h *harness) workerAgents() []string {
 	var out []string
-	for _, r := range h.m.wrkRows {
+	for _, r := range h.m.wrk.rows {
 		out = append(out, r.st.AgentID)
 	}
 	return out
@@ -217,7 +217,7 @@ func spawnHarness(t *testing.T, w, h int) (*project, *harness) {
 	opt.Self = testkit.FakeDriver(t)
 	hs := newHarnessWith(t, p, opt, w, h)
 	t.Cleanup(func() {
-		for _, c := range hs.m.children {
+		for _, c := range hs.m.wrk.children {
 			testkit.KillGroup(c.State.PID)
 		}
 	})
@@ -267,7 +267,7 @@ func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.press("2", "s") // from any pane
-	if h.m.form == nil {
+	if h.m.formShown() == nil {
 		t.Fatal("s opened no form")
 	}
 	v := h.view()
@@ -278,12 +278,12 @@ func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 	}
 	h.press("left", "left") // mid → small → laptop-swarm (round)
 	if v := h.view(); !strings.Contains(v, "‹ laptop-swarm ›") || !strings.Contains(v, "endpoint laptop-swarm: tier swarm, model Qwen/Qwen3-8B") ||
-		h.m.form.agent.Value() != "ui-laptop-swarm-1" {
-		t.Errorf("endpoint choice, agent %q:\n%s", h.m.form.agent.Value(), v)
+		h.m.formShown().agent.Value() != "ui-laptop-swarm-1" {
+		t.Errorf("endpoint choice, agent %q:\n%s", h.m.formShown().agent.Value(), v)
 	}
 	h.press("right", "right", "right") // reasoner
-	if h.m.form.agent.Value() != "ui-reasoner-1" {
-		t.Errorf("the default agent id did not follow the tier: %q", h.m.form.agent.Value())
+	if h.m.formShown().agent.Value() != "ui-reasoner-1" {
+		t.Errorf("the default agent id did not follow the tier: %q", h.m.formShown().agent.Value())
 	}
 	h.press("tab")
 	h.typeText("qwen3-32b")
@@ -291,19 +291,19 @@ func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.typeText("ui r7")
 	h.press("enter")
-	if h.m.form == nil || !strings.Contains(h.view(), `✗ agent id "ui r7" has a blank`) {
+	if h.m.formShown() == nil || !strings.Contains(h.view(), `✗ agent id "ui r7" has a blank`) {
 		t.Fatalf("a bad agent id was not refused in the form:\n%s", h.view())
 	}
 	h.press("backspace", "backspace", "backspace")
 	h.typeText("-7")
 	h.press("left") // a choice no more: the arrows edit the text
-	if h.m.form.agent.Value() != "ui-7" || h.m.form.choice != 2 {
-		t.Errorf("agent %q, choice %d", h.m.form.agent.Value(), h.m.form.choice)
+	if h.m.formShown().agent.Value() != "ui-7" || h.m.formShown().choice != 2 {
+		t.Errorf("agent %q, choice %d", h.m.formShown().agent.Value(), h.m.formShown().choice)
 	}
 	h.press("tab", " ", "tab", "backspace")
 	h.typeText("0")
 	h.press("enter")
-	if h.m.form == nil || !strings.Contains(h.view(), `✗ max plans: a number from 1 to 100, not "0"`) {
+	if h.m.formShown() == nil || !strings.Contains(h.view(), `✗ max plans: a number from 1 to 100, not "0"`) {
 		t.Fatalf("max plans 0 was not refused:\n%s", h.view())
 	}
 	h.press("backspace")
@@ -313,7 +313,7 @@ func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 	}
 	h.press("right", "right") // the cursor can't leave the field: harmless
 	h.press("enter")
-	if h.m.form != nil {
+	if h.m.formShown() != nil {
 		t.Fatalf("the form stayed open:\n%s", h.view())
 	}
 	if f := h.footer(); !strings.Contains(f, "✓ spawned ui-7 (pid ") || !strings.Contains(f, "claim only, up to 3 plans") {
@@ -325,7 +325,7 @@ func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 	}
 	// It wrote no state file (the fake does not, unless asked), yet it
 	// shows: started here, then exited with its code.
-	<-h.m.children[0].Done()
+	<-h.m.wrk.children[0].Done()
 	h.send(stateChangeMsg{})
 	h.press("4")
 	if r := row(h.view(), " ui-7 "); !strings.Contains(r, "exited 0") || !strings.Contains(r, "reasoner/qwen3-32b") || !strings.Contains(r, "started here; wrote no state file") {
@@ -334,11 +334,11 @@ func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 
 	// The next form's default skips ui-7's kin only when they share an id.
 	h.press("s")
-	if h.m.form.agent.Value() != "ui-mid-1" {
-		t.Errorf("default agent id %q", h.m.form.agent.Value())
+	if h.m.formShown().agent.Value() != "ui-mid-1" {
+		t.Errorf("default agent id %q", h.m.formShown().agent.Value())
 	}
 	h.press("esc")
-	if h.m.form != nil {
+	if h.m.formShown() != nil {
 		t.Error("esc did not close the form")
 	}
 }
@@ -358,10 +358,10 @@ func TestSpawnRefusesARunningAgentAndNeedsSelf(t *testing.T) {
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.typeText("busy-1")
 	h.press("enter")
-	if h.m.form == nil || !strings.Contains(h.view(), "✗ busy-1 is running (live); pick another agent id or stop it first") {
+	if h.m.formShown() == nil || !strings.Contains(h.view(), "✗ busy-1 is running (live); pick another agent id or stop it first") {
 		t.Errorf("a running agent id was not refused:\n%s", h.view())
 	}
-	if len(h.m.children) != 0 {
+	if len(h.m.wrk.children) != 0 {
 		t.Error("a worker was started")
 	}
 
@@ -369,8 +369,8 @@ func TestSpawnRefusesARunningAgentAndNeedsSelf(t *testing.T) {
 	p2 := newProject(t)
 	h2 := newHarness(t, p2, 80, 24)
 	h2.press("s")
-	if h2.m.form != nil || !strings.Contains(h2.footer(), "✗ spawn: this UI does not know its own binary") {
-		t.Errorf("s without Self: form %v, status %q", h2.m.form != nil, h2.footer())
+	if h2.m.formShown() != nil || !strings.Contains(h2.footer(), "✗ spawn: this UI does not know its own binary") {
+		t.Errorf("s without Self: form %v, status %q", h2.m.formShown() != nil, h2.footer())
 	}
 }
 
@@ -382,10 +382,10 @@ func TestStopAWorkerSpawnedFromTheUI(t *testing.T) {
 	p, h := spawnHarness(t, 120, 32)
 	p.configure(t, "ui-mid-1", "sleep=30s\nstate=1\n")
 	h.press("s", "enter")
-	if len(h.m.children) != 1 {
+	if len(h.m.wrk.children) != 1 {
 		t.Fatalf("no worker started: %q", h.footer())
 	}
-	c := h.m.children[0]
+	c := h.m.wrk.children[0]
 	eventually(t, "the worker wrote its state file", func() bool {
 		states, _ := workers.ReadStates(p.dir)
 		return len(states) == 1
@@ -427,11 +427,11 @@ func TestStopAWorkerSpawnedFromTheUI(t *testing.T) {
 
 // logText is what pane i of the logs view holds, one line each, as drawn.
 func (h *harness) logText(i int) string {
-	if h.m.logs == nil || i >= len(h.m.logs.panes) {
+	if h.m.logsShown() == nil || i >= len(h.m.logsShown().panes) {
 		return ""
 	}
 	var out []string
-	for _, l := range h.m.logs.panes[i].lines {
+	for _, l := range h.m.logsShown().panes[i].lines {
 		out = append(out, h.m.logLine(l))
 	}
 	return strings.Join(out, "\n")
@@ -449,8 +449,8 @@ func TestLogsSideBySideFollowScrollAndClose(t *testing.T) {
 	h := newHarness(t, p, 160, 40)
 	h.selectWorker("mid-1")
 	h.press(" ", "j", " ") // marks mid-1, then small-2 (the cursor moves on)
-	if !slices.Equal(h.m.marks, []string{"mid-1", "small-2"}) {
-		t.Fatalf("marks %v", h.m.marks)
+	if !slices.Equal(h.m.wrk.marks, []string{"mid-1", "small-2"}) {
+		t.Fatalf("marks %v", h.m.wrk.marks)
 	}
 	if v := h.view(); !strings.HasPrefix(strings.TrimSpace(row(v, " mid-1 ")), "│  1 mid-1") || !strings.Contains(row(v, " small-2 "), "2 small-2") {
 		t.Errorf("marks on screen:\n%s", v)
@@ -459,7 +459,7 @@ func TestLogsSideBySideFollowScrollAndClose(t *testing.T) {
 	h.pumpLogs("both logs loaded", func() bool {
 		return strings.Contains(h.logText(0), "step 39") && strings.Contains(h.logText(1), "plain line")
 	})
-	tails := h.m.logs.tails()
+	tails := h.m.logsShown().tails()
 	v := h.view()
 	top := strings.SplitN(v, "\n", 3)[1]
 	if !strings.Contains(top, "▸ mid-1 · ● live · export-pdf") || !strings.Contains(top, "small-2 · ◌ stale · old-import") {
@@ -490,21 +490,21 @@ func TestLogsSideBySideFollowScrollAndClose(t *testing.T) {
 	p.log(t, "mid-1", "2025-06-02T09:30:05.000Z out linking")
 	h.pumpLogs("linking", func() bool { return strings.Contains(h.logText(0), "linking") })
 	v = h.view()
-	if pane := h.m.logs.panes[0]; pane.off != 2 || strings.Contains(v, "linking") || !strings.Contains(v, "↑2 · G follows") {
+	if pane := h.m.logsShown().panes[0]; pane.off != 2 || strings.Contains(v, "linking") || !strings.Contains(v, "↑2 · G follows") {
 		t.Errorf("scrolled up by one, then a line came: off %d\n%s", pane.off, v)
 	}
 	h.press("G")
-	if v := h.view(); !strings.Contains(v, "linking") || h.m.logs.panes[0].off != 0 {
+	if v := h.view(); !strings.Contains(v, "linking") || h.m.logsShown().panes[0].off != 0 {
 		t.Errorf("G did not follow again:\n%s", v)
 	}
 	h.press("g")
 	if v := h.view(); !strings.Contains(v, "09:20:00 » claimed") {
 		t.Errorf("g: the first line is not on screen:\n%s", v)
 	}
-	off := h.m.logs.panes[0].off
+	off := h.m.logsShown().panes[0].off
 	h.press("tab", "j")
-	if h.m.logs.focus != 1 || h.m.logs.panes[0].off != off || off == 0 {
-		t.Errorf("tab: focus %d, first pane off %d (was %d)", h.m.logs.focus, h.m.logs.panes[0].off, off)
+	if h.m.logsShown().focus != 1 || h.m.logsShown().panes[0].off != off || off == 0 {
+		t.Errorf("tab: focus %d, first pane off %d (was %d)", h.m.logsShown().focus, h.m.logsShown().panes[0].off, off)
 	}
 	if v := h.view(); !strings.Contains(strings.SplitN(v, "\n", 3)[1], "▸ small-2") {
 		t.Errorf("the focused pane is not marked:\n%s", v)
@@ -520,7 +520,7 @@ func TestLogsSideBySideFollowScrollAndClose(t *testing.T) {
 
 	// esc closes the view and stops following.
 	h.press("esc")
-	if h.m.logs != nil {
+	if h.m.logsShown() != nil {
 		t.Fatal("esc did not close the logs")
 	}
 	for i, tl := range tails {
@@ -535,7 +535,7 @@ func TestLogsSideBySideFollowScrollAndClose(t *testing.T) {
 		}
 	}
 	if h.m.pane != workersPane {
-		t.Errorf("after the logs: pane %s", paneNames[h.m.pane])
+		t.Errorf("after the logs: pane %s", paneSpecs[h.m.pane].name)
 	}
 }
 
@@ -546,26 +546,26 @@ func TestLogsOfTheSelectedWorkerAndAtMostFour(t *testing.T) {
 	h := newHarness(t, p, 120, 32)
 	h.selectWorker("small-3") // no log yet
 	h.press("l")
-	h.pumpLogs("the pane opened", func() bool { return h.m.logs.panes[0].open })
+	h.pumpLogs("the pane opened", func() bool { return h.m.logsShown().panes[0].open })
 	if v := h.view(); !strings.Contains(v, "small-3 · exited 2") || !strings.Contains(v, "no lines yet in var/fleet/logs/small-3.log") {
 		t.Errorf("a log not written yet:\n%s", v)
 	}
 	p.log(t, "small-3", "2025-06-02T09:30:00.000Z fleet late line")
 	h.pumpLogs("the file came", func() bool { return strings.Contains(h.logText(0), "late line") })
 	h.press("q") // q closes the logs, not the program
-	if h.quit || h.m.logs != nil {
-		t.Fatalf("q in the logs: quit %v, logs open %v", h.quit, h.m.logs != nil)
+	if h.quit || h.m.logsShown() != nil {
+		t.Fatalf("q in the logs: quit %v, logs open %v", h.quit, h.m.logsShown() != nil)
 	}
 	h.press("g", " ", " ", " ", " ", " ")
-	if len(h.m.marks) != 4 || !strings.Contains(h.footer(), "✗ logs show at most four workers side by side") {
-		t.Errorf("marks %v, status %q", h.m.marks, h.footer())
+	if len(h.m.wrk.marks) != 4 || !strings.Contains(h.footer(), "✗ logs show at most four workers side by side") {
+		t.Errorf("marks %v, status %q", h.m.wrk.marks, h.footer())
 	}
 	h.press("l")
-	if n := len(h.m.logs.panes); n != 4 {
+	if n := len(h.m.logsShown().panes); n != 4 {
 		t.Fatalf("%d panes", n)
 	}
 	h.pumpLogs("four panes opened", func() bool {
-		for _, p := range h.m.logs.panes {
+		for _, p := range h.m.logsShown().panes {
 			if !p.open {
 				return false
 			}
@@ -578,12 +578,12 @@ func TestLogsOfTheSelectedWorkerAndAtMostFour(t *testing.T) {
 		t.Errorf("four logs at 120 columns are not two by two:\n%s", v)
 	}
 	h.press("esc", "esc") // the second esc clears the marks
-	if len(h.m.marks) != 0 {
-		t.Errorf("marks after esc %v", h.m.marks)
+	if len(h.m.wrk.marks) != 0 {
+		t.Errorf("marks after esc %v", h.m.wrk.marks)
 	}
 	h.press("l")
-	if len(h.m.logs.panes) != 1 || h.m.logs.panes[0].agent != "small-3" {
-		t.Errorf("l without marks opens the selected worker's log: %+v", h.m.logs.panes)
+	if len(h.m.logsShown().panes) != 1 || h.m.logsShown().panes[0].agent != "small-3" {
+		t.Errorf("l without marks opens the selected worker's log: %+v", h.m.logsShown().panes)
 	}
 }
 

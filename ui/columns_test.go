@@ -15,7 +15,7 @@ import (
 // character it returns w-1, so every column after a CJK title or slug
 // shifts one cell left (pri, val and the tier ranks no longer sit under
 // their headers).
-func TestReviewFitIsExactWidthAfterCuttingWideChars(t *testing.T) {
+func TestFitIsExactWidthAfterCuttingWideChars(t *testing.T) {
 	for _, s := range []string{"日本語のタイトル", "宽字符-slug-名前", "ｆｕｌｌｗｉｄｔｈ"} {
 		for w := 1; w <= 12; w++ {
 			if got := ansi.StringWidth(fit(s, w)); got != w {
@@ -27,7 +27,7 @@ func TestReviewFitIsExactWidthAfterCuttingWideChars(t *testing.T) {
 
 // The same seen on screen: the row of a plan with a CJK title has its
 // priority one column left of every other row's.
-func TestReviewWideTitleShiftsColumns(t *testing.T) {
+func TestWideTitleKeepsColumnsAligned(t *testing.T) {
 	p := newProject(t)
 	if _, err := p.tree.AddPlanAt(model.Bugs, "cjk.md", plan("日本語のタイトルはとても長いです日本語のタイトルはとても長いです", "high", "P1", "small", "", "none"), testNow.Add(-7*24*time.Hour)); err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestReviewWideTitleShiftsColumns(t *testing.T) {
 // Rank cells are three cells wide below 110 columns of table (every
 // terminal under ~135 wide), so rank 100? or 1000 is cut to "10…" or
 // "100…": an operator reads a number that is not the rank.
-func TestReviewRankCellsAreNotCut(t *testing.T) {
+func TestRankCellsAreNotCut(t *testing.T) {
 	p := newProject(t)
 	for i := range 105 {
 		// A model no tier names: fit unknown for every tier, so each

@@ -10,7 +10,7 @@ import (
 // The countdown tick re-renders plans and leases, but the Events pane's
 // "ago" column keeps the age it had at the last load: after ten quiet
 // minutes the newest event still reads "10m" instead of "20m".
-func TestReviewEventAgesMoveWithTheClock(t *testing.T) {
+func TestEventAgesMoveWithTheClock(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	h.press("5")
@@ -27,7 +27,7 @@ func TestReviewEventAgesMoveWithTheClock(t *testing.T) {
 // When the event log cannot be read, loadCmd keeps the error in
 // data.eventsErr, but nothing ever shows it: the Events pane simply lists
 // no events (or says "no events yet").
-func TestReviewUnreadableEventLogIsReported(t *testing.T) {
+func TestUnreadableEventLogIsReported(t *testing.T) {
 	p := newProject(t)
 	log := p.tree.Plans + "/logs/events.jsonl"
 	if err := os.Rename(log, log+".bak"); err != nil {
@@ -47,11 +47,11 @@ func TestReviewUnreadableEventLogIsReported(t *testing.T) {
 // `/` stays enabled on the Leases and Events panes (UI.md: the event log
 // is filterable), but the filter only ever narrows the plans table: typed
 // on the Events pane it changes nothing there.
-func TestReviewFilterOnEventsPaneFiltersEvents(t *testing.T) {
+func TestFilterOnEventsPaneIsDisabledOrFilters(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	h.press("5")
-	if !h.m.keys.Filter.Enabled() {
+	if !h.m.keys.Plans.Filter.Enabled() {
 		return // fixed by disabling it here
 	}
 	before := h.m.events.len()

@@ -15,7 +15,7 @@ import (
 // (the screen even refreshes and shows it). Enter must not silently take
 // the plan from the live worker: the dialog's force was decided when it
 // opened, from facts that no longer hold.
-func TestReviewReleaseDialogOverridesLiveLeaseTakenMeanwhile(t *testing.T) {
+func TestReleaseDialogSparesLeaseTakenMeanwhile(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	const rel = "in-progress/old-import.md" // small-2's lease expired an hour ago
@@ -41,7 +41,7 @@ func TestReviewReleaseDialogOverridesLiveLeaseTakenMeanwhile(t *testing.T) {
 // The same with a plan nobody held when the park dialog opened: the
 // dialog says "no one holds it", a worker then takes it over, and enter
 // parks it out from under that worker.
-func TestReviewParkDialogOverridesLiveLeaseTakenMeanwhile(t *testing.T) {
+func TestParkDialogSparesLeaseTakenMeanwhile(t *testing.T) {
 	p := newProject(t)
 	if _, err := p.tree.AddPlanAt(model.InProgress, "stranded.md", plan("Stranded", "high", "P1", "mid", "", "none"), testNow.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
@@ -65,14 +65,14 @@ func TestReviewParkDialogOverridesLiveLeaseTakenMeanwhile(t *testing.T) {
 
 // r is enabled on an in-progress plan without a lease, and the dialog
 // offers to release it, but the engine always refuses ("no lease").
-func TestReviewReleaseEnabledButAlwaysFailsWithoutLease(t *testing.T) {
+func TestReleaseWithoutLeaseIsDisabledOrWorks(t *testing.T) {
 	p := newProject(t)
 	if _, err := p.tree.AddPlanAt(model.InProgress, "stranded.md", plan("Stranded", "high", "P1", "mid", "", "none"), testNow.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t, p, 120, 32)
 	h.selectPlan("in-progress/stranded.md")
-	if !h.m.keys.Release.Enabled() {
+	if !h.m.keys.Plans.Release.Enabled() {
 		return // fixed: the key is disabled
 	}
 	h.press("r")
@@ -88,7 +88,7 @@ func TestReviewReleaseEnabledButAlwaysFailsWithoutLease(t *testing.T) {
 // A lease whose plan does not exist (a leftover): r and R are enabled and
 // their dialogs promise to release or recover, but both fail "not found",
 // so the operator can never clear it from the UI.
-func TestReviewOrphanLeaseCannotBeCleared(t *testing.T) {
+func TestOrphanLeaseCanBeCleared(t *testing.T) {
 	p := newProject(t)
 	// A ready-path lease of a claim that died long ago, for a plan since removed.
 	if _, err := p.tree.AddPlanAt(model.Bugs, "gone.md", plan("Gone", "high", "P1", "small", "", "none"), testNow.Add(-3*time.Hour)); err != nil {

@@ -13,9 +13,6 @@ import (
 	"github.com/muesli/termenv"
 )
 
-// Tests of bugs found while writing the suite. Each is skipped with a BUG
-// line until the UI code is fixed; remove the Skip to check the fix.
-
 func TestCountdownMovesOnTick(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
@@ -80,32 +77,26 @@ func TestTreeVanishedWarningShowsOnNarrowTerminal(t *testing.T) {
 	}
 }
 
-func TestParkReasonArrowKeysEditText(t *testing.T) {
-	t.Parallel()
-	p := newProject(t)
-	h := newHarness(t, p, 80, 24)
-	h.selectPlan("bugs/crash-on-save.md")
-	h.press("a")
-	h.typeText("waitng")
-	h.press("left", "left")
-	h.typeText("i")
-	h.press("enter")
-	if !p.exists("blocked/crash-on-save.md") {
-		t.Errorf("the plan did not go to blocked/, the lane on screen before the arrow keys")
+// A request while one runs is remembered once, however many come: the
+// work runs again once, never queued.
+func TestRefreshRunsOnceMore(t *testing.T) {
+	var r refresh
+	cmd := func() tea.Msg { return nil }
+	if r.request(cmd) == nil {
+		t.Fatal("the first request did not start")
 	}
-	if e := p.lastEvent(t); e.Reason != "waiting" {
-		t.Errorf("reason %q, want the corrected %q", e.Reason, "waiting")
+	for range 3 {
+		if r.request(cmd) != nil {
+			t.Fatal("a request started while one ran")
+		}
 	}
-}
-
-func TestCtrlCWhileFiltering(t *testing.T) {
-	t.Parallel()
-	p := newProject(t)
-	h := newHarness(t, p, 80, 24)
-	h.press("/")
-	h.typeText("ci")
-	h.press("ctrl+c")
-	if !h.quit && h.m.filtering {
-		t.Error("ctrl+c neither quit nor left the filter")
+	if !r.done() {
+		t.Fatal("the requests made meanwhile were forgotten")
+	}
+	if r.request(cmd) == nil {
+		t.Fatal("the request once more did not start")
+	}
+	if r.done() {
+		t.Fatal("one more ran twice")
 	}
 }

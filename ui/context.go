@@ -1,0 +1,39 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// common is the context every pane and overlay shares, as soft-serve's
+// common.Common: the options, the renderer the styles are made from (one
+// per SSH session), the key map, the sizes and the clock. Panes read it
+// instead of globals.
+type common struct {
+	opt   Options
+	r     *lipgloss.Renderer
+	keys  KeyMap
+	st    Styles
+	help  help.Model
+	plain bool   // no colour at all: skip styling work
+	inkOn string // the escape code that sets the Text colour
+	why   map[string]string
+
+	width, height int
+	cols          int // the body's width: one column is kept as a left margin
+	wide          bool
+	now           float64 // the clock the rows were judged at, Unix seconds
+}
+
+// textField is a text field styled by the session's renderer rather than
+// the process's default one, so each SSH session gets its own profile.
+func (c *common) textField() textinput.Model {
+	in := textinput.New()
+	s := c.r.NewStyle
+	in.PromptStyle, in.TextStyle = s(), s()
+	in.PlaceholderStyle = s().Foreground(lipgloss.Color("240"))
+	in.CompletionStyle = in.PlaceholderStyle
+	in.Cursor.Style, in.Cursor.TextStyle = s(), s()
+	return in
+}

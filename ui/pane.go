@@ -1,0 +1,379 @@
+package ui
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+)
+
+type pane int
+
+const (
+	plansPane pane = iota
+	leasesPane
+	worktreesPane
+	workersPane
+	eventsPane
+	paneCount
+)
+
+// paneModel is one pane of the cockpit: it is sized, derives its rows
+// from the data, answers the keys that are its own, and draws itself. What
+// it offers the key map is its table's selection.
+type paneModel interface {
+	setSize(w, h int)
+	rebuild(m *Model)
+	// update answers a key the pane owns; handled is false for the rest.
+	update(m *Model, msg tea.KeyMsg) (cmd tea.Cmd, handled bool)
+	view(m *Model, h int) []string
+	list() *table
+	// selected is what the cursor is on, for the key map and the verbs.
+	selected() selection
+	// syncKeys enables the pane's own keys for the selection, m's.
+	syncKeys(m *Model, set setKey)
+}
+
+// selection is what a pane offers the key map: the plan, lease or worker
+// under the cursor; the rest are nil.
+type selection struct {
+	rel    string
+	row    *model.BoardRow
+	lease  *model.Lease
+	worker *workerRow
+}
+
+// paneSpecs is the one list of panes: its order is the tab order and the
+// number keys, its names the tabs. A new pane is one line here and its
+// sub-model.
+var paneSpecs = [paneCount]struct {
+	name, short string // short is the name on narrow terminals
+	of          func(m *Model) paneModel
+}{
+	{"Plans", "Plans", func(m *Model) paneModel { return &m.plans }},
+	{"Leases", "Leases", func(m *Model) paneModel { return &m.leases }},
+	{"Worktrees", "Trees", func(m *Model) paneModel { return &m.trees }},
+	{"Workers", "Workers", func(m *Model) paneModel { return &m.wrk }},
+	{"Events", "Events", func(m *Model) paneModel { return &m.events }},
+}
+
+func (m *Model) paneOf(p pane) paneModel { return paneSpecs[p].of(m) }
+
+// current is the shown pane's table.
+func (m *Model) current() *table { return m.paneOf(m.pane).list() }
+
+func (t *table) setSize(w, h int) {
+	t.width = w
+	t.setHeight(h)
+}
+
+func (t *table) list() *table { return t }
+
+// planList is the Plans pane: one lane's plans, the filter over them, and
+// the selected plan's preview.
+type planList struct {
+	table
+	rows      []*model.BoardRow
+	cols      planCols
+	lane      model.Lane
+	lanePick  map[model.Lane]string // the plan last selected in each lane
+	filter    textinput.Model
+	filtering bool
+	pv        preview
+}
+
+func (p *planList) rebuild(m *Model) {
+	p.cols = planColumns(p.width)
+	if p.cols.who == 0 && !p.lane.Ready() {
+		// Narrow: outside the ready lanes who holds a plan matters more
+		// than its dependencies.
+		p.cols.who, p.cols.deps = p.cols.deps-1, 0
+	}
+	p.rows = p.rows[:0]
+	if m.d != nil {
+		f := strings.ToLower(strings.TrimSpace(p.filter.Value()))
+		rows := m.d.board.Lane(p.lane)
+		for i := range rows {
+			if matches(&rows[i], f) {
+				p.rows = append(p.rows, &rows[i])
+			}
+		}
+	}
+	keys := make([]string, len(p.rows))
+	for i, r := range p.rows {
+		keys[i] = r.Plan.Rel
+	}
+	c := p.cols
+	p.set(keys, func(m *Model, i int, sel bool) string { return m.planLine(m.plans.rows[i], c, sel) })
+}
+
+func (p *planList) selected() selection {
+	if p.cursor >= len(p.rows) {
+		return selection{}
+	}
+	r := p.rows[p.cursor]
+	return selection{rel: r.Plan.Rel, row: r, lease: r.Lease}
+}
+
+// update answers the Plans pane's own keys: lanes, the filter, the
+// preview, and the verbs on the selected plan.
+func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Plans
+	switch {
+	case key.Matches(msg, k.PrevLane):
+		return m.switchLane(-1), true
+	case key.Matches(msg, k.NextLane):
+		return m.switchLane(1), true
+	case key.Matches(msg, k.Filter):
+		p.filtering = true
+		return p.filter.Focus(), true
+	case key.Matches(msg, k.PreviewDown):
+		p.pv.vp.HalfPageDown()
+	case key.Matches(msg, k.PreviewUp):
+		p.pv.vp.HalfPageUp()
+	case key.Matches(msg, k.Preview):
+		m.stack.push(&reader{})
+		m.layout()
+		return m.schedulePreview(), true
+	default:
+		return m.verbKey(msg)
+	}
+	return nil, true
+}
+
+func (p *planList) syncKeys(m *Model, set setKey) {
+	k, onPlans := &m.keys.Plans, m.pane == plansPane
+	rel, row, _ := m.target()
+	lane, _, _ := planfs.SplitRel(rel)
+	onPlan := row != nil
+	set(&k.Promote, onPlan && lane == model.Drafts, "promote: select a draft")
+	set(&k.Park, onPlan && (lane.Ready() || lane == model.InProgress), "park: select a ready or in-progress plan")
+	set(&k.Return, onPlan && (lane.Parked() || lane == model.InProgress), "return: select a parked or in-progress plan")
+	set(&k.Complete, onPlan && lane == model.InProgress, "complete: select an in-progress plan")
+	release, recover := m.releaseRecover()
+	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
+	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
+	set(&k.Filter, onPlans, "filter: switch to the plans pane (1)")
+	set(&k.Preview, onPlan, "preview: select a plan")
+	inline := onPlan && m.previewShown() && !m.reading()
+	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
+	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
+	set(&k.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
+	set(&k.NextLane, onPlans, "lanes: switch to the plans pane (1)")
+}
+
+func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
+
+// leaseList is the Leases pane: every lease file, as an operator triages.
+type leaseList struct {
+	table
+	rows []model.Lease
+}
+
+func (l *leaseList) rebuild(m *Model) {
+	if m.d == nil {
+		return
+	}
+	l.rows = sortLeases(m.d.board.Leases, m.d.now)
+	keys := make([]string, len(l.rows))
+	for i := range l.rows {
+		keys[i] = l.rows[i].File
+	}
+	c := leaseColumns(l.width)
+	l.set(keys, func(m *Model, i int, sel bool) string { return m.leaseLine(&m.leases.rows[i], c, sel) })
+}
+
+func (l *leaseList) selected() selection {
+	if l.cursor >= len(l.rows) {
+		return selection{}
+	}
+	lease := &l.rows[l.cursor]
+	return selection{rel: lease.Rel, lease: lease}
+}
+
+func (l *leaseList) syncKeys(m *Model, set setKey) {
+	here := m.pane == leasesPane
+	release, recover := m.releaseRecover()
+	set(&m.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
+	set(&m.keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
+}
+
+func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Leases
+	switch {
+	case key.Matches(msg, k.Release):
+		m.askRelease()
+	case key.Matches(msg, k.Recover):
+		m.askRecover()
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (l *leaseList) view(m *Model, h int) []string {
+	return m.tableBox("Leases", leaseColumns(l.width).header(), &l.table, h, "no leases: nothing is claimed")
+}
+
+// treeList is the Worktrees pane: each agent's checkout as git sees it.
+type treeList struct {
+	table
+	rows []workers.WorktreeState
+	err  error
+}
+
+func (t *treeList) rebuild(*Model) {
+	keys := make([]string, len(t.rows))
+	for i := range t.rows {
+		keys[i] = t.rows[i].AgentID
+	}
+	c := treeColumns(t.width)
+	t.set(keys, func(m *Model, i int, sel bool) string { return m.treeLine(&m.trees.rows[i], c, sel) })
+}
+
+func (t *treeList) selected() selection { return selection{} }
+
+func (t *treeList) syncKeys(*Model, setKey) {}
+
+func (t *treeList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
+
+func (t *treeList) view(m *Model, h int) []string {
+	empty := "no agent worktrees under var/worktrees/"
+	if t.err != nil {
+		empty = "worktrees: " + t.err.Error()
+	}
+	return m.tableBox("Worktrees", treeColumns(t.width).header(), &t.table, h, empty)
+}
+
+// workerList is the Workers pane: the state files as last read, the
+// workers this UI started, and the ones marked for logs (agent ids, in
+// pane order).
+type workerList struct {
+	table
+	states   []workers.State // the last reading of the state files
+	rows     []workerRow
+	problems []string
+	children []*workers.Child
+	marks    []string
+}
+
+func (w *workerList) rebuild(*Model) {
+	keys := make([]string, len(w.rows))
+	for i := range w.rows {
+		keys[i] = w.rows[i].st.AgentID
+	}
+	// Marks follow their workers; one that is gone loses its mark.
+	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(keys, a) })
+	c := workerColumns(w.width)
+	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[i], c, sel) })
+}
+
+func (w *workerList) selected() selection {
+	if w.cursor >= len(w.rows) {
+		return selection{}
+	}
+	return selection{worker: &w.rows[w.cursor]}
+}
+
+func (w *workerList) syncKeys(m *Model, set setKey) {
+	k := &m.keys.Workers
+	r := m.selectedWorker()
+	ok, why := canStop(r)
+	set(&k.Stop, ok, why)
+	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
+	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
+}
+
+func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Workers
+	switch {
+	case key.Matches(msg, k.Mark):
+		// Before PageDown, which space also is.
+		m.toggleMark()
+	case key.Matches(msg, k.Stop):
+		m.askStop()
+	case key.Matches(msg, k.Logs):
+		return m.openLogs(), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (w *workerList) view(m *Model, h int) []string {
+	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
+	if m.opt.Self == "" {
+		empty = "no workers: the ones cron, systemd or anyone starts show here"
+	}
+	if len(w.problems) > 0 && len(w.rows) == 0 {
+		empty = "⚠ " + termtext.Line(w.problems[0])
+	}
+	return m.tableBox("Workers", workerColumns(w.width).header(), &w.table, h, empty)
+}
+
+// eventList is the Events pane: scan warnings, then the event log newest
+// first.
+type eventList struct {
+	table
+	rows []eventRow
+}
+
+// eventRow is a line of the Events pane: a scan warning or an event.
+type eventRow struct {
+	warn  *model.Warning
+	event *planfs.Event
+}
+
+func (e *eventList) rebuild(m *Model) {
+	if m.d == nil {
+		return
+	}
+	e.rows = e.rows[:0]
+	if m.d.eventsErr != nil {
+		// The project is known: the reason needs the room.
+		why := strings.ReplaceAll(m.d.eventsErr.Error(), m.opt.Tree.Project+string(filepath.Separator), "")
+		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: planfs.EventsFile, Message: "cannot read the event log: " + why}})
+	}
+	for i := range m.d.board.Warnings {
+		e.rows = append(e.rows, eventRow{warn: &m.d.board.Warnings[i]})
+	}
+	for _, p := range m.wrk.problems {
+		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: "worker state", Message: "unreadable: " + p}})
+	}
+	for i := range m.d.events {
+		e.rows = append(e.rows, eventRow{event: &m.d.events[i]})
+	}
+	keys := make([]string, len(e.rows))
+	for i, r := range e.rows {
+		if r.warn != nil {
+			keys[i] = "w\x00" + r.warn.File + "\x00" + r.warn.Message
+		} else {
+			keys[i] = r.event.TS + "\x00" + r.event.Event + "\x00" + r.event.Slug
+		}
+	}
+	c := eventColumns(e.width)
+	e.set(keys, func(m *Model, i int, sel bool) string {
+		if w := m.events.rows[i].warn; w != nil {
+			return m.warningLine(w, sel)
+		}
+		return m.eventLine(m.events.rows[i].event, c, sel)
+	})
+}
+
+func (e *eventList) selected() selection { return selection{} }
+
+func (e *eventList) syncKeys(*Model, setKey) {}
+
+func (e *eventList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
+
+func (e *eventList) view(m *Model, h int) []string {
+	return m.tableBox("Events", eventColumns(e.width).header(), &e.table, h, "no events yet in .plans/logs/events.jsonl")
+}
