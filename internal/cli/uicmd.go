@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"os/user"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"golang.org/x/term"
+
+	"fleetwatch/internal/demo"
+	"fleetwatch/planfs"
+	"fleetwatch/ui"
+	"fleetwatch/workers"
+)
+
+// defaultOperator is who the UI acts as: operator-$USER.
+func defaultOperator() string {
+	if u := os.Getenv("USER"); u != "" {
+		return "operator-" + u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return "operator-" + u.Username
+	}
+	return "operator"
+}
+
+type uiFlags struct {
+	root  string
+	agent string
+	ttl   float64
+}
+
+func (f *uiFlags) register(name string) *flag.FlagSet {
+	fs := newFlags(name)
+	fs.StringVar(&f.agent, "agent-id", defaultOperator(), "who the operator acts as in leases and the event log")
+	fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live when recovering a plan, seconds")
+	return fs
+}
+
+// runUI opens the cockpit: `fleetwatch [--root DIR]`.
+func runUI(args []string, stdout, stderr io.Writer) int {
+	var f uiFlags
+	fs := f.register("fleetwatch")
+	fs.StringVar(&f.root, "root", "", "project root holding .plans/ (default: nearest folder upwards with one)")
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "unknown command %q (see 'fleetwatch -h')", pos[0])
+	}
+	if err := planfs.ValidTTL(f.ttl); err != nil {
+		return fail(stderr, exitError, "--lease-ttl: %v", err)
+	}
+	t, err := planfs.Open(findRoot(f.root))
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	return openUI(t, &f, stderr)
+}
+
+// haveTerminal reports whether the UI can run: stdin and stdout are a terminal.
+func haveTerminal() bool {
+	return term.IsTerminal(int(os.Stdout.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
+}
+
+func openUI(t *planfs.Tree, f *uiFlags, stderr io.Writer) int {
+	if !haveTerminal() {
+		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once' prints the same board as text")
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	// Spawned workers run this very binary, as cron and systemd do.
+	self, _ := os.Executable()
+	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self})
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	return exitOK
+}
+
+// glamourStyle settles the preview's look before the program starts: no
+// colour under NO_COLOR, else matching the terminal's background.
+func glamourStyle(r *lipgloss.Renderer) string {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return "notty"
+	}
+	if r.HasDarkBackground() {
+		return "dark"
+	}
+	return "light"
+}
+
+// runDemo builds a throw-away sample project and opens the UI on it.
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	var f uiFlags
+	fs := f.register("demo")
+	keep := fs.Bool("keep", false, "keep the sample project after the UI closes")
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "demo: unexpected argument %q", pos[0])
+	}
+	tty := haveTerminal()
+	if !tty && !*keep {
+		// Building a project only to delete it helps no one.
+		return fail(stderr, exitError, "demo: the UI needs a terminal; 'fleetwatch demo --keep' builds the project anyway")
+	}
+	dir, err := os.MkdirTemp("", "fleetwatch-demo-")
+	if err != nil {
+		return fail(stderr, exitError, "demo: %v", err)
+	}
+	var agent []string
+	if self, err := os.Executable(); err == nil {
+		agent = []string{self, "demo-agent"}
+	}
+	project, err := demo.Create(filepath.Join(dir, "jotter"), time.Now(), agent)
+	if err != nil {
+		os.RemoveAll(dir)
+		return fail(stderr, exitError, "demo: %v", err)
+	}
+	if *keep {
+		fmt.Fprintf(stdout, "demo project: %s (kept)\n", project)
+	} else {
+		defer os.RemoveAll(dir)
+		// A closed terminal (SIGHUP) ends the program without running
+		// defers: remove the project then too.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go func() {
+			if _, ok := <-hup; ok {
+				stopDemoWorkers(project)
+				os.RemoveAll(dir)
+				os.Exit(129)
+			}
+		}()
+		// Workers spawned in the demo would work on in a deleted folder.
+		defer stopDemoWorkers(project)
+		fmt.Fprintf(stdout, "demo project: %s (removed when the UI closes; --keep keeps it)\n", project)
+	}
+	if !tty {
+		fmt.Fprintf(stdout, "no terminal here: open it with fleetwatch --root %s\n", project)
+		return exitOK
+	}
+	t, err := planfs.Open(project)
+	if err != nil {
+		return fail(stderr, exitError, "demo: %v", err)
+	}
+	return openUI(t, &f, stderr)
+}
+
+// stopDemoWorkers stops the workers running in the demo project (those
+// spawned from its UI) and waits a little for them to give their plans back.
+func stopDemoWorkers(project string) {
+	states, _ := workers.ReadStates(project)
+	var stopped []workers.State
+	for _, st := range states {
+		if h := st.Health(time.Now()); st.Local() && (h == workers.Live || h == workers.Stale) && workers.Stop(st) == nil {
+			stopped = append(stopped, st)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, st := range stopped {
+		for syscall.Kill(st.PID, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// runDemoAgent is the demo's stand-in coding agent, run by `work-once --run`
+// as the demo's executor. It is left out of the usage text.
+func runDemoAgent(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("demo-agent")
+	pace := fs.Duration("pace", time.Second, "about how long each step takes")
+	pos, code := parseFlags(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 1 {
+		return fail(stderr, exitError, "demo-agent: unexpected argument %q", pos[1])
+	}
+	if *pace < 0 {
+		return fail(stderr, exitError, "--pace must not be negative")
+	}
+	if err := demo.Agent(demo.AgentEnvFromOS(), stdout, *pace); err != nil {
+		return fail(stderr, exitError, "demo-agent: %v", err)
+	}
+	return exitOK
+}
