@@ -2,13 +2,14 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
@@ -27,36 +28,6 @@ func fail(stderr io.Writer, code int, format string, args ...any) int {
 func say(stderr io.Writer, format string, args ...any) {
 	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
 	fmt.Fprintln(stderr, "fleetwatch: "+termtext.Line(msg))
-}
-
-// newFlags makes a flag set whose errors are one line.
-func newFlags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs
-}
-
-// parseFlags parses flags placed before, between or after positional
-// arguments (`promote SLUG --to bugs`), returning the positionals. On error
-// or -h it returns a non-negative exit code.
-func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]string, int) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(stdout)
-				fmt.Fprintf(stdout, "usage: fleetwatch %s [flags]\n", fs.Name())
-				fs.PrintDefaults()
-				return nil, exitOK
-			}
-			return nil, fail(stderr, exitError, "%s: %v (run 'fleetwatch %s -h')", fs.Name(), err, fs.Name())
-		}
-		if fs.NArg() == 0 {
-			return pos, -1
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 // defaultAgentID is anchor's: work-once-$USER, else $USERNAME, else agent;
@@ -137,18 +108,16 @@ type common struct {
 	force bool
 }
 
-func (c *common) registerRoot(fs *flag.FlagSet) {
-	fs.StringVar(&c.root, "root", "", "project root holding .plans/ (default: $FLEET_ROOT, else the nearest folder upwards with one)")
-}
+func (c *common) registerRoot(fs *pflag.FlagSet) { rootFlag(fs, &c.root, rootHelp) }
 
 // register adds --root, --agent-id (defaulting to agentID) and --token, and
 // --force when the verb has something to force.
-func (c *common) register(fs *flag.FlagSet, agentID string, withForce bool) {
+func (c *common) register(fs *pflag.FlagSet, agentID string, withForce bool) {
 	c.registerRoot(fs)
-	fs.StringVar(&c.agent, "agent-id", agentID, "who is acting")
-	fs.StringVar(&c.token, "token", os.Getenv("FLEET_LEASE_TOKEN"), "the token of the lease you hold (default: $FLEET_LEASE_TOKEN); without one the agent id must match")
+	agentFlag(fs, &c.agent, agentID, "who is acting")
+	tokenFlag(fs, &c.token)
 	if withForce {
-		fs.BoolVar(&c.force, "force", false, "act on another agent's lease, or promote an incomplete draft")
+		forceFlag(fs, &c.force, "act on another agent's lease, or promote an incomplete draft")
 	}
 }
 

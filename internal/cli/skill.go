@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // skillText is the /fleet-watch instructions a coding agent follows; the
@@ -26,31 +29,26 @@ var skillFiles = []struct {
 	{".agents/skills/fleet-watch/SKILL.md", "---\nname: fleet-watch\ndescription: Inspect a project's .plans/ watchers and install reboot-persistent fleetwatch workers per capability tier, only with the user's consent. Use when asked to set up, check or remove fleet workers, timers or cron jobs for plans.\n---\n\n"},
 }
 
-const skillUsage = `usage: fleetwatch skill install [--project P] [--yes] [--dry-run]
-
-Writes the /fleet-watch instructions for coding agents into the project:
+const skillUsage = `Writes the /fleet-watch instructions for coding agents into the project:
 ` + "  .claude/commands/fleet-watch.md, .agents/skills/fleet-watch/SKILL.md\n"
 
-func runSkill(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, skillUsage)
-		if len(args) == 0 {
-			return exitError
-		}
-		return exitOK
-	}
-	if args[0] != "install" {
-		return fail(stderr, exitError, "skill: unknown subcommand %q (want install)", args[0])
-	}
+func skillCmd() *cobra.Command {
+	return group("skill", "install the /fleet-watch skill for coding agents", skillUsage, true, skillInstallCmd())
+}
+
+func skillInstallCmd() *cobra.Command {
 	var w watchFlags
-	fs := newFlags("skill install")
-	w.registerProject(fs)
-	fs.BoolVar(&w.yes, "yes", false, "replace skill files that differ")
-	fs.BoolVar(&w.dryRun, "dry-run", false, "show what would change, change nothing")
-	pos, code := parseFlags(fs, args[1:], stdout, stderr)
-	if code >= 0 {
-		return code
-	}
+	cmd := leaf("install", "write the /fleet-watch skill into the project", func(fs *pflag.FlagSet) body {
+		w.registerProject(fs)
+		fs.BoolVar(&w.yes, "yes", false, "replace skill files that differ")
+		fs.BoolVar(&w.dryRun, "dry-run", false, "show what would change, change nothing")
+		return func(pos []string, stdout, stderr io.Writer) int { return w.installSkill(pos, stdout, stderr) }
+	})
+	cmd.Long = skillUsage
+	return cmd
+}
+
+func (w *watchFlags) installSkill(pos []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return fail(stderr, exitError, "skill install: unexpected argument %q", pos[0])
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"fleetwatch/internal/demo"
@@ -37,25 +38,30 @@ type uiFlags struct {
 	ttl   float64
 }
 
-func (f *uiFlags) register(name string) *flag.FlagSet {
-	fs := newFlags(name)
-	fs.StringVar(&f.agent, "agent-id", defaultOperator(), "who the operator acts as in leases and the event log")
+func (f *uiFlags) register(fs *pflag.FlagSet) {
+	agentFlag(fs, &f.agent, defaultOperator(), "who the operator acts as in leases and the event log")
 	fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live when recovering a plan, seconds")
-	return fs
 }
 
-// runUI opens the cockpit: `fleetwatch [--root DIR]`.
-func runUI(args []string, stdout, stderr io.Writer) int {
+// uiCmd is the top level, which opens the cockpit: `fleetwatch [--root DIR]`.
+func uiCmd() *cobra.Command {
 	var f uiFlags
-	fs := f.register("fleetwatch")
-	fs.StringVar(&f.root, "root", "", "project root holding .plans/ (default: nearest folder upwards with one)")
-	pos, code := parseFlags(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
+	cmd := leaf("fleetwatch [--root DIR]", "open the operator's UI on a project", func(fs *pflag.FlagSet) body {
+		f.register(fs)
+		rootFlag(fs, &f.root, rootHelp)
+		return func(pos []string, stdout, stderr io.Writer) int { return f.openProject(stderr) }
+	})
+	cmd.Long = "The UI with no command; a command's flags: 'fleetwatch help COMMAND'."
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("unknown command %q (run 'fleetwatch help')", args[0])
+		}
+		return nil
 	}
-	if len(pos) > 0 {
-		return fail(stderr, exitError, "unknown command %q (see 'fleetwatch -h')", pos[0])
-	}
+	return cmd
+}
+
+func (f *uiFlags) openProject(stderr io.Writer) int {
 	if err := planfs.ValidTTL(f.ttl); err != nil {
 		return fail(stderr, exitError, "--lease-ttl: %v", err)
 	}
@@ -63,7 +69,7 @@ func runUI(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
-	return openUI(t, &f, stderr)
+	return openUI(t, f, stderr)
 }
 
 // haveTerminal reports whether the UI can run: stdin and stdout are a terminal.
@@ -98,64 +104,64 @@ func glamourStyle(r *lipgloss.Renderer) string {
 }
 
 // runDemo builds a throw-away sample project and opens the UI on it.
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	var f uiFlags
-	fs := f.register("demo")
-	keep := fs.Bool("keep", false, "keep the sample project after the UI closes")
-	pos, code := parseFlags(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if len(pos) > 0 {
-		return fail(stderr, exitError, "demo: unexpected argument %q", pos[0])
-	}
-	tty := haveTerminal()
-	if !tty && !*keep {
-		// Building a project only to delete it helps no one.
-		return fail(stderr, exitError, "demo: the UI needs a terminal; 'fleetwatch demo --keep' builds the project anyway")
-	}
-	dir, err := os.MkdirTemp("", "fleetwatch-demo-")
-	if err != nil {
-		return fail(stderr, exitError, "demo: %v", err)
-	}
-	var agent []string
-	if self, err := os.Executable(); err == nil {
-		agent = []string{self, "demo-agent"}
-	}
-	project, err := demo.Create(filepath.Join(dir, "jotter"), time.Now(), agent)
-	if err != nil {
-		os.RemoveAll(dir)
-		return fail(stderr, exitError, "demo: %v", err)
-	}
-	if *keep {
-		fmt.Fprintf(stdout, "demo project: %s (kept)\n", project)
-	} else {
-		defer os.RemoveAll(dir)
-		// A closed terminal (SIGHUP) ends the program without running
-		// defers: remove the project then too.
-		hup := make(chan os.Signal, 1)
-		signal.Notify(hup, syscall.SIGHUP)
-		defer signal.Stop(hup)
-		go func() {
-			if _, ok := <-hup; ok {
-				stopDemoWorkers(project)
-				os.RemoveAll(dir)
-				os.Exit(129)
+func demoCmd() *cobra.Command {
+	return leaf("demo", "open the UI on a throw-away sample project", func(fs *pflag.FlagSet) body {
+		var f uiFlags
+		f.register(fs)
+		keep := fs.Bool("keep", false, "keep the sample project after the UI closes")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "demo: unexpected argument %q", pos[0])
 			}
-		}()
-		// Workers spawned in the demo would work on in a deleted folder.
-		defer stopDemoWorkers(project)
-		fmt.Fprintf(stdout, "demo project: %s (removed when the UI closes; --keep keeps it)\n", project)
-	}
-	if !tty {
-		fmt.Fprintf(stdout, "no terminal here: open it with fleetwatch --root %s\n", project)
-		return exitOK
-	}
-	t, err := planfs.Open(project)
-	if err != nil {
-		return fail(stderr, exitError, "demo: %v", err)
-	}
-	return openUI(t, &f, stderr)
+			tty := haveTerminal()
+			if !tty && !*keep {
+				// Building a project only to delete it helps no one.
+				return fail(stderr, exitError, "demo: the UI needs a terminal; 'fleetwatch demo --keep' builds the project anyway")
+			}
+			dir, err := os.MkdirTemp("", "fleetwatch-demo-")
+			if err != nil {
+				return fail(stderr, exitError, "demo: %v", err)
+			}
+			var agent []string
+			if self, err := os.Executable(); err == nil {
+				agent = []string{self, "demo-agent"}
+			}
+			project, err := demo.Create(filepath.Join(dir, "jotter"), time.Now(), agent)
+			if err != nil {
+				os.RemoveAll(dir)
+				return fail(stderr, exitError, "demo: %v", err)
+			}
+			if *keep {
+				fmt.Fprintf(stdout, "demo project: %s (kept)\n", project)
+			} else {
+				defer os.RemoveAll(dir)
+				// A closed terminal (SIGHUP) ends the program without running
+				// defers: remove the project then too.
+				hup := make(chan os.Signal, 1)
+				signal.Notify(hup, syscall.SIGHUP)
+				defer signal.Stop(hup)
+				go func() {
+					if _, ok := <-hup; ok {
+						stopDemoWorkers(project)
+						os.RemoveAll(dir)
+						os.Exit(129)
+					}
+				}()
+				// Workers spawned in the demo would work on in a deleted folder.
+				defer stopDemoWorkers(project)
+				fmt.Fprintf(stdout, "demo project: %s (removed when the UI closes; --keep keeps it)\n", project)
+			}
+			if !tty {
+				fmt.Fprintf(stdout, "no terminal here: open it with fleetwatch --root %s\n", project)
+				return exitOK
+			}
+			t, err := planfs.Open(project)
+			if err != nil {
+				return fail(stderr, exitError, "demo: %v", err)
+			}
+			return openUI(t, &f, stderr)
+		}
+	})
 }
 
 // stopDemoWorkers stops the workers running in the demo project (those
@@ -178,21 +184,20 @@ func stopDemoWorkers(project string) {
 
 // runDemoAgent is the demo's stand-in coding agent, run by `work-once --run`
 // as the demo's executor. It is left out of the usage text.
-func runDemoAgent(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("demo-agent")
-	pace := fs.Duration("pace", time.Second, "about how long each step takes")
-	pos, code := parseFlags(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if len(pos) > 1 {
-		return fail(stderr, exitError, "demo-agent: unexpected argument %q", pos[1])
-	}
-	if *pace < 0 {
-		return fail(stderr, exitError, "--pace must not be negative")
-	}
-	if err := demo.Agent(demo.AgentEnvFromOS(), stdout, *pace); err != nil {
-		return fail(stderr, exitError, "demo-agent: %v", err)
-	}
-	return exitOK
+func demoAgentCmd() *cobra.Command {
+	return leaf("demo-agent", "the demo's stand-in agent", func(fs *pflag.FlagSet) body {
+		pace := fs.Duration("pace", time.Second, "about how long each step takes")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 1 {
+				return fail(stderr, exitError, "demo-agent: unexpected argument %q", pos[1])
+			}
+			if *pace < 0 {
+				return fail(stderr, exitError, "--pace must not be negative")
+			}
+			if err := demo.Agent(demo.AgentEnvFromOS(), stdout, *pace); err != nil {
+				return fail(stderr, exitError, "demo-agent: %v", err)
+			}
+			return exitOK
+		}
+	})
 }

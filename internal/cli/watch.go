@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -18,62 +20,30 @@ import (
 	"fleetwatch/workers"
 )
 
-const watchUsage = `usage: fleetwatch watch <status|emit|install|uninstall> [flags]
-
-  status     lanes, what each tier would pick next, the orchestrator, installed
-             timers with their last and next run, linger, each worker's last run
-  emit       print systemd units (emit systemd) or crontab lines (emit cron)
-  install    write systemd user units and enable their timers
-  uninstall  stop, disable and remove this project's units
-
-Workers are --worker agent=ID,tier=T[,interval=5m][,model=M][,endpoint=E,registry=F][,run=1].
-Run 'fleetwatch watch <subcommand> -h' for its flags.
+const watchUsage = `Workers are --worker agent=ID,tier=T[,interval=5m][,model=M][,endpoint=E,registry=F][,run=1].
 `
 
-func runWatch(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, watchUsage)
-		return exitError
-	}
-	switch args[0] {
-	case "status":
-		return runWatchStatus(args[1:], stdout, stderr)
-	case "emit":
-		return runWatchEmit(args[1:], stdout, stderr)
-	case "install":
-		return runWatchInstall(args[1:], stdout, stderr)
-	case "uninstall":
-		return runWatchUninstall(args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, watchUsage)
-		return exitOK
-	}
-	return fail(stderr, exitError, "watch: unknown subcommand %q (want status, emit, install or uninstall)", args[0])
+func watchCmd() *cobra.Command {
+	return group("watch", "status, emit, install or uninstall reboot-persistent workers (systemd user timers or cron)", watchUsage, false,
+		watchStatusCmd(), watchEmitCmd(), watchInstallCmd(), watchUninstallCmd())
 }
-
-// listFlag collects a flag given more than once.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, " ") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // watchFlags are the flags the watch subcommands share.
 type watchFlags struct {
 	project string
-	workers listFlag
+	workers []string
 	bin     string
 	yes     bool
 	dryRun  bool
 }
 
-func (w *watchFlags) registerProject(fs *flag.FlagSet) {
-	help := "project root holding .plans/ (default: nearest folder upwards with one)"
-	fs.StringVar(&w.project, "project", "", help)
-	fs.StringVar(&w.project, "root", "", "same as --project")
+func (w *watchFlags) registerProject(fs *pflag.FlagSet) {
+	projectFlags(fs, &w.project, rootHelp)
 }
 
-func (w *watchFlags) registerWorkers(fs *flag.FlagSet) {
-	fs.Var(&w.workers, "worker", "a worker: agent=ID,tier=T[,interval=5m,model=M,endpoint=E,registry=F,run=1] (repeat for more)")
+func (w *watchFlags) registerWorkers(fs *pflag.FlagSet) {
+	// One worker per flag: the commas belong to its value.
+	fs.StringArrayVar(&w.workers, "worker", nil, "a worker: agent=ID,tier=T[,interval=5m,model=M,endpoint=E,registry=F,run=1] (repeat for more)")
 	fs.StringVar(&w.bin, "bin", "", "the fleetwatch binary the units run (default: this one)")
 }
 
@@ -147,7 +117,7 @@ func checkEndpoint(project string, sp workers.Spec) error {
 	}
 	regPath := sp.Registry
 	if regPath == "" {
-		regPath = filepath.Join(project, "endpoints.yaml")
+		regPath = registry.Path(project)
 	}
 	reg, err := registry.Load(regPath)
 	if err != nil {
@@ -197,40 +167,39 @@ func temporaryBuild(exe string) bool {
 	return strings.Contains(exe, string(filepath.Separator)+"go-build")
 }
 
-func runWatchEmit(args []string, stdout, stderr io.Writer) int {
-	var w watchFlags
-	fs := newFlags("watch emit")
-	w.registerProject(fs)
-	w.registerWorkers(fs)
-	pos, code := parseFlags(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if len(pos) != 1 || (pos[0] != "systemd" && pos[0] != "cron") {
-		return fail(stderr, exitError, "watch emit: want systemd or cron, got %q", strings.Join(pos, " "))
-	}
-	p, err := w.parse("watch emit", pos[0] == "systemd", stderr)
-	if err != nil {
-		return fail(stderr, exitError, "%v", err)
-	}
-	if pos[0] == "cron" {
-		return emitCron(p, stdout, stderr)
-	}
-	units, err := p.units()
-	if err != nil {
-		return fail(stderr, exitError, "%v", err)
-	}
-	dir, err := workers.UserUnitDir()
-	if err != nil {
-		dir = "~/.config/systemd/user"
-	}
-	for _, u := range units {
-		fmt.Fprintf(stdout, "# %s\n%s\n", filepath.Join(dir, u.Name), u.Text)
-	}
-	fmt.Fprintf(stdout, "# To install: fleetwatch watch install with the same flags, or copy the files above, then\n")
-	fmt.Fprintf(stdout, "#   systemctl --user daemon-reload\n#   systemctl --user enable --now %s\n", strings.Join(timers(units), " "))
-	fmt.Fprintf(stdout, "# and, so the timers run without a login and after a reboot:\n#   loginctl enable-linger %s\n", userName())
-	return exitOK
+func watchEmitCmd() *cobra.Command {
+	return leaf("emit systemd|cron", "print systemd units (emit systemd) or crontab lines (emit cron)", func(fs *pflag.FlagSet) body {
+		var w watchFlags
+		w.registerProject(fs)
+		w.registerWorkers(fs)
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) != 1 || (pos[0] != "systemd" && pos[0] != "cron") {
+				return fail(stderr, exitError, "watch emit: want systemd or cron, got %q", strings.Join(pos, " "))
+			}
+			p, err := w.parse("watch emit", pos[0] == "systemd", stderr)
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			if pos[0] == "cron" {
+				return emitCron(p, stdout, stderr)
+			}
+			units, err := p.units()
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			dir, err := workers.UserUnitDir()
+			if err != nil {
+				dir = "~/.config/systemd/user"
+			}
+			for _, u := range units {
+				fmt.Fprintf(stdout, "# %s\n%s\n", filepath.Join(dir, u.Name), u.Text)
+			}
+			fmt.Fprintf(stdout, "# To install: fleetwatch watch install with the same flags, or copy the files above, then\n")
+			fmt.Fprintf(stdout, "#   systemctl --user daemon-reload\n#   systemctl --user enable --now %s\n", strings.Join(timers(units), " "))
+			fmt.Fprintf(stdout, "# and, so the timers run without a login and after a reboot:\n#   loginctl enable-linger %s\n", userName())
+			return exitOK
+		}
+	})
 }
 
 func (p parsed) units() ([]workers.Unit, error) {
@@ -285,95 +254,94 @@ func userName() string {
 	return "$USER"
 }
 
-func runWatchInstall(args []string, stdout, stderr io.Writer) int {
-	var w watchFlags
-	fs := newFlags("watch install")
-	w.registerProject(fs)
-	w.registerWorkers(fs)
-	fs.BoolVar(&w.yes, "yes", false, "replace units that differ from what fleetwatch would write")
-	fs.BoolVar(&w.dryRun, "dry-run", false, "show what would change, change nothing")
-	pos, code := parseFlags(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if len(pos) > 0 {
-		return fail(stderr, exitError, "watch install: unexpected argument %q", pos[0])
-	}
-	p, err := w.parse("watch install", true, stderr)
-	if err != nil {
-		return fail(stderr, exitError, "%v", err)
-	}
-	units, err := p.units()
-	if err != nil {
-		return fail(stderr, exitError, "%v", err)
-	}
-	dir, err := workers.UserUnitDir()
-	if err != nil {
-		return fail(stderr, exitError, "watch install: %v", err)
-	}
-	changes, err := workers.PlanInstall(dir, units)
-	if err != nil {
-		return fail(stderr, exitError, "watch install: %v", err)
-	}
-	// Refuse before writing anything: anchor wrote the units before the
-	// first conflict and left a half-installed set behind.
-	refusal := installRefusal(changes, p.project, w.yes)
-	if w.dryRun {
-		for _, c := range changes {
-			if c.Kind == workers.Same {
-				fmt.Fprintf(stdout, "unchanged %s\n", c.Path)
+func watchInstallCmd() *cobra.Command {
+	return leaf("install", "write systemd user units and enable their timers", func(fs *pflag.FlagSet) body {
+		var w watchFlags
+		w.registerProject(fs)
+		w.registerWorkers(fs)
+		fs.BoolVar(&w.yes, "yes", false, "replace units that differ from what fleetwatch would write")
+		fs.BoolVar(&w.dryRun, "dry-run", false, "show what would change, change nothing")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "watch install: unexpected argument %q", pos[0])
+			}
+			p, err := w.parse("watch install", true, stderr)
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			units, err := p.units()
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			dir, err := workers.UserUnitDir()
+			if err != nil {
+				return fail(stderr, exitError, "watch install: %v", err)
+			}
+			changes, err := workers.PlanInstall(dir, units)
+			if err != nil {
+				return fail(stderr, exitError, "watch install: %v", err)
+			}
+			// Refuse before writing anything: anchor wrote the units before the
+			// first conflict and left a half-installed set behind.
+			refusal := installRefusal(changes, p.project, w.yes)
+			if w.dryRun {
+				for _, c := range changes {
+					if c.Kind == workers.Same {
+						fmt.Fprintf(stdout, "unchanged %s\n", c.Path)
+					} else {
+						fmt.Fprintf(stdout, "would %s %s\n", c.Kind, c.Path)
+					}
+				}
+				// The dry run is what the skill shows before asking for consent:
+				// it must fail where the real run would.
+				if refusal != "" {
+					return fail(stderr, exitError, "watch install: would refuse: %s", refusal)
+				}
+				sc := workers.UserSystemctl()
+				switch {
+				case sc.Down == "":
+					fmt.Fprintln(stdout, "would run systemctl --user daemon-reload")
+					for _, t := range timers(units) {
+						fmt.Fprintf(stdout, "would run systemctl --user enable --now %s\n", t)
+					}
+				case sc.CanLink():
+					for _, t := range timers(units) {
+						fmt.Fprintf(stdout, "would run systemctl --user enable %s\n", t)
+					}
+					fmt.Fprintf(stdout, "would start nothing now: %s; the timers would start at the next login (or at boot, with linger)\n", sc.Down)
+				default:
+					fmt.Fprintf(stdout, "would start nothing: %s\n", sc.Down)
+				}
+				return exitOK
+			}
+			if refusal != "" {
+				return fail(stderr, exitError, "watch install: %s; nothing written", refusal)
+			}
+			sc := workers.UserSystemctl()
+			if err := workers.WriteUnits(dir, units); err != nil {
+				return fail(stderr, exitError, "watch install: %v", err)
+			}
+			for _, c := range changes {
+				word := map[workers.ChangeKind]string{workers.Create: "created", workers.Replace: "replaced", workers.Same: "unchanged"}[c.Kind]
+				fmt.Fprintf(stdout, "%s %s\n", word, c.Path)
+			}
+			if sc.Down != "" {
+				enableOffline(sc, timers(units), stdout)
 			} else {
-				fmt.Fprintf(stdout, "would %s %s\n", c.Kind, c.Path)
+				if err := sc.Run("daemon-reload"); err != nil {
+					return fail(stderr, exitError, "watch install: units written, but %v", err)
+				}
+				for _, t := range timers(units) {
+					if err := sc.Run("enable", "--now", t); err != nil {
+						return fail(stderr, exitError, "watch install: units written, but %v", err)
+					}
+					fmt.Fprintf(stdout, "enabled %s\n", t)
+				}
 			}
+			printLingerAdvice(stdout)
+			return exitOK
 		}
-		// The dry run is what the skill shows before asking for consent:
-		// it must fail where the real run would.
-		if refusal != "" {
-			return fail(stderr, exitError, "watch install: would refuse: %s", refusal)
-		}
-		sc := workers.UserSystemctl()
-		switch {
-		case sc.Down == "":
-			fmt.Fprintln(stdout, "would run systemctl --user daemon-reload")
-			for _, t := range timers(units) {
-				fmt.Fprintf(stdout, "would run systemctl --user enable --now %s\n", t)
-			}
-		case sc.CanLink():
-			for _, t := range timers(units) {
-				fmt.Fprintf(stdout, "would run systemctl --user enable %s\n", t)
-			}
-			fmt.Fprintf(stdout, "would start nothing now: %s; the timers would start at the next login (or at boot, with linger)\n", sc.Down)
-		default:
-			fmt.Fprintf(stdout, "would start nothing: %s\n", sc.Down)
-		}
-		return exitOK
-	}
-	if refusal != "" {
-		return fail(stderr, exitError, "watch install: %s; nothing written", refusal)
-	}
-	sc := workers.UserSystemctl()
-	if err := workers.WriteUnits(dir, units); err != nil {
-		return fail(stderr, exitError, "watch install: %v", err)
-	}
-	for _, c := range changes {
-		word := map[workers.ChangeKind]string{workers.Create: "created", workers.Replace: "replaced", workers.Same: "unchanged"}[c.Kind]
-		fmt.Fprintf(stdout, "%s %s\n", word, c.Path)
-	}
-	if sc.Down != "" {
-		enableOffline(sc, timers(units), stdout)
-	} else {
-		if err := sc.Run("daemon-reload"); err != nil {
-			return fail(stderr, exitError, "watch install: units written, but %v", err)
-		}
-		for _, t := range timers(units) {
-			if err := sc.Run("enable", "--now", t); err != nil {
-				return fail(stderr, exitError, "watch install: units written, but %v", err)
-			}
-			fmt.Fprintf(stdout, "enabled %s\n", t)
-		}
-	}
-	printLingerAdvice(stdout)
-	return exitOK
+	})
 }
 
 // installRefusal says why install must write nothing, or "". A unit of
@@ -444,195 +412,193 @@ func printLingerAdvice(stdout io.Writer) {
 	fmt.Fprintf(stdout, "so the timers run without a login and start after a reboot: loginctl enable-linger %s\n", u)
 }
 
-func runWatchUninstall(args []string, stdout, stderr io.Writer) int {
-	var w watchFlags
-	var agents listFlag
-	fs := newFlags("watch uninstall")
-	w.registerProject(fs)
-	fs.Var(&agents, "agent", "remove only this worker's units (repeat for more; default: all of the project's)")
-	fs.BoolVar(&w.dryRun, "dry-run", false, "show what would change, change nothing")
-	pos, code := parseFlags(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if len(pos) > 0 {
-		return fail(stderr, exitError, "watch uninstall: unexpected argument %q", pos[0])
-	}
-	// No .plans/ needed: a project deleted first should still be uninstallable.
-	project, err := w.projectDir()
-	if err != nil {
-		return fail(stderr, exitError, "watch uninstall: %v", err)
-	}
-	dir, err := workers.UserUnitDir()
-	if err != nil {
-		return fail(stderr, exitError, "watch uninstall: %v", err)
-	}
-	all, err := workers.Installed(dir, project)
-	if err != nil {
-		return fail(stderr, exitError, "watch uninstall: %v", err)
-	}
-	units := all
-	if len(agents) > 0 {
-		units = nil
-		for _, a := range agents {
-			n := len(units)
-			for _, u := range all {
-				if u.Agent == a {
-					units = append(units, u)
+func watchUninstallCmd() *cobra.Command {
+	return leaf("uninstall", "stop, disable and remove this project's units", func(fs *pflag.FlagSet) body {
+		var w watchFlags
+		var agents []string
+		w.registerProject(fs)
+		fs.StringArrayVar(&agents, "agent", nil, "remove only this worker's units (repeat for more; default: all of the project's)")
+		fs.BoolVar(&w.dryRun, "dry-run", false, "show what would change, change nothing")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "watch uninstall: unexpected argument %q", pos[0])
+			}
+			// No .plans/ needed: a project deleted first should still be uninstallable.
+			project, err := w.projectDir()
+			if err != nil {
+				return fail(stderr, exitError, "watch uninstall: %v", err)
+			}
+			dir, err := workers.UserUnitDir()
+			if err != nil {
+				return fail(stderr, exitError, "watch uninstall: %v", err)
+			}
+			all, err := workers.Installed(dir, project)
+			if err != nil {
+				return fail(stderr, exitError, "watch uninstall: %v", err)
+			}
+			units := all
+			if len(agents) > 0 {
+				units = nil
+				for _, a := range agents {
+					n := len(units)
+					for _, u := range all {
+						if u.Agent == a {
+							units = append(units, u)
+						}
+					}
+					if len(units) == n {
+						return fail(stderr, exitError, "--agent %q: no fleetwatch units for it in %s", a, dir)
+					}
 				}
 			}
-			if len(units) == n {
-				return fail(stderr, exitError, "--agent %q: no fleetwatch units for it in %s", a, dir)
+			if len(units) == 0 {
+				say(stderr, "watch uninstall: no fleetwatch units for %s in %s", project, dir)
+				return exitNothing
 			}
-		}
-	}
-	if len(units) == 0 {
-		say(stderr, "watch uninstall: no fleetwatch units for %s in %s", project, dir)
-		return exitNothing
-	}
-	sc := workers.UserSystemctl()
-	var timerUnits []workers.InstalledUnit
-	for _, u := range units {
-		if strings.HasSuffix(u.Name, ".timer") {
-			timerUnits = append(timerUnits, u)
-		}
-	}
-	if w.dryRun {
-		for _, t := range timerUnits {
+			sc := workers.UserSystemctl()
+			var timerUnits []workers.InstalledUnit
+			for _, u := range units {
+				if strings.HasSuffix(u.Name, ".timer") {
+					timerUnits = append(timerUnits, u)
+				}
+			}
+			if w.dryRun {
+				for _, t := range timerUnits {
+					if sc.Down == "" {
+						fmt.Fprintf(stdout, "would stop and disable %s\n", t.Name)
+					} else {
+						fmt.Fprintf(stdout, "would disable %s\n", t.Name)
+					}
+				}
+				if sc.Down != "" {
+					fmt.Fprintf(stdout, "would stop nothing: %s\n", sc.Down)
+				}
+				for _, u := range units {
+					fmt.Fprintf(stdout, "would remove %s\n", u.Path)
+				}
+				return exitOK
+			}
+			// A worker whose timer could not be disabled keeps its files: its timer
+			// may still be enabled and running, and with the files gone status
+			// would not show it and a rerun would not find it.
+			kept := map[string]bool{}
+			var keptTimers []string
+			var disableErr error
+			keep := func(u workers.InstalledUnit, err error) {
+				kept[u.Agent] = true
+				keptTimers = append(keptTimers, u.Name)
+				if disableErr == nil {
+					disableErr = err
+				}
+			}
 			if sc.Down == "" {
-				fmt.Fprintf(stdout, "would stop and disable %s\n", t.Name)
+				for _, t := range timerUnits {
+					// A run in progress finishes on its own; its claim is safe.
+					if err := sc.Run("disable", "--now", t.Name); err != nil {
+						keep(t, err)
+						continue
+					}
+					fmt.Fprintf(stdout, "stopped and disabled %s\n", t.Name)
+				}
 			} else {
-				fmt.Fprintf(stdout, "would disable %s\n", t.Name)
+				fmt.Fprintf(stdout, "not stopped: %s\n", sc.Down)
+				for _, t := range timerUnits {
+					// systemctl disables without a manager (it removes the
+					// timers.target.wants link); where it cannot (no systemctl, no
+					// bus), the link is removed here, so none outlives its unit.
+					if sc.CanLink() {
+						sc.Link("disable", t.Name)
+					}
+					if err := workers.Unlink(dir, t.Name); err != nil {
+						keep(t, err)
+						continue
+					}
+					fmt.Fprintf(stdout, "disabled %s\n", t.Name)
+				}
 			}
-		}
-		if sc.Down != "" {
-			fmt.Fprintf(stdout, "would stop nothing: %s\n", sc.Down)
-		}
-		for _, u := range units {
-			fmt.Fprintf(stdout, "would remove %s\n", u.Path)
-		}
-		return exitOK
-	}
-	// A worker whose timer could not be disabled keeps its files: its timer
-	// may still be enabled and running, and with the files gone status
-	// would not show it and a rerun would not find it.
-	kept := map[string]bool{}
-	var keptTimers []string
-	var disableErr error
-	keep := func(u workers.InstalledUnit, err error) {
-		kept[u.Agent] = true
-		keptTimers = append(keptTimers, u.Name)
-		if disableErr == nil {
-			disableErr = err
-		}
-	}
-	if sc.Down == "" {
-		for _, t := range timerUnits {
-			// A run in progress finishes on its own; its claim is safe.
-			if err := sc.Run("disable", "--now", t.Name); err != nil {
-				keep(t, err)
-				continue
+			removed := 0
+			for _, u := range units {
+				if kept[u.Agent] {
+					fmt.Fprintf(stdout, "kept %s\n", u.Path)
+					continue
+				}
+				if err := os.Remove(u.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return fail(stderr, exitError, "watch uninstall: cannot remove %s: %v", u.Path, err)
+				}
+				fmt.Fprintf(stdout, "removed %s\n", u.Path)
+				removed++
 			}
-			fmt.Fprintf(stdout, "stopped and disabled %s\n", t.Name)
-		}
-	} else {
-		fmt.Fprintf(stdout, "not stopped: %s\n", sc.Down)
-		for _, t := range timerUnits {
-			// systemctl disables without a manager (it removes the
-			// timers.target.wants link); where it cannot (no systemctl, no
-			// bus), the link is removed here, so none outlives its unit.
-			if sc.CanLink() {
-				sc.Link("disable", t.Name)
+			var reloadErr error
+			if sc.Down == "" && removed > 0 {
+				reloadErr = sc.Run("daemon-reload")
 			}
-			if err := workers.Unlink(dir, t.Name); err != nil {
-				keep(t, err)
-				continue
+			if disableErr != nil {
+				return fail(stderr, exitError, "watch uninstall: %v; kept the units of %s so a rerun retries", disableErr, strings.Join(keptTimers, ", "))
 			}
-			fmt.Fprintf(stdout, "disabled %s\n", t.Name)
+			if reloadErr != nil {
+				return fail(stderr, exitError, "watch uninstall: units removed, but %v", reloadErr)
+			}
+			return exitOK
 		}
-	}
-	removed := 0
-	for _, u := range units {
-		if kept[u.Agent] {
-			fmt.Fprintf(stdout, "kept %s\n", u.Path)
-			continue
-		}
-		if err := os.Remove(u.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fail(stderr, exitError, "watch uninstall: cannot remove %s: %v", u.Path, err)
-		}
-		fmt.Fprintf(stdout, "removed %s\n", u.Path)
-		removed++
-	}
-	var reloadErr error
-	if sc.Down == "" && removed > 0 {
-		reloadErr = sc.Run("daemon-reload")
-	}
-	if disableErr != nil {
-		return fail(stderr, exitError, "watch uninstall: %v; kept the units of %s so a rerun retries", disableErr, strings.Join(keptTimers, ", "))
-	}
-	if reloadErr != nil {
-		return fail(stderr, exitError, "watch uninstall: units removed, but %v", reloadErr)
-	}
-	return exitOK
+	})
 }
 
-func runWatchStatus(args []string, stdout, stderr io.Writer) int {
-	var w watchFlags
-	fs := newFlags("watch status")
-	w.registerProject(fs)
-	pos, code := parseFlags(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if len(pos) > 0 {
-		return fail(stderr, exitError, "watch status: unexpected argument %q", pos[0])
-	}
-	project, err := w.projectDir()
-	if err != nil {
-		return fail(stderr, exitError, "watch status: %v", err)
-	}
-	// Plan names, agent ids and notes come from files: made safe here,
-	// once for every row.
-	row := func(label, format string, args ...any) {
-		fmt.Fprintf(stdout, "%-13s %s\n", label, termtext.Line(fmt.Sprintf(format, args...)))
-	}
-	row("project", "%s", project)
-	t, err := planfs.Open(project)
-	if err != nil {
-		row("plans", "MISSING: no %s/ (fleetwatch scaffold %s creates one)", planfs.Dir, project)
-		return fail(stderr, exitError, "%v", err)
-	}
-	snap, err := t.Scan()
-	if err != nil {
-		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
-	}
-	snap, found := t.Preview(snap)
-	row("plans", "OK %s", t.Plans)
-	for _, n := range found.Will {
-		row("repair", "%s: %s", n.File, n.Message)
-	}
-	statusLanes(snap, row)
-	statusNext(t, snap, row)
-	if v, file, err := planfs.Orchestrator(project); err != nil {
-		row("orchestrator", "unreadable: %v", err)
-	} else if v == "" {
-		row("orchestrator", "not set (fleetwatch orchestrator --set claude:opus)")
-	} else {
-		rel, _ := filepath.Rel(project, file)
-		row("orchestrator", "%s (%s)", v, rel)
-	}
-	agents, runs := statusTimers(project, row)
-	u := userName()
-	switch v, why := workers.Linger(u); v {
-	case "yes":
-		row("linger", "on: %s's timers run without a login and after a reboot", u)
-	case "no":
-		row("linger", "off: timers stop at logout and wait for a login after a reboot (loginctl enable-linger %s)", u)
-	default:
-		row("linger", "unknown: %s", why)
-	}
-	statusWorkers(project, agents, runs, row)
-	return exitOK
+func watchStatusCmd() *cobra.Command {
+	return leaf("status", "lanes, next picks, the orchestrator, timers, linger and each worker's last run", func(fs *pflag.FlagSet) body {
+		var w watchFlags
+		w.registerProject(fs)
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "watch status: unexpected argument %q", pos[0])
+			}
+			project, err := w.projectDir()
+			if err != nil {
+				return fail(stderr, exitError, "watch status: %v", err)
+			}
+			// Plan names, agent ids and notes come from files: made safe here,
+			// once for every row.
+			row := func(label, format string, args ...any) {
+				fmt.Fprintf(stdout, "%-13s %s\n", label, termtext.Line(fmt.Sprintf(format, args...)))
+			}
+			row("project", "%s", project)
+			t, err := planfs.Open(project)
+			if err != nil {
+				row("plans", "MISSING: no %s/ (fleetwatch scaffold %s creates one)", planfs.Dir, project)
+				return fail(stderr, exitError, "%v", err)
+			}
+			snap, err := t.Scan()
+			if err != nil {
+				return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+			}
+			snap, found := t.Preview(snap)
+			row("plans", "OK %s", t.Plans)
+			for _, n := range found.Will {
+				row("repair", "%s: %s", n.File, n.Message)
+			}
+			statusLanes(snap, row)
+			statusNext(t, snap, row)
+			if v, file, err := planfs.Orchestrator(project); err != nil {
+				row("orchestrator", "unreadable: %v", err)
+			} else if v == "" {
+				row("orchestrator", "not set (fleetwatch orchestrator --set claude:opus)")
+			} else {
+				rel, _ := filepath.Rel(project, file)
+				row("orchestrator", "%s (%s)", v, rel)
+			}
+			agents, runs := statusTimers(project, row)
+			u := userName()
+			switch v, why := workers.Linger(u); v {
+			case "yes":
+				row("linger", "on: %s's timers run without a login and after a reboot", u)
+			case "no":
+				row("linger", "off: timers stop at logout and wait for a login after a reboot (loginctl enable-linger %s)", u)
+			default:
+				row("linger", "unknown: %s", why)
+			}
+			statusWorkers(project, agents, runs, row)
+			return exitOK
+		}
+	})
 }
 
 type rowFunc func(label, format string, args ...any)

@@ -11,12 +11,13 @@ import (
 	"os"
 	"os/signal"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
@@ -50,43 +51,42 @@ type workOnce struct {
 	started    bool // an agent was started on a plan
 }
 
-func runWorkOnce(args []string, stdout, stderr io.Writer) int {
-	var w workOnce
-	fs := newFlags("work-once")
-	w.register(fs, defaultAgentID(), true)
-	fs.BoolVar(&w.list, "list", false, "print what this worker would see, claim nothing")
-	fs.BoolVar(&w.jsonOut, "json", false, "with --list: one JSON object (the machine contract)")
-	fs.Bool("once", false, "claim one plan (the default when not listing)")
-	fs.IntVar(&w.maxPlans, "max-plans", 1, "claim up to N plans")
-	fs.StringVar(&w.tier, "tier", "", "fit tier: small, mid, reasoner, frontier (or a registry tier); default mid")
-	fs.StringVar(&w.modelName, "model", "", "model name, matched against Preferred models")
-	fs.StringVar(&w.endpoint, "endpoint", "", "take tier and model from this endpoints.yaml entry")
-	fs.StringVar(&w.registry, "registry", "", "endpoints.yaml (default: <root>/endpoints.yaml)")
-	fs.Float64Var(&w.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live, seconds")
-	fs.BoolVar(&w.noFit, "no-fit-check", false, "ignore Preferred models")
-	fs.BoolVar(&w.noDeps, "no-dep-check", false, "ignore Depends on")
-	fs.BoolVar(&w.allowAssigned, "allow-assigned", false, "a named --slug/--path may take a person's plan")
-	fs.StringVar(&w.slug, "slug", "", "claim this plan by name")
-	fs.StringVar(&w.path, "path", "", "claim this plan file")
-	fs.BoolVar(&w.run, "run", false, "hand the claimed plan to the executor")
-	fs.StringVar(&w.release, "release", "", "release the claim on REL (back to its origin lane)")
-	fs.StringVar(&w.heartbeat, "heartbeat", "", "renew this agent's lease on REL")
-	fs.BoolVar(&w.recover, "recover", false, "take over the --path/--slug plan whose lease expired")
-	fs.StringVar(&w.park, "park", "", "park the --path/--slug plan in ambiguous or blocked")
-	fs.BoolVar(&w.returnReady, "return-ready", false, "return the --path/--slug plan to a ready lane")
-	fs.StringVar(&w.targetLane, "target-lane", "", "with --return-ready: bugs or features")
-	fs.BoolVar(&w.ensureWT, "ensure-worktree", false, "create this agent's git worktree for the claim")
-	fs.DurationVar(&w.stopGrace, "stop-grace", workers.DefaultGrace, "with --run: how long a stopped agent gets between SIGTERM and SIGKILL")
-	fs.StringVar(&w.portRange, "port-range", "4100-4999", "ports to give agents from, LO-HI")
-	fs.Bool("print-only", false, "accepted for anchor compatibility; does nothing")
-	pos, code := parseFlags(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if len(pos) > 0 {
-		return fail(stderr, exitError, "work-once: unexpected argument %q", pos[0])
-	}
-	return w.exec(stdout, stderr)
+func workOnceCmd() *cobra.Command {
+	return leaf("work-once", "claim (or list) the next plan this worker is fit for", func(fs *pflag.FlagSet) body {
+		var w workOnce
+		w.register(fs, defaultAgentID(), true)
+		fs.BoolVar(&w.list, "list", false, "print what this worker would see, claim nothing")
+		fs.BoolVar(&w.jsonOut, "json", false, "with --list: one JSON object (the machine contract)")
+		fs.Bool("once", false, "claim one plan (the default when not listing)")
+		fs.IntVar(&w.maxPlans, "max-plans", 1, "claim up to N plans")
+		fs.StringVar(&w.tier, "tier", "", "fit tier: small, mid, reasoner, frontier (or a registry tier); default mid")
+		fs.StringVar(&w.modelName, "model", "", "model name, matched against Preferred models")
+		fs.StringVar(&w.endpoint, "endpoint", "", "take tier and model from this endpoints.yaml entry")
+		fs.StringVar(&w.registry, "registry", "", "endpoints.yaml (default: <root>/endpoints.yaml)")
+		fs.Float64Var(&w.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live, seconds")
+		fs.BoolVar(&w.noFit, "no-fit-check", false, "ignore Preferred models")
+		fs.BoolVar(&w.noDeps, "no-dep-check", false, "ignore Depends on")
+		fs.BoolVar(&w.allowAssigned, "allow-assigned", false, "a named --slug/--path may take a person's plan")
+		fs.StringVar(&w.slug, "slug", "", "claim this plan by name")
+		fs.StringVar(&w.path, "path", "", "claim this plan file")
+		fs.BoolVar(&w.run, "run", false, "hand the claimed plan to the executor")
+		fs.StringVar(&w.release, "release", "", "release the claim on REL (back to its origin lane)")
+		fs.StringVar(&w.heartbeat, "heartbeat", "", "renew this agent's lease on REL")
+		fs.BoolVar(&w.recover, "recover", false, "take over the --path/--slug plan whose lease expired")
+		fs.StringVar(&w.park, "park", "", "park the --path/--slug plan in ambiguous or blocked")
+		fs.BoolVar(&w.returnReady, "return-ready", false, "return the --path/--slug plan to a ready lane")
+		fs.StringVar(&w.targetLane, "target-lane", "", "with --return-ready: bugs or features")
+		fs.BoolVar(&w.ensureWT, "ensure-worktree", false, "create this agent's git worktree for the claim")
+		fs.DurationVar(&w.stopGrace, "stop-grace", workers.DefaultGrace, "with --run: how long a stopped agent gets between SIGTERM and SIGKILL")
+		portRangeFlag(fs, &w.portRange, "ports to give agents from, LO-HI")
+		fs.Bool("print-only", false, "accepted for anchor compatibility; does nothing")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "work-once: unexpected argument %q", pos[0])
+			}
+			return w.exec(stdout, stderr)
+		}
+	})
 }
 
 func (w *workOnce) exec(stdout, stderr io.Writer) int {
@@ -388,7 +388,7 @@ func (w *workOnce) registryPath(t *planfs.Tree) string {
 	if w.registry != "" {
 		return w.registry
 	}
-	return filepath.Join(t.Project, "endpoints.yaml")
+	return registry.Path(t.Project)
 }
 
 // stopContext ends when the driver is told to stop (SIGTERM, SIGINT,
