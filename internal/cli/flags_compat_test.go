@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // The command line is a contract with scripts, timers and anchor's users:
@@ -53,7 +55,8 @@ func flagTable(empty string) []flagCase {
 	add([]string{"board"}, nil, root, []string{"--project", empty}, []string{"--once"}, []string{"--json"},
 		[]string{"--include-parked"}, []string{"--no-color"}, []string{"--width", "80"})
 	stray := []string{"stray"}
-	add([]string{"demo"}, stray, []string{"--agent-id", "op-1"}, []string{"--lease-ttl", "60"}, []string{"--keep"})
+	add([]string{"demo"}, stray, []string{"--agent-id", "op-1"}, []string{"--lease-ttl", "60"}, []string{"--keep"}, root)
+	add([]string{"scaffold"}, []string{empty, "stray"}, root)
 	add([]string{"demo-agent"}, []string{"a", "b"}, []string{"--pace", "1s"})
 	project := [][]string{root, {"--project", empty}}
 	add([]string{"orchestrator"}, stray, append(project, []string{"--set", "claude:opus"})...)
@@ -65,6 +68,9 @@ func flagTable(empty string) []flagCase {
 	add([]string{"skill", "install"}, stray, append(project, []string{"--yes"}, []string{"--dry-run"})...)
 	gitProject := []string{"--project", empty}
 	agent := []string{"--agent-id", "a"}
+	for _, sub := range []string{"ensure", "list", "path", "remove", "ensure-integration"} {
+		add([]string{"worktree", sub}, nil, root)
+	}
 	add([]string{"worktree", "ensure"}, nil, gitProject, agent, []string{"--slug", "s"}, []string{"--push-integration"}, []string{"--port-range", "4100-4199"})
 	add([]string{"worktree", "list"}, nil, gitProject)
 	add([]string{"worktree", "path"}, nil, gitProject, agent)
@@ -172,8 +178,7 @@ func TestBadFlagOneLine(t *testing.T) {
 			args := append(append([]string{}, p...), bad)
 			r := fw(t, empty, args...)
 			oneLineError(t, r, "bogus-flag")
-			// The top level's said "fleetwatch: fleetwatch:" before cobra.
-			if len(p) > 0 && strings.Count(r.stderr, "fleetwatch: ") != 1 {
+			if strings.Count(r.stderr, "fleetwatch: ") != 1 {
 				t.Errorf("fleetwatch %s: prefix twice: %q", strings.Join(args, " "), r.stderr)
 			}
 			if len(p) > 0 && !strings.Contains(r.stderr, "fleetwatch "+strings.Join(p, " ")+" -h") {
@@ -254,4 +259,73 @@ func TestWorkerFlagRepeats(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".plans")); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Every command takes --root; scaffold takes it as its folder.
+func TestEveryCommandTakesRoot(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	seen := map[string]bool{}
+	for _, c := range flagTable(empty) {
+		if c.flag[0] == "--root" {
+			seen[strings.Join(c.path, " ")] = true
+		}
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Name() == "help" || sub.Name() == "completion" || sub.Hidden {
+				continue
+			}
+			if sub.HasSubCommands() {
+				walk(sub)
+				continue
+			}
+			path := strings.TrimPrefix(sub.CommandPath(), "fleetwatch ")
+			if sub.Flags().Lookup("root") == nil {
+				t.Errorf("%s has no --root", path)
+			}
+			if !seen[path] {
+				t.Errorf("%s: --root is not in flagTable", path)
+			}
+		}
+	}
+	walk(newRoot())
+	dir := filepath.Join(t.TempDir(), "p")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := fw(t, t.TempDir(), "scaffold", "--root", dir); r.code != exitOK || !exists(dir, "drafts") {
+		t.Fatalf("scaffold --root DIR: %v", r)
+	}
+	oneLineError(t, fw(t, t.TempDir(), "scaffold", "--root", dir, "elsewhere"), "--root")
+}
+
+// cobra's faces: --version, help CMD and shell completions.
+func TestVersionHelpCompletion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"--version"}, {"-version"}} {
+		r := fw(t, dir, args...)
+		if r.code != exitOK || !strings.HasPrefix(r.stdout, "fleetwatch ") || strings.Count(r.stdout, "\n") != 1 || r.stderr != "" {
+			t.Errorf("fleetwatch %s: %v", args[0], r)
+		}
+		if v := strings.TrimSpace(strings.TrimPrefix(r.stdout, "fleetwatch ")); v == "" {
+			t.Errorf("fleetwatch %s: no version: %q", args[0], r.stdout)
+		}
+	}
+	r := fw(t, dir, "help", "work-once")
+	if r.code != exitOK || !strings.Contains(r.stdout, "usage: fleetwatch work-once") || !strings.Contains(r.stdout, "--max-plans") {
+		t.Errorf("help work-once: %v", r)
+	}
+	if r := fw(t, dir, "help", "watch", "emit"); r.code != exitOK || !strings.Contains(r.stdout, "--worker") {
+		t.Errorf("help watch emit: %v", r)
+	}
+	for sh, marker := range map[string]string{"bash": "complete", "zsh": "compdef", "fish": "complete -c fleetwatch"} {
+		if r := fw(t, dir, "completion", sh); r.code != exitOK || !strings.Contains(r.stdout, marker) {
+			t.Errorf("completion %s: exit %d, %d bytes, stderr %q", sh, r.code, len(r.stdout), r.stderr)
+		}
+	}
+	oneLineError(t, fw(t, dir, "completion", "tcsh"), "tcsh")
+	oneLineError(t, fw(t, dir, "help", "frobnicate"), "frobnicate")
 }

@@ -12,7 +12,7 @@ import (
 	"fleetwatch/planfs"
 )
 
-// runOrchestrator reads or sets the project's preferred orchestrator, the
+// orchestratorCmd reads or sets the project's preferred orchestrator, the
 // `**Preferred orchestrator:**` line of its conventions file.
 func orchestratorCmd() *cobra.Command {
 	return leaf("orchestrator", "show or --set the project's preferred orchestrator", func(fs *pflag.FlagSet) body {

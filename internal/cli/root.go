@@ -31,10 +31,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
-	root.SetArgs(longDashes(root, args))
+	args = longDashes(root, args)
+	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	err := unknownSubcommand(root, args)
+	if err == nil {
+		err = root.Execute()
+	}
 	var code exitCode
 	var fe flagError
 	switch {
@@ -144,7 +148,42 @@ func newRoot() *cobra.Command {
 	agent := demoAgentCmd()
 	agent.Hidden = true
 	root.AddCommand(agent)
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "show a command's usage and flags",
+		RunE: func(_ *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return fmt.Errorf("help: unknown command %q (run 'fleetwatch help')", strings.Join(args, " "))
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+	})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
 	return root
+}
+
+// unknownSubcommand refuses `completion tcsh`: cobra would print the usage
+// of a command that only holds subcommands and exit 0.
+func unknownSubcommand(root *cobra.Command, args []string) error {
+	cmd, rest, err := root.Find(args)
+	if err != nil || cmd.Runnable() {
+		return nil
+	}
+	for _, a := range rest {
+		if !strings.HasPrefix(a, "-") {
+			var names []string
+			for _, c := range cmd.Commands() {
+				if c.IsAvailableCommand() {
+					names = append(names, c.Name())
+				}
+			}
+			return fmt.Errorf("%s: unknown subcommand %q (want %s)", cmd.Name(), a, orList(names))
+		}
+	}
+	return nil
 }
 
 const usageTemplate = `usage: {{.UseLine}}{{if .HasAvailableSubCommands}}

@@ -103,22 +103,24 @@ func glamourStyle(r *lipgloss.Renderer) string {
 	return "light"
 }
 
-// runDemo builds a throw-away sample project and opens the UI on it.
+// demoCmd builds a throw-away sample project and opens the UI on it.
 func demoCmd() *cobra.Command {
 	return leaf("demo", "open the UI on a throw-away sample project", func(fs *pflag.FlagSet) body {
 		var f uiFlags
 		f.register(fs)
 		keep := fs.Bool("keep", false, "keep the sample project after the UI closes")
+		rootFlag(fs, &f.root, "build the sample project in this folder, and keep it (default: a new temporary folder)")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			if len(pos) > 0 {
 				return fail(stderr, exitError, "demo: unexpected argument %q", pos[0])
 			}
+			*keep = *keep || f.root != ""
 			tty := haveTerminal()
 			if !tty && !*keep {
 				// Building a project only to delete it helps no one.
 				return fail(stderr, exitError, "demo: the UI needs a terminal; 'fleetwatch demo --keep' builds the project anyway")
 			}
-			dir, err := os.MkdirTemp("", "fleetwatch-demo-")
+			dir, err := demoDir(f.root)
 			if err != nil {
 				return fail(stderr, exitError, "demo: %v", err)
 			}
@@ -128,7 +130,9 @@ func demoCmd() *cobra.Command {
 			}
 			project, err := demo.Create(filepath.Join(dir, "jotter"), time.Now(), agent)
 			if err != nil {
-				os.RemoveAll(dir)
+				if f.root == "" { // never a folder the operator named
+					os.RemoveAll(dir)
+				}
 				return fail(stderr, exitError, "demo: %v", err)
 			}
 			if *keep {
@@ -164,6 +168,15 @@ func demoCmd() *cobra.Command {
 	})
 }
 
+// demoDir is where the sample project goes: root when given, else a new
+// temporary folder.
+func demoDir(root string) (string, error) {
+	if root == "" {
+		return os.MkdirTemp("", "fleetwatch-demo-")
+	}
+	return root, os.MkdirAll(root, 0o755)
+}
+
 // stopDemoWorkers stops the workers running in the demo project (those
 // spawned from its UI) and waits a little for them to give their plans back.
 func stopDemoWorkers(project string) {
@@ -182,7 +195,7 @@ func stopDemoWorkers(project string) {
 	}
 }
 
-// runDemoAgent is the demo's stand-in coding agent, run by `work-once --run`
+// demoAgentCmd is the demo's stand-in coding agent, run by `work-once --run`
 // as the demo's executor. It is left out of the usage text.
 func demoAgentCmd() *cobra.Command {
 	return leaf("demo-agent", "the demo's stand-in agent", func(fs *pflag.FlagSet) body {

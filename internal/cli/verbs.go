@@ -176,11 +176,19 @@ func completeCmd() *cobra.Command {
 
 func scaffoldCmd() *cobra.Command {
 	return leaf("scaffold [DIR]", "create a .plans/ tree (and ANCHOR-CONVENTIONS.md)", func(fs *pflag.FlagSet) body {
+		var root string
+		rootFlag(fs, &root, "the folder to scaffold, as DIR (default: the current folder)")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			dir := "."
+			if root != "" {
+				dir = root
+			}
 			switch len(pos) {
 			case 0:
 			case 1:
+				if root != "" && pos[0] != root {
+					return fail(stderr, exitError, "scaffold: give the folder as DIR or --root, not both")
+				}
 				dir = pos[0]
 			default:
 				return fail(stderr, exitError, "scaffold: want at most one folder, got %d", len(pos))
@@ -253,7 +261,7 @@ func checkCmd() *cobra.Command {
 	})
 }
 
-// runRepair makes the repairs every claim starts with, and says what it did
+// repairCmd makes the repairs every claim starts with, and says what it did
 // and what it leaves to a person; exit 1 when there was nothing to do.
 func repairCmd() *cobra.Command {
 	return leaf("repair", "finish or undo what killed workers left half done (as every claim does first)", func(fs *pflag.FlagSet) body {
