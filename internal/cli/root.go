@@ -121,8 +121,11 @@ func helpText(c *cobra.Command) string {
 	return b.String()
 }
 
-func newRoot() *cobra.Command {
+func init() {
 	cobra.EnableCommandSorting = false // the groups list commands in usage order
+}
+
+func newRoot() *cobra.Command {
 	root := uiCmd()
 	root.Version = version()
 	root.SilenceErrors = true

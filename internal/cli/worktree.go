@@ -15,7 +15,9 @@ import (
 	"fleetwatch/workers"
 )
 
-const worktreeUsage = `All take --root, or --project (default: the git top level of the current folder).
+const worktreeUsage = `remove refuses to lose uncommitted changes or unmerged commits unless --force, and
+never deletes a branch with commits not in the integration branch.
+All take --root, or --project (default: the git top level of the current folder).
 Exit codes: 0 ok, 1 missing, 2 error.
 `
 
@@ -71,7 +73,7 @@ func pushIntegration(top, branch string, stderr io.Writer) {
 }
 
 func worktreeEnsureCmd() *cobra.Command {
-	return leaf("ensure", "create or reuse an agent's worktree (var/worktrees/<id> on", func(fs *pflag.FlagSet) body {
+	return leaf("ensure", "create or reuse an agent's worktree (var/worktrees/<id>) and give it a port", func(fs *pflag.FlagSet) body {
 		var w worktreeFlags
 		var slug, ports string
 		var push bool
@@ -182,7 +184,7 @@ func worktreePathCmd() *cobra.Command {
 }
 
 func worktreeRemoveCmd() *cobra.Command {
-	return leaf("remove", "remove an agent's worktree and free its port; refuses to lose", func(fs *pflag.FlagSet) body {
+	return leaf("remove", "remove an agent's worktree and free its port (unless that would lose work)", func(fs *pflag.FlagSet) body {
 		var w worktreeFlags
 		var force, deleteBranch bool
 		w.flags(fs, "remove", true)
