@@ -45,102 +45,116 @@ func boardColumns(parked bool, c256 bool) []boardColumn {
 	return cols
 }
 
+// boardFlags are board's flags.
+type boardFlags struct {
+	common
+	once, asJSON, parked, noColor bool
+	width                         int
+}
+
 func boardCmd() *cobra.Command {
+	var f boardFlags
 	return leaf("board", "print the lanes as a kanban (--once) or as JSON (--json)", func(fs *pflag.FlagSet) body {
-		var c common
-		c.registerRoot(fs)
-		fs.StringVar(&c.root, "project", "", "same as --root (anchor's plan_board name)")
-		once := fs.Bool("once", false, "print one frame and exit (default: print a new frame on every change)")
-		asJSON := fs.Bool("json", false, "print the board as JSON and exit")
-		parked := fs.Bool("include-parked", false, "add the Ambiguous and Blocked columns")
-		noColor := fs.Bool("no-color", false, "no colour even on a terminal")
-		width := fs.Int("width", 0, "columns to fit (default: the terminal's, else 100)")
-		return func(pos []string, stdout, stderr io.Writer) int {
-			if len(pos) > 0 {
-				return fail(stderr, exitError, "board: unexpected argument %q (the project is --root DIR)", pos[0])
-			}
-			if *width < 0 {
-				return fail(stderr, exitError, "--width must be positive, not %d", *width)
-			}
-			t, err := planfs.Open(findRoot(c.root))
-			if err != nil {
-				// No tree is exit 2 as with every other command (anchor's
-				// plan_board said 1, which scripts read as "nothing to do").
-				return fail(stderr, exitError, "%v", err)
-			}
-			f, isFile := stdout.(*os.File)
-			tty := isFile && term.IsTerminal(int(f.Fd()))
-			if *width == 0 {
-				*width = 100
-				if tty {
-					if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-						*width = w
-					}
-				}
-			}
-			color := tty && !*noColor && os.Getenv("NO_COLOR") == ""
-			c256 := strings.Contains(os.Getenv("TERM"), "256color") || os.Getenv("COLORTERM") != ""
-			frame := func() (*model.Board, float64, error) {
-				snap, err := t.Scan()
-				if err != nil {
-					return nil, 0, err
-				}
-				// Ranked as the next claim will see it; the leases are the files
-				// there are.
-				preview, _ := t.Preview(snap)
-				now := t.NowSeconds()
-				b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
-				b.Leases = snap.Leases
-				b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
-				return b, now, nil
-			}
-			b, now, err := frame()
-			if err != nil {
-				return fail(stderr, exitError, "%v", err)
-			}
-			if *asJSON {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(boardJSON(t, b, now)); err != nil {
-					return fail(stderr, exitError, "%v", err)
-				}
-				return exitOK
-			}
-			cols := boardColumns(*parked, c256)
-			events, _ := t.RecentEvents(5000)
-			fmt.Fprint(stdout, renderBoard(b, cols, events, now, *width, color))
-			if *once {
-				return exitOK
-			}
-			w, err := t.Watch(200 * time.Millisecond)
-			if err != nil {
-				return fail(stderr, exitError, "%v", err)
-			}
-			defer w.Close()
-			prev := b
-			for ch := range w.Changes() {
-				if ch.Err != nil {
-					say(stderr, "%v", ch.Err)
-					continue
-				}
-				next, now, err := frame()
-				if err != nil {
-					say(stderr, "%v", err)
-					continue
-				}
-				if tty {
-					fmt.Fprint(stdout, "\x1b[H\x1b[2J")
-				}
-				events, _ := t.RecentEvents(5000)
-				fmt.Fprint(stdout, renderBoard(next, cols, events, now, *width, color))
-				for _, line := range moves(prev, next, cols) {
-					fmt.Fprintln(stdout, line)
-				}
-				prev = next
-			}
-			return exitOK
-		}
+		f.registerRoot(fs)
+		fs.StringVar(&f.root, "project", "", "same as --root (anchor's plan_board name)")
+		fs.BoolVar(&f.once, "once", false, "print one frame and exit (default: print a new frame on every change)")
+		fs.BoolVar(&f.asJSON, "json", false, "print the board as JSON and exit")
+		fs.BoolVar(&f.parked, "include-parked", false, "add the Ambiguous and Blocked columns")
+		fs.BoolVar(&f.noColor, "no-color", false, "no colour even on a terminal")
+		fs.IntVar(&f.width, "width", 0, "columns to fit (default: the terminal's, else 100)")
+		return f.run
 	})
+}
+
+func (f *boardFlags) run(pos []string, stdout, stderr io.Writer) int {
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "board: unexpected argument %q (the project is --root DIR)", pos[0])
+	}
+	if f.width < 0 {
+		return fail(stderr, exitError, "--width must be positive, not %d", f.width)
+	}
+	t, err := planfs.Open(findRoot(f.root))
+	if err != nil {
+		// No tree is exit 2 as with every other command (anchor's
+		// plan_board said 1, which scripts read as "nothing to do").
+		return fail(stderr, exitError, "%v", err)
+	}
+	out, isFile := stdout.(*os.File)
+	tty := isFile && term.IsTerminal(int(out.Fd()))
+	if f.width == 0 {
+		f.width = 100
+		if tty {
+			if w, _, err := term.GetSize(int(out.Fd())); err == nil && w > 0 {
+				f.width = w
+			}
+		}
+	}
+	color := tty && !f.noColor && os.Getenv("NO_COLOR") == ""
+	c256 := strings.Contains(os.Getenv("TERM"), "256color") || os.Getenv("COLORTERM") != ""
+	b, now, err := boardFrame(t)
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(boardJSON(t, b, now)); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+		return exitOK
+	}
+	cols := boardColumns(f.parked, c256)
+	events, _ := t.RecentEvents(5000)
+	fmt.Fprint(stdout, renderBoard(b, cols, events, now, f.width, color))
+	if f.once {
+		return exitOK
+	}
+	return f.follow(t, b, cols, tty, color, stdout, stderr)
+}
+
+// boardFrame is one board: ranked as the next claim will see it; the
+// leases are the files there are.
+func boardFrame(t *planfs.Tree) (*model.Board, float64, error) {
+	snap, err := t.Scan()
+	if err != nil {
+		return nil, 0, err
+	}
+	preview, _ := t.Preview(snap)
+	now := t.NowSeconds()
+	b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
+	b.Leases = snap.Leases
+	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
+	return b, now, nil
+}
+
+// follow prints a new frame, and the moves since the last, on every change.
+func (f *boardFlags) follow(t *planfs.Tree, prev *model.Board, cols []boardColumn, tty, color bool, stdout, stderr io.Writer) int {
+	w, err := t.Watch(200 * time.Millisecond)
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	defer w.Close()
+	for ch := range w.Changes() {
+		if ch.Err != nil {
+			say(stderr, "%v", ch.Err)
+			continue
+		}
+		next, now, err := boardFrame(t)
+		if err != nil {
+			say(stderr, "%v", err)
+			continue
+		}
+		if tty {
+			fmt.Fprint(stdout, "\x1b[H\x1b[2J")
+		}
+		events, _ := t.RecentEvents(5000)
+		fmt.Fprint(stdout, renderBoard(next, cols, events, now, f.width, color))
+		for _, line := range moves(prev, next, cols) {
+			fmt.Fprintln(stdout, line)
+		}
+		prev = next
+	}
+	return exitOK
 }
 
 // renderBoard draws the kanban: one column per lane group, each card the

@@ -261,87 +261,90 @@ func watchInstallCmd() *cobra.Command {
 		w.registerWorkers(fs)
 		fs.BoolVar(&w.yes, "yes", false, "replace units that differ from what fleetwatch would write")
 		fs.BoolVar(&w.dryRun, "dry-run", false, "show what would change, change nothing")
-		return func(pos []string, stdout, stderr io.Writer) int {
-			if len(pos) > 0 {
-				return fail(stderr, exitError, "watch install: unexpected argument %q", pos[0])
-			}
-			p, err := w.parse("watch install", true, stderr)
-			if err != nil {
-				return fail(stderr, exitError, "%v", err)
-			}
-			units, err := p.units()
-			if err != nil {
-				return fail(stderr, exitError, "%v", err)
-			}
-			dir, err := workers.UserUnitDir()
-			if err != nil {
-				return fail(stderr, exitError, "watch install: %v", err)
-			}
-			changes, err := workers.PlanInstall(dir, units)
-			if err != nil {
-				return fail(stderr, exitError, "watch install: %v", err)
-			}
-			// Refuse before writing anything: anchor wrote the units before the
-			// first conflict and left a half-installed set behind.
-			refusal := installRefusal(changes, p.project, w.yes)
-			if w.dryRun {
-				for _, c := range changes {
-					if c.Kind == workers.Same {
-						fmt.Fprintf(stdout, "unchanged %s\n", c.Path)
-					} else {
-						fmt.Fprintf(stdout, "would %s %s\n", c.Kind, c.Path)
-					}
-				}
-				// The dry run is what the skill shows before asking for consent:
-				// it must fail where the real run would.
-				if refusal != "" {
-					return fail(stderr, exitError, "watch install: would refuse: %s", refusal)
-				}
-				sc := workers.UserSystemctl()
-				switch {
-				case sc.Down == "":
-					fmt.Fprintln(stdout, "would run systemctl --user daemon-reload")
-					for _, t := range timers(units) {
-						fmt.Fprintf(stdout, "would run systemctl --user enable --now %s\n", t)
-					}
-				case sc.CanLink():
-					for _, t := range timers(units) {
-						fmt.Fprintf(stdout, "would run systemctl --user enable %s\n", t)
-					}
-					fmt.Fprintf(stdout, "would start nothing now: %s; the timers would start at the next login (or at boot, with linger)\n", sc.Down)
-				default:
-					fmt.Fprintf(stdout, "would start nothing: %s\n", sc.Down)
-				}
-				return exitOK
-			}
-			if refusal != "" {
-				return fail(stderr, exitError, "watch install: %s; nothing written", refusal)
-			}
-			sc := workers.UserSystemctl()
-			if err := workers.WriteUnits(dir, units); err != nil {
-				return fail(stderr, exitError, "watch install: %v", err)
-			}
-			for _, c := range changes {
-				word := map[workers.ChangeKind]string{workers.Create: "created", workers.Replace: "replaced", workers.Same: "unchanged"}[c.Kind]
-				fmt.Fprintf(stdout, "%s %s\n", word, c.Path)
-			}
-			if sc.Down != "" {
-				enableOffline(sc, timers(units), stdout)
-			} else {
-				if err := sc.Run("daemon-reload"); err != nil {
-					return fail(stderr, exitError, "watch install: units written, but %v", err)
-				}
-				for _, t := range timers(units) {
-					if err := sc.Run("enable", "--now", t); err != nil {
-						return fail(stderr, exitError, "watch install: units written, but %v", err)
-					}
-					fmt.Fprintf(stdout, "enabled %s\n", t)
-				}
-			}
-			printLingerAdvice(stdout)
-			return exitOK
-		}
+		return func(pos []string, stdout, stderr io.Writer) int { return w.install(pos, stdout, stderr) }
 	})
+}
+
+// install writes the units and enables their timers.
+func (w *watchFlags) install(pos []string, stdout, stderr io.Writer) int {
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "watch install: unexpected argument %q", pos[0])
+	}
+	p, err := w.parse("watch install", true, stderr)
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	units, err := p.units()
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	dir, err := workers.UserUnitDir()
+	if err != nil {
+		return fail(stderr, exitError, "watch install: %v", err)
+	}
+	changes, err := workers.PlanInstall(dir, units)
+	if err != nil {
+		return fail(stderr, exitError, "watch install: %v", err)
+	}
+	// Refuse before writing anything: anchor wrote the units before the
+	// first conflict and left a half-installed set behind.
+	refusal := installRefusal(changes, p.project, w.yes)
+	if w.dryRun {
+		for _, c := range changes {
+			if c.Kind == workers.Same {
+				fmt.Fprintf(stdout, "unchanged %s\n", c.Path)
+			} else {
+				fmt.Fprintf(stdout, "would %s %s\n", c.Kind, c.Path)
+			}
+		}
+		// The dry run is what the skill shows before asking for consent:
+		// it must fail where the real run would.
+		if refusal != "" {
+			return fail(stderr, exitError, "watch install: would refuse: %s", refusal)
+		}
+		sc := workers.UserSystemctl()
+		switch {
+		case sc.Down == "":
+			fmt.Fprintln(stdout, "would run systemctl --user daemon-reload")
+			for _, t := range timers(units) {
+				fmt.Fprintf(stdout, "would run systemctl --user enable --now %s\n", t)
+			}
+		case sc.CanLink():
+			for _, t := range timers(units) {
+				fmt.Fprintf(stdout, "would run systemctl --user enable %s\n", t)
+			}
+			fmt.Fprintf(stdout, "would start nothing now: %s; the timers would start at the next login (or at boot, with linger)\n", sc.Down)
+		default:
+			fmt.Fprintf(stdout, "would start nothing: %s\n", sc.Down)
+		}
+		return exitOK
+	}
+	if refusal != "" {
+		return fail(stderr, exitError, "watch install: %s; nothing written", refusal)
+	}
+	sc := workers.UserSystemctl()
+	if err := workers.WriteUnits(dir, units); err != nil {
+		return fail(stderr, exitError, "watch install: %v", err)
+	}
+	for _, c := range changes {
+		word := map[workers.ChangeKind]string{workers.Create: "created", workers.Replace: "replaced", workers.Same: "unchanged"}[c.Kind]
+		fmt.Fprintf(stdout, "%s %s\n", word, c.Path)
+	}
+	if sc.Down != "" {
+		enableOffline(sc, timers(units), stdout)
+	} else {
+		if err := sc.Run("daemon-reload"); err != nil {
+			return fail(stderr, exitError, "watch install: units written, but %v", err)
+		}
+		for _, t := range timers(units) {
+			if err := sc.Run("enable", "--now", t); err != nil {
+				return fail(stderr, exitError, "watch install: units written, but %v", err)
+			}
+			fmt.Fprintf(stdout, "enabled %s\n", t)
+		}
+	}
+	printLingerAdvice(stdout)
+	return exitOK
 }
 
 // installRefusal says why install must write nothing, or "". A unit of
@@ -419,128 +422,152 @@ func watchUninstallCmd() *cobra.Command {
 		w.registerProject(fs)
 		fs.StringArrayVar(&agents, "agent", nil, "remove only this worker's units (repeat for more; default: all of the project's)")
 		fs.BoolVar(&w.dryRun, "dry-run", false, "show what would change, change nothing")
-		return func(pos []string, stdout, stderr io.Writer) int {
-			if len(pos) > 0 {
-				return fail(stderr, exitError, "watch uninstall: unexpected argument %q", pos[0])
-			}
-			// No .plans/ needed: a project deleted first should still be uninstallable.
-			project, err := w.projectDir()
-			if err != nil {
-				return fail(stderr, exitError, "watch uninstall: %v", err)
-			}
-			dir, err := workers.UserUnitDir()
-			if err != nil {
-				return fail(stderr, exitError, "watch uninstall: %v", err)
-			}
-			all, err := workers.Installed(dir, project)
-			if err != nil {
-				return fail(stderr, exitError, "watch uninstall: %v", err)
-			}
-			units := all
-			if len(agents) > 0 {
-				units = nil
-				for _, a := range agents {
-					n := len(units)
-					for _, u := range all {
-						if u.Agent == a {
-							units = append(units, u)
-						}
-					}
-					if len(units) == n {
-						return fail(stderr, exitError, "--agent %q: no fleetwatch units for it in %s", a, dir)
-					}
-				}
-			}
-			if len(units) == 0 {
-				say(stderr, "watch uninstall: no fleetwatch units for %s in %s", project, dir)
-				return exitNothing
-			}
-			sc := workers.UserSystemctl()
-			var timerUnits []workers.InstalledUnit
-			for _, u := range units {
-				if strings.HasSuffix(u.Name, ".timer") {
-					timerUnits = append(timerUnits, u)
-				}
-			}
-			if w.dryRun {
-				for _, t := range timerUnits {
-					if sc.Down == "" {
-						fmt.Fprintf(stdout, "would stop and disable %s\n", t.Name)
-					} else {
-						fmt.Fprintf(stdout, "would disable %s\n", t.Name)
-					}
-				}
-				if sc.Down != "" {
-					fmt.Fprintf(stdout, "would stop nothing: %s\n", sc.Down)
-				}
-				for _, u := range units {
-					fmt.Fprintf(stdout, "would remove %s\n", u.Path)
-				}
-				return exitOK
-			}
-			// A worker whose timer could not be disabled keeps its files: its timer
-			// may still be enabled and running, and with the files gone status
-			// would not show it and a rerun would not find it.
-			kept := map[string]bool{}
-			var keptTimers []string
-			var disableErr error
-			keep := func(u workers.InstalledUnit, err error) {
-				kept[u.Agent] = true
-				keptTimers = append(keptTimers, u.Name)
-				if disableErr == nil {
-					disableErr = err
-				}
-			}
-			if sc.Down == "" {
-				for _, t := range timerUnits {
-					// A run in progress finishes on its own; its claim is safe.
-					if err := sc.Run("disable", "--now", t.Name); err != nil {
-						keep(t, err)
-						continue
-					}
-					fmt.Fprintf(stdout, "stopped and disabled %s\n", t.Name)
-				}
-			} else {
-				fmt.Fprintf(stdout, "not stopped: %s\n", sc.Down)
-				for _, t := range timerUnits {
-					// systemctl disables without a manager (it removes the
-					// timers.target.wants link); where it cannot (no systemctl, no
-					// bus), the link is removed here, so none outlives its unit.
-					if sc.CanLink() {
-						sc.Link("disable", t.Name)
-					}
-					if err := workers.Unlink(dir, t.Name); err != nil {
-						keep(t, err)
-						continue
-					}
-					fmt.Fprintf(stdout, "disabled %s\n", t.Name)
-				}
-			}
-			removed := 0
-			for _, u := range units {
-				if kept[u.Agent] {
-					fmt.Fprintf(stdout, "kept %s\n", u.Path)
-					continue
-				}
-				if err := os.Remove(u.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return fail(stderr, exitError, "watch uninstall: cannot remove %s: %v", u.Path, err)
-				}
-				fmt.Fprintf(stdout, "removed %s\n", u.Path)
-				removed++
-			}
-			var reloadErr error
-			if sc.Down == "" && removed > 0 {
-				reloadErr = sc.Run("daemon-reload")
-			}
-			if disableErr != nil {
-				return fail(stderr, exitError, "watch uninstall: %v; kept the units of %s so a rerun retries", disableErr, strings.Join(keptTimers, ", "))
-			}
-			if reloadErr != nil {
-				return fail(stderr, exitError, "watch uninstall: units removed, but %v", reloadErr)
-			}
-			return exitOK
-		}
+		return func(pos []string, stdout, stderr io.Writer) int { return w.uninstall(agents, pos, stdout, stderr) }
 	})
+}
+
+// uninstall stops, disables and removes the units of agents (all of the
+// project's when none).
+func (w *watchFlags) uninstall(agents, pos []string, stdout, stderr io.Writer) int {
+	if len(pos) > 0 {
+		return fail(stderr, exitError, "watch uninstall: unexpected argument %q", pos[0])
+	}
+	// No .plans/ needed: a project deleted first should still be uninstallable.
+	project, err := w.projectDir()
+	if err != nil {
+		return fail(stderr, exitError, "watch uninstall: %v", err)
+	}
+	dir, err := workers.UserUnitDir()
+	if err != nil {
+		return fail(stderr, exitError, "watch uninstall: %v", err)
+	}
+	units, err := selectUnits(dir, project, agents)
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	if len(units) == 0 {
+		say(stderr, "watch uninstall: no fleetwatch units for %s in %s", project, dir)
+		return exitNothing
+	}
+	sc := workers.UserSystemctl()
+	var timerUnits []workers.InstalledUnit
+	for _, u := range units {
+		if strings.HasSuffix(u.Name, ".timer") {
+			timerUnits = append(timerUnits, u)
+		}
+	}
+	if w.dryRun {
+		printUninstall(sc, timerUnits, units, stdout)
+		return exitOK
+	}
+	return removeUnits(dir, sc, timerUnits, units, stdout, stderr)
+}
+
+// removeUnits disables the timers and removes the units.
+func removeUnits(dir string, sc *workers.Systemctl, timerUnits, units []workers.InstalledUnit, stdout, stderr io.Writer) int {
+	// A worker whose timer could not be disabled keeps its files: its timer
+	// may still be enabled and running, and with the files gone status
+	// would not show it and a rerun would not find it.
+	kept := map[string]bool{}
+	var keptTimers []string
+	var disableErr error
+	keep := func(u workers.InstalledUnit, err error) {
+		kept[u.Agent] = true
+		keptTimers = append(keptTimers, u.Name)
+		if disableErr == nil {
+			disableErr = err
+		}
+	}
+	if sc.Down == "" {
+		for _, t := range timerUnits {
+			// A run in progress finishes on its own; its claim is safe.
+			if err := sc.Run("disable", "--now", t.Name); err != nil {
+				keep(t, err)
+				continue
+			}
+			fmt.Fprintf(stdout, "stopped and disabled %s\n", t.Name)
+		}
+	} else {
+		fmt.Fprintf(stdout, "not stopped: %s\n", sc.Down)
+		for _, t := range timerUnits {
+			// systemctl disables without a manager (it removes the
+			// timers.target.wants link); where it cannot (no systemctl, no
+			// bus), the link is removed here, so none outlives its unit.
+			if sc.CanLink() {
+				sc.Link("disable", t.Name)
+			}
+			if err := workers.Unlink(dir, t.Name); err != nil {
+				keep(t, err)
+				continue
+			}
+			fmt.Fprintf(stdout, "disabled %s\n", t.Name)
+		}
+	}
+	removed := 0
+	for _, u := range units {
+		if kept[u.Agent] {
+			fmt.Fprintf(stdout, "kept %s\n", u.Path)
+			continue
+		}
+		if err := os.Remove(u.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fail(stderr, exitError, "watch uninstall: cannot remove %s: %v", u.Path, err)
+		}
+		fmt.Fprintf(stdout, "removed %s\n", u.Path)
+		removed++
+	}
+	var reloadErr error
+	if sc.Down == "" && removed > 0 {
+		reloadErr = sc.Run("daemon-reload")
+	}
+	if disableErr != nil {
+		return fail(stderr, exitError, "watch uninstall: %v; kept the units of %s so a rerun retries", disableErr, strings.Join(keptTimers, ", "))
+	}
+	if reloadErr != nil {
+		return fail(stderr, exitError, "watch uninstall: units removed, but %v", reloadErr)
+	}
+	return exitOK
+}
+
+// selectUnits is the project's units in dir, only those of agents when
+// any are named.
+func selectUnits(dir, project string, agents []string) ([]workers.InstalledUnit, error) {
+	all, err := workers.Installed(dir, project)
+	if err != nil {
+		return nil, fmt.Errorf("watch uninstall: %v", err)
+	}
+	units := all
+	if len(agents) > 0 {
+		units = nil
+		for _, a := range agents {
+			n := len(units)
+			for _, u := range all {
+				if u.Agent == a {
+					units = append(units, u)
+				}
+			}
+			if len(units) == n {
+				return nil, fmt.Errorf("--agent %q: no fleetwatch units for it in %s", a, dir)
+			}
+		}
+	}
+	return units, nil
+}
+
+// printUninstall says what uninstall would do.
+func printUninstall(sc *workers.Systemctl, timerUnits, units []workers.InstalledUnit, stdout io.Writer) {
+	for _, t := range timerUnits {
+		if sc.Down == "" {
+			fmt.Fprintf(stdout, "would stop and disable %s\n", t.Name)
+		} else {
+			fmt.Fprintf(stdout, "would disable %s\n", t.Name)
+		}
+	}
+	if sc.Down != "" {
+		fmt.Fprintf(stdout, "would stop nothing: %s\n", sc.Down)
+	}
+	for _, u := range units {
+		fmt.Fprintf(stdout, "would remove %s\n", u.Path)
+	}
 }
 
 func watchStatusCmd() *cobra.Command {
