@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
@@ -44,6 +45,13 @@ type Registry struct {
 	Executor  []string // optional top-level default executor argv
 	Endpoints []Endpoint
 }
+
+// DefaultFile is the registry's name at a project's root.
+const DefaultFile = "endpoints.yaml"
+
+// Path is the registry a project uses unless told otherwise: endpoints.yaml
+// at its root.
+func Path(project string) string { return filepath.Join(project, DefaultFile) }
 
 // Load reads and parses the endpoints file at path.
 func Load(path string) (*Registry, error) {

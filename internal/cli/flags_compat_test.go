@@ -1,0 +1,346 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// The command line is a contract with scripts, timers and anchor's users:
+// these tests record every flag every command accepts, and the exit codes and
+// one-line errors, so the CLI can be rebuilt without breaking a caller.
+
+// flagCase is one call of a command with one of its flags.
+type flagCase struct {
+	path  []string // the command, e.g. {"watch", "emit"}
+	flag  []string // the flag and its value, e.g. {"--bin", "/x"}
+	extra []string // positionals that stop the command after its flags parse
+}
+
+// flagTable lists each command with every flag it accepts. Commands run in
+// an empty folder (no .plans/, no git) or get a stray argument, so nothing
+// acts: each call only has to get past flag parsing.
+func flagTable(empty string) []flagCase {
+	var cs []flagCase
+	add := func(path []string, extra []string, flags ...[]string) {
+		for _, f := range flags {
+			cs = append(cs, flagCase{path, f, extra})
+		}
+	}
+	root := []string{"--root", empty}
+	actor := [][]string{root, {"--agent-id", "op-1"}, {"--token", "tok"}}
+	withForce := append(append([][]string{}, actor...), []string{"--force"})
+	add(nil, nil, root, []string{"--agent-id", "op-1"}, []string{"--lease-ttl", "60"})
+	add([]string{"work-once"}, nil, append(withForce,
+		[]string{"--list"}, []string{"--list", "--json"}, []string{"--once"}, []string{"--max-plans", "2"},
+		[]string{"--tier", "mid"}, []string{"--model", "m"}, []string{"--endpoint", "e"},
+		[]string{"--registry", filepath.Join(empty, "endpoints.yaml")}, []string{"--lease-ttl", "60"},
+		[]string{"--no-fit-check"}, []string{"--no-dep-check"}, []string{"--allow-assigned"},
+		[]string{"--slug", "a"}, []string{"--path", "features/a.md"}, []string{"--run"},
+		[]string{"--release", "in-progress/a.md"}, []string{"--heartbeat", "in-progress/a.md"},
+		[]string{"--recover"}, []string{"--park", "blocked"}, []string{"--return-ready"},
+		[]string{"--target-lane", "bugs"}, []string{"--ensure-worktree"}, []string{"--stop-grace", "3s"},
+		[]string{"--port-range", "4100-4199"}, []string{"--print-only"})...)
+	add([]string{"promote"}, []string{"a"}, append(withForce, []string{"--to", "bugs"})...)
+	add([]string{"park"}, []string{"a"}, append(withForce, []string{"--to", "blocked"}, []string{"--reason", "why"})...)
+	add([]string{"return"}, []string{"a"}, append(withForce, []string{"--to", "features"})...)
+	add([]string{"release"}, []string{"a"}, withForce...)
+	add([]string{"recover"}, []string{"a"}, append(actor, []string{"--lease-ttl", "60"})...)
+	add([]string{"complete"}, []string{"a"}, append(withForce, []string{"--to", "review-needed"})...)
+	add([]string{"check"}, nil, root, []string{"--json"})
+	add([]string{"repair"}, nil, root)
+	add([]string{"board"}, nil, root, []string{"--project", empty}, []string{"--once"}, []string{"--json"},
+		[]string{"--include-parked"}, []string{"--no-color"}, []string{"--width", "80"})
+	stray := []string{"stray"}
+	add([]string{"demo"}, stray, []string{"--agent-id", "op-1"}, []string{"--lease-ttl", "60"}, []string{"--keep"}, root)
+	add([]string{"scaffold"}, []string{empty, "stray"}, root)
+	add([]string{"demo-agent"}, []string{"a", "b"}, []string{"--pace", "1s"})
+	project := [][]string{root, {"--project", empty}}
+	add([]string{"orchestrator"}, stray, append(project, []string{"--set", "claude:opus"})...)
+	workerFlags := [][]string{{"--worker", "agent=a,tier=mid"}, {"--bin", "/bin/true"}}
+	add([]string{"watch", "status"}, nil, project...)
+	add([]string{"watch", "emit"}, []string{"cron"}, append(project, workerFlags...)...)
+	add([]string{"watch", "install"}, stray, append(append(project, workerFlags...), []string{"--yes"}, []string{"--dry-run"})...)
+	add([]string{"watch", "uninstall"}, stray, append(project, []string{"--agent", "a"}, []string{"--dry-run"})...)
+	add([]string{"skill", "install"}, stray, append(project, []string{"--yes"}, []string{"--dry-run"})...)
+	gitProject := []string{"--project", empty}
+	agent := []string{"--agent-id", "a"}
+	for _, sub := range []string{"ensure", "list", "path", "remove", "ensure-integration"} {
+		add([]string{"worktree", sub}, nil, root)
+	}
+	add([]string{"worktree", "ensure"}, nil, gitProject, agent, []string{"--slug", "s"}, []string{"--push-integration"}, []string{"--port-range", "4100-4199"})
+	add([]string{"worktree", "list"}, nil, gitProject)
+	add([]string{"worktree", "path"}, nil, gitProject, agent)
+	add([]string{"worktree", "remove"}, nil, gitProject, agent, []string{"--force"}, []string{"--delete-branch"})
+	add([]string{"worktree", "ensure-integration"}, nil, gitProject, []string{"--push-integration"})
+	return cs
+}
+
+// flagRejected reports whether stderr says a flag was not understood.
+func flagRejected(stderr string) bool {
+	for _, s := range []string{"not defined", "unknown flag", "unknown shorthand", "needs an argument", "invalid value", "invalid argument", "bad flag syntax"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Every flag of every command is still accepted, before and after the
+// positional arguments. One call per command holds all of its flags (a
+// rejected one is named in the error), so the check stays cheap under -race.
+func TestEveryFlagAccepted(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	home := t.TempDir() // skill and watch never touch the tester's own config
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home}
+	type call struct{ path, flags, extra []string }
+	var calls []*call
+	byPath := map[string]*call{}
+	for _, c := range flagTable(empty) {
+		k := strings.Join(c.path, " ")
+		if byPath[k] == nil {
+			byPath[k] = &call{path: c.path, extra: c.extra}
+			calls = append(calls, byPath[k])
+		}
+		byPath[k].flags = append(byPath[k].flags, c.flag...)
+	}
+	for _, c := range calls {
+		orders := [][]string{append(append(append([]string{}, c.path...), c.flags...), c.extra...)}
+		if len(c.extra) > 0 {
+			orders = append(orders, append(append(append([]string{}, c.path...), c.extra...), c.flags...))
+		}
+		for _, args := range orders {
+			r := fwEnv(t, empty, env, args...)
+			if flagRejected(r.stderr) || r.code < 0 || r.code > 2 {
+				t.Errorf("fleetwatch %s: flag rejected: %v", strings.Join(args, " "), r)
+			}
+			if r.stderr != "" && (!strings.HasPrefix(r.stderr, "fleetwatch: ") || strings.Count(r.stderr, "\n") != 1) && !strings.Contains(r.stderr, "usage:") {
+				t.Errorf("fleetwatch %s: want one `fleetwatch: ` line, got %q", strings.Join(args, " "), r.stderr)
+			}
+		}
+	}
+}
+
+// Each command's -h is exit 0 on stdout and names every flag it takes.
+func TestEveryHelpNamesItsFlags(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	flags := map[string][]string{}
+	var order []string
+	for _, c := range flagTable(empty) {
+		k := strings.Join(c.path, " ")
+		if _, ok := flags[k]; !ok {
+			order = append(order, k)
+		}
+		flags[k] = append(flags[k], c.flag[0])
+	}
+	for _, k := range order {
+		if k == "" {
+			continue // the top level's -h lists the commands (below)
+		}
+		args := append(strings.Fields(k), "-h")
+		r := fw(t, empty, args...)
+		if r.code != exitOK || r.stderr != "" {
+			t.Errorf("fleetwatch %s -h: %v", k, r)
+			continue
+		}
+		if !strings.Contains(r.stdout, "usage: fleetwatch") {
+			t.Errorf("fleetwatch %s -h: no usage line:\n%s", k, r.stdout)
+		}
+		for _, f := range flags[k] {
+			// Go's flag printed "-name", pflag prints "--name": both hold "-name".
+			if !strings.Contains(r.stdout, f[1:]+" ") && !strings.Contains(r.stdout, f[1:]+"\n") && !strings.Contains(r.stdout, f[1:]+"=") {
+				t.Errorf("fleetwatch %s -h does not name %s:\n%s", k, f, r.stdout)
+			}
+		}
+	}
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}, {"watch", "-h"}, {"worktree", "--help"}, {"skill", "-h"}} {
+		if r := fw(t, empty, args...); r.code != exitOK || !strings.Contains(r.stdout, "usage: fleetwatch") {
+			t.Errorf("fleetwatch %s: %v", strings.Join(args, " "), r)
+		}
+	}
+	r := fw(t, empty, "-h")
+	for _, c := range newRoot().Commands() {
+		if name := c.Name(); !c.Hidden && !strings.Contains(r.stdout, name) {
+			t.Errorf("fleetwatch -h does not list %s:\n%s", name, r.stdout)
+		}
+	}
+}
+
+// A bad flag is exit 2 with one `fleetwatch: ` line naming it and the
+// command's -h; so is an unknown command.
+func TestBadFlagOneLine(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	paths := [][]string{nil}
+	seen := map[string]bool{}
+	for _, c := range flagTable(empty) {
+		if k := strings.Join(c.path, " "); !seen[k] && len(c.path) > 0 {
+			seen[k] = true
+			paths = append(paths, c.path)
+		}
+	}
+	for i, p := range paths {
+		bads := []string{"--bogus-flag"}
+		if i < 3 { // the other spellings on a few commands
+			bads = append(bads, "-bogus-flag", "--bogus-flag=1")
+		}
+		for _, bad := range bads {
+			args := append(append([]string{}, p...), bad)
+			r := fw(t, empty, args...)
+			oneLineError(t, r, "bogus-flag")
+			if strings.Count(r.stderr, "fleetwatch: ") != 1 {
+				t.Errorf("fleetwatch %s: prefix twice: %q", strings.Join(args, " "), r.stderr)
+			}
+			if len(p) > 0 && !strings.Contains(r.stderr, "fleetwatch "+strings.Join(p, " ")+" -h") {
+				t.Errorf("fleetwatch %s: no hint at the command's -h: %q", strings.Join(args, " "), r.stderr)
+			}
+		}
+	}
+	// A flag that wants a value and has none.
+	oneLineError(t, fw(t, empty, "work-once", "--max-plans"), "max-plans")
+	oneLineError(t, fw(t, empty, "board", "--width", "wide"), "width")
+	for _, args := range [][]string{{"frobnicate"}, {"--root", empty, "frobnicate"}, {"watch", "frobnicate"}, {"worktree", "frobnicate"}, {"skill", "frobnicate"}} {
+		oneLineError(t, fw(t, empty, args...), "frobnicate")
+	}
+	// watch and worktree alone print their usage on stderr, exit 2.
+	for _, c := range []string{"watch", "worktree"} {
+		if r := fw(t, empty, c); r.code != exitError || !strings.Contains(r.stderr, "usage: fleetwatch "+c) {
+			t.Errorf("fleetwatch %s: %v", c, r)
+		}
+	}
+}
+
+// Exit 0 ok, 1 nothing to do, 2 error; flags may follow the positionals.
+func TestExitCodesAndInterspersedFlags(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t, plan{rel: "drafts/a.md", fields: "Priority: P1;Preferred models: any"}, plan{rel: "features/b.md", fields: "Priority: P2"})
+	other := t.TempDir()
+	if r := fw(t, other, "check", "--root", dir); r.code != exitOK {
+		t.Errorf("check: %v", r)
+	}
+	if r := fw(t, other, "repair", "--root", dir); r.code != exitNothing {
+		t.Errorf("repair with nothing to repair: %v", r)
+	}
+	if r := fw(t, other, "promote", "a", "--root", dir, "--to", "features"); r.code != exitOK || !exists(dir, "features/a.md") {
+		t.Fatalf("promote SLUG --root R --to L: %v", r)
+	}
+	if r := fw(t, other, "work-once", "--root", dir, "--agent-id", "w1", "--slug", "b"); r.code != exitOK || !exists(dir, "in-progress/b.md") {
+		t.Fatalf("work-once: %v", r)
+	}
+	r := fw(t, other, "release", "b", "--root", dir, "--agent-id", "someone-else")
+	oneLineError(t, r, "--force")
+	if r := fw(t, other, "release", "b", "--root", dir, "--agent-id", "someone-else", "--force"); r.code != exitOK || !exists(dir, "features/b.md") {
+		t.Fatalf("release REL --root R --force: %v", r)
+	}
+	if r := fw(t, other, "work-once", "--root", dir, "--slug", "nope"); r.code != exitNothing {
+		t.Errorf("work-once with nothing to do: %v", r)
+	}
+	oneLineError(t, fw(t, other, "check", "--root", t.TempDir()), ".plans")
+	// Bare fleetwatch [--root DIR] opens the UI (which needs a terminal).
+	if r := fw(t, other, "--root", dir); r.code != exitError || !strings.Contains(r.stderr, "needs a terminal") {
+		t.Errorf("fleetwatch --root DIR: %v", r)
+	}
+}
+
+// Go's flag package took single-dash long flags (-once); they still work.
+func TestSingleDashLongFlags(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t, plan{rel: "features/b.md", fields: "Priority: P2"})
+	if r := fw(t, t.TempDir(), "board", "-once", "-root", dir, "-no-color"); r.code != exitOK || !strings.Contains(r.stdout, "b") {
+		t.Errorf("board -once -root DIR: %v", r)
+	}
+	if r := fw(t, t.TempDir(), "work-once", "-list", "-json", "-root="+dir); r.code != exitOK || !strings.Contains(r.stdout, "features/b.md") {
+		t.Errorf("work-once -list -json -root=DIR: %v", r)
+	}
+	// A value that starts with a dash stays a value.
+	if r := fw(t, t.TempDir(), "park", "b", "-root", dir, "-to", "blocked", "-reason", "-once"); r.code != exitOK || !exists(dir, "blocked/b.md") {
+		t.Errorf("park -reason -once: %v", r)
+	}
+}
+
+// --worker is one worker per flag: the commas belong to its value.
+func TestWorkerFlagRepeats(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t)
+	r := fw(t, dir, "watch", "emit", "cron", "--root", dir, "--bin", testExe(t), "--worker", "agent=a-1,tier=mid", "--worker", "agent=b-1,tier=small,interval=10m")
+	if r.code != exitOK || !strings.Contains(r.stdout, "a-1") || !strings.Contains(r.stdout, "b-1") || !strings.Contains(r.stdout, "*/10") {
+		t.Fatalf("emit with two --worker: %v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".plans")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every command takes --root; scaffold takes it as its folder.
+func TestEveryCommandTakesRoot(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	seen := map[string]bool{}
+	for _, c := range flagTable(empty) {
+		if c.flag[0] == "--root" {
+			seen[strings.Join(c.path, " ")] = true
+		}
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Name() == "help" || sub.Name() == "completion" || sub.Hidden {
+				continue
+			}
+			if sub.HasSubCommands() {
+				walk(sub)
+				continue
+			}
+			path := strings.TrimPrefix(sub.CommandPath(), "fleetwatch ")
+			if sub.Flags().Lookup("root") == nil {
+				t.Errorf("%s has no --root", path)
+			}
+			if !seen[path] {
+				t.Errorf("%s: --root is not in flagTable", path)
+			}
+		}
+	}
+	walk(newRoot())
+	dir := filepath.Join(t.TempDir(), "p")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := fw(t, t.TempDir(), "scaffold", "--root", dir); r.code != exitOK || !exists(dir, "drafts") {
+		t.Fatalf("scaffold --root DIR: %v", r)
+	}
+	oneLineError(t, fw(t, t.TempDir(), "scaffold", "--root", dir, "elsewhere"), "--root")
+}
+
+// cobra's faces: --version, help CMD and shell completions.
+func TestVersionHelpCompletion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"--version"}, {"-version"}} {
+		r := fw(t, dir, args...)
+		if r.code != exitOK || !strings.HasPrefix(r.stdout, "fleetwatch ") || strings.Count(r.stdout, "\n") != 1 || r.stderr != "" {
+			t.Errorf("fleetwatch %s: %v", args[0], r)
+		}
+		if v := strings.TrimSpace(strings.TrimPrefix(r.stdout, "fleetwatch ")); v == "" {
+			t.Errorf("fleetwatch %s: no version: %q", args[0], r.stdout)
+		}
+	}
+	r := fw(t, dir, "help", "work-once")
+	if r.code != exitOK || !strings.Contains(r.stdout, "usage: fleetwatch work-once") || !strings.Contains(r.stdout, "--max-plans") {
+		t.Errorf("help work-once: %v", r)
+	}
+	if r := fw(t, dir, "help", "watch", "emit"); r.code != exitOK || !strings.Contains(r.stdout, "--worker") {
+		t.Errorf("help watch emit: %v", r)
+	}
+	for sh, marker := range map[string]string{"bash": "complete", "zsh": "compdef", "fish": "complete -c fleetwatch"} {
+		if r := fw(t, dir, "completion", sh); r.code != exitOK || !strings.Contains(r.stdout, marker) {
+			t.Errorf("completion %s: exit %d, %d bytes, stderr %q", sh, r.code, len(r.stdout), r.stderr)
+		}
+	}
+	oneLineError(t, fw(t, dir, "completion", "tcsh"), "tcsh")
+	oneLineError(t, fw(t, dir, "help", "frobnicate"), "frobnicate")
+}

@@ -1,0 +1,330 @@
+// Package cli is fleetwatch's command line: one cobra command per verb,
+// parsing command lines and turning the engine's answers into output and
+// exit codes; the rules live in model, the disk in planfs. main.go only
+// calls Main.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Exit codes shared by every command.
+const (
+	exitOK      = 0
+	exitNothing = 1
+	exitError   = 2
+)
+
+// Main runs the command line args (without the program name) and returns
+// the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	return run(args, stdout, stderr)
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	args = longDashes(root, args)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := unknownSubcommand(root, args)
+	if err == nil {
+		err = root.Execute()
+	}
+	var code exitCode
+	var fe flagError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &code):
+		return int(code)
+	case errors.As(err, &fe):
+		return fail(stderr, exitError, "%s", fe.Error())
+	}
+	return fail(stderr, exitError, "%v", err)
+}
+
+// exitCode is a command's result once it has said what it had to: the
+// command printed its own lines, Main only exits with it.
+type exitCode int
+
+func (c exitCode) Error() string { return "exit " + strconv.Itoa(int(c)) }
+
+func codeErr(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return exitCode(code)
+}
+
+// body is a command's work once its flags are parsed: the positional
+// arguments in, an exit code out.
+type body func(pos []string, stdout, stderr io.Writer) int
+
+// leaf builds a command: setup registers its flags and returns its body.
+func leaf(use, short string, setup func(fs *pflag.FlagSet) body) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ArbitraryArgs}
+	run := setup(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return codeErr(run(args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+	}
+	return cmd
+}
+
+// group builds a command of subcommands (watch, worktree, skill). Alone it
+// prints its usage, on stdout when usageOut, else on stderr, and exits 2.
+func group(use, short, long string, usageOut bool, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Long: long, Args: cobra.ArbitraryArgs}
+	cmd.AddCommand(subs...)
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			w := c.ErrOrStderr()
+			if usageOut {
+				w = c.OutOrStdout()
+			}
+			fmt.Fprint(w, helpText(c))
+			return exitCode(exitError)
+		}
+		if args[0] == "help" {
+			fmt.Fprint(c.OutOrStdout(), helpText(c))
+			return nil
+		}
+		names := make([]string, 0, len(subs))
+		for _, s := range subs {
+			names = append(names, s.Name())
+		}
+		return fmt.Errorf("%s: unknown subcommand %q (want %s)", c.Name(), args[0], orList(names))
+	}
+	return cmd
+}
+
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+func helpText(c *cobra.Command) string {
+	var b strings.Builder
+	c.SetOut(&b)
+	c.HelpFunc()(c, nil)
+	c.SetOut(nil)
+	return b.String()
+}
+
+func init() {
+	cobra.EnableCommandSorting = false // the groups list commands in usage order
+}
+
+func newRoot() *cobra.Command {
+	root := uiCmd()
+	root.Version = version()
+	root.SilenceErrors = true
+	root.SilenceUsage = true
+	root.SetVersionTemplate("fleetwatch {{.Version}}\n")
+	root.SetUsageTemplate(usageTemplate)
+	root.SetHelpTemplate(helpTemplate)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError{c, err} })
+	root.CompletionOptions.HiddenDefaultCmd = false
+	root.AddGroup(&cobra.Group{ID: "look", Title: "Look:"}, &cobra.Group{ID: "workers", Title: "Workers:"},
+		&cobra.Group{ID: "operators", Title: "Operators:"}, &cobra.Group{ID: "watchers", Title: "Watchers:"})
+	add := func(id string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = id
+			root.AddCommand(c)
+		}
+	}
+	add("look", demoCmd(), boardCmd())
+	add("workers", workOnceCmd(), worktreeCmd())
+	add("operators", promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
+		scaffoldCmd(), checkCmd(), repairCmd(), orchestratorCmd())
+	add("watchers", watchCmd(), skillCmd())
+	agent := demoAgentCmd()
+	agent.Hidden = true
+	root.AddCommand(agent)
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "show a command's usage and flags",
+		RunE: func(_ *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return fmt.Errorf("help: unknown command %q (run 'fleetwatch help')", strings.Join(args, " "))
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+	})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	return root
+}
+
+// unknownSubcommand refuses `completion tcsh`: cobra would print the usage
+// of a command that only holds subcommands and exit 0.
+func unknownSubcommand(root *cobra.Command, args []string) error {
+	cmd, rest, err := root.Find(args)
+	if err != nil || cmd.Runnable() {
+		return nil
+	}
+	for _, a := range rest {
+		if !strings.HasPrefix(a, "-") {
+			var names []string
+			for _, c := range cmd.Commands() {
+				if c.IsAvailableCommand() {
+					names = append(names, c.Name())
+				}
+			}
+			return fmt.Errorf("%s: unknown subcommand %q (want %s)", cmd.Name(), a, orList(names))
+		}
+	}
+	return nil
+}
+
+const usageTemplate = `usage: {{.UseLine}}{{if .HasAvailableSubCommands}}
+       {{.CommandPath}} <command> [flags]{{end}}{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
+
+Commands:{{range $cmds}}{{if .IsAvailableCommand}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{else}}{{range $group := .Groups}}
+
+{{.Title}}{{range $cmds}}{{if (and (eq .GroupID $group.ID) .IsAvailableCommand)}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}
+
+More:{{range $cmds}}{{if (and (eq .GroupID "") (or .IsAvailableCommand (eq .Name "help")))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
+
+Flags:
+{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableSubCommands}}
+
+Run '{{.CommandPath}} <command> -h' for a command's flags.{{end}}
+`
+
+const helpTemplate = `{{.UsageString}}{{with .Long}}
+{{. | trimTrailingWhitespaces}}
+{{end}}`
+
+// version is the module version and, where the build recorded one, the
+// VCS revision: "v1.2.0 (rev 1a2b3c4d5e6f)", "(devel)".
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (rev " + rev + dirty + ")"
+	}
+	return v
+}
+
+// flagError is a flag the command did not understand; it prints as one
+// line naming the flag and the command's -h, in the words Go's flag
+// package used (scripts and anchor's users read them).
+type flagError struct {
+	cmd *cobra.Command
+	err error
+}
+
+func (e flagError) Error() string {
+	msg := e.err.Error()
+	var ne *pflag.NotExistError
+	var ve *pflag.ValueRequiredError
+	var ie *pflag.InvalidValueError
+	switch {
+	case errors.As(e.err, &ne):
+		name := ne.GetSpecifiedName()
+		if s := ne.GetSpecifiedShortnames(); s != "" {
+			name = s
+		}
+		msg = "flag provided but not defined: -" + name
+	case errors.As(e.err, &ve):
+		msg = "flag needs an argument: -" + ve.GetSpecifiedName()
+	case errors.As(e.err, &ie):
+		cause := ie.Unwrap()
+		var ne *strconv.NumError
+		if errors.As(cause, &ne) {
+			cause = errors.New("parse error")
+			if errors.Is(ne.Err, strconv.ErrRange) {
+				cause = errors.New("value out of range")
+			}
+		}
+		msg = fmt.Sprintf("invalid value %q for flag -%s: %v", ie.GetValue(), ie.GetFlag().Name, cause)
+	}
+	path := e.cmd.CommandPath()
+	if name := strings.TrimPrefix(path, "fleetwatch "); name != path {
+		return fmt.Sprintf("%s: %s (run '%s -h')", name, msg, path)
+	}
+	return fmt.Sprintf("%s (run '%s -h')", msg, path)
+}
+
+// longDashes turns the single-dash long flags Go's flag package took
+// (-once, -root=DIR) into pflag's --once, --root=DIR, for the flags the
+// command has; a flag's value is left alone even when it starts with a dash.
+func longDashes(root *cobra.Command, args []string) []string {
+	cmd := root
+	i := 0
+	for ; i < len(args) && !strings.HasPrefix(args[i], "-"); i++ {
+		next := child(cmd, args[i])
+		if next == nil {
+			break
+		}
+		cmd = next
+	}
+	cmd.InitDefaultHelpFlag()
+	if cmd == root {
+		root.InitDefaultVersionFlag()
+	}
+	out := append([]string(nil), args...)
+	for ; i < len(out); i++ {
+		a := out[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := cmd.Flags().Lookup(name)
+		if f == nil {
+			continue
+		}
+		if !strings.HasPrefix(a, "--") && len(name) > 1 {
+			out[i] = "-" + a
+		}
+		if !hasValue && f.NoOptDefVal == "" {
+			i++ // the next word is its value
+		}
+	}
+	return out
+}
+
+func child(cmd *cobra.Command, name string) *cobra.Command {
+	for _, c := range cmd.Commands() {
+		if c.Name() == name || c.HasAlias(name) {
+			return c
+		}
+	}
+	return nil
+}

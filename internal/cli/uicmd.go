@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"os/user"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"fleetwatch/internal/demo"
+	"fleetwatch/planfs"
+	"fleetwatch/ui"
+	"fleetwatch/workers"
+)
+
+// defaultOperator is who the UI acts as: operator-$USER.
+func defaultOperator() string {
+	if u := os.Getenv("USER"); u != "" {
+		return "operator-" + u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return "operator-" + u.Username
+	}
+	return "operator"
+}
+
+type uiFlags struct {
+	root  string
+	agent string
+	ttl   float64
+}
+
+func (f *uiFlags) register(fs *pflag.FlagSet) {
+	agentFlag(fs, &f.agent, defaultOperator(), "who the operator acts as in leases and the event log")
+	fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live when recovering a plan, seconds")
+}
+
+// uiCmd is the top level, which opens the cockpit: `fleetwatch [--root DIR]`.
+func uiCmd() *cobra.Command {
+	var f uiFlags
+	cmd := leaf("fleetwatch [--root DIR]", "open the operator's UI on a project", func(fs *pflag.FlagSet) body {
+		f.register(fs)
+		rootFlag(fs, &f.root, rootHelp)
+		return func(pos []string, stdout, stderr io.Writer) int { return f.openProject(stderr) }
+	})
+	cmd.Long = "The UI with no command; a command's flags: 'fleetwatch help COMMAND'."
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("unknown command %q (run 'fleetwatch help')", args[0])
+		}
+		return nil
+	}
+	return cmd
+}
+
+func (f *uiFlags) openProject(stderr io.Writer) int {
+	if err := planfs.ValidTTL(f.ttl); err != nil {
+		return fail(stderr, exitError, "--lease-ttl: %v", err)
+	}
+	t, err := planfs.Open(findRoot(f.root))
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	return openUI(t, f, stderr)
+}
+
+// haveTerminal reports whether the UI can run: stdin and stdout are a terminal.
+func haveTerminal() bool {
+	return term.IsTerminal(int(os.Stdout.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
+}
+
+func openUI(t *planfs.Tree, f *uiFlags, stderr io.Writer) int {
+	if !haveTerminal() {
+		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once' prints the same board as text")
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	// Spawned workers run this very binary, as cron and systemd do.
+	self, _ := os.Executable()
+	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self})
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	return exitOK
+}
+
+// glamourStyle settles the preview's look before the program starts: no
+// colour under NO_COLOR, else matching the terminal's background.
+func glamourStyle(r *lipgloss.Renderer) string {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return "notty"
+	}
+	if r.HasDarkBackground() {
+		return "dark"
+	}
+	return "light"
+}
+
+// demoCmd builds a throw-away sample project and opens the UI on it.
+func demoCmd() *cobra.Command {
+	return leaf("demo", "open the UI on a throw-away sample project", func(fs *pflag.FlagSet) body {
+		var f uiFlags
+		f.register(fs)
+		keep := fs.Bool("keep", false, "keep the sample project after the UI closes")
+		rootFlag(fs, &f.root, "build the sample project in this folder, and keep it (default: a new temporary folder)")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "demo: unexpected argument %q", pos[0])
+			}
+			*keep = *keep || f.root != ""
+			tty := haveTerminal()
+			if !tty && !*keep {
+				// Building a project only to delete it helps no one.
+				return fail(stderr, exitError, "demo: the UI needs a terminal; 'fleetwatch demo --keep' builds the project anyway")
+			}
+			dir, err := demoDir(f.root)
+			if err != nil {
+				return fail(stderr, exitError, "demo: %v", err)
+			}
+			var agent []string
+			if self, err := os.Executable(); err == nil {
+				agent = []string{self, "demo-agent"}
+			}
+			project, err := demo.Create(filepath.Join(dir, "jotter"), time.Now(), agent)
+			if err != nil {
+				if f.root == "" { // never a folder the operator named
+					os.RemoveAll(dir)
+				}
+				return fail(stderr, exitError, "demo: %v", err)
+			}
+			if *keep {
+				fmt.Fprintf(stdout, "demo project: %s (kept)\n", project)
+			} else {
+				defer os.RemoveAll(dir)
+				// A closed terminal (SIGHUP) ends the program without running
+				// defers: remove the project then too.
+				hup := make(chan os.Signal, 1)
+				signal.Notify(hup, syscall.SIGHUP)
+				defer signal.Stop(hup)
+				go func() {
+					if _, ok := <-hup; ok {
+						stopDemoWorkers(project)
+						os.RemoveAll(dir)
+						os.Exit(129)
+					}
+				}()
+				// Workers spawned in the demo would work on in a deleted folder.
+				defer stopDemoWorkers(project)
+				fmt.Fprintf(stdout, "demo project: %s (removed when the UI closes; --keep keeps it)\n", project)
+			}
+			if !tty {
+				fmt.Fprintf(stdout, "no terminal here: open it with fleetwatch --root %s\n", project)
+				return exitOK
+			}
+			t, err := planfs.Open(project)
+			if err != nil {
+				return fail(stderr, exitError, "demo: %v", err)
+			}
+			return openUI(t, &f, stderr)
+		}
+	})
+}
+
+// demoDir is where the sample project goes: root when given, else a new
+// temporary folder.
+func demoDir(root string) (string, error) {
+	if root == "" {
+		return os.MkdirTemp("", "fleetwatch-demo-")
+	}
+	return root, os.MkdirAll(root, 0o755)
+}
+
+// stopDemoWorkers stops the workers running in the demo project (those
+// spawned from its UI) and waits a little for them to give their plans back.
+func stopDemoWorkers(project string) {
+	states, _ := workers.ReadStates(project)
+	var stopped []workers.State
+	for _, st := range states {
+		if h := st.Health(time.Now()); st.Local() && (h == workers.Live || h == workers.Stale) && workers.Stop(st) == nil {
+			stopped = append(stopped, st)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, st := range stopped {
+		for syscall.Kill(st.PID, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// demoAgentCmd is the demo's stand-in coding agent, run by `work-once --run`
+// as the demo's executor. It is left out of the usage text.
+func demoAgentCmd() *cobra.Command {
+	return leaf("demo-agent", "the demo's stand-in agent", func(fs *pflag.FlagSet) body {
+		pace := fs.Duration("pace", time.Second, "about how long each step takes")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 1 {
+				return fail(stderr, exitError, "demo-agent: unexpected argument %q", pos[1])
+			}
+			if *pace < 0 {
+				return fail(stderr, exitError, "--pace must not be negative")
+			}
+			if err := demo.Agent(demo.AgentEnvFromOS(), stdout, *pace); err != nil {
+				return fail(stderr, exitError, "demo-agent: %v", err)
+			}
+			return exitOK
+		}
+	})
+}

@@ -1,0 +1,296 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+)
+
+// verb is the shape every operator verb shares: flags, one plan argument
+// looked up in some lanes, an engine call, and the new place printed.
+type verb struct {
+	name   string
+	short  string // the one-line help
+	lanes  []model.Lane
+	to     string // --to default; "" means the verb decides
+	toHelp string // --to help; "" means the verb has no --to
+	// withReason adds --reason; withTTL adds --lease-ttl, for recover, which
+	// has nothing to force.
+	withReason, withTTL bool
+	act                 func(t *planfs.Tree, rel string, f *verbFlags) (string, error)
+}
+
+type verbFlags struct {
+	common
+	to     string
+	reason string
+	ttl    float64
+	stderr io.Writer // for warnings
+}
+
+func (v verb) command() *cobra.Command {
+	return leaf(v.name+" PLAN", v.short, func(fs *pflag.FlagSet) body {
+		var f verbFlags
+		f.register(fs, operatorAgentID(), !v.withTTL)
+		if v.toHelp != "" {
+			fs.StringVar(&f.to, "to", v.to, v.toHelp)
+		}
+		if v.withReason {
+			fs.StringVar(&f.reason, "reason", "", "why, recorded in the event log")
+		}
+		if v.withTTL {
+			fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live, seconds")
+		}
+		return func(pos []string, stdout, stderr io.Writer) int {
+			f.stderr = stderr
+			return v.run(&f, pos, stdout, stderr)
+		}
+	})
+}
+
+func (v verb) run(f *verbFlags, pos []string, stdout, stderr io.Writer) int {
+	if len(pos) != 1 {
+		return fail(stderr, exitError, "%s: want exactly one plan (slug or path), got %d", v.name, len(pos))
+	}
+	t, err := f.open()
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	rel, err := resolvePlan(t, pos[0], v.lanes...)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %v", v.name, err)
+	}
+	dst, err := v.act(t, rel, f)
+	if err != nil {
+		hint := ""
+		if !v.withTTL { // every verb but recover has --force
+			hint = forceHint(err)
+		}
+		return fail(stderr, exitError, "%s: %v%s", v.name, err, hint)
+	}
+	fmt.Fprintln(stdout, t.Abs(dst))
+	return exitOK
+}
+
+func lane(s, flag string, ok func(model.Lane) bool, want string) (model.Lane, error) {
+	l, known := model.ParseLane(s)
+	if !known || !ok(l) {
+		return "", fmt.Errorf("--%s must be %s, not %q", flag, want, s)
+	}
+	return l, nil
+}
+
+func promoteCmd() *cobra.Command {
+	return verb{
+		name: "promote", short: "move a draft to bugs/ or features/", lanes: []model.Lane{model.Drafts}, toHelp: "bugs or features (required)",
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			to, err := lane(f.to, "to", model.Lane.Ready, "bugs or features")
+			if err != nil {
+				return "", err
+			}
+			dst, problems, err := t.Promote(rel, to, f.agent, f.force)
+			if err == nil {
+				for _, p := range problems {
+					say(f.stderr, "warning: %s: %s", rel, p)
+				}
+			}
+			return dst, err
+		},
+	}.command()
+}
+
+func parkCmd() *cobra.Command {
+	return verb{
+		name: "park", short: "set a plan aside in ambiguous/ or blocked/", lanes: []model.Lane{model.InProgress, model.Bugs, model.Features},
+		toHelp: "ambiguous or blocked (required)", withReason: true,
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			to, err := lane(f.to, "to", model.Lane.Parked, "ambiguous or blocked")
+			if err != nil {
+				return "", err
+			}
+			return t.Park(rel, to, f.actor(), f.reason)
+		},
+	}.command()
+}
+
+func returnCmd() *cobra.Command {
+	return verb{
+		name: "return", short: "send a parked or claimed plan back to its ready lane", lanes: []model.Lane{model.Ambiguous, model.Blocked, model.InProgress},
+		toHelp: "bugs or features (default: the lane it came from)",
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			var to model.Lane
+			if f.to != "" {
+				var err error
+				if to, err = lane(f.to, "to", model.Lane.Ready, "bugs or features"); err != nil {
+					return "", err
+				}
+			}
+			return t.Return(rel, to, f.actor())
+		},
+	}.command()
+}
+
+func releaseCmd() *cobra.Command {
+	return verb{
+		name: "release", short: "give up a claim; the plan goes back where it came from", lanes: []model.Lane{model.InProgress},
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			return t.Release(rel, f.actor())
+		},
+	}.command()
+}
+
+func recoverCmd() *cobra.Command {
+	return verb{
+		name: "recover", short: "take over a plan whose lease expired or is unreadable", lanes: []model.Lane{model.InProgress}, withTTL: true,
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			if err := planfs.ValidTTL(f.ttl); err != nil {
+				return "", fmt.Errorf("--lease-ttl: %v", err)
+			}
+			_, err := t.Recover(rel, f.actor(), f.ttl)
+			return rel, err
+		},
+	}.command()
+}
+
+func completeCmd() *cobra.Command {
+	return verb{
+		name: "complete", short: "move a claimed plan to completed/ (or review-needed/)", lanes: []model.Lane{model.InProgress},
+		to: string(model.Completed), toHelp: "completed or review-needed",
+		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
+			to, err := lane(f.to, "to", func(l model.Lane) bool { return l == model.Completed || l == model.ReviewNeeded }, "completed or review-needed")
+			if err != nil {
+				return "", err
+			}
+			return t.Complete(rel, to, f.actor())
+		},
+	}.command()
+}
+
+func scaffoldCmd() *cobra.Command {
+	return leaf("scaffold [DIR]", "create a .plans/ tree (and ANCHOR-CONVENTIONS.md)", func(fs *pflag.FlagSet) body {
+		var root string
+		rootFlag(fs, &root, "the folder to scaffold, as DIR (default: the current folder)")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			dir := "."
+			if root != "" {
+				dir = root
+			}
+			switch len(pos) {
+			case 0:
+			case 1:
+				if root != "" && pos[0] != root {
+					return fail(stderr, exitError, "scaffold: give the folder as DIR or --root, not both")
+				}
+				dir = pos[0]
+			default:
+				return fail(stderr, exitError, "scaffold: want at most one folder, got %d", len(pos))
+			}
+			made, err := planfs.Scaffold(dir)
+			for _, m := range made {
+				fmt.Fprintln(stdout, "created "+m)
+			}
+			if err != nil {
+				return fail(stderr, exitError, "scaffold: %v", err)
+			}
+			if len(made) == 0 {
+				fmt.Fprintln(stdout, "nothing to do: the tree is complete")
+			}
+			return exitOK
+		}
+	})
+}
+
+func checkCmd() *cobra.Command {
+	return leaf("check", "lint every plan and lease (writes nothing)", func(fs *pflag.FlagSet) body {
+		var c common
+		var jsonOut bool
+		c.registerRoot(fs)
+		fs.BoolVar(&jsonOut, "json", false, "print the problems as a JSON list")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "check: unexpected argument %q", pos[0])
+			}
+			t, err := c.open()
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			snap, err := t.Scan()
+			if err != nil {
+				return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+			}
+			snap, _ = t.Preview(snap)
+			problems := t.Check(snap)
+			// var/ is workers' ground, beside the tree: a symlink there takes their
+			// logs, state and worktrees out of the project.
+			problems = append(problems, workers.SymlinkProblems(t.Project)...)
+			if jsonOut {
+				if problems == nil {
+					problems = []model.Warning{}
+				}
+				if err := json.NewEncoder(stdout).Encode(problems); err != nil {
+					return fail(stderr, exitError, "writing JSON: %v", err)
+				}
+			} else {
+				for _, p := range problems {
+					loc := p.File
+					if p.Line > 0 {
+						loc = fmt.Sprintf("%s:%d", p.File, p.Line)
+					}
+					fmt.Fprintln(stdout, termtext.Line(loc+": "+p.Message))
+				}
+			}
+			if len(problems) > 0 {
+				if !jsonOut {
+					say(stderr, "check: %d problem(s) in %s", len(problems), t.Plans)
+				}
+				return exitNothing
+			}
+			if !jsonOut {
+				fmt.Fprintf(stdout, "ok: %d plans, %d leases, no problems\n", len(snap.Plans), len(snap.Leases))
+			}
+			return exitOK
+		}
+	})
+}
+
+// repairCmd makes the repairs every claim starts with, and says what it did
+// and what it leaves to a person; exit 1 when there was nothing to do.
+func repairCmd() *cobra.Command {
+	return leaf("repair", "finish or undo what killed workers left half done (as every claim does first)", func(fs *pflag.FlagSet) body {
+		var c common
+		c.registerRoot(fs)
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "repair: unexpected argument %q", pos[0])
+			}
+			t, err := c.open()
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			snap, err := t.Scan()
+			if err != nil {
+				return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+			}
+			r := t.Repair(snap)
+			for _, n := range r.Fixed {
+				fmt.Fprintln(stdout, "repaired: "+n)
+			}
+			for _, n := range r.Unfixed {
+				say(stderr, "warning: %s: %s", n.File, n.Message)
+			}
+			if len(r.Fixed) == 0 {
+				fmt.Fprintln(stdout, "nothing to repair")
+				return exitNothing
+			}
+			return exitOK
+		}
+	})
+}

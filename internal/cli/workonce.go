@@ -1,0 +1,794 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/registry"
+	"fleetwatch/workers"
+)
+
+type workOnce struct {
+	common
+	list, jsonOut                        bool
+	maxPlans                             int
+	tier, modelName, endpoint, registry  string
+	ttl                                  float64
+	noFit, noDeps, allowAssigned         bool
+	slug, path                           string
+	run, recover, returnReady, ensureWT  bool
+	release, heartbeat, park, targetLane string
+
+	stopGrace time.Duration
+	portRange string
+	ports     workers.PortRange
+
+	unfixed []model.Warning // scan problems repair could not fix
+	// needBranch: this worker makes each plan's feature branch
+	// (--ensure-worktree, or --run in a git repo), so it skips plans whose
+	// branch name git refuses.
+	needBranch bool
+	started    bool // an agent was started on a plan
+}
+
+func workOnceCmd() *cobra.Command {
+	return leaf("work-once", "claim (or list) the next plan this worker is fit for", func(fs *pflag.FlagSet) body {
+		var w workOnce
+		w.register(fs, defaultAgentID(), true)
+		fs.BoolVar(&w.list, "list", false, "print what this worker would see, claim nothing")
+		fs.BoolVar(&w.jsonOut, "json", false, "with --list: one JSON object (the machine contract)")
+		fs.Bool("once", false, "claim one plan (the default when not listing)")
+		fs.IntVar(&w.maxPlans, "max-plans", 1, "claim up to N plans")
+		fs.StringVar(&w.tier, "tier", "", "fit tier: small, mid, reasoner, frontier (or a registry tier); default mid")
+		fs.StringVar(&w.modelName, "model", "", "model name, matched against Preferred models")
+		fs.StringVar(&w.endpoint, "endpoint", "", "take tier and model from this endpoints.yaml entry")
+		fs.StringVar(&w.registry, "registry", "", "endpoints.yaml (default: <root>/endpoints.yaml)")
+		fs.Float64Var(&w.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live, seconds")
+		fs.BoolVar(&w.noFit, "no-fit-check", false, "ignore Preferred models")
+		fs.BoolVar(&w.noDeps, "no-dep-check", false, "ignore Depends on")
+		fs.BoolVar(&w.allowAssigned, "allow-assigned", false, "a named --slug/--path may take a person's plan")
+		fs.StringVar(&w.slug, "slug", "", "claim this plan by name")
+		fs.StringVar(&w.path, "path", "", "claim this plan file")
+		fs.BoolVar(&w.run, "run", false, "hand the claimed plan to the executor")
+		fs.StringVar(&w.release, "release", "", "release the claim on REL (back to its origin lane)")
+		fs.StringVar(&w.heartbeat, "heartbeat", "", "renew this agent's lease on REL")
+		fs.BoolVar(&w.recover, "recover", false, "take over the --path/--slug plan whose lease expired")
+		fs.StringVar(&w.park, "park", "", "park the --path/--slug plan in ambiguous or blocked")
+		fs.BoolVar(&w.returnReady, "return-ready", false, "return the --path/--slug plan to a ready lane")
+		fs.StringVar(&w.targetLane, "target-lane", "", "with --return-ready: bugs or features")
+		fs.BoolVar(&w.ensureWT, "ensure-worktree", false, "create this agent's git worktree for the claim")
+		fs.DurationVar(&w.stopGrace, "stop-grace", workers.DefaultGrace, "with --run: how long a stopped agent gets between SIGTERM and SIGKILL")
+		portRangeFlag(fs, &w.portRange, "ports to give agents from, LO-HI")
+		fs.Bool("print-only", false, "accepted for anchor compatibility; does nothing")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "work-once: unexpected argument %q", pos[0])
+			}
+			return w.exec(stdout, stderr)
+		}
+	})
+}
+
+func (w *workOnce) exec(stdout, stderr io.Writer) int {
+	switch {
+	case w.maxPlans < 1:
+		return fail(stderr, exitError, "--max-plans must be at least 1, not %d", w.maxPlans)
+	case planfs.ValidTTL(w.ttl) != nil:
+		return fail(stderr, exitError, "--lease-ttl: %v", planfs.ValidTTL(w.ttl))
+	case w.jsonOut && !w.list:
+		return fail(stderr, exitError, "--json needs --list")
+	case w.slug != "" && w.path != "":
+		return fail(stderr, exitError, "give --slug or --path, not both")
+	case w.stopGrace <= 0:
+		return fail(stderr, exitError, "--stop-grace must be positive, not %v", w.stopGrace)
+	case w.run && w.list:
+		return fail(stderr, exitError, "--run cannot be combined with --list")
+	}
+	var err error
+	if w.ports, err = workers.ParsePortRange(w.portRange); err != nil {
+		return fail(stderr, exitError, "--port-range: %v", err)
+	}
+	if w.park != "" {
+		if _, err := lane(w.park, "park", model.Lane.Parked, "ambiguous or blocked"); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+	}
+	if w.targetLane != "" {
+		if _, err := lane(w.targetLane, "target-lane", model.Lane.Ready, "bugs or features"); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+	}
+	if w.slug != "" {
+		if err := planfs.ValidSlug(w.slug); err != nil {
+			return fail(stderr, exitError, "--slug: %v", err)
+		}
+	}
+	t, err := w.open()
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	if w.ensureWT {
+		w.needBranch = true
+	} else if w.run {
+		_, gitErr := workers.Project(t.Project)
+		w.needBranch = gitErr == nil
+	}
+	switch {
+	case w.release != "":
+		return w.doRelease(t, stdout, stderr)
+	case w.heartbeat != "":
+		return w.doHeartbeat(t, stdout, stderr)
+	case w.recover:
+		return w.doRecover(t, stdout, stderr)
+	case w.park != "" || w.returnReady:
+		return w.doParkOrReturn(t, stdout, stderr)
+	}
+	worker, ep, err := w.worker(t)
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	// Before any change: a symlinked write path refuses the run, one line
+	// naming it, and nothing is claimed. --list only reads, and says so.
+	if !w.list {
+		if err := t.CheckWrites(); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+		if err := workers.CheckWrites(t.Project, worker.AgentID); err != nil {
+			return fail(stderr, exitError, "%v", err)
+		}
+	}
+	if w.list {
+		// Read-only: what the next claim would repair is shown, and ranked
+		// as if done, but nothing is written.
+		snap, err := t.Scan()
+		if err != nil {
+			return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+		}
+		snap, found := t.Preview(snap)
+		found.Unfixed = append(found.Unfixed, workers.SymlinkProblems(t.Project)...)
+		for _, n := range append(found.Will, found.Unfixed...) {
+			say(stderr, "warning: %s: %s", n.File, n.Message)
+		}
+		w.unfixed = found.Unfixed
+		opt := w.options(t)
+		rows := model.Decide(snap, worker, opt)
+		if w.jsonOut {
+			return printListJSON(stdout, stderr, snap, w.unfixed, rows, worker, opt.Now)
+		}
+		printListTSV(stdout, stderr, snap, rows, worker, opt)
+		return exitOK
+	}
+	snap, code := w.scan(t, stderr)
+	if code >= 0 {
+		return code
+	}
+	return w.claimLoop(t, snap, worker, ep, stdout, stderr)
+}
+
+// scan reads the tree and repairs what dead claimers left half done; code
+// is -1 when it went well.
+func (w *workOnce) scan(t *planfs.Tree, stderr io.Writer) (*model.Snapshot, int) {
+	snap, err := t.Scan()
+	if err != nil {
+		return nil, fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+	}
+	repairs := t.Repair(snap)
+	for _, n := range repairs.Unfixed {
+		say(stderr, "warning: %s: %s", n.File, n.Message)
+	}
+	w.unfixed = repairs.Unfixed
+	if len(repairs.Fixed) > 0 {
+		for _, n := range repairs.Fixed {
+			say(stderr, "repair: %s", n)
+		}
+		if snap, err = t.Scan(); err != nil {
+			return nil, fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+		}
+	}
+	return snap, -1
+}
+
+func (w *workOnce) options(t *planfs.Tree) model.Options {
+	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Now: t.NowSeconds(), History: t.History()}
+}
+
+// claimLoop claims up to --max-plans plans. Without --run it claims them
+// in a row and prints their paths, as anchor does. With --run it hands each
+// to the executor before claiming the next, and stops at the first that
+// does not end well. Either way the worker's state file and log say what
+// happened.
+func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, ep registry.Endpoint, stdout, stderr io.Writer) int {
+	var argv []string
+	port := 0
+	if w.run {
+		var err error
+		if argv, err = w.executor(t, ep); err != nil {
+			return fail(stderr, exitError, "--run: %v", err)
+		}
+		_, hadPort := workers.PortOf(t.Project, worker.AgentID)
+		if port, err = workers.AssignPort(t.Project, worker.AgentID, w.ports); err != nil {
+			return fail(stderr, exitError, "--run: %v", err)
+		}
+		// A daemon the agent starts (setsid, double fork) is re-parented to
+		// this driver, which stops it with the agent; without it the daemon
+		// would run on, unseen, after the plan is handed on.
+		if err := workers.BecomeSubreaper(); err != nil {
+			say(stderr, "warning: cannot become a child subreaper: %v", err)
+		}
+		if !hadPort {
+			// A port first given to this run goes back when no agent used it.
+			defer func() {
+				if !w.started {
+					_ = workers.ReleasePort(t.Project, worker.AgentID, port)
+				}
+			}()
+		}
+	}
+	var echo io.Writer
+	if w.run && isTerminal(stderr) {
+		echo = stderr
+	}
+	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace}
+	if err := d.Start(echo); err != nil {
+		busy := errors.Is(err, workers.ErrBusy)
+		switch {
+		case w.run && busy:
+			// A cron tick while the last run is still working: not an error.
+			return fail(stderr, exitNothing, "--run: %v", err)
+		case w.run:
+			return fail(stderr, exitError, "--run: %v", err)
+		case !busy:
+			say(stderr, "warning: %v", err)
+		}
+		// A claim-only run can do without its state file, and must leave
+		// a running driver's alone.
+		d = nil
+	}
+	ctx, stop := stopContext()
+	defer stop()
+	code, note := w.claimEach(ctx, t, snap, worker, d, port, stdout, stderr)
+	if d != nil {
+		d.Finish(code, note)
+	}
+	return code
+}
+
+func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Snapshot, worker model.Worker, d *workers.Driver, port int, stdout, stderr io.Writer) (int, string) {
+	skip := map[string]bool{}
+	claimed, worked := 0, 0
+	for claimed < w.maxPlans {
+		if ctx.Err() != nil {
+			reason := "stopped before claiming: " + context.Cause(ctx).Error()
+			return fail(stderr, exitError, "%s", reason), reason
+		}
+		var held planfs.Claimed
+		if w.slug != "" || w.path != "" {
+			var code int
+			if held, code = w.claimNamed(t, snap, worker, stdout, stderr); code != exitOK {
+				return code, "could not claim the named plan"
+			}
+		} else {
+			var err error
+			if w.run && claimed > 0 {
+				// Time has passed and the tree has moved on: look again.
+				var code int
+				if snap, code = w.scan(t, stderr); code >= 0 {
+					return code, "cannot read the tree"
+				}
+			}
+			if held, err = t.ClaimNext(snap, worker, w.options(t), w.ttl, skip); err != nil {
+				return fail(stderr, exitError, "%v", err), err.Error()
+			}
+			if held.Rel == "" {
+				break
+			}
+		}
+		rel := held.Rel
+		claimed++
+		if d != nil {
+			d.Claimed(rel)
+		}
+		// With --run the plan's path (and its worktree lines) are printed
+		// only once the agent is started on it: a path on stdout means
+		// someone works it.
+		var head bytes.Buffer
+		fmt.Fprintln(&head, t.Abs(held.Rel))
+		out := io.Writer(&head)
+		if !w.run {
+			stdout.Write(head.Bytes())
+			head.Reset()
+			out = stdout
+		}
+		wt, code := w.worktreeFor(t, held, out, stderr)
+		if code != exitOK {
+			return code, "no worktree for " + rel
+		}
+		if !w.run {
+			if w.slug != "" || w.path != "" {
+				break
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			reason := "driver stopped: " + context.Cause(ctx).Error()
+			if _, err := t.ReleaseBecause(rel, planfs.Actor{AgentID: worker.AgentID, Token: held.Token}, reason); err != nil {
+				return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, err), reason
+			}
+			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
+		}
+		o := d.Run(ctx, workers.Job{Rel: rel, Token: held.Token, Worktree: wt, Port: port, OnStart: func() {
+			w.started = true
+			stdout.Write(head.Bytes())
+		}})
+		if !o.OK() {
+			return fail(stderr, exitError, "%s", o.Note), o.Note
+		}
+		fmt.Fprintln(stdout, t.Abs(o.Plan))
+		worked++
+		if w.slug != "" || w.path != "" {
+			break
+		}
+	}
+	switch {
+	case claimed == 0:
+		return exitNothing, "nothing to claim"
+	case w.run:
+		return exitOK, fmt.Sprintf("worked %d plan(s)", worked)
+	}
+	return exitOK, fmt.Sprintf("claimed %d plan(s)", claimed)
+}
+
+// executor is the command line --run hands each plan to: the endpoint's
+// command, else the registry's executor. The registry is --registry, else
+// <root>/endpoints.yaml.
+func (w *workOnce) executor(t *planfs.Tree, ep registry.Endpoint) ([]string, error) {
+	argv := ep.Command
+	regPath := w.registryPath(t)
+	if argv == nil {
+		reg, err := registry.Load(regPath)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && w.registry == "":
+			return nil, fmt.Errorf("no executor: create %s with `executor: [your-agent, \"{plan}\"]`", regPath)
+		case err != nil:
+			return nil, err
+		}
+		argv = reg.Executor
+	}
+	if argv == nil {
+		where := regPath
+		if ep.Name != "" {
+			where = fmt.Sprintf("%s (or `command:` on endpoint %s)", regPath, ep.Name)
+		}
+		return nil, fmt.Errorf("no executor: add `executor: [your-agent, \"{plan}\"]` to %s", where)
+	}
+	return workers.CheckExecutor(argv, t.Project)
+}
+
+func (w *workOnce) registryPath(t *planfs.Tree) string {
+	if w.registry != "" {
+		return w.registry
+	}
+	return registry.Path(t.Project)
+}
+
+// stopContext ends when the driver is told to stop (SIGTERM, SIGINT,
+// SIGHUP), or whoever read its output has gone (SIGPIPE, which would
+// otherwise kill it between a claim and the release), with the signal's
+// name as its cause.
+func stopContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
+	go func() {
+		select {
+		case sig := <-ch:
+			cancel(errors.New(unix.SignalName(sig.(syscall.Signal))))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// worker settles who is asking. The model name is --model or the endpoint's
+// model, never the agent id (anchor's agent id `a` matched every model name).
+func (w *workOnce) worker(t *planfs.Tree) (model.Worker, registry.Endpoint, error) {
+	tierWord, modelName := w.tier, w.modelName
+	var ep registry.Endpoint
+	if w.endpoint != "" {
+		reg, err := registry.Load(w.registryPath(t))
+		if err != nil {
+			return model.Worker{}, ep, err
+		}
+		if ep, err = reg.Lookup(w.endpoint); err != nil {
+			return model.Worker{}, ep, err
+		}
+		if tierWord == "" {
+			tierWord = ep.Tier
+			if _, err := model.ParseTier(tierWord); err != nil {
+				return model.Worker{}, ep, fmt.Errorf("%s:%d: endpoint %s: %v", reg.Path, ep.TierLine, ep.Name, err)
+			}
+		}
+		if modelName == "" {
+			modelName = ep.Model
+		}
+	} else if w.registry != "" {
+		return model.Worker{}, ep, errors.New("--registry needs --endpoint")
+	}
+	if tierWord == "" {
+		tierWord = "mid"
+	}
+	tier, err := model.ParseTier(tierWord)
+	if err != nil {
+		return model.Worker{}, ep, fmt.Errorf("--tier: %v", err)
+	}
+	if strings.TrimSpace(w.agent) == "" {
+		return model.Worker{}, ep, errors.New("--agent-id must not be empty")
+	}
+	return model.Worker{AgentID: w.agent, Tier: tier, Model: modelName}, ep, nil
+}
+
+// target resolves --slug/--path for the verbs that act on a named plan; a
+// slug is looked up in lanes.
+func (w *workOnce) target(t *planfs.Tree, lanes ...model.Lane) (string, error) {
+	switch {
+	case w.path != "":
+		rel, err := resolvePlan(t, w.path)
+		if err != nil {
+			return "", fmt.Errorf("--path %w", err)
+		}
+		return rel, nil
+	case w.slug != "":
+		rel, err := resolvePlan(t, w.slug, lanes...)
+		if err != nil {
+			return "", fmt.Errorf("--slug: %w", err)
+		}
+		return rel, nil
+	}
+	return "", errors.New("needs --path or --slug")
+}
+
+func (w *workOnce) relArg(t *planfs.Tree, arg string) (string, error) {
+	return resolvePlan(t, arg, model.InProgress, model.Bugs, model.Features)
+}
+
+func (w *workOnce) doRelease(t *planfs.Tree, stdout, stderr io.Writer) int {
+	rel, err := w.relArg(t, w.release)
+	if err != nil {
+		return fail(stderr, exitError, "--release: %v", err)
+	}
+	dst, err := t.Release(rel, w.actor())
+	switch {
+	case errors.Is(err, planfs.ErrNoLease):
+		fmt.Fprintln(stdout, "no lease "+rel)
+		return exitOK
+	case err != nil:
+		return fail(stderr, exitError, "%v%s", err, forceHint(err))
+	}
+	fmt.Fprintf(stdout, "released %s\n", rel)
+	if dst != rel {
+		fmt.Fprintln(stdout, t.Abs(dst))
+	}
+	return exitOK
+}
+
+func (w *workOnce) doHeartbeat(t *planfs.Tree, stdout, stderr io.Writer) int {
+	rel, err := w.relArg(t, w.heartbeat)
+	if err != nil {
+		return fail(stderr, exitError, "--heartbeat: %v", err)
+	}
+	if _, err := t.Renew(rel, w.actor(), w.ttl); err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	fmt.Fprintln(stdout, rel)
+	return exitOK
+}
+
+func (w *workOnce) doRecover(t *planfs.Tree, stdout, stderr io.Writer) int {
+	rel, err := w.target(t, model.InProgress)
+	if err != nil {
+		return fail(stderr, missingCode(err), "--recover: %v", err)
+	}
+	if _, err := t.Recover(rel, w.actor(), w.ttl); err != nil {
+		if errors.Is(err, planfs.ErrNotFound) {
+			return fail(stderr, exitNothing, "%v", err)
+		}
+		return fail(stderr, exitError, "%v", err)
+	}
+	fmt.Fprintln(stdout, t.Abs(rel))
+	return exitOK
+}
+
+func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int {
+	verb := "--return-ready"
+	if w.park != "" {
+		verb = "--park"
+	}
+	rel, err := w.target(t, model.InProgress, model.Bugs, model.Features, model.Ambiguous, model.Blocked)
+	if err != nil {
+		return fail(stderr, missingCode(err), "%s: %v", verb, err)
+	}
+	var dst string
+	if w.park != "" {
+		dst, err = t.Park(rel, model.Lane(w.park), w.actor(), "")
+	} else {
+		dst, err = t.Return(rel, model.Lane(w.targetLane), w.actor())
+	}
+	if err != nil {
+		return fail(stderr, exitError, "%v%s", err, forceHint(err))
+	}
+	fmt.Fprintln(stdout, t.Abs(dst))
+	return exitOK
+}
+
+// claimNamed claims (or resumes) the plan named by --slug or --path. Being
+// refused a plan (a person's, unmet dependencies, lost to another worker) is
+// exit 1, anything else exit 2.
+func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, stdout, stderr io.Writer) (planfs.Claimed, int) {
+	opt := w.options(t)
+	var rel string
+	var err error
+	if w.path != "" {
+		cwd, _ := os.Getwd()
+		if rel, err = t.ResolvePath(w.path, cwd); err != nil {
+			return planfs.Claimed{}, fail(stderr, exitError, "--path %v", err)
+		}
+	} else if rel, err = planfs.ResolveNamed(snap, w.slug, worker.AgentID, opt.Now); err != nil {
+		if errors.Is(err, planfs.ErrNotFound) {
+			return planfs.Claimed{}, fail(stderr, exitNothing, "--slug: %v", err)
+		}
+		return planfs.Claimed{}, fail(stderr, exitError, "--slug: %v", err)
+	}
+	held, warning, err := t.ClaimNamed(snap, rel, worker, opt, w.allowAssigned, w.ttl)
+	switch {
+	case errors.Is(err, planfs.ErrAssigned):
+		return planfs.Claimed{}, fail(stderr, exitNothing, "%v (--allow-assigned overrides)", err)
+	case errors.Is(err, planfs.ErrDepsUnmet), errors.Is(err, planfs.ErrClaimed), errors.Is(err, planfs.ErrNotFound):
+		return planfs.Claimed{}, fail(stderr, exitNothing, "%v", err)
+	case errors.Is(err, planfs.ErrNoLease):
+		return planfs.Claimed{}, fail(stderr, exitError, "%v (--recover takes it over)", err)
+	case errors.Is(err, planfs.ErrUnclaimable):
+		return planfs.Claimed{}, fail(stderr, exitError, "%v (fleetwatch check lists such plans)", err)
+	case err != nil:
+		return planfs.Claimed{}, fail(stderr, exitError, "%v", err)
+	}
+	if warning != "" {
+		say(stderr, "warning: %s", warning)
+	}
+	fmt.Fprintln(stdout, t.Abs(held.Rel))
+	return held, exitOK
+}
+
+// worktreeFor gives the agent its git worktree on the claimed plan's feature
+// branch when --ensure-worktree asks for one, printing anchor's KEY=value
+// lines. A failure is exit 2 and the plan stays claimed.
+func (w *workOnce) worktreeFor(t *planfs.Tree, held planfs.Claimed, stdout, stderr io.Writer) (string, int) {
+	if !w.ensureWT {
+		return "", exitOK
+	}
+	rel := held.Rel
+	wt, err := workers.Ensure(t.Project, w.agent, model.SlugOf(path.Base(rel)))
+	if err != nil && w.run {
+		// Nobody will work the plan: give it back rather than strand it
+		// for a whole lease, one more plan on every cron tick.
+		reason := "--ensure-worktree: " + err.Error()
+		if _, rerr := t.ReleaseBecause(rel, planfs.Actor{AgentID: w.agent, Token: held.Token}, reason); rerr == nil {
+			return "", fail(stderr, exitError, "%s (released %s)", reason, rel)
+		}
+	}
+	if err != nil {
+		return "", fail(stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, rel)
+	}
+	if wt.HandOff != nil {
+		say(stderr, "%s", wt.HandOff)
+	}
+	fmt.Fprintf(stdout, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", wt.Path, wt.Branch, wt.Integration)
+	if port, ok := workers.PortOf(t.Project, w.agent); ok {
+		fmt.Fprintf(stdout, "PORT=%d\n", port)
+	}
+	return wt.Path, exitOK
+}
+
+func depsCell(h model.Header, d model.DepStatus) string {
+	if len(h.DependsOn) == 0 {
+		return "none"
+	}
+	if d.Met {
+		return "met:" + strings.Join(h.DependsOn, ",")
+	}
+	slugs := make([]string, len(d.Unmet))
+	for i, u := range d.Unmet {
+		slugs[i] = u.Slug
+	}
+	return "UNMET:" + strings.Join(slugs, ",")
+}
+
+func assigneeCell(h model.Header) string {
+	if h.AgentAssignable {
+		return "ai"
+	}
+	return h.Assignee
+}
+
+// printListTSV prints anchor's --list table: this agent's in-progress plans,
+// then ready plans in pick order; other agents' claims go to stderr.
+func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.Row, w model.Worker, opt model.Options) {
+	nowS := opt.Now
+	out, others := model.OwnClaims(rows, w.AgentID, nowS)
+	var foreign []string
+	for _, r := range others {
+		owner := "none"
+		if r.Lease != nil {
+			owner = r.Lease.AgentID
+		}
+		foreign = append(foreign, termtext.Line(fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner)))
+	}
+	// Own claims by name, as anchor lists them; ready plans stay in pick order.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Plan.Name < out[j].Plan.Name })
+	for _, r := range rows {
+		if r.Plan.Lane.Ready() {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(stdout, "(no ready plans under bugs/ or features/; no owned in-progress)")
+	} else {
+		fmt.Fprintln(stdout, "path\tlane\tpriority\tvalue\tpreferred\tfit\tdeps\tassignee\towner")
+		for _, r := range out {
+			h := r.Plan.Header
+			pref := h.PreferredRaw
+			if pref == "" {
+				pref = "-"
+			}
+			owner := "-"
+			if r.Lease != nil && r.Lease.Blocks(nowS) {
+				owner = r.Lease.AgentID
+				if r.Lease.Corrupt != "" {
+					owner = "(corrupt lease)"
+				}
+			}
+			cells := []string{r.Plan.Rel, string(r.Plan.Lane), h.Priority, h.Value, pref, string(r.Fit),
+				depsCell(h, r.Deps), assigneeCell(h), owner}
+			for i, c := range cells {
+				cells[i] = tsvSafe(c)
+			}
+			fmt.Fprintln(stdout, strings.Join(cells, "\t"))
+		}
+	}
+	// anchor's columns have no room for a reason: say on stderr why a ready
+	// plan is never claimed.
+	var stuck []string
+	for _, r := range rows {
+		if why := model.ClaimProblem(r.Plan, opt.NeedBranch); why != "" && r.Plan.Lane.Ready() {
+			stuck = append(stuck, termtext.Line(fmt.Sprintf("#   %s  %s", r.Plan.Rel, why)))
+		}
+	}
+	if len(stuck) > 0 {
+		fmt.Fprintln(stderr, "# cannot be claimed (skipped):")
+		for _, s := range stuck {
+			fmt.Fprintln(stderr, s)
+		}
+	}
+	if len(foreign) > 0 {
+		fmt.Fprintln(stderr, "# in-progress (other agents — ignore):")
+		for _, f := range foreign {
+			fmt.Fprintln(stderr, f)
+		}
+	}
+	var active []string
+	for _, l := range snap.Leases {
+		if l.Active(nowS) {
+			active = append(active, termtext.Line(fmt.Sprintf("#   %s  agent=%s", l.Rel, l.AgentID)))
+		}
+	}
+	if len(active) > 0 {
+		sort.Strings(active)
+		fmt.Fprintln(stderr, "# active leases:")
+		for _, a := range active {
+			fmt.Fprintln(stderr, a)
+		}
+	}
+}
+
+// tsvSafe makes a cell safe for a TSV row and a terminal: a tab or line
+// break in a file name becomes a space, other controls `?`.
+func tsvSafe(s string) string { return termtext.Line(s) }
+
+type listJSON struct {
+	Worker   workerJSON      `json:"worker"`
+	Plans    []planJSON      `json:"plans"`
+	Warnings []model.Warning `json:"warnings"`
+}
+
+type workerJSON struct {
+	AgentID string `json:"agent_id"`
+	Tier    string `json:"tier"`
+	Model   string `json:"model"`
+}
+
+type planJSON struct {
+	Rel             string          `json:"rel"`
+	Slug            string          `json:"slug"`
+	Lane            model.Lane      `json:"lane"`
+	Title           string          `json:"title"`
+	Priority        string          `json:"priority"`
+	Value           string          `json:"value"`
+	Preferred       []string        `json:"preferred"`
+	Assignee        string          `json:"assignee"`
+	AgentAssignable bool            `json:"agent_assignable"`
+	Fit             model.Fit       `json:"fit"`
+	Deps            model.DepStatus `json:"deps"`
+	Lease           *leaseJSON      `json:"lease"`
+	Eligible        bool            `json:"eligible"`
+	Rank            *int            `json:"rank"`
+	// Reason says why an ineligible plan is skipped ("" when eligible).
+	Reason string `json:"reason"`
+}
+
+type leaseJSON struct {
+	AgentID   string  `json:"agent_id"`
+	ClaimedAt float64 `json:"claimed_at"`
+	ExpiresAt float64 `json:"expires_at"`
+	Expired   bool    `json:"expired"`
+	Corrupt   string  `json:"corrupt,omitempty"`
+}
+
+func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, unfixed []model.Warning, rows []model.Row, w model.Worker, nowS float64) int {
+	out := listJSON{
+		Worker:   workerJSON{AgentID: w.AgentID, Tier: w.Tier.String(), Model: w.Model},
+		Plans:    make([]planJSON, 0, len(rows)),
+		Warnings: append(append([]model.Warning{}, snap.Warnings...), unfixed...),
+	}
+	for _, r := range rows {
+		h := r.Plan.Header
+		p := planJSON{
+			Rel: r.Plan.Rel, Slug: r.Plan.Slug, Lane: r.Plan.Lane, Title: h.Title, Priority: h.Priority, Value: h.Value,
+			Preferred: append([]string{}, h.Preferred...), Assignee: h.Assignee, AgentAssignable: h.AgentAssignable,
+			Fit: r.Fit, Deps: r.Deps, Eligible: r.Eligible, Reason: r.Reason,
+		}
+		if p.Deps.Unmet == nil {
+			p.Deps.Unmet = []model.Unmet{}
+		}
+		if r.Rank > 0 {
+			rank := r.Rank
+			p.Rank = &rank
+		}
+		if l := r.Lease; l != nil {
+			p.Lease = &leaseJSON{AgentID: l.AgentID, ClaimedAt: l.ClaimedAt, ExpiresAt: l.ExpiresAt, Expired: l.Corrupt == "" && !l.Active(nowS), Corrupt: l.Corrupt}
+		}
+		out.Plans = append(out.Plans, p)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return fail(stderr, exitError, "writing JSON: %v", err)
+	}
+	return exitOK
+}
