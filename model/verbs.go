@@ -27,6 +27,9 @@ type VerbRule struct {
 	// From lists the lanes a plan may be in, in the order a bare slug is
 	// looked up.
 	From []Lane
+	// ReadyLease is set for the verbs that also act on a ready plan's
+	// ready-path lease (what a claim cut short leaves): release and recover.
+	ReadyLease bool
 	// To lists the lanes a caller may send the plan to; empty when the verb
 	// decides (release and return go back where the plan came from) or the
 	// plan stays (recover).
@@ -39,16 +42,14 @@ type VerbRule struct {
 	Done string
 }
 
-// verbRules is the table. Release and recover also take a ready plan's
-// ready-path lease (a claim cut short), so they list the ready lanes after
-// in-progress.
+// verbRules is the table.
 var verbRules = []VerbRule{
 	{Verb: Claim, From: []Lane{Bugs, Features}, Done: "only plans in bugs/ or features/ can be claimed"},
 	{Verb: Promote, From: []Lane{Drafts}, To: []Lane{Bugs, Features}, Done: "only drafts can be promoted"},
 	{Verb: Park, From: []Lane{InProgress, Bugs, Features}, To: []Lane{Ambiguous, Blocked}, Done: "only plans in bugs/, features/ or in-progress/ can be parked"},
 	{Verb: Return, From: []Lane{Ambiguous, Blocked, InProgress}, To: []Lane{Bugs, Features}, Done: "only parked or claimed plans can be returned"},
-	{Verb: Release, From: []Lane{InProgress, Bugs, Features}, Done: "only claimed plans can be released"},
-	{Verb: Recover, From: []Lane{InProgress, Bugs, Features}, Done: "only in-progress plans and ready-path leases can be recovered"},
+	{Verb: Release, From: []Lane{InProgress}, ReadyLease: true, Done: "only claimed plans can be released"},
+	{Verb: Recover, From: []Lane{InProgress}, ReadyLease: true, Done: "only in-progress plans and ready-path leases can be recovered"},
 	{Verb: Complete, From: []Lane{InProgress}, To: []Lane{Completed, ReviewNeeded}, Default: Completed, Done: "only in-progress plans can be completed"},
 }
 
@@ -62,8 +63,33 @@ func RuleOf(v Verb) VerbRule {
 	panic("model: no rule for verb " + string(v)) // a programming error, never user data
 }
 
-// Takes reports whether the verb takes a plan from l.
-func (r VerbRule) Takes(l Lane) bool { return slices.Contains(r.From, l) }
+// Takes reports whether the verb acts on a plan (or its ready-path lease)
+// in l.
+func (r VerbRule) Takes(l Lane) bool { return slices.Contains(r.From, l) || r.ReadyLease && l.Ready() }
+
+// Lookup is where a bare slug for the verb is looked up: From, then the
+// ready lanes for a verb that takes a ready-path lease.
+func (r VerbRule) Lookup() []Lane {
+	out := append([]Lane(nil), r.From...)
+	if r.ReadyLease {
+		out = append(out, Bugs, Features)
+	}
+	return out
+}
+
+// FromAny is the lanes any of verbs takes a plan from, in their order, each
+// once: where a slug for one of several verbs is looked up.
+func FromAny(verbs ...Verb) []Lane {
+	var out []Lane
+	for _, v := range verbs {
+		for _, l := range RuleOf(v).From {
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
 
 // Sends reports whether a caller may send the plan to l.
 func (r VerbRule) Sends(l Lane) bool { return slices.Contains(r.To, l) }

@@ -154,10 +154,12 @@ func (p *planList) syncKeys(m *Model, set setKey) {
 	rel, row, _ := m.target()
 	lane, _, _ := planfs.SplitRel(rel)
 	onPlan := row != nil
-	set(&k.Promote, onPlan && lane == model.Drafts, "promote: select a draft")
-	set(&k.Park, onPlan && (lane.Ready() || lane == model.InProgress), "park: select a ready or in-progress plan")
-	set(&k.Return, onPlan && (lane.Parked() || lane == model.InProgress), "return: select a parked or in-progress plan")
-	set(&k.Complete, onPlan && lane == model.InProgress, "complete: select an in-progress plan")
+	// Which lane each verb takes a plan from is the verb table's word.
+	takes := func(v model.Verb) bool { return onPlan && model.RuleOf(v).Takes(lane) }
+	set(&k.Promote, takes(model.Promote), "promote: select a draft")
+	set(&k.Park, takes(model.Park), "park: select a ready or in-progress plan")
+	set(&k.Return, takes(model.Return), "return: select a parked or in-progress plan")
+	set(&k.Complete, takes(model.Complete), "complete: select an in-progress plan")
 	release, recover := m.releaseRecover()
 	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
 	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")

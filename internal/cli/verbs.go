@@ -15,12 +15,11 @@ import (
 )
 
 // verb is the shape every operator verb shares: flags, one plan argument
-// looked up in some lanes, an engine call, and the new place printed.
+// looked up in the lanes the verb table gives it, an engine call, and the
+// new place printed.
 type verb struct {
-	name   string
+	name   model.Verb
 	short  string // the one-line help
-	lanes  []model.Lane
-	to     string // --to default; "" means the verb decides
 	toHelp string // --to help; "" means the verb has no --to
 	// withReason adds --reason; withTTL adds --lease-ttl, for recover, which
 	// has nothing to force.
@@ -37,11 +36,11 @@ type verbFlags struct {
 }
 
 func (v verb) command() *cobra.Command {
-	return leaf(v.name+" PLAN", v.short, func(fs *pflag.FlagSet) body {
+	return leaf(string(v.name)+" PLAN", v.short, func(fs *pflag.FlagSet) body {
 		var f verbFlags
 		f.register(fs, operatorAgentID(), !v.withTTL)
 		if v.toHelp != "" {
-			fs.StringVar(&f.to, "to", v.to, v.toHelp)
+			fs.StringVar(&f.to, "to", string(model.RuleOf(v.name).Default), v.toHelp)
 		}
 		if v.withReason {
 			fs.StringVar(&f.reason, "reason", "", "why, recorded in the event log")
@@ -64,7 +63,7 @@ func (v verb) run(f *verbFlags, pos []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
-	rel, err := resolvePlan(t, pos[0], v.lanes...)
+	rel, err := resolvePlan(t, pos[0], model.RuleOf(v.name).From...)
 	if err != nil {
 		return fail(stderr, exitError, "%s: %v", v.name, err)
 	}
@@ -80,19 +79,22 @@ func (v verb) run(f *verbFlags, pos []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func lane(s, flag string, ok func(model.Lane) bool, want string) (model.Lane, error) {
+// target reads a --to (or --target-lane) value for verb: a lane the verb
+// table lets it send plans to.
+func target(s, flag string, v model.Verb) (model.Lane, error) {
+	r := model.RuleOf(v)
 	l, known := model.ParseLane(s)
-	if !known || !ok(l) {
-		return "", fmt.Errorf("--%s must be %s, not %q", flag, want, s)
+	if !known || !r.Sends(l) {
+		return "", fmt.Errorf("--%s must be %s, not %q", flag, model.Alternatives(r.To), s)
 	}
 	return l, nil
 }
 
 func promoteCmd() *cobra.Command {
 	return verb{
-		name: "promote", short: "move a draft to bugs/ or features/", lanes: []model.Lane{model.Drafts}, toHelp: "bugs or features (required)",
+		name: model.Promote, short: "move a draft to bugs/ or features/", toHelp: "bugs or features (required)",
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
-			to, err := lane(f.to, "to", model.Lane.Ready, "bugs or features")
+			to, err := target(f.to, "to", model.Promote)
 			if err != nil {
 				return "", err
 			}
@@ -109,10 +111,10 @@ func promoteCmd() *cobra.Command {
 
 func parkCmd() *cobra.Command {
 	return verb{
-		name: "park", short: "set a plan aside in ambiguous/ or blocked/", lanes: []model.Lane{model.InProgress, model.Bugs, model.Features},
+		name: model.Park, short: "set a plan aside in ambiguous/ or blocked/",
 		toHelp: "ambiguous or blocked (required)", withReason: true,
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
-			to, err := lane(f.to, "to", model.Lane.Parked, "ambiguous or blocked")
+			to, err := target(f.to, "to", model.Park)
 			if err != nil {
 				return "", err
 			}
@@ -123,13 +125,13 @@ func parkCmd() *cobra.Command {
 
 func returnCmd() *cobra.Command {
 	return verb{
-		name: "return", short: "send a parked or claimed plan back to its ready lane", lanes: []model.Lane{model.Ambiguous, model.Blocked, model.InProgress},
+		name: model.Return, short: "send a parked or claimed plan back to its ready lane",
 		toHelp: "bugs or features (default: the lane it came from)",
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
 			var to model.Lane
 			if f.to != "" {
 				var err error
-				if to, err = lane(f.to, "to", model.Lane.Ready, "bugs or features"); err != nil {
+				if to, err = target(f.to, "to", model.Return); err != nil {
 					return "", err
 				}
 			}
@@ -140,7 +142,7 @@ func returnCmd() *cobra.Command {
 
 func releaseCmd() *cobra.Command {
 	return verb{
-		name: "release", short: "give up a claim; the plan goes back where it came from", lanes: []model.Lane{model.InProgress},
+		name: model.Release, short: "give up a claim; the plan goes back where it came from",
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
 			return t.Release(rel, f.actor())
 		},
@@ -149,7 +151,7 @@ func releaseCmd() *cobra.Command {
 
 func recoverCmd() *cobra.Command {
 	return verb{
-		name: "recover", short: "take over a plan whose lease expired or is unreadable", lanes: []model.Lane{model.InProgress}, withTTL: true,
+		name: model.Recover, short: "take over a plan whose lease expired or is unreadable", withTTL: true,
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
 			if err := planfs.ValidTTL(f.ttl); err != nil {
 				return "", fmt.Errorf("--lease-ttl: %v", err)
@@ -162,10 +164,10 @@ func recoverCmd() *cobra.Command {
 
 func completeCmd() *cobra.Command {
 	return verb{
-		name: "complete", short: "move a claimed plan to completed/ (or review-needed/)", lanes: []model.Lane{model.InProgress},
-		to: string(model.Completed), toHelp: "completed or review-needed",
+		name: model.Complete, short: "move a claimed plan to completed/ (or review-needed/)",
+		toHelp: "completed or review-needed",
 		act: func(t *planfs.Tree, rel string, f *verbFlags) (string, error) {
-			to, err := lane(f.to, "to", func(l model.Lane) bool { return l == model.Completed || l == model.ReviewNeeded }, "completed or review-needed")
+			to, err := target(f.to, "to", model.Complete)
 			if err != nil {
 				return "", err
 			}

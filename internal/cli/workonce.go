@@ -90,38 +90,8 @@ func workOnceCmd() *cobra.Command {
 }
 
 func (w *workOnce) exec(stdout, stderr io.Writer) int {
-	switch {
-	case w.maxPlans < 1:
-		return fail(stderr, exitError, "--max-plans must be at least 1, not %d", w.maxPlans)
-	case planfs.ValidTTL(w.ttl) != nil:
-		return fail(stderr, exitError, "--lease-ttl: %v", planfs.ValidTTL(w.ttl))
-	case w.jsonOut && !w.list:
-		return fail(stderr, exitError, "--json needs --list")
-	case w.slug != "" && w.path != "":
-		return fail(stderr, exitError, "give --slug or --path, not both")
-	case w.stopGrace <= 0:
-		return fail(stderr, exitError, "--stop-grace must be positive, not %v", w.stopGrace)
-	case w.run && w.list:
-		return fail(stderr, exitError, "--run cannot be combined with --list")
-	}
-	var err error
-	if w.ports, err = workers.ParsePortRange(w.portRange); err != nil {
-		return fail(stderr, exitError, "--port-range: %v", err)
-	}
-	if w.park != "" {
-		if _, err := lane(w.park, "park", model.Lane.Parked, "ambiguous or blocked"); err != nil {
-			return fail(stderr, exitError, "%v", err)
-		}
-	}
-	if w.targetLane != "" {
-		if _, err := lane(w.targetLane, "target-lane", model.Lane.Ready, "bugs or features"); err != nil {
-			return fail(stderr, exitError, "%v", err)
-		}
-	}
-	if w.slug != "" {
-		if err := planfs.ValidSlug(w.slug); err != nil {
-			return fail(stderr, exitError, "--slug: %v", err)
-		}
+	if err := w.checkFlags(); err != nil {
+		return fail(stderr, exitError, "%v", err)
 	}
 	t, err := w.open()
 	if err != nil {
@@ -147,42 +117,83 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
-	// Before any change: a symlinked write path refuses the run, one line
-	// naming it, and nothing is claimed. --list only reads, and says so.
-	if !w.list {
-		if err := t.CheckWrites(); err != nil {
-			return fail(stderr, exitError, "%v", err)
-		}
-		if err := workers.CheckWrites(t.Project, worker.AgentID); err != nil {
-			return fail(stderr, exitError, "%v", err)
-		}
-	}
 	if w.list {
-		// Read-only: what the next claim would repair is shown, and ranked
-		// as if done, but nothing is written.
-		snap, err := t.Scan()
-		if err != nil {
-			return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
-		}
-		snap, found := t.Preview(snap)
-		found.Unfixed = append(found.Unfixed, workers.SymlinkProblems(t.Project)...)
-		for _, n := range append(found.Will, found.Unfixed...) {
-			say(stderr, "warning: %s: %s", n.File, n.Message)
-		}
-		w.unfixed = found.Unfixed
-		opt := w.options(t)
-		rows := model.Decide(snap, worker, opt)
-		if w.jsonOut {
-			return printListJSON(stdout, stderr, snap, w.unfixed, rows, worker, opt.Now)
-		}
-		printListTSV(stdout, stderr, snap, rows, worker, opt)
-		return exitOK
+		return w.doList(t, worker, stdout, stderr)
+	}
+	// Before any change: a symlinked write path refuses the run, one line
+	// naming it, and nothing is claimed.
+	if err := t.CheckWrites(); err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	if err := workers.CheckWrites(t.Project, worker.AgentID); err != nil {
+		return fail(stderr, exitError, "%v", err)
 	}
 	snap, code := w.scan(t, stderr)
 	if code >= 0 {
 		return code
 	}
 	return w.claimLoop(t, snap, worker, ep, stdout, stderr)
+}
+
+// checkFlags refuses flags that cannot go together or hold bad values,
+// before the tree is opened.
+func (w *workOnce) checkFlags() error {
+	switch {
+	case w.maxPlans < 1:
+		return fmt.Errorf("--max-plans must be at least 1, not %d", w.maxPlans)
+	case planfs.ValidTTL(w.ttl) != nil:
+		return fmt.Errorf("--lease-ttl: %v", planfs.ValidTTL(w.ttl))
+	case w.jsonOut && !w.list:
+		return errors.New("--json needs --list")
+	case w.slug != "" && w.path != "":
+		return errors.New("give --slug or --path, not both")
+	case w.stopGrace <= 0:
+		return fmt.Errorf("--stop-grace must be positive, not %v", w.stopGrace)
+	case w.run && w.list:
+		return errors.New("--run cannot be combined with --list")
+	}
+	var err error
+	if w.ports, err = workers.ParsePortRange(w.portRange); err != nil {
+		return fmt.Errorf("--port-range: %v", err)
+	}
+	if w.park != "" {
+		if _, err := target(w.park, "park", model.Park); err != nil {
+			return err
+		}
+	}
+	if w.targetLane != "" {
+		if _, err := target(w.targetLane, "target-lane", model.Return); err != nil {
+			return err
+		}
+	}
+	if w.slug != "" {
+		if err := planfs.ValidSlug(w.slug); err != nil {
+			return fmt.Errorf("--slug: %v", err)
+		}
+	}
+	return nil
+}
+
+// doList prints what this worker would see, claiming nothing and writing
+// nothing: what the next claim would repair is shown, and ranked as if done.
+func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, stdout, stderr io.Writer) int {
+	snap, err := t.Scan()
+	if err != nil {
+		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+	}
+	snap, found := t.Preview(snap)
+	found.Unfixed = append(found.Unfixed, workers.SymlinkProblems(t.Project)...)
+	for _, n := range append(found.Will, found.Unfixed...) {
+		say(stderr, "warning: %s: %s", n.File, n.Message)
+	}
+	w.unfixed = found.Unfixed
+	opt := w.options(t)
+	rows := model.Decide(snap, worker, opt)
+	if w.jsonOut {
+		return printListJSON(stdout, stderr, snap, w.unfixed, rows, worker, opt.Now)
+	}
+	printListTSV(stdout, stderr, snap, rows, worker, opt)
+	return exitOK
 }
 
 // scan reads the tree and repairs what dead claimers left half done; code
@@ -476,7 +487,7 @@ func (w *workOnce) target(t *planfs.Tree, lanes ...model.Lane) (string, error) {
 }
 
 func (w *workOnce) relArg(t *planfs.Tree, arg string) (string, error) {
-	return resolvePlan(t, arg, model.InProgress, model.Bugs, model.Features)
+	return resolvePlan(t, arg, model.RuleOf(model.Release).Lookup()...)
 }
 
 func (w *workOnce) doRelease(t *planfs.Tree, stdout, stderr io.Writer) int {
@@ -512,7 +523,7 @@ func (w *workOnce) doHeartbeat(t *planfs.Tree, stdout, stderr io.Writer) int {
 }
 
 func (w *workOnce) doRecover(t *planfs.Tree, stdout, stderr io.Writer) int {
-	rel, err := w.target(t, model.InProgress)
+	rel, err := w.target(t, model.RuleOf(model.Recover).From...)
 	if err != nil {
 		return fail(stderr, missingCode(err), "--recover: %v", err)
 	}
@@ -531,7 +542,7 @@ func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int 
 	if w.park != "" {
 		verb = "--park"
 	}
-	rel, err := w.target(t, model.InProgress, model.Bugs, model.Features, model.Ambiguous, model.Blocked)
+	rel, err := w.target(t, model.FromAny(model.Park, model.Return)...)
 	if err != nil {
 		return fail(stderr, missingCode(err), "%s: %v", verb, err)
 	}
