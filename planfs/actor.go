@@ -15,10 +15,19 @@ type Actor struct {
 	AgentID string
 	Token   string
 	Force   bool
+	// Reason is why, for the event log (a park's reason, a worker's
+	// release).
+	Reason string
 }
 
 // Agent is an actor known by its agent id alone.
 func Agent(id string) Actor { return Actor{AgentID: id} }
+
+// Because is a with reason as its Reason.
+func (a Actor) Because(reason string) Actor {
+	a.Reason = reason
+	return a
+}
 
 // Forced is a with Force set.
 func (a Actor) Forced(force bool) Actor {

@@ -41,7 +41,7 @@ func TestFencingByTokenNotAgentID(t *testing.T) {
 	for name, verb := range map[string]func() (string, error){
 		"complete": func() (string, error) { return tr.Complete(old.Rel, model.ReviewNeeded, stale) },
 		"release":  func() (string, error) { return tr.Release(old.Rel, stale) },
-		"park":     func() (string, error) { return tr.Park(old.Rel, model.Blocked, stale, "") },
+		"park":     func() (string, error) { return tr.Park(old.Rel, model.Blocked, stale.Because("")) },
 		"return":   func() (string, error) { return tr.Return(old.Rel, "", stale) },
 	} {
 		if _, err := verb(); !errors.Is(err, ErrNotOwner) {
@@ -89,10 +89,10 @@ func TestForcedMoveIsMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.Park(c.Rel, model.Blocked, Agent("operator-x"), "wrong"); !errors.Is(err, ErrNotOwner) {
+	if _, err := tr.Park(c.Rel, model.Blocked, Agent("operator-x").Because("wrong")); !errors.Is(err, ErrNotOwner) {
 		t.Fatalf("park without force: %v", err)
 	}
-	if _, err := tr.Park(c.Rel, model.Blocked, Agent("operator-x").Forced(true), "wrong"); err != nil {
+	if _, err := tr.Park(c.Rel, model.Blocked, Agent("operator-x").Forced(true).Because("wrong")); err != nil {
 		t.Fatal(err)
 	}
 	ev := tr.LastMoveFrom(c.Rel, 10)

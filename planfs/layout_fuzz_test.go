@@ -120,14 +120,14 @@ func exercise(root string) {
 		dst, _ := tr.Claim("features/a.md", "w1", 60)
 		if dst != "" {
 			_, _ = tr.Renew(dst, planfs.Actor{AgentID: "w1"}, 60)
-			_, _ = tr.Park(dst, model.Blocked, planfs.Actor{AgentID: "w1"}, "fuzz")
+			_, _ = tr.Park(dst, model.Blocked, planfs.Actor{AgentID: "w1"}.Because("fuzz"))
 			_, _ = tr.Return("blocked/a.md", "", planfs.Actor{AgentID: "w1", Force: true})
 		}
 		_, _ = tr.Claim("features/c.md", "w1", 60)
 		_, _ = tr.Release("in-progress/c.md", planfs.Actor{AgentID: "w1"})
 		_, _ = tr.Recover("in-progress/b.md", planfs.Actor{AgentID: "w2"}, 60)
 		_, _ = tr.Complete("in-progress/b.md", model.Completed, planfs.Actor{AgentID: "w2", Force: true})
-		_, _, _ = tr.Promote("drafts/x.md", model.Features, "w1", true)
+		_, _, _ = tr.Promote("drafts/x.md", model.Features, planfs.Actor{AgentID: "w1", Force: true})
 		d := &workers.Driver{Tree: tr, Worker: model.Worker{AgentID: "w1"}, TTL: 60}
 		if d.Start(nil) == nil {
 			d.Finish(0, "fuzz")

@@ -86,7 +86,7 @@ func TestRecoverWaitsForClaimInFlight(t *testing.T) {
 	if _, err := tr.Recover("in-progress/a.md", Actor{AgentID: "op"}, 60); !errors.Is(err, ErrClaimed) {
 		t.Fatalf("recover during a claim: %v", err)
 	}
-	if _, err := tr.Park("in-progress/a.md", model.Blocked, Actor{AgentID: "op"}, ""); !errors.Is(err, ErrClaimed) {
+	if _, err := tr.Park("in-progress/a.md", model.Blocked, Actor{AgentID: "op"}.Because("")); !errors.Is(err, ErrClaimed) {
 		t.Fatalf("park during a claim: %v", err)
 	}
 	os.Remove(tr.leasePath("features/a.md"))

@@ -62,7 +62,7 @@ func TestVerbsRefuseSymlinkedWritePaths(t *testing.T) {
 				} else if !tr.exists("features/a.md") || tr.ReadLease("features/a.md") != nil && !strings.HasPrefix(link, ".leases") {
 					t.Errorf("a refused claim claimed")
 				}
-				_, err = tr.Park("bugs/d.md", model.Blocked, Actor{AgentID: "w1", Force: true}, "")
+				_, err = tr.Park("bugs/d.md", model.Blocked, Actor{AgentID: "w1", Force: true}.Because(""))
 				refused("park", err)
 				_, err = tr.Return("blocked/c.md", "", Actor{AgentID: "w1", Force: true})
 				refused("return", err)

@@ -224,11 +224,11 @@ func TestReleaseReturnsToOriginAndRespectsOwner(t *testing.T) {
 
 func TestParkedPlanReturnsToItsLane(t *testing.T) {
 	tr := mkTree(t, "bugs/direct.md:", "bugs/claimed.md:")
-	if _, err := tr.Park("bugs/direct.md", model.Blocked, Actor{AgentID: "w"}, "needs keys"); err != nil {
+	if _, err := tr.Park("bugs/direct.md", model.Blocked, Actor{AgentID: "w"}.Because("needs keys")); err != nil {
 		t.Fatal(err)
 	}
 	ip, _ := tr.Claim("bugs/claimed.md", "w", 60)
-	if _, err := tr.Park(ip, model.Ambiguous, Actor{AgentID: "w"}, ""); err != nil {
+	if _, err := tr.Park(ip, model.Ambiguous, Actor{AgentID: "w"}.Because("")); err != nil {
 		t.Fatal(err)
 	}
 	for rel, want := range map[string]string{"blocked/direct.md": "bugs/direct.md", "ambiguous/claimed.md": "bugs/claimed.md"} {

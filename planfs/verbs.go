@@ -112,6 +112,9 @@ func (t *Tree) moveOwned(rel string, to func(lease *model.Lease) (model.Lane, er
 	if err != nil {
 		return "", err
 	}
+	if ev.Reason == "" {
+		ev.Reason = a.Reason
+	}
 	if ev.Origin == "" && lease != nil {
 		ev.Origin = lease.Origin
 	}
@@ -197,13 +200,10 @@ func (t *Tree) originLane(rel string, lease *model.Lease, fallback model.Lane) m
 // Release gives up a's claim on rel. An in-progress plan goes back to the
 // lane it was claimed from (anchor leaves it stranded in in-progress); a
 // ready-path lease is simply dropped. It returns where the plan is now.
+// a.Reason, when given, goes to the event log (a worker that gives a plan
+// back says why: stopped, or its agent could not start).
 func (t *Tree) Release(rel string, a Actor) (string, error) {
-	return t.ReleaseBecause(rel, a, "")
-}
-
-// ReleaseBecause is Release with the reason recorded in the event log, for
-// a worker that gives a plan back (stopped, or its agent could not start).
-func (t *Tree) ReleaseBecause(rel string, a Actor, reason string) (string, error) {
+	reason := a.Reason
 	lane, name, err := SplitRel(rel)
 	if err != nil {
 		return "", err
@@ -322,7 +322,8 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 }
 
 // Park sets a ready or claimed plan aside in ambiguous/ or blocked/.
-func (t *Tree) Park(rel string, to model.Lane, a Actor, reason string) (string, error) {
+func (t *Tree) Park(rel string, to model.Lane, a Actor) (string, error) {
+	reason := a.Reason
 	if why := model.RuleOf(model.Park).CheckTarget(to); why != "" {
 		return "", planErr(rel, ErrBadTarget, "%s", why)
 	}
@@ -398,7 +399,8 @@ func PromoteProblems(h model.Header) []string {
 
 // Promote moves a draft to a ready lane. It refuses, listing the problems,
 // when the draft lacks Preferred models or a Done when section, unless force.
-func (t *Tree) Promote(rel string, to model.Lane, agent string, force bool) (string, []string, error) {
+func (t *Tree) Promote(rel string, to model.Lane, a Actor) (string, []string, error) {
+	agent, force := a.AgentID, a.Force
 	if why := model.RuleOf(model.Promote).CheckTarget(to); why != "" {
 		return "", nil, planErr(rel, ErrBadTarget, "%s", why)
 	}

@@ -30,14 +30,14 @@ func actionCmd(what string, do func() (string, error)) tea.Cmd {
 
 func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
 	return actionCmd("promote", func() (string, error) {
-		dst, _, err := t.Promote(rel, to, agent, force)
+		dst, _, err := t.Promote(rel, to, planfs.Actor{AgentID: agent, Force: force})
 		return "promoted " + slugOf(rel) + " → " + laneOf(dst), err
 	})
 }
 
 func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
 	return actionCmd("park", func() (string, error) {
-		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}, reason)
+		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}.Because(reason))
 		return "parked " + slugOf(rel) + " in " + laneOf(dst), err
 	})
 }

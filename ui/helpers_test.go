@@ -145,10 +145,10 @@ func newProject(t testing.TB) *project {
 	check("complete csv-import", err)
 
 	p.at(26 * time.Hour)
-	_, err = tr.Park("features/improve-perf.md", model.Ambiguous, planfs.Actor{AgentID: "mid-2"}, "no target: which pages are slow?")
+	_, err = tr.Park("features/improve-perf.md", model.Ambiguous, planfs.Actor{AgentID: "mid-2"}.Because("no target: which pages are slow?"))
 	check("park improve-perf", err)
 	p.at(25 * time.Hour)
-	_, err = tr.Park("bugs/email-reminders.md", model.Blocked, planfs.Actor{AgentID: "mid-2"}, "needs SMTP credentials")
+	_, err = tr.Park("bugs/email-reminders.md", model.Blocked, planfs.Actor{AgentID: "mid-2"}.Because("needs SMTP credentials"))
 	check("park email-reminders", err)
 
 	// small-2 died holding old-import: its lease ran out an hour ago.

@@ -540,7 +540,7 @@ func (d *Driver) finished(rel string, me planfs.Actor, code int, renewing bool) 
 // giveBack releases rel to the lane it came from, recording why, if this
 // agent still holds it.
 func (d *Driver) giveBack(rel string, me planfs.Actor, reason string, o Outcome) Outcome {
-	dst, err := d.Tree.ReleaseBecause(rel, me, reason)
+	dst, err := d.Tree.Release(rel, me.Because(reason))
 	if err != nil {
 		o.Plan = d.whereIs(rel)
 		d.Log.Printf("could not release %s: %v", rel, err)

@@ -98,7 +98,7 @@ func promoteCmd() *cobra.Command {
 			if err != nil {
 				return "", err
 			}
-			dst, problems, err := t.Promote(rel, to, f.agent, f.force)
+			dst, problems, err := t.Promote(rel, to, planfs.Actor{AgentID: f.agent, Force: f.force})
 			if err == nil {
 				for _, p := range problems {
 					say(f.stderr, "warning: %s: %s", rel, p)
@@ -118,7 +118,7 @@ func parkCmd() *cobra.Command {
 			if err != nil {
 				return "", err
 			}
-			return t.Park(rel, to, f.actor(), f.reason)
+			return t.Park(rel, to, f.actor().Because(f.reason))
 		},
 	}.command()
 }

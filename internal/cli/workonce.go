@@ -342,7 +342,7 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 		}
 		if ctx.Err() != nil {
 			reason := "driver stopped: " + context.Cause(ctx).Error()
-			if _, err := t.ReleaseBecause(rel, planfs.Actor{AgentID: worker.AgentID, Token: held.Token}, reason); err != nil {
+			if _, err := t.Release(rel, planfs.Actor{AgentID: worker.AgentID, Token: held.Token}.Because(reason)); err != nil {
 				return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, err), reason
 			}
 			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
@@ -548,7 +548,7 @@ func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int 
 	}
 	var dst string
 	if w.park != "" {
-		dst, err = t.Park(rel, model.Lane(w.park), w.actor(), "")
+		dst, err = t.Park(rel, model.Lane(w.park), w.actor().Because(""))
 	} else {
 		dst, err = t.Return(rel, model.Lane(w.targetLane), w.actor())
 	}
@@ -610,7 +610,7 @@ func (w *workOnce) worktreeFor(t *planfs.Tree, held planfs.Claimed, stdout, stde
 		// Nobody will work the plan: give it back rather than strand it
 		// for a whole lease, one more plan on every cron tick.
 		reason := "--ensure-worktree: " + err.Error()
-		if _, rerr := t.ReleaseBecause(rel, planfs.Actor{AgentID: w.agent, Token: held.Token}, reason); rerr == nil {
+		if _, rerr := t.Release(rel, planfs.Actor{AgentID: w.agent, Token: held.Token}.Because(reason)); rerr == nil {
 			return "", fail(stderr, exitError, "%s (released %s)", reason, rel)
 		}
 	}

@@ -333,7 +333,7 @@ func (b *builder) park(rel string, to model.Lane, agentID, reason string, ago ti
 		return
 	}
 	b.at(ago)
-	_, err := b.tree.Park(rel, to, planfs.Actor{AgentID: agentID}, reason)
+	_, err := b.tree.Park(rel, to, planfs.Actor{AgentID: agentID}.Because(reason))
 	b.fail("park "+rel, err)
 }
 
@@ -342,7 +342,7 @@ func (b *builder) promote(rel string, to model.Lane, who string, ago time.Durati
 		return
 	}
 	b.at(ago)
-	_, _, err := b.tree.Promote(rel, to, who, false)
+	_, _, err := b.tree.Promote(rel, to, planfs.Actor{AgentID: who})
 	b.fail("promote "+rel, err)
 }
 
