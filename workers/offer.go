@@ -26,7 +26,7 @@ type SpawnOffer struct {
 // endpoints.yaml is no problem (tiers only).
 func Offer(project string) SpawnOffer {
 	var o SpawnOffer
-	reg, err := endpoints.Load(filepath.Join(project, "endpoints.yaml"))
+	reg, err := endpoints.Load(endpoints.Path(project))
 	switch {
 	case err == nil:
 		for _, ep := range reg.Endpoints {

@@ -249,7 +249,7 @@ func UniqueAgentID(project, prefix string, taken ...string) string {
 	for _, st := range states {
 		add(st.AgentID)
 	}
-	if reg, err := endpoints.Load(filepath.Join(project, "endpoints.yaml")); err == nil {
+	if reg, err := endpoints.Load(endpoints.Path(project)); err == nil {
 		for _, ep := range reg.Endpoints {
 			add(ep.Name)
 		}
