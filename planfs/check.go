@@ -95,7 +95,7 @@ func (t *Tree) checkLeases(snap *model.Snapshot) []model.Warning {
 	for i := range snap.Leases {
 		l := &snap.Leases[i]
 		file := ".leases/" + l.File
-		lane, _, _ := SplitRel(l.Rel)
+		lane := model.Rel(l.Rel).Lane()
 		switch {
 		case l.Corrupt != "":
 			if cur := t.ReadLease(l.Rel); cur != nil && cur.Corrupt != "" && now-cur.ModTime >= unreadableGrace(cur) {

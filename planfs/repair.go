@@ -76,7 +76,7 @@ func (t *Tree) Preview(snap *model.Snapshot) (*model.Snapshot, Repairs) {
 			continue
 		}
 		if to, ok := rp.moved[p.Rel]; ok {
-			lane, _, _ := SplitRel(to)
+			lane := model.Rel(to).Lane()
 			p.Rel, p.Lane = to, lane
 		}
 		out.Plans = append(out.Plans, p)

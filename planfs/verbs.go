@@ -72,7 +72,7 @@ func ValidTTL(ttl float64) error {
 func (t *Tree) owned(rel string, a Actor) (*model.Lease, error) {
 	cur := t.ReadLease(rel)
 	if cur == nil {
-		lane, name, _ := SplitRel(rel)
+		lane, name := model.Rel(rel).Lane(), model.Rel(rel).Name()
 		if lane == model.InProgress && t.claimInFlight(name) {
 			return nil, planErr(rel, ErrClaimed, "being claimed right now; try again in a minute")
 		}
@@ -268,7 +268,7 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 	if _, err := t.needPlan(rel); err != nil {
 		return nil, err
 	}
-	_, name, _ := SplitRel(rel)
+	name := model.Rel(rel).Name()
 	cur := t.ReadLease(rel)
 	now := t.now()
 	live := cur != nil && cur.Active(now)

@@ -90,11 +90,11 @@ func repairCmd(t *planfs.Tree) tea.Cmd {
 }
 
 func slugOf(rel string) string {
-	_, name, _ := planfs.SplitRel(rel)
+	name := model.Rel(rel).Name()
 	return model.SlugOf(name)
 }
 
 func laneOf(rel string) string {
-	l, _, _ := planfs.SplitRel(rel)
+	l := model.Rel(rel).Lane()
 	return string(l)
 }

@@ -331,7 +331,7 @@ func planNow(t *planfs.Tree, rel string) (cur string, found bool) {
 	}
 	rels := map[string]bool{}
 	for _, h := range hits {
-		if _, n, _ := planfs.SplitRel(h); n == name {
+		if n := model.Rel(h).Name(); n == name {
 			rels[h] = true
 		}
 	}
@@ -361,7 +361,7 @@ func (m *Model) askPromote() {
 
 func (m *Model) askPark() tea.Cmd {
 	rel, row, lease := m.target()
-	lane, _, _ := planfs.SplitRel(rel)
+	lane := model.Rel(rel).Lane()
 	in := m.textField()
 	in.Placeholder = "why (goes to the event log)"
 	in.CharLimit = 300
@@ -385,7 +385,7 @@ func (m *Model) askPark() tea.Cmd {
 
 func (m *Model) askReturn() {
 	rel, row, lease := m.target()
-	lane, _, _ := planfs.SplitRel(rel)
+	lane := model.Rel(rel).Lane()
 	body := []string{"Send " + rel + " back to the ready lane it came from."}
 	if lane == model.InProgress {
 		body = append(body, m.holder(lease))
@@ -412,7 +412,7 @@ func (m *Model) askRelease() {
 
 func (m *Model) askRecover() {
 	rel, _, lease := m.target()
-	lane, _, _ := planfs.SplitRel(rel)
+	lane := model.Rel(rel).Lane()
 	t, agent, ttl := m.opt.Tree, m.opt.Agent, m.opt.TTL
 	if !m.planExists(rel) {
 		m.ask(&dialog{

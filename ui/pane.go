@@ -152,7 +152,7 @@ func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 func (p *planList) syncKeys(m *Model, set setKey) {
 	k, onPlans := &m.keys.Plans, m.pane == plansPane
 	rel, row, _ := m.target()
-	lane, _, _ := planfs.SplitRel(rel)
+	lane := model.Rel(rel).Lane()
 	onPlan := row != nil
 	// Which lane each verb takes a plan from is the verb table's word.
 	takes := func(v model.Verb) bool { return onPlan && model.RuleOf(v).Takes(lane) }

@@ -470,7 +470,7 @@ func (m *Model) syncKeys() {
 // releaseRecover says whether r and R apply to the selection.
 func (m *Model) releaseRecover() (release, recover bool) {
 	rel, _, lease := m.target()
-	lane, _, _ := planfs.SplitRel(rel)
+	lane := model.Rel(rel).Lane()
 	exists := rel != "" && m.planExists(rel)
 	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(m.now) || !exists)
 }

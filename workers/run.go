@@ -448,7 +448,7 @@ func (d *Driver) heartbeat(rel string, me planfs.Actor) (lost string, keep bool)
 		return errText(err), false
 	case errors.Is(err, planfs.ErrNoLease):
 		now := d.whereIs(rel)
-		lane, _, _ := planfs.SplitRel(now)
+		lane := model.Rel(now).Lane()
 		by := d.movedBy(rel, me)
 		switch {
 		case (now == "" || now == rel || lane.Ready()) && by != "":
