@@ -292,27 +292,12 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 			reason := "stopped before claiming: " + context.Cause(ctx).Error()
 			return fail(stderr, exitError, "%s", reason), reason
 		}
-		var held planfs.Claimed
-		if w.slug != "" || w.path != "" {
-			var code int
-			if held, code = w.claimNamed(t, snap, worker, stdout, stderr); code != exitOK {
-				return code, "could not claim the named plan"
-			}
-		} else {
-			var err error
-			if w.run && claimed > 0 {
-				// Time has passed and the tree has moved on: look again.
-				var code int
-				if snap, code = w.scan(t, stderr); code >= 0 {
-					return code, "cannot read the tree"
-				}
-			}
-			if held, err = t.ClaimNext(snap, worker, w.options(t), w.ttl, skip); err != nil {
-				return fail(stderr, exitError, "%v", err), err.Error()
-			}
-			if held.Rel == "" {
-				break
-			}
+		held, code, note := w.claimOne(t, &snap, worker, claimed, skip, stdout, stderr)
+		if code >= 0 {
+			return code, note
+		}
+		if held.Rel == "" {
+			break
 		}
 		rel := held.Rel
 		claimed++
@@ -367,6 +352,32 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 		return exitOK, fmt.Sprintf("worked %d plan(s)", worked)
 	}
 	return exitOK, fmt.Sprintf("claimed %d plan(s)", claimed)
+}
+
+// claimOne claims the next plan: the named one, or the next bare pick from
+// snap (scanned again first when a run has passed since). A zero Claimed
+// with code -1 means nothing is left; code >= 0 ends the loop with note.
+func (w *workOnce) claimOne(t *planfs.Tree, snap **model.Snapshot, worker model.Worker, claimed int, skip map[string]bool, stdout, stderr io.Writer) (planfs.Claimed, int, string) {
+	if w.slug != "" || w.path != "" {
+		held, code := w.claimNamed(t, *snap, worker, stdout, stderr)
+		if code != exitOK {
+			return held, code, "could not claim the named plan"
+		}
+		return held, -1, ""
+	}
+	if w.run && claimed > 0 {
+		// Time has passed and the tree has moved on: look again.
+		next, code := w.scan(t, stderr)
+		if code >= 0 {
+			return planfs.Claimed{}, code, "cannot read the tree"
+		}
+		*snap = next
+	}
+	held, err := t.ClaimNext(*snap, worker, w.options(t), w.ttl, skip)
+	if err != nil {
+		return held, fail(stderr, exitError, "%v", err), err.Error()
+	}
+	return held, -1, ""
 }
 
 // executor is the command line --run hands each plan to: the endpoint's
