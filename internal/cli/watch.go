@@ -265,145 +265,64 @@ func watchInstallCmd() *cobra.Command {
 	})
 }
 
-// install writes the units and enables their timers.
+// install builds the install plan, then describes it (--dry-run) or
+// carries it out: both refuse at the same point, since every check runs
+// while the plan is built.
 func (w *watchFlags) install(pos []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return fail(stderr, exitError, "watch install: unexpected argument %q", pos[0])
 	}
-	p, err := w.parse("watch install", true, stderr)
+	plan, err := w.installPlan(stderr)
 	if err != nil {
-		return fail(stderr, exitError, "%v", err)
+		return w.planFailed(stderr, "watch install", "nothing written", err)
 	}
-	units, err := p.units()
-	if err != nil {
-		return fail(stderr, exitError, "%v", err)
-	}
-	dir, err := workers.UserUnitDir()
-	if err != nil {
-		return fail(stderr, exitError, "watch install: %v", err)
-	}
-	changes, err := workers.PlanInstall(dir, units)
-	if err != nil {
-		return fail(stderr, exitError, "watch install: %v", err)
-	}
-	// Refuse before writing anything: anchor wrote the units before the
-	// first conflict and left a half-installed set behind.
-	refusal := installRefusal(changes, p.project, w.yes)
 	if w.dryRun {
-		for _, c := range changes {
-			if c.Kind == workers.Same {
-				fmt.Fprintf(stdout, "unchanged %s\n", c.Path)
-			} else {
-				fmt.Fprintf(stdout, "would %s %s\n", c.Kind, c.Path)
-			}
-		}
-		// The dry run is what the skill shows before asking for consent:
-		// it must fail where the real run would.
-		if refusal != "" {
-			return fail(stderr, exitError, "watch install: would refuse: %s", refusal)
-		}
-		sc := workers.UserSystemctl()
-		switch {
-		case sc.Down == "":
-			fmt.Fprintln(stdout, "would run systemctl --user daemon-reload")
-			for _, t := range timers(units) {
-				fmt.Fprintf(stdout, "would run systemctl --user enable --now %s\n", t)
-			}
-		case sc.CanLink():
-			for _, t := range timers(units) {
-				fmt.Fprintf(stdout, "would run systemctl --user enable %s\n", t)
-			}
-			fmt.Fprintf(stdout, "would start nothing now: %s; the timers would start at the next login (or at boot, with linger)\n", sc.Down)
-		default:
-			fmt.Fprintf(stdout, "would start nothing: %s\n", sc.Down)
-		}
+		// The dry run is what the skill shows before asking for consent.
+		plan.Describe(stdout)
 		return exitOK
 	}
-	if refusal != "" {
-		return fail(stderr, exitError, "watch install: %s; nothing written", refusal)
-	}
-	sc := workers.UserSystemctl()
-	if err := workers.WriteUnits(dir, units); err != nil {
+	if err := plan.Apply(stdout); err != nil {
 		return fail(stderr, exitError, "watch install: %v", err)
-	}
-	for _, c := range changes {
-		word := map[workers.ChangeKind]string{workers.Create: "created", workers.Replace: "replaced", workers.Same: "unchanged"}[c.Kind]
-		fmt.Fprintf(stdout, "%s %s\n", word, c.Path)
-	}
-	if sc.Down != "" {
-		enableOffline(sc, timers(units), stdout)
-	} else {
-		if err := sc.Run("daemon-reload"); err != nil {
-			return fail(stderr, exitError, "watch install: units written, but %v", err)
-		}
-		for _, t := range timers(units) {
-			if err := sc.Run("enable", "--now", t); err != nil {
-				return fail(stderr, exitError, "watch install: units written, but %v", err)
-			}
-			fmt.Fprintf(stdout, "enabled %s\n", t)
-		}
 	}
 	printLingerAdvice(stdout)
 	return exitOK
 }
 
-// installRefusal says why install must write nothing, or "". A unit of
-// another project with the same folder name is never replaced, not even
-// with --yes: that would take its worker over and hide it from that
-// project's status and uninstall. This project's differing units (or a
-// same-named file fleetwatch did not write) need --yes.
-func installRefusal(changes []workers.Change, project string, yes bool) string {
-	var owners []string
-	foreign := map[string][]string{}
-	var differ []string
-	for _, c := range changes {
-		switch {
-		case c.Kind != workers.Replace:
-		case c.Owner != "" && c.Owner != project:
-			if foreign[c.Owner] == nil {
-				owners = append(owners, c.Owner)
-			}
-			foreign[c.Owner] = append(foreign[c.Owner], c.Path)
-		default:
-			differ = append(differ, c.Path)
-		}
+// installPlan checks the flags, renders the units and plans writing them.
+// It refuses before anything is written: anchor wrote the units before the
+// first conflict and left a half-installed set behind.
+func (w *watchFlags) installPlan(stderr io.Writer) (*workers.InstallPlan, error) {
+	p, err := w.parse("watch install", true, stderr)
+	if err != nil {
+		return nil, err
 	}
-	if len(owners) > 0 {
-		parts := make([]string, len(owners))
-		for i, o := range owners {
-			verb := " belongs to project "
-			if len(foreign[o]) > 1 {
-				verb = " belong to project "
-			}
-			parts[i] = strings.Join(foreign[o], ", ") + verb + o
-		}
-		return strings.Join(parts, "; ") + ": uninstall it there, or pick another agent id"
+	units, err := p.units()
+	if err != nil {
+		return nil, err
 	}
-	if len(differ) > 0 && !yes {
-		return strings.Join(differ, ", ") + " already exists and differs (--yes replaces it)"
+	dir, err := workers.UserUnitDir()
+	if err != nil {
+		return nil, fmt.Errorf("watch install: %v", err)
 	}
-	return ""
+	plan, err := workers.NewInstallPlan(dir, p.project, units, w.yes)
+	if err != nil && !errors.As(err, new(*workers.Refusal)) {
+		return nil, fmt.Errorf("watch install: %v", err)
+	}
+	return plan, err
 }
 
-// enableOffline enables timers with no user manager to start them:
-// systemctl only makes the timers.target.wants links then, and the timers
-// start with the manager, at the next login or, with linger, at boot.
-func enableOffline(sc *workers.Systemctl, timerNames []string, stdout io.Writer) {
-	fmt.Fprintf(stdout, "not started: %s\n", sc.Down)
-	var err error
-	if sc.CanLink() {
-		for _, t := range timerNames {
-			if err = sc.Link("enable", t); err != nil {
-				break
-			}
-			fmt.Fprintf(stdout, "enabled %s: it starts at the next login (or at boot, with linger)\n", t)
-		}
-		if err == nil {
-			return
-		}
-		fmt.Fprintf(stdout, "not enabled: %v\n", err)
+// planFailed reports a plan that could not be built. A refusal reads
+// "would refuse: ..." in a dry run and "...; nothing written" (or removed)
+// in the real run; any other error reads the same in both.
+func (w *watchFlags) planFailed(stderr io.Writer, cmd, nothing string, err error) int {
+	var r *workers.Refusal
+	switch {
+	case !errors.As(err, &r):
+		return fail(stderr, exitError, "%v", err)
+	case w.dryRun:
+		return fail(stderr, exitError, "%s: would refuse: %s", cmd, r.Reason)
 	}
-	fmt.Fprintf(stdout, "once it is up: systemctl --user daemon-reload && systemctl --user enable --now %s\n", strings.Join(timerNames, " "))
+	return fail(stderr, exitError, "%s: %s; %s", cmd, r.Reason, nothing)
 }
 
 func printLingerAdvice(stdout io.Writer) {
@@ -427,7 +346,8 @@ func watchUninstallCmd() *cobra.Command {
 }
 
 // uninstall stops, disables and removes the units of agents (all of the
-// project's when none).
+// project's when none): it builds the plan, then describes it (--dry-run)
+// or carries it out.
 func (w *watchFlags) uninstall(agents, pos []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return fail(stderr, exitError, "watch uninstall: unexpected argument %q", pos[0])
@@ -449,81 +369,16 @@ func (w *watchFlags) uninstall(agents, pos []string, stdout, stderr io.Writer) i
 		say(stderr, "watch uninstall: no fleetwatch units for %s in %s", project, dir)
 		return exitNothing
 	}
-	sc := workers.UserSystemctl()
-	var timerUnits []workers.InstalledUnit
-	for _, u := range units {
-		if strings.HasSuffix(u.Name, ".timer") {
-			timerUnits = append(timerUnits, u)
-		}
+	plan, err := workers.NewUninstallPlan(dir, units)
+	if err != nil {
+		return w.planFailed(stderr, "watch uninstall", "nothing removed", err)
 	}
 	if w.dryRun {
-		printUninstall(sc, timerUnits, units, stdout)
+		plan.Describe(stdout)
 		return exitOK
 	}
-	return removeUnits(dir, sc, timerUnits, units, stdout, stderr)
-}
-
-// removeUnits disables the timers and removes the units.
-func removeUnits(dir string, sc *workers.Systemctl, timerUnits, units []workers.InstalledUnit, stdout, stderr io.Writer) int {
-	// A worker whose timer could not be disabled keeps its files: its timer
-	// may still be enabled and running, and with the files gone status
-	// would not show it and a rerun would not find it.
-	kept := map[string]bool{}
-	var keptTimers []string
-	var disableErr error
-	keep := func(u workers.InstalledUnit, err error) {
-		kept[u.Agent] = true
-		keptTimers = append(keptTimers, u.Name)
-		if disableErr == nil {
-			disableErr = err
-		}
-	}
-	if sc.Down == "" {
-		for _, t := range timerUnits {
-			// A run in progress finishes on its own; its claim is safe.
-			if err := sc.Run("disable", "--now", t.Name); err != nil {
-				keep(t, err)
-				continue
-			}
-			fmt.Fprintf(stdout, "stopped and disabled %s\n", t.Name)
-		}
-	} else {
-		fmt.Fprintf(stdout, "not stopped: %s\n", sc.Down)
-		for _, t := range timerUnits {
-			// systemctl disables without a manager (it removes the
-			// timers.target.wants link); where it cannot (no systemctl, no
-			// bus), the link is removed here, so none outlives its unit.
-			if sc.CanLink() {
-				sc.Link("disable", t.Name)
-			}
-			if err := workers.Unlink(dir, t.Name); err != nil {
-				keep(t, err)
-				continue
-			}
-			fmt.Fprintf(stdout, "disabled %s\n", t.Name)
-		}
-	}
-	removed := 0
-	for _, u := range units {
-		if kept[u.Agent] {
-			fmt.Fprintf(stdout, "kept %s\n", u.Path)
-			continue
-		}
-		if err := os.Remove(u.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fail(stderr, exitError, "watch uninstall: cannot remove %s: %v", u.Path, err)
-		}
-		fmt.Fprintf(stdout, "removed %s\n", u.Path)
-		removed++
-	}
-	var reloadErr error
-	if sc.Down == "" && removed > 0 {
-		reloadErr = sc.Run("daemon-reload")
-	}
-	if disableErr != nil {
-		return fail(stderr, exitError, "watch uninstall: %v; kept the units of %s so a rerun retries", disableErr, strings.Join(keptTimers, ", "))
-	}
-	if reloadErr != nil {
-		return fail(stderr, exitError, "watch uninstall: units removed, but %v", reloadErr)
+	if err := plan.Apply(stdout); err != nil {
+		return fail(stderr, exitError, "watch uninstall: %v", err)
 	}
 	return exitOK
 }
@@ -551,23 +406,6 @@ func selectUnits(dir, project string, agents []string) ([]workers.InstalledUnit,
 		}
 	}
 	return units, nil
-}
-
-// printUninstall says what uninstall would do.
-func printUninstall(sc *workers.Systemctl, timerUnits, units []workers.InstalledUnit, stdout io.Writer) {
-	for _, t := range timerUnits {
-		if sc.Down == "" {
-			fmt.Fprintf(stdout, "would stop and disable %s\n", t.Name)
-		} else {
-			fmt.Fprintf(stdout, "would disable %s\n", t.Name)
-		}
-	}
-	if sc.Down != "" {
-		fmt.Fprintf(stdout, "would stop nothing: %s\n", sc.Down)
-	}
-	for _, u := range units {
-		fmt.Fprintf(stdout, "would remove %s\n", u.Path)
-	}
 }
 
 func watchStatusCmd() *cobra.Command {
