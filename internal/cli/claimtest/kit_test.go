@@ -12,7 +12,7 @@ import (
 	"fleetwatch/internal/testkit/fwtest"
 )
 
-func TestMain(m *testing.M) { fwtest.Main(m, cli.Main, benchTrees.Remove) }
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
 
 // The exit codes of internal/cli.
 const (

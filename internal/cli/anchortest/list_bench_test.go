@@ -1,4 +1,4 @@
-package claimtest
+package anchortest
 
 // Benchmarks for `work-once --list`, run in-process through run() on
 // generated git projects of 1k and 10k plans. The target (from the issue):

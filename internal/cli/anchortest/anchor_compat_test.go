@@ -1,4 +1,4 @@
-package claimtest
+package anchortest
 
 // CLI tests for the behaviours anchor's own test suite asserts
 // (/work/shared/anchor/TESTS.md items 1–17 and 56–78) that SPEC.md keeps,
