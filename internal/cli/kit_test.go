@@ -123,4 +123,6 @@ var (
 	gitOut           = fwtest.GitOut
 	gitRepo          = fwtest.GitRepo
 	deadPID          = testkit.DeadPID
+	contents         = fwtest.Contents
+	sortedKeys       = fwtest.SortedKeys
 )

@@ -131,4 +131,6 @@ var (
 	gitOut           = fwtest.GitOut
 	gitRepo          = fwtest.GitRepo
 	deadPID          = testkit.DeadPID
+	contents         = fwtest.Contents
+	sortedKeys       = fwtest.SortedKeys
 )

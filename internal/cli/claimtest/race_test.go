@@ -3,10 +3,8 @@ package claimtest
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -143,34 +141,4 @@ func TestRaceNamedSlug(t *testing.T) {
 	if winners != 1 {
 		t.Fatalf("%d winners, want exactly 1", winners)
 	}
-}
-
-// contents maps each plan rel to its file content.
-func contents(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	root := filepath.Join(dir, ".plans")
-	for _, lane := range []string{"drafts", "bugs", "features", "in-progress", "review-needed", "ambiguous", "blocked", "completed"} {
-		files, _ := filepath.Glob(filepath.Join(root, lane, "*.md"))
-		for _, f := range files {
-			if filepath.Base(f) == "README.md" {
-				continue
-			}
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[lane+"/"+filepath.Base(f)] = string(b)
-		}
-	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -235,4 +236,34 @@ func Age(t *testing.T, dir, rel string) {
 	if err := os.Chtimes(filepath.Join(dir, ".plans", rel), old, old); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Contents maps each plan rel to its file content.
+func Contents(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	root := filepath.Join(dir, ".plans")
+	for _, lane := range []string{"drafts", "bugs", "features", "in-progress", "review-needed", "ambiguous", "blocked", "completed"} {
+		files, _ := filepath.Glob(filepath.Join(root, lane, "*.md"))
+		for _, f := range files {
+			if filepath.Base(f) == "README.md" {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[lane+"/"+filepath.Base(f)] = string(b)
+		}
+	}
+	return out
+}
+
+func SortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -1,4 +1,4 @@
-package claimtest
+package crashtest
 
 import (
 	"encoding/json"
