@@ -18,7 +18,9 @@ import (
 // output trimmed; a failure fails tb with what git said.
 func Git(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "-C", dir}, args...)...)
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-C", dir}, args...)...)
+	// No system or user config: a repository is the same on every machine.
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tb.Fatalf("git %v: %v\n%s", args, err, out)

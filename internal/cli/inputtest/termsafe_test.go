@@ -1,0 +1,59 @@
+package inputtest
+
+import (
+	"strings"
+	"testing"
+)
+
+// rawControl reports a control character other than the line breaks and
+// tabs an output's own layout uses.
+func rawControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool {
+		return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e)
+	})
+}
+
+// An escape sequence in a plan's file name, its Assignee field or a lease's
+// agent id never reaches the terminal from --list (stdout or stderr),
+// check, watch status or an error line; a tab or line break in a file name
+// never breaks a TSV row.
+func TestEscapesFromFilesNeverReachTheTerminal(t *testing.T) {
+	t.Parallel()
+	evil := "\x1b]0;pwned\x07\x1b[2J"
+	dir := newTree(t,
+		plan{rel: "features/tab\tname" + evil + ".md"},
+		plan{rel: "features/line\nbreak.md"},
+		plan{rel: "features/person.md", fields: "Assignee: bob" + evil},
+		plan{rel: "features/taken.md"},
+		plan{rel: "features/broken" + evil + ".md", fields: "Priority: P9" + evil},
+	)
+	agent := "w" + evil
+	if r := fw(t, dir, "work-once", "--slug", "taken", "--agent-id", agent); r.code != 0 {
+		t.Fatalf("claim by an odd agent id: %v", r)
+	}
+	check := func(what string, r result) {
+		t.Helper()
+		if rawControl(r.stdout) || rawControl(r.stderr) {
+			t.Errorf("%s: raw control characters reach the terminal:\nstdout %q\nstderr %q", what, r.stdout, r.stderr)
+		}
+	}
+	list := fw(t, dir, "work-once", "--list", "--agent-id", "w2")
+	check("--list", list)
+	rows := strings.Split(strings.TrimSpace(list.stdout), "\n")
+	for _, row := range rows {
+		if n := strings.Count(row, "\t"); n != 8 {
+			t.Errorf("--list row with %d tabs, not 8: %q", n, row)
+		}
+	}
+	if !strings.Contains(list.stderr, "agent=w?]0;pwned??[2J") {
+		t.Errorf("--list stderr should name the odd agent, made safe:\n%q", list.stderr)
+	}
+	check("check", fw(t, dir, "check"))
+	check("watch status", fw(t, dir, "watch", "status", "--project", dir))
+	// An error line quoting the lease's holder.
+	rel := fw(t, dir, "release", "in-progress/taken.md", "--agent-id", "w2")
+	if rel.code == 0 || !strings.Contains(rel.stderr, "w?]0;pwned") {
+		t.Errorf("release of another's plan: %v", rel)
+	}
+	check("an error line", rel)
+}

@@ -1,0 +1,206 @@
+package runtest
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fleetwatch/planfs"
+)
+
+// handOffSetup: agent A works features/x.md in its worktree with --run
+// --ensure-worktree, commits there, and its agent fails, so the plan stays
+// A's until an operator releases it. It returns the project and A's
+// worktree and commit.
+func handOffSetup(t *testing.T) (dir, wtA, commitA string) {
+	dir = gitProject(t, plan{rel: "features/x.md", fields: "Priority: P1"}, plan{rel: "features/y.md"})
+	withExecutor(t, dir, fakeAgent(t), "-exit", "3")
+	if r := fw(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "A"); r.code != exitError || !strings.Contains(r.stderr, "agent exited 3") {
+		t.Fatalf("A's run: %v", r)
+	}
+	wtA = filepath.Join(dir, "var", "worktrees", "A")
+	if err := os.WriteFile(filepath.Join(wtA, "work.txt"), []byte("A's work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, wtA, "add", "work.txt")
+	git(t, wtA, "commit", "-q", "-m", "A's commit")
+	commitA = gitOut(t, wtA, "rev-parse", "HEAD")
+	if r := fw(t, dir, "release", "--force", "in-progress/x.md"); r.code != 0 {
+		t.Fatalf("operator release: %v", r)
+	}
+	return dir, wtA, commitA
+}
+
+// A plan released by one agent is worked by the next: B gets feature/x with
+// every commit A made on it; A's clean worktree lets go of the branch.
+func TestHandOffBranchToTheNextAgent(t *testing.T) {
+	t.Parallel()
+	dir, wtA, commitA := handOffSetup(t)
+	rec := filepath.Join(t.TempDir(), "rec.json")
+	withExecutor(t, dir, fakeAgent(t), "-record", rec)
+	r := fw(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "B")
+	if r.code != 0 || !exists(dir, "review-needed/x.md") {
+		t.Fatalf("B's run: %v", r)
+	}
+	wtB := filepath.Join(dir, "var", "worktrees", "B")
+	var got struct{ Cwd string }
+	data, _ := os.ReadFile(rec)
+	json.Unmarshal(data, &got)
+	if got.Cwd != wtB {
+		t.Errorf("B's agent ran in %q, want %q", got.Cwd, wtB)
+	}
+	if b := gitOut(t, wtB, "rev-parse", "--abbrev-ref", "HEAD"); b != "feature/x" {
+		t.Errorf("B is on %q", b)
+	}
+	if h := gitOut(t, dir, "rev-parse", "feature/x"); h != commitA {
+		t.Errorf("feature/x is at %s, want A's commit %s", h, commitA)
+	}
+	if head := gitOut(t, wtA, "rev-parse", "HEAD"); head != commitA || gitOut(t, wtA, "status", "--porcelain") != "" {
+		t.Errorf("A's worktree should stay at its commit, clean: %s", head)
+	}
+	if out, _ := exec.Command("git", "-C", wtA, "symbolic-ref", "-q", "HEAD").Output(); len(out) != 0 {
+		t.Errorf("A's worktree still on %s", out)
+	}
+	if refs := gitOut(t, dir, "for-each-ref", "refs/fleetwatch/keep/"); refs != "" {
+		t.Errorf("a clean worktree needs no keep ref: %s", refs)
+	}
+	if !strings.Contains(r.stderr, "feature/x taken over from agent A's worktree") {
+		t.Errorf("stderr does not say so: %v", r)
+	}
+}
+
+// A dirty worktree has its changes, untracked files included, committed to a
+// keep ref before it lets go; its files stay; the event log says so.
+func TestHandOffKeepsADirtyWorktreesChanges(t *testing.T) {
+	t.Parallel()
+	dir, wtA, commitA := handOffSetup(t)
+	os.WriteFile(filepath.Join(wtA, "work.txt"), []byte("A's work, changed\n"), 0o644)
+	os.WriteFile(filepath.Join(wtA, "notes.txt"), []byte("untracked\n"), 0o644)
+	r := fw(t, dir, "work-once", "--once", "--ensure-worktree", "--agent-id", "B")
+	if r.code != 0 || !strings.Contains(r.stdout, "BRANCH=feature/x\n") {
+		t.Fatalf("B's claim: %v", r)
+	}
+	refs := strings.Fields(gitOut(t, dir, "for-each-ref", "--format=%(refname)", "refs/fleetwatch/keep/A/"))
+	if len(refs) != 1 {
+		t.Fatalf("keep refs: %v", refs)
+	}
+	keep := refs[0]
+	if got := gitOut(t, dir, "show", keep+":notes.txt"); got != "untracked" {
+		t.Errorf("keep ref's notes.txt: %q", got)
+	}
+	if got := gitOut(t, dir, "show", keep+":work.txt"); got != "A's work, changed" {
+		t.Errorf("keep ref's work.txt: %q", got)
+	}
+	if parent := gitOut(t, dir, "rev-parse", keep+"^"); parent != commitA {
+		t.Errorf("keep commit's parent %s, want %s", parent, commitA)
+	}
+	if h := gitOut(t, dir, "rev-parse", "feature/x"); h != commitA {
+		t.Errorf("feature/x moved to %s", h)
+	}
+	if data, _ := os.ReadFile(filepath.Join(wtA, "notes.txt")); string(data) != "untracked\n" {
+		t.Errorf("A's files must stay: %q", data)
+	}
+	tree, _ := planfs.Open(dir)
+	events, _ := tree.Events()
+	var said bool
+	for _, e := range events {
+		said = said || e.Event == "handoff" && e.AgentID == "B" && strings.Contains(e.Reason, keep)
+	}
+	if !said {
+		t.Errorf("no handoff event naming %s: %+v", keep, events)
+	}
+}
+
+// A plan whose branch git refuses is skipped by workers that make branches,
+// shown with its reason in --list, board and check, and does not hold back
+// the plan after it.
+func TestBranchRefusedPlanIsSkipped(t *testing.T) {
+	t.Parallel()
+	dir := gitProject(t, plan{rel: "features/x.lock.md", fields: "Priority: P1"}, plan{rel: "features/next.md"})
+	r := fw(t, dir, "work-once", "--list", "--json", "--ensure-worktree", "--agent-id", "w1")
+	if !strings.Contains(r.stdout, `"reason":"cannot be claimed: git refuses its branch name feature/x.lock`) {
+		t.Errorf("--list --json: %v", r)
+	}
+	r = fw(t, dir, "work-once", "--list", "--ensure-worktree", "--agent-id", "w1")
+	if !strings.Contains(r.stderr, "features/x.lock.md  git refuses its branch name feature/x.lock") {
+		t.Errorf("--list: %v", r)
+	}
+	if r := fw(t, dir, "board", "--json"); !strings.Contains(r.stdout, `"problem": "git refuses its branch name feature/x.lock`) {
+		t.Errorf("board --json: %v", r)
+	}
+	if r := fw(t, dir, "check"); !strings.Contains(r.stdout+r.stderr, "features/x.lock.md") || !strings.Contains(r.stdout+r.stderr, "git refuses its branch name") {
+		t.Errorf("check: %v", r)
+	}
+	r = fw(t, dir, "work-once", "--once", "--ensure-worktree", "--agent-id", "w1")
+	if r.code != 0 || !exists(dir, "in-progress/next.md") || !exists(dir, "features/x.lock.md") {
+		t.Fatalf("the worker should take next.md: %v", r)
+	}
+	// A claim-only worker needs no branch and may take it.
+	if r := fw(t, dir, "work-once", "--once", "--agent-id", "w2"); r.code != 0 || !exists(dir, "in-progress/x.lock.md") {
+		t.Fatalf("claim-only worker: %v", r)
+	}
+}
+
+// A plan whose name is too long for its lease file is skipped by every
+// claim, never stranded in in-progress/, and reported.
+func TestLongNamePlanIsSkipped(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("n", 240-3) + ".md"
+	dir := newTree(t, plan{rel: "features/" + long, fields: "Priority: P1"}, plan{rel: "features/next.md"})
+	r := fw(t, dir, "work-once", "--once", "--agent-id", "w1")
+	if r.code != 0 || !exists(dir, "in-progress/next.md") || !exists(dir, "features/"+long) || exists(dir, "in-progress/"+long) {
+		t.Fatalf("work-once: %v", r)
+	}
+	if r := fw(t, dir, "work-once", "--once", "--agent-id", "w1", "--path", filepath.Join(dir, ".plans", "features", long)); r.code != exitError || !strings.Contains(r.stderr, "over 237") || exists(dir, "in-progress/"+long) {
+		t.Fatalf("named claim: %v", r)
+	}
+	if r := fw(t, dir, "work-once", "--list", "--json"); !strings.Contains(r.stdout, "file name is 240 bytes") {
+		t.Errorf("--list --json: %v", r)
+	}
+	if r := fw(t, dir, "check"); !strings.Contains(r.stdout+r.stderr, "no claim can take it") {
+		t.Errorf("check: %v", r)
+	}
+}
+
+// --run prints a plan's path only once an agent is started on it, and a port
+// given to a run that never started an agent goes back.
+func TestRunPrintsAndKeepsAPortOnlyWhenTheAgentStarts(t *testing.T) {
+	t.Parallel()
+	dir := newTree(t, plan{rel: "features/a.md"})
+	// Found at claim time only: the placeholder is filled per plan.
+	withExecutor(t, dir, "{worktree}/no-such-agent")
+	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
+	if r.code != exitError || !strings.Contains(r.stderr, "did not start") || r.stdout != "" {
+		t.Fatalf("an agent that never started: %v", r)
+	}
+	if !exists(dir, "features/a.md") {
+		t.Error("the plan should be released")
+	}
+	ports := func() string {
+		data, _ := os.ReadFile(filepath.Join(dir, "var", "worktrees", "ports.json"))
+		return string(data)
+	}
+	if p := ports(); strings.Contains(p, `"w1"`) {
+		t.Errorf("w1 keeps a port it never used: %s", p)
+	}
+	// Nothing to claim: no port either.
+	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w2", "--slug", "none"); r.code != exitNothing {
+		t.Fatalf("nothing to claim: %v", r)
+	}
+	if p := ports(); strings.Contains(p, `"w2"`) {
+		t.Errorf("w2 keeps a port it never used: %s", p)
+	}
+	// An agent that starts keeps its port.
+	withExecutor(t, dir, fakeAgent(t))
+	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w3"); r.code != 0 || !strings.HasPrefix(r.stdout, filepath.Join(dir, ".plans", "in-progress", "a.md")+"\n") {
+		t.Fatalf("w3: %v", r)
+	}
+	if p := ports(); !strings.Contains(p, `"w3"`) {
+		t.Errorf("w3 lost its port: %s", p)
+	}
+	_ = time.Second
+}

@@ -1,0 +1,150 @@
+package fwtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fleetwatch/internal/testkit"
+	"fleetwatch/model"
+	"fleetwatch/workers"
+)
+
+var fakeAgentBin = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "fakeagent-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "fakeagent")
+	out, err := exec.Command("go", "build", "-o", bin, "fleetwatch/internal/testkit/fakeagent").CombinedOutput()
+	if err != nil {
+		return "", &exec.ExitError{Stderr: out}
+	}
+	return bin, nil
+})
+
+func FakeAgent(t testing.TB) string {
+	t.Helper()
+	bin, err := fakeAgentBin()
+	if err != nil {
+		t.Fatalf("building the fake agent: %v", err)
+	}
+	return bin
+}
+
+// WithExecutor writes dir/endpoints.yaml with argv as the default executor.
+func WithExecutor(t testing.TB, dir string, argv ...string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("endpoints:\n  - name: local\n    tier: mid\n    model: fake-1\nexecutor:\n")
+	for _, a := range argv {
+		q, _ := json.Marshal(a)
+		b.WriteString("  - " + string(q) + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func RunLease(t testing.TB, dir, rel string) model.Lease {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, ".plans", ".leases", model.LeaseFileName(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := model.DecodeLease(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func StateOf(t testing.TB, dir, agent string) workers.State {
+	t.Helper()
+	data, err := os.ReadFile(workers.StatePath(dir, agent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st workers.State
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func WaitFor(t testing.TB, what string, limit time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", limit, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func ReadPID(t testing.TB, file string) int {
+	t.Helper()
+	var pid int
+	WaitFor(t, file, 20*time.Second, func() bool {
+		data, err := os.ReadFile(file)
+		pid, _ = strconv.Atoi(string(data))
+		return err == nil && pid > 0
+	})
+	return pid
+}
+
+func Alive(pid int) bool {
+	// A zombie is gone for our purposes; /proc tells them apart.
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// Zombie reports whether pid has exited and waits for its parent to reap it.
+func Zombie(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i > 0 && i+2 < len(data) && data[i+2] == 'Z'
+}
+
+// GitOut runs git in dir and returns its trimmed stdout.
+func GitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("git %v in %s: %v", args, dir, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// GitProject is a tree in a git repository with one commit.
+func GitProject(t *testing.T, plans ...Plan) string {
+	dir := NewTree(t, plans...)
+	testkit.Git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
+	return dir
+}
+
+// GitRepo makes a git repository with one commit on main.
+func GitRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	testkit.Git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
+	return dir
+}

@@ -1,0 +1,169 @@
+// Package fwtest is the kit for whole-program tests of the fleetwatch
+// command line: the test binary doubles as fleetwatch (Main), and the
+// helpers run it as a real child process on plan trees, lease files and git
+// repositories they build. Only tests import it.
+package fwtest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// AsFleetwatch is set to 1 in a child's environment to make the test binary
+// run the command line it was given.
+const AsFleetwatch = "FLEETWATCH_TEST_AS_MAIN"
+
+// BarrierEnv names a file a child waits for before it runs, so racing
+// workers start together.
+const BarrierEnv = "FLEETWATCH_TEST_BARRIER"
+
+// Main is a whole-program test package's TestMain: as a child (AsFleetwatch
+// set) it waits at the barrier if one is given and runs fleetwatch (the
+// command line entry, cli.Main, passed in so package cli's own tests can use
+// the kit too); otherwise it runs the tests, then cleanup, and exits with their code.
+func Main(m *testing.M, fleetwatch func(args []string, stdout, stderr io.Writer) int, cleanup ...func()) {
+	if os.Getenv(AsFleetwatch) == "1" {
+		if b := os.Getenv(BarrierEnv); b != "" {
+			os.WriteFile(fmt.Sprintf("%s.ready.%d", b, os.Getpid()), nil, 0o644)
+			for {
+				if _, err := os.Stat(b); err == nil {
+					break
+				}
+				time.Sleep(200 * time.Microsecond)
+			}
+		}
+		os.Exit(fleetwatch(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	code := m.Run()
+	for _, f := range cleanup {
+		f()
+	}
+	os.Exit(code)
+}
+
+// Result is what one fleetwatch process did.
+type Result struct {
+	Code           int
+	Stdout, Stderr string
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+}
+
+// Cmd builds a real fleetwatch process (this test binary) running args in dir.
+func Cmd(dir string, env []string, args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	// A -race child otherwise sleeps a second before exiting.
+	cmd.Env = append(append(outsideFleet(os.Environ()), AsFleetwatch+"=1", "USER=tester", "GORACE=atexit_sleep_ms=0"), env...)
+	return cmd
+}
+
+// outsideFleet drops the FLEET_* variables a driver gives its agent, so the
+// tests behave the same when an agent runs them.
+func outsideFleet(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "FLEET_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// Run runs fleetwatch with args in dir and returns what it did.
+func Run(t testing.TB, dir string, args ...string) Result {
+	t.Helper()
+	return RunEnv(t, dir, nil, args...)
+}
+
+// RunEnv is Run with env added to the child's environment.
+func RunEnv(t testing.TB, dir string, env []string, args ...string) Result {
+	t.Helper()
+	cmd := Cmd(dir, env, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = -int(ws.Signal()) // killed: minus the signal number
+		}
+	} else if err != nil {
+		t.Fatalf("fleetwatch %v: %v", args, err)
+	}
+	return Result{Code: code, Stdout: out.String(), Stderr: errb.String()}
+}
+
+// Exe is the test binary's path, the fleetwatch a written unit runs.
+func Exe(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// OpenBarrier waits until n processes are waiting at barrier, then releases them.
+func OpenBarrier(t testing.TB, barrier string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ready, _ := filepath.Glob(barrier + ".ready.*")
+		if len(ready) >= n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d processes reached the barrier", len(ready), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := os.WriteFile(barrier, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Want fails t unless r exited with code.
+func Want(t testing.TB, r Result, code int) {
+	t.Helper()
+	if r.Code != code {
+		t.Fatalf("want exit %d, got %v", code, r)
+	}
+}
+
+// OneLineError checks r is a hard error: exit 2 and exactly one
+// `fleetwatch: ` line on stderr naming each of names, with no crash.
+func OneLineError(t testing.TB, r Result, names ...string) {
+	t.Helper()
+	if r.Code != 2 {
+		t.Errorf("want exit 2, got %v", r)
+	}
+	if !strings.HasPrefix(r.Stderr, "fleetwatch: ") || strings.Count(r.Stderr, "\n") != 1 || !strings.HasSuffix(r.Stderr, "\n") {
+		t.Errorf("want exactly one `fleetwatch: ` line on stderr, got %q", r.Stderr)
+	}
+	for _, bad := range []string{"panic", "goroutine ", ".go:"} {
+		if strings.Contains(r.Stderr, bad) {
+			t.Errorf("stderr looks like a crash (%q): %q", bad, r.Stderr)
+		}
+	}
+	for _, n := range names {
+		if !strings.Contains(r.Stderr, n) {
+			t.Errorf("stderr does not name %q: %q", n, r.Stderr)
+		}
+	}
+}
