@@ -29,7 +29,9 @@ func Check(root string) ([]string, error) {
 			return err
 		}
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "var") {
+			rel, _ := filepath.Rel(root, p)
+			// The test kit is test code, like _test.go files and testdata.
+			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "var" || filepath.ToSlash(rel) == "internal/testkit") {
 				return filepath.SkipDir
 			}
 			return nil
