@@ -18,8 +18,8 @@ func code(n int) *int { return &n }
 // worker that exited cleanly.
 func baseFacts() NoticeFacts {
 	return NoticeFacts{
-		Now:  1000,
-		Rows: []BoardRow{noticePlan("features/a.md"), noticePlan("review-needed/done.md")},
+		Now:    1000,
+		Rows:   []BoardRow{noticePlan("features/a.md"), noticePlan("review-needed/done.md")},
 		Leases: []Lease{{File: "in-progress__b.md.json", Rel: "in-progress/b.md", AgentID: "mid-1", ExpiresAt: 2000}},
 		Workers: []WorkerFact{
 			{Agent: "mid-1", Plan: "in-progress/b.md", Health: "live", Started: 900, Heartbeat: 990},
