@@ -67,6 +67,8 @@ func (m *Model) headerLine() string {
 		}
 		left += warn
 	}
+	// Before the counts: what needs a person must survive a narrow header.
+	left += m.noticeCount()
 	if m.d != nil {
 		b := m.d.board
 		left += " · " + plural(len(b.Rows), "plan", "plans")
