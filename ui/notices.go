@@ -168,15 +168,19 @@ func (m *Model) openNotices() tea.Cmd {
 }
 
 // noticeList is the N overlay: the notices, newest first; enter leads to
-// the row one is about.
-type noticeList struct{ cursor int }
+// the row one is about. offset is the first row shown.
+type noticeList struct{ cursor, offset int }
 
 func (*noticeList) asks() bool   { return false }
 func (*noticeList) typing() bool { return false }
 
+// noticeRows is how many notices the overlay shows in a body h high: the
+// title and the line of keys take two.
+func noticeRows(h int) int { return max(1, h-2) }
+
 func (l *noticeList) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	k := &m.keys
-	n := len(m.notes.list)
+	n, page := len(m.notes.list), noticeRows(m.height-2)
 	switch {
 	case key.Matches(msg, k.Interrupt):
 		return m.quit()
@@ -190,14 +194,20 @@ func (l *noticeList) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 			return m.leadTo(m.notes.list[l.cursor].Notice)
 		}
 	case key.Matches(msg, k.Up):
-		l.cursor = max(0, l.cursor-1)
+		l.cursor--
 	case key.Matches(msg, k.Down):
-		l.cursor = max(0, min(n-1, l.cursor+1))
+		l.cursor++
+	case key.Matches(msg, k.PageUp):
+		l.cursor -= page
+	case key.Matches(msg, k.PageDown):
+		l.cursor += page
 	case key.Matches(msg, k.Top):
 		l.cursor = 0
 	case key.Matches(msg, k.Bottom):
-		l.cursor = max(0, n-1)
+		l.cursor = n - 1
 	}
+	l.cursor = max(0, min(n-1, l.cursor))
+	l.offset = max(min(l.offset, l.cursor), l.cursor-page+1)
 	return nil
 }
 
@@ -213,9 +223,11 @@ func (l *noticeList) view(m *Model, h int) []string {
 			"or a lease expiring with no worker driving it shows here, with a bell")
 		return append(out, "", keys)
 	}
-	rows := max(1, h-3)
+	rows := noticeRows(h)
 	cur := min(l.cursor, len(list)-1)
-	off := max(0, cur-rows+1)
+	// Notices arrive on top while the list is open; the window still
+	// holds the cursor.
+	off := max(0, min(l.offset, cur), cur-rows+1)
 	for i := off; i < len(list) && i < off+rows; i++ {
 		out = append(out, m.noticeLine(&list[i].Notice, i == cur))
 	}

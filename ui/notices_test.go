@@ -190,3 +190,32 @@ func TestBellAtMostEveryTenSeconds(t *testing.T) {
 		})
 	}
 }
+
+// TestNoticesScroll: a list longer than the screen scrolls with the
+// cursor, and moving back up does not jump the window.
+func TestNoticesScroll(t *testing.T) {
+	t.Parallel()
+	p, h, _ := noticeHarness(t, 80, 24, false)
+	for i := range 40 {
+		p.exitState(t, fmt.Sprintf("fail-%02d", i), 1)
+	}
+	h.send(stateChangeMsg{})
+	h.press("N")
+	first, last := "fail-00 exited 1", "fail-39 exited 1"
+	if v := h.view(); !strings.Contains(v, "Notices · 40") || !strings.Contains(v, first) || strings.Contains(v, last) {
+		t.Fatalf("the top of the list:\n%s", v)
+	}
+	h.press("G")
+	v := h.view()
+	if !strings.Contains(v, "▸ 09:30:00  failed   "+last) || strings.Contains(v, first) {
+		t.Fatalf("G: the bottom of the list:\n%s", v)
+	}
+	h.press("k", "k")
+	if v2 := h.view(); !strings.Contains(v2, last) || !strings.Contains(v2, "▸ 09:30:00  failed   fail-37") {
+		t.Fatalf("k from the bottom moved the window:\n%s", v2)
+	}
+	h.press("pgup", "g")
+	if v := h.view(); !strings.Contains(v, "▸ 09:30:00  failed   "+first) {
+		t.Fatalf("g: the top again:\n%s", v)
+	}
+}
