@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // bellFlag is tmux's #{window_bell_flag} for the test's window: "1" once
@@ -28,7 +30,7 @@ func TestTmuxBellOnReviewNeeded(t *testing.T) {
 	for _, noBell := range []bool{false, true} {
 		t.Run(fmt.Sprintf("no-bell=%v", noBell), func(t *testing.T) {
 			t.Parallel()
-			dir := newTree(t, plan{rel: "in-progress/ship-it.md", fields: "Priority: P1"}, plan{rel: "features/later.md"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "in-progress/ship-it.md", Fields: "Priority: P1"}, fwtest.Plan{Rel: "features/later.md"})
 			var args []string
 			if noBell {
 				args = append(args, "--no-bell")
@@ -44,7 +46,7 @@ func TestTmuxBellOnReviewNeeded(t *testing.T) {
 			if f := tt.bellFlag(); f != "0" {
 				t.Fatalf("bell flag %q before anything happened", f)
 			}
-			want(t, fw(t, dir, "complete", "in-progress/ship-it.md", "--to", "review-needed", "--force"), exitOK)
+			fwtest.Want(t, fwtest.Run(t, dir, "complete", "in-progress/ship-it.md", "--to", "review-needed", "--force"), fwtest.ExitOK)
 			tt.waitShows(tmuxLiveRefresh, `⚑ 1`)
 			if noBell {
 				time.Sleep(500 * time.Millisecond)
@@ -65,7 +67,7 @@ func TestTmuxBellOnReviewNeeded(t *testing.T) {
 			tt.keys("Enter")
 			tt.waitShows(tmuxWait, laneOpen("review-needed", "1"), `▸ . ship-it`)
 			tt.keys("q")
-			if code := tt.waitExit(); code != exitOK {
+			if code := tt.waitExit(); code != fwtest.ExitOK {
 				t.Fatalf("exit %d after q", code)
 			}
 		})

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
 
@@ -25,7 +27,7 @@ func TestTmuxQuitSaysWorkersKeepRunning(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := newTree(t, plan{rel: "features/a.md"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 			if withWorkers {
 				writeWorkerStates(t, dir)
 			}
@@ -74,7 +76,7 @@ func writeWorkerStates(t *testing.T, dir string) {
 	for _, st := range []workers.State{
 		{AgentID: "mid-1", PID: sleeper.Process.Pid, Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
 		{AgentID: "mid-2", PID: sleeper.Process.Pid, Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
-		{AgentID: "gone-1", PID: deadPID(t), Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
+		{AgentID: "gone-1", PID: testkit.DeadPID(t), Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
 		{AgentID: "done-1", PID: sleeper.Process.Pid, Host: host, State: workers.StateExited, ExitCode: &one, Started: now},
 	} {
 		if err := workers.WriteState(dir, st); err != nil {
