@@ -174,9 +174,9 @@ type noticeList struct{ cursor, offset int }
 func (*noticeList) asks() bool   { return false }
 func (*noticeList) typing() bool { return false }
 
-// noticeRows is how many notices the overlay shows in a body h high: the
-// title and the line of keys take two.
-func noticeRows(h int) int { return max(1, h-2) }
+// noticeRows is how many notices the overlay shows in a body h high,
+// under its title.
+func noticeRows(h int) int { return max(1, h-1) }
 
 func (l *noticeList) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	k := &m.keys
@@ -216,12 +216,10 @@ func (l *noticeList) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 func (l *noticeList) view(m *Model, h int) []string {
 	list := m.notes.list
 	title := "Notices · " + itoa(len(list)) + " (newest first)"
-	keys := "enter go to it · ↑/↓ choose · esc close"
 	out := []string{title}
 	if len(list) == 0 {
-		out = append(out, "", "no notices: a plan reaching review-needed, a worker failing or going stale,",
+		return append(out, "", "no notices: a plan reaching review-needed, a worker failing or going stale,",
 			"or a lease expiring with no worker driving it shows here, with a bell")
-		return append(out, "", keys)
 	}
 	rows := noticeRows(h)
 	cur := min(l.cursor, len(list)-1)
@@ -231,10 +229,15 @@ func (l *noticeList) view(m *Model, h int) []string {
 	for i := off; i < len(list) && i < off+rows; i++ {
 		out = append(out, m.noticeLine(&list[i].Notice, i == cur))
 	}
-	for len(out) < h-1 {
-		out = append(out, "")
-	}
-	return append(out[:max(1, h-1)], keys)
+	return out
+}
+
+// noticesHelp is the footer's keys while the list is shown: only the ones
+// that work there.
+func (m *Model) noticesHelp() string {
+	k := &m.keys
+	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to it"))
+	return m.help.ShortHelpView([]key.Binding{enter, k.Up, k.Down, k.Close})
 }
 
 func (m *Model) noticeLine(n *model.Notice, selected bool) string {

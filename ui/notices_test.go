@@ -92,6 +92,9 @@ func TestNoticesHeaderListAndEnter(t *testing.T) {
 			if strings.Contains(headerOf(h), "⚑") {
 				t.Errorf("the list is read, yet the header counts: %q", headerOf(h))
 			}
+			if f := h.footer(); !strings.Contains(f, "enter go to it") || strings.Contains(f, "park") {
+				t.Errorf("the footer lists keys that do not work in the list: %q", f)
+			}
 			h.press("j", "enter")
 			if h.m.stack.top() != nil || h.m.pane != plansPane || h.m.plans.lane != model.ReviewNeeded ||
 				h.selected() != "review-needed/export-pdf.md" {
