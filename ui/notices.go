@@ -141,6 +141,8 @@ func (m *Model) bellCmd() tea.Cmd {
 		return nil
 	}
 	m.notes.lastBell = now
+	// One byte in a write of its own: the renderer writes each frame in
+	// one call too, so the BEL never lands inside an escape sequence.
 	return func() tea.Msg {
 		_, _ = io.WriteString(out, "\a")
 		return nil
