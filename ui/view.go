@@ -147,6 +147,9 @@ func (m *Model) footerLine() string {
 	if v, ok := m.stack.top().(*logView); ok {
 		helpText = m.logsHelp(v)
 	}
+	if _, ok := m.stack.top().(*diffView); ok {
+		helpText = m.diffHelp()
+	}
 	status := m.status
 	if status == "" && m.plans.filter.Value() != "" {
 		status = "filter: " + m.plans.filter.Value() + " (esc clears)"
