@@ -139,11 +139,15 @@ func (m *Model) diffArrived(msg diffMsg) {
 		return
 	}
 	v.done = true
+	// The project is known: the reason needs the room.
+	short := func(s string) string {
+		return termtext.Line(strings.ReplaceAll(s, m.opt.Tree.Project+string(filepath.Separator), ""))
+	}
 	if msg.err != nil {
-		// The project is known: the reason needs the room.
-		v.err = termtext.Line(strings.ReplaceAll(msg.err.Error(), m.opt.Tree.Project+string(filepath.Separator), ""))
+		v.err = short(msg.err.Error())
 		return
 	}
+	msg.diff.Note = short(msg.diff.Note)
 	v.fill(msg.diff)
 }
 
@@ -159,6 +163,9 @@ func (v *diffView) fill(d workers.Diff) {
 	add := func(kind diffKind, text string) { v.lines = append(v.lines, diffLine{text, kind}) }
 	add(diffSection, "Committed on "+termtext.Line(d.Branch)+" since "+termtext.Line(d.Integration)+" at "+base+": "+fileTotals(d.Committed))
 	fileList(add, d.Committed)
+	if d.Note != "" {
+		add(diffMeta, "· "+d.Note)
+	}
 	if d.Worktree != "" {
 		add(diffContext, "")
 		add(diffSection, "Uncommitted in "+termtext.Line(d.Worktree)+" (against its HEAD): "+fileTotals(d.Uncommitted))

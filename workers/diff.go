@@ -53,6 +53,9 @@ type Diff struct {
 	// a worktree.
 	Uncommitted []FileDiff
 	Untracked   []Untracked
+	// Note says why a worktree's changes are left out ("" when they are
+	// not).
+	Note string
 }
 
 // FileDiff is one file's change. Lines is its patch from the first hunk
@@ -100,10 +103,30 @@ func DiffOfPlan(project, slug string) (Diff, error) {
 	if wt == "" && !hasRef(top, "refs/heads/"+branch) {
 		return Diff{}, fmt.Errorf("%s: no branch %s and no worktree on it: nothing to compare yet", slug, branch)
 	}
-	if wt != "" {
-		return diffIn(top, wt, branch)
+	if wt == "" {
+		return diffIn(top, "", branch)
 	}
-	return diffIn(top, "", branch)
+	if _, err := dirIn(top, wt); err != nil {
+		d, err2 := diffIn(top, "", branch)
+		d.Note = "the uncommitted changes of " + termtext.Line(wt) + " are not read: " + termtext.Line(err.Error())
+		return d, err2
+	}
+	return diffIn(top, wt, branch)
+}
+
+// dirIn is dir relative to top when it is a folder inside top reached
+// without a symlink: nothing outside the project is read.
+func dirIn(top, dir string) (string, error) {
+	rel, err := relIn(top, dir)
+	if err != nil {
+		return "", err
+	}
+	f, err := safepath.OpenDir(top, rel, false)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", dir, err)
+	}
+	f.Close()
+	return rel, nil
 }
 
 // DiffOfWorktree is the diff of the branch checked out at path (HEAD when
@@ -113,11 +136,11 @@ func DiffOfWorktree(project, path string) (Diff, error) {
 	if err != nil {
 		return Diff{}, err
 	}
-	if _, err := relIn(top, path); err != nil {
-		return Diff{}, err
-	}
 	if !isDir(path) {
 		return Diff{}, fmt.Errorf("%s: no such worktree", path)
+	}
+	if _, err := dirIn(top, path); err != nil {
+		return Diff{}, err
 	}
 	head, err := gitQuery(path, "symbolic-ref", "--quiet", "--short", "HEAD")
 	if err != nil || head == "" {

@@ -169,6 +169,29 @@ func TestDiffRefusals(t *testing.T) {
 	}
 }
 
+func TestDiffReadsNothingOutsideTheProject(t *testing.T) {
+	dir, wt := diffRepo(t)
+	link := filepath.Join(dir, "var", "worktrees", "link")
+	if err := os.Symlink(wt.Path, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DiffOfWorktree(dir, link); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("a worktree reached through a symlink: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	testkit.Git(t, dir, "worktree", "add", "-q", "-b", "feature/out", out, "dev")
+	if err := os.WriteFile(filepath.Join(out, "secret.txt"), []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := DiffOfPlan(dir, "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Worktree != "" || len(d.Untracked) != 0 || !strings.Contains(d.Note, "are not read: "+out+" is not inside "+dir) {
+		t.Errorf("a worktree outside the project: worktree %q, untracked %v, note %q", d.Worktree, d.Untracked, d.Note)
+	}
+}
+
 func TestDiffHugePatchBytes(t *testing.T) {
 	dir, wt := diffRepo(t)
 	// Few lines, many bytes: a minified file.
