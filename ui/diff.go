@@ -25,6 +25,8 @@ import (
 var (
 	diffNextFile = key.NewBinding(key.WithKeys("]", "n"), key.WithHelp("]/n", "next file"))
 	diffPrevFile = key.NewBinding(key.WithKeys("[", "N"), key.WithHelp("[/N", "previous file"))
+	diffLeft     = key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "scroll left"))
+	diffRight    = key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "scroll right"))
 )
 
 // diffKind says how a line of the diff view is drawn.
@@ -56,6 +58,8 @@ type diffView struct {
 	lines []diffLine
 	files []int // where each file's header is in lines
 	off   int   // the first line shown
+	x     int   // columns scrolled sideways
+	wide  int   // the longest line's length in bytes, which bounds x
 	st    diffStyles
 }
 
@@ -181,7 +185,13 @@ func (v *diffView) fill(d workers.Diff) {
 	}
 	v.patches(d.Committed, "")
 	v.patches(d.Uncommitted, " (uncommitted)")
-	v.off = 0
+	if len(d.Committed)+len(d.Uncommitted)+len(d.Untracked) == 0 {
+		add(diffMeta, "· nothing changed since "+termtext.Line(d.Integration))
+	}
+	v.off, v.x, v.wide = 0, 0, 0
+	for _, l := range v.lines {
+		v.wide = max(v.wide, len(l.text))
+	}
 }
 
 // fileTotals is "3 files, +12 −4".
@@ -271,6 +281,10 @@ func (v *diffView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		v.off = 0
 	case key.Matches(msg, k.Bottom):
 		v.off = len(v.lines)
+	case key.Matches(msg, diffLeft):
+		v.x = max(0, v.x-m.cols/2)
+	case key.Matches(msg, diffRight):
+		v.x = max(0, min(v.x+m.cols/2, v.wide-m.cols/2))
 	case key.Matches(msg, diffNextFile):
 		for _, i := range v.files {
 			if i > v.off {
@@ -303,6 +317,14 @@ func (v *diffView) view(m *Model, h int) []string {
 		vis := max(0, h-2)
 		end := min(len(v.lines), v.off+vis)
 		hint = itoa(v.off+1) + "–" + itoa(end) + " of " + itoa(len(v.lines))
+		if v.x > 0 {
+			hint += " · →" + itoa(v.x)
+		}
+		if ansi.StringWidth(title)+ansi.StringWidth(hint)+6 > m.cols {
+			// Narrow: the position matters more than the worktree, which
+			// the uncommitted heading names too.
+			title, _, _ = strings.Cut(title, " · ")
+		}
 		inner := max(0, m.cols-2-1)
 		body = make([]string, 0, end-v.off)
 		for _, l := range v.lines[v.off:end] {
@@ -316,6 +338,9 @@ func (v *diffView) view(m *Model, h int) []string {
 // only what shows of it; plain (NO_COLOR) keeps git's symbols alone.
 func (v *diffView) styled(m *Model, l diffLine, w int) string {
 	text := l.text
+	if v.x > 0 {
+		text = ansi.TruncateLeft(text, v.x, "…")
+	}
 	if len(text) > w {
 		text = ansi.Truncate(text, w, "…")
 	}
@@ -341,5 +366,8 @@ func (v *diffView) styled(m *Model, l diffLine, w int) string {
 
 // diffHelp is the footer's reminder in the diff view.
 func (m *Model) diffHelp() string {
-	return m.st.Help.Render("↑/↓ pgup/pgdn scroll · g/G top/end · ]/n [/N next/previous file · esc close")
+	if !m.wide {
+		return m.st.Help.Render("↑/↓ ←/→ pgup/pgdn scroll · g/G · ]/[ next/previous file · esc close")
+	}
+	return m.st.Help.Render("↑/↓ pgup/pgdn scroll · ←/→ sideways · g/G top/end · ]/n [/N next/previous file · esc close")
 }

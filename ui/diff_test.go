@@ -41,7 +41,7 @@ func diffProject(t testing.TB) (*project, string) {
 	p.gitIn(t, wt, 3*time.Minute, "add", "-A")
 	p.gitIn(t, wt, 3*time.Minute, "commit", "-q", "-m", "pdf: render pages")
 	write("pdf.go", "package main\n\n// Export writes a PDF.\n")
-	write("staged.go", "package main\n")
+	write("staged.go", "package main // "+strings.Repeat("wide ", 30)+"END\n")
 	p.gitIn(t, wt, 0, "add", "staged.go")
 	write("todo.txt", "fonts\nmargins\n")
 	st := workers.State{PID: 1, AgentID: "mid-1", Tier: "mid", Host: "build-7", State: workers.StateRunning, Worktree: wt,
@@ -94,7 +94,7 @@ func TestDiffOfPlanOverlay(t *testing.T) {
 		if size[0] == 160 && !strings.Contains(v, "worktree var/worktrees/mid-1") {
 			t.Errorf("wide title %q lacks the worktree:\n%s", base, v)
 		}
-		if f := h.footer(); !strings.Contains(f, "next/previous file") {
+		if f := h.footer(); !strings.Contains(f, "next/previous file · esc close") {
 			t.Errorf("footer %q", f)
 		}
 		h.press("esc")
@@ -147,6 +147,18 @@ func TestDiffScrollsAndJumpsBetweenFiles(t *testing.T) {
 	h.press("n")
 	if last := body()[len(body())-1]; !strings.Contains(last, "+package main") {
 		t.Errorf("n at the end moved past it: %q", last)
+	}
+	// Sideways: the end of staged.go's long line comes into view.
+	if strings.Contains(h.view(), "END") {
+		t.Error("the long line is not cut at 80 columns")
+	}
+	h.press("l", "l", "l")
+	if screen := h.view(); !strings.Contains(screen, "wide END") || !strings.Contains(screen, "…") {
+		t.Errorf("l l l: the long line's end is not shown:\n%s", screen)
+	}
+	h.press("h", "h", "h")
+	if v.x != 0 {
+		t.Errorf("h h h: %d columns sideways", v.x)
 	}
 	h.press("g", "j", "j")
 	if v.off != 2 {
