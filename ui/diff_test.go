@@ -255,3 +255,21 @@ func TestDiffColours(t *testing.T) {
 		}
 	}
 }
+
+func TestDiffWithNothingChanged(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	h := newHarness(t, p, 80, 24)
+	h.m.openDiff("plan x", "plan\x00x", nil)
+	h.send(diffMsg{req: "plan\x00other", diff: workers.Diff{Branch: "feature/other"}})
+	if v := h.view(); !strings.Contains(v, "computing the diff of plan x…") {
+		t.Errorf("an answer for another request was taken:\n%s", v)
+	}
+	h.send(diffMsg{req: "plan\x00x", diff: workers.Diff{Branch: "feature/x", Integration: "dev", Base: "0123456789"}})
+	v := h.view()
+	for _, want := range []string{"feature/x vs dev at 0123456", "0 files, +0 −0", "· nothing changed since dev"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q on\n%s", want, v)
+		}
+	}
+}

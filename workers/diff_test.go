@@ -167,6 +167,14 @@ func TestDiffRefusals(t *testing.T) {
 	if _, err := DiffOfPlan(bare, "x"); err == nil || !strings.Contains(err.Error(), "no integration branch (dev, develop)") {
 		t.Errorf("without an integration branch: %v", err)
 	}
+	// fleetwatch.yaml names it.
+	if err := os.WriteFile(filepath.Join(bare, "fleetwatch.yaml"), []byte("integration: trunk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := DiffOfPlan(bare, "x")
+	if err != nil || d.Integration != "trunk" || d.Branch != "feature/x" || len(d.Committed) != 0 {
+		t.Errorf("with integration: trunk: %+v, %v", d, err)
+	}
 }
 
 func TestDiffReadsNothingOutsideTheProject(t *testing.T) {
