@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"fleetwatch/internal/gitenv"
@@ -187,17 +188,26 @@ func diffIn(top, wt, branch string) (Diff, error) {
 	if d.Base, err = gitQuery(dir, "merge-base", integration, tip); err != nil {
 		return d, fmt.Errorf("%s and %s share no history: %v", branch, integration, err)
 	}
-	if d.Committed, err = fileDiffs(dir, d.Base, tip); err != nil {
-		return d, err
-	}
 	if wt == "" {
-		return d, nil
-	}
-	if d.Uncommitted, err = fileDiffs(dir, "HEAD"); err != nil {
+		d.Committed, err = fileDiffs(dir, d.Base, tip)
 		return d, err
 	}
-	d.Untracked, err = untracked(top, wt)
-	return d, err
+	// The three readings are independent: side by side they take the
+	// time of the slowest.
+	var errs [3]error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); d.Uncommitted, errs[1] = fileDiffs(dir, "HEAD") }()
+	go func() { defer wg.Done(); d.Untracked, errs[2] = untracked(top, wt) }()
+	d.Committed, errs[0] = fileDiffs(dir, d.Base, tip)
+	wg.Wait()
+	// One line: the first failure.
+	for _, err := range errs {
+		if err != nil {
+			return d, err
+		}
+	}
+	return d, nil
 }
 
 // fileDiffs is the diff between revs (one rev: the work tree against
