@@ -257,7 +257,8 @@ func patchKind(l string) diffKind {
 func (*diffView) asks() bool   { return false }
 func (*diffView) typing() bool { return false }
 
-// visible is how many lines the box shows in a body of h lines.
+// diffVisible is how many lines the diff box shows: the body less its
+// border.
 func (m *Model) diffVisible() int { return max(1, m.height-2-2) }
 
 func (v *diffView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
