@@ -210,7 +210,7 @@ func fileList(add func(diffKind, string), files []workers.FileDiff) {
 		if f.Binary {
 			counts = fitRight("binary", 14)
 		}
-		line := counts + "  " + f.Path
+		line := counts + "  " + filePath(f)
 		if f.Summary != "" && !f.Binary {
 			line += "  (" + f.Summary + ")"
 		}
@@ -223,7 +223,7 @@ func (v *diffView) patches(files []workers.FileDiff, tag string) {
 	for _, f := range files {
 		v.lines = append(v.lines, diffLine{"", diffContext})
 		v.files = append(v.files, len(v.lines))
-		head := "━━ " + f.Path + tag
+		head := "━━ " + filePath(f) + tag
 		if !f.Binary {
 			head += "  +" + itoa(f.Added) + " −" + itoa(f.Deleted)
 		}
@@ -238,6 +238,14 @@ func (v *diffView) patches(files []workers.FileDiff, tag string) {
 			v.lines = append(v.lines, diffLine{l, patchKind(l)})
 		}
 	}
+}
+
+// filePath is a file's path, "from → to" when it was renamed.
+func filePath(f workers.FileDiff) string {
+	if f.From != "" {
+		return f.From + " → " + f.Path
+	}
+	return f.Path
 }
 
 func patchKind(l string) diffKind {

@@ -273,3 +273,20 @@ func TestDiffWithNothingChanged(t *testing.T) {
 		}
 	}
 }
+
+func TestDiffShowsRenames(t *testing.T) {
+	t.Parallel()
+	p, wt := diffProject(t)
+	p.gitIn(t, wt, 0, "mv", "render.go", "draw.go")
+	h := newHarness(t, p, 160, 48)
+	h.selectPlan("in-progress/export-pdf.md")
+	h.openDiff()
+	v := h.view()
+	h.press("G")
+	v += h.view()
+	for _, want := range []string{"+0     −0  render.go → draw.go", "━━ render.go → draw.go (uncommitted)  +0 −0", "rename from render.go"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q on\n%s", want, v)
+		}
+	}
+}

@@ -63,6 +63,7 @@ type Diff struct {
 // on, made safe for the terminal (tabs expanded); empty with a Summary.
 type FileDiff struct {
 	Path           string
+	From           string // the path before a rename ("" when not renamed)
 	Added, Deleted int
 	Binary         bool
 	// Summary says why the patch is not shown (binary, too big); "" when
@@ -73,7 +74,7 @@ type FileDiff struct {
 	Meta  []string
 	Lines []string
 
-	raw string // the path as git wrote it
+	raw, rawFrom string // the paths as git wrote them
 }
 
 // Untracked is a file in the worktree that git does not track. Lines is
@@ -211,14 +212,24 @@ func diffIn(top, wt, branch string) (Diff, error) {
 }
 
 // fileDiffs is the diff between revs (one rev: the work tree against
-// it): counts from --numstat, then the patch of the files not summarised.
-// Renames are off so each file is one path, and numstat and patch list
-// the same files in the same order.
+// it): counts from --numstat, then the patch of the files not summarised,
+// which git lists in the same order. Renames are found; should leaving
+// the summarised files out pair the others differently (the patches then
+// do not line up with the counts), it asks again without renames, where
+// each file is one path.
 func fileDiffs(dir string, revs ...string) ([]FileDiff, error) {
-	args := append([]string{"diff", "--no-color", "--no-ext-diff", "--no-renames", "--no-textconv"}, revs...)
+	files, aligned, err := fileDiffsWith(dir, "-M", revs)
+	if err == nil && !aligned {
+		files, _, err = fileDiffsWith(dir, "--no-renames", revs)
+	}
+	return files, err
+}
+
+func fileDiffsWith(dir, renames string, revs []string) ([]FileDiff, bool, error) {
+	args := append([]string{"diff", "--no-color", "--no-ext-diff", renames, "--no-textconv"}, revs...)
 	out, _, err := gitCapped(dir, diffOutputCap, append(args, "--numstat", "-z")...)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	files := parseNumstat(out)
 	// The summarised files are left out of the patch by name: usually a
@@ -235,29 +246,44 @@ func fileDiffs(dir string, revs ...string) ([]FileDiff, error) {
 			continue
 		}
 		skip = append(skip, ":(exclude,literal)"+f.raw)
+		if f.rawFrom != "" {
+			skip = append(skip, ":(exclude,literal)"+f.rawFrom)
+		}
 	}
 	if len(skip) == len(files) {
-		return files, nil
+		return files, true, nil
 	}
 	patch, truncated, err := gitCapped(dir, diffOutputCap, append(append(args, "--"), skip...)...)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	attachPatches(files, patch, truncated)
-	return files, nil
+	return files, attachPatches(files, patch, truncated), nil
 }
 
-// parseNumstat reads `git diff --numstat -z --no-renames`: per file
-// "added\tdeleted\tpath\0", with "-" counts for a binary file.
+// parseNumstat reads `git diff --numstat -z`: per file
+// "added\tdeleted\tpath\0", or "added\tdeleted\t\0from\0path\0" for a
+// rename, with "-" counts for a binary file.
 func parseNumstat(out []byte) []FileDiff {
 	var files []FileDiff
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		a, rest, ok1 := bytes.Cut(rec, []byte{'\t'})
+	recs := bytes.Split(out, []byte{0})
+	for i := 0; i < len(recs); i++ {
+		a, rest, ok1 := bytes.Cut(recs[i], []byte{'\t'})
 		del, p, ok2 := bytes.Cut(rest, []byte{'\t'})
-		if !ok1 || !ok2 || len(p) == 0 {
+		if !ok1 || !ok2 {
+			continue
+		}
+		var from []byte
+		if len(p) == 0 && i+2 < len(recs) {
+			from, p = recs[i+1], recs[i+2]
+			i += 2
+		}
+		if len(p) == 0 {
 			continue
 		}
 		f := FileDiff{Path: termtext.Line(string(p)), raw: string(p)}
+		if from != nil {
+			f.From, f.rawFrom = termtext.Line(string(from)), string(from)
+		}
 		if string(a) == "-" || string(del) == "-" {
 			f.Binary = true
 		} else {
@@ -270,13 +296,14 @@ func parseNumstat(out []byte) []FileDiff {
 }
 
 // attachPatches splits patch at each "diff --git" and gives the pieces, in
-// order, to the files without a summary.
-func attachPatches(files []FileDiff, patch []byte, truncated bool) {
+// order, to the files without a summary. It reports whether there was one
+// piece per file (always, when the patch was cut short).
+func attachPatches(files []FileDiff, patch []byte, truncated bool) bool {
 	chunks := bytes.Split(patch, []byte("\ndiff --git "))
 	if len(chunks) > 0 && !bytes.HasPrefix(chunks[0], []byte("diff --git ")) {
 		chunks = chunks[1:]
 	}
-	next := 0
+	next, missing := 0, false
 	for i := range files {
 		f := &files[i]
 		if f.Summary != "" {
@@ -284,6 +311,7 @@ func attachPatches(files []FileDiff, patch []byte, truncated bool) {
 		}
 		if next >= len(chunks) {
 			f.Summary = "not shown: the whole diff is over " + strconv.Itoa(diffOutputCap>>20) + " MiB"
+			missing = true
 			continue
 		}
 		chunk := chunks[next]
@@ -298,6 +326,7 @@ func attachPatches(files []FileDiff, patch []byte, truncated bool) {
 		}
 		f.Meta, f.Lines = splitChunk(chunk)
 	}
+	return truncated || (!missing && next == len(chunks))
 }
 
 // splitChunk turns one file's patch into its meta lines (those git writes

@@ -252,3 +252,31 @@ func BenchmarkDiffOfPlan10k(b *testing.B) {
 		}
 	}
 }
+
+func TestDiffFindsRenames(t *testing.T) {
+	dir, wt := diffRepo(t)
+	testkit.Git(t, wt.Path, "mv", "a.go", "b.go")
+	d, err := DiffOfPlan(dir, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fileNamed(t, d.Uncommitted, "b.go")
+	if f.From != "a.go" || f.Added != 1 || f.Deleted != 1 || !slices.Contains(f.Meta, "rename from a.go") || !slices.Contains(f.Lines, "+    x := 2") {
+		t.Errorf("a.go renamed to b.go and edited: %+v", f)
+	}
+	if len(d.Uncommitted) != 2 {
+		t.Errorf("uncommitted %+v, want b.go and staged.txt", d.Uncommitted)
+	}
+}
+
+func TestAttachPatchesSaysWhenTheyDoNotLineUp(t *testing.T) {
+	patch := []byte("diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n")
+	two := []FileDiff{{Path: "x"}, {Path: "y"}}
+	if attachPatches(two, patch, false) {
+		t.Error("two files, one patch: aligned")
+	}
+	one := []FileDiff{{Path: "x"}, {Path: "big", Summary: "not shown"}}
+	if !attachPatches(one, patch, false) || !slices.Equal(one[0].Lines, []string{"@@ -1 +1 @@", "-a", "+b"}) {
+		t.Errorf("one file, one patch: %+v", one)
+	}
+}
