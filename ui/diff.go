@@ -27,6 +27,7 @@ var (
 	diffPrevFile = key.NewBinding(key.WithKeys("[", "N"), key.WithHelp("[/N", "previous file"))
 	diffLeft     = key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "scroll left"))
 	diffRight    = key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "scroll right"))
+	diffRefresh  = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "compute again"))
 )
 
 // diffKind says how a line of the diff view is drawn.
@@ -52,7 +53,10 @@ type diffLine struct {
 type diffView struct {
 	what  string // the target, as the title names it until the diff comes
 	req   string // which request a diffMsg must answer
+	// again computes the diff once more (r): the agent may have moved on.
+	again tea.Cmd
 	done  bool
+	busy  bool // computing again; the lines shown are the last answer's
 	err   string
 	title string
 	lines []diffLine
@@ -85,10 +89,11 @@ func (m *Model) openDiff(what, req string, compute func() (workers.Diff, error))
 		file: m.st.Bold, section: m.st.Title, meta: m.st.Dim,
 	}}
 	m.stack.push(v)
-	return func() tea.Msg {
+	v.again = func() tea.Msg {
 		d, err := compute()
 		return diffMsg{req: req, diff: d, err: err}
 	}
+	return v.again
 }
 
 // diffPlan is `d` in the Plans pane: the plan's feature branch.
@@ -142,7 +147,8 @@ func (m *Model) diffArrived(msg diffMsg) {
 	if !ok || v.req != msg.req {
 		return
 	}
-	v.done = true
+	again := v.done
+	v.done, v.busy, v.err = true, false, ""
 	// The project is known: the reason needs the room.
 	short := func(s string) string {
 		return termtext.Line(strings.ReplaceAll(s, m.opt.Tree.Project+string(filepath.Separator), ""))
@@ -152,7 +158,12 @@ func (m *Model) diffArrived(msg diffMsg) {
 		return
 	}
 	msg.diff.Note = short(msg.diff.Note)
+	off, x := v.off, v.x
 	v.fill(msg.diff)
+	if again {
+		// Computed again: stay where the operator was reading.
+		v.off, v.x = max(0, min(off, len(v.lines)-m.diffVisible())), x
+	}
 }
 
 // fill lays the diff out as lines: the title, the file lists, then each
@@ -290,6 +301,12 @@ func (v *diffView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		v.off = 0
 	case key.Matches(msg, k.Bottom):
 		v.off = len(v.lines)
+	case key.Matches(msg, diffRefresh):
+		if v.done && !v.busy {
+			v.busy = true
+			return v.again
+		}
+		return nil
 	case key.Matches(msg, diffLeft):
 		v.x = max(0, v.x-m.cols/2)
 	case key.Matches(msg, diffRight):
@@ -328,6 +345,9 @@ func (v *diffView) view(m *Model, h int) []string {
 		hint = itoa(v.off+1) + "–" + itoa(end) + " of " + itoa(len(v.lines))
 		if v.x > 0 {
 			hint += " · →" + itoa(v.x)
+		}
+		if v.busy {
+			hint = "computing again… · " + hint
 		}
 		if ansi.StringWidth(title)+ansi.StringWidth(hint)+6 > m.cols {
 			// Narrow: the position matters more than the worktree, which
@@ -376,7 +396,7 @@ func (v *diffView) styled(m *Model, l diffLine, w int) string {
 // diffHelp is the footer's reminder in the diff view.
 func (m *Model) diffHelp() string {
 	if !m.wide {
-		return m.st.Help.Render("↑/↓ ←/→ pgup/pgdn scroll · g/G · ]/[ next/previous file · esc close")
+		return m.st.Help.Render("↑/↓ ←/→ pgup/pgdn scroll · g/G · ]/[ next/previous file · r again · esc close")
 	}
-	return m.st.Help.Render("↑/↓ pgup/pgdn scroll · ←/→ sideways · g/G top/end · ]/n [/N next/previous file · esc close")
+	return m.st.Help.Render("↑/↓ pgup/pgdn scroll · ←/→ sideways · g/G top/end · ]/n [/N next/previous file · r compute again · esc close")
 }

@@ -94,7 +94,7 @@ func TestDiffOfPlanOverlay(t *testing.T) {
 		if size[0] == 160 && !strings.Contains(v, "worktree var/worktrees/mid-1") {
 			t.Errorf("wide title %q lacks the worktree:\n%s", base, v)
 		}
-		if f := h.footer(); !strings.Contains(f, "next/previous file · esc close") {
+		if f := h.footer(); !strings.Contains(f, "next/previous file · r ") || !strings.HasSuffix(strings.TrimRight(f, " "), "esc close") {
 			t.Errorf("footer %q", f)
 		}
 		h.press("esc")
@@ -288,5 +288,34 @@ func TestDiffShowsRenames(t *testing.T) {
 		if !strings.Contains(v, want) {
 			t.Errorf("no %q on\n%s", want, v)
 		}
+	}
+}
+
+func TestDiffComputesAgain(t *testing.T) {
+	t.Parallel()
+	p, wt := diffProject(t)
+	h := newHarness(t, p, 80, 24)
+	h.selectPlan("in-progress/export-pdf.md")
+	h.openDiff()
+	h.press("n", "n")
+	off := h.diff().off
+	// The agent goes on working.
+	if err := os.WriteFile(filepath.Join(wt, "more.txt"), []byte("a\nb\nc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := h.update(keyMsg("r"))
+	if cmd == nil || !h.diff().busy || !strings.Contains(h.view(), "computing again…") {
+		t.Fatalf("r: no second computation shown:\n%s", h.view())
+	}
+	if again := h.update(keyMsg("r")); again != nil {
+		t.Error("r while computing started another")
+	}
+	h.send(cmd())
+	if v := h.diff(); v.busy || v.off != off {
+		t.Errorf("after r: busy %v, at line %d, want %d", v.busy, v.off, off)
+	}
+	h.press("g")
+	if v := h.view(); !strings.Contains(v, "Untracked: 2 files") || !strings.Contains(v, "3 lines  more.txt") {
+		t.Errorf("the new file is not in the diff computed again:\n%s", v)
 	}
 }
