@@ -51,8 +51,8 @@ type diffLine struct {
 // diffView is the overlay: "computing…" until the engine answers, then the
 // header, the file lists and the patches.
 type diffView struct {
-	what  string // the target, as the title names it until the diff comes
-	req   string // which request a diffMsg must answer
+	what string // the target, as the title names it until the diff comes
+	req  string // which request a diffMsg must answer
 	// again computes the diff once more (r): the agent may have moved on.
 	again tea.Cmd
 	done  bool
