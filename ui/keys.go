@@ -27,6 +27,7 @@ type KeyMap struct {
 
 	Plans   PlanKeys
 	Leases  LeaseKeys
+	Trees   TreeKeys
 	Workers WorkerKeys
 }
 
@@ -37,13 +38,17 @@ type PlanKeys struct {
 	PreviewUp, PreviewDown     key.Binding
 	Promote, Park, Return      key.Binding
 	Release, Recover, Complete key.Binding
+	Diff                       key.Binding
 }
 
 // LeaseKeys are the Leases pane's.
 type LeaseKeys struct{ Release, Recover key.Binding }
 
+// TreeKeys are the Worktrees pane's.
+type TreeKeys struct{ Diff key.Binding }
+
 // WorkerKeys are the Workers pane's.
-type WorkerKeys struct{ Stop, Mark, Logs key.Binding }
+type WorkerKeys struct{ Stop, Mark, Logs, Diff key.Binding }
 
 // AskKeys answer a dialog, and the filter's confirm and cancel.
 type AskKeys struct {
@@ -105,9 +110,11 @@ func DefaultKeyMap() KeyMap {
 			Release:     b("release", "r"),
 			Recover:     b("recover", "R"),
 			Complete:    b("complete", "c"),
+			Diff:        b("diff", "d"),
 		},
 		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R")},
-		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l")},
+		Trees:   TreeKeys{Diff: b("diff", "d")},
+		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d")},
 		Ask: AskKeys{
 			Confirm: b("confirm", "enter"), Cancel: b("cancel", "esc", "ctrl+c"),
 			Next: b("next choice", "tab"), Prev: b("previous choice", "shift+tab"),
@@ -146,7 +153,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		append([]key.Binding{p.PrevLane, p.NextLane, k.NextPane}, k.Panes[:]...),
 		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete},
-		{k.Spawn, w.Stop, w.Mark, w.Logs},
+		{k.Spawn, w.Stop, w.Mark, w.Logs, p.Diff, k.Trees.Diff, w.Diff},
 		{p.Filter, p.Preview, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
 	}
 }

@@ -143,6 +143,8 @@ func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.stack.push(&reader{})
 		m.layout()
 		return m.schedulePreview(), true
+	case key.Matches(msg, k.Diff):
+		return m.diffPlan(), true
 	default:
 		return m.verbKey(msg)
 	}
@@ -165,6 +167,7 @@ func (p *planList) syncKeys(m *Model, set setKey) {
 	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
 	set(&k.Filter, onPlans, "filter: switch to the plans pane (1)")
 	set(&k.Preview, onPlan, "preview: select a plan")
+	set(&k.Diff, onPlan, "diff: select a plan, a worktree or a worker")
 	inline := onPlan && m.previewShown() && !m.reading()
 	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
@@ -243,9 +246,17 @@ func (t *treeList) rebuild(*Model) {
 
 func (t *treeList) selected() selection { return selection{} }
 
-func (t *treeList) syncKeys(*Model, setKey) {}
+func (t *treeList) syncKeys(m *Model, set setKey) {
+	wt := t.row()
+	set(&m.keys.Trees.Diff, m.pane == worktreesPane && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
+}
 
-func (t *treeList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
+func (t *treeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	if key.Matches(msg, m.keys.Trees.Diff) {
+		return m.diffTree(), true
+	}
+	return nil, false
+}
 
 func (t *treeList) view(m *Model, h int) []string {
 	empty := "no agent worktrees under var/worktrees/"
@@ -292,6 +303,7 @@ func (w *workerList) syncKeys(m *Model, set setKey) {
 	set(&k.Stop, ok, why)
 	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
 	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
+	set(&k.Diff, r != nil && (r.st.Worktree != "" || r.st.Plan != ""), "diff: select a worker with a worktree or a plan")
 }
 
 func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -304,6 +316,8 @@ func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.askStop()
 	case key.Matches(msg, k.Logs):
 		return m.openLogs(), true
+	case key.Matches(msg, k.Diff):
+		return m.diffWorker(), true
 	default:
 		return nil, false
 	}

@@ -228,6 +228,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.logOpened(msg)
 	case logLinesMsg:
 		return m.logLines(msg)
+	case diffMsg:
+		m.diffArrived(msg)
+		return nil
 	case previewDueMsg:
 		if msg.seq != m.plans.pv.seq {
 			return nil

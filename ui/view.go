@@ -152,6 +152,9 @@ func (m *Model) footerLine() string {
 	if _, ok := m.stack.top().(*noticeList); ok {
 		helpText = m.noticesHelp()
 	}
+	if _, ok := m.stack.top().(*diffView); ok {
+		helpText = m.diffHelp()
+	}
 	status := m.status
 	if status == "" && m.plans.filter.Value() != "" {
 		status = "filter: " + m.plans.filter.Value() + " (esc clears)"

@@ -9,6 +9,9 @@
 //     removal;
 //   - spawning a detached worker as cron would, stopping one, following its
 //     log and watching the state files, for the UI;
+//   - what an agent changed: a branch against its merge base with the
+//     integration branch, and its worktree's uncommitted changes, computed
+//     when asked (diff.go);
 //   - the systemd user timers and crontab lines that run `fleetwatch
 //     work-once` on a schedule.
 package workers
