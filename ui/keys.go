@@ -35,6 +35,7 @@ type PlanKeys struct {
 	PreviewUp, PreviewDown     key.Binding
 	Promote, Park, Return      key.Binding
 	Release, Recover, Complete key.Binding
+	New, Edit                  key.Binding
 }
 
 // LeaseKeys are the Leases pane's.
@@ -102,6 +103,8 @@ func DefaultKeyMap() KeyMap {
 			Release:     b("release", "r"),
 			Recover:     b("recover", "R"),
 			Complete:    b("complete", "c"),
+			New:         b("new plan", "n"),
+			Edit:        b("edit", "e"),
 		},
 		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R")},
 		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l")},
@@ -142,7 +145,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		append([]key.Binding{p.PrevLane, p.NextLane, k.NextPane}, k.Panes[:]...),
-		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete},
+		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete, p.New, p.Edit},
 		{k.Spawn, w.Stop, w.Mark, w.Logs},
 		{p.Filter, p.Preview, p.PreviewDown, p.PreviewUp, k.Help, k.Quit},
 	}

@@ -143,6 +143,10 @@ func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.stack.push(&reader{})
 		m.layout()
 		return m.schedulePreview(), true
+	case key.Matches(msg, k.New):
+		return m.askNewPlan(), true
+	case key.Matches(msg, k.Edit):
+		return m.askEdit(), true
 	default:
 		return m.verbKey(msg)
 	}
@@ -170,6 +174,8 @@ func (p *planList) syncKeys(m *Model, set setKey) {
 	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
 	set(&k.NextLane, onPlans, "lanes: switch to the plans pane (1)")
+	set(&k.New, onPlans && m.d != nil, "new plan: switch to the plans pane (1)")
+	set(&k.Edit, onPlans && onPlan, "edit: select a plan")
 }
 
 func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
