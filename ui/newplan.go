@@ -11,7 +11,7 @@ import (
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
-		"fleetwatch/workers"
+	"fleetwatch/workers"
 )
 
 // The new-plan form's fields, in tab order.
