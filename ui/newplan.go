@@ -240,7 +240,7 @@ func (f *newPlanForm) judgeDeps() {
 		words = append(words, what)
 	}
 	if len(words) > 0 {
-		f.warn = "⚠ " + strings.Join(words, "; ") + " (a warning: it is written anyway)"
+		f.warn = termtext.Line("⚠ " + strings.Join(words, "; ") + " (a warning: it is written anyway)")
 	}
 }
 
