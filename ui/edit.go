@@ -88,6 +88,9 @@ func (m *Model) editReady(msg editReadyMsg) tea.Cmd {
 	if f != nil && msg.created {
 		m.stack.remove(f)
 	}
+	if msg.created {
+		m.showLane(model.Rel(msg.rel).Lane())
+	}
 	what := "edit " + slugOf(msg.rel)
 	if msg.created {
 		what = "created " + msg.rel
@@ -152,4 +155,18 @@ func (m *Model) askEdit() tea.Cmd {
 		do: func(model.Lane, string) tea.Cmd { return editPlanCmd(t, rel) },
 	})
 	return nil
+}
+
+// showLane switches the Plans pane to lane, where a new plan shows once the
+// next scan sees it.
+func (m *Model) showLane(lane model.Lane) {
+	if m.plans.lane == lane {
+		return
+	}
+	m.plans.lanePick[m.plans.lane] = m.plans.key()
+	m.plans.lane = lane
+	m.plans.cursor, m.plans.offset = 0, 0
+	m.plans.keys = nil
+	m.plans.rebuild(m)
+	m.syncKeys()
 }

@@ -278,7 +278,7 @@ func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 	add := func(s string) { lines = append(lines, fit(s, inner)) }
 	dim := func(s string) { add("             " + m.st.Dim.Render(termtext.Line(s))) }
 	add(m.st.Title.Render("New plan"))
-	add(m.st.Dim.Render(termtext.Line("written from the project's plan template, then opened in $VISUAL/$EDITOR")))
+	add(m.st.Dim.Render(termtext.Line("from the project's plan template, then opened in $VISUAL/$EDITOR")))
 	add("")
 	for i := range npCount {
 		mark := "  "
