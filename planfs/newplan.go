@@ -71,6 +71,9 @@ func (t *Tree) CreatePlan(n model.NewPlan, agent string) (string, error) {
 	n = n.Normalized()
 	rel := string(model.RelOf(n.Lane, n.Name()))
 	if err := model.CheckSlug(n.Slug); err != nil {
+		if n.Slug == "" {
+			return "", noSlugError(err.Error())
+		}
 		return "", planErr(n.Slug, ErrBadTarget, "%v", err)
 	}
 	if err := n.Check(); err != nil {
@@ -98,3 +101,11 @@ func (t *Tree) CreatePlan(n model.NewPlan, agent string) (string, error) {
 	}
 	return t.addPlan(n.Lane, n.Name(), text, Event{Event: "create", AgentID: agent})
 }
+
+// noSlugError is the refusal of a plan with no slug: there is no plan to
+// name in front of it. errors.Is matches ErrBadTarget.
+type noSlugError string
+
+func (e noSlugError) Error() string { return string(e) }
+
+func (noSlugError) Is(target error) bool { return target == ErrBadTarget }
