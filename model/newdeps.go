@@ -13,7 +13,12 @@ type DepProblem struct {
 // cycle through open plans, as Evaluate would then report it. They are
 // warnings: a plan may name one that is still to be written.
 func ProposedDeps(s *Snapshot, slug string, deps []string, history History) []DepProblem {
-	ix := NewDepIndex(s)
+	return NewDepIndex(s).Proposed(slug, deps, history)
+}
+
+// Proposed is ProposedDeps on an index built once, for a form that judges
+// the list at every key.
+func (ix *DepIndex) Proposed(slug string, deps []string, history History) []DepProblem {
 	self := DepKey(slug)
 	var out []DepProblem
 	for _, d := range dedupFold(normalizeDeps(deps)) {

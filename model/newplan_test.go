@@ -137,3 +137,31 @@ func TestProposedDeps(t *testing.T) {
 		t.Errorf("SlugTaken(zzz) = %q", rel)
 	}
 }
+
+// The form judges Depends on at every key typed in it: at 10,000 plans
+// this must stay well inside a frame.
+func BenchmarkProposedDeps10k(b *testing.B) {
+	s := &Snapshot{}
+	for i := range 10000 {
+		slug := "plan-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i)
+		dep := "plan-" + strings.Repeat("x", (i+1)%7) + string(rune('a'+(i+1)%26)) + itoa(i+1)
+		s.Plans = append(s.Plans, Plan{Rel: "features/" + slug + ".md", Lane: Features, Slug: slug, Header: Header{DependsOn: []string{dep}}})
+	}
+	deps := []string{s.Plans[0].Slug, "ghost", s.Plans[5000].Slug}
+	ix := NewDepIndex(s)
+	b.ResetTimer()
+	for range b.N {
+		ix.Proposed("new-one", deps, nil)
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var d []byte
+	for ; i > 0; i /= 10 {
+		d = append([]byte{byte('0' + i%10)}, d...)
+	}
+	return string(d)
+}

@@ -41,9 +41,10 @@ type newPlanForm struct {
 	lanes  []model.Lane
 	models []string // tiers, then endpoints.yaml's models
 	slugs  []string // every plan's slug, sorted, for Depends on
-	// snap and hist judge Depends on as typed; snap is the board when
-	// the form opened.
+	// snap, deps and hist judge the slug and Depends on as typed; snap
+	// is the board when the form opened, deps its index.
 	snap    *model.Snapshot
+	deps    *model.DepIndex
 	hist    model.History
 	focus   int
 	warn    string // Depends on's live warning
@@ -98,6 +99,7 @@ func (m *Model) openNewPlan(msg newPlanOfferMsg) tea.Cmd {
 		f.slugs = append(f.slugs, m.d.board.Rows[i].Plan.Slug)
 	}
 	sort.Strings(f.slugs)
+	f.deps = model.NewDepIndex(f.snap)
 	for i, ph := range map[int]string{npSlug: "fix-login", npTitle: "what it is for, in a few words", npModels: "tiers or model names, comma separated", npDepends: "slugs, comma separated"} {
 		in := m.newInput(ph, 200)
 		in.Width = 40
@@ -232,7 +234,7 @@ func (f *newPlanForm) judgeDeps() {
 	deps := model.SplitList(f.inputs[npDepends].Value())
 	f.warn = ""
 	var words []string
-	for _, p := range model.ProposedDeps(f.snap, strings.TrimSpace(f.inputs[npSlug].Value()), deps, f.hist) {
+	for _, p := range f.deps.Proposed(strings.TrimSpace(f.inputs[npSlug].Value()), deps, f.hist) {
 		what := "no plan is called " + p.Slug
 		if p.Reason == "cycle" {
 			what = p.Slug + " would make a cycle"
