@@ -90,6 +90,7 @@ func (m *Model) editReady(msg editReadyMsg) tea.Cmd {
 	}
 	if msg.created {
 		m.showLane(model.Rel(msg.rel).Lane())
+		m.plans.want = msg.rel
 	}
 	what := "edit " + slugOf(msg.rel)
 	if msg.created {

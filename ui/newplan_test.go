@@ -199,8 +199,8 @@ func TestNewPlanWithoutAnEditor(t *testing.T) {
 	if hd.Title != "A fresh idea" || hd.Value != "high" || hd.Priority != "P2" || strings.Join(hd.Preferred, ",") != "mid,frontier" {
 		t.Errorf("header %+v from\n%s", hd, text)
 	}
-	if h.m.plans.lane != model.Drafts || !strings.Contains(h.view(), "fresh-idea") {
-		t.Errorf("the new plan does not show in drafts:\n%s", h.view())
+	if h.m.plans.lane != model.Drafts || h.selected() != "drafts/fresh-idea.md" {
+		t.Errorf("the new plan is not selected in drafts (%s):\n%s", h.selected(), h.view())
 	}
 }
 

@@ -88,6 +88,8 @@ type planList struct {
 	filter    textinput.Model
 	filtering bool
 	pv        preview
+	// want is a plan to select once a scan shows it: one just written.
+	want string
 }
 
 func (p *planList) rebuild(m *Model) {
@@ -113,6 +115,10 @@ func (p *planList) rebuild(m *Model) {
 	}
 	c := p.cols
 	p.set(keys, func(m *Model, i int, sel bool) string { return m.planLine(m.plans.rows[i], c, sel) })
+	if p.want != "" && m.d != nil && m.d.rels[p.want] {
+		p.goTo(p.want) // once: a filter hiding it leaves the cursor be
+		p.want = ""
+	}
 }
 
 func (p *planList) selected() selection {
