@@ -13,7 +13,7 @@ import (
 // plan's template copy (named after the plan), shows it has the terminal
 // and waits for a key, then writes the plan body.
 const editorScript = `#!/bin/sh
-f="$1"
+for f; do :; done # the file is the last argument, after the editor's own words
 grep -q '^## Done when' "$f" || { echo "NOT A PLAN COPY: $f"; read x; exit 3; }
 printf 'EDITING %s\n' "$(basename "$f")"
 read answer
@@ -96,5 +96,28 @@ func TestTmuxNewPlanInTheEditor(t *testing.T) {
 	tt.keys("q")
 	if code := tt.waitExit(); code != 0 {
 		t.Fatalf("exit %d; last screen:\n%s", code, tt.screen)
+	}
+}
+
+// TestTmuxNewOnATerminal: `fleetwatch new` on a terminal opens the editor
+// on the plan's copy and writes back what it saved.
+func TestTmuxNewOnATerminal(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	dir := newTree(t, plan{rel: "bugs/crash.md", fields: "Preferred models: mid"})
+	script := filepath.Join(t.TempDir(), "editor.sh")
+	if err := os.WriteFile(script, []byte(editorScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"EDITOR=", "VISUAL=" + script + " --wait", "TMPDIR=" + t.TempDir()}
+	tt := startTmux(t, 80, 24, dir, env, "new", "from-cli", "--root", dir)
+	tt.waitShows(tmuxStartWait, `EDITING from-cli\.md`)
+	tt.keys("Enter")
+	if code := tt.waitExit(); code != 0 {
+		t.Fatalf("exit %d; last screen:\n%s", code, tt.screen)
+	}
+	h := model.ParseHeader(readRel(t, dir, "drafts/from-cli.md"))
+	if h.Title != "Fresh plan, written in the editor" || h.Priority != "P1" {
+		t.Errorf("the plan on disk after the editor: %+v", h)
 	}
 }
