@@ -15,7 +15,9 @@ import (
 const editorScript = `#!/bin/sh
 for f; do :; done # the file is the last argument, after the editor's own words
 grep -q '^## Done when' "$f" || { echo "NOT A PLAN COPY: $f"; read x; exit 3; }
-printf 'EDITING %s\n' "$(basename "$f")"
+# Each run says its number, so a wait never matches an earlier run's line.
+n=$(($(cat "$0.runs" 2>/dev/null || echo 0) + 1)); echo "$n" > "$0.runs"
+printf 'EDITING %s, run %s\n' "$(basename "$f")" "$n"
 read answer
 cat > "$f" <<'EOF'
 # Fresh plan, written in the editor
@@ -69,7 +71,7 @@ func TestTmuxNewPlanInTheEditor(t *testing.T) {
 	tt.keys("Enter")
 
 	// The UI is suspended: the editor has the terminal.
-	tt.waitShows(tmuxWait, `EDITING fresh\.md`)
+	tt.waitShows(tmuxWait, `EDITING fresh\.md, run 1`)
 	if exists(dir, "drafts/fresh.md") {
 		text := readRel(t, dir, "drafts/fresh.md")
 		if h := model.ParseHeader(text); h.Title != "Fresh plan" || strings.Join(h.DependsOn, ",") != "crash" {
@@ -89,7 +91,7 @@ func TestTmuxNewPlanInTheEditor(t *testing.T) {
 
 	// e opens it again; the script writes the same text: unchanged.
 	tt.keys("e")
-	tt.waitShows(tmuxWait, `EDITING fresh\.md`)
+	tt.waitShows(tmuxWait, `EDITING fresh\.md, run 2`)
 	tt.keys("Enter")
 	tt.waitShows(tmuxWait, `✓ fresh unchanged`)
 
@@ -111,7 +113,7 @@ func TestTmuxNewOnATerminal(t *testing.T) {
 	}
 	env := []string{"EDITOR=", "VISUAL=" + script + " --wait", "TMPDIR=" + t.TempDir()}
 	tt := startTmux(t, 80, 24, dir, env, "new", "from-cli", "--root", dir)
-	tt.waitShows(tmuxStartWait, `EDITING from-cli\.md`)
+	tt.waitShows(tmuxStartWait, `EDITING from-cli\.md, run 1`)
 	tt.keys("Enter")
 	if code := tt.waitExit(); code != 0 {
 		t.Fatalf("exit %d; last screen:\n%s", code, tt.screen)
