@@ -139,3 +139,21 @@ func TestWriteBackRefusesAnEmptyCopy(t *testing.T) {
 		t.Errorf("plan holds %q", got)
 	}
 }
+
+// An edit leaves the plan where it was: a parked plan edited still returns
+// to the lane it was parked from.
+func TestEditKeepsTheOrigin(t *testing.T) {
+	tr := mkTree(t, "bugs/a.md:- **Preferred models:** mid")
+	if _, err := tr.Park("bugs/a.md", "blocked", Agent("op")); err != nil {
+		t.Fatal(err)
+	}
+	c := editCopy(t, tr, "blocked/a.md")
+	os.WriteFile(c.Path, []byte("# a, unblocked\n"), 0o600)
+	if _, err := tr.WriteBack(c, "op"); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := tr.Return("blocked/a.md", "", Agent("op"))
+	if err != nil || dst != "bugs/a.md" {
+		t.Errorf("Return after an edit = %q, %v; want bugs/a.md", dst, err)
+	}
+}
