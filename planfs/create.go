@@ -20,6 +20,15 @@ func (t *Tree) AddPlan(lane model.Lane, name, text string) (string, error) {
 // before the plan appears, so its place in the ready order is chosen, not
 // an accident of when it was written.
 func (t *Tree) AddPlanAt(lane model.Lane, name, text string, mtime time.Time) (string, error) {
+	return t.addPlanAt(lane, name, text, mtime, Event{Event: "create"})
+}
+
+// addPlan is AddPlan logging ev (its Slug and To filled in).
+func (t *Tree) addPlan(lane model.Lane, name, text string, ev Event) (string, error) {
+	return t.addPlanAt(lane, name, text, time.Time{}, ev)
+}
+
+func (t *Tree) addPlanAt(lane model.Lane, name, text string, mtime time.Time, ev Event) (string, error) {
 	rel := string(model.RelOf(lane, name))
 	if _, known := model.ParseLane(string(lane)); !known {
 		return "", planErr(rel, ErrBadTarget, "%q is not a lane", lane)
@@ -50,7 +59,8 @@ func (t *Tree) AddPlanAt(lane model.Lane, name, text string, mtime time.Time) (s
 		}
 		return "", planErr(rel, err, "cannot create: %v", errText(err))
 	}
-	t.appendEvent(Event{Event: "create", Slug: model.SlugOf(name), To: rel})
+	ev.Slug, ev.To = model.SlugOf(name), rel
+	t.appendEvent(ev)
 	return rel, nil
 }
 

@@ -81,11 +81,12 @@ func (t *Tree) Events() ([]Event, error) {
 }
 
 // eventOrigin finds the ready rel a plan at rel came from: the origin of the
-// last event that put it there (a claim or a park).
+// last event that put it there (a claim or a park). Events that left it
+// where it was (an edit, a recover) put it nowhere.
 func (t *Tree) eventOrigin(rel string) string {
 	events, _ := t.Events()
 	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].To == rel {
+		if events[i].To == rel && events[i].From != rel {
 			if events[i].Origin != "" {
 				return events[i].Origin
 			}

@@ -39,6 +39,7 @@ type PlanKeys struct {
 	Promote, Park, Return      key.Binding
 	Release, Recover, Complete key.Binding
 	Diff                       key.Binding
+	New, Edit                  key.Binding
 }
 
 // LeaseKeys are the Leases pane's.
@@ -111,6 +112,8 @@ func DefaultKeyMap() KeyMap {
 			Recover:     b("recover", "R"),
 			Complete:    b("complete", "c"),
 			Diff:        b("diff", "d"),
+			New:         b("new plan", "n"),
+			Edit:        b("edit", "e"),
 		},
 		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R")},
 		Trees:   TreeKeys{Diff: b("diff", "d")},
@@ -152,7 +155,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		append([]key.Binding{p.PrevLane, p.NextLane, k.NextPane}, k.Panes[:]...),
-		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete},
+		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete, p.New, p.Edit},
 		{k.Spawn, w.Stop, w.Mark, w.Logs, p.Diff, k.Trees.Diff, w.Diff},
 		{p.Filter, p.Preview, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
 	}

@@ -88,6 +88,8 @@ type planList struct {
 	filter    textinput.Model
 	filtering bool
 	pv        preview
+	// want is a plan to select once a scan shows it: one just written.
+	want string
 }
 
 func (p *planList) rebuild(m *Model) {
@@ -113,6 +115,10 @@ func (p *planList) rebuild(m *Model) {
 	}
 	c := p.cols
 	p.set(keys, func(m *Model, i int, sel bool) string { return m.planLine(m.plans.rows[i], c, sel) })
+	if p.want != "" && m.d != nil && m.d.rels[p.want] {
+		p.goTo(p.want) // once: a filter hiding it leaves the cursor be
+		p.want = ""
+	}
 }
 
 func (p *planList) selected() selection {
@@ -145,6 +151,10 @@ func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.schedulePreview(), true
 	case key.Matches(msg, k.Diff):
 		return m.diffPlan(), true
+	case key.Matches(msg, k.New):
+		return m.askNewPlan(), true
+	case key.Matches(msg, k.Edit):
+		return m.askEdit(), true
 	default:
 		return m.verbKey(msg)
 	}
@@ -173,6 +183,8 @@ func (p *planList) syncKeys(m *Model, set setKey) {
 	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
 	set(&k.NextLane, onPlans, "lanes: switch to the plans pane (1)")
+	set(&k.New, onPlans && m.d != nil, "new plan: switch to the plans pane (1)")
+	set(&k.Edit, onPlans && onPlan, "edit: select a plan")
 }
 
 func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }

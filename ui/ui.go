@@ -210,6 +210,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateData(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.updateEdit(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -253,6 +256,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.key(msg)
 	}
 	if f := m.formShown(); f != nil {
+		return f.updateInput(msg)
+	}
+	if f, ok := find[*newPlanForm](m.stack); ok {
 		return f.updateInput(msg)
 	}
 	if m.plans.filtering {

@@ -52,6 +52,9 @@ func flagTable(empty string) []flagCase {
 	add([]string{"release"}, []string{"a"}, withForce...)
 	add([]string{"recover"}, []string{"a"}, append(actor, []string{"--lease-ttl", "60"})...)
 	add([]string{"complete"}, []string{"a"}, append(withForce, []string{"--to", "review-needed"})...)
+	add([]string{"new"}, []string{"a"}, root, []string{"--agent-id", "op-1"}, []string{"--lane", "drafts"},
+		[]string{"--title", "A"}, []string{"--value", "high"}, []string{"--priority", "P1"}, []string{"--models", "mid"},
+		[]string{"--depends", "b"}, []string{"--local"}, []string{"--no-edit"})
 	add([]string{"check"}, nil, root, []string{"--json"})
 	add([]string{"repair"}, nil, root)
 	add([]string{"board"}, nil, root, []string{"--project", empty}, []string{"--once"}, []string{"--json"},

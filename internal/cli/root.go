@@ -145,7 +145,7 @@ func newRoot() *cobra.Command {
 	}
 	add("look", demoCmd(), boardCmd())
 	add("workers", workOnceCmd(), worktreeCmd())
-	add("operators", promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
+	add("operators", newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
 		scaffoldCmd(), checkCmd(), repairCmd(), orchestratorCmd())
 	add("watchers", watchCmd(), skillCmd())
 	agent := demoAgentCmd()

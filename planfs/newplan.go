@@ -1,0 +1,111 @@
+package planfs
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"fleetwatch/internal/safepath"
+	"fleetwatch/model"
+)
+
+// TemplatePaths are where a project keeps its plan template, relative to
+// the project, in the order they are tried: anchor's two spellings.
+var TemplatePaths = []string{".anchor/templates/plan.md", "anchor/templates/plan.md"}
+
+// Template is the body new plans start from: the project's template when it
+// has one (source names it), else the built-in one (source ""). A template
+// that is a symlink, not a file or unreadable is an error naming it, never
+// silently replaced by the built-in one.
+func (t *Tree) Template() (text, source string, err error) {
+	for _, rel := range TemplatePaths {
+		f, err := safepath.OpenFile(t.root(), rel, os.O_RDONLY, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", rel, planErr(rel, ErrUnreadable, "plan template: %v", errText(err))
+		}
+		data, err := io.ReadAll(io.LimitReader(f, HeaderLimit))
+		f.Close()
+		if err != nil {
+			return "", rel, planErr(rel, ErrUnreadable, "plan template: %v", errText(err))
+		}
+		return strings.ToValidUTF8(string(data), "\uFFFD"), rel, nil
+	}
+	return model.BuiltinTemplate(), "", nil
+}
+
+// SlugInUse is the rel of a file in any lane that answers to slug: its .md
+// or .local.md, or completed/'s dated form, compared as dependencies are
+// (case folded); "" when none. It lists the lane folders, reading no plan.
+func (t *Tree) SlugInUse(slug string) (string, error) {
+	want := model.DepKey(slug)
+	for _, l := range model.Lanes {
+		entries, err := os.ReadDir(t.Abs(string(l)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", planErr(string(l)+"/", ErrUnreadable, "cannot list: %v", errText(err))
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasSuffix(name, ".md") && !strings.EqualFold(name, "README.md") && model.DepKey(model.SlugOf(name)) == want {
+				return string(model.RelOf(l, name)), nil
+			}
+		}
+	}
+	return "", nil
+}
+
+// CreatePlan writes a new plan from the project's template with n's header
+// and returns its rel. It writes nothing, and says why in one line naming
+// the plan, when the slug is bad or answers to a plan in any lane, the
+// title is empty, the lane is not drafts/bugs/features, a ready lane's
+// plan would fail promote's checks, or a folder on the way is a symlink.
+// The file appears whole or not at all and never replaces one (AddPlan).
+func (t *Tree) CreatePlan(n model.NewPlan, agent string) (string, error) {
+	n = n.Normalized()
+	rel := string(model.RelOf(n.Lane, n.Name()))
+	if err := model.CheckSlug(n.Slug); err != nil {
+		if n.Slug == "" {
+			return "", noSlugError(err.Error())
+		}
+		return "", planErr(n.Slug, ErrBadTarget, "%v", err)
+	}
+	if err := n.Check(); err != nil {
+		return "", planErr(rel, ErrBadTarget, "%v", err)
+	}
+	if have, err := t.SlugInUse(n.Slug); err != nil {
+		return "", err
+	} else if have != "" {
+		return "", planErr(rel, ErrDestExists, "slug %s is taken by %s (slugs are unique across lanes)", n.Slug, have)
+	}
+	tmpl, source, err := t.Template()
+	if err != nil {
+		return "", err
+	}
+	text := n.Render(tmpl)
+	if n.Lane != model.Drafts {
+		if problems := PromoteProblems(model.ParseHeader(text)); len(problems) > 0 {
+			from := "the built-in template"
+			if source != "" {
+				from = source
+			}
+			return "", planErr(rel, ErrNeedsForce, "not written to %s/, as promote would refuse it: %s (from %s; start it in drafts/)",
+				n.Lane, strings.Join(problems, "; "), from)
+		}
+	}
+	return t.addPlan(n.Lane, n.Name(), text, Event{Event: "create", AgentID: agent})
+}
+
+// noSlugError is the refusal of a plan with no slug: there is no plan to
+// name in front of it. errors.Is matches ErrBadTarget.
+type noSlugError string
+
+func (e noSlugError) Error() string { return string(e) }
+
+func (noSlugError) Is(target error) bool { return target == ErrBadTarget }
