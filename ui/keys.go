@@ -25,7 +25,10 @@ type KeyMap struct {
 
 	Plans   PlanKeys
 	Leases  LeaseKeys
+	Trees   TreeKeys
 	Workers WorkerKeys
+	Events  EventKeys
+	Logs    LogKeys
 }
 
 // PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
@@ -38,10 +41,19 @@ type PlanKeys struct {
 }
 
 // LeaseKeys are the Leases pane's.
-type LeaseKeys struct{ Release, Recover key.Binding }
+type LeaseKeys struct{ Release, Recover, Open key.Binding }
+
+// TreeKeys are the Worktrees pane's.
+type TreeKeys struct{ Open key.Binding }
 
 // WorkerKeys are the Workers pane's.
-type WorkerKeys struct{ Stop, Mark, Logs key.Binding }
+type WorkerKeys struct{ Stop, Mark, Logs, Open key.Binding }
+
+// EventKeys are the Events pane's.
+type EventKeys struct{ Open key.Binding }
+
+// LogKeys are the log view's: wrap, zoom, and sideways scrolling.
+type LogKeys struct{ Wrap, Zoom, Left, Right key.Binding }
 
 // AskKeys answer a dialog, and the filter's confirm and cancel.
 type AskKeys struct {
@@ -103,8 +115,15 @@ func DefaultKeyMap() KeyMap {
 			Recover:     b("recover", "R"),
 			Complete:    b("complete", "c"),
 		},
-		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R")},
-		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l")},
+		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R"), Open: b("open", "enter")},
+		Trees:   TreeKeys{Open: b("open", "enter")},
+		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Open: b("open", "enter")},
+		Events:  EventKeys{Open: b("open", "enter")},
+		Logs: LogKeys{
+			Wrap: b("wrap lines", "w"), Zoom: b("zoom", "z"),
+			Left:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "scroll left")),
+			Right: key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "scroll right")),
+		},
 		Ask: AskKeys{
 			Confirm: b("confirm", "enter"), Cancel: b("cancel", "esc", "ctrl+c"),
 			Next: b("next choice", "tab"), Prev: b("previous choice", "shift+tab"),
@@ -144,6 +163,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		append([]key.Binding{p.PrevLane, p.NextLane, k.NextPane}, k.Panes[:]...),
 		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete},
 		{k.Spawn, w.Stop, w.Mark, w.Logs},
-		{p.Filter, p.Preview, p.PreviewDown, p.PreviewUp, k.Help, k.Quit},
+		{p.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.PreviewDown, p.PreviewUp, k.Help, k.Quit},
 	}
 }

@@ -206,6 +206,7 @@ func (l *leaseList) syncKeys(m *Model, set setKey) {
 	release, recover := m.releaseRecover()
 	set(&m.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
 	set(&m.keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
+	set(&m.keys.Leases.Open, here && l.cursor < len(l.rows), "open: select a lease in the leases pane (2)")
 }
 
 func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -215,6 +216,8 @@ func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.askRelease()
 	case key.Matches(msg, k.Recover):
 		m.askRecover()
+	case key.Matches(msg, k.Open):
+		return m.openLease(), true
 	default:
 		return nil, false
 	}
@@ -243,9 +246,16 @@ func (t *treeList) rebuild(*Model) {
 
 func (t *treeList) selected() selection { return selection{} }
 
-func (t *treeList) syncKeys(*Model, setKey) {}
+func (t *treeList) syncKeys(m *Model, set setKey) {
+	set(&m.keys.Trees.Open, m.pane == worktreesPane && t.cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
+}
 
-func (t *treeList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
+func (t *treeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	if key.Matches(msg, m.keys.Trees.Open) {
+		return m.openTree(), true
+	}
+	return nil, false
+}
 
 func (t *treeList) view(m *Model, h int) []string {
 	empty := "no agent worktrees under var/worktrees/"
@@ -292,6 +302,7 @@ func (w *workerList) syncKeys(m *Model, set setKey) {
 	set(&k.Stop, ok, why)
 	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
 	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
+	set(&k.Open, r != nil && m.pane == workersPane, "open: select a worker in the workers pane (4)")
 }
 
 func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -304,6 +315,8 @@ func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.askStop()
 	case key.Matches(msg, k.Logs):
 		return m.openLogs(), true
+	case key.Matches(msg, k.Open):
+		return m.openWorker(), true
 	default:
 		return nil, false
 	}
@@ -372,9 +385,16 @@ func (e *eventList) rebuild(m *Model) {
 
 func (e *eventList) selected() selection { return selection{} }
 
-func (e *eventList) syncKeys(*Model, setKey) {}
+func (e *eventList) syncKeys(m *Model, set setKey) {
+	set(&m.keys.Events.Open, m.pane == eventsPane && e.cursor < len(e.rows), "open: select an event in the events pane (5)")
+}
 
-func (e *eventList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
+func (e *eventList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	if key.Matches(msg, m.keys.Events.Open) {
+		return m.openEvent(), true
+	}
+	return nil, false
+}
 
 func (e *eventList) view(m *Model, h int) []string {
 	return m.tableBox("Events", eventColumns(e.width).header(), &e.table, h, "no events yet in .plans/logs/events.jsonl")

@@ -220,6 +220,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.logOpened(msg)
 	case logLinesMsg:
 		return m.logLines(msg)
+	case detailMsg:
+		m.detailLoaded(msg)
+		return nil
 	case previewDueMsg:
 		if msg.seq != m.plans.pv.seq {
 			return nil
@@ -407,7 +410,8 @@ func (m *Model) layout() {
 		}
 	}
 	if m.reading() {
-		m.plans.pv.vp.Width, m.plans.pv.vp.Height = m.cols-2, bodyH-1
+		// Less the title and the facts line (readerFacts).
+		m.plans.pv.vp.Width, m.plans.pv.vp.Height = m.cols-2, max(1, bodyH-2)
 	}
 	m.help.Width = m.width
 	m.rebuild()

@@ -293,7 +293,7 @@ func (m *Model) fullPreview(h int) []string {
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}
-	return append([]string{head}, lines...)
+	return append([]string{head, m.readerFacts()}, lines...)
 }
 
 func (m *Model) warningLine(w *model.Warning, selected bool) string {
