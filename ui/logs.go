@@ -32,6 +32,8 @@ type logView struct {
 	gen   int // which opening the panes belong to; older messages are dropped
 	panes []*logPane
 	focus int
+	wrap  bool // long lines wrap (w); off, they are cut at the width
+	zoom  bool // the focused pane alone fills the screen (z)
 }
 
 // logPane is one worker's log as far as it has been read.
@@ -44,10 +46,15 @@ type logPane struct {
 	// screen ("" until then): a flood of lines costs what the visible
 	// ones cost.
 	shown []string
-	off   int // lines scrolled up from the newest; 0 follows
-	err   string
-	open  bool // the tail started (or failed)
-	ended bool // the tail stopped delivering
+	off   int // lines (rows when wrapped) scrolled up from the newest; 0 follows
+	x     int // columns scrolled to the right, when not wrapped
+	// wrapped is each line wrapped to tw columns, made when first shown
+	// (nil until then), as shown is.
+	wrapped [][]string
+	tw      int
+	err     string
+	open    bool // the tail started (or failed)
+	ended   bool // the tail stopped delivering
 }
 
 type logOpenedMsg struct {
@@ -183,13 +190,23 @@ func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
 	}
 	p.lines = append(p.lines, msg.lines...)
 	p.shown = append(p.shown, make([]string, len(msg.lines))...)
+	if p.wrapped != nil {
+		p.wrapped = append(p.wrapped, make([][]string, len(msg.lines))...)
+	}
 	if p.off > 0 {
 		// Scrolled up: the lines on screen stay where they are.
-		p.off += len(msg.lines)
+		if v.wrap {
+			p.off += m.rowsIn(p, len(p.lines)-len(msg.lines), len(p.lines), m.logTextWidth(msg.i))
+		} else {
+			p.off += len(msg.lines)
+		}
 	}
 	if drop := len(p.lines) - logKeep; drop > 0 {
 		p.lines = append(p.lines[:0], p.lines[drop:]...)
 		p.shown = append(p.shown[:0], p.shown[drop:]...)
+		if p.wrapped != nil {
+			p.wrapped = append(p.wrapped[:0], p.wrapped[drop:]...)
+		}
 	}
 	m.clampLog(msg.i)
 	return waitLogCmd(p.tail, msg.gen, msg.i)
@@ -267,7 +284,19 @@ func logLayout(n, w, h int) []logRect {
 }
 
 func (m *Model) logRects() []logRect {
-	return logLayout(len(m.logsShown().panes), m.cols, max(0, m.height-2))
+	v := m.logsShown()
+	return v.layout(m.cols, max(0, m.height-2))
+}
+
+// layout places the panes in w×h; zoomed, the focused one takes it all
+// and the others none.
+func (v *logView) layout(w, h int) []logRect {
+	if !v.zoom {
+		return logLayout(len(v.panes), w, h)
+	}
+	rects := make([]logRect, len(v.panes))
+	rects[v.focus] = logRect{w: w, h: h}
+	return rects
 }
 
 // logVisible is how many lines pane i shows.
@@ -280,8 +309,19 @@ func (m *Model) logVisible(i int) int {
 }
 
 func (m *Model) clampLog(i int) {
-	p := m.logsShown().panes[i]
-	p.off = max(0, min(p.off, len(p.lines)-m.logVisible(i)))
+	v := m.logsShown()
+	p, vis := v.panes[i], m.logVisible(i)
+	if !v.wrap {
+		p.off = max(0, min(p.off, len(p.lines)-vis))
+		return
+	}
+	if p.off == 0 {
+		return
+	}
+	// Only the rows up to the ones asked for are counted (and wrapped).
+	if _, total := m.wrappedTail(p, p.off, vis, m.logTextWidth(i)); total < p.off+vis {
+		p.off = max(0, total-vis)
+	}
 }
 
 func (*logView) asks() bool   { return false }
@@ -300,6 +340,18 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevPane):
 		v.focus = (v.focus + len(v.panes) - 1) % len(v.panes)
 		return nil
+	case key.Matches(msg, k.Logs.Wrap):
+		m.toggleWrap(v)
+		return nil
+	case key.Matches(msg, k.Logs.Zoom):
+		m.toggleZoom(v)
+		return nil
+	case key.Matches(msg, k.Logs.Left):
+		m.scrollSideways(v, -logStep)
+		return nil
+	case key.Matches(msg, k.Logs.Right):
+		m.scrollSideways(v, logStep)
+		return nil
 	}
 	p, vis := v.panes[v.focus], m.logVisible(v.focus)
 	switch {
@@ -311,6 +363,8 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		p.off += vis
 	case key.Matches(msg, k.PageDown):
 		p.off -= vis
+	case key.Matches(msg, k.Top) && v.wrap:
+		p.off = m.rowsIn(p, 0, len(p.lines), m.logTextWidth(v.focus))
 	case key.Matches(msg, k.Top):
 		p.off = len(p.lines)
 	case key.Matches(msg, k.Bottom):
@@ -321,6 +375,9 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 }
 
 func (v *logView) view(m *Model, h int) []string {
+	if v.zoom {
+		return m.logPaneView(v, v.focus, v.panes[v.focus], m.cols, h)
+	}
 	rects := logLayout(len(v.panes), m.cols, h)
 	var out, row []string
 	for i, p := range v.panes {
@@ -355,8 +412,11 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 			title += " · " + termtext.Line(planSlug(r.st.Plan))
 		}
 	}
-	if focus && len(v.panes) > 1 {
+	if focus && len(v.panes) > 1 && !v.zoom {
 		title = "▸ " + title
+	}
+	if p.x > 0 && !v.wrap {
+		title += " · →" + itoa(p.x)
 	}
 	vis := h - 2
 	hint := ""
@@ -368,6 +428,9 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 	case len(p.lines) > 0:
 		hint = "following"
 	}
+	if v.wrap {
+		hint = "wrap · " + hint
+	}
 	var body []string
 	switch {
 	case p.err != "":
@@ -377,20 +440,17 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 	case len(p.lines) == 0:
 		body = []string{" " + m.st.Dim.Render("no lines yet in "+termtext.Line(p.rel)), " " + m.st.Dim.Render("new ones show here as they come")}
 	default:
-		end := len(p.lines) - p.off
-		for j := max(0, end-vis); j < end; j++ {
-			if p.shown[j] == "" {
-				p.shown[j] = m.logLine(p.lines[j])
-			}
-			body = append(body, " "+p.shown[j])
-		}
+		body = m.logBody(v, p, vis, w-3)
 	}
 	return m.box(title, hint, body, w, h, focus)
 }
 
 // logsHelp is the footer's reminder in the logs view.
 func (m *Model) logsHelp(v *logView) string {
-	s := "↑/↓ pgup/pgdn scroll · g top · G follow · esc close"
+	s := "↑/↓ pgup/pgdn scroll · g top · G follow · w wrap · z zoom · esc close"
+	if !v.wrap {
+		s = "←/→ sideways · " + s
+	}
 	if len(v.panes) > 1 {
 		s = "tab next log · " + s
 	}
