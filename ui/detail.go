@@ -9,7 +9,6 @@ import (
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
-	"fleetwatch/planfs"
 )
 
 // detailView is one thing read whole, full screen: a lease, a worktree, a
@@ -78,6 +77,10 @@ func (v *detailView) clamp(vis int) {
 	v.off = max(0, min(v.off, len(v.rows)-vis))
 }
 
+// detailHelp is the footer's reminder while a detail is open: only the
+// keys that work there.
+const detailHelp = "↑/↓ pgup/pgdn scroll · g top · G end · esc/enter close"
+
 func (*detailView) asks() bool   { return false }
 func (*detailView) typing() bool { return false }
 
@@ -116,7 +119,7 @@ func (v *detailView) view(m *Model, h int) []string {
 	if len(v.rows) > vis {
 		where = "  " + itoa(v.off+1) + "–" + itoa(min(len(v.rows), v.off+vis)) + " of " + itoa(len(v.rows))
 	}
-	head := " " + m.st.Title.Render(termtext.Line(v.title)) + m.st.Dim.Render(where+"  ↑/↓ pgup/pgdn g/G scroll · esc back")
+	head := " " + m.st.Title.Render(termtext.Line(v.title)) + m.st.Dim.Render(where)
 	out := make([]string, 0, h)
 	out = append(out, head)
 	for _, r := range v.rows[v.off:min(len(v.rows), v.off+vis)] {
@@ -125,14 +128,14 @@ func (v *detailView) view(m *Model, h int) []string {
 	return out
 }
 
-// readerFacts is the reader's second line: where the plan is and who holds
+// readerFacts is the reader's second line: the plan's lane and who holds
 // it. The header's own facts are in the rendered plan below it.
 func (m *Model) readerFacts() string {
 	rel := m.plans.pv.rel
 	if rel == "" {
 		return ""
 	}
-	s := planfs.Dir + "/" + rel + " · lane " + string(model.Rel(rel).Lane())
+	s := "lane " + string(model.Rel(rel).Lane())
 	if r := m.selectedPlan(); r != nil && r.Plan.Rel == rel && r.Lease != nil {
 		l := r.Lease
 		switch {

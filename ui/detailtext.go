@@ -126,7 +126,8 @@ func leaseDetail(m *Model, l model.Lease, raw []byte, cut bool, err error, now f
 	default:
 		d.field("state", "active, "+span(l.ExpiresAt-now)+" left")
 	}
-	if l.ModTime > 0 {
+	if l.Corrupt != "" && l.ModTime > 0 {
+		// How old an unreadable lease is decides when recover may take it.
 		d.field("modified", stamp(l.ModTime, now))
 	}
 	if l.Corrupt == "" {
