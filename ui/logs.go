@@ -46,8 +46,11 @@ type logPane struct {
 	// screen ("" until then): a flood of lines costs what the visible
 	// ones cost.
 	shown []string
-	off   int // lines (rows when wrapped) scrolled up from the newest; 0 follows
-	x     int // columns scrolled to the right, when not wrapped
+	off   int // lines scrolled up from the newest; 0 follows
+	// sub is how many rows of the bottom line are hidden below the
+	// screen, when wrapped.
+	sub int
+	x   int // columns scrolled to the right, when not wrapped
 	// wrapped is each line wrapped to tw columns, made when first shown
 	// (nil until then), as shown is.
 	wrapped [][]string
@@ -193,13 +196,9 @@ func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
 	if p.wrapped != nil {
 		p.wrapped = append(p.wrapped, make([][]string, len(msg.lines))...)
 	}
-	if p.off > 0 {
+	if p.off > 0 || p.sub > 0 {
 		// Scrolled up: the lines on screen stay where they are.
-		if v.wrap {
-			p.off += m.rowsIn(p, len(p.lines)-len(msg.lines), len(p.lines), m.logTextWidth(msg.i))
-		} else {
-			p.off += len(msg.lines)
-		}
+		p.off += len(msg.lines)
 	}
 	if drop := len(p.lines) - logKeep; drop > 0 {
 		p.lines = append(p.lines[:0], p.lines[drop:]...)
@@ -311,17 +310,11 @@ func (m *Model) logVisible(i int) int {
 func (m *Model) clampLog(i int) {
 	v := m.logsShown()
 	p, vis := v.panes[i], m.logVisible(i)
-	if !v.wrap {
-		p.off = max(0, min(p.off, len(p.lines)-vis))
+	if v.wrap {
+		m.clampWrapped(p, vis, m.logTextWidth(i))
 		return
 	}
-	if p.off == 0 {
-		return
-	}
-	// Only the rows up to the ones asked for are counted (and wrapped).
-	if _, total := m.wrappedTail(p, p.off, vis, m.logTextWidth(i)); total < p.off+vis {
-		p.off = max(0, total-vis)
-	}
+	p.off = max(0, min(p.off, len(p.lines)-vis))
 }
 
 func (*logView) asks() bool   { return false }
@@ -354,6 +347,10 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	p, vis := v.panes[v.focus], m.logVisible(v.focus)
+	if v.wrap {
+		m.wrapKey(v, msg)
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Up):
 		p.off++
@@ -363,8 +360,6 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		p.off += vis
 	case key.Matches(msg, k.PageDown):
 		p.off -= vis
-	case key.Matches(msg, k.Top) && v.wrap:
-		p.off = m.rowsIn(p, 0, len(p.lines), m.logTextWidth(v.focus))
 	case key.Matches(msg, k.Top):
 		p.off = len(p.lines)
 	case key.Matches(msg, k.Bottom):
@@ -421,8 +416,9 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 	vis := h - 2
 	hint := ""
 	switch {
-	case p.off > 0:
-		hint = "↑" + itoa(p.off) + " · G follows"
+	case p.off > 0 || p.sub > 0:
+		// A bottom line cut by wrapping counts as a line below.
+		hint = "↑" + itoa(p.off+min(p.sub, 1)) + " · G follows"
 	case p.ended:
 		hint = "stopped following"
 	case len(p.lines) > 0:

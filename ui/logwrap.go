@@ -1,14 +1,18 @@
 package ui
 
 import (
+	"slices"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
 
 // Wrapping, zoom and sideways scrolling of the log panes. With wrapping on,
-// a pane's off counts rows (wrapped pieces of lines) up from the newest
-// instead of lines; each line is wrapped when it first comes on screen and
-// kept until the pane's width changes, so a flood still costs only what is
-// visible.
+// a pane's position is still off lines up from the newest, plus sub rows
+// of that line hidden below: new lines move off alone, as unwrapped. Each
+// line is wrapped when it first comes on screen and kept until the pane's
+// width changes, so a flood still costs only what is visible.
 
 // logStep is how many columns ←/→ move a log pane sideways.
 const logStep = 10
@@ -42,57 +46,112 @@ func (m *Model) logTextWidth(i int) int {
 	return max(1, rects[i].w-3)
 }
 
-// wrappedTail is the rows of p ending off rows above the newest, at most
-// vis of them, oldest first; total is how many rows were counted, which is
-// all of them when it is less than off+vis.
-func (m *Model) wrappedTail(p *logPane, off, vis, tw int) (rows []string, total int) {
+// wrappedRows is the vis rows of p that end sub rows above the bottom of
+// the line off lines up from the newest, oldest first.
+func (m *Model) wrappedRows(p *logPane, vis, tw int) []string {
 	var rev []string
-	for j := len(p.lines) - 1; j >= 0 && total < off+vis; j-- {
+	bottom := len(p.lines) - 1 - p.off
+	for j := bottom; j >= 0 && len(rev) < vis; j-- {
 		rs := m.logRows(p, j, tw)
-		for k := len(rs) - 1; k >= 0; k-- {
-			if total >= off && total < off+vis {
-				rev = append(rev, rs[k])
-			}
-			total++
+		end := len(rs)
+		if j == bottom {
+			end = max(0, end-p.sub)
+		}
+		for k := end - 1; k >= 0 && len(rev) < vis; k-- {
+			rev = append(rev, rs[k])
 		}
 	}
-	for a, b := 0, len(rev)-1; a < b; a, b = a+1, b-1 {
-		rev[a], rev[b] = rev[b], rev[a]
-	}
-	return rev, total
+	slices.Reverse(rev)
+	return rev
 }
 
-// rowsIn counts the rows of lines [from, to) of p.
-func (m *Model) rowsIn(p *logPane, from, to, tw int) int {
-	n := 0
-	for j := max(0, from); j < to; j++ {
-		n += len(m.logRows(p, j, tw))
+// scrollWrapped moves p n rows up (down when negative), a row at a time
+// through the bottom line's rows, then clamps.
+func (m *Model) scrollWrapped(p *logPane, n, vis, tw int) {
+	for ; n > 0; n-- {
+		b := len(p.lines) - 1 - p.off
+		switch {
+		case b < 0:
+			n = 0
+		case p.sub+1 < len(m.logRows(p, b, tw)):
+			p.sub++
+		case b > 0:
+			p.off, p.sub = p.off+1, 0
+		default:
+			n = 0
+		}
 	}
-	return n
+	for ; n < 0; n++ {
+		switch {
+		case p.sub > 0:
+			p.sub--
+		case p.off > 0:
+			p.off--
+			p.sub = len(m.logRows(p, len(p.lines)-1-p.off, tw)) - 1
+		default:
+			n = 0
+		}
+	}
+	m.clampWrapped(p, vis, tw)
 }
 
-// linesFor is how many of the newest lines of p hold its newest rows rows.
-func (m *Model) linesFor(p *logPane, rows, tw int) int {
-	n, seen := 0, 0
-	for j := len(p.lines) - 1; j >= 0 && seen < rows; j-- {
-		seen += len(m.logRows(p, j, tw))
-		n++
+// clampWrapped keeps a full screen of rows above the bottom: scrolled
+// past the top, p shows its first vis rows. It wraps at most the lines of
+// about two screens, however many lines p holds.
+func (m *Model) clampWrapped(p *logPane, vis, tw int) {
+	if p.off == 0 && p.sub == 0 {
+		return
 	}
-	return n
+	bottom, count := len(p.lines)-1-p.off, 0
+	for j := min(bottom, len(p.lines)-1); j >= 0 && count < vis; j-- {
+		count += len(m.logRows(p, j, tw))
+		if j == bottom {
+			count -= p.sub
+		}
+	}
+	if count >= vis {
+		return
+	}
+	// The top: the line where the first vis rows end.
+	count = 0
+	for j := range p.lines {
+		r := len(m.logRows(p, j, tw))
+		if count+r >= vis {
+			p.off, p.sub = len(p.lines)-1-j, count+r-vis
+			return
+		}
+		count += r
+	}
+	p.off, p.sub = 0, 0
 }
 
-// toggleWrap turns wrapping on or off for every pane, keeping each on the
+// wrapKey scrolls the focused pane of a wrapped view by rows.
+func (m *Model) wrapKey(v *logView, msg tea.KeyMsg) {
+	k, p := &m.keys, v.panes[v.focus]
+	vis, tw := m.logVisible(v.focus), m.logTextWidth(v.focus)
+	switch {
+	case key.Matches(msg, k.Up):
+		m.scrollWrapped(p, 1, vis, tw)
+	case key.Matches(msg, k.Down):
+		m.scrollWrapped(p, -1, vis, tw)
+	case key.Matches(msg, k.PageUp):
+		m.scrollWrapped(p, vis, vis, tw)
+	case key.Matches(msg, k.PageDown):
+		m.scrollWrapped(p, -vis, vis, tw)
+	case key.Matches(msg, k.Top):
+		p.off, p.sub = len(p.lines), 0
+		m.clampWrapped(p, vis, tw)
+	case key.Matches(msg, k.Bottom):
+		p.off, p.sub = 0, 0
+	}
+}
+
+// toggleWrap turns wrapping on or off for every pane; each stays on the
 // line it shows at the bottom.
 func (m *Model) toggleWrap(v *logView) {
 	v.wrap = !v.wrap
 	for i, p := range v.panes {
-		tw := m.logTextWidth(i)
-		if v.wrap {
-			p.off = m.rowsIn(p, len(p.lines)-p.off, len(p.lines), tw)
-		} else {
-			p.off = m.linesFor(p, p.off, tw)
-		}
-		p.x = 0
+		p.sub, p.x = 0, 0
 		m.clampLog(i)
 	}
 }
@@ -125,8 +184,7 @@ func (m *Model) scrollSideways(v *logView, d int) {
 func (m *Model) logBody(v *logView, p *logPane, vis, tw int) []string {
 	var body []string
 	if v.wrap {
-		rows, _ := m.wrappedTail(p, p.off, vis, tw)
-		for _, r := range rows {
+		for _, r := range m.wrappedRows(p, vis, tw) {
 			body = append(body, " "+r)
 		}
 		return body
