@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest"
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -240,5 +243,49 @@ func TestDetailNeedsASelection(t *testing.T) {
 	h.press("3", "enter")
 	if _, ok := find[*detailView](h.m.stack); ok || !strings.Contains(h.footer(), "open: select a worktree") {
 		t.Errorf("enter on no worktree: %q", h.footer())
+	}
+}
+
+// TestGoldenDetails runs the real program (teatest) and opens a worker, a
+// worktree and an event with enter; their screens are golden files like
+// TestGoldenScreens' (`go test ./ui -run TestGoldenDetails -update`). A
+// lease's detail holds a random token and the test's pid, so it is
+// checked by TestDetailLease instead.
+func TestGoldenDetails(t *testing.T) {
+	t.Parallel()
+	screens := []struct {
+		name string
+		keys []string
+		// pane is text the pane shows before enter; want the detail's.
+		pane, want string
+	}{
+		{"worker", []string{"4"}, "◌ stale", "note            running the executor"},
+		{"worktree", []string{"3"}, "var/worktrees/small-2", "1 ahead, 0 behind dev"},
+		{"event", []string{"5", "G"}, "needs SMTP credentials", "event           create"},
+	}
+	for _, size := range sizes {
+		w, h := size[0], size[1]
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, w, h), func(t *testing.T) {
+				t.Parallel()
+				p := newProject(t)
+				p.addWorktrees(t)
+				p.addWorkers(t)
+				tm := teatest.NewTestModel(t, New(p.options()), teatest.WithInitialTermSize(w, h))
+				waitFor(t, tm, []string{"crash-on-save", "3 workers"})
+				sendKeys(sc.keys...)(tm)
+				waitFor(t, tm, []string{sc.pane})
+				sendKeys("enter")(tm)
+				waitFor(t, tm, []string{sc.want})
+				if err := tm.Quit(); err != nil {
+					t.Fatal(err)
+				}
+				final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+				final.Close()
+				v := final.View()
+				checkScreen(t, v, w, h, p)
+				teatest.RequireEqualOutput(t, []byte(v))
+			})
+		}
 	}
 }

@@ -441,14 +441,19 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 	return m.box(title, hint, body, w, h, focus)
 }
 
-// logsHelp is the footer's reminder in the logs view.
+// logsHelp is the footer's reminder in the logs view; narrow, the short
+// words.
 func (m *Model) logsHelp(v *logView) string {
 	s := "↑/↓ pgup/pgdn scroll · g top · G follow · w wrap · z zoom · esc close"
+	side, next := "←/→ sideways · ", "tab next log · "
+	if !m.wide {
+		s, side, next = "↑/↓ scroll · G follow · w wrap · z zoom · esc close", "←/→ side · ", "tab next · "
+	}
 	if !v.wrap {
-		s = "←/→ sideways · " + s
+		s = side + s
 	}
 	if len(v.panes) > 1 {
-		s = "tab next log · " + s
+		s = next + s
 	}
 	return m.st.Help.Render(s)
 }

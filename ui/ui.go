@@ -264,6 +264,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 	case worktreesMsg:
 		m.trees.rows, m.trees.err = msg.states, msg.err
 		m.trees.rebuild(m)
+		m.syncKeys() // enter opens a worktree once there is one
 		if m.treesReq.done() {
 			return m.requestTrees(), true
 		}
