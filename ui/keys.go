@@ -152,7 +152,7 @@ func paneKeys() [paneCount]key.Binding {
 func (k KeyMap) ShortHelp() []key.Binding {
 	p, l, w := &k.Plans, &k.Leases, &k.Workers
 	return []key.Binding{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
-		w.Logs, w.Stop, w.Mark, k.Spawn, p.Filter, k.Help, k.Quit}
+		w.Logs, w.Stop, w.Mark, k.Spawn, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.Filter, k.Help, k.Quit}
 }
 
 // FullHelp is what `?` shows, one column per group.

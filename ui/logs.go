@@ -309,6 +309,10 @@ func (m *Model) logVisible(i int) int {
 
 func (m *Model) clampLog(i int) {
 	v := m.logsShown()
+	if v.zoom && i != v.focus {
+		// Hidden: judged at the size it gets when shown again.
+		return
+	}
 	p, vis := v.panes[i], m.logVisible(i)
 	if v.wrap {
 		m.clampWrapped(p, vis, m.logTextWidth(i))
@@ -329,9 +333,11 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		return m.closeLogs()
 	case key.Matches(msg, k.NextPane):
 		v.focus = (v.focus + 1) % len(v.panes)
+		m.clampLog(v.focus) // zoomed, it is now shown at another size
 		return nil
 	case key.Matches(msg, k.PrevPane):
 		v.focus = (v.focus + len(v.panes) - 1) % len(v.panes)
+		m.clampLog(v.focus)
 		return nil
 	case key.Matches(msg, k.Logs.Wrap):
 		m.toggleWrap(v)
