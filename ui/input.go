@@ -72,6 +72,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Help):
 		m.stack.push(&helpScreen{})
 		return nil, true
+	case key.Matches(msg, k.Notices):
+		return m.openNotices(), true
 	case key.Matches(msg, k.NextPane):
 		return m.setPane((m.pane + 1) % paneCount), true
 	case key.Matches(msg, k.PrevPane):

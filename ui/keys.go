@@ -17,6 +17,8 @@ type KeyMap struct {
 	Panes         [paneCount]key.Binding
 	Escape, Spawn key.Binding
 	Help, Quit    key.Binding
+	// Notices lists what needs a person (notices.go).
+	Notices key.Binding
 	// Interrupt quits from anywhere but a question; Close leaves the logs
 	// or the reader.
 	Interrupt, Close key.Binding
@@ -99,6 +101,7 @@ func DefaultKeyMap() KeyMap {
 		Spawn:     b("spawn", "s"),
 		Help:      b("all keys", "?"),
 		Quit:      b("quit", "q", "ctrl+c"),
+		Notices:   b("notices", "N"),
 		Interrupt: b("quit", "ctrl+c"),
 		Close:     b("close", "esc", "q"),
 		Plans: PlanKeys{
@@ -163,6 +166,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		append([]key.Binding{p.PrevLane, p.NextLane, k.NextPane}, k.Panes[:]...),
 		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete},
 		{k.Spawn, w.Stop, w.Mark, w.Logs},
-		{p.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.PreviewDown, p.PreviewUp, k.Help, k.Quit},
+		{p.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
 	}
 }

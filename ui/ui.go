@@ -12,6 +12,7 @@
 package ui
 
 import (
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -47,6 +48,11 @@ type Options struct {
 	// Self is the fleetwatch binary that spawned workers run (`Self
 	// work-once ...`); without it, s explains that it cannot spawn.
 	Self string
+	// Out is the program's output (the terminal); the bell is written
+	// there. Run uses os.Stdout when it is nil; without it, no bell.
+	Out io.Writer
+	// NoBell keeps the bell quiet; the header still counts notices.
+	NoBell bool
 }
 
 // frameRate caps how often the screen is redrawn.
@@ -85,6 +91,8 @@ type Model struct {
 
 	status    string
 	statusErr bool
+
+	notes noticeBook // what needs a person; N lists it (notices.go)
 }
 
 // Source brings word of changes to the tree: the program's own watcher
@@ -327,6 +335,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	m.d, m.now = msg.d, msg.d.now
 	m.rebuild()
 	m.dropStaleDialog()
+	cmds = append(cmds, m.lookForNotices(fromBoard))
 	if len(m.d.board.Leases) > 0 && !m.ticking {
 		m.ticking = true
 		cmds = append(cmds, tickCmd())
@@ -380,6 +389,7 @@ func (m *Model) tick() tea.Cmd {
 		m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
 		m.wrk.rebuild(m)
 		m.syncKeys()
+		cmds = append(cmds, m.lookForNotices(fromClock))
 	}
 	for i := 0; leases && i < len(m.d.board.Leases); i++ {
 		if l := &m.d.board.Leases[i]; l.Corrupt == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.now {
@@ -482,10 +492,13 @@ func (m *Model) releaseRecover() (release, recover bool) {
 
 // Run opens the program full screen and returns when the operator quits.
 func Run(opt Options) error {
+	if opt.Out == nil {
+		opt.Out = os.Stdout
+	}
 	m := New(opt)
 	defer m.Close()
 	// 30 frames a second is fluid for tables and halves the renderer's idle
 	// wake-ups (the only work an idle UI does) against the default 60.
-	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(os.Stdout), tea.WithFPS(frameRate)).Run()
+	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(opt.Out), tea.WithFPS(frameRate)).Run()
 	return err
 }

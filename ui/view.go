@@ -68,6 +68,8 @@ func (m *Model) headerLine() string {
 		}
 		left += warn
 	}
+	// Before the counts: what needs a person must survive a narrow header.
+	left += m.noticeCount()
 	if m.d != nil {
 		b := m.d.board
 		left += " · " + plural(len(b.Rows), "plan", "plans")
@@ -150,6 +152,9 @@ func (m *Model) footerLine() string {
 	}
 	if _, ok := m.stack.top().(*detailView); ok {
 		helpText = m.st.Help.Render(detailHelp)
+	}
+	if _, ok := m.stack.top().(*noticeList); ok {
+		helpText = m.noticesHelp()
 	}
 	status := m.status
 	if status == "" && m.plans.filter.Value() != "" {

@@ -113,7 +113,7 @@ func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	} else {
 		m.rebuild() // the Events pane lists unreadable state files
 	}
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{m.lookForNotices(fromWorkers)}
 	if again {
 		cmds = append(cmds, m.requestWorkers())
 	}

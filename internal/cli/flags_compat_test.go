@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // The command line is a contract with scripts, timers and anchor's users:
@@ -114,12 +116,12 @@ func TestEveryFlagAccepted(t *testing.T) {
 			orders = append(orders, append(append(append([]string{}, c.path...), c.extra...), c.flags...))
 		}
 		for _, args := range orders {
-			r := fwEnv(t, empty, env, args...)
-			if flagRejected(r.stderr) || r.code < 0 || r.code > 2 {
+			r := fwtest.RunEnv(t, empty, env, args...)
+			if flagRejected(r.Stderr) || r.Code < 0 || r.Code > 2 {
 				t.Errorf("fleetwatch %s: flag rejected: %v", strings.Join(args, " "), r)
 			}
-			if r.stderr != "" && (!strings.HasPrefix(r.stderr, "fleetwatch: ") || strings.Count(r.stderr, "\n") != 1) && !strings.Contains(r.stderr, "usage:") {
-				t.Errorf("fleetwatch %s: want one `fleetwatch: ` line, got %q", strings.Join(args, " "), r.stderr)
+			if r.Stderr != "" && (!strings.HasPrefix(r.Stderr, "fleetwatch: ") || strings.Count(r.Stderr, "\n") != 1) && !strings.Contains(r.Stderr, "usage:") {
+				t.Errorf("fleetwatch %s: want one `fleetwatch: ` line, got %q", strings.Join(args, " "), r.Stderr)
 			}
 		}
 	}
@@ -143,30 +145,30 @@ func TestEveryHelpNamesItsFlags(t *testing.T) {
 			continue // the top level's -h lists the commands (below)
 		}
 		args := append(strings.Fields(k), "-h")
-		r := fw(t, empty, args...)
-		if r.code != exitOK || r.stderr != "" {
+		r := fwtest.Run(t, empty, args...)
+		if r.Code != exitOK || r.Stderr != "" {
 			t.Errorf("fleetwatch %s -h: %v", k, r)
 			continue
 		}
-		if !strings.Contains(r.stdout, "usage: fleetwatch") {
-			t.Errorf("fleetwatch %s -h: no usage line:\n%s", k, r.stdout)
+		if !strings.Contains(r.Stdout, "usage: fleetwatch") {
+			t.Errorf("fleetwatch %s -h: no usage line:\n%s", k, r.Stdout)
 		}
 		for _, f := range flags[k] {
 			// Go's flag printed "-name", pflag prints "--name": both hold "-name".
-			if !strings.Contains(r.stdout, f[1:]+" ") && !strings.Contains(r.stdout, f[1:]+"\n") && !strings.Contains(r.stdout, f[1:]+"=") {
-				t.Errorf("fleetwatch %s -h does not name %s:\n%s", k, f, r.stdout)
+			if !strings.Contains(r.Stdout, f[1:]+" ") && !strings.Contains(r.Stdout, f[1:]+"\n") && !strings.Contains(r.Stdout, f[1:]+"=") {
+				t.Errorf("fleetwatch %s -h does not name %s:\n%s", k, f, r.Stdout)
 			}
 		}
 	}
 	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}, {"watch", "-h"}, {"worktree", "--help"}, {"skill", "-h"}} {
-		if r := fw(t, empty, args...); r.code != exitOK || !strings.Contains(r.stdout, "usage: fleetwatch") {
+		if r := fwtest.Run(t, empty, args...); r.Code != exitOK || !strings.Contains(r.Stdout, "usage: fleetwatch") {
 			t.Errorf("fleetwatch %s: %v", strings.Join(args, " "), r)
 		}
 	}
-	r := fw(t, empty, "-h")
+	r := fwtest.Run(t, empty, "-h")
 	for _, c := range newRoot().Commands() {
-		if name := c.Name(); !c.Hidden && !strings.Contains(r.stdout, name) {
-			t.Errorf("fleetwatch -h does not list %s:\n%s", name, r.stdout)
+		if name := c.Name(); !c.Hidden && !strings.Contains(r.Stdout, name) {
+			t.Errorf("fleetwatch -h does not list %s:\n%s", name, r.Stdout)
 		}
 	}
 }
@@ -191,25 +193,25 @@ func TestBadFlagOneLine(t *testing.T) {
 		}
 		for _, bad := range bads {
 			args := append(append([]string{}, p...), bad)
-			r := fw(t, empty, args...)
-			oneLineError(t, r, "bogus-flag")
-			if strings.Count(r.stderr, "fleetwatch: ") != 1 {
-				t.Errorf("fleetwatch %s: prefix twice: %q", strings.Join(args, " "), r.stderr)
+			r := fwtest.Run(t, empty, args...)
+			fwtest.OneLineError(t, r, "bogus-flag")
+			if strings.Count(r.Stderr, "fleetwatch: ") != 1 {
+				t.Errorf("fleetwatch %s: prefix twice: %q", strings.Join(args, " "), r.Stderr)
 			}
-			if len(p) > 0 && !strings.Contains(r.stderr, "fleetwatch "+strings.Join(p, " ")+" -h") {
-				t.Errorf("fleetwatch %s: no hint at the command's -h: %q", strings.Join(args, " "), r.stderr)
+			if len(p) > 0 && !strings.Contains(r.Stderr, "fleetwatch "+strings.Join(p, " ")+" -h") {
+				t.Errorf("fleetwatch %s: no hint at the command's -h: %q", strings.Join(args, " "), r.Stderr)
 			}
 		}
 	}
 	// A flag that wants a value and has none.
-	oneLineError(t, fw(t, empty, "work-once", "--max-plans"), "max-plans")
-	oneLineError(t, fw(t, empty, "board", "--width", "wide"), "width")
+	fwtest.OneLineError(t, fwtest.Run(t, empty, "work-once", "--max-plans"), "max-plans")
+	fwtest.OneLineError(t, fwtest.Run(t, empty, "board", "--width", "wide"), "width")
 	for _, args := range [][]string{{"frobnicate"}, {"--root", empty, "frobnicate"}, {"watch", "frobnicate"}, {"worktree", "frobnicate"}, {"skill", "frobnicate"}} {
-		oneLineError(t, fw(t, empty, args...), "frobnicate")
+		fwtest.OneLineError(t, fwtest.Run(t, empty, args...), "frobnicate")
 	}
 	// watch and worktree alone print their usage on stderr, exit 2.
 	for _, c := range []string{"watch", "worktree"} {
-		if r := fw(t, empty, c); r.code != exitError || !strings.Contains(r.stderr, "usage: fleetwatch "+c) {
+		if r := fwtest.Run(t, empty, c); r.Code != exitError || !strings.Contains(r.Stderr, "usage: fleetwatch "+c) {
 			t.Errorf("fleetwatch %s: %v", c, r)
 		}
 	}
@@ -218,31 +220,31 @@ func TestBadFlagOneLine(t *testing.T) {
 // Exit 0 ok, 1 nothing to do, 2 error; flags may follow the positionals.
 func TestExitCodesAndInterspersedFlags(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "drafts/a.md", fields: "Priority: P1;Preferred models: any"}, plan{rel: "features/b.md", fields: "Priority: P2"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "drafts/a.md", Fields: "Priority: P1;Preferred models: any"}, fwtest.Plan{Rel: "features/b.md", Fields: "Priority: P2"})
 	other := t.TempDir()
-	if r := fw(t, other, "check", "--root", dir); r.code != exitOK {
+	if r := fwtest.Run(t, other, "check", "--root", dir); r.Code != exitOK {
 		t.Errorf("check: %v", r)
 	}
-	if r := fw(t, other, "repair", "--root", dir); r.code != exitNothing {
+	if r := fwtest.Run(t, other, "repair", "--root", dir); r.Code != exitNothing {
 		t.Errorf("repair with nothing to repair: %v", r)
 	}
-	if r := fw(t, other, "promote", "a", "--root", dir, "--to", "features"); r.code != exitOK || !exists(dir, "features/a.md") {
+	if r := fwtest.Run(t, other, "promote", "a", "--root", dir, "--to", "features"); r.Code != exitOK || !fwtest.Exists(dir, "features/a.md") {
 		t.Fatalf("promote SLUG --root R --to L: %v", r)
 	}
-	if r := fw(t, other, "work-once", "--root", dir, "--agent-id", "w1", "--slug", "b"); r.code != exitOK || !exists(dir, "in-progress/b.md") {
+	if r := fwtest.Run(t, other, "work-once", "--root", dir, "--agent-id", "w1", "--slug", "b"); r.Code != exitOK || !fwtest.Exists(dir, "in-progress/b.md") {
 		t.Fatalf("work-once: %v", r)
 	}
-	r := fw(t, other, "release", "b", "--root", dir, "--agent-id", "someone-else")
-	oneLineError(t, r, "--force")
-	if r := fw(t, other, "release", "b", "--root", dir, "--agent-id", "someone-else", "--force"); r.code != exitOK || !exists(dir, "features/b.md") {
+	r := fwtest.Run(t, other, "release", "b", "--root", dir, "--agent-id", "someone-else")
+	fwtest.OneLineError(t, r, "--force")
+	if r := fwtest.Run(t, other, "release", "b", "--root", dir, "--agent-id", "someone-else", "--force"); r.Code != exitOK || !fwtest.Exists(dir, "features/b.md") {
 		t.Fatalf("release REL --root R --force: %v", r)
 	}
-	if r := fw(t, other, "work-once", "--root", dir, "--slug", "nope"); r.code != exitNothing {
+	if r := fwtest.Run(t, other, "work-once", "--root", dir, "--slug", "nope"); r.Code != exitNothing {
 		t.Errorf("work-once with nothing to do: %v", r)
 	}
-	oneLineError(t, fw(t, other, "check", "--root", t.TempDir()), ".plans")
+	fwtest.OneLineError(t, fwtest.Run(t, other, "check", "--root", t.TempDir()), ".plans")
 	// Bare fleetwatch [--root DIR] opens the UI (which needs a terminal).
-	if r := fw(t, other, "--root", dir); r.code != exitError || !strings.Contains(r.stderr, "needs a terminal") {
+	if r := fwtest.Run(t, other, "--root", dir); r.Code != exitError || !strings.Contains(r.Stderr, "needs a terminal") {
 		t.Errorf("fleetwatch --root DIR: %v", r)
 	}
 }
@@ -250,15 +252,15 @@ func TestExitCodesAndInterspersedFlags(t *testing.T) {
 // Go's flag package took single-dash long flags (-once); they still work.
 func TestSingleDashLongFlags(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/b.md", fields: "Priority: P2"})
-	if r := fw(t, t.TempDir(), "board", "-once", "-root", dir, "-no-color"); r.code != exitOK || !strings.Contains(r.stdout, "b") {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/b.md", Fields: "Priority: P2"})
+	if r := fwtest.Run(t, t.TempDir(), "board", "-once", "-root", dir, "-no-color"); r.Code != exitOK || !strings.Contains(r.Stdout, "b") {
 		t.Errorf("board -once -root DIR: %v", r)
 	}
-	if r := fw(t, t.TempDir(), "work-once", "-list", "-json", "-root="+dir); r.code != exitOK || !strings.Contains(r.stdout, "features/b.md") {
+	if r := fwtest.Run(t, t.TempDir(), "work-once", "-list", "-json", "-root="+dir); r.Code != exitOK || !strings.Contains(r.Stdout, "features/b.md") {
 		t.Errorf("work-once -list -json -root=DIR: %v", r)
 	}
 	// A value that starts with a dash stays a value.
-	if r := fw(t, t.TempDir(), "park", "b", "-root", dir, "-to", "blocked", "-reason", "-once"); r.code != exitOK || !exists(dir, "blocked/b.md") {
+	if r := fwtest.Run(t, t.TempDir(), "park", "b", "-root", dir, "-to", "blocked", "-reason", "-once"); r.Code != exitOK || !fwtest.Exists(dir, "blocked/b.md") {
 		t.Errorf("park -reason -once: %v", r)
 	}
 }
@@ -266,9 +268,9 @@ func TestSingleDashLongFlags(t *testing.T) {
 // --worker is one worker per flag: the commas belong to its value.
 func TestWorkerFlagRepeats(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
-	r := fw(t, dir, "watch", "emit", "cron", "--root", dir, "--bin", testExe(t), "--worker", "agent=a-1,tier=mid", "--worker", "agent=b-1,tier=small,interval=10m")
-	if r.code != exitOK || !strings.Contains(r.stdout, "a-1") || !strings.Contains(r.stdout, "b-1") || !strings.Contains(r.stdout, "*/10") {
+	dir := fwtest.NewTree(t)
+	r := fwtest.Run(t, dir, "watch", "emit", "cron", "--root", dir, "--bin", fwtest.Exe(t), "--worker", "agent=a-1,tier=mid", "--worker", "agent=b-1,tier=small,interval=10m")
+	if r.Code != exitOK || !strings.Contains(r.Stdout, "a-1") || !strings.Contains(r.Stdout, "b-1") || !strings.Contains(r.Stdout, "*/10") {
 		t.Fatalf("emit with two --worker: %v", r)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".plans")); err != nil {
@@ -310,10 +312,10 @@ func TestEveryCommandTakesRoot(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if r := fw(t, t.TempDir(), "scaffold", "--root", dir); r.code != exitOK || !exists(dir, "drafts") {
+	if r := fwtest.Run(t, t.TempDir(), "scaffold", "--root", dir); r.Code != exitOK || !fwtest.Exists(dir, "drafts") {
 		t.Fatalf("scaffold --root DIR: %v", r)
 	}
-	oneLineError(t, fw(t, t.TempDir(), "scaffold", "--root", dir, "elsewhere"), "--root")
+	fwtest.OneLineError(t, fwtest.Run(t, t.TempDir(), "scaffold", "--root", dir, "elsewhere"), "--root")
 }
 
 // cobra's faces: --version, help CMD and shell completions.
@@ -321,26 +323,26 @@ func TestVersionHelpCompletion(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{{"--version"}, {"-version"}} {
-		r := fw(t, dir, args...)
-		if r.code != exitOK || !strings.HasPrefix(r.stdout, "fleetwatch ") || strings.Count(r.stdout, "\n") != 1 || r.stderr != "" {
+		r := fwtest.Run(t, dir, args...)
+		if r.Code != exitOK || !strings.HasPrefix(r.Stdout, "fleetwatch ") || strings.Count(r.Stdout, "\n") != 1 || r.Stderr != "" {
 			t.Errorf("fleetwatch %s: %v", args[0], r)
 		}
-		if v := strings.TrimSpace(strings.TrimPrefix(r.stdout, "fleetwatch ")); v == "" {
-			t.Errorf("fleetwatch %s: no version: %q", args[0], r.stdout)
+		if v := strings.TrimSpace(strings.TrimPrefix(r.Stdout, "fleetwatch ")); v == "" {
+			t.Errorf("fleetwatch %s: no version: %q", args[0], r.Stdout)
 		}
 	}
-	r := fw(t, dir, "help", "work-once")
-	if r.code != exitOK || !strings.Contains(r.stdout, "usage: fleetwatch work-once") || !strings.Contains(r.stdout, "--max-plans") {
+	r := fwtest.Run(t, dir, "help", "work-once")
+	if r.Code != exitOK || !strings.Contains(r.Stdout, "usage: fleetwatch work-once") || !strings.Contains(r.Stdout, "--max-plans") {
 		t.Errorf("help work-once: %v", r)
 	}
-	if r := fw(t, dir, "help", "watch", "emit"); r.code != exitOK || !strings.Contains(r.stdout, "--worker") {
+	if r := fwtest.Run(t, dir, "help", "watch", "emit"); r.Code != exitOK || !strings.Contains(r.Stdout, "--worker") {
 		t.Errorf("help watch emit: %v", r)
 	}
 	for sh, marker := range map[string]string{"bash": "complete", "zsh": "compdef", "fish": "complete -c fleetwatch"} {
-		if r := fw(t, dir, "completion", sh); r.code != exitOK || !strings.Contains(r.stdout, marker) {
-			t.Errorf("completion %s: exit %d, %d bytes, stderr %q", sh, r.code, len(r.stdout), r.stderr)
+		if r := fwtest.Run(t, dir, "completion", sh); r.Code != exitOK || !strings.Contains(r.Stdout, marker) {
+			t.Errorf("completion %s: exit %d, %d bytes, stderr %q", sh, r.Code, len(r.Stdout), r.Stderr)
 		}
 	}
-	oneLineError(t, fw(t, dir, "completion", "tcsh"), "tcsh")
-	oneLineError(t, fw(t, dir, "help", "frobnicate"), "frobnicate")
+	fwtest.OneLineError(t, fwtest.Run(t, dir, "completion", "tcsh"), "tcsh")
+	fwtest.OneLineError(t, fwtest.Run(t, dir, "help", "frobnicate"), "frobnicate")
 }

@@ -33,14 +33,16 @@ func defaultOperator() string {
 }
 
 type uiFlags struct {
-	root  string
-	agent string
-	ttl   float64
+	root   string
+	agent  string
+	ttl    float64
+	noBell bool
 }
 
 func (f *uiFlags) register(fs *pflag.FlagSet) {
 	agentFlag(fs, &f.agent, defaultOperator(), "who the operator acts as in leases and the event log")
 	fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live when recovering a plan, seconds")
+	fs.BoolVar(&f.noBell, "no-bell", false, "do not ring the terminal bell when something needs you (N still lists it)")
 }
 
 // uiCmd is the top level, which opens the cockpit: `fleetwatch [--root DIR]`.
@@ -49,7 +51,7 @@ func uiCmd() *cobra.Command {
 	cmd := leaf("fleetwatch [--root DIR]", "open the operator's UI on a project", func(fs *pflag.FlagSet) body {
 		f.register(fs)
 		rootFlag(fs, &f.root, rootHelp)
-		return func(pos []string, stdout, stderr io.Writer) int { return f.openProject(stderr) }
+		return func(pos []string, stdout, stderr io.Writer) int { return f.openProject(stdout, stderr) }
 	})
 	cmd.Long = "The UI with no command; a command's flags: 'fleetwatch help COMMAND'."
 	cmd.Args = func(c *cobra.Command, args []string) error {
@@ -61,7 +63,7 @@ func uiCmd() *cobra.Command {
 	return cmd
 }
 
-func (f *uiFlags) openProject(stderr io.Writer) int {
+func (f *uiFlags) openProject(stdout, stderr io.Writer) int {
 	if err := planfs.ValidTTL(f.ttl); err != nil {
 		return fail(stderr, exitError, "--lease-ttl: %v", err)
 	}
@@ -69,7 +71,29 @@ func (f *uiFlags) openProject(stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
-	return openUI(t, f, stderr)
+	code := openUI(t, f, stderr)
+	if code == exitOK {
+		tellStillRunning(stdout, t.Project)
+	}
+	return code
+}
+
+// tellStillRunning says, after the UI closed, how many workers keep
+// running: they outlive the UI by design, and nothing else would say so.
+func tellStillRunning(stdout io.Writer, project string) {
+	live, stale := workers.Running(project, time.Now())
+	n := live + stale
+	if n == 0 {
+		return
+	}
+	what := "1 worker keeps"
+	if n > 1 {
+		what = fmt.Sprintf("%d workers keep", n)
+	}
+	if stale > 0 {
+		what += fmt.Sprintf(" (%d stale)", stale)
+	}
+	fmt.Fprintf(stdout, "%s running (they outlive the UI); fleetwatch shows them again\n", what)
 }
 
 // haveTerminal reports whether the UI can run: stdin and stdout are a terminal.
@@ -84,7 +108,7 @@ func openUI(t *planfs.Tree, f *uiFlags, stderr io.Writer) int {
 	r := lipgloss.NewRenderer(os.Stdout)
 	// Spawned workers run this very binary, as cron and systemd do.
 	self, _ := os.Executable()
-	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self})
+	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell})
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
@@ -163,7 +187,12 @@ func demoCmd() *cobra.Command {
 			if err != nil {
 				return fail(stderr, exitError, "demo: %v", err)
 			}
-			return openUI(t, &f, stderr)
+			code := openUI(t, &f, stderr)
+			if *keep && code == exitOK {
+				// Without --keep the demo stops its workers as it leaves.
+				tellStillRunning(stdout, project)
+			}
+			return code
 		}
 	})
 }

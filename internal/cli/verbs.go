@@ -217,16 +217,9 @@ func checkCmd() *cobra.Command {
 		c.registerRoot(fs)
 		fs.BoolVar(&jsonOut, "json", false, "print the problems as a JSON list")
 		return func(pos []string, stdout, stderr io.Writer) int {
-			if len(pos) > 0 {
-				return fail(stderr, exitError, "check: unexpected argument %q", pos[0])
-			}
-			t, err := c.open()
-			if err != nil {
-				return fail(stderr, exitError, "%v", err)
-			}
-			snap, err := t.Scan()
-			if err != nil {
-				return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+			t, snap, code := c.scanned("check", pos, stderr)
+			if t == nil {
+				return code
 			}
 			snap, _ = t.Preview(snap)
 			problems := t.Check(snap)
@@ -263,6 +256,23 @@ func checkCmd() *cobra.Command {
 	})
 }
 
+// scanned opens the tree of a verb that takes no arguments and scans it;
+// on failure the tree is nil and code is the exit code, the reason said.
+func (c *common) scanned(verb string, pos []string, stderr io.Writer) (t *planfs.Tree, snap *model.Snapshot, code int) {
+	if len(pos) > 0 {
+		return nil, nil, fail(stderr, exitError, "%s: unexpected argument %q", verb, pos[0])
+	}
+	t, err := c.open()
+	if err != nil {
+		return nil, nil, fail(stderr, exitError, "%v", err)
+	}
+	snap, err = t.Scan()
+	if err != nil {
+		return nil, nil, fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+	}
+	return t, snap, 0
+}
+
 // repairCmd makes the repairs every claim starts with, and says what it did
 // and what it leaves to a person; exit 1 when there was nothing to do.
 func repairCmd() *cobra.Command {
@@ -270,16 +280,9 @@ func repairCmd() *cobra.Command {
 		var c common
 		c.registerRoot(fs)
 		return func(pos []string, stdout, stderr io.Writer) int {
-			if len(pos) > 0 {
-				return fail(stderr, exitError, "repair: unexpected argument %q", pos[0])
-			}
-			t, err := c.open()
-			if err != nil {
-				return fail(stderr, exitError, "%v", err)
-			}
-			snap, err := t.Scan()
-			if err != nil {
-				return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
+			t, snap, code := c.scanned("repair", pos, stderr)
+			if t == nil {
+				return code
 			}
 			r := t.Repair(snap)
 			for _, n := range r.Fixed {

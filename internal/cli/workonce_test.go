@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
 )
 
 // Stopped between two plans of --max-plans: exit 2 needs its one line on
 // stderr like every other exit 2.
 func TestReviewRunStoppedBeforeClaimingSaysWhy(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	tree, err := planfs.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +33,7 @@ func TestReviewRunStoppedBeforeClaimingSaysWhy(t *testing.T) {
 	if code != exitError || !strings.Contains(note, "SIGTERM") || !strings.Contains(stderr.String(), "SIGTERM") || strings.Count(stderr.String(), "\n") != 1 {
 		t.Errorf("code %d note %q stderr %q", code, note, stderr.String())
 	}
-	if !exists(dir, "features/a.md") {
+	if !fwtest.Exists(dir, "features/a.md") {
 		t.Error("nothing should be claimed once stopped")
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"fleetwatch/internal/cli"
 	"fleetwatch/internal/plangen"
 	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/planfs"
 )
 
@@ -82,7 +83,7 @@ func benchTree(b *testing.B, n int) string {
 // benchGitRuns runs args once and returns how many git processes it started.
 func benchGitRuns(b *testing.B, args []string) int {
 	return testkit.GitRuns(b, func() {
-		if code := cli.Main(args, io.Discard, io.Discard); code != exitOK {
+		if code := cli.Main(args, io.Discard, io.Discard); code != fwtest.ExitOK {
 			b.Fatalf("%v: exit %d", args, code)
 		}
 	})
@@ -94,7 +95,7 @@ func benchWorkOnceList(b *testing.B, n int, extra ...string) {
 	dir := benchTree(b, n)
 	args := append([]string{"work-once", "--root", dir, "--list", "--tier", "mid", "--agent-id", "bench"}, extra...)
 	var out, errb bytes.Buffer
-	if code := cli.Main(args, &out, &errb); code != exitOK {
+	if code := cli.Main(args, &out, &errb); code != fwtest.ExitOK {
 		b.Fatalf("%v: exit %d: %s", args, code, errb.String())
 	}
 	if strings.Contains(strings.Join(extra, " "), "--json") {
@@ -113,7 +114,7 @@ func benchWorkOnceList(b *testing.B, n int, extra ...string) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if code := cli.Main(args, io.Discard, io.Discard); code != exitOK {
+		if code := cli.Main(args, io.Discard, io.Discard); code != fwtest.ExitOK {
 			b.Fatalf("exit %d", code)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // raceProcs is how many worker processes race for the same tree.
@@ -30,13 +32,13 @@ func startRacers(t *testing.T, dir string, n int, args ...string) ([]string, []i
 			}
 			a[j] = s
 		}
-		cmds[i] = fwCmd(dir, []string{barrierEnv + "=" + barrier}, a...)
+		cmds[i] = fwtest.Cmd(dir, []string{fwtest.BarrierEnv + "=" + barrier}, a...)
 		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &errs[i]
 		if err := cmds[i].Start(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	openBarrier(t, barrier, n)
+	fwtest.OpenBarrier(t, barrier, n)
 	codes := make([]int, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -72,16 +74,16 @@ func TestRaceEveryPlanClaimedOnce(t *testing.T) {
 	}
 	for round := range rounds {
 		t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
-			var plans []plan
+			var plans []fwtest.Plan
 			for i := range 200 {
 				lane := "features"
 				if i%3 == 0 {
 					lane = "bugs"
 				}
-				plans = append(plans, plan{rel: fmt.Sprintf("%s/p%03d.md", lane, i), fields: fmt.Sprintf("Priority: P%d", 1+i%3)})
+				plans = append(plans, fwtest.Plan{Rel: fmt.Sprintf("%s/p%03d.md", lane, i), Fields: fmt.Sprintf("Priority: P%d", 1+i%3)})
 			}
-			dir := newTree(t, plans...)
-			before := contents(t, dir)
+			dir := fwtest.NewTree(t, plans...)
+			before := fwtest.Contents(t, dir)
 			stdouts, _ := startRacers(t, dir, raceProcs, "work-once", "--max-plans", "1000", "--tier", "mid", "--agent-id", "racer-%d")
 
 			claimedBy := map[string]string{}
@@ -100,7 +102,7 @@ func TestRaceEveryPlanClaimedOnce(t *testing.T) {
 			if len(claimedBy) != 200 {
 				t.Errorf("%d plans claimed, want 200", len(claimedBy))
 			}
-			after := contents(t, dir)
+			after := fwtest.Contents(t, dir)
 			if len(after) != 200 {
 				t.Fatalf("%d plans on disk after the race, want 200", len(after))
 			}
@@ -108,7 +110,7 @@ func TestRaceEveryPlanClaimedOnce(t *testing.T) {
 				if !strings.HasPrefix(rel, "in-progress/") {
 					t.Errorf("printed %s, want an in-progress path", rel)
 				}
-				lease := leaseOf(t, dir, rel)
+				lease := fwtest.LeaseOf(t, dir, rel)
 				if lease["agent_id"] != agent {
 					t.Errorf("%s: lease held by %v, printed by %s", rel, lease["agent_id"], agent)
 				}
@@ -127,7 +129,7 @@ func TestRaceEveryPlanClaimedOnce(t *testing.T) {
 
 // TestRaceNamedSlug races 32 processes for one named plan: exactly one wins.
 func TestRaceNamedSlug(t *testing.T) {
-	dir := newTree(t, plan{rel: "features/only.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/only.md"})
 	stdouts, codes := startRacers(t, dir, raceProcs, "work-once", "--slug", "only", "--tier", "mid", "--agent-id", "racer-%d")
 	winners := 0
 	for i, out := range stdouts {

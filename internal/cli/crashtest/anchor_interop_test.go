@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // TestRaceWithAnchorWorkers races fleetwatch worker processes against
@@ -19,11 +21,11 @@ func TestRaceWithAnchorWorkers(t *testing.T) {
 		t.Skip("python3 is not installed; .ci/run installs it")
 	}
 	script, _ := filepath.Abs("testdata/anchor_claim.py")
-	var plans []plan
+	var plans []fwtest.Plan
 	for i := range 120 {
-		plans = append(plans, plan{rel: fmt.Sprintf("features/p%03d.md", i)})
+		plans = append(plans, fwtest.Plan{Rel: fmt.Sprintf("features/p%03d.md", i)})
 	}
-	dir := newTree(t, plans...)
+	dir := fwtest.NewTree(t, plans...)
 	barrier := filepath.Join(t.TempDir(), "go")
 
 	const each = 8
@@ -31,7 +33,7 @@ func TestRaceWithAnchorWorkers(t *testing.T) {
 	errs := make([]bytes.Buffer, 2*each)
 	var cmds []*exec.Cmd
 	for i := range each {
-		fleet := fwCmd(dir, []string{barrierEnv + "=" + barrier}, "work-once", "--max-plans", "1000", "--agent-id", fmt.Sprintf("fleet-%d", i))
+		fleet := fwtest.Cmd(dir, []string{fwtest.BarrierEnv + "=" + barrier}, "work-once", "--max-plans", "1000", "--agent-id", fmt.Sprintf("fleet-%d", i))
 		anchor := exec.Command(python, script, filepath.Join(dir, ".plans"), fmt.Sprintf("anchor-%d", i), barrier, "0.05")
 		cmds = append(cmds, fleet, anchor)
 	}
@@ -41,7 +43,7 @@ func TestRaceWithAnchorWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	openBarrier(t, barrier, len(cmds))
+	fwtest.OpenBarrier(t, barrier, len(cmds))
 	var wg sync.WaitGroup
 	for i, c := range cmds {
 		wg.Add(1)
@@ -69,7 +71,7 @@ func TestRaceWithAnchorWorkers(t *testing.T) {
 	if len(claimedBy) != 120 {
 		t.Errorf("%d plans claimed, want 120", len(claimedBy))
 	}
-	if got := len(contents(t, dir)); got != 120 {
+	if got := len(fwtest.Contents(t, dir)); got != 120 {
 		t.Errorf("%d plans on disk, want 120", got)
 	}
 	if tools["fleetwatch"] == 0 || tools["anchor"] == 0 {

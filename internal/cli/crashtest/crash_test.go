@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/planfs"
 )
 
@@ -50,29 +51,29 @@ func TestCrashAtEveryStep(t *testing.T) {
 			if from == "" {
 				from = "features"
 			}
-			dir := newTree(t, plan{rel: from + "/victim.md", fields: "Priority: P1; Preferred models: mid"}, plan{rel: "features/bystander.md"})
-			before := byName(contents(t, dir))
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: from + "/victim.md", Fields: "Priority: P1; Preferred models: mid"}, fwtest.Plan{Rel: "features/bystander.md"})
+			before := byName(fwtest.Contents(t, dir))
 			for _, s := range c.setup {
-				if r := fw(t, dir, s...); r.code != 0 {
+				if r := fwtest.Run(t, dir, s...); r.Code != 0 {
 					t.Fatalf("setup %v: %v", s, r)
 				}
 			}
 			if c.step == "recover:locked" {
 				expireLease(t, dir, "in-progress/victim.md")
 			}
-			r := fwEnv(t, dir, []string{planfs.FailpointEnv + "=" + c.step}, c.args...)
-			if r.code != -int(syscall.SIGKILL) {
+			r := fwtest.RunEnv(t, dir, []string{planfs.FailpointEnv + "=" + c.step}, c.args...)
+			if r.Code != -int(syscall.SIGKILL) {
 				t.Fatalf("%v was not killed at %s: %v", c.args, c.step, r)
 			}
 
 			// A normal worker run repairs whatever the dead one left.
-			fw(t, dir, "repair")
-			if r := fw(t, dir, "work-once", "--list", "--agent-id", "next"); strings.Contains(r.stderr, "the next claim") {
+			fwtest.Run(t, dir, "repair")
+			if r := fwtest.Run(t, dir, "work-once", "--list", "--agent-id", "next"); strings.Contains(r.Stderr, "the next claim") {
 				t.Errorf("a second run still repairs: %v", r)
 			}
-			after := contents(t, dir)
+			after := fwtest.Contents(t, dir)
 			if len(after) != len(before) {
-				t.Fatalf("plans before %v, after %v", sortedKeys(before), sortedKeys(after))
+				t.Fatalf("plans before %v, after %v", fwtest.SortedKeys(before), fwtest.SortedKeys(after))
 			}
 			for rel, body := range after {
 				if before[rel[strings.Index(rel, "/")+1:]] != body {
@@ -80,7 +81,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 				}
 			}
 			if after[c.want+"/victim.md"] == "" {
-				t.Fatalf("victim not in %s/: %v", c.want, sortedKeys(after))
+				t.Fatalf("victim not in %s/: %v", c.want, fwtest.SortedKeys(after))
 			}
 			list := listJSONFor(t, dir, "next")
 			for _, p := range list.Plans {
@@ -97,14 +98,14 @@ func TestCrashAtEveryStep(t *testing.T) {
 			}
 			if c.step == "recover:locked" {
 				// The lock died with its process: recover works at once.
-				if r := fw(t, dir, "recover", "victim", "--agent-id", "rescuer"); r.code != 0 {
+				if r := fwtest.Run(t, dir, "recover", "victim", "--agent-id", "rescuer"); r.Code != 0 {
 					t.Fatalf("recover after crash: %v", r)
 				}
-				if got := leaseOf(t, dir, "in-progress/victim.md")["agent_id"]; got != "rescuer" {
+				if got := fwtest.LeaseOf(t, dir, "in-progress/victim.md")["agent_id"]; got != "rescuer" {
 					t.Fatalf("recovered lease held by %v", got)
 				}
 			}
-			if r := fw(t, dir, "check"); strings.Contains(r.stdout, "without a lease") || strings.Contains(r.stdout, "orphaned") {
+			if r := fwtest.Run(t, dir, "check"); strings.Contains(r.Stdout, "without a lease") || strings.Contains(r.Stdout, "orphaned") {
 				t.Errorf("check after repair: %v", r)
 			}
 		})
@@ -122,10 +123,10 @@ func byName(m map[string]string) map[string]string {
 
 func expireLease(t *testing.T, dir, rel string) {
 	t.Helper()
-	l := leaseOf(t, dir, rel)
+	l := fwtest.LeaseOf(t, dir, rel)
 	l["expires_at"] = l["claimed_at"]
 	b, _ := json.Marshal(l)
-	putRaw(t, dir, ".leases/"+strings.ReplaceAll(rel, "/", "__")+".json", string(b))
+	fwtest.PutRaw(t, dir, ".leases/"+strings.ReplaceAll(rel, "/", "__")+".json", string(b))
 }
 
 type listedPlan struct {
@@ -140,9 +141,9 @@ type listedPlan struct {
 
 func listJSONFor(t *testing.T, dir, agent string) struct{ Plans []listedPlan } {
 	t.Helper()
-	r := fw(t, dir, "work-once", "--list", "--json", "--agent-id", agent)
+	r := fwtest.Run(t, dir, "work-once", "--list", "--json", "--agent-id", agent)
 	var out struct{ Plans []listedPlan }
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
 		t.Fatalf("--list --json: %v\n%v", err, r)
 	}
 	return out

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 func TestBadInputIsOneLineExit2(t *testing.T) {
@@ -38,19 +40,19 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			return t.TempDir(), []string{"release", "in-progress/a.md", "--root", empty}, []string{".plans", empty}
 		}},
 		{name: "PathOutsideTree", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t, plan{rel: "features/a.md", fields: "Preferred models: mid"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md", Fields: "Preferred models: mid"})
 			outside := filepath.Join(dir, "notes.md")
 			writeAbs(t, outside, "# Plan: outside\n\n- **Preferred models:** mid\n")
 			return dir, []string{"work-once", "--path", outside, "--agent-id", "w"}, []string{"--path", "notes.md"}
 		}, stays: []string{"features/a.md"}},
 		{name: "PathOutsideTreePark", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t)
+			dir := fwtest.NewTree(t)
 			outside := filepath.Join(t.TempDir(), "x.md")
 			writeAbs(t, outside, "# x\n")
 			return dir, []string{"work-once", "--path", outside, "--park", "blocked"}, []string{"--path", "x.md"}
 		}},
 		{name: "PathThroughSymlinkLeavingTree", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t)
+			dir := fwtest.NewTree(t)
 			outside := filepath.Join(t.TempDir(), "secret.md")
 			writeAbs(t, outside, "# Plan: secret\n\n- **Preferred models:** mid\n")
 			link := filepath.Join(dir, ".plans", "features", "secret.md")
@@ -60,7 +62,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			return dir, []string{"work-once", "--path", link, "--agent-id", "w"}, []string{"--path", "secret.md"}
 		}, stays: []string{"features/secret.md"}},
 		{name: "PathThroughSymlinkedDirLeavingTree", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t)
+			dir := fwtest.NewTree(t)
 			outDir := t.TempDir()
 			writeAbs(t, filepath.Join(outDir, "s.md"), "# Plan: s\n\n- **Preferred models:** mid\n")
 			if err := os.Symlink(outDir, filepath.Join(dir, ".plans", "features", "sub")); err != nil {
@@ -69,39 +71,39 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			return dir, []string{"work-once", "--path", ".plans/features/sub/s.md", "--agent-id", "w"}, []string{"--path", "s.md"}
 		}},
 		{name: "PathMissing", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t), []string{"work-once", "--path", "features/nope.md"}, []string{"--path", "nope.md"}
+			return fwtest.NewTree(t), []string{"work-once", "--path", "features/nope.md"}, []string{"--path", "nope.md"}
 		}},
 		{name: "SlugDotDot", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t)
+			dir := fwtest.NewTree(t)
 			writeAbs(t, filepath.Join(dir, ".plans", "x.md"), "# x\n")
 			return dir, []string{"work-once", "--slug", "../x", "--agent-id", "w"}, []string{"--slug", "../x"}
 		}},
 		{name: "SlugDotDotRecover", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t), []string{"work-once", "--recover", "--slug", "../../etc/passwd"}, []string{"--slug"}
+			return fwtest.NewTree(t), []string{"work-once", "--recover", "--slug", "../../etc/passwd"}, []string{"--slug"}
 		}},
 		{name: "UnknownTier", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t, plan{rel: "features/a.md"}), []string{"work-once", "--once", "--tier", "gigantic"}, []string{"--tier", "gigantic"}
+			return fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"}), []string{"work-once", "--once", "--tier", "gigantic"}, []string{"--tier", "gigantic"}
 		}, stays: []string{"features/a.md"}},
 		{name: "UnknownEndpoint", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t, plan{rel: "features/a.md"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 			reg := filepath.Join(dir, "reg.yaml")
 			writeAbs(t, reg, "endpoints:\n  - name: laptop-swarm\n    tier: swarm\n    model: Qwen/Qwen3-8B\n")
 			return dir, []string{"work-once", "--once", "--endpoint", "h100", "--registry", reg}, []string{"h100", "reg.yaml"}
 		}, stays: []string{"features/a.md"}},
 		{name: "MalformedRegistrySyntax", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t, plan{rel: "features/a.md"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 			reg := filepath.Join(dir, "endpoints.yaml")
 			writeAbs(t, reg, "endpoints:\n  - name: a\n    tier: mid\n    model: a: b\n")
 			return dir, []string{"work-once", "--once", "--endpoint", "a"}, []string{"endpoints.yaml:4:"}
 		}, stays: []string{"features/a.md"}},
 		{name: "MalformedRegistryEntry", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t, plan{rel: "features/a.md"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 			reg := filepath.Join(dir, "fleet.yaml")
 			writeAbs(t, reg, "endpoints:\n  - name: a\n    tier: mid\n  - tier: small\n    model: m\n")
 			return dir, []string{"work-once", "--list", "--endpoint", "a", "--registry", reg}, []string{"fleet.yaml:4:"}
 		}},
 		{name: "InProgressIsAFile", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t, plan{rel: "features/a.md", fields: "Preferred models: mid"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md", Fields: "Preferred models: mid"})
 			ip := filepath.Join(dir, ".plans", "in-progress")
 			if err := os.RemoveAll(ip); err != nil {
 				t.Fatal(err)
@@ -110,7 +112,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			return dir, []string{"work-once", "--once", "--agent-id", "w"}, []string{"in-progress"}
 		}, stays: []string{"features/a.md"}},
 		{name: "InProgressIsAFileNamedSlug", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t, plan{rel: "features/a.md", fields: "Preferred models: mid"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md", Fields: "Preferred models: mid"})
 			ip := filepath.Join(dir, ".plans", "in-progress")
 			if err := os.RemoveAll(ip); err != nil {
 				t.Fatal(err)
@@ -119,7 +121,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			return dir, []string{"work-once", "--slug", "a", "--agent-id", "w"}, []string{"in-progress", "features/a.md"}
 		}, stays: []string{"features/a.md"}},
 		{name: "ParkTargetIsAFile", setup: func(t *testing.T) (string, []string, []string) {
-			dir := newTree(t, plan{rel: "features/a.md", fields: "Preferred models: mid"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md", Fields: "Preferred models: mid"})
 			bl := filepath.Join(dir, ".plans", "blocked")
 			if err := os.RemoveAll(bl); err != nil {
 				t.Fatal(err)
@@ -128,48 +130,48 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			return dir, []string{"park", "a", "--to", "blocked"}, []string{"blocked"}
 		}, stays: []string{"features/a.md"}},
 		{name: "MaxPlansNegative", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t, plan{rel: "features/a.md"}), []string{"work-once", "--max-plans", "-1"}, []string{"--max-plans"}
+			return fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"}), []string{"work-once", "--max-plans", "-1"}, []string{"--max-plans"}
 		}, stays: []string{"features/a.md"}},
 		{name: "MaxPlansNotANumber", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t), []string{"work-once", "--max-plans", "three"}, []string{"max-plans"}
+			return fwtest.NewTree(t), []string{"work-once", "--max-plans", "three"}, []string{"max-plans"}
 		}},
 		{name: "UnknownFlag", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t, plan{rel: "features/a.md"}), []string{"work-once", "--bogus-flag"}, []string{"bogus-flag"}
+			return fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"}), []string{"work-once", "--bogus-flag"}, []string{"bogus-flag"}
 		}, stays: []string{"features/a.md"}},
 		{name: "UnknownFlagVerb", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t), []string{"park", "a", "--too", "blocked"}, []string{"too"}
+			return fwtest.NewTree(t), []string{"park", "a", "--too", "blocked"}, []string{"too"}
 		}},
 		{name: "LeaseTTLZero", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t), []string{"work-once", "--lease-ttl", "0"}, []string{"--lease-ttl"}
+			return fwtest.NewTree(t), []string{"work-once", "--lease-ttl", "0"}, []string{"--lease-ttl"}
 		}},
 		{name: "LeaseTTLNaN", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t, plan{rel: "features/a.md"}), []string{"work-once", "--once", "--lease-ttl", "NaN"}, []string{"--lease-ttl"}
+			return fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"}), []string{"work-once", "--once", "--lease-ttl", "NaN"}, []string{"--lease-ttl"}
 		}, stays: []string{"features/a.md"}},
 		{name: "ParkBadLane", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t, plan{rel: "features/a.md"}), []string{"work-once", "--slug", "a", "--park", "completed"}, []string{"--park"}
+			return fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"}), []string{"work-once", "--slug", "a", "--park", "completed"}, []string{"--park"}
 		}, stays: []string{"features/a.md"}},
 		{name: "TargetLaneBad", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t), []string{"work-once", "--slug", "a", "--return-ready", "--target-lane", "drafts"}, []string{"--target-lane"}
+			return fwtest.NewTree(t), []string{"work-once", "--slug", "a", "--return-ready", "--target-lane", "drafts"}, []string{"--target-lane"}
 		}},
 		{name: "PromoteToBadLane", setup: func(t *testing.T) (string, []string, []string) {
-			return newTree(t, plan{rel: "drafts/d.md", fields: "Preferred models: mid"}), []string{"promote", "d", "--to", "completed"}, []string{"--to"}
+			return fwtest.NewTree(t, fwtest.Plan{Rel: "drafts/d.md", Fields: "Preferred models: mid"}), []string{"promote", "d", "--to", "completed"}, []string{"--to"}
 		}, stays: []string{"drafts/d.md"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dir, args, names := c.setup(t)
-			r := fw(t, dir, args...)
-			oneLineError(t, r, names...)
+			r := fwtest.Run(t, dir, args...)
+			fwtest.OneLineError(t, r, names...)
 			for _, rel := range c.stays {
-				if !exists(dir, rel) {
+				if !fwtest.Exists(dir, rel) {
 					t.Errorf("%s moved", rel)
 				}
 			}
 			if len(c.stays) > 0 {
 				// A failed claim leaves no ready-path lease behind.
 				for _, rel := range c.stays {
-					if leaseOf(t, dir, rel) != nil {
+					if fwtest.LeaseOf(t, dir, rel) != nil {
 						t.Errorf("%s: lease left behind", rel)
 					}
 				}
@@ -247,13 +249,13 @@ func TestOddPlanFilesAreWarningsNotErrors(t *testing.T) {
 				text := "# Plan: crlf\r\n\r\n- **Value:** high\r\n- **Priority:** P1\r\n- **Preferred models:** mid, Qwen3 32B\r\n" +
 					"- **Assignee:** ai\r\n- **Depends on:** base\r\n\r\n## Done when\r\n- done\r\n"
 				writeAbs(t, path, text)
-				writePlan(t, dir, plan{rel: "completed/base.md"}, time.Hour)
+				fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "completed/base.md"}, time.Hour)
 			},
 			read: func(t *testing.T, p map[string]any) {
 				if p["title"] != "Plan: crlf" || p["value"] != "high" || p["priority"] != "P1" || p["assignee"] != "ai" || p["agent_assignable"] != true || p["fit"] != "good" {
 					t.Errorf("CRLF header: %v", p)
 				}
-				if got := toStrings(p["preferred"]); len(got) != 2 || got[0] != "mid" || got[1] != "qwen3 32b" {
+				if got := fwtest.ToStrings(p["preferred"]); len(got) != 2 || got[0] != "mid" || got[1] != "qwen3 32b" {
 					t.Errorf("CRLF preferred: %q", got)
 				}
 				if d := p["deps"].(map[string]any); d["met"] != true {
@@ -276,17 +278,17 @@ func TestOddPlanFilesAreWarningsNotErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			dir := newTree(t, plan{rel: "features/normal.md", fields: "Preferred models: mid"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/normal.md", Fields: "Preferred models: mid"})
 			c.setup(t, dir, filepath.Join(dir, ".plans", filepath.FromSlash(c.rel)))
 
-			r := fw(t, dir, "work-once", "--list", "--agent-id", "w")
-			want(t, r, 0)
-			if !strings.Contains(r.stdout, "features/normal.md\t") {
+			r := fwtest.Run(t, dir, "work-once", "--list", "--agent-id", "w")
+			fwtest.Want(t, r, 0)
+			if !strings.Contains(r.Stdout, "features/normal.md\t") {
 				t.Errorf("normal plan missing from --list: %v", r)
 			}
-			m := workOnceJSON(t, dir, "--agent-id", "w")
+			m := fwtest.WorkOnceJSON(t, dir, "--agent-id", "w")
 			warned := false
-			for _, f := range jsonWarningFiles(m) {
+			for _, f := range fwtest.JSONWarningFiles(m) {
 				warned = warned || f == c.rel
 			}
 			if warned != c.warns {
@@ -307,15 +309,15 @@ func TestOddPlanFilesAreWarningsNotErrors(t *testing.T) {
 				t.Errorf("%s must be read, plans %v", c.rel, m["plans"])
 			}
 			// check lists it but does not crash; a bare pick still works.
-			rc := fw(t, dir, "check")
-			if c.warns && (rc.code != 1 || !strings.Contains(rc.stdout, c.rel)) {
+			rc := fwtest.Run(t, dir, "check")
+			if c.warns && (rc.Code != 1 || !strings.Contains(rc.Stdout, c.rel)) {
 				t.Errorf("check should report %s: %v", c.rel, rc)
 			}
-			if strings.Contains(rc.stderr, "goroutine ") {
+			if strings.Contains(rc.Stderr, "goroutine ") {
 				t.Errorf("check crashed: %v", rc)
 			}
-			ro := fw(t, dir, "work-once", "--once", "--agent-id", "w")
-			want(t, ro, 0)
+			ro := fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w")
+			fwtest.Want(t, ro, 0)
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/planfs"
 )
 
@@ -19,22 +20,22 @@ import (
 // bullet (a person) and Depends on becomes `## Goal` (never met).
 func TestDiffEmptyHeaderFieldIsAbsent(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
-	putRaw(t, dir, "features/e.md", "# Plan: e\n\n- **Assignee:**\n- **Preferred models:** mid\n- **Depends on:**\n\n## Goal\nDo it.\n\n## Done when\n- done\n")
-	m := workOnceJSON(t, dir, "--agent-id", "w")
-	p := jsonPlan(t, m, "features/e.md")
+	dir := fwtest.NewTree(t)
+	fwtest.PutRaw(t, dir, "features/e.md", "# Plan: e\n\n- **Assignee:**\n- **Preferred models:** mid\n- **Depends on:**\n\n## Goal\nDo it.\n\n## Done when\n- done\n")
+	m := fwtest.WorkOnceJSON(t, dir, "--agent-id", "w")
+	p := fwtest.JSONPlan(t, m, "features/e.md")
 	if p["assignee"] != "" || p["agent_assignable"] != true || p["eligible"] != true {
 		t.Errorf("empty Assignee must be absent (any agent): %v", p)
 	}
 	if d := p["deps"].(map[string]any); d["met"] != true || len(d["unmet"].([]any)) != 0 {
 		t.Errorf("empty Depends on must be absent: %v", d)
 	}
-	if !strings.Contains(fw(t, dir, "work-once", "--list", "--agent-id", "w").stdout, "features/e.md\tfeatures\tP2\tmedium\tmid\tgood\tnone\tai\t-\n") {
+	if !strings.Contains(fwtest.Run(t, dir, "work-once", "--list", "--agent-id", "w").Stdout, "features/e.md\tfeatures\tP2\tmedium\tmid\tgood\tnone\tai\t-\n") {
 		t.Errorf("--list row for empty fields")
 	}
-	r := fw(t, dir, "work-once", "--once", "--agent-id", "w")
-	want(t, r, 0)
-	if !exists(dir, "in-progress/e.md") {
+	r := fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w")
+	fwtest.Want(t, r, 0)
+	if !fwtest.Exists(dir, "in-progress/e.md") {
 		t.Errorf("plan with empty fields not claimed: %v", r)
 	}
 }
@@ -43,26 +44,26 @@ func TestDiffEmptyHeaderFieldIsAbsent(t *testing.T) {
 // dependency that never exists, `ai  # …` is a person, `mid # …` a name.
 func TestDiffHashStartsCommentInHeaderValue(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "completed/base.md"})
-	putRaw(t, dir, "features/c.md", "# Plan: c\n\n"+
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "completed/base.md"})
+	fwtest.PutRaw(t, dir, "features/c.md", "# Plan: c\n\n"+
 		"- **Value:** high   # worth it\n"+
 		"- **Priority:** P1  # urgent\n"+
 		"- **Preferred models:** mid   # or Qwen3 32B\n"+
 		"- **Assignee:** ai   # anyone may take it\n"+
 		"- **Depends on:** base   # or none\n\n## Done when\n- done\n")
-	m := workOnceJSON(t, dir, "--tier", "mid", "--agent-id", "w")
-	p := jsonPlan(t, m, "features/c.md")
+	m := fwtest.WorkOnceJSON(t, dir, "--tier", "mid", "--agent-id", "w")
+	p := fwtest.JSONPlan(t, m, "features/c.md")
 	if p["value"] != "high" || p["priority"] != "P1" || p["assignee"] != "ai" || p["agent_assignable"] != true || p["fit"] != "good" || p["eligible"] != true {
 		t.Errorf("comment not stripped: %v", p)
 	}
-	if got := toStrings(p["preferred"]); len(got) != 1 || got[0] != "mid" {
+	if got := fwtest.ToStrings(p["preferred"]); len(got) != 1 || got[0] != "mid" {
 		t.Errorf("preferred %v, want [mid]", got)
 	}
 	if d := p["deps"].(map[string]any); d["met"] != true {
 		t.Errorf("deps %v, want base met", d)
 	}
-	r := fw(t, dir, "work-once", "--list", "--tier", "mid", "--agent-id", "w")
-	if !strings.Contains(r.stdout, "\tmet:base\tai\t") {
+	r := fwtest.Run(t, dir, "work-once", "--list", "--tier", "mid", "--agent-id", "w")
+	if !strings.Contains(r.Stdout, "\tmet:base\tai\t") {
 		t.Errorf("--list deps cell: %v", r)
 	}
 }
@@ -71,32 +72,32 @@ func TestDiffHashStartsCommentInHeaderValue(t *testing.T) {
 // is a substring of `claude sonnet 5`.
 func TestDiffAgentIDIsNeverModelName(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t,
-		plan{rel: "features/named.md", fields: "Preferred models: Claude Sonnet 5"},
-		plan{rel: "features/hard.md", fields: "Preferred models: Claude Sonnet 5, reasoner"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "features/named.md", Fields: "Preferred models: Claude Sonnet 5"},
+		fwtest.Plan{Rel: "features/hard.md", Fields: "Preferred models: Claude Sonnet 5, reasoner"},
 	)
-	m := workOnceJSON(t, dir, "--tier", "small", "--agent-id", "a")
+	m := fwtest.WorkOnceJSON(t, dir, "--tier", "small", "--agent-id", "a")
 	if w := m["worker"].(map[string]any); w["model"] != "" {
 		t.Errorf("worker.model = %v, want empty (never the agent id)", w["model"])
 	}
-	if p := jsonPlan(t, m, "features/named.md"); p["fit"] != "unknown" {
+	if p := fwtest.JSONPlan(t, m, "features/named.md"); p["fit"] != "unknown" {
 		t.Errorf("named.md fit %v, want unknown", p["fit"])
 	}
-	if p := jsonPlan(t, m, "features/hard.md"); p["fit"] != "underqualified" || p["eligible"] != false {
+	if p := fwtest.JSONPlan(t, m, "features/hard.md"); p["fit"] != "underqualified" || p["eligible"] != false {
 		t.Errorf("hard.md: %v, want underqualified", p)
 	}
 	// An agent id whose words would match is still not a model name.
-	m = workOnceJSON(t, dir, "--tier", "small", "--agent-id", "claude-sonnet-5-worker")
-	if p := jsonPlan(t, m, "features/hard.md"); p["fit"] != "underqualified" {
+	m = fwtest.WorkOnceJSON(t, dir, "--tier", "small", "--agent-id", "claude-sonnet-5-worker")
+	if p := fwtest.JSONPlan(t, m, "features/hard.md"); p["fit"] != "underqualified" {
 		t.Errorf("agent id claude-sonnet-5-worker: hard.md fit %v, want underqualified", p["fit"])
 	}
-	want(t, fw(t, dir, "work-once", "--once", "--tier", "small", "--agent-id", "claude-sonnet-5-worker", "--no-dep-check"), 0)
-	if !exists(dir, "features/hard.md") {
+	fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--tier", "small", "--agent-id", "claude-sonnet-5-worker", "--no-dep-check"), 0)
+	if !fwtest.Exists(dir, "features/hard.md") {
 		t.Errorf("hard.md claimed by a small worker named like the model")
 	}
 	// The same agent with --model naming the model matches.
-	m = workOnceJSON(t, dir, "--tier", "small", "--agent-id", "a", "--model", "claude-sonnet-5")
-	if p := jsonPlan(t, m, "features/hard.md"); p["fit"] != "good" {
+	m = fwtest.WorkOnceJSON(t, dir, "--tier", "small", "--agent-id", "a", "--model", "claude-sonnet-5")
+	if p := fwtest.JSONPlan(t, m, "features/hard.md"); p["fit"] != "good" {
 		t.Errorf("with --model: hard.md fit %v, want good", p["fit"])
 	}
 }
@@ -116,9 +117,9 @@ func TestDiffModelNamesMatchByWords(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.model+"/"+c.preferred, func(t *testing.T) {
 			t.Parallel()
-			dir := newTree(t, plan{rel: "features/p.md", fields: "Preferred models: " + c.preferred})
-			m := workOnceJSON(t, dir, "--tier", "mid", "--model", c.model, "--agent-id", "w")
-			if p := jsonPlan(t, m, "features/p.md"); p["fit"] != c.fit {
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/p.md", Fields: "Preferred models: " + c.preferred})
+			m := fwtest.WorkOnceJSON(t, dir, "--tier", "mid", "--model", c.model, "--agent-id", "w")
+			if p := fwtest.JSONPlan(t, m, "features/p.md"); p["fit"] != c.fit {
 				t.Errorf("model %q vs %q: fit %v, want %s", c.model, c.preferred, p["fit"], c.fit)
 			}
 		})
@@ -129,7 +130,7 @@ func TestDiffModelNamesMatchByWords(t *testing.T) {
 // endpoint; both are hard errors here and claim nothing.
 func TestDiffUnknownTierOrEndpointExit2(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/p.md", fields: "Preferred models: mid"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/p.md", Fields: "Preferred models: mid"})
 	reg := filepath.Join(dir, "endpoints.yaml")
 	if err := os.WriteFile(reg, []byte("endpoints:\n  - name: laptop\n    tier: swarm\n    model: Qwen/Qwen3-8B\n  - name: odd\n    tier: gigantic\n    model: m\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -147,17 +148,17 @@ func TestDiffUnknownTierOrEndpointExit2(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, mode := range []string{"--once", "--list"} {
-			r := fw(t, dir, append([]string{"work-once", mode, "--agent-id", "w"}, c.args...)...)
-			if r.code != 2 || !strings.Contains(r.stderr, c.in) {
+			r := fwtest.Run(t, dir, append([]string{"work-once", mode, "--agent-id", "w"}, c.args...)...)
+			if r.Code != 2 || !strings.Contains(r.Stderr, c.in) {
 				t.Errorf("%s %s: want exit 2 naming %q: %v", c.name, mode, c.in, r)
 			}
 		}
 	}
-	if !exists(dir, "features/p.md") {
+	if !fwtest.Exists(dir, "features/p.md") {
 		t.Fatal("a plan was claimed")
 	}
 	// The known endpoint works: swarm → small, model from the registry.
-	m := workOnceJSON(t, dir, "--endpoint", "laptop", "--agent-id", "w")
+	m := fwtest.WorkOnceJSON(t, dir, "--endpoint", "laptop", "--agent-id", "w")
 	if w := m["worker"].(map[string]any); w["tier"] != "small" || w["model"] != "Qwen/Qwen3-8B" {
 		t.Errorf("endpoint worker: %v", w)
 	}
@@ -168,33 +169,33 @@ func TestDiffParkedBugReturnsToBugs(t *testing.T) {
 	t.Parallel()
 	t.Run("ParkedFromBugs", func(t *testing.T) {
 		t.Parallel()
-		dir := newTree(t, plan{rel: "bugs/b.md", fields: "Preferred models: mid"})
-		want(t, fw(t, dir, "park", "b", "--to", "blocked"), 0)
-		r := fw(t, dir, "return", "b")
-		want(t, r, 0)
-		if !exists(dir, "bugs/b.md") || exists(dir, "features/b.md") {
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/b.md", Fields: "Preferred models: mid"})
+		fwtest.Want(t, fwtest.Run(t, dir, "park", "b", "--to", "blocked"), 0)
+		r := fwtest.Run(t, dir, "return", "b")
+		fwtest.Want(t, r, 0)
+		if !fwtest.Exists(dir, "bugs/b.md") || fwtest.Exists(dir, "features/b.md") {
 			t.Fatalf("want bugs/b.md: %v", r)
 		}
 	})
 	t.Run("ClaimedFromBugsThenParked", func(t *testing.T) {
 		t.Parallel()
-		dir := newTree(t, plan{rel: "bugs/b.md", fields: "Preferred models: mid"})
-		want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w"), 0)
-		want(t, fw(t, dir, "park", "in-progress/b.md", "--to", "ambiguous", "--agent-id", "w"), 0)
-		r := fw(t, dir, "return", "ambiguous/b.md")
-		want(t, r, 0)
-		if !exists(dir, "bugs/b.md") || exists(dir, "features/b.md") {
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/b.md", Fields: "Preferred models: mid"})
+		fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w"), 0)
+		fwtest.Want(t, fwtest.Run(t, dir, "park", "in-progress/b.md", "--to", "ambiguous", "--agent-id", "w"), 0)
+		r := fwtest.Run(t, dir, "return", "ambiguous/b.md")
+		fwtest.Want(t, r, 0)
+		if !fwtest.Exists(dir, "bugs/b.md") || fwtest.Exists(dir, "features/b.md") {
 			t.Fatalf("want bugs/b.md: %v", r)
 		}
 	})
 	t.Run("WorkOnceParkAndReturnReady", func(t *testing.T) {
 		t.Parallel()
-		dir := newTree(t, plan{rel: "bugs/b.md", fields: "Preferred models: mid"})
-		want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w"), 0)
-		want(t, fw(t, dir, "work-once", "--slug", "b", "--park", "blocked", "--agent-id", "w"), 0)
-		r := fw(t, dir, "work-once", "--slug", "b", "--return-ready", "--agent-id", "w")
-		want(t, r, 0)
-		if !exists(dir, "bugs/b.md") || !isPlanPath(dir, lastLine(r.stdout), "bugs/b.md") {
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/b.md", Fields: "Preferred models: mid"})
+		fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w"), 0)
+		fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--slug", "b", "--park", "blocked", "--agent-id", "w"), 0)
+		r := fwtest.Run(t, dir, "work-once", "--slug", "b", "--return-ready", "--agent-id", "w")
+		fwtest.Want(t, r, 0)
+		if !fwtest.Exists(dir, "bugs/b.md") || !fwtest.IsPlanPath(dir, fwtest.LastLine(r.Stdout), "bugs/b.md") {
 			t.Fatalf("want bugs/b.md: %v", r)
 		}
 	})
@@ -205,73 +206,73 @@ func TestDiffCorruptLeaseReportedAndRecoverable(t *testing.T) {
 	t.Parallel()
 	t.Run("ReadyPlan", func(t *testing.T) {
 		t.Parallel()
-		dir := newTree(t, plan{rel: "features/x.md", fields: "Preferred models: mid"})
-		putRaw(t, dir, ".leases/features__x.md.json", `{"plan": "features/x.md", "agent_id": "w1", "claimed_at": 17`)
-		age(t, dir, ".leases/features__x.md.json") // not one being written right now
-		r := fw(t, dir, "check")
-		want(t, r, 1)
-		if !strings.Contains(r.stdout, ".leases/features__x.md.json") || !strings.Contains(r.stdout, "corrupt") {
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/x.md", Fields: "Preferred models: mid"})
+		fwtest.PutRaw(t, dir, ".leases/features__x.md.json", `{"plan": "features/x.md", "agent_id": "w1", "claimed_at": 17`)
+		fwtest.Age(t, dir, ".leases/features__x.md.json") // not one being written right now
+		r := fwtest.Run(t, dir, "check")
+		fwtest.Want(t, r, 1)
+		if !strings.Contains(r.Stdout, ".leases/features__x.md.json") || !strings.Contains(r.Stdout, "corrupt") {
 			t.Errorf("check must report the corrupt lease: %v", r)
 		}
-		want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w2"), 1)
-		r = fw(t, dir, "recover", "features/x.md", "--agent-id", "w2")
-		want(t, r, 0)
-		if leaseOf(t, dir, "features/x.md") != nil {
+		fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w2"), 1)
+		r = fwtest.Run(t, dir, "recover", "features/x.md", "--agent-id", "w2")
+		fwtest.Want(t, r, 0)
+		if fwtest.LeaseOf(t, dir, "features/x.md") != nil {
 			t.Fatalf("recover left the corrupt lease: %v", r)
 		}
-		want(t, fw(t, dir, "check"), 0)
-		r = fw(t, dir, "work-once", "--once", "--agent-id", "w2")
-		want(t, r, 0)
-		if !exists(dir, "in-progress/x.md") || activeOwner(t, dir, "in-progress/x.md") != "w2" {
+		fwtest.Want(t, fwtest.Run(t, dir, "check"), 0)
+		r = fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w2")
+		fwtest.Want(t, r, 0)
+		if !fwtest.Exists(dir, "in-progress/x.md") || fwtest.ActiveOwner(t, dir, "in-progress/x.md") != "w2" {
 			t.Fatalf("plan not claimable after recover: %v", r)
 		}
 	})
 	t.Run("InProgressPlan", func(t *testing.T) {
 		t.Parallel()
-		dir := newTree(t, plan{rel: "features/x.md", fields: "Preferred models: mid"})
-		want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w1"), 0)
-		putRaw(t, dir, ".leases/in-progress__x.md.json", "")
-		age(t, dir, ".leases/in-progress__x.md.json")
-		r := fw(t, dir, "check")
-		want(t, r, 1)
-		if !strings.Contains(r.stdout, ".leases/in-progress__x.md.json") {
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/x.md", Fields: "Preferred models: mid"})
+		fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w1"), 0)
+		fwtest.PutRaw(t, dir, ".leases/in-progress__x.md.json", "")
+		fwtest.Age(t, dir, ".leases/in-progress__x.md.json")
+		r := fwtest.Run(t, dir, "check")
+		fwtest.Want(t, r, 1)
+		if !strings.Contains(r.Stdout, ".leases/in-progress__x.md.json") {
 			t.Errorf("check must report the corrupt lease: %v", r)
 		}
-		r = fw(t, dir, "work-once", "--recover", "--slug", "x", "--agent-id", "w2")
-		want(t, r, 0)
-		if activeOwner(t, dir, "in-progress/x.md") != "w2" {
-			t.Fatalf("owner after recover: %v", leaseOf(t, dir, "in-progress/x.md"))
+		r = fwtest.Run(t, dir, "work-once", "--recover", "--slug", "x", "--agent-id", "w2")
+		fwtest.Want(t, r, 0)
+		if fwtest.ActiveOwner(t, dir, "in-progress/x.md") != "w2" {
+			t.Fatalf("owner after recover: %v", fwtest.LeaseOf(t, dir, "in-progress/x.md"))
 		}
-		want(t, fw(t, dir, "check"), 0)
+		fwtest.Want(t, fwtest.Run(t, dir, "check"), 0)
 	})
 }
 
 // anchor's heartbeat creates or takes over any lease that is not actively foreign.
 func TestDiffHeartbeatRespectsOwnership(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t,
-		plan{rel: "features/a.md", fields: "Preferred models: mid"},
-		plan{rel: "features/free.md", fields: "Preferred models: mid"},
-		plan{rel: "in-progress/orphan.md", fields: "Preferred models: mid"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "features/a.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "features/free.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "in-progress/orphan.md", Fields: "Preferred models: mid"},
 	)
-	want(t, fw(t, dir, "work-once", "--slug", "a", "--agent-id", "owner"), 0)
-	before := leaseOf(t, dir, "in-progress/a.md")
+	fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--slug", "a", "--agent-id", "owner"), 0)
+	before := fwtest.LeaseOf(t, dir, "in-progress/a.md")
 
-	r := fw(t, dir, "work-once", "--heartbeat", "in-progress/a.md", "--agent-id", "intruder")
-	want(t, r, 2)
-	if l := leaseOf(t, dir, "in-progress/a.md"); l["agent_id"] != "owner" || l["expires_at"] != before["expires_at"] {
+	r := fwtest.Run(t, dir, "work-once", "--heartbeat", "in-progress/a.md", "--agent-id", "intruder")
+	fwtest.Want(t, r, 2)
+	if l := fwtest.LeaseOf(t, dir, "in-progress/a.md"); l["agent_id"] != "owner" || l["expires_at"] != before["expires_at"] {
 		t.Errorf("non-owner heartbeat changed the lease: %v", l)
 	}
 	// An expired lease is no more the intruder's to renew.
-	putLease(t, dir, "in-progress/a.md", anchorLease("in-progress/a.md", "owner", 100, 10))
-	want(t, fw(t, dir, "work-once", "--heartbeat", "in-progress/a.md", "--agent-id", "intruder"), 2)
-	if l := leaseOf(t, dir, "in-progress/a.md"); l["agent_id"] != "owner" {
+	fwtest.PutLease(t, dir, "in-progress/a.md", fwtest.AnchorLease("in-progress/a.md", "owner", 100, 10))
+	fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--heartbeat", "in-progress/a.md", "--agent-id", "intruder"), 2)
+	if l := fwtest.LeaseOf(t, dir, "in-progress/a.md"); l["agent_id"] != "owner" {
 		t.Errorf("heartbeat took over an expired lease: %v", l)
 	}
 	for _, rel := range []string{"in-progress/orphan.md", "features/free.md", "in-progress/ghost.md"} {
-		r = fw(t, dir, "work-once", "--heartbeat", rel, "--agent-id", "intruder")
-		want(t, r, 2)
-		if leaseOf(t, dir, rel) != nil {
+		r = fwtest.Run(t, dir, "work-once", "--heartbeat", rel, "--agent-id", "intruder")
+		fwtest.Want(t, r, 2)
+		if fwtest.LeaseOf(t, dir, rel) != nil {
 			t.Errorf("heartbeat on unleased %s created a lease", rel)
 		}
 	}
@@ -280,24 +281,24 @@ func TestDiffHeartbeatRespectsOwnership(t *testing.T) {
 // anchor's --release ignores --agent-id and always forces.
 func TestDiffReleaseRespectsOwnership(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md", fields: "Preferred models: mid"})
-	want(t, fw(t, dir, "work-once", "--once", "--agent-id", "owner"), 0)
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md", Fields: "Preferred models: mid"})
+	fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "owner"), 0)
 	for _, args := range [][]string{
 		{"work-once", "--release", "in-progress/a.md", "--agent-id", "intruder"},
 		{"release", "in-progress/a.md", "--agent-id", "intruder"},
 	} {
-		r := fw(t, dir, args...)
-		want(t, r, 2)
-		if !strings.Contains(r.stderr, "owner") {
+		r := fwtest.Run(t, dir, args...)
+		fwtest.Want(t, r, 2)
+		if !strings.Contains(r.Stderr, "owner") {
 			t.Errorf("refusal should name the owner: %v", r)
 		}
-		if !exists(dir, "in-progress/a.md") || activeOwner(t, dir, "in-progress/a.md") != "owner" {
+		if !fwtest.Exists(dir, "in-progress/a.md") || fwtest.ActiveOwner(t, dir, "in-progress/a.md") != "owner" {
 			t.Fatalf("non-owner release took effect: %v", r)
 		}
 	}
-	r := fw(t, dir, "work-once", "--release", "in-progress/a.md", "--agent-id", "intruder", "--force")
-	want(t, r, 0)
-	if exists(dir, "in-progress/a.md") || !exists(dir, "features/a.md") || leaseOf(t, dir, "in-progress/a.md") != nil {
+	r := fwtest.Run(t, dir, "work-once", "--release", "in-progress/a.md", "--agent-id", "intruder", "--force")
+	fwtest.Want(t, r, 0)
+	if fwtest.Exists(dir, "in-progress/a.md") || !fwtest.Exists(dir, "features/a.md") || fwtest.LeaseOf(t, dir, "in-progress/a.md") != nil {
 		t.Fatalf("--force release: %v", r)
 	}
 }
@@ -309,18 +310,18 @@ func TestDiffReleaseReturnsPlanToOriginLane(t *testing.T) {
 		for _, how := range [][]string{{"work-once", "--release"}, {"release"}} {
 			t.Run(lane+"/"+how[0], func(t *testing.T) {
 				t.Parallel()
-				dir := newTree(t, plan{rel: lane + "/r.md", fields: "Preferred models: mid"})
-				want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w"), 0)
-				r := fw(t, dir, append(how, "in-progress/r.md", "--agent-id", "w")...)
-				want(t, r, 0)
-				if !exists(dir, lane+"/r.md") || exists(dir, "in-progress/r.md") || leaseOf(t, dir, "in-progress/r.md") != nil {
+				dir := fwtest.NewTree(t, fwtest.Plan{Rel: lane + "/r.md", Fields: "Preferred models: mid"})
+				fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w"), 0)
+				r := fwtest.Run(t, dir, append(how, "in-progress/r.md", "--agent-id", "w")...)
+				fwtest.Want(t, r, 0)
+				if !fwtest.Exists(dir, lane+"/r.md") || fwtest.Exists(dir, "in-progress/r.md") || fwtest.LeaseOf(t, dir, "in-progress/r.md") != nil {
 					t.Fatalf("want %s/r.md and no lease: %v", lane, r)
 				}
-				if !isPlanPath(dir, lastLine(r.stdout), lane+"/r.md") {
+				if !fwtest.IsPlanPath(dir, fwtest.LastLine(r.Stdout), lane+"/r.md") {
 					t.Errorf("release should print the new path: %v", r)
 				}
 				// Released, it is claimable again.
-				want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w2"), 0)
+				fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w2"), 0)
 			})
 		}
 	}
@@ -333,25 +334,25 @@ func TestDiffGitEvidenceOnlyCountsCompletedPaths(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	dir := newTree(t,
-		plan{rel: "features/needs-old.md", fields: "Preferred models: mid; Depends on: old"},
-		plan{rel: "features/needs-login.md", fields: "Preferred models: mid; Depends on: login"},
-		plan{rel: "features/needs-fix-login.md", fields: "Preferred models: mid; Depends on: fix-login"},
-		plan{rel: "features/needs-sso.md", fields: "Preferred models: mid; Depends on: sso"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "features/needs-old.md", Fields: "Preferred models: mid; Depends on: old"},
+		fwtest.Plan{Rel: "features/needs-login.md", Fields: "Preferred models: mid; Depends on: login"},
+		fwtest.Plan{Rel: "features/needs-fix-login.md", Fields: "Preferred models: mid; Depends on: fix-login"},
+		fwtest.Plan{Rel: "features/needs-sso.md", Fields: "Preferred models: mid; Depends on: sso"},
 	)
-	git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "init", "-q")
 	// old.md finished and was later cleaned out of completed/.
-	writePlan(t, dir, plan{rel: "completed/old.md"}, time.Hour)
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "completed/old.md"}, time.Hour)
 	// fix-login.md was only ever a feature, never completed.
-	writePlan(t, dir, plan{rel: "features/fix-login.md"}, time.Hour)
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "features/fix-login.md"}, time.Hour)
 	// 2026-01-02-sso-login.md finished: evidence for sso-login, not for login or sso.
-	writePlan(t, dir, plan{rel: "completed/2026-01-02-sso-login.md"}, time.Hour)
-	git(t, dir, "add", ".plans/completed/old.md", ".plans/features/fix-login.md", ".plans/completed/2026-01-02-sso-login.md")
-	git(t, dir, "commit", "-q", "-m", "add")
-	git(t, dir, "rm", "-q", ".plans/completed/old.md", ".plans/features/fix-login.md", ".plans/completed/2026-01-02-sso-login.md")
-	git(t, dir, "commit", "-q", "-m", "clean up")
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "completed/2026-01-02-sso-login.md"}, time.Hour)
+	testkit.Git(t, dir, "add", ".plans/completed/old.md", ".plans/features/fix-login.md", ".plans/completed/2026-01-02-sso-login.md")
+	testkit.Git(t, dir, "commit", "-q", "-m", "add")
+	testkit.Git(t, dir, "rm", "-q", ".plans/completed/old.md", ".plans/features/fix-login.md", ".plans/completed/2026-01-02-sso-login.md")
+	testkit.Git(t, dir, "commit", "-q", "-m", "clean up")
 
-	m := workOnceJSON(t, dir, "--agent-id", "w")
+	m := fwtest.WorkOnceJSON(t, dir, "--agent-id", "w")
 	cases := map[string]bool{
 		"features/needs-old.md":       true,  // was in completed/
 		"features/needs-login.md":     false, // anchor: `*-login.md` matches fix-login / sso-login
@@ -359,7 +360,7 @@ func TestDiffGitEvidenceOnlyCountsCompletedPaths(t *testing.T) {
 		"features/needs-sso.md":       false, // a prefix of a completed slug is not the slug
 	}
 	for rel, met := range cases {
-		p := jsonPlan(t, m, rel)
+		p := fwtest.JSONPlan(t, m, rel)
 		d := p["deps"].(map[string]any)
 		if d["met"] != met {
 			t.Errorf("%s: deps %v, want met=%v", rel, d, met)
@@ -371,39 +372,39 @@ func TestDiffGitEvidenceOnlyCountsCompletedPaths(t *testing.T) {
 		}
 	}
 	// A bare pick takes the plan whose dependency git shows completed.
-	r := fw(t, dir, "work-once", "--once", "--agent-id", "w")
-	want(t, r, 0)
-	if !isPlanPath(dir, lastLine(r.stdout), "in-progress/needs-old.md") {
+	r := fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w")
+	fwtest.Want(t, r, 0)
+	if !fwtest.IsPlanPath(dir, fwtest.LastLine(r.Stdout), "in-progress/needs-old.md") {
 		t.Errorf("pick: %v", r)
 	}
-	want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w"), 1)
+	fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w"), 1)
 }
 
 // anchor's rename overwrites an in-progress plan of the same name.
 func TestDiffClaimNeverOverwrites(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t,
-		plan{rel: "features/x.md", fields: "Priority: P1; Preferred models: mid", body: "the ready one\n"},
-		plan{rel: "features/y.md", fields: "Preferred models: mid"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "features/x.md", Fields: "Priority: P1; Preferred models: mid", Body: "the ready one\n"},
+		fwtest.Plan{Rel: "features/y.md", Fields: "Preferred models: mid"},
 	)
-	writePlan(t, dir, plan{rel: "in-progress/x.md", fields: "Preferred models: mid", body: "the claimed one\n"}, time.Hour)
-	ready, claimed := readRel(t, dir, "features/x.md"), readRel(t, dir, "in-progress/x.md")
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "in-progress/x.md", Fields: "Preferred models: mid", Body: "the claimed one\n"}, time.Hour)
+	ready, claimed := fwtest.ReadRel(t, dir, "features/x.md"), fwtest.ReadRel(t, dir, "in-progress/x.md")
 
-	r := fw(t, dir, "work-once", "--once", "--agent-id", "w")
-	want(t, r, 0)
-	if !isPlanPath(dir, lastLine(r.stdout), "in-progress/y.md") {
+	r := fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w")
+	fwtest.Want(t, r, 0)
+	if !fwtest.IsPlanPath(dir, fwtest.LastLine(r.Stdout), "in-progress/y.md") {
 		t.Fatalf("bare pick must skip features/x.md and take y: %v", r)
 	}
-	r = fw(t, dir, "work-once", "--once", "--agent-id", "w")
-	want(t, r, 1)
-	r = fw(t, dir, "work-once", "--slug", "x", "--agent-id", "w")
-	if r.code == 0 {
+	r = fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w")
+	fwtest.Want(t, r, 1)
+	r = fwtest.Run(t, dir, "work-once", "--slug", "x", "--agent-id", "w")
+	if r.Code == 0 {
 		t.Fatalf("named claim over an existing in-progress/x.md succeeded: %v", r)
 	}
-	if readRel(t, dir, "features/x.md") != ready || readRel(t, dir, "in-progress/x.md") != claimed {
+	if fwtest.ReadRel(t, dir, "features/x.md") != ready || fwtest.ReadRel(t, dir, "in-progress/x.md") != claimed {
 		t.Fatal("a plan file changed")
 	}
-	if leaseOf(t, dir, "features/x.md") != nil || leaseOf(t, dir, "in-progress/x.md") != nil {
+	if fwtest.LeaseOf(t, dir, "features/x.md") != nil || fwtest.LeaseOf(t, dir, "in-progress/x.md") != nil {
 		t.Error("a failed claim left a lease behind")
 	}
 }
@@ -417,7 +418,7 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadLease := func(rel string) map[string]any {
-		l := anchorLease(rel, "dead-agent", 0, 3600)
+		l := fwtest.AnchorLease(rel, "dead-agent", 0, 3600)
 		// Same boot and pid namespace as the repairing process, so the pid is proof.
 		l["host"], l["pid"], l["pid_scope"], l["token"] = host, testkit.DeadPID(t), planfs.PIDScope(), "0123456789abcdef"
 		return l
@@ -426,61 +427,61 @@ func TestDiffHalfDoneClaimsAreRepaired(t *testing.T) {
 		t.Parallel()
 		// Killed after the move, before it returned: no agent ever got the
 		// path, so the plan goes back and is claimable at once.
-		dir := newTree(t, plan{rel: "in-progress/h.md", fields: "Preferred models: mid"})
-		putLease(t, dir, "features/h.md", deadLease("features/h.md"))
-		r := fw(t, dir, "repair")
-		want(t, r, 0)
-		if !exists(dir, "features/h.md") || exists(dir, "in-progress/h.md") {
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "in-progress/h.md", Fields: "Preferred models: mid"})
+		fwtest.PutLease(t, dir, "features/h.md", deadLease("features/h.md"))
+		r := fwtest.Run(t, dir, "repair")
+		fwtest.Want(t, r, 0)
+		if !fwtest.Exists(dir, "features/h.md") || fwtest.Exists(dir, "in-progress/h.md") {
 			t.Fatalf("claim not undone: %v", r)
 		}
-		if leaseOf(t, dir, "features/h.md") != nil || leaseOf(t, dir, "in-progress/h.md") != nil {
+		if fwtest.LeaseOf(t, dir, "features/h.md") != nil || fwtest.LeaseOf(t, dir, "in-progress/h.md") != nil {
 			t.Error("leases left after the undo")
 		}
-		want(t, fw(t, dir, "check"), 0)
-		want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w"), 0)
+		fwtest.Want(t, fwtest.Run(t, dir, "check"), 0)
+		fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w"), 0)
 	})
 	t.Run("MovedByRemoteClaimerIsFinished", func(t *testing.T) {
 		t.Parallel()
 		// A claimer we cannot see (anchor, or another host) that stopped
 		// after the move, past the grace: its claim is finished for it.
-		dir := newTree(t, plan{rel: "in-progress/h.md", fields: "Preferred models: mid"})
-		putLease(t, dir, "features/h.md", anchorLease("features/h.md", "far-agent", 120, 3600))
-		r := fw(t, dir, "repair")
-		want(t, r, 0)
-		l := leaseOf(t, dir, "in-progress/h.md")
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "in-progress/h.md", Fields: "Preferred models: mid"})
+		fwtest.PutLease(t, dir, "features/h.md", fwtest.AnchorLease("features/h.md", "far-agent", 120, 3600))
+		r := fwtest.Run(t, dir, "repair")
+		fwtest.Want(t, r, 0)
+		l := fwtest.LeaseOf(t, dir, "in-progress/h.md")
 		if l == nil || l["agent_id"] != "far-agent" || l["origin"] != "features/h.md" || l["plan"] != "in-progress/h.md" {
 			t.Fatalf("in-progress lease after repair: %v (%v)", l, r)
 		}
-		if leaseOf(t, dir, "features/h.md") != nil {
+		if fwtest.LeaseOf(t, dir, "features/h.md") != nil {
 			t.Error("ready-path lease not removed")
 		}
-		want(t, fw(t, dir, "check"), 0)
+		fwtest.Want(t, fwtest.Run(t, dir, "check"), 0)
 		// The finished claim belongs to its agent until it expires.
-		want(t, fw(t, dir, "work-once", "--recover", "--slug", "h", "--agent-id", "w"), 2)
+		fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--recover", "--slug", "h", "--agent-id", "w"), 2)
 	})
 	t.Run("ReadyPathLeaseFromDeadClaimer", func(t *testing.T) {
 		t.Parallel()
-		dir := newTree(t, plan{rel: "features/h.md", fields: "Preferred models: mid"})
-		putLease(t, dir, "features/h.md", deadLease("features/h.md"))
-		r := fw(t, dir, "repair")
-		want(t, r, 0)
-		if leaseOf(t, dir, "features/h.md") != nil {
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/h.md", Fields: "Preferred models: mid"})
+		fwtest.PutLease(t, dir, "features/h.md", deadLease("features/h.md"))
+		r := fwtest.Run(t, dir, "repair")
+		fwtest.Want(t, r, 0)
+		if fwtest.LeaseOf(t, dir, "features/h.md") != nil {
 			t.Fatalf("dead claimer's ready-path lease kept: %v", r)
 		}
-		r = fw(t, dir, "work-once", "--once", "--agent-id", "w")
-		want(t, r, 0)
-		if !isPlanPath(dir, lastLine(r.stdout), "in-progress/h.md") {
+		r = fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w")
+		fwtest.Want(t, r, 0)
+		if !fwtest.IsPlanPath(dir, fwtest.LastLine(r.Stdout), "in-progress/h.md") {
 			t.Fatalf("plan not claimable: %v", r)
 		}
 	})
 	t.Run("LiveClaimerUntouched", func(t *testing.T) {
 		t.Parallel()
-		dir := newTree(t, plan{rel: "features/h.md", fields: "Preferred models: mid"})
-		l := anchorLease("features/h.md", "live-agent", 0, 3600)
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/h.md", Fields: "Preferred models: mid"})
+		l := fwtest.AnchorLease("features/h.md", "live-agent", 0, 3600)
 		l["host"], l["pid"], l["pid_scope"] = host, os.Getpid(), planfs.PIDScope()
-		putLease(t, dir, "features/h.md", l)
-		want(t, fw(t, dir, "work-once", "--once", "--agent-id", "w"), 1)
-		if got := leaseOf(t, dir, "features/h.md"); got == nil || got["pid"] != float64(os.Getpid()) {
+		fwtest.PutLease(t, dir, "features/h.md", l)
+		fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w"), 1)
+		if got := fwtest.LeaseOf(t, dir, "features/h.md"); got == nil || got["pid"] != float64(os.Getpid()) {
 			t.Fatalf("live claimer's lease removed: %v", got)
 		}
 	})

@@ -7,26 +7,28 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // The "no executor" hint names a file that works: written as it says, with
 // the agent's name filled in, --run works the plan.
 func TestRunNoExecutorHintNamesAFileThatWorks(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
-	m := regexp.MustCompile("create (\\S+) with `([^`]+)`").FindStringSubmatch(r.stderr)
-	if r.code != exitError || m == nil {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1")
+	m := regexp.MustCompile("create (\\S+) with `([^`]+)`").FindStringSubmatch(r.Stderr)
+	if r.Code != fwtest.ExitError || m == nil {
 		t.Fatalf("no registry: %v", r)
 	}
-	text := strings.Replace(m[2], "your-agent", strconv.Quote(fakeAgent(t)), 1)
+	text := strings.Replace(m[2], "your-agent", strconv.Quote(fwtest.FakeAgent(t)), 1)
 	if err := os.WriteFile(m[1], []byte(text+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if m[1] != filepath.Join(dir, "endpoints.yaml") {
 		t.Errorf("the hint names %s", m[1])
 	}
-	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w1"); r.code != 0 || !exists(dir, "review-needed/a.md") {
+	if r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1"); r.Code != 0 || !fwtest.Exists(dir, "review-needed/a.md") {
 		t.Errorf("with the file the hint names (%q): %v", text, r)
 	}
 }

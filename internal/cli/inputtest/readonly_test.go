@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/planfs"
 )
 
@@ -52,24 +54,24 @@ func treeState(t *testing.T, dir string) map[string]string {
 // repair and rank as if it had.
 func TestReadOnlyFacesNeverWrite(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t,
-		plan{rel: "features/abandoned.md"},
-		plan{rel: "in-progress/cut-short.md"},
-		plan{rel: "in-progress/expired.md"},
-		plan{rel: "features/later.md"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "features/abandoned.md"},
+		fwtest.Plan{Rel: "in-progress/cut-short.md"},
+		fwtest.Plan{Rel: "in-progress/expired.md"},
+		fwtest.Plan{Rel: "features/later.md"},
 	)
-	git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "init", "-q")
 	now := float64(time.Now().UnixNano()) / 1e9
-	scope, pid := planfs.PIDScope(), deadPID(t)
+	scope, pid := planfs.PIDScope(), testkit.DeadPID(t)
 	dead := func(rel string) map[string]any {
 		return map[string]any{"plan": rel, "agent_id": "w9", "claimed_at": now - 5, "expires_at": now + 3600, "pid": pid, "pid_scope": scope, "token": "0123456789abcdef"}
 	}
-	putLease(t, dir, "features/abandoned.md", dead("features/abandoned.md"))
-	putLease(t, dir, "features/cut-short.md", dead("features/cut-short.md"))
-	putLease(t, dir, "in-progress/expired.md", anchorLease("in-progress/expired.md", "py", 7200, 3600))
-	putLease(t, dir, "in-progress/gone.md", anchorLease("in-progress/gone.md", "py", 10, 3600))
+	fwtest.PutLease(t, dir, "features/abandoned.md", dead("features/abandoned.md"))
+	fwtest.PutLease(t, dir, "features/cut-short.md", dead("features/cut-short.md"))
+	fwtest.PutLease(t, dir, "in-progress/expired.md", fwtest.AnchorLease("in-progress/expired.md", "py", 7200, 3600))
+	fwtest.PutLease(t, dir, "in-progress/gone.md", fwtest.AnchorLease("in-progress/gone.md", "py", 10, 3600))
 	// A tree without its .leases/ and logs/ folders stays without them too.
-	bare := newTree(t, plan{rel: "bugs/b.md"})
+	bare := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/b.md"})
 	for _, d := range []string{".leases", "logs"} {
 		if err := os.RemoveAll(filepath.Join(bare, ".plans", d)); err != nil {
 			t.Fatal(err)
@@ -83,7 +85,7 @@ func TestReadOnlyFacesNeverWrite(t *testing.T) {
 	for _, d := range []string{dir, bare} {
 		before := treeState(t, d)
 		for _, args := range faces {
-			r := fw(t, d, args...)
+			r := fwtest.Run(t, d, args...)
 			if after := treeState(t, d); fmt.Sprint(after) != fmt.Sprint(before) {
 				for k, v := range after {
 					if before[k] != v {
@@ -100,15 +102,15 @@ func TestReadOnlyFacesNeverWrite(t *testing.T) {
 		}
 	}
 
-	r := fw(t, dir, "work-once", "--list")
+	r := fwtest.Run(t, dir, "work-once", "--list")
 	for _, want := range []string{"abandoned by w9: the next claim clears it", "w9's claim was cut short when it died: the next claim puts it back in features/", "lease of a plan that is gone"} {
-		if !strings.Contains(r.stderr, want) {
+		if !strings.Contains(r.Stderr, want) {
 			t.Errorf("--list should say %q:\n%v", want, r)
 		}
 	}
 	// Ranked as the next claim sees the tree: both plans are claimable.
 	var ranked []string
-	for _, line := range strings.Split(r.stdout, "\n") {
+	for _, line := range strings.Split(r.Stdout, "\n") {
 		if f := strings.Split(line, "\t"); len(f) > 1 && strings.HasPrefix(f[0], "features/") {
 			ranked = append(ranked, f[0]+"="+f[len(f)-1])
 		}
@@ -117,10 +119,10 @@ func TestReadOnlyFacesNeverWrite(t *testing.T) {
 		t.Errorf("ready plans as the next claim sees them: %s\n%v", got, r)
 	}
 	// And the next claim does it: it takes the abandoned plan first.
-	if r := fw(t, dir, "work-once", "--agent-id", "w1"); r.code != 0 || !strings.Contains(r.stdout, "in-progress/abandoned.md") {
+	if r := fwtest.Run(t, dir, "work-once", "--agent-id", "w1"); r.Code != 0 || !strings.Contains(r.Stdout, "in-progress/abandoned.md") {
 		t.Fatalf("the next claim: %v", r)
 	}
-	if !exists(dir, "features/cut-short.md") || exists(dir, ".leases/in-progress__gone.md.json") {
+	if !fwtest.Exists(dir, "features/cut-short.md") || fwtest.Exists(dir, ".leases/in-progress__gone.md.json") {
 		t.Errorf("the claim should have made the repairs --list announced")
 	}
 }
@@ -128,7 +130,7 @@ func TestReadOnlyFacesNeverWrite(t *testing.T) {
 // A read-only face reports a symlinked write path and goes on.
 func TestReadOnlyFacesReportSymlinks(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	victim := filepath.Join(t.TempDir(), "victim")
 	if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -141,11 +143,11 @@ func TestReadOnlyFacesReportSymlinks(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "var", "fleet", "logs")); err != nil {
 		t.Fatal(err)
 	}
-	r := fw(t, dir, "work-once", "--list")
-	if r.code != 0 || !strings.Contains(r.stdout, "features/a.md") || !strings.Contains(r.stderr, "logs/events.jsonl: is a symlink") || !strings.Contains(r.stderr, "var/fleet/logs: is a symlink") {
+	r := fwtest.Run(t, dir, "work-once", "--list")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "features/a.md") || !strings.Contains(r.Stderr, "logs/events.jsonl: is a symlink") || !strings.Contains(r.Stderr, "var/fleet/logs: is a symlink") {
 		t.Errorf("--list should list the plan and name both symlinks: %v", r)
 	}
-	if r := fw(t, dir, "board", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"file": "logs/events.jsonl"`) || !strings.Contains(r.stdout, `"file": "var/fleet/logs"`) {
+	if r := fwtest.Run(t, dir, "board", "--json"); r.Code != 0 || !strings.Contains(r.Stdout, `"file": "logs/events.jsonl"`) || !strings.Contains(r.Stdout, `"file": "var/fleet/logs"`) {
 		t.Errorf("board --json should carry both as warnings: %v", r)
 	}
 	if data, _ := os.ReadFile(victim); string(data) != "keep\n" {

@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // outside is what sits beside the clone: a file and a folder a symlink in
@@ -84,10 +87,10 @@ func clonedWithSymlink(t *testing.T, base, link, target string) string {
 		t.Skip("git not installed")
 	}
 	origin, clone := filepath.Join(base, "origin"), filepath.Join(base, "clone")
-	if r := fw(t, base, "scaffold", origin); r.code != 0 {
+	if r := fwtest.Run(t, base, "scaffold", origin); r.Code != 0 {
 		t.Fatalf("scaffold: %v", r)
 	}
-	writePlan(t, origin, plan{rel: "features/a.md", fields: "Preferred models: mid"}, 0)
+	fwtest.WritePlan(t, origin, fwtest.Plan{Rel: "features/a.md", Fields: "Preferred models: mid"}, 0)
 	at := filepath.Join(origin, filepath.FromSlash(link))
 	if err := os.RemoveAll(at); err != nil {
 		t.Fatal(err)
@@ -103,10 +106,10 @@ func clonedWithSymlink(t *testing.T, base, link, target string) string {
 	if err := os.Symlink(rel, at); err != nil {
 		t.Fatal(err)
 	}
-	git(t, origin, "init", "-q")
-	git(t, origin, "add", "-A", "-f")
-	git(t, origin, "commit", "-q", "-m", "a tree with a symlink")
-	git(t, base, "clone", "-q", origin, clone)
+	testkit.Git(t, origin, "init", "-q")
+	testkit.Git(t, origin, "add", "-A", "-f")
+	testkit.Git(t, origin, "commit", "-q", "-m", "a tree with a symlink")
+	testkit.Git(t, base, "clone", "-q", origin, clone)
 	if fi, err := os.Lstat(filepath.Join(clone, filepath.FromSlash(link))); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the clone has no symlink at %s: %v", link, err)
 	}
@@ -147,17 +150,17 @@ func TestSymlinkedWritePathsAreRefused(t *testing.T) {
 			before := snapshot(t, o.dir)
 
 			// Read-only faces report the link and go on.
-			r := fw(t, clone, "check")
-			if r.code != 1 || !strings.Contains(r.stdout, "symlink") {
+			r := fwtest.Run(t, clone, "check")
+			if r.Code != 1 || !strings.Contains(r.Stdout, "symlink") {
 				t.Errorf("check should report the symlink: %v", r)
 			}
-			if r := fw(t, clone, "work-once", "--list", "--agent-id", "w1"); r.code != 0 || !strings.Contains(r.stdout, "a.md") {
+			if r := fwtest.Run(t, clone, "work-once", "--list", "--agent-id", "w1"); r.Code != 0 || !strings.Contains(r.Stdout, "a.md") {
 				t.Errorf("--list should still show the ready plan: %v", r)
 			}
 
-			r = fw(t, clone, c.args...)
-			oneLineError(t, r, c.link, "symlink")
-			if !exists(clone, "features/a.md") || exists(clone, "in-progress/a.md") {
+			r = fwtest.Run(t, clone, c.args...)
+			fwtest.OneLineError(t, r, c.link, "symlink")
+			if !fwtest.Exists(clone, "features/a.md") || fwtest.Exists(clone, "in-progress/a.md") {
 				t.Errorf("a refused claim moved the plan")
 			}
 			if _, err := os.Lstat(filepath.Join(clone, ".plans", ".leases", "features__a.md.json")); err == nil {
@@ -168,7 +171,7 @@ func TestSymlinkedWritePathsAreRefused(t *testing.T) {
 				{"park", "a", "--to", "blocked", "--agent-id", "w1"},
 				{"board", "--once"},
 			} {
-				fw(t, clone, args...)
+				fwtest.Run(t, clone, args...)
 			}
 			sameSnapshot(t, c.name, before, snapshot(t, o.dir))
 		})
@@ -179,7 +182,7 @@ func TestSymlinkedWritePathsAreRefused(t *testing.T) {
 // that exits 1 on it idles silently.
 func TestLeasesFolderThatIsAFileIsExit2(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md", fields: "Preferred models: mid"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md", Fields: "Preferred models: mid"})
 	leases := filepath.Join(dir, ".plans", ".leases")
 	if err := os.RemoveAll(leases); err != nil {
 		t.Fatal(err)
@@ -187,8 +190,8 @@ func TestLeasesFolderThatIsAFileIsExit2(t *testing.T) {
 	if err := os.WriteFile(leases, []byte("not a folder\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	oneLineError(t, fw(t, dir, "work-once", "--agent-id", "w1"), ".plans/.leases", "not a directory")
-	if r := fw(t, dir, "check"); r.code != 1 || !strings.Contains(r.stdout, ".leases") {
+	fwtest.OneLineError(t, fwtest.Run(t, dir, "work-once", "--agent-id", "w1"), ".plans/.leases", "not a directory")
+	if r := fwtest.Run(t, dir, "check"); r.Code != 1 || !strings.Contains(r.Stdout, ".leases") {
 		t.Errorf("check should report the lease folder: %v", r)
 	}
 }
@@ -202,16 +205,16 @@ func TestIgnoreFilesIgnoreThemselves(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	dir := t.TempDir()
-	git(t, dir, "init", "-q")
-	if r := fw(t, dir, "scaffold", dir); r.code != 0 {
+	testkit.Git(t, dir, "init", "-q")
+	if r := fwtest.Run(t, dir, "scaffold", dir); r.Code != 0 {
 		t.Fatalf("scaffold: %v", r)
 	}
-	writePlan(t, dir, plan{rel: "features/a.md", fields: "Preferred models: mid"}, 0)
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "tree")
-	want(t, fw(t, dir, "work-once", "--agent-id", "w1"), 0)
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "claimed")
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "features/a.md", Fields: "Preferred models: mid"}, 0)
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-q", "-m", "tree")
+	fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--agent-id", "w1"), 0)
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-q", "-m", "claimed")
 	for _, f := range []string{".plans/logs/events.jsonl", "var/fleet/workers/w1.json", "var/.gitignore", ".plans/logs/.gitignore"} {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
 			t.Errorf("%s missing: %v", f, err)

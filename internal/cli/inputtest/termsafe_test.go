@@ -3,6 +3,8 @@ package inputtest
 import (
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // rawControl reports a control character other than the line breaks and
@@ -20,39 +22,39 @@ func rawControl(s string) bool {
 func TestEscapesFromFilesNeverReachTheTerminal(t *testing.T) {
 	t.Parallel()
 	evil := "\x1b]0;pwned\x07\x1b[2J"
-	dir := newTree(t,
-		plan{rel: "features/tab\tname" + evil + ".md"},
-		plan{rel: "features/line\nbreak.md"},
-		plan{rel: "features/person.md", fields: "Assignee: bob" + evil},
-		plan{rel: "features/taken.md"},
-		plan{rel: "features/broken" + evil + ".md", fields: "Priority: P9" + evil},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "features/tab\tname" + evil + ".md"},
+		fwtest.Plan{Rel: "features/line\nbreak.md"},
+		fwtest.Plan{Rel: "features/person.md", Fields: "Assignee: bob" + evil},
+		fwtest.Plan{Rel: "features/taken.md"},
+		fwtest.Plan{Rel: "features/broken" + evil + ".md", Fields: "Priority: P9" + evil},
 	)
 	agent := "w" + evil
-	if r := fw(t, dir, "work-once", "--slug", "taken", "--agent-id", agent); r.code != 0 {
+	if r := fwtest.Run(t, dir, "work-once", "--slug", "taken", "--agent-id", agent); r.Code != 0 {
 		t.Fatalf("claim by an odd agent id: %v", r)
 	}
-	check := func(what string, r result) {
+	check := func(what string, r fwtest.Result) {
 		t.Helper()
-		if rawControl(r.stdout) || rawControl(r.stderr) {
-			t.Errorf("%s: raw control characters reach the terminal:\nstdout %q\nstderr %q", what, r.stdout, r.stderr)
+		if rawControl(r.Stdout) || rawControl(r.Stderr) {
+			t.Errorf("%s: raw control characters reach the terminal:\nstdout %q\nstderr %q", what, r.Stdout, r.Stderr)
 		}
 	}
-	list := fw(t, dir, "work-once", "--list", "--agent-id", "w2")
+	list := fwtest.Run(t, dir, "work-once", "--list", "--agent-id", "w2")
 	check("--list", list)
-	rows := strings.Split(strings.TrimSpace(list.stdout), "\n")
+	rows := strings.Split(strings.TrimSpace(list.Stdout), "\n")
 	for _, row := range rows {
 		if n := strings.Count(row, "\t"); n != 8 {
 			t.Errorf("--list row with %d tabs, not 8: %q", n, row)
 		}
 	}
-	if !strings.Contains(list.stderr, "agent=w?]0;pwned??[2J") {
-		t.Errorf("--list stderr should name the odd agent, made safe:\n%q", list.stderr)
+	if !strings.Contains(list.Stderr, "agent=w?]0;pwned??[2J") {
+		t.Errorf("--list stderr should name the odd agent, made safe:\n%q", list.Stderr)
 	}
-	check("check", fw(t, dir, "check"))
-	check("watch status", fw(t, dir, "watch", "status", "--project", dir))
+	check("check", fwtest.Run(t, dir, "check"))
+	check("watch status", fwtest.Run(t, dir, "watch", "status", "--project", dir))
 	// An error line quoting the lease's holder.
-	rel := fw(t, dir, "release", "in-progress/taken.md", "--agent-id", "w2")
-	if rel.code == 0 || !strings.Contains(rel.stderr, "w?]0;pwned") {
+	rel := fwtest.Run(t, dir, "release", "in-progress/taken.md", "--agent-id", "w2")
+	if rel.Code == 0 || !strings.Contains(rel.Stderr, "w?]0;pwned") {
 		t.Errorf("release of another's plan: %v", rel)
 	}
 	check("an error line", rel)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // mountSmallTmpfs mounts a tmpfs of size bytes at a new folder, or skips the
@@ -63,36 +65,36 @@ func TestClaimOnAFullDiskIsUndone(t *testing.T) {
 	for pages := 0; pages <= 6; pages++ {
 		mnt := mountSmallTmpfs(t, 512<<10)
 		dir := filepath.Join(mnt, "proj")
-		if r := fw(t, mnt, "scaffold", dir); r.code != 0 {
+		if r := fwtest.Run(t, mnt, "scaffold", dir); r.Code != 0 {
 			t.Fatalf("scaffold: %v", r)
 		}
-		writePlan(t, dir, plan{rel: "features/a.md"}, 0)
+		fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "features/a.md"}, 0)
 		// The worker's own files exist already, as on any second run.
-		if r := fw(t, dir, "work-once", "--agent-id", "w", "--tier", "small", "--slug", "none"); r.code != exitNothing {
+		if r := fwtest.Run(t, dir, "work-once", "--agent-id", "w", "--tier", "small", "--slug", "none"); r.Code != fwtest.ExitNothing {
 			t.Fatalf("first run: %v", r)
 		}
 		fillers := fillLeaving(t, mnt, pages)
-		r := fw(t, dir, "work-once", "--agent-id", "w")
+		r := fwtest.Run(t, dir, "work-once", "--agent-id", "w")
 		leases, _ := filepath.Glob(filepath.Join(dir, ".plans", ".leases", "*.json"))
 		temps, _ := filepath.Glob(filepath.Join(dir, ".plans", ".leases", ".tmp-*"))
 		switch {
-		case r.code == 0:
-			if !exists(dir, "in-progress/a.md") || len(leases) != 1 {
+		case r.Code == 0:
+			if !fwtest.Exists(dir, "in-progress/a.md") || len(leases) != 1 {
 				t.Fatalf("%d pages: a claim that succeeded left %v, leases %v", pages, r, leases)
 			}
 		default:
-			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-			if r.code != exitError || !strings.HasPrefix(lines[len(lines)-1], "fleetwatch: features/a.md: ") {
+			lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+			if r.Code != fwtest.ExitError || !strings.HasPrefix(lines[len(lines)-1], "fleetwatch: features/a.md: ") {
 				t.Errorf("%d pages: a failed claim is exit 2 with a last line naming the plan: %v", pages, r)
 			}
-			if !exists(dir, "features/a.md") || exists(dir, "in-progress/a.md") || len(leases) != 0 || len(temps) != 0 {
+			if !fwtest.Exists(dir, "features/a.md") || fwtest.Exists(dir, "in-progress/a.md") || len(leases) != 0 || len(temps) != 0 {
 				t.Fatalf("%d pages: the failed claim left the plan or a lease behind: %v, leases %v, temps %v", pages, r, leases, temps)
 			}
-			undone = undone || strings.Contains(r.stderr, "claim undone")
+			undone = undone || strings.Contains(r.Stderr, "claim undone")
 			for _, f := range fillers {
 				os.Remove(f)
 			}
-			if r := fw(t, dir, "work-once", "--agent-id", "w"); r.code != 0 || !exists(dir, "in-progress/a.md") {
+			if r := fwtest.Run(t, dir, "work-once", "--agent-id", "w"); r.Code != 0 || !fwtest.Exists(dir, "in-progress/a.md") {
 				t.Fatalf("%d pages: with room again the plan is claimable at once: %v", pages, r)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/planfs"
 )
 
@@ -18,40 +19,40 @@ import (
 // resumes: not renew (shorten) the new lease, not move the plan on.
 func TestRunStoppedDriverResumedAfterRecoverLoses(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	agentPID := filepath.Join(t.TempDir(), "agent.pid")
 	// The agent finishes well (exit 0) while its driver is stopped.
-	withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "2s")
-	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "1")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-pidfile", agentPID, "-sleep", "2s")
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	apid := readPID(t, agentPID)
+	apid := fwtest.ReadPID(t, agentPID)
 	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	old := runLease(t, dir, "in-progress/a.md")
+	old := fwtest.RunLease(t, dir, "in-progress/a.md")
 	time.Sleep(time.Until(time.Unix(0, int64(old.ExpiresAt*1e9))) + 100*time.Millisecond)
-	if r := fw(t, dir, "recover", "--agent-id", "w1", "--lease-ttl", "3600", "a"); r.code != 0 {
+	if r := fwtest.Run(t, dir, "recover", "--agent-id", "w1", "--lease-ttl", "3600", "a"); r.Code != 0 {
 		t.Fatalf("recover under the same id while the driver is stopped: %v", r)
 	}
-	fresh := runLease(t, dir, "in-progress/a.md")
+	fresh := fwtest.RunLease(t, dir, "in-progress/a.md")
 	if fresh.Token == old.Token {
 		t.Fatal("recover kept the old token")
 	}
 	// The agent exits meanwhile (a zombie until its driver runs again).
-	waitFor(t, "the agent to finish", 10*time.Second, func() bool { return !alive(apid) || zombie(apid) })
+	fwtest.WaitFor(t, "the agent to finish", 10*time.Second, func() bool { return !fwtest.Alive(apid) || fwtest.Zombie(apid) })
 	cmd.Process.Signal(syscall.SIGCONT)
 	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitError {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != fwtest.ExitError {
 		t.Fatalf("the resumed driver should fail (exit 2): %v\n%s", err, stderr.String())
 	}
-	if !exists(dir, "in-progress/a.md") || exists(dir, "review-needed/a.md") {
+	if !fwtest.Exists(dir, "in-progress/a.md") || fwtest.Exists(dir, "review-needed/a.md") {
 		t.Fatalf("the resumed driver moved the recovered plan\n%s", stderr.String())
 	}
-	if got := runLease(t, dir, "in-progress/a.md"); got.Token != fresh.Token || got.ExpiresAt < fresh.ExpiresAt {
+	if got := fwtest.RunLease(t, dir, "in-progress/a.md"); got.Token != fresh.Token || got.ExpiresAt < fresh.ExpiresAt {
 		t.Fatalf("the new lease was changed by the stale driver: %+v, was %+v", got, fresh)
 	}
 	if !strings.Contains(stderr.String(), "newer lease") {
@@ -70,31 +71,31 @@ func TestRunForcedMoveByAnOperatorStopsTheAgent(t *testing.T) {
 	} {
 		t.Run(verb, func(t *testing.T) {
 			t.Parallel()
-			dir := newTree(t, plan{rel: "features/a.md"})
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 			agentPID := filepath.Join(t.TempDir(), "agent.pid")
-			withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
+			fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
 			// A pulse every second: the lease is renewed every TTL/3.
-			cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "3", "--stop-grace", "300ms")
+			cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "3", "--stop-grace", "300ms")
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			apid := readPID(t, agentPID)
-			r := fw(t, dir, args...)
-			if r.code != 0 {
+			apid := fwtest.ReadPID(t, agentPID)
+			r := fwtest.Run(t, dir, args...)
+			if r.Code != 0 {
 				t.Fatalf("operator %s: %v", verb, r)
 			}
-			moved := strings.TrimSpace(r.stdout)
+			moved := strings.TrimSpace(r.Stdout)
 			start := time.Now()
 			err := cmd.Wait()
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitError || !strings.Contains(stderr.String(), "by operator-tester") {
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != fwtest.ExitError || !strings.Contains(stderr.String(), "by operator-tester") {
 				t.Fatalf("driver whose plan the operator moved: %v\n%s", err, stderr.String())
 			}
 			if d := time.Since(start); d > 4*time.Second {
 				t.Errorf("the agent ran on %v after the operator's %s", d, verb)
 			}
-			waitFor(t, "the agent to stop", 5*time.Second, func() bool { return !alive(apid) })
+			fwtest.WaitFor(t, "the agent to stop", 5*time.Second, func() bool { return !fwtest.Alive(apid) })
 			if _, err := os.Stat(moved); err != nil {
 				t.Errorf("the plan should stay where the operator put it (%s): %v", moved, err)
 			}
@@ -107,20 +108,20 @@ func TestRunForcedMoveByAnOperatorStopsTheAgent(t *testing.T) {
 // worker's claim, and the event log says who acted.
 func TestOperatorVerbsDefaultToAnOperatorID(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
-	if r := fw(t, dir, "work-once"); r.code != 0 { // work-once-tester claims it
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	if r := fwtest.Run(t, dir, "work-once"); r.Code != 0 { // work-once-tester claims it
 		t.Fatalf("claim: %v", r)
 	}
-	if r := fw(t, dir, "release", "a"); r.code != exitError || !strings.Contains(r.stderr, "owned by work-once-tester") {
+	if r := fwtest.Run(t, dir, "release", "a"); r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "owned by work-once-tester") {
 		t.Fatalf("an operator's release of a worker's claim without --force: %v", r)
 	}
-	if r := fwEnv(t, dir, []string{"FLEET_AGENT_ID=work-once-tester"}, "release", "a"); r.code != 0 {
+	if r := fwtest.RunEnv(t, dir, []string{"FLEET_AGENT_ID=work-once-tester"}, "release", "a"); r.Code != 0 {
 		t.Fatalf("the agent's own release, as $FLEET_AGENT_ID: %v", r)
 	}
-	if r := fw(t, dir, "work-once"); r.code != 0 {
+	if r := fwtest.Run(t, dir, "work-once"); r.Code != 0 {
 		t.Fatalf("claim: %v", r)
 	}
-	if r := fw(t, dir, "complete", "--force", "a"); r.code != 0 {
+	if r := fwtest.Run(t, dir, "complete", "--force", "a"); r.Code != 0 {
 		t.Fatalf("forced complete: %v", r)
 	}
 	tree, _ := planfs.Open(dir)
@@ -135,14 +136,14 @@ func TestOperatorVerbsDefaultToAnOperatorID(t *testing.T) {
 // it holds the lease.
 func TestVerbInAWorktreeActsOnTheMainTree(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
-	r := fw(t, dir, "work-once", "--agent-id", "w1")
-	if r.code != 0 {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	r := fwtest.Run(t, dir, "work-once", "--agent-id", "w1")
+	if r.Code != 0 {
 		t.Fatalf("claim: %v", r)
 	}
-	token := runLease(t, dir, "in-progress/a.md").Token
+	token := fwtest.RunLease(t, dir, "in-progress/a.md").Token
 	wt := filepath.Join(dir, "var", "worktrees", "w1")
-	copyTree := newTree(t, plan{rel: "in-progress/a.md"}) // the committed copy, stale
+	copyTree := fwtest.NewTree(t, fwtest.Plan{Rel: "in-progress/a.md"}) // the committed copy, stale
 	if err := os.MkdirAll(filepath.Dir(wt), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -152,11 +153,11 @@ func TestVerbInAWorktreeActsOnTheMainTree(t *testing.T) {
 	sub := filepath.Join(wt, "src")
 	os.MkdirAll(sub, 0o755)
 	// Another id, but the lease's token: the token decides.
-	r = fwEnv(t, sub, []string{"FLEET_LEASE_TOKEN=" + token}, "complete", "--agent-id", "someone", "--to", "review-needed", "a")
-	if r.code != 0 {
+	r = fwtest.RunEnv(t, sub, []string{"FLEET_LEASE_TOKEN=" + token}, "complete", "--agent-id", "someone", "--to", "review-needed", "a")
+	if r.Code != 0 {
 		t.Fatalf("complete from the worktree: %v", r)
 	}
-	if !exists(dir, "review-needed/a.md") {
+	if !fwtest.Exists(dir, "review-needed/a.md") {
 		t.Errorf("the main tree's plan did not move: %v", r)
 	}
 	if _, err := os.Stat(filepath.Join(wt, ".plans", "in-progress", "a.md")); err != nil {
@@ -167,18 +168,18 @@ func TestVerbInAWorktreeActsOnTheMainTree(t *testing.T) {
 // A token that is not the lease's is refused, even with the holder's id.
 func TestVerbWithAStaleTokenIsRefused(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
-	if r := fw(t, dir, "work-once", "--agent-id", "w1"); r.code != 0 {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	if r := fwtest.Run(t, dir, "work-once", "--agent-id", "w1"); r.Code != 0 {
 		t.Fatalf("claim: %v", r)
 	}
-	r := fwEnv(t, dir, []string{"FLEET_LEASE_TOKEN=00000000deadbeef"}, "complete", "--agent-id", "w1", "a")
-	if r.code != exitError || !strings.Contains(r.stderr, "newer lease") {
+	r := fwtest.RunEnv(t, dir, []string{"FLEET_LEASE_TOKEN=00000000deadbeef"}, "complete", "--agent-id", "w1", "a")
+	if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "newer lease") {
 		t.Fatalf("complete with a stale token: %v", r)
 	}
-	if r := fw(t, dir, "work-once", "--agent-id", "w1", "--token", "00000000deadbeef", "--heartbeat", "in-progress/a.md"); r.code != exitError {
+	if r := fwtest.Run(t, dir, "work-once", "--agent-id", "w1", "--token", "00000000deadbeef", "--heartbeat", "in-progress/a.md"); r.Code != fwtest.ExitError {
 		t.Fatalf("heartbeat with a stale token: %v", r)
 	}
-	if !exists(dir, "in-progress/a.md") {
+	if !fwtest.Exists(dir, "in-progress/a.md") {
 		t.Fatal("a stale token moved the plan")
 	}
 }

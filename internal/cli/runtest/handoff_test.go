@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/planfs"
 )
 
@@ -17,19 +19,19 @@ import (
 // A's until an operator releases it. It returns the project and A's
 // worktree and commit.
 func handOffSetup(t *testing.T) (dir, wtA, commitA string) {
-	dir = gitProject(t, plan{rel: "features/x.md", fields: "Priority: P1"}, plan{rel: "features/y.md"})
-	withExecutor(t, dir, fakeAgent(t), "-exit", "3")
-	if r := fw(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "A"); r.code != exitError || !strings.Contains(r.stderr, "agent exited 3") {
+	dir = fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md", Fields: "Priority: P1"}, fwtest.Plan{Rel: "features/y.md"})
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-exit", "3")
+	if r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "A"); r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "agent exited 3") {
 		t.Fatalf("A's run: %v", r)
 	}
 	wtA = filepath.Join(dir, "var", "worktrees", "A")
 	if err := os.WriteFile(filepath.Join(wtA, "work.txt"), []byte("A's work\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, wtA, "add", "work.txt")
-	git(t, wtA, "commit", "-q", "-m", "A's commit")
-	commitA = gitOut(t, wtA, "rev-parse", "HEAD")
-	if r := fw(t, dir, "release", "--force", "in-progress/x.md"); r.code != 0 {
+	testkit.Git(t, wtA, "add", "work.txt")
+	testkit.Git(t, wtA, "commit", "-q", "-m", "A's commit")
+	commitA = fwtest.GitOut(t, wtA, "rev-parse", "HEAD")
+	if r := fwtest.Run(t, dir, "release", "--force", "in-progress/x.md"); r.Code != 0 {
 		t.Fatalf("operator release: %v", r)
 	}
 	return dir, wtA, commitA
@@ -41,9 +43,9 @@ func TestHandOffBranchToTheNextAgent(t *testing.T) {
 	t.Parallel()
 	dir, wtA, commitA := handOffSetup(t)
 	rec := filepath.Join(t.TempDir(), "rec.json")
-	withExecutor(t, dir, fakeAgent(t), "-record", rec)
-	r := fw(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "B")
-	if r.code != 0 || !exists(dir, "review-needed/x.md") {
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-record", rec)
+	r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "B")
+	if r.Code != 0 || !fwtest.Exists(dir, "review-needed/x.md") {
 		t.Fatalf("B's run: %v", r)
 	}
 	wtB := filepath.Join(dir, "var", "worktrees", "B")
@@ -53,22 +55,22 @@ func TestHandOffBranchToTheNextAgent(t *testing.T) {
 	if got.Cwd != wtB {
 		t.Errorf("B's agent ran in %q, want %q", got.Cwd, wtB)
 	}
-	if b := gitOut(t, wtB, "rev-parse", "--abbrev-ref", "HEAD"); b != "feature/x" {
+	if b := fwtest.GitOut(t, wtB, "rev-parse", "--abbrev-ref", "HEAD"); b != "feature/x" {
 		t.Errorf("B is on %q", b)
 	}
-	if h := gitOut(t, dir, "rev-parse", "feature/x"); h != commitA {
+	if h := fwtest.GitOut(t, dir, "rev-parse", "feature/x"); h != commitA {
 		t.Errorf("feature/x is at %s, want A's commit %s", h, commitA)
 	}
-	if head := gitOut(t, wtA, "rev-parse", "HEAD"); head != commitA || gitOut(t, wtA, "status", "--porcelain") != "" {
+	if head := fwtest.GitOut(t, wtA, "rev-parse", "HEAD"); head != commitA || fwtest.GitOut(t, wtA, "status", "--porcelain") != "" {
 		t.Errorf("A's worktree should stay at its commit, clean: %s", head)
 	}
 	if out, _ := exec.Command("git", "-C", wtA, "symbolic-ref", "-q", "HEAD").Output(); len(out) != 0 {
 		t.Errorf("A's worktree still on %s", out)
 	}
-	if refs := gitOut(t, dir, "for-each-ref", "refs/fleetwatch/keep/"); refs != "" {
+	if refs := fwtest.GitOut(t, dir, "for-each-ref", "refs/fleetwatch/keep/"); refs != "" {
 		t.Errorf("a clean worktree needs no keep ref: %s", refs)
 	}
-	if !strings.Contains(r.stderr, "feature/x taken over from agent A's worktree") {
+	if !strings.Contains(r.Stderr, "feature/x taken over from agent A's worktree") {
 		t.Errorf("stderr does not say so: %v", r)
 	}
 }
@@ -80,25 +82,25 @@ func TestHandOffKeepsADirtyWorktreesChanges(t *testing.T) {
 	dir, wtA, commitA := handOffSetup(t)
 	os.WriteFile(filepath.Join(wtA, "work.txt"), []byte("A's work, changed\n"), 0o644)
 	os.WriteFile(filepath.Join(wtA, "notes.txt"), []byte("untracked\n"), 0o644)
-	r := fw(t, dir, "work-once", "--once", "--ensure-worktree", "--agent-id", "B")
-	if r.code != 0 || !strings.Contains(r.stdout, "BRANCH=feature/x\n") {
+	r := fwtest.Run(t, dir, "work-once", "--once", "--ensure-worktree", "--agent-id", "B")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "BRANCH=feature/x\n") {
 		t.Fatalf("B's claim: %v", r)
 	}
-	refs := strings.Fields(gitOut(t, dir, "for-each-ref", "--format=%(refname)", "refs/fleetwatch/keep/A/"))
+	refs := strings.Fields(fwtest.GitOut(t, dir, "for-each-ref", "--format=%(refname)", "refs/fleetwatch/keep/A/"))
 	if len(refs) != 1 {
 		t.Fatalf("keep refs: %v", refs)
 	}
 	keep := refs[0]
-	if got := gitOut(t, dir, "show", keep+":notes.txt"); got != "untracked" {
+	if got := fwtest.GitOut(t, dir, "show", keep+":notes.txt"); got != "untracked" {
 		t.Errorf("keep ref's notes.txt: %q", got)
 	}
-	if got := gitOut(t, dir, "show", keep+":work.txt"); got != "A's work, changed" {
+	if got := fwtest.GitOut(t, dir, "show", keep+":work.txt"); got != "A's work, changed" {
 		t.Errorf("keep ref's work.txt: %q", got)
 	}
-	if parent := gitOut(t, dir, "rev-parse", keep+"^"); parent != commitA {
+	if parent := fwtest.GitOut(t, dir, "rev-parse", keep+"^"); parent != commitA {
 		t.Errorf("keep commit's parent %s, want %s", parent, commitA)
 	}
-	if h := gitOut(t, dir, "rev-parse", "feature/x"); h != commitA {
+	if h := fwtest.GitOut(t, dir, "rev-parse", "feature/x"); h != commitA {
 		t.Errorf("feature/x moved to %s", h)
 	}
 	if data, _ := os.ReadFile(filepath.Join(wtA, "notes.txt")); string(data) != "untracked\n" {
@@ -120,27 +122,27 @@ func TestHandOffKeepsADirtyWorktreesChanges(t *testing.T) {
 // the plan after it.
 func TestBranchRefusedPlanIsSkipped(t *testing.T) {
 	t.Parallel()
-	dir := gitProject(t, plan{rel: "features/x.lock.md", fields: "Priority: P1"}, plan{rel: "features/next.md"})
-	r := fw(t, dir, "work-once", "--list", "--json", "--ensure-worktree", "--agent-id", "w1")
-	if !strings.Contains(r.stdout, `"reason":"cannot be claimed: git refuses its branch name feature/x.lock`) {
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.lock.md", Fields: "Priority: P1"}, fwtest.Plan{Rel: "features/next.md"})
+	r := fwtest.Run(t, dir, "work-once", "--list", "--json", "--ensure-worktree", "--agent-id", "w1")
+	if !strings.Contains(r.Stdout, `"reason":"cannot be claimed: git refuses its branch name feature/x.lock`) {
 		t.Errorf("--list --json: %v", r)
 	}
-	r = fw(t, dir, "work-once", "--list", "--ensure-worktree", "--agent-id", "w1")
-	if !strings.Contains(r.stderr, "features/x.lock.md  git refuses its branch name feature/x.lock") {
+	r = fwtest.Run(t, dir, "work-once", "--list", "--ensure-worktree", "--agent-id", "w1")
+	if !strings.Contains(r.Stderr, "features/x.lock.md  git refuses its branch name feature/x.lock") {
 		t.Errorf("--list: %v", r)
 	}
-	if r := fw(t, dir, "board", "--json"); !strings.Contains(r.stdout, `"problem": "git refuses its branch name feature/x.lock`) {
+	if r := fwtest.Run(t, dir, "board", "--json"); !strings.Contains(r.Stdout, `"problem": "git refuses its branch name feature/x.lock`) {
 		t.Errorf("board --json: %v", r)
 	}
-	if r := fw(t, dir, "check"); !strings.Contains(r.stdout+r.stderr, "features/x.lock.md") || !strings.Contains(r.stdout+r.stderr, "git refuses its branch name") {
+	if r := fwtest.Run(t, dir, "check"); !strings.Contains(r.Stdout+r.Stderr, "features/x.lock.md") || !strings.Contains(r.Stdout+r.Stderr, "git refuses its branch name") {
 		t.Errorf("check: %v", r)
 	}
-	r = fw(t, dir, "work-once", "--once", "--ensure-worktree", "--agent-id", "w1")
-	if r.code != 0 || !exists(dir, "in-progress/next.md") || !exists(dir, "features/x.lock.md") {
+	r = fwtest.Run(t, dir, "work-once", "--once", "--ensure-worktree", "--agent-id", "w1")
+	if r.Code != 0 || !fwtest.Exists(dir, "in-progress/next.md") || !fwtest.Exists(dir, "features/x.lock.md") {
 		t.Fatalf("the worker should take next.md: %v", r)
 	}
 	// A claim-only worker needs no branch and may take it.
-	if r := fw(t, dir, "work-once", "--once", "--agent-id", "w2"); r.code != 0 || !exists(dir, "in-progress/x.lock.md") {
+	if r := fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w2"); r.Code != 0 || !fwtest.Exists(dir, "in-progress/x.lock.md") {
 		t.Fatalf("claim-only worker: %v", r)
 	}
 }
@@ -150,18 +152,18 @@ func TestBranchRefusedPlanIsSkipped(t *testing.T) {
 func TestLongNamePlanIsSkipped(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("n", 240-3) + ".md"
-	dir := newTree(t, plan{rel: "features/" + long, fields: "Priority: P1"}, plan{rel: "features/next.md"})
-	r := fw(t, dir, "work-once", "--once", "--agent-id", "w1")
-	if r.code != 0 || !exists(dir, "in-progress/next.md") || !exists(dir, "features/"+long) || exists(dir, "in-progress/"+long) {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/" + long, Fields: "Priority: P1"}, fwtest.Plan{Rel: "features/next.md"})
+	r := fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w1")
+	if r.Code != 0 || !fwtest.Exists(dir, "in-progress/next.md") || !fwtest.Exists(dir, "features/"+long) || fwtest.Exists(dir, "in-progress/"+long) {
 		t.Fatalf("work-once: %v", r)
 	}
-	if r := fw(t, dir, "work-once", "--once", "--agent-id", "w1", "--path", filepath.Join(dir, ".plans", "features", long)); r.code != exitError || !strings.Contains(r.stderr, "over 237") || exists(dir, "in-progress/"+long) {
+	if r := fwtest.Run(t, dir, "work-once", "--once", "--agent-id", "w1", "--path", filepath.Join(dir, ".plans", "features", long)); r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "over 237") || fwtest.Exists(dir, "in-progress/"+long) {
 		t.Fatalf("named claim: %v", r)
 	}
-	if r := fw(t, dir, "work-once", "--list", "--json"); !strings.Contains(r.stdout, "file name is 240 bytes") {
+	if r := fwtest.Run(t, dir, "work-once", "--list", "--json"); !strings.Contains(r.Stdout, "file name is 240 bytes") {
 		t.Errorf("--list --json: %v", r)
 	}
-	if r := fw(t, dir, "check"); !strings.Contains(r.stdout+r.stderr, "no claim can take it") {
+	if r := fwtest.Run(t, dir, "check"); !strings.Contains(r.Stdout+r.Stderr, "no claim can take it") {
 		t.Errorf("check: %v", r)
 	}
 }
@@ -170,14 +172,14 @@ func TestLongNamePlanIsSkipped(t *testing.T) {
 // given to a run that never started an agent goes back.
 func TestRunPrintsAndKeepsAPortOnlyWhenTheAgentStarts(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	// Found at claim time only: the placeholder is filled per plan.
-	withExecutor(t, dir, "{worktree}/no-such-agent")
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
-	if r.code != exitError || !strings.Contains(r.stderr, "did not start") || r.stdout != "" {
+	fwtest.WithExecutor(t, dir, "{worktree}/no-such-agent")
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1")
+	if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "did not start") || r.Stdout != "" {
 		t.Fatalf("an agent that never started: %v", r)
 	}
-	if !exists(dir, "features/a.md") {
+	if !fwtest.Exists(dir, "features/a.md") {
 		t.Error("the plan should be released")
 	}
 	ports := func() string {
@@ -188,15 +190,15 @@ func TestRunPrintsAndKeepsAPortOnlyWhenTheAgentStarts(t *testing.T) {
 		t.Errorf("w1 keeps a port it never used: %s", p)
 	}
 	// Nothing to claim: no port either.
-	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w2", "--slug", "none"); r.code != exitNothing {
+	if r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w2", "--slug", "none"); r.Code != fwtest.ExitNothing {
 		t.Fatalf("nothing to claim: %v", r)
 	}
 	if p := ports(); strings.Contains(p, `"w2"`) {
 		t.Errorf("w2 keeps a port it never used: %s", p)
 	}
 	// An agent that starts keeps its port.
-	withExecutor(t, dir, fakeAgent(t))
-	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w3"); r.code != 0 || !strings.HasPrefix(r.stdout, filepath.Join(dir, ".plans", "in-progress", "a.md")+"\n") {
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t))
+	if r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w3"); r.Code != 0 || !strings.HasPrefix(r.Stdout, filepath.Join(dir, ".plans", "in-progress", "a.md")+"\n") {
 		t.Fatalf("w3: %v", r)
 	}
 	if p := ports(); !strings.Contains(p, `"w3"`) {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
 )
@@ -21,10 +23,10 @@ import (
 func TestReviewRunExtremeLeaseTTL(t *testing.T) {
 	t.Parallel()
 	for _, ttl := range []string{"1e12", "1e-10"} {
-		dir := newTree(t, plan{rel: "features/a.md"})
-		withExecutor(t, dir, fakeAgent(t))
-		r := fw(t, dir, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", ttl)
-		if r.code != 0 || !exists(dir, "review-needed/a.md") || strings.Contains(r.stderr, "panic") {
+		dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+		fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t))
+		r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", ttl)
+		if r.Code != 0 || !fwtest.Exists(dir, "review-needed/a.md") || strings.Contains(r.Stderr, "panic") {
 			t.Errorf("--lease-ttl %s: %v", ttl, r)
 		}
 	}
@@ -34,17 +36,17 @@ func TestReviewRunExtremeLeaseTTL(t *testing.T) {
 // is not a success, and no plan path is printed for it.
 func TestReviewRunAgentThatDeletesItsPlan(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
-	withExecutor(t, dir, fakeAgent(t), "-delete")
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
-	if r.code != exitError || !strings.Contains(r.stderr, "in-progress/a.md is gone") || strings.Count(r.stderr, "\n") != 1 {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-delete")
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1")
+	if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "in-progress/a.md is gone") || strings.Count(r.Stderr, "\n") != 1 {
 		t.Fatalf("an agent that deleted its plan: %v", r)
 	}
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	if len(lines) != 1 || lines[0] != filepath.Join(dir, ".plans", "in-progress", "a.md") {
-		t.Errorf("stdout should only name the claim:\n%s", r.stdout)
+		t.Errorf("stdout should only name the claim:\n%s", r.Stdout)
 	}
-	if st := stateOf(t, dir, "w1"); !strings.Contains(st.Note, "is gone") {
+	if st := fwtest.StateOf(t, dir, "w1"); !strings.Contains(st.Note, "is gone") {
 		t.Errorf("state note: %q", st.Note)
 	}
 }
@@ -53,14 +55,14 @@ func TestReviewRunAgentThatDeletesItsPlan(t *testing.T) {
 // the plan stays claimed.
 func TestReviewRunAgentMovesItsPlanThenFails(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	exe, _ := os.Executable()
-	withExecutor(t, dir, fakeAgent(t), "-fw", exe, "-move", "review-needed", "-exit", "4")
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
-	if r.code != exitError || !exists(dir, "review-needed/a.md") {
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-fw", exe, "-move", "review-needed", "-exit", "4")
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1")
+	if r.Code != fwtest.ExitError || !fwtest.Exists(dir, "review-needed/a.md") {
 		t.Fatalf("%v", r)
 	}
-	if strings.Contains(r.stderr, "stays claimed") || !strings.Contains(r.stderr, "review-needed/a.md") || !strings.Contains(r.stderr, "exited 4") {
+	if strings.Contains(r.Stderr, "stays claimed") || !strings.Contains(r.Stderr, "review-needed/a.md") || !strings.Contains(r.Stderr, "exited 4") {
 		t.Errorf("the reason should say where the plan went: %v", r)
 	}
 }
@@ -70,21 +72,21 @@ func TestReviewRunAgentMovesItsPlanThenFails(t *testing.T) {
 // for a whole lease.
 func TestReviewRunWorktreeFailureGivesThePlanBack(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"}, plan{rel: "features/b.md"})
-	git(t, dir, "init", "-q")
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
-	withExecutor(t, dir, fakeAgent(t))
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"}, fwtest.Plan{Rel: "features/b.md"})
+	testkit.Git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t))
 	// Something that is not a worktree sits where the agent's should go.
 	if err := os.MkdirAll(filepath.Join(dir, "var", "worktrees", "w1"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		r := fw(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1")
-		if r.code != exitError || !strings.Contains(r.stderr, "not a registered git worktree") || strings.Count(r.stderr, "\n") != 1 {
+		r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1")
+		if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "not a registered git worktree") || strings.Count(r.Stderr, "\n") != 1 {
 			t.Fatalf("%v", r)
 		}
 	}
-	if !exists(dir, "features/a.md") || !exists(dir, "features/b.md") {
+	if !fwtest.Exists(dir, "features/a.md") || !fwtest.Exists(dir, "features/b.md") {
 		t.Fatal("the plans should be back in features/")
 	}
 	if leases, _ := filepath.Glob(filepath.Join(dir, ".plans", ".leases", "*.json")); len(leases) != 0 {
@@ -96,8 +98,8 @@ func TestReviewRunWorktreeFailureGivesThePlanBack(t *testing.T) {
 		t.Errorf("the release should say why: %+v", last)
 	}
 	// Without --run the claim stands, as anchor's: the caller works it.
-	r := fw(t, dir, "work-once", "--once", "--ensure-worktree", "--agent-id", "w1")
-	if r.code != exitError || !exists(dir, "in-progress/a.md") {
+	r := fwtest.Run(t, dir, "work-once", "--once", "--ensure-worktree", "--agent-id", "w1")
+	if r.Code != fwtest.ExitError || !fwtest.Exists(dir, "in-progress/a.md") {
 		t.Errorf("claim-only: %v", r)
 	}
 }
@@ -108,20 +110,20 @@ func TestReviewRunWorktreeFailureGivesThePlanBack(t *testing.T) {
 // as for SIGHUP.
 func TestReviewRunBrokenStdoutGivesThePlanBack(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
-	withExecutor(t, dir, fakeAgent(t), "-sleep", "5m")
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-sleep", "5m")
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Close()
-	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
 	err = cmd.Run()
 	w.Close()
 	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != exitError {
+	if !ok || ee.ExitCode() != fwtest.ExitError {
 		if ok {
 			if ws, _ := ee.Sys().(syscall.WaitStatus); ws.Signaled() {
 				t.Fatalf("driver killed by %v\n%s", ws.Signal(), stderr.String())
@@ -129,10 +131,10 @@ func TestReviewRunBrokenStdoutGivesThePlanBack(t *testing.T) {
 		}
 		t.Fatalf("driver with a broken stdout: %v\n%s", err, stderr.String())
 	}
-	if !exists(dir, "features/a.md") {
+	if !fwtest.Exists(dir, "features/a.md") {
 		t.Errorf("the plan should be back in features/\n%s", stderr.String())
 	}
-	if st := stateOf(t, dir, "w1"); st.State != workers.StateExited || !strings.Contains(st.Note, "SIGPIPE") {
+	if st := fwtest.StateOf(t, dir, "w1"); st.State != workers.StateExited || !strings.Contains(st.Note, "SIGPIPE") {
 		t.Errorf("state: %+v", st)
 	}
 }
@@ -141,13 +143,13 @@ func TestReviewRunBrokenStdoutGivesThePlanBack(t *testing.T) {
 // so, not the folder the driver was started from, for tools that trust it.
 func TestReviewRunAgentsPWDIsWhereItRuns(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	env, err := exec.LookPath("env")
 	if err != nil {
 		t.Skip("no env program")
 	}
-	withExecutor(t, dir, env)
-	cmd := fwCmd(dir, []string{"PWD=" + t.TempDir()}, "work-once", "--run", "--agent-id", "w1")
+	fwtest.WithExecutor(t, dir, env)
+	cmd := fwtest.Cmd(dir, []string{"PWD=" + t.TempDir()}, "work-once", "--run", "--agent-id", "w1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -10,22 +10,24 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // What an agent leaves running when it exits goes with it, within the
 // grace: a process of its group that ignores SIGTERM too.
 func TestRunAgentsGroupIsGoneWhenItExits(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	childPID := filepath.Join(t.TempDir(), "child.pid")
-	withExecutor(t, dir, fakeAgent(t), "-child", childPID, "-child-ignore-term")
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
-	if r.code != 0 {
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-child", childPID, "-child-ignore-term")
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
+	if r.Code != 0 {
 		t.Fatalf("work-once --run: %v", r)
 	}
-	cpid := readPID(t, childPID)
+	cpid := fwtest.ReadPID(t, childPID)
 	t.Cleanup(func() { syscall.Kill(cpid, syscall.SIGKILL) })
-	if alive(cpid) {
+	if fwtest.Alive(cpid) {
 		t.Errorf("the agent's child %d (ignoring SIGTERM) outlived the driver", cpid)
 	}
 }
@@ -36,26 +38,26 @@ func TestRunAgentsGroupIsGoneWhenItExits(t *testing.T) {
 // agent's stdout open.
 func TestRunStopsASetsidDaemonTheAgentLeft(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	tmp := t.TempDir()
 	daemonPID, agentPID := filepath.Join(tmp, "daemon.pid"), filepath.Join(tmp, "agent.pid")
-	withExecutor(t, dir, fakeAgent(t), "-daemon", daemonPID, "-child-ignore-term", "-pidfile", agentPID, "-lines", "1")
-	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "500ms")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-daemon", daemonPID, "-child-ignore-term", "-pidfile", agentPID, "-lines", "1")
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "500ms")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	readPID(t, agentPID)
+	fwtest.ReadPID(t, agentPID)
 	agentDone := time.Now() // the agent exits right after writing its pid
 	err := cmd.Wait()
 	took := time.Since(agentDone)
-	dpid := readPID(t, daemonPID)
+	dpid := fwtest.ReadPID(t, daemonPID)
 	t.Cleanup(func() { syscall.Kill(dpid, syscall.SIGKILL) })
 	if err != nil {
 		t.Fatalf("work-once --run: %v\n%s", err, stderr.String())
 	}
-	if alive(dpid) {
+	if fwtest.Alive(dpid) {
 		t.Errorf("the setsid daemon %d outlived the driver", dpid)
 	}
 	if took > 3500*time.Millisecond {
@@ -71,23 +73,23 @@ func TestRunStopsASetsidDaemonTheAgentLeft(t *testing.T) {
 // started too, though it is in no group the driver knows.
 func TestRunSIGTERMStopsTheAgentsDaemon(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	tmp := t.TempDir()
 	daemonPID, agentPID := filepath.Join(tmp, "daemon.pid"), filepath.Join(tmp, "agent.pid")
-	withExecutor(t, dir, fakeAgent(t), "-daemon", daemonPID, "-pidfile", agentPID, "-sleep", "5m")
-	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-daemon", daemonPID, "-pidfile", agentPID, "-sleep", "5m")
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	apid, dpid := readPID(t, agentPID), readPID(t, daemonPID)
+	apid, dpid := fwtest.ReadPID(t, agentPID), fwtest.ReadPID(t, daemonPID)
 	t.Cleanup(func() { syscall.Kill(dpid, syscall.SIGKILL); syscall.Kill(apid, syscall.SIGKILL) })
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitError {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != fwtest.ExitError {
 		t.Fatalf("driver after SIGTERM: %v", err)
 	}
-	if alive(dpid) || alive(apid) {
-		t.Errorf("after the driver: agent alive %v, daemon alive %v", alive(apid), alive(dpid))
+	if fwtest.Alive(dpid) || fwtest.Alive(apid) {
+		t.Errorf("after the driver: agent alive %v, daemon alive %v", fwtest.Alive(apid), fwtest.Alive(dpid))
 	}
 }
 
@@ -95,16 +97,16 @@ func TestRunSIGTERMStopsTheAgentsDaemon(t *testing.T) {
 // that runs on meanwhile never brings back .plans/.leases/.lock.
 func TestRunAgentThatDeletesThePlanTree(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
-	withExecutor(t, dir, fakeAgent(t), "-delete-tree", "-sleep", "1500ms")
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "0.6")
-	if r.code != exitError || !strings.Contains(r.stderr, ".plans is gone: the agent deleted it") {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-delete-tree", "-sleep", "1500ms")
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "0.6")
+	if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, ".plans is gone: the agent deleted it") {
 		t.Errorf("driver whose agent deleted the tree: %v", r)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, ".plans")); err == nil {
 		t.Errorf("the heartbeat brought .plans/ back")
 	}
-	if st := stateOf(t, dir, "w1"); !strings.Contains(st.Note, "the agent deleted it") {
+	if st := fwtest.StateOf(t, dir, "w1"); !strings.Contains(st.Note, "the agent deleted it") {
 		t.Errorf("state note: %q", st.Note)
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, "var", "fleet", "logs", "w1.log"))

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
 )
@@ -23,19 +24,19 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 	// A project path, agent id and model with blanks, quotes and shell
 	// characters: each must arrive as exactly one argument.
 	dir := filepath.Join(t.TempDir(), `my "odd" project's $HOME`)
-	if r := fw(t, t.TempDir(), "scaffold", dir); r.code != 0 {
+	if r := fwtest.Run(t, t.TempDir(), "scaffold", dir); r.Code != 0 {
 		t.Fatalf("scaffold: %v", r)
 	}
-	writePlan(t, dir, plan{rel: "features/fix-it.md", fields: "Priority: P1"}, time.Minute)
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "features/fix-it.md", Fields: "Priority: P1"}, time.Minute)
 	rec := filepath.Join(t.TempDir(), "rec.json")
 	yaml := "endpoints:\n  - name: box\n    tier: reasoner\n    base_url: 'http://127.0.0.1:8001/v1?a=1&b=2'\n    model: 'gpt \"4\" o; rm -rf'\n" +
-		"    command: [" + strconv.Quote(fakeAgent(t)) + ", -record, " + strconv.Quote(rec) + ", --, '{plan}', '{agent_id}', '{model}', '{base_url}', '{port}', '{slug}', '{worktree}', 'x={slug}-{agent_id}', '{unknown}']\n"
+		"    command: [" + strconv.Quote(fwtest.FakeAgent(t)) + ", -record, " + strconv.Quote(rec) + ", --, '{plan}', '{agent_id}', '{model}', '{base_url}', '{port}', '{slug}', '{worktree}', 'x={slug}-{agent_id}', '{unknown}']\n"
 	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	agent := `ag "1" $(x) 'y'`
-	r := fw(t, dir, "work-once", "--root", dir, "--run", "--endpoint", "box", "--agent-id", agent)
-	if r.code != 0 {
+	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--run", "--endpoint", "box", "--agent-id", agent)
+	if r.Code != 0 {
 		t.Fatalf("work-once --run: %v", r)
 	}
 	var got struct {
@@ -62,7 +63,7 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 		t.Errorf("FLEET_LEASE_TOKEN = %q, want the lease's 16-digit token", token)
 	}
 	// The driver moved the plan under that very lease.
-	if events := readRel(t, dir, "logs/events.jsonl"); !strings.Contains(events, `"event":"complete"`) || !strings.Contains(events, `"lease":"`+token+`"`) {
+	if events := fwtest.ReadRel(t, dir, "logs/events.jsonl"); !strings.Contains(events, `"event":"complete"`) || !strings.Contains(events, `"lease":"`+token+`"`) {
 		t.Errorf("no complete event under lease %s:\n%s", token, events)
 	}
 	wantEnv := map[string]string{"FLEET_PLAN": planPath, "FLEET_AGENT_ID": agent, "FLEET_MODEL": model, "FLEET_BASE_URL": url,
@@ -74,14 +75,14 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 		t.Errorf("the agent ran in %q, want the project root %q", got.Cwd, dir)
 	}
 	// Exit 0 without moving the plan: the driver hands it to review.
-	if !exists(dir, "review-needed/fix-it.md") {
+	if !fwtest.Exists(dir, "review-needed/fix-it.md") {
 		t.Errorf("plan not in review-needed/: %v", r)
 	}
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	if len(lines) != 2 || lines[0] != planPath || lines[1] != filepath.Join(dir, ".plans", "review-needed", "fix-it.md") {
-		t.Errorf("stdout should name the claim and where the plan went:\n%s", r.stdout)
+		t.Errorf("stdout should name the claim and where the plan went:\n%s", r.Stdout)
 	}
-	st := stateOf(t, dir, agent)
+	st := fwtest.StateOf(t, dir, agent)
 	if st.State != workers.StateExited || st.ExitCode == nil || *st.ExitCode != 0 || st.Tier != "reasoner" || st.Model != model ||
 		st.Endpoint != "box" || st.Plan != "in-progress/fix-it.md" || st.AgentID != agent {
 		t.Errorf("state file: %+v", st)
@@ -90,10 +91,10 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 
 func TestRunLogsTheAgentsOutputTimestamped(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
-	withExecutor(t, dir, fakeAgent(t), "-lines", "3", "-stderr", "warning: careful")
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
-	if r.code != 0 {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-lines", "3", "-stderr", "warning: careful")
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1")
+	if r.Code != 0 {
 		t.Fatalf("work-once --run: %v", r)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "var", "fleet", "logs", "w1.log"))
@@ -120,66 +121,66 @@ func TestRunLogsTheAgentsOutputTimestamped(t *testing.T) {
 
 func TestRunHeartbeatRenewsWhileTheAgentRunsAndStopsWhenItDies(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
-	withExecutor(t, dir, fakeAgent(t), "-sleep", "2500ms", "-exit", "3")
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-sleep", "2500ms", "-exit", "3")
 	start := time.Now()
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "1.5")
-	if r.code != exitError || !strings.Contains(r.stderr, "agent exited 3") {
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "1.5")
+	if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "agent exited 3") {
 		t.Fatalf("a failing agent is exit 2 with a reason: %v", r)
 	}
-	l := runLease(t, dir, "in-progress/a.md")
+	l := fwtest.RunLease(t, dir, "in-progress/a.md")
 	// Without heartbeats the lease would have run out 1.5 s after the claim;
 	// the agent ran 2.5 s and the last renewal came near its end.
 	if l.ExpiresAt-l.ClaimedAt < 2.4 {
 		t.Errorf("lease not renewed while the agent ran: claimed %.2f expires %.2f (ran %v)", l.ClaimedAt, l.ExpiresAt, time.Since(start))
 	}
-	if !exists(dir, "in-progress/a.md") {
+	if !fwtest.Exists(dir, "in-progress/a.md") {
 		t.Fatal("a failed run must leave the plan claimed")
 	}
 	// The heartbeat stopped with the agent: the lease runs out and another
 	// worker can recover the plan.
 	time.Sleep(time.Until(time.Unix(0, int64(l.ExpiresAt*1e9))) + 100*time.Millisecond)
-	if l2 := runLease(t, dir, "in-progress/a.md"); l2.ExpiresAt != l.ExpiresAt {
+	if l2 := fwtest.RunLease(t, dir, "in-progress/a.md"); l2.ExpiresAt != l.ExpiresAt {
 		t.Errorf("lease renewed after the agent died: %.2f then %.2f", l.ExpiresAt, l2.ExpiresAt)
 	}
-	if r := fw(t, dir, "work-once", "--recover", "--slug", "a", "--agent-id", "w2"); r.code != 0 {
+	if r := fwtest.Run(t, dir, "work-once", "--recover", "--slug", "a", "--agent-id", "w2"); r.Code != 0 {
 		t.Fatalf("recover after expiry: %v", r)
 	}
-	st := stateOf(t, dir, "w1")
-	if st.State != workers.StateExited || st.ExitCode == nil || *st.ExitCode != exitError || !strings.Contains(st.Note, "exited 3") {
+	st := fwtest.StateOf(t, dir, "w1")
+	if st.State != workers.StateExited || st.ExitCode == nil || *st.ExitCode != fwtest.ExitError || !strings.Contains(st.Note, "exited 3") {
 		t.Errorf("state file: %+v", st)
 	}
 }
 
 func TestRunSIGTERMStopsTheAgentAndReleasesThePlan(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "bugs/crash.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md"})
 	tmp := t.TempDir()
 	agentPID, childPID := filepath.Join(tmp, "agent.pid"), filepath.Join(tmp, "child.pid")
 	// The agent ignores SIGTERM and has a child of its own: both must go.
-	withExecutor(t, dir, fakeAgent(t), "-ignore-term", "-child", childPID, "-pidfile", agentPID, "-sleep", "5m")
-	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-ignore-term", "-child", childPID, "-pidfile", agentPID, "-sleep", "5m")
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	apid, cpid := readPID(t, agentPID), readPID(t, childPID)
-	if st := stateOf(t, dir, "w1"); st.State != workers.StateRunning || st.Plan != "in-progress/crash.md" || st.PID != cmd.Process.Pid {
+	apid, cpid := fwtest.ReadPID(t, agentPID), fwtest.ReadPID(t, childPID)
+	if st := fwtest.StateOf(t, dir, "w1"); st.State != workers.StateRunning || st.Plan != "in-progress/crash.md" || st.PID != cmd.Process.Pid {
 		t.Errorf("state while running: %+v", st)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitError {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != fwtest.ExitError {
 		t.Fatalf("driver after SIGTERM: %v\n%s", err, stderr.String())
 	}
-	if !exists(dir, "bugs/crash.md") || exists(dir, "in-progress/crash.md") {
+	if !fwtest.Exists(dir, "bugs/crash.md") || fwtest.Exists(dir, "in-progress/crash.md") {
 		t.Errorf("the plan should be back in bugs/\n%s", stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".plans", ".leases", "in-progress__crash.md.json")); err == nil {
 		t.Error("lease left behind")
 	}
-	waitFor(t, "the agent and its child to be gone", 5*time.Second, func() bool { return !alive(apid) && !alive(cpid) })
+	fwtest.WaitFor(t, "the agent and its child to be gone", 5*time.Second, func() bool { return !fwtest.Alive(apid) && !fwtest.Alive(cpid) })
 	t0 := time.Now()
 	tree, _ := planfs.Open(dir)
 	events, _ := tree.Events()
@@ -187,7 +188,7 @@ func TestRunSIGTERMStopsTheAgentAndReleasesThePlan(t *testing.T) {
 	if last.Event != "release" || last.To != "bugs/crash.md" || !strings.Contains(last.Reason, "SIGTERM") {
 		t.Errorf("the release should say why: %+v", last)
 	}
-	st := stateOf(t, dir, "w1")
+	st := fwtest.StateOf(t, dir, "w1")
 	if st.State != workers.StateExited || !strings.Contains(st.Note, "SIGTERM") {
 		t.Errorf("state after stop: %+v", st)
 	}
@@ -196,71 +197,71 @@ func TestRunSIGTERMStopsTheAgentAndReleasesThePlan(t *testing.T) {
 
 func TestRunKill9OfTheDriverLeavesALeaseThatExpires(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	agentPID := filepath.Join(t.TempDir(), "agent.pid")
-	withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
-	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "3")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "3")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	apid := readPID(t, agentPID)
+	apid := fwtest.ReadPID(t, agentPID)
 	cmd.Process.Kill()
 	cmd.Wait()
 	// The agent hears of its driver's death instead of working on unleased.
-	waitFor(t, "the orphaned agent to stop", 5*time.Second, func() bool { return !alive(apid) })
-	if !exists(dir, "in-progress/a.md") {
+	fwtest.WaitFor(t, "the orphaned agent to stop", 5*time.Second, func() bool { return !fwtest.Alive(apid) })
+	if !fwtest.Exists(dir, "in-progress/a.md") {
 		t.Fatal("kill -9 must leave the plan claimed")
 	}
-	l := runLease(t, dir, "in-progress/a.md")
-	if r := fw(t, dir, "work-once", "--recover", "--slug", "a", "--agent-id", "w2"); r.code != exitError {
+	l := fwtest.RunLease(t, dir, "in-progress/a.md")
+	if r := fwtest.Run(t, dir, "work-once", "--recover", "--slug", "a", "--agent-id", "w2"); r.Code != fwtest.ExitError {
 		t.Errorf("a live lease cannot be recovered yet: %v", r)
 	}
 	time.Sleep(time.Until(time.Unix(0, int64(l.ExpiresAt*1e9))) + 100*time.Millisecond)
-	if r := fw(t, dir, "work-once", "--recover", "--slug", "a", "--agent-id", "w2"); r.code != 0 {
+	if r := fwtest.Run(t, dir, "work-once", "--recover", "--slug", "a", "--agent-id", "w2"); r.Code != 0 {
 		t.Fatalf("recover after expiry: %v", r)
 	}
 	// The state file still says running; its process is gone, so it is dead.
-	if h := stateOf(t, dir, "w1").Health(time.Now()); h != workers.Dead {
+	if h := fwtest.StateOf(t, dir, "w1").Health(time.Now()); h != workers.Dead {
 		t.Errorf("health of a killed driver: %s", h)
 	}
 }
 
 func TestRunAgentThatMovesItsOwnPlan(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	exe, _ := os.Executable()
-	withExecutor(t, dir, fakeAgent(t), "-fw", exe, "-move", "completed")
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
-	if r.code != 0 || !exists(dir, "completed/a.md") || exists(dir, "review-needed/a.md") {
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-fw", exe, "-move", "completed")
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1")
+	if r.Code != 0 || !fwtest.Exists(dir, "completed/a.md") || fwtest.Exists(dir, "review-needed/a.md") {
 		t.Fatalf("the agent's own move stands: %v", r)
 	}
 }
 
 func TestRunMaxPlansWorksThemOneAfterAnother(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"}, plan{rel: "features/b.md"}, plan{rel: "features/c.md"})
-	withExecutor(t, dir, fakeAgent(t))
-	r := fw(t, dir, "work-once", "--run", "--max-plans", "2", "--agent-id", "w1")
-	if r.code != 0 || !exists(dir, "review-needed/a.md") || !exists(dir, "review-needed/b.md") || !exists(dir, "features/c.md") {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"}, fwtest.Plan{Rel: "features/b.md"}, fwtest.Plan{Rel: "features/c.md"})
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t))
+	r := fwtest.Run(t, dir, "work-once", "--run", "--max-plans", "2", "--agent-id", "w1")
+	if r.Code != 0 || !fwtest.Exists(dir, "review-needed/a.md") || !fwtest.Exists(dir, "review-needed/b.md") || !fwtest.Exists(dir, "features/c.md") {
 		t.Fatalf("--max-plans 2: %v", r)
 	}
-	st := stateOf(t, dir, "w1")
+	st := fwtest.StateOf(t, dir, "w1")
 	if st.Note != "worked 2 plan(s)" {
 		t.Errorf("state note: %q", st.Note)
 	}
 	// With nothing left for it the worker is idle, exit 1.
-	r = fw(t, dir, "work-once", "--run", "--max-plans", "5", "--agent-id", "w1")
-	if r.code != 0 || !exists(dir, "review-needed/c.md") {
+	r = fwtest.Run(t, dir, "work-once", "--run", "--max-plans", "5", "--agent-id", "w1")
+	if r.Code != 0 || !fwtest.Exists(dir, "review-needed/c.md") {
 		t.Fatalf("last plan: %v", r)
 	}
-	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w1"); r.code != exitNothing {
+	if r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1"); r.Code != fwtest.ExitNothing {
 		t.Fatalf("nothing left: %v", r)
 	}
 }
 
 func TestRunRefusesBeforeClaimingWithoutAWorkingExecutor(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	for _, c := range []struct {
 		name, yaml, want string
 	}{
@@ -273,11 +274,11 @@ func TestRunRefusesBeforeClaimingWithoutAWorkingExecutor(t *testing.T) {
 		if c.yaml != "" {
 			os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(c.yaml), 0o644)
 		}
-		r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
-		if r.code != exitError || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+		r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1")
+		if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, c.want) || strings.Count(r.Stderr, "\n") != 1 {
 			t.Errorf("%s: %v", c.name, r)
 		}
-		if !exists(dir, "features/a.md") {
+		if !fwtest.Exists(dir, "features/a.md") {
 			t.Fatalf("%s: the plan was claimed anyway", c.name)
 		}
 	}
@@ -285,60 +286,60 @@ func TestRunRefusesBeforeClaimingWithoutAWorkingExecutor(t *testing.T) {
 
 func TestRunStopsTheAgentWhenItsPlanIsTakenBack(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	agentPID := filepath.Join(t.TempDir(), "agent.pid")
-	withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
-	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "0.6", "--stop-grace", "300ms")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "0.6", "--stop-grace", "300ms")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	apid := readPID(t, agentPID)
-	if r := fw(t, dir, "release", "--force", "in-progress/a.md"); r.code != 0 {
+	apid := fwtest.ReadPID(t, agentPID)
+	if r := fwtest.Run(t, dir, "release", "--force", "in-progress/a.md"); r.Code != 0 {
 		t.Fatalf("operator release: %v", r)
 	}
 	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitError || !strings.Contains(stderr.String(), "lease lost") {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != fwtest.ExitError || !strings.Contains(stderr.String(), "lease lost") {
 		t.Fatalf("driver whose plan was taken back: %v\n%s", err, stderr.String())
 	}
-	waitFor(t, "the agent to stop", 5*time.Second, func() bool { return !alive(apid) })
-	if !exists(dir, "features/a.md") {
+	fwtest.WaitFor(t, "the agent to stop", 5*time.Second, func() bool { return !fwtest.Alive(apid) })
+	if !fwtest.Exists(dir, "features/a.md") {
 		t.Error("the released plan should stay where the operator put it")
 	}
 }
 
 func TestRunOneDriverPerAgentID(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"}, plan{rel: "features/b.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"}, fwtest.Plan{Rel: "features/b.md"})
 	agentPID := filepath.Join(t.TempDir(), "agent.pid")
-	withExecutor(t, dir, fakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
-	cmd := fwCmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-pidfile", agentPID, "-sleep", "5m")
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--stop-grace", "300ms")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
 	defer cmd.Process.Signal(syscall.SIGTERM)
-	readPID(t, agentPID)
+	fwtest.ReadPID(t, agentPID)
 	// A cron tick while the first run works: idle, and nothing claimed.
-	r := fw(t, dir, "work-once", "--run", "--agent-id", "w1")
-	if r.code != exitNothing || !strings.Contains(r.stderr, "agent w1 is already running (pid "+strconv.Itoa(cmd.Process.Pid)) || !exists(dir, "features/b.md") {
+	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1")
+	if r.Code != fwtest.ExitNothing || !strings.Contains(r.Stderr, "agent w1 is already running (pid "+strconv.Itoa(cmd.Process.Pid)) || !fwtest.Exists(dir, "features/b.md") {
 		t.Fatalf("second driver for w1: %v", r)
 	}
 	// Another agent id works beside it.
-	withExecutor(t, dir, fakeAgent(t))
-	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w2"); r.code != 0 || !exists(dir, "review-needed/b.md") {
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t))
+	if r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w2"); r.Code != 0 || !fwtest.Exists(dir, "review-needed/b.md") {
 		t.Fatalf("w2 beside w1: %v", r)
 	}
 }
 
 func TestDemoAgentWorksAPlanInItsWorktree(t *testing.T) {
 	t.Parallel()
-	r := fw(t, t.TempDir(), "demo", "--keep")
-	if r.code != 0 {
+	r := fwtest.Run(t, t.TempDir(), "demo", "--keep")
+	if r.Code != 0 {
 		t.Fatalf("demo --keep: %v", r)
 	}
-	first, _, _ := strings.Cut(r.stdout, "\n")
+	first, _, _ := strings.Cut(r.Stdout, "\n")
 	project := strings.TrimSuffix(strings.TrimPrefix(first, "demo project: "), " (kept)")
 	t.Cleanup(func() { os.RemoveAll(filepath.Dir(project)) })
 	yaml, err := os.ReadFile(filepath.Join(project, "endpoints.yaml"))
@@ -351,11 +352,11 @@ func TestDemoAgentWorksAPlanInItsWorktree(t *testing.T) {
 		t.Fatalf("endpoints.yaml does not name demo-agent:\n%s", yaml)
 	}
 	os.WriteFile(filepath.Join(project, "endpoints.yaml"), []byte(fast), 0o644)
-	r = fw(t, project, "work-once", "--run", "--ensure-worktree", "--endpoint", "box-mid", "--agent-id", "mid-7")
-	if r.code != 0 {
+	r = fwtest.Run(t, project, "work-once", "--run", "--ensure-worktree", "--endpoint", "box-mid", "--agent-id", "mid-7")
+	if r.Code != 0 {
 		t.Fatalf("work-once --run with the demo agent: %v", r)
 	}
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	slug := strings.TrimSuffix(filepath.Base(lines[0]), ".md")
 	if last := lines[len(lines)-1]; last != filepath.Join(project, ".plans", "review-needed", slug+".md") {
 		t.Errorf("the plan should wait for review: %v", r)
@@ -370,29 +371,29 @@ func TestDemoAgentWorksAPlanInItsWorktree(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 	// Run outside a driver, it says what it needs.
-	if r := fw(t, project, "demo-agent"); r.code != exitError || !strings.Contains(r.stderr, "FLEET_PLAN") {
+	if r := fwtest.Run(t, project, "demo-agent"); r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "FLEET_PLAN") {
 		t.Errorf("demo-agent by hand: %v", r)
 	}
 }
 
 func TestRunTwoDriversNeverShareAPort(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/a.md"}, plan{rel: "features/b.md"}, plan{rel: "features/c.md"}, plan{rel: "features/d.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"}, fwtest.Plan{Rel: "features/b.md"}, fwtest.Plan{Rel: "features/c.md"}, fwtest.Plan{Rel: "features/d.md"})
 	rec := t.TempDir()
-	withExecutor(t, dir, fakeAgent(t), "-record", filepath.Join(rec, "{agent_id}-{slug}.json"), "-sleep", "300ms")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-record", filepath.Join(rec, "{agent_id}-{slug}.json"), "-sleep", "300ms")
 	var wg sync.WaitGroup
-	results := make([]result, 4)
+	results := make([]fwtest.Result, 4)
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = fw(t, dir, "work-once", "--run", "--agent-id", "w"+strconv.Itoa(i), "--port-range", "4100-4199")
+			results[i] = fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w"+strconv.Itoa(i), "--port-range", "4100-4199")
 		}()
 	}
 	wg.Wait()
 	ports := map[string]string{}
 	for i, r := range results {
-		if r.code != 0 {
+		if r.Code != 0 {
 			t.Fatalf("driver %d: %v", i, r)
 		}
 		files, _ := filepath.Glob(filepath.Join(rec, "w"+strconv.Itoa(i)+"-*.json"))
@@ -409,8 +410,8 @@ func TestRunTwoDriversNeverShareAPort(t *testing.T) {
 		ports[p] = "w" + strconv.Itoa(i)
 	}
 	// A port is the agent's for good: the next run gets the same one.
-	writePlan(t, dir, plan{rel: "features/e.md"}, time.Minute)
-	if r := fw(t, dir, "work-once", "--run", "--agent-id", "w2", "--port-range", "4100-4199"); r.code != 0 {
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "features/e.md"}, time.Minute)
+	if r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w2", "--port-range", "4100-4199"); r.Code != 0 {
 		t.Fatalf("second run: %v", r)
 	}
 	var got struct{ Env map[string]string }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // freePorts finds n consecutive ports nothing listens on, as LO-HI.
@@ -36,70 +39,70 @@ func freePorts(t *testing.T, n int) (int, string) {
 // KEY=value lines, a table, a path, and exit 0 ok, 1 missing, 2 error.
 func TestWorktreeCommands(t *testing.T) {
 	t.Parallel()
-	dir := gitRepo(t)
+	dir := fwtest.GitRepo(t)
 	lo, ports := freePorts(t, 4)
-	wantLines := func(r result, want ...string) {
+	wantLines := func(r fwtest.Result, want ...string) {
 		t.Helper()
-		if r.code != 0 || r.stdout != strings.Join(want, "\n")+"\n" || r.stderr != "" {
+		if r.Code != 0 || r.Stdout != strings.Join(want, "\n")+"\n" || r.Stderr != "" {
 			t.Fatalf("%v\nwant stdout:\n%s", r, strings.Join(want, "\n"))
 		}
 	}
 	mid := filepath.Join(dir, "var", "worktrees", "mid-1")
 	// --project defaults to the git top level of the current folder.
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
-	wantLines(fw(t, filepath.Join(dir, "sub"), "worktree", "ensure", "--agent-id", "mid 1", "--slug", "fix-login", "--port-range", ports),
+	wantLines(fwtest.Run(t, filepath.Join(dir, "sub"), "worktree", "ensure", "--agent-id", "mid 1", "--slug", "fix-login", "--port-range", ports),
 		"WORKTREE="+mid, "BRANCH=feature/fix-login", "INTEGRATION=dev", "AGENT_ID=mid 1", "PROJECT="+dir, "PORT="+strconv.Itoa(lo))
 	// Stable: the same port again, and the next agent gets the next one.
-	r := fw(t, dir, "worktree", "ensure", "--agent-id", "mid 1", "--port-range", ports)
-	if !strings.Contains(r.stdout, "PORT="+strconv.Itoa(lo)+"\n") {
+	r := fwtest.Run(t, dir, "worktree", "ensure", "--agent-id", "mid 1", "--port-range", ports)
+	if !strings.Contains(r.Stdout, "PORT="+strconv.Itoa(lo)+"\n") {
 		t.Fatalf("second ensure: %v", r)
 	}
 	small := filepath.Join(dir, "var", "worktrees", "small-2")
-	r = fw(t, t.TempDir(), "worktree", "ensure", "--project", dir, "--agent-id", "small-2", "--port-range", ports)
-	if r.code != 0 || !strings.Contains(r.stdout, "BRANCH=agent/small-2\n") || !strings.Contains(r.stdout, "PORT="+strconv.Itoa(lo+1)+"\n") {
+	r = fwtest.Run(t, t.TempDir(), "worktree", "ensure", "--project", dir, "--agent-id", "small-2", "--port-range", ports)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "BRANCH=agent/small-2\n") || !strings.Contains(r.Stdout, "PORT="+strconv.Itoa(lo+1)+"\n") {
 		t.Fatalf("small-2: %v", r)
 	}
 
-	wantLines(fw(t, dir, "worktree", "list"),
+	wantLines(fwtest.Run(t, dir, "worktree", "list"),
 		"AGENT_ID  BRANCH             PORT   PATH",
 		"mid 1     feature/fix-login  "+strconv.Itoa(lo)+"  "+mid,
 		"small-2   agent/small-2      "+strconv.Itoa(lo+1)+"  "+small)
-	wantLines(fw(t, dir, "worktree", "path", "--agent-id", "small-2"), small)
-	if r := fw(t, dir, "worktree", "path", "--agent-id", "nobody"); r.code != 1 || r.stdout != "" || r.stderr != "fleetwatch: worktree path: no worktree for agent \"nobody\"\n" {
+	wantLines(fwtest.Run(t, dir, "worktree", "path", "--agent-id", "small-2"), small)
+	if r := fwtest.Run(t, dir, "worktree", "path", "--agent-id", "nobody"); r.Code != 1 || r.Stdout != "" || r.Stderr != "fleetwatch: worktree path: no worktree for agent \"nobody\"\n" {
 		t.Fatalf("path of nobody: %v", r)
 	}
 
 	// remove refuses to lose work, one line naming the worktree.
 	os.WriteFile(filepath.Join(mid, "notes.txt"), []byte("x"), 0o644)
-	r = fw(t, dir, "worktree", "remove", "--agent-id", "mid 1", "--delete-branch")
-	if r.code != 2 || !strings.Contains(r.stderr, mid+": 1 uncommitted change (1 untracked file) would be lost") || strings.Count(r.stderr, "\n") != 1 {
+	r = fwtest.Run(t, dir, "worktree", "remove", "--agent-id", "mid 1", "--delete-branch")
+	if r.Code != 2 || !strings.Contains(r.Stderr, mid+": 1 uncommitted change (1 untracked file) would be lost") || strings.Count(r.Stderr, "\n") != 1 {
 		t.Fatalf("dirty remove: %v", r)
 	}
-	git(t, mid, "add", "notes.txt")
-	git(t, mid, "commit", "-q", "-m", "notes")
-	r = fw(t, dir, "worktree", "remove", "--agent-id", "mid 1", "--delete-branch")
-	if r.code != 2 || r.stderr != "fleetwatch: worktree remove: "+mid+": 1 commit on feature/fix-login not in dev; --force removes the worktree but keeps the branch\n" {
+	testkit.Git(t, mid, "add", "notes.txt")
+	testkit.Git(t, mid, "commit", "-q", "-m", "notes")
+	r = fwtest.Run(t, dir, "worktree", "remove", "--agent-id", "mid 1", "--delete-branch")
+	if r.Code != 2 || r.Stderr != "fleetwatch: worktree remove: "+mid+": 1 commit on feature/fix-login not in dev; --force removes the worktree but keeps the branch\n" {
 		t.Fatalf("unmerged remove: %v", r)
 	}
-	r = fw(t, dir, "worktree", "remove", "--agent-id", "mid 1", "--delete-branch", "--force")
-	if r.code != 0 || r.stdout != "removed worktree "+mid+" for agent_id=mid 1\nfreed port "+strconv.Itoa(lo)+"\n" ||
-		r.stderr != "fleetwatch: worktree remove: kept feature/fix-login: 1 commit not in dev\n" {
+	r = fwtest.Run(t, dir, "worktree", "remove", "--agent-id", "mid 1", "--delete-branch", "--force")
+	if r.Code != 0 || r.Stdout != "removed worktree "+mid+" for agent_id=mid 1\nfreed port "+strconv.Itoa(lo)+"\n" ||
+		r.Stderr != "fleetwatch: worktree remove: kept feature/fix-login: 1 commit not in dev\n" {
 		t.Fatalf("forced remove: %v", r)
 	}
-	wantLines(fw(t, dir, "worktree", "remove", "--agent-id", "small-2", "--delete-branch"),
+	wantLines(fwtest.Run(t, dir, "worktree", "remove", "--agent-id", "small-2", "--delete-branch"),
 		"removed worktree "+small+" for agent_id=small-2", "deleted branch agent/small-2", "freed port "+strconv.Itoa(lo+1))
-	if r := fw(t, dir, "worktree", "remove", "--agent-id", "small-2"); r.code != 1 || !strings.Contains(r.stderr, "nothing to remove") {
+	if r := fwtest.Run(t, dir, "worktree", "remove", "--agent-id", "small-2"); r.Code != 1 || !strings.Contains(r.Stderr, "nothing to remove") {
 		t.Fatalf("remove twice: %v", r)
 	}
-	if r := fw(t, dir, "worktree", "list"); r.code != 1 || r.stdout != "(no agent worktrees registered)\n" {
+	if r := fwtest.Run(t, dir, "worktree", "list"); r.Code != 1 || r.Stdout != "(no agent worktrees registered)\n" {
 		t.Fatalf("empty list: %v", r)
 	}
-	wantLines(fw(t, dir, "worktree", "ensure-integration"), "INTEGRATION=dev", "CREATED=no")
-	other := gitRepo(t)
-	wantLines(fw(t, other, "worktree", "ensure-integration"), "INTEGRATION=dev", "CREATED=yes")
+	wantLines(fwtest.Run(t, dir, "worktree", "ensure-integration"), "INTEGRATION=dev", "CREATED=no")
+	other := fwtest.GitRepo(t)
+	wantLines(fwtest.Run(t, other, "worktree", "ensure-integration"), "INTEGRATION=dev", "CREATED=yes")
 	// Without origin, --push-integration warns and the branch still works.
-	r = fw(t, other, "worktree", "ensure-integration", "--push-integration")
-	if r.code != 0 || r.stdout != "INTEGRATION=dev\nCREATED=no\n" || !strings.Contains(r.stderr, "warning: --push-integration: no origin remote") {
+	r = fwtest.Run(t, other, "worktree", "ensure-integration", "--push-integration")
+	if r.Code != 0 || r.Stdout != "INTEGRATION=dev\nCREATED=no\n" || !strings.Contains(r.Stderr, "warning: --push-integration: no origin remote") {
 		t.Fatalf("push without origin: %v", r)
 	}
 }
@@ -108,21 +111,21 @@ func TestWorktreeCommands(t *testing.T) {
 func TestWorktreePushIntegration(t *testing.T) {
 	t.Parallel()
 	origin := t.TempDir()
-	git(t, origin, "init", "-q", "--bare")
-	dir := gitRepo(t)
-	git(t, dir, "remote", "add", "origin", origin)
+	testkit.Git(t, origin, "init", "-q", "--bare")
+	dir := fwtest.GitRepo(t)
+	testkit.Git(t, dir, "remote", "add", "origin", origin)
 	_, ports := freePorts(t, 1)
-	r := fw(t, dir, "worktree", "ensure", "--agent-id", "a", "--push-integration", "--port-range", ports)
-	if r.code != 0 || r.stderr != "" {
+	r := fwtest.Run(t, dir, "worktree", "ensure", "--agent-id", "a", "--push-integration", "--port-range", ports)
+	if r.Code != 0 || r.Stderr != "" {
 		t.Fatalf("%v", r)
 	}
-	git(t, origin, "rev-parse", "--verify", "refs/heads/dev")
+	testkit.Git(t, origin, "rev-parse", "--verify", "refs/heads/dev")
 }
 
 // Bad input is one line naming the flag, exit 2; -h is exit 0.
 func TestWorktreeBadInput(t *testing.T) {
 	t.Parallel()
-	dir := gitRepo(t)
+	dir := fwtest.GitRepo(t)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -139,19 +142,19 @@ func TestWorktreeBadInput(t *testing.T) {
 		{[]string{"worktree", "list", "extra"}, `worktree list: unexpected argument "extra"`},
 		{[]string{"worktree", "list", "--project", filepath.Join(dir, "missing")}, "worktree list: --project: "},
 	} {
-		r := fw(t, dir, c.args...)
-		if r.code != 2 || !strings.HasPrefix(r.stderr, "fleetwatch: ") || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+		r := fwtest.Run(t, dir, c.args...)
+		if r.Code != 2 || !strings.HasPrefix(r.Stderr, "fleetwatch: ") || !strings.Contains(r.Stderr, c.want) || strings.Count(r.Stderr, "\n") != 1 {
 			t.Errorf("%v: %v\nwant one line with %q", c.args, r, c.want)
 		}
 	}
-	if r := fw(t, t.TempDir(), "worktree", "list"); r.code != 2 || !strings.Contains(r.stderr, "not in a git repository (--project names one)") {
+	if r := fwtest.Run(t, t.TempDir(), "worktree", "list"); r.Code != 2 || !strings.Contains(r.Stderr, "not in a git repository (--project names one)") {
 		t.Errorf("outside git: %v", r)
 	}
-	if r := fw(t, dir, "worktree"); r.code != 2 || !strings.Contains(r.stderr, "usage: fleetwatch worktree") {
+	if r := fwtest.Run(t, dir, "worktree"); r.Code != 2 || !strings.Contains(r.Stderr, "usage: fleetwatch worktree") {
 		t.Errorf("no subcommand: %v", r)
 	}
 	for _, args := range [][]string{{"worktree", "--help"}, {"worktree", "ensure", "--help"}, {"worktree", "remove", "-h"}} {
-		if r := fw(t, dir, args...); r.code != 0 || !strings.Contains(r.stdout, "usage: fleetwatch worktree") {
+		if r := fwtest.Run(t, dir, args...); r.Code != 0 || !strings.Contains(r.Stdout, "usage: fleetwatch worktree") {
 			t.Errorf("%v: %v", args, r)
 		}
 	}
@@ -165,31 +168,31 @@ func TestWorktreeBadInput(t *testing.T) {
 // port or a worktree.
 func TestWorktreeEnsurePortsRace(t *testing.T) {
 	t.Parallel()
-	dir := gitRepo(t)
+	dir := fwtest.GitRepo(t)
 	const n = 16
 	lo, ports := freePorts(t, n+4)
 	barrier := filepath.Join(t.TempDir(), "go")
-	results := make([]result, n)
+	results := make([]fwtest.Result, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			results[i] = fwEnv(t, dir, []string{barrierEnv + "=" + barrier},
+			results[i] = fwtest.RunEnv(t, dir, []string{fwtest.BarrierEnv + "=" + barrier},
 				"worktree", "ensure", "--agent-id", fmt.Sprintf("racer-%02d", i), "--port-range", ports)
 		})
 	}
-	openBarrier(t, barrier, n)
+	fwtest.OpenBarrier(t, barrier, n)
 	wg.Wait()
 	seen := map[string]int{}
 	for i, r := range results {
 		port := ""
-		for _, line := range strings.Split(r.stdout, "\n") {
+		for _, line := range strings.Split(r.Stdout, "\n") {
 			port = strings.TrimPrefix(line, "PORT=")
 			if port != line {
 				break
 			}
 		}
 		p, err := strconv.Atoi(port)
-		if r.code != 0 || err != nil || p < lo || p >= lo+n+4 {
+		if r.Code != 0 || err != nil || p < lo || p >= lo+n+4 {
 			t.Fatalf("racer %d: %v", i, r)
 		}
 		if j, dup := seen[port]; dup {
@@ -197,8 +200,8 @@ func TestWorktreeEnsurePortsRace(t *testing.T) {
 		}
 		seen[port] = i
 	}
-	r := fw(t, dir, "worktree", "list")
-	if r.code != 0 || strings.Count(r.stdout, "\n") != n+1 {
+	r := fwtest.Run(t, dir, "worktree", "list")
+	if r.Code != 0 || strings.Count(r.Stdout, "\n") != n+1 {
 		t.Fatalf("list after the race: %v", r)
 	}
 }

@@ -3,17 +3,19 @@ package uitest
 import (
 	"encoding/json"
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // board --json and work-once --list --json say the same of a plan a tier
 // will not take: rank null, not a rank 0 that no pick order has.
 func TestBoardAndListAgreeOnRank(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/free.md"}, plan{rel: "features/waits.md", fields: "Depends on: nope"},
-		plan{rel: "features/bobs.md", fields: "Assignee: bob"})
-	br := fw(t, dir, "board", "--json", "--project", dir)
-	lr := fw(t, dir, "work-once", "--list", "--json", "--root", dir, "--tier", "mid")
-	if br.code != 0 || lr.code != 0 {
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/free.md"}, fwtest.Plan{Rel: "features/waits.md", Fields: "Depends on: nope"},
+		fwtest.Plan{Rel: "features/bobs.md", Fields: "Assignee: bob"})
+	br := fwtest.Run(t, dir, "board", "--json", "--project", dir)
+	lr := fwtest.Run(t, dir, "work-once", "--list", "--json", "--root", dir, "--tier", "mid")
+	if br.Code != 0 || lr.Code != 0 {
 		t.Fatalf("board %v\nlist %v", br, lr)
 	}
 	var board struct {
@@ -30,10 +32,10 @@ func TestBoardAndListAgreeOnRank(t *testing.T) {
 			Rank json.RawMessage `json:"rank"`
 		} `json:"plans"`
 	}
-	if err := json.Unmarshal([]byte(br.stdout), &board); err != nil {
+	if err := json.Unmarshal([]byte(br.Stdout), &board); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(lr.stdout), &list); err != nil {
+	if err := json.Unmarshal([]byte(lr.Stdout), &list); err != nil {
 		t.Fatal(err)
 	}
 	boardRank := map[string]string{}

@@ -16,6 +16,8 @@ import (
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // boardPutLease writes rel's lease as anchor does: agent claimed it ago
@@ -117,31 +119,31 @@ func boardTitles(cols []boardCol) []string {
 // boardOnce runs `board --once` (piped, so without colour) and parses it.
 func boardOnce(t *testing.T, dir string, args ...string) (string, []boardCol) {
 	t.Helper()
-	r := fw(t, dir, append([]string{"board", "--project", dir, "--once", "--width", "200"}, args...)...)
-	if r.code != 0 || r.stderr != "" {
+	r := fwtest.Run(t, dir, append([]string{"board", "--project", dir, "--once", "--width", "200"}, args...)...)
+	if r.Code != 0 || r.Stderr != "" {
 		t.Fatalf("board --once: %v", r)
 	}
-	return r.stdout, parseBoard(t, r.stdout)
+	return r.Stdout, parseBoard(t, r.Stdout)
 }
 
 // boardOneLine fails unless r is exit 2 with one `fleetwatch: ` line naming name.
-func boardOneLine(t *testing.T, r result, name string) {
+func boardOneLine(t *testing.T, r fwtest.Result, name string) {
 	t.Helper()
-	if r.code != 2 || r.stdout != "" || !strings.HasPrefix(r.stderr, "fleetwatch: ") ||
-		strings.Count(r.stderr, "\n") != 1 || !strings.HasSuffix(r.stderr, "\n") || !strings.Contains(r.stderr, name) {
+	if r.Code != 2 || r.Stdout != "" || !strings.HasPrefix(r.Stderr, "fleetwatch: ") ||
+		strings.Count(r.Stderr, "\n") != 1 || !strings.HasSuffix(r.Stderr, "\n") || !strings.Contains(r.Stderr, name) {
 		t.Errorf("want exit 2 and one `fleetwatch: ` line naming %q, got %v", name, r)
 	}
 }
 
 // boardAnchor is a plan as anchor's plan_board test helper writes it.
-func boardAnchor(rel string, fields ...string) plan {
-	return plan{rel: rel, fields: strings.Join(append([]string{"Value: medium", "Preferred models: mid"}, fields...), ";")}
+func boardAnchor(rel string, fields ...string) fwtest.Plan {
+	return fwtest.Plan{Rel: rel, Fields: strings.Join(append([]string{"Value: medium", "Preferred models: mid"}, fields...), ";")}
 }
 
 // TESTS 124, 125: one plan in each lane → exactly five columns, each with its plans.
 func TestBoardColumnsAndCards(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, boardAnchor("drafts/d.md"), boardAnchor("bugs/b.md"), boardAnchor("features/f.md"),
+	dir := fwtest.NewTree(t, boardAnchor("drafts/d.md"), boardAnchor("bugs/b.md"), boardAnchor("features/f.md"),
 		boardAnchor("in-progress/ip.md"), boardAnchor("review-needed/rn.md"), boardAnchor("completed/c.md"))
 	out, cols := boardOnce(t, dir)
 	if got := boardTitles(cols); !slices.Equal(got, []string{"Drafts", "Ready", "In Progress", "Review Needed", "Completed"}) {
@@ -165,7 +167,7 @@ func TestBoardColumnsAndCards(t *testing.T) {
 // header counts what reached completed/ and review-needed/ this week.
 func TestBoardCardNotesAndWeekCounts(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t,
+	dir := fwtest.NewTree(t,
 		boardAnchor("features/mine.md", "Assignee: alice"),
 		boardAnchor("features/waits.md", "Depends on: nope"),
 		boardAnchor("in-progress/live.md"), boardAnchor("in-progress/old.md"),
@@ -174,10 +176,10 @@ func TestBoardCardNotesAndWeekCounts(t *testing.T) {
 	boardPutLease(t, dir, "in-progress/live.md", "mid-1", 600, 3600, "features/live.md")
 	boardPutLease(t, dir, "in-progress/old.md", "small-2", 7200, 3600, "features/old.md")
 	for slug, to := range map[string]string{"done": "completed", "reviewed": "review-needed"} {
-		if r := fw(t, dir, "work-once", "--root", dir, "--slug", slug, "--agent-id", "w"); r.code != 0 {
+		if r := fwtest.Run(t, dir, "work-once", "--root", dir, "--slug", slug, "--agent-id", "w"); r.Code != 0 {
 			t.Fatalf("claim %s: %v", slug, r)
 		}
-		if r := fw(t, dir, "complete", "--root", dir, slug, "--to", to, "--agent-id", "w"); r.code != 0 {
+		if r := fwtest.Run(t, dir, "complete", "--root", dir, slug, "--to", to, "--agent-id", "w"); r.Code != 0 {
 			t.Fatalf("complete %s: %v", slug, r)
 		}
 	}
@@ -210,7 +212,7 @@ func TestBoardCardNotesAndWeekCounts(t *testing.T) {
 // TEST 126: parked lanes only with --include-parked, as the last two columns.
 func TestBoardIncludeParked(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, boardAnchor("ambiguous/a.md"), boardAnchor("blocked/bl.md"), boardAnchor("features/f.md"))
+	dir := fwtest.NewTree(t, boardAnchor("ambiguous/a.md"), boardAnchor("blocked/bl.md"), boardAnchor("features/f.md"))
 	out, cols := boardOnce(t, dir)
 	if len(cols) != 5 || strings.Contains(out, "Ambiguous") || strings.Contains(out, "Blocked") ||
 		regexp.MustCompile(`(?m)^\s*(a|bl)\s*$`).MatchString(out) {
@@ -228,11 +230,11 @@ func TestBoardIncludeParked(t *testing.T) {
 // TEST 127: Ready is bugs first, then Priority, then Value.
 func TestBoardReadyOrder(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t,
-		plan{rel: "features/high.md", fields: "Priority: P1; Value: high; Preferred models: mid"},
-		plan{rel: "bugs/low.md", fields: "Priority: P3; Value: low; Preferred models: mid"},
-		plan{rel: "features/low.md", fields: "Priority: P2; Value: low; Preferred models: mid"},
-		plan{rel: "features/hi2.md", fields: "Priority: P2; Value: high; Preferred models: mid"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "features/high.md", Fields: "Priority: P1; Value: high; Preferred models: mid"},
+		fwtest.Plan{Rel: "bugs/low.md", Fields: "Priority: P3; Value: low; Preferred models: mid"},
+		fwtest.Plan{Rel: "features/low.md", Fields: "Priority: P2; Value: low; Preferred models: mid"},
+		fwtest.Plan{Rel: "features/hi2.md", Fields: "Priority: P2; Value: high; Preferred models: mid"},
 	)
 	out, cols := boardOnce(t, dir)
 	ready := cols[1]
@@ -248,23 +250,23 @@ func TestBoardReadyOrder(t *testing.T) {
 // no colour even without --no-color.
 func TestBoardPlainWhenPiped(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, boardAnchor("features/smoke.md"), boardAnchor("features/nolabel.md"))
+	dir := fwtest.NewTree(t, boardAnchor("features/smoke.md"), boardAnchor("features/nolabel.md"))
 	for _, args := range [][]string{{"--no-color"}, nil} {
-		r := fw(t, dir, append([]string{"board", "--project", dir, "--once"}, args...)...)
-		if r.code != 0 || !strings.Contains(r.stdout, "smoke") || !strings.Contains(r.stdout, "nolabel") {
+		r := fwtest.Run(t, dir, append([]string{"board", "--project", dir, "--once"}, args...)...)
+		if r.Code != 0 || !strings.Contains(r.Stdout, "smoke") || !strings.Contains(r.Stdout, "nolabel") {
 			t.Fatalf("board --once %v: %v", args, r)
 		}
-		if strings.Contains(r.stdout, "\x1b[") {
-			t.Errorf("board --once %v piped has escape sequences: %q", args, r.stdout)
+		if strings.Contains(r.Stdout, "\x1b[") {
+			t.Errorf("board --once %v piped has escape sequences: %q", args, r.Stdout)
 		}
-		if strings.Contains(r.stdout, "↳") {
-			t.Errorf("board --once %v: no lease, person or deps, yet a ↳ line:\n%s", args, r.stdout)
+		if strings.Contains(r.Stdout, "↳") {
+			t.Errorf("board --once %v: no lease, person or deps, yet a ↳ line:\n%s", args, r.Stdout)
 		}
 	}
 	// NO_COLOR, FORCE_COLOR and a colour TERM change nothing when piped.
-	r := fwEnv(t, dir, []string{"TERM=xterm-256color", "COLORTERM=truecolor", "CLICOLOR_FORCE=1"}, "board", "--project", dir, "--once")
-	if r.code != 0 || strings.Contains(r.stdout, "\x1b[") {
-		t.Errorf("board --once piped with a colour TERM: %q", r.stdout)
+	r := fwtest.RunEnv(t, dir, []string{"TERM=xterm-256color", "COLORTERM=truecolor", "CLICOLOR_FORCE=1"}, "board", "--project", dir, "--once")
+	if r.Code != 0 || strings.Contains(r.Stdout, "\x1b[") {
+		t.Errorf("board --once piped with a colour TERM: %q", r.Stdout)
 	}
 }
 
@@ -274,9 +276,9 @@ func TestBoardNoTree(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{{"--once"}, {"--json"}, {"--once", "--include-parked"}} {
-		r := fw(t, dir, append([]string{"board", "--project", dir}, args...)...)
-		if r.code != exitError || r.stdout != "" || !strings.HasPrefix(r.stderr, "fleetwatch: ") || strings.Count(r.stderr, "\n") != 1 ||
-			!strings.Contains(r.stderr, ".plans") {
+		r := fwtest.Run(t, dir, append([]string{"board", "--project", dir}, args...)...)
+		if r.Code != fwtest.ExitError || r.Stdout != "" || !strings.HasPrefix(r.Stderr, "fleetwatch: ") || strings.Count(r.Stderr, "\n") != 1 ||
+			!strings.Contains(r.Stderr, ".plans") {
 			t.Errorf("board %v without .plans/: want exit 2 and one line naming .plans, got %v", args, r)
 		}
 	}
@@ -285,7 +287,7 @@ func TestBoardNoTree(t *testing.T) {
 // boardWidthTree has long slugs and titles, a lease and unmet deps, so
 // every kind of card line is there to overflow.
 func boardWidthTree(t *testing.T) string {
-	dir := newTree(t,
+	dir := fwtest.NewTree(t,
 		boardAnchor("drafts/a-rather-long-draft-slug-for-the-board.md"),
 		boardAnchor("bugs/the-login-page-times-out-on-slow-networks.md", "Depends on: missing-plan-with-a-long-name"),
 		boardAnchor("features/full-text-search-over-every-note-and-tag.md", "Assignee: somebody-with-a-long-name@example.com"),
@@ -303,11 +305,11 @@ func boardWidthTree(t *testing.T) string {
 func boardLinesFit(t *testing.T, dir string, width int, args ...string) {
 	t.Helper()
 	args = append([]string{"board", "--project", dir, "--once", "--width", strconv.Itoa(width)}, args...)
-	r := fw(t, dir, args...)
-	if r.code != 0 {
+	r := fwtest.Run(t, dir, args...)
+	if r.Code != 0 {
 		t.Fatalf("%v: %v", args, r)
 	}
-	for i, line := range strings.Split(strings.TrimRight(r.stdout, "\n"), "\n") {
+	for i, line := range strings.Split(strings.TrimRight(r.Stdout, "\n"), "\n") {
 		if w := ansi.StringWidth(line); w > width {
 			t.Errorf("%v: line %d is %d cells wide:\n%s", args[4:], i+1, w, line)
 		}
@@ -323,8 +325,8 @@ func TestBoardFitsWidth(t *testing.T) {
 	}
 	boardLinesFit(t, dir, 160, "--include-parked")
 	// Piped, the width defaults to 100.
-	r := fw(t, dir, "board", "--project", dir, "--once")
-	for _, line := range strings.Split(r.stdout, "\n") {
+	r := fwtest.Run(t, dir, "board", "--project", dir, "--once")
+	for _, line := range strings.Split(r.Stdout, "\n") {
 		if ansi.StringWidth(line) > 100 {
 			t.Errorf("default width: %d cells: %s", ansi.StringWidth(line), line)
 		}
@@ -343,18 +345,18 @@ func TestBoardNarrowWidth(t *testing.T) {
 // Bad flags: exit 2 and one line naming the flag.
 func TestBoardBadFlags(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, boardAnchor("features/f.md"))
-	boardOneLine(t, fw(t, dir, "board", "--once", "--width", "-3"), "width")
-	boardOneLine(t, fw(t, dir, "board", "--once", "--width", "wide"), "width")
-	boardOneLine(t, fw(t, dir, "board", "--once", "--bogus"), "bogus")
-	boardOneLine(t, fw(t, dir, "board", "--json", "--interval=fast"), "interval")
+	dir := fwtest.NewTree(t, boardAnchor("features/f.md"))
+	boardOneLine(t, fwtest.Run(t, dir, "board", "--once", "--width", "-3"), "width")
+	boardOneLine(t, fwtest.Run(t, dir, "board", "--once", "--width", "wide"), "width")
+	boardOneLine(t, fwtest.Run(t, dir, "board", "--once", "--bogus"), "bogus")
+	boardOneLine(t, fwtest.Run(t, dir, "board", "--json", "--interval=fast"), "interval")
 }
 
 // A stray argument is not silently taken for something else.
 func TestBoardStrayArgument(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, boardAnchor("features/f.md"))
-	boardOneLine(t, fw(t, dir, "board", "--once", "--project", dir, "stray"), "stray")
+	dir := fwtest.NewTree(t, boardAnchor("features/f.md"))
+	boardOneLine(t, fwtest.Run(t, dir, "board", "--once", "--project", dir, "stray"), "stray")
 }
 
 // boardDoc is `board --json` as a script reads it.
@@ -407,43 +409,43 @@ var boardTiers = []string{"small", "mid", "reasoner", "frontier"}
 // sees in `work-once --list --json`.
 func TestBoardJSON(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t,
-		plan{rel: "drafts/d.md", fields: "Preferred models: mid"},
-		plan{rel: "bugs/b-small.md", fields: "Preferred models: small"},
-		plan{rel: "bugs/b-mid-p3.md", fields: "Priority: P3; Value: low; Preferred models: mid"},
-		plan{rel: "features/f-mid.md", fields: "Priority: P1; Value: high; Preferred models: mid"},
-		plan{rel: "features/f-reasoner.md", fields: "Preferred models: reasoner"},
-		plan{rel: "features/f-frontier.md", fields: "Priority: P1; Preferred models: frontier"},
-		plan{rel: "features/f-range.md", fields: "Value: high; Preferred models: small, reasoner"},
-		plan{rel: "features/f-any.md", fields: "Priority: P3"},
-		plan{rel: "features/f-qwen.md", fields: "Priority: P1; Preferred models: Qwen3 32B"},
-		plan{rel: "features/f-person.md", fields: "Priority: P1; Preferred models: mid, reasoner; Assignee: alice"},
-		plan{rel: "features/f-dep.md", fields: "Priority: P1; Preferred models: mid; Depends on: nope, d"},
-		plan{rel: "features/f-dep-met.md", fields: "Preferred models: reasoner; Depends on: c"},
-		plan{rel: "features/f-leased.md", fields: "Priority: P1; Value: high; Preferred models: mid, small, reasoner, frontier"},
-		plan{rel: "in-progress/ip-live.md", fields: "Preferred models: mid"},
-		plan{rel: "in-progress/ip-old.md", fields: "Preferred models: small"},
-		plan{rel: "review-needed/rn.md", fields: "Preferred models: mid"},
-		plan{rel: "ambiguous/a.md", fields: "Preferred models: mid"},
-		plan{rel: "blocked/bl.md", fields: "Preferred models: mid"},
-		plan{rel: "completed/c.md", fields: "Preferred models: mid"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "drafts/d.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "bugs/b-small.md", Fields: "Preferred models: small"},
+		fwtest.Plan{Rel: "bugs/b-mid-p3.md", Fields: "Priority: P3; Value: low; Preferred models: mid"},
+		fwtest.Plan{Rel: "features/f-mid.md", Fields: "Priority: P1; Value: high; Preferred models: mid"},
+		fwtest.Plan{Rel: "features/f-reasoner.md", Fields: "Preferred models: reasoner"},
+		fwtest.Plan{Rel: "features/f-frontier.md", Fields: "Priority: P1; Preferred models: frontier"},
+		fwtest.Plan{Rel: "features/f-range.md", Fields: "Value: high; Preferred models: small, reasoner"},
+		fwtest.Plan{Rel: "features/f-any.md", Fields: "Priority: P3"},
+		fwtest.Plan{Rel: "features/f-qwen.md", Fields: "Priority: P1; Preferred models: Qwen3 32B"},
+		fwtest.Plan{Rel: "features/f-person.md", Fields: "Priority: P1; Preferred models: mid, reasoner; Assignee: alice"},
+		fwtest.Plan{Rel: "features/f-dep.md", Fields: "Priority: P1; Preferred models: mid; Depends on: nope, d"},
+		fwtest.Plan{Rel: "features/f-dep-met.md", Fields: "Preferred models: reasoner; Depends on: c"},
+		fwtest.Plan{Rel: "features/f-leased.md", Fields: "Priority: P1; Value: high; Preferred models: mid, small, reasoner, frontier"},
+		fwtest.Plan{Rel: "in-progress/ip-live.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "in-progress/ip-old.md", Fields: "Preferred models: small"},
+		fwtest.Plan{Rel: "review-needed/rn.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "ambiguous/a.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "blocked/bl.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "completed/c.md", Fields: "Preferred models: mid"},
 	)
 	boardPutLease(t, dir, "in-progress/ip-live.md", "mid-1", 600, 3600, "features/ip-live.md")
 	boardPutLease(t, dir, "in-progress/ip-old.md", "small-2", 7200, 3600, "bugs/ip-old.md")
 	// anchor's claim in flight: the ready-path lease keeps others off f-leased.
 	boardPutLease(t, dir, "features/f-leased.md", "anchor-w", 1, 3600, "")
 
-	r := fw(t, dir, "board", "--project", dir, "--json")
-	if r.code != 0 || r.stderr != "" || strings.Contains(r.stdout, "\x1b[") {
+	r := fwtest.Run(t, dir, "board", "--project", dir, "--json")
+	if r.Code != 0 || r.Stderr != "" || strings.Contains(r.Stdout, "\x1b[") {
 		t.Fatalf("board --json: %v", r)
 	}
 	var doc boardDoc
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec := json.NewDecoder(strings.NewReader(r.Stdout))
 	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("board --json is not one JSON object: %v\n%s", err, r.stdout)
+		t.Fatalf("board --json is not one JSON object: %v\n%s", err, r.Stdout)
 	}
 	if dec.More() {
-		t.Fatalf("board --json printed more than one object:\n%s", r.stdout)
+		t.Fatalf("board --json printed more than one object:\n%s", r.Stdout)
 	}
 	if real, _ := filepath.EvalSymlinks(dir); doc.Project != dir && doc.Project != real {
 		t.Errorf("project %q, want %q", doc.Project, dir)
@@ -561,18 +563,18 @@ func TestBoardJSON(t *testing.T) {
 			}
 		}
 
-		lr := fw(t, dir, "work-once", "--list", "--json", "--root", dir, "--tier", tier)
+		lr := fwtest.Run(t, dir, "work-once", "--list", "--json", "--root", dir, "--tier", tier)
 		var list struct {
 			Plans []struct {
 				Rel  string `json:"rel"`
 				Rank *int   `json:"rank"`
 			} `json:"plans"`
 		}
-		if lr.code != 0 {
+		if lr.Code != 0 {
 			t.Fatalf("work-once --list --json --tier %s: %v", tier, lr)
 		}
-		if err := json.Unmarshal([]byte(lr.stdout), &list); err != nil {
-			t.Fatalf("work-once --list --json --tier %s: %v\n%s", tier, err, lr.stdout)
+		if err := json.Unmarshal([]byte(lr.Stdout), &list); err != nil {
+			t.Fatalf("work-once --list --json --tier %s: %v\n%s", tier, err, lr.Stdout)
 		}
 		var worker []string
 		wranks := map[string]int{}
@@ -616,19 +618,19 @@ func TestDemoWithoutTerminal(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	env := []string{"TMPDIR=" + tmp}
-	r := fwEnv(t, tmp, env, "demo")
-	if r.code != exitError || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "--keep") {
+	r := fwtest.RunEnv(t, tmp, env, "demo")
+	if r.Code != fwtest.ExitError || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "--keep") {
 		t.Fatalf("demo without a terminal: %v", r)
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "fleetwatch-demo-*")); len(left) != 0 {
 		t.Fatalf("demo without a terminal built %v", left)
 	}
-	r = fwEnv(t, tmp, env, "demo", "--keep")
-	m := regexp.MustCompile(`demo project: (\S+) \(kept\)`).FindStringSubmatch(r.stdout)
-	if r.code != exitOK || m == nil || !strings.Contains(r.stdout, "fleetwatch --root "+m[1]) {
+	r = fwtest.RunEnv(t, tmp, env, "demo", "--keep")
+	m := regexp.MustCompile(`demo project: (\S+) \(kept\)`).FindStringSubmatch(r.Stdout)
+	if r.Code != fwtest.ExitOK || m == nil || !strings.Contains(r.Stdout, "fleetwatch --root "+m[1]) {
 		t.Fatalf("demo --keep without a terminal: %v", r)
 	}
-	if b := fw(t, tmp, "board", "--json", "--root", m[1]); b.code != exitOK || !strings.Contains(b.stdout, `"lane": "in-progress"`) {
+	if b := fwtest.Run(t, tmp, "board", "--json", "--root", m[1]); b.Code != fwtest.ExitOK || !strings.Contains(b.Stdout, `"lane": "in-progress"`) {
 		t.Fatalf("the kept demo project does not read as a board: %v", b)
 	}
 }
@@ -636,9 +638,9 @@ func TestDemoWithoutTerminal(t *testing.T) {
 // A title or assignee carrying escape sequences reaches the kanban as `?`.
 func TestBoardCardsDropControlCharacters(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, boardAnchor("features/evil\x1b[2J.md", "Assignee: \x1b]0;owned\x07mallory"))
-	r := fw(t, dir, "board", "--once", "--root", dir)
-	if r.code != exitOK || strings.ContainsAny(r.stdout, "\x1b\x07") || !strings.Contains(r.stdout, "evil?[2J") {
-		t.Fatalf("board --once with escape sequences in a plan: %q", r.stdout)
+	dir := fwtest.NewTree(t, boardAnchor("features/evil\x1b[2J.md", "Assignee: \x1b]0;owned\x07mallory"))
+	r := fwtest.Run(t, dir, "board", "--once", "--root", dir)
+	if r.Code != fwtest.ExitOK || strings.ContainsAny(r.Stdout, "\x1b\x07") || !strings.Contains(r.Stdout, "evil?[2J") {
+		t.Fatalf("board --once with escape sequences in a plan: %q", r.Stdout)
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 const (
@@ -76,7 +78,7 @@ func startTmux(t *testing.T, cols, rows int, dir string, env []string, args ...s
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "TMUX", "TMUX_PANE", "NO_COLOR", "COLORTERM", asFleetwatch, barrierEnv:
+		case "TMUX", "TMUX_PANE", "NO_COLOR", "COLORTERM", fwtest.AsFleetwatch, fwtest.BarrierEnv:
 			continue
 		case "CI":
 			// termenv turns colour off whenever CI is set; the pane is a
@@ -88,7 +90,7 @@ func startTmux(t *testing.T, cols, rows int, dir string, env []string, args ...s
 	if os.Getenv("TERM") == "" {
 		base = append(base, "TERM=xterm-256color") // for the tmux client; the pane gets tmux's own
 	}
-	base = append(base, asFleetwatch+"=1", "USER=tester", "GORACE=atexit_sleep_ms=0", "FW_TMUX_STATUS="+tt.status)
+	base = append(base, fwtest.AsFleetwatch+"=1", "USER=tester", "GORACE=atexit_sleep_ms=0", "FW_TMUX_STATUS="+tt.status)
 	tmuxArgs := []string{"-f", os.DevNull, "-L", tt.sock, "new-session", "-d", "-s", "fw",
 		"-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), "-c", dir}
 	for _, kv := range env {
@@ -229,10 +231,10 @@ func (tt *tmuxTerm) waitOnDisk(dir string, present, gone []string) {
 	for {
 		ok := true
 		for _, rel := range present {
-			ok = ok && exists(dir, rel)
+			ok = ok && fwtest.Exists(dir, rel)
 		}
 		for _, rel := range gone {
-			ok = ok && !exists(dir, rel)
+			ok = ok && !fwtest.Exists(dir, rel)
 		}
 		if ok {
 			return
@@ -257,14 +259,14 @@ func TestTmuxOperatorFlow(t *testing.T) {
 }
 
 func tmuxOperatorFlow(t *testing.T, cols, rows int) {
-	dir := newTree(t,
-		plan{rel: "drafts/idea.md", fields: "Value: high; Preferred models: mid"},
-		plan{rel: "drafts/later.md", fields: "Preferred models: mid"},
-		plan{rel: "bugs/crash.md", fields: "Priority: P1; Preferred models: mid"},
-		plan{rel: "features/search.md", fields: "Preferred models: mid"},
-		plan{rel: "features/export.md", fields: "Preferred models: mid"},
-		plan{rel: "in-progress/stale.md", fields: "Preferred models: small"},
-		plan{rel: "in-progress/busy.md", fields: "Preferred models: mid"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "drafts/idea.md", Fields: "Value: high; Preferred models: mid"},
+		fwtest.Plan{Rel: "drafts/later.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"},
+		fwtest.Plan{Rel: "features/search.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "features/export.md", Fields: "Preferred models: mid"},
+		fwtest.Plan{Rel: "in-progress/stale.md", Fields: "Preferred models: small"},
+		fwtest.Plan{Rel: "in-progress/busy.md", Fields: "Preferred models: mid"},
 	)
 	// small-2 claimed stale two hours ago and died; its lease ran out an hour
 	// ago. mid-1 is working on busy.
@@ -342,7 +344,7 @@ func tmuxOperatorFlow(t *testing.T, cols, rows int) {
 	start := time.Now()
 	tt.waitShows(tmuxLiveRefresh, laneCount("features", 1), laneCount("completed", 1))
 	t.Logf("a rename by hand reached the screen in %v", time.Since(start).Round(time.Millisecond))
-	if r := fw(t, dir, "promote", "later", "--to", "bugs", "--agent-id", "someone-else"); r.code != 0 {
+	if r := fwtest.Run(t, dir, "promote", "later", "--to", "bugs", "--agent-id", "someone-else"); r.Code != 0 {
 		t.Fatalf("promote from another process: %v", r)
 	}
 	start = time.Now()
@@ -361,9 +363,9 @@ func tmuxOperatorFlow(t *testing.T, cols, rows int) {
 func TestTmuxLeaseRowsStayCurrent(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
-	dir := newTree(t,
-		plan{rel: "in-progress/stale.md", fields: "Preferred models: small"},
-		plan{rel: "in-progress/busy.md", fields: "Preferred models: mid"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "in-progress/stale.md", Fields: "Preferred models: small"},
+		fwtest.Plan{Rel: "in-progress/busy.md", Fields: "Preferred models: mid"},
 	)
 	boardPutLease(t, dir, "in-progress/stale.md", "small-2", 7200, 3600, "bugs/stale.md")
 	boardPutLease(t, dir, "in-progress/busy.md", "mid-1", 600, 3600, "features/busy.md")
@@ -477,7 +479,7 @@ func TestTmuxIdleIsQuiet(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
-	dir := newTree(t, plan{rel: "bugs/a.md"}, plan{rel: "features/b.md"}, plan{rel: "drafts/c.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/a.md"}, fwtest.Plan{Rel: "features/b.md"}, fwtest.Plan{Rel: "drafts/c.md"})
 	tt := startTmux(t, 100, 30, dir, nil, "--root", dir)
 	tt.waitShows(tmuxStartWait, `\[1 Plans\]`, `\ba\b`)
 	out, err := tt.tmux("display-message", "-p", "-t", "fw", "#{pane_pid}")

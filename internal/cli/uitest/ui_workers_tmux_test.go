@@ -3,6 +3,8 @@ package uitest
 import (
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // TestTmuxSpawnAndFollowItsLog drives the real UI in tmux: s spawns a real
@@ -12,8 +14,8 @@ import (
 func TestTmuxSpawnAndFollowItsLog(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
-	dir := newTree(t, plan{rel: "features/export.md", fields: "Preferred models: mid"})
-	withExecutor(t, dir, fakeAgent(t), "-lines", "4", "-every", "700ms")
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/export.md", Fields: "Preferred models: mid"})
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-lines", "4", "-every", "700ms")
 	tt := startTmux(t, 120, 32, dir, nil, "--root", dir)
 	tt.waitShows(tmuxStartWait, `1 plans?`, `\[1 Plans\]`)
 

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // --dry-run is "show what would change", but with a differing unit and no
@@ -18,22 +20,22 @@ import (
 // skill tells agents to show exactly this dry run before asking for consent.
 func TestReviewInstallDryRunHidesRefusal(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
+	dir := fwtest.NewTree(t)
 	fake := newFakeSystemd(t)
-	exe := testExe(t)
-	if r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", exe, "--worker", "tier=mid,agent=mid-1,interval=5m"); r.code != 0 {
+	exe := fwtest.Exe(t)
+	if r := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", exe, "--worker", "tier=mid,agent=mid-1,interval=5m"); r.Code != 0 {
 		t.Fatalf("install: %v", r)
 	}
-	refused := fwEnv(t, dir, fake.env, "watch", "install", "--bin", exe, "--worker", "tier=mid,agent=mid-1,interval=10m")
-	if refused.code != 2 {
+	refused := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", exe, "--worker", "tier=mid,agent=mid-1,interval=10m")
+	if refused.Code != 2 {
 		t.Fatalf("real install over a differing unit: %v", refused)
 	}
-	dry := fwEnv(t, dir, fake.env, "watch", "install", "--dry-run", "--bin", exe, "--worker", "tier=mid,agent=mid-1,interval=10m")
-	if dry.code == 0 && strings.Contains(dry.stdout, "would replace") && !strings.Contains(dry.stdout+dry.stderr, "--yes") {
-		t.Errorf("dry run promises a replace the real run refuses (exit %d):\n%s", dry.code, dry.stdout)
+	dry := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--dry-run", "--bin", exe, "--worker", "tier=mid,agent=mid-1,interval=10m")
+	if dry.Code == 0 && strings.Contains(dry.Stdout, "would replace") && !strings.Contains(dry.Stdout+dry.Stderr, "--yes") {
+		t.Errorf("dry run promises a replace the real run refuses (exit %d):\n%s", dry.Code, dry.Stdout)
 	}
 	// Fixed: the dry run refuses as the real run does, naming the unit and --yes.
-	oneLineError(t, dry, "would refuse", "-mid-1.timer", "--yes")
+	fwtest.OneLineError(t, dry, "would refuse", "-mid-1.timer", "--yes")
 }
 
 // Two projects with the same folder name get the same unit names. `--yes`
@@ -42,16 +44,16 @@ func TestReviewInstallDryRunHidesRefusal(t *testing.T) {
 // nothing, though nobody asked to remove its worker.
 func TestReviewSameFolderNameProjectsStealUnits(t *testing.T) {
 	t.Parallel()
-	a := filepath.Join(newTree(t), "app")
-	b := filepath.Join(newTree(t), "app")
+	a := filepath.Join(fwtest.NewTree(t), "app")
+	b := filepath.Join(fwtest.NewTree(t), "app")
 	for _, p := range []string{a, b} {
-		if r := fw(t, t.TempDir(), "scaffold", p); r.code != 0 {
+		if r := fwtest.Run(t, t.TempDir(), "scaffold", p); r.Code != 0 {
 			t.Fatalf("scaffold: %v", r)
 		}
 	}
 	fake := newFakeSystemd(t)
-	exe := testExe(t)
-	if r := fwEnv(t, a, fake.env, "watch", "install", "--project", a, "--bin", exe, "--worker", "tier=mid,agent=mid-1"); r.code != 0 {
+	exe := fwtest.Exe(t)
+	if r := fwtest.RunEnv(t, a, fake.env, "watch", "install", "--project", a, "--bin", exe, "--worker", "tier=mid,agent=mid-1"); r.Code != 0 {
 		t.Fatalf("install a: %v", r)
 	}
 	timer := filepath.Join(fake.unit, "fleetwatch-app-mid-1.timer")
@@ -63,17 +65,17 @@ func TestReviewSameFolderNameProjectsStealUnits(t *testing.T) {
 	// --yes, and the dry run says so too; one line names the unit and its
 	// project, and nothing is written.
 	for _, extra := range []string{"--yes", "--dry-run"} {
-		r := fwEnv(t, b, fake.env, "watch", "install", "--project", b, "--bin", exe, "--worker", "tier=mid,agent=mid-1", extra)
-		oneLineError(t, r, timer, "project "+a, "uninstall it there, or pick another agent id")
+		r := fwtest.RunEnv(t, b, fake.env, "watch", "install", "--project", b, "--bin", exe, "--worker", "tier=mid,agent=mid-1", extra)
+		fwtest.OneLineError(t, r, timer, "project "+a, "uninstall it there, or pick another agent id")
 		if after, _ := os.ReadFile(timer); string(after) != string(before) {
 			t.Errorf("install %s rewrote %s's unit", extra, a)
 		}
 	}
-	if u := fwEnv(t, a, fake.env, "watch", "uninstall", "--project", a, "--dry-run"); u.code != 0 {
-		t.Errorf("after installing project %s, project %s's watcher is gone (uninstall: exit %d, %s)", b, a, u.code, strings.TrimSpace(u.stderr))
+	if u := fwtest.RunEnv(t, a, fake.env, "watch", "uninstall", "--project", a, "--dry-run"); u.Code != 0 {
+		t.Errorf("after installing project %s, project %s's watcher is gone (uninstall: exit %d, %s)", b, a, u.Code, strings.TrimSpace(u.Stderr))
 	}
 	// Another agent id installs beside it.
-	if r := fwEnv(t, b, fake.env, "watch", "install", "--project", b, "--bin", exe, "--worker", "tier=mid,agent=mid-2"); r.code != 0 {
+	if r := fwtest.RunEnv(t, b, fake.env, "watch", "install", "--project", b, "--bin", exe, "--worker", "tier=mid,agent=mid-2"); r.Code != 0 {
 		t.Errorf("install with another agent id: %v", r)
 	}
 }
@@ -84,19 +86,19 @@ func TestReviewSameFolderNameProjectsStealUnits(t *testing.T) {
 // fleetwatch has lost track of a watcher that is still claiming plans.
 func TestReviewUninstallKeepsUnitsWhenDisableFails(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
+	dir := fwtest.NewTree(t)
 	fake := newFakeSystemd(t)
-	if r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1"); r.code != 0 {
+	if r := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=mid-1"); r.Code != 0 {
 		t.Fatalf("install: %v", r)
 	}
-	r := fwEnv(t, dir, append(fake.env, "FAKE_SYSTEMD_FAIL=disable"), "watch", "uninstall")
-	if r.code != 2 {
+	r := fwtest.RunEnv(t, dir, append(fake.env, "FAKE_SYSTEMD_FAIL=disable"), "watch", "uninstall")
+	if r.Code != 2 {
 		t.Fatalf("uninstall with a failing disable: %v", r)
 	}
-	oneLineError(t, r, "systemctl --user disable --now", "-mid-1.timer", "kept", "rerun")
-	retry := fwEnv(t, dir, fake.env, "watch", "uninstall", "--dry-run")
-	if retry.code != 0 {
-		t.Errorf("disable failed, yet the units were removed; a retry finds nothing (exit %d: %s)\nfirst run:\n%s", retry.code, strings.TrimSpace(retry.stderr), r.stdout)
+	fwtest.OneLineError(t, r, "systemctl --user disable --now", "-mid-1.timer", "kept", "rerun")
+	retry := fwtest.RunEnv(t, dir, fake.env, "watch", "uninstall", "--dry-run")
+	if retry.Code != 0 {
+		t.Errorf("disable failed, yet the units were removed; a retry finds nothing (exit %d: %s)\nfirst run:\n%s", retry.Code, strings.TrimSpace(retry.Stderr), r.Stdout)
 	}
 }
 
@@ -105,9 +107,9 @@ func TestReviewUninstallKeepsUnitsWhenDisableFails(t *testing.T) {
 // works without a manager), leaving a dangling enablement behind.
 func TestReviewOfflineUninstallLeavesEnablement(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
+	dir := fwtest.NewTree(t)
 	fake := newFakeSystemd(t, "FAKE_SYSTEMD_STATE=offline")
-	if r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1"); r.code != 0 {
+	if r := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=mid-1"); r.Code != 0 {
 		t.Fatalf("install: %v", r)
 	}
 	timer := "fleetwatch-" + strings.ToLower(filepath.Base(dir)) + "-mid-1.timer"
@@ -125,7 +127,7 @@ func TestReviewOfflineUninstallLeavesEnablement(t *testing.T) {
 	if err := os.Symlink(filepath.Join(fake.unit, timer), link); err != nil {
 		t.Fatal(err)
 	}
-	if r := fwEnv(t, dir, fake.env, "watch", "uninstall"); r.code != 0 {
+	if r := fwtest.RunEnv(t, dir, fake.env, "watch", "uninstall"); r.Code != 0 {
 		t.Fatalf("uninstall: %v", r)
 	}
 	if calls := fake.calls(t); !slices.Contains(calls, "--user disable "+timer) {
@@ -141,21 +143,21 @@ func TestReviewOfflineUninstallLeavesEnablement(t *testing.T) {
 // run from the state file work-once wrote.
 func TestReviewStatusRecordsTimerRuns(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/first.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/first.md"})
 	fake := newFakeSystemd(t)
-	if r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1"); r.code != 0 {
+	if r := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=mid-1"); r.Code != 0 {
 		t.Fatalf("install: %v", r)
 	}
 	// What the service's ExecStart runs.
-	if r := fwEnv(t, dir, fake.env, "work-once", "--root", dir, "--once", "--agent-id", "mid-1", "--tier", "mid"); r.code != 0 {
+	if r := fwtest.RunEnv(t, dir, fake.env, "work-once", "--root", dir, "--once", "--agent-id", "mid-1", "--tier", "mid"); r.Code != 0 {
 		t.Fatalf("work-once: %v", r)
 	}
-	r := fwEnv(t, dir, fake.env, "watch", "status")
-	if r.code != 0 {
+	r := fwtest.RunEnv(t, dir, fake.env, "watch", "status")
+	if r.Code != 0 {
 		t.Fatalf("status: %v", r)
 	}
-	if !strings.Contains(r.stdout, "mid-1  exited, exit 0, plan in-progress/first.md") {
-		t.Errorf("status does not show mid-1's run from its state file:\n%s", r.stdout)
+	if !strings.Contains(r.Stdout, "mid-1  exited, exit 0, plan in-progress/first.md") {
+		t.Errorf("status does not show mid-1's run from its state file:\n%s", r.Stdout)
 	}
 }
 
@@ -165,25 +167,25 @@ func TestReviewStatusRecordsTimerRuns(t *testing.T) {
 func TestReviewProjectPathErrorNamesProject(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "app ")
-	if r := fw(t, t.TempDir(), "scaffold", dir); r.code != 0 {
+	if r := fwtest.Run(t, t.TempDir(), "scaffold", dir); r.Code != 0 {
 		t.Fatalf("scaffold: %v", r)
 	}
-	r := fwEnv(t, dir, newFakeSystemd(t).env, "watch", "emit", "systemd", "--project", dir, "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1")
-	if r.code != 2 {
+	r := fwtest.RunEnv(t, dir, newFakeSystemd(t).env, "watch", "emit", "systemd", "--project", dir, "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=mid-1")
+	if r.Code != 2 {
 		t.Fatalf("emit: %v", r)
 	}
-	if strings.Contains(r.stderr, "--worker") || !strings.Contains(r.stderr, "--project") {
-		t.Errorf("error should name --project, not --worker: %s", strings.TrimSpace(r.stderr))
+	if strings.Contains(r.Stderr, "--worker") || !strings.Contains(r.Stderr, "--project") {
+		t.Errorf("error should name --project, not --worker: %s", strings.TrimSpace(r.Stderr))
 	}
 	// And a binary path no unit can hold names --bin.
-	ok := newTree(t)
+	ok := fwtest.NewTree(t)
 	bin := filepath.Join(t.TempDir(), "fleetwatch ")
-	if err := os.Symlink(testExe(t), bin); err != nil {
+	if err := os.Symlink(fwtest.Exe(t), bin); err != nil {
 		t.Fatal(err)
 	}
-	r = fwEnv(t, ok, newFakeSystemd(t).env, "watch", "emit", "systemd", "--bin", bin, "--worker", "tier=mid,agent=mid-1")
-	oneLineError(t, r, "--bin")
-	if strings.Contains(r.stderr, "--worker") {
-		t.Errorf("error should name --bin, not --worker: %s", strings.TrimSpace(r.stderr))
+	r = fwtest.RunEnv(t, ok, newFakeSystemd(t).env, "watch", "emit", "systemd", "--bin", bin, "--worker", "tier=mid,agent=mid-1")
+	fwtest.OneLineError(t, r, "--bin")
+	if strings.Contains(r.Stderr, "--worker") {
+		t.Errorf("error should name --bin, not --worker: %s", strings.TrimSpace(r.Stderr))
 	}
 }

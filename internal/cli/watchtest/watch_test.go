@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // oddName is a project folder with everything systemd and sh treat
@@ -24,14 +26,14 @@ import (
 const oddName = `my "app" it's 100% $HOME \o/`
 
 // newOddTree scaffolds a project in a folder named oddName and writes plans.
-func newOddTree(t *testing.T, plans ...plan) string {
+func newOddTree(t *testing.T, plans ...fwtest.Plan) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), oddName)
-	if r := fw(t, t.TempDir(), "scaffold", dir); r.code != 0 {
+	if r := fwtest.Run(t, t.TempDir(), "scaffold", dir); r.Code != 0 {
 		t.Fatalf("scaffold: %v", r)
 	}
 	for i, p := range plans {
-		writePlan(t, dir, p, time.Duration(len(plans)-i)*time.Minute)
+		fwtest.WritePlan(t, dir, p, time.Duration(len(plans)-i)*time.Minute)
 	}
 	return dir
 }
@@ -107,7 +109,7 @@ func exeWithSpace(t *testing.T) string {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	in, err := os.Open(testExe(t))
+	in, err := os.Open(fwtest.Exe(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,13 +273,13 @@ func analyzeVerify(t *testing.T, files ...string) {
 // idles with exit 1, which SuccessExitStatus counts as success.
 func TestWatchInstallRunsAsSystemdWould(t *testing.T) {
 	t.Parallel()
-	dir := newOddTree(t, plan{rel: "features/first.md"})
+	dir := newOddTree(t, fwtest.Plan{Rel: "features/first.md"})
 	fake := newFakeSystemd(t)
 	bin := exeWithSpace(t)
 	agent := `odd "one" 5% $x`
 	worker := "tier=mid,agent=" + agent + ",interval=1h30m"
-	r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", bin, "--worker", worker)
-	if r.code != 0 || r.stderr != "" {
+	r := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", bin, "--worker", worker)
+	if r.Code != 0 || r.Stderr != "" {
 		t.Fatalf("install: %v", r)
 	}
 	stem := "fleetwatch-" + strings.ToLower(strings.Trim(strings.NewReplacer(" ", "-", `"`, "-", "'", "-", "%", "-", "$", "-", `\`, "-", "/", "-").Replace(oddName), "-.")) + "-odd--one--5---x"
@@ -290,8 +292,8 @@ func TestWatchInstallRunsAsSystemdWould(t *testing.T) {
 		t.Errorf("timer:\n%s", tmr)
 	}
 	// emit prints exactly what install wrote.
-	e := fwEnv(t, dir, fake.env, "watch", "emit", "systemd", "--bin", bin, "--worker", worker)
-	if e.code != 0 || !strings.Contains(e.stdout, "# "+svcPath+"\n"+svc) || !strings.Contains(e.stdout, "# "+tmrPath+"\n"+tmr) || !strings.Contains(e.stdout, "enable-linger") {
+	e := fwtest.RunEnv(t, dir, fake.env, "watch", "emit", "systemd", "--bin", bin, "--worker", worker)
+	if e.Code != 0 || !strings.Contains(e.Stdout, "# "+svcPath+"\n"+svc) || !strings.Contains(e.Stdout, "# "+tmrPath+"\n"+tmr) || !strings.Contains(e.Stdout, "enable-linger") {
 		t.Fatalf("emit differs from install:\n%v", e)
 	}
 
@@ -315,7 +317,7 @@ func TestWatchInstallRunsAsSystemdWould(t *testing.T) {
 	runUnit := func() (int, string) {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = wd
-		cmd.Env = append(os.Environ(), asFleetwatch+"=1", "GORACE=atexit_sleep_ms=0")
+		cmd.Env = append(os.Environ(), fwtest.AsFleetwatch+"=1", "GORACE=atexit_sleep_ms=0")
 		out, err := cmd.Output()
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -350,15 +352,15 @@ func TestWatchInstallRunsAsSystemdWould(t *testing.T) {
 // stops the whole install before anything is written.
 func TestWatchInstallUninstall(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
+	dir := fwtest.NewTree(t)
 	fake := newFakeSystemd(t)
-	exe := testExe(t)
+	exe := fwtest.Exe(t)
 	base := filepath.Base(dir)
-	install := func(extra ...string) result {
-		return fwEnv(t, dir, fake.env, append([]string{"watch", "install", "--bin", exe}, extra...)...)
+	install := func(extra ...string) fwtest.Result {
+		return fwtest.RunEnv(t, dir, fake.env, append([]string{"watch", "install", "--bin", exe}, extra...)...)
 	}
 	r := install("--worker", "tier=mid,agent=mid-1", "--worker", "tier=small,agent=small-1,interval=10m")
-	if r.code != 0 || r.stderr != "" {
+	if r.Code != 0 || r.Stderr != "" {
 		t.Fatalf("install: %v", r)
 	}
 	stem := "fleetwatch-" + strings.ToLower(base)
@@ -369,8 +371,8 @@ func TestWatchInstallUninstall(t *testing.T) {
 		t.Fatalf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantCalls, "\n"))
 	}
 	for _, want := range []string{"created " + filepath.Join(fake.unit, stem+"-mid-1.service"), "enabled " + stem + "-small-1.timer", "loginctl enable-linger tester"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("install stdout lacks %q:\n%s", want, r.stdout)
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("install stdout lacks %q:\n%s", want, r.Stdout)
 		}
 	}
 	entries, _ := os.ReadDir(fake.unit)
@@ -380,15 +382,15 @@ func TestWatchInstallUninstall(t *testing.T) {
 	before := fake.unitText(t, stem+"-mid-1.timer")
 
 	// The same again changes nothing.
-	if r := install("--worker", "tier=mid,agent=mid-1"); r.code != 0 || !strings.Contains(r.stdout, "unchanged") {
+	if r := install("--worker", "tier=mid,agent=mid-1"); r.Code != 0 || !strings.Contains(r.Stdout, "unchanged") {
 		t.Fatalf("reinstall: %v", r)
 	}
 	fake.calls(t)
 	// A changed worker plus a new one: refused whole, nothing written.
 	r = install("--worker", "tier=new,agent=new-1", "--worker", "tier=mid,agent=mid-1,interval=1m")
-	oneLineError(t, r, "--worker", "tier=new")
+	fwtest.OneLineError(t, r, "--worker", "tier=new")
 	r = install("--worker", "tier=small,agent=new-1", "--worker", "tier=mid,agent=mid-1,interval=1m")
-	oneLineError(t, r, stem+"-mid-1.timer", "--yes", "nothing written")
+	fwtest.OneLineError(t, r, stem+"-mid-1.timer", "--yes", "nothing written")
 	if _, err := os.Stat(filepath.Join(fake.unit, stem+"-new-1.service")); err == nil {
 		t.Error("a refused install wrote the new worker's unit")
 	}
@@ -397,14 +399,14 @@ func TestWatchInstallUninstall(t *testing.T) {
 	}
 	// --dry-run fails where the real run would, naming the unit and --yes.
 	r = install("--worker", "tier=small,agent=new-1", "--worker", "tier=mid,agent=mid-1,interval=1m", "--dry-run")
-	oneLineError(t, r, "would refuse", stem+"-mid-1.timer", "--yes")
-	if strings.Contains(r.stdout, "would run") {
-		t.Errorf("a refused dry run promises systemctl calls:\n%s", r.stdout)
+	fwtest.OneLineError(t, r, "would refuse", stem+"-mid-1.timer", "--yes")
+	if strings.Contains(r.Stdout, "would run") {
+		t.Errorf("a refused dry run promises systemctl calls:\n%s", r.Stdout)
 	}
 	// With --yes it says what --yes would do, and does none of it.
 	r = install("--worker", "tier=small,agent=new-1", "--worker", "tier=mid,agent=mid-1,interval=1m", "--dry-run", "--yes")
 	for _, want := range []string{"would create " + filepath.Join(fake.unit, stem+"-new-1.timer"), "would replace " + filepath.Join(fake.unit, stem+"-mid-1.timer"), "unchanged " + filepath.Join(fake.unit, stem+"-mid-1.service"), "would run systemctl --user enable --now " + stem + "-new-1.timer"} {
-		if r.code != 0 || !strings.Contains(r.stdout, want) {
+		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
 			t.Errorf("dry run lacks %q: %v", want, r)
 		}
 	}
@@ -412,14 +414,14 @@ func TestWatchInstallUninstall(t *testing.T) {
 		t.Fatalf("dry run acted: %q", got)
 	}
 	r = install("--worker", "tier=small,agent=new-1", "--worker", "tier=mid,agent=mid-1,interval=1m", "--yes")
-	if r.code != 0 || !strings.Contains(fake.unitText(t, stem+"-mid-1.timer"), "OnUnitActiveSec=1min\n") || !strings.Contains(r.stdout, "replaced ") {
+	if r.Code != 0 || !strings.Contains(fake.unitText(t, stem+"-mid-1.timer"), "OnUnitActiveSec=1min\n") || !strings.Contains(r.Stdout, "replaced ") {
 		t.Fatalf("--yes: %v", r)
 	}
 	fake.calls(t)
 
 	// Uninstall one worker, then the rest.
-	r = fwEnv(t, dir, fake.env, "watch", "uninstall", "--agent", "new-1")
-	if r.code != 0 {
+	r = fwtest.RunEnv(t, dir, fake.env, "watch", "uninstall", "--agent", "new-1")
+	if r.Code != 0 {
 		t.Fatalf("uninstall new-1: %v", r)
 	}
 	if got := fake.calls(t); !slices.Equal(got, []string{"--user is-system-running", "--user disable --now " + stem + "-new-1.timer", "--user daemon-reload"}) {
@@ -433,12 +435,12 @@ func TestWatchInstallUninstall(t *testing.T) {
 	if err := os.WriteFile(foreign, []byte("[Timer]\nOnCalendar=daily\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = fwEnv(t, dir, fake.env, "watch", "uninstall", "--dry-run")
-	if r.code != 0 || strings.Count(r.stdout, "would remove") != 4 || strings.Contains(r.stdout, "hand-made") {
+	r = fwtest.RunEnv(t, dir, fake.env, "watch", "uninstall", "--dry-run")
+	if r.Code != 0 || strings.Count(r.Stdout, "would remove") != 4 || strings.Contains(r.Stdout, "hand-made") {
 		t.Fatalf("uninstall --dry-run: %v", r)
 	}
 	fake.calls(t)
-	if r = fwEnv(t, dir, fake.env, "watch", "uninstall"); r.code != 0 {
+	if r = fwtest.RunEnv(t, dir, fake.env, "watch", "uninstall"); r.Code != 0 {
 		t.Fatalf("uninstall: %v", r)
 	}
 	calls := fake.calls(t)
@@ -450,10 +452,10 @@ func TestWatchInstallUninstall(t *testing.T) {
 	if entries, _ := os.ReadDir(fake.unit); len(entries) != 1 {
 		t.Fatalf("after uninstall %d files remain, want only the hand-made one", len(entries))
 	}
-	if r = fwEnv(t, dir, fake.env, "watch", "uninstall"); r.code != 1 {
+	if r = fwtest.RunEnv(t, dir, fake.env, "watch", "uninstall"); r.Code != 1 {
 		t.Fatalf("uninstall with nothing installed: %v", r)
 	}
-	oneLineError(t, fwEnv(t, dir, fake.env, "watch", "uninstall", "--agent", "ghost"), "--agent", "ghost")
+	fwtest.OneLineError(t, fwtest.RunEnv(t, dir, fake.env, "watch", "uninstall", "--agent", "ghost"), "--agent", "ghost")
 }
 
 // Without a user manager, install still writes the units, enables the
@@ -461,31 +463,31 @@ func TestWatchInstallUninstall(t *testing.T) {
 // started; status says it too.
 func TestWatchWithoutUserManager(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
+	dir := fwtest.NewTree(t)
 	fake := newFakeSystemd(t, "FAKE_SYSTEMD_STATE=offline")
 	timer := "fleetwatch-" + strings.ToLower(filepath.Base(dir)) + "-mid-1.timer"
-	d := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1", "--dry-run")
-	if d.code != 0 || !strings.Contains(d.stdout, "would run systemctl --user enable "+timer+"\n") || !strings.Contains(d.stdout, "would start nothing now") {
+	d := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=mid-1", "--dry-run")
+	if d.Code != 0 || !strings.Contains(d.Stdout, "would run systemctl --user enable "+timer+"\n") || !strings.Contains(d.Stdout, "would start nothing now") {
 		t.Fatalf("dry run: %v", d)
 	}
 	fake.calls(t)
-	r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1")
+	r := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=mid-1")
 	for _, want := range []string{"not started: systemctl --user cannot reach a user manager (offline)", "enabled " + timer + ": it starts at the next login (or at boot, with linger)", "enable-linger"} {
-		if r.code != 0 || !strings.Contains(r.stdout, want) {
+		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
 			t.Fatalf("install lacks %q: %v", want, r)
 		}
 	}
 	if got := fake.calls(t); slices.Contains(got, "--user daemon-reload") || !slices.Contains(got, "--user enable "+timer) {
 		t.Fatalf("with no manager, want enable without --now and nothing else: %q", got)
 	}
-	r = fwEnv(t, dir, fake.env, "watch", "status")
-	if r.code != 0 || !strings.Contains(r.stdout, "cannot reach a user manager (offline)") || !strings.Contains(r.stdout, "-mid-1.timer  installed (agent mid-1)") || !strings.Contains(r.stdout, "mid-1  no runs recorded") {
+	r = fwtest.RunEnv(t, dir, fake.env, "watch", "status")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "cannot reach a user manager (offline)") || !strings.Contains(r.Stdout, "-mid-1.timer  installed (agent mid-1)") || !strings.Contains(r.Stdout, "mid-1  no runs recorded") {
 		t.Fatalf("status: %v", r)
 	}
 	// When even the links cannot be made, install says what to run later.
-	other := newTree(t)
-	r = fwEnv(t, other, append(fake.env, "FAKE_SYSTEMD_FAIL=enable"), "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1")
-	if r.code != 0 || !strings.Contains(r.stdout, "not enabled: systemctl --user enable ") || !strings.Contains(r.stdout, "once it is up: systemctl --user daemon-reload && systemctl --user enable --now ") {
+	other := fwtest.NewTree(t)
+	r = fwtest.RunEnv(t, other, append(fake.env, "FAKE_SYSTEMD_FAIL=enable"), "watch", "install", "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=mid-1")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "not enabled: systemctl --user enable ") || !strings.Contains(r.Stdout, "once it is up: systemctl --user daemon-reload && systemctl --user enable --now ") {
 		t.Fatalf("install with a failing enable: %v", r)
 	}
 }
@@ -494,10 +496,10 @@ func TestWatchWithoutUserManager(t *testing.T) {
 // units it wrote stay for the next try.
 func TestWatchInstallSystemctlFails(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
+	dir := fwtest.NewTree(t)
 	fake := newFakeSystemd(t, "FAKE_SYSTEMD_FAIL=enable")
-	r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1")
-	oneLineError(t, r, "systemctl --user enable --now", "-mid-1.timer", "Access denied", "units written")
+	r := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=mid-1")
+	fwtest.OneLineError(t, r, "systemctl --user enable --now", "-mid-1.timer", "Access denied", "units written")
 	if entries, _ := os.ReadDir(fake.unit); len(entries) != 2 {
 		t.Fatalf("unit folder holds %d files, want 2", len(entries))
 	}
@@ -508,11 +510,11 @@ func TestWatchInstallSystemctlFails(t *testing.T) {
 // and next run, linger, each worker's last run.
 func TestWatchStatus(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t,
-		plan{rel: "bugs/crash.md", fields: "Preferred models: small"},
-		plan{rel: "features/deep.md", fields: "Preferred models: reasoner"},
-		plan{rel: "review-needed/done.md"},
-		plan{rel: "drafts/idea.md"},
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "bugs/crash.md", Fields: "Preferred models: small"},
+		fwtest.Plan{Rel: "features/deep.md", Fields: "Preferred models: reasoner"},
+		fwtest.Plan{Rel: "review-needed/done.md"},
+		fwtest.Plan{Rel: "drafts/idea.md"},
 	)
 	if err := os.Remove(filepath.Join(dir, "ANCHOR-CONVENTIONS.md")); err != nil {
 		t.Fatal(err)
@@ -524,7 +526,7 @@ func TestWatchStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake := newFakeSystemd(t)
-	if r := fwEnv(t, dir, fake.env, "watch", "install", "--bin", testExe(t), "--worker", "tier=mid,agent=mid-1", "--worker", "tier=small,agent=small-1"); r.code != 0 {
+	if r := fwtest.RunEnv(t, dir, fake.env, "watch", "install", "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=mid-1", "--worker", "tier=small,agent=small-1"); r.Code != 0 {
 		t.Fatalf("install: %v", r)
 	}
 	state := filepath.Join(dir, "var", "fleet", "workers", "mid-1.json")
@@ -534,8 +536,8 @@ func TestWatchStatus(t *testing.T) {
 	if err := os.WriteFile(state, []byte(`{"pid":4242,"agent_id":"mid-1","tier":"mid","plan":"in-progress/x.md","started":"2026-11-29T10:00:00Z","last_heartbeat":"2026-11-29T10:05:00Z","state":"running","exit_code":null}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := fwEnv(t, dir, fake.env, "watch", "status")
-	if r.code != 0 || r.stderr != "" {
+	r := fwtest.RunEnv(t, dir, fake.env, "watch", "status")
+	if r.Code != 0 || r.Stderr != "" {
 		t.Fatalf("status: %v", r)
 	}
 	stem := "fleetwatch-" + strings.ToLower(filepath.Base(dir))
@@ -553,29 +555,29 @@ func TestWatchStatus(t *testing.T) {
 		// No state file yet, but the timer has run: that, not "no runs".
 		"small-1  last run Sun 2026-11-29 10:00:00 UTC by its timer, idle (exit 1); no state file yet\n",
 	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("status lacks %q:\n%s", want, r.stdout)
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("status lacks %q:\n%s", want, r.Stdout)
 		}
 	}
 	// The monotonic next elapse (3h 5min from boot) became a wall-clock time.
-	if !strings.Contains(r.stdout, "next "+time.Now().Format("Mon 2006-01-02")) && !strings.Contains(r.stdout, "next "+time.Now().Add(-24*time.Hour).Format("Mon 2006-01-02")) {
-		t.Logf("next run is not today or yesterday (boot long ago?):\n%s", r.stdout)
+	if !strings.Contains(r.Stdout, "next "+time.Now().Format("Mon 2006-01-02")) && !strings.Contains(r.Stdout, "next "+time.Now().Add(-24*time.Hour).Format("Mon 2006-01-02")) {
+		t.Logf("next run is not today or yesterday (boot long ago?):\n%s", r.Stdout)
 	}
 
 	// No workers, no timers: said plainly.
-	bare := newTree(t)
-	r = fwEnv(t, bare, newFakeSystemd(t, "FAKE_LINGER=yes").env, "watch", "status", "--project", bare)
+	bare := fwtest.NewTree(t)
+	r = fwtest.RunEnv(t, bare, newFakeSystemd(t, "FAKE_LINGER=yes").env, "watch", "status", "--project", bare)
 	for _, want := range []string{"orchestrator  claude:opus (ANCHOR-CONVENTIONS.md)", "timers        none installed", "linger        on", "no runs recorded", "nothing: no ready plans"} {
-		if r.code != 0 || !strings.Contains(r.stdout, want) {
+		if r.Code != 0 || !strings.Contains(r.Stdout, want) {
 			t.Errorf("bare status lacks %q: %v", want, r)
 		}
 	}
 	// anchor's test 112: no .plans/ is exit 2 and says MISSING.
 	empty := t.TempDir()
-	r = fw(t, empty, "watch", "status", "--project", empty)
-	oneLineError(t, r, ".plans")
-	if !strings.Contains(r.stdout, "MISSING") {
-		t.Errorf("no MISSING in %q", r.stdout)
+	r = fwtest.Run(t, empty, "watch", "status", "--project", empty)
+	fwtest.OneLineError(t, r, ".plans")
+	if !strings.Contains(r.Stdout, "MISSING") {
+		t.Errorf("no MISSING in %q", r.Stdout)
 	}
 }
 
@@ -583,14 +585,14 @@ func TestWatchStatus(t *testing.T) {
 // through sh as cron would (after cron's own \% unescape): it claims and logs.
 func TestWatchEmitCron(t *testing.T) {
 	t.Parallel()
-	dir := newOddTree(t, plan{rel: "bugs/b.md"})
+	dir := newOddTree(t, fwtest.Plan{Rel: "bugs/b.md"})
 	exe := exeWithSpace(t)
-	r := fw(t, dir, "watch", "emit", "cron", "--bin", exe, "--worker", "tier=small,agent=s1,interval=10m", "--worker", "tier=mid,agent=m 1,interval=30s")
-	if r.code != 0 {
+	r := fwtest.Run(t, dir, "watch", "emit", "cron", "--bin", exe, "--worker", "tier=small,agent=s1,interval=10m", "--worker", "tier=mid,agent=m 1,interval=30s")
+	if r.Code != 0 {
 		t.Fatalf("%v", r)
 	}
 	var lines, notes []string
-	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
 		if strings.HasPrefix(l, "#") {
 			notes = append(notes, l)
 		} else {
@@ -598,7 +600,7 @@ func TestWatchEmitCron(t *testing.T) {
 		}
 	}
 	if len(lines) != 2 || !strings.Contains(strings.Join(notes, "\n"), "30s runs every 1m") {
-		t.Fatalf("want two lines and a note on 30s:\n%s", r.stdout)
+		t.Fatalf("want two lines and a note on 30s:\n%s", r.Stdout)
 	}
 	for i, want := range [][5]string{{"*/10", "*", "*", "*", "*"}, {"*", "*", "*", "*", "*"}} {
 		f := strings.SplitN(lines[i], " ", 6)
@@ -613,11 +615,11 @@ func TestWatchEmitCron(t *testing.T) {
 	}
 	cmd := exec.Command("/bin/sh", "-c", strings.ReplaceAll(cmdText, `\%`, "%"))
 	cmd.Dir = t.TempDir() // cron starts in $HOME; the line must cd itself
-	cmd.Env = append(os.Environ(), asFleetwatch+"=1", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), fwtest.AsFleetwatch+"=1", "GORACE=atexit_sleep_ms=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("cron command: %v %s", err, out)
 	}
-	if !exists(dir, "in-progress/b.md") {
+	if !fwtest.Exists(dir, "in-progress/b.md") {
 		t.Fatal("the cron command claimed nothing")
 	}
 	log, err := os.ReadFile(filepath.Join(dir, "var", "fleet", "logs", "s1.log"))
@@ -625,24 +627,24 @@ func TestWatchEmitCron(t *testing.T) {
 		t.Fatalf("log: %q %v", log, err)
 	}
 	// anchor's */90: an hourly run in disguise. Here: an error naming the fix.
-	oneLineError(t, fw(t, dir, "watch", "emit", "cron", "--bin", exe, "--worker", "tier=mid,agent=a,interval=90m"), "90m", "1h or 2h")
+	fwtest.OneLineError(t, fwtest.Run(t, dir, "watch", "emit", "cron", "--bin", exe, "--worker", "tier=mid,agent=a,interval=90m"), "90m", "1h or 2h")
 }
 
 // anchor's test 114: emit for a named project prints the units and the
 // linger advice.
 func TestWatchEmitSystemdAnchorShape(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
-	r := fw(t, t.TempDir(), "watch", "emit", "systemd", "--project", dir, "--bin", testExe(t), "--worker", "tier=mid,agent=x,interval=5m")
-	if r.code != 0 || !strings.Contains(r.stdout, ".service") || !strings.Contains(r.stdout, "enable-linger") || !strings.Contains(r.stdout, "OnUnitActiveSec=5min") {
+	dir := fwtest.NewTree(t)
+	r := fwtest.Run(t, t.TempDir(), "watch", "emit", "systemd", "--project", dir, "--bin", fwtest.Exe(t), "--worker", "tier=mid,agent=x,interval=5m")
+	if r.Code != 0 || !strings.Contains(r.Stdout, ".service") || !strings.Contains(r.Stdout, "enable-linger") || !strings.Contains(r.Stdout, "OnUnitActiveSec=5min") {
 		t.Fatalf("%v", r)
 	}
 }
 
 func TestWatchBadInput(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
-	exe := testExe(t)
+	dir := fwtest.NewTree(t)
+	exe := fwtest.Exe(t)
 	// Should a case get as far as writing, it writes to a throw-away folder.
 	fake := newFakeSystemd(t)
 	for _, c := range []struct {
@@ -670,36 +672,36 @@ func TestWatchBadInput(t *testing.T) {
 		{[]string{"orchestrator", "--set", "a`b"}, []string{"--set"}},
 		{[]string{"skill", "frob"}, []string{"frob"}},
 	} {
-		r := fwEnv(t, dir, fake.env, c.args...)
+		r := fwtest.RunEnv(t, dir, fake.env, c.args...)
 		if len(c.args) == 1 {
-			if r.code != 2 || !strings.Contains(r.stderr, "status") {
+			if r.Code != 2 || !strings.Contains(r.Stderr, "status") {
 				t.Errorf("%q: %v", c.args, r)
 			}
 			continue
 		}
-		t.Run(strings.Join(c.args[:2], "_"), func(t *testing.T) { oneLineError(t, r, c.names...) })
+		t.Run(strings.Join(c.args[:2], "_"), func(t *testing.T) { fwtest.OneLineError(t, r, c.names...) })
 	}
 }
 
 func TestOrchestratorCommand(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
-	if r := fw(t, dir, "orchestrator"); r.code != 0 || r.stdout != "claude:opus\n" {
+	dir := fwtest.NewTree(t)
+	if r := fwtest.Run(t, dir, "orchestrator"); r.Code != 0 || r.Stdout != "claude:opus\n" {
 		t.Fatalf("scaffold default: %v", r)
 	}
-	r := fw(t, dir, "orchestrator", "--set", "local:qwen3")
-	if r.code != 0 || !strings.Contains(r.stdout, "ANCHOR-CONVENTIONS.md") {
+	r := fwtest.Run(t, dir, "orchestrator", "--set", "local:qwen3")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "ANCHOR-CONVENTIONS.md") {
 		t.Fatalf("set: %v", r)
 	}
-	if r := fw(t, dir, "orchestrator", "--project", dir); r.stdout != "local:qwen3\n" {
+	if r := fwtest.Run(t, dir, "orchestrator", "--project", dir); r.Stdout != "local:qwen3\n" {
 		t.Fatalf("read back: %v", r)
 	}
 	// No conventions file: exit 1 (nothing set), and --set creates one.
 	bare := t.TempDir()
-	if r := fw(t, bare, "orchestrator", "--project", bare); r.code != 1 || !strings.Contains(r.stderr, "ANCHOR-CONVENTIONS.md") {
+	if r := fwtest.Run(t, bare, "orchestrator", "--project", bare); r.Code != 1 || !strings.Contains(r.Stderr, "ANCHOR-CONVENTIONS.md") {
 		t.Fatalf("unset: %v", r)
 	}
-	if r := fw(t, bare, "orchestrator", "--project", bare, "--set", "claude:sonnet"); r.code != 0 {
+	if r := fwtest.Run(t, bare, "orchestrator", "--project", bare, "--set", "claude:sonnet"); r.Code != 0 {
 		t.Fatalf("set in a bare folder: %v", r)
 	}
 	data, err := os.ReadFile(filepath.Join(bare, "ANCHOR-CONVENTIONS.md"))
@@ -710,9 +712,9 @@ func TestOrchestratorCommand(t *testing.T) {
 
 func TestSkillInstall(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t)
-	r := fw(t, t.TempDir(), "skill", "install", "--project", dir)
-	if r.code != 0 {
+	dir := fwtest.NewTree(t)
+	r := fwtest.Run(t, t.TempDir(), "skill", "install", "--project", dir)
+	if r.Code != 0 {
 		t.Fatalf("%v", r)
 	}
 	cmdFile := filepath.Join(dir, ".claude", "commands", "fleet-watch.md")
@@ -737,7 +739,7 @@ func TestSkillInstall(t *testing.T) {
 	if data, _ := os.ReadFile(cmdFile); !strings.Contains(string(data), "$ARGUMENTS") {
 		t.Errorf("the slash command ignores its argument")
 	}
-	if r := fw(t, dir, "skill", "install"); r.code != 0 || strings.Count(r.stdout, "unchanged") != 2 {
+	if r := fwtest.Run(t, dir, "skill", "install"); r.Code != 0 || strings.Count(r.Stdout, "unchanged") != 2 {
 		t.Fatalf("again: %v", r)
 	}
 	// An edited file is not overwritten without --yes, and nothing is written.
@@ -745,20 +747,20 @@ func TestSkillInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(skillFile)
-	oneLineError(t, fw(t, dir, "skill", "install"), cmdFile, "--yes", "nothing written")
+	fwtest.OneLineError(t, fwtest.Run(t, dir, "skill", "install"), cmdFile, "--yes", "nothing written")
 	// The dry run fails where the real run would.
-	r = fw(t, dir, "skill", "install", "--dry-run")
-	oneLineError(t, r, "would refuse", cmdFile, "--yes")
-	if !strings.Contains(r.stdout, "would replace "+cmdFile) {
+	r = fwtest.Run(t, dir, "skill", "install", "--dry-run")
+	fwtest.OneLineError(t, r, "would refuse", cmdFile, "--yes")
+	if !strings.Contains(r.Stdout, "would replace "+cmdFile) {
 		t.Errorf("dry run: %v", r)
 	}
-	if r := fw(t, dir, "skill", "install", "--dry-run", "--yes"); r.code != 0 || !strings.Contains(r.stdout, "would create "+skillFile) {
+	if r := fwtest.Run(t, dir, "skill", "install", "--dry-run", "--yes"); r.Code != 0 || !strings.Contains(r.Stdout, "would create "+skillFile) {
 		t.Errorf("dry run --yes: %v", r)
 	}
 	if _, err := os.Stat(skillFile); err == nil {
 		t.Fatal("a refused skill install wrote a file")
 	}
-	if r := fw(t, dir, "skill", "install", "--yes"); r.code != 0 || !strings.Contains(r.stdout, "replaced "+cmdFile) {
+	if r := fwtest.Run(t, dir, "skill", "install", "--yes"); r.Code != 0 || !strings.Contains(r.Stdout, "replaced "+cmdFile) {
 		t.Fatalf("--yes: %v", r)
 	}
 }

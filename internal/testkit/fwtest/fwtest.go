@@ -21,6 +21,13 @@ import (
 // run the command line it was given.
 const AsFleetwatch = "FLEETWATCH_TEST_AS_MAIN"
 
+// The exit codes of fleetwatch's command line.
+const (
+	ExitOK      = 0
+	ExitNothing = 1 // nothing to do
+	ExitError   = 2 // an error or a refusal, one line on stderr
+)
+
 // BarrierEnv names a file a child waits for before it runs, so racing
 // workers start together.
 const BarrierEnv = "FLEETWATCH_TEST_BARRIER"

@@ -1,0 +1,86 @@
+package uitest
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/workers"
+)
+
+// TestTmuxQuitSaysWorkersKeepRunning: workers outlive the UI; quitting
+// says how many go on (live and stale, not dead or exited), and says
+// nothing when none do. The pane is kept after the program ends
+// (remain-on-exit), so the line printed after the UI is there to read.
+// The line fits 80 columns.
+func TestTmuxQuitSaysWorkersKeepRunning(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	for _, withWorkers := range []bool{true, false} {
+		name := "none"
+		if withWorkers {
+			name = "two running"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+			if withWorkers {
+				writeWorkerStates(t, dir)
+			}
+			tt := startTmux(t, 100, 30, dir, nil)
+			if out, err := tt.tmux("set-option", "-w", "-t", "fw", "remain-on-exit", "on"); err != nil {
+				t.Fatalf("remain-on-exit: %v: %s", err, out)
+			}
+			tt.waitShows(tmuxStartWait, `\[1 Plans\]`)
+			tt.keys("q")
+			deadline := time.Now().Add(tmuxWait)
+			for {
+				if _, err := os.Stat(tt.status); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("fleetwatch did not exit after q:\n%s", tt.capture())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond) // the pane's last output
+			// With the history: tmux's "Pane is dead" line scrolls the
+			// screen by one.
+			screen := tt.capture("-J", "-S", "-100")
+			const line = "2 workers keep running (they outlive the UI); fleetwatch shows them again"
+			if got := strings.Count(screen, "keep running"); withWorkers && (got != 1 || !strings.Contains(screen, line)) {
+				t.Fatalf("want the line %q once after quitting:\n%s", line, screen)
+			} else if !withWorkers && got != 0 {
+				t.Fatalf("no worker runs, yet:\n%s", screen)
+			}
+		})
+	}
+}
+
+// writeWorkerStates gives dir two running workers (a real process stands
+// in for both), a dead one and one that exited.
+func writeWorkerStates(t *testing.T, dir string) {
+	t.Helper()
+	sleeper := exec.Command("sleep", "300")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
+	host, _ := os.Hostname()
+	now := workers.Stamp{Time: time.Now()}
+	one := 1
+	for _, st := range []workers.State{
+		{AgentID: "mid-1", PID: sleeper.Process.Pid, Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
+		{AgentID: "mid-2", PID: sleeper.Process.Pid, Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
+		{AgentID: "gone-1", PID: testkit.DeadPID(t), Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
+		{AgentID: "done-1", PID: sleeper.Process.Pid, Host: host, State: workers.StateExited, ExitCode: &one, Started: now},
+	} {
+		if err := workers.WriteState(dir, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package model
+
+import (
+	"slices"
+	"strconv"
+)
+
+// NoticeKind says what a notice is about. Notices are one list: later
+// faces (the coordinator's inbox, the merge queue) add kinds here.
+type NoticeKind string
+
+const (
+	// NoticeReview: a plan reached review-needed/ and waits for a person.
+	NoticeReview NoticeKind = "review"
+	// NoticeWorkerFailed: a worker exited with a non-zero code.
+	NoticeWorkerFailed NoticeKind = "failed"
+	// NoticeWorkerStale: a running worker stopped heartbeating.
+	NoticeWorkerStale NoticeKind = "stale"
+	// NoticeWorkerDead: a worker's file says running but its process is gone.
+	NoticeWorkerDead NoticeKind = "dead"
+	// NoticeLeaseExpired: a lease ran out and no live worker drives it.
+	NoticeLeaseExpired NoticeKind = "expired"
+)
+
+// NoticeSubject is the kind of row a notice leads to; Notice.Key names the
+// row: a plan rel, a lease file name, a worker's agent id.
+type NoticeSubject int
+
+const (
+	SubjectPlan NoticeSubject = iota
+	SubjectLease
+	SubjectWorker
+)
+
+// Notice is one fact that needs a person.
+type Notice struct {
+	// ID is the same for the same fact on every look: a plan's rel, a
+	// worker's run (agent and start), a lease's expiry. A fact that stays
+	// true is never noticed twice.
+	ID      string
+	At      float64 // when it was noticed, Unix seconds
+	Kind    NoticeKind
+	Text    string // one line, raw: the face sanitizes it for its terminal
+	Subject NoticeSubject
+	Key     string
+}
+
+// WorkerFact is what the notices need of a worker: the words of
+// workers.Health, which model cannot import.
+type WorkerFact struct {
+	Agent  string
+	Plan   string // the plan rel it works on, if any
+	Health string // live, stale, dead or exited
+	Exit   *int   // the exit code, once exited
+	// Started and Heartbeat (Unix seconds) tell one run, and one silence,
+	// from the next.
+	Started, Heartbeat float64
+}
+
+// NoticeFacts is one look at everything notices come from.
+type NoticeFacts struct {
+	Rows    []BoardRow
+	Leases  []Lease
+	Workers []WorkerFact
+	Now     float64
+}
+
+// Conditions lists every notice that is true in f, stamped at f.Now, in a
+// fixed order (plans, leases, workers). New ones are those whose ID the
+// previous look did not have (NewNotices).
+func Conditions(f NoticeFacts) []Notice {
+	var out []Notice
+	add := func(id string, k NoticeKind, text string, s NoticeSubject, key string) {
+		out = append(out, Notice{ID: string(k) + ":" + id, At: f.Now, Kind: k, Text: text, Subject: s, Key: key})
+	}
+	for i := range f.Rows {
+		if p := f.Rows[i].Plan; p.Lane == ReviewNeeded {
+			add(p.Rel, NoticeReview, p.Slug+" waits for review: "+titleOr(p), SubjectPlan, p.Rel)
+		}
+	}
+	driven := map[string]bool{}
+	for _, w := range f.Workers {
+		if w.Health == "live" {
+			driven["a\x00"+w.Agent], driven["p\x00"+w.Plan] = true, true
+		}
+	}
+	for i := range f.Leases {
+		l := &f.Leases[i]
+		if l.Corrupt != "" || l.Active(f.Now) || driven["a\x00"+l.AgentID] || driven["p\x00"+l.Rel] {
+			continue
+		}
+		add(l.File+"@"+secs(l.ExpiresAt), NoticeLeaseExpired, l.Rel+": "+l.AgentID+"'s lease expired and no worker drives it",
+			SubjectLease, l.File)
+	}
+	for _, w := range f.Workers {
+		// Whole seconds: a run started here is first known from the
+		// process, then from its state file, which may differ by a hair.
+		run := w.Agent + "@" + strconv.FormatInt(int64(w.Started), 10)
+		on := ""
+		if w.Plan != "" {
+			on = " on " + w.Plan
+		}
+		switch {
+		case w.Health == "exited" && w.Exit != nil && *w.Exit != 0:
+			add(run, NoticeWorkerFailed, w.Agent+" exited "+strconv.Itoa(*w.Exit)+on, SubjectWorker, w.Agent)
+		case w.Health == "stale":
+			add(run+"@"+strconv.FormatInt(int64(w.Heartbeat), 10), NoticeWorkerStale, w.Agent+" stopped heartbeating"+on, SubjectWorker, w.Agent)
+		case w.Health == "dead":
+			add(run, NoticeWorkerDead, w.Agent+"'s process is gone"+on, SubjectWorker, w.Agent)
+		}
+	}
+	return out
+}
+
+// NewNotices are the notices of cur that were not true in prev: what
+// became true between two looks. The first look has no prev to compare
+// with, so callers keep it as the baseline and notice nothing.
+func NewNotices(prev, cur []Notice) []Notice {
+	was := make(map[string]bool, len(prev))
+	for _, n := range prev {
+		was[n.ID] = true
+	}
+	return slices.DeleteFunc(slices.Clone(cur), func(n Notice) bool { return was[n.ID] })
+}
+
+func titleOr(p *Plan) string {
+	if p.Header.Title != "" {
+		return p.Header.Title
+	}
+	return p.Name
+}
+
+func secs(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }

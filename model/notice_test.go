@@ -1,0 +1,165 @@
+package model
+
+import (
+	"slices"
+	"testing"
+)
+
+func noticePlan(rel string) BoardRow {
+	r := Rel(rel)
+	p := &Plan{Rel: rel, Lane: r.Lane(), Name: rel[len(r.Lane())+1:], Slug: r.Slug()}
+	p.Header.Title = "Title of " + p.Slug
+	return BoardRow{Plan: p}
+}
+
+func code(n int) *int { return &n }
+
+// baseFacts: a plan in review, a live worker holding a live lease, a
+// worker that exited cleanly.
+func baseFacts() NoticeFacts {
+	return NoticeFacts{
+		Now:    1000,
+		Rows:   []BoardRow{noticePlan("features/a.md"), noticePlan("review-needed/done.md")},
+		Leases: []Lease{{File: "in-progress__b.md.json", Rel: "in-progress/b.md", AgentID: "mid-1", ExpiresAt: 2000}},
+		Workers: []WorkerFact{
+			{Agent: "mid-1", Plan: "in-progress/b.md", Health: "live", Started: 900, Heartbeat: 990},
+			{Agent: "small-1", Health: "exited", Exit: code(0), Started: 100},
+		},
+	}
+}
+
+func kindsKeys(ns []Notice) []string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, string(n.Kind)+" "+n.Key)
+	}
+	return out
+}
+
+func TestNewNoticesEachKind(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(f *NoticeFacts)
+		want   []string
+		text   string
+	}{
+		{"nothing changed", func(*NoticeFacts) {}, nil, ""},
+		{"a plan reaches review-needed", func(f *NoticeFacts) {
+			f.Rows[0] = noticePlan("review-needed/a.md")
+		}, []string{"review review-needed/a.md"}, "a waits for review: Title of a"},
+		{"a worker exits non-zero", func(f *NoticeFacts) {
+			f.Workers[0].Health, f.Workers[0].Exit = "exited", code(3)
+		}, []string{"failed mid-1"}, "mid-1 exited 3 on in-progress/b.md"},
+		{"a worker exits zero", func(f *NoticeFacts) {
+			f.Workers[0].Health, f.Workers[0].Exit = "exited", code(0)
+		}, nil, ""},
+		{"a worker goes stale", func(f *NoticeFacts) {
+			f.Workers[0].Health = "stale"
+		}, []string{"stale mid-1"}, "mid-1 stopped heartbeating on in-progress/b.md"},
+		{"a worker's process dies", func(f *NoticeFacts) {
+			f.Workers[0].Health = "dead"
+		}, []string{"dead mid-1"}, "mid-1's process is gone on in-progress/b.md"},
+		{"a lease expires while its worker is live", func(f *NoticeFacts) {
+			f.Now = 2500
+		}, nil, ""},
+		{"a lease expires with its worker gone", func(f *NoticeFacts) {
+			f.Now, f.Workers = 2500, f.Workers[1:]
+		}, []string{"expired in-progress__b.md.json"}, "in-progress/b.md: mid-1's lease expired and no worker drives it"},
+		{"a lease expires while its worker is stale", func(f *NoticeFacts) {
+			f.Now, f.Workers[0].Health = 2500, "stale"
+		}, []string{"expired in-progress__b.md.json", "stale mid-1"}, ""},
+		{"an unreadable lease is not an expiry", func(f *NoticeFacts) {
+			f.Now, f.Workers = 2500, f.Workers[1:]
+			f.Leases[0].Corrupt = "not JSON"
+		}, nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prev := Conditions(baseFacts())
+			f := baseFacts()
+			c.change(&f)
+			got := NewNotices(prev, Conditions(f))
+			if !slices.Equal(kindsKeys(got), c.want) {
+				t.Fatalf("new notices %q, want %q", kindsKeys(got), c.want)
+			}
+			if c.text != "" && got[0].Text != c.text {
+				t.Errorf("text %q, want %q", got[0].Text, c.text)
+			}
+			for _, n := range got {
+				if n.At != f.Now {
+					t.Errorf("%s noticed at %v, want the look's time %v", n.ID, n.At, f.Now)
+				}
+			}
+		})
+	}
+}
+
+func TestNoticeSubjects(t *testing.T) {
+	f := baseFacts()
+	f.Now, f.Workers = 2500, []WorkerFact{{Agent: "x", Health: "dead", Started: 5}}
+	want := map[NoticeKind]NoticeSubject{NoticeReview: SubjectPlan, NoticeLeaseExpired: SubjectLease, NoticeWorkerDead: SubjectWorker}
+	got := Conditions(f)
+	if len(got) != len(want) {
+		t.Fatalf("conditions %q, want one of each of %v", kindsKeys(got), want)
+	}
+	for _, n := range got {
+		if n.Subject != want[n.Kind] {
+			t.Errorf("%s leads to subject %d, want %d", n.ID, n.Subject, want[n.Kind])
+		}
+	}
+}
+
+// TestNoticesNotTwice: a fact that stays true is noticed once, however
+// many looks follow; one true at the first look (the baseline) never is.
+func TestNoticesNotTwice(t *testing.T) {
+	f := baseFacts()
+	baseline := Conditions(f)
+	if len(baseline) != 1 || baseline[0].Kind != NoticeReview {
+		t.Fatalf("baseline %q, want the plan already in review", kindsKeys(baseline))
+	}
+	prev := baseline
+	f.Workers[0].Health = "stale"
+	seen := map[string]int{}
+	for look := range 5 {
+		f.Now += 10 // the clock moves; the facts stay
+		cur := Conditions(f)
+		for _, n := range NewNotices(prev, cur) {
+			seen[n.ID]++
+			if look > 0 {
+				t.Errorf("look %d noticed %s again", look, n.ID)
+			}
+		}
+		prev = cur
+	}
+	if len(seen) != 1 {
+		t.Fatalf("noticed %v, want only the stale worker", seen)
+	}
+	for id := range seen {
+		if id == baseline[0].ID {
+			t.Fatalf("the plan in review at the first look was noticed")
+		}
+	}
+}
+
+// TestNoticeIDsTellRunsApart: the same agent failing again in a new run,
+// a lease renewed and expiring again, a worker stale a second time are new
+// facts.
+func TestNoticeIDsTellRunsApart(t *testing.T) {
+	f := NoticeFacts{Now: 5000, Workers: []WorkerFact{{Agent: "a", Health: "exited", Exit: code(1), Started: 100}}}
+	g := f
+	g.Workers = []WorkerFact{{Agent: "a", Health: "exited", Exit: code(1), Started: 200}}
+	if n := NewNotices(Conditions(f), Conditions(g)); len(n) != 1 {
+		t.Errorf("a second failed run: %q, want one notice", kindsKeys(n))
+	}
+	f.Workers = []WorkerFact{{Agent: "a", Health: "stale", Started: 100, Heartbeat: 150}}
+	g.Workers = []WorkerFact{{Agent: "a", Health: "stale", Started: 100, Heartbeat: 400}}
+	if n := NewNotices(Conditions(f), Conditions(g)); len(n) != 1 {
+		t.Errorf("stale again after a heartbeat: %q, want one notice", kindsKeys(n))
+	}
+	f.Workers, g.Workers = nil, nil
+	f.Leases = []Lease{{File: "in-progress__b.md.json", Rel: "in-progress/b.md", AgentID: "m", ExpiresAt: 4000}}
+	g.Leases = []Lease{{File: "in-progress__b.md.json", Rel: "in-progress/b.md", AgentID: "m", ExpiresAt: 4500}}
+	if n := NewNotices(Conditions(f), Conditions(g)); len(n) != 1 {
+		t.Errorf("a renewed lease expiring again: %q, want one notice", kindsKeys(n))
+	}
+}
