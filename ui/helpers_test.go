@@ -377,7 +377,7 @@ func (h *harness) settle(cmd tea.Cmd) {
 			case tea.QuitMsg:
 				h.quit = true
 			case loadedMsg, worktreesMsg, actionMsg, previewDueMsg, previewMsg,
-				workersMsg, spawnFormMsg, spawnedMsg:
+				workersMsg, spawnFormMsg, spawnedMsg, detailMsg:
 				start(h.update(msg))
 			case logOpenedMsg, logLinesMsg:
 				h.background(h.update(msg))

@@ -29,6 +29,8 @@ type KeyMap struct {
 	Leases  LeaseKeys
 	Trees   TreeKeys
 	Workers WorkerKeys
+	Events  EventKeys
+	Logs    LogKeys
 }
 
 // PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
@@ -43,13 +45,19 @@ type PlanKeys struct {
 }
 
 // LeaseKeys are the Leases pane's.
-type LeaseKeys struct{ Release, Recover key.Binding }
+type LeaseKeys struct{ Release, Recover, Open key.Binding }
 
 // TreeKeys are the Worktrees pane's.
-type TreeKeys struct{ Diff key.Binding }
+type TreeKeys struct{ Diff, Open key.Binding }
 
 // WorkerKeys are the Workers pane's.
-type WorkerKeys struct{ Stop, Mark, Logs, Diff key.Binding }
+type WorkerKeys struct{ Stop, Mark, Logs, Diff, Open key.Binding }
+
+// EventKeys are the Events pane's.
+type EventKeys struct{ Open key.Binding }
+
+// LogKeys are the log view's: wrap, zoom, and sideways scrolling.
+type LogKeys struct{ Wrap, Zoom, Left, Right key.Binding }
 
 // AskKeys answer a dialog, and the filter's confirm and cancel.
 type AskKeys struct {
@@ -115,9 +123,15 @@ func DefaultKeyMap() KeyMap {
 			New:         b("new plan", "n"),
 			Edit:        b("edit", "e"),
 		},
-		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R")},
-		Trees:   TreeKeys{Diff: b("diff", "d")},
-		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d")},
+		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R"), Open: b("open", "enter")},
+		Trees:   TreeKeys{Diff: b("diff", "d"), Open: b("open", "enter")},
+		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d"), Open: b("open", "enter")},
+		Events:  EventKeys{Open: b("open", "enter")},
+		Logs: LogKeys{
+			Wrap: b("wrap lines", "w"), Zoom: b("zoom", "z"),
+			Left:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "scroll left")),
+			Right: key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "scroll right")),
+		},
 		Ask: AskKeys{
 			Confirm: b("confirm", "enter"), Cancel: b("cancel", "esc", "ctrl+c"),
 			Next: b("next choice", "tab"), Prev: b("previous choice", "shift+tab"),
@@ -146,7 +160,7 @@ func paneKeys() [paneCount]key.Binding {
 func (k KeyMap) ShortHelp() []key.Binding {
 	p, l, w := &k.Plans, &k.Leases, &k.Workers
 	return []key.Binding{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
-		w.Logs, w.Stop, w.Mark, k.Spawn, p.Filter, k.Help, k.Quit}
+		w.Logs, w.Stop, w.Mark, k.Spawn, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.Filter, k.Help, k.Quit}
 }
 
 // FullHelp is what `?` shows, one column per group.
@@ -157,6 +171,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		append([]key.Binding{p.PrevLane, p.NextLane, k.NextPane}, k.Panes[:]...),
 		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete, p.New, p.Edit},
 		{k.Spawn, w.Stop, w.Mark, w.Logs, p.Diff, k.Trees.Diff, w.Diff},
-		{p.Filter, p.Preview, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
+		{p.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
 	}
 }

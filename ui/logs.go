@@ -32,6 +32,8 @@ type logView struct {
 	gen   int // which opening the panes belong to; older messages are dropped
 	panes []*logPane
 	focus int
+	wrap  bool // long lines wrap (w); off, they are cut at the width
+	zoom  bool // the focused pane alone fills the screen (z)
 }
 
 // logPane is one worker's log as far as it has been read.
@@ -45,9 +47,17 @@ type logPane struct {
 	// ones cost.
 	shown []string
 	off   int // lines scrolled up from the newest; 0 follows
-	err   string
-	open  bool // the tail started (or failed)
-	ended bool // the tail stopped delivering
+	// sub is how many rows of the bottom line are hidden below the
+	// screen, when wrapped.
+	sub int
+	x   int // columns scrolled to the right, when not wrapped
+	// wrapped is each line wrapped to tw columns, made when first shown
+	// (nil until then), as shown is.
+	wrapped [][]string
+	tw      int
+	err     string
+	open    bool // the tail started (or failed)
+	ended   bool // the tail stopped delivering
 }
 
 type logOpenedMsg struct {
@@ -183,13 +193,19 @@ func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
 	}
 	p.lines = append(p.lines, msg.lines...)
 	p.shown = append(p.shown, make([]string, len(msg.lines))...)
-	if p.off > 0 {
+	if p.wrapped != nil {
+		p.wrapped = append(p.wrapped, make([][]string, len(msg.lines))...)
+	}
+	if p.off > 0 || p.sub > 0 {
 		// Scrolled up: the lines on screen stay where they are.
 		p.off += len(msg.lines)
 	}
 	if drop := len(p.lines) - logKeep; drop > 0 {
 		p.lines = append(p.lines[:0], p.lines[drop:]...)
 		p.shown = append(p.shown[:0], p.shown[drop:]...)
+		if p.wrapped != nil {
+			p.wrapped = append(p.wrapped[:0], p.wrapped[drop:]...)
+		}
 	}
 	m.clampLog(msg.i)
 	return waitLogCmd(p.tail, msg.gen, msg.i)
@@ -267,7 +283,19 @@ func logLayout(n, w, h int) []logRect {
 }
 
 func (m *Model) logRects() []logRect {
-	return logLayout(len(m.logsShown().panes), m.cols, max(0, m.height-2))
+	v := m.logsShown()
+	return v.layout(m.cols, max(0, m.height-2))
+}
+
+// layout places the panes in w×h; zoomed, the focused one takes it all
+// and the others none.
+func (v *logView) layout(w, h int) []logRect {
+	if !v.zoom {
+		return logLayout(len(v.panes), w, h)
+	}
+	rects := make([]logRect, len(v.panes))
+	rects[v.focus] = logRect{w: w, h: h}
+	return rects
 }
 
 // logVisible is how many lines pane i shows.
@@ -280,8 +308,17 @@ func (m *Model) logVisible(i int) int {
 }
 
 func (m *Model) clampLog(i int) {
-	p := m.logsShown().panes[i]
-	p.off = max(0, min(p.off, len(p.lines)-m.logVisible(i)))
+	v := m.logsShown()
+	if v.zoom && i != v.focus {
+		// Hidden: judged at the size it gets when shown again.
+		return
+	}
+	p, vis := v.panes[i], m.logVisible(i)
+	if v.wrap {
+		m.clampWrapped(p, vis, m.logTextWidth(i))
+		return
+	}
+	p.off = max(0, min(p.off, len(p.lines)-vis))
 }
 
 func (*logView) asks() bool   { return false }
@@ -296,12 +333,30 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		return m.closeLogs()
 	case key.Matches(msg, k.NextPane):
 		v.focus = (v.focus + 1) % len(v.panes)
+		m.clampLog(v.focus) // zoomed, it is now shown at another size
 		return nil
 	case key.Matches(msg, k.PrevPane):
 		v.focus = (v.focus + len(v.panes) - 1) % len(v.panes)
+		m.clampLog(v.focus)
+		return nil
+	case key.Matches(msg, k.Logs.Wrap):
+		m.toggleWrap(v)
+		return nil
+	case key.Matches(msg, k.Logs.Zoom):
+		m.toggleZoom(v)
+		return nil
+	case key.Matches(msg, k.Logs.Left):
+		m.scrollSideways(v, -logStep)
+		return nil
+	case key.Matches(msg, k.Logs.Right):
+		m.scrollSideways(v, logStep)
 		return nil
 	}
 	p, vis := v.panes[v.focus], m.logVisible(v.focus)
+	if v.wrap {
+		m.wrapKey(v, msg)
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Up):
 		p.off++
@@ -321,6 +376,9 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 }
 
 func (v *logView) view(m *Model, h int) []string {
+	if v.zoom {
+		return m.logPaneView(v, v.focus, v.panes[v.focus], m.cols, h)
+	}
 	rects := logLayout(len(v.panes), m.cols, h)
 	var out, row []string
 	for i, p := range v.panes {
@@ -355,18 +413,25 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 			title += " · " + termtext.Line(planSlug(r.st.Plan))
 		}
 	}
-	if focus && len(v.panes) > 1 {
+	if focus && len(v.panes) > 1 && !v.zoom {
 		title = "▸ " + title
+	}
+	if p.x > 0 && !v.wrap {
+		title += " · →" + itoa(p.x)
 	}
 	vis := h - 2
 	hint := ""
 	switch {
-	case p.off > 0:
-		hint = "↑" + itoa(p.off) + " · G follows"
+	case p.off > 0 || p.sub > 0:
+		// A bottom line cut by wrapping counts as a line below.
+		hint = "↑" + itoa(p.off+min(p.sub, 1)) + " · G follows"
 	case p.ended:
 		hint = "stopped following"
 	case len(p.lines) > 0:
 		hint = "following"
+	}
+	if v.wrap {
+		hint = "wrap · " + hint
 	}
 	var body []string
 	switch {
@@ -377,22 +442,24 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 	case len(p.lines) == 0:
 		body = []string{" " + m.st.Dim.Render("no lines yet in "+termtext.Line(p.rel)), " " + m.st.Dim.Render("new ones show here as they come")}
 	default:
-		end := len(p.lines) - p.off
-		for j := max(0, end-vis); j < end; j++ {
-			if p.shown[j] == "" {
-				p.shown[j] = m.logLine(p.lines[j])
-			}
-			body = append(body, " "+p.shown[j])
-		}
+		body = m.logBody(v, p, vis, w-3)
 	}
 	return m.box(title, hint, body, w, h, focus)
 }
 
-// logsHelp is the footer's reminder in the logs view.
+// logsHelp is the footer's reminder in the logs view; narrow, the short
+// words.
 func (m *Model) logsHelp(v *logView) string {
-	s := "↑/↓ pgup/pgdn scroll · g top · G follow · esc close"
+	s := "↑/↓ pgup/pgdn scroll · g top · G follow · w wrap · z zoom · esc close"
+	side, next := "←/→ sideways · ", "tab next log · "
+	if !m.wide {
+		s, side, next = "↑/↓ scroll · G follow · w wrap · z zoom · esc close", "←/→ side · ", "tab next · "
+	}
+	if !v.wrap {
+		s = side + s
+	}
 	if len(v.panes) > 1 {
-		s = "tab next log · " + s
+		s = next + s
 	}
 	return m.st.Help.Render(s)
 }

@@ -221,6 +221,7 @@ func (l *leaseList) syncKeys(m *Model, set setKey) {
 	release, recover := m.releaseRecover()
 	set(&m.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
 	set(&m.keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
+	set(&m.keys.Leases.Open, here && l.cursor < len(l.rows), "open: select a lease in the leases pane (2)")
 }
 
 func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -230,6 +231,8 @@ func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.askRelease()
 	case key.Matches(msg, k.Recover):
 		m.askRecover()
+	case key.Matches(msg, k.Open):
+		return m.openLease(), true
 	default:
 		return nil, false
 	}
@@ -261,11 +264,15 @@ func (t *treeList) selected() selection { return selection{} }
 func (t *treeList) syncKeys(m *Model, set setKey) {
 	wt := t.row()
 	set(&m.keys.Trees.Diff, m.pane == worktreesPane && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
+	set(&m.keys.Trees.Open, m.pane == worktreesPane && t.cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
 }
 
 func (t *treeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	if key.Matches(msg, m.keys.Trees.Diff) {
+	switch {
+	case key.Matches(msg, m.keys.Trees.Diff):
 		return m.diffTree(), true
+	case key.Matches(msg, m.keys.Trees.Open):
+		return m.openTree(), true
 	}
 	return nil, false
 }
@@ -316,6 +323,7 @@ func (w *workerList) syncKeys(m *Model, set setKey) {
 	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
 	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
 	set(&k.Diff, r != nil && (r.st.Worktree != "" || r.st.Plan != ""), "diff: select a worker with a worktree or a plan")
+	set(&k.Open, r != nil && m.pane == workersPane, "open: select a worker in the workers pane (4)")
 }
 
 func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -330,6 +338,8 @@ func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.openLogs(), true
 	case key.Matches(msg, k.Diff):
 		return m.diffWorker(), true
+	case key.Matches(msg, k.Open):
+		return m.openWorker(), true
 	default:
 		return nil, false
 	}
@@ -398,9 +408,16 @@ func (e *eventList) rebuild(m *Model) {
 
 func (e *eventList) selected() selection { return selection{} }
 
-func (e *eventList) syncKeys(*Model, setKey) {}
+func (e *eventList) syncKeys(m *Model, set setKey) {
+	set(&m.keys.Events.Open, m.pane == eventsPane && e.cursor < len(e.rows), "open: select an event in the events pane (5)")
+}
 
-func (e *eventList) update(*Model, tea.KeyMsg) (tea.Cmd, bool) { return nil, false }
+func (e *eventList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	if key.Matches(msg, m.keys.Events.Open) {
+		return m.openEvent(), true
+	}
+	return nil, false
+}
 
 func (e *eventList) view(m *Model, h int) []string {
 	return m.tableBox("Events", eventColumns(e.width).header(), &e.table, h, "no events yet in .plans/logs/events.jsonl")

@@ -234,6 +234,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case diffMsg:
 		m.diffArrived(msg)
 		return nil
+	case detailMsg:
+		m.detailLoaded(msg)
+		return nil
 	case previewDueMsg:
 		if msg.seq != m.plans.pv.seq {
 			return nil
@@ -278,6 +281,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 	case worktreesMsg:
 		m.trees.rows, m.trees.err = msg.states, msg.err
 		m.trees.rebuild(m)
+		m.syncKeys() // enter opens a worktree once there is one
 		if m.treesReq.done() {
 			return m.requestTrees(), true
 		}
@@ -426,7 +430,8 @@ func (m *Model) layout() {
 		}
 	}
 	if m.reading() {
-		m.plans.pv.vp.Width, m.plans.pv.vp.Height = m.cols-2, bodyH-1
+		// Less the title and the facts line (readerFacts).
+		m.plans.pv.vp.Width, m.plans.pv.vp.Height = m.cols-2, max(1, bodyH-2)
 	}
 	m.help.Width = m.width
 	m.rebuild()

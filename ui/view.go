@@ -8,6 +8,7 @@ import (
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 )
 
 // View draws the screen: a header, the body, and one status line. It only
@@ -148,6 +149,9 @@ func (m *Model) footerLine() string {
 	helpText := m.help.ShortHelpView(keys)
 	if v, ok := m.stack.top().(*logView); ok {
 		helpText = m.logsHelp(v)
+	}
+	if _, ok := m.stack.top().(*detailView); ok {
+		helpText = m.st.Help.Render(detailHelp)
 	}
 	if _, ok := m.stack.top().(*noticeList); ok {
 		helpText = m.noticesHelp()
@@ -294,14 +298,14 @@ func (m *Model) previewBox(h int) []string {
 func (m *Model) fullPreview(h int) []string {
 	title := "preview"
 	if m.plans.pv.rel != "" {
-		title = termtext.Line(m.plans.pv.rel)
+		title = termtext.Line(planfs.Dir + "/" + m.plans.pv.rel)
 	}
 	head := " " + m.st.Title.Render(title) + m.st.Dim.Render("  ↑/↓ scroll · esc back")
 	lines := strings.Split(m.plans.pv.vp.View(), "\n")
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}
-	return append([]string{head}, lines...)
+	return append([]string{head, m.readerFacts()}, lines...)
 }
 
 func (m *Model) warningLine(w *model.Warning, selected bool) string {
