@@ -130,8 +130,8 @@ func (m *Model) tabs(compact bool) string {
 }
 
 func (m *Model) footerLine() string {
-	if m.plans.filtering {
-		return fit(m.plans.filter.View(), m.width)
+	if f := m.typingFilter(); f != nil {
+		return fit(f.filter.View(), m.width)
 	}
 	var keys []key.Binding
 	for _, b := range m.keys.ShortHelp() {
@@ -144,12 +144,15 @@ func (m *Model) footerLine() string {
 		keys = append(keys[:3:3], m.keys.Help)
 	}
 	helpText := m.help.ShortHelpView(keys)
-	if v, ok := m.stack.top().(*logView); ok {
+	switch v := m.stack.top().(type) {
+	case *logView:
 		helpText = m.logsHelp(v)
+	case *reader:
+		helpText = m.readerHelp()
 	}
 	status := m.status
-	if status == "" && m.plans.filter.Value() != "" {
-		status = "filter: " + m.plans.filter.Value() + " (esc clears)"
+	if status == "" && m.stack.top() == nil {
+		status = termtext.Line(m.filterNote())
 	}
 	if status == "" {
 		return fit(" "+helpText, m.width)
@@ -195,8 +198,8 @@ func (m *Model) plansView(h int) []string {
 		switch {
 		case m.d == nil:
 			msg = "reading the tree…"
-		case m.plans.filter.Value() != "":
-			msg = "no plan in " + string(m.plans.lane) + "/ matches the filter (esc clears)"
+		case m.plans.active():
+			msg = "no plan in " + string(m.plans.lane) + "/ matches /" + termtext.Line(m.plans.filter.Value()) + " (esc clears)"
 		}
 		rows[0] = "  " + m.st.Dim.Render(msg)
 	}
@@ -206,8 +209,8 @@ func (m *Model) plansView(h int) []string {
 	}
 	th, ph := m.plansSplit(h)
 	title := string(m.plans.lane) + " · " + itoa(m.count(m.plans.lane))
-	if m.plans.filter.Value() != "" {
-		title += " · " + itoa(m.plans.len()) + " match"
+	if m.plans.active() {
+		title += " · /" + termtext.Line(m.plans.filter.Value()) + " " + itoa(m.plans.len()) + " match"
 	}
 	right := m.box(title, m.plans.scrollHint(), table, m.cols-laneBoxWidth, th, true)
 	if ph > 0 {
@@ -226,9 +229,12 @@ func (m *Model) count(l model.Lane) int {
 func (m *Model) laneBox(h int) []string {
 	var lines []string
 	for _, l := range model.Lanes {
-		line := gutter(l == m.plans.lane) + fit(string(l), 13) + fitRight(itoa(m.count(l)), 5)
-		if l == m.plans.lane && !m.plain {
-			line = m.st.Selected.Render(line)
+		n := m.laneCount(l)
+		// A long "matches/plans" count takes room from the name.
+		name := laneBoxWidth - 4 - max(5, len(n))
+		line := gutter(l == m.plans.lane) + fit(string(l), name) + fitRight(n, max(5, len(n)))
+		if l == m.plans.lane {
+			line = m.highlight(line)
 		}
 		lines = append(lines, line)
 	}
@@ -247,7 +253,7 @@ func (m *Model) laneStrip() string {
 			if short == 2 || short == 1 && l != m.plans.lane {
 				name = laneShort[l]
 			}
-			part := name + " " + itoa(m.count(l))
+			part := name + " " + m.laneCount(l)
 			if l == m.plans.lane {
 				part = "[" + part + "]"
 				if !m.plain {
@@ -313,4 +319,14 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// readerHelp is the reader's footer: only the keys that work there.
+func (m *Model) readerHelp() string {
+	k := &m.keys
+	return m.help.ShortHelpView([]key.Binding{
+		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
+		key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/pgdn", "page")),
+		k.Top, k.Bottom, k.Close,
+	})
 }
