@@ -193,11 +193,54 @@ func TestDemoColumnsFitAndAlign(t *testing.T) {
 func TestColumnsMeasuredPerRebuild(t *testing.T) {
 	p := demoProject(t)
 	h := newHarness(t, p, 160, 48)
-	want := h.m.measurePlans(h.m.plans.rows)
+	want := h.m.plans.measurePlans(&h.m, h.m.plans.rows)
 	if h.m.plans.cols.slug < want.slug || h.m.plans.cols.deps < want.deps {
 		t.Errorf("plans columns %+v do not hold the widest cells %+v", h.m.plans.cols, want)
 	}
 	if c := h.m.leases.cols; c.owner < len("small-2") || c.plan < len("in-progress/duplicate-tags-by-case.md") {
 		t.Errorf("lease columns %+v cut the demo's owners or plans", c)
+	}
+}
+
+// whyWidth measures without building the text: it must agree with the
+// text shown, for every kind of reason (none, met, unmet, skipped,
+// parked with and without a reason).
+func TestWhyWidthIsTheTextsWidth(t *testing.T) {
+	p := demoProject(t)
+	// Skipped: git refuses the branch a slug ending in a dot makes.
+	for _, name := range []string{"trailing-dot..md", "under_score.md", "9lives.md", "-dash.md"} {
+		if _, err := p.tree.AddPlanAt(model.Bugs, name, plan("Odd name", "low", "P3", "small", "", "none"), demoNow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, p, 160, 48)
+	skips := map[string]int{}
+	kinds := map[string]bool{}
+	for i := range h.m.d.board.Rows {
+		r := &h.m.d.board.Rows[i]
+		text, _ := h.m.whyText(r)
+		kinds[strings.Fields(text + " x")[0]] = true
+		if plainName(r.Plan) && model.ClaimProblem(r.Plan, true) != "" {
+			t.Errorf("%s: plainName, but ClaimProblem says %q", r.Plan.Rel, model.ClaimProblem(r.Plan, true))
+		}
+		if got, want := h.m.whyWidth(r, skips, 0), ansi.StringWidth(text); got != want {
+			t.Errorf("%s: whyWidth %d, the text %q is %d wide", r.Plan.Rel, got, text, want)
+		}
+	}
+	for _, k := range []string{"none", "met", "UNMET", "SKIPPED"} {
+		if !kinds[k] {
+			t.Errorf("no row's reason is %s: %v", k, kinds)
+		}
+	}
+}
+
+// BenchmarkMeasurePlans10k is what sizing the columns costs a refresh
+// that brings a new board: every row of the lane measured once.
+func BenchmarkMeasurePlans10k(b *testing.B) {
+	m := benchModel(b, 10_000)
+	rows := m.plans.rows
+	b.ResetTimer()
+	for b.Loop() {
+		_ = m.plans.measurePlans(&m, rows)
 	}
 }

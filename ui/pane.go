@@ -88,6 +88,8 @@ type planList struct {
 	lane     model.Lane
 	lanePick map[model.Lane]string // the plan last selected in each lane
 	matched  map[model.Lane]int    // each lane's matches while a filter applies
+	skipW    map[string]int        // how wide each plan's skip reason is (columns.go)
+	measured measuredPlans         // the last measurement, for the rows it was made of
 	pv       preview
 }
 
@@ -97,7 +99,7 @@ func (p *planList) rebuild(m *Model) {
 	if m.d != nil {
 		p.rows = m.filterPlans(p.rows, p.lane, p.needle(), p.matched)
 	}
-	p.cols = planColumns(p.width, m.measurePlans(p.rows), p.lane.Ready())
+	p.cols = planColumns(p.width, p.wantFor(m), p.lane.Ready())
 	p.cols.parked = p.lane.Parked()
 	keys := make([]string, len(p.rows))
 	for i, r := range p.rows {

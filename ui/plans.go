@@ -32,10 +32,11 @@ func planColumns(w int, want planWant, ready bool) planCols {
 	// included, so the room has one cell more than the line.
 	room := w - lead - (c.pri + 1) - (c.val + 1) - 4*(c.tier+1) + 1
 	room = allot(room, colWant{&c.slug, want.slug, 8, slugTop})
-	// Wide tables keep up to 20 cells for a title; the reasons get the rest.
+	// Wide tables keep up to titleKeep cells for a title; the reasons get
+	// the rest.
 	keep := 0
 	if w >= 110 {
-		keep = min(20, want.title) + 1
+		keep = min(titleKeep, want.title) + 1
 	}
 	room -= keep
 	deps := colWant{&c.deps, want.deps, 4, room}
