@@ -55,7 +55,7 @@ func leaseColumns(w int, rows []model.Lease) leaseCols {
 	}
 	c := leaseCols{claimed: 10, expires: 18}
 	room := w - lead + 1 - (c.claimed + 1) - (c.expires + 1)
-	room = allot(room, colWant{&c.owner, owner, 8, 24}, colWant{&c.plan, plan, 10, 60}, colWant{&c.origin, origin, 10, 60})
+	room = allot(room, colWant{&c.owner, owner, 8, 24}, colWant{&c.plan, plan, 10, 60}, colWant{&c.origin, origin, origin, 60})
 	c.plan += max(0, room)
 	return c
 }
