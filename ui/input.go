@@ -441,6 +441,7 @@ func (m *Model) helpLines() []string {
 		"  ↑ ↓    overqualified / underqualified for the plan",
 		"  ✓ ?    outside the ready lanes: good fit / unknown fit",
 		"Rows:   ● some tier would pick it now   ○ no tier would   ▸ selected",
+		"        ! check warns about the plan (its preview says why)",
 		"Leases: ● live   ✗ expired   ? unreadable",
 		"Workers: ● live  ◌ stale (silent for two heartbeats)  ✗ dead (process gone)",
 		"         exited N  ○ starting  1–4 marked for logs (space marks, l opens)",

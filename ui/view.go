@@ -245,15 +245,19 @@ func (m *Model) laneBox(h int) []string {
 // laneStrip is the lanes on one line for narrow terminals, abbreviated when
 // the full names do not fit; the selected lane is bracketed.
 func (m *Model) laneStrip() string {
-	// short: 0 full names, 1 short names but the selected lane's, 2 all short.
+	// short: 0 full names, 1 short names but the selected lane's, 2 all
+	// short, 3 all short and a filter's matches without the lane's total.
 	build := func(short int) string {
 		var parts []string
 		for _, l := range model.Lanes {
 			name := string(l)
-			if short == 2 || short == 1 && l != m.plans.lane {
+			if short >= 2 || short == 1 && l != m.plans.lane {
 				name = laneShort[l]
 			}
 			part := name + " " + m.laneCount(l)
+			if short == 3 {
+				part = name + " " + itoa(m.plans.matched[l])
+			}
 			if l == m.plans.lane {
 				part = "[" + part + "]"
 				if !m.plain {
@@ -267,7 +271,11 @@ func (m *Model) laneStrip() string {
 		return strings.Join(parts, "│")
 	}
 	s := build(0)
-	for short := 1; short <= 2 && ansi.StringWidth(s) > m.cols; short++ {
+	last := 2
+	if m.plans.active() {
+		last = 3
+	}
+	for short := 1; short <= last && ansi.StringWidth(s) > m.cols; short++ {
 		s = build(short)
 	}
 	return s
