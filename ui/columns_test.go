@@ -2,13 +2,16 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"fleetwatch/internal/demo"
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 )
 
 // fit promises exactly w cells, but when the cut lands inside a wide
@@ -65,5 +68,179 @@ func TestRankCellsAreNotCut(t *testing.T) {
 	v := h.view()
 	if strings.Contains(v, "10…") || strings.Contains(v, "11…") {
 		t.Errorf("rank numbers are cut on screen:\n%s", v)
+	}
+}
+
+// demoNow is the moment the demo project shows, as the demo's own tests.
+var demoNow = time.Date(2025, 3, 14, 15, 0, 0, 0, time.UTC)
+
+// demoProject builds the demo project (internal/demo: plans in every
+// lane, leases live and expired, worktrees, workers) with its clock at
+// demoNow.
+func demoProject(t testing.TB) *project {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := demo.Create(filepath.Join(root, "jotter"), demoNow, []string{"/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := planfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree.Now = func() time.Time { return demoNow }
+	return &project{root: root, dir: dir, tree: tree}
+}
+
+// cellOf is the cell at which s starts in line, -1 when it is not there.
+func cellOf(line, s string) int {
+	i := strings.Index(line, s)
+	if i < 0 {
+		return -1
+	}
+	return ansi.StringWidth(line[:i])
+}
+
+// On the demo at 160 columns every cell but a title is whole: the slug,
+// why a plan waits (or was parked), who holds it; a lease's plan, owner
+// and origin; a worktree's branch and path; a worker's tier/model, plan
+// and note; an event's plan, move, agent and reason.
+func TestDemoAt160CutsNothingButTitles(t *testing.T) {
+	p := demoProject(t)
+	h := newHarness(t, p, 160, 48)
+	var missing []string
+	need := func(v string, cells ...string) {
+		for _, c := range cells {
+			if c != "" && !strings.Contains(v, c) {
+				missing = append(missing, c)
+			}
+		}
+	}
+	for _, lane := range model.Lanes {
+		for h.m.plans.lane != lane {
+			h.press("]")
+		}
+		v := h.view()
+		for _, r := range h.m.plans.rows {
+			why, _ := h.m.whyText(r)
+			who, _ := whoText(r, h.m.now)
+			need(v, " "+r.Plan.Slug+" ", why, who)
+		}
+	}
+	h.press("2")
+	v := h.view()
+	for _, l := range h.m.leases.rows {
+		need(v, l.Rel, l.AgentID, l.Origin)
+	}
+	h.press("3")
+	v = h.view()
+	for _, s := range h.m.trees.rows {
+		need(v, s.AgentID, treeBranch(&s), strings.TrimPrefix(s.Path, p.dir+"/"))
+	}
+	h.press("4")
+	v = h.view()
+	for _, r := range h.m.wrk.rows {
+		need(v, r.st.AgentID, workerWhat(&r.st), planSlug(r.st.Plan), strings.TrimPrefix(r.st.Note, "on "))
+	}
+	h.press("5")
+	v = h.view()
+	for _, r := range h.m.events.rows {
+		if e := r.event; e != nil {
+			need(v, e.Slug, moveText(e), e.AgentID, e.Reason)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("cut or missing at 160 columns: %q", missing)
+	}
+}
+
+// At 80, 120 and 160 columns every table still fits its width and each
+// plan row's priority sits under the header's "pri", in every lane.
+func TestDemoColumnsFitAndAlign(t *testing.T) {
+	p := demoProject(t)
+	for _, size := range [][2]int{{80, 24}, {120, 32}, {160, 48}} {
+		h := newHarness(t, p, size[0], size[1])
+		for _, lane := range model.Lanes {
+			for h.m.plans.lane != lane {
+				h.press("]")
+			}
+			lines := strings.Split(h.view(), "\n") // checks every line fits
+			at := -1
+			for _, l := range lines {
+				if strings.Contains(l, " slug ") {
+					at = cellOf(l, "pri")
+				}
+			}
+			for _, r := range h.m.plans.rows {
+				for _, l := range lines {
+					if strings.Contains(l, " "+r.Plan.Slug+" ") || strings.Contains(l, " "+r.Plan.Slug[:min(len(r.Plan.Slug), 6)]) {
+						if got := cellOf(l, " "+r.Plan.Header.Priority+" ") + 1; got != at {
+							t.Errorf("%dx%d %s: %s's priority at cell %d, the header's at %d:\n%s", size[0], size[1], lane, r.Plan.Slug, got, at, l)
+						}
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// The widths are measured when the rows are rebuilt, so a view costs
+// what it did: every pane's columns are kept on its sub-model.
+func TestColumnsMeasuredPerRebuild(t *testing.T) {
+	p := demoProject(t)
+	h := newHarness(t, p, 160, 48)
+	want := h.m.plans.measurePlans(&h.m, h.m.plans.rows)
+	if h.m.plans.cols.slug < want.slug || h.m.plans.cols.deps < want.deps {
+		t.Errorf("plans columns %+v do not hold the widest cells %+v", h.m.plans.cols, want)
+	}
+	if c := h.m.leases.cols; c.owner < len("small-2") || c.plan < len("in-progress/duplicate-tags-by-case.md") {
+		t.Errorf("lease columns %+v cut the demo's owners or plans", c)
+	}
+}
+
+// whyWidth measures without building the text: it must agree with the
+// text shown, for every kind of reason (none, met, unmet, skipped,
+// parked with and without a reason).
+func TestWhyWidthIsTheTextsWidth(t *testing.T) {
+	p := demoProject(t)
+	// Skipped: git refuses the branch a slug ending in a dot makes.
+	for _, name := range []string{"trailing-dot..md", "under_score.md", "9lives.md", "-dash.md"} {
+		if _, err := p.tree.AddPlanAt(model.Bugs, name, plan("Odd name", "low", "P3", "small", "", "none"), demoNow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, p, 160, 48)
+	skips := map[string]int{}
+	kinds := map[string]bool{}
+	for i := range h.m.d.board.Rows {
+		r := &h.m.d.board.Rows[i]
+		text, _ := h.m.whyText(r)
+		kinds[strings.Fields(text + " x")[0]] = true
+		if plainName(r.Plan) && model.ClaimProblem(r.Plan, true) != "" {
+			t.Errorf("%s: plainName, but ClaimProblem says %q", r.Plan.Rel, model.ClaimProblem(r.Plan, true))
+		}
+		if got, want := h.m.whyWidth(r, skips, 0), ansi.StringWidth(text); got != want {
+			t.Errorf("%s: whyWidth %d, the text %q is %d wide", r.Plan.Rel, got, text, want)
+		}
+	}
+	for _, k := range []string{"none", "met", "UNMET", "SKIPPED"} {
+		if !kinds[k] {
+			t.Errorf("no row's reason is %s: %v", k, kinds)
+		}
+	}
+}
+
+// BenchmarkMeasurePlans10k is what sizing the columns costs a refresh
+// that brings a new board: every row of the lane measured once.
+func BenchmarkMeasurePlans10k(b *testing.B) {
+	m := benchModel(b, 10_000)
+	rows := m.plans.rows
+	b.ResetTimer()
+	for b.Loop() {
+		_ = m.plans.measurePlans(&m, rows)
 	}
 }

@@ -18,12 +18,18 @@ type common struct {
 	help  help.Model
 	plain bool   // no colour at all: skip styling work
 	inkOn string // the escape code that sets the Text colour
+	rowOn string // the escape code that starts the SelectedRow style
 	why   map[string]string
 
 	width, height int
 	cols          int // the body's width: one column is kept as a left margin
 	wide          bool
 	now           float64 // the clock the rows were judged at, Unix seconds
+
+	// statusSeq counts status messages, so a fade clears only its own;
+	// holdStatus keeps them (tests that read the status after settling).
+	statusSeq  int
+	holdStatus bool
 }
 
 // textField is a text field styled by the session's renderer rather than

@@ -21,6 +21,8 @@ type data struct {
 	events []planfs.Event
 	// eventsErr is why the event log could not be read; the rest still shows.
 	eventsErr error
+	parked    map[string]string          // why each parked plan was parked (marks.go)
+	lint      map[string][]model.Warning // each plan's lint warnings
 }
 
 type loadedMsg struct {
@@ -41,7 +43,7 @@ type tickMsg time.Time
 
 // newData indexes a board judged at now.
 func newData(b *model.Board, now float64) *data {
-	d := &data{board: b, now: now, rels: make(map[string]bool, len(b.Rows))}
+	d := &data{board: b, now: now, rels: make(map[string]bool, len(b.Rows)), lint: lintByFile(b.Warnings)}
 	for i := range b.Rows {
 		d.rels[b.Rows[i].Plan.Rel] = true
 	}
@@ -65,6 +67,7 @@ func loadCmd(t *planfs.Tree) tea.Cmd {
 		b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
 		d := newData(b, now)
 		d.events, d.eventsErr = t.RecentEvents(eventsShown)
+		d.parked = parkReasons(d.events)
 		return loadedMsg{d: d}
 	}
 }

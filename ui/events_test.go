@@ -51,7 +51,7 @@ func TestFilterOnEventsPaneIsDisabledOrFilters(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	h.press("5")
-	if !h.m.keys.Plans.Filter.Enabled() {
+	if !h.m.keys.Filter.Enabled() {
 		return // fixed by disabling it here
 	}
 	before := h.m.events.len()

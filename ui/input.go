@@ -30,7 +30,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case top != nil && top.asks():
 		return top.key(m, msg)
-	case m.plans.filtering:
+	case m.typingFilter() != nil:
 		return m.filterKey(msg)
 	}
 	if m.statusErr {
@@ -74,6 +74,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, true
 	case key.Matches(msg, k.Notices):
 		return m.openNotices(), true
+	case key.Matches(msg, k.Filter):
+		return m.startFilter(), true
 	case key.Matches(msg, k.NextPane):
 		return m.setPane((m.pane + 1) % paneCount), true
 	case key.Matches(msg, k.PrevPane):
@@ -133,17 +135,14 @@ func (m *Model) verbKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-// escape clears the marks in the workers pane, else the filter.
+// escape clears the marks in the workers pane, else the pane's filter.
 func (m *Model) escape() tea.Cmd {
 	if m.pane == workersPane && len(m.wrk.marks) > 0 {
 		m.wrk.marks = nil
 		m.wrk.invalidate()
 		return nil
 	}
-	if m.plans.filter.Value() != "" {
-		m.plans.filter.SetValue("")
-		m.plans.rebuild(m)
-		m.syncKeys()
+	if m.clearFilter() {
 		return m.schedulePreview()
 	}
 	return nil
@@ -154,7 +153,7 @@ func (m *Model) typing() bool {
 	if top := m.stack.top(); top != nil && top.typing() {
 		return true
 	}
-	return m.plans.filtering
+	return m.typingFilter() != nil
 }
 
 func (m *Model) quit() tea.Cmd {
@@ -197,27 +196,6 @@ func (m *Model) switchLane(d int) tea.Cmd {
 	return m.schedulePreview()
 }
 
-func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.Ask.Cancel):
-		m.plans.filtering = false
-		m.plans.filter.Blur()
-		m.plans.filter.SetValue("")
-	case key.Matches(msg, m.keys.Ask.Confirm):
-		m.plans.filtering = false
-		m.plans.filter.Blur()
-	default:
-		var cmd tea.Cmd
-		m.plans.filter, cmd = m.plans.filter.Update(msg)
-		m.plans.rebuild(m)
-		m.syncKeys()
-		return tea.Batch(cmd, m.schedulePreview())
-	}
-	m.plans.rebuild(m)
-	m.syncKeys()
-	return m.schedulePreview()
-}
-
 // previewShown reports whether the preview is on screen.
 func (m *Model) previewShown() bool {
 	if m.reading() {
@@ -230,7 +208,8 @@ func (m *Model) previewShown() bool {
 func (m *Model) previewWidth() int { return max(20, m.plans.pv.vp.Width-2) }
 
 func (m *Model) previewWant(r *model.BoardRow) string {
-	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth())
+	// The note (park reason, lint) can change with the plan's file unchanged.
+	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth()) + "\x00" + m.previewNote(r)
 }
 
 // schedulePreview renders the selected plan once the cursor rests on it.
@@ -464,6 +443,7 @@ func (m *Model) helpLines() []string {
 		"  ↑ ↓    overqualified / underqualified for the plan",
 		"  ✓ ?    outside the ready lanes: good fit / unknown fit",
 		"Rows:   ● some tier would pick it now   ○ no tier would   ▸ selected",
+		"        ! check warns about the plan (its preview says why)",
 		"Leases: ● live   ✗ expired   ? unreadable",
 		"Workers: ● live  ◌ stale (silent for two heartbeats)  ✗ dead (process gone)",
 		"         exited N  ○ starting  1–4 marked for logs (space marks, l opens)",

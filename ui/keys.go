@@ -16,7 +16,9 @@ type KeyMap struct {
 	// Panes jumps to a pane by its number, from the pane list.
 	Panes         [paneCount]key.Binding
 	Escape, Spawn key.Binding
-	Help, Quit    key.Binding
+	// Filter narrows the shown pane (in Plans, every lane at once).
+	Filter     key.Binding
+	Help, Quit key.Binding
 	// Notices lists what needs a person (notices.go).
 	Notices key.Binding
 	// Interrupt quits from anywhere but a question; Close leaves the logs
@@ -36,7 +38,7 @@ type KeyMap struct {
 // PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
 type PlanKeys struct {
 	PrevLane, NextLane         key.Binding
-	Filter, Preview            key.Binding
+	Preview                    key.Binding
 	PreviewUp, PreviewDown     key.Binding
 	Promote, Park, Return      key.Binding
 	Release, Recover, Complete key.Binding
@@ -101,6 +103,7 @@ func DefaultKeyMap() KeyMap {
 		Panes:     paneKeys(),
 		Escape:    b("clear filter", "esc"),
 		Spawn:     b("spawn", "s"),
+		Filter:    b("filter", "/"),
 		Help:      b("all keys", "?"),
 		Quit:      b("quit", "q", "ctrl+c"),
 		Notices:   b("notices", "N"),
@@ -109,7 +112,6 @@ func DefaultKeyMap() KeyMap {
 		Plans: PlanKeys{
 			PrevLane:    b("previous lane", "left", "["),
 			NextLane:    b("next lane", "right", "]"),
-			Filter:      b("filter", "/"),
 			Preview:     b("preview", "enter"),
 			PreviewUp:   b("scroll preview up", "ctrl+u"),
 			PreviewDown: b("scroll preview down", "ctrl+d"),
@@ -160,7 +162,7 @@ func paneKeys() [paneCount]key.Binding {
 func (k KeyMap) ShortHelp() []key.Binding {
 	p, l, w := &k.Plans, &k.Leases, &k.Workers
 	return []key.Binding{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
-		w.Logs, w.Stop, w.Mark, k.Spawn, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.Filter, k.Help, k.Quit}
+		w.Logs, w.Stop, w.Mark, k.Spawn, l.Open, k.Trees.Open, w.Open, k.Events.Open, k.Filter, k.Help, k.Quit}
 }
 
 // FullHelp is what `?` shows, one column per group.
@@ -171,6 +173,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		append([]key.Binding{p.PrevLane, p.NextLane, k.NextPane}, k.Panes[:]...),
 		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete, p.New, p.Edit},
 		{k.Spawn, w.Stop, w.Mark, w.Logs, p.Diff, k.Trees.Diff, w.Diff},
-		{p.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
+		{k.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -70,22 +71,13 @@ func (m *Model) askNewPlan() tea.Cmd {
 		offer := workers.Offer(t.Project)
 		msg := newPlanOfferMsg{gen: gen, models: append([]string(nil), spawnTiers...), problem: offer.Problem, hist: t.History()}
 		for _, ep := range offer.Endpoints {
-			if ep.Model != "" && !containsFold(msg.models, ep.Model) {
+			if ep.Model != "" && !slices.ContainsFunc(msg.models, func(x string) bool { return strings.EqualFold(x, ep.Model) }) {
 				msg.models = append(msg.models, ep.Model)
 			}
 		}
 		msg.hist("") // git runs here, not on the first key typed in the form
 		return msg
 	}
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *Model) openNewPlan(msg newPlanOfferMsg) tea.Cmd {

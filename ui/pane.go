@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"fleetwatch/internal/termtext"
@@ -40,6 +39,8 @@ type paneModel interface {
 	selected() selection
 	// syncKeys enables the pane's own keys for the selection, m's.
 	syncKeys(m *Model, set setKey)
+	// filterOf is the pane's own filter (filter.go).
+	filterOf() *paneFilter
 }
 
 // selection is what a pane offers the key map: the plan, lease or worker
@@ -77,38 +78,31 @@ func (t *table) setSize(w, h int) {
 
 func (t *table) list() *table { return t }
 
-// planList is the Plans pane: one lane's plans, the filter over them, and
-// the selected plan's preview.
+// planList is the Plans pane: one lane's plans, the filter over them (in
+// every lane at once), and the selected plan's preview.
 type planList struct {
 	table
-	rows      []*model.BoardRow
-	cols      planCols
-	lane      model.Lane
-	lanePick  map[model.Lane]string // the plan last selected in each lane
-	filter    textinput.Model
-	filtering bool
-	pv        preview
+	paneFilter
+	rows     []*model.BoardRow
+	cols     planCols
+	lane     model.Lane
+	lanePick map[model.Lane]string // the plan last selected in each lane
+	matched  map[model.Lane]int    // each lane's matches while a filter applies
+	skipW    map[string]int        // how wide each plan's skip reason is (columns.go)
+	measured measuredPlans         // the last measurement, for the rows it was made of
+	pv       preview
 	// want is a plan to select once a scan shows it: one just written.
 	want string
 }
 
 func (p *planList) rebuild(m *Model) {
-	p.cols = planColumns(p.width)
-	if p.cols.who == 0 && !p.lane.Ready() {
-		// Narrow: outside the ready lanes who holds a plan matters more
-		// than its dependencies.
-		p.cols.who, p.cols.deps = p.cols.deps-1, 0
-	}
 	p.rows = p.rows[:0]
+	clear(p.matched)
 	if m.d != nil {
-		f := strings.ToLower(strings.TrimSpace(p.filter.Value()))
-		rows := m.d.board.Lane(p.lane)
-		for i := range rows {
-			if matches(&rows[i], f) {
-				p.rows = append(p.rows, &rows[i])
-			}
-		}
+		p.rows = m.filterPlans(p.rows, p.lane, p.needle(), p.matched)
 	}
+	p.cols = planColumns(p.width, p.wantFor(m), p.lane.Ready())
+	p.cols.parked = p.lane.Parked()
 	keys := make([]string, len(p.rows))
 	for i, r := range p.rows {
 		keys[i] = r.Plan.Rel
@@ -138,9 +132,6 @@ func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.switchLane(-1), true
 	case key.Matches(msg, k.NextLane):
 		return m.switchLane(1), true
-	case key.Matches(msg, k.Filter):
-		p.filtering = true
-		return p.filter.Focus(), true
 	case key.Matches(msg, k.PreviewDown):
 		p.pv.vp.HalfPageDown()
 	case key.Matches(msg, k.PreviewUp):
@@ -175,7 +166,6 @@ func (p *planList) syncKeys(m *Model, set setKey) {
 	release, recover := m.releaseRecover()
 	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
 	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
-	set(&k.Filter, onPlans, "filter: switch to the plans pane (1)")
 	set(&k.Preview, onPlan, "preview: select a plan")
 	set(&k.Diff, onPlan, "diff: select a plan, a worktree or a worker")
 	inline := onPlan && m.previewShown() && !m.reading()
@@ -192,19 +182,25 @@ func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
 // leaseList is the Leases pane: every lease file, as an operator triages.
 type leaseList struct {
 	table
+	paneFilter
 	rows []model.Lease
+	cols leaseCols
 }
 
 func (l *leaseList) rebuild(m *Model) {
 	if m.d == nil {
 		return
 	}
-	l.rows = sortLeases(m.d.board.Leases, m.d.now)
+	f := l.needle()
+	l.rows = slices.DeleteFunc(sortLeases(m.d.board.Leases, m.d.now), func(x model.Lease) bool {
+		return !anyContains(f, x.Rel, x.AgentID, x.Origin)
+	})
 	keys := make([]string, len(l.rows))
 	for i := range l.rows {
 		keys[i] = l.rows[i].File
 	}
-	c := leaseColumns(l.width)
+	l.cols = leaseColumns(l.width, l.rows)
+	c := l.cols
 	l.set(keys, func(m *Model, i int, sel bool) string { return m.leaseLine(&m.leases.rows[i], c, sel) })
 }
 
@@ -240,23 +236,35 @@ func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 func (l *leaseList) view(m *Model, h int) []string {
-	return m.tableBox("Leases", leaseColumns(l.width).header(), &l.table, h, "no leases: nothing is claimed")
+	return m.tableBox(m.filterTitle("Leases", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, "no leases: nothing is claimed"))
 }
 
 // treeList is the Worktrees pane: each agent's checkout as git sees it.
 type treeList struct {
 	table
-	rows []workers.WorktreeState
-	err  error
+	paneFilter
+	rows  []workers.WorktreeState
+	err   error
+	shown []int // the rows the filter lets through
+	cols  treeCols
 }
 
-func (t *treeList) rebuild(*Model) {
-	keys := make([]string, len(t.rows))
+func (t *treeList) rebuild(m *Model) {
+	f := t.needle()
+	t.shown = t.shown[:0]
 	for i := range t.rows {
-		keys[i] = t.rows[i].AgentID
+		s := &t.rows[i]
+		if anyContains(f, s.AgentID, s.Branch, s.Head, s.Path, s.Err) {
+			t.shown = append(t.shown, i)
+		}
 	}
-	c := treeColumns(t.width)
-	t.set(keys, func(m *Model, i int, sel bool) string { return m.treeLine(&m.trees.rows[i], c, sel) })
+	keys := make([]string, len(t.shown))
+	for i, j := range t.shown {
+		keys[i] = t.rows[j].AgentID
+	}
+	t.cols = m.treeColumns(t.width, t.rows, t.shown)
+	c := t.cols
+	t.set(keys, func(m *Model, i int, sel bool) string { return m.treeLine(&m.trees.rows[m.trees.shown[i]], c, sel) })
 }
 
 func (t *treeList) selected() selection { return selection{} }
@@ -282,7 +290,7 @@ func (t *treeList) view(m *Model, h int) []string {
 	if t.err != nil {
 		empty = "worktrees: " + t.err.Error()
 	}
-	return m.tableBox("Worktrees", treeColumns(t.width).header(), &t.table, h, empty)
+	return m.tableBox(m.filterTitle("Worktrees", &t.paneFilter), t.cols.header(), &t.table, h, m.emptyText(&t.paneFilter, empty))
 }
 
 // workerList is the Workers pane: the state files as last read, the
@@ -290,29 +298,42 @@ func (t *treeList) view(m *Model, h int) []string {
 // pane order).
 type workerList struct {
 	table
+	paneFilter
 	states   []workers.State // the last reading of the state files
 	rows     []workerRow
 	problems []string
 	children []*workers.Child
 	marks    []string
+	shown    []int // the rows the filter lets through
+	cols     workerCols
 }
 
 func (w *workerList) rebuild(*Model) {
-	keys := make([]string, len(w.rows))
+	all := make([]string, len(w.rows))
 	for i := range w.rows {
-		keys[i] = w.rows[i].st.AgentID
+		all[i] = w.rows[i].st.AgentID
 	}
 	// Marks follow their workers; one that is gone loses its mark.
-	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(keys, a) })
-	c := workerColumns(w.width)
-	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[i], c, sel) })
+	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(all, a) })
+	f := w.needle()
+	w.shown = w.shown[:0]
+	keys := make([]string, 0, len(w.rows))
+	for i := range w.rows {
+		if r := &w.rows[i]; f == "" || r.matches(f) {
+			w.shown = append(w.shown, i)
+			keys = append(keys, all[i])
+		}
+	}
+	w.cols = workerColumns(w.width, w.rows, w.shown)
+	c := w.cols
+	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[m.wrk.shown[i]], c, sel) })
 }
 
 func (w *workerList) selected() selection {
-	if w.cursor >= len(w.rows) {
+	if w.cursor >= len(w.shown) {
 		return selection{}
 	}
-	return selection{worker: &w.rows[w.cursor]}
+	return selection{worker: &w.rows[w.shown[w.cursor]]}
 }
 
 func (w *workerList) syncKeys(m *Model, set setKey) {
@@ -354,14 +375,16 @@ func (w *workerList) view(m *Model, h int) []string {
 	if len(w.problems) > 0 && len(w.rows) == 0 {
 		empty = "⚠ " + termtext.Line(w.problems[0])
 	}
-	return m.tableBox("Workers", workerColumns(w.width).header(), &w.table, h, empty)
+	return m.tableBox(m.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, m.emptyText(&w.paneFilter, empty))
 }
 
 // eventList is the Events pane: scan warnings, then the event log newest
 // first.
 type eventList struct {
 	table
+	paneFilter
 	rows []eventRow
+	cols eventCols
 }
 
 // eventRow is a line of the Events pane: a scan warning or an event.
@@ -389,6 +412,9 @@ func (e *eventList) rebuild(m *Model) {
 	for i := range m.d.events {
 		e.rows = append(e.rows, eventRow{event: &m.d.events[i]})
 	}
+	if f := e.needle(); f != "" {
+		e.rows = slices.DeleteFunc(e.rows, func(r eventRow) bool { return !r.matches(f) })
+	}
 	keys := make([]string, len(e.rows))
 	for i, r := range e.rows {
 		if r.warn != nil {
@@ -397,7 +423,8 @@ func (e *eventList) rebuild(m *Model) {
 			keys[i] = r.event.TS + "\x00" + r.event.Event + "\x00" + r.event.Slug
 		}
 	}
-	c := eventColumns(e.width)
+	e.cols = eventColumns(e.width, e.rows)
+	c := e.cols
 	e.set(keys, func(m *Model, i int, sel bool) string {
 		if w := m.events.rows[i].warn; w != nil {
 			return m.warningLine(w, sel)
@@ -420,5 +447,5 @@ func (e *eventList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 func (e *eventList) view(m *Model, h int) []string {
-	return m.tableBox("Events", eventColumns(e.width).header(), &e.table, h, "no events yet in .plans/logs/events.jsonl")
+	return m.tableBox(m.filterTitle("Events", &e.paneFilter), e.cols.header(), &e.table, h, m.emptyText(&e.paneFilter, "no events yet in .plans/logs/events.jsonl"))
 }

@@ -41,14 +41,22 @@ func sortLeases(ls []model.Lease, now float64) []model.Lease {
 
 type leaseCols struct{ plan, owner, origin, claimed, expires int }
 
-func leaseColumns(w int) leaseCols {
-	c := leaseCols{owner: 14, claimed: 10, expires: 18}
-	rest := w - lead - (c.owner + 1) - (c.claimed + 1) - c.expires
-	if w >= 100 {
-		c.origin = max(10, rest/3)
-		rest -= c.origin + 1
+// leaseColumns sizes the leases table for width w and the leases shown:
+// the owner first, then the plan, then where it came from; the plan takes
+// what is left.
+func leaseColumns(w int, rows []model.Lease) leaseCols {
+	plan, owner, origin := len("plan"), len("owner"), 0
+	for i := range rows {
+		l := &rows[i]
+		plan, owner = max(plan, cellWidth(l.Rel)), max(owner, cellWidth(l.AgentID))
+		if l.Origin != "" {
+			origin = max(origin, len("origin"), cellWidth(l.Origin))
+		}
 	}
-	c.plan = max(10, rest-1)
+	c := leaseCols{claimed: 10, expires: 18}
+	room := w - lead + 1 - (c.claimed + 1) - (c.expires + 1)
+	room = allot(room, colWant{&c.owner, owner, 8, 24}, colWant{&c.plan, plan, 10, 60}, colWant{&c.origin, origin, origin, 60})
+	c.plan += max(0, room)
 	return c
 }
 
@@ -61,7 +69,7 @@ func (c leaseCols) header() string {
 }
 
 func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
-	plain := selected || m.plain
+	plain := m.plain
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	mark, expires, bad := "●", "in "+span(l.ExpiresAt-m.now), false
@@ -109,16 +117,28 @@ func cell(s string, w int) string {
 
 type treeCols struct{ agent, branch, port, state, ahead, path int }
 
-func treeColumns(w int) treeCols {
-	c := treeCols{agent: 16, state: 8, ahead: 9}
-	rest := w - lead - (c.agent + 1) - (c.state + 1) - (c.ahead + 1)
-	if w >= 100 {
-		c.port = 5 // narrower, the path needs the room more
-		rest -= c.port + 1
+// treeColumns sizes the worktrees table for width w and the worktrees
+// shown: agent and branch first, the path takes what is left.
+func (m *Model) treeColumns(w int, rows []workers.WorktreeState, shown []int) treeCols {
+	agent, branch := len("agent"), len("branch")
+	for _, j := range shown {
+		agent, branch = max(agent, cellWidth(rows[j].AgentID)), max(branch, cellWidth(treeBranch(&rows[j])))
 	}
-	c.branch = max(10, rest*2/5)
-	c.path = max(0, rest-c.branch-1)
+	c := treeCols{state: 8, ahead: 9}
+	room := w - lead + 1 - (c.state + 1) - (c.ahead + 1)
+	room = allot(room, colWant{&c.agent, agent, 8, 24}, colWant{&c.branch, branch, 10, 48})
+	if w >= 100 {
+		room = allot(room, colWant{&c.port, 5, 5, 5})
+	}
+	c.path = max(0, room-1)
 	return c
+}
+
+func treeBranch(s *workers.WorktreeState) string {
+	if s.Head != "" {
+		return s.Head
+	}
+	return s.Branch
 }
 
 func (c treeCols) header() string {
@@ -127,7 +147,7 @@ func (c treeCols) header() string {
 }
 
 func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) string {
-	plain := selected || m.plain
+	plain := m.plain
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	state, bad := "clean", false
@@ -151,10 +171,7 @@ func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) st
 		}
 	}
 	b.WriteString(mark + " ")
-	branch := s.Head
-	if branch == "" {
-		branch = s.Branch
-	}
+	branch := treeBranch(s)
 	port := "-"
 	if s.Port > 0 {
 		port = itoa(s.Port)
@@ -178,17 +195,36 @@ func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) st
 
 type eventCols struct{ age, event, slug, move, agent, reason int }
 
-func eventColumns(w int) eventCols {
-	c := eventCols{age: 8, event: 9, agent: 14}
-	rest := w - lead - (c.age + 1) - (c.event + 1) - (c.agent + 1)
-	c.slug = max(10, rest/3)
-	rest -= c.slug + 1
-	if w >= 100 {
-		c.move = max(10, rest/2)
-		rest -= c.move + 1
+// eventColumns sizes the events table for width w and the rows shown:
+// event, plan and agent as wide as their widest, the move when wide; the
+// reason takes what is left.
+func eventColumns(w int, rows []eventRow) eventCols {
+	event, slug, move, agent := len("event"), len("plan"), len("move"), len("agent")
+	for _, r := range rows {
+		if e := r.event; e != nil {
+			event, slug = max(event, cellWidth(e.Event)), max(slug, cellWidth(e.Slug))
+			move, agent = max(move, cellWidth(moveText(e))), max(agent, cellWidth(e.AgentID))
+		}
 	}
-	c.reason = max(0, rest)
+	c := eventCols{age: 8}
+	room := w - lead + 1 - (c.age + 1)
+	room = allot(room, colWant{&c.event, event, 7, 12}, colWant{&c.slug, slug, 10, 32}, colWant{&c.agent, agent, 8, 20})
+	if w >= 100 {
+		room = allot(room, colWant{&c.move, move, 10, 40})
+	}
+	c.reason = max(0, room-1)
 	return c
+}
+
+// moveText is where an event took a plan: "bugs → in-progress".
+func moveText(e *planfs.Event) string {
+	switch {
+	case e.From == e.To:
+		return laneOf(e.To)
+	case e.From == "":
+		return "→ " + laneOf(e.To)
+	}
+	return laneOf(e.From) + " → " + laneOf(e.To)
 }
 
 func (c eventCols) header() string {
@@ -208,14 +244,7 @@ func (m *Model) eventLine(e *planfs.Event, c eventCols, selected bool) string {
 	}
 	b.WriteString(fit(when, c.age) + " " + fit(termtext.Line(e.Event), c.event) + " " + fit(termtext.Line(e.Slug), c.slug) + " ")
 	if c.move > 0 {
-		move := laneOf(e.From) + " → " + laneOf(e.To)
-		switch {
-		case e.From == e.To:
-			move = laneOf(e.To)
-		case e.From == "":
-			move = "→ " + laneOf(e.To)
-		}
-		b.WriteString(fit(termtext.Line(move), c.move) + " ")
+		b.WriteString(fit(termtext.Line(moveText(e)), c.move) + " ")
 	}
 	b.WriteString(fit(termtext.Line(e.AgentID), c.agent) + " " + fit(termtext.Line(e.Reason), c.reason))
 	return m.finish(b.String(), selected)
@@ -230,8 +259,22 @@ func gutter(selected bool) string {
 
 // finish highlights a selected row across the whole table width.
 func (m *Model) finish(line string, selected bool) string {
-	if selected && !m.plain {
-		return m.st.Selected.Render(fit(line, m.tableWidth()))
+	if !selected {
+		return line
 	}
-	return line
+	return m.highlight(fit(line, m.tableWidth()))
 }
+
+// highlight marks a selected line without hiding the colours inside it:
+// a background renewed after every reset inside; with no colour at all
+// (NO_COLOR, the Ascii profile drops every style) reverse video, written
+// directly, so the selection is more than the ▸ in its gutter.
+func (m *Model) highlight(line string) string {
+	if m.plain || m.rowOn == "" {
+		return reverseOn + line + reverseOff
+	}
+	return m.rowOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+m.rowOn) + "\x1b[0m"
+}
+
+// The escape codes of reverse video, on and off.
+const reverseOn, reverseOff = "\x1b[7m", "\x1b[27m"

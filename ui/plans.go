@@ -12,34 +12,49 @@ import (
 // zero width drops the column.
 type planCols struct {
 	slug, title, pri, val, tier, deps, who int
+	parked                                 bool // the reason column says why plans were parked
 }
 
 // lead is the cursor gutter plus the pickable mark.
 const lead = 4
 
-func planColumns(w int) planCols {
-	c := planCols{pri: 3, val: 4, tier: 3, deps: 16}
+// planColumns sizes the plans table for width w and the rows' content:
+// the slug first, then what would be cut (in the ready lanes why a plan
+// waits, elsewhere who holds it, then the other), the rest to the title.
+// Narrow tables drop the title before cutting a reason.
+func planColumns(w int, want planWant, ready bool) planCols {
+	c := planCols{pri: 3, val: 4, tier: 3}
+	slugTop := 28
+	if w >= 110 {
+		c.tier, slugTop = 5, 40
+	}
+	// Every column is charged its width and one separator, the last one
+	// included, so the room has one cell more than the line.
+	room := w - lead - (c.pri + 1) - (c.val + 1) - 4*(c.tier+1) + 1
+	room = allot(room, colWant{&c.slug, want.slug, 8, slugTop})
+	// Wide tables keep up to titleKeep cells for a title; the reasons get
+	// the rest.
+	keep := 0
+	if w >= 110 {
+		keep = min(titleKeep, want.title) + 1
+	}
+	room -= keep
+	deps := colWant{&c.deps, want.deps, 4, room}
+	who := colWant{&c.who, want.who, 7, room}
+	if ready {
+		room = allot(room, deps, who)
+	} else {
+		room = allot(room, who, deps)
+	}
+	room += keep
 	switch {
-	case w >= 110:
-		// Wide: the reasons a plan waits get a share of the room.
-		c.tier, c.deps = 5, min(40, 20+(w-110)/4)
-	case w >= 90:
-		c.deps = 20
+	case room-1 >= 12:
+		c.title = room - 1
+	case c.deps > 0 && c.deps < want.deps:
+		c.deps += room
+	case c.who > 0 && c.who < want.who:
+		c.who += room
 	}
-	rest := w - lead - (c.pri + 1) - (c.val + 1) - 4*(c.tier+1) - c.deps
-	if rest >= 60 {
-		c.who = min(18, rest-48)
-		rest -= c.who + 1
-	}
-	if rest >= 44 {
-		// Room for titles: the slug gets up to two fifths.
-		c.slug = max(14, min(30, rest*2/5))
-		c.title = rest - c.slug - 2
-		return c
-	}
-	// Narrow: slugs past 28 cells give their room to the deps reasons.
-	c.slug = max(8, min(28, rest-1))
-	c.deps += rest - 1 - c.slug
 	return c
 }
 
@@ -60,7 +75,9 @@ func (c planCols) header() string {
 	for _, h := range heads {
 		b.WriteString(fitRight(h, c.tier) + " ")
 	}
-	if c.deps > 0 {
+	if c.deps > 0 && c.parked {
+		b.WriteString(fit("why parked", c.deps))
+	} else if c.deps > 0 {
 		b.WriteString(fit("deps", c.deps))
 	}
 	if c.who > 0 {
@@ -142,10 +159,10 @@ func whoText(r *model.BoardRow, now float64) (string, int) {
 	return "", 0
 }
 
-// planLine renders one row; selected rows carry no inner colour so the
-// reverse highlight runs unbroken.
+// planLine renders one row; a selected row keeps its colours under the
+// highlight.
 func (m *Model) planLine(r *model.BoardRow, c planCols, selected bool) string {
-	plain := selected || m.plain
+	plain := m.plain
 	style := func(s string, st func(...string) string) string {
 		if plain {
 			return s
@@ -153,7 +170,12 @@ func (m *Model) planLine(r *model.BoardRow, c planCols, selected bool) string {
 		return st(s)
 	}
 	var b strings.Builder
-	b.WriteString(gutter(selected))
+	// A plan check warns about is marked in the gutter: its preview says why.
+	gut := gutter(selected)
+	if len(m.lintOf(r.Plan.Rel)) > 0 {
+		gut = gut[:len(gut)-1] + style("!", m.st.Warn.Render)
+	}
+	b.WriteString(gut)
 	live := pickable(r)
 	mark := " "
 	switch {
@@ -188,7 +210,7 @@ func (m *Model) planLine(r *model.BoardRow, c planCols, selected bool) string {
 			b.WriteString(cell + " ")
 		}
 	}
-	if deps, met := depsText(r); met && c.deps > 0 {
+	if deps, met := m.whyText(r); met && c.deps > 0 {
 		b.WriteString(fit(deps, c.deps))
 	} else if c.deps > 0 {
 		b.WriteString(style(fit(deps, c.deps), m.st.Bad.Render))
@@ -226,10 +248,8 @@ func matches(r *model.BoardRow, f string) bool {
 		return true
 	}
 	h := &r.Plan.Header
-	for _, s := range []string{r.Plan.Slug, h.Title, h.AssigneeRaw, h.PreferredRaw} {
-		if strings.Contains(strings.ToLower(s), f) {
-			return true
-		}
+	if anyContains(f, r.Plan.Slug, h.Title, h.AssigneeRaw, h.PreferredRaw) {
+		return true
 	}
-	return r.Lease != nil && strings.Contains(strings.ToLower(r.Lease.AgentID), f)
+	return r.Lease != nil && containsFold(r.Lease.AgentID, f)
 }

@@ -38,8 +38,9 @@ type previewMsg struct {
 }
 
 // renderPreviewCmd reads the plan through the engine and renders it with
-// the glamour style settled before the program started.
-func renderPreviewCmd(t *planfs.Tree, rel, key, style string, width, seq int) tea.Cmd {
+// the glamour style settled before the program started, note (markdown)
+// above it.
+func renderPreviewCmd(t *planfs.Tree, rel, note, key, style string, width, seq int) tea.Cmd {
 	return func() tea.Msg {
 		text, cut, err := t.ReadPlan(rel)
 		if err != nil {
@@ -50,6 +51,9 @@ func renderPreviewCmd(t *planfs.Tree, rel, key, style string, width, seq int) te
 			// head of a plan is what a preview is for.
 			text = strings.ToValidUTF8(text[:previewMax], "")
 			cut = true
+		}
+		if note != "" {
+			text = note + "\n" + text
 		}
 		text = termtext.Block(text)
 		r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(max(20, width)))

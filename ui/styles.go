@@ -9,10 +9,13 @@ import (
 // its own colour profile. Colour is always redundant: every state also has a
 // symbol or a word.
 type Styles struct {
-	Bar, Tab, TabActive       lipgloss.Style
-	Border, BorderFocus       lipgloss.Style
-	Title, Header, Dim, Bold  lipgloss.Style
-	Selected                  lipgloss.Style
+	Bar, Tab, TabActive      lipgloss.Style
+	Border, BorderFocus      lipgloss.Style
+	Title, Header, Dim, Bold lipgloss.Style
+	Selected                 lipgloss.Style
+	// SelectedRow is the selected row of a table: a background under
+	// the row's own colours.
+	SelectedRow               lipgloss.Style
 	Good, Warn, Bad, Info     lipgloss.Style
 	StatusOK, StatusErr, Help lipgloss.Style
 	Dialog                    lipgloss.Style
@@ -39,6 +42,7 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		Dim:         s().Foreground(c("#8A8A8A", "#6E6E6E")),
 		Bold:        s().Bold(true),
 		Selected:    s().Bold(true).Foreground(accent),
+		SelectedRow: s().Bold(true).Background(c("#E2E1F8", "#2D2B55")),
 		Good:        s().Foreground(c("#1A7F37", "#56D364")),
 		Warn:        s().Foreground(c("#9A6700", "#E3B341")),
 		Bad:         s().Foreground(c("#CF222E", "#F85149")),

@@ -120,9 +120,8 @@ func New(opt Options) Model {
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
 		plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 	}
-	m.plans.filter = m.textField()
-	m.plans.filter.Prompt = "/ "
-	m.plans.filter.Placeholder = "slug, title, model or agent"
+	m.plans.matched = map[model.Lane]int{}
+	m.initFilters()
 	m.watch()
 	m.syncKeys()
 	return m
@@ -141,6 +140,9 @@ func newCommon(opt Options) common {
 	c.help.Styles = helpStyles(opt.Renderer)
 	if on, _, ok := strings.Cut(c.st.Text.Render("x"), "x"); ok && !c.plain {
 		c.inkOn = on
+	}
+	if on, _, ok := strings.Cut(c.st.SelectedRow.Render("x"), "x"); ok && !c.plain {
+		c.rowOn = on
 	}
 	return c
 }
@@ -200,8 +202,9 @@ func (m *Model) Close() {
 
 // Update applies one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	seq := m.statusSeq
 	cmd := m.update(msg)
-	return m, cmd
+	return m, tea.Batch(cmd, m.fadeCmd(seq))
 }
 
 // update routes a message: data to the pane that shows it, keys to the
@@ -242,7 +245,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if r := m.selectedPlan(); r != nil {
-			return renderPreviewCmd(m.opt.Tree, r.Plan.Rel, m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
+			return renderPreviewCmd(m.opt.Tree, r.Plan.Rel, m.previewNote(r), m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
 		}
 		return nil
 	case previewMsg:
@@ -257,6 +260,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers())
 	case tea.KeyMsg:
 		return m.key(msg)
+	case statusFadeMsg:
+		m.fadeStatus(msg)
+		return nil
 	}
 	if f := m.formShown(); f != nil {
 		return f.updateInput(msg)
@@ -264,9 +270,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if f, ok := find[*newPlanForm](m.stack); ok {
 		return f.updateInput(msg)
 	}
-	if m.plans.filtering {
+	if f := m.typingFilter(); f != nil {
 		var cmd tea.Cmd
-		m.plans.filter, cmd = m.plans.filter.Update(msg)
+		f.filter, cmd = f.filter.Update(msg)
 		return cmd
 	}
 	return nil
@@ -314,6 +320,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 
 func (m *Model) setStatus(s string, isErr bool) {
 	m.status, m.statusErr = termtext.Line(s), isErr
+	m.statusSeq++
 }
 
 // requestLoad starts a scan, or asks for one more when a scan is running,

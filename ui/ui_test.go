@@ -426,7 +426,7 @@ func TestFilterNarrowsRowsAndEscClears(t *testing.T) {
 	// esc while typing drops the filter at once.
 	h.press("/")
 	h.typeText("zzz")
-	if v := h.view(); len(h.rows()) != 0 || !strings.Contains(v, "matches the filter") {
+	if v := h.view(); len(h.rows()) != 0 || !strings.Contains(v, "matches /zzz") {
 		t.Errorf("no match should say so:\n%s", v)
 	}
 	h.press("esc")

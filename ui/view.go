@@ -133,8 +133,8 @@ func (m *Model) tabs(compact bool) string {
 }
 
 func (m *Model) footerLine() string {
-	if m.plans.filtering {
-		return fit(m.plans.filter.View(), m.width)
+	if f := m.typingFilter(); f != nil {
+		return fit(f.filter.View(), m.width)
 	}
 	var keys []key.Binding
 	for _, b := range m.keys.ShortHelp() {
@@ -147,8 +147,11 @@ func (m *Model) footerLine() string {
 		keys = append(keys[:3:3], m.keys.Help)
 	}
 	helpText := m.help.ShortHelpView(keys)
-	if v, ok := m.stack.top().(*logView); ok {
+	switch v := m.stack.top().(type) {
+	case *logView:
 		helpText = m.logsHelp(v)
+	case *reader:
+		helpText = m.readerHelp()
 	}
 	if _, ok := m.stack.top().(*detailView); ok {
 		helpText = m.st.Help.Render(detailHelp)
@@ -160,8 +163,8 @@ func (m *Model) footerLine() string {
 		helpText = m.diffHelp()
 	}
 	status := m.status
-	if status == "" && m.plans.filter.Value() != "" {
-		status = "filter: " + m.plans.filter.Value() + " (esc clears)"
+	if status == "" && m.stack.top() == nil {
+		status = termtext.Line(m.filterNote())
 	}
 	if status == "" {
 		return fit(" "+helpText, m.width)
@@ -207,8 +210,8 @@ func (m *Model) plansView(h int) []string {
 		switch {
 		case m.d == nil:
 			msg = "reading the tree…"
-		case m.plans.filter.Value() != "":
-			msg = "no plan in " + string(m.plans.lane) + "/ matches the filter (esc clears)"
+		case m.plans.active():
+			msg = "no plan in " + string(m.plans.lane) + "/ matches /" + termtext.Line(m.plans.filter.Value()) + " (esc clears)"
 		}
 		rows[0] = "  " + m.st.Dim.Render(msg)
 	}
@@ -218,8 +221,8 @@ func (m *Model) plansView(h int) []string {
 	}
 	th, ph := m.plansSplit(h)
 	title := string(m.plans.lane) + " · " + itoa(m.count(m.plans.lane))
-	if m.plans.filter.Value() != "" {
-		title += " · " + itoa(m.plans.len()) + " match"
+	if m.plans.active() {
+		title += " · /" + termtext.Line(m.plans.filter.Value()) + " " + itoa(m.plans.len()) + " match"
 	}
 	right := m.box(title, m.plans.scrollHint(), table, m.cols-laneBoxWidth, th, true)
 	if ph > 0 {
@@ -238,9 +241,12 @@ func (m *Model) count(l model.Lane) int {
 func (m *Model) laneBox(h int) []string {
 	var lines []string
 	for _, l := range model.Lanes {
-		line := gutter(l == m.plans.lane) + fit(string(l), 13) + fitRight(itoa(m.count(l)), 5)
-		if l == m.plans.lane && !m.plain {
-			line = m.st.Selected.Render(line)
+		n := m.laneCount(l)
+		// A long "matches/plans" count takes room from the name.
+		name := laneBoxWidth - 4 - max(5, len(n))
+		line := gutter(l == m.plans.lane) + fit(string(l), name) + fitRight(n, max(5, len(n)))
+		if l == m.plans.lane {
+			line = m.highlight(line)
 		}
 		lines = append(lines, line)
 	}
@@ -251,15 +257,19 @@ func (m *Model) laneBox(h int) []string {
 // laneStrip is the lanes on one line for narrow terminals, abbreviated when
 // the full names do not fit; the selected lane is bracketed.
 func (m *Model) laneStrip() string {
-	// short: 0 full names, 1 short names but the selected lane's, 2 all short.
+	// short: 0 full names, 1 short names but the selected lane's, 2 all
+	// short, 3 all short and a filter's matches without the lane's total.
 	build := func(short int) string {
 		var parts []string
 		for _, l := range model.Lanes {
 			name := string(l)
-			if short == 2 || short == 1 && l != m.plans.lane {
+			if short >= 2 || short == 1 && l != m.plans.lane {
 				name = laneShort[l]
 			}
-			part := name + " " + itoa(m.count(l))
+			part := name + " " + m.laneCount(l)
+			if short == 3 {
+				part = name + " " + itoa(m.plans.matched[l])
+			}
 			if l == m.plans.lane {
 				part = "[" + part + "]"
 				if !m.plain {
@@ -273,7 +283,11 @@ func (m *Model) laneStrip() string {
 		return strings.Join(parts, "│")
 	}
 	s := build(0)
-	for short := 1; short <= 2 && ansi.StringWidth(s) > m.cols; short++ {
+	last := 2
+	if m.plans.active() {
+		last = 3
+	}
+	for short := 1; short <= last && ansi.StringWidth(s) > m.cols; short++ {
 		s = build(short)
 	}
 	return s
@@ -325,4 +339,14 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// readerHelp is the reader's footer: only the keys that work there.
+func (m *Model) readerHelp() string {
+	k := &m.keys
+	return m.help.ShortHelpView([]key.Binding{
+		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
+		key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/pgdn", "page")),
+		k.Top, k.Bottom, k.Close,
+	})
 }

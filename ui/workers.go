@@ -205,16 +205,20 @@ func (m *Model) workerCounts() string {
 
 type workerCols struct{ agent, tier, plan, state, beat, pid, note int }
 
-func workerColumns(w int) workerCols {
-	c := workerCols{agent: 12, tier: 11, plan: 12, state: 10, beat: 5, pid: 7}
-	switch {
-	case w >= 140:
-		c.agent, c.tier, c.plan = 18, 24, 24
-	case w >= 100:
-		c.agent, c.tier, c.plan = 16, 20, 18
+// workerColumns sizes the workers table for width w and the workers
+// shown: what a worker asks for (tier/model) first, then its agent and
+// plan; the note takes what is left.
+func workerColumns(w int, rows []workerRow, shown []int) workerCols {
+	agent, what, plan := len("agent"), len("tier/model"), len("plan")
+	for _, j := range shown {
+		st := &rows[j].st
+		agent, what = max(agent, cellWidth(st.AgentID)), max(what, cellWidth(workerWhat(st)))
+		plan = max(plan, cellWidth(planSlug(st.Plan)))
 	}
-	rest := w - lead - (c.agent + 1) - (c.tier + 1) - (c.plan + 1) - (c.state + 1) - (c.beat + 1) - (c.pid + 1)
-	c.note = max(0, rest)
+	c := workerCols{state: 10, beat: 5, pid: 7}
+	room := w - lead + 1 - (c.state + 1) - (c.beat + 1) - (c.pid + 1)
+	room = allot(room, colWant{&c.tier, what, 10, 40}, colWant{&c.agent, agent, 8, 24}, colWant{&c.plan, plan, 8, 32})
+	c.note = max(0, room-1)
 	return c
 }
 
@@ -244,7 +248,7 @@ func healthCell(r *workerRow) (text string, ok bool) {
 }
 
 func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
-	plain := selected || m.plain
+	plain := m.plain
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	mark := " "

@@ -1,0 +1,229 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+)
+
+// paneFilter is one pane's filter: the text typed after `/` and whether it
+// is being typed now. Every pane keeps its own, so narrowing the events
+// does not empty the plans table; the text applies until esc clears it.
+type paneFilter struct {
+	filter    textinput.Model
+	filtering bool
+}
+
+func (f *paneFilter) filterOf() *paneFilter { return f }
+
+// needle is the filter as rows are matched against it: lower case, trimmed.
+func (f *paneFilter) needle() string { return strings.ToLower(strings.TrimSpace(f.filter.Value())) }
+
+// active reports whether the filter narrows the pane's rows.
+func (f *paneFilter) active() bool { return f.needle() != "" }
+
+// filterHints is what the text field says it matches, per pane.
+var filterHints = [paneCount]string{
+	plansPane:     "slug, title, model or agent, in every lane",
+	leasesPane:    "plan, owner or origin",
+	worktreesPane: "agent, branch or path",
+	workersPane:   "agent, tier, model, plan, state or note",
+	eventsPane:    "event, plan, lane, agent or reason",
+}
+
+// initFilters gives every pane its text field, made by the session's renderer.
+func (m *Model) initFilters() {
+	for p := range paneCount {
+		f := m.paneOf(p).filterOf()
+		f.filter = m.textField()
+		f.filter.Prompt = "/ "
+		f.filter.Placeholder = filterHints[p]
+	}
+}
+
+// typingFilter is the filter being typed in, or nil.
+func (m *Model) typingFilter() *paneFilter {
+	if f := m.paneOf(m.pane).filterOf(); f.filtering {
+		return f
+	}
+	return nil
+}
+
+// startFilter opens the shown pane's filter for typing.
+func (m *Model) startFilter() tea.Cmd {
+	f := m.paneOf(m.pane).filterOf()
+	f.filtering = true
+	return f.filter.Focus()
+}
+
+// filterKey types into the shown pane's filter; the rows narrow with each
+// key. enter keeps the text (it stays shown while it applies), esc drops it.
+func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+	f := m.paneOf(m.pane).filterOf()
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, m.keys.Ask.Cancel):
+		f.filtering = false
+		f.filter.Blur()
+		f.filter.SetValue("")
+	case key.Matches(msg, m.keys.Ask.Confirm):
+		f.filtering = false
+		f.filter.Blur()
+		if m.pane == plansPane {
+			m.laneWithMatches()
+		}
+	default:
+		f.filter, cmd = f.filter.Update(msg)
+	}
+	m.paneOf(m.pane).rebuild(m)
+	m.syncKeys()
+	return tea.Batch(cmd, m.schedulePreview())
+}
+
+// clearFilter drops the shown pane's filter; false when it had none.
+func (m *Model) clearFilter() bool {
+	f := m.paneOf(m.pane).filterOf()
+	if f.filter.Value() == "" {
+		return false
+	}
+	f.filter.SetValue("")
+	m.paneOf(m.pane).rebuild(m)
+	m.syncKeys()
+	return true
+}
+
+// laneWithMatches moves to the first lane with a match when the shown lane
+// has none, so enter on a filter lands on what it found.
+func (m *Model) laneWithMatches() {
+	p := &m.plans
+	if p.len() > 0 || !p.active() {
+		return
+	}
+	for _, l := range model.Lanes {
+		if p.matched[l] > 0 {
+			p.lanePick[p.lane] = p.key()
+			p.lane = l
+			p.cursor, p.offset, p.keys = 0, 0, nil
+			return
+		}
+	}
+}
+
+// filterNote is the footer's reminder of the shown pane's filter while it
+// applies.
+func (m *Model) filterNote() string {
+	f := m.paneOf(m.pane).filterOf()
+	if !f.active() {
+		return ""
+	}
+	return "filter: " + f.filter.Value() + " (esc clears)"
+}
+
+// anyContains reports whether one of ss contains the needle (lower case).
+func anyContains(needle string, ss ...string) bool {
+	if needle == "" {
+		return true
+	}
+	for _, s := range ss {
+		if containsFold(s, needle) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold is strings.Contains on lower-cased s, without allocating
+// for ASCII text, which every row of ten thousand mostly is.
+func containsFold(s, needle string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return strings.Contains(strings.ToLower(s), needle)
+		}
+	}
+	n := len(needle)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for j < n && lowerASCII(s[i+j]) == needle[j] {
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(b byte) byte {
+	if b >= 'A' && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+// filterPlans appends lane's rows that match f to dst; while a filter
+// applies it looks in every lane and counts each lane's matches.
+func (m *Model) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, matched map[model.Lane]int) []*model.BoardRow {
+	if f == "" {
+		rows := m.d.board.Lane(lane)
+		for i := range rows {
+			dst = append(dst, &rows[i])
+		}
+		return dst
+	}
+	for _, l := range model.Lanes {
+		rows := m.d.board.Lane(l)
+		for i := range rows {
+			if matches(&rows[i], f) {
+				matched[l]++
+				if l == lane {
+					dst = append(dst, &rows[i])
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// laneCount is a lane's count for the lane list: its plans, or while a
+// filter applies its matches of its plans ("3/12").
+func (m *Model) laneCount(l model.Lane) string {
+	if !m.plans.active() {
+		return itoa(m.count(l))
+	}
+	return itoa(m.plans.matched[l]) + "/" + itoa(m.count(l))
+}
+
+// filterTitle is a pane's box title, naming the filter while it applies.
+func (m *Model) filterTitle(name string, f *paneFilter) string {
+	if !f.active() {
+		return name
+	}
+	return name + " · /" + termtext.Line(f.filter.Value())
+}
+
+// emptyText says why a pane has no rows: nothing matches, or empty.
+func (m *Model) emptyText(f *paneFilter, empty string) string {
+	if f.active() {
+		return "nothing matches /" + termtext.Line(f.filter.Value()) + " (esc clears)"
+	}
+	return empty
+}
+
+func (r *workerRow) matches(f string) bool {
+	st := &r.st
+	state, _ := healthCell(r)
+	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state)
+}
+
+func (r eventRow) matches(f string) bool {
+	if w := r.warn; w != nil {
+		return anyContains(f, w.File, w.Message)
+	}
+	e := r.event
+	return anyContains(f, e.Event, e.Slug, e.From, e.To, e.AgentID, e.Reason)
+}

@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"strings"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// The marks a row carries beyond its columns: why a parked plan was set
+// aside (the park verb writes the reason to the event log, not the plan),
+// and the lint warnings `fleetwatch check` gives a plan (its header, its
+// size, its encoding; the scan records them per file).
+
+// parkReasons finds, in the events newest first, the reason each plan
+// was last parked with, by the rel it was parked to.
+func parkReasons(events []planfs.Event) map[string]string {
+	out := map[string]string{}
+	for i := range events {
+		e := &events[i]
+		if e.Event != "park" || e.To == "" {
+			continue
+		}
+		if _, seen := out[e.To]; !seen {
+			out[e.To] = e.Reason
+		}
+	}
+	return out
+}
+
+// lintByFile indexes the scan's warnings by the plan they are about.
+func lintByFile(ws []model.Warning) map[string][]model.Warning {
+	out := map[string][]model.Warning{}
+	for _, w := range ws {
+		if w.File != "" {
+			out[w.File] = append(out[w.File], w)
+		}
+	}
+	return out
+}
+
+// parkReason is why the plan at r was parked, when the event log says.
+func (m *Model) parkReason(r *model.BoardRow) (string, bool) {
+	if m.d == nil || !r.Plan.Lane.Parked() {
+		return "", false
+	}
+	why, ok := m.d.parked[r.Plan.Rel]
+	return why, ok
+}
+
+// lintOf is the plan's lint warnings.
+func (m *Model) lintOf(rel string) []model.Warning {
+	if m.d == nil {
+		return nil
+	}
+	return m.d.lint[rel]
+}
+
+// whyText is the plans table's reason column: for a parked plan the
+// reason it was parked with, else its dependencies (depsText).
+func (m *Model) whyText(r *model.BoardRow) (string, bool) {
+	if why, ok := m.parkReason(r); ok {
+		if why == "" {
+			return "parked, no reason given", false
+		}
+		return termtext.Line(why), false
+	}
+	return depsText(r)
+}
+
+// previewNote is what the preview says above a plan: the park reason and
+// the lint warnings, as a quote so it reads apart from the plan.
+func (m *Model) previewNote(r *model.BoardRow) string {
+	var b strings.Builder
+	if why, ok := m.parkReason(r); ok {
+		if why == "" {
+			why = "no reason given"
+		}
+		b.WriteString("> **Parked:** " + termtext.Line(why) + "\n>\n")
+	}
+	for _, w := range m.lintOf(r.Plan.Rel) {
+		where := ""
+		if w.Line > 0 {
+			where = " line " + itoa(w.Line) + ":"
+		}
+		b.WriteString("> **⚠" + where + "** " + termtext.Line(w.Message) + "\n>\n")
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), ">\n") + "\n"
+}
