@@ -67,6 +67,9 @@ func (t *Tree) Watch(debounce time.Duration) (*Watcher, error) {
 	var problem error
 	if !gone {
 		problem = l.addDirs()
+		// Counted before Watch returns, so the first Rescan after it may
+		// already trust the watcher.
+		l.count(problem == nil)
 	}
 	go w.run(l, gone, problem)
 	return w, nil
@@ -126,8 +129,6 @@ func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 		setGone()
 	} else if problem != nil {
 		l.send(Change{Err: problem})
-	} else {
-		l.count(true)
 	}
 	defer func() {
 		if poll != nil {
