@@ -268,13 +268,57 @@ func (t *Tree) readItem(it *scanItem, prev *scanItem, buf []byte) {
 	if badUTF8 {
 		warn("invalid UTF-8; read with replacement characters")
 	}
-	h := model.ParseHeader(text)
+	h := detach(model.ParseHeader(text))
 	for _, w := range h.Warnings {
 		w.File = rel
 		it.warns = append(it.warns, w)
 	}
 	it.plan = newPlan(it.lane, it.name, fi.Size(), fi.ModTime().UnixNano(), h)
 	it.ok = true
+}
+
+// detach copies a header's strings out of the file text they slice: a
+// header lives as long as the UI runs, and pinning each file's whole text
+// with it was most of the UI's memory at 10,000 plans.
+func detach(h model.Header) model.Header {
+	h.Title, h.Value, h.Priority = strings.Clone(h.Title), word(h.Value), word(h.Priority)
+	h.PreferredRaw, h.Assignee, h.AssigneeRaw = strings.Clone(h.PreferredRaw), strings.Clone(h.Assignee), strings.Clone(h.AssigneeRaw)
+	h.Preferred, h.DependsOn = words(h.Preferred), words(h.DependsOn)
+	if h.Warnings != nil {
+		ws := make([]model.Warning, len(h.Warnings))
+		for i, w := range h.Warnings {
+			ws[i] = model.Warning{File: w.File, Line: w.Line, Message: strings.Clone(w.Message)}
+		}
+		h.Warnings = ws
+	}
+	return h
+}
+
+// commonWords are header words most plans share; one copy serves them all.
+var commonWords = map[string]string{}
+
+func init() {
+	for _, w := range []string{"high", "medium", "low", "P1", "P2", "P3", "small", "mid", "reasoner", "frontier"} {
+		commonWords[w] = w
+	}
+}
+
+func word(s string) string {
+	if c, ok := commonWords[s]; ok {
+		return c
+	}
+	return strings.Clone(s)
+}
+
+func words(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	out := make([]string, len(s))
+	for i, w := range s {
+		out[i] = word(w)
+	}
+	return out
 }
 
 func newPlan(lane model.Lane, name string, size, modTime int64, h model.Header) model.Plan {
