@@ -43,9 +43,10 @@ const goneEvery = time.Second
 
 // Watch starts watching the tree: .plans/ itself, every lane, .leases/ and
 // logs/, and those directories again when they appear later. A burst of
-// events becomes one Change once debounce passes without another event, or
-// at the latest 4×debounce after the burst began, so a constant stream
-// still refreshes. It fails only when the system cannot watch at all (no
+// events becomes one Change once debounce/5 passes without another event
+// (but not within debounce/2 of the last Change), or at the latest
+// 4×debounce after the burst began, so a constant stream still refreshes.
+// Each event's path is noted in the tree as it arrives, for Rescan. It fails only when the system cannot watch at all (no
 // inotify instance, or .plans/ unwatchable); a .plans/ that is gone is
 // reported on Changes and waited for.
 func (t *Tree) Watch(debounce time.Duration) (*Watcher, error) {
@@ -369,21 +370,20 @@ func watchErrText(err error) string {
 	return errText(err)
 }
 
-// leadBurst is coalesce.Burst with a fast first edge: a change after a
-// quiet spell fires once lead passes without another event (the few events
-// of one save), so a single edit reaches the screen at once; events that
-// keep coming within debounce of the last firing wait the whole debounce,
-// and any burst fires at the latest 4×debounce after it began.
+// leadBurst is coalesce.Burst with a short quiet period and a rate limit:
+// a burst ends once lead passes without another event (the few events of
+// one save arrive within microseconds), so a single edit reaches the
+// screen at once; bursts fire at most once per debounce/2, and any burst
+// at the latest 4×debounce after it began, so a steady stream still
+// refreshes without refreshing all the time.
 type leadBurst struct {
 	quiet, lead time.Duration
 	timer       *time.Timer
 	start       time.Time // first event of the pending burst; zero when none
 	fired       time.Time // when the last burst fired
-	fast        bool      // the pending burst began after a quiet spell
 }
 
-// leadFraction of the debounce is the quiet that ends a burst after a quiet
-// spell: long enough for the truncate and write of one save to arrive.
+// leadFraction of the debounce is the quiet that ends a burst.
 const leadFraction = 5
 
 func newLeadBurst(quiet time.Duration) *leadBurst {
@@ -398,13 +398,15 @@ func (b *leadBurst) C() <-chan time.Time { return b.timer.C }
 func (b *leadBurst) Event(now time.Time) {
 	if b.start.IsZero() {
 		b.start = now
-		b.fast = now.Sub(b.fired) >= b.quiet
 	}
-	q := b.quiet
-	if b.fast {
-		q = b.lead
+	due := now.Add(b.lead)
+	if floor := b.fired.Add(b.quiet / 2); due.Before(floor) {
+		due = floor
 	}
-	b.timer.Reset(min(q, b.start.Add(4*b.quiet).Sub(now)))
+	if limit := b.start.Add(4 * b.quiet); due.After(limit) {
+		due = limit
+	}
+	b.timer.Reset(due.Sub(now))
 }
 
 // Fired ends the burst that C reported, at now.
