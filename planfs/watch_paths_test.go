@@ -123,3 +123,30 @@ func TestWatcherCountsItself(t *testing.T) {
 		t.Fatalf("after Close: watched %v full %v, want unwatched and a full scan due", watched, full)
 	}
 }
+
+// One save after a quiet spell fires after debounce/5, not the whole
+// debounce; right after a firing, the next waits at least debounce/2.
+func TestLeadBurst(t *testing.T) {
+	const quiet = 100 * time.Millisecond
+	b := newLeadBurst(quiet)
+	defer b.Cancel()
+	start := time.Now()
+	b.Event(start)
+	<-b.C()
+	if d := time.Since(start); d >= quiet {
+		t.Errorf("a lone event fired after %v, want about %v", d, quiet/leadFraction)
+	}
+	now := time.Now()
+	b.Fired(now)
+	b.Event(now)
+	select {
+	case <-b.C():
+		t.Fatalf("fired %v after the last firing, want at least %v", time.Since(now), quiet/2)
+	case <-time.After(quiet/2 - 10*time.Millisecond):
+	}
+	select {
+	case <-b.C():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the rate-limited burst never fired")
+	}
+}
