@@ -54,12 +54,20 @@ func NewBoard(s *Snapshot, opt Options) *Board {
 		Warnings: s.Warnings,
 	}
 	var rank [4]int
+	noFit := opt
+	noFit.NoFitCheck = true
 	for _, i := range pickOrder(s) {
 		p := &s.Plans[i]
 		row := BoardRow{Plan: p, Deps: deps[i], Lease: leases[p.Rel]}
+		// Every reason but the fit is the same for the four tiers: judged
+		// once, it costs a quarter of the strings.
+		r := Row{Plan: p, Deps: row.Deps, Lease: row.Lease}
+		shared := skipReason(&r, noFit)
 		for k, tier := range Tiers {
-			r := Row{Plan: p, Fit: ClassifyFit(p.Header.Preferred, Worker{Tier: tier}), Deps: row.Deps, Lease: row.Lease}
-			cell := TierCell{Fit: r.Fit, Reason: skipReason(&r, opt)}
+			cell := TierCell{Fit: ClassifyFit(p.Header.Preferred, Worker{Tier: tier}), Reason: shared}
+			if cell.Reason == "" && !opt.NoFitCheck && !cell.Fit.Eligible() {
+				cell.Reason = string(cell.Fit)
+			}
 			if cell.Reason == "" {
 				rank[k]++
 				cell.Rank = rank[k]

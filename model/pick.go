@@ -72,11 +72,28 @@ func pickOrder(s *Snapshot) []int {
 	return order
 }
 
+// notReadyReasons are built once: most of a big tree is in lanes no pick
+// takes from, and a board judges every plan on every refresh.
+var notReadyReasons = func() map[Lane]string {
+	m := make(map[Lane]string, len(Lanes))
+	for _, l := range Lanes {
+		m[l] = "not ready (" + string(l) + ")"
+	}
+	return m
+}()
+
+func notReady(l Lane) string {
+	if r, ok := notReadyReasons[l]; ok {
+		return r
+	}
+	return "not ready (" + string(l) + ")"
+}
+
 func skipReason(r *Row, opt Options) string {
 	p := r.Plan
 	switch {
 	case !p.Lane.Ready():
-		return "not ready (" + string(p.Lane) + ")"
+		return notReady(p.Lane)
 	case ClaimProblem(p, opt.NeedBranch) != "":
 		return "cannot be claimed: " + ClaimProblem(p, opt.NeedBranch)
 	case !p.Header.AgentAssignable:

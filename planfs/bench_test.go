@@ -187,6 +187,30 @@ func BenchmarkScanWarmOneChanged(b *testing.B) {
 	benchReport(b, n, raw)
 }
 
+// BenchmarkRescanOneChanged is the UI's refresh after one plan changed,
+// as it runs now: the watcher's path noted, only that file read again.
+func BenchmarkRescanOneChanged(b *testing.B) {
+	const n = 10_000
+	dir := benchTree(b, n)
+	t, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t.setWatched(1) // as a running watcher does
+	defer t.setWatched(-1)
+	if _, err := t.Rescan(); err != nil {
+		b.Fatal(err)
+	}
+	p := t.Abs(string(plangen.Lane(0)) + "/" + plangen.File(0))
+	for b.Loop() {
+		t.noteChanged(p)
+		snap, err := t.Rescan()
+		if err != nil || len(snap.Plans) != n {
+			b.Fatalf("%v: %d plans, want %d", err, len(snap.Plans), n)
+		}
+	}
+}
+
 // BenchmarkClaimContention drains a fresh 1k tree with 8 goroutines, each
 // with its own Tree, as `work-once --max-plans N` does: one Scan, ClaimNext
 // until it gives nothing, then a fresh Scan, until a fresh Scan gives nothing.

@@ -36,8 +36,12 @@ type Tree struct {
 	pid      int
 	pidScope string
 
-	mu    sync.Mutex
-	cache map[string]cachedPlan
+	mu sync.Mutex
+	// dirty is what the watcher saw change since the last scan (mu).
+	dirty dirtySet
+	// scanMu orders scans: each builds on the base the previous one left.
+	scanMu sync.Mutex
+	base   *scanBase // the last scan's results (scanMu)
 }
 
 // Open finds .plans/ under the project root dir.
@@ -56,7 +60,7 @@ func Open(project string) (*Tree, error) {
 		real = abs
 	}
 	host, _ := os.Hostname()
-	return &Tree{Project: abs, Plans: plans, realRoot: real, Now: time.Now, host: host, pid: os.Getpid(), pidScope: PIDScope(), cache: map[string]cachedPlan{}}, nil
+	return &Tree{Project: abs, Plans: plans, realRoot: real, Now: time.Now, host: host, pid: os.Getpid(), pidScope: PIDScope()}, nil
 }
 
 // PIDScope identifies this boot and pid namespace: a pid recorded by another

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,11 @@ import (
 // Change is one debounced burst of changes under .plans/ (or a problem watching it).
 type Change struct {
 	Err error // non-nil: the tree vanished or cannot be watched; the watcher keeps trying
+	// Paths are the files that changed, absolute and sorted, when Full is
+	// false. Full: more than RescanLimit paths, a lane or .leases/ came or
+	// went, or events were lost; only a full scan tells what changed.
+	Paths []string
+	Full  bool
 }
 
 // Watcher reports changes to a tree through Changes until Close.
@@ -37,9 +43,10 @@ const goneEvery = time.Second
 
 // Watch starts watching the tree: .plans/ itself, every lane, .leases/ and
 // logs/, and those directories again when they appear later. A burst of
-// events becomes one Change once debounce passes without another event, or
-// at the latest 4×debounce after the burst began, so a constant stream
-// still refreshes. It fails only when the system cannot watch at all (no
+// events becomes one Change once debounce/5 passes without another event
+// (but not within debounce/2 of the last Change), or at the latest
+// 4×debounce after the burst began, so a constant stream still refreshes.
+// Each event's path is noted in the tree as it arrives, for Rescan. It fails only when the system cannot watch at all (no
 // inotify instance, or .plans/ unwatchable); a .plans/ that is gone is
 // reported on Changes and waited for.
 func (t *Tree) Watch(debounce time.Duration) (*Watcher, error) {
@@ -47,7 +54,7 @@ func (t *Tree) Watch(debounce time.Duration) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot watch %s: %v", t.Plans, watchErrText(err))
 	}
-	l := &watchLoop{root: filepath.Clean(t.Plans), fw: fw, debounce: max(debounce, time.Millisecond)}
+	l := &watchLoop{tree: t, root: filepath.Clean(t.Plans), fw: fw, debounce: max(debounce, time.Millisecond)}
 	gone := false
 	if err := fw.Add(l.root); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -61,6 +68,9 @@ func (t *Tree) Watch(debounce time.Duration) (*Watcher, error) {
 	var problem error
 	if !gone {
 		problem = l.addDirs()
+		// Counted before Watch returns, so the first Rescan after it may
+		// already trust the watcher.
+		l.count(problem == nil)
 	}
 	go w.run(l, gone, problem)
 	return w, nil
@@ -81,17 +91,25 @@ func (w *Watcher) Close() error {
 
 // watchLoop is the state the watcher goroutine owns.
 type watchLoop struct {
+	tree     *Tree
 	root     string
 	fw       *fsnotify.Watcher
 	out      chan Change
 	debounce time.Duration
+	// counted: the tree counts this watcher as seeing every change, so its
+	// Rescan may read only the paths noted.
+	counted bool
+	// pending is the burst so far, for its Change.
+	pending     map[string]bool
+	pendingFull bool
 }
 
 func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 	defer close(w.done)
 	defer close(w.changes)
-	burst := coalesce.NewBurst(l.debounce)
+	burst := newLeadBurst(l.debounce)
 	defer burst.Cancel()
+	defer l.count(false)
 	var (
 		poll  *time.Ticker
 		pollC <-chan time.Time
@@ -99,6 +117,8 @@ func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 	setGone := func() {
 		gone = true
 		burst.Cancel()
+		l.count(false)
+		l.pending, l.pendingFull = nil, false
 		for _, p := range l.fw.WatchList() {
 			_ = l.fw.Remove(p)
 		}
@@ -132,15 +152,9 @@ func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 				setGone()
 				continue
 			}
-			if !l.matters(ev) {
-				continue
+			if l.event(ev) {
+				burst.Event(time.Now())
 			}
-			if ev.Has(fsnotify.Create) && filepath.Dir(ev.Name) == l.root {
-				if err := l.addDir(ev.Name); err != nil {
-					l.send(Change{Err: err})
-				}
-			}
-			burst.Event(time.Now())
 		case err, ok := <-l.fw.Errors:
 			if !ok {
 				return
@@ -148,12 +162,11 @@ func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 			if gone {
 				continue
 			}
-			l.send(Change{Err: fmt.Errorf("watching %s: %w", l.root, err)})
-			// An overflow may have swallowed a new lane's Create.
-			_ = l.addDirs()
+			l.lost()
+			l.send(Change{Err: fmt.Errorf("watching %s: %w", l.root, err), Full: true})
 		case <-burst.C():
-			burst.Fired()
-			l.send(Change{})
+			burst.Fired(time.Now())
+			l.send(l.takePending())
 		case <-pollC:
 			if err := l.fw.Add(l.root); err != nil {
 				continue
@@ -161,15 +174,114 @@ func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 			gone = false
 			poll.Stop()
 			poll, pollC = nil, nil
-			l.send(Change{Err: l.addDirs()})
+			err := l.addDirs()
+			l.count(err == nil)
+			l.send(Change{Err: err, Full: true})
 		}
+	}
+}
+
+// event notes one fsnotify event; true when it is part of a burst.
+func (l *watchLoop) event(ev fsnotify.Event) bool {
+	if !l.matters(ev) {
+		return false
+	}
+	if filepath.Dir(ev.Name) == l.root {
+		// A lane, .leases/ or logs/ came or went: only a full scan knows
+		// what it held.
+		l.pendingFull, l.pending = true, nil
+		l.tree.noteChanged("")
+		if ev.Has(fsnotify.Create) {
+			if err := l.addDir(ev.Name); err != nil {
+				l.count(false)
+				l.send(Change{Err: err, Full: true})
+			}
+		}
+		return true
+	}
+	l.tree.noteChanged(ev.Name)
+	switch {
+	case l.pendingFull:
+	case len(l.pending) >= RescanLimit:
+		l.pendingFull, l.pending = true, nil
+	default:
+		if l.pending == nil {
+			l.pending = map[string]bool{}
+		}
+		l.pending[ev.Name] = true
+	}
+	return true
+}
+
+// lost handles an overflow: events were dropped, perhaps a new lane's
+// Create, so everything is read again and watched again.
+func (l *watchLoop) lost() {
+	l.tree.noteChanged("")
+	l.pendingFull, l.pending = true, nil
+	if err := l.addDirs(); err != nil {
+		l.count(false)
+	}
+}
+
+// takePending is the burst's Change, and starts the next burst empty.
+func (l *watchLoop) takePending() Change {
+	c := Change{Full: l.pendingFull}
+	if !c.Full {
+		c.Paths = make([]string, 0, len(l.pending))
+		for p := range l.pending {
+			c.Paths = append(c.Paths, p)
+		}
+		sort.Strings(c.Paths)
+	}
+	l.pending, l.pendingFull = nil, false
+	return c
+}
+
+// count tells the tree whether this watcher sees every change.
+func (l *watchLoop) count(on bool) {
+	if on == l.counted || l.tree == nil {
+		return
+	}
+	l.counted = on
+	if on {
+		l.tree.setWatched(1)
+	} else {
+		l.tree.setWatched(-1)
 	}
 }
 
 // send never blocks: a Change still waiting in the channel is replaced by
 // the newer one, so the reader sees the latest state (a tree that came
-// back clears the error that it was gone) and plain changes merge.
-func (l *watchLoop) send(c Change) { coalesce.Send(l.out, c) }
+// back clears the error that it was gone); the paths of both are kept.
+func (l *watchLoop) send(c Change) {
+	select {
+	case old := <-l.out:
+		c = mergeChanges(old, c)
+	default:
+	}
+	coalesce.Send(l.out, c)
+}
+
+// mergeChanges is newer standing for both: its error, both their paths.
+// An error replaced still meant lost events, so the merge is Full.
+func mergeChanges(old, newer Change) Change {
+	newer.Full = newer.Full || old.Full || old.Err != nil
+	if newer.Full || len(old.Paths)+len(newer.Paths) > RescanLimit {
+		newer.Full, newer.Paths = true, nil
+		return newer
+	}
+	seen := make(map[string]bool, len(newer.Paths))
+	for _, p := range newer.Paths {
+		seen[p] = true
+	}
+	for _, p := range old.Paths {
+		if !seen[p] {
+			newer.Paths = append(newer.Paths, p)
+		}
+	}
+	sort.Strings(newer.Paths)
+	return newer
+}
 
 func (l *watchLoop) goneErr() error {
 	return fmt.Errorf("%s: %w (removed or renamed); watching for it to come back", l.root, fs.ErrNotExist)
@@ -256,4 +368,52 @@ func watchErrText(err error) string {
 		return "inotify instance limit reached (raise fs.inotify.max_user_instances)"
 	}
 	return errText(err)
+}
+
+// leadBurst is coalesce.Burst with a short quiet period and a rate limit:
+// a burst ends once lead passes without another event (the few events of
+// one save arrive within microseconds), so a single edit reaches the
+// screen at once; bursts fire at most once per debounce/2, and any burst
+// at the latest 4×debounce after it began, so a steady stream still
+// refreshes without refreshing all the time.
+type leadBurst struct {
+	quiet, lead time.Duration
+	timer       *time.Timer
+	start       time.Time // first event of the pending burst; zero when none
+	fired       time.Time // when the last burst fired
+}
+
+// leadFraction of the debounce is the quiet that ends a burst.
+const leadFraction = 5
+
+func newLeadBurst(quiet time.Duration) *leadBurst {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &leadBurst{quiet: quiet, lead: max(quiet/leadFraction, time.Millisecond), timer: t}
+}
+
+func (b *leadBurst) C() <-chan time.Time { return b.timer.C }
+
+// Event records an event at now.
+func (b *leadBurst) Event(now time.Time) {
+	if b.start.IsZero() {
+		b.start = now
+	}
+	due := now.Add(b.lead)
+	if floor := b.fired.Add(b.quiet / 2); due.Before(floor) {
+		due = floor
+	}
+	if limit := b.start.Add(4 * b.quiet); due.After(limit) {
+		due = limit
+	}
+	b.timer.Reset(due.Sub(now))
+}
+
+// Fired ends the burst that C reported, at now.
+func (b *leadBurst) Fired(now time.Time) { b.start, b.fired = time.Time{}, now }
+
+// Cancel drops a pending burst without firing.
+func (b *leadBurst) Cancel() {
+	b.start = time.Time{}
+	b.timer.Stop()
 }

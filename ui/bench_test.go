@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +167,84 @@ func BenchmarkLogFlood(b *testing.B) {
 	for range b.N {
 		h.update(logLinesMsg{gen: h.m.logsShown().gen, lines: batch})
 		_ = h.m.View()
+	}
+}
+
+// rssTreeEnv names the tree TestRSSChild opens; unset, it does nothing.
+const rssTreeEnv = "FLEETWATCH_RSS_TREE"
+
+// BenchmarkRSS10k is the peak resident memory of a process with the UI open
+// on a 10,000-plan tree, with its real watcher, after the first load, a few
+// changes reloaded, and frames drawn: a child process (this test binary
+// running TestRSSChild), so that generating the tree does not count.
+func BenchmarkRSS10k(b *testing.B) {
+	dir := b.TempDir()
+	if err := plangen.Write(dir, 10_000, time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	peak := 0.0
+	for b.Loop() {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestRSSChild$", "-test.v")
+		cmd.Env = append(os.Environ(), rssTreeEnv+"="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("child: %v\n%s", err, out)
+		}
+		_, after, ok := strings.Cut(string(out), "VmHWM:")
+		var kb float64
+		if _, err := fmt.Sscan(after, &kb); !ok || err != nil {
+			b.Fatalf("no VmHWM in the child's output:\n%s", out)
+		}
+		peak = max(peak, kb/1024)
+	}
+	b.ReportMetric(peak, "MB-peak-RSS")
+}
+
+// TestRSSChild is BenchmarkRSS10k's child: it opens the UI on the tree
+// rssTreeEnv names, as `fleetwatch` does, and prints its peak RSS.
+func TestRSSChild(t *testing.T) {
+	dir := os.Getenv(rssTreeEnv)
+	if dir == "" {
+		t.Skip("run by BenchmarkRSS10k")
+	}
+	tree, err := planfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	m := New(Options{Tree: tree, Agent: "op", Renderer: r})
+	defer m.Close()
+	m = step(m, tea.WindowSizeMsg{Width: 160, Height: 48})
+	m = step(m, loadCmd(tree)())
+	_ = m.View()
+	plan := filepath.Join(dir, planfs.Dir, string(plangen.Lane(0)), plangen.File(0))
+	for i := range 5 {
+		if err := os.WriteFile(plan, []byte(plangen.Text(0, 10_000)+strings.Repeat("\n", i%2)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		<-m.watcher.Changes()
+		m = step(m, loadCmd(tree)())
+		m = step(m, tea.KeyMsg{Type: tea.KeyPgDown})
+		_ = m.View()
+	}
+	// RSS_HEAP=file also writes a heap profile: what the memory is.
+	if p := os.Getenv("RSS_HEAP"); p != "" {
+		f, _ := os.Create(p)
+		runtime.GC()
+		pprof.WriteHeapProfile(f)
+		f.Close()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		fmt.Printf("heapinuse %d MB sys %d MB totalalloc %d MB\n", ms.HeapInuse>>20, ms.Sys>>20, ms.TotalAlloc>>20)
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status")
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			fmt.Println(line)
+		}
 	}
 }

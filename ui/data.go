@@ -50,11 +50,11 @@ func newData(b *model.Board, now float64) *data {
 	return d
 }
 
-// loadCmd scans the tree (re-reading only changed files) and judges it for
-// every tier.
+// loadCmd scans the tree (re-reading only what the watcher saw change) and
+// judges it for every tier.
 func loadCmd(t *planfs.Tree) tea.Cmd {
 	return func() tea.Msg {
-		snap, err := t.Scan()
+		snap, err := t.Rescan()
 		if err != nil {
 			return loadedMsg{err: err}
 		}
