@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/model"
 )
 
@@ -36,17 +37,17 @@ func filesOf(t *testing.T, dir string) map[string]string {
 
 func TestNewWritesAPlan(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/other.md", fields: "Preferred models: mid"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/other.md", Fields: "Preferred models: mid"})
 	// Set, but stdin is not a terminal: the editor must not run.
 	marker := filepath.Join(t.TempDir(), "ran")
 	env := []string{"EDITOR=touch " + marker, "VISUAL="}
-	r := fwEnv(t, dir, env, "new", "fix-login", "--priority", "p1", "--value", "high", "--models", "mid, claude-sonnet", "--depends", "other", "--agent-id", "op-1")
-	want(t, r, exitOK)
+	r := fwtest.RunEnv(t, dir, env, "new", "fix-login", "--priority", "p1", "--value", "high", "--models", "mid, claude-sonnet", "--depends", "other", "--agent-id", "op-1")
+	fwtest.Want(t, r, fwtest.ExitOK)
 	path := filepath.Join(dir, ".plans", "drafts", "fix-login.md")
-	if strings.TrimSpace(r.stdout) != path || r.stderr != "" {
-		t.Errorf("stdout %q stderr %q, want the path %s", r.stdout, r.stderr, path)
+	if strings.TrimSpace(r.Stdout) != path || r.Stderr != "" {
+		t.Errorf("stdout %q stderr %q, want the path %s", r.Stdout, r.Stderr, path)
 	}
-	h := model.ParseHeader(readRel(t, dir, "drafts/fix-login.md"))
+	h := model.ParseHeader(fwtest.ReadRel(t, dir, "drafts/fix-login.md"))
 	if h.Title != "Fix login" || h.Priority != "P1" || h.Value != "high" || strings.Join(h.Preferred, ",") != "mid,claude-sonnet" ||
 		strings.Join(h.DependsOn, ",") != "other" || !h.HasDoneWhen {
 		t.Errorf("header %+v", h)
@@ -54,26 +55,26 @@ func TestNewWritesAPlan(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the editor ran with stdin not a terminal")
 	}
-	ev := eventsOf(t, dir)
+	ev := fwtest.EventsOf(t, dir)
 	if len(ev) != 1 || ev[0]["event"] != "create" || ev[0]["to"] != "drafts/fix-login.md" || ev[0]["agent_id"] != "op-1" {
 		t.Errorf("events %v", ev)
 	}
-	r = fw(t, dir, "new", "mine", "--local", "--title", "My own", "--lane", "features", "--models", "mid", "--no-edit")
-	want(t, r, exitOK)
-	if h := model.ParseHeader(readRel(t, dir, "features/mine.local.md")); h.Title != "My own" {
+	r = fwtest.Run(t, dir, "new", "mine", "--local", "--title", "My own", "--lane", "features", "--models", "mid", "--no-edit")
+	fwtest.Want(t, r, fwtest.ExitOK)
+	if h := model.ParseHeader(fwtest.ReadRel(t, dir, "features/mine.local.md")); h.Title != "My own" {
 		t.Errorf("local plan header %+v", h)
 	}
 	// Warnings for Depends on are warnings: written, exit 0.
-	r = fw(t, dir, "new", "later", "--depends", "ghost,later")
-	want(t, r, exitOK)
-	if !strings.Contains(r.stderr, "depends on ghost, which names no plan") || !strings.Contains(r.stderr, "later, which would make a dependency cycle") {
-		t.Errorf("stderr %q", r.stderr)
+	r = fwtest.Run(t, dir, "new", "later", "--depends", "ghost,later")
+	fwtest.Want(t, r, fwtest.ExitOK)
+	if !strings.Contains(r.Stderr, "depends on ghost, which names no plan") || !strings.Contains(r.Stderr, "later, which would make a dependency cycle") {
+		t.Errorf("stderr %q", r.Stderr)
 	}
 }
 
 func TestNewRefusesAndWritesNothing(t *testing.T) {
 	t.Parallel()
-	dir := newTree(t, plan{rel: "features/taken.md", fields: "Preferred models: mid"}, plan{rel: "completed/2025-03-04-shipped.md"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/taken.md", Fields: "Preferred models: mid"}, fwtest.Plan{Rel: "completed/2025-03-04-shipped.md"})
 	cases := []struct {
 		args  []string
 		names []string // what the one line must name
@@ -96,10 +97,10 @@ func TestNewRefusesAndWritesNothing(t *testing.T) {
 	}
 	before := filesOf(t, dir)
 	for _, c := range cases {
-		r := fw(t, dir, append([]string{"new"}, c.args...)...)
-		oneLineError(t, r, c.names...)
-		if r.stdout != "" {
-			t.Errorf("new %q: stdout %q", c.args, r.stdout)
+		r := fwtest.Run(t, dir, append([]string{"new"}, c.args...)...)
+		fwtest.OneLineError(t, r, c.names...)
+		if r.Stdout != "" {
+			t.Errorf("new %q: stdout %q", c.args, r.Stdout)
 		}
 		after := filesOf(t, dir)
 		if len(after) != len(before) {
@@ -112,5 +113,5 @@ func TestNewRefusesAndWritesNothing(t *testing.T) {
 		}
 	}
 	// Outside a project: the one line names the missing tree.
-	oneLineError(t, fw(t, t.TempDir(), "new", "x", "--root", t.TempDir()), ".plans")
+	fwtest.OneLineError(t, fwtest.Run(t, t.TempDir(), "new", "x", "--root", t.TempDir()), ".plans")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/model"
 )
 
@@ -43,7 +44,7 @@ EOF
 func TestTmuxNewPlanInTheEditor(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
-	dir := newTree(t, plan{rel: "bugs/crash.md", fields: "Priority: P1; Preferred models: mid"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	script := filepath.Join(t.TempDir(), "editor.sh")
 	if err := os.WriteFile(script, []byte(editorScript), 0o755); err != nil {
 		t.Fatal(err)
@@ -72,8 +73,8 @@ func TestTmuxNewPlanInTheEditor(t *testing.T) {
 
 	// The UI is suspended: the editor has the terminal.
 	tt.waitShows(tmuxWait, `EDITING fresh\.md, run 1`)
-	if exists(dir, "drafts/fresh.md") {
-		text := readRel(t, dir, "drafts/fresh.md")
+	if fwtest.Exists(dir, "drafts/fresh.md") {
+		text := fwtest.ReadRel(t, dir, "drafts/fresh.md")
 		if h := model.ParseHeader(text); h.Title != "Fresh plan" || strings.Join(h.DependsOn, ",") != "crash" {
 			t.Errorf("the plan as created: %+v\n%s", h, text)
 		}
@@ -83,7 +84,7 @@ func TestTmuxNewPlanInTheEditor(t *testing.T) {
 	tt.keys("Enter")
 	tt.waitShows(tmuxWait, `✓ created drafts/fresh\.md`, laneOpen("drafts", "1"), `\bfresh\b`)
 
-	h := model.ParseHeader(readRel(t, dir, "drafts/fresh.md"))
+	h := model.ParseHeader(fwtest.ReadRel(t, dir, "drafts/fresh.md"))
 	if h.Title != "Fresh plan, written in the editor" || h.Value != "high" || h.Priority != "P1" ||
 		strings.Join(h.Preferred, ",") != "mid,frontier" || strings.Join(h.DependsOn, ",") != "crash" || !h.HasDoneWhen {
 		t.Errorf("the plan on disk after the editor: %+v", h)
@@ -106,7 +107,7 @@ func TestTmuxNewPlanInTheEditor(t *testing.T) {
 func TestTmuxNewOnATerminal(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
-	dir := newTree(t, plan{rel: "bugs/crash.md", fields: "Preferred models: mid"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Preferred models: mid"})
 	script := filepath.Join(t.TempDir(), "editor.sh")
 	if err := os.WriteFile(script, []byte(editorScript), 0o755); err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestTmuxNewOnATerminal(t *testing.T) {
 	if code := tt.waitExit(); code != 0 {
 		t.Fatalf("exit %d; last screen:\n%s", code, tt.screen)
 	}
-	h := model.ParseHeader(readRel(t, dir, "drafts/from-cli.md"))
+	h := model.ParseHeader(fwtest.ReadRel(t, dir, "drafts/from-cli.md"))
 	if h.Title != "Fresh plan, written in the editor" || h.Priority != "P1" {
 		t.Errorf("the plan on disk after the editor: %+v", h)
 	}

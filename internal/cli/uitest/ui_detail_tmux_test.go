@@ -2,6 +2,8 @@ package uitest
 
 import (
 	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // TestTmuxEnterOpensALease runs the real binary: enter on a lease shows it
@@ -9,7 +11,7 @@ import (
 func TestTmuxEnterOpensALease(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
-	dir := newTree(t, plan{rel: "in-progress/busy.md", fields: "Preferred models: mid"})
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "in-progress/busy.md", Fields: "Preferred models: mid"})
 	boardPutLease(t, dir, "in-progress/busy.md", "mid-1", 600, 3600, "features/busy.md")
 	tt := startTmux(t, 100, 40, dir, nil, "--root", dir)
 	tt.waitShows(tmuxStartWait, `1 plans?`, `\[1 Plans\]`)

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
 )
 
 // TestTmuxDiffOfAWorktree drives the real UI in tmux: an agent's worktree
@@ -13,9 +16,9 @@ import (
 func TestTmuxDiffOfAWorktree(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
-	dir := gitProject(t, plan{rel: "in-progress/export.md", fields: "Preferred models: mid"})
-	r := fw(t, dir, "worktree", "ensure", "--agent-id", "mid-1", "--slug", "export", "--project", dir)
-	want(t, r, 0)
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "in-progress/export.md", Fields: "Preferred models: mid"})
+	r := fwtest.Run(t, dir, "worktree", "ensure", "--agent-id", "mid-1", "--slug", "export", "--project", dir)
+	fwtest.Want(t, r, 0)
 	wt := filepath.Join(dir, "var", "worktrees", "mid-1")
 	write := func(name, text string) {
 		t.Helper()
@@ -24,8 +27,8 @@ func TestTmuxDiffOfAWorktree(t *testing.T) {
 		}
 	}
 	write("export.go", "package export\n\nfunc PDF() {}\n")
-	git(t, wt, "add", "export.go")
-	git(t, wt, "commit", "-q", "-m", "export: PDF")
+	testkit.Git(t, wt, "add", "export.go")
+	testkit.Git(t, wt, "commit", "-q", "-m", "export: PDF")
 	write("export.go", "package export\n\nfunc PDF() { draw() }\n")
 	write("todo.txt", "margins\n")
 
