@@ -1,4 +1,4 @@
-package inputtest
+package verbtest
 
 // fleetwatch new: a plan from the template, exit 0 and its path; every bad
 // slug, taken slug, empty title or bad lane exit 2 with one line, and
