@@ -93,18 +93,9 @@ func (v *detailView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Close), msg.Type == tea.KeyEnter:
 		m.stack.remove(v)
 		return nil
-	case key.Matches(msg, k.Up):
-		v.off--
-	case key.Matches(msg, k.Down):
-		v.off++
-	case key.Matches(msg, k.PageUp):
-		v.off -= vis
-	case key.Matches(msg, k.PageDown):
-		v.off += vis
-	case key.Matches(msg, k.Top):
-		v.off = 0
-	case key.Matches(msg, k.Bottom):
-		v.off = len(v.rows)
+	}
+	if d, ok := k.step(msg, vis, len(v.rows)); ok {
+		v.off += d
 	}
 	v.wrap(m.cols - 2)
 	v.clamp(vis)

@@ -283,24 +283,16 @@ func (m *Model) diffVisible() int { return max(1, m.height-2-2) }
 func (v *diffView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	k := &m.keys
 	vis := m.diffVisible()
+	if d, ok := k.step(msg, vis, len(v.lines)); ok {
+		v.off = max(0, min(v.off+d, len(v.lines)-vis))
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Interrupt):
 		return m.quit()
 	case key.Matches(msg, k.Close):
 		m.stack.remove(v)
 		return nil
-	case key.Matches(msg, k.Up):
-		v.off--
-	case key.Matches(msg, k.Down):
-		v.off++
-	case key.Matches(msg, k.PageUp):
-		v.off -= vis
-	case key.Matches(msg, k.PageDown):
-		v.off += vis
-	case key.Matches(msg, k.Top):
-		v.off = 0
-	case key.Matches(msg, k.Bottom):
-		v.off = len(v.lines)
 	case key.Matches(msg, diffRefresh):
 		if v.done && !v.busy {
 			v.busy = true

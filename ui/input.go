@@ -91,22 +91,9 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 
 // moveKey moves the shown pane's cursor.
 func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k, t := &m.keys, m.current()
-	d := 0
-	switch {
-	case key.Matches(msg, k.Up):
-		d = -1
-	case key.Matches(msg, k.Down):
-		d = 1
-	case key.Matches(msg, k.PageUp):
-		d = -t.height
-	case key.Matches(msg, k.PageDown):
-		d = t.height
-	case key.Matches(msg, k.Top):
-		d = -t.len()
-	case key.Matches(msg, k.Bottom):
-		d = t.len()
-	default:
+	t := m.current()
+	d, ok := m.keys.step(msg, t.height, t.len())
+	if !ok {
 		return nil, false
 	}
 	return m.moveCursor(d), true

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // KeyMap is every key the program answers to: the keys that mean the
@@ -145,6 +146,26 @@ func DefaultKeyMap() KeyMap {
 			NextValue: b("change", "right", " ", "l"), PrevValue: b("change back", "left", "h"),
 		},
 	}
+}
+
+// step is how far a moving key goes in a list of n rows shown page at a
+// time: -1 or 1, a page, or to either end; ok is false for other keys.
+func (k *KeyMap) step(msg tea.KeyMsg, page, n int) (d int, ok bool) {
+	switch {
+	case key.Matches(msg, k.Up):
+		return -1, true
+	case key.Matches(msg, k.Down):
+		return 1, true
+	case key.Matches(msg, k.PageUp):
+		return -page, true
+	case key.Matches(msg, k.PageDown):
+		return page, true
+	case key.Matches(msg, k.Top):
+		return -n, true
+	case key.Matches(msg, k.Bottom):
+		return n, true
+	}
+	return 0, false
 }
 
 // paneKeys are the number keys, one per pane in the pane list.

@@ -357,19 +357,9 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		m.wrapKey(v, msg)
 		return nil
 	}
-	switch {
-	case key.Matches(msg, k.Up):
-		p.off++
-	case key.Matches(msg, k.Down):
-		p.off--
-	case key.Matches(msg, k.PageUp):
-		p.off += vis
-	case key.Matches(msg, k.PageDown):
-		p.off -= vis
-	case key.Matches(msg, k.Top):
-		p.off = len(p.lines)
-	case key.Matches(msg, k.Bottom):
-		p.off = 0
+	// off counts lines up from the newest.
+	if d, ok := k.step(msg, vis, len(p.lines)); ok {
+		p.off -= d
 	}
 	m.clampLog(v.focus)
 	return nil

@@ -195,18 +195,9 @@ func (l *noticeList) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		if l.cursor < n {
 			return m.leadTo(m.notes.list[l.cursor].Notice)
 		}
-	case key.Matches(msg, k.Up):
-		l.cursor--
-	case key.Matches(msg, k.Down):
-		l.cursor++
-	case key.Matches(msg, k.PageUp):
-		l.cursor -= page
-	case key.Matches(msg, k.PageDown):
-		l.cursor += page
-	case key.Matches(msg, k.Top):
-		l.cursor = 0
-	case key.Matches(msg, k.Bottom):
-		l.cursor = n - 1
+	}
+	if d, ok := k.step(msg, page, n); ok {
+		l.cursor += d
 	}
 	l.cursor = max(0, min(n-1, l.cursor))
 	l.offset = max(min(l.offset, l.cursor), l.cursor-page+1)
