@@ -183,7 +183,8 @@ func paneKeys() [paneCount]key.Binding {
 func (k KeyMap) ShortHelp() []key.Binding {
 	p, l, w := &k.Plans, &k.Leases, &k.Workers
 	return []key.Binding{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
-		w.Logs, w.Stop, w.Mark, k.Spawn, l.Open, k.Trees.Open, w.Open, k.Events.Open, k.Filter, k.Help, k.Quit}
+		p.Diff, k.Trees.Diff, w.Diff, w.Logs, w.Stop, w.Mark, l.Open, k.Trees.Open, w.Open, k.Events.Open,
+		k.Spawn, p.New, p.Edit, k.Filter, k.Help, k.Quit}
 }
 
 // FullHelp is what `?` shows, one column per group.

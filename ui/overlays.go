@@ -19,6 +19,15 @@ type overlay interface {
 	typing() bool
 }
 
+// footed is an overlay that names its own keys in the footer.
+type footed interface{ footer(m *Model) string }
+
+func (v *logView) footer(m *Model) string  { return m.logsHelp(v) }
+func (*reader) footer(m *Model) string     { return m.readerHelp() }
+func (*detailView) footer(m *Model) string { return m.st.Help.Render(detailHelp) }
+func (*noticeList) footer(m *Model) string { return m.noticesHelp() }
+func (*diffView) footer(m *Model) string   { return m.diffHelp() }
+
 // overlays is the stack, bottom first. Who opens what decides the order:
 // help, the logs and the reader open from the panes, a dialog from a pane,
 // the spawn form when its offer arrives; nothing opens from a question.

@@ -147,20 +147,18 @@ func (m *Model) footerLine() string {
 		keys = append(keys[:3:3], m.keys.Help)
 	}
 	helpText := m.help.ShortHelpView(keys)
-	switch v := m.stack.top().(type) {
-	case *logView:
-		helpText = m.logsHelp(v)
-	case *reader:
-		helpText = m.readerHelp()
+	// Wide: as many as fit, the last ones going first; `?` and q stay.
+	for len(keys) > 3 && ansi.StringWidth(helpText) > m.width-1 {
+		keys = append(keys[:len(keys)-3], keys[len(keys)-2:]...)
+		helpText = m.help.ShortHelpView(keys)
 	}
-	if _, ok := m.stack.top().(*detailView); ok {
-		helpText = m.st.Help.Render(detailHelp)
-	}
-	if _, ok := m.stack.top().(*noticeList); ok {
-		helpText = m.noticesHelp()
-	}
-	if _, ok := m.stack.top().(*diffView); ok {
-		helpText = m.diffHelp()
+	if top := m.stack.top(); top != nil {
+		// Over the panes their keys do not work: an overlay says its own,
+		// a question carries them in its box.
+		helpText = ""
+		if f, ok := top.(footed); ok {
+			helpText = f.footer(m)
+		}
 	}
 	status := m.status
 	if status == "" && m.stack.top() == nil {
