@@ -213,7 +213,7 @@ func (b *builder) worktree(agent, slug string, files map[string]string) {
 		return
 	}
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(wt.Path, name), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(wt.Path, name), []byte(ticks(text)), 0o644); err != nil {
 			b.fail("worktree for "+agent, err)
 			return
 		}
