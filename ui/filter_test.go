@@ -42,7 +42,7 @@ func TestFilterPlansAcrossLanesWithCounts(t *testing.T) {
 		if f := h.footer(); !strings.Contains(f, "filter: import (esc clears)") {
 			t.Errorf("%dx%d: the filter is not shown while it applies: %q", size[0], size[1], f)
 		}
-		if v := h.view(); size[0] >= 100 && !strings.Contains(v, "in-progress · 2 · /import 1 match") {
+		if v := h.view(); size[0] >= 100 && !strings.Contains(v, "in-progress · 1 of 2 · /import") {
 			t.Errorf("%dx%d: the table's title does not name the filter:\n%s", size[0], size[1], v)
 		}
 		h.press("esc")

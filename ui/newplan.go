@@ -291,6 +291,8 @@ func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 			add(label + v + "  " + m.st.Dim.Render(strings.Join(cs, " ")))
 			continue
 		}
+		// The field takes the box's width, which follows the terminal's.
+		f.inputs[i].Width = max(10, inner-14)
 		add(label + f.inputs[i].View())
 		if f.focus == i && (i == npModels || i == npDepends) {
 			if _, matches := f.offered(); len(matches) > 0 {

@@ -220,7 +220,7 @@ func (m *Model) plansView(h int) []string {
 	th, ph := m.plansSplit(h)
 	title := string(m.plans.lane) + " · " + itoa(m.count(m.plans.lane))
 	if m.plans.active() {
-		title += " · /" + termtext.Line(m.plans.filter.Value()) + " " + itoa(m.plans.len()) + " match"
+		title = string(m.plans.lane) + " · " + itoa(m.plans.len()) + " of " + itoa(m.count(m.plans.lane)) + " · /" + termtext.Line(m.plans.filter.Value())
 	}
 	right := m.box(title, m.plans.scrollHint(), table, m.cols-laneBoxWidth, th, true)
 	if ph > 0 {
