@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -31,6 +32,24 @@ type Settings struct {
 	// lands on; "" means the first of dev and develop there is (made from
 	// main or master when neither is).
 	Integration string
+	// Checks are the project's required checks (`checks:`), run on each
+	// candidate commit; none means changes are ungated.
+	Checks []Check
+	// QueueDepth is how many queue entries are checked at once (`queue:
+	// {depth: N}`), the head and N-1 behind it; 0 means 1.
+	QueueDepth int
+}
+
+// Check is one required check: an argv run with no shell in a throwaway
+// worktree of the candidate commit.
+type Check struct {
+	Name    string
+	Run     []string
+	Timeout time.Duration // 0 means the default, 10 minutes
+	// ExpectOutput, when set, must match the check's output for exit 0 to
+	// pass (for runners whose "no tests ran" is exit 0).
+	ExpectOutput *regexp.Regexp
+	Line         int // where it is declared in fleetwatch.yaml
 }
 
 // limit bounds how much of the file is read: settings are a few lines.

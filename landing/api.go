@@ -1,0 +1,159 @@
+package landing
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"fleetwatch/planfs"
+)
+
+// CONTRACT SKELETON: the types and signatures every slice builds against.
+// Bodies that return errNotBuilt are replaced by the slice that owns them.
+var errNotBuilt = errors.New("not built yet")
+
+// State is a candidate's state in words, as `queue list` and the UI say it.
+type State string
+
+const (
+	NeedsReview State = "needs review"
+	Reviewed    State = "reviewed"
+	Queued      State = "queued"
+	Checking    State = "checking"
+	Ready       State = "ready"
+	Conflict    State = "conflict"
+	Failed      State = "failed"
+	Stale       State = "stale"
+	Landed      State = "landed"
+)
+
+// Result is one check's outcome on one candidate tree; only Pass passes.
+type Result string
+
+const (
+	Pass    Result = "pass"
+	Fail    Result = "fail"
+	Error   Result = "error" // exit 126/127, could not start, killed
+	Timeout Result = "timeout"
+	Missing Result = "missing" // configured, never ran on this tree
+	Running Result = "running" // running now (a live runner holds it)
+)
+
+// CheckResult is one configured check on one candidate tree.
+type CheckResult struct {
+	Name   string        `json:"name"`
+	Result Result        `json:"result"`
+	Log    string        `json:"log"` // absolute path of its log, "" when it never ran
+	Exit   int           `json:"exit"`
+	Took   time.Duration `json:"took_ns"`
+	Note   string        `json:"note,omitempty"` // "no match for expect_output \"ok\"", "killed after 10m"
+}
+
+// Review is one peer review of a commit (.plans/reviews/<slug>/<commit>.md).
+type Review struct {
+	Commit   string    `json:"commit"`
+	Reviewer string    `json:"reviewer"` // agent id
+	Endpoint string    `json:"endpoint,omitempty"`
+	Verdict  string    `json:"verdict"` // ACCEPT, REVISE or ESCALATE
+	At       time.Time `json:"at"`
+	Path     string    `json:"path"` // absolute
+	// Stale: the branch tip moved since, and not by a pure rebase.
+	Stale bool `json:"stale"`
+}
+
+// Approval is a person's approve of a commit.
+type Approval struct {
+	Commit string    `json:"commit"`
+	By     string    `json:"by"`
+	At     time.Time `json:"at"`
+	Stale  bool      `json:"stale"` // the tip moved since, not by a pure rebase
+}
+
+// Status is one candidate or queue entry as read now.
+type Status struct {
+	Slug     string `json:"slug"`
+	Rel      string `json:"rel"` // the plan's rel in .plans/, "" when gone
+	State    State  `json:"state"`
+	Why      string `json:"why"`      // the state's reason in words: "ungated: no checks configured", "test failed"
+	Position *int   `json:"position"` // 1-based place in the queue; nil when not queued
+	Branch   string `json:"branch"`
+	Commit   string `json:"commit"` // the branch tip
+	Base     string `json:"base"`   // git merge-base with the integration branch, derived
+	Ahead    int    `json:"ahead"`
+	Behind   int    `json:"behind"`
+	Author   string `json:"author"` // agent id whose run moved the plan to review-needed, "" unknown
+	// ApprovedBy is the approver of the tip (or of a commit the tip is a
+	// pure rebase of); "" when none.
+	ApprovedBy    string        `json:"approved_by"`
+	Approval      *Approval     `json:"approval"`
+	Reviews       []Review      `json:"reviews"`   // newest first
+	Ungated       bool          `json:"ungated"`   // no checks configured
+	Candidate     string        `json:"candidate"` // the candidate commit, when built
+	Tree          string        `json:"tree"`      // its tree id
+	Checks        []CheckResult `json:"checks"`
+	ConflictPaths []string      `json:"conflict_paths"`
+}
+
+// Listing is every candidate and queue entry, queue entries first in queue
+// order, then the rest by slug.
+type Listing struct {
+	Integration string   `json:"integration"`
+	Tip         string   `json:"integration_tip"`
+	Items       []Status `json:"items"`
+	CheckNames  []string `json:"check_names"`
+}
+
+// List reads every candidate and queue entry of project now.
+func List(project string) (Listing, error) { return Listing{}, errNotBuilt }
+
+// Add appends an approved candidate to the queue; it never takes the
+// landing lock.
+func Add(t *planfs.Tree, slug string) error { return errNotBuilt }
+
+// Remove takes slug out of the queue.
+func Remove(t *planfs.Tree, slug string) error { return errNotBuilt }
+
+// LandOptions say how to land the head.
+type LandOptions struct {
+	Ungated bool      // land with no checks configured
+	Actor   string    // the person landing, for the event log
+	Log     io.Writer // progress lines, one per step
+}
+
+// Landing is what a landing did.
+type Landing struct {
+	Slug, Commit, From, To string // the frozen commit, the integration branch's old and new tips
+	Warnings               []string
+}
+
+// ErrNotReady is Land's refusal when the head cannot land now (exit 1).
+var ErrNotReady = errors.New("head not ready")
+
+// Land lands the queue's head (see the issue): build, check, CAS, verify,
+// move the plan, pin refs/fleetwatch/landed/<slug>, release the worktree.
+func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error) {
+	return Landing{}, errNotBuilt
+}
+
+// SendBack returns a queued or conflicting entry to its worker's lane with
+// note (or the conflict) under ## Review notes; it leaves the queue and its
+// approval is void.
+func SendBack(t *planfs.Tree, slug, note, actor string) (string, error) { return "", errNotBuilt }
+
+// PeerOptions choose the peer reviewer.
+type PeerOptions struct {
+	Endpoint string // "" = an endpoint of the author's tier or higher, not the author's
+	AgentID  string // the reviewer's agent id; "" = derived, never the author
+	Registry string // endpoints.yaml path; "" = the project's
+	Log      io.Writer
+}
+
+// Peer runs a peer review of slug's branch tip in the foreground and
+// stores the verdict.
+func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Review, error) {
+	return Review{}, errNotBuilt
+}
+
+// Approve records a person's approve of slug's current tip.
+func Approve(t *planfs.Tree, slug, by string) (Approval, error) { return Approval{}, errNotBuilt }
