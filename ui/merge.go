@@ -129,9 +129,12 @@ func (m *Model) mergeTicked() tea.Cmd {
 }
 
 func (l *mergeList) setSize(w, h int) {
-	// Less the integration line above the table.
-	l.table.setSize(w, h-1)
+	// Less the integration line above the table and the legend below.
+	l.table.setSize(w, h-2)
 }
+
+// checkLegend says what each check glyph means, below the table.
+const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ⧗ timeout  · missing  … running"
 
 func (l *mergeList) rebuild(m *Model) {
 	f := l.needle()
@@ -266,8 +269,9 @@ func (l *mergeList) view(m *Model, h int) []string {
 	case l.err != nil:
 		empty = "no candidates to show (the line above says why)"
 	}
-	info := " " + m.mergeInfo()
-	return append([]string{info}, m.tableBox(m.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-1, m.emptyText(&l.paneFilter, empty))...)
+	out := []string{" " + m.mergeInfo()}
+	out = append(out, m.tableBox(m.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-2, m.emptyText(&l.paneFilter, empty))...)
+	return append(out, " "+m.st.Dim.Render(checkLegend))
 }
 
 // mergeInfo is the line above the table: the integration branch and its

@@ -299,7 +299,7 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 	if s.Candidate != "" {
 		out = append(out, line("candidate "+short(s.Candidate)+" · tree "+short(s.Tree)))
 	}
-	out = append(out, "", m.st.Title.Render("Checks"))
+	out = append(out, "", m.st.Title.Render("Checks")+"  "+m.st.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
 	if len(s.Checks) == 0 {
 		out = append(out, "  "+line(orWords(whyText(s), "no checks configured")))
 	}
