@@ -356,3 +356,16 @@ func TestMergeTickWhileShownOrChecking(t *testing.T) {
 		t.Error("ticking with the pane hidden and nothing checking")
 	}
 }
+
+func TestMergeHelpFitsNarrow(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.selectSlug("flaky-ci")
+	h.press("?")
+	v := h.view()
+	for _, w := range []string{"A approve", "m land head", "v peer review", "6 merge", "Any key closes this help."} {
+		if !strings.Contains(v, w) {
+			t.Errorf("help lacks %q:\n%s", w, v)
+		}
+	}
+}
