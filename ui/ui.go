@@ -1,8 +1,9 @@
 // Package ui is fleetwatch's operator cockpit: a Bubble Tea program showing
 // the lanes with each tier's pick order, dependencies, leases, worktrees,
-// workers (spawned, stopped, their logs side by side) and the event log,
-// refreshed by file watchers, and acting through the engine's verbs. It
-// reaches the disk and processes only through planfs and workers.
+// workers (spawned, stopped, their logs side by side), the event log and
+// the merge queue, refreshed by file watchers, and acting through the
+// engine's verbs. It reaches the disk and processes only through planfs,
+// workers and landing.
 //
 // Shape: Model holds the shared context (common: options, renderer,
 // styles, key map, sizes, clock), one sub-model per pane listed once in
@@ -116,8 +117,8 @@ func New(opt Options) Model {
 	}
 	m := Model{
 		common: newCommon(opt),
-		// Init starts the first scan, the first worktree look and the
-		// first reading of the state files.
+		// Init starts the first scan, the first worktree look, the
+		// first reading of the state files and of the merge queue.
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
 		merge: mergeList{req: refresh{busy: true}},
 		plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
