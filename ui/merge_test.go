@@ -369,3 +369,34 @@ func TestMergeHelpFitsNarrow(t *testing.T) {
 		}
 	}
 }
+
+func TestMergePeerStartsDetached(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	// A real child: true takes `review SLUG --peer --root P` and exits.
+	h.m.opt.Self = "/bin/true"
+	h.selectSlug("flaky-ci")
+	h.press("v")
+	if f := h.footer(); !strings.Contains(f, "✓ peer review of flaky-ci started (log: var/fleet/logs/review-flaky-ci.log)") {
+		t.Errorf("after v: %q", f)
+	}
+	log, err := os.ReadFile(filepath.Join(h.p.dir, "var", "fleet", "logs", "review-flaky-ci.log"))
+	if err != nil || !strings.Contains(string(log), "starting true review flaky-ci --peer --root") {
+		t.Errorf("the log: %q, %v", log, err)
+	}
+}
+
+func TestMergeDiffOpens(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.selectSlug("old-import")
+	h.press("d")
+	v, ok := find[*diffView](h.m.stack)
+	if !ok || v.req != "plan\x00old-import" {
+		t.Fatalf("d opened no diff of old-import: %+v", v)
+	}
+	h.press("esc")
+	if _, ok := find[*diffView](h.m.stack); ok {
+		t.Error("esc left the diff open")
+	}
+}
