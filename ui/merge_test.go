@@ -3,13 +3,17 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
 
 	"fleetwatch/landing"
 )
@@ -398,5 +402,34 @@ func TestMergeDiffOpens(t *testing.T) {
 	h.press("esc")
 	if _, ok := find[*diffView](h.m.stack); ok {
 		t.Error("esc left the diff open")
+	}
+}
+
+// TestMergeColoursKeepTheLayout: in colour the screen says the same words
+// in the same cells as under NO_COLOR; the colours only add.
+func TestMergeColoursKeepTheLayout(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{80, 120} {
+		plain := mergeHarness(t, w, 24, sampleListing)
+		p := newProject(t)
+		opt := p.options()
+		r := lipgloss.NewRenderer(io.Discard)
+		r.SetColorProfile(termenv.ANSI256)
+		r.SetHasDarkBackground(true)
+		opt.Renderer, opt.Self = r, plain.m.opt.Self
+		h := newHarnessWith(t, p, opt, w, 24)
+		h.m.merge.ticking = true
+		h.send(mergeMsg{listing: sampleListing(plain.p)})
+		h.press("6")
+		colour := h.m.View()
+		if !strings.Contains(colour, "\x1b[") {
+			t.Fatal("no colour on an ANSI256 screen")
+		}
+		got, want := strings.Split(ansi.Strip(colour), "\n"), strings.Split(ansi.Strip(plain.m.View()), "\n")
+		for i := range want {
+			if i >= len(got) || strings.TrimRight(got[i], " ") != strings.TrimRight(want[i], " ") {
+				t.Errorf("%d cols, line %d:\ncolour %q\nplain  %q", w, i+1, got[min(i, len(got)-1)], want[i])
+			}
+		}
 	}
 }
