@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/landing"
@@ -394,9 +395,15 @@ func (m *Model) stateCell(st landing.State, w int) string {
 	case landing.Stale:
 		return m.st.Warn.Render(cell)
 	case landing.Checking, landing.Queued:
-		return m.st.Info.Render(cell)
+		return m.busy().Render(cell)
 	}
 	return cell
+}
+
+// busy is the colour of work under way (checking, queued, a running
+// check): the diff's hunk cyan.
+func (m *Model) busy() lipgloss.Style {
+	return m.r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#0E7490", Dark: "#56B6C2"})
 }
 
 // checkGlyph is one check's result as one cell; each result has its own
@@ -435,7 +442,7 @@ func (m *Model) checksCell(s *landing.Status, w int) string {
 			case landing.Fail, landing.Error, landing.Timeout:
 				g = m.st.Bad.Render(g)
 			case landing.Running:
-				g = m.st.Info.Render(g)
+				g = m.busy().Render(g)
 			}
 		}
 		b.WriteString(g)
