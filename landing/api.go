@@ -157,3 +157,10 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 
 // Approve records a person's approve of slug's current tip.
 func Approve(t *planfs.Tree, slug, by string) (Approval, error) { return Approval{}, errNotBuilt }
+
+// PureRebase reports whether newTip carries the same change as oldTip
+// (`git range-diff` of each against its merge base with integration shows
+// every commit as `=`), so a review or approval of oldTip still holds.
+func PureRebase(project, integration, oldTip, newTip string) (bool, error) {
+	return false, errNotBuilt
+}

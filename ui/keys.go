@@ -33,6 +33,7 @@ type KeyMap struct {
 	Trees   TreeKeys
 	Workers WorkerKeys
 	Events  EventKeys
+	Merge   MergeKeys
 	Logs    LogKeys
 }
 
@@ -58,6 +59,14 @@ type WorkerKeys struct{ Stop, Mark, Logs, Diff, Open key.Binding }
 
 // EventKeys are the Events pane's.
 type EventKeys struct{ Open key.Binding }
+
+// MergeKeys are the Merge pane's: a person's decisions, the queue, and
+// reading a candidate.
+type MergeKeys struct {
+	Approve, NeedsWork, Peer key.Binding
+	Add, Remove, Land        key.Binding
+	Open, Diff               key.Binding
+}
 
 // LogKeys are the log view's: wrap, zoom, and sideways scrolling.
 type LogKeys struct{ Wrap, Zoom, Left, Right key.Binding }
@@ -130,6 +139,11 @@ func DefaultKeyMap() KeyMap {
 		Trees:   TreeKeys{Diff: b("diff", "d"), Open: b("open", "enter")},
 		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d"), Open: b("open", "enter")},
 		Events:  EventKeys{Open: b("open", "enter")},
+		Merge: MergeKeys{
+			Approve: b("approve", "A"), NeedsWork: b("needs work", "X"), Peer: b("peer review", "v"),
+			Add: b("queue", "+"), Remove: b("unqueue", "-"), Land: b("land head", "m"),
+			Open: b("open", "enter"), Diff: b("diff", "d"),
+		},
 		Logs: LogKeys{
 			Wrap: b("wrap lines", "w"), Zoom: b("zoom", "z"),
 			Left:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "scroll left")),
@@ -181,20 +195,21 @@ func paneKeys() [paneCount]key.Binding {
 // ShortHelp is the status line's reminder: the actions that apply now. A
 // pane's keys are disabled off it, so a key shows once.
 func (k KeyMap) ShortHelp() []key.Binding {
-	p, l, w := &k.Plans, &k.Leases, &k.Workers
-	return []key.Binding{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
+	p, l, w, g := &k.Plans, &k.Leases, &k.Workers, &k.Merge
+	return []key.Binding{g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
 		p.Diff, k.Trees.Diff, w.Diff, w.Logs, w.Stop, w.Mark, l.Open, k.Trees.Open, w.Open, k.Events.Open,
 		k.Spawn, p.New, p.Edit, k.Filter, k.Help, k.Quit}
 }
 
 // FullHelp is what `?` shows, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	p, l, w := &k.Plans, &k.Leases, &k.Workers
+	p, l, w, g := &k.Plans, &k.Leases, &k.Workers, &k.Merge
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		append([]key.Binding{p.PrevLane, p.NextLane, k.NextPane}, k.Panes[:]...),
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane},
+		append([]key.Binding{p.PrevLane, p.NextLane}, k.Panes[:]...),
 		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete, p.New, p.Edit},
-		{k.Spawn, w.Stop, w.Mark, w.Logs, p.Diff, k.Trees.Diff, w.Diff},
-		{k.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
+		{k.Spawn, w.Stop, w.Mark, w.Logs, p.Diff, k.Trees.Diff, w.Diff, g.Diff},
+		{g.Approve, g.NeedsWork, g.Peer, g.Add, g.Remove, g.Land},
+		{k.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, g.Open, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
 	}
 }

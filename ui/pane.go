@@ -22,6 +22,7 @@ const (
 	worktreesPane
 	workersPane
 	eventsPane
+	mergePane
 	paneCount
 )
 
@@ -64,6 +65,7 @@ var paneSpecs = [paneCount]struct {
 	{"Worktrees", "Trees", func(m *Model) paneModel { return &m.trees }},
 	{"Workers", "Workers", func(m *Model) paneModel { return &m.wrk }},
 	{"Events", "Events", func(m *Model) paneModel { return &m.events }},
+	{"Merge", "Merge", func(m *Model) paneModel { return &m.merge }},
 }
 
 func (m *Model) paneOf(p pane) paneModel { return paneSpecs[p].of(m) }

@@ -1,8 +1,9 @@
 // Package ui is fleetwatch's operator cockpit: a Bubble Tea program showing
 // the lanes with each tier's pick order, dependencies, leases, worktrees,
-// workers (spawned, stopped, their logs side by side) and the event log,
-// refreshed by file watchers, and acting through the engine's verbs. It
-// reaches the disk and processes only through planfs and workers.
+// workers (spawned, stopped, their logs side by side), the event log and
+// the merge queue, refreshed by file watchers, and acting through the
+// engine's verbs. It reaches the disk and processes only through planfs,
+// workers and landing.
 //
 // Shape: Model holds the shared context (common: options, renderer,
 // styles, key map, sizes, clock), one sub-model per pane listed once in
@@ -83,6 +84,7 @@ type Model struct {
 	trees  treeList
 	wrk    workerList
 	events eventList
+	merge  mergeList
 
 	stack           overlays
 	logGen, formGen int
@@ -115,9 +117,10 @@ func New(opt Options) Model {
 	}
 	m := Model{
 		common: newCommon(opt),
-		// Init starts the first scan, the first worktree look and the
-		// first reading of the state files.
+		// Init starts the first scan, the first worktree look, the
+		// first reading of the state files and of the merge queue.
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
+		merge: mergeList{req: refresh{busy: true}},
 		plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 	}
 	m.plans.matched = map[model.Lane]int{}
@@ -174,7 +177,7 @@ func (m *Model) watch() {
 
 // Init loads the tree and starts waiting for changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project)}
+	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project), mergeCmd(m.opt.Tree.Project)}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
 	}
@@ -202,8 +205,12 @@ func (m *Model) Close() {
 
 // Update applies one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	seq := m.statusSeq
+	seq, shown := m.statusSeq, m.pane
 	cmd := m.update(msg)
+	if m.pane == mergePane && shown != mergePane {
+		// The queue is read only while shown (and while it checks).
+		cmd = tea.Batch(cmd, m.requestMerge(), m.mergeTick())
+	}
 	return m, tea.Batch(cmd, m.fadeCmd(seq))
 }
 
@@ -257,7 +264,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.setStatus("✓ "+msg.done, false)
 		}
-		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers())
+		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown())
 	case tea.KeyMsg:
 		return m.key(msg)
 	case statusFadeMsg:
@@ -303,7 +310,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		} else {
 			m.problem = ""
 		}
-		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown()), true
+		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown(), m.mergeIfShown()), true
 	case stateChangeMsg:
 		var next tea.Cmd
 		if m.states != nil {
@@ -314,6 +321,10 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.workersLoaded(msg), true
 	case tickMsg:
 		return m.tick(), true
+	case mergeMsg:
+		return m.mergeLoaded(msg), true
+	case mergeTickMsg:
+		return m.mergeTicked(), true
 	}
 	return nil, false
 }

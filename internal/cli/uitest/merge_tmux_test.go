@@ -1,0 +1,56 @@
+package uitest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+// TestTmuxMergePaneLandsAChange drives the real UI in tmux through the
+// Merge pane: a finished change on feature/theme is approved (A), queued
+// (+) and landed (m, whose dialog names the commit); the detached lander
+// moves dev to it and the plan to completed/.
+func TestTmuxMergePaneLandsAChange(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "review-needed/theme.md", Fields: "Preferred models: mid"})
+	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"),
+		[]byte("checks:\n  - name: smoke\n    run: [sh, -c, \"echo ok\"]\n    timeout: 1m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Git(t, dir, "branch", "dev")
+	testkit.Git(t, dir, "checkout", "-q", "-b", "feature/theme")
+	if err := os.WriteFile(filepath.Join(dir, "theme.txt"), []byte("dark\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Git(t, dir, "add", "theme.txt")
+	testkit.Git(t, dir, "commit", "-q", "-m", "theme: dark")
+	tip := fwtest.GitOut(t, dir, "rev-parse", "HEAD")
+	testkit.Git(t, dir, "checkout", "-q", "-")
+
+	tt := startTmux(t, 120, 32, dir, nil, "--root", dir)
+	tt.waitShows(tmuxStartWait, `\[1 Plans\]`)
+	tt.keys("6")
+	tt.waitShows(tmuxWait, `\[6 Merge\]`, `integration dev @ [0-9a-f]{7} · 0 queued · checks: smoke`,
+		`theme\s+needs review\s+`+tip[:7]+`\s+\+1 −0`)
+	tt.keys("A")
+	tt.waitShows(tmuxWait, `Approve theme @ `+tip[:7])
+	tt.keys("Enter")
+	tt.waitShows(tmuxWait, `✓ approved theme at `+tip[:7])
+	tt.keys("+")
+	tt.waitShows(tmuxWait, `✓ queued theme`, `1 theme`)
+	tt.keys("m")
+	tt.waitShows(tmuxWait, `Land theme @ `+tip[:7], `Checks: smoke`)
+	tt.keys("Enter")
+	tt.waitShows(tmuxWait, `landing theme @ `+tip[:7]+` started \(log: var/fleet/logs/land\.log\)`)
+	tt.waitOnDisk(dir, []string{"completed/theme.md"}, []string{"review-needed/theme.md"})
+	// Fails the test unless the frozen commit is on dev now.
+	testkit.Git(t, dir, "merge-base", "--is-ancestor", tip, "dev")
+	tt.keys("q")
+	if code := tt.waitExit(); code != 0 {
+		t.Fatalf("exit %d; last screen:\n%s", code, tt.screen)
+	}
+}

@@ -1,0 +1,435 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"fleetwatch/landing"
+)
+
+// The Merge pane is driven by the listing the engine would return: these
+// tests inject it as the mergeMsg mergeCmd brings, so no engine is needed.
+
+func at(n int) *int { return &n }
+
+// sampleListing is a queue of three and four other candidates, one of
+// each state the pane colours.
+func sampleListing(p *project) landing.Listing {
+	when := testNow.Add(-time.Hour)
+	checks := func(rs ...landing.Result) []landing.CheckResult {
+		var out []landing.CheckResult
+		for i, r := range rs {
+			out = append(out, landing.CheckResult{Name: []string{"test", "lint"}[i], Result: r, Exit: 0,
+				Log: filepath.Join(p.dir, "var", "fleet", "checks", fmt.Sprintf("c%d.log", i)), Took: 2 * time.Second})
+		}
+		return out
+	}
+	review := func(verdict, by, commit string, stale bool) []landing.Review {
+		return []landing.Review{{Commit: commit, Reviewer: by, Verdict: verdict, At: when, Stale: stale,
+			Path: filepath.Join(p.tree.Plans, "reviews", "x", commit+".md")}}
+	}
+	return landing.Listing{
+		Integration: "dev", Tip: "1a2b3c4d5e6f", CheckNames: []string{"test", "lint"},
+		Items: []landing.Status{
+			{Slug: "crash-on-save", Rel: "review-needed/crash-on-save.md", State: landing.Stale, Why: "the branch moved after review",
+				Branch: "feature/crash-on-save", Commit: "99aa88bb77cc", Ahead: 2, Behind: 1, ApprovedBy: "",
+				Approval: &landing.Approval{Commit: "1111111aaaa", By: "alice", At: when, Stale: true},
+				Reviews:  review("ACCEPT", "rev-mid", "1111111aaaa", true), Checks: checks(landing.Missing, landing.Missing)},
+			{Slug: "export-pdf", Rel: "review-needed/export-pdf.md", State: landing.Checking, Position: at(2), Why: "lint running",
+				Branch: "feature/export-pdf", Commit: "5e5e5e5e5e5e", Ahead: 1, ApprovedBy: "alice",
+				Approval: &landing.Approval{Commit: "5e5e5e5e5e5e", By: "alice", At: when},
+				Reviews:  review("ACCEPT", "rev-big", "5e5e5e5e5e5e", false), Checks: checks(landing.Pass, landing.Running)},
+			{Slug: "theme-engine", Rel: "review-needed/theme-engine.md", State: landing.Ready, Position: at(1),
+				Branch: "feature/theme-engine", Commit: "abcdef0123456", Ahead: 3, ApprovedBy: "alice", Candidate: "c0ffee00c0ffee", Tree: "7ee7ee7ee",
+				Approval: &landing.Approval{Commit: "abcdef0123456", By: "alice", At: when},
+				Reviews:  review("ACCEPT", "rev-mid", "abcdef0123456", false), Checks: checks(landing.Pass, landing.Pass)},
+			{Slug: "login-timeout", Rel: "review-needed/login-timeout.md", State: landing.Conflict, Position: at(3),
+				Branch: "feature/login-timeout", Commit: "7777777abc", Ahead: 1, Behind: 4, ApprovedBy: "bob",
+				ConflictPaths: []string{"auth/session.go", "auth/token.go"}, Checks: checks(landing.Missing, landing.Missing)},
+			{Slug: "flaky-ci", Rel: "review-needed/flaky-ci.md", State: landing.NeedsReview, Branch: "feature/flaky-ci",
+				Commit: "f1f1f1f1f1", Ahead: 5, Checks: checks(landing.Missing, landing.Missing)},
+			{Slug: "old-import", Rel: "review-needed/old-import.md", State: landing.Failed, Why: "test failed, lint timed out",
+				Branch: "feature/old-import", Commit: "0101010101", Ahead: 1, ApprovedBy: "alice",
+				Approval: &landing.Approval{Commit: "0101010101", By: "alice", At: when},
+				Reviews:  review("REVISE", "rev-big", "0101010101", false), Checks: checks(landing.Fail, landing.Timeout)},
+		},
+	}
+}
+
+// mergeHarness opens the UI with the sample listing on the Merge pane.
+func mergeHarness(t *testing.T, w, h int, l func(*project) landing.Listing) *harness {
+	t.Helper()
+	p := newProject(t)
+	opt := p.options()
+	opt.Self = "/usr/local/bin/fleetwatch"
+	hs := newHarnessWith(t, p, opt, w, h)
+	// The 3 s tick is the test's to send.
+	hs.m.merge.ticking = true
+	hs.send(mergeMsg{listing: l(p)})
+	hs.press("6")
+	if hs.m.pane != mergePane {
+		t.Fatalf("6 shows %s", paneSpecs[hs.m.pane].name)
+	}
+	return hs
+}
+
+// selectSlug moves the cursor onto slug.
+func (h *harness) selectSlug(slug string) {
+	h.t.Helper()
+	h.press("g")
+	for i := 0; ; i++ {
+		if r := h.m.merge.row(); r != nil && r.Slug == slug {
+			return
+		}
+		if i > h.m.merge.len() {
+			h.t.Fatalf("%s is not in the merge pane:\n%s", slug, h.view())
+		}
+		h.press("j")
+	}
+}
+
+func TestGoldenMerge(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {120, 36}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			h := mergeHarness(t, size[0], size[1], sampleListing)
+			v := h.view()
+			for _, want := range []string{"integration dev @ 1a2b3c4 · 3 queued · checks: test, lint", "theme-engine", "+3 −0", "✓✓", "✓…", "✗⧗", "··"} {
+				if !strings.Contains(v, want) {
+					t.Errorf("the pane lacks %q:\n%s", want, v)
+				}
+			}
+			teatest.RequireEqualOutput(t, []byte(h.m.View()))
+		})
+	}
+}
+
+func TestMergeRowsQueueFirst(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 120, 36, sampleListing)
+	var got []string
+	for _, j := range h.m.merge.shown {
+		got = append(got, h.m.merge.listing.Items[j].Slug)
+	}
+	want := "theme-engine export-pdf login-timeout crash-on-save flaky-ci old-import"
+	if strings.Join(got, " ") != want {
+		t.Errorf("rows %v, want %s", got, want)
+	}
+	v := h.view()
+	for _, w := range []string{"conflict in auth/session.go", "ACCEPT rev-mid stale", "alice stale", "needs review"} {
+		if !strings.Contains(v, w) {
+			t.Errorf("no %q:\n%s", w, v)
+		}
+	}
+}
+
+func TestMergeKeysFollowState(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 120, 36, sampleListing)
+	k := &h.m.keys.Merge
+	cases := []struct {
+		slug                        string
+		approve, add, remove, needs bool
+	}{
+		{"theme-engine", false, false, true, true},
+		{"crash-on-save", true, false, false, true},
+		{"flaky-ci", true, false, false, true},
+		{"old-import", false, true, false, true},
+	}
+	for _, c := range cases {
+		h.selectSlug(c.slug)
+		got := []bool{k.Approve.Enabled(), k.Add.Enabled(), k.Remove.Enabled(), k.NeedsWork.Enabled()}
+		want := []bool{c.approve, c.add, c.remove, c.needs}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: approve, add, remove, needs work = %v, want %v", c.slug, got, want)
+		}
+		if !k.Land.Enabled() || !k.Peer.Enabled() || !k.Open.Enabled() || !k.Diff.Enabled() {
+			t.Errorf("%s: land, peer, open or diff disabled", c.slug)
+		}
+	}
+	// A disabled key says why in the status line.
+	h.selectSlug("flaky-ci")
+	h.press("+")
+	if f := h.footer(); !strings.Contains(f, "only approved candidates join the queue") {
+		t.Errorf("+ on an unapproved row: %q", f)
+	}
+	// Off the pane its keys are off; in Plans, a parks again.
+	h.press("1")
+	if k.Approve.Enabled() || k.Land.Enabled() || k.Add.Enabled() {
+		t.Error("merge keys enabled on the plans pane")
+	}
+	// Without the binary to run, v and m explain.
+	h.press("6")
+	h.m.opt.Self = ""
+	h.m.syncKeys()
+	h.press("m")
+	if f := h.footer(); !strings.Contains(f, "cannot start the lander") {
+		t.Errorf("m without a binary: %q", f)
+	}
+}
+
+func TestMergeLandNamesTheCommit(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.selectSlug("flaky-ci") // m lands the head whatever is selected
+	h.press("m")
+	d := h.m.dialogShown()
+	if d == nil {
+		t.Fatal("m opened no dialog")
+	}
+	body := d.title + "\n" + strings.Join(d.body, "\n")
+	for _, w := range []string{"Land theme-engine @ abcdef0", "frozen commit abcdef0 on feature/theme-engine", "dev @ 1a2b3c4", "Checks: test, lint", "land.log"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the land dialog lacks %q:\n%s", w, body)
+		}
+	}
+	if len(d.choices) != 0 {
+		t.Errorf("a gated landing offers choices %v", d.choices)
+	}
+	if v := h.view(); !strings.Contains(v, "Land theme-engine @ abcdef0") {
+		t.Errorf("the dialog is not on screen:\n%s", v)
+	}
+	h.press("esc")
+	if h.dialogOpen() {
+		t.Error("esc left the dialog open")
+	}
+}
+
+func TestMergeLandUngatedAsksExplicitly(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, func(p *project) landing.Listing {
+		l := sampleListing(p)
+		l.CheckNames = nil
+		for i := range l.Items {
+			l.Items[i].Checks, l.Items[i].Ungated = nil, true
+		}
+		return l
+	})
+	if v := h.view(); !strings.Contains(v, "ungated (no checks in fleetwatch.yaml)") {
+		t.Errorf("the info line does not say ungated:\n%s", v)
+	}
+	h.press("m")
+	d := h.m.dialogShown()
+	if d == nil || !strings.Contains(strings.Join(d.body, " "), "ungated: no checks in fleetwatch.yaml") {
+		t.Fatalf("the dialog does not say ungated: %+v", d)
+	}
+	if d.choices[d.choice] != landWait {
+		t.Errorf("the default choice is %s, want wait", d.choices[d.choice])
+	}
+	// enter on the default lands nothing.
+	h.press("enter")
+	if f := h.footer(); !strings.Contains(f, "nothing landed") {
+		t.Errorf("enter on wait: %q", f)
+	}
+	// Choosing ungated is what lands: its command checks the head first,
+	// and the refusal (the engine, or a head that moved) is an error line.
+	h.press("m", "tab")
+	if d := h.m.dialogShown(); d == nil || d.choices[d.choice] != landUngated {
+		t.Fatal("tab did not choose ungated")
+	}
+}
+
+func TestMergeApproveStaleSaysStale(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.selectSlug("crash-on-save")
+	h.press("A")
+	d := h.m.dialogShown()
+	if d == nil {
+		t.Fatal("A opened no dialog")
+	}
+	body := d.title + "\n" + strings.Join(d.body, "\n")
+	for _, w := range []string{"Approve crash-on-save @ 99aa88b", "⚠ stale: the branch moved after review", "approve by alice of 1111111 is stale", "not the tip: stale"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the approve dialog lacks %q:\n%s", w, body)
+		}
+	}
+	// The engine refuses or the tip moved: an error line, never a crash.
+	h.press("enter")
+	if f := h.footer(); !strings.Contains(f, "✗ approve:") {
+		t.Errorf("after enter: %q", f)
+	}
+}
+
+func TestMergeNeedsWorkWantsANote(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.selectSlug("login-timeout")
+	h.press("X")
+	d := h.m.dialogShown()
+	if d == nil || d.input == nil {
+		t.Fatal("X opened no text field")
+	}
+	if !strings.Contains(strings.Join(d.body, " "), "leaves the queue (place 3)") {
+		t.Errorf("body %q", d.body)
+	}
+	h.press("enter")
+	if f := h.footer(); !strings.Contains(f, "say what needs doing") {
+		t.Errorf("an empty note: %q", f)
+	}
+}
+
+func TestMergeFilter(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 120, 36, sampleListing)
+	h.press("/")
+	h.typeText("auth/tok")
+	h.press("enter")
+	if h.m.merge.len() != 1 || h.m.merge.row().Slug != "login-timeout" {
+		t.Fatalf("filter kept %d rows:\n%s", h.m.merge.len(), h.view())
+	}
+	if v := h.view(); !strings.Contains(v, "Merge") || strings.Contains(v, "theme-engine") {
+		t.Errorf("filtered view:\n%s", v)
+	}
+	h.press("esc")
+	if h.m.merge.len() != 6 {
+		t.Errorf("esc left %d rows", h.m.merge.len())
+	}
+}
+
+func TestMergeErrorInWords(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.send(mergeMsg{err: errors.New("dev: no such branch")})
+	if v := h.view(); !strings.Contains(v, "merge queue: dev: no such branch") {
+		t.Errorf("the error is not in the pane:\n%s", v)
+	}
+}
+
+func TestMergeDetailShowsReviewsAndLogs(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 120, 36, sampleListing)
+	l := h.m.merge.listing
+	var s landing.Status
+	for _, it := range l.Items {
+		if it.Slug == "theme-engine" {
+			s = it
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(s.Reviews[0].Path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.Reviews[0].Path, []byte("ACCEPT\n\n- the theme loader is tidy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(s.Checks[0].Log), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.Checks[0].Log, []byte("ok  myapp/theme 0.2s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.selectSlug("theme-engine")
+	h.press("enter")
+	v := h.view()
+	for _, w := range []string{"theme-engine · ready", "approved by alice at abcdef0", "✓ test pass", "ok  myapp/theme 0.2s",
+		"Peer reviews, newest first", "ACCEPT by rev-mid at abcdef0", "- the theme loader is tidy"} {
+		if !strings.Contains(v, w) {
+			t.Errorf("the detail lacks %q:\n%s", w, v)
+		}
+	}
+}
+
+func TestMergeTickWhileShownOrChecking(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.m.merge.ticking = false
+	if cmd := h.update(mergeTickMsg{}); cmd == nil || !h.m.merge.ticking {
+		t.Error("no next tick while the pane is shown")
+	}
+	h.press("1")
+	h.m.merge.ticking = false
+	// export-pdf is checking: the queue is still watched.
+	if h.update(mergeTickMsg{}); !h.m.merge.ticking {
+		t.Error("no next tick while a check runs")
+	}
+	h.m.merge.listing.Items = nil
+	h.m.merge.ticking = false
+	if h.update(mergeTickMsg{}); h.m.merge.ticking {
+		t.Error("ticking with the pane hidden and nothing checking")
+	}
+}
+
+func TestMergeHelpFitsNarrow(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.selectSlug("flaky-ci")
+	h.press("?")
+	v := h.view()
+	for _, w := range []string{"A approve", "m land head", "v peer review", "6 merge", "Any key closes this help."} {
+		if !strings.Contains(v, w) {
+			t.Errorf("help lacks %q:\n%s", w, v)
+		}
+	}
+}
+
+func TestMergePeerStartsDetached(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	// A real child: true takes `review SLUG --peer --root P` and exits.
+	h.m.opt.Self = "/bin/true"
+	h.selectSlug("flaky-ci")
+	h.press("v")
+	if f := h.footer(); !strings.Contains(f, "✓ peer review of flaky-ci started (log: var/fleet/logs/review-flaky-ci.log)") {
+		t.Errorf("after v: %q", f)
+	}
+	log, err := os.ReadFile(filepath.Join(h.p.dir, "var", "fleet", "logs", "review-flaky-ci.log"))
+	if err != nil || !strings.Contains(string(log), "starting true review flaky-ci --peer --root") {
+		t.Errorf("the log: %q, %v", log, err)
+	}
+}
+
+func TestMergeDiffOpens(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.selectSlug("old-import")
+	h.press("d")
+	v, ok := find[*diffView](h.m.stack)
+	if !ok || v.req != "plan\x00old-import" {
+		t.Fatalf("d opened no diff of old-import: %+v", v)
+	}
+	h.press("esc")
+	if _, ok := find[*diffView](h.m.stack); ok {
+		t.Error("esc left the diff open")
+	}
+}
+
+// TestMergeColoursKeepTheLayout: in colour the screen says the same words
+// in the same cells as under NO_COLOR; the colours only add.
+func TestMergeColoursKeepTheLayout(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{80, 120} {
+		plain := mergeHarness(t, w, 24, sampleListing)
+		p := newProject(t)
+		opt := p.options()
+		r := lipgloss.NewRenderer(io.Discard)
+		r.SetColorProfile(termenv.ANSI256)
+		r.SetHasDarkBackground(true)
+		opt.Renderer, opt.Self = r, plain.m.opt.Self
+		h := newHarnessWith(t, p, opt, w, 24)
+		h.m.merge.ticking = true
+		h.send(mergeMsg{listing: sampleListing(plain.p)})
+		h.press("6")
+		colour := h.m.View()
+		if !strings.Contains(colour, "\x1b[") {
+			t.Fatal("no colour on an ANSI256 screen")
+		}
+		got, want := strings.Split(ansi.Strip(colour), "\n"), strings.Split(ansi.Strip(plain.m.View()), "\n")
+		for i := range want {
+			if i >= len(got) || strings.TrimRight(got[i], " ") != strings.TrimRight(want[i], " ") {
+				t.Errorf("%d cols, line %d:\ncolour %q\nplain  %q", w, i+1, got[min(i, len(got)-1)], want[i])
+			}
+		}
+	}
+}

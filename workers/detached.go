@@ -1,0 +1,54 @@
+package workers
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// StartDetached starts `bin args...` the way Start starts a worker: in its
+// own session (it outlives this process and a closed terminal), working
+// directory project, stdin /dev/null, stdout and stderr appended to
+// var/fleet/logs/<logName>, reaped by a goroutine. It is how the cockpit
+// hands a long job (a peer review, a landing) to a fleetwatch child and
+// goes on drawing. It returns the log's path.
+func StartDetached(bin, project, logName string, args ...string) (string, error) {
+	if logName == "" || strings.ContainsAny(logName, "/\\") || logName == "." || logName == ".." {
+		return "", fmt.Errorf("%q is not a log file name", logName)
+	}
+	logPath := filepath.Join(project, filepath.FromSlash(LogDir), logName)
+	if err := fleetDir(project); err != nil {
+		return "", err
+	}
+	rotateLog(logPath)
+	log, err := openIn(project, logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return "", err
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "%s %s starting %s %s\n", time.Now().UTC().Format(LogTimeLayout), StreamFleet, filepath.Base(bin), strings.Join(quoteArgs(args), " "))
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = project
+	cmd.Stdout, cmd.Stderr = log, log // a file: the child writes it directly
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		err = fmt.Errorf("start %s: %v", bin, errText(err))
+		fmt.Fprintf(log, "%s %s %v\n", time.Now().UTC().Format(LogTimeLayout), StreamFleet, err)
+		return "", err
+	}
+	go func() { _ = cmd.Wait() }()
+	return logPath, nil
+}
+
+// LogTail is the last n lines of the log at path (a check's, a landing's),
+// each cut and made safe as a Tail delivers them; nil when there is no
+// such file.
+func LogTail(path string, n int) ([]string, error) {
+	f := &follower{path: filepath.Clean(path)}
+	defer f.close()
+	return f.backlog(n)
+}
