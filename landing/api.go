@@ -104,16 +104,6 @@ type Listing struct {
 	CheckNames  []string `json:"check_names"`
 }
 
-// List reads every candidate and queue entry of project now.
-func List(project string) (Listing, error) { return Listing{}, errNotBuilt }
-
-// Add appends an approved candidate to the queue; it never takes the
-// landing lock.
-func Add(t *planfs.Tree, slug string) error { return errNotBuilt }
-
-// Remove takes slug out of the queue.
-func Remove(t *planfs.Tree, slug string) error { return errNotBuilt }
-
 // LandOptions say how to land the head.
 type LandOptions struct {
 	Ungated bool      // land with no checks configured
@@ -129,17 +119,6 @@ type Landing struct {
 
 // ErrNotReady is Land's refusal when the head cannot land now (exit 1).
 var ErrNotReady = errors.New("head not ready")
-
-// Land lands the queue's head (see the issue): build, check, CAS, verify,
-// move the plan, pin refs/fleetwatch/landed/<slug>, release the worktree.
-func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error) {
-	return Landing{}, errNotBuilt
-}
-
-// SendBack returns a queued or conflicting entry to its worker's lane with
-// note (or the conflict) under ## Review notes; it leaves the queue and its
-// approval is void.
-func SendBack(t *planfs.Tree, slug, note, actor string) (string, error) { return "", errNotBuilt }
 
 // PeerOptions choose the peer reviewer.
 type PeerOptions struct {
