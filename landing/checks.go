@@ -143,7 +143,7 @@ func CachedChecks(project string, checks []config.Check, tree string) []CheckRes
 	out := make([]CheckResult, 0, len(checks))
 	for _, c := range checks {
 		r := CheckResult{Name: c.Name, Result: Missing}
-		if treeID.MatchString(tree) {
+		if treeID.MatchString(tree) && config.CheckNameOK(c.Name) {
 			f := filesOf(project, tree, c)
 			if rec, ok := readRecord(project, f); ok {
 				r = rec.CheckResult
@@ -216,6 +216,9 @@ const lockPoll = 50 * time.Millisecond
 // stores it. An error means no verdict (ctx ended, the worktree could not
 // be made).
 func runCheck(ctx context.Context, project string, c config.Check, commit, tree string, log io.Writer) (CheckResult, error) {
+	if !config.CheckNameOK(c.Name) {
+		return CheckResult{}, fmt.Errorf("%q is not a check name", c.Name)
+	}
 	f := filesOf(project, tree, c)
 	short := commit[:min(len(commit), 6)]
 	if rec, ok := readRecord(project, f); ok && !rec.Rerun {

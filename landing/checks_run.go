@@ -78,7 +78,14 @@ func addCheckWorktree(project, commit, name string) (*checkWorktree, error) {
 			continue
 		}
 		wt := &checkWorktree{project: project, path: path, lock: d}
-		if _, err := checkGit(project, "worktree", "add", "--detach", "--quiet", path, commit); err != nil {
+		unlock, err := lockWorktrees(project)
+		if err != nil {
+			wt.remove()
+			return nil, err
+		}
+		_, err = checkGit(project, "worktree", "add", "--detach", "--quiet", path, commit)
+		unlock()
+		if err != nil {
 			wt.remove()
 			return nil, fmt.Errorf("cannot make a worktree of %s: %v", commit, err)
 		}
@@ -100,10 +107,34 @@ func (w *checkWorktree) remove() {
 }
 
 // dropCheckWorktree removes the worktree at path whatever state it is in.
+// Only a worktree git cannot remove (half made by a killed runner) costs a
+// prune, under the lock that keeps it from racing our own adds: a prune
+// can take the registration of an add in progress.
 func dropCheckWorktree(project, path string) {
-	_, _ = checkGit(project, "worktree", "remove", "--force", "--force", path)
+	unlock, err := lockWorktrees(project)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	_, err = checkGit(project, "worktree", "remove", "--force", "--force", path)
 	removeAllIn(filepath.Join(project, filepath.FromSlash(checksRel), "wt"), path)
-	_, _ = checkGit(project, "worktree", "prune")
+	if err != nil {
+		_, _ = checkGit(project, "worktree", "prune")
+	}
+}
+
+// lockWorktrees serializes the check runners' worktree adds and removals
+// in project, across processes.
+func lockWorktrees(project string) (func(), error) {
+	f, err := safepath.OpenFile(project, checksRel+"/wt.lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
 
 // cleanCheckWorktrees removes the throwaway worktrees of runners that died
@@ -131,6 +162,9 @@ func cleanCheckWorktrees(project string) {
 // execCheck runs c in a throwaway worktree of commit and returns its
 // record; an error (ctx ended, no worktree) means no verdict.
 func execCheck(ctx context.Context, project string, c config.Check, commit, tree string, f checkFiles) (checkRecord, error) {
+	if len(c.Run) == 0 || c.Run[0] == "" {
+		return checkRecord{}, errors.New("its run: is empty")
+	}
 	rec := checkRecord{
 		CheckResult: CheckResult{Name: c.Name, Log: f.abs(".log"), Exit: -1},
 		Tree:        tree, Commit: commit, Argv: c.Run, At: time.Now().UTC(),
@@ -290,12 +324,13 @@ func freeLoopbackPort() (int, error) {
 }
 
 // cappedLog writes the first logHead bytes to file and keeps the last
-// logTail in memory, written after a note of what was left out.
+// logTail in a ring, written after a note of what was left out.
 type cappedLog struct {
 	file    *os.File
 	written int64
-	tail    []byte
-	dropped int64
+	ring    []byte // allocated once the head is full
+	pos     int    // where the next byte goes in ring
+	seen    int64  // bytes past the head
 }
 
 func (l *cappedLog) Write(p []byte) (int, error) {
@@ -308,21 +343,33 @@ func (l *cappedLog) Write(p []byte) (int, error) {
 		l.written += k
 		p = p[k:]
 	}
-	if len(p) > 0 {
-		l.tail = append(l.tail, p...)
-		if over := len(l.tail) - logTail; over > 0 {
-			l.dropped += int64(over)
-			l.tail = append(l.tail[:0], l.tail[over:]...)
-		}
+	if len(p) == 0 {
+		return n, nil
 	}
+	if l.ring == nil {
+		l.ring = make([]byte, logTail)
+	}
+	l.seen += int64(len(p))
+	if len(p) > logTail {
+		p = p[len(p)-logTail:]
+	}
+	k := copy(l.ring[l.pos:], p)
+	copy(l.ring, p[k:])
+	l.pos = (l.pos + len(p)) % logTail
 	return n, nil
 }
 
 func (l *cappedLog) finish() {
-	if l.dropped > 0 {
-		fmt.Fprintf(l.file, "\n[fleetwatch: %d bytes of output left out]\n", l.dropped)
+	if l.seen == 0 {
+		return
 	}
-	_, _ = l.file.Write(l.tail)
+	if l.seen > logTail {
+		fmt.Fprintf(l.file, "\n[fleetwatch: %d bytes of output left out]\n", l.seen-logTail)
+	}
+	if l.seen >= logTail {
+		_, _ = l.file.Write(l.ring[l.pos:])
+	}
+	_, _ = l.file.Write(l.ring[:l.pos])
 }
 
 // matches runs match over the output as the log keeps it.

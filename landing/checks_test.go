@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -350,5 +351,78 @@ func TestTreeOfRefusesNonCommits(t *testing.T) {
 	}
 	if got := CachedChecks(dir, []config.Check{{Name: "x", Run: []string{"true"}}}, "../../etc"); got[0].Result != Missing {
 		t.Errorf("%+v", got)
+	}
+}
+
+func TestChecksLogKeepsHeadAndTail(t *testing.T) {
+	dir, commit := checksRepo(t)
+	c := shCheck("loud", "echo first; head -c 18000000 /dev/zero | tr '\\0' a; echo; echo ok-at-end")
+	c.ExpectOutput = regexp.MustCompile("ok-at-end")
+	got, _ := runOK(t, dir, []config.Check{c}, commit)
+	if got[0].Result != Pass {
+		t.Fatalf("%+v", got[0])
+	}
+	data, _ := os.ReadFile(got[0].Log)
+	if len(data) > logHead+logTail+100 || !strings.HasPrefix(string(data), "first\n") || !strings.HasSuffix(string(data), "a\nok-at-end\n") ||
+		!strings.Contains(string(data), " bytes of output left out]") {
+		t.Errorf("log of %d bytes: %q ... %q", len(data), data[:20], data[len(data)-40:])
+	}
+}
+
+func TestChecksIgnoringSIGTERMAreKilled(t *testing.T) {
+	dir, commit := checksRepo(t)
+	old := checkGrace
+	checkGrace = 300 * time.Millisecond
+	defer func() { checkGrace = old }()
+	c := shCheck("stubborn", "trap '' TERM; sleep 30")
+	c.Timeout = 500 * time.Millisecond
+	start := time.Now()
+	if got, _ := runOK(t, dir, []config.Check{c}, commit); got[0].Result != Timeout {
+		t.Errorf("%+v", got[0])
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	noCheckWorktrees(t, dir)
+}
+
+func TestChecksOfCommitsInParallel(t *testing.T) {
+	dir, _ := checksRepo(t)
+	var commits []string
+	for i := range 4 {
+		os.WriteFile(filepath.Join(dir, "tracked.txt"), []byte(strconv.Itoa(i)+"\n"), 0o644)
+		fwtest.GitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "c")
+		commits = append(commits, fwtest.GitOut(t, dir, "rev-parse", "HEAD"))
+	}
+	checks := []config.Check{shCheck("content", `test "$(cat tracked.txt)" = "$WANT"`), shCheck("port", `test -n "$PORT"`)}
+	errs := make(chan error, len(commits))
+	for i, commit := range commits {
+		cs := append([]config.Check(nil), checks...)
+		cs[0].Env = map[string]string{"WANT": strconv.Itoa(i)}
+		go func() {
+			got, err := RunChecks(context.Background(), dir, cs, commit, nil)
+			if err == nil && (got[0].Result != Pass || got[1].Result != Pass) {
+				err = errors.New(commit + ": " + string(got[0].Result) + " " + string(got[1].Result))
+			}
+			errs <- err
+		}()
+	}
+	for range commits {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	noCheckWorktrees(t, dir)
+}
+
+func TestChecksRefuseBadNames(t *testing.T) {
+	dir, commit := checksRepo(t)
+	for _, name := range []string{"../x", "a/b", ""} {
+		if _, err := RunChecks(context.Background(), dir, []config.Check{{Name: name, Run: []string{"true"}}}, commit, nil); err == nil {
+			t.Errorf("%q ran", name)
+		}
+	}
+	if _, err := RunChecks(context.Background(), dir, []config.Check{{Name: "empty"}}, commit, nil); err == nil {
+		t.Error("an empty run ran")
 	}
 }

@@ -171,6 +171,9 @@ func Parse(data []byte) (Settings, error) {
 // under var/fleet/checks/.
 var checkName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// CheckNameOK reports whether name may name a check.
+func CheckNameOK(name string) bool { return checkName.MatchString(name) }
+
 // envName is a variable name a shell would accept.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
