@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,6 +37,9 @@ type Placeholders struct {
 	Plan, Worktree, AgentID, Model, BaseURL, Slug string
 	Port                                          int
 	Root, LeaseToken                              string
+	// Mode is "work" (the default) or "review"; a review also names the
+	// frozen commit and its merge base.
+	Mode, Commit, Base string
 }
 
 func (p Placeholders) pairs() [][2]string {
@@ -46,6 +50,7 @@ func (p Placeholders) pairs() [][2]string {
 	return [][2]string{
 		{"plan", p.Plan}, {"worktree", p.Worktree}, {"agent_id", p.AgentID}, {"model", p.Model},
 		{"base_url", p.BaseURL}, {"port", port}, {"slug", p.Slug},
+		{"mode", cmp.Or(p.Mode, "work")}, {"commit", p.Commit}, {"base", p.Base},
 	}
 }
 
