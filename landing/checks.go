@@ -140,6 +140,9 @@ func readRecord(project string, f checkFiles) (checkRecord, bool) {
 // CachedChecks reads the stored results for tree without running anything:
 // Missing for a check never run on it, Running for one a live runner holds now.
 func CachedChecks(project string, checks []config.Check, tree string) []CheckResult {
+	if abs, err := filepath.Abs(project); err == nil {
+		project = abs
+	}
 	out := make([]CheckResult, 0, len(checks))
 	for _, c := range checks {
 		r := CheckResult{Name: c.Name, Result: Missing}
@@ -148,7 +151,7 @@ func CachedChecks(project string, checks []config.Check, tree string) []CheckRes
 			if rec, ok := readRecord(project, f); ok {
 				r = rec.CheckResult
 			}
-			if lockHeld(f.abs(".lock")) {
+			if lockHeld(project, f.rel(".lock")) {
 				r.Result = Running
 			}
 		}
@@ -159,8 +162,8 @@ func CachedChecks(project string, checks []config.Check, tree string) []CheckRes
 }
 
 // lockHeld reports whether someone holds path's flock now.
-func lockHeld(path string) bool {
-	f, err := os.Open(path)
+func lockHeld(project, rel string) bool {
+	f, err := safepath.OpenFile(project, rel, os.O_RDONLY, 0)
 	if err != nil {
 		return false
 	}
@@ -176,9 +179,17 @@ func lockHeld(path string) bool {
 // Checks run one after another, each to its end whatever the one before it
 // said, so a failing change shows every check's verdict at once.
 func RunChecks(ctx context.Context, project string, checks []config.Check, commit string, log io.Writer) ([]CheckResult, error) {
+	project, err := filepath.Abs(project)
+	if err != nil {
+		return nil, err
+	}
 	tree, err := TreeOf(project, commit)
 	if err != nil {
 		return nil, err
+	}
+	// The id, not a name that may move while the checks run.
+	if commit, err = checkGit(project, "rev-parse", "--verify", "--end-of-options", commit+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("commit %s: %v", commit, err)
 	}
 	if len(checks) > 0 {
 		cleanCheckWorktrees(project)

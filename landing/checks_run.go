@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -169,7 +170,7 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 		CheckResult: CheckResult{Name: c.Name, Log: f.abs(".log"), Exit: -1},
 		Tree:        tree, Commit: commit, Argv: c.Run, At: time.Now().UTC(),
 	}
-	logFile, err := safepath.OpenFile(project, f.rel(".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	logFile, err := safepath.OpenFile(project, f.rel(".log"), os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
 	if err != nil {
 		return rec, err
 	}
@@ -257,7 +258,7 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case timedOut:
-		rec.Result, rec.Note = Timeout, "killed after "+limit.String()
+		rec.Result, rec.Note = Timeout, "killed after "+shortDuration(limit)
 	case ws.Signaled():
 		rec.Result, rec.Note = Error, "killed by signal "+unix.SignalName(ws.Signal())
 	case rec.Exit == 126:
@@ -272,6 +273,18 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 		rec.Result = Pass
 	}
 	return rec, nil
+}
+
+// shortDuration is d as a person writes it: 10m, not 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // startError is why a program did not start, in words.
@@ -374,6 +387,10 @@ func (l *cappedLog) finish() {
 
 // matches runs match over the output as the log keeps it.
 func (l *cappedLog) matches(match func(string) bool) bool {
-	data, err := os.ReadFile(l.file.Name())
+	fi, err := l.file.Stat()
+	if err != nil {
+		return false
+	}
+	data, err := io.ReadAll(io.NewSectionReader(l.file, 0, fi.Size()))
 	return err == nil && match(string(data))
 }

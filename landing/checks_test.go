@@ -342,6 +342,17 @@ func TestChecksKilledRunnerLeavesNoPass(t *testing.T) {
 	noCheckWorktrees(t, dir)
 }
 
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Second: "1s", 90 * time.Second: "1m30s", 10 * time.Minute: "10m", 24 * time.Hour: "24h",
+		time.Hour + time.Minute: "1h1m", 500 * time.Millisecond: "500ms",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("%v: %q, want %q", d, got, want)
+		}
+	}
+}
+
 func TestTreeOfRefusesNonCommits(t *testing.T) {
 	dir, _ := checksRepo(t)
 	for _, bad := range []string{"", "--all", "nope", strings.Repeat("0", 40)} {
