@@ -154,9 +154,34 @@ func cleanCheckWorktrees(project string) {
 			continue
 		}
 		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			killWorkingIn(f.Name())
 			dropCheckWorktree(project, f.Name())
 		}
 		f.Close()
+	}
+}
+
+// killWorkingIn kills the processes whose working folder is in dir: what
+// a killed runner's check left behind (its leader heard SIGTERM, the rest of
+// its group did not). Nothing else works in a throwaway worktree.
+func killWorkingIn(dir string) {
+	// The kernel names a working folder by its real path.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cwd, err := os.Readlink("/proc/" + p.Name() + "/cwd")
+		if err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
 	}
 }
 

@@ -307,8 +307,9 @@ func TestChecksRunnerChild(t *testing.T) {
 func TestChecksKilledRunnerLeavesNoPass(t *testing.T) {
 	dir, commit := checksRepo(t)
 	tmp := t.TempDir()
-	pid, mark := filepath.Join(tmp, "pid"), filepath.Join(tmp, "mark")
-	c := shCheck("test", "if [ -e "+mark+" ]; then echo second; exit 0; fi; touch "+mark+"; printf %s $$ > "+pid+".tmp; mv "+pid+".tmp "+pid+"; sleep 30")
+	pid, mark, orphan := filepath.Join(tmp, "pid"), filepath.Join(tmp, "mark"), filepath.Join(tmp, "orphan")
+	c := shCheck("test", "if [ -e "+mark+" ]; then echo second; exit 0; fi; touch "+mark+
+		"; sleep 60 & printf %s $! > "+orphan+"; printf %s $$ > "+pid+".tmp; mv "+pid+".tmp "+pid+"; sleep 30")
 	spec, _ := json.Marshal(map[string]any{"Dir": dir, "Commit": commit, "Checks": []config.Check{c}})
 	child := exec.Command(os.Args[0], "-test.run=^TestChecksRunnerChild$")
 	child.Env = append(os.Environ(), "FLEETWATCH_CHECKS_CHILD="+string(spec))
@@ -332,10 +333,15 @@ func TestChecksKilledRunnerLeavesNoPass(t *testing.T) {
 	if names, _ := os.ReadDir(filepath.Join(dir, "var/fleet/checks/wt")); len(names) != 1 {
 		t.Errorf("the killed runner's worktree: %v", names)
 	}
+	left := fwtest.ReadPID(t, orphan)
+	if !fwtest.Alive(left) {
+		t.Errorf("the background process died with its runner: the test proves nothing")
+	}
 	got, _ := runOK(t, dir, []config.Check{c}, commit)
 	if got[0].Result != Pass {
 		t.Errorf("rerun: %+v", got[0])
 	}
+	fwtest.WaitFor(t, "what the killed check left running to be gone", 5*time.Second, func() bool { return !fwtest.Alive(left) || fwtest.Zombie(left) })
 	if data, _ := os.ReadFile(got[0].Log); string(data) != "second\n" {
 		t.Errorf("rerun's log %q", data)
 	}
