@@ -1,17 +1,13 @@
 package landing
 
 import (
-	"context"
 	"errors"
 	"io"
 	"time"
-
-	"fleetwatch/planfs"
 )
 
-// CONTRACT SKELETON: the types and signatures every slice builds against.
-// Bodies that return errNotBuilt are replaced by the slice that owns them.
-var errNotBuilt = errors.New("not built yet")
+// The types every face reads: candidates' states, checks, reviews and the
+// queue's listing.
 
 // State is a candidate's state in words, as `queue list` and the UI say it.
 type State string
@@ -55,7 +51,8 @@ type Review struct {
 	Commit   string    `json:"commit"`
 	Reviewer string    `json:"reviewer"` // agent id
 	Endpoint string    `json:"endpoint,omitempty"`
-	Verdict  string    `json:"verdict"` // ACCEPT, REVISE or ESCALATE
+	Base     string    `json:"base,omitempty"` // the merge base it was reviewed against
+	Verdict  string    `json:"verdict"`        // ACCEPT, REVISE or ESCALATE
 	At       time.Time `json:"at"`
 	Path     string    `json:"path"` // absolute
 	// Stale: the branch tip moved since, and not by a pure rebase.
@@ -126,20 +123,6 @@ type PeerOptions struct {
 	AgentID  string // the reviewer's agent id; "" = derived, never the author
 	Registry string // endpoints.yaml path; "" = the project's
 	Log      io.Writer
-}
-
-// Peer runs a peer review of slug's branch tip in the foreground and
-// stores the verdict.
-func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Review, error) {
-	return Review{}, errNotBuilt
-}
-
-// Approve records a person's approve of slug's current tip.
-func Approve(t *planfs.Tree, slug, by string) (Approval, error) { return Approval{}, errNotBuilt }
-
-// PureRebase reports whether newTip carries the same change as oldTip
-// (`git range-diff` of each against its merge base with integration shows
-// every commit as `=`), so a review or approval of oldTip still holds.
-func PureRebase(project, integration, oldTip, newTip string) (bool, error) {
-	return false, errNotBuilt
+	// Timeout bounds the reviewer's run; 0 = DefaultPeerTimeout.
+	Timeout time.Duration
 }
