@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -22,6 +23,7 @@ import (
 
 	"fleetwatch/internal/atomicfile"
 	"fleetwatch/internal/config"
+	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/safepath"
 )
 
@@ -148,10 +150,13 @@ func CachedChecks(project string, checks []config.Check, tree string) []CheckRes
 		r := CheckResult{Name: c.Name, Result: Missing}
 		if treeID.MatchString(tree) && config.CheckNameOK(c.Name) {
 			f := filesOf(project, tree, c)
-			if rec, ok := readRecord(project, f); ok {
+			rec, ok := readRecord(project, f)
+			if ok {
 				r = rec.CheckResult
 			}
-			if lockHeld(project, f.rel(".lock")) {
+			// A verdict stands even while a runner looks at its lock; one
+			// of the environment is being run again when the lock is held.
+			if (!ok || rec.Rerun) && lockHeld(project, f.rel(".lock")) {
 				r.Result = Running
 			}
 		}
@@ -188,9 +193,11 @@ func RunChecks(ctx context.Context, project string, checks []config.Check, commi
 		return nil, err
 	}
 	// The id, not a name that may move while the checks run.
-	if commit, err = checkGit(project, "rev-parse", "--verify", "--end-of-options", commit+"^{commit}"); err != nil {
+	id, err := checkGit(project, "rev-parse", "--verify", "--end-of-options", commit+"^{commit}")
+	if err != nil {
 		return nil, fmt.Errorf("commit %s: %v", commit, err)
 	}
+	commit = id
 	if len(checks) > 0 {
 		cleanCheckWorktrees(project)
 	}
@@ -305,26 +312,24 @@ func logf(w io.Writer, format string, args ...any) {
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 
 // checkGit runs git in dir (bounded, with a clean environment) and returns
-// its trimmed stdout.
+// its trimmed stdout; a failure carries the first line git wrote to stderr.
 func checkGit(dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), checkGitTimeout)
 	defer cancel()
-	var out bytes.Buffer
-	cmd := gitCommand(ctx, dir, args...)
-	cmd.Stdout = &out
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = gitenv.Env()
+	// A hook that outlives a killed git must not keep Wait on its pipes.
+	cmd.WaitDelay = time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		msg := string(bytes.TrimSpace(errb.Bytes()))
-		if i := bytes.IndexByte([]byte(msg), '\n'); i >= 0 {
-			msg = msg[:i]
-		}
+		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
 		if msg == "" {
 			msg = err.Error()
 		}
 		return "", fmt.Errorf("git %s: %s", args[0], msg)
 	}
-	return string(bytes.TrimSpace(out.Bytes())), nil
+	return strings.TrimSpace(out.String()), nil
 }
 
 // randomSuffix makes a throwaway worktree's name unique across processes.

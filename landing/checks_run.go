@@ -35,14 +35,6 @@ const (
 	logTail = 1 << 20
 )
 
-func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitenv.Env()
-	// A hook that outlives a killed git must not keep Wait on its pipes.
-	cmd.WaitDelay = time.Second
-	return cmd
-}
-
 // checkWorktree is a throwaway detached worktree whose directory its
 // runner holds flocked while it exists.
 type checkWorktree struct {
