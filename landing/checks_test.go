@@ -215,6 +215,8 @@ func TestChecksCouldNotStartRunsAgain(t *testing.T) {
 
 func TestChecksWriteOnlyInTheirWorktree(t *testing.T) {
 	dir, commit := checksRepo(t)
+	other := filepath.Join(t.TempDir(), "other")
+	fwtest.GitOut(t, dir, "worktree", "add", "-q", "-b", "feature/x", other)
 	c := shCheck("writer", "echo changed > tracked.txt; echo new > new.txt; git add -A; git -c user.name=c -c user.email=c@c commit -qm x")
 	if got, _ := runOK(t, dir, []config.Check{c}, commit); got[0].Result != Pass {
 		data, _ := os.ReadFile(got[0].Log)
@@ -229,6 +231,10 @@ func TestChecksWriteOnlyInTheirWorktree(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, "tracked.txt")); string(data) != "v1\n" {
 		t.Errorf("tracked.txt is %q", data)
 	}
+	if st := fwtest.GitOut(t, other, "status", "--porcelain"); st != "" || fwtest.GitOut(t, other, "rev-parse", "HEAD") != commit {
+		t.Errorf("another worktree changed:\n%s", st)
+	}
+	fwtest.GitOut(t, dir, "worktree", "remove", other)
 	noCheckWorktrees(t, dir)
 }
 
