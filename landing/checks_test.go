@@ -449,3 +449,33 @@ func TestChecksRefuseBadNames(t *testing.T) {
 		t.Error("an empty run ran")
 	}
 }
+
+// BenchmarkCachedChecks reads 200 candidates' stored results for three
+// checks, as `queue list` does.
+func BenchmarkCachedChecks(b *testing.B) {
+	dir := b.TempDir()
+	checks := []config.Check{
+		{Name: "test", Run: []string{"go", "test", "./..."}},
+		{Name: "vet", Run: []string{"go", "vet", "./..."}},
+		{Name: "lint", Run: []string{"lint"}},
+	}
+	var trees []string
+	for i := range 200 {
+		tree := strings.Repeat("0", 34) + strconv.Itoa(100000+i)
+		trees = append(trees, tree)
+		for _, c := range checks[:2] {
+			f := filesOf(dir, tree, c)
+			os.MkdirAll(f.dir, 0o755)
+			data, _ := json.Marshal(checkRecord{CheckResult: CheckResult{Name: c.Name, Result: Pass}, Tree: tree})
+			os.WriteFile(f.abs(".json"), data, 0o644)
+			os.WriteFile(f.abs(".lock"), nil, 0o644)
+		}
+	}
+	for b.Loop() {
+		for _, tree := range trees {
+			if r := CachedChecks(dir, checks, tree); r[0].Result != Pass || r[2].Result != Missing {
+				b.Fatal(r)
+			}
+		}
+	}
+}
