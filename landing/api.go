@@ -111,6 +111,7 @@ type LandOptions struct {
 // Landing is what a landing did.
 type Landing struct {
 	Slug, Commit, From, To string // the frozen commit, the integration branch's old and new tips
+	Integration            string // the branch it landed on
 	Warnings               []string
 }
 

@@ -23,12 +23,12 @@ func benchProject(tb testing.TB, n int, settings string) (*planfs.Tree, []string
 		tb.Fatal(err)
 	}
 	var stream strings.Builder
-	stream.WriteString("commit refs/heads/dev\ncommitter t <t@example.com> 1700000000 +0000\ndata 4\nbase\nM 644 inline README\ndata 5\nbase\n\n")
+	stream.WriteString("commit refs/heads/dev\nmark :1\ncommitter t <t@example.com> 1700000000 +0000\ndata 4\nbase\nM 644 inline README\ndata 5\nbase\n\n")
 	slugs := make([]string, n)
 	for i := range slugs {
 		slugs[i] = fmt.Sprintf("c%03d", i)
 		content := slugs[i] + "\n"
-		fmt.Fprintf(&stream, "commit refs/heads/feature/%s\ncommitter t <t@example.com> %d +0000\ndata 7\nchange\nfrom refs/heads/dev^0\nM 644 inline %s.txt\ndata %d\n%s\n",
+		fmt.Fprintf(&stream, "commit refs/heads/feature/%s\ncommitter t <t@example.com> %d +0000\ndata 7\nchange\nfrom :1\nM 644 inline %s.txt\ndata %d\n%s\n",
 			slugs[i], 1700000001+i, slugs[i], len(content), content)
 		plan := fmt.Sprintf("# Plan: %s\n\n## Goal\nDo it.\n", slugs[i])
 		if err := os.WriteFile(filepath.Join(dir, ".plans", "review-needed", slugs[i]+".md"), []byte(plan), 0o644); err != nil {

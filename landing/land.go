@@ -203,6 +203,7 @@ func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
 // finish does what follows the CAS: verify, sync the checkout, move the
 // plan, pin, dequeue, release the worktree. Each step is safe to repeat.
 func finish(t *planfs.Tree, r *repo, opt LandOptions, l Landing) Landing {
+	l.Integration = r.integration
 	now := revParse(t.Project, "refs/heads/"+r.integration)
 	if in, err := isAncestor(t.Project, l.Commit, now); err != nil || !in {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%s is not in %s after the swap; nothing moved", short(l.Commit), r.integration))

@@ -200,18 +200,10 @@ func queueLandCmd() *cobra.Command {
 			if err != nil {
 				return fail(stderr, landingCode(err), "%s: %v", q.name, err)
 			}
-			fmt.Fprintf(stdout, "landed %s at %.12s: %s is now %.12s\n", l.Slug, l.Commit, integrationOf(t), l.To)
+			fmt.Fprintf(stdout, "landed %s at %.12s: %s is now %.12s\n", l.Slug, l.Commit, l.Integration, l.To)
 			return exitOK
 		}
 	})
-}
-
-func integrationOf(t *planfs.Tree) string {
-	l, err := landing.ListTree(t)
-	if err != nil {
-		return "the integration branch"
-	}
-	return l.Integration
 }
 
 // progress prints a landing's steps as `fleetwatch: ` lines.
