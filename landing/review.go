@@ -373,12 +373,21 @@ func parseVerdict(text []byte) (string, []byte) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		word, _, _ := strings.Cut(strings.Trim(strings.TrimSpace(line), "#*_` "), " ")
-		word = strings.TrimRight(word, ":.!*_`")
-		if !slices.Contains(planfs.Verdicts, word) {
+		line = strings.TrimLeft(strings.TrimSpace(line), "#*_` ")
+		end := strings.IndexFunc(line, func(r rune) bool { return r < 'A' || r > 'Z' })
+		if end < 0 {
+			end = len(line)
+		}
+		word := line[:end]
+		if !slices.Contains(planfs.Verdicts, word) || end < len(line) && !strings.ContainsRune(":.!*_` ", rune(line[end])) {
 			return "", nil
 		}
-		return word, []byte(strings.TrimLeft(rest, "\n"))
+		findings := strings.TrimLeft(rest, "\n")
+		// "ACCEPT: looks good" keeps its words as the first finding.
+		if more := strings.TrimSpace(strings.TrimLeft(line[end:], ":.!*_` ")); more != "" {
+			findings = more + "\n\n" + findings
+		}
+		return word, []byte(findings)
 	}
 	return "", nil
 }
