@@ -10,7 +10,6 @@ import (
 
 	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/planfs"
 )
 
 // Shared by the queue's whole-program tests (and readable by review's):
@@ -77,17 +76,11 @@ func approve(t *testing.T, dir, slug string) {
 	fwtest.Want(t, fwtest.Run(t, dir, "review", slug, "--approve"), 0)
 }
 
-func approveTEMP(t *testing.T, dir, slug string) {
-	tr, _ := planfs.Open(dir)
-	if _, err := tr.WriteApproval(slug, fwtest.GitOut(t, dir, "rev-parse", "feature/"+slug), planfs.Agent("operator-tester")); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // queued approves slug and adds it to the queue.
 func queued(t *testing.T, dir, slug string) {
 	t.Helper()
-	approveTEMP(t, dir, slug)
+	approve(t, dir, slug)
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", slug), 0)
 }
 

@@ -34,7 +34,7 @@ func TestLandMovesIntegrationByCASAndPlanToCompleted(t *testing.T) {
 	dir := landProject(t, passCheck)
 	tip := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
 	old := fwtest.GitOut(t, dir, "rev-parse", "dev")
-	approveTEMP(t, dir, "a")
+	approve(t, dir, "a")
 	if st, why := stateOf(t, dir, "a"); st != "reviewed" {
 		t.Errorf("approved, not queued a is %q (%s)", st, why)
 	}
