@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,6 +20,7 @@ func reviewCmd() *cobra.Command {
 		var (
 			root, needsWork, deferNote, endpoint, agentID, reg string
 			approve, peer                                      bool
+			timeout                                            time.Duration
 		)
 		rootFlag(fs, &root, rootHelp)
 		fs.BoolVar(&approve, "approve", false, "approve the branch's tip commit (a person, never an agent)")
@@ -28,6 +30,7 @@ func reviewCmd() *cobra.Command {
 		fs.StringVar(&endpoint, "endpoint", "", "with --peer: the reviewer's endpoint (default: one of the author's tier or higher)")
 		fs.StringVar(&agentID, "agent-id", "", "with --peer: the reviewer's agent id (default review-<endpoint>)")
 		fs.StringVar(&reg, "registry", "", "with --peer: the endpoints file (default endpoints.yaml at the root)")
+		fs.DurationVar(&timeout, "timeout", landing.DefaultPeerTimeout, "with --peer: kill the reviewer after this long")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			const name = "review"
 			if len(pos) != 1 {
@@ -43,8 +46,11 @@ func reviewCmd() *cobra.Command {
 			if modes != 1 {
 				return fail(stderr, exitError, "%s: give exactly one of --approve, --needs-work NOTE, --defer NOTE or --peer", name)
 			}
-			if !peer && (endpoint != "" || agentID != "" || reg != "") {
-				return fail(stderr, exitError, "%s: --endpoint, --agent-id and --registry go with --peer", name)
+			if !peer && (endpoint != "" || agentID != "" || reg != "" || fs.Changed("timeout")) {
+				return fail(stderr, exitError, "%s: --endpoint, --agent-id, --registry and --timeout go with --peer", name)
+			}
+			if timeout <= 0 {
+				return fail(stderr, exitError, "%s: --timeout must be positive, not %v", name, timeout)
 			}
 			t, err := planfs.Open(findRoot(root))
 			if err != nil {
@@ -64,7 +70,7 @@ func reviewCmd() *cobra.Command {
 				}
 				ctx, stop := stopContext()
 				defer stop()
-				r, err := landing.Peer(ctx, t, slug, landing.PeerOptions{Endpoint: endpoint, AgentID: agentID, Registry: reg, Log: progress{stderr}})
+				r, err := landing.Peer(ctx, t, slug, landing.PeerOptions{Endpoint: endpoint, AgentID: agentID, Registry: reg, Log: progress{stderr}, Timeout: timeout})
 				if err != nil {
 					return fail(stderr, exitError, "%s %s: %v", name, slug, err)
 				}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
@@ -331,5 +332,45 @@ func TestReviewHoldsAcrossAPureRebase(t *testing.T) {
 	testkit.Git(t, dir, "worktree", "remove", "--force", wt)
 	if by, stale := reviewState(t, dir, "x"); by == "" || stale {
 		t.Errorf("after a pure rebase: approved by %q, stale %v; want both to hold", by, stale)
+	}
+}
+
+// A reviewer that hangs is killed at --timeout, and nothing is stored.
+func TestPeerReviewTimesOut(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, "")
+	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	reviewers(t, dir, []string{"-sleep", "1m", "-verdict", "ACCEPT"}, nil)
+	start := time.Now()
+	peerRefused(t, fwtest.Run(t, dir, "review", "x", "--peer", "--timeout", "1s"), "did not finish within 1s")
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("the timeout took %v", took)
+	}
+	if fwtest.Exists(dir, "reviews/x") && len(mustReadDir(t, filepath.Join(dir, ".plans", "reviews", "x"))) != 0 {
+		t.Error("a timed-out review was stored")
+	}
+	noReviewWorktrees(t, dir)
+}
+
+// needs-work killed after noting the plan and before moving it: the rerun
+// finishes the move without noting twice.
+func TestNeedsWorkCrashThenRerun(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, "")
+	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	approve(t, dir, "x")
+	r := fwtest.RunEnv(t, dir, []string{"FLEETWATCH_FAILPOINT=sendback:noted"}, "review", "x", "--needs-work", "fix it")
+	if r.Code == 0 || !fwtest.Exists(dir, "review-needed/x.md") {
+		t.Fatalf("the failpoint did not stop it: %v", r)
+	}
+	if !strings.Contains(readFile(t, dir, ".plans/review-needed/x.md"), "(needs work): fix it") {
+		t.Error("the note was not written before the crash")
+	}
+	fwtest.Want(t, fwtest.Run(t, dir, "review", "x", "--needs-work", "fix it"), 0)
+	if plan := readFile(t, dir, ".plans/features/x.md"); strings.Count(plan, "fix it") != 1 {
+		t.Errorf("after the rerun:\n%s", plan)
+	}
+	if fwtest.Exists(dir, "reviews/x/approved.json") {
+		t.Error("the approval survived")
 	}
 }
