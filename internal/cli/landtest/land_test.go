@@ -209,3 +209,38 @@ func TestRemoteIntegration(t *testing.T) {
 		t.Errorf("the remote's dev is %s, the local %s", far, local)
 	}
 }
+
+// The author's worktree is released only once the landing is verified; one
+// with work of its own is kept with a warning. The branch stays either way.
+func TestLandReleasesTheAuthorsWorktree(t *testing.T) {
+	t.Parallel()
+	for _, dirty := range []bool{false, true} {
+		t.Run(map[bool]string{false: "clean", true: "dirty"}[dirty], func(t *testing.T) {
+			t.Parallel()
+			dir := landProject(t, passCheck)
+			fwtest.Want(t, fwtest.Run(t, dir, "worktree", "ensure", "--agent-id", "w1", "--slug", "a", "--root", dir), 0)
+			wt := filepath.Join(dir, "var", "worktrees", "w1")
+			write(t, wt, "a.txt", "a\n")
+			fwtest.GitOut(t, wt, "add", "a.txt")
+			fwtest.GitOut(t, wt, "-c", "user.name=w1", "-c", "user.email=w1@example.com", "commit", "-q", "-m", "a")
+			tip := fwtest.GitOut(t, wt, "rev-parse", "HEAD")
+			fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "review-needed/a.md"}, 0)
+			// The run that finished it, as the driver logs it.
+			write(t, dir, ".plans/logs/events.jsonl", `{"ts":"2026-01-01T00:00:00Z","event":"complete","slug":"a","from":"in-progress/a.md","to":"review-needed/a.md","agent_id":"w1"}`+"\n")
+			queued(t, dir, "a")
+			if dirty {
+				write(t, wt, "notes.txt", "mine\n")
+			}
+			r := land(t, dir, nil)
+			fwtest.Want(t, r, 0)
+			wantLanded(t, dir, "a", tip)
+			_, err := os.Stat(wt)
+			if dirty != (err == nil) || dirty != strings.Contains(r.Stderr, "warning: w1's worktree") {
+				t.Errorf("dirty=%v: worktree there: %v; %v", dirty, err == nil, r)
+			}
+			if got := fwtest.GitOut(t, dir, "rev-parse", "feature/a"); got != tip {
+				t.Errorf("feature/a is %s, want %s", got, tip)
+			}
+		})
+	}
+}
