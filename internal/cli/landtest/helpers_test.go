@@ -76,7 +76,6 @@ func approve(t *testing.T, dir, slug string) {
 	fwtest.Want(t, fwtest.Run(t, dir, "review", slug, "--approve"), 0)
 }
 
-
 // queued approves slug and adds it to the queue.
 func queued(t *testing.T, dir, slug string) {
 	t.Helper()
