@@ -107,16 +107,15 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 	for i := range entries {
 		e := entries[i]
 		tip := r.tips[model.FeatureBranch(e.Slug)]
-		if tip != "" {
-			if in, err := isAncestor(t.Project, tip, r.tip); err == nil && in {
-				// A landing that was killed after its CAS: finish it.
-				fmt.Fprintf(opt.Log, "%s at %s is already in %s: finishing its landing\n", e.Slug, short(tip), r.integration)
-				l := Landing{Slug: e.Slug, Commit: tip, To: r.tip}
-				if revParse(t.Project, r.tip+"^2") == tip {
-					l.From = revParse(t.Project, r.tip+"^1")
-				}
-				return finish(t, r, opt, l), false, nil
+		if tip != "" && landedBefore(t, r, e.Slug, tip) {
+			// A landing that was killed after its CAS: finish it.
+			fmt.Fprintf(opt.Log, "%s at %s is already in %s: finishing its landing\n", e.Slug, short(tip), r.integration)
+			l := Landing{Slug: e.Slug, Commit: tip, To: r.tip}
+			if revParse(t.Project, r.tip+"^2") == tip {
+				l.From = revParse(t.Project, r.tip+"^1")
 			}
+			l, err := finish(t, r, opt, l)
+			return l, false, err
 		}
 		if inReview(t, e.Slug) {
 			head = &e
@@ -179,7 +178,27 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 	failpoint("land:cas")
 	l.To = cand
 	fmt.Fprintf(opt.Log, "%s: %s → %s\n", r.integration, short(r.tip), short(cand))
-	return finish(t, r, opt, l), false, nil
+	l, err = finish(t, r, opt, l)
+	return l, false, err
+}
+
+// landedBefore reports whether a queued entry's tip is already in the
+// integration branch by a landing of its own that was cut short (killed
+// after the CAS): pinned, or its plan already in completed/, or the tip
+// still the approved one. A branch reset to an older commit is none of
+// these, and is not taken for landed.
+func landedBefore(t *planfs.Tree, r *repo, slug, tip string) bool {
+	if in, err := isAncestor(t.Project, tip, r.tip); err != nil || !in {
+		return false
+	}
+	if r.landed[slug] == tip {
+		return true
+	}
+	if hits, _ := t.FindSlug(slug, model.Completed); len(hits) > 0 && !inReview(t, slug) {
+		return true
+	}
+	a, err := t.ReadApproval(slug)
+	return err == nil && a != nil && a.Commit == tip
 }
 
 // cas moves the integration branch from r.tip to cand, on its remote
@@ -188,7 +207,7 @@ func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
 	if remote, err := runGit(nil, project, "config", "branch."+r.integration+".remote"); err == nil && remote.code == 0 && remote.out != "" && remote.out != "." {
 		fmt.Fprintf(log, "pushing to %s\n", remote.out)
 		if _, err := git(project, "push", "--force-with-lease="+r.integration+":"+r.tip, remote.out, cand+":refs/heads/"+r.integration); err != nil {
-			return false, fmt.Errorf("%w: %s refused the push of %s (%v); fetch it, then queue land again", ErrNotReady, remote.out, r.integration, err)
+			return catchUp(project, r, remote.out, err)
 		}
 	}
 	if _, err := git(project, "update-ref", "-m", "fleetwatch queue land", "refs/heads/"+r.integration, cand, r.tip); err != nil {
@@ -200,14 +219,32 @@ func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
 	return false, nil
 }
 
+// catchUp follows the remote's integration branch when the push lost the
+// race to another lander: it fast-forwards the local branch (CAS again) so
+// the next try builds on what landed there; a remote that diverged is for
+// a person to sort out.
+func catchUp(project string, r *repo, remote string, pushErr error) (bool, error) {
+	track := "refs/remotes/" + remote + "/" + r.integration
+	if _, err := git(project, "fetch", "-q", remote, "+refs/heads/"+r.integration+":"+track); err != nil {
+		return false, fmt.Errorf("%s refused the push of %s (%v) and could not be fetched: %v", remote, r.integration, pushErr, err)
+	}
+	far := revParse(project, track)
+	if in, err := isAncestor(project, r.tip, far); err != nil || !in || far == r.tip {
+		return false, fmt.Errorf("%w: %s refused the push of %s (%v) and its %s is not ahead of ours; merge them, then queue land again", ErrNotReady, remote, r.integration, pushErr, r.integration)
+	}
+	// A CAS again: when the local branch moved meanwhile too, the next try
+	// reads it afresh either way.
+	_, _ = git(project, "update-ref", "refs/heads/"+r.integration, far, r.tip)
+	return true, nil
+}
+
 // finish does what follows the CAS: verify, sync the checkout, move the
 // plan, pin, dequeue, release the worktree. Each step is safe to repeat.
-func finish(t *planfs.Tree, r *repo, opt LandOptions, l Landing) Landing {
+func finish(t *planfs.Tree, r *repo, opt LandOptions, l Landing) (Landing, error) {
 	l.Integration = r.integration
 	now := revParse(t.Project, "refs/heads/"+r.integration)
 	if in, err := isAncestor(t.Project, l.Commit, now); err != nil || !in {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("%s is not in %s after the swap; nothing moved", short(l.Commit), r.integration))
-		return l
+		return l, fmt.Errorf("%s at %s is not in %s after the swap; the plan stays in review-needed/", l.Slug, short(l.Commit), r.integration)
 	}
 	if l.From != "" && l.From != l.To {
 		if w := syncCheckout(t.Project, r.integration, l.From, l.To); w != "" {
@@ -231,7 +268,7 @@ func finish(t *planfs.Tree, r *repo, opt LandOptions, l Landing) Landing {
 	if w := releaseWorktree(t, l.Slug); w != "" {
 		l.Warnings = append(l.Warnings, w)
 	}
-	return l
+	return l, nil
 }
 
 // syncCheckout brings a checkout of the integration branch from old to

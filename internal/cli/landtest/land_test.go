@@ -208,6 +208,24 @@ func TestRemoteIntegration(t *testing.T) {
 	if local, far := fwtest.GitOut(t, dir, "rev-parse", "dev"), fwtest.GitOut(t, remote, "rev-parse", "dev"); local != far {
 		t.Errorf("the remote's dev is %s, the local %s", far, local)
 	}
+
+	// Another machine lands on the remote meanwhile: the push's lease
+	// fails, the lander follows the remote and lands on top of it.
+	other := filepath.Join(t.TempDir(), "other")
+	fwtest.GitOut(t, t.TempDir(), "clone", "-q", "-b", "dev", "file://"+remote, other)
+	write(t, other, "other.txt", "from elsewhere\n")
+	fwtest.GitOut(t, other, "add", "other.txt")
+	fwtest.GitOut(t, other, "-c", "user.name=o", "-c", "user.email=o@example.com", "commit", "-q", "-m", "elsewhere")
+	fwtest.GitOut(t, other, "push", "-q", "origin", "dev")
+	elsewhere := fwtest.GitOut(t, other, "rev-parse", "HEAD")
+	b := feature(t, dir, "b", map[string]string{"b.txt": "b\n"})
+	queued(t, dir, "b")
+	fwtest.Want(t, land(t, dir, nil), 0)
+	wantLanded(t, dir, "b", b)
+	far := fwtest.GitOut(t, remote, "rev-parse", "dev")
+	if _, err := gitCmd(remote, "merge-base", "--is-ancestor", elsewhere, far); err != nil || far != fwtest.GitOut(t, dir, "rev-parse", "dev") {
+		t.Errorf("the remote's dev %s lost %s or differs from the local", far, elsewhere)
+	}
 }
 
 // The author's worktree is released only once the landing is verified; one
