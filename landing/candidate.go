@@ -204,9 +204,24 @@ func readRepo(project string) (*repo, error) {
 
 // buildCommit makes the candidate commit: tree with parents onto and tip,
 // touching no worktree and no ref.
+// Its dates are the later of its parents', so building it again gives the
+// same commit: a rerun after a crash, or the head's real candidate after a
+// speculative one, is the very commit already built.
 func buildCommit(project, onto, tip, tree, slug, title string) (string, error) {
 	msg := fmt.Sprintf("Land %s: %s\n\nfleetwatch queue land: %s at %s.", slug, title, model.FeatureBranch(slug), tip)
-	return gitWith(identity(project), project, "commit-tree", tree, "-p", onto, "-p", tip, "-m", msg)
+	dates, err := git(project, "show", "-s", "--format=%ct", onto, tip)
+	if err != nil {
+		return "", err
+	}
+	latest := 0
+	for _, d := range strings.Fields(dates) {
+		if n, err := strconv.Atoi(d); err == nil && n > latest {
+			latest = n
+		}
+	}
+	when := fmt.Sprintf("@%d +0000", latest)
+	env := append(identity(project), "GIT_AUTHOR_DATE="+when, "GIT_COMMITTER_DATE="+when)
+	return gitWith(env, project, "commit-tree", tree, "-p", onto, "-p", tip, "-m", msg)
 }
 
 // planTitle is the plan's `# ` heading, else the slug.

@@ -48,3 +48,21 @@ func TestQueueFileRefusedWhenBroken(t *testing.T) {
 		t.Errorf("a broken queue.json: %v", err)
 	}
 }
+
+// The candidate commit is the same each time it is built.
+func TestBuildCommitIsStable(t *testing.T) {
+	tr, slugs := benchProject(t, 1, "")
+	tip, _ := git(tr.Project, "rev-parse", "feature/"+slugs[0])
+	d, err := derive(tr.Project, "dev", tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := buildCommit(tr.Project, "dev", tip, d.Tree, slugs[0], "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _ := buildCommit(tr.Project, "dev", tip, d.Tree, slugs[0], "c")
+	if one != two || one == "" {
+		t.Errorf("built %s, then %s", one, two)
+	}
+}

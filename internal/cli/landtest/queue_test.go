@@ -88,3 +88,33 @@ func TestSpeculativeChecks(t *testing.T) {
 		t.Errorf("b was checked again: %s", r.Stderr)
 	}
 }
+
+// A speculative failure behind the head restarts the entries behind it on
+// a chain without it.
+func TestSpeculationRestartsBehindAFailure(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, passCheck+"queue: {depth: 3}\n")
+	a := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	feature(t, dir, "b", map[string]string{"bad": "b\n"})
+	c := feature(t, dir, "c", map[string]string{"c.txt": "c\n"})
+	for _, s := range []string{"a", "b", "c"} {
+		queued(t, dir, s)
+	}
+	fwtest.Want(t, land(t, dir, nil), 0)
+	wantLanded(t, dir, "a", a)
+	if st, _ := stateOf(t, dir, "b"); st != "failed" {
+		t.Errorf("b, failing ahead of its turn, is %q", st)
+	}
+	// c's chain was rebuilt without b: its candidate on dev is checked.
+	if st, why := stateOf(t, dir, "c"); st != "ready" {
+		t.Errorf("c behind the failing b is %q (%s)", st, why)
+	}
+	wantNotReady(t, land(t, dir, nil), "test failed")
+	fwtest.Want(t, fwtest.Run(t, dir, "queue", "send-back", "b"), 0)
+	r := land(t, dir, nil)
+	fwtest.Want(t, r, 0)
+	wantLanded(t, dir, "c", c)
+	if strings.Contains(r.Stderr, "checking") {
+		t.Errorf("c was checked again: %s", r.Stderr)
+	}
+}
