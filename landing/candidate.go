@@ -152,6 +152,8 @@ type repo struct {
 	landed      map[string]string // slug -> refs/fleetwatch/landed/<slug>
 	settings    config.Settings
 	cache       *candCache
+	authorsOnce sync.Once
+	authors     map[string]string // slug -> author, read once (see author)
 }
 
 // Integration is the project's integration branch: fleetwatch.yaml's

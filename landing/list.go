@@ -82,7 +82,7 @@ func statusOf(t *planfs.Tree, slug string) (Status, *repo, error) {
 // status derives slug's state against the integration tip; pos is its
 // 1-based queue place, 0 when not queued.
 func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
-	st := Status{Slug: slug, Rel: rel, Branch: model.FeatureBranch(slug), Author: t.Author(slug),
+	st := Status{Slug: slug, Rel: rel, Branch: model.FeatureBranch(slug), Author: r.author(t, slug),
 		Reviews: []Review{}, Checks: []CheckResult{}, ConflictPaths: []string{}}
 	if pos > 0 {
 		st.Position = &pos
@@ -150,4 +150,21 @@ func joinWhy(a, b string) string {
 		return a
 	}
 	return a + "; " + b
+}
+
+// author is slug's author by planfs Tree.Author's rule (the newest event
+// that moved it into review-needed/ from elsewhere), from one read of the
+// event log for the whole listing: Author reads the log whole on each
+// call, and 200 candidates on a long log took seconds.
+func (r *repo) author(t *planfs.Tree, slug string) string {
+	r.authorsOnce.Do(func() {
+		r.authors = map[string]string{}
+		events, _ := t.Events()
+		for _, e := range events {
+			if model.Rel(e.To).Lane() == model.ReviewNeeded && model.Rel(e.From).Lane() != model.ReviewNeeded {
+				r.authors[e.Slug] = e.AgentID
+			}
+		}
+	})
+	return r.authors[slug]
 }
