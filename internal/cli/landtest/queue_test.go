@@ -56,7 +56,7 @@ func TestQueueListAddRemove(t *testing.T) {
 	if l := list(t, dir); len(l.Items) != 1 || l.Items[0].Position != nil {
 		t.Errorf("the gone entry was not dropped: %+v", l.Items)
 	}
-	for _, args := range [][]string{{"queue", "add"}, {"queue", "list", "x"}, {"queue", "nope"}, {"queue", "send-back", "zz"}} {
+	for _, args := range [][]string{{"queue", "add"}, {"queue", "list", "x"}, {"queue", "nope"}, {"queue", "send-back", "zz"}, {"queue", "land"}} {
 		fwtest.Want(t, fwtest.Run(t, dir, args...), 2)
 	}
 }
