@@ -54,6 +54,10 @@ func (p Placeholders) pairs() [][2]string {
 	}
 }
 
+// reviewKeys are the pairs only a review's environment carries: a work run
+// keeps the environment it always had ({mode} still reads "work").
+var reviewKeys = map[string]bool{"mode": true, "commit": true, "base": true}
+
 // Expand fills the placeholders in each word of argv in one pass, so a value
 // that itself contains `{slug}` is never expanded again. Each word stays one
 // argument whatever the values hold: no shell ever sees them.
@@ -74,6 +78,9 @@ func (p Placeholders) Expand(argv []string) []string {
 func (p Placeholders) Env() []string {
 	var out []string
 	for _, kv := range p.pairs() {
+		if reviewKeys[kv[0]] && p.Mode == "" {
+			continue
+		}
 		out = append(out, "FLEET_"+strings.ToUpper(kv[0])+"="+kv[1])
 	}
 	return append(out, "FLEET_ROOT="+p.Root, "FLEET_LEASE_TOKEN="+p.LeaseToken)
