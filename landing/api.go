@@ -1,17 +1,13 @@
 package landing
 
 import (
-	"context"
 	"errors"
 	"io"
 	"time"
-
-	"fleetwatch/planfs"
 )
 
-// CONTRACT SKELETON: the types and signatures every slice builds against.
-// Bodies that return errNotBuilt are replaced by the slice that owns them.
-var errNotBuilt = errors.New("not built yet")
+// The types every face reads: candidates' states, checks, reviews and the
+// queue's listing.
 
 // State is a candidate's state in words, as `queue list` and the UI say it.
 type State string
@@ -55,7 +51,8 @@ type Review struct {
 	Commit   string    `json:"commit"`
 	Reviewer string    `json:"reviewer"` // agent id
 	Endpoint string    `json:"endpoint,omitempty"`
-	Verdict  string    `json:"verdict"` // ACCEPT, REVISE or ESCALATE
+	Base     string    `json:"base,omitempty"` // the merge base it was reviewed against
+	Verdict  string    `json:"verdict"`        // ACCEPT, REVISE or ESCALATE
 	At       time.Time `json:"at"`
 	Path     string    `json:"path"` // absolute
 	// Stale: the branch tip moved since, and not by a pure rebase.
@@ -104,16 +101,6 @@ type Listing struct {
 	CheckNames  []string `json:"check_names"`
 }
 
-// List reads every candidate and queue entry of project now.
-func List(project string) (Listing, error) { return Listing{}, errNotBuilt }
-
-// Add appends an approved candidate to the queue; it never takes the
-// landing lock.
-func Add(t *planfs.Tree, slug string) error { return errNotBuilt }
-
-// Remove takes slug out of the queue.
-func Remove(t *planfs.Tree, slug string) error { return errNotBuilt }
-
 // LandOptions say how to land the head.
 type LandOptions struct {
 	Ungated bool      // land with no checks configured
@@ -124,22 +111,12 @@ type LandOptions struct {
 // Landing is what a landing did.
 type Landing struct {
 	Slug, Commit, From, To string // the frozen commit, the integration branch's old and new tips
+	Integration            string // the branch it landed on
 	Warnings               []string
 }
 
 // ErrNotReady is Land's refusal when the head cannot land now (exit 1).
 var ErrNotReady = errors.New("head not ready")
-
-// Land lands the queue's head (see the issue): build, check, CAS, verify,
-// move the plan, pin refs/fleetwatch/landed/<slug>, release the worktree.
-func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error) {
-	return Landing{}, errNotBuilt
-}
-
-// SendBack returns a queued or conflicting entry to its worker's lane with
-// note (or the conflict) under ## Review notes; it leaves the queue and its
-// approval is void.
-func SendBack(t *planfs.Tree, slug, note, actor string) (string, error) { return "", errNotBuilt }
 
 // PeerOptions choose the peer reviewer.
 type PeerOptions struct {
@@ -147,20 +124,6 @@ type PeerOptions struct {
 	AgentID  string // the reviewer's agent id; "" = derived, never the author
 	Registry string // endpoints.yaml path; "" = the project's
 	Log      io.Writer
-}
-
-// Peer runs a peer review of slug's branch tip in the foreground and
-// stores the verdict.
-func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Review, error) {
-	return Review{}, errNotBuilt
-}
-
-// Approve records a person's approve of slug's current tip.
-func Approve(t *planfs.Tree, slug, by string) (Approval, error) { return Approval{}, errNotBuilt }
-
-// PureRebase reports whether newTip carries the same change as oldTip
-// (`git range-diff` of each against its merge base with integration shows
-// every commit as `=`), so a review or approval of oldTip still holds.
-func PureRebase(project, integration, oldTip, newTip string) (bool, error) {
-	return false, errNotBuilt
+	// Timeout bounds the reviewer's run; 0 = DefaultPeerTimeout.
+	Timeout time.Duration
 }

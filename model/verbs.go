@@ -17,6 +17,10 @@ const (
 	Release  Verb = "release"
 	Recover  Verb = "recover"
 	Complete Verb = "complete"
+	// The landing verbs take a finished change out of review-needed/.
+	SendBack Verb = "send-back"
+	Defer    Verb = "defer"
+	Land     Verb = "land"
 )
 
 // VerbRule is where a verb takes a plan from and where it may send it: the
@@ -51,6 +55,9 @@ var verbRules = []VerbRule{
 	{Verb: Release, From: []Lane{InProgress}, ReadyLease: true, Done: "only claimed plans can be released"},
 	{Verb: Recover, From: []Lane{InProgress}, ReadyLease: true, Done: "only in-progress plans and ready-path leases can be recovered"},
 	{Verb: Complete, From: []Lane{InProgress}, To: []Lane{Completed, ReviewNeeded}, Default: Completed, Done: "only in-progress plans can be completed"},
+	{Verb: SendBack, From: []Lane{ReviewNeeded}, Done: "only plans in review-needed/ can be sent back"},
+	{Verb: Defer, From: []Lane{ReviewNeeded}, To: []Lane{Blocked}, Default: Blocked, Done: "only plans in review-needed/ can be deferred"},
+	{Verb: Land, From: []Lane{ReviewNeeded}, To: []Lane{Completed}, Default: Completed, Done: "only plans in review-needed/ can be landed"},
 }
 
 // RuleOf is v's row of the table.

@@ -8,6 +8,7 @@
 //	    base_url: http://127.0.0.1:8001/v1
 //	    model: Qwen/Qwen3-8B
 //	    command: [run-agent, --fast]   # optional executor argv
+//	    review_command: [run-agent, --review]  # optional argv for peer reviews
 //	executor: [run-agent]              # optional default argv
 //
 // Keys this package does not know are ignored so that files written for
@@ -30,13 +31,16 @@ import (
 
 // Endpoint is one named model endpoint a worker can run as.
 type Endpoint struct {
-	Name     string
-	Tier     string // raw tier word as written; callers map it with model.ParseTier
-	BaseURL  string
-	Model    string
-	Command  []string // optional executor argv for this endpoint
-	Line     int      // 1-based line of this entry in the file
-	TierLine int      // line of the tier: key (0 if absent)
+	Name    string
+	Tier    string // raw tier word as written; callers map it with model.ParseTier
+	BaseURL string
+	Model   string
+	Command []string // optional executor argv for this endpoint
+	// ReviewCommand is the optional argv of this endpoint's peer reviews;
+	// without it a review runs Command with {mode} = review.
+	ReviewCommand []string
+	Line          int // 1-based line of this entry in the file
+	TierLine      int // line of the tier: key (0 if absent)
 }
 
 // Registry is the parsed contents of one endpoints file.
@@ -209,6 +213,11 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 	}
 	if f, ok := fields["command"]; ok {
 		if ep.Command, err = p.argv(f, label+" command"); err != nil {
+			return ep, err
+		}
+	}
+	if f, ok := fields["review_command"]; ok {
+		if ep.ReviewCommand, err = p.argv(f, label+" review_command"); err != nil {
 			return ep, err
 		}
 	}

@@ -366,3 +366,17 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseReviewCommand(t *testing.T) {
+	reg, err := Parse("endpoints.yaml", []byte("endpoints:\n  - name: mid\n    tier: executor-mid\n    command: [agent]\n    review_command: [agent, --review, '{commit}']\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reg.Endpoints[0].ReviewCommand; !reflect.DeepEqual(got, []string{"agent", "--review", "{commit}"}) {
+		t.Fatalf("review_command = %q", got)
+	}
+	_, err = Parse("endpoints.yaml", []byte("endpoints:\n  - name: mid\n    tier: executor-mid\n    review_command: []\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "endpoints.yaml:4:") || !strings.Contains(err.Error(), "review_command") {
+		t.Fatalf("empty review_command: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,6 +37,9 @@ type Placeholders struct {
 	Plan, Worktree, AgentID, Model, BaseURL, Slug string
 	Port                                          int
 	Root, LeaseToken                              string
+	// Mode is "work" (the default) or "review"; a review also names the
+	// frozen commit and its merge base.
+	Mode, Commit, Base string
 }
 
 func (p Placeholders) pairs() [][2]string {
@@ -46,8 +50,13 @@ func (p Placeholders) pairs() [][2]string {
 	return [][2]string{
 		{"plan", p.Plan}, {"worktree", p.Worktree}, {"agent_id", p.AgentID}, {"model", p.Model},
 		{"base_url", p.BaseURL}, {"port", port}, {"slug", p.Slug},
+		{"mode", cmp.Or(p.Mode, "work")}, {"commit", p.Commit}, {"base", p.Base},
 	}
 }
+
+// reviewKeys are the pairs only a review's environment carries: a work run
+// keeps the environment it always had ({mode} still reads "work").
+var reviewKeys = map[string]bool{"mode": true, "commit": true, "base": true}
 
 // Expand fills the placeholders in each word of argv in one pass, so a value
 // that itself contains `{slug}` is never expanded again. Each word stays one
@@ -69,6 +78,9 @@ func (p Placeholders) Expand(argv []string) []string {
 func (p Placeholders) Env() []string {
 	var out []string
 	for _, kv := range p.pairs() {
+		if reviewKeys[kv[0]] && p.Mode == "" {
+			continue
+		}
 		out = append(out, "FLEET_"+strings.ToUpper(kv[0])+"="+kv[1])
 	}
 	return append(out, "FLEET_ROOT="+p.Root, "FLEET_LEASE_TOKEN="+p.LeaseToken)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -49,8 +50,21 @@ type Check struct {
 	// ExpectOutput, when set, must match the check's output for exit 0 to
 	// pass (for runners whose "no tests ran" is exit 0).
 	ExpectOutput *regexp.Regexp
-	Line         int // where it is declared in fleetwatch.yaml
+	// Env are variables added to the check's environment (`env:`), over
+	// the ones it inherits.
+	Env  map[string]string
+	Line int // where it is declared in fleetwatch.yaml
 }
+
+// DefaultCheckTimeout is a check's timeout when it declares none.
+const DefaultCheckTimeout = 10 * time.Minute
+
+// MaxCheckTimeout bounds a check's timeout: a longer one is a typo.
+const MaxCheckTimeout = 24 * time.Hour
+
+// MaxQueueDepth bounds `queue: {depth: N}`: each entry checked at once is
+// a worktree and a run of every check.
+const MaxQueueDepth = 8
 
 // limit bounds how much of the file is read: settings are a few lines.
 const limit = 1 << 20
@@ -134,11 +148,205 @@ func Parse(data []byte) (Settings, error) {
 				return s, errorf(val.Line, "integration: git refuses branch name %q (%s)", val.Value, why)
 			}
 			s.Integration = val.Value
+		case "checks":
+			checks, err := parseChecks(val)
+			if err != nil {
+				return s, err
+			}
+			s.Checks = checks
+		case "queue":
+			depth, err := parseQueue(val)
+			if err != nil {
+				return s, err
+			}
+			s.QueueDepth = depth
 		default:
-			return s, errorf(key.Line, "unknown key %q (known: integration)", key.Value)
+			return s, errorf(key.Line, "unknown key %q (known: integration, checks, queue)", key.Value)
 		}
 	}
 	return s, nil
+}
+
+// checkName is what a check may be called: its name is part of file names
+// under var/fleet/checks/.
+var checkName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// CheckNameOK reports whether name may name a check.
+func CheckNameOK(name string) bool { return checkName.MatchString(name) }
+
+// envName is a variable name a shell would accept.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// reservedEnv are the variables the check runner sets itself.
+func reservedEnv(name string) bool {
+	return name == "PORT" || strings.HasPrefix(name, "FLEET_")
+}
+
+const checkKeys = "name, run, timeout, expect_output, env"
+
+// parseChecks reads `checks:`, a list of mappings.
+func parseChecks(val *yaml.Node) ([]Check, error) {
+	if isNull(val) {
+		return nil, nil
+	}
+	if val.Kind != yaml.SequenceNode {
+		return nil, errorf(val.Line, "checks: want a list, like checks: [{name: test, run: [go, test, ./...]}]")
+	}
+	var out []Check
+	names := map[string]int{}
+	for _, item := range val.Content {
+		c, err := parseCheck(item)
+		if err != nil {
+			return nil, err
+		}
+		if first, dup := names[c.Name]; dup {
+			return nil, errorf(c.Line, "check %q is declared twice (first at line %d)", c.Name, first)
+		}
+		names[c.Name] = c.Line
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func parseCheck(item *yaml.Node) (Check, error) {
+	c := Check{Line: item.Line, Timeout: DefaultCheckTimeout}
+	if item.Kind != yaml.MappingNode {
+		return c, errorf(item.Line, "checks: each check is a mapping (%s), like {name: test, run: [go, test, ./...]}", checkKeys)
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		key, val := item.Content[i], item.Content[i+1]
+		if first, dup := seen[key.Value]; dup {
+			return c, errorf(key.Line, "check: %s is set twice (first at line %d)", key.Value, first)
+		}
+		seen[key.Value] = key.Line
+		var err error
+		switch key.Value {
+		case "name":
+			if val.Kind != yaml.ScalarNode || !checkName.MatchString(val.Value) {
+				err = errorf(val.Line, "check name: want letters, digits, '.', '-' or '_' (up to 64, starting with a letter or digit), like test")
+			}
+			c.Name = val.Value
+		case "run":
+			c.Run, err = parseArgv(val)
+		case "timeout":
+			c.Timeout, err = parseTimeout(val)
+		case "expect_output":
+			if val.Kind != yaml.ScalarNode || val.Value == "" {
+				err = errorf(val.Line, "expect_output: want a regular expression, like \"ok\"")
+				break
+			}
+			c.ExpectOutput, err = regexp.Compile(val.Value)
+			if err != nil {
+				err = errorf(val.Line, "expect_output: %v", err)
+			}
+		case "env":
+			c.Env, err = parseEnv(val)
+		default:
+			err = errorf(key.Line, "unknown key %q in a check (known: %s)", key.Value, checkKeys)
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	if c.Name == "" {
+		return c, errorf(item.Line, "check: name is required, like name: test")
+	}
+	if c.Run == nil {
+		return c, errorf(item.Line, "check %s: run is required, like run: [go, test, ./...]", c.Name)
+	}
+	return c, nil
+}
+
+// parseArgv reads `run:`, a list of words; no shell ever sees them, so a
+// plain string is refused rather than split on spaces.
+func parseArgv(val *yaml.Node) ([]string, error) {
+	if val.Kind == yaml.ScalarNode && !isNull(val) {
+		return nil, errorf(val.Line, "run: want a list of words, no shell runs it: run: [%s]", strings.Join(strings.Fields(val.Value), ", "))
+	}
+	if val.Kind != yaml.SequenceNode || len(val.Content) == 0 {
+		return nil, errorf(val.Line, "run: want a non-empty list of words, like run: [go, test, ./...]")
+	}
+	argv := make([]string, 0, len(val.Content))
+	for _, w := range val.Content {
+		if w.Kind != yaml.ScalarNode || isNull(w) {
+			return nil, errorf(w.Line, "run: each word is a string")
+		}
+		argv = append(argv, w.Value)
+	}
+	if argv[0] == "" {
+		return nil, errorf(val.Content[0].Line, "run: the program (first word) is empty")
+	}
+	return argv, nil
+}
+
+func parseTimeout(val *yaml.Node) (time.Duration, error) {
+	const hint = "timeout: want a duration with its unit, like 90s or 10m"
+	if val.Kind != yaml.ScalarNode {
+		return 0, errorf(val.Line, "%s", hint)
+	}
+	d, err := time.ParseDuration(val.Value)
+	if err != nil {
+		return 0, errorf(val.Line, "%s, not %q", hint, val.Value)
+	}
+	if d <= 0 || d > MaxCheckTimeout {
+		return 0, errorf(val.Line, "timeout: %v is out of range (above 0, at most %v)", d, MaxCheckTimeout)
+	}
+	return d, nil
+}
+
+func parseEnv(val *yaml.Node) (map[string]string, error) {
+	if isNull(val) {
+		return nil, nil
+	}
+	if val.Kind != yaml.MappingNode {
+		return nil, errorf(val.Line, "env: want NAME: value lines, like env: {GOFLAGS: -count=1}")
+	}
+	env := map[string]string{}
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		k, v := val.Content[i], val.Content[i+1]
+		switch {
+		case !envName.MatchString(k.Value):
+			return nil, errorf(k.Line, "env: %q is not a variable name", k.Value)
+		case reservedEnv(k.Value):
+			return nil, errorf(k.Line, "env: %s is set by fleetwatch for each check", k.Value)
+		case v.Kind != yaml.ScalarNode:
+			return nil, errorf(v.Line, "env: %s: want a plain value", k.Value)
+		}
+		if _, dup := env[k.Value]; dup {
+			return nil, errorf(k.Line, "env: %s is set twice", k.Value)
+		}
+		env[k.Value] = v.Value
+	}
+	return env, nil
+}
+
+// parseQueue reads `queue:`, a mapping with depth.
+func parseQueue(val *yaml.Node) (int, error) {
+	if val.Kind != yaml.MappingNode {
+		return 0, errorf(val.Line, "queue: want a mapping, like queue: {depth: 2}")
+	}
+	depth := 0
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		k, v := val.Content[i], val.Content[i+1]
+		if k.Value != "depth" {
+			return 0, errorf(k.Line, "unknown key %q in queue (known: depth)", k.Value)
+		}
+		if depth != 0 {
+			return 0, errorf(k.Line, "queue: depth is set twice")
+		}
+		n, err := strconv.Atoi(v.Value)
+		if v.Kind != yaml.ScalarNode || err != nil || n < 1 || n > MaxQueueDepth {
+			return 0, errorf(v.Line, "queue: depth: want a whole number from 1 to %d", MaxQueueDepth)
+		}
+		depth = n
+	}
+	return depth, nil
+}
+
+// isNull is an empty value (`key:` with nothing after it) or `~`/`null`.
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
 func errText(err error) string {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParse(t *testing.T) {
@@ -40,12 +41,12 @@ func TestParse(t *testing.T) {
 
 func TestLoadNamesTheFile(t *testing.T) {
 	dir := t.TempDir()
-	if s, err := Load(dir); err != nil || s != (Settings{}) {
+	if s, err := Load(dir); err != nil || s.Path != "" || s.Integration != "" || s.Checks != nil || s.QueueDepth != 0 {
 		t.Fatalf("no file is the defaults: %+v %v", s, err)
 	}
 	p := filepath.Join(dir, File)
-	os.WriteFile(p, []byte("integration: trunk\nqueue: 3\n"), 0o644)
-	if _, err := Load(dir); err == nil || err.Error() != p+`:2: unknown key "queue" (known: integration)` {
+	os.WriteFile(p, []byte("integration: trunk\nqueues: 3\n"), 0o644)
+	if _, err := Load(dir); err == nil || err.Error() != p+`:2: unknown key "queues" (known: integration, checks, queue)` {
 		t.Fatalf("error %v", err)
 	}
 	os.WriteFile(p, []byte("integration: trunk\n"), 0o644)
@@ -56,5 +57,90 @@ func TestLoadNamesTheFile(t *testing.T) {
 	os.Mkdir(p, 0o755)
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("a folder named %s: %v", File, err)
+	}
+}
+
+func TestParseChecks(t *testing.T) {
+	s, err := Parse([]byte(`integration: dev
+checks:
+  - name: test
+    run: [go, test, ./...]
+    timeout: 90s
+  - name: vet.all_1
+    run:
+      - go
+      - vet
+      - "./..."
+    expect_output: "^ok"
+    env:
+      GOFLAGS: -count=1
+      EMPTY: ""
+queue:
+  depth: 3
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Checks) != 2 || s.QueueDepth != 3 {
+		t.Fatalf("%+v", s)
+	}
+	a, b := s.Checks[0], s.Checks[1]
+	if a.Name != "test" || strings.Join(a.Run, " ") != "go test ./..." || a.Timeout != 90*time.Second || a.ExpectOutput != nil || a.Line != 3 || a.Env != nil {
+		t.Errorf("first check %+v", a)
+	}
+	if b.Name != "vet.all_1" || strings.Join(b.Run, " ") != "go vet ./..." || b.Timeout != DefaultCheckTimeout ||
+		b.ExpectOutput == nil || b.ExpectOutput.String() != "^ok" || b.Line != 6 ||
+		b.Env["GOFLAGS"] != "-count=1" || len(b.Env) != 2 {
+		t.Errorf("second check %+v", b)
+	}
+	for _, empty := range []string{"checks:\n", "checks: []\n"} {
+		if s, err := Parse([]byte(empty)); err != nil || len(s.Checks) != 0 {
+			t.Errorf("%q: %+v %v", empty, s, err)
+		}
+	}
+}
+
+func TestParseChecksRefusesBadInput(t *testing.T) {
+	for _, c := range []struct{ text, err string }{
+		{"checks: go test ./...\n", "1: checks: want a list"},
+		{"checks:\n  - go test\n", "2: checks: each check is a mapping"},
+		{"checks:\n  - run: [true]\n", "2: check: name is required"},
+		{"checks:\n  - name: t\n", "2: check t: run is required"},
+		{"checks:\n  - name: t\n    run: go test ./...\n", "3: run: want a list of words, no shell runs it: run: [go, test, ./...]"},
+		{"checks:\n  - name: t\n    run: []\n", "3: run: want a non-empty list"},
+		{"checks:\n  - name: t\n    run: [\"\", x]\n", "3: run: the program (first word) is empty"},
+		{"checks:\n  - name: t\n    run: [go, [x]]\n", "3: run: each word is a string"},
+		{"checks:\n  - name: t\n    run:\n", "3: run: want a non-empty list"},
+		{"checks:\n  - name: a/b\n    run: [x]\n", "2: check name: want letters"},
+		{"checks:\n  - name: ..\n    run: [x]\n", "2: check name: want letters"},
+		{"checks:\n  - name: t\n    run: [x]\n  - name: t\n    run: [y]\n", "4: check \"t\" is declared twice (first at line 2)"},
+		{"checks:\n  - name: t\n    run: [x]\n    name: u\n", "4: check: name is set twice (first at line 2)"},
+		{"checks:\n  - name: t\n    run: [x]\n    timeout: 90\n", "4: timeout: want a duration with its unit, like 90s or 10m, not \"90\""},
+		{"checks:\n  - name: t\n    run: [x]\n    timeout: 0s\n", "4: timeout: 0s is out of range"},
+		{"checks:\n  - name: t\n    run: [x]\n    timeout: 25h\n", "4: timeout: 25h0m0s is out of range"},
+		{"checks:\n  - name: t\n    run: [x]\n    timeout: -1m\n", "4: timeout: -1m0s is out of range"},
+		{"checks:\n  - name: t\n    run: [x]\n    expect_output: \"(ok\"\n", "4: expect_output: error parsing regexp"},
+		{"checks:\n  - name: t\n    run: [x]\n    expect_output:\n", "4: expect_output: want a regular expression"},
+		{"checks:\n  - name: t\n    run: [x]\n    shell: bash\n", "4: unknown key \"shell\" in a check (known: name, run, timeout, expect_output, env)"},
+		{"checks:\n  - name: t\n    run: [x]\n    env: [A=1]\n", "4: env: want NAME: value lines"},
+		{"checks:\n  - name: t\n    run: [x]\n    env:\n      1A: x\n", "5: env: \"1A\" is not a variable name"},
+		{"checks:\n  - name: t\n    run: [x]\n    env:\n      PORT: \"80\"\n", "5: env: PORT is set by fleetwatch"},
+		{"checks:\n  - name: t\n    run: [x]\n    env:\n      FLEET_TREE: x\n", "5: env: FLEET_TREE is set by fleetwatch"},
+		{"checks:\n  - name: t\n    run: [x]\n    env:\n      A: [1]\n", "5: env: A: want a plain value"},
+		{"queue: 3\n", "1: queue: want a mapping"},
+		{"queue:\n  depth: 0\n", "2: queue: depth: want a whole number from 1 to 8"},
+		{"queue:\n  depth: 9\n", "2: queue: depth: want a whole number from 1 to 8"},
+		{"queue:\n  depth: two\n", "2: queue: depth: want a whole number"},
+		{"queue:\n  depth: 2\n  width: 3\n", "3: unknown key \"width\" in queue (known: depth)"},
+		{"queue:\n  depth: 2\n  depth: 3\n", "3: queue: depth is set twice"},
+		{"queue: {depth: 2}\nqueue: {depth: 3}\n", "2: queue is set twice (first at line 1)"},
+	} {
+		_, err := Parse([]byte(c.text))
+		if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+			t.Errorf("%q: error %v, want one starting %q", c.text, err, c.err)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error on more than one line: %q", c.text, err)
+		}
 	}
 }

@@ -34,6 +34,10 @@ func main() {
 	spawnDaemon := flag.String("spawn-daemon", "", "internal: the middle process of -daemon")
 	del := flag.Bool("delete", false, "delete the plan file before exiting")
 	delTree := flag.Bool("delete-tree", false, "delete the whole .plans/ folder, then sleep")
+	verdict := flag.String("verdict", "", "review: print this verdict (ACCEPT, REVISE, ESCALATE, or anything) and findings")
+	reviewFile := flag.Bool("review-file", false, "with -verdict: write it to $FLEET_REVIEW instead of stdout")
+	write := flag.String("write", "", "write a file of this name into the working folder")
+	commit := flag.Bool("commit", false, "commit a new file in the working folder")
 	flag.Parse()
 
 	if *ignoreTerm {
@@ -90,6 +94,25 @@ func main() {
 	}
 	if *errLine != "" {
 		fmt.Fprintln(os.Stderr, *errLine)
+	}
+	if *verdict != "" {
+		text := *verdict + "\n\n## Findings\n- reviewed " + os.Getenv("FLEET_COMMIT") + " against " + os.Getenv("FLEET_BASE") + " in mode " + os.Getenv("FLEET_MODE") + "\n"
+		if *reviewFile {
+			must(os.WriteFile(os.Getenv("FLEET_REVIEW"), []byte(text), 0o644))
+		} else {
+			fmt.Print(text)
+		}
+	}
+	if *write != "" {
+		must(os.WriteFile(*write, []byte("written by fakeagent\n"), 0o644))
+	}
+	if *commit {
+		must(os.WriteFile("fakeagent-commit.txt", []byte(time.Now().String()+"\n"), 0o644))
+		for _, args := range [][]string{{"add", "fakeagent-commit.txt"}, {"-c", "user.name=fake", "-c", "user.email=fake@example.com", "commit", "-q", "-m", "fakeagent commit"}} {
+			c := exec.Command("git", args...)
+			c.Stderr = os.Stderr
+			must(c.Run())
+		}
 	}
 	if *delTree {
 		// FLEET_PLAN is <root>/.plans/<lane>/<name>.

@@ -1,0 +1,120 @@
+package landing
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fleetwatch/planfs"
+)
+
+// benchProject is a git project on dev with n review-needed plans, each
+// with a branch feature/cNNN adding its own file (made with one
+// fast-import), and fleetwatch.yaml holding settings.
+func benchProject(tb testing.TB, n int, settings string) (*planfs.Tree, []string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	if _, err := planfs.Scaffold(dir); err != nil {
+		tb.Fatal(err)
+	}
+	var stream strings.Builder
+	stream.WriteString("commit refs/heads/dev\nmark :1\ncommitter t <t@example.com> 1700000000 +0000\ndata 4\nbase\nM 644 inline README\ndata 5\nbase\n\n")
+	slugs := make([]string, n)
+	for i := range slugs {
+		slugs[i] = fmt.Sprintf("c%03d", i)
+		content := slugs[i] + "\n"
+		fmt.Fprintf(&stream, "commit refs/heads/feature/%s\ncommitter t <t@example.com> %d +0000\ndata 7\nchange\nfrom :1\nM 644 inline %s.txt\ndata %d\n%s\n",
+			slugs[i], 1700000001+i, slugs[i], len(content), content)
+		plan := fmt.Sprintf("# Plan: %s\n\n## Goal\nDo it.\n", slugs[i])
+		if err := os.WriteFile(filepath.Join(dir, ".plans", "review-needed", slugs[i]+".md"), []byte(plan), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"fast-import", "--quiet"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		if args[0] == "fast-import" {
+			cmd.Stdin = strings.NewReader(stream.String())
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			tb.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("integration: dev\n"+settings), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	t, err := planfs.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t, slugs
+}
+
+// approveAndQueue writes a person's approve of each tip (planfs directly:
+// landing's own tests) and queues it.
+func approveAndQueue(tb testing.TB, t *planfs.Tree, slugs []string) {
+	tb.Helper()
+	for _, s := range slugs {
+		tip, err := git(t.Project, "rev-parse", "feature/"+s)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := t.WriteApproval(s, tip, planfs.Agent("operator-bench")); err != nil {
+			tb.Fatal(err)
+		}
+		if err := AddAs(t, s, "operator-bench"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+func benchmarkQueueLand8(b *testing.B, depth int) {
+	for b.Loop() {
+		b.StopTimer()
+		t, slugs := benchProject(b, 8, fmt.Sprintf("checks:\n  - {name: slow, run: [sleep, '2']}\nqueue: {depth: %d}\n", depth))
+		approveAndQueue(b, t, slugs)
+		b.StartTimer()
+		start := time.Now()
+		for range slugs {
+			if _, err := Land(context.Background(), t, LandOptions{Actor: "operator-bench"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s/8-landings")
+	}
+}
+
+// BenchmarkQueueLand8Depth1: 8 independent changes with a 2 s check land
+// one after another (target ≤ 8 × 2 s + 5 s).
+func BenchmarkQueueLand8Depth1(b *testing.B) { benchmarkQueueLand8(b, 1) }
+
+// BenchmarkQueueLand8Depth3 is the same with speculative checks three deep
+// (target ≤ 60 % of depth 1).
+func BenchmarkQueueLand8Depth3(b *testing.B) { benchmarkQueueLand8(b, 3) }
+
+// BenchmarkList200 is queue list on 200 candidates with a warm cache and
+// an event log of 20,000 lines (target ≤ 300 ms).
+func BenchmarkList200(b *testing.B) {
+	t, slugs := benchProject(b, 200, "checks:\n  - {name: test, run: [go, test, ./...]}\n")
+	var log strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&log, `{"ts":"2026-01-01T00:00:00Z","event":"claim","slug":"x%d","from":"features/x%d.md","to":"in-progress/x%d.md","agent_id":"w1"}`+"\n", i, i, i)
+	}
+	if err := os.WriteFile(filepath.Join(t.Project, ".plans", "logs", "events.jsonl"), []byte(log.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	approveAndQueue(b, t, slugs[:20])
+	if _, err := List(t.Project); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		l, err := List(t.Project)
+		if err != nil || len(l.Items) != 200 {
+			b.Fatalf("%d items, %v", len(l.Items), err)
+		}
+	}
+}

@@ -1,0 +1,351 @@
+package landing
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"fleetwatch/internal/atomicfile"
+	"fleetwatch/internal/config"
+	"fleetwatch/internal/gitenv"
+	"fleetwatch/internal/safepath"
+)
+
+// How check results are kept. Every result is keyed by the candidate's tree
+// and a hash of everything that decides the verdict (argv, env,
+// expect_output, timeout), so it holds for any commit with that tree, and
+// it lives at var/fleet/checks/<tree>/<name>-<hash>.json with its log
+// beside it (.log). A runner holds <name>-<hash>.lock while the check runs:
+// a reader that finds it held says Running, a second runner waits for the
+// first and takes its result. A result is written (atomically) only once the
+// check has finished on its own or timed out; a cancelled or killed runner
+// leaves none, so the check stays Missing and runs again next time.
+//
+// Each check runs in a detached worktree of the commit under
+// var/fleet/checks/wt/, whose directory its runner holds flocked; the next
+// runner removes any such worktree whose lock nobody holds (its runner
+// died).
+
+// checksRel is where results, logs and throwaway worktrees live.
+const checksRel = "var/fleet/checks"
+
+// checkRecord is a stored result: the CheckResult plus what it was run on.
+type checkRecord struct {
+	CheckResult
+	Tree   string    `json:"tree"`
+	Commit string    `json:"commit"` // the commit it ran on; any with the same tree shares it
+	Argv   []string  `json:"argv"`
+	At     time.Time `json:"at"`
+	// Rerun marks a result of the environment rather than the tree (the
+	// program could not be started): shown, but run again next time, so
+	// installing the tool is enough.
+	Rerun bool `json:"rerun,omitempty"`
+}
+
+// treeID is what git prints for a tree: SHA-1 or SHA-256 hex.
+var treeID = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// TreeOf is commit's tree id.
+func TreeOf(project, commit string) (string, error) {
+	if commit == "" || commit[0] == '-' {
+		return "", fmt.Errorf("commit %q: not a commit id", commit)
+	}
+	out, err := checkGit(project, "rev-parse", "--verify", "--quiet", "--end-of-options", commit+"^{tree}")
+	if err != nil || !treeID.MatchString(out) {
+		return "", fmt.Errorf("commit %s: not found in %s", commit, project)
+	}
+	return out, nil
+}
+
+// checkKey is the hash of what decides a check's verdict, beyond the tree.
+func checkKey(c config.Check) string {
+	env := make([]string, 0, len(c.Env))
+	for k, v := range c.Env {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	var expect *string
+	if c.ExpectOutput != nil {
+		re := c.ExpectOutput.String()
+		expect = &re
+	}
+	data, _ := json.Marshal(struct {
+		Run     []string `json:"run"`
+		Env     []string `json:"env"`
+		Expect  *string  `json:"expect"`
+		Timeout int64    `json:"timeout"`
+	}{c.Run, env, expect, int64(checkTimeout(c))})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:6])
+}
+
+func checkTimeout(c config.Check) time.Duration {
+	if c.Timeout <= 0 {
+		return config.DefaultCheckTimeout
+	}
+	return c.Timeout
+}
+
+// checkFiles names one check's files on one tree.
+type checkFiles struct {
+	dirRel string // var/fleet/checks/<tree>, relative to the project
+	dir    string // absolute
+	base   string // <name>-<hash>
+}
+
+func filesOf(project, tree string, c config.Check) checkFiles {
+	rel := checksRel + "/" + tree
+	return checkFiles{dirRel: rel, dir: filepath.Join(project, filepath.FromSlash(rel)), base: c.Name + "-" + checkKey(c)}
+}
+
+func (f checkFiles) rel(ext string) string { return f.dirRel + "/" + f.base + ext }
+func (f checkFiles) abs(ext string) string { return filepath.Join(f.dir, f.base+ext) }
+
+// readRecord reads a stored result; false when there is none (or it does
+// not parse, which a rerun then replaces).
+func readRecord(project string, f checkFiles) (checkRecord, bool) {
+	file, err := safepath.OpenFile(project, f.rel(".json"), os.O_RDONLY, 0)
+	if err != nil {
+		return checkRecord{}, false
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, 1<<20))
+	var rec checkRecord
+	if err != nil || json.Unmarshal(data, &rec) != nil {
+		return checkRecord{}, false
+	}
+	switch rec.Result {
+	case Pass, Fail, Error, Timeout:
+	default:
+		return checkRecord{}, false
+	}
+	rec.Log = f.abs(".log")
+	return rec, true
+}
+
+// CachedChecks reads the stored results for tree without running anything:
+// Missing for a check never run on it, Running for one a live runner holds now.
+func CachedChecks(project string, checks []config.Check, tree string) []CheckResult {
+	if abs, err := filepath.Abs(project); err == nil {
+		project = abs
+	}
+	out := make([]CheckResult, 0, len(checks))
+	for _, c := range checks {
+		r := CheckResult{Name: c.Name, Result: Missing}
+		if treeID.MatchString(tree) && config.CheckNameOK(c.Name) {
+			f := filesOf(project, tree, c)
+			rec, ok := readRecord(project, f)
+			if ok {
+				r = rec.CheckResult
+			}
+			// A verdict stands even while a runner looks at its lock; one
+			// of the environment is being run again when the lock is held.
+			if (!ok || rec.Rerun) && lockHeld(project, f.rel(".lock")) {
+				r.Result = Running
+			}
+		}
+		r.Name = c.Name
+		out = append(out, r)
+	}
+	return out
+}
+
+// lockHeld reports whether someone holds path's flock now.
+func lockHeld(project, rel string) bool {
+	f, err := safepath.OpenFile(project, rel, os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB), unix.EWOULDBLOCK)
+}
+
+// RunChecks runs every check on commit (a candidate commit id) unless a
+// result for its tree and the check's argv is already stored, and returns one
+// result per check in config order. ctx cancelled = running checks killed,
+// their results not stored (so they stay Missing).
+//
+// Checks run one after another, each to its end whatever the one before it
+// said, so a failing change shows every check's verdict at once.
+func RunChecks(ctx context.Context, project string, checks []config.Check, commit string, log io.Writer) ([]CheckResult, error) {
+	project, err := filepath.Abs(project)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := TreeOf(project, commit)
+	if err != nil {
+		return nil, err
+	}
+	// The id, not a name that may move while the checks run.
+	id, err := checkGit(project, "rev-parse", "--verify", "--end-of-options", commit+"^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %v", commit, err)
+	}
+	commit = id
+	if len(checks) > 0 {
+		cleanCheckWorktrees(project)
+	}
+	out := make([]CheckResult, 0, len(checks))
+	var stop error
+	for _, c := range checks {
+		if stop == nil {
+			stop = ctx.Err()
+		}
+		if stop != nil {
+			out = append(out, CheckResult{Name: c.Name, Result: Missing})
+			continue
+		}
+		r, err := runCheck(ctx, project, c, commit, tree, log)
+		if err != nil {
+			if ctx.Err() == nil {
+				return out, fmt.Errorf("check %s: %w", c.Name, err)
+			}
+			stop = ctx.Err()
+			r = CheckResult{Name: c.Name, Result: Missing}
+		}
+		out = append(out, r)
+	}
+	if stop != nil {
+		return out, stop
+	}
+	return out, nil
+}
+
+// lockPoll is how often a runner looks again at a lock another runner holds.
+const lockPoll = 50 * time.Millisecond
+
+// runCheck gives c's stored result on tree, or runs it under its lock and
+// stores it. An error means no verdict (ctx ended, the worktree could not
+// be made).
+func runCheck(ctx context.Context, project string, c config.Check, commit, tree string, log io.Writer) (CheckResult, error) {
+	if !config.CheckNameOK(c.Name) {
+		return CheckResult{}, fmt.Errorf("%q is not a check name", c.Name)
+	}
+	f := filesOf(project, tree, c)
+	short := commit[:min(len(commit), 6)]
+	if rec, ok := readRecord(project, f); ok && !rec.Rerun {
+		logf(log, "check %s on %s: %s (stored, took %s)", c.Name, short, rec.Result, seconds(rec.Took))
+		return rec.CheckResult, nil
+	}
+	dir, err := safepath.OpenDir(project, f.dirRel, true)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	dir.Close()
+	lock, err := safepath.OpenFile(project, f.rel(".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	defer lock.Close()
+	waited := false
+	for {
+		err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return CheckResult{}, err
+		}
+		if !waited {
+			logf(log, "check %s on %s: another runner has it; waiting", c.Name, short)
+			waited = true
+		}
+		select {
+		case <-ctx.Done():
+			return CheckResult{}, ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+	// The runner we waited for may have stored it.
+	if rec, ok := readRecord(project, f); ok && !rec.Rerun {
+		logf(log, "check %s on %s: %s (stored, took %s)", c.Name, short, rec.Result, seconds(rec.Took))
+		return rec.CheckResult, nil
+	}
+	rec, err := execCheck(ctx, project, c, commit, tree, f)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return CheckResult{}, err
+	}
+	d, err := safepath.OpenDir(project, f.dirRel, false)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	err = atomicfile.WriteAt(d, f.base+".json", append(data, '\n'), 0o644)
+	d.Close()
+	if err != nil {
+		return CheckResult{}, err
+	}
+	line := fmt.Sprintf("check %s on %s: %s in %s", c.Name, short, rec.Result, seconds(rec.Took))
+	if rec.Result != Pass && rec.Note != "" {
+		line += " (" + rec.Note + ")"
+	}
+	logf(log, "%s", line)
+	return rec.CheckResult, nil
+}
+
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+// seconds is d as "2.1s".
+func seconds(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
+
+// checkGit runs git in dir (bounded, with a clean environment) and returns
+// its trimmed stdout; a failure carries the first line git wrote to stderr.
+func checkGit(dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), checkGitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = gitenv.Env()
+	// A hook that outlives a killed git must not keep Wait on its pipes.
+	cmd.WaitDelay = time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// randomSuffix makes a throwaway worktree's name unique across processes.
+func randomSuffix() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// removeAllIn removes path, which must lie under root, refusing to follow a
+// symlink on the way.
+func removeAllIn(root, path string) {
+	if rel, err := filepath.Rel(root, path); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return
+	}
+	if fi, err := os.Lstat(path); err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
+		_ = os.RemoveAll(path) // RemoveAll never follows symlinks
+	}
+}

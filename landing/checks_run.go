@@ -1,0 +1,413 @@
+package landing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"fleetwatch/internal/config"
+	"fleetwatch/internal/gitenv"
+	"fleetwatch/internal/safepath"
+)
+
+// checkGitTimeout bounds one git call; a worktree add on a big repository
+// takes seconds.
+const checkGitTimeout = 2 * time.Minute
+
+// checkGrace is how long a check gets between SIGTERM and SIGKILL.
+var checkGrace = 5 * time.Second
+
+// Log size: the head of the output up to logHead, then the last logTail
+// bytes, where runners print their summary.
+const (
+	logHead = 15 << 20
+	logTail = 1 << 20
+)
+
+// checkWorktree is a throwaway detached worktree whose directory its
+// runner holds flocked while it exists.
+type checkWorktree struct {
+	project, path string
+	lock          *os.File
+}
+
+// addCheckWorktree makes a detached worktree of commit under
+// var/fleet/checks/wt/. The directory is made and locked first, then git
+// fills it, so a cleaner never sees it unlocked while its runner lives.
+func addCheckWorktree(project, commit, name string) (*checkWorktree, error) {
+	wtRel := checksRel + "/wt"
+	if _, err := safepath.MkdirAll(project, wtRel); err != nil {
+		return nil, err
+	}
+	for range 3 {
+		rel := wtRel + "/" + name + "-" + randomSuffix()
+		path, err := safepath.MkdirAll(project, rel)
+		if err != nil {
+			return nil, err
+		}
+		d, err := safepath.OpenDir(project, rel, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := unix.Flock(int(d.Fd()), unix.LOCK_EX); err != nil {
+			d.Close()
+			return nil, err
+		}
+		// A cleaner may have removed the empty folder between the mkdir
+		// and the lock: then ours is a lock on nothing; start again.
+		if fi, err := os.Lstat(path); err != nil || !sameFile(d, fi) {
+			d.Close()
+			continue
+		}
+		wt := &checkWorktree{project: project, path: path, lock: d}
+		unlock, err := lockWorktrees(project)
+		if err != nil {
+			wt.remove()
+			return nil, err
+		}
+		_, err = checkGit(project, "worktree", "add", "--detach", "--quiet", path, commit)
+		unlock()
+		if err != nil {
+			wt.remove()
+			return nil, fmt.Errorf("cannot make a worktree of %s: %v", commit, err)
+		}
+		return wt, nil
+	}
+	return nil, errors.New("cannot make a worktree: its folder keeps disappearing")
+}
+
+func sameFile(f *os.File, fi os.FileInfo) bool {
+	mine, err := f.Stat()
+	return err == nil && os.SameFile(mine, fi)
+}
+
+// remove deletes the worktree and its registration, then lets its folder
+// go.
+func (w *checkWorktree) remove() {
+	dropCheckWorktree(w.project, w.path)
+	w.lock.Close()
+}
+
+// dropCheckWorktree removes the worktree at path whatever state it is in.
+// Only a worktree git cannot remove (half made by a killed runner) costs a
+// prune, under the lock that keeps it from racing our own adds: a prune
+// can take the registration of an add in progress.
+func dropCheckWorktree(project, path string) {
+	unlock, err := lockWorktrees(project)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	_, err = checkGit(project, "worktree", "remove", "--force", "--force", path)
+	removeAllIn(filepath.Join(project, filepath.FromSlash(checksRel), "wt"), path)
+	if err != nil {
+		_, _ = checkGit(project, "worktree", "prune")
+	}
+}
+
+// lockWorktrees serializes the check runners' worktree adds and removals
+// in project, across processes.
+func lockWorktrees(project string) (func(), error) {
+	f, err := safepath.OpenFile(project, checksRel+"/wt.lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// cleanCheckWorktrees removes the throwaway worktrees of runners that died
+// (their folder's lock is free).
+func cleanCheckWorktrees(project string) {
+	wtRel := checksRel + "/wt"
+	d, err := safepath.OpenDir(project, wtRel, false)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		f, err := safepath.OpenDir(project, wtRel+"/"+n, false)
+		if err != nil {
+			continue
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			killWorkingIn(f.Name())
+			dropCheckWorktree(project, f.Name())
+		}
+		f.Close()
+	}
+}
+
+// killWorkingIn kills the processes whose working folder is in dir: what
+// a killed runner's check left behind (its leader heard SIGTERM, the rest of
+// its group did not). Nothing else works in a throwaway worktree.
+func killWorkingIn(dir string) {
+	// The kernel names a working folder by its real path.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cwd, err := os.Readlink("/proc/" + p.Name() + "/cwd")
+		if err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+}
+
+// execCheck runs c in a throwaway worktree of commit and returns its
+// record; an error (ctx ended, no worktree) means no verdict.
+func execCheck(ctx context.Context, project string, c config.Check, commit, tree string, f checkFiles) (checkRecord, error) {
+	if len(c.Run) == 0 || c.Run[0] == "" {
+		return checkRecord{}, errors.New("its run: is empty")
+	}
+	rec := checkRecord{
+		CheckResult: CheckResult{Name: c.Name, Log: f.abs(".log"), Exit: -1},
+		Tree:        tree, Commit: commit, Argv: c.Run, At: time.Now().UTC(),
+	}
+	logFile, err := safepath.OpenFile(project, f.rel(".log"), os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
+	if err != nil {
+		return rec, err
+	}
+	defer logFile.Close()
+	wt, err := addCheckWorktree(project, commit, c.Name)
+	if err != nil {
+		return rec, err
+	}
+	defer wt.remove()
+
+	port, err := freeLoopbackPort()
+	if err != nil {
+		return rec, err
+	}
+	env := []string{
+		"PORT=" + strconv.Itoa(port), "FLEET_PORT=" + strconv.Itoa(port),
+		"FLEET_CHECK=" + c.Name, "FLEET_COMMIT=" + commit, "FLEET_TREE=" + tree,
+		"CI=1", "PWD=" + wt.path,
+	}
+	for k, v := range c.Env {
+		env = append(env, k+"="+v)
+	}
+	cmd := exec.Command(c.Run[0], c.Run[1:]...)
+	cmd.Dir = wt.path
+	cmd.Env = gitenv.Env(env...)
+	// Its own process group, so a timeout reaches everything it started;
+	// and it hears of the runner's death instead of running on unwatched.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	out := &cappedLog{file: logFile}
+	// One pipe of our own for stdout and stderr, interleaved: Wait then
+	// returns when the check exits, not when the last process holding its
+	// output does.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return rec, err
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	start := time.Now()
+	err = cmd.Start()
+	pw.Close()
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(out, pr)
+		close(copied)
+	}()
+	if err != nil {
+		pr.Close()
+		<-copied
+		rec.Took = time.Since(start)
+		rec.Result, rec.Rerun = Error, true
+		rec.Note = "could not start: " + startError(err)
+		fmt.Fprintf(logFile, "fleetwatch: %s\n", rec.Note)
+		return rec, nil
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	limit := checkTimeout(c)
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	timedOut := false
+	select {
+	case <-done:
+	case <-timer.C:
+		timedOut = true
+		stopGroup(pgid, done)
+	case <-ctx.Done():
+		stopGroup(pgid, done)
+	}
+	rec.Took = time.Since(start)
+	// Whatever it left behind (a server on its port) goes with it.
+	killGroup(pgid)
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second): // a process that left the group holds the pipe
+		pr.Close()
+		<-copied
+	}
+	pr.Close()
+	out.finish()
+	if ctx.Err() != nil && !timedOut {
+		return rec, ctx.Err()
+	}
+	rec.Exit = cmd.ProcessState.ExitCode()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case timedOut:
+		rec.Result, rec.Note = Timeout, "killed after "+shortDuration(limit)
+	case ws.Signaled():
+		rec.Result, rec.Note = Error, "killed by signal "+unix.SignalName(ws.Signal())
+	case rec.Exit == 126:
+		rec.Result, rec.Note = Error, "exit 126: could not execute"
+	case rec.Exit == 127:
+		rec.Result, rec.Note = Error, "exit 127: command not found"
+	case rec.Exit != 0:
+		rec.Result, rec.Note = Fail, "exit "+strconv.Itoa(rec.Exit)
+	case c.ExpectOutput != nil && !out.matches(c.ExpectOutput.MatchString):
+		rec.Result, rec.Note = Fail, fmt.Sprintf("exit 0 but no match for expect_output %q", c.ExpectOutput.String())
+	default:
+		rec.Result = Pass
+	}
+	return rec, nil
+}
+
+// shortDuration is d as a person writes it: 10m, not 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// startError is why a program did not start, in words.
+func startError(err error) string {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Name + ": " + ee.Err.Error()
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// stopGroup sends SIGTERM to the group, then SIGKILL after the grace, and
+// waits for its leader.
+func stopGroup(pgid int, done <-chan error) {
+	_ = unix.Kill(-pgid, unix.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(checkGrace):
+		_ = unix.Kill(-pgid, unix.SIGKILL)
+		<-done
+	}
+}
+
+// killGroup kills what is left of the group and waits (briefly) until it is
+// gone, so nothing writes in the worktree as it is removed.
+func killGroup(pgid int) {
+	if unix.Kill(-pgid, unix.SIGKILL) != nil {
+		return
+	}
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
+		if unix.Kill(-pgid, 0) != nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// freeLoopbackPort is a port free on 127.0.0.1 now.
+func freeLoopbackPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("no free loopback port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// cappedLog writes the first logHead bytes to file and keeps the last
+// logTail in a ring, written after a note of what was left out.
+type cappedLog struct {
+	file    *os.File
+	written int64
+	ring    []byte // allocated once the head is full
+	pos     int    // where the next byte goes in ring
+	seen    int64  // bytes past the head
+}
+
+func (l *cappedLog) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := logHead - l.written; room > 0 {
+		k := min(int64(len(p)), room)
+		if _, err := l.file.Write(p[:k]); err != nil {
+			return n, nil // a full disk loses log, never the verdict
+		}
+		l.written += k
+		p = p[k:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	if l.ring == nil {
+		l.ring = make([]byte, logTail)
+	}
+	l.seen += int64(len(p))
+	if len(p) > logTail {
+		p = p[len(p)-logTail:]
+	}
+	k := copy(l.ring[l.pos:], p)
+	copy(l.ring, p[k:])
+	l.pos = (l.pos + len(p)) % logTail
+	return n, nil
+}
+
+func (l *cappedLog) finish() {
+	if l.seen == 0 {
+		return
+	}
+	if l.seen > logTail {
+		fmt.Fprintf(l.file, "\n[fleetwatch: %d bytes of output left out]\n", l.seen-logTail)
+	}
+	if l.seen >= logTail {
+		_, _ = l.file.Write(l.ring[l.pos:])
+	}
+	_, _ = l.file.Write(l.ring[:l.pos])
+}
+
+// matches runs match over the output as the log keeps it.
+func (l *cappedLog) matches(match func(string) bool) bool {
+	fi, err := l.file.Stat()
+	if err != nil {
+		return false
+	}
+	data, err := io.ReadAll(io.NewSectionReader(l.file, 0, fi.Size()))
+	return err == nil && match(string(data))
+}

@@ -1,0 +1,353 @@
+package landing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+)
+
+// Landing the head, step by step, and what a kill -9 after each leaves:
+//
+//  1. build the candidate commit on the integration tip (land:built):
+//     an unreferenced commit; a rerun builds the same one again.
+//  2. check it, unless every check passed on its tree (land:checked):
+//     results are keyed by tree, so a rerun does not check again.
+//  3. compare-and-swap the integration branch to it, on the remote first
+//     when it has one (land:cas): from here the frozen tip is an ancestor
+//     of integration, and a rerun only finishes the steps below.
+//  4. verify that, bring a clean checkout of integration to it, move the
+//     plan review-needed/ → completed/ (land:moved), pin
+//     refs/fleetwatch/landed/<slug> (land:pinned), dequeue, and only then
+//     release the author's worktree.
+//
+// One lander at a time: a flock in the git common dir, so two operators or
+// two checkouts of one repository never land together; a second lander is
+// refused at once, naming the first one's pid. The CAS keeps a branch
+// moved by anyone else from being overwritten. No branch is ever rewritten
+// or deleted.
+
+// ErrEmpty is Land's answer when the queue has nothing to land (exit 1).
+var ErrEmpty = errors.New("the queue is empty")
+
+// casTries bounds rebuilding when the integration branch moves under us.
+const casTries = 3
+
+// Land lands the queue's head: build, check, CAS, verify, move the plan,
+// pin refs/fleetwatch/landed/<slug>, release the worktree.
+func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error) {
+	if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
+		return Landing{}, refused("a person lands, not an agent (FLEET_AGENT_ID=%s)", id)
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	unlock, err := lockLand(t.Project)
+	if err != nil {
+		return Landing{}, err
+	}
+	defer unlock()
+	for try := 1; ; try++ {
+		l, moved, err := landOnce(ctx, t, opt)
+		if !moved {
+			return l, err
+		}
+		if try == casTries {
+			return l, fmt.Errorf("%w: the integration branch moved %d times while landing %s; run queue land again", ErrNotReady, casTries, l.Slug)
+		}
+		fmt.Fprintf(opt.Log, "the integration branch moved; building %s again\n", l.Slug)
+	}
+}
+
+// lockLand takes <git common dir>/fleetwatch-land.lock without waiting.
+func lockLand(project string) (func(), error) {
+	dir, err := commonDir(project)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "fleetwatch-land.lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			pid, _ := os.ReadFile(path)
+			return nil, refused("another queue land is landing (pid %s, %s); wait for it", strings.TrimSpace(string(pid)), path)
+		}
+		return nil, err
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() { f.Close() }, nil
+}
+
+// landOnce is one attempt; moved says the CAS lost and a rebuild may win.
+func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bool, error) {
+	r, err := readRepo(t.Project)
+	if err != nil {
+		return Landing{}, false, err
+	}
+	entries, err := readQueue(t.Project)
+	if err != nil {
+		return Landing{}, false, err
+	}
+	var head *Entry
+	for i := range entries {
+		e := entries[i]
+		tip := r.tips[model.FeatureBranch(e.Slug)]
+		if tip != "" && landedBefore(t, r, e.Slug, tip) {
+			// A landing that was killed after its CAS: finish it.
+			fmt.Fprintf(opt.Log, "%s at %s is already in %s: finishing its landing\n", e.Slug, short(tip), r.integration)
+			l := Landing{Slug: e.Slug, Commit: tip, To: r.tip}
+			if revParse(t.Project, r.tip+"^2") == tip {
+				l.From = revParse(t.Project, r.tip+"^1")
+			}
+			l, err := finish(t, r, opt, l)
+			return l, false, err
+		}
+		if inReview(t, e.Slug) {
+			head = &e
+			break
+		}
+		fmt.Fprintf(opt.Log, "%s left review-needed/: dropped from the queue\n", e.Slug)
+	}
+	if head == nil {
+		_ = dequeue(t, "")
+		return Landing{}, false, ErrEmpty
+	}
+	st := r.status(t, head.Slug, reviewRel(head.Slug), 1)
+	l := Landing{Slug: head.Slug, Commit: st.Commit, From: r.tip}
+	switch {
+	case st.Commit == "":
+		return l, false, fmt.Errorf("%w: %s has no branch %s; queue send-back %s", ErrNotReady, head.Slug, st.Branch, head.Slug)
+	case len(st.ConflictPaths) > 0:
+		return l, false, fmt.Errorf("%w: %s conflicts with %s in %s; queue send-back %s returns it to its lane", ErrNotReady,
+			head.Slug, r.integration, strings.Join(st.ConflictPaths, ", "), head.Slug)
+	case st.Approval == nil:
+		return l, false, fmt.Errorf("%w: %s is not approved (fleetwatch review %s --approve)", ErrNotReady, head.Slug, head.Slug)
+	case st.Approval.Stale:
+		return l, false, fmt.Errorf("%w: %s moved to %s after %s approved %s; review it again", ErrNotReady,
+			head.Slug, short(st.Commit), st.Approval.By, short(st.Approval.Commit))
+	case st.Ungated && !opt.Ungated:
+		return l, false, fmt.Errorf("%w: %s is %s", ErrNotReady, head.Slug, ungatedWhy)
+	}
+	title := planTitle(t, st.Rel, head.Slug)
+	cand, err := buildCommit(t.Project, r.tip, st.Commit, st.Tree, head.Slug, title)
+	if err != nil {
+		return l, false, err
+	}
+	fmt.Fprintf(opt.Log, "built %s: %s with %s at %s\n", short(cand), r.integration, head.Slug, short(st.Commit))
+	failpoint("land:built")
+
+	var spec *speculation
+	if !st.Ungated {
+		spec = speculate(ctx, t, r, entries, head.Slug, cand, opt.Log)
+		defer spec.wait()
+		results := CachedChecks(t.Project, r.settings.Checks, st.Tree)
+		if !allPass(results) {
+			fmt.Fprintf(opt.Log, "checking %s\n", short(cand))
+			results, err = RunChecks(ctx, t.Project, r.settings.Checks, cand, opt.Log)
+			if err != nil {
+				spec.cancel()
+				return l, false, err
+			}
+		}
+		if !allPass(results) {
+			spec.cancel()
+			_, why := decide(facts{Queued: true, Approval: st.Approval, Checks: results})
+			return l, false, fmt.Errorf("%w: %s: %s", ErrNotReady, head.Slug, why)
+		}
+	}
+	failpoint("land:checked")
+
+	if moved, err := cas(t.Project, r, cand, opt.Log); err != nil || moved {
+		return l, moved, err
+	}
+	failpoint("land:cas")
+	l.To = cand
+	fmt.Fprintf(opt.Log, "%s: %s → %s\n", r.integration, short(r.tip), short(cand))
+	l, err = finish(t, r, opt, l)
+	return l, false, err
+}
+
+// landedBefore reports whether a queued entry's tip is already in the
+// integration branch by a landing of its own that was cut short (killed
+// after the CAS): pinned, or its plan already in completed/, or the tip
+// still the approved one. A branch reset to an older commit is none of
+// these, and is not taken for landed.
+func landedBefore(t *planfs.Tree, r *repo, slug, tip string) bool {
+	if in, err := isAncestor(t.Project, tip, r.tip); err != nil || !in {
+		return false
+	}
+	if r.landed[slug] == tip {
+		return true
+	}
+	if hits, _ := t.FindSlug(slug, model.Completed); len(hits) > 0 && !inReview(t, slug) {
+		return true
+	}
+	a, err := t.ReadApproval(slug)
+	return err == nil && a != nil && a.Commit == tip
+}
+
+// cas moves the integration branch from r.tip to cand, on its remote
+// first when it tracks one; moved says the branch was not at r.tip.
+func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
+	if remote, err := runGit(nil, project, "config", "branch."+r.integration+".remote"); err == nil && remote.code == 0 && remote.out != "" && remote.out != "." {
+		fmt.Fprintf(log, "pushing to %s\n", remote.out)
+		if _, err := git(project, "push", "--force-with-lease="+r.integration+":"+r.tip, remote.out, cand+":refs/heads/"+r.integration); err != nil {
+			return catchUp(project, r, remote.out, err)
+		}
+	}
+	if _, err := git(project, "update-ref", "-m", "fleetwatch queue land", "refs/heads/"+r.integration, cand, r.tip); err != nil {
+		if now := revParse(project, "refs/heads/"+r.integration); now != r.tip {
+			return true, nil
+		}
+		return false, err
+	}
+	return false, nil
+}
+
+// catchUp follows the remote's integration branch when the push lost the
+// race to another lander: it fast-forwards the local branch (CAS again) so
+// the next try builds on what landed there; a remote that diverged is for
+// a person to sort out.
+func catchUp(project string, r *repo, remote string, pushErr error) (bool, error) {
+	track := "refs/remotes/" + remote + "/" + r.integration
+	if _, err := git(project, "fetch", "-q", remote, "+refs/heads/"+r.integration+":"+track); err != nil {
+		return false, fmt.Errorf("%s refused the push of %s (%v) and could not be fetched: %v", remote, r.integration, pushErr, err)
+	}
+	far := revParse(project, track)
+	if in, err := isAncestor(project, r.tip, far); err != nil || !in || far == r.tip {
+		return false, fmt.Errorf("%w: %s refused the push of %s (%v) and its %s is not ahead of ours; merge them, then queue land again", ErrNotReady, remote, r.integration, pushErr, r.integration)
+	}
+	// A CAS again: when the local branch moved meanwhile too, the next try
+	// reads it afresh either way.
+	_, _ = git(project, "update-ref", "refs/heads/"+r.integration, far, r.tip)
+	return true, nil
+}
+
+// finish does what follows the CAS: verify, sync the checkout, move the
+// plan, pin, dequeue, release the worktree. Each step is safe to repeat.
+func finish(t *planfs.Tree, r *repo, opt LandOptions, l Landing) (Landing, error) {
+	l.Integration = r.integration
+	now := revParse(t.Project, "refs/heads/"+r.integration)
+	if in, err := isAncestor(t.Project, l.Commit, now); err != nil || !in {
+		return l, fmt.Errorf("%s at %s is not in %s after the swap; the plan stays in review-needed/", l.Slug, short(l.Commit), r.integration)
+	}
+	if l.From != "" && l.From != l.To {
+		if w := syncCheckout(t.Project, r.integration, l.From, l.To); w != "" {
+			l.Warnings = append(l.Warnings, w)
+		}
+	}
+	rel := reviewRel(l.Slug)
+	if inReview(t, l.Slug) {
+		if _, err := t.Land(rel, planfs.Agent(opt.Actor).Because("landed "+short(l.Commit)+" on "+r.integration)); err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s landed but its plan did not move to completed/: %v", l.Slug, err))
+		}
+	}
+	failpoint("land:moved")
+	if _, err := git(t.Project, "update-ref", "refs/fleetwatch/landed/"+l.Slug, l.Commit); err != nil {
+		l.Warnings = append(l.Warnings, err.Error())
+	}
+	failpoint("land:pinned")
+	if err := dequeue(t, l.Slug); err != nil {
+		l.Warnings = append(l.Warnings, err.Error())
+	}
+	if w := releaseWorktree(t, l.Slug); w != "" {
+		l.Warnings = append(l.Warnings, w)
+	}
+	return l, nil
+}
+
+// syncCheckout brings a checkout of the integration branch from old to
+// new when its files are old's exactly; a dirty one is left alone with a
+// warning.
+func syncCheckout(project, integration, old, new string) string {
+	list, err := git(project, "worktree", "list", "--porcelain")
+	if err != nil {
+		return "could not list worktrees: " + err.Error()
+	}
+	var path string
+	for _, block := range strings.Split(list, "\n\n") {
+		var wt string
+		for _, line := range strings.Split(block, "\n") {
+			if p, ok := strings.CutPrefix(line, "worktree "); ok {
+				wt = p
+			}
+			if line == "branch refs/heads/"+integration {
+				path = wt
+			}
+		}
+	}
+	if path == "" {
+		return ""
+	}
+	// HEAD already names new: compare the files with old instead.
+	if r, err := runGit(nil, path, "diff-index", "--quiet", old, "--"); err != nil || r.code != 0 {
+		return fmt.Sprintf("%s has changes of its own: left at %s (git -C %s read-tree -m -u %s %s updates it)", path, short(old), path, short(old), short(new))
+	}
+	if _, err := git(path, "read-tree", "-m", "-u", old, new); err != nil {
+		return fmt.Sprintf("%s was not brought to %s: %v", path, short(new), err)
+	}
+	return ""
+}
+
+// releaseWorktree removes the author's worktree when it holds the landed
+// branch; a refusal (uncommitted work, a running agent) is a warning.
+func releaseWorktree(t *planfs.Tree, slug string) string {
+	author := t.Author(slug)
+	if author == "" {
+		return ""
+	}
+	wt, ok, err := workers.Lookup(t.Project, author)
+	if err != nil || !ok || wt.Branch != model.FeatureBranch(slug) {
+		return ""
+	}
+	if _, err := workers.Remove(t.Project, author, false, false); err != nil {
+		return fmt.Sprintf("%s's worktree %s kept: %v", author, wt.Path, err)
+	}
+	return ""
+}
+
+// SendBack returns a queued or conflicting entry to its worker's lane with
+// note (or the conflict) under ## Review notes; it leaves the queue and its
+// approval is void.
+func SendBack(t *planfs.Tree, slug, note, actor string) (string, error) {
+	st, r, err := statusOf(t, slug)
+	if err != nil {
+		return "", err
+	}
+	if st.Rel == "" {
+		return "", refused("%s is not in review-needed/", slug)
+	}
+	var text []string
+	if len(st.ConflictPaths) > 0 {
+		text = append(text, fmt.Sprintf("Sent back from the merge queue: %s at %s conflicts with %s at %s in %s.",
+			st.Branch, short(st.Commit), r.integration, short(r.tip), strings.Join(st.ConflictPaths, ", ")))
+	}
+	if note != "" {
+		text = append(text, note)
+	}
+	if len(text) == 0 {
+		text = append(text, "Sent back from the merge queue.")
+	}
+	rel, err := t.SendBack(st.Rel, strings.Join(text, "\n\n"), planfs.Agent(actor).Because("send-back"))
+	if err != nil {
+		return "", err
+	}
+	return rel, editQueue(t.Project, func(entries []Entry) ([]Entry, error) {
+		return without(t, entries, slug), nil
+	})
+}

@@ -1,0 +1,170 @@
+package landing
+
+import (
+	"sort"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// List reads every candidate and queue entry of project now.
+func List(project string) (Listing, error) {
+	t, err := planfs.Open(project)
+	if err != nil {
+		return Listing{}, err
+	}
+	return ListTree(t)
+}
+
+// ListTree is List on an open tree.
+func ListTree(t *planfs.Tree) (Listing, error) {
+	r, err := readRepo(t.Project)
+	if err != nil {
+		return Listing{}, err
+	}
+	entries, err := readQueue(t.Project)
+	if err != nil {
+		return Listing{}, err
+	}
+	snap, err := t.Scan()
+	if err != nil {
+		return Listing{}, err
+	}
+	inReview := map[string]string{}
+	var slugs []string
+	for _, p := range snap.Plans {
+		if p.Lane == model.ReviewNeeded && !p.Local {
+			inReview[p.Slug] = p.Rel
+			slugs = append(slugs, p.Slug)
+		}
+	}
+	sort.Strings(slugs)
+	out := Listing{Integration: r.integration, Tip: r.tip, Items: []Status{}, CheckNames: []string{}}
+	for _, c := range r.settings.Checks {
+		out.CheckNames = append(out.CheckNames, c.Name)
+	}
+	queued := map[string]bool{}
+	for i, e := range entries {
+		if queued[e.Slug] {
+			continue
+		}
+		queued[e.Slug] = true
+		out.Items = append(out.Items, r.status(t, e.Slug, inReview[e.Slug], i+1))
+	}
+	for _, slug := range slugs {
+		if !queued[slug] {
+			out.Items = append(out.Items, r.status(t, slug, inReview[slug], 0))
+		}
+	}
+	r.cache.save(r.tip)
+	return out, nil
+}
+
+// statusOf reads one slug now, with the repository read for it.
+func statusOf(t *planfs.Tree, slug string) (Status, *repo, error) {
+	r, err := readRepo(t.Project)
+	if err != nil {
+		return Status{}, nil, err
+	}
+	entries, err := readQueue(t.Project)
+	if err != nil {
+		return Status{}, nil, err
+	}
+	rel := ""
+	if inReview(t, slug) {
+		rel = reviewRel(slug)
+	}
+	st := r.status(t, slug, rel, position(entries, slug)+1)
+	r.cache.save(r.tip)
+	return st, r, nil
+}
+
+// status derives slug's state against the integration tip; pos is its
+// 1-based queue place, 0 when not queued.
+func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
+	st := Status{Slug: slug, Rel: rel, Branch: model.FeatureBranch(slug), Author: r.author(t, slug),
+		Reviews: []Review{}, Checks: []CheckResult{}, ConflictPaths: []string{}}
+	if pos > 0 {
+		st.Position = &pos
+	}
+	st.Commit = r.tips[st.Branch]
+	f := facts{Queued: pos > 0, Ungated: len(r.settings.Checks) == 0, NoBranch: st.Commit == ""}
+	st.Ungated = f.Ungated
+	if st.Commit != "" {
+		d, err := r.cache.get(r.tip, st.Commit)
+		if err != nil {
+			st.State, st.Why = NeedsReview, err.Error()
+			return st
+		}
+		st.Base, st.Ahead, st.Behind, st.Tree = d.Base, d.Ahead, d.Behind, d.Tree
+		if len(d.Conflicts) > 0 {
+			st.ConflictPaths = d.Conflicts
+		}
+		f.Conflicts = d.Conflicts
+		f.Landed = r.landed[slug] != "" && d.Ahead == 0
+	}
+	if st.Commit != "" && !f.Landed {
+		st.Approval, st.Reviews = r.reviewsOf(t, slug, st.Commit)
+		if st.Approval != nil && !st.Approval.Stale {
+			st.ApprovedBy = st.Approval.By
+		}
+		f.Approval, f.Reviews = st.Approval, st.Reviews
+		if st.Tree != "" && !f.Ungated {
+			st.Checks = CachedChecks(r.project, r.settings.Checks, st.Tree)
+		}
+	}
+	f.Checks = st.Checks
+	st.State, st.Why = decide(f)
+	if rel == "" && st.State != Landed {
+		st.Why = joinWhy("the plan left review-needed/; the next queue change drops it", st.Why)
+	}
+	return st
+}
+
+// reviewsOf is slug's approval and peer reviews, each stale unless it is
+// of tip or tip is a pure rebase of it.
+func (r *repo) reviewsOf(t *planfs.Tree, slug, tip string) (*Approval, []Review) {
+	holds := func(commit string) bool {
+		if commit == tip {
+			return true
+		}
+		same, err := PureRebase(r.project, r.integration, commit, tip)
+		return err == nil && same
+	}
+	var ap *Approval
+	if a, err := t.ReadApproval(slug); err == nil && a != nil {
+		ap = &Approval{Commit: a.Commit, By: a.By, At: a.At, Stale: !holds(a.Commit)}
+	}
+	reviews := []Review{}
+	if files, err := t.ReadReviews(slug); err == nil {
+		for _, f := range files {
+			reviews = append(reviews, Review{Commit: f.Commit, Reviewer: f.Reviewer, Endpoint: f.Endpoint,
+				Verdict: f.Verdict, At: f.At, Path: f.Path, Stale: !holds(f.Commit)})
+		}
+	}
+	return ap, reviews
+}
+
+func joinWhy(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
+}
+
+// author is slug's author by planfs Tree.Author's rule (the newest event
+// that moved it into review-needed/ from elsewhere), from one read of the
+// event log for the whole listing: Author reads the log whole on each
+// call, and 200 candidates on a long log took seconds.
+func (r *repo) author(t *planfs.Tree, slug string) string {
+	r.authorsOnce.Do(func() {
+		r.authors = map[string]string{}
+		events, _ := t.Events()
+		for _, e := range events {
+			if model.Rel(e.To).Lane() == model.ReviewNeeded && model.Rel(e.From).Lane() != model.ReviewNeeded {
+				r.authors[e.Slug] = e.AgentID
+			}
+		}
+	})
+	return r.authors[slug]
+}

@@ -1,0 +1,68 @@
+package landing
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fleetwatch/internal/testkit"
+)
+
+// A warm read asks git two things in all (the integration tip and every
+// branch tip), never one per candidate.
+func TestListWarmCacheMakesNoGitCallPerCandidate(t *testing.T) {
+	tr, slugs := benchProject(t, 30, "checks:\n  - {name: test, run: [sh, -c, 'true']}\n")
+	approveAndQueue(t, tr, slugs[:5])
+	cold := testkit.GitRuns(t, func() {
+		if _, err := List(tr.Project); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var l Listing
+	warm := testkit.GitRuns(t, func() {
+		var err error
+		if l, err = List(tr.Project); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if warm > 3 || cold < 30 {
+		t.Errorf("git runs: %d cold, %d warm; want ≥ 30 cold and ≤ 3 warm", cold, warm)
+	}
+	if len(l.Items) != 30 || l.Items[0].Slug != "c000" || l.Items[0].State != Queued || l.Items[5].State != NeedsReview {
+		t.Errorf("listing: %+v", l.Items[:6])
+	}
+}
+
+func TestQueueFileRefusedWhenBroken(t *testing.T) {
+	tr, _ := benchProject(t, 1, "")
+	dir := filepath.Join(tr.Project, "var", "fleet", "queue")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "queue.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := List(tr.Project)
+	if err == nil || !strings.Contains(err.Error(), "queue.json") {
+		t.Errorf("a broken queue.json: %v", err)
+	}
+}
+
+// The candidate commit is the same each time it is built.
+func TestBuildCommitIsStable(t *testing.T) {
+	tr, slugs := benchProject(t, 1, "")
+	tip, _ := git(tr.Project, "rev-parse", "feature/"+slugs[0])
+	d, err := derive(tr.Project, "dev", tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := buildCommit(tr.Project, "dev", tip, d.Tree, slugs[0], "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _ := buildCommit(tr.Project, "dev", tip, d.Tree, slugs[0], "c")
+	if one != two || one == "" {
+		t.Errorf("built %s, then %s", one, two)
+	}
+}

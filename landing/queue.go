@@ -1,0 +1,202 @@
+package landing
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"fleetwatch/internal/atomicfile"
+	"fleetwatch/internal/safepath"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// queueDir holds the queue, its lock and the candidates cache, relative to
+// the project.
+const queueDir = "var/fleet/queue"
+
+// Entry is one place in the merge queue; the order of the file is the order
+// of the queue.
+type Entry struct {
+	Slug    string    `json:"slug"`
+	AddedBy string    `json:"added_by"`
+	AddedAt time.Time `json:"added_at"`
+}
+
+type queueFile struct {
+	Entries []Entry `json:"entries"`
+}
+
+// lockQueue takes the queue's lock (a flock beside queue.json, waited for:
+// every holder keeps it for a read and a write, never across a landing).
+func lockQueue(project string) (func(), error) {
+	f, err := safepath.OpenFile(project, queueDir+"/queue.lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// readQueue is the queue in order; none when there is no file yet.
+func readQueue(project string) ([]Entry, error) {
+	f, err := safepath.OpenFile(project, queueDir+"/queue.json", os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var q queueFile
+	if err := json.NewDecoder(f).Decode(&q); err != nil {
+		return nil, fmt.Errorf("%s: %v (fix or delete it; it only orders the queue)", f.Name(), err)
+	}
+	return q.Entries, nil
+}
+
+func writeQueue(project string, entries []Entry) error {
+	dir, err := safepath.OpenDir(project, queueDir, true)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if entries == nil {
+		entries = []Entry{}
+	}
+	data, err := json.MarshalIndent(queueFile{Entries: entries}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteAt(dir, "queue.json", append(data, '\n'), 0o644)
+}
+
+// editQueue changes the queue under its lock: edit gets the entries and
+// returns the new ones, or an error that leaves the file as it was.
+func editQueue(project string, edit func([]Entry) ([]Entry, error)) error {
+	unlock, err := lockQueue(project)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	entries, err := readQueue(project)
+	if err != nil {
+		return err
+	}
+	next, err := edit(entries)
+	if err != nil {
+		return err
+	}
+	return writeQueue(project, next)
+}
+
+func position(entries []Entry, slug string) int {
+	for i, e := range entries {
+		if e.Slug == slug {
+			return i
+		}
+	}
+	return -1
+}
+
+// without drops slug and every entry whose plan left review-needed/ (it
+// landed, or was sent back by hand).
+func without(t *planfs.Tree, entries []Entry, slug string) []Entry {
+	out := make([]Entry, 0, len(entries))
+	for _, e := range entries {
+		if e.Slug != slug && inReview(t, e.Slug) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ErrRefused is a refusal by the queue (exit 2): not a candidate, not
+// approved, already queued, an agent landing.
+var ErrRefused = errors.New("refused")
+
+func refused(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
+}
+
+// reviewRel is slug's plan in review-needed/.
+func reviewRel(slug string) string { return string(model.RelOf(model.ReviewNeeded, slug+".md")) }
+
+func inReview(t *planfs.Tree, slug string) bool {
+	hits, _ := t.FindSlug(slug, model.ReviewNeeded)
+	for _, rel := range hits {
+		if rel == reviewRel(slug) {
+			return true
+		}
+	}
+	return false
+}
+
+// Add appends an approved candidate to the queue; it never takes the
+// landing lock.
+func Add(t *planfs.Tree, slug string) error { return AddAs(t, slug, "") }
+
+// AddAs is Add recording who queued it.
+func AddAs(t *planfs.Tree, slug, by string) error {
+	st, r, err := statusOf(t, slug)
+	if err != nil {
+		return err
+	}
+	switch {
+	case st.Rel == "":
+		return refused("%s is not in review-needed/", slug)
+	case st.Commit == "":
+		return refused("%s has no branch %s", slug, st.Branch)
+	case st.Ahead == 0:
+		return refused("%s: %s has nothing that is not in %s already", slug, st.Branch, r.integration)
+	case st.Approval == nil:
+		return refused("%s is not approved (fleetwatch review %s --approve)", slug, slug)
+	case st.Approval.Stale:
+		return refused("%s: the approval of %s is stale, the branch moved to %s; review it again", slug, short(st.Approval.Commit), short(st.Commit))
+	}
+	err = editQueue(t.Project, func(entries []Entry) ([]Entry, error) {
+		if position(entries, slug) >= 0 {
+			return nil, refused("%s is already queued", slug)
+		}
+		entries = without(t, entries, "")
+		return append(entries, Entry{Slug: slug, AddedBy: by, AddedAt: t.Now().UTC()}), nil
+	})
+	if err == nil {
+		t.LogEvent(planfs.Event{Event: "queue-add", Slug: slug, AgentID: by, Reason: st.Commit})
+	}
+	return err
+}
+
+// Remove takes slug out of the queue.
+func Remove(t *planfs.Tree, slug string) error { return RemoveAs(t, slug, "") }
+
+// RemoveAs is Remove recording who removed it.
+func RemoveAs(t *planfs.Tree, slug, by string) error {
+	err := editQueue(t.Project, func(entries []Entry) ([]Entry, error) {
+		if position(entries, slug) < 0 {
+			return nil, fmt.Errorf("%w: %s is not queued", ErrNotQueued, slug)
+		}
+		return without(t, entries, slug), nil
+	})
+	if err == nil {
+		t.LogEvent(planfs.Event{Event: "queue-remove", Slug: slug, AgentID: by})
+	}
+	return err
+}
+
+// ErrNotQueued means the slug has no place in the queue (exit 1).
+var ErrNotQueued = errors.New("not queued")
+
+// dequeue drops slug (and entries whose plan is gone) after a landing.
+func dequeue(t *planfs.Tree, slug string) error {
+	return editQueue(t.Project, func(entries []Entry) ([]Entry, error) {
+		return without(t, entries, slug), nil
+	})
+}

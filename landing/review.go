@@ -1,0 +1,393 @@
+package landing
+
+// A peer review runs another worker's agent on a frozen commit: a detached
+// throwaway worktree at the branch tip under var/fleet/reviews/wt/, the
+// endpoint's review_command (else its command, else the registry's
+// executor) with {mode}=review, {commit} and {base}, and FLEET_REVIEW naming
+// a file outside the worktree for the verdict. The worktree is checked
+// afterwards: a reviewer that wrote anything, or moved HEAD, is refused and
+// nothing is stored. The worktree always goes; one left by a killed run
+// (its owner's pid gone) is removed by the next review.
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"fleetwatch/internal/config"
+	"fleetwatch/internal/gitenv"
+	"fleetwatch/internal/safepath"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/registry"
+	"fleetwatch/workers"
+)
+
+// DefaultPeerTimeout bounds a reviewer's run when PeerOptions say nothing.
+const DefaultPeerTimeout = 30 * time.Minute
+
+const (
+	reviewWorktrees = "var/fleet/reviews/wt"
+	reviewOut       = "var/fleet/reviews/out"
+	reviewLogs      = "var/fleet/logs"
+)
+
+// maxReviewText bounds the verdict read from stdout or $FLEET_REVIEW.
+const maxReviewText = 1 << 20
+
+// Approve records a person's approve of slug's current tip. It is refused
+// in an agent run (FLEET_AGENT_ID set), for a plan not in review-needed/,
+// and for a branch that is missing or not ahead of the integration branch.
+func Approve(t *planfs.Tree, slug, by string) (Approval, error) {
+	if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
+		return Approval{}, refused("only a person approves: FLEET_AGENT_ID is set (%s), so this is an agent run", id)
+	}
+	c, err := candidateOf(t, slug)
+	if err != nil {
+		return Approval{}, err
+	}
+	ap, err := t.WriteApproval(slug, c.tip, planfs.Agent(by))
+	if err != nil {
+		return Approval{}, err
+	}
+	return Approval{Commit: ap.Commit, By: ap.By, At: ap.At}, nil
+}
+
+// candidate is what a review or an approve needs of slug's branch, read
+// now and never stored.
+type candidate struct {
+	branch, integration, tip, base string
+}
+
+// candidateOf resolves slug's plan, branch and integration branch without
+// creating anything.
+func candidateOf(t *planfs.Tree, slug string) (candidate, error) {
+	if err := planfs.ValidSlug(slug); err != nil {
+		return candidate{}, refused("%v", err)
+	}
+	if !inReview(t, slug) {
+		return candidate{}, refused("%s is not in review-needed/", slug)
+	}
+	s, err := config.Load(t.Project)
+	if err != nil {
+		return candidate{}, err
+	}
+	c := candidate{branch: model.FeatureBranch(slug)}
+	if c.integration, err = Integration(t.Project, s); err != nil {
+		return candidate{}, err
+	}
+	if c.tip = revParse(t.Project, "refs/heads/"+c.branch); c.tip == "" {
+		return candidate{}, refused("%s has no branch %s", slug, c.branch)
+	}
+	if c.base, err = git(t.Project, "merge-base", "refs/heads/"+c.integration, c.tip); err != nil {
+		return candidate{}, fmt.Errorf("%s: %v", c.branch, err)
+	}
+	if c.base == c.tip {
+		return candidate{}, refused("%s is not ahead of %s: nothing to review", c.branch, c.integration)
+	}
+	return c, nil
+}
+
+// Peer runs a peer review of slug's branch tip in the foreground and
+// stores the verdict.
+func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Review, error) {
+	c, err := candidateOf(t, slug)
+	if err != nil {
+		return Review{}, err
+	}
+	regPath := cmp.Or(opt.Registry, registry.Path(t.Project))
+	reg, err := registry.Load(regPath)
+	if err != nil {
+		return Review{}, err
+	}
+	author := t.Author(slug)
+	ep, err := chooseReviewer(reg, t.Project, author, opt.Endpoint)
+	if err != nil {
+		return Review{}, err
+	}
+	agent := cmp.Or(opt.AgentID, "review-"+ep.Name)
+	if author != "" && agent == author {
+		return Review{}, refused("%s is the author of %s and cannot review its own change; name another --agent-id or --endpoint", agent, slug)
+	}
+	argv := reviewArgv(ep, reg)
+	if len(argv) == 0 {
+		return Review{}, fmt.Errorf("%s: endpoint %q has no review_command or command, and there is no executor", regPath, ep.Name)
+	}
+	logf(opt.Log, "peer review of %s at %s by %s (endpoint %s)", c.branch, short(c.tip), agent, ep.Name)
+	cleanReviewWorktrees(t.Project)
+	wt, err := addReviewWorktree(t.Project, slug, c.tip)
+	if err != nil {
+		return Review{}, err
+	}
+	defer dropReviewWorktree(t.Project, wt)
+	out, err := reviewOutFile(t.Project, slug)
+	if err != nil {
+		return Review{}, err
+	}
+	defer os.Remove(out)
+	ph := workers.Placeholders{Plan: t.Abs(reviewRel(slug)), Worktree: wt, AgentID: agent, Model: ep.Model,
+		BaseURL: ep.BaseURL, Slug: slug, Root: wt, Mode: "review", Commit: c.tip, Base: c.base}
+	stdout, err := runReviewer(ctx, t.Project, slug, wt, ph, argv, out, cmp.Or(opt.Timeout, DefaultPeerTimeout))
+	if err != nil {
+		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
+		return Review{}, err
+	}
+	if wrote := wroteIn(wt, c.tip); wrote != "" {
+		err := refused("the reviewer wrote in its worktree: %s; reviews are read-only, nothing stored", wrote)
+		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
+		return Review{}, err
+	}
+	text, _ := readCapped(out)
+	if len(bytes.TrimSpace(text)) == 0 {
+		text = stdout
+	}
+	verdict, findings := parseVerdict(text)
+	if verdict == "" {
+		err := refused("no verdict from %s: the first line must be ACCEPT, REVISE or ESCALATE (log: %s)", agent, reviewLogRel(slug))
+		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
+		return Review{}, err
+	}
+	rf := planfs.ReviewFile{Slug: slug, Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: t.Now()}
+	path, err := t.WriteReview(rf, findings)
+	if err != nil {
+		return Review{}, err
+	}
+	logf(opt.Log, "%s: %s (%s)", agent, verdict, path)
+	return Review{Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: rf.At, Path: path}, nil
+}
+
+// reviewArgv is the command a review runs: the endpoint's review_command,
+// else its command, else the registry's executor.
+func reviewArgv(ep registry.Endpoint, reg *registry.Registry) []string {
+	for _, argv := range [][]string{ep.ReviewCommand, ep.Command, reg.Executor} {
+		if len(argv) > 0 {
+			return slices.Clone(argv)
+		}
+	}
+	return nil
+}
+
+// chooseReviewer is the endpoint named, else the first whose tier is at
+// least the author's and which is not the author's own endpoint (unless it
+// is the only one that fits).
+func chooseReviewer(reg *registry.Registry, project, author, want string) (registry.Endpoint, error) {
+	if want != "" {
+		for _, ep := range reg.Endpoints {
+			if ep.Name == want {
+				return ep, nil
+			}
+		}
+		return registry.Endpoint{}, refused("no endpoint %q in %s", want, reg.Path)
+	}
+	authorTier, authorEp := model.NoTier, ""
+	if author != "" {
+		states, _ := workers.ReadStates(project)
+		for _, st := range states {
+			if st.AgentID != author {
+				continue
+			}
+			authorTier, _ = model.ParseTier(st.Tier)
+			for _, ep := range reg.Endpoints {
+				if ep.Model == st.Model && ep.Tier == st.Tier {
+					authorEp = ep.Name
+					break
+				}
+			}
+		}
+	}
+	var fits []registry.Endpoint
+	for _, ep := range reg.Endpoints {
+		if tier, err := model.ParseTier(ep.Tier); err == nil && tier >= authorTier {
+			fits = append(fits, ep)
+		}
+	}
+	for _, ep := range fits {
+		if ep.Name != authorEp {
+			return ep, nil
+		}
+	}
+	if len(fits) > 0 {
+		return fits[0], nil
+	}
+	if authorTier != model.NoTier {
+		return registry.Endpoint{}, refused("no endpoint in %s of tier %s or higher to review %s's change", reg.Path, authorTier, author)
+	}
+	return registry.Endpoint{}, refused("no endpoint in %s to review with", reg.Path)
+}
+
+// addReviewWorktree makes a detached worktree of commit, named after slug
+// and this process so a leftover can be told from a live one.
+func addReviewWorktree(project, slug, commit string) (string, error) {
+	dir, err := safepath.MkdirAll(project, reviewWorktrees)
+	if err != nil {
+		return "", fmt.Errorf("cannot make %s: %v", reviewWorktrees, err)
+	}
+	wt := filepath.Join(dir, fmt.Sprintf("%s.%d.%s", slug, os.Getpid(), randomSuffix()))
+	if _, err := git(project, "worktree", "add", "--detach", "--quiet", wt, commit); err != nil {
+		os.RemoveAll(wt)
+		return "", fmt.Errorf("cannot make the review worktree: %v", err)
+	}
+	return wt, nil
+}
+
+// dropReviewWorktree removes wt and git's record of it.
+func dropReviewWorktree(project, wt string) {
+	_, _ = git(project, "worktree", "remove", "--force", "--force", wt)
+	os.RemoveAll(wt)
+	_, _ = git(project, "worktree", "prune")
+}
+
+// cleanReviewWorktrees removes review worktrees whose run is gone (a
+// killed fleetwatch): the pid in the name is not alive here.
+func cleanReviewWorktrees(project string) {
+	entries, _ := os.ReadDir(filepath.Join(project, filepath.FromSlash(reviewWorktrees)))
+	for _, e := range entries {
+		parts := strings.Split(e.Name(), ".")
+		if len(parts) < 3 {
+			continue
+		}
+		pid, err := strconv.Atoi(parts[len(parts)-2])
+		if err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		dropReviewWorktree(project, filepath.Join(project, filepath.FromSlash(reviewWorktrees), e.Name()))
+	}
+}
+
+// reviewOutFile is a fresh path for $FLEET_REVIEW, outside the worktree.
+func reviewOutFile(project, slug string) (string, error) {
+	dir, err := safepath.MkdirAll(project, reviewOut)
+	if err != nil {
+		return "", fmt.Errorf("cannot make %s: %v", reviewOut, err)
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s.%d.%s.md", slug, os.Getpid(), randomSuffix())), nil
+}
+
+func reviewLogRel(slug string) string { return reviewLogs + "/review-" + slug + ".log" }
+
+// runReviewer runs argv in wt in its own process group, its stdout and
+// stderr into the review log; it returns stdout (capped). A run that does
+// not exit within timeout, or exits non-zero, is an error.
+func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Placeholders, argv []string, out string, timeout time.Duration) ([]byte, error) {
+	argv = ph.Expand(argv)
+	argv, err := workers.CheckExecutor(argv, project)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := safepath.MkdirAll(project, reviewLogs); err != nil {
+		return nil, fmt.Errorf("cannot make %s: %v", reviewLogs, err)
+	}
+	logFile, err := safepath.OpenFile(project, reviewLogRel(slug), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write %s: %v", reviewLogRel(slug), err)
+	}
+	defer logFile.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = wt
+	cmd.Env = gitenv.Env(append(ph.Env(), "PWD="+wt, "FLEET_REVIEW="+out)...)
+	cmd.Stdin = nil
+	var stdout cappedBuffer
+	cmd.Stdout = io.MultiWriter(&stdout, logFile)
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	if cmd.Process != nil {
+		// Whatever the reviewer left running must not outlive its worktree.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, refused("the reviewer %s did not finish within %v; killed (log: %s)", ph.AgentID, timeout, reviewLogRel(slug))
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("the review of %s was cancelled", slug)
+	case err != nil:
+		return nil, refused("the reviewer %s failed: %v (log: %s)", ph.AgentID, err, reviewLogRel(slug))
+	}
+	return stdout.Bytes(), nil
+}
+
+// cappedBuffer keeps the first maxReviewText bytes written to it.
+type cappedBuffer struct{ bytes.Buffer }
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := maxReviewText - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxReviewText))
+}
+
+// wroteIn says what the reviewer changed in wt ("" when nothing): paths git
+// sees modified or untracked, or HEAD moved off tip.
+func wroteIn(wt, tip string) string {
+	var what []string
+	if head := revParse(wt, "HEAD"); head != tip {
+		what = append(what, "HEAD moved to "+cmp.Or(short(head), "nothing"))
+	}
+	status, err := git(wt, "status", "--porcelain", "--ignored=no", "--untracked-files=all")
+	if err != nil {
+		return "cannot check: " + err.Error()
+	}
+	for _, line := range strings.Split(status, "\n") {
+		if len(line) > 3 {
+			what = append(what, line[3:])
+		}
+	}
+	if len(what) > 5 {
+		what = append(what[:5], fmt.Sprintf("and %d more", len(what)-5))
+	}
+	return strings.Join(what, ", ")
+}
+
+// parseVerdict reads the verdict from the first non-empty line (markdown
+// marks around it allowed: "# ACCEPT", "**REVISE**") and returns the rest
+// as the findings; "" when there is none.
+func parseVerdict(text []byte) (string, []byte) {
+	rest := string(text)
+	for rest != "" {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		line = strings.TrimLeft(strings.TrimSpace(line), "#*_` ")
+		end := strings.IndexFunc(line, func(r rune) bool { return r < 'A' || r > 'Z' })
+		if end < 0 {
+			end = len(line)
+		}
+		word := line[:end]
+		if !slices.Contains(planfs.Verdicts, word) || end < len(line) && !strings.ContainsRune(":.!*_` ", rune(line[end])) {
+			return "", nil
+		}
+		findings := strings.TrimLeft(rest, "\n")
+		// "ACCEPT: looks good" keeps its words as the first finding.
+		if more := strings.TrimSpace(strings.TrimLeft(line[end:], ":.!*_` ")); more != "" {
+			findings = more + "\n\n" + findings
+		}
+		return word, []byte(findings)
+	}
+	return "", nil
+}
