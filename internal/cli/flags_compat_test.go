@@ -81,6 +81,15 @@ func flagTable(empty string) []flagCase {
 	add([]string{"worktree", "path"}, nil, gitProject, agent)
 	add([]string{"worktree", "remove"}, nil, gitProject, agent, []string{"--force"}, []string{"--delete-branch"})
 	add([]string{"worktree", "ensure-integration"}, nil, gitProject, []string{"--push-integration"})
+	add([]string{"review"}, []string{"a", "b"}, root, []string{"--approve"}, []string{"--needs-work", "n"}, []string{"--defer", "n"},
+		[]string{"--peer"}, []string{"--endpoint", "e"}, []string{"--agent-id", "r"},
+		[]string{"--registry", filepath.Join(empty, "endpoints.yaml")}, []string{"--timeout", "1m"})
+	opAgent := []string{"--agent-id", "op-1"}
+	add([]string{"queue", "add"}, []string{"a"}, root, opAgent)
+	add([]string{"queue", "remove"}, []string{"a"}, root, opAgent)
+	add([]string{"queue", "list"}, nil, root, []string{"--json"})
+	add([]string{"queue", "land"}, nil, root, opAgent, []string{"--yes"}, []string{"--ungated"})
+	add([]string{"queue", "send-back"}, []string{"a"}, root, opAgent, []string{"--note", "n"})
 	return cs
 }
 

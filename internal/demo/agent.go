@@ -19,12 +19,16 @@ import (
 // executor: the FLEET_* variables.
 type AgentEnv struct {
 	Plan, Worktree, AgentID, Slug, Port string
+	// Mode is "review" when the agent is asked to review a change at Commit
+	// against Base, not to work on its plan.
+	Mode, Commit, Base string
 }
 
 // AgentEnvFromOS reads the FLEET_* variables.
 func AgentEnvFromOS() AgentEnv {
 	return AgentEnv{Plan: os.Getenv("FLEET_PLAN"), Worktree: os.Getenv("FLEET_WORKTREE"),
-		AgentID: os.Getenv("FLEET_AGENT_ID"), Slug: os.Getenv("FLEET_SLUG"), Port: os.Getenv("FLEET_PORT")}
+		AgentID: os.Getenv("FLEET_AGENT_ID"), Slug: os.Getenv("FLEET_SLUG"), Port: os.Getenv("FLEET_PORT"),
+		Mode: os.Getenv("FLEET_MODE"), Commit: os.Getenv("FLEET_COMMIT"), Base: os.Getenv("FLEET_BASE")}
 }
 
 // Agent is the demo's stand-in for a coding agent: it reads its plan, prints
@@ -34,6 +38,9 @@ func AgentEnvFromOS() AgentEnv {
 // var/worktrees/) it changes nothing: it must never commit to a person's
 // checkout.
 func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
+	if env.Mode == "review" {
+		return review(env, out)
+	}
 	if env.Plan == "" || env.Worktree == "" {
 		return errors.New("demo-agent runs under `fleetwatch work-once --run`, which sets FLEET_PLAN and FLEET_WORKTREE")
 	}
@@ -88,6 +95,28 @@ func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
 	step("done: ready for review")
 	return nil
 }
+
+// review is the stand-in's peer review: it reads what the change touches
+// and accepts it, writing nothing (a reviewer that writes is refused).
+func review(env AgentEnv, out io.Writer) error {
+	if env.Worktree == "" || env.Commit == "" || env.Base == "" {
+		return errors.New("demo-agent reviews under `fleetwatch review --peer`, which sets FLEET_WORKTREE, FLEET_COMMIT and FLEET_BASE")
+	}
+	stat, err := git(env.Worktree, "diff", "--stat", env.Base, env.Commit)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(strings.TrimSpace(stat), "\n")
+	fmt.Fprintf(out, "ACCEPT\n\nReviewed %s by the demo's stand-in agent (%s).\n\n", short(env.Commit), env.AgentID)
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			fmt.Fprintf(out, "- %s\n", l)
+		}
+	}
+	return nil
+}
+
+func short(id string) string { return id[:min(len(id), 7)] }
 
 // planSummary is a plan's title (its first heading) and the first line of
 // its Goal section.
