@@ -104,6 +104,7 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 		return Landing{}, false, err
 	}
 	var head *Entry
+	dropped := false
 	for i := range entries {
 		e := entries[i]
 		tip := r.tips[model.FeatureBranch(e.Slug)]
@@ -122,9 +123,12 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 			break
 		}
 		fmt.Fprintf(opt.Log, "%s left review-needed/: dropped from the queue\n", e.Slug)
+		dropped = true
+	}
+	if dropped || head == nil {
+		_ = dequeue(t, "")
 	}
 	if head == nil {
-		_ = dequeue(t, "")
 		return Landing{}, false, ErrEmpty
 	}
 	st := r.status(t, head.Slug, reviewRel(head.Slug), 1)
