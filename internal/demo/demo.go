@@ -43,7 +43,12 @@ const day = 24 * time.Hour
 //     note-pinning, keyboard-shortcuts and tag-autocomplete (promoted);
 //   - in-progress/: duplicate-tags-by-case leased to mid-1 (live),
 //     crash-on-empty-title leased to small-2 (expired; check reports it);
-//   - review-needed/: csv-import; ambiguous/: improve-performance;
+//   - review-needed/: csv-import (peer-reviewed, approved, first in the
+//     merge queue), archive-notes (approved, second: it touches the lines
+//     csv-import does, so it conflicts once csv-import lands) and
+//     word-count (a peer asked for changes); each on its feature branch in
+//     its author's worktree; fleetwatch.yaml names dev and two checks;
+//     ambiguous/: improve-performance;
 //     blocked/: email-reminders (both parked with a reason);
 //   - completed/: save-notes-to-disk, basic-auth-login.
 //
@@ -126,6 +131,7 @@ func (b *builder) build() {
 	b.firstPlansDone()
 	b.backlog()
 	b.triage()
+	b.landingQueue()
 	b.inFlight()
 	if b.tree != nil {
 		b.tree.Now = time.Now
@@ -168,6 +174,8 @@ func (b *builder) backlog() {
 	b.add(model.Features, "rotate-signing-key", 4*day-4*time.Hour)
 	b.add(model.Features, "improve-performance", 4*day-6*time.Hour)
 	b.add(model.Features, "keyboard-shortcuts", 3*day-time.Hour)
+	b.add(model.Features, "archive-notes", 3*day-90*time.Minute)
+	b.add(model.Features, "word-count", 3*day-100*time.Minute)
 	b.add(model.Drafts, "tag-autocomplete", 3*day-2*time.Hour)
 	b.add(model.Drafts, "dark-mode", 3*day-3*time.Hour)
 	b.add(model.Drafts, "offline-sync", 3*day-5*time.Hour)
@@ -262,11 +270,16 @@ func (b *builder) writeApp(files map[string]string) {
 // and the user's global and system config are kept out: the demo repo must
 // not depend on them or touch another repository.
 func (b *builder) git(ago time.Duration, who author, args ...string) {
+	b.gitIn(b.project, ago, who, args...)
+}
+
+// gitIn is git in dir (an agent's worktree).
+func (b *builder) gitIn(dir string, ago time.Duration, who author, args ...string) {
 	if b.err != nil {
 		return
 	}
 	cmd := exec.Command("git", args...)
-	cmd.Dir = b.project
+	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
 			cmd.Env = append(cmd.Env, kv)
@@ -958,6 +971,40 @@ type bucket struct {
 - [ ] the sixth wrong password within a minute gets 429
 - [ ] a right password after the lock ends works
 - [ ] memory stays bounded under a spray of random emails
+`,
+
+	"archive-notes": `# Archive a note
+
+- **Value:** medium
+- **Priority:** P2
+- **Preferred models:** mid
+- **Depends on:** none
+
+## Goal
+Old notes leave the list without being lost.
+
+## Context
+‵POST /api/notes/{id}/archive‵ takes the note out of the list; 404 for an
+unknown id.
+
+## Done when
+- [ ] an archived note is gone from ‵GET /api/notes‵
+- [ ] an unknown id is 404
+`,
+
+	"word-count": `# Word count for each note
+
+- **Value:** low
+- **Priority:** P3
+- **Preferred models:** small, mid
+- **Depends on:** none
+
+## Goal
+The list shows how long each note is.
+
+## Done when
+- [ ] each note in the list says how many words it has
+- [ ] an empty body is 0 words
 `,
 
 	"csv-import": `# Import notes from a CSV file
