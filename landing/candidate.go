@@ -169,7 +169,8 @@ func Integration(project string, s config.Settings) (string, error) {
 			return n, nil
 		}
 	}
-	return "", fmt.Errorf("%s: no integration branch (%s)", project, strings.Join(names, " or "))
+	// Not the project's path: every face already says which project it is.
+	return "", fmt.Errorf("no integration branch (%s); name one with integration: in %s", strings.Join(names, " or "), config.File)
 }
 
 func readRepo(project string) (*repo, error) {

@@ -202,20 +202,7 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 	if err != nil {
 		return rec, err
 	}
-	env := []string{
-		"PORT=" + strconv.Itoa(port), "FLEET_PORT=" + strconv.Itoa(port),
-		"FLEET_CHECK=" + c.Name, "FLEET_COMMIT=" + commit, "FLEET_TREE=" + tree,
-		"CI=1", "PWD=" + wt.path,
-	}
-	for k, v := range c.Env {
-		env = append(env, k+"="+v)
-	}
-	cmd := exec.Command(c.Run[0], c.Run[1:]...)
-	cmd.Dir = wt.path
-	cmd.Env = gitenv.Env(env...)
-	// Its own process group, so a timeout reaches everything it started;
-	// and it hears of the runner's death instead of running on unwatched.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd := checkCommand(c, commit, tree, wt.path, port)
 	out := &cappedLog{file: logFile}
 	// One pipe of our own for stdout and stderr, interleaved: Wait then
 	// returns when the check exits, not when the last process holding its
@@ -243,20 +230,8 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 		return rec, nil
 	}
 	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	limit := checkTimeout(c)
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	timedOut := false
-	select {
-	case <-done:
-	case <-timer.C:
-		timedOut = true
-		stopGroup(pgid, done)
-	case <-ctx.Done():
-		stopGroup(pgid, done)
-	}
+	timedOut := waitCheck(ctx, cmd, limit)
 	rec.Took = time.Since(start)
 	// Whatever it left behind (a server on its port) goes with it.
 	killGroup(pgid)
@@ -272,24 +247,71 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 		return rec, ctx.Err()
 	}
 	rec.Exit = cmd.ProcessState.ExitCode()
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	switch {
-	case timedOut:
+	if timedOut {
 		rec.Result, rec.Note = Timeout, "killed after "+shortDuration(limit)
-	case ws.Signaled():
-		rec.Result, rec.Note = Error, "killed by signal "+unix.SignalName(ws.Signal())
-	case rec.Exit == 126:
-		rec.Result, rec.Note = Error, "exit 126: could not execute"
-	case rec.Exit == 127:
-		rec.Result, rec.Note = Error, "exit 127: command not found"
-	case rec.Exit != 0:
-		rec.Result, rec.Note = Fail, "exit "+strconv.Itoa(rec.Exit)
-	case c.ExpectOutput != nil && !out.matches(c.ExpectOutput.MatchString):
-		rec.Result, rec.Note = Fail, fmt.Sprintf("exit 0 but no match for expect_output %q", c.ExpectOutput.String())
-	default:
-		rec.Result = Pass
+	} else {
+		rec.Result, rec.Note = exitVerdict(c, cmd.ProcessState, out)
 	}
 	return rec, nil
+}
+
+// checkCommand is c's command, set up to run in dir: the check's
+// environment, and a process group of its own.
+func checkCommand(c config.Check, commit, tree, dir string, port int) *exec.Cmd {
+	env := []string{
+		"PORT=" + strconv.Itoa(port), "FLEET_PORT=" + strconv.Itoa(port),
+		"FLEET_CHECK=" + c.Name, "FLEET_COMMIT=" + commit, "FLEET_TREE=" + tree,
+		"CI=1", "PWD=" + dir,
+	}
+	for k, v := range c.Env {
+		env = append(env, k+"="+v)
+	}
+	cmd := exec.Command(c.Run[0], c.Run[1:]...)
+	cmd.Dir = dir
+	cmd.Env = gitenv.Env(env...)
+	// Its own process group, so a timeout reaches everything it started;
+	// and it hears of the runner's death instead of running on unwatched.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	return cmd
+}
+
+// waitCheck waits for the started cmd to exit, stopping its group when
+// limit passes (timedOut) or ctx ends, so it never runs on unwatched.
+func waitCheck(ctx context.Context, cmd *exec.Cmd, limit time.Duration) (timedOut bool) {
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		timedOut = true
+		stopGroup(pgid, done)
+	case <-ctx.Done():
+		stopGroup(pgid, done)
+	}
+	return timedOut
+}
+
+// exitVerdict judges a check that ran to its end by how it exited and,
+// when it passed, by whether its output matches expect_output.
+func exitVerdict(c config.Check, ps *os.ProcessState, out *cappedLog) (Result, string) {
+	exit := ps.ExitCode()
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Signaled():
+		return Error, "killed by signal " + unix.SignalName(ws.Signal())
+	case exit == 126:
+		return Error, "exit 126: could not execute"
+	case exit == 127:
+		return Error, "exit 127: command not found"
+	case exit != 0:
+		return Fail, "exit " + strconv.Itoa(exit)
+	case c.ExpectOutput != nil && !out.matches(c.ExpectOutput.MatchString):
+		return Fail, fmt.Sprintf("exit 0 but no match for expect_output %q", c.ExpectOutput.String())
+	}
+	return Pass, ""
 }
 
 // shortDuration is d as a person writes it: 10m, not 10m0s.

@@ -133,19 +133,8 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 	}
 	st := r.status(t, head.Slug, reviewRel(head.Slug), 1)
 	l := Landing{Slug: head.Slug, Commit: st.Commit, From: r.tip}
-	switch {
-	case st.Commit == "":
-		return l, false, fmt.Errorf("%w: %s has no branch %s; queue send-back %s", ErrNotReady, head.Slug, st.Branch, head.Slug)
-	case len(st.ConflictPaths) > 0:
-		return l, false, fmt.Errorf("%w: %s conflicts with %s in %s; queue send-back %s returns it to its lane", ErrNotReady,
-			head.Slug, r.integration, strings.Join(st.ConflictPaths, ", "), head.Slug)
-	case st.Approval == nil:
-		return l, false, fmt.Errorf("%w: %s is not approved (fleetwatch review %s --approve)", ErrNotReady, head.Slug, head.Slug)
-	case st.Approval.Stale:
-		return l, false, fmt.Errorf("%w: %s moved to %s after %s approved %s; review it again", ErrNotReady,
-			head.Slug, short(st.Commit), st.Approval.By, short(st.Approval.Commit))
-	case st.Ungated && !opt.Ungated:
-		return l, false, fmt.Errorf("%w: %s is %s", ErrNotReady, head.Slug, ungatedWhy)
+	if err := notReady(r, head.Slug, st, opt.Ungated); err != nil {
+		return l, false, err
 	}
 	title := planTitle(t, st.Rel, head.Slug)
 	cand, err := buildCommit(t.Project, r.tip, st.Commit, st.Tree, head.Slug, title)
@@ -155,23 +144,15 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 	fmt.Fprintf(opt.Log, "built %s: %s with %s at %s\n", short(cand), r.integration, head.Slug, short(st.Commit))
 	failpoint("land:built")
 
-	var spec *speculation
 	if !st.Ungated {
-		spec = speculate(ctx, t, r, entries, head.Slug, cand, opt.Log)
+		// The entries behind head are checked meanwhile, on the chain from
+		// cand; their runs are let finish on the way out, for the next
+		// landing reuses their results.
+		spec := speculate(ctx, t, r, entries, head.Slug, cand, opt.Log)
 		defer spec.wait()
-		results := CachedChecks(t.Project, r.settings.Checks, st.Tree)
-		if !allPass(results) {
-			fmt.Fprintf(opt.Log, "checking %s\n", short(cand))
-			results, err = RunChecks(ctx, t.Project, r.settings.Checks, cand, opt.Log)
-			if err != nil {
-				spec.cancel()
-				return l, false, err
-			}
-		}
-		if !allPass(results) {
+		if err := checkCandidate(ctx, t.Project, r, head.Slug, st, cand, opt.Log); err != nil {
 			spec.cancel()
-			_, why := decide(facts{Queued: true, Approval: st.Approval, Checks: results})
-			return l, false, fmt.Errorf("%w: %s: %s", ErrNotReady, head.Slug, why)
+			return l, false, err
 		}
 	}
 	failpoint("land:checked")
@@ -184,6 +165,44 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 	fmt.Fprintf(opt.Log, "%s: %s → %s\n", r.integration, short(r.tip), short(cand))
 	l, err = finish(t, r, opt, l)
 	return l, false, err
+}
+
+// notReady is why the queue's head slug, at st, cannot land yet, or nil
+// when it can; it is asked before anything is built.
+func notReady(r *repo, slug string, st Status, ungatedOK bool) error {
+	switch {
+	case st.Commit == "":
+		return fmt.Errorf("%w: %s has no branch %s; queue send-back %s", ErrNotReady, slug, st.Branch, slug)
+	case len(st.ConflictPaths) > 0:
+		return fmt.Errorf("%w: %s conflicts with %s in %s; queue send-back %s returns it to its lane", ErrNotReady,
+			slug, r.integration, strings.Join(st.ConflictPaths, ", "), slug)
+	case st.Approval == nil:
+		return fmt.Errorf("%w: %s is not approved (fleetwatch review %s --approve)", ErrNotReady, slug, slug)
+	case st.Approval.Stale:
+		return fmt.Errorf("%w: %s moved to %s after %s approved %s; review it again", ErrNotReady,
+			slug, short(st.Commit), st.Approval.By, short(st.Approval.Commit))
+	case st.Ungated && !ungatedOK:
+		return fmt.Errorf("%w: %s is %s", ErrNotReady, slug, ungatedWhy)
+	}
+	return nil
+}
+
+// checkCandidate passes when every check passes on cand. Results are keyed
+// by tree: when all of them already passed on st.Tree, nothing runs again.
+func checkCandidate(ctx context.Context, project string, r *repo, slug string, st Status, cand string, log io.Writer) error {
+	results := CachedChecks(project, r.settings.Checks, st.Tree)
+	if !allPass(results) {
+		fmt.Fprintf(log, "checking %s\n", short(cand))
+		var err error
+		if results, err = RunChecks(ctx, project, r.settings.Checks, cand, log); err != nil {
+			return err
+		}
+	}
+	if !allPass(results) {
+		_, why := decide(facts{Queued: true, Approval: st.Approval, Checks: results})
+		return fmt.Errorf("%w: %s: %s", ErrNotReady, slug, why)
+	}
+	return nil
 }
 
 // landedBefore reports whether a queued entry's tip is already in the

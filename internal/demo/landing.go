@@ -117,7 +117,7 @@ func (b *builder) review(slug, commit, verdict string, ago time.Duration, findin
 		return
 	}
 	b.at(ago)
-	_, err = b.tree.WriteReview(planfs.ReviewFile{Slug: slug, Commit: commit, Reviewer: "review-cloud-reasoner",
+	_, err = b.tree.WriteReview(planfs.ReviewFile{Slug: slug, Commit: commit, Reviewer: "reasoner-2",
 		Endpoint: "cloud-reasoner", Base: base, Verdict: verdict, At: b.now.Add(-ago)}, []byte(findings))
 	b.fail("review of "+slug, err)
 }
