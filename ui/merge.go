@@ -135,7 +135,7 @@ func (l *mergeList) setSize(w, h int) {
 }
 
 // checkLegend says what each check glyph means, below the table.
-const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ⧗ timeout  · missing  … running"
+const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missing  … running"
 
 func (l *mergeList) rebuild(m *Model) {
 	f := l.needle()
@@ -417,7 +417,7 @@ func checkGlyph(r landing.Result) string {
 	case landing.Error:
 		return "!"
 	case landing.Timeout:
-		return "⧗"
+		return "◷"
 	case landing.Running:
 		return "…"
 	}
