@@ -433,3 +433,26 @@ func TestMergeColoursKeepTheLayout(t *testing.T) {
 		}
 	}
 }
+
+// m on a head that conflicts says, before anything runs, that it will not
+// land and what helps.
+func TestMergeLandConflictWarns(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, func(p *project) landing.Listing {
+		l := sampleListing(p)
+		for i := range l.Items {
+			if l.Items[i].Position != nil && *l.Items[i].Position == 1 {
+				l.Items[i].State, l.Items[i].ConflictPaths = landing.Conflict, []string{"main.go"}
+			}
+		}
+		return l
+	})
+	h.press("m")
+	d := h.m.dialogShown()
+	if d == nil {
+		t.Fatal("m opened no dialog")
+	}
+	if body := strings.Join(d.body, "\n"); !strings.Contains(body, "will not land") {
+		t.Errorf("the land dialog on a conflicting head does not warn:\n%s", body)
+	}
+}

@@ -189,6 +189,11 @@ func (m *Model) askLand() {
 		body = append(body, "Candidate "+short(h.Candidate)+" (tree "+short(h.Tree)+").")
 	}
 	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", whyText(h))+".")
+	switch h.State {
+	case landing.Conflict, landing.Stale, landing.Failed, landing.NeedsReview, landing.Reviewed:
+		// The lander would refuse; say so before it runs, and what helps.
+		body = append(body, "⚠ as it stands it will not land: X sends it back to its worker with a note, - takes it out of the queue.")
+	}
 	ungated := h.Ungated || len(l.CheckNames) == 0
 	var choices []model.Lane
 	if ungated {
