@@ -118,17 +118,7 @@ func dropCheckWorktree(project, path string) {
 
 // lockWorktrees serializes the check runners' worktree adds and removals
 // in project, across processes.
-func lockWorktrees(project string) (func(), error) {
-	f, err := safepath.OpenFile(project, checksRel+"/wt.lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
-}
+func lockWorktrees(project string) (func(), error) { return flockRel(project, checksRel+"/wt.lock") }
 
 // cleanCheckWorktrees removes the throwaway worktrees of runners that died
 // (their folder's lock is free).

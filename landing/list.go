@@ -152,19 +152,9 @@ func joinWhy(a, b string) string {
 	return a + "; " + b
 }
 
-// author is slug's author by planfs Tree.Author's rule (the newest event
-// that moved it into review-needed/ from elsewhere), from one read of the
-// event log for the whole listing: Author reads the log whole on each
-// call, and 200 candidates on a long log took seconds.
+// author is slug's author, from one read of the event log for the whole
+// listing (planfs Tree.Authors).
 func (r *repo) author(t *planfs.Tree, slug string) string {
-	r.authorsOnce.Do(func() {
-		r.authors = map[string]string{}
-		events, _ := t.Events()
-		for _, e := range events {
-			if model.Rel(e.To).Lane() == model.ReviewNeeded && model.Rel(e.From).Lane() != model.ReviewNeeded {
-				r.authors[e.Slug] = e.AgentID
-			}
-		}
-	})
+	r.authorsOnce.Do(func() { r.authors = t.Authors() })
 	return r.authors[slug]
 }

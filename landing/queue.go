@@ -33,8 +33,12 @@ type queueFile struct {
 
 // lockQueue takes the queue's lock (a flock beside queue.json, waited for:
 // every holder keeps it for a read and a write, never across a landing).
-func lockQueue(project string) (func(), error) {
-	f, err := safepath.OpenFile(project, queueDir+"/queue.lock", os.O_CREATE|os.O_RDWR, 0o644)
+func lockQueue(project string) (func(), error) { return flockRel(project, queueDir+"/queue.lock") }
+
+// flockRel takes an exclusive flock on the file rel under project (created
+// if missing, never through a symlink), waiting for it; the func lets go.
+func flockRel(project, rel string) (func(), error) {
+	f, err := safepath.OpenFile(project, rel, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}

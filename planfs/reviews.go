@@ -281,15 +281,19 @@ func orDefault(s, def string) string {
 // Author is the agent id whose run moved slug to review-needed/, from the
 // event log: the newest event that put it there from elsewhere. "" when
 // unknown.
-func (t *Tree) Author(slug string) string {
+func (t *Tree) Author(slug string) string { return t.Authors()[slug] }
+
+// Authors is every slug's author by Author's rule, from one read of the
+// event log: a listing of many candidates asks once, not once per slug.
+func (t *Tree) Authors() map[string]string {
+	authors := map[string]string{}
 	events, _ := t.Events()
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Slug == slug && model.Rel(e.To).Lane() == model.ReviewNeeded && model.Rel(e.From).Lane() != model.ReviewNeeded {
-			return e.AgentID
+	for _, e := range events {
+		if model.Rel(e.To).Lane() == model.ReviewNeeded && model.Rel(e.From).Lane() != model.ReviewNeeded {
+			authors[e.Slug] = e.AgentID
 		}
 	}
-	return ""
+	return authors
 }
 
 // SendBack moves a review-needed plan back to the ready lane it was
