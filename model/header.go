@@ -19,7 +19,13 @@ type Header struct {
 	AgentAssignable bool
 	DependsOn       []string
 	HasDoneWhen     bool
-	Warnings        []Warning
+	// PlanFirst: `- **Plan first:** yes` asks for a plan-only turn and the
+	// coordinator's approval before the agent builds.
+	PlanFirst bool
+	// AllowedGenerated are the globs of `- **Allowed generated files:**`,
+	// paths a build may touch outside its declared scope.
+	AllowedGenerated []string
+	Warnings         []Warning
 }
 
 // Warning is a problem found in a file; File is filled in by whoever knows it.
@@ -42,9 +48,12 @@ const (
 	keyPreferred = "preferred models"
 	keyAssignee  = "assignee"
 	keyDepends   = "depends on"
+	keyPlanFirst = "plan first"
+	keyGenerated = "allowed generated files"
 )
 
-var knownKeys = map[string]bool{keyValue: true, keyPriority: true, keyPreferred: true, keyAssignee: true, keyDepends: true}
+var knownKeys = map[string]bool{keyValue: true, keyPriority: true, keyPreferred: true, keyAssignee: true, keyDepends: true,
+	keyPlanFirst: true, keyGenerated: true}
 
 // ParseHeader reads a plan's header fields from its text. It follows anchor's
 // rules except where SPEC.md fixes them: an empty field is absent, and ` #`
@@ -142,6 +151,20 @@ func (h *Header) set(key, value string, line int) {
 		h.AgentAssignable = agentIdentities[strings.ToLower(h.Assignee)]
 	case keyDepends:
 		h.DependsOn = normalizeDeps(strings.Split(value, ","))
+	case keyPlanFirst:
+		switch w := strings.ToLower(leadingWord(value)); w {
+		case "yes", "true", "on":
+			h.PlanFirst = true
+		case "no", "false", "off":
+		default:
+			h.warn(line, "plan first "+quote(value)+" is not yes or no; it reads as no")
+		}
+	case keyGenerated:
+		for _, tok := range strings.Split(value, ",") {
+			if tok = strings.Trim(strings.TrimSpace(tok), "`"); tok != "" {
+				h.AllowedGenerated = append(h.AllowedGenerated, tok)
+			}
+		}
 	}
 }
 

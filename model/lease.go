@@ -22,6 +22,12 @@ type Lease struct {
 	// a reader only judges the claimer dead when it shares that scope.
 	PIDScope string `json:"pid_scope,omitempty"`
 	Token    string `json:"token,omitempty"`
+	// Awaiting marks a plan-first plan whose lease the coordinator's inbox
+	// holds: AwaitApproval while its proposal waits, AwaitResume once it is
+	// decided and waits for its agent. Such a lease never expires into
+	// recover; only its agent's resume (or, once that agent is gone, a fit
+	// worker's) takes it up.
+	Awaiting string `json:"awaiting,omitempty"`
 
 	// File is the lease file's name in .leases/, Rel the plan rel it names.
 	File string `json:"-"`
@@ -33,8 +39,17 @@ type Lease struct {
 	ModTime float64 `json:"-"`
 }
 
-// Active reports whether the lease still holds at now (Unix seconds).
-func (l *Lease) Active(now float64) bool { return l.Corrupt == "" && now < l.ExpiresAt }
+// The states of an inbox-held lease (Lease.Awaiting).
+const (
+	AwaitApproval = "approval"
+	AwaitResume   = "resume"
+)
+
+// Active reports whether the lease still holds at now (Unix seconds). An
+// inbox-held lease always does.
+func (l *Lease) Active(now float64) bool {
+	return l.Corrupt == "" && (l.Awaiting != "" || now < l.ExpiresAt)
+}
 
 // Blocks reports whether the lease keeps others from claiming its plan at now.
 func (l *Lease) Blocks(now float64) bool { return l.Corrupt != "" || l.Active(now) }
@@ -117,7 +132,7 @@ func (l *Lease) Implausible(now float64) string {
 	switch {
 	case l.Corrupt != "":
 		return ""
-	case l.ExpiresAt-now > MaxLeaseTTL:
+	case l.Awaiting == "" && l.ExpiresAt-now > MaxLeaseTTL:
 		return fmt.Sprintf("expires %.0f days from now, more than %.0f ahead", (l.ExpiresAt-now)/86400, MaxLeaseTTL/86400)
 	case l.ClaimedAt-now > claimSkew:
 		return fmt.Sprintf("claimed %.0f s in the future", l.ClaimedAt-now)

@@ -27,6 +27,8 @@ type Event struct {
 	// holder moved it; Forced says someone else moved it over the lease.
 	Lease  string `json:"lease,omitempty"`
 	Forced bool   `json:"forced,omitempty"`
+	// Paths are the files an event is about: a scope violation's.
+	Paths []string `json:"paths,omitempty"`
 }
 
 // EventsFile is the event log's path relative to .plans/.

@@ -39,7 +39,15 @@ type Endpoint struct {
 	// ReviewCommand is the optional argv of this endpoint's peer reviews;
 	// without it a review runs Command with {mode} = review.
 	ReviewCommand []string
-	Line          int // 1-based line of this entry in the file
+	// PlanFirst (`plan_first: true`) gives every plan this endpoint takes a
+	// plan-only turn and the coordinator's approval before it builds;
+	// PlanCommand is that turn's argv (else Command with {mode} = plan).
+	PlanFirst   bool
+	PlanCommand []string
+	// OnScopeViolation is `on_scope_violation:`, "stop" or "warn"; "" leaves
+	// it to fleetwatch.yaml.
+	OnScopeViolation string
+	Line             int // 1-based line of this entry in the file
 	TierLine      int // line of the tier: key (0 if absent)
 }
 
@@ -220,6 +228,24 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 		if ep.ReviewCommand, err = p.argv(f, label+" review_command"); err != nil {
 			return ep, err
 		}
+	}
+	if f, ok := fields["plan_command"]; ok {
+		if ep.PlanCommand, err = p.argv(f, label+" plan_command"); err != nil {
+			return ep, err
+		}
+	}
+	if f, ok := fields["plan_first"]; ok {
+		v := deref(f.val)
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
+			return ep, p.errorf(f.key.Line, "%s plan_first must be true or false", label)
+		}
+		ep.PlanFirst = v.Value == "true" || v.Value == "True" || v.Value == "TRUE"
+	}
+	if ep.OnScopeViolation, err = p.scalar(fields, "on_scope_violation", label); err != nil {
+		return ep, err
+	}
+	if v := ep.OnScopeViolation; v != "" && v != "stop" && v != "warn" {
+		return ep, p.errorf(fields["on_scope_violation"].key.Line, "%s on_scope_violation must be stop or warn, not %q", label, v)
 	}
 	return ep, nil
 }

@@ -380,3 +380,20 @@ func TestParseReviewCommand(t *testing.T) {
 		t.Fatalf("empty review_command: %v", err)
 	}
 }
+
+func TestParsePlanFirst(t *testing.T) {
+	reg, err := Parse("endpoints.yaml", []byte("endpoints:\n  - name: mid\n    tier: executor-mid\n    plan_first: true\n    plan_command: [agent, --plan]\n    on_scope_violation: stop\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := reg.Endpoints[0]
+	if !ep.PlanFirst || len(ep.PlanCommand) != 2 || ep.OnScopeViolation != "stop" {
+		t.Fatalf("endpoint %+v", ep)
+	}
+	for _, bad := range []string{"plan_first: maybe", "on_scope_violation: halt"} {
+		_, err := Parse("endpoints.yaml", []byte("endpoints:\n  - name: mid\n    tier: executor-mid\n    "+bad+"\n"))
+		if err == nil || !strings.HasPrefix(err.Error(), "endpoints.yaml:4:") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

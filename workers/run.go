@@ -40,6 +40,15 @@ type Placeholders struct {
 	// Mode is "work" (the default) or "review"; a review also names the
 	// frozen commit and its merge base.
 	Mode, Commit, Base string
+	// Proposal, ApprovedPlan and Feedback are the coordinator's files for a
+	// plan-first plan (absolute): where a plan turn writes its proposal,
+	// the approved text a build follows, a rejection's note.
+	Proposal, ApprovedPlan, Feedback string
+	// Ports is the agent's whole port block (Ports[0] is Port), as {port_1}
+	// ... and FLEET_PORT_1 ...; Project is the project's folder name
+	// ({project}).
+	Ports   []int
+	Project string
 }
 
 func (p Placeholders) pairs() [][2]string {
@@ -281,7 +290,40 @@ type Job struct {
 	// OnStart, when set, is called once the executor has started, so a
 	// caller says the plan is being worked only when it is.
 	OnStart func()
+
+	// Plan first (the coordinator): Mode "plan" is a plan-only turn that
+	// writes Proposal (the ProposalN'th for this plan) and leaves the plan
+	// waiting in the inbox; a build of an approved plan has ApprovedPlan.
+	// Argv, when set, replaces the driver's executor for this job (an
+	// endpoint's plan_command). RunID names this run in the proposal's
+	// authorship record.
+	Mode                             string
+	Argv                             []string
+	Proposal, Feedback, ApprovedPlan string
+	ProposalN                        int
+	RunID                            string
+
+	// The scope scanner: Scope is what the build may touch (nil: no
+	// declared scope, only .plans/ is checked); StopOnViolation stops the
+	// agent and parks the plan at the first path outside it; Base is the
+	// integration branch the change is measured from.
+	Scope           *model.Scope
+	StopOnViolation bool
+	Base            string
+
+	// The worker's backend (fleetwatch.yaml `worktree:`): its whole port
+	// block and the variables of .env.fleetwatch, added to the executor's
+	// environment.
+	Ports []int
+	Env   []string
 }
+
+// Plan-first modes (Job.Mode, FLEET_MODE).
+const (
+	ModeBuild  = "build"
+	ModePlan   = "plan"
+	ModeReview = "review"
+)
 
 // Outcome is how a job ended.
 type Outcome struct {
@@ -336,8 +378,9 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		BaseURL: d.BaseURL, Slug: model.SlugOf(path.Base(job.Rel)), Port: job.Port,
 		Root: d.Tree.Project, LeaseToken: job.Token,
 	}
+	d.jobPlaceholders(job, &ph)
 	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}}
-	argv := ph.Expand(d.Argv)
+	argv := ph.Expand(d.argvFor(job))
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
 	d.save()
@@ -345,7 +388,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
-	r.cmd.Env = gitenv.Env(append(ph.Env(), "PWD="+dir)...)
+	r.cmd.Env = gitenv.Env(append(append(ph.Env(), job.Env...), "PWD="+dir)...)
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
@@ -393,6 +436,8 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 	beat := time.NewTicker(d.leaseEvery())
 	defer beat.Stop()
 	renewing := true
+	scan := d.newScanner(r)
+	defer scan.close()
 	// renew renews the lease; over is true when it was lost and the agent
 	// has been stopped.
 	renew := func() (o Outcome, over bool) {
@@ -411,7 +456,11 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			// Whatever the agent left running (a dev server on its port, a
 			// daemon that called setsid) goes with it.
 			d.stop(r, nil)
-			return d.finished(rel, r.me, exitStatus(err, r.cmd), renewing)
+			return d.finished(r, scan, exitStatus(err, r.cmd), renewing)
+		case <-scan.due():
+			if o, over := d.scanTick(r, scan); over {
+				return o
+			}
 		case <-pulse.C:
 			// Orphans of the agent that exit are collected as they go.
 			reapAdopted(adoptedOrphans(r.pgid))
@@ -510,7 +559,8 @@ func (d *Driver) holds(rel string, me planfs.Actor) bool {
 }
 
 // finished handles the executor's own exit.
-func (d *Driver) finished(rel string, me planfs.Actor, code int, renewing bool) Outcome {
+func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Outcome {
+	rel, me := r.job.Rel, r.me
 	o := Outcome{Code: code, Plan: d.whereIs(rel)}
 	how := fmt.Sprintf("agent exited %d", code)
 	if code < 0 {
@@ -534,6 +584,13 @@ func (d *Driver) finished(rel string, me planfs.Actor, code int, renewing bool) 
 	if o.Note != "" {
 		d.Log.Printf("%s", o.Note)
 		return o
+	}
+	// The last look at what the build touched, before anything moves on.
+	if o, over := d.scanFinal(r, scan, o); over {
+		return o
+	}
+	if r.job.Mode == ModePlan {
+		return d.planTurnDone(r, o)
 	}
 	dst, err := d.Tree.Complete(rel, model.ReviewNeeded, me)
 	if err != nil {

@@ -61,6 +61,18 @@ type State struct {
 	Endpoint       string  `json:"endpoint,omitempty"`
 	// Note says why the worker exited or what it is doing, in a few words.
 	Note string `json:"note,omitempty"`
+	// Mode is the running turn's: build, or plan (a plan-first plan's
+	// plan-only turn).
+	Mode string `json:"mode,omitempty"`
+	// The scope scanner's word on the running build. Scope is a few words:
+	// "no scope check" (none declared), "in scope", "2 paths out of scope".
+	// Touched is every path the change touches (at most MaxTouched, sorted;
+	// TouchedMore counts the rest); Violations those outside the scope or
+	// under .plans/.
+	Scope       string   `json:"scope,omitempty"`
+	Touched     []string `json:"touched,omitempty"`
+	TouchedMore int      `json:"touched_more,omitempty"`
+	Violations  []string `json:"violations,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }

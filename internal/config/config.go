@@ -39,6 +39,13 @@ type Settings struct {
 	// QueueDepth is how many queue entries are checked at once (`queue:
 	// {depth: N}`), the head and N-1 behind it; 0 means 1.
 	QueueDepth int
+	// OnScopeViolation is `on_scope_violation:`: "stop" stops an agent that
+	// touches a path outside its approved scope and parks its plan in
+	// blocked/; "warn" (the default, "") only says so.
+	OnScopeViolation string
+	// Worktree is the `worktree:` section: a backend per worker (ports,
+	// environment, setup and teardown).
+	Worktree Worktree
 }
 
 // Check is one required check: an argv run with no shell in a throwaway
@@ -160,8 +167,19 @@ func Parse(data []byte) (Settings, error) {
 				return s, err
 			}
 			s.QueueDepth = depth
+		case "on_scope_violation":
+			if val.Kind != yaml.ScalarNode || (val.Value != "stop" && val.Value != "warn") {
+				return s, errorf(val.Line, "on_scope_violation: want stop or warn")
+			}
+			s.OnScopeViolation = val.Value
+		case "worktree":
+			wt, err := parseWorktree(val)
+			if err != nil {
+				return s, err
+			}
+			s.Worktree = wt
 		default:
-			return s, errorf(key.Line, "unknown key %q (known: integration, checks, queue)", key.Value)
+			return s, errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree)", key.Value)
 		}
 	}
 	return s, nil

@@ -1,0 +1,113 @@
+package coord
+
+import (
+	"errors"
+	"time"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// RunDir is the shared run directory, relative to the project: proposals,
+// their records and decisions live under it.
+const RunDir = "var/fleet/run"
+
+// Record is what the driver writes beside proposal N when the plan turn
+// exits (var/fleet/run/proposals/<slug>/<n>.json): who wrote the text, in
+// which run, and its sha256. An approval applies only to text that still
+// matches it.
+type Record struct {
+	Slug    string    `json:"slug"`
+	N       int       `json:"n"`
+	Plan    string    `json:"plan"` // the plan's rel when it was written
+	AgentID string    `json:"agent_id"`
+	RunID   string    `json:"run_id"`
+	SHA256  string    `json:"sha256"`
+	At      time.Time `json:"at"`
+}
+
+// Decision is the coordinator's answer to proposal N
+// (var/fleet/run/proposals/<slug>/decision.json).
+type Decision struct {
+	Slug    string    `json:"slug"`
+	N       int       `json:"n"`
+	Verdict string    `json:"verdict"` // approved or rejected
+	By      string    `json:"by"`
+	At      time.Time `json:"at"`
+	// SHA256 is of the approved text (the proposal, or the approver's
+	// edit of it); Scope its Files in scope.
+	SHA256 string   `json:"sha256,omitempty"`
+	Scope  []string `json:"scope,omitempty"`
+	// Text is the approved text's path (absolute): what FLEET_APPROVED_PLAN
+	// names. Edited says the approver changed it, and it is theirs.
+	Text   string `json:"text,omitempty"`
+	Edited bool   `json:"edited,omitempty"`
+	// Note is a rejection's reason; Feedback the file it is in, for
+	// FLEET_FEEDBACK.
+	Note     string `json:"note,omitempty"`
+	Feedback string `json:"feedback,omitempty"`
+	// Resumed is set once a run took the decision up.
+	Resumed bool `json:"resumed,omitempty"`
+}
+
+// Verdicts.
+const (
+	Approved = "approved"
+	Rejected = "rejected"
+)
+
+// Entry is one plan in the inbox: a proposal waiting for the coordinator,
+// or a decided one waiting for its agent to take it up.
+type Entry struct {
+	Slug, Rel, Title string
+	Lease            *model.Lease
+	N                int
+	Proposal         string // the proposal's path (absolute)
+	Record           *Record
+	Decision         *Decision // nil while it waits for the coordinator
+	Scope            model.Scope
+	ScopeFound       bool
+	// Problem says why it cannot be approved as it is (no record, text
+	// changed since the agent wrote it); "" when it can.
+	Problem string
+}
+
+// Waiting reports whether e waits for the coordinator (not yet decided).
+func (e Entry) Waiting() bool { return e.Decision == nil }
+
+// Approver is who decides: an agent id for the event log, and whether the
+// role may act at all (an SSH viewer may not).
+type Approver struct {
+	AgentID  string
+	ReadOnly bool
+}
+
+// ErrReadOnly refuses a decision from a read-only role.
+var ErrReadOnly = errors.New("read-only: a viewer can neither approve nor reject")
+
+// ErrNotWaiting means the plan has no proposal waiting for a decision.
+var ErrNotWaiting = errors.New("no proposal waits for approval")
+
+// Inbox lists what waits for the coordinator, oldest first: every plan
+// whose lease the inbox holds.
+func Inbox(t *planfs.Tree) ([]Entry, error) {
+	return nil, nil // TODO(plan-first helper)
+}
+
+// Approve approves slug's waiting proposal as by. edited, when not nil, is
+// the approver's text in place of the proposal's (approve --edit), recorded
+// as theirs. The plan's agent's next run builds it.
+func Approve(t *planfs.Tree, slug string, by Approver, edited []byte) (Decision, error) {
+	return Decision{}, errors.New("not yet") // TODO(plan-first helper)
+}
+
+// Reject sends slug's waiting proposal back with note; the agent's next run
+// plans again with the note as FLEET_FEEDBACK.
+func Reject(t *planfs.Tree, slug, note string, by Approver) (Decision, error) {
+	return Decision{}, errors.New("not yet") // TODO(plan-first helper)
+}
+
+// ReadProposal reads an entry's proposal text, bounded, for a face.
+func ReadProposal(e Entry) (text string, truncated bool, err error) {
+	return "", false, errors.New("not yet") // TODO(plan-first helper)
+}
