@@ -49,6 +49,9 @@ type workOnce struct {
 	// branch name git refuses.
 	needBranch bool
 	started    bool // an agent was started on a plan
+	// ep is the endpoint a --run works for (its plan_first, plan_command
+	// and on_scope_violation shape each job).
+	ep registry.Endpoint
 }
 
 func workOnceCmd() *cobra.Command {
@@ -231,6 +234,7 @@ func (w *workOnce) options(t *planfs.Tree) model.Options {
 func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, ep registry.Endpoint, stdout, stderr io.Writer) int {
 	var argv []string
 	port := 0
+	w.ep = ep
 	if w.run {
 		var err error
 		if argv, err = w.executor(t, ep); err != nil {
@@ -332,10 +336,20 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 			}
 			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
 		}
-		o := d.Run(ctx, workers.Job{Rel: rel, Token: held.Token, Worktree: wt, Port: port, OnStart: func() {
+		job, err := w.jobFor(t, held, wt, port)
+		if err != nil {
+			// Nobody will work the plan: give it back, saying why.
+			reason := err.Error()
+			if _, rerr := t.Release(rel, planfs.Actor{AgentID: worker.AgentID, Token: held.Token}.Because(reason)); rerr != nil {
+				return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, rerr), reason
+			}
+			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
+		}
+		job.OnStart = func() {
 			w.started = true
 			stdout.Write(head.Bytes())
-		}})
+		}
+		o := d.Run(ctx, job)
 		if !o.OK() {
 			return fail(stderr, exitError, "%s", o.Note), o.Note
 		}
