@@ -22,18 +22,3 @@ func (w *workOnce) jobFor(t *planfs.Tree, held planfs.Claimed, wt string, port i
 	}
 	return job, nil
 }
-
-// turnFor decides a plan-first plan's turn (internal/cli/turn.go).
-func (w *workOnce) turnFor(t *planfs.Tree, job *workers.Job) error {
-	return nil // TODO(plan-first helper): move to turn.go
-}
-
-// scopeFor fills the scanner's part of job (internal/cli/scopejob.go).
-func (w *workOnce) scopeFor(t *planfs.Tree, job *workers.Job) error {
-	return nil // TODO(scope helper): move to scopejob.go
-}
-
-// backendFor prepares the worktree's backend (internal/cli/backendjob.go).
-func (w *workOnce) backendFor(t *planfs.Tree, job *workers.Job) error {
-	return nil // TODO(backend helper): move to backendjob.go
-}
