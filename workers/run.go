@@ -37,8 +37,8 @@ type Placeholders struct {
 	Plan, Worktree, AgentID, Model, BaseURL, Slug string
 	Port                                          int
 	Root, LeaseToken                              string
-	// Mode is "work" (the default) or "review"; a review also names the
-	// frozen commit and its merge base.
+	// Mode is build (the default), plan or review; a review also names
+	// the frozen commit and its merge base.
 	Mode, Commit, Base string
 	// Proposal, ApprovedPlan and Feedback are the coordinator's files for a
 	// plan-first plan (absolute): where a plan turn writes its proposal,
@@ -56,16 +56,22 @@ func (p Placeholders) pairs() [][2]string {
 	if p.Port > 0 {
 		port = strconv.Itoa(p.Port)
 	}
-	return [][2]string{
+	out := [][2]string{
 		{"plan", p.Plan}, {"worktree", p.Worktree}, {"agent_id", p.AgentID}, {"model", p.Model},
 		{"base_url", p.BaseURL}, {"port", port}, {"slug", p.Slug},
-		{"mode", cmp.Or(p.Mode, "work")}, {"commit", p.Commit}, {"base", p.Base},
+		{"mode", cmp.Or(p.Mode, ModeBuild)}, {"commit", p.Commit}, {"base", p.Base},
+		{"proposal", p.Proposal}, {"approved_plan", p.ApprovedPlan}, {"feedback", p.Feedback},
+		{"project", p.Project},
 	}
+	for i := 1; i < len(p.Ports); i++ {
+		out = append(out, [2]string{"port_" + strconv.Itoa(i), strconv.Itoa(p.Ports[i])})
+	}
+	return out
 }
 
-// reviewKeys are the pairs only a review's environment carries: a work run
-// keeps the environment it always had ({mode} still reads "work").
-var reviewKeys = map[string]bool{"mode": true, "commit": true, "base": true}
+// optionalKeys reach the environment only when they have a value: a build
+// has no proposal, a work run no commit under review.
+var optionalKeys = map[string]bool{"commit": true, "base": true, "proposal": true, "approved_plan": true, "feedback": true, "project": true}
 
 // Expand fills the placeholders in each word of argv in one pass, so a value
 // that itself contains `{slug}` is never expanded again. Each word stays one
@@ -87,7 +93,7 @@ func (p Placeholders) Expand(argv []string) []string {
 func (p Placeholders) Env() []string {
 	var out []string
 	for _, kv := range p.pairs() {
-		if reviewKeys[kv[0]] && p.Mode == "" {
+		if optionalKeys[kv[0]] && kv[1] == "" {
 			continue
 		}
 		out = append(out, "FLEET_"+strings.ToUpper(kv[0])+"="+kv[1])
