@@ -48,7 +48,7 @@ type Endpoint struct {
 	// it to fleetwatch.yaml.
 	OnScopeViolation string
 	Line             int // 1-based line of this entry in the file
-	TierLine      int // line of the tier: key (0 if absent)
+	TierLine         int // line of the tier: key (0 if absent)
 }
 
 // Registry is the parsed contents of one endpoints file.
