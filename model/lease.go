@@ -139,3 +139,18 @@ func (l *Lease) Implausible(now float64) string {
 	}
 	return ""
 }
+
+// AwaitingText is how every face names an inbox-held lease: "awaiting
+// approval" while its proposal waits for the coordinator, "decided, resumes
+// with <agent>" once approved or rejected; "" for any other lease.
+func (l *Lease) AwaitingText() string {
+	switch {
+	case l == nil || l.Corrupt != "":
+		return ""
+	case l.Awaiting == AwaitApproval:
+		return "awaiting approval"
+	case l.Awaiting != "":
+		return "decided, resumes with " + l.AgentID
+	}
+	return ""
+}
