@@ -188,11 +188,33 @@ func (t *Tree) takeLease(rel string, ok func(*model.Lease) bool) bool {
 	}
 	defer os.Remove(aside)
 	got := t.readLeaseFile(aside)
+	got.Rel = rel
 	if !ok(&got) {
-		_ = os.Link(aside, t.leasePath(rel))
+		if os.Link(aside, t.leasePath(rel)) == nil {
+			t.dropIfFinished(rel, &got)
+		}
 		return false
 	}
 	return true
+}
+
+// dropIfFinished removes the ready-path lease just put back at rel when its
+// claim finished meanwhile: that claimer's own removal found the file
+// aside, and nobody else would remove it.
+func (t *Tree) dropIfFinished(rel string, put *model.Lease) {
+	if !model.Rel(rel).Lane().Ready() || !t.finishedClaim(put) {
+		return
+	}
+	aside := filepath.Join(t.Plans, ".leases", ".stale-"+newToken())
+	if os.Rename(t.leasePath(rel), aside) != nil {
+		return
+	}
+	defer os.Remove(aside)
+	got := t.readLeaseFile(aside)
+	got.Rel = rel
+	if !sameHolder(&got, put) || !t.finishedClaim(&got) {
+		_ = os.Link(aside, t.leasePath(rel))
+	}
 }
 
 // sameLeaseAs reports whether a and b are the same lease, expiry included.
