@@ -225,3 +225,31 @@ func TestGoneAgentsPlanTakenOver(t *testing.T) {
 		t.Errorf("no takeover event:\n%s", ev)
 	}
 }
+
+// approve --edit approves the operator's text, and the agent's named run
+// (--slug) of its decided plan resumes it and builds that text.
+func TestApproveEditedThenNamedResume(t *testing.T) {
+	t.Parallel()
+	dir, rec := planFirstProject(t)
+	planTurn(t, dir, rec, "w1")
+	editor := filepath.Join(t.TempDir(), "editor")
+	script := "#!/bin/sh\nprintf '# Tighter\\n\\n## Files in scope\\n- src/a.go\\n' > \"$1\"\n"
+	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := fwtest.RunEnv(t, dir, []string{"EDITOR=" + editor, "VISUAL="}, "approve", "--root", dir, "--edit", "a")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "as you edited it") {
+		t.Fatalf("approve --edit: %v", r)
+	}
+	if r := fwtest.Run(t, dir, "inbox", "--root", dir); !strings.Contains(r.Stdout, "approved by operator-tester") || !strings.Contains(r.Stdout, "src/a.go") {
+		t.Errorf("inbox after the approval: %v", r)
+	}
+	r = work(t, dir, "w1", "--slug", "a")
+	if r.Code != 0 || !fwtest.Exists(dir, "review-needed/a.md") {
+		t.Fatalf("named resume: %v", r)
+	}
+	run := readRun(t, rec)
+	if run.Env["FLEET_APPROVED_PLAN"] != filepath.Join(filepath.Dir(proposal(dir, "1")), "1.approved.md") || !strings.Contains(run.ApprovedPlan, "src/a.go") {
+		t.Fatalf("build of the edited plan: %+v", run)
+	}
+}
