@@ -253,3 +253,37 @@ func TestApproveEditedThenNamedResume(t *testing.T) {
 		t.Fatalf("build of the edited plan: %+v", run)
 	}
 }
+
+// In git, the worker that takes over a gone agent's approved plan gets its
+// feature branch, handed over from the first agent's worktree.
+func TestGoneAgentsBranchHandedOver(t *testing.T) {
+	t.Parallel()
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/a.md", Fields: "Plan first: yes"})
+	rec := filepath.Join(t.TempDir(), "rec.json")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-record", rec, "-scope", "src/", "-commit")
+	planTurn(t, dir, rec, "w1", "--ensure-worktree")
+	first := readRun(t, rec)
+	if first.Env["FLEET_WORKTREE"] != filepath.Join(dir, "var", "worktrees", "w1") {
+		t.Fatalf("plan turn ran in %q", first.Env["FLEET_WORKTREE"])
+	}
+	if r := fwtest.Run(t, dir, "approve", "--root", dir, "a"); r.Code != 0 {
+		t.Fatalf("approve: %v", r)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	r := work(t, dir, "w2", "--lease-ttl", "1", "--ensure-worktree")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "taken over from agent w1") {
+		t.Fatalf("takeover in git: %v", r)
+	}
+	run := readRun(t, rec)
+	wt := filepath.Join(dir, "var", "worktrees", "w2")
+	if run.Env["FLEET_WORKTREE"] != wt || run.Env["FLEET_MODE"] != "build" {
+		t.Fatalf("build run: %v", run.Env)
+	}
+	branch := fwtest.GitOut(t, wt, "rev-parse", "--abbrev-ref", "HEAD")
+	if branch != model.FeatureBranch("a") {
+		t.Fatalf("w2 works on %q", branch)
+	}
+	if log := fwtest.GitOut(t, dir, "log", "--oneline", branch); !strings.Contains(log, "fakeagent commit") {
+		t.Fatalf("the build's commit is not on %s:\n%s", branch, log)
+	}
+}
