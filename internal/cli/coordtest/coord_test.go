@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -285,5 +286,40 @@ func TestGoneAgentsBranchHandedOver(t *testing.T) {
 	}
 	if log := fwtest.GitOut(t, dir, "log", "--oneline", branch); !strings.Contains(log, "fakeagent commit") {
 		t.Fatalf("the build's commit is not on %s:\n%s", branch, log)
+	}
+}
+
+// An endpoint with plan_first plans every plan first, with its
+// plan_command for the plan turn and its command for the build.
+func TestEndpointPlanFirstAndPlanCommand(t *testing.T) {
+	t.Parallel()
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	rec := filepath.Join(t.TempDir(), "rec.json")
+	fa := strconv.Quote(fwtest.FakeAgent(t))
+	yaml := "endpoints:\n  - name: planner\n    tier: mid\n    model: fake-1\n    plan_first: true\n" +
+		"    command: [" + fa + ", -record, " + strconv.Quote(rec) + ", build-cmd]\n" +
+		"    plan_command: [" + fa + ", -record, " + strconv.Quote(rec) + ", -scope, 'src/', plan-cmd, '{mode}']\n"
+	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := work(t, dir, "w1", "--endpoint", "planner"); r.Code != 0 {
+		t.Fatalf("plan turn: %v", r)
+	}
+	var got struct{ Args []string }
+	data, _ := os.ReadFile(rec)
+	json.Unmarshal(data, &got)
+	if strings.Join(got.Args, " ") != "-record "+rec+" -scope src/ plan-cmd plan" {
+		t.Fatalf("plan turn argv %q", got.Args)
+	}
+	if r := fwtest.Run(t, dir, "approve", "--root", dir, "a"); r.Code != 0 {
+		t.Fatalf("approve: %v", r)
+	}
+	if r := work(t, dir, "w1", "--endpoint", "planner"); r.Code != 0 || !fwtest.Exists(dir, "review-needed/a.md") {
+		t.Fatalf("build: %v", r)
+	}
+	data, _ = os.ReadFile(rec)
+	json.Unmarshal(data, &got)
+	if strings.Join(got.Args, " ") != "-record "+rec+" build-cmd" {
+		t.Fatalf("build argv %q", got.Args)
 	}
 }
