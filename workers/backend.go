@@ -207,7 +207,7 @@ func teardownMarker(home string, m backendMarker, timeout time.Duration, log io.
 	ph := backendPlaceholders(home, m.Agent, m.Slug, m.Worktree, m.Ports)
 	fmt.Fprintf(log, "%s teardown of the backend for plan %s in %s\n", time.Now().UTC().Format(time.RFC3339), m.Slug, m.Worktree)
 	if err := runBackendCmds(m.Teardown, dir, append(ph.Env(), m.Env...), timeout, log); err != nil {
-		return fmt.Errorf("backend teardown (agent %s, plan %s) %s (log: %s; fix it and retry, or delete %s to forget that backend)",
+		return fmt.Errorf("backend teardown (agent %s, plan %s) %s (log: %s; retry once its cause is fixed, or delete %s to forget that backend)",
 			m.Agent, m.Slug, err, backendRel(m.Agent, ".log"), backendRel(m.Agent, ".json"))
 	}
 	err := os.Remove(filepath.Join(home, filepath.FromSlash(backendRel(m.Agent, ".json"))))
