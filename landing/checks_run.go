@@ -138,6 +138,7 @@ func cleanCheckWorktrees(project string) {
 		}
 		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
 			killWorkingIn(f.Name())
+			_ = workers.TeardownBackendsIn(project, f.Name())
 			dropCheckWorktree(project, f.Name())
 		}
 		f.Close()

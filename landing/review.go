@@ -289,7 +289,9 @@ func cleanReviewWorktrees(project string) {
 		if err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
 			continue
 		}
-		dropReviewWorktree(project, filepath.Join(project, filepath.FromSlash(reviewWorktrees), e.Name()))
+		wt := filepath.Join(project, filepath.FromSlash(reviewWorktrees), e.Name())
+		_ = workers.TeardownBackendsIn(project, wt)
+		dropReviewWorktree(project, wt)
 	}
 }
 

@@ -197,6 +197,33 @@ func OwnBackend(project string, s config.Worktree, id, slug, worktree string) (b
 	}, nil
 }
 
+// TeardownBackendsIn tears down the backends set up in worktree and gives
+// their ports back: what a check or review runner that was killed left
+// behind, found by its worktree before the cleaner removes it.
+func TeardownBackendsIn(project, worktree string) error {
+	home, _, err := portHome(project)
+	if err != nil {
+		return err
+	}
+	names, _ := filepath.Glob(filepath.Join(home, filepath.FromSlash(BackendDir), "*.json"))
+	var first error
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		var m backendMarker
+		if err != nil || json.Unmarshal(data, &m) != nil || m.Worktree != worktree || m.Agent == "" {
+			continue
+		}
+		err = TeardownBackend(project, config.Worktree{}, m.Agent, worktree)
+		if err == nil && len(m.Ports) > 0 {
+			err = ReleasePort(project, m.Agent, m.Ports[0])
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // teardownMarker runs m's recorded teardown in its worktree (the project
 // when that is gone) and forgets the marker when it succeeds.
 func teardownMarker(home string, m backendMarker, timeout time.Duration, log io.Writer) error {

@@ -340,3 +340,36 @@ func TestOwnBackend(t *testing.T) {
 		t.Errorf("no section: %+v %v", b, err)
 	}
 }
+
+// What a killed check or review runner left is found by its worktree: torn
+// down, its ports given back; other worktrees' backends are left alone.
+func TestTeardownBackendsIn(t *testing.T) {
+	dir, wt := ensured(t, "w", "x")
+	other, err := Ensure(dir, "v", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, log := backendRun(t)
+	r := freeRange(t, 6)
+	for _, c := range []struct{ id, path string }{{"check-a-1", wt.Path}, {"v", other.Path}} {
+		ports, err := AssignPorts(dir, c.id, r, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := PrepareBackend(dir, s, c.id, "", c.path, ports); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := TeardownBackendsIn(dir, wt.Path); err != nil {
+		t.Fatal(err)
+	}
+	if got := lines(t, log); len(got) != 3 || got[2] != "teardown_check-a-1_app_check-a-1" {
+		t.Errorf("log %q", got)
+	}
+	if _, ok := PortOf(dir, "check-a-1"); ok {
+		t.Error("the dead runner's port is kept")
+	}
+	if _, ok := PortOf(dir, "v"); !ok {
+		t.Error("another worktree's port was taken")
+	}
+}
