@@ -3,22 +3,25 @@ package workers
 // A backend per worker (fleetwatch.yaml `worktree:`). The protocol, per
 // agent id, under var/fleet/backends/<safe id>.lock:
 //
-//  1. .env.fleetwatch is written in the worktree (atomically, never through
-//     a symlink) and the repository's exclude file ignores it, so it is
-//     never the agent's change.
+//  1. The repository's exclude file (the common dir's) gets the line
+//     /.env.fleetwatch, once, under the project's lock and before ours, so
+//     the file is never the agent's change.
 //  2. The marker var/fleet/backends/<safe id>.json says what the worktree's
 //     backend was set up with: agent, plan slug, worktree, ports, a hash of
 //     the section, and the teardown argvs and variables as they were then
-//     filled in. The same values again mean nothing to do.
+//     filled in. The same values again mean only step 4.
 //  3. Different values (another plan, another agent, a changed section or
 //     block) first tear the old backend down with its recorded commands; a
 //     failure there keeps the marker and stops.
-//  4. Setup runs; only when every command succeeds is the marker written. A
+//  4. .env.fleetwatch is written in the worktree, atomically, never through
+//     a symlink.
+//  5. Setup runs; only when every command succeeds is the marker written. A
 //     setup that fails is torn down again at once (best effort), so the
 //     next try does not trip over half of it.
 //
 // Teardown (worktree remove, or step 3) runs the recorded commands and
-// deletes the marker only when they all succeed. Markers live under var/,
+// deletes the marker only when they all succeed: what was set up is what is
+// torn down, even after the section changed. Markers live under var/,
 // never in the worktree, so nothing the agent does can forge or lose one.
 
 import (
@@ -95,7 +98,9 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 	if b.Env, err = backendEnv(s, ph); err != nil {
 		return b, err
 	}
-	if b.File, err = writeEnvFile(home, worktree, b.Env); err != nil {
+	// The exclude file first: it takes the project's lock, which worktree
+	// remove holds while it takes ours.
+	if err := ignoreEnvFile(home, worktree, b.Env); err != nil {
 		return b, err
 	}
 	unlock, err := lockBackend(home, agentID)
@@ -111,15 +116,16 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 	if err != nil {
 		return b, err
 	}
-	if had && old.same(cur) {
-		return b, nil
-	}
 	log := openBackendLog(home, agentID)
 	defer log.Close()
-	if had {
+	if had && !old.same(cur) {
+		// Before the new .env.fleetwatch: the old teardown may read it.
 		if err := teardownMarker(home, old, s.CommandTimeout(), log); err != nil {
 			return b, err
 		}
+	}
+	if b.File, err = writeEnvFile(home, worktree, b.Env); err != nil || (had && old.same(cur)) {
+		return b, err
 	}
 	env := append(ph.Env(), b.Env...)
 	fmt.Fprintf(log, "%s setup for plan %s in %s\n", time.Now().UTC().Format(time.RFC3339), slug, worktree)
@@ -303,8 +309,21 @@ func dotenvValue(v string) (string, error) {
 	return "", errors.New("its value holds both a single quote and one of \" \\ $ `, which no quoting reads back the same in sh and dotenv")
 }
 
-// writeEnvFile writes pairs to worktree/.env.fleetwatch and makes git
-// ignore it; with no pairs it removes a file left from an earlier section.
+// ignoreEnvFile makes git ignore worktree/.env.fleetwatch when there are
+// variables to write, refusing a tracked one: git would count it as the
+// agent's change.
+func ignoreEnvFile(home, worktree string, pairs []string) error {
+	if len(pairs) == 0 {
+		return nil
+	}
+	if tracked, _ := git(worktree, "ls-files", "--", EnvFile); tracked != "" {
+		return fmt.Errorf("%s: %s is tracked in the repository, so fleetwatch's copy would count as the agent's change (git rm --cached %s on the integration branch)", worktree, EnvFile, EnvFile)
+	}
+	return excludeEnvFile(home)
+}
+
+// writeEnvFile writes pairs to worktree/.env.fleetwatch (ignoreEnvFile
+// first); with no pairs it removes a file left from an earlier section.
 func writeEnvFile(home, worktree string, pairs []string) (string, error) {
 	path := filepath.Join(worktree, EnvFile)
 	if len(pairs) == 0 {
@@ -312,12 +331,6 @@ func writeEnvFile(home, worktree string, pairs []string) (string, error) {
 			os.Remove(path)
 		}
 		return "", nil
-	}
-	if tracked, _ := git(worktree, "ls-files", "--", EnvFile); tracked != "" {
-		return "", fmt.Errorf("%s: %s is tracked in the repository, so fleetwatch's copy would count as the agent's change (git rm --cached %s on the integration branch)", worktree, EnvFile, EnvFile)
-	}
-	if err := excludeEnvFile(home); err != nil {
-		return "", err
 	}
 	var b strings.Builder
 	b.WriteString("# Written by fleetwatch from fleetwatch.yaml's worktree: env; git ignores it.\n")
