@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -371,5 +372,35 @@ func TestTeardownBackendsIn(t *testing.T) {
 	}
 	if _, ok := PortOf(dir, "v"); !ok {
 		t.Error("another worktree's port was taken")
+	}
+}
+
+// Workers starting together add the exclude line once.
+func TestBackendExcludeLineOnceUnderRace(t *testing.T) {
+	dir := testkit.Repo(t)
+	s := config.Worktree{Line: 1, Env: []config.EnvVar{{Name: "A", Template: "{agent_id}"}}}
+	var wts []string
+	for i := range 4 {
+		wt, err := Ensure(dir, "r"+strconv.Itoa(i), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wts = append(wts, wt.Path)
+	}
+	errs := make([]error, len(wts))
+	var wg sync.WaitGroup
+	for i, wt := range wts {
+		wg.Go(func() { _, errs[i] = PrepareBackend(dir, s, "r"+strconv.Itoa(i), "", wt, []int{4700 + i}) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("r%d: %v", i, err)
+		}
+		clean(t, wts[i])
+	}
+	exclude, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
+	if n := strings.Count(string(exclude), "\n/"+EnvFile+"\n"); n != 1 {
+		t.Errorf("exclude names %s %d times:\n%s", EnvFile, n, exclude)
 	}
 }
