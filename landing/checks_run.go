@@ -19,6 +19,7 @@ import (
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/safepath"
+	"fleetwatch/workers"
 )
 
 // checkGitTimeout bounds one git call; a worktree add on a big repository
@@ -137,6 +138,7 @@ func cleanCheckWorktrees(project string) {
 		}
 		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
 			killWorkingIn(f.Name())
+			_ = workers.TeardownBackendsIn(project, f.Name())
 			dropCheckWorktree(project, f.Name())
 		}
 		f.Close()
@@ -188,11 +190,13 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 	}
 	defer wt.remove()
 
-	port, err := freeLoopbackPort()
+	port, env, done, err := checkBackend(project, c.Name, tree, wt.path, logFile)
 	if err != nil {
 		return rec, err
 	}
+	defer done() // before the worktree goes
 	cmd := checkCommand(c, commit, tree, wt.path, port)
+	cmd.Env = append(cmd.Env, env...)
 	out := &cappedLog{file: logFile}
 	// One pipe of our own for stdout and stderr, interleaved: Wait then
 	// returns when the check exits, not when the last process holding its
@@ -353,6 +357,34 @@ func killGroup(pgid int) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// checkBackend is a check's port and, with fleetwatch.yaml's `worktree:`
+// section, its own backend (never a worker's) under the pseudo agent id
+// check-<name>-<tree>, with the variables for its environment; done tears
+// it down and gives its ports back, noting a failure in the check's log.
+func checkBackend(project, name, tree, dir string, log io.Writer) (int, []string, func(), error) {
+	s, err := config.Load(project)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if !s.Worktree.Set() {
+		port, err := freeLoopbackPort()
+		return port, nil, func() {}, err
+	}
+	b, done, err := workers.OwnBackend(project, s.Worktree, "check-"+name+"-"+short(tree), "", dir)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	env := b.Env
+	for i := 1; i < len(b.Ports); i++ {
+		env = append(env, "FLEET_PORT_"+strconv.Itoa(i)+"="+strconv.Itoa(b.Ports[i]))
+	}
+	return b.Ports[0], env, func() {
+		if err := done(); err != nil {
+			fmt.Fprintf(log, "fleetwatch: %v\n", err)
+		}
+	}, nil
 }
 
 // freeLoopbackPort is a port free on 127.0.0.1 now.

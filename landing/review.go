@@ -131,14 +131,22 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 		return Review{}, err
 	}
 	defer dropReviewWorktree(t.Project, wt)
+	benv, done, err := reviewBackend(t.Project, "review-"+agent, slug, wt, opt.Log)
+	if err != nil {
+		return Review{}, err
+	}
+	defer done() // before the worktree goes
 	out, err := reviewOutFile(t.Project, slug)
 	if err != nil {
 		return Review{}, err
 	}
 	defer os.Remove(out)
 	ph := workers.Placeholders{Plan: t.Abs(reviewRel(slug)), Worktree: wt, AgentID: agent, Model: ep.Model,
-		BaseURL: ep.BaseURL, Slug: slug, Root: wt, Mode: "review", Commit: c.tip, Base: c.base}
-	stdout, err := runReviewer(ctx, t.Project, slug, wt, ph, argv, out, cmp.Or(opt.Timeout, DefaultPeerTimeout))
+		BaseURL: ep.BaseURL, Slug: slug, Root: wt, Mode: "review", Commit: c.tip, Base: c.base, Ports: benv.Ports}
+	if len(benv.Ports) > 0 {
+		ph.Port = benv.Ports[0]
+	}
+	stdout, err := runReviewer(ctx, t.Project, slug, wt, ph, benv.Env, argv, out, cmp.Or(opt.Timeout, DefaultPeerTimeout))
 	if err != nil {
 		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
 		return Review{}, err
@@ -165,6 +173,26 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 	}
 	logf(opt.Log, "%s: %s (%s)", agent, verdict, path)
 	return Review{Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: rf.At, Path: path}, nil
+}
+
+// reviewBackend is a review worktree's own backend (fleetwatch.yaml
+// `worktree:`), never a worker's: under the pseudo agent id review-<agent>,
+// as the reviewer may be a worker too. done tears it down and gives its
+// ports back; without the section there is nothing to do.
+func reviewBackend(project, id, slug, wt string, log io.Writer) (workers.Backend, func(), error) {
+	s, err := config.Load(project)
+	if err != nil {
+		return workers.Backend{}, nil, err
+	}
+	b, done, err := workers.OwnBackend(project, s.Worktree, id, slug, wt)
+	if err != nil {
+		return b, nil, err
+	}
+	return b, func() {
+		if err := done(); err != nil {
+			logf(log, "%v", err)
+		}
+	}, nil
 }
 
 // reviewArgv is the command a review runs: the endpoint's review_command,
@@ -261,7 +289,9 @@ func cleanReviewWorktrees(project string) {
 		if err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
 			continue
 		}
-		dropReviewWorktree(project, filepath.Join(project, filepath.FromSlash(reviewWorktrees), e.Name()))
+		wt := filepath.Join(project, filepath.FromSlash(reviewWorktrees), e.Name())
+		_ = workers.TeardownBackendsIn(project, wt)
+		dropReviewWorktree(project, wt)
 	}
 }
 
@@ -279,7 +309,7 @@ func reviewLogRel(slug string) string { return reviewLogs + "/review-" + slug + 
 // runReviewer runs argv in wt in its own process group, its stdout and
 // stderr into the review log; it returns stdout (capped). A run that does
 // not exit within timeout, or exits non-zero, is an error.
-func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Placeholders, argv []string, out string, timeout time.Duration) ([]byte, error) {
+func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Placeholders, env, argv []string, out string, timeout time.Duration) ([]byte, error) {
 	argv = ph.Expand(argv)
 	argv, err := workers.CheckExecutor(argv, project)
 	if err != nil {
@@ -297,7 +327,7 @@ func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Place
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = wt
-	cmd.Env = gitenv.Env(append(ph.Env(), "PWD="+wt, "FLEET_REVIEW="+out)...)
+	cmd.Env = gitenv.Env(append(append(ph.Env(), env...), "PWD="+wt, "FLEET_REVIEW="+out)...)
 	cmd.Stdin = nil
 	var stdout cappedBuffer
 	cmd.Stdout = io.MultiWriter(&stdout, logFile)

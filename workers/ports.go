@@ -105,20 +105,17 @@ func AssignPort(project, agentID string, r PortRange) (int, error) {
 	if p, ok := rec.Ports[agentID]; ok && r.contains(p) {
 		return give(p)
 	}
-	owner := map[int]string{}
-	for id, p := range rec.Ports {
-		if id != agentID {
-			owner[p] = id
-		}
+	owner := rec.owners(agentID)
+	for _, p := range rec.Extra[agentID] {
+		owner[p] = agentID // its own block is not its first port's to take
 	}
 	for p := r.Lo; p <= r.Hi; p++ {
 		if _, taken := owner[p]; !taken && bindable(p) {
 			return give(p)
 		}
 	}
-	if p, ok := reclaimable(home, r, rec, owner, now); ok {
-		delete(rec.Ports, owner[p])
-		delete(rec.Given, owner[p])
+	if p, ok := reclaimable(home, r, rec, rec.owners(agentID), now); ok {
+		rec.forget(rec.owners(agentID)[p])
 		return give(p)
 	}
 	return 0, fmt.Errorf("no free port in %s for %s: each is held by an agent that may be running, or in use on 127.0.0.1 (widen the range, or remove agents that are gone)", r, agentID)
@@ -201,14 +198,43 @@ func bindable(port int) bool {
 }
 
 // portsRecord is the ports file: each agent's port, and when it last asked
-// for it.
+// for it. Extra is the rest of an agent's block (fleetwatch.yaml
+// `worktree: {ports: N}`), under a key of its own so "ports" keeps the one
+// format other readers know: agent id to its first port.
 type portsRecord struct {
-	Given map[string]Stamp `json:"given"` // fields sorted, as the registry's
+	Extra map[string][]int `json:"extra,omitempty"` // fields sorted, as the registry's
+	Given map[string]Stamp `json:"given"`
 	Ports map[string]int   `json:"ports"`
 }
 
+// owners maps each port held by an agent other than agentID, block ports
+// included, to its agent.
+func (rec portsRecord) owners(agentID string) map[int]string {
+	owner := map[int]string{}
+	for id, p := range rec.Ports {
+		if id != agentID {
+			owner[p] = id
+		}
+	}
+	for id, ps := range rec.Extra {
+		for _, p := range ps {
+			if id != agentID {
+				owner[p] = id
+			}
+		}
+	}
+	return owner
+}
+
+// forget drops everything recorded for id: its port and its block.
+func (rec portsRecord) forget(id string) {
+	delete(rec.Ports, id)
+	delete(rec.Given, id)
+	delete(rec.Extra, id)
+}
+
 func loadPorts(home string) (portsRecord, error) {
-	rec := portsRecord{Ports: map[string]int{}, Given: map[string]Stamp{}}
+	rec := portsRecord{Ports: map[string]int{}, Given: map[string]Stamp{}, Extra: map[string][]int{}}
 	p := filepath.Join(home, portsFile)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -226,6 +252,9 @@ func loadPorts(home string) (portsRecord, error) {
 	if rec.Given == nil {
 		rec.Given = map[string]Stamp{}
 	}
+	if rec.Extra == nil {
+		rec.Extra = map[string][]int{}
+	}
 	return rec, nil
 }
 
@@ -239,19 +268,19 @@ func savePorts(home string, rec portsRecord) error {
 	return writeAtomicIn(home, filepath.Join(home, portsFile), append(data, '\n'))
 }
 
-// freePort forgets agentID's port and returns it (0 when it had none). The
-// caller holds the project's lock.
+// freePort forgets agentID's port, and its block with it, and returns the
+// port (0 when it had none). The caller holds the project's lock.
 func freePort(home, agentID string) (int, error) {
 	rec, err := loadPorts(home)
 	if err != nil {
 		return 0, err
 	}
 	p, ok := rec.Ports[agentID]
-	if !ok {
+	_, hasBlock := rec.Extra[agentID]
+	if !ok && !hasBlock {
 		return 0, nil
 	}
-	delete(rec.Ports, agentID)
-	delete(rec.Given, agentID)
+	rec.forget(agentID)
 	return p, savePorts(home, rec)
 }
 
@@ -274,4 +303,72 @@ func ReleasePort(project, agentID string, p int) error {
 	}
 	_, err = freePort(home, agentID)
 	return err
+}
+
+// AssignPorts gives agentID a block of n ports from r: its port
+// (AssignPort) first, then n-1 more. The block is stable across runs (the
+// ports it had, when they are still in r and nobody else's, in their
+// order), never shared with another agent, and a port new to it is free on
+// 127.0.0.1 when given. Ports it already had are kept even when something
+// listens there: that is most likely its own backend. ReleasePort and
+// worktree remove give the whole block back.
+func AssignPorts(project, agentID string, r PortRange, n int) ([]int, error) {
+	first, err := AssignPort(project, agentID, r)
+	if err != nil || n <= 1 {
+		return []int{first}, err
+	}
+	home, _, err := portHome(project)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := lockProject(home)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rec, err := loadPorts(home)
+	if err != nil {
+		return nil, err
+	}
+	block, err := extend(home, agentID, r, n, first, rec)
+	if err != nil {
+		return nil, err
+	}
+	rec.Extra[agentID] = block[1:]
+	rec.Given[agentID] = Stamp{time.Now()}
+	return block, savePorts(home, rec)
+}
+
+// extend is first and n-1 more ports for agentID from r: the ones recorded
+// for it that are still its to keep, then the lowest free ones, then ones
+// taken back from agents that are gone (reclaimable).
+func extend(home, agentID string, r PortRange, n, first int, rec portsRecord) ([]int, error) {
+	block := []int{first}
+	taken := rec.owners(agentID)
+	taken[first] = agentID
+	for _, p := range rec.Extra[agentID] {
+		if _, ok := taken[p]; !ok && r.contains(p) && len(block) < n {
+			block = append(block, p)
+			taken[p] = agentID
+		}
+	}
+	for p := r.Lo; p <= r.Hi && len(block) < n; p++ {
+		if _, ok := taken[p]; !ok && bindable(p) {
+			block = append(block, p)
+			taken[p] = agentID
+		}
+	}
+	for len(block) < n {
+		others := rec.owners(agentID)
+		for _, p := range block {
+			delete(others, p)
+		}
+		p, ok := reclaimable(home, r, rec, others, time.Now())
+		if !ok {
+			return nil, fmt.Errorf("no %d free ports in %s for %s's block (ports: %d in fleetwatch.yaml): the others are held by agents that may be running, or in use on 127.0.0.1 (widen the range, or remove agents that are gone)", n-len(block), r, agentID, n)
+		}
+		rec.forget(others[p])
+		block = append(block, p)
+	}
+	return block, nil
 }

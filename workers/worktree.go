@@ -376,6 +376,9 @@ func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) 
 			return out, err
 		}
 	}
+	if err := teardownBefore(top, agentID, path); err != nil {
+		return out, err
+	}
 	if onDisk || inGit {
 		if err := removeWorktree(top, path, force); err != nil {
 			return out, err

@@ -1,11 +1,38 @@
 package cli
 
 import (
+	"path"
+
+	"fleetwatch/internal/config"
+	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
 )
 
-// backendFor prepares the worktree's backend.
+// backendFor prepares the worktree's backend (fleetwatch.yaml `worktree:`):
+// the agent's port block, .env.fleetwatch and, the first time or for
+// another plan, teardown and setup. Without the section, or without a
+// worktree, the job keeps the one port it has and nothing is written.
 func (w *workOnce) backendFor(t *planfs.Tree, job *workers.Job) error {
-	return nil // TODO(backend helper)
+	if job.Port > 0 {
+		job.Ports = []int{job.Port}
+	}
+	s, err := config.Load(t.Project)
+	if err != nil {
+		return err
+	}
+	if !s.Worktree.Set() || job.Worktree == "" {
+		return nil
+	}
+	ports, err := workers.AssignPorts(t.Project, w.agent, w.ports, max(s.Worktree.Ports, 1))
+	if err != nil {
+		return err
+	}
+	slug := model.SlugOf(path.Base(job.Rel))
+	b, err := workers.PrepareBackend(t.Project, s.Worktree, w.agent, slug, job.Worktree, ports)
+	if err != nil {
+		return err
+	}
+	job.Port, job.Ports, job.Env = ports[0], b.Ports, b.Env
+	return nil
 }
