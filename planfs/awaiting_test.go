@@ -180,3 +180,18 @@ func hasEvent(t *testing.T, tr *Tree, name string) bool {
 	}
 	return false
 }
+
+// A heartbeat, even its holder's, does not renew an inbox-held lease: the
+// inbox holds it until a resume.
+func TestAwaitingLeaseNotRenewed(t *testing.T) {
+	tr, held, _ := awaitingTree(t)
+	before := tr.ReadLease(held.Rel).ExpiresAt
+	for _, a := range []Actor{{AgentID: "w", Token: held.Token}, Agent("w")} {
+		if _, err := tr.Renew(held.Rel, a, 10); !errors.Is(err, ErrNotOwner) || !strings.Contains(err.Error(), "inbox") {
+			t.Fatalf("renew by %+v: %v", a, err)
+		}
+	}
+	if l := tr.ReadLease(held.Rel); l.ExpiresAt != before || l.Awaiting != model.AwaitApproval {
+		t.Fatalf("lease changed: %+v", l)
+	}
+}

@@ -38,6 +38,10 @@ func (t *Tree) renew(rel string, a Actor, ttl float64) (*model.Lease, error) {
 		return nil, planErr(rel, ErrNoLease, "lease file is unreadable (%s)", cur.Corrupt)
 	case !a.holds(cur):
 		return nil, notHolder(rel, cur, a)
+	case cur.Awaiting != "":
+		// Its agent's turn is over: the inbox holds the plan until a
+		// resume gives it a fresh lease.
+		return nil, planErr(rel, ErrNotOwner, "%s; the coordinator's inbox holds it, a heartbeat does not", cur.AwaitingText())
 	}
 	next := *cur
 	next.ExpiresAt = t.now() + model.LeaseSpan(ttl)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 
 	"fleetwatch/coord"
 	"fleetwatch/model"
@@ -33,6 +34,9 @@ func (d *Driver) jobPlaceholders(job Job, ph *Placeholders) {
 	ph.Proposal, ph.ApprovedPlan, ph.Feedback = job.Proposal, job.ApprovedPlan, job.Feedback
 	if len(job.Ports) > 0 {
 		ph.Ports = append([]int(nil), job.Ports...)
+	}
+	if ph.Project == "" {
+		ph.Project = filepath.Base(d.Tree.Project)
 	}
 	d.state.Mode = ph.Mode
 }
