@@ -74,6 +74,9 @@ func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
 	b.WriteString(gutter(selected))
 	mark, expires, bad := "●", "in "+span(l.ExpiresAt-m.now), false
 	switch {
+	case l.Awaiting != "" && l.Corrupt == "":
+		// Held by the inbox: it never runs out, whatever its expires_at.
+		mark, expires = "◇", l.AwaitingText()
 	case l.Corrupt != "":
 		mark, expires, bad = "?", "UNREADABLE", true
 	case !l.Active(m.now):
