@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"fleetwatch/model"
-	"fleetwatch/planfs"
 )
 
 // RunDir is the shared run directory, relative to the project: proposals,
@@ -87,27 +86,3 @@ var ErrReadOnly = errors.New("read-only: a viewer can neither approve nor reject
 
 // ErrNotWaiting means the plan has no proposal waiting for a decision.
 var ErrNotWaiting = errors.New("no proposal waits for approval")
-
-// Inbox lists what waits for the coordinator, oldest first: every plan
-// whose lease the inbox holds.
-func Inbox(t *planfs.Tree) ([]Entry, error) {
-	return nil, nil // TODO(plan-first helper)
-}
-
-// Approve approves slug's waiting proposal as by. edited, when not nil, is
-// the approver's text in place of the proposal's (approve --edit), recorded
-// as theirs. The plan's agent's next run builds it.
-func Approve(t *planfs.Tree, slug string, by Approver, edited []byte) (Decision, error) {
-	return Decision{}, errors.New("not yet") // TODO(plan-first helper)
-}
-
-// Reject sends slug's waiting proposal back with note; the agent's next run
-// plans again with the note as FLEET_FEEDBACK.
-func Reject(t *planfs.Tree, slug, note string, by Approver) (Decision, error) {
-	return Decision{}, errors.New("not yet") // TODO(plan-first helper)
-}
-
-// ReadProposal reads an entry's proposal text, bounded, for a face.
-func ReadProposal(e Entry) (text string, truncated bool, err error) {
-	return "", false, errors.New("not yet") // TODO(plan-first helper)
-}

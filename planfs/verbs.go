@@ -273,6 +273,9 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 	now := t.now()
 	live := cur != nil && cur.Active(now)
 	switch {
+	case cur != nil && cur.Corrupt == "" && cur.Awaiting != "":
+		// The inbox holds it: only a decision and a resume take it up.
+		return nil, planErr(rel, ErrNotOwner, "%s in the inbox: approve or reject it", cur.AwaitingText())
 	case cur != nil && cur.Implausible(now) != "":
 		// It cannot expire in time: take it over as if it had.
 	case live && a.holds(cur):

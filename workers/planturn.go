@@ -1,5 +1,17 @@
 package workers
 
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+
+	"fleetwatch/coord"
+	"fleetwatch/model"
+)
+
 // The plan-first half of the driver (the coordinator's inbox): a plan turn
 // runs the endpoint's plan_command (or the executor with {mode} = plan),
 // and when the agent exits 0 the driver records who wrote the proposal and
@@ -15,14 +27,53 @@ func (d *Driver) argvFor(job Job) []string {
 }
 
 // jobPlaceholders adds what job brings to the placeholders: its mode, the
-// coordinator's files, its port block.
+// coordinator's files, its port block. The state file says which turn runs.
 func (d *Driver) jobPlaceholders(job Job, ph *Placeholders) {
-	// TODO(plan-first helper): Mode, Proposal, ApprovedPlan, Feedback, Ports, Project.
+	ph.Mode = cmp.Or(job.Mode, ModeBuild)
+	ph.Proposal, ph.ApprovedPlan, ph.Feedback = job.Proposal, job.ApprovedPlan, job.Feedback
+	if len(job.Ports) > 0 {
+		ph.Ports = append([]int(nil), job.Ports...)
+	}
+	d.state.Mode = ph.Mode
 }
 
 // planTurnDone handles a plan turn's exit 0: the proposal's authorship is
-// recorded beside it and the lease is handed to the inbox.
+// recorded beside it and the lease is handed to the inbox. No proposal (or
+// one that cannot be recorded) gives the plan back, saying why.
 func (d *Driver) planTurnDone(r *running, o Outcome) Outcome {
-	// TODO(plan-first helper)
+	job := r.job
+	slug := model.SlugOf(path.Base(job.Rel))
+	if fi, err := os.Lstat(job.Proposal); errors.Is(err, fs.ErrNotExist) || job.Proposal == "" {
+		reason := "the plan turn wrote no proposal"
+		d.Log.Printf("%s (expected %s)", reason, job.Proposal)
+		return d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
+	} else if err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		reason := "the plan turn wrote an empty proposal"
+		return d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
+	}
+	rec, err := coord.RecordProposal(d.Tree.Project, coord.Record{
+		Slug: slug, N: job.ProposalN, Plan: job.Rel, AgentID: d.Worker.AgentID, RunID: job.RunID,
+	})
+	if err != nil {
+		reason := "the plan turn's proposal cannot be recorded: " + errText(err)
+		d.Log.Printf("%s", reason)
+		return d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
+	}
+	d.Log.Printf("proposal %d recorded: sha256 %s, run %s", rec.N, rec.SHA256, rec.RunID)
+	if err := d.Tree.AwaitApproval(job.Rel, r.me); err != nil {
+		o.Code = -1
+		o.Plan = d.whereIs(job.Rel)
+		o.Note = "plan turn done, but the plan cannot wait in the inbox: " + errText(err)
+		d.Log.Printf("%s", o.Note)
+		return o
+	}
+	o.Plan = job.Rel
+	o.Note = fmt.Sprintf("proposal %d waits for approval (%s)", rec.N, job.Proposal)
+	d.Log.Printf("%s; `fleetwatch approve %s` or `fleetwatch reject %s --note …` decides", o.Note, slug, slug)
 	return o
 }
+
+// DriverRunning reports whether a driver for agentID runs in project now
+// (it holds its agent lock): the coordinator's test of whether an agent is
+// gone.
+func DriverRunning(project, agentID string) bool { return driverRunning(project, agentID) }

@@ -239,6 +239,8 @@ func cardLines(r *model.BoardRow, now float64) []string {
 	switch l := r.Lease; {
 	case l != nil && l.Corrupt != "":
 		lines = append(lines, "↳ lease unreadable")
+	case l != nil && l.AwaitingText() != "":
+		lines = append(lines, "↳ "+l.AgentID+", "+l.AwaitingText())
 	case l != nil && l.Active(now):
 		lines = append(lines, "↳ "+l.AgentID+", "+leftText(l.ExpiresAt-now)+" left")
 	case l != nil:
@@ -322,6 +324,9 @@ type boardLeaseJSON struct {
 	Origin    string  `json:"origin,omitempty"`
 	Active    bool    `json:"active"`
 	Corrupt   string  `json:"corrupt,omitempty"`
+	// Awaiting and AwaitingText as in work-once --list --json.
+	Awaiting     string `json:"awaiting,omitempty"`
+	AwaitingText string `json:"awaiting_text,omitempty"`
 }
 
 type boardPlanJSON struct {
@@ -357,7 +362,7 @@ type boardJSONDoc struct {
 
 func boardLease(l *model.Lease, now float64) boardLeaseJSON {
 	return boardLeaseJSON{Plan: l.Rel, AgentID: l.AgentID, ClaimedAt: l.ClaimedAt, ExpiresAt: l.ExpiresAt,
-		Origin: l.Origin, Active: l.Active(now), Corrupt: l.Corrupt}
+		Origin: l.Origin, Active: l.Active(now), Corrupt: l.Corrupt, Awaiting: l.Awaiting, AwaitingText: l.AwaitingText()}
 }
 
 // boardJSON is the board as scripts read it: every lane, every plan with

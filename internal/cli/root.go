@@ -136,7 +136,8 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError{c, err} })
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.AddGroup(&cobra.Group{ID: "look", Title: "Look:"}, &cobra.Group{ID: "workers", Title: "Workers:"},
-		&cobra.Group{ID: "operators", Title: "Operators:"}, &cobra.Group{ID: "landing", Title: "Landing:"}, &cobra.Group{ID: "watchers", Title: "Watchers:"})
+		&cobra.Group{ID: "operators", Title: "Operators:"}, &cobra.Group{ID: "landing", Title: "Landing:"},
+		&cobra.Group{ID: "coordinator", Title: "Coordinator:"}, &cobra.Group{ID: "watchers", Title: "Watchers:"})
 	add := func(id string, cmds ...*cobra.Command) {
 		for _, c := range cmds {
 			c.GroupID = id
@@ -148,6 +149,7 @@ func newRoot() *cobra.Command {
 	add("operators", newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
 		scaffoldCmd(), checkCmd(), repairCmd(), orchestratorCmd())
 	add("landing", reviewCmd(), queueCmd())
+	add("coordinator", inboxCmd(), approveCmd(), rejectCmd())
 	add("watchers", watchCmd(), skillCmd())
 	agent := demoAgentCmd()
 	agent.Hidden = true

@@ -52,6 +52,8 @@ type workOnce struct {
 	// ep is the endpoint a --run works for (its plan_first, plan_command
 	// and on_scope_violation shape each job).
 	ep registry.Endpoint
+	// resumed are the plans this run took up from the coordinator's inbox.
+	resumed map[string]bool
 }
 
 func workOnceCmd() *cobra.Command {
@@ -387,6 +389,13 @@ func (w *workOnce) claimOne(t *planfs.Tree, snap **model.Snapshot, worker model.
 		}
 		*snap = next
 	}
+	if w.run {
+		// A decided plan-first plan first: the one exception to a bare
+		// pick never taking an in-progress plan.
+		if held, ok := w.resumeOne(t, *snap, worker, skip, stderr); ok {
+			return held, -1, ""
+		}
+	}
 	held, err := t.ClaimNext(*snap, worker, w.options(t), w.ttl, skip)
 	if err != nil {
 		return held, fail(stderr, exitError, "%v", err), err.Error()
@@ -602,6 +611,9 @@ func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model
 		}
 		return planfs.Claimed{}, fail(stderr, exitError, "--slug: %v", err)
 	}
+	if held, code, done := w.resumeNamed(t, rel, worker, stdout, stderr); done {
+		return held, code
+	}
 	held, warning, err := t.ClaimNamed(snap, rel, worker, opt, w.allowAssigned, w.ttl)
 	switch {
 	case errors.Is(err, planfs.ErrAssigned):
@@ -682,7 +694,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	for _, r := range others {
 		owner := "none"
 		if r.Lease != nil {
-			owner = r.Lease.AgentID
+			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, "  ")
 		}
 		foreign = append(foreign, termtext.Line(fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner)))
 	}
@@ -705,7 +717,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 			}
 			owner := "-"
 			if r.Lease != nil && r.Lease.Blocks(nowS) {
-				owner = r.Lease.AgentID
+				owner = r.Lease.AgentID + awaitingSuffix(r.Lease, " ")
 				if r.Lease.Corrupt != "" {
 					owner = "(corrupt lease)"
 				}
@@ -741,7 +753,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	var active []string
 	for _, l := range snap.Leases {
 		if l.Active(nowS) {
-			active = append(active, termtext.Line(fmt.Sprintf("#   %s  agent=%s", l.Rel, l.AgentID)))
+			active = append(active, termtext.Line(fmt.Sprintf("#   %s  agent=%s%s", l.Rel, l.AgentID, awaitingSuffix(&l, "  "))))
 		}
 	}
 	if len(active) > 0 {
@@ -794,6 +806,19 @@ type leaseJSON struct {
 	ExpiresAt float64 `json:"expires_at"`
 	Expired   bool    `json:"expired"`
 	Corrupt   string  `json:"corrupt,omitempty"`
+	// Awaiting is an inbox-held lease's state (approval, resume), and
+	// AwaitingText its words ("awaiting approval").
+	Awaiting     string `json:"awaiting,omitempty"`
+	AwaitingText string `json:"awaiting_text,omitempty"`
+}
+
+// awaitingSuffix is " (awaiting approval)" for an inbox-held lease, after
+// sep; "" for any other.
+func awaitingSuffix(l *model.Lease, sep string) string {
+	if txt := l.AwaitingText(); txt != "" {
+		return sep + "(" + txt + ")"
+	}
+	return ""
 }
 
 func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, unfixed []model.Warning, rows []model.Row, w model.Worker, nowS float64) int {
@@ -817,7 +842,8 @@ func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, unfixed []mod
 			p.Rank = &rank
 		}
 		if l := r.Lease; l != nil {
-			p.Lease = &leaseJSON{AgentID: l.AgentID, ClaimedAt: l.ClaimedAt, ExpiresAt: l.ExpiresAt, Expired: l.Corrupt == "" && !l.Active(nowS), Corrupt: l.Corrupt}
+			p.Lease = &leaseJSON{AgentID: l.AgentID, ClaimedAt: l.ClaimedAt, ExpiresAt: l.ExpiresAt, Expired: l.Corrupt == "" && !l.Active(nowS), Corrupt: l.Corrupt,
+				Awaiting: l.Awaiting, AwaitingText: l.AwaitingText()}
 		}
 		out.Plans = append(out.Plans, p)
 	}

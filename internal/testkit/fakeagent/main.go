@@ -1,7 +1,8 @@
 // Command fakeagent stands in for an AI coding agent in fleetwatch's tests.
 // Its flags say how long it works, what it prints, how it exits, whether it
 // moves its plan itself and whether it obeys SIGTERM; it records what it was
-// given so a test can check the executor hand-off.
+// given so a test can check the executor hand-off. Under FLEET_MODE=plan it
+// only writes a proposal (with -scope as its Files in scope) and exits.
 package main
 
 import (
@@ -38,6 +39,8 @@ func main() {
 	reviewFile := flag.Bool("review-file", false, "with -verdict: write it to $FLEET_REVIEW instead of stdout")
 	write := flag.String("write", "", "write a file of this name into the working folder")
 	commit := flag.Bool("commit", false, "commit a new file in the working folder")
+	scope := flag.String("scope", "", "plan mode (FLEET_MODE=plan): the proposal's Files in scope, comma-separated")
+	proposalTo := flag.String("proposal-to", "", "plan mode: write the proposal here instead of $FLEET_PROPOSAL; \"none\" writes none")
 	flag.Parse()
 
 	if *ignoreTerm {
@@ -51,8 +54,24 @@ func main() {
 				env[k] = v
 			}
 		}
-		data, _ := json.Marshal(map[string]any{"args": os.Args[1:], "env": env, "cwd": cwd})
+		rec := map[string]any{"args": os.Args[1:], "env": env, "cwd": cwd}
+		if fb := os.Getenv("FLEET_FEEDBACK"); fb != "" {
+			text, err := os.ReadFile(fb)
+			must(err)
+			rec["feedback"] = string(text)
+		}
+		if ap := os.Getenv("FLEET_APPROVED_PLAN"); ap != "" {
+			text, err := os.ReadFile(ap)
+			must(err)
+			rec["approved_plan"] = string(text)
+		}
+		data, _ := json.Marshal(rec)
 		must(os.WriteFile(*record, data, 0o644))
+	}
+	if os.Getenv("FLEET_MODE") == "plan" {
+		// A plan turn writes its proposal and stops; nothing else runs.
+		writeProposal(*proposalTo, *scope)
+		os.Exit(*exit)
 	}
 	self, _ := os.Executable()
 	sleeper := []string{"-sleep", "5m"}
@@ -145,4 +164,27 @@ func must(err error) {
 		fmt.Fprintln(os.Stderr, "fakeagent:", err)
 		os.Exit(3)
 	}
+}
+
+// writeProposal writes a plan turn's proposal with scope as its Files in
+// scope (to $FLEET_PROPOSAL, or to, or nowhere when to is "none").
+func writeProposal(to, scope string) {
+	if to == "" {
+		to = os.Getenv("FLEET_PROPOSAL")
+	}
+	if to == "none" {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Proposal for %s\n\nBy %s.\n", os.Getenv("FLEET_SLUG"), os.Getenv("FLEET_AGENT_ID"))
+	if fb := os.Getenv("FLEET_FEEDBACK"); fb != "" {
+		b.WriteString("\nAnswering the feedback in " + fb + ".\n")
+	}
+	b.WriteString("\n## Files in scope\n")
+	for _, p := range strings.Split(scope, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			b.WriteString("- " + p + "\n")
+		}
+	}
+	must(os.WriteFile(to, []byte(b.String()), 0o644))
 }
