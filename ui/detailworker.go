@@ -47,13 +47,13 @@ func workerDetail(m *Model, w workers.WorkerDetail) []string {
 		d.stateFields(&w.State)
 		d.extraFields(w.Raw, append(stateKeys, scopeKeys...)...)
 	}
-	m.scopeDetail(d, &w.State)
 	d.heading("Note")
 	if w.State.Note == "" {
 		d.note("(none)")
 	} else {
 		d.block(w.State.Note)
 	}
+	m.scopeDetail(d, &w.State)
 	if w.Raw != nil {
 		d.heading("On disk")
 		d.rawJSON(w.Raw)
@@ -75,7 +75,12 @@ func workerDetail(m *Model, w workers.WorkerDetail) []string {
 
 // scopeDetail lists what the scope scanner saw of the worker's change and
 // the radar's overlaps with the other running workers.
+// A worker the scanner never looked at has no such section.
 func (m *Model) scopeDetail(d *detailText, st *workers.State) {
+	overlaps := m.overlapsOf(st.AgentID)
+	if st.Mode == "" && st.Scope == "" && len(st.Touched) == 0 && len(st.Violations) == 0 && len(overlaps) == 0 {
+		return
+	}
 	d.heading("Scope")
 	d.field("mode", st.Mode)
 	d.field("scope", st.Scope)
@@ -95,7 +100,7 @@ func (m *Model) scopeDetail(d *detailText, st *workers.State) {
 	for _, p := range st.Touched {
 		d.note("  " + p)
 	}
-	for _, o := range m.overlapsOf(st.AgentID) {
+	for _, o := range overlaps {
 		d.note(overlapWords(o, st.AgentID))
 		if len(o.Conflicts) > 0 {
 			d.note("  conflicts in " + strings.Join(o.Conflicts, ", "))

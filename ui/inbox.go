@@ -255,7 +255,7 @@ func (m *Model) proposalLines(e *coord.Entry, rendered string) []string {
 		}
 		out = append(out, p)
 	}
-	out = append(out, m.st.Bold.Render("Files in scope")+" "+m.st.Dim.Render(scopeCell(e)))
+	out = append(out, m.st.Bold.Render("Files in scope:")+" "+m.st.Dim.Render(scopeCell(e)))
 	for _, p := range e.Scope.Patterns {
 		out = append(out, "  "+line(p))
 	}
