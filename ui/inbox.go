@@ -99,18 +99,20 @@ func (m *Model) inboxLoaded(msg inboxMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// inboxSplit divides the pane's rows between the table and the preview.
-func inboxSplit(h int) (table, preview int) {
+// inboxSplit divides the pane's h rows between the table, showing n
+// entries, and the preview: the table takes what its rows need, at least
+// 3 and at most a third.
+func inboxSplit(h, n int) (table, preview int) {
 	if h < 12 {
 		return h, 0
 	}
-	table = max(3, h/3)
+	table = max(3, min(n, h/3))
 	return table, h - table
 }
 
 func (l *inboxList) setSize(w, h int) {
 	l.full = h
-	t, _ := inboxSplit(h)
+	t, _ := inboxSplit(h, len(l.shown))
 	l.table.setSize(w, t)
 }
 
@@ -131,6 +133,7 @@ func (l *inboxList) rebuild(m *Model) {
 		l.pv[i] = m.proposalLines(&l.entries[i], l.textOf(i))
 	}
 	l.cols = inboxColumns(l.width, l.entries, l.shown)
+	l.setSize(l.width, l.full) // the table's share follows its rows
 	c := l.cols
 	l.set(keys, func(m *Model, i int, sel bool) string {
 		return m.inboxLine(&m.inbox.entries[m.inbox.shown[i]], c, sel)
@@ -200,7 +203,7 @@ func (l *inboxList) view(m *Model, h int) []string {
 	case l.err != nil:
 		empty = "⚠ inbox: " + termtext.Line(l.err.Error())
 	}
-	if _, ph := inboxSplit(l.full); ph == 0 {
+	if _, ph := inboxSplit(l.full, len(l.shown)); ph == 0 {
 		return m.tableBox(m.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, empty))
 	}
 	th := l.table.height + 1 // the header
@@ -261,7 +264,8 @@ func (m *Model) proposalLines(e *coord.Entry, rendered string) []string {
 	}
 	out = append(out, "")
 	if rendered != "" {
-		out = append(out, strings.Split(termtext.Block(rendered), "\n")...)
+		// Safe already: renderMarkdown cleaned the source it rendered.
+		out = append(out, strings.Split(rendered, "\n")...)
 	}
 	return out
 }
@@ -331,7 +335,7 @@ func inboxColumns(w int, es []coord.Entry, shown []int) inboxCols {
 	}
 	c := inboxCols{n: 2, age: 5}
 	room := w - 2 - (c.n + 1) - (c.age + 1)
-	room = allot(room, colWant{&c.state, state, 17, 48}, colWant{&c.slug, slug, 8, 32}, colWant{&c.agent, agent, 6, 20},
+	room = allot(room, colWant{&c.state, state, 17, 64}, colWant{&c.slug, slug, 8, 32}, colWant{&c.agent, agent, 6, 20},
 		colWant{&c.scope, scope, 8, 10})
 	c.problem = max(0, room-1)
 	return c
