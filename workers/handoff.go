@@ -121,30 +121,8 @@ var keepIdentity = []string{
 // refs/fleetwatch/keep/<agent>/<unix>, through a temporary index: the
 // worktree's branch, index and files are left as they were.
 func keepChanges(dir, agent, branch, newOwner string) (string, error) {
-	idx, err := git(dir, "rev-parse", "--path-format=absolute", "--git-path", "index")
-	if err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp("", "fleetwatch-keep-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	tmpIdx := filepath.Join(tmp, "index")
-	// Starting from the real index spares git hashing every file again.
-	if err := copyFile(idx, tmpIdx); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", err
-	}
-	env := []string{"GIT_INDEX_FILE=" + tmpIdx}
-	if _, err := runGit(gitTimeout, env, dir, "add", "--all"); err != nil {
-		return "", err
-	}
-	tree, err := runGit(gitTimeout, env, dir, "write-tree")
-	if err != nil {
-		return "", err
-	}
 	msg := fmt.Sprintf("fleetwatch: uncommitted work of agent %s in %s, kept before %s went to %s", agent, dir, branch, newOwner)
-	commit, err := runGit(gitTimeout, keepIdentity, dir, "commit-tree", "--no-gpg-sign", "-p", "HEAD", "-m", msg, tree)
+	commit, err := snapshotCommit(dir, msg, gitTimeout)
 	if err != nil {
 		return "", err
 	}
@@ -163,6 +141,36 @@ func keepChanges(dir, agent, branch, newOwner string) (string, error) {
 			return "", err
 		}
 	}
+}
+
+// snapshotCommit commits dir's work tree as it stands, untracked files
+// included (ignored ones are not), as a commit on top of its HEAD, through
+// a temporary index: no ref moves, and the worktree's index and files are
+// left as they were. Each git call is bounded by timeout.
+func snapshotCommit(dir, msg string, timeout time.Duration) (string, error) {
+	idx, err := runGit(timeout, nil, dir, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp("", "fleetwatch-keep-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	tmpIdx := filepath.Join(tmp, "index")
+	// Starting from the real index spares git hashing every file again.
+	if err := copyFile(idx, tmpIdx); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	env := []string{"GIT_INDEX_FILE=" + tmpIdx}
+	if _, err := runGit(timeout, env, dir, "add", "--all"); err != nil {
+		return "", err
+	}
+	tree, err := runGit(timeout, env, dir, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return runGit(timeout, keepIdentity, dir, "commit-tree", "--no-gpg-sign", "-p", "HEAD", "-m", msg, tree)
 }
 
 // keepName is agent as one ref component git accepts: no dots (`..`,

@@ -1,8 +1,30 @@
 package workers
 
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"fleetwatch/internal/gitenv"
+)
+
 // MaxTouched bounds State.Touched: a build that touches more is listed in
 // part, with the rest counted.
 const MaxTouched = 500
+
+// maxOverlapChecks bounds the pairs git is asked about in one call: eight
+// workers all touching one file make 28.
+const maxOverlapChecks = 28
+
+// overlapTimeout bounds each git call of the radar.
+const overlapTimeout = 30 * time.Second
 
 // Overlap is two running workers whose changes touch the same paths (the
 // overlap radar).
@@ -21,6 +43,123 @@ type Overlap struct {
 
 // Overlaps finds the running workers of states (their Touched lists) that
 // touch the same paths, and asks git whether each pair's changes conflict.
+// Each worktree is snapshotted (HEAD plus its uncommitted changes) into a
+// commit through a temporary index, so no ref, index or file of a worker
+// changes; a snapshot is made once per call whatever the number of pairs.
 func Overlaps(project string, states []State) []Overlap {
-	return nil // TODO(scope helper)
+	var run []State
+	for _, st := range states {
+		if st.State == StateRunning && st.Worktree != "" && len(st.Touched) > 0 {
+			st.Touched = slices.Clone(st.Touched)
+			slices.Sort(st.Touched)
+			run = append(run, st)
+		}
+	}
+	slices.SortFunc(run, func(a, b State) int { return strings.Compare(a.AgentID, b.AgentID) })
+	var out []Overlap
+	for i := range run {
+		for j := i + 1; j < len(run); j++ {
+			if common := intersect(run[i].Touched, run[j].Touched); len(common) > 0 {
+				out = append(out, Overlap{A: run[i].AgentID, B: run[j].AgentID, Paths: common})
+			}
+		}
+	}
+	snaps := map[string]snapshot{}
+	snap := func(st State) snapshot {
+		if s, ok := snaps[st.AgentID]; ok {
+			return s
+		}
+		dir := st.Worktree
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(project, dir)
+		}
+		var s snapshot
+		s.commit, s.err = snapshotCommit(dir, "fleetwatch: overlap radar snapshot of agent "+st.AgentID, overlapTimeout)
+		snaps[st.AgentID] = s
+		return s
+	}
+	byID := map[string]State{}
+	for _, st := range run {
+		byID[st.AgentID] = st
+	}
+	for k := range out {
+		o := &out[k]
+		if k >= maxOverlapChecks {
+			o.Note = fmt.Sprintf("not checked: more than %d overlapping pairs", maxOverlapChecks)
+			continue
+		}
+		a, b := snap(byID[o.A]), snap(byID[o.B])
+		switch {
+		case a.err != nil:
+			o.Note = "cannot snapshot " + o.A + "'s worktree: " + errText(a.err)
+		case b.err != nil:
+			o.Note = "cannot snapshot " + o.B + "'s worktree: " + errText(b.err)
+		default:
+			o.Conflicts, o.Conflict, a.err = mergeConflicts(project, a.commit, b.commit)
+			o.Checked = a.err == nil
+			if a.err != nil {
+				o.Note = errText(a.err)
+			}
+		}
+	}
+	return out
+}
+
+// snapshot is one worktree as a commit, or why it could not be made.
+type snapshot struct {
+	commit string
+	err    error
+}
+
+// mergeConflicts asks git whether commits a and b merge: the paths it
+// could not merge, and whether there were any. The merged tree is written
+// to the object store only; no ref, index or work tree changes.
+func mergeConflicts(dir, a, b string) ([]string, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), overlapTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b)
+	cmd.Env = gitenv.Env()
+	cmd.WaitDelay = time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, false, fmt.Errorf("git merge-tree: no answer within %v", overlapTimeout)
+	case err == nil:
+		return nil, false, nil
+	case !errors.As(err, &ee) || ee.ExitCode() != 1:
+		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
+		return nil, false, fmt.Errorf("git merge-tree: %s", cmp.Or(msg, err.Error()))
+	}
+	// Exit 1: the tree's id, then each conflicted path, NUL-ended.
+	f := strings.Split(strings.TrimSuffix(out.String(), "\x00"), "\x00")
+	var paths []string
+	for _, p := range f[1:] {
+		// The worktree's backend file is not the agent's change.
+		if p != "" && p != EnvFile {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	return paths, len(paths) > 0 || len(f) == 1, nil
+}
+
+// intersect is the paths in both sorted lists, sorted.
+func intersect(a, b []string) []string {
+	var out []string
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch c := strings.Compare(a[i], b[j]); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
 }
