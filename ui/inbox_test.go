@@ -3,13 +3,17 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
 
 	"fleetwatch/coord"
 	"fleetwatch/model"
@@ -246,12 +250,35 @@ func TestAwaitingLeaseInWords(t *testing.T) {
 	}
 }
 
-// The inbox pane fits at 80×24 with no colour at all.
-func TestInboxNoColor(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
-	h := inboxHarness(t, 80, 24)
-	v := h.view()
-	if !strings.Contains(v, "awaiting approval") {
-		t.Errorf("under NO_COLOR:\n%s", v)
+// Under NO_COLOR (the Ascii profile) the pane has no escape code but the
+// selection's reverse video (h.view checks it), and in colour it says the
+// same words in the same cells: the colours only add.
+func TestInboxColoursKeepTheLayout(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {120, 36}} {
+		plain := inboxHarness(t, size[0], size[1])
+		v := plain.view()
+		if sel := selectedLine(plain.m.View()); !strings.Contains(sel, reverseOn+"▸ search-history") {
+			t.Errorf("%v: the selected row is not reverse video: %q", size, sel)
+		}
+		p := newProject(t)
+		p.addProposal(t)
+		opt := p.options()
+		r := lipgloss.NewRenderer(io.Discard)
+		r.SetColorProfile(termenv.ANSI256)
+		r.SetHasDarkBackground(true)
+		opt.Renderer = r
+		h := newHarnessWith(t, p, opt, size[0], size[1])
+		h.press("7")
+		colour := h.m.View()
+		if !strings.Contains(colour, "\x1b[") {
+			t.Fatal("no colour on an ANSI256 screen")
+		}
+		got, want := strings.Split(ansi.Strip(colour), "\n"), strings.Split(ansi.Strip(v), "\n")
+		for i := range want {
+			if i >= len(got) || strings.TrimRight(got[i], " ") != strings.TrimRight(want[i], " ") {
+				t.Errorf("%v, line %d:\ncolour %q\nplain  %q", size, i+1, got[min(i, len(got)-1)], want[i])
+			}
+		}
 	}
 }
