@@ -69,7 +69,11 @@ func entryFor(t *planfs.Tree, l model.Lease, title string) Entry {
 		e.Problem = aerr.Error()
 		text, _ = readProposalText(t.Project, slug, n)
 	}
-	if text != nil {
+	switch {
+	case e.Decision != nil && e.Decision.Verdict == Approved:
+		// What was approved (an edit, perhaps) is the scope now.
+		e.Scope, e.ScopeFound = model.Scope{Patterns: e.Decision.Scope}, true
+	case text != nil:
 		e.Scope, e.ScopeFound, _ = model.ParseScope(string(text))
 	}
 	return e

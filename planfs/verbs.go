@@ -273,9 +273,11 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 	now := t.now()
 	live := cur != nil && cur.Active(now)
 	switch {
-	case cur != nil && cur.Corrupt == "" && cur.Awaiting != "":
+	case cur != nil && cur.Corrupt == "" && cur.Awaiting == model.AwaitApproval:
 		// The inbox holds it: only a decision and a resume take it up.
-		return nil, planErr(rel, ErrNotOwner, "%s in the inbox: approve or reject it", cur.AwaitingText())
+		return nil, planErr(rel, ErrNotOwner, "awaiting approval in the inbox: approve or reject it")
+	case cur != nil && cur.Corrupt == "" && cur.Awaiting != "":
+		return nil, planErr(rel, ErrNotOwner, "%s: decided in the inbox, its agent's next --run resumes it (or a fit worker's, once it is gone)", cur.AgentID)
 	case cur != nil && cur.Implausible(now) != "":
 		// It cannot expire in time: take it over as if it had.
 	case live && a.holds(cur):

@@ -43,14 +43,12 @@ func (d *Driver) jobPlaceholders(job Job, ph *Placeholders) {
 func (d *Driver) planTurnDone(r *running, o Outcome) Outcome {
 	job := r.job
 	slug := model.SlugOf(path.Base(job.Rel))
-	if fi, err := os.Lstat(job.Proposal); errors.Is(err, fs.ErrNotExist) || job.Proposal == "" {
+	if _, err := os.Lstat(job.Proposal); errors.Is(err, fs.ErrNotExist) {
 		reason := "the plan turn wrote no proposal"
 		d.Log.Printf("%s (expected %s)", reason, job.Proposal)
 		return d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
-	} else if err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
-		reason := "the plan turn wrote an empty proposal"
-		return d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
 	}
+	// Empty, oversized, a symlink: RecordProposal refuses it, naming why.
 	rec, err := coord.RecordProposal(d.Tree.Project, coord.Record{
 		Slug: slug, N: job.ProposalN, Plan: job.Rel, AgentID: d.Worker.AgentID, RunID: job.RunID,
 	})

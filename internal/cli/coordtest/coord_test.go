@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,102 @@ func TestGoneAgentsPlanTakenOver(t *testing.T) {
 	}
 	if ev := fwtest.ReadRel(t, dir, "logs/events.jsonl"); !strings.Contains(ev, "takeover from w1") {
 		t.Errorf("no takeover event:\n%s", ev)
+	}
+}
+
+// approve --edit approves the operator's text, and the agent's named run
+// (--slug) of its decided plan resumes it and builds that text.
+func TestApproveEditedThenNamedResume(t *testing.T) {
+	t.Parallel()
+	dir, rec := planFirstProject(t)
+	planTurn(t, dir, rec, "w1")
+	editor := filepath.Join(t.TempDir(), "editor")
+	script := "#!/bin/sh\nprintf '# Tighter\\n\\n## Files in scope\\n- src/a.go\\n' > \"$1\"\n"
+	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := fwtest.RunEnv(t, dir, []string{"EDITOR=" + editor, "VISUAL="}, "approve", "--root", dir, "--edit", "a")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "as you edited it") {
+		t.Fatalf("approve --edit: %v", r)
+	}
+	if r := fwtest.Run(t, dir, "inbox", "--root", dir); !strings.Contains(r.Stdout, "approved by operator-tester") || !strings.Contains(r.Stdout, "src/a.go") {
+		t.Errorf("inbox after the approval: %v", r)
+	}
+	r = work(t, dir, "w1", "--slug", "a")
+	if r.Code != 0 || !fwtest.Exists(dir, "review-needed/a.md") {
+		t.Fatalf("named resume: %v", r)
+	}
+	run := readRun(t, rec)
+	if run.Env["FLEET_APPROVED_PLAN"] != filepath.Join(filepath.Dir(proposal(dir, "1")), "1.approved.md") || !strings.Contains(run.ApprovedPlan, "src/a.go") {
+		t.Fatalf("build of the edited plan: %+v", run)
+	}
+}
+
+// In git, the worker that takes over a gone agent's approved plan gets its
+// feature branch, handed over from the first agent's worktree.
+func TestGoneAgentsBranchHandedOver(t *testing.T) {
+	t.Parallel()
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/a.md", Fields: "Plan first: yes"})
+	rec := filepath.Join(t.TempDir(), "rec.json")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-record", rec, "-scope", "src/", "-commit")
+	planTurn(t, dir, rec, "w1", "--ensure-worktree")
+	first := readRun(t, rec)
+	if first.Env["FLEET_WORKTREE"] != filepath.Join(dir, "var", "worktrees", "w1") {
+		t.Fatalf("plan turn ran in %q", first.Env["FLEET_WORKTREE"])
+	}
+	if r := fwtest.Run(t, dir, "approve", "--root", dir, "a"); r.Code != 0 {
+		t.Fatalf("approve: %v", r)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	r := work(t, dir, "w2", "--lease-ttl", "1", "--ensure-worktree")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "taken over from agent w1") {
+		t.Fatalf("takeover in git: %v", r)
+	}
+	run := readRun(t, rec)
+	wt := filepath.Join(dir, "var", "worktrees", "w2")
+	if run.Env["FLEET_WORKTREE"] != wt || run.Env["FLEET_MODE"] != "build" {
+		t.Fatalf("build run: %v", run.Env)
+	}
+	branch := fwtest.GitOut(t, wt, "rev-parse", "--abbrev-ref", "HEAD")
+	if branch != model.FeatureBranch("a") {
+		t.Fatalf("w2 works on %q", branch)
+	}
+	if log := fwtest.GitOut(t, dir, "log", "--oneline", branch); !strings.Contains(log, "fakeagent commit") {
+		t.Fatalf("the build's commit is not on %s:\n%s", branch, log)
+	}
+}
+
+// An endpoint with plan_first plans every plan first, with its
+// plan_command for the plan turn and its command for the build.
+func TestEndpointPlanFirstAndPlanCommand(t *testing.T) {
+	t.Parallel()
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	rec := filepath.Join(t.TempDir(), "rec.json")
+	fa := strconv.Quote(fwtest.FakeAgent(t))
+	yaml := "endpoints:\n  - name: planner\n    tier: mid\n    model: fake-1\n    plan_first: true\n" +
+		"    command: [" + fa + ", -record, " + strconv.Quote(rec) + ", build-cmd]\n" +
+		"    plan_command: [" + fa + ", -record, " + strconv.Quote(rec) + ", -scope, 'src/', plan-cmd, '{mode}']\n"
+	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := work(t, dir, "w1", "--endpoint", "planner"); r.Code != 0 {
+		t.Fatalf("plan turn: %v", r)
+	}
+	var got struct{ Args []string }
+	data, _ := os.ReadFile(rec)
+	json.Unmarshal(data, &got)
+	if strings.Join(got.Args, " ") != "-record "+rec+" -scope src/ plan-cmd plan" {
+		t.Fatalf("plan turn argv %q", got.Args)
+	}
+	if r := fwtest.Run(t, dir, "approve", "--root", dir, "a"); r.Code != 0 {
+		t.Fatalf("approve: %v", r)
+	}
+	if r := work(t, dir, "w1", "--endpoint", "planner"); r.Code != 0 || !fwtest.Exists(dir, "review-needed/a.md") {
+		t.Fatalf("build: %v", r)
+	}
+	data, _ = os.ReadFile(rec)
+	json.Unmarshal(data, &got)
+	if strings.Join(got.Args, " ") != "-record "+rec+" build-cmd" {
+		t.Fatalf("build argv %q", got.Args)
 	}
 }
