@@ -46,6 +46,9 @@ type Overlap struct {
 // Each worktree is snapshotted (HEAD plus its uncommitted changes) into a
 // commit through a temporary index, so no ref, index or file of a worker
 // changes; a snapshot is made once per call whatever the number of pairs.
+// Cost: three git calls per worker in an overlap (its whole work tree
+// hashed against its index) and one merge-tree per pair, so a face calls it
+// when the Touched lists change, not on every frame.
 func Overlaps(project string, states []State) []Overlap {
 	var run []State
 	for _, st := range states {

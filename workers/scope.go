@@ -41,6 +41,10 @@ type scanner struct {
 	committed []string
 	reported  map[string]bool // violations already logged and sent as events
 	failed    string          // the last scan error logged, so it is said once
+	// next is when the next tick may scan: a scan that took long (a huge
+	// work tree) spaces the next ones out, so git never takes more than a
+	// quarter of a core per worker.
+	next time.Time
 }
 
 // newScanner starts watching r's worktree.
@@ -77,7 +81,12 @@ func (s *scanner) close() {
 // scanTick looks at the worktree once while the agent runs; over is true
 // when a violation stopped it (the plan parked).
 func (d *Driver) scanTick(r *running, s *scanner) (o Outcome, over bool) {
+	began := time.Now()
+	if began.Before(s.next) {
+		return o, false
+	}
 	fresh, ok := d.scanOnce(r, s)
+	s.next = began.Add(4 * time.Since(began))
 	if !ok || len(fresh) == 0 || !r.job.StopOnViolation {
 		return o, false
 	}
