@@ -157,6 +157,11 @@ func TestInboxApprove(t *testing.T) {
 	if f := h.footer(); !strings.Contains(f, "is decided already") {
 		t.Errorf("A on a decided proposal: %q", f)
 	}
+	// The Leases pane says who takes it up, in words, at 80 columns too.
+	h.press("2")
+	if v := h.view(); !strings.Contains(v, "decided, resumes with reasoner-1") {
+		t.Errorf("the leases pane after approval:\n%s", v)
+	}
 }
 
 func TestInboxRejectWithNote(t *testing.T) {
