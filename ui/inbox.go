@@ -251,6 +251,9 @@ func (m *Model) proposalLines(e *coord.Entry, rendered string) []string {
 	} else {
 		out = append(out, "no authorship record beside it")
 	}
+	if d := e.Decision; d != nil {
+		out = append(out, line(d.Verdict+" by "+d.By+" at "+d.At.Local().Format("2006-01-02 15:04")+orEmpty(" · ", decisionNote(d))))
+	}
 	if e.Problem != "" {
 		p := "⚠ " + line(e.Problem)
 		if !m.plain {
@@ -268,6 +271,18 @@ func (m *Model) proposalLines(e *coord.Entry, rendered string) []string {
 		out = append(out, strings.Split(rendered, "\n")...)
 	}
 	return out
+}
+
+// decisionNote is what a decision adds in words: a rejection's note, an
+// approver's edit.
+func decisionNote(d *coord.Decision) string {
+	switch {
+	case d.Note != "":
+		return "note: " + d.Note
+	case d.Edited:
+		return "the approver edited the text; the build follows their version"
+	}
+	return ""
 }
 
 func entryTitle(e *coord.Entry) string {

@@ -181,7 +181,7 @@ func TestInboxRejectWithNote(t *testing.T) {
 	if err != nil || len(es) != 1 || es[0].Decision == nil || es[0].Decision.Verdict != coord.Rejected || es[0].Decision.Note != "keep it to ten entries" {
 		t.Fatalf("the decision on disk: %+v %v", es, err)
 	}
-	if v := h.view(); !strings.Contains(v, "rejected by op") {
+	if v := h.view(); !strings.Contains(v, "rejected by op") || !strings.Contains(v, "note: keep it to ten entries") {
 		t.Errorf("the row after rejection:\n%s", v)
 	}
 }
