@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // NoticeKind says what a notice is about. Notices are one list: later
@@ -20,6 +21,14 @@ const (
 	NoticeWorkerDead NoticeKind = "dead"
 	// NoticeLeaseExpired: a lease ran out and no live worker drives it.
 	NoticeLeaseExpired NoticeKind = "expired"
+	// NoticeProposal: a plan-first plan's proposal waits in the inbox for
+	// the coordinator's approval.
+	NoticeProposal NoticeKind = "proposal"
+	// NoticeScopeViolation: a running build touched paths outside its
+	// approved scope (or under .plans/).
+	NoticeScopeViolation NoticeKind = "scope"
+	// NoticeOverlap: two running workers touch the same paths.
+	NoticeOverlap NoticeKind = "overlap"
 )
 
 // NoticeSubject is the kind of row a notice leads to; Notice.Key names the
@@ -55,18 +64,38 @@ type WorkerFact struct {
 	// Started and Heartbeat (Unix seconds) tell one run, and one silence,
 	// from the next.
 	Started, Heartbeat float64
+	// Violations are the paths its build touched out of scope, sorted.
+	Violations []string
+}
+
+// ProposalFact is a proposal waiting in the coordinator's inbox: proposal
+// N of the plan at Rel, written by Agent.
+type ProposalFact struct {
+	Slug, Rel, Agent string
+	N                int
+}
+
+// OverlapFact is two running workers (A < B) touching the same Paths, and
+// whether git says their changes conflict (Checked false: not asked).
+type OverlapFact struct {
+	A, B              string
+	Paths             []string
+	Checked, Conflict bool
 }
 
 // NoticeFacts is one look at everything notices come from.
 type NoticeFacts struct {
-	Rows    []BoardRow
-	Leases  []Lease
-	Workers []WorkerFact
-	Now     float64
+	Rows      []BoardRow
+	Leases    []Lease
+	Workers   []WorkerFact
+	Proposals []ProposalFact
+	Overlaps  []OverlapFact
+	Now       float64
 }
 
 // Conditions lists every notice that is true in f, stamped at f.Now, in a
-// fixed order (plans, leases, workers). New ones are those whose ID the
+// fixed order (plans, proposals, leases, workers, scope violations,
+// overlaps). New ones are those whose ID the
 // previous look did not have (NewNotices).
 func Conditions(f NoticeFacts) []Notice {
 	var out []Notice
@@ -77,6 +106,9 @@ func Conditions(f NoticeFacts) []Notice {
 		if p := f.Rows[i].Plan; p.Lane == ReviewNeeded {
 			add(p.Rel, NoticeReview, p.Slug+" waits for review: "+titleOr(p), SubjectPlan, p.Rel)
 		}
+	}
+	for _, p := range f.Proposals {
+		add(p.Rel+"#"+strconv.Itoa(p.N), NoticeProposal, p.Slug+": "+p.Agent+"'s plan waits for approval", SubjectPlan, p.Rel)
 	}
 	driven := map[string]bool{}
 	for _, w := range f.Workers {
@@ -109,7 +141,52 @@ func Conditions(f NoticeFacts) []Notice {
 			add(run, NoticeWorkerDead, w.Agent+"'s process is gone"+on, SubjectWorker, w.Agent)
 		}
 	}
+	for _, w := range f.Workers {
+		if w.Health != "live" || len(w.Violations) == 0 {
+			continue
+		}
+		// One notice per run and set of paths: a new path out of scope is
+		// news, the same ones on the next look are not.
+		run := w.Agent + "@" + strconv.FormatInt(int64(w.Started), 10)
+		add(run+":"+strings.Join(w.Violations, ","), NoticeScopeViolation,
+			w.Agent+" touched "+countPaths(len(w.Violations))+" out of scope"+onPlan(w.Plan)+": "+pathList(w.Violations), SubjectWorker, w.Agent)
+	}
+	for _, o := range f.Overlaps {
+		verdict := "not checked for conflicts"
+		switch {
+		case o.Checked && o.Conflict:
+			verdict = "their changes conflict"
+		case o.Checked:
+			verdict = "their changes merge cleanly"
+		}
+		add(o.A+"+"+o.B+":"+strings.Join(o.Paths, ",")+":"+verdict, NoticeOverlap,
+			o.A+" and "+o.B+" both touch "+pathList(o.Paths)+": "+verdict, SubjectWorker, o.A)
+	}
 	return out
+}
+
+func onPlan(rel string) string {
+	if rel == "" {
+		return ""
+	}
+	return " on " + rel
+}
+
+func countPaths(n int) string {
+	if n == 1 {
+		return "1 path"
+	}
+	return strconv.Itoa(n) + " paths"
+}
+
+// pathList names the first few paths, and how many more there are.
+func pathList(paths []string) string {
+	const shown = 3
+	s := strings.Join(paths[:min(shown, len(paths))], ", ")
+	if len(paths) > shown {
+		s += " and " + strconv.Itoa(len(paths)-shown) + " more"
+	}
+	return s
 }
 
 // NewNotices are the notices of cur that were not true in prev: what

@@ -68,6 +68,21 @@ func TestNewNoticesEachKind(t *testing.T) {
 		{"a lease expires while its worker is stale", func(f *NoticeFacts) {
 			f.Now, f.Workers[0].Health = 2500, "stale"
 		}, []string{"expired in-progress__b.md.json", "stale mid-1"}, ""},
+		{"a proposal waits for approval", func(f *NoticeFacts) {
+			f.Proposals = []ProposalFact{{Slug: "b", Rel: "in-progress/b.md", Agent: "mid-1", N: 1}}
+		}, []string{"proposal in-progress/b.md"}, "b: mid-1's plan waits for approval"},
+		{"a build leaves its scope", func(f *NoticeFacts) {
+			f.Workers[0].Violations = []string{".plans/x.md", "a.go", "b.go", "c.go"}
+		}, []string{"scope mid-1"}, "mid-1 touched 4 paths out of scope on in-progress/b.md: .plans/x.md, a.go, b.go and 1 more"},
+		{"an exited worker's violations are no news", func(f *NoticeFacts) {
+			f.Workers[1].Violations = []string{"a.go"}
+		}, nil, ""},
+		{"two workers touch the same file, and it conflicts", func(f *NoticeFacts) {
+			f.Overlaps = []OverlapFact{{A: "mid-1", B: "mid-2", Paths: []string{"a.go"}, Checked: true, Conflict: true}}
+		}, []string{"overlap mid-1"}, "mid-1 and mid-2 both touch a.go: their changes conflict"},
+		{"two workers touch the same file, and it merges", func(f *NoticeFacts) {
+			f.Overlaps = []OverlapFact{{A: "mid-1", B: "mid-2", Paths: []string{"a.go", "b.go"}, Checked: true}}
+		}, []string{"overlap mid-1"}, "mid-1 and mid-2 both touch a.go, b.go: their changes merge cleanly"},
 		{"an unreadable lease is not an expiry", func(f *NoticeFacts) {
 			f.Now, f.Workers = 2500, f.Workers[1:]
 			f.Leases[0].Corrupt = "not JSON"
@@ -161,5 +176,33 @@ func TestNoticeIDsTellRunsApart(t *testing.T) {
 	g.Leases = []Lease{{File: "in-progress__b.md.json", Rel: "in-progress/b.md", AgentID: "m", ExpiresAt: 4500}}
 	if n := NewNotices(Conditions(f), Conditions(g)); len(n) != 1 {
 		t.Errorf("a renewed lease expiring again: %q, want one notice", kindsKeys(n))
+	}
+}
+
+// A proposal, a violation and an overlap are each noticed once per fact:
+// the same facts again are no news; a second proposal, a new path out of
+// scope, or an overlap turning into a conflict are.
+func TestCoordinatorNoticesOncePerFact(t *testing.T) {
+	f := baseFacts()
+	f.Proposals = []ProposalFact{{Slug: "b", Rel: "in-progress/b.md", Agent: "mid-1", N: 1}}
+	f.Workers[0].Violations = []string{"a.go"}
+	f.Overlaps = []OverlapFact{{A: "mid-1", B: "mid-2", Paths: []string{"a.go"}, Checked: true}}
+	prev := Conditions(f)
+	if got := NewNotices(prev, Conditions(f)); len(got) != 0 {
+		t.Fatalf("the same facts again: %q", kindsKeys(got))
+	}
+	g := f
+	g.Proposals = []ProposalFact{{Slug: "b", Rel: "in-progress/b.md", Agent: "mid-1", N: 2}}
+	g.Workers = slices.Clone(f.Workers)
+	g.Workers[0].Violations = []string{"a.go", "b.go"}
+	g.Overlaps = []OverlapFact{{A: "mid-1", B: "mid-2", Paths: []string{"a.go"}, Checked: true, Conflict: true}}
+	got := NewNotices(prev, Conditions(g))
+	if want := []string{"proposal in-progress/b.md", "scope mid-1", "overlap mid-1"}; !slices.Equal(kindsKeys(got), want) {
+		t.Fatalf("new notices %q, want %q (in this order)", kindsKeys(got), want)
+	}
+	for _, n := range got {
+		if want := map[NoticeKind]NoticeSubject{NoticeProposal: SubjectPlan, NoticeScopeViolation: SubjectWorker, NoticeOverlap: SubjectWorker}[n.Kind]; n.Subject != want {
+			t.Errorf("%s: subject %v, want %v", n.Kind, n.Subject, want)
+		}
 	}
 }

@@ -88,6 +88,8 @@ func (p *planList) measurePlans(m *Model, rows []*model.BoardRow) planWant {
 		switch l := r.Lease; {
 		case l != nil && l.Corrupt != "":
 			who = len("lease unreadable")
+		case l != nil && l.Awaiting != "":
+			who = cellWidth(l.AgentID) + 1 + cellWidth(l.AwaitingText())
 		case l != nil:
 			// Live or expired: the wider of the two, so a lease running
 			// out does not move the columns.

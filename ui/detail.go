@@ -133,7 +133,7 @@ func (m *Model) readerFacts() string {
 		case l.Corrupt != "":
 			s += " · lease unreadable"
 		case l.Active(m.now):
-			s += " · held by " + l.AgentID + ", " + span(l.ExpiresAt-m.now) + " left"
+			s += " · held by " + l.AgentID + ", " + timeLeft(l, m.now)
 		default:
 			s += " · lease of " + l.AgentID + " expired " + span(m.now-l.ExpiresAt) + " ago"
 		}

@@ -124,7 +124,7 @@ func leaseDetail(m *Model, l model.Lease, raw []byte, cut bool, err error, now f
 	case !l.Active(now):
 		d.field("state", "EXPIRED "+span(now-l.ExpiresAt)+" ago")
 	default:
-		d.field("state", "active, "+span(l.ExpiresAt-now)+" left")
+		d.field("state", "active, "+timeLeft(&l, now))
 	}
 	if l.Corrupt != "" && l.ModTime > 0 {
 		// How old an unreadable lease is decides when recover may take it.

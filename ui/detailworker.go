@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -14,6 +15,9 @@ import (
 // stateKeys are the state file's fields this version knows, in its order.
 var stateKeys = []string{"pid", "agent_id", "tier", "model", "plan", "worktree", "port", "started",
 	"last_heartbeat", "state", "exit_code", "host", "heartbeat_every", "endpoint", "note"}
+
+// scopeKeys are the scope scanner's fields, shown under their own heading.
+var scopeKeys = []string{"mode", "scope", "touched", "touched_more", "violations"}
 
 // openWorker shows the selected worker: its state file, its note and the
 // end of its log.
@@ -41,7 +45,7 @@ func workerDetail(m *Model, w workers.WorkerDetail) []string {
 	}
 	if w.Raw != nil && w.StateErr == "" {
 		d.stateFields(&w.State)
-		d.extraFields(w.Raw, stateKeys...)
+		d.extraFields(w.Raw, append(stateKeys, scopeKeys...)...)
 	}
 	d.heading("Note")
 	if w.State.Note == "" {
@@ -49,6 +53,7 @@ func workerDetail(m *Model, w workers.WorkerDetail) []string {
 	} else {
 		d.block(w.State.Note)
 	}
+	m.scopeDetail(d, &w.State)
 	if w.Raw != nil {
 		d.heading("On disk")
 		d.rawJSON(w.Raw)
@@ -66,6 +71,44 @@ func workerDetail(m *Model, w workers.WorkerDetail) []string {
 		d.lines = append(d.lines, "  "+m.logLine(l))
 	}
 	return d.lines
+}
+
+// scopeDetail lists what the scope scanner saw of the worker's change and
+// the radar's overlaps with the other running workers.
+// A worker the scanner never looked at has no such section.
+func (m *Model) scopeDetail(d *detailText, st *workers.State) {
+	overlaps := m.overlapsOf(st.AgentID)
+	if st.Mode == "" && st.Scope == "" && len(st.Touched) == 0 && len(st.Violations) == 0 && len(overlaps) == 0 {
+		return
+	}
+	d.heading("Scope")
+	d.field("mode", st.Mode)
+	d.field("scope", st.Scope)
+	if len(st.Violations) == 0 {
+		d.note("no path out of scope")
+	} else {
+		d.note(plural(len(st.Violations), "path", "paths") + " out of scope:")
+		for _, p := range st.Violations {
+			d.note("  ⚠ " + p)
+		}
+	}
+	touched := plural(len(st.Touched), "path", "paths") + " touched"
+	if st.TouchedMore > 0 {
+		touched += " (and " + itoa(st.TouchedMore) + " more not listed)"
+	}
+	d.note(touched + ":")
+	for _, p := range st.Touched {
+		d.note("  " + p)
+	}
+	for _, o := range overlaps {
+		d.note(overlapWords(o, st.AgentID))
+		if len(o.Conflicts) > 0 {
+			d.note("  conflicts in " + strings.Join(o.Conflicts, ", "))
+		}
+		if o.Note != "" {
+			d.note("  " + o.Note)
+		}
+	}
 }
 
 func (d *detailText) stateFields(st *workers.State) {

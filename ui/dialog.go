@@ -24,6 +24,10 @@ type dialog struct {
 	input   *textinput.Model
 	verb    string // what enter does, e.g. "promote"
 	do      func(to model.Lane, text string) tea.Cmd
+	// refuse, when set, keeps the dialog open with its reason while the
+	// answer cannot be taken (an empty note); problem is that reason.
+	refuse  func(to model.Lane, text string) string
+	problem string
 	// rel is the plan asked about and seen its lease as shown (leasePrint).
 	rel, seen string
 	existed   bool
@@ -107,6 +111,10 @@ func (d *dialog) update(k *AskKeys, msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
 	case key.Matches(msg, k.Cancel):
 		return nil, true
 	case key.Matches(msg, k.Confirm):
+		if why := d.refused(); why != "" {
+			d.problem = why
+			return nil, false
+		}
 		return d.confirm(), true
 	case key.Matches(msg, k.Next, k.Right, k.Prev, k.Left):
 		// With a text field, the arrows edit the text; only tab chooses.
@@ -140,8 +148,17 @@ func (d *dialog) update(k *AskKeys, msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
 	return cmd, false
 }
 
-// confirm takes the action with the choice and the text as they are.
-func (d *dialog) confirm() tea.Cmd {
+// refused is why the answer as it stands cannot be taken, "" when it can.
+func (d *dialog) refused() string {
+	if d.refuse == nil {
+		return ""
+	}
+	to, text := d.answer()
+	return d.refuse(to, text)
+}
+
+// answer is the choice and the text as they are.
+func (d *dialog) answer() (model.Lane, string) {
 	var to model.Lane
 	if len(d.choices) > 0 {
 		to = d.choices[d.choice]
@@ -150,7 +167,12 @@ func (d *dialog) confirm() tea.Cmd {
 	if d.input != nil {
 		text = strings.TrimSpace(d.input.Value())
 	}
-	return d.do(to, text)
+	return to, text
+}
+
+// confirm takes the action with the choice and the text as they are.
+func (d *dialog) confirm() tea.Cmd {
+	return d.do(d.answer())
 }
 
 func (d *dialog) view(m *Model, h int) []string { return m.dialogView(d, m.cols, h) }
@@ -177,6 +199,13 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 	}
 	if d.input != nil {
 		b.WriteString("\n\n" + d.input.View())
+	}
+	if d.problem != "" {
+		p := "✗ " + termtext.Line(d.problem)
+		if !m.plain {
+			p = m.st.Bad.Render(p)
+		}
+		b.WriteString("\n" + p)
 	}
 	keys := "enter " + d.verb + " · esc cancel"
 	if len(d.choices) > 1 {

@@ -150,7 +150,7 @@ func (m *Model) askEdit() tea.Cmd {
 	who := termtext.Line(lease.AgentID)
 	m.stack.push(&dialog{
 		title: "Edit " + slugOf(rel) + ", which " + who + " holds",
-		body: []string{who + " holds this plan (" + span(lease.ExpiresAt-m.now) + " left) and may be changing it. " +
+		body: []string{who + " holds this plan (" + timeLeft(lease, m.now) + ") and may be changing it. " +
 			"You edit a copy; it is written back only if the plan has not moved or changed meanwhile."},
 		verb: "edit", rel: rel, seen: leasePrint(lease), existed: true,
 		do: func(model.Lane, string) tea.Cmd { return editPlanCmd(t, rel) },

@@ -381,7 +381,7 @@ func (h *harness) settle(cmd tea.Cmd) {
 			case tea.QuitMsg:
 				h.quit = true
 			case loadedMsg, worktreesMsg, actionMsg, previewDueMsg, previewMsg,
-				workersMsg, spawnFormMsg, spawnedMsg, detailMsg:
+				workersMsg, spawnFormMsg, spawnedMsg, detailMsg, inboxMsg:
 				start(h.update(msg))
 			case logOpenedMsg, logLinesMsg:
 				h.background(h.update(msg))

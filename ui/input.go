@@ -232,6 +232,15 @@ func (m *Model) force(lease *model.Lease, lane model.Lane) bool {
 }
 
 // holder says who holds a plan, as a sentence for a dialog.
+// timeLeft is how long an active lease still runs, "12m left", or for an
+// inbox-held one, which never runs out, what it waits for.
+func timeLeft(l *model.Lease, now float64) string {
+	if w := l.AwaitingText(); w != "" {
+		return w
+	}
+	return span(l.ExpiresAt-now) + " left"
+}
+
 func (m *Model) holder(l *model.Lease) string {
 	switch {
 	case l == nil:
@@ -239,7 +248,7 @@ func (m *Model) holder(l *model.Lease) string {
 	case l.Corrupt != "":
 		return "Its lease file is unreadable (" + l.Corrupt + ")."
 	case l.Active(m.now):
-		return l.AgentID + " holds it, " + span(l.ExpiresAt-m.now) + " left."
+		return l.AgentID + " holds it, " + timeLeft(l, m.now) + "."
 	}
 	return l.AgentID + " held it; the lease expired " + span(m.now-l.ExpiresAt) + " ago."
 }
@@ -431,9 +440,8 @@ func (m *Model) helpLines() []string {
 		"  ✓ ?    outside the ready lanes: good fit / unknown fit",
 		"Rows:   ● some tier would pick it now   ○ no tier would   ▸ selected",
 		"        ! check warns about the plan (its preview says why)",
-		"Leases: ● live   ✗ expired   ? unreadable",
+		"Leases: ● live   ✗ expired   ? unreadable   ◇ held by the inbox",
 		"Workers: ● live  ◌ stale (silent for two heartbeats)  ✗ dead (process gone)",
 		"         exited N  ○ starting  1–4 marked for logs (space marks, l opens)",
-		"",
 		"Any key closes this help.")
 }

@@ -34,6 +34,7 @@ type KeyMap struct {
 	Workers WorkerKeys
 	Events  EventKeys
 	Merge   MergeKeys
+	Inbox   InboxKeys
 	Logs    LogKeys
 }
 
@@ -67,6 +68,10 @@ type MergeKeys struct {
 	Add, Remove, Land        key.Binding
 	Open, Diff               key.Binding
 }
+
+// InboxKeys are the Inbox pane's: the coordinator's decisions on a
+// proposal, and reading it whole.
+type InboxKeys struct{ Approve, Reject, Open key.Binding }
 
 // LogKeys are the log view's: wrap, zoom, and sideways scrolling.
 type LogKeys struct{ Wrap, Zoom, Left, Right key.Binding }
@@ -144,6 +149,7 @@ func DefaultKeyMap() KeyMap {
 			Add: b("queue", "+"), Remove: b("unqueue", "-"), Land: b("land head", "m"),
 			Open: b("open", "enter"), Diff: b("diff", "d"),
 		},
+		Inbox: InboxKeys{Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter")},
 		Logs: LogKeys{
 			Wrap: b("wrap lines", "w"), Zoom: b("zoom", "z"),
 			Left:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "scroll left")),
@@ -195,21 +201,21 @@ func paneKeys() [paneCount]key.Binding {
 // ShortHelp is the status line's reminder: the actions that apply now. A
 // pane's keys are disabled off it, so a key shows once.
 func (k KeyMap) ShortHelp() []key.Binding {
-	p, l, w, g := &k.Plans, &k.Leases, &k.Workers, &k.Merge
-	return []key.Binding{g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
+	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
+	return []key.Binding{i.Approve, i.Reject, i.Open, g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
 		p.Diff, k.Trees.Diff, w.Diff, w.Logs, w.Stop, w.Mark, l.Open, k.Trees.Open, w.Open, k.Events.Open,
 		k.Spawn, p.New, p.Edit, k.Filter, k.Help, k.Quit}
 }
 
 // FullHelp is what `?` shows, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	p, l, w, g := &k.Plans, &k.Leases, &k.Workers, &k.Merge
+	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane},
 		append([]key.Binding{p.PrevLane, p.NextLane}, k.Panes[:]...),
 		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete, p.New, p.Edit},
 		{k.Spawn, w.Stop, w.Mark, w.Logs, p.Diff, k.Trees.Diff, w.Diff, g.Diff},
-		{g.Approve, g.NeedsWork, g.Peer, g.Add, g.Remove, g.Land},
-		{k.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, g.Open, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
+		{g.Approve, g.NeedsWork, g.Peer, g.Add, g.Remove, g.Land, i.Approve, i.Reject},
+		{k.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, g.Open, i.Open, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
 	}
 }

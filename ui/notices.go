@@ -26,10 +26,11 @@ type noticeBook struct {
 	// its ID was not there.
 	last []model.Notice
 	// The first look is the baseline (what is true when the UI opens is
-	// not news); it waits for both the board and the workers, because
-	// whether an expired lease has a driver needs both.
-	haveBoard, haveWorkers, primed bool
-	lastBell                       time.Time
+	// not news); it waits for the board, the workers and the inbox,
+	// because whether an expired lease has a driver needs the first two,
+	// and a proposal waiting when the UI opens is not news either.
+	haveBoard, haveWorkers, haveInbox, primed bool
+	lastBell                                  time.Time
 }
 
 type noticeEntry struct {
@@ -44,6 +45,7 @@ const (
 	fromBoard noticeSource = iota
 	fromWorkers
 	fromClock
+	fromInbox
 )
 
 func (b *noticeBook) unread() int {
@@ -89,8 +91,10 @@ func (m *Model) lookForNotices(src noticeSource) tea.Cmd {
 		b.haveBoard = true
 	case fromWorkers:
 		b.haveWorkers = true
+	case fromInbox:
+		b.haveInbox = true
 	}
-	if m.d == nil || !b.haveBoard || !b.haveWorkers {
+	if m.d == nil || !b.haveBoard || !b.haveWorkers || !b.haveInbox {
 		return nil
 	}
 	cur := model.Conditions(m.noticeFacts())
@@ -110,12 +114,13 @@ func (m *Model) lookForNotices(src noticeSource) tea.Cmd {
 	return m.bellCmd()
 }
 
-// noticeFacts is the board, the leases and the workers as shown now.
+// noticeFacts is the board, the leases, the workers, the inbox and the
+// radar as shown now.
 func (m *Model) noticeFacts() model.NoticeFacts {
 	f := model.NoticeFacts{Rows: m.d.board.Rows, Leases: m.d.board.Leases, Now: m.now}
 	for i := range m.wrk.rows {
 		st := &m.wrk.rows[i].st
-		w := model.WorkerFact{Agent: st.AgentID, Plan: st.Plan, Health: string(m.wrk.rows[i].health), Exit: st.ExitCode}
+		w := model.WorkerFact{Agent: st.AgentID, Plan: st.Plan, Health: string(m.wrk.rows[i].health), Exit: st.ExitCode, Violations: st.Violations}
 		if !st.Started.IsZero() {
 			w.Started = float64(st.Started.Unix())
 		}
@@ -123,6 +128,14 @@ func (m *Model) noticeFacts() model.NoticeFacts {
 			w.Heartbeat = float64(st.LastHeartbeat.Unix())
 		}
 		f.Workers = append(f.Workers, w)
+	}
+	for i := range m.inbox.entries {
+		if e := &m.inbox.entries[i]; e.Waiting() {
+			f.Proposals = append(f.Proposals, model.ProposalFact{Slug: e.Slug, Rel: e.Rel, Agent: entryAgent(e), N: e.N})
+		}
+	}
+	for _, o := range m.wrk.overlaps {
+		f.Overlaps = append(f.Overlaps, model.OverlapFact{A: o.A, B: o.B, Paths: o.Paths, Checked: o.Checked, Conflict: o.Conflict})
 	}
 	return f
 }
@@ -211,7 +224,8 @@ func (l *noticeList) view(m *Model, h int) []string {
 	title := "Notices · " + itoa(len(list)) + " (newest first)"
 	out := []string{title}
 	if len(list) == 0 {
-		return append(out, "", "no notices: a plan reaching review-needed, a worker failing or going stale,",
+		return append(out, "", "no notices: a plan reaching review-needed, a proposal waiting for approval,",
+			"a worker failing, going stale or leaving its scope, two workers touching the same files,",
 			"or a lease expiring with no worker driving it shows here, with a bell")
 	}
 	rows := noticeRows(h)
@@ -246,17 +260,25 @@ func (m *Model) noticeLine(n *model.Notice, selected bool) string {
 // leadTo shows the row a notice is about: its pane, and there its row
 // (for a plan, the lane it is in now). A row that is gone says so.
 func (m *Model) leadTo(n model.Notice) tea.Cmd {
-	switch n.Subject {
-	case model.SubjectPlan:
+	switch {
+	case n.Kind == model.NoticeProposal:
+		// The inbox is where it is decided.
+		cmd := m.setPane(inboxPane)
+		if !m.inbox.goTo(slugOf(n.Key)) {
+			m.setStatus("✗ "+slugOf(n.Key)+" no longer waits in the inbox", true)
+		}
+		m.syncKeys()
+		return cmd
+	case n.Subject == model.SubjectPlan:
 		return m.leadToPlan(n.Key)
-	case model.SubjectLease:
+	case n.Subject == model.SubjectLease:
 		cmd := m.setPane(leasesPane)
 		if !m.leases.goTo(n.Key) {
 			m.setStatus("✗ "+n.Key+" is gone: the lease was released or recovered", true)
 		}
 		m.syncKeys()
 		return cmd
-	case model.SubjectWorker:
+	case n.Subject == model.SubjectWorker:
 		cmd := m.setPane(workersPane)
 		if !m.wrk.goTo(n.Key) {
 			m.setStatus("✗ "+n.Key+" no longer shows: its state file is gone", true)

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -23,6 +24,7 @@ const (
 	workersPane
 	eventsPane
 	mergePane
+	inboxPane
 	paneCount
 )
 
@@ -66,6 +68,7 @@ var paneSpecs = [paneCount]struct {
 	{"Workers", "Workers", func(m *Model) paneModel { return &m.wrk }},
 	{"Events", "Events", func(m *Model) paneModel { return &m.events }},
 	{"Merge", "Merge", func(m *Model) paneModel { return &m.merge }},
+	{"Inbox", "Inbox", func(m *Model) paneModel { return &m.inbox }},
 }
 
 func (m *Model) paneOf(p pane) paneModel { return paneSpecs[p].of(m) }
@@ -305,6 +308,11 @@ type workerList struct {
 	rows     []workerRow
 	problems []string
 	children []*workers.Child
+	// overlaps is the radar's last look; radarAt when it was asked for,
+	// radarDue that a reading went without it since.
+	overlaps []workers.Overlap
+	radarAt  time.Time
+	radarDue bool
 	marks    []string
 	shown    []int // the rows the filter lets through
 	cols     workerCols

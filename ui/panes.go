@@ -45,15 +45,17 @@ type leaseCols struct{ plan, owner, origin, claimed, expires int }
 // the owner first, then the plan, then where it came from; the plan takes
 // what is left.
 func leaseColumns(w int, rows []model.Lease) leaseCols {
-	plan, owner, origin := len("plan"), len("owner"), 0
+	plan, owner, origin, expires := len("plan"), len("owner"), 0, 18
 	for i := range rows {
 		l := &rows[i]
 		plan, owner = max(plan, cellWidth(l.Rel)), max(owner, cellWidth(l.AgentID))
+		// An inbox-held lease says what it waits for, in words.
+		expires = max(expires, min(40, cellWidth(l.AwaitingText())))
 		if l.Origin != "" {
 			origin = max(origin, len("origin"), cellWidth(l.Origin))
 		}
 	}
-	c := leaseCols{claimed: 10, expires: 18}
+	c := leaseCols{claimed: 10, expires: expires}
 	room := w - lead + 1 - (c.claimed + 1) - (c.expires + 1)
 	room = allot(room, colWant{&c.owner, owner, 8, 24}, colWant{&c.plan, plan, 10, 60}, colWant{&c.origin, origin, origin, 60})
 	c.plan += max(0, room)
@@ -74,6 +76,9 @@ func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
 	b.WriteString(gutter(selected))
 	mark, expires, bad := "●", "in "+span(l.ExpiresAt-m.now), false
 	switch {
+	case l.Awaiting != "" && l.Corrupt == "":
+		// Held by the inbox: it never runs out, whatever its expires_at.
+		mark, expires = "◇", l.AwaitingText()
 	case l.Corrupt != "":
 		mark, expires, bad = "?", "UNREADABLE", true
 	case !l.Active(m.now):

@@ -148,6 +148,10 @@ func whoText(r *model.BoardRow, now float64) (string, int) {
 	switch {
 	case l != nil && l.Corrupt != "":
 		return "lease unreadable", -1
+	case l != nil && l.Awaiting == model.AwaitApproval:
+		return termtext.Line(l.AgentID) + " " + l.AwaitingText(), 1
+	case l != nil && l.Awaiting != "":
+		return termtext.Line(l.AwaitingText()), 1
 	case l != nil && l.Active(now):
 		return termtext.Line(l.AgentID) + " " + span(l.ExpiresAt-now), 1
 	case l != nil:

@@ -55,22 +55,29 @@ func renderPreviewCmd(t *planfs.Tree, rel, note, key, style string, width, seq i
 		if note != "" {
 			text = note + "\n" + text
 		}
-		text = termtext.Block(text)
-		r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(max(20, width)))
-		if err != nil {
-			return previewMsg{seq: seq, key: key, err: err}
-		}
-		out, err := r.Render(text)
-		if err != nil {
-			// Show the source rather than nothing.
-			out = text
-		}
-		out = strings.Trim(out, "\n")
+		out := renderMarkdown(text, style, width)
 		if cut {
 			out += "\n\n(only the first 64 KiB are shown; the file is longer)"
 		}
 		return previewMsg{seq: seq, key: key, text: out}
 	}
+}
+
+// renderMarkdown renders text (made safe for the terminal first) with the
+// glamour style settled before the program started, wrapped at width; the
+// source itself when glamour cannot render it.
+func renderMarkdown(text, style string, width int) string {
+	text = termtext.Block(text)
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(max(20, width)))
+	if err != nil {
+		return text
+	}
+	out, err := r.Render(text)
+	if err != nil {
+		// Show the source rather than nothing.
+		out = text
+	}
+	return strings.Trim(out, "\n")
 }
 
 // previewStyle is glamour's standard style of that name, with inline code

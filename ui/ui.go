@@ -78,13 +78,8 @@ type Model struct {
 	problem                string // the tree vanished or cannot be watched
 	ticking                bool
 
-	pane   pane
-	plans  planList
-	leases leaseList
-	trees  treeList
-	wrk    workerList
-	events eventList
-	merge  mergeList
+	pane pane
+	paneSet
 
 	stack           overlays
 	logGen, formGen int
@@ -95,6 +90,17 @@ type Model struct {
 	statusErr bool
 
 	notes noticeBook // what needs a person; N lists it (notices.go)
+}
+
+// paneSet is the sub-models of the panes, one per entry of paneSpecs.
+type paneSet struct {
+	plans  planList
+	leases leaseList
+	trees  treeList
+	wrk    workerList
+	events eventList
+	merge  mergeList
+	inbox  inboxList
 }
 
 // Source brings word of changes to the tree: the program's own watcher
@@ -120,8 +126,11 @@ func New(opt Options) Model {
 		// Init starts the first scan, the first worktree look, the
 		// first reading of the state files and of the merge queue.
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
-		merge: mergeList{req: refresh{busy: true}},
-		plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
+		paneSet: paneSet{
+			merge: mergeList{req: refresh{busy: true}},
+			inbox: inboxList{req: refresh{busy: true}},
+			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
+		},
 	}
 	m.plans.matched = map[model.Lane]int{}
 	m.initFilters()
@@ -177,7 +186,7 @@ func (m *Model) watch() {
 
 // Init loads the tree and starts waiting for changes.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project), mergeCmd(m.opt.Tree.Project)}
+	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth())}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
 	}
@@ -264,7 +273,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.setStatus("✓ "+msg.done, false)
 		}
-		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown())
+		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox())
 	case tea.KeyMsg:
 		return m.key(msg)
 	case statusFadeMsg:
@@ -325,6 +334,8 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.mergeLoaded(msg), true
 	case mergeTickMsg:
 		return m.mergeTicked(), true
+	case inboxMsg:
+		return m.inboxLoaded(msg), true
 	}
 	return nil, false
 }
@@ -362,7 +373,8 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	m.d, m.now = msg.d, msg.d.now
 	m.rebuild()
 	m.dropStaleDialog()
-	cmds = append(cmds, m.lookForNotices(fromBoard))
+	// Leases handed to the inbox, or taken back from it, show in a scan.
+	cmds = append(cmds, m.lookForNotices(fromBoard), m.requestInbox())
 	if len(m.d.board.Leases) > 0 && !m.ticking {
 		m.ticking = true
 		cmds = append(cmds, tickCmd())
@@ -416,10 +428,10 @@ func (m *Model) tick() tea.Cmd {
 		m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
 		m.wrk.rebuild(m)
 		m.syncKeys()
-		cmds = append(cmds, m.lookForNotices(fromClock))
+		cmds = append(cmds, m.lookForNotices(fromClock), m.radarDue())
 	}
 	for i := 0; leases && i < len(m.d.board.Leases); i++ {
-		if l := &m.d.board.Leases[i]; l.Corrupt == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.now {
+		if l := &m.d.board.Leases[i]; l.Corrupt == "" && l.Awaiting == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.now {
 			cmds = append(cmds, m.requestLoad())
 			break
 		}

@@ -23,23 +23,35 @@ type workerRow struct {
 	child  bool // started here, no state file of its own yet
 }
 
-// workersMsg is one reading of the state files.
+// workersMsg is one reading of the state files; radar says the overlap
+// radar looked too, and overlaps is what it saw.
 type workersMsg struct {
 	states   []workers.State
 	problems []string
+	radar    bool
+	overlaps []workers.Overlap
 }
+
+// radarEvery is the least time between two looks of the overlap radar:
+// each asks git merge-tree about every pair that touches the same path.
+const radarEvery = 3 * time.Second
 
 // stateChangeMsg is one debounced burst of changes to the state files.
 type stateChangeMsg workers.StateChange
 
-// workersCmd reads every state file; judgeWorkers turns them into rows.
-func workersCmd(project string) tea.Cmd {
+// workersCmd reads every state file, and with radar asks which running
+// workers touch the same paths; judgeWorkers turns them into rows.
+func workersCmd(project string, radar bool) tea.Cmd {
 	return func() tea.Msg {
 		states, problems := workers.ReadStates(project)
 		for i := range problems {
 			problems[i] = strings.ReplaceAll(problems[i], project+string(filepath.Separator), "")
 		}
-		return workersMsg{states: states, problems: problems}
+		msg := workersMsg{states: states, problems: problems, radar: radar}
+		if radar {
+			msg.overlaps = workers.Overlaps(project, states)
+		}
+		return msg
 	}
 }
 
@@ -97,15 +109,39 @@ func waitForStatesCmd(ch <-chan workers.StateChange) tea.Cmd {
 	}
 }
 
-// requestWorkers reads the state files, one reading at a time.
+// requestWorkers reads the state files, one reading at a time; the
+// overlap radar looks with it at most every radarEvery, and a reading
+// without it leaves the radar due (the clock's tick asks again).
 func (m *Model) requestWorkers() tea.Cmd {
-	return m.wrkReq.request(workersCmd(m.opt.Tree.Project))
+	if m.wrkReq.busy {
+		return m.wrkReq.request(nil)
+	}
+	now := time.Now()
+	radar := now.Sub(m.wrk.radarAt) >= radarEvery
+	if radar {
+		m.wrk.radarAt, m.wrk.radarDue = now, false
+	} else {
+		m.wrk.radarDue = true
+	}
+	return m.wrkReq.request(workersCmd(m.opt.Tree.Project, radar))
+}
+
+// radarDue asks for a reading when the radar skipped the last one and its
+// interval has passed.
+func (m *Model) radarDue() tea.Cmd {
+	if !m.wrk.radarDue || time.Since(m.wrk.radarAt) < radarEvery {
+		return nil
+	}
+	return m.requestWorkers()
 }
 
 func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	again := m.wrkReq.done()
 	same := slices.Equal(m.wrk.problems, msg.problems)
 	m.wrk.states, m.wrk.problems = msg.states, msg.problems
+	if msg.radar {
+		m.wrk.overlaps = msg.overlaps
+	}
 	m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
 	if same {
 		m.wrk.rebuild(m)
@@ -288,8 +324,89 @@ func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
 	if !r.local && r.st.Host != "" {
 		note = "on " + r.st.Host + ": " + note
 	}
-	b.WriteString(fit(termtext.Line(strings.TrimSuffix(note, ": ")), c.note))
+	note = strings.TrimSuffix(note, ": ")
+	// What the scope scanner and the radar say comes first: it asks
+	// more of a person than the driver's note.
+	if radar := m.scopeWords(r); radar != "" {
+		cell := fit(termtext.Line(radar), c.note)
+		if !m.plain && m.scopeAlarm(r) {
+			cell = m.st.Bad.Render(cell)
+		}
+		if room := c.note - cellWidth(radar) - 3; note != "" && room > 0 {
+			cell += " · " + fit(termtext.Line(note), room)
+		}
+		b.WriteString(cell)
+		return m.finish(b.String(), selected)
+	}
+	b.WriteString(fit(termtext.Line(note), c.note))
 	return m.finish(b.String(), selected)
+}
+
+// scopeWords is what a running worker's row says of its scope and its
+// overlaps with other running workers: "⚠ 2 out of scope", the scanner's
+// own words ("in scope", "no scope check"), "overlaps w-2: a.go
+// (conflict)"; "" for a worker not running or a scan not yet made.
+func (m *Model) scopeWords(r *workerRow) string {
+	if r.health == workers.Exited || r.child {
+		return ""
+	}
+	var parts []string
+	switch n := len(r.st.Violations); {
+	case n > 0:
+		parts = append(parts, "⚠ "+itoa(n)+" out of scope")
+	case r.st.Scope != "":
+		parts = append(parts, r.st.Scope)
+	}
+	for _, o := range m.overlapsOf(r.st.AgentID) {
+		parts = append(parts, overlapWords(o, r.st.AgentID))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// scopeAlarm reports whether a row's scope words ask for a person: a
+// violation, or a change that conflicts with another worker's.
+func (m *Model) scopeAlarm(r *workerRow) bool {
+	if len(r.st.Violations) > 0 {
+		return true
+	}
+	for _, o := range m.overlapsOf(r.st.AgentID) {
+		if o.Conflict {
+			return true
+		}
+	}
+	return false
+}
+
+// overlapsOf are the radar's overlaps agent is in.
+func (m *Model) overlapsOf(agent string) []workers.Overlap {
+	var out []workers.Overlap
+	for _, o := range m.wrk.overlaps {
+		if o.A == agent || o.B == agent {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// overlapWords is one overlap as agent's row says it: the other worker,
+// the first paths, and whether git merges the two changes.
+func overlapWords(o workers.Overlap, agent string) string {
+	other := o.B
+	if o.B == agent {
+		other = o.A
+	}
+	paths := strings.Join(o.Paths[:min(2, len(o.Paths))], ", ")
+	if len(o.Paths) > 2 {
+		paths += " +" + itoa(len(o.Paths)-2)
+	}
+	verdict := "unchecked"
+	switch {
+	case o.Checked && o.Conflict:
+		verdict = "conflict"
+	case o.Checked:
+		verdict = "merges"
+	}
+	return "overlaps " + other + ": " + paths + " (" + verdict + ")"
 }
 
 // lastSign is a worker's last heartbeat, or its start before the first.

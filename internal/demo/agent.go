@@ -20,15 +20,21 @@ import (
 type AgentEnv struct {
 	Plan, Worktree, AgentID, Slug, Port string
 	// Mode is "review" when the agent is asked to review a change at Commit
-	// against Base, not to work on its plan.
+	// against Base, not to work on its plan; "plan" when it is asked for
+	// an implementation plan only, written to Proposal (a plan-first
+	// plan's first turn; Feedback is a rejection's note, if any).
 	Mode, Commit, Base string
+	Proposal, Feedback string
+	// ApprovedPlan is the approved proposal a build follows.
+	ApprovedPlan string
 }
 
 // AgentEnvFromOS reads the FLEET_* variables.
 func AgentEnvFromOS() AgentEnv {
 	return AgentEnv{Plan: os.Getenv("FLEET_PLAN"), Worktree: os.Getenv("FLEET_WORKTREE"),
 		AgentID: os.Getenv("FLEET_AGENT_ID"), Slug: os.Getenv("FLEET_SLUG"), Port: os.Getenv("FLEET_PORT"),
-		Mode: os.Getenv("FLEET_MODE"), Commit: os.Getenv("FLEET_COMMIT"), Base: os.Getenv("FLEET_BASE")}
+		Mode: os.Getenv("FLEET_MODE"), Commit: os.Getenv("FLEET_COMMIT"), Base: os.Getenv("FLEET_BASE"),
+		Proposal: os.Getenv("FLEET_PROPOSAL"), Feedback: os.Getenv("FLEET_FEEDBACK"), ApprovedPlan: os.Getenv("FLEET_APPROVED_PLAN")}
 }
 
 // Agent is the demo's stand-in for a coding agent: it reads its plan, prints
@@ -38,8 +44,11 @@ func AgentEnvFromOS() AgentEnv {
 // var/worktrees/) it changes nothing: it must never commit to a person's
 // checkout.
 func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
-	if env.Mode == "review" {
+	switch env.Mode {
+	case "review":
 		return review(env, out)
+	case "plan":
+		return propose(env, out)
 	}
 	if env.Plan == "" || env.Worktree == "" {
 		return errors.New("demo-agent runs under `fleetwatch work-once --run`, which sets FLEET_PLAN and FLEET_WORKTREE")
@@ -58,6 +67,9 @@ func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
 		fmt.Fprintf(out, format+"\n", args...)
 	}
 	step("reading %s: %s", filepath.Base(env.Plan), title)
+	if env.ApprovedPlan != "" {
+		step("following the approved plan %s", filepath.Base(env.ApprovedPlan))
+	}
 	if goal != "" {
 		step("goal: %s", goal)
 	}
@@ -93,6 +105,42 @@ func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
 	branch, _ := git(env.Worktree, "rev-parse", "--abbrev-ref", "HEAD")
 	step("committed %s on %s", id, branch)
 	step("done: ready for review")
+	return nil
+}
+
+// propose is the stand-in's plan-only turn: a short implementation plan
+// with a Files in scope section (the change note it would write), to
+// FLEET_PROPOSAL, and nothing else; the driver hands the plan to the
+// coordinator's inbox.
+func propose(env AgentEnv, out io.Writer) error {
+	if env.Plan == "" || env.Proposal == "" {
+		return errors.New("demo-agent plans under `fleetwatch work-once --run` on a plan-first plan, which sets FLEET_PLAN and FLEET_PROPOSAL")
+	}
+	title, goal, err := planSummary(env.Plan)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "planning %s: %s\n", filepath.Base(env.Plan), title)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Plan: %s\n\n%s's implementation plan (the demo's stand-in agent).\n\n", title, env.AgentID)
+	if goal != "" {
+		fmt.Fprintf(&b, "## Goal\n%s\n\n", goal)
+	}
+	if env.Feedback != "" {
+		if note, err := os.ReadFile(env.Feedback); err == nil {
+			fmt.Fprintf(&b, "## What the coordinator asked for\n%s\n\n", strings.TrimSpace(string(note)))
+			fmt.Fprintf(out, "taking the coordinator's note into account\n")
+		}
+	}
+	fmt.Fprintf(&b, "## Steps\n1. Write changes/%s.md: what was done, and by whom.\n2. Commit it on the plan's branch.\n\n", env.Slug)
+	fmt.Fprintf(&b, "## Files in scope\n- changes/%s.md\n", env.Slug)
+	if err := os.MkdirAll(filepath.Dir(env.Proposal), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(env.Proposal, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "wrote the proposal (%d lines); waiting for approval\n", strings.Count(b.String(), "\n"))
 	return nil
 }
 

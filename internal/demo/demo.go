@@ -42,7 +42,10 @@ const day = 24 * time.Hour
 //     slug no plan has (check reports it); rotate-signing-key, alice's;
 //     note-pinning, keyboard-shortcuts and tag-autocomplete (promoted);
 //   - in-progress/: duplicate-tags-by-case leased to mid-1 (live),
-//     crash-on-empty-title leased to small-2 (expired; check reports it);
+//     crash-on-empty-title leased to small-2 (expired; check reports it),
+//     share-links (plan first), whose proposal by reasoner-2 waits in the
+//     coordinator's inbox (var/fleet/run/proposals/share-links/1.md), the
+//     lease held by the inbox;
 //   - review-needed/: csv-import (peer-reviewed, approved, first in the
 //     merge queue), archive-notes (approved, second: it touches the lines
 //     csv-import does, so it conflicts once csv-import lands) and
@@ -201,6 +204,8 @@ func (b *builder) inFlight() {
 	// Work in flight: small-2 died two hours ago holding a P1 bug (its lease
 	// expired an hour ago); mid-1 took the next bug ten minutes ago.
 	b.claim("bugs/crash-on-empty-title.md", "small-2", 2*time.Hour, 3600)
+	// reasoner-2 planned share-links first; its plan waits in the inbox.
+	b.proposal()
 	b.claim("bugs/duplicate-tags-by-case.md", "mid-1", 10*time.Minute, 3600)
 	b.commit(5*time.Minute, alice, "Plans: claims in flight")
 	// Their worktrees, as workers.Ensure makes them: small-2 died with
@@ -1135,6 +1140,8 @@ document.addEventListener("keydown", (e) => {
 ## Done when
 - [ ] each key above works, and none fires while typing in a field
 `,
+
+	proposalSlug: shareLinksPlan,
 
 	"note-pinning": `# Pin notes to the top of the list
 

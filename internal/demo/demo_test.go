@@ -127,11 +127,13 @@ func TestDemoLeases(t *testing.T) {
 	t.Parallel()
 	tr, snap := open(t)
 	now := tr.NowSeconds()
-	var active, expired []string
+	var active, expired, inbox []string
 	for _, l := range snap.Leases {
 		switch {
 		case l.Corrupt != "":
 			t.Errorf("corrupt lease %s: %s", l.File, l.Corrupt)
+		case l.Awaiting != "":
+			inbox = append(inbox, l.Rel+" "+l.AgentID+" "+l.AwaitingText())
 		case l.Active(now):
 			active = append(active, l.Rel+" "+l.AgentID)
 		default:
@@ -143,6 +145,9 @@ func TestDemoLeases(t *testing.T) {
 	}
 	if len(expired) != 1 || expired[0] != "in-progress/crash-on-empty-title.md small-2" {
 		t.Errorf("expired leases %v", expired)
+	}
+	if len(inbox) != 1 || inbox[0] != "in-progress/share-links.md reasoner-2 awaiting approval" {
+		t.Errorf("inbox-held leases %v", inbox)
 	}
 	if l := snap.LeaseFor("in-progress/duplicate-tags-by-case.md"); l != nil && l.ExpiresAt-now != 50*60 {
 		t.Errorf("live lease has %vs left, want 50 min", l.ExpiresAt-now)

@@ -412,7 +412,7 @@ func TestTmuxDemo(t *testing.T) {
 				env = append(env, "NO_COLOR=1")
 			}
 			tt := startTmux(t, 100, 30, tmp, env, "demo")
-			tt.waitShows(tmuxStartWait, `\bjotter · \d+ plans · 2 leases \(1 expired\)`,
+			tt.waitShows(tmuxStartWait, `\bjotter · \d+ plans · 3 leases \(1 expired\)`,
 				laneOpen("bugs", "2"), `note-html-injection`, `utc-dates-in-list`, `\[1 Plans\]`)
 
 			// The path printed before the UI opened is on the normal screen,

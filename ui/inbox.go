@@ -1,0 +1,475 @@
+package ui
+
+// The Inbox pane: what waits for the coordinator (coord.Inbox), each
+// proposal rendered by glamour below the table, and the keys that decide
+// (A approves, X rejects with a note). The pane never decides a state: it
+// shows the engine's entries and asks coord to act.
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/coord"
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// inboxList is the Inbox pane and all its state: the last reading of the
+// inbox, each entry's proposal as rendered for the preview, and its
+// request (one at a time, then once more).
+type inboxList struct {
+	table
+	paneFilter
+	req     refresh
+	entries []coord.Entry
+	texts   []string // each entry's proposal, rendered at renderW
+	pv      [][]string
+	renderW int
+	err     error
+	loaded  bool
+	shown   []int // the entries the filter lets through
+	cols    inboxCols
+	full    int // the rows the pane has, table and preview
+}
+
+// inboxMsg is one reading of the inbox, each proposal rendered at width.
+type inboxMsg struct {
+	entries []coord.Entry
+	texts   []string
+	width   int
+	err     error
+}
+
+// inboxCmd reads the inbox and renders each proposal with glamour; the
+// inbox holds few entries, so all are rendered and a cursor move costs
+// nothing.
+func inboxCmd(t *planfs.Tree, style string, width int) tea.Cmd {
+	return func() tea.Msg {
+		es, err := coord.Inbox(t)
+		if err != nil {
+			return inboxMsg{err: err, width: width}
+		}
+		texts := make([]string, len(es))
+		for i := range es {
+			texts[i] = proposalText(es[i], style, width)
+		}
+		return inboxMsg{entries: es, texts: texts, width: width}
+	}
+}
+
+// proposalText is e's proposal rendered, or why it cannot be read.
+func proposalText(e coord.Entry, style string, width int) string {
+	text, cut, err := coord.ReadProposal(e)
+	if err != nil {
+		return "cannot read the proposal: " + err.Error()
+	}
+	out := renderMarkdown(text, style, width)
+	if cut {
+		out += "\n\n(only the head of the proposal is shown; the file is longer)"
+	}
+	return out
+}
+
+// inboxWidth is the width proposals are rendered at: the preview's inside.
+func (m *Model) inboxWidth() int { return max(20, m.cols-4) }
+
+// requestInbox reads the inbox, one reading at a time.
+func (m *Model) requestInbox() tea.Cmd {
+	return m.inbox.req.request(inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth()))
+}
+
+func (m *Model) inboxLoaded(msg inboxMsg) tea.Cmd {
+	l := &m.inbox
+	again := l.req.done()
+	l.loaded, l.err = true, msg.err
+	if msg.err == nil {
+		l.entries, l.texts, l.renderW = msg.entries, msg.texts, msg.width
+	}
+	l.rebuild(m)
+	m.syncKeys()
+	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
+	if again || (m.cols > 0 && msg.width != m.inboxWidth()) {
+		// Changes came meanwhile, or the terminal was resized.
+		cmds = append(cmds, m.requestInbox())
+	}
+	return tea.Batch(cmds...)
+}
+
+// inboxSplit divides the pane's h rows between the table, showing n
+// entries, and the preview: the table takes what its rows need, at least
+// 3 and at most a third.
+func inboxSplit(h, n int) (table, preview int) {
+	if h < 12 {
+		return h, 0
+	}
+	table = max(3, min(n, h/3))
+	return table, h - table
+}
+
+func (l *inboxList) setSize(w, h int) {
+	l.full = h
+	t, _ := inboxSplit(h, len(l.shown))
+	l.table.setSize(w, t)
+}
+
+func (l *inboxList) rebuild(m *Model) {
+	f := l.needle()
+	l.shown = l.shown[:0]
+	for i := range l.entries {
+		if e := &l.entries[i]; f == "" || anyContains(f, e.Slug, e.Rel, e.Title, entryAgent(e), entryState(e), e.Problem) {
+			l.shown = append(l.shown, i)
+		}
+	}
+	keys := make([]string, len(l.shown))
+	for i, j := range l.shown {
+		keys[i] = l.entries[j].Slug
+	}
+	l.pv = make([][]string, len(l.entries))
+	for i := range l.entries {
+		l.pv[i] = m.proposalLines(&l.entries[i], l.textOf(i))
+	}
+	l.cols = inboxColumns(l.width, l.entries, l.shown)
+	l.setSize(l.width, l.full) // the table's share follows its rows
+	c := l.cols
+	l.set(keys, func(m *Model, i int, sel bool) string {
+		return m.inboxLine(&m.inbox.entries[m.inbox.shown[i]], c, sel)
+	})
+}
+
+func (l *inboxList) textOf(i int) string {
+	if i < len(l.texts) {
+		return l.texts[i]
+	}
+	return ""
+}
+
+// row is the selected entry, nil when there is none.
+func (l *inboxList) row() *coord.Entry {
+	if l.cursor >= len(l.shown) {
+		return nil
+	}
+	return &l.entries[l.shown[l.cursor]]
+}
+
+// selected offers the key map the entry's plan, so N's notices and the
+// plan verbs' reasons name it; A and X are the pane's own.
+func (l *inboxList) selected() selection { return selection{} }
+
+func (l *inboxList) syncKeys(m *Model, set setKey) {
+	k := &m.keys.Inbox
+	e := l.row()
+	here := m.pane == inboxPane && e != nil
+	ok, why := canDecide(e)
+	set(&k.Approve, here && ok, "approve: "+why)
+	set(&k.Reject, here && ok, "reject: "+why)
+	set(&k.Open, here, "open: select a proposal in the inbox pane (7)")
+}
+
+// canDecide says whether A and X apply to e, and why not.
+func canDecide(e *coord.Entry) (bool, string) {
+	switch {
+	case e == nil:
+		return false, "select a proposal in the inbox pane (7)"
+	case !e.Waiting():
+		return false, termtext.Line(e.Slug) + " is decided already (" + termtext.Line(entryState(e)) + ")"
+	}
+	return true, ""
+}
+
+func (l *inboxList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Inbox
+	switch {
+	case key.Matches(msg, k.Approve):
+		m.askApproveProposal()
+	case key.Matches(msg, k.Reject):
+		return m.askReject(), true
+	case key.Matches(msg, k.Open):
+		return m.openProposal(), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (l *inboxList) view(m *Model, h int) []string {
+	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval"
+	switch {
+	case !l.loaded:
+		empty = "reading the inbox…"
+	case l.err != nil:
+		empty = "⚠ inbox: " + termtext.Line(l.err.Error())
+	}
+	if _, ph := inboxSplit(l.full, len(l.shown)); ph == 0 {
+		return m.tableBox(m.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, empty))
+	}
+	th := l.table.height + 1 // the header
+	if m.wide {
+		th += 2 // the box's edges
+	}
+	out := m.tableBox(m.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, th, m.emptyText(&l.paneFilter, empty))
+	return append(out, m.proposalBox(h-len(out))...)
+}
+
+// proposalBox is the selected proposal below the table: its facts, then
+// the text as glamour rendered it; enter reads it whole.
+func (m *Model) proposalBox(h int) []string {
+	l := &m.inbox
+	title, lines := "proposal", []string{m.st.Dim.Render("no proposal selected")}
+	if e := l.row(); e != nil {
+		title = termtext.Line(e.Slug) + " · proposal " + itoa(e.N)
+		lines = l.pv[l.shown[l.cursor]]
+	}
+	hint := ""
+	if len(lines) > h-2 {
+		hint = "enter to read all"
+	}
+	if !m.wide {
+		head := m.st.Title.Render(title)
+		if hint != "" {
+			head += "  " + m.st.Dim.Render(hint)
+		}
+		return append([]string{head}, lines[:min(len(lines), max(0, h-1))]...)
+	}
+	shown := make([]string, 0, h)
+	for _, s := range lines[:min(len(lines), max(0, h-2))] {
+		shown = append(shown, " "+s)
+	}
+	return m.box(title, hint, shown, m.cols, h, false)
+}
+
+// proposalLines are what the preview and the detail show of e: who wrote
+// it, where it stands, its Files in scope, then the rendered text.
+func (m *Model) proposalLines(e *coord.Entry, rendered string) []string {
+	line := termtext.Line
+	out := []string{line(entryTitle(e) + " · " + entryState(e))}
+	if r := e.Record; r != nil {
+		out = append(out, line("written by "+r.AgentID+" in run "+r.RunID+" · sha256 "+short(r.SHA256)))
+	} else {
+		out = append(out, "no authorship record beside it")
+	}
+	if d := e.Decision; d != nil {
+		out = append(out, line(d.Verdict+" by "+d.By+" at "+d.At.Local().Format("2006-01-02 15:04")+orEmpty(" · ", decisionNote(d))))
+	}
+	if e.Problem != "" {
+		p := "⚠ " + line(e.Problem)
+		if !m.plain {
+			p = m.st.Bad.Render(p)
+		}
+		out = append(out, p)
+	}
+	out = append(out, m.st.Bold.Render("Files in scope:")+" "+m.st.Dim.Render(scopeCell(e)))
+	for _, p := range e.Scope.Patterns {
+		out = append(out, "  "+line(p))
+	}
+	out = append(out, "")
+	if rendered != "" {
+		// Safe already: renderMarkdown cleaned the source it rendered.
+		out = append(out, strings.Split(rendered, "\n")...)
+	}
+	return out
+}
+
+// decisionNote is what a decision adds in words: a rejection's note, an
+// approver's edit.
+func decisionNote(d *coord.Decision) string {
+	switch {
+	case d.Note != "":
+		return "note: " + d.Note
+	case d.Edited:
+		return "the approver edited the text; the build follows their version"
+	}
+	return ""
+}
+
+func entryTitle(e *coord.Entry) string {
+	if e.Title != "" {
+		return e.Slug + ": " + e.Title
+	}
+	return e.Slug
+}
+
+// entryAgent is the agent whose plan it is: the lease's holder, or the
+// proposal's author.
+func entryAgent(e *coord.Entry) string {
+	switch {
+	case e.Lease != nil:
+		return e.Lease.AgentID
+	case e.Record != nil:
+		return e.Record.AgentID
+	}
+	return "—"
+}
+
+// entryState is where an entry stands, in words.
+func entryState(e *coord.Entry) string {
+	d := e.Decision
+	switch {
+	case d == nil:
+		return "awaiting approval"
+	case d.Verdict == coord.Approved:
+		return "approved by " + d.By + ", resumes with " + entryAgent(e)
+	case d.Verdict == coord.Rejected:
+		return "rejected by " + d.By
+	}
+	return d.Verdict + " by " + d.By
+}
+
+// scopeCell is how many files the proposal declares in scope.
+func scopeCell(e *coord.Entry) string {
+	if !e.ScopeFound {
+		return "no scope"
+	}
+	return plural(len(e.Scope.Patterns), "file", "files")
+}
+
+// entryAt is when the proposal was written (Unix seconds), 0 when unknown.
+func entryAt(e *coord.Entry) float64 {
+	switch {
+	case e.Record != nil && !e.Record.At.IsZero():
+		return float64(e.Record.At.UnixNano()) / 1e9
+	case e.Lease != nil:
+		return e.Lease.ClaimedAt
+	}
+	return 0
+}
+
+type inboxCols struct{ slug, agent, n, state, age, scope, problem int }
+
+// inboxColumns sizes the table for width w and the entries shown: the
+// state first, then the slug and the agent; the problem takes the rest.
+func inboxColumns(w int, es []coord.Entry, shown []int) inboxCols {
+	slug, agent, state, scope := len("slug"), len("agent"), len("state"), len("scope")
+	for _, j := range shown {
+		e := &es[j]
+		slug, agent = max(slug, cellWidth(e.Slug)), max(agent, cellWidth(entryAgent(e)))
+		state, scope = max(state, cellWidth(entryState(e))), max(scope, cellWidth(scopeCell(e)))
+	}
+	c := inboxCols{n: 2, age: 5}
+	room := w - 2 - (c.n + 1) - (c.age + 1)
+	room = allot(room, colWant{&c.state, state, 17, 64}, colWant{&c.slug, slug, 8, 32}, colWant{&c.agent, agent, 6, 20},
+		colWant{&c.scope, scope, 8, 10})
+	c.problem = max(0, room-1)
+	return c
+}
+
+func (c inboxCols) header() string {
+	h := "  " + fit("slug", c.slug) + " " + fit("agent", c.agent) + " " + fit("#", c.n) + " " + fit("state", c.state) + " " + fit("age", c.age) + " "
+	if c.scope > 0 {
+		h += fit("scope", c.scope) + " "
+	}
+	return h + fit("problem", c.problem)
+}
+
+func (m *Model) inboxLine(e *coord.Entry, c inboxCols, selected bool) string {
+	var b strings.Builder
+	b.WriteString(gutter(selected))
+	b.WriteString(fit(termtext.Line(e.Slug), c.slug) + " ")
+	b.WriteString(fit(termtext.Line(entryAgent(e)), c.agent) + " ")
+	b.WriteString(fitRight(itoa(e.N), c.n) + " ")
+	state := fit(termtext.Line(entryState(e)), c.state)
+	if !m.plain && e.Waiting() {
+		state = m.st.Warn.Render(state)
+	}
+	b.WriteString(state + " ")
+	age := "—"
+	if at := entryAt(e); at > 0 {
+		age = coarse(m.now - at)
+	}
+	b.WriteString(fit(age, c.age) + " ")
+	if c.scope > 0 {
+		b.WriteString(fit(scopeCell(e), c.scope) + " ")
+	}
+	problem := fit(termtext.Line(e.Problem), c.problem)
+	if !m.plain && e.Problem != "" {
+		problem = m.st.Bad.Render(problem)
+	}
+	b.WriteString(problem)
+	return m.finish(b.String(), selected)
+}
+
+// askApproveProposal is A: a confirm dialog that shows the scope the
+// build will be held to.
+func (m *Model) askApproveProposal() {
+	e := m.inbox.row()
+	if ok, _ := canDecide(e); !ok {
+		return
+	}
+	t, slug, by := m.opt.Tree, e.Slug, coord.Approver{AgentID: m.opt.Agent}
+	body := []string{"Approve " + entryAgent(e) + "'s proposal " + itoa(e.N) + " for " + slug + " as " + by.AgentID +
+		": its next run builds it, held to this scope."}
+	if e.ScopeFound && len(e.Scope.Patterns) > 0 {
+		body = append(body, "Files in scope: "+strings.Join(e.Scope.Patterns, ", "))
+	} else if e.ScopeFound {
+		body = append(body, "⚠ its Files in scope section lists nothing: the build may touch no file.")
+	} else {
+		body = append(body, "⚠ no Files in scope section: the build runs with no scope check.")
+	}
+	if e.Problem != "" {
+		body = append(body, "⚠ "+e.Problem)
+	}
+	m.stack.push(&dialog{
+		title: "Approve " + slug + " · proposal " + itoa(e.N), body: body, verb: "approve",
+		do: func(model.Lane, string) tea.Cmd {
+			return actionCmd("approve", func() (string, error) {
+				d, err := coord.Approve(t, slug, by, nil)
+				return "approved " + slug + "'s proposal " + itoa(d.N) + "; its agent's next run builds it", err
+			})
+		},
+	})
+}
+
+// askReject is X: a dialog with a note, which the agent's next plan turn
+// reads; the dialog refuses an empty one.
+func (m *Model) askReject() tea.Cmd {
+	e := m.inbox.row()
+	if ok, _ := canDecide(e); !ok {
+		return nil
+	}
+	in := m.textField()
+	in.Placeholder = "what the plan should do differently"
+	in.CharLimit = 2000
+	in.Width = 50
+	cmd := in.Focus()
+	t, slug, by := m.opt.Tree, e.Slug, coord.Approver{AgentID: m.opt.Agent}
+	m.stack.push(&dialog{
+		title: "Reject " + slug + " · proposal " + itoa(e.N),
+		body:  []string{"Send " + entryAgent(e) + "'s proposal back with your note: its next run plans again, with the note as FLEET_FEEDBACK."},
+		verb:  "reject", input: &in,
+		refuse: func(_ model.Lane, note string) string {
+			if note == "" {
+				return "say what should change: a rejection needs a note"
+			}
+			return ""
+		},
+		do: func(_ model.Lane, note string) tea.Cmd {
+			if note == "" {
+				return func() tea.Msg {
+					return actionMsg{err: errors.New("reject: a rejection needs a note; nothing sent back")}
+				}
+			}
+			return actionCmd("reject", func() (string, error) {
+				_, err := coord.Reject(t, slug, note, by)
+				return "rejected " + slug + "'s proposal; its agent plans again with your note", err
+			})
+		},
+	})
+	return cmd
+}
+
+// openProposal is enter: the proposal whole, full screen, rendered at the
+// detail's width.
+func (m *Model) openProposal() tea.Cmd {
+	e := m.inbox.row()
+	if e == nil {
+		return nil
+	}
+	ent, style, width := *e, m.opt.Glamour, max(20, m.cols-3)
+	return m.openDetail("inbox\x00"+ent.Slug, ent.Slug+" · proposal "+itoa(ent.N), func() func(m *Model) []string {
+		text := proposalText(ent, style, width)
+		return func(m *Model) []string { return m.proposalLines(&ent, text) }
+	})
+}
