@@ -67,7 +67,7 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 		t.Errorf("no complete event under lease %s:\n%s", token, events)
 	}
 	wantEnv := map[string]string{"FLEET_PLAN": planPath, "FLEET_AGENT_ID": agent, "FLEET_MODEL": model, "FLEET_BASE_URL": url,
-		"FLEET_PORT": port, "FLEET_SLUG": "fix-it", "FLEET_MODE": "build", "FLEET_WORKTREE": dir, "FLEET_ROOT": dir, "FLEET_LEASE_TOKEN": token}
+		"FLEET_PORT": port, "FLEET_SLUG": "fix-it", "FLEET_MODE": "build", "FLEET_PROJECT": filepath.Base(dir), "FLEET_WORKTREE": dir, "FLEET_ROOT": dir, "FLEET_LEASE_TOKEN": token}
 	if !reflect.DeepEqual(got.Env, wantEnv) {
 		t.Errorf("env:\n got %q\nwant %q", got.Env, wantEnv)
 	}
