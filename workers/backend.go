@@ -505,15 +505,7 @@ func backendRel(agentID, ext string) string { return BackendDir + "/" + SafeID(a
 
 // lockBackend serialises agentID's backend changes across processes.
 func lockBackend(home, agentID string) (func(), error) {
-	f, err := openIn(home, filepath.Join(home, filepath.FromSlash(backendRel(agentID, ".lock"))), os.O_CREATE|os.O_RDWR)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
+	return flockIn(home, filepath.Join(home, filepath.FromSlash(backendRel(agentID, ".lock"))))
 }
 
 // maxBackendLog is when a backend's log starts again.

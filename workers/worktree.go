@@ -611,7 +611,14 @@ func ignoreVar(top string) error { return planfs.IgnoreVar(top) }
 // lockProject serialises worktree changes in one project across processes:
 // workers starting together must not race on branches or the registry.
 func lockProject(top string) (func(), error) {
-	f, err := openIn(top, filepath.Join(top, "var", "worktrees", ".lock"), os.O_CREATE|os.O_RDWR)
+	return flockIn(top, filepath.Join(top, "var", "worktrees", ".lock"))
+}
+
+// flockIn holds an exclusive flock(2) on the lock file p inside home (made
+// if missing, never through a symlink) until the returned func; the kernel
+// drops it if the holder dies.
+func flockIn(home, p string) (func(), error) {
+	f, err := openIn(home, p, os.O_CREATE|os.O_RDWR)
 	if err != nil {
 		return nil, err
 	}
