@@ -26,6 +26,9 @@ var (
 	// ErrUnclaimable is a plan no claim can take as it is named (see
 	// model.ClaimProblem); renaming it fixes it.
 	ErrUnclaimable = errors.New("cannot be claimed")
+	// ErrReadOnly refuses any change asked through a read-only tree (a
+	// viewer's): viewers see everything and act on nothing.
+	ErrReadOnly = errors.New("read-only: a viewer cannot change anything")
 )
 
 // PlanError names the plan a verb failed on; Err is the sentinel (or cause)

@@ -29,6 +29,10 @@ type Tree struct {
 	Plans   string // absolute .plans/ path
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// ReadOnly is a viewer's tree (an SSH session with a viewer's key):
+	// every verb refuses with ErrReadOnly before changing anything. Set it
+	// right after Open.
+	ReadOnly bool
 	// realRoot is Project with its symlinks resolved, once: the operator
 	// chose it; symlinks below it are refused for writes (see safe.go).
 	realRoot string

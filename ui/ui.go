@@ -54,6 +54,17 @@ type Options struct {
 	Out io.Writer
 	// NoBell keeps the bell quiet; the header still counts notices.
 	NoBell bool
+	// ReadOnly is a viewer's session: no action key is shown, one pressed
+	// is refused with a status line, the header says "read-only", and
+	// Tree is a read-only tree, so the engine refuses too.
+	ReadOnly bool
+	// NoEditor: there is no $EDITOR (a served session has no shell
+	// account), so n and e use no external editor.
+	NoEditor bool
+	// Hub, when set, brings every reading (the board, worktrees, workers,
+	// the merge queue, the inbox) from one owner shared by many sessions,
+	// in place of this model's own watchers and reads.
+	Hub *Hub
 }
 
 // frameRate caps how often the screen is redrawn.
