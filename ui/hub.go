@@ -370,14 +370,19 @@ func (mb *mailbox) close() { mb.hub.unsubscribe(mb) }
 // brings nothing more.
 func waitHubCmd(mb *mailbox) tea.Cmd {
 	return func() tea.Msg {
-		select {
-		case <-mb.ready:
-		case <-mb.done:
+		for {
+			select {
+			case <-mb.ready:
+			case <-mb.done:
+			}
+			if mb.ended() {
+				return nil
+			}
+			// A signal left from readings already taken brings nothing.
+			if msgs := mb.take(); len(msgs) > 0 {
+				return msgs
+			}
 		}
-		if mb.ended() {
-			return nil
-		}
-		return mb.take()
 	}
 }
 

@@ -423,6 +423,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	}
 	m.loadErr = nil
 	m.d, m.now = msg.d, msg.d.now
+	m.openingLane()
 	m.rebuild()
 	m.dropStaleDialog()
 	// Leases handed to the inbox, or taken back from it, show in a scan.
