@@ -36,7 +36,7 @@ func TestGoldenScreens(t *testing.T) {
 		trees, workers bool
 		// viewer: a read-only session without an editor (serve's viewers).
 		viewer bool
-		act            func(*teatest.TestModel)
+		act    func(*teatest.TestModel)
 		// want is text the screen shows once it has settled.
 		want []string
 	}{
