@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -227,9 +228,16 @@ func (h *Hub) read(ks kinds) (radarDue time.Duration) {
 
 // send keeps msg as the newest reading of its kind and puts it in every
 // mailbox; no session can hold it up.
+//
+// A reading equal to the last of its kind is not sent: twenty sessions
+// would each rebuild their rows for nothing. The board always goes (its
+// clock moves).
 func (h *Hub) send(k kind, msg tea.Msg) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if k != kindBoard && h.last[k] != nil && reflect.DeepEqual(h.last[k], msg) {
+		return
+	}
 	h.last[k] = msg
 	for mb := range h.subs {
 		mb.put(k, msg)

@@ -22,16 +22,20 @@ type session struct {
 	done chan Model
 }
 
-// probe is the session's model, telling the test what it shows.
+// probe is the session's model, telling the test what it shows. It holds
+// the model by pointer, so the program copies no more than it would copy
+// a Model.
 type probe struct {
-	Model
+	m    *Model
 	seen *atomic.Pointer[data]
 }
 
+func (p probe) Init() tea.Cmd { return p.m.Init() }
+func (p probe) View() string  { return p.m.View() }
 func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	next, cmd := p.Model.Update(msg)
-	p.Model = next.(Model)
-	p.seen.Store(p.Model.d)
+	next, cmd := p.m.Update(msg)
+	*p.m = next.(Model)
+	p.seen.Store(p.m.d)
 	return p, cmd
 }
 
@@ -41,13 +45,14 @@ func openSession(tb testing.TB, p *project, hub *Hub) *session {
 	opt := p.options()
 	opt.NoWatch, opt.Hub = false, hub
 	s := &session{seen: &atomic.Pointer[data]{}, done: make(chan Model, 1)}
-	s.prog = tea.NewProgram(probe{Model: New(opt), seen: s.seen},
+	m := New(opt)
+	s.prog = tea.NewProgram(probe{m: &m, seen: s.seen},
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithFPS(frameRate))
 	go func() {
 		final, _ := s.prog.Run()
-		m := final.(probe).Model
+		m := final.(probe).m
 		m.Close()
-		s.done <- m
+		s.done <- *m
 	}()
 	s.prog.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	tb.Cleanup(func() { s.close(tb) })
