@@ -236,7 +236,7 @@ func TestHubModelPokesAfterAction(t *testing.T) {
 	waitHubCmdNow(m.sub) // anything the first readings left
 	next, _ := m.Update(actionMsg{done: "promoted x"})
 	m = next.(Model)
-	if m.scan.busy || m.treesReq.busy || m.wrkReq.busy || m.inbox.req.busy {
+	if m.scan.busy || m.treesReq.busy || m.wrkReq.busy || m.merge.req.busy {
 		t.Error("after an action the model reads itself")
 	}
 	got := make(chan tea.Msg, 1)
