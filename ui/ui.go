@@ -10,6 +10,10 @@
 // paneSpecs (tab order, number keys, names; each with its own keys), and
 // a stack of overlays (dialog, spawn form, help, logs, reader) whose top
 // takes the keys; key() holds the order in which keys are offered.
+//
+// Served over SSH, one Hub (hub.go) owns the watchers and does each
+// reading once for every session's model; a viewer's session
+// (Options.ReadOnly, readonly.go) shows and takes no action key.
 package ui
 
 import (
