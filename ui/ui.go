@@ -10,6 +10,10 @@
 // paneSpecs (tab order, number keys, names; each with its own keys), and
 // a stack of overlays (dialog, spawn form, help, logs, reader) whose top
 // takes the keys; key() holds the order in which keys are offered.
+//
+// Served over SSH, one Hub (hub.go) owns the watchers and does each
+// reading once for every session's model; a viewer's session
+// (Options.ReadOnly, readonly.go) shows and takes no action key.
 package ui
 
 import (
@@ -77,7 +81,10 @@ const Debounce = 50 * time.Millisecond
 // sub-model per pane and the overlay stack. Update changes it; View only
 // reads it.
 type Model struct {
-	common
+	// The context and the panes are held by pointer: bubbletea copies the
+	// model at every message, and a copy of all of it is some 60 KB (one
+	// message per change in each of many served sessions).
+	*common
 
 	d       *data
 	loadErr error
@@ -86,11 +93,12 @@ type Model struct {
 	scan, treesReq, wrkReq refresh
 	watcher                Source
 	states                 *workers.StateWatcher
-	problem                string // the tree vanished or cannot be watched
+	sub                    *mailbox // the hub's mailbox, when a hub reads for this model
+	problem                string   // the tree vanished or cannot be watched
 	ticking                bool
 
 	pane pane
-	paneSet
+	*paneSet
 
 	stack           overlays
 	logGen, formGen int
@@ -137,21 +145,27 @@ func New(opt Options) Model {
 		// Init starts the first scan, the first worktree look, the
 		// first reading of the state files and of the merge queue.
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
-		paneSet: paneSet{
+		paneSet: &paneSet{
 			merge: mergeList{req: refresh{busy: true}},
 			inbox: inboxList{req: refresh{busy: true}},
 			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 		},
 	}
 	m.plans.matched = map[model.Lane]int{}
+	if opt.Hub != nil {
+		// The hub reads; nothing of this model's own is under way.
+		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
+		m.merge.req, m.inbox.req = refresh{}, refresh{}
+		m.sub = opt.Hub.subscribe()
+	}
 	m.initFilters()
 	m.watch()
 	m.syncKeys()
 	return m
 }
 
-func newCommon(opt Options) common {
-	c := common{
+func newCommon(opt Options) *common {
+	c := &common{
 		opt:   opt,
 		r:     opt.Renderer,
 		keys:  DefaultKeyMap(),
@@ -170,9 +184,12 @@ func newCommon(opt Options) common {
 	return c
 }
 
-// watch starts the watchers, unless the options bring a source or ask
-// for none.
+// watch starts the watchers, unless the options bring a source or a hub,
+// or ask for none.
 func (m *Model) watch() {
+	if m.sub != nil {
+		return
+	}
 	if m.opt.Source != nil {
 		m.watcher = m.opt.Source
 	}
@@ -197,6 +214,9 @@ func (m *Model) watch() {
 
 // Init loads the tree and starts waiting for changes.
 func (m Model) Init() tea.Cmd {
+	if m.sub != nil {
+		return waitHubCmd(m.sub)
+	}
 	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth())}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
@@ -210,6 +230,9 @@ func (m Model) Init() tea.Cmd {
 // Close stops the watchers and the logs being followed. A source from the
 // options is its owner's to close.
 func (m *Model) Close() {
+	if m.sub != nil {
+		m.sub.close()
+	}
 	if m.watcher != nil && m.opt.Source == nil {
 		_ = m.watcher.Close()
 	}
@@ -227,6 +250,9 @@ func (m *Model) Close() {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	seq, shown := m.statusSeq, m.pane
 	cmd := m.update(msg)
+	if m.sub != nil && m.pane != shown {
+		m.sub.show(m.pane)
+	}
 	if m.pane == mergePane && shown != mergePane {
 		// The queue is read only while shown (and while it checks).
 		cmd = tea.Batch(cmd, m.requestMerge(), m.mergeTick())
@@ -287,6 +313,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox())
 	case tea.KeyMsg:
 		return m.key(msg)
+	case hubMsg:
+		return m.hubArrived(msg)
+	case StopMsg:
+		return m.stop(msg)
 	case statusFadeMsg:
 		m.fadeStatus(msg)
 		return nil
@@ -347,6 +377,12 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.mergeTicked(), true
 	case inboxMsg:
 		return m.inboxLoaded(msg), true
+	case inboxDataMsg:
+		m.inbox.data = inboxData(msg)
+		return m.renderInbox(), true
+	case hubProblemMsg:
+		m.problem = msg.problem
+		return nil, true
 	}
 	return nil, false
 }
@@ -358,7 +394,13 @@ func (m *Model) setStatus(s string, isErr bool) {
 
 // requestLoad starts a scan, or asks for one more when a scan is running,
 // so bursts of changes never queue scans.
-func (m *Model) requestLoad() tea.Cmd { return m.scan.request(loadCmd(m.opt.Tree)) }
+func (m *Model) requestLoad() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindBoard.set())
+		return nil
+	}
+	return m.scan.request(loadCmd(m.opt.Tree))
+}
 
 func (m *Model) worktreesIfShown() tea.Cmd {
 	if m.pane == worktreesPane {
@@ -369,7 +411,13 @@ func (m *Model) worktreesIfShown() tea.Cmd {
 
 // requestTrees asks git about the worktrees, one request at a time like
 // requestLoad: each one runs git twice per worktree.
-func (m *Model) requestTrees() tea.Cmd { return m.treesReq.request(worktreesCmd(m.opt.Tree.Project)) }
+func (m *Model) requestTrees() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindTrees.set())
+		return nil
+	}
+	return m.treesReq.request(worktreesCmd(m.opt.Tree.Project))
+}
 
 func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	var cmds []tea.Cmd
@@ -384,8 +432,12 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	m.d, m.now = msg.d, msg.d.now
 	m.rebuild()
 	m.dropStaleDialog()
-	// Leases handed to the inbox, or taken back from it, show in a scan.
-	cmds = append(cmds, m.lookForNotices(fromBoard), m.requestInbox())
+	cmds = append(cmds, m.lookForNotices(fromBoard))
+	if m.sub == nil {
+		// Leases handed to the inbox, or taken back from it, show in a
+		// scan; a hub reads the inbox with every scan by itself.
+		cmds = append(cmds, m.requestInbox())
+	}
 	if len(m.d.board.Leases) > 0 && !m.ticking {
 		m.ticking = true
 		cmds = append(cmds, tickCmd())
@@ -530,6 +582,7 @@ func (m *Model) syncKeys() {
 		}
 	}
 	m.paneOf(m.pane).syncKeys(m, set)
+	m.refuseKeys(set)
 }
 
 // releaseRecover says whether r and R apply to the selection.
