@@ -108,6 +108,9 @@ func setup(opt Options) (*server, *ssh.Server, net.Listener, error) {
 		log: log.New(opt.Log, "fleetwatch serve: ", log.LstdFlags)}
 	srv, err := wish.NewServer(
 		wish.WithHostKeyPEM(pemData),
+		// A real PTY per session: the renderer's background query times
+		// out on it when a client never answers, and Bubble Tea reads a tty.
+		ssh.AllocatePty(),
 		wish.WithPublicKeyAuth(s.auth),
 		wish.WithMiddleware(
 			recover.MiddlewareWithLogger(s.log, s.programDone,
