@@ -52,35 +52,41 @@ func newData(b *model.Board, now float64) *data {
 
 // loadCmd scans the tree (re-reading only what the watcher saw change) and
 // judges it for every tier.
-func loadCmd(t *planfs.Tree) tea.Cmd {
-	return func() tea.Msg {
-		snap, err := t.Rescan()
-		if err != nil {
-			return loadedMsg{err: err}
-		}
-		// Never a write from a refresh: what the next claim repairs shows
-		// as a warning, and plans rank as if it had.
-		preview, _ := t.Preview(snap)
-		now := t.NowSeconds()
-		b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
-		b.Leases = snap.Leases // the Leases pane lists the files there are
-		b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
-		d := newData(b, now)
-		d.events, d.eventsErr = t.RecentEvents(eventsShown)
-		d.parked = parkReasons(d.events)
-		return loadedMsg{d: d}
+func loadCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return loadBoard(t) } }
+
+// loadBoard is one scan judged: a local model runs it in loadCmd, a hub
+// once for all its sessions. The data it returns is never changed after,
+// so sessions share it.
+func loadBoard(t *planfs.Tree) loadedMsg {
+	snap, err := t.Rescan()
+	if err != nil {
+		return loadedMsg{err: err}
 	}
+	// Never a write from a refresh: what the next claim repairs shows
+	// as a warning, and plans rank as if it had.
+	preview, _ := t.Preview(snap)
+	now := t.NowSeconds()
+	b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
+	b.Leases = snap.Leases // the Leases pane lists the files there are
+	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
+	d := newData(b, now)
+	d.events, d.eventsErr = t.RecentEvents(eventsShown)
+	d.parked = parkReasons(d.events)
+	return loadedMsg{d: d}
 }
 
 // worktreesCmd asks git about every registered agent worktree.
 func worktreesCmd(project string) tea.Cmd {
-	return func() tea.Msg {
-		wts, err := workers.List(project)
-		if err != nil {
-			return worktreesMsg{err: err}
-		}
-		return worktreesMsg{states: workers.Inspect(project, wts)}
+	return func() tea.Msg { return readWorktrees(project) }
+}
+
+// readWorktrees is worktreesCmd's reading, shared with the hub.
+func readWorktrees(project string) worktreesMsg {
+	wts, err := workers.List(project)
+	if err != nil {
+		return worktreesMsg{err: err}
 	}
+	return worktreesMsg{states: workers.Inspect(project, wts)}
 }
 
 // waitForChangeCmd waits for the watcher's next change; it is issued again

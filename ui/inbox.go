@@ -25,6 +25,7 @@ type inboxList struct {
 	table
 	paneFilter
 	req     refresh
+	data    inboxData // the last reading, rendered again on a resize
 	entries []coord.Entry
 	texts   []string // each entry's proposal, rendered at renderW
 	pv      [][]string
@@ -38,37 +39,75 @@ type inboxList struct {
 
 // inboxMsg is one reading of the inbox, each proposal rendered at width.
 type inboxMsg struct {
+	data  inboxData
+	texts []string
+	width int
+}
+
+// inboxData is one reading of the inbox and each entry's proposal, not
+// yet rendered: a hub reads it once, each session renders it at its width.
+type inboxData struct {
 	entries []coord.Entry
-	texts   []string
-	width   int
+	props   []proposal
 	err     error
 }
+
+// proposal is an entry's proposal as read: its text, whether only its head
+// was read, or why it could not be.
+type proposal struct {
+	text string
+	cut  bool
+	err  error
+}
+
+// inboxDataMsg brings a hub's reading of the inbox to a session.
+type inboxDataMsg inboxData
 
 // inboxCmd reads the inbox and renders each proposal with glamour; the
 // inbox holds few entries, so all are rendered and a cursor move costs
 // nothing.
 func inboxCmd(t *planfs.Tree, style string, width int) tea.Cmd {
-	return func() tea.Msg {
-		es, err := coord.Inbox(t)
-		if err != nil {
-			return inboxMsg{err: err, width: width}
-		}
-		texts := make([]string, len(es))
-		for i := range es {
-			texts[i] = proposalText(es[i], style, width)
-		}
-		return inboxMsg{entries: es, texts: texts, width: width}
-	}
+	return func() tea.Msg { return renderInbox(readInbox(t), style, width) }
 }
 
-// proposalText is e's proposal rendered, or why it cannot be read.
-func proposalText(e coord.Entry, style string, width int) string {
-	text, cut, err := coord.ReadProposal(e)
+// renderInboxCmd renders a reading already made at this session's width.
+func renderInboxCmd(d inboxData, style string, width int) tea.Cmd {
+	return func() tea.Msg { return renderInbox(d, style, width) }
+}
+
+// readInbox reads the entries and their proposals: files only, no glamour.
+func readInbox(t *planfs.Tree) inboxData {
+	es, err := coord.Inbox(t)
 	if err != nil {
-		return "cannot read the proposal: " + err.Error()
+		return inboxData{err: err}
 	}
-	out := renderMarkdown(text, style, width)
-	if cut {
+	props := make([]proposal, len(es))
+	for i := range es {
+		props[i] = readProposal(es[i])
+	}
+	return inboxData{entries: es, props: props}
+}
+
+func readProposal(e coord.Entry) proposal {
+	text, cut, err := coord.ReadProposal(e)
+	return proposal{text: text, cut: cut, err: err}
+}
+
+func renderInbox(d inboxData, style string, width int) inboxMsg {
+	texts := make([]string, len(d.props))
+	for i := range d.props {
+		texts[i] = d.props[i].render(style, width)
+	}
+	return inboxMsg{data: d, texts: texts, width: width}
+}
+
+// render is the proposal rendered, or why it cannot be read.
+func (p proposal) render(style string, width int) string {
+	if p.err != nil {
+		return "cannot read the proposal: " + p.err.Error()
+	}
+	out := renderMarkdown(p.text, style, width)
+	if p.cut {
 		out += "\n\n(only the head of the proposal is shown; the file is longer)"
 	}
 	return out
@@ -78,23 +117,40 @@ func proposalText(e coord.Entry, style string, width int) string {
 func (m *Model) inboxWidth() int { return max(20, m.cols-4) }
 
 // requestInbox reads the inbox, one reading at a time.
+// With a hub, the hub reads it (a change brings a reading by itself).
 func (m *Model) requestInbox() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindInbox.set())
+		return nil
+	}
 	return m.inbox.req.request(inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth()))
+}
+
+// renderInbox renders the last reading again at this session's width,
+// reading nothing.
+func (m *Model) renderInbox() tea.Cmd {
+	return m.inbox.req.request(renderInboxCmd(m.inbox.data, m.opt.Glamour, m.inboxWidth()))
 }
 
 func (m *Model) inboxLoaded(msg inboxMsg) tea.Cmd {
 	l := &m.inbox
 	again := l.req.done()
-	l.loaded, l.err = true, msg.err
-	if msg.err == nil {
-		l.entries, l.texts, l.renderW = msg.entries, msg.texts, msg.width
+	l.loaded, l.err = true, msg.data.err
+	if msg.data.err == nil {
+		l.entries, l.texts, l.renderW = msg.data.entries, msg.texts, msg.width
+	}
+	if m.sub == nil {
+		l.data = msg.data // a hub's newest reading is kept as it comes
 	}
 	l.rebuild(m)
 	m.syncKeys()
 	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
-	if again || (m.cols > 0 && msg.width != m.inboxWidth()) {
-		// Changes came meanwhile, or the terminal was resized.
-		cmds = append(cmds, m.requestInbox())
+	switch {
+	case again && m.sub == nil:
+		cmds = append(cmds, m.requestInbox()) // changes came meanwhile
+	case again, m.cols > 0 && msg.width != m.inboxWidth():
+		// A newer reading came meanwhile, or the terminal was resized.
+		cmds = append(cmds, m.renderInbox())
 	}
 	return tea.Batch(cmds...)
 }
@@ -398,7 +454,7 @@ func (m *Model) askApproveProposal() {
 	if ok, _ := canDecide(e); !ok {
 		return
 	}
-	t, slug, by := m.opt.Tree, e.Slug, coord.Approver{AgentID: m.opt.Agent}
+	t, slug, by := m.opt.Tree, e.Slug, coord.Approver{AgentID: m.opt.Agent, ReadOnly: m.opt.ReadOnly}
 	body := []string{"Approve " + entryAgent(e) + "'s proposal " + itoa(e.N) + " for " + slug + " as " + by.AgentID +
 		": its next run builds it, held to this scope."}
 	if e.ScopeFound && len(e.Scope.Patterns) > 0 {
@@ -434,7 +490,7 @@ func (m *Model) askReject() tea.Cmd {
 	in.CharLimit = 2000
 	in.Width = 50
 	cmd := in.Focus()
-	t, slug, by := m.opt.Tree, e.Slug, coord.Approver{AgentID: m.opt.Agent}
+	t, slug, by := m.opt.Tree, e.Slug, coord.Approver{AgentID: m.opt.Agent, ReadOnly: m.opt.ReadOnly}
 	m.stack.push(&dialog{
 		title: "Reject " + slug + " · proposal " + itoa(e.N),
 		body:  []string{"Send " + entryAgent(e) + "'s proposal back with your note: its next run plans again, with the note as FLEET_FEEDBACK."},
@@ -469,7 +525,7 @@ func (m *Model) openProposal() tea.Cmd {
 	}
 	ent, style, width := *e, m.opt.Glamour, max(20, m.cols-3)
 	return m.openDetail("inbox\x00"+ent.Slug, ent.Slug+" · proposal "+itoa(ent.N), func() func(m *Model) []string {
-		text := proposalText(ent, style, width)
+		text := readProposal(ent).render(style, width)
 		return func(m *Model) []string { return m.proposalLines(&ent, text) }
 	})
 }

@@ -47,10 +47,18 @@ const mergeEvery = 3 * time.Second
 
 // mergeCmd lists every candidate and queue entry of project.
 func mergeCmd(project string) tea.Cmd {
-	return func() tea.Msg {
-		l, err := landing.List(project)
-		return mergeMsg{listing: l, err: err}
+	return func() tea.Msg { return readMerge(project) }
+}
+
+// readMerge is mergeCmd's reading, shared with the hub: queue entries
+// first, by place; the engine's order otherwise. Sorted here, once, since
+// sessions share the listing.
+func readMerge(project string) mergeMsg {
+	l, err := landing.List(project)
+	if err == nil {
+		slices.SortStableFunc(l.Items, byPosition)
 	}
+	return mergeMsg{listing: l, err: err}
 }
 
 func mergeTickCmd() tea.Cmd {
@@ -58,7 +66,13 @@ func mergeTickCmd() tea.Cmd {
 }
 
 // requestMerge reads the queue, one reading at a time.
-func (m *Model) requestMerge() tea.Cmd { return m.merge.req.request(mergeCmd(m.opt.Tree.Project)) }
+func (m *Model) requestMerge() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindMerge.set())
+		return nil
+	}
+	return m.merge.req.request(mergeCmd(m.opt.Tree.Project))
+}
 
 // mergeIfShown reads the queue when the pane shows it; hidden, it is read
 // when shown again.
@@ -75,10 +89,11 @@ func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 	l.loaded, l.err = true, msg.err
 	if msg.err == nil {
 		l.listing = msg.listing
-		// Queue entries first, by place; the engine's order otherwise.
-		slices.SortStableFunc(l.listing.Items, func(a, b landing.Status) int {
-			return position(a) - position(b)
-		})
+		if !slices.IsSortedFunc(l.listing.Items, byPosition) {
+			// Sorted on a copy: a hub's listing is every session's.
+			l.listing.Items = slices.Clone(l.listing.Items)
+			slices.SortStableFunc(l.listing.Items, byPosition)
+		}
 	}
 	l.rebuild(m)
 	m.syncKeys()
@@ -88,6 +103,8 @@ func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 	}
 	return tea.Batch(append(cmds, m.mergeTick())...)
 }
+
+func byPosition(a, b landing.Status) int { return position(a) - position(b) }
 
 // position orders queue entries by place, the others after them.
 func position(s landing.Status) int {
@@ -100,7 +117,8 @@ func position(s landing.Status) int {
 // mergeTick starts the slow tick when the queue needs watching and none is
 // pending.
 func (m *Model) mergeTick() tea.Cmd {
-	if m.merge.ticking || !m.mergeWatched() {
+	// With a hub, the hub ticks, once for every session.
+	if m.sub != nil || m.merge.ticking || !m.mergeWatched() {
 		return nil
 	}
 	m.merge.ticking = true

@@ -298,6 +298,8 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 		out = append(out, line("approved by "+s.ApprovedBy))
 	case s.Approval != nil:
 		out = append(out, line("approve by "+s.Approval.By+" of "+short(s.Approval.Commit)+" is stale: the branch moved since"))
+	case m.opt.ReadOnly:
+		out = append(out, "not approved") // a viewer's screen names no action
 	default:
 		out = append(out, "not approved (A approves)")
 	}

@@ -379,7 +379,7 @@ func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 
 func (w *workerList) view(m *Model, h int) []string {
 	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
-	if m.opt.Self == "" {
+	if m.opt.Self == "" || m.opt.ReadOnly {
 		empty = "no workers: the ones cron, systemd or anyone starts show here"
 	}
 	if len(w.problems) > 0 && len(w.rows) == 0 {

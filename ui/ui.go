@@ -86,7 +86,8 @@ type Model struct {
 	scan, treesReq, wrkReq refresh
 	watcher                Source
 	states                 *workers.StateWatcher
-	problem                string // the tree vanished or cannot be watched
+	sub                    *mailbox // the hub's mailbox, when a hub reads for this model
+	problem                string   // the tree vanished or cannot be watched
 	ticking                bool
 
 	pane pane
@@ -144,6 +145,12 @@ func New(opt Options) Model {
 		},
 	}
 	m.plans.matched = map[model.Lane]int{}
+	if opt.Hub != nil {
+		// The hub reads; nothing of this model's own is under way.
+		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
+		m.merge.req, m.inbox.req = refresh{}, refresh{}
+		m.sub = opt.Hub.subscribe()
+	}
 	m.initFilters()
 	m.watch()
 	m.syncKeys()
@@ -170,9 +177,12 @@ func newCommon(opt Options) common {
 	return c
 }
 
-// watch starts the watchers, unless the options bring a source or ask
-// for none.
+// watch starts the watchers, unless the options bring a source or a hub,
+// or ask for none.
 func (m *Model) watch() {
+	if m.sub != nil {
+		return
+	}
 	if m.opt.Source != nil {
 		m.watcher = m.opt.Source
 	}
@@ -197,6 +207,9 @@ func (m *Model) watch() {
 
 // Init loads the tree and starts waiting for changes.
 func (m Model) Init() tea.Cmd {
+	if m.sub != nil {
+		return waitHubCmd(m.sub)
+	}
 	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth())}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
@@ -210,6 +223,9 @@ func (m Model) Init() tea.Cmd {
 // Close stops the watchers and the logs being followed. A source from the
 // options is its owner's to close.
 func (m *Model) Close() {
+	if m.sub != nil {
+		m.sub.close()
+	}
 	if m.watcher != nil && m.opt.Source == nil {
 		_ = m.watcher.Close()
 	}
@@ -227,6 +243,9 @@ func (m *Model) Close() {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	seq, shown := m.statusSeq, m.pane
 	cmd := m.update(msg)
+	if m.sub != nil && m.pane != shown {
+		m.sub.show(m.pane)
+	}
 	if m.pane == mergePane && shown != mergePane {
 		// The queue is read only while shown (and while it checks).
 		cmd = tea.Batch(cmd, m.requestMerge(), m.mergeTick())
@@ -287,6 +306,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox())
 	case tea.KeyMsg:
 		return m.key(msg)
+	case hubMsg:
+		return m.hubArrived(msg)
+	case StopMsg:
+		return m.stop(msg)
 	case statusFadeMsg:
 		m.fadeStatus(msg)
 		return nil
@@ -347,6 +370,12 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.mergeTicked(), true
 	case inboxMsg:
 		return m.inboxLoaded(msg), true
+	case inboxDataMsg:
+		m.inbox.data = inboxData(msg)
+		return m.renderInbox(), true
+	case hubProblemMsg:
+		m.problem = msg.problem
+		return nil, true
 	}
 	return nil, false
 }
@@ -358,7 +387,13 @@ func (m *Model) setStatus(s string, isErr bool) {
 
 // requestLoad starts a scan, or asks for one more when a scan is running,
 // so bursts of changes never queue scans.
-func (m *Model) requestLoad() tea.Cmd { return m.scan.request(loadCmd(m.opt.Tree)) }
+func (m *Model) requestLoad() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindBoard.set())
+		return nil
+	}
+	return m.scan.request(loadCmd(m.opt.Tree))
+}
 
 func (m *Model) worktreesIfShown() tea.Cmd {
 	if m.pane == worktreesPane {
@@ -369,7 +404,13 @@ func (m *Model) worktreesIfShown() tea.Cmd {
 
 // requestTrees asks git about the worktrees, one request at a time like
 // requestLoad: each one runs git twice per worktree.
-func (m *Model) requestTrees() tea.Cmd { return m.treesReq.request(worktreesCmd(m.opt.Tree.Project)) }
+func (m *Model) requestTrees() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindTrees.set())
+		return nil
+	}
+	return m.treesReq.request(worktreesCmd(m.opt.Tree.Project))
+}
 
 func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	var cmds []tea.Cmd
@@ -530,6 +571,7 @@ func (m *Model) syncKeys() {
 		}
 	}
 	m.paneOf(m.pane).syncKeys(m, set)
+	m.refuseKeys(set)
 }
 
 // releaseRecover says whether r and R apply to the selection.

@@ -56,6 +56,8 @@ func (m *Model) headerLine() string {
 	if !m.wide {
 		left = " " + termtext.Line(baseName(m.opt.Tree.Project))
 	}
+	// Before the problem and the counts: a viewer always sees it.
+	left += m.readOnlyMark()
 	// A problem comes before the counts, so a narrow header still shows it.
 	if m.problem != "" || m.loadErr != nil {
 		p := m.problem

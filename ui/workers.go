@@ -42,17 +42,20 @@ type stateChangeMsg workers.StateChange
 // workersCmd reads every state file, and with radar asks which running
 // workers touch the same paths; judgeWorkers turns them into rows.
 func workersCmd(project string, radar bool) tea.Cmd {
-	return func() tea.Msg {
-		states, problems := workers.ReadStates(project)
-		for i := range problems {
-			problems[i] = strings.ReplaceAll(problems[i], project+string(filepath.Separator), "")
-		}
-		msg := workersMsg{states: states, problems: problems, radar: radar}
-		if radar {
-			msg.overlaps = workers.Overlaps(project, states)
-		}
-		return msg
+	return func() tea.Msg { return readWorkers(project, radar) }
+}
+
+// readWorkers is workersCmd's reading, shared with the hub.
+func readWorkers(project string, radar bool) workersMsg {
+	states, problems := workers.ReadStates(project)
+	for i := range problems {
+		problems[i] = strings.ReplaceAll(problems[i], project+string(filepath.Separator), "")
 	}
+	msg := workersMsg{states: states, problems: problems, radar: radar}
+	if radar {
+		msg.overlaps = workers.Overlaps(project, states)
+	}
+	return msg
 }
 
 // judgeWorkers judges each worker at now; the workers this UI started that
@@ -113,6 +116,11 @@ func waitForStatesCmd(ch <-chan workers.StateChange) tea.Cmd {
 // overlap radar looks with it at most every radarEvery, and a reading
 // without it leaves the radar due (the clock's tick asks again).
 func (m *Model) requestWorkers() tea.Cmd {
+	if m.sub != nil {
+		// The hub reads, and runs the radar at its own pace.
+		m.sub.poke(kindWorkers.set())
+		return nil
+	}
 	if m.wrkReq.busy {
 		return m.wrkReq.request(nil)
 	}
@@ -129,7 +137,7 @@ func (m *Model) requestWorkers() tea.Cmd {
 // radarDue asks for a reading when the radar skipped the last one and its
 // interval has passed.
 func (m *Model) radarDue() tea.Cmd {
-	if !m.wrk.radarDue || time.Since(m.wrk.radarAt) < radarEvery {
+	if m.sub != nil || !m.wrk.radarDue || time.Since(m.wrk.radarAt) < radarEvery {
 		return nil
 	}
 	return m.requestWorkers()

@@ -1,0 +1,75 @@
+package ui
+
+// A viewer's session (Options.ReadOnly) and one without an editor
+// (Options.NoEditor): the keys that act are off, so no help names them,
+// and a key pressed says why in the status line. The engine refuses a
+// viewer too (a read-only tree): this is the screen's half.
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// action is a key that changes something, and the verb a refusal names.
+type action struct {
+	b    *key.Binding
+	verb string
+}
+
+// actions are every key that changes something, each pane's together
+// (indexed by pane), the keys of every pane last.
+func (k *KeyMap) actions() [paneCount + 1][]action {
+	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
+	var a [paneCount + 1][]action
+	a[plansPane] = []action{{&p.Promote, "promote"}, {&p.Park, "park"}, {&p.Return, "return"},
+		{&p.Release, "release"}, {&p.Recover, "recover"}, {&p.Complete, "complete"},
+		{&p.New, "write a new plan"}, {&p.Edit, "edit a plan"}}
+	a[leasesPane] = []action{{&l.Release, "release"}, {&l.Recover, "recover"}}
+	a[workersPane] = []action{{&w.Stop, "stop a worker"}}
+	a[mergePane] = []action{{&g.Approve, "approve"}, {&g.NeedsWork, "send a candidate back"},
+		{&g.Peer, "start a peer review"}, {&g.Add, "queue"}, {&g.Remove, "unqueue"}, {&g.Land, "land"}}
+	a[inboxPane] = []action{{&i.Approve, "approve a plan"}, {&i.Reject, "reject a plan"}}
+	a[paneCount] = []action{{&k.Spawn, "spawn workers"}}
+	return a
+}
+
+// refuseKeys turns off what this session may not do, after every pane set
+// its keys: a viewer's actions, and n and e without an editor. Where panes
+// share a key, the shown pane's verb is the one a refusal names.
+func (m *Model) refuseKeys(set setKey) {
+	if m.opt.NoEditor {
+		set(&m.keys.Plans.New, false, "new plan: there is no editor in this session (over ssh); write it on the host")
+		set(&m.keys.Plans.Edit, false, "edit: there is no editor in this session (over ssh); edit it on the host")
+	}
+	if !m.opt.ReadOnly {
+		return
+	}
+	all := m.keys.actions()
+	order := make([]int, 0, len(all))
+	for p := range all {
+		if p != int(m.pane) {
+			order = append(order, p)
+		}
+	}
+	for _, p := range append(order, int(m.pane)) {
+		for _, a := range all[p] {
+			set(a.b, false, "read-only: viewers can't "+a.verb)
+		}
+	}
+}
+
+// readOnlyMark is the header's word for a viewer's session.
+func (m *Model) readOnlyMark() string {
+	if !m.opt.ReadOnly {
+		return ""
+	}
+	return " · read-only"
+}
+
+// stop is StopMsg: the reason on the status line, what this session
+// follows closed, and the program quits at once.
+func (m *Model) stop(msg StopMsg) tea.Cmd {
+	m.setStatus(msg.Reason, false)
+	m.Close()
+	return tea.Quit
+}
