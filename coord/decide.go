@@ -76,8 +76,8 @@ func authored(t *planfs.Tree, slug string, w waiting) ([]byte, *Record, error) {
 // the approver's text in place of the proposal's (approve --edit), recorded
 // as theirs. The plan's agent's next run builds it.
 func Approve(t *planfs.Tree, slug string, by Approver, edited []byte) (Decision, error) {
-	if by.ReadOnly {
-		return Decision{}, ErrReadOnly
+	if err := refuseViewer(t, slug, by); err != nil {
+		return Decision{}, err
 	}
 	unlock, err := lockSlug(t.Project, slug)
 	if err != nil {
@@ -120,8 +120,8 @@ func Approve(t *planfs.Tree, slug string, by Approver, edited []byte) (Decision,
 // Reject sends slug's waiting proposal back with note; the agent's next run
 // plans again with the note as FLEET_FEEDBACK.
 func Reject(t *planfs.Tree, slug, note string, by Approver) (Decision, error) {
-	if by.ReadOnly {
-		return Decision{}, ErrReadOnly
+	if err := refuseViewer(t, slug, by); err != nil {
+		return Decision{}, err
 	}
 	if strings.TrimSpace(note) == "" {
 		return Decision{}, errors.New("a rejection needs a note saying what to change")

@@ -46,6 +46,9 @@ const casTries = 3
 // Land lands the queue's head: build, check, CAS, verify, move the plan,
 // pin refs/fleetwatch/landed/<slug>, release the worktree.
 func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error) {
+	if err := writable(t, queueDir); err != nil {
+		return Landing{}, err
+	}
 	if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
 		return Landing{}, refused("a person lands, not an agent (FLEET_AGENT_ID=%s)", id)
 	}
@@ -348,6 +351,9 @@ func releaseWorktree(t *planfs.Tree, slug string) string {
 // note (or the conflict) under ## Review notes; it leaves the queue and its
 // approval is void.
 func SendBack(t *planfs.Tree, slug, note, actor string) (string, error) {
+	if err := writable(t, slug); err != nil {
+		return "", err
+	}
 	st, r, err := statusOf(t, slug)
 	if err != nil {
 		return "", err

@@ -149,6 +149,9 @@ func Add(t *planfs.Tree, slug string) error { return AddAs(t, slug, "") }
 
 // AddAs is Add recording who queued it.
 func AddAs(t *planfs.Tree, slug, by string) error {
+	if err := writable(t, slug); err != nil {
+		return err
+	}
 	st, r, err := statusOf(t, slug)
 	if err != nil {
 		return err
@@ -183,6 +186,9 @@ func Remove(t *planfs.Tree, slug string) error { return RemoveAs(t, slug, "") }
 
 // RemoveAs is Remove recording who removed it.
 func RemoveAs(t *planfs.Tree, slug, by string) error {
+	if err := writable(t, slug); err != nil {
+		return err
+	}
 	err := editQueue(t.Project, func(entries []Entry) ([]Entry, error) {
 		if position(entries, slug) < 0 {
 			return nil, fmt.Errorf("%w: %s is not queued", ErrNotQueued, slug)

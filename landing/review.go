@@ -50,6 +50,9 @@ const maxReviewText = 1 << 20
 // in an agent run (FLEET_AGENT_ID set), for a plan not in review-needed/,
 // and for a branch that is missing or not ahead of the integration branch.
 func Approve(t *planfs.Tree, slug, by string) (Approval, error) {
+	if err := writable(t, slug); err != nil {
+		return Approval{}, err
+	}
 	if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
 		return Approval{}, refused("only a person approves: FLEET_AGENT_ID is set (%s), so this is an agent run", id)
 	}
@@ -102,6 +105,9 @@ func candidateOf(t *planfs.Tree, slug string) (candidate, error) {
 // Peer runs a peer review of slug's branch tip in the foreground and
 // stores the verdict.
 func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Review, error) {
+	if err := writable(t, slug); err != nil {
+		return Review{}, err
+	}
 	c, err := candidateOf(t, slug)
 	if err != nil {
 		return Review{}, err

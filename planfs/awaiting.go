@@ -54,6 +54,9 @@ func awaitingNote(l *model.Lease) string {
 // changeAwaiting rewrites rel's lease under the lease lock when ok accepts
 // it, with edit applied, and logs event by who.
 func (t *Tree) changeAwaiting(rel, event string, ok func(*model.Lease) error, edit func(*model.Lease), who Actor) error {
+	if err := t.refuse(rel); err != nil {
+		return err
+	}
 	lane, name, err := SplitRel(rel)
 	if err != nil {
 		return err
@@ -94,6 +97,9 @@ func (t *Tree) changeAwaiting(rel, event string, ok func(*model.Lease) error, ed
 // takeOver (its agent is gone; the caller judged that). Of several racing
 // resumers exactly one wins: the others find the lease no longer awaiting.
 func (t *Tree) Resume(rel, agent string, ttl float64, takeOver bool) (Claimed, error) {
+	if err := t.refuse(rel); err != nil {
+		return Claimed{}, err
+	}
 	lane, name, err := SplitRel(rel)
 	if err != nil {
 		return Claimed{}, err

@@ -17,6 +17,9 @@ import (
 // tools or processes, exactly one gets past the O_EXCL create or the move.
 // A claimer killed at any step leaves a state that Repair finishes or undoes.
 func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
 	lane, name, dst, err := t.claimable(rel, agent, ttl)
 	if err != nil {
 		return "", err

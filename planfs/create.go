@@ -30,6 +30,9 @@ func (t *Tree) addPlan(lane model.Lane, name, text string, ev Event) (string, er
 
 func (t *Tree) addPlanAt(lane model.Lane, name, text string, mtime time.Time, ev Event) (string, error) {
 	rel := string(model.RelOf(lane, name))
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
 	if _, known := model.ParseLane(string(lane)); !known {
 		return "", planErr(rel, ErrBadTarget, "%q is not a lane", lane)
 	}

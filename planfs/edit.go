@@ -38,6 +38,9 @@ type EditCopy struct {
 // CopyForEdit copies the plan at rel into a private temporary folder, as
 // <plan name>, so the editor shows which plan it is.
 func (t *Tree) CopyForEdit(rel string) (*EditCopy, error) {
+	if err := t.refuse(rel); err != nil {
+		return nil, err
+	}
 	if _, _, err := SplitRel(rel); err != nil {
 		return nil, planErr(rel, ErrBadTarget, "%v", err)
 	}
@@ -89,6 +92,9 @@ func (c *EditCopy) Discard() { os.RemoveAll(filepath.Dir(c.Path)) }
 // the copy and naming it, when the plan moved, is gone or changed on disk
 // since it was copied, or when the copy is gone or empty.
 func (t *Tree) WriteBack(c *EditCopy, agent string) (changed bool, err error) {
+	if err := t.refuse(c.Rel); err != nil {
+		return false, err
+	}
 	keep := func(format string, args ...any) error {
 		return planErr(c.Rel, ErrEditKept, "%s; your edit is kept in %s", fmt.Sprintf(format, args...), c.Path)
 	}

@@ -29,6 +29,9 @@ type Event struct {
 	Forced bool   `json:"forced,omitempty"`
 	// Paths are the files an event is about: a scope violation's.
 	Paths []string `json:"paths,omitempty"`
+	// Via is how the actor reached the tree (Tree.Via): over SSH, with
+	// which key.
+	Via string `json:"via,omitempty"`
 }
 
 // EventsFile is the event log's path relative to .plans/.
@@ -38,7 +41,13 @@ const EventsFile = "logs/events.jsonl"
 // concurrent workers never interleave. Failing to log never fails a verb that
 // already changed the tree.
 func (t *Tree) appendEvent(e Event) {
+	if t.ReadOnly {
+		return // a viewer's tree changes nothing, not even the log
+	}
 	e.TS = t.Now().UTC().Format(time.RFC3339Nano)
+	if t.Via != "" {
+		e.Via = t.Via
+	}
 	b, err := json.Marshal(e)
 	if err != nil {
 		return
@@ -57,7 +66,8 @@ func (t *Tree) appendEvent(e Event) {
 }
 
 // LogEvent appends e to the event log, for what happens to a plan outside
-// the verbs (a worker handing its branch on). Failing to log is not an error.
+// the verbs (a worker handing its branch on). Failing to log is not an error;
+// on a read-only tree it is a no-op.
 func (t *Tree) LogEvent(e Event) { t.appendEvent(e) }
 
 // Events reads the event log, oldest first, skipping lines that do not parse.

@@ -245,6 +245,9 @@ var errLockBusy = errors.New("the lease lock is held by another process; try aga
 // their ready-path lease excludes other claimers before that. It waits up to
 // wait for the lock.
 func (t *Tree) lockLeases(wait time.Duration) (unlock func(), err error) {
+	if err := t.Writable(); err != nil {
+		return nil, err
+	}
 	// A tree that is gone stays gone (see leasesDir).
 	if _, err := os.Lstat(t.Plans); errors.Is(err, fs.ErrNotExist) {
 		return nil, noTreeError(fmt.Sprintf("%s is gone", t.Plans))

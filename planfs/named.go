@@ -41,6 +41,9 @@ func ResolveNamed(snap *model.Snapshot, slug, agent string, now float64) (string
 // person's plan (unless allowAssigned) and unmet dependencies (unless
 // opt.NoDepCheck) refuse; a fit mismatch only comes back as a warning.
 func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt model.Options, allowAssigned bool, ttl float64) (c Claimed, warning string, err error) {
+	if err := t.refuse(rel); err != nil {
+		return c, "", err
+	}
 	lane, _, err := SplitRel(rel)
 	if err != nil {
 		return c, "", err

@@ -70,6 +70,9 @@ func (t *Tree) SlugInUse(slug string) (string, error) {
 func (t *Tree) CreatePlan(n model.NewPlan, agent string) (string, error) {
 	n = n.Normalized()
 	rel := string(model.RelOf(n.Lane, n.Name()))
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
 	if err := model.CheckSlug(n.Slug); err != nil {
 		if n.Slug == "" {
 			return "", noSlugError(err.Error())

@@ -15,6 +15,9 @@ const maxClaimTries = 32
 // skip, so a caller claiming several plans can reuse one snapshot. It returns
 // a zero Claimed and no error when nothing is left to take.
 func (t *Tree) ClaimNext(snap *model.Snapshot, w model.Worker, opt model.Options, ttl float64, skip map[string]bool) (Claimed, error) {
+	if err := t.Writable(); err != nil {
+		return Claimed{}, err
+	}
 	rows := model.Decide(snap, w, opt)
 	tries := 0
 	for _, r := range model.Picks(rows, skip) {

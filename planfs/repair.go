@@ -41,6 +41,11 @@ type Repairs struct {
 // skips its turn when another process holds it.
 func (t *Tree) Repair(snap *model.Snapshot) Repairs {
 	var r Repairs
+	// A viewer's tree never repairs; the next operator or worker does.
+	if err := t.Writable(); err != nil {
+		r.Unfixed = append(r.Unfixed, model.Warning{File: ".leases/", Message: "repair skipped: " + err.Error()})
+		return r
+	}
 	// Repair is opportunistic: when another process holds the lock, the
 	// next run repairs instead of this one waiting.
 	unlock, err := t.lockLeases(100 * time.Millisecond)

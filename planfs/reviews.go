@@ -77,6 +77,9 @@ func (t *Tree) writeReviewsFile(dir, name string, data []byte) error {
 // WriteReview stores a peer review's text as .plans/reviews/<slug>/<commit>.md
 // with r's fields in its header, and logs a `review` event.
 func (t *Tree) WriteReview(r ReviewFile, text []byte) (string, error) {
+	if err := t.refuse(r.Slug); err != nil {
+		return "", err
+	}
 	dir, err := reviewsRel(r.Slug, r.Commit)
 	if err != nil {
 		return "", err
@@ -191,6 +194,9 @@ type ApprovalFile struct {
 // WriteApproval records a's approve of commit (an `approve` event too),
 // replacing an earlier approval of slug.
 func (t *Tree) WriteApproval(slug, commit string, a Actor) (ApprovalFile, error) {
+	if err := t.refuse(slug); err != nil {
+		return ApprovalFile{}, err
+	}
 	dir, err := reviewsRel(slug, commit)
 	if err != nil {
 		return ApprovalFile{}, err
@@ -234,6 +240,9 @@ func (t *Tree) ReadApproval(slug string) (*ApprovalFile, error) {
 // VoidApproval drops slug's approval (send-back, needs-work), logging why
 // (a.Reason) as a `void-approval` event. No approval is not an error.
 func (t *Tree) VoidApproval(slug string, a Actor) error {
+	if err := t.refuse(slug); err != nil {
+		return err
+	}
 	dir, err := reviewsRel(slug, "")
 	if err != nil {
 		return err
@@ -312,6 +321,9 @@ func (t *Tree) Defer(rel, note string, a Actor) (string, error) {
 
 // sendOff is SendBack and Defer: note, move, void (see the top of the file).
 func (t *Tree) sendOff(rel, note string, a Actor, verb model.Verb, step, kind string, ev Event) (string, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
 	lane, err := t.needPlan(rel)
 	if err != nil {
 		return "", err
@@ -347,6 +359,9 @@ func (t *Tree) sendOff(rel, note string, a Actor, verb model.Verb, step, kind st
 
 // Land moves a review-needed plan to completed/ once its change landed.
 func (t *Tree) Land(rel string, a Actor) (string, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
 	lane, err := t.needPlan(rel)
 	if err != nil {
 		return "", err

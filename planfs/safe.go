@@ -37,6 +37,9 @@ func inPlans(rel string) string { return Dir + "/" + rel }
 // .plans/ itself is never made: a tree that is gone (an agent deleted it)
 // stays gone, and the verb says so.
 func (t *Tree) mkdirPlans(rel string) (string, error) {
+	if err := t.Writable(); err != nil {
+		return "", err
+	}
 	d, err := safepath.OpenDir(t.root(), Dir, false)
 	if err != nil {
 		return "", err
@@ -71,6 +74,9 @@ func (t *Tree) logsDir() error {
 // and its event log, and the given lanes. Missing folders are created, so a
 // refused verb has changed nothing that matters.
 func (t *Tree) writable(lanes ...model.Lane) error {
+	if err := t.Writable(); err != nil {
+		return err
+	}
 	if _, err := t.mkdirPlans(".leases"); err != nil {
 		return err
 	}

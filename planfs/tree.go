@@ -33,6 +33,10 @@ type Tree struct {
 	// every verb refuses with ErrReadOnly before changing anything. Set it
 	// right after Open.
 	ReadOnly bool
+	// Via says how the actor reached this tree ("ssh SHA256:Ab12…", the
+	// operator's key fingerprint, set by serve right after Open): every
+	// event the tree appends carries it, beside the actor's agent id.
+	Via string
 	// realRoot is Project with its symlinks resolved, once: the operator
 	// chose it; symlinks below it are refused for writes (see safe.go).
 	realRoot string

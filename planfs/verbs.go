@@ -14,6 +14,9 @@ import (
 // Renew extends a's own lease on rel by ttl seconds (the heartbeat).
 // Unlike anchor it never creates a lease or takes over someone else's.
 func (t *Tree) Renew(rel string, a Actor, ttl float64) (*model.Lease, error) {
+	if err := t.refuse(rel); err != nil {
+		return nil, err
+	}
 	if _, _, err := SplitRel(rel); err != nil {
 		return nil, err
 	}
@@ -207,6 +210,9 @@ func (t *Tree) originLane(rel string, lease *model.Lease, fallback model.Lane) m
 // a.Reason, when given, goes to the event log (a worker that gives a plan
 // back says why: stopped, or its agent could not start).
 func (t *Tree) Release(rel string, a Actor) (string, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
 	reason := a.Reason
 	lane, name, err := SplitRel(rel)
 	if err != nil {
@@ -253,6 +259,9 @@ func (t *Tree) Release(rel string, a Actor) (string, error) {
 // lease lock, so a plan that left in-progress meanwhile is never reported
 // recovered.
 func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
+	if err := t.refuse(rel); err != nil {
+		return nil, err
+	}
 	lane, _, err := SplitRel(rel)
 	if err != nil {
 		return nil, err
@@ -332,6 +341,9 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 
 // Park sets a ready or claimed plan aside in ambiguous/ or blocked/.
 func (t *Tree) Park(rel string, to model.Lane, a Actor) (string, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
 	reason := a.Reason
 	if why := model.RuleOf(model.Park).CheckTarget(to); why != "" {
 		return "", planErr(rel, ErrBadTarget, "%s", why)
@@ -353,6 +365,9 @@ func (t *Tree) Park(rel string, to model.Lane, a Actor) (string, error) {
 // Return sends a parked or claimed plan back to a ready lane: to when given,
 // else the lane it came from, else features.
 func (t *Tree) Return(rel string, to model.Lane, a Actor) (string, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
 	if why := model.RuleOf(model.Return).CheckTarget(to); to != "" && why != "" {
 		return "", planErr(rel, ErrBadTarget, "%s", why)
 	}
@@ -376,6 +391,9 @@ func (t *Tree) Return(rel string, to model.Lane, a Actor) (string, error) {
 
 // Complete moves a's claimed plan to completed/ (or review-needed/).
 func (t *Tree) Complete(rel string, to model.Lane, a Actor) (string, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
 	if why := model.RuleOf(model.Complete).CheckTarget(to); why != "" {
 		return "", planErr(rel, ErrBadTarget, "%s", why)
 	}
@@ -409,6 +427,9 @@ func PromoteProblems(h model.Header) []string {
 // Promote moves a draft to a ready lane. It refuses, listing the problems,
 // when the draft lacks Preferred models or a Done when section, unless force.
 func (t *Tree) Promote(rel string, to model.Lane, a Actor) (string, []string, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", nil, err
+	}
 	agent, force := a.AgentID, a.Force
 	if why := model.RuleOf(model.Promote).CheckTarget(to); why != "" {
 		return "", nil, planErr(rel, ErrBadTarget, "%s", why)
