@@ -1,13 +1,17 @@
 package serve
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	bm "github.com/charmbracelet/wish/bubbletea"
+	"golang.org/x/term"
 
 	"fleetwatch/internal/boardtext"
 	"fleetwatch/planfs"
@@ -83,7 +87,20 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	}
 	m := ui.New(ui.Options{Tree: t, Agent: id.Agent, Renderer: r, Hub: s.hub, ReadOnly: id.Viewer,
 		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: sess, NoBell: false})
+	pty, _, _ := sess.Pty()
 	opts := append(bm.MakeOptions(sess), tea.WithAltScreen(), tea.WithFPS(30))
+	if pty.Slave != nil {
+		// The SSH library closes the PTY when the client goes, while the
+		// program may still be reading it: behind a plain reader and
+		// writer Bubble Tea never asks the file for its descriptor, so
+		// that close cannot race it. The PTY is made raw here instead.
+		fd := int(pty.Slave.Fd())
+		if _, err := term.MakeRaw(fd); err != nil {
+			fmt.Fprintf(sess.Stderr(), "fleetwatch: the session's terminal: %v\r\n", err)
+			return nil
+		}
+		opts = append(opts, tea.WithInput(ptyIO{pty.Slave}), tea.WithOutput(ptyIO{pty.Slave}))
+	}
 	p := tea.NewProgram(m, opts...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -93,6 +110,9 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	}
 	s.programs[p] = m.Close
 	sess.Context().SetValue(programKey{}, p)
+	if pty.Slave != nil {
+		go followSize(sess.Context(), int(pty.Slave.Fd()), p)
+	}
 	return p
 }
 
@@ -113,5 +133,41 @@ func (s *server) programDone(next ssh.Handler) ssh.Handler {
 			}
 		}
 		next(sess)
+	}
+}
+
+// ptyIO is the PTY as a plain reader and writer.
+type ptyIO struct{ f *os.File }
+
+func (p ptyIO) Read(b []byte) (int, error)  { return p.f.Read(b) }
+func (p ptyIO) Write(b []byte) (int, error) { return p.f.Write(b) }
+
+// followSize tells the program when the session's PTY changes size. The
+// SSH library resizes the PTY from the same window-change channel the
+// Bubble Tea middleware reads, so either may get a change; a cheap look
+// at the PTY's size four times a second catches the ones it misses.
+func followSize(ctx context.Context, fd int, p *tea.Program) {
+	w, h, err := term.GetSize(fd)
+	if err != nil {
+		return
+	}
+	// The program has no terminal to ask: it learns its size here first.
+	p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		nw, nh, err := term.GetSize(fd)
+		if err != nil {
+			return
+		}
+		if nw != w || nh != h {
+			w, h = nw, nh
+			p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+		}
 	}
 }
