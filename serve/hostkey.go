@@ -40,13 +40,13 @@ func hostKey(project, path string) ([]byte, error) {
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		pemData, err := newHostKeyPEM()
-		if err != nil {
+		var pemData []byte
+		if pemData, err = newHostKeyPEM(); err != nil {
 			return nil, fmt.Errorf("--host-key %s: %v", path, err)
 		}
 		// O_EXCL: a key another server wrote meanwhile is kept.
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
+		var f *os.File
+		if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
 			_, err = f.Write(pemData)
 			if cerr := f.Close(); err == nil {
 				err = cerr
