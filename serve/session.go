@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	bm "github.com/charmbracelet/wish/bubbletea"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"fleetwatch/internal/boardtext"
@@ -88,13 +89,17 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 	m := ui.New(ui.Options{Tree: t, Agent: id.Agent, Renderer: r, Hub: s.hub, ReadOnly: id.Viewer,
 		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: sess, NoBell: false})
 	pty, _, _ := sess.Pty()
-	opts := append(bm.MakeOptions(sess), tea.WithAltScreen(), tea.WithFPS(30))
-	if pty.Slave != nil {
+	// No signal handler: SIGTERM is the server's, which tells every
+	// session why before it closes them (a program's own would just quit).
+	opts := append(bm.MakeOptions(sess), tea.WithAltScreen(), tea.WithFPS(30), tea.WithoutSignalHandler())
+	fd, master := -1, -1
+	if pty.Slave != nil && pty.Master != nil {
+		master = int(pty.Master.Fd())
 		// The SSH library closes the PTY when the client goes, while the
 		// program may still be reading it: behind a plain reader and
 		// writer Bubble Tea never asks the file for its descriptor, so
 		// that close cannot race it. The PTY is made raw here instead.
-		fd := int(pty.Slave.Fd())
+		fd = int(pty.Slave.Fd())
 		if _, err := term.MakeRaw(fd); err != nil {
 			fmt.Fprintf(sess.Stderr(), "fleetwatch: the session's terminal: %v\r\n", err)
 			return nil
@@ -109,9 +114,9 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	s.programs[p] = m.Close
-	sess.Context().SetValue(programKey{}, p)
-	if pty.Slave != nil {
-		go followSize(sess.Context(), int(pty.Slave.Fd()), p)
+	sess.Context().SetValue(programKey{}, sessionProgram{p, fd, master})
+	if fd >= 0 {
+		go followSize(sess.Context(), fd, p)
 	}
 	return p
 }
@@ -119,14 +124,23 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 // programKey is where a session's program is kept in its context.
 type programKey struct{}
 
+// sessionProgram is a session's program and its PTY's descriptors (-1: none).
+type sessionProgram struct {
+	p          *tea.Program
+	fd, master int
+}
+
 // programDone runs once a session's program has returned: the model's
 // watchers close and stop no longer waits for it.
 func (s *server) programDone(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		if p, ok := sess.Context().Value(programKey{}).(*tea.Program); ok {
+		if sp, ok := sess.Context().Value(programKey{}).(sessionProgram); ok {
+			if sp.master >= 0 && sess.Context().Err() == nil {
+				drain(sp.master)
+			}
 			s.mu.Lock()
-			closeModel := s.programs[p]
-			delete(s.programs, p)
+			closeModel := s.programs[sp.p]
+			delete(s.programs, sp.p)
 			s.mu.Unlock()
 			if closeModel != nil {
 				closeModel()
@@ -134,6 +148,20 @@ func (s *server) programDone(next ssh.Handler) ssh.Handler {
 		}
 		next(sess)
 	}
+}
+
+// drain waits (a bounded while) until the program's last frame (the
+// stopping line, leaving the alternate screen) has been read off the PTY's
+// master, so closing the session does not cut it off, then gives the copy
+// to the client a moment to send it.
+func drain(master int) {
+	for range 30 {
+		if n, err := unix.IoctlGetInt(master, unix.TIOCINQ); err != nil || n == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(30 * time.Millisecond)
 }
 
 // ptyIO is the PTY as a plain reader and writer.
