@@ -92,3 +92,5 @@ func startServe(t *testing.T, dir string, ops ...key) (*exec.Cmd, string) {
 	}
 	return nil, ""
 }
+
+func fingerprint(t *testing.T, k key) string { return gossh.FingerprintSHA256(k.signer.PublicKey()) }
