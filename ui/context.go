@@ -30,6 +30,9 @@ type common struct {
 	// holdStatus keeps them (tests that read the status after settling).
 	statusSeq  int
 	holdStatus bool
+
+	tabsDrawn [2]tabsMemo // the header's tabs, full and compact (view.go)
+	helpDrawn helpMemo    // the footer's keys (view.go)
 }
 
 // textField is a text field styled by the session's renderer rather than

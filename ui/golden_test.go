@@ -34,7 +34,9 @@ func TestGoldenScreens(t *testing.T) {
 		// trees gives the project agent worktrees first; workers, state
 		// files and logs (and the UI a binary to spawn).
 		trees, workers bool
-		act            func(*teatest.TestModel)
+		// viewer: a read-only session without an editor (serve's viewers).
+		viewer bool
+		act    func(*teatest.TestModel)
 		// want is text the screen shows once it has settled.
 		want []string
 	}{
@@ -51,6 +53,8 @@ func TestGoldenScreens(t *testing.T) {
 			tm.Type("flaky runner")
 			tm.Send(keyMsg("tab"))
 		}, want: []string{"flaky runner", "[ambiguous]"}},
+		{name: "viewer-plans", viewer: true, act: sendKeys("p"), want: []string{"read-only: viewers can't promote"}},
+		{name: "viewer-help", viewer: true, act: sendKeys("?"), want: []string{"Any key closes this help."}},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
@@ -65,6 +69,10 @@ func TestGoldenScreens(t *testing.T) {
 				if sc.workers {
 					p.addWorkers(t)
 					opt.Self = "/usr/local/bin/fleetwatch"
+				}
+				if sc.viewer {
+					p.tree.ReadOnly = true
+					opt.ReadOnly, opt.NoEditor = true, true
 				}
 				tm := teatest.NewTestModel(t, New(opt), teatest.WithInitialTermSize(w, h))
 				// The first screen: the bugs lane, and on a wide terminal

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -227,9 +228,16 @@ func (h *Hub) read(ks kinds) (radarDue time.Duration) {
 
 // send keeps msg as the newest reading of its kind and puts it in every
 // mailbox; no session can hold it up.
+//
+// A reading equal to the last of its kind is not sent: twenty sessions
+// would each rebuild their rows for nothing. The board always goes (its
+// clock moves).
 func (h *Hub) send(k kind, msg tea.Msg) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if k != kindBoard && h.last[k] != nil && reflect.DeepEqual(h.last[k], msg) {
+		return
+	}
 	h.last[k] = msg
 	for mb := range h.subs {
 		mb.put(k, msg)
@@ -370,14 +378,19 @@ func (mb *mailbox) close() { mb.hub.unsubscribe(mb) }
 // brings nothing more.
 func waitHubCmd(mb *mailbox) tea.Cmd {
 	return func() tea.Msg {
-		select {
-		case <-mb.ready:
-		case <-mb.done:
+		for {
+			select {
+			case <-mb.ready:
+			case <-mb.done:
+			}
+			if mb.ended() {
+				return nil
+			}
+			// A signal left from readings already taken brings nothing.
+			if msgs := mb.take(); len(msgs) > 0 {
+				return msgs
+			}
 		}
-		if mb.ended() {
-			return nil
-		}
-		return mb.take()
 	}
 }
 

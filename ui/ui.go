@@ -10,6 +10,10 @@
 // paneSpecs (tab order, number keys, names; each with its own keys), and
 // a stack of overlays (dialog, spawn form, help, logs, reader) whose top
 // takes the keys; key() holds the order in which keys are offered.
+//
+// Served over SSH, one Hub (hub.go) owns the watchers and does each
+// reading once for every session's model; a viewer's session
+// (Options.ReadOnly, readonly.go) shows and takes no action key.
 package ui
 
 import (
@@ -77,7 +81,10 @@ const Debounce = 50 * time.Millisecond
 // sub-model per pane and the overlay stack. Update changes it; View only
 // reads it.
 type Model struct {
-	common
+	// The context and the panes are held by pointer: bubbletea copies the
+	// model at every message, and a copy of all of it is some 60 KB (one
+	// message per change in each of many served sessions).
+	*common
 
 	d       *data
 	loadErr error
@@ -91,7 +98,7 @@ type Model struct {
 	ticking                bool
 
 	pane pane
-	paneSet
+	*paneSet
 
 	stack           overlays
 	logGen, formGen int
@@ -138,7 +145,7 @@ func New(opt Options) Model {
 		// Init starts the first scan, the first worktree look, the
 		// first reading of the state files and of the merge queue.
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
-		paneSet: paneSet{
+		paneSet: &paneSet{
 			merge: mergeList{req: refresh{busy: true}},
 			inbox: inboxList{req: refresh{busy: true}},
 			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
@@ -157,8 +164,8 @@ func New(opt Options) Model {
 	return m
 }
 
-func newCommon(opt Options) common {
-	c := common{
+func newCommon(opt Options) *common {
+	c := &common{
 		opt:   opt,
 		r:     opt.Renderer,
 		keys:  DefaultKeyMap(),
@@ -423,10 +430,15 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	}
 	m.loadErr = nil
 	m.d, m.now = msg.d, msg.d.now
+	m.openingLane()
 	m.rebuild()
 	m.dropStaleDialog()
-	// Leases handed to the inbox, or taken back from it, show in a scan.
-	cmds = append(cmds, m.lookForNotices(fromBoard), m.requestInbox())
+	cmds = append(cmds, m.lookForNotices(fromBoard))
+	if m.sub == nil {
+		// Leases handed to the inbox, or taken back from it, show in a
+		// scan; a hub reads the inbox with every scan by itself.
+		cmds = append(cmds, m.requestInbox())
+	}
 	if len(m.d.board.Leases) > 0 && !m.ticking {
 		m.ticking = true
 		cmds = append(cmds, tickCmd())

@@ -105,6 +105,26 @@ func (m *Model) headerLine() string {
 // tabs names the panes with their keys, the current one bracketed; compact
 // leaves only the current one's name.
 func (m *Model) tabs(compact bool) string {
+	// Drawn once per pane and width class: every View draws the header,
+	// and lipgloss is most of its cost.
+	memo := &m.tabsDrawn[0]
+	if compact {
+		memo = &m.tabsDrawn[1]
+	}
+	if memo.text == "" || memo.pane != m.pane || memo.wide != m.wide {
+		*memo = tabsMemo{pane: m.pane, wide: m.wide, text: m.drawTabs(compact)}
+	}
+	return memo.text
+}
+
+// tabsMemo is the tabs as last drawn, for the pane and width they show.
+type tabsMemo struct {
+	pane pane
+	wide bool
+	text string
+}
+
+func (m *Model) drawTabs(compact bool) string {
 	var tabs []string
 	for i, spec := range paneSpecs {
 		name := spec.name
@@ -138,22 +158,7 @@ func (m *Model) footerLine() string {
 	if f := m.typingFilter(); f != nil {
 		return fit(f.filter.View(), m.width)
 	}
-	var keys []key.Binding
-	for _, b := range m.keys.ShortHelp() {
-		if b.Enabled() {
-			keys = append(keys, b)
-		}
-	}
-	if !m.wide && len(keys) > 4 {
-		// Narrow: the three most useful keys that apply, and `?`.
-		keys = append(keys[:3:3], m.keys.Help)
-	}
-	helpText := m.help.ShortHelpView(keys)
-	// Wide: as many as fit, the last ones going first; `?` and q stay.
-	for len(keys) > 3 && ansi.StringWidth(helpText) > m.width-1 {
-		keys = append(keys[:len(keys)-3], keys[len(keys)-2:]...)
-		helpText = m.help.ShortHelpView(keys)
-	}
+	helpText := m.shortHelp()
 	if top := m.stack.top(); top != nil {
 		// Over the panes their keys do not work: an overlay says its own,
 		// a question carries them in its box.
@@ -184,6 +189,44 @@ func (m *Model) footerLine() string {
 		helpText = ansi.Truncate(helpText, room, "…")
 	}
 	return " " + status + strings.Repeat(" ", max(1, m.width-1-ansi.StringWidth(status)-ansi.StringWidth(helpText))) + helpText
+}
+
+// shortHelp is the footer's reminder of the keys that apply now, drawn
+// again only when they or the width change (every View draws the footer).
+func (m *Model) shortHelp() string {
+	all := m.keys.ShortHelp()
+	var on uint64
+	keys := make([]key.Binding, 0, len(all))
+	for i, b := range all {
+		if b.Enabled() {
+			keys = append(keys, b)
+			on |= 1 << (i % 64)
+		}
+	}
+	memo := &m.helpDrawn
+	if memo.text != "" && memo.on == on && memo.width == m.width {
+		return memo.text
+	}
+	if !m.wide && len(keys) > 4 {
+		// Narrow: the three most useful keys that apply, and `?`.
+		keys = append(keys[:3:3], m.keys.Help)
+	}
+	helpText := m.help.ShortHelpView(keys)
+	// Wide: as many as fit, the last ones going first; `?` and q stay.
+	for len(keys) > 3 && ansi.StringWidth(helpText) > m.width-1 {
+		keys = append(keys[:len(keys)-3], keys[len(keys)-2:]...)
+		helpText = m.help.ShortHelpView(keys)
+	}
+	*memo = helpMemo{on: on, width: m.width, text: helpText}
+	return helpText
+}
+
+// helpMemo is the footer's help as last drawn: for which keys (a bit per
+// ShortHelp entry) at which width.
+type helpMemo struct {
+	on    uint64
+	width int
+	text  string
 }
 
 // tableBox draws a pane's table: boxed on wide terminals, bare on narrow.
