@@ -4,4 +4,6 @@
 // write leases so that racing workers never share a plan and a killed one
 // never loses one. Every move of a plan and takeover or repair of a lease
 // appends a line to logs/events.jsonl (heartbeats do not: they would flood it).
+// A viewer's tree (Tree.ReadOnly) reads everything and every verb refuses
+// it with ErrReadOnly before changing anything (readonly.go).
 package planfs

@@ -138,9 +138,9 @@ func (m *Model) startPeer() tea.Cmd {
 	if r == nil || m.opt.Self == "" {
 		return nil
 	}
-	self, project, slug := m.opt.Self, m.opt.Tree.Project, r.Slug
+	self, t, project, slug := m.opt.Self, m.opt.Tree, m.opt.Tree.Project, r.Slug
 	return actionCmd("peer review", func() (string, error) {
-		log, err := workers.StartDetached(self, project, "review-"+slug+".log", "review", slug, "--peer", "--root", project)
+		log, err := workers.StartDetachedAs(t, self, "review-"+slug+".log", "review", slug, "--peer", "--root", project)
 		return "peer review of " + slug + " started (log: " + relTo(project, log) + ")", err
 	})
 }
@@ -182,7 +182,7 @@ func (m *Model) askLand() {
 		return
 	}
 	l := &m.merge.listing
-	self, project, slug, commit := m.opt.Self, m.opt.Tree.Project, h.Slug, h.Commit
+	self, t, project, slug, commit := m.opt.Self, m.opt.Tree, m.opt.Tree.Project, h.Slug, h.Commit
 	body := []string{"Land the queue's head, " + slug + ": the frozen commit " + short(commit) + " on " + h.Branch +
 		", merged onto " + l.Integration + " @ " + short(l.Tip) + "; " + l.Integration + " moves only if nothing landed meanwhile."}
 	if h.Candidate != "" {
@@ -219,7 +219,7 @@ func (m *Model) askLand() {
 				if to == landUngated {
 					args = append(args, "--ungated")
 				}
-				log, err := workers.StartDetached(self, project, "land.log", args...)
+				log, err := workers.StartDetachedAs(t, self, "land.log", args...)
 				return "landing " + slug + " @ " + short(commit) + " started (log: " + relTo(project, log) + ")", err
 			})
 		},

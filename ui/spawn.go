@@ -13,6 +13,7 @@ import (
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 	"fleetwatch/workers"
 )
 
@@ -204,7 +205,7 @@ func (f *spawnForm) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 // formSpec turns the form into a spawn, or says what is wrong in one line.
 func (m *Model) formSpec(f *spawnForm) (workers.SpawnSpec, error) {
 	s := workers.SpawnSpec{
-		Bin: m.opt.Self, Project: m.opt.Tree.Project,
+		Bin: m.opt.Self, Project: m.opt.Tree.Project, ReadOnly: m.opt.ReadOnly || m.opt.Tree.ReadOnly,
 		Agent: strings.TrimSpace(f.agent.Value()), Model: strings.TrimSpace(f.model.Value()), Run: f.run,
 		// Agents working side by side each get their own checkout.
 		Worktree: f.run && f.offer.Git,
@@ -372,16 +373,16 @@ func (m *Model) askStop() {
 	if st.health == workers.Stale {
 		body = append(body, "⚠ Its last heartbeat was "+coarse(m.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
 	}
-	project := m.opt.Tree.Project
+	project, t := m.opt.Tree.Project, m.opt.Tree
 	m.stack.push(&dialog{
 		title: "Stop " + who, body: body, verb: "stop",
-		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, st) },
+		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, t, st) },
 	})
 }
 
 // stopCmd stops the worker r showed, if its state file still shows the
 // same process.
-func stopCmd(project string, r workerRow) tea.Cmd {
+func stopCmd(project string, t *planfs.Tree, r workerRow) tea.Cmd {
 	return actionCmd("stop", func() (string, error) {
 		st := r.st
 		if !r.child {
@@ -397,7 +398,7 @@ func stopCmd(project string, r workerRow) tea.Cmd {
 				return "", fmt.Errorf("%s changed while you decided; nothing signalled, look again", st.AgentID)
 			}
 		}
-		if err := workers.Stop(st); err != nil {
+		if err := workers.StopAs(t, st); err != nil {
 			return "", err
 		}
 		return "sent SIGTERM to " + st.AgentID + " (pid " + itoa(st.PID) + "); it releases its plan and exits", nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"fleetwatch/planfs"
 )
 
 // StartDetached starts `bin args...` the way Start starts a worker: in its
@@ -42,6 +44,16 @@ func StartDetached(bin, project, logName string, args ...string) (string, error)
 	}
 	go func() { _ = cmd.Wait() }()
 	return logPath, nil
+}
+
+// StartDetachedAs is StartDetached in t's project, asked through t: a
+// viewer's tree (t.ReadOnly) is refused with planfs.ErrReadOnly before the
+// log is touched or anything starts.
+func StartDetachedAs(t *planfs.Tree, bin, logName string, args ...string) (string, error) {
+	if err := t.Writable(); err != nil {
+		return "", fmt.Errorf("%s: %w", filepath.Join(LogDir, logName), err)
+	}
+	return StartDetached(bin, t.Project, logName, args...)
 }
 
 // LogTail is the last n lines of the log at path (a check's, a landing's),

@@ -34,6 +34,9 @@ type SpawnSpec struct {
 	Run      bool   // hand the plan to the executor; else claim only
 	Worktree bool   // work each claim in the agent's own git worktree
 	MaxPlans int    // 0 or 1: one plan
+	// ReadOnly is a viewer's spawn (a session whose tree is read-only):
+	// Start refuses it with planfs.ErrReadOnly before anything runs.
+	ReadOnly bool
 }
 
 // Args is the command line after the binary: the same work-once call a
@@ -136,8 +139,11 @@ func Spawn(s SpawnSpec) (pid int, err error) {
 // stdin and stdout /dev/null (the driver logs in its own words), stderr
 // appended to the agent's log, working directory the project. A goroutine reaps it. It refuses an agent id
 // whose state file shows a worker still running (live or stale), or that
-// shares its state file with another agent id.
+// shares its state file with another agent id, and a ReadOnly spec.
 func Start(s SpawnSpec) (*Child, error) {
+	if s.ReadOnly {
+		return nil, fmt.Errorf("spawn %s: %w", s.Agent, planfs.ErrReadOnly)
+	}
 	if s.MaxPlans == 0 {
 		s.MaxPlans = 1
 	}

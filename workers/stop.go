@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"fleetwatch/planfs"
 )
 
 // Stop asks the worker st describes to stop: SIGTERM to its process group
@@ -52,6 +54,15 @@ func Stop(st State) error {
 		return fmt.Errorf("%s: signal process %d: %v", who, st.PID, err)
 	}
 	return nil
+}
+
+// StopAs is Stop asked through t: a viewer's tree (t.ReadOnly) is refused
+// with planfs.ErrReadOnly and nothing is signalled.
+func StopAs(t *planfs.Tree, st State) error {
+	if err := t.Writable(); err != nil {
+		return fmt.Errorf("stop %s: %w", st.AgentID, err)
+	}
+	return Stop(st)
 }
 
 // workOnceOf reports whether pid's command line has a work-once argument,
