@@ -20,15 +20,15 @@ func TestOperatorPromotes(t *testing.T) {
 	s := startServer(t, dir, []key{alice}, nil)
 	t.Cleanup(func() { t.Logf("server log:\n%s", s.log) })
 	tm := s.openTerm(t, 100, 30, alice)
-	tm.waitFor(10*time.Second, 0, "1 plan", "drafts")
+	// It opens on the first lane that holds plans: drafts.
+	tm.waitFor(10*time.Second, 0, "1 plan", "drafts", "idea")
 	n := tm.out.Len()
-	tm.send("[")
-	tm.waitFor(5*time.Second, n, "idea")
-	n = tm.out.Len()
 	tm.send("p")
 	tm.waitFor(5*time.Second, n, "Promote idea")
 	tm.send("\r")
 	fwtest.WaitFor(t, "features/idea.md on disk", 5*time.Second, func() bool { return fwtest.Exists(dir, "features/idea.md") })
+	// The event is logged just after the move.
+	tm.waitFor(5*time.Second, n, "promoted idea")
 	log := events(t, dir)
 	if !strings.Contains(log, `"ssh:alice@laptop"`) || !strings.Contains(log, "ssh "+alice.fingerprint()) {
 		t.Errorf("the event log does not name ssh:alice@laptop and %s:\n%s", alice.fingerprint(), log)

@@ -82,9 +82,8 @@ func TestTmuxSSHOperatorPromotes(t *testing.T) {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tt.sock, "kill-server").Run() })
-	tt.waitShows(20*time.Second, "1 plan", "drafts")
-	tt.keys("[")
-	tt.waitShows(5*time.Second, "idea")
+	// It opens on the first lane that holds plans: drafts.
+	tt.waitShows(20*time.Second, "1 plan", "drafts", "idea")
 	tt.keys("p")
 	tt.waitShows(5*time.Second, "Promote idea")
 	tt.keys("Enter")
