@@ -90,7 +90,9 @@ func benchChange(b *testing.B, n int) {
 		}
 		slug := fmt.Sprintf("bench-%d-%d", n, i)
 		c0, t0 := cpuNow(b), time.Now()
-		fwtest.WritePlan(b, project, fwtest.Plan{Rel: "bugs/" + slug + ".md", Fields: "Priority: P0; Preferred models: mid"}, time.Second)
+		// Each new plan the oldest P0, so it sorts first and is on screen.
+		fwtest.WritePlan(b, project, fwtest.Plan{Rel: "bugs/" + slug + ".md", Fields: "Priority: P0; Preferred models: mid",
+			Age: time.Duration(i+1) * 24 * time.Hour}, time.Second)
 		var wg sync.WaitGroup
 		for j, tm := range terms {
 			wg.Add(1)
@@ -142,8 +144,7 @@ func startSSH(b *testing.B, addr, keyFile string) *sshTerm {
 func (tm *sshTerm) waitFor(b *testing.B, limit time.Duration, from int, want string) {
 	deadline := time.Now().Add(limit)
 	for {
-		s := tm.out.String()
-		if strings.Contains(s[min(from, len(s)):], want) {
+		if tm.out.containsSince(from, want) {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -145,6 +145,16 @@ func (b *syncBuf) String() string {
 	return b.b.String()
 }
 
+// containsSince reports whether want is in what was written after the
+// first from bytes, without copying the buffer (the benchmark's waiters
+// must cost the process little).
+func (b *syncBuf) containsSince(from int, want string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	data := b.b.Bytes()
+	return bytes.Contains(data[min(from, len(data)):], []byte(want))
+}
+
 func (b *syncBuf) Len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
