@@ -40,10 +40,6 @@ type Options struct {
 // StopReason is the line every session shows when the server stops.
 const StopReason = "fleetwatch serve is stopping"
 
-// ErrSetup wraps what is wrong before the server listens (a key file, the
-// host key, the address): the command exits 2 on it.
-var ErrSetup = errors.New("serve")
-
 // server is one running `fleetwatch serve`.
 type server struct {
 	opt  Options
