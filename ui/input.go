@@ -174,7 +174,6 @@ func (m *Model) switchLane(d int) tea.Cmd {
 		}
 	}
 	m.plans.lanePick[m.plans.lane] = m.plans.key()
-	m.plans.opened = true
 	m.plans.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
 	m.plans.cursor, m.plans.offset = 0, 0
 	m.plans.keys = nil
@@ -182,26 +181,6 @@ func (m *Model) switchLane(d int) tea.Cmd {
 	m.plans.goTo(m.plans.lanePick[m.plans.lane])
 	m.syncKeys()
 	return m.schedulePreview()
-}
-
-// openingLanes is where a session opens: the first of these lanes that
-// holds plans, the ready ones first (what the next claim takes).
-var openingLanes = []model.Lane{model.Bugs, model.Features, model.InProgress, model.ReviewNeeded,
-	model.Drafts, model.Ambiguous, model.Blocked, model.Completed}
-
-// openingLane moves the first board's Plans pane to the first lane that
-// holds plans; once the operator has chosen a lane, never.
-func (m *Model) openingLane() {
-	if m.plans.opened {
-		return
-	}
-	m.plans.opened = true
-	for _, l := range openingLanes {
-		if m.d.board.Counts[l] > 0 {
-			m.plans.lane = l
-			return
-		}
-	}
 }
 
 // previewShown reports whether the preview is on screen.

@@ -98,8 +98,6 @@ type planList struct {
 	pv       preview
 	// want is a plan to select once a scan shows it: one just written.
 	want string
-	// opened: the first board chose the lane, or the operator did.
-	opened bool
 }
 
 func (p *planList) rebuild(m *Model) {

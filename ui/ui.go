@@ -430,7 +430,6 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	}
 	m.loadErr = nil
 	m.d, m.now = msg.d, msg.d.now
-	m.openingLane()
 	m.rebuild()
 	m.dropStaleDialog()
 	cmds = append(cmds, m.lookForNotices(fromBoard))

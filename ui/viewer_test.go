@@ -3,11 +3,10 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-
-	"fleetwatch/planfs"
 )
 
 // viewer opens the sample project as a viewer over SSH would see it: a
@@ -167,22 +166,19 @@ func TestStopMsgQuits(t *testing.T) {
 	}
 }
 
-// A session opens on the Plans pane and the first lane that holds plans.
-func TestOpensOnFirstLaneWithPlans(t *testing.T) {
-	t.Parallel()
+// Every session opens on the Plans pane and the bugs lane, the first of
+// the ready lanes, as the local UI always has: a hub-fed one too.
+func TestOpensOnPlansPane(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
 	if h.m.pane != plansPane || h.m.plans.lane != "bugs" {
 		t.Errorf("opened on pane %d lane %s, want the plans pane on bugs", h.m.pane, h.m.plans.lane)
 	}
-	p2 := newProject(t)
-	for _, rel := range p2.lane(t, "bugs") {
-		if _, err := p2.tree.Park(rel, "blocked", planfs.Agent("op")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h2 := newHarness(t, p2, 80, 24)
-	if h2.m.plans.lane != "features" {
-		t.Errorf("with bugs/ empty the session opened on %s, want features", h2.m.plans.lane)
+	hub := newHub(t, p)
+	s := openSession(t, p, hub)
+	waitAll(t, []*session{s}, "bugs/crash-on-save.md", 15*time.Second)
+	m := s.close(t)
+	if m.pane != plansPane || m.plans.lane != "bugs" || m.plans.len() == 0 {
+		t.Errorf("a hub-fed session opened on pane %d lane %s with %d rows", m.pane, m.plans.lane, m.plans.len())
 	}
 }
