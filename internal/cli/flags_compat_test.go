@@ -90,6 +90,8 @@ func flagTable(empty string) []flagCase {
 	add([]string{"queue", "list"}, nil, root, []string{"--json"})
 	add([]string{"queue", "land"}, nil, root, opAgent, []string{"--yes"}, []string{"--ungated"})
 	add([]string{"queue", "send-back"}, []string{"a"}, root, opAgent, []string{"--note", "n"})
+	add([]string{"serve"}, stray, root, []string{"--listen", "127.0.0.1:0"}, []string{"--authorized-keys", "k"},
+		[]string{"--viewers", "v"}, []string{"--host-key", "h"})
 	add([]string{"inbox"}, stray, root, []string{"--json"})
 	add([]string{"approve"}, []string{"a", "b"}, root, opAgent, []string{"--edit"})
 	add([]string{"reject"}, []string{"a", "b"}, root, opAgent, []string{"--note", "n"})

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"fleetwatch/coord"
+	"fleetwatch/internal/boardtext"
 	"fleetwatch/internal/safepath"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/planfs"
@@ -113,7 +114,7 @@ func printInbox(stdout io.Writer, entries []coord.Entry, now time.Time) {
 	for _, e := range entries {
 		age := "-"
 		if e.Record != nil {
-			age = leftText(now.Sub(e.Record.At).Seconds())
+			age = boardtext.LeftText(now.Sub(e.Record.At).Seconds())
 		}
 		scope := "(no Files in scope section)"
 		if e.ScopeFound {

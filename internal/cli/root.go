@@ -144,7 +144,7 @@ func newRoot() *cobra.Command {
 			root.AddCommand(c)
 		}
 	}
-	add("look", demoCmd(), boardCmd())
+	add("look", demoCmd(), boardCmd(), serveCmd())
 	add("workers", workOnceCmd(), worktreeCmd())
 	add("operators", newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
 		scaffoldCmd(), checkCmd(), repairCmd(), orchestratorCmd())

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"fleetwatch/serve"
+)
+
+// serveCmd is `fleetwatch serve`: the cockpit over SSH for a team's keys.
+func serveCmd() *cobra.Command {
+	var opt serve.Options
+	var root string
+	return leaf("serve", "serve the cockpit over SSH to operators' and viewers' keys", func(fs *pflag.FlagSet) body {
+		rootFlag(fs, &root, rootHelp)
+		fs.StringVar(&opt.Listen, "listen", "127.0.0.1:2222", "address to listen on, host:port")
+		fs.StringVar(&opt.AuthorizedKeys, "authorized-keys", "", "operators' keys, an OpenSSH authorized_keys file (required)")
+		fs.StringVar(&opt.Viewers, "viewers", "", "viewers' keys (see everything, act on nothing), same format")
+		fs.StringVar(&opt.HostKey, "host-key", "", "the server's host key, made there when missing (default: var/fleet/serve/host_ed25519 in the project)")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "serve: unexpected argument %q", pos[0])
+			}
+			if opt.AuthorizedKeys == "" {
+				return fail(stderr, exitError, "serve: --authorized-keys FILE is required (the operators' keys)")
+			}
+			opt.Root = findRoot(root)
+			// Spawned workers run this very binary, as from the local UI.
+			opt.Self, _ = os.Executable()
+			opt.Log = stderr
+			opt.Ready = func(addr string) { fmt.Fprintf(stdout, "fleetwatch serve: listening on %s\n", addr) }
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			if err := serve.Run(ctx, opt); err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			return exitOK
+		}
+	})
+}

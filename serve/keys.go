@@ -1,0 +1,193 @@
+package serve
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Identity is who a key is: the agent id the event log names, the key's
+// fingerprint, and whether it may act.
+type Identity struct {
+	Agent       string // ssh:<comment>, ssh:<comment>-<fp8> or ssh:<fp8>
+	Fingerprint string // SHA256:...
+	Viewer      bool
+}
+
+// keyLine is one key of an authorized_keys file.
+type keyLine struct {
+	key     gossh.PublicKey
+	comment string
+}
+
+// parseKeys reads an OpenSSH authorized_keys file: options before the key
+// are allowed (and ignored), blank lines and # comments are skipped; any
+// other line that is not a key is an error naming FILE:LINE.
+func parseKeys(path string, data []byte) ([]keyLine, error) {
+	var out []keyLine
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		k, comment, _, _, err := gossh.ParseAuthorizedKey(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: not an authorized_keys line (%v)", path, i+1, strings.TrimPrefix(err.Error(), "ssh: "))
+		}
+		out = append(out, keyLine{key: k, comment: strings.TrimSpace(comment)})
+	}
+	return out, nil
+}
+
+// readKeys reads and parses one file.
+func readKeys(path string) ([]keyLine, fileStamp, error) {
+	st, err := stampOf(path)
+	if err != nil {
+		return nil, st, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, st, fmt.Errorf("%s: %v", path, err)
+	}
+	keys, err := parseKeys(path, data)
+	return keys, st, err
+}
+
+// fileStamp is the cheap look that says a key file changed.
+type fileStamp struct {
+	ino, size, mtime int64
+}
+
+func stampOf(path string) (fileStamp, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}, fmt.Errorf("%s: %v", path, unwrapPath(err))
+	}
+	st := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = int64(sys.Ino)
+	}
+	return st, nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// Keyring holds the operators' and viewers' keys and re-reads both files
+// when either changes; a file that turns bad keeps the last good keys.
+type Keyring struct {
+	operators, viewers string
+	log                io.Writer
+
+	mu     sync.Mutex
+	stamps [2]fileStamp
+	byKey  map[string]Identity // by the key's wire form
+}
+
+// LoadKeys reads both files (viewers may be ""); any error names FILE:LINE.
+func LoadKeys(operators, viewers string, log io.Writer) (*Keyring, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	r := &Keyring{operators: operators, viewers: viewers, log: log}
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Keyring) load() error {
+	ops, st0, err := readKeys(r.operators)
+	if err != nil {
+		return err
+	}
+	var views []keyLine
+	var st1 fileStamp
+	if r.viewers != "" {
+		if views, st1, err = readKeys(r.viewers); err != nil {
+			return err
+		}
+	}
+	r.byKey = identities(ops, views)
+	r.stamps = [2]fileStamp{st0, st1}
+	return nil
+}
+
+// Lookup is the key's identity; ok is false for a key in neither file.
+func (r *Keyring) Lookup(k gossh.PublicKey) (Identity, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refresh()
+	id, ok := r.byKey[string(k.Marshal())]
+	return id, ok
+}
+
+// refresh re-reads the files when one changed; r.mu is held.
+func (r *Keyring) refresh() {
+	st0, err0 := stampOf(r.operators)
+	st1, err1 := fileStamp{}, error(nil)
+	if r.viewers != "" {
+		st1, err1 = stampOf(r.viewers)
+	}
+	if err0 == nil && err1 == nil && st0 == r.stamps[0] && st1 == r.stamps[1] {
+		return
+	}
+	if err := r.load(); err != nil {
+		fmt.Fprintf(r.log, "fleetwatch serve: keeping the last good keys: %v\n", err)
+		// Not again until the file changes once more.
+		r.stamps = [2]fileStamp{st0, st1}
+	}
+}
+
+// identities names every key: a viewer when it is in the viewers file
+// (even if also an operator's), its agent id from its comment.
+func identities(ops, views []keyLine) map[string]Identity {
+	byComment := map[string]map[string]bool{}
+	for _, l := range append(append([]keyLine{}, ops...), views...) {
+		if byComment[l.comment] == nil {
+			byComment[l.comment] = map[string]bool{}
+		}
+		byComment[l.comment][string(l.key.Marshal())] = true
+	}
+	out := map[string]Identity{}
+	add := func(l keyLine, viewer bool) {
+		fp := gossh.FingerprintSHA256(l.key)
+		fp8 := strings.TrimPrefix(fp, "SHA256:")[:8]
+		agent := fp8
+		switch {
+		case l.comment != "" && len(byComment[l.comment]) == 1:
+			agent = l.comment
+		case l.comment != "":
+			agent = l.comment + "-" + fp8
+		}
+		out[string(l.key.Marshal())] = Identity{Agent: "ssh:" + sanitize(agent), Fingerprint: fp, Viewer: viewer}
+	}
+	for _, l := range ops {
+		add(l, false)
+	}
+	for _, l := range views {
+		add(l, true)
+	}
+	return out
+}
+
+// sanitize keeps [A-Za-z0-9._@-]; anything else becomes "-".
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("._@-", r):
+			return r
+		}
+		return '-'
+	}, s)
+}
