@@ -429,7 +429,11 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	m.loadErr = nil
+	first := m.d == nil
 	m.d, m.now = msg.d, msg.d.now
+	if first {
+		m.openOnFirstLane()
+	}
 	m.rebuild()
 	m.dropStaleDialog()
 	cmds = append(cmds, m.lookForNotices(fromBoard))
@@ -444,6 +448,21 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	}
 	cmds = append(cmds, m.schedulePreview())
 	return tea.Batch(cmds...)
+}
+
+// openOnFirstLane starts the Plans pane on the first lane that holds
+// plans, in the lanes' order, so nobody opens the cockpit on an empty one;
+// on an empty tree it stays on the first lane.
+func (m *Model) openOnFirstLane() {
+	if m.count(m.plans.lane) > 0 {
+		return
+	}
+	for _, l := range model.Lanes {
+		if m.count(l) > 0 {
+			m.plans.lane = l
+			return
+		}
+	}
 }
 
 // dropStaleDialog closes a dialog whose plan moved or changed hands in

@@ -34,8 +34,8 @@ func TestTmuxDiffOfAWorktree(t *testing.T) {
 
 	tt := startTmux(t, 120, 32, dir, nil, "--root", dir)
 	tt.waitShows(tmuxStartWait, `1 plans?`, `\[1 Plans\]`)
-	tt.keys("]", "]") // bugs → features → in-progress
-	tt.waitShows(tmuxWait, `export`)
+	// The cockpit opens on the first lane that holds plans: in-progress.
+	tt.waitShows(tmuxWait, laneOpen("in-progress", "1"), `export`)
 	tt.keys("d")
 	tt.waitShows(tmuxWait, `feature/export vs dev at [0-9a-f]{7}`,
 		`Committed on feature/export since dev at [0-9a-f]{7}: 1 file, \+3 −0`,

@@ -373,7 +373,7 @@ func TestTmuxLeaseRowsStayCurrent(t *testing.T) {
 	// Wide, so the Plans pane is narrower than the Leases pane.
 	tt := startTmux(t, 120, 30, dir, nil, "--root", dir)
 	// The board is loaded while the Plans pane is showing; then 2.
-	tt.waitShows(tmuxStartWait, `2 plans · 2 leases \(1 expired\)`, laneOpen("bugs", "0"))
+	tt.waitShows(tmuxStartWait, `2 plans · 2 leases \(1 expired\)`, laneOpen("in-progress", "2"))
 	tt.keys("2")
 	tt.waitShows(tmuxWait, `\[2 Leases\]`, `▸ ✗ in-progress/stale\.md\s+small-2`)
 	tt.waitShows(tmuxWait, `▸ ✗ in-progress/stale\.md\s+small-2\s+(?:bugs/stale\.md\s+)?2h0\dm ago\s+EXPIRED 1h0\dm ago`)
