@@ -205,7 +205,7 @@ func (m *Model) schedulePreview() tea.Cmd {
 	if r == nil {
 		if m.plans.pv.rel != "" {
 			m.plans.pv.rel, m.plans.pv.key = "", ""
-			m.plans.pv.vp.SetContent("")
+			m.plans.pv.setContent("")
 		}
 		return nil
 	}
@@ -216,7 +216,7 @@ func (m *Model) schedulePreview() tea.Cmd {
 	seq := m.plans.pv.seq
 	if m.plans.pv.rel != r.Plan.Rel {
 		m.plans.pv.rel = r.Plan.Rel
-		m.plans.pv.vp.SetContent("")
+		m.plans.pv.setContent("")
 		m.plans.pv.vp.GotoTop()
 	}
 	return tea.Tick(previewDelay, func(time.Time) tea.Msg { return previewDueMsg{seq: seq} })

@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/viewport"
@@ -27,6 +29,21 @@ type preview struct {
 	rel string // the plan shown, or being rendered
 	key string // rel, mtime and width the shown text was rendered for
 	seq int    // the latest request; older renders are dropped
+	// gen counts the contents set (setContent), so a drawn box is reused
+	// until the text, its scroll or its size changes: the box costs more to
+	// draw than anything else on the Plans pane, and every served session
+	// draws it again on each change.
+	gen   int
+	drawn struct {
+		key   string
+		lines []string
+	}
+}
+
+// setContent replaces what the preview shows.
+func (pv *preview) setContent(text string) {
+	pv.vp.SetContent(text)
+	pv.gen++
 }
 
 type previewDueMsg struct{ seq int }
@@ -67,8 +84,12 @@ func renderPreviewCmd(t *planfs.Tree, rel, note, key, style string, width, seq i
 // glamour style settled before the program started, wrapped at width; the
 // source itself when glamour cannot render it.
 func renderMarkdown(text, style string, width int) string {
+	key := markdownKey{sha256.Sum256([]byte(text)), style, max(20, width)}
+	if out, ok := rendered.get(key); ok {
+		return out
+	}
 	text = termtext.Block(text)
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(max(20, width)))
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(key.width))
 	if err != nil {
 		return text
 	}
@@ -77,7 +98,45 @@ func renderMarkdown(text, style string, width int) string {
 		// Show the source rather than nothing.
 		out = text
 	}
-	return strings.Trim(out, "\n")
+	out = strings.Trim(out, "\n")
+	rendered.put(key, out)
+	return out
+}
+
+// rendered keeps the latest renders for every model of the process: the
+// sessions of a server mostly render the same plan or proposal at the same
+// width, and glamour is the costliest thing they would each do.
+var rendered = markdownCache{m: map[markdownKey]string{}}
+
+type markdownKey struct {
+	sum   [sha256.Size]byte
+	style string
+	width int
+}
+
+// markdownCache is a small map, emptied when full: the renders in use
+// come back at once.
+type markdownCache struct {
+	mu sync.Mutex
+	m  map[markdownKey]string
+}
+
+const markdownCacheSize = 64
+
+func (c *markdownCache) get(k markdownKey) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out, ok := c.m[k]
+	return out, ok
+}
+
+func (c *markdownCache) put(k markdownKey, out string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= markdownCacheSize {
+		clear(c.m)
+	}
+	c.m[k] = out
 }
 
 // previewStyle is glamour's standard style of that name, with inline code
@@ -111,8 +170,8 @@ func (m *Model) previewed(msg previewMsg) {
 	}
 	pv.key = msg.key
 	if msg.err != nil {
-		pv.vp.SetContent(msg.err.Error())
+		pv.setContent(msg.err.Error())
 	} else {
-		pv.vp.SetContent(msg.text)
+		pv.setContent(msg.text)
 	}
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -345,11 +347,18 @@ func (m *Model) previewBox(h int) []string {
 	if m.plans.pv.vp.TotalLineCount() > m.plans.pv.vp.Height {
 		hint = "ctrl+d/u scroll · enter to read all"
 	}
-	lines := strings.Split(m.plans.pv.vp.View(), "\n")
+	pv := &m.plans.pv
+	key := fmt.Sprint(pv.gen, "\x00", pv.vp.YOffset, "\x00", pv.vp.Width, "\x00", pv.vp.Height, "\x00", m.cols, "\x00", h, "\x00", title, "\x00", hint)
+	if pv.drawn.key == key {
+		return slices.Clone(pv.drawn.lines) // callers may pad the lines in place
+	}
+	lines := strings.Split(pv.vp.View(), "\n")
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}
-	return m.box(title, hint, lines, m.cols-laneBoxWidth, h, false)
+	out := m.box(title, hint, lines, m.cols-laneBoxWidth, h, false)
+	pv.drawn.key, pv.drawn.lines = key, slices.Clone(out)
+	return out
 }
 
 func (m *Model) fullPreview(h int) []string {
