@@ -225,10 +225,10 @@ func TestBackendSetupTimeoutAndDaemons(t *testing.T) {
 	data, _ := os.ReadFile(pidfile)
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	deadline := time.Now().Add(10 * time.Second)
-	for pid > 0 && liveProc(pid) && time.Now().Before(deadline) {
+	for pid > 0 && testkit.Alive(pid) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if pid == 0 || liveProc(pid) {
+	if pid == 0 || testkit.Alive(pid) {
 		t.Errorf("the setup's child %d lives on", pid)
 	}
 
@@ -238,21 +238,11 @@ func TestBackendSetupTimeoutAndDaemons(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ = os.ReadFile(daemon)
-	if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); pid <= 0 || !liveProc(pid) {
+	if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); pid <= 0 || !testkit.Alive(pid) {
 		t.Errorf("the daemon %q a setup started did not survive it", data)
 	} else {
 		testkit.KillGroup(pid)
 	}
-}
-
-func liveProc(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 // A failing teardown keeps the marker: the old backend is not forgotten,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -108,6 +109,18 @@ func RemoveFakeDriver() {
 	if fake.dir != "" {
 		os.RemoveAll(fake.dir)
 	}
+}
+
+// Alive reports whether pid runs; a zombie is gone for our purposes, and
+// /proc tells them apart.
+func Alive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 // KillGroup ends a detached test worker and its process group, for

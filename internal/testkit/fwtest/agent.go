@@ -101,16 +101,8 @@ func ReadPID(t testing.TB, file string) int {
 	return pid
 }
 
-func Alive(pid int) bool {
-	// A zombie is gone for our purposes; /proc tells them apart.
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
+// Alive reports whether pid runs (testkit.Alive).
+func Alive(pid int) bool { return testkit.Alive(pid) }
 
 // Zombie reports whether pid has exited and waits for its parent to reap it.
 func Zombie(pid int) bool {
