@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"fleetwatch/internal/atomicfile"
 	"fleetwatch/internal/safepath"
 )
@@ -230,20 +228,9 @@ func lockSlug(project, slug string) (unlock func(), err error) {
 	if err := checkSlug(slug); err != nil {
 		return nil, err
 	}
-	f, err := safepath.OpenFile(project, proposalsRel(slug)+"/.lock", os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err = safepath.Lock(project, proposalsRel(slug)+"/.lock", 30*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("decision lock: %v", err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() { f.Close() }, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("decision lock %s: %v", f.Name(), err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	return unlock, nil
 }

@@ -7,8 +7,6 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"fleetwatch/internal/atomicfile"
 	"fleetwatch/internal/safepath"
 	"fleetwatch/model"
@@ -37,17 +35,7 @@ func lockQueue(project string) (func(), error) { return flockRel(project, queueD
 
 // flockRel takes an exclusive flock on the file rel under project (created
 // if missing, never through a symlink), waiting for it; the func lets go.
-func flockRel(project, rel string) (func(), error) {
-	f, err := safepath.OpenFile(project, rel, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
-}
+func flockRel(project, rel string) (func(), error) { return safepath.Lock(project, rel, 0) }
 
 // readQueue is the queue in order; none when there is no file yet.
 func readQueue(project string) ([]Entry, error) {

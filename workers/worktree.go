@@ -12,9 +12,9 @@ import (
 	"sync"
 
 	"fleetwatch/internal/config"
+	"fleetwatch/internal/safepath"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
-	"golang.org/x/sys/unix"
 )
 
 // Worktree is one agent's checkout, as the registry records it.
@@ -618,15 +618,14 @@ func lockProject(top string) (func(), error) {
 // if missing, never through a symlink) until the returned func; the kernel
 // drops it if the holder dies.
 func flockIn(home, p string) (func(), error) {
-	f, err := openIn(home, p, os.O_CREATE|os.O_RDWR)
+	if err := mkdirIn(home, filepath.Dir(p)); err != nil {
+		return nil, err
+	}
+	rel, err := relIn(home, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
+	return safepath.Lock(home, rel, 0)
 }
 
 func load(top string) (registry, error) {
