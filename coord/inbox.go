@@ -11,9 +11,10 @@ import (
 
 // Inbox lists what waits for the coordinator, oldest first: every plan
 // whose lease the inbox holds. A decided plan waiting for its agent is
-// listed too, with its Decision.
+// listed too, with its Decision. Under a watcher (the UI, serve's hub) the
+// tree is read again only where it changed, not in full on every refresh.
 func Inbox(t *planfs.Tree) ([]Entry, error) {
-	snap, err := t.Scan()
+	snap, err := t.Rescan()
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %v", t.Plans, err)
 	}
