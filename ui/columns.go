@@ -53,14 +53,6 @@ func allot(room int, cols ...colWant) int {
 	return room
 }
 
-// widest is the width of the widest of ss, at least floor.
-func widest(floor int, ss ...string) int {
-	for _, s := range ss {
-		floor = max(floor, cellWidth(s))
-	}
-	return floor
-}
-
 // planWant is what the plans shown need, column by column.
 type planWant struct{ slug, title, deps, who int }
 
