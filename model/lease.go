@@ -28,6 +28,14 @@ type Lease struct {
 	// recover; only its agent's resume (or, once that agent is gone, a fit
 	// worker's) takes it up.
 	Awaiting string `json:"awaiting,omitempty"`
+	// TTL, Epoch and Nonce are written by the remote claims backends (git,
+	// etcd): the lifetime its holder asked for (observers count it on
+	// their own clocks, never trusting expires_at), how many times the
+	// lease was renewed or taken over, and a random word that makes every
+	// lease commit distinct.
+	TTL   float64 `json:"ttl,omitempty"`
+	Epoch int64   `json:"epoch,omitempty"`
+	Nonce string  `json:"nonce,omitempty"`
 
 	// File is the lease file's name in .leases/, Rel the plan rel it names.
 	File string `json:"-"`
@@ -37,6 +45,9 @@ type Lease struct {
 	Corrupt string `json:"-"`
 	// ModTime is the file's mtime in Unix seconds, for judging corrupt files' age.
 	ModTime float64 `json:"-"`
+	// Backend names the remote claims backend the lease was read from
+	// ("git", "etcd"); "" for a lease file. Faces say "held on <host>".
+	Backend string `json:"-"`
 }
 
 // The states of an inbox-held lease (Lease.Awaiting).

@@ -46,6 +46,9 @@ type Settings struct {
 	// Worktree is the `worktree:` section: a backend per worker (ports,
 	// environment, setup and teardown).
 	Worktree Worktree
+	// Claims is the `claims:` section: local lease files, the git remote's
+	// lease refs, or etcd.
+	Claims Claims
 }
 
 // Check is one required check: an argv run with no shell in a throwaway
@@ -178,8 +181,14 @@ func Parse(data []byte) (Settings, error) {
 				return s, err
 			}
 			s.Worktree = wt
+		case "claims":
+			c, err := parseClaims(val)
+			if err != nil {
+				return s, err
+			}
+			s.Claims = c
 		default:
-			return s, errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree)", key.Value)
+			return s, errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims)", key.Value)
 		}
 	}
 	return s, nil

@@ -1,0 +1,268 @@
+// Package claims owns who holds which plan when a fleet spans machines: the
+// one interface every claims backend meets (the git remote's lease refs,
+// etcd keys; the local lease files stay planfs's own), the registry that
+// opens the one fleetwatch.yaml names, and the overlay that shows remote
+// leases to the pure rules as in-progress plans.
+package claims
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"fleetwatch/model"
+)
+
+// Backend is one place claims are kept. Every verb carries the fencing
+// token (Held.Lease.Token) and the compare-and-swap value (Held.Version) of
+// the holder: a verb on a lease that changed since is refused with ErrLost.
+type Backend interface {
+	// Name is "git" or "etcd".
+	Name() string
+	// View reads the lanes and every lease in one go (git: one fetch).
+	View(ctx context.Context) (*View, error)
+	// Claim takes rel, a ready plan of v, for h. A lost race is ErrLost:
+	// the caller reads again and tries its next pick.
+	Claim(ctx context.Context, v *View, rel string, h Holder, ttl time.Duration) (Held, error)
+	// Renew is the heartbeat: a new lease over held's, CAS on its
+	// Version. ErrLost means the lease is gone or someone else's.
+	Renew(ctx context.Context, held Held, ttl time.Duration) (Held, error)
+	// TakeOver is recover: slug's expired lease in v becomes h's. A lease
+	// not yet seen expired is a *TooEarlyError.
+	TakeOver(ctx context.Context, v *View, slug string, h Holder, ttl time.Duration) (Held, error)
+	// Release drops held's lease, CAS on its Version; the plan stays in
+	// its ready lane, free again.
+	Release(ctx context.Context, held Held, reason string) error
+	// Complete moves held's plan to lane on the integration branch and
+	// drops the lease, as one step where the backend allows (git: one
+	// atomic push). It returns the plan's new rel.
+	Complete(ctx context.Context, held Held, to model.Lane) (string, error)
+	// MovePlan moves rel to lane on the integration branch for a verb that
+	// holds no lease (park, promote, return), by the agent or operator by.
+	MovePlan(ctx context.Context, rel string, to model.Lane, by string) (string, error)
+	// Close ends the backend's session (etcd: its lease and connection).
+	Close() error
+}
+
+// Holder is who claims: the agent, and where it runs.
+type Holder struct {
+	AgentID string
+	Host    string
+	PID     int
+}
+
+// Held is a lease this process holds, as its backend last wrote it.
+type Held struct {
+	Slug string
+	// Rel is the plan as the view saw it, in its ready lane (plans are not
+	// moved at claim time).
+	Rel string
+	// Lease is what the backend holds; Lease.Token is the fencing token.
+	Lease model.Lease
+	// Version is the compare-and-swap value: the lease ref's commit (git),
+	// the key's mod revision (etcd).
+	Version string
+	// Renewed is when the last successful claim or renewal began, on the
+	// monotonic clock: the holder stops work once TTL minus one heartbeat
+	// has passed since, whatever any wall clock says.
+	Renewed time.Time
+}
+
+// Remote is one lease as a read of a backend saw it.
+type Remote struct {
+	model.Lease
+	Slug    string
+	Version string
+	// SeenFor is how long this machine has seen Version unchanged (git);
+	// 0 for etcd, whose server expires leases itself.
+	SeenFor time.Duration
+	// Need is how long it must be seen unchanged before a takeover: TTL
+	// plus Grace (git); 0 for etcd.
+	Need time.Duration
+	// Live reports whether the lease holds by its backend's rule.
+	Live bool
+}
+
+// View is the lanes and leases as one read of a backend saw them.
+type View struct {
+	// Snapshot is the lanes with every remote lease overlaid (Overlay).
+	Snapshot *model.Snapshot
+	Leases   []Remote
+	// Tip is the integration branch commit the lanes were read at.
+	Tip string
+	// ReadAt is when the read was made: faces say how old their view is.
+	ReadAt time.Time
+}
+
+// Lease returns slug's lease in v, or nil.
+func (v *View) Lease(slug string) *Remote {
+	for i := range v.Leases {
+		if v.Leases[i].Slug == slug {
+			return &v.Leases[i]
+		}
+	}
+	return nil
+}
+
+// HeldFrom finds the lease agent holds on slug in v, for a one-shot verb
+// (heartbeat, release) run in a new process: token, when given, must match
+// too.
+func HeldFrom(v *View, slug, agent, token string) (Held, error) {
+	r := v.Lease(slug)
+	switch {
+	case r == nil:
+		return Held{}, fmt.Errorf("%s: %w", slug, ErrNoLease)
+	case r.AgentID != agent:
+		return Held{}, fmt.Errorf("%s: lease held by %s, not %s: %w", slug, r.AgentID, agent, ErrNotHolder)
+	case token != "" && r.Token != token:
+		return Held{}, fmt.Errorf("%s: held by %s under a newer lease (recovered or claimed again since); this one is lost: %w", slug, agent, ErrNotHolder)
+	}
+	return Held{Slug: slug, Rel: r.Origin, Lease: r.Lease, Version: r.Version, Renewed: time.Now()}, nil
+}
+
+// Errors of the verbs; a backend wraps them with the cause.
+var (
+	// ErrLost is a compare-and-swap that did not take: another worker won
+	// the race, or the lease changed since it was read.
+	ErrLost = errors.New("lost the race")
+	// ErrNoLease is a verb on a plan nobody holds.
+	ErrNoLease = errors.New("no lease")
+	// ErrNotHolder is a verb on someone else's lease.
+	ErrNotHolder = errors.New("not the holder")
+	// ErrUnavailable is a backend that cannot answer: an unreachable
+	// remote, a leftover lock, a refused ref namespace. Nothing was
+	// claimed; exit 2.
+	ErrUnavailable = errors.New("claims backend unavailable")
+	// ErrNotBuilt is a backend this binary was built without.
+	ErrNotBuilt = errors.New("not built into this fleetwatch")
+)
+
+// TooEarlyError is a takeover of a lease not yet seen unchanged for long
+// enough.
+type TooEarlyError struct {
+	Slug       string
+	Seen, Need time.Duration
+}
+
+func (e *TooEarlyError) Error() string {
+	return fmt.Sprintf("%s: lease seen unchanged for %s of the %s a takeover needs", e.Slug, e.Seen.Round(time.Second), e.Need.Round(time.Second))
+}
+
+// Grace is how long past a lease's TTL an observer waits before a takeover:
+// a tenth of it, between 1 s and a minute, for a holder whose renewal is
+// on its way.
+func Grace(ttl time.Duration) time.Duration {
+	return min(max(ttl/10, time.Second), time.Minute)
+}
+
+// DefaultTTL and DefaultHeartbeat fit a remote: a push every five minutes,
+// a lease that outlives two lost ones.
+const (
+	DefaultTTL       = 15 * time.Minute
+	DefaultHeartbeat = 5 * time.Minute
+)
+
+// Config is what opening a backend needs.
+type Config struct {
+	// Backend is "git" or "etcd".
+	Backend string
+	// Project is the project root (a git checkout).
+	Project string
+	// Integration is the branch lanes are read from and moved on.
+	Integration string
+	// Remote is the git remote (git; default origin).
+	Remote string
+	// Endpoints are etcd client URLs (etcd).
+	Endpoints []string
+	// ProjectID is the etcd key prefix's project id ("" = the
+	// integration branch's root commit).
+	ProjectID string
+	// Timeout bounds each remote operation; 0 means 30 s.
+	Timeout time.Duration
+}
+
+// Opener opens one kind of backend.
+type Opener func(cfg Config) (Backend, error)
+
+var (
+	openersMu sync.Mutex
+	openers   = map[string]Opener{}
+)
+
+// Register makes a backend kind known to Open; each backend package calls
+// it from init.
+func Register(name string, open Opener) {
+	openersMu.Lock()
+	defer openersMu.Unlock()
+	openers[name] = open
+}
+
+// Open opens cfg.Backend.
+func Open(cfg Config) (Backend, error) {
+	openersMu.Lock()
+	open := openers[cfg.Backend]
+	openersMu.Unlock()
+	if open == nil {
+		if cfg.Backend == "etcd" {
+			return nil, fmt.Errorf("claims backend etcd: %w (build it with `go build -tags etcd`)", ErrNotBuilt)
+		}
+		return nil, fmt.Errorf("claims backend %q: %w", cfg.Backend, ErrNotBuilt)
+	}
+	return open(cfg)
+}
+
+// Overlay returns snap with leases shown as the local engine would show
+// them: a ready plan whose slug has a lease is in in-progress, holding that
+// lease, so every rule and face treats it as claimed. A lease not Live is
+// shown expired at now (recoverable, never picked). snap is not changed.
+func Overlay(snap *model.Snapshot, leases []Remote, now float64) *model.Snapshot {
+	if len(leases) == 0 {
+		return snap
+	}
+	bySlug := make(map[string]*Remote, len(leases))
+	for i := range leases {
+		bySlug[leases[i].Slug] = &leases[i]
+	}
+	out := &model.Snapshot{Warnings: snap.Warnings, Plans: make([]model.Plan, len(snap.Plans)), Leases: append([]model.Lease(nil), snap.Leases...)}
+	copy(out.Plans, snap.Plans)
+	for i := range out.Plans {
+		p := &out.Plans[i]
+		r := bySlug[p.Slug]
+		if r == nil || !p.Lane.Ready() {
+			continue
+		}
+		origin := p.Rel
+		p.Lane = model.InProgress
+		p.Rel = string(model.RelOf(model.InProgress, p.Name))
+		l := r.Lease
+		l.Rel, l.Plan, l.Backend = p.Rel, p.Rel, r.Backend
+		if l.Origin == "" {
+			l.Origin = origin
+		}
+		l.ExpiresAt = now + remaining(r).Seconds()
+		if !r.Live {
+			l.ExpiresAt = min(l.ExpiresAt, now-1)
+		}
+		l.Awaiting = ""
+		out.Leases = append(out.Leases, l)
+	}
+	return out
+}
+
+// remaining is how long r still holds as its backend counts: the rest of
+// TTL plus grace since it was first seen unchanged (git), its TTL (etcd).
+func remaining(r *Remote) time.Duration {
+	if r.Need > 0 {
+		return max(r.Need-r.SeenFor, 0)
+	}
+	return time.Duration(r.TTL * float64(time.Second))
+}
+
+// Watcher is a backend that says when its leases change (etcd), so faces
+// update without polling; a backend without it is read again on a timer.
+type Watcher interface {
+	// Changes receives after each change, until ctx ends.
+	Changes(ctx context.Context) <-chan struct{}
+}

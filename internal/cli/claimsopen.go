@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"fmt"
+
+	"fleetwatch/claims"
+	_ "fleetwatch/claims/gitclaims" // registers the git backend
+	"fleetwatch/internal/config"
+)
+
+// claimsBackend is the claims backend a verb works through: --claims when
+// given, else fleetwatch.yaml's `claims: {backend: …}`; "local" (the lease
+// files) when neither names another.
+func claimsBackend(project, flag string) (string, config.Settings, error) {
+	s, err := config.Load(project)
+	if err != nil {
+		return "", s, err
+	}
+	name := s.Claims.Backend
+	if flag != "" {
+		name = flag
+	}
+	switch name {
+	case "", "local":
+		return "local", s, nil
+	case "git", "etcd":
+		return name, s, nil
+	}
+	return "", s, fmt.Errorf("--claims: want local, git or etcd, not %q", flag)
+}
+
+// openClaims opens the remote claims backend for project; nil (and no
+// error) when claims are the local lease files.
+func openClaims(project, flag string) (claims.Backend, error) {
+	name, s, err := claimsBackend(project, flag)
+	if err != nil || name == "local" {
+		return nil, err
+	}
+	if name == "etcd" && len(s.Claims.Endpoints) == 0 {
+		return nil, fmt.Errorf("--claims etcd: no etcd endpoints; set claims: {backend: etcd, endpoints: [http://HOST:2379]} in %s", config.File)
+	}
+	return claims.Open(claims.Config{
+		Backend: name, Project: project, Integration: s.Integration,
+		Remote: s.Claims.Remote, Endpoints: s.Claims.Endpoints, ProjectID: s.Claims.Project,
+	})
+}

@@ -1,0 +1,111 @@
+package config
+
+import (
+	"net/url"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Claims is the `claims:` section: where workers of a fleet claim plans.
+// The zero value is the local lease files.
+type Claims struct {
+	// Backend is local, git or etcd ("" means local).
+	Backend string
+	// Remote is the git remote whose lease refs hold the claims (git);
+	// "" means origin.
+	Remote string
+	// Endpoints are the etcd cluster's client URLs (etcd).
+	Endpoints []string
+	// Project is the etcd key prefix's project id; "" means the
+	// integration branch's root commit, the same on every machine.
+	Project string
+	Line    int // where the section is declared
+}
+
+// Backends are the claims backends `claims: {backend: …}` may name.
+var Backends = []string{"local", "git", "etcd"}
+
+const claimsKeys = "backend, remote, endpoints, project"
+
+func parseClaims(val *yaml.Node) (Claims, error) {
+	c := Claims{Line: val.Line}
+	if isNull(val) {
+		return c, nil
+	}
+	if val.Kind != yaml.MappingNode {
+		return c, errorf(val.Line, "claims: want a mapping (%s), like claims: {backend: git, remote: origin}", claimsKeys)
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		key, v := val.Content[i], val.Content[i+1]
+		if first, dup := seen[key.Value]; dup {
+			return c, errorf(key.Line, "claims: %s is set twice (first at line %d)", key.Value, first)
+		}
+		seen[key.Value] = key.Line
+		if key.Value != "endpoints" && (v.Kind != yaml.ScalarNode || v.Value == "") {
+			return c, errorf(v.Line, "claims: %s: want one word", key.Value)
+		}
+		switch key.Value {
+		case "backend":
+			if !oneOf(v.Value, Backends) {
+				return c, errorf(v.Line, "claims: backend: want %s, not %q", strings.Join(Backends, ", "), v.Value)
+			}
+			c.Backend = v.Value
+		case "remote":
+			if strings.ContainsAny(v.Value, " \t\n") || strings.HasPrefix(v.Value, "-") {
+				return c, errorf(v.Line, "claims: remote: %q is not a git remote name", v.Value)
+			}
+			c.Remote = v.Value
+		case "project":
+			if strings.ContainsAny(v.Value, "/ \t\n") {
+				return c, errorf(v.Line, "claims: project: %q may not hold a slash or a space", v.Value)
+			}
+			c.Project = v.Value
+		case "endpoints":
+			eps, err := parseEndpoints(v)
+			if err != nil {
+				return c, err
+			}
+			c.Endpoints = eps
+		default:
+			return c, errorf(key.Line, "claims: unknown key %q (known: %s)", key.Value, claimsKeys)
+		}
+	}
+	if c.Backend == "etcd" && len(c.Endpoints) == 0 {
+		return c, errorf(val.Line, "claims: backend etcd needs endpoints: [http://HOST:2379, …]")
+	}
+	return c, nil
+}
+
+// parseEndpoints reads etcd client URLs: a list, or one URL.
+func parseEndpoints(v *yaml.Node) ([]string, error) {
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	var out []string
+	for _, it := range items {
+		if it.Kind != yaml.ScalarNode || it.Value == "" {
+			return nil, errorf(it.Line, "claims: endpoints: want a list of URLs, like [http://10.0.0.5:2379]")
+		}
+		u, err := url.Parse(it.Value)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, errorf(it.Line, "claims: endpoints: %q is not an http(s)://HOST:PORT URL", it.Value)
+		}
+		out = append(out, it.Value)
+	}
+	if len(out) == 0 {
+		return nil, errorf(v.Line, "claims: endpoints: the list is empty")
+	}
+	return out, nil
+}
+
+func oneOf(s string, set []string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
