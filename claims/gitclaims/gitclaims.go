@@ -13,7 +13,9 @@ import (
 	"fleetwatch/model"
 )
 
-func init() { claims.Register("git", func(cfg claims.Config) (claims.Backend, error) { return Open(cfg) }) }
+func init() {
+	claims.Register("git", func(cfg claims.Config) (claims.Backend, error) { return Open(cfg) })
+}
 
 // LeaseRefs is the remote namespace of lease refs.
 const LeaseRefs = "refs/fleetwatch/leases/"
