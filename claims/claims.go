@@ -266,3 +266,11 @@ type Watcher interface {
 	// Changes receives after each change, until ctx ends.
 	Changes(ctx context.Context) <-chan struct{}
 }
+
+// Sessioner is a backend whose claims can live on one session kept alive
+// while the process runs (etcd): a dead worker's claims then vanish by
+// themselves. A `--run` worker starts one before it claims; a claim-only
+// run does not, and its leases live on --lease-ttl and --heartbeat.
+type Sessioner interface {
+	StartSession(ctx context.Context, ttl time.Duration) error
+}
