@@ -9,7 +9,7 @@ import (
 )
 
 func plan(lane model.Lane, name string) model.Plan {
-	return model.Plan{Rel: string(model.RelOf(lane, name)), Lane: lane, Name: name, Slug: model.SlugOf(name)}
+	return model.Plan{Rel: string(model.RelOf(lane, name)), Lane: lane, Name: name, Slug: model.SlugOf(name), Header: model.Header{AgentAssignable: true}}
 }
 
 func TestOverlayShowsRemoteLeasesAsInProgress(t *testing.T) {
