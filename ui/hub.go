@@ -48,7 +48,7 @@ type Hub struct {
 	// goodBoard is the last remote read that worked: a failed one goes
 	// out with it, so a session opened since still shows a board.
 	goodBoard loadedMsg
-	radarAt time.Time
+	radarAt   time.Time
 }
 
 // kind is one of the readings a hub sends; each mailbox keeps only the
