@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"fleetwatch/claims"
+	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
 
@@ -46,6 +49,54 @@ func TestLeftText(t *testing.T) {
 	for sec, want := range map[float64]string{42: "42s", 720: "12m", 3*3600 + 300: "3h05m"} {
 		if got := LeftText(sec); got != want {
 			t.Errorf("LeftText(%v) = %q, want %q", sec, got, want)
+		}
+	}
+}
+
+// A board read from a remote view (claims.Overlay of the lanes and a
+// remote lease) shows the plan in progress, "held on <host>", in the text
+// and in the JSON's host and backend fields; its claims line says how old
+// the view is.
+func TestRemoteViewHeldOnHost(t *testing.T) {
+	dir := t.TempDir()
+	for _, lane := range []string{"drafts", "bugs", "features", "in-progress", "review-needed", "completed", "ambiguous", "blocked"} {
+		if err := os.MkdirAll(filepath.Join(dir, ".plans", lane), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := "# Plan: crash\n\n- **Priority:** P1\n- **Preferred models:** mid\n"
+	if err := os.WriteFile(filepath.Join(dir, ".plans", "bugs", "crash.md"), []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := planfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := tree.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := tree.NowSeconds()
+	leases := []claims.Remote{{Slug: "crash", Version: "v1", Live: true, Need: 16 * time.Minute, SeenFor: time.Minute,
+		Lease: model.Lease{Plan: "bugs/crash.md", AgentID: "mid-3", Host: "gpu-box", Origin: "bugs/crash.md", ClaimedAt: now - 60, TTL: 900, Backend: "git"}}}
+	v := &claims.View{Snapshot: claims.Overlay(snap, leases, now), Leases: leases, ReadAt: tree.Now().Add(-7 * time.Second)}
+	b, now := FrameOf(tree, v)
+	text := Render(b, Columns(false, false), nil, now, 120, false)
+	if !strings.Contains(text, "── In Progress (1) ──") || !strings.Contains(text, "held on gpu-box") {
+		t.Errorf("the remote lease is not shown in progress, held on its host:\n%s", text)
+	}
+	if line := ClaimsLine("git origin", v, now, nil); line != "claims: git origin · read 7 s ago" {
+		t.Errorf("claims line %q", line)
+	}
+	doc := JSON(tree, b, now)
+	doc.Claims = Remote("git", "git origin", v, nil)
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"host":"gpu-box"`, `"backend":"git"`, `"where":"git origin"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("board JSON lacks %s:\n%s", want, raw)
 		}
 	}
 }
