@@ -4,6 +4,7 @@
 package boardtext
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -408,4 +409,41 @@ func Remote(backend, where string, v *claims.View, err error) *ClaimsDoc {
 		d.Error = err.Error()
 	}
 	return d
+}
+
+// ReadRemote is one read of a remote claims backend's view, bounded.
+func ReadRemote(b claims.Backend) (*claims.View, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	v, err := b.View(ctx)
+	if err == nil && (v == nil || v.Snapshot == nil) {
+		err = fmt.Errorf("claims backend %s returned no view", b.Name())
+	}
+	return v, err
+}
+
+// TextRemote is Text for a board whose claims are in b, at where: the
+// claims line, then the kanban of b's view.
+func TextRemote(t *planfs.Tree, b claims.Backend, where string, width int) (string, error) {
+	v, err := ReadRemote(b)
+	if err != nil {
+		return "", err
+	}
+	board, now := FrameOf(t, v)
+	events, _ := t.RecentEvents(5000)
+	return ClaimsLine(where, v, now, nil) + "\n" + Render(board, Columns(false, false), events, now, width, false), nil
+}
+
+// WriteJSONRemote is WriteJSON for a board whose claims are in b.
+func WriteJSONRemote(w io.Writer, t *planfs.Tree, b claims.Backend, where string) error {
+	v, err := ReadRemote(b)
+	if err != nil {
+		return err
+	}
+	board, now := FrameOf(t, v)
+	doc := JSON(t, board, now)
+	doc.Claims = Remote(b.Name(), where, v, nil)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }
