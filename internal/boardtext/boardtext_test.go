@@ -2,14 +2,17 @@ package boardtext
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"fleetwatch/claims"
+	"fleetwatch/claims/gitclaims"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -97,6 +100,78 @@ func TestRemoteViewHeldOnHost(t *testing.T) {
 	for _, want := range []string{`"host":"gpu-box"`, `"backend":"git"`, `"where":"git origin"`} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("board JSON lacks %s:\n%s", want, raw)
+		}
+	}
+}
+
+// Against a real bare remote: a claim made through gitclaims from another
+// clone shows on the board text "held on" its host, and in the JSON.
+func TestRemoteBoardFromGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git program: ", err)
+	}
+	root := t.TempDir()
+	run := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	bare, seed, clone := filepath.Join(root, "remote.git"), filepath.Join(root, "seed"), filepath.Join(root, "clone")
+	run(root, "init", "-q", "--bare", "-b", "main", bare)
+	run(root, "clone", "-q", bare, seed)
+	for _, lane := range []string{"bugs", "features", "in-progress", "completed"} {
+		if err := os.MkdirAll(filepath.Join(seed, ".plans", lane), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(seed, ".plans", lane, ".keep"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(seed, ".plans", "bugs", "crash.md"), []byte("# Crash\n\n- **Priority:** P1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(seed, "add", "-A")
+	run(seed, "commit", "-qm", "plans")
+	run(seed, "push", "-q", "origin", "HEAD:main")
+	run(root, "clone", "-q", bare, clone)
+	ctx := context.Background()
+	worker, err := gitclaims.Open(claims.Config{Backend: "git", Project: clone, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := worker.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worker.Claim(ctx, v, "bugs/crash.md", claims.Holder{AgentID: "mid-4", Host: "gpu-box"}, 15*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ours, err := gitclaims.Open(claims.Config{Backend: "git", Project: seed, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := planfs.Open(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := TextRemote(tree, ours, "git origin", 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(text, "claims: git origin · read ") || !strings.Contains(text, "── In Progress (1) ──") || !strings.Contains(text, "held on gpu-box") {
+		t.Errorf("board of the remote:\n%s", text)
+	}
+	var buf bytes.Buffer
+	if err := WriteJSONRemote(&buf, tree, ours, "git origin"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"host": "gpu-box"`, `"backend": "git"`, `"where": "git origin"`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("board JSON lacks %s:\n%s", want, buf.String())
 		}
 	}
 }
