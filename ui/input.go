@@ -256,7 +256,7 @@ func (m *Model) holder(l *model.Lease) string {
 // takes warns when confirming takes a plan from a live worker.
 func (m *Model) takes(l *model.Lease, what string) []string {
 	if l != nil && l.Active(m.now) && l.AgentID != m.opt.Agent {
-		return []string{"⚠ " + what + " takes it from " + l.AgentID + ", which may still be working on it."}
+		return []string{"⚠ " + what + " takes it from " + l.AgentID + heldOnAside(l) + ", which may still be working on it."}
 	}
 	return nil
 }

@@ -152,3 +152,24 @@ func TestRemoteRefusesLocalOnlyKeys(t *testing.T) {
 		t.Errorf("the release dialog does not say where the lease is held:\n%s", v)
 	}
 }
+
+// Served: the hub reads the remote for every session; a session shows the
+// remote plan in progress and acts through the hub's backend.
+func TestHubReadsRemoteForSessions(t *testing.T) {
+	p := newProject(t)
+	b := &viewBackend{view: remoteView(t, p)}
+	hub, err := NewHubClaims(p.tree, &Claims{Backend: b, Where: "git origin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	s := openSession(t, p, hub)
+	waitAll(t, []*session{s}, "in-progress/crash-on-save.md", 10*time.Second)
+	m := s.close(t)
+	if m.remote == nil || m.remote.view != b.view {
+		t.Fatalf("the session has not the hub's remote view: %+v", m.remote)
+	}
+	if !strings.Contains(m.View(), "git ") {
+		t.Errorf("a served session's header does not name the claims backend:\n%s", m.View())
+	}
+}
