@@ -14,6 +14,12 @@
 // Served over SSH, one Hub (hub.go) owns the watchers and does each
 // reading once for every session's model; a viewer's session
 // (Options.ReadOnly, readonly.go) shows and takes no action key.
+//
+// With remote claims (Options.Claims: the git remote's lease refs, etcd;
+// remote.go, remoteactions.go) the board is the backend's view, read in
+// a tea.Cmd on a timer, on the backend's watch and on the disk's changes;
+// the header says how old it is, every lease's owner says the host it is
+// held on, and the verbs go through the backend.
 package ui
 
 import (
