@@ -1,0 +1,108 @@
+//go:build etcd
+
+package etcdclaims
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"fleetwatch/claims"
+)
+
+// raceWorker claims ready plans through b until none is left: a fresh view
+// after each win, the next plan of the same view after each lost race, as
+// a worker does. It returns what it won.
+func raceWorker(ctx context.Context, b *Backend, agent string, ttl time.Duration) ([]claims.Held, error) {
+	var won []claims.Held
+	for range 1000 {
+		v, err := b.View(ctx)
+		if err != nil {
+			return won, err
+		}
+		tried := false
+		for _, p := range v.Snapshot.Plans {
+			if !p.Lane.Ready() {
+				continue
+			}
+			tried = true
+			h, err := b.Claim(ctx, v, p.Rel, claims.Holder{AgentID: agent}, ttl)
+			if errors.Is(err, claims.ErrLost) {
+				continue
+			}
+			if err != nil {
+				return won, err
+			}
+			won = append(won, h)
+			break
+		}
+		if !tried {
+			return won, nil
+		}
+	}
+	return won, fmt.Errorf("%s: still claiming after 1000 views", agent)
+}
+
+// TestClaimRace: 32 workers, each its own client, half on a worker session
+// and half claim-only, race for 100 plans in 3 rounds: every plan is
+// claimed exactly once a round, and every lease is released after it.
+func TestClaimRace(t *testing.T) {
+	const workers, plans, rounds = 32, 100, 3
+	dir, id := project(t, plans)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	bs := make([]*Backend, workers)
+	for i := range bs {
+		bs[i] = open(t, dir, id)
+		if i%2 == 0 {
+			if err := bs[i].StartSession(ctx, 30*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for round := range rounds {
+		won := make([][]claims.Held, workers)
+		errs := make([]error, workers)
+		var wg sync.WaitGroup
+		for i := range bs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				won[i], errs[i] = raceWorker(ctx, bs[i], fmt.Sprintf("w%02d", i), time.Minute)
+			}()
+		}
+		wg.Wait()
+		by := map[string]string{}
+		for i, hs := range won {
+			if errs[i] != nil {
+				t.Fatalf("round %d: worker %d: %v", round, i, errs[i])
+			}
+			for _, h := range hs {
+				if other, dup := by[h.Slug]; dup {
+					t.Errorf("round %d: %s claimed twice, by %s and w%02d", round, h.Slug, other, i)
+				}
+				by[h.Slug] = fmt.Sprintf("w%02d", i)
+			}
+		}
+		if len(by) != plans {
+			t.Fatalf("round %d: %d plans claimed, want %d", round, len(by), plans)
+		}
+		for i, hs := range won {
+			for _, h := range hs {
+				if err := bs[i].Release(ctx, h, "round over"); err != nil {
+					t.Fatalf("round %d: release %s: %v", round, h.Slug, err)
+				}
+			}
+		}
+		v, err := bs[0].View(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Leases) != 0 {
+			t.Fatalf("round %d: %d leases left after every release", round, len(v.Leases))
+		}
+	}
+}
