@@ -59,6 +59,7 @@ type Backend struct {
 
 	mu      sync.Mutex
 	session *session // the worker session (StartSession), or nil
+	spare   *spare   // a claim-only lease a lost race left unused, or nil
 }
 
 var (
@@ -171,7 +172,12 @@ func (b *Backend) Close() error {
 	b.mu.Lock()
 	s := b.session
 	b.session = nil
+	sp := b.spare
+	b.spare = nil
 	b.mu.Unlock()
+	if sp != nil {
+		b.revoke(sp.id)
+	}
 	if s != nil {
 		s.stop()
 		ctx, cancel := context.WithTimeout(context.Background(), b.timeout)

@@ -302,6 +302,7 @@ func TestRootCommitProjectID(t *testing.T) {
 
 // TestUnreachable: an endpoint nobody listens on is ErrUnavailable, one line.
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	dir, id := project(t, 1)
 	port, err := freePort()
 	if err != nil {

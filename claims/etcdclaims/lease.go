@@ -75,14 +75,8 @@ func (b *Backend) create(ctx context.Context, slug, rel string, h claims.Holder,
 	var id clientv3.LeaseID
 	if s != nil {
 		id, ttl = s.id, s.ttl
-	} else {
-		gctx, cancel := b.op(ctx)
-		g, err := b.cli.Grant(gctx, ttlSeconds(ttl))
-		cancel()
-		if err != nil {
-			return claims.Held{}, b.unavailable(err)
-		}
-		id = g.ID
+	} else if id, err = b.grant(ctx, ttl); err != nil {
+		return claims.Held{}, err
 	}
 	lease := newLease(rel, h, ttl, epoch)
 	val := model.EncodeLease(lease)
@@ -99,11 +93,11 @@ func (b *Backend) create(ctx context.Context, slug, rel string, h claims.Holder,
 	case err != nil:
 		// An unclear outcome: the key itself says whether the put landed.
 		if rev, err = b.landed(ctx, key, val); err != nil {
-			b.drop(s, id)
+			b.drop(s, id, ttl)
 			return claims.Held{}, fmt.Errorf("%s: %w", rel, err)
 		}
 	case !resp.Succeeded:
-		b.drop(s, id)
+		b.drop(s, id, ttl)
 		return claims.Held{}, fmt.Errorf("%s: claimed by another worker first: %w", rel, claims.ErrLost)
 	default:
 		rev = resp.Header.Revision
@@ -127,11 +121,59 @@ func (b *Backend) landed(ctx context.Context, key string, val []byte) (int64, er
 	return 0, fmt.Errorf("claimed by another worker first: %w", claims.ErrLost)
 }
 
-// drop revokes a claim-only lease granted for a claim that did not land.
-func (b *Backend) drop(s *session, id clientv3.LeaseID) {
+// spareAge is how long an etcd lease granted for a claim that lost its
+// race may wait for this process's next claim: a lost race costs one
+// transaction, not a grant and a revoke too, and the lease the next claim
+// rides has lost at most this much of its TTL.
+const spareAge = time.Second
+
+// spare is a claim-only etcd lease no key rides yet.
+type spare struct {
+	id      clientv3.LeaseID
+	ttl     int64
+	granted time.Time
+}
+
+// grant is a fresh claim-only etcd lease of ttl: the spare one when it is
+// young and of that TTL, else a new grant.
+func (b *Backend) grant(ctx context.Context, ttl time.Duration) (clientv3.LeaseID, error) {
+	secs := ttlSeconds(ttl)
+	b.mu.Lock()
+	sp := b.spare
+	b.spare = nil
+	b.mu.Unlock()
+	if sp != nil {
+		if sp.ttl == secs && time.Since(sp.granted) < spareAge {
+			return sp.id, nil
+		}
+		b.revoke(sp.id)
+	}
+	gctx, cancel := b.op(ctx)
+	g, err := b.cli.Grant(gctx, secs)
+	cancel()
+	if err != nil {
+		return 0, b.unavailable(err)
+	}
+	return g.ID, nil
+}
+
+// drop keeps a claim-only lease granted for a claim that did not land as
+// the spare for the next claim (revoking the one it replaces).
+func (b *Backend) drop(s *session, id clientv3.LeaseID, ttl time.Duration) {
 	if s != nil {
 		return
 	}
+	b.mu.Lock()
+	old := b.spare
+	b.spare = &spare{id: id, ttl: ttlSeconds(ttl), granted: time.Now()}
+	b.mu.Unlock()
+	if old != nil {
+		b.revoke(old.id)
+	}
+}
+
+// revoke ends an etcd lease and every key riding it, best effort.
+func (b *Backend) revoke(id clientv3.LeaseID) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	_, _ = b.cli.Revoke(ctx, id)
 	cancel()
@@ -267,7 +309,7 @@ func (b *Backend) remove(ctx context.Context, held claims.Held) error {
 	kvs := resp.Responses[0].GetResponseRange().Kvs
 	s, _ := b.current()
 	if len(kvs) == 1 && kvs[0].Lease != 0 && (s == nil || clientv3.LeaseID(kvs[0].Lease) != s.id) {
-		b.drop(nil, clientv3.LeaseID(kvs[0].Lease))
+		b.revoke(clientv3.LeaseID(kvs[0].Lease))
 	}
 	return nil
 }

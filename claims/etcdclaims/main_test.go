@@ -70,6 +70,7 @@ func startEtcd(dir string) (stop func()) {
 	cfg.InitialCluster = cfg.Name + "=" + pu.String()
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.LogLevel = "error"
+	cfg.UnsafeNoFsync = os.Getenv("ETCDCLAIMS_FSYNC") == ""
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		skipReason = "embedded etcd did not start: " + err.Error()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,22 +16,28 @@ import (
 
 // raceWorker claims ready plans through b until none is left: a fresh view
 // after each win, the next plan of the same view after each lost race, as
-// a worker does. It returns what it won.
-func raceWorker(ctx context.Context, b *Backend, agent string, ttl time.Duration) ([]claims.Held, error) {
+// a worker does. It starts at the free plan start places in (0: the pick
+// every other worker makes too). It returns what it won.
+func raceWorker(ctx context.Context, b *Backend, agent string, start int, ttl time.Duration, lost *atomic.Int64) ([]claims.Held, error) {
 	var won []claims.Held
 	for range 1000 {
 		v, err := b.View(ctx)
 		if err != nil {
 			return won, err
 		}
-		tried := false
+		var free []string
 		for _, p := range v.Snapshot.Plans {
-			if !p.Lane.Ready() {
-				continue
+			if p.Lane.Ready() {
+				free = append(free, p.Rel)
 			}
+		}
+		tried := false
+		for k := range free {
+			rel := free[(start+k)%len(free)]
 			tried = true
-			h, err := b.Claim(ctx, v, p.Rel, claims.Holder{AgentID: agent}, ttl)
+			h, err := b.Claim(ctx, v, rel, claims.Holder{AgentID: agent}, ttl)
 			if errors.Is(err, claims.ErrLost) {
+				lost.Add(1)
 				continue
 			}
 			if err != nil {
@@ -49,7 +56,9 @@ func raceWorker(ctx context.Context, b *Backend, agent string, ttl time.Duration
 // TestClaimRace: 32 workers, each its own client, half on a worker session
 // and half claim-only, race for 100 plans in 3 rounds: every plan is
 // claimed exactly once a round, and every lease is released after it.
+// Losses are counted: a race that never collides tests nothing.
 func TestClaimRace(t *testing.T) {
+	t.Parallel()
 	const workers, plans, rounds = 32, 100, 3
 	dir, id := project(t, plans)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -64,6 +73,7 @@ func TestClaimRace(t *testing.T) {
 		}
 	}
 	for round := range rounds {
+		var lost atomic.Int64
 		won := make([][]claims.Held, workers)
 		errs := make([]error, workers)
 		var wg sync.WaitGroup
@@ -71,7 +81,14 @@ func TestClaimRace(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				won[i], errs[i] = raceWorker(ctx, bs[i], fmt.Sprintf("w%02d", i), time.Minute)
+				// Round 0 races every worker for the same pick each time;
+				// later rounds start workers apart, so they collide as
+				// their picks meet.
+				start := 0
+				if round > 0 {
+					start = i * plans / workers
+				}
+				won[i], errs[i] = raceWorker(ctx, bs[i], fmt.Sprintf("w%02d", i), start, time.Minute, &lost)
 			}()
 		}
 		wg.Wait()
@@ -86,6 +103,10 @@ func TestClaimRace(t *testing.T) {
 				}
 				by[h.Slug] = fmt.Sprintf("w%02d", i)
 			}
+		}
+		t.Logf("round %d: %d plans won, %d races lost", round, len(by), lost.Load())
+		if lost.Load() == 0 {
+			t.Errorf("round %d: 32 workers never collided", round)
 		}
 		if len(by) != plans {
 			t.Fatalf("round %d: %d plans claimed, want %d", round, len(by), plans)
