@@ -58,8 +58,9 @@ type Backend struct {
 	tree  *planfs.Tree
 
 	mu      sync.Mutex
-	session *session // the worker session (StartSession), or nil
-	spare   *spare   // a claim-only lease a lost race left unused, or nil
+	session *session                // the worker session (StartSession), or nil
+	spare   *spare                  // a claim-only lease a lost race left unused, or nil
+	decoded map[string]decodedLease // slug → its key's lease, by mod revision
 }
 
 var (
@@ -74,7 +75,7 @@ func Open(cfg claims.Config) (*Backend, error) {
 	if len(cfg.Endpoints) == 0 {
 		return nil, fmt.Errorf("etcd: no endpoints; set claims: {backend: etcd, endpoints: [http://HOST:2379]}: %w", claims.ErrUnavailable)
 	}
-	b := &Backend{endpoints: strings.Join(cfg.Endpoints, ","), timeout: cfg.Timeout}
+	b := &Backend{endpoints: strings.Join(cfg.Endpoints, ","), timeout: cfg.Timeout, decoded: map[string]decodedLease{}}
 	if b.timeout <= 0 {
 		b.timeout = defaultTimeout
 	}

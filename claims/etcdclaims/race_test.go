@@ -14,10 +14,11 @@ import (
 	"fleetwatch/claims"
 )
 
-// raceWorker claims ready plans through b until none is left: a fresh view
-// after each win, the next plan of the same view after each lost race, as
-// a worker does. It starts at the free plan start places in (0: the pick
-// every other worker makes too). It returns what it won.
+// raceWorker claims ready plans through b until none is left, as a worker
+// with no --max-plans limit does: after a win it takes the next free plan
+// of the same view, after a lost race it reads again (Claim's contract).
+// It starts at the free plan start places in (0: the pick every other
+// worker makes too), and counts its lost races in lost.
 func raceWorker(ctx context.Context, b *Backend, agent string, start int, ttl time.Duration, lost *atomic.Int64) ([]claims.Held, error) {
 	var won []claims.Held
 	for range 1000 {
@@ -31,23 +32,19 @@ func raceWorker(ctx context.Context, b *Backend, agent string, start int, ttl ti
 				free = append(free, p.Rel)
 			}
 		}
-		tried := false
+		if len(free) == 0 {
+			return won, nil
+		}
 		for k := range free {
-			rel := free[(start+k)%len(free)]
-			tried = true
-			h, err := b.Claim(ctx, v, rel, claims.Holder{AgentID: agent}, ttl)
+			h, err := b.Claim(ctx, v, free[(start+k)%len(free)], claims.Holder{AgentID: agent}, ttl)
 			if errors.Is(err, claims.ErrLost) {
 				lost.Add(1)
-				continue
+				break
 			}
 			if err != nil {
 				return won, err
 			}
 			won = append(won, h)
-			break
-		}
-		if !tried {
-			return won, nil
 		}
 	}
 	return won, fmt.Errorf("%s: still claiming after 1000 views", agent)

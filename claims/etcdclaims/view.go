@@ -40,8 +40,9 @@ func (b *Backend) View(ctx context.Context) (*claims.View, error) {
 		if slug == "" || strings.Contains(slug, "/") {
 			continue
 		}
-		v.Leases = append(v.Leases, remoteOf(slug, kv.Value, kv.CreateRevision, kv.ModRevision))
+		v.Leases = append(v.Leases, b.remoteOf(slug, kv.Value, kv.CreateRevision, kv.ModRevision))
 	}
+	b.pruneDecoded(v.Leases)
 	v.Snapshot = claims.Overlay(snap, v.Leases, float64(v.ReadAt.UnixNano())/1e9)
 	return v, nil
 }
@@ -50,13 +51,48 @@ func (b *Backend) View(ctx context.Context) (*claims.View, error) {
 // version the mod revision. Every key that exists is live, since the
 // server deletes it when its lease expires; a value that cannot be read is
 // a corrupt lease, which blocks its plan until it expires or is recovered.
-func remoteOf(slug string, value []byte, created, modified int64) claims.Remote {
-	l, err := model.DecodeLease(value)
-	if err != nil {
-		l = model.Lease{Corrupt: "etcd key: " + err.Error()}
+// A key's value is decoded once per mod revision (decoded), not at every
+// read: a view of a thousand leases decodes only what changed.
+func (b *Backend) remoteOf(slug string, value []byte, created, modified int64) claims.Remote {
+	b.mu.Lock()
+	d, ok := b.decoded[slug]
+	b.mu.Unlock()
+	if !ok || d.rev != modified {
+		l, err := model.DecodeLease(value)
+		if err != nil {
+			l = model.Lease{Corrupt: "etcd key: " + err.Error()}
+		}
+		l.Token, l.Backend = strconv.FormatInt(created, 10), "etcd"
+		d = decodedLease{rev: modified, lease: l}
+		b.mu.Lock()
+		b.decoded[slug] = d
+		b.mu.Unlock()
 	}
-	l.Token, l.Backend = strconv.FormatInt(created, 10), "etcd"
-	return claims.Remote{Lease: l, Slug: slug, Version: strconv.FormatInt(modified, 10), Live: true}
+	return claims.Remote{Lease: d.lease, Slug: slug, Version: strconv.FormatInt(modified, 10), Live: true}
+}
+
+// decodedLease is a key's lease as decoded at mod revision rev.
+type decodedLease struct {
+	rev   int64
+	lease model.Lease
+}
+
+// pruneDecoded forgets the decoded leases of keys a read no longer saw.
+func (b *Backend) pruneDecoded(seen []claims.Remote) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.decoded) <= len(seen) {
+		return
+	}
+	keep := make(map[string]bool, len(seen))
+	for _, r := range seen {
+		keep[r.Slug] = true
+	}
+	for slug := range b.decoded {
+		if !keep[slug] {
+			delete(b.decoded, slug)
+		}
+	}
 }
 
 // Changes receives after each change under the lease prefix, until ctx
