@@ -24,10 +24,11 @@ func TestRaceEveryPlanClaimedOnce(t *testing.T) {
 				url = f.daemon(t)
 			}
 			dirs := make([]string, clones)
-			for i := range dirs {
+			dirs[0] = f.clone(t, url)
+			needBackend(t, dirs[0])
+			for i := 1; i < clones; i++ {
 				dirs[i] = f.clone(t, url)
 			}
-			needBackend(t, dirs[0])
 			got := make([][]string, clones)
 			var wg sync.WaitGroup
 			for i := range clones {
@@ -97,6 +98,8 @@ func TestRecoverersRace(t *testing.T) {
 		r := fwtest.Run(t, b, "work-once", "--root", b, "--agent-id", "probe", "--list", "--json")
 		return r.Code == 0 && strings.Contains(r.Stdout, `"expired":true`)
 	})
+	// The other recoverer first saw it a moment later.
+	time.Sleep(time.Second)
 	codes := make([]int, 2)
 	outs := make([]string, 2)
 	var wg sync.WaitGroup
