@@ -1,0 +1,58 @@
+package gitclaims
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"fleetwatch/claims"
+	"fleetwatch/model"
+)
+
+var ctx = context.Background()
+
+func TestClaimRenewCompleteRoundTrip(t *testing.T) {
+	bare := remoteWith(t, readyPlans(3))
+	a, _ := cloneOf(t, bare)
+	v := view(t, a)
+	if len(v.Snapshot.Plans) != 3 || len(v.Leases) != 0 || v.Tip == "" {
+		t.Fatalf("view %+v", v)
+	}
+	held, err := a.Claim(ctx, v, "features/p000.md", claims.Holder{AgentID: "mid-1"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another clone sees it held, as in progress.
+	b, _ := cloneOf(t, bare)
+	vb := view(t, b)
+	if p := vb.Snapshot.PlanAt("in-progress/p000.md"); p == nil {
+		t.Fatalf("plans %+v", vb.Snapshot.Plans)
+	}
+	r := vb.Lease("p000")
+	if r == nil || r.AgentID != "mid-1" || !r.Live || r.Token != held.Lease.Token || r.Backend != "git" {
+		t.Fatalf("lease %+v", r)
+	}
+	if _, err := b.Claim(ctx, vb, "features/p000.md", claims.Holder{AgentID: "mid-2"}, time.Minute); !errors.Is(err, claims.ErrLost) {
+		t.Fatalf("second claim: %v", err)
+	}
+	// A claim from a stale view loses at the remote.
+	if _, err := b.Claim(ctx, v, "features/p000.md", claims.Holder{AgentID: "mid-2"}, time.Minute); !errors.Is(err, claims.ErrLost) {
+		t.Fatalf("claim from a stale view: %v", err)
+	}
+	renewed, err := a.Renew(ctx, held, time.Minute)
+	if err != nil || renewed.Version == held.Version || renewed.Lease.Epoch != 2 {
+		t.Fatalf("renew: %+v %v", renewed, err)
+	}
+	if _, err := a.Renew(ctx, held, time.Minute); !errors.Is(err, claims.ErrLost) {
+		t.Fatalf("renewing an old version: %v", err)
+	}
+	dst, err := a.Complete(ctx, renewed, model.ReviewNeeded)
+	if err != nil || dst != "review-needed/p000.md" {
+		t.Fatalf("complete: %q %v", dst, err)
+	}
+	vb = view(t, b)
+	if vb.Snapshot.PlanAt("review-needed/p000.md") == nil || vb.Lease("p000") != nil {
+		t.Fatalf("after complete: %+v %+v", vb.Snapshot.Plans, vb.Leases)
+	}
+}

@@ -1,0 +1,97 @@
+package gitclaims
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"fleetwatch/internal/atomicfile"
+	"fleetwatch/internal/safepath"
+)
+
+// seenFile is where this machine keeps, per lease ref, the oid it last saw
+// and since when on its own clock: a takeover waits for a lease to stay
+// unchanged for its TTL plus grace as counted here, never by the holder's
+// expires_at, so clocks that disagree cannot steal a live lease.
+type seenFile struct {
+	BootID string               `json:"boot_id"`
+	Leases map[string]seenEntry `json:"leases"`
+}
+
+type seenEntry struct {
+	Oid   string  `json:"oid"`
+	Since float64 `json:"since"` // CLOCK_BOOTTIME seconds
+}
+
+// bootClock is seconds on CLOCK_BOOTTIME: monotonic, counts suspend, and
+// lasts across one-shot runs until the machine reboots.
+func bootClock() float64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return float64(time.Now().UnixNano()) / 1e9 // not Linux: monotonic enough
+	}
+	return float64(ts.Sec) + float64(ts.Nsec)/1e9
+}
+
+func bootID() string {
+	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(b))
+}
+
+// observe records that refs (slug → lease commit) were seen now and returns
+// how long each has been seen unchanged. A new boot starts every count
+// again: the old counts are on a clock that no longer runs.
+func (b *Backend) observe(refs map[string]string) (map[string]time.Duration, error) {
+	rel := filepath.Join("var", "fleet", "claims", "seen-"+safeName(b.remote)+".json")
+	unlock, err := safepath.Lock(b.project, rel+".lock", 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	now, boot := bootClock(), bootID()
+	var old seenFile
+	if f, err := safepath.OpenFile(b.project, rel, os.O_RDONLY, 0); err == nil {
+		_ = json.NewDecoder(f).Decode(&old) // a torn or foreign file starts afresh
+		f.Close()
+	}
+	if old.BootID != boot {
+		old.Leases = nil
+	}
+	next := seenFile{BootID: boot, Leases: make(map[string]seenEntry, len(refs))}
+	out := make(map[string]time.Duration, len(refs))
+	changed := len(old.Leases) != len(refs)
+	for slug, oid := range refs {
+		e, ok := old.Leases[slug]
+		if !ok || e.Oid != oid || e.Since > now {
+			e, changed = seenEntry{Oid: oid, Since: now}, true
+		}
+		next.Leases[slug] = e
+		out[slug] = time.Duration((now - e.Since) * float64(time.Second))
+	}
+	if changed {
+		data, _ := json.Marshal(next)
+		dir, err := safepath.OpenDir(b.project, filepath.Dir(rel), true)
+		if err != nil {
+			return nil, err
+		}
+		defer dir.Close()
+		if err := atomicfile.WriteAt(dir, filepath.Base(rel), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// safeName keeps a remote's name usable in a file name.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == 0 || r == '.' && len(s) < 3 {
+			return '_'
+		}
+		return r
+	}, s)
+}
