@@ -16,7 +16,11 @@ import (
 // once across all clones, and the remote holds one lease ref per plan.
 func TestRaceEveryPlanClaimedOnce(t *testing.T) {
 	const clones, n = 8, 100
-	for round := range 3 {
+	rounds := 3
+	if testing.Short() {
+		rounds = 1
+	}
+	for round := range rounds {
 		t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
 			f := newFleet(t, plans(n)...)
 			url := f.bare
