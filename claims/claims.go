@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"time"
 
@@ -273,4 +274,25 @@ type Watcher interface {
 // run does not, and its leases live on --lease-ttl and --heartbeat.
 type Sessioner interface {
 	StartSession(ctx context.Context, ttl time.Duration) error
+}
+
+// spreadWidth is how many of the first picks a worker that lost a race
+// chooses among.
+const spreadWidth = 8
+
+// Next is the pick a worker tries after losing lost races in a row: the
+// first pick while it has lost none (a quiet tree gives the same pick every
+// time), then one of the first few chosen by its agent id, so a fleet's
+// losers stop all racing for the same next plan — a remote serialises
+// every push, and eight workers chasing one ref make one claim per round.
+func Next(picks []*model.Row, agent string, lost int) *model.Row {
+	if len(picks) == 0 {
+		return nil
+	}
+	if lost == 0 {
+		return picks[0]
+	}
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s\x00%d", agent, lost)
+	return picks[int(h.Sum32()%uint32(min(len(picks), spreadWidth)))]
 }

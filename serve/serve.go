@@ -35,6 +35,10 @@ type Options struct {
 	// Ready, when set, is called with the address listened on once the
 	// server accepts connections (tests listen on port 0).
 	Ready func(addr string)
+	// Claims, when set, is the remote claims backend (git, etcd) every
+	// session's board is read from and acts through; nil is the lease
+	// files. Its owner closes it.
+	Claims *ui.Claims
 }
 
 // StopReason is the line every session shows when the server stops.
@@ -96,7 +100,7 @@ func setup(opt Options) (*server, *ssh.Server, net.Listener, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	hub, err := ui.NewHub(t)
+	hub, err := ui.NewHubClaims(t, opt.Claims)
 	if err != nil {
 		return nil, nil, nil, err
 	}

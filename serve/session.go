@@ -30,7 +30,7 @@ func (s *server) noPTY(next ssh.Handler) ssh.Handler {
 		}
 		t, err := s.sessionTree(sess)
 		if err == nil {
-			err = writeBoard(sess, t, sess.Command())
+			err = writeBoard(sess, t, s.opt.Claims, sess.Command())
 		}
 		if err != nil {
 			fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\n", err)
@@ -42,16 +42,26 @@ func (s *server) noPTY(next ssh.Handler) ssh.Handler {
 }
 
 // writeBoard is `board --once` (100 columns) or, for `board --json`, the JSON.
-func writeBoard(sess ssh.Session, t *planfs.Tree, cmd []string) error {
+// With remote claims (c), both are read from c's view.
+func writeBoard(sess ssh.Session, t *planfs.Tree, c *ui.Claims, cmd []string) error {
+	remote := c != nil && c.Backend != nil
 	switch strings.Join(cmd, " ") {
 	case "", "board", "board --once":
-		text, err := boardtext.Text(t, 100)
+		text, err := "", error(nil)
+		if remote {
+			text, err = boardtext.TextRemote(t, c.Backend, c.Where, 100)
+		} else {
+			text, err = boardtext.Text(t, 100)
+		}
 		if err != nil {
 			return err
 		}
 		_, err = io.WriteString(sess, text)
 		return err
 	case "board --json":
+		if remote {
+			return boardtext.WriteJSONRemote(sess, t, c.Backend, c.Where)
+		}
 		return boardtext.WriteJSON(sess, t)
 	}
 	return fmt.Errorf("%q: this server answers only 'board', 'board --once' and 'board --json' without a terminal", strings.Join(cmd, " "))

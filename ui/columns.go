@@ -86,6 +86,9 @@ func (p *planList) measurePlans(m *Model, rows []*model.BoardRow) planWant {
 			// Live or expired: the wider of the two, so a lease running
 			// out does not move the columns.
 			who = max(cellWidth(l.AgentID)+1+countdownWidth, len("EXPIRED ")+cellWidth(l.AgentID))
+			if remoteLease(l) {
+				who += cellWidth(heldOn(l)) // the host it is held on
+			}
 		case r.Person() != "":
 			who = 1 + cellWidth(r.Person())
 		}

@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"fleetwatch/claims"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -28,6 +29,10 @@ type data struct {
 type loadedMsg struct {
 	d   *data
 	err error
+	// view is the remote read the board was judged from (remote.go);
+	// remoteErr is why a remote read failed: the last good board stays.
+	view      *claims.View
+	remoteErr error
 }
 
 type worktreesMsg struct {

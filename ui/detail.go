@@ -133,9 +133,9 @@ func (m *Model) readerFacts() string {
 		case l.Corrupt != "":
 			s += " · lease unreadable"
 		case l.Active(m.now):
-			s += " · held by " + l.AgentID + ", " + timeLeft(l, m.now)
+			s += " · held by " + l.AgentID + heldOn(l) + ", " + timeLeft(l, m.now)
 		default:
-			s += " · lease of " + l.AgentID + " expired " + span(m.now-l.ExpiresAt) + " ago"
+			s += " · lease of " + l.AgentID + heldOn(l) + " expired " + span(m.now-l.ExpiresAt) + " ago"
 		}
 	}
 	return " " + m.st.Dim.Render(termtext.Line(s))

@@ -107,6 +107,12 @@ func (m *Model) openLease() tea.Cmd {
 		return nil
 	}
 	l, t, now := *s.lease, m.opt.Tree, m.now
+	if remoteLease(&l) {
+		// Read already, with the view: nothing on disk to read.
+		return m.openDetail("lease:"+leaseKey(&l), "lease · "+slugOf(l.Rel)+heldOn(&l), func() func(*Model) []string {
+			return func(m *Model) []string { return remoteLeaseDetail(m, l, now) }
+		})
+	}
 	return m.openDetail("lease:"+l.File, "lease · "+l.Rel, func() func(*Model) []string {
 		raw, cut, err := t.ReadLeaseRaw(l.File)
 		return func(m *Model) []string { return leaseDetail(m, l, raw, cut, err, now) }

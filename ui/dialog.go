@@ -53,7 +53,7 @@ func leaseWords(l *model.Lease) string {
 	case l.Corrupt != "":
 		return "its lease is unreadable now"
 	}
-	return "now held by " + l.AgentID
+	return "now held by " + l.AgentID + heldOn(l)
 }
 
 // changedWords says what became of the plan a dialog was opened on at rel:
@@ -72,7 +72,7 @@ func changedWords(rel, cur string, l *model.Lease) string {
 	case l != nil && l.Corrupt != "":
 		who = "its lease unreadable"
 	case l != nil:
-		who = "held by " + l.AgentID
+		who = "held by " + l.AgentID + heldOn(l)
 	}
 	return "in " + laneOf(cur) + "/ now, " + who
 }

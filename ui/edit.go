@@ -144,6 +144,7 @@ func (m *Model) askEdit() tea.Cmd {
 		return nil
 	}
 	t := m.opt.Tree
+	rel = fileRel(rel, lease)
 	if lease == nil || lease.Corrupt != "" || !lease.Active(m.now) || lease.AgentID == m.opt.Agent {
 		return editPlanCmd(t, rel)
 	}

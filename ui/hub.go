@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -8,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"fleetwatch/claims"
 	"fleetwatch/landing"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -25,6 +27,9 @@ import (
 // share them.
 type Hub struct {
 	tree *planfs.Tree
+	// claims is the remote claims backend the board is read from; nil
+	// for the lease files. Every session acts through it too.
+	claims *Claims
 
 	mu     sync.Mutex
 	subs   map[*mailbox]bool
@@ -40,7 +45,10 @@ type Hub struct {
 	watcher *planfs.Watcher
 	states  *workers.StateWatcher
 	problem string // the watchers' trouble, as the header says it
-	radarAt time.Time
+	// goodBoard is the last remote read that worked: a failed one goes
+	// out with it, so a session opened since still shows a board.
+	goodBoard loadedMsg
+	radarAt   time.Time
 }
 
 // kind is one of the readings a hub sends; each mailbox keeps only the
@@ -76,9 +84,17 @@ type hubMsg []tea.Msg
 
 // NewHub starts watching t for many sessions. A watcher that cannot start
 // is said in every session's header, as the local UI says it.
-func NewHub(t *planfs.Tree) (*Hub, error) {
+func NewHub(t *planfs.Tree) (*Hub, error) { return NewHubClaims(t, nil) }
+
+// NewHubClaims is NewHub for a project whose claims are in c (nil: the
+// lease files): the board is read from c on a RemoteEvery timer, on c's
+// word of a change (claims.Watcher) and on every change to the tree.
+func NewHubClaims(t *planfs.Tree, c *Claims) (*Hub, error) {
+	if c != nil && c.Backend == nil {
+		c = nil
+	}
 	h := &Hub{
-		tree: t, subs: map[*mailbox]bool{},
+		tree: t, claims: c, subs: map[*mailbox]bool{},
 		pokeCh: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	w, err := t.Watch(Debounce)
@@ -134,6 +150,8 @@ func (h *Hub) run() {
 	}
 	mergeTick := time.NewTicker(mergeEvery)
 	defer mergeTick.Stop()
+	remoteTick, remoteChanges, stop := h.remoteClock()
+	defer stop()
 	var radar <-chan time.Time
 	pending := allKinds // the first reading: everything
 	for {
@@ -167,8 +185,43 @@ func (h *Hub) run() {
 		case <-radar:
 			radar = nil
 			pending |= kindWorkers.set()
+		case <-remoteTick:
+			pending |= kindBoard.set()
+		case _, ok := <-remoteChanges:
+			if !ok {
+				remoteChanges = nil
+				continue
+			}
+			pending |= kindBoard.set()
 		}
 	}
+}
+
+// readRemote reads the remote backend; a failed read carries the last
+// good board and view beside its error.
+func (h *Hub) readRemote() loadedMsg {
+	msg := readRemote(h.tree, h.claims)
+	if msg.remoteErr == nil {
+		h.goodBoard = msg
+		return msg
+	}
+	msg.d, msg.view = h.goodBoard.d, h.goodBoard.view
+	return msg
+}
+
+// remoteClock is what makes the hub read a remote backend again: a
+// RemoteEvery ticker, and the backend's changes when it says them. Both
+// are nil for the lease files; stop ends them.
+func (h *Hub) remoteClock() (tick <-chan time.Time, changes <-chan struct{}, stop func()) {
+	if h.claims == nil {
+		return nil, nil, func() {}
+	}
+	t := time.NewTicker(RemoteEvery)
+	ctx, cancel := context.WithCancel(context.Background())
+	if w, ok := h.claims.Backend.(claims.Watcher); ok {
+		changes = w.Changes(ctx)
+	}
+	return t.C, changes, func() { t.Stop(); cancel() }
 }
 
 // changed is what a change to the tree calls for: the board and the inbox
@@ -201,7 +254,11 @@ func (h *Hub) read(ks kinds) (radarDue time.Duration) {
 		h.send(kindProblem, hubProblemMsg{problem: h.problem})
 	}
 	if ks.has(kindBoard) {
-		h.send(kindBoard, loadBoard(h.tree))
+		if h.claims != nil {
+			h.send(kindBoard, h.readRemote())
+		} else {
+			h.send(kindBoard, loadBoard(h.tree))
+		}
 	}
 	if ks.has(kindWorkers) {
 		// The radar asks git merge-tree about every pair: at most every

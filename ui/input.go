@@ -248,15 +248,15 @@ func (m *Model) holder(l *model.Lease) string {
 	case l.Corrupt != "":
 		return "Its lease file is unreadable (" + l.Corrupt + ")."
 	case l.Active(m.now):
-		return l.AgentID + " holds it, " + timeLeft(l, m.now) + "."
+		return l.AgentID + " holds it" + heldOnAside(l) + ", " + timeLeft(l, m.now) + "."
 	}
-	return l.AgentID + " held it; the lease expired " + span(m.now-l.ExpiresAt) + " ago."
+	return l.AgentID + " held it" + heldOnAside(l) + "; the lease expired " + span(m.now-l.ExpiresAt) + " ago."
 }
 
 // takes warns when confirming takes a plan from a live worker.
 func (m *Model) takes(l *model.Lease, what string) []string {
 	if l != nil && l.Active(m.now) && l.AgentID != m.opt.Agent {
-		return []string{"⚠ " + what + " takes it from " + l.AgentID + ", which may still be working on it."}
+		return []string{"⚠ " + what + " takes it from " + l.AgentID + heldOnAside(l) + ", which may still be working on it."}
 	}
 	return nil
 }
@@ -271,6 +271,13 @@ func (m *Model) planExists(rel string) bool {
 // while the dialog is open must not lose it to a stale confirmation.
 func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
 	d.rel, d.seen, d.existed = rel, leasePrint(lease), m.planExists(rel)
+	if m.remote != nil {
+		// No lease file to look at again: the backend's compare-and-swap
+		// on the lease the operator saw refuses one that changed, and
+		// each scan closes a dialog whose plan changed (dropStaleDialog).
+		m.stack.push(d)
+		return
+	}
 	t, seen, existed, do := m.opt.Tree, d.seen, d.existed, d.do
 	d.do = func(to model.Lane, text string) tea.Cmd {
 		inner := do(to, text)
@@ -330,9 +337,9 @@ func (m *Model) askPromote() {
 	m.ask(&dialog{
 		title: "Promote " + row.Plan.Slug, body: body, verb: verb,
 		choices: []model.Lane{model.Features, model.Bugs},
-		do: func(to model.Lane, _ string) tea.Cmd {
+		do: m.remoteOr(model.Promote, rel, lease, func(to model.Lane, _ string) tea.Cmd {
 			return promoteCmd(t, rel, to, agent, force)
-		},
+		}),
 	}, rel, lease)
 }
 
@@ -353,9 +360,9 @@ func (m *Model) askPark() tea.Cmd {
 	m.ask(&dialog{
 		title: "Park " + row.Plan.Slug, body: body, verb: "park", input: &in,
 		choices: []model.Lane{model.Blocked, model.Ambiguous},
-		do: func(to model.Lane, reason string) tea.Cmd {
+		do: m.remoteOr(model.Park, rel, lease, func(to model.Lane, reason string) tea.Cmd {
 			return parkCmd(t, rel, to, agent, reason, force)
-		},
+		}),
 	}, rel, lease)
 	return cmd
 }
@@ -371,7 +378,7 @@ func (m *Model) askReturn() {
 	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, lane)
 	m.ask(&dialog{
 		title: "Return " + row.Plan.Slug, body: body, verb: "return",
-		do: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) },
+		do: m.remoteOr(model.Return, rel, lease, func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }),
 	}, rel, lease)
 }
 
@@ -383,7 +390,7 @@ func (m *Model) askRelease() {
 	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, model.InProgress)
 	m.ask(&dialog{
 		title: "Release " + slugOf(rel), body: body, verb: "release",
-		do: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) },
+		do: m.remoteOr(model.Release, rel, lease, func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }),
 	}, rel, lease)
 }
 
@@ -391,6 +398,10 @@ func (m *Model) askRecover() {
 	rel, _, lease := m.target()
 	lane := model.Rel(rel).Lane()
 	t, agent, ttl := m.opt.Tree, m.opt.Agent, m.opt.TTL
+	if !m.planExists(rel) && m.remote != nil {
+		m.setStatus("✗ recover: no plan at "+rel+" on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true)
+		return
+	}
 	if !m.planExists(rel) {
 		m.ask(&dialog{
 			title: "Remove a left-over lease",
@@ -409,7 +420,7 @@ func (m *Model) askRecover() {
 	}
 	m.ask(&dialog{
 		title: "Recover " + slugOf(rel), body: body, verb: "recover",
-		do: func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) },
+		do: m.remoteOr(model.Recover, rel, lease, func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) }),
 	}, rel, lease)
 }
 
@@ -422,9 +433,9 @@ func (m *Model) askComplete() {
 	m.ask(&dialog{
 		title: "Complete " + row.Plan.Slug, body: body, verb: "move",
 		choices: []model.Lane{model.ReviewNeeded, model.Completed},
-		do: func(to model.Lane, _ string) tea.Cmd {
+		do: m.remoteOr(model.Complete, rel, lease, func(to model.Lane, _ string) tea.Cmd {
 			return completeCmd(t, rel, to, agent, force)
-		},
+		}),
 	}, rel, lease)
 }
 

@@ -198,11 +198,11 @@ func (l *leaseList) rebuild(m *Model) {
 	}
 	f := l.needle()
 	l.rows = slices.DeleteFunc(sortLeases(m.d.board.Leases, m.d.now), func(x model.Lease) bool {
-		return !anyContains(f, x.Rel, x.AgentID, x.Origin)
+		return !anyContains(f, x.Rel, x.AgentID, x.Origin, x.Host)
 	})
 	keys := make([]string, len(l.rows))
 	for i := range l.rows {
-		keys[i] = l.rows[i].File
+		keys[i] = leaseKey(&l.rows[i])
 	}
 	l.cols = leaseColumns(l.width, l.rows)
 	c := l.cols

@@ -48,7 +48,7 @@ func leaseColumns(w int, rows []model.Lease) leaseCols {
 	plan, owner, origin, expires := len("plan"), len("owner"), 0, 18
 	for i := range rows {
 		l := &rows[i]
-		plan, owner = max(plan, cellWidth(l.Rel)), max(owner, cellWidth(l.AgentID))
+		plan, owner = max(plan, cellWidth(l.Rel)), max(owner, cellWidth(ownerText(l)))
 		// An inbox-held lease says what it waits for, in words.
 		expires = max(expires, min(40, cellWidth(l.AwaitingText())))
 		if l.Origin != "" {
@@ -57,7 +57,8 @@ func leaseColumns(w int, rows []model.Lease) leaseCols {
 	}
 	c := leaseCols{claimed: 10, expires: expires}
 	room := w - lead + 1 - (c.claimed + 1) - (c.expires + 1)
-	room = allot(room, colWant{&c.owner, owner, 8, 24}, colWant{&c.plan, plan, 10, 60}, colWant{&c.origin, origin, origin, 60})
+	// A remote lease's owner says where it is held: room for a host.
+	room = allot(room, colWant{&c.owner, owner, 8, 40}, colWant{&c.plan, plan, 10, 60}, colWant{&c.origin, origin, origin, 60})
 	c.plan += max(0, room)
 	return c
 }
@@ -95,7 +96,7 @@ func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
 		// Narrow: the plan's name says more than its lane.
 		plan = slugOf(plan)
 	}
-	b.WriteString(fit(plan, c.plan) + " " + fit(termtext.Line(l.AgentID), c.owner) + " ")
+	b.WriteString(fit(plan, c.plan) + " " + fit(ownerText(l), c.owner) + " ")
 	if c.origin > 0 {
 		b.WriteString(fit(termtext.Line(l.Origin), c.origin) + " ")
 	}

@@ -153,9 +153,9 @@ func whoText(r *model.BoardRow, now float64) (string, int) {
 	case l != nil && l.Awaiting != "":
 		return termtext.Line(l.AwaitingText()), 1
 	case l != nil && l.Active(now):
-		return termtext.Line(l.AgentID) + " " + span(l.ExpiresAt-now), 1
+		return termtext.Line(l.AgentID) + " " + span(l.ExpiresAt-now) + heldOn(l), 1
 	case l != nil:
-		return "EXPIRED " + termtext.Line(l.AgentID), -1
+		return "EXPIRED " + ownerText(l), -1
 	}
 	if p := r.Person(); p != "" {
 		return "@" + termtext.Line(p), 0
@@ -255,5 +255,5 @@ func matches(r *model.BoardRow, f string) bool {
 	if anyContains(f, r.Plan.Slug, h.Title, h.AssigneeRaw, h.PreferredRaw) {
 		return true
 	}
-	return r.Lease != nil && containsFold(r.Lease.AgentID, f)
+	return r.Lease != nil && (containsFold(r.Lease.AgentID, f) || remoteLease(r.Lease) && containsFold(r.Lease.Host, f))
 }

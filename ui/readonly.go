@@ -41,6 +41,7 @@ func (m *Model) refuseKeys(set setKey) {
 		set(&m.keys.Plans.New, false, "new plan: there is no editor in this session (over ssh); write it on the host")
 		set(&m.keys.Plans.Edit, false, "edit: there is no editor in this session (over ssh); edit it on the host")
 	}
+	m.refuseRemoteKeys(set)
 	if !m.opt.ReadOnly {
 		return
 	}

@@ -14,6 +14,12 @@
 // Served over SSH, one Hub (hub.go) owns the watchers and does each
 // reading once for every session's model; a viewer's session
 // (Options.ReadOnly, readonly.go) shows and takes no action key.
+//
+// With remote claims (Options.Claims: the git remote's lease refs, etcd;
+// remote.go, remoteactions.go) the board is the backend's view, read in
+// a tea.Cmd on a timer, on the backend's watch and on the disk's changes;
+// the header says how old it is, every lease's owner says the host it is
+// held on, and the verbs go through the backend.
 package ui
 
 import (
@@ -69,6 +75,11 @@ type Options struct {
 	// the merge queue, the inbox) from one owner shared by many sessions,
 	// in place of this model's own watchers and reads.
 	Hub *Hub
+	// Claims, when set, is the remote claims backend (git, etcd) the
+	// lanes and leases are read from and the verbs go through
+	// (remote.go); nil is the local lease files. A hub's sessions take
+	// the hub's.
+	Claims *Claims
 }
 
 // frameRate caps how often the screen is redrawn.
@@ -109,6 +120,8 @@ type Model struct {
 	statusErr bool
 
 	notes noticeBook // what needs a person; N lists it (notices.go)
+
+	remote *remoteState // the remote claims backend; nil for lease files
 }
 
 // paneSet is the sub-models of the panes, one per entry of paneSpecs.
@@ -152,6 +165,7 @@ func New(opt Options) Model {
 		},
 	}
 	m.plans.matched = map[model.Lane]int{}
+	m.remote = newRemote(opt)
 	if opt.Hub != nil {
 		// The hub reads; nothing of this model's own is under way.
 		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
@@ -160,6 +174,9 @@ func New(opt Options) Model {
 	}
 	m.initFilters()
 	m.watch()
+	if m.remote != nil && !opt.NoWatch {
+		m.remote.startWatch(opt.Hub != nil)
+	}
 	m.syncKeys()
 	return m
 }
@@ -217,12 +234,15 @@ func (m Model) Init() tea.Cmd {
 	if m.sub != nil {
 		return waitHubCmd(m.sub)
 	}
-	cmds := []tea.Cmd{loadCmd(m.opt.Tree), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth())}
+	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth())}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
 	}
 	if m.states != nil {
 		cmds = append(cmds, waitForStatesCmd(m.states.Changes()))
+	}
+	if m.remote != nil && m.remote.watch != nil {
+		cmds = append(cmds, waitRemoteCmd(m.remote.watch))
 	}
 	return tea.Batch(cmds...)
 }
@@ -239,6 +259,7 @@ func (m *Model) Close() {
 	if m.states != nil {
 		_ = m.states.Close()
 	}
+	m.remote.close()
 	if v := m.logsShown(); v != nil {
 		for _, t := range v.tails() {
 			_ = t.Close()
@@ -298,7 +319,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if r := m.selectedPlan(); r != nil {
-			return renderPreviewCmd(m.opt.Tree, r.Plan.Rel, m.previewNote(r), m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
+			return renderPreviewCmd(m.opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.previewNote(r), m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
 		}
 		return nil
 	case previewMsg:
@@ -384,7 +405,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		m.problem = msg.problem
 		return nil, true
 	}
-	return nil, false
+	return m.updateRemote(msg)
 }
 
 func (m *Model) setStatus(s string, isErr bool) {
@@ -399,7 +420,16 @@ func (m *Model) requestLoad() tea.Cmd {
 		m.sub.poke(kindBoard.set())
 		return nil
 	}
-	return m.scan.request(loadCmd(m.opt.Tree))
+	return m.scan.request(m.boardCmd())
+}
+
+// boardCmd reads the board: a scan of the tree, or a read of the remote
+// claims backend.
+func (m *Model) boardCmd() tea.Cmd {
+	if m.remote != nil {
+		return remoteLoadCmd(m.opt.Tree, m.remote.c)
+	}
+	return loadCmd(m.opt.Tree)
 }
 
 func (m *Model) worktreesIfShown() tea.Cmd {
@@ -424,6 +454,12 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	if m.scan.done() {
 		cmds = append(cmds, m.requestLoad())
 	}
+	cmds = append(cmds, m.remoteTimers())
+	if !m.remoteRead(msg) && msg.err == nil {
+		// A remote that cannot be read: the last good board stays, the
+		// header says why, and the age goes on counting.
+		return tea.Batch(append(cmds, m.startTicking())...)
+	}
 	if msg.err != nil {
 		m.loadErr = msg.err
 		return tea.Batch(cmds...)
@@ -442,12 +478,20 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		// scan; a hub reads the inbox with every scan by itself.
 		cmds = append(cmds, m.requestInbox())
 	}
-	if len(m.d.board.Leases) > 0 && !m.ticking {
-		m.ticking = true
-		cmds = append(cmds, tickCmd())
+	if len(m.d.board.Leases) > 0 || m.remote != nil {
+		cmds = append(cmds, m.startTicking())
 	}
 	cmds = append(cmds, m.schedulePreview())
 	return tea.Batch(cmds...)
+}
+
+// startTicking starts the one-second clock unless it runs.
+func (m *Model) startTicking() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return tickCmd()
 }
 
 // openOnFirstLane starts the Plans pane on the first lane that holds
@@ -495,7 +539,8 @@ func (m *Model) dropStaleDialog() {
 func (m *Model) tick() tea.Cmd {
 	leases := m.d != nil && len(m.d.board.Leases) > 0
 	running := m.workersRunning()
-	if !leases && !running {
+	// A remote view's age goes on counting in the header.
+	if !leases && !running && m.remote == nil {
 		m.ticking = false
 		return nil
 	}

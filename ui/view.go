@@ -60,6 +60,8 @@ func (m *Model) headerLine() string {
 	}
 	// Before the problem and the counts: a viewer always sees it.
 	left += m.readOnlyMark()
+	// Where the claims are and how old their view is, before the counts.
+	left += m.remoteMark()
 	// A problem comes before the counts, so a narrow header still shows it.
 	if m.problem != "" || m.loadErr != nil {
 		p := m.problem

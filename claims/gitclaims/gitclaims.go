@@ -39,8 +39,14 @@ type Lanes struct {
 	// ns is the local namespace fetched refs land in.
 	ns string
 
+	objects *objectStore // nil: objects are written by git hash-object
+
 	mu    sync.Mutex
 	blobs map[string][]byte // plan blob oid → content, across reads
+	// lanes is the last tip read and its plans: a claim moves no plan, so
+	// racing claims read the same tip again and again.
+	lanesTip string
+	lanes    *model.Snapshot
 }
 
 // NewLanes opens cfg.Project's remote integration branch.
@@ -65,6 +71,9 @@ func NewLanes(cfg claims.Config) (*Lanes, error) {
 		return nil, fmt.Errorf("git remote %q: no such remote in %s (claims: {remote: …} in fleetwatch.yaml): %w", l.remote, project, claims.ErrUnavailable)
 	}
 	l.ns = "refs/fleetwatch/remote/" + l.remote + "/"
+	if l.objects, err = l.git.openObjects(ctx); err != nil {
+		return nil, fmt.Errorf("%s: cannot find the object store: %v", project, err)
+	}
 	if l.integration == "" {
 		if l.integration, err = l.resolveIntegration(ctx); err != nil {
 			return nil, err

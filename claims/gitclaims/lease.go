@@ -22,7 +22,7 @@ func randomWord() string {
 // parent as its parent when set (a renewal or takeover chains on the lease
 // it replaces), and returns its oid.
 func (b *Backend) leaseCommit(ctx context.Context, lease model.Lease, parent string) (string, error) {
-	blob, err := b.git.writeObject(ctx, "blob", model.EncodeLease(lease))
+	blob, err := b.writeObject(ctx, "blob", model.EncodeLease(lease))
 	if err != nil {
 		return "", err
 	}
@@ -30,7 +30,7 @@ func (b *Backend) leaseCommit(ctx context.Context, lease model.Lease, parent str
 	if err != nil {
 		return "", fmt.Errorf("git hash-object: bad id %q", blob)
 	}
-	tree, err := b.git.writeObject(ctx, "tree", append([]byte("100644 lease.json\x00"), raw...))
+	tree, err := b.writeObject(ctx, "tree", append([]byte("100644 lease.json\x00"), raw...))
 	if err != nil {
 		return "", err
 	}
@@ -41,7 +41,7 @@ func (b *Backend) leaseCommit(ctx context.Context, lease model.Lease, parent str
 		text += "parent " + parent + "\n"
 	}
 	text += "author " + who + "\ncommitter " + who + "\n\nlease " + lease.Plan + " " + lease.AgentID + " epoch " + fmt.Sprint(lease.Epoch) + "\n"
-	return b.git.writeObject(ctx, "commit", []byte(text))
+	return b.writeObject(ctx, "commit", []byte(text))
 }
 
 // newLease is h's lease on rel for ttl.

@@ -22,12 +22,15 @@ type outcome struct {
 	reason string // git's words for a rejection
 }
 
-// push sends updates as one atomic push with a lease on each ref's old
+// push sends updates as one push (atomic when more than one) with a lease on each ref's old
 // value. It returns per-ref outcomes; err is set when the push said
 // nothing clear (a timeout, a dead connection), after ls-remote decided
 // what the remote holds now.
 func (l *Lanes) push(ctx context.Context, ups []update) (map[string]outcome, error) {
-	args := []string{"push", "--porcelain", "--no-verify", "--atomic"}
+	args := []string{"push", "--porcelain", "--no-verify"}
+	if len(ups) > 1 {
+		args = append(args, "--atomic")
+	}
 	for _, u := range ups {
 		args = append(args, "--force-with-lease="+u.Ref+":"+u.Old)
 	}

@@ -94,12 +94,3 @@ func (r runner) line(ctx context.Context, args ...string) (string, error) {
 	s, _, _ := strings.Cut(string(out), "\n")
 	return strings.TrimSpace(s), err
 }
-
-// writeObject stores data as a git object of typ and returns its id.
-func (r runner) writeObject(ctx context.Context, typ string, data []byte) (string, error) {
-	out, err := r.run(ctx, data, nil, "hash-object", "-w", "--stdin", "-t", typ)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-}

@@ -20,7 +20,9 @@ import (
 // set, into the local namespace in one fetch; --prune drops the leases the
 // remote no longer has.
 func (l *Lanes) fetch(ctx context.Context, leases bool) error {
-	args := []string{"fetch", "--no-tags", "--prune", "--no-write-fetch-head", "--quiet", l.remote,
+	// Lease refs are rewritten on every renewal: no forced-update check,
+	// and no maintenance run after each of these small fetches.
+	args := []string{"-c", "maintenance.auto=false", "fetch", "--no-tags", "--prune", "--no-write-fetch-head", "--no-show-forced-updates", "--quiet", l.remote,
 		"+refs/heads/" + l.integration + ":" + l.ns + "heads/" + l.integration}
 	if leases {
 		args = append(args, "+"+LeaseRefs+"*:"+l.ns+"leases/*")
@@ -78,6 +80,15 @@ type planEntry struct {
 // lanesAt reads the plans of commit tip; extra are more objects to read in
 // the same cat-file run (lease commits), handed back through it.
 func (l *Lanes) lanesAt(ctx context.Context, tip string, extra map[string][]byte) (*model.Snapshot, error) {
+	l.mu.Lock()
+	cached := l.lanes
+	if l.lanesTip != tip {
+		cached = nil
+	}
+	l.mu.Unlock()
+	if cached != nil {
+		return cached, l.catFile(ctx, extra)
+	}
 	out, err := l.git.run(ctx, nil, nil, "ls-tree", "-r", "-z", "--full-tree", tip, "--", l.prefix+".plans/")
 	if err != nil {
 		return nil, err
@@ -138,6 +149,9 @@ func (l *Lanes) lanesAt(ctx context.Context, tip string, extra map[string][]byte
 		}
 		return a.Name < b.Name
 	})
+	l.mu.Lock()
+	l.lanesTip, l.lanes = tip, snap
+	l.mu.Unlock()
 	return snap, nil
 }
 

@@ -4,6 +4,7 @@
 package boardtext
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"fleetwatch/claims"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -147,8 +149,10 @@ func cardLines(r *model.BoardRow, now float64) []string {
 		lines = append(lines, "↳ "+l.AgentID+", "+l.AwaitingText())
 	case l != nil && l.Active(now):
 		lines = append(lines, "↳ "+l.AgentID+", "+LeftText(l.ExpiresAt-now)+" left")
+		lines = append(lines, heldOn(l)...)
 	case l != nil:
 		lines = append(lines, "↳ lease EXPIRED ("+l.AgentID+")")
+		lines = append(lines, heldOn(l)...)
 	case r.Person() != "":
 		lines = append(lines, "↳ for "+r.Person())
 	case r.Plan.Lane.Ready() && !r.Deps.Met:
@@ -231,6 +235,10 @@ type leaseJSON struct {
 	// Awaiting and AwaitingText as in work-once --list --json.
 	Awaiting     string `json:"awaiting,omitempty"`
 	AwaitingText string `json:"awaiting_text,omitempty"`
+	// Host is where the holder runs; Backend the remote claims backend
+	// the lease was read from ("git", "etcd"), absent for a lease file.
+	Host    string `json:"host,omitempty"`
+	Backend string `json:"backend,omitempty"`
 }
 
 type planJSON struct {
@@ -263,11 +271,25 @@ type Doc struct {
 	Lanes    []laneJSON      `json:"lanes"`
 	Leases   []leaseJSON     `json:"leases"`
 	Warnings []model.Warning `json:"warnings"`
+	// Claims is the remote claims backend the board was read from;
+	// absent for the local lease files.
+	Claims *ClaimsDoc `json:"claims,omitempty"`
+}
+
+// ClaimsDoc says where a remote board was read and how old it is.
+type ClaimsDoc struct {
+	Backend string  `json:"backend"`
+	Where   string  `json:"where"`
+	ReadAt  float64 `json:"read_at"`
+	Tip     string  `json:"tip,omitempty"`
+	// Error is why the last read failed; the board is the last good one.
+	Error string `json:"error,omitempty"`
 }
 
 func leaseDoc(l *model.Lease, now float64) leaseJSON {
 	return leaseJSON{Plan: l.Rel, AgentID: l.AgentID, ClaimedAt: l.ClaimedAt, ExpiresAt: l.ExpiresAt,
-		Origin: l.Origin, Active: l.Active(now), Corrupt: l.Corrupt, Awaiting: l.Awaiting, AwaitingText: l.AwaitingText()}
+		Origin: l.Origin, Active: l.Active(now), Corrupt: l.Corrupt, Awaiting: l.Awaiting, AwaitingText: l.AwaitingText(),
+		Host: l.Host, Backend: l.Backend}
 }
 
 // JSON is the board as scripts read it: every lane, every plan with
@@ -335,4 +357,93 @@ func WriteJSON(w io.Writer, t *planfs.Tree) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(JSON(t, b, now))
+}
+
+// heldOn is a card's line "  held on <host>" for a lease read from a
+// remote backend (a line of its own: columns are narrow); none for a
+// lease file.
+func heldOn(l *model.Lease) []string {
+	if l.Backend == "" {
+		return nil
+	}
+	host := l.Host
+	if host == "" {
+		host = "an unnamed host"
+	}
+	return []string{"  held on " + host}
+}
+
+// FrameOf is Frame for a remote claims backend's view: the lanes of its
+// integration branch with its leases overlaid, ranked at this machine's
+// clock; the warnings about symlinks are the checkout's.
+func FrameOf(t *planfs.Tree, v *claims.View) (*model.Board, float64) {
+	now := t.NowSeconds()
+	b := model.NewBoard(v.Snapshot, model.Options{Now: now, History: t.History()})
+	b.Leases = v.Snapshot.Leases
+	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
+	return b, now
+}
+
+// ClaimsLine is a remote board's first line: where the claims are, how
+// old the view is, and why the last read failed when it did.
+func ClaimsLine(where string, v *claims.View, now float64, err error) string {
+	s := "claims: " + where
+	if v != nil {
+		age := max(0, int64(now-float64(v.ReadAt.UnixNano())/1e9))
+		s += fmt.Sprintf(" · read %d s ago", age)
+	}
+	if err != nil {
+		s += " · cannot read: " + err.Error()
+	}
+	return termtext.Line(s)
+}
+
+// Remote is ClaimsDoc for a view read from backend at where; err is the
+// last read's failure.
+func Remote(backend, where string, v *claims.View, err error) *ClaimsDoc {
+	d := &ClaimsDoc{Backend: backend, Where: where}
+	if v != nil {
+		d.ReadAt, d.Tip = float64(v.ReadAt.UnixNano())/1e9, v.Tip
+	}
+	if err != nil {
+		d.Error = err.Error()
+	}
+	return d
+}
+
+// ReadRemote is one read of a remote claims backend's view, bounded.
+func ReadRemote(b claims.Backend) (*claims.View, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	v, err := b.View(ctx)
+	if err == nil && (v == nil || v.Snapshot == nil) {
+		err = fmt.Errorf("claims backend %s returned no view", b.Name())
+	}
+	return v, err
+}
+
+// TextRemote is Text for a board whose claims are in b, at where: the
+// claims line, then the kanban of b's view.
+func TextRemote(t *planfs.Tree, b claims.Backend, where string, width int) (string, error) {
+	v, err := ReadRemote(b)
+	if err != nil {
+		return "", err
+	}
+	board, now := FrameOf(t, v)
+	events, _ := t.RecentEvents(5000)
+	return ClaimsLine(where, v, now, nil) + "\n" + Render(board, Columns(false, false), events, now, width, false), nil
+}
+
+// WriteJSONRemote is WriteJSON for a board whose claims are in b.
+func WriteJSONRemote(w io.Writer, t *planfs.Tree, b claims.Backend, where string) error {
+	v, err := ReadRemote(b)
+	if err != nil {
+		return err
+	}
+	board, now := FrameOf(t, v)
+	doc := JSON(t, board, now)
+	doc.Claims = Remote(b.Name(), where, v, nil)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }

@@ -17,12 +17,13 @@ import (
 // serveCmd is `fleetwatch serve`: the cockpit over SSH for a team's keys.
 func serveCmd() *cobra.Command {
 	var opt serve.Options
-	var root string
+	var root, claimsName string
 	return leaf("serve", "serve the cockpit over SSH to operators' and viewers' keys", func(fs *pflag.FlagSet) body {
 		rootFlag(fs, &root, rootHelp)
 		fs.StringVar(&opt.Listen, "listen", "127.0.0.1:2222", "address to listen on, host:port")
 		fs.StringVar(&opt.AuthorizedKeys, "authorized-keys", "", "operators' keys, an OpenSSH authorized_keys file (required)")
 		fs.StringVar(&opt.Viewers, "viewers", "", "viewers' keys (see everything, act on nothing), same format")
+		fs.StringVar(&claimsName, "claims", "", claimsFlagHelp)
 		fs.StringVar(&opt.HostKey, "host-key", "", "the server's host key, made there when missing (default: var/fleet/serve/host_ed25519 in the project)")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			if len(pos) > 0 {
@@ -32,6 +33,14 @@ func serveCmd() *cobra.Command {
 				return fail(stderr, exitError, "serve: --authorized-keys FILE is required (the operators' keys)")
 			}
 			opt.Root = findRoot(root)
+			remote, err := openRemote(opt.Root, claimsName)
+			if err != nil {
+				return fail(stderr, exitError, "serve: %v", err)
+			}
+			if remote != nil {
+				defer remote.Backend.Close()
+				opt.Claims = remote
+			}
 			// Spawned workers run this very binary, as from the local UI.
 			opt.Self, _ = os.Executable()
 			opt.Log = stderr

@@ -37,7 +37,11 @@ type uiFlags struct {
 	agent  string
 	ttl    float64
 	noBell bool
+	claims string
 }
+
+// claimsFlagHelp is --claims's help on the faces (board, the UI, serve).
+const claimsFlagHelp = "where claims are kept: local (lease files), git (the remote's lease refs) or etcd (default: fleetwatch.yaml's claims:, else local)"
 
 func (f *uiFlags) register(fs *pflag.FlagSet) {
 	agentFlag(fs, &f.agent, defaultOperator(), "who the operator acts as in leases and the event log")
@@ -50,6 +54,8 @@ func uiCmd() *cobra.Command {
 	var f uiFlags
 	cmd := leaf("fleetwatch [--root DIR]", "open the operator's UI on a project", func(fs *pflag.FlagSet) body {
 		f.register(fs)
+		// Not the demo's: its claims are its own lease files.
+		fs.StringVar(&f.claims, "claims", "", claimsFlagHelp)
 		rootFlag(fs, &f.root, rootHelp)
 		return func(pos []string, stdout, stderr io.Writer) int { return f.openProject(stdout, stderr) }
 	})
@@ -71,7 +77,17 @@ func (f *uiFlags) openProject(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
-	code := openUI(t, f, stderr)
+	if !haveTerminal() {
+		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once' prints the same board as text")
+	}
+	remote, err := openRemote(t.Project, f.claims)
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	if remote != nil {
+		defer remote.Backend.Close()
+	}
+	code := openUI(t, f, remote, stderr)
 	if code == exitOK {
 		tellStillRunning(stdout, t.Project)
 	}
@@ -101,14 +117,41 @@ func haveTerminal() bool {
 	return term.IsTerminal(int(os.Stdout.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
 }
 
-func openUI(t *planfs.Tree, f *uiFlags, stderr io.Writer) int {
+// openRemote opens the remote claims backend a face reads (--claims, else
+// fleetwatch.yaml), named for its header; nil for the lease files.
+func openRemote(project, flag string) (*ui.Claims, error) {
+	name, s, err := claimsBackend(project, flag)
+	if err != nil || name == "local" {
+		return nil, err
+	}
+	b, err := openClaims(project, flag)
+	if err != nil {
+		return nil, err
+	}
+	where := name
+	switch name {
+	case "git":
+		remote := s.Claims.Remote
+		if remote == "" {
+			remote = "origin"
+		}
+		where += " " + remote
+	case "etcd":
+		if len(s.Claims.Endpoints) > 0 {
+			where += " " + s.Claims.Endpoints[0]
+		}
+	}
+	return &ui.Claims{Backend: b, Where: where}, nil
+}
+
+func openUI(t *planfs.Tree, f *uiFlags, remote *ui.Claims, stderr io.Writer) int {
 	if !haveTerminal() {
 		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once' prints the same board as text")
 	}
 	r := lipgloss.NewRenderer(os.Stdout)
 	// Spawned workers run this very binary, as cron and systemd do.
 	self, _ := os.Executable()
-	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell})
+	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell, Claims: remote})
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
@@ -187,7 +230,8 @@ func demoCmd() *cobra.Command {
 			if err != nil {
 				return fail(stderr, exitError, "demo: %v", err)
 			}
-			code := openUI(t, &f, stderr)
+			// The demo's claims are its own lease files.
+			code := openUI(t, &f, nil, stderr)
 			if *keep && code == exitOK {
 				// Without --keep the demo stops its workers as it leaves.
 				tellStillRunning(stdout, project)

@@ -1,0 +1,74 @@
+package gitclaims
+
+import (
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"fleetwatch/claims"
+)
+
+// cpuNow is the CPU time this process and every child it waited for have
+// used: a claim's cost counts each git it starts.
+func cpuNow() time.Duration {
+	var self, kids syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+}
+
+// BenchmarkClaimRace is 8 clones racing for 200 plans through a bare
+// remote by path (file://): claims/s, double claims, and the CPU of every
+// process per claim.
+//
+//	go test ./claims/gitclaims -run '^$' -bench ClaimRace -benchtime 1x
+func BenchmarkClaimRace(b *testing.B) {
+	for range b.N {
+		b.StopTimer()
+		bare := remoteWith(b, readyPlans(200))
+		b.StartTimer()
+		cpu, start := cpuNow(), time.Now()
+		got := raceClaims(b, bare, 8)
+		took, spent := time.Since(start), cpuNow()-cpu
+		doubles := 0
+		for _, who := range got {
+			doubles += len(who) - 1
+		}
+		if len(got) != 200 {
+			b.Fatalf("%d plans claimed", len(got))
+		}
+		b.ReportMetric(float64(len(got))/took.Seconds(), "claims/s")
+		b.ReportMetric(float64(doubles), "doubles")
+		b.ReportMetric(float64(spent.Milliseconds())/float64(len(got)), "cpu-ms/claim")
+	}
+}
+
+// BenchmarkViewLeases1000 is one View of a remote holding 1,000 plans,
+// each under a live lease.
+//
+//	go test ./claims/gitclaims -run '^$' -bench ViewLeases -benchtime 20x
+func BenchmarkViewLeases1000(b *testing.B) {
+	bare := remoteWith(b, readyPlans(1000))
+	holder, _ := cloneOf(b, bare)
+	v := view(b, holder)
+	for i := range 1000 {
+		if _, err := holder.Claim(ctx, v, fmt.Sprintf("features/p%03d.md", i), claims.Holder{AgentID: "h"}, time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
+	obs, _ := cloneOf(b, bare)
+	if n := len(view(b, obs).Leases); n != 1000 {
+		b.Fatalf("%d leases", n)
+	}
+	b.ResetTimer()
+	for range b.N {
+		fresh, _ := cloneOf(b, bare)
+		b.StartTimer()
+		if n := len(view(b, fresh).Leases); n != 1000 {
+			b.Fatalf("%d leases", n)
+		}
+		b.StopTimer()
+	}
+}

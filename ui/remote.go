@@ -1,0 +1,304 @@
+package ui
+
+// A project whose claims live in a remote backend (the git remote's lease
+// refs, etcd): the lanes and leases come from one read of the backend
+// (claims.View: the remote integration branch with every remote lease
+// overlaid), made inside a tea.Cmd on a timer, on the backend's own word
+// of a change (claims.Watcher) and on the disk watcher's events. A read
+// that fails keeps the last good view and says why in the header. Verbs
+// go to the backend (remoteactions.go); the UI never reads the remote
+// itself.
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/claims"
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+)
+
+// Claims is a remote claims backend the UI reads and acts through.
+type Claims struct {
+	Backend claims.Backend
+	// Where names it for the header: "git origin", "etcd 10.0.0.5:2379".
+	Where string
+}
+
+// RemoteEvery is how often a remote backend is read again when nothing
+// else says it changed (git's fetch; etcd's watch has it as a fallback).
+const RemoteEvery = 10 * time.Second
+
+// remoteReadTimeout bounds one read of the backend; the backend bounds
+// each git or etcd call itself, this bounds the whole read.
+const remoteReadTimeout = 60 * time.Second
+
+// remoteState is what the model knows of its remote backend: the last
+// good view, why the last read failed, and its timer and watch.
+type remoteState struct {
+	c      *Claims
+	view   *claims.View // the last good read; nil before the first
+	err    error        // why the last read failed; nil when it did not
+	timed  bool         // a RemoteEvery timer is pending
+	watch  <-chan struct{}
+	cancel context.CancelFunc // ends the watch
+}
+
+// remoteTickMsg is RemoteEvery passing: read the backend again.
+type remoteTickMsg struct{}
+
+// remoteChangeMsg is the backend's word that its leases changed.
+type remoteChangeMsg struct{}
+
+// newRemote is the remote state for opt's backend, or nil for the local
+// lease files. A served session's backend is its hub's.
+func newRemote(opt Options) *remoteState {
+	c := opt.Claims
+	if c == nil && opt.Hub != nil {
+		c = opt.Hub.claims
+	}
+	if c == nil || c.Backend == nil {
+		return nil
+	}
+	return &remoteState{c: c}
+}
+
+// startWatch subscribes to a backend that says when its leases change; a
+// hub's session leaves that to the hub.
+func (r *remoteState) startWatch(hub bool) {
+	w, ok := r.c.Backend.(claims.Watcher)
+	if !ok || hub {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.watch, r.cancel = w.Changes(ctx), cancel
+}
+
+func (r *remoteState) close() {
+	if r != nil && r.cancel != nil {
+		r.cancel()
+	}
+}
+
+// readRemote is one read of c judged for every tier: the model runs it in
+// a tea.Cmd, a hub once for all its sessions. A failed read brings only
+// its error: the model keeps what it shows.
+func readRemote(t *planfs.Tree, c *Claims) loadedMsg {
+	ctx, cancel := context.WithTimeout(context.Background(), remoteReadTimeout)
+	defer cancel()
+	v, err := c.Backend.View(ctx)
+	if err == nil && (v == nil || v.Snapshot == nil) {
+		err = errors.New("the backend returned no view")
+	}
+	if err != nil {
+		return loadedMsg{remoteErr: err}
+	}
+	return boardOfView(t, v)
+}
+
+// boardOfView judges a remote view as loadBoard judges a scan: the lanes
+// of the remote branch with its leases overlaid; the event log and the
+// symlink checks are this machine's own.
+func boardOfView(t *planfs.Tree, v *claims.View) loadedMsg {
+	now := t.NowSeconds()
+	b := model.NewBoard(v.Snapshot, model.Options{Now: now, History: t.History()})
+	b.Leases = v.Snapshot.Leases
+	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
+	d := newData(b, now)
+	d.events, d.eventsErr = t.RecentEvents(eventsShown)
+	d.parked = parkReasons(d.events)
+	return loadedMsg{d: d, view: v}
+}
+
+func remoteLoadCmd(t *planfs.Tree, c *Claims) tea.Cmd {
+	return func() tea.Msg { return readRemote(t, c) }
+}
+
+func remoteTickCmd() tea.Cmd {
+	return tea.Tick(RemoteEvery, func(time.Time) tea.Msg { return remoteTickMsg{} })
+}
+
+// waitRemoteCmd waits for the backend's next change; issued again only
+// when its own message arrives.
+func waitRemoteCmd(ch <-chan struct{}) tea.Cmd {
+	return func() tea.Msg {
+		if _, ok := <-ch; !ok {
+			return nil
+		}
+		return remoteChangeMsg{}
+	}
+}
+
+// remoteRead takes a read's outcome: a good view replaces the last; a
+// failed read is remembered beside it (a hub's brings the last good board
+// along). It reports whether there is a board to show.
+func (m *Model) remoteRead(msg loadedMsg) bool {
+	r := m.remote
+	if r == nil {
+		return msg.err == nil
+	}
+	if msg.view != nil {
+		r.view = msg.view
+	}
+	r.err = msg.remoteErr
+	return msg.d != nil && msg.err == nil
+}
+
+// remoteTimers starts the timer (and the watch's wait) after a read, once:
+// each is issued again only when its own message arrives. A hub's session
+// and a test without watchers start none.
+func (m *Model) remoteTimers() tea.Cmd {
+	r := m.remote
+	if r == nil || m.sub != nil || m.opt.NoWatch || r.timed {
+		return nil
+	}
+	r.timed = true
+	return remoteTickCmd()
+}
+
+// updateRemote takes the remote's own messages: the timer and the watch.
+func (m *Model) updateRemote(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg.(type) {
+	case remoteTickMsg:
+		if m.remote != nil {
+			m.remote.timed = false
+		}
+		return tea.Batch(m.requestLoad(), m.remoteTimers()), true
+	case remoteChangeMsg:
+		var next tea.Cmd
+		if m.remote != nil && m.remote.watch != nil {
+			next = waitRemoteCmd(m.remote.watch)
+		}
+		return tea.Batch(next, m.requestLoad()), true
+	}
+	return nil, false
+}
+
+// remoteMark is the header's word on the claims backend: where it is and
+// how old the view is, or why it cannot be read. Narrow headers get it
+// short.
+func (m *Model) remoteMark() string {
+	r := m.remote
+	if r == nil {
+		return ""
+	}
+	s := " · claims: " + termtext.Line(r.c.Where)
+	if !m.wide {
+		s = " · " + termtext.Line(r.c.Backend.Name())
+	}
+	if r.view != nil {
+		age := readAge(m.now - unixOf(r.view.ReadAt))
+		if m.wide {
+			s += " · read " + age + " ago"
+		} else {
+			s += " " + age + " ago"
+		}
+	}
+	if r.err != nil {
+		warn := " · ⚠ cannot read: " + termtext.Line(r.err.Error())
+		if !m.plain {
+			warn = m.st.Bad.Render(warn)
+		}
+		s += warn
+	}
+	return s
+}
+
+// readAge is how old a view is: "7 s", then as span says it.
+func readAge(sec float64) string {
+	if sec < 60 {
+		return itoa(int(max(0, sec))) + " s"
+	}
+	return coarse(sec)
+}
+
+func unixOf(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// remoteLease reports whether l was read from a remote backend.
+func remoteLease(l *model.Lease) bool { return l != nil && l.Backend != "" }
+
+// heldOn is " held on <host>" for a remote lease, "" for a lease file:
+// every face that names a lease's owner says where it runs too.
+func heldOn(l *model.Lease) string {
+	if !remoteLease(l) {
+		return ""
+	}
+	host := l.Host
+	if host == "" {
+		host = "an unnamed host"
+	}
+	return " held on " + termtext.Line(host)
+}
+
+// heldOnAside is heldOn in brackets, for a sentence: " (held on gpu-box)".
+func heldOnAside(l *model.Lease) string {
+	if !remoteLease(l) {
+		return ""
+	}
+	return " (" + heldOn(l)[1:] + ")"
+}
+
+// ownerText is a lease's owner as the tables show it.
+func ownerText(l *model.Lease) string { return termtext.Line(l.AgentID) + heldOn(l) }
+
+// leaseKey is a lease's identity in the Leases pane: its file, or for a
+// remote lease (which has none) its backend and plan.
+func leaseKey(l *model.Lease) string {
+	if remoteLease(l) {
+		return l.Backend + ":" + l.Rel
+	}
+	return l.File
+}
+
+// remoteLeaseDetail is a remote lease read whole: where the backend keeps
+// it, who holds it where, and the lease as the backend holds it.
+func remoteLeaseDetail(m *Model, l model.Lease, now float64) []string {
+	d := &detailText{m: m}
+	d.heading("Remote lease")
+	where := l.Backend
+	if l.Backend == "git" {
+		where = "git ref refs/fleetwatch/leases/" + slugOf(l.Rel)
+	}
+	if m.remote != nil {
+		where += " · " + m.remote.c.Where
+	}
+	d.field("kept in", where)
+	d.field("plan file", l.Origin+" (shown in progress)")
+	d.field("held by", ownerText(&l))
+	if l.Active(now) {
+		d.field("state", "active, "+timeLeft(&l, now))
+	} else {
+		d.field("state", "EXPIRED "+span(now-l.ExpiresAt)+" ago (R takes it over)")
+	}
+	if r := m.remote; r != nil && r.view != nil {
+		d.field("read", readAge(now-unixOf(r.view.ReadAt))+" ago")
+		if rl := r.view.Lease(slugOf(l.Rel)); rl != nil && rl.Need > 0 {
+			d.field("seen unchanged", span(rl.SeenFor.Seconds())+" of the "+span(rl.Need.Seconds())+" a takeover needs")
+		}
+	}
+	d.heading("Fields")
+	d.field("agent_id", l.AgentID)
+	d.field("host", l.Host)
+	d.field("pid", itoa(l.PID))
+	d.field("claimed_at", stamp(l.ClaimedAt, now))
+	d.field("token", l.Token)
+	d.field("epoch", strconv.FormatInt(l.Epoch, 10))
+	d.field("ttl", span(l.TTL))
+	return d.lines
+}
+
+// fileRel is where a plan's file is in the checkout: a plan under a
+// remote lease shows in progress but its file stays in the ready lane it
+// was claimed from.
+func fileRel(rel string, l *model.Lease) string {
+	if remoteLease(l) && l.Origin != "" {
+		return l.Origin
+	}
+	return rel
+}

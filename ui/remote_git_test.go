@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fleetwatch/claims"
+	"fleetwatch/claims/gitclaims"
+)
+
+// Against a real bare remote: a worker on another clone claims through
+// gitclaims; the UI of the operator's checkout shows the plan in progress,
+// "held on" the worker's host, and its release goes to the remote.
+func TestGitRemoteLeaseShownAndReleased(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git program: ", err)
+	}
+	p := newProject(t)
+	bare := filepath.Join(p.root, "remote.git")
+	p.git(t, 0, "init", "-q", "--bare", "-b", "main", bare)
+	p.git(t, 0, "remote", "add", "origin", bare)
+	p.git(t, 0, "push", "-q", "origin", "main")
+	clone := filepath.Join(p.root, "worker")
+	p.git(t, 0, "clone", "-q", bare, clone)
+
+	ctx := context.Background()
+	worker, err := gitclaims.Open(claims.Config{Backend: "git", Project: clone, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := worker.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worker.Claim(ctx, v, "bugs/crash-on-save.md", claims.Holder{AgentID: "small-9", Host: "gpu-box", PID: 4242}, 15*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+
+	ours, err := gitclaims.Open(claims.Config{Backend: "git", Project: p.dir, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The remote's reads are stamped with the real clock: so is this tree.
+	p.tree.Now = time.Now
+	opt := p.options()
+	opt.Claims = &Claims{Backend: ours, Where: "git origin"}
+	h := newHarnessWith(t, p, opt, 120, 32)
+	if h.m.remote.err != nil {
+		t.Fatalf("reading the remote: %v", h.m.remote.err)
+	}
+	head := strings.SplitN(h.view(), "\n", 2)[0]
+	if !strings.Contains(head, "claims: git origin · read ") {
+		t.Errorf("header lacks the claims backend: %q", head)
+	}
+	h.selectPlan("in-progress/crash-on-save.md")
+	if v := h.view(); !strings.Contains(v, "small-9") || !strings.Contains(v, "held on gpu-box") {
+		t.Fatalf("the remote claim is not shown held on its host:\n%s", v)
+	}
+	h.press("r")
+	if !h.dialogOpen() {
+		t.Fatalf("r opened no dialog: %s", h.footer())
+	}
+	h.press("enter")
+	if f := h.footer(); !strings.Contains(f, "released crash-on-save") {
+		t.Fatalf("release of the remote lease: %s", f)
+	}
+	after, err := worker.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := after.Lease("crash-on-save"); r != nil {
+		t.Errorf("the lease is still on the remote after the UI released it: %+v", r)
+	}
+	if !h.m.planExists("bugs/crash-on-save.md") {
+		t.Errorf("after the release the UI does not show crash-on-save ready again: %v", h.rows())
+	}
+}
