@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path"
 	"time"
@@ -194,7 +193,7 @@ func (r *remote) claimNext(ctx context.Context, worker model.Worker, skip map[st
 		if len(picks) == 0 {
 			return claims.Held{}, v, nil
 		}
-		pick := picks[spread(try, len(picks))]
+		pick := claims.Next(picks, r.h.AgentID, try)
 		held, err := r.b.Claim(ctx, v, pick.Plan.Rel, r.h, r.ttl)
 		switch {
 		case err == nil:
@@ -258,18 +257,6 @@ func (r *remote) claimNamed(ctx context.Context, worker model.Worker) (claims.He
 		return none, v, r.hardFail(fmt.Errorf("%s: %w", r.where, err))
 	}
 	return held, v, -1
-}
-
-// spread is which of n picks to try after try lost races: the first when
-// none was lost, so an uncontended claim takes the top pick; then one of
-// the first 2^try at random, so racers who all lost the same plan do not
-// all race again for the next one (each loss costs every loser a fetch and
-// a push).
-func spread(try, n int) int {
-	if try == 0 || n <= 1 {
-		return 0
-	}
-	return rand.IntN(min(n, 1<<min(try, 16)))
 }
 
 // readyRow is slug's row in a ready lane, or nil.
