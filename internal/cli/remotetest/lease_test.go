@@ -30,19 +30,19 @@ func gitIn(t testing.TB, dir string, stdin []byte, args ...string) string {
 // clock runs two minutes fast (or slow) would have written it: every JSON
 // file in its tree has claimed_at and expires_at moved back by shift,
 // so expires_at is already past. The new commit's parent is the old one.
-func (f *fleet) backdate(t testing.TB, slug string, shift time.Duration) {
+func (f *Fleet) backdate(t testing.TB, slug string, shift time.Duration) {
 	t.Helper()
-	ref := leaseRefs + slug
-	old := gitIn(t, f.bare, nil, "rev-parse", ref)
+	ref := LeaseRefs + slug
+	old := gitIn(t, f.Bare, nil, "rev-parse", ref)
 	var entries []string
-	for _, line := range strings.Split(gitIn(t, f.bare, nil, "ls-tree", old), "\n") {
+	for _, line := range strings.Split(gitIn(t, f.Bare, nil, "ls-tree", old), "\n") {
 		meta, name, _ := strings.Cut(line, "\t")
 		fields := strings.Fields(meta)
 		if len(fields) != 3 || fields[1] != "blob" {
 			entries = append(entries, line)
 			continue
 		}
-		data := []byte(gitIn(t, f.bare, nil, "cat-file", "blob", fields[2]))
+		data := []byte(gitIn(t, f.Bare, nil, "cat-file", "blob", fields[2]))
 		var m map[string]any
 		if json.Unmarshal(data, &m) == nil {
 			for _, k := range []string{"claimed_at", "expires_at"} {
@@ -52,12 +52,12 @@ func (f *fleet) backdate(t testing.TB, slug string, shift time.Duration) {
 			}
 			data, _ = json.Marshal(m)
 		}
-		oid := gitIn(t, f.bare, data, "hash-object", "-w", "--stdin")
+		oid := gitIn(t, f.Bare, data, "hash-object", "-w", "--stdin")
 		entries = append(entries, fields[0]+" blob "+oid+"\t"+name)
 	}
-	tree := gitIn(t, f.bare, []byte(strings.Join(entries, "\n")+"\n"), "mktree")
-	commit := gitIn(t, f.bare, nil, "commit-tree", tree, "-p", old, "-m", "lease from a skewed clock")
-	gitIn(t, f.bare, nil, "update-ref", ref, commit, old)
+	tree := gitIn(t, f.Bare, []byte(strings.Join(entries, "\n")+"\n"), "mktree")
+	commit := gitIn(t, f.Bare, nil, "commit-tree", tree, "-p", old, "-m", "lease from a skewed clock")
+	gitIn(t, f.Bare, nil, "update-ref", ref, commit, old)
 }
 
 // TestSkewedClockCannotTakeALiveLease: a lease whose expires_at is already
@@ -65,12 +65,12 @@ func (f *fleet) backdate(t testing.TB, slug string, shift time.Duration) {
 // over before this machine has seen it unchanged for TTL plus grace: exit
 // 1, saying how long it has seen it of how long it needs.
 func TestSkewedClockCannotTakeALiveLease(t *testing.T) {
-	f := newFleet(t, plans(1)...)
-	a, b := f.clone(t, f.bare), f.clone(t, f.bare)
-	needBackend(t, a)
+	f := NewFleet(t, Plans(1)...)
+	a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
+	NeedBackend(t, a)
 	fwtest.Want(t, fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "holder", "--once", "--lease-ttl", "60"), 0)
 	f.backdate(t, "p000", 2*time.Minute)
-	if h := list(t, b, "obs").holder("p000"); h != "holder" {
+	if h := List(t, b, "obs").Holder("p000"); h != "holder" {
 		t.Fatalf("--list: holder %q, want holder", h)
 	}
 	r := fwtest.Run(t, b, "work-once", "--root", b, "--agent-id", "thief", "--recover", "--slug", "p000")
@@ -79,7 +79,7 @@ func TestSkewedClockCannotTakeALiveLease(t *testing.T) {
 	}
 	// Nor does a bare pick take it.
 	fwtest.Want(t, fwtest.Run(t, b, "work-once", "--root", b, "--agent-id", "thief", "--once"), 1)
-	if h := list(t, b, "obs").holder("p000"); h != "holder" {
+	if h := List(t, b, "obs").Holder("p000"); h != "holder" {
 		t.Errorf("after the refused takeover: holder %q, want holder", h)
 	}
 }
@@ -87,10 +87,10 @@ func TestSkewedClockCannotTakeALiveLease(t *testing.T) {
 // TestLeftoverLockReported: a .lock left on the remote for a plan's lease
 // ref is reported, exit 2, and nothing is claimed.
 func TestLeftoverLockReported(t *testing.T) {
-	f := newFleet(t, plans(1)...)
-	a := f.clone(t, f.bare)
-	needBackend(t, a)
-	lock := filepath.Join(f.bare, filepath.FromSlash(leaseRefs), "p000.lock")
+	f := NewFleet(t, Plans(1)...)
+	a := f.Clone(t, f.Bare)
+	NeedBackend(t, a)
+	lock := filepath.Join(f.Bare, filepath.FromSlash(LeaseRefs), "p000.lock")
 	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestLeftoverLockReported(t *testing.T) {
 			t.Errorf("work-once %v with a leftover lock: %v", args, r)
 		}
 	}
-	if refs := f.leases(t); len(refs) != 0 {
+	if refs := f.Leases(t); len(refs) != 0 {
 		t.Errorf("claimed despite the lock: %v", refs)
 	}
 }
@@ -120,11 +120,11 @@ func TestKilledMidPush(t *testing.T) {
 			name = "group"
 		}
 		t.Run(name, func(t *testing.T) {
-			f := newFleet(t, plans(1)...)
-			a, b := f.clone(t, f.bare), f.clone(t, f.bare)
-			needBackend(t, a)
+			f := NewFleet(t, Plans(1)...)
+			a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
+			NeedBackend(t, a)
 			slow := filepath.Join(t.TempDir(), "slow")
-			hook := filepath.Join(f.bare, "hooks", "pre-receive")
+			hook := filepath.Join(f.Bare, "hooks", "pre-receive")
 			script := "#!/bin/sh\ncat >/dev/null\nif [ -e " + slow + " ]; then sleep 2; fi\nexit 0\n"
 			if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 				t.Fatal(err)
@@ -137,7 +137,7 @@ func TestKilledMidPush(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitForPush(t, f.bare)
+			waitForPush(t, f.Bare)
 			pid := cmd.Process.Pid
 			if whole {
 				pid = -pid
@@ -146,8 +146,8 @@ func TestKilledMidPush(t *testing.T) {
 			_ = cmd.Wait()
 			os.Remove(slow)
 			time.Sleep(3 * time.Second) // whatever lives on finishes its push
-			landed := f.leases(t)["p000"] != ""
-			held := list(t, b, "obs").holder("p000")
+			landed := f.Leases(t)["p000"] != ""
+			held := List(t, b, "obs").Holder("p000")
 			if landed != (held == "victim") {
 				t.Fatalf("the remote has the lease: %v; --list says the holder is %q", landed, held)
 			}
@@ -158,7 +158,7 @@ func TestKilledMidPush(t *testing.T) {
 			case !landed && r.Code != 0:
 				t.Errorf("the claim did not land, yet the next run took nothing: %v", r)
 			}
-			if h := list(t, a, "obs").holder("p000"); landed && h != "victim" || !landed && h != "next" {
+			if h := List(t, a, "obs").Holder("p000"); landed && h != "victim" || !landed && h != "next" {
 				t.Errorf("landed %v, --list in the victim's clone says %q", landed, h)
 			}
 		})

@@ -12,9 +12,9 @@ import (
 // the plan ends in review-needed on the remote's main, its lease ref is
 // gone, and the agent's commit is on the remote's feature/<slug>.
 func TestRunThroughGit(t *testing.T) {
-	f := newFleet(t, plans(1)...)
-	a := f.clone(t, f.bare)
-	needBackend(t, a)
+	f := NewFleet(t, Plans(1)...)
+	a := f.Clone(t, f.Bare)
+	NeedBackend(t, a)
 	fwtest.WithExecutor(t, a, fwtest.FakeAgent(t), "-sleep", "100ms", "-commit")
 	r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "runner", "--run", "--once")
 	if r.Code != 0 {
@@ -23,17 +23,17 @@ func TestRunThroughGit(t *testing.T) {
 	if !strings.Contains(r.Stdout, "review-needed/p000.md") {
 		t.Errorf("--run printed no review-needed path:\n%s", r.Stdout)
 	}
-	files := gitIn(t, f.bare, nil, "ls-tree", "-r", "--name-only", "main")
+	files := gitIn(t, f.Bare, nil, "ls-tree", "-r", "--name-only", "main")
 	if !strings.Contains(files, ".plans/review-needed/p000.md") || strings.Contains(files, ".plans/bugs/p000.md") {
 		t.Errorf("the remote's main after --run:\n%s", files)
 	}
-	if refs := f.leases(t); len(refs) != 0 {
+	if refs := f.Leases(t); len(refs) != 0 {
 		t.Errorf("lease refs left after --run: %v", refs)
 	}
-	if err := exec.Command("git", "-C", f.bare, "rev-parse", "--verify", "refs/heads/feature/p000").Run(); err != nil {
+	if err := exec.Command("git", "-C", f.Bare, "rev-parse", "--verify", "refs/heads/feature/p000").Run(); err != nil {
 		t.Errorf("feature/p000 was not pushed to the remote: %v", err)
 	}
 	// A second machine sees it done, and claims nothing.
-	b := f.clone(t, f.bare)
+	b := f.Clone(t, f.Bare)
 	fwtest.Want(t, fwtest.Run(t, b, "work-once", "--root", b, "--agent-id", "other", "--once"), 1)
 }

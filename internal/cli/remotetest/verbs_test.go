@@ -12,15 +12,15 @@ import (
 // host and says how old the view is; --heartbeat and --release work for the
 // holder only; --park moves the plan on the remote's main.
 func TestVerbsThroughGit(t *testing.T) {
-	f := newFleet(t, plans(2)...)
-	a, b := f.clone(t, f.bare), f.clone(t, f.bare)
-	needBackend(t, a)
+	f := NewFleet(t, Plans(2)...)
+	a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
+	NeedBackend(t, a)
 	host, _ := os.Hostname()
 	r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w1", "--slug", "p000")
 	if r.Code != 0 || !strings.HasSuffix(strings.TrimSpace(r.Stdout), "bugs/p000.md") {
 		t.Fatalf("named claim: %v", r)
 	}
-	l := list(t, b, "w2")
+	l := List(t, b, "w2")
 	if l.ViewReadAt == "" || l.Claims != "git" {
 		t.Errorf("--list --json: claims %q, view_read_at %q", l.Claims, l.ViewReadAt)
 	}
@@ -38,17 +38,17 @@ func TestVerbsThroughGit(t *testing.T) {
 	if r.Code != 2 || !strings.Contains(r.Stderr, "held by w1") {
 		t.Errorf("--heartbeat by another agent: %v", r)
 	}
-	before := f.leases(t)["p000"]
+	before := f.Leases(t)["p000"]
 	fwtest.Want(t, fwtest.Run(t, b, "work-once", "--root", b, "--agent-id", "w1", "--heartbeat", "bugs/p000.md"), 0)
-	if after := f.leases(t)["p000"]; after == before || after == "" {
+	if after := f.Leases(t)["p000"]; after == before || after == "" {
 		t.Errorf("--heartbeat left the lease ref at %s (was %s)", after, before)
 	}
 	r = fwtest.Run(t, b, "work-once", "--root", b, "--agent-id", "w1", "--release", "p000")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "released") || f.leases(t)["p000"] != "" {
-		t.Errorf("--release: %v (lease refs %v)", r, f.leases(t))
+	if r.Code != 0 || !strings.Contains(r.Stdout, "released") || f.Leases(t)["p000"] != "" {
+		t.Errorf("--release: %v (lease refs %v)", r, f.Leases(t))
 	}
 	fwtest.Want(t, fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w1", "--park", "blocked", "--slug", "p001"), 0)
-	files := gitIn(t, f.bare, nil, "ls-tree", "-r", "--name-only", "HEAD")
+	files := gitIn(t, f.Bare, nil, "ls-tree", "-r", "--name-only", "HEAD")
 	if !strings.Contains(files, ".plans/blocked/p001.md") {
 		t.Errorf("--park: the remote's main holds\n%s", files)
 	}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package remoteracetest
+
+const raceDetector = false
