@@ -149,6 +149,9 @@ type Driver struct {
 	TTL      float64
 	Grace    time.Duration
 	Log      *Log
+	// Keeper, when set, holds the lease instead of the tree's lease file
+	// (a remote claims backend); the plan then stays in its ready lane.
+	Keeper Keeper
 
 	state    State
 	lock     *os.File
@@ -289,7 +292,10 @@ func runningWhat(project, agentID string) string {
 
 // Job is one claimed plan to hand to the executor.
 type Job struct {
-	Rel      string // the claimed plan, in in-progress/
+	Rel string // the claimed plan, in in-progress/
+	// PlanFile is the plan the agent reads, when not Rel in the tree (a
+	// remote claim's plan, read from the worktree's checkout).
+	PlanFile string
 	Token    string // its lease's token: the driver acts on the plan only while the lease has it
 	Worktree string // where the executor runs; the project root when ""
 	Port     int
@@ -380,7 +386,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		dir = d.Tree.Project
 	}
 	ph := Placeholders{
-		Plan: d.Tree.Abs(job.Rel), Worktree: dir, AgentID: agent, Model: d.Worker.Model,
+		Plan: cmp.Or(job.PlanFile, d.Tree.Abs(job.Rel)), Worktree: dir, AgentID: agent, Model: d.Worker.Model,
 		BaseURL: d.BaseURL, Slug: model.SlugOf(path.Base(job.Rel)), Port: job.Port,
 		Root: d.Tree.Project, LeaseToken: job.Token,
 	}
@@ -506,6 +512,9 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 // must stop. It also says whether to keep renewing: not once the agent has
 // moved the plan on itself.
 func (d *Driver) heartbeat(rel string, me planfs.Actor) (lost string, keep bool) {
+	if d.Keeper != nil {
+		return d.keeperBeat(rel)
+	}
 	l, err := d.Tree.Renew(rel, me, d.TTL)
 	switch {
 	case err == nil:
@@ -561,6 +570,9 @@ func (d *Driver) movedBy(rel string, me planfs.Actor) string {
 // holds reports whether rel's lease on disk is still this driver's (same
 // token); reading it is cheap and, unlike a renewal, writes nothing.
 func (d *Driver) holds(rel string, me planfs.Actor) bool {
+	if d.Keeper != nil {
+		return d.Keeper.Holds()
+	}
 	return planfs.HeldBy(d.Tree.ReadLease(rel), me)
 }
 
@@ -598,7 +610,7 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 	if r.job.Mode == ModePlan {
 		return d.planTurnDone(r, o)
 	}
-	dst, err := d.Tree.Complete(rel, model.ReviewNeeded, me)
+	dst, err := d.completePlan(rel, model.ReviewNeeded, me)
 	if err != nil {
 		o.Plan = d.whereIs(rel)
 		o.Code = -1
@@ -615,7 +627,7 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 // giveBack releases rel to the lane it came from, recording why, if this
 // agent still holds it.
 func (d *Driver) giveBack(rel string, me planfs.Actor, reason string, o Outcome) Outcome {
-	dst, err := d.Tree.Release(rel, me.Because(reason))
+	dst, err := d.releasePlan(rel, me, reason)
 	if err != nil {
 		o.Plan = d.whereIs(rel)
 		d.Log.Printf("could not release %s: %v", rel, err)
@@ -630,6 +642,9 @@ func (d *Driver) giveBack(rel string, me planfs.Actor, reason string, o Outcome)
 // whereIs finds the plan that was at rel: rel itself, or the same file name
 // in another lane; "" when it is gone.
 func (d *Driver) whereIs(rel string) string {
+	if d.Keeper != nil {
+		return rel // a remote claim's plan is not moved in this tree
+	}
 	if _, err := os.Stat(d.Tree.Abs(rel)); err == nil {
 		return rel
 	}

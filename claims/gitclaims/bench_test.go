@@ -29,6 +29,7 @@ func BenchmarkClaimRace(b *testing.B) {
 		b.StopTimer()
 		bare := remoteWith(b, readyPlans(200))
 		b.StartTimer()
+		losses.Store(0)
 		cpu, start := cpuNow(), time.Now()
 		got := raceClaims(b, bare, 8)
 		took, spent := time.Since(start), cpuNow()-cpu
@@ -41,6 +42,7 @@ func BenchmarkClaimRace(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(got))/took.Seconds(), "claims/s")
 		b.ReportMetric(float64(doubles), "doubles")
+		b.ReportMetric(float64(losses.Load())/float64(len(got)), "lost/claim")
 		b.ReportMetric(float64(spent.Milliseconds())/float64(len(got)), "cpu-ms/claim")
 	}
 }

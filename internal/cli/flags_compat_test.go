@@ -45,7 +45,7 @@ func flagTable(empty string) []flagCase {
 		[]string{"--release", "in-progress/a.md"}, []string{"--heartbeat", "in-progress/a.md"},
 		[]string{"--recover"}, []string{"--park", "blocked"}, []string{"--return-ready"},
 		[]string{"--target-lane", "bugs"}, []string{"--ensure-worktree"}, []string{"--stop-grace", "3s"},
-		[]string{"--port-range", "4100-4199"}, []string{"--print-only"})...)
+		[]string{"--port-range", "4100-4199"}, []string{"--print-only"}, []string{"--claims", "local"})...)
 	add([]string{"promote"}, []string{"a"}, append(withForce, []string{"--to", "bugs"})...)
 	add([]string{"park"}, []string{"a"}, append(withForce, []string{"--to", "blocked"}, []string{"--reason", "why"})...)
 	add([]string{"return"}, []string{"a"}, append(withForce, []string{"--to", "features"})...)
@@ -222,6 +222,10 @@ func TestBadFlagOneLine(t *testing.T) {
 	}
 	// A flag that wants a value and has none.
 	fwtest.OneLineError(t, fwtest.Run(t, empty, "work-once", "--max-plans"), "max-plans")
+	// A claims backend this tree cannot use: one line naming the flag, exit 2.
+	claimsTree := fwtest.NewTree(t)
+	fwtest.OneLineError(t, fwtest.Run(t, empty, "work-once", "--root", claimsTree, "--claims", "nfs"), "--claims")
+	fwtest.OneLineError(t, fwtest.Run(t, empty, "work-once", "--root", claimsTree, "--claims", "git", "--list"), "--claims git")
 	fwtest.OneLineError(t, fwtest.Run(t, empty, "board", "--width", "wide"), "width")
 	for _, args := range [][]string{{"frobnicate"}, {"--root", empty, "frobnicate"}, {"watch", "frobnicate"}, {"worktree", "frobnicate"}, {"skill", "frobnicate"}} {
 		fwtest.OneLineError(t, fwtest.Run(t, empty, args...), "frobnicate")

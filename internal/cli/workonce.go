@@ -54,6 +54,10 @@ type workOnce struct {
 	ep registry.Endpoint
 	// resumed are the plans this run took up from the coordinator's inbox.
 	resumed map[string]bool
+	// claims is --claims; fs tells which flags were given (a remote
+	// backend's default --lease-ttl is claims.DefaultTTL).
+	claims string
+	fs     *pflag.FlagSet
 }
 
 func workOnceCmd() *cobra.Command {
@@ -85,6 +89,8 @@ func workOnceCmd() *cobra.Command {
 		fs.DurationVar(&w.stopGrace, "stop-grace", workers.DefaultGrace, "with --run: how long a stopped agent gets between SIGTERM and SIGKILL")
 		portRangeFlag(fs, &w.portRange, "ports to give agents from, LO-HI")
 		fs.Bool("print-only", false, "accepted for anchor compatibility; does nothing")
+		fs.StringVar(&w.claims, "claims", "", "claims backend: local, git or etcd (default: fleetwatch.yaml's claims.backend, else local)")
+		w.fs = fs
 		return func(pos []string, stdout, stderr io.Writer) int {
 			if len(pos) > 0 {
 				return fail(stderr, exitError, "work-once: unexpected argument %q", pos[0])
@@ -101,6 +107,9 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	t, err := w.open()
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
+	}
+	if code, remote := w.remoteExec(t, stdout, stderr); remote {
+		return code
 	}
 	if w.ensureWT {
 		w.needBranch = true
@@ -694,7 +703,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	for _, r := range others {
 		owner := "none"
 		if r.Lease != nil {
-			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, "  ")
+			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, "  ") + heldOn(r.Lease, "  ")
 		}
 		foreign = append(foreign, termtext.Line(fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner)))
 	}
@@ -717,7 +726,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 			}
 			owner := "-"
 			if r.Lease != nil && r.Lease.Blocks(nowS) {
-				owner = r.Lease.AgentID + awaitingSuffix(r.Lease, " ")
+				owner = r.Lease.AgentID + awaitingSuffix(r.Lease, " ") + heldOn(r.Lease, " ")
 				if r.Lease.Corrupt != "" {
 					owner = "(corrupt lease)"
 				}
@@ -810,6 +819,10 @@ type leaseJSON struct {
 	// AwaitingText its words ("awaiting approval").
 	Awaiting     string `json:"awaiting,omitempty"`
 	AwaitingText string `json:"awaiting_text,omitempty"`
+	// Backend and HeldOn are a remote lease's claims backend and the host
+	// that holds it (git, etcd); a lease file has neither.
+	Backend string `json:"backend,omitempty"`
+	HeldOn  string `json:"held_on,omitempty"`
 }
 
 // awaitingSuffix is " (awaiting approval)" for an inbox-held lease, after
@@ -822,6 +835,20 @@ func awaitingSuffix(l *model.Lease, sep string) string {
 }
 
 func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, unfixed []model.Warning, rows []model.Row, w model.Worker, nowS float64) int {
+	return writeJSON(stdout, stderr, buildListJSON(snap, unfixed, rows, w, nowS))
+}
+
+// writeJSON prints v as one JSON object, as --list --json does.
+func writeJSON(stdout, stderr io.Writer, v any) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fail(stderr, exitError, "writing JSON: %v", err)
+	}
+	return exitOK
+}
+
+func buildListJSON(snap *model.Snapshot, unfixed []model.Warning, rows []model.Row, w model.Worker, nowS float64) listJSON {
 	out := listJSON{
 		Worker:   workerJSON{AgentID: w.AgentID, Tier: w.Tier.String(), Model: w.Model},
 		Plans:    make([]planJSON, 0, len(rows)),
@@ -844,13 +871,11 @@ func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, unfixed []mod
 		if l := r.Lease; l != nil {
 			p.Lease = &leaseJSON{AgentID: l.AgentID, ClaimedAt: l.ClaimedAt, ExpiresAt: l.ExpiresAt, Expired: l.Corrupt == "" && !l.Active(nowS), Corrupt: l.Corrupt,
 				Awaiting: l.Awaiting, AwaitingText: l.AwaitingText()}
+			if l.Backend != "" {
+				p.Lease.Backend, p.Lease.HeldOn = l.Backend, l.Host
+			}
 		}
 		out.Plans = append(out.Plans, p)
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return fail(stderr, exitError, "writing JSON: %v", err)
-	}
-	return exitOK
+	return out
 }

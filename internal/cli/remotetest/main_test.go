@@ -1,0 +1,179 @@
+// Package remotetest runs the real fleetwatch binary over a remote claims
+// backend: clones of one bare repository, used by path and through
+// `git daemon` on 127.0.0.1, racing, recovering, killed mid-push.
+package remotetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"fleetwatch/internal/cli"
+	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
+
+// leaseRefs is the remote namespace of lease refs (gitclaims.LeaseRefs).
+const leaseRefs = "refs/fleetwatch/leases/"
+
+// fleet is one project's remote: a bare repository holding the plans on
+// main, which clones claim from.
+type fleet struct {
+	bare string // the bare repository's path
+}
+
+// plans makes n ready plans, a third of them bugs.
+func plans(n int) []fwtest.Plan {
+	var out []fwtest.Plan
+	for i := range n {
+		lane := "features"
+		if i%3 == 0 {
+			lane = "bugs"
+		}
+		out = append(out, fwtest.Plan{Rel: fmt.Sprintf("%s/p%03d.md", lane, i), Fields: fmt.Sprintf("Priority: P%d", 1+i%3)})
+	}
+	return out
+}
+
+// newFleet makes a bare remote whose main holds ps.
+func newFleet(t testing.TB, ps ...fwtest.Plan) *fleet {
+	t.Helper()
+	seed := fwtest.NewTree(t, ps...)
+	if err := os.WriteFile(filepath.Join(seed, ".gitignore"), []byte("var/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Git(t, seed, "init", "-q")
+	testkit.Git(t, seed, "add", "-A")
+	testkit.Git(t, seed, "commit", "-q", "-m", "plans")
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	testkit.Git(t, seed, "clone", "-q", "--bare", seed, bare)
+	return &fleet{bare: bare}
+}
+
+// clone makes a worker machine's checkout of url (the bare path, or a
+// git:// URL), with claims through git.
+func (f *fleet) clone(t testing.TB, url string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "clone")
+	testkit.Git(t, filepath.Dir(dir), "clone", "-q", url, dir)
+	testkit.Git(t, dir, "config", "user.name", "worker")
+	testkit.Git(t, dir, "config", "user.email", "worker@example.com")
+	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("claims: {backend: git, remote: origin}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// needBackend skips t while this fleetwatch has no git claims backend.
+func needBackend(t testing.TB, dir string) {
+	t.Helper()
+	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--claims", "git", "--list")
+	if r.Code == 2 && strings.Contains(r.Stderr, "not built") {
+		t.Skipf("the git claims backend is not built: %s", strings.TrimSpace(r.Stderr))
+	}
+	if r.Code != 0 {
+		t.Fatalf("work-once --claims git --list: %v", r)
+	}
+}
+
+// leases is the remote's lease refs: slug → oid.
+func (f *fleet) leases(t testing.TB) map[string]string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", f.bare, "for-each-ref", "--format=%(objectname) %(refname)", leaseRefs).Output()
+	if err != nil {
+		t.Fatalf("for-each-ref in %s: %v", f.bare, err)
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if oid, ref, ok := strings.Cut(line, " "); ok {
+			m[strings.TrimPrefix(ref, leaseRefs)] = oid
+		}
+	}
+	return m
+}
+
+// daemon serves the fleet's folder with `git daemon --enable=receive-pack`
+// on 127.0.0.1 and returns the bare repository's git:// URL; t is skipped
+// when it cannot start.
+func (f *fleet) daemon(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skipf("no loopback port for git daemon: %v", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	base := filepath.Dir(f.bare)
+	cmd := exec.Command("git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
+		"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+base, base)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("git daemon cannot start: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	url := fmt.Sprintf("git://127.0.0.1:%d/%s", port, filepath.Base(f.bare))
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if exec.Command("git", "ls-remote", url).Run() == nil {
+			return url
+		}
+	}
+	t.Skipf("git daemon on 127.0.0.1:%d never answered", port)
+	return ""
+}
+
+// listJSON is the part of `work-once --list --json` these tests read.
+type listJSON struct {
+	ViewReadAt string `json:"view_read_at"`
+	Claims     string `json:"claims"`
+	Plans      []struct {
+		Rel   string `json:"rel"`
+		Slug  string `json:"slug"`
+		Lane  string `json:"lane"`
+		Lease *struct {
+			AgentID string `json:"agent_id"`
+			HeldOn  string `json:"held_on"`
+			Backend string `json:"backend"`
+		} `json:"lease"`
+	} `json:"plans"`
+}
+
+// list reads dir's --list --json.
+func list(t testing.TB, dir, agent string) listJSON {
+	t.Helper()
+	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", agent, "--list", "--json")
+	if r.Code != 0 {
+		t.Fatalf("--list --json: %v", r)
+	}
+	var out listJSON
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("--list --json: %v\n%s", err, r.Stdout)
+	}
+	return out
+}
+
+// holder is who --list says holds slug ("" for nobody).
+func (l listJSON) holder(slug string) string {
+	for _, p := range l.Plans {
+		if p.Slug == slug && p.Lease != nil {
+			return p.Lease.AgentID
+		}
+	}
+	return ""
+}
+
+// slugOf is the plan a printed path names.
+func slugOf(line string) string {
+	return strings.TrimSuffix(filepath.Base(strings.TrimSpace(line)), ".md")
+}
