@@ -15,7 +15,8 @@ import (
 )
 
 // clonedProject makes a bare remote whose dev branch holds the plans of a
-// fresh project, and a clone of it; it returns the clone.
+// fresh project, and two clones of it, "<clone>" and "<clone>2" (another
+// machine); it returns the first.
 func clonedProject(t *testing.T, n int) string {
 	t.Helper()
 	seed, _ := project(t, n)
@@ -29,6 +30,7 @@ func clonedProject(t *testing.T, n int) string {
 	gitIn(t, seed, "push", "-q", bare, "HEAD:dev")
 	clone := filepath.Join(root, "clone")
 	gitIn(t, root, "clone", "-q", bare, clone)
+	gitIn(t, root, "clone", "-q", bare, clone+"2")
 	return clone
 }
 
@@ -64,6 +66,23 @@ func TestCompleteMovesOnGit(t *testing.T) {
 	v = viewOf(t, b)
 	if v.Lease("p000") != nil || v.Snapshot.PlanAt("completed/p000.md") == nil {
 		t.Fatalf("after complete: lease %+v, plans %+v", v.Lease("p000"), v.Snapshot.Plans)
+	}
+	// Another machine's clone, its checkout never pulled, sees the plan
+	// done on the remote and cannot claim it again.
+	elsewhere, err := Open(claims.Config{Backend: "etcd", Project: clone + "2", Endpoints: []string{endpoint}, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer elsewhere.Close()
+	if elsewhere.Prefix() != b.Prefix() {
+		t.Fatalf("the other clone's prefix %s, want %s", elsewhere.Prefix(), b.Prefix())
+	}
+	ve := viewOf(t, elsewhere)
+	if ve.Snapshot.PlanAt("completed/p000.md") == nil {
+		t.Fatalf("the other clone's view: %+v", ve.Snapshot.Plans)
+	}
+	if _, err := elsewhere.Claim(ctx, ve, "features/p000.md", claims.Holder{AgentID: "bob"}, time.Minute); !errors.Is(err, claims.ErrLost) {
+		t.Fatalf("claim of a plan completed elsewhere: %v, want ErrLost", err)
 	}
 	// A lost lease completes nothing.
 	h2, err := b.Claim(ctx, v, "features/p001.md", claims.Holder{AgentID: "alice"}, time.Minute)

@@ -103,19 +103,19 @@ func TestExpiredLease(t *testing.T) {
 	dir, id := project(t, 1)
 	a, b, c := open(t, dir, id), open(t, dir, id), open(t, dir, id)
 	ctx := context.Background()
-	h, err := a.Claim(ctx, viewOf(t, a), "features/p000.md", claims.Holder{AgentID: "alice"}, 2*time.Second)
+	h, err := a.Claim(ctx, viewOf(t, a), "features/p000.md", claims.Holder{AgentID: "alice"}, 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := viewOf(t, b)
 	var early *claims.TooEarlyError
-	if _, err := b.TakeOver(ctx, seen, "p000", claims.Holder{AgentID: "bob"}, time.Minute); !errors.As(err, &early) || early.Need <= 0 || early.Need > 2*time.Second {
-		t.Fatalf("takeover of a live lease: %v, want a TooEarlyError needing ≤ 2 s", err)
+	if _, err := b.TakeOver(ctx, seen, "p000", claims.Holder{AgentID: "bob"}, time.Minute); !errors.As(err, &early) || early.Need <= 0 || early.Need > 3*time.Second {
+		t.Fatalf("takeover of a live lease: %v, want a TooEarlyError needing ≤ 3 s", err)
 	}
 	if !waitFor(15*time.Second, func() bool { return viewOf(t, a).Lease("p000") == nil }) {
-		t.Fatal("a 2 s lease still there after 15 s")
+		t.Fatal("a 3 s lease still there after 15 s")
 	}
-	if _, err := a.Renew(ctx, h, 2*time.Second); !errors.Is(err, claims.ErrLost) {
+	if _, err := a.Renew(ctx, h, 3*time.Second); !errors.Is(err, claims.ErrLost) {
 		t.Fatalf("renew after expiry: %v, want ErrLost", err)
 	}
 	var wg sync.WaitGroup
@@ -151,25 +151,27 @@ func TestRenewKeepsLease(t *testing.T) {
 	dir, id := project(t, 1)
 	a := open(t, dir, id)
 	ctx := context.Background()
-	h, err := a.Claim(ctx, viewOf(t, a), "features/p000.md", claims.Holder{AgentID: "alice"}, 2*time.Second)
+	h, err := a.Claim(ctx, viewOf(t, a), "features/p000.md", claims.Holder{AgentID: "alice"}, 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 8 {
+	// A 3 s TTL renewed every 0.5 s: room for a renewal slowed by the
+	// race detector and the race test running beside it.
+	for range 10 {
 		time.Sleep(500 * time.Millisecond)
-		if h, err = a.Renew(ctx, h, 2*time.Second); err != nil {
+		if h, err = a.Renew(ctx, h, 3*time.Second); err != nil {
 			t.Fatalf("renew: %v", err)
 		}
 	}
 	if r := viewOf(t, a).Lease("p000"); r == nil || r.Token != h.Lease.Token {
-		t.Fatalf("renewed lease gone after 4 s of a 2 s TTL: %+v", r)
+		t.Fatalf("renewed lease gone after 5 s of a 3 s TTL: %+v", r)
 	}
 }
 
 const workerEnv = "ETCDCLAIMS_DEAD_WORKER"
 
 // deadWorker is the helper process of TestDeadWorker: it claims the plans
-// of its project on a 2 s session, says so, and waits to be killed.
+// of its project on a 3 s session, says so, and waits to be killed.
 func deadWorker() int {
 	f := strings.Split(os.Getenv(workerEnv), "|")
 	b, err := Open(claims.Config{Backend: "etcd", Project: f[1], Endpoints: []string{f[0]}, ProjectID: f[2]})
@@ -178,7 +180,7 @@ func deadWorker() int {
 		return 1
 	}
 	ctx := context.Background()
-	if err := b.StartSession(ctx, 2*time.Second); err != nil {
+	if err := b.StartSession(ctx, 3*time.Second); err != nil {
 		fmt.Println("error", err)
 		return 1
 	}
@@ -238,9 +240,9 @@ func TestDeadWorker(t *testing.T) {
 		t.Fatalf("%d leases while the worker lives, want 3", n)
 	}
 	// Outlive a few keep-alives: a live session holds past its TTL.
-	time.Sleep(3 * time.Second)
+	time.Sleep(4 * time.Second)
 	if n := len(viewOf(t, b).Leases); n != 3 {
-		t.Fatalf("%d leases after 3 s of a live 2 s session, want 3", n)
+		t.Fatalf("%d leases after 4 s of a live 3 s session, want 3", n)
 	}
 	killed := time.Now()
 	if err := cmd.Process.Kill(); err != nil {

@@ -268,7 +268,9 @@ func (b *Backend) TakeOver(ctx context.Context, v *claims.View, slug string, h c
 	return b.create(ctx, slug, rel, h, ttl, r.Epoch+1, kv.ModRevision)
 }
 
-// timeToLive is how long lease id still runs (0 when unknown or gone).
+// timeToLive is how long lease id still runs (0 when unknown or gone); a
+// lease in its last second says one second, so a too-early takeover
+// always names a wait.
 func (b *Backend) timeToLive(ctx context.Context, id clientv3.LeaseID) time.Duration {
 	tctx, cancel := b.op(ctx)
 	defer cancel()
@@ -276,7 +278,7 @@ func (b *Backend) timeToLive(ctx context.Context, id clientv3.LeaseID) time.Dura
 	if err != nil || t.TTL < 0 {
 		return 0
 	}
-	return time.Duration(t.TTL) * time.Second
+	return time.Duration(max(t.TTL, 1)) * time.Second
 }
 
 // Release deletes held's key, CAS on its mod revision; the plan stays in

@@ -14,21 +14,14 @@ import (
 	"fleetwatch/model"
 )
 
-// View reads the lanes (the remote integration branch, else the checkout)
-// and every lease in one prefix Get.
+// View reads every lease in one prefix Get, then the lanes (the remote
+// integration branch, else the checkout). The leases come first because
+// Complete moves the plan on git before it deletes the key: a key this Get
+// no longer sees was dropped after its plan's move had landed, so the lanes
+// read next show the plan moved, and a plan done on another machine is not
+// claimed again.
 func (b *Backend) View(ctx context.Context) (*claims.View, error) {
-	v := &claims.View{}
-	var snap *model.Snapshot
-	var err error
-	if b.lanes != nil {
-		snap, v.Tip, err = b.lanes.Read(ctx)
-	} else {
-		snap, err = b.tree.Scan()
-	}
-	if err != nil {
-		return nil, err
-	}
-	v.ReadAt = time.Now()
+	v := &claims.View{ReadAt: time.Now()}
 	gctx, cancel := b.op(ctx)
 	g, err := b.cli.Get(gctx, b.prefix, clientv3.WithPrefix())
 	cancel()
@@ -43,6 +36,15 @@ func (b *Backend) View(ctx context.Context) (*claims.View, error) {
 		v.Leases = append(v.Leases, b.remoteOf(slug, kv.Value, kv.CreateRevision, kv.ModRevision))
 	}
 	b.pruneDecoded(v.Leases)
+	var snap *model.Snapshot
+	if b.lanes != nil {
+		snap, v.Tip, err = b.lanes.Read(ctx)
+	} else {
+		snap, err = b.tree.Scan()
+	}
+	if err != nil {
+		return nil, err
+	}
 	v.Snapshot = claims.Overlay(snap, v.Leases, float64(v.ReadAt.UnixNano())/1e9)
 	return v, nil
 }
