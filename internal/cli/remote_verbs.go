@@ -39,8 +39,12 @@ func (r *remote) list(ctx context.Context, worker model.Worker) int {
 	printListTSV(r.stdout, r.stderr, v.Snapshot, rows, worker, opt)
 	// anchor's columns have no room for it: how old the view is goes to
 	// stderr, with the comments.
-	fmt.Fprintf(r.stderr, "# claims: %s, view read at %s (%s ago), lanes at %s\n", r.where,
-		v.ReadAt.UTC().Format(time.RFC3339), age.Round(time.Millisecond), short(v.Tip))
+	lanes := "lanes from this checkout"
+	if v.Tip != "" {
+		lanes = "lanes at " + short(v.Tip)
+	}
+	fmt.Fprintf(r.stderr, "# claims: %s, view read at %s (%s ago), %s\n", r.where,
+		v.ReadAt.UTC().Format(time.RFC3339), age.Round(time.Millisecond), lanes)
 	return exitOK
 }
 
