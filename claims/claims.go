@@ -7,6 +7,8 @@ package claims
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -295,4 +297,20 @@ func Next(picks []*model.Row, agent string, lost int) *model.Row {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%s\x00%d", agent, lost)
 	return picks[int(h.Sum32()%uint32(min(len(picks), spreadWidth)))]
+}
+
+// ValidTTL refuses a lease lifetime under a second: no backend can keep
+// a lease that short alive across a round trip.
+func ValidTTL(ttl time.Duration) error {
+	if ttl < time.Second {
+		return fmt.Errorf("lease TTL must be at least a second, not %v", ttl)
+	}
+	return nil
+}
+
+// Nonce is a random word for a lease's token and nonce fields.
+func Nonce() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -5,8 +5,6 @@ package etcdclaims
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -19,12 +17,6 @@ import (
 	"fleetwatch/claims"
 	"fleetwatch/model"
 )
-
-func randomWord() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // newLease is h's lease on rel for ttl, as stored: Token stays empty (the
 // key's create revision, filled on every read).
@@ -39,7 +31,7 @@ func newLease(rel string, h claims.Holder, ttl time.Duration, epoch int64) model
 	}
 	return model.Lease{
 		Plan: rel, AgentID: h.AgentID, ClaimedAt: now, ExpiresAt: now + ttl.Seconds(), Origin: rel,
-		Host: host, PID: pid, TTL: ttl.Seconds(), Epoch: epoch, Nonce: randomWord(),
+		Host: host, PID: pid, TTL: ttl.Seconds(), Epoch: epoch, Nonce: claims.Nonce(),
 	}
 }
 
@@ -48,7 +40,7 @@ func newLease(rel string, h claims.Holder, ttl time.Duration, epoch int64) model
 // a claim-only run, on an etcd lease of its own with TTL ttl. A lost race
 // is ErrLost.
 func (b *Backend) Claim(ctx context.Context, v *claims.View, rel string, h claims.Holder, ttl time.Duration) (claims.Held, error) {
-	if err := validTTL(ttl); err != nil {
+	if err := claims.ValidTTL(ttl); err != nil {
 		return claims.Held{}, err
 	}
 	p := v.Snapshot.PlanAt(rel)
@@ -192,7 +184,7 @@ func version(held claims.Held) (int64, error) {
 // one keep-alive of the etcd lease it rides. ErrLost when the key changed,
 // is gone, or its lease expired.
 func (b *Backend) Renew(ctx context.Context, held claims.Held, ttl time.Duration) (claims.Held, error) {
-	if err := validTTL(ttl); err != nil {
+	if err := claims.ValidTTL(ttl); err != nil {
 		return claims.Held{}, err
 	}
 	ver, err := version(held)
@@ -238,7 +230,7 @@ func (b *Backend) Renew(ctx context.Context, held claims.Held, ttl time.Duration
 // no lease (written by hand) never expires, so it is taken by CAS on its
 // revision.
 func (b *Backend) TakeOver(ctx context.Context, v *claims.View, slug string, h claims.Holder, ttl time.Duration) (claims.Held, error) {
-	if err := validTTL(ttl); err != nil {
+	if err := claims.ValidTTL(ttl); err != nil {
 		return claims.Held{}, err
 	}
 	r := v.Lease(slug)

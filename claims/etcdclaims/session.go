@@ -27,7 +27,7 @@ type session struct {
 // StartSession grants the worker's session lease for ttl and keeps it
 // alive until ctx ends or Close; later claims ride it.
 func (b *Backend) StartSession(ctx context.Context, ttl time.Duration) error {
-	if err := validTTL(ttl); err != nil {
+	if err := claims.ValidTTL(ttl); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -87,13 +87,6 @@ func (b *Backend) current() (*session, error) {
 	default:
 	}
 	return s, nil
-}
-
-func validTTL(ttl time.Duration) error {
-	if ttl < time.Second {
-		return fmt.Errorf("lease TTL must be at least a second, not %v", ttl)
-	}
-	return nil
 }
 
 // ttlSeconds rounds ttl up to whole seconds, as etcd grants leases.

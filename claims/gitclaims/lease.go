@@ -2,7 +2,6 @@ package gitclaims
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -11,12 +10,6 @@ import (
 	"fleetwatch/claims"
 	"fleetwatch/model"
 )
-
-func randomWord() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // leaseCommit writes a commit whose tree holds lease as lease.json, with
 // parent as its parent when set (a renewal or takeover chains on the lease
@@ -56,21 +49,14 @@ func newLease(rel string, h claims.Holder, ttl time.Duration, epoch int64) model
 	}
 	return model.Lease{
 		Plan: rel, AgentID: h.AgentID, ClaimedAt: now, ExpiresAt: now + ttl.Seconds(), Origin: rel,
-		Host: host, PID: pid, Token: randomWord(), TTL: ttl.Seconds(), Epoch: epoch, Nonce: randomWord(),
+		Host: host, PID: pid, Token: claims.Nonce(), TTL: ttl.Seconds(), Epoch: epoch, Nonce: claims.Nonce(),
 	}
-}
-
-func validTTL(ttl time.Duration) error {
-	if ttl < time.Second {
-		return fmt.Errorf("lease TTL must be at least a second, not %v", ttl)
-	}
-	return nil
 }
 
 // Claim takes rel, a ready plan of v, for h with a create-only push of its
 // lease ref. A lost race is ErrLost.
 func (b *Backend) Claim(ctx context.Context, v *claims.View, rel string, h claims.Holder, ttl time.Duration) (claims.Held, error) {
-	if err := validTTL(ttl); err != nil {
+	if err := claims.ValidTTL(ttl); err != nil {
 		return claims.Held{}, err
 	}
 	p := v.Snapshot.PlanAt(rel)
@@ -106,12 +92,12 @@ func (b *Backend) install(ctx context.Context, slug, rel string, lease model.Lea
 
 // Renew is the heartbeat: a new lease commit over held's, CAS on its oid.
 func (b *Backend) Renew(ctx context.Context, held claims.Held, ttl time.Duration) (claims.Held, error) {
-	if err := validTTL(ttl); err != nil {
+	if err := claims.ValidTTL(ttl); err != nil {
 		return claims.Held{}, err
 	}
 	next := held.Lease
 	now := float64(time.Now().UnixNano()) / 1e9
-	next.ExpiresAt, next.TTL, next.Epoch, next.Nonce = now+ttl.Seconds(), ttl.Seconds(), next.Epoch+1, randomWord()
+	next.ExpiresAt, next.TTL, next.Epoch, next.Nonce = now+ttl.Seconds(), ttl.Seconds(), next.Epoch+1, claims.Nonce()
 	next.Backend = ""
 	h, err := b.install(ctx, held.Slug, held.Rel, next, held.Version)
 	if err != nil {
@@ -123,7 +109,7 @@ func (b *Backend) Renew(ctx context.Context, held claims.Held, ttl time.Duration
 // TakeOver is recover: slug's lease in v, once this machine has seen it
 // unchanged for its TTL plus grace, becomes h's, CAS on the oid seen.
 func (b *Backend) TakeOver(ctx context.Context, v *claims.View, slug string, h claims.Holder, ttl time.Duration) (claims.Held, error) {
-	if err := validTTL(ttl); err != nil {
+	if err := claims.ValidTTL(ttl); err != nil {
 		return claims.Held{}, err
 	}
 	r := v.Lease(slug)
