@@ -102,6 +102,7 @@ func (d *dialog) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	cmd, closed := d.update(&m.keys.Ask, msg)
 	if closed {
 		m.stack.remove(d)
+		return m.confirmed(cmd)
 	}
 	return cmd
 }

@@ -380,7 +380,7 @@ func (h *harness) settle(cmd tea.Cmd) {
 				}
 			case tea.QuitMsg:
 				h.quit = true
-			case loadedMsg, worktreesMsg, actionMsg, previewDueMsg, previewMsg,
+			case loadedMsg, worktreesMsg, actionMsg, answeredMsg, settleMsg, previewDueMsg, previewMsg,
 				workersMsg, spawnFormMsg, spawnedMsg, detailMsg, inboxMsg:
 				start(h.update(msg))
 			case logOpenedMsg, logLinesMsg:

@@ -459,6 +459,9 @@ func (m *Model) hubArrived(msgs hubMsg) tea.Cmd {
 		cmd, _ := m.updateData(msg)
 		cmds = append(cmds, cmd)
 	}
+	// The readings a verb asked the hub for are in (or come next).
+	m.settle.rereading = false
+	cmds = append(cmds, m.settled(false))
 	if m.sub != nil && !m.sub.ended() {
 		cmds = append(cmds, waitHubCmd(m.sub))
 	}

@@ -26,6 +26,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
+	if len(m.settle.held) > 0 {
+		// A key is waiting for the screen: this one goes after it.
+		if cmd, ok := m.holdKey(msg); ok {
+			return cmd
+		}
+	}
 	top := m.stack.top()
 	switch {
 	case top != nil && top.asks():
@@ -56,6 +62,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.escape()
 	default:
 		if why, ok := m.why[msg.String()]; ok {
+			if cmd, held := m.holdKey(msg); held {
+				return cmd
+			}
 			m.setStatus("✗ "+why, true)
 		}
 	}

@@ -118,6 +118,7 @@ type Model struct {
 
 	status    string
 	statusErr bool
+	settle    settling // keys waiting for the screen to catch up with a verb
 
 	notes noticeBook // what needs a person; N lists it (notices.go)
 
@@ -285,7 +286,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // top overlay or the pane, the rest to the text field that is typed in.
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateData(msg); ok {
-		return cmd
+		return tea.Batch(cmd, m.settled(false))
 	}
 	if cmd, ok := m.updateEdit(msg); ok {
 		return cmd
@@ -332,6 +333,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.setStatus("✓ "+msg.done, false)
 		}
 		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox())
+	case answeredMsg:
+		return m.answered(msg)
+	case settleMsg:
+		if msg.seq != m.settle.seq {
+			return nil
+		}
+		return m.settled(true)
 	case tea.KeyMsg:
 		return m.key(msg)
 	case hubMsg:
