@@ -331,3 +331,31 @@ func plansIn(s *model.Snapshot, lane model.Lane) []model.Plan {
 	}
 	return out
 }
+
+// TestGlanceReadsKeysOnly: a glance shows every key as a lease, with the
+// holder as last decoded at its revision or unknown, and the plan in
+// progress all the same.
+func TestGlanceReadsKeysOnly(t *testing.T) {
+	dir, id := project(t, 2)
+	a, b := open(t, dir, id), open(t, dir, id)
+	ctx := context.Background()
+	h, err := a.Claim(ctx, viewOf(t, a), "features/p000.md", claims.Holder{AgentID: "alice"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := b.Glance(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := g.Lease("p000")
+	if r == nil || r.AgentID != "(not read)" || r.Token != h.Lease.Token || r.Version != h.Version || g.Snapshot.PlanAt("in-progress/p000.md") == nil {
+		t.Fatalf("glanced lease %+v", r)
+	}
+	if _, err := b.Claim(ctx, g, "features/p000.md", claims.Holder{AgentID: "bob"}, time.Minute); !errors.Is(err, claims.ErrLost) {
+		t.Fatalf("claim of a glanced lease: %v", err)
+	}
+	viewOf(t, b)
+	if g, err = b.Glance(ctx); err != nil || g.Lease("p000").AgentID != "alice" {
+		t.Fatalf("a glance after a view: %+v %v", g.Lease("p000"), err)
+	}
+}

@@ -22,7 +22,7 @@ import (
 func raceWorker(ctx context.Context, b *Backend, agent string, start int, ttl time.Duration, lost *atomic.Int64) ([]claims.Held, error) {
 	var won []claims.Held
 	for range 1000 {
-		v, err := b.View(ctx)
+		v, err := b.Glance(ctx) // as work-once picks
 		if err != nil {
 			return won, err
 		}

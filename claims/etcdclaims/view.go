@@ -20,10 +20,21 @@ import (
 // no longer sees was dropped after its plan's move had landed, so the lanes
 // read next show the plan moved, and a plan done on another machine is not
 // claimed again.
-func (b *Backend) View(ctx context.Context) (*claims.View, error) {
+func (b *Backend) View(ctx context.Context) (*claims.View, error) { return b.read(ctx, false) }
+
+// Glance is View for picking: the keys without their values, each with the
+// lease last decoded at its revision or an unknown holder (a leased plan
+// is not picked whoever holds it); the transaction of a claim decides.
+func (b *Backend) Glance(ctx context.Context) (*claims.View, error) { return b.read(ctx, true) }
+
+func (b *Backend) read(ctx context.Context, keysOnly bool) (*claims.View, error) {
 	v := &claims.View{ReadAt: time.Now()}
+	opts := []clientv3.OpOption{clientv3.WithPrefix()}
+	if keysOnly {
+		opts = append(opts, clientv3.WithKeysOnly())
+	}
 	gctx, cancel := b.op(ctx)
-	g, err := b.cli.Get(gctx, b.prefix, clientv3.WithPrefix())
+	g, err := b.cli.Get(gctx, b.prefix, opts...)
 	cancel()
 	if err != nil {
 		return nil, b.unavailable(err)
@@ -33,9 +44,15 @@ func (b *Backend) View(ctx context.Context) (*claims.View, error) {
 		if slug == "" || strings.Contains(slug, "/") {
 			continue
 		}
-		v.Leases = append(v.Leases, b.remoteOf(slug, kv.Value, kv.CreateRevision, kv.ModRevision))
+		if keysOnly {
+			v.Leases = append(v.Leases, b.remoteKnown(slug, kv.CreateRevision, kv.ModRevision))
+		} else {
+			v.Leases = append(v.Leases, b.remoteOf(slug, kv.Value, kv.CreateRevision, kv.ModRevision))
+		}
 	}
-	b.pruneDecoded(v.Leases)
+	if !keysOnly {
+		b.pruneDecoded(v.Leases)
+	}
 	var snap *model.Snapshot
 	if b.lanes != nil {
 		snap, v.Tip, err = b.lanes.Read(ctx)
@@ -69,6 +86,18 @@ func (b *Backend) remoteOf(slug string, value []byte, created, modified int64) c
 		b.mu.Lock()
 		b.decoded[slug] = d
 		b.mu.Unlock()
+	}
+	return claims.Remote{Lease: d.lease, Slug: slug, Version: strconv.FormatInt(modified, 10), Live: true}
+}
+
+// remoteKnown is one key read without its value: the lease decoded at its
+// mod revision before, else one whose holder is not known.
+func (b *Backend) remoteKnown(slug string, created, modified int64) claims.Remote {
+	b.mu.Lock()
+	d, ok := b.decoded[slug]
+	b.mu.Unlock()
+	if !ok || d.rev != modified {
+		d.lease = model.Lease{AgentID: "(not read)", Token: strconv.FormatInt(created, 10), Backend: "etcd"}
 	}
 	return claims.Remote{Lease: d.lease, Slug: slug, Version: strconv.FormatInt(modified, 10), Live: true}
 }

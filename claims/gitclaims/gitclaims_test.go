@@ -56,3 +56,45 @@ func TestClaimRenewCompleteRoundTrip(t *testing.T) {
 		t.Fatalf("after complete: %+v %+v", vb.Snapshot.Plans, vb.Leases)
 	}
 }
+
+// A glance sees leases made since, and a plan moved on the integration
+// branch by another clone (it reads the branch again); a backend new to a
+// clone whose fetched branch is the remote's reads its lanes locally.
+func TestGlanceSeesNewLeasesAndMovedPlans(t *testing.T) {
+	bare := remoteWith(t, readyPlans(3))
+	a, dir := cloneOf(t, bare)
+	b, _ := cloneOf(t, bare)
+	view(t, a)
+	held, err := b.Claim(ctx, view(t, b), "features/p000.md", claims.Holder{AgentID: "mid-2"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := a.Glance(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Lease("p000") == nil || g.Snapshot.PlanAt("in-progress/p000.md") == nil {
+		t.Fatalf("a glance missed the new lease: %+v", g.Leases)
+	}
+	if _, err := a.Claim(ctx, g, "features/p000.md", claims.Holder{AgentID: "mid-1"}, time.Minute); !errors.Is(err, claims.ErrLost) {
+		t.Fatalf("claim of a glanced lease: %v", err)
+	}
+	if _, err := b.Complete(ctx, held, model.ReviewNeeded); err != nil {
+		t.Fatal(err)
+	}
+	g, err = a.Glance(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Snapshot.PlanAt("review-needed/p000.md") == nil || g.Snapshot.PlanAt("features/p000.md") != nil {
+		t.Fatalf("a glance after the move: %+v", g.Snapshot.Plans)
+	}
+	fresh, err := Open(claims.Config{Project: dir, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err = fresh.Glance(ctx)
+	if err != nil || g.Tip == "" || len(g.Snapshot.Plans) != 3 || g.Snapshot.PlanAt("review-needed/p000.md") == nil {
+		t.Fatalf("a new backend's glance: %+v %v", g, err)
+	}
+}

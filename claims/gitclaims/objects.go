@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // objectStore writes loose objects the way git does (zlib of "type size\0"
@@ -20,8 +21,13 @@ import (
 // writer of the same object never sees half of it). A claim writes three
 // small objects; three git processes for them were most of its CPU.
 type objectStore struct {
-	dir string // the repository's objects folder
+	dir  string   // the repository's objects folder
+	made sync.Map // fan-out folders known to exist
 }
+
+// deflaters are zlib writers to reuse: a new one allocates and clears
+// its tables, which was much of a claim's own CPU.
+var deflaters = sync.Pool{New: func() any { return zlib.NewWriter(nil) }}
 
 // openObjects finds the checkout's object store; a repository that is not
 // SHA-1 gets the git program instead.
@@ -48,12 +54,17 @@ func (s *objectStore) write(typ string, data []byte) (string, error) {
 		return oid, nil
 	}
 	var z bytes.Buffer
-	w := zlib.NewWriter(&z)
+	w := deflaters.Get().(*zlib.Writer)
+	w.Reset(&z)
 	w.Write([]byte(head))
 	w.Write(data)
 	w.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return "", err
+	deflaters.Put(w)
+	if _, ok := s.made.Load(oid[:2]); !ok {
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", err
+		}
+		s.made.Store(oid[:2], true)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "tmp_obj_")
 	if err != nil {

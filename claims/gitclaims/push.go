@@ -20,6 +20,7 @@ type update struct {
 type outcome struct {
 	ok     bool
 	reason string // git's words for a rejection
+	detail string // the remote's error line naming the ref, if any
 }
 
 // push sends updates as one push (atomic when more than one) with a lease on each ref's old
@@ -40,16 +41,34 @@ func (l *Lanes) push(ctx context.Context, ups []update) (map[string]outcome, err
 	}
 	out, err := l.git.run(ctx, nil, nil, args...)
 	res := parsePorcelain(string(out))
+	var ge *gitError
 	if len(res) == len(ups) {
+		if errors.As(err, &ge) {
+			for ref, o := range res {
+				o.detail = remoteError(ge.stderr, ref)
+				res[ref] = o
+			}
+		}
 		return res, nil
 	}
-	var ge *gitError
 	if errors.As(err, &ge) && !errors.Is(err, errTimedOut) && refused(ge.stderr) {
 		// The connection never got as far as updating anything.
 		return nil, l.unavailable(err)
 	}
 	// Unclear: the remote says what it holds now.
 	return l.settle(ctx, ups, err)
+}
+
+// remoteError is the remote's error line about ref in a push's stderr,
+// e.g. "cannot lock ref 'refs/…': reference already exists".
+func remoteError(stderr, ref string) string {
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.Contains(line, "'"+ref+"'") {
+			line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "remote:"))
+			return strings.TrimPrefix(line, "error: ")
+		}
+	}
+	return ""
 }
 
 // refused is a push that failed before the remote could update a ref.
@@ -111,9 +130,14 @@ func parsePorcelain(out string) map[string]outcome {
 	return res
 }
 
-// lockWords are a rejection for a ref lock held on the remote.
-func lockHeld(reason string) bool {
-	return strings.Contains(reason, "failed to lock") || strings.Contains(reason, "cannot lock") || strings.Contains(reason, "failed to update ref")
+// lockHeld is a rejection for a ref lock held on the remote. The remote
+// words a lost race the same ("failed to update ref"); its error line
+// tells them apart: the ref exists, or is not at the value expected.
+func lockHeld(o outcome) bool {
+	if strings.Contains(o.detail, "reference already exists") || strings.Contains(o.detail, "but expected") {
+		return false
+	}
+	return strings.Contains(o.reason, "failed to lock") || strings.Contains(o.reason, "cannot lock") || strings.Contains(o.reason, "failed to update ref")
 }
 
 // hidden are rejections for a namespace the remote does not take.
@@ -137,13 +161,21 @@ func (l *Lanes) pushLease(ctx context.Context, u update) error {
 			return nil
 		case namespaceRefused(o.reason):
 			return fmt.Errorf("remote %s refuses %s: %s: %w", l.remote, u.Ref, o.reason, claims.ErrUnavailable)
-		case lockHeld(o.reason) && try < 3:
+		case lockHeld(o) && try < 3:
 			time.Sleep(wait)
 			wait *= 2
 			continue
-		case lockHeld(o.reason):
+		case lockHeld(o):
 			return fmt.Errorf("remote %s: %s stays locked (%s): a leftover %s.lock on the remote? remove it there if no push is running: %w", l.remote, u.Ref, o.reason, u.Ref, claims.ErrUnavailable)
 		}
-		return fmt.Errorf("%s: %s: %w", u.Ref, o.reason, claims.ErrLost)
+		return fmt.Errorf("%s: %s: %w", u.Ref, orReason(o), claims.ErrLost)
 	}
+}
+
+// orReason is the remote's own words for a rejection when it gave them.
+func orReason(o outcome) string {
+	if o.detail != "" {
+		return o.detail
+	}
+	return o.reason
 }

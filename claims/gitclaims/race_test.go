@@ -22,13 +22,26 @@ var losses atomic.Int64
 // returns who got each slug (more than one name is a double claim).
 func raceClaims(t testing.TB, url string, clones int) map[string][]string {
 	t.Helper()
-	got := map[string][]string{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	backends := make([]*Backend, clones)
+	return race(t, clonesOf(t, url, clones))
+}
+
+// clonesOf is n clones of url, each with its backend.
+func clonesOf(t testing.TB, url string, n int) []*Backend {
+	t.Helper()
+	backends := make([]*Backend, n)
 	for i := range backends {
 		backends[i], _ = cloneOf(t, url)
 	}
+	return backends
+}
+
+// race has each of backends claim plans until none is left and returns
+// who got each slug.
+func race(t testing.TB, backends []*Backend) map[string][]string {
+	t.Helper()
+	got := map[string][]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for i, b := range backends {
 		wg.Add(1)
 		go func() {
@@ -36,7 +49,8 @@ func raceClaims(t testing.TB, url string, clones int) map[string][]string {
 			agent := "agent-" + string(rune('a'+i))
 			lost := 0
 			for range 500 {
-				v, err := b.View(ctx)
+				v, err := b.Glance(ctx) // as work-once picks
+
 				if err != nil {
 					t.Error(err)
 					return

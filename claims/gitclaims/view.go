@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,15 +204,24 @@ func (l *Lanes) catFile(ctx context.Context, want map[string][]byte) error {
 	return nil
 }
 
-// View reads the lanes and every lease in one fetch.
+// View reads the lanes and every lease in one fetch, skipped when the
+// remote's refs are all as last fetched: an ls-remote costs a fraction of
+// a fetch that finds nothing new, and a listing or a face mostly does.
 func (b *Backend) View(ctx context.Context) (*claims.View, error) {
-	if err := b.fetch(ctx, true); err != nil {
+	now, nowRefs, err := b.remoteRefs(ctx)
+	if err != nil {
 		return nil, err
 	}
 	read := time.Now()
 	tip, refs, err := b.refs(ctx)
-	if err != nil {
-		return nil, err
+	if err != nil || tip != now || !maps.Equal(refs, nowRefs) {
+		if err := b.fetch(ctx, true); err != nil {
+			return nil, err
+		}
+		read = time.Now()
+		if tip, refs, err = b.refs(ctx); err != nil {
+			return nil, err
+		}
 	}
 	extra := map[string][]byte{}
 	b.mu.Lock()
@@ -266,4 +276,78 @@ func remoteOf(slug, oid string, l model.Lease, seen time.Duration) claims.Remote
 	}
 	need := ttl + claims.Grace(ttl)
 	return claims.Remote{Lease: l, Slug: slug, Version: oid, SeenFor: seen, Need: need, Live: l.Corrupt == "" && seen < need}
+}
+
+// Glance is a view for picking at the cost of one ls-remote: the lease refs
+// as the remote holds them now, each with the lease this backend read
+// before or an unknown holder; the lanes are fetched again only when the
+// integration branch moved. A claim needs no more: its create-only push
+// decides, and a plan under any lease is not picked.
+func (b *Backend) Glance(ctx context.Context) (*claims.View, error) {
+	tip, refs, err := b.remoteRefs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	read := time.Now()
+	b.mu.Lock()
+	lanes := b.lanes
+	if b.lanesTip != tip {
+		lanes = nil
+	}
+	b.mu.Unlock()
+	if lanes == nil {
+		// A new process: the branch as last fetched is as good when the
+		// remote's is the same commit.
+		if local, _, err := b.refs(ctx); err == nil && local == tip {
+			if lanes, err = b.lanesAt(ctx, tip, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if lanes == nil {
+		// The branch moved: the full view reads it, and the leases with it.
+		return b.View(ctx)
+	}
+	// The lease clock is left alone: a lease seen for less time than it
+	// has been is only ever judged live for longer, and a pick needs no
+	// more than that a plan is leased.
+	v := &claims.View{Tip: tip, ReadAt: read, Leases: make([]claims.Remote, 0, len(refs))}
+	b.mu.Lock()
+	for slug, oid := range refs {
+		l, ok := b.leases[oid]
+		if !ok {
+			l = model.Lease{AgentID: "(not read)"}
+		}
+		v.Leases = append(v.Leases, remoteOf(slug, oid, l, 0))
+	}
+	b.mu.Unlock()
+	sort.Slice(v.Leases, func(i, j int) bool { return v.Leases[i].Slug < v.Leases[j].Slug })
+	v.Snapshot = claims.Overlay(lanes, v.Leases, float64(read.UnixNano())/1e9)
+	return v, nil
+}
+
+// remoteRefs asks the remote, in one ls-remote, for the integration
+// branch's tip and every lease ref: slug → oid.
+func (l *Lanes) remoteRefs(ctx context.Context) (string, map[string]string, error) {
+	head := "refs/heads/" + l.integration
+	out, err := l.git.run(ctx, nil, nil, "ls-remote", l.remote, head, LeaseRefs+"*")
+	if err != nil {
+		return "", nil, l.unavailable(err)
+	}
+	tip, refs := "", map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		oid, ref, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
+		}
+		if slug, ok := strings.CutPrefix(ref, LeaseRefs); ok {
+			refs[slug] = oid
+		} else if ref == head {
+			tip = oid
+		}
+	}
+	if tip == "" {
+		return "", nil, fmt.Errorf("remote %s has no branch %s: %w", l.remote, l.integration, claims.ErrUnavailable)
+	}
+	return tip, refs, nil
 }

@@ -104,6 +104,19 @@ func (r *remote) view(ctx context.Context) (*claims.View, error) {
 	return v, nil
 }
 
+// glance is the backend's cheaper read for picking, where it has one.
+func (r *remote) glance(ctx context.Context) (*claims.View, error) {
+	g, ok := r.b.(claims.Glancer)
+	if !ok {
+		return r.view(ctx)
+	}
+	v, err := g.Glance(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.where, err)
+	}
+	return v, nil
+}
+
 func (r *remote) options() model.Options {
 	w := r.w
 	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Now: r.t.NowSeconds(), History: r.t.History()}
@@ -180,7 +193,7 @@ func (r *remote) claimNext(ctx context.Context, worker model.Worker, skip map[st
 		if err := context.Cause(ctx); ctx.Err() != nil {
 			return claims.Held{}, nil, fmt.Errorf("stopped before claiming: %v", err)
 		}
-		v, err := r.view(ctx)
+		v, err := r.glance(ctx)
 		if err != nil {
 			return claims.Held{}, nil, err
 		}
