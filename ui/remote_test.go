@@ -173,3 +173,23 @@ func TestHubReadsRemoteForSessions(t *testing.T) {
 		t.Errorf("a served session's header does not name the claims backend:\n%s", m.View())
 	}
 }
+
+// A worker spawned from a face that reads remote claims claims there too,
+// whether fleetwatch.yaml or --claims chose the backend.
+func TestSpawnFromARemoteFaceClaimsRemotely(t *testing.T) {
+	t.Parallel()
+	h, _ := remoteHarness(t, 120, 36)
+	h.m.opt.Self = "/usr/local/bin/fleetwatch" // never run: only the spec is read
+	h.press("4", "s")
+	f := h.m.formShown()
+	if f == nil {
+		t.Fatalf("s opened no form: %q", h.footer())
+	}
+	s, err := h.m.formSpec(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args := strings.Join(s.Args(), " "); !strings.Contains(args, "--claims git") {
+		t.Errorf("spawned worker's command line %q lacks --claims git", args)
+	}
+}

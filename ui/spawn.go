@@ -210,6 +210,11 @@ func (m *Model) formSpec(f *spawnForm) (workers.SpawnSpec, error) {
 		// Agents working side by side each get their own checkout.
 		Worktree: f.run && f.offer.Git,
 	}
+	if m.remote != nil {
+		// The worker claims where this face reads, also when --claims
+		// chose it rather than fleetwatch.yaml.
+		s.Claims = m.remote.c.Backend.Name()
+	}
 	if f.choice < len(spawnTiers) {
 		s.Tier = f.choices[f.choice]
 	} else {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,6 +35,9 @@ type SpawnSpec struct {
 	Run      bool   // hand the plan to the executor; else claim only
 	Worktree bool   // work each claim in the agent's own git worktree
 	MaxPlans int    // 0 or 1: one plan
+	// Claims is the claims backend ("git", "etcd") of the face that
+	// spawns, when it was chosen there; "" leaves it to fleetwatch.yaml.
+	Claims string
 	// ReadOnly is a viewer's spawn (a session whose tree is read-only):
 	// Start refuses it with planfs.ErrReadOnly before anything runs.
 	ReadOnly bool
@@ -45,6 +49,9 @@ func (s SpawnSpec) Args() []string {
 	args := WorkArgs(s.Project, Spec{Agent: s.Agent, Tier: s.Tier, Endpoint: s.Endpoint, Model: s.Model, Registry: s.Registry, Run: s.Run, Worktree: s.Worktree})
 	if s.MaxPlans > 1 {
 		args = append(args, "--max-plans", strconv.Itoa(s.MaxPlans))
+	}
+	if s.Claims != "" {
+		args = append(args, "--claims", s.Claims)
 	}
 	return args
 }
@@ -76,6 +83,8 @@ func (s SpawnSpec) Check() error {
 		return errors.New("a registry needs an endpoint")
 	case s.MaxPlans < 0 || s.MaxPlans > MaxSpawnPlans:
 		return fmt.Errorf("max plans must be from 1 to %d, not %d", MaxSpawnPlans, s.MaxPlans)
+	case !slices.Contains([]string{"", "local", "git", "etcd"}, s.Claims):
+		return fmt.Errorf("claims: %q is not local, git or etcd", s.Claims)
 	}
 	return nil
 }

@@ -221,6 +221,7 @@ func TestSpawnSpecCheck(t *testing.T) {
 		{func(s *SpawnSpec) { s.Model = "q\nwen" }, "model:"},
 		{func(s *SpawnSpec) { s.Registry = "/srv/endpoints.yaml" }, "a registry needs an endpoint"},
 		{func(s *SpawnSpec) { s.MaxPlans = 101 }, "max plans must be from 1 to 100"},
+		{func(s *SpawnSpec) { s.Claims = "redis" }, `claims: "redis" is not local, git or etcd`},
 	} {
 		s := ok
 		c.edit(&s)
