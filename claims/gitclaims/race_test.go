@@ -50,7 +50,6 @@ func race(t testing.TB, backends []*Backend) map[string][]string {
 			lost := 0
 			for range 500 {
 				v, err := b.Glance(ctx) // as work-once picks
-
 				if err != nil {
 					t.Error(err)
 					return

@@ -29,6 +29,9 @@ type remote struct {
 	h      claims.Holder
 	stdout io.Writer
 	stderr io.Writer
+	// lost counts the races this run lost: a worker that has met a race
+	// expects more, and keeps spreading over the first picks.
+	lost int
 }
 
 // maxClaimTries bounds how many lost races one claim reads again after.
@@ -206,7 +209,7 @@ func (r *remote) claimNext(ctx context.Context, worker model.Worker, skip map[st
 		if len(picks) == 0 {
 			return claims.Held{}, v, nil
 		}
-		pick := claims.Next(picks, r.h.AgentID, try)
+		pick := claims.Next(picks, r.h.AgentID, r.lost)
 		held, err := r.b.Claim(ctx, v, pick.Plan.Rel, r.h, r.ttl)
 		switch {
 		case err == nil:
@@ -216,6 +219,7 @@ func (r *remote) claimNext(ctx context.Context, worker model.Worker, skip map[st
 			// read from sending us at the same plan again.
 			lost[pick.Plan.Rel] = true
 			try++
+			r.lost++
 			continue
 		}
 		return claims.Held{}, v, fmt.Errorf("%s: %w", r.where, err)
