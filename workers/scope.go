@@ -124,19 +124,21 @@ func (d *Driver) scanOnce(r *running, s *scanner) (fresh []string, ok bool) {
 	more := max(0, len(touched)-MaxTouched)
 	words := scopeWords(r.job.Scope, violations, len(touched))
 	capped, cappedV := touched[:len(touched)-more], violations[:min(len(violations), MaxTouched)]
-	st := &d.state
-	if st.Scope != words || st.TouchedMore != more || !slices.Equal(st.Touched, capped) || !slices.Equal(st.Violations, cappedV) {
-		st.Scope, st.Touched, st.TouchedMore, st.Violations = words, capped, more, cappedV
-		d.save()
-	}
 	for _, p := range violations {
 		if !s.reported[p] {
 			s.reported[p] = true
 			fresh = append(fresh, p)
 		}
 	}
+	// The log and the event first: whoever sees a violation in the state
+	// file finds it in both.
 	if len(fresh) > 0 {
 		d.reportViolations(r, fresh)
+	}
+	st := &d.state
+	if st.Scope != words || st.TouchedMore != more || !slices.Equal(st.Touched, capped) || !slices.Equal(st.Violations, cappedV) {
+		st.Scope, st.Touched, st.TouchedMore, st.Violations = words, capped, more, cappedV
+		d.save()
 	}
 	return fresh, true
 }
