@@ -43,8 +43,9 @@ type Backend interface {
 	// atomic push). It returns the plan's new rel.
 	Complete(ctx context.Context, held Held, to model.Lane) (string, error)
 	// MovePlan moves rel to lane on the integration branch for a verb that
-	// holds no lease (park, promote, return), by the agent or operator by.
-	MovePlan(ctx context.Context, rel string, to model.Lane, by string) (string, error)
+	// holds no lease (park, promote, return), by the agent or operator by,
+	// for the reason why ("" when none was given).
+	MovePlan(ctx context.Context, rel string, to model.Lane, by, why string) (string, error)
 	// Close ends the backend's session (etcd: its lease and connection).
 	Close() error
 }

@@ -76,6 +76,22 @@ func TestGitRemoteLeaseShownAndReleased(t *testing.T) {
 		t.Errorf("the lease is still on the remote after the UI released it: %+v", r)
 	}
 	if !h.m.planExists("bugs/crash-on-save.md") {
-		t.Errorf("after the release the UI does not show crash-on-save ready again: %v", h.rows())
+		t.Fatalf("after the release the UI does not show crash-on-save ready again: %v", h.rows())
+	}
+
+	// A park's reason goes with the move, into its commit on the remote.
+	h.selectPlan("bugs/crash-on-save.md")
+	h.press("a")
+	if d := h.m.dialogShown(); d == nil || d.input == nil {
+		t.Fatalf("a opened no dialog with a reason: %s", h.footer())
+	}
+	h.typeText("waits on the vendor fix")
+	h.press("enter")
+	if f := h.footer(); !strings.Contains(f, "parked crash-on-save") {
+		t.Fatalf("park through the remote: %s", f)
+	}
+	out, err := exec.Command("git", "-C", bare, "log", "-1", "--format=%B", "main").Output()
+	if err != nil || !strings.Contains(string(out), "waits on the vendor fix") {
+		t.Errorf("the park's commit on the remote says %q (%v)", out, err)
 	}
 }

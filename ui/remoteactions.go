@@ -76,9 +76,9 @@ func (v remoteVerb) planRel(rel string) string {
 // move moves rel to lane on the remote branch, then drops the lease it
 // had: the plan is set aside, and a lease on it would hold it once it
 // comes back.
-func (v remoteVerb) move(what, done, rel string, to model.Lane) tea.Cmd {
+func (v remoteVerb) move(what, done, rel string, to model.Lane, why string) tea.Cmd {
 	return remoteCmd(what, func(ctx context.Context) (string, error) {
-		dst, err := v.b.MovePlan(ctx, v.planRel(rel), to, v.agent)
+		dst, err := v.b.MovePlan(ctx, v.planRel(rel), to, v.agent, why)
 		if err != nil {
 			return "", err
 		}
@@ -129,7 +129,7 @@ func (v remoteVerb) recover(rel string) tea.Cmd {
 func (v remoteVerb) complete(rel string, to model.Lane) tea.Cmd {
 	if v.lease == nil {
 		// In progress on the branch with no lease: a move.
-		return v.move("complete", "moved", rel, to)
+		return v.move("complete", "moved", rel, to, "")
 	}
 	return remoteCmd("complete", func(ctx context.Context) (string, error) {
 		h, err := v.held()
@@ -168,16 +168,16 @@ func (m *Model) remoteDo(verb model.Verb, rel string, lease *model.Lease) func(m
 	v := m.remoteVerbFor(lease)
 	switch verb {
 	case model.Promote:
-		return func(to model.Lane, _ string) tea.Cmd { return v.move("promote", "promoted", rel, to) }
+		return func(to model.Lane, _ string) tea.Cmd { return v.move("promote", "promoted", rel, to, "") }
 	case model.Park:
-		return func(to model.Lane, _ string) tea.Cmd { return v.move("park", "parked", rel, to) }
+		return func(to model.Lane, reason string) tea.Cmd { return v.move("park", "parked", rel, to, reason) }
 	case model.Return:
 		if v.lease != nil {
 			// A leased plan never left its ready lane: return is release.
 			return func(model.Lane, string) tea.Cmd { return v.release(rel) }
 		}
 		back := m.returnLane(rel)
-		return func(model.Lane, string) tea.Cmd { return v.move("return", "returned", rel, back) }
+		return func(model.Lane, string) tea.Cmd { return v.move("return", "returned", rel, back, "") }
 	case model.Release:
 		return func(model.Lane, string) tea.Cmd { return v.release(rel) }
 	case model.Recover:

@@ -95,7 +95,7 @@ func TestCompleteMovesOnGit(t *testing.T) {
 	if _, err := b.Complete(ctx, h2, model.Completed); !errors.Is(err, claims.ErrLost) {
 		t.Fatalf("complete of a released lease: %v, want ErrLost", err)
 	}
-	if dst, err := b.MovePlan(ctx, "features/p001.md", model.Blocked, "operator"); err != nil || dst != "blocked/p001.md" {
+	if dst, err := b.MovePlan(ctx, "features/p001.md", model.Blocked, "operator", ""); err != nil || dst != "blocked/p001.md" {
 		t.Fatalf("move plan: %q, %v", dst, err)
 	}
 	v = viewOf(t, b)

@@ -330,7 +330,7 @@ func (b *Backend) Complete(ctx context.Context, held claims.Held, to model.Lane)
 	if len(g.Kvs) == 0 || g.Kvs[0].ModRevision != ver {
 		return "", fmt.Errorf("%s: lease lost before completing: %w", held.Slug, claims.ErrLost)
 	}
-	dst, err := b.lanes.Move(ctx, held.Rel, to, held.Lease.AgentID)
+	dst, err := b.lanes.Move(ctx, held.Rel, to, held.Lease.AgentID, "")
 	if err != nil {
 		return "", err
 	}
@@ -342,11 +342,11 @@ func (b *Backend) Complete(ctx context.Context, held claims.Held, to model.Lane)
 
 // MovePlan moves rel to lane on the integration branch for a verb that
 // holds no lease.
-func (b *Backend) MovePlan(ctx context.Context, rel string, to model.Lane, by string) (string, error) {
+func (b *Backend) MovePlan(ctx context.Context, rel string, to model.Lane, by, why string) (string, error) {
 	if b.lanes == nil {
 		return "", b.noRemote(rel)
 	}
-	return b.lanes.Move(ctx, rel, to, by)
+	return b.lanes.Move(ctx, rel, to, by, why)
 }
 
 func (b *Backend) noRemote(rel string) error {

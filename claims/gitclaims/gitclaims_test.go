@@ -3,6 +3,7 @@ package gitclaims
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,23 @@ func TestGlanceSeesNewLeasesAndMovedPlans(t *testing.T) {
 	g, err = fresh.Glance(ctx)
 	if err != nil || g.Tip == "" || len(g.Snapshot.Plans) != 3 || g.Snapshot.PlanAt("review-needed/p000.md") == nil {
 		t.Fatalf("a new backend's glance: %+v %v", g, err)
+	}
+}
+
+// A move records who made it and why in its commit on the integration
+// branch, where every machine reads it.
+func TestMovePlanRecordsTheReason(t *testing.T) {
+	bare := remoteWith(t, readyPlans(2))
+	a, _ := cloneOf(t, bare)
+	dst, err := a.MovePlan(ctx, "features/p001.md", model.Blocked, "operator", "waits on the vendor's API key")
+	if err != nil || dst != "blocked/p001.md" {
+		t.Fatalf("move: %q %v", dst, err)
+	}
+	msg := gitIn(t, bare, "log", "-1", "--format=%B", "dev")
+	if !strings.Contains(msg, "p001 to blocked (operator)") || !strings.Contains(msg, "waits on the vendor's API key") {
+		t.Errorf("the move's commit says %q", msg)
+	}
+	if v := view(t, a); v.Snapshot.PlanAt("blocked/p001.md") == nil {
+		t.Errorf("plans after the move: %+v", v.Snapshot.Plans)
 	}
 }

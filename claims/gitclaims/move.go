@@ -78,16 +78,20 @@ func (l *Lanes) moveCommit(ctx context.Context, tip, rel string, to model.Lane, 
 
 // Move moves rel to lane on the remote integration branch, rebuilt on the
 // branch's new tip when it moved, and returns the new rel.
-func (l *Lanes) Move(ctx context.Context, rel string, to model.Lane, by string) (string, error) {
-	return l.moveWith(ctx, rel, to, by, nil)
+func (l *Lanes) Move(ctx context.Context, rel string, to model.Lane, by, why string) (string, error) {
+	return l.moveWith(ctx, rel, to, by, why, nil)
 }
 
 // moveWith pushes the move of rel together with also, atomically; only the
 // branch part is rebuilt and retried when the branch moved, and a rejection
 // of also is ErrLost.
-func (l *Lanes) moveWith(ctx context.Context, rel string, to model.Lane, by string, also *update) (string, error) {
+func (l *Lanes) moveWith(ctx context.Context, rel string, to model.Lane, by, why string, also *update) (string, error) {
 	branch := "refs/heads/" + l.integration
 	msg := fmt.Sprintf("fleetwatch: %s to %s (%s)", model.Rel(rel).Slug(), to, by)
+	if why = strings.TrimSpace(why); why != "" {
+		// The reason a park gives is kept where every machine reads it.
+		msg += "\n\n" + why
+	}
 	for try := 0; try < maxMoveTries; try++ {
 		if err := l.fetch(ctx, false); err != nil {
 			return "", err
@@ -125,11 +129,11 @@ func (l *Lanes) moveWith(ctx context.Context, rel string, to model.Lane, by stri
 // Complete moves held's plan to lane and drops its lease ref in one atomic
 // push: the plan is never both done and free, nor moved and still leased.
 func (b *Backend) Complete(ctx context.Context, held claims.Held, to model.Lane) (string, error) {
-	return b.moveWith(ctx, held.Rel, to, held.Lease.AgentID, &update{Ref: leaseRef(held.Slug), Old: held.Version})
+	return b.moveWith(ctx, held.Rel, to, held.Lease.AgentID, "", &update{Ref: leaseRef(held.Slug), Old: held.Version})
 }
 
 // MovePlan moves rel to lane on the integration branch for a verb that
 // holds no lease.
-func (b *Backend) MovePlan(ctx context.Context, rel string, to model.Lane, by string) (string, error) {
-	return b.Move(ctx, rel, to, by)
+func (b *Backend) MovePlan(ctx context.Context, rel string, to model.Lane, by, why string) (string, error) {
+	return b.Move(ctx, rel, to, by, why)
 }

@@ -155,7 +155,7 @@ func (r *remote) parkOrReturn(ctx context.Context) int {
 			to = lane
 		}
 	}
-	dst, err := r.b.MovePlan(ctx, rel, to, r.w.agent)
+	dst, err := r.b.MovePlan(ctx, rel, to, r.w.agent, "")
 	if err != nil {
 		return r.hardFail(fmt.Errorf("%s: %s: %w", verb, rel, err))
 	}
