@@ -251,6 +251,11 @@ func (b *Backend) TakeOver(ctx context.Context, v *claims.View, slug string, h c
 		return b.create(ctx, slug, rel, h, ttl, r.Epoch+1, 0)
 	}
 	kv := g.Kvs[0]
+	if strconv.FormatInt(kv.ModRevision, 10) != r.Version {
+		// Not the lease v saw: another worker renewed it or took it
+		// over first.
+		return claims.Held{}, fmt.Errorf("%s: its lease changed since it was read: %w", slug, claims.ErrLost)
+	}
 	if kv.Lease != 0 {
 		return claims.Held{}, &claims.TooEarlyError{Slug: slug, Need: b.timeToLive(ctx, clientv3.LeaseID(kv.Lease))}
 	}
