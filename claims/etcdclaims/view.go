@@ -44,11 +44,7 @@ func (b *Backend) read(ctx context.Context, keysOnly bool) (*claims.View, error)
 		if slug == "" || strings.Contains(slug, "/") {
 			continue
 		}
-		if keysOnly {
-			v.Leases = append(v.Leases, b.remoteKnown(slug, kv.CreateRevision, kv.ModRevision))
-		} else {
-			v.Leases = append(v.Leases, b.remoteOf(slug, kv.Value, kv.CreateRevision, kv.ModRevision))
-		}
+		v.Leases = append(v.Leases, b.remoteOf(slug, kv.Value, keysOnly, kv.CreateRevision, kv.ModRevision))
 	}
 	if !keysOnly {
 		b.pruneDecoded(v.Leases)
@@ -71,12 +67,18 @@ func (b *Backend) read(ctx context.Context, keysOnly bool) (*claims.View, error)
 // server deletes it when its lease expires; a value that cannot be read is
 // a corrupt lease, which blocks its plan until it expires or is recovered.
 // A key's value is decoded once per mod revision (decoded), not at every
-// read: a view of a thousand leases decodes only what changed.
-func (b *Backend) remoteOf(slug string, value []byte, created, modified int64) claims.Remote {
+// read: a view of a thousand leases decodes only what changed. A key read
+// without its value (keysOnly) not decoded at its revision before is a
+// lease whose holder is not known.
+func (b *Backend) remoteOf(slug string, value []byte, keysOnly bool, created, modified int64) claims.Remote {
 	b.mu.Lock()
 	d, ok := b.decoded[slug]
 	b.mu.Unlock()
-	if !ok || d.rev != modified {
+	switch {
+	case ok && d.rev == modified:
+	case keysOnly:
+		d.lease = model.Lease{AgentID: "(not read)", Token: strconv.FormatInt(created, 10), Backend: "etcd"}
+	default:
 		l, err := model.DecodeLease(value)
 		if err != nil {
 			l = model.Lease{Corrupt: "etcd key: " + err.Error()}
@@ -86,18 +88,6 @@ func (b *Backend) remoteOf(slug string, value []byte, created, modified int64) c
 		b.mu.Lock()
 		b.decoded[slug] = d
 		b.mu.Unlock()
-	}
-	return claims.Remote{Lease: d.lease, Slug: slug, Version: strconv.FormatInt(modified, 10), Live: true}
-}
-
-// remoteKnown is one key read without its value: the lease decoded at its
-// mod revision before, else one whose holder is not known.
-func (b *Backend) remoteKnown(slug string, created, modified int64) claims.Remote {
-	b.mu.Lock()
-	d, ok := b.decoded[slug]
-	b.mu.Unlock()
-	if !ok || d.rev != modified {
-		d.lease = model.Lease{AgentID: "(not read)", Token: strconv.FormatInt(created, 10), Backend: "etcd"}
 	}
 	return claims.Remote{Lease: d.lease, Slug: slug, Version: strconv.FormatInt(modified, 10), Live: true}
 }

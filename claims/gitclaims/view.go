@@ -212,6 +212,11 @@ func (b *Backend) View(ctx context.Context) (*claims.View, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.viewAt(ctx, now, nowRefs)
+}
+
+// viewAt is View once the remote has said it holds tip now and nowRefs.
+func (b *Backend) viewAt(ctx context.Context, now string, nowRefs map[string]string) (*claims.View, error) {
 	read := time.Now()
 	tip, refs, err := b.refs(ctx)
 	if err != nil || tip != now || !maps.Equal(refs, nowRefs) {
@@ -248,9 +253,14 @@ func (b *Backend) View(ctx context.Context) (*claims.View, error) {
 		v.Leases = append(v.Leases, remoteOf(slug, oid, b.leases[oid], seen[slug]))
 	}
 	b.mu.Unlock()
+	return overlaid(v, lanes), nil
+}
+
+// overlaid sorts v's leases and lays them over lanes as v's snapshot.
+func overlaid(v *claims.View, lanes *model.Snapshot) *claims.View {
 	sort.Slice(v.Leases, func(i, j int) bool { return v.Leases[i].Slug < v.Leases[j].Slug })
-	v.Snapshot = claims.Overlay(lanes, v.Leases, float64(read.UnixNano())/1e9)
-	return v, nil
+	v.Snapshot = claims.Overlay(lanes, v.Leases, float64(v.ReadAt.UnixNano())/1e9)
+	return v
 }
 
 // decodeLease reads a lease commit's lease.json; one that cannot be read
@@ -306,7 +316,7 @@ func (b *Backend) Glance(ctx context.Context) (*claims.View, error) {
 	}
 	if lanes == nil {
 		// The branch moved: the full view reads it, and the leases with it.
-		return b.View(ctx)
+		return b.viewAt(ctx, tip, refs)
 	}
 	// The lease clock is left alone: a lease seen for less time than it
 	// has been is only ever judged live for longer, and a pick needs no
@@ -321,9 +331,7 @@ func (b *Backend) Glance(ctx context.Context) (*claims.View, error) {
 		v.Leases = append(v.Leases, remoteOf(slug, oid, l, 0))
 	}
 	b.mu.Unlock()
-	sort.Slice(v.Leases, func(i, j int) bool { return v.Leases[i].Slug < v.Leases[j].Slug })
-	v.Snapshot = claims.Overlay(lanes, v.Leases, float64(read.UnixNano())/1e9)
-	return v, nil
+	return overlaid(v, lanes), nil
 }
 
 // remoteRefs asks the remote, in one ls-remote, for the integration

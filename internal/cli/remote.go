@@ -109,11 +109,11 @@ func (r *remote) view(ctx context.Context) (*claims.View, error) {
 
 // glance is the backend's cheaper read for picking, where it has one.
 func (r *remote) glance(ctx context.Context) (*claims.View, error) {
-	g, ok := r.b.(claims.Glancer)
-	if !ok {
-		return r.view(ctx)
+	read := r.b.View
+	if g, ok := r.b.(claims.Glancer); ok {
+		read = g.Glance
 	}
-	v, err := g.Glance(ctx)
+	v, err := read(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.where, err)
 	}
