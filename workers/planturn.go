@@ -47,6 +47,11 @@ func (d *Driver) jobPlaceholders(job Job, ph *Placeholders) {
 func (d *Driver) planTurnDone(r *running, o Outcome) Outcome {
 	job := r.job
 	slug := model.SlugOf(path.Base(job.Rel))
+	if err := d.handInProposal(r); err != nil {
+		reason := "the plan turn's proposal cannot be handed in: " + errText(err)
+		d.Log.Printf("%s", reason)
+		return d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
+	}
 	if _, err := os.Lstat(job.Proposal); errors.Is(err, fs.ErrNotExist) {
 		reason := "the plan turn wrote no proposal"
 		d.Log.Printf("%s (expected %s)", reason, job.Proposal)

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"fleetwatch/internal/gitenv"
+	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -152,9 +153,14 @@ type Driver struct {
 	// Keeper, when set, holds the lease instead of the tree's lease file
 	// (a remote claims backend); the plan then stays in its ready lane.
 	Keeper Keeper
+	// Sandbox is fleetwatch.yaml's `sandbox:`; SandboxWrite the extra
+	// paths the endpoint lets its agents write (`sandbox_write:`).
+	Sandbox      sandbox.Mode
+	SandboxWrite []string
 
-	state    State
-	lock     *os.File
+	state     State
+	contained bool // agents run in a Landlock domain
+	lock      *os.File
 	treeGone bool // the heartbeat found .plans/ gone
 }
 
@@ -185,7 +191,14 @@ func (d *Driver) Start(echo io.Writer) error {
 	if d.Argv == nil {
 		d.state.Note = "claiming"
 	}
+	if err := d.containment(); err != nil && d.Argv != nil {
+		d.Log.Printf("%v", err)
+		d.Log.Close()
+		d.lock.Close()
+		return err
+	}
 	d.Log.Printf("start pid %d agent %s tier %s model %q", d.state.PID, d.Worker.AgentID, d.Worker.Tier, d.Worker.Model)
+	d.Log.Printf("%s", d.state.Contained)
 	return d.save()
 }
 
@@ -360,6 +373,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	if r == nil {
 		return failed
 	}
+	defer d.closeBox(r)
 	if job.OnStart != nil {
 		job.OnStart()
 	}
@@ -371,6 +385,7 @@ type running struct {
 	job       Job
 	me        planfs.Actor // who the driver acts as: the agent, with its lease's token
 	cmd       *exec.Cmd
+	box       *box
 	pgid      int
 	done      chan error // the agent's exit, once
 	streams   *agentStreams
@@ -392,15 +407,33 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	}
 	d.jobPlaceholders(job, &ph)
 	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}}
+	bx, err := d.openBox(job, dir)
+	if err != nil {
+		reason := "cannot prepare the agent's sandbox: " + errText(err)
+		d.Log.Printf("%s", reason)
+		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
+	}
+	if bx.proposal != "" {
+		ph.Proposal = bx.proposal
+	}
 	argv := ph.Expand(d.argvFor(job))
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
 	d.save()
+	d.logContained(job)
+	r.box = bx
+	started, err := bx.argv(d.contained, argv)
+	if err != nil {
+		bx.close()
+		reason := "executor did not start: " + errText(err)
+		d.Log.Printf("%s", reason)
+		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
+	}
 
-	r.cmd = exec.Command(argv[0], argv[1:]...)
+	r.cmd = exec.Command(started[0], started[1:]...)
 	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
-	r.cmd.Env = gitenv.Env(append(append(ph.Env(), job.Env...), "PWD="+dir)...)
+	r.cmd.Env = gitenv.Env(append(append(append(ph.Env(), job.Env...), bx.env...), "PWD="+dir)...)
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
@@ -419,10 +452,12 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		}
 	}
 	if err != nil {
+		bx.close()
 		reason := "executor did not start: " + errText(err)
 		d.Log.Printf("%s", reason)
 		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
 	}
+	bx.broker.agent.Store(int64(r.cmd.Process.Pid))
 	r.streams, r.pgid = streams, r.cmd.Process.Pid
 	r.done = make(chan error, 1)
 	go func() { r.done <- r.cmd.Wait() }()
@@ -469,6 +504,8 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			// daemon that called setsid) goes with it.
 			d.stop(r, nil)
 			return d.finished(r, scan, exitStatus(err, r.cmd), renewing)
+		case q := <-r.box.broker.requests():
+			d.answer(r, q)
 		case <-scan.due():
 			if o, over := d.scanTick(r, scan); over {
 				return o
@@ -478,6 +515,9 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			reapAdopted(adoptedOrphans(r.pgid))
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 			d.save()
+			if renewing {
+				d.bringBranch(r)
+			}
 			// A plan taken back (an operator's release, a recover) is
 			// noticed within a pulse, not only at the next renewal, which
 			// can be many minutes away: a second worker may already have it.
@@ -499,6 +539,9 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			}
 			d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
 			d.stop(r, r.done)
+			if renewing {
+				d.bringBranch(r)
+			}
 			o := d.giveBack(rel, r.me, reason, Outcome{Code: -1, Stopped: true, Note: reason})
 			o.Stopped = true
 			return o
@@ -603,6 +646,7 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 		d.Log.Printf("%s", o.Note)
 		return o
 	}
+	d.bringBranch(r)
 	// The last look at what the build touched, before anything moves on.
 	if o, over := d.scanFinal(r, scan, o); over {
 		return o

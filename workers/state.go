@@ -73,6 +73,9 @@ type State struct {
 	Touched     []string `json:"touched,omitempty"`
 	TouchedMore int      `json:"touched_more,omitempty"`
 	Violations  []string `json:"violations,omitempty"`
+	// Contained says how the driver's agents run: "agents are contained
+	// (Landlock ABI 7)", or why they are not.
+	Contained string `json:"contained,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }

@@ -1,0 +1,184 @@
+package workers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"syscall"
+
+	"fleetwatch/coord"
+	"fleetwatch/internal/sandbox"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// SandboxDir holds each agent's own git store and caches, under the
+// project: var/fleet/sandbox/<agent>/.
+const SandboxDir = "var/fleet/sandbox"
+
+// containment settles, once per driver, whether its agents run contained
+// and the line that says so; under `sandbox: require` on a host without
+// Landlock it is the error that stops the driver from starting.
+func (d *Driver) containment() error {
+	contained, line, err := sandbox.Status(d.Sandbox)
+	if err != nil {
+		return err
+	}
+	d.contained, d.state.Contained = contained, line
+	return nil
+}
+
+// box is one run's containment: a private folder for the driver's socket
+// and the agent's temp dir (removed when the run ends), the agent's own
+// git store when it works in a worktree, and the argv and environment
+// that start it.
+type box struct {
+	run      string // private: sock and tmp/
+	tmp      string
+	out      string // where a plan turn writes its proposal
+	git      *gitBox
+	broker   *broker
+	env      []string
+	policy   sandbox.Policy
+	proposal string // the agent's copy of job.Proposal, when it writes one
+}
+
+// openBox prepares job's run in dir. Every run gets a socket and a temp
+// dir, contained or not: the verbs an agent runs take one path.
+func (d *Driver) openBox(job Job, dir string) (*box, error) {
+	run, err := os.MkdirTemp("", "fw-")
+	if err != nil {
+		return nil, err
+	}
+	b := &box{run: run, tmp: filepath.Join(run, "tmp"), out: filepath.Join(run, "out")}
+	fail := func(err error) (*box, error) {
+		b.close()
+		return nil, err
+	}
+	for _, p := range []string{b.tmp, b.out} {
+		if err := os.Mkdir(p, 0o700); err != nil {
+			return fail(err)
+		}
+	}
+	home := filepath.Join(d.Tree.Project, filepath.FromSlash(SandboxDir), SafeID(d.Worker.AgentID))
+	cache := filepath.Join(home, "cache")
+	if err := mkdirIn(d.Tree.Project, cache); err != nil {
+		return fail(fmt.Errorf("%s: %v", cache, errText(err)))
+	}
+	sock := filepath.Join(run, "sock")
+	if b.broker, err = listenBroker(sock); err != nil {
+		return fail(fmt.Errorf("driver socket: %v", errText(err)))
+	}
+	b.env = append(sandbox.PrivateEnv(b.tmp, cache), SocketEnv+"="+sock)
+	b.policy.Write = []string{b.tmp, b.out, cache}
+	if job.Worktree != "" {
+		b.policy.Write = append(b.policy.Write, job.Worktree)
+		ref := "refs/heads/" + FeatureBranch(model.SlugOf(path.Base(job.Rel)))
+		if d.contained && hasRef(job.Worktree, "HEAD") {
+			g, err := openGitBox(d.Tree.Project, job.Worktree, filepath.Join(home, "git"), ref)
+			if err != nil {
+				return fail(err)
+			}
+			b.git = g
+			b.env = append(b.env, g.env()...)
+			b.policy.Write = append(b.policy.Write, g.writable()...)
+		}
+	}
+	b.policy.Write = append(b.policy.Write, d.SandboxWrite...)
+	if job.Mode == ModePlan && job.Proposal != "" {
+		b.proposal = filepath.Join(b.out, filepath.Base(job.Proposal))
+	}
+	return b, nil
+}
+
+// argv is what starts argv in the box: through the helper when contained.
+func (b *box) argv(contained bool, argv []string) ([]string, error) {
+	if !contained {
+		return argv, nil
+	}
+	return b.policy.Wrap(argv)
+}
+
+func (b *box) close() {
+	if b == nil {
+		return
+	}
+	b.broker.close()
+	os.RemoveAll(b.run)
+}
+
+// closeBox ends r's box once the run is over.
+func (d *Driver) closeBox(r *running) {
+	if g := r.box.git; g != nil {
+		if err := g.settle(); err != nil {
+			d.Log.Printf("could not reset the worktree's index to its branch: %v", err)
+		}
+	}
+	r.box.close()
+}
+
+// bringBranch brings what the agent committed in its own store into the
+// project's branch; the driver calls it while it holds the lease.
+func (d *Driver) bringBranch(r *running) {
+	if r.box == nil || r.box.git == nil {
+		return
+	}
+	tip, err := r.box.git.bring(d.Worker.AgentID)
+	switch {
+	case err != nil:
+		d.Log.Printf("could not bring the agent's commits: %v", err)
+	case tip != "":
+		d.Log.Printf("brought %s to %.12s", r.box.git.ref, tip)
+	}
+}
+
+// handInProposal copies the proposal a contained plan turn wrote in its
+// own folder to where the coordinator keeps it; the agent never writes
+// the inbox itself.
+func (d *Driver) handInProposal(r *running) error {
+	if r.box == nil || r.box.proposal == "" {
+		return nil
+	}
+	f, err := os.OpenFile(r.box.proposal, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // none written: the turn's end says so
+	}
+	if err != nil {
+		return fmt.Errorf("the proposal %s: %v", r.box.proposal, errText(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("the proposal %s is not a regular file", r.box.proposal)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, coord.MaxProposal+1))
+	if err != nil {
+		return err
+	}
+	if err := mkdirIn(d.Tree.Project, filepath.Dir(r.job.Proposal)); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(r.job.Proposal, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(data); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// logContained records in the event log how the agent runs: contained or
+// not (the driver's log said so once, when it started).
+func (d *Driver) logContained(job Job) {
+	event := "contained"
+	if !d.contained {
+		event = "uncontained"
+	}
+	d.Tree.LogEvent(planfs.Event{
+		Event: event, Slug: model.SlugOf(path.Base(job.Rel)), From: job.Rel, To: job.Rel, AgentID: d.Worker.AgentID, Reason: d.state.Contained,
+	})
+}

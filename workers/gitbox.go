@@ -1,0 +1,318 @@
+package workers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"fleetwatch/internal/gitenv"
+)
+
+// A contained agent commits into a git store of its own, never into the
+// project's: Landlock grants unlink and rename per folder, and the
+// project's refs/heads/feature/ and objects/ folders are shared with every
+// other plan's branch, so write access there would let an agent rewrite or
+// delete what is not its own. The layout:
+//
+//   - GIT_DIR points at var/fleet/sandbox/<agent>/git, a git dir the driver
+//     refills before each run: the project's config, its branches and tags
+//     as packed refs, the plan's branch as a loose ref and HEAD, the index
+//     of the worktree, and an objects folder whose alternate is the
+//     project's (read, never written); GIT_WORK_TREE is its worktree;
+//   - the driver brings the plan's branch into the project after each turn
+//     and at each heartbeat: it packs the objects the tip needs from the
+//     agent's store into the project's, checks the tip is a commit, and
+//     moves refs/heads/feature/<slug> with a compare-and-swap; when the run
+//     ends it resets the worktree's own index to the branch.
+//
+// (GIT_COMMON_DIR beside the worktree's admin folder is not enough: git
+// keeps refs in the common dir its commondir file names, whatever the
+// variable says.) An agent that unsets the variables finds the project's
+// store through its worktree's .git file and is refused there with EACCES.
+type gitBox struct {
+	project string // the project's top folder
+	common  string // the project's git common dir
+	admin   string // the worktree's admin folder in common/worktrees/
+	wt      string // the worktree
+	store   string // the agent's own git dir
+	ref     string // refs/heads/feature/<slug>
+}
+
+// openGitBox prepares the agent's store for a run in worktree wt on
+// branch ref (fully qualified).
+func openGitBox(project, wt, store, ref string) (*gitBox, error) {
+	common, err := git(project, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return nil, err
+	}
+	admin, err := worktreeAdmin(common, wt)
+	if err != nil {
+		return nil, err
+	}
+	b := &gitBox{project: project, common: filepath.Clean(common), admin: admin, wt: wt, store: store, ref: ref}
+	if err := b.refill(); err != nil {
+		return nil, fmt.Errorf("the agent's git store %s: %v", store, errText(err))
+	}
+	return b, nil
+}
+
+// worktreeAdmin finds wt's admin folder and checks both halves of the link
+// agree: wt/.git names a folder directly under common/worktrees/ whose
+// gitdir file names wt/.git back. The agent wrote both before (it is its
+// worktree), so neither alone is believed.
+func worktreeAdmin(common, wt string) (string, error) {
+	link := filepath.Join(wt, ".git")
+	fi, err := os.Lstat(link)
+	if err != nil {
+		return "", fmt.Errorf("worktree %s: %v", wt, errText(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("worktree %s: .git is not a git worktree's link file", wt)
+	}
+	data, err := readSmall(link)
+	if err != nil {
+		return "", err
+	}
+	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return "", fmt.Errorf("worktree %s: .git does not name a git dir", wt)
+	}
+	if !filepath.IsAbs(admin) {
+		admin = filepath.Join(wt, admin)
+	}
+	admin = filepath.Clean(admin)
+	if filepath.Dir(admin) != filepath.Join(common, "worktrees") {
+		return "", fmt.Errorf("worktree %s: its git dir %s is not one of the project's worktrees", wt, admin)
+	}
+	back, err := readSmall(filepath.Join(admin, "gitdir"))
+	if err != nil {
+		return "", err
+	}
+	if filepath.Clean(strings.TrimSpace(string(back))) != filepath.Clean(link) {
+		return "", fmt.Errorf("worktree %s: %s names another worktree", wt, filepath.Join(admin, "gitdir"))
+	}
+	return admin, nil
+}
+
+// readSmall reads a git link or ref file, never through a symlink.
+func readSmall(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4096))
+}
+
+// refill rewrites everything in the store but its objects, which may hold
+// what the agent staged and has not committed yet.
+func (b *gitBox) refill() error {
+	if err := os.MkdirAll(filepath.Join(b.store, "objects", "info"), 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{"refs", "packed-refs", "logs", "hooks", "info", "config", "HEAD", "shallow", "worktrees"} {
+		if err := os.RemoveAll(filepath.Join(b.store, name)); err != nil {
+			return err
+		}
+	}
+	cfg, err := os.ReadFile(filepath.Join(b.common, "config"))
+	if err != nil {
+		return err
+	}
+	refs, err := git(b.project, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/", "refs/tags/", "refs/remotes/")
+	if err != nil {
+		return err
+	}
+	var packed strings.Builder
+	tip := ""
+	for _, line := range strings.Split(refs, "\n") {
+		id, name, ok := strings.Cut(line, " ")
+		switch {
+		case !ok:
+		case name == b.ref:
+			tip = id
+		default:
+			packed.WriteString(line + "\n")
+		}
+	}
+	index, err := readIndex(filepath.Join(b.admin, "index"))
+	if err != nil {
+		return err
+	}
+	files := map[string]string{
+		"config":                  string(cfg),
+		"HEAD":                    "ref: " + b.ref + "\n",
+		"packed-refs":             packed.String(),
+		"objects/info/alternates": filepath.Join(b.common, "objects") + "\n",
+	}
+	if tip != "" {
+		files[filepath.FromSlash(b.ref)] = tip + "\n"
+	}
+	if data, err := os.ReadFile(filepath.Join(b.common, "shallow")); err == nil {
+		files["shallow"] = string(data)
+	}
+	if index != nil {
+		files["index"] = string(index)
+	}
+	for name, text := range files {
+		p := filepath.Join(b.store, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(filepath.Join(b.store, "refs", "tags"), 0o755)
+}
+
+// readIndex reads the worktree's index, so what was staged stays staged;
+// nil when there is none.
+func readIndex(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 1<<30))
+}
+
+// env points the agent's git at its own store and its worktree.
+func (b *gitBox) env() []string {
+	return []string{"GIT_DIR=" + b.store, "GIT_WORK_TREE=" + b.wt}
+}
+
+// writable is what the agent's git writes.
+func (b *gitBox) writable() []string { return []string{b.store} }
+
+// settle resets the worktree's own index to its branch once the run is
+// over (the agent staged and committed in its store's index), so the
+// driver's next checkout there sees the worktree as it is.
+func (b *gitBox) settle() error {
+	_, err := git(b.wt, "reset", "-q")
+	return err
+}
+
+// tip reads the branch's tip in the agent's store: a loose ref, else a
+// packed one; "" when the agent deleted it. Only a plain object id counts.
+func (b *gitBox) tip() (string, error) {
+	data, err := readSmall(filepath.Join(b.store, filepath.FromSlash(b.ref)))
+	switch {
+	case err == nil:
+		id := strings.TrimSpace(string(data))
+		if !isObjectID(id) {
+			return "", fmt.Errorf("%s in the agent's store is not an object id", b.ref)
+		}
+		return id, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", err
+	}
+	packed, err := readPacked(filepath.Join(b.store, "packed-refs"))
+	if err != nil {
+		return "", err
+	}
+	return packed[b.ref], nil
+}
+
+// readPacked reads a packed-refs file's "<id> <ref>" lines.
+func readPacked(p string) (map[string]string, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(io.LimitReader(f, 64<<20))
+	for sc.Scan() {
+		id, name, ok := strings.Cut(sc.Text(), " ")
+		if ok && isObjectID(id) {
+			out[name] = id
+		}
+	}
+	return out, sc.Err()
+}
+
+func isObjectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// bring moves the project's branch to the agent's tip, with the objects it
+// needs, when the agent moved it. It returns the new tip, or "" when there
+// was nothing to bring.
+func (b *gitBox) bring(agent string) (string, error) {
+	tip, err := b.tip()
+	if err != nil || tip == "" {
+		return "", err
+	}
+	old, _ := git(b.project, "rev-parse", "--verify", "--quiet", b.ref)
+	if tip == old {
+		return "", nil
+	}
+	revs := tip + "\n--not\n"
+	if old != "" {
+		revs += old + "\n"
+	}
+	pack := filepath.Join(b.common, "objects", "pack", "pack")
+	if err := b.packObjects(pack, revs); err != nil {
+		return "", fmt.Errorf("bring %s from %s's store: %v", b.ref, agent, err)
+	}
+	if kind, err := git(b.project, "cat-file", "-t", tip); err != nil || kind != "commit" {
+		return "", fmt.Errorf("bring %s from %s's store: %s is not a commit", b.ref, agent, tip)
+	}
+	expect := old
+	if expect == "" {
+		expect = strings.Repeat("0", len(tip))
+	}
+	if _, err := git(b.project, "update-ref", "-m", "fleetwatch: brought from "+agent+"'s contained worktree", b.ref, tip, expect); err != nil {
+		return "", err
+	}
+	return tip, nil
+}
+
+// packObjects packs the objects revs reach, reading the agent's store as
+// an alternate of the project's, into the project's store.
+func (b *gitBox) packObjects(base, revs string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-C", b.project, "pack-objects", "--revs", "-q", base)
+	cmd.Env = gitenv.Env("GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(b.store, "objects"))
+	cmd.Stdin = strings.NewReader(revs)
+	cmd.WaitDelay = time.Second
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
+		if msg == "" {
+			msg = err.Error()
+		}
+		return errors.New(msg)
+	}
+	return nil
+}
