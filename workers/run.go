@@ -161,7 +161,7 @@ type Driver struct {
 	state     State
 	contained bool // agents run in a Landlock domain
 	lock      *os.File
-	treeGone bool // the heartbeat found .plans/ gone
+	treeGone  bool // the heartbeat found .plans/ gone
 }
 
 // ErrBusy means another driver runs under the same agent id: two agents in
