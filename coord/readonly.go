@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"fleetwatch/internal/sandbox"
 	"fmt"
 
 	"fleetwatch/planfs"
@@ -11,10 +12,15 @@ import (
 // locked or written, in one line naming the slug: the key map hides the
 // keys, and the engine refuses again.
 func refuseViewer(t *planfs.Tree, slug string, by Approver) error {
-	if !by.ReadOnly && t.Writable() == nil {
-		return nil
+	if by.ReadOnly || t.Writable() != nil {
+		return fmt.Errorf("%s: %w", slug, viewerError{})
 	}
-	return fmt.Errorf("%s: %w", slug, viewerError{})
+	// A decision is a person's: never one an agent or a check started,
+	// however its environment was cleaned.
+	if why := sandbox.AgentRun(); why != "" {
+		return fmt.Errorf("%s: refused: only a person decides a proposal, and %s", slug, why)
+	}
+	return nil
 }
 
 // viewerError is a viewer's refusal: errors.Is matches both this

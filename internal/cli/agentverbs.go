@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"fleetwatch/model"
+	"fleetwatch/workers"
+)
+
+// An agent's own verbs on its own plan go to the driver that started it
+// ($FLEET_SOCKET), which checks and performs them: a contained agent
+// cannot write the plan tree, and an uncontained one is held to the same
+// rules.
+
+// agentAsks are the operator verbs an agent may ask its driver for.
+var agentAsks = map[model.Verb]string{
+	model.Complete: workers.AskComplete,
+	model.Park:     workers.AskPark,
+	model.Release:  workers.AskRelease,
+	model.Return:   workers.AskRelease,
+}
+
+// driverSocket is $FLEET_SOCKET: set only in an agent's environment.
+func driverSocket() string { return os.Getenv(workers.SocketEnv) }
+
+// askDriver sends req to the driver and prints where the plan is now.
+func askDriver(sock string, req workers.AgentRequest, stdout, stderr io.Writer) int {
+	rep, err := workers.AskDriver(sock, req)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %v", req.Verb, err)
+	}
+	if rep.Error != "" {
+		return fail(stderr, exitError, "%s: refused by the driver: %s", req.Verb, rep.Error)
+	}
+	fmt.Fprintln(stdout, rep.Plan)
+	return exitOK
+}
+
+// viaDriver runs work-once's verbs on the agent's own plan (--release,
+// --heartbeat, --park, --return-ready) through the driver when there is
+// one; asked is false for anything else.
+func (w *workOnce) viaDriver(stdout, stderr io.Writer) (code int, asked bool) {
+	sock := driverSocket()
+	if sock == "" {
+		return 0, false
+	}
+	named := w.path
+	if named == "" {
+		named = w.slug
+	}
+	req := workers.AgentRequest{Token: w.token}
+	switch {
+	case w.release != "":
+		req.Verb, req.Plan = workers.AskRelease, w.release
+	case w.heartbeat != "":
+		req.Verb, req.Plan = workers.AskHeartbeat, w.heartbeat
+	case w.park != "":
+		req.Verb, req.Plan, req.To = workers.AskPark, named, w.park
+	case w.returnReady:
+		req.Verb, req.Plan = workers.AskRelease, named
+	default:
+		return 0, false
+	}
+	return askDriver(sock, req, stdout, stderr), true
+}

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// The gate (approve, queue, land, send back, a proposal's approve or
+// reject) is a person's. Inside the sandbox an agent cannot write what the
+// gate writes at all; AgentRun is the second line, for hosts without
+// Landlock and `sandbox: off`: it recognises a process that descends from
+// an agent or from the driver that started one, by marks the process
+// cannot take off itself — what its ancestors were started with — so
+// `env -u FLEET_AGENT_ID` does not pass.
+
+// agentVars mark an agent's environment; the driver sets them when it
+// starts one.
+var agentVars = []string{"FLEET_AGENT_ID", "FLEET_SOCKET", "FLEET_LEASE_TOKEN", CheckEnv}
+
+// CheckEnv marks a check's environment: a check runs the candidate's code.
+const CheckEnv = "FLEET_CHECK"
+
+// maxAncestors bounds the walk up the process tree.
+const maxAncestors = 256
+
+// AgentRun says why this process is an agent's (or a check's) doing, or ""
+// when nothing marks it so: one of the agent variables in its own
+// environment, or in the environment an ancestor was started with, or a
+// driver (`fleetwatch work-once --run`) among its ancestors, which adopts
+// the orphans an agent leaves.
+func AgentRun() string {
+	for _, k := range agentVars {
+		if v := os.Getenv(k); v != "" {
+			return fmt.Sprintf("%s is set, so this is an agent run", k)
+		}
+	}
+	pid := os.Getppid()
+	for n := 0; pid > 1 && n < maxAncestors; n++ {
+		if why := agentMark(pid); why != "" {
+			return why
+		}
+		pid = parentOf(pid)
+	}
+	return ""
+}
+
+// agentMark reads what pid was started with: an agent's variables, or a
+// driver's command line.
+func agentMark(pid int) string {
+	dir := "/proc/" + strconv.Itoa(pid)
+	if env, err := os.ReadFile(dir + "/environ"); err == nil {
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			for _, k := range agentVars {
+				if bytes.HasPrefix(kv, []byte(k+"=")) && len(kv) > len(k)+1 {
+					return fmt.Sprintf("process %d, an ancestor, was started as an agent (%s)", pid, k)
+				}
+			}
+		}
+	}
+	if cmd, err := os.ReadFile(dir + "/cmdline"); err == nil {
+		args := strings.Split(strings.TrimRight(string(cmd), "\x00"), "\x00")
+		if isDriver(args) {
+			return fmt.Sprintf("process %d, an ancestor, is a driver that runs agents (%s)", pid, strings.Join(args[1:], " "))
+		}
+	}
+	return ""
+}
+
+// isDriver reports whether a command line is `fleetwatch work-once --run`.
+func isDriver(args []string) bool {
+	var workOnce, run bool
+	for _, a := range args[min(1, len(args)):] {
+		switch {
+		case a == "work-once":
+			workOnce = true
+		case a == "--run" || a == "-run" || strings.HasPrefix(a, "--run="):
+			run = true
+		}
+	}
+	return workOnce && run
+}
+
+// parentOf is pid's parent as /proc says; 0 when it cannot be read.
+func parentOf(pid int) int {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name may hold spaces and parentheses: the fields
+	// start after the last ')'.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+// ParentOf is pid's parent process, 0 when /proc cannot tell.
+func ParentOf(pid int) int { return parentOf(pid) }
