@@ -47,15 +47,22 @@ type Endpoint struct {
 	// OnScopeViolation is `on_scope_violation:`, "stop" or "warn"; "" leaves
 	// it to fleetwatch.yaml.
 	OnScopeViolation string
-	Line             int // 1-based line of this entry in the file
-	TierLine         int // line of the tier: key (0 if absent)
+	// SandboxWrite (`sandbox_write:`) are the extra paths this endpoint's
+	// contained agents may write, absolute (a leading ~/ is the home
+	// folder): state an agent keeps, such as ~/.claude.
+	SandboxWrite []string
+	Line         int // 1-based line of this entry in the file
+	TierLine     int // line of the tier: key (0 if absent)
 }
 
 // Registry is the parsed contents of one endpoints file.
 type Registry struct {
-	Path      string
-	Executor  []string // optional top-level default executor argv
-	Endpoints []Endpoint
+	Path     string
+	Executor []string // optional top-level default executor argv
+	// SandboxWrite is the top-level `sandbox_write:`: extra paths every
+	// endpoint's contained agents may write, the default executor's too.
+	SandboxWrite []string
+	Endpoints    []Endpoint
 }
 
 // DefaultFile is the registry's name at a project's root.
@@ -146,6 +153,11 @@ func (p parser) registry(doc *yaml.Node) (*Registry, error) {
 	reg := &Registry{Path: p.path}
 	if f, ok := top["executor"]; ok {
 		if reg.Executor, err = p.argv(f, "executor"); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := top["sandbox_write"]; ok {
+		if reg.SandboxWrite, err = p.paths(f, "sandbox_write"); err != nil {
 			return nil, err
 		}
 	}
@@ -247,7 +259,40 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 	if v := ep.OnScopeViolation; v != "" && v != "stop" && v != "warn" {
 		return ep, p.errorf(fields["on_scope_violation"].key.Line, "%s on_scope_violation must be stop or warn, not %q", label, v)
 	}
+	if f, ok := fields["sandbox_write"]; ok {
+		if ep.SandboxWrite, err = p.paths(f, label+" sandbox_write"); err != nil {
+			return ep, err
+		}
+	}
 	return ep, nil
+}
+
+// paths reads a list of absolute paths; a leading ~/ is $HOME.
+func (p parser) paths(f field, what string) ([]string, error) {
+	list, err := p.argv(f, what)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range list {
+		if rest, ok := strings.CutPrefix(s, "~/"); ok {
+			home, herr := os.UserHomeDir()
+			if herr != nil {
+				return nil, p.errorf(f.key.Line, "%s: %q: no home folder (%v)", what, s, herr)
+			}
+			s = filepath.Join(home, rest)
+		}
+		if !filepath.IsAbs(s) {
+			return nil, p.errorf(f.key.Line, "%s: %q is not an absolute path (or ~/…)", what, s)
+		}
+		list[i] = filepath.Clean(s)
+	}
+	return list, nil
+}
+
+// SandboxWriteFor is what ep's contained agents may write beyond their
+// own: the file's top-level list and the endpoint's.
+func (r *Registry) SandboxWriteFor(ep Endpoint) []string {
+	return append(append([]string(nil), r.SandboxWrite...), ep.SandboxWrite...)
 }
 
 // field is one key/value pair of a mapping; the key carries the line.

@@ -94,12 +94,12 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	return b, nil
 }
 
-// argv is what starts argv in the box: through the helper when contained.
-func (b *box) argv(contained bool, argv []string) ([]string, error) {
+// argv is what starts argv in dir: through the helper when contained.
+func (b *box) argv(contained bool, dir string, argv []string) ([]string, error) {
 	if !contained {
 		return argv, nil
 	}
-	return b.policy.Wrap(argv)
+	return b.policy.Wrap(dir, argv)
 }
 
 func (b *box) close() {

@@ -422,7 +422,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	d.save()
 	d.logContained(job)
 	r.box = bx
-	started, err := bx.argv(d.contained, argv)
+	started, err := bx.argv(d.contained, dir, argv)
 	if err != nil {
 		bx.close()
 		reason := "executor did not start: " + errText(err)

@@ -52,8 +52,11 @@ func (r *remote) runLoop(ctx context.Context, worker model.Worker, ep registry.E
 	if isTerminal(r.stderr) {
 		echo = r.stderr
 	}
-	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace}
-	if err := d.Start(echo); err != nil {
+	d, err := w.newDriver(t, worker, ep, argv)
+	if err == nil {
+		err = d.Start(echo)
+	}
+	if err != nil {
 		if errors.Is(err, workers.ErrBusy) {
 			return fail(r.stderr, exitNothing, "--run: %v", err)
 		}

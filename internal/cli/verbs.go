@@ -225,6 +225,7 @@ func checkCmd() *cobra.Command {
 			if t == nil {
 				return code
 			}
+			sayContainment(t.Project, stderr)
 			snap, _ = t.Preview(snap)
 			problems := t.Check(snap)
 			// var/ is workers' ground, beside the tree: a symlink there takes their

@@ -194,6 +194,7 @@ func (w *workOnce) checkFlags() error {
 // doList prints what this worker would see, claiming nothing and writing
 // nothing: what the next claim would repair is shown, and ranked as if done.
 func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, stdout, stderr io.Writer) int {
+	sayContainment(t.Project, stderr)
 	snap, err := t.Scan()
 	if err != nil {
 		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
@@ -277,8 +278,11 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 	if w.run && isTerminal(stderr) {
 		echo = stderr
 	}
-	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace}
-	if err := d.Start(echo); err != nil {
+	d, err := w.newDriver(t, worker, ep, argv)
+	if err == nil {
+		err = d.Start(echo)
+	}
+	if err != nil {
 		busy := errors.Is(err, workers.ErrBusy)
 		switch {
 		case w.run && busy:

@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 )
 
@@ -49,6 +50,9 @@ type Settings struct {
 	// Claims is the `claims:` section: local lease files, the git remote's
 	// lease refs, or etcd.
 	Claims Claims
+	// Sandbox is `sandbox:`: auto (the default: agents and checks run in a
+	// Landlock domain where the kernel has one), require or off.
+	Sandbox sandbox.Mode
 }
 
 // Check is one required check: an argv run with no shell in a throwaway
@@ -187,8 +191,14 @@ func Parse(data []byte) (Settings, error) {
 				return s, err
 			}
 			s.Claims = c
+		case "sandbox":
+			m, err := sandbox.ParseMode(val.Value)
+			if val.Kind != yaml.ScalarNode || val.Value == "" || err != nil {
+				return s, errorf(val.Line, "sandbox: want auto, require or off")
+			}
+			s.Sandbox = m
 		default:
-			return s, errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims)", key.Value)
+			return s, errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox)", key.Value)
 		}
 	}
 	return s, nil

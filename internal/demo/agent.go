@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/gitenv"
 )
 
 // AgentEnv is what the stand-in agent is told, as a driver tells any
@@ -193,9 +192,10 @@ func planSummary(path string) (title, goal string, err error) {
 	return title, goal, sc.Err()
 }
 
+// git runs git as any agent would: in the environment its driver gave
+// it, which points a contained agent's git at its own store.
 func git(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitenv.Env()
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError

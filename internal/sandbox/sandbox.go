@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,11 +104,18 @@ const HelperArg = "__contain"
 var Executable = func() (string, error) { return os.Executable() }
 
 // Wrap returns the argv that starts argv contained by p, through the
-// helper. The caller has already decided, with Status, to contain.
-func (p Policy) Wrap(argv []string) ([]string, error) {
+// helper, in dir. The caller has already decided, with Status, to
+// contain. The program is found here, as exec would find it, so one that
+// cannot start fails now, not inside the helper.
+func (p Policy) Wrap(dir string, argv []string) ([]string, error) {
 	if len(argv) == 0 {
-		return nil, errors.New("sandbox: empty command")
+		return nil, errors.New("empty command")
 	}
+	prog, err := findProgram(dir, argv[0])
+	if err != nil {
+		return nil, err
+	}
+	argv = append([]string{prog}, argv[1:]...)
 	self, err := Executable()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: cannot find fleetwatch itself: %v", err)
@@ -118,6 +126,26 @@ func (p Policy) Wrap(argv []string) ([]string, error) {
 	}
 	out = append(out, "--")
 	return append(out, argv...), nil
+}
+
+// findProgram resolves name as exec.Command in dir would: a relative path
+// with a slash from dir, a bare name on PATH; it must be an executable
+// file.
+func findProgram(dir, name string) (string, error) {
+	if !strings.Contains(name, "/") {
+		return exec.LookPath(name)
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	fi, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return "", err
+	case fi.IsDir() || fi.Mode().Perm()&0o111 == 0:
+		return "", fmt.Errorf("%s: not an executable file", name)
+	}
+	return name, nil
 }
 
 // devices are the files any program expects to write: the bit buckets,

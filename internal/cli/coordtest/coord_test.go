@@ -48,6 +48,12 @@ func work(t *testing.T, dir, agent string, extra ...string) fwtest.Result {
 	return fwtest.Run(t, dir, append([]string{"work-once", "--root", dir, "--run", "--agent-id", agent}, extra...)...)
 }
 
+// agentsOwn reports whether a plan turn's FLEET_PROPOSAL is name in a
+// folder of the agent's own, outside the project: the driver hands it in.
+func agentsOwn(dir, p, name string) bool {
+	return filepath.Base(p) == name && filepath.IsAbs(p) && !strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
 func proposal(dir string, n string) string {
 	return filepath.Join(dir, "var", "fleet", "run", "proposals", "a", n+".md")
 }
@@ -61,7 +67,7 @@ func planTurn(t *testing.T, dir, rec, agent string, extra ...string) {
 		t.Fatalf("plan turn: %v", r)
 	}
 	run := readRun(t, rec)
-	if run.Env["FLEET_MODE"] != "plan" || run.Env["FLEET_PROPOSAL"] != proposal(dir, "1") {
+	if run.Env["FLEET_MODE"] != "plan" || !agentsOwn(dir, run.Env["FLEET_PROPOSAL"], "1.md") {
 		t.Fatalf("plan turn env: %v", run.Env)
 	}
 	if !fwtest.Exists(dir, "in-progress/a.md") {
@@ -118,9 +124,13 @@ func TestPlanTurnApproveThenBuild(t *testing.T) {
 		t.Errorf("inbox: %v", r)
 	}
 
-	// The agent cannot approve itself.
-	if r := fwtest.RunEnv(t, dir, []string{"FLEET_AGENT_ID=w1"}, "approve", "--root", dir, "a"); r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "self-approval") {
+	// The agent cannot approve itself: an agent run decides nothing.
+	if r := fwtest.RunEnv(t, dir, []string{"FLEET_AGENT_ID=w1"}, "approve", "--root", dir, "a"); r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "agent run") {
 		t.Errorf("self-approval: %v", r)
+	}
+	// Nor under another name, from a person's environment.
+	if r := fwtest.Run(t, dir, "approve", "--root", dir, "--agent-id", "w1", "a"); r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "self-approval") {
+		t.Errorf("self-approval as w1: %v", r)
 	}
 	if r := fwtest.Run(t, dir, "approve", "--root", dir, "a"); r.Code != 0 {
 		t.Fatalf("approve: %v", r)
@@ -159,7 +169,7 @@ func TestRejectPlansAgainWithTheNote(t *testing.T) {
 		t.Fatalf("second plan turn: %v", r)
 	}
 	run := readRun(t, rec)
-	if run.Env["FLEET_MODE"] != "plan" || run.Env["FLEET_PROPOSAL"] != proposal(dir, "2") || run.Feedback != "touch only src/\n" {
+	if run.Env["FLEET_MODE"] != "plan" || !agentsOwn(dir, run.Env["FLEET_PROPOSAL"], "2.md") || run.Feedback != "touch only src/\n" {
 		t.Fatalf("second plan turn: %+v", run)
 	}
 	if l := fwtest.RunLease(t, dir, "in-progress/a.md"); l.Awaiting != model.AwaitApproval {
@@ -297,6 +307,7 @@ func TestEndpointPlanFirstAndPlanCommand(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "rec.json")
 	fa := strconv.Quote(fwtest.FakeAgent(t))
 	yaml := "endpoints:\n  - name: planner\n    tier: mid\n    model: fake-1\n    plan_first: true\n" +
+		"    sandbox_write: [" + strconv.Quote(filepath.Dir(rec)) + "]\n" +
 		"    command: [" + fa + ", -record, " + strconv.Quote(rec) + ", build-cmd]\n" +
 		"    plan_command: [" + fa + ", -record, " + strconv.Quote(rec) + ", -scope, 'src/', plan-cmd, '{mode}']\n"
 	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(yaml), 0o644); err != nil {

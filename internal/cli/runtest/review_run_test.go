@@ -38,6 +38,9 @@ func TestReviewRunAgentThatDeletesItsPlan(t *testing.T) {
 	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-delete")
+	// Contained, the agent could not delete it (EACCES); this is the
+	// driver's own defence on a host without Landlock.
+	fwtest.Uncontained(t, dir)
 	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1")
 	if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "in-progress/a.md is gone") || strings.Count(r.Stderr, "\n") != 1 {
 		t.Fatalf("an agent that deleted its plan: %v", r)

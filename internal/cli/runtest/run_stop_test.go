@@ -99,6 +99,9 @@ func TestRunAgentThatDeletesThePlanTree(t *testing.T) {
 	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-delete-tree", "-sleep", "1500ms")
+	// Contained, the agent could not delete it (EACCES); this is the
+	// driver's own defence on a host without Landlock.
+	fwtest.Uncontained(t, dir)
 	r := fwtest.Run(t, dir, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "0.6")
 	if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, ".plans is gone: the agent deleted it") {
 		t.Errorf("driver whose agent deleted the tree: %v", r)

@@ -30,6 +30,7 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "features/fix-it.md", Fields: "Priority: P1"}, time.Minute)
 	rec := filepath.Join(t.TempDir(), "rec.json")
 	yaml := "endpoints:\n  - name: box\n    tier: reasoner\n    base_url: 'http://127.0.0.1:8001/v1?a=1&b=2'\n    model: 'gpt \"4\" o; rm -rf'\n" +
+		"    sandbox_write: [" + strconv.Quote(filepath.Dir(rec)) + "]\n" +
 		"    command: [" + strconv.Quote(fwtest.FakeAgent(t)) + ", -record, " + strconv.Quote(rec) + ", --, '{plan}', '{agent_id}', '{model}', '{base_url}', '{port}', '{slug}', '{worktree}', 'x={slug}-{agent_id}', '{unknown}']\n"
 	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
@@ -67,7 +68,11 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 		t.Errorf("no complete event under lease %s:\n%s", token, events)
 	}
 	wantEnv := map[string]string{"FLEET_PLAN": planPath, "FLEET_AGENT_ID": agent, "FLEET_MODEL": model, "FLEET_BASE_URL": url,
-		"FLEET_PORT": port, "FLEET_SLUG": "fix-it", "FLEET_MODE": "build", "FLEET_PROJECT": filepath.Base(dir), "FLEET_WORKTREE": dir, "FLEET_ROOT": dir, "FLEET_LEASE_TOKEN": token}
+		"FLEET_PORT": port, "FLEET_SLUG": "fix-it", "FLEET_MODE": "build", "FLEET_PROJECT": filepath.Base(dir), "FLEET_WORKTREE": dir, "FLEET_ROOT": dir, "FLEET_LEASE_TOKEN": token,
+		"FLEET_SOCKET": got.Env["FLEET_SOCKET"]}
+	if !strings.HasSuffix(got.Env["FLEET_SOCKET"], "/sock") {
+		t.Errorf("FLEET_SOCKET = %q, want the driver's socket", got.Env["FLEET_SOCKET"])
+	}
 	if !reflect.DeepEqual(got.Env, wantEnv) {
 		t.Errorf("env:\n got %q\nwant %q", got.Env, wantEnv)
 	}

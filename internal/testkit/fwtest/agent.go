@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,9 @@ func FakeAgent(t testing.TB) string {
 }
 
 // WithExecutor writes dir/endpoints.yaml with argv as the default executor.
+// The folders of the files the fake agent records to (-record, -pidfile,
+// -child, -daemon) are granted to it as sandbox_write, as an operator
+// grants a path an agent needs.
 func WithExecutor(t testing.TB, dir string, argv ...string) {
 	t.Helper()
 	var b strings.Builder
@@ -48,9 +52,46 @@ func WithExecutor(t testing.TB, dir string, argv ...string) {
 		q, _ := json.Marshal(a)
 		b.WriteString("  - " + string(q) + "\n")
 	}
+	if grants := RecordDirs(argv); len(grants) > 0 {
+		b.WriteString("sandbox_write:\n")
+		for _, g := range grants {
+			q, _ := json.Marshal(g)
+			b.WriteString("  - " + string(q) + "\n")
+		}
+	}
 	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Uncontained sets `sandbox: off` in dir's fleetwatch.yaml, for a test of
+// what the driver does when nothing stops an agent (a host without
+// Landlock).
+func Uncontained(t testing.TB, dir string) {
+	t.Helper()
+	p := filepath.Join(dir, "fleetwatch.yaml")
+	old, err := os.ReadFile(p)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append(old, []byte("sandbox: off\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// RecordDirs are the folders of the files a fake agent's argv tells it to
+// write outside its worktree (-record, -pidfile, -child, -daemon).
+func RecordDirs(argv []string) []string {
+	var out []string
+	for i := 0; i+1 < len(argv); i++ {
+		switch argv[i] {
+		case "-record", "-pidfile", "-child", "-daemon":
+			if d := filepath.Dir(argv[i+1]); filepath.IsAbs(d) && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 func RunLease(t testing.TB, dir, rel string) model.Lease {

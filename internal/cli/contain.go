@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+
+	"fleetwatch/internal/config"
+	"fleetwatch/internal/sandbox"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/registry"
+	"fleetwatch/workers"
+)
+
+// newDriver is the driver for worker on ep, contained as fleetwatch.yaml's
+// `sandbox:` says, with the extra paths endpoints.yaml grants its agents.
+func (w *workOnce) newDriver(t *planfs.Tree, worker model.Worker, ep registry.Endpoint, argv []string) (*workers.Driver, error) {
+	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace}
+	s, err := config.Load(t.Project)
+	if err != nil {
+		return nil, err
+	}
+	d.Sandbox = s.Sandbox
+	reg, err := registry.Load(w.registryPath(t))
+	switch {
+	case err == nil:
+		d.SandboxWrite = reg.SandboxWriteFor(ep)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	return d, nil
+}
+
+// sayContainment prints, once, that agents would run uncontained here (or
+// cannot start at all under `sandbox: require`); nothing when they are
+// contained.
+func sayContainment(project string, stderr io.Writer) {
+	s, err := config.Load(project)
+	if err != nil {
+		return // the verb that reads it says what is wrong
+	}
+	contained, line, err := sandbox.Status(s.Sandbox)
+	switch {
+	case err != nil:
+		say(stderr, "warning: %v: no agent or check will start", err)
+	case !contained:
+		say(stderr, "warning: %s", line)
+	}
+}
