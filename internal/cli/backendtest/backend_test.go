@@ -54,6 +54,7 @@ func TestEachWorkerHasItsOwnDatabase(t *testing.T) {
 		fwtest.Plan{Rel: "features/c.md"}, fwtest.Plan{Rel: "features/d.md"})
 	seen := t.TempDir()
 	fwtest.WithExecutor(t, dir, buildDBAgent(t), filepath.Join(pg.bin, "psql"), filepath.Join(seen, "{agent_id}.tables"))
+	fwtest.Grant(t, dir, seen)
 	yaml := filepath.Join(dir, "fleetwatch.yaml")
 	if err := os.WriteFile(yaml, []byte(settings(pg, "app_{agent_id}")), 0o644); err != nil {
 		t.Fatal(err)

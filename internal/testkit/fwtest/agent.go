@@ -64,6 +64,30 @@ func WithExecutor(t testing.TB, dir string, argv ...string) {
 	}
 }
 
+// Grant lets dir's agents write paths (endpoints.yaml's top-level
+// sandbox_write), as an operator grants a folder an agent needs; call it
+// after WithExecutor.
+func Grant(t testing.TB, dir string, paths ...string) {
+	t.Helper()
+	p := filepath.Join(dir, "endpoints.yaml")
+	text, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(text), "sandbox_write:") {
+		t.Fatalf("%s grants paths already", p)
+	}
+	var b strings.Builder
+	b.WriteString("sandbox_write:\n")
+	for _, g := range paths {
+		q, _ := json.Marshal(g)
+		b.WriteString("  - " + string(q) + "\n")
+	}
+	if err := os.WriteFile(p, append(text, b.String()...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Uncontained sets `sandbox: off` in dir's fleetwatch.yaml, for a test of
 // what the driver does when nothing stops an agent (a host without
 // Landlock).
