@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
 )
 
 // AgentEnv is what the stand-in agent is told, as a driver tells any
