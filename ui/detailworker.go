@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // stateKeys are the state file's fields this version knows, in its order.
 var stateKeys = []string{"pid", "agent_id", "tier", "model", "plan", "worktree", "port", "started",
-	"last_heartbeat", "state", "exit_code", "host", "heartbeat_every", "endpoint", "note"}
+	"last_heartbeat", "state", "exit_code", "host", "heartbeat_every", "endpoint", "note", "contained"}
 
 // scopeKeys are the scope scanner's fields, shown under their own heading.
 var scopeKeys = []string{"mode", "scope", "touched", "touched_more", "violations"}
@@ -125,7 +126,7 @@ func (d *detailText) stateFields(st *workers.State) {
 	}
 	vals := []string{itoa(st.PID), st.AgentID, st.Tier, st.Model, st.Plan, st.Worktree, itoa(st.Port),
 		when(st.Started), when(st.LastHeartbeat), st.State + " (" + string(st.Health(now)) + " now)", exit, st.Host,
-		strconv.FormatFloat(st.HeartbeatEvery, 'f', -1, 64) + " s", st.Endpoint, st.Note}
+		strconv.FormatFloat(st.HeartbeatEvery, 'f', -1, 64) + " s", st.Endpoint, st.Note, cmp.Or(st.Contained, "(not said)")}
 	for i, k := range stateKeys {
 		if k == "worktree" {
 			vals[i] = d.m.projectRel(vals[i])

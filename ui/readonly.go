@@ -8,6 +8,8 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/internal/termtext"
 )
 
 // action is a key that changes something, and the verb a refusal names.
@@ -61,10 +63,15 @@ func (m *Model) refuseKeys(set setKey) {
 
 // readOnlyMark is the header's word for a viewer's session.
 func (m *Model) readOnlyMark() string {
-	if !m.opt.ReadOnly {
-		return ""
+	mark := ""
+	if m.opt.ReadOnly {
+		mark = " · read-only"
 	}
-	return " · read-only"
+	// Beside it, as lasting: agents that run as the operator.
+	if m.opt.Uncontained != "" {
+		mark += " · ⚠ " + termtext.Line(m.opt.Uncontained)
+	}
+	return mark
 }
 
 // stop is StopMsg: the reason on the status line, what this session

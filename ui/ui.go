@@ -75,6 +75,9 @@ type Options struct {
 	// the merge queue, the inbox) from one owner shared by many sessions,
 	// in place of this model's own watchers and reads.
 	Hub *Hub
+	// Uncontained, when set, is the line saying that agents run here
+	// unconfined (no Landlock, or `sandbox: off`); the header shows it.
+	Uncontained string
 	// Claims, when set, is the remote claims backend (git, etcd) the
 	// lanes and leases are read from and the verbs go through
 	// (remote.go); nil is the local lease files. A hub's sessions take

@@ -359,6 +359,10 @@ func (m *Model) scopeWords(r *workerRow) string {
 		return ""
 	}
 	var parts []string
+	// An agent running as the operator, unconfined, is worth a glance.
+	if r.st.Contained != "" && !strings.HasPrefix(r.st.Contained, "agents are contained") {
+		parts = append(parts, "⚠ not contained")
+	}
 	switch n := len(r.st.Violations); {
 	case n > 0:
 		parts = append(parts, "⚠ "+itoa(n)+" out of scope")
@@ -374,7 +378,7 @@ func (m *Model) scopeWords(r *workerRow) string {
 // scopeAlarm reports whether a row's scope words ask for a person: a
 // violation, or a change that conflicts with another worker's.
 func (m *Model) scopeAlarm(r *workerRow) bool {
-	if len(r.st.Violations) > 0 {
+	if len(r.st.Violations) > 0 || strings.Contains(m.scopeWords(r), "⚠ not contained") {
 		return true
 	}
 	for _, o := range m.overlapsOf(r.st.AgentID) {

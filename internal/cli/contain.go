@@ -32,19 +32,28 @@ func (w *workOnce) newDriver(t *planfs.Tree, worker model.Worker, ep registry.En
 	return d, nil
 }
 
-// sayContainment prints, once, that agents would run uncontained here (or
-// cannot start at all under `sandbox: require`); nothing when they are
-// contained.
-func sayContainment(project string, stderr io.Writer) {
+// uncontained is the line a face shows when agents would run unconfined
+// here, "" when they are contained.
+func uncontained(project string) string {
 	s, err := config.Load(project)
 	if err != nil {
-		return // the verb that reads it says what is wrong
+		return ""
 	}
 	contained, line, err := sandbox.Status(s.Sandbox)
 	switch {
 	case err != nil:
-		say(stderr, "warning: %v: no agent or check will start", err)
+		return err.Error()
 	case !contained:
+		return line
+	}
+	return ""
+}
+
+// sayContainment prints, once, that agents would run uncontained here (or
+// cannot start at all under `sandbox: require`); nothing when they are
+// contained.
+func sayContainment(project string, stderr io.Writer) {
+	if line := uncontained(project); line != "" {
 		say(stderr, "warning: %s", line)
 	}
 }

@@ -151,7 +151,8 @@ func openUI(t *planfs.Tree, f *uiFlags, remote *ui.Claims, stderr io.Writer) int
 	r := lipgloss.NewRenderer(os.Stdout)
 	// Spawned workers run this very binary, as cron and systemd do.
 	self, _ := os.Executable()
-	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell, Claims: remote})
+	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell, Claims: remote,
+		Uncontained: uncontained(t.Project)})
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
