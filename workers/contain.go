@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"syscall"
@@ -94,12 +95,13 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	return b, nil
 }
 
-// argv is what starts argv in dir: through the helper when contained.
-func (b *box) argv(contained bool, dir string, argv []string) ([]string, error) {
+// start starts cmd: inside the box's domain when contained. release, once
+// cmd has exited, lets the thread that started it go.
+func (b *box) start(contained bool, cmd *exec.Cmd) (release func(), err error) {
 	if !contained {
-		return argv, nil
+		return func() {}, cmd.Start()
 	}
-	return b.policy.Wrap(dir, argv)
+	return b.policy.Start(cmd)
 }
 
 func (b *box) close() {

@@ -422,15 +422,8 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	d.save()
 	d.logContained(job)
 	r.box = bx
-	started, err := bx.argv(d.contained, dir, argv)
-	if err != nil {
-		bx.close()
-		reason := "executor did not start: " + errText(err)
-		d.Log.Printf("%s", reason)
-		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
-	}
 
-	r.cmd = exec.Command(started[0], started[1:]...)
+	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
 	r.cmd.Env = gitenv.Env(append(append(append(ph.Env(), job.Env...), bx.env...), "PWD="+dir)...)
@@ -439,13 +432,14 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	// the driver can stop what the agent left behind at once.
 	r.out, r.errw = d.Log.writer(StreamOut), d.Log.writer(StreamErr)
 	streams, err := startStreams(r.cmd, r.out, r.errw)
+	var release func()
 	if err == nil {
 		// Its own process group, so stopping it reaches every process the
 		// agent started; and it hears of the driver's death instead of
 		// working on with nobody renewing its lease.
 		r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 		d.Log.Printf("run %s in %s (port %d)", strings.Join(quoteArgs(argv), " "), dir, job.Port)
-		err = r.cmd.Start()
+		release, err = bx.start(d.contained, r.cmd)
 		streams.started()
 		if err != nil {
 			streams.drain()
@@ -460,7 +454,11 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	bx.broker.agent.Store(int64(r.cmd.Process.Pid))
 	r.streams, r.pgid = streams, r.cmd.Process.Pid
 	r.done = make(chan error, 1)
-	go func() { r.done <- r.cmd.Wait() }()
+	go func() {
+		err := r.cmd.Wait()
+		release()
+		r.done <- err
+	}()
 	return r, Outcome{}
 }
 

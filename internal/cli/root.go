@@ -6,7 +6,6 @@ package cli
 
 import (
 	"errors"
-	"fleetwatch/internal/sandbox"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -27,8 +26,6 @@ const (
 // Main runs the command line args (without the program name) and returns
 // the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	// The sandbox helper execs the agent before any command is built.
-	sandbox.Main()
 	return run(args, stdout, stderr)
 }
 

@@ -5,7 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -19,22 +22,63 @@ const handledFS = landlock.AccessFSSet(llsyscall.AccessFSResolveUnix - 1)
 // readExec is what the whole filesystem grants: reading and running.
 const readExec = landlock.AccessFSSet(llsyscall.AccessFSExecute | llsyscall.AccessFSReadFile | llsyscall.AccessFSReadDir)
 
-// enter restricts this process (every thread) to p for good. Signals to
-// processes outside the domain are refused too (ABI 6), so an agent cannot
-// stop or kill the driver that holds its lease. Best effort by the
-// kernel's ABI, never below minABI.
-func (p Policy) enter() error {
+// Start starts cmd inside p's domain. A goroutine locked to an OS thread
+// of its own sets no_new_privs and enters the domain on that thread alone,
+// then starts cmd from it; the thread stays parked until release is
+// called (after cmd has exited: a child's parent-death signal follows the
+// thread that forked it) and then ends with its goroutine, never running
+// anything else. Best effort by the kernel's ABI, never below minABI.
+func (p Policy) Start(cmd *exec.Cmd) (release func(), err error) {
 	if _, err := ABI(); err != nil {
-		return err
+		return nil, err
 	}
+	rules, err := p.rules()
+	if err != nil {
+		return nil, err
+	}
+	// One ruleset for paths and scopes: every Landlock layer denies
+	// "refer" unless it grants it. The network is not handled: agents
+	// reach their models and their ports as before.
+	cfg := landlock.Config{HandledAccessFS: handledFS, Scoped: llsyscall.ScopeSignal}.BestEffort()
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return nil, fmt.Errorf("landlock: %v", err)
+	}
+	defer unix.Close(fd)
+	started, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		// Never unlocked: the thread is the domain's and dies with this
+		// goroutine; the runtime starts no thread from a locked one.
+		runtime.LockOSThread()
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			started <- fmt.Errorf("no_new_privs: %v", err)
+			return
+		}
+		if err := llsyscall.LandlockRestrictSelf(fd, flags); err != nil {
+			started <- fmt.Errorf("landlock: %v", err)
+			return
+		}
+		started <- cmd.Start()
+		<-done
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }, nil
+}
+
+// rules grants reading and running everywhere, writing the devices any
+// program expects and p's paths.
+func (p Policy) rules() ([]landlock.Rule, error) {
 	var dirs, files []string
 	for _, w := range p.Write {
 		if !filepath.IsAbs(w) {
-			return fmt.Errorf("writable path %q is not absolute", w)
+			return nil, fmt.Errorf("writable path %q is not absolute", w)
 		}
 		fi, err := os.Stat(w)
 		if err != nil {
-			return fmt.Errorf("writable path %s: %v", w, err)
+			return nil, fmt.Errorf("writable path %s: %v", w, err)
 		}
 		if fi.IsDir() {
 			dirs = append(dirs, w)
@@ -53,22 +97,5 @@ func (p Policy) enter() error {
 	if len(files) > 0 {
 		rules = append(rules, landlock.RWFiles(files...))
 	}
-	// One ruleset for paths and scopes: every Landlock layer denies
-	// "refer" unless it grants it, so a second, scopes-only layer would
-	// turn every rename across folders into EXDEV. The network is not
-	// handled: agents reach their models and their ports as before.
-	cfg := landlock.Config{HandledAccessFS: handledFS, Scoped: llsyscall.ScopeSignal}.BestEffort()
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("landlock: %v", err)
-	}
-	return nil
-}
-
-// execve replaces this process with argv, found on PATH as a shell would.
-func execve(argv []string) error {
-	prog, err := exec.LookPath(argv[0])
-	if err != nil {
-		return err
-	}
-	return syscall.Exec(prog, argv, os.Environ())
+	return rules, nil
 }

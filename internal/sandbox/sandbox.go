@@ -1,20 +1,18 @@
 // Package sandbox contains the processes fleetwatch starts on an agent's
 // behalf (build, plan and review turns, and every check) in a Linux Landlock
 // domain: they read everything, but write only the paths their Policy
-// names. The domain is entered in a small re-executed helper of fleetwatch
-// itself (`fleetwatch __contain`) just before it execs the agent's argv, so
-// the process that starts agents stays unconfined, and nothing the agent
-// does afterwards — not even as root — can leave the domain.
+// names, and cannot signal a process outside it. The domain is entered by
+// a throwaway OS thread of the starting process just before it forks the
+// agent (Landlock domains belong to threads, and a child inherits its
+// parent thread's), so the process that starts agents stays unconfined,
+// and nothing the agent does afterwards — not even as root — can leave
+// the domain.
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -96,58 +94,6 @@ type Policy struct {
 	Write []string
 }
 
-// HelperArg is the first argument that turns fleetwatch into the helper.
-const HelperArg = "__contain"
-
-// Executable is the fleetwatch binary that serves as the helper; tests
-// that start agents from a test binary point it at one that calls Main.
-var Executable = func() (string, error) { return os.Executable() }
-
-// Wrap returns the argv that starts argv contained by p, through the
-// helper, in dir. The caller has already decided, with Status, to
-// contain. The program is found here, as exec would find it, so one that
-// cannot start fails now, not inside the helper.
-func (p Policy) Wrap(dir string, argv []string) ([]string, error) {
-	if len(argv) == 0 {
-		return nil, errors.New("empty command")
-	}
-	prog, err := findProgram(dir, argv[0])
-	if err != nil {
-		return nil, err
-	}
-	argv = append([]string{prog}, argv[1:]...)
-	self, err := Executable()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: cannot find fleetwatch itself: %v", err)
-	}
-	out := []string{self, HelperArg}
-	for _, w := range p.Write {
-		out = append(out, "--write", w)
-	}
-	out = append(out, "--")
-	return append(out, argv...), nil
-}
-
-// findProgram resolves name as exec.Command in dir would: a relative path
-// with a slash from dir, a bare name on PATH; it must be an executable
-// file.
-func findProgram(dir, name string) (string, error) {
-	if !strings.Contains(name, "/") {
-		return exec.LookPath(name)
-	}
-	if !filepath.IsAbs(name) {
-		name = filepath.Join(dir, name)
-	}
-	fi, err := os.Stat(name)
-	switch {
-	case err != nil:
-		return "", err
-	case fi.IsDir() || fi.Mode().Perm()&0o111 == 0:
-		return "", fmt.Errorf("%s: not an executable file", name)
-	}
-	return name, nil
-}
-
 // devices are the files any program expects to write: the bit buckets,
 // randomness, terminals. Missing ones are skipped.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
@@ -167,47 +113,4 @@ func PrivateEnv(tmp, cache string) []string {
 		"GOCACHE=" + filepath.Join(cache, "go-build"),
 		"XDG_CACHE_HOME=" + cache,
 	}
-}
-
-// parseHelperArgs splits the helper's arguments into the writable paths
-// and the command.
-func parseHelperArgs(args []string) (Policy, []string, error) {
-	var p Policy
-	for len(args) > 0 {
-		switch args[0] {
-		case "--write":
-			if len(args) < 2 || args[1] == "" {
-				return p, nil, errors.New("--write needs a path")
-			}
-			p.Write = append(p.Write, args[1])
-			args = args[2:]
-		case "--":
-			if len(args) < 2 {
-				return p, nil, errors.New("no command after --")
-			}
-			return p, args[1:], nil
-		default:
-			return p, nil, fmt.Errorf("unknown argument %q", args[0])
-		}
-	}
-	return p, nil, errors.New("no command after --")
-}
-
-// Main is the helper: when os.Args[1] is HelperArg, it enters the domain
-// its arguments describe and execs the command, never returning; it
-// returns at once otherwise. Call it first thing in main (and in TestMain
-// of tests whose drivers run inside the test binary).
-func Main() {
-	if len(os.Args) < 2 || os.Args[1] != HelperArg {
-		return
-	}
-	p, argv, err := parseHelperArgs(os.Args[2:])
-	if err == nil {
-		err = p.enter()
-	}
-	if err == nil {
-		err = execve(argv)
-	}
-	fmt.Fprintf(os.Stderr, "fleetwatch: contain: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
-	os.Exit(126)
 }
