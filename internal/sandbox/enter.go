@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,6 +22,12 @@ const handledFS = landlock.AccessFSSet(llsyscall.AccessFSResolveUnix - 1)
 
 // readExec is what the whole filesystem grants: reading and running.
 const readExec = landlock.AccessFSSet(llsyscall.AccessFSExecute | llsyscall.AccessFSReadFile | llsyscall.AccessFSReadDir)
+
+// The main goroutine keeps the main thread for the life of the program
+// (an init's lock carries over to main), so a goroutine that enters a
+// domain never runs there: the main thread is the one every kill and
+// ptrace of this process's pid names, and it must stay outside.
+func init() { runtime.LockOSThread() }
 
 // Start starts cmd inside p's domain. A goroutine locked to an OS thread
 // of its own sets no_new_privs and enters the domain on that thread alone,
@@ -50,6 +57,11 @@ func (p Policy) Start(cmd *exec.Cmd) (release func(), err error) {
 		// Never unlocked: the thread is the domain's and dies with this
 		// goroutine; the runtime starts no thread from a locked one.
 		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			started <- errors.New("sandbox: refusing to confine the main thread")
+			<-done
+			return
+		}
 		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 			started <- fmt.Errorf("no_new_privs: %v", err)
 			return
