@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -409,8 +408,8 @@ func countLines(top, rel string) int {
 func gitCapped(dir string, limit int, args ...string) ([]byte, bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), diffTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.quotePath=false"}, args...)...)
-	cmd.Env = gitenv.Env("GIT_OPTIONAL_LOCKS=0")
+	cmd := gitenv.Command(ctx, dir, append([]string{"-c", "core.quotePath=false"}, args...)...)
+	cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")
 	cmd.WaitDelay = time.Second
 	out := &cappedBuffer{limit: limit}
 	var errb bytes.Buffer

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"fleetwatch/internal/gitenv"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -283,7 +284,7 @@ func (b *builder) gitIn(dir string, ago time.Duration, who author, args ...strin
 	if b.err != nil {
 		return
 	}
-	cmd := exec.Command("git", args...)
+	cmd := exec.Command("git", gitenv.Args(args...)...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
