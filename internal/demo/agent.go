@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -194,8 +195,7 @@ func planSummary(path string) (title, goal string, err error) {
 }
 
 func git(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitenv.Env()
+	cmd := gitenv.Command(context.Background(), dir, args...)
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError

@@ -9,6 +9,7 @@ package demo
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -284,8 +285,9 @@ func (b *builder) gitIn(dir string, ago time.Duration, who author, args ...strin
 	if b.err != nil {
 		return
 	}
-	cmd := exec.Command("git", gitenv.Args(args...)...)
-	cmd.Dir = dir
+	cmd := gitenv.Command(context.Background(), dir, args...)
+	// Its own environment, not gitenv's: no GIT_ variable of the caller.
+	cmd.Env = nil
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
 			cmd.Env = append(cmd.Env, kv)
