@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -316,8 +315,7 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) 
 func checkGit(dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), checkGitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitenv.Env()
+	cmd := gitenv.Command(ctx, dir, args...)
 	// A hook that outlives a killed git must not keep Wait on its pipes.
 	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer

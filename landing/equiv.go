@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"fleetwatch/model"
 )
 
 // rangeDiffPair is one pair line of `git range-diff`: "1:  3f2a1c9 = 1:  9e8d7c6 subject",
@@ -13,16 +15,17 @@ var rangeDiffPair = regexp.MustCompile(`^\s*(?:\d+|-):\s+[0-9a-f-]+ ([=!<>]) (?:
 // PureRebase reports whether newTip carries the same change as oldTip
 // (`git range-diff` of each against its merge base with integration shows
 // every commit as `=`), so a review or approval of oldTip still holds.
-// Nothing is cached: each call asks git.
+// integration is the branch's name. Nothing is cached: each call asks git.
 func PureRebase(project, integration, oldTip, newTip string) (bool, error) {
 	if oldTip == newTip {
 		return true, nil
 	}
-	oldBase, err := git(project, "merge-base", integration, oldTip)
+	ref := model.BranchRef(integration)
+	oldBase, err := git(project, "merge-base", ref, oldTip)
 	if err != nil {
 		return false, fmt.Errorf("merge base of %s and %s: %v", integration, short(oldTip), err)
 	}
-	newBase, err := git(project, "merge-base", integration, newTip)
+	newBase, err := git(project, "merge-base", ref, newTip)
 	if err != nil {
 		return false, fmt.Errorf("merge base of %s and %s: %v", integration, short(newTip), err)
 	}

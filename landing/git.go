@@ -30,8 +30,8 @@ type gitResult struct {
 func runGit(env []string, dir string, args ...string) (gitResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitenv.Env(append([]string{"GIT_TERMINAL_PROMPT=0"}, env...)...)
+	cmd := gitenv.Command(ctx, dir, args...)
+	cmd.Env = append(append(cmd.Env, "GIT_TERMINAL_PROMPT=0"), env...)
 	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

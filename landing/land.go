@@ -229,7 +229,7 @@ func landedBefore(t *planfs.Tree, r *repo, slug, tip string) bool {
 func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
 	if remote, err := runGit(nil, project, "config", "branch."+r.integration+".remote"); err == nil && remote.code == 0 && remote.out != "" && remote.out != "." {
 		fmt.Fprintf(log, "pushing to %s\n", remote.out)
-		if _, err := git(project, "push", "--force-with-lease="+r.integration+":"+r.tip, remote.out, cand+":refs/heads/"+r.integration); err != nil {
+		if _, err := git(project, "push", "--force-with-lease="+model.BranchRef(r.integration)+":"+r.tip, remote.out, cand+":"+model.BranchRef(r.integration)); err != nil {
 			return catchUp(project, r, remote.out, err)
 		}
 	}

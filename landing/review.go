@@ -87,10 +87,10 @@ func candidateOf(t *planfs.Tree, slug string) (candidate, error) {
 	if c.integration, err = Integration(t.Project, s); err != nil {
 		return candidate{}, err
 	}
-	if c.tip = revParse(t.Project, "refs/heads/"+c.branch); c.tip == "" {
+	if c.tip = revParse(t.Project, model.BranchRef(c.branch)); c.tip == "" {
 		return candidate{}, refused("%s has no branch %s", slug, c.branch)
 	}
-	if c.base, err = git(t.Project, "merge-base", "refs/heads/"+c.integration, c.tip); err != nil {
+	if c.base, err = git(t.Project, "merge-base", model.BranchRef(c.integration), c.tip); err != nil {
 		return candidate{}, fmt.Errorf("%s: %v", c.branch, err)
 	}
 	if c.base == c.tip {

@@ -30,6 +30,14 @@ func FeatureBranch(slug string) string {
 	return "feature/" + s
 }
 
+// BranchRef is branch's full ref name, refs/heads/<branch>: what fleetwatch
+// hands git wherever it names a branch, so that a tag or another ref with
+// the same short name (a tag `dev`) can never stand in for it.
+func BranchRef(branch string) string { return "refs/heads/" + branch }
+
+// FeatureRef is the full ref of slug's feature branch.
+func FeatureRef(slug string) string { return BranchRef(FeatureBranch(slug)) }
+
 // CheckBranch applies git's check-ref-format rules to a branch name, so a
 // face can say a branch will be refused without running git. It returns ""
 // when git would take the name, else why not.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"os/exec"
 	"path"
 	"strings"
 	"sync"
@@ -30,8 +29,7 @@ func (t *Tree) History() model.History {
 func (t *Tree) completedInGit() map[string]bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", t.Project, "log", "--all", "--format=", "--name-only", "--relative", "--no-renames", "--", Dir+"/completed/")
-	cmd.Env = gitenv.Env()
+	cmd := gitenv.Command(ctx, t.Project, "log", "--all", "--format=", "--name-only", "--relative", "--no-renames", "--", Dir+"/completed/")
 	out, err := cmd.Output()
 	seen := map[string]bool{}
 	if err != nil {

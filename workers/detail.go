@@ -35,12 +35,9 @@ func ReadWorktreeDetail(project, agentID string) (WorktreeDetail, error) {
 	if !ok {
 		return WorktreeDetail{}, fmt.Errorf("%s has no worktree", agentID)
 	}
-	base := wt.Integration
 	integration := sync.OnceValues(func() (string, error) { return findIntegration(project) })
-	if base == "" {
-		base, _ = integration()
-	}
-	d := WorktreeDetail{WorktreeState: inspect(wt, integration), Base: base}
+	base, _ := integrationRef(wt, integration)
+	d := WorktreeDetail{WorktreeState: inspect(wt, integration), Base: shortRef(base)}
 	if !d.Exists {
 		return d, nil
 	}

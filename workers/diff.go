@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -105,15 +104,16 @@ func DiffOfPlan(project, slug string) (Diff, error) {
 	if wt == "" && !hasRef(top, "refs/heads/"+branch) {
 		return Diff{}, fmt.Errorf("%s: no branch %s and no worktree on it: nothing to compare yet", slug, branch)
 	}
+	ref := model.BranchRef(branch)
 	if wt == "" {
-		return diffIn(top, "", branch)
+		return diffIn(top, "", ref)
 	}
 	if _, err := dirIn(top, wt); err != nil {
-		d, err2 := diffIn(top, "", branch)
+		d, err2 := diffIn(top, "", ref)
 		d.Note = "the uncommitted changes of " + termtext.Line(wt) + " are not read: " + termtext.Line(err.Error())
 		return d, err2
 	}
-	return diffIn(top, wt, branch)
+	return diffIn(top, wt, ref)
 }
 
 // dirIn is dir relative to top when it is a folder inside top reached
@@ -144,7 +144,7 @@ func DiffOfWorktree(project, path string) (Diff, error) {
 	if _, err := dirIn(top, path); err != nil {
 		return Diff{}, err
 	}
-	head, err := gitQuery(path, "symbolic-ref", "--quiet", "--short", "HEAD")
+	head, err := gitQuery(path, "symbolic-ref", "--quiet", "HEAD")
 	if err != nil || head == "" {
 		head = "HEAD"
 	}
@@ -163,13 +163,14 @@ func DiffOfWorker(project string, st State) (Diff, error) {
 	return Diff{}, fmt.Errorf("%s: its state file names no worktree and no plan", st.AgentID)
 }
 
-// diffIn compares branch (a name, or HEAD in worktree wt) with its merge
-// base; wt, when set, also gives the uncommitted changes.
-func diffIn(top, wt, branch string) (Diff, error) {
+// diffIn compares ref (a branch's full ref, or HEAD in worktree wt) with
+// its merge base; wt, when set, also gives the uncommitted changes.
+func diffIn(top, wt, ref string) (Diff, error) {
 	dir := top
 	if wt != "" {
 		dir = wt
 	}
+	branch := shortRef(ref)
 	d := Diff{Branch: branch}
 	if wt != "" {
 		d.Worktree, _ = relIn(top, wt)
@@ -178,16 +179,16 @@ func diffIn(top, wt, branch string) (Diff, error) {
 	if err != nil {
 		return d, err
 	}
-	d.Integration = integration
-	tip, err := gitQuery(dir, "rev-parse", "--verify", "--quiet", branch+"^{commit}")
+	d.Integration = shortRef(integration)
+	tip, err := gitQuery(dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	if err != nil {
 		return d, fmt.Errorf("%s: no commit to compare", branch)
 	}
-	if branch == "HEAD" {
+	if ref == "HEAD" {
 		d.Branch = tip[:min(len(tip), 7)]
 	}
 	if d.Base, err = gitQuery(dir, "merge-base", integration, tip); err != nil {
-		return d, fmt.Errorf("%s and %s share no history: %v", branch, integration, err)
+		return d, fmt.Errorf("%s and %s share no history: %v", branch, d.Integration, err)
 	}
 	if wt == "" {
 		d.Committed, err = fileDiffs(dir, d.Base, tip)
@@ -409,8 +410,8 @@ func countLines(top, rel string) int {
 func gitCapped(dir string, limit int, args ...string) ([]byte, bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), diffTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.quotePath=false"}, args...)...)
-	cmd.Env = gitenv.Env("GIT_OPTIONAL_LOCKS=0")
+	cmd := gitenv.Command(ctx, dir, append([]string{"-c", "core.quotePath=false"}, args...)...)
+	cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")
 	cmd.WaitDelay = time.Second
 	out := &cappedBuffer{limit: limit}
 	var errb bytes.Buffer

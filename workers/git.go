@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -25,8 +24,8 @@ func git(dir string, args ...string) (string, error) {
 func runGit(timeout time.Duration, env []string, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitenv.Env(env...)
+	cmd := gitenv.Command(ctx, dir, args...)
+	cmd.Env = append(cmd.Env, env...)
 	// A child that outlives a killed git (a hook, an fsmonitor) must not keep
 	// Wait blocked on its pipes.
 	cmd.WaitDelay = time.Second

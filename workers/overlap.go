@@ -120,8 +120,7 @@ type snapshot struct {
 func mergeConflicts(dir, a, b string) ([]string, bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), overlapTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b)
-	cmd.Env = gitenv.Env()
+	cmd := gitenv.Command(ctx, dir, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b)
 	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -331,7 +331,8 @@ type Job struct {
 	// The scope scanner: Scope is what the build may touch (nil: no
 	// declared scope, only .plans/ is checked); StopOnViolation stops the
 	// agent and parks the plan at the first path outside it; Base is the
-	// integration branch the change is measured from.
+	// integration branch the change is measured from, as a full ref
+	// (refs/heads/dev) or a commit id.
 	Scope           *model.Scope
 	StopOnViolation bool
 	Base            string

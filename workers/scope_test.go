@@ -57,7 +57,7 @@ func (g scopeRig) run(t *testing.T, job Job, script string) (*Driver, <-chan Out
 	out, ran := make(chan Outcome, 1), make(chan struct{})
 	job.Rel, job.Worktree = g.rel, g.wt
 	if job.Base == "" {
-		job.Base = "dev"
+		job.Base = "refs/heads/dev"
 	}
 	go func() {
 		defer close(ran)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"fleetwatch/model"
 )
 
 // WorktreeState is what git says about one registered worktree right now.
@@ -76,11 +78,9 @@ func inspect(wt Worktree, integration func() (string, error)) WorktreeState {
 	if st.Head == "(detached)" {
 		st.Head = oid[:min(len(oid), 7)]
 	}
-	base := wt.Integration
-	if base == "" {
-		if base, err = integration(); err != nil {
-			return failed(err)
-		}
+	base, err := integrationRef(wt, integration)
+	if err != nil {
+		return failed(err)
 	}
 	counts, err := gitQuery(wt.Path, "rev-list", "--left-right", "--count", "HEAD..."+base, "--")
 	if err != nil {
@@ -99,7 +99,8 @@ func inspect(wt Worktree, integration func() (string, error)) WorktreeState {
 // findIntegration looks for the branch EnsureIntegration would pick, in its
 // order, without creating one: fleetwatch.yaml's integration:, else dev or
 // develop (local, then origin's), else the trunk it would be made from. One
-// git call for all candidates.
+// git call for all candidates. It returns the full ref (refs/heads/dev,
+// refs/remotes/origin/dev), for git; shortRef is its name for people.
 func findIntegration(project string) (string, error) {
 	names, err := integrationNames(project)
 	if err != nil {
@@ -120,11 +121,27 @@ func findIntegration(project string) (string, error) {
 	}
 	for _, ref := range candidates {
 		if have[ref] {
-			name := strings.TrimPrefix(ref, "refs/heads/")
-			return strings.TrimPrefix(name, "refs/remotes/"), nil
+			return ref, nil
 		}
 	}
 	return "", fmt.Errorf("%s: no integration branch (%s) and no trunk (main, master)", project, strings.Join(names, ", "))
+}
+
+// shortRef is a branch's full ref as people name it: dev, origin/dev.
+func shortRef(ref string) string {
+	if s, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+		return s
+	}
+	return strings.TrimPrefix(ref, "refs/remotes/")
+}
+
+// integrationRef is the full ref of wt's integration branch: the one its
+// record names, else what findIntegration finds.
+func integrationRef(wt Worktree, find func() (string, error)) (string, error) {
+	if wt.Integration != "" {
+		return model.BranchRef(wt.Integration), nil
+	}
+	return find()
 }
 
 // gitQuery is git (git.go) for questions: bounded by statusTimeout, and

@@ -85,7 +85,7 @@ func EnsureIntegration(project string) (string, bool, error) {
 			return name, false, nil
 		}
 		if hasRef(project, "refs/remotes/origin/"+name) {
-			if _, err := git(project, "branch", "--track", name, "origin/"+name); err != nil {
+			if _, err := git(project, "branch", "--track", name, "refs/remotes/origin/"+name); err != nil {
 				return raced(project, name, err)
 			}
 			return name, true, nil
@@ -97,7 +97,7 @@ func EnsureIntegration(project string) (string, bool, error) {
 			ref = "refs/remotes/" + trunk
 		}
 		if hasRef(project, ref) {
-			if _, err := git(project, "branch", names[0], trunk); err != nil {
+			if _, err := git(project, "branch", names[0], ref); err != nil {
 				return raced(project, names[0], err)
 			}
 			return names[0], true, nil
@@ -138,7 +138,8 @@ func PushIntegration(project, branch string) error {
 	if hasRef(project, "refs/remotes/origin/"+branch) {
 		return nil
 	}
-	_, err := runGit(gitTimeout, []string{"GIT_TERMINAL_PROMPT=0"}, project, "push", "-u", "origin", branch)
+	ref := model.BranchRef(branch)
+	_, err := runGit(gitTimeout, []string{"GIT_TERMINAL_PROMPT=0"}, project, "push", "-u", "origin", ref+":"+ref)
 	return err
 }
 
@@ -200,7 +201,7 @@ func addWorktree(top, path, base, integration string, registered map[string]stri
 		return "", fmt.Errorf("%s exists but is not a registered git worktree; move it away", path)
 	}
 	if !hasRef(top, "refs/heads/"+base) {
-		if _, err := git(top, "branch", base, integration); err != nil {
+		if _, err := git(top, "branch", base, model.BranchRef(integration)); err != nil {
 			return "", err
 		}
 	}
@@ -209,7 +210,7 @@ func addWorktree(top, path, base, integration string, registered map[string]stri
 		// person's checkout): git refuses a second, so take a sibling.
 		base += "-wt"
 		if !hasRef(top, "refs/heads/"+base) {
-			if _, err := git(top, "branch", base, integration); err != nil {
+			if _, err := git(top, "branch", base, model.BranchRef(integration)); err != nil {
 				return "", err
 			}
 		}
@@ -239,7 +240,7 @@ func checkoutFeature(project string, wt *Worktree, slug string, registered map[s
 	if wt.Branch != branch {
 		args := []string{"checkout", branch}
 		if !hasRef(wt.Project, "refs/heads/"+branch) {
-			args = []string{"checkout", "-b", branch, wt.Integration}
+			args = []string{"checkout", "-b", branch, model.BranchRef(wt.Integration)}
 		}
 		if _, err := git(wt.Path, args...); err != nil {
 			return fmt.Errorf("%s: %v", wt.Path, err)
@@ -362,8 +363,8 @@ func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) 
 	head, inGit := registered[path]
 	onDisk := isDir(path)
 	integration := sync.OnceValues(func() (string, error) {
-		if rec.Integration != "" && hasRef(top, "refs/heads/"+rec.Integration) {
-			return rec.Integration, nil
+		if rec.Integration != "" && hasRef(top, model.BranchRef(rec.Integration)) {
+			return model.BranchRef(rec.Integration), nil
 		}
 		return findIntegration(top)
 	})
@@ -475,7 +476,7 @@ func checkRemovable(path, head string, integration func() (string, error), force
 	}
 	n, _ := strconv.Atoi(ahead)
 	if n > 0 {
-		lost = append(lost, fmt.Sprintf("%s on %s not in %s", plural(n, "commit"), what, base))
+		lost = append(lost, fmt.Sprintf("%s on %s not in %s", plural(n, "commit"), what, shortRef(base)))
 	}
 	switch {
 	case len(lost) == 0:
@@ -536,12 +537,12 @@ func deleteMerged(top, branch string, integration func() (string, error)) (bool,
 	if err != nil {
 		return false, fmt.Sprintf("kept %s: cannot tell whether it is merged: %v", branch, err)
 	}
-	ahead, err := git(top, "rev-list", "--count", base+".."+branch, "--")
+	ahead, err := git(top, "rev-list", "--count", base+".."+model.BranchRef(branch), "--")
 	if err != nil {
 		return false, fmt.Sprintf("kept %s: %v", branch, err)
 	}
 	if n, _ := strconv.Atoi(ahead); n > 0 {
-		return false, fmt.Sprintf("kept %s: %s not in %s", branch, plural(n, "commit"), base)
+		return false, fmt.Sprintf("kept %s: %s not in %s", branch, plural(n, "commit"), shortRef(base))
 	}
 	// -D: the commits are in the integration branch, which git branch -d
 	// would not look at (it asks HEAD or the upstream).

@@ -72,7 +72,7 @@ func TestIntegrationFromSettings(t *testing.T) {
 	if err != nil || wt.Integration != "trunk" {
 		t.Fatalf("ensure: %+v %v", wt, err)
 	}
-	if got, _ := findIntegration(dir); got != "trunk" {
+	if got, _ := findIntegration(dir); got != "refs/heads/trunk" {
 		t.Errorf("findIntegration: %q", got)
 	}
 	bad := testkit.Repo(t)

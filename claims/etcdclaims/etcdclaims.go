@@ -19,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -116,8 +115,7 @@ func (b *Backend) rootCommit(cfg claims.Config) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
 	git := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", project}, args...)...)
-		cmd.Env = gitenv.Env()
+		cmd := gitenv.Command(ctx, project, args...)
 		out, err := cmd.Output()
 		return strings.TrimSpace(string(out)), err
 	}

@@ -59,9 +59,8 @@ func lastLine(s, fallback string) string {
 func (r runner) run(ctx context.Context, stdin []byte, env []string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = r.dir
-	cmd.Env = gitenv.Env(append([]string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true"}, env...)...)
+	cmd := gitenv.Command(ctx, r.dir, args...)
+	cmd.Env = append(append(cmd.Env, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true"), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second

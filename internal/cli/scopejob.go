@@ -52,8 +52,8 @@ func (w *workOnce) scopeFor(t *planfs.Tree, job *workers.Job) error {
 		stop = s.OnScopeViolation
 	}
 	job.StopOnViolation = stop == "stop"
-	if wt, ok, err := workers.Lookup(t.Project, w.agent); err == nil && ok {
-		job.Base = wt.Integration
+	if wt, ok, err := workers.Lookup(t.Project, w.agent); err == nil && ok && wt.Integration != "" {
+		job.Base = model.BranchRef(wt.Integration)
 	}
 	return nil
 }

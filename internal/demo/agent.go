@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"fleetwatch/internal/gitenv"
 )
 
 // AgentEnv is what the stand-in agent is told, as a driver tells any
@@ -194,7 +197,8 @@ func planSummary(path string) (title, goal string, err error) {
 // git runs git as any agent would: in the environment its driver gave
 // it, which points a contained agent's git at its own store.
 func git(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd := gitenv.Command(context.Background(), dir, args...)
+	cmd.Env = os.Environ()
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError

@@ -9,6 +9,7 @@ package demo
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"fleetwatch/internal/gitenv"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -283,8 +285,9 @@ func (b *builder) gitIn(dir string, ago time.Duration, who author, args ...strin
 	if b.err != nil {
 		return
 	}
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
+	cmd := gitenv.Command(context.Background(), dir, args...)
+	// Its own environment, not gitenv's: no GIT_ variable of the caller.
+	cmd.Env = nil
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
 			cmd.Env = append(cmd.Env, kv)

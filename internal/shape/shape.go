@@ -1,8 +1,9 @@
 // Package shape checks the code's shape targets, which its test runs over
 // the whole module on every `go test ./...`: no function over 80 lines
 // outside tests and literal tables, ui.Model under 25 fields, no process
-// started and no file read from ui (it asks the engine), and only main.go at
-// the module's root.
+// started and no file read from ui (it asks the engine), git started only
+// through internal/gitenv (which turns off what a repository's config could
+// run), and only main.go at the module's root.
 package shape
 
 import (
@@ -80,6 +81,10 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 			}
 		}
 	}
+	// Test packages (landtest, remotetest…) drive git as a person would.
+	if !strings.HasPrefix(rel, "internal/gitenv/") && !strings.HasSuffix(f.Name.Name, "test") {
+		out = append(out, gitOutsideGitenv(fset, rel, f)...)
+	}
 	if inUI {
 		for _, imp := range f.Imports {
 			if p := strings.Trim(imp.Path.Value, `"`); p == "fleetwatch/registry" || p == "os/exec" {
@@ -95,6 +100,40 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 			return true
 		})
 	}
+	return out
+}
+
+// gitOutsideGitenv lists each exec.Command or exec.CommandContext that
+// starts "git" itself.
+func gitOutsideGitenv(fset *token.FileSet, rel string, f *ast.File) []string {
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); !ok || id.Name != "exec" {
+			return true
+		}
+		prog := 0
+		switch sel.Sel.Name {
+		case "Command":
+		case "CommandContext":
+			prog = 1
+		default:
+			return true
+		}
+		if len(call.Args) > prog {
+			if lit, ok := call.Args[prog].(*ast.BasicLit); ok && lit.Value == `"git"` {
+				out = append(out, fmt.Sprintf("%s:%d: git started by exec: use gitenv.Command", rel, fset.Position(call.Pos()).Line))
+			}
+		}
+		return true
+	})
 	return out
 }
 

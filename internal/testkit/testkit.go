@@ -131,3 +131,67 @@ func KillGroup(pid int) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
+
+// hostileHooks are the hooks git may run in an operator's command.
+var hostileHooks = []string{
+	"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "pre-merge-commit",
+	"post-checkout", "post-merge", "pre-push", "pre-rebase", "post-rewrite",
+	"reference-transaction", "pre-auto-gc", "post-index-change", "push-to-checkout",
+}
+
+// HostileGitConfig makes dir's repository config run code, as an agent
+// with write access to the shared git dir could: core.hooksPath names a
+// folder of executable hooks, core.fsmonitor a script, diff.external and
+// a textconv driver for every file another. Each appends a line to the
+// sentinel file whose path it returns (outside the repository). It first
+// proves the rig works: a plain git commit fills the sentinel, which is
+// then emptied.
+func HostileGitConfig(tb testing.TB, dir string) string {
+	tb.Helper()
+	root := tb.TempDir()
+	sentinel := filepath.Join(root, "ran")
+	hooks := filepath.Join(root, "hooks")
+	if err := os.Mkdir(hooks, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	script := func(path, name string) {
+		body := "#!/bin/sh\necho \"" + name + " $*\" >> '" + sentinel + "'\nexit 0\n"
+		if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, h := range hostileHooks {
+		script(filepath.Join(hooks, h), h)
+	}
+	script(filepath.Join(root, "fsmonitor"), "fsmonitor")
+	script(filepath.Join(root, "extdiff"), "external diff")
+	script(filepath.Join(root, "textconv"), "textconv")
+	Git(tb, dir, "config", "core.hooksPath", hooks)
+	Git(tb, dir, "config", "core.fsmonitor", filepath.Join(root, "fsmonitor"))
+	Git(tb, dir, "config", "diff.external", filepath.Join(root, "extdiff"))
+	Git(tb, dir, "config", "diff.evil.textconv", filepath.Join(root, "textconv"))
+	info := Git(tb, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err := os.MkdirAll(filepath.Join(info, "info"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(info, "info", "attributes"), []byte("* diff=evil\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	Git(tb, dir, "commit", "-q", "--allow-empty", "-m", "hooks armed")
+	if data, _ := os.ReadFile(sentinel); len(data) == 0 {
+		tb.Fatal("the hostile git config ran nothing on a plain git commit")
+	}
+	if err := os.WriteFile(sentinel, nil, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return sentinel
+}
+
+// NothingRan fails tb when the sentinel of HostileGitConfig has a line:
+// code from the repository's config ran.
+func NothingRan(tb testing.TB, sentinel, during string) {
+	tb.Helper()
+	if data, _ := os.ReadFile(sentinel); len(data) > 0 {
+		tb.Errorf("%s ran the repository's code:\n%s", during, data)
+	}
+}

@@ -166,6 +166,23 @@ func TestCommittedAndPlansViolations(t *testing.T) {
 			t.Errorf("the agent committed everything, yet: %q", s)
 		}
 	})
+	// Tagged dev, its commit would be the merge base with a bare "dev",
+	// and nothing would count as committed.
+	t.Run("commit tagged dev", func(t *testing.T) {
+		t.Parallel()
+		dir := project(t, fwtest.Plan{Rel: "features/x.md", Body: inScope})
+		endpoints(t, dir, "", "-write", "src/a.go=package a", "-write", "other.go=package x", "-commit", "-tag", "dev")
+		r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1")
+		if r.Code != 0 || !fwtest.Exists(dir, "review-needed/x.md") {
+			t.Fatalf("%v", r)
+		}
+		if fwtest.GitOut(t, dir, "tag", "--list", "dev") != "dev" {
+			t.Fatal("the agent made no tag dev")
+		}
+		if st := state(t, dir, "w1"); !slices.Equal(st.Violations, []string{"other.go"}) || !slices.Equal(st.Touched, []string{"other.go", "src/a.go"}) {
+			t.Errorf("state %+v", st)
+		}
+	})
 	t.Run("plans", func(t *testing.T) {
 		t.Parallel()
 		dir := project(t, fwtest.Plan{Rel: "features/x.md"})

@@ -1,7 +1,7 @@
 // Command scopeagent stands in for an AI coding agent in the scope
 // scanner's tests: it writes the files it is told to in its working folder
-// (folders made as needed), optionally commits everything, then works on
-// (sleeps) so a test can watch it while it runs.
+// (folders made as needed), optionally commits everything (and tags it),
+// then works on (sleeps) so a test can watch it while it runs.
 package main
 
 import (
@@ -24,6 +24,7 @@ func main() {
 		return nil
 	})
 	commit := flag.Bool("commit", false, "commit everything written (git add -A)")
+	tag := flag.String("tag", "", "then tag HEAD with this name (a tag named like the integration branch)")
 	sleep := flag.Duration("sleep", 0, "work this long after writing, before exiting")
 	exit := flag.Int("exit", 0, "exit status")
 	flag.Parse()
@@ -39,6 +40,11 @@ func main() {
 			c.Stdout, c.Stderr = os.Stderr, os.Stderr
 			must(c.Run())
 		}
+	}
+	if *tag != "" {
+		c := exec.Command("git", "tag", *tag, "HEAD")
+		c.Stdout, c.Stderr = os.Stderr, os.Stderr
+		must(c.Run())
 	}
 	time.Sleep(*sleep)
 	os.Exit(*exit)
