@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -301,8 +300,8 @@ func (b *gitBox) bring(agent string) (string, error) {
 func (b *gitBox) packObjects(base, revs string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", b.project, "pack-objects", "--revs", "-q", base)
-	cmd.Env = gitenv.Env("GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(b.store, "objects"))
+	cmd := gitenv.Command(ctx, b.project, "pack-objects", "--revs", "-q", base)
+	cmd.Env = append(cmd.Env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(b.store, "objects"))
 	cmd.Stdin = strings.NewReader(revs)
 	cmd.WaitDelay = time.Second
 	var errb bytes.Buffer
