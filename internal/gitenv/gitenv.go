@@ -8,10 +8,13 @@ package gitenv
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // locating are the variables that choose a repository, its work tree or
@@ -82,9 +85,86 @@ func Args(args ...string) []string {
 }
 
 // Command is git args run in dir (git -C dir) with the safe options and
-// GitEnv; callers add their own environment to cmd.Env, which wins.
+// GitEnv; callers add their own environment to cmd.Env, which wins. In a
+// linked worktree, git is pinned to the admin folder the repository itself
+// names for it (Pin).
 func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", Args(append([]string{"-C", dir}, args...)...)...)
-	cmd.Env = GitEnv()
+	cmd.Env = GitEnv(Pin(dir)...)
 	return cmd
+}
+
+// Pin is GIT_DIR and GIT_WORK_TREE for a git run in dir when dir lies in a
+// linked worktree (its .git is a file). An agent writes its worktree, that
+// .git file included, and a git dir it points at would bring the agent's
+// config — filters, drivers, helpers that run programs — into an
+// operator's process. So the link is read from the repository's side:
+// the worktree lies inside the repository that made it (under var/), and
+// one of that repository's worktrees/*/gitdir files names it. A worktree
+// that no admin folder names gets a GIT_DIR that does not exist, and git
+// refuses it; one outside any repository's folder is left to git.
+func Pin(dir string) []string {
+	root := linkedRoot(dir)
+	if root == "" {
+		return nil
+	}
+	common := enclosingGitDir(filepath.Dir(root))
+	if common == "" {
+		return nil
+	}
+	link := filepath.Join(root, ".git")
+	admins, _ := os.ReadDir(filepath.Join(common, "worktrees"))
+	for _, a := range admins {
+		admin := filepath.Join(common, "worktrees", a.Name())
+		if back, err := readSmall(filepath.Join(admin, "gitdir")); err == nil && filepath.Clean(strings.TrimSpace(back)) == link {
+			return []string{"GIT_DIR=" + admin, "GIT_WORK_TREE=" + root}
+		}
+	}
+	return []string{"GIT_DIR=" + filepath.Join(root, ".git-not-a-registered-worktree"), "GIT_WORK_TREE=" + root}
+}
+
+// linkedRoot is the top of the linked worktree dir lies in, "" when it
+// lies in a main checkout or none.
+func linkedRoot(dir string) string {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if fi.Mode().IsRegular() {
+				return d
+			}
+			return ""
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// enclosingGitDir is the .git folder of the nearest checkout at or above
+// dir, "" when there is none.
+func enclosingGitDir(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil && fi.IsDir() {
+			return filepath.Join(d, ".git")
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// readSmall reads a small file, never through a symlink.
+func readSmall(p string) (string, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	return string(b), err
 }

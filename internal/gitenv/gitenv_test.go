@@ -1,6 +1,10 @@
 package gitenv
 
 import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,5 +57,49 @@ func TestGitEnvRunsNoProgram(t *testing.T) {
 		if !strings.Contains(env, kept) {
 			t.Errorf("%q missing", kept)
 		}
+	}
+}
+
+// A worktree's .git file is its agent's to write: pointed at a git dir of
+// the agent's making, it must not take the operator's git there. Git in a
+// linked worktree follows the repository's own record of it.
+func TestCommandFollowsTheRepositorysRecordOfAWorktree(t *testing.T) {
+	repo := t.TempDir()
+	run := func(dir string, args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run(repo, "init", "-q", "-b", "main")
+	run(repo, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "init")
+	wt := filepath.Join(repo, "var", "worktrees", "w1")
+	run(repo, "worktree", "add", "-q", "-b", "feature/x", wt)
+
+	branch := func() (string, error) {
+		out, err := Command(context.Background(), filepath.Join(wt), "rev-parse", "--abbrev-ref", "HEAD").CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	if b, err := branch(); err != nil || b != "feature/x" {
+		t.Fatalf("before: %q %v", b, err)
+	}
+	// The agent makes a repository of its own in its worktree and points
+	// the link at it.
+	fake := filepath.Join(wt, ".fake")
+	run(wt, "init", "-q", "-b", "evil", "--separate-git-dir", fake, filepath.Join(t.TempDir(), "scratch"))
+	if err := os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+fake+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := branch(); err != nil || b != "feature/x" {
+		t.Errorf("after the link moved: %q %v, want feature/x", b, err)
+	}
+	// A worktree the repository never made is refused, not believed.
+	stray := filepath.Join(repo, "var", "worktrees", "stray")
+	os.MkdirAll(stray, 0o755)
+	os.WriteFile(filepath.Join(stray, ".git"), []byte("gitdir: "+fake+"\n"), 0o644)
+	if out, err := Command(context.Background(), stray, "rev-parse", "--abbrev-ref", "HEAD").CombinedOutput(); err == nil {
+		t.Errorf("an unregistered worktree was believed: %s", out)
 	}
 }
