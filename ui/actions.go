@@ -8,6 +8,7 @@ import (
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers"
 )
 
 // actionMsg is the outcome of one verb: what to tell the operator.
@@ -58,7 +59,7 @@ func releaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
 
 func recoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
 	return actionCmd("recover", func() (string, error) {
-		l, err := t.Recover(rel, planfs.Actor{AgentID: agent}, ttl)
+		l, err := workers.Recover(t, rel, planfs.Actor{AgentID: agent}, ttl)
 		if l == nil {
 			return "recovered " + slugOf(rel) + ": its stale lease is gone", err
 		}

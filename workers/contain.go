@@ -112,8 +112,11 @@ func (b *box) close() {
 	os.RemoveAll(b.run)
 }
 
-// closeBox ends r's box once the run is over.
+// closeBox ends r's box once the run is over (the agent and what it left
+// are stopped by then).
 func (d *Driver) closeBox(r *running) {
+	d.recordAgent(nil)
+	d.save()
 	if g := r.box.git; g != nil {
 		if err := g.settle(); err != nil {
 			d.Log.Printf("could not reset the worktree's index to its branch: %v", err)

@@ -37,6 +37,7 @@ func BecomeSubreaper() error {
 type procStat struct {
 	state byte
 	pgid  int
+	start uint64 // clock ticks after boot: with the pid, names one process for good
 }
 
 func readStat(pid int) (procStat, bool) {
@@ -52,11 +53,12 @@ func readStat(pid int) (procStat, bool) {
 		return procStat{}, false
 	}
 	f := strings.Fields(s[i+1:])
-	if len(f) < 3 || len(f[0]) != 1 {
+	if len(f) < 20 || len(f[0]) != 1 {
 		return procStat{}, false
 	}
 	pgid, _ := strconv.Atoi(f[2])
-	return procStat{state: f[0][0], pgid: pgid}, true
+	start, _ := strconv.ParseUint(f[19], 10, 64)
+	return procStat{state: f[0][0], pgid: pgid, start: start}, true
 }
 
 // childrenOf lists pid's children, from every thread's children file (Go

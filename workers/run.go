@@ -177,11 +177,20 @@ func (d *Driver) Start(echo io.Writer) error {
 	if err := d.lockAgent(); err != nil {
 		return err
 	}
+	// This agent id's last driver may have died with its agent running:
+	// nothing of that run works on beside this one.
+	left, leftErr := stopLeftovers(d.Tree.Project, d.Worker.AgentID)
 	log, err := OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
 	if err != nil {
 		return fmt.Errorf("worker log: %w", err)
 	}
 	d.Log = log
+	switch {
+	case leftErr != nil:
+		d.Log.Printf("could not read what the last driver left running: %v", leftErr)
+	case left > 0:
+		d.Log.Printf("stopped %d process group(s) and process(es) the last driver of %s left running", left, d.Worker.AgentID)
+	}
 	now := d.Tree.Now()
 	d.state = State{
 		PID: os.Getpid(), Host: hostname(), AgentID: d.Worker.AgentID, Tier: d.Worker.Tier.String(),
@@ -454,6 +463,8 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	}
 	bx.broker.agent.Store(int64(r.cmd.Process.Pid))
 	r.streams, r.pgid = streams, r.cmd.Process.Pid
+	d.recordAgent(r)
+	d.save()
 	r.done = make(chan error, 1)
 	go func() {
 		err := r.cmd.Wait()
@@ -510,8 +521,11 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 				return o
 			}
 		case <-pulse.C:
-			// Orphans of the agent that exit are collected as they go.
+			// Orphans of the agent that exit are collected as they go;
+			// those that run on are recorded, for whoever comes next
+			// should this driver die.
 			reapAdopted(adoptedOrphans(r.pgid))
+			d.recordAgent(r)
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 			d.save()
 			if renewing {

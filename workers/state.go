@@ -76,6 +76,12 @@ type State struct {
 	// Contained says how the driver's agents run: "agents are contained
 	// (Landlock ABI 7)", or why they are not.
 	Contained string `json:"contained,omitempty"`
+	// Agent is the running agent (its pid is its process group) and
+	// Adopted the daemons it left that the driver adopted, with their
+	// start times: what the next driver or a recover stops when this
+	// driver dies with them still running (leftovers.go).
+	Agent   *Proc  `json:"agent,omitempty"`
+	Adopted []Proc `json:"adopted,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }

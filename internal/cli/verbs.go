@@ -160,7 +160,7 @@ func recoverCmd() *cobra.Command {
 			if err := planfs.ValidTTL(f.ttl); err != nil {
 				return "", fmt.Errorf("--lease-ttl: %v", err)
 			}
-			_, err := t.Recover(rel, f.actor(), f.ttl)
+			_, err := workers.Recover(t, rel, f.actor(), f.ttl)
 			return rel, err
 		},
 	}.command()

@@ -577,7 +577,7 @@ func (w *workOnce) doRecover(t *planfs.Tree, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, missingCode(err), "--recover: %v", err)
 	}
-	if _, err := t.Recover(rel, w.actor(), w.ttl); err != nil {
+	if _, err := workers.Recover(t, rel, w.actor(), w.ttl); err != nil {
 		if errors.Is(err, planfs.ErrNotFound) {
 			return fail(stderr, exitNothing, "%v", err)
 		}

@@ -231,6 +231,47 @@ func TestRunKill9OfTheDriverLeavesALeaseThatExpires(t *testing.T) {
 	}
 }
 
+// kill -9 of the driver leaves the agent's grandchild (in its group) and a
+// daemon it started (setsid, outside the group) running; neither may work on
+// once the plan changes hands: recover stops both first, checked by pid and
+// start time.
+func TestRecoverStopsWhatAKilledDriverLeftRunning(t *testing.T) {
+	t.Parallel()
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	pids := t.TempDir()
+	child, daemon := filepath.Join(pids, "child.pid"), filepath.Join(pids, "daemon.pid")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-child", child, "-daemon", daemon, "-sleep", "5m")
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "3")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cpid, dpid := fwtest.ReadPID(t, child), fwtest.ReadPID(t, daemon)
+	t.Cleanup(func() { syscall.Kill(cpid, syscall.SIGKILL); syscall.Kill(dpid, syscall.SIGKILL) })
+	// The driver records the daemon it adopted at its next pulse.
+	fwtest.WaitFor(t, "the daemon in the state file", 10*time.Second, func() bool {
+		for _, p := range fwtest.StateOf(t, dir, "w1").Adopted {
+			if p.PID == dpid {
+				return true
+			}
+		}
+		return false
+	})
+	cmd.Process.Kill()
+	cmd.Wait()
+	time.Sleep(300 * time.Millisecond)
+	if !fwtest.Alive(cpid) || !fwtest.Alive(dpid) {
+		t.Fatalf("the leftovers should outlive a killed driver (child %v, daemon %v)", fwtest.Alive(cpid), fwtest.Alive(dpid))
+	}
+	l := fwtest.RunLease(t, dir, "in-progress/a.md")
+	time.Sleep(time.Until(time.Unix(0, int64(l.ExpiresAt*1e9))) + 100*time.Millisecond)
+	if r := fwtest.Run(t, dir, "recover", "a", "--agent-id", "w2"); r.Code != 0 {
+		t.Fatalf("recover after expiry: %v", r)
+	}
+	if fwtest.Alive(cpid) || fwtest.Alive(dpid) {
+		t.Errorf("recover left the last agent's processes running (child %v, daemon %v)", fwtest.Alive(cpid), fwtest.Alive(dpid))
+	}
+}
+
 func TestRunAgentThatMovesItsOwnPlan(t *testing.T) {
 	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
