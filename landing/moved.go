@@ -91,10 +91,9 @@ func recordSet(project, branch, commit string) error {
 // is recorded for it yet.
 func recordBaseline(project, branch, tip string) error {
 	return editIntegrationRecord(project, func(rec integrationRecord, ok bool) (integrationRecord, bool) {
-		if ok && rec.Branch == branch {
-			return rec, false
-		}
-		return integrationRecord{Branch: branch, Commit: tip}, true
+		// A record of another branch stays: the working tree naming a new
+		// integration branch is itself a notice, until a landing on it.
+		return integrationRecord{Branch: branch, Commit: tip}, !ok
 	})
 }
 
@@ -102,7 +101,13 @@ func recordBaseline(project, branch, tip string) error {
 // queue left it, "" when it is (or nothing is recorded yet).
 func (r *repo) movedOutside() (string, integrationRecord) {
 	rec, ok := readIntegrationRecord(r.project)
-	if !ok || rec.Branch != r.integration || rec.Commit == r.tip || r.tip == "" {
+	if ok && rec.Branch != r.integration {
+		// The branch's name comes from the working tree, which anyone
+		// who can write the project can edit.
+		return fmt.Sprintf("%s names %s as the integration branch, but the queue last landed on %s (at %s); the next landing takes %s",
+			config.File, r.integration, rec.Branch, short(rec.Commit), r.integration), rec
+	}
+	if !ok || rec.Commit == r.tip || r.tip == "" {
 		return "", rec
 	}
 	return fmt.Sprintf("refs/heads/%s moved outside the queue: the queue left it at %s, it is at %s now (git log %s..%s shows what came in); the next landing takes it as it is",
@@ -128,8 +133,11 @@ func (r *repo) noticeMove(t *planfs.Tree) string {
 		return now, true
 	})
 	if logged {
-		t.LogEvent(planfs.Event{Event: "integration-moved", From: rec.Commit, To: r.tip,
-			Reason: "refs/heads/" + r.integration + " moved outside the queue"})
+		reason := "refs/heads/" + r.integration + " moved outside the queue"
+		if rec.Branch != r.integration {
+			reason = config.File + " names " + r.integration + " as the integration branch, the queue last landed on " + rec.Branch
+		}
+		t.LogEvent(planfs.Event{Event: "integration-moved", From: rec.Commit, To: r.tip, Reason: reason})
 	}
 	return why
 }

@@ -279,3 +279,19 @@ func TestIntegrationMovedOutsideTheQueueIsNoticed(t *testing.T) {
 		t.Errorf("integration-moved events: %v; want one from %s to %s", events, set, moved)
 	}
 }
+
+// The working tree naming another integration branch (one an agent could
+// own) is a notice too: the queue last landed elsewhere.
+func TestIntegrationRenamedInTheWorkingTreeIsNoticed(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, passCheck)
+	feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	queued(t, dir, "a")
+	testkit.Git(t, dir, "branch", "mine", "dev")
+	write(t, dir, "fleetwatch.yaml", "integration: mine\n"+passCheck)
+	r := fwtest.Run(t, dir, "check")
+	fwtest.Want(t, r, 1)
+	if !strings.Contains(r.Stdout, "names mine as the integration branch") {
+		t.Errorf("check does not say the integration branch changed: %v", r)
+	}
+}
