@@ -55,7 +55,8 @@ type Review struct {
 	Verdict  string    `json:"verdict"`        // ACCEPT, REVISE or ESCALATE
 	At       time.Time `json:"at"`
 	Path     string    `json:"path"` // absolute
-	// Stale: the branch tip moved since, and not by a pure rebase.
+	// Stale: the branch tip moved since, and landing it would not give the
+	// tree landing Commit would (SameLanding).
 	Stale bool `json:"stale"`
 }
 
@@ -64,7 +65,7 @@ type Approval struct {
 	Commit string    `json:"commit"`
 	By     string    `json:"by"`
 	At     time.Time `json:"at"`
-	Stale  bool      `json:"stale"` // the tip moved since, not by a pure rebase
+	Stale  bool      `json:"stale"` // the tip moved since, to other content (SameLanding)
 }
 
 // Status is one candidate or queue entry as read now.
@@ -81,7 +82,7 @@ type Status struct {
 	Behind   int    `json:"behind"`
 	Author   string `json:"author"` // agent id whose run moved the plan to review-needed, "" unknown
 	// ApprovedBy is the approver of the tip (or of a commit the tip is a
-	// pure rebase of); "" when none.
+	// content-identical rebase of); "" when none.
 	ApprovedBy    string        `json:"approved_by"`
 	Approval      *Approval     `json:"approval"`
 	Reviews       []Review      `json:"reviews"`   // newest first
@@ -99,6 +100,10 @@ type Listing struct {
 	Tip         string   `json:"integration_tip"`
 	Items       []Status `json:"items"`
 	CheckNames  []string `json:"check_names"`
+	// Notices are about the gate itself, one line each: the working tree
+	// declaring other checks than the integration branch's committed
+	// fleetwatch.yaml, or the integration branch moved outside the queue.
+	Notices []string `json:"notices"`
 }
 
 // LandOptions say how to land the head.

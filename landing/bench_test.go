@@ -23,7 +23,8 @@ func benchProject(tb testing.TB, n int, settings string) (*planfs.Tree, []string
 		tb.Fatal(err)
 	}
 	var stream strings.Builder
-	stream.WriteString("commit refs/heads/dev\nmark :1\ncommitter t <t@example.com> 1700000000 +0000\ndata 4\nbase\nM 644 inline README\ndata 5\nbase\n\n")
+	yaml := "integration: dev\n" + settings
+	fmt.Fprintf(&stream, "commit refs/heads/dev\nmark :1\ncommitter t <t@example.com> 1700000000 +0000\ndata 4\nbase\nM 644 inline README\ndata 5\nbase\n\nM 644 inline fleetwatch.yaml\ndata %d\n%s\n", len(yaml), yaml)
 	slugs := make([]string, n)
 	for i := range slugs {
 		slugs[i] = fmt.Sprintf("c%03d", i)
@@ -44,7 +45,8 @@ func benchProject(tb testing.TB, n int, settings string) (*planfs.Tree, []string
 			tb.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("integration: dev\n"+settings), 0o644); err != nil {
+	// Checks gate as committed on dev; the working copy says the same.
+	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte(yaml), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	t, err := planfs.Open(dir)

@@ -77,6 +77,10 @@ type candCache struct {
 	project string
 	entries map[string]derived
 	changed bool
+	// noReads makes every get ask git (and correct the entry): a landing
+	// builds what it lands itself, so a forged entry can skip no work and
+	// supply no content.
+	noReads bool
 }
 
 const cacheFile = queueDir + "/cache.json"
@@ -101,7 +105,7 @@ func (c *candCache) get(onto, tip string) (derived, error) {
 	c.mu.Lock()
 	d, ok := c.entries[key]
 	c.mu.Unlock()
-	if ok {
+	if ok && !c.noReads {
 		return d, nil
 	}
 	d, err := derive(c.project, onto, tip)
@@ -150,7 +154,11 @@ type repo struct {
 	tip         string            // the integration branch's tip
 	tips        map[string]string // feature branch name -> tip
 	landed      map[string]string // slug -> refs/fleetwatch/landed/<slug>
-	settings    config.Settings
+	// settings are the working tree's, but for Checks, which are the
+	// integration branch's committed ones (see committed.go).
+	settings config.Settings
+	// drift is the notice when the working tree declares other checks.
+	drift       string
 	cache       *candCache
 	authorsOnce sync.Once
 	authors     map[string]string // slug -> author, read once (see author)
@@ -170,8 +178,11 @@ func Integration(project string, s config.Settings) (string, error) {
 		}
 	}
 	// Not the project's path: every face already says which project it is.
-	return "", fmt.Errorf("no integration branch (%s); name one with integration: in %s", strings.Join(names, " or "), config.File)
+	return "", fmt.Errorf("%w (%s); name one with integration: in %s", errNoIntegration, strings.Join(names, " or "), config.File)
 }
+
+// errNoIntegration is Integration's answer when no branch fits.
+var errNoIntegration = errors.New("no integration branch")
 
 func readRepo(project string) (*repo, error) {
 	s, err := config.Load(project)
@@ -187,6 +198,12 @@ func readRepo(project string) (*repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	committed, err := committedSettings(project, r.integration)
+	if err != nil {
+		return nil, err
+	}
+	r.drift = checksDrift(s, committed, r.integration)
+	r.settings.Checks = committed.Checks
 	for _, line := range strings.Split(refs, "\n") {
 		oid, ref, ok := strings.Cut(line, " ")
 		if !ok {

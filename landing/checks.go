@@ -47,10 +47,13 @@ const checksRel = "var/fleet/checks"
 // checkRecord is a stored result: the CheckResult plus what it was run on.
 type checkRecord struct {
 	CheckResult
-	Tree   string    `json:"tree"`
-	Commit string    `json:"commit"` // the commit it ran on; any with the same tree shares it
-	Argv   []string  `json:"argv"`
-	At     time.Time `json:"at"`
+	Tree   string   `json:"tree"`
+	Commit string   `json:"commit"` // the commit it ran on; any with the same tree shares it
+	Argv   []string `json:"argv"`
+	// Spec is checkSpec of the check it ran; with Tree it must match the
+	// check and tree asked about, or the record does not count.
+	Spec string    `json:"spec"`
+	At   time.Time `json:"at"`
 	// Rerun marks a result of the environment rather than the tree (the
 	// program could not be started): shown, but run again next time, so
 	// installing the tool is enough.
@@ -72,8 +75,12 @@ func TreeOf(project, commit string) (string, error) {
 	return out, nil
 }
 
-// checkKey is the hash of what decides a check's verdict, beyond the tree.
-func checkKey(c config.Check) string {
+// checkSpec is the hash of everything that decides a check's verdict
+// beyond the tree: its name, argv, env, expect_output and timeout, as read
+// from the committed settings. A stored result counts only for the spec it
+// names, so a record written for another spec (or copied from one) is
+// ignored.
+func checkSpec(c config.Check) string {
 	env := make([]string, 0, len(c.Env))
 	for k, v := range c.Env {
 		env = append(env, k+"="+v)
@@ -85,14 +92,18 @@ func checkKey(c config.Check) string {
 		expect = &re
 	}
 	data, _ := json.Marshal(struct {
+		Name    string   `json:"name"`
 		Run     []string `json:"run"`
 		Env     []string `json:"env"`
 		Expect  *string  `json:"expect"`
 		Timeout int64    `json:"timeout"`
-	}{c.Run, env, expect, int64(checkTimeout(c))})
+	}{c.Name, c.Run, env, expect, int64(checkTimeout(c))})
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:6])
+	return hex.EncodeToString(sum[:])
 }
+
+// checkKey is the short form of checkSpec in the result's file name.
+func checkKey(c config.Check) string { return checkSpec(c)[:12] }
 
 func checkTimeout(c config.Check) time.Duration {
 	if c.Timeout <= 0 {
@@ -116,9 +127,10 @@ func filesOf(project, tree string, c config.Check) checkFiles {
 func (f checkFiles) rel(ext string) string { return f.dirRel + "/" + f.base + ext }
 func (f checkFiles) abs(ext string) string { return filepath.Join(f.dir, f.base+ext) }
 
-// readRecord reads a stored result; false when there is none (or it does
-// not parse, which a rerun then replaces).
-func readRecord(project string, f checkFiles) (checkRecord, bool) {
+// readRecord reads a stored result for check c on tree; false when there is
+// none, it does not parse, or it names another tree or spec (a rerun then
+// replaces it).
+func readRecord(project string, f checkFiles, c config.Check, tree string) (checkRecord, bool) {
 	file, err := safepath.OpenFile(project, f.rel(".json"), os.O_RDONLY, 0)
 	if err != nil {
 		return checkRecord{}, false
@@ -132,6 +144,9 @@ func readRecord(project string, f checkFiles) (checkRecord, bool) {
 	switch rec.Result {
 	case Pass, Fail, Error, Timeout:
 	default:
+		return checkRecord{}, false
+	}
+	if rec.Tree != tree || rec.Spec != checkSpec(c) || rec.Name != c.Name {
 		return checkRecord{}, false
 	}
 	rec.Log = f.abs(".log")
@@ -149,7 +164,7 @@ func CachedChecks(project string, checks []config.Check, tree string) []CheckRes
 		r := CheckResult{Name: c.Name, Result: Missing}
 		if treeID.MatchString(tree) && config.CheckNameOK(c.Name) {
 			f := filesOf(project, tree, c)
-			rec, ok := readRecord(project, f)
+			rec, ok := readRecord(project, f, c, tree)
 			if ok {
 				r = rec.CheckResult
 			}
@@ -238,7 +253,7 @@ func runCheck(ctx context.Context, project string, c config.Check, commit, tree 
 	}
 	f := filesOf(project, tree, c)
 	short := commit[:min(len(commit), 6)]
-	if rec, ok := readRecord(project, f); ok && !rec.Rerun {
+	if rec, ok := readRecord(project, f, c, tree); ok && !rec.Rerun {
 		logf(log, "check %s on %s: %s (stored, took %s)", c.Name, short, rec.Result, seconds(rec.Took))
 		return rec.CheckResult, nil
 	}
@@ -272,7 +287,7 @@ func runCheck(ctx context.Context, project string, c config.Check, commit, tree 
 		}
 	}
 	// The runner we waited for may have stored it.
-	if rec, ok := readRecord(project, f); ok && !rec.Rerun {
+	if rec, ok := readRecord(project, f, c, tree); ok && !rec.Rerun {
 		logf(log, "check %s on %s: %s (stored, took %s)", c.Name, short, rec.Result, seconds(rec.Took))
 		return rec.CheckResult, nil
 	}

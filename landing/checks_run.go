@@ -177,7 +177,7 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 	}
 	rec := checkRecord{
 		CheckResult: CheckResult{Name: c.Name, Log: f.abs(".log"), Exit: -1},
-		Tree:        tree, Commit: commit, Argv: c.Run, At: time.Now().UTC(),
+		Tree:        tree, Commit: commit, Argv: c.Run, Spec: checkSpec(c), At: time.Now().UTC(),
 	}
 	logFile, err := safepath.OpenFile(project, f.rel(".log"), os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
 	if err != nil {

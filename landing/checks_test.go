@@ -479,3 +479,40 @@ func BenchmarkCachedChecks(b *testing.B) {
 		}
 	}
 }
+
+// A stored result counts only for the tree and the spec it names: a
+// passing record copied into another tree's folder, or over another
+// spec's file, reads as missing, and the check runs for real.
+func TestChecksRecordCopiedElsewhereDoesNotCount(t *testing.T) {
+	dir, commit := checksRepo(t)
+	tree, _ := TreeOf(dir, commit)
+	os.WriteFile(filepath.Join(dir, "tracked.txt"), []byte("v2\n"), 0o644)
+	fwtest.GitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "v2")
+	other, _ := TreeOf(dir, "HEAD")
+	pass, fail := shCheck("test", "true"), shCheck("test", "false")
+	runOK(t, dir, []config.Check{pass}, commit)
+	record, err := os.ReadFile(filesOf(dir, tree, pass).abs(".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyTo := func(f checkFiles) {
+		os.MkdirAll(f.dir, 0o755)
+		if err := os.WriteFile(f.abs(".json"), record, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyTo(filesOf(dir, other, pass))
+	copyTo(filesOf(dir, tree, fail))
+	for _, tc := range []struct {
+		name  string
+		check config.Check
+		tree  string
+	}{{"another tree", pass, other}, {"another spec", fail, tree}} {
+		if got := CachedChecks(dir, []config.Check{tc.check}, tc.tree); got[0].Result != Missing {
+			t.Errorf("%s: a copied record reads as %s", tc.name, got[0].Result)
+		}
+	}
+	if got, _ := runOK(t, dir, []config.Check{fail}, commit); got[0].Result != Fail {
+		t.Errorf("the real check on a forged pass: %s", got[0].Result)
+	}
+}

@@ -1,54 +1,53 @@
 package landing
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
 	"strings"
-
-	"fleetwatch/model"
 )
 
-// rangeDiffPair is one pair line of `git range-diff`: "1:  3f2a1c9 = 1:  9e8d7c6 subject",
-// or "-:  ------- > 2:  9e8d7c6 subject" for a commit only one side has.
-var rangeDiffPair = regexp.MustCompile(`^\s*(?:\d+|-):\s+[0-9a-f-]+ ([=!<>]) (?:\d+|-):\s+[0-9a-f-]+`)
+// An approval (or a review) is of one commit. A later tip keeps it only
+// when landing that tip gives, byte for byte and mode for mode, the tree
+// landing the approved commit would give on the same integration tip: a
+// rebase that changed no content. Tree ids decide it, so a binary file's
+// bytes, an executable bit or a file turned symlink all count, which `git
+// range-diff` (which called them `=`) does not see.
 
-// PureRebase reports whether newTip carries the same change as oldTip
-// (`git range-diff` of each against its merge base with integration shows
-// every commit as `=`), so a review or approval of oldTip still holds.
-// integration is the branch's name. Nothing is cached: each call asks git.
-func PureRebase(project, integration, oldTip, newTip string) (bool, error) {
-	if oldTip == newTip {
+// SameLanding reports whether merging tip onto onto gives the tree that
+// merging approved onto onto gives, neither conflicting. Nothing is cached:
+// each call asks git.
+func SameLanding(project, onto, approved, tip string) (bool, error) {
+	if approved == tip {
 		return true, nil
 	}
-	ref := model.BranchRef(integration)
-	oldBase, err := git(project, "merge-base", ref, oldTip)
-	if err != nil {
-		return false, fmt.Errorf("merge base of %s and %s: %v", integration, short(oldTip), err)
-	}
-	newBase, err := git(project, "merge-base", ref, newTip)
-	if err != nil {
-		return false, fmt.Errorf("merge base of %s and %s: %v", integration, short(newTip), err)
-	}
-	out, err := git(project, "range-diff", "--no-color", "--no-patch", oldBase+".."+oldTip, newBase+".."+newTip)
+	want, err := mergedTree(project, onto, approved)
 	if err != nil {
 		return false, err
 	}
-	return allEqual(out), nil
+	got, err := mergedTree(project, onto, tip)
+	if err != nil {
+		return false, err
+	}
+	return want != "" && want == got, nil
 }
 
-// allEqual reads range-diff's pair lines: every one `=` (which also means
-// both sides have the same number of commits), and at least one.
-func allEqual(out string) bool {
-	pairs := 0
-	for _, line := range strings.Split(out, "\n") {
-		m := rangeDiffPair.FindStringSubmatch(line)
-		if m == nil {
-			continue
+// mergedTree is the tree merging tip onto onto gives, "" when it conflicts.
+func mergedTree(project, onto, tip string) (string, error) {
+	for _, c := range []string{onto, tip} {
+		if !treeID.MatchString(c) {
+			return "", fmt.Errorf("commit %q: not a commit id", c)
 		}
-		if m[1] != "=" {
-			return false
-		}
-		pairs++
 	}
-	return pairs > 0
+	r, err := runGit(nil, project, "merge-tree", "--write-tree", "--no-messages", onto, tip)
+	if err != nil {
+		return "", fmt.Errorf("merging %s onto %s: %v", short(tip), short(onto), err)
+	}
+	tree, _, _ := strings.Cut(r.out, "\n")
+	if !treeID.MatchString(tree) {
+		return "", fmt.Errorf("merging %s onto %s: git merge-tree said %q", short(tip), short(onto), firstLine(tree, errors.New("nothing")))
+	}
+	if r.code != 0 {
+		return "", nil // a conflict: the tree is written, with markers
+	}
+	return tree, nil
 }

@@ -103,18 +103,20 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 	if err != nil {
 		return Landing{}, false, err
 	}
+	if why := r.noticeMove(t); why != "" {
+		fmt.Fprintf(opt.Log, "warning: %s\n", why)
+	}
+	_ = recordBaseline(t.Project, r.integration, r.tip)
+	// The head's tree is built here, never taken from the cache.
+	r.cache.noReads = true
 	var head *Entry
 	dropped := false
 	for i := range entries {
 		e := entries[i]
-		tip := r.tips[model.FeatureBranch(e.Slug)]
-		if tip != "" && landedBefore(t, r, e.Slug, tip) {
+		if l, ok := r.interrupted(t, e.Slug); ok {
 			// A landing that was killed after its CAS: finish it.
-			fmt.Fprintf(opt.Log, "%s at %s is already in %s: finishing its landing\n", e.Slug, short(tip), r.integration)
-			l := Landing{Slug: e.Slug, Commit: tip, To: r.tip}
-			if revParse(t.Project, r.tip+"^2") == tip {
-				l.From = revParse(t.Project, r.tip+"^1")
-			}
+			fmt.Fprintf(opt.Log, "%s at %s is already in %s: finishing its landing\n", e.Slug, short(l.Commit), r.integration)
+			recordCutShort(t.Project, r.integration, l)
 			l, err := finish(t, r, opt, l)
 			return l, false, err
 		}
@@ -162,6 +164,9 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 	}
 	failpoint("land:cas")
 	l.To = cand
+	if err := recordSet(t.Project, r.integration, cand); err != nil {
+		l.Warnings = append(l.Warnings, "could not record where the queue left "+r.integration+": "+err.Error())
+	}
 	fmt.Fprintf(opt.Log, "%s: %s → %s\n", r.integration, short(r.tip), short(cand))
 	l, err = finish(t, r, opt, l)
 	return l, false, err
@@ -203,6 +208,69 @@ func checkCandidate(ctx context.Context, project string, r *repo, slug string, s
 		return fmt.Errorf("%w: %s: %s", ErrNotReady, slug, why)
 	}
 	return nil
+}
+
+// interrupted is the landing of slug that was killed after its CAS, to be
+// finished; false when there is none. Whatever happened to the branches
+// since (a new commit on either, the feature branch gone), the approved
+// commit is in the integration branch as the second parent of the queue's
+// own merge on its first-parent line.
+func (r *repo) interrupted(t *planfs.Tree, slug string) (Landing, bool) {
+	tip := r.tips[model.FeatureBranch(slug)]
+	if tip != "" && landedBefore(t, r, slug, tip) {
+		l := Landing{Slug: slug, Commit: tip, To: r.tip}
+		if revParse(t.Project, r.tip+"^2") == tip {
+			l.From = revParse(t.Project, r.tip+"^1")
+		}
+		return l, true
+	}
+	a, err := t.ReadApproval(slug)
+	if err != nil || a == nil || !treeID.MatchString(a.Commit) {
+		return Landing{}, false
+	}
+	if in, err := isAncestor(t.Project, a.Commit, r.tip); err != nil || !in {
+		return Landing{}, false
+	}
+	merge, from := queueMerge(t.Project, slug, a.Commit, r.tip)
+	if merge == "" {
+		return Landing{}, false
+	}
+	return Landing{Slug: slug, Commit: a.Commit, From: from, To: merge}, true
+}
+
+// recordCutShort records the swap of a landing killed before it could
+// record it (the record still names the merge's first parent), so a
+// commit made after it shows as a move outside the queue.
+func recordCutShort(project, integration string, l Landing) {
+	if l.From == "" {
+		return
+	}
+	_ = editIntegrationRecord(project, func(rec integrationRecord, ok bool) (integrationRecord, bool) {
+		if ok && rec.Branch == integration && rec.Commit == l.From {
+			return integrationRecord{Branch: integration, Commit: l.To}, true
+		}
+		return rec, false
+	})
+}
+
+// queueMerge finds, on the first-parent line of tip after commit, the
+// queue's merge of slug at commit: second parent commit, message as
+// buildCommit writes it. It returns the merge and its first parent, ""
+// when there is none.
+func queueMerge(project, slug, commit, tip string) (string, string) {
+	out, err := git(project, "log", "--first-parent", "--merges", "--format=%H %P%x1f%B%x1e", commit+".."+tip)
+	if err != nil {
+		return "", ""
+	}
+	mark := "fleetwatch queue land: " + model.FeatureBranch(slug) + " at " + commit + "."
+	for _, rec := range strings.Split(out, "\x1e") {
+		ids, body, _ := strings.Cut(strings.TrimSpace(rec), "\x1f")
+		f := strings.Fields(ids)
+		if len(f) == 3 && f[2] == commit && strings.Contains(body, mark) {
+			return f[0], f[1]
+		}
+	}
+	return "", ""
 }
 
 // landedBefore reports whether a queued entry's tip is already in the
@@ -257,7 +325,11 @@ func catchUp(project string, r *repo, remote string, pushErr error) (bool, error
 	}
 	// A CAS again: when the local branch moved meanwhile too, the next try
 	// reads it afresh either way.
-	_, _ = git(project, "update-ref", "refs/heads/"+r.integration, far, r.tip)
+	if _, err := git(project, "update-ref", "refs/heads/"+r.integration, far, r.tip); err == nil {
+		// Another lander's landing, brought here by the queue: not a
+		// move outside it.
+		_ = recordSet(project, r.integration, far)
+	}
 	return true, nil
 }
 
@@ -269,7 +341,9 @@ func finish(t *planfs.Tree, r *repo, opt LandOptions, l Landing) (Landing, error
 	if in, err := isAncestor(t.Project, l.Commit, now); err != nil || !in {
 		return l, fmt.Errorf("%s at %s is not in %s after the swap; the plan stays in review-needed/", l.Slug, short(l.Commit), r.integration)
 	}
-	if l.From != "" && l.From != l.To {
+	// A branch that moved on since the swap is someone else's checkout
+	// state to keep.
+	if l.From != "" && l.From != l.To && now == l.To {
 		if w := syncCheckout(t.Project, r.integration, l.From, l.To); w != "" {
 			l.Warnings = append(l.Warnings, w)
 		}

@@ -1,7 +1,9 @@
 package landing
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -39,7 +41,13 @@ func ListTree(t *planfs.Tree) (Listing, error) {
 		}
 	}
 	sort.Strings(slugs)
-	out := Listing{Integration: r.integration, Tip: r.tip, Items: []Status{}, CheckNames: []string{}}
+	out := Listing{Integration: r.integration, Tip: r.tip, Items: []Status{}, CheckNames: []string{}, Notices: []string{}}
+	if r.drift != "" {
+		out.Notices = append(out.Notices, r.drift)
+	}
+	if why := r.noticeMove(t); why != "" {
+		out.Notices = append(out.Notices, why)
+	}
 	for _, c := range r.settings.Checks {
 		out.CheckNames = append(out.CheckNames, c.Name)
 	}
@@ -114,6 +122,13 @@ func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
 		}
 	}
 	f.Checks = st.Checks
+	// Only an entry that no longer looks landable is asked whether its
+	// landing was cut short: a warm listing stays free of git calls.
+	if pos > 0 && !f.Landed && (st.Commit == "" || st.Ahead == 0 || st.Approval == nil || st.Approval.Stale) {
+		if l, ok := r.interrupted(t, slug); ok {
+			f.Unfinished = unfinished(t, r, l)
+		}
+	}
 	st.State, st.Why = decide(f)
 	if rel == "" && st.State != Landed {
 		st.Why = joinWhy("the plan left review-needed/; the next queue change drops it", st.Why)
@@ -122,13 +137,14 @@ func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
 }
 
 // reviewsOf is slug's approval and peer reviews, each stale unless it is
-// of tip or tip is a pure rebase of it.
+// of tip or landing tip gives exactly the tree landing its commit would
+// (SameLanding).
 func (r *repo) reviewsOf(t *planfs.Tree, slug, tip string) (*Approval, []Review) {
 	holds := func(commit string) bool {
 		if commit == tip {
 			return true
 		}
-		same, err := PureRebase(r.project, r.integration, commit, tip)
+		same, err := SameLanding(r.project, r.tip, commit, tip)
 		return err == nil && same
 	}
 	var ap *Approval
@@ -143,6 +159,20 @@ func (r *repo) reviewsOf(t *planfs.Tree, slug, tip string) (*Approval, []Review)
 		}
 	}
 	return ap, reviews
+}
+
+// unfinished says what a landing killed after its swap left to do.
+func unfinished(t *planfs.Tree, r *repo, l Landing) string {
+	var left []string
+	if inReview(t, l.Slug) {
+		left = append(left, "the plan is still in review-needed/")
+	}
+	if r.landed[l.Slug] != l.Commit {
+		left = append(left, "refs/fleetwatch/landed/"+l.Slug+" is not pinned")
+	}
+	left = append(left, "it is still queued")
+	return fmt.Sprintf("%s at %s is in %s (merge %s) but its landing was cut short: %s; queue land finishes it",
+		l.Slug, short(l.Commit), r.integration, short(l.To), strings.Join(left, ", "))
 }
 
 func joinWhy(a, b string) string {

@@ -165,6 +165,8 @@ func AddAs(t *planfs.Tree, slug, by string) error {
 	})
 	if err == nil {
 		t.LogEvent(planfs.Event{Event: "queue-add", Slug: slug, AgentID: by, Reason: st.Commit})
+		// From here the queue watches the integration branch (moved.go).
+		_ = recordBaseline(t.Project, r.integration, r.tip)
 	}
 	return err
 }

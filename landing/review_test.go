@@ -22,42 +22,79 @@ func commitOn(t *testing.T, wt, file, content string) string {
 	return fwtest.GitOut(t, wt, "rev-parse", "HEAD")
 }
 
-func TestPureRebase(t *testing.T) {
+// An approval holds for a later tip only when landing it gives the very
+// tree landing the approved commit would: a rebase onto a moved dev keeps
+// it; a binary file's bytes, an executable bit or a file turned symlink
+// (all `=` to git range-diff) do not.
+func TestSameLanding(t *testing.T) {
 	t.Parallel()
 	dir, _ := checksRepo(t)
 	git := func(args ...string) string {
 		return fwtest.GitOut(t, dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
 	}
+	commit := func(msg string) string {
+		git("add", "-A")
+		git("commit", "-q", "-m", msg)
+		return git("rev-parse", "HEAD")
+	}
+	put := func(file, content string, mode os.FileMode) {
+		os.Remove(filepath.Join(dir, file))
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(filepath.Join(dir, file), mode)
+	}
 	git("branch", "dev")
 	git("checkout", "-q", "-b", "feature/x", "dev")
-	commitOn(t, dir, "a.txt", "a\n")
-	old := commitOn(t, dir, "b.txt", "b\n")
+	put("a.txt", "a\n", 0o644)
+	put("bin.dat", "\x00\x01binary\x02", 0o644)
+	put("run.sh", "echo hi\n", 0o644)
+	put("link", "a.txt", 0o644)
+	approved := commit("x")
+	// Each variant redoes the approved commit (same message, same files)
+	// with one change range-diff does not see.
+	variant := func(name string, change func()) string {
+		git("checkout", "-q", "-b", name, "dev")
+		git("checkout", "-q", approved, "--", ".")
+		change()
+		return commit("x")
+	}
+	binary := variant("binary", func() { put("bin.dat", "\x00\x01BINARY\x02", 0o644) })
+	mode := variant("mode", func() { put("run.sh", "echo hi\n", 0o755) })
+	symlink := variant("symlink", func() {
+		os.Remove(filepath.Join(dir, "link"))
+		if err := os.Symlink("a.txt", filepath.Join(dir, "link")); err != nil {
+			t.Fatal(err)
+		}
+	})
 	git("checkout", "-q", "dev")
-	commitOn(t, dir, "other.txt", "other\n")
+	put("other.txt", "other\n", 0o644)
+	commit("dev moves")
+	onto := git("rev-parse", "dev")
 	git("checkout", "-q", "-b", "rebased", "feature/x")
 	git("rebase", "-q", "dev")
 	rebased := git("rev-parse", "HEAD")
-	git("checkout", "-q", "-b", "changed", "rebased")
-	git("reset", "-q", "--hard", "HEAD~1")
-	changed := commitOn(t, dir, "b.txt", "something else\n")
 	git("checkout", "-q", "-b", "more", "feature/x")
-	more := commitOn(t, dir, "c.txt", "c\n")
+	put("c.txt", "c\n", 0o644)
+	more := commit("more")
 	for _, tc := range []struct {
 		name     string
-		new      string
+		tip      string
 		wantSame bool
 	}{
-		{"same commit", old, true},
+		{"same commit", approved, true},
 		{"rebased onto a moved dev", rebased, true},
-		{"a commit changed in the rebase", changed, false},
 		{"a commit added", more, false},
+		{"a binary file's bytes swapped", binary, false},
+		{"a file made executable", mode, false},
+		{"a file turned symlink with the same text", symlink, false},
 	} {
-		same, err := PureRebase(dir, "dev", old, tc.new)
+		same, err := SameLanding(dir, onto, approved, tc.tip)
 		if err != nil || same != tc.wantSame {
-			t.Errorf("%s: PureRebase = %v, %v; want %v", tc.name, same, err, tc.wantSame)
+			t.Errorf("%s: SameLanding = %v, %v; want %v", tc.name, same, err, tc.wantSame)
 		}
 	}
-	if _, err := PureRebase(dir, "dev", old, strings.Repeat("0", 40)); err == nil {
+	if _, err := SameLanding(dir, onto, approved, strings.Repeat("0", 40)); err == nil {
 		t.Error("a missing commit is not an error")
 	}
 }

@@ -8,14 +8,17 @@ import (
 // facts are what a read found about one candidate; decide turns them into
 // its state. Nothing here is stored: every field is derived on each read.
 type facts struct {
-	Landed    bool     // refs/fleetwatch/landed/<slug> is pinned and the tip is in integration
-	NoBranch  bool     // feature/<slug> is missing
-	Conflicts []string // merging the tip into integration conflicts here
-	Approval  *Approval
-	Reviews   []Review // newest first
-	Queued    bool
-	Ungated   bool
-	Checks    []CheckResult
+	Landed bool // refs/fleetwatch/landed/<slug> is pinned and the tip is in integration
+	// Unfinished says what is left of a landing killed after its swap,
+	// "" when there is none.
+	Unfinished string
+	NoBranch   bool     // feature/<slug> is missing
+	Conflicts  []string // merging the tip into integration conflicts here
+	Approval   *Approval
+	Reviews    []Review // newest first
+	Queued     bool
+	Ungated    bool
+	Checks     []CheckResult
 }
 
 // ungatedWhy is the words for a queued change with no checks configured.
@@ -28,6 +31,8 @@ const ungatedWhy = "ungated: no checks configured — land with --ungated"
 // one never run (queued); ready only when every check passed.
 func decide(f facts) (State, string) {
 	switch {
+	case f.Unfinished != "":
+		return Landed, f.Unfinished
 	case f.Landed:
 		return Landed, ""
 	case f.NoBranch:

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/landing"
 	"fleetwatch/planfs"
 )
@@ -129,6 +130,9 @@ func queueListCmd() *cobra.Command {
 				return exitOK
 			}
 			printListing(stdout, l)
+			for _, n := range l.Notices {
+				say(stderr, "warning: %s", termtext.Line(n))
+			}
 			return exitOK
 		}
 	})

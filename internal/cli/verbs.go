@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"fleetwatch/internal/termtext"
+	"fleetwatch/landing"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -231,6 +232,13 @@ func checkCmd() *cobra.Command {
 			// var/ is workers' ground, beside the tree: a symlink there takes their
 			// logs, state and worktrees out of the project.
 			problems = append(problems, workers.SymlinkProblems(t.Project)...)
+			// The landing gate: checks the working tree would change, an
+			// integration branch moved outside the queue.
+			notices, err := landing.Notices(t.Project)
+			if err != nil {
+				notices = []model.Warning{{File: "landing", Message: err.Error()}}
+			}
+			problems = append(problems, notices...)
 			if jsonOut {
 				if problems == nil {
 					problems = []model.Warning{}

@@ -16,15 +16,16 @@ import (
 // a project on real git with an integration branch `dev`, feature branches
 // made in throwaway worktrees, and the queue driven through fleetwatch.
 
-// landProject is a git project whose fleetwatch.yaml says settings (the
-// integration branch is dev, made from main).
+// landProject is a git project whose fleetwatch.yaml, committed, says
+// settings (the integration branch is dev, made from main): checks gate
+// only as committed on dev.
 func landProject(t *testing.T, settings string) string {
 	t.Helper()
 	dir := fwtest.GitProject(t)
 	write(t, dir, "fleetwatch.yaml", "integration: dev\n"+settings)
 	write(t, dir, "README", "base\nline two\nline three\n")
 	write(t, dir, ".gitignore", "var/\n.plans/\n")
-	testkit.Git(t, dir, "add", "README", ".gitignore")
+	testkit.Git(t, dir, "add", "README", ".gitignore", "fleetwatch.yaml")
 	testkit.Git(t, dir, "commit", "-q", "-m", "base")
 	testkit.Git(t, dir, "branch", "dev")
 	return dir

@@ -21,6 +21,9 @@ func TestTmuxMergePaneLandsAChange(t *testing.T) {
 		[]byte("checks:\n  - name: smoke\n    run: [sh, -c, \"echo ok\"]\n    timeout: 1m\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Checks gate as committed on the integration branch.
+	testkit.Git(t, dir, "add", "fleetwatch.yaml")
+	testkit.Git(t, dir, "commit", "-q", "-m", "checks")
 	testkit.Git(t, dir, "branch", "dev")
 	testkit.Git(t, dir, "checkout", "-q", "-b", "feature/theme")
 	if err := os.WriteFile(filepath.Join(dir, "theme.txt"), []byte("dark\n"), 0o644); err != nil {
