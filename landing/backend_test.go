@@ -27,6 +27,7 @@ func TestChecksGetTheirOwnBackend(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	observed(t, dir)
 	c := shCheck("env", `echo "$APP_DB $FLEET_PORT_1 $(git status --porcelain --untracked-files=all | wc -l) $(cat .env.fleetwatch | grep -c APP_DB)" > `+seen)
 	results, logText := runOK(t, dir, []config.Check{c}, commit)
 	if results[0].Result != Pass {

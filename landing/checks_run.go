@@ -207,7 +207,8 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	start := time.Now()
-	err = cmd.Start()
+	// A check writes its throwaway worktree and its temp dir, nothing else.
+	release, cleanup, err := startContained(project, cmd, wt.path)
 	pw.Close()
 	copied := make(chan struct{})
 	go func() {
@@ -223,9 +224,11 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 		fmt.Fprintf(logFile, "fleetwatch: %s\n", rec.Note)
 		return rec, nil
 	}
+	defer cleanup()
 	pgid := cmd.Process.Pid
 	limit := checkTimeout(c)
 	timedOut := waitCheck(ctx, cmd, limit)
+	release()
 	rec.Took = time.Since(start)
 	// Whatever it left behind (a server on its port) goes with it.
 	killGroup(pgid)

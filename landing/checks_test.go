@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"fleetwatch/internal/config"
+	"fleetwatch/internal/sandbox"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
@@ -29,6 +30,18 @@ func checksRepo(t *testing.T) (string, string) {
 	fwtest.GitOut(t, dir, "add", ".")
 	fwtest.GitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
 	return dir, fwtest.GitOut(t, dir, "rev-parse", "HEAD")
+}
+
+// observed lets dir's checks write outside their worktree (`sandbox:
+// off`), for tests that watch a check's processes through files it writes;
+// TestChecksAreContained is the sandbox's.
+func observed(t *testing.T, dir string) {
+	t.Helper()
+	p := filepath.Join(dir, "fleetwatch.yaml")
+	old, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, append(old, "sandbox: off\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func shCheck(name, script string) config.Check {
@@ -137,6 +150,7 @@ func sameResults(a, b []CheckResult) bool {
 
 func TestChecksTimeoutKillsTheGroup(t *testing.T) {
 	dir, commit := checksRepo(t)
+	observed(t, dir)
 	pids := filepath.Join(t.TempDir(), "pids")
 	c := shCheck("hang", "sleep 30 & echo $! > "+pids+"; echo $$ >> "+pids+"; wait")
 	c.Timeout = time.Second
@@ -161,6 +175,7 @@ func TestChecksTimeoutKillsTheGroup(t *testing.T) {
 
 func TestChecksAreCachedByTreeAndCheck(t *testing.T) {
 	dir, commit := checksRepo(t)
+	observed(t, dir)
 	count := filepath.Join(t.TempDir(), "count")
 	c := shCheck("count", "echo run >> "+count)
 	runs := func() int {
@@ -217,7 +232,9 @@ func TestChecksWriteOnlyInTheirWorktree(t *testing.T) {
 	dir, commit := checksRepo(t)
 	other := filepath.Join(t.TempDir(), "other")
 	fwtest.GitOut(t, dir, "worktree", "add", "-q", "-b", "feature/x", other)
-	c := shCheck("writer", "echo changed > tracked.txt; echo new > new.txt; git add -A; git -c user.name=c -c user.email=c@c commit -qm x")
+	// Contained, the commit is refused (the worktree's git dir is not the
+	// check's); either way nothing outside the throwaway worktree changes.
+	c := shCheck("writer", "echo changed > tracked.txt; echo new > new.txt; git add -A; git -c user.name=c -c user.email=c@c commit -qm x; exit 0")
 	if got, _ := runOK(t, dir, []config.Check{c}, commit); got[0].Result != Pass {
 		data, _ := os.ReadFile(got[0].Log)
 		t.Fatalf("%+v\n%s", got[0], data)
@@ -238,8 +255,38 @@ func TestChecksWriteOnlyInTheirWorktree(t *testing.T) {
 	noCheckWorktrees(t, dir)
 }
 
+// A check runs the candidate's code: it writes its worktree and its temp
+// dir, and nothing the gate trusts.
+func TestChecksAreContained(t *testing.T) {
+	if _, err := sandbox.ABI(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI runs the sandbox tests, but %v", err)
+		}
+		t.Skipf("no sandbox here: %v", err)
+	}
+	dir, commit := checksRepo(t)
+	outside := t.TempDir()
+	try := func(name, target string) string {
+		return "if echo x 2>/dev/null >" + target + "; then echo '" + name + ": WROTE'; else echo '" + name + ": denied'; fi; "
+	}
+	c := shCheck("contained", try("project", `"$PROJECT/tracked.txt"`)+try("records", `"$PROJECT/var/fleet/checks/forged.json"`)+
+		try("git", `"$PROJECT/.git/config"`)+try("outside", `"$OUTSIDE/x"`)+try("worktree", "own.txt")+try("tmp", `"$TMPDIR/x"`))
+	c.Env = map[string]string{"PROJECT": dir, "OUTSIDE": outside}
+	got, _ := runOK(t, dir, []config.Check{c}, commit)
+	data, _ := os.ReadFile(got[0].Log)
+	for _, want := range []string{"project: denied", "records: denied", "git: denied", "outside: denied", "worktree: WROTE", "tmp: WROTE"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the check's log lacks %q:\n%s", want, data)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "tracked.txt")); string(b) != "v1\n" {
+		t.Errorf("tracked.txt is %q", b)
+	}
+}
+
 func TestChecksCancelKillsTheCheck(t *testing.T) {
 	dir, commit := checksRepo(t)
+	observed(t, dir)
 	pid := filepath.Join(t.TempDir(), "pid")
 	checks := []config.Check{shCheck("slow", "printf %s $$ > "+pid+".tmp; mv "+pid+".tmp "+pid+"; sleep 30"), shCheck("after", "true")}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -268,6 +315,7 @@ func TestChecksCancelKillsTheCheck(t *testing.T) {
 
 func TestChecksSecondRunnerWaitsForTheFirst(t *testing.T) {
 	dir, commit := checksRepo(t)
+	observed(t, dir)
 	tmp := t.TempDir()
 	count, started := filepath.Join(tmp, "count"), filepath.Join(tmp, "started")
 	c := shCheck("once", "touch "+started+"; echo run >> "+count+"; sleep 1")
@@ -312,6 +360,7 @@ func TestChecksRunnerChild(t *testing.T) {
 
 func TestChecksKilledRunnerLeavesNoPass(t *testing.T) {
 	dir, commit := checksRepo(t)
+	observed(t, dir)
 	tmp := t.TempDir()
 	pid, mark, orphan := filepath.Join(tmp, "pid"), filepath.Join(tmp, "mark"), filepath.Join(tmp, "orphan")
 	c := shCheck("test", "if [ -e "+mark+" ]; then echo second; exit 0; fi; touch "+mark+

@@ -39,7 +39,6 @@ const DefaultPeerTimeout = 30 * time.Minute
 
 const (
 	reviewWorktrees = "var/fleet/reviews/wt"
-	reviewOut       = "var/fleet/reviews/out"
 	reviewLogs      = "var/fleet/logs"
 )
 
@@ -139,11 +138,12 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 		return Review{}, err
 	}
 	defer done() // before the worktree goes
-	out, err := reviewOutFile(t.Project, slug)
+	outDir, err := os.MkdirTemp("", "fw-review-")
 	if err != nil {
 		return Review{}, err
 	}
-	defer os.Remove(out)
+	defer os.RemoveAll(outDir)
+	out := filepath.Join(outDir, "review.md")
 	ph := workers.Placeholders{Plan: t.Abs(reviewRel(slug)), Worktree: wt, AgentID: agent, Model: ep.Model,
 		BaseURL: ep.BaseURL, Slug: slug, Root: wt, Mode: "review", Commit: c.tip, Base: c.base, Ports: benv.Ports}
 	if len(benv.Ports) > 0 {
@@ -298,15 +298,6 @@ func cleanReviewWorktrees(project string) {
 	}
 }
 
-// reviewOutFile is a fresh path for $FLEET_REVIEW, outside the worktree.
-func reviewOutFile(project, slug string) (string, error) {
-	dir, err := safepath.MkdirAll(project, reviewOut)
-	if err != nil {
-		return "", fmt.Errorf("cannot make %s: %v", reviewOut, err)
-	}
-	return filepath.Join(dir, fmt.Sprintf("%s.%d.%s.md", slug, os.Getpid(), randomSuffix())), nil
-}
-
 func reviewLogRel(slug string) string { return reviewLogs + "/review-" + slug + ".log" }
 
 // runReviewer runs argv in wt in its own process group, its stdout and
@@ -338,7 +329,13 @@ func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Place
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	err = cmd.Run()
+	// A reviewer reads; it writes only $FLEET_REVIEW's folder (its own).
+	release, done, err := startContained(project, cmd, filepath.Dir(out))
+	if err == nil {
+		err = cmd.Wait()
+		release()
+		done()
+	}
 	if cmd.Process != nil {
 		// Whatever the reviewer left running must not outlive its worktree.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fleetwatch/internal/testkit"
+	"fleetwatch/internal/sandbox"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
@@ -188,9 +189,6 @@ func TestPeerReviewRevisesThroughTheReviewFile(t *testing.T) {
 	if text := readFile(t, dir, ".plans/reviews/x/"+tip+".md"); !strings.Contains(text, "- **Verdict:** REVISE\n") || !strings.Contains(text, "## Findings") {
 		t.Errorf("review:\n%s", text)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(dir, "var", "fleet", "reviews", "out")); len(entries) != 0 {
-		t.Errorf("review files left: %v", entries)
-	}
 	noReviewWorktrees(t, dir)
 }
 
@@ -198,6 +196,15 @@ func TestPeerReviewThatWritesIsRefused(t *testing.T) {
 	t.Parallel()
 	dir := landProject(t, "")
 	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	// Contained, the reviewer's write fails in the reviewer itself.
+	reviewers(t, dir, []string{"-verdict", "ACCEPT", "-write", "notes.txt"}, nil)
+	refusals := 2
+	if _, err := sandbox.ABI(); err == nil {
+		peerRefused(t, fwtest.Run(t, dir, "review", "x", "--peer"), "the reviewer review-mid failed")
+		refusals++
+	}
+	// Uncontained, the driver's own look at the worktree refuses it.
+	fwtest.Uncontained(t, dir)
 	for _, args := range [][]string{{"-verdict", "ACCEPT", "-write", "notes.txt"}, {"-verdict", "ACCEPT", "-commit"}} {
 		reviewers(t, dir, args, nil)
 		r := fwtest.Run(t, dir, "review", "x", "--peer")
@@ -213,7 +220,7 @@ func TestPeerReviewThatWritesIsRefused(t *testing.T) {
 		}
 		noReviewWorktrees(t, dir)
 	}
-	if ev := eventsNamed(t, dir, "review-refused"); len(ev) != 2 {
+	if ev := eventsNamed(t, dir, "review-refused"); len(ev) != refusals {
 		t.Errorf("review-refused events %v", ev)
 	}
 	reviewers(t, dir, []string{"-lines", "1"}, nil)
