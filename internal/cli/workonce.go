@@ -743,8 +743,8 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	// plan is never claimed.
 	var stuck []string
 	for _, r := range rows {
-		if why := model.ClaimProblem(r.Plan, opt.NeedBranch); why != "" && r.Plan.Lane.Ready() {
-			stuck = append(stuck, termtext.Line(fmt.Sprintf("#   %s  %s", r.Plan.Rel, why)))
+		if r.Problem != "" && r.Plan.Lane.Ready() {
+			stuck = append(stuck, termtext.Line(fmt.Sprintf("#   %s  %s", r.Plan.Rel, r.Problem)))
 		}
 	}
 	if len(stuck) > 0 {
