@@ -76,12 +76,12 @@ const BackendDir = "var/fleet/backends"
 
 // backendMarker is what a worktree's backend was set up with.
 type backendMarker struct {
-	Agent    string     `json:"agent"`
-	Slug     string     `json:"slug"`
-	Worktree string     `json:"worktree"`
-	Ports    []int      `json:"ports"`
-	Hash     string     `json:"hash"` // of the section
-	At       Stamp      `json:"at"`
+	Agent    string `json:"agent"`
+	Slug     string `json:"slug"`
+	Worktree string `json:"worktree"`
+	Ports    []int  `json:"ports"`
+	Hash     string `json:"hash"` // of the section
+	At       Stamp  `json:"at"`
 }
 
 func (m backendMarker) same(o backendMarker) bool {
