@@ -81,11 +81,14 @@ func BranchShareProblem(branch string, others []string) string {
 	return fmt.Sprintf("its branch %s is also %s's (two plans never share a branch); rename one", branch, strings.Join(others, ", "))
 }
 
-// problem is ClaimProblem, else the shared branch: everything that stops
-// every claim of p.
-func (sh SharedBranches) problem(p *Plan, needBranch bool) string {
+// problem is ClaimProblem, else the shared branch, else what refuse says:
+// everything that stops every claim of p.
+func (sh SharedBranches) problem(p *Plan, needBranch bool, refuse func(*Plan) string) string {
 	if why := ClaimProblem(p, needBranch); why != "" {
 		return why
 	}
-	return sh.Why(p)
+	if why := sh.Why(p); why != "" || refuse == nil {
+		return why
+	}
+	return refuse(p)
 }

@@ -49,3 +49,22 @@ func TestDecideRefusesPlansSharingABranch(t *testing.T) {
 		t.Errorf("BranchSharers: %v, want a+b, a-b, c d, c+d", sh)
 	}
 }
+
+// A plan the worker's own setup refuses by its name (Options.Refuse) is
+// skipped with that reason; the next plan ranks first.
+func TestDecideSkipsPlansTheWorkerRefuses(t *testing.T) {
+	s := &Snapshot{Plans: []Plan{mkPlan("bugs/bad$'name.md", 1, "- **Priority:** P1"), mkPlan("features/next.md", 2)}}
+	refuse := func(p *Plan) string {
+		if strings.Contains(p.Slug, "$") {
+			return "the template refuses its name"
+		}
+		return ""
+	}
+	rows := Decide(s, midWorker, Options{Now: now, Refuse: refuse})
+	if r := rowOf(rows, "bugs/bad$'name.md"); r.Eligible || r.Reason != "cannot be claimed: the template refuses its name" {
+		t.Errorf("refused row: %+v", r)
+	}
+	if r := rowOf(rows, "features/next.md"); r.Rank != 1 {
+		t.Errorf("next: %+v", r)
+	}
+}

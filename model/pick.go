@@ -13,8 +13,14 @@ type Options struct {
 	// (--ensure-worktree, --run in a git repo): it skips plans whose branch
 	// name git refuses.
 	NeedBranch bool
-	Now        float64 // Unix seconds
-	History    History
+	// Refuse, when set, says why this worker's own setup refuses a plan by
+	// its name (fleetwatch.yaml's `worktree: env` template), "" when it
+	// takes it. The plan is then skipped like one with a ClaimProblem, so
+	// one bad name never stalls the fleet. It must answer the same for the
+	// same plan every time.
+	Refuse  func(p *Plan) string
+	Now     float64 // Unix seconds
+	History History
 }
 
 // Row is one plan judged for one worker.
@@ -46,7 +52,7 @@ func Decide(s *Snapshot, w Worker, opt Options) []Row {
 	for _, i := range pickOrder(s) {
 		p := &s.Plans[i]
 		r := Row{Plan: p, Fit: ClassifyFit(p.Header.Preferred, w), Deps: deps[i], Lease: leases[p.Rel]}
-		r.Problem = shared.problem(p, opt.NeedBranch)
+		r.Problem = shared.problem(p, opt.NeedBranch, opt.Refuse)
 		r.Reason = skipReason(&r, opt)
 		if r.Eligible = r.Reason == ""; r.Eligible {
 			rank++

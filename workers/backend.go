@@ -102,7 +102,7 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 	}
 	ph := backendPlaceholders(home, agentID, slug, worktree, ports)
 	if b.Env, err = backendEnv(s, ph); err != nil {
-		return b, err
+		return b, refusedByName(s, ph, err)
 	}
 	// The exclude file first: it takes the project's lock, which worktree
 	// remove holds while it takes ours.
@@ -325,6 +325,70 @@ func backendEnv(s config.Worktree, ph Placeholders) ([]string, error) {
 		out = append(out, e.Name+"="+v)
 	}
 	return out, nil
+}
+
+// ErrPlanRefused marks a claim that failed for a reason of the plan's own
+// (its name), not the worker's: any worker would fail the same way on that
+// plan, and on no other, so the caller skips it and takes the next plan.
+var ErrPlanRefused = errors.New("the plan's name is refused")
+
+// planRefused is an error of the plan's own; errors.Is matches
+// ErrPlanRefused.
+type planRefused struct{ err error }
+
+func (e planRefused) Error() string      { return e.err.Error() }
+func (e planRefused) Unwrap() error      { return e.err }
+func (planRefused) Is(target error) bool { return target == ErrPlanRefused }
+
+// neutralSlug stands in for a plan name that no template refuses: when the
+// section takes it but not the plan's own slug, the slug is at fault.
+const neutralSlug = "plan"
+
+// refusedByName marks err (the section refusing ph) as the plan's own when
+// the same section takes every value but the slug.
+func refusedByName(s config.Worktree, ph Placeholders, err error) error {
+	slug := ph.Slug
+	ph.Slug = neutralSlug
+	if _, nerr := backendEnv(s, ph); nerr == nil {
+		return planRefused{fmt.Errorf("plan %s: %w", slug, err)}
+	}
+	return err
+}
+
+// BackendRefusal returns a judge of plan slugs for agentID's worktree
+// backend: why the section's env refuses the slug, "" when it takes it or
+// when it refuses every plan alike (the worker's problem, which its claim
+// reports). nil when there is no section. The worktree is the agent's
+// registered one, else its default path; the ports are stand-ins (digits
+// never make a value unwritable).
+func BackendRefusal(project string, s config.Worktree, agentID string) func(slug string) string {
+	if !s.Set() || len(s.Env) == 0 {
+		return nil
+	}
+	home, _, err := portHome(project)
+	if err != nil {
+		return nil
+	}
+	wt := filepath.Join(home, "var", "worktrees", SafeID(agentID))
+	if w, ok, err := Lookup(project, agentID); err == nil && ok {
+		wt = w.Path
+	}
+	ports := make([]int, max(s.Ports, 1))
+	for i := range ports {
+		ports[i] = DefaultPorts.Lo + i
+	}
+	neutral := backendPlaceholders(home, agentID, neutralSlug, wt, ports)
+	if _, err := backendEnv(s, neutral); err != nil {
+		return func(string) string { return "" }
+	}
+	return func(slug string) string {
+		ph := neutral
+		ph.Slug = slug
+		if _, err := backendEnv(s, ph); err != nil {
+			return "fleetwatch.yaml's worktree: env refuses its name: " + err.Error()
+		}
+		return ""
+	}
 }
 
 // bareValue needs no quotes in sh or any dotenv reader.

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -494,5 +495,28 @@ func TestBackendMarkerCommandsAreNeverRun(t *testing.T) {
 	}
 	if _, err := os.Stat(sentinel); err == nil {
 		t.Fatal("teardown ran a command read from the marker")
+	}
+}
+
+// A section that refuses one plan's name and not another's says the plan
+// is at fault (ErrPlanRefused), so the claim loop moves on; one that
+// refuses every plan alike is the worker's error.
+func TestBackendRefusalIsThePlans(t *testing.T) {
+	dir, wt := ensured(t, "w", "x")
+	s := config.Worktree{Line: 1, Env: []config.EnvVar{{Name: "NOTE", Template: "on {slug}", Line: 3}}}
+	_, err := PrepareBackend(dir, s, "w", "won't-$pay", wt.Path, []int{4800})
+	if !errors.Is(err, ErrPlanRefused) || !strings.Contains(err.Error(), "plan won't-$pay: fleetwatch.yaml:3: worktree: env: NOTE") {
+		t.Errorf("refused name: %v", err)
+	}
+	judge := BackendRefusal(dir, s, "w")
+	if why := judge("won't-$pay"); !strings.Contains(why, "refuses its name") || judge("fine") != "" {
+		t.Errorf("BackendRefusal: %q / %q", why, judge("fine"))
+	}
+	s.Env[0].Template = "it's $HOME {slug}"
+	if _, err := PrepareBackend(dir, s, "w", "fine", wt.Path, []int{4800}); err == nil || errors.Is(err, ErrPlanRefused) {
+		t.Errorf("a section refusing every plan: %v", err)
+	}
+	if judge := BackendRefusal(dir, s, "w"); judge("won't-$pay") != "" {
+		t.Error("a section refusing every plan blames the plan")
 	}
 }

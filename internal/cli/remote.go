@@ -122,7 +122,8 @@ func (r *remote) glance(ctx context.Context) (*claims.View, error) {
 
 func (r *remote) options() model.Options {
 	w := r.w
-	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Now: r.t.NowSeconds(), History: r.t.History()}
+	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Refuse: w.refuseFor(r.t),
+		Now: r.t.NowSeconds(), History: r.t.History()}
 }
 
 // hardFail is exit 2 with err, one line.
