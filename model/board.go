@@ -19,6 +19,9 @@ type BoardRow struct {
 	Lease *Lease
 	// Tiers holds one cell per fit tier, in Tiers order.
 	Tiers [4]TierCell
+	// Problem says why no worker that makes branches ever claims the plan
+	// (see Row.Problem), "" when nothing does.
+	Problem string
 }
 
 // TierCell is how one tier's bare pick sees a plan.
@@ -53,6 +56,7 @@ func NewBoard(s *Snapshot, opt Options) *Board {
 		Leases:   s.Leases,
 		Warnings: s.Warnings,
 	}
+	sharers := BranchSharers(s)
 	var rank [4]int
 	noFit := opt
 	noFit.NoFitCheck = true
@@ -61,7 +65,11 @@ func NewBoard(s *Snapshot, opt Options) *Board {
 		row := BoardRow{Plan: p, Deps: deps[i], Lease: leases[p.Rel]}
 		// Every reason but the fit is the same for the four tiers: judged
 		// once, it costs a quarter of the strings.
-		r := Row{Plan: p, Deps: row.Deps, Lease: row.Lease}
+		r := Row{Plan: p, Deps: row.Deps, Lease: row.Lease, Problem: sharers.problem(p, opt.NeedBranch, opt.Refuse)}
+		row.Problem = r.Problem
+		if !opt.NeedBranch {
+			row.Problem = sharers.problem(p, true, opt.Refuse)
+		}
 		shared := skipReason(&r, noFit)
 		for k, tier := range Tiers {
 			cell := TierCell{Fit: ClassifyFit(p.Header.Preferred, Worker{Tier: tier}), Reason: shared}

@@ -13,8 +13,14 @@ type Options struct {
 	// (--ensure-worktree, --run in a git repo): it skips plans whose branch
 	// name git refuses.
 	NeedBranch bool
-	Now        float64 // Unix seconds
-	History    History
+	// Refuse, when set, says why this worker's own setup refuses a plan by
+	// its name (fleetwatch.yaml's `worktree: env` template), "" when it
+	// takes it. The plan is then skipped like one with a ClaimProblem, so
+	// one bad name never stalls the fleet. It must answer the same for the
+	// same plan every time.
+	Refuse  func(p *Plan) string
+	Now     float64 // Unix seconds
+	History History
 }
 
 // Row is one plan judged for one worker.
@@ -29,6 +35,10 @@ type Row struct {
 	Rank     int
 	// Reason says why an ineligible plan is skipped.
 	Reason string
+	// Problem says why no claim can ever take the plan, whoever asks and
+	// however it is named (--slug, --path, a bare pick): ClaimProblem, or a
+	// branch another plan also uses. "" when there is none.
+	Problem string
 }
 
 // Decide judges every plan in s for w: plans come back in lane order, each
@@ -36,11 +46,13 @@ type Row struct {
 func Decide(s *Snapshot, w Worker, opt Options) []Row {
 	leases := leaseIndex(s)
 	deps := NewDepIndex(s).Evaluate(opt.History)
+	shared := BranchSharers(s)
 	rows := make([]Row, 0, len(s.Plans))
 	rank := 0
 	for _, i := range pickOrder(s) {
 		p := &s.Plans[i]
 		r := Row{Plan: p, Fit: ClassifyFit(p.Header.Preferred, w), Deps: deps[i], Lease: leases[p.Rel]}
+		r.Problem = shared.problem(p, opt.NeedBranch, opt.Refuse)
 		r.Reason = skipReason(&r, opt)
 		if r.Eligible = r.Reason == ""; r.Eligible {
 			rank++
@@ -94,8 +106,8 @@ func skipReason(r *Row, opt Options) string {
 	switch {
 	case !p.Lane.Ready():
 		return notReady(p.Lane)
-	case ClaimProblem(p, opt.NeedBranch) != "":
-		return "cannot be claimed: " + ClaimProblem(p, opt.NeedBranch)
+	case r.Problem != "":
+		return "cannot be claimed: " + r.Problem
 	case !p.Header.AgentAssignable:
 		who := p.Header.Assignee
 		if who == "" {

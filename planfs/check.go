@@ -70,6 +70,7 @@ func (t *Tree) checkPlans(snap *model.Snapshot) []model.Warning {
 			}
 		}
 	}
+	out = append(out, sharers(snap)...)
 	for slug, rels := range bySlug {
 		if len(rels) > 1 {
 			sort.Strings(rels)
@@ -124,6 +125,19 @@ func uniqueWarnings(ws []model.Warning) []model.Warning {
 		if !seen[w] {
 			seen[w] = true
 			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// sharers reports each plan whose branch another plan's slug also makes:
+// no claim takes either until one is renamed (model.BranchSharers).
+func sharers(snap *model.Snapshot) []model.Warning {
+	sh := model.BranchSharers(snap)
+	var out []model.Warning
+	for i := range snap.Plans {
+		if why := sh.Why(&snap.Plans[i]); why != "" {
+			out = append(out, model.Warning{File: snap.Plans[i].Rel, Message: "no claim can take it: " + why})
 		}
 	}
 	return out

@@ -75,8 +75,8 @@ func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt 
 	if row == nil {
 		return c, "", planErr(rel, ErrUnreadable, "unreadable plan (see fleetwatch check)")
 	}
-	if why := model.ClaimProblem(row.Plan, opt.NeedBranch); why != "" {
-		return c, "", planErr(rel, ErrUnclaimable, "%s", why)
+	if row.Problem != "" {
+		return c, "", planErr(rel, ErrUnclaimable, "%s", row.Problem)
 	}
 	h := row.Plan.Header
 	if !h.AgentAssignable && !allowAssigned {

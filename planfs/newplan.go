@@ -61,6 +61,28 @@ func (t *Tree) SlugInUse(slug string) (string, error) {
 	return "", nil
 }
 
+// BranchInUse returns the rel of a plan in any lane, completed/ too, whose
+// slug differs from slug but makes the same branch (model.SameBranch), or
+// "" when the branch is free.
+func (t *Tree) BranchInUse(slug string) (string, error) {
+	for _, l := range model.Lanes {
+		entries, err := os.ReadDir(t.Abs(string(l)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", planErr(string(l)+"/", ErrUnreadable, "cannot list: %v", errText(err))
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasSuffix(name, ".md") && !strings.EqualFold(name, "README.md") && model.SameBranch(model.SlugOf(name), slug) {
+				return string(model.RelOf(l, name)), nil
+			}
+		}
+	}
+	return "", nil
+}
+
 // CreatePlan writes a new plan from the project's template with n's header
 // and returns its rel. It writes nothing, and says why in one line naming
 // the plan, when the slug is bad or answers to a plan in any lane, the
@@ -86,6 +108,12 @@ func (t *Tree) CreatePlan(n model.NewPlan, agent string) (string, error) {
 		return "", err
 	} else if have != "" {
 		return "", planErr(rel, ErrDestExists, "slug %s is taken by %s (slugs are unique across lanes)", n.Slug, have)
+	}
+	if have, err := t.BranchInUse(n.Slug); err != nil {
+		return "", err
+	} else if have != "" {
+		return "", planErr(rel, ErrDestExists, "%s would share branch %s with %s; two plans never share a branch: pick another slug",
+			n.Slug, model.FeatureBranch(n.Slug), have)
 	}
 	tmpl, source, err := t.Template()
 	if err != nil {

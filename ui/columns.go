@@ -125,22 +125,20 @@ const titleKeep = 20
 
 // whyWidth is cellWidth(whyText(r)) without building the text, or any
 // width up to atMost when the text is no wider (all the caller needs).
-// Why a ready plan is skipped depends on its file name alone: a plain
-// name (see plainName) has no reason, any other is measured once (skips).
+// Why a ready plan is skipped is the board's Problem, measured once per
+// plan (skips).
 func (m *Model) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) int {
 	if r.Plan.Lane.Parked() {
 		s, _ := m.whyText(r)
 		return cellWidth(s)
 	}
-	if r.Plan.Lane.Ready() && !plainName(r.Plan) {
+	if r.Plan.Lane.Ready() && r.Problem != "" {
 		n, ok := skips[r.Plan.Rel]
 		if !ok {
-			n = cellWidth(model.ClaimProblem(r.Plan, true))
+			n = cellWidth(r.Problem)
 			skips[r.Plan.Rel] = n
 		}
-		if n > 0 {
-			return len("SKIPPED ") + n
-		}
+		return len("SKIPPED ") + n
 	}
 	switch {
 	case len(r.Plan.Header.DependsOn) == 0:
@@ -164,29 +162,3 @@ func (m *Model) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) in
 	}
 	return n
 }
-
-// plainName reports whether a plan's file name is one ClaimProblem finds
-// nothing wrong with, without building its branch name: short, and a slug
-// of letters, digits, - and _ that starts with a letter or digit, so
-// feature/<slug> is a branch name git takes. Anything else is asked.
-func plainName(p *model.Plan) bool {
-	if len(p.Name) > model.MaxPlanName || p.Slug == "" || !alnumByte[p.Slug[0]] {
-		return false
-	}
-	for i := 1; i < len(p.Slug); i++ {
-		if !slugByte[p.Slug[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-// alnumByte and slugByte are the bytes a plain slug starts with and is
-// made of, as tables: ten thousand slugs are looked at per refresh.
-var alnumByte, slugByte = func() (alnum, slug [256]bool) {
-	for c := range 256 {
-		alnum[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		slug[c] = alnum[c] || c == '-' || c == '_'
-	}
-	return alnum, slug
-}()

@@ -128,8 +128,8 @@ func tierCell(r *model.BoardRow, k, width int) (text string, ok bool) {
 func depsText(r *model.BoardRow) (string, bool) {
 	if r.Plan.Lane.Ready() {
 		// Shown where the reason a plan waits is shown: workers skip it.
-		if why := model.ClaimProblem(r.Plan, true); why != "" {
-			return "SKIPPED " + termtext.Line(why), false
+		if r.Problem != "" {
+			return "SKIPPED " + termtext.Line(r.Problem), false
 		}
 	}
 	switch {

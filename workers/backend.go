@@ -7,9 +7,11 @@ package workers
 //     /.env.fleetwatch, once, under the project's lock and before ours, so
 //     the file is never the agent's change.
 //  2. The marker var/fleet/backends/<safe id>.json says what the worktree's
-//     backend was set up with: agent, plan slug, worktree, ports, a hash of
-//     the section, and the teardown argvs and variables as they were then
-//     filled in. The same values again mean only step 4.
+//     backend was set up with: agent, plan slug, worktree, ports and a hash
+//     of the section. Values only, never commands or variables: an agent
+//     running as the operator's user can rewrite the file, and what it
+//     holds must not become a program the lander runs. The same values
+//     again mean only step 4.
 //  3. Different values (another plan, another agent, a changed section or
 //     block) first tear the old backend down with its recorded commands; a
 //     failure there keeps the marker and stops.
@@ -19,10 +21,15 @@ package workers
 //     setup that fails is torn down again at once (best effort), so the
 //     next try does not trip over half of it.
 //
-// Teardown (worktree remove, or step 3) runs the recorded commands and
-// deletes the marker only when they all succeed: what was set up is what is
-// torn down, even after the section changed. Markers live under var/,
-// never in the worktree, so nothing the agent does can forge or lose one.
+// Teardown (worktree remove, or step 3) runs the teardown argvs of the
+// configuration (fleetwatch.yaml's section, as the caller read it), filled
+// in with the marker's values, and deletes the marker only when they all
+// succeed. The values are checked first (the agent id the file is named
+// for, a plan slug, ports), and the worktree and the variables are never
+// taken from the marker: the worktree is the caller's, the variables are
+// the section's templates filled in again. When the section changed since
+// setup, the current one's teardown runs and the log says so: the old
+// commands are known only to a file an agent could have written.
 
 import (
 	"crypto/sha256"
@@ -44,6 +51,7 @@ import (
 
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/gitenv"
+	"fleetwatch/model"
 )
 
 // Backend is a worktree's own backend for one job, as fleetwatch.yaml's
@@ -68,14 +76,12 @@ const BackendDir = "var/fleet/backends"
 
 // backendMarker is what a worktree's backend was set up with.
 type backendMarker struct {
-	Agent    string     `json:"agent"`
-	Slug     string     `json:"slug"`
-	Worktree string     `json:"worktree"`
-	Ports    []int      `json:"ports"`
-	Hash     string     `json:"hash"` // of the section
-	Env      []string   `json:"env"`
-	Teardown [][]string `json:"teardown"` // filled in
-	At       Stamp      `json:"at"`
+	Agent    string `json:"agent"`
+	Slug     string `json:"slug"`
+	Worktree string `json:"worktree"`
+	Ports    []int  `json:"ports"`
+	Hash     string `json:"hash"` // of the section
+	At       Stamp  `json:"at"`
 }
 
 func (m backendMarker) same(o backendMarker) bool {
@@ -96,7 +102,7 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 	}
 	ph := backendPlaceholders(home, agentID, slug, worktree, ports)
 	if b.Env, err = backendEnv(s, ph); err != nil {
-		return b, err
+		return b, refusedByName(s, ph, err)
 	}
 	// The exclude file first: it takes the project's lock, which worktree
 	// remove holds while it takes ours.
@@ -108,10 +114,7 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 		return b, err
 	}
 	defer unlock()
-	cur := backendMarker{Agent: agentID, Slug: slug, Worktree: worktree, Ports: ports, Hash: sectionHash(s), Env: b.Env}
-	for _, argv := range s.Teardown {
-		cur.Teardown = append(cur.Teardown, ph.Expand(argv))
-	}
+	cur := backendMarker{Agent: agentID, Slug: slug, Worktree: worktree, Ports: ports, Hash: sectionHash(s)}
 	old, had, err := loadMarker(home, agentID)
 	if err != nil {
 		return b, err
@@ -120,7 +123,7 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 	defer log.Close()
 	if had && !old.same(cur) {
 		// Before the new .env.fleetwatch: the old teardown may read it.
-		if err := teardownMarker(home, old, s.CommandTimeout(), log); err != nil {
+		if err := teardownMarker(home, s, old, worktree, log); err != nil {
 			return b, err
 		}
 	}
@@ -132,7 +135,7 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 	for i, argv := range s.Setup {
 		if err := runBackendCmd(ph.Expand(argv), worktree, env, s.CommandTimeout(), log); err != nil {
 			fmt.Fprintf(log, "setup failed; tearing down what it made\n")
-			_ = runBackendCmds(cur.Teardown, worktree, env, s.CommandTimeout(), log)
+			_ = runBackendCmds(expandAll(ph, s.Teardown), worktree, env, s.CommandTimeout(), log)
 			return b, fmt.Errorf("backend setup command %d of %d %s (log: %s)", i+1, len(s.Setup), err, backendRel(agentID, ".log"))
 		}
 	}
@@ -158,20 +161,29 @@ func TeardownBackend(project string, s config.Worktree, agentID, worktree string
 	if err != nil || !had {
 		return err
 	}
-	if !isDir(old.Worktree) && isDir(worktree) {
-		old.Worktree = worktree
-	}
 	log := openBackendLog(home, agentID)
 	defer log.Close()
-	return teardownMarker(home, old, s.CommandTimeout(), log)
+	return teardownMarker(home, s, old, worktree, log)
 }
 
 // teardownBefore tears agentID's backend down before Remove takes its
-// worktree away; a failure keeps the worktree. A fleetwatch.yaml that does
-// not parse only loses the section's timeout: the marker has the commands.
+// worktree away; a failure keeps the worktree. The commands come from
+// fleetwatch.yaml, so one that does not parse stops a teardown that has
+// something to tear down.
 func teardownBefore(top, agentID, path string) error {
-	s, _ := config.Load(top)
-	if err := TeardownBackend(top, s.Worktree, agentID, path); err != nil {
+	s, err := config.Load(top)
+	if err != nil {
+		s.Worktree = config.Worktree{}
+		if home, _, herr := portHome(top); herr == nil {
+			if _, had, _ := loadMarker(home, agentID); !had {
+				err = nil
+			}
+		}
+	}
+	if err == nil {
+		err = TeardownBackend(top, s.Worktree, agentID, path)
+	}
+	if err != nil {
 		return fmt.Errorf("%v; the worktree %s is kept", err, path)
 	}
 	return nil
@@ -212,6 +224,7 @@ func TeardownBackendsIn(project, worktree string) error {
 		return err
 	}
 	names, _ := filepath.Glob(filepath.Join(home, filepath.FromSlash(BackendDir), "*.json"))
+	s, cfgErr := config.Load(project)
 	var first error
 	for _, name := range names {
 		data, err := os.ReadFile(name)
@@ -219,7 +232,10 @@ func TeardownBackendsIn(project, worktree string) error {
 		if err != nil || json.Unmarshal(data, &m) != nil || m.Worktree != worktree || m.Agent == "" {
 			continue
 		}
-		err = TeardownBackend(project, config.Worktree{}, m.Agent, worktree)
+		err = cfgErr
+		if err == nil {
+			err = TeardownBackend(project, s.Worktree, m.Agent, worktree)
+		}
 		if err == nil && len(m.Ports) > 0 {
 			err = ReleasePort(project, m.Agent, m.Ports[0])
 		}
@@ -230,24 +246,46 @@ func TeardownBackendsIn(project, worktree string) error {
 	return first
 }
 
-// teardownMarker runs m's recorded teardown in its worktree (the project
-// when that is gone) and forgets the marker when it succeeds.
-func teardownMarker(home string, m backendMarker, timeout time.Duration, log io.Writer) error {
-	dir := m.Worktree
+// teardownMarker runs the section's teardown for the backend m records,
+// in worktree (the project when that is gone), and forgets the marker when
+// it succeeds. Only m's checked values are used (see loadMarker): the
+// commands and variables come from s, the worktree from the caller.
+func teardownMarker(home string, s config.Worktree, m backendMarker, worktree string, log io.Writer) error {
+	if !s.Set() {
+		return fmt.Errorf("backend teardown (agent %s, plan %s): fleetwatch.yaml has no worktree: section to tear it down with (tear it down by hand, then delete %s)",
+			m.Agent, m.Slug, backendRel(m.Agent, ".json"))
+	}
+	dir := worktree
 	if !isDir(dir) {
 		dir = home
 	}
-	ph := backendPlaceholders(home, m.Agent, m.Slug, m.Worktree, m.Ports)
-	fmt.Fprintf(log, "%s teardown of the backend for plan %s in %s\n", time.Now().UTC().Format(time.RFC3339), m.Slug, m.Worktree)
-	if err := runBackendCmds(m.Teardown, dir, append(ph.Env(), m.Env...), timeout, log); err != nil {
+	ph := backendPlaceholders(home, m.Agent, m.Slug, worktree, m.Ports)
+	env, err := backendEnv(s, ph)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "%s teardown of the backend for plan %s in %s\n", time.Now().UTC().Format(time.RFC3339), m.Slug, worktree)
+	if m.Hash != sectionHash(s) {
+		fmt.Fprintf(log, "the worktree: section changed since this backend was set up; tearing down with the current one\n")
+	}
+	if err := runBackendCmds(expandAll(ph, s.Teardown), dir, append(ph.Env(), env...), s.CommandTimeout(), log); err != nil {
 		return fmt.Errorf("backend teardown (agent %s, plan %s) %s (log: %s; retry once its cause is fixed, or delete %s to forget that backend)",
 			m.Agent, m.Slug, err, backendRel(m.Agent, ".log"), backendRel(m.Agent, ".json"))
 	}
-	err := os.Remove(filepath.Join(home, filepath.FromSlash(backendRel(m.Agent, ".json"))))
+	err = os.Remove(filepath.Join(home, filepath.FromSlash(backendRel(m.Agent, ".json"))))
 	if errors.Is(err, os.ErrNotExist) {
 		err = nil
 	}
 	return err
+}
+
+// expandAll fills each argv of cmds with ph.
+func expandAll(ph Placeholders, cmds [][]string) [][]string {
+	out := make([][]string, len(cmds))
+	for i, argv := range cmds {
+		out[i] = ph.Expand(argv)
+	}
+	return out
 }
 
 // backendPlaceholders are the values env, setup and teardown are filled
@@ -287,6 +325,70 @@ func backendEnv(s config.Worktree, ph Placeholders) ([]string, error) {
 		out = append(out, e.Name+"="+v)
 	}
 	return out, nil
+}
+
+// ErrPlanRefused marks a claim that failed for a reason of the plan's own
+// (its name), not the worker's: any worker would fail the same way on that
+// plan, and on no other, so the caller skips it and takes the next plan.
+var ErrPlanRefused = errors.New("the plan's name is refused")
+
+// planRefused is an error of the plan's own; errors.Is matches
+// ErrPlanRefused.
+type planRefused struct{ err error }
+
+func (e planRefused) Error() string      { return e.err.Error() }
+func (e planRefused) Unwrap() error      { return e.err }
+func (planRefused) Is(target error) bool { return target == ErrPlanRefused }
+
+// neutralSlug stands in for a plan name that no template refuses: when the
+// section takes it but not the plan's own slug, the slug is at fault.
+const neutralSlug = "plan"
+
+// refusedByName marks err (the section refusing ph) as the plan's own when
+// the same section takes every value but the slug.
+func refusedByName(s config.Worktree, ph Placeholders, err error) error {
+	slug := ph.Slug
+	ph.Slug = neutralSlug
+	if _, nerr := backendEnv(s, ph); nerr == nil {
+		return planRefused{fmt.Errorf("plan %s: %w", slug, err)}
+	}
+	return err
+}
+
+// BackendRefusal returns a judge of plan slugs for agentID's worktree
+// backend: why the section's env refuses the slug, "" when it takes it or
+// when it refuses every plan alike (the worker's problem, which its claim
+// reports). nil when there is no section. The worktree is the agent's
+// registered one, else its default path; the ports are stand-ins (digits
+// never make a value unwritable).
+func BackendRefusal(project string, s config.Worktree, agentID string) func(slug string) string {
+	if !s.Set() || len(s.Env) == 0 {
+		return nil
+	}
+	home, _, err := portHome(project)
+	if err != nil {
+		return nil
+	}
+	wt := filepath.Join(home, "var", "worktrees", SafeID(agentID))
+	if w, ok, err := Lookup(project, agentID); err == nil && ok {
+		wt = w.Path
+	}
+	ports := make([]int, max(s.Ports, 1))
+	for i := range ports {
+		ports[i] = DefaultPorts.Lo + i
+	}
+	neutral := backendPlaceholders(home, agentID, neutralSlug, wt, ports)
+	if _, err := backendEnv(s, neutral); err != nil {
+		return func(string) string { return "" }
+	}
+	return func(slug string) string {
+		ph := neutral
+		ph.Slug = slug
+		if _, err := backendEnv(s, ph); err != nil {
+			return "fleetwatch.yaml's worktree: env refuses its name: " + err.Error()
+		}
+		return ""
+	}
 }
 
 // bareValue needs no quotes in sh or any dotenv reader.
@@ -543,7 +645,30 @@ func loadMarker(home, agentID string) (backendMarker, bool, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return m, false, fmt.Errorf("%s: %v (tear that backend down by hand, then delete the file)", p, err)
 	}
+	if why := m.implausible(agentID); why != "" {
+		return m, false, fmt.Errorf("%s: %s: not what fleetwatch wrote (tear that backend down by hand, then delete the file)", p, why)
+	}
 	return m, true, nil
+}
+
+// implausible says why m cannot be a marker fleetwatch wrote for agentID,
+// "" when it can: its values fill the operator's argvs, so each must be
+// what a setup could have recorded.
+func (m backendMarker) implausible(agentID string) string {
+	switch {
+	case m.Agent != agentID:
+		return fmt.Sprintf("agent %q, want %q", m.Agent, agentID)
+	case m.Slug != "" && model.CheckSlug(m.Slug) != nil:
+		return fmt.Sprintf("slug %q is no plan's", m.Slug)
+	case len(m.Ports) > config.MaxBackendPorts:
+		return fmt.Sprintf("%d ports", len(m.Ports))
+	}
+	for _, p := range m.Ports {
+		if p < 1 || p > 65535 {
+			return fmt.Sprintf("port %d", p)
+		}
+	}
+	return ""
 }
 
 func saveMarker(home string, m backendMarker) error {

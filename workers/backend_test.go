@@ -1,6 +1,8 @@
 package workers
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,6 +32,40 @@ func backendRun(t *testing.T) (config.Worktree, string) {
 		Teardown: [][]string{sh("echo teardown {agent_id} {slug} $DB >> " + log)},
 	}
 	return s, log
+}
+
+// writeSection writes s as dir's fleetwatch.yaml `worktree:` section, as
+// the operator would: teardown reads its commands from there.
+func writeSection(t *testing.T, dir string, s config.Worktree) {
+	t.Helper()
+	q := func(v string) string { return strconv.Quote(v) }
+	argvs := func(cmds [][]string) string {
+		var parts []string
+		for _, argv := range cmds {
+			words := make([]string, len(argv))
+			for i, w := range argv {
+				words[i] = q(w)
+			}
+			parts = append(parts, "["+strings.Join(words, ", ")+"]")
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	var b strings.Builder
+	b.WriteString("worktree:\n  ports: " + strconv.Itoa(s.Ports) + "\n")
+	if len(s.Env) > 0 {
+		b.WriteString("  env:\n")
+		for _, e := range s.Env {
+			b.WriteString("    " + e.Name + ": " + q(e.Template) + "\n")
+		}
+	}
+	b.WriteString("  setup: " + argvs(s.Setup) + "\n  teardown: " + argvs(s.Teardown) + "\n")
+	if err := os.WriteFile(filepath.Join(dir, config.File), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := config.Load(dir)
+	if err != nil || sectionHash(got.Worktree) != sectionHash(s) {
+		t.Fatalf("fleetwatch.yaml does not read back as the section: %v\n%s", err, b.String())
+	}
 }
 
 func lines(t *testing.T, path string) []string {
@@ -276,6 +312,7 @@ func TestRemoveTearsDownTheBackend(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	s, log := backendRun(t)
 	s.Teardown = [][]string{sh("exit 4")}
+	writeSection(t, dir, s)
 	if _, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4600, 4601}); err != nil {
 		t.Fatal(err)
 	}
@@ -292,6 +329,7 @@ func TestRemoveTearsDownTheBackend(t *testing.T) {
 
 	s, log = backendRun(t)
 	dir2, wt2 := ensured(t, "v", "x")
+	writeSection(t, dir2, s)
 	if _, err := PrepareBackend(dir2, s, "v", "x", wt2.Path, []int{4600, 4601}); err != nil {
 		t.Fatal(err)
 	}
@@ -341,6 +379,7 @@ func TestTeardownBackendsIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, log := backendRun(t)
+	writeSection(t, dir, s)
 	r := freeRange(t, 6)
 	for _, c := range []struct{ id, path string }{{"check-a-1", wt.Path}, {"v", other.Path}} {
 		ports, err := AssignPorts(dir, c.id, r, 2)
@@ -392,5 +431,92 @@ func TestBackendExcludeLineOnceUnderRace(t *testing.T) {
 	exclude, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
 	if n := strings.Count(string(exclude), "\n/"+EnvFile+"\n"); n != 1 {
 		t.Errorf("exclude names %s %d times:\n%s", EnvFile, n, exclude)
+	}
+}
+
+// A marker records values, not commands: an agent that rewrites it to hold
+// a teardown of its own (and a variable that would load its code) gets
+// neither run; the section's teardown runs, with the marker's values. A
+// marker whose values no setup could have written runs nothing at all.
+func TestBackendMarkerCommandsAreNeverRun(t *testing.T) {
+	dir, wt := ensured(t, "w", "x")
+	s, log := backendRun(t)
+	writeSection(t, dir, s)
+	if _, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4700, 4701}); err != nil {
+		t.Fatal(err)
+	}
+	sentinel := filepath.Join(t.TempDir(), "pwned")
+	marker := filepath.Join(dir, filepath.FromSlash(BackendDir), "w.json")
+	forge := func(fields map[string]any) {
+		t.Helper()
+		data, err := os.ReadFile(marker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range fields {
+			m[k] = v
+		}
+		if data, err = json.Marshal(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(marker, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forge(map[string]any{
+		"teardown": [][]string{{"sh", "-c", "touch " + sentinel}},
+		"env":      []string{"DB=app_w", "BASH_ENV=" + sentinel, "ENV=" + sentinel},
+	})
+	if err := TeardownBackend(dir, s, "w", wt.Path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sentinel); err == nil {
+		t.Fatal("teardown ran a command read from the marker")
+	}
+	if got := lines(t, log); !reflect.DeepEqual(got, []string{"setup_w_x_4700_4701_app_w", "teardown_w_x_app_w"}) {
+		t.Errorf("log %q, want the section's teardown with the marker's values", got)
+	}
+
+	// Values that are no plan's or agent's refuse the teardown.
+	for _, bad := range []map[string]any{{"slug": "../../etc"}, {"agent": "someone-else"}, {"ports": []int{0}}} {
+		if _, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4700, 4701}); err != nil {
+			t.Fatal(err)
+		}
+		forge(bad)
+		err := TeardownBackend(dir, s, "w", wt.Path)
+		if err == nil || !strings.Contains(err.Error(), "not what fleetwatch wrote") {
+			t.Errorf("marker with %v: %v", bad, err)
+		}
+		os.Remove(marker)
+	}
+	if _, err := os.Stat(sentinel); err == nil {
+		t.Fatal("teardown ran a command read from the marker")
+	}
+}
+
+// A section that refuses one plan's name and not another's says the plan
+// is at fault (ErrPlanRefused), so the claim loop moves on; one that
+// refuses every plan alike is the worker's error.
+func TestBackendRefusalIsThePlans(t *testing.T) {
+	dir, wt := ensured(t, "w", "x")
+	s := config.Worktree{Line: 1, Env: []config.EnvVar{{Name: "NOTE", Template: "on {slug}", Line: 3}}}
+	_, err := PrepareBackend(dir, s, "w", "won't-$pay", wt.Path, []int{4800})
+	if !errors.Is(err, ErrPlanRefused) || !strings.Contains(err.Error(), "plan won't-$pay: fleetwatch.yaml:3: worktree: env: NOTE") {
+		t.Errorf("refused name: %v", err)
+	}
+	judge := BackendRefusal(dir, s, "w")
+	if why := judge("won't-$pay"); !strings.Contains(why, "refuses its name") || judge("fine") != "" {
+		t.Errorf("BackendRefusal: %q / %q", why, judge("fine"))
+	}
+	s.Env[0].Template = "it's $HOME {slug}"
+	if _, err := PrepareBackend(dir, s, "w", "fine", wt.Path, []int{4800}); err == nil || errors.Is(err, ErrPlanRefused) {
+		t.Errorf("a section refusing every plan: %v", err)
+	}
+	if judge := BackendRefusal(dir, s, "w"); judge("won't-$pay") != "" {
+		t.Error("a section refusing every plan blames the plan")
 	}
 }

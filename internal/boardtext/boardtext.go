@@ -306,7 +306,7 @@ func JSON(t *planfs.Tree, b *model.Board, now float64) Doc {
 			p := planJSON{Path: r.Plan.Rel, Slug: r.Plan.Slug, Title: h.Title, Priority: h.Priority, Value: h.Value,
 				Preferred: h.Preferred, Person: r.Person(), Deps: r.Deps, Tiers: map[string]tierJSON{}}
 			if l != model.Completed {
-				p.Problem = model.ClaimProblem(r.Plan, true)
+				p.Problem = r.Problem
 			}
 			if p.Preferred == nil {
 				p.Preferred = []string{}

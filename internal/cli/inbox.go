@@ -186,7 +186,7 @@ func approveCmd() *cobra.Command {
 			if d.Edited {
 				how = ", as you edited it"
 			}
-			fmt.Fprintf(stdout, "approved %s proposal %d%s: %s\n", d.Slug, d.N, how, d.Text)
+			fmt.Fprintf(stdout, "approved %s proposal %d%s: %s\n", cell(d.Slug), d.N, cell(how), cell(d.Text))
 			return exitOK
 		}
 	}), approveLong)
@@ -267,7 +267,7 @@ func rejectCmd() *cobra.Command {
 			if err != nil {
 				return fail(stderr, exitError, "reject: %v", err)
 			}
-			fmt.Fprintf(stdout, "rejected %s proposal %d: %s\n", d.Slug, d.N, d.Feedback)
+			fmt.Fprintf(stdout, "rejected %s proposal %d: %s\n", cell(d.Slug), d.N, cell(d.Feedback))
 			return exitOK
 		}
 	}), rejectLong)

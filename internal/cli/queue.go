@@ -82,7 +82,7 @@ func queueAddCmd() *cobra.Command {
 			if err := landing.AddAs(t, pos[0], q.agent); err != nil {
 				return fail(stderr, exitError, "%s: %v", q.name, err)
 			}
-			fmt.Fprintf(stdout, "queued %s\n", pos[0])
+			fmt.Fprintf(stdout, "queued %s\n", cell(pos[0]))
 			return exitOK
 		}
 	})
@@ -100,7 +100,7 @@ func queueRemoveCmd() *cobra.Command {
 			if err := landing.RemoveAs(t, pos[0], q.agent); err != nil {
 				return fail(stderr, landingCode(err), "%s: %v", q.name, err)
 			}
-			fmt.Fprintf(stdout, "removed %s\n", pos[0])
+			fmt.Fprintf(stdout, "removed %s\n", cell(pos[0]))
 			return exitOK
 		}
 	})
@@ -141,7 +141,7 @@ func queueListCmd() *cobra.Command {
 // printListing is list's table: one row per candidate, queue order first.
 func printListing(w io.Writer, l landing.Listing) {
 	if len(l.Items) == 0 {
-		fmt.Fprintf(w, "no candidates in review-needed/ and nothing queued (%s at %.12s)\n", l.Integration, l.Tip)
+		fmt.Fprintf(w, "no candidates in review-needed/ and nothing queued (%s at %.12s)\n", cell(l.Integration), cell(l.Tip))
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -166,14 +166,17 @@ func printListing(w io.Writer, l landing.Listing) {
 		if len(s.ConflictPaths) > 0 && why == "" {
 			why = strings.Join(s.ConflictPaths, ", ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.12s\t+%d/-%d\t%s\t%s\t%s\n", pos, cell(s.Slug), s.State, s.Commit,
-			s.Ahead, s.Behind, cell(approved), strings.Join(checks, " "), cell(why))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.12s\t+%d/-%d\t%s\t%s\t%s\n", pos, cell(s.Slug), cell(string(s.State)), cell(s.Commit),
+			s.Ahead, s.Behind, cell(approved), cell(strings.Join(checks, " ")), cell(why))
 	}
 	tw.Flush()
 }
 
-// cell keeps a table cell on its line: file names and notes may hold tabs.
-func cell(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }
+// cell keeps a table cell on its line and the terminal safe, as board
+// does: plan names, approval records and notes come from files an agent
+// may have written, and may hold tabs, escape sequences (OSC 52 writes the
+// operator's clipboard) or bidi overrides.
+func cell(s string) string { return termtext.Line(s) }
 
 func queueLandCmd() *cobra.Command {
 	return leaf("land", "land the queue's head on the integration branch (a person, never an agent)", func(fs *pflag.FlagSet) body {
@@ -204,7 +207,7 @@ func queueLandCmd() *cobra.Command {
 			if err != nil {
 				return fail(stderr, landingCode(err), "%s: %v", q.name, err)
 			}
-			fmt.Fprintf(stdout, "landed %s at %.12s: %s is now %.12s\n", l.Slug, l.Commit, l.Integration, l.To)
+			fmt.Fprintf(stdout, "landed %s at %.12s: %s is now %.12s\n", cell(l.Slug), l.Commit, cell(l.Integration), l.To)
 			return exitOK
 		}
 	})
@@ -234,7 +237,7 @@ func confirmLand(t *planfs.Tree, name string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitNothing, "%s: the queue is empty", name)
 	}
 	h := l.Items[0]
-	fmt.Fprintf(stdout, "land %s at %.12s onto %s (%s)? [y/N] ", h.Slug, h.Commit, l.Integration, h.State)
+	fmt.Fprintf(stdout, "land %s at %.12s onto %s (%s)? [y/N] ", cell(h.Slug), h.Commit, cell(l.Integration), cell(string(h.State)))
 	answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	if a := strings.TrimSpace(strings.ToLower(answer)); a != "y" && a != "yes" {
 		return fail(stderr, exitNothing, "%s: not landed", name)

@@ -122,7 +122,8 @@ func (r *remote) glance(ctx context.Context) (*claims.View, error) {
 
 func (r *remote) options() model.Options {
 	w := r.w
-	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Now: r.t.NowSeconds(), History: r.t.History()}
+	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Refuse: w.refuseFor(r.t),
+		Now: r.t.NowSeconds(), History: r.t.History()}
 }
 
 // hardFail is exit 2 with err, one line.
@@ -263,8 +264,8 @@ func (r *remote) claimNamed(ctx context.Context, worker model.Worker) (claims.He
 	case !r.w.noDeps && !row.Deps.Met:
 		return none, v, fail(r.stderr, exitNothing, "%s: depends on unfinished plans: %s", row.Plan.Rel, depsCell(h, row.Deps))
 	}
-	if why := model.ClaimProblem(row.Plan, r.w.needBranch); why != "" {
-		return none, v, fail(r.stderr, exitError, "%s: %s (fleetwatch check lists such plans)", row.Plan.Rel, why)
+	if row.Problem != "" {
+		return none, v, fail(r.stderr, exitError, "%s: %s (fleetwatch check lists such plans)", row.Plan.Rel, row.Problem)
 	}
 	held, err := r.b.Claim(ctx, v, row.Plan.Rel, r.h, r.ttl)
 	if errors.Is(err, claims.ErrLost) {

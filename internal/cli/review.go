@@ -63,7 +63,7 @@ func reviewCmd() *cobra.Command {
 				if err != nil {
 					return fail(stderr, exitError, "%s %s: %v", name, slug, err)
 				}
-				fmt.Fprintf(stdout, "approved %s at %.7s (by %s)\n", model.FeatureBranch(slug), ap.Commit, ap.By)
+				fmt.Fprintf(stdout, "approved %s at %.7s (by %s)\n", model.FeatureBranch(slug), ap.Commit, cell(ap.By))
 			case peer:
 				if reg != "" {
 					reg, _ = filepath.Abs(reg)
@@ -75,7 +75,7 @@ func reviewCmd() *cobra.Command {
 					return fail(stderr, exitError, "%s %s: %v", name, slug, err)
 				}
 				rel, _ := filepath.Rel(t.Project, r.Path)
-				fmt.Fprintf(stdout, "peer review by %s: %s (%s)\n", r.Reviewer, r.Verdict, rel)
+				fmt.Fprintf(stdout, "peer review by %s: %s (%s)\n", cell(r.Reviewer), cell(string(r.Verdict)), cell(rel))
 			default:
 				note, send := needsWork, t.SendBack
 				if fs.Changed("defer") {

@@ -48,7 +48,8 @@ type workOnce struct {
 	// (--ensure-worktree, or --run in a git repo), so it skips plans whose
 	// branch name git refuses.
 	needBranch bool
-	started    bool // an agent was started on a plan
+	started    bool            // an agent was started on a plan
+	saidSkip   map[string]bool // plans --run said it skips, and why
 	// ep is the endpoint a --run works for (its plan_first, plan_command
 	// and on_scope_violation shape each job).
 	ep registry.Endpoint
@@ -238,7 +239,8 @@ func (w *workOnce) scan(t *planfs.Tree, stderr io.Writer) (*model.Snapshot, int)
 }
 
 func (w *workOnce) options(t *planfs.Tree) model.Options {
-	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Now: t.NowSeconds(), History: t.History()}
+	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Refuse: w.refuseFor(t),
+		Now: t.NowSeconds(), History: t.History()}
 }
 
 // claimLoop claims up to --max-plans plans. Without --run it claims them
@@ -308,8 +310,8 @@ func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.
 
 func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Snapshot, worker model.Worker, d *workers.Driver, port int, stdout, stderr io.Writer) (int, string) {
 	skip := map[string]bool{}
-	claimed, worked := 0, 0
-	for claimed < w.maxPlans {
+	claimed, worked, refused := 0, 0, 0
+	for claimed-refused < w.maxPlans {
 		if ctx.Err() != nil {
 			reason := "stopped before claiming: " + context.Cause(ctx).Error()
 			return fail(stderr, exitError, "%s", reason), reason
@@ -361,6 +363,13 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 			if _, rerr := t.Release(rel, planfs.Actor{AgentID: worker.AgentID, Token: held.Token}.Because(reason)); rerr != nil {
 				return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, rerr), reason
 			}
+			if errors.Is(err, workers.ErrPlanRefused) && w.slug == "" && w.path == "" {
+				// The plan's own fault: any worker would fail on it, and on
+				// it alone. Stopping here would stall the fleet on it.
+				say(stderr, "skipped %s: %s; released it", rel, reason)
+				refused++
+				continue
+			}
 			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
 		}
 		job.OnStart = func() {
@@ -378,7 +387,7 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 		}
 	}
 	switch {
-	case claimed == 0:
+	case claimed == refused:
 		return exitNothing, "nothing to claim"
 	case w.run:
 		return exitOK, fmt.Sprintf("worked %d plan(s)", worked)
@@ -412,11 +421,31 @@ func (w *workOnce) claimOne(t *planfs.Tree, snap **model.Snapshot, worker model.
 			return held, -1, ""
 		}
 	}
-	held, err := t.ClaimNext(*snap, worker, w.options(t), w.ttl, skip)
+	opt := w.options(t)
+	if w.run {
+		w.saySkipped(*snap, worker, opt, stderr)
+	}
+	held, err := t.ClaimNext(*snap, worker, opt, w.ttl, skip)
 	if err != nil {
 		return held, fail(stderr, exitError, "%v", err), err.Error()
 	}
 	return held, -1, ""
+}
+
+// saySkipped says, once per plan and run, why the pick passes over a ready
+// plan no claim can take (its name, a branch another plan shares, a
+// template that refuses it): the fleet moves on, and the log says why.
+func (w *workOnce) saySkipped(snap *model.Snapshot, worker model.Worker, opt model.Options, stderr io.Writer) {
+	for _, r := range model.Decide(snap, worker, opt) {
+		if r.Problem == "" || !r.Plan.Lane.Ready() || w.saidSkip[r.Plan.Rel] {
+			continue
+		}
+		if w.saidSkip == nil {
+			w.saidSkip = map[string]bool{}
+		}
+		w.saidSkip[r.Plan.Rel] = true
+		say(stderr, "skipped %s: %s", r.Plan.Rel, r.Problem)
+	}
 }
 
 // executor is the command line --run hands each plan to: the endpoint's
@@ -750,8 +779,8 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	// plan is never claimed.
 	var stuck []string
 	for _, r := range rows {
-		if why := model.ClaimProblem(r.Plan, opt.NeedBranch); why != "" && r.Plan.Lane.Ready() {
-			stuck = append(stuck, termtext.Line(fmt.Sprintf("#   %s  %s", r.Plan.Rel, why)))
+		if r.Problem != "" && r.Plan.Lane.Ready() {
+			stuck = append(stuck, termtext.Line(fmt.Sprintf("#   %s  %s", r.Plan.Rel, r.Problem)))
 		}
 	}
 	if len(stuck) > 0 {

@@ -146,7 +146,7 @@ func worktreeListCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "AGENT_ID\tBRANCH\tPORT\tPATH")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.agent, r.branch, r.port, r.path)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(r.agent), cell(r.branch), r.port, cell(r.path))
 			}
 			tw.Flush()
 			return exitOK
