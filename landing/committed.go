@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -53,8 +52,8 @@ func committedSettings(project, integration string) (config.Settings, error) {
 func showBlob(dir, rev string) ([]byte, bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "cat-file", "--batch")
-	cmd.Env = gitenv.Env("GIT_TERMINAL_PROMPT=0")
+	cmd := gitenv.Command(ctx, dir, "cat-file", "--batch")
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0")
 	cmd.Stdin = strings.NewReader(rev + "\n")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

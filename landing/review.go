@@ -149,7 +149,7 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 	if len(benv.Ports) > 0 {
 		ph.Port = benv.Ports[0]
 	}
-	stdout, err := runReviewer(ctx, t.Project, slug, wt, ph, benv.Env, argv, out, cmp.Or(opt.Timeout, DefaultPeerTimeout))
+	stdout, err := runReviewer(ctx, t.Project, slug, wt, ph, benv.Env, argv, out, reg.SandboxWriteFor(ep), cmp.Or(opt.Timeout, DefaultPeerTimeout))
 	if err != nil {
 		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
 		return Review{}, err
@@ -303,7 +303,7 @@ func reviewLogRel(slug string) string { return reviewLogs + "/review-" + slug + 
 // runReviewer runs argv in wt in its own process group, its stdout and
 // stderr into the review log; it returns stdout (capped). A run that does
 // not exit within timeout, or exits non-zero, is an error.
-func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Placeholders, env, argv []string, out string, timeout time.Duration) ([]byte, error) {
+func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Placeholders, env, argv []string, out string, grants []string, timeout time.Duration) ([]byte, error) {
 	argv = ph.Expand(argv)
 	argv, err := workers.CheckExecutor(argv, project)
 	if err != nil {
@@ -329,8 +329,9 @@ func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Place
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	// A reviewer reads; it writes only $FLEET_REVIEW's folder (its own).
-	release, done, err := startContained(project, cmd, filepath.Dir(out))
+	// A reviewer reads; it writes only $FLEET_REVIEW's folder (its own)
+	// and what its endpoint grants.
+	release, done, err := startContained(project, cmd, append([]string{filepath.Dir(out)}, grants...)...)
 	if err == nil {
 		err = cmd.Wait()
 		release()

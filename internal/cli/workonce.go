@@ -343,34 +343,28 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 		if code != exitOK {
 			return code, "no worktree for " + rel
 		}
-		if !w.run {
-			if w.slug != "" || w.path != "" {
-				break
-			}
+		if !w.run && (w.slug != "" || w.path != "") {
+			break
+		} else if !w.run {
 			continue
 		}
 		if ctx.Err() != nil {
 			reason := "driver stopped: " + context.Cause(ctx).Error()
-			if _, err := t.Release(rel, planfs.Actor{AgentID: worker.AgentID, Token: held.Token}.Because(reason)); err != nil {
-				return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, err), reason
-			}
-			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
+			return handedBack(stderr, reason, rel, handBack(t, worker.AgentID, held, reason))
 		}
 		job, err := w.jobFor(t, held, wt, port)
 		if err != nil {
 			// Nobody will work the plan: give it back, saying why.
 			reason := err.Error()
-			if _, rerr := t.Release(rel, planfs.Actor{AgentID: worker.AgentID, Token: held.Token}.Because(reason)); rerr != nil {
-				return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, rerr), reason
-			}
-			if errors.Is(err, workers.ErrPlanRefused) && w.slug == "" && w.path == "" {
+			rerr := handBack(t, worker.AgentID, held, reason)
+			if rerr == nil && errors.Is(err, workers.ErrPlanRefused) && w.slug == "" && w.path == "" {
 				// The plan's own fault: any worker would fail on it, and on
 				// it alone. Stopping here would stall the fleet on it.
 				say(stderr, "skipped %s: %s; released it", rel, reason)
 				refused++
 				continue
 			}
-			return fail(stderr, exitError, "%s; released %s", reason, rel), reason
+			return handedBack(stderr, reason, rel, rerr)
 		}
 		job.OnStart = func() {
 			w.started = true
@@ -393,6 +387,21 @@ func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Sn
 		return exitOK, fmt.Sprintf("worked %d plan(s)", worked)
 	}
 	return exitOK, fmt.Sprintf("claimed %d plan(s)", claimed)
+}
+
+// handBack releases held, saying why.
+func handBack(t *planfs.Tree, agent string, held planfs.Claimed, reason string) error {
+	_, err := t.Release(held.Rel, planfs.Actor{AgentID: agent, Token: held.Token}.Because(reason))
+	return err
+}
+
+// handedBack is the exit of a run that gave rel back for reason; err is
+// the release's own failure.
+func handedBack(stderr io.Writer, reason, rel string, err error) (int, string) {
+	if err != nil {
+		return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, err), reason
+	}
+	return fail(stderr, exitError, "%s; released %s", reason, rel), reason
 }
 
 // claimOne claims the next plan: the named one, or the next bare pick from

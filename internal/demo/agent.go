@@ -197,8 +197,18 @@ func planSummary(path string) (title, goal string, err error) {
 // git runs git as any agent would: in the environment its driver gave
 // it, which points a contained agent's git at its own store.
 func git(dir string, args ...string) (string, error) {
+	return runGit(os.Environ(), dir, args...)
+}
+
+// builderGit is git for the demo's builder: in dir, whatever git
+// variables its caller has set.
+func builderGit(dir string, args ...string) (string, error) {
+	return runGit(gitenv.GitEnv(), dir, args...)
+}
+
+func runGit(env []string, dir string, args ...string) (string, error) {
 	cmd := gitenv.Command(context.Background(), dir, args...)
-	cmd.Env = os.Environ()
+	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError

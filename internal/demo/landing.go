@@ -101,7 +101,7 @@ func (b *builder) change(agentID, slug string, ago time.Duration, files map[stri
 	}
 	b.gitIn(wt.Path, ago, agent(agentID), "add", "-A")
 	b.gitIn(wt.Path, ago, agent(agentID), "commit", "-q", "-m", msg)
-	tip, err := git(wt.Path, "rev-parse", "HEAD")
+	tip, err := builderGit(wt.Path, "rev-parse", "HEAD")
 	b.fail("commit of "+slug, err)
 	return tip
 }
@@ -111,7 +111,7 @@ func (b *builder) review(slug, commit, verdict string, ago time.Duration, findin
 	if b.err != nil {
 		return
 	}
-	base, err := git(b.project, "merge-base", "dev", commit)
+	base, err := builderGit(b.project, "merge-base", "refs/heads/dev", commit)
 	if err != nil {
 		b.fail("review of "+slug, err)
 		return

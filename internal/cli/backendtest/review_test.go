@@ -34,7 +34,8 @@ func TestPeerReviewGetsItsOwnBackend(t *testing.T) {
 
 	rec := filepath.Join(t.TempDir(), "rec.json")
 	argv, _ := json.Marshal([]string{fwtest.FakeAgent(t), "-verdict", "ACCEPT", "-record", rec})
-	os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte("endpoints:\n  - name: mid\n    tier: mid\n    model: fake-1\n    command: "+string(argv)+"\n"), 0o644)
+	grant, _ := json.Marshal([]string{filepath.Dir(rec)})
+	os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte("endpoints:\n  - name: mid\n    tier: mid\n    model: fake-1\n    command: "+string(argv)+"\n    sandbox_write: "+string(grant)+"\n"), 0o644)
 
 	r := fwtest.Run(t, dir, "review", "x", "--peer")
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "peer review by review-mid: ACCEPT") {

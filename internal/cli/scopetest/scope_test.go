@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/sandbox"
 	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/planfs"
@@ -176,8 +177,11 @@ func TestCommittedAndPlansViolations(t *testing.T) {
 		if r.Code != 0 || !fwtest.Exists(dir, "review-needed/x.md") {
 			t.Fatalf("%v", r)
 		}
-		if fwtest.GitOut(t, dir, "tag", "--list", "dev") != "dev" {
-			t.Fatal("the agent made no tag dev")
+		// Contained, the tag stays in the agent's own git store; without
+		// the sandbox it reaches the project, and the scanner must not care.
+		_, noSandbox := sandbox.ABI()
+		if tagged := fwtest.GitOut(t, dir, "tag", "--list", "dev") == "dev"; tagged != (noSandbox != nil) {
+			t.Fatalf("a tag dev in the project: %v, with the sandbox unavailable: %v", tagged, noSandbox)
 		}
 		if st := state(t, dir, "w1"); !slices.Equal(st.Violations, []string{"other.go"}) || !slices.Equal(st.Touched, []string{"other.go", "src/a.go"}) {
 			t.Errorf("state %+v", st)
