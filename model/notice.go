@@ -29,6 +29,10 @@ const (
 	NoticeScopeViolation NoticeKind = "scope"
 	// NoticeOverlap: two running workers touch the same paths.
 	NoticeOverlap NoticeKind = "overlap"
+	// NoticeGate: the landing gate itself is not as the queue left it (the
+	// integration branch moved outside the queue, the working tree's
+	// checks differ from the committed ones).
+	NoticeGate NoticeKind = "gate"
 )
 
 // NoticeSubject is the kind of row a notice leads to; Notice.Key names the
@@ -39,6 +43,8 @@ const (
 	SubjectPlan NoticeSubject = iota
 	SubjectLease
 	SubjectWorker
+	// SubjectGate leads to the merge queue; Key is empty.
+	SubjectGate
 )
 
 // Notice is one fact that needs a person.
@@ -90,17 +96,22 @@ type NoticeFacts struct {
 	Workers   []WorkerFact
 	Proposals []ProposalFact
 	Overlaps  []OverlapFact
-	Now       float64
+	// Gate are the merge queue's own notices, one line each.
+	Gate []string
+	Now  float64
 }
 
 // Conditions lists every notice that is true in f, stamped at f.Now, in a
-// fixed order (plans, proposals, leases, workers, scope violations,
-// overlaps). New ones are those whose ID the
+// fixed order (the gate, plans, proposals, leases, workers, scope
+// violations, overlaps). New ones are those whose ID the
 // previous look did not have (NewNotices).
 func Conditions(f NoticeFacts) []Notice {
 	var out []Notice
 	add := func(id string, k NoticeKind, text string, s NoticeSubject, key string) {
 		out = append(out, Notice{ID: string(k) + ":" + id, At: f.Now, Kind: k, Text: text, Subject: s, Key: key})
+	}
+	for _, line := range f.Gate {
+		add(line, NoticeGate, line, SubjectGate, "")
 	}
 	for i := range f.Rows {
 		if p := f.Rows[i].Plan; p.Lane == ReviewNeeded {

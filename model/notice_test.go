@@ -206,3 +206,16 @@ func TestCoordinatorNoticesOncePerFact(t *testing.T) {
 		}
 	}
 }
+
+// The merge queue's own notices (a move of the integration branch the
+// queue did not make) are notices too, each once, leading to the queue.
+func TestGateNotices(t *testing.T) {
+	line := "the integration branch dev moved outside the queue: 1a2b3c → 4d5e6f"
+	got := Conditions(NoticeFacts{Gate: []string{line}, Now: 10})
+	if len(got) != 1 || got[0].Kind != NoticeGate || got[0].Text != line || got[0].Subject != SubjectGate {
+		t.Fatalf("notices %+v", got)
+	}
+	if again := NewNotices(got, Conditions(NoticeFacts{Gate: []string{line}, Now: 20})); len(again) != 0 {
+		t.Errorf("the same gate notice twice: %+v", again)
+	}
+}

@@ -97,7 +97,7 @@ func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 	}
 	l.rebuild(m)
 	m.syncKeys()
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{m.lookForNotices(fromMerge)}
 	if again {
 		cmds = append(cmds, m.requestMerge())
 	}
@@ -289,7 +289,19 @@ func (l *mergeList) view(m *Model, h int) []string {
 		empty = "no candidates to show (the line above says why)"
 	}
 	out := []string{" " + m.mergeInfo()}
-	out = append(out, m.tableBox(m.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-2, m.emptyText(&l.paneFilter, empty))...)
+	// The gate's own notices (a move the queue did not make, checks that
+	// differ from the committed ones), one line each, above the table.
+	for _, n := range l.listing.Notices {
+		if len(out) >= h/2 {
+			break
+		}
+		line := "⚠ " + termtext.Line(n)
+		if !m.plain {
+			line = m.st.Bad.Render(line)
+		}
+		out = append(out, " "+line)
+	}
+	out = append(out, m.tableBox(m.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-1-len(out), m.emptyText(&l.paneFilter, empty))...)
 	return append(out, " "+m.st.Dim.Render(checkLegend))
 }
 

@@ -46,6 +46,7 @@ const (
 	fromWorkers
 	fromClock
 	fromInbox
+	fromMerge
 )
 
 func (b *noticeBook) unread() int {
@@ -137,6 +138,7 @@ func (m *Model) noticeFacts() model.NoticeFacts {
 	for _, o := range m.wrk.overlaps {
 		f.Overlaps = append(f.Overlaps, model.OverlapFact{A: o.A, B: o.B, Paths: o.Paths, Checked: o.Checked, Conflict: o.Conflict})
 	}
+	f.Gate = m.merge.listing.Notices
 	return f
 }
 
@@ -226,7 +228,8 @@ func (l *noticeList) view(m *Model, h int) []string {
 	if len(list) == 0 {
 		return append(out, "", "no notices: a plan reaching review-needed, a proposal waiting for approval,",
 			"a worker failing, going stale or leaving its scope, two workers touching the same files,",
-			"or a lease expiring with no worker driving it shows here, with a bell")
+			"a lease expiring with no worker driving it, or the merge queue's gate not as it left it",
+			"shows here, with a bell")
 	}
 	rows := noticeRows(h)
 	cur := min(l.cursor, len(list)-1)
@@ -269,6 +272,8 @@ func (m *Model) leadTo(n model.Notice) tea.Cmd {
 		}
 		m.syncKeys()
 		return cmd
+	case n.Subject == model.SubjectGate:
+		return m.setPane(mergePane)
 	case n.Subject == model.SubjectPlan:
 		return m.leadToPlan(n.Key)
 	case n.Subject == model.SubjectLease:
