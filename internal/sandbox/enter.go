@@ -15,12 +15,14 @@ import (
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// handledFS is every filesystem right up to ABI 8. Connecting to a Unix
-// socket by path (ABI 9's "resolve unix") stays allowed: a contained agent
+// handledFS is every filesystem right up to ABI 8 that changes something:
+// reading and running are not handled at all (reads stay open, and a
+// handled right costs a check on every open). Connecting to a Unix socket
+// by path (ABI 9's "resolve unix") stays allowed too: a contained agent
 // reaches its driver over one.
-const handledFS = landlock.AccessFSSet(llsyscall.AccessFSResolveUnix - 1)
+const handledFS = landlock.AccessFSSet(llsyscall.AccessFSResolveUnix-1) &^ readExec
 
-// readExec is what the whole filesystem grants: reading and running.
+// readExec are the rights left unhandled.
 const readExec = landlock.AccessFSSet(llsyscall.AccessFSExecute | llsyscall.AccessFSReadFile | llsyscall.AccessFSReadDir)
 
 // The main goroutine keeps the main thread for the life of the program
@@ -80,8 +82,7 @@ func (p Policy) Start(cmd *exec.Cmd) (release func(), err error) {
 	return func() { once.Do(func() { close(done) }) }, nil
 }
 
-// rules grants reading and running everywhere, writing the devices any
-// program expects and p's paths.
+// rules grants writing the devices any program expects and p's paths.
 func (p Policy) rules() ([]landlock.Rule, error) {
 	var dirs, files []string
 	for _, w := range p.Write {
@@ -99,7 +100,6 @@ func (p Policy) rules() ([]landlock.Rule, error) {
 		}
 	}
 	rules := []landlock.Rule{
-		landlock.PathAccess(readExec, "/"),
 		landlock.RWDirs(deviceDirs...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
 	}
