@@ -116,11 +116,31 @@ func readSmall(p string) ([]byte, error) {
 // refill rewrites everything in the store but its objects, which may hold
 // what the agent staged and has not committed yet.
 func (b *gitBox) refill() error {
-	if err := os.MkdirAll(filepath.Join(b.store, "objects", "info"), 0o755); err != nil {
+	// The store is the agent's to write: its objects folder must be a
+	// folder, not a link the driver would follow into another repository.
+	objects := filepath.Join(b.store, "objects")
+	if fi, err := os.Lstat(objects); err == nil && !fi.IsDir() {
+		if err := os.Remove(objects); err != nil {
+			return err
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(objects, "info")); err != nil {
 		return err
 	}
-	for _, name := range []string{"refs", "packed-refs", "logs", "hooks", "info", "config", "HEAD", "shallow", "worktrees"} {
-		if err := os.RemoveAll(filepath.Join(b.store, name)); err != nil {
+	if err := os.MkdirAll(filepath.Join(objects, "info"), 0o755); err != nil {
+		return err
+	}
+	// Nothing of the last run but its objects: no index, no half-done
+	// merge or rebase, no hook or config of the agent's making.
+	entries, err := os.ReadDir(b.store)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == "objects" {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(b.store, e.Name())); err != nil {
 			return err
 		}
 	}
