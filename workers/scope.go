@@ -13,8 +13,9 @@ import (
 
 // The scope scanner: while a build runs, the driver looks at what the
 // change touches (commits since the merge base with the integration
-// branch, staged, unstaged and untracked files) and says at once when a
-// path is outside the build's scope or under .plans/.
+// branch, staged, unstaged and untracked files, and every file written in
+// the worktree as it happened, ignored or since deleted) and says at once
+// when a path is outside the build's scope or under .plans/.
 //
 // Cost per tick and worker: one `git status` and one `git rev-parse HEAD`;
 // the committed paths are listed again only when HEAD moved, so a long
@@ -45,6 +46,10 @@ type scanner struct {
 	// work tree) spaces the next ones out, so git never takes more than a
 	// quarter of a core per worker.
 	next time.Time
+	// writes are the files written as they happened: what git's look
+	// misses (a file created and deleted between two scans, an ignored
+	// one).
+	writes *writeWatch
 }
 
 // newScanner starts watching r's worktree.
@@ -59,6 +64,7 @@ func (d *Driver) newScanner(r *running) *scanner {
 	}
 	d.state.Scope, d.state.Touched, d.state.TouchedMore, d.state.Violations = scopeWords(r.job.Scope, nil, 0), nil, 0, nil
 	d.save()
+	s.writes = watchWrites(s.dir)
 	s.tick = time.NewTicker(scanEvery)
 	return s
 }
@@ -76,6 +82,7 @@ func (s *scanner) close() {
 	if s.tick != nil {
 		s.tick.Stop()
 	}
+	s.writes.close()
 }
 
 // scanTick looks at the worktree once while the agent runs; over is true
@@ -183,7 +190,7 @@ func (s *scanner) touched() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := statusPaths(status)
+	out := append(statusPaths(status), s.writes.paths()...)
 	if err := s.committedPaths(); err != nil {
 		return nil, err
 	}

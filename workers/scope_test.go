@@ -267,3 +267,31 @@ func TestStatusPaths(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// What git's look misses, the scanner still sees: a file the agent created
+// and deleted between two scans, and one git ignores. Both are writes the
+// build made, out of its scope here.
+func TestScopeScannerSeesWritesGitDoesNot(t *testing.T) {
+	g := newScopeRig(t)
+	if err := os.WriteFile(filepath.Join(g.wt, ".gitignore"), []byte("*.log\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Git(t, g.wt, "add", ".gitignore")
+	testkit.Git(t, g.wt, "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-q", "-m", "ignore logs")
+	scope := &model.Scope{Patterns: []string{"src/"}}
+	_, out := g.run(t, Job{Scope: scope}, `mkdir -p src && echo a > src/a.go && echo x > stray.txt && rm stray.txt && echo l > build.log && sleep 30`)
+	// .gitignore is the branch's own commit, out of scope too.
+	g.waitState(t, "the violations", func(st State) bool { return len(st.Violations) == 3 })
+	st := g.state(t)
+	if want := []string{".gitignore", "build.log", "src/a.go", "stray.txt"}; !slices.Equal(st.Touched, want) {
+		t.Errorf("touched %q, want %q", st.Touched, want)
+	}
+	if want := []string{".gitignore", "build.log", "stray.txt"}; !slices.Equal(st.Violations, want) {
+		t.Errorf("violations %q, want %q", st.Violations, want)
+	}
+	select {
+	case o := <-out:
+		t.Fatalf("warn mode stopped the agent: %+v", o)
+	default:
+	}
+}
