@@ -31,7 +31,10 @@ type Options struct {
 	Viewers        string // viewers' keys, same format; "" for none
 	HostKey        string // "" means var/fleet/serve/host_ed25519, made once
 	Self           string // the fleetwatch binary spawned workers run
-	Log            io.Writer
+	// Uncontained, when set, is the line every session's header shows:
+	// agents here run unconfined.
+	Uncontained string
+	Log         io.Writer
 	// Ready, when set, is called with the address listened on once the
 	// server accepts connections (tests listen on port 0).
 	Ready func(addr string)

@@ -97,7 +97,7 @@ func (s *server) program(sess ssh.Session) *tea.Program {
 		glamour = "dark"
 	}
 	m := ui.New(ui.Options{Tree: t, Agent: id.Agent, Renderer: r, Hub: s.hub, ReadOnly: id.Viewer,
-		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: sess})
+		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: sess, Uncontained: s.opt.Uncontained})
 	pty, _, _ := sess.Pty()
 	// No signal handler: SIGTERM is the server's, which tells every
 	// session why before it closes them (a program's own would just quit).

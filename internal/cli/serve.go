@@ -43,6 +43,7 @@ func serveCmd() *cobra.Command {
 			}
 			// Spawned workers run this very binary, as from the local UI.
 			opt.Self, _ = os.Executable()
+			opt.Uncontained = uncontained(opt.Root)
 			opt.Log = stderr
 			opt.Ready = func(addr string) { fmt.Fprintf(stdout, "fleetwatch serve: listening on %s\n", addr) }
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
