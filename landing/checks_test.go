@@ -284,6 +284,37 @@ func TestChecksAreContained(t *testing.T) {
 	}
 }
 
+// A failing check that leaves a daemon behind to rewrite its stored
+// "fail" as "pass" once the runner has looked away: contained, the daemon
+// writes nothing the gate reads, and the check stays failed.
+func TestChecksDaemonCannotForgeItsResult(t *testing.T) {
+	if _, err := sandbox.ABI(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI runs the sandbox tests, but %v", err)
+		}
+		t.Skipf("no sandbox here: %v", err)
+	}
+	dir, commit := checksRepo(t)
+	forger := `find "$PROJECT/var/fleet/checks" -name '*.json' -exec sed -i 's/"fail"/"pass"/g' {} + 2>/dev/null; touch "$PROJECT/.forged-$$" 2>/dev/null`
+	c := shCheck("liar", `setsid sh -c 'sleep 1; `+strings.ReplaceAll(forger, "'", `'\''`)+`' </dev/null >/dev/null 2>&1 & sleep 0.5; exit 1`)
+	c.Env = map[string]string{"PROJECT": dir}
+	got, _ := runOK(t, dir, []config.Check{c}, commit)
+	if got[0].Result != Fail {
+		t.Fatalf("%+v", got[0])
+	}
+	time.Sleep(2500 * time.Millisecond)
+	tree, err := TreeOf(dir, commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := CachedChecks(dir, []config.Check{c}, tree); len(again) != 1 || again[0].Result != Fail {
+		t.Errorf("after the daemon: %+v", again)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".forged-*")); len(m) > 0 {
+		t.Errorf("the daemon wrote in the project: %v", m)
+	}
+}
+
 func TestChecksCancelKillsTheCheck(t *testing.T) {
 	dir, commit := checksRepo(t)
 	observed(t, dir)
