@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/sandbox"
@@ -11,8 +12,9 @@ import (
 
 // startContained starts cmd as fleetwatch.yaml's `sandbox:` says: a check
 // runs the candidate's code and a reviewer is an agent, so each runs in a
-// Landlock domain that writes only write and a temp dir of its own (made
-// here; done removes it). release, once cmd has exited, lets the thread
+// Landlock domain that writes only write and a temp dir of its own, in a
+// cgroup of its own where there can be one (made here; done kills what is
+// left in the cgroup and removes both). cmd.SysProcAttr must be set. release, once cmd has exited, lets the thread
 // that started it go.
 func startContained(project string, cmd *exec.Cmd, write ...string) (release, done func(), err error) {
 	s, err := config.Load(project)
@@ -27,7 +29,17 @@ func startContained(project string, cmd *exec.Cmd, write ...string) (release, do
 	if err != nil {
 		return nil, nil, err
 	}
-	done = func() { os.RemoveAll(tmp) }
+	// A cgroup of its own, where there can be one: a daemon it starts ends
+	// with it, however it left its process group.
+	sandbox.SweepGroups(sandbox.GroupName(project, "fw-"), time.Minute)
+	group, _ := sandbox.NewGroup(sandbox.GroupName(project, filepath.Base(tmp)))
+	if group != nil {
+		group.Attach(cmd.SysProcAttr)
+	}
+	done = func() {
+		group.Close()
+		os.RemoveAll(tmp)
+	}
 	cmd.Env = append(cmd.Env, sandbox.PrivateEnv(tmp, filepath.Join(tmp, ".cache"))...)
 	if !contained {
 		release = func() {}

@@ -37,7 +37,8 @@ func (d *Driver) containment() error {
 // git store when it works in a worktree, and the argv and environment
 // that start it.
 type box struct {
-	run      string // private: sock and tmp/
+	group    *sandbox.Group // the agent's cgroup, when cgroup v2 lets us make one
+	run      string         // private: sock and tmp/
 	tmp      string
 	out      string // where a plan turn writes its proposal
 	git      *gitBox
@@ -89,15 +90,27 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 		}
 	}
 	b.policy.Write = append(b.policy.Write, d.SandboxWrite...)
+	// Whatever the agent forks stays in its cgroup, where there can be one;
+	// else its process group and adopted daemons are tracked instead.
+	if g, err := sandbox.NewGroup(sandbox.GroupName(d.Tree.Project, d.Worker.AgentID)); err == nil {
+		b.group = g
+	} else if !d.saidGroup {
+		d.saidGroup = true
+		d.Log.Printf("no cgroup for the agent (%v): its process group and the daemons it leaves are tracked instead", err)
+	}
 	if job.Mode == ModePlan && job.Proposal != "" {
 		b.proposal = filepath.Join(b.out, filepath.Base(job.Proposal))
 	}
 	return b, nil
 }
 
-// start starts cmd: inside the box's domain when contained. release, once
-// cmd has exited, lets the thread that started it go.
+// start starts cmd, in the box's cgroup when it has one and inside its
+// domain when contained. release, once cmd has exited, lets the thread
+// that started it go.
 func (b *box) start(contained bool, cmd *exec.Cmd) (release func(), err error) {
+	if b.group != nil {
+		b.group.Attach(cmd.SysProcAttr)
+	}
 	if !contained {
 		return func() {}, cmd.Start()
 	}
@@ -109,6 +122,7 @@ func (b *box) close() {
 		return
 	}
 	b.broker.close()
+	b.group.Close()
 	os.RemoveAll(b.run)
 }
 

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -49,12 +50,15 @@ func (p Proc) same() bool {
 // file; nil clears them once the agent is gone.
 func (d *Driver) recordAgent(r *running) {
 	if r == nil {
-		d.state.Agent, d.state.Adopted = nil, nil
+		d.state.Agent, d.state.Adopted, d.state.Cgroup = nil, nil, ""
 		return
 	}
 	if d.state.Agent == nil {
 		if p := procOf(r.pgid); p.PID != 0 {
 			d.state.Agent = &p
+		}
+		if g := r.box.group; g != nil {
+			d.state.Cgroup = g.Path
 		}
 	}
 	for _, pid := range adoptedOrphans(r.pgid) {
@@ -117,6 +121,14 @@ func stopLeftovers(project, agentID string) (int, error) {
 	if err := json.Unmarshal(data, &st); err != nil || st.Host != hostname() {
 		return 0, nil // unreadable, or another machine's pids
 	}
+	n := 0
+	if st.Cgroup != "" {
+		// Everything the agent forked is in it, however it left its group.
+		if err := sandbox.RemoveGroup(st.Cgroup); err != nil {
+			return 0, err
+		}
+		n++
+	}
 	var groups, procs []int
 	if a := st.Agent; a != nil && a.PID > 1 {
 		// Its group's number cannot have been reused while any member
@@ -130,7 +142,6 @@ func stopLeftovers(project, agentID string) (int, error) {
 			procs = append(procs, p.PID)
 		}
 	}
-	n := 0
 	for _, g := range groups {
 		if syscall.Kill(-g, syscall.SIGKILL) == nil {
 			n++

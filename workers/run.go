@@ -160,6 +160,7 @@ type Driver struct {
 
 	state     State
 	contained bool // agents run in a Landlock domain
+	saidGroup bool // the log said why agents get no cgroup
 	lock      *os.File
 	treeGone  bool // the heartbeat found .plans/ gone
 }

@@ -82,6 +82,8 @@ type State struct {
 	// driver dies with them still running (leftovers.go).
 	Agent   *Proc  `json:"agent,omitempty"`
 	Adopted []Proc `json:"adopted,omitempty"`
+	// Cgroup is the agent's cgroup, where it has one: all it forked.
+	Cgroup string `json:"cgroup,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }

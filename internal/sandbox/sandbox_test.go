@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -106,5 +108,37 @@ func TestParseModeAndStatus(t *testing.T) {
 		t.Errorf("Status(require) with Landlock = %v %q %v", c, line, err)
 	case abiErr != nil && (c || err == nil):
 		t.Errorf("Status(require) without Landlock = %v %q %v", c, line, err)
+	}
+}
+
+// A process started in a Group cannot take anything out of it: a daemon
+// it starts in a session of its own still ends when the group is closed.
+func TestGroupKillsWhatLeftTheProcessGroup(t *testing.T) {
+	g, err := NewGroup(GroupName(t.TempDir(), "test"))
+	if err != nil {
+		t.Skipf("no cgroup v2 group here: %v", err)
+	}
+	pidfile := filepath.Join(t.TempDir(), "daemon.pid")
+	cmd := exec.Command("sh", "-c", `setsid sh -c 'echo $$ > "$0"; exec sleep 300' "$1" </dev/null >/dev/null 2>&1 &
+		while [ ! -s "$1" ]; do sleep 0.01; done`, "sh", pidfile)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	g.Attach(cmd.SysProcAttr)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	data, _ := os.ReadFile(pidfile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		t.Fatalf("the daemon is not running (pid %q)", data)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// It is gone, or a zombie nobody here reaps.
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(stat), ") Z ") {
+		t.Errorf("the daemon outlived its group: %s", stat)
+	}
+	if _, err := os.Stat(g.Path); !os.IsNotExist(err) {
+		t.Errorf("the group %s is still there: %v", g.Path, err)
 	}
 }

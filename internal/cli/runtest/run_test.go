@@ -272,6 +272,49 @@ func TestRecoverStopsWhatAKilledDriverLeftRunning(t *testing.T) {
 	}
 }
 
+// Where cgroup v2 lets the driver make one, the agent's cgroup holds all it
+// forked: a daemon the driver never saw (killed before its next pulse)
+// goes too when the plan is recovered.
+func TestRecoverEmptiesTheAgentsCgroup(t *testing.T) {
+	t.Parallel()
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
+	pids := t.TempDir()
+	daemon := filepath.Join(pids, "daemon.pid")
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-daemon", daemon, "-sleep", "5m")
+	// Pulses every 2 s: the driver dies before it sees the daemon.
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--lease-ttl", "6")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dpid := fwtest.ReadPID(t, daemon)
+	t.Cleanup(func() { syscall.Kill(dpid, syscall.SIGKILL) })
+	st := fwtest.StateOf(t, dir, "w1")
+	cmd.Process.Kill()
+	cmd.Wait()
+	if st.Cgroup == "" {
+		data, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+		t.Skipf("no cgroup for agents here; the driver's log says:\n%s", data)
+	}
+	if len(st.Adopted) != 0 {
+		t.Skipf("the driver recorded the daemon before it died (%v): this test is about one it did not see", st.Adopted)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if !fwtest.Alive(dpid) {
+		t.Fatal("the daemon should outlive a killed driver")
+	}
+	l := fwtest.RunLease(t, dir, "in-progress/a.md")
+	time.Sleep(time.Until(time.Unix(0, int64(l.ExpiresAt*1e9))) + 100*time.Millisecond)
+	if r := fwtest.Run(t, dir, "recover", "a", "--agent-id", "w2"); r.Code != 0 {
+		t.Fatalf("recover after expiry: %v", r)
+	}
+	if fwtest.Alive(dpid) {
+		t.Error("recover left the daemon running")
+	}
+	if _, err := os.Stat(st.Cgroup); !os.IsNotExist(err) {
+		t.Errorf("the agent's cgroup %s is still there: %v", st.Cgroup, err)
+	}
+}
+
 func TestRunAgentThatMovesItsOwnPlan(t *testing.T) {
 	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
