@@ -108,16 +108,28 @@ func listenBroker(sock string) (*broker, error) {
 	return b, nil
 }
 
+// maxAsking bounds the connections served at once: an agent that opens
+// thousands gets the rest closed, not thousands of goroutines.
+const maxAsking = 8
+
 func (b *broker) accept() {
 	defer b.wg.Done()
+	slots := make(chan struct{}, maxAsking)
 	for {
 		conn, err := b.ln.AcceptUnix()
 		if err != nil {
 			return
 		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			conn.Close()
+			continue
+		}
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
+			defer func() { <-slots }()
 			b.serve(conn)
 		}()
 	}

@@ -34,8 +34,8 @@ func (d *Driver) containment() error {
 
 // box is one run's containment: a private folder for the driver's socket
 // and the agent's temp dir (removed when the run ends), the agent's own
-// git store when it works in a worktree, and the argv and environment
-// that start it.
+// git store when it works in a worktree, its cgroup, and the policy and
+// environment it starts with.
 type box struct {
 	group    *sandbox.Group // the agent's cgroup, when cgroup v2 lets us make one
 	run      string         // private: sock and tmp/
@@ -129,14 +129,15 @@ func (b *box) close() {
 // closeBox ends r's box once the run is over (the agent and what it left
 // are stopped by then).
 func (d *Driver) closeBox(r *running) {
-	d.recordAgent(nil)
-	d.save()
 	if g := r.box.git; g != nil {
 		if err := g.settle(); err != nil {
 			d.Log.Printf("could not reset the worktree's index to its branch: %v", err)
 		}
 	}
+	// The cgroup is emptied before the state file forgets it.
 	r.box.close()
+	d.recordAgent(nil)
+	d.save()
 }
 
 // bringBranch brings what the agent committed in its own store into the
