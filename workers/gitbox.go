@@ -116,33 +116,8 @@ func readSmall(p string) ([]byte, error) {
 // refill rewrites everything in the store but its objects, which may hold
 // what the agent staged and has not committed yet.
 func (b *gitBox) refill() error {
-	// The store is the agent's to write: its objects folder must be a
-	// folder, not a link the driver would follow into another repository.
-	objects := filepath.Join(b.store, "objects")
-	if fi, err := os.Lstat(objects); err == nil && !fi.IsDir() {
-		if err := os.Remove(objects); err != nil {
-			return err
-		}
-	}
-	if err := os.RemoveAll(filepath.Join(objects, "info")); err != nil {
+	if err := b.empty(); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(filepath.Join(objects, "info"), 0o755); err != nil {
-		return err
-	}
-	// Nothing of the last run but its objects: no index, no half-done
-	// merge or rebase, no hook or config of the agent's making.
-	entries, err := os.ReadDir(b.store)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.Name() == "objects" {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(b.store, e.Name())); err != nil {
-			return err
-		}
 	}
 	cfg, err := os.ReadFile(filepath.Join(b.common, "config"))
 	if err != nil {
@@ -188,14 +163,43 @@ func (b *gitBox) refill() error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			return err
 		}
 	}
 	return os.MkdirAll(filepath.Join(b.store, "refs", "tags"), 0o755)
+}
+
+// empty leaves nothing of the last run in the store but its objects: no
+// index, no half-done merge or rebase, no hook or config of the agent's
+// making; and its objects folder is a folder, not a link the driver would
+// follow into another repository.
+func (b *gitBox) empty() error {
+	objects := filepath.Join(b.store, "objects")
+	if fi, err := os.Lstat(objects); err == nil && !fi.IsDir() {
+		if err := os.Remove(objects); err != nil {
+			return err
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(objects, "info")); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(objects, "info"), 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(b.store)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == "objects" {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(b.store, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readIndex reads the worktree's index, so what was staged stays staged;
