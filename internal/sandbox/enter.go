@@ -72,8 +72,11 @@ func (p Policy) Start(cmd *exec.Cmd) (release func(), err error) {
 			started <- fmt.Errorf("landlock: %v", err)
 			return
 		}
-		started <- cmd.Start()
-		<-done
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			<-done
+		}
 	}()
 	if err := <-started; err != nil {
 		return nil, err
