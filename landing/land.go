@@ -121,6 +121,9 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 			return l, false, err
 		}
 		if inReview(t, e.Slug) {
+			if err := ownBranch(t, e.Slug); err != nil {
+				return Landing{}, false, err
+			}
 			head = &e
 			break
 		}

@@ -140,6 +140,9 @@ func AddAs(t *planfs.Tree, slug, by string) error {
 	if err := writable(t, slug); err != nil {
 		return err
 	}
+	if err := ownBranch(t, slug); err != nil {
+		return err
+	}
 	st, r, err := statusOf(t, slug)
 	if err != nil {
 		return err

@@ -1,7 +1,10 @@
 package landing
 
 import (
+	"slices"
+
 	"fleetwatch/internal/sandbox"
+	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
 
@@ -19,4 +22,25 @@ func writable(t *planfs.Tree, what string) error {
 		return refused("%s: a person's verb, and %s", what, why)
 	}
 	return nil
+}
+
+// ownBranch refuses slug when another plan's slug would produce its branch
+// too: approving, queueing or landing feature/<slug> could carry the other
+// plan's unreviewed commits.
+func ownBranch(t *planfs.Tree, slug string) error {
+	snap, err := t.Scan()
+	if err != nil {
+		return err
+	}
+	var others []string
+	for i := range snap.Plans {
+		if p := &snap.Plans[i]; model.SameBranch(slug, p.Slug) {
+			others = append(others, p.Rel)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	slices.Sort(others)
+	return refused("%s: %s", slug, model.BranchShareProblem(model.FeatureBranch(slug), others))
 }

@@ -52,6 +52,9 @@ func Approve(t *planfs.Tree, slug, by string) (Approval, error) {
 	if err := writable(t, slug); err != nil {
 		return Approval{}, err
 	}
+	if err := ownBranch(t, slug); err != nil {
+		return Approval{}, err
+	}
 	c, err := candidateOf(t, slug)
 	if err != nil {
 		return Approval{}, err

@@ -381,3 +381,24 @@ func TestNeedsWorkCrashThenRerun(t *testing.T) {
 		t.Error("the approval survived")
 	}
 }
+
+// Plans a+b and a-b would share feature/a-b: approving, queueing or landing
+// it could carry the other plan's unreviewed commits, so the gate refuses
+// it, naming both, until one is renamed.
+func TestSharedBranchNeverPassesTheGate(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, "")
+	feature(t, dir, "a-b", map[string]string{"x.txt": "x\n"})
+	fwtest.Run(t, dir, "review", "a-b", "--approve")
+	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "a-b"), 0)
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "features/a+b.md"}, 0)
+	for _, args := range [][]string{{"review", "a-b", "--approve"}, {"queue", "land", "--yes", "--ungated"}} {
+		r := fwtest.Run(t, dir, args...)
+		if r.Code != fwtest.ExitError || !strings.Contains(r.Stderr, "features/a+b.md") || !strings.Contains(r.Stderr, "feature/a-b") {
+			t.Errorf("%v: %v", args, r)
+		}
+	}
+	if got := fwtest.GitOut(t, dir, "rev-parse", "refs/heads/dev"); got != fwtest.GitOut(t, dir, "rev-parse", "HEAD") {
+		t.Errorf("dev moved to %s", got)
+	}
+}
