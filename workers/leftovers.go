@@ -122,7 +122,7 @@ func stopLeftovers(project, agentID string) (int, error) {
 		return 0, nil // unreadable, or another machine's pids
 	}
 	n := 0
-	if st.Cgroup != "" {
+	if _, err := os.Stat(st.Cgroup); st.Cgroup != "" && err == nil {
 		// Everything the agent forked is in it, however it left its group.
 		if err := sandbox.RemoveGroup(st.Cgroup); err != nil {
 			return 0, err
