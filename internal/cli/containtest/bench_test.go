@@ -14,7 +14,7 @@ import (
 // The sandbox's cost, as an agent pays it: its start (the ruleset built,
 // a thread entering the domain, the fork from it), and a git commit of 100
 // files inside the domain against one outside.
-// `go test -run XXX -bench Sandbox ./internal/cli/containtest/`.
+// `go test -run x -bench Sandbox ./internal/cli/containtest/`.
 
 // run runs cmd, inside a domain that may write dirs when contain is set.
 func run(b *testing.B, cmd *exec.Cmd, contain bool, dirs ...string) {
