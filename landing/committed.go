@@ -55,7 +55,9 @@ func showBlob(dir, rev string) ([]byte, bool, error) {
 	cmd := gitenv.Command(ctx, dir, "cat-file", "--batch")
 	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0")
 	cmd.Stdin = strings.NewReader(rev + "\n")
-	var out, errb bytes.Buffer
+	// A blob larger than the bound is refused, never read whole.
+	out := cappedBuffer{limit: maxConfig + 256}
+	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		return nil, false, fmt.Errorf("git cat-file: %s", firstLine(errb.String(), err))
@@ -72,11 +74,11 @@ func showBlob(dir, rev string) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("a %s, not a file", f[1])
 	}
 	size, err := strconv.Atoi(f[2])
-	if err != nil || size < 0 || size > len(body) {
-		return nil, false, fmt.Errorf("git cat-file: unexpected size %q", f[2])
-	}
-	if size > maxConfig {
+	switch {
+	case err == nil && size > maxConfig:
 		return nil, false, fmt.Errorf("larger than %d bytes", maxConfig)
+	case err != nil || size < 0 || size > len(body):
+		return nil, false, fmt.Errorf("git cat-file: unexpected size %q", f[2])
 	}
 	return body[:size], true, nil
 }

@@ -326,7 +326,7 @@ func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Place
 	cmd.Dir = wt
 	cmd.Env = gitenv.Env(append(append(ph.Env(), env...), "PWD="+wt, "FLEET_REVIEW="+out)...)
 	cmd.Stdin = nil
-	var stdout cappedBuffer
+	stdout := cappedBuffer{limit: maxReviewText}
 	cmd.Stdout = io.MultiWriter(&stdout, logFile)
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -355,11 +355,14 @@ func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Place
 	return stdout.Bytes(), nil
 }
 
-// cappedBuffer keeps the first maxReviewText bytes written to it.
-type cappedBuffer struct{ bytes.Buffer }
+// cappedBuffer keeps the first limit bytes written to it.
+type cappedBuffer struct {
+	bytes.Buffer
+	limit int
+}
 
 func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if room := maxReviewText - b.Len(); room > 0 {
+	if room := b.limit - b.Len(); room > 0 {
 		b.Buffer.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil

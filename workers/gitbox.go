@@ -48,59 +48,20 @@ type gitBox struct {
 }
 
 // openGitBox prepares the agent's store for a run in worktree wt on
-// branch ref (fully qualified).
+// branch ref (fully qualified). wt's admin folder is the one the project
+// keeps for it (gitenv.WorktreeAdmin), never one the worktree's own .git
+// file, the agent's to write, names alone.
 func openGitBox(project, wt, store, ref string) (*gitBox, error) {
-	common, err := git(project, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	admin, err := gitenv.WorktreeAdmin(wt)
 	if err != nil {
 		return nil, err
 	}
-	admin, err := worktreeAdmin(common, wt)
-	if err != nil {
-		return nil, err
-	}
-	b := &gitBox{project: project, common: filepath.Clean(common), admin: admin, wt: wt, store: store, ref: ref}
+	common := filepath.Dir(filepath.Dir(admin))
+	b := &gitBox{project: project, common: common, admin: admin, wt: wt, store: store, ref: ref}
 	if err := b.refill(); err != nil {
 		return nil, fmt.Errorf("the agent's git store %s: %v", store, errText(err))
 	}
 	return b, nil
-}
-
-// worktreeAdmin finds wt's admin folder and checks both halves of the link
-// agree: wt/.git names a folder directly under common/worktrees/ whose
-// gitdir file names wt/.git back. The agent wrote both before (it is its
-// worktree), so neither alone is believed.
-func worktreeAdmin(common, wt string) (string, error) {
-	link := filepath.Join(wt, ".git")
-	fi, err := os.Lstat(link)
-	if err != nil {
-		return "", fmt.Errorf("worktree %s: %v", wt, errText(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("worktree %s: .git is not a git worktree's link file", wt)
-	}
-	data, err := readSmall(link)
-	if err != nil {
-		return "", err
-	}
-	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return "", fmt.Errorf("worktree %s: .git does not name a git dir", wt)
-	}
-	if !filepath.IsAbs(admin) {
-		admin = filepath.Join(wt, admin)
-	}
-	admin = filepath.Clean(admin)
-	if filepath.Dir(admin) != filepath.Join(common, "worktrees") {
-		return "", fmt.Errorf("worktree %s: its git dir %s is not one of the project's worktrees", wt, admin)
-	}
-	back, err := readSmall(filepath.Join(admin, "gitdir"))
-	if err != nil {
-		return "", err
-	}
-	if filepath.Clean(strings.TrimSpace(string(back))) != filepath.Clean(link) {
-		return "", fmt.Errorf("worktree %s: %s names another worktree", wt, filepath.Join(admin, "gitdir"))
-	}
-	return admin, nil
 }
 
 // readSmall reads a git link or ref file, never through a symlink.

@@ -8,6 +8,7 @@ package gitenv
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -112,15 +113,60 @@ func Pin(dir string) []string {
 	if common == "" {
 		return nil
 	}
+	admin := adminFor(common, root)
+	if admin == "" {
+		admin = filepath.Join(root, ".git-not-a-registered-worktree")
+	}
+	return []string{"GIT_DIR=" + admin, "GIT_WORK_TREE=" + root}
+}
+
+// WorktreeAdmin is the admin folder (common/worktrees/<name>) the
+// repository around the linked worktree wt keeps for it, found as Pin
+// finds it.
+func WorktreeAdmin(wt string) (string, error) {
+	wt = filepath.Clean(wt)
+	if linkedRoot(wt) != wt {
+		return "", fmt.Errorf("%s is not a linked git worktree", wt)
+	}
+	common := enclosingGitDir(filepath.Dir(wt))
+	if common == "" {
+		return "", fmt.Errorf("worktree %s: no repository around it", wt)
+	}
+	admin := adminFor(common, wt)
+	if admin == "" {
+		return "", fmt.Errorf("worktree %s: none of %s names it", wt, filepath.Join(common, "worktrees"))
+	}
+	return admin, nil
+}
+
+// adminFor is the folder under common/worktrees/ whose gitdir file names
+// root/.git, "" when none does. The worktree's own link is tried first,
+// believed only when the folder it names points back; then every admin
+// folder is read.
+func adminFor(common, root string) string {
 	link := filepath.Join(root, ".git")
-	admins, _ := os.ReadDir(filepath.Join(common, "worktrees"))
-	for _, a := range admins {
-		admin := filepath.Join(common, "worktrees", a.Name())
-		if back, err := readSmall(filepath.Join(admin, "gitdir")); err == nil && filepath.Clean(strings.TrimSpace(back)) == link {
-			return []string{"GIT_DIR=" + admin, "GIT_WORK_TREE=" + root}
+	pointsBack := func(admin string) bool {
+		back, err := readSmall(filepath.Join(admin, "gitdir"))
+		return err == nil && filepath.Clean(strings.TrimSpace(back)) == link
+	}
+	admins := filepath.Join(common, "worktrees")
+	if data, err := readSmall(link); err == nil {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(data), "gitdir: "); ok {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(root, p)
+			}
+			if p = filepath.Clean(p); filepath.Dir(p) == admins && pointsBack(p) {
+				return p
+			}
 		}
 	}
-	return []string{"GIT_DIR=" + filepath.Join(root, ".git-not-a-registered-worktree"), "GIT_WORK_TREE=" + root}
+	entries, _ := os.ReadDir(admins)
+	for _, e := range entries {
+		if admin := filepath.Join(admins, e.Name()); pointsBack(admin) {
+			return admin
+		}
+	}
+	return ""
 }
 
 // linkedRoot is the top of the linked worktree dir lies in, "" when it
