@@ -20,15 +20,18 @@ type writeWatch struct {
 	root string
 	done chan struct{}
 
-	mu      sync.Mutex
-	seen    map[string]bool // files written, relative to root
-	dirs    map[string]bool // folders watched: never a touched path themselves
-	tooMany bool            // more folders than maxWatchDirs: the rest is git's to see
+	mu   sync.Mutex
+	seen map[string]bool // files written, relative to root
+	dirs map[string]bool // folders watched: never a touched path themselves; past maxWatchDirs, git's look alone
 }
 
 // maxWatchDirs bounds the inotify watches one worktree takes (the kernel's
 // default per user is 8192 on some systems, more on others).
 const maxWatchDirs = 4096
+
+// maxSeen bounds the paths remembered: an agent writing millions of files
+// costs the driver a bounded map; past it, git's look alone counts.
+const maxSeen = 1 << 16
 
 // watchWrites starts watching root; nil when inotify is not available, and
 // the scanner relies on git alone.
@@ -65,9 +68,7 @@ func (ww *writeWatch) addTree(dir string, fresh bool) {
 		}
 		ww.mu.Lock()
 		full := len(ww.dirs) >= maxWatchDirs
-		if full {
-			ww.tooMany = true
-		} else {
+		if !full {
 			ww.dirs[rel] = true
 		}
 		ww.mu.Unlock()
@@ -121,7 +122,7 @@ func (ww *writeWatch) note(p string) {
 		return
 	}
 	ww.mu.Lock()
-	if !ww.dirs[rel] {
+	if !ww.dirs[rel] && len(ww.seen) < maxSeen {
 		ww.seen[rel] = true
 	}
 	ww.mu.Unlock()
