@@ -144,6 +144,14 @@ func WorktreeAdmin(wt string) (string, error) {
 // believed only when the folder it names points back; then every admin
 // folder is read.
 func adminFor(common, root string) string {
+	// git records real paths: a project reached through a symlink is
+	// compared by where it really is.
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if real, err := filepath.EvalSymlinks(common); err == nil {
+		common = real
+	}
 	link := filepath.Join(root, ".git")
 	pointsBack := func(admin string) bool {
 		back, err := readSmall(filepath.Join(admin, "gitdir"))

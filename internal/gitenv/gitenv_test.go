@@ -103,3 +103,26 @@ func TestCommandFollowsTheRepositorysRecordOfAWorktree(t *testing.T) {
 		t.Errorf("an unregistered worktree was believed: %s", out)
 	}
 }
+
+// A project reached through a symlink still has its worktrees found: git
+// records real paths.
+func TestPinThroughASymlink(t *testing.T) {
+	real := t.TempDir()
+	run := func(dir string, args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run(real, "init", "-q", "-b", "main")
+	run(real, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "init")
+	run(real, "worktree", "add", "-q", "-b", "feature/x", filepath.Join(real, "var", "worktrees", "w1"))
+	link := filepath.Join(t.TempDir(), "project")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Command(context.Background(), filepath.Join(link, "var", "worktrees", "w1"), "rev-parse", "--abbrev-ref", "HEAD").CombinedOutput()
+	if b := strings.TrimSpace(string(out)); err != nil || b != "feature/x" {
+		t.Errorf("through the symlink: %q %v", b, err)
+	}
+}
