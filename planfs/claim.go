@@ -100,8 +100,12 @@ func (t *Tree) claimable(rel, agent string, ttl float64) (model.Lane, string, st
 	}
 	dst := string(model.RelOf(model.InProgress, name))
 	if t.exists(dst) {
-		if l := t.ReadLease(dst); l != nil && l.Active(t.now()) && l.AgentID != agent {
-			return "", "", "", planErr(rel, ErrClaimed, "%s already held by %s", dst, l.AgentID)
+		// A racing winner holds the ready-path lease from before its move
+		// until its in-progress lease is written: either says who has it.
+		for _, held := range []string{dst, rel} {
+			if l := t.ReadLease(held); l != nil && l.Active(t.now()) && l.AgentID != agent {
+				return "", "", "", planErr(rel, ErrClaimed, "%s already held by %s", dst, l.AgentID)
+			}
 		}
 		return "", "", "", planErr(rel, ErrDestExists, "%s already exists", dst)
 	}
