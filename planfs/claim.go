@@ -36,19 +36,19 @@ func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 	if t.exists(twin) {
 		twinLease = t.newLease(twin, agent, "", token, ttl)
 		if err := t.acquireReadyLease(twin, agent, twinLease); err != nil {
-			t.removeLeaseIf(rel, &ready)
+			t.dropOwnLease(rel, &ready)
 			return "", planErr(rel, ErrClaimed, "its twin %s is being claimed", twin)
 		}
-		defer t.removeLeaseIf(twin, &twinLease)
+		defer t.dropOwnLease(twin, &twinLease)
 	}
 	failpoint("claim:ready-lease")
 
 	if _, err := t.laneDir(model.InProgress); err != nil {
-		t.removeLeaseIf(rel, &ready)
+		t.dropOwnLease(rel, &ready)
 		return "", planErr(rel, err, "%v", err)
 	}
 	if err := moveNoReplace(t.Abs(rel), t.Abs(dst)); err != nil {
-		t.removeLeaseIf(rel, &ready)
+		t.dropOwnLease(rel, &ready)
 		switch {
 		case errors.Is(err, fs.ErrExist):
 			return "", planErr(rel, ErrDestExists, "%s already exists", dst)
@@ -64,7 +64,7 @@ func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 	if err := t.claimLease(rel, dst, held); err != nil {
 		if !t.exists(dst) {
 			// Taken on before our lease: nothing of ours is left to hold.
-			t.removeLeaseIf(rel, &ready)
+			t.dropOwnLease(rel, &ready)
 			return "", err
 		}
 		// The plan is moved and our ready-path lease stays (the lease lock
@@ -73,7 +73,7 @@ func (t *Tree) claim(rel, agent, token string, ttl float64) (string, error) {
 		return dst, err
 	}
 	failpoint("claim:lease")
-	t.removeLeaseIf(rel, &ready)
+	t.dropOwnLease(rel, &ready)
 	t.appendEvent(Event{Event: "claim", Slug: model.SlugOf(name), From: rel, To: dst, AgentID: agent, Origin: rel})
 	return dst, nil
 }

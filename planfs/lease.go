@@ -167,6 +167,25 @@ func (t *Tree) removeLeaseIf(rel string, want *model.Lease) {
 	t.takeLease(rel, func(got *model.Lease) bool { return sameHolder(got, want) })
 }
 
+// ownLeaseWaits are the pauses before each look for a claimer's own lease
+// that is missing: another process may hold it aside for a moment.
+var ownLeaseWaits = []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 25 * time.Millisecond}
+
+// dropOwnLease removes the lease this claimer created at rel. A missing file
+// is looked for again briefly before it counts as removed by another: a
+// takeLease that moved it aside between its look and its rename puts it
+// back, and then nobody else would remove it (the 201-lease-files race).
+func (t *Tree) dropOwnLease(rel string, own *model.Lease) {
+	mine := func(got *model.Lease) bool { return sameHolder(got, own) }
+	for _, wait := range ownLeaseWaits {
+		time.Sleep(wait)
+		cur := t.ReadLease(rel)
+		if cur != nil && (!mine(cur) || t.takeLease(rel, mine)) {
+			return
+		}
+	}
+}
+
 // clearLease removes rel's lease file if it is still exactly cur.
 func (t *Tree) clearLease(rel string, cur *model.Lease) bool {
 	return t.takeLease(rel, func(got *model.Lease) bool { return sameLeaseAs(got, cur) })
@@ -180,6 +199,11 @@ func (t *Tree) clearLease(rel string, cur *model.Lease) bool {
 func (t *Tree) takeLease(rel string, ok func(*model.Lease) bool) bool {
 	// Renames follow a symlinked .leases/ out of the tree: check it first.
 	if _, err := t.leasesDir(); err != nil {
+		return false
+	}
+	// Look before taking: a lease that is not the one meant is never moved
+	// aside, so its owner's own removal cannot miss it while it is away.
+	if cur := t.ReadLease(rel); cur == nil || !ok(cur) {
 		return false
 	}
 	aside := filepath.Join(t.Plans, ".leases", ".stale-"+newToken())

@@ -121,7 +121,13 @@ func TestRaceEveryPlanClaimedOnce(t *testing.T) {
 			}
 			leases, _ := filepath.Glob(filepath.Join(dir, ".plans", ".leases", "*.json"))
 			if len(leases) != 200 {
-				t.Errorf("%d lease files, want 200 (no ready-path leases left behind)", len(leases))
+				var extra []string
+				for _, f := range leases {
+					if !strings.HasPrefix(filepath.Base(f), "in-progress") {
+						extra = append(extra, filepath.Base(f))
+					}
+				}
+				t.Errorf("%d lease files, want 200 (no ready-path leases left behind): %v", len(leases), extra)
 			}
 		})
 	}
