@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -80,9 +79,7 @@ func (f *boardFlags) run(pos []string, stdout, stderr io.Writer) int {
 	if f.asJSON {
 		doc := boardtext.JSON(t, b, now)
 		doc.Claims = src.doc()
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := encodeJSON(stdout, doc, "  "); err != nil {
 			return fail(stderr, exitError, "%v", err)
 		}
 		return exitOK

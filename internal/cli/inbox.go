@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -152,9 +151,7 @@ func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry) int {
 			Awaiting: e.Lease.Awaiting, State: inboxState(e), N: e.N, Proposal: e.Proposal, Record: e.Record,
 			Decision: e.Decision, Scope: append([]string{}, e.Scope.Patterns...), ScopeFound: e.ScopeFound, Problem: e.Problem})
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
+	if err := encodeJSON(stdout, out, ""); err != nil {
 		return fail(stderr, exitError, "inbox: writing JSON: %v", err)
 	}
 	return exitOK

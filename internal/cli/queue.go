@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -122,9 +121,7 @@ func queueListCmd() *cobra.Command {
 				return fail(stderr, exitError, "%s: %v", q.name, err)
 			}
 			if asJSON {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(l); err != nil {
+				if err := encodeJSON(stdout, l, "  "); err != nil {
 					return fail(stderr, exitError, "%s: %v", q.name, err)
 				}
 				return exitOK

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -243,7 +242,7 @@ func checkCmd() *cobra.Command {
 				if problems == nil {
 					problems = []model.Warning{}
 				}
-				if err := json.NewEncoder(stdout).Encode(problems); err != nil {
+				if err := encodeJSON(stdout, problems, ""); err != nil {
 					return fail(stderr, exitError, "writing JSON: %v", err)
 				}
 			} else {

@@ -885,12 +885,25 @@ func printListJSON(stdout, stderr io.Writer, snap *model.Snapshot, unfixed []mod
 
 // writeJSON prints v as one JSON object, as --list --json does.
 func writeJSON(stdout, stderr io.Writer, v any) int {
-	enc := json.NewEncoder(stdout)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := encodeJSON(stdout, v, ""); err != nil {
 		return fail(stderr, exitError, "writing JSON: %v", err)
 	}
 	return exitOK
+}
+
+// encodeJSON prints v as JSON (indented by indent, if any) with the
+// controls a terminal obeys escaped: every --json output passes text from
+// plans, leases and logs, which must not rewrite the reader's terminal.
+func encodeJSON(w io.Writer, v any, indent string) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.JSON(buf.Bytes()))
+	return err
 }
 
 func buildListJSON(snap *model.Snapshot, unfixed []model.Warning, rows []model.Row, w model.Worker, nowS float64) listJSON {

@@ -4,7 +4,10 @@
 // (which reorder what follows on the line).
 package termtext
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // control reports the characters that must not reach a terminal from a
 // file: C0 and C1 controls, DEL, and bidirectional marks and overrides.
@@ -38,4 +41,25 @@ func Block(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// JSON escapes, in encoded JSON, the controls a terminal would act on that
+// encoding/json leaves raw (DEL, C1 controls, bidirectional marks): they
+// become \uXXXX, so the document keeps every character and still decodes to
+// the same values. They only ever occur inside strings.
+func JSON(doc []byte) []byte {
+	raw := func(r rune) bool { return r >= 0x7f && control(r) }
+	s := string(doc)
+	if strings.IndexFunc(s, raw) < 0 {
+		return doc
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if raw(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return []byte(b.String())
 }

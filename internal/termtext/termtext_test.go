@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,27 @@ func TestLineDropsBidiControls(t *testing.T) {
 		if strings.ContainsRune(s, r) {
 			t.Errorf("Line kept U+%04X", r)
 		}
+	}
+}
+
+func TestJSONEscapesWhatATerminalWouldObey(t *testing.T) {
+	in := map[string]string{"title": "c1\u009b31m del\x7f bidi\u202egnp ✓ \x1b[2J"}
+	doc, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := JSON(doc)
+	if i := strings.IndexFunc(string(out), func(r rune) bool { return r >= 0x7f && control(r) }); i >= 0 {
+		t.Fatalf("raw control left at %d: %q", i, out)
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatalf("escaped JSON does not decode: %v: %s", err, out)
+	}
+	if back["title"] != in["title"] {
+		t.Errorf("decoded %q, want %q", back["title"], in["title"])
+	}
+	if plain := []byte(`{"a":"ünïcödé"}`); string(JSON(plain)) != string(plain) {
+		t.Errorf("plain text changed: %s", JSON(plain))
 	}
 }

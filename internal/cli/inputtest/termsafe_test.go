@@ -59,3 +59,32 @@ func TestEscapesFromFilesNeverReachTheTerminal(t *testing.T) {
 	}
 	check("an error line", rel)
 }
+
+// Every --json output escapes the C1 controls and bidi overrides that
+// encoding/json leaves raw, and still decodes to the very text on disk.
+func TestJSONOutputsEscapeWhatATerminalObeys(t *testing.T) {
+	t.Parallel()
+	evil := "\u009b2J\u202eevil\u0085"
+	dir := fwtest.NewTree(t,
+		fwtest.Plan{Rel: "features/c1" + evil + ".md", Fields: "Assignee: bob" + evil},
+		fwtest.Plan{Rel: "features/taken.md"},
+	)
+	if r := fwtest.Run(t, dir, "work-once", "--slug", "taken", "--agent-id", "w"+evil); r.Code != 0 {
+		t.Fatalf("claim by an odd agent id: %v", r)
+	}
+	for _, args := range [][]string{
+		{"board", "--project", dir, "--json"},
+		{"work-once", "--list", "--json", "--agent-id", "w2"},
+		{"check", "--json"},
+		{"inbox", "--json"},
+		{"queue", "list", "--json"},
+	} {
+		r := fwtest.Run(t, dir, args...)
+		if rawControl(r.Stdout) || rawControl(r.Stderr) {
+			t.Errorf("%v: raw control characters reach the terminal:\nstdout %q\nstderr %q", args, r.Stdout, r.Stderr)
+		}
+		if args[0] == "board" && !strings.Contains(r.Stdout, `c1\u009b2J\u202eevil\u0085`) {
+			t.Errorf("board --json lost the plan's name: %s", r.Stdout)
+		}
+	}
+}
