@@ -268,9 +268,9 @@ func (s *server) screen(in <-chan *gossh.Request, out chan<- *gossh.Request, rul
 // clampPtyReq rewrites a pty-req's size to at most maxCols×maxRows.
 func clampPtyReq(req *gossh.Request) bool {
 	var m struct {
-		Term                   string
-		Cols, Rows, PxW, PxH   uint32
-		Modes                  string
+		Term                 string
+		Cols, Rows, PxW, PxH uint32
+		Modes                string
 	}
 	if gossh.Unmarshal(req.Payload, &m) != nil {
 		return false

@@ -124,6 +124,16 @@ func (s *server) watchKeys(ctx context.Context) {
 		if g == gen {
 			continue
 		}
+		// A file being rewritten in place may have been read half
+		// written: act once it holds still for a moment.
+		for range 3 {
+			time.Sleep(150 * time.Millisecond)
+			if again := s.keys.Check(); again != g {
+				g = again
+				continue
+			}
+			break
+		}
 		gen = g
 		for _, l := range s.open() {
 			cur, ok := s.keys.known(l.key)
