@@ -60,12 +60,37 @@ func readKeys(path string) ([]keyLine, fileStamp, error) {
 	if err != nil {
 		return nil, st, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSmall(path)
 	if err != nil {
-		return nil, st, fmt.Errorf("%s: %v", path, err)
+		return nil, st, err
 	}
 	keys, err := parseKeys(path, data)
 	return keys, st, err
+}
+
+// maxKeyFile bounds a key file: a thousand keys fit in 1 MB.
+const maxKeyFile = 1 << 20
+
+// readSmall reads a regular file of at most maxKeyFile bytes; opened
+// without blocking, so a FIFO there is refused rather than waited on
+// (with the keyring's lock held, that would stop every login).
+func readSmall(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(data) > maxKeyFile {
+		return nil, fmt.Errorf("%s: over %d MB, not a key file", path, maxKeyFile>>20)
+	}
+	return data, nil
 }
 
 // fileStamp is the cheap look that says a key file changed.

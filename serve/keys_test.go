@@ -50,6 +50,13 @@ func TestParseKeysNamesTheLine(t *testing.T) {
 	if _, err := LoadKeys(filepath.Join(dir, "missing"), "", nil); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("a missing file gives %v", err)
 	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadKeys(fifo, "", nil); err == nil || !strings.Contains(err.Error(), "fifo: not a regular file") {
+		t.Errorf("a FIFO as the operators' file gives %v", err)
+	}
 }
 
 // Agent ids: the comment when unique, else with the fingerprint's first 8,

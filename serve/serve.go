@@ -149,7 +149,11 @@ func setup(opt Options) (*server, *ssh.Server, net.Listener, error) {
 // Which key was verified is read from the connection afterwards.
 func (s *server) auth(ctx ssh.Context, key ssh.PublicKey) bool {
 	id, ok := s.keys.Lookup(key)
-	return ok && id.Rules.allows(ctx.RemoteAddr())
+	if ok && !id.Rules.allows(ctx.RemoteAddr()) {
+		s.warn("from", "refused %s from %s: its from= does not allow that address", id.Fingerprint, ctx.RemoteAddr())
+		return false
+	}
+	return ok
 }
 
 // identity is the session's verified key as the files say now.
