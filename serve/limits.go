@@ -63,9 +63,8 @@ type guardedConn struct {
 	release  func() // gives back its place among the pending connections
 }
 
+// bound is our deadline now, zero for none; c.mu is held.
 func (c *guardedConn) bound(now time.Time) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.sessions > 0 {
 		return time.Time{}
 	}
@@ -76,35 +75,38 @@ func (c *guardedConn) bound(now time.Time) time.Time {
 	return t
 }
 
-// SetDeadline keeps the library's deadline unless ours is sooner.
+// SetDeadline keeps the library's deadline unless ours is sooner. The
+// lock is held while it is set, so a session opening meanwhile cannot
+// have its "no deadline" overwritten by one computed before it.
 func (c *guardedConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if b := c.bound(time.Now()); !b.IsZero() && (t.IsZero() || b.Before(t)) {
 		t = b
 	}
 	return c.Conn.SetDeadline(t)
 }
 
-// opened and closed count the connection's sessions; the read already
-// waiting keeps the deadline it was given, so it is set here too.
+// opened follows a session counted on the connection (takeSession),
+// closed one ended; the read already waiting keeps the deadline it was
+// given, so it is set here too.
 func (c *guardedConn) opened() {
 	c.mu.Lock()
-	c.sessions++
-	first := !c.deadline.IsZero()
 	c.deadline = time.Time{}
 	release := c.release
 	c.release = nil
+	_ = c.Conn.SetDeadline(time.Time{})
 	c.mu.Unlock()
-	if first && release != nil {
+	if release != nil {
 		release()
 	}
-	_ = c.Conn.SetDeadline(time.Time{})
 }
 
 func (c *guardedConn) closed() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.sessions--
-	c.mu.Unlock()
-	_ = c.SetDeadline(time.Time{})
+	_ = c.Conn.SetDeadline(c.bound(time.Now()))
 }
 
 func (c *guardedConn) Close() error {
@@ -138,7 +140,10 @@ func (s *server) accept(ctx ssh.Context, c net.Conn) net.Conn {
 		s.pending--
 		s.mu.Unlock()
 	}
-	_ = g.SetDeadline(time.Time{})
+	if err := g.SetDeadline(time.Time{}); err != nil {
+		_ = g.Close()
+		return nil
+	}
 	ctx.SetValue(connKey{}, g)
 	return g
 }
@@ -172,22 +177,24 @@ func (s *server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc goss
 func (s *server) takeSession(g *guardedConn, fp string) (func(), string) {
 	s.mu.Lock()
 	g.mu.Lock()
-	perConn := g.sessions
-	g.mu.Unlock()
+	why := ""
 	switch {
-	case perConn >= maxSessionsPerConn:
-		s.mu.Unlock()
-		return nil, "too many sessions on this connection"
+	case g.sessions >= maxSessionsPerConn:
+		why = "too many sessions on this connection"
 	case s.byKey[fp] >= s.lim.SessionsPerKey:
-		s.mu.Unlock()
-		return nil, "too many sessions for this key"
+		why = "too many sessions for this key"
 	case s.sessions >= s.lim.Sessions:
-		s.mu.Unlock()
-		return nil, "too many sessions on this server"
+		why = "too many sessions on this server"
+	default:
+		g.sessions++
+		s.sessions++
+		s.byKey[fp]++
 	}
-	s.sessions++
-	s.byKey[fp]++
+	g.mu.Unlock()
 	s.mu.Unlock()
+	if why != "" {
+		return nil, why
+	}
 	g.opened()
 	return func() {
 		s.mu.Lock()
