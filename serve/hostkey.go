@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/sys/unix"
 
 	"fleetwatch/internal/safepath"
 )
@@ -33,34 +35,43 @@ func newHostKeyPEM() ([]byte, error) {
 
 // hostKey returns the host key's PEM, making it first when it does not
 // exist: at path when given, else at var/fleet/serve/host_ed25519 below
-// project, written and read without following a symlink.
+// project, written 0600 and read without following a symlink. The key
+// must be a regular file of the server's user that group and others can
+// neither read nor write.
 func hostKey(project, path string) ([]byte, error) {
 	if path == "" {
 		return defaultKey(project)
 	}
-	data, err := os.ReadFile(path)
+	shown := "--host-key " + path
+	// O_NONBLOCK: a FIFO put there must not hang the start.
+	const flags = os.O_RDONLY | unix.O_NONBLOCK | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	f, err := os.OpenFile(path, flags, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		var pemData []byte
 		if pemData, err = newHostKeyPEM(); err != nil {
-			return nil, fmt.Errorf("--host-key %s: %v", path, err)
+			return nil, fmt.Errorf("%s: %v", shown, err)
 		}
 		// O_EXCL: a key another server wrote meanwhile is kept.
-		var f *os.File
-		if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
-			_, err = f.Write(pemData)
-			if cerr := f.Close(); err == nil {
+		var w *os.File
+		if w, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600); err == nil {
+			_, err = w.Write(pemData)
+			if cerr := w.Close(); err == nil {
 				err = cerr
 			}
 		}
 		if err != nil && !errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("--host-key %s: %v", path, unwrapPath(err))
+			return nil, fmt.Errorf("%s: %v", shown, unwrapPath(err))
 		}
-		data, err = os.ReadFile(path)
+		f, err = os.OpenFile(path, flags, 0)
+	}
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%s: a symbolic link; give the key file's own path", shown)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--host-key %s: %v", path, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %v", shown, unwrapPath(err))
 	}
-	return checkKey(path, data)
+	defer f.Close()
+	return readKey(f, shown, path)
 }
 
 func defaultKey(project string) ([]byte, error) {
@@ -77,17 +88,38 @@ func defaultKey(project string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
+	return readKey(f, shown, shown)
+}
+
+// maxHostKey bounds what is read of a host key file; an ed25519 key in
+// OpenSSH's format is about 400 bytes, a 16384-bit RSA key under 13 KB.
+const maxHostKey = 64 << 10
+
+// readKey checks the open file (a regular file, the server's user's, mode
+// at most 0600) and reads it as a private key ssh can serve with.
+func readKey(f *os.File, shown, path string) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", shown, unwrapPath(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%v)", shown, fi.Mode().Type())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return nil, fmt.Errorf("%s: owned by uid %d, not by the server's user (uid %d)", shown, st.Uid, os.Getuid())
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("%s: mode %04o lets group or others at the private key; run chmod 600 %s", shown, perm, path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxHostKey+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", shown, err)
 	}
-	return checkKey(shown, data)
-}
-
-// checkKey makes sure data is a private key ssh can serve with.
-func checkKey(path string, data []byte) ([]byte, error) {
+	if len(data) > maxHostKey {
+		return nil, fmt.Errorf("%s: over %d KB, not a host key", shown, maxHostKey>>10)
+	}
 	if _, err := gossh.ParsePrivateKey(data); err != nil {
-		return nil, fmt.Errorf("%s: not an OpenSSH private key (%v)", path, err)
+		return nil, fmt.Errorf("%s: not an OpenSSH private key (%v)", shown, err)
 	}
 	return data, nil
 }

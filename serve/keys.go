@@ -13,22 +13,24 @@ import (
 )
 
 // Identity is who a key is: the agent id the event log names, the key's
-// fingerprint, and whether it may act.
+// fingerprint, whether it may act, and what its line's options allow.
 type Identity struct {
 	Agent       string // ssh:<comment>, ssh:<comment>-<fp8> or ssh:<fp8>
 	Fingerprint string // SHA256:...
 	Viewer      bool
+	Rules       Rules
 }
 
 // keyLine is one key of an authorized_keys file.
 type keyLine struct {
 	key     gossh.PublicKey
 	comment string
+	rules   Rules
 }
 
-// parseKeys reads an OpenSSH authorized_keys file: options before the key
-// are allowed (and ignored), blank lines and # comments are skipped; any
-// other line that is not a key is an error naming FILE:LINE.
+// parseKeys reads an OpenSSH authorized_keys file: blank lines and #
+// comments are skipped; a line that is not a key, a certificate, or an
+// option serve does not honour is an error naming FILE:LINE.
 func parseKeys(path string, data []byte) ([]keyLine, error) {
 	var out []keyLine
 	for i, line := range bytes.Split(data, []byte("\n")) {
@@ -36,11 +38,18 @@ func parseKeys(path string, data []byte) ([]keyLine, error) {
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		k, comment, _, _, err := gossh.ParseAuthorizedKey(line)
+		k, comment, opts, _, err := gossh.ParseAuthorizedKey(line)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: not an authorized_keys line (%v)", path, i+1, strings.TrimPrefix(err.Error(), "ssh: "))
 		}
-		out = append(out, keyLine{key: k, comment: strings.TrimSpace(comment)})
+		if _, cert := k.(*gossh.Certificate); cert {
+			return nil, fmt.Errorf("%s:%d: a certificate: fleetwatch serve accepts no certificates; list the person's own key", path, i+1)
+		}
+		rules, err := parseRules(opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
+		}
+		out = append(out, keyLine{key: k, comment: strings.TrimSpace(comment), rules: rules})
 	}
 	return out, nil
 }
@@ -51,12 +60,37 @@ func readKeys(path string) ([]keyLine, fileStamp, error) {
 	if err != nil {
 		return nil, st, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSmall(path)
 	if err != nil {
-		return nil, st, fmt.Errorf("%s: %v", path, err)
+		return nil, st, err
 	}
 	keys, err := parseKeys(path, data)
 	return keys, st, err
+}
+
+// maxKeyFile bounds a key file: a thousand keys fit in 1 MB.
+const maxKeyFile = 1 << 20
+
+// readSmall reads a regular file of at most maxKeyFile bytes; opened
+// without blocking, so a FIFO there is refused rather than waited on
+// (with the keyring's lock held, that would stop every login).
+func readSmall(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(data) > maxKeyFile {
+		return nil, fmt.Errorf("%s: over %d MB, not a key file", path, maxKeyFile>>20)
+	}
+	return data, nil
 }
 
 // fileStamp is the cheap look that says a key file changed.
@@ -92,6 +126,7 @@ type Keyring struct {
 	mu     sync.Mutex
 	stamps [2]fileStamp
 	byKey  map[string]Identity // by the key's wire form
+	gen    int                 // counts the loads, so a change is seen
 }
 
 // LoadKeys reads both files (viewers may be ""); any error names FILE:LINE.
@@ -120,7 +155,25 @@ func (r *Keyring) load() error {
 	}
 	r.byKey = identities(ops, views)
 	r.stamps = [2]fileStamp{st0, st1}
+	r.gen++
 	return nil
+}
+
+// Check re-reads the files if either changed and returns the load's
+// generation: open sessions are checked again when it moves.
+func (r *Keyring) Check() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refresh()
+	return r.gen
+}
+
+// known is the key's identity as last loaded, without looking at the files.
+func (r *Keyring) known(k gossh.PublicKey) (Identity, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id, ok := r.byKey[string(k.Marshal())]
+	return id, ok
 }
 
 // Lookup is the key's identity; ok is false for a key in neither file.
@@ -170,7 +223,7 @@ func identities(ops, views []keyLine) map[string]Identity {
 		case l.comment != "":
 			agent = l.comment + "-" + fp8
 		}
-		out[string(l.key.Marshal())] = Identity{Agent: "ssh:" + sanitize(agent), Fingerprint: fp, Viewer: viewer}
+		out[string(l.key.Marshal())] = Identity{Agent: "ssh:" + sanitize(agent), Fingerprint: fp, Viewer: viewer, Rules: l.rules}
 	}
 	for _, l := range ops {
 		add(l, false)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/sys/unix"
 )
 
 func pubKey(t *testing.T) (gossh.PublicKey, string) {
@@ -47,6 +49,13 @@ func TestParseKeysNamesTheLine(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := LoadKeys(filepath.Join(dir, "missing"), "", nil); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("a missing file gives %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadKeys(fifo, "", nil); err == nil || !strings.Contains(err.Error(), "fifo: not a regular file") {
+		t.Errorf("a FIFO as the operators' file gives %v", err)
 	}
 }
 
@@ -151,5 +160,128 @@ func TestHostKeyMadeOnce(t *testing.T) {
 	}
 	if k2, _ := hostKey(project, given); !bytes.Equal(k, k2) {
 		t.Error("--host-key was made again")
+	}
+}
+
+// A FIFO, a world- or group-readable file and a symlink as --host-key are
+// refused at once, with the path and what to do; a FIFO never hangs.
+func TestHostKeyFileRefused(t *testing.T) {
+	project, dir := t.TempDir(), t.TempDir()
+	good, err := hostKey(project, filepath.Join(dir, "made"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "made")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the key made is %v (%v), want mode 0600", fi, err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "open")
+	write(t, open, string(good))
+	if err := os.Chmod(open, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	group := filepath.Join(dir, "group")
+	write(t, group, string(good))
+	if err := os.Chmod(group, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "made"), link); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		fifo:  "not a regular file",
+		open:  "mode 0644 lets group or others at the private key; run chmod 600 " + open,
+		group: "mode 0640",
+		link:  "a symbolic link",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := hostKey(project, path)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--host-key "+path) {
+				t.Errorf("%s: %v, want the path and %q", path, err, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: hostKey still waits after 5s", path)
+		}
+	}
+}
+
+// A reload that meets an option serve does not honour keeps the last good
+// keys and logs FILE:LINE.
+func TestKeysRereadRefusesOption(t *testing.T) {
+	k1, a := pubKey(t)
+	_, b := pubKey(t)
+	dir := t.TempDir()
+	ops := filepath.Join(dir, "ops")
+	write(t, ops, a+" alice\n")
+	var log bytes.Buffer
+	r, err := LoadKeys(ops, "", &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, ops, "# keys\n"+a+" alice\n"+`tunnel="1" `+b+" bob\n")
+	if _, ok := r.Lookup(k1); !ok {
+		t.Error("the refused line dropped the last good keys")
+	}
+	if !strings.Contains(log.String(), "ops:3: option \"tunnel=") {
+		t.Errorf("the log does not name ops:3: %q", log.String())
+	}
+}
+
+// from= as OpenSSH reads it: a negated match refuses whatever else
+// matches; wildcards and CIDR blocks; IPv4 in IPv6 is IPv4.
+func TestFromPatterns(t *testing.T) {
+	addr := func(s string) net.Addr { return &net.TCPAddr{IP: net.ParseIP(s), Port: 22} }
+	for _, c := range []struct {
+		from, ip string
+		want     bool
+	}{
+		{"127.0.0.1", "127.0.0.1", true},
+		{"127.0.0.1", "127.0.0.2", false},
+		{"10.0.0.0/8", "10.1.2.3", true},
+		{"10.0.0.0/8", "11.1.2.3", false},
+		{"10.0.0.0/8", "::ffff:10.9.9.9", true},
+		{"192.168.1.*", "192.168.1.77", true},
+		{"192.168.1.?", "192.168.1.77", false},
+		{"!10.0.0.5,10.0.0.0/8", "10.0.0.5", false},
+		{"!10.0.0.5,10.0.0.0/8", "10.0.0.6", true},
+		{"*,!127.0.0.1", "127.0.0.1", false},
+		{"fd00::/8", "fd12::1", true},
+		{"*", "2001:db8::1", true},
+	} {
+		pats, err := parseFrom(c.from)
+		if err != nil {
+			t.Fatalf("%s: %v", c.from, err)
+		}
+		if got := (Rules{From: pats}).allows(addr(c.ip)); got != c.want {
+			t.Errorf("from=%q for %s: %v, want %v", c.from, c.ip, got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "10.0.0.1/8", "a,,b", "300.0.0.0/8"} {
+		if _, err := parseFrom(bad); err == nil {
+			t.Errorf("from=%q was taken", bad)
+		}
+	}
+	if !globMatch("a*b*c", "aXXbYYc") || globMatch("a*b", "aXXc") || !globMatch("*", "") {
+		t.Error("globMatch")
+	}
+}
+
+// Options apply in order, as OpenSSH's: restrict then pty allows a
+// terminal, pty then restrict does not; names are case-insensitive.
+func TestRulesInOrder(t *testing.T) {
+	for opts, noPTY := range map[string]bool{"restrict,pty": false, "pty,restrict": true, "NO-PTY": true, "no-port-forwarding": false} {
+		r, err := parseRules(strings.Split(opts, ","))
+		if err != nil || r.NoPTY != noPTY {
+			t.Errorf("%s: %+v %v, want NoPTY %v", opts, r, err, noPTY)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,21 +75,24 @@ func writeKeys(t testing.TB, path string, keys ...key) {
 // server is a serve.Run on 127.0.0.1:0 for one test.
 type server struct {
 	addr string
+	opt  serve.Options
 	done chan error
 	stop context.CancelFunc
 	log  *syncBuf
 }
 
-func startServer(t testing.TB, dir string, ops, viewers []key) *server {
+// startServer starts serve.Run; each set changes its options first.
+func startServer(t testing.TB, dir string, ops, viewers []key, set ...func(*serve.Options)) *server {
 	t.Helper()
 	keysDir := t.TempDir()
-	opt := serve.Options{Root: dir, Listen: "127.0.0.1:0", AuthorizedKeys: filepath.Join(keysDir, "operators"), Self: fwtest.Exe(t)}
+	opt := serve.Options{Root: dir, Listen: "127.0.0.1:0", AuthorizedKeys: filepath.Join(keysDir, "operators"),
+		Viewers: filepath.Join(keysDir, "viewers"), Self: fwtest.Exe(t)}
 	writeKeys(t, opt.AuthorizedKeys, ops...)
-	if viewers != nil {
-		opt.Viewers = filepath.Join(keysDir, "viewers")
-		writeKeys(t, opt.Viewers, viewers...)
+	writeKeys(t, opt.Viewers, viewers...)
+	for _, f := range set {
+		f(&opt)
 	}
-	s := &server{done: make(chan error, 1), log: &syncBuf{}}
+	s := &server{opt: opt, done: make(chan error, 1), log: &syncBuf{}}
 	opt.Log = s.log
 	ready := make(chan string, 1)
 	opt.Ready = func(addr string) { ready <- addr }
@@ -165,9 +169,25 @@ func (b *syncBuf) Len() int {
 // sent through its stdin.
 type term struct {
 	t    testing.TB
+	c    *gossh.Client
 	sess *gossh.Session
 	in   io.WriteCloser
 	out  *syncBuf
+}
+
+// answering keeps what the server sends and answers its colour query as a
+// terminal with a black background would, so a session starts at once.
+type answering struct {
+	tm       *term
+	answered atomic.Bool
+}
+
+func (a *answering) Write(p []byte) (int, error) {
+	n, err := a.tm.out.Write(p)
+	if !a.answered.Load() && a.tm.out.containsSince(0, "\x1b[c") && a.answered.CompareAndSwap(false, true) {
+		go io.WriteString(a.tm.in, "\x1b]11;rgb:0000/0000/0000\x07\x1b[?62c")
+	}
+	return n, err
 }
 
 func (s *server) openTerm(t testing.TB, cols, rows int, k key) *term {
@@ -181,12 +201,12 @@ func (s *server) openTerm(t testing.TB, cols, rows int, k key) *term {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := &term{t: t, sess: sess, out: &syncBuf{}}
-	sess.Stdout = tm.out
-	sess.Stderr = tm.out
+	tm := &term{t: t, c: c, sess: sess, out: &syncBuf{}}
 	if tm.in, err = sess.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
+	sess.Stdout = &answering{tm: tm}
+	sess.Stderr = tm.out
 	if err := sess.RequestPty("xterm-256color", rows, cols, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,15 +10,10 @@ import (
 	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
-	"github.com/charmbracelet/wish/activeterm"
-	bm "github.com/charmbracelet/wish/bubbletea"
-	"github.com/charmbracelet/wish/logging"
-	"github.com/charmbracelet/wish/recover"
-	"github.com/muesli/termenv"
 
+	"fleetwatch/internal/termtext"
 	"fleetwatch/planfs"
 	"fleetwatch/ui"
 )
@@ -42,6 +37,8 @@ type Options struct {
 	// session's board is read from and acts through; nil is the lease
 	// files. Its owner closes it.
 	Claims *ui.Claims
+	// Limits bound sessions and logins; zero fields are the defaults.
+	Limits Limits
 }
 
 // StopReason is the line every session shows when the server stops.
@@ -50,14 +47,20 @@ const StopReason = "fleetwatch serve is stopping"
 // server is one running `fleetwatch serve`.
 type server struct {
 	opt  Options
+	lim  Limits
 	tree *planfs.Tree
 	keys *Keyring
 	hub  *ui.Hub
 	log  *log.Logger
 
 	mu       sync.Mutex
-	programs map[*tea.Program]func() // each open program and its model's Close
+	live     map[*liveSession]struct{}
 	stopping bool
+	pending  int            // connections with no session yet
+	sessions int            // sessions open
+	byKey    map[string]int // sessions open, by key fingerprint
+	warned   map[string]time.Time
+	quiet    map[string]int // refusals not logged, by kind
 }
 
 // Run serves until ctx ends (SIGTERM, SIGINT), then tells every session,
@@ -76,6 +79,9 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go s.watchKeys(watchCtx)
 	select {
 	case err := <-served:
 		if !errors.Is(err, ssh.ErrServerClosed) {
@@ -107,21 +113,24 @@ func setup(opt Options) (*server, *ssh.Server, net.Listener, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s := &server{opt: opt, tree: t, keys: keys, hub: hub, programs: map[*tea.Program]func(){},
+	s := &server{opt: opt, lim: opt.Limits.withDefaults(), tree: t, keys: keys, hub: hub,
+		live: map[*liveSession]struct{}{}, byKey: map[string]int{}, warned: map[string]time.Time{}, quiet: map[string]int{},
 		log: log.New(opt.Log, "fleetwatch serve: ", log.LstdFlags)}
 	srv, err := wish.NewServer(
 		wish.WithHostKeyPEM(pemData),
-		// A real PTY per session: the renderer's background query times
-		// out on it when a client never answers, and Bubble Tea reads a tty.
+		// A real PTY per session: the colour query times out on it when a
+		// client never answers, and Bubble Tea reads a tty.
 		ssh.AllocatePty(),
 		wish.WithPublicKeyAuth(s.auth),
-		wish.WithMiddleware(
-			recover.MiddlewareWithLogger(s.log, s.programDone,
-				bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
-				activeterm.Middleware()),
-			logging.MiddlewareWithLogger(s.log),
-			s.noPTY,
-		),
+		func(srv *ssh.Server) error {
+			srv.Handler = s.handle
+			srv.ConnCallback = s.accept
+			srv.ConnectionFailedCallback = s.failed
+			// Sessions only: no port forwarding channel, no global request
+			// (the library refuses what has no handler).
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
+			return nil
+		},
 	)
 	if err != nil {
 		hub.Close()
@@ -135,22 +144,61 @@ func setup(opt Options) (*server, *ssh.Server, net.Listener, error) {
 	return s, srv, ln, nil
 }
 
-// identityKey is where a connection's Identity is kept in its context.
-type identityKey struct{}
-
-// auth refuses a key in neither file here, so a client offering several
-// goes on to its next one.
+// auth refuses a key in neither file, or whose from= does not allow the
+// client's address, so a client offering several goes on to its next one.
+// Which key was verified is read from the connection afterwards.
 func (s *server) auth(ctx ssh.Context, key ssh.PublicKey) bool {
 	id, ok := s.keys.Lookup(key)
-	if ok {
-		ctx.SetValue(identityKey{}, id)
+	if ok && !id.Rules.allows(ctx.RemoteAddr()) {
+		s.warn("from", "refused %s from %s: its from= does not allow that address", id.Fingerprint, ctx.RemoteAddr())
+		return false
 	}
 	return ok
 }
 
-func identityOf(sess ssh.Session) (Identity, bool) {
-	id, ok := sess.Context().Value(identityKey{}).(Identity)
-	return id, ok
+// identity is the session's verified key as the files say now.
+func (s *server) identity(sess ssh.Session) (Identity, bool) {
+	key := sess.PublicKey()
+	if key == nil {
+		return Identity{}, false
+	}
+	id, ok := s.keys.Lookup(key)
+	return id, ok && id.Rules.allows(sess.RemoteAddr())
+}
+
+// failed logs a connection that ended before its session.
+func (s *server) failed(c net.Conn, err error) {
+	s.warn("failed", "a connection from %s ended before a session: %s", c.RemoteAddr(), clean(err.Error()))
+}
+
+// warn logs a refusal, at most one of a kind every 5 s (a client must
+// not fill the log), saying how many were not logged.
+func (s *server) warn(kind, format string, args ...any) {
+	s.mu.Lock()
+	last, seen := s.warned[kind]
+	if seen && time.Since(last) < 5*time.Second {
+		s.quiet[kind]++
+		s.mu.Unlock()
+		return
+	}
+	n := s.quiet[kind]
+	delete(s.quiet, kind)
+	s.warned[kind] = time.Now()
+	s.mu.Unlock()
+	if n > 0 {
+		format += fmt.Sprintf(" (and %d more like it)", n)
+	}
+	s.log.Printf(format, args...)
+}
+
+// clean is text a client chose, safe on the terminal that reads the log
+// and at most 200 characters.
+func clean(s string) string {
+	r := []rune(termtext.Line(s))
+	if len(r) > 200 {
+		return string(r[:200]) + "…"
+	}
+	return string(r)
 }
 
 // stop tells every session, lets their programs quit, then closes the
@@ -158,34 +206,19 @@ func identityOf(sess ssh.Session) (Identity, bool) {
 func (s *server) stop(srv *ssh.Server) {
 	s.mu.Lock()
 	s.stopping = true
-	progs := make([]*tea.Program, 0, len(s.programs))
-	for p := range s.programs {
-		progs = append(progs, p)
-	}
 	s.mu.Unlock()
-	for _, p := range progs {
-		p.Send(ui.StopMsg{Reason: StopReason})
+	for _, l := range s.open() {
+		l.end(StopReason)
 	}
 	// The programs quit on StopMsg; give them a moment to draw the line
 	// and leave the alternate screen before the connections close.
 	deadline := time.Now().Add(700 * time.Millisecond)
-	for time.Now().Before(deadline) && s.open() > 0 {
+	for time.Now().Before(deadline) && len(s.open()) > 0 {
 		time.Sleep(20 * time.Millisecond)
 	}
-	s.mu.Lock()
-	for p := range s.programs {
-		p.Quit()
-	}
-	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
 		_ = srv.Close()
 	}
-}
-
-func (s *server) open() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.programs)
 }

@@ -16,7 +16,7 @@ import (
 // the event log names the key's comment and fingerprint.
 func TestOperatorPromotes(t *testing.T) {
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "drafts/idea.md", Fields: "Value: high; Preferred models: mid"})
-	alice := newKey(t, `no-port-forwarding,command="/bin/false"`, "alice@laptop")
+	alice := newKey(t, `no-port-forwarding,from="127.0.0.0/8"`, "alice@laptop")
 	s := startServer(t, dir, []key{alice}, nil)
 	t.Cleanup(func() { t.Logf("server log:\n%s", s.log) })
 	tm := s.openTerm(t, 100, 30, alice)

@@ -4,46 +4,80 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/ssh"
-	bm "github.com/charmbracelet/wish/bubbletea"
-	"golang.org/x/sys/unix"
-	"golang.org/x/term"
+	"github.com/muesli/termenv"
 
 	"fleetwatch/internal/boardtext"
 	"fleetwatch/planfs"
 	"fleetwatch/ui"
 )
 
-// noPTY answers a session without a terminal with the board as text, or as
-// JSON when the command is `board --json`, and exits 0; a session with a
-// PTY goes on to the UI.
-func (s *server) noPTY(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		if _, _, ok := sess.Pty(); ok {
-			next(sess)
-			return
+// handle is every session: the board for a key's forced command or a
+// session without a terminal, the cockpit for one with.
+func (s *server) handle(sess ssh.Session) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("a session panicked: %v\n%s", r, debug.Stack())
 		}
-		t, err := s.sessionTree(sess)
-		if err == nil {
-			err = writeBoard(sess, t, s.opt.Claims, sess.Command())
-		}
-		if err != nil {
-			fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\n", err)
-			_ = sess.Exit(2)
-			return
-		}
-		_ = sess.Exit(0)
+	}()
+	id, ok := s.identity(sess)
+	if !ok {
+		fmt.Fprint(sess.Stderr(), "fleetwatch: this key is no longer authorized\r\n")
+		_ = sess.Exit(1)
+		return
 	}
+	pty, _, isPTY := sess.Pty()
+	s.log.Printf("%s %s (%s) from %s: session, user %s, term %s %dx%d, command %s",
+		id.Agent, id.Fingerprint, role(id), sess.RemoteAddr(), clean(sess.User()),
+		clean(pty.Term), pty.Window.Width, pty.Window.Height, clean(sess.RawCommand()))
+	live := s.track(sess, id)
+	defer s.untrack(live)
+	start := time.Now()
+	switch {
+	case id.Rules.Command != "":
+		var w io.Writer = sess
+		if isPTY {
+			w = ssh.NewPtyWriter(sess)
+		}
+		s.board(sess, w, id, strings.Fields(id.Rules.Command))
+	case isPTY:
+		s.cockpit(sess, id, pty, live)
+	default:
+		s.board(sess, sess, id, sess.Command())
+	}
+	s.log.Printf("%s %s: session ended after %v", id.Agent, id.Fingerprint, time.Since(start).Round(time.Millisecond))
+}
+
+func role(id Identity) string {
+	if id.Viewer {
+		return "viewer"
+	}
+	return "operator"
+}
+
+// board writes the board as text or JSON and exits 0 (2 on an error).
+func (s *server) board(sess ssh.Session, w io.Writer, id Identity, cmd []string) {
+	t, err := s.sessionTree(id)
+	if err == nil {
+		err = writeBoard(w, t, s.opt.Claims, cmd)
+	}
+	if err != nil {
+		fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\n", err)
+		_ = sess.Exit(2)
+		return
+	}
+	_ = sess.Exit(0)
 }
 
 // writeBoard is `board --once` (100 columns) or, for `board --json`, the JSON.
 // With remote claims (c), both are read from c's view.
-func writeBoard(sess ssh.Session, t *planfs.Tree, c *ui.Claims, cmd []string) error {
+func writeBoard(w io.Writer, t *planfs.Tree, c *ui.Claims, cmd []string) error {
 	remote := c != nil && c.Backend != nil
 	switch strings.Join(cmd, " ") {
 	case "", "board", "board --once":
@@ -56,24 +90,20 @@ func writeBoard(sess ssh.Session, t *planfs.Tree, c *ui.Claims, cmd []string) er
 		if err != nil {
 			return err
 		}
-		_, err = io.WriteString(sess, text)
+		_, err = io.WriteString(w, text)
 		return err
 	case "board --json":
 		if remote {
-			return boardtext.WriteJSONRemote(sess, t, c.Backend, c.Where)
+			return boardtext.WriteJSONRemote(w, t, c.Backend, c.Where)
 		}
-		return boardtext.WriteJSON(sess, t)
+		return boardtext.WriteJSON(w, t)
 	}
-	return fmt.Errorf("%q: this server answers only 'board', 'board --once' and 'board --json' without a terminal", strings.Join(cmd, " "))
+	return fmt.Errorf("%q: this server answers only 'board', 'board --once' and 'board --json' without a terminal", clean(strings.Join(cmd, " ")))
 }
 
 // sessionTree is the project as this key sees it: read-only for a viewer,
 // every event naming the key.
-func (s *server) sessionTree(sess ssh.Session) (*planfs.Tree, error) {
-	id, ok := identityOf(sess)
-	if !ok {
-		return nil, fmt.Errorf("no key identity for this session")
-	}
+func (s *server) sessionTree(id Identity) (*planfs.Tree, error) {
 	t, err := planfs.Open(s.tree.Project)
 	if err != nil {
 		return nil, err
@@ -83,109 +113,79 @@ func (s *server) sessionTree(sess ssh.Session) (*planfs.Tree, error) {
 	return t, nil
 }
 
-// program is one session's UI: its own model and renderer, fed by the hub.
-func (s *server) program(sess ssh.Session) *tea.Program {
-	id, ok := identityOf(sess)
-	t, err := s.sessionTree(sess)
-	if !ok || err != nil {
+// cockpit runs one session's UI on its PTY: its own model and renderer,
+// fed by the hub. However the program ends, the PTY's slave is closed
+// before this returns, so the program's reader and the SSH library's copy
+// from the master both end and the pair is freed.
+func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveSession) {
+	t, err := s.sessionTree(id)
+	if err != nil {
 		fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\r\n", err)
-		return nil
+		return
 	}
-	r := bm.MakeRenderer(sess)
+	tm := &ptyTerm{slave: pty.Slave, master: pty.Master}
+	defer tm.Close()
+	if err := tm.makeRaw(); err != nil {
+		fmt.Fprintf(sess.Stderr(), "fleetwatch: the session's terminal: %v\r\n", err)
+		return
+	}
+	dark := tm.queryDark(time.Second)
+	r := lipgloss.NewRenderer(tm, termenv.WithEnvironment(envList(append(sess.Environ(), "TERM="+pty.Term))),
+		termenv.WithUnsafe(), termenv.WithColorCache(true))
+	r.SetHasDarkBackground(dark)
 	glamour := "light"
-	if r.HasDarkBackground() {
+	if dark {
 		glamour = "dark"
 	}
 	m := ui.New(ui.Options{Tree: t, Agent: id.Agent, Renderer: r, Hub: s.hub, ReadOnly: id.Viewer,
-		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: sess, Uncontained: s.opt.Uncontained})
-	pty, _, _ := sess.Pty()
+		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: tm, Uncontained: s.opt.Uncontained})
 	// No signal handler: SIGTERM is the server's, which tells every
 	// session why before it closes them (a program's own would just quit).
-	opts := append(bm.MakeOptions(sess), tea.WithAltScreen(), tea.WithFPS(30), tea.WithoutSignalHandler())
-	fd, master := -1, -1
-	if pty.Slave != nil && pty.Master != nil {
-		master = int(pty.Master.Fd())
-		// The SSH library closes the PTY when the client goes, while the
-		// program may still be reading it: behind a plain reader and
-		// writer Bubble Tea never asks the file for its descriptor, so
-		// that close cannot race it. The PTY is made raw here instead.
-		fd = int(pty.Slave.Fd())
-		if _, err := term.MakeRaw(fd); err != nil {
-			fmt.Fprintf(sess.Stderr(), "fleetwatch: the session's terminal: %v\r\n", err)
-			return nil
-		}
-		opts = append(opts, tea.WithInput(ptyIO{pty.Slave}), tea.WithOutput(ptyIO{pty.Slave}))
-	}
-	p := tea.NewProgram(m, opts...)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopping {
+	p := tea.NewProgram(m, tea.WithInput(tm), tea.WithOutput(tm), tea.WithAltScreen(),
+		tea.WithFPS(30), tea.WithoutSignalHandler())
+	if !live.attach(p) {
 		m.Close()
-		return nil
+		return
 	}
-	s.programs[p] = m.Close
-	sess.Context().SetValue(programKey{}, sessionProgram{p, fd, master})
-	if fd >= 0 {
-		go followSize(sess.Context(), fd, p)
+	ctx, cancel := context.WithCancel(sess.Context())
+	go followSize(ctx, tm, p)
+	go func() {
+		<-ctx.Done()
+		p.Quit()
+	}()
+	if _, err := p.Run(); err != nil && sess.Context().Err() == nil {
+		s.log.Printf("%s: the session's program: %v", id.Agent, err)
 	}
-	return p
+	cancel()
+	m.Close()
+	live.detach()
+	if why := live.why(); why != "" {
+		_, _ = io.WriteString(tm, "\r\nfleetwatch: "+why+"\r\n")
+	}
+	if sess.Context().Err() == nil {
+		tm.drain()
+	}
 }
 
-// programKey is where a session's program is kept in its context.
-type programKey struct{}
+// envList is the client's environment as termenv reads it.
+type envList []string
 
-// sessionProgram is a session's program and its PTY's descriptors (-1: none).
-type sessionProgram struct {
-	p          *tea.Program
-	fd, master int
-}
+func (e envList) Environ() []string { return e }
 
-// programDone runs once a session's program has returned: the model's
-// watchers close and stop no longer waits for it.
-func (s *server) programDone(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		if sp, ok := sess.Context().Value(programKey{}).(sessionProgram); ok {
-			if sp.master >= 0 && sess.Context().Err() == nil {
-				drain(sp.master)
-			}
-			s.mu.Lock()
-			closeModel := s.programs[sp.p]
-			delete(s.programs, sp.p)
-			s.mu.Unlock()
-			if closeModel != nil {
-				closeModel()
-			}
+func (e envList) Getenv(k string) string {
+	for _, v := range e {
+		if strings.HasPrefix(v, k+"=") {
+			return v[len(k)+1:]
 		}
-		next(sess)
 	}
+	return ""
 }
 
-// drain waits (a bounded while) until the program's last frame (the
-// stopping line, leaving the alternate screen) has been read off the PTY's
-// master, so closing the session does not cut it off, then gives the copy
-// to the client a moment to send it.
-func drain(master int) {
-	for range 30 {
-		if n, err := unix.IoctlGetInt(master, unix.TIOCINQ); err != nil || n == 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(30 * time.Millisecond)
-}
-
-// ptyIO is the PTY as a plain reader and writer.
-type ptyIO struct{ f *os.File }
-
-func (p ptyIO) Read(b []byte) (int, error)  { return p.f.Read(b) }
-func (p ptyIO) Write(b []byte) (int, error) { return p.f.Write(b) }
-
-// followSize tells the program when the session's PTY changes size. The
-// SSH library resizes the PTY from the same window-change channel the
-// Bubble Tea middleware reads, so either may get a change; a cheap look
-// at the PTY's size four times a second catches the ones it misses.
-func followSize(ctx context.Context, fd int, p *tea.Program) {
-	w, h, err := term.GetSize(fd)
+// followSize tells the program when the session's PTY changes size: the
+// SSH library resizes the PTY from the client's window changes, which
+// reach no process here, so its size is looked at four times a second.
+func followSize(ctx context.Context, tm *ptyTerm, p *tea.Program) {
+	w, h, err := tm.size()
 	if err != nil {
 		return
 	}
@@ -199,7 +199,7 @@ func followSize(ctx context.Context, fd int, p *tea.Program) {
 			return
 		case <-tick.C:
 		}
-		nw, nh, err := term.GetSize(fd)
+		nw, nh, err := tm.size()
 		if err != nil {
 			return
 		}

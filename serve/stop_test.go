@@ -9,8 +9,8 @@ import (
 	"fleetwatch/serve"
 )
 
-// When Run's context ends, every session shows the stopping line and Run
-// returns nil.
+// When Run's context ends, every session shows the stopping line, Run
+// returns nil and the sessions' PTYs are closed.
 func TestStopTellsSessions(t *testing.T) {
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	alice := newKey(t, "", "alice@laptop")
@@ -26,6 +26,7 @@ func TestStopTellsSessions(t *testing.T) {
 		t.Fatal("Run did not return within 2s")
 	}
 	t.Logf("Run returned after %v", time.Since(start))
+	waitPTYs(t, 0, time.Second)
 	tm.sess.Wait()
 	if !strings.Contains(tm.text(), serve.StopReason) {
 		t.Errorf("the session did not show %q:\n%q", serve.StopReason, lastChars(tm.out.String(), 1500))

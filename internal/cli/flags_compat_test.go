@@ -91,7 +91,9 @@ func flagTable(empty string) []flagCase {
 	add([]string{"queue", "land"}, nil, root, opAgent, []string{"--yes"}, []string{"--ungated"})
 	add([]string{"queue", "send-back"}, []string{"a"}, root, opAgent, []string{"--note", "n"})
 	add([]string{"serve"}, stray, root, []string{"--listen", "127.0.0.1:0"}, []string{"--authorized-keys", "k"},
-		[]string{"--viewers", "v"}, []string{"--host-key", "h"})
+		[]string{"--viewers", "v"}, []string{"--host-key", "h"}, []string{"--max-sessions", "9"},
+		[]string{"--max-sessions-per-key", "3"}, []string{"--login-timeout", "20s"}, []string{"--login-idle", "5s"},
+		[]string{"--max-session-length", "8h"})
 	add([]string{"inbox"}, stray, root, []string{"--json"})
 	add([]string{"approve"}, []string{"a", "b"}, root, opAgent, []string{"--edit"})
 	add([]string{"reject"}, []string{"a", "b"}, root, opAgent, []string{"--note", "n"})

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -25,9 +26,18 @@ func serveCmd() *cobra.Command {
 		fs.StringVar(&opt.Viewers, "viewers", "", "viewers' keys (see everything, act on nothing), same format")
 		fs.StringVar(&claimsName, "claims", "", claimsFlagHelp)
 		fs.StringVar(&opt.HostKey, "host-key", "", "the server's host key, made there when missing (default: var/fleet/serve/host_ed25519 in the project)")
+		lim := &opt.Limits
+		fs.IntVar(&lim.Sessions, "max-sessions", 256, "sessions open at once, in all")
+		fs.IntVar(&lim.SessionsPerKey, "max-sessions-per-key", 32, "sessions open at once for one key")
+		fs.DurationVar(&lim.LoginTimeout, "login-timeout", 60*time.Second, "time a connection has from connecting to its first session")
+		fs.DurationVar(&lim.LoginIdle, "login-idle", 30*time.Second, "silence a connection is allowed while it has no session")
+		fs.DurationVar(&lim.SessionLength, "max-session-length", 0, "end every session this long after it opened (0: no limit)")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			if len(pos) > 0 {
 				return fail(stderr, exitError, "serve: unexpected argument %q", pos[0])
+			}
+			if err := checkLimits(*lim); err != nil {
+				return fail(stderr, exitError, "serve: %v", err)
 			}
 			if opt.AuthorizedKeys == "" {
 				return fail(stderr, exitError, "serve: --authorized-keys FILE is required (the operators' keys)")
@@ -54,4 +64,21 @@ func serveCmd() *cobra.Command {
 			return exitOK
 		}
 	})
+}
+
+// checkLimits refuses a bound that would turn a limit off or make serve unusable.
+func checkLimits(l serve.Limits) error {
+	switch {
+	case l.Sessions < 1:
+		return fmt.Errorf("--max-sessions %d: at least 1", l.Sessions)
+	case l.SessionsPerKey < 1:
+		return fmt.Errorf("--max-sessions-per-key %d: at least 1", l.SessionsPerKey)
+	case l.LoginTimeout <= 0:
+		return fmt.Errorf("--login-timeout %v: more than 0", l.LoginTimeout)
+	case l.LoginIdle <= 0:
+		return fmt.Errorf("--login-idle %v: more than 0", l.LoginIdle)
+	case l.SessionLength < 0:
+		return fmt.Errorf("--max-session-length %v: 0 (no limit) or more", l.SessionLength)
+	}
+	return nil
 }
