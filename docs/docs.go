@@ -3,10 +3,7 @@
 // `fleetwatch help TOPIC` prints it.
 package docs
 
-import (
-	"embed"
-	"strings"
-)
+import "embed"
 
 //go:embed *.md
 var pages embed.FS
@@ -22,16 +19,4 @@ func Page(topic string) (string, bool) {
 		return "", false
 	}
 	return string(data), true
-}
-
-// Title is a page's first heading without its marks: the line `fleetwatch
-// help` shows beside the topic.
-func Title(topic string) string {
-	text, _ := Page(topic)
-	for _, line := range strings.Split(text, "\n") {
-		if t, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") {
-			return strings.ReplaceAll(t, "`", "")
-		}
-	}
-	return ""
 }

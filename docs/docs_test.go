@@ -26,8 +26,8 @@ func TestTopicsArePages(t *testing.T) {
 		t.Errorf("pages %v, topics %v", names, want)
 	}
 	for _, topic := range Topics {
-		if Title(topic) == "" {
-			t.Errorf("%s.md has no heading", topic)
+		if text, _ := Page(topic); !strings.HasPrefix(text, "#") {
+			t.Errorf("%s.md does not start with its heading", topic)
 		}
 	}
 	if _, ok := Page("nope"); ok {

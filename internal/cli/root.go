@@ -97,11 +97,7 @@ func group(use, short, long string, usageOut bool, subs ...*cobra.Command) *cobr
 			fmt.Fprint(c.OutOrStdout(), helpText(c))
 			return nil
 		}
-		names := make([]string, 0, len(subs))
-		for _, s := range subs {
-			names = append(names, s.Name())
-		}
-		return fmt.Errorf("%s: unknown subcommand %q (want %s)", c.Name(), args[0], orList(names))
+		return unknownSub(c, args[0])
 	}
 	return cmd
 }
@@ -154,18 +150,7 @@ func newRoot() *cobra.Command {
 	agent := demoAgentCmd()
 	agent.Hidden = true
 	root.AddCommand(agent)
-	root.SetHelpCommand(&cobra.Command{
-		Use:   "help [command]",
-		Short: "show a command's usage and flags",
-		RunE: func(_ *cobra.Command, args []string) error {
-			cmd, rest, err := root.Find(args)
-			if err != nil || len(rest) > 0 {
-				return fmt.Errorf("help: unknown command %q (run 'fleetwatch help')", strings.Join(args, " "))
-			}
-			cmd.InitDefaultHelpFlag()
-			return cmd.Help()
-		},
-	})
+	root.SetHelpCommand(helpCmd(root))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	return root
@@ -180,13 +165,7 @@ func unknownSubcommand(root *cobra.Command, args []string) error {
 	}
 	for _, a := range rest {
 		if !strings.HasPrefix(a, "-") {
-			var names []string
-			for _, c := range cmd.Commands() {
-				if c.IsAvailableCommand() {
-					names = append(names, c.Name())
-				}
-			}
-			return fmt.Errorf("%s: unknown subcommand %q (want %s)", cmd.Name(), a, orList(names))
+			return unknownSub(cmd, a)
 		}
 	}
 	return nil
@@ -262,6 +241,9 @@ func (e flagError) Error() string {
 			name = s
 		}
 		msg = "flag provided but not defined: -" + name
+		if len(name) > 1 {
+			msg += flagHint(e.cmd, name)
+		}
 	case errors.As(e.err, &ve):
 		msg = "flag needs an argument: -" + ve.GetSpecifiedName()
 	case errors.As(e.err, &ie):
