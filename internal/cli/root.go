@@ -141,7 +141,7 @@ func newRoot() *cobra.Command {
 		}
 	}
 	add("look", demoCmd(), boardCmd(), serveCmd())
-	add("workers", workOnceCmd(), worktreeCmd())
+	add("workers", workOnceCmd(), worktreeCmd(), agentsCmd())
 	add("operators", newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
 		scaffoldCmd(), checkCmd(), repairCmd(), orchestratorCmd())
 	add("landing", reviewCmd(), queueCmd())
