@@ -143,7 +143,7 @@ func newRoot() *cobra.Command {
 	add("look", demoCmd(), boardCmd(), serveCmd())
 	add("workers", workOnceCmd(), worktreeCmd(), agentsCmd())
 	add("operators", newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
-		scaffoldCmd(), checkCmd(), repairCmd(), orchestratorCmd())
+		scaffoldCmd(), doctorCmd(), checkCmd(), repairCmd(), orchestratorCmd())
 	add("landing", reviewCmd(), queueCmd())
 	add("coordinator", inboxCmd(), approveCmd(), rejectCmd())
 	add("watchers", watchCmd(), skillCmd())
