@@ -153,6 +153,7 @@ func newRoot() *cobra.Command {
 	root.SetHelpCommand(helpCmd(root))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	describe(root)
 	return root
 }
 
@@ -171,8 +172,13 @@ func unknownSubcommand(root *cobra.Command, args []string) error {
 	return nil
 }
 
-const usageTemplate = `usage: {{.UseLine}}{{if .HasAvailableSubCommands}}
-       {{.CommandPath}} <command> [flags]{{end}}{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
+// usageHead is the usage line; usageTail the commands and the flags.
+const usageHead = `usage: {{.UseLine}}{{if .HasAvailableSubCommands}}
+       {{.CommandPath}} <command> [flags]{{end}}`
+
+const usageTemplate = usageHead + usageTail
+
+const usageTail = `{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
 
 Commands:{{range $cmds}}{{if .IsAvailableCommand}}
   {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{else}}{{range $group := .Groups}}
@@ -189,9 +195,14 @@ Flags:
 Run '{{.CommandPath}} <command> -h' for a command's flags.{{end}}
 `
 
-const helpTemplate = `{{.UsageString}}{{with .Long}}
-{{. | trimTrailingWhitespaces}}
-{{end}}`
+// helpTemplate is -h and help COMMAND: the usage line, what the command
+// does and examples of it, then its commands and flags.
+const helpTemplate = usageHead + `{{with .Long}}
+
+{{. | trimTrailingWhitespaces}}{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}` + usageTail
 
 // version is the module version and, where the build recorded one, the
 // VCS revision: "v1.2.0 (rev 1a2b3c4d5e6f)", "(devel)".

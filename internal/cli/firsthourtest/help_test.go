@@ -62,3 +62,99 @@ func TestSuggestions(t *testing.T) {
 		}
 	}
 }
+
+// Every command's help has a description and an example, and each example
+// is a command line fleetwatch takes: its command exists and so does every
+// flag it names.
+func TestEveryCommandDescribedWithAWorkingExample(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	top := fwtest.Run(t, dir, "-h").Stdout
+	for _, line := range strings.Split(top[strings.Index(top, "\nExamples:\n")+11:], "\n") {
+		if line == "" {
+			break
+		}
+		checkExample(t, dir, "fleetwatch", line)
+	}
+	var paths [][]string
+	_, list, _ := strings.Cut(top, "\nLook:\n")
+	list, _, _ = strings.Cut(list, "\nFlags:\n")
+	for _, line := range strings.Split(list, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(line, "  ") && f[0] != "help" && f[0] != "completion" {
+			paths = append(paths, []string{f[0]})
+		}
+	}
+	for i := 0; i < len(paths); i++ {
+		r := fwtest.Run(t, dir, append(paths[i], "-h")...)
+		name := strings.Join(paths[i], " ")
+		usage, rest, _ := strings.Cut(r.Stdout, "\n\n")
+		desc, _, _ := strings.Cut(rest, "\n\n")
+		if r.Code != 0 || !strings.HasPrefix(usage, "usage: fleetwatch "+name) || desc == "" || strings.HasPrefix(desc, "Flags:") || strings.HasPrefix(desc, "Examples:") {
+			t.Errorf("%s -h: no description after the usage line:\n%s", name, r.Stdout)
+		}
+		_, ex, ok := strings.Cut(r.Stdout, "\nExamples:\n")
+		if !ok {
+			t.Errorf("%s -h: no examples:\n%s", name, r.Stdout)
+			continue
+		}
+		ex, _, _ = strings.Cut(ex, "\n\n")
+		for _, line := range strings.Split(ex, "\n") {
+			checkExample(t, dir, name, line)
+		}
+		// The subcommands of a group are listed under Commands:.
+		if _, cmds, ok := strings.Cut(r.Stdout, "\nCommands:\n"); ok {
+			cmds, _, _ = strings.Cut(cmds, "\n\n")
+			for _, l := range strings.Split(cmds, "\n") {
+				if f := strings.Fields(l); len(f) > 0 {
+					paths = append(paths, append(append([]string{}, paths[i]...), f[0]))
+				}
+			}
+		}
+	}
+	if len(paths) < 40 {
+		t.Errorf("only %d commands walked", len(paths))
+	}
+}
+
+// checkExample runs an example's command with -h after its command words
+// and checks every --flag it names is in that help.
+func checkExample(t *testing.T, dir, name, line string) {
+	t.Helper()
+	line, _, _ = strings.Cut(line, "  #")
+	at := strings.Index(line, "fleetwatch ")
+	if at < 0 {
+		if strings.TrimSpace(line) != "fleetwatch" {
+			t.Errorf("%s: example %q does not run fleetwatch", name, line)
+		}
+		return
+	}
+	words := strings.Fields(strings.TrimRight(line[at+len("fleetwatch "):], ")\""))
+	if len(words) == 0 {
+		return
+	}
+	var path []string
+	for _, w := range words {
+		if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "&|") {
+			break
+		}
+		path = append(path, w)
+	}
+	r := fwtest.Run(t, dir, append(path, "-h")...)
+	for len(path) > 0 && (r.Code != 0 || !strings.HasPrefix(r.Stdout, "usage: fleetwatch "+strings.Join(path, " "))) {
+		path = path[:len(path)-1] // the rest were arguments
+		r = fwtest.Run(t, dir, append(path, "-h")...)
+	}
+	if len(path) == 0 && !strings.HasPrefix(words[0], "-") {
+		t.Errorf("%s: example %q names no command", name, line)
+		return
+	}
+	_, flags, _ := strings.Cut(r.Stdout, "\nFlags:\n")
+	for _, w := range words {
+		if strings.Contains(w, "&&") || w == "|" {
+			break
+		}
+		if flag, _, _ := strings.Cut(w, "="); strings.HasPrefix(flag, "--") && !strings.Contains(flags, flag+" ") && !strings.Contains(flags, flag+"\n") {
+			t.Errorf("%s: example %q: fleetwatch %s has no %s", name, line, strings.Join(path, " "), flag)
+		}
+	}
+}
