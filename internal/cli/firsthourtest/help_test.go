@@ -62,4 +62,3 @@ func TestSuggestions(t *testing.T) {
 		}
 	}
 }
-
