@@ -41,7 +41,11 @@ func agentsCmd() *cobra.Command {
 			if len(pos) == 1 {
 				p, ok := registry.PresetNamed(pos[0])
 				if !ok {
-					return fail(stderr, exitError, "agents: no preset %q (known: %s)", pos[0], strings.Join(presetNames(), ", "))
+					hint := ""
+					if n := nearest(pos[0], presetNames()); n != "" {
+						hint = ": did you mean " + n + "?"
+					}
+					return fail(stderr, exitError, "agents: no preset %q%s (known: %s)", pos[0], hint, strings.Join(presetNames(), ", "))
 				}
 				presets = []registry.Preset{p}
 			}

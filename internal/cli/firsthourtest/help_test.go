@@ -51,6 +51,8 @@ func TestSuggestions(t *testing.T) {
 		{[]string{"queue", "lnd"}, "did you mean land?"},
 		{[]string{"help", "landng"}, `no command or topic "landng": did you mean landing?`},
 		{[]string{"help", "wrok-once"}, "did you mean work-once?"},
+		{[]string{"agents", "cluade"}, `no preset "cluade": did you mean claude?`},
+		{[]string{"--rot", "x"}, "flag provided but not defined: -rot; did you mean --root?"},
 	} {
 		r := fwtest.Run(t, dir, c.args...)
 		fwtest.OneLineError(t, r, c.want)
