@@ -21,6 +21,7 @@ func standIn(t *testing.T, bin, name, rec string) {
 printf '%s\0' "$@" > ` + strconv.Quote(filepath.Join(rec, name+".args")) + `
 env | grep '^FLEET_' > ` + strconv.Quote(filepath.Join(rec, name+".env")) + `
 if [ "$FLEET_MODE" = review ]; then echo ACCEPT; echo "the stand-in read it"; exit 0; fi
+if [ "$FLEET_MODE" = plan ]; then printf '# Plan\n\n## Files in scope\n- standin.txt\n' > "$FLEET_PROPOSAL"; exit 0; fi
 echo "done by the stand-in" > standin.txt
 if git rev-parse --git-dir >/dev/null 2>&1; then
   git add standin.txt && git -c user.name=standin -c user.email=standin@example.com commit -qm "stand-in: work the plan"
@@ -101,6 +102,36 @@ func TestPresetBuildArgv(t *testing.T) {
 			}
 			if log := fwtest.GitOut(t, dir, "log", "--format=%s", "feature/fix-it"); !strings.HasPrefix(log, "stand-in: work the plan") {
 				t.Errorf("the stand-in's commit is not on the plan's branch: %q", log)
+			}
+		})
+	}
+}
+
+// Each preset with a plan mode runs its plan argv for a plan_first
+// endpoint, and its proposal reaches the inbox.
+func TestPresetPlanArgv(t *testing.T) {
+	t.Parallel()
+	for _, p := range registry.Presets {
+		if p.Plan == nil {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/fix-it.md"})
+			bin, rec := t.TempDir(), t.TempDir()
+			standIn(t, bin, p.Program, rec)
+			writeFile(t, dir, "endpoints.yaml", "sandbox_write: ["+strconv.Quote(rec)+"]\nendpoints:\n"+
+				"  - name: box\n    tier: mid\n    model: m-1\n    plan_first: true\n    agent: "+p.Name+"\n")
+			r := fwtest.RunEnv(t, dir, pathWith(bin), "work-once", "--run", "--ensure-worktree", "--endpoint", "box", "--agent-id", "mid-1")
+			if r.Code != 0 {
+				t.Fatalf("work-once --run: %v", r)
+			}
+			args, env := recorded(t, rec, p.Program)
+			if want := filled(p.Plan, env); !slices.Equal(args, want[1:]) || env["FLEET_MODE"] != "plan" {
+				t.Errorf("plan argv:\n got %q\nwant %q (%v)", args, want[1:], env)
+			}
+			if r := fwtest.Run(t, dir, "inbox"); r.Code != 0 || !strings.Contains(r.Stdout, "fix-it") || !strings.Contains(r.Stdout, "standin.txt") {
+				t.Errorf("the proposal is not in the inbox: %v", r)
 			}
 		})
 	}
