@@ -120,11 +120,11 @@ func TestReadmeShape(t *testing.T) {
 	if !strings.Contains(string(ci), "go test -race -count=1 ./...") {
 		t.Error(".ci/run no longer runs the README's test command (go test ./..., with -race)")
 	}
-	start := strings.Index(text, "## Quick start")
-	end := strings.Index(text, "## The manual")
-	if start < 0 || end < start {
-		t.Fatal("README.md has no Quick start before The manual")
+	start := strings.Index(text, "\n## Quick start\n")
+	if start < 0 || strings.Contains(text[:start], "\n## ") {
+		t.Fatal("README.md does not start with a Quick start section")
 	}
+	end := start + 1 + strings.Index(text[start+1:], "\n## ")
 	if n := strings.Count(text[start:end], "\n"); n > 30 {
 		t.Errorf("the quick start is %d lines, want at most 30", n)
 	}

@@ -20,10 +20,11 @@ func quickStart(t *testing.T) [][]string {
 		t.Fatal(err)
 	}
 	text := string(data)
-	start, end := strings.Index(text, "## Quick start"), strings.Index(text, "## The manual")
-	if start < 0 || end < start {
+	start := strings.Index(text, "\n## Quick start\n")
+	if start < 0 {
 		t.Fatal("README.md has no quick start")
 	}
+	end := start + 1 + strings.Index(text[start+1:], "\n## ")
 	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(text[start:end], -1)
 	if len(blocks) != 2 {
 		t.Fatalf("the quick start has %d sh blocks, want 2", len(blocks))
