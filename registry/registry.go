@@ -8,6 +8,10 @@
 //	    base_url: http://127.0.0.1:8001/v1
 //	    model: Qwen/Qwen3-8B
 //	    command: [run-agent, --fast]   # optional executor argv
+//	  - name: claude
+//	    tier: reasoner
+//	    model: opus
+//	    agent: claude                  # a preset (presets.go) instead of command:
 //	    review_command: [run-agent, --review]  # optional argv for peer reviews
 //	executor: [run-agent]              # optional default argv
 //
@@ -36,6 +40,9 @@ type Endpoint struct {
 	BaseURL string
 	Model   string
 	Command []string // optional executor argv for this endpoint
+	// Agent (`agent:`) names a preset (Presets): its argv fill whichever of
+	// command, review_command and plan_command the endpoint leaves out.
+	Agent string
 	// ReviewCommand is the optional argv of this endpoint's peer reviews;
 	// without it a review runs Command with {mode} = review.
 	ReviewCommand []string
@@ -126,6 +133,16 @@ func syntaxError(path string, err error) error {
 
 type parser struct{ path string }
 
+// listsNothing is a file with nothing in it yet: empty, or every line
+// commented out, as scaffold writes it. It is fs.ErrNotExist to errors.Is,
+// since such a file is no registry, as a missing one is.
+type listsNothing struct{ path string }
+
+func (e listsNothing) Error() string {
+	return e.path + ": no endpoints listed yet (uncomment one; 'fleetwatch agents' shows them)"
+}
+func (e listsNothing) Is(target error) bool { return target == fs.ErrNotExist }
+
 func (p parser) errorf(line int, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if line > 0 {
@@ -137,11 +154,11 @@ func (p parser) errorf(line int, format string, args ...any) error {
 func (p parser) registry(doc *yaml.Node) (*Registry, error) {
 	// An empty or comment-only file decodes to a zero node with no content.
 	if len(doc.Content) == 0 {
-		return nil, p.errorf(0, "no endpoints listed")
+		return nil, listsNothing{p.path}
 	}
 	root := deref(doc.Content[0])
 	if isNull(root) {
-		return nil, p.errorf(0, "no endpoints listed")
+		return nil, listsNothing{p.path}
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil, p.errorf(root.Line, "expected a mapping with an endpoints: list, found %s", kindName(root))
@@ -264,7 +281,10 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 			return ep, err
 		}
 	}
-	return ep, nil
+	if ep.Agent, err = p.scalar(fields, "agent", label); err != nil || ep.Agent == "" {
+		return ep, err
+	}
+	return ep, p.applyPreset(&ep, fields["agent"].key.Line)
 }
 
 // paths reads a list of absolute paths; a leading ~/ is $HOME.

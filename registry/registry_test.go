@@ -191,9 +191,9 @@ func TestParseErrors(t *testing.T) {
 		doc  string
 		want string
 	}{
-		{"empty file", "", "endpoints.yaml: no endpoints listed"},
-		{"comments only", "# nothing yet\n", "endpoints.yaml: no endpoints listed"},
-		{"null document", "~\n", "endpoints.yaml: no endpoints listed"},
+		{"empty file", "", "endpoints.yaml: no endpoints listed yet (uncomment one; 'fleetwatch agents' shows them)"},
+		{"comments only", "# nothing yet\n", "endpoints.yaml: no endpoints listed yet (uncomment one; 'fleetwatch agents' shows them)"},
+		{"null document", "~\n", "endpoints.yaml: no endpoints listed yet (uncomment one; 'fleetwatch agents' shows them)"},
 		{"no endpoints key", "a: 1\n", "endpoints.yaml: no endpoints listed"},
 		{"endpoints null", "a: 1\nendpoints:\n", "endpoints.yaml:2: no endpoints listed"},
 		{"endpoints empty list", "endpoints: []\n", "endpoints.yaml:1: no endpoints listed"},

@@ -62,6 +62,9 @@ func flagTable(empty string) []flagCase {
 	stray := []string{"stray"}
 	add([]string{"demo"}, stray, []string{"--agent-id", "op-1"}, []string{"--lease-ttl", "60"}, []string{"--keep"}, root)
 	add([]string{"scaffold"}, []string{empty, "stray"}, root)
+	registry := []string{"--registry", filepath.Join(empty, "endpoints.yaml")}
+	add([]string{"agents"}, []string{"a", "b"}, root, registry)
+	add([]string{"doctor"}, stray, root, registry)
 	add([]string{"demo-agent"}, []string{"a", "b"}, []string{"--pace", "1s"})
 	project := [][]string{root, {"--project", empty}}
 	add([]string{"orchestrator"}, stray, append(project, []string{"--set", "claude:opus"})...)

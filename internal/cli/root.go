@@ -97,11 +97,7 @@ func group(use, short, long string, usageOut bool, subs ...*cobra.Command) *cobr
 			fmt.Fprint(c.OutOrStdout(), helpText(c))
 			return nil
 		}
-		names := make([]string, 0, len(subs))
-		for _, s := range subs {
-			names = append(names, s.Name())
-		}
-		return fmt.Errorf("%s: unknown subcommand %q (want %s)", c.Name(), args[0], orList(names))
+		return unknownSub(c, args[0])
 	}
 	return cmd
 }
@@ -145,29 +141,19 @@ func newRoot() *cobra.Command {
 		}
 	}
 	add("look", demoCmd(), boardCmd(), serveCmd())
-	add("workers", workOnceCmd(), worktreeCmd())
+	add("workers", workOnceCmd(), worktreeCmd(), agentsCmd())
 	add("operators", newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
-		scaffoldCmd(), checkCmd(), repairCmd(), orchestratorCmd())
+		scaffoldCmd(), doctorCmd(), checkCmd(), repairCmd(), orchestratorCmd())
 	add("landing", reviewCmd(), queueCmd())
 	add("coordinator", inboxCmd(), approveCmd(), rejectCmd())
 	add("watchers", watchCmd(), skillCmd())
 	agent := demoAgentCmd()
 	agent.Hidden = true
 	root.AddCommand(agent)
-	root.SetHelpCommand(&cobra.Command{
-		Use:   "help [command]",
-		Short: "show a command's usage and flags",
-		RunE: func(_ *cobra.Command, args []string) error {
-			cmd, rest, err := root.Find(args)
-			if err != nil || len(rest) > 0 {
-				return fmt.Errorf("help: unknown command %q (run 'fleetwatch help')", strings.Join(args, " "))
-			}
-			cmd.InitDefaultHelpFlag()
-			return cmd.Help()
-		},
-	})
+	root.SetHelpCommand(helpCmd(root))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	describe(root)
 	return root
 }
 
@@ -180,20 +166,19 @@ func unknownSubcommand(root *cobra.Command, args []string) error {
 	}
 	for _, a := range rest {
 		if !strings.HasPrefix(a, "-") {
-			var names []string
-			for _, c := range cmd.Commands() {
-				if c.IsAvailableCommand() {
-					names = append(names, c.Name())
-				}
-			}
-			return fmt.Errorf("%s: unknown subcommand %q (want %s)", cmd.Name(), a, orList(names))
+			return unknownSub(cmd, a)
 		}
 	}
 	return nil
 }
 
-const usageTemplate = `usage: {{.UseLine}}{{if .HasAvailableSubCommands}}
-       {{.CommandPath}} <command> [flags]{{end}}{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
+// usageHead is the usage line; usageTail the commands and the flags.
+const usageHead = `usage: {{.UseLine}}{{if .HasAvailableSubCommands}}
+       {{.CommandPath}} <command> [flags]{{end}}`
+
+const usageTemplate = usageHead + usageTail
+
+const usageTail = `{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
 
 Commands:{{range $cmds}}{{if .IsAvailableCommand}}
   {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{else}}{{range $group := .Groups}}
@@ -210,9 +195,14 @@ Flags:
 Run '{{.CommandPath}} <command> -h' for a command's flags.{{end}}
 `
 
-const helpTemplate = `{{.UsageString}}{{with .Long}}
-{{. | trimTrailingWhitespaces}}
-{{end}}`
+// helpTemplate is -h and help COMMAND: the usage line, what the command
+// does and examples of it, then its commands and flags.
+const helpTemplate = usageHead + `{{with .Long}}
+
+{{. | trimTrailingWhitespaces}}{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}` + usageTail
 
 // version is the module version and, where the build recorded one, the
 // VCS revision: "v1.2.0 (rev 1a2b3c4d5e6f)", "(devel)".
@@ -262,6 +252,9 @@ func (e flagError) Error() string {
 			name = s
 		}
 		msg = "flag provided but not defined: -" + name
+		if len(name) > 1 {
+			msg += flagHint(e.cmd, name)
+		}
 	case errors.As(e.err, &ve):
 		msg = "flag needs an argument: -" + ve.GetSpecifiedName()
 	case errors.As(e.err, &ie):

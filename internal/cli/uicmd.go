@@ -59,10 +59,10 @@ func uiCmd() *cobra.Command {
 		rootFlag(fs, &f.root, rootHelp)
 		return func(pos []string, stdout, stderr io.Writer) int { return f.openProject(stdout, stderr) }
 	})
-	cmd.Long = "The UI with no command; a command's flags: 'fleetwatch help COMMAND'."
+	cmd.Long = "The UI with no command; a command's usage and examples: 'fleetwatch help COMMAND'.\n" + topicsLine()
 	cmd.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return fmt.Errorf("unknown command %q (run 'fleetwatch help')", args[0])
+			return unknownCommand(c.Root(), args[0])
 		}
 		return nil
 	}

@@ -181,7 +181,7 @@ func completeCmd() *cobra.Command {
 }
 
 func scaffoldCmd() *cobra.Command {
-	return leaf("scaffold [DIR]", "create a .plans/ tree (and ANCHOR-CONVENTIONS.md)", func(fs *pflag.FlagSet) body {
+	cmd := leaf("scaffold [DIR]", "start a project: a .plans/ tree, and commented fleetwatch.yaml and endpoints.yaml", func(fs *pflag.FlagSet) body {
 		var root string
 		rootFlag(fs, &root, "the folder to scaffold, as DIR (default: the current folder)")
 		return func(pos []string, stdout, stderr io.Writer) int {
@@ -199,19 +199,11 @@ func scaffoldCmd() *cobra.Command {
 			default:
 				return fail(stderr, exitError, "scaffold: want at most one folder, got %d", len(pos))
 			}
-			made, err := planfs.Scaffold(dir)
-			for _, m := range made {
-				fmt.Fprintln(stdout, "created "+m)
-			}
-			if err != nil {
-				return fail(stderr, exitError, "scaffold: %v", err)
-			}
-			if len(made) == 0 {
-				fmt.Fprintln(stdout, "nothing to do: the tree is complete")
-			}
-			return exitOK
+			return scaffold(dir, root != "" || len(pos) == 1, stdout, stderr)
 		}
 	})
+	cmd.Long, cmd.Example = scaffoldLong, scaffoldExample
+	return cmd
 }
 
 func checkCmd() *cobra.Command {

@@ -467,6 +467,10 @@ func (w *workOnce) executor(t *planfs.Tree, ep registry.Endpoint) ([]string, err
 		reg, err := registry.Load(regPath)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && w.registry == "":
+			if _, serr := os.Stat(regPath); serr == nil {
+				// scaffold's file, every endpoint still commented out
+				return nil, fmt.Errorf("no executor: %s lists no endpoint yet: uncomment one ('fleetwatch agents' shows them), or create %s with `executor: [your-agent, \"{plan}\"]`", regPath, regPath)
+			}
 			return nil, fmt.Errorf("no executor: create %s with `executor: [your-agent, \"{plan}\"]`", regPath)
 		case err != nil:
 			return nil, err

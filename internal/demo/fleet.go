@@ -17,7 +17,8 @@ import (
 const endpointsYAML = `# The model endpoints jotter's workers run as (anchor's format). Every one
 # hands its plans to the executor below: fleetwatch's stand-in agent, which
 # prints what it does, commits a note in its worktree and exits 0.
-# Put your real agent here; the README has examples.
+# Put your real agent here: "agent: claude" (or codex, aider, gemini, opencode)
+# on an endpoint; "fleetwatch agents" shows what each one runs.
 endpoints:
   - name: laptop-small
     tier: small

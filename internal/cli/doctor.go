@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"fleetwatch/internal/config"
+	"fleetwatch/internal/gitenv"
+	"fleetwatch/internal/sandbox"
+	"fleetwatch/registry"
+	"fleetwatch/workers"
+)
+
+const doctorLong = `Says what this machine has and lacks for each feature, one line each, and
+reads the project's fleetwatch.yaml and endpoints.yaml as workers will:
+
+  ok    works here
+  --    missing, but nothing configured here needs it
+  FAIL  something configured cannot work (exit 1)
+
+It writes nothing to the project.`
+
+const doctorExample = `  fleetwatch doctor
+  fleetwatch doctor --root ~/src/shop`
+
+// minGit is the oldest git the merge queue works with: it builds
+// candidates with merge-tree --write-tree.
+var minGit = [2]int{2, 38}
+
+// finding is one line of doctor: a state word and what it means.
+type finding struct{ state, text string }
+
+const (
+	fOK   = "ok"
+	fNone = "--"
+	fFail = "FAIL"
+)
+
+func doctorCmd() *cobra.Command {
+	cmd := leaf("doctor", "what this machine has and lacks for each feature; exit 1 when something configured cannot work", func(fs *pflag.FlagSet) body {
+		var root, reg string
+		rootFlag(fs, &root, rootHelp)
+		fs.StringVar(&reg, "registry", "", "endpoints.yaml (default: <root>/endpoints.yaml)")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "doctor: takes no arguments, got %q", pos[0])
+			}
+			project := findRoot(root)
+			code := exitOK
+			for _, f := range diagnose(project, cmp.Or(reg, registry.Path(project))) {
+				fmt.Fprintf(stdout, "%-5s %s\n", f.state, f.text)
+				if f.state == fFail {
+					code = exitNothing
+				}
+			}
+			return code
+		}
+	})
+	cmd.Long, cmd.Example = doctorLong, doctorExample
+	return cmd
+}
+
+// diagnose is every line of doctor for project, machine first.
+func diagnose(project, regPath string) []finding {
+	out := []finding{gitFinding(), {fOK, "tmux: not needed (the cockpit runs in any terminal, over SSH too)"}}
+	settings, err := config.Load(project)
+	if err != nil {
+		out = append(out, finding{fFail, err.Error()})
+	}
+	out = append(out, sandboxFinding(settings.Sandbox), cgroupFinding(), sshFinding(), watchFinding())
+	out = append(out, claimsFinding(project, settings.Claims)...)
+	return append(out, agentFindings(project, regPath)...)
+}
+
+func gitFinding() finding {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := gitenv.Command(ctx, "", "version").Output()
+	if err != nil {
+		return finding{fFail, "git: not found or not working (" + err.Error() + "): fleetwatch needs git " + gitWant()}
+	}
+	ver := strings.TrimPrefix(strings.TrimSpace(string(out)), "git version ")
+	if !gitAtLeast(ver, minGit) {
+		return finding{fFail, "git " + ver + ": the merge queue needs " + gitWant() + " (merge-tree --write-tree)"}
+	}
+	return finding{fOK, "git " + ver + ": worktrees and the merge queue (needs " + gitWant() + ")"}
+}
+
+func gitWant() string { return fmt.Sprintf("%d.%d or newer", minGit[0], minGit[1]) }
+
+// gitAtLeast compares "2.43.0" (or "2.39.2.windows.1") with want.
+func gitAtLeast(ver string, want [2]int) bool {
+	parts := strings.SplitN(ver, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return major > want[0] || major == want[0] && minor >= want[1]
+}
+
+func sandboxFinding(m sandbox.Mode) finding {
+	contained, line, err := sandbox.Status(m)
+	switch {
+	case err != nil:
+		return finding{fFail, "sandbox: " + err.Error() + " (fleetwatch help sandbox)"}
+	case !contained:
+		return finding{fNone, "sandbox: " + line + " (fleetwatch help sandbox)"}
+	}
+	return finding{fOK, "sandbox: " + line}
+}
+
+// cgroupFinding makes and removes an empty cgroup, as a driver does for
+// each agent: the one sure way to know it may.
+func cgroupFinding() finding {
+	g, err := sandbox.NewGroup(sandbox.GroupName("doctor", strconv.Itoa(os.Getpid())))
+	if err != nil {
+		return finding{fNone, "cgroups: none delegated (" + err.Error() + "): what an agent leaves running is stopped by process group instead"}
+	}
+	g.Close()
+	return finding{fOK, "cgroups: delegated: whatever an agent starts is stopped with it"}
+}
+
+func sshFinding() finding {
+	if p, err := exec.LookPath("ssh"); err == nil {
+		return finding{fOK, "serve: ssh client " + p + " (serve is its own SSH server; operators connect with any client)"}
+	}
+	return finding{fNone, "serve: no ssh client here (serve is its own SSH server; operators connect from their machines)"}
+}
+
+func watchFinding() finding {
+	for _, prog := range []string{"systemctl", "crontab"} {
+		if p, err := exec.LookPath(prog); err == nil {
+			return finding{fOK, "watch: " + p + " runs watchers that survive a reboot"}
+		}
+	}
+	return finding{fNone, "watch: neither systemctl nor crontab: run workers by hand or from another scheduler"}
+}
+
+// claimsFinding checks the git remote a git claims backend needs.
+func claimsFinding(project string, c config.Claims) []finding {
+	switch c.Backend {
+	case "", "local":
+		return []finding{{fOK, "claims: local lease files (one machine)"}}
+	case "git":
+		remote := c.Remote
+		if remote == "" {
+			remote = "origin"
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := gitenv.Command(ctx, project, "remote", "get-url", remote).Output()
+		if err != nil {
+			return []finding{{fFail, "claims: backend git, but no remote " + remote + " here (git remote add " + remote + " URL)"}}
+		}
+		return []finding{{fOK, "claims: the lease refs of " + remote + " (" + strings.TrimSpace(string(out)) + ")"}}
+	}
+	return []finding{{fOK, "claims: etcd at " + strings.Join(c.Endpoints, ", ") + " (a build with -tags etcd)"}}
+}
+
+// agentFindings are a line per preset and per endpoint with a command of
+// its own: is its program here, and does an endpoint need it.
+func agentFindings(project, regPath string) []finding {
+	reg, err := registry.Load(regPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		reg = &registry.Registry{}
+	case err != nil:
+		return []finding{{fFail, err.Error()}}
+	}
+	users := map[string][]string{}
+	var out []finding
+	for _, ep := range reg.Endpoints {
+		if ep.Agent != "" && argvIsPreset(ep) {
+			users[ep.Agent] = append(users[ep.Agent], ep.Name)
+			continue
+		}
+		if argv := cmpArgv(ep.Command, reg.Executor); argv != nil {
+			out = append(out, programFinding("endpoint "+ep.Name, argv, project))
+		}
+	}
+	if len(reg.Endpoints) == 0 && reg.Executor != nil {
+		out = append(out, programFinding("executor", reg.Executor, project))
+	}
+	var presets []finding
+	for _, p := range registry.Presets {
+		path, err := exec.LookPath(p.Program)
+		used := users[p.Name]
+		switch {
+		case err == nil:
+			presets = append(presets, finding{fOK, "agent " + p.Name + ": " + path + usedBy(used)})
+		case len(used) > 0:
+			presets = append(presets, finding{fFail, "agent " + p.Name + ": " + p.Program + " not on PATH, and" + strings.TrimPrefix(usedBy(used), ",") + " (" + p.Docs + ")"})
+		default:
+			presets = append(presets, finding{fNone, "agent " + p.Name + ": " + p.Program + " not on PATH (no endpoint uses it)"})
+		}
+	}
+	return append(presets, out...)
+}
+
+// argvIsPreset reports whether ep's build runs its preset's program.
+func argvIsPreset(ep registry.Endpoint) bool {
+	p, _ := registry.PresetNamed(ep.Agent)
+	return len(ep.Command) > 0 && ep.Command[0] == p.Program
+}
+
+func cmpArgv(a, b []string) []string {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func usedBy(eps []string) string {
+	switch len(eps) {
+	case 0:
+		return ""
+	case 1:
+		return ", endpoint " + eps[0] + " runs it"
+	}
+	return ", endpoints " + strings.Join(eps, ", ") + " run it"
+}
+
+func programFinding(who string, argv []string, project string) finding {
+	resolved, err := workers.CheckExecutor(argv, project)
+	if err != nil {
+		return finding{fFail, who + ": " + err.Error()}
+	}
+	return finding{fOK, who + ": " + resolved[0]}
+}

@@ -1,0 +1,48 @@
+package config
+
+// Template is the fleetwatch.yaml `fleetwatch scaffold` writes: every
+// setting at its default, commented out. A line "# text" is a note; a line
+// "#key: value" (no space after the #) or "#  nested" is a setting: deleting
+// its # turns it on, and each section so uncommented is a working example.
+const Template = `# fleetwatch.yaml: this project's settings (fleetwatch help landing, workers, claims).
+# Commit it: the checks that gate a landing are the ones committed on the
+# integration branch. Everything below is commented out, so each default holds.
+# A line "# text" is a note; delete the # of a "#setting" line to turn it on.
+
+# The branch worktrees start from and finished work lands on
+# (default: dev, else develop; made from main or master when neither exists).
+#integration: dev
+
+# Required checks, run with no shell on each candidate commit before it lands.
+#checks:
+#  - name: test
+#    run: [go, test, ./...]
+#    timeout: 10m
+#    expect_output: "^ok"        # exit 0 without a match fails ("no tests ran")
+
+# How many queued changes are checked at once: the head and the ones behind it.
+#queue:
+#  depth: 1
+
+# What each agent's worktree gets besides its checkout, so agents never share
+# a backend (fleetwatch help coordinator).
+# setup: and teardown: run commands in it, such as createdb.
+#worktree:
+#  ports: 1
+#  env:
+#    APP_PORT: "{port}"
+#    DATABASE_URL: "postgres:///app_{agent_id}"
+
+# Contain agents and checks in a Landlock domain: auto (where the kernel can),
+# require (refuse to run uncontained) or off (fleetwatch help sandbox).
+#sandbox: auto
+
+# Where workers claim plans: local lease files, the git remote's lease refs
+# (workers on several machines), or etcd (fleetwatch help claims).
+#claims:
+#  backend: local
+
+# An agent that touches a file outside its approved scope: warn, or stop it
+# and park its plan in blocked/.
+#on_scope_violation: warn
+`

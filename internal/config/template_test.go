@@ -1,0 +1,38 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"fleetwatch/internal/sandbox"
+)
+
+// Scaffold's fleetwatch.yaml is every default as written, and with every
+// setting uncommented ("#key" or "#  nested" loses its #) each section
+// parses to what its comment says.
+func TestTemplateParses(t *testing.T) {
+	s, err := Parse([]byte(Template))
+	if err != nil || s.Integration != "" || s.Checks != nil || s.Worktree.Set() || s.Claims.Line != 0 {
+		t.Fatalf("the template as written is not the defaults: %+v, %v", s, err)
+	}
+	lines := strings.Split(Template, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "#  ") {
+			lines[i] = l[1:]
+		}
+	}
+	on := strings.Join(lines, "\n")
+	s, err = Parse([]byte(on))
+	if err != nil {
+		t.Fatalf("uncommented: %v\n%s", err, on)
+	}
+	if s.Integration != "dev" || len(s.Checks) != 1 || s.Checks[0].Name != "test" || s.QueueDepth != 1 ||
+		s.Worktree.Ports != 1 || len(s.Worktree.Env) != 2 || s.Sandbox != sandbox.Auto || s.Claims.Backend != "local" || s.OnScopeViolation != "warn" {
+		t.Errorf("uncommented: %+v", s)
+	}
+	for _, key := range []string{"integration", "checks", "queue", "worktree", "sandbox", "claims", "on_scope_violation"} {
+		if !strings.Contains(Template, "\n#"+key+":") {
+			t.Errorf("the template does not show %s:", key)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package registry
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// uncomment turns every setting of a scaffolded file on: a line "#key" or
+// "#  nested" loses its #; notes ("# text") stay.
+func uncomment(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "#  ") {
+			lines[i] = l[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Scaffold's endpoints.yaml lists nothing as written (it is no registry,
+// like a missing one), and with every endpoint uncommented it has one per
+// preset, each running its preset's argv, and one command of its own.
+func TestTemplateParses(t *testing.T) {
+	_, err := Parse("endpoints.yaml", []byte(Template()))
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "no endpoints listed yet") {
+		t.Fatalf("the template as written: %v", err)
+	}
+	reg, err := Parse("endpoints.yaml", []byte(uncomment(Template())))
+	if err != nil {
+		t.Fatalf("uncommented: %v\n%s", err, uncomment(Template()))
+	}
+	if len(reg.Endpoints) != len(Presets)+1 {
+		t.Fatalf("uncommented: %d endpoints, want %d", len(reg.Endpoints), len(Presets)+1)
+	}
+	for i, p := range Presets {
+		ep := reg.Endpoints[i]
+		if ep.Name != p.Name || ep.Agent != p.Name || ep.Model != p.Model || !slices.Equal(ep.Command, p.Build) || !slices.Equal(ep.ReviewCommand, p.Review) || !slices.Equal(ep.PlanCommand, p.Plan) {
+			t.Errorf("endpoint %d: %+v, want preset %s's argv", i, ep, p.Name)
+		}
+	}
+	if last := reg.Endpoints[len(Presets)]; last.Agent != "" || !slices.Equal(last.Command, []string{"./scripts/agent.sh", "{plan}"}) {
+		t.Errorf("the command endpoint: %+v", last)
+	}
+}
+
+// Every preset builds, reviews with its prompt and model, and says how.
+func TestPresetTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Presets {
+		if seen[p.Name] || p.Program == "" || p.Docs == "" || p.Exits == "" || p.Model == "" || len(p.Writes) == 0 {
+			t.Errorf("preset %s: incomplete or twice: %+v", p.Name, p)
+		}
+		seen[p.Name] = true
+		for mode, argv := range map[string][]string{"build": p.Build, "review": p.Review, "plan": p.Plan} {
+			if argv == nil && mode == "plan" {
+				continue
+			}
+			joined := strings.Join(argv, "\x00")
+			if len(argv) == 0 || argv[0] != p.Program || !strings.Contains(joined, "{model}") || !strings.Contains(joined, "{plan}") {
+				t.Errorf("preset %s %s: %q", p.Name, mode, argv)
+			}
+		}
+		if !strings.Contains(strings.Join(p.Review, " "), "ACCEPT, REVISE or ESCALATE") {
+			t.Errorf("preset %s: its review does not ask for a verdict", p.Name)
+		}
+		if p.Plan != nil && !strings.Contains(strings.Join(p.Plan, " "), "{proposal}") {
+			t.Errorf("preset %s: its plan turn does not write {proposal}", p.Name)
+		}
+	}
+	for _, want := range []string{"claude", "codex", "aider", "gemini", "opencode"} {
+		if !seen[want] {
+			t.Errorf("no preset %s", want)
+		}
+	}
+}
+
+// agent: fills only what the endpoint leaves out, grants the tool's state
+// where it exists, and a bad agent endpoint is one line naming the line.
+func TestAgentEndpoint(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.Mkdir(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := Parse("endpoints.yaml", []byte("endpoints:\n  - name: a\n    tier: mid\n    model: opus\n    agent: claude\n    sandbox_write: [/tmp]\n"+
+		"  - name: b\n    tier: mid\n    model: opus\n    agent: claude\n    command: [my-claude, '{plan}']\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude, _ := PresetNamed("claude")
+	a, b := reg.Endpoints[0], reg.Endpoints[1]
+	if !slices.Equal(a.Command, claude.Build) || !slices.Equal(a.SandboxWrite, []string{filepath.Join(home, ".claude"), "/tmp"}) {
+		t.Errorf("agent: claude: %q, grants %q (~/.claude.json does not exist: not granted)", a.Command, a.SandboxWrite)
+	}
+	if !slices.Equal(b.Command, []string{"my-claude", "{plan}"}) || !slices.Equal(b.ReviewCommand, claude.Review) {
+		t.Errorf("command: overrides the build only: %q, review %q", b.Command, b.ReviewCommand)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{"endpoints:\n  - name: a\n    tier: mid\n    model: m\n    agent: cluade\n", `endpoints.yaml:5: endpoint "a": unknown agent "cluade" (known: claude, codex, aider, gemini, opencode; or give command: instead)`},
+		{"endpoints:\n  - name: a\n    tier: mid\n    agent: claude\n", `endpoints.yaml:4: endpoint "a": agent claude needs model: (the model it runs, passed as {model})`},
+		{"endpoints:\n  - name: a\n    tier: mid\n    model: m\n    plan_first: true\n    agent: aider\n", `endpoints.yaml:6: endpoint "a": agent aider has no plan mode; plan_first needs a plan_command:`},
+		{"endpoints:\n  - name: a\n    tier: mid\n    model: m\n    agent: [claude]\n", `endpoints.yaml:5: endpoint "a" agent must be a string, found a list`},
+	} {
+		if _, err := Parse("endpoints.yaml", []byte(c.yaml)); err == nil || err.Error() != c.want {
+			t.Errorf("%q:\n got %v\nwant %s", c.yaml, err, c.want)
+		}
+	}
+}
