@@ -212,13 +212,30 @@ func (l *Lanes) pushFenced(ctx context.Context, lease, branch update) error {
 			time.Sleep(wait)
 			wait *= 2
 			continue
-		case !lo.ok && !atomicOnly(lo) && !lockHeld(lo):
+		case lockHeld(lo) || lockHeld(bo):
+			return fmt.Errorf("remote %s: a ref of the push of %s stays locked (%s): a leftover .lock on the remote? remove it there if no push is running: %w", l.remote, branch.Ref, orReason(pick(lo, bo)), claims.ErrUnavailable)
+		case culprit(lo):
 			return fmt.Errorf("%s: %s; %s not pushed: %w", lease.Ref, orReason(lo), branch.Ref, claims.ErrLost)
-		case !bo.ok && !atomicOnly(bo) && !lockHeld(bo):
+		case culprit(bo):
 			return fmt.Errorf("%s: %s (expected %s): %w", branch.Ref, orReason(bo), orNone(branch.Old), claims.ErrBranchMoved)
 		}
-		return fmt.Errorf("remote %s: the push of %s and %s stays refused (%s): %w", l.remote, lease.Ref, branch.Ref, orReason(pick(lo, bo)), claims.ErrUnavailable)
+		// Refused without naming why (a remote whose atomic transaction
+		// failed may only say so): what it holds now tells.
+		res, err = l.settle(ctx, []update{lease, branch}, errors.New(orReason(pick(lo, bo))))
+		if err != nil {
+			return err
+		}
+		return settledFence(res[lease.Ref], res[branch.Ref], lease, branch)
 	}
+}
+
+// culprit is a ref an atomic push was refused for, not only with: stale
+// on the client's side, or not at its expected value on the remote's.
+func culprit(o outcome) bool {
+	if o.ok {
+		return false
+	}
+	return strings.Contains(o.detail, "but expected") || !atomicOnly(o) && !lockHeld(o)
 }
 
 // settledFence words a fenced push whose answer was lost, from what the
