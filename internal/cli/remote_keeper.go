@@ -36,8 +36,10 @@ type remoteKeeper struct {
 	// pushed, renewed or completed.
 	lost string
 	// said is the last refused push the event log was told of, so a
-	// push refused at every heartbeat is reported once.
-	said string
+	// push refused at every heartbeat is reported once; toldLost, that the
+	// log said a lost lease left nothing unpushed.
+	said     string
+	toldLost bool
 }
 
 var _ workers.Keeper = (*remoteKeeper)(nil)
@@ -129,12 +131,18 @@ func (k *remoteKeeper) push() {
 	branch := workers.FeatureBranch(k.held.Slug)
 	ref := "refs/heads/" + branch
 	tip, err := gitRun(k.repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
-	if err != nil || tip == k.base {
-		return // no branch made yet, or nothing new: nothing to push
-	}
-	if k.fenced() {
-		k.refused(branch, fmt.Sprintf("did not push %s (local tip %.12s): the lease is lost: %s", branch, tip, k.lost))
+	switch {
+	case k.fenced() && err == nil && tip != k.base:
+		k.refused(branch, fmt.Sprintf("did not push %s (local tip %.12s, not on the remote): the lease is lost: %s", branch, tip, k.lost))
 		return
+	case k.fenced():
+		if !k.toldLost {
+			k.toldLost = true
+			k.logf("did not push %s: the lease is lost: %s", branch, k.lost)
+		}
+		return
+	case err != nil || tip == k.base:
+		return // no branch made yet, or nothing new: nothing to push
 	}
 	if !k.baseKnown {
 		// Learnt now, it still fences: the push must be a fast-forward
