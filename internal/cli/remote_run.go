@@ -247,7 +247,7 @@ func (r *remote) seedFeature(slug, tip string) (remoteBranch, error) {
 				return rb, fmt.Errorf("%s: the local branch went another way than %s's, and cannot be kept aside (%v); keeping it, so pushes of it are refused", branch, r.remote, kerr)
 			}
 		}
-		if err := moveBranch(project, branch, local, rb.oid); err != nil {
+		if err := moveBranch(project, r.w.agent, branch, local, rb.oid); err != nil {
 			return rb, fmt.Errorf("%s: cannot move it to %s's %.12s: %v", branch, r.remote, rb.oid, err)
 		}
 		if kept != "" {
@@ -279,16 +279,28 @@ func (r *remote) keepBranch(slug, oid string) (string, error) {
 }
 
 // moveBranch moves branch from old to oid: by compare-and-swap on the ref,
-// or, when a worktree has it checked out, by `reset --keep` there, which
-// refuses rather than lose its uncommitted changes.
-func moveBranch(project, branch, old, oid string) error {
+// or, when agent's own worktree has it checked out, by `reset --keep`
+// there, which refuses rather than lose uncommitted changes. Another
+// worktree's checkout is left alone: its agent may still be at work.
+func moveBranch(project, agent, branch, old, oid string) error {
 	wt := checkedOutAt(project, branch)
 	if wt == "" {
 		_, err := gitRun(project, "update-ref", "refs/heads/"+branch, oid, old)
 		return err
 	}
-	_, err := gitRun(wt, "reset", "--keep", "--quiet", oid)
+	own, ok, err := workers.Lookup(project, agent)
+	if err != nil || !ok || !samePath(own.Path, wt) {
+		return fmt.Errorf("it is checked out in %s", wt)
+	}
+	_, err = gitRun(wt, "reset", "--keep", "--quiet", oid)
 	return err
+}
+
+// samePath reports whether a and b name the same folder.
+func samePath(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }
 
 // checkedOutAt is the worktree that has branch checked out, or "".
