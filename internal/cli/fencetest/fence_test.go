@@ -24,7 +24,7 @@ import (
 )
 
 const (
-	newCommits = 10
+	newCommits = 6
 	slug       = "p000"
 	branch     = "refs/heads/feature/" + slug
 )
