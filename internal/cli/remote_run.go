@@ -200,16 +200,20 @@ type remoteBranch struct {
 	ok  bool
 }
 
-// readRemoteBranch fetches ref from the remote into FETCH_HEAD.
+// readRemoteBranch fetches ref (refs/heads/…) from the remote into
+// refs/fleetwatch/remote/<remote>/heads/…, a ref of its own: FETCH_HEAD is
+// shared with every other fetch in the checkout, and another driver's
+// could replace it between the fetch and the read.
 func readRemoteBranch(project, remote, ref string) (remoteBranch, error) {
-	_, err := gitRun(project, "fetch", "--no-tags", "--quiet", remote, ref)
+	local := "refs/fleetwatch/remote/" + remote + "/heads/" + strings.TrimPrefix(ref, "refs/heads/")
+	_, err := gitRun(project, "fetch", "--no-tags", "--quiet", "--no-write-fetch-head", remote, "+"+ref+":"+local)
 	if err != nil {
 		if strings.Contains(err.Error(), "couldn't find remote ref") {
 			return remoteBranch{ok: true}, nil
 		}
 		return remoteBranch{}, err
 	}
-	oid, err := gitRun(project, "rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}")
+	oid, err := gitRun(project, "rev-parse", "--verify", "--quiet", local+"^{commit}")
 	if err != nil {
 		return remoteBranch{}, err
 	}

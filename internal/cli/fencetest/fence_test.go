@@ -133,7 +133,7 @@ func fencedHolder(t *testing.T, bare, a, b string, contained bool) {
 	// Its agent, in a process group of its own, goes on committing.
 	var rec fwtest.Result
 	waitFor(t, "the takeover", a, "old", func() bool {
-		rec = fwtest.Run(t, b, "work-once", "--root", b, "--agent-id", "new", "--recover", "--slug", slug, "--lease-ttl", "3")
+		rec = fwtest.Run(t, b, "work-once", "--root", b, "--agent-id", "new", "--recover", "--slug", slug, "--lease-ttl", "10")
 		// etcd drops an expired lease itself: the plan is then free,
 		// and the new driver claims it.
 		free := rec.Code == 1 && strings.Contains(rec.Stderr, "no lease")
@@ -150,7 +150,7 @@ func fencedHolder(t *testing.T, bare, a, b string, contained bool) {
 	// The fenced driver goes on once the new one has started its agent
 	// from the remote's branch, before that agent's first push: where a
 	// late push of the fenced holder would land between the two.
-	next := startDriver(t, b, "new", "3")
+	next := startDriver(t, b, "new", "10")
 	waitFor(t, "the new holder's agent to start", b, "new", func() bool {
 		log, _ := os.ReadFile(workers.LogPath(b, "new"))
 		return bytes.Contains(log, []byte(" fleet run "))

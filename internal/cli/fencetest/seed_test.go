@@ -53,7 +53,7 @@ func TestNewHolderStartsFromTheRemotesBranch(t *testing.T) {
 			}
 			fwtest.Uncontained(t, a)
 			fwtest.WithExecutor(t, a, committer(2)...)
-			r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w", "--run", "--slug", slug, "--lease-ttl", "3")
+			r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w", "--run", "--slug", slug, "--lease-ttl", "10")
 			if r.Code != 0 {
 				t.Fatalf("--run: %v", r)
 			}
