@@ -30,14 +30,20 @@ const (
 )
 
 // committer is an agent that commits a file every 200 ms, n times, each
-// commit's subject "<agent id> <i>", then exits 0.
+// commit's subject "<agent id> <i>", then exits 0. A commit that fails
+// (the driver's own git briefly holding the index lock) is tried again.
 func committer(n int) []string {
 	script := fmt.Sprintf(`i=0
 while [ $i -lt %d ]; do
 	i=$((i+1))
 	f="$FLEET_AGENT_ID-$i.txt"
 	echo "$i" >"$f"
-	git add "$f" && git -c user.name=agent -c user.email=agent@example.com commit -q -m "$FLEET_AGENT_ID $i" || exit 3
+	try=0
+	until git add "$f" && git -c user.name=agent -c user.email=agent@example.com commit -q -m "$FLEET_AGENT_ID $i"; do
+		try=$((try+1))
+		[ $try -lt 20 ] || exit 3
+		sleep 0.05
+	done
 	sleep 0.2
 done`, n)
 	return []string{"sh", "-c", script}
