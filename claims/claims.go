@@ -46,8 +46,23 @@ type Backend interface {
 	// holds no lease (park, promote, return), by the agent or operator by,
 	// for the reason why ("" when none was given).
 	MovePlan(ctx context.Context, rel string, to model.Lane, by, why string) (string, error)
+	// PushBranch pushes held's branch to the project's git remote only
+	// while held's lease is still its: as one atomic push with a renewal
+	// of the lease where the lease lives in git, else checked against the
+	// lease just before. It returns the lease as it now stands. ErrLost:
+	// the lease moved, and nothing was pushed; ErrBranchMoved: the branch
+	// is not at u.Old, and nothing was pushed.
+	PushBranch(ctx context.Context, held Held, u BranchUpdate) (Held, error)
 	// Close ends the backend's session (etcd: its lease and connection).
 	Close() error
+}
+
+// BranchUpdate is a holder's branch pushed to the git remote: Ref (fully
+// qualified) from Old, the value this holder last pushed or started from
+// ("" = the remote has no such branch), to New. It never overwrites what
+// anyone else pushed there since.
+type BranchUpdate struct {
+	Ref, Old, New string
 }
 
 // Glancer is a backend with a cheaper read for picking the next plan: the
@@ -146,6 +161,10 @@ var (
 	// remote, a leftover lock, a refused ref namespace. Nothing was
 	// claimed; exit 2.
 	ErrUnavailable = errors.New("claims backend unavailable")
+	// ErrBranchMoved is a branch push refused because the remote's branch
+	// is no longer where this holder last saw it: someone else pushed
+	// there, and their commits are not overwritten.
+	ErrBranchMoved = errors.New("the branch moved on the remote")
 	// ErrNotBuilt is a backend this binary was built without.
 	ErrNotBuilt = errors.New("not built into this fleetwatch")
 )

@@ -357,3 +357,47 @@ func (b *Backend) MovePlan(ctx context.Context, rel string, to model.Lane, by, w
 func (b *Backend) noRemote(rel string) error {
 	return fmt.Errorf("%s: plans move on the project's git remote, and this checkout has none (claims: {remote: …}): %w", rel, claims.ErrUnavailable)
 }
+
+// PushBranch pushes u to the project's git remote once held's key is still
+// at held's mod revision and the etcd lease it rides still has time to
+// live; the push is given no longer than that time.
+//
+// The lease lives in etcd and the branch in git, so the check and the push
+// cannot be one step: a holder paused (SIGSTOP, swap, a stalled network)
+// after the check, past its lease's expiry and a takeover, may still have
+// its push land. That pause is the remaining window. The push moves the
+// branch only from u.Old, what this holder last pushed or started from, so
+// in that window nothing is overwritten either way: if the new holder
+// pushed first, the old one's push is refused; if the old one's lands
+// first, the new holder's next push is refused (ErrBranchMoved) and its
+// driver reports it, never forcing it.
+func (b *Backend) PushBranch(ctx context.Context, held claims.Held, u claims.BranchUpdate) (claims.Held, error) {
+	if b.lanes == nil {
+		return claims.Held{}, b.noRemote(held.Rel)
+	}
+	ver, err := version(held)
+	if err != nil {
+		return claims.Held{}, err
+	}
+	gctx, cancel := b.op(ctx)
+	g, err := b.cli.Get(gctx, b.key(held.Slug))
+	cancel()
+	if err != nil {
+		return claims.Held{}, b.unavailable(err)
+	}
+	if len(g.Kvs) == 0 || g.Kvs[0].ModRevision != ver {
+		return claims.Held{}, fmt.Errorf("%s: lease lost (its key changed or is gone); %s not pushed: %w", held.Slug, u.Ref, claims.ErrLost)
+	}
+	left := b.timeout
+	if id := clientv3.LeaseID(g.Kvs[0].Lease); id != 0 {
+		if left = b.timeToLive(ctx, id); left <= 0 {
+			return claims.Held{}, fmt.Errorf("%s: lease lost (expired); %s not pushed: %w", held.Slug, u.Ref, claims.ErrLost)
+		}
+	}
+	pctx, cancel := context.WithTimeout(ctx, left)
+	defer cancel()
+	if err := b.lanes.UpdateBranch(pctx, u); err != nil {
+		return claims.Held{}, fmt.Errorf("%s: %w", held.Slug, err)
+	}
+	return held, nil
+}

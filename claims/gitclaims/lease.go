@@ -83,11 +83,25 @@ func (b *Backend) install(ctx context.Context, slug, rel string, lease model.Lea
 	if err := b.pushLease(ctx, update{Ref: leaseRef(slug), Old: old, New: oid}); err != nil {
 		return claims.Held{}, err
 	}
+	return b.installed(slug, rel, lease, oid, began), nil
+}
+
+// installed records lease, now at oid on the remote, and returns it held.
+func (b *Backend) installed(slug, rel string, lease model.Lease, oid string, began time.Time) claims.Held {
 	lease.Backend = "git"
 	b.mu.Lock()
 	b.leases[oid] = lease
 	b.mu.Unlock()
-	return claims.Held{Slug: slug, Rel: rel, Lease: lease, Version: oid, Renewed: began}, nil
+	return claims.Held{Slug: slug, Rel: rel, Lease: lease, Version: oid, Renewed: began}
+}
+
+// renewal is the lease that follows held's for ttl from now.
+func renewal(held claims.Held, ttl time.Duration) model.Lease {
+	next := held.Lease
+	now := float64(time.Now().UnixNano()) / 1e9
+	next.ExpiresAt, next.TTL, next.Epoch, next.Nonce = now+ttl.Seconds(), ttl.Seconds(), next.Epoch+1, claims.Nonce()
+	next.Backend = ""
+	return next
 }
 
 // Renew is the heartbeat: a new lease commit over held's, CAS on its oid.
@@ -95,11 +109,7 @@ func (b *Backend) Renew(ctx context.Context, held claims.Held, ttl time.Duration
 	if err := claims.ValidTTL(ttl); err != nil {
 		return claims.Held{}, err
 	}
-	next := held.Lease
-	now := float64(time.Now().UnixNano()) / 1e9
-	next.ExpiresAt, next.TTL, next.Epoch, next.Nonce = now+ttl.Seconds(), ttl.Seconds(), next.Epoch+1, claims.Nonce()
-	next.Backend = ""
-	h, err := b.install(ctx, held.Slug, held.Rel, next, held.Version)
+	h, err := b.install(ctx, held.Slug, held.Rel, renewal(held, ttl), held.Version)
 	if err != nil {
 		return claims.Held{}, fmt.Errorf("%s: lease lost (renewal refused): %w", held.Slug, err)
 	}
@@ -134,4 +144,32 @@ func (b *Backend) Release(ctx context.Context, held claims.Held, reason string) 
 		return fmt.Errorf("%s: cannot release: %w", held.Slug, err)
 	}
 	return nil
+}
+
+// PushBranch pushes u together with a renewal of held's lease, as one
+// atomic push: the remote moves both refs or neither, each by
+// compare-and-swap (the lease ref from held.Version, the branch from
+// u.Old). A holder whose lease was taken over while it was stopped can
+// therefore never move the branch, and the branch never loses commits
+// someone else pushed. ErrLost: the lease ref moved; ErrBranchMoved: the
+// branch did.
+func (b *Backend) PushBranch(ctx context.Context, held claims.Held, u claims.BranchUpdate) (claims.Held, error) {
+	ttl := time.Duration(held.Lease.TTL * float64(time.Second))
+	if err := claims.ValidTTL(ttl); err != nil {
+		return claims.Held{}, fmt.Errorf("%s: %w", held.Slug, err)
+	}
+	if held.Version == "" {
+		return claims.Held{}, fmt.Errorf("%s: no lease version to push under: %w", held.Slug, claims.ErrNotHolder)
+	}
+	began := time.Now()
+	next := renewal(held, ttl)
+	oid, err := b.leaseCommit(ctx, next, held.Version)
+	if err != nil {
+		return claims.Held{}, err
+	}
+	lease := update{Ref: leaseRef(held.Slug), Old: held.Version, New: oid}
+	if err := b.pushFenced(ctx, lease, update{Ref: u.Ref, Old: u.Old, New: u.New}); err != nil {
+		return claims.Held{}, fmt.Errorf("%s: %w", held.Slug, err)
+	}
+	return b.installed(held.Slug, held.Rel, next, oid, began), nil
 }

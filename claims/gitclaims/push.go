@@ -21,6 +21,10 @@ type outcome struct {
 	ok     bool
 	reason string // git's words for a rejection
 	detail string // the remote's error line naming the ref, if any
+	// settled is an outcome read back with ls-remote after a push that
+	// said nothing clear; has is then what the remote holds ("" none).
+	settled bool
+	has     string
 }
 
 // push sends updates as one push (atomic when more than one) with a lease on each ref's old
@@ -101,7 +105,7 @@ func (l *Lanes) settle(ctx context.Context, ups []update, cause error) (map[stri
 	}
 	res := map[string]outcome{}
 	for _, u := range ups {
-		res[u.Ref] = outcome{ok: has[u.Ref] == u.New, reason: "push gave no answer; the remote holds " + orNone(has[u.Ref])}
+		res[u.Ref] = outcome{ok: has[u.Ref] == u.New, reason: "push gave no answer; the remote holds " + orNone(has[u.Ref]), settled: true, has: has[u.Ref]}
 	}
 	return res, nil
 }
@@ -178,4 +182,114 @@ func orReason(o outcome) string {
 		return o.detail
 	}
 	return o.reason
+}
+
+// atomicOnly is a ref an atomic push rejected only because another ref of
+// the same push was.
+func atomicOnly(o outcome) bool { return strings.Contains(o.reason, "atomic") }
+
+// pushFenced pushes a holder's branch update together with its lease
+// update in one atomic push, so the branch moves only while the lease is
+// the holder's: ErrLost when the lease ref was not at lease.Old (taken
+// over, released), ErrBranchMoved when the branch was not at branch.Old
+// (someone else pushed there). Either way neither ref moved.
+func (l *Lanes) pushFenced(ctx context.Context, lease, branch update) error {
+	wait := 150 * time.Millisecond
+	for try := 0; ; try++ {
+		res, err := l.push(ctx, []update{lease, branch})
+		if err != nil {
+			return err
+		}
+		lo, bo := res[lease.Ref], res[branch.Ref]
+		switch {
+		case lo.ok && bo.ok:
+			return nil
+		case lo.settled:
+			return settledFence(lo, bo, lease, branch)
+		case namespaceRefused(lo.reason) || namespaceRefused(bo.reason):
+			return fmt.Errorf("remote %s refuses the push of %s: %s: %w", l.remote, branch.Ref, orReason(pick(lo, bo)), claims.ErrUnavailable)
+		case (lockHeld(lo) || lockHeld(bo)) && try < 3:
+			time.Sleep(wait)
+			wait *= 2
+			continue
+		case lockHeld(lo) || lockHeld(bo):
+			return fmt.Errorf("remote %s: a ref of the push of %s stays locked (%s): a leftover .lock on the remote? remove it there if no push is running: %w", l.remote, branch.Ref, orReason(pick(lo, bo)), claims.ErrUnavailable)
+		case culprit(lo):
+			return fmt.Errorf("%s: %s; %s not pushed: %w", lease.Ref, orReason(lo), branch.Ref, claims.ErrLost)
+		case culprit(bo):
+			return fmt.Errorf("%s: %s (expected %s): %w", branch.Ref, orReason(bo), orNone(branch.Old), claims.ErrBranchMoved)
+		}
+		// Refused without naming why (a remote whose atomic transaction
+		// failed may only say so): what it holds now tells.
+		res, err = l.settle(ctx, []update{lease, branch}, errors.New(orReason(pick(lo, bo))))
+		if err != nil {
+			return err
+		}
+		return settledFence(res[lease.Ref], res[branch.Ref], lease, branch)
+	}
+}
+
+// culprit is a ref an atomic push was refused for, not only with: stale
+// on the client's side, or not at its expected value on the remote's.
+func culprit(o outcome) bool {
+	if o.ok {
+		return false
+	}
+	return strings.Contains(o.detail, "but expected") || !atomicOnly(o) && !lockHeld(o)
+}
+
+// settledFence words a fenced push whose answer was lost, from what the
+// remote holds now: the lease at its new value means the atomic push
+// landed; still at its old value, nothing landed and the holder may try
+// again; anything else, the lease is gone.
+func settledFence(lo, bo outcome, lease, branch update) error {
+	switch lo.has {
+	case lease.New:
+		return nil
+	case lease.Old:
+		if bo.has != branch.Old {
+			return fmt.Errorf("%s: %s (expected %s): %w", branch.Ref, bo.reason, orNone(branch.Old), claims.ErrBranchMoved)
+		}
+		return fmt.Errorf("%s: %s: %w", branch.Ref, bo.reason, claims.ErrUnavailable)
+	}
+	return fmt.Errorf("%s: %s; %s not pushed: %w", lease.Ref, lo.reason, branch.Ref, claims.ErrLost)
+}
+
+// pick is the outcome that says why a push failed: the rejected one that
+// is not only the atomic push's echo of another.
+func pick(a, b outcome) outcome {
+	if !a.ok && !atomicOnly(a) {
+		return a
+	}
+	return b
+}
+
+// UpdateBranch pushes u alone, with a lease on its old value, for a
+// backend whose lease lives elsewhere (etcd): ErrBranchMoved when the
+// remote's branch is not at u.Old, so nobody's commits are overwritten.
+func (l *Lanes) UpdateBranch(ctx context.Context, u claims.BranchUpdate) error {
+	up := update{Ref: u.Ref, Old: u.Old, New: u.New}
+	wait := 150 * time.Millisecond
+	for try := 0; ; try++ {
+		res, err := l.push(ctx, []update{up})
+		if err != nil {
+			return err
+		}
+		o := res[up.Ref]
+		switch {
+		case o.ok:
+			return nil
+		case o.settled && o.has == up.Old:
+			return fmt.Errorf("%s: %s: %w", up.Ref, o.reason, claims.ErrUnavailable)
+		case namespaceRefused(o.reason):
+			return fmt.Errorf("remote %s refuses %s: %s: %w", l.remote, up.Ref, o.reason, claims.ErrUnavailable)
+		case lockHeld(o) && try < 3:
+			time.Sleep(wait)
+			wait *= 2
+			continue
+		case lockHeld(o):
+			return fmt.Errorf("remote %s: %s stays locked (%s): %w", l.remote, up.Ref, o.reason, claims.ErrUnavailable)
+		}
+		return fmt.Errorf("%s: %s (expected %s): %w", up.Ref, orReason(o), orNone(up.Old), claims.ErrBranchMoved)
+	}
 }

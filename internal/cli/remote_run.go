@@ -115,7 +115,8 @@ func (r *remote) work(ctx context.Context, d *workers.Driver, held claims.Held, 
 	if v != nil {
 		tip = v.Tip
 	}
-	wt, code := r.worktree(held, tip, &head)
+	wt, base, code := r.seededWorktree(held, tip, &head)
+	k.base, k.baseKnown = base.oid, base.ok
 	if code != exitOK {
 		reason := "no worktree for " + held.Rel
 		_, _ = k.Release(reason)
@@ -137,7 +138,7 @@ func (r *remote) work(ctx context.Context, d *workers.Driver, held claims.Held, 
 	d.Keeper = k
 	o := d.Run(ctx, job)
 	d.Keeper = nil
-	k.push() // when it stops, whatever the outcome
+	k.push() // when it stops, whatever the outcome (unless the lease is lost)
 	if !o.OK() {
 		return o, fail(r.stderr, exitError, "%s", o.Note), o.Note
 	}
@@ -163,57 +164,164 @@ func planInWorktree(t *planfs.Tree, wt, rel string) string {
 // another machine), else from tip, the integration commit the lanes were
 // read at. It prints anchor's KEY=value lines to out.
 func (r *remote) worktree(held claims.Held, tip string, out io.Writer) (string, int) {
+	wt, _, code := r.seededWorktree(held, tip, out)
+	return wt, code
+}
+
+// seededWorktree is worktree, also returning the remote's feature branch
+// as the seeding saw it (see seedFeature), or ok false when it could not
+// be read.
+func (r *remote) seededWorktree(held claims.Held, tip string, out io.Writer) (wt string, base remoteBranch, code int) {
 	if !r.w.ensureWT && !r.w.run {
-		return "", exitOK
+		return "", remoteBranch{}, exitOK
 	}
-	if err := r.seedFeature(held.Slug, tip); err != nil {
+	base, err := r.seedFeature(held.Slug, tip)
+	if err != nil {
 		say(r.stderr, "warning: %v", err)
 	}
-	wt, err := workers.Ensure(r.t.Project, r.w.agent, held.Slug)
+	w, err := workers.Ensure(r.t.Project, r.w.agent, held.Slug)
 	if err != nil {
-		return "", fail(r.stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, held.Rel)
+		return "", base, fail(r.stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, held.Rel)
 	}
-	if wt.HandOff != nil {
-		say(r.stderr, "%s", wt.HandOff)
+	if w.HandOff != nil {
+		say(r.stderr, "%s", w.HandOff)
 	}
-	fmt.Fprintf(out, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", wt.Path, wt.Branch, wt.Integration)
+	fmt.Fprintf(out, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", w.Path, w.Branch, w.Integration)
 	if port, ok := workers.PortOf(r.t.Project, r.w.agent); ok {
 		fmt.Fprintf(out, "PORT=%d\n", port)
 	}
-	return wt.Path, exitOK
+	return w.Path, base, exitOK
 }
 
-// seedFeature makes the local feature/<slug> start where the remote's
-// does: created from it, or fast-forwarded to it when not checked out;
-// created from tip when the remote has none. It never moves a branch
-// backwards, so no local commit is lost.
-func (r *remote) seedFeature(slug, tip string) error {
+// remoteBranch is a feature branch on the remote as one read saw it: oid
+// "" when it has none; ok false when the read failed.
+type remoteBranch struct {
+	oid string
+	ok  bool
+}
+
+// readRemoteBranch fetches ref (refs/heads/…) from the remote into
+// refs/fleetwatch/remote/<remote>/heads/…, a ref of its own: FETCH_HEAD is
+// shared with every other fetch in the checkout, and another driver's
+// could replace it between the fetch and the read.
+func readRemoteBranch(project, remote, ref string) (remoteBranch, error) {
+	local := "refs/fleetwatch/remote/" + remote + "/heads/" + strings.TrimPrefix(ref, "refs/heads/")
+	_, err := gitRun(project, "fetch", "--no-tags", "--quiet", "--no-write-fetch-head", remote, "+"+ref+":"+local)
+	if err != nil {
+		if strings.Contains(err.Error(), "couldn't find remote ref") {
+			return remoteBranch{ok: true}, nil
+		}
+		return remoteBranch{}, err
+	}
+	oid, err := gitRun(project, "rev-parse", "--verify", "--quiet", local+"^{commit}")
+	if err != nil {
+		return remoteBranch{}, err
+	}
+	return remoteBranch{oid: oid, ok: true}, nil
+}
+
+// seedFeature makes the local feature/<slug> start where the remote's is:
+// created from it, or moved to it, so a new holder (after a takeover)
+// builds on whatever the last holder pushed and never pushes an older
+// branch over it. A local branch ahead of the remote's stays (pushing it
+// is a fast-forward); one that went another way is kept at a keep ref
+// first, never lost. Created from tip when the remote has none. It
+// returns the remote's branch as it saw it: where this holder's pushes
+// move it from.
+func (r *remote) seedFeature(slug, tip string) (remoteBranch, error) {
 	branch := workers.FeatureBranch(slug)
 	ref := "refs/heads/" + branch
 	project := r.t.Project
-	_, ferr := gitRun(project, "fetch", "--no-tags", "--quiet", r.remote, ref)
-	remoteOID := ""
-	if ferr == nil {
-		remoteOID, _ = gitRun(project, "rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}")
-	}
+	rb, ferr := readRemoteBranch(project, r.remote, ref)
 	local, _ := gitRun(project, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	switch {
-	case remoteOID != "" && local == "":
-		_, err := gitRun(project, "branch", branch, remoteOID)
-		return err
-	case remoteOID != "" && local != remoteOID:
-		if _, err := gitRun(project, "merge-base", "--is-ancestor", local, remoteOID); err != nil {
-			return fmt.Errorf("%s: the local branch has commits the remote's lacks; keeping it", branch)
+	case ferr != nil:
+		return rb, fmt.Errorf("%s: cannot read %s's: %v", branch, r.remote, ferr)
+	case rb.oid != "" && local == "":
+		_, err := gitRun(project, "branch", branch, rb.oid)
+		return rb, err
+	case rb.oid != "" && local != rb.oid:
+		if _, err := gitRun(project, "merge-base", "--is-ancestor", rb.oid, local); err == nil {
+			return rb, nil // ahead: the push is a fast-forward
 		}
-		if _, err := gitRun(project, "branch", "-f", branch, remoteOID); err != nil {
-			return fmt.Errorf("%s: cannot fast-forward to %s's: %v", branch, r.remote, err)
+		kept := ""
+		if _, err := gitRun(project, "merge-base", "--is-ancestor", local, rb.oid); err != nil {
+			var kerr error
+			if kept, kerr = r.keepBranch(slug, local); kerr != nil {
+				return rb, fmt.Errorf("%s: the local branch went another way than %s's, and cannot be kept aside (%v); keeping it, so pushes of it are refused", branch, r.remote, kerr)
+			}
 		}
-	case remoteOID == "" && local == "" && tip != "":
+		if err := moveBranch(project, r.w.agent, branch, local, rb.oid); err != nil {
+			return rb, fmt.Errorf("%s: cannot move it to %s's %.12s: %v", branch, r.remote, rb.oid, err)
+		}
+		if kept != "" {
+			say(r.stderr, "%s: started from %s's %.12s; the local commits it lacks (%.12s) are kept at %s", branch, r.remote, rb.oid, local, kept)
+		}
+	case rb.oid == "" && local == "" && tip != "":
 		if _, err := gitRun(project, "branch", branch, tip); err != nil {
-			return fmt.Errorf("%s: cannot start it at %s: %v", branch, short(tip), err)
+			return rb, fmt.Errorf("%s: cannot start it at %s: %v", branch, short(tip), err)
 		}
 	}
-	return nil
+	return rb, nil
+}
+
+// keepBranch pins oid, a local feature branch about to be moved, at a new
+// refs/fleetwatch/keep/<slug>/<unix> ref (create-only), and returns it.
+func (r *remote) keepBranch(slug, oid string) (string, error) {
+	base := fmt.Sprintf("refs/fleetwatch/keep/%s/%d", slug, time.Now().Unix())
+	var err error
+	for i := range 10 {
+		ref := base
+		if i > 0 {
+			ref = fmt.Sprintf("%s-%d", base, i)
+		}
+		if _, err = gitRun(r.t.Project, "update-ref", ref, oid, ""); err == nil {
+			return ref, nil
+		}
+	}
+	return "", err
+}
+
+// moveBranch moves branch from old to oid: by compare-and-swap on the ref,
+// or, when agent's own worktree has it checked out, by `reset --keep`
+// there, which refuses rather than lose uncommitted changes. Another
+// worktree's checkout is left alone: its agent may still be at work.
+func moveBranch(project, agent, branch, old, oid string) error {
+	wt := checkedOutAt(project, branch)
+	if wt == "" {
+		_, err := gitRun(project, "update-ref", "refs/heads/"+branch, oid, old)
+		return err
+	}
+	own, ok, err := workers.Lookup(project, agent)
+	if err != nil || !ok || !samePath(own.Path, wt) {
+		return fmt.Errorf("it is checked out in %s", wt)
+	}
+	_, err = gitRun(wt, "reset", "--keep", "--quiet", oid)
+	return err
+}
+
+// samePath reports whether a and b name the same folder.
+func samePath(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// checkedOutAt is the worktree that has branch checked out, or "".
+func checkedOutAt(project, branch string) string {
+	out, err := gitRun(project, "worktree", "list", "--porcelain")
+	if err != nil {
+		return ""
+	}
+	wt := ""
+	for _, line := range strings.Split(out, "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok {
+			wt = p
+		} else if line == "branch refs/heads/"+branch {
+			return wt
+		}
+	}
+	return ""
 }
 
 // gitRun runs git in dir in its own process group, killed whole after
