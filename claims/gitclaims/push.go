@@ -166,7 +166,8 @@ func (l *Lanes) pushLease(ctx context.Context, u update) error {
 			wait *= 2
 			continue
 		case lockHeld(o):
-			return fmt.Errorf("remote %s: %s stays locked (%s): a leftover %s.lock on the remote? remove it there if no push is running: %w", l.remote, u.Ref, o.reason, u.Ref, claims.ErrUnavailable)
+			// One plan's lock: the others are still claimable (ErrLocked).
+			return fmt.Errorf("remote %s: %s stays locked (%s): a leftover %s.lock on the remote? remove it there if no push is running: %w", l.remote, u.Ref, orReason(o), u.Ref, claims.ErrLocked)
 		}
 		return fmt.Errorf("%s: %s: %w", u.Ref, orReason(o), claims.ErrLost)
 	}
