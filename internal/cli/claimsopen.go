@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"fleetwatch/claims"
 	_ "fleetwatch/claims/gitclaims" // registers the git backend
@@ -43,4 +44,30 @@ func openClaims(project, flag string) (claims.Backend, error) {
 		Backend: name, Project: project, Integration: s.Integration,
 		Remote: s.Claims.Remote, Endpoints: s.Claims.Endpoints, ProjectID: s.Claims.Project,
 	})
+}
+
+// actingClaims is claimsBackend for a worker or an operator verb, which
+// writes claims: a --claims that differs from the project's fleetwatch.yaml
+// is refused (a worker on other leases than the fleet's claims plans the
+// fleet holds), except --claims local, said on purpose, which is warned
+// about. where names the choice for messages.
+func actingClaims(project, flag string, stderr io.Writer) (name string, s config.Settings, where string, err error) {
+	name, s, err = claimsBackend(project, flag)
+	if err != nil {
+		return "", s, "", err
+	}
+	kept := s.Claims.Backend
+	if kept == "" {
+		kept = "local"
+	}
+	switch {
+	case flag == "":
+		return name, s, config.File + " claims.backend " + name, nil
+	case name == kept:
+	case name == "local":
+		say(stderr, "warning: --claims local: %s keeps this project's claims in %s; leases held there are not seen, and this run may take a plan another machine holds", config.File, kept)
+	default:
+		return "", s, "", fmt.Errorf("--claims %s: %s keeps this project's claims in %s; a worker or verb on other claims would take plans the fleet holds (drop --claims, or change %s)", name, config.File, kept, config.File)
+	}
+	return name, s, "--claims " + name, nil
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"fleetwatch/claims"
-	"fleetwatch/internal/config"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -41,16 +40,12 @@ const maxClaimTries = 32
 // fleetwatch.yaml name; it reports false when claims are the local lease
 // files, and the local path runs unchanged.
 func (w *workOnce) remoteExec(t *planfs.Tree, stdout, stderr io.Writer) (int, bool) {
-	name, s, err := claimsBackend(t.Project, w.claims)
+	name, s, where, err := actingClaims(t.Project, w.claims, stderr)
 	if err != nil {
 		return fail(stderr, exitError, "%v", err), true
 	}
 	if name == "local" {
 		return 0, false
-	}
-	where := "--claims " + name
-	if w.claims == "" {
-		where = config.File + " claims.backend " + name
 	}
 	b, err := openClaims(t.Project, w.claims)
 	if err != nil {
@@ -222,6 +217,14 @@ func (r *remote) claimNext(ctx context.Context, worker model.Worker, skip map[st
 			try++
 			r.lost++
 			continue
+		case errors.Is(err, claims.ErrLocked):
+			// One plan's lease is stuck (a leftover lock on the remote):
+			// it is skipped, and the plans after it are claimed all the
+			// same; check reports it.
+			say(r.stderr, "warning: %s: skipped: %v", pick.Plan.Rel, err)
+			lost[pick.Plan.Rel] = true
+			try++
+			continue
 		}
 		return claims.Held{}, v, fmt.Errorf("%s: %w", r.where, err)
 	}
@@ -268,7 +271,7 @@ func (r *remote) claimNamed(ctx context.Context, worker model.Worker) (claims.He
 		return none, v, fail(r.stderr, exitError, "%s: %s (fleetwatch check lists such plans)", row.Plan.Rel, row.Problem)
 	}
 	held, err := r.b.Claim(ctx, v, row.Plan.Rel, r.h, r.ttl)
-	if errors.Is(err, claims.ErrLost) {
+	if errors.Is(err, claims.ErrLost) || errors.Is(err, claims.ErrLocked) {
 		return none, v, fail(r.stderr, exitNothing, "%s: %v", row.Plan.Rel, err)
 	}
 	if err != nil {

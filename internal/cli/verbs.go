@@ -33,6 +33,7 @@ type verbFlags struct {
 	to     string
 	reason string
 	ttl    float64
+	claims string
 	stderr io.Writer // for warnings
 }
 
@@ -49,6 +50,7 @@ func (v verb) command() *cobra.Command {
 		if v.withTTL {
 			fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live, seconds")
 		}
+		fs.StringVar(&f.claims, "claims", "", "where claims are kept: local, git or etcd (default: fleetwatch.yaml's claims.backend, else local)")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			f.stderr = stderr
 			return v.run(&f, pos, stdout, stderr)
@@ -67,6 +69,9 @@ func (v verb) run(f *verbFlags, pos []string, stdout, stderr io.Writer) int {
 	t, err := f.open()
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
+	}
+	if code, remote := v.remote(t, f, pos[0], stdout, stderr); remote {
+		return code
 	}
 	rel, err := resolvePlan(t, pos[0], model.RuleOf(v.name).From...)
 	if err != nil {
