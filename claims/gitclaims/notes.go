@@ -117,7 +117,7 @@ func (l *Lanes) judged(ctx context.Context, tip string, snap *model.Snapshot) *m
 				out.Refused[p.Slug] = why
 			}
 		}
-		out.Warnings = append(slices.Clip(out.Warnings), model.Warning{File: l.remote + "/" + l.integration, Message: rewindNotice(rw, len(out.Refused))})
+		out.Warnings = append(slices.Clip(out.Warnings), model.Warning{File: l.remote + "/" + l.integration, Message: RewindNotice(rw)})
 	}
 	l.mu.Lock()
 	l.judgedTip, l.judgedIn, l.judgedOut = tip, snap, &out
@@ -183,9 +183,25 @@ func (l *Lanes) remoteAt(ctx context.Context, tip string) bool {
 	return err == nil && oid == tip
 }
 
-func rewindNotice(rw *Rewind, refused int) string {
-	return fmt.Sprintf("moved back from %s to %s (not a descendant: a force-push?), seen at %s; %d plan(s) completed before and ready again are not claimed: %s (fleetwatch check --accept-rewind lets them be)",
-		short(rw.From), short(rw.To), rw.At.UTC().Format(time.RFC3339), refused, strings.Join(rw.Reopened, ", "))
+// RewindNotice is the one line every face gives a rewind.
+func RewindNotice(rw *Rewind) string {
+	return fmt.Sprintf("moved back from %s to %s (not a descendant: a force-push?), seen at %s; completed plans it put back in a ready lane are not claimed: %s (fleetwatch check --accept-rewind lets them be)",
+		short(rw.From), short(rw.To), rw.At.UTC().Format(time.RFC3339), orNothing(rw.Reopened))
+}
+
+func orNothing(slugs []string) string {
+	if len(slugs) == 0 {
+		return "none"
+	}
+	return strings.Join(slugs, ", ")
+}
+
+// LastRewind is the backward move this machine saw last and nobody
+// accepted yet, or nil.
+func (l *Lanes) LastRewind() (*Rewind, error) {
+	var rec tipRecord
+	err := l.recordFile("tip", &rec, func() bool { return false })
+	return rec.Rewind, err
 }
 
 // logRewind records a rewind in the project's event log: the notice every
@@ -196,7 +212,7 @@ func (l *Lanes) logRewind(rw *Rewind) {
 		return
 	}
 	t.LogEvent(planfs.Event{Event: "rewind", From: rw.From, To: rw.To, AgentID: "fleetwatch",
-		Reason: l.remote + "/" + l.integration + " " + rewindNotice(rw, len(rw.Reopened))})
+		Reason: l.remote + "/" + l.integration + " " + RewindNotice(rw)})
 }
 
 // AcceptRewind forgets the last rewind this machine saw: the plans it

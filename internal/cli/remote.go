@@ -31,6 +31,8 @@ type remote struct {
 	// lost counts the races this run lost: a worker that has met a race
 	// expects more, and keeps spreading over the first picks.
 	lost int
+	// noticed is set once the backend's notices were said.
+	noticed bool
 }
 
 // maxClaimTries bounds how many lost races one claim reads again after.
@@ -99,7 +101,22 @@ func (r *remote) view(ctx context.Context) (*claims.View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.where, err)
 	}
+	r.notices(v)
 	return v, nil
+}
+
+// notices says once on stderr what the backend warns of that is about no
+// plan file (a backward move of the integration branch).
+func (r *remote) notices(v *claims.View) {
+	if r.noticed {
+		return
+	}
+	r.noticed = true
+	for _, w := range v.Snapshot.Warnings {
+		if _, err := model.ParseRel(w.File); err != nil && w.File != "" {
+			say(r.stderr, "warning: %s: %s", w.File, w.Message)
+		}
+	}
 }
 
 // glance is the backend's cheaper read for picking, where it has one.
@@ -112,6 +129,7 @@ func (r *remote) glance(ctx context.Context) (*claims.View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.where, err)
 	}
+	r.notices(v)
 	return v, nil
 }
 

@@ -223,9 +223,10 @@ func scaffoldCmd() *cobra.Command {
 func checkCmd() *cobra.Command {
 	return leaf("check", "lint every plan and lease (writes nothing)", func(fs *pflag.FlagSet) body {
 		var c common
-		var jsonOut bool
+		var jsonOut, accept bool
 		c.registerRoot(fs)
 		fs.BoolVar(&jsonOut, "json", false, "print the problems as a JSON list")
+		fs.BoolVar(&accept, "accept-rewind", false, "with git claims: let the plans a backward move of the integration branch reopened be claimed again (the only thing check ever writes)")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			t, snap, code := c.scanned("check", pos, stderr)
 			if t == nil {
@@ -234,6 +235,8 @@ func checkCmd() *cobra.Command {
 			sayContainment(t.Project, stderr)
 			snap, _ = t.Preview(snap)
 			problems := t.Check(snap)
+			// Claims on a remote: what only its view shows.
+			problems = append(problems, remoteProblems(t.Project, accept, stdout)...)
 			// var/ is workers' ground, beside the tree: a symlink there takes their
 			// logs, state and worktrees out of the project.
 			problems = append(problems, workers.SymlinkProblems(t.Project)...)
