@@ -7,6 +7,7 @@ import (
 	"fleetwatch/claims"
 	_ "fleetwatch/claims/gitclaims" // registers the git backend
 	"fleetwatch/internal/config"
+	"fleetwatch/model"
 )
 
 // claimsBackend is the claims backend a verb works through: --claims when
@@ -70,4 +71,17 @@ func actingClaims(project, flag string, stderr io.Writer) (name string, s config
 		return "", s, "", fmt.Errorf("--claims %s: %s keeps this project's claims in %s; a worker or verb on other claims would take plans the fleet holds (drop --claims, or change %s)", name, config.File, kept, config.File)
 	}
 	return name, s, "--claims " + name, nil
+}
+
+// backendNotices are the warnings of a backend's view that are about no
+// plan file: its own notices (a backward move of the integration branch),
+// which the worker's stderr and the board's text say.
+func backendNotices(s *model.Snapshot) []model.Warning {
+	var out []model.Warning
+	for _, w := range s.Warnings {
+		if _, err := model.ParseRel(w.File); err != nil && w.File != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }

@@ -112,10 +112,8 @@ func (r *remote) notices(v *claims.View) {
 		return
 	}
 	r.noticed = true
-	for _, w := range v.Snapshot.Warnings {
-		if _, err := model.ParseRel(w.File); err != nil && w.File != "" {
-			say(r.stderr, "warning: %s: %s", w.File, w.Message)
-		}
+	for _, w := range backendNotices(v.Snapshot) {
+		say(r.stderr, "warning: %s: %s", w.File, w.Message)
 	}
 }
 

@@ -244,6 +244,10 @@ func TestOddNamesThroughGit(t *testing.T) {
 			t.Errorf("check does not report %s:\n%s", s, check.Stdout)
 		}
 	}
+	board := fwtest.Run(t, a, "board", "--root", a, "--once", "--json")
+	if board.Code != 0 || strings.Count(board.Stdout, `"problem": "git refuses its`) != len(odd) {
+		t.Errorf("board --json does not give each odd name its problem: %v", board)
+	}
 	r = fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w", "--max-plans", "10")
 	if r.Code != 0 || strings.Count(r.Stdout, "\n") != 2 || !strings.Contains(r.Stdout, "good1.md") || !strings.Contains(r.Stdout, "good2.md") {
 		t.Errorf("a bare claim of up to 10: %v", r)
@@ -284,6 +288,9 @@ func TestRewindKeepsCompletedPlansClosed(t *testing.T) {
 	}
 	if r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w2", "--slug", "p000"); r.Code != 2 || !strings.Contains(r.Stderr, "completed before") {
 		t.Errorf("--slug p000 after the rewind: %v", r)
+	}
+	if b := fwtest.Run(t, a, "board", "--root", a, "--once"); !strings.Contains(b.Stdout+b.Stderr, "moved back from") {
+		t.Errorf("board after the rewind: %v", b)
 	}
 	events, _ := os.ReadFile(filepath.Join(a, ".plans", "logs", "events.jsonl"))
 	if strings.Count(string(events), `"event":"rewind"`) != 1 {
