@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 )
 
 // Op is one operator verb (promote, park, return, release, recover,
@@ -51,7 +53,8 @@ const moveLeaseTTL = time.Minute
 // Act does op on v, a view read just before (the CLI) or the one the
 // operator acted on (the UI): a lease that changed since fails its
 // compare-and-swap with ErrLost and is never dropped unseen. Someone
-// else's lease needs op.Force (recover takes over any expired lease). A
+// else's lease needs op.Force (recover takes over any expired lease), and
+// so does the promotion of an incomplete draft (planfs.PromoteProblems). A
 // move of a leased plan and the drop of its lease are one step
 // (Backend.MoveHeld). A free plan moving out of a ready lane may be
 // claimed in the same instant, so the actor claims it first like any
@@ -83,6 +86,10 @@ func Act(ctx context.Context, b Backend, v *View, op Op) (Result, error) {
 	to, err := target(op, rule, rel, r)
 	if err != nil {
 		return Result{}, err
+	}
+	if problems := planfs.PromoteProblems(p.Header); op.Verb == model.Promote && len(problems) > 0 && !op.Force {
+		// As a draft in the checkout: an incomplete one needs Force.
+		return Result{}, fmt.Errorf("%s: not promoted: %s: %w", rel, strings.Join(problems, "; "), planfs.ErrNeedsForce)
 	}
 	if r != nil && to == model.Rel(rel).Lane() {
 		// A leased plan never left its ready lane: returning it there is

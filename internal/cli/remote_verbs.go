@@ -187,7 +187,7 @@ func (v verb) remote(t *planfs.Tree, f *verbFlags, arg string, stdout, stderr io
 	})
 	if err != nil {
 		hint := ""
-		if errors.Is(err, claims.ErrNotHolder) && !v.withTTL {
+		if (errors.Is(err, claims.ErrNotHolder) || errors.Is(err, planfs.ErrNeedsForce)) && !v.withTTL {
 			hint = " (--force overrides)"
 		}
 		return fail(stderr, exitError, "%s: %v%s", v.name, err, hint), true

@@ -78,7 +78,11 @@ func TestOperatorVerbsThroughGit(t *testing.T) {
 		t.Errorf("complete by the holder: %v (leases %v)", r, f.Leases(t))
 	}
 	fwtest.Want(t, op("return", "p000", "--to", "bugs"), 0)
-	fwtest.Want(t, op("promote", "d1", "--to", "features"), 0)
+	r = op("promote", "d1", "--to", "features")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "not promoted: no `- **Preferred models:**`") || !strings.Contains(r.Stderr, "--force overrides") {
+		t.Errorf("promote of an incomplete draft: %v", r)
+	}
+	fwtest.Want(t, op("promote", "d1", "--to", "features", "--force"), 0)
 	files = remoteFiles(t, f)
 	if !files["bugs/p000.md"] || !files["features/d1.md"] || files["drafts/d1.md"] {
 		t.Errorf("return and promote: the remote holds %v", files)
