@@ -1,4 +1,4 @@
-package remotetest
+package remoteverbtest
 
 import (
 	"fmt"
@@ -8,11 +8,12 @@ import (
 	"sync"
 	"testing"
 
+	"fleetwatch/internal/cli/remotetest"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
 // remoteFiles is the plans on the remote's main: rel → true.
-func remoteFiles(t *testing.T, f *Fleet) map[string]bool {
+func remoteFiles(t *testing.T, f *remotetest.Fleet) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
 	for _, p := range strings.Split(gitIn(t, f.Bare, nil, "ls-tree", "-r", "--name-only", "main", "--", ".plans/"), "\n") {
@@ -21,7 +22,7 @@ func remoteFiles(t *testing.T, f *Fleet) map[string]bool {
 	return out
 }
 
-func commits(t *testing.T, f *Fleet) int {
+func commits(t *testing.T, f *remotetest.Fleet) int {
 	t.Helper()
 	n := 0
 	fmt.Sscan(gitIn(t, f.Bare, nil, "rev-list", "--count", "main"), &n)
@@ -35,9 +36,9 @@ func commits(t *testing.T, f *Fleet) int {
 // drop its lease in one commit; release drops the lease and leaves the
 // plan; promote moves a draft. The operator's clone is never touched.
 func TestOperatorVerbsThroughGit(t *testing.T) {
-	f := NewFleet(t, append(Plans(4), fwtest.Plan{Rel: "drafts/d1.md"})...)
+	f := remotetest.NewFleet(t, append(remotetest.Plans(4), fwtest.Plan{Rel: "drafts/d1.md"})...)
 	a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
-	NeedBackend(t, a)
+	remotetest.NeedBackend(t, a)
 	for _, slug := range []string{"p000", "p001", "p002", "p003"} {
 		fwtest.Want(t, fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w1", "--slug", slug), 0)
 	}
@@ -103,9 +104,9 @@ func TestOperatorVerbsThroughGit(t *testing.T) {
 // than fleetwatch.yaml's is refused in one line, exit 2; --claims local,
 // said on purpose, is warned about on stderr and works on the lease files.
 func TestClaimsFlagAgainstTheProject(t *testing.T) {
-	f := NewFleet(t, Plans(2)...)
+	f := remotetest.NewFleet(t, remotetest.Plans(2)...)
 	a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
-	NeedBackend(t, a)
+	remotetest.NeedBackend(t, a)
 	fwtest.Want(t, fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w1", "--slug", "p000"), 0)
 	for _, args := range [][]string{
 		{"work-once", "--root", b, "--claims", "etcd", "--list"},
@@ -137,13 +138,13 @@ func TestClaimsFlagAgainstTheProject(t *testing.T) {
 // (fleetwatch park). No parked plan ends in blocked/ with a lease, and
 // every lease is on a plan in a ready lane.
 func TestParkRacesBarePicks(t *testing.T) {
-	f := NewFleet(t, Plans(15)...)
+	f := remotetest.NewFleet(t, remotetest.Plans(15)...)
 	url := f.Daemon(t)
 	clones := make([]string, 5)
 	for i := range clones {
 		clones[i] = f.Clone(t, url)
 	}
-	NeedBackend(t, clones[0])
+	remotetest.NeedBackend(t, clones[0])
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	parked := 0
@@ -202,7 +203,7 @@ func TestParkRacesBarePicks(t *testing.T) {
 	for rel := range files {
 		if strings.HasPrefix(rel, "blocked/") && strings.HasSuffix(rel, ".md") {
 			blocked++
-			if slug := SlugOf(rel); leases[slug] != "" {
+			if slug := remotetest.SlugOf(rel); leases[slug] != "" {
 				t.Errorf("%s is parked with a live lease %s", rel, leases[slug])
 			}
 		}
@@ -231,9 +232,9 @@ func TestOddNamesThroughGit(t *testing.T) {
 		ps = append(ps, fwtest.Plan{Rel: "bugs/" + s + ".md", Fields: "Priority: P1"})
 	}
 	ps = append(ps, fwtest.Plan{Rel: "features/good1.md"}, fwtest.Plan{Rel: "features/good2.md"})
-	f := NewFleet(t, ps...)
+	f := remotetest.NewFleet(t, ps...)
 	a := f.Clone(t, f.Bare)
-	NeedBackend(t, a)
+	remotetest.NeedBackend(t, a)
 	r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w", "--list")
 	check := fwtest.Run(t, a, "check", "--root", a)
 	if check.Code != 1 {
@@ -272,18 +273,18 @@ func TestOddNamesThroughGit(t *testing.T) {
 // log, check), and the plan it put back in bugs/ is not claimed, though it
 // is the first pick, until the operator accepts the rewind.
 func TestRewindKeepsCompletedPlansClosed(t *testing.T) {
-	f := NewFleet(t, Plans(3)...)
+	f := remotetest.NewFleet(t, remotetest.Plans(3)...)
 	a := f.Clone(t, f.Bare)
-	NeedBackend(t, a)
+	remotetest.NeedBackend(t, a)
 	old := gitIn(t, f.Bare, nil, "rev-parse", "main")
 	fwtest.Want(t, fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w1", "--slug", "p000"), 0)
 	fwtest.Want(t, fwtest.Run(t, a, "complete", "p000", "--root", a, "--agent-id", "w1"), 0)
-	if l := List(t, a, "w1"); len(l.Plans) == 0 {
+	if l := remotetest.List(t, a, "w1"); len(l.Plans) == 0 {
 		t.Fatal("no plans listed")
 	}
 	gitIn(t, f.Bare, nil, "update-ref", "refs/heads/main", old)
 	r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w2", "--once")
-	if r.Code != 0 || SlugOf(r.Stdout) == "p000" || !strings.Contains(r.Stderr, " to "+old[:12]+" (not a descendant") {
+	if r.Code != 0 || remotetest.SlugOf(r.Stdout) == "p000" || !strings.Contains(r.Stderr, " to "+old[:12]+" (not a descendant") {
 		t.Fatalf("a bare claim after the rewind: %v", r)
 	}
 	r = fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w2", "--list")
