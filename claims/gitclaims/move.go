@@ -113,6 +113,9 @@ func (l *Lanes) moveWith(ctx context.Context, rel string, to model.Lane, by, why
 			return "", err
 		}
 		if res[branch].ok && (also == nil || res[also.Ref].ok) {
+			if also != nil {
+				l.unlocked(also.Ref)
+			}
 			return dst, nil
 		}
 		if also != nil && !res[also.Ref].ok && !strings.Contains(res[also.Ref].reason, "atomic") {
