@@ -45,11 +45,27 @@ type Rewind struct {
 	Reopened []string `json:"reopened"`
 }
 
+// recordPath is where the record name of this remote is kept, from the
+// project root.
+func (l *Lanes) recordPath(name string) string {
+	return filepath.Join("var", "fleet", "claims", name+"-"+safeName(l.remote)+".json")
+}
+
+// recordStamp tells one version of the record name from another: its
+// modification time and size ("" when there is none).
+func (l *Lanes) recordStamp(name string) string {
+	fi, err := os.Stat(filepath.Join(l.project, l.recordPath(name)))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprint(fi.ModTime().UnixNano(), fi.Size())
+}
+
 // recordFile reads the JSON record name in var/fleet/claims/ into v, lets
 // change update it, and writes it back when change says so; all under one
 // lock, so workers on one machine never lose each other's updates.
 func (l *Lanes) recordFile(name string, v any, change func() bool) error {
-	rel := filepath.Join("var", "fleet", "claims", name+"-"+safeName(l.remote)+".json")
+	rel := l.recordPath(name)
 	unlock, err := safepath.Lock(l.project, rel+".lock", 30*time.Second)
 	if err != nil {
 		return err
@@ -79,8 +95,11 @@ func (l *Lanes) recordFile(name string, v any, change func() bool) error {
 // and the rewind is a warning. The record is kept when the tip moves; a
 // rewind is also an event in the project's log, once.
 func (l *Lanes) judged(ctx context.Context, tip string, snap *model.Snapshot) *model.Snapshot {
+	// A long-lived face (the UI, serve) sees another process's accept:
+	// the record is read again whenever it changed.
+	stamp := l.recordStamp("tip")
 	l.mu.Lock()
-	if l.judgedTip == tip && l.judgedIn == snap {
+	if l.judgedTip == tip && l.judgedIn == snap && l.judgedStamp == stamp {
 		out := l.judgedOut
 		l.mu.Unlock()
 		return out
@@ -120,7 +139,7 @@ func (l *Lanes) judged(ctx context.Context, tip string, snap *model.Snapshot) *m
 		out.Warnings = append(slices.Clip(out.Warnings), model.Warning{File: l.remote + "/" + l.integration, Message: RewindNotice(rw)})
 	}
 	l.mu.Lock()
-	l.judgedTip, l.judgedIn, l.judgedOut = tip, snap, &out
+	l.judgedTip, l.judgedIn, l.judgedOut, l.judgedStamp = tip, snap, &out, l.recordStamp("tip")
 	l.mu.Unlock()
 	return &out
 }
@@ -224,9 +243,6 @@ func (l *Lanes) AcceptRewind() (*Rewind, error) {
 		was, rec.Rewind = rec.Rewind, nil
 		return was != nil
 	})
-	l.mu.Lock()
-	l.judgedTip, l.judgedIn, l.judgedOut = "", nil, nil
-	l.mu.Unlock()
 	return was, err
 }
 
@@ -281,7 +297,7 @@ func (l *Lanes) unlocked(ref string) {
 	if !ok {
 		return
 	}
-	if _, err := os.Stat(filepath.Join(l.project, "var", "fleet", "claims", "locked-"+safeName(l.remote)+".json")); err != nil {
+	if _, err := os.Stat(filepath.Join(l.project, l.recordPath("locked"))); err != nil {
 		return
 	}
 	var rec lockedRecord
