@@ -53,6 +53,11 @@ type Backend interface {
 	// the lease moved, and nothing was pushed; ErrBranchMoved: the branch
 	// is not at u.Old, and nothing was pushed.
 	PushBranch(ctx context.Context, held Held, u BranchUpdate) (Held, error)
+	// MoveHeld moves held's plan to lane and drops its lease, as one step
+	// where the backend allows (git: one atomic push), for an operator's
+	// verb on a leased plan (park, return, complete) by by, for why: the
+	// plan is never moved and still leased, nor free in the lane it leaves.
+	MoveHeld(ctx context.Context, held Held, to model.Lane, by, why string) (string, error)
 	// Close ends the backend's session (etcd: its lease and connection).
 	Close() error
 }
@@ -167,6 +172,10 @@ var (
 	ErrBranchMoved = errors.New("the branch moved on the remote")
 	// ErrNotBuilt is a backend this binary was built without.
 	ErrNotBuilt = errors.New("not built into this fleetwatch")
+	// ErrLocked is one plan's lease that cannot be written for now (git: a
+	// lock left on its lease ref on the remote): that plan is skipped,
+	// and the others are still claimable.
+	ErrLocked = errors.New("lease locked on the backend")
 )
 
 // TooEarlyError is a takeover of a lease not yet seen unchanged for long
@@ -255,7 +264,8 @@ func Overlay(snap *model.Snapshot, leases []Remote, now float64) *model.Snapshot
 	for i := range leases {
 		bySlug[leases[i].Slug] = &leases[i]
 	}
-	out := &model.Snapshot{Warnings: snap.Warnings, Plans: make([]model.Plan, len(snap.Plans)), Leases: append([]model.Lease(nil), snap.Leases...)}
+	out := *snap
+	out.Plans, out.Leases = make([]model.Plan, len(snap.Plans)), append([]model.Lease(nil), snap.Leases...)
 	copy(out.Plans, snap.Plans)
 	for i := range out.Plans {
 		p := &out.Plans[i]
@@ -267,10 +277,9 @@ func Overlay(snap *model.Snapshot, leases []Remote, now float64) *model.Snapshot
 		p.Lane = model.InProgress
 		p.Rel = string(model.RelOf(model.InProgress, p.Name))
 		l := r.Lease
-		l.Rel, l.Plan, l.Backend = p.Rel, p.Rel, r.Backend
-		if l.Origin == "" {
-			l.Origin = origin
-		}
+		// Origin is where the plan is on the branch, whatever the lease
+		// says it was claimed from: verbs move it from there.
+		l.Rel, l.Plan, l.Backend, l.Origin = p.Rel, p.Rel, r.Backend, origin
 		l.ExpiresAt = now + remaining(r).Seconds()
 		if !r.Live {
 			l.ExpiresAt = min(l.ExpiresAt, now-1)
@@ -278,7 +287,7 @@ func Overlay(snap *model.Snapshot, leases []Remote, now float64) *model.Snapshot
 		l.Awaiting = ""
 		out.Leases = append(out.Leases, l)
 	}
-	return out
+	return &out
 }
 
 // remaining is how long r still holds as its backend counts: the rest of

@@ -65,10 +65,10 @@ func NewBoard(s *Snapshot, opt Options) *Board {
 		row := BoardRow{Plan: p, Deps: deps[i], Lease: leases[p.Rel]}
 		// Every reason but the fit is the same for the four tiers: judged
 		// once, it costs a quarter of the strings.
-		r := Row{Plan: p, Deps: row.Deps, Lease: row.Lease, Problem: sharers.problem(p, opt.NeedBranch, opt.Refuse)}
+		r := Row{Plan: p, Deps: row.Deps, Lease: row.Lease, Problem: sharers.problem(s, p, opt.NeedBranch, opt.Refuse)}
 		row.Problem = r.Problem
 		if !opt.NeedBranch {
-			row.Problem = sharers.problem(p, true, opt.Refuse)
+			row.Problem = sharers.problem(s, p, true, opt.Refuse)
 		}
 		shared := skipReason(&r, noFit)
 		for k, tier := range Tiers {

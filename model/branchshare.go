@@ -81,10 +81,19 @@ func BranchShareProblem(branch string, others []string) string {
 	return fmt.Sprintf("its branch %s is also %s's (two plans never share a branch); rename one", branch, strings.Join(others, ", "))
 }
 
-// problem is ClaimProblem, else the shared branch, else what refuse says:
-// everything that stops every claim of p.
-func (sh SharedBranches) problem(p *Plan, needBranch bool, refuse func(*Plan) string) string {
+// problem is ClaimProblem, else what the claims backend of s refuses, else
+// the shared branch, else what refuse says: everything that stops every
+// claim of p.
+func (sh SharedBranches) problem(s *Snapshot, p *Plan, needBranch bool, refuse func(*Plan) string) string {
 	if why := ClaimProblem(p, needBranch); why != "" {
+		return why
+	}
+	if s.RefNamed {
+		if why := LeaseRefProblem(p.Slug); why != "" {
+			return why
+		}
+	}
+	if why := s.Refused[p.Slug]; why != "" {
 		return why
 	}
 	if why := sh.Why(p); why != "" || refuse == nil {

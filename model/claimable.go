@@ -88,3 +88,16 @@ func ClaimProblem(p *Plan, needBranch bool) string {
 	}
 	return ""
 }
+
+// LeaseRefProblem says why a plan named slug can never be claimed where
+// claims are git refs named after the slug (refs/fleetwatch/leases/<slug>),
+// "" when it can: git refuses a space, ?, ~, ^, :, *, [, \\, a control
+// byte, "..", "@{", a leading "." and a ".lock" ending in a ref name, and
+// unlike its feature branch the lease ref keeps the slug as it is.
+func LeaseRefProblem(slug string) string {
+	why := CheckBranch("fleetwatch/leases/" + slug)
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("git refuses its lease ref name %q (%s); rename it", slug, why)
+}

@@ -52,7 +52,7 @@ func Decide(s *Snapshot, w Worker, opt Options) []Row {
 	for _, i := range pickOrder(s) {
 		p := &s.Plans[i]
 		r := Row{Plan: p, Fit: ClassifyFit(p.Header.Preferred, w), Deps: deps[i], Lease: leases[p.Rel]}
-		r.Problem = shared.problem(p, opt.NeedBranch, opt.Refuse)
+		r.Problem = shared.problem(s, p, opt.NeedBranch, opt.Refuse)
 		r.Reason = skipReason(&r, opt)
 		if r.Eligible = r.Reason == ""; r.Eligible {
 			rank++

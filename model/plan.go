@@ -23,6 +23,14 @@ type Snapshot struct {
 	Plans    []Plan
 	Leases   []Lease
 	Warnings []Warning
+	// RefNamed is set when claims are kept as git refs named after each
+	// plan's slug (the git claims backend): a slug git refuses in a ref
+	// name can then never be claimed (LeaseRefProblem).
+	RefNamed bool
+	// Refused is what the claims backend will not let be claimed for now,
+	// slug to why: a completed plan that a rewrite of the integration
+	// branch put back in a ready lane.
+	Refused map[string]string
 }
 
 // LeaseFor returns the lease file naming rel, or nil.

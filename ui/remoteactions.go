@@ -1,17 +1,16 @@
 package ui
 
-// The verbs of a project whose claims are remote (remote.go): plans move
-// on the remote integration branch through Backend.MovePlan; a lease is
-// released, taken over or completed through the backend, named from the
-// view the operator saw (claims.HeldFrom), so a lease that changed since
-// fails its compare-and-swap instead of being dropped unseen. Nothing
-// here writes a lease file: a key whose verb only the lease files have is
+// The verbs of a project whose claims are remote (remote.go): each is one
+// claims.Act on the view the operator saw, the call the CLI's verbs make
+// too, so the two never disagree on the steps: a leased plan moves and
+// loses its lease in one step, and a lease that changed since the view
+// fails its compare-and-swap instead of being dropped unseen. Nothing here
+// writes a lease file: a key whose verb only the lease files have is
 // refused (refuseRemoteKeys).
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -46,99 +45,46 @@ func (m *Model) remoteVerbFor(lease *model.Lease) remoteVerb {
 	return v
 }
 
-// remoteCmd runs one remote verb off the UI goroutine, bounded.
-func remoteCmd(what string, do func(ctx context.Context) (string, error)) tea.Cmd {
-	return actionCmd(what, func() (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), remoteVerbTimeout)
-		defer cancel()
-		return do(ctx)
-	})
-}
-
-// held is the selected lease as its holder holds it in the view: an
-// operator's release or completion acts on that lease, no other.
-func (v remoteVerb) held() (claims.Held, error) {
-	if v.lease == nil || v.view == nil {
-		return claims.Held{}, claims.ErrNoLease
-	}
-	return claims.HeldFrom(v.view, slugOf(v.lease.Rel), v.lease.AgentID, "")
-}
-
-// planRel is where the plan is on the remote branch: a leased plan shows
-// in progress but stays in the ready lane it was claimed from.
-func (v remoteVerb) planRel(rel string) string {
-	if v.lease != nil && v.lease.Origin != "" {
-		return v.lease.Origin
-	}
-	return rel
-}
-
-// move moves rel to lane on the remote branch, then drops the lease it
-// had: the plan is set aside, and a lease on it would hold it once it
-// comes back.
-func (v remoteVerb) move(what, done, rel string, to model.Lane, why string) tea.Cmd {
-	return remoteCmd(what, func(ctx context.Context) (string, error) {
-		dst, err := v.b.MovePlan(ctx, v.planRel(rel), to, v.agent, why)
-		if err != nil {
-			return "", err
-		}
-		msg := done + " " + slugOf(rel) + " → " + laneOf(dst)
-		if v.lease == nil {
-			return msg, nil
-		}
-		h, err := v.held()
-		if err == nil {
-			err = v.b.Release(ctx, h, what+" by "+v.agent)
-		}
-		if err != nil {
-			return "", fmt.Errorf("%s; but its lease stays: %w", msg, err)
-		}
-		return msg + " (its lease of " + v.lease.AgentID + " dropped)", nil
-	})
-}
-
-func (v remoteVerb) release(rel string) tea.Cmd {
-	return remoteCmd("release", func(ctx context.Context) (string, error) {
-		h, err := v.held()
-		if err == nil {
-			err = v.b.Release(ctx, h, "released by "+v.agent)
-		}
-		if err != nil {
-			return "", err
-		}
-		return "released " + slugOf(rel) + heldOn(v.lease) + "; it is ready again in " + laneOf(v.planRel(rel)), nil
-	})
-}
-
-func (v remoteVerb) recover(rel string) tea.Cmd {
+// act runs verb on rel's plan to lane to (or the verb's default) off the
+// UI goroutine, bounded: the operator acts on the lease the view shows,
+// whoever holds it, as the dialog said.
+func (v remoteVerb) act(verb model.Verb, rel string, to model.Lane, why string) tea.Cmd {
 	host, _ := os.Hostname()
-	me := claims.Holder{AgentID: v.agent, Host: host, PID: os.Getpid()}
-	return remoteCmd("recover", func(ctx context.Context) (string, error) {
+	op := claims.Op{Verb: verb, Slug: slugOf(rel), To: to, Why: why, Force: true, TTL: v.ttl,
+		Holder: claims.Holder{AgentID: v.agent, Host: host, PID: os.Getpid()}}
+	return actionCmd(string(verb), func() (string, error) {
 		if v.view == nil {
 			return "", errors.New("no view of the remote yet")
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), remoteVerbTimeout)
+		defer cancel()
 		// A lease not yet seen expired long enough is a
 		// *claims.TooEarlyError, whose words say how long.
-		if _, err := v.b.TakeOver(ctx, v.view, slugOf(rel), me, v.ttl); err != nil {
-			return "", err
-		}
-		return "recovered " + slugOf(rel) + ": now held by " + v.agent + " on " + host + " for " + span(v.ttl.Seconds()) + " (r releases it)", nil
-	})
-}
-
-func (v remoteVerb) complete(rel string, to model.Lane) tea.Cmd {
-	if v.lease == nil {
-		// In progress on the branch with no lease: a move.
-		return v.move("complete", "moved", rel, to, "")
-	}
-	return remoteCmd("complete", func(ctx context.Context) (string, error) {
-		h, err := v.held()
+		res, err := claims.Act(ctx, v.b, v.view, op)
 		if err != nil {
 			return "", err
 		}
-		dst, err := v.b.Complete(ctx, h, to)
-		return "moved " + slugOf(rel) + " → " + laneOf(dst), err
+		return v.done(op, res), nil
 	})
+}
+
+// remoteDone is what the status line says a verb that moves a plan did.
+var remoteDone = map[model.Verb]string{model.Promote: "promoted", model.Park: "parked", model.Return: "returned", model.Complete: "moved"}
+
+// done is the status line of a verb that went through.
+func (v remoteVerb) done(op claims.Op, res claims.Result) string {
+	slug := op.Slug
+	switch {
+	case op.Verb == model.Recover:
+		return "recovered " + slug + ": now held by " + v.agent + " on " + op.Holder.Host + " for " + span(v.ttl.Seconds()) + " (r releases it)"
+	case res.Dropped != nil && res.Rel == v.view.PlanRel(slug):
+		return "released " + slug + heldOn(&res.Dropped.Lease) + "; it is ready again in " + laneOf(res.Rel)
+	}
+	msg := remoteDone[op.Verb] + " " + slug + " → " + laneOf(res.Rel)
+	if res.Dropped != nil {
+		msg += " (its lease of " + res.Dropped.AgentID + " dropped with the move)"
+	}
+	return msg
 }
 
 // returnLane is where return sends a parked plan on the remote branch:
@@ -167,23 +113,16 @@ func (m *Model) returnLane(rel string) model.Lane {
 func (m *Model) remoteDo(verb model.Verb, rel string, lease *model.Lease) func(model.Lane, string) tea.Cmd {
 	v := m.remoteVerbFor(lease)
 	switch verb {
-	case model.Promote:
-		return func(to model.Lane, _ string) tea.Cmd { return v.move("promote", "promoted", rel, to, "") }
-	case model.Park:
-		return func(to model.Lane, reason string) tea.Cmd { return v.move("park", "parked", rel, to, reason) }
+	case model.Promote, model.Park, model.Complete:
+		return func(to model.Lane, reason string) tea.Cmd { return v.act(verb, rel, to, reason) }
 	case model.Return:
-		if v.lease != nil {
-			// A leased plan never left its ready lane: return is release.
-			return func(model.Lane, string) tea.Cmd { return v.release(rel) }
+		var back model.Lane // a leased plan never left its ready lane
+		if v.lease == nil {
+			back = m.returnLane(rel)
 		}
-		back := m.returnLane(rel)
-		return func(model.Lane, string) tea.Cmd { return v.move("return", "returned", rel, back, "") }
-	case model.Release:
-		return func(model.Lane, string) tea.Cmd { return v.release(rel) }
-	case model.Recover:
-		return func(model.Lane, string) tea.Cmd { return v.recover(rel) }
-	case model.Complete:
-		return func(to model.Lane, _ string) tea.Cmd { return v.complete(rel, to) }
+		return func(model.Lane, string) tea.Cmd { return v.act(verb, rel, back, "") }
+	case model.Release, model.Recover:
+		return func(model.Lane, string) tea.Cmd { return v.act(verb, rel, "", "") }
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 	"fleetwatch/claims"
 	"fleetwatch/claims/gitclaims"
 	"fleetwatch/internal/gitenv"
+	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
 
@@ -203,4 +204,36 @@ func (b *Backend) unavailable(err error) error {
 		msg = msg[:i]
 	}
 	return fmt.Errorf("etcd %s: %s: %w", b.endpoints, msg, claims.ErrUnavailable)
+}
+
+// MoveHeld moves held's plan to lane on the integration branch (git), then
+// deletes its key, CAS on its version: git and etcd share no transaction,
+// so the key is checked first and dropped last. While it stays, no worker
+// can claim the plan (a claim is create-only), and once it goes the plan
+// is no longer in the lane it left: a parked plan never ends up leased.
+func (b *Backend) MoveHeld(ctx context.Context, held claims.Held, to model.Lane, by, why string) (string, error) {
+	if b.lanes == nil {
+		return "", b.noRemote(held.Rel)
+	}
+	ver, err := version(held)
+	if err != nil {
+		return "", err
+	}
+	gctx, cancel := b.op(ctx)
+	g, err := b.cli.Get(gctx, b.key(held.Slug))
+	cancel()
+	if err != nil {
+		return "", b.unavailable(err)
+	}
+	if len(g.Kvs) == 0 || g.Kvs[0].ModRevision != ver {
+		return "", fmt.Errorf("%s: the lease changed or is gone since revision %d: %w", held.Slug, ver, claims.ErrLost)
+	}
+	dst, err := b.lanes.Move(ctx, held.Rel, to, by, why)
+	if err != nil {
+		return "", err
+	}
+	if err := b.remove(ctx, held); err != nil && !errors.Is(err, claims.ErrLost) {
+		return dst, fmt.Errorf("%s: moved to %s, but its etcd key stays until its lease expires: %w", held.Slug, dst, err)
+	}
+	return dst, nil
 }

@@ -47,6 +47,11 @@ type Lanes struct {
 	// racing claims read the same tip again and again.
 	lanesTip string
 	lanes    *model.Snapshot
+	// judged is the last lanes judged against this machine's record of
+	// the branch (notes.go): in, at tip, became out, with the record at
+	// stamp.
+	judgedTip, judgedStamp string
+	judgedIn, judgedOut    *model.Snapshot
 }
 
 // NewLanes opens cfg.Project's remote integration branch.

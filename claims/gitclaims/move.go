@@ -113,6 +113,9 @@ func (l *Lanes) moveWith(ctx context.Context, rel string, to model.Lane, by, why
 			return "", err
 		}
 		if res[branch].ok && (also == nil || res[also.Ref].ok) {
+			if also != nil {
+				l.unlocked(also.Ref)
+			}
 			return dst, nil
 		}
 		if also != nil && !res[also.Ref].ok && !strings.Contains(res[also.Ref].reason, "atomic") {
@@ -129,7 +132,14 @@ func (l *Lanes) moveWith(ctx context.Context, rel string, to model.Lane, by, why
 // Complete moves held's plan to lane and drops its lease ref in one atomic
 // push: the plan is never both done and free, nor moved and still leased.
 func (b *Backend) Complete(ctx context.Context, held claims.Held, to model.Lane) (string, error) {
-	return b.moveWith(ctx, held.Rel, to, held.Lease.AgentID, "", &update{Ref: leaseRef(held.Slug), Old: held.Version})
+	return b.MoveHeld(ctx, held, to, held.Lease.AgentID, "")
+}
+
+// MoveHeld moves held's plan to lane and drops its lease ref, CAS on its
+// oid, in one atomic push: a park is never a release and then a move,
+// between which a racer could claim the plan and keep it parked.
+func (b *Backend) MoveHeld(ctx context.Context, held claims.Held, to model.Lane, by, why string) (string, error) {
+	return b.moveWith(ctx, held.Rel, to, by, why, &update{Ref: leaseRef(held.Slug), Old: held.Version})
 }
 
 // MovePlan moves rel to lane on the integration branch for a verb that

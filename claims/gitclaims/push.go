@@ -162,6 +162,7 @@ func (l *Lanes) pushLease(ctx context.Context, u update) error {
 		o := res[u.Ref]
 		switch {
 		case o.ok:
+			l.unlocked(u.Ref)
 			return nil
 		case namespaceRefused(o.reason):
 			return fmt.Errorf("remote %s refuses %s: %s: %w", l.remote, u.Ref, o.reason, claims.ErrUnavailable)
@@ -170,7 +171,10 @@ func (l *Lanes) pushLease(ctx context.Context, u update) error {
 			wait *= 2
 			continue
 		case lockHeld(o):
-			return fmt.Errorf("remote %s: %s stays locked (%s): a leftover %s.lock on the remote? remove it there if no push is running: %w", l.remote, u.Ref, o.reason, u.Ref, claims.ErrUnavailable)
+			// One plan's lock: the others are still claimable (ErrLocked);
+			// check reports it (noteLocked).
+			l.noteLocked(u.Ref, orReason(o))
+			return fmt.Errorf("remote %s: %s stays locked (%s): a leftover %s.lock on the remote? remove it there if no push is running: %w", l.remote, u.Ref, orReason(o), u.Ref, claims.ErrLocked)
 		}
 		return fmt.Errorf("%s: %s: %w", u.Ref, orReason(o), claims.ErrLost)
 	}

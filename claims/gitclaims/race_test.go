@@ -187,7 +187,7 @@ func TestLeftoverLockIsReportedAndUnreachableRemoteToo(t *testing.T) {
 	os.MkdirAll(filepath.Join(bare, "refs", "fleetwatch", "leases"), 0o755)
 	os.WriteFile(filepath.Join(bare, "refs", "fleetwatch", "leases", "p000.lock"), nil, 0o644)
 	_, err := a.Claim(ctx, v, "features/p000.md", claims.Holder{AgentID: "a"}, time.Minute)
-	if !errors.Is(err, claims.ErrUnavailable) || !strings.Contains(err.Error(), "p000.lock") || strings.Contains(err.Error(), "\n") {
+	if !errors.Is(err, claims.ErrLocked) || errors.Is(err, claims.ErrUnavailable) || !strings.Contains(err.Error(), "p000.lock") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("claim behind a leftover lock: %v", err)
 	}
 	if r := view(t, a).Lease("p000"); r != nil {

@@ -69,7 +69,10 @@ func (l *Lanes) Read(ctx context.Context) (*model.Snapshot, string, error) {
 		return nil, "", err
 	}
 	snap, err := l.lanesAt(ctx, tip, nil)
-	return snap, tip, err
+	if err != nil {
+		return nil, "", err
+	}
+	return l.judged(ctx, tip, snap), tip, nil
 }
 
 // planEntry is one plan file in the tip's tree.
@@ -240,6 +243,7 @@ func (b *Backend) viewAt(ctx context.Context, now string, nowRefs map[string]str
 	if err != nil {
 		return nil, err
 	}
+	lanes = b.judged(ctx, tip, lanes)
 	seen, err := b.observe(refs)
 	if err != nil {
 		return nil, fmt.Errorf("cannot keep this machine's lease clock: %v", err)
@@ -256,10 +260,13 @@ func (b *Backend) viewAt(ctx context.Context, now string, nowRefs map[string]str
 	return overlaid(v, lanes), nil
 }
 
-// overlaid sorts v's leases and lays them over lanes as v's snapshot.
+// overlaid sorts v's leases and lays them over lanes as v's snapshot,
+// which names each lease ref after its plan's slug (RefNamed).
 func overlaid(v *claims.View, lanes *model.Snapshot) *claims.View {
 	sort.Slice(v.Leases, func(i, j int) bool { return v.Leases[i].Slug < v.Leases[j].Slug })
-	v.Snapshot = claims.Overlay(lanes, v.Leases, float64(v.ReadAt.UnixNano())/1e9)
+	named := *lanes
+	named.RefNamed = true
+	v.Snapshot = claims.Overlay(&named, v.Leases, float64(v.ReadAt.UnixNano())/1e9)
 	return v
 }
 
@@ -318,6 +325,7 @@ func (b *Backend) Glance(ctx context.Context) (*claims.View, error) {
 		// The branch moved: the full view reads it, and the leases with it.
 		return b.viewAt(ctx, tip, refs)
 	}
+	lanes = b.judged(ctx, tip, lanes)
 	// The lease clock is left alone: a lease seen for less time than it
 	// has been is only ever judged live for longer, and a pick needs no
 	// more than that a plan is leased.

@@ -14,6 +14,7 @@ import (
 
 	"fleetwatch/claims"
 	"fleetwatch/internal/boardtext"
+	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/ui"
@@ -187,6 +188,11 @@ func (s *boardSource) doc() *boardtext.ClaimsDoc {
 func (s *boardSource) print(w io.Writer, b *model.Board, cols []boardtext.Column, now float64, width int, color bool) {
 	if s.remote != nil {
 		fmt.Fprintln(w, boardtext.ClaimsLine(s.remote.Where, s.view, now, s.err))
+		if s.view != nil {
+			for _, n := range backendNotices(s.view.Snapshot) {
+				fmt.Fprintln(w, termtext.Line("warning: "+n.File+": "+n.Message))
+			}
+		}
 	}
 	events, _ := s.t.RecentEvents(5000)
 	fmt.Fprint(w, boardtext.Render(b, cols, events, now, width, color))

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"fleetwatch/claims"
-	"fleetwatch/internal/config"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -32,6 +31,8 @@ type remote struct {
 	// lost counts the races this run lost: a worker that has met a race
 	// expects more, and keeps spreading over the first picks.
 	lost int
+	// noticed is set once the backend's notices were said.
+	noticed bool
 }
 
 // maxClaimTries bounds how many lost races one claim reads again after.
@@ -41,16 +42,12 @@ const maxClaimTries = 32
 // fleetwatch.yaml name; it reports false when claims are the local lease
 // files, and the local path runs unchanged.
 func (w *workOnce) remoteExec(t *planfs.Tree, stdout, stderr io.Writer) (int, bool) {
-	name, s, err := claimsBackend(t.Project, w.claims)
+	name, s, where, err := actingClaims(t.Project, w.claims, stderr)
 	if err != nil {
 		return fail(stderr, exitError, "%v", err), true
 	}
 	if name == "local" {
 		return 0, false
-	}
-	where := "--claims " + name
-	if w.claims == "" {
-		where = config.File + " claims.backend " + name
 	}
 	b, err := openClaims(t.Project, w.claims)
 	if err != nil {
@@ -104,7 +101,20 @@ func (r *remote) view(ctx context.Context) (*claims.View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.where, err)
 	}
+	r.notices(v)
 	return v, nil
+}
+
+// notices says once on stderr what the backend warns of that is about no
+// plan file (a backward move of the integration branch).
+func (r *remote) notices(v *claims.View) {
+	if r.noticed {
+		return
+	}
+	r.noticed = true
+	for _, w := range backendNotices(v.Snapshot) {
+		say(r.stderr, "warning: %s: %s", w.File, w.Message)
+	}
 }
 
 // glance is the backend's cheaper read for picking, where it has one.
@@ -117,6 +127,7 @@ func (r *remote) glance(ctx context.Context) (*claims.View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.where, err)
 	}
+	r.notices(v)
 	return v, nil
 }
 
@@ -222,6 +233,14 @@ func (r *remote) claimNext(ctx context.Context, worker model.Worker, skip map[st
 			try++
 			r.lost++
 			continue
+		case errors.Is(err, claims.ErrLocked):
+			// One plan's lease is stuck (a leftover lock on the remote):
+			// it is skipped, and the plans after it are claimed all the
+			// same; check reports it.
+			say(r.stderr, "warning: %s: skipped: %v", pick.Plan.Rel, err)
+			lost[pick.Plan.Rel] = true
+			try++
+			continue
 		}
 		return claims.Held{}, v, fmt.Errorf("%s: %w", r.where, err)
 	}
@@ -268,7 +287,7 @@ func (r *remote) claimNamed(ctx context.Context, worker model.Worker) (claims.He
 		return none, v, fail(r.stderr, exitError, "%s: %s (fleetwatch check lists such plans)", row.Plan.Rel, row.Problem)
 	}
 	held, err := r.b.Claim(ctx, v, row.Plan.Rel, r.h, r.ttl)
-	if errors.Is(err, claims.ErrLost) {
+	if errors.Is(err, claims.ErrLost) || errors.Is(err, claims.ErrLocked) {
 		return none, v, fail(r.stderr, exitNothing, "%s: %v", row.Plan.Rel, err)
 	}
 	if err != nil {

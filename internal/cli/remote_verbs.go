@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"fleetwatch/claims"
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 )
 
 // remoteListJSON is --list --json over a remote backend: the local object,
@@ -65,6 +68,17 @@ func (r *remote) held(ctx context.Context, slug string) (claims.Held, *claims.Vi
 	return held, v, err
 }
 
+// act is one operator verb on a fresh view, through the one engine call
+// every face makes (claims.Act), as this worker.
+func (r *remote) act(ctx context.Context, op claims.Op) (claims.Result, error) {
+	v, err := r.view(ctx)
+	if err != nil {
+		return claims.Result{}, err
+	}
+	op.Holder, op.Token, op.Force, op.TTL = r.h, r.w.token, r.w.force, r.ttl
+	return claims.Act(ctx, r.b, v, op)
+}
+
 func (r *remote) heartbeat(ctx context.Context) int {
 	slug := slugArg(r.w.heartbeat)
 	held, _, err := r.held(ctx, slug)
@@ -79,19 +93,15 @@ func (r *remote) heartbeat(ctx context.Context) int {
 }
 
 func (r *remote) release(ctx context.Context) int {
-	slug := slugArg(r.w.release)
-	held, _, err := r.held(ctx, slug)
+	res, err := r.act(ctx, claims.Op{Verb: model.Release, Slug: slugArg(r.w.release)})
 	switch {
-	case errors.Is(err, claims.ErrNoLease):
+	case errors.Is(err, claims.ErrNoLease), errors.Is(err, claims.ErrNoPlan):
 		fmt.Fprintln(r.stdout, "no lease "+r.w.release)
 		return exitOK
 	case err != nil:
 		return r.hardFail(err)
 	}
-	if err := r.b.Release(ctx, held, "released by "+r.w.agent); err != nil {
-		return r.hardFail(fmt.Errorf("%s: %w", slug, err))
-	}
-	fmt.Fprintf(r.stdout, "released %s\n", held.Rel)
+	fmt.Fprintf(r.stdout, "released %s\n", res.Rel)
 	return exitOK
 }
 
@@ -103,81 +113,88 @@ func (r *remote) recover(ctx context.Context) int {
 	if err != nil {
 		return fail(r.stderr, exitError, "--recover: %v", err)
 	}
-	v, err := r.view(ctx)
-	if err != nil {
-		return r.hardFail(err)
-	}
-	held, err := r.b.TakeOver(ctx, v, slug, r.h, r.ttl)
+	res, err := r.act(ctx, claims.Op{Verb: model.Recover, Slug: slug})
 	var early *claims.TooEarlyError
 	switch {
 	case errors.As(err, &early):
 		return fail(r.stderr, exitNothing, "%v", early)
-	case errors.Is(err, claims.ErrNoLease), errors.Is(err, claims.ErrLost):
+	case errors.Is(err, claims.ErrNoLease), errors.Is(err, claims.ErrLost), errors.Is(err, claims.ErrNoPlan):
 		return fail(r.stderr, exitNothing, "--recover: %v", err)
 	case err != nil:
 		return r.hardFail(fmt.Errorf("%s: %w", r.where, err))
 	}
-	fmt.Fprintln(r.stdout, r.t.Abs(held.Rel))
+	fmt.Fprintln(r.stdout, r.t.Abs(res.Rel))
 	return exitOK
 }
 
-// parkOrReturn moves the named plan on the integration branch, releasing
-// the caller's own lease on it first; someone else's lease needs --force.
+// parkOrReturn moves the named plan on the integration branch; a lease on
+// it goes in the same step (the caller's own, or anyone's with --force).
 func (r *remote) parkOrReturn(ctx context.Context) int {
-	verb, to := "--return-ready", model.Lane(r.w.targetLane)
+	flag, op := "--return-ready", claims.Op{Verb: model.Return, To: model.Lane(r.w.targetLane)}
 	if r.w.park != "" {
-		verb, to = "--park", model.Lane(r.w.park)
+		flag, op = "--park", claims.Op{Verb: model.Park, To: model.Lane(r.w.park)}
 	}
 	slug, err := r.targetSlug()
 	if err != nil {
-		return fail(r.stderr, exitError, "%s: %v", verb, err)
+		return fail(r.stderr, exitError, "%s: %v", flag, err)
 	}
-	v, err := r.view(ctx)
-	if err != nil {
-		return r.hardFail(err)
+	op.Slug = slug
+	res, err := r.act(ctx, op)
+	switch {
+	case errors.Is(err, claims.ErrNoPlan), errors.Is(err, claims.ErrLost):
+		return fail(r.stderr, exitNothing, "%s: %v", flag, err)
+	case errors.Is(err, claims.ErrNotHolder):
+		return fail(r.stderr, exitError, "%s: %v (--force overrides)", flag, err)
+	case err != nil:
+		return r.hardFail(fmt.Errorf("%s: %w", flag, err))
 	}
-	rel := planRel(v, slug)
-	if rel == "" {
-		return fail(r.stderr, exitNothing, "%s: %s: no such plan on the integration branch", verb, slug)
-	}
-	if l := v.Lease(slug); l != nil {
-		if l.AgentID != r.w.agent && !r.w.force {
-			return fail(r.stderr, exitError, "%s: %s: lease held by %s%s, not %s (--force overrides)", verb, rel, l.AgentID, heldOn(&l.Lease, " "), r.w.agent)
-		}
-		held := claims.Held{Slug: slug, Rel: rel, Lease: l.Lease, Version: l.Version, Renewed: time.Now()}
-		if err := r.b.Release(ctx, held, verb+" by "+r.w.agent); err != nil {
-			return r.hardFail(fmt.Errorf("%s: %s: %w", verb, rel, err))
-		}
-	}
-	if to == "" {
-		to = model.Features
-		if lane := model.Rel(rel).Lane(); lane.Ready() {
-			to = lane
-		}
-	}
-	dst, err := r.b.MovePlan(ctx, rel, to, r.w.agent, "")
-	if err != nil {
-		return r.hardFail(fmt.Errorf("%s: %s: %w", verb, rel, err))
-	}
-	fmt.Fprintln(r.stdout, r.t.Abs(dst))
+	fmt.Fprintln(r.stdout, r.t.Abs(res.Rel))
 	return exitOK
 }
 
-// planRel is where slug's plan sits on the integration branch (a leased
-// plan at its origin: plans are not moved at claim time); "" when absent.
-func planRel(v *claims.View, slug string) string {
-	if l := v.Lease(slug); l != nil && l.Origin != "" {
-		return l.Origin
+// remote runs an operator verb through the project's claims backend when
+// its claims are remote: one claims.Act on a fresh view, the call the UI
+// makes too. It reports false when claims are the local lease files.
+func (v verb) remote(t *planfs.Tree, f *verbFlags, arg string, stdout, stderr io.Writer) (int, bool) {
+	name, _, where, err := actingClaims(t.Project, f.claims, stderr)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %v", v.name, err), true
 	}
-	for _, p := range v.Snapshot.Plans {
-		if p.Slug == slug {
-			for _, l := range v.Snapshot.Leases {
-				if l.Rel == p.Rel && l.Origin != "" {
-					return l.Origin
-				}
-			}
-			return p.Rel
+	if name == "local" {
+		return 0, false
+	}
+	ttl := time.Duration(f.ttl * float64(time.Second))
+	if v.withTTL {
+		if err := claims.ValidTTL(ttl); err != nil {
+			return fail(stderr, exitError, "%s: --lease-ttl: %v", v.name, err), true
 		}
 	}
-	return ""
+	b, err := openClaims(t.Project, f.claims)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %s: %v", v.name, where, err), true
+	}
+	defer b.Close()
+	ctx, stop := stopContext()
+	defer stop()
+	view, err := b.View(ctx)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %s: %v", v.name, where, err), true
+	}
+	host, _ := os.Hostname()
+	res, err := claims.Act(ctx, b, view, claims.Op{
+		Verb: v.name, Slug: slugArg(arg), To: model.Lane(f.to), Why: f.reason, Token: f.token, Force: f.force, TTL: ttl,
+		Holder: claims.Holder{AgentID: f.agent, Host: host, PID: os.Getpid()},
+	})
+	if err != nil {
+		hint := ""
+		if (errors.Is(err, claims.ErrNotHolder) || errors.Is(err, planfs.ErrNeedsForce)) && !v.withTTL {
+			hint = " (--force overrides)"
+		}
+		return fail(stderr, exitError, "%s: %v%s", v.name, err, hint), true
+	}
+	if res.Dropped != nil && res.Dropped.AgentID != f.agent {
+		say(stderr, "%s: %s's lease%s dropped", res.Rel, res.Dropped.AgentID, heldOn(&res.Dropped.Lease, " "))
+	}
+	fmt.Fprintln(stdout, t.Abs(res.Rel))
+	return exitOK, true
 }

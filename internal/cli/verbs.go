@@ -32,6 +32,7 @@ type verbFlags struct {
 	to     string
 	reason string
 	ttl    float64
+	claims string
 	stderr io.Writer // for warnings
 }
 
@@ -48,6 +49,7 @@ func (v verb) command() *cobra.Command {
 		if v.withTTL {
 			fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live, seconds")
 		}
+		fs.StringVar(&f.claims, "claims", "", "where claims are kept: local, git or etcd (default: fleetwatch.yaml's claims.backend, else local)")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			f.stderr = stderr
 			return v.run(&f, pos, stdout, stderr)
@@ -66,6 +68,9 @@ func (v verb) run(f *verbFlags, pos []string, stdout, stderr io.Writer) int {
 	t, err := f.open()
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
+	}
+	if code, remote := v.remote(t, f, pos[0], stdout, stderr); remote {
+		return code
 	}
 	rel, err := resolvePlan(t, pos[0], model.RuleOf(v.name).From...)
 	if err != nil {
@@ -209,9 +214,10 @@ func scaffoldCmd() *cobra.Command {
 func checkCmd() *cobra.Command {
 	return leaf("check", "lint every plan and lease (writes nothing)", func(fs *pflag.FlagSet) body {
 		var c common
-		var jsonOut bool
+		var jsonOut, accept bool
 		c.registerRoot(fs)
 		fs.BoolVar(&jsonOut, "json", false, "print the problems as a JSON list")
+		fs.BoolVar(&accept, "accept-rewind", false, "with git claims: let the plans a backward move of the integration branch reopened be claimed again (the only thing check ever writes)")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			t, snap, code := c.scanned("check", pos, stderr)
 			if t == nil {
@@ -220,6 +226,8 @@ func checkCmd() *cobra.Command {
 			sayContainment(t.Project, stderr)
 			snap, _ = t.Preview(snap)
 			problems := t.Check(snap)
+			// Claims on a remote: what only its view shows.
+			problems = append(problems, remoteProblems(t.Project, accept, stdout)...)
 			// var/ is workers' ground, beside the tree: a symlink there takes their
 			// logs, state and worktrees out of the project.
 			problems = append(problems, workers.SymlinkProblems(t.Project)...)

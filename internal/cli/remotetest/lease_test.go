@@ -84,10 +84,13 @@ func TestSkewedClockCannotTakeALiveLease(t *testing.T) {
 	}
 }
 
-// TestLeftoverLockReported: a .lock left on the remote for a plan's lease
-// ref is reported, exit 2, and nothing is claimed.
-func TestLeftoverLockReported(t *testing.T) {
-	f := NewFleet(t, Plans(1)...)
+// TestLeftoverLockSkipsOnePlan: a .lock left on the remote for one plan's
+// lease ref (p000, the first pick) skips that plan with the reason on
+// stderr, and the worker claims the next pick (exit 0, never 2); a named
+// claim of it is exit 1 naming the lock; check reports it until the lock
+// is gone and the plan claimed.
+func TestLeftoverLockSkipsOnePlan(t *testing.T) {
+	f := NewFleet(t, Plans(3)...)
 	a := f.Clone(t, f.Bare)
 	NeedBackend(t, a)
 	lock := filepath.Join(f.Bare, filepath.FromSlash(LeaseRefs), "p000.lock")
@@ -97,14 +100,27 @@ func TestLeftoverLockReported(t *testing.T) {
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"--once"}, {"--slug", "p000"}} {
-		r := fwtest.Run(t, a, append([]string{"work-once", "--root", a, "--agent-id", "w"}, args...)...)
-		if r.Code != 2 || !strings.Contains(r.Stderr, "lock") || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
-			t.Errorf("work-once %v with a leftover lock: %v", args, r)
-		}
+	r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w", "--once")
+	if r.Code != 0 || SlugOf(r.Stdout) == "p000" || !strings.Contains(r.Stderr, "bugs/p000.md: skipped") || !strings.Contains(r.Stderr, "p000.lock") {
+		t.Fatalf("a bare claim behind one leftover lock: %v", r)
 	}
-	if refs := f.Leases(t); len(refs) != 0 {
-		t.Errorf("claimed despite the lock: %v", refs)
+	r = fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w", "--slug", "p000")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "p000.lock") || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+		t.Errorf("a named claim behind a leftover lock: %v", r)
+	}
+	if refs := f.Leases(t); refs["p000"] != "" || len(refs) != 1 {
+		t.Errorf("lease refs after the skip: %v", refs)
+	}
+	r = fwtest.Run(t, a, "check", "--root", a)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "origin:"+LeaseRefs+"p000: locked on the remote") {
+		t.Errorf("check with the lock: %v", r)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	fwtest.Want(t, fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "w", "--slug", "p000"), 0)
+	if r := fwtest.Run(t, a, "check", "--root", a); strings.Contains(r.Stdout, "locked") {
+		t.Errorf("check once the lock is gone and the plan claimed: %v", r)
 	}
 }
 

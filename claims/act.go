@@ -1,0 +1,214 @@
+package claims
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// Op is one operator verb (promote, park, return, release, recover,
+// complete) on a plan whose claims a backend keeps. Every face (the CLI's
+// verbs, work-once's --park and --release, the UI) hands its verb to Act,
+// so they cannot disagree on the steps or their order.
+type Op struct {
+	Verb model.Verb
+	Slug string
+	// To is where the plan goes; "" is the verb's default (complete:
+	// completed; return: the ready lane a leased plan never left, else
+	// features). Park and promote need one.
+	To model.Lane
+	// Holder is who acts: Holder.AgentID is the operator or agent, and the
+	// lease recover takes over (or a move's own lease, see Act) is theirs.
+	Holder Holder
+	// Token, when set, must be the lease's: a holder naming its own lease.
+	Token string
+	Why   string
+	// Force acts over someone else's lease.
+	Force bool
+	// TTL is recover's new lease's lifetime.
+	TTL time.Duration
+}
+
+// Result is what Act did.
+type Result struct {
+	// Rel is where the plan is now on the integration branch.
+	Rel string
+	// Dropped is the lease the verb dropped or took over; nil when none.
+	Dropped *Remote
+}
+
+// ErrNoPlan is a verb on a plan the view does not have in any lane the
+// verb takes from.
+var ErrNoPlan = errors.New("no such plan")
+
+// moveLeaseTTL is the life of the lease an actor takes to move a free
+// ready plan: the move drops it at once; a crash leaves it this long.
+const moveLeaseTTL = time.Minute
+
+// Act does op on v, a view read just before (the CLI) or the one the
+// operator acted on (the UI): a lease that changed since fails its
+// compare-and-swap with ErrLost and is never dropped unseen. Someone
+// else's lease needs op.Force (recover takes over any expired lease), and
+// so does the promotion of an incomplete draft (planfs.PromoteProblems). A
+// move of a leased plan and the drop of its lease are one step
+// (Backend.MoveHeld). A free plan moving out of a ready lane may be
+// claimed in the same instant, so the actor claims it first like any
+// worker (create-only) and then moves it and drops that claim in one
+// step: a worker's claim and the move never both land, and a parked plan
+// never keeps a live lease.
+func Act(ctx context.Context, b Backend, v *View, op Op) (Result, error) {
+	rule := model.RuleOf(op.Verb)
+	p := planFor(v, op.Slug, rule)
+	if p == nil {
+		return Result{}, fmt.Errorf("%s: %w on %s in %s", op.Slug, ErrNoPlan, b.Name(), lanesOf(rule.Lookup()))
+	}
+	rel, r := v.branchRel(p), v.Lease(op.Slug)
+	if r != nil && op.Verb != model.Recover {
+		switch {
+		case r.AgentID != op.Holder.AgentID && !op.Force:
+			return Result{}, fmt.Errorf("%s: lease held by %s, not %s: %w", rel, r.AgentID, op.Holder.AgentID, ErrNotHolder)
+		case op.Token != "" && r.Token != op.Token:
+			return Result{}, fmt.Errorf("%s: held under a newer lease (recovered or claimed again since); this one is lost: %w", rel, ErrNotHolder)
+		}
+	}
+	switch op.Verb {
+	case model.Release:
+		return release(ctx, b, rel, r, op)
+	case model.Recover:
+		h, err := b.TakeOver(ctx, v, op.Slug, op.Holder, op.TTL)
+		return Result{Rel: h.Rel, Dropped: r}, err
+	}
+	to, err := target(op, rule, rel, r)
+	if err != nil {
+		return Result{}, err
+	}
+	if problems := planfs.PromoteProblems(p.Header); op.Verb == model.Promote && len(problems) > 0 && !op.Force {
+		// As a draft in the checkout: an incomplete one needs Force.
+		return Result{}, fmt.Errorf("%s: not promoted: %s: %w", rel, strings.Join(problems, "; "), planfs.ErrNeedsForce)
+	}
+	if r != nil && to == model.Rel(rel).Lane() {
+		// A leased plan never left its ready lane: returning it there is
+		// dropping the lease.
+		return release(ctx, b, rel, r, op)
+	}
+	dst, err := move(ctx, b, v, rel, r, to, op)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Rel: dst, Dropped: r}, nil
+}
+
+// planFor is slug's plan in v as the verb looks it up: in the first of its
+// lanes that has one (a leased plan shows in in-progress).
+func planFor(v *View, slug string, rule model.VerbRule) *model.Plan {
+	for _, l := range rule.Lookup() {
+		for i := range v.Snapshot.Plans {
+			if p := &v.Snapshot.Plans[i]; p.Slug == slug && p.Lane == l {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+func lanesOf(lanes []model.Lane) string {
+	s := ""
+	for i, l := range lanes {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(l) + "/"
+	}
+	return s
+}
+
+// target is where op sends the plan now at rel.
+func target(op Op, rule model.VerbRule, rel string, r *Remote) (model.Lane, error) {
+	to := op.To
+	if to == "" {
+		to = rule.Default
+	}
+	if to == "" && op.Verb == model.Return {
+		to = model.Features
+		if l := model.Rel(rel).Lane(); r != nil && l.Ready() {
+			to = l
+		}
+	}
+	if to == "" {
+		return "", fmt.Errorf("%s: %s needs a target lane: %s", rel, op.Verb, model.Alternatives(rule.To))
+	}
+	if why := rule.CheckTarget(to); why != "" {
+		return "", fmt.Errorf("%s: %s", rel, why)
+	}
+	return to, nil
+}
+
+func held(slug, rel string, r *Remote) Held {
+	return Held{Slug: slug, Rel: rel, Lease: r.Lease, Version: r.Version, Renewed: time.Now()}
+}
+
+func release(ctx context.Context, b Backend, rel string, r *Remote, op Op) (Result, error) {
+	if r == nil {
+		return Result{}, fmt.Errorf("%s: %w", rel, ErrNoLease)
+	}
+	if err := b.Release(ctx, held(op.Slug, rel, r), string(op.Verb)+" by "+op.Holder.AgentID); err != nil {
+		return Result{}, err
+	}
+	return Result{Rel: rel, Dropped: r}, nil
+}
+
+// move sends the plan at rel to lane to, with its lease r (nil: none).
+func move(ctx context.Context, b Backend, v *View, rel string, r *Remote, to model.Lane, op Op) (string, error) {
+	if r != nil {
+		return b.MoveHeld(ctx, held(op.Slug, rel, r), to, op.Holder.AgentID, op.Why)
+	}
+	// A plan no worker can lease (a slug git refuses in a ref name) cannot
+	// race a claim.
+	if !model.Rel(rel).Lane().Ready() || v.Snapshot.RefNamed && model.LeaseRefProblem(op.Slug) != "" {
+		return b.MovePlan(ctx, rel, to, op.Holder.AgentID, op.Why)
+	}
+	h, err := b.Claim(ctx, v, rel, op.Holder, moveLeaseTTL)
+	if errors.Is(err, ErrLocked) {
+		// Its lease is locked on the backend: no worker can claim it either.
+		return b.MovePlan(ctx, rel, to, op.Holder.AgentID, op.Why)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: claimed by someone else since it was read; look again: %w", rel, err)
+	}
+	dst, err := b.MoveHeld(ctx, h, to, op.Holder.AgentID, op.Why)
+	if err != nil {
+		// Undo the claim: the plan stays free where it was.
+		if rerr := b.Release(context.WithoutCancel(ctx), h, "undo "+string(op.Verb)); rerr != nil {
+			return "", fmt.Errorf("%w (and the lease %s took to move it stays until it expires: %v)", err, op.Holder.AgentID, rerr)
+		}
+		return "", err
+	}
+	return dst, nil
+}
+
+// PlanRel is where slug's plan sits on the integration branch (a leased
+// plan in the ready lane it was claimed from: plans are not moved at claim
+// time); "" when absent.
+func (v *View) PlanRel(slug string) string {
+	for i := range v.Snapshot.Plans {
+		if p := &v.Snapshot.Plans[i]; p.Slug == slug {
+			return v.branchRel(p)
+		}
+	}
+	return ""
+}
+
+// branchRel is where p, a plan of v's snapshot, sits on the branch.
+func (v *View) branchRel(p *model.Plan) string {
+	if p.Lane == model.InProgress {
+		if l := v.Snapshot.LeaseFor(p.Rel); l != nil && l.Origin != "" {
+			return l.Origin
+		}
+	}
+	return p.Rel
+}
