@@ -258,16 +258,19 @@ func (d *Driver) perform(r *running, req AgentRequest) AgentReply {
 		if !ok || !model.RuleOf(model.Park).Sends(to) {
 			return AgentReply{Error: fmt.Sprintf("park: --to must be %s, not %q", model.Alternatives(model.RuleOf(model.Park).To), req.To)}
 		}
+		why := cmpReason(req.Reason, "parked by the agent")
 		if d.Keeper != nil {
-			return AgentReply{Error: "park: not with remote claims; exit non-zero and say why"}
+			dst, err = d.Keeper.Park(to, why)
+		} else {
+			dst, err = d.Tree.Park(rel, to, me.Because(why))
 		}
-		dst, err = d.Tree.Park(rel, to, me.Because(cmpReason(req.Reason, "parked by the agent")))
 	case AskRelease:
 		dst, err = d.releasePlan(rel, me, cmpReason(req.Reason, "released by the agent"))
 	}
 	if err != nil {
 		return fail(err)
 	}
+	r.handedOn = dst
 	return AgentReply{Plan: d.Tree.Abs(dst)}
 }
 

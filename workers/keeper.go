@@ -23,6 +23,9 @@ type Keeper interface {
 	// Complete hands the plan on to lane and drops the lease; it returns
 	// the plan's new rel.
 	Complete(to model.Lane) (string, error)
+	// Park moves the plan to a parking lane, saying why, and drops the
+	// lease in the same step; it returns the plan's new rel.
+	Park(to model.Lane, why string) (string, error)
 	// Release gives the plan back, saying why; it returns the plan's rel.
 	Release(reason string) (string, error)
 }

@@ -401,6 +401,7 @@ type running struct {
 	done      chan error // the agent's exit, once
 	streams   *agentStreams
 	out, errw *lineWriter
+	handedOn  string // where the agent's own complete, park or release sent the plan
 }
 
 // start starts the executor on job's plan in its own process group. When it
@@ -499,6 +500,12 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 	// renew renews the lease; over is true when it was lost and the agent
 	// has been stopped.
 	renew := func() (o Outcome, over bool) {
+		if r.handedOn != "" {
+			// The agent handed the plan on itself: there is no lease left
+			// to renew, and a remote backend's refusal is not a loss.
+			renewing = false
+			return o, false
+		}
 		lost, keep := d.heartbeat(rel, r.me)
 		renewing = keep
 		if lost == "" {
@@ -636,7 +643,7 @@ func (d *Driver) holds(rel string, me planfs.Actor) bool {
 // finished handles the executor's own exit.
 func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Outcome {
 	rel, me := r.job.Rel, r.me
-	o := Outcome{Code: code, Plan: d.whereIs(rel)}
+	o := Outcome{Code: code, Plan: cmp.Or(r.handedOn, d.whereIs(rel))}
 	how := fmt.Sprintf("agent exited %d", code)
 	if code < 0 {
 		how = "agent killed by a signal"
@@ -653,7 +660,7 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 		o.Note = fmt.Sprintf("%s after moving its plan to %s", how, o.Plan)
 	case code != 0:
 		o.Note = fmt.Sprintf("%s; %s stays claimed until its lease runs out", how, rel)
-	case !renewing || o.Plan != rel:
+	case !renewing || r.handedOn != "" || o.Plan != rel:
 		o.Note = "agent exited 0 and moved its plan to " + o.Plan
 	}
 	if o.Note != "" {

@@ -106,6 +106,19 @@ func (k *remoteKeeper) Complete(to model.Lane) (string, error) {
 	return k.b.Complete(ctx, k.held, to)
 }
 
+// Park moves the plan to a parking lane and drops the lease in one step
+// (MoveHeld), after pushing the branch while the lease holds: the agent's
+// `park` through its driver, as the operator's verb does it.
+func (k *remoteKeeper) Park(to model.Lane, why string) (string, error) {
+	k.push()
+	if k.fenced() {
+		return "", fmt.Errorf("lease lost (%s): not parked", k.lost)
+	}
+	ctx, cancel := k.ctx()
+	defer cancel()
+	return k.b.MoveHeld(ctx, k.held, to, k.held.Lease.AgentID, why)
+}
+
 // Release pushes the branch while the lease holds, then drops the lease by
 // compare-and-swap: a lost one is refused there, harmlessly.
 func (k *remoteKeeper) Release(reason string) (string, error) {

@@ -37,3 +37,32 @@ func TestRunThroughGit(t *testing.T) {
 	b := f.Clone(t, f.Bare)
 	fwtest.Want(t, fwtest.Run(t, b, "work-once", "--root", b, "--agent-id", "other", "--once"), 1)
 }
+
+// TestAgentParksThroughGit: an agent whose claim is on the git remote parks
+// its own plan through its driver (`fleetwatch park`): the plan is in
+// blocked/ on the remote's main with the agent's reason, its lease ref is
+// gone in the same push, and the driver reports the park, not a lost lease.
+func TestAgentParksThroughGit(t *testing.T) {
+	f := NewFleet(t, Plans(1)...)
+	a := f.Clone(t, f.Bare)
+	NeedBackend(t, a)
+	script := `"$1" park "$FLEET_PLAN" --to blocked --reason "needs a human: the API key is missing"`
+	fwtest.WithExecutor(t, a, "sh", "-c", script, "agent", fwtest.Exe(t))
+	r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "parker", "--run", "--once")
+	if strings.Contains(r.Stdout+r.Stderr, "lease lost") {
+		t.Errorf("the driver took its agent's park for a lost lease: %v", r)
+	}
+	files := gitIn(t, f.Bare, nil, "ls-tree", "-r", "--name-only", "main")
+	if !strings.Contains(files, ".plans/blocked/p000.md") || strings.Contains(files, ".plans/bugs/p000.md") {
+		t.Fatalf("the remote's main after the agent's park:\n%s\n%v", files, r)
+	}
+	if msg := gitIn(t, f.Bare, nil, "log", "-1", "--format=%B", "main"); !strings.Contains(msg, "the API key is missing") {
+		t.Errorf("the park's commit does not give the agent's reason:\n%s", msg)
+	}
+	if refs := f.Leases(t); len(refs) != 0 {
+		t.Errorf("lease refs left after the park: %v", refs)
+	}
+	if !strings.Contains(r.Stdout, "blocked/p000.md") {
+		t.Errorf("the driver did not report where the plan went: %v", r)
+	}
+}
