@@ -43,6 +43,10 @@ func serveCmd() *cobra.Command {
 				return fail(stderr, exitError, "serve: --authorized-keys FILE is required (the operators' keys)")
 			}
 			opt.Root = findRoot(root)
+			// Operators act through serve: a worker's rule on --claims.
+			if _, _, _, err := actingClaims(opt.Root, claimsName, stderr); err != nil {
+				return fail(stderr, exitError, "serve: %v", err)
+			}
 			remote, err := openRemote(opt.Root, claimsName)
 			if err != nil {
 				return fail(stderr, exitError, "serve: %v", err)

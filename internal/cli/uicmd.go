@@ -77,6 +77,11 @@ func (f *uiFlags) openProject(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
+	// The cockpit acts (and spawns workers that get its --claims), so it
+	// is held to a worker's rule.
+	if _, _, _, err := actingClaims(t.Project, f.claims, stderr); err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
 	if !haveTerminal() {
 		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once' prints the same board as text")
 	}

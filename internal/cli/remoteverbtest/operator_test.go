@@ -100,7 +100,7 @@ func TestOperatorVerbsThroughGit(t *testing.T) {
 	}
 }
 
-// TestClaimsFlagAgainstTheProject: a worker or verb told another backend
+// TestClaimsFlagAgainstTheProject: a worker, verb or acting face told another backend
 // than fleetwatch.yaml's is refused in one line, exit 2; --claims local,
 // said on purpose, is warned about on stderr and works on the lease files.
 func TestClaimsFlagAgainstTheProject(t *testing.T) {
@@ -112,6 +112,8 @@ func TestClaimsFlagAgainstTheProject(t *testing.T) {
 		{"work-once", "--root", b, "--claims", "etcd", "--list"},
 		{"work-once", "--root", b, "--claims", "etcd", "--once"},
 		{"park", "p001", "--to", "blocked", "--root", b, "--claims", "etcd"},
+		{"--root", b, "--claims", "etcd"}, // the cockpit, which acts and spawns
+		{"serve", "--root", b, "--claims", "etcd", "--authorized-keys", "/dev/null", "--listen", "127.0.0.1:0"},
 	} {
 		r := fwtest.Run(t, b, args...)
 		fwtest.OneLineError(t, r, "--claims etcd")
