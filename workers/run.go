@@ -500,13 +500,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 	// renew renews the lease; over is true when it was lost and the agent
 	// has been stopped.
 	renew := func() (o Outcome, over bool) {
-		if r.handedOn != "" {
-			// The agent handed the plan on itself: there is no lease left
-			// to renew, and a remote backend's refusal is not a loss.
-			renewing = false
-			return o, false
-		}
-		lost, keep := d.heartbeat(rel, r.me)
+		lost, keep := d.heartbeatOf(r)
 		renewing = keep
 		if lost == "" {
 			return o, false
@@ -568,6 +562,16 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			return o
 		}
 	}
+}
+
+// heartbeatOf is r's heartbeat, none once the agent handed its plan on
+// itself: no lease is left to renew, and a remote backend's refusal to
+// renew it is no loss.
+func (d *Driver) heartbeatOf(r *running) (lost string, keep bool) {
+	if r.handedOn != "" {
+		return "", false
+	}
+	return d.heartbeat(r.job.Rel, r.me)
 }
 
 // heartbeat renews the lease. It returns why the lease is lost when someone
