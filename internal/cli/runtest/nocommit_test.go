@@ -62,7 +62,15 @@ func TestRunThatChangesNothingIsParked(t *testing.T) {
 // fleetwatch, on the plan's branch, and the plan goes on to review.
 func TestRunCommitAutoCommitsTheAgentsEdits(t *testing.T) {
 	t.Parallel()
+	t.Run("contained", func(t *testing.T) { t.Parallel(); commitAuto(t, false) })
+	t.Run("uncontained", func(t *testing.T) { t.Parallel(); commitAuto(t, true) })
+}
+
+func commitAuto(t *testing.T, uncontained bool) {
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
+	if uncontained {
+		fwtest.Uncontained(t, dir)
+	}
 	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-write", "edit.txt")
 	p := filepath.Join(dir, "endpoints.yaml")
 	yaml, _ := os.ReadFile(p)
