@@ -33,6 +33,9 @@ const (
 	// integration branch moved outside the queue, the working tree's
 	// checks differ from the committed ones).
 	NoticeGate NoticeKind = "gate"
+	// NoticeLanding: a landing started from the cockpit was refused or
+	// failed; the face adds it when the lander exits.
+	NoticeLanding NoticeKind = "landing"
 )
 
 // NoticeSubject is the kind of row a notice leads to; Notice.Key names the

@@ -274,6 +274,8 @@ func (m *Model) leadTo(n model.Notice) tea.Cmd {
 		return cmd
 	case n.Subject == model.SubjectGate:
 		return m.setPane(mergePane)
+	case n.Kind == model.NoticeReview:
+		return m.leadToCandidate(n.Key)
 	case n.Subject == model.SubjectPlan:
 		return m.leadToPlan(n.Key)
 	case n.Subject == model.SubjectLease:

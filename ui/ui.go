@@ -273,12 +273,12 @@ func (m *Model) Close() {
 
 // Update applies one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	seq, shown := m.statusSeq, m.pane
+	seq, shown, had := m.statusSeq, m.pane, m.mergeShown()
 	cmd := m.update(msg)
 	if m.sub != nil && m.pane != shown {
 		m.sub.show(m.pane)
 	}
-	if m.pane == mergePane && shown != mergePane {
+	if m.mergeShown() && !had {
 		// The queue is read only while shown (and while it checks).
 		cmd = tea.Batch(cmd, m.requestMerge(), m.mergeTick())
 	}
@@ -338,6 +338,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox())
 	case answeredMsg:
 		return m.answered(msg)
+	case askMsg:
+		m.stack.push(msg.d)
+		return nil
+	case landDoneMsg:
+		return m.landDone(msg)
 	case settleMsg:
 		if msg.seq != m.settle.seq {
 			return nil
