@@ -402,7 +402,7 @@ type running struct {
 	cmd       *exec.Cmd
 	box       *box
 	pgid      int
-	startTip  string // the branch's tip as the run began: a build must move it
+	startTip  string     // the branch's tip as the run began: a build must move it
 	done      chan error // the agent's exit, once
 	streams   *agentStreams
 	out, errw *lineWriter
