@@ -20,8 +20,11 @@ func (m *Model) candidate() *landing.Status {
 	case mergePane:
 		return m.merge.row()
 	case plansPane:
+		// Its own: the candidate of the plan where it is, in review-needed/.
 		if sel := m.plans.selected(); sel.row != nil {
-			return m.merge.bySlug(sel.row.Plan.Slug)
+			if r := m.merge.bySlug(sel.row.Plan.Slug); r != nil && r.Rel == sel.row.Plan.Rel {
+				return r
+			}
 		}
 	}
 	return nil
