@@ -381,6 +381,12 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 	if s.Candidate != "" {
 		out = append(out, line("candidate "+short(s.Candidate)+" · tree "+short(s.Tree)))
 	}
+	if v := s.ScopeViolations; len(v) > 0 {
+		out = append(out, "", m.st.Title.Render(line("⚠ Out of scope: "+countPaths(len(v))+" its plan's scope does not allow")))
+		for _, p := range v {
+			out = append(out, "  "+line(p))
+		}
+	}
 	out = append(out, "", m.st.Title.Render("Checks")+"  "+m.st.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
 	if len(s.Checks) == 0 {
 		out = append(out, "  "+line(orWords(whyText(s), "no checks configured")))
