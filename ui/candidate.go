@@ -129,3 +129,16 @@ func (m *Model) leadToCandidate(rel string) tea.Cmd {
 	m.syncKeys()
 	return cmd
 }
+
+// updateAsked takes what answers bring besides an action's result: a
+// question asked after another, a landing's end, an edit's steps.
+func (m *Model) updateAsked(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case askMsg:
+		m.stack.push(msg.d)
+		return nil, true
+	case landDoneMsg:
+		return m.landDone(msg), true
+	}
+	return m.updateEdit(msg)
+}

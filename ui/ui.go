@@ -291,7 +291,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateData(msg); ok {
 		return tea.Batch(cmd, m.settled(false))
 	}
-	if cmd, ok := m.updateEdit(msg); ok {
+	if cmd, ok := m.updateAsked(msg); ok {
 		return cmd
 	}
 	switch msg := msg.(type) {
@@ -338,11 +338,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox())
 	case answeredMsg:
 		return m.answered(msg)
-	case askMsg:
-		m.stack.push(msg.d)
-		return nil
-	case landDoneMsg:
-		return m.landDone(msg)
 	case settleMsg:
 		if msg.seq != m.settle.seq {
 			return nil
