@@ -43,8 +43,10 @@ func (d *Driver) noCommit(r *running, o Outcome) (Outcome, bool) {
 		return o, false
 	}
 	left, err := uncommitted(job.Worktree)
+	what := leftWords(len(left))
 	if err != nil {
-		d.Log.Printf("could not list the worktree's uncommitted files: %v", errText(err))
+		// Never "nothing changed" when git could not say.
+		what = "its worktree could not be read: " + errText(err)
 	}
 	if d.AutoCommit && len(left) > 0 {
 		tip, err := d.autoCommit(r, left)
@@ -54,7 +56,7 @@ func (d *Driver) noCommit(r *running, o Outcome) (Outcome, bool) {
 		}
 		d.Log.Printf("commit: auto could not commit the agent's edits: %v", errText(err))
 	}
-	reason := "agent exited 0 but made no commit: " + leftWords(len(left))
+	reason := "agent exited 0 but made no commit: " + what
 	d.Log.Printf("%s", reason)
 	if d.Keeper != nil {
 		return d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason}), true
