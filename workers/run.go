@@ -423,6 +423,9 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	}
 	d.jobPlaceholders(job, &ph)
 	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}}
+	if checksCommit(job) {
+		r.startTip = branchTip(job.Worktree)
+	}
 	bx, err := d.openBox(job, dir)
 	if err != nil {
 		reason := "cannot prepare the agent's sandbox: " + errText(err)
@@ -438,9 +441,6 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	d.save()
 	d.logContained(job)
 	r.box = bx
-	if checksCommit(job) {
-		r.startTip = branchTip(job.Worktree)
-	}
 
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Dir = dir
