@@ -51,7 +51,9 @@ func TestTmuxRefusedLandingReachesTheScreen(t *testing.T) {
 	dir, tip := themeProject(t, "echo broken; exit 1")
 	tt := startTmux(t, 120, 32, dir, nil, "--root", dir)
 	tt.waitShows(tmuxStartWait, `\[1 Plans\]`)
-	// It opens on review-needed/, the one lane with a plan.
+	// It opens on review-needed/, the one lane with a plan; A is offered
+	// once the queue is read.
+	tt.waitShows(tmuxWait, `A approve`)
 	tt.keys("A")
 	tt.waitShows(tmuxWait, `Approve theme @ `+tip[:7])
 	tt.keys("Enter")
