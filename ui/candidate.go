@@ -72,9 +72,19 @@ func (m *Model) candidateKeys(set setKey) {
 	open := r.State != landing.Landed && r.Commit != ""
 	live := open && r.State != landing.NoChange
 	set(&k.Approve, live && !approvedTip(r), approveWhy(r))
-	set(&k.NeedsWork, open && r.Rel != "", "needs work: "+termtext.Line(r.Slug)+"'s plan is not in review-needed/")
+	set(&k.NeedsWork, open && r.Rel != "", needsWorkWhy(r))
 	set(&k.Add, live && r.Position == nil && approvedTip(r), addWhy(r))
 	m.landKey(set, r)
+}
+
+func needsWorkWhy(r *landing.Status) string {
+	switch {
+	case r.State == landing.Landed:
+		return "needs work: " + termtext.Line(r.Slug) + " has landed"
+	case r.Commit == "":
+		return "needs work: " + termtext.Line(r.Slug) + " has no branch to send back"
+	}
+	return "needs work: " + termtext.Line(r.Slug) + "'s plan is not in review-needed/"
 }
 
 // landKey sets m: in the Merge pane it lands the queue's head; in the
