@@ -704,4 +704,12 @@ func TestWorkersKeepTheirOrderWhileWorkersExit(t *testing.T) {
 	if !slices.Equal(h.m.wrk.marks, []string{"reasoner-1", "small-2"}) {
 		t.Errorf("marks %v, want reasoner-1 and small-2", h.m.wrk.marks)
 	}
+	// Each exit is a notice that says why, in the driver's words.
+	said := false
+	for _, n := range h.m.notes.list {
+		said = said || n.Text == "mid-1 exited 1 on in-progress/export-pdf.md: agent exited 0 but made no commit: nothing changed; parked in blocked/"
+	}
+	if !said {
+		t.Errorf("no notice of mid-1's exit with its reason: %+v", h.m.notes.list)
+	}
 }
