@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"fleetwatch/coord"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -111,7 +112,7 @@ func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
 		f.Conflicts = d.Conflicts
 		f.Landed = r.landed[slug] != "" && d.Ahead == 0
 		f.NotAhead = d.Ahead == 0
-		st.ScopeViolations = scopeViolations(t, rel, d.Touched)
+		st.ScopeViolations = scopeViolations(t, slug, rel, d.Touched)
 	}
 	if st.Commit != "" && !f.Landed {
 		st.Approval, st.Reviews = r.reviewsOf(t, slug, st.Commit)
@@ -193,10 +194,11 @@ func (r *repo) author(t *planfs.Tree, slug string) string {
 	return r.authors[slug]
 }
 
-// scopeViolations are the paths of touched outside the plan at rel's
-// `## Files in scope` (beside its Allowed generated files), and any under
-// .plans/; none when the plan is gone.
-func scopeViolations(t *planfs.Tree, rel string, touched []string) []string {
+// scopeViolations are the paths of touched outside the scope its build
+// had (the `## Files in scope` of the approved plan of a plan-first plan,
+// else of the plan at rel, beside its Allowed generated files), and any
+// under .plans/; none when the plan is gone.
+func scopeViolations(t *planfs.Tree, slug, rel string, touched []string) []string {
 	if rel == "" || len(touched) == 0 {
 		return []string{}
 	}
@@ -204,8 +206,12 @@ func scopeViolations(t *planfs.Tree, rel string, touched []string) []string {
 	if err != nil {
 		return []string{}
 	}
+	scopeText := text
+	if approved, err := coord.ApprovedText(t.Project, slug); err == nil && approved != "" {
+		scopeText = approved
+	}
 	var sc *model.Scope
-	if s, found, _ := model.ParseScope(text); found {
+	if s, found, _ := model.ParseScope(scopeText); found {
 		sc = &model.Scope{Patterns: s.Patterns, Allowed: model.ParseHeader(text).AllowedGenerated}
 	}
 	return append([]string{}, sc.Violations(touched)...)
