@@ -98,6 +98,9 @@ func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 		}
 	}
 	l.rebuild(m)
+	// A notice's candidate is looked for in one reading: later, the
+	// cursor is the operator's.
+	l.want = ""
 	m.syncKeys()
 	cmds := []tea.Cmd{m.lookForNotices(fromMerge)}
 	if again {
