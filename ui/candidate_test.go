@@ -136,3 +136,29 @@ func TestMergeApproveOutOfScopeAsksAgain(t *testing.T) {
 		t.Errorf("esc on the second question approved, or left it open: %q", h.footer())
 	}
 }
+
+// An approved change waiting to be queued is "approved", not a peer's
+// "reviewed"; its reason names the key that queues it, to an operator.
+func TestMergeApprovedRowNamesTheKey(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 160, 40, func(*project) landing.Listing {
+		return candidates(landing.Status{State: landing.Approved, ApprovedBy: "op", Why: "approved by op; queue add to queue it",
+			Reviews: []landing.Review{{Commit: "c5c5c5c5c5c5", Reviewer: "rev-big", Verdict: "REVISE"}}})
+	})
+	row := func() string {
+		for _, l := range strings.Split(h.view(), "\n") {
+			if strings.Contains(l, "csv-import") {
+				return l
+			}
+		}
+		return ""
+	}
+	if r := row(); !strings.Contains(r, " approved ") || !strings.Contains(r, "approved by op; + queues it") || strings.Contains(r, "queue add") {
+		t.Errorf("the approved row: %q", r)
+	}
+	h.m.opt.ReadOnly = true
+	h.m.merge.rebuild(&h.m)
+	if r := row(); !strings.Contains(r, "approved by op; not queued yet") {
+		t.Errorf("a viewer's approved row: %q", r)
+	}
+}

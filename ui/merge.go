@@ -418,7 +418,7 @@ func (m *Model) mergeLine(s *landing.Status, c mergeCols, selected bool) string 
 		b.WriteString(fit(termtext.Line(approvedCell(s)), c.approved) + " ")
 	}
 	b.WriteString(m.checksCell(s, c.checks) + " ")
-	why := termtext.Line(whyText(s))
+	why := termtext.Line(m.whyOf(s))
 	if len(s.ScopeViolations) > 0 {
 		mark := "⚠ " + countPaths(len(s.ScopeViolations)) + " out of scope"
 		why = mark + orEmpty(" · ", why)
@@ -538,13 +538,17 @@ func approvedCell(s *landing.Status) string {
 	return "—"
 }
 
-// whyText is the state's reason in the engine's words, with the
+// whyOf is the state's reason in the engine's words, with the
 // conflicting paths when the reason does not name them.
-func whyText(s *landing.Status) string {
+func (m *Model) whyOf(s *landing.Status) string {
 	why := s.Why
 	if s.State == landing.Approved && s.ApprovedBy != "" {
-		// The engine names the CLI's verb; here the key does it.
+		// The engine names the CLI's verb; here the key does it, and a
+		// viewer's screen names no action.
 		why = "approved by " + s.ApprovedBy + "; + queues it"
+		if m.opt.ReadOnly {
+			why = "approved by " + s.ApprovedBy + "; not queued yet"
+		}
 	}
 	if len(s.ConflictPaths) > 0 && !strings.Contains(why, s.ConflictPaths[0]) {
 		paths := "conflict in " + strings.Join(s.ConflictPaths, ", ")

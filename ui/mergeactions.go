@@ -221,7 +221,7 @@ func (m *Model) askLand() {
 	if h.Candidate != "" {
 		body = append(body, "Candidate "+short(h.Candidate)+" (tree "+short(h.Tree)+").")
 	}
-	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", whyText(h))+".")
+	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", m.whyOf(h))+".")
 	switch h.State {
 	case landing.Conflict, landing.Stale, landing.Failed, landing.NeedsReview, landing.Reviewed, landing.Approved, landing.NoChange, landing.Landed:
 		// The lander would refuse: say so, and offer no landing.
@@ -360,7 +360,7 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 	out := []string{
 		line(s.Branch + " @ " + short(s.Commit) + " · " + aheadBehind(s) + " against base " + short(s.Base)),
 	}
-	if w := whyText(s); w != "" {
+	if w := m.whyOf(s); w != "" {
 		out = append(out, line("why: "+w))
 	}
 	if s.Author != "" {
@@ -389,7 +389,7 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 	}
 	out = append(out, "", m.st.Title.Render("Checks")+"  "+m.st.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
 	if len(s.Checks) == 0 {
-		out = append(out, "  "+line(orWords(whyText(s), "no checks configured")))
+		out = append(out, "  "+line(orWords(m.whyOf(s), "no checks configured")))
 	}
 	for i, c := range s.Checks {
 		facts := checkGlyph(c.Result) + " " + c.Name + " " + string(c.Result)
