@@ -70,6 +70,15 @@ func TestApprove(t *testing.T) {
 	if !e.Waiting() || e.N != 1 || e.Problem != "" || !e.ScopeFound || strings.Join(e.Scope.Patterns, ",") != "src/,README.md" || e.Title != "Plan: a" {
 		t.Fatalf("entry: %+v", e)
 	}
+	if text, err := ApprovedText(tr.Project, "a"); err != nil || text != "" {
+		t.Fatalf("ApprovedText before the approval: %q %v", text, err)
+	}
+	if text, err := ApprovedText(tr.Project, "b"); err != nil || text != "" {
+		t.Fatalf("ApprovedText of a plan with no proposal: %q %v", text, err)
+	}
+	if _, err := os.Stat(ProposalDir(tr.Project, "b")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("ApprovedText made a folder for b: %v", err)
+	}
 	if text, _, err := ReadProposal(e); err != nil || text != proposalText {
 		t.Fatalf("ReadProposal: %q %v", text, err)
 	}
@@ -89,6 +98,9 @@ func TestApprove(t *testing.T) {
 	turn, err := NextTurn(tr.Project, "a")
 	if err != nil || turn.Plan || turn.ApprovedPlan != filepath.Join(ProposalDir(tr.Project, "a"), "1.md") {
 		t.Fatalf("turn: %+v %v", turn, err)
+	}
+	if text, err := ApprovedText(tr.Project, "a"); err != nil || text != proposalText {
+		t.Fatalf("ApprovedText: %q %v", text, err)
 	}
 	inbox, _ = Inbox(tr)
 	if len(inbox) != 1 || inbox[0].Decision == nil || inbox[0].Waiting() {

@@ -22,6 +22,38 @@ type Turn struct {
 	Decision     *Decision
 }
 
+// approved reads the text proposal n's approval d approved, checked
+// against the sha256 it recorded; name is its file in the slug's folder.
+func approved(project, slug string, n int, d *Decision) (name string, text []byte, err error) {
+	name = proposalName(n)
+	if d.Edited {
+		name = approvedName(n)
+	}
+	if text, err = readFile(project, slug, name, MaxProposal); err != nil {
+		return name, nil, fmt.Errorf("approved plan: %v", err)
+	}
+	if sum(text) != d.SHA256 {
+		return name, nil, fmt.Errorf("approved plan %s changed since %s approved it", filepath.Join(ProposalDir(project, slug), name), d.By)
+	}
+	return name, text, nil
+}
+
+// ApprovedText is the text slug's builds follow when its latest proposal
+// is approved, "" when there is none. Unlike NextTurn it creates nothing:
+// a listing reads it.
+func ApprovedText(project, slug string) (string, error) {
+	n, err := latestN(project, slug)
+	if err != nil || n == 0 {
+		return "", err
+	}
+	d, err := readDecision(project, slug)
+	if err != nil || d == nil || d.Verdict != Approved || d.N != n {
+		return "", err
+	}
+	_, text, err := approved(project, slug, n, d)
+	return string(text), err
+}
+
 // NextTurn decides slug's next turn from its files: the latest proposal
 // approved means a build of the approved text (checked against the sha256
 // the approval recorded); rejected, or never decided, means a plan turn
@@ -36,16 +68,9 @@ func NextTurn(project, slug string) (Turn, error) {
 		return Turn{}, err
 	}
 	if d != nil && d.Verdict == Approved && d.N == n && n > 0 {
-		name := proposalName(n)
-		if d.Edited {
-			name = approvedName(n)
-		}
-		text, err := readFile(project, slug, name, MaxProposal)
+		name, _, err := approved(project, slug, n, d)
 		if err != nil {
-			return Turn{}, fmt.Errorf("approved plan: %v", err)
-		}
-		if sum(text) != d.SHA256 {
-			return Turn{}, fmt.Errorf("approved plan %s changed since %s approved it", filepath.Join(ProposalDir(project, slug), name), d.By)
+			return Turn{}, err
 		}
 		return Turn{N: n, ApprovedPlan: filepath.Join(ProposalDir(project, slug), name), Decision: d}, nil
 	}

@@ -14,14 +14,20 @@ type State string
 
 const (
 	NeedsReview State = "needs review"
-	Reviewed    State = "reviewed"
-	Queued      State = "queued"
-	Checking    State = "checking"
-	Ready       State = "ready"
-	Conflict    State = "conflict"
-	Failed      State = "failed"
-	Stale       State = "stale"
-	Landed      State = "landed"
+	// Reviewed is a peer's verdict waiting for a person; Approved a
+	// person's approve waiting to be queued: never the same word.
+	Reviewed State = "reviewed"
+	Approved State = "approved"
+	// NoChange is a branch not ahead of the integration branch: nothing
+	// to review, check or land.
+	NoChange State = "no change"
+	Queued   State = "queued"
+	Checking State = "checking"
+	Ready    State = "ready"
+	Conflict State = "conflict"
+	Failed   State = "failed"
+	Stale    State = "stale"
+	Landed   State = "landed"
 )
 
 // Result is one check's outcome on one candidate tree; only Pass passes.
@@ -91,6 +97,9 @@ type Status struct {
 	Tree          string        `json:"tree"`      // its tree id
 	Checks        []CheckResult `json:"checks"`
 	ConflictPaths []string      `json:"conflict_paths"`
+	// ScopeViolations are the paths the change touches outside its plan's
+	// `## Files in scope` (or under .plans/), sorted.
+	ScopeViolations []string `json:"scope_violations"`
 }
 
 // Listing is every candidate and queue entry, queue entries first in queue

@@ -30,6 +30,10 @@ type derived struct {
 	Behind    int      `json:"behind"`
 	Tree      string   `json:"tree"` // the merge's tree; "" when it conflicts
 	Conflicts []string `json:"conflicts,omitempty"`
+	// Touched are the paths the branch changes since the merge base;
+	// Listed says they were asked (an older cache entry was not).
+	Touched []string `json:"touched,omitempty"`
+	Listed  bool     `json:"listed"`
 }
 
 // derive asks git about tip against onto (the integration tip, or a
@@ -49,6 +53,11 @@ func derive(project, onto, tip string) (derived, error) {
 		d.Behind, _ = strconv.Atoi(f[0])
 		d.Ahead, _ = strconv.Atoi(f[1])
 	}
+	names, err := git(project, "diff", "--name-only", "-z", "--no-renames", base, tip)
+	if err != nil {
+		return d, err
+	}
+	d.Touched, d.Listed = strings.FieldsFunc(names, func(r rune) bool { return r == 0 }), true
 	r, err := runGit(nil, project, "merge-tree", "--write-tree", "--name-only", "--no-messages", onto, tip)
 	if err != nil {
 		return d, err
@@ -105,7 +114,7 @@ func (c *candCache) get(onto, tip string) (derived, error) {
 	c.mu.Lock()
 	d, ok := c.entries[key]
 	c.mu.Unlock()
-	if ok && !c.noReads {
+	if ok && d.Listed && !c.noReads {
 		return d, nil
 	}
 	d, err := derive(c.project, onto, tip)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"fleetwatch/coord"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -91,7 +92,7 @@ func statusOf(t *planfs.Tree, slug string) (Status, *repo, error) {
 // 1-based queue place, 0 when not queued.
 func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
 	st := Status{Slug: slug, Rel: rel, Branch: model.FeatureBranch(slug), Author: r.author(t, slug),
-		Reviews: []Review{}, Checks: []CheckResult{}, ConflictPaths: []string{}}
+		Reviews: []Review{}, Checks: []CheckResult{}, ConflictPaths: []string{}, ScopeViolations: []string{}}
 	if pos > 0 {
 		st.Position = &pos
 	}
@@ -110,6 +111,8 @@ func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
 		}
 		f.Conflicts = d.Conflicts
 		f.Landed = r.landed[slug] != "" && d.Ahead == 0
+		f.NotAhead = d.Ahead == 0
+		st.ScopeViolations = scopeViolations(t, slug, rel, d.Touched)
 	}
 	if st.Commit != "" && !f.Landed {
 		st.Approval, st.Reviews = r.reviewsOf(t, slug, st.Commit)
@@ -117,7 +120,9 @@ func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
 			st.ApprovedBy = st.Approval.By
 		}
 		f.Approval, f.Reviews = st.Approval, st.Reviews
-		if st.Tree != "" && !f.Ungated {
+		// Checks of a branch with no commit of its own would be the
+		// integration branch's: none are shown.
+		if st.Tree != "" && !f.Ungated && !f.NotAhead {
 			st.Checks = CachedChecks(r.project, r.settings.Checks, st.Tree)
 		}
 	}
@@ -187,4 +192,27 @@ func joinWhy(a, b string) string {
 func (r *repo) author(t *planfs.Tree, slug string) string {
 	r.authorsOnce.Do(func() { r.authors = t.Authors() })
 	return r.authors[slug]
+}
+
+// scopeViolations are the paths of touched outside the scope its build
+// had (the `## Files in scope` of the approved plan of a plan-first plan,
+// else of the plan at rel, beside its Allowed generated files), and any
+// under .plans/; none when the plan is gone.
+func scopeViolations(t *planfs.Tree, slug, rel string, touched []string) []string {
+	if rel == "" || len(touched) == 0 {
+		return []string{}
+	}
+	text, _, err := t.ReadPlan(rel)
+	if err != nil {
+		return []string{}
+	}
+	scopeText := text
+	if approved, err := coord.ApprovedText(t.Project, slug); err == nil && approved != "" {
+		scopeText = approved
+	}
+	var sc *model.Scope
+	if s, found, _ := model.ParseScope(scopeText); found {
+		sc = &model.Scope{Patterns: s.Patterns, Allowed: model.ParseHeader(text).AllowedGenerated}
+	}
+	return append([]string{}, sc.Violations(touched)...)
 }

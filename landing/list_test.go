@@ -66,3 +66,37 @@ func TestBuildCommitIsStable(t *testing.T) {
 		t.Errorf("built %s, then %s", one, two)
 	}
 }
+
+// A branch with no commit of its own is no change: no checks (they would
+// be the integration branch's), and it says why. A change touching paths
+// outside its plan's scope names them.
+func TestListNoChangeAndScopeViolations(t *testing.T) {
+	tr, slugs := benchProject(t, 2, "checks:\n  - {name: test, run: [sh, -c, 'true']}\n")
+	if _, err := git(tr.Project, "branch", "feature/empty", "dev"); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(tr.Project, ".plans", "review-needed", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("empty.md", "# Plan: empty\n")
+	write(slugs[0]+".md", "# Plan: scoped\n\n## Files in scope\n- docs/\n")
+	l, err := List(tr.Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Status{}
+	for _, s := range l.Items {
+		got[s.Slug] = s
+	}
+	if e := got["empty"]; e.State != NoChange || len(e.Checks) != 0 || !strings.Contains(e.Why, "not ahead") {
+		t.Errorf("a branch not ahead: %s (%s), checks %v", e.State, e.Why, e.Checks)
+	}
+	if s := got[slugs[0]]; len(s.ScopeViolations) != 1 || s.ScopeViolations[0] != slugs[0]+".txt" {
+		t.Errorf("the scoped change's violations: %v", s.ScopeViolations)
+	}
+	if s := got[slugs[1]]; len(s.ScopeViolations) != 0 || s.State != NeedsReview || len(s.Checks) != 1 {
+		t.Errorf("an unscoped change: %s, violations %v, checks %v", s.State, s.ScopeViolations, s.Checks)
+	}
+}

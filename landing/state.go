@@ -13,6 +13,7 @@ type facts struct {
 	// "" when there is none.
 	Unfinished string
 	NoBranch   bool     // feature/<slug> is missing
+	NotAhead   bool     // the branch has no commit the integration branch lacks
 	Conflicts  []string // merging the tip into integration conflicts here
 	Approval   *Approval
 	Reviews    []Review // newest first
@@ -37,6 +38,8 @@ func decide(f facts) (State, string) {
 		return Landed, ""
 	case f.NoBranch:
 		return NeedsReview, "no branch to land"
+	case f.NotAhead:
+		return NoChange, "not ahead of the integration branch: no commit to review or land"
 	case len(f.Conflicts) > 0:
 		return Conflict, "conflicts with integration in " + strings.Join(f.Conflicts, ", ")
 	case f.Approval != nil && f.Approval.Stale:
@@ -52,7 +55,7 @@ func decide(f facts) (State, string) {
 		}
 		return NeedsReview, ""
 	case !f.Queued:
-		return Reviewed, fmt.Sprintf("approved by %s; queue add to queue it", f.Approval.By)
+		return Approved, fmt.Sprintf("approved by %s; queue add to queue it", f.Approval.By)
 	case f.Ungated:
 		return Queued, ungatedWhy
 	}

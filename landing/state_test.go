@@ -24,7 +24,8 @@ func TestDecide(t *testing.T) {
 		{"no review", facts{}, NeedsReview, ""},
 		{"stale review only", facts{Reviews: []Review{{Commit: "c", Stale: true}}}, NeedsReview, "stale"},
 		{"peer reviewed", facts{Reviews: []Review{{Commit: "c", Verdict: "ACCEPT", Reviewer: "w2"}}}, Reviewed, "ACCEPT by w2"},
-		{"approved, not queued", facts{Approval: ok, Checks: []CheckResult{pass}}, Reviewed, "queue add"},
+		{"approved, not queued", facts{Approval: ok, Checks: []CheckResult{pass}}, Approved, "queue add"},
+		{"peer REVISE and approved are two words", facts{Approval: ok, Reviews: []Review{{Commit: "c", Verdict: "REVISE", Reviewer: "w2"}}}, Approved, "approved by"},
 		{"ungated", facts{Approval: ok, Queued: true, Ungated: true}, Queued, "--ungated"},
 		{"checks missing", facts{Approval: ok, Queued: true, Checks: []CheckResult{pass, lintMissing}}, Queued, "lint"},
 		{"checking", facts{Approval: ok, Queued: true, Checks: []CheckResult{pass, lintRunning}}, Checking, "lint running"},
@@ -32,6 +33,7 @@ func TestDecide(t *testing.T) {
 		{"timeout", facts{Approval: ok, Queued: true, Checks: []CheckResult{{Name: "slow", Result: Timeout}}}, Failed, "slow timed out"},
 		{"ready", facts{Approval: ok, Queued: true, Checks: []CheckResult{pass}}, Ready, ""},
 		{"no branch", facts{NoBranch: true, Approval: ok}, NeedsReview, "no branch"},
+		{"not ahead", facts{NotAhead: true, Approval: ok, Checks: []CheckResult{pass}}, NoChange, "not ahead of the integration branch"},
 	} {
 		state, why := decide(c.f)
 		if state != c.state || !strings.Contains(why, c.why) {

@@ -33,6 +33,9 @@ const (
 	// integration branch moved outside the queue, the working tree's
 	// checks differ from the committed ones).
 	NoticeGate NoticeKind = "gate"
+	// NoticeLanding: a landing started from the cockpit was refused or
+	// failed; the face adds it when the lander exits.
+	NoticeLanding NoticeKind = "landing"
 )
 
 // NoticeSubject is the kind of row a notice leads to; Notice.Key names the
@@ -72,6 +75,8 @@ type WorkerFact struct {
 	Started, Heartbeat float64
 	// Violations are the paths its build touched out of scope, sorted.
 	Violations []string
+	// Note is why it exited, in its driver's words.
+	Note string
 }
 
 // ProposalFact is a proposal waiting in the coordinator's inbox: proposal
@@ -145,7 +150,7 @@ func Conditions(f NoticeFacts) []Notice {
 		}
 		switch {
 		case w.Health == "exited" && w.Exit != nil && *w.Exit != 0:
-			add(run, NoticeWorkerFailed, w.Agent+" exited "+strconv.Itoa(*w.Exit)+on, SubjectWorker, w.Agent)
+			add(run, NoticeWorkerFailed, w.Agent+" exited "+strconv.Itoa(*w.Exit)+on+because(w.Note), SubjectWorker, w.Agent)
 		case w.Health == "stale":
 			add(run+"@"+strconv.FormatInt(int64(w.Heartbeat), 10), NoticeWorkerStale, w.Agent+" stopped heartbeating"+on, SubjectWorker, w.Agent)
 		case w.Health == "dead":
@@ -174,6 +179,15 @@ func Conditions(f NoticeFacts) []Notice {
 			o.A+" and "+o.B+" both touch "+pathList(o.Paths)+": "+verdict, SubjectWorker, o.A)
 	}
 	return out
+}
+
+// because is ": note", or nothing: a failed worker's notice says why when
+// its driver said.
+func because(note string) string {
+	if note == "" {
+		return ""
+	}
+	return ": " + note
 }
 
 func onPlan(rel string) string {

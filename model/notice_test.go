@@ -50,6 +50,10 @@ func TestNewNoticesEachKind(t *testing.T) {
 		{"a worker exits non-zero", func(f *NoticeFacts) {
 			f.Workers[0].Health, f.Workers[0].Exit = "exited", code(3)
 		}, []string{"failed mid-1"}, "mid-1 exited 3 on in-progress/b.md"},
+		{"a worker exits non-zero saying why", func(f *NoticeFacts) {
+			f.Workers[0].Health, f.Workers[0].Exit = "exited", code(1)
+			f.Workers[0].Note = "agent exited 0 but made no commit: 1 file changed, not committed; parked in blocked/"
+		}, []string{"failed mid-1"}, "mid-1 exited 1 on in-progress/b.md: agent exited 0 but made no commit: 1 file changed, not committed; parked in blocked/"},
 		{"a worker exits zero", func(f *NoticeFacts) {
 			f.Workers[0].Health, f.Workers[0].Exit = "exited", code(0)
 		}, nil, ""},

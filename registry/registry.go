@@ -58,8 +58,12 @@ type Endpoint struct {
 	// contained agents may write, absolute (a leading ~/ is the home
 	// folder): state an agent keeps, such as ~/.claude.
 	SandboxWrite []string
-	Line         int // 1-based line of this entry in the file
-	TierLine     int // line of the tier: key (0 if absent)
+	// AutoCommit is `commit: auto`: a build that exits 0 leaving edits
+	// and no commit gets them committed by fleetwatch; `commit: agent`
+	// (the default) parks it in blocked/.
+	AutoCommit bool
+	Line       int // 1-based line of this entry in the file
+	TierLine   int // line of the tier: key (0 if absent)
 }
 
 // Registry is the parsed contents of one endpoints file.
@@ -281,10 +285,25 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 			return ep, err
 		}
 	}
+	if ep.AutoCommit, err = p.commitMode(fields, label); err != nil {
+		return ep, err
+	}
 	if ep.Agent, err = p.scalar(fields, "agent", label); err != nil || ep.Agent == "" {
 		return ep, err
 	}
 	return ep, p.applyPreset(&ep, fields["agent"].key.Line)
+}
+
+// commitMode reads `commit:`: auto, or agent (the default).
+func (p parser) commitMode(fields map[string]field, label string) (bool, error) {
+	v, err := p.scalar(fields, "commit", label)
+	if err != nil || v == "" || v == "agent" {
+		return false, err
+	}
+	if v != "auto" {
+		return false, p.errorf(fields["commit"].key.Line, "%s commit must be auto or agent, not %q", label, v)
+	}
+	return true, nil
 }
 
 // paths reads a list of absolute paths; a leading ~/ is $HOME.

@@ -397,3 +397,16 @@ func TestParsePlanFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCommit(t *testing.T) {
+	for text, auto := range map[string]bool{"": false, "    commit: agent\n": false, "    commit: auto\n": true} {
+		reg, err := Parse("endpoints.yaml", []byte("endpoints:\n  - name: mid\n    tier: executor-mid\n"+text))
+		if err != nil || reg.Endpoints[0].AutoCommit != auto {
+			t.Errorf("%q: auto %v (%v), want %v", text, reg != nil && reg.Endpoints[0].AutoCommit, err, auto)
+		}
+	}
+	_, err := Parse("endpoints.yaml", []byte("endpoints:\n  - name: mid\n    tier: executor-mid\n    commit: always\n"))
+	if err == nil || err.Error() != `endpoints.yaml:4: endpoint "mid" commit must be auto or agent, not "always"` {
+		t.Errorf("commit: always: %v", err)
+	}
+}

@@ -30,6 +30,9 @@ func Template() string {
 #  - name: script
 #    tier: small
 #    command: [./scripts/agent.sh, "{plan}"]
+#    # a run that edits but never commits: fleetwatch commits the edits
+#    # itself (as fleetwatch) instead of parking the plan in blocked/
+#    commit: auto
 `)
 	return b.String()
 }

@@ -171,8 +171,12 @@ func (d *dialog) answer() (model.Lane, string) {
 	return to, text
 }
 
-// confirm takes the action with the choice and the text as they are.
+// confirm takes the action with the choice and the text as they are; a
+// dialog with nothing to do (one that only tells) closes.
 func (d *dialog) confirm() tea.Cmd {
+	if d.do == nil {
+		return nil
+	}
 	return d.do(d.answer())
 }
 
@@ -209,6 +213,9 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 		b.WriteString("\n" + p)
 	}
 	keys := "enter " + d.verb + " · esc cancel"
+	if d.do == nil {
+		keys = "esc close"
+	}
 	if len(d.choices) > 1 {
 		keys = "tab choose · " + keys
 	}

@@ -16,6 +16,7 @@ import (
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/landing"
+	"fleetwatch/model"
 )
 
 // mergeList is the Merge pane and all its state: the last listing, its
@@ -30,6 +31,7 @@ type mergeList struct {
 	ticking bool  // a mergeTickMsg is pending
 	shown   []int // the items the filter lets through, in listing order
 	cols    mergeCols
+	want    string // a slug to select once the listing shows it (a notice's)
 }
 
 // mergeMsg is one reading of the candidates and the queue.
@@ -77,7 +79,7 @@ func (m *Model) requestMerge() tea.Cmd {
 // mergeIfShown reads the queue when the pane shows it; hidden, it is read
 // when shown again.
 func (m *Model) mergeIfShown() tea.Cmd {
-	if m.pane == mergePane {
+	if m.mergeShown() {
 		return m.requestMerge()
 	}
 	return nil
@@ -96,6 +98,9 @@ func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 		}
 	}
 	l.rebuild(m)
+	// A notice's candidate is looked for in one reading: later, the
+	// cursor is the operator's.
+	l.want = ""
 	m.syncKeys()
 	cmds := []tea.Cmd{m.lookForNotices(fromMerge)}
 	if again {
@@ -125,10 +130,17 @@ func (m *Model) mergeTick() tea.Cmd {
 	return mergeTickCmd()
 }
 
+// mergeShown reports whether candidates are on screen: the Merge pane,
+// or review-needed/ in the Plans pane, where the merge keys act on the
+// selected plan's candidate.
+func (m *Model) mergeShown() bool {
+	return m.pane == mergePane || m.pane == plansPane && m.plans.lane == model.ReviewNeeded
+}
+
 // mergeWatched reports whether the queue may change with nothing on disk
 // saying so to the watcher: it is shown, or a check is running.
 func (m *Model) mergeWatched() bool {
-	if m.pane == mergePane {
+	if m.mergeShown() {
 		return true
 	}
 	for i := range m.merge.listing.Items {
@@ -173,6 +185,9 @@ func (l *mergeList) rebuild(m *Model) {
 	l.set(keys, func(m *Model, i int, sel bool) string {
 		return m.mergeLine(&m.merge.listing.Items[m.merge.shown[i]], c, sel)
 	})
+	if l.want != "" && l.loaded && l.goTo(l.want) {
+		l.want = ""
+	}
 }
 
 func mergeMatches(s *landing.Status, f string) bool {
@@ -211,22 +226,14 @@ func (l *mergeList) syncKeys(m *Model, set setKey) {
 	r := l.row()
 	onRow := here && r != nil
 	live := onRow && r.State != landing.Landed && r.Commit != ""
-	set(&k.Approve, live && !approvedTip(r), approveWhy(r))
-	set(&k.NeedsWork, live && r.Rel != "", "needs work: select a candidate whose plan is in review-needed/")
+	m.candidateKeys(set)
 	switch {
 	case m.opt.Self == "":
 		set(&k.Peer, false, "peer review: this UI does not know its own binary, so it cannot start one")
 	default:
 		set(&k.Peer, live, "peer review: select a candidate with a branch")
 	}
-	set(&k.Add, live && r.Position == nil && approvedTip(r), addWhy(r))
 	set(&k.Remove, onRow && r.Position != nil, "remove: select a queued entry")
-	switch {
-	case m.opt.Self == "":
-		set(&k.Land, false, "land: this UI does not know its own binary, so it cannot start the lander")
-	default:
-		set(&k.Land, here && l.head() != nil, "land: the queue is empty (+ adds an approved candidate)")
-	}
 	set(&k.Open, onRow, "open: select a candidate in the merge pane (6)")
 	set(&k.Diff, onRow, "diff: select a candidate in the merge pane (6)")
 }
@@ -237,16 +244,21 @@ func approvedTip(r *landing.Status) bool {
 }
 
 func approveWhy(r *landing.Status) string {
-	if approvedTip(r) {
+	switch {
+	case approvedTip(r):
 		return "approve: " + termtext.Line(r.Slug) + " is approved at its tip already (by " + termtext.Line(r.ApprovedBy) + ")"
+	case r.State == landing.NoChange:
+		return "approve: " + termtext.Line(r.Slug) + " has no commit the integration branch lacks: nothing to approve (X sends it back)"
+	case r.State == landing.Landed:
+		return "approve: " + termtext.Line(r.Slug) + " has landed"
 	}
-	return "approve: select a candidate in the merge pane (6)"
+	return "approve: " + termtext.Line(r.Slug) + " has no branch to approve"
 }
 
 func addWhy(r *landing.Status) string {
 	switch {
-	case r == nil:
-		return "add: select a candidate in the merge pane (6)"
+	case r.State == landing.NoChange:
+		return "add: " + termtext.Line(r.Slug) + " has no commit the integration branch lacks: nothing to queue"
 	case r.Position != nil:
 		return "add: " + termtext.Line(r.Slug) + " is in the queue already, at " + itoa(*r.Position)
 	case r.Approval != nil && r.Approval.Stale:
@@ -406,7 +418,12 @@ func (m *Model) mergeLine(s *landing.Status, c mergeCols, selected bool) string 
 		b.WriteString(fit(termtext.Line(approvedCell(s)), c.approved) + " ")
 	}
 	b.WriteString(m.checksCell(s, c.checks) + " ")
-	b.WriteString(fit(termtext.Line(whyText(s)), c.why))
+	why := termtext.Line(m.whyOf(s))
+	if len(s.ScopeViolations) > 0 {
+		mark := "⚠ " + countPaths(len(s.ScopeViolations)) + " out of scope"
+		why = mark + orEmpty(" · ", why)
+	}
+	b.WriteString(fit(why, c.why))
 	return m.finish(b.String(), selected)
 }
 
@@ -455,6 +472,9 @@ func checkGlyph(r landing.Result) string {
 }
 
 func (m *Model) checksCell(s *landing.Status, w int) string {
+	if s.State == landing.NoChange {
+		return fit("", w) // no commit of its own: no check of it
+	}
 	if len(s.Checks) == 0 {
 		word := "—"
 		if s.Ungated {
@@ -478,6 +498,14 @@ func (m *Model) checksCell(s *landing.Status, w int) string {
 		b.WriteString(g)
 	}
 	return fit(b.String(), w)
+}
+
+// countPaths is "1 path", "3 paths".
+func countPaths(n int) string {
+	if n == 1 {
+		return "1 path"
+	}
+	return itoa(n) + " paths"
 }
 
 // aheadBehind is "+3 −1": commits on the branch and not on the
@@ -510,10 +538,18 @@ func approvedCell(s *landing.Status) string {
 	return "—"
 }
 
-// whyText is the state's reason in the engine's words, with the
+// whyOf is the state's reason in the engine's words, with the
 // conflicting paths when the reason does not name them.
-func whyText(s *landing.Status) string {
+func (m *Model) whyOf(s *landing.Status) string {
 	why := s.Why
+	if s.State == landing.Approved && s.ApprovedBy != "" {
+		// The engine names the CLI's verb; here the key does it, and a
+		// viewer's screen names no action.
+		why = "approved by " + s.ApprovedBy + "; + queues it"
+		if m.opt.ReadOnly {
+			why = "approved by " + s.ApprovedBy + "; not queued yet"
+		}
+	}
 	if len(s.ConflictPaths) > 0 && !strings.Contains(why, s.ConflictPaths[0]) {
 		paths := "conflict in " + strings.Join(s.ConflictPaths, ", ")
 		if why == "" {

@@ -434,8 +434,8 @@ func TestMergeColoursKeepTheLayout(t *testing.T) {
 	}
 }
 
-// m on a head that conflicts says, before anything runs, that it will not
-// land and what helps.
+// m on a head that conflicts says, before anything runs, that it cannot
+// land and what helps, and offers no landing.
 func TestMergeLandConflictWarns(t *testing.T) {
 	t.Parallel()
 	h := mergeHarness(t, 80, 24, func(p *project) landing.Listing {
@@ -452,7 +452,10 @@ func TestMergeLandConflictWarns(t *testing.T) {
 	if d == nil {
 		t.Fatal("m opened no dialog")
 	}
-	if body := strings.Join(d.body, "\n"); !strings.Contains(body, "will not land") {
-		t.Errorf("the land dialog on a conflicting head does not warn:\n%s", body)
+	if body := strings.Join(d.body, "\n"); !strings.Contains(body, "cannot land") || d.do != nil {
+		t.Errorf("the land dialog on a conflicting head does not warn, or offers to land:\n%s", body)
+	}
+	if v := h.view(); strings.Contains(v, "enter land") || !strings.Contains(v, "esc close") {
+		t.Errorf("the dialog offers enter land:\n%s", v)
 	}
 }

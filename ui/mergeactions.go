@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,7 +43,7 @@ func stillAt(project, slug, commit string, head bool) error {
 }
 
 func (m *Model) askApprove() {
-	r := m.merge.row()
+	r := m.candidate()
 	if r == nil {
 		return
 	}
@@ -65,18 +66,50 @@ func (m *Model) askApprove() {
 		rv := r.Reviews[0]
 		body = append(body, "Peer review: "+rv.Verdict+" by "+rv.Reviewer+" at "+short(rv.Commit)+".")
 	}
-	m.stack.push(&dialog{
-		title: "Approve " + slug + " @ " + short(commit), body: body, verb: "approve",
-		do: func(model.Lane, string) tea.Cmd {
-			return actionCmd("approve", func() (string, error) {
-				if err := stillAt(project, slug, commit, false); err != nil {
-					return "", err
-				}
-				a, err := landing.Approve(t, slug, agent)
-				return "approved " + slug + " at " + short(a.Commit), err
-			})
-		},
-	})
+	approve := func(model.Lane, string) tea.Cmd {
+		return actionCmd("approve", func() (string, error) {
+			if err := stillAt(project, slug, commit, false); err != nil {
+				return "", err
+			}
+			a, err := landing.Approve(t, slug, agent)
+			return "approved " + slug + " at " + short(a.Commit) + "; + queues it", err
+		})
+	}
+	do := approve
+	if v := r.ScopeViolations; len(v) > 0 {
+		body = append(body, "⚠ it touches "+countPaths(len(v))+" outside its plan's scope: "+listPaths(v)+".")
+		do = func(model.Lane, string) tea.Cmd {
+			return func() tea.Msg { return askMsg{againApprove(slug, commit, v, approve)} }
+		}
+	}
+	m.stack.push(&dialog{title: "Approve " + slug + " @ " + short(commit), body: body, verb: "approve", do: do})
+}
+
+// askMsg puts a question on screen once the one before it is answered.
+type askMsg struct{ d *dialog }
+
+// againApprove asks once more before approving a change that touches
+// paths outside its scope, naming them.
+func againApprove(slug, commit string, paths []string, approve func(model.Lane, string) tea.Cmd) *dialog {
+	body := []string{slug + " @ " + short(commit) + " touches " + countPaths(len(paths)) + " its plan's scope does not allow:"}
+	for _, p := range paths[:min(len(paths), 8)] {
+		body = append(body, "  "+p)
+	}
+	if len(paths) > 8 {
+		body = append(body, "  and "+itoa(len(paths)-8)+" more")
+	}
+	body = append(body, "Approve it anyway? (esc leaves it unapproved; X sends it back with a note.)")
+	return &dialog{title: "Out of scope: " + slug, body: body, verb: "approve anyway", do: approve}
+}
+
+// listPaths names the first few paths, and how many more there are.
+func listPaths(paths []string) string {
+	const shown = 3
+	s := strings.Join(paths[:min(shown, len(paths))], ", ")
+	if len(paths) > shown {
+		s += " and " + itoa(len(paths)-shown) + " more"
+	}
+	return s
 }
 
 func orWords(s, def string) string {
@@ -87,7 +120,7 @@ func orWords(s, def string) string {
 }
 
 func (m *Model) askNeedsWork() tea.Cmd {
-	r := m.merge.row()
+	r := m.candidate()
 	if r == nil {
 		return nil
 	}
@@ -146,7 +179,7 @@ func (m *Model) startPeer() tea.Cmd {
 }
 
 func (m *Model) queueAdd() tea.Cmd {
-	r := m.merge.row()
+	r := m.candidate()
 	if r == nil {
 		return nil
 	}
@@ -182,17 +215,19 @@ func (m *Model) askLand() {
 		return
 	}
 	l := &m.merge.listing
-	self, t, project, slug, commit := m.opt.Self, m.opt.Tree, m.opt.Tree.Project, h.Slug, h.Commit
+	self, t, slug, commit := m.opt.Self, m.opt.Tree, h.Slug, h.Commit
 	body := []string{"Land the queue's head, " + slug + ": the frozen commit " + short(commit) + " on " + h.Branch +
 		", merged onto " + l.Integration + " @ " + short(l.Tip) + "; " + l.Integration + " moves only if nothing landed meanwhile."}
 	if h.Candidate != "" {
 		body = append(body, "Candidate "+short(h.Candidate)+" (tree "+short(h.Tree)+").")
 	}
-	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", whyText(h))+".")
+	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", m.whyOf(h))+".")
 	switch h.State {
-	case landing.Conflict, landing.Stale, landing.Failed, landing.NeedsReview, landing.Reviewed:
-		// The lander would refuse; say so before it runs, and what helps.
-		body = append(body, "⚠ as it stands it will not land: X sends it back to its worker with a note, - takes it out of the queue.")
+	case landing.Conflict, landing.Stale, landing.Failed, landing.NeedsReview, landing.Reviewed, landing.Approved, landing.NoChange, landing.Landed:
+		// The lander would refuse: say so, and offer no landing.
+		body = append(body, "⚠ it cannot land as it stands: X sends it back to its worker with a note, - takes it out of the queue.")
+		m.stack.push(&dialog{title: "Cannot land " + slug + " @ " + short(commit), body: body})
+		return
 	}
 	ungated := h.Ungated || len(l.CheckNames) == 0
 	var choices []model.Lane
@@ -211,19 +246,59 @@ func (m *Model) askLand() {
 					return actionMsg{err: errors.New("land: nothing landed; " + slug + " is ungated, and only choosing ungated lands it")}
 				}
 			}
-			return actionCmd("land", func() (string, error) {
-				if err := stillAt(project, slug, commit, true); err != nil {
-					return "", err
-				}
-				args := []string{"queue", "land", "--yes", "--root", project}
-				if to == landUngated {
-					args = append(args, "--ungated")
-				}
-				log, err := workers.StartDetachedAs(t, self, "land.log", args...)
-				return "landing " + slug + " @ " + short(commit) + " started (log: " + relTo(project, log) + ")", err
-			})
+			return landCmd(t, self, slug, commit, to == landUngated)
 		},
 	})
+}
+
+// landCmd starts `fleetwatch queue land --yes` detached and says so; its
+// end comes back as a landDoneMsg, so a refusal reaches the screen.
+func landCmd(t *planfs.Tree, self, slug, commit string, ungated bool) tea.Cmd {
+	return func() tea.Msg {
+		project := t.Project
+		if err := stillAt(project, slug, commit, true); err != nil {
+			return actionMsg{err: fmt.Errorf("land: %w", err)}
+		}
+		args := []string{"queue", "land", "--yes", "--root", project}
+		if ungated {
+			args = append(args, "--ungated")
+		}
+		log, done, err := workers.StartDetachedWatched(t, self, "land.log", args...)
+		if err != nil {
+			return actionMsg{err: fmt.Errorf("land: %w", err)}
+		}
+		started := actionMsg{done: "landing " + slug + " @ " + short(commit) + " started (log: " + relTo(project, log) + ")"}
+		return tea.BatchMsg{
+			func() tea.Msg { return started },
+			func() tea.Msg { return landDoneMsg{slug: slug, commit: commit, log: log, err: <-done} },
+		}
+	}
+}
+
+// landDoneMsg is how a landing started here ended: err is the lander's
+// exit, and the last line of its log says what happened.
+type landDoneMsg struct {
+	slug, commit, log string
+	err               error
+}
+
+// landDone puts a landing's end on the status line; a refusal or failure
+// is also a notice, naming the lander's reason.
+func (m *Model) landDone(msg landDoneMsg) tea.Cmd {
+	last := ""
+	if lines, _ := workers.LogTail(msg.log, 1); len(lines) > 0 {
+		last = strings.TrimPrefix(strings.TrimSpace(lines[0]), "fleetwatch: ")
+	}
+	reload := tea.Batch(m.requestLoad(), m.mergeIfShown())
+	if msg.err == nil {
+		m.setStatus("✓ "+orWords(last, "landed "+msg.slug+" @ "+short(msg.commit)), false)
+		return reload
+	}
+	why := "landing " + msg.slug + " @ " + short(msg.commit) + " did not land: " + orWords(last, msg.err.Error())
+	m.setStatus("✗ "+why, true)
+	m.notes.add([]model.Notice{{ID: "landing:" + msg.slug + "@" + msg.commit + "@" + strconv.FormatFloat(m.now, 'f', 3, 64),
+		At: m.now, Kind: model.NoticeLanding, Text: why, Subject: model.SubjectGate}})
+	return tea.Batch(reload, m.bellCmd())
 }
 
 func orEmpty(sep, s string) string {
@@ -285,7 +360,7 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 	out := []string{
 		line(s.Branch + " @ " + short(s.Commit) + " · " + aheadBehind(s) + " against base " + short(s.Base)),
 	}
-	if w := whyText(s); w != "" {
+	if w := m.whyOf(s); w != "" {
 		out = append(out, line("why: "+w))
 	}
 	if s.Author != "" {
@@ -306,9 +381,15 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 	if s.Candidate != "" {
 		out = append(out, line("candidate "+short(s.Candidate)+" · tree "+short(s.Tree)))
 	}
+	if v := s.ScopeViolations; len(v) > 0 {
+		out = append(out, "", m.st.Title.Render(line("⚠ Out of scope: "+countPaths(len(v))+" its plan's scope does not allow")))
+		for _, p := range v {
+			out = append(out, "  "+line(p))
+		}
+	}
 	out = append(out, "", m.st.Title.Render("Checks")+"  "+m.st.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
 	if len(s.Checks) == 0 {
-		out = append(out, "  "+line(orWords(whyText(s), "no checks configured")))
+		out = append(out, "  "+line(orWords(m.whyOf(s), "no checks configured")))
 	}
 	for i, c := range s.Checks {
 		facts := checkGlyph(c.Result) + " " + c.Name + " " + string(c.Result)

@@ -95,10 +95,15 @@ func TestNoticesHeaderListAndEnter(t *testing.T) {
 			if f := h.footer(); !strings.Contains(f, "enter go to it") || strings.Contains(f, "park") {
 				t.Errorf("the footer lists keys that do not work in the list: %q", f)
 			}
+			// A review notice leads to the candidate in the Merge pane,
+			// selected once the queue is read.
 			h.press("j", "enter")
-			if h.m.stack.top() != nil || h.m.pane != plansPane || h.m.plans.lane != model.ReviewNeeded ||
-				h.selected() != "review-needed/export-pdf.md" {
-				t.Fatalf("enter on the review notice: pane %d, lane %s, selected %q:\n%s", h.m.pane, h.m.plans.lane, h.selected(), h.view())
+			if h.m.stack.top() != nil || h.m.pane != mergePane || h.m.merge.want != "export-pdf" {
+				t.Fatalf("enter on the review notice: pane %d, want %q:\n%s", h.m.pane, h.m.merge.want, h.view())
+			}
+			h.send(mergeMsg{listing: sampleListing(h.p)})
+			if r := h.m.merge.row(); r == nil || r.Slug != "export-pdf" || h.m.merge.want != "" {
+				t.Fatalf("the review notice's candidate is not selected once read: %v\n%s", r, h.view())
 			}
 			h.press("N", "enter")
 			if w := h.m.selectedWorker(); h.m.pane != workersPane || w == nil || w.st.AgentID != "small-7" {

@@ -152,7 +152,10 @@ func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Edit):
 		return m.askEdit(), true
 	default:
-		return m.verbKey(msg)
+		if cmd, ok := m.verbKey(msg); ok {
+			return cmd, true
+		}
+		return m.candidateKey(msg)
 	}
 	return nil, true
 }
@@ -180,6 +183,11 @@ func (p *planList) syncKeys(m *Model, set setKey) {
 	set(&k.NextLane, onPlans, "lanes: switch to the plans pane (1)")
 	set(&k.New, onPlans && m.d != nil, "new plan: switch to the plans pane (1)")
 	set(&k.Edit, onPlans && onPlan, "edit: select a plan")
+	if onPlans {
+		// Synced last here: A and X are the selected plan's candidate's,
+		// not the inbox's.
+		m.candidateKeys(set)
+	}
 }
 
 func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }

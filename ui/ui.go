@@ -273,12 +273,12 @@ func (m *Model) Close() {
 
 // Update applies one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	seq, shown := m.statusSeq, m.pane
+	seq, shown, had := m.statusSeq, m.pane, m.mergeShown()
 	cmd := m.update(msg)
 	if m.sub != nil && m.pane != shown {
 		m.sub.show(m.pane)
 	}
-	if m.pane == mergePane && shown != mergePane {
+	if m.mergeShown() && !had {
 		// The queue is read only while shown (and while it checks).
 		cmd = tea.Batch(cmd, m.requestMerge(), m.mergeTick())
 	}
@@ -291,7 +291,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateData(msg); ok {
 		return tea.Batch(cmd, m.settled(false))
 	}
-	if cmd, ok := m.updateEdit(msg); ok {
+	if cmd, ok := m.updateAsked(msg); ok {
 		return cmd
 	}
 	switch msg := msg.(type) {

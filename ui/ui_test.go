@@ -723,8 +723,9 @@ func TestScreenFitsEverySize(t *testing.T) {
 	p.addWorkers(t)
 	// A live worker of this host (our own pid stands in), so x asks.
 	host, _ := os.Hostname()
+	// Started first, it is the Workers pane's first row.
 	here := workers.State{PID: os.Getpid(), AgentID: "here-1", Tier: "mid", Host: host, State: workers.StateRunning,
-		Started: workers.Stamp{Time: testNow}, LastHeartbeat: workers.Stamp{Time: testNow}, HeartbeatEvery: 30}
+		Started: workers.Stamp{Time: testNow.Add(-31 * time.Hour)}, LastHeartbeat: workers.Stamp{Time: testNow}, HeartbeatEvery: 30}
 	if err := workers.WriteState(p.dir, here); err != nil {
 		t.Fatal(err)
 	}

@@ -88,16 +88,19 @@ func judgeWorkers(states []workers.State, children []*workers.Child, now time.Ti
 			rows[i] = row
 		}
 	}
-	slices.SortStableFunc(rows, func(a, b workerRow) int {
-		if ae, be := a.health == workers.Exited, b.health == workers.Exited; ae != be {
-			if ae {
-				return 1
-			}
-			return -1
-		}
-		return natCompare(a.st.AgentID, b.st.AgentID)
-	})
+	slices.SortStableFunc(rows, byStart)
 	return rows
+}
+
+// byStart orders workers by when their run started, then by agent id: a
+// key that never changes while a run lasts, so a worker that exits, goes
+// stale or dies stays where it is under the operator's cursor, and a new
+// one joins at the end.
+func byStart(a, b workerRow) int {
+	if c := a.st.Started.Compare(b.st.Started.Time); c != 0 {
+		return c
+	}
+	return natCompare(a.st.AgentID, b.st.AgentID)
 }
 
 // waitForStatesCmd waits for the state watcher's next change; like

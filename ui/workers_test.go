@@ -25,7 +25,8 @@ import (
 // process that is surely gone.
 const noPID = 1<<22 + 1
 
-// addWorkers writes the state files of five workers (ago = before testNow):
+// addWorkers writes the state files of five workers (ago = before testNow),
+// started in the order listed (the pane's order):
 //
 //	mid-1       on build-7, live: heartbeat 20s ago, holds export-pdf
 //	small-2     on build-7, stale: heartbeat 2h ago, holds old-import
@@ -41,15 +42,15 @@ func (p *project) addWorkers(t testing.TB) {
 	zero, two := 0, 2
 	for _, st := range []workers.State{
 		{PID: 4123, AgentID: "mid-1", Tier: "mid", Model: "qwen3-32b", Plan: "in-progress/export-pdf.md", Host: "build-7",
-			Started: at(10 * time.Minute), LastHeartbeat: at(20 * time.Second), HeartbeatEvery: 30, State: workers.StateRunning, Note: "running the executor"},
+			Started: at(30 * time.Hour), LastHeartbeat: at(20 * time.Second), HeartbeatEvery: 30, State: workers.StateRunning, Note: "running the executor"},
 		{PID: 3001, AgentID: "small-2", Tier: "small", Plan: "in-progress/old-import.md", Host: "build-7",
-			Started: at(2 * time.Hour), LastHeartbeat: at(2 * time.Hour), HeartbeatEvery: 30, State: workers.StateRunning},
+			Started: at(28 * time.Hour), LastHeartbeat: at(2 * time.Hour), HeartbeatEvery: 30, State: workers.StateRunning},
 		{PID: noPID, AgentID: "reasoner-1", Tier: "reasoner", Endpoint: "big-box", Host: host,
-			Started: at(time.Minute), LastHeartbeat: at(time.Minute), HeartbeatEvery: 30, State: workers.StateRunning, Note: "claiming"},
+			Started: at(29 * time.Hour), LastHeartbeat: at(time.Minute), HeartbeatEvery: 30, State: workers.StateRunning, Note: "claiming"},
 		{PID: 2890, AgentID: "mid-2", Tier: "mid", Plan: "ambiguous/improve-perf.md", Host: "build-7",
-			Started: at(26 * time.Hour), LastHeartbeat: at(26 * time.Hour), State: workers.StateExited, ExitCode: &zero, Note: "parked improve-perf"},
+			Started: at(27 * time.Hour), LastHeartbeat: at(26 * time.Hour), State: workers.StateExited, ExitCode: &zero, Note: "parked improve-perf"},
 		{PID: 2950, AgentID: "small-3", Tier: "small", Host: "build-7",
-			Started: at(3 * time.Hour), LastHeartbeat: at(3 * time.Hour), State: workers.StateExited, ExitCode: &two, Note: "executor exited 2; the lease runs out"},
+			Started: at(4 * time.Hour), LastHeartbeat: at(3 * time.Hour), State: workers.StateExited, ExitCode: &two, Note: "executor exited 2; the lease runs out"},
 	} {
 		if err := workers.WriteState(p.dir, st); err != nil {
 			t.Fatal(err)
@@ -129,7 +130,7 @@ func TestWorkersPaneShowsEveryWorkerAndState(t *testing.T) {
 	}
 	h.press("4")
 	if got := h.workerAgents(); !slices.Equal(got, []string{"mid-1", "reasoner-1", "small-2", "mid-2", "small-3"}) {
-		t.Errorf("rows %v: running first, then exited, each by agent", got)
+		t.Errorf("rows %v: by when each run started", got)
 	}
 	v := h.view()
 	for agent, want := range map[string][]string{
@@ -662,5 +663,53 @@ func TestWorkerScreensFitInColour(t *testing.T) {
 		h.press("esc", "esc", "s")
 		check("spawn form")
 		h.press("esc")
+	}
+}
+
+// The Workers list keeps its order under the cursor: a worker that exits
+// stays in its row, the cursor stays on its worker and row, and marks stay
+// on the workers marked.
+func TestWorkersKeepTheirOrderWhileWorkersExit(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.addWorkers(t)
+	h := newHarness(t, p, 120, 32)
+	h.press("4")
+	before := h.workerAgents()
+	h.selectWorker("reasoner-1")
+	h.press(" ")
+	h.selectWorker("small-2")
+	h.press(" ") // marks it and steps down
+	h.selectWorker("small-2")
+	cursor := h.m.wrk.cursor
+	// mid-1 and small-2, above and under the cursor, exit.
+	one := 1
+	for _, agent := range []string{"mid-1", "small-2"} {
+		st := h.m.workerByAgent(agent).st
+		st.State, st.ExitCode, st.Note = workers.StateExited, &one, "agent exited 0 but made no commit: nothing changed; parked in blocked/"
+		if err := workers.WriteState(p.dir, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.send(stateChangeMsg{})
+	if w := h.m.workerByAgent("mid-1"); w == nil || w.health != workers.Exited {
+		t.Fatalf("mid-1's exit was not read:\n%s", h.view())
+	}
+	if got := h.workerAgents(); !slices.Equal(got, before) {
+		t.Errorf("rows %v after two exits, were %v", got, before)
+	}
+	if w := h.m.selectedWorker(); w == nil || w.st.AgentID != "small-2" || h.m.wrk.cursor != cursor {
+		t.Errorf("the cursor moved off small-2 (row %d, was %d)", h.m.wrk.cursor, cursor)
+	}
+	if !slices.Equal(h.m.wrk.marks, []string{"reasoner-1", "small-2"}) {
+		t.Errorf("marks %v, want reasoner-1 and small-2", h.m.wrk.marks)
+	}
+	// Each exit is a notice that says why, in the driver's words.
+	said := false
+	for _, n := range h.m.notes.list {
+		said = said || n.Text == "mid-1 exited 1 on in-progress/export-pdf.md: agent exited 0 but made no commit: nothing changed; parked in blocked/"
+	}
+	if !said {
+		t.Errorf("no notice of mid-1's exit with its reason: %+v", h.m.notes.list)
 	}
 }

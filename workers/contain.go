@@ -46,6 +46,9 @@ type box struct {
 	env      []string
 	policy   sandbox.Policy
 	proposal string // the agent's copy of job.Proposal, when it writes one
+	// writes follows the writes in the worktree from before the agent
+	// starts, so none it makes at once is missed (the scope scanner's).
+	writes *writeWatch
 }
 
 // openBox prepares job's run in dir. Every run gets a socket and a temp
@@ -77,6 +80,7 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	b.env = append(sandbox.PrivateEnv(b.tmp, cache), SocketEnv+"="+sock)
 	b.policy.Write = []string{b.tmp, b.out, cache}
 	if job.Worktree != "" {
+		b.writes = watchWrites(job.Worktree)
 		b.policy.Write = append(b.policy.Write, job.Worktree)
 		ref := "refs/heads/" + FeatureBranch(model.SlugOf(path.Base(job.Rel)))
 		if d.contained && hasRef(job.Worktree, "HEAD") {
@@ -122,6 +126,7 @@ func (b *box) close() {
 		return
 	}
 	b.broker.close()
+	b.writes.close()
 	b.group.Close()
 	os.RemoveAll(b.run)
 }

@@ -19,17 +19,24 @@ import (
 // hands a long job (a peer review, a landing) to a fleetwatch child and
 // goes on drawing. It returns the log's path.
 func StartDetached(bin, project, logName string, args ...string) (string, error) {
+	log, _, err := startDetached(bin, project, logName, args...)
+	return log, err
+}
+
+// startDetached is StartDetached; done gets the child's Wait error once
+// it exits.
+func startDetached(bin, project, logName string, args ...string) (string, <-chan error, error) {
 	if logName == "" || strings.ContainsAny(logName, "/\\") || logName == "." || logName == ".." {
-		return "", fmt.Errorf("%q is not a log file name", logName)
+		return "", nil, fmt.Errorf("%q is not a log file name", logName)
 	}
 	logPath := filepath.Join(project, filepath.FromSlash(LogDir), logName)
 	if err := fleetDir(project); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	rotateLog(logPath)
 	log, err := openIn(project, logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "%s %s starting %s %s\n", time.Now().UTC().Format(LogTimeLayout), StreamFleet, filepath.Base(bin), strings.Join(quoteArgs(args), " "))
@@ -40,10 +47,11 @@ func StartDetached(bin, project, logName string, args ...string) (string, error)
 	if err := cmd.Start(); err != nil {
 		err = fmt.Errorf("start %s: %v", bin, errText(err))
 		fmt.Fprintf(log, "%s %s %v\n", time.Now().UTC().Format(LogTimeLayout), StreamFleet, err)
-		return "", err
+		return "", nil, err
 	}
-	go func() { _ = cmd.Wait() }()
-	return logPath, nil
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return logPath, done, nil
 }
 
 // StartDetachedAs is StartDetached in t's project, asked through t: a
@@ -54,6 +62,16 @@ func StartDetachedAs(t *planfs.Tree, bin, logName string, args ...string) (strin
 		return "", fmt.Errorf("%s: %w", filepath.Join(LogDir, logName), err)
 	}
 	return StartDetached(bin, t.Project, logName, args...)
+}
+
+// StartDetachedWatched is StartDetachedAs for a job whose end the caller
+// reports (a landing started from the cockpit): done gets the child's
+// Wait error once it exits.
+func StartDetachedWatched(t *planfs.Tree, bin, logName string, args ...string) (string, <-chan error, error) {
+	if err := t.Writable(); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", filepath.Join(LogDir, logName), err)
+	}
+	return startDetached(bin, t.Project, logName, args...)
 }
 
 // LogTail is the last n lines of the log at path (a check's, a landing's),

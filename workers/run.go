@@ -157,6 +157,10 @@ type Driver struct {
 	// paths the endpoint lets its agents write (`sandbox_write:`).
 	Sandbox      sandbox.Mode
 	SandboxWrite []string
+	// AutoCommit is the endpoint's `commit: auto`: a build that exits 0
+	// with edits and no commit gets them committed by fleetwatch instead
+	// of being parked.
+	AutoCommit bool
 
 	state     State
 	contained bool // agents run in a Landlock domain
@@ -398,6 +402,7 @@ type running struct {
 	cmd       *exec.Cmd
 	box       *box
 	pgid      int
+	startTip  string     // the branch's tip as the run began: a build must move it
 	done      chan error // the agent's exit, once
 	streams   *agentStreams
 	out, errw *lineWriter
@@ -419,6 +424,9 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	}
 	d.jobPlaceholders(job, &ph)
 	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}}
+	if checksCommit(job) {
+		r.startTip = branchTip(job.Worktree)
+	}
 	bx, err := d.openBox(job, dir)
 	if err != nil {
 		reason := "cannot prepare the agent's sandbox: " + errText(err)
@@ -674,6 +682,9 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 	d.bringBranch(r)
 	// The last look at what the build touched, before anything moves on.
 	if o, over := d.scanFinal(r, scan, o); over {
+		return o
+	}
+	if o, over := d.noCommit(r, o); over {
 		return o
 	}
 	if r.job.Mode == ModePlan {

@@ -64,7 +64,9 @@ func (d *Driver) newScanner(r *running) *scanner {
 	}
 	d.state.Scope, d.state.Touched, d.state.TouchedMore, d.state.Violations = scopeWords(r.job.Scope, nil, 0), nil, 0, nil
 	d.save()
-	s.writes = watchWrites(s.dir)
+	if r.box != nil {
+		s.writes = r.box.writes // the box's, closed with it
+	}
 	s.tick = time.NewTicker(scanEvery)
 	return s
 }
@@ -82,7 +84,6 @@ func (s *scanner) close() {
 	if s.tick != nil {
 		s.tick.Stop()
 	}
-	s.writes.close()
 }
 
 // scanTick looks at the worktree once while the agent runs; over is true

@@ -175,7 +175,7 @@ func TestScopeScannerStopsOnACommittedRename(t *testing.T) {
 // mode then moves the plan on as usual.
 func TestScopeScannerWithoutScopeChecksPlans(t *testing.T) {
 	g := newScopeRig(t)
-	_, out := g.run(t, Job{}, `mkdir -p .plans/features && echo x > .plans/features/y.md && echo b > b.go`)
+	_, out := g.run(t, Job{}, `mkdir -p .plans/features && echo x > .plans/features/y.md && echo b > b.go && git add b.go && `+gitCommit)
 	o := <-out
 	if !o.OK() || o.Plan != "review-needed/x.md" {
 		t.Fatalf("outcome %+v", o)
@@ -203,7 +203,7 @@ func TestScopeScannerFinalScan(t *testing.T) {
 	t.Run("in scope", func(t *testing.T) {
 		g := newScopeRig(t)
 		scope := &model.Scope{Patterns: []string{"src/*.go"}, Allowed: []string{"gen/**"}}
-		_, out := g.run(t, Job{Scope: scope, StopOnViolation: true}, `mkdir -p src gen/pb && echo x > src/a.go && echo y > gen/pb/a.pb.go && echo e > .env.fleetwatch`)
+		_, out := g.run(t, Job{Scope: scope, StopOnViolation: true}, `mkdir -p src gen/pb && echo x > src/a.go && echo y > gen/pb/a.pb.go && echo e > .env.fleetwatch && git add src gen && `+gitCommit)
 		if o := <-out; !o.OK() || o.Plan != "review-needed/x.md" {
 			t.Fatalf("outcome %+v", o)
 		}

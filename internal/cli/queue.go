@@ -152,7 +152,7 @@ func printListing(w io.Writer, l landing.Listing) {
 		for _, c := range s.Checks {
 			checks = append(checks, c.Name+":"+string(c.Result))
 		}
-		if s.Ungated {
+		if s.Ungated && s.State != landing.NoChange {
 			checks = []string{"ungated"}
 		}
 		approved := s.ApprovedBy
@@ -163,10 +163,21 @@ func printListing(w io.Writer, l landing.Listing) {
 		if len(s.ConflictPaths) > 0 && why == "" {
 			why = strings.Join(s.ConflictPaths, ", ")
 		}
+		if len(s.ScopeViolations) > 0 {
+			why = joinWords(why, fmt.Sprintf("⚠ %d path(s) out of scope: %s", len(s.ScopeViolations), strings.Join(s.ScopeViolations[:min(3, len(s.ScopeViolations))], ", ")))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.12s\t+%d/-%d\t%s\t%s\t%s\n", pos, cell(s.Slug), cell(string(s.State)), cell(s.Commit),
 			s.Ahead, s.Behind, cell(approved), cell(strings.Join(checks, " ")), cell(why))
 	}
 	tw.Flush()
+}
+
+// joinWords is a and b as one reason, "; " between when both say something.
+func joinWords(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // cell keeps a table cell on its line and the terminal safe, as board

@@ -87,8 +87,9 @@ func TestEachWorkerHasItsOwnDatabase(t *testing.T) {
 		t.Errorf("alpha's database has beta's table")
 	}
 
-	// worktree remove drops alpha's database and only that.
-	if r := fwtest.Run(t, dir, "worktree", "remove", "--agent-id", "alpha"); r.Code != 0 {
+	// worktree remove drops alpha's database and only that (--force: the
+	// agent's commit is not in dev, and the branch stays).
+	if r := fwtest.Run(t, dir, "worktree", "remove", "--force", "--agent-id", "alpha"); r.Code != 0 {
 		t.Fatalf("remove alpha: %v", r)
 	}
 	if got := pg.psql(t, "postgres", "select datname from pg_database where datname like 'app_%' order by 1"); got != "app_beta" {
@@ -101,7 +102,7 @@ func TestEachWorkerHasItsOwnDatabase(t *testing.T) {
 	if r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "gamma"); r.Code != 0 {
 		t.Fatalf("gamma's run: %v", r)
 	}
-	r := fwtest.Run(t, dir, "worktree", "remove", "--agent-id", "gamma")
+	r := fwtest.Run(t, dir, "worktree", "remove", "--force", "--agent-id", "gamma")
 	gamma := filepath.Join(dir, "var", "worktrees", "gamma")
 	t.Logf("failing teardown: %s", r.Stderr)
 	if r.Code != fwtest.ExitError || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "backend teardown (agent gamma") ||

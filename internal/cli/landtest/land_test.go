@@ -35,7 +35,7 @@ func TestLandMovesIntegrationByCASAndPlanToCompleted(t *testing.T) {
 	tip := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
 	old := fwtest.GitOut(t, dir, "rev-parse", "dev")
 	approve(t, dir, "a")
-	if st, why := stateOf(t, dir, "a"); st != "reviewed" {
+	if st, why := stateOf(t, dir, "a"); st != "approved" {
 		t.Errorf("approved, not queued a is %q (%s)", st, why)
 	}
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "a"), 0)

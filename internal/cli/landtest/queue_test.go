@@ -38,7 +38,7 @@ func TestQueueListAddRemove(t *testing.T) {
 	r = fwtest.Run(t, dir, "queue", "remove", "a")
 	fwtest.Want(t, r, 1)
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "remove", "b"), 0)
-	if st, _ := stateOf(t, dir, "b"); st != "reviewed" {
+	if st, _ := stateOf(t, dir, "b"); st != "approved" {
 		t.Errorf("b out of the queue is %q", st)
 	}
 

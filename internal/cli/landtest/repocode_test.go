@@ -21,7 +21,7 @@ func TestQueueRunsNoRepositoryCode(t *testing.T) {
 	ran := testkit.HostileGitConfig(t, dir)
 
 	approve(t, dir, "a")
-	if st, why := stateOf(t, dir, "a"); st != "reviewed" {
+	if st, why := stateOf(t, dir, "a"); st != "approved" {
 		t.Fatalf("approved a is %q (%s)", st, why)
 	}
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "a"), 0)

@@ -120,14 +120,15 @@ func TestNeedsWorkHandsTheBranchOn(t *testing.T) {
 		t.Fatalf("feature/x moved to %s, want %s", got, tip)
 	}
 	rec := filepath.Join(t.TempDir(), "rec.json")
-	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-record", rec)
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-record", rec, "-commit")
 	fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "B"), 0)
 	wtB := filepath.Join(dir, "var", "worktrees", "B")
 	if b := fwtest.GitOut(t, wtB, "rev-parse", "--abbrev-ref", "HEAD"); b != "feature/x" {
 		t.Errorf("B works on %q, want feature/x", b)
 	}
-	if h := fwtest.GitOut(t, wtB, "rev-parse", "HEAD"); h != tip {
-		t.Errorf("B starts at %s, want the reviewed %s", h, tip)
+	// B's one commit sits on the reviewed tip.
+	if h := fwtest.GitOut(t, wtB, "rev-parse", "HEAD~1"); h != tip {
+		t.Errorf("B started at %s, want the reviewed %s", h, tip)
 	}
 }
 

@@ -66,3 +66,25 @@ func TestAgentParksThroughGit(t *testing.T) {
 		t.Errorf("the driver did not report where the plan went: %v", r)
 	}
 }
+
+// TestRunWithoutACommitIsParkedOnGit: a run whose agent exits 0 without a
+// commit parks its plan in blocked/ on the remote's main, with the reason,
+// in the same push that drops its lease.
+func TestRunWithoutACommitIsParkedOnGit(t *testing.T) {
+	f := NewFleet(t, Plans(1)...)
+	a := f.Clone(t, f.Bare)
+	NeedBackend(t, a)
+	fwtest.WithExecutor(t, a, fwtest.FakeAgent(t), "-sleep", "100ms", "-write", "notes.txt")
+	r := fwtest.Run(t, a, "work-once", "--root", a, "--agent-id", "idle", "--run", "--once")
+	fwtest.Want(t, r, 2)
+	files := gitIn(t, f.Bare, nil, "ls-tree", "-r", "--name-only", "main")
+	if !strings.Contains(files, ".plans/blocked/p000.md") || strings.Contains(files, ".plans/bugs/p000.md") {
+		t.Fatalf("the remote's main after a run with no commit:\n%s\n%v", files, r)
+	}
+	if msg := gitIn(t, f.Bare, nil, "log", "-1", "--format=%B", "main"); !strings.Contains(msg, "made no commit: 1 file changed, not committed") {
+		t.Errorf("the park's commit does not say why:\n%s", msg)
+	}
+	if refs := f.Leases(t); len(refs) != 0 {
+		t.Errorf("lease refs left after the park: %v", refs)
+	}
+}

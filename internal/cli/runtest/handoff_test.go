@@ -43,7 +43,7 @@ func TestHandOffBranchToTheNextAgent(t *testing.T) {
 	t.Parallel()
 	dir, wtA, commitA := handOffSetup(t)
 	rec := filepath.Join(t.TempDir(), "rec.json")
-	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-record", rec)
+	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-record", rec, "-commit")
 	r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "B")
 	if r.Code != 0 || !fwtest.Exists(dir, "review-needed/x.md") {
 		t.Fatalf("B's run: %v", r)
@@ -58,8 +58,8 @@ func TestHandOffBranchToTheNextAgent(t *testing.T) {
 	if b := fwtest.GitOut(t, wtB, "rev-parse", "--abbrev-ref", "HEAD"); b != "feature/x" {
 		t.Errorf("B is on %q", b)
 	}
-	if h := fwtest.GitOut(t, dir, "rev-parse", "feature/x"); h != commitA {
-		t.Errorf("feature/x is at %s, want A's commit %s", h, commitA)
+	if h := fwtest.GitOut(t, dir, "rev-parse", "feature/x~1"); h != commitA {
+		t.Errorf("B's commit sits on %s, want A's commit %s", h, commitA)
 	}
 	if head := fwtest.GitOut(t, wtA, "rev-parse", "HEAD"); head != commitA || fwtest.GitOut(t, wtA, "status", "--porcelain") != "" {
 		t.Errorf("A's worktree should stay at its commit, clean: %s", head)

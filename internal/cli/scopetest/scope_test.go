@@ -190,7 +190,7 @@ func TestCommittedAndPlansViolations(t *testing.T) {
 	t.Run("plans", func(t *testing.T) {
 		t.Parallel()
 		dir := project(t, fwtest.Plan{Rel: "features/x.md"})
-		endpoints(t, dir, "", "-write", ".plans/completed/x.md=done, honest", "-write", "a.go=package x")
+		endpoints(t, dir, "", "-write", ".plans/completed/x.md=done, honest", "-write", "a.go=package x", "-commit")
 		r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1")
 		if r.Code != 0 || !fwtest.Exists(dir, "review-needed/x.md") {
 			t.Fatalf("%v", r)
@@ -225,7 +225,7 @@ func TestStopOnScopeViolation(t *testing.T) {
 			if c.endpoint == "warn" {
 				sleep = "3s"
 			}
-			endpoints(t, dir, c.endpoint, "-write", "src/a.go=package a", "-write", "cmd/main.go=package main", "-write", "b.go=package x", "-sleep", sleep)
+			endpoints(t, dir, c.endpoint, "-write", "src/a.go=package a", "-write", "cmd/main.go=package main", "-write", "b.go=package x", "-commit", "-sleep", sleep)
 			began := time.Now()
 			// The endpoint's settings count when the worker runs as it.
 			r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1", "--endpoint", "local")

@@ -16,9 +16,74 @@ import (
 func TestTmuxMergePaneLandsAChange(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
-	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "review-needed/theme.md", Fields: "Preferred models: mid"})
+	dir, tip := themeProject(t, "echo ok")
+	tt := startTmux(t, 120, 32, dir, nil, "--root", dir)
+	tt.waitShows(tmuxStartWait, `\[1 Plans\]`)
+	tt.keys("6")
+	tt.waitShows(tmuxWait, `\[6 Merge\]`, `integration dev @ [0-9a-f]{7} · 0 queued · checks: smoke`,
+		`theme\s+needs review\s+`+tip[:7]+`\s+\+1 −0`)
+	tt.keys("A")
+	tt.waitShows(tmuxWait, `Approve theme @ `+tip[:7])
+	tt.keys("Enter")
+	tt.waitShows(tmuxWait, `✓ approved theme at `+tip[:7]+`; \+ queues it`, `theme\s+approved\s+`)
+	tt.keys("+")
+	tt.waitShows(tmuxWait, `✓ queued theme`, `1 theme`)
+	tt.keys("m")
+	tt.waitShows(tmuxWait, `Land theme @ `+tip[:7], `Checks: smoke`)
+	tt.keys("Enter")
+	tt.waitShows(tmuxWait, `landing theme @ `+tip[:7]+` started \(log: var/fleet/logs/land\.log\)`)
+	tt.waitOnDisk(dir, []string{"completed/theme.md"}, []string{"review-needed/theme.md"})
+	// Fails the test unless the frozen commit is on dev now.
+	testkit.Git(t, dir, "merge-base", "--is-ancestor", tip, "dev")
+	tt.waitShows(tmuxWait, `✓ landed theme at `+tip[:7])
+	tt.keys("q")
+	if code := tt.waitExit(); code != 0 {
+		t.Fatalf("exit %d; last screen:\n%s", code, tt.screen)
+	}
+}
+
+// A landing started with m that the lander refuses (its check fails)
+// ends on the status line and in a notice, naming the reason: not only in
+// land.log. Here the keys are pressed in the Plans pane, on the plan.
+func TestTmuxRefusedLandingReachesTheScreen(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	dir, tip := themeProject(t, "echo broken; exit 1")
+	tt := startTmux(t, 120, 32, dir, nil, "--root", dir)
+	tt.waitShows(tmuxStartWait, `\[1 Plans\]`)
+	// It opens on review-needed/, the one lane with a plan; A is offered
+	// once the queue is read.
+	tt.waitShows(tmuxWait, `A approve`)
+	tt.keys("A")
+	tt.waitShows(tmuxWait, `Approve theme @ `+tip[:7])
+	tt.keys("Enter")
+	tt.waitShows(tmuxWait, `✓ approved theme at `+tip[:7]+`; \+ queues it`)
+	tt.keys("+")
+	tt.waitShows(tmuxWait, `✓ queued theme`)
+	tt.keys("m")
+	tt.waitShows(tmuxWait, `Land theme @ `+tip[:7], `enter land`)
+	tt.keys("Enter")
+	tt.waitShows(tmuxWait, `✗ landing theme @ `+tip[:7]+` did not land: .*smoke failed`, `⚑ 1`)
+	tt.keys("N")
+	tt.waitShows(tmuxWait, `landing\s+landing theme @ `+tip[:7]+` did not land`)
+	if !fwtest.Exists(dir, "review-needed/theme.md") {
+		t.Errorf("a refused landing moved the plan")
+	}
+	tt.keys("Escape")
+	tt.waitShows(tmuxWait, `theme\s+`)
+	tt.keys("q")
+	if code := tt.waitExit(); code != 0 {
+		t.Fatalf("exit %d; last screen:\n%s", code, tt.screen)
+	}
+}
+
+// themeProject is a project whose review-needed/theme.md has one commit
+// on feature/theme, gated by one check, smoke, that runs script; tip is
+// the branch's tip.
+func themeProject(t *testing.T, script string) (dir, tip string) {
+	dir = fwtest.GitProject(t, fwtest.Plan{Rel: "review-needed/theme.md", Fields: "Preferred models: mid"})
 	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"),
-		[]byte("checks:\n  - name: smoke\n    run: [sh, -c, \"echo ok\"]\n    timeout: 1m\n"), 0o644); err != nil {
+		[]byte("checks:\n  - name: smoke\n    run: [sh, -c, \""+script+"\"]\n    timeout: 1m\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Checks gate as committed on the integration branch.
@@ -31,29 +96,7 @@ func TestTmuxMergePaneLandsAChange(t *testing.T) {
 	}
 	testkit.Git(t, dir, "add", "theme.txt")
 	testkit.Git(t, dir, "commit", "-q", "-m", "theme: dark")
-	tip := fwtest.GitOut(t, dir, "rev-parse", "HEAD")
+	tip = fwtest.GitOut(t, dir, "rev-parse", "HEAD")
 	testkit.Git(t, dir, "checkout", "-q", "-")
-
-	tt := startTmux(t, 120, 32, dir, nil, "--root", dir)
-	tt.waitShows(tmuxStartWait, `\[1 Plans\]`)
-	tt.keys("6")
-	tt.waitShows(tmuxWait, `\[6 Merge\]`, `integration dev @ [0-9a-f]{7} · 0 queued · checks: smoke`,
-		`theme\s+needs review\s+`+tip[:7]+`\s+\+1 −0`)
-	tt.keys("A")
-	tt.waitShows(tmuxWait, `Approve theme @ `+tip[:7])
-	tt.keys("Enter")
-	tt.waitShows(tmuxWait, `✓ approved theme at `+tip[:7])
-	tt.keys("+")
-	tt.waitShows(tmuxWait, `✓ queued theme`, `1 theme`)
-	tt.keys("m")
-	tt.waitShows(tmuxWait, `Land theme @ `+tip[:7], `Checks: smoke`)
-	tt.keys("Enter")
-	tt.waitShows(tmuxWait, `landing theme @ `+tip[:7]+` started \(log: var/fleet/logs/land\.log\)`)
-	tt.waitOnDisk(dir, []string{"completed/theme.md"}, []string{"review-needed/theme.md"})
-	// Fails the test unless the frozen commit is on dev now.
-	testkit.Git(t, dir, "merge-base", "--is-ancestor", tip, "dev")
-	tt.keys("q")
-	if code := tt.waitExit(); code != 0 {
-		t.Fatalf("exit %d; last screen:\n%s", code, tt.screen)
-	}
+	return dir, tip
 }

@@ -1,6 +1,7 @@
 // Command dbagent stands in for a coding agent that uses its worktree's
 // backend: it lists the tables it sees through $DATABASE_URL, with the psql
-// named by its first argument, into the file named by its second.
+// named by its first argument, into the file named by its second, and
+// commits them as tables.txt in its worktree, as a build makes a commit.
 package main
 
 import (
@@ -28,5 +29,15 @@ func main() {
 	if err := os.WriteFile(os.Args[2], out, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "dbagent:", err)
 		os.Exit(1)
+	}
+	if err := os.WriteFile("tables.txt", out, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "dbagent:", err)
+		os.Exit(1)
+	}
+	for _, args := range [][]string{{"add", "tables.txt"}, {"-c", "user.name=dbagent", "-c", "user.email=dbagent@example.com", "commit", "-q", "-m", "dbagent: the tables it saw"}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "dbagent: git %s: %v: %s", args[0], err, out)
+			os.Exit(1)
+		}
 	}
 }
