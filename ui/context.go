@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
 )
@@ -20,6 +21,8 @@ type common struct {
 	inkOn string // the escape code that sets the Text colour
 	rowOn string // the escape code that starts the SelectedRow style
 	why   map[string]string
+	// off is why each binding that is off does not apply now, for `?`.
+	off map[*key.Binding]string
 
 	width, height int
 	cols          int // the body's width: one column is kept as a left margin

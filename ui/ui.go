@@ -194,6 +194,7 @@ func newCommon(opt Options) *common {
 		help:  help.New(),
 		plain: opt.Renderer.ColorProfile() == termenv.Ascii,
 		why:   map[string]string{},
+		off:   map[*key.Binding]string{},
 	}
 	c.help.Styles = helpStyles(opt.Renderer)
 	if on, _, ok := strings.Cut(c.st.Text.Render("x"), "x"); ok && !c.plain {
@@ -646,6 +647,7 @@ type setKey func(b *key.Binding, ok bool, why string)
 func (m *Model) syncKeys() {
 	set := func(b *key.Binding, ok bool, why string) {
 		b.SetEnabled(ok)
+		m.off[b] = why
 		for _, k := range b.Keys() {
 			m.why[k] = why
 		}
