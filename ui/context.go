@@ -33,6 +33,8 @@ type common struct {
 	// holdStatus keeps them (tests that read the status after settling).
 	statusSeq  int
 	holdStatus bool
+	// hinted: a key was pressed, so the demo's hint is gone.
+	hinted bool
 
 	tabsDrawn [2]tabsMemo // the header's tabs, full and compact (view.go)
 	helpDrawn helpMemo    // the footer's keys (view.go)

@@ -274,3 +274,11 @@ func wrapLegend(ls []legend, w int) []string {
 	}
 	return out
 }
+
+// demoHint is the demo's first footer: the two keys that set the fleet to
+// work, named from the pane list and the key map so they stay true.
+func (m *Model) demoHint() string {
+	return "Try: " + itoa(int(workersPane)+1) + " then " + m.keys.Spawn.Help().Key + " spawns a worker · " +
+		itoa(int(mergePane)+1) + " then " + m.keys.Merge.Land.Help().Key + " lands a change · " +
+		m.keys.Help.Help().Key + " every key"
+}

@@ -116,3 +116,24 @@ func TestHelpFitsAndScrolls(t *testing.T) {
 		}
 	}
 }
+
+// The demo's first footer says how to see the fleet work, whole at 80
+// columns, until the first key; other sessions never say it.
+func TestDemoHintUntilFirstKey(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	opt := p.options()
+	opt.Demo = true
+	h := newHarnessWith(t, p, opt, 80, 24)
+	want := "Try: 4 then s spawns a worker · 6 then m lands a change · ? every key"
+	if f := h.footer(); !strings.Contains(f, want) {
+		t.Errorf("the demo's first footer %q lacks %q", f, want)
+	}
+	h.press("j")
+	if f := h.footer(); strings.Contains(f, "Try:") {
+		t.Errorf("the hint stayed after a key: %q", f)
+	}
+	if f := newHarness(t, p, 80, 24).footer(); strings.Contains(f, "Try:") {
+		t.Errorf("a session that is not the demo has the hint: %q", f)
+	}
+}

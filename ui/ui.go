@@ -83,6 +83,9 @@ type Options struct {
 	// (remote.go); nil is the local lease files. A hub's sessions take
 	// the hub's.
 	Claims *Claims
+	// Demo is `fleetwatch demo`'s session: until the first key, the
+	// footer says how to see the fleet work (demoHint).
+	Demo bool
 }
 
 // frameRate caps how often the screen is redrawn.
@@ -345,6 +348,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return m.settled(true)
 	case tea.KeyMsg:
+		m.hinted = true
 		return m.key(msg)
 	case hubMsg:
 		return m.hubArrived(msg)

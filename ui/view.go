@@ -175,6 +175,9 @@ func (m *Model) footerLine() string {
 	if status == "" && m.stack.top() == nil {
 		status = termtext.Line(m.filterNote())
 	}
+	if status == "" && m.opt.Demo && !m.hinted {
+		status = m.demoHint()
+	}
 	if status == "" {
 		return fit(" "+helpText, m.width)
 	}
