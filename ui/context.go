@@ -37,7 +37,7 @@ type common struct {
 	hinted bool
 
 	tabsDrawn [2]tabsMemo // the header's tabs, full and compact (view.go)
-	helpDrawn helpMemo    // the footer's keys (view.go)
+	helpDrawn [2]helpMemo // the footer's keys, alone and beside a status (view.go)
 }
 
 // textField is a text field styled by the session's renderer rather than
