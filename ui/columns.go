@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"strconv"
-
 	"github.com/charmbracelet/x/ansi"
 
 	"fleetwatch/internal/termtext"
@@ -80,7 +78,7 @@ func (p *planList) measurePlans(m *Model, rows []*model.BoardRow) planWant {
 		}
 		for _, c := range r.Tiers {
 			if c.Rank > 0 {
-				w.tier = max(w.tier, len(strconv.Itoa(c.Rank))+len(unknownMark(c)))
+				w.tier = max(w.tier, digits(c.Rank)+len(unknownMark(c)))
 			}
 		}
 		w.deps = max(w.deps, m.whyWidth(r, p.skipW, w.deps))
@@ -169,4 +167,13 @@ func (m *Model) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) in
 		n += cellWidth(unmet[i].Slug) + len(" ()") + cellWidth(unmet[i].Reason)
 	}
 	return n
+}
+
+// digits is how many digits n > 0 has, counted without formatting it.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }

@@ -255,8 +255,9 @@ type workerCols struct {
 
 // workerColumns sizes the workers table for width w and the workers
 // shown: what a worker asks for (tier/model) first, then its agent and
-// plan; the note gets the rest. When the widest note would be cut, the
-// tier/model column drops the endpoints' names (the detail has them).
+// plan; the note gets the rest. When the widest note would be cut and
+// dropping the endpoints' names from tier/model makes it whole, they go
+// (the detail has them).
 func (m *Model) workerColumns(w int, rows []workerRow, shown []int) workerCols {
 	c := workerColumnsAt(w, rows, shown, false)
 	note := 0
