@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
 )
 
 // helpText is the whole `?` screen of the shown pane, every line, not
@@ -136,4 +137,20 @@ func TestDemoHintUntilFirstKey(t *testing.T) {
 	if f := newHarness(t, p, 80, 24).footer(); strings.Contains(f, "Try:") {
 		t.Errorf("a session that is not the demo has the hint: %q", f)
 	}
+}
+
+// `?` on the Merge pane with candidates, at 80×24: the keys that act on
+// the selected one, those that do not greyed with why, then the states.
+func TestGoldenMergeHelp(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 80, 24, sampleListing)
+	h.selectSlug("flaky-ci")
+	h.press("?")
+	text := strings.Join(strings.Fields(h.view()), " ")
+	for _, want := range []string{"A approve", "m land head", "+ queue — only approved candidates join the queue; approve flaky-ci first (A)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Merge help lacks %q:\n%s", want, h.view())
+		}
+	}
+	teatest.RequireEqualOutput(t, []byte(h.m.View()))
 }
