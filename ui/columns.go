@@ -53,18 +53,19 @@ func allot(room int, cols ...colWant) int {
 	return room
 }
 
-// planWant is what the plans shown need, column by column.
-type planWant struct{ slug, title, deps, who int }
+// planWant is what the plans shown need, column by column; tier is the
+// widest rank cell ("12?").
+type planWant struct{ slug, title, deps, who, tier int }
 
 // countdownWidth is the widest countdown span prints below a day: 59m59s.
 const countdownWidth = 6
 
-// measurePlans is the widest slug, title, reason and holder among rows.
-// Ten thousand rows are measured on every refresh, so it allocates
+// measurePlans is the widest slug, title, reason, holder and rank among
+// rows. Ten thousand rows are measured on every refresh, so it allocates
 // nothing per row: a string no longer in bytes than the widest so far
-// cannot be wider, and the titles only matter up to titleKeep.
+// cannot be wider.
 func (p *planList) measurePlans(m *Model, rows []*model.BoardRow) planWant {
-	w := planWant{slug: 4, title: 5, deps: 4}
+	w := planWant{slug: 4, title: 5, deps: 4, tier: 1}
 	if p.skipW == nil || m.d == nil || len(p.skipW) > 2*len(m.d.board.Rows)+64 {
 		p.skipW = map[string]int{} // plans gone since are dropped
 	}
@@ -72,8 +73,13 @@ func (p *planList) measurePlans(m *Model, rows []*model.BoardRow) planWant {
 		if len(r.Plan.Slug) > w.slug {
 			w.slug = max(w.slug, cellWidth(r.Plan.Slug))
 		}
-		if t := r.Plan.Header.Title; w.title < titleKeep && len(t) > w.title {
+		if t := r.Plan.Header.Title; len(t) > w.title {
 			w.title = max(w.title, cellWidth(t))
+		}
+		for _, c := range r.Tiers {
+			if c.Rank > 0 {
+				w.tier = max(w.tier, digits(c.Rank)+len(unknownMark(c)))
+			}
 		}
 		w.deps = max(w.deps, m.whyWidth(r, p.skipW, w.deps))
 		who := 0
@@ -120,8 +126,8 @@ func (p *planList) wantFor(m *Model) planWant {
 }
 
 // titleKeep is how many cells of title a wide plans table keeps however
-// long the reasons are.
-const titleKeep = 20
+// long the reasons are; below it, the reason is cut.
+const titleKeep = 12
 
 // whyWidth is cellWidth(whyText(r)) without building the text, or any
 // width up to atMost when the text is no wider (all the caller needs).
@@ -161,4 +167,13 @@ func (m *Model) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) in
 		n += cellWidth(unmet[i].Slug) + len(" ()") + cellWidth(unmet[i].Reason)
 	}
 	return n
+}
+
+// digits is how many digits n > 0 has, counted without formatting it.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }

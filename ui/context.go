@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
 )
@@ -20,6 +21,8 @@ type common struct {
 	inkOn string // the escape code that sets the Text colour
 	rowOn string // the escape code that starts the SelectedRow style
 	why   map[string]string
+	// off is why each binding that is off does not apply now, for `?`.
+	off map[*key.Binding]string
 
 	width, height int
 	cols          int // the body's width: one column is kept as a left margin
@@ -30,9 +33,11 @@ type common struct {
 	// holdStatus keeps them (tests that read the status after settling).
 	statusSeq  int
 	holdStatus bool
+	// hinted: a key was pressed, so the demo's hint is gone.
+	hinted bool
 
 	tabsDrawn [2]tabsMemo // the header's tabs, full and compact (view.go)
-	helpDrawn helpMemo    // the footer's keys (view.go)
+	helpDrawn [2]helpMemo // the footer's keys, alone and beside a status (view.go)
 }
 
 // textField is a text field styled by the session's renderer rather than

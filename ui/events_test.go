@@ -14,12 +14,12 @@ func TestEventAgesMoveWithTheClock(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	h.press("5")
-	if v := h.view(); !strings.Contains(v, "10m      claim") {
+	if v := h.view(); !strings.Contains(v, "10m     claim") {
 		t.Fatalf("events pane:\n%s", v)
 	}
 	p.at(-10 * time.Minute)
 	h.send(tickMsg(testNow))
-	if v := h.view(); !strings.Contains(v, "20m      claim") {
+	if v := h.view(); !strings.Contains(v, "20m     claim") {
 		t.Errorf("ten minutes on, the newest event's age did not move:\n%s", v)
 	}
 }

@@ -36,7 +36,10 @@ func TestGoldenScreens(t *testing.T) {
 		trees, workers bool
 		// viewer: a read-only session without an editor (serve's viewers).
 		viewer bool
-		act    func(*teatest.TestModel)
+		// open is a pane to open first, and seen what it shows once it
+		// has read its rows.
+		open, seen string
+		act        func(*teatest.TestModel)
 		// want is text the screen shows once it has settled.
 		want []string
 	}{
@@ -47,14 +50,24 @@ func TestGoldenScreens(t *testing.T) {
 		{name: "workers", workers: true, act: sendKeys("4"), want: []string{"◌ stale", "exited 2"}},
 		{name: "logs", workers: true, act: sendKeys("4", " ", "j", " ", "l"),
 			want: []string{"wrote pdf.go", "plain line from a program", "small-2 · ◌ stale · old-import"}},
-		{name: "help", act: sendKeys("?"), want: []string{"Any key closes this help."}},
+		{name: "help", act: sendKeys("?"), want: []string{"closes this help"}},
+		// `?` on every pane: its keys, greyed with the reason where they do
+		// not apply, at the top of the help.
+		// `?` on every pane, once the pane has read what it shows: its
+		// keys, greyed with the reason where they do not apply.
+		{name: "help-leases", open: "2", seen: "in 50m00s", act: sendKeys("?"), want: []string{"Leases pane (2)"}},
+		{name: "help-worktrees", trees: true, open: "3", seen: "var/worktrees/mid-1", act: sendKeys("?"), want: []string{"Worktrees pane (3)"}},
+		{name: "help-workers", workers: true, open: "4", seen: "exited 2", act: sendKeys("?"), want: []string{"Workers pane (4)"}},
+		{name: "help-events", open: "5", seen: "needs SMTP credentials", act: sendKeys("?"), want: []string{"Events pane (5)"}},
+		{name: "help-merge", open: "6", seen: "no candidates", act: sendKeys("?"), want: []string{"Merge pane (6)"}},
+		{name: "help-inbox", open: "7", seen: "the inbox is empty", act: sendKeys("?"), want: []string{"Inbox pane (7)"}},
 		{name: "park-dialog", act: func(tm *teatest.TestModel) {
 			tm.Send(keyMsg("a"))
 			tm.Type("flaky runner")
 			tm.Send(keyMsg("tab"))
 		}, want: []string{"flaky runner", "[ambiguous]"}},
 		{name: "viewer-plans", viewer: true, act: sendKeys("p"), want: []string{"read-only: viewers can't promote"}},
-		{name: "viewer-help", viewer: true, act: sendKeys("?"), want: []string{"Any key closes this help."}},
+		{name: "viewer-help", viewer: true, act: sendKeys("?"), want: []string{"closes this help"}},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
@@ -85,6 +98,10 @@ func TestGoldenScreens(t *testing.T) {
 					first = append(first, "Crash when saving a draft, for everyone, every time.")
 				}
 				waitFor(t, tm, first)
+				if sc.open != "" {
+					tm.Send(keyMsg(sc.open))
+					waitFor(t, tm, []string{sc.seen})
+				}
 				if sc.act != nil {
 					sc.act(tm)
 					waitFor(t, tm, sc.want)

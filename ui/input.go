@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -446,22 +445,4 @@ func (m *Model) askComplete() {
 			return completeCmd(t, rel, to, agent, force)
 		}),
 	}, rel, lease)
-}
-
-// helpLines is the full key list and the tier legend.
-func (m *Model) helpLines() []string {
-	lines := strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
-	return append(lines, "",
-		"Tier columns (S M R F = small mid reasoner frontier):",
-		"  1 2 …  the rank that tier's next bare pick gives the plan (1 = claimed next)",
-		"  3?     eligible, but no Preferred model or tier matched (fit unknown)",
-		"  ·      fit, but held back: dependencies unmet, leased, or a person's",
-		"  ↑ ↓    overqualified / underqualified for the plan",
-		"  ✓ ?    outside the ready lanes: good fit / unknown fit",
-		"Rows:   ● some tier would pick it now   ○ no tier would   ▸ selected",
-		"        ! check warns about the plan (its preview says why)",
-		"Leases: ● live   ✗ expired   ? unreadable   ◇ held by the inbox",
-		"Workers: ● live  ◌ stale (silent for two heartbeats)  ✗ dead (process gone)",
-		"         exited N  ○ starting  1–4 marked for logs (space marks, l opens)",
-		"Any key closes this help.")
 }

@@ -10,7 +10,8 @@ import (
 // KeyMap is every key the program answers to: the keys that mean the
 // same everywhere, then each pane's own, so a key may mean one thing in
 // one pane and another elsewhere. Bindings that cannot apply to the
-// current selection are disabled, so help lists only what works now.
+// current selection are disabled, so the footer names only what works
+// now and `?` greys them with the reason.
 type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	NextPane, PrevPane                      key.Binding
@@ -205,17 +206,4 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{i.Approve, i.Reject, i.Open, g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
 		p.Diff, k.Trees.Diff, w.Diff, w.Logs, w.Stop, w.Mark, l.Open, k.Trees.Open, w.Open, k.Events.Open,
 		k.Spawn, p.New, p.Edit, k.Filter, k.Help, k.Quit}
-}
-
-// FullHelp is what `?` shows, one column per group.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
-	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane},
-		append([]key.Binding{p.PrevLane, p.NextLane}, k.Panes[:]...),
-		{p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete, p.New, p.Edit},
-		{k.Spawn, w.Stop, w.Mark, w.Logs, p.Diff, k.Trees.Diff, w.Diff, g.Diff},
-		{g.Approve, g.NeedsWork, g.Peer, g.Add, g.Remove, g.Land, i.Approve, i.Reject},
-		{k.Filter, p.Preview, l.Open, k.Trees.Open, w.Open, k.Events.Open, g.Open, i.Open, p.PreviewDown, p.PreviewUp, k.Notices, k.Help, k.Quit},
-	}
 }

@@ -69,22 +69,6 @@ func (m *Model) logsShown() *logView   { v, _ := find[*logView](m.stack); return
 func (m *Model) helpShown() bool       { _, ok := find[*helpScreen](m.stack); return ok }
 func (m *Model) reading() bool         { _, ok := find[*reader](m.stack); return ok }
 
-// helpScreen is `?`: every key and the tier legend; any key closes it.
-type helpScreen struct{}
-
-func (*helpScreen) asks() bool   { return false }
-func (*helpScreen) typing() bool { return false }
-
-func (h *helpScreen) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	m.stack.remove(h)
-	if key.Matches(msg, m.keys.Quit) {
-		return m.quit()
-	}
-	return nil
-}
-
-func (*helpScreen) view(m *Model, _ int) []string { return m.helpLines() }
-
 // reader is the selected plan's preview full screen.
 type reader struct{}
 

@@ -326,7 +326,7 @@ type workerList struct {
 	cols     workerCols
 }
 
-func (w *workerList) rebuild(*Model) {
+func (w *workerList) rebuild(m *Model) {
 	all := make([]string, len(w.rows))
 	for i := range w.rows {
 		all[i] = w.rows[i].st.AgentID
@@ -342,7 +342,7 @@ func (w *workerList) rebuild(*Model) {
 			keys = append(keys, all[i])
 		}
 	}
-	w.cols = workerColumns(w.width, w.rows, w.shown)
+	w.cols = m.workerColumns(w.width, w.rows, w.shown)
 	c := w.cols
 	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[m.wrk.shown[i]], c, sel) })
 }

@@ -212,15 +212,20 @@ func eventColumns(w int, rows []eventRow) eventCols {
 			move, agent = max(move, cellWidth(moveText(e))), max(agent, cellWidth(e.AgentID))
 		}
 	}
-	c := eventCols{age: 8}
-	room := w - lead + 1 - (c.age + 1)
-	room = allot(room, colWant{&c.event, event, 7, 12}, colWant{&c.slug, slug, 10, 32}, colWant{&c.agent, agent, 8, 20})
+	// Seven cells hold any age coarse gives under a thousand days.
+	c := eventCols{age: 7}
+	room := w - eventLead + 1 - (c.age + 1)
+	room = allot(room, colWant{&c.event, event, 7, 20}, colWant{&c.slug, slug, 10, 32}, colWant{&c.agent, agent, 8, 20})
 	if w >= 100 {
 		room = allot(room, colWant{&c.move, move, 10, 40})
 	}
 	c.reason = max(0, room-1)
 	return c
 }
+
+// eventLead is the cursor gutter: an event row has no mark (a warning's ⚠
+// stands where the age begins).
+const eventLead = 2
 
 // moveText is where an event took a plan: "bugs → in-progress".
 func moveText(e *planfs.Event) string {
@@ -234,7 +239,7 @@ func moveText(e *planfs.Event) string {
 }
 
 func (c eventCols) header() string {
-	h := strings.Repeat(" ", lead) + fit("ago", c.age) + " " + fit("event", c.event) + " " + fit("plan", c.slug) + " "
+	h := strings.Repeat(" ", eventLead) + fit("ago", c.age) + " " + fit("event", c.event) + " " + fit("plan", c.slug) + " "
 	if c.move > 0 {
 		h += fit("move", c.move) + " "
 	}
@@ -243,7 +248,7 @@ func (c eventCols) header() string {
 
 func (m *Model) eventLine(e *planfs.Event, c eventCols, selected bool) string {
 	var b strings.Builder
-	b.WriteString(gutter(selected) + "  ")
+	b.WriteString(gutter(selected))
 	when := "?"
 	if ts, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
 		when = coarse(m.now - float64(ts.UnixNano())/1e9)

@@ -23,11 +23,24 @@ const lead = 4
 // waits, elsewhere who holds it, then the other), the rest to the title.
 // Narrow tables drop the title before cutting a reason.
 func planColumns(w int, want planWant, ready bool) planCols {
-	c := planCols{pri: 3, val: 4, tier: 3}
-	slugTop := 28
-	if w >= 110 {
-		c.tier, slugTop = 5, 40
+	if w < 110 {
+		return planColumnsAt(w, want, ready, 3, 28)
 	}
+	c := planColumnsAt(w, want, ready, 5, 40)
+	// A tier cell is a rank or a mark under a five-letter head: a title
+	// that would be cut takes that room back, under S M R F.
+	if c.title < want.title {
+		if n := planColumnsAt(w, want, ready, max(3, want.tier), 40); n.title > c.title {
+			return n
+		}
+	}
+	return c
+}
+
+// planColumnsAt is planColumns with tier columns tier cells wide and the
+// slug capped at slugTop.
+func planColumnsAt(w int, want planWant, ready bool, tier, slugTop int) planCols {
+	c := planCols{pri: 3, val: 4, tier: tier}
 	// Every column is charged its width and one separator, the last one
 	// included, so the room has one cell more than the line.
 	room := w - lead - (c.pri + 1) - (c.val + 1) - 4*(c.tier+1) + 1
@@ -104,10 +117,7 @@ func tierCell(r *model.BoardRow, k, width int) (text string, ok bool) {
 	c := r.Tiers[k]
 	switch {
 	case c.Rank > 0:
-		s := strconv.Itoa(c.Rank)
-		if c.Fit == model.FitUnknown {
-			s += "?"
-		}
+		s := strconv.Itoa(c.Rank) + unknownMark(c)
 		if len(s) > width {
 			// Never cut a rank into a smaller number: 1234 in 3 cells is 99+.
 			s = strings.Repeat("9", width-1) + "+"
@@ -123,6 +133,14 @@ func tierCell(r *model.BoardRow, k, width int) (text string, ok bool) {
 		return "?", false
 	}
 	return "·", false
+}
+
+// unknownMark is "?" after a rank whose fit is unknown.
+func unknownMark(c model.TierCell) string {
+	if c.Fit == model.FitUnknown {
+		return "?"
+	}
+	return ""
 }
 
 func depsText(r *model.BoardRow) (string, bool) {

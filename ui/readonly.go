@@ -1,7 +1,8 @@
 package ui
 
 // A viewer's session (Options.ReadOnly) and one without an editor
-// (Options.NoEditor): the keys that act are off, so no help names them,
+// (Options.NoEditor): the keys that act are off, so the footer names none
+// and `?` greys them with the reason,
 // and a key pressed says why in the status line. The engine refuses a
 // viewer too (a read-only tree): this is the screen's half.
 

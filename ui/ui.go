@@ -83,6 +83,9 @@ type Options struct {
 	// (remote.go); nil is the local lease files. A hub's sessions take
 	// the hub's.
 	Claims *Claims
+	// Demo is `fleetwatch demo`'s session: until the first key, the
+	// footer says how to see the fleet work (demoHint).
+	Demo bool
 }
 
 // frameRate caps how often the screen is redrawn.
@@ -194,6 +197,7 @@ func newCommon(opt Options) *common {
 		help:  help.New(),
 		plain: opt.Renderer.ColorProfile() == termenv.Ascii,
 		why:   map[string]string{},
+		off:   map[*key.Binding]string{},
 	}
 	c.help.Styles = helpStyles(opt.Renderer)
 	if on, _, ok := strings.Cut(c.st.Text.Render("x"), "x"); ok && !c.plain {
@@ -344,6 +348,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return m.settled(true)
 	case tea.KeyMsg:
+		m.hinted = true
 		return m.key(msg)
 	case hubMsg:
 		return m.hubArrived(msg)
@@ -646,6 +651,7 @@ type setKey func(b *key.Binding, ok bool, why string)
 func (m *Model) syncKeys() {
 	set := func(b *key.Binding, ok bool, why string) {
 		b.SetEnabled(ok)
+		m.off[b] = why
 		for _, k := range b.Keys() {
 			m.why[k] = why
 		}

@@ -561,16 +561,19 @@ func TestHelpShowsLegend(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
-	h.press("?")
-	v := h.view()
-	for _, want := range []string{"Tier columns (S M R F", "overqualified", "Leases: ● live   ✗ expired", "a park"} {
-		if !strings.Contains(v, want) {
-			t.Errorf("help lacks %q:\n%s", want, v)
+	text := h.helpText()
+	for _, want := range []string{"Tier columns (S M R F", "overqualified", "a park"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("help lacks %q:\n%s", want, text)
 		}
 	}
-	h.press("j") // any key closes it, and does nothing else
-	if h.m.helpShown() || h.m.plans.cursor != 0 {
-		t.Errorf("after a key: help shown %v, cursor %d", h.m.helpShown(), h.m.plans.cursor)
+	h.press("2")
+	if text := h.helpText(); !strings.Contains(text, "Leases: ● live ✗ expired") {
+		t.Errorf("Leases help lacks its legend:\n%s", text)
+	}
+	h.press("?", "j", "esc") // j scrolls a tall help; any other key closes it, and does nothing else
+	if h.m.helpShown() || h.m.leases.cursor != 0 {
+		t.Errorf("after a key: help shown %v, cursor %d", h.m.helpShown(), h.m.leases.cursor)
 	}
 	h.press("?", "q")
 	if !h.quit {

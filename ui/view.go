@@ -162,7 +162,7 @@ func (m *Model) footerLine() string {
 	if f := m.typingFilter(); f != nil {
 		return fit(f.filter.View(), m.width)
 	}
-	helpText := m.shortHelp()
+	helpText := m.shortHelp(m.width - 1)
 	if top := m.stack.top(); top != nil {
 		// Over the panes their keys do not work: an overlay says its own,
 		// a question carries them in its box.
@@ -174,6 +174,9 @@ func (m *Model) footerLine() string {
 	status := m.status
 	if status == "" && m.stack.top() == nil {
 		status = termtext.Line(m.filterNote())
+	}
+	if status == "" && m.opt.Demo && !m.hinted {
+		status = m.demoHint()
 	}
 	if status == "" {
 		return fit(" "+helpText, m.width)
@@ -189,15 +192,20 @@ func (m *Model) footerLine() string {
 	if room < 20 {
 		return fit(" "+status, m.width)
 	}
+	if ansi.StringWidth(helpText) > room && m.stack.top() == nil {
+		// Fewer keys, each whole, beside the status.
+		helpText = m.shortHelp(room)
+	}
 	if ansi.StringWidth(helpText) > room {
 		helpText = ansi.Truncate(helpText, room, "…")
 	}
 	return " " + status + strings.Repeat(" ", max(1, m.width-1-ansi.StringWidth(status)-ansi.StringWidth(helpText))) + helpText
 }
 
-// shortHelp is the footer's reminder of the keys that apply now, drawn
-// again only when they or the width change (every View draws the footer).
-func (m *Model) shortHelp() string {
+// shortHelp is the footer's reminder of the keys that apply now, in room
+// cells, drawn again only when they or the room change (every View draws
+// the footer).
+func (m *Model) shortHelp(room int) string {
 	all := m.keys.ShortHelp()
 	var on uint64
 	keys := make([]key.Binding, 0, len(all))
@@ -207,8 +215,12 @@ func (m *Model) shortHelp() string {
 			on |= 1 << (i % 64)
 		}
 	}
-	memo := &m.helpDrawn
-	if memo.text != "" && memo.on == on && memo.width == m.width {
+	// Two drawings kept: the whole line, and beside a status.
+	memo := &m.helpDrawn[0]
+	if room != m.width-1 {
+		memo = &m.helpDrawn[1]
+	}
+	if memo.text != "" && memo.on == on && memo.width == room && memo.wide == m.wide {
 		return memo.text
 	}
 	if !m.wide && len(keys) > 4 {
@@ -217,19 +229,20 @@ func (m *Model) shortHelp() string {
 	}
 	helpText := m.help.ShortHelpView(keys)
 	// Wide: as many as fit, the last ones going first; `?` and q stay.
-	for len(keys) > 3 && ansi.StringWidth(helpText) > m.width-1 {
+	for len(keys) > 3 && ansi.StringWidth(helpText) > room {
 		keys = append(keys[:len(keys)-3], keys[len(keys)-2:]...)
 		helpText = m.help.ShortHelpView(keys)
 	}
-	*memo = helpMemo{on: on, width: m.width, text: helpText}
+	*memo = helpMemo{on: on, width: room, wide: m.wide, text: helpText}
 	return helpText
 }
 
 // helpMemo is the footer's help as last drawn: for which keys (a bit per
-// ShortHelp entry) at which width.
+// ShortHelp entry) in how much room.
 type helpMemo struct {
 	on    uint64
 	width int
+	wide  bool
 	text  string
 }
 

@@ -35,11 +35,13 @@ func actionHelp() []string {
 	return out
 }
 
-// A viewer's screen names no action, not even a disabled one: not in the
-// footer, not on the ? screen, in any pane, wide or narrow; its header
-// says read-only.
+// A viewer's footer names no action, in any pane, wide or narrow; its ?
+// screen lists the pane's actions greyed, each with the reason a viewer
+// can't; its header says read-only.
 func TestViewerScreenNamesNoAction(t *testing.T) {
 	t.Parallel()
+	k := DefaultKeyMap()
+	all := k.actions()
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		h := viewer(t, size[0], size[1])
 		// Selections where each action would apply to an operator.
@@ -51,29 +53,24 @@ func TestViewerScreenNamesNoAction(t *testing.T) {
 		}
 		for _, where := range wheres {
 			h.press(where...)
-			for _, screen := range []string{h.view(), h.helpScreen()} {
-				for _, a := range actionHelp() {
-					if strings.Contains(screen, a) {
-						t.Errorf("%dx%d after %v: a viewer's screen names %q:\n%s", size[0], size[1], where, a, screen)
-					}
+			screen := h.view()
+			for _, a := range actionHelp() {
+				if strings.Contains(screen, a) {
+					t.Errorf("%dx%d after %v: a viewer's footer names %q:\n%s", size[0], size[1], where, a, screen)
 				}
-				if first := strings.SplitN(screen, "\n", 2)[0]; !strings.Contains(first, "read-only") {
-					t.Errorf("%dx%d: the header does not say read-only: %q", size[0], size[1], first)
+			}
+			if first := strings.SplitN(screen, "\n", 2)[0]; !strings.Contains(first, "read-only") {
+				t.Errorf("%dx%d: the header does not say read-only: %q", size[0], size[1], first)
+			}
+			text := h.helpText()
+			for _, a := range append(all[h.m.pane], all[paneCount]...) {
+				hl := a.b.Help()
+				if want := hl.Key + " " + hl.Desc + " — read-only: viewers can't " + a.verb; !strings.Contains(text, want) {
+					t.Errorf("%dx%d after %v: ? lacks %q:\n%s", size[0], size[1], where, want, text)
 				}
 			}
 		}
 	}
-}
-
-// helpScreen is what ? shows; any key closes it again.
-func (h *harness) helpScreen() string {
-	h.press("?")
-	v := h.view()
-	if !strings.Contains(v, "Any key closes this help.") {
-		h.t.Fatalf("? did not open the help:\n%s", v)
-	}
-	h.press("esc")
-	return v
 }
 
 // Each action key a viewer presses, in every pane, is refused with a
@@ -124,8 +121,9 @@ func (h *harness) selectIn(p pane) {
 	}
 }
 
-// Without an editor, n and e are off for an operator too: hidden from help
-// and refused with a status line; the other actions stay.
+// Without an editor, n and e are off for an operator too: greyed in help
+// with the reason, gone from the footer, and refused with a status line;
+// the other actions stay.
 func TestNoEditorRefusesNewAndEdit(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
@@ -135,8 +133,11 @@ func TestNoEditorRefusesNewAndEdit(t *testing.T) {
 	k := DefaultKeyMap()
 	for _, b := range []key.Binding{k.Plans.New, k.Plans.Edit} {
 		hl := b.Help().Key + " " + b.Help().Desc
-		if v := h.view() + h.helpScreen(); strings.Contains(v, hl) {
-			t.Errorf("without an editor the screen offers %q", hl)
+		if v := h.view(); strings.Contains(v, hl) {
+			t.Errorf("without an editor the footer offers %q", hl)
+		}
+		if text := h.helpText(); !strings.Contains(text, hl+" — there is no editor in this session (over ssh)") {
+			t.Errorf("without an editor ? does not say why %q is off:\n%s", hl, text)
 		}
 		h.press(b.Keys()[0])
 		if len(h.m.stack) > 0 || !strings.Contains(h.m.status, "no editor") {
@@ -144,7 +145,7 @@ func TestNoEditorRefusesNewAndEdit(t *testing.T) {
 		}
 	}
 	h.selectPlan("bugs/crash-on-save.md")
-	if v := h.helpScreen(); !strings.Contains(v, "a park") {
+	if v := h.helpText(); !strings.Contains(v, "a park") || strings.Contains(v, "a park —") {
 		t.Errorf("an operator without an editor lost the other actions:\n%s", v)
 	}
 }

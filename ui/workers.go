@@ -250,19 +250,40 @@ func (m *Model) workerCounts() string {
 	return s
 }
 
-type workerCols struct{ agent, tier, plan, state, beat, pid, note int }
+type workerCols struct {
+	agent, tier, plan, state, beat, pid, note int
+	// bare: the tier/model column leaves out the endpoint, so a note fits.
+	bare bool
+}
 
 // workerColumns sizes the workers table for width w and the workers
 // shown: what a worker asks for (tier/model) first, then its agent and
-// plan; the note takes what is left.
-func workerColumns(w int, rows []workerRow, shown []int) workerCols {
+// plan; the note gets the rest. When the widest note would be cut and
+// dropping the endpoints' names from tier/model makes it whole, they go
+// (the detail has them).
+func (m *Model) workerColumns(w int, rows []workerRow, shown []int) workerCols {
+	c := workerColumnsAt(w, rows, shown, false)
+	note := 0
+	for _, j := range shown {
+		radar, text := m.workerNote(&rows[j])
+		note = max(note, cellWidth(radar)+3+cellWidth(text))
+	}
+	if c.note < note {
+		if bare := workerColumnsAt(w, rows, shown, true); bare.note >= note {
+			return bare
+		}
+	}
+	return c
+}
+
+func workerColumnsAt(w int, rows []workerRow, shown []int, bare bool) workerCols {
 	agent, what, plan := len("agent"), len("tier/model"), len("plan")
 	for _, j := range shown {
 		st := &rows[j].st
-		agent, what = max(agent, cellWidth(st.AgentID)), max(what, cellWidth(workerWhat(st)))
+		agent, what = max(agent, cellWidth(st.AgentID)), max(what, cellWidth(workerWhat(st, bare)))
 		plan = max(plan, cellWidth(planSlug(st.Plan)))
 	}
-	c := workerCols{state: 10, beat: 5, pid: 7}
+	c := workerCols{state: 10, beat: 5, pid: 7, bare: bare}
 	room := w - lead + 1 - (c.state + 1) - (c.beat + 1) - (c.pid + 1)
 	room = allot(room, colWant{&c.tier, what, 10, 40}, colWant{&c.agent, agent, 8, 24}, colWant{&c.plan, plan, 8, 32})
 	c.note = max(0, room-1)
@@ -304,7 +325,7 @@ func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
 	}
 	b.WriteString(mark + " ")
 	b.WriteString(fit(termtext.Line(r.st.AgentID), c.agent) + " ")
-	b.WriteString(fit(termtext.Line(workerWhat(&r.st)), c.tier) + " ")
+	b.WriteString(fit(termtext.Line(workerWhat(&r.st, c.bare)), c.tier) + " ")
 	b.WriteString(fit(termtext.Line(planSlug(r.st.Plan)), c.plan) + " ")
 	state, ok := healthCell(r)
 	cell := fit(state, c.state)
@@ -331,26 +352,35 @@ func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
 		pid = itoa(r.st.PID)
 	}
 	b.WriteString(fit(pid, c.pid) + " ")
-	note := r.st.Note
+	radar, note := m.workerNote(r)
+	if radar == "" {
+		b.WriteString(fit(termtext.Line(note), c.note))
+		return m.finish(b.String(), selected)
+	}
+	// What the scope scanner and the radar say comes first: it asks more
+	// of a person than the driver's note.
+	rw := min(cellWidth(radar), c.note)
+	words := fit(termtext.Line(radar), rw)
+	if !m.plain && m.scopeAlarm(r) {
+		words = m.st.Bad.Render(words)
+	}
+	if room := c.note - rw - 3; note != "" && room > 0 {
+		words += " · " + fit(termtext.Line(note), room)
+	} else {
+		words += strings.Repeat(" ", c.note-rw)
+	}
+	b.WriteString(words)
+	return m.finish(b.String(), selected)
+}
+
+// workerNote is a row's note column: the scope scanner's and the radar's
+// words, and the driver's note (with the host of a worker elsewhere).
+func (m *Model) workerNote(r *workerRow) (radar, note string) {
+	note = r.st.Note
 	if !r.local && r.st.Host != "" {
 		note = "on " + r.st.Host + ": " + note
 	}
-	note = strings.TrimSuffix(note, ": ")
-	// What the scope scanner and the radar say comes first: it asks
-	// more of a person than the driver's note.
-	if radar := m.scopeWords(r); radar != "" {
-		cell := fit(termtext.Line(radar), c.note)
-		if !m.plain && m.scopeAlarm(r) {
-			cell = m.st.Bad.Render(cell)
-		}
-		if room := c.note - cellWidth(radar) - 3; note != "" && room > 0 {
-			cell += " · " + fit(termtext.Line(note), room)
-		}
-		b.WriteString(cell)
-		return m.finish(b.String(), selected)
-	}
-	b.WriteString(fit(termtext.Line(note), c.note))
-	return m.finish(b.String(), selected)
+	return m.scopeWords(r), strings.TrimSuffix(note, ": ")
 }
 
 // scopeWords is what a running worker's row says of its scope and its
@@ -433,9 +463,9 @@ func lastSign(st *workers.State) time.Time {
 }
 
 // workerWhat is how a worker asks for plans: endpoint, tier, model.
-func workerWhat(st *workers.State) string {
+func workerWhat(st *workers.State, bare bool) string {
 	var parts []string
-	if st.Endpoint != "" {
+	if st.Endpoint != "" && !bare {
 		parts = append(parts, st.Endpoint)
 	}
 	what := st.Tier

@@ -66,13 +66,19 @@ func Frame(t *planfs.Tree) (*model.Board, float64, error) {
 // Render draws the kanban: one column per lane group, each card the
 // slug, title, `[P1/high]` and who holds it or why it waits.
 func Render(b *model.Board, cols []Column, events []planfs.Event, now float64, width int, color bool) string {
-	colW := width/len(cols) - 1
 	cells := make([][]string, len(cols))
+	// titles marks the lines that are a title: the only ones cut when
+	// the columns fit otherwise.
+	titles := make([]map[int]bool, len(cols))
 	for i, col := range cols {
 		n := 0
+		titles[i] = map[int]bool{}
 		for _, l := range col.Lanes {
 			for _, r := range b.Lane(l) {
 				n++
+				if r.Plan.Header.Title != "" {
+					titles[i][len(cells[i])+2] = true // after the heading and the slug
+				}
 				cells[i] = append(cells[i], card(&r, now)...)
 			}
 		}
@@ -85,7 +91,8 @@ func Render(b *model.Board, cols []Column, events []planfs.Event, now float64, w
 	var out strings.Builder
 	done, processed := weekCounts(events, now)
 	fmt.Fprintf(&out, "Completed (7d): %d   Processed (7d): %d\n\n", done, processed)
-	if colW < 14 {
+	widths := columnWidths(cells, titles, width)
+	if widths == nil {
 		// Too narrow for columns side by side: one after another.
 		for _, c := range cells {
 			for _, line := range c {
@@ -105,16 +112,65 @@ func Render(b *model.Board, cols []Column, events []planfs.Event, now float64, w
 			if i < len(c) {
 				cell = c[i]
 			}
-			if j < len(cells)-1 {
-				cell = padCell(cell, colW) + " "
-			} else {
-				cell = ansi.Truncate(cell, colW, "…")
-			}
-			line.WriteString(cell)
+			line.WriteString(padCell(cell, widths[j]) + " ")
 		}
 		out.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
 	return out.String()
+}
+
+// columnWidths sizes the columns side by side in width cells, one between
+// each: every column as wide as its widest line that is not a title,
+// then the room left to the columns whose titles want it, shared evenly.
+// Lines that do not fit that way share the width evenly, cut where they
+// must; nil when even that is too narrow.
+func columnWidths(cells [][]string, titles []map[int]bool, width int) []int {
+	n := len(cells)
+	even := width/n - 1
+	if even < 14 {
+		return nil
+	}
+	need, want := make([]int, n), make([]int, n)
+	room := width - (n - 1)
+	for i, c := range cells {
+		for k, line := range c {
+			w := ansi.StringWidth(line)
+			if titles[i][k] {
+				want[i] = max(want[i], w)
+			} else {
+				need[i] = max(need[i], w)
+			}
+		}
+		room -= need[i]
+	}
+	if room < 0 {
+		widths := make([]int, n)
+		for i := range widths {
+			widths[i] = even
+		}
+		return widths
+	}
+	// Titles take what is left, an even share at a time, so a long one
+	// does not starve the others.
+	widths := need
+	for room > 0 {
+		var short []int
+		for i := range widths {
+			if widths[i] < want[i] {
+				short = append(short, i)
+			}
+		}
+		if len(short) == 0 {
+			break
+		}
+		share := max(1, room/len(short))
+		for _, i := range short {
+			give := min(share, want[i]-widths[i], room)
+			widths[i] += give
+			room -= give
+		}
+	}
+	return widths
 }
 
 func padCell(s string, w int) string {

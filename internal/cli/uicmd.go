@@ -38,6 +38,7 @@ type uiFlags struct {
 	ttl    float64
 	noBell bool
 	claims string
+	demo   bool // the demo's sample project (ui.Options.Demo)
 }
 
 // claimsFlagHelp is --claims's help on the faces (board, the UI, serve).
@@ -157,7 +158,7 @@ func openUI(t *planfs.Tree, f *uiFlags, remote *ui.Claims, stderr io.Writer) int
 	// Spawned workers run this very binary, as cron and systemd do.
 	self, _ := os.Executable()
 	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell, Claims: remote,
-		Uncontained: uncontained(t.Project)})
+		Uncontained: uncontained(t.Project), Demo: f.demo})
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
@@ -237,6 +238,7 @@ func demoCmd() *cobra.Command {
 				return fail(stderr, exitError, "demo: %v", err)
 			}
 			// The demo's claims are its own lease files.
+			f.demo = true
 			code := openUI(t, &f, nil, stderr)
 			if *keep && code == exitOK {
 				// Without --keep the demo stops its workers as it leaves.

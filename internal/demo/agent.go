@@ -9,11 +9,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"fleetwatch/internal/gitenv"
+	"fleetwatch/model"
 )
 
 // AgentEnv is what the stand-in agent is told, as a driver tells any
@@ -39,8 +41,9 @@ func AgentEnvFromOS() AgentEnv {
 }
 
 // Agent is the demo's stand-in for a coding agent: it reads its plan, prints
-// what it does at about one line per pace, writes a short change note and
-// commits it on the worktree's branch, and returns nil (exit 0), so the
+// what it does at about one line per pace, writes a short change note in
+// the scope it was approved for (noteIn) and commits it on the worktree's
+// branch, and returns nil (exit 0), so the
 // driver hands the plan to review. Outside an agent worktree (under
 // var/worktrees/) it changes nothing: it must never commit to a person's
 // checkout.
@@ -84,16 +87,17 @@ func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
 		step("done")
 		return nil
 	}
-	note := filepath.Join("changes", env.Slug+".md")
+	note, err := noteIn(env)
+	if err != nil {
+		return err
+	}
 	step("writing %s", note)
-	text := fmt.Sprintf("# %s\n\nWorked by %s, the demo's stand-in agent, on %s.\n", title, env.AgentID, time.Now().UTC().Format(time.RFC3339))
-	if err := os.MkdirAll(filepath.Join(env.Worktree, "changes"), 0o755); err != nil {
+	text := fmt.Sprintf("%s: worked by %s, the demo's stand-in agent, on %s.", title, env.AgentID, time.Now().UTC().Format(time.RFC3339))
+	lines, err := writeNote(filepath.Join(env.Worktree, filepath.FromSlash(note)), text)
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(env.Worktree, note), []byte(text), 0o644); err != nil {
-		return err
-	}
-	step("checking the change: 1 file, %d lines", strings.Count(text, "\n"))
+	step("checking the change: 1 file, %d lines", lines)
 	if _, err := git(env.Worktree, "add", note); err != nil {
 		return err
 	}
@@ -107,6 +111,74 @@ func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
 	step("committed %s on %s", id, branch)
 	step("done: ready for review")
 	return nil
+}
+
+// noteIn is where the stand-in writes its change note: changes/<slug>.md,
+// unless the scope it was approved for (the approved plan's Files in
+// scope, else the plan's own) leaves that out; then the first file that
+// scope names which takes a note (a text or page file, a folder's new
+// note, an existing Go file), so the scope scanner has nothing to flag.
+func noteIn(env AgentEnv) (string, error) {
+	note := "changes/" + env.Slug + ".md"
+	scopeOf := env.Plan
+	if env.ApprovedPlan != "" {
+		scopeOf = env.ApprovedPlan
+	}
+	text, err := os.ReadFile(scopeOf)
+	if err != nil {
+		return "", err
+	}
+	sc, found, _ := model.ParseScope(string(text))
+	if !found || sc.Allows(note) {
+		return note, nil
+	}
+	var folder, goFile string
+	for _, p := range sc.Patterns {
+		dir, whole := strings.CutSuffix(strings.TrimSuffix(p, "**"), "/")
+		switch {
+		case whole && !strings.ContainsAny(dir, "*?["):
+			if folder == "" {
+				folder = dir + "/" + env.Slug + ".md"
+			}
+		case strings.ContainsAny(p, "*?["):
+		case path.Ext(p) == ".go":
+			// Only one that exists: a new Go file needs a package clause.
+			if _, err := os.Stat(filepath.Join(env.Worktree, filepath.FromSlash(p))); err == nil && goFile == "" {
+				goFile = p
+			}
+		case noteExt[path.Ext(p)] != "":
+			return p, nil
+		}
+	}
+	if folder != "" {
+		return folder, nil
+	}
+	if goFile != "" {
+		return goFile, nil
+	}
+	return "", fmt.Errorf("no file in the approved scope (%s) takes the stand-in's note; it changes nothing outside it", strings.Join(sc.Patterns, ", "))
+}
+
+// noteExt is how a note is written as a comment in each kind of file
+// the stand-in may write one in ("%s" is the note).
+var noteExt = map[string]string{".md": "%s\n", ".txt": "%s\n", ".html": "<!-- %s -->\n", ".go": "// %s\n"}
+
+// writeNote adds text to the file at p as a comment in its kind, making
+// it and its folder when missing, and returns how many lines it added.
+func writeNote(p, text string) (int, error) {
+	line := fmt.Sprintf(noteExt[path.Ext(p)], text)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return 0, err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := f.WriteString(line); err != nil {
+		f.Close()
+		return 0, err
+	}
+	return strings.Count(line, "\n"), f.Close()
 }
 
 // propose is the stand-in's plan-only turn: a short implementation plan

@@ -1,0 +1,284 @@
+package ui
+
+// `?`: every key of the shown pane, the ones that do not apply now greyed
+// with the reason syncKeys gave them (a key that is hidden teaches
+// nothing), the keys of every pane, the pane's legend and the Merge
+// states. Reflowed to the width, and scrolled when taller than the body.
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"fleetwatch/landing"
+)
+
+// helpScreen is `?`; off is the first line shown.
+type helpScreen struct{ off int }
+
+func (*helpScreen) asks() bool   { return false }
+func (*helpScreen) typing() bool { return false }
+
+// key scrolls a help taller than the body; any other key closes it.
+func (h *helpScreen) key(m *Model, msg tea.KeyMsg) tea.Cmd {
+	if key.Matches(msg, m.keys.Quit) {
+		m.stack.remove(h)
+		return m.quit()
+	}
+	n, vis := len(m.helpLines()), m.helpVisible()
+	if d, ok := m.keys.step(msg, vis, n); ok && n > vis {
+		h.off = max(0, min(h.off+d, n-vis))
+		return nil
+	}
+	m.stack.remove(h)
+	return nil
+}
+
+func (h *helpScreen) view(m *Model, vis int) []string {
+	lines := m.helpLines()
+	off := max(0, min(h.off, len(lines)-vis))
+	return lines[off:min(len(lines), off+vis)]
+}
+
+func (h *helpScreen) footer(m *Model) string {
+	n, vis := len(m.helpLines()), m.helpVisible()
+	if n <= vis {
+		return m.st.Help.Render("any key closes this help")
+	}
+	off := max(0, min(h.off, n-vis))
+	return m.st.Help.Render("lines " + itoa(off+1) + "–" + itoa(min(n, off+vis)) + " of " + itoa(n) +
+		" · ↑/↓ pgup/pgdn scroll · any other key closes this help")
+}
+
+// helpVisible is how many lines of help the body shows.
+func (m *Model) helpVisible() int { return max(1, m.height-2) }
+
+// helpLines is the whole help for the shown pane, wrapped to the body.
+func (m *Model) helpLines() []string {
+	w := max(20, m.cols-1)
+	spec := paneSpecs[m.pane]
+	out := []string{m.st.Bold.Render(spec.name+" pane ("+itoa(int(m.pane)+1)+")") +
+		m.st.Dim.Render(" · greyed keys do not apply now; the reason is beside them")}
+	out = append(out, m.keyRows(m.keys.paneBindings(m.pane), w)...)
+	out = append(out, "", m.st.Bold.Render("Every pane"))
+	out = append(out, m.flowKeys(m.keys.everywhere(), w)...)
+	if legend := paneLegends[m.pane]; len(legend) > 0 {
+		out = append(out, "")
+		out = append(out, wrapLegend(legend, w)...)
+	}
+	out = append(out, "")
+	return append(out, m.mergeLegend(w)...)
+}
+
+// keyRows is one row per binding: its keys, what it does, and, when it
+// does not apply now, why, wrapped under the reason column.
+func (m *Model) keyRows(bs []*key.Binding, w int) []string {
+	kw, dw := 0, 0
+	for _, b := range bs {
+		kw, dw = max(kw, ansi.StringWidth(b.Help().Key)), max(dw, ansi.StringWidth(b.Help().Desc))
+	}
+	indent := 2 + kw + 2 + dw + 2
+	var out []string
+	for _, b := range bs {
+		lead := "  " + fit(b.Help().Key, kw) + "  "
+		if b.Enabled() {
+			out = append(out, lead+b.Help().Desc)
+			continue
+		}
+		why := "— " + m.offReason(b)
+		if w-indent < 24 {
+			// Too narrow for a reason column: the reason below the key.
+			out = append(out, m.st.Dim.Render(lead+b.Help().Desc))
+			for _, l := range wrapWords(why, w-6) {
+				out = append(out, m.st.Dim.Render("      "+l))
+			}
+			continue
+		}
+		// Wrapped lines start under the reason, past its dash.
+		for i, l := range wrapWords(why, w-indent-2) {
+			if i == 0 {
+				out = append(out, m.st.Dim.Render(lead+fit(b.Help().Desc, dw)+"  "+l))
+			} else {
+				out = append(out, m.st.Dim.Render(strings.Repeat(" ", indent+2)+l))
+			}
+		}
+	}
+	return out
+}
+
+// flowKeys sets bindings side by side, as many as fit on a line, never
+// one across two; one that does not apply now is greyed with its reason.
+func (m *Model) flowKeys(bs []*key.Binding, w int) []string {
+	var out []string
+	line, lineW := "", 0
+	for _, b := range bs {
+		item := b.Help().Key + " " + b.Help().Desc
+		if !b.Enabled() {
+			item += " — " + m.offReason(b)
+		}
+		for i, part := range wrapWords(item, w-2) {
+			iw := ansi.StringWidth(part)
+			if i > 0 || (lineW > 0 && lineW+3+iw > w-2) {
+				out = append(out, "  "+line)
+				line, lineW = "", 0
+			}
+			if lineW > 0 {
+				line += " · "
+				lineW += 3
+			}
+			if !b.Enabled() {
+				part = m.st.Dim.Render(part)
+			}
+			line += part
+			lineW += iw
+		}
+	}
+	if lineW > 0 {
+		out = append(out, "  "+line)
+	}
+	return out
+}
+
+// offReason is why b does not apply now, as syncKeys said it, without the
+// verb the status line names it by ("promote: select a draft" → "select a
+// draft"); a prefix that is no verb ("read-only: …") stays.
+func (m *Model) offReason(b *key.Binding) string {
+	why := m.off[b]
+	if why == "" {
+		return "not now"
+	}
+	if verb, rest, ok := strings.Cut(why, ": "); ok && strings.Trim(verb, "abcdefghijklmnopqrstuvwxyz ") == "" {
+		return rest
+	}
+	return why
+}
+
+// paneBindings are the keys pane p answers to, as `?` lists them: each
+// pane's own struct in KeyMap, whole (a test holds them to it).
+func (k *KeyMap) paneBindings(p pane) []*key.Binding {
+	switch p {
+	case plansPane:
+		pk := &k.Plans
+		return []*key.Binding{&pk.Preview, &pk.PrevLane, &pk.NextLane, &pk.Promote, &pk.Park, &pk.Return,
+			&pk.Release, &pk.Recover, &pk.Complete, &pk.Diff, &pk.New, &pk.Edit, &pk.PreviewDown, &pk.PreviewUp}
+	case leasesPane:
+		return []*key.Binding{&k.Leases.Open, &k.Leases.Release, &k.Leases.Recover}
+	case worktreesPane:
+		return []*key.Binding{&k.Trees.Open, &k.Trees.Diff}
+	case workersPane:
+		w := &k.Workers
+		return []*key.Binding{&k.Spawn, &w.Open, &w.Stop, &w.Mark, &w.Logs, &w.Diff}
+	case eventsPane:
+		return []*key.Binding{&k.Events.Open}
+	case mergePane:
+		g := &k.Merge
+		return []*key.Binding{&g.Open, &g.Diff, &g.Approve, &g.NeedsWork, &g.Peer, &g.Add, &g.Remove, &g.Land}
+	case inboxPane:
+		return []*key.Binding{&k.Inbox.Open, &k.Inbox.Approve, &k.Inbox.Reject}
+	}
+	return nil
+}
+
+// everywhere are the keys that mean the same in every pane.
+func (k *KeyMap) everywhere() []*key.Binding {
+	return []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.NextPane, &k.PrevPane,
+		&panesKey, &k.Filter, &k.Escape, &k.Spawn, &k.Notices, &k.Help, &k.Quit}
+}
+
+// panesKey stands for the number keys in help: one entry, not seven.
+var panesKey = key.NewBinding(key.WithKeys("1"), key.WithHelp("1–"+itoa(int(paneCount)), "a pane by its number"))
+
+// legendRow is a symbol or word and what it means.
+type legendRow struct{ sym, means string }
+
+// legend is a titled list of legendRows.
+type legend struct {
+	title string
+	rows  []legendRow
+}
+
+// paneLegends say what each pane's symbols mean.
+var paneLegends = [paneCount][]legend{
+	plansPane: {
+		{"Tier columns (S M R F = small mid reasoner frontier)", []legendRow{
+			{"1 2 …", "the rank that tier's next bare pick gives the plan (1 = claimed next)"},
+			{"3?", "eligible, but no Preferred model or tier matched (fit unknown)"},
+			{"·", "fit, but held back: dependencies unmet, leased, or a person's"},
+			{"↑ ↓", "overqualified / underqualified for the plan"},
+			{"✓ ?", "outside the ready lanes: good fit / unknown fit"}}},
+		{"Rows", []legendRow{
+			{"●", "some tier would pick it now"}, {"○", "no tier would"}, {"▸", "selected"},
+			{"!", "check warns about the plan (its preview says why)"}}},
+	},
+	leasesPane: {{"Leases", []legendRow{
+		{"●", "live"}, {"✗", "expired"}, {"?", "unreadable"}, {"◇", "held by the inbox (awaiting approval)"}}}},
+	worktreesPane: {{"Worktrees", []legendRow{
+		{"●", "on disk and clean"}, {"✗", "dirty, missing, or git could not read it"},
+		{"↑N ↓N", "commits ahead of / behind the integration branch"}}}},
+	workersPane: {{"Workers", []legendRow{
+		{"● live", "its heartbeat is fresh"}, {"◌ stale", "silent for two heartbeats"},
+		{"✗ dead", "its process is gone"}, {"exited N", "finished with exit status N"},
+		{"○ starting", "spawned here, no state file yet"}, {"1–4", "marked for logs (space marks, l opens)"}}}},
+	eventsPane: {{"Events", []legendRow{
+		{"⚠", "a warning from the last scan of .plans/, above the event log"}}}},
+}
+
+// mergeStates say what each state of the Merge pane asks of a person, in
+// the order a change goes through them.
+var mergeStates = []struct {
+	state landing.State
+	means string
+}{
+	{landing.NeedsReview, "no review or approval stands for its tip: A approves it, v asks a peer"},
+	{landing.Reviewed, "a peer's review stands for its tip, or a person approved it and + has not queued it yet"},
+	{landing.Queued, "in the queue; its checks have not run on the tree it would land yet"},
+	{landing.Checking, "its checks run now, on the tree it would land"},
+	{landing.Ready, "every check passed on that exact tree: m lands the queue's head"},
+	{landing.Conflict, "it does not merge cleanly into the integration branch"},
+	{landing.Failed, "a check failed, could not run or timed out on that tree"},
+	{landing.Stale, "the branch moved after a person approved it: A approves it again"},
+	{landing.Landed, "on the integration branch"},
+}
+
+// mergeLegend is the Merge states and the check glyphs.
+func (m *Model) mergeLegend(w int) []string {
+	l := legend{title: "Merge states (pane 6)"}
+	for _, s := range mergeStates {
+		l.rows = append(l.rows, legendRow{m.stateCell(s.state, len(s.state)), s.means})
+	}
+	l.rows = append(l.rows, legendRow{"checks", strings.TrimPrefix(checkLegend, "checks: ")})
+	return wrapLegend([]legend{l}, w)
+}
+
+// wrapLegend sets each legend under its title, symbols in a column and
+// their meaning wrapped beside them.
+func wrapLegend(ls []legend, w int) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.title+":")
+		sw := 0
+		for _, r := range l.rows {
+			sw = max(sw, ansi.StringWidth(r.sym))
+		}
+		for _, r := range l.rows {
+			for i, line := range wrapWords(r.means, max(10, w-4-sw)) {
+				sym := ""
+				if i == 0 {
+					sym = r.sym
+				}
+				out = append(out, "  "+fit(sym, sw)+"  "+line)
+			}
+		}
+	}
+	return out
+}
+
+// demoHint is the demo's first footer: the two keys that set the fleet to
+// work, named from the pane list and the key map so they stay true.
+func (m *Model) demoHint() string {
+	return "Try: " + itoa(int(workersPane)+1) + " then " + m.keys.Spawn.Help().Key + " spawns a worker · " +
+		itoa(int(mergePane)+1) + " then " + m.keys.Merge.Land.Help().Key + " lands a change · " +
+		m.keys.Help.Help().Key + " every key"
+}
