@@ -162,7 +162,9 @@ func (k *KeyMap) paneBindings(p pane) []*key.Binding {
 	case plansPane:
 		pk := &k.Plans
 		return []*key.Binding{&pk.Preview, &pk.PrevLane, &pk.NextLane, &pk.Promote, &pk.Park, &pk.Return,
-			&pk.Release, &pk.Recover, &pk.Complete, &pk.Diff, &pk.New, &pk.Edit, &pk.PreviewDown, &pk.PreviewUp}
+			&pk.Release, &pk.Recover, &pk.Complete, &pk.Diff, &pk.New, &pk.Edit, &pk.PreviewDown, &pk.PreviewUp,
+			// The selected plan's own candidate, as in the Merge pane.
+			&k.Merge.Approve, &k.Merge.NeedsWork, &k.Merge.Add, &k.Merge.Land}
 	case leasesPane:
 		return []*key.Binding{&k.Leases.Open, &k.Leases.Release, &k.Leases.Recover}
 	case worktreesPane:
@@ -232,7 +234,9 @@ var mergeStates = []struct {
 	means string
 }{
 	{landing.NeedsReview, "no review or approval stands for its tip: A approves it, v asks a peer"},
-	{landing.Reviewed, "a peer's review stands for its tip, or a person approved it and + has not queued it yet"},
+	{landing.Reviewed, "a peer's review stands for its tip (ACCEPT, REVISE or ESCALATE): A approves it"},
+	{landing.Approved, "a person approved its tip: + queues it"},
+	{landing.NoChange, "its branch is not ahead of the integration branch: nothing to check, approve or land"},
 	{landing.Queued, "in the queue; its checks have not run on the tree it would land yet"},
 	{landing.Checking, "its checks run now, on the tree it would land"},
 	{landing.Ready, "every check passed on that exact tree: m lands the queue's head"},
