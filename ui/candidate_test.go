@@ -38,7 +38,6 @@ func TestMergeKeysInPlansActOnTheSelectedPlan(t *testing.T) {
 	opt := p.options()
 	opt.Self = "/usr/local/bin/fleetwatch" // never run: only dialogs open
 	h := newHarnessWith(t, p, opt, 120, 36)
-	h.m.merge.ticking = true
 	h.send(mergeMsg{listing: candidates(landing.Status{State: landing.NeedsReview})})
 	h.selectPlan("review-needed/csv-import.md")
 	for _, c := range []struct{ key, title string }{{"A", "Approve csv-import @ c5c5c5c"}, {"X", "Needs work: csv-import"}} {

@@ -322,8 +322,10 @@ func newHarness(t testing.TB, p *project, w, h int) *harness {
 func newHarnessWith(t testing.TB, p *project, opt Options, w, h int) *harness {
 	t.Helper()
 	m := New(opt)
-	// Countdowns move only when a test sends a tickMsg itself.
+	// Countdowns move, and the queue is read again, only when a test sends
+	// a tickMsg or mergeTickMsg itself: a real 3 s tick would hold settle.
 	m.ticking = true
+	m.merge.ticking = true
 	// A blinking cursor asks for a 530 ms timer on every keystroke; typing
 	// in unit tests does not need it.
 	for p := range paneCount {

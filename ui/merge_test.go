@@ -74,8 +74,6 @@ func mergeHarness(t *testing.T, w, h int, l func(*project) landing.Listing) *har
 	opt := p.options()
 	opt.Self = "/usr/local/bin/fleetwatch"
 	hs := newHarnessWith(t, p, opt, w, h)
-	// The 3 s tick is the test's to send.
-	hs.m.merge.ticking = true
 	hs.send(mergeMsg{listing: l(p)})
 	hs.press("6")
 	if hs.m.pane != mergePane {
@@ -418,7 +416,6 @@ func TestMergeColoursKeepTheLayout(t *testing.T) {
 		r.SetHasDarkBackground(true)
 		opt.Renderer, opt.Self = r, plain.m.opt.Self
 		h := newHarnessWith(t, p, opt, w, 24)
-		h.m.merge.ticking = true
 		h.send(mergeMsg{listing: sampleListing(plain.p)})
 		h.press("6")
 		colour := h.m.View()
