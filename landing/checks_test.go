@@ -17,6 +17,7 @@ import (
 
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/sandbox"
+	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
@@ -222,7 +223,7 @@ func TestChecksCouldNotStartRunsAgain(t *testing.T) {
 	if got, _ := runOK(t, dir, []config.Check{c}, commit); got[0].Result != Error {
 		t.Fatalf("%+v", got[0])
 	}
-	os.WriteFile(filepath.Join(bin, "tool"), []byte("#!/bin/sh\necho installed\n"), 0o755)
+	testkit.WriteScript(t, filepath.Join(bin, "tool"), "#!/bin/sh\necho installed\n")
 	if got, _ := runOK(t, dir, []config.Check{c}, commit); got[0].Result != Pass {
 		t.Fatalf("once installed: %+v", got[0])
 	}

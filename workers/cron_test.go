@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/testkit"
 )
 
 // cron (vixie/cronie) reads `\` as escaping the next character and ends the
@@ -26,9 +28,7 @@ func TestCronLineBackslashPercent(t *testing.T) {
 	argsFile := filepath.Join(tmp, "args")
 	bin := filepath.Join(tmp, "fakefw")
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + argsFile + "\n"
-	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteScript(t, bin, script)
 	iv, err := ParseInterval("10m")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"fleetwatch/internal/testkit"
 )
 
 func TestEditor(t *testing.T) {
@@ -38,7 +40,7 @@ func TestEditorCmdRunsWithoutAShell(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "ed.sh")
-	os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s|' \"$@\" > \""+filepath.Join(dir, "args")+"\"\n"), 0o755)
+	testkit.WriteScript(t, script, "#!/bin/sh\nprintf '%s|' \"$@\" > \""+filepath.Join(dir, "args")+"\"\n")
 	target := filepath.Join(dir, `it's "a" plan.md`)
 	if err := EditorCmd([]string{script, "-w"}, target).Run(); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -32,7 +33,7 @@ func TestCheckExecutor(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "bin", "agent")
 	os.MkdirAll(filepath.Dir(script), 0o755)
-	os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755)
+	testkit.WriteScript(t, script, "#!/bin/sh\n")
 	os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644)
 	if argv, err := CheckExecutor([]string{"./bin/agent", "{plan}"}, dir); err != nil || argv[0] != script {
 		t.Errorf("relative script: %q %v", argv, err)

@@ -135,7 +135,7 @@ func TestInspectTimesOut(t *testing.T) {
 	statusTimeout = 200 * time.Millisecond
 	bin := t.TempDir()
 	// Not exec: the sleeping child keeps git's pipes open after git is killed.
-	os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nsleep 5\n"), 0o755)
+	testkit.WriteScript(t, filepath.Join(bin, "git"), "#!/bin/sh\nsleep 5\n")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	start := time.Now()
 	st := inspectOne(t, dir, wt)

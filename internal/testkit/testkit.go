@@ -65,9 +65,7 @@ func GitRuns(tb testing.TB, f func()) int {
 	bin := tb.TempDir()
 	count := filepath.Join(bin, "count")
 	script := "#!/bin/sh\necho >> '" + count + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
-		tb.Fatal(err)
-	}
+	WriteScript(tb, filepath.Join(bin, "git"), script)
 	path := os.Getenv("PATH")
 	os.Setenv("PATH", bin+string(os.PathListSeparator)+path)
 	defer os.Setenv("PATH", path)
@@ -156,9 +154,7 @@ func HostileGitConfig(tb testing.TB, dir string) string {
 	}
 	script := func(path, name string) {
 		body := "#!/bin/sh\necho \"" + name + " $*\" >> '" + sentinel + "'\nexit 0\n"
-		if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
-			tb.Fatal(err)
-		}
+		WriteScript(tb, path, body)
 	}
 	for _, h := range hostileHooks {
 		script(filepath.Join(hooks, h), h)
@@ -193,5 +189,20 @@ func NothingRan(tb testing.TB, sentinel, during string) {
 	tb.Helper()
 	if data, _ := os.ReadFile(sentinel); len(data) > 0 {
 		tb.Errorf("%s ran the repository's code:\n%s", during, data)
+	}
+}
+
+// WriteScript writes an executable file that this very process may run at
+// once. Its write descriptor is open only while no fork can happen
+// (syscall.ForkLock, held for reading: every fork holds it for writing), so
+// no child a parallel test forks meanwhile inherits it, and the exec never
+// fails with "text file busy" (ETXTBSY).
+func WriteScript(tb testing.TB, path, body string) {
+	tb.Helper()
+	syscall.ForkLock.RLock()
+	err := os.WriteFile(path, []byte(body), 0o755)
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		tb.Fatal(err)
 	}
 }
