@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/testkit"
 )
 
 // planSystemctl records its calls, one a line, and answers like a user
@@ -28,9 +30,7 @@ func planEnv(t *testing.T, state string) string {
 	t.Helper()
 	bin := t.TempDir()
 	if state != "none" {
-		if err := os.WriteFile(filepath.Join(bin, "systemctl"), []byte(planSystemctl), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteScript(t, filepath.Join(bin, "systemctl"), planSystemctl)
 	}
 	log := filepath.Join(t.TempDir(), "calls")
 	t.Setenv("PATH", bin)

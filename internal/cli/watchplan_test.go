@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/planfs"
 )
 
@@ -37,9 +38,7 @@ func watchPlanEnv(t *testing.T, state string) (xdg, log string) {
 	t.Helper()
 	bin := t.TempDir()
 	for name, text := range map[string]string{"systemctl": watchPlanSystemctl, "loginctl": watchPlanLoginctl} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteScript(t, filepath.Join(bin, name), text)
 	}
 	xdg, log = t.TempDir(), filepath.Join(t.TempDir(), "calls")
 	t.Setenv("PATH", bin)
