@@ -47,7 +47,7 @@ func TestAgentStaysInScope(t *testing.T) {
 		want                 string // the one file the commit touches; "" when the agent must refuse
 	}{
 		{"no scope", plan, "", "changes/x.md"},
-		{"approved share-links", plan, ticks(shareLinksProposal), "web/share.html"},
+		{"approved share-links", plan, sampleFile(t, "project/var/fleet/run/proposals/share-links/1.md"), "web/share.html"},
 		{"plan's own folder", plan + "\n## Files in scope\n- docs/\n", "", "docs/x.md"},
 		{"an existing Go file", plan + "\n## Files in scope\n- main.go\n- new.go\n", "", "main.go"},
 		{"nothing writable", plan + "\n## Files in scope\n- new.go\n- src/*.go\n", "", ""},

@@ -12,26 +12,6 @@ import (
 	"fleetwatch/workers"
 )
 
-// endpointsYAML names three endpoints, one per common tier; the executor
-// line is added by fleet.
-const endpointsYAML = `# The model endpoints jotter's workers run as (anchor's format). Every one
-# hands its plans to the executor below: fleetwatch's stand-in agent, which
-# prints what it does, commits a note in its worktree and exits 0.
-# Put your real agent here: "agent: claude" (or codex, aider, gemini, opencode)
-# on an endpoint; "fleetwatch agents" shows what each one runs.
-endpoints:
-  - name: laptop-small
-    tier: small
-    base_url: http://127.0.0.1:8001/v1
-    model: qwen3-8b
-  - name: box-mid
-    tier: mid
-    model: sonnet
-  - name: cloud-reasoner
-    tier: reasoner
-    model: opus
-`
-
 // fleet writes endpoints.yaml with executor, and the state files and logs
 // of the workers the demo's story has had.
 func (b *builder) fleet(executor []string) {
@@ -45,8 +25,15 @@ func (b *builder) fleet(executor []string) {
 // writeEndpoints writes the demo's endpoints.yaml, with executor as the
 // stand-in agent every endpoint runs.
 func (b *builder) writeEndpoints(executor []string) {
+	// The sample's endpoints.yaml names three endpoints, one per common
+	// tier, and ends where the executor line goes.
+	head, err := sampleText("project/endpoints.yaml")
+	if err != nil {
+		b.fail("endpoints.yaml", err)
+		return
+	}
 	var y strings.Builder
-	y.WriteString(endpointsYAML + "executor: [")
+	y.WriteString(head + "executor: [")
 	for i, a := range append(append([]string{}, executor...), "{plan}") {
 		q, _ := json.Marshal(a)
 		if i > 0 {

@@ -36,7 +36,7 @@ func (b *builder) proposal() {
 	}
 	path, n, err := coord.NextProposal(b.project, proposalSlug)
 	if err == nil {
-		err = os.WriteFile(path, []byte(ticks(shareLinksProposal)), 0o644)
+		err = copySample(b.project, path)
 	}
 	var rec coord.Record
 	if err == nil {
@@ -65,47 +65,3 @@ func (b *builder) backdateRecord(rec coord.Record, ago time.Duration) error {
 	}
 	return os.WriteFile(filepath.Join(coord.ProposalDir(b.project, rec.Slug), strconv.Itoa(rec.N)+".json"), append(data, '\n'), 0o644)
 }
-
-const shareLinksPlan = `# Share a note by link
-
-- **Value:** high
-- **Priority:** P2
-- **Preferred models:** reasoner
-- **Plan first:** yes
-- **Depends on:** none
-
-## Goal
-A read-only link to one note, that its owner can revoke.
-
-## Context
-- Links must not be guessable; revoking one must work at once.
-- Touches the store and the HTTP routes: the coordinator wants the plan
-  before any code.
-
-## Done when
-- [ ] a shared link shows the note read-only, without a login
-- [ ] a revoked link answers 404
-`
-
-const shareLinksProposal = `# Plan: share a note by link
-
-reasoner-2's implementation plan for share-links.
-
-## Approach
-1. A ‵Share‵ record: a 128-bit random token (crypto/rand, base64url), the
-   note's id, and when it was revoked; stored beside the notes.
-2. ‵POST /api/notes/{id}/share‵ creates one and returns its URL;
-   ‵DELETE /api/shares/{token}‵ revokes it.
-3. ‵GET /s/{token}‵ renders the note read-only, with no session needed;
-   a revoked or unknown token answers 404, the same for both.
-4. Tests: create, open, revoke, open again; a token is never reused.
-
-## Risks
-- Timing: compare tokens with crypto/subtle.
-
-## Files in scope
-- share.go
-- share_test.go
-- main.go
-- web/share.html
-`

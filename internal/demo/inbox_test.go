@@ -52,7 +52,7 @@ func TestAgentPlans(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	planPath := filepath.Join(dir, "share-links.md")
-	if err := os.WriteFile(planPath, []byte(ticks(shareLinksPlan)), 0o644); err != nil {
+	if err := os.WriteFile(planPath, []byte(sampleFile(t, "project/plans/features/share-links.md")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	feedback := filepath.Join(dir, "feedback-1.md")
