@@ -41,7 +41,10 @@ func TestTmuxDemoHint(t *testing.T) {
 	// Confirmed, the lander would check the tree it lands for minutes (go
 	// vet, go test) after this test; TestTmuxMergePaneLandsAChange lands.
 	tt.waitShows(tmuxWait, `enter land`)
+	// Alone, and seen to close the dialog: an escape and a q together
+	// read as alt+q.
 	tt.keys("Escape")
+	tt.waitFor(tmuxWait, "the land dialog closed", func(screen string) bool { return !strings.Contains(screen, "enter land") })
 	tt.keys("q")
 	if code := tt.waitExit(); code != 0 {
 		t.Fatalf("demo exited %d after q; last screen:\n%s", code, tt.screen)
