@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -15,83 +14,113 @@ import (
 	"fleetwatch/planfs"
 )
 
+// reviewFlags are review's flags: one mode (--approve, --needs-work,
+// --defer, --peer) and --peer's options.
+type reviewFlags struct {
+	root, needsWork, deferNote string
+	approve, peer              bool
+	peerOpt                    landing.PeerOptions
+	changed                    func(name string) bool // whether a flag was given
+}
+
 func reviewCmd() *cobra.Command {
 	return leaf("review SLUG", "approve, send back, defer or peer-review a change in review-needed/", func(fs *pflag.FlagSet) body {
-		var (
-			root, needsWork, deferNote, endpoint, agentID, reg string
-			approve, peer                                      bool
-			timeout                                            time.Duration
-		)
-		rootFlag(fs, &root, rootHelp)
-		fs.BoolVar(&approve, "approve", false, "approve the branch's tip commit (a person, never an agent)")
-		fs.StringVar(&needsWork, "needs-work", "", "send the plan back to its ready lane with `NOTE` under ## Review notes")
-		fs.StringVar(&deferNote, "defer", "", "park the plan in blocked/ with `NOTE` under ## Review notes")
-		fs.BoolVar(&peer, "peer", false, "have another worker review the tip commit in a throwaway worktree, in the foreground")
-		fs.StringVar(&endpoint, "endpoint", "", "with --peer: the reviewer's endpoint (default: one of the author's tier or higher)")
-		fs.StringVar(&agentID, "agent-id", "", "with --peer: the reviewer's agent id (default review-<endpoint>)")
-		fs.StringVar(&reg, "registry", "", "with --peer: the endpoints file (default endpoints.yaml at the root)")
-		fs.DurationVar(&timeout, "timeout", landing.DefaultPeerTimeout, "with --peer: kill the reviewer after this long")
+		f := reviewFlags{changed: fs.Changed}
+		o := &f.peerOpt
+		rootFlag(fs, &f.root, rootHelp)
+		fs.BoolVar(&f.approve, "approve", false, "approve the branch's tip commit (a person, never an agent)")
+		fs.StringVar(&f.needsWork, "needs-work", "", "send the plan back to its ready lane with `NOTE` under ## Review notes")
+		fs.StringVar(&f.deferNote, "defer", "", "park the plan in blocked/ with `NOTE` under ## Review notes")
+		fs.BoolVar(&f.peer, "peer", false, "have another worker review the tip commit in a throwaway worktree, in the foreground")
+		fs.StringVar(&o.Endpoint, "endpoint", "", "with --peer: the reviewer's endpoint (default: one of the author's tier or higher)")
+		fs.StringVar(&o.AgentID, "agent-id", "", "with --peer: the reviewer's agent id (default review-<endpoint>)")
+		fs.StringVar(&o.Registry, "registry", "", "with --peer: the endpoints file (default endpoints.yaml at the root)")
+		fs.DurationVar(&o.Timeout, "timeout", landing.DefaultPeerTimeout, "with --peer: kill the reviewer after this long")
 		return func(pos []string, stdout, stderr io.Writer) int {
-			const name = "review"
 			if len(pos) != 1 {
-				return fail(stderr, exitError, "%s: want exactly one slug, got %d", name, len(pos))
+				return fail(stderr, exitError, "review: want exactly one slug, got %d", len(pos))
 			}
-			slug := pos[0]
-			modes := 0
-			for _, set := range []bool{approve, fs.Changed("needs-work"), fs.Changed("defer"), peer} {
-				if set {
-					modes++
-				}
+			if err := f.check(); err != nil {
+				return fail(stderr, exitError, "review: %v", err)
 			}
-			if modes != 1 {
-				return fail(stderr, exitError, "%s: give exactly one of --approve, --needs-work NOTE, --defer NOTE or --peer", name)
-			}
-			if !peer && (endpoint != "" || agentID != "" || reg != "" || fs.Changed("timeout")) {
-				return fail(stderr, exitError, "%s: --endpoint, --agent-id, --registry and --timeout go with --peer", name)
-			}
-			if timeout <= 0 {
-				return fail(stderr, exitError, "%s: --timeout must be positive, not %v", name, timeout)
-			}
-			t, err := planfs.Open(findRoot(root))
+			t, err := planfs.Open(findRoot(f.root))
 			if err != nil {
-				return fail(stderr, exitError, "%s: %v", name, err)
+				return fail(stderr, exitError, "review: %v", err)
 			}
-			me := operatorAgentID()
-			switch {
-			case approve:
-				ap, err := landing.Approve(t, slug, me)
-				if err != nil {
-					return fail(stderr, exitError, "%s %s: %v", name, slug, err)
-				}
-				fmt.Fprintf(stdout, "approved %s at %.7s (by %s)\n", model.FeatureBranch(slug), ap.Commit, cell(ap.By))
-			case peer:
-				if reg != "" {
-					reg, _ = filepath.Abs(reg)
-				}
-				ctx, stop := stopContext()
-				defer stop()
-				r, err := landing.Peer(ctx, t, slug, landing.PeerOptions{Endpoint: endpoint, AgentID: agentID, Registry: reg, Log: progress{stderr}, Timeout: timeout})
-				if err != nil {
-					return fail(stderr, exitError, "%s %s: %v", name, slug, err)
-				}
-				rel, _ := filepath.Rel(t.Project, r.Path)
-				fmt.Fprintf(stdout, "peer review by %s: %s (%s)\n", cell(r.Reviewer), cell(string(r.Verdict)), cell(rel))
-			default:
-				note, send := needsWork, t.SendBack
-				if fs.Changed("defer") {
-					note, send = deferNote, t.Defer
-				}
-				rel := string(model.RelOf(model.ReviewNeeded, slug+".md"))
-				dst, err := send(rel, note, planfs.Agent(me))
-				if err != nil {
-					return fail(stderr, exitError, "%s: %v", name, err)
-				}
-				if err := landing.RemoveAs(t, slug, me); err != nil && !errors.Is(err, landing.ErrNotQueued) {
-					say(stderr, "warning: %s left review-needed/ but is still queued: %v", slug, err)
-				}
-				fmt.Fprintf(stdout, "sent back to %s: %s\n", dst, cell(note))
+			said, err := f.review(t, pos[0], stderr)
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
 			}
+			fmt.Fprintln(stdout, said)
 			return exitOK
 		}
 	})
+}
+
+// check refuses flags that do not go together: exactly one mode, and
+// --peer's options only with --peer.
+func (f *reviewFlags) check() error {
+	modes := 0
+	for _, set := range []bool{f.approve, f.changed("needs-work"), f.changed("defer"), f.peer} {
+		if set {
+			modes++
+		}
+	}
+	o := f.peerOpt
+	switch {
+	case modes != 1:
+		return errors.New("give exactly one of --approve, --needs-work NOTE, --defer NOTE or --peer")
+	case !f.peer && (o.Endpoint != "" || o.AgentID != "" || o.Registry != "" || f.changed("timeout")):
+		return errors.New("--endpoint, --agent-id, --registry and --timeout go with --peer")
+	case o.Timeout <= 0:
+		return fmt.Errorf("--timeout must be positive, not %v", o.Timeout)
+	}
+	return nil
+}
+
+// review approves, peer-reviews, sends back or defers slug's change, as
+// the flags say, and returns the line that says what it did; warnings and
+// a peer reviewer's progress go to stderr.
+func (f *reviewFlags) review(t *planfs.Tree, slug string, stderr io.Writer) (string, error) {
+	me := operatorAgentID()
+	switch {
+	case f.approve:
+		ap, err := landing.Approve(t, slug, me)
+		if err != nil {
+			return "", fmt.Errorf("review %s: %w", slug, err)
+		}
+		return fmt.Sprintf("approved %s at %.7s (by %s)", model.FeatureBranch(slug), ap.Commit, cell(ap.By)), nil
+	case f.peer:
+		return f.peerReview(t, slug, stderr)
+	}
+	note, send := f.needsWork, t.SendBack
+	if f.changed("defer") {
+		note, send = f.deferNote, t.Defer
+	}
+	dst, err := send(string(model.RelOf(model.ReviewNeeded, slug+".md")), note, planfs.Agent(me))
+	if err != nil {
+		return "", fmt.Errorf("review: %w", err)
+	}
+	if err := landing.RemoveAs(t, slug, me); err != nil && !errors.Is(err, landing.ErrNotQueued) {
+		say(stderr, "warning: %s left review-needed/ but is still queued: %v", slug, err)
+	}
+	return fmt.Sprintf("sent back to %s: %s", dst, cell(note)), nil
+}
+
+// peerReview has another worker review slug's tip commit in the
+// foreground, until it answers, the timeout or a stop signal.
+func (f *reviewFlags) peerReview(t *planfs.Tree, slug string, stderr io.Writer) (string, error) {
+	opt := f.peerOpt
+	if opt.Registry != "" {
+		opt.Registry, _ = filepath.Abs(opt.Registry)
+	}
+	opt.Log = progress{stderr}
+	ctx, stop := stopContext()
+	defer stop()
+	r, err := landing.Peer(ctx, t, slug, opt)
+	if err != nil {
+		return "", fmt.Errorf("review %s: %w", slug, err)
+	}
+	rel, _ := filepath.Rel(t.Project, r.Path)
+	return fmt.Sprintf("peer review by %s: %s (%s)", cell(r.Reviewer), cell(string(r.Verdict)), cell(rel)), nil
 }

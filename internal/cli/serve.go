@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,30 +37,11 @@ func serveCmd() *cobra.Command {
 			if len(pos) > 0 {
 				return fail(stderr, exitError, "serve: unexpected argument %q", pos[0])
 			}
-			if err := checkLimits(*lim); err != nil {
-				return fail(stderr, exitError, "serve: %v", err)
-			}
-			if opt.AuthorizedKeys == "" {
-				return fail(stderr, exitError, "serve: --authorized-keys FILE is required (the operators' keys)")
-			}
-			opt.Root = findRoot(root)
-			// Operators act through serve: a worker's rule on --claims.
-			if _, _, _, err := actingClaims(opt.Root, claimsName, stderr); err != nil {
-				return fail(stderr, exitError, "serve: %v", err)
-			}
-			remote, err := openRemote(opt.Root, claimsName)
+			done, err := serveSetup(&opt, root, claimsName, stdout, stderr)
 			if err != nil {
 				return fail(stderr, exitError, "serve: %v", err)
 			}
-			if remote != nil {
-				defer remote.Backend.Close()
-				opt.Claims = remote
-			}
-			// Spawned workers run this very binary, as from the local UI.
-			opt.Self, _ = os.Executable()
-			opt.Uncontained = uncontained(opt.Root)
-			opt.Log = stderr
-			opt.Ready = func(addr string) { fmt.Fprintf(stdout, "fleetwatch serve: listening on %s\n", addr) }
+			defer done()
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			if err := serve.Run(ctx, opt); err != nil {
@@ -68,6 +50,38 @@ func serveCmd() *cobra.Command {
 			return exitOK
 		}
 	})
+}
+
+// serveSetup checks serve's flags and completes opt: the project, its claims
+// backend, this binary for spawned workers, the log and the line that says
+// serve listens. done closes the claims backend.
+func serveSetup(opt *serve.Options, root, claimsName string, stdout, stderr io.Writer) (done func(), err error) {
+	if err := checkLimits(opt.Limits); err != nil {
+		return nil, err
+	}
+	if opt.AuthorizedKeys == "" {
+		return nil, errors.New("--authorized-keys FILE is required (the operators' keys)")
+	}
+	opt.Root = findRoot(root)
+	// Operators act through serve: a worker's rule on --claims.
+	if _, _, _, err := actingClaims(opt.Root, claimsName, stderr); err != nil {
+		return nil, err
+	}
+	remote, err := openRemote(opt.Root, claimsName)
+	if err != nil {
+		return nil, err
+	}
+	done = func() {}
+	if remote != nil {
+		done = func() { remote.Backend.Close() }
+		opt.Claims = remote
+	}
+	// Spawned workers run this very binary, as from the local UI.
+	opt.Self, _ = os.Executable()
+	opt.Uncontained = uncontained(opt.Root)
+	opt.Log = stderr
+	opt.Ready = func(addr string) { fmt.Fprintf(stdout, "fleetwatch serve: listening on %s\n", addr) }
+	return done, nil
 }
 
 // checkLimits refuses a bound that would turn a limit off or make serve unusable.

@@ -42,33 +42,54 @@ func skillInstallCmd() *cobra.Command {
 		w.registerProject(fs)
 		fs.BoolVar(&w.yes, "yes", false, "replace skill files that differ")
 		fs.BoolVar(&w.dryRun, "dry-run", false, "show what would change, change nothing")
-		return func(pos []string, stdout, stderr io.Writer) int { return w.installSkill(pos, stdout, stderr) }
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if len(pos) > 0 {
+				return fail(stderr, exitError, "skill install: unexpected argument %q", pos[0])
+			}
+			project, err := w.projectDir()
+			if err != nil {
+				return fail(stderr, exitError, "skill install: %v", err)
+			}
+			if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
+				return fail(stderr, exitError, "--project %s: not a folder", project)
+			}
+			changes, differ := skillChanges(project)
+			refused := len(differ) > 0 && !w.yes
+			switch {
+			case w.dryRun && refused:
+				// A dry run fails where the real run would.
+				printSkillChanges(stdout, changes)
+				return fail(stderr, exitError, "skill install: would refuse: %s already exists and differs (--yes replaces it)", strings.Join(differ, ", "))
+			case w.dryRun:
+				printSkillChanges(stdout, changes)
+			case refused:
+				return fail(stderr, exitError, "skill install: %s already exists and differs (--yes replaces it); nothing written", strings.Join(differ, ", "))
+			default:
+				if err := writeSkill(changes, stdout); err != nil {
+					return fail(stderr, exitError, "skill install: %v", err)
+				}
+			}
+			return exitOK
+		}
 	})
 	cmd.Long = skillUsage
 	return cmd
 }
 
-func (w *watchFlags) installSkill(pos []string, stdout, stderr io.Writer) int {
-	if len(pos) > 0 {
-		return fail(stderr, exitError, "skill install: unexpected argument %q", pos[0])
-	}
-	project, err := w.projectDir()
-	if err != nil {
-		return fail(stderr, exitError, "skill install: %v", err)
-	}
-	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
-		return fail(stderr, exitError, "--project %s: not a folder", project)
-	}
+// skillChange is what install does to one skill file: create, replace, or
+// leave it unchanged.
+type skillChange struct{ path, kind, text string }
+
+// skillChanges is what installing the skill into project would do to each
+// file, and the files that exist and differ, which only --yes replaces.
+func skillChanges(project string) (changes []skillChange, differ []string) {
 	body := skillText
 	if exe, err := os.Executable(); err == nil && !temporaryBuild(exe) {
 		body += "\nIf `fleetwatch` is not on PATH, it is installed at `" + exe + "`.\n"
 	}
-	type change struct{ path, kind, text string }
-	var changes []change
-	var differ []string
 	for _, f := range skillFiles {
 		p := filepath.Join(project, filepath.FromSlash(f.rel))
-		c := change{p, "create", f.header + body}
+		c := skillChange{p, "create", f.header + body}
 		if old, err := os.ReadFile(p); err == nil {
 			c.kind = "replace"
 			if string(old) == c.text {
@@ -79,34 +100,34 @@ func (w *watchFlags) installSkill(pos []string, stdout, stderr io.Writer) int {
 		}
 		changes = append(changes, c)
 	}
-	refused := len(differ) > 0 && !w.yes
-	if w.dryRun {
-		for _, c := range changes {
-			if c.kind == "unchanged" {
-				fmt.Fprintf(stdout, "unchanged %s\n", c.path)
-			} else {
-				fmt.Fprintf(stdout, "would %s %s\n", c.kind, c.path)
-			}
+	return changes, differ
+}
+
+// printSkillChanges is a dry run's account: what would change, and what
+// would not.
+func printSkillChanges(stdout io.Writer, changes []skillChange) {
+	for _, c := range changes {
+		if c.kind == "unchanged" {
+			fmt.Fprintf(stdout, "unchanged %s\n", c.path)
+		} else {
+			fmt.Fprintf(stdout, "would %s %s\n", c.kind, c.path)
 		}
-		// A dry run fails where the real run would.
-		if refused {
-			return fail(stderr, exitError, "skill install: would refuse: %s already exists and differs (--yes replaces it)", strings.Join(differ, ", "))
-		}
-		return exitOK
 	}
-	if refused {
-		return fail(stderr, exitError, "skill install: %s already exists and differs (--yes replaces it); nothing written", strings.Join(differ, ", "))
-	}
+}
+
+// writeSkill makes the changes, saying each one on stdout once made; it
+// stops at the first it cannot make.
+func writeSkill(changes []skillChange, stdout io.Writer) error {
 	for _, c := range changes {
 		if c.kind != "unchanged" {
 			if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-				return fail(stderr, exitError, "skill install: %v", err)
+				return err
 			}
 			if err := os.WriteFile(c.path, []byte(c.text), 0o644); err != nil {
-				return fail(stderr, exitError, "skill install: %v", err)
+				return err
 			}
 		}
 		fmt.Fprintf(stdout, "%s %s\n", map[string]string{"create": "created", "replace": "replaced", "unchanged": "unchanged"}[c.kind], c.path)
 	}
-	return exitOK
+	return nil
 }

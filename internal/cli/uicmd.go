@@ -194,59 +194,81 @@ func demoCmd() *cobra.Command {
 				// Building a project only to delete it helps no one.
 				return fail(stderr, exitError, "demo: the UI needs a terminal; 'fleetwatch demo --keep' builds the project anyway")
 			}
-			dir, err := demoDir(f.root)
+			dir, project, err := buildDemo(f.root)
 			if err != nil {
-				return fail(stderr, exitError, "demo: %v", err)
-			}
-			var agent []string
-			if self, err := os.Executable(); err == nil {
-				agent = []string{self, "demo-agent"}
-			}
-			project, err := demo.Create(filepath.Join(dir, "jotter"), time.Now(), agent)
-			if err != nil {
-				if f.root == "" { // never a folder the operator named
-					os.RemoveAll(dir)
-				}
 				return fail(stderr, exitError, "demo: %v", err)
 			}
 			if *keep {
 				fmt.Fprintf(stdout, "demo project: %s (kept)\n", project)
 			} else {
-				defer os.RemoveAll(dir)
-				// A closed terminal (SIGHUP) ends the program without running
-				// defers: remove the project then too.
-				hup := make(chan os.Signal, 1)
-				signal.Notify(hup, syscall.SIGHUP)
-				defer signal.Stop(hup)
-				go func() {
-					if _, ok := <-hup; ok {
-						stopDemoWorkers(project)
-						os.RemoveAll(dir)
-						os.Exit(129)
-					}
-				}()
-				// Workers spawned in the demo would work on in a deleted folder.
-				defer stopDemoWorkers(project)
+				defer removeDemo(dir, project)()
 				fmt.Fprintf(stdout, "demo project: %s (removed when the UI closes; --keep keeps it)\n", project)
 			}
 			if !tty {
 				fmt.Fprintf(stdout, "no terminal here: open it with fleetwatch --root %s\n", project)
 				return exitOK
 			}
-			t, err := planfs.Open(project)
-			if err != nil {
-				return fail(stderr, exitError, "demo: %v", err)
-			}
-			// The demo's claims are its own lease files.
-			f.demo = true
-			code := openUI(t, &f, nil, stderr)
-			if *keep && code == exitOK {
-				// Without --keep the demo stops its workers as it leaves.
-				tellStillRunning(stdout, project)
-			}
-			return code
+			return openDemo(project, &f, *keep, stdout, stderr)
 		}
 	})
+}
+
+// buildDemo writes the sample project into root, or a new temporary
+// folder, with this binary as its stand-in agent. On failure it removes the
+// folder it made, never one the operator named.
+func buildDemo(root string) (dir, project string, err error) {
+	if dir, err = demoDir(root); err != nil {
+		return "", "", err
+	}
+	var agent []string
+	if self, err := os.Executable(); err == nil {
+		agent = []string{self, "demo-agent"}
+	}
+	if project, err = demo.Create(filepath.Join(dir, "jotter"), time.Now(), agent); err != nil {
+		if root == "" {
+			os.RemoveAll(dir)
+		}
+		return "", "", err
+	}
+	return dir, project, nil
+}
+
+// removeDemo arranges for the demo's folder to go, with the workers spawned
+// in it, when the returned func runs or the terminal closes.
+func removeDemo(dir, project string) (done func()) {
+	// A closed terminal (SIGHUP) ends the program without running
+	// defers: remove the project then too.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		if _, ok := <-hup; ok {
+			stopDemoWorkers(project)
+			os.RemoveAll(dir)
+			os.Exit(129)
+		}
+	}()
+	return func() {
+		// Workers spawned in the demo would work on in a deleted folder.
+		stopDemoWorkers(project)
+		signal.Stop(hup)
+		os.RemoveAll(dir)
+	}
+}
+
+// openDemo opens the UI on the demo project, whose claims are its own
+// lease files. A kept project's workers may outlive the UI: it says so.
+func openDemo(project string, f *uiFlags, keep bool, stdout, stderr io.Writer) int {
+	t, err := planfs.Open(project)
+	if err != nil {
+		return fail(stderr, exitError, "demo: %v", err)
+	}
+	f.demo = true
+	code := openUI(t, f, nil, stderr)
+	if keep && code == exitOK {
+		// Without --keep the demo stops its workers as it leaves.
+		tellStillRunning(stdout, project)
+	}
+	return code
 }
 
 // demoDir is where the sample project goes: root when given, else a new

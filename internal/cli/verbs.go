@@ -225,19 +225,7 @@ func checkCmd() *cobra.Command {
 			}
 			sayContainment(t.Project, stderr)
 			snap, _ = t.Preview(snap)
-			problems := t.Check(snap)
-			// Claims on a remote: what only its view shows.
-			problems = append(problems, remoteProblems(t.Project, accept, stdout)...)
-			// var/ is workers' ground, beside the tree: a symlink there takes their
-			// logs, state and worktrees out of the project.
-			problems = append(problems, workers.SymlinkProblems(t.Project)...)
-			// The landing gate: checks the working tree would change, an
-			// integration branch moved outside the queue.
-			notices, err := landing.Notices(t.Project)
-			if err != nil {
-				notices = []model.Warning{{File: "landing", Message: err.Error()}}
-			}
-			problems = append(problems, notices...)
+			problems := checkProblems(t, snap, accept, stdout)
 			if jsonOut {
 				if problems == nil {
 					problems = []model.Warning{}
@@ -246,26 +234,48 @@ func checkCmd() *cobra.Command {
 					return fail(stderr, exitError, "writing JSON: %v", err)
 				}
 			} else {
-				for _, p := range problems {
-					loc := p.File
-					if p.Line > 0 {
-						loc = fmt.Sprintf("%s:%d", p.File, p.Line)
-					}
-					fmt.Fprintln(stdout, termtext.Line(loc+": "+p.Message))
-				}
+				printProblems(stdout, stderr, t, snap, problems)
 			}
 			if len(problems) > 0 {
-				if !jsonOut {
-					say(stderr, "check: %d problem(s) in %s", len(problems), t.Plans)
-				}
 				return exitNothing
-			}
-			if !jsonOut {
-				fmt.Fprintf(stdout, "ok: %d plans, %d leases, no problems\n", len(snap.Plans), len(snap.Leases))
 			}
 			return exitOK
 		}
 	})
+}
+
+// checkProblems lints what check covers: the tree, what only a remote
+// claims backend's view shows, var/ and the landing gate.
+func checkProblems(t *planfs.Tree, snap *model.Snapshot, accept bool, stdout io.Writer) []model.Warning {
+	problems := t.Check(snap)
+	problems = append(problems, remoteProblems(t.Project, accept, stdout)...)
+	// var/ is workers' ground, beside the tree: a symlink there takes their
+	// logs, state and worktrees out of the project.
+	problems = append(problems, workers.SymlinkProblems(t.Project)...)
+	// The landing gate: checks the working tree would change, an
+	// integration branch moved outside the queue.
+	notices, err := landing.Notices(t.Project)
+	if err != nil {
+		notices = []model.Warning{{File: "landing", Message: err.Error()}}
+	}
+	return append(problems, notices...)
+}
+
+// printProblems prints check's problems one line each, then their count on
+// stderr, or that there are none.
+func printProblems(stdout, stderr io.Writer, t *planfs.Tree, snap *model.Snapshot, problems []model.Warning) {
+	for _, p := range problems {
+		loc := p.File
+		if p.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", p.File, p.Line)
+		}
+		fmt.Fprintln(stdout, termtext.Line(loc+": "+p.Message))
+	}
+	if len(problems) > 0 {
+		say(stderr, "check: %d problem(s) in %s", len(problems), t.Plans)
+		return
+	}
+	fmt.Fprintf(stdout, "ok: %d plans, %d leases, no problems\n", len(snap.Plans), len(snap.Leases))
 }
 
 // scanned opens the tree of a verb that takes no arguments and scans it;

@@ -420,50 +420,73 @@ func watchStatusCmd() *cobra.Command {
 			if err != nil {
 				return fail(stderr, exitError, "watch status: %v", err)
 			}
-			// Plan names, agent ids and notes come from files: made safe here,
-			// once for every row.
-			row := func(label, format string, args ...any) {
-				fmt.Fprintf(stdout, "%-13s %s\n", label, termtext.Line(fmt.Sprintf(format, args...)))
-			}
-			row("project", "%s", project)
-			t, err := planfs.Open(project)
-			if err != nil {
-				row("plans", "MISSING: no %s/ (fleetwatch scaffold %s creates one)", planfs.Dir, project)
+			if err := printStatus(project, statusRow(stdout)); err != nil {
 				return fail(stderr, exitError, "%v", err)
 			}
-			snap, err := t.Scan()
-			if err != nil {
-				return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
-			}
-			snap, found := t.Preview(snap)
-			row("plans", "OK %s", t.Plans)
-			for _, n := range found.Will {
-				row("repair", "%s: %s", n.File, n.Message)
-			}
-			statusLanes(snap, row)
-			statusNext(t, snap, row)
-			if v, file, err := planfs.Orchestrator(project); err != nil {
-				row("orchestrator", "unreadable: %v", err)
-			} else if v == "" {
-				row("orchestrator", "not set (fleetwatch orchestrator --set claude:opus)")
-			} else {
-				rel, _ := filepath.Rel(project, file)
-				row("orchestrator", "%s (%s)", v, rel)
-			}
-			agents, runs := statusTimers(project, row)
-			u := userName()
-			switch v, why := workers.Linger(u); v {
-			case "yes":
-				row("linger", "on: %s's timers run without a login and after a reboot", u)
-			case "no":
-				row("linger", "off: timers stop at logout and wait for a login after a reboot (loginctl enable-linger %s)", u)
-			default:
-				row("linger", "unknown: %s", why)
-			}
-			statusWorkers(project, agents, runs, row)
 			return exitOK
 		}
 	})
+}
+
+// statusRow prints one status row: its label, then its words. Plan names,
+// agent ids and notes come from files: made safe here, once for every row.
+func statusRow(stdout io.Writer) rowFunc {
+	return func(label, format string, args ...any) {
+		fmt.Fprintf(stdout, "%-13s %s\n", label, termtext.Line(fmt.Sprintf(format, args...)))
+	}
+}
+
+// printStatus prints watch status's rows for project; an error is a tree
+// it cannot read, after the rows up to it.
+func printStatus(project string, row rowFunc) error {
+	row("project", "%s", project)
+	t, err := planfs.Open(project)
+	if err != nil {
+		row("plans", "MISSING: no %s/ (fleetwatch scaffold %s creates one)", planfs.Dir, project)
+		return err
+	}
+	snap, err := t.Scan()
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %v", t.Plans, err)
+	}
+	snap, found := t.Preview(snap)
+	row("plans", "OK %s", t.Plans)
+	for _, n := range found.Will {
+		row("repair", "%s: %s", n.File, n.Message)
+	}
+	statusLanes(snap, row)
+	statusNext(t, snap, row)
+	statusOrchestrator(project, row)
+	agents, runs := statusTimers(project, row)
+	statusLinger(row)
+	statusWorkers(project, agents, runs, row)
+	return nil
+}
+
+// statusOrchestrator says the project's preferred orchestrator and the file
+// that names it.
+func statusOrchestrator(project string, row rowFunc) {
+	if v, file, err := planfs.Orchestrator(project); err != nil {
+		row("orchestrator", "unreadable: %v", err)
+	} else if v == "" {
+		row("orchestrator", "not set (fleetwatch orchestrator --set claude:opus)")
+	} else {
+		rel, _ := filepath.Rel(project, file)
+		row("orchestrator", "%s (%s)", v, rel)
+	}
+}
+
+// statusLinger says whether this user's timers run without a login.
+func statusLinger(row rowFunc) {
+	u := userName()
+	switch v, why := workers.Linger(u); v {
+	case "yes":
+		row("linger", "on: %s's timers run without a login and after a reboot", u)
+	case "no":
+		row("linger", "off: timers stop at logout and wait for a login after a reboot (loginctl enable-linger %s)", u)
+	default:
+		row("linger", "unknown: %s", why)
+	}
 }
 
 type rowFunc func(label, format string, args ...any)

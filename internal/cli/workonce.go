@@ -746,16 +746,7 @@ func assigneeCell(h model.Header) string {
 // printListTSV prints anchor's --list table: this agent's in-progress plans,
 // then ready plans in pick order; other agents' claims go to stderr.
 func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.Row, w model.Worker, opt model.Options) {
-	nowS := opt.Now
-	out, others := model.OwnClaims(rows, w.AgentID, nowS)
-	var foreign []string
-	for _, r := range others {
-		owner := "none"
-		if r.Lease != nil {
-			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, "  ") + heldOn(r.Lease, "  ")
-		}
-		foreign = append(foreign, termtext.Line(fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner)))
-	}
+	out, others := model.OwnClaims(rows, w.AgentID, opt.Now)
 	// Own claims by name, as anchor lists them; ready plans stay in pick order.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Plan.Name < out[j].Plan.Name })
 	for _, r := range rows {
@@ -763,31 +754,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 			out = append(out, r)
 		}
 	}
-	if len(out) == 0 {
-		fmt.Fprintln(stdout, "(no ready plans under bugs/ or features/; no owned in-progress)")
-	} else {
-		fmt.Fprintln(stdout, "path\tlane\tpriority\tvalue\tpreferred\tfit\tdeps\tassignee\towner")
-		for _, r := range out {
-			h := r.Plan.Header
-			pref := h.PreferredRaw
-			if pref == "" {
-				pref = "-"
-			}
-			owner := "-"
-			if r.Lease != nil && r.Lease.Blocks(nowS) {
-				owner = r.Lease.AgentID + awaitingSuffix(r.Lease, " ") + heldOn(r.Lease, " ")
-				if r.Lease.Corrupt != "" {
-					owner = "(corrupt lease)"
-				}
-			}
-			cells := []string{r.Plan.Rel, string(r.Plan.Lane), h.Priority, h.Value, pref, string(r.Fit),
-				depsCell(h, r.Deps), assigneeCell(h), owner}
-			for i, c := range cells {
-				cells[i] = tsvSafe(c)
-			}
-			fmt.Fprintln(stdout, strings.Join(cells, "\t"))
-		}
-	}
+	printListRows(stdout, out, opt.Now)
 	// anchor's columns have no room for a reason: say on stderr why a ready
 	// plan is never claimed.
 	var stuck []string
@@ -796,30 +763,65 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 			stuck = append(stuck, termtext.Line(fmt.Sprintf("#   %s  %s", r.Plan.Rel, r.Problem)))
 		}
 	}
-	if len(stuck) > 0 {
-		fmt.Fprintln(stderr, "# cannot be claimed (skipped):")
-		for _, s := range stuck {
-			fmt.Fprintln(stderr, s)
+	printListNote(stderr, "# cannot be claimed (skipped):", stuck)
+	var foreign []string
+	for _, r := range others {
+		owner := "none"
+		if r.Lease != nil {
+			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, "  ") + heldOn(r.Lease, "  ")
 		}
+		foreign = append(foreign, termtext.Line(fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner)))
 	}
-	if len(foreign) > 0 {
-		fmt.Fprintln(stderr, "# in-progress (other agents — ignore):")
-		for _, f := range foreign {
-			fmt.Fprintln(stderr, f)
-		}
-	}
+	printListNote(stderr, "# in-progress (other agents — ignore):", foreign)
 	var active []string
 	for _, l := range snap.Leases {
-		if l.Active(nowS) {
+		if l.Active(opt.Now) {
 			active = append(active, termtext.Line(fmt.Sprintf("#   %s  agent=%s%s", l.Rel, l.AgentID, awaitingSuffix(&l, "  "))))
 		}
 	}
-	if len(active) > 0 {
-		sort.Strings(active)
-		fmt.Fprintln(stderr, "# active leases:")
-		for _, a := range active {
-			fmt.Fprintln(stderr, a)
+	sort.Strings(active)
+	printListNote(stderr, "# active leases:", active)
+}
+
+// printListRows is the --list table itself, one TSV row a plan, or one
+// line saying there is none.
+func printListRows(stdout io.Writer, rows []model.Row, nowS float64) {
+	if len(rows) == 0 {
+		fmt.Fprintln(stdout, "(no ready plans under bugs/ or features/; no owned in-progress)")
+		return
+	}
+	fmt.Fprintln(stdout, "path\tlane\tpriority\tvalue\tpreferred\tfit\tdeps\tassignee\towner")
+	for _, r := range rows {
+		h := r.Plan.Header
+		pref := h.PreferredRaw
+		if pref == "" {
+			pref = "-"
 		}
+		owner := "-"
+		if r.Lease != nil && r.Lease.Blocks(nowS) {
+			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, " ") + heldOn(r.Lease, " ")
+			if r.Lease.Corrupt != "" {
+				owner = "(corrupt lease)"
+			}
+		}
+		cells := []string{r.Plan.Rel, string(r.Plan.Lane), h.Priority, h.Value, pref, string(r.Fit),
+			depsCell(h, r.Deps), assigneeCell(h), owner}
+		for i, c := range cells {
+			cells[i] = tsvSafe(c)
+		}
+		fmt.Fprintln(stdout, strings.Join(cells, "\t"))
+	}
+}
+
+// printListNote prints one of --list's notes on stderr: its heading, then
+// its lines; nothing when it has none.
+func printListNote(stderr io.Writer, heading string, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(stderr, heading)
+	for _, l := range lines {
+		fmt.Fprintln(stderr, l)
 	}
 }
 

@@ -1,6 +1,8 @@
 // Package shape checks the code's shape targets, which its test runs over
 // the whole module on every `go test ./...`: no function over 80 lines
-// outside tests and literal tables, ui.Model under 25 fields, no process
+// outside tests and literal tables, no command body over 40 lines (the
+// closure a leaf's setup returns as its `body`, or a cobra RunE or Run: it
+// parses, calls one function and prints), ui.Model under 25 fields, no process
 // started and no file read from ui (it asks the engine), git started only
 // through internal/gitenv (which turns off what a repository's config could
 // run), and only main.go at the module's root.
@@ -18,6 +20,7 @@ import (
 
 const (
 	maxFuncLines   = 80
+	maxBodyLines   = 40
 	maxModelFields = 24
 )
 
@@ -64,8 +67,13 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 			if d.Body == nil || literalTable(d) {
 				continue
 			}
-			if n := fset.Position(d.End()).Line - fset.Position(d.Pos()).Line + 1; n > maxFuncLines {
+			if n := lines(fset, d); n > maxFuncLines {
 				out = append(out, fmt.Sprintf("%s:%d: %s is %d lines (at most %d)", rel, fset.Position(d.Pos()).Line, funcName(d), n, maxFuncLines))
+			}
+			for _, b := range commandBodies(d) {
+				if n := lines(fset, b); n > maxBodyLines {
+					out = append(out, fmt.Sprintf("%s:%d: a command body in %s is %d lines (at most %d): parse flags, call one function, print its result", rel, fset.Position(b.Pos()).Line, funcName(d), n, maxBodyLines))
+				}
 			}
 		case *ast.GenDecl:
 			for _, s := range d.Specs {
@@ -135,6 +143,78 @@ func gitOutsideGitenv(fset *token.FileSet, rel string, f *ast.File) []string {
 		return true
 	})
 	return out
+}
+
+// lines is how many lines n spans, its first and last included.
+func lines(fset *token.FileSet, n ast.Node) int {
+	return fset.Position(n.End()).Line - fset.Position(n.Pos()).Line + 1
+}
+
+// commandBodies lists the closures in fd that a command runs: each
+// function literal returned by a function whose one result is `body` (a
+// leaf's setup, in internal/cli), and each one given to a RunE or Run.
+func commandBodies(fd *ast.FuncDecl) []*ast.FuncLit {
+	var out []*ast.FuncLit
+	if returnsBody(fd.Type) {
+		out = append(out, returnedLits(fd.Body)...)
+	}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			if returnsBody(n.Type) {
+				out = append(out, returnedLits(n.Body)...)
+			}
+		case *ast.KeyValueExpr:
+			if fl, ok := n.Value.(*ast.FuncLit); ok && runField(n.Key) {
+				out = append(out, fl)
+			}
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if sel, ok := l.(*ast.SelectorExpr); ok && runField(sel.Sel) && i < len(n.Rhs) {
+					if fl, ok := n.Rhs[i].(*ast.FuncLit); ok {
+						out = append(out, fl)
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// returnsBody reports whether ft's one result is of the type named body.
+func returnsBody(ft *ast.FuncType) bool {
+	if ft.Results == nil || len(ft.Results.List) != 1 || len(ft.Results.List[0].Names) > 1 {
+		return false
+	}
+	id, ok := ft.Results.List[0].Type.(*ast.Ident)
+	return ok && id.Name == "body"
+}
+
+// returnedLits lists the function literals fn returns itself, not those
+// its own closures return.
+func returnedLits(fn *ast.BlockStmt) []*ast.FuncLit {
+	var out []*ast.FuncLit
+	ast.Inspect(fn, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) == 1 {
+				if fl, ok := n.Results[0].(*ast.FuncLit); ok {
+					out = append(out, fl)
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// runField reports whether e names a cobra command's RunE or Run.
+func runField(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && (id.Name == "RunE" || id.Name == "Run")
 }
 
 // literalTable reports whether fd's body is one `return T{…}`.

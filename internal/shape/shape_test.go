@@ -62,3 +62,47 @@ func TestCheckFindsEachBreach(t *testing.T) {
 		t.Errorf("%d breaches, want 6 (a literal table, tests and gitenv are exempt):\n%s", len(got), all)
 	}
 }
+
+// A command body of 41 lines is a breach, whether a leaf's setup returns it
+// or cobra's RunE holds it; one of 40 lines is not.
+func TestCheckFindsLongCommandBodies(t *testing.T) {
+	dir := t.TempDir()
+	// bodyLit is a body closure of n lines, its first and last included.
+	bodyLit := func(n int) string {
+		return "func(pos []string, stdout, stderr io.Writer) int {\n" + strings.Repeat("\t_ = 1\n", n-3) + "\treturn 0\n}"
+	}
+	runLit := func(n int) string {
+		return "func(c *cobra.Command, args []string) error {\n" + strings.Repeat("\t_ = 1\n", n-3) + "\treturn nil\n}"
+	}
+	src := "package cli\n\n" +
+		"func longCmd() *cobra.Command {\n\treturn leaf(\"long\", \"\", func(fs *pflag.FlagSet) body {\n\t\treturn " + bodyLit(41) + "\n\t})\n}\n\n" +
+		"func fitCmd() *cobra.Command {\n\treturn leaf(\"fit\", \"\", func(fs *pflag.FlagSet) body {\n\t\treturn " + bodyLit(40) + "\n\t})\n}\n\n" +
+		"func setup(fs *pflag.FlagSet) body {\n\treturn " + bodyLit(41) + "\n}\n\n" +
+		"func runCmd() *cobra.Command {\n\treturn &cobra.Command{Use: \"run\", RunE: " + runLit(41) + "}\n}\n\n" +
+		"func assignedCmd() *cobra.Command {\n\tcmd := &cobra.Command{}\n\tcmd.RunE = " + runLit(41) + "\n\treturn cmd\n}\n\n" +
+		// Not a command: an ordinary closure may be longer.
+		"func helper() func() int {\n\treturn " + strings.Replace(bodyLit(50), "func(pos []string, stdout, stderr io.Writer) int", "func() int", 1) + "\n}\n"
+	p := filepath.Join(dir, "cli", "cmds.go")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Check(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		"cli/cmds.go:5: a command body in longCmd is 41 lines (at most 40)",
+		"in setup is 41 lines",
+		"in runCmd is 41 lines",
+		"in assignedCmd is 41 lines",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in:\n%s", want, all)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("%d breaches, want 4 (a 40-line body and a closure that is no command are fine):\n%s", len(got), all)
+	}
+}
