@@ -108,18 +108,6 @@ func (m *Model) diffPlan() tea.Cmd {
 	})
 }
 
-// diffTree is `d` in the Worktrees pane.
-func (m *Model) diffTree() tea.Cmd {
-	wt := m.trees.row()
-	if wt == nil {
-		return nil
-	}
-	project, dir := m.opt.Tree.Project, wt.Path
-	return m.openDiff("worktree "+termtext.Line(wt.AgentID), "tree\x00"+dir, func() (workers.Diff, error) {
-		return workers.DiffOfWorktree(project, dir)
-	})
-}
-
 // diffWorker is `d` in the Workers pane: its worktree, else its plan.
 func (m *Model) diffWorker() tea.Cmd {
 	r := m.selectedWorker()
@@ -130,14 +118,6 @@ func (m *Model) diffWorker() tea.Cmd {
 	return m.openDiff("worker "+termtext.Line(st.AgentID), "worker\x00"+st.AgentID, func() (workers.Diff, error) {
 		return workers.DiffOfWorker(project, st)
 	})
-}
-
-// row is the selected worktree, nil when there is none.
-func (t *treeList) row() *workers.WorktreeState {
-	if t.cursor >= len(t.rows) {
-		return nil
-	}
-	return &t.rows[t.cursor]
 }
 
 // diffArrived gives the open view its diff; an answer for a view closed

@@ -240,15 +240,6 @@ func (m *Model) force(lease *model.Lease, lane model.Lane) bool {
 }
 
 // holder says who holds a plan, as a sentence for a dialog.
-// timeLeft is how long an active lease still runs, "12m left", or for an
-// inbox-held one, which never runs out, what it waits for.
-func timeLeft(l *model.Lease, now float64) string {
-	if w := l.AwaitingText(); w != "" {
-		return w
-	}
-	return span(l.ExpiresAt-now) + " left"
-}
-
 func (m *Model) holder(l *model.Lease) string {
 	switch {
 	case l == nil:
@@ -387,48 +378,6 @@ func (m *Model) askReturn() {
 	m.ask(&dialog{
 		title: "Return " + row.Plan.Slug, body: body, verb: "return",
 		do: m.remoteOr(model.Return, rel, lease, func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }),
-	}, rel, lease)
-}
-
-func (m *Model) askRelease() {
-	rel, _, lease := m.target()
-	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
-		m.holder(lease)}
-	body = append(body, m.takes(lease, "Releasing")...)
-	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, model.InProgress)
-	m.ask(&dialog{
-		title: "Release " + slugOf(rel), body: body, verb: "release",
-		do: m.remoteOr(model.Release, rel, lease, func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }),
-	}, rel, lease)
-}
-
-func (m *Model) askRecover() {
-	rel, _, lease := m.target()
-	lane := model.Rel(rel).Lane()
-	t, agent, ttl := m.opt.Tree, m.opt.Agent, m.opt.TTL
-	if !m.planExists(rel) && m.remote != nil {
-		m.setStatus("✗ recover: no plan at "+rel+" on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true)
-		return
-	}
-	if !m.planExists(rel) {
-		m.ask(&dialog{
-			title: "Remove a left-over lease",
-			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + m.holder(lease),
-				"Remove it with the repair every work-once run does."},
-			verb: "repair",
-			do:   func(model.Lane, string) tea.Cmd { return repairCmd(t) },
-		}, rel, lease)
-		return
-	}
-	body := []string{m.holder(lease)}
-	if lane == model.InProgress {
-		body = append(body, "You ("+m.opt.Agent+") take the lease over for "+span(m.opt.TTL)+"; then r releases the plan or c completes it.")
-	} else {
-		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
-	}
-	m.ask(&dialog{
-		title: "Recover " + slugOf(rel), body: body, verb: "recover",
-		do: m.remoteOr(model.Recover, rel, lease, func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) }),
 	}, rel, lease)
 }
 

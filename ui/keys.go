@@ -50,12 +50,6 @@ type PlanKeys struct {
 	New, Edit                  key.Binding
 }
 
-// LeaseKeys are the Leases pane's.
-type LeaseKeys struct{ Release, Recover, Open key.Binding }
-
-// TreeKeys are the Worktrees pane's.
-type TreeKeys struct{ Diff, Open key.Binding }
-
 // WorkerKeys are the Workers pane's.
 type WorkerKeys struct{ Stop, Mark, Logs, Diff, Open key.Binding }
 

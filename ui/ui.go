@@ -448,23 +448,6 @@ func (m *Model) boardCmd() tea.Cmd {
 	return loadCmd(m.opt.Tree)
 }
 
-func (m *Model) worktreesIfShown() tea.Cmd {
-	if m.pane == worktreesPane {
-		return m.requestTrees()
-	}
-	return nil
-}
-
-// requestTrees asks git about the worktrees, one request at a time like
-// requestLoad: each one runs git twice per worktree.
-func (m *Model) requestTrees() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindTrees.set())
-		return nil
-	}
-	return m.treesReq.request(worktreesCmd(m.opt.Tree.Project))
-}
-
 func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if m.scan.done() {
@@ -664,14 +647,6 @@ func (m *Model) syncKeys() {
 	}
 	m.paneOf(m.pane).syncKeys(m, set)
 	m.refuseKeys(set)
-}
-
-// releaseRecover says whether r and R apply to the selection.
-func (m *Model) releaseRecover() (release, recover bool) {
-	rel, _, lease := m.target()
-	lane := model.Rel(rel).Lane()
-	exists := rel != "" && m.planExists(rel)
-	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(m.now) || !exists)
 }
 
 // Run opens the program full screen and returns when the operator quits.
