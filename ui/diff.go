@@ -108,18 +108,6 @@ func (m *Model) diffPlan() tea.Cmd {
 	})
 }
 
-// diffWorker is `d` in the Workers pane: its worktree, else its plan.
-func (m *Model) diffWorker() tea.Cmd {
-	r := m.selectedWorker()
-	if r == nil {
-		return nil
-	}
-	project, st := m.opt.Tree.Project, r.st
-	return m.openDiff("worker "+termtext.Line(st.AgentID), "worker\x00"+st.AgentID, func() (workers.Diff, error) {
-		return workers.DiffOfWorker(project, st)
-	})
-}
-
 // diffArrived gives the open view its diff; an answer for a view closed
 // meanwhile is dropped.
 func (m *Model) diffArrived(msg diffMsg) {

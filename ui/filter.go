@@ -213,17 +213,3 @@ func (m *Model) emptyText(f *paneFilter, empty string) string {
 	}
 	return empty
 }
-
-func (r *workerRow) matches(f string) bool {
-	st := &r.st
-	state, _ := healthCell(r)
-	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state)
-}
-
-func (r eventRow) matches(f string) bool {
-	if w := r.warn; w != nil {
-		return anyContains(f, w.File, w.Message)
-	}
-	e := r.event
-	return anyContains(f, e.Event, e.Slug, e.From, e.To, e.AgentID, e.Reason)
-}

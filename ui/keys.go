@@ -50,12 +50,6 @@ type PlanKeys struct {
 	New, Edit                  key.Binding
 }
 
-// WorkerKeys are the Workers pane's.
-type WorkerKeys struct{ Stop, Mark, Logs, Diff, Open key.Binding }
-
-// EventKeys are the Events pane's.
-type EventKeys struct{ Open key.Binding }
-
 // MergeKeys are the Merge pane's: a person's decisions, the queue, and
 // reading a candidate.
 type MergeKeys struct {

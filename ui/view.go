@@ -389,18 +389,6 @@ func (m *Model) fullPreview(h int) []string {
 	return append([]string{head, m.readerFacts()}, lines...)
 }
 
-func (m *Model) warningLine(w *model.Warning, selected bool) string {
-	text := "⚠ " + termtext.Line(w.File)
-	if w.Line > 0 {
-		text += ":" + itoa(w.Line)
-	}
-	text += ": " + termtext.Line(w.Message)
-	if !selected && !m.plain {
-		text = m.st.Warn.Render(text)
-	}
-	return m.finish(gutter(selected)+text, selected)
-}
-
 func baseName(p string) string {
 	if i := strings.LastIndexByte(strings.TrimRight(p, "/"), '/'); i >= 0 {
 		return p[i+1:]
