@@ -529,3 +529,7 @@ func (m *Model) openProposal() tea.Cmd {
 		return func(m *Model) []string { return m.proposalLines(&ent, text) }
 	})
 }
+
+// InboxKeys are the Inbox pane's: the coordinator's decisions on a
+// proposal, and reading it whole.
+type InboxKeys struct{ Approve, Reject, Open key.Binding }

@@ -50,18 +50,6 @@ type PlanKeys struct {
 	New, Edit                  key.Binding
 }
 
-// MergeKeys are the Merge pane's: a person's decisions, the queue, and
-// reading a candidate.
-type MergeKeys struct {
-	Approve, NeedsWork, Peer key.Binding
-	Add, Remove, Land        key.Binding
-	Open, Diff               key.Binding
-}
-
-// InboxKeys are the Inbox pane's: the coordinator's decisions on a
-// proposal, and reading it whole.
-type InboxKeys struct{ Approve, Reject, Open key.Binding }
-
 // LogKeys are the log view's: wrap, zoom, and sideways scrolling.
 type LogKeys struct{ Wrap, Zoom, Left, Right key.Binding }
 
