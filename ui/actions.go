@@ -6,7 +6,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"fleetwatch/model"
-	"fleetwatch/planfs"
 )
 
 // actionMsg is the outcome of one verb: what to tell the operator.
@@ -25,34 +24,6 @@ func actionCmd(what string, do func() (string, error)) tea.Cmd {
 		}
 		return actionMsg{done: msg}
 	}
-}
-
-func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return actionCmd("promote", func() (string, error) {
-		dst, _, err := t.Promote(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "promoted " + slugOf(rel) + " → " + laneOf(dst), err
-	})
-}
-
-func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
-	return actionCmd("park", func() (string, error) {
-		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}.Because(reason))
-		return "parked " + slugOf(rel) + " in " + laneOf(dst), err
-	})
-}
-
-func returnCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
-	return actionCmd("return", func() (string, error) {
-		dst, err := t.Return(rel, "", planfs.Actor{AgentID: agent, Force: force})
-		return "returned " + slugOf(rel) + " → " + laneOf(dst), err
-	})
-}
-
-func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return actionCmd("complete", func() (string, error) {
-		dst, err := t.Complete(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "moved " + slugOf(rel) + " → " + laneOf(dst), err
-	})
 }
 
 func slugOf(rel string) string {

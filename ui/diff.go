@@ -7,7 +7,6 @@ package ui
 // scroll as smoothly as ten.
 
 import (
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
 	"fleetwatch/workers"
 )
 
@@ -94,18 +92,6 @@ func (m *Model) openDiff(what, req string, compute func() (workers.Diff, error))
 		return diffMsg{req: req, diff: d, err: err}
 	}
 	return v.again
-}
-
-// diffPlan is `d` in the Plans pane: the plan's feature branch.
-func (m *Model) diffPlan() tea.Cmd {
-	r := m.selectedPlan()
-	if r == nil {
-		return nil
-	}
-	project, slug := m.opt.Tree.Project, model.SlugOf(path.Base(r.Plan.Rel))
-	return m.openDiff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (workers.Diff, error) {
-		return workers.DiffOfPlan(project, slug)
-	})
 }
 
 // diffArrived gives the open view its diff; an answer for a view closed

@@ -39,17 +39,6 @@ type KeyMap struct {
 	Logs    LogKeys
 }
 
-// PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
-type PlanKeys struct {
-	PrevLane, NextLane         key.Binding
-	Preview                    key.Binding
-	PreviewUp, PreviewDown     key.Binding
-	Promote, Park, Return      key.Binding
-	Release, Recover, Complete key.Binding
-	Diff                       key.Binding
-	New, Edit                  key.Binding
-}
-
 // LogKeys are the log view's: wrap, zoom, and sideways scrolling.
 type LogKeys struct{ Wrap, Zoom, Left, Right key.Binding }
 

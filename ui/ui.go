@@ -606,49 +606,6 @@ func (m *Model) plansSplit(bodyH int) (table, prev int) {
 
 func (m *Model) tableWidth() int { return m.current().width }
 
-// rebuild derives every pane's rows from the latest data.
-func (m *Model) rebuild() {
-	for p := range paneCount {
-		m.paneOf(p).rebuild(m)
-	}
-	m.syncKeys()
-}
-
-func (m *Model) selection() selection { return m.paneOf(m.pane).selected() }
-
-func (m *Model) selectedPlan() *model.BoardRow { return m.selection().row }
-
-// target is the plan an action applies to and its lease: the selected plan,
-// or the selected lease's plan.
-func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
-	s := m.selection()
-	return s.rel, s.row, s.lease
-}
-
-// setKey enables a binding or not, and remembers why for its keys.
-type setKey func(b *key.Binding, ok bool, why string)
-
-// syncKeys enables the actions that apply to the selection and remembers
-// why the others do not. Each pane sets its own keys; the shown pane goes
-// last, so where panes share a key its reason is the one said.
-func (m *Model) syncKeys() {
-	set := func(b *key.Binding, ok bool, why string) {
-		b.SetEnabled(ok)
-		m.off[b] = why
-		for _, k := range b.Keys() {
-			m.why[k] = why
-		}
-	}
-	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
-	for p := range paneCount {
-		if p != m.pane {
-			m.paneOf(p).syncKeys(m, set)
-		}
-	}
-	m.paneOf(m.pane).syncKeys(m, set)
-	m.refuseKeys(set)
-}
-
 // Run opens the program full screen and returns when the operator quits.
 func Run(opt Options) error {
 	if opt.Out == nil {
