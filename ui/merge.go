@@ -39,6 +39,14 @@ type mergeList struct {
 	want    string // a slug to select once the listing shows it (a notice's)
 }
 
+// MergeKeys are the Merge pane's: a person's decisions, the queue, and
+// reading a candidate.
+type MergeKeys struct {
+	Approve, NeedsWork, Peer key.Binding
+	Add, Remove, Land        key.Binding
+	Open, Diff               key.Binding
+}
+
 // mergeMsg is one reading of the candidates and the queue.
 type mergeMsg struct {
 	listing landing.Listing
@@ -1123,12 +1131,4 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 		}
 	}
 	return out
-}
-
-// MergeKeys are the Merge pane's: a person's decisions, the queue, and
-// reading a candidate.
-type MergeKeys struct {
-	Approve, NeedsWork, Peer key.Binding
-	Add, Remove, Land        key.Binding
-	Open, Diff               key.Binding
 }

@@ -7,9 +7,12 @@
 //
 // Shape: Model holds the shared context (common: options, renderer,
 // styles, key map, sizes, clock), one sub-model per pane listed once in
-// paneSpecs (tab order, number keys, names; each with its own keys), and
-// a stack of overlays (dialog, spawn form, help, logs, reader) whose top
-// takes the keys; key() holds the order in which keys are offered.
+// paneSpecs (pane.go: tab order, number keys, names), and a stack of
+// overlays (dialog, spawn form, help, logs, reader) whose top takes the
+// keys; key() (input.go) holds the order in which keys are offered. Each
+// pane is one file named for it (plans.go, leases.go, worktrees.go,
+// workers.go, events.go, merge.go, inbox.go): its rows, its keys and why
+// they are off, its detail and its actions; internal/shape holds it so.
 //
 // Served over SSH, one Hub (hub.go) owns the watchers and does each
 // reading once for every session's model; a viewer's session

@@ -19,6 +19,99 @@ import (
 	"fleetwatch/workers"
 )
 
+// workerList is the Workers pane: the state files as last read, the
+// workers this UI started, and the ones marked for logs (agent ids, in
+// pane order).
+type workerList struct {
+	table
+	paneFilter
+	states   []workers.State // the last reading of the state files
+	rows     []workerRow
+	problems []string
+	children []*workers.Child
+	// overlaps is the radar's last look; radarAt when it was asked for,
+	// radarDue that a reading went without it since.
+	overlaps []workers.Overlap
+	radarAt  time.Time
+	radarDue bool
+	marks    []string
+	shown    []int // the rows the filter lets through
+	cols     workerCols
+}
+
+func (w *workerList) rebuild(m *Model) {
+	all := make([]string, len(w.rows))
+	for i := range w.rows {
+		all[i] = w.rows[i].st.AgentID
+	}
+	// Marks follow their workers; one that is gone loses its mark.
+	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(all, a) })
+	f := w.needle()
+	w.shown = w.shown[:0]
+	keys := make([]string, 0, len(w.rows))
+	for i := range w.rows {
+		if r := &w.rows[i]; f == "" || r.matches(f) {
+			w.shown = append(w.shown, i)
+			keys = append(keys, all[i])
+		}
+	}
+	w.cols = m.workerColumns(w.width, w.rows, w.shown)
+	c := w.cols
+	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[m.wrk.shown[i]], c, sel) })
+}
+
+func (w *workerList) selected() selection {
+	if w.cursor >= len(w.shown) {
+		return selection{}
+	}
+	return selection{worker: &w.rows[w.shown[w.cursor]]}
+}
+
+func (w *workerList) syncKeys(m *Model, set setKey) {
+	k := &m.keys.Workers
+	r := m.selectedWorker()
+	ok, why := canStop(r)
+	set(&k.Stop, ok, why)
+	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
+	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
+	set(&k.Diff, r != nil && (r.st.Worktree != "" || r.st.Plan != ""), "diff: select a worker with a worktree or a plan")
+	set(&k.Open, r != nil && m.pane == workersPane, "open: select a worker in the workers pane (4)")
+}
+
+func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Workers
+	switch {
+	case key.Matches(msg, k.Mark):
+		// Before PageDown, which space also is.
+		m.toggleMark()
+	case key.Matches(msg, k.Stop):
+		m.askStop()
+	case key.Matches(msg, k.Logs):
+		return m.openLogs(), true
+	case key.Matches(msg, k.Diff):
+		return m.diffWorker(), true
+	case key.Matches(msg, k.Open):
+		return m.openWorker(), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (w *workerList) view(m *Model, h int) []string {
+	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
+	if m.opt.Self == "" || m.opt.ReadOnly {
+		empty = "no workers: the ones cron, systemd or anyone starts show here"
+	}
+	if len(w.problems) > 0 && len(w.rows) == 0 {
+		empty = "⚠ " + termtext.Line(w.problems[0])
+	}
+	return m.tableBox(m.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, m.emptyText(&w.paneFilter, empty))
+}
+
+// WorkerKeys are the Workers pane's.
+type WorkerKeys struct{ Stop, Mark, Logs, Diff, Open key.Binding }
+
 // workerRow is a line of the Workers pane: a state file as judged when it
 // was read, or a worker this UI started that has written none yet.
 type workerRow struct {
@@ -496,99 +589,6 @@ func planSlug(p string) string {
 	}
 	return model.SlugOf(path.Base(strings.ReplaceAll(p, "\\", "/")))
 }
-
-// workerList is the Workers pane: the state files as last read, the
-// workers this UI started, and the ones marked for logs (agent ids, in
-// pane order).
-type workerList struct {
-	table
-	paneFilter
-	states   []workers.State // the last reading of the state files
-	rows     []workerRow
-	problems []string
-	children []*workers.Child
-	// overlaps is the radar's last look; radarAt when it was asked for,
-	// radarDue that a reading went without it since.
-	overlaps []workers.Overlap
-	radarAt  time.Time
-	radarDue bool
-	marks    []string
-	shown    []int // the rows the filter lets through
-	cols     workerCols
-}
-
-func (w *workerList) rebuild(m *Model) {
-	all := make([]string, len(w.rows))
-	for i := range w.rows {
-		all[i] = w.rows[i].st.AgentID
-	}
-	// Marks follow their workers; one that is gone loses its mark.
-	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(all, a) })
-	f := w.needle()
-	w.shown = w.shown[:0]
-	keys := make([]string, 0, len(w.rows))
-	for i := range w.rows {
-		if r := &w.rows[i]; f == "" || r.matches(f) {
-			w.shown = append(w.shown, i)
-			keys = append(keys, all[i])
-		}
-	}
-	w.cols = m.workerColumns(w.width, w.rows, w.shown)
-	c := w.cols
-	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[m.wrk.shown[i]], c, sel) })
-}
-
-func (w *workerList) selected() selection {
-	if w.cursor >= len(w.shown) {
-		return selection{}
-	}
-	return selection{worker: &w.rows[w.shown[w.cursor]]}
-}
-
-func (w *workerList) syncKeys(m *Model, set setKey) {
-	k := &m.keys.Workers
-	r := m.selectedWorker()
-	ok, why := canStop(r)
-	set(&k.Stop, ok, why)
-	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
-	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
-	set(&k.Diff, r != nil && (r.st.Worktree != "" || r.st.Plan != ""), "diff: select a worker with a worktree or a plan")
-	set(&k.Open, r != nil && m.pane == workersPane, "open: select a worker in the workers pane (4)")
-}
-
-func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Workers
-	switch {
-	case key.Matches(msg, k.Mark):
-		// Before PageDown, which space also is.
-		m.toggleMark()
-	case key.Matches(msg, k.Stop):
-		m.askStop()
-	case key.Matches(msg, k.Logs):
-		return m.openLogs(), true
-	case key.Matches(msg, k.Diff):
-		return m.diffWorker(), true
-	case key.Matches(msg, k.Open):
-		return m.openWorker(), true
-	default:
-		return nil, false
-	}
-	return nil, true
-}
-
-func (w *workerList) view(m *Model, h int) []string {
-	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
-	if m.opt.Self == "" || m.opt.ReadOnly {
-		empty = "no workers: the ones cron, systemd or anyone starts show here"
-	}
-	if len(w.problems) > 0 && len(w.rows) == 0 {
-		empty = "⚠ " + termtext.Line(w.problems[0])
-	}
-	return m.tableBox(m.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, m.emptyText(&w.paneFilter, empty))
-}
-
-// WorkerKeys are the Workers pane's.
-type WorkerKeys struct{ Stop, Mark, Logs, Diff, Open key.Binding }
 
 func (r *workerRow) matches(f string) bool {
 	st := &r.st
