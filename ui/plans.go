@@ -822,3 +822,30 @@ func (m *Model) diffPlan() tea.Cmd {
 		return workers.DiffOfPlan(project, slug)
 	})
 }
+
+// openOnFirstLane starts the Plans pane on the first lane that holds
+// plans, in the lanes' order, so nobody opens the cockpit on an empty one;
+// on an empty tree it stays on the first lane.
+func (m *Model) openOnFirstLane() {
+	if m.count(m.plans.lane) > 0 {
+		return
+	}
+	for _, l := range model.Lanes {
+		if m.count(l) > 0 {
+			m.plans.lane = l
+			return
+		}
+	}
+}
+
+// laneBoxWidth is the Lanes box's, beside the plans on wide terminals.
+const laneBoxWidth = 22
+
+// plansSplit divides the wide plans pane between the table and the preview.
+func (m *Model) plansSplit(bodyH int) (table, prev int) {
+	if !m.wide || bodyH < 20 {
+		return bodyH, 0
+	}
+	table = max(8, bodyH*11/20)
+	return table, bodyH - table
+}

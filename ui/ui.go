@@ -496,21 +496,6 @@ func (m *Model) startTicking() tea.Cmd {
 	return tickCmd()
 }
 
-// openOnFirstLane starts the Plans pane on the first lane that holds
-// plans, in the lanes' order, so nobody opens the cockpit on an empty one;
-// on an empty tree it stays on the first lane.
-func (m *Model) openOnFirstLane() {
-	if m.count(m.plans.lane) > 0 {
-		return
-	}
-	for _, l := range model.Lanes {
-		if m.count(l) > 0 {
-			m.plans.lane = l
-			return
-		}
-	}
-}
-
 // dropStaleDialog closes a dialog whose plan moved or changed hands in
 // this scan: confirming it would act on facts that are gone.
 func (m *Model) dropStaleDialog() {
@@ -594,17 +579,6 @@ func (m *Model) layout() {
 	}
 	m.help.Width = m.width
 	m.rebuild()
-}
-
-const laneBoxWidth = 22
-
-// plansSplit divides the wide plans pane between the table and the preview.
-func (m *Model) plansSplit(bodyH int) (table, prev int) {
-	if !m.wide || bodyH < 20 {
-		return bodyH, 0
-	}
-	table = max(8, bodyH*11/20)
-	return table, bodyH - table
 }
 
 func (m *Model) tableWidth() int { return m.current().width }
