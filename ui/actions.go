@@ -2,13 +2,10 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
 )
 
 // actionMsg is the outcome of one verb: what to tell the operator.
@@ -27,67 +24,6 @@ func actionCmd(what string, do func() (string, error)) tea.Cmd {
 		}
 		return actionMsg{done: msg}
 	}
-}
-
-func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return actionCmd("promote", func() (string, error) {
-		dst, _, err := t.Promote(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "promoted " + slugOf(rel) + " → " + laneOf(dst), err
-	})
-}
-
-func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
-	return actionCmd("park", func() (string, error) {
-		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}.Because(reason))
-		return "parked " + slugOf(rel) + " in " + laneOf(dst), err
-	})
-}
-
-func returnCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
-	return actionCmd("return", func() (string, error) {
-		dst, err := t.Return(rel, "", planfs.Actor{AgentID: agent, Force: force})
-		return "returned " + slugOf(rel) + " → " + laneOf(dst), err
-	})
-}
-
-func releaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
-	return actionCmd("release", func() (string, error) {
-		dst, err := t.Release(rel, planfs.Actor{AgentID: agent, Force: force})
-		return "released " + slugOf(rel) + " → " + laneOf(dst), err
-	})
-}
-
-func recoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
-	return actionCmd("recover", func() (string, error) {
-		l, err := workers.Recover(t, rel, planfs.Actor{AgentID: agent}, ttl)
-		if l == nil {
-			return "recovered " + slugOf(rel) + ": its stale lease is gone", err
-		}
-		return "recovered " + slugOf(rel) + ": now held by " + agent + " for " + span(ttl) + " (r releases it)", err
-	})
-}
-
-func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return actionCmd("complete", func() (string, error) {
-		dst, err := t.Complete(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "moved " + slugOf(rel) + " → " + laneOf(dst), err
-	})
-}
-
-// repairCmd runs the repair every work-once run starts with: left-over
-// leases, half-done claims and twin files.
-func repairCmd(t *planfs.Tree) tea.Cmd {
-	return actionCmd("repair", func() (string, error) {
-		snap, err := t.Scan()
-		if err != nil {
-			return "", err
-		}
-		r := t.Repair(snap)
-		if len(r.Fixed) == 0 {
-			return "", fmt.Errorf("nothing repaired (another worker may be mid-claim; try again in a minute)")
-		}
-		return "repaired: " + strings.Join(r.Fixed, "; "), nil
-	})
 }
 
 func slugOf(rel string) string {

@@ -223,3 +223,94 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 	box := m.st.Dialog.Width(width).Render(b.String())
 	return strings.Split(m.r.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
 }
+
+// force says whether acting on a plan overrides someone: another agent's
+// lease, or an in-progress plan nobody holds.
+func (m *Model) force(lease *model.Lease, lane model.Lane) bool {
+	if lease != nil {
+		return lease.Corrupt != "" || lease.AgentID != m.opt.Agent
+	}
+	return lane == model.InProgress
+}
+
+// holder says who holds a plan, as a sentence for a dialog.
+func (m *Model) holder(l *model.Lease) string {
+	switch {
+	case l == nil:
+		return "No one holds it."
+	case l.Corrupt != "":
+		return "Its lease file is unreadable (" + l.Corrupt + ")."
+	case l.Active(m.now):
+		return l.AgentID + " holds it" + heldOnAside(l) + ", " + timeLeft(l, m.now) + "."
+	}
+	return l.AgentID + " held it" + heldOnAside(l) + "; the lease expired " + span(m.now-l.ExpiresAt) + " ago."
+}
+
+// takes warns when confirming takes a plan from a live worker.
+func (m *Model) takes(l *model.Lease, what string) []string {
+	if l != nil && l.Active(m.now) && l.AgentID != m.opt.Agent {
+		return []string{"⚠ " + what + " takes it from " + l.AgentID + heldOnAside(l) + ", which may still be working on it."}
+	}
+	return nil
+}
+
+// planExists reports whether the latest scan saw a plan at rel.
+func (m *Model) planExists(rel string) bool {
+	return m.d != nil && m.d.rels[rel]
+}
+
+// ask opens a dialog about rel whose action is only taken if rel's lease is
+// still the one the operator saw: a worker that claims or recovers the plan
+// while the dialog is open must not lose it to a stale confirmation.
+func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
+	d.rel, d.seen, d.existed = rel, leasePrint(lease), m.planExists(rel)
+	if m.remote != nil {
+		// No lease file to look at again: the backend's compare-and-swap
+		// on the lease the operator saw refuses one that changed, and
+		// each scan closes a dialog whose plan changed (dropStaleDialog).
+		m.stack.push(d)
+		return
+	}
+	t, seen, existed, do := m.opt.Tree, d.seen, d.existed, d.do
+	d.do = func(to model.Lane, text string) tea.Cmd {
+		inner := do(to, text)
+		return func() tea.Msg {
+			// The plan's place and lease are read once, here: the words
+			// name the holder of the moment, and the plan where it is.
+			cur, found := planNow(t, rel)
+			now := t.ReadLease(rel)
+			if cur != rel && cur != "" {
+				now = t.ReadLease(cur)
+			}
+			// A plan gone altogether is left to the verb, whose "not
+			// found" says as much.
+			moved := found && cur != "" && (cur == rel) != existed
+			if leasePrint(t.ReadLease(rel)) != seen || moved {
+				return actionMsg{err: fmt.Errorf("%s changed while you decided (%s); nothing done, look again", slugOf(rel), changedWords(rel, cur, now))}
+			}
+			return inner()
+		}
+	}
+	m.stack.push(d)
+}
+
+// planNow finds on disk, through the engine, the plan that was at rel: rel
+// itself or the same file in another lane, "" when gone. found is false
+// when the name cannot be looked up.
+func planNow(t *planfs.Tree, rel string) (cur string, found bool) {
+	_, name, err := planfs.SplitRel(rel)
+	if err != nil {
+		return "", false
+	}
+	hits, err := t.FindSlug(slugOf(rel), model.Lanes...)
+	if err != nil {
+		return "", false
+	}
+	rels := map[string]bool{}
+	for _, h := range hits {
+		if n := model.Rel(h).Name(); n == name {
+			rels[h] = true
+		}
+	}
+	return placeIn(rels, rel), true
+}

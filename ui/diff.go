@@ -7,7 +7,6 @@ package ui
 // scroll as smoothly as ten.
 
 import (
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
 	"fleetwatch/workers"
 )
 
@@ -94,50 +92,6 @@ func (m *Model) openDiff(what, req string, compute func() (workers.Diff, error))
 		return diffMsg{req: req, diff: d, err: err}
 	}
 	return v.again
-}
-
-// diffPlan is `d` in the Plans pane: the plan's feature branch.
-func (m *Model) diffPlan() tea.Cmd {
-	r := m.selectedPlan()
-	if r == nil {
-		return nil
-	}
-	project, slug := m.opt.Tree.Project, model.SlugOf(path.Base(r.Plan.Rel))
-	return m.openDiff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (workers.Diff, error) {
-		return workers.DiffOfPlan(project, slug)
-	})
-}
-
-// diffTree is `d` in the Worktrees pane.
-func (m *Model) diffTree() tea.Cmd {
-	wt := m.trees.row()
-	if wt == nil {
-		return nil
-	}
-	project, dir := m.opt.Tree.Project, wt.Path
-	return m.openDiff("worktree "+termtext.Line(wt.AgentID), "tree\x00"+dir, func() (workers.Diff, error) {
-		return workers.DiffOfWorktree(project, dir)
-	})
-}
-
-// diffWorker is `d` in the Workers pane: its worktree, else its plan.
-func (m *Model) diffWorker() tea.Cmd {
-	r := m.selectedWorker()
-	if r == nil {
-		return nil
-	}
-	project, st := m.opt.Tree.Project, r.st
-	return m.openDiff("worker "+termtext.Line(st.AgentID), "worker\x00"+st.AgentID, func() (workers.Diff, error) {
-		return workers.DiffOfWorker(project, st)
-	})
-}
-
-// row is the selected worktree, nil when there is none.
-func (t *treeList) row() *workers.WorktreeState {
-	if t.cursor >= len(t.rows) {
-		return nil
-	}
-	return &t.rows[t.cursor]
 }
 
 // diffArrived gives the open view its diff; an answer for a view closed

@@ -8,7 +8,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
 )
 
 // paneFilter is one pane's filter: the text typed after `/` and whether it
@@ -97,23 +96,6 @@ func (m *Model) clearFilter() bool {
 	return true
 }
 
-// laneWithMatches moves to the first lane with a match when the shown lane
-// has none, so enter on a filter lands on what it found.
-func (m *Model) laneWithMatches() {
-	p := &m.plans
-	if p.len() > 0 || !p.active() {
-		return
-	}
-	for _, l := range model.Lanes {
-		if p.matched[l] > 0 {
-			p.lanePick[p.lane] = p.key()
-			p.lane = l
-			p.cursor, p.offset, p.keys = 0, 0, nil
-			return
-		}
-	}
-}
-
 // filterNote is the footer's reminder of the shown pane's filter while it
 // applies.
 func (m *Model) filterNote() string {
@@ -165,39 +147,6 @@ func lowerASCII(b byte) byte {
 	return b
 }
 
-// filterPlans appends lane's rows that match f to dst; while a filter
-// applies it looks in every lane and counts each lane's matches.
-func (m *Model) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, matched map[model.Lane]int) []*model.BoardRow {
-	if f == "" {
-		rows := m.d.board.Lane(lane)
-		for i := range rows {
-			dst = append(dst, &rows[i])
-		}
-		return dst
-	}
-	for _, l := range model.Lanes {
-		rows := m.d.board.Lane(l)
-		for i := range rows {
-			if matches(&rows[i], f) {
-				matched[l]++
-				if l == lane {
-					dst = append(dst, &rows[i])
-				}
-			}
-		}
-	}
-	return dst
-}
-
-// laneCount is a lane's count for the lane list: its plans, or while a
-// filter applies its matches of its plans ("3/12").
-func (m *Model) laneCount(l model.Lane) string {
-	if !m.plans.active() {
-		return itoa(m.count(l))
-	}
-	return itoa(m.plans.matched[l]) + "/" + itoa(m.count(l))
-}
-
 // filterTitle is a pane's box title, naming the filter while it applies.
 func (m *Model) filterTitle(name string, f *paneFilter) string {
 	if !f.active() {
@@ -212,18 +161,4 @@ func (m *Model) emptyText(f *paneFilter, empty string) string {
 		return "nothing matches /" + termtext.Line(f.filter.Value()) + " (esc clears)"
 	}
 	return empty
-}
-
-func (r *workerRow) matches(f string) bool {
-	st := &r.st
-	state, _ := healthCell(r)
-	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state)
-}
-
-func (r eventRow) matches(f string) bool {
-	if w := r.warn; w != nil {
-		return anyContains(f, w.File, w.Message)
-	}
-	e := r.event
-	return anyContains(f, e.Event, e.Slug, e.From, e.To, e.AgentID, e.Reason)
 }

@@ -37,6 +37,10 @@ type inboxList struct {
 	full    int // the rows the pane has, table and preview
 }
 
+// InboxKeys are the Inbox pane's: the coordinator's decisions on a
+// proposal, and reading it whole.
+type InboxKeys struct{ Approve, Reject, Open key.Binding }
+
 // inboxMsg is one reading of the inbox, each proposal rendered at width.
 type inboxMsg struct {
 	data  inboxData

@@ -39,41 +39,6 @@ type KeyMap struct {
 	Logs    LogKeys
 }
 
-// PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
-type PlanKeys struct {
-	PrevLane, NextLane         key.Binding
-	Preview                    key.Binding
-	PreviewUp, PreviewDown     key.Binding
-	Promote, Park, Return      key.Binding
-	Release, Recover, Complete key.Binding
-	Diff                       key.Binding
-	New, Edit                  key.Binding
-}
-
-// LeaseKeys are the Leases pane's.
-type LeaseKeys struct{ Release, Recover, Open key.Binding }
-
-// TreeKeys are the Worktrees pane's.
-type TreeKeys struct{ Diff, Open key.Binding }
-
-// WorkerKeys are the Workers pane's.
-type WorkerKeys struct{ Stop, Mark, Logs, Diff, Open key.Binding }
-
-// EventKeys are the Events pane's.
-type EventKeys struct{ Open key.Binding }
-
-// MergeKeys are the Merge pane's: a person's decisions, the queue, and
-// reading a candidate.
-type MergeKeys struct {
-	Approve, NeedsWork, Peer key.Binding
-	Add, Remove, Land        key.Binding
-	Open, Diff               key.Binding
-}
-
-// InboxKeys are the Inbox pane's: the coordinator's decisions on a
-// proposal, and reading it whole.
-type InboxKeys struct{ Approve, Reject, Open key.Binding }
-
 // LogKeys are the log view's: wrap, zoom, and sideways scrolling.
 type LogKeys struct{ Wrap, Zoom, Left, Right key.Binding }
 

@@ -112,24 +112,6 @@ func closeTailsCmd(tails []*workers.Tail) tea.Cmd {
 	}
 }
 
-// toggleMark marks the selected worker for the logs, or unmarks it.
-func (m *Model) toggleMark() {
-	r := m.selectedWorker()
-	if r == nil {
-		return
-	}
-	if i := slices.Index(m.wrk.marks, r.st.AgentID); i >= 0 {
-		m.wrk.marks = slices.Delete(m.wrk.marks, i, i+1)
-	} else if len(m.wrk.marks) >= maxLogPanes {
-		m.setStatus("✗ logs show at most four workers side by side; space on a marked one unmarks it", true)
-		return
-	} else {
-		m.wrk.marks = append(m.wrk.marks, r.st.AgentID)
-	}
-	m.wrk.invalidate()
-	m.moveCursor(1)
-}
-
 // openLogs shows the marked workers' logs, or the selected one's.
 func (m *Model) openLogs() tea.Cmd {
 	agents := slices.Clone(m.wrk.marks)

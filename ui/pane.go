@@ -1,18 +1,10 @@
 package ui
 
 import (
-	"path/filepath"
-	"slices"
-	"strings"
-	"time"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
 )
 
 type pane int
@@ -76,394 +68,45 @@ func (m *Model) paneOf(p pane) paneModel { return paneSpecs[p].of(m) }
 // current is the shown pane's table.
 func (m *Model) current() *table { return m.paneOf(m.pane).list() }
 
-func (t *table) setSize(w, h int) {
-	t.width = w
-	t.setHeight(h)
+func (m *Model) selection() selection { return m.paneOf(m.pane).selected() }
+
+func (m *Model) selectedPlan() *model.BoardRow { return m.selection().row }
+
+// target is the plan an action applies to and its lease: the selected plan,
+// or the selected lease's plan.
+func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
+	s := m.selection()
+	return s.rel, s.row, s.lease
 }
 
-func (t *table) list() *table { return t }
+// setKey enables a binding or not, and remembers why for its keys.
+type setKey func(b *key.Binding, ok bool, why string)
 
-// planList is the Plans pane: one lane's plans, the filter over them (in
-// every lane at once), and the selected plan's preview.
-type planList struct {
-	table
-	paneFilter
-	rows     []*model.BoardRow
-	cols     planCols
-	lane     model.Lane
-	lanePick map[model.Lane]string // the plan last selected in each lane
-	matched  map[model.Lane]int    // each lane's matches while a filter applies
-	skipW    map[string]int        // how wide each plan's skip reason is (columns.go)
-	measured measuredPlans         // the last measurement, for the rows it was made of
-	pv       preview
-	// want is a plan to select once a scan shows it: one just written.
-	want string
-}
-
-func (p *planList) rebuild(m *Model) {
-	p.rows = p.rows[:0]
-	clear(p.matched)
-	if m.d != nil {
-		p.rows = m.filterPlans(p.rows, p.lane, p.needle(), p.matched)
-	}
-	p.cols = planColumns(p.width, p.wantFor(m), p.lane.Ready())
-	p.cols.parked = p.lane.Parked()
-	keys := make([]string, len(p.rows))
-	for i, r := range p.rows {
-		keys[i] = r.Plan.Rel
-	}
-	c := p.cols
-	p.set(keys, func(m *Model, i int, sel bool) string { return m.planLine(m.plans.rows[i], c, sel) })
-	if p.want != "" && m.d != nil && m.d.rels[p.want] {
-		p.goTo(p.want) // once: a filter hiding it leaves the cursor be
-		p.want = ""
-	}
-}
-
-func (p *planList) selected() selection {
-	if p.cursor >= len(p.rows) {
-		return selection{}
-	}
-	r := p.rows[p.cursor]
-	return selection{rel: r.Plan.Rel, row: r, lease: r.Lease}
-}
-
-// update answers the Plans pane's own keys: lanes, the filter, the
-// preview, and the verbs on the selected plan.
-func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Plans
-	switch {
-	case key.Matches(msg, k.PrevLane):
-		return m.switchLane(-1), true
-	case key.Matches(msg, k.NextLane):
-		return m.switchLane(1), true
-	case key.Matches(msg, k.PreviewDown):
-		p.pv.vp.HalfPageDown()
-	case key.Matches(msg, k.PreviewUp):
-		p.pv.vp.HalfPageUp()
-	case key.Matches(msg, k.Preview):
-		m.stack.push(&reader{})
-		m.layout()
-		return m.schedulePreview(), true
-	case key.Matches(msg, k.Diff):
-		return m.diffPlan(), true
-	case key.Matches(msg, k.New):
-		return m.askNewPlan(), true
-	case key.Matches(msg, k.Edit):
-		return m.askEdit(), true
-	default:
-		if cmd, ok := m.verbKey(msg); ok {
-			return cmd, true
-		}
-		return m.candidateKey(msg)
-	}
-	return nil, true
-}
-
-func (p *planList) syncKeys(m *Model, set setKey) {
-	k, onPlans := &m.keys.Plans, m.pane == plansPane
-	rel, row, _ := m.target()
-	lane := model.Rel(rel).Lane()
-	onPlan := row != nil
-	// Which lane each verb takes a plan from is the verb table's word.
-	takes := func(v model.Verb) bool { return onPlan && model.RuleOf(v).Takes(lane) }
-	set(&k.Promote, takes(model.Promote), "promote: select a draft")
-	set(&k.Park, takes(model.Park), "park: select a ready or in-progress plan")
-	set(&k.Return, takes(model.Return), "return: select a parked or in-progress plan")
-	set(&k.Complete, takes(model.Complete), "complete: select an in-progress plan")
-	release, recover := m.releaseRecover()
-	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
-	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
-	set(&k.Preview, onPlan, "preview: select a plan")
-	set(&k.Diff, onPlan, "diff: select a plan, a worktree or a worker")
-	inline := onPlan && m.previewShown() && !m.reading()
-	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
-	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
-	set(&k.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
-	set(&k.NextLane, onPlans, "lanes: switch to the plans pane (1)")
-	set(&k.New, onPlans && m.d != nil, "new plan: switch to the plans pane (1)")
-	set(&k.Edit, onPlans && onPlan, "edit: select a plan")
-	if onPlans {
-		// Synced last here: A and X are the selected plan's candidate's,
-		// not the inbox's.
-		m.candidateKeys(set)
-	}
-}
-
-func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
-
-// leaseList is the Leases pane: every lease file, as an operator triages.
-type leaseList struct {
-	table
-	paneFilter
-	rows []model.Lease
-	cols leaseCols
-}
-
-func (l *leaseList) rebuild(m *Model) {
-	if m.d == nil {
-		return
-	}
-	f := l.needle()
-	l.rows = slices.DeleteFunc(sortLeases(m.d.board.Leases, m.d.now), func(x model.Lease) bool {
-		return !anyContains(f, x.Rel, x.AgentID, x.Origin, x.Host)
-	})
-	keys := make([]string, len(l.rows))
-	for i := range l.rows {
-		keys[i] = leaseKey(&l.rows[i])
-	}
-	l.cols = leaseColumns(l.width, l.rows)
-	c := l.cols
-	l.set(keys, func(m *Model, i int, sel bool) string { return m.leaseLine(&m.leases.rows[i], c, sel) })
-}
-
-func (l *leaseList) selected() selection {
-	if l.cursor >= len(l.rows) {
-		return selection{}
-	}
-	lease := &l.rows[l.cursor]
-	return selection{rel: lease.Rel, lease: lease}
-}
-
-func (l *leaseList) syncKeys(m *Model, set setKey) {
-	here := m.pane == leasesPane
-	release, recover := m.releaseRecover()
-	set(&m.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
-	set(&m.keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
-	set(&m.keys.Leases.Open, here && l.cursor < len(l.rows), "open: select a lease in the leases pane (2)")
-}
-
-func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Leases
-	switch {
-	case key.Matches(msg, k.Release):
-		m.askRelease()
-	case key.Matches(msg, k.Recover):
-		m.askRecover()
-	case key.Matches(msg, k.Open):
-		return m.openLease(), true
-	default:
-		return nil, false
-	}
-	return nil, true
-}
-
-func (l *leaseList) view(m *Model, h int) []string {
-	return m.tableBox(m.filterTitle("Leases", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, "no leases: nothing is claimed"))
-}
-
-// treeList is the Worktrees pane: each agent's checkout as git sees it.
-type treeList struct {
-	table
-	paneFilter
-	rows  []workers.WorktreeState
-	err   error
-	shown []int // the rows the filter lets through
-	cols  treeCols
-}
-
-func (t *treeList) rebuild(m *Model) {
-	f := t.needle()
-	t.shown = t.shown[:0]
-	for i := range t.rows {
-		s := &t.rows[i]
-		if anyContains(f, s.AgentID, s.Branch, s.Head, s.Path, s.Err) {
-			t.shown = append(t.shown, i)
+// syncKeys enables the actions that apply to the selection and remembers
+// why the others do not. Each pane sets its own keys; the shown pane goes
+// last, so where panes share a key its reason is the one said.
+func (m *Model) syncKeys() {
+	set := func(b *key.Binding, ok bool, why string) {
+		b.SetEnabled(ok)
+		m.off[b] = why
+		for _, k := range b.Keys() {
+			m.why[k] = why
 		}
 	}
-	keys := make([]string, len(t.shown))
-	for i, j := range t.shown {
-		keys[i] = t.rows[j].AgentID
-	}
-	t.cols = m.treeColumns(t.width, t.rows, t.shown)
-	c := t.cols
-	t.set(keys, func(m *Model, i int, sel bool) string { return m.treeLine(&m.trees.rows[m.trees.shown[i]], c, sel) })
-}
-
-func (t *treeList) selected() selection { return selection{} }
-
-func (t *treeList) syncKeys(m *Model, set setKey) {
-	wt := t.row()
-	set(&m.keys.Trees.Diff, m.pane == worktreesPane && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
-	set(&m.keys.Trees.Open, m.pane == worktreesPane && t.cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
-}
-
-func (t *treeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	switch {
-	case key.Matches(msg, m.keys.Trees.Diff):
-		return m.diffTree(), true
-	case key.Matches(msg, m.keys.Trees.Open):
-		return m.openTree(), true
-	}
-	return nil, false
-}
-
-func (t *treeList) view(m *Model, h int) []string {
-	empty := "no agent worktrees under var/worktrees/"
-	if t.err != nil {
-		empty = "worktrees: " + t.err.Error()
-	}
-	return m.tableBox(m.filterTitle("Worktrees", &t.paneFilter), t.cols.header(), &t.table, h, m.emptyText(&t.paneFilter, empty))
-}
-
-// workerList is the Workers pane: the state files as last read, the
-// workers this UI started, and the ones marked for logs (agent ids, in
-// pane order).
-type workerList struct {
-	table
-	paneFilter
-	states   []workers.State // the last reading of the state files
-	rows     []workerRow
-	problems []string
-	children []*workers.Child
-	// overlaps is the radar's last look; radarAt when it was asked for,
-	// radarDue that a reading went without it since.
-	overlaps []workers.Overlap
-	radarAt  time.Time
-	radarDue bool
-	marks    []string
-	shown    []int // the rows the filter lets through
-	cols     workerCols
-}
-
-func (w *workerList) rebuild(m *Model) {
-	all := make([]string, len(w.rows))
-	for i := range w.rows {
-		all[i] = w.rows[i].st.AgentID
-	}
-	// Marks follow their workers; one that is gone loses its mark.
-	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(all, a) })
-	f := w.needle()
-	w.shown = w.shown[:0]
-	keys := make([]string, 0, len(w.rows))
-	for i := range w.rows {
-		if r := &w.rows[i]; f == "" || r.matches(f) {
-			w.shown = append(w.shown, i)
-			keys = append(keys, all[i])
+	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
+	for p := range paneCount {
+		if p != m.pane {
+			m.paneOf(p).syncKeys(m, set)
 		}
 	}
-	w.cols = m.workerColumns(w.width, w.rows, w.shown)
-	c := w.cols
-	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[m.wrk.shown[i]], c, sel) })
+	m.paneOf(m.pane).syncKeys(m, set)
+	m.refuseKeys(set)
 }
 
-func (w *workerList) selected() selection {
-	if w.cursor >= len(w.shown) {
-		return selection{}
+// rebuild derives every pane's rows from the latest data.
+func (m *Model) rebuild() {
+	for p := range paneCount {
+		m.paneOf(p).rebuild(m)
 	}
-	return selection{worker: &w.rows[w.shown[w.cursor]]}
-}
-
-func (w *workerList) syncKeys(m *Model, set setKey) {
-	k := &m.keys.Workers
-	r := m.selectedWorker()
-	ok, why := canStop(r)
-	set(&k.Stop, ok, why)
-	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
-	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
-	set(&k.Diff, r != nil && (r.st.Worktree != "" || r.st.Plan != ""), "diff: select a worker with a worktree or a plan")
-	set(&k.Open, r != nil && m.pane == workersPane, "open: select a worker in the workers pane (4)")
-}
-
-func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Workers
-	switch {
-	case key.Matches(msg, k.Mark):
-		// Before PageDown, which space also is.
-		m.toggleMark()
-	case key.Matches(msg, k.Stop):
-		m.askStop()
-	case key.Matches(msg, k.Logs):
-		return m.openLogs(), true
-	case key.Matches(msg, k.Diff):
-		return m.diffWorker(), true
-	case key.Matches(msg, k.Open):
-		return m.openWorker(), true
-	default:
-		return nil, false
-	}
-	return nil, true
-}
-
-func (w *workerList) view(m *Model, h int) []string {
-	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
-	if m.opt.Self == "" || m.opt.ReadOnly {
-		empty = "no workers: the ones cron, systemd or anyone starts show here"
-	}
-	if len(w.problems) > 0 && len(w.rows) == 0 {
-		empty = "⚠ " + termtext.Line(w.problems[0])
-	}
-	return m.tableBox(m.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, m.emptyText(&w.paneFilter, empty))
-}
-
-// eventList is the Events pane: scan warnings, then the event log newest
-// first.
-type eventList struct {
-	table
-	paneFilter
-	rows []eventRow
-	cols eventCols
-}
-
-// eventRow is a line of the Events pane: a scan warning or an event.
-type eventRow struct {
-	warn  *model.Warning
-	event *planfs.Event
-}
-
-func (e *eventList) rebuild(m *Model) {
-	if m.d == nil {
-		return
-	}
-	e.rows = e.rows[:0]
-	if m.d.eventsErr != nil {
-		// The project is known: the reason needs the room.
-		why := strings.ReplaceAll(m.d.eventsErr.Error(), m.opt.Tree.Project+string(filepath.Separator), "")
-		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: planfs.EventsFile, Message: "cannot read the event log: " + why}})
-	}
-	for i := range m.d.board.Warnings {
-		e.rows = append(e.rows, eventRow{warn: &m.d.board.Warnings[i]})
-	}
-	for _, p := range m.wrk.problems {
-		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: "worker state", Message: "unreadable: " + p}})
-	}
-	for i := range m.d.events {
-		e.rows = append(e.rows, eventRow{event: &m.d.events[i]})
-	}
-	if f := e.needle(); f != "" {
-		e.rows = slices.DeleteFunc(e.rows, func(r eventRow) bool { return !r.matches(f) })
-	}
-	keys := make([]string, len(e.rows))
-	for i, r := range e.rows {
-		if r.warn != nil {
-			keys[i] = "w\x00" + r.warn.File + "\x00" + r.warn.Message
-		} else {
-			keys[i] = r.event.TS + "\x00" + r.event.Event + "\x00" + r.event.Slug
-		}
-	}
-	e.cols = eventColumns(e.width, e.rows)
-	c := e.cols
-	e.set(keys, func(m *Model, i int, sel bool) string {
-		if w := m.events.rows[i].warn; w != nil {
-			return m.warningLine(w, sel)
-		}
-		return m.eventLine(m.events.rows[i].event, c, sel)
-	})
-}
-
-func (e *eventList) selected() selection { return selection{} }
-
-func (e *eventList) syncKeys(m *Model, set setKey) {
-	set(&m.keys.Events.Open, m.pane == eventsPane && e.cursor < len(e.rows), "open: select an event in the events pane (5)")
-}
-
-func (e *eventList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	if key.Matches(msg, m.keys.Events.Open) {
-		return m.openEvent(), true
-	}
-	return nil, false
-}
-
-func (e *eventList) view(m *Model, h int) []string {
-	return m.tableBox(m.filterTitle("Events", &e.paneFilter), e.cols.header(), &e.table, h, m.emptyText(&e.paneFilter, "no events yet in .plans/logs/events.jsonl"))
+	m.syncKeys()
 }

@@ -1,12 +1,139 @@
 package ui
 
 import (
+	"path"
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
 )
+
+// planList is the Plans pane: one lane's plans, the filter over them (in
+// every lane at once), and the selected plan's preview.
+type planList struct {
+	table
+	paneFilter
+	rows     []*model.BoardRow
+	cols     planCols
+	lane     model.Lane
+	lanePick map[model.Lane]string // the plan last selected in each lane
+	matched  map[model.Lane]int    // each lane's matches while a filter applies
+	skipW    map[string]int        // how wide each plan's skip reason is (whyWidth)
+	measured measuredPlans         // the last measurement, for the rows it was made of
+	pv       preview
+	// want is a plan to select once a scan shows it: one just written.
+	want string
+}
+
+func (p *planList) rebuild(m *Model) {
+	p.rows = p.rows[:0]
+	clear(p.matched)
+	if m.d != nil {
+		p.rows = m.filterPlans(p.rows, p.lane, p.needle(), p.matched)
+	}
+	p.cols = planColumns(p.width, p.wantFor(m), p.lane.Ready())
+	p.cols.parked = p.lane.Parked()
+	keys := make([]string, len(p.rows))
+	for i, r := range p.rows {
+		keys[i] = r.Plan.Rel
+	}
+	c := p.cols
+	p.set(keys, func(m *Model, i int, sel bool) string { return m.planLine(m.plans.rows[i], c, sel) })
+	if p.want != "" && m.d != nil && m.d.rels[p.want] {
+		p.goTo(p.want) // once: a filter hiding it leaves the cursor be
+		p.want = ""
+	}
+}
+
+func (p *planList) selected() selection {
+	if p.cursor >= len(p.rows) {
+		return selection{}
+	}
+	r := p.rows[p.cursor]
+	return selection{rel: r.Plan.Rel, row: r, lease: r.Lease}
+}
+
+// update answers the Plans pane's own keys: lanes, the filter, the
+// preview, and the verbs on the selected plan.
+func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Plans
+	switch {
+	case key.Matches(msg, k.PrevLane):
+		return m.switchLane(-1), true
+	case key.Matches(msg, k.NextLane):
+		return m.switchLane(1), true
+	case key.Matches(msg, k.PreviewDown):
+		p.pv.vp.HalfPageDown()
+	case key.Matches(msg, k.PreviewUp):
+		p.pv.vp.HalfPageUp()
+	case key.Matches(msg, k.Preview):
+		m.stack.push(&reader{})
+		m.layout()
+		return m.schedulePreview(), true
+	case key.Matches(msg, k.Diff):
+		return m.diffPlan(), true
+	case key.Matches(msg, k.New):
+		return m.askNewPlan(), true
+	case key.Matches(msg, k.Edit):
+		return m.askEdit(), true
+	default:
+		if cmd, ok := m.verbKey(msg); ok {
+			return cmd, true
+		}
+		return m.candidateKey(msg)
+	}
+	return nil, true
+}
+
+func (p *planList) syncKeys(m *Model, set setKey) {
+	k, onPlans := &m.keys.Plans, m.pane == plansPane
+	rel, row, _ := m.target()
+	lane := model.Rel(rel).Lane()
+	onPlan := row != nil
+	// Which lane each verb takes a plan from is the verb table's word.
+	takes := func(v model.Verb) bool { return onPlan && model.RuleOf(v).Takes(lane) }
+	set(&k.Promote, takes(model.Promote), "promote: select a draft")
+	set(&k.Park, takes(model.Park), "park: select a ready or in-progress plan")
+	set(&k.Return, takes(model.Return), "return: select a parked or in-progress plan")
+	set(&k.Complete, takes(model.Complete), "complete: select an in-progress plan")
+	release, recover := m.releaseRecover()
+	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
+	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
+	set(&k.Preview, onPlan, "preview: select a plan")
+	set(&k.Diff, onPlan, "diff: select a plan, a worktree or a worker")
+	inline := onPlan && m.previewShown() && !m.reading()
+	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
+	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
+	set(&k.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
+	set(&k.NextLane, onPlans, "lanes: switch to the plans pane (1)")
+	set(&k.New, onPlans && m.d != nil, "new plan: switch to the plans pane (1)")
+	set(&k.Edit, onPlans && onPlan, "edit: select a plan")
+	if onPlans {
+		// Synced last here: A and X are the selected plan's candidate's,
+		// not the inbox's.
+		m.candidateKeys(set)
+	}
+}
+
+func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
+
+// PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
+type PlanKeys struct {
+	PrevLane, NextLane         key.Binding
+	Preview                    key.Binding
+	PreviewUp, PreviewDown     key.Binding
+	Promote, Park, Return      key.Binding
+	Release, Recover, Complete key.Binding
+	Diff                       key.Binding
+	New, Edit                  key.Binding
+}
 
 // planCols are the plans table's column widths for one terminal width; a
 // zero width drops the column.
@@ -274,4 +401,451 @@ func matches(r *model.BoardRow, f string) bool {
 		return true
 	}
 	return r.Lease != nil && (containsFold(r.Lease.AgentID, f) || remoteLease(r.Lease) && containsFold(r.Lease.Host, f))
+}
+
+// measurePlans is the widest slug, title, reason, holder and rank among
+// rows. Ten thousand rows are measured on every refresh, so it allocates
+// nothing per row: a string no longer in bytes than the widest so far
+// cannot be wider.
+func (p *planList) measurePlans(m *Model, rows []*model.BoardRow) planWant {
+	w := planWant{slug: 4, title: 5, deps: 4, tier: 1}
+	if p.skipW == nil || m.d == nil || len(p.skipW) > 2*len(m.d.board.Rows)+64 {
+		p.skipW = map[string]int{} // plans gone since are dropped
+	}
+	for _, r := range rows {
+		if len(r.Plan.Slug) > w.slug {
+			w.slug = max(w.slug, cellWidth(r.Plan.Slug))
+		}
+		if t := r.Plan.Header.Title; len(t) > w.title {
+			w.title = max(w.title, cellWidth(t))
+		}
+		for _, c := range r.Tiers {
+			if c.Rank > 0 {
+				w.tier = max(w.tier, digits(c.Rank)+len(unknownMark(c)))
+			}
+		}
+		w.deps = max(w.deps, m.whyWidth(r, p.skipW, w.deps))
+		who := 0
+		switch l := r.Lease; {
+		case l != nil && l.Corrupt != "":
+			who = len("lease unreadable")
+		case l != nil && l.Awaiting != "":
+			who = cellWidth(l.AgentID) + 1 + cellWidth(l.AwaitingText())
+		case l != nil:
+			// Live or expired: the wider of the two, so a lease running
+			// out does not move the columns.
+			who = max(cellWidth(l.AgentID)+1+countdownWidth, len("EXPIRED ")+cellWidth(l.AgentID))
+			if remoteLease(l) {
+				who += cellWidth(heldOn(l)) // the host it is held on
+			}
+		case r.Person() != "":
+			who = 1 + cellWidth(r.Person())
+		}
+		if who > 0 {
+			w.who = max(w.who, who, len("held by"))
+		}
+	}
+	return w
+}
+
+// planWant is what the plans shown need, column by column; tier is the
+// widest rank cell ("12?").
+type planWant struct{ slug, title, deps, who, tier int }
+
+// countdownWidth is the widest countdown span prints below a day: 59m59s.
+const countdownWidth = 6
+
+// measuredPlans is a measurement and what it was made of: the same data,
+// lane and filter give the same rows, so a rebuild for another reason (a
+// resize, the workers' state, a pane's keys) measures nothing again.
+type measuredPlans struct {
+	d      *data
+	lane   model.Lane
+	needle string
+	want   planWant
+}
+
+// wantFor is measurePlans of the rows just selected, remembered.
+func (p *planList) wantFor(m *Model) planWant {
+	key := measuredPlans{d: m.d, lane: p.lane, needle: p.needle()}
+	if m.d == nil || p.measured.d != key.d || p.measured.lane != key.lane || p.measured.needle != key.needle {
+		key.want = p.measurePlans(m, p.rows)
+		p.measured = key
+	}
+	return p.measured.want
+}
+
+// titleKeep is how many cells of title a wide plans table keeps however
+// long the reasons are; below it, the reason is cut.
+const titleKeep = 12
+
+// whyWidth is cellWidth(whyText(r)) without building the text, or any
+// width up to atMost when the text is no wider (all the caller needs).
+// Why a ready plan is skipped is the board's Problem, measured once per
+// plan (skips).
+func (m *Model) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) int {
+	if r.Plan.Lane.Parked() {
+		s, _ := m.whyText(r)
+		return cellWidth(s)
+	}
+	if r.Plan.Lane.Ready() && r.Problem != "" {
+		n, ok := skips[r.Plan.Rel]
+		if !ok {
+			n = cellWidth(r.Problem)
+			skips[r.Plan.Rel] = n
+		}
+		return len("SKIPPED ") + n
+	}
+	switch {
+	case len(r.Plan.Header.DependsOn) == 0:
+		return len("none")
+	case r.Deps.Met:
+		return len("met")
+	}
+	unmet := r.Deps.Unmet
+	// Bytes bound cells from above: only a list longer in bytes than
+	// atMost is measured cell by cell.
+	n := len("UNMET ") + 2*max(0, len(unmet)-1)
+	for i := range unmet {
+		n += len(unmet[i].Slug) + len(" ()") + len(unmet[i].Reason)
+	}
+	if n <= atMost {
+		return n
+	}
+	n = len("UNMET ") + 2*max(0, len(unmet)-1)
+	for i := range unmet {
+		n += cellWidth(unmet[i].Slug) + len(" ()") + cellWidth(unmet[i].Reason)
+	}
+	return n
+}
+
+// digits is how many digits n > 0 has, counted without formatting it.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
+}
+
+// filterPlans appends lane's rows that match f to dst; while a filter
+// applies it looks in every lane and counts each lane's matches.
+func (m *Model) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, matched map[model.Lane]int) []*model.BoardRow {
+	if f == "" {
+		rows := m.d.board.Lane(lane)
+		for i := range rows {
+			dst = append(dst, &rows[i])
+		}
+		return dst
+	}
+	for _, l := range model.Lanes {
+		rows := m.d.board.Lane(l)
+		for i := range rows {
+			if matches(&rows[i], f) {
+				matched[l]++
+				if l == lane {
+					dst = append(dst, &rows[i])
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// laneCount is a lane's count for the lane list: its plans, or while a
+// filter applies its matches of its plans ("3/12").
+func (m *Model) laneCount(l model.Lane) string {
+	if !m.plans.active() {
+		return itoa(m.count(l))
+	}
+	return itoa(m.plans.matched[l]) + "/" + itoa(m.count(l))
+}
+
+// laneWithMatches moves to the first lane with a match when the shown lane
+// has none, so enter on a filter lands on what it found.
+func (m *Model) laneWithMatches() {
+	p := &m.plans
+	if p.len() > 0 || !p.active() {
+		return
+	}
+	for _, l := range model.Lanes {
+		if p.matched[l] > 0 {
+			p.lanePick[p.lane] = p.key()
+			p.lane = l
+			p.cursor, p.offset, p.keys = 0, 0, nil
+			return
+		}
+	}
+}
+
+func (m *Model) plansView(h int) []string {
+	rows := m.plans.lines(m, "")
+	if m.plans.len() == 0 {
+		msg := "no plans in " + string(m.plans.lane) + "/"
+		switch {
+		case m.d == nil:
+			msg = "reading the tree…"
+		case m.plans.active():
+			msg = "no plan in " + string(m.plans.lane) + "/ matches /" + termtext.Line(m.plans.filter.Value()) + " (esc clears)"
+		}
+		rows[0] = "  " + m.st.Dim.Render(msg)
+	}
+	table := append([]string{m.st.Header.Render(m.plans.cols.header())}, rows...)
+	if !m.wide {
+		return append([]string{m.laneStrip()}, table...)
+	}
+	th, ph := m.plansSplit(h)
+	title := string(m.plans.lane) + " · " + itoa(m.count(m.plans.lane))
+	if m.plans.active() {
+		title = string(m.plans.lane) + " · " + itoa(m.plans.len()) + " of " + itoa(m.count(m.plans.lane)) + " · /" + termtext.Line(m.plans.filter.Value())
+	}
+	right := m.box(title, m.plans.scrollHint(), table, m.cols-laneBoxWidth, th, true)
+	if ph > 0 {
+		right = append(right, m.previewBox(ph)...)
+	}
+	return beside(m.laneBox(h), right)
+}
+
+func (m *Model) count(l model.Lane) int {
+	if m.d == nil {
+		return 0
+	}
+	return m.d.board.Counts[l]
+}
+
+func (m *Model) laneBox(h int) []string {
+	var lines []string
+	for _, l := range model.Lanes {
+		n := m.laneCount(l)
+		// A long "matches/plans" count takes room from the name.
+		name := laneBoxWidth - 4 - max(5, len(n))
+		line := gutter(l == m.plans.lane) + fit(string(l), name) + fitRight(n, max(5, len(n)))
+		if l == m.plans.lane {
+			line = m.highlight(line)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "", m.st.Dim.Render(" ←/→ switch lanes"))
+	return m.box("Lanes", "", lines, laneBoxWidth, h, false)
+}
+
+// laneStrip is the lanes on one line for narrow terminals, abbreviated when
+// the full names do not fit; the selected lane is bracketed.
+func (m *Model) laneStrip() string {
+	// short: 0 full names, 1 short names but the selected lane's, 2 all
+	// short, 3 all short and a filter's matches without the lane's total.
+	build := func(short int) string {
+		var parts []string
+		for _, l := range model.Lanes {
+			name := string(l)
+			if short >= 2 || short == 1 && l != m.plans.lane {
+				name = laneShort[l]
+			}
+			part := name + " " + m.laneCount(l)
+			if short == 3 {
+				part = name + " " + itoa(m.plans.matched[l])
+			}
+			if l == m.plans.lane {
+				part = "[" + part + "]"
+				if !m.plain {
+					part = m.st.TabActive.Render(part)
+				}
+			} else {
+				part = " " + part + " "
+			}
+			parts = append(parts, part)
+		}
+		return strings.Join(parts, "│")
+	}
+	s := build(0)
+	last := 2
+	if m.plans.active() {
+		last = 3
+	}
+	for short := 1; short <= last && ansi.StringWidth(s) > m.cols; short++ {
+		s = build(short)
+	}
+	return s
+}
+
+func (m *Model) switchLane(d int) tea.Cmd {
+	i := 0
+	for j, l := range model.Lanes {
+		if l == m.plans.lane {
+			i = j
+		}
+	}
+	m.plans.lanePick[m.plans.lane] = m.plans.key()
+	m.plans.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
+	m.plans.cursor, m.plans.offset = 0, 0
+	m.plans.keys = nil
+	m.plans.rebuild(m)
+	m.plans.goTo(m.plans.lanePick[m.plans.lane])
+	m.syncKeys()
+	return m.schedulePreview()
+}
+
+// verbKey asks before a verb on the selected plan; the bindings that
+// cannot apply are disabled.
+func (m *Model) verbKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Plans
+	switch {
+	case key.Matches(msg, k.Promote):
+		m.askPromote()
+	case key.Matches(msg, k.Park):
+		return m.askPark(), true
+	case key.Matches(msg, k.Return):
+		m.askReturn()
+	case key.Matches(msg, k.Release):
+		m.askRelease()
+	case key.Matches(msg, k.Recover):
+		m.askRecover()
+	case key.Matches(msg, k.Complete):
+		m.askComplete()
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (m *Model) askPromote() {
+	rel, row, lease := m.target()
+	problems := planfs.PromoteProblems(row.Plan.Header)
+	body := []string{"Move " + rel + " to a ready lane, where agents can pick it."}
+	for _, p := range problems {
+		body = append(body, "⚠ "+p)
+	}
+	verb := "promote"
+	if len(problems) > 0 {
+		verb = "promote anyway"
+	}
+	t, agent, force := m.opt.Tree, m.opt.Agent, len(problems) > 0
+	m.ask(&dialog{
+		title: "Promote " + row.Plan.Slug, body: body, verb: verb,
+		choices: []model.Lane{model.Features, model.Bugs},
+		do: m.remoteOr(model.Promote, rel, lease, func(to model.Lane, _ string) tea.Cmd {
+			return promoteCmd(t, rel, to, agent, force)
+		}),
+	}, rel, lease)
+}
+
+func (m *Model) askPark() tea.Cmd {
+	rel, row, lease := m.target()
+	lane := model.Rel(rel).Lane()
+	in := m.textField()
+	in.Placeholder = "why (goes to the event log)"
+	in.CharLimit = 300
+	in.Width = 50
+	cmd := in.Focus()
+	body := []string{"Set " + rel + " aside; u returns it to where it came from."}
+	if lease != nil || lane == model.InProgress {
+		body = append(body, m.holder(lease))
+	}
+	body = append(body, m.takes(lease, "Parking")...)
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, lane)
+	m.ask(&dialog{
+		title: "Park " + row.Plan.Slug, body: body, verb: "park", input: &in,
+		choices: []model.Lane{model.Blocked, model.Ambiguous},
+		do: m.remoteOr(model.Park, rel, lease, func(to model.Lane, reason string) tea.Cmd {
+			return parkCmd(t, rel, to, agent, reason, force)
+		}),
+	}, rel, lease)
+	return cmd
+}
+
+func (m *Model) askReturn() {
+	rel, row, lease := m.target()
+	lane := model.Rel(rel).Lane()
+	body := []string{"Send " + rel + " back to the ready lane it came from."}
+	if lane == model.InProgress {
+		body = append(body, m.holder(lease))
+	}
+	body = append(body, m.takes(lease, "Returning")...)
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, lane)
+	m.ask(&dialog{
+		title: "Return " + row.Plan.Slug, body: body, verb: "return",
+		do: m.remoteOr(model.Return, rel, lease, func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }),
+	}, rel, lease)
+}
+
+func (m *Model) askComplete() {
+	rel, row, lease := m.target()
+	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
+		m.holder(lease)}
+	body = append(body, m.takes(lease, "Completing")...)
+	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, model.InProgress)
+	m.ask(&dialog{
+		title: "Complete " + row.Plan.Slug, body: body, verb: "move",
+		choices: []model.Lane{model.ReviewNeeded, model.Completed},
+		do: m.remoteOr(model.Complete, rel, lease, func(to model.Lane, _ string) tea.Cmd {
+			return completeCmd(t, rel, to, agent, force)
+		}),
+	}, rel, lease)
+}
+
+func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
+	return actionCmd("promote", func() (string, error) {
+		dst, _, err := t.Promote(rel, to, planfs.Actor{AgentID: agent, Force: force})
+		return "promoted " + slugOf(rel) + " → " + laneOf(dst), err
+	})
+}
+
+func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
+	return actionCmd("park", func() (string, error) {
+		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}.Because(reason))
+		return "parked " + slugOf(rel) + " in " + laneOf(dst), err
+	})
+}
+
+func returnCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
+	return actionCmd("return", func() (string, error) {
+		dst, err := t.Return(rel, "", planfs.Actor{AgentID: agent, Force: force})
+		return "returned " + slugOf(rel) + " → " + laneOf(dst), err
+	})
+}
+
+func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
+	return actionCmd("complete", func() (string, error) {
+		dst, err := t.Complete(rel, to, planfs.Actor{AgentID: agent, Force: force})
+		return "moved " + slugOf(rel) + " → " + laneOf(dst), err
+	})
+}
+
+// diffPlan is `d` in the Plans pane: the plan's feature branch.
+func (m *Model) diffPlan() tea.Cmd {
+	r := m.selectedPlan()
+	if r == nil {
+		return nil
+	}
+	project, slug := m.opt.Tree.Project, model.SlugOf(path.Base(r.Plan.Rel))
+	return m.openDiff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (workers.Diff, error) {
+		return workers.DiffOfPlan(project, slug)
+	})
+}
+
+// openOnFirstLane starts the Plans pane on the first lane that holds
+// plans, in the lanes' order, so nobody opens the cockpit on an empty one;
+// on an empty tree it stays on the first lane.
+func (m *Model) openOnFirstLane() {
+	if m.count(m.plans.lane) > 0 {
+		return
+	}
+	for _, l := range model.Lanes {
+		if m.count(l) > 0 {
+			m.plans.lane = l
+			return
+		}
+	}
+}
+
+// laneBoxWidth is the Lanes box's, beside the plans on wide terminals.
+const laneBoxWidth = 22
+
+// plansSplit divides the wide plans pane between the table and the preview.
+func (m *Model) plansSplit(bodyH int) (table, prev int) {
+	if !m.wide || bodyH < 20 {
+		return bodyH, 0
+	}
+	table = max(8, bodyH*11/20)
+	return table, bodyH - table
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/charmbracelet/glamour/styles"
 
 	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
 
@@ -174,4 +176,79 @@ func (m *Model) previewed(msg previewMsg) {
 	} else {
 		pv.setContent(msg.text)
 	}
+}
+
+// previewShown reports whether the preview is on screen.
+func (m *Model) previewShown() bool {
+	if m.reading() {
+		return true
+	}
+	_, ph := m.plansSplit(m.height - 2)
+	return m.pane == plansPane && ph > 0
+}
+
+func (m *Model) previewWidth() int { return max(20, m.plans.pv.vp.Width-2) }
+
+func (m *Model) previewWant(r *model.BoardRow) string {
+	// The note (park reason, lint) can change with the plan's file unchanged.
+	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth()) + "\x00" + m.previewNote(r)
+}
+
+// schedulePreview renders the selected plan once the cursor rests on it.
+func (m *Model) schedulePreview() tea.Cmd {
+	r := m.selectedPlan()
+	if r == nil {
+		if m.plans.pv.rel != "" {
+			m.plans.pv.rel, m.plans.pv.key = "", ""
+			m.plans.pv.setContent("")
+		}
+		return nil
+	}
+	if !m.previewShown() || m.previewWant(r) == m.plans.pv.key {
+		return nil
+	}
+	m.plans.pv.seq++
+	seq := m.plans.pv.seq
+	if m.plans.pv.rel != r.Plan.Rel {
+		m.plans.pv.rel = r.Plan.Rel
+		m.plans.pv.setContent("")
+		m.plans.pv.vp.GotoTop()
+	}
+	return tea.Tick(previewDelay, func(time.Time) tea.Msg { return previewDueMsg{seq: seq} })
+}
+
+func (m *Model) previewBox(h int) []string {
+	title := "preview"
+	if r := m.selectedPlan(); r != nil {
+		title = termtext.Line(r.Plan.Rel)
+	}
+	hint := ""
+	if m.plans.pv.vp.TotalLineCount() > m.plans.pv.vp.Height {
+		hint = "ctrl+d/u scroll · enter to read all"
+	}
+	pv := &m.plans.pv
+	key := fmt.Sprint(pv.gen, "\x00", pv.vp.YOffset, "\x00", pv.vp.Width, "\x00", pv.vp.Height, "\x00", m.cols, "\x00", h, "\x00", title, "\x00", hint)
+	if pv.drawn.key == key {
+		return slices.Clone(pv.drawn.lines) // callers may pad the lines in place
+	}
+	lines := strings.Split(pv.vp.View(), "\n")
+	for i := range lines {
+		lines[i] = " " + lines[i]
+	}
+	out := m.box(title, hint, lines, m.cols-laneBoxWidth, h, false)
+	pv.drawn.key, pv.drawn.lines = key, slices.Clone(out)
+	return out
+}
+
+func (m *Model) fullPreview(h int) []string {
+	title := "preview"
+	if m.plans.pv.rel != "" {
+		title = termtext.Line(planfs.Dir + "/" + m.plans.pv.rel)
+	}
+	head := " " + m.st.Title.Render(title) + m.st.Dim.Render("  ↑/↓ scroll · esc back")
+	lines := strings.Split(m.plans.pv.vp.View(), "\n")
+	for i := range lines {
+		lines[i] = " " + lines[i]
+	}
+	return append([]string{head, m.readerFacts()}, lines...)
 }

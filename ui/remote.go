@@ -12,7 +12,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"strconv"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -242,55 +241,6 @@ func heldOnAside(l *model.Lease) string {
 		return ""
 	}
 	return " (" + heldOn(l)[1:] + ")"
-}
-
-// ownerText is a lease's owner as the tables show it.
-func ownerText(l *model.Lease) string { return termtext.Line(l.AgentID) + heldOn(l) }
-
-// leaseKey is a lease's identity in the Leases pane: its file, or for a
-// remote lease (which has none) its backend and plan.
-func leaseKey(l *model.Lease) string {
-	if remoteLease(l) {
-		return l.Backend + ":" + l.Rel
-	}
-	return l.File
-}
-
-// remoteLeaseDetail is a remote lease read whole: where the backend keeps
-// it, who holds it where, and the lease as the backend holds it.
-func remoteLeaseDetail(m *Model, l model.Lease, now float64) []string {
-	d := &detailText{m: m}
-	d.heading("Remote lease")
-	where := l.Backend
-	if l.Backend == "git" {
-		where = "git ref refs/fleetwatch/leases/" + slugOf(l.Rel)
-	}
-	if m.remote != nil {
-		where += " · " + m.remote.c.Where
-	}
-	d.field("kept in", where)
-	d.field("plan file", l.Origin+" (shown in progress)")
-	d.field("held by", ownerText(&l))
-	if l.Active(now) {
-		d.field("state", "active, "+timeLeft(&l, now))
-	} else {
-		d.field("state", "EXPIRED "+span(now-l.ExpiresAt)+" ago (R takes it over)")
-	}
-	if r := m.remote; r != nil && r.view != nil {
-		d.field("read", readAge(now-unixOf(r.view.ReadAt))+" ago")
-		if rl := r.view.Lease(slugOf(l.Rel)); rl != nil && rl.Need > 0 {
-			d.field("seen unchanged", span(rl.SeenFor.Seconds())+" of the "+span(rl.Need.Seconds())+" a takeover needs")
-		}
-	}
-	d.heading("Fields")
-	d.field("agent_id", l.AgentID)
-	d.field("host", l.Host)
-	d.field("pid", itoa(l.PID))
-	d.field("claimed_at", stamp(l.ClaimedAt, now))
-	d.field("token", l.Token)
-	d.field("epoch", strconv.FormatInt(l.Epoch, 10))
-	d.field("ttl", span(l.TTL))
-	return d.lines
 }
 
 // fileRel is where a plan's file is in the checkout: a plan under a

@@ -12,8 +12,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
 	"fleetwatch/workers"
 )
 
@@ -360,52 +358,4 @@ func wrapWords(s string, w int) []string {
 		}
 	}
 	return append(lines, line)
-}
-
-// askStop confirms stopping the selected worker.
-func (m *Model) askStop() {
-	r := m.selectedWorker()
-	if ok, _ := canStop(r); !ok {
-		return
-	}
-	st := *r
-	who := termtext.Line(st.st.AgentID)
-	then := "it stops its agent and exits."
-	if st.st.Plan != "" {
-		then = "it stops its agent, releases " + termtext.Line(planSlug(st.st.Plan)) + " back to its lane, and exits."
-	}
-	body := []string{"Send SIGTERM to " + who + " (pid " + itoa(st.st.PID) + ") and its process group; " + then}
-	if st.health == workers.Stale {
-		body = append(body, "⚠ Its last heartbeat was "+coarse(m.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
-	}
-	project, t := m.opt.Tree.Project, m.opt.Tree
-	m.stack.push(&dialog{
-		title: "Stop " + who, body: body, verb: "stop",
-		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, t, st) },
-	})
-}
-
-// stopCmd stops the worker r showed, if its state file still shows the
-// same process.
-func stopCmd(project string, t *planfs.Tree, r workerRow) tea.Cmd {
-	return actionCmd("stop", func() (string, error) {
-		st := r.st
-		if !r.child {
-			states, _ := workers.ReadStates(project)
-			found := false
-			for _, now := range states {
-				if now.AgentID == st.AgentID {
-					found = now.PID == st.PID && now.State == st.State
-					st = now
-				}
-			}
-			if !found {
-				return "", fmt.Errorf("%s changed while you decided; nothing signalled, look again", st.AgentID)
-			}
-		}
-		if err := workers.StopAs(t, st); err != nil {
-			return "", err
-		}
-		return "sent SIGTERM to " + st.AgentID + " (pid " + itoa(st.PID) + "); it releases its plan and exits", nil
-	})
 }

@@ -7,9 +7,12 @@
 //
 // Shape: Model holds the shared context (common: options, renderer,
 // styles, key map, sizes, clock), one sub-model per pane listed once in
-// paneSpecs (tab order, number keys, names; each with its own keys), and
-// a stack of overlays (dialog, spawn form, help, logs, reader) whose top
-// takes the keys; key() holds the order in which keys are offered.
+// paneSpecs (pane.go: tab order, number keys, names), and a stack of
+// overlays (dialog, spawn form, help, logs, reader) whose top takes the
+// keys; key() (input.go) holds the order in which keys are offered. Each
+// pane is one file named for it (plans.go, leases.go, worktrees.go,
+// workers.go, events.go, merge.go, inbox.go): its rows, its keys and why
+// they are off, its detail and its actions; internal/shape holds it so.
 //
 // Served over SSH, one Hub (hub.go) owns the watchers and does each
 // reading once for every session's model; a viewer's session
@@ -448,23 +451,6 @@ func (m *Model) boardCmd() tea.Cmd {
 	return loadCmd(m.opt.Tree)
 }
 
-func (m *Model) worktreesIfShown() tea.Cmd {
-	if m.pane == worktreesPane {
-		return m.requestTrees()
-	}
-	return nil
-}
-
-// requestTrees asks git about the worktrees, one request at a time like
-// requestLoad: each one runs git twice per worktree.
-func (m *Model) requestTrees() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindTrees.set())
-		return nil
-	}
-	return m.treesReq.request(worktreesCmd(m.opt.Tree.Project))
-}
-
 func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if m.scan.done() {
@@ -508,21 +494,6 @@ func (m *Model) startTicking() tea.Cmd {
 	}
 	m.ticking = true
 	return tickCmd()
-}
-
-// openOnFirstLane starts the Plans pane on the first lane that holds
-// plans, in the lanes' order, so nobody opens the cockpit on an empty one;
-// on an empty tree it stays on the first lane.
-func (m *Model) openOnFirstLane() {
-	if m.count(m.plans.lane) > 0 {
-		return
-	}
-	for _, l := range model.Lanes {
-		if m.count(l) > 0 {
-			m.plans.lane = l
-			return
-		}
-	}
 }
 
 // dropStaleDialog closes a dialog whose plan moved or changed hands in
@@ -610,69 +581,7 @@ func (m *Model) layout() {
 	m.rebuild()
 }
 
-const laneBoxWidth = 22
-
-// plansSplit divides the wide plans pane between the table and the preview.
-func (m *Model) plansSplit(bodyH int) (table, prev int) {
-	if !m.wide || bodyH < 20 {
-		return bodyH, 0
-	}
-	table = max(8, bodyH*11/20)
-	return table, bodyH - table
-}
-
 func (m *Model) tableWidth() int { return m.current().width }
-
-// rebuild derives every pane's rows from the latest data.
-func (m *Model) rebuild() {
-	for p := range paneCount {
-		m.paneOf(p).rebuild(m)
-	}
-	m.syncKeys()
-}
-
-func (m *Model) selection() selection { return m.paneOf(m.pane).selected() }
-
-func (m *Model) selectedPlan() *model.BoardRow { return m.selection().row }
-
-// target is the plan an action applies to and its lease: the selected plan,
-// or the selected lease's plan.
-func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
-	s := m.selection()
-	return s.rel, s.row, s.lease
-}
-
-// setKey enables a binding or not, and remembers why for its keys.
-type setKey func(b *key.Binding, ok bool, why string)
-
-// syncKeys enables the actions that apply to the selection and remembers
-// why the others do not. Each pane sets its own keys; the shown pane goes
-// last, so where panes share a key its reason is the one said.
-func (m *Model) syncKeys() {
-	set := func(b *key.Binding, ok bool, why string) {
-		b.SetEnabled(ok)
-		m.off[b] = why
-		for _, k := range b.Keys() {
-			m.why[k] = why
-		}
-	}
-	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
-	for p := range paneCount {
-		if p != m.pane {
-			m.paneOf(p).syncKeys(m, set)
-		}
-	}
-	m.paneOf(m.pane).syncKeys(m, set)
-	m.refuseKeys(set)
-}
-
-// releaseRecover says whether r and R apply to the selection.
-func (m *Model) releaseRecover() (release, recover bool) {
-	rel, _, lease := m.target()
-	lane := model.Rel(rel).Lane()
-	exists := rel != "" && m.planExists(rel)
-	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(m.now) || !exists)
-}
 
 // Run opens the program full screen and returns when the operator quits.
 func Run(opt Options) error {

@@ -1,16 +1,12 @@
 package ui
 
 import (
-	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
 	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
 )
 
 // View draws the screen: a header, the body, and one status line. It only
@@ -261,144 +257,6 @@ func (m *Model) tableBox(title, header string, t *table, h int, empty string) []
 		hint = itoa(t.len())
 	}
 	return m.box(title, hint, body, m.cols, h, true)
-}
-
-func (m *Model) plansView(h int) []string {
-	rows := m.plans.lines(m, "")
-	if m.plans.len() == 0 {
-		msg := "no plans in " + string(m.plans.lane) + "/"
-		switch {
-		case m.d == nil:
-			msg = "reading the tree…"
-		case m.plans.active():
-			msg = "no plan in " + string(m.plans.lane) + "/ matches /" + termtext.Line(m.plans.filter.Value()) + " (esc clears)"
-		}
-		rows[0] = "  " + m.st.Dim.Render(msg)
-	}
-	table := append([]string{m.st.Header.Render(m.plans.cols.header())}, rows...)
-	if !m.wide {
-		return append([]string{m.laneStrip()}, table...)
-	}
-	th, ph := m.plansSplit(h)
-	title := string(m.plans.lane) + " · " + itoa(m.count(m.plans.lane))
-	if m.plans.active() {
-		title = string(m.plans.lane) + " · " + itoa(m.plans.len()) + " of " + itoa(m.count(m.plans.lane)) + " · /" + termtext.Line(m.plans.filter.Value())
-	}
-	right := m.box(title, m.plans.scrollHint(), table, m.cols-laneBoxWidth, th, true)
-	if ph > 0 {
-		right = append(right, m.previewBox(ph)...)
-	}
-	return beside(m.laneBox(h), right)
-}
-
-func (m *Model) count(l model.Lane) int {
-	if m.d == nil {
-		return 0
-	}
-	return m.d.board.Counts[l]
-}
-
-func (m *Model) laneBox(h int) []string {
-	var lines []string
-	for _, l := range model.Lanes {
-		n := m.laneCount(l)
-		// A long "matches/plans" count takes room from the name.
-		name := laneBoxWidth - 4 - max(5, len(n))
-		line := gutter(l == m.plans.lane) + fit(string(l), name) + fitRight(n, max(5, len(n)))
-		if l == m.plans.lane {
-			line = m.highlight(line)
-		}
-		lines = append(lines, line)
-	}
-	lines = append(lines, "", m.st.Dim.Render(" ←/→ switch lanes"))
-	return m.box("Lanes", "", lines, laneBoxWidth, h, false)
-}
-
-// laneStrip is the lanes on one line for narrow terminals, abbreviated when
-// the full names do not fit; the selected lane is bracketed.
-func (m *Model) laneStrip() string {
-	// short: 0 full names, 1 short names but the selected lane's, 2 all
-	// short, 3 all short and a filter's matches without the lane's total.
-	build := func(short int) string {
-		var parts []string
-		for _, l := range model.Lanes {
-			name := string(l)
-			if short >= 2 || short == 1 && l != m.plans.lane {
-				name = laneShort[l]
-			}
-			part := name + " " + m.laneCount(l)
-			if short == 3 {
-				part = name + " " + itoa(m.plans.matched[l])
-			}
-			if l == m.plans.lane {
-				part = "[" + part + "]"
-				if !m.plain {
-					part = m.st.TabActive.Render(part)
-				}
-			} else {
-				part = " " + part + " "
-			}
-			parts = append(parts, part)
-		}
-		return strings.Join(parts, "│")
-	}
-	s := build(0)
-	last := 2
-	if m.plans.active() {
-		last = 3
-	}
-	for short := 1; short <= last && ansi.StringWidth(s) > m.cols; short++ {
-		s = build(short)
-	}
-	return s
-}
-
-func (m *Model) previewBox(h int) []string {
-	title := "preview"
-	if r := m.selectedPlan(); r != nil {
-		title = termtext.Line(r.Plan.Rel)
-	}
-	hint := ""
-	if m.plans.pv.vp.TotalLineCount() > m.plans.pv.vp.Height {
-		hint = "ctrl+d/u scroll · enter to read all"
-	}
-	pv := &m.plans.pv
-	key := fmt.Sprint(pv.gen, "\x00", pv.vp.YOffset, "\x00", pv.vp.Width, "\x00", pv.vp.Height, "\x00", m.cols, "\x00", h, "\x00", title, "\x00", hint)
-	if pv.drawn.key == key {
-		return slices.Clone(pv.drawn.lines) // callers may pad the lines in place
-	}
-	lines := strings.Split(pv.vp.View(), "\n")
-	for i := range lines {
-		lines[i] = " " + lines[i]
-	}
-	out := m.box(title, hint, lines, m.cols-laneBoxWidth, h, false)
-	pv.drawn.key, pv.drawn.lines = key, slices.Clone(out)
-	return out
-}
-
-func (m *Model) fullPreview(h int) []string {
-	title := "preview"
-	if m.plans.pv.rel != "" {
-		title = termtext.Line(planfs.Dir + "/" + m.plans.pv.rel)
-	}
-	head := " " + m.st.Title.Render(title) + m.st.Dim.Render("  ↑/↓ scroll · esc back")
-	lines := strings.Split(m.plans.pv.vp.View(), "\n")
-	for i := range lines {
-		lines[i] = " " + lines[i]
-	}
-	return append([]string{head, m.readerFacts()}, lines...)
-}
-
-func (m *Model) warningLine(w *model.Warning, selected bool) string {
-	text := "⚠ " + termtext.Line(w.File)
-	if w.Line > 0 {
-		text += ":" + itoa(w.Line)
-	}
-	text += ": " + termtext.Line(w.Message)
-	if !selected && !m.plain {
-		text = m.st.Warn.Render(text)
-	}
-	return m.finish(gutter(selected)+text, selected)
 }
 
 func baseName(p string) string {

@@ -1,18 +1,116 @@
 package ui
 
 import (
+	"cmp"
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 	"fleetwatch/workers"
 )
+
+// workerList is the Workers pane: the state files as last read, the
+// workers this UI started, and the ones marked for logs (agent ids, in
+// pane order).
+type workerList struct {
+	table
+	paneFilter
+	states   []workers.State // the last reading of the state files
+	rows     []workerRow
+	problems []string
+	children []*workers.Child
+	// overlaps is the radar's last look; radarAt when it was asked for,
+	// radarDue that a reading went without it since.
+	overlaps []workers.Overlap
+	radarAt  time.Time
+	radarDue bool
+	marks    []string
+	shown    []int // the rows the filter lets through
+	cols     workerCols
+}
+
+func (w *workerList) rebuild(m *Model) {
+	all := make([]string, len(w.rows))
+	for i := range w.rows {
+		all[i] = w.rows[i].st.AgentID
+	}
+	// Marks follow their workers; one that is gone loses its mark.
+	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(all, a) })
+	f := w.needle()
+	w.shown = w.shown[:0]
+	keys := make([]string, 0, len(w.rows))
+	for i := range w.rows {
+		if r := &w.rows[i]; f == "" || r.matches(f) {
+			w.shown = append(w.shown, i)
+			keys = append(keys, all[i])
+		}
+	}
+	w.cols = m.workerColumns(w.width, w.rows, w.shown)
+	c := w.cols
+	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[m.wrk.shown[i]], c, sel) })
+}
+
+func (w *workerList) selected() selection {
+	if w.cursor >= len(w.shown) {
+		return selection{}
+	}
+	return selection{worker: &w.rows[w.shown[w.cursor]]}
+}
+
+func (w *workerList) syncKeys(m *Model, set setKey) {
+	k := &m.keys.Workers
+	r := m.selectedWorker()
+	ok, why := canStop(r)
+	set(&k.Stop, ok, why)
+	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
+	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
+	set(&k.Diff, r != nil && (r.st.Worktree != "" || r.st.Plan != ""), "diff: select a worker with a worktree or a plan")
+	set(&k.Open, r != nil && m.pane == workersPane, "open: select a worker in the workers pane (4)")
+}
+
+func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys.Workers
+	switch {
+	case key.Matches(msg, k.Mark):
+		// Before PageDown, which space also is.
+		m.toggleMark()
+	case key.Matches(msg, k.Stop):
+		m.askStop()
+	case key.Matches(msg, k.Logs):
+		return m.openLogs(), true
+	case key.Matches(msg, k.Diff):
+		return m.diffWorker(), true
+	case key.Matches(msg, k.Open):
+		return m.openWorker(), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (w *workerList) view(m *Model, h int) []string {
+	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
+	if m.opt.Self == "" || m.opt.ReadOnly {
+		empty = "no workers: the ones cron, systemd or anyone starts show here"
+	}
+	if len(w.problems) > 0 && len(w.rows) == 0 {
+		empty = "⚠ " + termtext.Line(w.problems[0])
+	}
+	return m.tableBox(m.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, m.emptyText(&w.paneFilter, empty))
+}
+
+// WorkerKeys are the Workers pane's.
+type WorkerKeys struct{ Stop, Mark, Logs, Diff, Open key.Binding }
 
 // workerRow is a line of the Workers pane: a state file as judged when it
 // was read, or a worker this UI started that has written none yet.
@@ -490,4 +588,210 @@ func planSlug(p string) string {
 		return "—"
 	}
 	return model.SlugOf(path.Base(strings.ReplaceAll(p, "\\", "/")))
+}
+
+func (r *workerRow) matches(f string) bool {
+	st := &r.st
+	state, _ := healthCell(r)
+	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state)
+}
+
+// toggleMark marks the selected worker for the logs, or unmarks it.
+func (m *Model) toggleMark() {
+	r := m.selectedWorker()
+	if r == nil {
+		return
+	}
+	if i := slices.Index(m.wrk.marks, r.st.AgentID); i >= 0 {
+		m.wrk.marks = slices.Delete(m.wrk.marks, i, i+1)
+	} else if len(m.wrk.marks) >= maxLogPanes {
+		m.setStatus("✗ logs show at most four workers side by side; space on a marked one unmarks it", true)
+		return
+	} else {
+		m.wrk.marks = append(m.wrk.marks, r.st.AgentID)
+	}
+	m.wrk.invalidate()
+	m.moveCursor(1)
+}
+
+// openWorker shows the selected worker: its state file, its note and the
+// end of its log.
+func (m *Model) openWorker() tea.Cmd {
+	r := m.selectedWorker()
+	if r == nil {
+		return nil
+	}
+	agent, project := r.st.AgentID, m.opt.Tree.Project
+	return m.openDetail("worker:"+agent, "worker · "+agent, func() func(*Model) []string {
+		w := workers.ReadWorkerDetail(project, agent)
+		return func(m *Model) []string { return workerDetail(m, w) }
+	})
+}
+
+// stateKeys are the state file's fields this version knows, in its order.
+var stateKeys = []string{"pid", "agent_id", "tier", "model", "plan", "worktree", "port", "started",
+	"last_heartbeat", "state", "exit_code", "host", "heartbeat_every", "endpoint", "note", "contained"}
+
+// scopeKeys are the scope scanner's fields, shown under their own heading.
+var scopeKeys = []string{"mode", "scope", "touched", "touched_more", "violations"}
+
+func workerDetail(m *Model, w workers.WorkerDetail) []string {
+	d := &detailText{m: m}
+	d.heading("State file")
+	d.field("file", m.projectRel(w.StateFile))
+	switch {
+	case w.StateMissing:
+		d.note("no state file: the worker has not written one yet, or it was removed")
+	case w.StateErr != "":
+		d.field("unreadable", m.projectRel(w.StateErr))
+	}
+	if w.Raw != nil && w.StateErr == "" {
+		d.stateFields(&w.State)
+		d.extraFields(w.Raw, append(stateKeys, scopeKeys...)...)
+	}
+	d.heading("Note")
+	if w.State.Note == "" {
+		d.note("(none)")
+	} else {
+		d.block(w.State.Note)
+	}
+	m.scopeDetail(d, &w.State)
+	if w.Raw != nil {
+		d.heading("On disk")
+		d.rawJSON(w.Raw)
+	}
+	d.heading("Log · last " + itoa(workers.DetailLogLines) + " lines · " + m.projectRel(w.LogFile))
+	switch {
+	case w.LogErr != "":
+		d.note(m.projectRel(w.LogErr))
+	case w.LogMissing:
+		d.note("no log yet")
+	case len(w.Log) == 0:
+		d.note("(empty)")
+	}
+	for _, l := range w.Log {
+		d.lines = append(d.lines, "  "+m.logLine(l))
+	}
+	return d.lines
+}
+
+// scopeDetail lists what the scope scanner saw of the worker's change and
+// the radar's overlaps with the other running workers.
+// A worker the scanner never looked at has no such section.
+func (m *Model) scopeDetail(d *detailText, st *workers.State) {
+	overlaps := m.overlapsOf(st.AgentID)
+	if st.Mode == "" && st.Scope == "" && len(st.Touched) == 0 && len(st.Violations) == 0 && len(overlaps) == 0 {
+		return
+	}
+	d.heading("Scope")
+	d.field("mode", st.Mode)
+	d.field("scope", st.Scope)
+	if len(st.Violations) == 0 {
+		d.note("no path out of scope")
+	} else {
+		d.note(plural(len(st.Violations), "path", "paths") + " out of scope:")
+		for _, p := range st.Violations {
+			d.note("  ⚠ " + p)
+		}
+	}
+	touched := plural(len(st.Touched), "path", "paths") + " touched"
+	if st.TouchedMore > 0 {
+		touched += " (and " + itoa(st.TouchedMore) + " more not listed)"
+	}
+	d.note(touched + ":")
+	for _, p := range st.Touched {
+		d.note("  " + p)
+	}
+	for _, o := range overlaps {
+		d.note(overlapWords(o, st.AgentID))
+		if len(o.Conflicts) > 0 {
+			d.note("  conflicts in " + strings.Join(o.Conflicts, ", "))
+		}
+		if o.Note != "" {
+			d.note("  " + o.Note)
+		}
+	}
+}
+
+func (d *detailText) stateFields(st *workers.State) {
+	now := d.m.opt.Tree.Now()
+	when := func(s workers.Stamp) string {
+		if s.IsZero() {
+			return "(none)"
+		}
+		return stamp(float64(s.UnixNano())/1e9, float64(now.UnixNano())/1e9)
+	}
+	exit := "(none)"
+	if st.ExitCode != nil {
+		exit = itoa(*st.ExitCode)
+	}
+	vals := []string{itoa(st.PID), st.AgentID, st.Tier, st.Model, st.Plan, st.Worktree, itoa(st.Port),
+		when(st.Started), when(st.LastHeartbeat), st.State + " (" + string(st.Health(now)) + " now)", exit, st.Host,
+		strconv.FormatFloat(st.HeartbeatEvery, 'f', -1, 64) + " s", st.Endpoint, st.Note, cmp.Or(st.Contained, "(not said)")}
+	for i, k := range stateKeys {
+		if k == "worktree" {
+			vals[i] = d.m.projectRel(vals[i])
+		}
+		d.field(k, vals[i])
+	}
+}
+
+// diffWorker is `d` in the Workers pane: its worktree, else its plan.
+func (m *Model) diffWorker() tea.Cmd {
+	r := m.selectedWorker()
+	if r == nil {
+		return nil
+	}
+	project, st := m.opt.Tree.Project, r.st
+	return m.openDiff("worker "+termtext.Line(st.AgentID), "worker\x00"+st.AgentID, func() (workers.Diff, error) {
+		return workers.DiffOfWorker(project, st)
+	})
+}
+
+// askStop confirms stopping the selected worker.
+func (m *Model) askStop() {
+	r := m.selectedWorker()
+	if ok, _ := canStop(r); !ok {
+		return
+	}
+	st := *r
+	who := termtext.Line(st.st.AgentID)
+	then := "it stops its agent and exits."
+	if st.st.Plan != "" {
+		then = "it stops its agent, releases " + termtext.Line(planSlug(st.st.Plan)) + " back to its lane, and exits."
+	}
+	body := []string{"Send SIGTERM to " + who + " (pid " + itoa(st.st.PID) + ") and its process group; " + then}
+	if st.health == workers.Stale {
+		body = append(body, "⚠ Its last heartbeat was "+coarse(m.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
+	}
+	project, t := m.opt.Tree.Project, m.opt.Tree
+	m.stack.push(&dialog{
+		title: "Stop " + who, body: body, verb: "stop",
+		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, t, st) },
+	})
+}
+
+// stopCmd stops the worker r showed, if its state file still shows the
+// same process.
+func stopCmd(project string, t *planfs.Tree, r workerRow) tea.Cmd {
+	return actionCmd("stop", func() (string, error) {
+		st := r.st
+		if !r.child {
+			states, _ := workers.ReadStates(project)
+			found := false
+			for _, now := range states {
+				if now.AgentID == st.AgentID {
+					found = now.PID == st.PID && now.State == st.State
+					st = now
+				}
+			}
+			if !found {
+				return "", fmt.Errorf("%s changed while you decided; nothing signalled, look again", st.AgentID)
+			}
+		}
+		if err := workers.StopAs(t, st); err != nil {
+			return "", err
+		}
+		return "sent SIGTERM to " + st.AgentID + " (pid " + itoa(st.PID) + "); it releases its plan and exits", nil
+	})
 }

@@ -5,7 +5,8 @@
 // parses, calls one function and prints), ui.Model under 25 fields, no process
 // started and no file read from ui (it asks the engine), git started only
 // through internal/gitenv (which turns off what a repository's config could
-// run), and only main.go at the module's root.
+// run), only main.go at the module's root, and one file per pane: each pane
+// of ui's paneSpecs is declared in ui/<pane>.go, which alone has its methods.
 package shape
 
 import (
@@ -14,6 +15,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -28,6 +30,7 @@ const (
 func Check(root string) ([]string, error) {
 	var out []string
 	fset := token.NewFileSet()
+	ui := map[string]*ast.File{} // ui's files by their path from root
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -53,9 +56,16 @@ func Check(root string) ([]string, error) {
 			return err
 		}
 		out = append(out, checkFile(fset, rel, f)...)
+		if path.Dir(rel) == "ui" {
+			ui[rel] = f
+		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	_, breaches := paneFiles(fset, ui)
+	return append(out, breaches...), nil
 }
 
 func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {

@@ -2,8 +2,12 @@ package shape
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -104,5 +108,89 @@ func TestCheckFindsLongCommandBodies(t *testing.T) {
 	}
 	if len(got) != 4 {
 		t.Errorf("%d breaches, want 4 (a 40-line body and a closure that is no command are fine):\n%s", len(got), all)
+	}
+}
+
+// ui's seven panes are found where paneSpecs lists them, so the rule of
+// one file per pane holds of them all, not of none.
+func TestEveryPaneIsFound(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("../../ui/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui := map[string]*ast.File{}
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ui["ui/"+filepath.Base(p)] = f
+	}
+	panes, breaches := paneFiles(fset, ui)
+	var got []string
+	for _, p := range panes {
+		got = append(got, p.file+" "+p.typ)
+	}
+	want := []string{"ui/plans.go planList", "ui/leases.go leaseList", "ui/worktrees.go treeList", "ui/workers.go workerList",
+		"ui/events.go eventList", "ui/merge.go mergeList", "ui/inbox.go inboxList"}
+	if !slices.Equal(got, want) || len(breaches) > 0 {
+		t.Errorf("panes %q, breaches %q; want %q and none", got, breaches, want)
+	}
+}
+
+// A pane without its file, a pane's type declared elsewhere, a pane's
+// method in another file and an entry whose type cannot be told are each
+// a breach; a pane in its own file is not.
+func TestOnePaneOneFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.go", "package main\n")
+	write("ui/pane.go", `package ui
+
+type paneModel interface{}
+
+var paneSpecs = [4]struct {
+	name string
+	of   func(m *Model) paneModel
+}{
+	{"Plans", func(m *Model) paneModel { return &m.plans }},
+	{"Leases", func(m *Model) paneModel { return &m.leases }},
+	{"Events", func(m *Model) paneModel { return &m.events }},
+	{"Odd", func(m *Model) paneModel { return nil }},
+}
+
+func (p *planList) stray() {}
+`)
+	write("ui/ui.go", "package ui\n\ntype Model struct {\n\t*paneSet\n}\n\ntype paneSet struct {\n\tplans  planList\n\tleases leaseList\n\tevents eventList\n}\n\ntype eventList struct{}\n")
+	write("ui/plans.go", "package ui\n\ntype planList struct{}\n\nfunc (p *planList) view() {}\n")
+	write("ui/plans_test.go", "package ui\n\nfunc (p *planList) helper() {}\n") // tests are exempt
+	write("ui/events.go", "package ui\n")
+	got, err := Check(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		"ui/pane.go:12: paneSpecs entry 4",
+		"ui/leases.go: the Leases pane's type leaseList is not declared in it",
+		"ui/events.go: the Events pane's type eventList is not declared in it",
+		"ui/pane.go:15: planList.stray is the Plans pane's: it goes in ui/plans.go",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in:\n%s", want, all)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("%d breaches, want 4:\n%s", len(got), all)
 	}
 }

@@ -1,0 +1,230 @@
+package ui
+
+import (
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// eventList is the Events pane: scan warnings, then the event log newest
+// first.
+type eventList struct {
+	table
+	paneFilter
+	rows []eventRow
+	cols eventCols
+}
+
+// eventRow is a line of the Events pane: a scan warning or an event.
+type eventRow struct {
+	warn  *model.Warning
+	event *planfs.Event
+}
+
+func (e *eventList) rebuild(m *Model) {
+	if m.d == nil {
+		return
+	}
+	e.rows = e.rows[:0]
+	if m.d.eventsErr != nil {
+		// The project is known: the reason needs the room.
+		why := strings.ReplaceAll(m.d.eventsErr.Error(), m.opt.Tree.Project+string(filepath.Separator), "")
+		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: planfs.EventsFile, Message: "cannot read the event log: " + why}})
+	}
+	for i := range m.d.board.Warnings {
+		e.rows = append(e.rows, eventRow{warn: &m.d.board.Warnings[i]})
+	}
+	for _, p := range m.wrk.problems {
+		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: "worker state", Message: "unreadable: " + p}})
+	}
+	for i := range m.d.events {
+		e.rows = append(e.rows, eventRow{event: &m.d.events[i]})
+	}
+	if f := e.needle(); f != "" {
+		e.rows = slices.DeleteFunc(e.rows, func(r eventRow) bool { return !r.matches(f) })
+	}
+	keys := make([]string, len(e.rows))
+	for i, r := range e.rows {
+		if r.warn != nil {
+			keys[i] = "w\x00" + r.warn.File + "\x00" + r.warn.Message
+		} else {
+			keys[i] = r.event.TS + "\x00" + r.event.Event + "\x00" + r.event.Slug
+		}
+	}
+	e.cols = eventColumns(e.width, e.rows)
+	c := e.cols
+	e.set(keys, func(m *Model, i int, sel bool) string {
+		if w := m.events.rows[i].warn; w != nil {
+			return m.warningLine(w, sel)
+		}
+		return m.eventLine(m.events.rows[i].event, c, sel)
+	})
+}
+
+func (e *eventList) selected() selection { return selection{} }
+
+func (e *eventList) syncKeys(m *Model, set setKey) {
+	set(&m.keys.Events.Open, m.pane == eventsPane && e.cursor < len(e.rows), "open: select an event in the events pane (5)")
+}
+
+func (e *eventList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	if key.Matches(msg, m.keys.Events.Open) {
+		return m.openEvent(), true
+	}
+	return nil, false
+}
+
+func (e *eventList) view(m *Model, h int) []string {
+	return m.tableBox(m.filterTitle("Events", &e.paneFilter), e.cols.header(), &e.table, h, m.emptyText(&e.paneFilter, "no events yet in .plans/logs/events.jsonl"))
+}
+
+// EventKeys are the Events pane's.
+type EventKeys struct{ Open key.Binding }
+
+func (r eventRow) matches(f string) bool {
+	if w := r.warn; w != nil {
+		return anyContains(f, w.File, w.Message)
+	}
+	e := r.event
+	return anyContains(f, e.Event, e.Slug, e.From, e.To, e.AgentID, e.Reason)
+}
+
+type eventCols struct{ age, event, slug, move, agent, reason int }
+
+// eventColumns sizes the events table for width w and the rows shown:
+// event, plan and agent as wide as their widest, the move when wide; the
+// reason takes what is left.
+func eventColumns(w int, rows []eventRow) eventCols {
+	event, slug, move, agent := len("event"), len("plan"), len("move"), len("agent")
+	for _, r := range rows {
+		if e := r.event; e != nil {
+			event, slug = max(event, cellWidth(e.Event)), max(slug, cellWidth(e.Slug))
+			move, agent = max(move, cellWidth(moveText(e))), max(agent, cellWidth(e.AgentID))
+		}
+	}
+	// Seven cells hold any age coarse gives under a thousand days.
+	c := eventCols{age: 7}
+	room := w - eventLead + 1 - (c.age + 1)
+	room = allot(room, colWant{&c.event, event, 7, 20}, colWant{&c.slug, slug, 10, 32}, colWant{&c.agent, agent, 8, 20})
+	if w >= 100 {
+		room = allot(room, colWant{&c.move, move, 10, 40})
+	}
+	c.reason = max(0, room-1)
+	return c
+}
+
+// eventLead is the cursor gutter: an event row has no mark (a warning's ⚠
+// stands where the age begins).
+const eventLead = 2
+
+// moveText is where an event took a plan: "bugs → in-progress".
+func moveText(e *planfs.Event) string {
+	switch {
+	case e.From == e.To:
+		return laneOf(e.To)
+	case e.From == "":
+		return "→ " + laneOf(e.To)
+	}
+	return laneOf(e.From) + " → " + laneOf(e.To)
+}
+
+func (c eventCols) header() string {
+	h := strings.Repeat(" ", eventLead) + fit("ago", c.age) + " " + fit("event", c.event) + " " + fit("plan", c.slug) + " "
+	if c.move > 0 {
+		h += fit("move", c.move) + " "
+	}
+	return h + fit("agent", c.agent) + " " + fit("reason", c.reason)
+}
+
+func (m *Model) eventLine(e *planfs.Event, c eventCols, selected bool) string {
+	var b strings.Builder
+	b.WriteString(gutter(selected))
+	when := "?"
+	if ts, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
+		when = coarse(m.now - float64(ts.UnixNano())/1e9)
+	}
+	b.WriteString(fit(when, c.age) + " " + fit(termtext.Line(e.Event), c.event) + " " + fit(termtext.Line(e.Slug), c.slug) + " ")
+	if c.move > 0 {
+		b.WriteString(fit(termtext.Line(moveText(e)), c.move) + " ")
+	}
+	b.WriteString(fit(termtext.Line(e.AgentID), c.agent) + " " + fit(termtext.Line(e.Reason), c.reason))
+	return m.finish(b.String(), selected)
+}
+
+func (m *Model) warningLine(w *model.Warning, selected bool) string {
+	text := "⚠ " + termtext.Line(w.File)
+	if w.Line > 0 {
+		text += ":" + itoa(w.Line)
+	}
+	text += ": " + termtext.Line(w.Message)
+	if !selected && !m.plain {
+		text = m.st.Warn.Render(text)
+	}
+	return m.finish(gutter(selected)+text, selected)
+}
+
+// openEvent shows the selected line of the Events pane whole; it is in
+// memory already.
+func (m *Model) openEvent() tea.Cmd {
+	e := &m.events
+	if e.cursor >= len(e.rows) {
+		return nil
+	}
+	r := e.rows[e.cursor]
+	if r.warn != nil {
+		w := *r.warn
+		return m.openDetail("warn:"+w.File, "warning · "+w.File, func() func(*Model) []string {
+			return func(m *Model) []string { return warningDetail(m, w) }
+		})
+	}
+	ev := *r.event
+	return m.openDetail("event:"+ev.TS+ev.Event+ev.Slug, "event · "+ev.Event+" · "+ev.Slug, func() func(*Model) []string {
+		return func(m *Model) []string { return eventDetail(m, ev) }
+	})
+}
+
+func eventDetail(m *Model, e planfs.Event) []string {
+	d := &detailText{m: m}
+	d.heading("Event")
+	ts := e.TS
+	if at, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
+		ts += " · " + at.Local().Format("2006-01-02 15:04:05 MST") + " · " + span(m.opt.Tree.Now().Sub(at).Seconds()) + " ago"
+	}
+	d.field("ts", ts)
+	d.field("event", e.Event)
+	d.field("slug", e.Slug)
+	d.field("from", e.From)
+	d.field("to", e.To)
+	d.field("agent_id", e.AgentID)
+	d.field("origin", e.Origin)
+	d.field("lease", e.Lease)
+	d.field("forced", strconv.FormatBool(e.Forced))
+	d.heading("Reason")
+	if e.Reason == "" {
+		d.note("(none)")
+	} else {
+		d.block(e.Reason)
+	}
+	return d.lines
+}
+
+func warningDetail(m *Model, w model.Warning) []string {
+	d := &detailText{m: m}
+	d.heading("Warning")
+	d.field("file", w.File)
+	if w.Line > 0 {
+		d.field("line", itoa(w.Line))
+	}
+	d.heading("Message")
+	d.block(w.Message)
+	return d.lines
+}

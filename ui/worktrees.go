@@ -1,0 +1,239 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/workers"
+)
+
+// treeList is the Worktrees pane: each agent's checkout as git sees it.
+type treeList struct {
+	table
+	paneFilter
+	rows  []workers.WorktreeState
+	err   error
+	shown []int // the rows the filter lets through
+	cols  treeCols
+}
+
+func (t *treeList) rebuild(m *Model) {
+	f := t.needle()
+	t.shown = t.shown[:0]
+	for i := range t.rows {
+		s := &t.rows[i]
+		if anyContains(f, s.AgentID, s.Branch, s.Head, s.Path, s.Err) {
+			t.shown = append(t.shown, i)
+		}
+	}
+	keys := make([]string, len(t.shown))
+	for i, j := range t.shown {
+		keys[i] = t.rows[j].AgentID
+	}
+	t.cols = m.treeColumns(t.width, t.rows, t.shown)
+	c := t.cols
+	t.set(keys, func(m *Model, i int, sel bool) string { return m.treeLine(&m.trees.rows[m.trees.shown[i]], c, sel) })
+}
+
+func (t *treeList) selected() selection { return selection{} }
+
+func (t *treeList) syncKeys(m *Model, set setKey) {
+	wt := t.row()
+	set(&m.keys.Trees.Diff, m.pane == worktreesPane && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
+	set(&m.keys.Trees.Open, m.pane == worktreesPane && t.cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
+}
+
+func (t *treeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+	switch {
+	case key.Matches(msg, m.keys.Trees.Diff):
+		return m.diffTree(), true
+	case key.Matches(msg, m.keys.Trees.Open):
+		return m.openTree(), true
+	}
+	return nil, false
+}
+
+func (t *treeList) view(m *Model, h int) []string {
+	empty := "no agent worktrees under var/worktrees/"
+	if t.err != nil {
+		empty = "worktrees: " + t.err.Error()
+	}
+	return m.tableBox(m.filterTitle("Worktrees", &t.paneFilter), t.cols.header(), &t.table, h, m.emptyText(&t.paneFilter, empty))
+}
+
+// TreeKeys are the Worktrees pane's.
+type TreeKeys struct{ Diff, Open key.Binding }
+
+type treeCols struct{ agent, branch, port, state, ahead, path int }
+
+// treeColumns sizes the worktrees table for width w and the worktrees
+// shown: agent and branch first, the path takes what is left.
+func (m *Model) treeColumns(w int, rows []workers.WorktreeState, shown []int) treeCols {
+	agent, branch := len("agent"), len("branch")
+	for _, j := range shown {
+		agent, branch = max(agent, cellWidth(rows[j].AgentID)), max(branch, cellWidth(treeBranch(&rows[j])))
+	}
+	c := treeCols{state: 8, ahead: 9}
+	room := w - lead + 1 - (c.state + 1) - (c.ahead + 1)
+	room = allot(room, colWant{&c.agent, agent, 8, 24}, colWant{&c.branch, branch, 10, 48})
+	if w >= 100 {
+		room = allot(room, colWant{&c.port, 5, 5, 5})
+	}
+	c.path = max(0, room-1)
+	return c
+}
+
+func treeBranch(s *workers.WorktreeState) string {
+	if s.Head != "" {
+		return s.Head
+	}
+	return s.Branch
+}
+
+func (c treeCols) header() string {
+	return strings.Repeat(" ", lead) + fit("agent", c.agent) + " " + fit("branch", c.branch) + " " + cell("port", c.port) +
+		fit("state", c.state) + " " + fit("vs integ", c.ahead) + " " + fit("path", c.path)
+}
+
+func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) string {
+	plain := m.plain
+	var b strings.Builder
+	b.WriteString(gutter(selected))
+	state, bad := "clean", false
+	switch {
+	case s.Err != "":
+		state, bad = "error", true
+	case !s.Exists:
+		state, bad = "missing", true
+	case s.Dirty:
+		state, bad = "dirty", true
+	}
+	mark := "●"
+	if bad {
+		mark = "✗"
+	}
+	if !plain {
+		if bad {
+			mark = m.st.Warn.Render(mark)
+		} else {
+			mark = m.st.Good.Render(mark)
+		}
+	}
+	b.WriteString(mark + " ")
+	branch := treeBranch(s)
+	port := "-"
+	if s.Port > 0 {
+		port = itoa(s.Port)
+	}
+	b.WriteString(fit(termtext.Line(s.AgentID), c.agent) + " " + fit(termtext.Line(branch), c.branch) + " " + cell(port, c.port) + fit(state, c.state) + " ")
+	ahead := ""
+	if s.Exists && s.Err == "" {
+		ahead = "↑" + itoa(s.Ahead) + " ↓" + itoa(s.Behind)
+	}
+	b.WriteString(fit(ahead, c.ahead) + " ")
+	path := s.Path
+	if rel, ok := strings.CutPrefix(path, m.opt.Tree.Project+"/"); ok {
+		path = rel
+	}
+	if s.Err != "" {
+		path = s.Err
+	}
+	b.WriteString(fit(termtext.Line(path), c.path))
+	return m.finish(b.String(), selected)
+}
+
+// row is the selected worktree, nil when there is none.
+func (t *treeList) row() *workers.WorktreeState {
+	if t.cursor >= len(t.rows) {
+		return nil
+	}
+	return &t.rows[t.cursor]
+}
+
+// requestTrees asks git about the worktrees, one request at a time like
+// requestLoad: each one runs git twice per worktree.
+func (m *Model) requestTrees() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindTrees.set())
+		return nil
+	}
+	return m.treesReq.request(worktreesCmd(m.opt.Tree.Project))
+}
+
+func (m *Model) worktreesIfShown() tea.Cmd {
+	if m.pane == worktreesPane {
+		return m.requestTrees()
+	}
+	return nil
+}
+
+// openTree shows the selected worktree as git sees it now.
+func (m *Model) openTree() tea.Cmd {
+	t := &m.trees
+	if t.cursor >= len(t.rows) {
+		return nil
+	}
+	agent, project := t.rows[t.cursor].AgentID, m.opt.Tree.Project
+	return m.openDetail("tree:"+agent, "worktree · "+agent, func() func(*Model) []string {
+		w, err := workers.ReadWorktreeDetail(project, agent)
+		return func(m *Model) []string { return treeDetail(m, w, err) }
+	})
+}
+
+func treeDetail(m *Model, w workers.WorktreeDetail, err error) []string {
+	d := &detailText{m: m}
+	d.heading("Worktree")
+	if err != nil {
+		d.note(m.projectRel(err.Error()))
+		return d.lines
+	}
+	d.field("agent", w.AgentID)
+	d.field("path", m.projectRel(w.Path))
+	d.field("branch", w.Branch)
+	if w.Head != "" && w.Head != w.Branch {
+		d.field("checked out", w.Head)
+	}
+	port := "none"
+	if w.Port > 0 {
+		port = itoa(w.Port)
+	}
+	d.field("port", port)
+	switch {
+	case !w.Exists:
+		d.note("the folder is gone; the registry still names it")
+		return d.lines
+	case w.Err != "":
+		d.field("git", m.projectRel(w.Err))
+	default:
+		d.field("integration", w.Base)
+		d.field("ahead/behind", itoa(w.Ahead)+" ahead, "+itoa(w.Behind)+" behind "+w.Base)
+	}
+	d.heading("git status --short --branch")
+	d.gitOut(w.Status, w.StatusErr)
+	d.heading("git log --oneline -n 10")
+	d.gitOut(w.Log, w.LogErr)
+	return d.lines
+}
+
+func (d *detailText) gitOut(out, err string) {
+	if err != "" {
+		d.note(d.m.projectRel(err))
+		return
+	}
+	d.block(out)
+}
+
+// diffTree is `d` in the Worktrees pane.
+func (m *Model) diffTree() tea.Cmd {
+	wt := m.trees.row()
+	if wt == nil {
+		return nil
+	}
+	project, dir := m.opt.Tree.Project, wt.Path
+	return m.openDiff("worktree "+termtext.Line(wt.AgentID), "tree\x00"+dir, func() (workers.Diff, error) {
+		return workers.DiffOfWorktree(project, dir)
+	})
+}
