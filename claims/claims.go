@@ -70,6 +70,17 @@ type BranchUpdate struct {
 	Ref, Old, New string
 }
 
+// Opened is a backend as the faces hold it; Where names it for a header
+// ("git origin", "etcd 10.0.0.5:2379").
+type Opened struct {
+	Backend Backend
+	Where   string
+}
+
+// ReadEvery is how often a face reads a backend again when nothing else
+// says it changed (git's fetch; etcd's watch has it as a fallback).
+const ReadEvery = 10 * time.Second
+
 // Glancer is a backend with a cheaper read for picking the next plan: the
 // leases as they are now, with holders it has not read left unknown (a
 // leased plan is not picked whoever holds it). Claim takes its views.

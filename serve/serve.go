@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
 
+	"fleetwatch/claims"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/planfs"
 	"fleetwatch/ui"
@@ -36,7 +37,7 @@ type Options struct {
 	// Claims, when set, is the remote claims backend (git, etcd) every
 	// session's board is read from and acts through; nil is the lease
 	// files. Its owner closes it.
-	Claims *ui.Claims
+	Claims *claims.Opened
 	// Limits bound sessions and logins; zero fields are the defaults.
 	Limits Limits
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/muesli/termenv"
 
+	"fleetwatch/claims"
 	"fleetwatch/internal/boardtext"
 	"fleetwatch/planfs"
 	"fleetwatch/ui"
@@ -77,7 +78,7 @@ func (s *server) board(sess ssh.Session, w io.Writer, id Identity, cmd []string)
 
 // writeBoard is `board --once` (100 columns) or, for `board --json`, the JSON.
 // With remote claims (c), both are read from c's view.
-func writeBoard(w io.Writer, t *planfs.Tree, c *ui.Claims, cmd []string) error {
+func writeBoard(w io.Writer, t *planfs.Tree, c *claims.Opened, cmd []string) error {
 	remote := c != nil && c.Backend != nil
 	switch strings.Join(cmd, " ") {
 	case "", "board", "board --once":

@@ -29,7 +29,7 @@ type Hub struct {
 	tree *planfs.Tree
 	// claims is the remote claims backend the board is read from; nil
 	// for the lease files. Every session acts through it too.
-	claims *Claims
+	claims *claims.Opened
 
 	mu     sync.Mutex
 	subs   map[*mailbox]bool
@@ -87,9 +87,9 @@ type hubMsg []tea.Msg
 func NewHub(t *planfs.Tree) (*Hub, error) { return NewHubClaims(t, nil) }
 
 // NewHubClaims is NewHub for a project whose claims are in c (nil: the
-// lease files): the board is read from c on a RemoteEvery timer, on c's
+// lease files): the board is read from c on a claims.ReadEvery timer, on c's
 // word of a change (claims.Watcher) and on every change to the tree.
-func NewHubClaims(t *planfs.Tree, c *Claims) (*Hub, error) {
+func NewHubClaims(t *planfs.Tree, c *claims.Opened) (*Hub, error) {
 	if c != nil && c.Backend == nil {
 		c = nil
 	}
@@ -210,13 +210,13 @@ func (h *Hub) readRemote() loadedMsg {
 }
 
 // remoteClock is what makes the hub read a remote backend again: a
-// RemoteEvery ticker, and the backend's changes when it says them. Both
+// claims.ReadEvery ticker, and the backend's changes when it says them. Both
 // are nil for the lease files; stop ends them.
 func (h *Hub) remoteClock() (tick <-chan time.Time, changes <-chan struct{}, stop func()) {
 	if h.claims == nil {
 		return nil, nil, func() {}
 	}
-	t := time.NewTicker(RemoteEvery)
+	t := time.NewTicker(claims.ReadEvery)
 	ctx, cancel := context.WithCancel(context.Background())
 	if w, ok := h.claims.Backend.(claims.Watcher); ok {
 		changes = w.Changes(ctx)

@@ -23,17 +23,6 @@ import (
 	"fleetwatch/workers"
 )
 
-// Claims is a remote claims backend the UI reads and acts through.
-type Claims struct {
-	Backend claims.Backend
-	// Where names it for the header: "git origin", "etcd 10.0.0.5:2379".
-	Where string
-}
-
-// RemoteEvery is how often a remote backend is read again when nothing
-// else says it changed (git's fetch; etcd's watch has it as a fallback).
-const RemoteEvery = 10 * time.Second
-
 // remoteReadTimeout bounds one read of the backend; the backend bounds
 // each git or etcd call itself, this bounds the whole read.
 const remoteReadTimeout = 60 * time.Second
@@ -41,15 +30,15 @@ const remoteReadTimeout = 60 * time.Second
 // remoteState is what the model knows of its remote backend: the last
 // good view, why the last read failed, and its timer and watch.
 type remoteState struct {
-	c      *Claims
+	c      *claims.Opened
 	view   *claims.View // the last good read; nil before the first
 	err    error        // why the last read failed; nil when it did not
-	timed  bool         // a RemoteEvery timer is pending
+	timed  bool         // a claims.ReadEvery timer is pending
 	watch  <-chan struct{}
 	cancel context.CancelFunc // ends the watch
 }
 
-// remoteTickMsg is RemoteEvery passing: read the backend again.
+// remoteTickMsg is claims.ReadEvery passing: read the backend again.
 type remoteTickMsg struct{}
 
 // remoteChangeMsg is the backend's word that its leases changed.
@@ -88,7 +77,7 @@ func (r *remoteState) close() {
 // readRemote is one read of c judged for every tier: the model runs it in
 // a tea.Cmd, a hub once for all its sessions. A failed read brings only
 // its error: the model keeps what it shows.
-func readRemote(t *planfs.Tree, c *Claims) loadedMsg {
+func readRemote(t *planfs.Tree, c *claims.Opened) loadedMsg {
 	ctx, cancel := context.WithTimeout(context.Background(), remoteReadTimeout)
 	defer cancel()
 	v, err := c.Backend.View(ctx)
@@ -115,12 +104,12 @@ func boardOfView(t *planfs.Tree, v *claims.View) loadedMsg {
 	return loadedMsg{d: d, view: v}
 }
 
-func remoteLoadCmd(t *planfs.Tree, c *Claims) tea.Cmd {
+func remoteLoadCmd(t *planfs.Tree, c *claims.Opened) tea.Cmd {
 	return func() tea.Msg { return readRemote(t, c) }
 }
 
 func remoteTickCmd() tea.Cmd {
-	return tea.Tick(RemoteEvery, func(time.Time) tea.Msg { return remoteTickMsg{} })
+	return tea.Tick(claims.ReadEvery, func(time.Time) tea.Msg { return remoteTickMsg{} })
 }
 
 // waitRemoteCmd waits for the backend's next change; issued again only

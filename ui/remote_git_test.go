@@ -47,7 +47,7 @@ func TestGitRemoteLeaseShownAndReleased(t *testing.T) {
 	// The remote's reads are stamped with the real clock: so is this tree.
 	p.tree.Now = time.Now
 	opt := p.options()
-	opt.Claims = &Claims{Backend: ours, Where: "git origin"}
+	opt.Claims = &claims.Opened{Backend: ours, Where: "git origin"}
 	h := newHarnessWith(t, p, opt, 120, 32)
 	if h.m.remote.err != nil {
 		t.Fatalf("reading the remote: %v", h.m.remote.err)

@@ -45,7 +45,7 @@ func TestGitRemoteParkOfALeasedPlanIsOneStep(t *testing.T) {
 	}
 	p.tree.Now = time.Now
 	opt := p.options()
-	opt.Claims = &Claims{Backend: ours, Where: "git origin"}
+	opt.Claims = &claims.Opened{Backend: ours, Where: "git origin"}
 	h := newHarnessWith(t, p, opt, 120, 32)
 	h.selectPlan("in-progress/crash-on-save.md")
 	h.press("a")

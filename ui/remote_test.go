@@ -56,7 +56,7 @@ func remoteHarness(t *testing.T, w, h int) (*harness, *viewBackend) {
 	p := newProject(t)
 	b := &viewBackend{view: remoteView(t, p)}
 	opt := p.options()
-	opt.Claims = &Claims{Backend: b, Where: "git origin"}
+	opt.Claims = &claims.Opened{Backend: b, Where: "git origin"}
 	return newHarnessWith(t, p, opt, w, h), b
 }
 
@@ -158,7 +158,7 @@ func TestRemoteRefusesLocalOnlyKeys(t *testing.T) {
 func TestHubReadsRemoteForSessions(t *testing.T) {
 	p := newProject(t)
 	b := &viewBackend{view: remoteView(t, p)}
-	hub, err := NewHubClaims(p.tree, &Claims{Backend: b, Where: "git origin"})
+	hub, err := NewHubClaims(p.tree, &claims.Opened{Backend: b, Where: "git origin"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"fleetwatch/claims"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -85,7 +86,7 @@ type Options struct {
 	// lanes and leases are read from and the verbs go through
 	// (remote.go); nil is the local lease files. A hub's sessions take
 	// the hub's.
-	Claims *Claims
+	Claims *claims.Opened
 	// Demo is `fleetwatch demo`'s session: until the first key, the
 	// footer says how to see the fleet work (demoHint).
 	Demo bool

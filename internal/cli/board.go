@@ -17,7 +17,6 @@ import (
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
-	"fleetwatch/ui"
 )
 
 // boardFlags are board's flags.
@@ -94,7 +93,7 @@ func (f *boardFlags) run(pos []string, stdout, stderr io.Writer) int {
 }
 
 // follow prints a new frame, and the moves since the last, on every change;
-// a remote board also every ui.RemoteEvery and on the backend's word.
+// a remote board also every claims.ReadEvery and on the backend's word.
 func (f *boardFlags) follow(src *boardSource, prev *model.Board, cols []boardtext.Column, tty, color bool, stdout, stderr io.Writer) int {
 	w, err := src.t.Watch(200 * time.Millisecond)
 	if err != nil {
@@ -140,7 +139,7 @@ func (f *boardFlags) follow(src *boardSource, prev *model.Board, cols []boardtex
 // keeping the last good view when a read fails.
 type boardSource struct {
 	t      *planfs.Tree
-	remote *ui.Claims
+	remote *claims.Opened
 	view   *claims.View
 	err    error // the last remote read's failure
 	stop   func()
@@ -199,13 +198,13 @@ func (s *boardSource) print(w io.Writer, b *model.Board, cols []boardtext.Column
 }
 
 // clock is what reads a remote board again besides the tree's changes: a
-// ui.RemoteEvery ticker, and the backend's changes when it says them.
+// claims.ReadEvery ticker, and the backend's changes when it says them.
 // Both are nil for the lease files.
 func (s *boardSource) clock() (<-chan time.Time, <-chan struct{}) {
 	if s.remote == nil {
 		return nil, nil
 	}
-	tick := time.NewTicker(ui.RemoteEvery)
+	tick := time.NewTicker(claims.ReadEvery)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = func() { tick.Stop(); cancel() }
 	var changes <-chan struct{}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"fleetwatch/claims"
 	"fleetwatch/internal/demo"
 	"fleetwatch/planfs"
 	"fleetwatch/ui"
@@ -125,7 +126,7 @@ func haveTerminal() bool {
 
 // openRemote opens the remote claims backend a face reads (--claims, else
 // fleetwatch.yaml), named for its header; nil for the lease files.
-func openRemote(project, flag string) (*ui.Claims, error) {
+func openRemote(project, flag string) (*claims.Opened, error) {
 	name, s, err := claimsBackend(project, flag)
 	if err != nil || name == "local" {
 		return nil, err
@@ -147,10 +148,10 @@ func openRemote(project, flag string) (*ui.Claims, error) {
 			where += " " + s.Claims.Endpoints[0]
 		}
 	}
-	return &ui.Claims{Backend: b, Where: where}, nil
+	return &claims.Opened{Backend: b, Where: where}, nil
 }
 
-func openUI(t *planfs.Tree, f *uiFlags, remote *ui.Claims, stderr io.Writer) int {
+func openUI(t *planfs.Tree, f *uiFlags, remote *claims.Opened, stderr io.Writer) int {
 	if !haveTerminal() {
 		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once' prints the same board as text")
 	}
