@@ -1,3 +1,6 @@
+// Package anchortest runs the built fleetwatch as anchor's users do: work-
+// once's picks, --list and its JSON against anchor's protocol and its test
+// suite's assertions, and the speed of a listing on large trees.
 package anchortest
 
 import (

@@ -1,3 +1,5 @@
+// Package claimtest races many fleetwatch worker processes for one tree: every
+// plan is claimed exactly once, a named plan by exactly one winner.
 package claimtest
 
 import (

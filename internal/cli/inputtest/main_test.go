@@ -1,3 +1,6 @@
+// Package inputtest feeds fleetwatch bad and hostile input (broken plans,
+// symlinks, read-only trees, escape sequences in names) and checks each gets a
+// one-line error and nothing is lost or printed raw.
 package inputtest
 
 import (

@@ -1,3 +1,5 @@
+// Package runtest runs real `work-once --run` drivers with a stand-in agent:
+// hand-off, worktrees, stopping, fencing, no-commit runs and peer reviews.
 package runtest
 
 import (

@@ -1,3 +1,5 @@
+// Package uitest runs the whole program in a real terminal (tmux) and checks
+// the board's text: what an operator sees and the keys they press.
 package uitest
 
 import (

@@ -1,3 +1,5 @@
+// Package verbtest runs the operator verbs (promote, park, return, release,
+// recover, complete, new) through the built fleetwatch on real trees.
 package verbtest
 
 import (

@@ -1,3 +1,5 @@
+// Package watchtest runs `fleetwatch watch` and its schedulers' units, and the
+// review watch, through the built fleetwatch.
 package watchtest
 
 import (
