@@ -313,36 +313,12 @@ func (b *Backend) remove(ctx context.Context, held claims.Held) error {
 	return nil
 }
 
-// Complete moves held's plan to lane on the integration branch (git), then
-// deletes its key, CAS on its version. The key is checked first, so a
-// holder that lost its lease never moves the plan; were the lease lost
+// Complete is MoveHeld by the holder itself: the key is checked first, so
+// a holder that lost its lease never moves the plan; were the lease lost
 // between the move and the delete, the plan is done all the same and the
 // other key sits on a plan no longer ready, blocking nothing.
 func (b *Backend) Complete(ctx context.Context, held claims.Held, to model.Lane) (string, error) {
-	if b.lanes == nil {
-		return "", b.noRemote(held.Rel)
-	}
-	ver, err := version(held)
-	if err != nil {
-		return "", err
-	}
-	gctx, cancel := b.op(ctx)
-	g, err := b.cli.Get(gctx, b.key(held.Slug))
-	cancel()
-	if err != nil {
-		return "", b.unavailable(err)
-	}
-	if len(g.Kvs) == 0 || g.Kvs[0].ModRevision != ver {
-		return "", fmt.Errorf("%s: lease lost before completing: %w", held.Slug, claims.ErrLost)
-	}
-	dst, err := b.lanes.Move(ctx, held.Rel, to, held.Lease.AgentID, "")
-	if err != nil {
-		return "", err
-	}
-	if err := b.remove(ctx, held); err != nil && !errors.Is(err, claims.ErrLost) {
-		return dst, fmt.Errorf("%s: moved to %s, but its etcd key stays until its lease expires: %w", held.Slug, dst, err)
-	}
-	return dst, nil
+	return b.MoveHeld(ctx, held, to, held.Lease.AgentID, "")
 }
 
 // MovePlan moves rel to lane on the integration branch for a verb that
