@@ -35,7 +35,7 @@ func checksCommit(job Job) bool {
 }
 
 // noCommit handles a build's exit 0 once the branch is brought: over is
-// true when it made no commit and the plan was parked (or given back)
+// true when it made no commit and the plan was parked in blocked/
 // instead of going on to review.
 func (d *Driver) noCommit(r *running, o Outcome) (Outcome, bool) {
 	job := r.job
