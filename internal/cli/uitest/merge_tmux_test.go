@@ -57,9 +57,11 @@ func TestTmuxRefusedLandingReachesTheScreen(t *testing.T) {
 	tt.keys("A")
 	tt.waitShows(tmuxWait, `Approve theme @ `+tip[:7])
 	tt.keys("Enter")
-	tt.waitShows(tmuxWait, `✓ approved theme at `+tip[:7]+`; \+ queues it`)
+	// Each key once the queue, read again, offers it: a key pressed
+	// before that is refused, and its status fades.
+	tt.waitShows(tmuxWait, `✓ approved theme at `+tip[:7]+`; \+ queues it`, `\+ queue`)
 	tt.keys("+")
-	tt.waitShows(tmuxWait, `✓ queued theme`)
+	tt.waitShows(tmuxWait, `✓ queued theme`, `m land head`)
 	tt.keys("m")
 	tt.waitShows(tmuxWait, `Land theme @ `+tip[:7], `enter land`)
 	tt.keys("Enter")
