@@ -3,6 +3,7 @@ package uitest
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"fleetwatch/internal/testkit"
@@ -44,24 +45,21 @@ func TestTmuxMergePaneLandsAChange(t *testing.T) {
 
 // A landing started with m that the lander refuses (its check fails)
 // ends on the status line and in a notice, naming the reason: not only in
-// land.log. Here the keys are pressed in the Plans pane, on the plan.
+// land.log. Here m is pressed in the Plans pane, on the plan. The change
+// is approved and queued before the UI opens: A and + in the Plans pane
+// are TestMergeKeysInPlansActOnTheSelectedPlan's, and pressed here while
+// the queue is read again they raced its reading.
 func TestTmuxRefusedLandingReachesTheScreen(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
 	dir, tip := themeProject(t, "echo broken; exit 1")
+	fwtest.Want(t, fwtest.Run(t, dir, "review", "theme", "--approve"), 0)
+	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "theme"), 0)
 	tt := startTmux(t, 120, 32, dir, nil, "--root", dir)
 	tt.waitShows(tmuxStartWait, `\[1 Plans\]`)
-	// It opens on review-needed/, the one lane with a plan; A is offered
-	// once the queue is read.
-	tt.waitShows(tmuxWait, `A approve`)
-	tt.keys("A")
-	tt.waitShows(tmuxWait, `Approve theme @ `+tip[:7])
-	tt.keys("Enter")
-	// Each key once the queue, read again, offers it: a key pressed
-	// before that is refused, and its status fades.
-	tt.waitShows(tmuxWait, `✓ approved theme at `+tip[:7]+`; \+ queues it`, `\+ queue`)
-	tt.keys("+")
-	tt.waitShows(tmuxWait, `✓ queued theme`, `m land head`)
+	// It opens on review-needed/, the one lane with a plan; m is offered
+	// once the queue is read and the plan's candidate heads it.
+	tt.waitShows(tmuxWait, `m land head`)
 	tt.keys("m")
 	tt.waitShows(tmuxWait, `Land theme @ `+tip[:7], `enter land`)
 	tt.keys("Enter")
@@ -71,8 +69,11 @@ func TestTmuxRefusedLandingReachesTheScreen(t *testing.T) {
 	if !fwtest.Exists(dir, "review-needed/theme.md") {
 		t.Errorf("a refused landing moved the plan")
 	}
+	// Alone, and seen to close the notices: an escape and a q together
+	// read as alt+q.
 	tt.keys("Escape")
-	tt.waitShows(tmuxWait, `theme\s+`)
+	notice := regexp.MustCompile(`landing\s+landing theme @ `)
+	tt.waitFor(tmuxWait, "the notices closed", func(screen string) bool { return !notice.MatchString(screen) })
 	tt.keys("q")
 	if code := tt.waitExit(); code != 0 {
 		t.Fatalf("exit %d; last screen:\n%s", code, tt.screen)
