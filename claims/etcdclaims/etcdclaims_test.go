@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"fleetwatch/claims"
+	"fleetwatch/internal/testkit/etcdtest"
 	"fleetwatch/model"
 )
 
@@ -306,7 +307,7 @@ func TestRootCommitProjectID(t *testing.T) {
 func TestUnreachable(t *testing.T) {
 	t.Parallel()
 	dir, id := project(t, 1)
-	port, err := freePort()
+	port, err := etcdtest.FreePort()
 	if err != nil {
 		t.Skip(err)
 	}

@@ -4,8 +4,6 @@ package etcdclaims
 
 import (
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,10 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/etcd/server/v3/embed"
-	"go.uber.org/zap"
-
 	"fleetwatch/claims"
+	"fleetwatch/internal/testkit/etcdtest"
 	"fleetwatch/model"
 )
 
@@ -36,59 +32,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	stop := startEtcd(dir)
+	var stop func()
+	endpoint, skipReason, stop = etcdtest.Start(dir, os.Getenv("ETCDCLAIMS_FSYNC") != "")
 	code := m.Run()
 	stop()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// freePort is a loopback port nothing listens on right now.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func startEtcd(dir string) (stop func()) {
-	cp, err1 := freePort()
-	pp, err2 := freePort()
-	if err1 != nil || err2 != nil {
-		skipReason = fmt.Sprintf("no loopback port for etcd: %v %v", err1, err2)
-		return func() {}
-	}
-	cfg := embed.NewConfig()
-	cfg.Dir = filepath.Join(dir, "data")
-	cfg.Name = "fw"
-	cu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", cp))
-	pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", pp))
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
-	cfg.InitialCluster = cfg.Name + "=" + pu.String()
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-	cfg.LogLevel = "error"
-	cfg.UnsafeNoFsync = os.Getenv("ETCDCLAIMS_FSYNC") == ""
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		skipReason = "embedded etcd did not start: " + err.Error()
-		return func() {}
-	}
-	select {
-	case <-e.Server.ReadyNotify():
-		endpoint = cu.String()
-	case <-time.After(30 * time.Second):
-		skipReason = "embedded etcd not ready in 30 s"
-	}
-	return func() {
-		e.Close()
-		select {
-		case <-e.Server.StopNotify():
-		case <-time.After(10 * time.Second):
-		}
-	}
 }
 
 var projects atomic.Int64
