@@ -16,39 +16,9 @@ import (
 // gitclaims; the UI of the operator's checkout shows the plan in progress,
 // "held on" the worker's host, and its release goes to the remote.
 func TestGitRemoteLeaseShownAndReleased(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git program: ", err)
-	}
 	p := newProject(t)
-	bare := filepath.Join(p.root, "remote.git")
-	p.git(t, 0, "init", "-q", "--bare", "-b", "main", bare)
-	p.git(t, 0, "remote", "add", "origin", bare)
-	p.git(t, 0, "push", "-q", "origin", "main")
-	clone := filepath.Join(p.root, "worker")
-	p.git(t, 0, "clone", "-q", bare, clone)
-
+	bare, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "small-9", Host: "gpu-box", PID: 4242})
 	ctx := context.Background()
-	worker, err := gitclaims.Open(claims.Config{Backend: "git", Project: clone, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := worker.View(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := worker.Claim(ctx, v, "bugs/crash-on-save.md", claims.Holder{AgentID: "small-9", Host: "gpu-box", PID: 4242}, 15*time.Minute); err != nil {
-		t.Fatal(err)
-	}
-
-	ours, err := gitclaims.Open(claims.Config{Backend: "git", Project: p.dir, Timeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The remote's reads are stamped with the real clock: so is this tree.
-	p.tree.Now = time.Now
-	opt := p.options()
-	opt.Claims = &claims.Opened{Backend: ours, Where: "git origin"}
-	h := newHarnessWith(t, p, opt, 120, 32)
 	if h.m.remote.err != nil {
 		t.Fatalf("reading the remote: %v", h.m.remote.err)
 	}
@@ -94,4 +64,42 @@ func TestGitRemoteLeaseShownAndReleased(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "waits on the vendor fix") {
 		t.Errorf("the park's commit on the remote says %q (%v)", out, err)
 	}
+}
+
+// gitRemoteFleet gives p a bare remote, a worker's clone of it where holder
+// claims bugs/crash-on-save.md through gitclaims, and the operator's
+// harness reading claims from that remote. It returns the remote, the
+// worker's backend and the harness.
+func gitRemoteFleet(t *testing.T, p *project, holder claims.Holder) (bare string, worker *gitclaims.Backend, h *harness) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git program: ", err)
+	}
+	bare = filepath.Join(p.root, "remote.git")
+	p.git(t, 0, "init", "-q", "--bare", "-b", "main", bare)
+	p.git(t, 0, "remote", "add", "origin", bare)
+	p.git(t, 0, "push", "-q", "origin", "main")
+	clone := filepath.Join(p.root, "worker")
+	p.git(t, 0, "clone", "-q", bare, clone)
+	ctx := context.Background()
+	worker, err := gitclaims.Open(claims.Config{Backend: "git", Project: clone, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := worker.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worker.Claim(ctx, v, "bugs/crash-on-save.md", holder, 15*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ours, err := gitclaims.Open(claims.Config{Backend: "git", Project: p.dir, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The remote's reads are stamped with the real clock: so is this tree.
+	p.tree.Now = time.Now
+	opt := p.options()
+	opt.Claims = &claims.Opened{Backend: ours, Where: "git origin"}
+	return bare, worker, newHarnessWith(t, p, opt, 120, 32)
 }
