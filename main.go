@@ -1,11 +1,11 @@
 // Command fleetwatch is the plan engine that headless coding-agent workers
-// share and the operator's view of it. The commands live in internal/cli.
+// share and the operator's view of it. The commands live in ui/cli.
 package main
 
 import (
 	"os"
 
-	"fleetwatch/internal/cli"
+	"fleetwatch/ui/cli"
 )
 
 func main() {

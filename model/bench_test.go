@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/plangen"
+	"fleetwatch/internal/testkit/plangen"
 	"fleetwatch/model"
 )
 

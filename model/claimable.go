@@ -1,6 +1,8 @@
 package model
 
 import (
+	"fleetwatch/internal/refname"
+
 	"fmt"
 	"strings"
 )
@@ -41,36 +43,7 @@ func FeatureRef(slug string) string { return BranchRef(FeatureBranch(slug)) }
 // CheckBranch applies git's check-ref-format rules to a branch name, so a
 // face can say a branch will be refused without running git. It returns ""
 // when git would take the name, else why not.
-func CheckBranch(name string) string {
-	switch {
-	case name == "" || name == "@":
-		return fmt.Sprintf("%q is not a branch name", name)
-	case strings.HasPrefix(name, "-"):
-		return "it starts with -"
-	case strings.HasSuffix(name, "/") || strings.HasPrefix(name, "/") || strings.Contains(name, "//"):
-		return "it has an empty path component"
-	case strings.HasSuffix(name, "."):
-		return "it ends with ."
-	case strings.Contains(name, ".."):
-		return "it contains .."
-	case strings.Contains(name, "@{"):
-		return "it contains @{"
-	}
-	for _, c := range []byte(name) {
-		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
-			return fmt.Sprintf("it contains %q", c)
-		}
-	}
-	for _, part := range strings.Split(name, "/") {
-		switch {
-		case strings.HasPrefix(part, "."):
-			return "a component starts with ."
-		case strings.HasSuffix(part, ".lock"):
-			return "a component ends with .lock"
-		}
-	}
-	return ""
-}
+func CheckBranch(name string) string { return refname.Problem(name) }
 
 // ClaimProblem says why p can never be claimed, "" when it can: a file name
 // too long for its lease file stops every claim; with needBranch (a worker

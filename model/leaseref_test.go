@@ -6,7 +6,7 @@ import (
 )
 
 // Names git refuses in refs/fleetwatch/leases/<slug> (checked against
-// `git check-ref-format` by hand and in claims/gitclaims) and names it takes.
+// `git check-ref-format` by hand and in planfs/claims/gitclaims) and names it takes.
 func TestLeaseRefProblem(t *testing.T) {
 	bad := map[string]string{
 		"a b": `' '`, "q?x": `'?'`, "tilde~1": `'~'`, "x..y": "..", "a^b": `'^'`, "a:b": `':'`, "a*b": `'*'`,

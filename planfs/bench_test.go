@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/plangen"
+	"fleetwatch/internal/testkit/plangen"
 	"fleetwatch/model"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"fleetwatch/internal/plangen"
+	"fleetwatch/internal/testkit/plangen"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )

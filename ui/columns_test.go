@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/internal/demo"
+	"fleetwatch/ui/demo"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
@@ -74,7 +74,7 @@ func TestRankCellsAreNotCut(t *testing.T) {
 // demoNow is the moment the demo project shows, as the demo's own tests.
 var demoNow = time.Date(2025, 3, 14, 15, 0, 0, 0, time.UTC)
 
-// demoProject builds the demo project (internal/demo: plans in every
+// demoProject builds the demo project (ui/demo: plans in every
 // lane, leases live and expired, worktrees, workers) with its clock at
 // demoNow.
 func demoProject(t testing.TB) *project {

@@ -9,8 +9,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/claims"
-	"fleetwatch/landing"
+	"fleetwatch/planfs/claims"
+	"fleetwatch/workers/landing"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
-	"fleetwatch/coord"
+	"fleetwatch/workers/coord"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )

@@ -18,7 +18,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"fleetwatch/internal/termtext"
-	"fleetwatch/landing"
+	"fleetwatch/workers/landing"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/claims"
-	"fleetwatch/claims/gitclaims"
+	"fleetwatch/planfs/claims"
+	"fleetwatch/planfs/claims/gitclaims"
 )
 
 // Against a real bare remote: a worker on another clone claims through

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/claims"
+	"fleetwatch/planfs/claims"
 )
 
 // The UI's park of a plan another machine leases is the CLI's one call

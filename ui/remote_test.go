@@ -9,7 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/claims"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
 )
 

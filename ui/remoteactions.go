@@ -17,7 +17,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/claims"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
 )
 

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"fleetwatch/coord"
+	"fleetwatch/workers/coord"
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"

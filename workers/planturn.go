@@ -9,7 +9,7 @@ import (
 	"path"
 	"path/filepath"
 
-	"fleetwatch/coord"
+	"fleetwatch/workers/coord"
 	"fleetwatch/model"
 )
 

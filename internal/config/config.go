@@ -19,8 +19,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"fleetwatch/internal/refname"
 	"fleetwatch/internal/sandbox"
-	"fleetwatch/model"
 )
 
 // File is the settings file's name in the project root.
@@ -158,7 +158,7 @@ func Parse(data []byte) (Settings, error) {
 			if val.Kind != yaml.ScalarNode || val.Value == "" {
 				return s, errorf(val.Line, "integration: want a branch name, like dev")
 			}
-			if why := model.CheckBranch(val.Value); why != "" {
+			if why := refname.Problem(val.Value); why != "" {
 				return s, errorf(val.Line, "integration: git refuses branch name %q (%s)", val.Value, why)
 			}
 			s.Integration = val.Value

@@ -5,8 +5,9 @@
 // parses, calls one function and prints), ui.Model under 25 fields, no process
 // started and no file read from ui (it asks the engine), git started only
 // through internal/gitenv (which turns off what a repository's config could
-// run), only main.go at the module's root, and one file per pane: each pane
-// of ui's paneSpecs is declared in ui/<pane>.go, which alone has its methods.
+// run), only main.go and the card's folders at the module's root, imports
+// that point down the house (floors), and one file per pane: each pane of
+// ui's paneSpecs is declared in ui/<pane>.go, which alone has its methods.
 package shape
 
 import (
@@ -41,6 +42,9 @@ func Check(root string) ([]string, error) {
 			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "var" || filepath.ToSlash(rel) == "internal/testkit") {
 				return filepath.SkipDir
 			}
+			if _, ok := floors[rel]; !ok && p != root && !strings.Contains(filepath.ToSlash(rel), "/") {
+				out = append(out, rel+"/: the root holds main.go, the card's folders and internal/ (see the README's layout)")
+			}
 			return nil
 		}
 		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
@@ -49,7 +53,7 @@ func Check(root string) ([]string, error) {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if !strings.Contains(rel, "/") && rel != "main.go" {
-			out = append(out, rel+": the root holds main.go only; commands live in internal/cli")
+			out = append(out, rel+": the root holds main.go only; commands live in ui/cli")
 		}
 		f, err := parser.ParseFile(fset, p, nil, 0)
 		if err != nil {
@@ -70,7 +74,7 @@ func Check(root string) ([]string, error) {
 
 func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 	var out []string
-	inUI := strings.HasPrefix(rel, "ui/")
+	inUI := path.Dir(rel) == "ui"
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -103,6 +107,7 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 	if !strings.HasPrefix(rel, "internal/gitenv/") && !strings.HasSuffix(f.Name.Name, "test") {
 		out = append(out, gitOutsideGitenv(fset, rel, f)...)
 	}
+	out = append(out, upwardImports(rel, f)...)
 	if inUI {
 		for _, imp := range f.Imports {
 			if p := strings.Trim(imp.Path.Value, `"`); p == "fleetwatch/registry" || p == "os/exec" {
@@ -117,6 +122,52 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 			}
 			return true
 		})
+	}
+	return out
+}
+
+// floors are the house's storeys by the module's top folders: a package
+// imports only from its own floor or below, so internal/ (the ground) uses
+// no card folder, the engine no face, and the faces (ui and the commands
+// under it) sit on top. screenshots and docs hold no code but text.
+var floors = map[string]int{
+	"internal": 0, "docs": 0, "screenshots": 0,
+	"model": 1, "registry": 1,
+	"planfs":  2,
+	"workers": 3,
+	"ui":      4,
+}
+
+const module = "fleetwatch"
+
+// floorOf is the floor of the package at rel (a path from the module's
+// root); the root's own package (main) is above every floor.
+func floorOf(rel string) int {
+	top, _, _ := strings.Cut(rel, "/")
+	if f, ok := floors[top]; ok && strings.Contains(rel, "/") {
+		return f
+	}
+	return len(floors)
+}
+
+// upwardImports lists each import of the module's packages that sits on a
+// higher floor than rel's. Test support (packages named *test, and the test
+// kit) drives the whole house and is exempt.
+func upwardImports(rel string, f *ast.File) []string {
+	if strings.HasSuffix(f.Name.Name, "test") {
+		return nil
+	}
+	var out []string
+	mine := floorOf(rel)
+	for _, imp := range f.Imports {
+		p := strings.Trim(imp.Path.Value, `"`)
+		dep, ok := strings.CutPrefix(p, module+"/")
+		if !ok {
+			continue
+		}
+		if floorOf(dep+"/x.go") > mine {
+			out = append(out, fmt.Sprintf("%s: imports %s, which sits above it: imports point down (internal < model, registry < planfs < workers < ui)", rel, p))
+		}
 	}
 	return out
 }
@@ -162,7 +213,7 @@ func lines(fset *token.FileSet, n ast.Node) int {
 
 // commandBodies lists the closures in fd that a command runs: each
 // function literal returned by a function whose one result is `body` (a
-// leaf's setup, in internal/cli), and each one given to a RunE or Run.
+// leaf's setup, in ui/cli), and each one given to a RunE or Run.
 func commandBodies(fd *ast.FuncDecl) []*ast.FuncLit {
 	var out []*ast.FuncLit
 	if returnsBody(fd.Type) {

@@ -1,0 +1,41 @@
+// Package refname holds git's rules for ref names (check-ref-format), so
+// every floor can refuse a name git would refuse without running git.
+package refname
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Problem applies git's check-ref-format rules to a ref or branch name. It
+// returns "" when git would take the name, else why not.
+func Problem(name string) string {
+	switch {
+	case name == "" || name == "@":
+		return fmt.Sprintf("%q is not a branch name", name)
+	case strings.HasPrefix(name, "-"):
+		return "it starts with -"
+	case strings.HasSuffix(name, "/") || strings.HasPrefix(name, "/") || strings.Contains(name, "//"):
+		return "it has an empty path component"
+	case strings.HasSuffix(name, "."):
+		return "it ends with ."
+	case strings.Contains(name, ".."):
+		return "it contains .."
+	case strings.Contains(name, "@{"):
+		return "it contains @{"
+	}
+	for _, c := range []byte(name) {
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return fmt.Sprintf("it contains %q", c)
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		switch {
+		case strings.HasPrefix(part, "."):
+			return "a component starts with ."
+		case strings.HasSuffix(part, ".lock"):
+			return "a component ends with .lock"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,13 @@
+// Package anchortest runs the built fleetwatch as anchor's users do: work-
+// once's picks, --list and its JSON against anchor's protocol and its test
+// suite's assertions, and the speed of a listing on large trees.
+package anchortest
+
+import (
+	"testing"
+
+	"fleetwatch/ui/cli"
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main, benchTrees.Remove) }

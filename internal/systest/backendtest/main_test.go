@@ -1,0 +1,13 @@
+// Package backendtest runs whole fleetwatch processes against a real
+// backend: a PostgreSQL server the tests start in a temporary folder, where
+// each worker's `worktree:` setup creates its own database.
+package backendtest
+
+import (
+	"testing"
+
+	"fleetwatch/ui/cli"
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

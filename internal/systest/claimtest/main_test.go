@@ -1,0 +1,12 @@
+// Package claimtest races many fleetwatch worker processes for one tree: every
+// plan is claimed exactly once, a named plan by exactly one winner.
+package claimtest
+
+import (
+	"testing"
+
+	"fleetwatch/ui/cli"
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

@@ -1,0 +1,14 @@
+// Package coordtest runs the coordinator's flow end to end with the real
+// binary and a fake agent that plans: a plan turn waits in the inbox,
+// approve and reject decide, the next run builds or plans again, and a gone
+// agent's approved plan is taken up by another worker.
+package coordtest
+
+import (
+	"testing"
+
+	"fleetwatch/ui/cli"
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

@@ -1,0 +1,13 @@
+// Package inputtest feeds fleetwatch bad and hostile input (broken plans,
+// symlinks, read-only trees, escape sequences in names) and checks each gets a
+// one-line error and nothing is lost or printed raw.
+package inputtest
+
+import (
+	"testing"
+
+	"fleetwatch/ui/cli"
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

@@ -1,0 +1,10 @@
+package remotetest
+
+import (
+	"testing"
+
+	"fleetwatch/ui/cli"
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

@@ -1,0 +1,12 @@
+// Package verbtest runs the operator verbs (promote, park, return, release,
+// recover, complete, new) through the built fleetwatch on real trees.
+package verbtest
+
+import (
+	"testing"
+
+	"fleetwatch/ui/cli"
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

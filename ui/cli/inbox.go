@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"fleetwatch/workers/coord"
+	"fleetwatch/ui/boardtext"
+	"fleetwatch/internal/safepath"
+	"fleetwatch/internal/termtext"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+)
+
+const inboxLong = `Lists the plan-first plans the coordinator's inbox holds: proposals waiting for
+approve or reject, and decided ones waiting for their agent's next run.
+Columns: slug, agent, proposal number, state, age, scope (its Files in scope lines).
+An empty inbox prints nothing on stdout and "inbox is empty" on stderr; exit 0 either
+way (2 on an error). --json prints an array of entries ([] when empty).`
+
+const approveLong = `Approves SLUG's waiting proposal as you (FLEET_AGENT_ID, else operator-$USER).
+Only the text the plan's own agent wrote is approved: the driver recorded its sha256
+when the plan turn ended, and a file changed since is refused. The agent cannot
+approve its own proposal. --edit opens a copy in $VISUAL or $EDITOR; the edited text is
+what gets approved, recorded as yours. The agent's next --run builds with
+FLEET_APPROVED_PLAN naming the approved text. Exit 0 approved, 2 refused or error.`
+
+const rejectLong = `Sends SLUG's waiting proposal back with --note (required); the agent's next --run
+plans again with FLEET_FEEDBACK naming a file holding the note. Exit 0, 2 refused or error.`
+
+// inboxFlags are what inbox, approve and reject take.
+type inboxFlags struct {
+	root, agent string
+}
+
+func (f *inboxFlags) register(fs *pflag.FlagSet) {
+	rootFlag(fs, &f.root, rootHelp)
+	agentFlag(fs, &f.agent, operatorAgentID(), "who decides, for the event log")
+}
+
+func (f *inboxFlags) open(name string, pos []string, want int, stderr io.Writer) (*planfs.Tree, int) {
+	if len(pos) != want {
+		if want == 0 {
+			return nil, fail(stderr, exitError, "%s: unexpected argument %q", name, pos[0])
+		}
+		return nil, fail(stderr, exitError, "%s: want exactly one slug, got %d", name, len(pos))
+	}
+	t, err := planfs.Open(findRoot(f.root))
+	if err != nil {
+		return nil, fail(stderr, exitError, "%s: %v", name, err)
+	}
+	return t, -1
+}
+
+func (f *inboxFlags) approver() coord.Approver { return coord.Approver{AgentID: f.agent} }
+
+func withLong(c *cobra.Command, long string) *cobra.Command {
+	c.Long = c.Short + "\n\n" + long
+	return c
+}
+
+func inboxCmd() *cobra.Command {
+	return withLong(leaf("inbox", "what waits for the coordinator: plan-first proposals", func(fs *pflag.FlagSet) body {
+		var f inboxFlags
+		var jsonOut bool
+		rootFlag(fs, &f.root, rootHelp)
+		fs.BoolVar(&jsonOut, "json", false, "an array of entries (the machine contract)")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := f.open("inbox", pos, 0, stderr)
+			if code >= 0 {
+				return code
+			}
+			entries, err := coord.Inbox(t)
+			if err != nil {
+				return fail(stderr, exitError, "inbox: %v", err)
+			}
+			if jsonOut {
+				return printInboxJSON(stdout, stderr, entries)
+			}
+			if len(entries) == 0 {
+				say(stderr, "inbox is empty")
+				return exitOK
+			}
+			printInbox(stdout, entries, time.Now())
+			return exitOK
+		}
+	}), inboxLong)
+}
+
+// inboxState is an entry's state in a word or three.
+func inboxState(e coord.Entry) string {
+	switch {
+	case e.Decision != nil:
+		return e.Decision.Verdict + " by " + e.Decision.By
+	case e.Problem != "":
+		return "refused: " + e.Problem
+	}
+	return "awaiting approval"
+}
+
+func printInbox(stdout io.Writer, entries []coord.Entry, now time.Time) {
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SLUG\tAGENT\tN\tSTATE\tAGE\tSCOPE")
+	for _, e := range entries {
+		age := "-"
+		if e.Record != nil {
+			age = boardtext.LeftText(now.Sub(e.Record.At).Seconds())
+		}
+		scope := "(no Files in scope section)"
+		if e.ScopeFound {
+			scope = strings.Join(e.Scope.Patterns, ", ")
+		}
+		cells := []string{e.Slug, e.Lease.AgentID, strconv.Itoa(e.N), inboxState(e), age, scope}
+		for i, c := range cells {
+			cells[i] = termtext.Line(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+}
+
+type inboxEntryJSON struct {
+	Slug       string          `json:"slug"`
+	Plan       string          `json:"plan"`
+	Title      string          `json:"title"`
+	AgentID    string          `json:"agent_id"`
+	Awaiting   string          `json:"awaiting"`
+	State      string          `json:"state"`
+	N          int             `json:"n"`
+	Proposal   string          `json:"proposal"`
+	Record     *coord.Record   `json:"record"`
+	Decision   *coord.Decision `json:"decision"`
+	Scope      []string        `json:"scope"`
+	ScopeFound bool            `json:"scope_found"`
+	Problem    string          `json:"problem,omitempty"`
+}
+
+func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry) int {
+	out := make([]inboxEntryJSON, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, inboxEntryJSON{Slug: e.Slug, Plan: e.Rel, Title: e.Title, AgentID: e.Lease.AgentID,
+			Awaiting: e.Lease.Awaiting, State: inboxState(e), N: e.N, Proposal: e.Proposal, Record: e.Record,
+			Decision: e.Decision, Scope: append([]string{}, e.Scope.Patterns...), ScopeFound: e.ScopeFound, Problem: e.Problem})
+	}
+	if err := encodeJSON(stdout, out, ""); err != nil {
+		return fail(stderr, exitError, "inbox: writing JSON: %v", err)
+	}
+	return exitOK
+}
+
+func approveCmd() *cobra.Command {
+	return withLong(leaf("approve SLUG", "approve a plan-first proposal; its agent then builds it", func(fs *pflag.FlagSet) body {
+		var f inboxFlags
+		var edit bool
+		f.register(fs)
+		fs.BoolVar(&edit, "edit", false, "edit the proposal in $VISUAL/$EDITOR and approve your text")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := f.open("approve", pos, 1, stderr)
+			if code >= 0 {
+				return code
+			}
+			var edited []byte
+			if edit {
+				var err error
+				if edited, err = editProposal(t, pos[0]); err != nil {
+					return fail(stderr, exitError, "approve --edit: %v", err)
+				}
+			}
+			d, err := coord.Approve(t, pos[0], f.approver(), edited)
+			if err != nil {
+				return fail(stderr, exitError, "approve: %v", err)
+			}
+			how := ""
+			if d.Edited {
+				how = ", as you edited it"
+			}
+			fmt.Fprintf(stdout, "approved %s proposal %d%s: %s\n", cell(d.Slug), d.N, cell(how), cell(d.Text))
+			return exitOK
+		}
+	}), approveLong)
+}
+
+// editProposal opens a copy of slug's waiting proposal (under var/fleet/run/
+// edits/) in the operator's editor and returns the text it holds after;
+// nil when it is unchanged, which approves the agent's own text.
+func editProposal(t *planfs.Tree, slug string) ([]byte, error) {
+	var entry *coord.Entry
+	entries, err := coord.Inbox(t)
+	if err != nil {
+		return nil, err
+	}
+	for i := range entries {
+		if entries[i].Slug == slug && entries[i].Waiting() {
+			entry = &entries[i]
+		}
+	}
+	if entry == nil {
+		return nil, fmt.Errorf("%s: %v", slug, coord.ErrNotWaiting)
+	}
+	words, err := workers.Editor(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	text, _, err := coord.ReadProposal(*entry)
+	if err != nil {
+		return nil, err
+	}
+	rel := fmt.Sprintf("%s/edits/%s-%d.md", coord.RunDir, slug, entry.N)
+	f, err := safepath.OpenFile(t.Project, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	cmd := workers.EditorCmd(words, f.Name())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("editor %s: %v (the copy is %s)", words[0], err, f.Name())
+	}
+	g, err := safepath.OpenFile(t.Project, rel, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Close()
+	got, err := io.ReadAll(io.LimitReader(g, coord.MaxProposal+1))
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Equal(got, []byte(text)) {
+		return nil, nil
+	}
+	return got, nil
+}
+
+func rejectCmd() *cobra.Command {
+	return withLong(leaf("reject SLUG", "send a plan-first proposal back with a note; its agent plans again", func(fs *pflag.FlagSet) body {
+		var f inboxFlags
+		var note string
+		f.register(fs)
+		fs.StringVar(&note, "note", "", "what to change (required)")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			if strings.TrimSpace(note) == "" {
+				return fail(stderr, exitError, "reject: --note is required: say what the agent should change")
+			}
+			t, code := f.open("reject", pos, 1, stderr)
+			if code >= 0 {
+				return code
+			}
+			d, err := coord.Reject(t, pos[0], note, f.approver())
+			if err != nil {
+				return fail(stderr, exitError, "reject: %v", err)
+			}
+			fmt.Fprintf(stdout, "rejected %s proposal %d: %s\n", cell(d.Slug), d.N, cell(d.Feedback))
+			return exitOK
+		}
+	}), rejectLong)
+}

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/workers/landing"
+	"fleetwatch/planfs"
+)
+
+const queueUsage = `Only approved candidates (fleetwatch review SLUG --approve) may be added.
+land lands the head only: it builds the candidate on the integration branch, runs the
+checks unless they passed on that exact tree, and moves the branch by compare-and-swap;
+a second lander is refused at once. A person lands: land refuses under FLEET_AGENT_ID.
+Exit codes: 0 done, 1 nothing to do or the head is not ready (why on stderr), 2 error or refused.
+`
+
+func queueCmd() *cobra.Command {
+	return group("queue", "the merge queue: add, remove, list, land, send-back", queueUsage, false,
+		queueAddCmd(), queueRemoveCmd(), queueListCmd(), queueLandCmd(), queueSendBackCmd())
+}
+
+// queueFlags are what every queue subcommand takes.
+type queueFlags struct {
+	name  string
+	root  string
+	agent string
+}
+
+func (q *queueFlags) register(fs *pflag.FlagSet, sub string, withAgent bool) {
+	q.name = "queue " + sub
+	rootFlag(fs, &q.root, rootHelp)
+	if withAgent {
+		agentFlag(fs, &q.agent, operatorAgentID(), "who is acting, for the event log")
+	}
+}
+
+// open checks the positional arguments (want of them) and opens the tree;
+// a negative code means go on.
+func (q *queueFlags) open(pos []string, want int, stderr io.Writer) (*planfs.Tree, int) {
+	if len(pos) != want {
+		if want == 0 {
+			return nil, fail(stderr, exitError, "%s: unexpected argument %q", q.name, pos[0])
+		}
+		return nil, fail(stderr, exitError, "%s: want exactly one slug, got %d", q.name, len(pos))
+	}
+	t, err := planfs.Open(findRoot(q.root))
+	if err != nil {
+		return nil, fail(stderr, exitError, "%s: %v", q.name, err)
+	}
+	return t, -1
+}
+
+// landingCode is the exit code of a landing error.
+func landingCode(err error) int {
+	switch {
+	case errors.Is(err, landing.ErrNotReady), errors.Is(err, landing.ErrEmpty), errors.Is(err, landing.ErrNotQueued):
+		return exitNothing
+	}
+	return exitError
+}
+
+func queueAddCmd() *cobra.Command {
+	return leaf("add SLUG", "append an approved candidate to the queue", func(fs *pflag.FlagSet) body {
+		var q queueFlags
+		q.register(fs, "add", true)
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := q.open(pos, 1, stderr)
+			if code >= 0 {
+				return code
+			}
+			if err := landing.AddAs(t, pos[0], q.agent); err != nil {
+				return fail(stderr, exitError, "%s: %v", q.name, err)
+			}
+			fmt.Fprintf(stdout, "queued %s\n", cell(pos[0]))
+			return exitOK
+		}
+	})
+}
+
+func queueRemoveCmd() *cobra.Command {
+	return leaf("remove SLUG", "take an entry out of the queue (its approval stands)", func(fs *pflag.FlagSet) body {
+		var q queueFlags
+		q.register(fs, "remove", true)
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := q.open(pos, 1, stderr)
+			if code >= 0 {
+				return code
+			}
+			if err := landing.RemoveAs(t, pos[0], q.agent); err != nil {
+				return fail(stderr, landingCode(err), "%s: %v", q.name, err)
+			}
+			fmt.Fprintf(stdout, "removed %s\n", cell(pos[0]))
+			return exitOK
+		}
+	})
+}
+
+func queueListCmd() *cobra.Command {
+	return leaf("list", "every candidate and queue entry with its state, derived now", func(fs *pflag.FlagSet) body {
+		var q queueFlags
+		var asJSON bool
+		q.register(fs, "list", false)
+		fs.BoolVar(&asJSON, "json", false, "print the listing as JSON")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := q.open(pos, 0, stderr)
+			if code >= 0 {
+				return code
+			}
+			l, err := landing.ListTree(t)
+			if err != nil {
+				return fail(stderr, exitError, "%s: %v", q.name, err)
+			}
+			if asJSON {
+				if err := encodeJSON(stdout, l, "  "); err != nil {
+					return fail(stderr, exitError, "%s: %v", q.name, err)
+				}
+				return exitOK
+			}
+			printListing(stdout, l)
+			for _, n := range l.Notices {
+				say(stderr, "warning: %s", termtext.Line(n))
+			}
+			return exitOK
+		}
+	})
+}
+
+// printListing is list's table: one row per candidate, queue order first.
+func printListing(w io.Writer, l landing.Listing) {
+	if len(l.Items) == 0 {
+		fmt.Fprintf(w, "no candidates in review-needed/ and nothing queued (%s at %.12s)\n", cell(l.Integration), cell(l.Tip))
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tSLUG\tSTATE\tCOMMIT\tAHEAD/BEHIND\tAPPROVED BY\tCHECKS\tWHY")
+	for _, s := range l.Items {
+		pos := "-"
+		if s.Position != nil {
+			pos = fmt.Sprint(*s.Position)
+		}
+		var checks []string
+		for _, c := range s.Checks {
+			checks = append(checks, c.Name+":"+string(c.Result))
+		}
+		if s.Ungated && s.State != landing.NoChange {
+			checks = []string{"ungated"}
+		}
+		approved := s.ApprovedBy
+		if approved == "" {
+			approved = "-"
+		}
+		why := s.Why
+		if len(s.ConflictPaths) > 0 && why == "" {
+			why = strings.Join(s.ConflictPaths, ", ")
+		}
+		if len(s.ScopeViolations) > 0 {
+			why = joinWords(why, fmt.Sprintf("⚠ %d path(s) out of scope: %s", len(s.ScopeViolations), strings.Join(s.ScopeViolations[:min(3, len(s.ScopeViolations))], ", ")))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.12s\t+%d/-%d\t%s\t%s\t%s\n", pos, cell(s.Slug), cell(string(s.State)), cell(s.Commit),
+			s.Ahead, s.Behind, cell(approved), cell(strings.Join(checks, " ")), cell(why))
+	}
+	tw.Flush()
+}
+
+// joinWords is a and b as one reason, "; " between when both say something.
+func joinWords(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// cell keeps a table cell on its line and the terminal safe, as board
+// does: plan names, approval records and notes come from files an agent
+// may have written, and may hold tabs, escape sequences (OSC 52 writes the
+// operator's clipboard) or bidi overrides.
+func cell(s string) string { return termtext.Line(s) }
+
+func queueLandCmd() *cobra.Command {
+	return leaf("land", "land the queue's head on the integration branch (a person, never an agent)", func(fs *pflag.FlagSet) body {
+		var q queueFlags
+		var yes, ungated bool
+		q.register(fs, "land", true)
+		fs.BoolVar(&yes, "yes", false, "do not ask for a confirmation naming the commit")
+		fs.BoolVar(&ungated, "ungated", false, "land although no checks are configured")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := q.open(pos, 0, stderr)
+			if code >= 0 {
+				return code
+			}
+			if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
+				return fail(stderr, exitError, "%s: refused: a person lands, not an agent (FLEET_AGENT_ID=%s)", q.name, id)
+			}
+			if !yes {
+				if code := confirmLand(t, q.name, stdout, stderr); code >= 0 {
+					return code
+				}
+			}
+			ctx, stop := stopContext()
+			defer stop()
+			l, err := landing.Land(ctx, t, landing.LandOptions{Ungated: ungated, Actor: q.agent, Log: progress{stderr}})
+			for _, w := range l.Warnings {
+				say(stderr, "warning: %s", w)
+			}
+			if err != nil {
+				return fail(stderr, landingCode(err), "%s: %v", q.name, err)
+			}
+			fmt.Fprintf(stdout, "landed %s at %.12s: %s is now %.12s\n", cell(l.Slug), l.Commit, cell(l.Integration), l.To)
+			return exitOK
+		}
+	})
+}
+
+// progress prints a landing's steps as `fleetwatch: ` lines.
+type progress struct{ w io.Writer }
+
+func (p progress) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		say(p.w, "%s", line)
+	}
+	return len(b), nil
+}
+
+// confirmLand asks on the terminal before landing the head, naming its
+// commit; without a terminal --yes is required. A negative code means go on.
+func confirmLand(t *planfs.Tree, name string, stdout, stderr io.Writer) int {
+	if !isTerminal(os.Stdin) {
+		return fail(stderr, exitError, "%s: no terminal to confirm on; pass --yes", name)
+	}
+	l, err := landing.ListTree(t)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %v", name, err)
+	}
+	if len(l.Items) == 0 || l.Items[0].Position == nil {
+		return fail(stderr, exitNothing, "%s: the queue is empty", name)
+	}
+	h := l.Items[0]
+	fmt.Fprintf(stdout, "land %s at %.12s onto %s (%s)? [y/N] ", cell(h.Slug), h.Commit, cell(l.Integration), cell(string(h.State)))
+	answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	if a := strings.TrimSpace(strings.ToLower(answer)); a != "y" && a != "yes" {
+		return fail(stderr, exitNothing, "%s: not landed", name)
+	}
+	return -1
+}
+
+func queueSendBackCmd() *cobra.Command {
+	return leaf("send-back SLUG", "return an entry to its worker's lane with the note or conflict; its approval is void", func(fs *pflag.FlagSet) body {
+		var q queueFlags
+		var note string
+		q.register(fs, "send-back", true)
+		fs.StringVar(&note, "note", "", "what to change, under ## Review notes")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := q.open(pos, 1, stderr)
+			if code >= 0 {
+				return code
+			}
+			rel, err := landing.SendBack(t, pos[0], note, q.agent)
+			if err != nil {
+				return fail(stderr, exitError, "%s: %v", q.name, err)
+			}
+			fmt.Fprintln(stdout, t.Abs(rel))
+			return exitOK
+		}
+	})
+}

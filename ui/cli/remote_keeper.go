@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"fleetwatch/planfs/claims"
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+)
+
+// remoteKeeper is a driver's lease held in a remote claims backend: the
+// heartbeat renews it by compare-and-swap, and each heartbeat (and the
+// end of the run) pushes the plan's feature branch, fenced by the lease
+// (claims.Backend.PushBranch), so the next owner on another machine gets
+// every commit and a holder that lost the lease never moves the branch.
+type remoteKeeper struct {
+	b      claims.Backend
+	held   claims.Held
+	ttl    time.Duration
+	every  time.Duration // the driver's renewal interval, TTL/3
+	repo   string        // the project whose branch is pushed
+	remote string        // the git remote it is pushed to
+	tree   *planfs.Tree  // its event log hears of refused pushes
+	log    *workers.Log
+	// base is the remote's feature branch as this holder last saw it:
+	// where it started (seedFeature) or what it last pushed; "" when the
+	// remote has none. A push moves the branch only from there.
+	base      string
+	baseKnown bool // base was read: a failed read is tried again at the next push
+	// lost, once set, is why the lease is gone for good (a rejected
+	// renewal or push, the deadline passed): from then on nothing is
+	// pushed, renewed or completed.
+	lost string
+	// said is the last refused push the event log was told of, so a
+	// push refused at every heartbeat is reported once; toldLost, that the
+	// log said a lost lease left nothing unpushed.
+	said     string
+	toldLost bool
+}
+
+var _ workers.Keeper = (*remoteKeeper)(nil)
+
+func (r *remote) keeper(held claims.Held, log *workers.Log) *remoteKeeper {
+	return &remoteKeeper{b: r.b, held: held, ttl: r.ttl, every: r.ttl / 3, repo: r.t.Project, remote: r.remote, tree: r.t, log: log}
+}
+
+// deadline is when the holder must stop: TTL minus one heartbeat interval
+// after its last successful renewal began, on the monotonic clock, so it
+// stops before any observer may take the plan over.
+func (k *remoteKeeper) deadline() time.Time { return k.held.Renewed.Add(k.ttl - k.every) }
+
+func (k *remoteKeeper) Holds() bool { return k.lost == "" && time.Now().Before(k.deadline()) }
+
+func (k *remoteKeeper) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), max(k.every, 30*time.Second))
+}
+
+// fenced reports whether the lease is gone for good, making it so once the
+// deadline has passed: a holder that may have been taken over never
+// pushes, whatever the remote would still let it do.
+func (k *remoteKeeper) fenced() bool {
+	if k.lost == "" && !time.Now().Before(k.deadline()) {
+		k.lose(fmt.Sprintf("not renewed for %s (the lease's %s less one heartbeat): another machine may take it over", time.Since(k.held.Renewed).Round(time.Second), k.ttl))
+	}
+	return k.lost != ""
+}
+
+// lose makes the lease lost for good, saying why.
+func (k *remoteKeeper) lose(why string) {
+	if k.lost == "" {
+		k.lost = why
+		k.logf("lease lost: %s; feature branch pushes stop", why)
+	}
+}
+
+func (k *remoteKeeper) Renew() (string, error) {
+	if k.fenced() {
+		return k.lost, nil
+	}
+	ctx, cancel := k.ctx()
+	defer cancel()
+	held, err := k.b.Renew(ctx, k.held, k.ttl)
+	switch {
+	case isLost(err):
+		k.lose("renewal rejected: " + err.Error())
+		return k.lost, nil
+	case err != nil:
+		return "", err
+	}
+	k.held = held
+	k.push()
+	return k.lost, nil
+}
+
+func (k *remoteKeeper) Complete(to model.Lane) (string, error) {
+	k.push()
+	if k.fenced() {
+		return "", fmt.Errorf("lease lost (%s): not completed, and %s not pushed", k.lost, workers.FeatureBranch(k.held.Slug))
+	}
+	ctx, cancel := k.ctx()
+	defer cancel()
+	return k.b.Complete(ctx, k.held, to)
+}
+
+// Park moves the plan to a parking lane and drops the lease in one step
+// (MoveHeld), after pushing the branch while the lease holds: the agent's
+// `park` through its driver, as the operator's verb does it.
+func (k *remoteKeeper) Park(to model.Lane, why string) (string, error) {
+	k.push()
+	if k.fenced() {
+		return "", fmt.Errorf("lease lost (%s): not parked", k.lost)
+	}
+	ctx, cancel := k.ctx()
+	defer cancel()
+	return k.b.MoveHeld(ctx, k.held, to, k.held.Lease.AgentID, why)
+}
+
+// Release pushes the branch while the lease holds, then drops the lease by
+// compare-and-swap: a lost one is refused there, harmlessly.
+func (k *remoteKeeper) Release(reason string) (string, error) {
+	k.push()
+	ctx, cancel := k.ctx()
+	defer cancel()
+	if err := k.b.Release(ctx, k.held, reason); err != nil {
+		return "", err
+	}
+	return k.held.Rel, nil
+}
+
+// isLost is a backend's answer that the lease is no longer this holder's.
+func isLost(err error) bool {
+	return errors.Is(err, claims.ErrLost) || errors.Is(err, claims.ErrNoLease) || errors.Is(err, claims.ErrNotHolder)
+}
+
+// push sends feature/<slug> to the remote, fenced by the lease: only
+// while it holds, only from base (never over anyone else's commits), only
+// a fast-forward of base. A refused push is logged and told to the event
+// log; a lost lease stops every later push.
+func (k *remoteKeeper) push() {
+	branch := workers.FeatureBranch(k.held.Slug)
+	ref := "refs/heads/" + branch
+	tip, err := gitRun(k.repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	switch {
+	case k.fenced() && err == nil && tip != k.base:
+		k.refused(branch, fmt.Sprintf("did not push %s (local tip %.12s, not on the remote): the lease is lost: %s", branch, tip, k.lost))
+		return
+	case k.fenced():
+		if !k.toldLost {
+			k.toldLost = true
+			k.logf("did not push %s: the lease is lost: %s", branch, k.lost)
+		}
+		return
+	case err != nil || tip == k.base:
+		return // no branch made yet, or nothing new: nothing to push
+	}
+	if !k.baseKnown {
+		// Learnt now, it still fences: the push must be a fast-forward
+		// of it, so nothing anyone pushed is lost.
+		rb, err := readRemoteBranch(k.repo, k.remote, ref)
+		if err != nil {
+			k.refused(branch, fmt.Sprintf("push of %s failed, will retry: cannot read %s's: %v", branch, k.remote, err))
+			return
+		}
+		k.base, k.baseKnown = rb.oid, true
+		if tip == k.base {
+			return
+		}
+	}
+	if k.base != "" {
+		if _, err := gitRun(k.repo, "merge-base", "--is-ancestor", k.base, tip); err != nil {
+			k.refused(branch, fmt.Sprintf("did not push %s: its tip %.12s does not descend from %.12s, where the remote's was when this run last saw it (history rewritten?)", branch, tip, k.base))
+			return
+		}
+	}
+	ctx, cancel := k.ctx()
+	defer cancel()
+	held, err := k.b.PushBranch(ctx, k.held, claims.BranchUpdate{Ref: ref, Old: k.base, New: tip})
+	switch {
+	case isLost(err):
+		k.lose("push refused: " + err.Error())
+		k.refused(branch, fmt.Sprintf("did not push %s (local tip %.12s): the lease is lost: %v", branch, tip, err))
+	case errors.Is(err, claims.ErrBranchMoved):
+		k.refused(branch, fmt.Sprintf("push of %s refused: someone else pushed there since this run last saw it at %s; their commits are kept, this run's are only local (tip %.12s): %v", branch, orNoBranch(k.base), tip, err))
+	case err != nil:
+		k.refused(branch, fmt.Sprintf("push of %s failed, will retry: %v", branch, err))
+	default:
+		k.held, k.base, k.said = held, tip, ""
+		k.logf("pushed %s to %.12s", branch, tip)
+	}
+}
+
+func orNoBranch(oid string) string {
+	if oid == "" {
+		return "no branch"
+	}
+	return fmt.Sprintf("%.12s", oid)
+}
+
+// refused logs why a push did not happen and tells the event log, once
+// per distinct reason, so an operator sees it beside the plan.
+func (k *remoteKeeper) refused(branch, why string) {
+	k.logf("%s", why)
+	if why == k.said || k.tree == nil {
+		return
+	}
+	k.said = why
+	agent := k.held.Lease.AgentID
+	k.tree.LogEvent(planfs.Event{Event: "push-refused", Slug: k.held.Slug, From: k.held.Rel, To: k.held.Rel, AgentID: agent, Reason: why})
+}
+
+func (k *remoteKeeper) logf(format string, args ...any) {
+	if k.log != nil {
+		k.log.Printf(format, args...)
+	}
+}

@@ -1,0 +1,212 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/ssh"
+	"github.com/muesli/termenv"
+
+	"fleetwatch/planfs/claims"
+	"fleetwatch/ui/boardtext"
+	"fleetwatch/planfs"
+	"fleetwatch/ui"
+)
+
+// handle is every session: the board for a key's forced command or a
+// session without a terminal, the cockpit for one with.
+func (s *server) handle(sess ssh.Session) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("a session panicked: %v\n%s", r, debug.Stack())
+		}
+	}()
+	id, ok := s.identity(sess)
+	if !ok {
+		fmt.Fprint(sess.Stderr(), "fleetwatch: this key is no longer authorized\r\n")
+		_ = sess.Exit(1)
+		return
+	}
+	pty, _, isPTY := sess.Pty()
+	s.log.Printf("%s %s (%s) from %s: session, user %s, term %s %dx%d, command %s",
+		id.Agent, id.Fingerprint, role(id), sess.RemoteAddr(), clean(sess.User()),
+		clean(pty.Term), pty.Window.Width, pty.Window.Height, clean(sess.RawCommand()))
+	live := s.track(sess, id)
+	defer s.untrack(live)
+	start := time.Now()
+	switch {
+	case id.Rules.Command != "":
+		var w io.Writer = sess
+		if isPTY {
+			w = ssh.NewPtyWriter(sess)
+		}
+		s.board(sess, w, id, strings.Fields(id.Rules.Command))
+	case isPTY:
+		s.cockpit(sess, id, pty, live)
+	default:
+		s.board(sess, sess, id, sess.Command())
+	}
+	s.log.Printf("%s %s: session ended after %v", id.Agent, id.Fingerprint, time.Since(start).Round(time.Millisecond))
+}
+
+func role(id Identity) string {
+	if id.Viewer {
+		return "viewer"
+	}
+	return "operator"
+}
+
+// board writes the board as text or JSON and exits 0 (2 on an error).
+func (s *server) board(sess ssh.Session, w io.Writer, id Identity, cmd []string) {
+	t, err := s.sessionTree(id)
+	if err == nil {
+		err = writeBoard(w, t, s.opt.Claims, cmd)
+	}
+	if err != nil {
+		fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\n", err)
+		_ = sess.Exit(2)
+		return
+	}
+	_ = sess.Exit(0)
+}
+
+// writeBoard is `board --once` (100 columns) or, for `board --json`, the JSON.
+// With remote claims (c), both are read from c's view.
+func writeBoard(w io.Writer, t *planfs.Tree, c *claims.Opened, cmd []string) error {
+	remote := c != nil && c.Backend != nil
+	switch strings.Join(cmd, " ") {
+	case "", "board", "board --once":
+		text, err := "", error(nil)
+		if remote {
+			text, err = boardtext.TextRemote(t, c.Backend, c.Where, 100)
+		} else {
+			text, err = boardtext.Text(t, 100)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, text)
+		return err
+	case "board --json":
+		if remote {
+			return boardtext.WriteJSONRemote(w, t, c.Backend, c.Where)
+		}
+		return boardtext.WriteJSON(w, t)
+	}
+	return fmt.Errorf("%q: this server answers only 'board', 'board --once' and 'board --json' without a terminal", clean(strings.Join(cmd, " ")))
+}
+
+// sessionTree is the project as this key sees it: read-only for a viewer,
+// every event naming the key.
+func (s *server) sessionTree(id Identity) (*planfs.Tree, error) {
+	t, err := planfs.Open(s.tree.Project)
+	if err != nil {
+		return nil, err
+	}
+	t.ReadOnly = id.Viewer
+	setVia(t, "ssh "+id.Fingerprint)
+	return t, nil
+}
+
+// cockpit runs one session's UI on its PTY: its own model and renderer,
+// fed by the hub. However the program ends, the PTY's slave is closed
+// before this returns, so the program's reader and the SSH library's copy
+// from the master both end and the pair is freed.
+func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveSession) {
+	t, err := s.sessionTree(id)
+	if err != nil {
+		fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\r\n", err)
+		return
+	}
+	tm := &ptyTerm{slave: pty.Slave, master: pty.Master}
+	defer tm.Close()
+	if err := tm.makeRaw(); err != nil {
+		fmt.Fprintf(sess.Stderr(), "fleetwatch: the session's terminal: %v\r\n", err)
+		return
+	}
+	dark := tm.queryDark(time.Second)
+	r := lipgloss.NewRenderer(tm, termenv.WithEnvironment(envList(append(sess.Environ(), "TERM="+pty.Term))),
+		termenv.WithUnsafe(), termenv.WithColorCache(true))
+	r.SetHasDarkBackground(dark)
+	glamour := "light"
+	if dark {
+		glamour = "dark"
+	}
+	m := ui.New(ui.Options{Tree: t, Agent: id.Agent, Renderer: r, Hub: s.hub, ReadOnly: id.Viewer,
+		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: tm, Uncontained: s.opt.Uncontained})
+	// No signal handler: SIGTERM is the server's, which tells every
+	// session why before it closes them (a program's own would just quit).
+	p := tea.NewProgram(m, tea.WithInput(tm), tea.WithOutput(tm), tea.WithAltScreen(),
+		tea.WithFPS(30), tea.WithoutSignalHandler())
+	if !live.attach(p) {
+		m.Close()
+		return
+	}
+	ctx, cancel := context.WithCancel(sess.Context())
+	go followSize(ctx, tm, p)
+	go func() {
+		<-ctx.Done()
+		p.Quit()
+	}()
+	if _, err := p.Run(); err != nil && sess.Context().Err() == nil {
+		s.log.Printf("%s: the session's program: %v", id.Agent, err)
+	}
+	cancel()
+	m.Close()
+	live.detach()
+	if why := live.why(); why != "" {
+		_, _ = io.WriteString(tm, "\r\nfleetwatch: "+why+"\r\n")
+	}
+	if sess.Context().Err() == nil {
+		tm.drain()
+	}
+}
+
+// envList is the client's environment as termenv reads it.
+type envList []string
+
+func (e envList) Environ() []string { return e }
+
+func (e envList) Getenv(k string) string {
+	for _, v := range e {
+		if strings.HasPrefix(v, k+"=") {
+			return v[len(k)+1:]
+		}
+	}
+	return ""
+}
+
+// followSize tells the program when the session's PTY changes size: the
+// SSH library resizes the PTY from the client's window changes, which
+// reach no process here, so its size is looked at four times a second.
+func followSize(ctx context.Context, tm *ptyTerm, p *tea.Program) {
+	w, h, err := tm.size()
+	if err != nil {
+		return
+	}
+	// The program has no terminal to ask: it learns its size here first.
+	p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		nw, nh, err := tm.size()
+		if err != nil {
+			return
+		}
+		if nw != w || nh != h {
+			w, h = nw, nh
+			p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+		}
+	}
+}
