@@ -9,9 +9,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/ui/demo"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/ui/demo"
 )
 
 // fit promises exactly w cells, but when the cut lands inside a wide

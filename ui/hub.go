@@ -9,10 +9,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/workers/landing"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
+	"fleetwatch/workers/landing"
 )
 
 // Hub is the one owner of a served project's watchers and readings: it

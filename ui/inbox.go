@@ -12,10 +12,10 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/workers/coord"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers/coord"
 )
 
 // inboxList is the Inbox pane and all its state: the last reading of the

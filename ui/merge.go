@@ -18,10 +18,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"fleetwatch/internal/termtext"
-	"fleetwatch/workers/landing"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
+	"fleetwatch/workers/landing"
 )
 
 // mergeList is the Merge pane and all its state: the last listing, its

@@ -16,10 +16,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
 )
 

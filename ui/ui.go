@@ -38,10 +38,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
 )
 

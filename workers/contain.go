@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"fleetwatch/workers/coord"
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers/coord"
 )
 
 // SandboxDir holds each agent's own git store and caches, under the

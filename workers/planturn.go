@@ -9,8 +9,8 @@ import (
 	"path"
 	"path/filepath"
 
-	"fleetwatch/workers/coord"
 	"fleetwatch/model"
+	"fleetwatch/workers/coord"
 )
 
 // The plan-first half of the driver (the coordinator's inbox): a plan turn

@@ -46,7 +46,7 @@ func TestCheckFindsEachBreach(t *testing.T) {
 	write("model/up.go", "package model\n\nimport _ \"fleetwatch/planfs\"\n")
 	write("internal/low/low.go", "package low\n\nimport _ \"fleetwatch/model\"\n")
 	write("internal/systest/wholetest/fleet.go", "package wholetest\n\nimport _ \"fleetwatch/ui/cli\"\n") // test support drives the house
-	write("ui/cli/cli.go", "package cli\n\nimport (\n\t_ \"fleetwatch/ui\"\n\t_ \"os/exec\"\n)\n") // a face above the cockpit may start processes
+	write("ui/cli/cli.go", "package cli\n\nimport (\n\t_ \"fleetwatch/ui\"\n\t_ \"os/exec\"\n)\n")        // a face above the cockpit may start processes
 	write("ui/ui.go", "package ui\n\nimport \"os/exec\"\n\ntype Model struct {\n"+fields.String()+"}\n\nvar _ = exec.Command\n")
 	write("workers/git.go", "package x\n\nimport \"os/exec\"\n\nvar _ = exec.Command(\"git\", \"status\")\n")
 	write("internal/gitenv/gitenv.go", "package gitenv\n\nimport \"os/exec\"\n\nvar _ = exec.Command(\"git\", \"status\")\n")

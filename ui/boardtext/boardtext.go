@@ -13,10 +13,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
 )
 

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/planfs/claims/gitclaims"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
+	"fleetwatch/planfs/claims/gitclaims"
 )
 
 // Text and WriteJSON draw a real tree: the plan's slug in its column, and

@@ -12,11 +12,11 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/ui/boardtext"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
+	"fleetwatch/ui/boardtext"
 )
 
 // boardFlags are board's flags.

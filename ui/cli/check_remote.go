@@ -7,9 +7,9 @@ import (
 	"sort"
 	"time"
 
+	"fleetwatch/model"
 	"fleetwatch/planfs/claims"
 	"fleetwatch/planfs/claims/gitclaims"
-	"fleetwatch/model"
 )
 
 // remoteProblems is what check finds in a project whose claims are remote,

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"fleetwatch/planfs/claims"
-	_ "fleetwatch/planfs/claims/gitclaims" // registers the git backend
 	"fleetwatch/internal/config"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
+	_ "fleetwatch/planfs/claims/gitclaims" // registers the git backend
 )
 
 // claimsBackend is the claims backend a verb works through: --claims when

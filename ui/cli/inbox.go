@@ -13,12 +13,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/workers/coord"
-	"fleetwatch/ui/boardtext"
 	"fleetwatch/internal/safepath"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/planfs"
+	"fleetwatch/ui/boardtext"
 	"fleetwatch/workers"
+	"fleetwatch/workers/coord"
 )
 
 const inboxLong = `Lists the plan-first plans the coordinator's inbox holds: proposals waiting for

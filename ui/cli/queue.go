@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"fleetwatch/internal/termtext"
-	"fleetwatch/workers/landing"
 	"fleetwatch/planfs"
+	"fleetwatch/workers/landing"
 )
 
 const queueUsage = `Only approved candidates (fleetwatch review SLUG --approve) may be added.

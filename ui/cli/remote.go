@@ -9,9 +9,9 @@ import (
 	"path"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 )
 
 // remote is one work-once run over a remote claims backend (--claims git or

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/internal/testkit"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
 )
 

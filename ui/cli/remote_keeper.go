@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
 )
 

@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/internal/gitenv"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/registry"
 	"fleetwatch/workers"
 )

@@ -8,9 +8,9 @@ import (
 	"os"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 )
 
 // remoteListJSON is --list --json over a remote backend: the local object,

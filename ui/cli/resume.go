@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"fleetwatch/workers/coord"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
+	"fleetwatch/workers/coord"
 )
 
 // resumeOne takes up, for a --run worker, a plan-first plan the coordinator

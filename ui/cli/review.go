@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/workers/landing"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers/landing"
 )
 
 // reviewFlags are review's flags: one mode (--approve, --needs-work,

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"path"
 
-	"fleetwatch/workers/coord"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
+	"fleetwatch/workers/coord"
 )
 
 // turnFor decides a plan-first plan's turn. A plan is plan first when the

@@ -15,10 +15,10 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/ui/demo"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/ui"
+	"fleetwatch/ui/demo"
 	"fleetwatch/workers"
 )
 

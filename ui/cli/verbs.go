@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"fleetwatch/internal/termtext"
-	"fleetwatch/workers/landing"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
+	"fleetwatch/workers/landing"
 )
 
 // verb is the shape every operator verb shares: flags, one plan argument

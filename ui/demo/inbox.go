@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"fleetwatch/workers/coord"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers/coord"
 )
 
 // The coordinator's inbox: a plan-first plan whose agent wrote its

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/workers/coord"
 	"fleetwatch/model"
+	"fleetwatch/workers/coord"
 )
 
 // The demo's inbox holds reasoner-2's proposal for share-links, written

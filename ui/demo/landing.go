@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/workers/landing"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
+	"fleetwatch/workers/landing"
 )
 
 // routesEnd is the line of main.go new routes go above; csv-import and

@@ -16,8 +16,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"fleetwatch/ui/demo"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/demo"
 )
 
 // cpuNow is this process's CPU time so far (user + system).

@@ -19,8 +19,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
-	"fleetwatch/ui/cli"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
 	"fleetwatch/ui/serve"
 )
 

@@ -13,9 +13,9 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/ui"
 )
 

@@ -13,10 +13,10 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/muesli/termenv"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/ui/boardtext"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/ui"
+	"fleetwatch/ui/boardtext"
 )
 
 // handle is every session: the board for a key's forced command or a

@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"fleetwatch/workers/coord"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers/coord"
 )
 
 // List reads every candidate and queue entry of project now.

@@ -18,11 +18,11 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/ui/cli"
-	"fleetwatch/internal/testkit/plangen"
 	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/internal/testkit/plangen"
 	"fleetwatch/planfs"
+	"fleetwatch/ui/cli"
 )
 
 // Generated projects live for the whole test process, because several

@@ -6,8 +6,8 @@ package backendtest
 import (
 	"testing"
 
-	"fleetwatch/ui/cli"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

@@ -5,8 +5,8 @@ package claimtest
 import (
 	"testing"
 
-	"fleetwatch/ui/cli"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

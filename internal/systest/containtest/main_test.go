@@ -6,8 +6,8 @@ package containtest
 import (
 	"testing"
 
-	"fleetwatch/ui/cli"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

@@ -7,9 +7,9 @@ import (
 	"os"
 	"testing"
 
-	"fleetwatch/ui/cli"
 	"fleetwatch/internal/testkit/etcdtest"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
 )
 
 // endpoint is the embedded etcd's client URL; "" when it could not start

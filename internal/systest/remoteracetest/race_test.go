@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/ui/cli"
 	"fleetwatch/internal/systest/remotetest"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/ui/cli"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
 )
 
 var agent struct {

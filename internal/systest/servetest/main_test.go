@@ -16,8 +16,8 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"fleetwatch/ui/cli"
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 // TestActOverEtcd: the operator verbs through etcd: a park of a leased

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 // clonedProject makes a bare remote whose dev branch holds the plans of a

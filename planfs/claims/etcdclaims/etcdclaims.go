@@ -28,11 +28,11 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/planfs/claims/gitclaims"
 	"fleetwatch/internal/gitenv"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
+	"fleetwatch/planfs/claims/gitclaims"
 )
 
 func init() {

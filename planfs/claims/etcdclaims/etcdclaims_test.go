@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/internal/testkit/etcdtest"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 func viewOf(t *testing.T, b *Backend) *claims.View {

@@ -14,8 +14,8 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 // newLease is h's lease on rel for ttl, as stored: Token stays empty (the

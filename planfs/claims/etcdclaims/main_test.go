@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/internal/testkit/etcdtest"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 // endpoint is the embedded server's client URL; "" when it could not start

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 func init() {

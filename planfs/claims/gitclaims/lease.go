@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 // leaseCommit writes a commit whose tree holds lease as lease.json, with

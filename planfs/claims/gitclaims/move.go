@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 // maxMoveTries bounds how often a move is rebuilt on a branch that moved.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 // losses counts the lost races of raceClaims, for the benchmark.

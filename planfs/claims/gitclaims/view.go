@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/planfs/claims"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 )
 
 // fetch brings the integration branch, and the lease refs when leases is
