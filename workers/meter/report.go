@@ -1,0 +1,125 @@
+package meter
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"sort"
+)
+
+// maxReportLine bounds one line of an agent's output read for its usage.
+const maxReportLine = 4 << 20
+
+// Reported is the usage an agent printed or wrote of itself: Claude
+// Code's JSON result (`total_cost_usd`, `usage`, `modelUsage`), Codex's
+// JSON events (`turn.completed` and `token_count`), and the JSON lines of
+// $FLEET_USAGE ({"input_tokens":…,"output_tokens":…,"cost_usd":…,
+// "model":…}). The agent wrote it, so it is never taken for metered usage,
+// and nothing in it can make a count negative. ok is false when r reports
+// nothing.
+func Reported(r io.Reader) (u Usage, ok bool) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxReportLine)
+	var codexTotal *Usage
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] != '{' {
+			continue
+		}
+		var ev agentLine
+		if json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		switch {
+		case ev.Type == "result" && (ev.Usage != nil || ev.TotalCost > 0):
+			// Claude Code's one result holds the whole run.
+			u, ok = ev.claude(), true
+		case ev.Type == "turn.completed" && ev.Usage != nil:
+			u.Add(clean(ev.Usage.usage()))
+			ok = true
+		case ev.Msg != nil && ev.Msg.Type == "token_count" && ev.Msg.Info != nil && ev.Msg.Info.Total != nil:
+			t := ev.Msg.Info.Total.usage()
+			codexTotal = &t // a running total: the last one counts
+		case ev.Type == "" && ev.Usage == nil && ev.Msg == nil && (ev.InputTokens != 0 || ev.OutputTokens != 0 || ev.CostUSD != 0):
+			u.Add(clean(Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens, CostUSD: ev.CostUSD, Model: ev.Model}))
+			ok = true
+		}
+	}
+	if codexTotal != nil {
+		u.Add(*codexTotal)
+		ok = true
+	}
+	return clean(u), ok
+}
+
+// agentLine is one line of any agent's JSON output this package reads.
+type agentLine struct {
+	Type      string                `json:"type"`
+	Usage     *wireCodex            `json:"usage"`
+	TotalCost float64               `json:"total_cost_usd"`
+	ModelUse  map[string]modelUsage `json:"modelUsage"`
+	Msg       *struct {
+		Type string `json:"type"`
+		Info *struct {
+			Total *wireCodex `json:"total_token_usage"`
+		} `json:"info"`
+	} `json:"msg"`
+	// $FLEET_USAGE's own shape.
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CachedTokens int64   `json:"cached_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	Model        string  `json:"model"`
+}
+
+// wireCodex is wire plus Codex's name for cached input.
+type wireCodex struct {
+	wire
+	CachedInput int64 `json:"cached_input_tokens"`
+}
+
+func (w wireCodex) usage() Usage {
+	u := w.wire.usage()
+	u.Cached = max(u.Cached, w.CachedInput)
+	return u
+}
+
+type modelUsage struct {
+	CostUSD float64 `json:"costUSD"`
+}
+
+// claude is a Claude Code result: its usage, its cost, and the model that
+// cost the most.
+func (ev agentLine) claude() Usage {
+	var u Usage
+	if ev.Usage != nil {
+		u = ev.Usage.usage()
+	}
+	u.CostUSD = ev.TotalCost
+	names := make([]string, 0, len(ev.ModelUse))
+	for n := range ev.ModelUse {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := ev.ModelUse[names[i]].CostUSD, ev.ModelUse[names[j]].CostUSD
+		return a > b || (a == b && names[i] < names[j])
+	})
+	if len(names) > 0 {
+		u.Model = names[0]
+	}
+	return u
+}
+
+// clean keeps what an agent wrote from making any figure negative or not a
+// number.
+func clean(u Usage) Usage {
+	u.Input, u.Output = max(u.Input, 0), max(u.Output, 0)
+	u.Cached = min(max(u.Cached, 0), u.Input)
+	u.CacheWrite = max(u.CacheWrite, 0)
+	if math.IsNaN(u.CostUSD) || math.IsInf(u.CostUSD, 0) || u.CostUSD < 0 {
+		u.CostUSD = 0
+	}
+	return u
+}
