@@ -53,6 +53,10 @@ type Settings struct {
 	// Sandbox is `sandbox:`: auto (the default: agents and checks run in a
 	// Landlock domain where the kernel has one), require or off.
 	Sandbox sandbox.Mode
+	// Prices are `prices:`, what each model costs (spend.go).
+	Prices map[string]Price
+	// Budgets are `budgets:`, the limits on what runs spend (spend.go).
+	Budgets Budgets
 }
 
 // Check is one required check: an argv run with no shell in a throwaway
@@ -153,55 +157,75 @@ func Parse(data []byte) (Settings, error) {
 			return s, errorf(key.Line, "%s is set twice (first at line %d)", key.Value, first)
 		}
 		seen[key.Value] = key.Line
-		switch key.Value {
-		case "integration":
-			if val.Kind != yaml.ScalarNode || val.Value == "" {
-				return s, errorf(val.Line, "integration: want a branch name, like dev")
-			}
-			if why := refname.Problem(val.Value); why != "" {
-				return s, errorf(val.Line, "integration: git refuses branch name %q (%s)", val.Value, why)
-			}
-			s.Integration = val.Value
-		case "checks":
-			checks, err := parseChecks(val)
-			if err != nil {
-				return s, err
-			}
-			s.Checks = checks
-		case "queue":
-			depth, err := parseQueue(val)
-			if err != nil {
-				return s, err
-			}
-			s.QueueDepth = depth
-		case "on_scope_violation":
-			if val.Kind != yaml.ScalarNode || (val.Value != "stop" && val.Value != "warn") {
-				return s, errorf(val.Line, "on_scope_violation: want stop or warn")
-			}
-			s.OnScopeViolation = val.Value
-		case "worktree":
-			wt, err := parseWorktree(val)
-			if err != nil {
-				return s, err
-			}
-			s.Worktree = wt
-		case "claims":
-			c, err := parseClaims(val)
-			if err != nil {
-				return s, err
-			}
-			s.Claims = c
-		case "sandbox":
-			m, err := sandbox.ParseMode(val.Value)
-			if val.Kind != yaml.ScalarNode || val.Value == "" || err != nil {
-				return s, errorf(val.Line, "sandbox: want auto, require or off")
-			}
-			s.Sandbox = m
-		default:
-			return s, errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox)", key.Value)
+		if err := s.set(key, val); err != nil {
+			return s, err
 		}
 	}
 	return s, nil
+}
+
+// set reads one top-level key of the file into s.
+func (s *Settings) set(key, val *yaml.Node) error {
+	switch key.Value {
+	case "integration":
+		if val.Kind != yaml.ScalarNode || val.Value == "" {
+			return errorf(val.Line, "integration: want a branch name, like dev")
+		}
+		if why := refname.Problem(val.Value); why != "" {
+			return errorf(val.Line, "integration: git refuses branch name %q (%s)", val.Value, why)
+		}
+		s.Integration = val.Value
+	case "checks":
+		checks, err := parseChecks(val)
+		if err != nil {
+			return err
+		}
+		s.Checks = checks
+	case "queue":
+		depth, err := parseQueue(val)
+		if err != nil {
+			return err
+		}
+		s.QueueDepth = depth
+	case "on_scope_violation":
+		if val.Kind != yaml.ScalarNode || (val.Value != "stop" && val.Value != "warn") {
+			return errorf(val.Line, "on_scope_violation: want stop or warn")
+		}
+		s.OnScopeViolation = val.Value
+	case "worktree":
+		wt, err := parseWorktree(val)
+		if err != nil {
+			return err
+		}
+		s.Worktree = wt
+	case "claims":
+		c, err := parseClaims(val)
+		if err != nil {
+			return err
+		}
+		s.Claims = c
+	case "prices":
+		p, err := parsePrices(val)
+		if err != nil {
+			return err
+		}
+		s.Prices = p
+	case "budgets":
+		b, err := parseBudgets(val)
+		if err != nil {
+			return err
+		}
+		s.Budgets = b
+	case "sandbox":
+		m, err := sandbox.ParseMode(val.Value)
+		if val.Kind != yaml.ScalarNode || val.Value == "" || err != nil {
+			return errorf(val.Line, "sandbox: want auto, require or off")
+		}
+		s.Sandbox = m
+	default:
+		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets)", key.Value)
+	}
+	return nil
 }
 
 // checkName is what a check may be called: its name is part of file names

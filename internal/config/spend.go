@@ -1,0 +1,228 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Price is what a model costs (`prices: {MODEL: {input: …, output: …,
+// cache_read: …}}`), in USD per million tokens.
+type Price struct {
+	Input, Output, CacheRead float64
+}
+
+// Limit is a budget: tokens and/or dollars; 0 is no limit of that kind.
+type Limit struct {
+	Tokens int64
+	USD    float64
+}
+
+// None reports whether l limits nothing.
+func (l Limit) None() bool { return l.Tokens == 0 && l.USD == 0 }
+
+// String is l as the file writes it: "2M tokens, $5".
+func (l Limit) String() string {
+	var parts []string
+	if l.Tokens > 0 {
+		parts = append(parts, FormatTokens(l.Tokens)+" tokens")
+	}
+	if l.USD > 0 {
+		parts = append(parts, "$"+strconv.FormatFloat(l.USD, 'f', -1, 64))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Budgets are the `budgets:` section: per run, per plan (across all its
+// runs), the whole fleet per day, and each endpoint's and tier's day.
+type Budgets struct {
+	Run, Plan, FleetDay  Limit
+	EndpointDay, TierDay map[string]Limit
+	Line                 int
+}
+
+const budgetKeys = "run, plan, fleet_day, endpoint_day, tier_day"
+
+func parseBudgets(val *yaml.Node) (Budgets, error) {
+	b := Budgets{Line: val.Line}
+	if isNull(val) {
+		return b, nil
+	}
+	if val.Kind != yaml.MappingNode {
+		return b, errorf(val.Line, "budgets: want a mapping (%s), like budgets: {run: {tokens: 2M, usd: 5}}", budgetKeys)
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		key, v := val.Content[i], val.Content[i+1]
+		if first, dup := seen[key.Value]; dup {
+			return b, errorf(key.Line, "budgets: %s is set twice (first at line %d)", key.Value, first)
+		}
+		seen[key.Value] = key.Line
+		var err error
+		switch key.Value {
+		case "run":
+			b.Run, err = parseLimit("budgets: run", v)
+		case "plan":
+			b.Plan, err = parseLimit("budgets: plan", v)
+		case "fleet_day":
+			b.FleetDay, err = parseLimit("budgets: fleet_day", v)
+		case "endpoint_day":
+			b.EndpointDay, err = parseLimits("budgets: endpoint_day", v)
+		case "tier_day":
+			b.TierDay, err = parseLimits("budgets: tier_day", v)
+		default:
+			err = errorf(key.Line, "budgets: unknown key %q (known: %s)", key.Value, budgetKeys)
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// parseLimits reads a mapping of names to limits.
+func parseLimits(what string, val *yaml.Node) (map[string]Limit, error) {
+	if val.Kind != yaml.MappingNode {
+		return nil, errorf(val.Line, "%s: want a name per limit, like {mid: {usd: 40}}", what)
+	}
+	out := map[string]Limit{}
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		key, v := val.Content[i], val.Content[i+1]
+		if _, dup := out[key.Value]; dup {
+			return nil, errorf(key.Line, "%s: %s is set twice", what, key.Value)
+		}
+		l, err := parseLimit(what+": "+key.Value, v)
+		if err != nil {
+			return nil, err
+		}
+		out[key.Value] = l
+	}
+	return out, nil
+}
+
+// parseLimit reads {tokens: 2M, usd: 5}.
+func parseLimit(what string, val *yaml.Node) (Limit, error) {
+	var l Limit
+	if val.Kind != yaml.MappingNode || len(val.Content) == 0 {
+		return l, errorf(val.Line, "%s: want tokens and/or usd, like {tokens: 2M, usd: 5}", what)
+	}
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		key, v := val.Content[i], val.Content[i+1]
+		var err error
+		switch key.Value {
+		case "tokens":
+			l.Tokens, err = ParseTokens(v.Value)
+		case "usd":
+			l.USD, err = ParseUSD(v.Value)
+		default:
+			err = fmt.Errorf("unknown key %q (known: tokens, usd)", key.Value)
+		}
+		if err != nil || v.Kind != yaml.ScalarNode {
+			if err == nil {
+				err = fmt.Errorf("want one value")
+			}
+			return l, errorf(v.Line, "%s: %s: %v", what, key.Value, err)
+		}
+	}
+	return l, nil
+}
+
+// ParseTokens reads a token count: 2000000, 2M, 500k, 1.5M.
+func ParseTokens(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToLower(s))
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(t, "k"):
+		mult, t = 1e3, t[:len(t)-1]
+	case strings.HasSuffix(t, "m"):
+		mult, t = 1e6, t[:len(t)-1]
+	case strings.HasSuffix(t, "g") || strings.HasSuffix(t, "b"):
+		mult, t = 1e9, t[:len(t)-1]
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) || f*mult > 1e15 {
+		return 0, fmt.Errorf("want a token count above 0, like 2M or 500k, not %q", s)
+	}
+	return int64(math.Round(f * mult)), nil
+}
+
+// ParseUSD reads dollars: 5, 5.50, $5.
+func ParseUSD(s string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) || f > 1e9 {
+		return 0, fmt.Errorf("want dollars above 0, like 5 or 12.50, not %q", s)
+	}
+	return f, nil
+}
+
+// FormatTokens writes n the way ParseTokens reads it: 2M, 1.5M, 500k.
+func FormatTokens(n int64) string {
+	switch {
+	case n >= 1e6:
+		return strconv.FormatFloat(math.Round(float64(n)/1e5)/10, 'f', -1, 64) + "M"
+	case n >= 1e3:
+		return strconv.FormatFloat(math.Round(float64(n)/1e2)/10, 'f', -1, 64) + "k"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func parsePrices(val *yaml.Node) (map[string]Price, error) {
+	if isNull(val) {
+		return nil, nil
+	}
+	if val.Kind != yaml.MappingNode {
+		return nil, errorf(val.Line, "prices: want a price per model, like prices: {claude-sonnet-4-5: {input: 3, output: 15, cache_read: 0.3}}")
+	}
+	out := map[string]Price{}
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		key, v := val.Content[i], val.Content[i+1]
+		if _, dup := out[key.Value]; dup {
+			return nil, errorf(key.Line, "prices: %s is set twice", key.Value)
+		}
+		p, err := parsePrice(key.Value, v)
+		if err != nil {
+			return nil, err
+		}
+		out[key.Value] = p
+	}
+	return out, nil
+}
+
+func parsePrice(name string, val *yaml.Node) (Price, error) {
+	var p Price
+	if val.Kind != yaml.MappingNode {
+		return p, errorf(val.Line, "prices: %s: want {input: USD per 1M tokens, output: …, cache_read: …}", name)
+	}
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		key, v := val.Content[i], val.Content[i+1]
+		f, err := strconv.ParseFloat(v.Value, 64)
+		if v.Kind != yaml.ScalarNode || err != nil || f < 0 || f > 1e6 {
+			return p, errorf(v.Line, "prices: %s: %s: want USD per million tokens, like 3 or 0.3, not %q", name, key.Value, v.Value)
+		}
+		switch key.Value {
+		case "input":
+			p.Input = f
+		case "output":
+			p.Output = f
+		case "cache_read":
+			p.CacheRead = f
+		default:
+			return p, errorf(key.Line, "prices: %s: unknown key %q (known: input, output, cache_read)", name, key.Value)
+		}
+	}
+	return p, nil
+}
+
+// Names are m's keys in order, for messages.
+func Names[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

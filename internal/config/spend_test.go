@@ -1,0 +1,67 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPricesAndBudgets(t *testing.T) {
+	s, err := Parse([]byte(`prices:
+  claude-sonnet-4-5: {input: 3, output: 15, cache_read: 0.3}
+  qwen3-32b: {input: 0, output: 0}
+budgets:
+  run: {tokens: 2M, usd: 5}
+  plan: {tokens: 10M}
+  fleet_day: {usd: "$100"}
+  endpoint_day: {claude: {usd: 40}}
+  tier_day: {frontier: {tokens: 1.5M}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Prices["claude-sonnet-4-5"]; p != (Price{3, 15, 0.3}) {
+		t.Errorf("price %+v", p)
+	}
+	if _, ok := s.Prices["qwen3-32b"]; !ok {
+		t.Error("a free model has a price of 0, not none")
+	}
+	b := s.Budgets
+	if b.Run != (Limit{2_000_000, 5}) || b.Plan != (Limit{Tokens: 10_000_000}) || b.FleetDay != (Limit{USD: 100}) ||
+		b.EndpointDay["claude"] != (Limit{USD: 40}) || b.TierDay["frontier"] != (Limit{Tokens: 1_500_000}) {
+		t.Errorf("budgets %+v", b)
+	}
+	if got := b.Run.String(); got != "2M tokens, $5" {
+		t.Errorf("String %q", got)
+	}
+}
+
+func TestSpendSettingsRefuseBadValues(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"budgets: {run: {tokens: lots}}", `1: budgets: run: tokens: want a token count above 0, like 2M or 500k, not "lots"`},
+		{"budgets: {run: {usd: -3}}", `1: budgets: run: usd: want dollars above 0`},
+		{"budgets: {week: {usd: 3}}", `1: budgets: unknown key "week"`},
+		{"budgets:\n  run: {tokenz: 3}", `2: budgets: run: tokenz: unknown key "tokenz" (known: tokens, usd)`},
+		{"budgets: {endpoint_day: 5}", `1: budgets: endpoint_day: want a name per limit`},
+		{"prices: {m: {input: cheap}}", `1: prices: m: input: want USD per million tokens, like 3 or 0.3, not "cheap"`},
+		{"prices: {m: {inptu: 3}}", `1: prices: m: unknown key "inptu"`},
+		{"prices: [a, b]", `1: prices: want a price per model`},
+	} {
+		_, err := Parse([]byte(c.text))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		}
+	}
+}
+
+func TestTokens(t *testing.T) {
+	for s, want := range map[string]int64{"2M": 2_000_000, "500k": 500_000, "1.5m": 1_500_000, "1200": 1200, "2_000": 2000} {
+		if n, err := ParseTokens(s); err != nil || n != want {
+			t.Errorf("%s: %d %v", s, n, err)
+		}
+	}
+	for n, want := range map[int64]string{2_000_000: "2M", 1_500_000: "1.5M", 500_000: "500k", 999: "999", 1_234_567: "1.2M"} {
+		if got := FormatTokens(n); got != want {
+			t.Errorf("%d: %q, want %q", n, got, want)
+		}
+	}
+}
