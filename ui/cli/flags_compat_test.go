@@ -64,6 +64,7 @@ func flagTable(empty string) []flagCase {
 	add([]string{"scaffold"}, []string{empty, "stray"}, root)
 	registry := []string{"--registry", filepath.Join(empty, "endpoints.yaml")}
 	add([]string{"agents"}, []string{"a", "b"}, root, registry)
+	add([]string{"usage"}, stray, root, []string{"--by", "tier"}, []string{"--since", "7d"}, []string{"--json"})
 	add([]string{"doctor"}, stray, root, registry)
 	add([]string{"demo-agent"}, []string{"a", "b"}, []string{"--pace", "1s"})
 	project := [][]string{root, {"--project", empty}}
