@@ -3,6 +3,8 @@ package model
 import (
 	"strings"
 	"unicode"
+
+	"fleetwatch/internal/spend"
 )
 
 // Header is what a plan says about itself in its `- **Key:** value` bullets.
@@ -25,7 +27,10 @@ type Header struct {
 	// AllowedGenerated are the globs of `- **Allowed generated files:**`,
 	// paths a build may touch outside its declared scope.
 	AllowedGenerated []string
-	Warnings         []Warning
+	// Budget is `- **Budget:** 2M tokens, $5`: what this plan's runs may
+	// spend, over the project's per-plan budget; none when absent.
+	Budget   spend.Limit
+	Warnings []Warning
 }
 
 // Warning is a problem found in a file; File is filled in by whoever knows it.
@@ -50,10 +55,11 @@ const (
 	keyDepends   = "depends on"
 	keyPlanFirst = "plan first"
 	keyGenerated = "allowed generated files"
+	keyBudget    = "budget"
 )
 
 var knownKeys = map[string]bool{keyValue: true, keyPriority: true, keyPreferred: true, keyAssignee: true, keyDepends: true,
-	keyPlanFirst: true, keyGenerated: true}
+	keyPlanFirst: true, keyGenerated: true, keyBudget: true}
 
 // ParseHeader reads a plan's header fields from its text. It follows anchor's
 // rules except where SPEC.md fixes them: an empty field is absent, and ` #`
@@ -159,6 +165,12 @@ func (h *Header) set(key, value string, line int) {
 		default:
 			h.warn(line, "plan first "+quote(value)+" is not yes or no; it reads as no")
 		}
+	case keyBudget:
+		l, err := spend.ParseLimit(value)
+		if err != nil {
+			h.warn(line, "budget "+quote(value)+": "+err.Error()+"; the project's budget applies")
+		}
+		h.Budget = l
 	case keyGenerated:
 		for _, tok := range strings.Split(value, ",") {
 			if tok = strings.Trim(strings.TrimSpace(tok), "`"); tok != "" {

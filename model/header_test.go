@@ -464,3 +464,14 @@ func TestSlugOf(t *testing.T) {
 		}
 	}
 }
+
+func TestBudgetHeader(t *testing.T) {
+	h := ParseHeader("# A\n\n- **Budget:** 2M tokens, $5 # the export is big\n")
+	if h.Budget.Tokens != 2_000_000 || h.Budget.USD != 5 || len(h.Warnings) != 0 {
+		t.Errorf("%+v %v", h.Budget, h.Warnings)
+	}
+	h = ParseHeader("# A\n\n- **Budget:** lots\n")
+	if !h.Budget.None() || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0].Message, "budget `lots`") {
+		t.Errorf("%+v %v", h.Budget, h.Warnings)
+	}
+}

@@ -2,12 +2,12 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"fleetwatch/internal/spend"
 )
 
 // Price is what a model costs (`prices: {MODEL: {input: …, output: …,
@@ -16,32 +16,11 @@ type Price struct {
 	Input, Output, CacheRead float64
 }
 
-// Limit is a budget: tokens and/or dollars; 0 is no limit of that kind.
-type Limit struct {
-	Tokens int64
-	USD    float64
-}
-
-// None reports whether l limits nothing.
-func (l Limit) None() bool { return l.Tokens == 0 && l.USD == 0 }
-
-// String is l as the file writes it: "2M tokens, $5".
-func (l Limit) String() string {
-	var parts []string
-	if l.Tokens > 0 {
-		parts = append(parts, FormatTokens(l.Tokens)+" tokens")
-	}
-	if l.USD > 0 {
-		parts = append(parts, "$"+strconv.FormatFloat(l.USD, 'f', -1, 64))
-	}
-	return strings.Join(parts, ", ")
-}
-
 // Budgets are the `budgets:` section: per run, per plan (across all its
 // runs), the whole fleet per day, and each endpoint's and tier's day.
 type Budgets struct {
-	Run, Plan, FleetDay  Limit
-	EndpointDay, TierDay map[string]Limit
+	Run, Plan, FleetDay  spend.Limit
+	EndpointDay, TierDay map[string]spend.Limit
 	Line                 int
 }
 
@@ -85,11 +64,11 @@ func parseBudgets(val *yaml.Node) (Budgets, error) {
 }
 
 // parseLimits reads a mapping of names to limits.
-func parseLimits(what string, val *yaml.Node) (map[string]Limit, error) {
+func parseLimits(what string, val *yaml.Node) (map[string]spend.Limit, error) {
 	if val.Kind != yaml.MappingNode {
 		return nil, errorf(val.Line, "%s: want a name per limit, like {mid: {usd: 40}}", what)
 	}
-	out := map[string]Limit{}
+	out := map[string]spend.Limit{}
 	for i := 0; i+1 < len(val.Content); i += 2 {
 		key, v := val.Content[i], val.Content[i+1]
 		if _, dup := out[key.Value]; dup {
@@ -105,8 +84,8 @@ func parseLimits(what string, val *yaml.Node) (map[string]Limit, error) {
 }
 
 // parseLimit reads {tokens: 2M, usd: 5}.
-func parseLimit(what string, val *yaml.Node) (Limit, error) {
-	var l Limit
+func parseLimit(what string, val *yaml.Node) (spend.Limit, error) {
+	var l spend.Limit
 	if val.Kind != yaml.MappingNode || len(val.Content) == 0 {
 		return l, errorf(val.Line, "%s: want tokens and/or usd, like {tokens: 2M, usd: 5}", what)
 	}
@@ -115,9 +94,9 @@ func parseLimit(what string, val *yaml.Node) (Limit, error) {
 		var err error
 		switch key.Value {
 		case "tokens":
-			l.Tokens, err = ParseTokens(v.Value)
+			l.Tokens, err = spend.ParseTokens(v.Value)
 		case "usd":
-			l.USD, err = ParseUSD(v.Value)
+			l.USD, err = spend.ParseUSD(v.Value)
 		default:
 			err = fmt.Errorf("unknown key %q (known: tokens, usd)", key.Value)
 		}
@@ -129,45 +108,6 @@ func parseLimit(what string, val *yaml.Node) (Limit, error) {
 		}
 	}
 	return l, nil
-}
-
-// ParseTokens reads a token count: 2000000, 2M, 500k, 1.5M.
-func ParseTokens(s string) (int64, error) {
-	t := strings.TrimSpace(strings.ToLower(s))
-	mult := 1.0
-	switch {
-	case strings.HasSuffix(t, "k"):
-		mult, t = 1e3, t[:len(t)-1]
-	case strings.HasSuffix(t, "m"):
-		mult, t = 1e6, t[:len(t)-1]
-	case strings.HasSuffix(t, "g") || strings.HasSuffix(t, "b"):
-		mult, t = 1e9, t[:len(t)-1]
-	}
-	f, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
-	if err != nil || f <= 0 || math.IsInf(f, 0) || f*mult > 1e15 {
-		return 0, fmt.Errorf("want a token count above 0, like 2M or 500k, not %q", s)
-	}
-	return int64(math.Round(f * mult)), nil
-}
-
-// ParseUSD reads dollars: 5, 5.50, $5.
-func ParseUSD(s string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
-	if err != nil || f <= 0 || math.IsInf(f, 0) || f > 1e9 {
-		return 0, fmt.Errorf("want dollars above 0, like 5 or 12.50, not %q", s)
-	}
-	return f, nil
-}
-
-// FormatTokens writes n the way ParseTokens reads it: 2M, 1.5M, 500k.
-func FormatTokens(n int64) string {
-	switch {
-	case n >= 1e6:
-		return strconv.FormatFloat(math.Round(float64(n)/1e5)/10, 'f', -1, 64) + "M"
-	case n >= 1e3:
-		return strconv.FormatFloat(math.Round(float64(n)/1e2)/10, 'f', -1, 64) + "k"
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 func parsePrices(val *yaml.Node) (map[string]Price, error) {

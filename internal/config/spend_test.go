@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fleetwatch/internal/spend"
 	"strings"
 	"testing"
 )
@@ -19,15 +20,15 @@ budgets:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := s.Prices["claude-sonnet-4-5"]; p != (Price{3, 15, 0.3}) {
+	if p := s.Prices["claude-sonnet-4-5"]; p != (Price{Input: 3, Output: 15, CacheRead: 0.3}) {
 		t.Errorf("price %+v", p)
 	}
 	if _, ok := s.Prices["qwen3-32b"]; !ok {
 		t.Error("a free model has a price of 0, not none")
 	}
 	b := s.Budgets
-	if b.Run != (Limit{2_000_000, 5}) || b.Plan != (Limit{Tokens: 10_000_000}) || b.FleetDay != (Limit{USD: 100}) ||
-		b.EndpointDay["claude"] != (Limit{USD: 40}) || b.TierDay["frontier"] != (Limit{Tokens: 1_500_000}) {
+	if b.Run != (spend.Limit{Tokens: 2_000_000, USD: 5}) || b.Plan != (spend.Limit{Tokens: 10_000_000}) || b.FleetDay != (spend.Limit{USD: 100}) ||
+		b.EndpointDay["claude"] != (spend.Limit{USD: 40}) || b.TierDay["frontier"] != (spend.Limit{Tokens: 1_500_000}) {
 		t.Errorf("budgets %+v", b)
 	}
 	if got := b.Run.String(); got != "2M tokens, $5" {
@@ -49,19 +50,6 @@ func TestSpendSettingsRefuseBadValues(t *testing.T) {
 		_, err := Parse([]byte(c.text))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.text, err, c.want)
-		}
-	}
-}
-
-func TestTokens(t *testing.T) {
-	for s, want := range map[string]int64{"2M": 2_000_000, "500k": 500_000, "1.5m": 1_500_000, "1200": 1200, "2_000": 2000} {
-		if n, err := ParseTokens(s); err != nil || n != want {
-			t.Errorf("%s: %d %v", s, n, err)
-		}
-	}
-	for n, want := range map[int64]string{2_000_000: "2M", 1_500_000: "1.5M", 500_000: "500k", 999: "999", 1_234_567: "1.2M"} {
-		if got := FormatTokens(n); got != want {
-			t.Errorf("%d: %q, want %q", n, got, want)
 		}
 	}
 }

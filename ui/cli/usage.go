@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/internal/config"
+	"fleetwatch/internal/spend"
 	"fleetwatch/workers/ledger"
 )
 
@@ -110,7 +110,7 @@ func printUsage(stdout, stderr io.Writer, by string, groups []ledger.Group) {
 	fmt.Fprintf(tw, "%s\tRUNS\tIN\tOUT\tCACHED\tCOST\t\n", strings.ToUpper(by))
 	var total ledger.Group
 	for _, g := range groups {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", tsvSafe(g.Key), g.Runs, config.FormatTokens(g.Input), config.FormatTokens(g.Output), config.FormatTokens(g.Cached), costCell(g))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", tsvSafe(g.Key), g.Runs, spend.FormatTokens(g.Input), spend.FormatTokens(g.Output), spend.FormatTokens(g.Cached), costCell(g))
 		total.Runs += g.Runs
 		total.Input += g.Input
 		total.Output += g.Output
@@ -119,7 +119,7 @@ func printUsage(stdout, stderr io.Writer, by string, groups []ledger.Group) {
 		total.Unpriced += g.Unpriced
 		total.Reported += g.Reported
 	}
-	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t%s\t%s\t\n", total.Runs, config.FormatTokens(total.Input), config.FormatTokens(total.Output), config.FormatTokens(total.Cached), costCell(total))
+	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t%s\t%s\t\n", total.Runs, spend.FormatTokens(total.Input), spend.FormatTokens(total.Output), spend.FormatTokens(total.Cached), costCell(total))
 	tw.Flush()
 	if total.Unpriced > 0 {
 		fmt.Fprintf(stdout, "%d runs have no price: set prices: {MODEL: {input: …, output: …}} in fleetwatch.yaml\n", total.Unpriced)
