@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Fit is how well a worker matches a plan's Preferred models.
 type Fit string
@@ -86,4 +89,24 @@ func wordsSubset(sub, of []string) bool {
 		}
 	}
 	return true
+}
+
+// BytesPerToken is how ContextProblem guesses a plan's tokens from its
+// size: about four bytes a token for English text and code, as tokenizers
+// of the day run; a guess errs toward fitting.
+const BytesPerToken = 4
+
+// ContextProblem says why p cannot be given to an endpoint whose model
+// takes at most maxContext tokens in one prompt, "" when it fits (or there
+// is no limit): anchor's dispatch refuses such a prompt (failed-budget),
+// so a worker never claims it.
+func ContextProblem(p *Plan, endpoint string, maxContext int64) string {
+	if maxContext <= 0 {
+		return ""
+	}
+	tokens := (p.Size + BytesPerToken - 1) / BytesPerToken
+	if tokens <= maxContext {
+		return ""
+	}
+	return fmt.Sprintf("about %d tokens of plan text, over %s's max_context of %d", tokens, endpoint, maxContext)
 }

@@ -130,3 +130,16 @@ func TestTierString(t *testing.T) {
 		}
 	}
 }
+
+func TestContextProblem(t *testing.T) {
+	p := &Plan{Size: 40_001}
+	if why := ContextProblem(p, "small-local", 8000); why != "about 10001 tokens of plan text, over small-local's max_context of 8000" {
+		t.Errorf("%q", why)
+	}
+	if why := ContextProblem(p, "big", 16000); why != "" {
+		t.Errorf("fits: %q", why)
+	}
+	if why := ContextProblem(p, "none", 0); why != "" {
+		t.Errorf("no limit: %q", why)
+	}
+}

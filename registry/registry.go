@@ -21,6 +21,8 @@
 package registry
 
 import (
+	"fleetwatch/internal/spend"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,6 +64,10 @@ type Endpoint struct {
 	// and no commit gets them committed by fleetwatch; `commit: agent`
 	// (the default) parks it in blocked/.
 	AutoCommit bool
+	// MaxContext (`max_context: 32k`) is the most tokens the endpoint's
+	// model takes in one prompt; a plan whose text cannot fit is not fit
+	// for it (model.ContextProblem). 0 is no limit.
+	MaxContext int64
 	Line       int // 1-based line of this entry in the file
 	TierLine   int // line of the tier: key (0 if absent)
 }
@@ -274,24 +280,42 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 		}
 		ep.PlanFirst = v.Value == "true" || v.Value == "True" || v.Value == "TRUE"
 	}
-	if ep.OnScopeViolation, err = p.scalar(fields, "on_scope_violation", label); err != nil {
-		return ep, err
-	}
-	if v := ep.OnScopeViolation; v != "" && v != "stop" && v != "warn" {
-		return ep, p.errorf(fields["on_scope_violation"].key.Line, "%s on_scope_violation must be stop or warn, not %q", label, v)
-	}
-	if f, ok := fields["sandbox_write"]; ok {
-		if ep.SandboxWrite, err = p.paths(f, label+" sandbox_write"); err != nil {
-			return ep, err
-		}
-	}
-	if ep.AutoCommit, err = p.commitMode(fields, label); err != nil {
+	if err = p.endpointLimits(&ep, fields, label); err != nil {
 		return ep, err
 	}
 	if ep.Agent, err = p.scalar(fields, "agent", label); err != nil || ep.Agent == "" {
 		return ep, err
 	}
 	return ep, p.applyPreset(&ep, fields["agent"].key.Line)
+}
+
+// endpointLimits reads what bounds an endpoint's runs: its scope rule,
+// the paths its agents may write, its commit mode and its context size.
+func (p parser) endpointLimits(ep *Endpoint, fields map[string]field, label string) error {
+	var err error
+	if ep.OnScopeViolation, err = p.scalar(fields, "on_scope_violation", label); err != nil {
+		return err
+	}
+	if v := ep.OnScopeViolation; v != "" && v != "stop" && v != "warn" {
+		return p.errorf(fields["on_scope_violation"].key.Line, "%s on_scope_violation must be stop or warn, not %q", label, v)
+	}
+	if f, ok := fields["sandbox_write"]; ok {
+		if ep.SandboxWrite, err = p.paths(f, label+" sandbox_write"); err != nil {
+			return err
+		}
+	}
+	if ep.AutoCommit, err = p.commitMode(fields, label); err != nil {
+		return err
+	}
+	if v, err := p.scalar(fields, "max_context", label); err != nil || v != "" {
+		if err == nil {
+			ep.MaxContext, err = spend.ParseTokens(v)
+		}
+		if err != nil {
+			return p.errorf(fields["max_context"].key.Line, "%s max_context: %v", label, err)
+		}
+	}
+	return nil
 }
 
 // commitMode reads `commit:`: auto, or agent (the default).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -408,5 +409,22 @@ func TestParseCommit(t *testing.T) {
 	_, err := Parse("endpoints.yaml", []byte("endpoints:\n  - name: mid\n    tier: executor-mid\n    commit: always\n"))
 	if err == nil || err.Error() != `endpoints.yaml:4: endpoint "mid" commit must be auto or agent, not "always"` {
 		t.Errorf("commit: always: %v", err)
+	}
+}
+
+func TestMaxContext(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "endpoints.yaml")
+	os.WriteFile(p, []byte("endpoints:\n  - name: small\n    tier: small\n    max_context: 32k\n  - name: big\n    tier: frontier\n"), 0o644)
+	reg, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.Endpoints[0].MaxContext != 32_000 || reg.Endpoints[1].MaxContext != 0 {
+		t.Errorf("%+v", reg.Endpoints)
+	}
+	os.WriteFile(p, []byte("endpoints:\n  - name: small\n    tier: small\n    max_context: huge\n"), 0o644)
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), `endpoints.yaml:4: endpoint "small" max_context: want a token count`) {
+		t.Errorf("%v", err)
 	}
 }
