@@ -65,6 +65,8 @@ func flagTable(empty string) []flagCase {
 	registry := []string{"--registry", filepath.Join(empty, "endpoints.yaml")}
 	add([]string{"agents"}, []string{"a", "b"}, root, registry)
 	add([]string{"usage"}, stray, root, []string{"--by", "tier"}, []string{"--since", "7d"}, []string{"--json"})
+	add([]string{"budget", "show"}, stray, root)
+	add([]string{"budget", "extend"}, []string{"a"}, root, []string{"--by", "1M"}, []string{"--agent-id", "op-1"})
 	add([]string{"doctor"}, stray, root, registry)
 	add([]string{"demo-agent"}, []string{"a", "b"}, []string{"--pace", "1s"})
 	project := [][]string{root, {"--project", empty}}

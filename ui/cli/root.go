@@ -142,7 +142,7 @@ func newRoot() *cobra.Command {
 	}
 	add("look", demoCmd(), boardCmd(), serveCmd(), usageCmd())
 	add("workers", workOnceCmd(), worktreeCmd(), agentsCmd())
-	add("operators", newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
+	add("operators", budgetCmd(), newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
 		scaffoldCmd(), doctorCmd(), checkCmd(), repairCmd(), orchestratorCmd())
 	add("landing", reviewCmd(), queueCmd())
 	add("coordinator", inboxCmd(), approveCmd(), rejectCmd())

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,5 +53,36 @@ func TestUsageSumsTheLedger(t *testing.T) {
 	}
 	if _, errText, code := run("--since", "last tuesday"); code != 2 || !strings.Contains(errText, "--since") {
 		t.Errorf("a bad --since: %d %q", code, errText)
+	}
+}
+
+func TestBudgetShowAndExtend(t *testing.T) {
+	dir := t.TempDir()
+	for _, lane := range []string{"features", "in-progress"} {
+		os.MkdirAll(filepath.Join(dir, ".plans", lane), 0o755)
+	}
+	os.WriteFile(filepath.Join(dir, ".plans", "in-progress", "export.md"), []byte("# Export\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("budgets:\n  plan: {tokens: 1M}\n  endpoint_day: {claude: {usd: 10}}\n"), 0o644)
+	ledger.Append(dir, ledger.Run{ID: "r1", Plan: "export", Endpoint: "claude", Input: 900_000, CostUSD: 4, Priced: true, End: time.Now()})
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Main(append(args, "--root", dir), &out, &errb)
+		return out.String(), errb.String(), code
+	}
+	out, errText, code := run("budget", "show")
+	if code != 0 || !strings.Contains(out, "endpoint claude today") || !strings.Contains(out, " 40 %") || !strings.Contains(out, "plan export") || !strings.Contains(out, " 90 %") {
+		t.Errorf("show: %d %q\n%s", code, errText, out)
+	}
+	if out, errText, code = run("budget", "extend", "export", "--by", "1M, $5"); code != 0 || out != "export: budget extended by 1M tokens, $5\n" {
+		t.Errorf("extend: %d %q %q", code, out, errText)
+	}
+	if l, _ := ledger.Extended(dir, "export"); l.Tokens != 1_000_000 || l.USD != 5 {
+		t.Errorf("recorded %+v", l)
+	}
+	if _, errText, code = run("budget", "extend", "exprot", "--by", "1M"); code != 2 || !strings.Contains(errText, `no plan "exprot"`) {
+		t.Errorf("a typo: %d %q", code, errText)
+	}
+	if _, errText, code = run("budget", "extend", "export", "--by", "lots"); code != 2 || !strings.Contains(errText, "--by") {
+		t.Errorf("a bad --by: %d %q", code, errText)
 	}
 }
