@@ -133,6 +133,14 @@ func (r *Run) set(key, val []byte) bool {
 		b, err := strconv.ParseBool(string(val))
 		r.Priced = b
 		return err == nil
+	case "mode":
+		return str(&r.Mode)
+	case "claim":
+		return str(&r.Claim)
+	case "committed":
+		b, err := strconv.ParseBool(string(val))
+		r.Committed = b
+		return err == nil
 	case "exit":
 		n, err := strconv.Atoi(string(val))
 		r.Exit = n

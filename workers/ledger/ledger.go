@@ -52,6 +52,12 @@ type Run struct {
 	Start    time.Time `json:"start"`
 	End      time.Time `json:"end"`
 	Exit     int       `json:"exit"`
+	// Mode is the turn: build, plan or review.
+	Mode string `json:"mode,omitempty"`
+	// Claim is what the run said of its work (ParseResult), Committed
+	// whether it left a commit on its branch.
+	Claim     string `json:"claim,omitempty"`
+	Committed bool   `json:"committed"`
 }
 
 // Tokens is the run's tokens in and out.
