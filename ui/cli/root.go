@@ -140,7 +140,7 @@ func newRoot() *cobra.Command {
 			root.AddCommand(c)
 		}
 	}
-	add("look", demoCmd(), boardCmd(), serveCmd(), usageCmd())
+	add("look", demoCmd(), boardCmd(), serveCmd(), usageCmd(), reportCmd())
 	add("workers", workOnceCmd(), worktreeCmd(), agentsCmd())
 	add("operators", budgetCmd(), newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
 		scaffoldCmd(), doctorCmd(), checkCmd(), repairCmd(), orchestratorCmd())

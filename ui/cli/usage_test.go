@@ -86,3 +86,31 @@ func TestBudgetShowAndExtend(t *testing.T) {
 		t.Errorf("a bad --by: %d %q", code, errText)
 	}
 }
+
+func TestReportJoinsRunsAndOutcomes(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".plans", "logs"), 0o755)
+	os.MkdirAll(filepath.Join(dir, ".plans", "features"), 0o755)
+	start := time.Now().Add(-2 * time.Hour)
+	ts := func(d time.Duration) string { return start.Add(d).UTC().Format(time.RFC3339Nano) }
+	events := `{"ts":"` + ts(30*time.Minute) + `","event":"checks","slug":"export","reason":"fail: test"}
+{"ts":"` + ts(90*time.Minute) + `","event":"land","slug":"export"}
+`
+	os.WriteFile(filepath.Join(dir, ".plans", "logs", "events.jsonl"), []byte(events), 0o644)
+	ledger.Append(dir, ledger.Run{ID: "r1", Plan: "export", Tier: "mid", Input: 1000, CostUSD: 2, Start: start, End: start.Add(20 * time.Minute), Claim: ledger.ClaimSuccess})
+	var out, errb bytes.Buffer
+	if code := Main([]string{"report", "--root", dir}, &out, &errb); code != 0 {
+		t.Fatalf("%d %s", code, errb.String())
+	}
+	for _, want := range []string{"TIER", "mid", "$2.00", "0 % of 1", "1h30m0s", "SAID DONE, FAILED"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	Main([]string{"report", "--root", dir, "--json", "--by", "model"}, &out, &errb)
+	var got reportJSON
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got.Lines) != 1 || got.Lines[0].SaidDoneFailed != 1 || got.Lines[0].Landed != 1 {
+		t.Errorf("%v %s", err, out.String())
+	}
+}
