@@ -156,6 +156,7 @@ func (l *Log) writer(stream string) *lineWriter { return &lineWriter{log: l, str
 type lineWriter struct {
 	log    *Log
 	stream string
+	tap    func(string) // also sees each whole line, when set
 	mu     sync.Mutex
 	buf    []byte
 }
@@ -169,7 +170,11 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		w.log.line(w.stream, string(bytes.TrimSuffix(w.buf[:i], []byte("\r"))))
+		line := string(bytes.TrimSuffix(w.buf[:i], []byte("\r")))
+		w.log.line(w.stream, line)
+		if w.tap != nil {
+			w.tap(line)
+		}
 		w.buf = w.buf[i+1:]
 	}
 	for len(w.buf) >= maxLogLine {

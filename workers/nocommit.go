@@ -58,22 +58,7 @@ func (d *Driver) noCommit(r *running, o Outcome) (Outcome, bool) {
 	}
 	reason := "agent exited 0 but made no commit: " + what
 	d.Log.Printf("%s", reason)
-	out := Outcome{Code: -1}
-	var where string
-	if d.Keeper != nil {
-		where, err = d.Keeper.Park(model.Blocked, reason)
-	} else {
-		where, err = d.Tree.Park(job.Rel, model.Blocked, r.me.Because(reason))
-	}
-	if err != nil {
-		out.Plan = d.whereIs(job.Rel)
-		out.Note = reason + "; could not park " + job.Rel + " in blocked/: " + errText(err)
-	} else {
-		out.Plan = where
-		out.Note = reason + "; parked in blocked/"
-	}
-	d.Log.Printf("%s", out.Note)
-	return out, true
+	return d.parkBlocked(r, reason), true
 }
 
 // uncommitted lists the worktree's changed and untracked files (ignored

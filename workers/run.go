@@ -1,6 +1,9 @@
 package workers
 
 import (
+	"fleetwatch/internal/config"
+	"os/signal"
+
 	"cmp"
 	"context"
 	"encoding/json"
@@ -163,8 +166,10 @@ type Driver struct {
 	AutoCommit bool
 
 	state     State
-	contained bool // agents run in a Landlock domain
-	saidGroup bool // the log said why agents get no cgroup
+	settings  config.Settings // fleetwatch.yaml's prices: and budgets:
+	control   chan os.Signal  // the operator's pause (SIGUSR1) and resume (SIGUSR2)
+	contained bool            // agents run in a Landlock domain
+	saidGroup bool            // the log said why agents get no cgroup
 	lock      *os.File
 	treeGone  bool // the heartbeat found .plans/ gone
 }
@@ -211,6 +216,11 @@ func (d *Driver) Start(echo io.Writer) error {
 		d.lock.Close()
 		return err
 	}
+	if d.settings, err = config.Load(d.Tree.Project); err != nil {
+		d.Log.Printf("%v: runs are metered but no budget or price applies", err)
+	}
+	d.control = make(chan os.Signal, 1)
+	signal.Notify(d.control, syscall.SIGUSR1, syscall.SIGUSR2)
 	d.Log.Printf("start pid %d agent %s tier %s model %q", d.state.PID, d.Worker.AgentID, d.Worker.Tier, d.Worker.Model)
 	d.Log.Printf("%s", d.state.Contained)
 	return d.save()
@@ -389,10 +399,13 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 		return failed
 	}
 	defer d.closeBox(r)
+	defer r.meter.close()
 	if job.OnStart != nil {
 		job.OnStart()
 	}
-	return d.watch(ctx, r)
+	o := d.watch(ctx, r)
+	d.recordRun(r, o)
+	return o
 }
 
 // running is one started executor, as its driver watches it.
@@ -407,6 +420,7 @@ type running struct {
 	streams   *agentStreams
 	out, errw *lineWriter
 	handedOn  string // where the agent's own complete, park or release sent the plan
+	meter     *runMeter
 }
 
 // start starts the executor on job's plan in its own process group. When it
@@ -427,15 +441,12 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	if checksCommit(job) {
 		r.startTip = branchTip(job.Worktree)
 	}
-	bx, err := d.openBox(job, dir)
+	bx, m, meterEnv, err := d.prepare(job, dir, &ph)
 	if err != nil {
-		reason := "cannot prepare the agent's sandbox: " + errText(err)
-		d.Log.Printf("%s", reason)
-		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
+		d.Log.Printf("%v", err)
+		return nil, d.giveBack(job.Rel, r.me, err.Error(), Outcome{Code: -1, Note: err.Error()})
 	}
-	if bx.proposal != "" {
-		ph.Proposal = bx.proposal
-	}
+	r.meter = m
 	argv := ph.Expand(d.argvFor(job))
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
@@ -446,11 +457,12 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
-	r.cmd.Env = gitenv.Env(append(append(append(ph.Env(), job.Env...), bx.env...), "PWD="+dir)...)
+	r.cmd.Env = gitenv.Env(append(append(append(append(ph.Env(), job.Env...), bx.env...), meterEnv...), "PWD="+dir)...)
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
 	r.out, r.errw = d.Log.writer(StreamOut), d.Log.writer(StreamErr)
+	r.out.tap = m.line
 	streams, err := startStreams(r.cmd, r.out, r.errw)
 	var release func()
 	if err == nil {
@@ -467,6 +479,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	}
 	if err != nil {
 		bx.close()
+		m.close()
 		reason := "executor did not start: " + errText(err)
 		d.Log.Printf("%s", reason)
 		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
@@ -526,6 +539,8 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			return d.finished(r, scan, exitStatus(err, r.cmd), renewing)
 		case q := <-r.box.broker.requests():
 			d.answer(r, q)
+		case sig := <-d.control:
+			d.pauseByHand(r, sig)
 		case <-scan.due():
 			if o, over := d.scanTick(r, scan); over {
 				return o
@@ -536,7 +551,9 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			// should this driver die.
 			reapAdopted(adoptedOrphans(r.pgid))
 			d.recordAgent(r)
+			d.budgetTick(r)
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
+			d.state.Spent, _, _, _ = d.spentNow(r.meter)
 			d.save()
 			if renewing {
 				d.bringBranch(r)
@@ -560,16 +577,34 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			if c := context.Cause(ctx); c != nil && c != context.Canceled {
 				reason = "driver stopped: " + c.Error()
 			}
-			d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
-			d.stop(r, r.done)
-			if renewing {
-				d.bringBranch(r)
-			}
-			o := d.giveBack(rel, r.me, reason, Outcome{Code: -1, Stopped: true, Note: reason})
-			o.Stopped = true
-			return o
+			return d.stopped(r, reason, renewing)
 		}
 	}
+}
+
+// stopped stops the agent for the driver's own stop and hands its plan
+// back: to its lane, or to blocked/ with what it spent when it was paused
+// at its budget (the operator chose to stop rather than extend it).
+func (d *Driver) stopped(r *running, reason string, renewing bool) Outcome {
+	d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
+	paused := r.meter.paused
+	if paused != "" {
+		// A stopped process hears SIGTERM only once it runs again; its
+		// proxy stays shut.
+		syscall.Kill(-r.pgid, syscall.SIGCONT)
+	}
+	d.stop(r, r.done)
+	if renewing {
+		d.bringBranch(r)
+	}
+	var o Outcome
+	if strings.HasPrefix(paused, "budget") && renewing {
+		o = d.parkBlocked(r, paused)
+	} else {
+		o = d.giveBack(r.job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
+	}
+	o.Stopped = true
+	return o
 }
 
 // heartbeatOf is r's heartbeat, none once the agent handed its plan on

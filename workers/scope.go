@@ -166,19 +166,7 @@ func (d *Driver) reportViolations(r *running, paths []string) {
 // parkForScope parks the stopped build's plan in blocked/ with the paths as
 // the reason (on_scope_violation: stop).
 func (d *Driver) parkForScope(r *running, paths []string) Outcome {
-	rel := r.job.Rel
-	reason := "scope violation: " + listPaths(paths)
-	o := Outcome{Code: -1}
-	where, err := d.Tree.Park(rel, model.Blocked, r.me.Because(reason))
-	if err != nil {
-		o.Plan = d.whereIs(rel)
-		o.Note = reason + "; could not park " + rel + " in blocked/: " + errText(err)
-	} else {
-		o.Plan = where
-		o.Note = reason + "; parked in blocked/"
-	}
-	d.Log.Printf("%s", o.Note)
-	return o
+	return d.parkBlocked(r, "scope violation: "+listPaths(paths))
 }
 
 // touched is every path the change in s.dir touches, sorted, without

@@ -1,6 +1,8 @@
 package workers
 
 import (
+	"fleetwatch/workers/ledger"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,8 +82,13 @@ type State struct {
 	// Adopted the daemons it left that the driver adopted, with their
 	// start times: what the next driver or a recover stops when this
 	// driver dies with them still running (leftovers.go).
-	Agent   *Proc  `json:"agent,omitempty"`
-	Adopted []Proc `json:"adopted,omitempty"`
+	// Paused says why the running agent is stopped where it is (its
+	// budget reached, or the operator's pause); Spent is what its run has
+	// spent so far.
+	Paused  string        `json:"paused,omitempty"`
+	Spent   ledger.Totals `json:"spent"`
+	Agent   *Proc         `json:"agent,omitempty"`
+	Adopted []Proc        `json:"adopted,omitempty"`
 	// Cgroup is the agent's cgroup, where it has one: all it forked.
 	Cgroup string `json:"cgroup,omitempty"`
 

@@ -206,3 +206,27 @@ func WriteScript(tb testing.TB, path, body string) {
 		tb.Fatal(err)
 	}
 }
+
+var fakeAgentBin = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "fakeagent-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "fakeagent")
+	out, err := exec.Command("go", "build", "-o", bin, "fleetwatch/internal/testkit/fakeagent").CombinedOutput()
+	if err != nil {
+		return "", &exec.ExitError{Stderr: out}
+	}
+	return bin, nil
+})
+
+// FakeAgent builds the fake coding agent (internal/testkit/fakeagent)
+// once per test binary and returns its path.
+func FakeAgent(t testing.TB) string {
+	t.Helper()
+	bin, err := fakeAgentBin()
+	if err != nil {
+		t.Fatalf("building the fake agent: %v", err)
+	}
+	return bin
+}

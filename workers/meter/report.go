@@ -20,36 +20,57 @@ const maxReportLine = 4 << 20
 // and nothing in it can make a count negative. ok is false when r reports
 // nothing.
 func Reported(r io.Reader) (u Usage, ok bool) {
+	var rep Report
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxReportLine)
-	var codexTotal *Usage
 	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] != '{' {
-			continue
-		}
-		var ev agentLine
-		if json.Unmarshal(line, &ev) != nil {
-			continue
-		}
-		switch {
-		case ev.Type == "result" && (ev.Usage != nil || ev.TotalCost > 0):
-			// Claude Code's one result holds the whole run.
-			u, ok = ev.claude(), true
-		case ev.Type == "turn.completed" && ev.Usage != nil:
-			u.Add(clean(ev.Usage.usage()))
-			ok = true
-		case ev.Msg != nil && ev.Msg.Type == "token_count" && ev.Msg.Info != nil && ev.Msg.Info.Total != nil:
-			t := ev.Msg.Info.Total.usage()
-			codexTotal = &t // a running total: the last one counts
-		case ev.Type == "" && ev.Usage == nil && ev.Msg == nil && (ev.InputTokens != 0 || ev.OutputTokens != 0 || ev.CostUSD != 0):
-			u.Add(clean(Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens, CostUSD: ev.CostUSD, Model: ev.Model}))
-			ok = true
-		}
+		rep.Line(sc.Bytes())
 	}
-	if codexTotal != nil {
-		u.Add(*codexTotal)
-		ok = true
+	return rep.Usage()
+}
+
+// Report reads an agent's output a line at a time, as it comes.
+type Report struct {
+	sum        Usage  // turns, $FLEET_USAGE lines
+	result     *Usage // Claude Code's result: the whole run
+	codexTotal *Usage // Codex's running total: the last one counts
+	ok         bool
+}
+
+// Line reads one line of output; a line that is no JSON is skipped.
+func (rep *Report) Line(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || len(line) > maxReportLine {
+		return
+	}
+	var ev agentLine
+	if json.Unmarshal(line, &ev) != nil {
+		return
+	}
+	switch {
+	case ev.Type == "result" && (ev.Usage != nil || ev.TotalCost > 0):
+		u := clean(ev.claude())
+		rep.result = &u
+	case ev.Type == "turn.completed" && ev.Usage != nil:
+		rep.sum.Add(clean(ev.Usage.usage()))
+		rep.ok = true
+	case ev.Msg != nil && ev.Msg.Type == "token_count" && ev.Msg.Info != nil && ev.Msg.Info.Total != nil:
+		t := clean(ev.Msg.Info.Total.usage())
+		rep.codexTotal = &t
+	case ev.Type == "" && ev.Usage == nil && ev.Msg == nil && (ev.InputTokens != 0 || ev.OutputTokens != 0 || ev.CostUSD != 0):
+		rep.sum.Add(clean(Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens, CostUSD: ev.CostUSD, Model: ev.Model}))
+		rep.ok = true
+	}
+}
+
+// Usage is what the lines so far report, and whether they report any.
+func (rep *Report) Usage() (Usage, bool) {
+	u, ok := rep.sum, rep.ok
+	for _, whole := range []*Usage{rep.result, rep.codexTotal} {
+		if whole != nil {
+			u.Add(*whole)
+			ok = true
+		}
 	}
 	return clean(u), ok
 }

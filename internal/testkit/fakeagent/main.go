@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -41,6 +43,9 @@ func main() {
 	commit := flag.Bool("commit", false, "commit a new file in the working folder")
 	scope := flag.String("scope", "", "plan mode (FLEET_MODE=plan): the proposal's Files in scope, comma-separated")
 	proposalTo := flag.String("proposal-to", "", "plan mode: write the proposal here instead of $FLEET_PROPOSAL; \"none\" writes none")
+	calls := flag.Int("calls", 0, "POST this many chat completions to $FLEET_BASE_URL/chat/completions, one every -every")
+	usageLine := flag.String("usage-line", "", "append this JSON line to $FLEET_USAGE")
+	result := flag.String("result", "", "print a ## Result section with this text")
 	flag.Parse()
 
 	if *ignoreTerm {
@@ -106,6 +111,23 @@ func main() {
 	}
 	if *pidfile != "" {
 		must(os.WriteFile(*pidfile, []byte(fmt.Sprint(os.Getpid())), 0o644))
+	}
+	for i := 1; i <= *calls; i++ {
+		resp, err := http.Post(os.Getenv("FLEET_BASE_URL")+"/chat/completions", "application/json", strings.NewReader(`{"model":"m"}`))
+		must(err)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		fmt.Printf("call %d: %s\n", i, resp.Status)
+		time.Sleep(*every)
+	}
+	if *usageLine != "" {
+		f, err := os.OpenFile(os.Getenv("FLEET_USAGE"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		must(err)
+		fmt.Fprintln(f, *usageLine)
+		f.Close()
+	}
+	if *result != "" {
+		fmt.Printf("## Result\n\n%s\n", *result)
 	}
 	for i := 1; i <= *lines; i++ {
 		fmt.Printf("line %d\n", i)

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,27 +17,8 @@ import (
 	"fleetwatch/workers"
 )
 
-var fakeAgentBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "fakeagent-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "fakeagent")
-	out, err := exec.Command("go", "build", "-o", bin, "fleetwatch/internal/testkit/fakeagent").CombinedOutput()
-	if err != nil {
-		return "", &exec.ExitError{Stderr: out}
-	}
-	return bin, nil
-})
-
-func FakeAgent(t testing.TB) string {
-	t.Helper()
-	bin, err := fakeAgentBin()
-	if err != nil {
-		t.Fatalf("building the fake agent: %v", err)
-	}
-	return bin
-}
+// FakeAgent is the fake coding agent's binary (testkit.FakeAgent).
+func FakeAgent(t testing.TB) string { return testkit.FakeAgent(t) }
 
 // WithExecutor writes dir/endpoints.yaml with argv as the default executor.
 // The folders of the files the fake agent records to (-record, -pidfile,
