@@ -221,6 +221,7 @@ func (d *Driver) Start(echo io.Writer) error {
 	}
 	d.control = make(chan os.Signal, 1)
 	signal.Notify(d.control, syscall.SIGUSR1, syscall.SIGUSR2)
+	d.state.Pausable = true
 	d.Log.Printf("start pid %d agent %s tier %s model %q", d.state.PID, d.Worker.AgentID, d.Worker.Tier, d.Worker.Model)
 	d.Log.Printf("%s", d.state.Contained)
 	return d.save()
@@ -402,6 +403,10 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	defer r.meter.close()
 	if job.OnStart != nil {
 		job.OnStart()
+	}
+	// A pause asked between runs was meant for the run that ended.
+	for len(d.control) > 0 {
+		<-d.control
 	}
 	o := d.watch(ctx, r)
 	d.recordRun(r, o)

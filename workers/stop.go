@@ -22,27 +22,10 @@ import (
 // worker has not exited, the process is alive, and its command line is a
 // work-once call naming no other agent id. Every refusal is one line.
 func Stop(st State) error {
+	if err := signalable(st, "stop"); err != nil {
+		return err
+	}
 	who := st.AgentID
-	switch {
-	case st.State != StateRunning:
-		return fmt.Errorf("%s has already exited; nothing to stop", who)
-	case st.PID <= 0:
-		return fmt.Errorf("%s: its state file names no process", who)
-	case st.Host == "":
-		return fmt.Errorf("%s: its state file names no host, so its pid cannot be trusted; stop it where it runs", who)
-	case st.Host != hostname():
-		return fmt.Errorf("%s runs on %s, not here; stop it there", who, st.Host)
-	case st.PID == os.Getpid():
-		return fmt.Errorf("%s: pid %d is this program", who, st.PID)
-	case !processAlive(st.PID):
-		return fmt.Errorf("%s: process %d is gone (dead); nothing to stop", who, st.PID)
-	}
-	switch ok, agent := workOnceOf(st.PID); {
-	case !ok:
-		return fmt.Errorf("%s: process %d is not a work-once run (its pid was reused?); nothing signalled", who, st.PID)
-	case agent != "" && agent != st.AgentID:
-		return fmt.Errorf("%s: process %d is %s's work-once (its pid was reused); nothing signalled", who, st.PID, agent)
-	}
 	target := st.PID
 	if pgid, err := syscall.Getpgid(st.PID); err == nil && pgid == st.PID {
 		target = -st.PID
@@ -52,6 +35,63 @@ func Stop(st State) error {
 			return fmt.Errorf("%s: process %d is gone; nothing to stop", who, st.PID)
 		}
 		return fmt.Errorf("%s: signal process %d: %v", who, st.PID, err)
+	}
+	return nil
+}
+
+// signalable refuses to signal st's pid unless it is surely st's driver:
+// written on this host, running, alive, and a work-once call naming no
+// other agent id.
+func signalable(st State, verb string) error {
+	who := st.AgentID
+	switch {
+	case st.State != StateRunning:
+		return fmt.Errorf("%s has already exited; nothing to %s", who, verb)
+	case st.PID <= 0:
+		return fmt.Errorf("%s: its state file names no process", who)
+	case st.Host == "":
+		return fmt.Errorf("%s: its state file names no host, so its pid cannot be trusted; %s it where it runs", who, verb)
+	case st.Host != hostname():
+		return fmt.Errorf("%s runs on %s, not here; %s it there", who, st.Host, verb)
+	case st.PID == os.Getpid():
+		return fmt.Errorf("%s: pid %d is this program", who, st.PID)
+	case !processAlive(st.PID):
+		return fmt.Errorf("%s: process %d is gone (dead); nothing to %s", who, st.PID, verb)
+	}
+	switch ok, agent := workOnceOf(st.PID); {
+	case !ok:
+		return fmt.Errorf("%s: process %d is not a work-once run (its pid was reused?); nothing signalled", who, st.PID)
+	case agent != "" && agent != st.AgentID:
+		return fmt.Errorf("%s: process %d is %s's work-once (its pid was reused); nothing signalled", who, st.PID, agent)
+	}
+	return nil
+}
+
+// Pause asks st's driver to pause its running agent where it is (on) or
+// to let it go on (off): SIGUSR1 or SIGUSR2 to the driver alone, which
+// stops or continues the agent's process group and holds or opens its
+// metering proxy. Only a driver that says it can (State.Pausable) is
+// signalled: to any other program those signals are fatal.
+func Pause(st State, on bool) error {
+	verb, sig := "pause", syscall.SIGUSR1
+	if !on {
+		verb, sig = "resume", syscall.SIGUSR2
+	}
+	if err := signalable(st, verb); err != nil {
+		return err
+	}
+	switch {
+	case !st.Pausable:
+		return fmt.Errorf("%s: its driver cannot %s a run (an older fleetwatch, or anchor's); nothing signalled", st.AgentID, verb)
+	case on && st.Paused != "":
+		return fmt.Errorf("%s is already paused: %s", st.AgentID, st.Paused)
+	case !on && st.Paused == "":
+		return fmt.Errorf("%s is not paused", st.AgentID)
+	case on && st.Agent == nil:
+		return fmt.Errorf("%s runs no agent now (%s); nothing to pause", st.AgentID, st.Note)
+	}
+	if err := syscall.Kill(st.PID, sig); err != nil {
+		return fmt.Errorf("%s: signal process %d: %v", st.AgentID, st.PID, err)
 	}
 	return nil
 }

@@ -65,6 +65,9 @@ func flagTable(empty string) []flagCase {
 	registry := []string{"--registry", filepath.Join(empty, "endpoints.yaml")}
 	add([]string{"agents"}, []string{"a", "b"}, root, registry)
 	add([]string{"usage"}, stray, root, []string{"--by", "tier"}, []string{"--since", "7d"}, []string{"--json"})
+	for _, v := range []string{"pause", "resume", "stop"} {
+		add([]string{"worker", v}, []string{"w1"}, root)
+	}
 	add([]string{"report"}, stray, root, []string{"--by", "model"}, []string{"--since", "7d"}, []string{"--json"})
 	add([]string{"budget", "show"}, stray, root)
 	add([]string{"budget", "extend"}, []string{"a"}, root, []string{"--by", "1M"}, []string{"--agent-id", "op-1"})
