@@ -75,14 +75,19 @@ var patching = map[string]bool{
 // may start with the caller's own -C/-c pairs; the subcommand follows them.
 func Args(args ...string) []string {
 	out := append(slices.Clone(safe), args...)
-	i := len(safe)
-	for i+1 < len(out) && (out[i] == "-c" || out[i] == "-C") {
-		i += 2
-	}
-	if i < len(out) && patching[out[i]] {
+	if i := len(safe) + subIndex(args); i < len(out) && patching[out[i]] {
 		out = slices.Insert(out, i+1, "--no-ext-diff", "--no-textconv")
 	}
 	return out
+}
+
+// subIndex is where the subcommand is in args: after any -c/-C pairs.
+func subIndex(args []string) int {
+	i := 0
+	for i+1 < len(args) && (args[i] == "-c" || args[i] == "-C") {
+		i += 2
+	}
+	return i
 }
 
 // Command is git args run in dir (git -C dir) with the safe options and

@@ -107,7 +107,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	errb := &capped{limit: stderrCap, quiet: true}
 	cmd.Stdout, cmd.Stderr = out, errb
 	err := cmd.Run()
-	if cmd.Process != nil && (runCtx.Err() != nil || errors.Is(err, exec.ErrWaitDelay)) {
+	if cmd.Process != nil && (err != nil && runCtx.Err() != nil || errors.Is(err, exec.ErrWaitDelay)) {
 		// Whatever is left of its group goes too: a child still running at
 		// the deadline, or one that kept the pipes after git exited.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -120,6 +120,10 @@ func Run(ctx context.Context, c Call) (Result, error) {
 func judge(ctx, runCtx context.Context, r Result, err error, timeout time.Duration, sub string) (Result, error) {
 	var ee *exec.ExitError
 	switch {
+	case err == nil, errors.Is(err, exec.ErrWaitDelay):
+		// Exited 0, even if at the deadline; ErrWaitDelay: a child of
+		// git's kept the pipes after it.
+		return r, nil
 	case ctx.Err() != nil:
 		r.Code = -1
 		return r, &Error{Sub: sub, Code: -1, Stderr: r.Stderr, Err: ctx.Err()}
@@ -128,9 +132,6 @@ func judge(ctx, runCtx context.Context, r Result, err error, timeout time.Durati
 		return r, &Error{Sub: sub, Code: -1, Stderr: r.Stderr, Timeout: timeout, Err: runCtx.Err()}
 	case r.Truncated:
 		// Stopped by the cap, not by anything wrong: its exit says nothing.
-		return r, nil
-	case err == nil, errors.Is(err, exec.ErrWaitDelay):
-		// ErrWaitDelay: git exited 0, a child of its kept the pipes.
 		return r, nil
 	case errors.As(err, &ee) && ee.ExitCode() > 0:
 		r.Code = ee.ExitCode()
@@ -142,11 +143,7 @@ func judge(ctx, runCtx context.Context, r Result, err error, timeout time.Durati
 
 // subcommand is the first of args after any -c/-C pairs.
 func subcommand(args []string) string {
-	i := 0
-	for i+1 < len(args) && (args[i] == "-c" || args[i] == "-C") {
-		i += 2
-	}
-	if i < len(args) {
+	if i := subIndex(args); i < len(args) {
 		return args[i]
 	}
 	return ""
