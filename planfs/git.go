@@ -27,15 +27,16 @@ func (t *Tree) History() model.History {
 }
 
 func (t *Tree) completedInGit() map[string]bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
-	defer cancel()
-	cmd := gitenv.Command(ctx, t.Project, "log", "--all", "--format=", "--name-only", "--relative", "--no-renames", "--", Dir+"/completed/")
-	out, err := cmd.Output()
+	r, err := gitenv.Run(context.Background(), gitenv.Call{
+		Dir:     t.Project,
+		Args:    []string{"log", "--all", "--format=", "--name-only", "--relative", "--no-renames", "--", Dir + "/completed/"},
+		Timeout: 8 * time.Second,
+	})
 	seen := map[string]bool{}
 	if err != nil {
 		return seen
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc := bufio.NewScanner(bytes.NewReader(r.Out))
 	for sc.Scan() {
 		p := strings.TrimSpace(sc.Text())
 		dir, name := path.Split(p)

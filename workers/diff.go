@@ -7,7 +7,6 @@ package workers
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -406,42 +405,18 @@ func countLines(top, rel string) int {
 }
 
 // gitCapped runs git in dir like gitQuery (no optional locks, bounded by
-// diffTimeout) keeping at most limit bytes of its output, untrimmed.
+// diffTimeout) keeping at most limit bytes of its output, untrimmed; past
+// them git is stopped and the bool is true.
 func gitCapped(dir string, limit int, args ...string) ([]byte, bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), diffTimeout)
-	defer cancel()
-	cmd := gitenv.Command(ctx, dir, append([]string{"-c", "core.quotePath=false"}, args...)...)
-	cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0")
-	cmd.WaitDelay = time.Second
-	out := &cappedBuffer{limit: limit}
-	var errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = out, &errb
-	if err := cmd.Run(); err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, false, fmt.Errorf("git %s: no answer within %v", args[0], diffTimeout)
-		}
-		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, false, fmt.Errorf("git %s: %s", args[0], msg)
+	r, err := gitenv.Run(context.Background(), gitenv.Call{
+		Dir:     dir,
+		Args:    append([]string{"-c", "core.quotePath=false"}, args...),
+		Env:     []string{"GIT_OPTIONAL_LOCKS=0"},
+		Timeout: diffTimeout,
+		Limit:   limit,
+	})
+	if err != nil {
+		return nil, false, err
 	}
-	return out.buf.Bytes(), out.over, nil
-}
-
-// cappedBuffer keeps the first limit bytes written and drops the rest,
-// so a giant diff costs no more memory than the cap.
-type cappedBuffer struct {
-	buf   bytes.Buffer
-	limit int
-	over  bool
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	if room := c.limit - c.buf.Len(); room < len(p) {
-		c.over = true
-		c.buf.Write(p[:max(0, room)])
-		return len(p), nil
-	}
-	return c.buf.Write(p)
+	return r.Out, r.Truncated, nil
 }

@@ -2,7 +2,6 @@ package workers
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"fleetwatch/internal/gitenv"
 )
@@ -283,20 +281,11 @@ func (b *gitBox) bring(agent string) (string, error) {
 // packObjects packs the objects revs reach, reading the agent's store as
 // an alternate of the project's, into the project's store.
 func (b *gitBox) packObjects(base, revs string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
-	defer cancel()
-	cmd := gitenv.Command(ctx, b.project, "pack-objects", "--revs", "-q", base)
-	cmd.Env = append(cmd.Env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(b.store, "objects"))
-	cmd.Stdin = strings.NewReader(revs)
-	cmd.WaitDelay = time.Second
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
-		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
-		if msg == "" {
-			msg = err.Error()
-		}
-		return errors.New(msg)
-	}
-	return nil
+	_, err := gitenv.Run(context.Background(), gitenv.Call{
+		Dir:   b.project,
+		Args:  []string{"pack-objects", "--revs", "-q", base},
+		Env:   []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(b.store, "objects")},
+		Stdin: []byte(revs),
+	})
+	return err
 }

@@ -1,12 +1,8 @@
 package workers
 
 import (
-	"bytes"
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -118,25 +114,19 @@ type snapshot struct {
 // could not merge, and whether there were any. The merged tree is written
 // to the object store only; no ref, index or work tree changes.
 func mergeConflicts(dir, a, b string) ([]string, bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), overlapTimeout)
-	defer cancel()
-	cmd := gitenv.Command(ctx, dir, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b)
-	cmd.WaitDelay = time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
+	r, err := gitenv.Run(context.Background(), gitenv.Call{
+		Dir:     dir,
+		Args:    []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b},
+		Timeout: overlapTimeout,
+	})
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, false, fmt.Errorf("git merge-tree: no answer within %v", overlapTimeout)
 	case err == nil:
 		return nil, false, nil
-	case !errors.As(err, &ee) || ee.ExitCode() != 1:
-		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
-		return nil, false, fmt.Errorf("git merge-tree: %s", cmp.Or(msg, err.Error()))
+	case r.Code != 1:
+		return nil, false, err
 	}
 	// Exit 1: the tree's id, then each conflicted path, NUL-ended.
-	f := strings.Split(strings.TrimSuffix(out.String(), "\x00"), "\x00")
+	f := strings.Split(strings.TrimSuffix(string(r.Out), "\x00"), "\x00")
 	var paths []string
 	for _, p := range f[1:] {
 		// The worktree's backend file is not the agent's change.

@@ -139,7 +139,7 @@ func PushIntegration(project, branch string) error {
 		return nil
 	}
 	ref := model.BranchRef(branch)
-	_, err := runGit(gitTimeout, []string{"GIT_TERMINAL_PROMPT=0"}, project, "push", "-u", "origin", ref+":"+ref)
+	_, err := git(project, "push", "-u", "origin", ref+":"+ref)
 	return err
 }
 

@@ -3,7 +3,7 @@
 // code in the operator's process. Agents can write the shared git dir, so
 // its hooks, fsmonitor, pager and diff drivers are never trusted; and a hook
 // or an outer git command may have set GIT_DIR and friends, which would win
-// over -C.
+// over -C. Run is the one way the product runs git.
 package gitenv
 
 import (
@@ -75,20 +75,27 @@ var patching = map[string]bool{
 // may start with the caller's own -C/-c pairs; the subcommand follows them.
 func Args(args ...string) []string {
 	out := append(slices.Clone(safe), args...)
-	i := len(safe)
-	for i+1 < len(out) && (out[i] == "-c" || out[i] == "-C") {
-		i += 2
-	}
-	if i < len(out) && patching[out[i]] {
+	if i := len(safe) + subIndex(args); i < len(out) && patching[out[i]] {
 		out = slices.Insert(out, i+1, "--no-ext-diff", "--no-textconv")
 	}
 	return out
 }
 
+// subIndex is where the subcommand is in args: after any -c/-C pairs.
+func subIndex(args []string) int {
+	i := 0
+	for i+1 < len(args) && (args[i] == "-c" || args[i] == "-C") {
+		i += 2
+	}
+	return i
+}
+
 // Command is git args run in dir (git -C dir) with the safe options and
 // GitEnv; callers add their own environment to cmd.Env, which wins. In a
 // linked worktree, git is pinned to the admin folder the repository itself
-// names for it (Pin).
+// names for it (Pin). It is Run's base; the product runs git through Run,
+// which bounds it, and only the files shape's commandKept names build on
+// Command themselves.
 func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", Args(append([]string{"-C", dir}, args...)...)...)
 	cmd.Env = GitEnv(Pin(dir)...)

@@ -4,8 +4,8 @@
 // closure a leaf's setup returns as its `body`, or a cobra RunE or Run: it
 // parses, calls one function and prints), ui.Model under 25 fields, no process
 // started and no file read from ui (it asks the engine), git started only
-// through internal/gitenv (which turns off what a repository's config could
-// run), only main.go and the card's folders at the module's root, imports
+// through gitenv.Run (which turns off what a repository's config could run
+// and bounds git with its whole process group), only main.go and the card's folders at the module's root, imports
 // that point down the house (floors), and one file per pane: each pane of
 // ui's paneSpecs is declared in ui/<pane>.go, which alone has its methods.
 package shape
@@ -173,7 +173,9 @@ func upwardImports(rel string, f *ast.File) []string {
 }
 
 // gitOutsideGitenv lists each exec.Command or exec.CommandContext that
-// starts "git" itself.
+// starts "git" itself, and each gitenv.Command outside commandKept: the
+// product's git runs through gitenv.Run (its own process group, a
+// deadline, no prompts).
 func gitOutsideGitenv(fset *token.FileSet, rel string, f *ast.File) []string {
 	var out []string
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -185,25 +187,49 @@ func gitOutsideGitenv(fset *token.FileSet, rel string, f *ast.File) []string {
 		if !ok {
 			return true
 		}
-		if id, ok := sel.X.(*ast.Ident); !ok || id.Name != "exec" {
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
 			return true
 		}
-		prog := 0
-		switch sel.Sel.Name {
-		case "Command":
-		case "CommandContext":
-			prog = 1
-		default:
-			return true
+		line := fset.Position(call.Pos()).Line
+		if id.Name == "gitenv" && sel.Sel.Name == "Command" && !commandKept(rel) {
+			out = append(out, fmt.Sprintf("%s:%d: gitenv.Command: run git through gitenv.Run", rel, line))
 		}
-		if len(call.Args) > prog {
-			if lit, ok := call.Args[prog].(*ast.BasicLit); ok && lit.Value == `"git"` {
-				out = append(out, fmt.Sprintf("%s:%d: git started by exec: use gitenv.Command", rel, fset.Position(call.Pos()).Line))
-			}
+		if id.Name == "exec" && startsGit(sel.Sel.Name, call.Args) {
+			out = append(out, fmt.Sprintf("%s:%d: git started by exec: run git through gitenv.Run", rel, line))
 		}
 		return true
 	})
 	return out
+}
+
+// startsGit reports whether exec's fn (Command or CommandContext) called
+// with args starts "git".
+func startsGit(fn string, args []ast.Expr) bool {
+	prog := 0
+	switch fn {
+	case "Command":
+	case "CommandContext":
+		prog = 1
+	default:
+		return false
+	}
+	if len(args) <= prog {
+		return false
+	}
+	lit, ok := args[prog].(*ast.BasicLit)
+	return ok && lit.Value == `"git"`
+}
+
+// commandKept are the files that may still build their own git command:
+// the demo plays an agent, whose git runs in the environment its driver
+// gave it; the remote worker loop is moving into workers/workloop* and
+// switches to gitenv.Run after (issue 27).
+func commandKept(rel string) bool {
+	dir, file := path.Split(rel)
+	return dir == "ui/demo/" ||
+		dir == "ui/cli/" && (strings.HasPrefix(file, "remote") || file == "workonce.go") ||
+		dir == "workers/" && strings.HasPrefix(file, "workloop")
 }
 
 // lines is how many lines n spans, its first and last included.

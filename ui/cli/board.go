@@ -53,7 +53,7 @@ func (f *boardFlags) run(pos []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		// No tree is exit 2 as with every other command (anchor's
 		// plan_board said 1, which scripts read as "nothing to do").
-		return fail(stderr, exitError, "%v", err)
+		return failErr(stderr, "", err)
 	}
 	out, isFile := stdout.(*os.File)
 	tty := isFile && term.IsTerminal(int(out.Fd()))
@@ -69,18 +69,18 @@ func (f *boardFlags) run(pos []string, stdout, stderr io.Writer) int {
 	c256 := strings.Contains(os.Getenv("TERM"), "256color") || os.Getenv("COLORTERM") != ""
 	src, err := newBoardSource(t, f.claims)
 	if err != nil {
-		return fail(stderr, exitError, "%v", err)
+		return failErr(stderr, "", err)
 	}
 	defer src.close()
 	b, now, err := src.frame()
 	if err != nil {
-		return fail(stderr, exitError, "%v", err)
+		return failErr(stderr, "", err)
 	}
 	if f.asJSON {
 		doc := boardtext.JSON(t, b, now)
 		doc.Claims = src.doc()
 		if err := encodeJSON(stdout, doc, "  "); err != nil {
-			return fail(stderr, exitError, "%v", err)
+			return failErr(stderr, "", err)
 		}
 		return exitOK
 	}
@@ -97,7 +97,7 @@ func (f *boardFlags) run(pos []string, stdout, stderr io.Writer) int {
 func (f *boardFlags) follow(src *boardSource, prev *model.Board, cols []boardtext.Column, tty, color bool, stdout, stderr io.Writer) int {
 	w, err := src.t.Watch(200 * time.Millisecond)
 	if err != nil {
-		return fail(stderr, exitError, "%v", err)
+		return failErr(stderr, "", err)
 	}
 	defer w.Close()
 	tick, remote := src.clock()

@@ -165,21 +165,3 @@ func resolvePlan(t *planfs.Tree, arg string, lanes ...model.Lane) (string, error
 type notFound string
 
 func (e notFound) Error() string { return string(e) }
-
-// missingCode is exit 1 for a plan that is simply not there, else exit 2.
-func missingCode(err error) int {
-	var nf notFound
-	if errors.As(err, &nf) {
-		return exitNothing
-	}
-	return exitError
-}
-
-// forceHint names --force for an engine refusal it would override; only
-// commands that have the flag use it.
-func forceHint(err error) string {
-	if errors.Is(err, planfs.ErrNotOwner) || errors.Is(err, planfs.ErrNeedsForce) {
-		return " (--force overrides)"
-	}
-	return ""
-}

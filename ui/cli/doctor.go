@@ -85,13 +85,11 @@ func diagnose(project, regPath string) []finding {
 }
 
 func gitFinding() finding {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, err := gitenv.Command(ctx, "", "version").Output()
+	r, err := gitenv.Run(context.Background(), gitenv.Call{Args: []string{"version"}, Timeout: 10 * time.Second})
 	if err != nil {
 		return finding{fFail, "git: not found or not working (" + err.Error() + "): fleetwatch needs git " + gitWant()}
 	}
-	ver := strings.TrimPrefix(strings.TrimSpace(string(out)), "git version ")
+	ver := strings.TrimPrefix(r.Text(), "git version ")
 	if !gitAtLeast(ver, minGit) {
 		return finding{fFail, "git " + ver + ": the merge queue needs " + gitWant() + " (merge-tree --write-tree)"}
 	}
@@ -162,13 +160,11 @@ func claimsFinding(project string, c config.Claims) []finding {
 		if remote == "" {
 			remote = "origin"
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		out, err := gitenv.Command(ctx, project, "remote", "get-url", remote).Output()
+		r, err := gitenv.Run(context.Background(), gitenv.Call{Dir: project, Args: []string{"remote", "get-url", remote}, Timeout: 10 * time.Second})
 		if err != nil {
 			return []finding{{fFail, "claims: backend git, but no remote " + remote + " here (git remote add " + remote + " URL)"}}
 		}
-		return []finding{{fOK, "claims: the lease refs of " + remote + " (" + strings.TrimSpace(string(out)) + ")"}}
+		return []finding{{fOK, "claims: the lease refs of " + remote + " (" + r.Text() + ")"}}
 	}
 	return []finding{{fOK, "claims: etcd at " + strings.Join(c.Endpoints, ", ") + " (a build with -tags etcd)"}}
 }

@@ -56,7 +56,7 @@ func (f *inboxFlags) open(name string, pos []string, want int, stderr io.Writer)
 	}
 	t, err := planfs.Open(findRoot(f.root))
 	if err != nil {
-		return nil, fail(stderr, exitError, "%s: %v", name, err)
+		return nil, failErr(stderr, name, err)
 	}
 	return t, -1
 }
@@ -81,7 +81,7 @@ func inboxCmd() *cobra.Command {
 			}
 			entries, err := coord.Inbox(t)
 			if err != nil {
-				return fail(stderr, exitError, "inbox: %v", err)
+				return failErr(stderr, "inbox", err)
 			}
 			if jsonOut {
 				return printInboxJSON(stdout, stderr, entries)
@@ -152,7 +152,7 @@ func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry) int {
 			Decision: e.Decision, Scope: append([]string{}, e.Scope.Patterns...), ScopeFound: e.ScopeFound, Problem: e.Problem})
 	}
 	if err := encodeJSON(stdout, out, ""); err != nil {
-		return fail(stderr, exitError, "inbox: writing JSON: %v", err)
+		return failErr(stderr, "inbox: writing JSON", err)
 	}
 	return exitOK
 }
@@ -172,12 +172,12 @@ func approveCmd() *cobra.Command {
 			if edit {
 				var err error
 				if edited, err = editProposal(t, pos[0]); err != nil {
-					return fail(stderr, exitError, "approve --edit: %v", err)
+					return failErr(stderr, "approve --edit", err)
 				}
 			}
 			d, err := coord.Approve(t, pos[0], f.approver(), edited)
 			if err != nil {
-				return fail(stderr, exitError, "approve: %v", err)
+				return failErr(stderr, "approve", err)
 			}
 			how := ""
 			if d.Edited {
@@ -262,7 +262,7 @@ func rejectCmd() *cobra.Command {
 			}
 			d, err := coord.Reject(t, pos[0], note, f.approver())
 			if err != nil {
-				return fail(stderr, exitError, "reject: %v", err)
+				return failErr(stderr, "reject", err)
 			}
 			fmt.Fprintf(stdout, "rejected %s proposal %d: %s\n", cell(d.Slug), d.N, cell(d.Feedback))
 			return exitOK

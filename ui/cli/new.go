@@ -72,11 +72,11 @@ func (f *newFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writer
 	}
 	t, err := f.open()
 	if err != nil {
-		return fail(stderr, exitError, "%v", err)
+		return failErr(stderr, "", err)
 	}
 	rel, err := t.CreatePlan(n, f.agent)
 	if err != nil {
-		return fail(stderr, exitError, "new: %v", err)
+		return failErr(stderr, "new", err)
 	}
 	if len(n.DependsOn) > 0 {
 		warnDeps(t, n, stderr)
@@ -113,7 +113,7 @@ func editInTerminal(t *planfs.Tree, rel, agent string, stderr io.Writer) int {
 	}
 	c, err := t.CopyForEdit(rel)
 	if err != nil {
-		return fail(stderr, exitError, "new: %v", err)
+		return failErr(stderr, "new", err)
 	}
 	cmd := workers.EditorCmd(words, c.Path)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -121,7 +121,7 @@ func editInTerminal(t *planfs.Tree, rel, agent string, stderr io.Writer) int {
 		return fail(stderr, exitError, "new: editor %s: %v; the plan is as written, your copy is in %s", words[0], err, c.Path)
 	}
 	if _, err := t.WriteBack(c, agent); err != nil {
-		return fail(stderr, exitError, "new: %v", err)
+		return failErr(stderr, "new", err)
 	}
 	return exitOK
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,18 +54,9 @@ func (q *queueFlags) open(pos []string, want int, stderr io.Writer) (*planfs.Tre
 	}
 	t, err := planfs.Open(findRoot(q.root))
 	if err != nil {
-		return nil, fail(stderr, exitError, "%s: %v", q.name, err)
+		return nil, failErr(stderr, q.name, err)
 	}
 	return t, -1
-}
-
-// landingCode is the exit code of a landing error.
-func landingCode(err error) int {
-	switch {
-	case errors.Is(err, landing.ErrNotReady), errors.Is(err, landing.ErrEmpty), errors.Is(err, landing.ErrNotQueued):
-		return exitNothing
-	}
-	return exitError
 }
 
 func queueAddCmd() *cobra.Command {
@@ -79,7 +69,7 @@ func queueAddCmd() *cobra.Command {
 				return code
 			}
 			if err := landing.AddAs(t, pos[0], q.agent); err != nil {
-				return fail(stderr, exitError, "%s: %v", q.name, err)
+				return failErr(stderr, q.name, err)
 			}
 			fmt.Fprintf(stdout, "queued %s\n", cell(pos[0]))
 			return exitOK
@@ -97,7 +87,7 @@ func queueRemoveCmd() *cobra.Command {
 				return code
 			}
 			if err := landing.RemoveAs(t, pos[0], q.agent); err != nil {
-				return fail(stderr, landingCode(err), "%s: %v", q.name, err)
+				return failErr(stderr, q.name, err)
 			}
 			fmt.Fprintf(stdout, "removed %s\n", cell(pos[0]))
 			return exitOK
@@ -118,11 +108,11 @@ func queueListCmd() *cobra.Command {
 			}
 			l, err := landing.ListTree(t)
 			if err != nil {
-				return fail(stderr, exitError, "%s: %v", q.name, err)
+				return failErr(stderr, q.name, err)
 			}
 			if asJSON {
 				if err := encodeJSON(stdout, l, "  "); err != nil {
-					return fail(stderr, exitError, "%s: %v", q.name, err)
+					return failErr(stderr, q.name, err)
 				}
 				return exitOK
 			}
@@ -213,7 +203,7 @@ func queueLandCmd() *cobra.Command {
 				say(stderr, "warning: %s", w)
 			}
 			if err != nil {
-				return fail(stderr, landingCode(err), "%s: %v", q.name, err)
+				return failErr(stderr, q.name, err)
 			}
 			fmt.Fprintf(stdout, "landed %s at %.12s: %s is now %.12s\n", cell(l.Slug), l.Commit, cell(l.Integration), l.To)
 			return exitOK
@@ -239,10 +229,10 @@ func confirmLand(t *planfs.Tree, name string, stdout, stderr io.Writer) int {
 	}
 	l, err := landing.ListTree(t)
 	if err != nil {
-		return fail(stderr, exitError, "%s: %v", name, err)
+		return failErr(stderr, name, err)
 	}
 	if len(l.Items) == 0 || l.Items[0].Position == nil {
-		return fail(stderr, exitNothing, "%s: the queue is empty", name)
+		return failErr(stderr, name, landing.ErrEmpty)
 	}
 	h := l.Items[0]
 	fmt.Fprintf(stdout, "land %s at %.12s onto %s (%s)? [y/N] ", cell(h.Slug), h.Commit, cell(l.Integration), cell(string(h.State)))
@@ -266,7 +256,7 @@ func queueSendBackCmd() *cobra.Command {
 			}
 			rel, err := landing.SendBack(t, pos[0], note, q.agent)
 			if err != nil {
-				return fail(stderr, exitError, "%s: %v", q.name, err)
+				return failErr(stderr, q.name, err)
 			}
 			fmt.Fprintln(stdout, t.Abs(rel))
 			return exitOK

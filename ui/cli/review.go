@@ -41,15 +41,15 @@ func reviewCmd() *cobra.Command {
 				return fail(stderr, exitError, "review: want exactly one slug, got %d", len(pos))
 			}
 			if err := f.check(); err != nil {
-				return fail(stderr, exitError, "review: %v", err)
+				return failErr(stderr, "review", err)
 			}
 			t, err := planfs.Open(findRoot(f.root))
 			if err != nil {
-				return fail(stderr, exitError, "review: %v", err)
+				return failErr(stderr, "review", err)
 			}
 			said, err := f.review(t, pos[0], stderr)
 			if err != nil {
-				return fail(stderr, exitError, "%v", err)
+				return failErr(stderr, "", err)
 			}
 			fmt.Fprintln(stdout, said)
 			return exitOK

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -92,11 +91,11 @@ func worktreeEnsureCmd() *cobra.Command {
 			}
 			// The port first: when the range is full, nothing is created.
 			if _, err := workers.AssignPort(top, w.agent, r); err != nil {
-				return fail(stderr, exitError, "%s: %v", w.name, err)
+				return failErr(stderr, w.name, err)
 			}
 			wt, err := workers.Ensure(top, w.agent, slug)
 			if err != nil {
-				return fail(stderr, exitError, "%s: %v", w.name, err)
+				return failErr(stderr, w.name, err)
 			}
 			if wt.HandOff != nil {
 				say(stderr, "%s", wt.HandOff)
@@ -122,11 +121,11 @@ func worktreeListCmd() *cobra.Command {
 			}
 			wts, err := workers.List(top)
 			if err != nil {
-				return fail(stderr, exitError, "%s: %v", w.name, err)
+				return failErr(stderr, w.name, err)
 			}
 			ports, err := workers.Ports(top)
 			if err != nil {
-				return fail(stderr, exitError, "%s: %v", w.name, err)
+				return failErr(stderr, w.name, err)
 			}
 			type row struct{ agent, branch, port, path string }
 			var rows []row
@@ -172,7 +171,7 @@ func worktreePathCmd() *cobra.Command {
 			}
 			wt, ok, err := workers.Lookup(top, w.agent)
 			if err != nil {
-				return fail(stderr, exitError, "%s: %v", w.name, err)
+				return failErr(stderr, w.name, err)
 			}
 			if !ok {
 				return fail(stderr, exitNothing, "%s: no worktree for agent %q", w.name, w.agent)
@@ -196,11 +195,8 @@ func worktreeRemoveCmd() *cobra.Command {
 				return code
 			}
 			res, err := workers.Remove(top, w.agent, force, deleteBranch)
-			if errors.Is(err, workers.ErrNothingToRemove) {
-				return fail(stderr, exitNothing, "%s: %v", w.name, err)
-			}
 			if err != nil {
-				return fail(stderr, exitError, "%s: %v", w.name, err)
+				return failErr(stderr, w.name, err)
 			}
 			switch {
 			case res.Path != "":
@@ -235,7 +231,7 @@ func worktreeIntegrationCmd() *cobra.Command {
 			}
 			name, created, err := workers.EnsureIntegration(top)
 			if err != nil {
-				return fail(stderr, exitError, "%s: %v", w.name, err)
+				return failErr(stderr, w.name, err)
 			}
 			if push {
 				pushIntegration(top, name, stderr)

@@ -1,6 +1,7 @@
 package landing
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"fleetwatch/internal/atomicfile"
 	"fleetwatch/internal/config"
+	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/safepath"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -58,12 +60,13 @@ func derive(project, onto, tip string) (derived, error) {
 		return d, err
 	}
 	d.Touched, d.Listed = strings.FieldsFunc(names, func(r rune) bool { return r == 0 }), true
-	r, err := runGit(nil, project, "merge-tree", "--write-tree", "--name-only", "--no-messages", onto, tip)
-	if err != nil {
+	// Exit 1 is "conflicts", listed after the tree's id.
+	r, err := gitenv.Run(context.Background(), gitenv.Call{Dir: project, Args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", onto, tip}})
+	if err != nil && r.Code != 1 {
 		return d, err
 	}
-	lines := strings.Split(r.out, "\n")
-	if r.code == 0 {
+	lines := strings.Split(r.Text(), "\n")
+	if r.Code == 0 {
 		d.Tree = lines[0]
 		return d, nil
 	}
@@ -75,7 +78,7 @@ func derive(project, onto, tip string) (derived, error) {
 		}
 	}
 	if len(d.Conflicts) == 0 {
-		return d, fmt.Errorf("git merge-tree: %s", firstLine(r.out, errors.New("exit 1")))
+		return d, err
 	}
 	return d, nil
 }

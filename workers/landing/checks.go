@@ -1,7 +1,6 @@
 package landing
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -22,7 +21,6 @@ import (
 
 	"fleetwatch/internal/atomicfile"
 	"fleetwatch/internal/config"
-	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/safepath"
 )
 
@@ -68,7 +66,7 @@ func TreeOf(project, commit string) (string, error) {
 	if commit == "" || commit[0] == '-' {
 		return "", fmt.Errorf("commit %q: not a commit id", commit)
 	}
-	out, err := checkGit(project, "rev-parse", "--verify", "--quiet", "--end-of-options", commit+"^{tree}")
+	out, err := git(project, "rev-parse", "--verify", "--quiet", "--end-of-options", commit+"^{tree}")
 	if err != nil || !treeID.MatchString(out) {
 		return "", fmt.Errorf("commit %s: not found in %s", commit, project)
 	}
@@ -207,7 +205,7 @@ func RunChecks(ctx context.Context, project string, checks []config.Check, commi
 		return nil, err
 	}
 	// The id, not a name that may move while the checks run.
-	id, err := checkGit(project, "rev-parse", "--verify", "--end-of-options", commit+"^{commit}")
+	id, err := git(project, "rev-parse", "--verify", "--end-of-options", commit+"^{commit}")
 	if err != nil {
 		return nil, fmt.Errorf("commit %s: %v", commit, err)
 	}
@@ -324,26 +322,6 @@ func logf(w io.Writer, format string, args ...any) {
 
 // seconds is d as "2.1s".
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
-
-// checkGit runs git in dir (bounded, with a clean environment) and returns
-// its trimmed stdout; a failure carries the first line git wrote to stderr.
-func checkGit(dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), checkGitTimeout)
-	defer cancel()
-	cmd := gitenv.Command(ctx, dir, args...)
-	// A hook that outlives a killed git must not keep Wait on its pipes.
-	cmd.WaitDelay = time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	return strings.TrimSpace(out.String()), nil
-}
 
 // randomSuffix makes a throwaway worktree's name unique across processes.
 func randomSuffix() string {

@@ -22,10 +22,6 @@ import (
 	"fleetwatch/workers"
 )
 
-// checkGitTimeout bounds one git call; a worktree add on a big repository
-// takes seconds.
-const checkGitTimeout = 2 * time.Minute
-
 // checkGrace is how long a check gets between SIGTERM and SIGKILL.
 var checkGrace = 5 * time.Second
 
@@ -77,7 +73,7 @@ func addCheckWorktree(project, commit, name string) (*checkWorktree, error) {
 			wt.remove()
 			return nil, err
 		}
-		_, err = checkGit(project, "worktree", "add", "--detach", "--quiet", path, commit)
+		_, err = git(project, "worktree", "add", "--detach", "--quiet", path, commit)
 		unlock()
 		if err != nil {
 			wt.remove()
@@ -110,10 +106,10 @@ func dropCheckWorktree(project, path string) {
 		return
 	}
 	defer unlock()
-	_, err = checkGit(project, "worktree", "remove", "--force", "--force", path)
+	_, err = git(project, "worktree", "remove", "--force", "--force", path)
 	removeAllIn(filepath.Join(project, filepath.FromSlash(checksRel), "wt"), path)
 	if err != nil {
-		_, _ = checkGit(project, "worktree", "prune")
+		_, _ = git(project, "worktree", "prune")
 	}
 }
 

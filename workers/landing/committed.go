@@ -2,8 +2,8 @@ package landing
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -50,25 +50,18 @@ func committedSettings(project, integration string) (config.Settings, error) {
 // showBlob is the blob rev names, read with one git call; found is false
 // when rev names nothing.
 func showBlob(dir, rev string) ([]byte, bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
-	defer cancel()
-	cmd := gitenv.Command(ctx, dir, "cat-file", "--batch")
-	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0")
-	cmd.Stdin = strings.NewReader(rev + "\n")
 	// A blob larger than the bound is refused, never read whole.
-	out := cappedBuffer{limit: maxConfig + 256}
-	var errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, false, fmt.Errorf("git cat-file: %s", firstLine(errb.String(), err))
+	r, err := gitenv.Run(context.Background(), gitenv.Call{Dir: dir, Args: []string{"cat-file", "--batch"}, Stdin: []byte(rev + "\n"), Limit: maxConfig + 256})
+	if err != nil {
+		return nil, false, err
 	}
-	head, body, _ := bytes.Cut(out.Bytes(), []byte("\n"))
+	head, body, _ := bytes.Cut(r.Out, []byte("\n"))
 	f := strings.Fields(string(head))
 	if len(f) >= 2 && f[len(f)-1] == "missing" {
 		return nil, false, nil
 	}
 	if len(f) != 3 {
-		return nil, false, fmt.Errorf("git cat-file: unexpected answer %q", firstLine(string(head), errors.New("nothing")))
+		return nil, false, fmt.Errorf("git cat-file: unexpected answer %q", cmp.Or(strings.TrimSpace(string(head)), "nothing"))
 	}
 	if f[1] != "blob" {
 		return nil, false, fmt.Errorf("a %s, not a file", f[1])

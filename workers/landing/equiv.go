@@ -1,9 +1,12 @@
 package landing
 
 import (
-	"errors"
+	"cmp"
+	"context"
 	"fmt"
 	"strings"
+
+	"fleetwatch/internal/gitenv"
 )
 
 // An approval (or a review) is of one commit. A later tip keeps it only
@@ -38,15 +41,15 @@ func mergedTree(project, onto, tip string) (string, error) {
 			return "", fmt.Errorf("commit %q: not a commit id", c)
 		}
 	}
-	r, err := runGit(nil, project, "merge-tree", "--write-tree", "--no-messages", onto, tip)
-	if err != nil {
+	r, err := gitenv.Run(context.Background(), gitenv.Call{Dir: project, Args: []string{"merge-tree", "--write-tree", "--no-messages", onto, tip}})
+	if err != nil && r.Code != 1 {
 		return "", fmt.Errorf("merging %s onto %s: %v", short(tip), short(onto), err)
 	}
-	tree, _, _ := strings.Cut(r.out, "\n")
+	tree, _, _ := strings.Cut(cmp.Or(r.Text(), strings.TrimSpace(r.Stderr)), "\n")
 	if !treeID.MatchString(tree) {
-		return "", fmt.Errorf("merging %s onto %s: git merge-tree said %q", short(tip), short(onto), firstLine(tree, errors.New("nothing")))
+		return "", fmt.Errorf("merging %s onto %s: git merge-tree said %q", short(tip), short(onto), cmp.Or(tree, "nothing"))
 	}
-	if r.code != 0 {
+	if r.Code != 0 {
 		return "", nil // a conflict: the tree is written, with markers
 	}
 	return tree, nil

@@ -298,10 +298,10 @@ func landedBefore(t *planfs.Tree, r *repo, slug, tip string) bool {
 // cas moves the integration branch from r.tip to cand, on its remote
 // first when it tracks one; moved says the branch was not at r.tip.
 func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
-	if remote, err := runGit(nil, project, "config", "branch."+r.integration+".remote"); err == nil && remote.code == 0 && remote.out != "" && remote.out != "." {
-		fmt.Fprintf(log, "pushing to %s\n", remote.out)
-		if _, err := git(project, "push", "--force-with-lease="+model.BranchRef(r.integration)+":"+r.tip, remote.out, cand+":"+model.BranchRef(r.integration)); err != nil {
-			return catchUp(project, r, remote.out, err)
+	if remote, err := git(project, "config", "branch."+r.integration+".remote"); err == nil && remote != "" && remote != "." {
+		fmt.Fprintf(log, "pushing to %s\n", remote)
+		if _, err := git(project, "push", "--force-with-lease="+model.BranchRef(r.integration)+":"+r.tip, remote, cand+":"+model.BranchRef(r.integration)); err != nil {
+			return catchUp(project, r, remote, err)
 		}
 	}
 	if _, err := git(project, "update-ref", "-m", "fleetwatch queue land", "refs/heads/"+r.integration, cand, r.tip); err != nil {
@@ -395,7 +395,7 @@ func syncCheckout(project, integration, old, new string) string {
 		return ""
 	}
 	// HEAD already names new: compare the files with old instead.
-	if r, err := runGit(nil, path, "diff-index", "--quiet", old, "--"); err != nil || r.code != 0 {
+	if _, err := git(path, "diff-index", "--quiet", old, "--"); err != nil {
 		return fmt.Sprintf("%s has changes of its own: left at %s (git -C %s read-tree -m -u %s %s updates it)", path, short(old), path, short(old), short(new))
 	}
 	if _, err := git(path, "read-tree", "-m", "-u", old, new); err != nil {

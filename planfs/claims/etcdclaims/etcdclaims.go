@@ -116,9 +116,8 @@ func (b *Backend) rootCommit(cfg claims.Config) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
 	git := func(args ...string) (string, error) {
-		cmd := gitenv.Command(ctx, project, args...)
-		out, err := cmd.Output()
-		return strings.TrimSpace(string(out)), err
+		r, err := gitenv.Run(ctx, gitenv.Call{Dir: project, Args: args, Timeout: b.timeout})
+		return r.Text(), err
 	}
 	hint := "set claims: {project: ID} in fleetwatch.yaml, the same on every machine"
 	if shallow, _ := git("rev-parse", "--is-shallow-repository"); shallow == "true" {

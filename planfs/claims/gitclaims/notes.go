@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"fleetwatch/internal/atomicfile"
+	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/safepath"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -190,8 +191,8 @@ func (l *Lanes) moveTip(rec *tipRecord, tip string, snap *model.Snapshot, forwar
 // a move forward rather than a false alarm.
 func (l *Lanes) descends(ctx context.Context, old, tip string) bool {
 	_, err := l.git.run(ctx, nil, nil, "merge-base", "--is-ancestor", old, tip)
-	var ge *gitError
-	return err == nil || !errors.As(err, &ge) || ge.code != 1
+	var ge *gitenv.Error
+	return err == nil || !errors.As(err, &ge) || ge.Code != 1
 }
 
 // remoteAt reports whether the remote's integration branch is at tip now:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"fleetwatch/internal/gitenv"
 	"fleetwatch/planfs/claims"
 )
 
@@ -45,17 +46,18 @@ func (l *Lanes) push(ctx context.Context, ups []update) (map[string]outcome, err
 	}
 	out, err := l.git.run(ctx, nil, nil, args...)
 	res := parsePorcelain(string(out))
-	var ge *gitError
+	var ge *gitenv.Error
 	if len(res) == len(ups) {
 		if errors.As(err, &ge) {
 			for ref, o := range res {
-				o.detail = remoteError(ge.stderr, ref)
+				o.detail = remoteError(ge.Stderr, ref)
 				res[ref] = o
 			}
 		}
 		return res, nil
 	}
-	if errors.As(err, &ge) && !errors.Is(err, errTimedOut) && refused(ge.stderr) {
+	// A push that exited (not one killed at its deadline) and said so.
+	if errors.As(err, &ge) && ge.Code > 0 && refused(ge.Stderr) {
 		// The connection never got as far as updating anything.
 		return nil, l.unavailable(err)
 	}
