@@ -270,7 +270,7 @@ func (d *Driver) pause(r *running, why string) {
 	}
 	syscall.Kill(-r.pgid, syscall.SIGSTOP)
 	d.Log.Printf("paused: %s", why)
-	d.state.Paused = why
+	d.state.Paused, d.state.PausedAt = why, Stamp{d.Tree.Now()}
 	d.save()
 	d.Tree.LogEvent(planfs.Event{Event: "paused", Slug: m.slug, AgentID: d.Worker.AgentID, Reason: why})
 }
@@ -287,9 +287,22 @@ func (d *Driver) resume(r *running, why string) {
 		m.proxy.Resume()
 	}
 	d.Log.Printf("resumed: %s", why)
-	d.state.Paused = ""
+	d.state.Paused, d.state.PausedAt = "", Stamp{}
 	d.save()
 	d.Tree.LogEvent(planfs.Event{Event: "resumed", Slug: m.slug, AgentID: d.Worker.AgentID, Reason: why})
+}
+
+// PausedRuns are the runs of project's workers paused where they are
+// (at their budget, or by hand), for the inbox: each waits for a person.
+func PausedRuns(project string) []State {
+	states, _ := ReadStates(project)
+	var out []State
+	for _, st := range states {
+		if st.State == StateRunning && st.Paused != "" {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // pauseByHand answers the operator's `fleetwatch worker pause|resume`

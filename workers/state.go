@@ -85,8 +85,9 @@ type State struct {
 	// Paused says why the running agent is stopped where it is (its
 	// budget reached, or the operator's pause); Spent is what its run has
 	// spent so far.
-	Paused string        `json:"paused,omitempty"`
-	Spent  ledger.Totals `json:"spent"`
+	Paused   string        `json:"paused,omitempty"`
+	PausedAt Stamp         `json:"paused_at"`
+	Spent    ledger.Totals `json:"spent"`
 	// Pausable: this driver pauses and resumes its run on SIGUSR1 and
 	// SIGUSR2 (Pause); to any other program they are fatal.
 	Pausable bool   `json:"pausable,omitempty"`

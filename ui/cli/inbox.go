@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,7 @@ import (
 
 	"fleetwatch/internal/safepath"
 	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/ui/boardtext"
 	"fleetwatch/workers"
@@ -22,7 +24,8 @@ import (
 )
 
 const inboxLong = `Lists the plan-first plans the coordinator's inbox holds: proposals waiting for
-approve or reject, and decided ones waiting for their agent's next run.
+approve or reject, and decided ones waiting for their agent's next run; then the
+runs paused where they are (at their budget, or by hand), with what to do about them.
 Columns: slug, agent, proposal number, state, age, scope (its Files in scope lines).
 An empty inbox prints nothing on stdout and "inbox is empty" on stderr; exit 0 either
 way (2 on an error). --json prints an array of entries ([] when empty).`
@@ -83,14 +86,15 @@ func inboxCmd() *cobra.Command {
 			if err != nil {
 				return failErr(stderr, "inbox", err)
 			}
+			paused := workers.PausedRuns(t.Project)
 			if jsonOut {
-				return printInboxJSON(stdout, stderr, entries)
+				return printInboxJSON(stdout, stderr, entries, paused)
 			}
-			if len(entries) == 0 {
+			if len(entries) == 0 && len(paused) == 0 {
 				say(stderr, "inbox is empty")
 				return exitOK
 			}
-			printInbox(stdout, entries, time.Now())
+			printInbox(stdout, entries, paused, time.Now())
 			return exitOK
 		}
 	}), inboxLong)
@@ -107,7 +111,7 @@ func inboxState(e coord.Entry) string {
 	return "awaiting approval"
 }
 
-func printInbox(stdout io.Writer, entries []coord.Entry, now time.Time) {
+func printInbox(stdout io.Writer, entries []coord.Entry, paused []workers.State, now time.Time) {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SLUG\tAGENT\tN\tSTATE\tAGE\tSCOPE")
 	for _, e := range entries {
@@ -119,13 +123,30 @@ func printInbox(stdout io.Writer, entries []coord.Entry, now time.Time) {
 		if e.ScopeFound {
 			scope = strings.Join(e.Scope.Patterns, ", ")
 		}
-		cells := []string{e.Slug, e.Lease.AgentID, strconv.Itoa(e.N), inboxState(e), age, scope}
-		for i, c := range cells {
-			cells[i] = termtext.Line(c)
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		inboxRow(tw, e.Slug, e.Lease.AgentID, strconv.Itoa(e.N), inboxState(e), age, scope)
+	}
+	for _, st := range paused {
+		slug := pausedSlug(st)
+		inboxRow(tw, slug, st.AgentID, "-", st.Paused, boardtext.LeftText(now.Sub(st.PausedAt.Time).Seconds()), pausedHint(st, slug))
 	}
 	tw.Flush()
+}
+
+func inboxRow(w io.Writer, cells ...string) {
+	for i, c := range cells {
+		cells[i] = termtext.Line(c)
+	}
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
+}
+
+func pausedSlug(st workers.State) string { return model.SlugOf(path.Base(st.Plan)) }
+
+// pausedHint is what a person can do about a paused run.
+func pausedHint(st workers.State, slug string) string {
+	if strings.HasPrefix(st.Paused, "budget") {
+		return "fleetwatch budget extend " + slug + " --by …, or worker stop " + st.AgentID
+	}
+	return "fleetwatch worker resume " + st.AgentID
 }
 
 type inboxEntryJSON struct {
@@ -142,14 +163,20 @@ type inboxEntryJSON struct {
 	Scope      []string        `json:"scope"`
 	ScopeFound bool            `json:"scope_found"`
 	Problem    string          `json:"problem,omitempty"`
+	// Kind is proposal, or paused: a run stopped where it is at its
+	// budget or by hand, waiting for a person.
+	Kind string `json:"kind"`
 }
 
-func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry) int {
-	out := make([]inboxEntryJSON, 0, len(entries))
+func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry, paused []workers.State) int {
+	out := make([]inboxEntryJSON, 0, len(entries)+len(paused))
 	for _, e := range entries {
 		out = append(out, inboxEntryJSON{Slug: e.Slug, Plan: e.Rel, Title: e.Title, AgentID: e.Lease.AgentID,
 			Awaiting: e.Lease.Awaiting, State: inboxState(e), N: e.N, Proposal: e.Proposal, Record: e.Record,
-			Decision: e.Decision, Scope: append([]string{}, e.Scope.Patterns...), ScopeFound: e.ScopeFound, Problem: e.Problem})
+			Decision: e.Decision, Scope: append([]string{}, e.Scope.Patterns...), ScopeFound: e.ScopeFound, Problem: e.Problem, Kind: "proposal"})
+	}
+	for _, st := range paused {
+		out = append(out, inboxEntryJSON{Slug: pausedSlug(st), Plan: st.Plan, AgentID: st.AgentID, State: st.Paused, Scope: []string{}, Kind: "paused"})
 	}
 	if err := encodeJSON(stdout, out, ""); err != nil {
 		return failErr(stderr, "inbox: writing JSON", err)
