@@ -51,3 +51,25 @@ func (c *common) textField() textinput.Model {
 	in.Cursor.Style, in.Cursor.TextStyle = s(), s()
 	return in
 }
+
+// paneCtx is what a pane sees, and all it sees: the shared context, the
+// latest reading, which pane is on screen and what is selected there, and
+// the rows of its tables (rendered by the root, whose rowFunc table.go
+// calls). A pane asks the root for anything else by returning a message
+// (paneReq, pane.go), which the root routes in one place (ui.go).
+type paneCtx struct {
+	*common
+	d      *data        // the latest reading; nil before the first
+	shown  pane         // the pane on screen
+	target selection    // what the shown pane's cursor is on
+	remote *remoteState // the remote claims backend, read only; nil for lease files
+	lines  func(t *table, blank string) []string
+
+	m *Model
+}
+
+// ctx is the context the panes are given now.
+func (m *Model) ctx() *paneCtx {
+	return &paneCtx{common: m.common, d: m.d, shown: m.pane, target: m.selection(), remote: m.remote,
+		lines: func(t *table, blank string) []string { return t.lines(m, blank) }, m: m}
+}

@@ -30,7 +30,8 @@ type eventRow struct {
 	event *planfs.Event
 }
 
-func (e *eventList) rebuild(m *Model) {
+func (e *eventList) rebuild(pc *paneCtx) {
+	m := pc.m
 	if m.d == nil {
 		return
 	}
@@ -72,18 +73,21 @@ func (e *eventList) rebuild(m *Model) {
 
 func (e *eventList) selected() selection { return selection{} }
 
-func (e *eventList) syncKeys(m *Model, set setKey) {
+func (e *eventList) syncKeys(pc *paneCtx, set setKey) {
+	m := pc.m
 	set(&m.keys.Events.Open, m.pane == eventsPane && e.cursor < len(e.rows), "open: select an event in the events pane (5)")
 }
 
-func (e *eventList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+func (e *eventList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	m := pc.m
 	if key.Matches(msg, m.keys.Events.Open) {
 		return m.openEvent(), true
 	}
 	return nil, false
 }
 
-func (e *eventList) view(m *Model, h int) []string {
+func (e *eventList) view(pc *paneCtx, h int) []string {
+	m := pc.m
 	return m.tableBox(m.filterTitle("Events", &e.paneFilter), e.cols.header(), &e.table, h, m.emptyText(&e.paneFilter, "no events yet in .plans/logs/events.jsonl"))
 }
 

@@ -79,7 +79,7 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 	default:
 		f.filter, cmd = f.filter.Update(msg)
 	}
-	m.paneOf(m.pane).rebuild(m)
+	m.paneOf(m.pane).rebuild(m.ctx())
 	m.syncKeys()
 	return tea.Batch(cmd, m.schedulePreview())
 }
@@ -91,7 +91,7 @@ func (m *Model) clearFilter() bool {
 		return false
 	}
 	f.filter.SetValue("")
-	m.paneOf(m.pane).rebuild(m)
+	m.paneOf(m.pane).rebuild(m.ctx())
 	m.syncKeys()
 	return true
 }

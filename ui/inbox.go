@@ -146,7 +146,7 @@ func (m *Model) inboxLoaded(msg inboxMsg) tea.Cmd {
 	if m.sub == nil {
 		l.data = msg.data // a hub's newest reading is kept as it comes
 	}
-	l.rebuild(m)
+	l.rebuild(m.ctx())
 	m.syncKeys()
 	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
 	switch {
@@ -176,7 +176,8 @@ func (l *inboxList) setSize(w, h int) {
 	l.table.setSize(w, t)
 }
 
-func (l *inboxList) rebuild(m *Model) {
+func (l *inboxList) rebuild(pc *paneCtx) {
+	m := pc.m
 	f := l.needle()
 	l.shown = l.shown[:0]
 	for i := range l.entries {
@@ -219,7 +220,8 @@ func (l *inboxList) row() *coord.Entry {
 // plan verbs' reasons name it; A and X are the pane's own.
 func (l *inboxList) selected() selection { return selection{} }
 
-func (l *inboxList) syncKeys(m *Model, set setKey) {
+func (l *inboxList) syncKeys(pc *paneCtx, set setKey) {
+	m := pc.m
 	k := &m.keys.Inbox
 	e := l.row()
 	here := m.pane == inboxPane && e != nil
@@ -240,7 +242,8 @@ func canDecide(e *coord.Entry) (bool, string) {
 	return true, ""
 }
 
-func (l *inboxList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+func (l *inboxList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	m := pc.m
 	k := &m.keys.Inbox
 	switch {
 	case key.Matches(msg, k.Approve):
@@ -255,7 +258,8 @@ func (l *inboxList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func (l *inboxList) view(m *Model, h int) []string {
+func (l *inboxList) view(pc *paneCtx, h int) []string {
+	m := pc.m
 	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval"
 	switch {
 	case !l.loaded:

@@ -23,7 +23,8 @@ type leaseList struct {
 	cols leaseCols
 }
 
-func (l *leaseList) rebuild(m *Model) {
+func (l *leaseList) rebuild(pc *paneCtx) {
+	m := pc.m
 	if m.d == nil {
 		return
 	}
@@ -48,7 +49,8 @@ func (l *leaseList) selected() selection {
 	return selection{rel: lease.Rel, lease: lease}
 }
 
-func (l *leaseList) syncKeys(m *Model, set setKey) {
+func (l *leaseList) syncKeys(pc *paneCtx, set setKey) {
+	m := pc.m
 	here := m.pane == leasesPane
 	release, recover := m.releaseRecover()
 	set(&m.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
@@ -56,7 +58,8 @@ func (l *leaseList) syncKeys(m *Model, set setKey) {
 	set(&m.keys.Leases.Open, here && l.cursor < len(l.rows), "open: select a lease in the leases pane (2)")
 }
 
-func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+func (l *leaseList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	m := pc.m
 	k := &m.keys.Leases
 	switch {
 	case key.Matches(msg, k.Release):
@@ -71,7 +74,8 @@ func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func (l *leaseList) view(m *Model, h int) []string {
+func (l *leaseList) view(pc *paneCtx, h int) []string {
+	m := pc.m
 	return m.tableBox(m.filterTitle("Leases", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, "no leases: nothing is claimed"))
 }
 

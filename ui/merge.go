@@ -110,7 +110,7 @@ func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 			slices.SortStableFunc(l.listing.Items, byPosition)
 		}
 	}
-	l.rebuild(m)
+	l.rebuild(m.ctx())
 	// A notice's candidate is looked for in one reading: later, the
 	// cursor is the operator's.
 	l.want = ""
@@ -180,7 +180,7 @@ func (l *mergeList) setSize(w, h int) {
 // checkLegend says what each check glyph means, below the table.
 const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missing  … running"
 
-func (l *mergeList) rebuild(m *Model) {
+func (l *mergeList) rebuild(*paneCtx) {
 	f := l.needle()
 	l.shown = l.shown[:0]
 	items := l.listing.Items
@@ -233,7 +233,8 @@ func (l *mergeList) head() *landing.Status {
 // A, X, + and - act through the landing engine.
 func (l *mergeList) selected() selection { return selection{} }
 
-func (l *mergeList) syncKeys(m *Model, set setKey) {
+func (l *mergeList) syncKeys(pc *paneCtx, set setKey) {
+	m := pc.m
 	k := &m.keys.Merge
 	here := m.pane == mergePane
 	r := l.row()
@@ -280,7 +281,8 @@ func addWhy(r *landing.Status) string {
 	return "add: only approved candidates join the queue; approve " + termtext.Line(r.Slug) + " first (A)"
 }
 
-func (l *mergeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+func (l *mergeList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	m := pc.m
 	k := &m.keys.Merge
 	switch {
 	case key.Matches(msg, k.Approve):
@@ -305,7 +307,8 @@ func (l *mergeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func (l *mergeList) view(m *Model, h int) []string {
+func (l *mergeList) view(pc *paneCtx, h int) []string {
+	m := pc.m
 	empty := "no candidates: a plan in review-needed/ whose feature/<slug> branch is ahead of the integration branch shows here"
 	switch {
 	case !l.loaded:

@@ -25,15 +25,17 @@ const (
 // it offers the key map is its table's selection.
 type paneModel interface {
 	setSize(w, h int)
-	rebuild(m *Model)
+	rebuild(c *paneCtx)
 	// update answers a key the pane owns; handled is false for the rest.
-	update(m *Model, msg tea.KeyMsg) (cmd tea.Cmd, handled bool)
-	view(m *Model, h int) []string
+	// What it asks of the root (a question, a detail, a command to run) is
+	// the message it returns (paneReq).
+	update(c *paneCtx, msg tea.KeyMsg) (req tea.Msg, handled bool)
+	view(c *paneCtx, h int) []string
 	list() *table
 	// selected is what the cursor is on, for the key map and the verbs.
 	selected() selection
-	// syncKeys enables the pane's own keys for the selection, m's.
-	syncKeys(m *Model, set setKey)
+	// syncKeys enables the pane's own keys for the selection.
+	syncKeys(c *paneCtx, set setKey)
 	// filterOf is the pane's own filter (filter.go).
 	filterOf() *paneFilter
 }
@@ -94,19 +96,21 @@ func (m *Model) syncKeys() {
 		}
 	}
 	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
+	c := m.ctx()
 	for p := range paneCount {
 		if p != m.pane {
-			m.paneOf(p).syncKeys(m, set)
+			m.paneOf(p).syncKeys(c, set)
 		}
 	}
-	m.paneOf(m.pane).syncKeys(m, set)
+	m.paneOf(m.pane).syncKeys(c, set)
 	m.refuseKeys(set)
 }
 
 // rebuild derives every pane's rows from the latest data.
 func (m *Model) rebuild() {
+	c := m.ctx()
 	for p := range paneCount {
-		m.paneOf(p).rebuild(m)
+		m.paneOf(p).rebuild(c)
 	}
 	m.syncKeys()
 }

@@ -32,7 +32,8 @@ type planList struct {
 	want string
 }
 
-func (p *planList) rebuild(m *Model) {
+func (p *planList) rebuild(pc *paneCtx) {
+	m := pc.m
 	p.rows = p.rows[:0]
 	clear(p.matched)
 	if m.d != nil {
@@ -62,7 +63,8 @@ func (p *planList) selected() selection {
 
 // update answers the Plans pane's own keys: lanes, the filter, the
 // preview, and the verbs on the selected plan.
-func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+func (p *planList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	m := pc.m
 	k := &m.keys.Plans
 	switch {
 	case key.Matches(msg, k.PrevLane):
@@ -92,7 +94,8 @@ func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func (p *planList) syncKeys(m *Model, set setKey) {
+func (p *planList) syncKeys(pc *paneCtx, set setKey) {
+	m := pc.m
 	k, onPlans := &m.keys.Plans, m.pane == plansPane
 	rel, row, _ := m.target()
 	lane := model.Rel(rel).Lane()
@@ -122,7 +125,7 @@ func (p *planList) syncKeys(m *Model, set setKey) {
 	}
 }
 
-func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
+func (p *planList) view(pc *paneCtx, h int) []string { return pc.m.plansView(h) }
 
 // PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
 type PlanKeys struct {
@@ -679,7 +682,7 @@ func (m *Model) switchLane(d int) tea.Cmd {
 	m.plans.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
 	m.plans.cursor, m.plans.offset = 0, 0
 	m.plans.keys = nil
-	m.plans.rebuild(m)
+	m.plans.rebuild(m.ctx())
 	m.plans.goTo(m.plans.lanePick[m.plans.lane])
 	m.syncKeys()
 	return m.schedulePreview()

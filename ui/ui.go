@@ -384,7 +384,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.loaded(msg), true
 	case worktreesMsg:
 		m.trees.rows, m.trees.err = msg.states, msg.err
-		m.trees.rebuild(m)
+		m.trees.rebuild(m.ctx())
 		m.syncKeys() // enter opens a worktree once there is one
 		if m.treesReq.done() {
 			return m.requestTrees(), true
@@ -541,7 +541,7 @@ func (m *Model) tick() tea.Cmd {
 	var cmds []tea.Cmd
 	if running {
 		m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
-		m.wrk.rebuild(m)
+		m.wrk.rebuild(m.ctx())
 		m.syncKeys()
 		cmds = append(cmds, m.lookForNotices(fromClock), m.radarDue())
 	}
@@ -595,4 +595,16 @@ func Run(opt Options) error {
 	// wake-ups (the only work an idle UI does) against the default 60.
 	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(opt.Out), tea.WithFPS(frameRate)).Run()
 	return err
+}
+
+// route does what a pane asked for by the message its key returned: the
+// one place a pane's requests reach the root.
+func (m *Model) route(req tea.Msg) tea.Cmd {
+	switch r := req.(type) {
+	case nil:
+		return nil
+	case tea.Cmd:
+		return r
+	}
+	return nil
 }

@@ -21,7 +21,7 @@ func (m Model) View() string {
 	if top := m.stack.top(); top != nil {
 		body = top.view(&m, bodyH)
 	} else {
-		body = m.paneOf(m.pane).view(&m, bodyH)
+		body = m.paneOf(m.pane).view(m.ctx(), bodyH)
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.ink(m.headerLine()))

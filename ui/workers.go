@@ -39,7 +39,8 @@ type workerList struct {
 	cols     workerCols
 }
 
-func (w *workerList) rebuild(m *Model) {
+func (w *workerList) rebuild(pc *paneCtx) {
+	m := pc.m
 	all := make([]string, len(w.rows))
 	for i := range w.rows {
 		all[i] = w.rows[i].st.AgentID
@@ -67,7 +68,8 @@ func (w *workerList) selected() selection {
 	return selection{worker: &w.rows[w.shown[w.cursor]]}
 }
 
-func (w *workerList) syncKeys(m *Model, set setKey) {
+func (w *workerList) syncKeys(pc *paneCtx, set setKey) {
+	m := pc.m
 	k := &m.keys.Workers
 	r := m.selectedWorker()
 	ok, why := canStop(r)
@@ -78,7 +80,8 @@ func (w *workerList) syncKeys(m *Model, set setKey) {
 	set(&k.Open, r != nil && m.pane == workersPane, "open: select a worker in the workers pane (4)")
 }
 
-func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+func (w *workerList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	m := pc.m
 	k := &m.keys.Workers
 	switch {
 	case key.Matches(msg, k.Mark):
@@ -98,7 +101,8 @@ func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func (w *workerList) view(m *Model, h int) []string {
+func (w *workerList) view(pc *paneCtx, h int) []string {
+	m := pc.m
 	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
 	if m.opt.Self == "" || m.opt.ReadOnly {
 		empty = "no workers: the ones cron, systemd or anyone starts show here"
@@ -253,7 +257,7 @@ func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	}
 	m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
 	if same {
-		m.wrk.rebuild(m)
+		m.wrk.rebuild(m.ctx())
 		m.syncKeys()
 	} else {
 		m.rebuild() // the Events pane lists unreadable state files

@@ -20,7 +20,8 @@ type treeList struct {
 	cols  treeCols
 }
 
-func (t *treeList) rebuild(m *Model) {
+func (t *treeList) rebuild(pc *paneCtx) {
+	m := pc.m
 	f := t.needle()
 	t.shown = t.shown[:0]
 	for i := range t.rows {
@@ -40,13 +41,15 @@ func (t *treeList) rebuild(m *Model) {
 
 func (t *treeList) selected() selection { return selection{} }
 
-func (t *treeList) syncKeys(m *Model, set setKey) {
+func (t *treeList) syncKeys(pc *paneCtx, set setKey) {
+	m := pc.m
 	wt := t.row()
 	set(&m.keys.Trees.Diff, m.pane == worktreesPane && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
 	set(&m.keys.Trees.Open, m.pane == worktreesPane && t.cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
 }
 
-func (t *treeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+func (t *treeList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	m := pc.m
 	switch {
 	case key.Matches(msg, m.keys.Trees.Diff):
 		return m.diffTree(), true
@@ -56,7 +59,8 @@ func (t *treeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-func (t *treeList) view(m *Model, h int) []string {
+func (t *treeList) view(pc *paneCtx, h int) []string {
+	m := pc.m
 	empty := "no agent worktrees under var/worktrees/"
 	if t.err != nil {
 		empty = "worktrees: " + t.err.Error()
