@@ -88,7 +88,7 @@ func (e *eventList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 
 func (e *eventList) view(pc *paneCtx, h int) []string {
 	m := pc.m
-	return m.tableBox(m.filterTitle("Events", &e.paneFilter), e.cols.header(), &e.table, h, m.emptyText(&e.paneFilter, "no events yet in .plans/logs/events.jsonl"))
+	return pc.tableBox(m.filterTitle("Events", &e.paneFilter), e.cols.header(), &e.table, h, m.emptyText(&e.paneFilter, "no events yet in .plans/logs/events.jsonl"))
 }
 
 // EventKeys are the Events pane's.
@@ -186,18 +186,24 @@ func (m *Model) openEvent() tea.Cmd {
 	r := e.rows[e.cursor]
 	if r.warn != nil {
 		w := *r.warn
-		return m.openDetail("warn:"+w.File, "warning · "+w.File, func() func(*Model) []string {
-			return func(m *Model) []string { return warningDetail(m, w) }
+		return m.openDetail("warn:"+w.File, "warning · "+w.File, func() func(*paneCtx) []string {
+			return func(pc *paneCtx) []string {
+				m := pc.m
+				return warningDetail(m, w)
+			}
 		})
 	}
 	ev := *r.event
-	return m.openDetail("event:"+ev.TS+ev.Event+ev.Slug, "event · "+ev.Event+" · "+ev.Slug, func() func(*Model) []string {
-		return func(m *Model) []string { return eventDetail(m, ev) }
+	return m.openDetail("event:"+ev.TS+ev.Event+ev.Slug, "event · "+ev.Event+" · "+ev.Slug, func() func(*paneCtx) []string {
+		return func(pc *paneCtx) []string {
+			m := pc.m
+			return eventDetail(m, ev)
+		}
 	})
 }
 
 func eventDetail(m *Model, e planfs.Event) []string {
-	d := &detailText{m: m}
+	d := &detailText{c: m.common}
 	d.heading("Event")
 	ts := e.TS
 	if at, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
@@ -222,7 +228,7 @@ func eventDetail(m *Model, e planfs.Event) []string {
 }
 
 func warningDetail(m *Model, w model.Warning) []string {
-	d := &detailText{m: m}
+	d := &detailText{c: m.common}
 	d.heading("Warning")
 	d.field("file", w.File)
 	if w.Line > 0 {

@@ -268,13 +268,13 @@ func (l *inboxList) view(pc *paneCtx, h int) []string {
 		empty = "⚠ inbox: " + termtext.Line(l.err.Error())
 	}
 	if _, ph := inboxSplit(l.full, len(l.shown)); ph == 0 {
-		return m.tableBox(m.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, empty))
+		return pc.tableBox(m.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, empty))
 	}
 	th := l.table.height + 1 // the header
 	if m.wide {
 		th += 2 // the box's edges
 	}
-	out := m.tableBox(m.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, th, m.emptyText(&l.paneFilter, empty))
+	out := pc.tableBox(m.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, th, m.emptyText(&l.paneFilter, empty))
 	return append(out, m.proposalBox(h-len(out))...)
 }
 
@@ -532,8 +532,11 @@ func (m *Model) openProposal() tea.Cmd {
 		return nil
 	}
 	ent, style, width := *e, m.opt.Glamour, max(20, m.cols-3)
-	return m.openDetail("inbox\x00"+ent.Slug, ent.Slug+" · proposal "+itoa(ent.N), func() func(m *Model) []string {
+	return m.openDetail("inbox\x00"+ent.Slug, ent.Slug+" · proposal "+itoa(ent.N), func() func(*paneCtx) []string {
 		text := readProposal(ent).render(style, width)
-		return func(m *Model) []string { return m.proposalLines(&ent, text) }
+		return func(pc *paneCtx) []string {
+			m := pc.m
+			return m.proposalLines(&ent, text)
+		}
 	})
 }

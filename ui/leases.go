@@ -76,7 +76,7 @@ func (l *leaseList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 
 func (l *leaseList) view(pc *paneCtx, h int) []string {
 	m := pc.m
-	return m.tableBox(m.filterTitle("Leases", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, "no leases: nothing is claimed"))
+	return pc.tableBox(m.filterTitle("Leases", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, "no leases: nothing is claimed"))
 }
 
 // LeaseKeys are the Leases pane's.
@@ -205,18 +205,24 @@ func (m *Model) openLease() tea.Cmd {
 	l, t, now := *s.lease, m.opt.Tree, m.now
 	if remoteLease(&l) {
 		// Read already, with the view: nothing on disk to read.
-		return m.openDetail("lease:"+leaseKey(&l), "lease · "+slugOf(l.Rel)+heldOn(&l), func() func(*Model) []string {
-			return func(m *Model) []string { return remoteLeaseDetail(m, l, now) }
+		return m.openDetail("lease:"+leaseKey(&l), "lease · "+slugOf(l.Rel)+heldOn(&l), func() func(*paneCtx) []string {
+			return func(pc *paneCtx) []string {
+				m := pc.m
+				return remoteLeaseDetail(m, l, now)
+			}
 		})
 	}
-	return m.openDetail("lease:"+l.File, "lease · "+l.Rel, func() func(*Model) []string {
+	return m.openDetail("lease:"+l.File, "lease · "+l.Rel, func() func(*paneCtx) []string {
 		raw, cut, err := t.ReadLeaseRaw(l.File)
-		return func(m *Model) []string { return leaseDetail(m, l, raw, cut, err, now) }
+		return func(pc *paneCtx) []string {
+			m := pc.m
+			return leaseDetail(m, l, raw, cut, err, now)
+		}
 	})
 }
 
 func leaseDetail(m *Model, l model.Lease, raw []byte, cut bool, err error, now float64) []string {
-	d := &detailText{m: m}
+	d := &detailText{c: m.common}
 	d.heading("Lease")
 	d.field("file", planfs.Dir+"/.leases/"+l.File)
 	d.field("plan file", l.Rel)
@@ -262,7 +268,7 @@ func leaseDetail(m *Model, l model.Lease, raw []byte, cut bool, err error, now f
 // remoteLeaseDetail is a remote lease read whole: where the backend keeps
 // it, who holds it where, and the lease as the backend holds it.
 func remoteLeaseDetail(m *Model, l model.Lease, now float64) []string {
-	d := &detailText{m: m}
+	d := &detailText{c: m.common}
 	d.heading("Remote lease")
 	where := l.Backend
 	if l.Backend == "git" {

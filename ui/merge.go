@@ -329,7 +329,7 @@ func (l *mergeList) view(pc *paneCtx, h int) []string {
 		}
 		out = append(out, " "+line)
 	}
-	out = append(out, m.tableBox(m.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-1-len(out), m.emptyText(&l.paneFilter, empty))...)
+	out = append(out, pc.tableBox(m.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-1-len(out), m.emptyText(&l.paneFilter, empty))...)
 	return append(out, " "+m.st.Dim.Render(checkLegend))
 }
 
@@ -1044,7 +1044,7 @@ func (m *Model) openMerge() tea.Cmd {
 		return nil
 	}
 	t, s := m.opt.Tree, *r
-	return m.openDetail("merge\x00"+s.Slug, s.Slug+" · "+string(s.State), func() func(m *Model) []string {
+	return m.openDetail("merge\x00"+s.Slug, s.Slug+" · "+string(s.State), func() func(*paneCtx) []string {
 		logs := make([][]string, len(s.Checks))
 		logErrs := make([]error, len(s.Checks))
 		for i, c := range s.Checks {
@@ -1057,7 +1057,8 @@ func (m *Model) openMerge() tea.Cmd {
 		for i, rv := range s.Reviews {
 			texts[i], _, textErrs[i] = t.ReadReviewText(rv.Path)
 		}
-		return func(m *Model) []string {
+		return func(pc *paneCtx) []string {
+			m := pc.m
 			return m.mergeDetail(&s, logs, logErrs, texts, textErrs)
 		}
 	})

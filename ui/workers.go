@@ -110,7 +110,7 @@ func (w *workerList) view(pc *paneCtx, h int) []string {
 	if len(w.problems) > 0 && len(w.rows) == 0 {
 		empty = "⚠ " + termtext.Line(w.problems[0])
 	}
-	return m.tableBox(m.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, m.emptyText(&w.paneFilter, empty))
+	return pc.tableBox(m.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, m.emptyText(&w.paneFilter, empty))
 }
 
 // WorkerKeys are the Workers pane's.
@@ -626,9 +626,12 @@ func (m *Model) openWorker() tea.Cmd {
 		return nil
 	}
 	agent, project := r.st.AgentID, m.opt.Tree.Project
-	return m.openDetail("worker:"+agent, "worker · "+agent, func() func(*Model) []string {
+	return m.openDetail("worker:"+agent, "worker · "+agent, func() func(*paneCtx) []string {
 		w := workers.ReadWorkerDetail(project, agent)
-		return func(m *Model) []string { return workerDetail(m, w) }
+		return func(pc *paneCtx) []string {
+			m := pc.m
+			return workerDetail(m, w)
+		}
 	})
 }
 
@@ -640,7 +643,7 @@ var stateKeys = []string{"pid", "agent_id", "tier", "model", "plan", "worktree",
 var scopeKeys = []string{"mode", "scope", "touched", "touched_more", "violations"}
 
 func workerDetail(m *Model, w workers.WorkerDetail) []string {
-	d := &detailText{m: m}
+	d := &detailText{c: m.common}
 	d.heading("State file")
 	d.field("file", m.projectRel(w.StateFile))
 	switch {
@@ -718,7 +721,7 @@ func (m *Model) scopeDetail(d *detailText, st *workers.State) {
 }
 
 func (d *detailText) stateFields(st *workers.State) {
-	now := d.m.opt.Tree.Now()
+	now := d.c.opt.Tree.Now()
 	when := func(s workers.Stamp) string {
 		if s.IsZero() {
 			return "(none)"
@@ -734,7 +737,7 @@ func (d *detailText) stateFields(st *workers.State) {
 		strconv.FormatFloat(st.HeartbeatEvery, 'f', -1, 64) + " s", st.Endpoint, st.Note, cmp.Or(st.Contained, "(not said)")}
 	for i, k := range stateKeys {
 		if k == "worktree" {
-			vals[i] = d.m.projectRel(vals[i])
+			vals[i] = d.c.projectRel(vals[i])
 		}
 		d.field(k, vals[i])
 	}

@@ -65,7 +65,7 @@ func (t *treeList) view(pc *paneCtx, h int) []string {
 	if t.err != nil {
 		empty = "worktrees: " + t.err.Error()
 	}
-	return m.tableBox(m.filterTitle("Worktrees", &t.paneFilter), t.cols.header(), &t.table, h, m.emptyText(&t.paneFilter, empty))
+	return pc.tableBox(m.filterTitle("Worktrees", &t.paneFilter), t.cols.header(), &t.table, h, m.emptyText(&t.paneFilter, empty))
 }
 
 // TreeKeys are the Worktrees pane's.
@@ -181,14 +181,17 @@ func (m *Model) openTree() tea.Cmd {
 		return nil
 	}
 	agent, project := t.rows[t.cursor].AgentID, m.opt.Tree.Project
-	return m.openDetail("tree:"+agent, "worktree · "+agent, func() func(*Model) []string {
+	return m.openDetail("tree:"+agent, "worktree · "+agent, func() func(*paneCtx) []string {
 		w, err := workers.ReadWorktreeDetail(project, agent)
-		return func(m *Model) []string { return treeDetail(m, w, err) }
+		return func(pc *paneCtx) []string {
+			m := pc.m
+			return treeDetail(m, w, err)
+		}
 	})
 }
 
 func treeDetail(m *Model, w workers.WorktreeDetail, err error) []string {
-	d := &detailText{m: m}
+	d := &detailText{c: m.common}
 	d.heading("Worktree")
 	if err != nil {
 		d.note(m.projectRel(err.Error()))
@@ -224,7 +227,7 @@ func treeDetail(m *Model, w workers.WorktreeDetail, err error) []string {
 
 func (d *detailText) gitOut(out, err string) {
 	if err != "" {
-		d.note(d.m.projectRel(err))
+		d.note(d.c.projectRel(err))
 		return
 	}
 	d.block(out)
