@@ -63,13 +63,16 @@ type paneCtx struct {
 	shown  pane         // the pane on screen
 	target selection    // what the shown pane's cursor is on
 	remote *remoteState // the remote claims backend, read only; nil for lease files
-	lines  func(t *table, blank string) []string
+	// stateProblems are the workers' state files that could not be read,
+	// which the Events pane lists.
+	stateProblems []string
+	lines         func(t *table, blank string) []string
 
 	m *Model
 }
 
 // ctx is the context the panes are given now.
 func (m *Model) ctx() *paneCtx {
-	return &paneCtx{common: m.common, d: m.d, shown: m.pane, target: m.selection(), remote: m.remote,
+	return &paneCtx{common: m.common, d: m.d, shown: m.pane, target: m.selection(), remote: m.remote, stateProblems: m.wrk.problems,
 		lines: func(t *table, blank string) []string { return t.lines(m, blank) }, m: m}
 }

@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"fleetwatch/model"
+	"fleetwatch/workers"
 )
 
 type pane int
@@ -80,6 +81,40 @@ func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
 	s := m.selection()
 	return s.rel, s.row, s.lease
 }
+
+// What a pane asks of the root, returned from its update for route (ui.go)
+// to do at once: a tea.Cmd is run as it is; the rest open an overlay or
+// say something, which only the root may.
+type (
+	// askReq asks a question about rel (ask, dialog.go); with verb set,
+	// its action goes through the remote backend in a remote project
+	// (remoteOr), else it is local.
+	askReq struct {
+		d     *dialog
+		rel   string
+		lease *model.Lease
+		verb  model.Verb
+		local func(model.Lane, string) tea.Cmd
+	}
+	// detailReq opens a detail; read runs off the UI goroutine and must
+	// copy what it needs (openDetail, detail.go).
+	detailReq struct {
+		id, title string
+		read      func() func(c *paneCtx) []string
+	}
+	// diffReq opens a diff computed off the UI goroutine (openDiff, diff.go).
+	diffReq struct {
+		what, req string
+		compute   func() (workers.Diff, error)
+	}
+	// statusReq says text in the status line.
+	statusReq struct {
+		text string
+		err  bool
+	}
+	// batchReq is several requests, done in order.
+	batchReq []tea.Msg
+)
 
 // setKey enables a binding or not, and remembers why for its keys.
 type setKey func(b *key.Binding, ok bool, why string)

@@ -605,6 +605,23 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 		return nil
 	case tea.Cmd:
 		return r
+	case askReq:
+		if r.verb != "" {
+			r.d.do = m.remoteOr(r.verb, r.rel, r.lease, r.local)
+		}
+		m.ask(r.d, r.rel, r.lease)
+	case detailReq:
+		return m.openDetail(r.id, r.title, r.read)
+	case diffReq:
+		return m.openDiff(r.what, r.req, r.compute)
+	case statusReq:
+		m.setStatus(r.text, r.err)
+	case batchReq:
+		cmds := make([]tea.Cmd, len(r))
+		for i, q := range r {
+			cmds[i] = m.route(q)
+		}
+		return tea.Batch(cmds...)
 	}
 	return nil
 }
