@@ -106,7 +106,7 @@ func (p *planList) syncKeys(pc *paneCtx, set setKey) {
 	set(&k.Park, takes(model.Park), "park: select a ready or in-progress plan")
 	set(&k.Return, takes(model.Return), "return: select a parked or in-progress plan")
 	set(&k.Complete, takes(model.Complete), "complete: select an in-progress plan")
-	release, recover := m.releaseRecover()
+	release, recover := pc.releaseRecover()
 	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
 	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
 	set(&k.Preview, onPlan, "preview: select a plan")
@@ -700,9 +700,9 @@ func (m *Model) verbKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Return):
 		m.askReturn()
 	case key.Matches(msg, k.Release):
-		m.askRelease()
+		return m.route(m.ctx().askRelease()), true
 	case key.Matches(msg, k.Recover):
-		m.askRecover()
+		return m.route(m.ctx().askRecover()), true
 	case key.Matches(msg, k.Complete):
 		m.askComplete()
 	default:
