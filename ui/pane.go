@@ -112,6 +112,13 @@ type (
 		text string
 		err  bool
 	}
+	// openReq pushes an overlay as it is.
+	openReq struct{ o overlay }
+	// logsReq opens the logs of the marked workers, else the selected one
+	// (openLogs, logs.go).
+	logsReq struct{}
+	// moveReq moves the shown pane's cursor (moveCursor, input.go).
+	moveReq int
 	// batchReq is several requests, done in order.
 	batchReq []tea.Msg
 )

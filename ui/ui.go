@@ -616,6 +616,12 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 		return m.openDiff(r.what, r.req, r.compute)
 	case statusReq:
 		m.setStatus(r.text, r.err)
+	case openReq:
+		m.stack.push(r.o)
+	case logsReq:
+		return m.openLogs()
+	case moveReq:
+		return m.moveCursor(int(r))
 	case batchReq:
 		cmds := make([]tea.Cmd, len(r))
 		for i, q := range r {
