@@ -74,7 +74,7 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 		f.filtering = false
 		f.filter.Blur()
 		if m.pane == plansPane {
-			m.laneWithMatches()
+			m.plans.laneWithMatches()
 		}
 	default:
 		f.filter, cmd = f.filter.Update(msg)

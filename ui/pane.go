@@ -119,6 +119,14 @@ type (
 	logsReq struct{}
 	// moveReq moves the shown pane's cursor (moveCursor, input.go).
 	moveReq int
+	// selectedReq: the pane's selection changed under the root (another
+	// lane), so the keys and the preview follow it.
+	selectedReq struct{}
+	// readerReq opens the selected plan full screen.
+	readerReq struct{}
+	// newPlanReq and editReq start writing a plan (newplan.go, edit.go).
+	newPlanReq struct{}
+	editReq    struct{}
 	// batchReq is several requests, done in order.
 	batchReq []tea.Msg
 )

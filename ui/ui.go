@@ -331,7 +331,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if r := m.selectedPlan(); r != nil {
-			return renderPreviewCmd(m.opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.previewNote(r), m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
+			return renderPreviewCmd(m.opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.d.previewNote(r), m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
 		}
 		return nil
 	case previewMsg:
@@ -471,7 +471,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	first := m.d == nil
 	m.d, m.now = msg.d, msg.d.now
 	if first {
-		m.openOnFirstLane()
+		m.plans.openOnFirstLane(m.d)
 	}
 	m.rebuild()
 	m.dropStaleDialog()
@@ -622,6 +622,17 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 		return m.openLogs()
 	case moveReq:
 		return m.moveCursor(int(r))
+	case selectedReq:
+		m.syncKeys()
+		return m.schedulePreview()
+	case readerReq:
+		m.stack.push(&reader{})
+		m.layout()
+		return m.schedulePreview()
+	case newPlanReq:
+		return m.askNewPlan()
+	case editReq:
+		return m.askEdit()
 	case batchReq:
 		cmds := make([]tea.Cmd, len(r))
 		for i, q := range r {

@@ -56,7 +56,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 		}
 		v := h.view()
 		for _, r := range h.m.plans.rows {
-			why, _ := h.m.whyText(r)
+			why, _ := h.m.d.whyText(r)
 			who, _ := whoText(r, h.m.now)
 			row(v, " "+r.Plan.Slug+" ", why, who)
 		}
