@@ -323,7 +323,7 @@ func (l *mergeList) view(pc *paneCtx, h int) []string {
 	return append(out, " "+pc.st.Dim.Render(checkLegend))
 }
 
-// mergeInfo is the line above the table: the integration branch and its
+// info is the line above the table: the integration branch and its
 // tip, how many are queued, and what gates a landing.
 func (l *mergeList) info(cm *common) string {
 	ls := &l.listing
@@ -1024,7 +1024,7 @@ func (l *mergeList) diff(pc *paneCtx) tea.Msg {
 // mergeDetailLines is how many lines of each check's log the detail shows.
 const mergeDetailLines = 15
 
-// openMerge is enter in the Merge pane: the candidate's facts, each
+// open is enter: the candidate's facts, each
 // check with its log's tail, and the peer reviews, newest first.
 func (l *mergeList) open(pc *paneCtx) tea.Msg {
 	r := l.row()

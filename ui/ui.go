@@ -13,6 +13,10 @@
 // pane is one file named for it (plans.go, leases.go, worktrees.go,
 // workers.go, events.go, merge.go, inbox.go): its rows, its keys and why
 // they are off, its detail and its actions; internal/shape holds it so.
+// A pane never sees the Model: its methods take a paneCtx (context.go:
+// the shared context, the reading, the shown pane and its selection), and
+// what it asks of the root (a question, a detail, a diff, a status line)
+// it returns as a request, which route (below) answers in one place.
 //
 // Served over SSH, one Hub (hub.go) owns the watchers and does each
 // reading once for every session's model; a viewer's session

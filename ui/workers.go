@@ -355,7 +355,7 @@ type workerCols struct {
 	bare bool
 }
 
-// workerColumns sizes the workers table for width w and the workers
+// columns sizes the workers table for width and the workers
 // shown: what a worker asks for (tier/model) first, then its agent and
 // plan; the note gets the rest. When the widest note would be cut and
 // dropping the endpoints' names from tier/model makes it whole, they go
@@ -474,7 +474,7 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	return b.String()
 }
 
-// workerNote is a row's note column: the scope scanner's and the radar's
+// note is a row's note column: the scope scanner's and the radar's
 // words, and the driver's note (with the host of a worker elsewhere).
 func (w *workerList) note(r *workerRow) (radar, note string) {
 	note = r.st.Note
@@ -677,7 +677,7 @@ func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap
 	return d.lines
 }
 
-// scopeDetail lists what the scope scanner saw of the worker's change and
+// scope lists what the scope scanner saw of the worker's change and
 // the radar's overlaps with the other running workers.
 // A worker the scanner never looked at has no such section.
 func (d *detailText) scope(st *workers.State, overlaps []workers.Overlap) {
