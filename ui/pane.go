@@ -68,20 +68,6 @@ var paneSpecs = [paneCount]struct {
 
 func (m *Model) paneOf(p pane) paneModel { return paneSpecs[p].of(m) }
 
-// current is the shown pane's table.
-func (m *Model) current() *table { return m.paneOf(m.pane).list() }
-
-func (m *Model) selection() selection { return m.paneOf(m.pane).selected() }
-
-func (m *Model) selectedPlan() *model.BoardRow { return m.selection().row }
-
-// target is the plan an action applies to and its lease: the selected plan,
-// or the selected lease's plan.
-func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
-	s := m.selection()
-	return s.rel, s.row, s.lease
-}
-
 // What a pane asks of the root, returned from its update for route (ui.go)
 // to do at once: a tea.Cmd is run as it is; the rest open an overlay or
 // say something, which only the root may.
@@ -133,34 +119,3 @@ type (
 
 // setKey enables a binding or not, and remembers why for its keys.
 type setKey func(b *key.Binding, ok bool, why string)
-
-// syncKeys enables the actions that apply to the selection and remembers
-// why the others do not. Each pane sets its own keys; the shown pane goes
-// last, so where panes share a key its reason is the one said.
-func (m *Model) syncKeys() {
-	set := func(b *key.Binding, ok bool, why string) {
-		b.SetEnabled(ok)
-		m.off[b] = why
-		for _, k := range b.Keys() {
-			m.why[k] = why
-		}
-	}
-	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
-	c := m.ctx()
-	for p := range paneCount {
-		if p != m.pane {
-			m.paneOf(p).syncKeys(c, set)
-		}
-	}
-	m.paneOf(m.pane).syncKeys(c, set)
-	m.refuseKeys(set)
-}
-
-// rebuild derives every pane's rows from the latest data.
-func (m *Model) rebuild() {
-	c := m.ctx()
-	for p := range paneCount {
-		m.paneOf(p).rebuild(c)
-	}
-	m.syncKeys()
-}
