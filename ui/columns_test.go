@@ -125,7 +125,7 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 		}
 		v := h.view()
 		for _, r := range h.m.plans.rows {
-			why, _ := h.m.whyText(r)
+			why, _ := h.m.d.whyText(r)
 			who, _ := whoText(r, h.m.now)
 			need(v, " "+r.Plan.Slug+" ", why, who)
 		}
@@ -195,7 +195,7 @@ func TestDemoColumnsFitAndAlign(t *testing.T) {
 func TestColumnsMeasuredPerRebuild(t *testing.T) {
 	p := demoProject(t)
 	h := newHarness(t, p, 160, 48)
-	want := h.m.plans.measurePlans(&h.m, h.m.plans.rows)
+	want := h.m.plans.measurePlans(h.m.d, h.m.plans.rows)
 	if h.m.plans.cols.slug < want.slug || h.m.plans.cols.deps < want.deps {
 		t.Errorf("plans columns %+v do not hold the widest cells %+v", h.m.plans.cols, want)
 	}
@@ -221,9 +221,9 @@ func TestWhyWidthIsTheTextsWidth(t *testing.T) {
 	kinds := map[string]bool{}
 	for i := range h.m.d.board.Rows {
 		r := &h.m.d.board.Rows[i]
-		text, _ := h.m.whyText(r)
+		text, _ := h.m.d.whyText(r)
 		kinds[strings.Fields(text + " x")[0]] = true
-		if got, want := h.m.whyWidth(r, skips, 0), ansi.StringWidth(text); got != want {
+		if got, want := h.m.d.whyWidth(r, skips, 0), ansi.StringWidth(text); got != want {
 			t.Errorf("%s: whyWidth %d, the text %q is %d wide", r.Plan.Rel, got, text, want)
 		}
 	}
@@ -241,6 +241,6 @@ func BenchmarkMeasurePlans10k(b *testing.B) {
 	rows := m.plans.rows
 	b.ResetTimer()
 	for b.Loop() {
-		_ = m.plans.measurePlans(&m, rows)
+		_ = m.plans.measurePlans(m.d, rows)
 	}
 }

@@ -51,3 +51,39 @@ func (c *common) textField() textinput.Model {
 	in.Cursor.Style, in.Cursor.TextStyle = s(), s()
 	return in
 }
+
+// paneCtx is what a pane sees, and all it sees: the shared context, the
+// latest reading, which pane is on screen and what is selected there, and
+// the few facts of the root a pane reads. A pane never holds the root
+// model: it asks for anything else (a question, a detail, a reload, a
+// status line) by returning a request (pane.go), which the root routes in
+// one place (route, ui.go). Built afresh for each call, never kept.
+type paneCtx struct {
+	*common
+	d      *data        // the latest reading; nil before the first
+	shown  pane         // the pane on screen
+	target selection    // what the shown pane's cursor is on
+	remote *remoteState // the remote claims backend, read only; nil for lease files
+	// stateProblems are the workers' state files that could not be read,
+	// which the Events pane lists.
+	stateProblems []string
+	// queue is the merge listing: the Plans pane's merge keys act on the
+	// selected plan's candidate in it (merge.go).
+	queue *mergeList
+	// reading: the selected plan is open full screen (the reader).
+	reading bool
+	// lines and highlight draw a table's visible rows and a selected
+	// line; table.go renders rows for the root model, so these are its.
+	lines     func(t *table, blank string) []string
+	highlight func(line string) string
+}
+
+// ctx is the context the panes are given now.
+func (m *Model) ctx() *paneCtx {
+	return &paneCtx{
+		common: m.common, d: m.d, shown: m.pane, target: m.selection(), remote: m.remote,
+		stateProblems: m.wrk.problems, queue: &m.merge, reading: m.reading(),
+		lines:     func(t *table, blank string) []string { return t.lines(m, blank) },
+		highlight: m.highlight,
+	}
+}

@@ -55,6 +55,9 @@ func newData(b *model.Board, now float64) *data {
 	return d
 }
 
+// has reports whether the reading saw a plan at rel.
+func (d *data) has(rel string) bool { return d != nil && d.rels[rel] }
+
 // loadCmd scans the tree (re-reading only what the watcher saw change) and
 // judges it for every tier.
 func loadCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return loadBoard(t) } }

@@ -27,12 +27,12 @@ type detailView struct {
 // it into lines on the UI goroutine, where the styles are.
 type detailMsg struct {
 	id    string
-	build func(m *Model) []string
+	build func(c *paneCtx) []string
 }
 
 // openDetail shows a detail titled title and starts read, which runs off
 // the UI goroutine and must copy what it needs.
-func (m *Model) openDetail(id, title string, read func() func(m *Model) []string) tea.Cmd {
+func (m *Model) openDetail(id, title string, read func() func(c *paneCtx) []string) tea.Cmd {
 	v := &detailView{id: id, title: title, text: []string{m.st.Dim.Render("reading…")}}
 	m.stack.push(v)
 	return func() tea.Msg { return detailMsg{id: id, build: read()} }
@@ -44,7 +44,7 @@ func (m *Model) detailLoaded(msg detailMsg) {
 	if !ok || v.id != msg.id {
 		return
 	}
-	v.text, v.width = msg.build(m), 0
+	v.text, v.width = msg.build(m.ctx()), 0
 	v.clamp(m.detailVisible())
 }
 

@@ -15,7 +15,7 @@ import (
 // detailText gathers a detail's lines: headings, label and value pairs,
 // and blocks of text (raw JSON, git's output) shown line by line.
 type detailText struct {
-	m     *Model
+	c     *common
 	lines []string
 }
 
@@ -23,19 +23,19 @@ func (d *detailText) heading(s string) {
 	if len(d.lines) > 0 {
 		d.lines = append(d.lines, "")
 	}
-	d.lines = append(d.lines, d.m.st.Title.Render(s))
+	d.lines = append(d.lines, d.c.st.Title.Render(s))
 }
 
 // field is one label and its value; the value is made safe here.
 func (d *detailText) field(label, value string) {
-	d.lines = append(d.lines, "  "+d.m.st.Dim.Render(fit(label, 15))+" "+termtext.Line(value))
+	d.lines = append(d.lines, "  "+d.c.st.Dim.Render(fit(label, 15))+" "+termtext.Line(value))
 }
 
 // block is text of many lines, each made safe.
 func (d *detailText) block(text string) {
 	text = strings.TrimRight(text, "\n")
 	if text == "" {
-		d.lines = append(d.lines, "  "+d.m.st.Dim.Render("(empty)"))
+		d.lines = append(d.lines, "  "+d.c.st.Dim.Render("(empty)"))
 		return
 	}
 	for _, l := range strings.Split(text, "\n") {
@@ -44,7 +44,7 @@ func (d *detailText) block(text string) {
 }
 
 func (d *detailText) note(s string) {
-	d.lines = append(d.lines, "  "+d.m.st.Dim.Render(termtext.Line(s)))
+	d.lines = append(d.lines, "  "+d.c.st.Dim.Render(termtext.Line(s)))
 }
 
 // stamp shows a Unix time as its number, the local time, and how far from
@@ -97,8 +97,8 @@ func (d *detailText) extraFields(raw []byte, known ...string) {
 
 // projectRel takes the project's path off s: it is known, and the rest
 // needs the room.
-func (m *Model) projectRel(s string) string {
-	p := m.opt.Tree.Project
+func (c *common) projectRel(s string) string {
+	p := c.opt.Tree.Project
 	if s == p {
 		return "."
 	}

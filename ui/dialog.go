@@ -226,38 +226,36 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 
 // force says whether acting on a plan overrides someone: another agent's
 // lease, or an in-progress plan nobody holds.
-func (m *Model) force(lease *model.Lease, lane model.Lane) bool {
+func (c *common) force(lease *model.Lease, lane model.Lane) bool {
 	if lease != nil {
-		return lease.Corrupt != "" || lease.AgentID != m.opt.Agent
+		return lease.Corrupt != "" || lease.AgentID != c.opt.Agent
 	}
 	return lane == model.InProgress
 }
 
 // holder says who holds a plan, as a sentence for a dialog.
-func (m *Model) holder(l *model.Lease) string {
+func (c *common) holder(l *model.Lease) string {
 	switch {
 	case l == nil:
 		return "No one holds it."
 	case l.Corrupt != "":
 		return "Its lease file is unreadable (" + l.Corrupt + ")."
-	case l.Active(m.now):
-		return l.AgentID + " holds it" + heldOnAside(l) + ", " + timeLeft(l, m.now) + "."
+	case l.Active(c.now):
+		return l.AgentID + " holds it" + heldOnAside(l) + ", " + timeLeft(l, c.now) + "."
 	}
-	return l.AgentID + " held it" + heldOnAside(l) + "; the lease expired " + span(m.now-l.ExpiresAt) + " ago."
+	return l.AgentID + " held it" + heldOnAside(l) + "; the lease expired " + span(c.now-l.ExpiresAt) + " ago."
 }
 
 // takes warns when confirming takes a plan from a live worker.
-func (m *Model) takes(l *model.Lease, what string) []string {
-	if l != nil && l.Active(m.now) && l.AgentID != m.opt.Agent {
+func (c *common) takes(l *model.Lease, what string) []string {
+	if l != nil && l.Active(c.now) && l.AgentID != c.opt.Agent {
 		return []string{"⚠ " + what + " takes it from " + l.AgentID + heldOnAside(l) + ", which may still be working on it."}
 	}
 	return nil
 }
 
 // planExists reports whether the latest scan saw a plan at rel.
-func (m *Model) planExists(rel string) bool {
-	return m.d != nil && m.d.rels[rel]
-}
+func (m *Model) planExists(rel string) bool { return m.d.has(rel) }
 
 // ask opens a dialog about rel whose action is only taken if rel's lease is
 // still the one the operator saw: a worker that claims or recovers the plan

@@ -169,6 +169,6 @@ func (m *Model) showLane(lane model.Lane) {
 	m.plans.lane = lane
 	m.plans.cursor, m.plans.offset = 0, 0
 	m.plans.keys = nil
-	m.plans.rebuild(m)
+	m.plans.rebuild(m.ctx())
 	m.syncKeys()
 }

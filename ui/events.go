@@ -30,24 +30,25 @@ type eventRow struct {
 	event *planfs.Event
 }
 
-func (e *eventList) rebuild(m *Model) {
-	if m.d == nil {
+func (e *eventList) rebuild(pc *paneCtx) {
+	d := pc.d
+	if d == nil {
 		return
 	}
 	e.rows = e.rows[:0]
-	if m.d.eventsErr != nil {
+	if d.eventsErr != nil {
 		// The project is known: the reason needs the room.
-		why := strings.ReplaceAll(m.d.eventsErr.Error(), m.opt.Tree.Project+string(filepath.Separator), "")
+		why := strings.ReplaceAll(d.eventsErr.Error(), pc.opt.Tree.Project+string(filepath.Separator), "")
 		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: planfs.EventsFile, Message: "cannot read the event log: " + why}})
 	}
-	for i := range m.d.board.Warnings {
-		e.rows = append(e.rows, eventRow{warn: &m.d.board.Warnings[i]})
+	for i := range d.board.Warnings {
+		e.rows = append(e.rows, eventRow{warn: &d.board.Warnings[i]})
 	}
-	for _, p := range m.wrk.problems {
+	for _, p := range pc.stateProblems {
 		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: "worker state", Message: "unreadable: " + p}})
 	}
-	for i := range m.d.events {
-		e.rows = append(e.rows, eventRow{event: &m.d.events[i]})
+	for i := range d.events {
+		e.rows = append(e.rows, eventRow{event: &d.events[i]})
 	}
 	if f := e.needle(); f != "" {
 		e.rows = slices.DeleteFunc(e.rows, func(r eventRow) bool { return !r.matches(f) })
@@ -64,27 +65,27 @@ func (e *eventList) rebuild(m *Model) {
 	c := e.cols
 	e.set(keys, func(m *Model, i int, sel bool) string {
 		if w := m.events.rows[i].warn; w != nil {
-			return m.warningLine(w, sel)
+			return m.finish(warningLine(m.common, w, sel), sel)
 		}
-		return m.eventLine(m.events.rows[i].event, c, sel)
+		return m.finish(eventLine(m.common, m.events.rows[i].event, c, sel), sel)
 	})
 }
 
 func (e *eventList) selected() selection { return selection{} }
 
-func (e *eventList) syncKeys(m *Model, set setKey) {
-	set(&m.keys.Events.Open, m.pane == eventsPane && e.cursor < len(e.rows), "open: select an event in the events pane (5)")
+func (e *eventList) syncKeys(pc *paneCtx, set setKey) {
+	set(&pc.keys.Events.Open, pc.shown == eventsPane && e.cursor < len(e.rows), "open: select an event in the events pane (5)")
 }
 
-func (e *eventList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	if key.Matches(msg, m.keys.Events.Open) {
-		return m.openEvent(), true
+func (e *eventList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	if key.Matches(msg, pc.keys.Events.Open) {
+		return e.open(), true
 	}
 	return nil, false
 }
 
-func (e *eventList) view(m *Model, h int) []string {
-	return m.tableBox(m.filterTitle("Events", &e.paneFilter), e.cols.header(), &e.table, h, m.emptyText(&e.paneFilter, "no events yet in .plans/logs/events.jsonl"))
+func (e *eventList) view(pc *paneCtx, h int) []string {
+	return pc.tableBox(pc.filterTitle("Events", &e.paneFilter), e.cols.header(), &e.table, h, pc.emptyText(&e.paneFilter, "no events yet in .plans/logs/events.jsonl"))
 }
 
 // EventKeys are the Events pane's.
@@ -145,59 +146,59 @@ func (c eventCols) header() string {
 	return h + fit("agent", c.agent) + " " + fit("reason", c.reason)
 }
 
-func (m *Model) eventLine(e *planfs.Event, c eventCols, selected bool) string {
+// eventLine is an event's row, not yet highlighted (finish, table.go).
+func eventLine(cm *common, e *planfs.Event, c eventCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	when := "?"
 	if ts, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
-		when = coarse(m.now - float64(ts.UnixNano())/1e9)
+		when = coarse(cm.now - float64(ts.UnixNano())/1e9)
 	}
 	b.WriteString(fit(when, c.age) + " " + fit(termtext.Line(e.Event), c.event) + " " + fit(termtext.Line(e.Slug), c.slug) + " ")
 	if c.move > 0 {
 		b.WriteString(fit(termtext.Line(moveText(e)), c.move) + " ")
 	}
 	b.WriteString(fit(termtext.Line(e.AgentID), c.agent) + " " + fit(termtext.Line(e.Reason), c.reason))
-	return m.finish(b.String(), selected)
+	return b.String()
 }
 
-func (m *Model) warningLine(w *model.Warning, selected bool) string {
+// warningLine is a scan warning's row, not yet highlighted.
+func warningLine(cm *common, w *model.Warning, selected bool) string {
 	text := "⚠ " + termtext.Line(w.File)
 	if w.Line > 0 {
 		text += ":" + itoa(w.Line)
 	}
 	text += ": " + termtext.Line(w.Message)
-	if !selected && !m.plain {
-		text = m.st.Warn.Render(text)
+	if !selected && !cm.plain {
+		text = cm.st.Warn.Render(text)
 	}
-	return m.finish(gutter(selected)+text, selected)
+	return gutter(selected) + text
 }
 
-// openEvent shows the selected line of the Events pane whole; it is in
-// memory already.
-func (m *Model) openEvent() tea.Cmd {
-	e := &m.events
+// open shows the selected line whole; it is in memory already.
+func (e *eventList) open() tea.Msg {
 	if e.cursor >= len(e.rows) {
 		return nil
 	}
 	r := e.rows[e.cursor]
 	if r.warn != nil {
 		w := *r.warn
-		return m.openDetail("warn:"+w.File, "warning · "+w.File, func() func(*Model) []string {
-			return func(m *Model) []string { return warningDetail(m, w) }
-		})
+		return detailReq{"warn:" + w.File, "warning · " + w.File, func() func(*paneCtx) []string {
+			return func(pc *paneCtx) []string { return warningDetail(pc.common, w) }
+		}}
 	}
 	ev := *r.event
-	return m.openDetail("event:"+ev.TS+ev.Event+ev.Slug, "event · "+ev.Event+" · "+ev.Slug, func() func(*Model) []string {
-		return func(m *Model) []string { return eventDetail(m, ev) }
-	})
+	return detailReq{"event:" + ev.TS + ev.Event + ev.Slug, "event · " + ev.Event + " · " + ev.Slug, func() func(*paneCtx) []string {
+		return func(pc *paneCtx) []string { return eventDetail(pc.common, ev) }
+	}}
 }
 
-func eventDetail(m *Model, e planfs.Event) []string {
-	d := &detailText{m: m}
+func eventDetail(cm *common, e planfs.Event) []string {
+	d := &detailText{c: cm}
 	d.heading("Event")
 	ts := e.TS
 	if at, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
-		ts += " · " + at.Local().Format("2006-01-02 15:04:05 MST") + " · " + span(m.opt.Tree.Now().Sub(at).Seconds()) + " ago"
+		ts += " · " + at.Local().Format("2006-01-02 15:04:05 MST") + " · " + span(cm.opt.Tree.Now().Sub(at).Seconds()) + " ago"
 	}
 	d.field("ts", ts)
 	d.field("event", e.Event)
@@ -217,8 +218,8 @@ func eventDetail(m *Model, e planfs.Event) []string {
 	return d.lines
 }
 
-func warningDetail(m *Model, w model.Warning) []string {
-	d := &detailText{m: m}
+func warningDetail(cm *common, w model.Warning) []string {
+	d := &detailText{c: cm}
 	d.heading("Warning")
 	d.field("file", w.File)
 	if w.Line > 0 {

@@ -74,12 +74,12 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 		f.filtering = false
 		f.filter.Blur()
 		if m.pane == plansPane {
-			m.laneWithMatches()
+			m.plans.laneWithMatches()
 		}
 	default:
 		f.filter, cmd = f.filter.Update(msg)
 	}
-	m.paneOf(m.pane).rebuild(m)
+	m.paneOf(m.pane).rebuild(m.ctx())
 	m.syncKeys()
 	return tea.Batch(cmd, m.schedulePreview())
 }
@@ -91,7 +91,7 @@ func (m *Model) clearFilter() bool {
 		return false
 	}
 	f.filter.SetValue("")
-	m.paneOf(m.pane).rebuild(m)
+	m.paneOf(m.pane).rebuild(m.ctx())
 	m.syncKeys()
 	return true
 }
@@ -148,7 +148,7 @@ func lowerASCII(b byte) byte {
 }
 
 // filterTitle is a pane's box title, naming the filter while it applies.
-func (m *Model) filterTitle(name string, f *paneFilter) string {
+func (c *common) filterTitle(name string, f *paneFilter) string {
 	if !f.active() {
 		return name
 	}
@@ -156,7 +156,7 @@ func (m *Model) filterTitle(name string, f *paneFilter) string {
 }
 
 // emptyText says why a pane has no rows: nothing matches, or empty.
-func (m *Model) emptyText(f *paneFilter, empty string) string {
+func (c *common) emptyText(f *paneFilter, empty string) string {
 	if f.active() {
 		return "nothing matches /" + termtext.Line(f.filter.Value()) + " (esc clears)"
 	}

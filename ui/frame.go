@@ -8,13 +8,13 @@ import (
 
 // box draws lines inside a border exactly w cells wide and h lines high, with
 // a title and an optional hint set into the top edge.
-func (m *Model) box(title, hint string, lines []string, w, h int, focus bool) []string {
+func (c *common) box(title, hint string, lines []string, w, h int, focus bool) []string {
 	if w < 4 || h < 2 {
 		return nil
 	}
-	edge := m.st.Border
+	edge := c.st.Border
 	if focus {
-		edge = m.st.BorderFocus
+		edge = c.st.BorderFocus
 	}
 	inner := w - 2
 	label := ""
@@ -30,7 +30,7 @@ func (m *Model) box(title, hint string, lines []string, w, h int, focus bool) []
 	label = fit(label, min(ansi.StringWidth(label), inner-1))
 	fill := max(0, inner-1-ansi.StringWidth(label)-ansi.StringWidth(hint))
 	out := make([]string, 0, h)
-	out = append(out, edge.Render("┌─")+m.st.Title.Render(label)+edge.Render(strings.Repeat("─", fill))+m.st.Dim.Render(hint)+edge.Render("┐"))
+	out = append(out, edge.Render("┌─")+c.st.Title.Render(label)+edge.Render(strings.Repeat("─", fill))+c.st.Dim.Render(hint)+edge.Render("┐"))
 	side := edge.Render("│")
 	for i := 0; i < h-2; i++ {
 		line := ""

@@ -146,7 +146,7 @@ func (m *Model) inboxLoaded(msg inboxMsg) tea.Cmd {
 	if m.sub == nil {
 		l.data = msg.data // a hub's newest reading is kept as it comes
 	}
-	l.rebuild(m)
+	l.rebuild(m.ctx())
 	m.syncKeys()
 	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
 	switch {
@@ -176,7 +176,7 @@ func (l *inboxList) setSize(w, h int) {
 	l.table.setSize(w, t)
 }
 
-func (l *inboxList) rebuild(m *Model) {
+func (l *inboxList) rebuild(pc *paneCtx) {
 	f := l.needle()
 	l.shown = l.shown[:0]
 	for i := range l.entries {
@@ -190,13 +190,13 @@ func (l *inboxList) rebuild(m *Model) {
 	}
 	l.pv = make([][]string, len(l.entries))
 	for i := range l.entries {
-		l.pv[i] = m.proposalLines(&l.entries[i], l.textOf(i))
+		l.pv[i] = proposalLines(pc.common, &l.entries[i], l.textOf(i))
 	}
 	l.cols = inboxColumns(l.width, l.entries, l.shown)
 	l.setSize(l.width, l.full) // the table's share follows its rows
 	c := l.cols
 	l.set(keys, func(m *Model, i int, sel bool) string {
-		return m.inboxLine(&m.inbox.entries[m.inbox.shown[i]], c, sel)
+		return m.finish(inboxLine(m.common, &m.inbox.entries[m.inbox.shown[i]], c, sel), sel)
 	})
 }
 
@@ -219,10 +219,10 @@ func (l *inboxList) row() *coord.Entry {
 // plan verbs' reasons name it; A and X are the pane's own.
 func (l *inboxList) selected() selection { return selection{} }
 
-func (l *inboxList) syncKeys(m *Model, set setKey) {
-	k := &m.keys.Inbox
+func (l *inboxList) syncKeys(pc *paneCtx, set setKey) {
+	k := &pc.keys.Inbox
 	e := l.row()
-	here := m.pane == inboxPane && e != nil
+	here := pc.shown == inboxPane && e != nil
 	ok, why := canDecide(e)
 	set(&k.Approve, here && ok, "approve: "+why)
 	set(&k.Reject, here && ok, "reject: "+why)
@@ -240,22 +240,20 @@ func canDecide(e *coord.Entry) (bool, string) {
 	return true, ""
 }
 
-func (l *inboxList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Inbox
+func (l *inboxList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.keys.Inbox
 	switch {
 	case key.Matches(msg, k.Approve):
-		m.askApproveProposal()
+		return l.askApprove(pc), true
 	case key.Matches(msg, k.Reject):
-		return m.askReject(), true
+		return l.askReject(pc), true
 	case key.Matches(msg, k.Open):
-		return m.openProposal(), true
-	default:
-		return nil, false
+		return l.open(pc), true
 	}
-	return nil, true
+	return nil, false
 }
 
-func (l *inboxList) view(m *Model, h int) []string {
+func (l *inboxList) view(pc *paneCtx, h int) []string {
 	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval"
 	switch {
 	case !l.loaded:
@@ -264,21 +262,20 @@ func (l *inboxList) view(m *Model, h int) []string {
 		empty = "⚠ inbox: " + termtext.Line(l.err.Error())
 	}
 	if _, ph := inboxSplit(l.full, len(l.shown)); ph == 0 {
-		return m.tableBox(m.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, empty))
+		return pc.tableBox(pc.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, h, pc.emptyText(&l.paneFilter, empty))
 	}
 	th := l.table.height + 1 // the header
-	if m.wide {
+	if pc.wide {
 		th += 2 // the box's edges
 	}
-	out := m.tableBox(m.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, th, m.emptyText(&l.paneFilter, empty))
-	return append(out, m.proposalBox(h-len(out))...)
+	out := pc.tableBox(pc.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, th, pc.emptyText(&l.paneFilter, empty))
+	return append(out, l.proposalBox(pc.common, h-len(out))...)
 }
 
 // proposalBox is the selected proposal below the table: its facts, then
 // the text as glamour rendered it; enter reads it whole.
-func (m *Model) proposalBox(h int) []string {
-	l := &m.inbox
-	title, lines := "proposal", []string{m.st.Dim.Render("no proposal selected")}
+func (l *inboxList) proposalBox(cm *common, h int) []string {
+	title, lines := "proposal", []string{cm.st.Dim.Render("no proposal selected")}
 	if e := l.row(); e != nil {
 		title = termtext.Line(e.Slug) + " · proposal " + itoa(e.N)
 		lines = l.pv[l.shown[l.cursor]]
@@ -287,10 +284,10 @@ func (m *Model) proposalBox(h int) []string {
 	if len(lines) > h-2 {
 		hint = "enter to read all"
 	}
-	if !m.wide {
-		head := m.st.Title.Render(title)
+	if !cm.wide {
+		head := cm.st.Title.Render(title)
 		if hint != "" {
-			head += "  " + m.st.Dim.Render(hint)
+			head += "  " + cm.st.Dim.Render(hint)
 		}
 		return append([]string{head}, lines[:min(len(lines), max(0, h-1))]...)
 	}
@@ -298,12 +295,12 @@ func (m *Model) proposalBox(h int) []string {
 	for _, s := range lines[:min(len(lines), max(0, h-2))] {
 		shown = append(shown, " "+s)
 	}
-	return m.box(title, hint, shown, m.cols, h, false)
+	return cm.box(title, hint, shown, cm.cols, h, false)
 }
 
 // proposalLines are what the preview and the detail show of e: who wrote
 // it, where it stands, its Files in scope, then the rendered text.
-func (m *Model) proposalLines(e *coord.Entry, rendered string) []string {
+func proposalLines(cm *common, e *coord.Entry, rendered string) []string {
 	line := termtext.Line
 	out := []string{line(entryTitle(e) + " · " + entryState(e))}
 	if r := e.Record; r != nil {
@@ -316,12 +313,12 @@ func (m *Model) proposalLines(e *coord.Entry, rendered string) []string {
 	}
 	if e.Problem != "" {
 		p := "⚠ " + line(e.Problem)
-		if !m.plain {
-			p = m.st.Bad.Render(p)
+		if !cm.plain {
+			p = cm.st.Bad.Render(p)
 		}
 		out = append(out, p)
 	}
-	out = append(out, m.st.Bold.Render("Files in scope:")+" "+m.st.Dim.Render(scopeCell(e)))
+	out = append(out, cm.st.Bold.Render("Files in scope:")+" "+cm.st.Dim.Render(scopeCell(e)))
 	for _, p := range e.Scope.Patterns {
 		out = append(out, "  "+line(p))
 	}
@@ -424,41 +421,42 @@ func (c inboxCols) header() string {
 	return h + fit("problem", c.problem)
 }
 
-func (m *Model) inboxLine(e *coord.Entry, c inboxCols, selected bool) string {
+// inboxLine is an entry's row, not yet highlighted (finish, table.go).
+func inboxLine(cm *common, e *coord.Entry, c inboxCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	b.WriteString(fit(termtext.Line(e.Slug), c.slug) + " ")
 	b.WriteString(fit(termtext.Line(entryAgent(e)), c.agent) + " ")
 	b.WriteString(fitRight(itoa(e.N), c.n) + " ")
 	state := fit(termtext.Line(entryState(e)), c.state)
-	if !m.plain && e.Waiting() {
-		state = m.st.Warn.Render(state)
+	if !cm.plain && e.Waiting() {
+		state = cm.st.Warn.Render(state)
 	}
 	b.WriteString(state + " ")
 	age := "—"
 	if at := entryAt(e); at > 0 {
-		age = coarse(m.now - at)
+		age = coarse(cm.now - at)
 	}
 	b.WriteString(fit(age, c.age) + " ")
 	if c.scope > 0 {
 		b.WriteString(fit(scopeCell(e), c.scope) + " ")
 	}
 	problem := fit(termtext.Line(e.Problem), c.problem)
-	if !m.plain && e.Problem != "" {
-		problem = m.st.Bad.Render(problem)
+	if !cm.plain && e.Problem != "" {
+		problem = cm.st.Bad.Render(problem)
 	}
 	b.WriteString(problem)
-	return m.finish(b.String(), selected)
+	return b.String()
 }
 
-// askApproveProposal is A: a confirm dialog that shows the scope the
-// build will be held to.
-func (m *Model) askApproveProposal() {
-	e := m.inbox.row()
+// askApprove is A: a confirm dialog that shows the scope the build will
+// be held to.
+func (l *inboxList) askApprove(pc *paneCtx) tea.Msg {
+	e := l.row()
 	if ok, _ := canDecide(e); !ok {
-		return
+		return nil
 	}
-	t, slug, by := m.opt.Tree, e.Slug, coord.Approver{AgentID: m.opt.Agent, ReadOnly: m.opt.ReadOnly}
+	t, slug, by := pc.opt.Tree, e.Slug, coord.Approver{AgentID: pc.opt.Agent, ReadOnly: pc.opt.ReadOnly}
 	body := []string{"Approve " + entryAgent(e) + "'s proposal " + itoa(e.N) + " for " + slug + " as " + by.AgentID +
 		": its next run builds it, held to this scope."}
 	if e.ScopeFound && len(e.Scope.Patterns) > 0 {
@@ -471,7 +469,7 @@ func (m *Model) askApproveProposal() {
 	if e.Problem != "" {
 		body = append(body, "⚠ "+e.Problem)
 	}
-	m.stack.push(&dialog{
+	return openReq{&dialog{
 		title: "Approve " + slug + " · proposal " + itoa(e.N), body: body, verb: "approve",
 		do: func(model.Lane, string) tea.Cmd {
 			return actionCmd("approve", func() (string, error) {
@@ -479,23 +477,23 @@ func (m *Model) askApproveProposal() {
 				return "approved " + slug + "'s proposal " + itoa(d.N) + "; its agent's next run builds it", err
 			})
 		},
-	})
+	}}
 }
 
 // askReject is X: a dialog with a note, which the agent's next plan turn
 // reads; the dialog refuses an empty one.
-func (m *Model) askReject() tea.Cmd {
-	e := m.inbox.row()
+func (l *inboxList) askReject(pc *paneCtx) tea.Msg {
+	e := l.row()
 	if ok, _ := canDecide(e); !ok {
 		return nil
 	}
-	in := m.textField()
+	in := pc.textField()
 	in.Placeholder = "what the plan should do differently"
 	in.CharLimit = 2000
 	in.Width = 50
 	cmd := in.Focus()
-	t, slug, by := m.opt.Tree, e.Slug, coord.Approver{AgentID: m.opt.Agent, ReadOnly: m.opt.ReadOnly}
-	m.stack.push(&dialog{
+	t, slug, by := pc.opt.Tree, e.Slug, coord.Approver{AgentID: pc.opt.Agent, ReadOnly: pc.opt.ReadOnly}
+	return batchReq{openReq{&dialog{
 		title: "Reject " + slug + " · proposal " + itoa(e.N),
 		body:  []string{"Send " + entryAgent(e) + "'s proposal back with your note: its next run plans again, with the note as FLEET_FEEDBACK."},
 		verb:  "reject", input: &in,
@@ -516,20 +514,19 @@ func (m *Model) askReject() tea.Cmd {
 				return "rejected " + slug + "'s proposal; its agent plans again with your note", err
 			})
 		},
-	})
-	return cmd
+	}}, cmd}
 }
 
-// openProposal is enter: the proposal whole, full screen, rendered at the
+// open is enter: the proposal whole, full screen, rendered at the
 // detail's width.
-func (m *Model) openProposal() tea.Cmd {
-	e := m.inbox.row()
+func (l *inboxList) open(pc *paneCtx) tea.Msg {
+	e := l.row()
 	if e == nil {
 		return nil
 	}
-	ent, style, width := *e, m.opt.Glamour, max(20, m.cols-3)
-	return m.openDetail("inbox\x00"+ent.Slug, ent.Slug+" · proposal "+itoa(ent.N), func() func(m *Model) []string {
+	ent, style, width := *e, pc.opt.Glamour, max(20, pc.cols-3)
+	return detailReq{"inbox\x00" + ent.Slug, ent.Slug + " · proposal " + itoa(ent.N), func() func(*paneCtx) []string {
 		text := readProposal(ent).render(style, width)
-		return func(m *Model) []string { return m.proposalLines(&ent, text) }
-	})
+		return func(pc *paneCtx) []string { return proposalLines(pc.common, &ent, text) }
+	}}
 }

@@ -41,8 +41,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if cmd, ok := m.globalKey(msg); ok {
 		return cmd
 	}
-	if cmd, ok := m.paneOf(m.pane).update(m, msg); ok {
-		return cmd
+	if req, ok := m.paneOf(m.pane).update(m.ctx(), msg); ok {
+		return m.route(req)
 	}
 	if cmd, ok := m.moveKey(msg); ok {
 		return cmd

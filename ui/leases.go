@@ -23,12 +23,12 @@ type leaseList struct {
 	cols leaseCols
 }
 
-func (l *leaseList) rebuild(m *Model) {
-	if m.d == nil {
+func (l *leaseList) rebuild(pc *paneCtx) {
+	if pc.d == nil {
 		return
 	}
 	f := l.needle()
-	l.rows = slices.DeleteFunc(sortLeases(m.d.board.Leases, m.d.now), func(x model.Lease) bool {
+	l.rows = slices.DeleteFunc(sortLeases(pc.d.board.Leases, pc.d.now), func(x model.Lease) bool {
 		return !anyContains(f, x.Rel, x.AgentID, x.Origin, x.Host)
 	})
 	keys := make([]string, len(l.rows))
@@ -37,7 +37,9 @@ func (l *leaseList) rebuild(m *Model) {
 	}
 	l.cols = leaseColumns(l.width, l.rows)
 	c := l.cols
-	l.set(keys, func(m *Model, i int, sel bool) string { return m.leaseLine(&m.leases.rows[i], c, sel) })
+	l.set(keys, func(m *Model, i int, sel bool) string {
+		return m.finish(leaseLine(m.common, &m.leases.rows[i], c, sel), sel)
+	})
 }
 
 func (l *leaseList) selected() selection {
@@ -48,31 +50,29 @@ func (l *leaseList) selected() selection {
 	return selection{rel: lease.Rel, lease: lease}
 }
 
-func (l *leaseList) syncKeys(m *Model, set setKey) {
-	here := m.pane == leasesPane
-	release, recover := m.releaseRecover()
-	set(&m.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
-	set(&m.keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
-	set(&m.keys.Leases.Open, here && l.cursor < len(l.rows), "open: select a lease in the leases pane (2)")
+func (l *leaseList) syncKeys(pc *paneCtx, set setKey) {
+	here := pc.shown == leasesPane
+	release, recover := pc.releaseRecover()
+	set(&pc.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
+	set(&pc.keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
+	set(&pc.keys.Leases.Open, here && l.cursor < len(l.rows), "open: select a lease in the leases pane (2)")
 }
 
-func (l *leaseList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Leases
+func (l *leaseList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.keys.Leases
 	switch {
 	case key.Matches(msg, k.Release):
-		m.askRelease()
+		return pc.askRelease(), true
 	case key.Matches(msg, k.Recover):
-		m.askRecover()
+		return pc.askRecover(), true
 	case key.Matches(msg, k.Open):
-		return m.openLease(), true
-	default:
-		return nil, false
+		return l.open(pc), true
 	}
-	return nil, true
+	return nil, false
 }
 
-func (l *leaseList) view(m *Model, h int) []string {
-	return m.tableBox(m.filterTitle("Leases", &l.paneFilter), l.cols.header(), &l.table, h, m.emptyText(&l.paneFilter, "no leases: nothing is claimed"))
+func (l *leaseList) view(pc *paneCtx, h int) []string {
+	return pc.tableBox(pc.filterTitle("Leases", &l.paneFilter), l.cols.header(), &l.table, h, pc.emptyText(&l.paneFilter, "no leases: nothing is claimed"))
 }
 
 // LeaseKeys are the Leases pane's.
@@ -138,24 +138,25 @@ func (c leaseCols) header() string {
 	return h + fit("claimed", c.claimed) + " " + fit("expires", c.expires)
 }
 
-func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
-	plain := m.plain
+// leaseLine is a lease's row, not yet highlighted (finish, table.go).
+func leaseLine(cm *common, l *model.Lease, c leaseCols, selected bool) string {
+	plain := cm.plain
 	var b strings.Builder
 	b.WriteString(gutter(selected))
-	mark, expires, bad := "●", "in "+span(l.ExpiresAt-m.now), false
+	mark, expires, bad := "●", "in "+span(l.ExpiresAt-cm.now), false
 	switch {
 	case l.Awaiting != "" && l.Corrupt == "":
 		// Held by the inbox: it never runs out, whatever its expires_at.
 		mark, expires = "◇", l.AwaitingText()
 	case l.Corrupt != "":
 		mark, expires, bad = "?", "UNREADABLE", true
-	case !l.Active(m.now):
-		mark, expires, bad = "✗", "EXPIRED "+span(m.now-l.ExpiresAt)+" ago", true
+	case !l.Active(cm.now):
+		mark, expires, bad = "✗", "EXPIRED "+span(cm.now-l.ExpiresAt)+" ago", true
 	}
 	if !plain && bad {
-		mark = m.st.Bad.Render(mark)
+		mark = cm.st.Bad.Render(mark)
 	} else if !plain {
-		mark = m.st.Good.Render(mark)
+		mark = cm.st.Good.Render(mark)
 	}
 	b.WriteString(mark + " ")
 	plan := termtext.Line(l.Rel)
@@ -169,15 +170,15 @@ func (m *Model) leaseLine(l *model.Lease, c leaseCols, selected bool) string {
 	}
 	claimed := ""
 	if l.Corrupt == "" {
-		claimed = coarse(m.now-l.ClaimedAt) + " ago"
+		claimed = coarse(cm.now-l.ClaimedAt) + " ago"
 	}
 	b.WriteString(fit(claimed, c.claimed) + " ")
 	cell := fit(expires, c.expires)
 	if !plain && bad {
-		cell = m.st.Bad.Render(cell)
+		cell = cm.st.Bad.Render(cell)
 	}
 	b.WriteString(cell)
-	return m.finish(b.String(), selected)
+	return b.String()
 }
 
 // leaseKey is a lease's identity in the Leases pane: its file, or for a
@@ -192,27 +193,27 @@ func leaseKey(l *model.Lease) string {
 // ownerText is a lease's owner as the tables show it.
 func ownerText(l *model.Lease) string { return termtext.Line(l.AgentID) + heldOn(l) }
 
-// openLease shows the selected lease: every field, then the file as it is.
-func (m *Model) openLease() tea.Cmd {
-	s := m.leases.selected()
+// open shows the selected lease: every field, then the file as it is.
+func (l *leaseList) open(pc *paneCtx) tea.Msg {
+	s := l.selected()
 	if s.lease == nil {
 		return nil
 	}
-	l, t, now := *s.lease, m.opt.Tree, m.now
-	if remoteLease(&l) {
+	ls, t, now := *s.lease, pc.opt.Tree, pc.now
+	if remoteLease(&ls) {
 		// Read already, with the view: nothing on disk to read.
-		return m.openDetail("lease:"+leaseKey(&l), "lease · "+slugOf(l.Rel)+heldOn(&l), func() func(*Model) []string {
-			return func(m *Model) []string { return remoteLeaseDetail(m, l, now) }
-		})
+		return detailReq{"lease:" + leaseKey(&ls), "lease · " + slugOf(ls.Rel) + heldOn(&ls), func() func(*paneCtx) []string {
+			return func(pc *paneCtx) []string { return remoteLeaseDetail(pc, ls, now) }
+		}}
 	}
-	return m.openDetail("lease:"+l.File, "lease · "+l.Rel, func() func(*Model) []string {
-		raw, cut, err := t.ReadLeaseRaw(l.File)
-		return func(m *Model) []string { return leaseDetail(m, l, raw, cut, err, now) }
-	})
+	return detailReq{"lease:" + ls.File, "lease · " + ls.Rel, func() func(*paneCtx) []string {
+		raw, cut, err := t.ReadLeaseRaw(ls.File)
+		return func(pc *paneCtx) []string { return leaseDetail(pc.common, ls, raw, cut, err, now) }
+	}}
 }
 
-func leaseDetail(m *Model, l model.Lease, raw []byte, cut bool, err error, now float64) []string {
-	d := &detailText{m: m}
+func leaseDetail(c *common, l model.Lease, raw []byte, cut bool, err error, now float64) []string {
+	d := &detailText{c: c}
 	d.heading("Lease")
 	d.field("file", planfs.Dir+"/.leases/"+l.File)
 	d.field("plan file", l.Rel)
@@ -257,15 +258,15 @@ func leaseDetail(m *Model, l model.Lease, raw []byte, cut bool, err error, now f
 
 // remoteLeaseDetail is a remote lease read whole: where the backend keeps
 // it, who holds it where, and the lease as the backend holds it.
-func remoteLeaseDetail(m *Model, l model.Lease, now float64) []string {
-	d := &detailText{m: m}
+func remoteLeaseDetail(pc *paneCtx, l model.Lease, now float64) []string {
+	d := &detailText{c: pc.common}
 	d.heading("Remote lease")
 	where := l.Backend
 	if l.Backend == "git" {
 		where = "git ref refs/fleetwatch/leases/" + slugOf(l.Rel)
 	}
-	if m.remote != nil {
-		where += " · " + m.remote.c.Where
+	if pc.remote != nil {
+		where += " · " + pc.remote.c.Where
 	}
 	d.field("kept in", where)
 	d.field("plan file", l.Origin+" (shown in progress)")
@@ -275,7 +276,7 @@ func remoteLeaseDetail(m *Model, l model.Lease, now float64) []string {
 	} else {
 		d.field("state", "EXPIRED "+span(now-l.ExpiresAt)+" ago (R takes it over)")
 	}
-	if r := m.remote; r != nil && r.view != nil {
+	if r := pc.remote; r != nil && r.view != nil {
 		d.field("read", readAge(now-unixOf(r.view.ReadAt))+" ago")
 		if rl := r.view.Lease(slugOf(l.Rel)); rl != nil && rl.Need > 0 {
 			d.field("seen unchanged", span(rl.SeenFor.Seconds())+" of the "+span(rl.Need.Seconds())+" a takeover needs")
@@ -301,54 +302,49 @@ func timeLeft(l *model.Lease, now float64) string {
 	return span(l.ExpiresAt-now) + " left"
 }
 
-// releaseRecover says whether r and R apply to the selection.
-func (m *Model) releaseRecover() (release, recover bool) {
-	rel, _, lease := m.target()
+// releaseRecover says whether r and R apply to the selection. The Plans
+// pane offers both too, for the selected plan.
+func (pc *paneCtx) releaseRecover() (release, recover bool) {
+	rel, lease := pc.target.rel, pc.target.lease
 	lane := model.Rel(rel).Lane()
-	exists := rel != "" && m.planExists(rel)
-	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(m.now) || !exists)
+	exists := rel != "" && pc.d.has(rel)
+	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(pc.now) || !exists)
 }
 
-func (m *Model) askRelease() {
-	rel, _, lease := m.target()
+func (pc *paneCtx) askRelease() tea.Msg {
+	rel, lease := pc.target.rel, pc.target.lease
 	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
-		m.holder(lease)}
-	body = append(body, m.takes(lease, "Releasing")...)
-	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, model.InProgress)
-	m.ask(&dialog{
-		title: "Release " + slugOf(rel), body: body, verb: "release",
-		do: m.remoteOr(model.Release, rel, lease, func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }),
-	}, rel, lease)
+		pc.holder(lease)}
+	body = append(body, pc.takes(lease, "Releasing")...)
+	t, agent, force := pc.opt.Tree, pc.opt.Agent, pc.force(lease, model.InProgress)
+	return askReq{d: &dialog{title: "Release " + slugOf(rel), body: body, verb: "release"}, rel: rel, lease: lease,
+		verb: model.Release, local: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }}
 }
 
-func (m *Model) askRecover() {
-	rel, _, lease := m.target()
+func (pc *paneCtx) askRecover() tea.Msg {
+	rel, lease := pc.target.rel, pc.target.lease
 	lane := model.Rel(rel).Lane()
-	t, agent, ttl := m.opt.Tree, m.opt.Agent, m.opt.TTL
-	if !m.planExists(rel) && m.remote != nil {
-		m.setStatus("✗ recover: no plan at "+rel+" on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true)
-		return
+	t, agent, ttl := pc.opt.Tree, pc.opt.Agent, pc.opt.TTL
+	if !pc.d.has(rel) && pc.remote != nil {
+		return statusReq{"✗ recover: no plan at " + rel + " on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true}
 	}
-	if !m.planExists(rel) {
-		m.ask(&dialog{
+	if !pc.d.has(rel) {
+		return askReq{d: &dialog{
 			title: "Remove a left-over lease",
-			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + m.holder(lease),
+			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + pc.holder(lease),
 				"Remove it with the repair every work-once run does."},
 			verb: "repair",
 			do:   func(model.Lane, string) tea.Cmd { return repairCmd(t) },
-		}, rel, lease)
-		return
+		}, rel: rel, lease: lease}
 	}
-	body := []string{m.holder(lease)}
+	body := []string{pc.holder(lease)}
 	if lane == model.InProgress {
-		body = append(body, "You ("+m.opt.Agent+") take the lease over for "+span(m.opt.TTL)+"; then r releases the plan or c completes it.")
+		body = append(body, "You ("+pc.opt.Agent+") take the lease over for "+span(pc.opt.TTL)+"; then r releases the plan or c completes it.")
 	} else {
 		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
 	}
-	m.ask(&dialog{
-		title: "Recover " + slugOf(rel), body: body, verb: "recover",
-		do: m.remoteOr(model.Recover, rel, lease, func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) }),
-	}, rel, lease)
+	return askReq{d: &dialog{title: "Recover " + slugOf(rel), body: body, verb: "recover"}, rel: rel, lease: lease,
+		verb: model.Recover, local: func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) }}
 }
 
 func releaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {

@@ -195,7 +195,7 @@ func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
 
 // logLine renders one log line: the time of day, a mark for the stream
 // (! the executor's stderr, » the driver's own words) and the text.
-func (m *Model) logLine(raw string) string {
+func (c *common) logLine(raw string) string {
 	at, stream, text, ok := workers.ParseLogLine(raw)
 	if !ok {
 		return termtext.Line(raw)
@@ -204,18 +204,18 @@ func (m *Model) logLine(raw string) string {
 	switch stream {
 	case workers.StreamErr:
 		mark = "!"
-		if !m.plain {
-			mark = m.st.Bad.Render(mark)
+		if !c.plain {
+			mark = c.st.Bad.Render(mark)
 		}
 	case workers.StreamFleet:
 		mark = "»"
-		if !m.plain {
-			mark = m.st.Info.Render(mark)
+		if !c.plain {
+			mark = c.st.Info.Render(mark)
 		}
 	}
-	ts := logStamp(at.Local(), m.opt.Tree.Now().Local())
-	if !m.plain {
-		ts = m.st.Dim.Render(ts)
+	ts := logStamp(at.Local(), c.opt.Tree.Now().Local())
+	if !c.plain {
+		ts = c.st.Dim.Render(ts)
 	}
 	return ts + " " + mark + " " + termtext.Line(text)
 }

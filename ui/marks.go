@@ -41,26 +41,26 @@ func lintByFile(ws []model.Warning) map[string][]model.Warning {
 }
 
 // parkReason is why the plan at r was parked, when the event log says.
-func (m *Model) parkReason(r *model.BoardRow) (string, bool) {
-	if m.d == nil || !r.Plan.Lane.Parked() {
+func (d *data) parkReason(r *model.BoardRow) (string, bool) {
+	if d == nil || !r.Plan.Lane.Parked() {
 		return "", false
 	}
-	why, ok := m.d.parked[r.Plan.Rel]
+	why, ok := d.parked[r.Plan.Rel]
 	return why, ok
 }
 
 // lintOf is the plan's lint warnings.
-func (m *Model) lintOf(rel string) []model.Warning {
-	if m.d == nil {
+func (d *data) lintOf(rel string) []model.Warning {
+	if d == nil {
 		return nil
 	}
-	return m.d.lint[rel]
+	return d.lint[rel]
 }
 
 // whyText is the plans table's reason column: for a parked plan the
 // reason it was parked with, else its dependencies (depsText).
-func (m *Model) whyText(r *model.BoardRow) (string, bool) {
-	if why, ok := m.parkReason(r); ok {
+func (d *data) whyText(r *model.BoardRow) (string, bool) {
+	if why, ok := d.parkReason(r); ok {
 		if why == "" {
 			return "parked, no reason given", false
 		}
@@ -71,15 +71,15 @@ func (m *Model) whyText(r *model.BoardRow) (string, bool) {
 
 // previewNote is what the preview says above a plan: the park reason and
 // the lint warnings, as a quote so it reads apart from the plan.
-func (m *Model) previewNote(r *model.BoardRow) string {
+func (d *data) previewNote(r *model.BoardRow) string {
 	var b strings.Builder
-	if why, ok := m.parkReason(r); ok {
+	if why, ok := d.parkReason(r); ok {
 		if why == "" {
 			why = "no reason given"
 		}
 		b.WriteString("> **Parked:** " + termtext.Line(why) + "\n>\n")
 	}
-	for _, w := range m.lintOf(r.Plan.Rel) {
+	for _, w := range d.lintOf(r.Plan.Rel) {
 		where := ""
 		if w.Line > 0 {
 			where = " line " + itoa(w.Line) + ":"

@@ -110,7 +110,7 @@ func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 			slices.SortStableFunc(l.listing.Items, byPosition)
 		}
 	}
-	l.rebuild(m)
+	l.rebuild(m.ctx())
 	// A notice's candidate is looked for in one reading: later, the
 	// cursor is the operator's.
 	l.want = ""
@@ -180,7 +180,7 @@ func (l *mergeList) setSize(w, h int) {
 // checkLegend says what each check glyph means, below the table.
 const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missing  … running"
 
-func (l *mergeList) rebuild(m *Model) {
+func (l *mergeList) rebuild(*paneCtx) {
 	f := l.needle()
 	l.shown = l.shown[:0]
 	items := l.listing.Items
@@ -196,7 +196,7 @@ func (l *mergeList) rebuild(m *Model) {
 	l.cols = mergeColumns(l.width, items, l.shown)
 	c := l.cols
 	l.set(keys, func(m *Model, i int, sel bool) string {
-		return m.mergeLine(&m.merge.listing.Items[m.merge.shown[i]], c, sel)
+		return m.finish(mergeLine(m.common, &m.merge.listing.Items[m.merge.shown[i]], c, sel), sel)
 	})
 	if l.want != "" && l.loaded && l.goTo(l.want) {
 		l.want = ""
@@ -233,15 +233,15 @@ func (l *mergeList) head() *landing.Status {
 // A, X, + and - act through the landing engine.
 func (l *mergeList) selected() selection { return selection{} }
 
-func (l *mergeList) syncKeys(m *Model, set setKey) {
-	k := &m.keys.Merge
-	here := m.pane == mergePane
+func (l *mergeList) syncKeys(pc *paneCtx, set setKey) {
+	k := &pc.keys.Merge
+	here := pc.shown == mergePane
 	r := l.row()
 	onRow := here && r != nil
 	live := onRow && r.State != landing.Landed && r.Commit != ""
-	m.candidateKeys(set)
+	l.candidateKeys(pc, set)
 	switch {
-	case m.opt.Self == "":
+	case pc.opt.Self == "":
 		set(&k.Peer, false, "peer review: this UI does not know its own binary, so it cannot start one")
 	default:
 		set(&k.Peer, live, "peer review: select a candidate with a branch")
@@ -280,32 +280,25 @@ func addWhy(r *landing.Status) string {
 	return "add: only approved candidates join the queue; approve " + termtext.Line(r.Slug) + " first (A)"
 }
 
-func (l *mergeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Merge
-	switch {
-	case key.Matches(msg, k.Approve):
-		m.askApprove()
-	case key.Matches(msg, k.NeedsWork):
-		return m.askNeedsWork(), true
-	case key.Matches(msg, k.Peer):
-		return m.startPeer(), true
-	case key.Matches(msg, k.Add):
-		return m.queueAdd(), true
-	case key.Matches(msg, k.Remove):
-		return m.queueRemove(), true
-	case key.Matches(msg, k.Land):
-		m.askLand()
-	case key.Matches(msg, k.Open):
-		return m.openMerge(), true
-	case key.Matches(msg, k.Diff):
-		return m.diffMerge(), true
-	default:
-		return nil, false
+func (l *mergeList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	if req, ok := l.candidateKey(pc, msg); ok {
+		return req, true
 	}
-	return nil, true
+	k := &pc.keys.Merge
+	switch {
+	case key.Matches(msg, k.Peer):
+		return l.startPeer(pc), true
+	case key.Matches(msg, k.Remove):
+		return l.queueRemove(pc), true
+	case key.Matches(msg, k.Open):
+		return l.open(pc), true
+	case key.Matches(msg, k.Diff):
+		return l.diff(pc), true
+	}
+	return nil, false
 }
 
-func (l *mergeList) view(m *Model, h int) []string {
+func (l *mergeList) view(pc *paneCtx, h int) []string {
 	empty := "no candidates: a plan in review-needed/ whose feature/<slug> branch is ahead of the integration branch shows here"
 	switch {
 	case !l.loaded:
@@ -313,7 +306,7 @@ func (l *mergeList) view(m *Model, h int) []string {
 	case l.err != nil:
 		empty = "no candidates to show (the line above says why)"
 	}
-	out := []string{" " + m.mergeInfo()}
+	out := []string{" " + l.info(pc.common)}
 	// The gate's own notices (a move the queue did not make, checks that
 	// differ from the committed ones), one line each, above the table.
 	for _, n := range l.listing.Notices {
@@ -321,46 +314,46 @@ func (l *mergeList) view(m *Model, h int) []string {
 			break
 		}
 		line := "⚠ " + termtext.Line(n)
-		if !m.plain {
-			line = m.st.Bad.Render(line)
+		if !pc.plain {
+			line = pc.st.Bad.Render(line)
 		}
 		out = append(out, " "+line)
 	}
-	out = append(out, m.tableBox(m.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-1-len(out), m.emptyText(&l.paneFilter, empty))...)
-	return append(out, " "+m.st.Dim.Render(checkLegend))
+	out = append(out, pc.tableBox(pc.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-1-len(out), pc.emptyText(&l.paneFilter, empty))...)
+	return append(out, " "+pc.st.Dim.Render(checkLegend))
 }
 
-// mergeInfo is the line above the table: the integration branch and its
+// info is the line above the table: the integration branch and its
 // tip, how many are queued, and what gates a landing.
-func (m *Model) mergeInfo() string {
-	l := &m.merge.listing
-	if err := m.merge.err; err != nil {
+func (l *mergeList) info(cm *common) string {
+	ls := &l.listing
+	if err := l.err; err != nil {
 		// The last good reading stays below, said to be old.
 		warn := "⚠ merge queue: " + termtext.Line(err.Error())
-		if l.Integration != "" {
+		if ls.Integration != "" {
 			warn += " (rows from the last reading)"
 		}
-		if !m.plain {
-			warn = m.st.Bad.Render(warn)
+		if !cm.plain {
+			warn = cm.st.Bad.Render(warn)
 		}
 		return warn
 	}
-	if !m.merge.loaded {
-		return m.st.Dim.Render("integration branch: not read yet")
+	if !l.loaded {
+		return cm.st.Dim.Render("integration branch: not read yet")
 	}
-	s := "integration " + termtext.Line(l.Integration) + " @ " + short(l.Tip)
+	s := "integration " + termtext.Line(ls.Integration) + " @ " + short(ls.Tip)
 	queued := 0
-	for i := range l.Items {
-		if l.Items[i].Position != nil {
+	for i := range ls.Items {
+		if ls.Items[i].Position != nil {
 			queued++
 		}
 	}
 	s += " · " + itoa(queued) + " queued"
-	gate := " · checks: " + termtext.Line(strings.Join(l.CheckNames, ", "))
-	if len(l.CheckNames) == 0 {
+	gate := " · checks: " + termtext.Line(strings.Join(ls.CheckNames, ", "))
+	if len(ls.CheckNames) == 0 {
 		gate = " · ungated (no checks in fleetwatch.yaml)"
-		if !m.plain {
-			gate = m.st.Warn.Render(gate)
+		if !cm.plain {
+			gate = cm.st.Warn.Render(gate)
 		}
 	}
 	return s + gate
@@ -412,7 +405,8 @@ func (c mergeCols) header() string {
 	return h + fit("checks", c.checks) + " " + fit("why", c.why)
 }
 
-func (m *Model) mergeLine(s *landing.Status, c mergeCols, selected bool) string {
+// mergeLine is a candidate's row, not yet highlighted (finish, table.go).
+func mergeLine(cm *common, s *landing.Status, c mergeCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	pos := ""
@@ -421,7 +415,7 @@ func (m *Model) mergeLine(s *landing.Status, c mergeCols, selected bool) string 
 	}
 	b.WriteString(fitRight(pos, 2) + " ")
 	b.WriteString(fit(termtext.Line(s.Slug), c.slug) + " ")
-	b.WriteString(m.stateCell(s.State, c.state) + " ")
+	b.WriteString(cm.stateCell(s.State, c.state) + " ")
 	b.WriteString(fit(short(s.Commit), c.tip) + " ")
 	b.WriteString(fit(aheadBehind(s), c.ab) + " ")
 	if c.reviewed > 0 {
@@ -430,40 +424,40 @@ func (m *Model) mergeLine(s *landing.Status, c mergeCols, selected bool) string 
 	if c.approved > 0 {
 		b.WriteString(fit(termtext.Line(approvedCell(s)), c.approved) + " ")
 	}
-	b.WriteString(m.checksCell(s, c.checks) + " ")
-	why := termtext.Line(m.whyOf(s))
+	b.WriteString(cm.checksCell(s, c.checks) + " ")
+	why := termtext.Line(cm.whyOf(s))
 	if len(s.ScopeViolations) > 0 {
 		mark := "⚠ " + countPaths(len(s.ScopeViolations)) + " out of scope"
 		why = mark + orEmpty(" · ", why)
 	}
 	b.WriteString(fit(why, c.why))
-	return m.finish(b.String(), selected)
+	return b.String()
 }
 
 // stateCell is a state in the engine's words, coloured by what it asks of
 // a person; the word alone says it under NO_COLOR.
-func (m *Model) stateCell(st landing.State, w int) string {
+func (cm *common) stateCell(st landing.State, w int) string {
 	cell := fit(string(st), w)
-	if m.plain {
+	if cm.plain {
 		return cell
 	}
 	switch st {
 	case landing.Ready, landing.Landed:
-		return m.st.Good.Render(cell)
+		return cm.st.Good.Render(cell)
 	case landing.Failed, landing.Conflict:
-		return m.st.Bad.Render(cell)
+		return cm.st.Bad.Render(cell)
 	case landing.Stale:
-		return m.st.Warn.Render(cell)
+		return cm.st.Warn.Render(cell)
 	case landing.Checking, landing.Queued:
-		return m.busy().Render(cell)
+		return cm.busy().Render(cell)
 	}
 	return cell
 }
 
 // busy is the colour of work under way (checking, queued, a running
 // check): the diff's hunk cyan.
-func (m *Model) busy() lipgloss.Style {
-	return m.r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#0E7490", Dark: "#56B6C2"})
+func (cm *common) busy() lipgloss.Style {
+	return cm.r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#0E7490", Dark: "#56B6C2"})
 }
 
 // checkGlyph is one check's result as one cell; each result has its own
@@ -484,7 +478,7 @@ func checkGlyph(r landing.Result) string {
 	return "·"
 }
 
-func (m *Model) checksCell(s *landing.Status, w int) string {
+func (cm *common) checksCell(s *landing.Status, w int) string {
 	if s.State == landing.NoChange {
 		return fit("", w) // no commit of its own: no check of it
 	}
@@ -498,14 +492,14 @@ func (m *Model) checksCell(s *landing.Status, w int) string {
 	var b strings.Builder
 	for _, c := range s.Checks {
 		g := checkGlyph(c.Result)
-		if !m.plain {
+		if !cm.plain {
 			switch c.Result {
 			case landing.Pass:
-				g = m.st.Good.Render(g)
+				g = cm.st.Good.Render(g)
 			case landing.Fail, landing.Error, landing.Timeout:
-				g = m.st.Bad.Render(g)
+				g = cm.st.Bad.Render(g)
 			case landing.Running:
-				g = m.busy().Render(g)
+				g = cm.busy().Render(g)
 			}
 		}
 		b.WriteString(g)
@@ -553,13 +547,13 @@ func approvedCell(s *landing.Status) string {
 
 // whyOf is the state's reason in the engine's words, with the
 // conflicting paths when the reason does not name them.
-func (m *Model) whyOf(s *landing.Status) string {
+func (cm *common) whyOf(s *landing.Status) string {
 	why := s.Why
 	if s.State == landing.Approved && s.ApprovedBy != "" {
 		// The engine names the CLI's verb; here the key does it, and a
 		// viewer's screen names no action.
 		why = "approved by " + s.ApprovedBy + "; + queues it"
-		if m.opt.ReadOnly {
+		if cm.opt.ReadOnly {
 			why = "approved by " + s.ApprovedBy + "; not queued yet"
 		}
 	}
@@ -583,14 +577,14 @@ func (m *Model) whyOf(s *landing.Status) string {
 // say why; never do they act on a row the operator cannot see.
 
 // candidate is the candidate the merge keys act on here, nil when none.
-func (m *Model) candidate() *landing.Status {
-	switch m.pane {
+func (l *mergeList) candidate(pc *paneCtx) *landing.Status {
+	switch pc.shown {
 	case mergePane:
-		return m.merge.row()
+		return l.row()
 	case plansPane:
 		// Its own: the candidate of the plan where it is, in review-needed/.
-		if sel := m.plans.selected(); sel.row != nil {
-			if r := m.merge.bySlug(sel.row.Plan.Slug); r != nil && r.Rel == sel.row.Plan.Rel {
+		if sel := pc.target; sel.row != nil {
+			if r := l.bySlug(sel.row.Plan.Slug); r != nil && r.Rel == sel.row.Plan.Rel {
 				return r
 			}
 		}
@@ -609,32 +603,33 @@ func (l *mergeList) bySlug(slug string) *landing.Status {
 }
 
 // noCandidate is why verb has nothing to act on here.
-func (m *Model) noCandidate(verb string) string {
-	if m.pane != plansPane {
+func (l *mergeList) noCandidate(pc *paneCtx, verb string) string {
+	if pc.shown != plansPane {
 		return verb + ": select a candidate in the merge pane (6)"
 	}
-	sel := m.plans.selected()
+	sel := pc.target
 	switch {
 	case sel.row == nil:
 		return verb + ": select a plan in review-needed/ (or a candidate in the merge pane, 6)"
-	case !m.merge.loaded:
+	case !l.loaded:
 		return verb + ": the merge queue is not read yet; 6 shows it"
 	}
 	return verb + ": " + termtext.Line(sel.row.Plan.Slug) + " is not a merge candidate: only plans in review-needed/ are"
 }
 
-// candidateKeys sets A, X, + and m for the candidate here.
-func (m *Model) candidateKeys(set setKey) {
-	k := &m.keys.Merge
-	r := m.candidate()
+// candidateKeys sets A, X, + and m for the candidate here; the Plans
+// pane sets them too, for the selected plan's candidate.
+func (l *mergeList) candidateKeys(pc *paneCtx, set setKey) {
+	k := &pc.keys.Merge
+	r := l.candidate(pc)
 	if r == nil {
 		for _, b := range []struct {
 			b    *key.Binding
 			verb string
 		}{{&k.Approve, "approve"}, {&k.NeedsWork, "needs work"}, {&k.Add, "add"}} {
-			set(b.b, false, m.noCandidate(b.verb))
+			set(b.b, false, l.noCandidate(pc, b.verb))
 		}
-		m.landKey(set, nil)
+		l.landKey(pc, set, nil)
 		return
 	}
 	open := r.State != landing.Landed && r.Commit != ""
@@ -642,7 +637,7 @@ func (m *Model) candidateKeys(set setKey) {
 	set(&k.Approve, live && !approvedTip(r), approveWhy(r))
 	set(&k.NeedsWork, open && r.Rel != "", needsWorkWhy(r))
 	set(&k.Add, live && r.Position == nil && approvedTip(r), addWhy(r))
-	m.landKey(set, r)
+	l.landKey(pc, set, r)
 }
 
 func needsWorkWhy(r *landing.Status) string {
@@ -657,18 +652,18 @@ func needsWorkWhy(r *landing.Status) string {
 
 // landKey sets m: in the Merge pane it lands the queue's head; in the
 // Plans pane only when the selected plan's candidate is that head.
-func (m *Model) landKey(set setKey, r *landing.Status) {
-	k := &m.keys.Merge
-	h := m.merge.head()
+func (l *mergeList) landKey(pc *paneCtx, set setKey, r *landing.Status) {
+	k := &pc.keys.Merge
+	h := l.head()
 	switch {
-	case m.opt.Self == "":
+	case pc.opt.Self == "":
 		set(&k.Land, false, "land: this UI does not know its own binary, so it cannot start the lander")
-	case m.pane == mergePane:
+	case pc.shown == mergePane:
 		set(&k.Land, h != nil, "land: the queue is empty (+ adds an approved candidate)")
-	case m.pane != plansPane:
+	case pc.shown != plansPane:
 		set(&k.Land, false, "land: switch to the merge pane (6)")
 	case r == nil:
-		set(&k.Land, false, m.noCandidate("land"))
+		set(&k.Land, false, l.noCandidate(pc, "land"))
 	case r.Position == nil:
 		set(&k.Land, false, "land: "+termtext.Line(r.Slug)+" is not queued; only the queue's head lands")
 	default:
@@ -676,23 +671,21 @@ func (m *Model) landKey(set setKey, r *landing.Status) {
 	}
 }
 
-// candidateKey answers A, X, + and m in the Plans pane, on the selected
-// plan's candidate.
-func (m *Model) candidateKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Merge
+// candidateKey answers A, X, + and m on the candidate here: the Merge
+// pane's row, or in the Plans pane the selected plan's.
+func (l *mergeList) candidateKey(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.keys.Merge
 	switch {
 	case key.Matches(msg, k.Approve):
-		m.askApprove()
+		return l.askApprove(pc), true
 	case key.Matches(msg, k.NeedsWork):
-		return m.askNeedsWork(), true
+		return l.askNeedsWork(pc), true
 	case key.Matches(msg, k.Add):
-		return m.queueAdd(), true
+		return l.queueAdd(pc), true
 	case key.Matches(msg, k.Land):
-		m.askLand()
-	default:
-		return nil, false
+		return l.askLand(pc), true
 	}
-	return nil, true
+	return nil, false
 }
 
 // leadToCandidate is enter on a "waits for review" notice: the Merge pane
@@ -747,12 +740,12 @@ func stillAt(project, slug, commit string, head bool) error {
 	return fmt.Errorf("%s is no longer a candidate; nothing done", slug)
 }
 
-func (m *Model) askApprove() {
-	r := m.candidate()
+func (l *mergeList) askApprove(pc *paneCtx) tea.Msg {
+	r := l.candidate(pc)
 	if r == nil {
-		return
+		return nil
 	}
-	t, project, agent, slug, commit := m.opt.Tree, m.opt.Tree.Project, m.opt.Agent, r.Slug, r.Commit
+	t, project, agent, slug, commit := pc.opt.Tree, pc.opt.Tree.Project, pc.opt.Agent, r.Slug, r.Commit
 	body := []string{"Approve " + slug + " at " + short(commit) + " (" + r.Branch + ") as " + agent +
 		": only a person's approve lets a change join the queue and land."}
 	if r.State == landing.Stale {
@@ -787,7 +780,7 @@ func (m *Model) askApprove() {
 			return func() tea.Msg { return askMsg{againApprove(slug, commit, v, approve)} }
 		}
 	}
-	m.stack.push(&dialog{title: "Approve " + slug + " @ " + short(commit), body: body, verb: "approve", do: do})
+	return openReq{&dialog{title: "Approve " + slug + " @ " + short(commit), body: body, verb: "approve", do: do}}
 }
 
 // askMsg puts a question on screen once the one before it is answered.
@@ -824,23 +817,23 @@ func orWords(s, def string) string {
 	return s
 }
 
-func (m *Model) askNeedsWork() tea.Cmd {
-	r := m.candidate()
+func (l *mergeList) askNeedsWork(pc *paneCtx) tea.Msg {
+	r := l.candidate(pc)
 	if r == nil {
 		return nil
 	}
-	in := m.textField()
+	in := pc.textField()
 	in.Placeholder = "what needs doing (goes under ## Review notes)"
 	in.CharLimit = 2000
 	in.Width = 50
 	cmd := in.Focus()
-	t, project, agent := m.opt.Tree, m.opt.Tree.Project, m.opt.Agent
+	t, project, agent := pc.opt.Tree, pc.opt.Tree.Project, pc.opt.Agent
 	slug, commit, rel, queued := r.Slug, r.Commit, r.Rel, r.Position != nil
 	body := []string{"Send " + slug + " back to its worker's lane with your note under ## Review notes; its branch " + r.Branch + " stays, and the next owner gets it."}
 	if queued {
 		body = append(body, "It leaves the queue (place "+itoa(*r.Position)+") and any approve is void.")
 	}
-	m.stack.push(&dialog{
+	return batchReq{openReq{&dialog{
 		title: "Needs work: " + slug, body: body, verb: "send back", input: &in,
 		do: func(_ model.Lane, note string) tea.Cmd {
 			if note == "" {
@@ -865,41 +858,40 @@ func (m *Model) askNeedsWork() tea.Cmd {
 				return done, nil
 			})
 		},
-	})
-	return cmd
+	}}, cmd}
 }
 
 // startPeer starts `fleetwatch review SLUG --peer` detached; its verdict
 // shows in the pane when it is stored.
-func (m *Model) startPeer() tea.Cmd {
-	r := m.merge.row()
-	if r == nil || m.opt.Self == "" {
+func (l *mergeList) startPeer(pc *paneCtx) tea.Cmd {
+	r := l.row()
+	if r == nil || pc.opt.Self == "" {
 		return nil
 	}
-	self, t, project, slug := m.opt.Self, m.opt.Tree, m.opt.Tree.Project, r.Slug
+	self, t, project, slug := pc.opt.Self, pc.opt.Tree, pc.opt.Tree.Project, r.Slug
 	return actionCmd("peer review", func() (string, error) {
 		log, err := workers.StartDetachedAs(t, self, "review-"+slug+".log", "review", slug, "--peer", "--root", project)
 		return "peer review of " + slug + " started (log: " + relTo(project, log) + ")", err
 	})
 }
 
-func (m *Model) queueAdd() tea.Cmd {
-	r := m.candidate()
+func (l *mergeList) queueAdd(pc *paneCtx) tea.Cmd {
+	r := l.candidate(pc)
 	if r == nil {
 		return nil
 	}
-	t, slug := m.opt.Tree, r.Slug
+	t, slug := pc.opt.Tree, r.Slug
 	return actionCmd("queue add", func() (string, error) {
 		return "queued " + slug, landing.Add(t, slug)
 	})
 }
 
-func (m *Model) queueRemove() tea.Cmd {
-	r := m.merge.row()
+func (l *mergeList) queueRemove(pc *paneCtx) tea.Cmd {
+	r := l.row()
 	if r == nil {
 		return nil
 	}
-	t, slug := m.opt.Tree, r.Slug
+	t, slug := pc.opt.Tree, r.Slug
 	return actionCmd("queue remove", func() (string, error) {
 		return "took " + slug + " out of the queue", landing.Remove(t, slug)
 	})
@@ -914,36 +906,35 @@ const (
 
 // askLand names the head, the exact commit that would land and what gates
 // it, then starts `fleetwatch queue land --yes` detached.
-func (m *Model) askLand() {
-	h := m.merge.head()
-	if h == nil || m.opt.Self == "" {
-		return
+func (l *mergeList) askLand(pc *paneCtx) tea.Msg {
+	h := l.head()
+	if h == nil || pc.opt.Self == "" {
+		return nil
 	}
-	l := &m.merge.listing
-	self, t, slug, commit := m.opt.Self, m.opt.Tree, h.Slug, h.Commit
+	ls := &l.listing
+	self, t, slug, commit := pc.opt.Self, pc.opt.Tree, h.Slug, h.Commit
 	body := []string{"Land the queue's head, " + slug + ": the frozen commit " + short(commit) + " on " + h.Branch +
-		", merged onto " + l.Integration + " @ " + short(l.Tip) + "; " + l.Integration + " moves only if nothing landed meanwhile."}
+		", merged onto " + ls.Integration + " @ " + short(ls.Tip) + "; " + ls.Integration + " moves only if nothing landed meanwhile."}
 	if h.Candidate != "" {
 		body = append(body, "Candidate "+short(h.Candidate)+" (tree "+short(h.Tree)+").")
 	}
-	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", m.whyOf(h))+".")
+	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", pc.whyOf(h))+".")
 	switch h.State {
 	case landing.Conflict, landing.Stale, landing.Failed, landing.NeedsReview, landing.Reviewed, landing.Approved, landing.NoChange, landing.Landed:
 		// The lander would refuse: say so, and offer no landing.
 		body = append(body, "⚠ it cannot land as it stands: X sends it back to its worker with a note, - takes it out of the queue.")
-		m.stack.push(&dialog{title: "Cannot land " + slug + " @ " + short(commit), body: body})
-		return
+		return openReq{&dialog{title: "Cannot land " + slug + " @ " + short(commit), body: body}}
 	}
-	ungated := h.Ungated || len(l.CheckNames) == 0
+	ungated := h.Ungated || len(ls.CheckNames) == 0
 	var choices []model.Lane
 	if ungated {
 		body = append(body, "⚠ ungated: no checks in fleetwatch.yaml, so nothing verifies this change. Choose ungated to land it anyway.")
 		choices = []model.Lane{landWait, landUngated}
 	} else {
-		body = append(body, "Checks: "+strings.Join(l.CheckNames, ", ")+" run on the candidate unless they passed on this exact tree; it lands only if every one passes.")
+		body = append(body, "Checks: "+strings.Join(ls.CheckNames, ", ")+" run on the candidate unless they passed on this exact tree; it lands only if every one passes.")
 	}
 	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+workers.LogDir+"/land.log.")
-	m.stack.push(&dialog{
+	return openReq{&dialog{
 		title: "Land " + slug + " @ " + short(commit), body: body, verb: "land", choices: choices,
 		do: func(to model.Lane, _ string) tea.Cmd {
 			if ungated && to != landUngated {
@@ -953,7 +944,7 @@ func (m *Model) askLand() {
 			}
 			return landCmd(t, self, slug, commit, to == landUngated)
 		},
-	})
+	}}
 }
 
 // landCmd starts `fleetwatch queue land --yes` detached and says so; its
@@ -1018,30 +1009,30 @@ func relTo(project, path string) string {
 	return strings.TrimPrefix(path, project+"/")
 }
 
-// diffMerge is `d` in the Merge pane: the candidate's feature branch.
-func (m *Model) diffMerge() tea.Cmd {
-	r := m.merge.row()
+// diff is `d`: the candidate's feature branch.
+func (l *mergeList) diff(pc *paneCtx) tea.Msg {
+	r := l.row()
 	if r == nil {
 		return nil
 	}
-	project, slug := m.opt.Tree.Project, r.Slug
-	return m.openDiff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (workers.Diff, error) {
+	project, slug := pc.opt.Tree.Project, r.Slug
+	return diffReq{"plan " + termtext.Line(slug), "plan\x00" + slug, func() (workers.Diff, error) {
 		return workers.DiffOfPlan(project, slug)
-	})
+	}}
 }
 
 // mergeDetailLines is how many lines of each check's log the detail shows.
 const mergeDetailLines = 15
 
-// openMerge is enter in the Merge pane: the candidate's facts, each
+// open is enter: the candidate's facts, each
 // check with its log's tail, and the peer reviews, newest first.
-func (m *Model) openMerge() tea.Cmd {
-	r := m.merge.row()
+func (l *mergeList) open(pc *paneCtx) tea.Msg {
+	r := l.row()
 	if r == nil {
 		return nil
 	}
-	t, s := m.opt.Tree, *r
-	return m.openDetail("merge\x00"+s.Slug, s.Slug+" · "+string(s.State), func() func(m *Model) []string {
+	t, s := pc.opt.Tree, *r
+	return detailReq{"merge\x00" + s.Slug, s.Slug + " · " + string(s.State), func() func(*paneCtx) []string {
 		logs := make([][]string, len(s.Checks))
 		logErrs := make([]error, len(s.Checks))
 		for i, c := range s.Checks {
@@ -1054,18 +1045,16 @@ func (m *Model) openMerge() tea.Cmd {
 		for i, rv := range s.Reviews {
 			texts[i], _, textErrs[i] = t.ReadReviewText(rv.Path)
 		}
-		return func(m *Model) []string {
-			return m.mergeDetail(&s, logs, logErrs, texts, textErrs)
-		}
-	})
+		return func(pc *paneCtx) []string { return mergeDetail(pc.common, &s, logs, logErrs, texts, textErrs) }
+	}}
 }
 
-func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error, texts []string, textErrs []error) []string {
+func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error, texts []string, textErrs []error) []string {
 	line := termtext.Line
 	out := []string{
 		line(s.Branch + " @ " + short(s.Commit) + " · " + aheadBehind(s) + " against base " + short(s.Base)),
 	}
-	if w := m.whyOf(s); w != "" {
+	if w := cm.whyOf(s); w != "" {
 		out = append(out, line("why: "+w))
 	}
 	if s.Author != "" {
@@ -1078,7 +1067,7 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 		out = append(out, line("approved by "+s.ApprovedBy))
 	case s.Approval != nil:
 		out = append(out, line("approve by "+s.Approval.By+" of "+short(s.Approval.Commit)+" is stale: the branch moved since"))
-	case m.opt.ReadOnly:
+	case cm.opt.ReadOnly:
 		out = append(out, "not approved") // a viewer's screen names no action
 	default:
 		out = append(out, "not approved (A approves)")
@@ -1087,19 +1076,19 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 		out = append(out, line("candidate "+short(s.Candidate)+" · tree "+short(s.Tree)))
 	}
 	if v := s.ScopeViolations; len(v) > 0 {
-		out = append(out, "", m.st.Title.Render(line("⚠ Out of scope: "+countPaths(len(v))+" its plan's scope does not allow")))
+		out = append(out, "", cm.st.Title.Render(line("⚠ Out of scope: "+countPaths(len(v))+" its plan's scope does not allow")))
 		for _, p := range v {
 			out = append(out, "  "+line(p))
 		}
 	}
-	out = append(out, "", m.st.Title.Render("Checks")+"  "+m.st.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
+	out = append(out, "", cm.st.Title.Render("Checks")+"  "+cm.st.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
 	if len(s.Checks) == 0 {
-		out = append(out, "  "+line(orWords(m.whyOf(s), "no checks configured")))
+		out = append(out, "  "+line(orWords(cm.whyOf(s), "no checks configured")))
 	}
 	for i, c := range s.Checks {
 		facts := checkGlyph(c.Result) + " " + c.Name + " " + string(c.Result)
 		if c.Log != "" {
-			facts += " · exit " + itoa(c.Exit) + " · " + c.Took.Round(time.Millisecond).String() + " · " + relTo(m.opt.Tree.Project, c.Log)
+			facts += " · exit " + itoa(c.Exit) + " · " + c.Took.Round(time.Millisecond).String() + " · " + relTo(cm.opt.Tree.Project, c.Log)
 		}
 		if c.Note != "" {
 			facts += " · " + c.Note
@@ -1109,10 +1098,10 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 			out = append(out, "    "+line("log: "+logErrs[i].Error()))
 		}
 		for _, l := range logs[i] {
-			out = append(out, "    "+m.st.Dim.Render(line(l)))
+			out = append(out, "    "+cm.st.Dim.Render(line(l)))
 		}
 	}
-	out = append(out, "", m.st.Title.Render("Peer reviews, newest first"))
+	out = append(out, "", cm.st.Title.Render("Peer reviews, newest first"))
 	if len(s.Reviews) == 0 {
 		out = append(out, "  none yet (v asks another worker for one)")
 	}
@@ -1121,7 +1110,7 @@ func (m *Model) mergeDetail(s *landing.Status, logs [][]string, logErrs []error,
 		if rv.Stale {
 			head += " · stale: the branch moved since"
 		}
-		out = append(out, "", m.st.Bold.Render(line(head)))
+		out = append(out, "", cm.st.Bold.Render(line(head)))
 		if textErrs[i] != nil {
 			out = append(out, "  "+line(textErrs[i].Error()))
 			continue

@@ -606,7 +606,7 @@ func TestMergeApprovedRowNamesTheKey(t *testing.T) {
 		t.Errorf("the approved row: %q", r)
 	}
 	h.m.opt.ReadOnly = true
-	h.m.merge.rebuild(&h.m)
+	h.m.merge.rebuild(h.m.ctx())
 	if r := row(); !strings.Contains(r, "approved by op; not queued yet") {
 		t.Errorf("a viewer's approved row: %q", r)
 	}

@@ -312,11 +312,11 @@ func (m *Model) leadToPlan(rel string) tea.Cmd {
 		p.lanePick[p.lane] = p.key()
 		p.lane, p.cursor, p.offset, p.keys = lane, 0, 0, nil
 	}
-	p.rebuild(m)
+	p.rebuild(m.ctx())
 	if !p.goTo(now) && p.filter.Value() != "" {
 		// The filter hides it: the operator asked for this plan.
 		p.filter.SetValue("")
-		p.rebuild(m)
+		p.rebuild(m.ctx())
 		p.goTo(now)
 	}
 	m.syncKeys()

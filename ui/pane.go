@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"fleetwatch/model"
+	"fleetwatch/workers"
 )
 
 type pane int
@@ -25,15 +26,17 @@ const (
 // it offers the key map is its table's selection.
 type paneModel interface {
 	setSize(w, h int)
-	rebuild(m *Model)
+	rebuild(c *paneCtx)
 	// update answers a key the pane owns; handled is false for the rest.
-	update(m *Model, msg tea.KeyMsg) (cmd tea.Cmd, handled bool)
-	view(m *Model, h int) []string
+	// What it asks of the root (a question, a detail, a command to run) is
+	// the message it returns (paneReq).
+	update(c *paneCtx, msg tea.KeyMsg) (req tea.Msg, handled bool)
+	view(c *paneCtx, h int) []string
 	list() *table
 	// selected is what the cursor is on, for the key map and the verbs.
 	selected() selection
-	// syncKeys enables the pane's own keys for the selection, m's.
-	syncKeys(m *Model, set setKey)
+	// syncKeys enables the pane's own keys for the selection.
+	syncKeys(c *paneCtx, set setKey)
 	// filterOf is the pane's own filter (filter.go).
 	filterOf() *paneFilter
 }
@@ -65,48 +68,54 @@ var paneSpecs = [paneCount]struct {
 
 func (m *Model) paneOf(p pane) paneModel { return paneSpecs[p].of(m) }
 
-// current is the shown pane's table.
-func (m *Model) current() *table { return m.paneOf(m.pane).list() }
-
-func (m *Model) selection() selection { return m.paneOf(m.pane).selected() }
-
-func (m *Model) selectedPlan() *model.BoardRow { return m.selection().row }
-
-// target is the plan an action applies to and its lease: the selected plan,
-// or the selected lease's plan.
-func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
-	s := m.selection()
-	return s.rel, s.row, s.lease
-}
+// What a pane asks of the root, returned from its update for route (ui.go)
+// to do at once: a tea.Cmd is run as it is; the rest open an overlay or
+// say something, which only the root may.
+type (
+	// askReq asks a question about rel (ask, dialog.go); with verb set,
+	// its action goes through the remote backend in a remote project
+	// (remoteOr), else it is local.
+	askReq struct {
+		d     *dialog
+		rel   string
+		lease *model.Lease
+		verb  model.Verb
+		local func(model.Lane, string) tea.Cmd
+	}
+	// detailReq opens a detail; read runs off the UI goroutine and must
+	// copy what it needs (openDetail, detail.go).
+	detailReq struct {
+		id, title string
+		read      func() func(c *paneCtx) []string
+	}
+	// diffReq opens a diff computed off the UI goroutine (openDiff, diff.go).
+	diffReq struct {
+		what, req string
+		compute   func() (workers.Diff, error)
+	}
+	// statusReq says text in the status line.
+	statusReq struct {
+		text string
+		err  bool
+	}
+	// openReq pushes an overlay as it is.
+	openReq struct{ o overlay }
+	// logsReq opens the logs of the marked workers, else the selected one
+	// (openLogs, logs.go).
+	logsReq struct{}
+	// moveReq moves the shown pane's cursor (moveCursor, input.go).
+	moveReq int
+	// selectedReq: the pane's selection changed under the root (another
+	// lane), so the keys and the preview follow it.
+	selectedReq struct{}
+	// readerReq opens the selected plan full screen.
+	readerReq struct{}
+	// newPlanReq and editReq start writing a plan (newplan.go, edit.go).
+	newPlanReq struct{}
+	editReq    struct{}
+	// batchReq is several requests, done in order.
+	batchReq []tea.Msg
+)
 
 // setKey enables a binding or not, and remembers why for its keys.
 type setKey func(b *key.Binding, ok bool, why string)
-
-// syncKeys enables the actions that apply to the selection and remembers
-// why the others do not. Each pane sets its own keys; the shown pane goes
-// last, so where panes share a key its reason is the one said.
-func (m *Model) syncKeys() {
-	set := func(b *key.Binding, ok bool, why string) {
-		b.SetEnabled(ok)
-		m.off[b] = why
-		for _, k := range b.Keys() {
-			m.why[k] = why
-		}
-	}
-	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
-	for p := range paneCount {
-		if p != m.pane {
-			m.paneOf(p).syncKeys(m, set)
-		}
-	}
-	m.paneOf(m.pane).syncKeys(m, set)
-	m.refuseKeys(set)
-}
-
-// rebuild derives every pane's rows from the latest data.
-func (m *Model) rebuild() {
-	for p := range paneCount {
-		m.paneOf(p).rebuild(m)
-	}
-	m.syncKeys()
-}

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,21 +34,24 @@ type planList struct {
 	want string
 }
 
-func (p *planList) rebuild(m *Model) {
+func (p *planList) rebuild(pc *paneCtx) {
+	d := pc.d
 	p.rows = p.rows[:0]
 	clear(p.matched)
-	if m.d != nil {
-		p.rows = m.filterPlans(p.rows, p.lane, p.needle(), p.matched)
+	if d != nil {
+		p.rows = d.filterPlans(p.rows, p.lane, p.needle(), p.matched)
 	}
-	p.cols = planColumns(p.width, p.wantFor(m), p.lane.Ready())
+	p.cols = planColumns(p.width, p.wantFor(d), p.lane.Ready())
 	p.cols.parked = p.lane.Parked()
 	keys := make([]string, len(p.rows))
 	for i, r := range p.rows {
 		keys[i] = r.Plan.Rel
 	}
 	c := p.cols
-	p.set(keys, func(m *Model, i int, sel bool) string { return m.planLine(m.plans.rows[i], c, sel) })
-	if p.want != "" && m.d != nil && m.d.rels[p.want] {
+	p.set(keys, func(m *Model, i int, sel bool) string {
+		return m.finish(planLine(m.common, m.d, m.plans.rows[i], c, sel), sel)
+	})
+	if p.want != "" && d.has(p.want) {
 		p.goTo(p.want) // once: a filter hiding it leaves the cursor be
 		p.want = ""
 	}
@@ -62,39 +67,37 @@ func (p *planList) selected() selection {
 
 // update answers the Plans pane's own keys: lanes, the filter, the
 // preview, and the verbs on the selected plan.
-func (p *planList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Plans
+func (p *planList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.keys.Plans
 	switch {
 	case key.Matches(msg, k.PrevLane):
-		return m.switchLane(-1), true
+		return p.switchLane(pc, -1), true
 	case key.Matches(msg, k.NextLane):
-		return m.switchLane(1), true
+		return p.switchLane(pc, 1), true
 	case key.Matches(msg, k.PreviewDown):
 		p.pv.vp.HalfPageDown()
 	case key.Matches(msg, k.PreviewUp):
 		p.pv.vp.HalfPageUp()
 	case key.Matches(msg, k.Preview):
-		m.stack.push(&reader{})
-		m.layout()
-		return m.schedulePreview(), true
+		return readerReq{}, true
 	case key.Matches(msg, k.Diff):
-		return m.diffPlan(), true
+		return p.diff(pc), true
 	case key.Matches(msg, k.New):
-		return m.askNewPlan(), true
+		return newPlanReq{}, true
 	case key.Matches(msg, k.Edit):
-		return m.askEdit(), true
+		return editReq{}, true
 	default:
-		if cmd, ok := m.verbKey(msg); ok {
-			return cmd, true
+		if req, ok := p.verbKey(pc, msg); ok {
+			return req, true
 		}
-		return m.candidateKey(msg)
+		return pc.queue.candidateKey(pc, msg)
 	}
 	return nil, true
 }
 
-func (p *planList) syncKeys(m *Model, set setKey) {
-	k, onPlans := &m.keys.Plans, m.pane == plansPane
-	rel, row, _ := m.target()
+func (p *planList) syncKeys(pc *paneCtx, set setKey) {
+	k, onPlans := &pc.keys.Plans, pc.shown == plansPane
+	rel, row := pc.target.rel, pc.target.row
 	lane := model.Rel(rel).Lane()
 	onPlan := row != nil
 	// Which lane each verb takes a plan from is the verb table's word.
@@ -103,26 +106,26 @@ func (p *planList) syncKeys(m *Model, set setKey) {
 	set(&k.Park, takes(model.Park), "park: select a ready or in-progress plan")
 	set(&k.Return, takes(model.Return), "return: select a parked or in-progress plan")
 	set(&k.Complete, takes(model.Complete), "complete: select an in-progress plan")
-	release, recover := m.releaseRecover()
+	release, recover := pc.releaseRecover()
 	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
 	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
 	set(&k.Preview, onPlan, "preview: select a plan")
 	set(&k.Diff, onPlan, "diff: select a plan, a worktree or a worker")
-	inline := onPlan && m.previewShown() && !m.reading()
+	// The preview shows below the plans, not full screen.
+	_, ph := pc.plansSplit(pc.height - 2)
+	inline := onPlan && onPlans && ph > 0 && !pc.reading
 	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
 	set(&k.NextLane, onPlans, "lanes: switch to the plans pane (1)")
-	set(&k.New, onPlans && m.d != nil, "new plan: switch to the plans pane (1)")
+	set(&k.New, onPlans && pc.d != nil, "new plan: switch to the plans pane (1)")
 	set(&k.Edit, onPlans && onPlan, "edit: select a plan")
 	if onPlans {
 		// Synced last here: A and X are the selected plan's candidate's,
 		// not the inbox's.
-		m.candidateKeys(set)
+		pc.queue.candidateKeys(pc, set)
 	}
 }
-
-func (p *planList) view(m *Model, h int) []string { return m.plansView(h) }
 
 // PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
 type PlanKeys struct {
@@ -310,8 +313,8 @@ func whoText(r *model.BoardRow, now float64) (string, int) {
 
 // planLine renders one row; a selected row keeps its colours under the
 // highlight.
-func (m *Model) planLine(r *model.BoardRow, c planCols, selected bool) string {
-	plain := m.plain
+func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool) string {
+	plain := cm.plain
 	style := func(s string, st func(...string) string) string {
 		if plain {
 			return s
@@ -321,24 +324,24 @@ func (m *Model) planLine(r *model.BoardRow, c planCols, selected bool) string {
 	var b strings.Builder
 	// A plan check warns about is marked in the gutter: its preview says why.
 	gut := gutter(selected)
-	if len(m.lintOf(r.Plan.Rel)) > 0 {
-		gut = gut[:len(gut)-1] + style("!", m.st.Warn.Render)
+	if len(d.lintOf(r.Plan.Rel)) > 0 {
+		gut = gut[:len(gut)-1] + style("!", cm.st.Warn.Render)
 	}
 	b.WriteString(gut)
 	live := pickable(r)
 	mark := " "
 	switch {
 	case live:
-		mark = style("●", m.st.Good.Render)
+		mark = style("●", cm.st.Good.Render)
 	case r.Plan.Lane.Ready():
-		mark = style("○", m.st.Dim.Render)
+		mark = style("○", cm.st.Dim.Render)
 	}
 	b.WriteString(mark + " ")
 	dimIf := func(s string) string {
 		if live || !r.Plan.Lane.Ready() {
 			return s
 		}
-		return style(s, m.st.Dim.Render)
+		return style(s, cm.st.Dim.Render)
 	}
 	b.WriteString(dimIf(fit(termtext.Line(r.Plan.Slug), c.slug)) + " ")
 	if c.title > 0 {
@@ -346,36 +349,36 @@ func (m *Model) planLine(r *model.BoardRow, c planCols, selected bool) string {
 	}
 	b.WriteString(fit(r.Plan.Header.Priority, c.pri) + " " + fit(valueShort(r.Plan.Header.Value), c.val) + " ")
 	if p := r.Person(); p != "" && r.Plan.Lane.Ready() {
-		b.WriteString(style(fit("person: "+termtext.Line(p), 4*(c.tier+1)-1), m.st.Warn.Render) + " ")
+		b.WriteString(style(fit("person: "+termtext.Line(p), 4*(c.tier+1)-1), cm.st.Warn.Render) + " ")
 	} else {
 		for k := range model.Tiers {
 			s, ok := tierCell(r, k, c.tier)
 			cell := fitRight(s, c.tier)
 			if ok {
-				cell = style(cell, m.st.Good.Render)
+				cell = style(cell, cm.st.Good.Render)
 			} else {
-				cell = style(cell, m.st.Dim.Render)
+				cell = style(cell, cm.st.Dim.Render)
 			}
 			b.WriteString(cell + " ")
 		}
 	}
-	if deps, met := m.whyText(r); met && c.deps > 0 {
+	if deps, met := d.whyText(r); met && c.deps > 0 {
 		b.WriteString(fit(deps, c.deps))
 	} else if c.deps > 0 {
-		b.WriteString(style(fit(deps, c.deps), m.st.Bad.Render))
+		b.WriteString(style(fit(deps, c.deps), cm.st.Bad.Render))
 	}
 	if c.who > 0 {
-		who, state := whoText(r, m.now)
+		who, state := whoText(r, cm.now)
 		cell := fit(who, c.who)
 		switch state {
 		case 1:
-			cell = style(cell, m.st.Info.Render)
+			cell = style(cell, cm.st.Info.Render)
 		case -1:
-			cell = style(cell, m.st.Bad.Render)
+			cell = style(cell, cm.st.Bad.Render)
 		}
 		b.WriteString(" " + cell)
 	}
-	return m.finish(b.String(), selected)
+	return b.String()
 }
 
 func valueShort(v string) string {
@@ -407,9 +410,9 @@ func matches(r *model.BoardRow, f string) bool {
 // rows. Ten thousand rows are measured on every refresh, so it allocates
 // nothing per row: a string no longer in bytes than the widest so far
 // cannot be wider.
-func (p *planList) measurePlans(m *Model, rows []*model.BoardRow) planWant {
+func (p *planList) measurePlans(d *data, rows []*model.BoardRow) planWant {
 	w := planWant{slug: 4, title: 5, deps: 4, tier: 1}
-	if p.skipW == nil || m.d == nil || len(p.skipW) > 2*len(m.d.board.Rows)+64 {
+	if p.skipW == nil || d == nil || len(p.skipW) > 2*len(d.board.Rows)+64 {
 		p.skipW = map[string]int{} // plans gone since are dropped
 	}
 	for _, r := range rows {
@@ -424,7 +427,7 @@ func (p *planList) measurePlans(m *Model, rows []*model.BoardRow) planWant {
 				w.tier = max(w.tier, digits(c.Rank)+len(unknownMark(c)))
 			}
 		}
-		w.deps = max(w.deps, m.whyWidth(r, p.skipW, w.deps))
+		w.deps = max(w.deps, d.whyWidth(r, p.skipW, w.deps))
 		who := 0
 		switch l := r.Lease; {
 		case l != nil && l.Corrupt != "":
@@ -466,10 +469,10 @@ type measuredPlans struct {
 }
 
 // wantFor is measurePlans of the rows just selected, remembered.
-func (p *planList) wantFor(m *Model) planWant {
-	key := measuredPlans{d: m.d, lane: p.lane, needle: p.needle()}
-	if m.d == nil || p.measured.d != key.d || p.measured.lane != key.lane || p.measured.needle != key.needle {
-		key.want = p.measurePlans(m, p.rows)
+func (p *planList) wantFor(d *data) planWant {
+	key := measuredPlans{d: d, lane: p.lane, needle: p.needle()}
+	if d == nil || p.measured.d != key.d || p.measured.lane != key.lane || p.measured.needle != key.needle {
+		key.want = p.measurePlans(d, p.rows)
 		p.measured = key
 	}
 	return p.measured.want
@@ -483,9 +486,9 @@ const titleKeep = 12
 // width up to atMost when the text is no wider (all the caller needs).
 // Why a ready plan is skipped is the board's Problem, measured once per
 // plan (skips).
-func (m *Model) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) int {
+func (d *data) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) int {
 	if r.Plan.Lane.Parked() {
-		s, _ := m.whyText(r)
+		s, _ := d.whyText(r)
 		return cellWidth(s)
 	}
 	if r.Plan.Lane.Ready() && r.Problem != "" {
@@ -530,16 +533,16 @@ func digits(n int) int {
 
 // filterPlans appends lane's rows that match f to dst; while a filter
 // applies it looks in every lane and counts each lane's matches.
-func (m *Model) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, matched map[model.Lane]int) []*model.BoardRow {
+func (d *data) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, matched map[model.Lane]int) []*model.BoardRow {
 	if f == "" {
-		rows := m.d.board.Lane(lane)
+		rows := d.board.Lane(lane)
 		for i := range rows {
 			dst = append(dst, &rows[i])
 		}
 		return dst
 	}
 	for _, l := range model.Lanes {
-		rows := m.d.board.Lane(l)
+		rows := d.board.Lane(l)
 		for i := range rows {
 			if matches(&rows[i], f) {
 				matched[l]++
@@ -554,17 +557,16 @@ func (m *Model) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, ma
 
 // laneCount is a lane's count for the lane list: its plans, or while a
 // filter applies its matches of its plans ("3/12").
-func (m *Model) laneCount(l model.Lane) string {
-	if !m.plans.active() {
-		return itoa(m.count(l))
+func (p *planList) laneCount(d *data, l model.Lane) string {
+	if !p.active() {
+		return itoa(d.count(l))
 	}
-	return itoa(m.plans.matched[l]) + "/" + itoa(m.count(l))
+	return itoa(p.matched[l]) + "/" + itoa(d.count(l))
 }
 
 // laneWithMatches moves to the first lane with a match when the shown lane
 // has none, so enter on a filter lands on what it found.
-func (m *Model) laneWithMatches() {
-	p := &m.plans
+func (p *planList) laneWithMatches() {
 	if p.len() > 0 || !p.active() {
 		return
 	}
@@ -578,77 +580,103 @@ func (m *Model) laneWithMatches() {
 	}
 }
 
-func (m *Model) plansView(h int) []string {
-	rows := m.plans.lines(m, "")
-	if m.plans.len() == 0 {
-		msg := "no plans in " + string(m.plans.lane) + "/"
+func (p *planList) view(pc *paneCtx, h int) []string {
+	d := pc.d
+	rows := pc.lines(&p.table, "")
+	if p.len() == 0 {
+		msg := "no plans in " + string(p.lane) + "/"
 		switch {
-		case m.d == nil:
+		case d == nil:
 			msg = "reading the tree…"
-		case m.plans.active():
-			msg = "no plan in " + string(m.plans.lane) + "/ matches /" + termtext.Line(m.plans.filter.Value()) + " (esc clears)"
+		case p.active():
+			msg = "no plan in " + string(p.lane) + "/ matches /" + termtext.Line(p.filter.Value()) + " (esc clears)"
 		}
-		rows[0] = "  " + m.st.Dim.Render(msg)
+		rows[0] = "  " + pc.st.Dim.Render(msg)
 	}
-	table := append([]string{m.st.Header.Render(m.plans.cols.header())}, rows...)
-	if !m.wide {
-		return append([]string{m.laneStrip()}, table...)
+	table := append([]string{pc.st.Header.Render(p.cols.header())}, rows...)
+	if !pc.wide {
+		return append([]string{p.laneStrip(pc.common, d)}, table...)
 	}
-	th, ph := m.plansSplit(h)
-	title := string(m.plans.lane) + " · " + itoa(m.count(m.plans.lane))
-	if m.plans.active() {
-		title = string(m.plans.lane) + " · " + itoa(m.plans.len()) + " of " + itoa(m.count(m.plans.lane)) + " · /" + termtext.Line(m.plans.filter.Value())
+	th, ph := pc.plansSplit(h)
+	title := string(p.lane) + " · " + itoa(d.count(p.lane))
+	if p.active() {
+		title = string(p.lane) + " · " + itoa(p.len()) + " of " + itoa(d.count(p.lane)) + " · /" + termtext.Line(p.filter.Value())
 	}
-	right := m.box(title, m.plans.scrollHint(), table, m.cols-laneBoxWidth, th, true)
+	right := pc.box(title, p.scrollHint(), table, pc.cols-laneBoxWidth, th, true)
 	if ph > 0 {
-		right = append(right, m.previewBox(ph)...)
+		right = append(right, p.previewBox(pc.common, ph)...)
 	}
-	return beside(m.laneBox(h), right)
+	return beside(p.laneBox(pc, h), right)
 }
 
-func (m *Model) count(l model.Lane) int {
-	if m.d == nil {
+// count is how many plans lane l holds.
+func (d *data) count(l model.Lane) int {
+	if d == nil {
 		return 0
 	}
-	return m.d.board.Counts[l]
+	return d.board.Counts[l]
 }
 
-func (m *Model) laneBox(h int) []string {
+func (p *planList) laneBox(pc *paneCtx, h int) []string {
 	var lines []string
 	for _, l := range model.Lanes {
-		n := m.laneCount(l)
+		n := p.laneCount(pc.d, l)
 		// A long "matches/plans" count takes room from the name.
 		name := laneBoxWidth - 4 - max(5, len(n))
-		line := gutter(l == m.plans.lane) + fit(string(l), name) + fitRight(n, max(5, len(n)))
-		if l == m.plans.lane {
-			line = m.highlight(line)
+		line := gutter(l == p.lane) + fit(string(l), name) + fitRight(n, max(5, len(n)))
+		if l == p.lane {
+			line = pc.highlight(line)
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, "", m.st.Dim.Render(" ←/→ switch lanes"))
-	return m.box("Lanes", "", lines, laneBoxWidth, h, false)
+	lines = append(lines, "", pc.st.Dim.Render(" ←/→ switch lanes"))
+	return pc.box("Lanes", "", lines, laneBoxWidth, h, false)
+}
+
+// previewBox is the selected plan's preview below the table.
+func (p *planList) previewBox(c *common, h int) []string {
+	title := "preview"
+	if r := p.selected().row; r != nil {
+		title = termtext.Line(r.Plan.Rel)
+	}
+	hint := ""
+	if p.pv.vp.TotalLineCount() > p.pv.vp.Height {
+		hint = "ctrl+d/u scroll · enter to read all"
+	}
+	pv := &p.pv
+	key := fmt.Sprint(pv.gen, "\x00", pv.vp.YOffset, "\x00", pv.vp.Width, "\x00", pv.vp.Height, "\x00", c.cols, "\x00", h, "\x00", title, "\x00", hint)
+	if pv.drawn.key == key {
+		return slices.Clone(pv.drawn.lines) // callers may pad the lines in place
+	}
+	lines := strings.Split(pv.vp.View(), "\n")
+	for i := range lines {
+		lines[i] = " " + lines[i]
+	}
+	out := c.box(title, hint, lines, c.cols-laneBoxWidth, h, false)
+	pv.drawn.key, pv.drawn.lines = key, slices.Clone(out)
+	return out
 }
 
 // laneStrip is the lanes on one line for narrow terminals, abbreviated when
 // the full names do not fit; the selected lane is bracketed.
-func (m *Model) laneStrip() string {
+func (p *planList) laneStrip(cm *common, d *data) string {
 	// short: 0 full names, 1 short names but the selected lane's, 2 all
 	// short, 3 all short and a filter's matches without the lane's total.
 	build := func(short int) string {
 		var parts []string
 		for _, l := range model.Lanes {
 			name := string(l)
-			if short >= 2 || short == 1 && l != m.plans.lane {
+			if short >= 2 || short == 1 && l != p.lane {
 				name = laneShort[l]
 			}
-			part := name + " " + m.laneCount(l)
+			part := name + " " + p.laneCount(d, l)
 			if short == 3 {
-				part = name + " " + itoa(m.plans.matched[l])
+				part = name + " " + itoa(p.matched[l])
 			}
-			if l == m.plans.lane {
+			if l == p.lane {
 				part = "[" + part + "]"
-				if !m.plain {
-					part = m.st.TabActive.Render(part)
+				if !cm.plain {
+					part = cm.st.TabActive.Render(part)
 				}
 			} else {
 				part = " " + part + " "
@@ -659,57 +687,54 @@ func (m *Model) laneStrip() string {
 	}
 	s := build(0)
 	last := 2
-	if m.plans.active() {
+	if p.active() {
 		last = 3
 	}
-	for short := 1; short <= last && ansi.StringWidth(s) > m.cols; short++ {
+	for short := 1; short <= last && ansi.StringWidth(s) > cm.cols; short++ {
 		s = build(short)
 	}
 	return s
 }
 
-func (m *Model) switchLane(d int) tea.Cmd {
+func (p *planList) switchLane(pc *paneCtx, d int) tea.Msg {
 	i := 0
 	for j, l := range model.Lanes {
-		if l == m.plans.lane {
+		if l == p.lane {
 			i = j
 		}
 	}
-	m.plans.lanePick[m.plans.lane] = m.plans.key()
-	m.plans.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
-	m.plans.cursor, m.plans.offset = 0, 0
-	m.plans.keys = nil
-	m.plans.rebuild(m)
-	m.plans.goTo(m.plans.lanePick[m.plans.lane])
-	m.syncKeys()
-	return m.schedulePreview()
+	p.lanePick[p.lane] = p.key()
+	p.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
+	p.cursor, p.offset = 0, 0
+	p.keys = nil
+	p.rebuild(pc)
+	p.goTo(p.lanePick[p.lane])
+	return selectedReq{}
 }
 
 // verbKey asks before a verb on the selected plan; the bindings that
 // cannot apply are disabled.
-func (m *Model) verbKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Plans
+func (p *planList) verbKey(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.keys.Plans
 	switch {
 	case key.Matches(msg, k.Promote):
-		m.askPromote()
+		return p.askPromote(pc), true
 	case key.Matches(msg, k.Park):
-		return m.askPark(), true
+		return p.askPark(pc), true
 	case key.Matches(msg, k.Return):
-		m.askReturn()
+		return p.askReturn(pc), true
 	case key.Matches(msg, k.Release):
-		m.askRelease()
+		return pc.askRelease(), true
 	case key.Matches(msg, k.Recover):
-		m.askRecover()
+		return pc.askRecover(), true
 	case key.Matches(msg, k.Complete):
-		m.askComplete()
-	default:
-		return nil, false
+		return p.askComplete(pc), true
 	}
-	return nil, true
+	return nil, false
 }
 
-func (m *Model) askPromote() {
-	rel, row, lease := m.target()
+func (p *planList) askPromote(pc *paneCtx) tea.Msg {
+	rel, row, lease := pc.target.rel, pc.target.row, pc.target.lease
 	problems := planfs.PromoteProblems(row.Plan.Header)
 	body := []string{"Move " + rel + " to a ready lane, where agents can pick it."}
 	for _, p := range problems {
@@ -719,68 +744,62 @@ func (m *Model) askPromote() {
 	if len(problems) > 0 {
 		verb = "promote anyway"
 	}
-	t, agent, force := m.opt.Tree, m.opt.Agent, len(problems) > 0
-	m.ask(&dialog{
+	t, agent, force := pc.opt.Tree, pc.opt.Agent, len(problems) > 0
+	return askReq{d: &dialog{
 		title: "Promote " + row.Plan.Slug, body: body, verb: verb,
 		choices: []model.Lane{model.Features, model.Bugs},
-		do: m.remoteOr(model.Promote, rel, lease, func(to model.Lane, _ string) tea.Cmd {
-			return promoteCmd(t, rel, to, agent, force)
-		}),
-	}, rel, lease)
+	}, rel: rel, lease: lease, verb: model.Promote, local: func(to model.Lane, _ string) tea.Cmd {
+		return promoteCmd(t, rel, to, agent, force)
+	}}
 }
 
-func (m *Model) askPark() tea.Cmd {
-	rel, row, lease := m.target()
+func (p *planList) askPark(pc *paneCtx) tea.Msg {
+	rel, row, lease := pc.target.rel, pc.target.row, pc.target.lease
 	lane := model.Rel(rel).Lane()
-	in := m.textField()
+	in := pc.textField()
 	in.Placeholder = "why (goes to the event log)"
 	in.CharLimit = 300
 	in.Width = 50
 	cmd := in.Focus()
 	body := []string{"Set " + rel + " aside; u returns it to where it came from."}
 	if lease != nil || lane == model.InProgress {
-		body = append(body, m.holder(lease))
+		body = append(body, pc.holder(lease))
 	}
-	body = append(body, m.takes(lease, "Parking")...)
-	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, lane)
-	m.ask(&dialog{
+	body = append(body, pc.takes(lease, "Parking")...)
+	t, agent, force := pc.opt.Tree, pc.opt.Agent, pc.force(lease, lane)
+	return batchReq{askReq{d: &dialog{
 		title: "Park " + row.Plan.Slug, body: body, verb: "park", input: &in,
 		choices: []model.Lane{model.Blocked, model.Ambiguous},
-		do: m.remoteOr(model.Park, rel, lease, func(to model.Lane, reason string) tea.Cmd {
-			return parkCmd(t, rel, to, agent, reason, force)
-		}),
-	}, rel, lease)
-	return cmd
+	}, rel: rel, lease: lease, verb: model.Park, local: func(to model.Lane, reason string) tea.Cmd {
+		return parkCmd(t, rel, to, agent, reason, force)
+	}}, cmd}
 }
 
-func (m *Model) askReturn() {
-	rel, row, lease := m.target()
+func (p *planList) askReturn(pc *paneCtx) tea.Msg {
+	rel, row, lease := pc.target.rel, pc.target.row, pc.target.lease
 	lane := model.Rel(rel).Lane()
 	body := []string{"Send " + rel + " back to the ready lane it came from."}
 	if lane == model.InProgress {
-		body = append(body, m.holder(lease))
+		body = append(body, pc.holder(lease))
 	}
-	body = append(body, m.takes(lease, "Returning")...)
-	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, lane)
-	m.ask(&dialog{
-		title: "Return " + row.Plan.Slug, body: body, verb: "return",
-		do: m.remoteOr(model.Return, rel, lease, func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }),
-	}, rel, lease)
+	body = append(body, pc.takes(lease, "Returning")...)
+	t, agent, force := pc.opt.Tree, pc.opt.Agent, pc.force(lease, lane)
+	return askReq{d: &dialog{title: "Return " + row.Plan.Slug, body: body, verb: "return"}, rel: rel, lease: lease,
+		verb: model.Return, local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
 }
 
-func (m *Model) askComplete() {
-	rel, row, lease := m.target()
+func (p *planList) askComplete(pc *paneCtx) tea.Msg {
+	rel, row, lease := pc.target.rel, pc.target.row, pc.target.lease
 	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
-		m.holder(lease)}
-	body = append(body, m.takes(lease, "Completing")...)
-	t, agent, force := m.opt.Tree, m.opt.Agent, m.force(lease, model.InProgress)
-	m.ask(&dialog{
+		pc.holder(lease)}
+	body = append(body, pc.takes(lease, "Completing")...)
+	t, agent, force := pc.opt.Tree, pc.opt.Agent, pc.force(lease, model.InProgress)
+	return askReq{d: &dialog{
 		title: "Complete " + row.Plan.Slug, body: body, verb: "move",
 		choices: []model.Lane{model.ReviewNeeded, model.Completed},
-		do: m.remoteOr(model.Complete, rel, lease, func(to model.Lane, _ string) tea.Cmd {
-			return completeCmd(t, rel, to, agent, force)
-		}),
-	}, rel, lease)
+	}, rel: rel, lease: lease, verb: model.Complete, local: func(to model.Lane, _ string) tea.Cmd {
+		return completeCmd(t, rel, to, agent, force)
+	}}
 }
 
 func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
@@ -811,28 +830,28 @@ func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force 
 	})
 }
 
-// diffPlan is `d` in the Plans pane: the plan's feature branch.
-func (m *Model) diffPlan() tea.Cmd {
-	r := m.selectedPlan()
+// diff is `d`: the selected plan's feature branch.
+func (p *planList) diff(pc *paneCtx) tea.Msg {
+	r := p.selected().row
 	if r == nil {
 		return nil
 	}
-	project, slug := m.opt.Tree.Project, model.SlugOf(path.Base(r.Plan.Rel))
-	return m.openDiff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (workers.Diff, error) {
+	project, slug := pc.opt.Tree.Project, model.SlugOf(path.Base(r.Plan.Rel))
+	return diffReq{"plan " + termtext.Line(slug), "plan\x00" + slug, func() (workers.Diff, error) {
 		return workers.DiffOfPlan(project, slug)
-	})
+	}}
 }
 
-// openOnFirstLane starts the Plans pane on the first lane that holds
-// plans, in the lanes' order, so nobody opens the cockpit on an empty one;
-// on an empty tree it stays on the first lane.
-func (m *Model) openOnFirstLane() {
-	if m.count(m.plans.lane) > 0 {
+// openOnFirstLane starts the pane on the first lane that holds plans, in
+// the lanes' order, so nobody opens the cockpit on an empty one; on an
+// empty tree it stays on the first lane.
+func (p *planList) openOnFirstLane(d *data) {
+	if d.count(p.lane) > 0 {
 		return
 	}
 	for _, l := range model.Lanes {
-		if m.count(l) > 0 {
-			m.plans.lane = l
+		if d.count(l) > 0 {
+			p.lane = l
 			return
 		}
 	}
@@ -842,8 +861,8 @@ func (m *Model) openOnFirstLane() {
 const laneBoxWidth = 22
 
 // plansSplit divides the wide plans pane between the table and the preview.
-func (m *Model) plansSplit(bodyH int) (table, prev int) {
-	if !m.wide || bodyH < 20 {
+func (c *common) plansSplit(bodyH int) (table, prev int) {
+	if !c.wide || bodyH < 20 {
 		return bodyH, 0
 	}
 	table = max(8, bodyH*11/20)

@@ -3,7 +3,6 @@ package ui
 import (
 	"crypto/sha256"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -191,7 +190,7 @@ func (m *Model) previewWidth() int { return max(20, m.plans.pv.vp.Width-2) }
 
 func (m *Model) previewWant(r *model.BoardRow) string {
 	// The note (park reason, lint) can change with the plan's file unchanged.
-	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth()) + "\x00" + m.previewNote(r)
+	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth()) + "\x00" + m.d.previewNote(r)
 }
 
 // schedulePreview renders the selected plan once the cursor rests on it.
@@ -215,29 +214,6 @@ func (m *Model) schedulePreview() tea.Cmd {
 		m.plans.pv.vp.GotoTop()
 	}
 	return tea.Tick(previewDelay, func(time.Time) tea.Msg { return previewDueMsg{seq: seq} })
-}
-
-func (m *Model) previewBox(h int) []string {
-	title := "preview"
-	if r := m.selectedPlan(); r != nil {
-		title = termtext.Line(r.Plan.Rel)
-	}
-	hint := ""
-	if m.plans.pv.vp.TotalLineCount() > m.plans.pv.vp.Height {
-		hint = "ctrl+d/u scroll · enter to read all"
-	}
-	pv := &m.plans.pv
-	key := fmt.Sprint(pv.gen, "\x00", pv.vp.YOffset, "\x00", pv.vp.Width, "\x00", pv.vp.Height, "\x00", m.cols, "\x00", h, "\x00", title, "\x00", hint)
-	if pv.drawn.key == key {
-		return slices.Clone(pv.drawn.lines) // callers may pad the lines in place
-	}
-	lines := strings.Split(pv.vp.View(), "\n")
-	for i := range lines {
-		lines[i] = " " + lines[i]
-	}
-	out := m.box(title, hint, lines, m.cols-laneBoxWidth, h, false)
-	pv.drawn.key, pv.drawn.lines = key, slices.Clone(out)
-	return out
 }
 
 func (m *Model) fullPreview(h int) []string {

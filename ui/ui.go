@@ -13,6 +13,10 @@
 // pane is one file named for it (plans.go, leases.go, worktrees.go,
 // workers.go, events.go, merge.go, inbox.go): its rows, its keys and why
 // they are off, its detail and its actions; internal/shape holds it so.
+// A pane never sees the Model: its methods take a paneCtx (context.go:
+// the shared context, the reading, the shown pane and its selection), and
+// what it asks of the root (a question, a detail, a diff, a status line)
+// it returns as a request, which route (below) answers in one place.
 //
 // Served over SSH, one Hub (hub.go) owns the watchers and does each
 // reading once for every session's model; a viewer's session
@@ -331,7 +335,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if r := m.selectedPlan(); r != nil {
-			return renderPreviewCmd(m.opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.previewNote(r), m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
+			return renderPreviewCmd(m.opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.d.previewNote(r), m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
 		}
 		return nil
 	case previewMsg:
@@ -384,7 +388,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.loaded(msg), true
 	case worktreesMsg:
 		m.trees.rows, m.trees.err = msg.states, msg.err
-		m.trees.rebuild(m)
+		m.trees.rebuild(m.ctx())
 		m.syncKeys() // enter opens a worktree once there is one
 		if m.treesReq.done() {
 			return m.requestTrees(), true
@@ -471,7 +475,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	first := m.d == nil
 	m.d, m.now = msg.d, msg.d.now
 	if first {
-		m.openOnFirstLane()
+		m.plans.openOnFirstLane(m.d)
 	}
 	m.rebuild()
 	m.dropStaleDialog()
@@ -541,7 +545,7 @@ func (m *Model) tick() tea.Cmd {
 	var cmds []tea.Cmd
 	if running {
 		m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
-		m.wrk.rebuild(m)
+		m.wrk.rebuild(m.ctx())
 		m.syncKeys()
 		cmds = append(cmds, m.lookForNotices(fromClock), m.radarDue())
 	}
@@ -595,4 +599,98 @@ func Run(opt Options) error {
 	// wake-ups (the only work an idle UI does) against the default 60.
 	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(opt.Out), tea.WithFPS(frameRate)).Run()
 	return err
+}
+
+// The root's side of the panes: what is shown and selected, their keys
+// and rows brought up to date, and what they ask for.
+
+// current is the shown pane's table.
+func (m *Model) current() *table { return m.paneOf(m.pane).list() }
+
+func (m *Model) selection() selection { return m.paneOf(m.pane).selected() }
+
+func (m *Model) selectedPlan() *model.BoardRow { return m.selection().row }
+
+// target is the plan an action applies to and its lease: the selected plan,
+// or the selected lease's plan.
+func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
+	s := m.selection()
+	return s.rel, s.row, s.lease
+}
+
+// syncKeys enables the actions that apply to the selection and remembers
+// why the others do not. Each pane sets its own keys; the shown pane goes
+// last, so where panes share a key its reason is the one said.
+func (m *Model) syncKeys() {
+	set := func(b *key.Binding, ok bool, why string) {
+		b.SetEnabled(ok)
+		m.off[b] = why
+		for _, k := range b.Keys() {
+			m.why[k] = why
+		}
+	}
+	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
+	c := m.ctx()
+	for p := range paneCount {
+		if p != m.pane {
+			m.paneOf(p).syncKeys(c, set)
+		}
+	}
+	m.paneOf(m.pane).syncKeys(c, set)
+	m.refuseKeys(set)
+}
+
+// rebuild derives every pane's rows from the latest data.
+func (m *Model) rebuild() {
+	c := m.ctx()
+	for p := range paneCount {
+		m.paneOf(p).rebuild(c)
+	}
+	m.syncKeys()
+}
+
+// route does what a pane asked for by the message its key returned: the
+// one place a pane's requests reach the root.
+func (m *Model) route(req tea.Msg) tea.Cmd {
+	switch r := req.(type) {
+	case nil:
+		return nil
+	case tea.Cmd:
+		return r
+	case askReq:
+		if r.verb != "" {
+			r.d.do = m.remoteOr(r.verb, r.rel, r.lease, r.local)
+		}
+		m.ask(r.d, r.rel, r.lease)
+	case detailReq:
+		return m.openDetail(r.id, r.title, r.read)
+	case diffReq:
+		return m.openDiff(r.what, r.req, r.compute)
+	case statusReq:
+		m.setStatus(r.text, r.err)
+	case openReq:
+		m.stack.push(r.o)
+	case logsReq:
+		return m.openLogs()
+	case moveReq:
+		return m.moveCursor(int(r))
+	case selectedReq:
+		m.syncKeys()
+		return m.schedulePreview()
+	case readerReq:
+		m.stack.push(&reader{})
+		m.layout()
+		return m.schedulePreview()
+	case newPlanReq:
+		return m.askNewPlan()
+	case editReq:
+		return m.askEdit()
+	case batchReq:
+		cmds := make([]tea.Cmd, len(r))
+		for i, q := range r {
+			cmds[i] = m.route(q)
+		}
+		return tea.Batch(cmds...)
+	}
+	return nil
 }

@@ -53,7 +53,7 @@ func TestPromoteDraftToBugs(t *testing.T) {
 		t.Errorf("status line %q does not say what happened", f)
 	}
 	// The screen was reloaded: drafts now holds one plan.
-	if n := h.m.count(model.Drafts); n != 1 {
+	if n := h.m.d.count(model.Drafts); n != 1 {
 		t.Errorf("drafts count %d after the reload, want 1", n)
 	}
 }

@@ -21,7 +21,7 @@ func (m Model) View() string {
 	if top := m.stack.top(); top != nil {
 		body = top.view(&m, bodyH)
 	} else {
-		body = m.paneOf(m.pane).view(&m, bodyH)
+		body = m.paneOf(m.pane).view(m.ctx(), bodyH)
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.ink(m.headerLine()))
@@ -243,20 +243,20 @@ type helpMemo struct {
 }
 
 // tableBox draws a pane's table: boxed on wide terminals, bare on narrow.
-func (m *Model) tableBox(title, header string, t *table, h int, empty string) []string {
-	rows := t.lines(m, "")
+func (c *paneCtx) tableBox(title, header string, t *table, h int, empty string) []string {
+	rows := c.lines(t, "")
 	if t.len() == 0 {
-		rows[0] = "  " + m.st.Dim.Render(empty)
+		rows[0] = "  " + c.st.Dim.Render(empty)
 	}
-	body := append([]string{m.st.Header.Render(header)}, rows...)
-	if !m.wide {
+	body := append([]string{c.st.Header.Render(header)}, rows...)
+	if !c.wide {
 		return body
 	}
 	hint := t.scrollHint()
 	if hint == "" {
 		hint = itoa(t.len())
 	}
-	return m.box(title, hint, body, m.cols, h, true)
+	return c.box(title, hint, body, c.cols, h, true)
 }
 
 func baseName(p string) string {

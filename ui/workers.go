@@ -39,7 +39,7 @@ type workerList struct {
 	cols     workerCols
 }
 
-func (w *workerList) rebuild(m *Model) {
+func (w *workerList) rebuild(*paneCtx) {
 	all := make([]string, len(w.rows))
 	for i := range w.rows {
 		all[i] = w.rows[i].st.AgentID
@@ -55,9 +55,11 @@ func (w *workerList) rebuild(m *Model) {
 			keys = append(keys, all[i])
 		}
 	}
-	w.cols = m.workerColumns(w.width, w.rows, w.shown)
+	w.cols = w.columns(w.width)
 	c := w.cols
-	w.set(keys, func(m *Model, i int, sel bool) string { return m.workerLine(&m.wrk.rows[m.wrk.shown[i]], c, sel) })
+	w.set(keys, func(m *Model, i int, sel bool) string {
+		return m.finish(m.wrk.line(m.common, &m.wrk.rows[m.wrk.shown[i]], c, sel), sel)
+	})
 }
 
 func (w *workerList) selected() selection {
@@ -67,46 +69,45 @@ func (w *workerList) selected() selection {
 	return selection{worker: &w.rows[w.shown[w.cursor]]}
 }
 
-func (w *workerList) syncKeys(m *Model, set setKey) {
-	k := &m.keys.Workers
-	r := m.selectedWorker()
+func (w *workerList) syncKeys(pc *paneCtx, set setKey) {
+	k := &pc.keys.Workers
+	r := pc.target.worker
 	ok, why := canStop(r)
 	set(&k.Stop, ok, why)
 	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
 	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
 	set(&k.Diff, r != nil && (r.st.Worktree != "" || r.st.Plan != ""), "diff: select a worker with a worktree or a plan")
-	set(&k.Open, r != nil && m.pane == workersPane, "open: select a worker in the workers pane (4)")
+	set(&k.Open, r != nil && pc.shown == workersPane, "open: select a worker in the workers pane (4)")
 }
 
-func (w *workerList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys.Workers
+func (w *workerList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.keys.Workers
+	r := pc.target.worker
 	switch {
 	case key.Matches(msg, k.Mark):
 		// Before PageDown, which space also is.
-		m.toggleMark()
+		return w.toggleMark(r), true
 	case key.Matches(msg, k.Stop):
-		m.askStop()
+		return w.askStop(pc, r), true
 	case key.Matches(msg, k.Logs):
-		return m.openLogs(), true
+		return logsReq{}, true
 	case key.Matches(msg, k.Diff):
-		return m.diffWorker(), true
+		return w.diff(pc, r), true
 	case key.Matches(msg, k.Open):
-		return m.openWorker(), true
-	default:
-		return nil, false
+		return w.open(pc, r), true
 	}
-	return nil, true
+	return nil, false
 }
 
-func (w *workerList) view(m *Model, h int) []string {
+func (w *workerList) view(pc *paneCtx, h int) []string {
 	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
-	if m.opt.Self == "" || m.opt.ReadOnly {
+	if pc.opt.Self == "" || pc.opt.ReadOnly {
 		empty = "no workers: the ones cron, systemd or anyone starts show here"
 	}
 	if len(w.problems) > 0 && len(w.rows) == 0 {
 		empty = "⚠ " + termtext.Line(w.problems[0])
 	}
-	return m.tableBox(m.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, m.emptyText(&w.paneFilter, empty))
+	return pc.tableBox(pc.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, pc.emptyText(&w.paneFilter, empty))
 }
 
 // WorkerKeys are the Workers pane's.
@@ -253,7 +254,7 @@ func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	}
 	m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
 	if same {
-		m.wrk.rebuild(m)
+		m.wrk.rebuild(m.ctx())
 		m.syncKeys()
 	} else {
 		m.rebuild() // the Events pane lists unreadable state files
@@ -354,20 +355,21 @@ type workerCols struct {
 	bare bool
 }
 
-// workerColumns sizes the workers table for width w and the workers
+// columns sizes the workers table for width and the workers
 // shown: what a worker asks for (tier/model) first, then its agent and
 // plan; the note gets the rest. When the widest note would be cut and
 // dropping the endpoints' names from tier/model makes it whole, they go
 // (the detail has them).
-func (m *Model) workerColumns(w int, rows []workerRow, shown []int) workerCols {
-	c := workerColumnsAt(w, rows, shown, false)
+func (w *workerList) columns(width int) workerCols {
+	rows, shown := w.rows, w.shown
+	c := workerColumnsAt(width, rows, shown, false)
 	note := 0
 	for _, j := range shown {
-		radar, text := m.workerNote(&rows[j])
+		radar, text := w.note(&rows[j])
 		note = max(note, cellWidth(radar)+3+cellWidth(text))
 	}
 	if c.note < note {
-		if bare := workerColumnsAt(w, rows, shown, true); bare.note >= note {
+		if bare := workerColumnsAt(width, rows, shown, true); bare.note >= note {
 			return bare
 		}
 	}
@@ -413,12 +415,13 @@ func healthCell(r *workerRow) (text string, ok bool) {
 	return "exited " + itoa(*r.st.ExitCode), *r.st.ExitCode == 0 || *r.st.ExitCode == 1
 }
 
-func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
-	plain := m.plain
+// line is a worker's row, not yet highlighted (finish, table.go).
+func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool) string {
+	plain := cm.plain
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	mark := " "
-	if i := slices.Index(m.wrk.marks, r.st.AgentID); i >= 0 {
+	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 {
 		mark = itoa(i + 1)
 	}
 	b.WriteString(mark + " ")
@@ -430,19 +433,19 @@ func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
 	if !plain {
 		switch {
 		case r.health == workers.Live:
-			cell = m.st.Good.Render(cell)
+			cell = cm.st.Good.Render(cell)
 		case r.health == workers.Stale:
-			cell = m.st.Warn.Render(cell)
+			cell = cm.st.Warn.Render(cell)
 		case !ok:
-			cell = m.st.Bad.Render(cell)
+			cell = cm.st.Bad.Render(cell)
 		default:
-			cell = m.st.Dim.Render(cell)
+			cell = cm.st.Dim.Render(cell)
 		}
 	}
 	b.WriteString(cell + " ")
 	beat := "—"
 	if last := lastSign(&r.st); !last.IsZero() && !r.child {
-		beat = coarse(m.now - float64(last.UnixNano())/1e9)
+		beat = coarse(cm.now - float64(last.UnixNano())/1e9)
 	}
 	b.WriteString(fit(beat, c.beat) + " ")
 	pid := "—"
@@ -450,17 +453,17 @@ func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
 		pid = itoa(r.st.PID)
 	}
 	b.WriteString(fit(pid, c.pid) + " ")
-	radar, note := m.workerNote(r)
+	radar, note := w.note(r)
 	if radar == "" {
 		b.WriteString(fit(termtext.Line(note), c.note))
-		return m.finish(b.String(), selected)
+		return b.String()
 	}
 	// What the scope scanner and the radar say comes first: it asks more
 	// of a person than the driver's note.
 	rw := min(cellWidth(radar), c.note)
 	words := fit(termtext.Line(radar), rw)
-	if !m.plain && m.scopeAlarm(r) {
-		words = m.st.Bad.Render(words)
+	if !cm.plain && w.scopeAlarm(r) {
+		words = cm.st.Bad.Render(words)
 	}
 	if room := c.note - rw - 3; note != "" && room > 0 {
 		words += " · " + fit(termtext.Line(note), room)
@@ -468,24 +471,24 @@ func (m *Model) workerLine(r *workerRow, c workerCols, selected bool) string {
 		words += strings.Repeat(" ", c.note-rw)
 	}
 	b.WriteString(words)
-	return m.finish(b.String(), selected)
+	return b.String()
 }
 
-// workerNote is a row's note column: the scope scanner's and the radar's
+// note is a row's note column: the scope scanner's and the radar's
 // words, and the driver's note (with the host of a worker elsewhere).
-func (m *Model) workerNote(r *workerRow) (radar, note string) {
+func (w *workerList) note(r *workerRow) (radar, note string) {
 	note = r.st.Note
 	if !r.local && r.st.Host != "" {
 		note = "on " + r.st.Host + ": " + note
 	}
-	return m.scopeWords(r), strings.TrimSuffix(note, ": ")
+	return w.scopeWords(r), strings.TrimSuffix(note, ": ")
 }
 
 // scopeWords is what a running worker's row says of its scope and its
 // overlaps with other running workers: "⚠ 2 out of scope", the scanner's
 // own words ("in scope", "no scope check"), "overlaps w-2: a.go
 // (conflict)"; "" for a worker not running or a scan not yet made.
-func (m *Model) scopeWords(r *workerRow) string {
+func (w *workerList) scopeWords(r *workerRow) string {
 	if r.health == workers.Exited || r.child {
 		return ""
 	}
@@ -500,7 +503,7 @@ func (m *Model) scopeWords(r *workerRow) string {
 	case r.st.Scope != "":
 		parts = append(parts, r.st.Scope)
 	}
-	for _, o := range m.overlapsOf(r.st.AgentID) {
+	for _, o := range w.overlapsOf(r.st.AgentID) {
 		parts = append(parts, overlapWords(o, r.st.AgentID))
 	}
 	return strings.Join(parts, " · ")
@@ -508,11 +511,11 @@ func (m *Model) scopeWords(r *workerRow) string {
 
 // scopeAlarm reports whether a row's scope words ask for a person: a
 // violation, or a change that conflicts with another worker's.
-func (m *Model) scopeAlarm(r *workerRow) bool {
-	if len(r.st.Violations) > 0 || strings.Contains(m.scopeWords(r), "⚠ not contained") {
+func (w *workerList) scopeAlarm(r *workerRow) bool {
+	if len(r.st.Violations) > 0 || strings.Contains(w.scopeWords(r), "⚠ not contained") {
 		return true
 	}
-	for _, o := range m.overlapsOf(r.st.AgentID) {
+	for _, o := range w.overlapsOf(r.st.AgentID) {
 		if o.Conflict {
 			return true
 		}
@@ -521,9 +524,9 @@ func (m *Model) scopeAlarm(r *workerRow) bool {
 }
 
 // overlapsOf are the radar's overlaps agent is in.
-func (m *Model) overlapsOf(agent string) []workers.Overlap {
+func (w *workerList) overlapsOf(agent string) []workers.Overlap {
 	var out []workers.Overlap
-	for _, o := range m.wrk.overlaps {
+	for _, o := range w.overlaps {
 		if o.A == agent || o.B == agent {
 			out = append(out, o)
 		}
@@ -596,36 +599,35 @@ func (r *workerRow) matches(f string) bool {
 	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state)
 }
 
-// toggleMark marks the selected worker for the logs, or unmarks it.
-func (m *Model) toggleMark() {
-	r := m.selectedWorker()
-	if r == nil {
-		return
-	}
-	if i := slices.Index(m.wrk.marks, r.st.AgentID); i >= 0 {
-		m.wrk.marks = slices.Delete(m.wrk.marks, i, i+1)
-	} else if len(m.wrk.marks) >= maxLogPanes {
-		m.setStatus("✗ logs show at most four workers side by side; space on a marked one unmarks it", true)
-		return
-	} else {
-		m.wrk.marks = append(m.wrk.marks, r.st.AgentID)
-	}
-	m.wrk.invalidate()
-	m.moveCursor(1)
-}
-
-// openWorker shows the selected worker: its state file, its note and the
-// end of its log.
-func (m *Model) openWorker() tea.Cmd {
-	r := m.selectedWorker()
+// toggleMark marks the selected worker r for the logs, or unmarks it,
+// and asks the root to move on to the next.
+func (w *workerList) toggleMark(r *workerRow) tea.Msg {
 	if r == nil {
 		return nil
 	}
-	agent, project := r.st.AgentID, m.opt.Tree.Project
-	return m.openDetail("worker:"+agent, "worker · "+agent, func() func(*Model) []string {
-		w := workers.ReadWorkerDetail(project, agent)
-		return func(m *Model) []string { return workerDetail(m, w) }
-	})
+	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 {
+		w.marks = slices.Delete(w.marks, i, i+1)
+	} else if len(w.marks) >= maxLogPanes {
+		return statusReq{"✗ logs show at most four workers side by side; space on a marked one unmarks it", true}
+	} else {
+		w.marks = append(w.marks, r.st.AgentID)
+	}
+	w.invalidate()
+	return moveReq(1)
+}
+
+// open shows the worker r: its state file, its note and the end of its
+// log; the radar's overlaps are the ones seen when it opens.
+func (w *workerList) open(pc *paneCtx, r *workerRow) tea.Msg {
+	if r == nil {
+		return nil
+	}
+	agent, project := r.st.AgentID, pc.opt.Tree.Project
+	overlaps := w.overlapsOf(agent)
+	return detailReq{"worker:" + agent, "worker · " + agent, func() func(*paneCtx) []string {
+		wd := workers.ReadWorkerDetail(project, agent)
+		return func(pc *paneCtx) []string { return workerDetail(pc.common, wd, overlaps) }
+	}}
 }
 
 // stateKeys are the state file's fields this version knows, in its order.
@@ -635,15 +637,15 @@ var stateKeys = []string{"pid", "agent_id", "tier", "model", "plan", "worktree",
 // scopeKeys are the scope scanner's fields, shown under their own heading.
 var scopeKeys = []string{"mode", "scope", "touched", "touched_more", "violations"}
 
-func workerDetail(m *Model, w workers.WorkerDetail) []string {
-	d := &detailText{m: m}
+func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap) []string {
+	d := &detailText{c: cm}
 	d.heading("State file")
-	d.field("file", m.projectRel(w.StateFile))
+	d.field("file", cm.projectRel(w.StateFile))
 	switch {
 	case w.StateMissing:
 		d.note("no state file: the worker has not written one yet, or it was removed")
 	case w.StateErr != "":
-		d.field("unreadable", m.projectRel(w.StateErr))
+		d.field("unreadable", cm.projectRel(w.StateErr))
 	}
 	if w.Raw != nil && w.StateErr == "" {
 		d.stateFields(&w.State)
@@ -655,31 +657,30 @@ func workerDetail(m *Model, w workers.WorkerDetail) []string {
 	} else {
 		d.block(w.State.Note)
 	}
-	m.scopeDetail(d, &w.State)
+	d.scope(&w.State, overlaps)
 	if w.Raw != nil {
 		d.heading("On disk")
 		d.rawJSON(w.Raw)
 	}
-	d.heading("Log · last " + itoa(workers.DetailLogLines) + " lines · " + m.projectRel(w.LogFile))
+	d.heading("Log · last " + itoa(workers.DetailLogLines) + " lines · " + cm.projectRel(w.LogFile))
 	switch {
 	case w.LogErr != "":
-		d.note(m.projectRel(w.LogErr))
+		d.note(cm.projectRel(w.LogErr))
 	case w.LogMissing:
 		d.note("no log yet")
 	case len(w.Log) == 0:
 		d.note("(empty)")
 	}
 	for _, l := range w.Log {
-		d.lines = append(d.lines, "  "+m.logLine(l))
+		d.lines = append(d.lines, "  "+cm.logLine(l))
 	}
 	return d.lines
 }
 
-// scopeDetail lists what the scope scanner saw of the worker's change and
+// scope lists what the scope scanner saw of the worker's change and
 // the radar's overlaps with the other running workers.
 // A worker the scanner never looked at has no such section.
-func (m *Model) scopeDetail(d *detailText, st *workers.State) {
-	overlaps := m.overlapsOf(st.AgentID)
+func (d *detailText) scope(st *workers.State, overlaps []workers.Overlap) {
 	if st.Mode == "" && st.Scope == "" && len(st.Touched) == 0 && len(st.Violations) == 0 && len(overlaps) == 0 {
 		return
 	}
@@ -714,7 +715,7 @@ func (m *Model) scopeDetail(d *detailText, st *workers.State) {
 }
 
 func (d *detailText) stateFields(st *workers.State) {
-	now := d.m.opt.Tree.Now()
+	now := d.c.opt.Tree.Now()
 	when := func(s workers.Stamp) string {
 		if s.IsZero() {
 			return "(none)"
@@ -730,29 +731,27 @@ func (d *detailText) stateFields(st *workers.State) {
 		strconv.FormatFloat(st.HeartbeatEvery, 'f', -1, 64) + " s", st.Endpoint, st.Note, cmp.Or(st.Contained, "(not said)")}
 	for i, k := range stateKeys {
 		if k == "worktree" {
-			vals[i] = d.m.projectRel(vals[i])
+			vals[i] = d.c.projectRel(vals[i])
 		}
 		d.field(k, vals[i])
 	}
 }
 
-// diffWorker is `d` in the Workers pane: its worktree, else its plan.
-func (m *Model) diffWorker() tea.Cmd {
-	r := m.selectedWorker()
+// diff is `d`: the worker r's worktree, else its plan.
+func (w *workerList) diff(pc *paneCtx, r *workerRow) tea.Msg {
 	if r == nil {
 		return nil
 	}
-	project, st := m.opt.Tree.Project, r.st
-	return m.openDiff("worker "+termtext.Line(st.AgentID), "worker\x00"+st.AgentID, func() (workers.Diff, error) {
+	project, st := pc.opt.Tree.Project, r.st
+	return diffReq{"worker " + termtext.Line(st.AgentID), "worker\x00" + st.AgentID, func() (workers.Diff, error) {
 		return workers.DiffOfWorker(project, st)
-	})
+	}}
 }
 
-// askStop confirms stopping the selected worker.
-func (m *Model) askStop() {
-	r := m.selectedWorker()
+// askStop confirms stopping the worker r.
+func (w *workerList) askStop(pc *paneCtx, r *workerRow) tea.Msg {
 	if ok, _ := canStop(r); !ok {
-		return
+		return nil
 	}
 	st := *r
 	who := termtext.Line(st.st.AgentID)
@@ -762,13 +761,14 @@ func (m *Model) askStop() {
 	}
 	body := []string{"Send SIGTERM to " + who + " (pid " + itoa(st.st.PID) + ") and its process group; " + then}
 	if st.health == workers.Stale {
-		body = append(body, "⚠ Its last heartbeat was "+coarse(m.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
+		body = append(body, "⚠ Its last heartbeat was "+coarse(pc.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
 	}
-	project, t := m.opt.Tree.Project, m.opt.Tree
-	m.stack.push(&dialog{
+	project, t := pc.opt.Tree.Project, pc.opt.Tree
+	// No lease to look at again: stopCmd checks the state file instead.
+	return openReq{&dialog{
 		title: "Stop " + who, body: body, verb: "stop",
 		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, t, st) },
-	})
+	}}
 }
 
 // stopCmd stops the worker r showed, if its state file still shows the

@@ -20,7 +20,7 @@ type treeList struct {
 	cols  treeCols
 }
 
-func (t *treeList) rebuild(m *Model) {
+func (t *treeList) rebuild(*paneCtx) {
 	f := t.needle()
 	t.shown = t.shown[:0]
 	for i := range t.rows {
@@ -33,35 +33,38 @@ func (t *treeList) rebuild(m *Model) {
 	for i, j := range t.shown {
 		keys[i] = t.rows[j].AgentID
 	}
-	t.cols = m.treeColumns(t.width, t.rows, t.shown)
+	t.cols = treeColumns(t.width, t.rows, t.shown)
 	c := t.cols
-	t.set(keys, func(m *Model, i int, sel bool) string { return m.treeLine(&m.trees.rows[m.trees.shown[i]], c, sel) })
+	t.set(keys, func(m *Model, i int, sel bool) string {
+		return m.finish(treeLine(m.common, &m.trees.rows[m.trees.shown[i]], c, sel), sel)
+	})
 }
 
 func (t *treeList) selected() selection { return selection{} }
 
-func (t *treeList) syncKeys(m *Model, set setKey) {
+func (t *treeList) syncKeys(pc *paneCtx, set setKey) {
 	wt := t.row()
-	set(&m.keys.Trees.Diff, m.pane == worktreesPane && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
-	set(&m.keys.Trees.Open, m.pane == worktreesPane && t.cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
+	here := pc.shown == worktreesPane
+	set(&pc.keys.Trees.Diff, here && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
+	set(&pc.keys.Trees.Open, here && t.cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
 }
 
-func (t *treeList) update(m *Model, msg tea.KeyMsg) (tea.Cmd, bool) {
+func (t *treeList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 	switch {
-	case key.Matches(msg, m.keys.Trees.Diff):
-		return m.diffTree(), true
-	case key.Matches(msg, m.keys.Trees.Open):
-		return m.openTree(), true
+	case key.Matches(msg, pc.keys.Trees.Diff):
+		return t.diff(pc), true
+	case key.Matches(msg, pc.keys.Trees.Open):
+		return t.open(pc), true
 	}
 	return nil, false
 }
 
-func (t *treeList) view(m *Model, h int) []string {
+func (t *treeList) view(pc *paneCtx, h int) []string {
 	empty := "no agent worktrees under var/worktrees/"
 	if t.err != nil {
 		empty = "worktrees: " + t.err.Error()
 	}
-	return m.tableBox(m.filterTitle("Worktrees", &t.paneFilter), t.cols.header(), &t.table, h, m.emptyText(&t.paneFilter, empty))
+	return pc.tableBox(pc.filterTitle("Worktrees", &t.paneFilter), t.cols.header(), &t.table, h, pc.emptyText(&t.paneFilter, empty))
 }
 
 // TreeKeys are the Worktrees pane's.
@@ -71,7 +74,7 @@ type treeCols struct{ agent, branch, port, state, ahead, path int }
 
 // treeColumns sizes the worktrees table for width w and the worktrees
 // shown: agent and branch first, the path takes what is left.
-func (m *Model) treeColumns(w int, rows []workers.WorktreeState, shown []int) treeCols {
+func treeColumns(w int, rows []workers.WorktreeState, shown []int) treeCols {
 	agent, branch := len("agent"), len("branch")
 	for _, j := range shown {
 		agent, branch = max(agent, cellWidth(rows[j].AgentID)), max(branch, cellWidth(treeBranch(&rows[j])))
@@ -98,8 +101,9 @@ func (c treeCols) header() string {
 		fit("state", c.state) + " " + fit("vs integ", c.ahead) + " " + fit("path", c.path)
 }
 
-func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) string {
-	plain := m.plain
+// treeLine is a worktree's row, not yet highlighted (finish, table.go).
+func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) string {
+	plain := cm.plain
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	state, bad := "clean", false
@@ -117,9 +121,9 @@ func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) st
 	}
 	if !plain {
 		if bad {
-			mark = m.st.Warn.Render(mark)
+			mark = cm.st.Warn.Render(mark)
 		} else {
-			mark = m.st.Good.Render(mark)
+			mark = cm.st.Good.Render(mark)
 		}
 	}
 	b.WriteString(mark + " ")
@@ -135,14 +139,14 @@ func (m *Model) treeLine(s *workers.WorktreeState, c treeCols, selected bool) st
 	}
 	b.WriteString(fit(ahead, c.ahead) + " ")
 	path := s.Path
-	if rel, ok := strings.CutPrefix(path, m.opt.Tree.Project+"/"); ok {
+	if rel, ok := strings.CutPrefix(path, cm.opt.Tree.Project+"/"); ok {
 		path = rel
 	}
 	if s.Err != "" {
 		path = s.Err
 	}
 	b.WriteString(fit(termtext.Line(path), c.path))
-	return m.finish(b.String(), selected)
+	return b.String()
 }
 
 // row is the selected worktree, nil when there is none.
@@ -170,28 +174,27 @@ func (m *Model) worktreesIfShown() tea.Cmd {
 	return nil
 }
 
-// openTree shows the selected worktree as git sees it now.
-func (m *Model) openTree() tea.Cmd {
-	t := &m.trees
+// open shows the selected worktree as git sees it now.
+func (t *treeList) open(pc *paneCtx) tea.Msg {
 	if t.cursor >= len(t.rows) {
 		return nil
 	}
-	agent, project := t.rows[t.cursor].AgentID, m.opt.Tree.Project
-	return m.openDetail("tree:"+agent, "worktree · "+agent, func() func(*Model) []string {
+	agent, project := t.rows[t.cursor].AgentID, pc.opt.Tree.Project
+	return detailReq{"tree:" + agent, "worktree · " + agent, func() func(*paneCtx) []string {
 		w, err := workers.ReadWorktreeDetail(project, agent)
-		return func(m *Model) []string { return treeDetail(m, w, err) }
-	})
+		return func(pc *paneCtx) []string { return treeDetail(pc.common, w, err) }
+	}}
 }
 
-func treeDetail(m *Model, w workers.WorktreeDetail, err error) []string {
-	d := &detailText{m: m}
+func treeDetail(cm *common, w workers.WorktreeDetail, err error) []string {
+	d := &detailText{c: cm}
 	d.heading("Worktree")
 	if err != nil {
-		d.note(m.projectRel(err.Error()))
+		d.note(cm.projectRel(err.Error()))
 		return d.lines
 	}
 	d.field("agent", w.AgentID)
-	d.field("path", m.projectRel(w.Path))
+	d.field("path", cm.projectRel(w.Path))
 	d.field("branch", w.Branch)
 	if w.Head != "" && w.Head != w.Branch {
 		d.field("checked out", w.Head)
@@ -206,7 +209,7 @@ func treeDetail(m *Model, w workers.WorktreeDetail, err error) []string {
 		d.note("the folder is gone; the registry still names it")
 		return d.lines
 	case w.Err != "":
-		d.field("git", m.projectRel(w.Err))
+		d.field("git", cm.projectRel(w.Err))
 	default:
 		d.field("integration", w.Base)
 		d.field("ahead/behind", itoa(w.Ahead)+" ahead, "+itoa(w.Behind)+" behind "+w.Base)
@@ -220,20 +223,20 @@ func treeDetail(m *Model, w workers.WorktreeDetail, err error) []string {
 
 func (d *detailText) gitOut(out, err string) {
 	if err != "" {
-		d.note(d.m.projectRel(err))
+		d.note(d.c.projectRel(err))
 		return
 	}
 	d.block(out)
 }
 
-// diffTree is `d` in the Worktrees pane.
-func (m *Model) diffTree() tea.Cmd {
-	wt := m.trees.row()
+// diff is `d`: the selected worktree's change.
+func (t *treeList) diff(pc *paneCtx) tea.Msg {
+	wt := t.row()
 	if wt == nil {
 		return nil
 	}
-	project, dir := m.opt.Tree.Project, wt.Path
-	return m.openDiff("worktree "+termtext.Line(wt.AgentID), "tree\x00"+dir, func() (workers.Diff, error) {
+	project, dir := pc.opt.Tree.Project, wt.Path
+	return diffReq{"worktree " + termtext.Line(wt.AgentID), "tree\x00" + dir, func() (workers.Diff, error) {
 		return workers.DiffOfWorktree(project, dir)
-	})
+	}}
 }

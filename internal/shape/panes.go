@@ -15,8 +15,10 @@ type pane struct{ name, typ, file string }
 
 // paneFiles reads the panes from paneSpecs in ui's files (by their path
 // from the root) and lists every breach of one file per pane: a pane whose
-// file is missing or does not declare its type, and a method of a pane's
-// type in another file. A module without paneSpecs has no panes.
+// file is missing or does not declare its type, a method of a pane's type
+// in another file, and a method of a pane's type that takes the root
+// *Model (a pane sees its context and asks the root by returning a
+// message). A module without paneSpecs has no panes.
 func paneFiles(fset *token.FileSet, ui map[string]*ast.File) ([]pane, []string) {
 	rels := make([]string, 0, len(ui))
 	for rel := range ui {
@@ -51,8 +53,14 @@ func paneFiles(fset *token.FileSet, ui map[string]*ast.File) ([]pane, []string) 
 				continue
 			}
 			for _, p := range panes {
-				if recvType(fd) == p.typ && rel != p.file {
+				if recvType(fd) != p.typ {
+					continue
+				}
+				if rel != p.file {
 					out = append(out, fmt.Sprintf("%s:%d: %s is the %s pane's: it goes in %s", rel, fset.Position(fd.Pos()).Line, funcName(fd), p.name, p.file))
+				}
+				if takesModel(fd) {
+					out = append(out, fmt.Sprintf("%s:%d: %s takes *Model: a pane sees its context (paneCtx) and returns what it asks of the root", rel, fset.Position(fd.Pos()).Line, funcName(fd)))
 				}
 			}
 		}
@@ -134,6 +142,18 @@ func paneEntry(e ast.Expr) (name, field string, ok bool) {
 		return "", "", false
 	}
 	return name, sel.Sel.Name, name != ""
+}
+
+// takesModel reports whether one of fd's parameters is *Model.
+func takesModel(fd *ast.FuncDecl) bool {
+	for _, f := range fd.Type.Params.List {
+		if star, ok := f.Type.(*ast.StarExpr); ok {
+			if id, ok := star.X.(*ast.Ident); ok && id.Name == "Model" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func declares(f *ast.File, typ string) bool {

@@ -205,3 +205,58 @@ func (p *planList) stray() {}
 		t.Errorf("%d breaches, want 4:\n%s", len(got), all)
 	}
 }
+
+// A pane's method that takes the root *Model is a breach, in its own file
+// or not; a function of the pane's file that takes it (a row renderer the
+// table calls) and a method taking the pane's context are not.
+func TestPaneTakesNoModel(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.go", "package main\n")
+	write("ui/pane.go", `package ui
+
+type paneModel interface{}
+
+var paneSpecs = [1]struct {
+	name string
+	of   func(m *Model) paneModel
+}{
+	{"Plans", func(m *Model) paneModel { return &m.plans }},
+}
+`)
+	write("ui/ui.go", "package ui\n\ntype Model struct {\n\tplans planList\n}\n\ntype paneCtx struct{}\n")
+	write("ui/plans.go", `package ui
+
+type planList struct{}
+
+func (p *planList) rebuild(pc *paneCtx) {}
+
+func (p *planList) view(m *Model, h int) []string { return nil }
+
+func (p *planList) update(_ int, m *Model) {}
+
+func planLine(m *Model, i int) string { return "" }
+`)
+	got, err := Check(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		"ui/plans.go:7: planList.view takes *Model",
+		"ui/plans.go:9: planList.update takes *Model",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in:\n%s", want, all)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("%d breaches, want 2:\n%s", len(got), all)
+	}
+}
