@@ -2,12 +2,15 @@
 // the whole module on every `go test ./...`: no function over 80 lines
 // outside tests and literal tables, no command body over 40 lines (the
 // closure a leaf's setup returns as its `body`, or a cobra RunE or Run: it
-// parses, calls one function and prints), ui.Model under 25 fields, no process
-// started and no file read from ui (it asks the engine), git started only
-// through gitenv.Run (which turns off what a repository's config could run
-// and bounds git with its whole process group), only main.go and the card's folders at the module's root, imports
-// that point down the house (floors), and one file per pane: each pane of
-// ui's paneSpecs is declared in ui/<pane>.go, which alone has its methods.
+// parses, calls one function and prints), ui.Model under 25 fields, no
+// process started and no file read from ui (it asks the engine), git
+// started only through gitenv.Run (which turns off what a repository's
+// config could run and bounds git with its whole process group), only
+// main.go and the card's folders at the module's root, imports that point
+// down the house (floors), the cockpit imported only by the command that
+// starts it, one file per pane (each pane of ui's paneSpecs is declared in
+// ui/<pane>.go, which alone has its methods), and no pane method that takes
+// the root model.
 package shape
 
 import (
@@ -108,6 +111,7 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 		out = append(out, gitOutsideGitenv(fset, rel, f)...)
 	}
 	out = append(out, upwardImports(rel, f)...)
+	out = append(out, cockpitImport(rel, f)...)
 	if inUI {
 		for _, imp := range f.Imports {
 			if p := strings.Trim(imp.Path.Value, `"`); p == "fleetwatch/registry" || p == "os/exec" {
@@ -170,6 +174,24 @@ func upwardImports(rel string, f *ast.File) []string {
 		}
 	}
 	return out
+}
+
+// cockpitFile is the one file of the commands that starts the cockpit;
+// every other command reaches the engine without it.
+const cockpitFile = "ui/cli/uicmd.go"
+
+// cockpitImport reports a command file other than cockpitFile that
+// imports the cockpit package.
+func cockpitImport(rel string, f *ast.File) []string {
+	if path.Dir(rel) != "ui/cli" || rel == cockpitFile {
+		return nil
+	}
+	for _, imp := range f.Imports {
+		if strings.Trim(imp.Path.Value, `"`) == module+"/ui" {
+			return []string{rel + ": imports the cockpit (fleetwatch/ui): only " + cockpitFile + ", which starts it, may"}
+		}
+	}
+	return nil
 }
 
 // gitOutsideGitenv lists each exec.Command or exec.CommandContext that

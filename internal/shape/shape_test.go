@@ -46,7 +46,8 @@ func TestCheckFindsEachBreach(t *testing.T) {
 	write("model/up.go", "package model\n\nimport _ \"fleetwatch/planfs\"\n")
 	write("internal/low/low.go", "package low\n\nimport _ \"fleetwatch/model\"\n")
 	write("internal/systest/wholetest/fleet.go", "package wholetest\n\nimport _ \"fleetwatch/ui/cli\"\n") // test support drives the house
-	write("ui/cli/cli.go", "package cli\n\nimport (\n\t_ \"fleetwatch/ui\"\n\t_ \"os/exec\"\n)\n")        // a face above the cockpit may start processes
+	write("ui/cli/uicmd.go", "package cli\n\nimport (\n\t_ \"fleetwatch/ui\"\n\t_ \"os/exec\"\n)\n")      // the command that starts the cockpit, which may start processes
+	write("ui/cli/board.go", "package cli\n\nimport _ \"fleetwatch/ui\"\n")
 	write("ui/ui.go", "package ui\n\nimport \"os/exec\"\n\ntype Model struct {\n"+fields.String()+"}\n\nvar _ = exec.Command\n")
 	write("workers/git.go", "package x\n\nimport \"os/exec\"\n\nvar _ = exec.Command(\"git\", \"status\")\n")
 	write("internal/gitenv/gitenv.go", "package gitenv\n\nimport \"os/exec\"\n\nvar _ = exec.Command(\"git\", \"status\")\n")
@@ -63,6 +64,7 @@ func TestCheckFindsEachBreach(t *testing.T) {
 		"claims/: the root holds main.go, the card's folders and internal/",
 		"model/up.go: imports fleetwatch/planfs, which sits above it",
 		"internal/low/low.go: imports fleetwatch/model, which sits above it",
+		"ui/cli/board.go: imports the cockpit (fleetwatch/ui): only ui/cli/uicmd.go, which starts it, may",
 		"ui/ui.go:5: ui.Model has 25 fields",
 		"ui/ui.go: imports os/exec",
 		"ui/ui.go:33: exec.Command in ui",
@@ -73,8 +75,8 @@ func TestCheckFindsEachBreach(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, all)
 		}
 	}
-	if len(got) != 10 {
-		t.Errorf("%d breaches, want 10 (a literal table, tests, test support, gitenv, the demo's agent and the commands under ui are exempt):\n%s", len(got), all)
+	if len(got) != 11 {
+		t.Errorf("%d breaches, want 11 (a literal table, tests, test support, gitenv, the demo's agent and the commands under ui are exempt):\n%s", len(got), all)
 	}
 }
 
