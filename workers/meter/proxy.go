@@ -66,9 +66,14 @@ func Start(upstream string, onUsage func(Usage)) (*Proxy, error) {
 }
 
 // URL is the base_url the agent is given: the proxy's address with the
-// upstream's path, so {base_url}/chat/completions still names the route.
+// upstream's path and query, so {base_url}/chat/completions still names
+// the route.
 func (p *Proxy) URL() string {
-	return "http://" + p.ln.Addr().String() + strings.TrimSuffix(p.upstream.Path, "/")
+	u := "http://" + p.ln.Addr().String() + strings.TrimSuffix(p.upstream.Path, "/")
+	if p.upstream.RawQuery != "" {
+		u += "?" + p.upstream.RawQuery
+	}
+	return u
 }
 
 // Usage is everything the run's calls have spent so far.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +54,12 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 		t.Fatal(err)
 	}
 	planPath := filepath.Join(dir, ".plans", "in-progress", "fix-it.md")
-	model, url := `gpt "4" o; rm -rf`, "http://127.0.0.1:8001/v1?a=1&b=2"
+	// {base_url} is the run's metering proxy, with the endpoint's path and
+	// query (docs/spend.md), never the endpoint itself.
+	model, url := `gpt "4" o; rm -rf`, got.Env["FLEET_BASE_URL"]
+	if !regexp.MustCompile(`^http://127\.0\.0\.1:[0-9]+/v1\?a=1&b=2$`).MatchString(url) || strings.Contains(url, ":8001/") {
+		t.Errorf("FLEET_BASE_URL = %q, want the metering proxy's address with /v1?a=1&b=2", url)
+	}
 	port := got.Env["FLEET_PORT"]
 	want := []string{"-record", rec, "--", planPath, agent, model, url, port, "fix-it", dir, "x=fix-it-" + agent, "{unknown}"}
 	if !reflect.DeepEqual(got.Args, want) {
@@ -69,7 +75,10 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 	}
 	wantEnv := map[string]string{"FLEET_PLAN": planPath, "FLEET_AGENT_ID": agent, "FLEET_MODEL": model, "FLEET_BASE_URL": url,
 		"FLEET_PORT": port, "FLEET_SLUG": "fix-it", "FLEET_MODE": "build", "FLEET_PROJECT": filepath.Base(dir), "FLEET_WORKTREE": dir, "FLEET_ROOT": dir, "FLEET_LEASE_TOKEN": token,
-		"FLEET_SOCKET": got.Env["FLEET_SOCKET"]}
+		"FLEET_SOCKET": got.Env["FLEET_SOCKET"], "FLEET_USAGE": got.Env["FLEET_USAGE"]}
+	if !strings.HasSuffix(got.Env["FLEET_USAGE"], "/out/usage.jsonl") {
+		t.Errorf("FLEET_USAGE = %q, want a file in the run's own folder", got.Env["FLEET_USAGE"])
+	}
 	if !strings.HasSuffix(got.Env["FLEET_SOCKET"], "/sock") {
 		t.Errorf("FLEET_SOCKET = %q, want the driver's socket", got.Env["FLEET_SOCKET"])
 	}
