@@ -86,8 +86,8 @@ type State struct {
 	// budget reached, or the operator's pause); Spent is what its run has
 	// spent so far.
 	Paused   string        `json:"paused,omitempty"`
-	PausedAt Stamp         `json:"paused_at"`
-	Spent    ledger.Totals `json:"spent"`
+	PausedAt Stamp         `json:"paused_at,omitzero"`
+	Spent    ledger.Totals `json:"spent,omitzero"`
 	// Pausable: this driver pauses and resumes its run on SIGUSR1 and
 	// SIGUSR2 (Pause); to any other program they are fatal.
 	Pausable bool   `json:"pausable,omitempty"`

@@ -47,11 +47,16 @@ func TestTmuxQuitSaysWorkersKeepRunning(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			time.Sleep(100 * time.Millisecond) // the pane's last output
-			// With the history: tmux's "Pane is dead" line scrolls the
-			// screen by one.
-			screen := tt.capture("-J", "-S", "-100")
+			// The pane's last output may reach tmux after the exit status
+			// (a loaded machine): wait for it, then read it with the
+			// history, since tmux's "Pane is dead" line scrolls the screen.
 			const line = "2 workers keep running (they outlive the UI); fleetwatch shows them again"
+			time.Sleep(100 * time.Millisecond)
+			screen := tt.capture("-J", "-S", "-100")
+			for withWorkers && !strings.Contains(screen, line) && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+				screen = tt.capture("-J", "-S", "-100")
+			}
 			if got := strings.Count(screen, "keep running"); withWorkers && (got != 1 || !strings.Contains(screen, line)) {
 				t.Fatalf("want the line %q once after quitting:\n%s", line, screen)
 			} else if !withWorkers && got != 0 {
