@@ -1,6 +1,9 @@
 package ledger
 
 import (
+	"fleetwatch/planfs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,5 +66,26 @@ func TestExtensions(t *testing.T) {
 	}
 	if f := (Totals{Tokens: 1_500_000, USD: 1}).Fraction(spend.Limit{Tokens: 2_000_000, USD: 4}); f != 0.75 {
 		t.Errorf("fraction %v", f)
+	}
+}
+
+func TestReadFleet(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := planfs.Scaffold(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("budgets:\n  fleet_day: {usd: 10}\n  tier_day: {mid: {tokens: 1M}}\n"), 0o644)
+	now := time.Now()
+	Append(dir, Run{ID: "1", Plan: "a", Tier: "mid", Input: 500_000, CostUSD: 12, Start: now, End: now})
+	tr, _ := planfs.Open(dir)
+	f, err := ReadFleet(tr, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Today != (Totals{500_000, 12}) || len(f.Gauges) != 2 || f.Gauges[1].What != "tier mid today" || f.Gauges[1].Share() != 0.5 {
+		t.Errorf("%+v", f)
+	}
+	if !strings.Contains(f.Problem, "the fleet's daily budget ($10) is spent") || len(f.Tiers) != 1 || f.Tiers[0].Key != "mid" {
+		t.Errorf("problem %q tiers %+v", f.Problem, f.Tiers)
 	}
 }

@@ -1,0 +1,67 @@
+package ledger
+
+import (
+	"time"
+
+	"fleetwatch/internal/config"
+	"fleetwatch/internal/spend"
+	"fleetwatch/planfs"
+)
+
+// Gauge is one budget beside what has been spent against it.
+type Gauge struct {
+	What  string      `json:"what"` // "fleet today", "endpoint claude today", "tier mid today"
+	Limit spend.Limit `json:"limit"`
+	Spent Totals      `json:"spent"`
+}
+
+// Share is how much of the budget is spent (1 = all of it).
+func (g Gauge) Share() float64 { return g.Spent.Fraction(g.Limit) }
+
+// Fleet is what the cockpit's Fleet pane shows: today's spend against
+// each daily budget, and each tier's runs and landings over the window.
+type Fleet struct {
+	Today   Totals  `json:"today"` // the whole fleet's spend today
+	Gauges  []Gauge `json:"gauges"`
+	Tiers   []Line  `json:"tiers"` // outcomes per tier since Since
+	Since   time.Time
+	Problem string `json:"problem,omitempty"` // why claims are stopped for the whole fleet, "" when they are not
+}
+
+// ReadFleet reads project's settings, ledger and event log for the Fleet
+// pane: today's budgets and spend, and the tiers' outcomes over the last
+// week.
+func ReadFleet(t *planfs.Tree, now time.Time) (Fleet, error) {
+	s, err := config.Load(t.Project)
+	if err != nil {
+		return Fleet{}, err
+	}
+	spent, err := ReadSpent(t.Project, now)
+	if err != nil {
+		return Fleet{}, err
+	}
+	f := Fleet{Today: spent.FleetDay, Since: now.AddDate(0, 0, -7)}
+	b := s.Budgets
+	if !b.FleetDay.None() {
+		f.Gauges = append(f.Gauges, Gauge{"fleet today", b.FleetDay, spent.FleetDay})
+		if spent.FleetDay.Fraction(b.FleetDay) >= 1 {
+			f.Problem = DayProblem(config.Budgets{FleetDay: b.FleetDay}, spent, "", "")
+		}
+	}
+	for _, n := range config.Names(b.EndpointDay) {
+		f.Gauges = append(f.Gauges, Gauge{"endpoint " + n + " today", b.EndpointDay[n], spent.EndpointDay[n]})
+	}
+	for _, n := range config.Names(b.TierDay) {
+		f.Gauges = append(f.Gauges, Gauge{"tier " + n + " today", b.TierDay[n], spent.TierDay[n]})
+	}
+	events, err := t.Events()
+	if err != nil {
+		return f, err
+	}
+	o := NewOutcomes(events, "tier")
+	if _, err := Read(t.Project, f.Since, o.Add); err != nil {
+		return f, err
+	}
+	f.Tiers = o.Lines()
+	return f, nil
+}
