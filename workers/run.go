@@ -546,6 +546,8 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			d.answer(r, q)
 		case sig := <-d.control:
 			d.pauseByHand(r, sig)
+		case <-r.meter.spent:
+			d.budgetTick(r)
 		case <-scan.due():
 			if o, over := d.scanTick(r, scan); over {
 				return o

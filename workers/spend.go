@@ -39,6 +39,10 @@ type runMeter struct {
 	budget    spend.Limit // the plan header's, over budgets: plan
 	before    ledger.Totals
 
+	// spent is nudged after each metered call, so a budget is weighed
+	// at once rather than at the next heartbeat.
+	spent chan struct{}
+
 	mu     sync.Mutex
 	rep    meter.Report
 	tail   []byte // the end of the agent's stdout, for its ## Result
@@ -68,7 +72,7 @@ func (d *Driver) prepare(job Job, dir string, ph *Placeholders) (*box, *runMeter
 // base_url, in front of the agent's {base_url}.
 func (d *Driver) openMeter(job Job, bx *box, ph *Placeholders) (*runMeter, []string, error) {
 	slug := model.SlugOf(path.Base(job.Rel))
-	m := &runMeter{usageFile: filepath.Join(bx.out, "usage.jsonl"), started: time.Now(), slug: slug}
+	m := &runMeter{usageFile: filepath.Join(bx.out, "usage.jsonl"), started: time.Now(), slug: slug, spent: make(chan struct{}, 1)}
 	m.budget = planBudget(job, d.Tree)
 	if spent, err := ledger.ReadSpent(d.Tree.Project, time.Now()); err == nil {
 		m.before = spent.Plan[slug]
@@ -79,7 +83,12 @@ func (d *Driver) openMeter(job Job, bx *box, ph *Placeholders) (*runMeter, []str
 	if d.BaseURL == "" {
 		return m, env, nil
 	}
-	p, err := meter.Start(d.BaseURL, nil)
+	p, err := meter.Start(d.BaseURL, func(meter.Usage) {
+		select {
+		case m.spent <- struct{}{}:
+		default:
+		}
+	})
 	if err != nil {
 		return nil, nil, err
 	}
