@@ -170,7 +170,9 @@ func TestWatcherRefreshesScreen(t *testing.T) {
 	if _, err := p.tree.Claim("bugs/crash-on-save.md", "small-3", 600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, tm, []string{"3 leases (1 expired)"})
+	// A claim writes its lease, then moves the plan: a reading between
+	// the two shows the lease with the plan still in bugs/.
+	waitFor(t, tm, []string{"3 leases (1 expired)", "[bugs 3]"})
 	tm.Send(keyMsg("q")) // q closes the watcher and quits
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
 	if final.problem != "" {
