@@ -505,6 +505,11 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 // stop ends whatever is left of the agent and logs the rest of its output;
 // done is nil once the agent's exit has been received.
 func (d *Driver) stop(r *running, done <-chan error) {
+	if r.meter.paused != "" {
+		// A stopped process hears SIGTERM only once it runs again; its
+		// proxy stays shut, so it spends nothing more.
+		syscall.Kill(-r.pgid, syscall.SIGCONT)
+	}
 	d.stopAgent(r.pgid, done)
 	r.streams.drain()
 	r.out.flush()
@@ -595,11 +600,6 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 func (d *Driver) stopped(r *running, reason string, renewing bool) Outcome {
 	d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
 	paused := r.meter.paused
-	if paused != "" {
-		// A stopped process hears SIGTERM only once it runs again; its
-		// proxy stays shut.
-		syscall.Kill(-r.pgid, syscall.SIGCONT)
-	}
 	d.stop(r, r.done)
 	if renewing {
 		d.bringBranch(r)
