@@ -18,6 +18,7 @@ import (
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
+	"fleetwatch/workers/ledger"
 )
 
 // Column is one kanban column: a title and the lanes it gathers.
@@ -60,6 +61,7 @@ func Frame(t *planfs.Tree) (*model.Board, float64, error) {
 	b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
 	b.Leases = snap.Leases
 	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, ledger.SpentBudgets(t.Project, time.Now())...)
 	return b, now, nil
 }
 
@@ -437,6 +439,7 @@ func FrameOf(t *planfs.Tree, v *claims.View) (*model.Board, float64) {
 	b := model.NewBoard(v.Snapshot, model.Options{Now: now, History: t.History()})
 	b.Leases = v.Snapshot.Leases
 	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, ledger.SpentBudgets(t.Project, time.Now())...)
 	return b, now
 }
 

@@ -12,6 +12,7 @@ import (
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/safepath"
 	"fleetwatch/internal/spend"
+	"fleetwatch/model"
 )
 
 // ExtensionsFile holds the operator's budget extensions, one per line.
@@ -183,6 +184,99 @@ func splitLines(b []byte) [][]byte {
 		}
 		out = append(out, b[:i])
 		b = b[i+1:]
+	}
+	return out
+}
+
+// tailMargin is how far before since a tail read keeps going: records are
+// appended as runs end, on clocks of several machines, so the file is in
+// end order only about.
+const tailMargin = time.Hour
+
+// readRecent calls fn with the runs that ended at or after since, reading
+// the ledger from its end back only as far as it must: a day's runs out of
+// a year's ledger cost a day's reading.
+func readRecent(project string, since time.Time, fn func(Run)) error {
+	f, err := safepath.OpenFile(project, File, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("usage ledger: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("usage ledger: %w", err)
+	}
+	for window := int64(256 << 10); ; window *= 4 {
+		from := max(fi.Size()-window, 0)
+		var runs []Run
+		oldest := time.Time{}
+		_, err := scan(io.NewSectionReader(f, from, fi.Size()-from), time.Time{}, func(r Run) {
+			if oldest.IsZero() || r.End.Before(oldest) {
+				oldest = r.End
+			}
+			if !r.End.Before(since) {
+				runs = append(runs, r)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if from == 0 || (!oldest.IsZero() && oldest.Before(since.Add(-tailMargin))) {
+			for _, r := range runs {
+				fn(r)
+			}
+			return nil
+		}
+	}
+}
+
+// ReadToday sums today's runs (now's local day) by endpoint, tier and
+// fleet, reading only the ledger's tail; Plan is left empty.
+func ReadToday(project string, now time.Time) (Spent, error) {
+	s := Spent{EndpointDay: map[string]Totals{}, TierDay: map[string]Totals{}}
+	y, m, d := now.Date()
+	err := readRecent(project, time.Date(y, m, d, 0, 0, 0, 0, now.Location()), func(r Run) {
+		e, t := s.EndpointDay[r.Endpoint], s.TierDay[r.Tier]
+		e.add(r)
+		t.add(r)
+		s.EndpointDay[r.Endpoint], s.TierDay[r.Tier] = e, t
+		s.FleetDay.add(r)
+	})
+	return s, err
+}
+
+// SpentBudgets are a warning for each daily budget of project that is
+// spent today, for every face to show: claims under it stop until the next
+// day or a raised budget. None when no daily budget is set.
+func SpentBudgets(project string, now time.Time) []model.Warning {
+	s, err := config.Load(project)
+	if err != nil {
+		return nil // the settings' own error is said where they are read
+	}
+	b := s.Budgets
+	if b.FleetDay.None() && len(b.EndpointDay) == 0 && len(b.TierDay) == 0 {
+		return nil
+	}
+	spent, err := ReadToday(project, now)
+	if err != nil {
+		return []model.Warning{{File: File, Message: err.Error()}}
+	}
+	var out []model.Warning
+	say := func(what string, l spend.Limit, t Totals) {
+		if !l.None() && t.Fraction(l) >= 1 {
+			out = append(out, model.Warning{File: config.File, Line: b.Line,
+				Message: fmt.Sprintf("%s (%s) is spent: %s today; its claims stop until tomorrow or a raised budget", what, l, t)})
+		}
+	}
+	say("the fleet's daily budget", b.FleetDay, spent.FleetDay)
+	for _, n := range config.Names(b.EndpointDay) {
+		say("endpoint "+n+"'s daily budget", b.EndpointDay[n], spent.EndpointDay[n])
+	}
+	for _, n := range config.Names(b.TierDay) {
+		say("tier "+n+"'s daily budget", b.TierDay[n], spent.TierDay[n])
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fleetwatch/planfs"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,41 @@ func TestReadFleet(t *testing.T) {
 	}
 	if !strings.Contains(f.Problem, "the fleet's daily budget ($10) is spent") || len(f.Tiers) != 1 || f.Tiers[0].Key != "mid" {
 		t.Errorf("problem %q tiers %+v", f.Problem, f.Tiers)
+	}
+}
+
+// A day read from the ledger's tail is the day a whole read gives, on a
+// ledger far longer than the tail's first window.
+func TestReadTodayReadsTheTail(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	p := filepath.Join(dir, File)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	f, _ := os.Create(p)
+	for i := range 20_000 {
+		r := run(i, "old", "mid", 10, 1, 0.01)
+		r.ID, r.End = fmt.Sprint("old-", i), now.AddDate(0, 0, -30)
+		line, _ := jsonLine(r)
+		f.Write(line)
+	}
+	f.Close()
+	for i := range 50 {
+		r := run(i, "new", "mid", 100, 10, 0.5)
+		r.ID, r.End, r.Endpoint = fmt.Sprint("new-", i), now, "claude"
+		Append(dir, r)
+	}
+	whole, _ := ReadSpent(dir, now)
+	tail, err := ReadToday(dir, now)
+	if err != nil || tail.FleetDay != whole.FleetDay || tail.EndpointDay["claude"] != (Totals{5500, 25}) {
+		t.Errorf("tail %+v whole %+v %v", tail.FleetDay, whole.FleetDay, err)
+	}
+	os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("budgets:\n  endpoint_day: {claude: {usd: 20}, local: {usd: 1}}\n"), 0o644)
+	w := SpentBudgets(dir, now)
+	if len(w) != 1 || w[0].File != "fleetwatch.yaml" || !strings.Contains(w[0].Message, "endpoint claude's daily budget ($20) is spent: 5.5k tokens, $25.00 today") {
+		t.Errorf("%+v", w)
+	}
+	os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), nil, 0o644)
+	if w := SpentBudgets(dir, now); w != nil {
+		t.Errorf("no budgets, yet %+v", w)
 	}
 }

@@ -36,7 +36,7 @@ func ReadFleet(t *planfs.Tree, now time.Time) (Fleet, error) {
 	if err != nil {
 		return Fleet{}, err
 	}
-	spent, err := ReadSpent(t.Project, now)
+	spent, err := ReadToday(t.Project, now)
 	if err != nil {
 		return Fleet{}, err
 	}
