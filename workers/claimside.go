@@ -10,6 +10,7 @@ import (
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers/coord"
 )
 
@@ -46,20 +47,26 @@ type claim struct {
 // repairs) the tree first.
 func (w *WorkOnce) side(ctx context.Context) (claimSide, Status) {
 	if w.Claims != nil {
-		return w.remoteSide(), going
+		return w.backendSide(), going
 	}
 	snap, code := w.scan()
 	if code != going {
 		return nil, code
 	}
-	return &localSide{w: w, snap: snap, skip: map[string]bool{}}, going
+	// Bare picks go through the lease files as a claims.Backend; a scan's
+	// warnings are the plans' own, which the repair has said.
+	w.Claims, w.noticed = &claims.Local{Tree: w.Tree, Seconds: w.TTL}, true
+	return &localSide{w: w, snap: snap, skip: map[string]bool{}, picks: w.backendSide()}, going
 }
 
-// localSide is the tree's own lease files.
+// localSide is the tree's own lease files: a claim moves the plan to
+// in-progress/, a named claim follows anchor's rules, and the
+// coordinator's inbox holds plan-first plans between turns.
 type localSide struct {
-	w    *WorkOnce
-	snap *model.Snapshot
-	skip map[string]bool
+	w     *WorkOnce
+	snap  *model.Snapshot
+	picks *backendSide
+	skip  map[string]bool // rels resumeOne took up or tried
 }
 
 // scan reads the tree and repairs what dead claimers left half done.
@@ -112,11 +119,14 @@ func (s *localSide) next(ctx context.Context, claimed int) (*claim, Status, stri
 	if w.Run {
 		w.saySkipped(s.snap, opt)
 	}
-	held, err := w.Tree.ClaimNext(s.snap, w.Worker, opt, w.TTL, s.skip)
+	if err := w.Tree.Writable(); err != nil {
+		return nil, w.fail(StatusError, "%v", err), err.Error()
+	}
+	held, _, err := s.picks.claimNext(ctx)
 	if err != nil {
 		return nil, w.fail(StatusError, "%v", err), err.Error()
 	}
-	return &claim{rel: held.Rel, token: held.Token}, going, ""
+	return &claim{rel: held.Rel, token: held.Lease.Token}, going, ""
 }
 
 // saySkipped says, once per plan and run, why the pick passes over a ready

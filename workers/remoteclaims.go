@@ -17,11 +17,12 @@ import (
 // maxClaimTries bounds how many lost races one claim reads again after.
 const maxClaimTries = 32
 
-// remoteSide is a claims backend (git, etcd). Plans are not moved at
-// claim time: every claim reads the lanes and leases from one view,
-// decides with the same model.Decide as the lease files, and writes
-// through the backend.
-type remoteSide struct {
+// backendSide claims through a claims.Backend: every claim reads the
+// lanes and leases from one view, decides with model.Decide and writes
+// through the backend, reading again after a lost race. A remote's (git,
+// etcd) plans are not moved at claim time; the lease files' bare picks
+// (claims.Local) take this path too.
+type backendSide struct {
 	w    *WorkOnce
 	skip map[string]bool // slugs this run took (one in bugs/ and features/ is one claim)
 }
@@ -34,13 +35,13 @@ type remoteClaim struct {
 	k    *backendKeeper
 }
 
-func (w *WorkOnce) remoteSide() *remoteSide {
+func (w *WorkOnce) backendSide() *backendSide {
 	host, _ := os.Hostname()
 	w.claimsHolder = claims.Holder{AgentID: w.Worker.AgentID, Host: host, PID: os.Getpid()}
 	if w.Remote == "" {
 		w.Remote = "origin"
 	}
-	return &remoteSide{w: w, skip: map[string]bool{}}
+	return &backendSide{w: w, skip: map[string]bool{}}
 }
 
 // ttl is the lease's life as a backend takes it.
@@ -55,7 +56,7 @@ func (w *WorkOnce) view(ctx context.Context, glance bool) (*claims.View, error) 
 	}
 	v, err := read(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", w.Where, err)
+		return nil, w.within(err)
 	}
 	if !w.noticed {
 		// Said once: what the backend warns of that is about no plan file.
@@ -67,7 +68,7 @@ func (w *WorkOnce) view(ctx context.Context, glance bool) (*claims.View, error) 
 	return v, nil
 }
 
-func (s *remoteSide) next(ctx context.Context, _ int) (*claim, Status, string) {
+func (s *backendSide) next(ctx context.Context, _ int) (*claim, Status, string) {
 	w := s.w
 	var held claims.Held
 	var v *claims.View
@@ -96,7 +97,7 @@ func (s *remoteSide) next(ctx context.Context, _ int) (*claim, Status, string) {
 
 // claimNext claims the first pick of a fresh view; a lost race reads the
 // view again and tries the next pick, at most maxClaimTries times.
-func (s *remoteSide) claimNext(ctx context.Context) (claims.Held, *claims.View, error) {
+func (s *backendSide) claimNext(ctx context.Context) (claims.Held, *claims.View, error) {
 	w := s.w
 	lost := map[string]bool{}
 	for try := 0; try < maxClaimTries; {
@@ -138,14 +139,23 @@ func (s *remoteSide) claimNext(ctx context.Context) (claims.Held, *claims.View, 
 			try++
 			continue
 		}
-		return claims.Held{}, v, fmt.Errorf("%s: %w", w.Where, err)
+		return claims.Held{}, v, w.within(err)
 	}
-	return claims.Held{}, nil, fmt.Errorf("%s: lost %d races in a row; try again", w.Where, maxClaimTries)
+	return claims.Held{}, nil, w.within(fmt.Errorf("lost %d races in a row; try again", maxClaimTries))
+}
+
+// within names the backend an error came from, when it is not the tree's
+// own lease files.
+func (w *WorkOnce) within(err error) error {
+	if w.Where == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", w.Where, err)
 }
 
 // claimNamed claims the Slug/Path plan: exit 1 when it is someone else's,
 // a person's, waits on unmet dependencies or the race was lost.
-func (s *remoteSide) claimNamed(ctx context.Context) (claims.Held, *claims.View, Status) {
+func (s *backendSide) claimNamed(ctx context.Context) (claims.Held, *claims.View, Status) {
 	w, none := s.w, claims.Held{}
 	slug := w.Slug
 	if slug == "" {
@@ -232,7 +242,7 @@ func HeldOn(l *model.Lease, sep string) string {
 // another machine), else from the integration commit the lanes were read
 // at; the keeper pushes from where the seeding saw the remote's branch.
 // A failure leaves the plan claimed, and a Run gives it back.
-func (s *remoteSide) worktree(c *claim, out io.Writer) (string, Status) {
+func (s *backendSide) worktree(c *claim, out io.Writer) (string, Status) {
 	w, rc := s.w, c.remote
 	if !w.EnsureWorktree && !w.Run {
 		return "", StatusOK
@@ -254,17 +264,17 @@ func (s *remoteSide) worktree(c *claim, out io.Writer) (string, Status) {
 }
 
 // handBack pushes the branch while the lease holds, then drops the lease.
-func (s *remoteSide) handBack(c *claim, reason string) error {
+func (s *backendSide) handBack(c *claim, reason string) error {
 	_, err := c.remote.k.Release(reason)
 	return err
 }
 
-func (s *remoteSide) keeper(c *claim) Keeper { return c.remote.k }
+func (s *backendSide) keeper(c *claim) Keeper { return c.remote.k }
 
 // planFile is the plan the agent reads: the worktree's copy (checked out
 // from the integration branch the lanes were read at), else the project's
 // own.
-func (s *remoteSide) planFile(c *claim, wt string) string {
+func (s *backendSide) planFile(c *claim, wt string) string {
 	t := s.w.Tree
 	plansDir, err := filepath.Rel(t.Project, t.Plans)
 	if err == nil && wt != "" {
@@ -278,7 +288,7 @@ func (s *remoteSide) planFile(c *claim, wt string) string {
 
 // ran pushes the branch when the agent stops, whatever the outcome
 // (unless the lease is lost).
-func (s *remoteSide) ran(c *claim) { c.remote.k.push() }
+func (s *backendSide) ran(c *claim) { c.remote.k.push() }
 
 // keeperOf is the keeper of held: the driver's lease in the backend.
 func (w *WorkOnce) keeperOf(held claims.Held) *backendKeeper {

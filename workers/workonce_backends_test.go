@@ -75,8 +75,10 @@ func TestWorkOnceClaimsThroughEveryBackend(t *testing.T) {
 			once := func() (Status, string, string) {
 				var stdout, stderr bytes.Buffer
 				w := &WorkOnce{Tree: tree, Worker: worker, Claims: b, Where: "--claims " + name, TTL: 900, MaxPlans: 1, Stdout: &stdout,
-					NewDriver: func(argv []string) (*Driver, error) { return &Driver{Tree: tree, Worker: worker, Argv: argv, TTL: 900}, nil },
-					Say:       func(format string, args ...any) { fmt.Fprintf(&stderr, format+"\n", args...) }}
+					NewDriver: func(argv []string) (*Driver, error) {
+						return &Driver{Tree: tree, Worker: worker, Argv: argv, TTL: 900}, nil
+					},
+					Say: func(format string, args ...any) { fmt.Fprintf(&stderr, format+"\n", args...) }}
 				return w.Do(context.Background()), stdout.String(), stderr.String()
 			}
 			lane := map[string]model.Lane{"local": model.InProgress, "git": model.Features}[name]

@@ -22,6 +22,18 @@ import (
 // planfs checks under its lease lock.
 type Local struct {
 	Tree *planfs.Tree
+	// Seconds, when set, is every new lease's life instead of the verb's
+	// ttl: a lease file takes any life planfs does, beyond what a
+	// time.Duration holds (1e12 s) and below its nanosecond.
+	Seconds float64
+}
+
+// seconds is the life a lease asked for ttl gets.
+func (l *Local) seconds(ttl time.Duration) float64 {
+	if l.Seconds != 0 {
+		return l.Seconds
+	}
+	return ttl.Seconds()
 }
 
 // NewLocal is the local backend over t.
@@ -57,10 +69,11 @@ func (l *Local) View(context.Context) (*View, error) {
 }
 
 // Claim moves rel, a ready plan, to in-progress/ under a new lease. A plan
-// claimed (or gone) since v was read is ErrLost.
+// claimed (or gone, or its place in in-progress/ taken) since v was read
+// is ErrLost.
 func (l *Local) Claim(_ context.Context, _ *View, rel string, h Holder, ttl time.Duration) (Held, error) {
-	c, err := l.Tree.ClaimHeld(rel, h.AgentID, ttl.Seconds())
-	if errors.Is(err, planfs.ErrClaimed) || errors.Is(err, planfs.ErrNotFound) {
+	c, err := l.Tree.ClaimHeld(rel, h.AgentID, l.seconds(ttl))
+	if errors.Is(err, planfs.ErrClaimed) || errors.Is(err, planfs.ErrDestExists) || errors.Is(err, planfs.ErrNotFound) {
 		return Held{}, fmt.Errorf("%w: %w", ErrLost, err)
 	}
 	if err != nil {
@@ -94,7 +107,7 @@ func lostIf(err error) error {
 
 func (l *Local) Renew(_ context.Context, held Held, ttl time.Duration) (Held, error) {
 	renewed := time.Now()
-	ls, err := l.Tree.Renew(held.Rel, actor(held), ttl.Seconds())
+	ls, err := l.Tree.Renew(held.Rel, actor(held), l.seconds(ttl))
 	if err != nil {
 		return Held{}, lostIf(err)
 	}
@@ -109,7 +122,7 @@ func (l *Local) TakeOver(_ context.Context, v *View, slug string, h Holder, ttl 
 	if r == nil {
 		return Held{}, fmt.Errorf("%s: %w", slug, ErrNoLease)
 	}
-	ls, err := l.Tree.Recover(r.Rel, planfs.Agent(h.AgentID), ttl.Seconds())
+	ls, err := l.Tree.Recover(r.Rel, planfs.Agent(h.AgentID), l.seconds(ttl))
 	if errors.Is(err, planfs.ErrClaimed) {
 		return Held{}, fmt.Errorf("%w: %w", ErrLost, err)
 	}
