@@ -218,3 +218,32 @@ func TestEveryBackendFencesATakenOverHolder(t *testing.T) {
 		})
 	}
 }
+
+// A lease file's refusal reads as ErrLost to a face that asks the
+// Backend, in planfs's own words and with its own error kept.
+func TestLocalRefusalsKeepPlanfsWords(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "dev")
+	project(t, dir)
+	tree, err := planfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := claims.NewLocal(tree)
+	ctx := context.Background()
+	held, err := b.Claim(ctx, viewOf(t, b), "features/a.md", claims.Holder{AgentID: "w1"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Claim(ctx, viewOf(t, b), "features/a.md", claims.Holder{AgentID: "w2"}, time.Minute)
+	if !errors.Is(err, claims.ErrLost) || !errors.Is(err, planfs.ErrNotFound) || strings.Contains(err.Error(), claims.ErrLost.Error()) {
+		t.Errorf("a claim of a plan claimed since: %v", err)
+	}
+	stale := held
+	stale.Lease.Token = "not-the-token"
+	_, err = b.Renew(ctx, stale, time.Minute)
+	var pe *planfs.PlanError
+	if !errors.Is(err, claims.ErrLost) || !errors.As(err, &pe) || !errors.Is(err, planfs.ErrNotOwner) {
+		t.Errorf("a renewal under a stale token: %v", err)
+	}
+}

@@ -74,7 +74,7 @@ func (l *Local) View(context.Context) (*View, error) {
 func (l *Local) Claim(_ context.Context, _ *View, rel string, h Holder, ttl time.Duration) (Held, error) {
 	c, err := l.Tree.ClaimHeld(rel, h.AgentID, l.seconds(ttl))
 	if errors.Is(err, planfs.ErrClaimed) || errors.Is(err, planfs.ErrDestExists) || errors.Is(err, planfs.ErrNotFound) {
-		return Held{}, fmt.Errorf("%w: %w", ErrLost, err)
+		return Held{}, lostError{err}
 	}
 	if err != nil {
 		return Held{}, err
@@ -96,14 +96,22 @@ func actor(held Held) planfs.Actor {
 	return planfs.Actor{AgentID: held.Lease.AgentID, Token: held.Lease.Token}
 }
 
-// lostIf wraps a refusal that means the lease is no longer held's in
-// ErrLost, keeping planfs's error.
+// lostIf marks a refusal that means the lease is no longer held's as
+// ErrLost, keeping planfs's error and its words.
 func lostIf(err error) error {
 	if errors.Is(err, planfs.ErrNotOwner) || errors.Is(err, planfs.ErrNoLease) || errors.Is(err, planfs.ErrNotFound) {
-		return fmt.Errorf("%w: %w", ErrLost, err)
+		return lostError{err}
 	}
 	return err
 }
+
+// lostError is planfs's refusal, read as ErrLost by the faces that ask a
+// Backend.
+type lostError struct{ err error }
+
+func (e lostError) Error() string        { return e.err.Error() }
+func (e lostError) Unwrap() error        { return e.err }
+func (e lostError) Is(target error) bool { return target == ErrLost }
 
 func (l *Local) Renew(_ context.Context, held Held, ttl time.Duration) (Held, error) {
 	renewed := time.Now()
@@ -124,7 +132,7 @@ func (l *Local) TakeOver(_ context.Context, v *View, slug string, h Holder, ttl 
 	}
 	ls, err := l.Tree.Recover(r.Rel, planfs.Agent(h.AgentID), l.seconds(ttl))
 	if errors.Is(err, planfs.ErrClaimed) {
-		return Held{}, fmt.Errorf("%w: %w", ErrLost, err)
+		return Held{}, lostError{err}
 	}
 	if err != nil || ls == nil {
 		return Held{}, err
