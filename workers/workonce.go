@@ -36,9 +36,10 @@ type WorkOnce struct {
 	Tree     *planfs.Tree
 	Worker   model.Worker
 	Endpoint endpoints.Endpoint
-	// Claims keeps the leases; nil is the tree's own lease files. Where
-	// names it in messages ("--claims git"); Remote is the git remote
-	// feature branches are pushed to.
+	// Claims keeps the leases; nil is the tree's own lease files (the
+	// run then claims through claims.Local). Where names a remote backend
+	// in messages ("--claims git"); Remote is the git remote feature
+	// branches are pushed to.
 	Claims        claims.Backend
 	Where, Remote string
 	TTL           float64 // seconds
@@ -50,19 +51,26 @@ type WorkOnce struct {
 	NoFit, NoDeps       bool
 	Run, EnsureWorktree bool
 	NeedBranch          bool // claims make a feature branch: skip plans whose branch git refuses
-	RegistryPath        string
-	RegistryGiven       bool // RegistryPath is --registry, not the default
-	Ports               PortRange
-	NewDriver           func(argv []string) (*Driver, error)
-	Stdout, Echo        io.Writer
-	Say                 func(format string, args ...any) // one line on stderr
-	started             bool                             // an agent was started on a plan
-	saidSkip, resumed   map[string]bool                  // plans said skipped; plans taken up from the inbox
-	claimsHolder        claims.Holder
-	lostRaces           int
-	noticed             bool
-	ownPort, hadPort    bool
-	log                 *Log // the driver's, once started
+	// RegistryPath is endpoints.yaml (the executor's), RegistryGiven
+	// whether it was named rather than the default.
+	RegistryPath  string
+	RegistryGiven bool
+	Ports         PortRange
+	// NewDriver makes the (unstarted) driver that runs argv, nil for a
+	// claim-only run; its state file and log follow the run.
+	NewDriver func(argv []string) (*Driver, error)
+	// Stdout gets the plan paths and KEY=value lines anchor's callers
+	// read; Echo, when set, every log line; Say one line for stderr.
+	Stdout, Echo io.Writer
+	Say          func(format string, args ...any)
+
+	started           bool            // an agent was started on a plan
+	saidSkip, resumed map[string]bool // plans said skipped; plans taken up from the inbox
+	claimsHolder      claims.Holder
+	lostRaces         int  // races lost so far: a loser spreads over the first picks
+	noticed           bool // the backend's notices were said
+	ownPort, hadPort  bool // this run assigned the agent's port; it had one before
+	log               *Log // the driver's, once started
 }
 
 // fail says one line and returns code.
