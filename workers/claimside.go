@@ -285,10 +285,11 @@ func (w *WorkOnce) printWorktree(wt Worktree, out io.Writer) string {
 	return wt.Path
 }
 
-// handBack releases the lease file, saying why.
+// handBack gives the plan back through the backend (planfs's release, to
+// the lane it was claimed from), saying why.
 func (s *localSide) handBack(c *claim, reason string) error {
-	_, err := s.w.Tree.Release(c.rel, planfs.Actor{AgentID: s.w.Worker.AgentID, Token: c.token}.Because(reason))
-	return err
+	held := claims.Held{Rel: c.rel, Lease: model.Lease{AgentID: s.w.Worker.AgentID, Token: c.token}}
+	return s.w.Claims.Release(context.Background(), held, reason)
 }
 
 func (s *localSide) keeper(*claim) Keeper           { return nil }
