@@ -172,6 +172,24 @@ func TestEveryBackendKeepsOneLeaseProtocol(t *testing.T) {
 			if v := viewOf(t, b); v.Lease("b") != nil || v.PlanRel("b") != string(model.RelOf(to, "b.md")) {
 				t.Fatalf("after completion: lease %+v, plan at %q", v.Lease("b"), v.PlanRel("b"))
 			}
+
+			// The operator parks w1's leased plan through Act: one step, the
+			// lease dropped with it, whoever's it was.
+			if _, err := b.Claim(ctx, viewOf(t, b), "features/a.md", w1, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			op := claims.Op{Verb: model.Park, Slug: "a", To: model.Blocked, Holder: claims.Holder{AgentID: "operator"}}
+			if _, err := claims.Act(ctx, b, viewOf(t, b), op); !errors.Is(err, claims.ErrNotHolder) {
+				t.Fatalf("park of w1's lease without force: %v, want ErrNotHolder", err)
+			}
+			op.Force = true
+			res, err = claims.Act(ctx, b, viewOf(t, b), op)
+			if err != nil || res.Rel != "blocked/a.md" || res.Dropped == nil || res.Dropped.AgentID != "w1" {
+				t.Fatalf("forced park through Act: %+v, %v", res, err)
+			}
+			if v := viewOf(t, b); v.Lease("a") != nil || v.PlanRel("a") != "blocked/a.md" {
+				t.Fatalf("after the forced park: lease %+v, plan at %q", v.Lease("a"), v.PlanRel("a"))
+			}
 		})
 	}
 }
