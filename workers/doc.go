@@ -1,5 +1,9 @@
 // Package workers turns a claim into work an agent does safely beside
 // others, and keeps workers running and visible:
+//   - the work loop behind `work-once` (WorkOnce): pick, claim (through the
+//     lease files or any claims.Backend), resume a decided plan-first plan,
+//     the plan or build turn, scope and backend jobs, the lease kept and
+//     fenced, the plan handed back or parked;
 //   - the driver behind `work-once --run`: it hands a claimed plan to the
 //     executor (argv with placeholders, no shell), renews the lease while
 //     the agent works, and records the worker in var/fleet/workers/<id>.json

@@ -73,15 +73,6 @@ func actingClaims(project, flag string, stderr io.Writer) (name string, s config
 	return name, s, "--claims " + name, nil
 }
 
-// backendNotices are the warnings of a backend's view that are about no
-// plan file: its own notices (a backward move of the integration branch),
-// which the worker's stderr and the board's text say.
-func backendNotices(s *model.Snapshot) []model.Warning {
-	var out []model.Warning
-	for _, w := range s.Warnings {
-		if _, err := model.ParseRel(w.File); err != nil && w.File != "" {
-			out = append(out, w)
-		}
-	}
-	return out
-}
+// backendNotices are a backend view's notices about no plan file
+// (claims.Notices).
+func backendNotices(s *model.Snapshot) []model.Warning { return claims.Notices(s) }

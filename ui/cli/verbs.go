@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -10,6 +13,7 @@ import (
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
 	"fleetwatch/workers/landing"
 )
@@ -320,4 +324,51 @@ func repairCmd() *cobra.Command {
 			return exitOK
 		}
 	})
+}
+
+// remote runs an operator verb through the project's claims backend when
+// its claims are remote: one claims.Act on a fresh view, the call the UI
+// makes too. It reports false when claims are the local lease files.
+func (v verb) remote(t *planfs.Tree, f *verbFlags, arg string, stdout, stderr io.Writer) (int, bool) {
+	name, _, where, err := actingClaims(t.Project, f.claims, stderr)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %v", v.name, err), true
+	}
+	if name == "local" {
+		return 0, false
+	}
+	ttl := time.Duration(f.ttl * float64(time.Second))
+	if v.withTTL {
+		if err := claims.ValidTTL(ttl); err != nil {
+			return fail(stderr, exitError, "%s: --lease-ttl: %v", v.name, err), true
+		}
+	}
+	b, err := openClaims(t.Project, f.claims)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %s: %v", v.name, where, err), true
+	}
+	defer b.Close()
+	ctx, stop := stopContext()
+	defer stop()
+	view, err := b.View(ctx)
+	if err != nil {
+		return fail(stderr, exitError, "%s: %s: %v", v.name, where, err), true
+	}
+	host, _ := os.Hostname()
+	res, err := claims.Act(ctx, b, view, claims.Op{
+		Verb: v.name, Slug: slugArg(arg), To: model.Lane(f.to), Why: f.reason, Token: f.token, Force: f.force, TTL: ttl,
+		Holder: claims.Holder{AgentID: f.agent, Host: host, PID: os.Getpid()},
+	})
+	if err != nil {
+		hint := ""
+		if (errors.Is(err, claims.ErrNotHolder) || errors.Is(err, planfs.ErrNeedsForce)) && !v.withTTL {
+			hint = " (--force overrides)"
+		}
+		return fail(stderr, exitError, "%s: %v%s", v.name, err, hint), true
+	}
+	if res.Dropped != nil && res.Dropped.AgentID != f.agent {
+		say(stderr, "%s: %s's lease%s dropped", res.Rel, res.Dropped.AgentID, workers.HeldOn(&res.Dropped.Lease, " "))
+	}
+	fmt.Fprintln(stdout, t.Abs(res.Rel))
+	return exitOK, true
 }

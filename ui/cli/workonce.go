@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
-	"path"
 	"sort"
 	"strings"
 	"syscall"
@@ -48,13 +46,6 @@ type workOnce struct {
 	// (--ensure-worktree, or --run in a git repo), so it skips plans whose
 	// branch name git refuses.
 	needBranch bool
-	started    bool            // an agent was started on a plan
-	saidSkip   map[string]bool // plans --run said it skips, and why
-	// ep is the endpoint a --run works for (its plan_first, plan_command
-	// and on_scope_violation shape each job).
-	ep registry.Endpoint
-	// resumed are the plans this run took up from the coordinator's inbox.
-	resumed map[string]bool
 	// claims is --claims; fs tells which flags were given (a remote
 	// backend's default --lease-ttl is claims.DefaultTTL).
 	claims string
@@ -146,11 +137,9 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if err := workers.CheckWrites(t.Project, worker.AgentID); err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
-	snap, code := w.scan(t, stderr)
-	if code >= 0 {
-		return code
-	}
-	return w.claimLoop(t, snap, worker, ep, stdout, stderr)
+	ctx, stop := stopContext()
+	defer stop()
+	return w.workLoop(ctx, t, worker, ep, nil, stdout, stderr)
 }
 
 // checkFlags refuses flags that cannot go together or hold bad values,
@@ -215,276 +204,40 @@ func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, stdout, stderr io
 	return exitOK
 }
 
-// scan reads the tree and repairs what dead claimers left half done; code
-// is -1 when it went well.
-func (w *workOnce) scan(t *planfs.Tree, stderr io.Writer) (*model.Snapshot, int) {
-	snap, err := t.Scan()
-	if err != nil {
-		return nil, fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
-	}
-	repairs := t.Repair(snap)
-	for _, n := range repairs.Unfixed {
-		say(stderr, "warning: %s: %s", n.File, n.Message)
-	}
-	w.unfixed = repairs.Unfixed
-	if len(repairs.Fixed) > 0 {
-		for _, n := range repairs.Fixed {
-			say(stderr, "repair: %s", n)
-		}
-		if snap, err = t.Scan(); err != nil {
-			return nil, fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
-		}
-	}
-	return snap, -1
-}
-
+// options are the pick's options --list shows: with --ensure-worktree,
+// plans whose names the worktree backend refuses are skipped, as such a
+// worker skips them.
 func (w *workOnce) options(t *planfs.Tree) model.Options {
-	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch, Refuse: w.refuseFor(t),
+	opt := model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch,
 		Now: t.NowSeconds(), History: t.History()}
+	if w.ensureWT {
+		opt.Refuse = workers.PlanRefusal(t.Project, w.agent)
+	}
+	return opt
 }
 
-// claimLoop claims up to --max-plans plans. Without --run it claims them
-// in a row and prints their paths, as anchor does. With --run it hands each
-// to the executor before claiming the next, and stops at the first that
-// does not end well. Either way the worker's state file and log say what
-// happened.
-func (w *workOnce) claimLoop(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, ep registry.Endpoint, stdout, stderr io.Writer) int {
-	var argv []string
-	port := 0
-	w.ep = ep
-	if w.run {
-		var err error
-		if argv, err = w.executor(t, ep); err != nil {
-			return fail(stderr, exitError, "--run: %v", err)
-		}
-		_, hadPort := workers.PortOf(t.Project, worker.AgentID)
-		if port, err = workers.AssignPort(t.Project, worker.AgentID, w.ports); err != nil {
-			return fail(stderr, exitError, "--run: %v", err)
-		}
-		// A daemon the agent starts (setsid, double fork) is re-parented to
-		// this driver, which stops it with the agent; without it the daemon
-		// would run on, unseen, after the plan is handed on.
-		if err := workers.BecomeSubreaper(); err != nil {
-			say(stderr, "warning: cannot become a child subreaper: %v", err)
-		}
-		if !hadPort {
-			// A port first given to this run goes back when no agent used it.
-			defer func() {
-				if !w.started {
-					_ = workers.ReleasePort(t.Project, worker.AgentID, port)
-				}
-			}()
-		}
-	}
-	var echo io.Writer
+// workLoop is the one work loop (workers.WorkOnce) for worker on ep, over
+// c's claims backend, or the tree's lease files when c is nil.
+func (w *workOnce) workLoop(ctx context.Context, t *planfs.Tree, worker model.Worker, ep registry.Endpoint, c *claimsRun, stdout, stderr io.Writer) int {
+	lp := &workers.WorkOnce{Tree: t, Worker: worker, Endpoint: ep, TTL: w.ttl, MaxPlans: w.maxPlans,
+		Slug: w.slug, Path: w.path, Token: w.token, AllowAssigned: w.allowAssigned, NoFit: w.noFit, NoDeps: w.noDeps,
+		Run: w.run, EnsureWorktree: w.ensureWT, NeedBranch: w.needBranch,
+		RegistryPath: w.registryPath(t), RegistryGiven: w.registry != "", Ports: w.ports,
+		NewDriver: func(argv []string) (*workers.Driver, error) { return w.newDriver(t, worker, ep, argv) },
+		Stdout:    stdout, Say: func(format string, args ...any) { say(stderr, format, args...) }}
 	if w.run && isTerminal(stderr) {
-		echo = stderr
+		lp.Echo = stderr
 	}
-	d, err := w.newDriver(t, worker, ep, argv)
-	if err == nil {
-		err = d.Start(echo)
+	if c != nil {
+		lp.Claims, lp.Where, lp.Remote = c.b, c.where, c.remote
 	}
-	if err != nil {
-		busy := errors.Is(err, workers.ErrBusy)
-		switch {
-		case w.run && busy:
-			// A cron tick while the last run is still working: not an error.
-			return fail(stderr, exitNothing, "--run: %v", err)
-		case w.run:
-			return fail(stderr, exitError, "--run: %v", err)
-		case !busy:
-			say(stderr, "warning: %v", err)
-		}
-		// A claim-only run can do without its state file, and must leave
-		// a running driver's alone.
-		d = nil
+	switch lp.Do(ctx) {
+	case workers.StatusOK:
+		return exitOK
+	case workers.StatusNothing:
+		return exitNothing
 	}
-	ctx, stop := stopContext()
-	defer stop()
-	code, note := w.claimEach(ctx, t, snap, worker, d, port, stdout, stderr)
-	if d != nil {
-		d.Finish(code, note)
-	}
-	return code
-}
-
-func (w *workOnce) claimEach(ctx context.Context, t *planfs.Tree, snap *model.Snapshot, worker model.Worker, d *workers.Driver, port int, stdout, stderr io.Writer) (int, string) {
-	skip := map[string]bool{}
-	claimed, worked, refused := 0, 0, 0
-	for claimed-refused < w.maxPlans {
-		if ctx.Err() != nil {
-			reason := "stopped before claiming: " + context.Cause(ctx).Error()
-			return fail(stderr, exitError, "%s", reason), reason
-		}
-		held, code, note := w.claimOne(t, &snap, worker, claimed, skip, stdout, stderr)
-		if code >= 0 {
-			return code, note
-		}
-		if held.Rel == "" {
-			break
-		}
-		rel := held.Rel
-		claimed++
-		if d != nil {
-			d.Claimed(rel)
-		}
-		// With --run the plan's path (and its worktree lines) are printed
-		// only once the agent is started on it: a path on stdout means
-		// someone works it.
-		var head bytes.Buffer
-		fmt.Fprintln(&head, t.Abs(held.Rel))
-		out := io.Writer(&head)
-		if !w.run {
-			stdout.Write(head.Bytes())
-			head.Reset()
-			out = stdout
-		}
-		wt, code := w.worktreeFor(t, held, out, stderr)
-		if code != exitOK {
-			return code, "no worktree for " + rel
-		}
-		if !w.run && (w.slug != "" || w.path != "") {
-			break
-		} else if !w.run {
-			continue
-		}
-		if ctx.Err() != nil {
-			reason := "driver stopped: " + context.Cause(ctx).Error()
-			return handedBack(stderr, reason, rel, handBack(t, worker.AgentID, held, reason))
-		}
-		job, err := w.jobFor(t, held, wt, port)
-		if err != nil {
-			// Nobody will work the plan: give it back, saying why.
-			reason := err.Error()
-			rerr := handBack(t, worker.AgentID, held, reason)
-			if rerr == nil && errors.Is(err, workers.ErrPlanRefused) && w.slug == "" && w.path == "" {
-				// The plan's own fault: any worker would fail on it, and on
-				// it alone. Stopping here would stall the fleet on it.
-				say(stderr, "skipped %s: %s; released it", rel, reason)
-				refused++
-				continue
-			}
-			return handedBack(stderr, reason, rel, rerr)
-		}
-		job.OnStart = func() {
-			w.started = true
-			stdout.Write(head.Bytes())
-		}
-		o := d.Run(ctx, job)
-		if !o.OK() {
-			return fail(stderr, exitError, "%s", o.Note), o.Note
-		}
-		fmt.Fprintln(stdout, t.Abs(o.Plan))
-		worked++
-		if w.slug != "" || w.path != "" {
-			break
-		}
-	}
-	switch {
-	case claimed == refused:
-		return exitNothing, "nothing to claim"
-	case w.run:
-		return exitOK, fmt.Sprintf("worked %d plan(s)", worked)
-	}
-	return exitOK, fmt.Sprintf("claimed %d plan(s)", claimed)
-}
-
-// handBack releases held, saying why.
-func handBack(t *planfs.Tree, agent string, held planfs.Claimed, reason string) error {
-	_, err := t.Release(held.Rel, planfs.Actor{AgentID: agent, Token: held.Token}.Because(reason))
-	return err
-}
-
-// handedBack is the exit of a run that gave rel back for reason; err is
-// the release's own failure.
-func handedBack(stderr io.Writer, reason, rel string, err error) (int, string) {
-	if err != nil {
-		return fail(stderr, exitError, "%s; could not release %s: %v", reason, rel, err), reason
-	}
-	return fail(stderr, exitError, "%s; released %s", reason, rel), reason
-}
-
-// claimOne claims the next plan: the named one, or the next bare pick from
-// snap (scanned again first when a run has passed since). A zero Claimed
-// with code -1 means nothing is left; code >= 0 ends the loop with note.
-func (w *workOnce) claimOne(t *planfs.Tree, snap **model.Snapshot, worker model.Worker, claimed int, skip map[string]bool, stdout, stderr io.Writer) (planfs.Claimed, int, string) {
-	if w.slug != "" || w.path != "" {
-		held, code := w.claimNamed(t, *snap, worker, stdout, stderr)
-		if code != exitOK {
-			return held, code, "could not claim the named plan"
-		}
-		return held, -1, ""
-	}
-	if w.run && claimed > 0 {
-		// Time has passed and the tree has moved on: look again.
-		next, code := w.scan(t, stderr)
-		if code >= 0 {
-			return planfs.Claimed{}, code, "cannot read the tree"
-		}
-		*snap = next
-	}
-	if w.run {
-		// A decided plan-first plan first: the one exception to a bare
-		// pick never taking an in-progress plan.
-		if held, ok := w.resumeOne(t, *snap, worker, skip, stderr); ok {
-			return held, -1, ""
-		}
-	}
-	opt := w.options(t)
-	if w.run {
-		w.saySkipped(*snap, worker, opt, stderr)
-	}
-	held, err := t.ClaimNext(*snap, worker, opt, w.ttl, skip)
-	if err != nil {
-		return held, fail(stderr, exitError, "%v", err), err.Error()
-	}
-	return held, -1, ""
-}
-
-// saySkipped says, once per plan and run, why the pick passes over a ready
-// plan no claim can take (its name, a branch another plan shares, a
-// template that refuses it): the fleet moves on, and the log says why.
-func (w *workOnce) saySkipped(snap *model.Snapshot, worker model.Worker, opt model.Options, stderr io.Writer) {
-	for _, r := range model.Decide(snap, worker, opt) {
-		if r.Problem == "" || !r.Plan.Lane.Ready() || w.saidSkip[r.Plan.Rel] {
-			continue
-		}
-		if w.saidSkip == nil {
-			w.saidSkip = map[string]bool{}
-		}
-		w.saidSkip[r.Plan.Rel] = true
-		say(stderr, "skipped %s: %s", r.Plan.Rel, r.Problem)
-	}
-}
-
-// executor is the command line --run hands each plan to: the endpoint's
-// command, else the registry's executor. The registry is --registry, else
-// <root>/endpoints.yaml.
-func (w *workOnce) executor(t *planfs.Tree, ep registry.Endpoint) ([]string, error) {
-	argv := ep.Command
-	regPath := w.registryPath(t)
-	if argv == nil {
-		reg, err := registry.Load(regPath)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) && w.registry == "":
-			if _, serr := os.Stat(regPath); serr == nil {
-				// scaffold's file, every endpoint still commented out
-				return nil, fmt.Errorf("no executor: %s lists no endpoint yet: uncomment one ('fleetwatch agents' shows them), or create %s with `executor: [your-agent, \"{plan}\"]`", regPath, regPath)
-			}
-			return nil, fmt.Errorf("no executor: create %s with `executor: [your-agent, \"{plan}\"]`", regPath)
-		case err != nil:
-			return nil, err
-		}
-		argv = reg.Executor
-	}
-	if argv == nil {
-		where := regPath
-		if ep.Name != "" {
-			where = fmt.Sprintf("%s (or `command:` on endpoint %s)", regPath, ep.Name)
-		}
-		return nil, fmt.Errorf("no executor: add `executor: [your-agent, \"{plan}\"]` to %s", where)
-	}
-	return workers.CheckExecutor(argv, t.Project)
+	return exitError
 }
 
 func (w *workOnce) registryPath(t *planfs.Tree) string {
@@ -651,77 +404,6 @@ func (w *workOnce) doParkOrReturn(t *planfs.Tree, stdout, stderr io.Writer) int 
 	return exitOK
 }
 
-// claimNamed claims (or resumes) the plan named by --slug or --path. Being
-// refused a plan (a person's, unmet dependencies, lost to another worker) is
-// exit 1, anything else exit 2.
-func (w *workOnce) claimNamed(t *planfs.Tree, snap *model.Snapshot, worker model.Worker, stdout, stderr io.Writer) (planfs.Claimed, int) {
-	opt := w.options(t)
-	var rel string
-	var err error
-	if w.path != "" {
-		cwd, _ := os.Getwd()
-		if rel, err = t.ResolvePath(w.path, cwd); err != nil {
-			return planfs.Claimed{}, fail(stderr, exitError, "--path %v", err)
-		}
-	} else if rel, err = planfs.ResolveNamed(snap, w.slug, worker.AgentID, opt.Now); err != nil {
-		if errors.Is(err, planfs.ErrNotFound) {
-			return planfs.Claimed{}, fail(stderr, exitNothing, "--slug: %v", err)
-		}
-		return planfs.Claimed{}, fail(stderr, exitError, "--slug: %v", err)
-	}
-	if held, code, done := w.resumeNamed(t, rel, worker, stdout, stderr); done {
-		return held, code
-	}
-	held, warning, err := t.ClaimNamed(snap, rel, worker, opt, w.allowAssigned, w.ttl)
-	switch {
-	case errors.Is(err, planfs.ErrAssigned):
-		return planfs.Claimed{}, fail(stderr, exitNothing, "%v (--allow-assigned overrides)", err)
-	case errors.Is(err, planfs.ErrDepsUnmet), errors.Is(err, planfs.ErrClaimed), errors.Is(err, planfs.ErrNotFound):
-		return planfs.Claimed{}, fail(stderr, exitNothing, "%v", err)
-	case errors.Is(err, planfs.ErrNoLease):
-		return planfs.Claimed{}, fail(stderr, exitError, "%v (--recover takes it over)", err)
-	case errors.Is(err, planfs.ErrUnclaimable):
-		return planfs.Claimed{}, fail(stderr, exitError, "%v (fleetwatch check lists such plans)", err)
-	case err != nil:
-		return planfs.Claimed{}, fail(stderr, exitError, "%v", err)
-	}
-	if warning != "" {
-		say(stderr, "warning: %s", warning)
-	}
-	fmt.Fprintln(stdout, t.Abs(held.Rel))
-	return held, exitOK
-}
-
-// worktreeFor gives the agent its git worktree on the claimed plan's feature
-// branch when --ensure-worktree asks for one, printing anchor's KEY=value
-// lines. A failure is exit 2 and the plan stays claimed.
-func (w *workOnce) worktreeFor(t *planfs.Tree, held planfs.Claimed, stdout, stderr io.Writer) (string, int) {
-	if !w.ensureWT {
-		return "", exitOK
-	}
-	rel := held.Rel
-	wt, err := workers.Ensure(t.Project, w.agent, model.SlugOf(path.Base(rel)))
-	if err != nil && w.run {
-		// Nobody will work the plan: give it back rather than strand it
-		// for a whole lease, one more plan on every cron tick.
-		reason := "--ensure-worktree: " + err.Error()
-		if _, rerr := t.Release(rel, planfs.Actor{AgentID: w.agent, Token: held.Token}.Because(reason)); rerr == nil {
-			return "", fail(stderr, exitError, "%s (released %s)", reason, rel)
-		}
-	}
-	if err != nil {
-		return "", fail(stderr, exitError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, rel)
-	}
-	if wt.HandOff != nil {
-		say(stderr, "%s", wt.HandOff)
-	}
-	fmt.Fprintf(stdout, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", wt.Path, wt.Branch, wt.Integration)
-	if port, ok := workers.PortOf(t.Project, w.agent); ok {
-		fmt.Fprintf(stdout, "PORT=%d\n", port)
-	}
-	return wt.Path, exitOK
-}
-
 func depsCell(h model.Header, d model.DepStatus) string {
 	if len(h.DependsOn) == 0 {
 		return "none"
@@ -768,7 +450,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	for _, r := range others {
 		owner := "none"
 		if r.Lease != nil {
-			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, "  ") + heldOn(r.Lease, "  ")
+			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, "  ") + workers.HeldOn(r.Lease, "  ")
 		}
 		foreign = append(foreign, termtext.Line(fmt.Sprintf("#   %s  agent=%s", r.Plan.Rel, owner)))
 	}
@@ -799,7 +481,7 @@ func printListRows(stdout io.Writer, rows []model.Row, nowS float64) {
 		}
 		owner := "-"
 		if r.Lease != nil && r.Lease.Blocks(nowS) {
-			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, " ") + heldOn(r.Lease, " ")
+			owner = r.Lease.AgentID + awaitingSuffix(r.Lease, " ") + workers.HeldOn(r.Lease, " ")
 			if r.Lease.Corrupt != "" {
 				owner = "(corrupt lease)"
 			}

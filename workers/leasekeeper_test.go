@@ -1,4 +1,4 @@
-package cli
+package workers
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 // count the lease expired.
 func TestKeeperStopsAfterTTLLessOneHeartbeat(t *testing.T) {
 	ttl := 15 * time.Minute
-	k := &remoteKeeper{ttl: ttl, every: ttl / 3, held: claims.Held{Slug: "a", Renewed: time.Now().Add(-9 * time.Minute)}}
+	k := &backendKeeper{ttl: ttl, every: ttl / 3, held: claims.Held{Slug: "a", Renewed: time.Now().Add(-9 * time.Minute)}}
 	if !k.Holds() {
 		t.Fatal("9 minutes into a 15-minute lease renewed every 5: no longer held")
 	}

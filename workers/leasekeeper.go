@@ -1,4 +1,4 @@
-package cli
+package workers
 
 import (
 	"context"
@@ -9,15 +9,14 @@ import (
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
-	"fleetwatch/workers"
 )
 
-// remoteKeeper is a driver's lease held in a remote claims backend: the
+// backendKeeper is a driver's lease held in a claims backend: the
 // heartbeat renews it by compare-and-swap, and each heartbeat (and the
 // end of the run) pushes the plan's feature branch, fenced by the lease
 // (claims.Backend.PushBranch), so the next owner on another machine gets
 // every commit and a holder that lost the lease never moves the branch.
-type remoteKeeper struct {
+type backendKeeper struct {
 	b      claims.Backend
 	held   claims.Held
 	ttl    time.Duration
@@ -25,7 +24,7 @@ type remoteKeeper struct {
 	repo   string        // the project whose branch is pushed
 	remote string        // the git remote it is pushed to
 	tree   *planfs.Tree  // its event log hears of refused pushes
-	log    *workers.Log
+	log    *Log
 	// base is the remote's feature branch as this holder last saw it:
 	// where it started (seedFeature) or what it last pushed; "" when the
 	// remote has none. A push moves the branch only from there.
@@ -42,27 +41,23 @@ type remoteKeeper struct {
 	toldLost bool
 }
 
-var _ workers.Keeper = (*remoteKeeper)(nil)
-
-func (r *remote) keeper(held claims.Held, log *workers.Log) *remoteKeeper {
-	return &remoteKeeper{b: r.b, held: held, ttl: r.ttl, every: r.ttl / 3, repo: r.t.Project, remote: r.remote, tree: r.t, log: log}
-}
+var _ Keeper = (*backendKeeper)(nil)
 
 // deadline is when the holder must stop: TTL minus one heartbeat interval
 // after its last successful renewal began, on the monotonic clock, so it
 // stops before any observer may take the plan over.
-func (k *remoteKeeper) deadline() time.Time { return k.held.Renewed.Add(k.ttl - k.every) }
+func (k *backendKeeper) deadline() time.Time { return k.held.Renewed.Add(k.ttl - k.every) }
 
-func (k *remoteKeeper) Holds() bool { return k.lost == "" && time.Now().Before(k.deadline()) }
+func (k *backendKeeper) Holds() bool { return k.lost == "" && time.Now().Before(k.deadline()) }
 
-func (k *remoteKeeper) ctx() (context.Context, context.CancelFunc) {
+func (k *backendKeeper) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), max(k.every, 30*time.Second))
 }
 
 // fenced reports whether the lease is gone for good, making it so once the
 // deadline has passed: a holder that may have been taken over never
 // pushes, whatever the remote would still let it do.
-func (k *remoteKeeper) fenced() bool {
+func (k *backendKeeper) fenced() bool {
 	if k.lost == "" && !time.Now().Before(k.deadline()) {
 		k.lose(fmt.Sprintf("not renewed for %s (the lease's %s less one heartbeat): another machine may take it over", time.Since(k.held.Renewed).Round(time.Second), k.ttl))
 	}
@@ -70,14 +65,14 @@ func (k *remoteKeeper) fenced() bool {
 }
 
 // lose makes the lease lost for good, saying why.
-func (k *remoteKeeper) lose(why string) {
+func (k *backendKeeper) lose(why string) {
 	if k.lost == "" {
 		k.lost = why
 		k.logf("lease lost: %s; feature branch pushes stop", why)
 	}
 }
 
-func (k *remoteKeeper) Renew() (string, error) {
+func (k *backendKeeper) Renew() (string, error) {
 	if k.fenced() {
 		return k.lost, nil
 	}
@@ -96,10 +91,10 @@ func (k *remoteKeeper) Renew() (string, error) {
 	return k.lost, nil
 }
 
-func (k *remoteKeeper) Complete(to model.Lane) (string, error) {
+func (k *backendKeeper) Complete(to model.Lane) (string, error) {
 	k.push()
 	if k.fenced() {
-		return "", fmt.Errorf("lease lost (%s): not completed, and %s not pushed", k.lost, workers.FeatureBranch(k.held.Slug))
+		return "", fmt.Errorf("lease lost (%s): not completed, and %s not pushed", k.lost, FeatureBranch(k.held.Slug))
 	}
 	ctx, cancel := k.ctx()
 	defer cancel()
@@ -109,7 +104,7 @@ func (k *remoteKeeper) Complete(to model.Lane) (string, error) {
 // Park moves the plan to a parking lane and drops the lease in one step
 // (MoveHeld), after pushing the branch while the lease holds: the agent's
 // `park` through its driver, as the operator's verb does it.
-func (k *remoteKeeper) Park(to model.Lane, why string) (string, error) {
+func (k *backendKeeper) Park(to model.Lane, why string) (string, error) {
 	k.push()
 	if k.fenced() {
 		return "", fmt.Errorf("lease lost (%s): not parked", k.lost)
@@ -121,7 +116,7 @@ func (k *remoteKeeper) Park(to model.Lane, why string) (string, error) {
 
 // Release pushes the branch while the lease holds, then drops the lease by
 // compare-and-swap: a lost one is refused there, harmlessly.
-func (k *remoteKeeper) Release(reason string) (string, error) {
+func (k *backendKeeper) Release(reason string) (string, error) {
 	k.push()
 	ctx, cancel := k.ctx()
 	defer cancel()
@@ -140,10 +135,10 @@ func isLost(err error) bool {
 // while it holds, only from base (never over anyone else's commits), only
 // a fast-forward of base. A refused push is logged and told to the event
 // log; a lost lease stops every later push.
-func (k *remoteKeeper) push() {
-	branch := workers.FeatureBranch(k.held.Slug)
+func (k *backendKeeper) push() {
+	branch := FeatureBranch(k.held.Slug)
 	ref := "refs/heads/" + branch
-	tip, err := gitRun(k.repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	tip, err := remoteGit(k.repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	switch {
 	case k.fenced() && err == nil && tip != k.base:
 		k.refused(branch, fmt.Sprintf("did not push %s (local tip %.12s, not on the remote): the lease is lost: %s", branch, tip, k.lost))
@@ -171,11 +166,16 @@ func (k *remoteKeeper) push() {
 		}
 	}
 	if k.base != "" {
-		if _, err := gitRun(k.repo, "merge-base", "--is-ancestor", k.base, tip); err != nil {
+		if _, err := remoteGit(k.repo, "merge-base", "--is-ancestor", k.base, tip); err != nil {
 			k.refused(branch, fmt.Sprintf("did not push %s: its tip %.12s does not descend from %.12s, where the remote's was when this run last saw it (history rewritten?)", branch, tip, k.base))
 			return
 		}
 	}
+	k.pushTo(branch, ref, tip)
+}
+
+// pushTo is the fenced push itself, from base to tip.
+func (k *backendKeeper) pushTo(branch, ref, tip string) {
 	ctx, cancel := k.ctx()
 	defer cancel()
 	held, err := k.b.PushBranch(ctx, k.held, claims.BranchUpdate{Ref: ref, Old: k.base, New: tip})
@@ -202,7 +202,7 @@ func orNoBranch(oid string) string {
 
 // refused logs why a push did not happen and tells the event log, once
 // per distinct reason, so an operator sees it beside the plan.
-func (k *remoteKeeper) refused(branch, why string) {
+func (k *backendKeeper) refused(branch, why string) {
 	k.logf("%s", why)
 	if why == k.said || k.tree == nil {
 		return
@@ -212,7 +212,7 @@ func (k *remoteKeeper) refused(branch, why string) {
 	k.tree.LogEvent(planfs.Event{Event: "push-refused", Slug: k.held.Slug, From: k.held.Rel, To: k.held.Rel, AgentID: agent, Reason: why})
 }
 
-func (k *remoteKeeper) logf(format string, args ...any) {
+func (k *backendKeeper) logf(format string, args ...any) {
 	if k.log != nil {
 		k.log.Printf(format, args...)
 	}

@@ -1,4 +1,4 @@
-package cli
+package workers
 
 import (
 	"os"
@@ -8,7 +8,6 @@ import (
 
 	"fleetwatch/internal/testkit"
 	"fleetwatch/planfs/claims"
-	"fleetwatch/workers"
 )
 
 // A keeper whose lease is lost never asks its backend again (b is nil: a
@@ -18,13 +17,13 @@ import (
 func TestKeeperLostNeverPushes(t *testing.T) {
 	repo := testkit.Repo(t)
 	testkit.Git(t, repo, "branch", "feature/a")
-	log, err := workers.OpenLog(repo, "w", nil)
+	log, err := OpenLog(repo, "w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer log.Close()
 	ttl := time.Minute
-	k := &remoteKeeper{ttl: ttl, every: ttl / 3, repo: repo, log: log, baseKnown: true,
+	k := &backendKeeper{ttl: ttl, every: ttl / 3, repo: repo, log: log, baseKnown: true,
 		held: claims.Held{Slug: "a", Rel: "features/a.md", Renewed: time.Now()}}
 	k.lose("renewal rejected: taken over")
 	if k.Holds() {
@@ -42,7 +41,7 @@ func TestKeeperLostNeverPushes(t *testing.T) {
 		t.Errorf("the log does not say the branch was not pushed:\n%s", text)
 	}
 
-	late := &remoteKeeper{ttl: ttl, every: ttl / 3, repo: repo, baseKnown: true,
+	late := &backendKeeper{ttl: ttl, every: ttl / 3, repo: repo, baseKnown: true,
 		held: claims.Held{Slug: "a", Renewed: time.Now().Add(-ttl)}}
 	late.push()
 	if late.lost == "" || !strings.Contains(late.lost, "not renewed for") {

@@ -1,4 +1,4 @@
-package cli
+package workers
 
 import (
 	"os"
@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"fleetwatch/model"
 	"fleetwatch/planfs"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
+	endpoints "fleetwatch/registry"
 )
 
 // scopeFor takes the approved plan's scope over the plan's own, keeps the
@@ -30,35 +30,34 @@ func TestScopeForJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &workOnce{}
-	w.agent = "w1"
-	job := func(mode, approvedPlan, wt string) workers.Job {
+	w := &WorkOnce{Tree: tree, Worker: model.Worker{AgentID: "w1"}}
+	job := func(mode, approvedPlan, wt string) Job {
 		t.Helper()
-		j := workers.Job{Rel: "in-progress/x.md", Mode: mode, ApprovedPlan: approvedPlan, Worktree: wt}
-		if err := w.scopeFor(tree, &j); err != nil {
+		j := Job{Rel: "in-progress/x.md", Mode: mode, ApprovedPlan: approvedPlan, Worktree: wt}
+		if err := w.scopeFor(&j); err != nil {
 			t.Fatal(err)
 		}
 		return j
 	}
-	j := job(workers.ModeBuild, approved, "/wt")
+	j := job(ModeBuild, approved, "/wt")
 	if j.Scope == nil || !slices.Equal(j.Scope.Patterns, []string{"src/*.go", "docs/"}) || !slices.Equal(j.Scope.Allowed, []string{"gen/**"}) || !j.StopOnViolation {
 		t.Errorf("approved build: %+v %+v", j, j.Scope)
 	}
-	if j := job(workers.ModeBuild, "", "/wt"); j.Scope == nil || !slices.Equal(j.Scope.Patterns, []string{"plan/"}) {
+	if j := job(ModeBuild, "", "/wt"); j.Scope == nil || !slices.Equal(j.Scope.Patterns, []string{"plan/"}) {
 		t.Errorf("build: %+v", j.Scope)
 	}
-	if j := job(workers.ModePlan, "", "/wt"); j.Scope != nil || !j.StopOnViolation {
+	if j := job(ModePlan, "", "/wt"); j.Scope != nil || !j.StopOnViolation {
 		t.Errorf("plan turn: %+v", j)
 	}
-	if j := job(workers.ModeBuild, "", ""); j.Scope != nil || j.StopOnViolation {
+	if j := job(ModeBuild, "", ""); j.Scope != nil || j.StopOnViolation {
 		t.Errorf("no worktree: %+v", j)
 	}
-	w.ep = registry.Endpoint{OnScopeViolation: "warn"}
-	if j := job(workers.ModeBuild, "", "/wt"); j.StopOnViolation {
+	w.Endpoint = endpoints.Endpoint{OnScopeViolation: "warn"}
+	if j := job(ModeBuild, "", "/wt"); j.StopOnViolation {
 		t.Errorf("the endpoint warns: %+v", j)
 	}
-	j = workers.Job{Rel: "in-progress/x.md", ApprovedPlan: filepath.Join(dir, "gone.md"), Worktree: "/wt"}
-	if err := w.scopeFor(tree, &j); err == nil || !strings.Contains(err.Error(), "approved plan "+filepath.Join(dir, "gone.md")+": no such file") {
+	j = Job{Rel: "in-progress/x.md", ApprovedPlan: filepath.Join(dir, "gone.md"), Worktree: "/wt"}
+	if err := w.scopeFor(&j); err == nil || !strings.Contains(err.Error(), "approved plan "+filepath.Join(dir, "gone.md")+": no such file") {
 		t.Errorf("missing approved plan: %v", err)
 	}
 }

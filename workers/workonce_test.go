@@ -1,0 +1,49 @@
+package workers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fleetwatch/model"
+	"fleetwatch/planfs"
+)
+
+// Stopped between two plans of --max-plans: exit 2 needs its one line on
+// stderr like every other exit 2.
+func TestReviewRunStoppedBeforeClaimingSaysWhy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := planfs.Scaffold(dir); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, ".plans", "features", "a.md")
+	if err := os.WriteFile(plan, []byte("# A\n\n- **Priority:** P2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := planfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("SIGTERM"))
+	var stdout, stderr bytes.Buffer
+	w := &WorkOnce{Tree: tree, Worker: model.Worker{AgentID: "w1", Tier: model.Mid}, MaxPlans: 3, TTL: 60, Stdout: &stdout,
+		Say: func(format string, args ...any) { fmt.Fprintf(&stderr, format+"\n", args...) }}
+	side, code := w.side(ctx)
+	if code != going {
+		t.Fatalf("scan: %d, %q", code, stderr.String())
+	}
+	code, note := w.each(ctx, side, nil, 0)
+	if code != StatusError || !strings.Contains(note, "SIGTERM") || !strings.Contains(stderr.String(), "SIGTERM") || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("code %d note %q stderr %q", code, note, stderr.String())
+	}
+	if _, err := os.Stat(plan); err != nil {
+		t.Error("nothing should be claimed once stopped")
+	}
+}
