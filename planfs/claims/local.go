@@ -1,11 +1,9 @@
 package claims
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"fleetwatch/internal/gitenv"
@@ -192,12 +190,8 @@ func (l *Local) PushBranch(ctx context.Context, held Held, u BranchUpdate) (Held
 	if !cur.Lease.Active(l.Tree.NowSeconds()) {
 		return Held{}, fmt.Errorf("%s: lease expired: %w", held.Rel, ErrLost)
 	}
-	cmd := gitenv.Command(ctx, l.Tree.Project, "update-ref", u.Ref, u.New, u.Old)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
-		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
-		return Held{}, fmt.Errorf("%s: %s: %w", u.Ref, msg, ErrBranchMoved)
+	if _, err := gitenv.Run(ctx, gitenv.Call{Dir: l.Tree.Project, Args: []string{"update-ref", u.Ref, u.New, u.Old}}); err != nil {
+		return Held{}, fmt.Errorf("%s: %v: %w", u.Ref, err, ErrBranchMoved)
 	}
 	cur.Renewed = held.Renewed
 	return cur, nil
