@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fleetwatch/internal/config"
+	"fleetwatch/workers/ledger"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -85,14 +88,57 @@ func (w *WorkOnce) named() bool { return w.Slug != "" || w.Path != "" }
 func (w *WorkOnce) Options() model.Options {
 	opt := model.Options{NoFitCheck: w.NoFit, NoDepCheck: w.NoDeps, NeedBranch: w.NeedBranch,
 		Now: w.Tree.NowSeconds(), History: w.Tree.History()}
-	if w.EnsureWorktree && w.Run {
-		opt.Refuse = PlanRefusal(w.Tree.Project, w.Worker.AgentID)
-	}
+	opt.Refuse = SetupRefusal(w.Tree.Project, w.Worker.AgentID, w.EnsureWorktree && w.Run, w.Endpoint)
 	return opt
+}
+
+// SetupRefusal is what a worker's own setup refuses of a plan, nil when
+// nothing: by its name, for a worker whose worktree backend names things
+// after it (backendNames), and by its size, for an endpoint whose model
+// takes less than the plan's text (max_context).
+func SetupRefusal(project, agent string, backendNames bool, ep endpoints.Endpoint) func(*model.Plan) string {
+	var refuse []func(*model.Plan) string
+	if backendNames {
+		refuse = append(refuse, PlanRefusal(project, agent))
+	}
+	if n, name := ep.MaxContext, ep.Name; n > 0 {
+		refuse = append(refuse, func(p *model.Plan) string { return model.ContextProblem(p, name, n) })
+	}
+	if len(refuse) == 0 {
+		return nil
+	}
+	return func(p *model.Plan) string {
+		for _, r := range refuse {
+			if why := r(p); why != "" {
+				return why
+			}
+		}
+		return ""
+	}
+}
+
+// DayBudgetProblem says why this worker may claim nothing today, "" when
+// it may: a spent daily budget of its endpoint, its tier or the fleet
+// (fleetwatch.yaml's budgets:). It is idle, not an error: claims resume
+// the next day or once the budget is raised.
+func (w *WorkOnce) DayBudgetProblem() string {
+	s, err := config.Load(w.Tree.Project)
+	b := s.Budgets
+	if err != nil || (b.FleetDay.None() && len(b.EndpointDay) == 0 && len(b.TierDay) == 0) {
+		return ""
+	}
+	spent, err := ledger.ReadToday(w.Tree.Project, time.Now())
+	if err != nil {
+		return err.Error()
+	}
+	return ledger.DayProblem(b, spent, w.Endpoint.Name, w.Worker.Tier.String())
 }
 
 // Do runs the loop; the driver's state file and log say what happened.
 func (w *WorkOnce) Do(ctx context.Context) Status {
+	if why := w.DayBudgetProblem(); why != "" {
+		return w.fail(StatusNothing, "%s", why)
+	}
 	side, code := w.side(ctx)
 	if code != going {
 		return code

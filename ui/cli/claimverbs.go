@@ -12,6 +12,7 @@ import (
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
+	"fleetwatch/registry"
 )
 
 // claimsRun is work-once over a remote claims backend (--claims git or
@@ -72,7 +73,7 @@ func (c *claimsRun) exec(ctx context.Context) int {
 		return fail(c.stderr, exitError, "%v", err)
 	}
 	if w.list {
-		return c.list(ctx, worker)
+		return c.list(ctx, worker, ep)
 	}
 	return w.workLoop(ctx, c.t, worker, ep, c, c.stdout, c.stderr)
 }
@@ -119,12 +120,12 @@ type remoteListJSON struct {
 
 // list prints what this worker would see, from one view: the same rows
 // and ranking as the local listing, with remote leases overlaid.
-func (c *claimsRun) list(ctx context.Context, worker model.Worker) int {
+func (c *claimsRun) list(ctx context.Context, worker model.Worker, ep registry.Endpoint) int {
 	v, err := c.view(ctx)
 	if err != nil {
 		return c.hardFail(err)
 	}
-	opt := c.w.options(c.t)
+	opt := c.w.options(c.t, ep)
 	rows := model.Decide(v.Snapshot, worker, opt)
 	age := time.Since(v.ReadAt)
 	if c.w.jsonOut {

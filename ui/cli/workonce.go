@@ -127,7 +127,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "%v", err)
 	}
 	if w.list {
-		return w.doList(t, worker, stdout, stderr)
+		return w.doList(t, worker, ep, stdout, stderr)
 	}
 	// Before any change: a symlinked write path refuses the run, one line
 	// naming it, and nothing is claimed.
@@ -183,7 +183,7 @@ func (w *workOnce) checkFlags() error {
 
 // doList prints what this worker would see, claiming nothing and writing
 // nothing: what the next claim would repair is shown, and ranked as if done.
-func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, stdout, stderr io.Writer) int {
+func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, ep registry.Endpoint, stdout, stderr io.Writer) int {
 	sayContainment(t.Project, stderr)
 	snap, err := t.Scan()
 	if err != nil {
@@ -195,7 +195,7 @@ func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, stdout, stderr io
 		say(stderr, "warning: %s: %s", n.File, n.Message)
 	}
 	w.unfixed = found.Unfixed
-	opt := w.options(t)
+	opt := w.options(t, ep)
 	rows := model.Decide(snap, worker, opt)
 	if w.jsonOut {
 		return printListJSON(stdout, stderr, snap, w.unfixed, rows, worker, opt.Now)
@@ -205,15 +205,11 @@ func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, stdout, stderr io
 }
 
 // options are the pick's options --list shows: with --ensure-worktree,
-// plans whose names the worktree backend refuses are skipped, as such a
-// worker skips them.
-func (w *workOnce) options(t *planfs.Tree) model.Options {
-	opt := model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch,
-		Now: t.NowSeconds(), History: t.History()}
-	if w.ensureWT {
-		opt.Refuse = workers.PlanRefusal(t.Project, w.agent)
-	}
-	return opt
+// plans whose names the worktree backend refuses are skipped, and plans
+// too big for the endpoint's max_context, as such a worker skips them.
+func (w *workOnce) options(t *planfs.Tree, ep registry.Endpoint) model.Options {
+	return model.Options{NoFitCheck: w.noFit, NoDepCheck: w.noDeps, NeedBranch: w.needBranch,
+		Now: t.NowSeconds(), History: t.History(), Refuse: workers.SetupRefusal(t.Project, w.agent, w.ensureWT, ep)}
 }
 
 // workLoop is the one work loop (workers.WorkOnce) for worker on ep, over

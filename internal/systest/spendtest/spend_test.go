@@ -213,3 +213,43 @@ func TestWorkerPauseAndResumeByHand(t *testing.T) {
 		t.Errorf("an unknown worker: %v", r)
 	}
 }
+
+// A spent daily budget stops new claims: work-once is idle (exit 1) and
+// says which budget; the board says it too.
+func TestSpentDailyBudgetStopsClaims(t *testing.T) {
+	t.Parallel()
+	dir, upstream := project(t, 1, 10*time.Millisecond, "budgets: {endpoint_day: {local: {tokens: 1k}}}\n")
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	ledgerLine := `{"run":"r0","plan":"other","agent":"w0","tier":"mid","endpoint":"local","model":"qwen3-32b","input_tokens":900,"output_tokens":200,"cost_usd":0,"priced":false,"source":"metered","start":"` + now + `","end":"` + now + `","exit":0,"committed":false}` + "\n"
+	os.MkdirAll(filepath.Join(dir, "var", "fleet", "usage"), 0o755)
+	os.WriteFile(filepath.Join(dir, "var", "fleet", "usage", "runs.jsonl"), []byte(ledgerLine), 0o644)
+	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--run", "--endpoint", "local", "--agent-id", "w1")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "endpoint local's daily budget (1k tokens) is spent: 1.1k tokens, $0.00 today") {
+		t.Fatalf("work-once under a spent budget: %v", r)
+	}
+	if upstream.Load() != 0 || !fwtest.Exists(dir, "features/export.md") {
+		t.Error("a plan was claimed or the endpoint called under a spent budget")
+	}
+	if b := fwtest.Run(t, dir, "board", "--root", dir, "--json"); !strings.Contains(b.Stdout, "endpoint local's daily budget (1k tokens) is spent") {
+		t.Errorf("the board does not say the budget is spent:\n%s", b.Stdout)
+	}
+}
+
+// A plan whose text cannot fit the endpoint's max_context is one that
+// endpoint's workers skip, saying why.
+func TestMaxContextSkipsAPlanTooBig(t *testing.T) {
+	t.Parallel()
+	dir, _ := project(t, 1, 10*time.Millisecond, "")
+	reg := filepath.Join(dir, "endpoints.yaml")
+	text, _ := os.ReadFile(reg)
+	os.WriteFile(reg, []byte(strings.Replace(string(text), "    model: qwen3-32b\n", "    model: qwen3-32b\n    max_context: 100\n", 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, ".plans", "features", "export.md"), []byte("# Export\n\n## Goal\n\n"+strings.Repeat("Export every note as CSV. ", 40)+"\n"), 0o644)
+	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--list", "--endpoint", "local", "--agent-id", "w1")
+	if !strings.Contains(r.Stdout+r.Stderr, "over local's max_context of 100") {
+		t.Errorf("--list does not say the plan is too big:\n%v", r)
+	}
+	r = fwtest.Run(t, dir, "work-once", "--root", dir, "--once", "--endpoint", "local", "--agent-id", "w1")
+	if r.Code != 1 || !fwtest.Exists(dir, "features/export.md") {
+		t.Errorf("a plan too big for the endpoint was claimed: %v", r)
+	}
+}
