@@ -59,9 +59,12 @@ const exitsPlain = "0: the turn ended; non-zero: it failed before or during the 
 var Presets = []Preset{
 	{
 		Name: "claude", Program: "claude", Model: "sonnet",
-		Build:  []string{"claude", "-p", buildPrompt, "--model", "{model}", "--dangerously-skip-permissions"},
+		// JSON output: its result line carries the run's usage and cost,
+		// which the driver records (a review's stdout is its verdict, so
+		// reviews keep plain text).
+		Build:  []string{"claude", "-p", buildPrompt, "--model", "{model}", "--dangerously-skip-permissions", "--output-format", "json"},
 		Review: []string{"claude", "-p", reviewPrompt, "--model", "{model}", "--allowedTools", "Read Grep Glob Bash(git diff:*) Bash(git log:*) Bash(git show:*)"},
-		Plan:   []string{"claude", "-p", planPrompt, "--model", "{model}", "--dangerously-skip-permissions"},
+		Plan:   []string{"claude", "-p", planPrompt, "--model", "{model}", "--dangerously-skip-permissions", "--output-format", "json"},
 		Writes: []string{"~/.claude", "~/.claude.json"},
 		Exits:  exitsPlain,
 		Docs:   "https://docs.claude.com/en/docs/claude-code/headless",
@@ -70,9 +73,10 @@ var Presets = []Preset{
 		Name: "codex", Program: "codex", Model: "gpt-5-codex",
 		// workspace-write cannot commit from a linked worktree (its git
 		// metadata is outside the workspace): full access inside fleetwatch's sandbox.
-		Build:  []string{"codex", "exec", "--model", "{model}", "--sandbox", "danger-full-access", buildPrompt},
+		// --json: its turn.completed events carry the run's usage.
+		Build:  []string{"codex", "exec", "--json", "--model", "{model}", "--sandbox", "danger-full-access", buildPrompt},
 		Review: []string{"codex", "exec", "--model", "{model}", "--sandbox", "read-only", reviewPrompt},
-		Plan:   []string{"codex", "exec", "--model", "{model}", "--sandbox", "danger-full-access", planPrompt},
+		Plan:   []string{"codex", "exec", "--json", "--model", "{model}", "--sandbox", "danger-full-access", planPrompt},
 		Writes: []string{"~/.codex"},
 		Exits:  exitsPlain,
 		Docs:   "https://developers.openai.com/codex/noninteractive",
