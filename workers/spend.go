@@ -215,6 +215,9 @@ func (d *Driver) claimOf(r *running) string {
 	}
 	r.meter.mu.Lock()
 	defer r.meter.mu.Unlock()
+	if c := ledger.ParseResult(r.meter.rep.Text()); c != "" {
+		return c
+	}
 	return ledger.ParseResult(string(r.meter.tail))
 }
 

@@ -274,3 +274,11 @@ func TestCost(t *testing.T) {
 		t.Errorf("a reported cost wins: %v", got)
 	}
 }
+
+func TestReportKeepsClaudesResultText(t *testing.T) {
+	var rep Report
+	rep.Line([]byte(`{"type":"result","result":"Done.\n\n## Result\n\nsuccess","total_cost_usd":0.1,"usage":{"input_tokens":5,"output_tokens":1}}`))
+	if rep.Text() != "Done.\n\n## Result\n\nsuccess" {
+		t.Errorf("%q", rep.Text())
+	}
+}

@@ -35,7 +35,12 @@ type Report struct {
 	result     *Usage // Claude Code's result: the whole run
 	codexTotal *Usage // Codex's running total: the last one counts
 	ok         bool
+	text       string // Claude Code's result text: its last message
 }
+
+// Text is the last message an agent's JSON output carried as its result
+// (Claude Code's "result"), where its ## Result section is.
+func (rep *Report) Text() string { return rep.text }
 
 // Line reads one line of output; a line that is no JSON is skipped.
 func (rep *Report) Line(line []byte) {
@@ -50,7 +55,7 @@ func (rep *Report) Line(line []byte) {
 	switch {
 	case ev.Type == "result" && (ev.Usage != nil || ev.TotalCost > 0):
 		u := clean(ev.claude())
-		rep.result = &u
+		rep.result, rep.text = &u, ev.Result
 	case ev.Type == "turn.completed" && ev.Usage != nil:
 		rep.sum.Add(clean(ev.Usage.usage()))
 		rep.ok = true
@@ -80,6 +85,7 @@ type agentLine struct {
 	Type      string                `json:"type"`
 	Usage     *wireCodex            `json:"usage"`
 	TotalCost float64               `json:"total_cost_usd"`
+	Result    string                `json:"result"`
 	ModelUse  map[string]modelUsage `json:"modelUsage"`
 	Msg       *struct {
 		Type string `json:"type"`
