@@ -148,6 +148,7 @@ type paneSet struct {
 	events eventList
 	merge  mergeList
 	inbox  inboxList
+	fleet  fleetList
 }
 
 // Source brings word of changes to the tree: the program's own watcher
@@ -176,6 +177,7 @@ func New(opt Options) Model {
 		paneSet: &paneSet{
 			merge: mergeList{req: refresh{busy: true}},
 			inbox: inboxList{req: refresh{busy: true}},
+			fleet: fleetList{req: refresh{busy: true}},
 			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 		},
 	}
@@ -184,7 +186,7 @@ func New(opt Options) Model {
 	if opt.Hub != nil {
 		// The hub reads; nothing of this model's own is under way.
 		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
-		m.merge.req, m.inbox.req = refresh{}, refresh{}
+		m.merge.req, m.inbox.req, m.fleet.req = refresh{}, refresh{}, refresh{}
 		m.sub = opt.Hub.subscribe()
 	}
 	m.initFilters()
@@ -250,7 +252,7 @@ func (m Model) Init() tea.Cmd {
 	if m.sub != nil {
 		return waitHubCmd(m.sub)
 	}
-	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth())}
+	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth()), fleetCmd(m.opt.Tree)}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
 	}
@@ -347,7 +349,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.setStatus("✓ "+msg.done, false)
 		}
-		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox())
+		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox(), m.requestFleet())
 	case answeredMsg:
 		return m.answered(msg)
 	case settleMsg:
@@ -405,13 +407,15 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		} else {
 			m.problem = ""
 		}
-		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown(), m.mergeIfShown()), true
+		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown(), m.mergeIfShown(), m.requestFleet()), true
 	case stateChangeMsg:
 		var next tea.Cmd
 		if m.states != nil {
 			next = waitForStatesCmd(m.states.Changes())
 		}
-		return tea.Batch(next, m.requestWorkers()), true
+		// A run's spend and pause are in its state file; a run that
+		// ends has been added to the ledger.
+		return tea.Batch(next, m.requestWorkers(), m.requestFleet()), true
 	case workersMsg:
 		return m.workersLoaded(msg), true
 	case tickMsg:
@@ -425,6 +429,8 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 	case inboxDataMsg:
 		m.inbox.data = inboxData(msg)
 		return m.renderInbox(), true
+	case fleetMsg:
+		return m.fleetLoaded(msg), true
 	case hubProblemMsg:
 		m.problem = msg.problem
 		return nil, true
