@@ -163,7 +163,11 @@ func bar(cm *common, share float64, w int) string {
 // stop; or what to do when there are no budgets.
 func (l *fleetList) gaugeLines(cm *common, w int) []string {
 	f := &l.data.fleet
-	out := []string{cm.st.Title.Render("Today") + "  " + f.Today.String()}
+	today := f.Today.String()
+	if f.Today == (ledger.Totals{}) {
+		today = cm.st.Dim.Render("no run recorded today")
+	}
+	out := []string{cm.st.Title.Render("Today") + "  " + today}
 	if len(f.Gauges) == 0 {
 		out = append(out, "  "+cm.st.Dim.Render("no budgets: set budgets: in fleetwatch.yaml (fleetwatch help spend)"))
 	}

@@ -336,3 +336,24 @@ func TestHubReadsFleet(t *testing.T) {
 	p.pausedWorkers(t)
 	next(func(f fleetMsg) bool { return len(f.paused) == 3 })
 }
+
+// A viewer sees the paused runs and the pause but may not act on them.
+func TestViewerCannotPauseOrExtend(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.pausedWorkers(t)
+	p.tree.ReadOnly = true
+	opt := p.options()
+	opt.ReadOnly, opt.NoEditor = true, true
+	h := newHarnessWith(t, p, opt, 120, 36)
+	h.press("7")
+	h.pick("paused\x00w-budget")
+	if h.m.keys.Inbox.Extend.Enabled() || h.m.why["b"] != "read-only: viewers can't extend a budget" {
+		t.Errorf("b for a viewer: %v, %q", h.m.keys.Inbox.Extend.Enabled(), h.m.why["b"])
+	}
+	h.press("4")
+	h.pick("w-run")
+	if h.m.keys.Workers.Pause.Enabled() || h.m.why["p"] != "read-only: viewers can't pause a worker" {
+		t.Errorf("p for a viewer: %v, %q", h.m.keys.Workers.Pause.Enabled(), h.m.why["p"])
+	}
+}

@@ -349,7 +349,7 @@ func (l *inboxList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 }
 
 func (l *inboxList) view(pc *paneCtx, h int) []string {
-	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval"
+	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval, a paused run for a person"
 	switch {
 	case !l.loaded:
 		empty = "reading the inbox…"

@@ -551,7 +551,9 @@ func (m *Model) tick() tea.Cmd {
 	var cmds []tea.Cmd
 	if running {
 		m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
-		m.wrk.rebuild(m.ctx())
+		c := m.ctx()
+		m.wrk.rebuild(c)
+		m.fleet.rebuild(c) // a run that goes stale or dies leaves its list
 		m.syncKeys()
 		cmds = append(cmds, m.lookForNotices(fromClock), m.radarDue())
 	}

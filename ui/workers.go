@@ -657,7 +657,7 @@ func planSlug(p string) string {
 func (r *workerRow) matches(f string) bool {
 	st := &r.st
 	state, _ := healthCell(r)
-	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state)
+	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state, st.Paused)
 }
 
 // toggleMark marks the selected worker r for the logs, or unmarks it,
