@@ -1,9 +1,10 @@
 // Package ui is fleetwatch's operator cockpit: a Bubble Tea program showing
 // the lanes with each tier's pick order, dependencies, leases, worktrees,
-// workers (spawned, stopped, their logs side by side), the event log and
-// the merge queue, refreshed by file watchers, and acting through the
-// engine's verbs. It reaches the disk and processes only through planfs,
-// workers and landing.
+// workers (spawned, stopped, paused, their logs side by side), the event
+// log, the merge queue, the coordinator's inbox and the fleet's spend,
+// refreshed by file watchers, and acting through the engine's verbs. It
+// reaches the disk and processes only through planfs and workers (with
+// its coord, ledger and landing).
 //
 // Shape: Model holds the shared context (common: options, renderer,
 // styles, key map, sizes, clock), one sub-model per pane listed once in
@@ -11,7 +12,7 @@
 // overlays (dialog, spawn form, help, logs, reader) whose top takes the
 // keys; key() (input.go) holds the order in which keys are offered. Each
 // pane is one file named for it (plans.go, leases.go, worktrees.go,
-// workers.go, events.go, merge.go, inbox.go): its rows, its keys and why
+// workers.go, events.go, merge.go, inbox.go, fleet.go): its rows, its keys and why
 // they are off, its detail and its actions; internal/shape holds it so.
 // A pane never sees the Model: its methods take a paneCtx (context.go:
 // the shared context, the reading, the shown pane and its selection), and
@@ -80,7 +81,7 @@ type Options struct {
 	// account), so n and e use no external editor.
 	NoEditor bool
 	// Hub, when set, brings every reading (the board, worktrees, workers,
-	// the merge queue, the inbox) from one owner shared by many sessions,
+	// the merge queue, the inbox, the spend) from one owner shared by many sessions,
 	// in place of this model's own watchers and reads.
 	Hub *Hub
 	// Uncontained, when set, is the line saying that agents run here
