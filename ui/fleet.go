@@ -168,7 +168,15 @@ func (l *fleetList) gaugeLines(cm *common, w int) []string {
 		today = cm.st.Dim.Render("no run recorded today")
 	}
 	out := []string{cm.st.Title.Render("Today") + "  " + today}
-	if len(f.Gauges) == 0 {
+	switch {
+	case l.data.err != nil:
+		// What was read before the error may be partial: say so first.
+		p := "⚠ cannot read the spend: " + termtext.Line(cm.projectRel(l.data.err.Error()))
+		if !cm.plain {
+			p = cm.st.Bad.Render(p)
+		}
+		out = append(out, p)
+	case len(f.Gauges) == 0 && l.loaded:
 		out = append(out, "  "+cm.st.Dim.Render("no budgets: set budgets: in fleetwatch.yaml (fleetwatch help spend)"))
 	}
 	// One bar width for all, so the bars compare at a glance.
@@ -377,7 +385,7 @@ func (l *fleetList) view(pc *paneCtx, h int) []string {
 	case !l.loaded:
 		empty = "reading the ledger…"
 	case l.data.err != nil:
-		empty = "⚠ fleet: " + termtext.Line(l.data.err.Error())
+		empty = "⚠ fleet: " + termtext.Line(pc.projectRel(l.data.err.Error()))
 	}
 	header := fleetHeader(l.tierW, pc.wide)
 	tableH := l.table.height + 1

@@ -357,3 +357,19 @@ func TestViewerCannotPauseOrExtend(t *testing.T) {
 		t.Errorf("p for a viewer: %v, %q", h.m.keys.Workers.Pause.Enabled(), h.m.why["p"])
 	}
 }
+
+// Settings that cannot be read: the pane says why, not that there are no
+// budgets.
+func TestFleetUnreadableSettings(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	if err := os.WriteFile(filepath.Join(p.dir, "fleetwatch.yaml"), []byte("budgets: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, p, 120, 30)
+	h.press("8")
+	v := h.view()
+	if !strings.Contains(v, "⚠ cannot read the spend: ") || strings.Contains(v, "no budgets") {
+		t.Errorf("the pane:\n%s", v)
+	}
+}
