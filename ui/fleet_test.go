@@ -274,6 +274,12 @@ func TestInboxPausedRuns(t *testing.T) {
 	if k.Resume.Enabled() || !strings.Contains(h.m.why["p"], "waits at its budget") || !k.Extend.Enabled() {
 		t.Errorf("w-budget: p %v (%s), b %v", k.Resume.Enabled(), h.m.why["p"], k.Extend.Enabled())
 	}
+	// enter: the worker's detail, which says why it waits.
+	h.press("enter")
+	if v := h.view(); !strings.Contains(v, "worker · w-budget") || !strings.Contains(v, "budget reached: run budget (2M tokens)") {
+		t.Errorf("enter on a paused run:\n%s", v)
+	}
+	h.press("esc")
 	// x: a confirm, then the engine's stop (refused: its pid is this test's).
 	h.press("x")
 	if !h.dialogOpen() {

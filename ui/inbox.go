@@ -256,9 +256,9 @@ func (l *inboxList) syncKeys(pc *paneCtx, set setKey) {
 	ok, why := canDecide(e)
 	set(&k.Approve, here && ok, "approve: "+why)
 	set(&k.Reject, here && ok, "reject: "+why)
-	set(&k.Open, here, "open: select a proposal in the inbox pane (7)")
 	st := l.pausedRow()
 	on := pc.shown == inboxPane && st != nil
+	set(&k.Open, here || on, "open: select a proposal or a paused run in the inbox pane (7)")
 	ok, why = canExtend(st)
 	set(&k.Extend, on && ok, "extend: "+why)
 	ok, why = canResume(st)
@@ -745,9 +745,16 @@ func (l *inboxList) askReject(pc *paneCtx) tea.Msg {
 }
 
 // open is enter: the proposal whole, full screen, rendered at the
-// detail's width.
+// detail's width; or a paused run's worker, as the Workers pane opens it.
 func (l *inboxList) open(pc *paneCtx) tea.Msg {
 	e := l.row()
+	if st := l.pausedRow(); st != nil {
+		agent, project := st.AgentID, pc.opt.Tree.Project
+		return detailReq{"worker:" + agent, "worker · " + agent, func() func(*paneCtx) []string {
+			wd := workers.ReadWorkerDetail(project, agent)
+			return func(pc *paneCtx) []string { return workerDetail(pc.common, wd, nil) }
+		}}
+	}
 	if e == nil {
 		return nil
 	}
