@@ -12,8 +12,9 @@
 // overlays (dialog, spawn form, help, logs, reader) whose top takes the
 // keys; key() (input.go) holds the order in which keys are offered. Each
 // pane is one file named for it (plans.go, leases.go, worktrees.go,
-// workers.go, events.go, merge.go, inbox.go, fleet.go): its rows, its keys and why
-// they are off, its detail and its actions; internal/shape holds it so.
+// workers.go, events.go, merge.go, inbox.go, fleet.go): its rows, its keys
+// and why they are off, its detail and its actions; internal/shape holds
+// it so.
 // A pane never sees the Model: its methods take a paneCtx (context.go:
 // the shared context, the reading, the shown pane and its selection), and
 // what it asks of the root (a question, a detail, a diff, a status line)
@@ -81,8 +82,8 @@ type Options struct {
 	// account), so n and e use no external editor.
 	NoEditor bool
 	// Hub, when set, brings every reading (the board, worktrees, workers,
-	// the merge queue, the inbox, the spend) from one owner shared by many sessions,
-	// in place of this model's own watchers and reads.
+	// the merge queue, the inbox, the spend) from one owner shared by many
+	// sessions, in place of this model's own watchers and reads.
 	Hub *Hub
 	// Uncontained, when set, is the line saying that agents run here
 	// unconfined (no Landlock, or `sandbox: off`); the header shows it.

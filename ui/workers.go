@@ -334,7 +334,7 @@ func canPause(r *workerRow) (bool, string) {
 		return false, "pause: " + who + " has written no state file yet; its driver cannot be asked"
 	case !r.st.Pausable:
 		return false, "pause: " + who + "'s driver cannot pause a run (an older fleetwatch, or anchor's)"
-	case strings.HasPrefix(r.st.Paused, "budget"):
+	case budgetPaused(&r.st):
 		return false, "resume: " + who + " reached its budget: extend it or stop it in the inbox (7)"
 	case r.st.Paused == "" && r.st.Agent == nil:
 		return false, "pause: " + who + " runs no agent now; nothing to pause"
@@ -347,9 +347,7 @@ func (w *workerList) pause(r *workerRow) tea.Msg {
 	if ok, _ := canPause(r); !ok {
 		return nil
 	}
-	st := r.st
-	on := st.Paused == ""
-	return pauseCmd(st, on)
+	return pauseCmd(r.st, r.st.Paused == "")
 }
 
 // pauseCmd asks st's driver to pause its run (on) or resume it.
