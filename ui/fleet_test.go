@@ -379,3 +379,20 @@ func TestFleetUnreadableSettings(t *testing.T) {
 		t.Errorf("the pane:\n%s", v)
 	}
 }
+
+// Budgets written while the UI runs show when the pane is shown again:
+// fleetwatch.yaml is no file the watchers follow.
+func TestFleetReadWhenShown(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	h := newHarness(t, p, 120, 36)
+	h.press("8")
+	if v := h.view(); !strings.Contains(v, "no budgets") {
+		t.Fatalf("before:\n%s", v)
+	}
+	p.addSpend(t, "20")
+	h.press("1", "8")
+	if v := h.view(); !strings.Contains(v, "fleet today") || !strings.Contains(strings.SplitN(v, "\n", 2)[0], "$11.20 today") {
+		t.Errorf("after the budgets were written and the pane shown again:\n%s", v)
+	}
+}

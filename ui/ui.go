@@ -298,6 +298,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// The queue is read only while shown (and while it checks).
 		cmd = tea.Batch(cmd, m.requestMerge(), m.mergeTick())
 	}
+	if m.pane == fleetPane && shown != fleetPane {
+		// Shown, the spend is read afresh: settings edited and a new day
+		// change it with no file of the tree or the workers saying so.
+		cmd = tea.Batch(cmd, m.requestFleet())
+	}
 	return m, tea.Batch(cmd, m.fadeCmd(seq))
 }
 
