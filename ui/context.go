@@ -5,6 +5,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
+
+	"fleetwatch/workers"
 )
 
 // common is the context every pane and overlay shares, as soft-serve's
@@ -67,6 +69,11 @@ type paneCtx struct {
 	// stateProblems are the workers' state files that could not be read,
 	// which the Events pane lists.
 	stateProblems []string
+	// workers are the Workers pane's rows, whose running runs' spend the
+	// Fleet pane lists; paused the runs paused where they are, from the
+	// Fleet pane's reading, which the Inbox lists.
+	workers []workerRow
+	paused  []workers.State
 	// queue is the merge listing: the Plans pane's merge keys act on the
 	// selected plan's candidate in it (merge.go).
 	queue *mergeList
@@ -82,7 +89,7 @@ type paneCtx struct {
 func (m *Model) ctx() *paneCtx {
 	return &paneCtx{
 		common: m.common, d: m.d, shown: m.pane, target: m.selection(), remote: m.remote,
-		stateProblems: m.wrk.problems, queue: &m.merge, reading: m.reading(),
+		stateProblems: m.wrk.problems, workers: m.wrk.rows, paused: m.fleet.data.paused, queue: &m.merge, reading: m.reading(),
 		lines:     func(t *table, blank string) []string { return t.lines(m, blank) },
 		highlight: m.highlight,
 	}

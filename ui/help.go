@@ -171,14 +171,17 @@ func (k *KeyMap) paneBindings(p pane) []*key.Binding {
 		return []*key.Binding{&k.Trees.Open, &k.Trees.Diff}
 	case workersPane:
 		w := &k.Workers
-		return []*key.Binding{&k.Spawn, &w.Open, &w.Stop, &w.Mark, &w.Logs, &w.Diff}
+		return []*key.Binding{&k.Spawn, &w.Open, &w.Stop, &w.Pause, &w.Mark, &w.Logs, &w.Diff}
 	case eventsPane:
 		return []*key.Binding{&k.Events.Open}
 	case mergePane:
 		g := &k.Merge
 		return []*key.Binding{&g.Open, &g.Diff, &g.Approve, &g.NeedsWork, &g.Peer, &g.Add, &g.Remove, &g.Land}
 	case inboxPane:
-		return []*key.Binding{&k.Inbox.Open, &k.Inbox.Approve, &k.Inbox.Reject}
+		i := &k.Inbox
+		return []*key.Binding{&i.Open, &i.Approve, &i.Reject, &i.Extend, &i.Resume, &i.Stop}
+	case fleetPane:
+		return []*key.Binding{&k.Fleet.Open}
 	}
 	return nil
 }
@@ -222,9 +225,16 @@ var paneLegends = [paneCount][]legend{
 	workersPane: {{"Workers", []legendRow{
 		{"● live", "its heartbeat is fresh"}, {"◌ stale", "silent for two heartbeats"},
 		{"✗ dead", "its process is gone"}, {"exited N", "finished with exit status N"},
-		{"○ starting", "spawned here, no state file yet"}, {"1–4", "marked for logs (space marks, l opens)"}}}},
+		{"○ starting", "spawned here, no state file yet"}, {"⏸ paused", "its run is stopped where it is (its budget, or p); the detail says why"},
+		{"1–4", "marked for logs (space marks, l opens)"}}}},
 	eventsPane: {{"Events", []legendRow{
 		{"⚠", "a warning from the last scan of .plans/, above the event log"}}}},
+	fleetPane: {{"Fleet", []legendRow{
+		{"████░░  62%", "today's spend against a daily budget (fleet, endpoint, tier)"},
+		{"1st ok", "plans whose first checks passed, of those checked"},
+		{"needs-work", "plans a peer asked more work of, of those reviewed"},
+		{"to land", "median time from a plan's first claim to its landing"},
+		{"—", "nothing to count yet (no landing, no check, no review)"}}}},
 }
 
 // mergeStates say what each state of the Merge pane asks of a person, in

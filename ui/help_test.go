@@ -31,7 +31,7 @@ func TestHelpListsEveryPaneKey(t *testing.T) {
 	t.Parallel()
 	k := DefaultKeyMap()
 	own := map[pane]any{plansPane: &k.Plans, leasesPane: &k.Leases, worktreesPane: &k.Trees, workersPane: &k.Workers,
-		eventsPane: &k.Events, mergePane: &k.Merge, inboxPane: &k.Inbox}
+		eventsPane: &k.Events, mergePane: &k.Merge, inboxPane: &k.Inbox, fleetPane: &k.Fleet}
 	for p := range paneCount {
 		listed := k.paneBindings(p)
 		v := reflect.ValueOf(own[p]).Elem()

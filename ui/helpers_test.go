@@ -383,7 +383,7 @@ func (h *harness) settle(cmd tea.Cmd) {
 			case tea.QuitMsg:
 				h.quit = true
 			case loadedMsg, worktreesMsg, actionMsg, answeredMsg, settleMsg, previewDueMsg, previewMsg,
-				workersMsg, spawnFormMsg, spawnedMsg, detailMsg, inboxMsg:
+				workersMsg, spawnFormMsg, spawnedMsg, detailMsg, inboxMsg, fleetMsg:
 				start(h.update(msg))
 			case logOpenedMsg, logLinesMsg:
 				h.background(h.update(msg))

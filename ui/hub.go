@@ -61,6 +61,7 @@ const (
 	kindWorkers
 	kindMerge
 	kindInbox
+	kindFleet
 	kindProblem
 	kindCount
 )
@@ -175,7 +176,7 @@ func (h *Hub) run() {
 				states = nil
 				continue
 			}
-			pending |= kindWorkers.set()
+			pending |= kindWorkers.set() | kindFleet.set()
 		case <-h.pokeCh:
 			pending |= kinds(h.poked.Swap(0))
 		case <-mergeTick.C:
@@ -228,7 +229,7 @@ func (h *Hub) remoteClock() (tick <-chan time.Time, changes <-chan struct{}, sto
 // always, worktrees and the queue when a session shows them (git is asked
 // about each worktree twice; a hidden pane is read when shown).
 func (h *Hub) changed(c planfs.Change) kinds {
-	k := kindBoard.set() | kindInbox.set()
+	k := kindBoard.set() | kindInbox.set() | kindFleet.set()
 	problem := ""
 	if c.Err != nil {
 		// The watcher may have lost events: the scan looks again anyway.
@@ -273,6 +274,9 @@ func (h *Hub) read(ks kinds) (radarDue time.Duration) {
 	}
 	if ks.has(kindInbox) {
 		h.send(kindInbox, inboxDataMsg(readInbox(h.tree)))
+	}
+	if ks.has(kindFleet) {
+		h.send(kindFleet, readFleet(h.tree))
 	}
 	if ks.has(kindTrees) {
 		h.send(kindTrees, readWorktrees(h.tree.Project))

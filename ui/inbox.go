@@ -2,20 +2,27 @@ package ui
 
 // The Inbox pane: what waits for the coordinator (coord.Inbox), each
 // proposal rendered by glamour below the table, and the keys that decide
-// (A approves, X rejects with a note). The pane never decides a state: it
-// shows the engine's entries and asks coord to act.
+// (A approves, X rejects with a note); then the runs paused where they are
+// (workers.PausedRuns, read with the Fleet pane's spend), with the keys
+// that let one go on (b extends a budget, p resumes a run paused by hand)
+// or end it (x). The pane never decides a state: it shows the engine's
+// entries and asks coord, ledger and workers to act.
 
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"fleetwatch/internal/spend"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/workers"
 	"fleetwatch/workers/coord"
+	"fleetwatch/workers/ledger"
 )
 
 // inboxList is the Inbox pane and all its state: the last reading of the
@@ -33,13 +40,16 @@ type inboxList struct {
 	err     error
 	loaded  bool
 	shown   []int // the entries the filter lets through
-	cols    inboxCols
-	full    int // the rows the pane has, table and preview
+	// paused are the paused runs the filter lets through, listed after
+	// the entries.
+	paused []workers.State
+	cols   inboxCols
+	full   int // the rows the pane has, table and preview
 }
 
 // InboxKeys are the Inbox pane's: the coordinator's decisions on a
 // proposal, and reading it whole.
-type InboxKeys struct{ Approve, Reject, Open key.Binding }
+type InboxKeys struct{ Approve, Reject, Open, Extend, Stop, Resume key.Binding }
 
 // inboxMsg is one reading of the inbox, each proposal rendered at width.
 type inboxMsg struct {
@@ -172,7 +182,7 @@ func inboxSplit(h, n int) (table, preview int) {
 
 func (l *inboxList) setSize(w, h int) {
 	l.full = h
-	t, _ := inboxSplit(h, len(l.shown))
+	t, _ := inboxSplit(h, len(l.shown)+len(l.paused))
 	l.table.setSize(w, t)
 }
 
@@ -184,18 +194,30 @@ func (l *inboxList) rebuild(pc *paneCtx) {
 			l.shown = append(l.shown, i)
 		}
 	}
-	keys := make([]string, len(l.shown))
-	for i, j := range l.shown {
-		keys[i] = l.entries[j].Slug
+	l.paused = l.paused[:0]
+	for _, st := range pc.paused {
+		if f == "" || anyContains(f, st.AgentID, planSlug(st.Plan), st.Paused) {
+			l.paused = append(l.paused, st)
+		}
+	}
+	keys := make([]string, 0, len(l.shown)+len(l.paused))
+	for _, j := range l.shown {
+		keys = append(keys, l.entries[j].Slug)
+	}
+	for i := range l.paused {
+		keys = append(keys, "paused\x00"+l.paused[i].AgentID)
 	}
 	l.pv = make([][]string, len(l.entries))
 	for i := range l.entries {
 		l.pv[i] = proposalLines(pc.common, &l.entries[i], l.textOf(i))
 	}
-	l.cols = inboxColumns(l.width, l.entries, l.shown)
+	l.cols = inboxColumns(l.width, l.entries, l.shown, l.paused)
 	l.setSize(l.width, l.full) // the table's share follows its rows
-	c := l.cols
+	c, n := l.cols, len(l.shown)
 	l.set(keys, func(m *Model, i int, sel bool) string {
+		if i >= n {
+			return m.finish(pausedLine(m.common, &m.inbox.paused[i-n], c, sel), sel)
+		}
 		return m.finish(inboxLine(m.common, &m.inbox.entries[m.inbox.shown[i]], c, sel), sel)
 	})
 }
@@ -215,6 +237,14 @@ func (l *inboxList) row() *coord.Entry {
 	return &l.entries[l.shown[l.cursor]]
 }
 
+// pausedRow is the selected paused run, nil when the cursor is elsewhere.
+func (l *inboxList) pausedRow() *workers.State {
+	if i := l.cursor - len(l.shown); i >= 0 && i < len(l.paused) {
+		return &l.paused[i]
+	}
+	return nil
+}
+
 // selected offers the key map the entry's plan, so N's notices and the
 // plan verbs' reasons name it; A and X are the pane's own.
 func (l *inboxList) selected() selection { return selection{} }
@@ -226,7 +256,61 @@ func (l *inboxList) syncKeys(pc *paneCtx, set setKey) {
 	ok, why := canDecide(e)
 	set(&k.Approve, here && ok, "approve: "+why)
 	set(&k.Reject, here && ok, "reject: "+why)
-	set(&k.Open, here, "open: select a proposal in the inbox pane (7)")
+	st := l.pausedRow()
+	on := pc.shown == inboxPane && st != nil
+	set(&k.Open, here || on, "open: select a proposal or a paused run in the inbox pane (7)")
+	ok, why = canExtend(st)
+	set(&k.Extend, on && ok, "extend: "+why)
+	ok, why = canResume(st)
+	set(&k.Resume, on && ok, "resume: "+why)
+	ok, why = canStopRun(st)
+	set(&k.Stop, on && ok, "stop: "+why)
+}
+
+// pickPaused is the reason every paused-run key gives without one.
+const pickPaused = "select a paused run in the inbox pane (7)"
+
+// budgetPaused reports whether st's run waits at its budget (rather than
+// paused by hand).
+func budgetPaused(st *workers.State) bool { return strings.HasPrefix(st.Paused, "budget") }
+
+// canExtend says whether b applies to st, and why not.
+func canExtend(st *workers.State) (bool, string) {
+	switch {
+	case st == nil:
+		return false, pickPaused
+	case !budgetPaused(st):
+		return false, termtext.Line(st.AgentID) + " was paused by hand, not at its budget: p resumes it"
+	case st.Plan == "":
+		return false, termtext.Line(st.AgentID) + "'s state file names no plan whose budget to raise"
+	}
+	return true, ""
+}
+
+// canResume says whether p applies to st, and why not.
+func canResume(st *workers.State) (bool, string) {
+	switch {
+	case st == nil:
+		return false, pickPaused
+	case budgetPaused(st):
+		return false, termtext.Line(st.AgentID) + " waits at its budget: b extends it, x stops it"
+	case !st.Local():
+		return false, termtext.Line(st.AgentID) + " does not run on this machine; resume it there (fleetwatch worker resume)"
+	case !st.Pausable:
+		return false, termtext.Line(st.AgentID) + "'s driver cannot resume a run (an older fleetwatch, or anchor's)"
+	}
+	return true, ""
+}
+
+// canStopRun says whether x applies to st, and why not.
+func canStopRun(st *workers.State) (bool, string) {
+	switch {
+	case st == nil:
+		return false, pickPaused
+	case !st.Local():
+		return false, termtext.Line(st.AgentID) + " does not run on this machine; stop it there (fleetwatch worker stop)"
+	}
+	return true, ""
 }
 
 // canDecide says whether A and X apply to e, and why not.
@@ -249,19 +333,30 @@ func (l *inboxList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return l.askReject(pc), true
 	case key.Matches(msg, k.Open):
 		return l.open(pc), true
+	case key.Matches(msg, k.Extend):
+		return l.askExtend(pc), true
+	case key.Matches(msg, k.Resume):
+		if st := l.pausedRow(); st != nil {
+			if ok, _ := canResume(st); ok {
+				return pauseCmd(*st, false), true
+			}
+		}
+		return nil, true
+	case key.Matches(msg, k.Stop):
+		return l.askStopRun(pc), true
 	}
 	return nil, false
 }
 
 func (l *inboxList) view(pc *paneCtx, h int) []string {
-	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval"
+	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval, a paused run for a person"
 	switch {
 	case !l.loaded:
 		empty = "reading the inbox…"
 	case l.err != nil:
 		empty = "⚠ inbox: " + termtext.Line(l.err.Error())
 	}
-	if _, ph := inboxSplit(l.full, len(l.shown)); ph == 0 {
+	if _, ph := inboxSplit(l.full, len(l.shown)+len(l.paused)); ph == 0 {
 		return pc.tableBox(pc.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, h, pc.emptyText(&l.paneFilter, empty))
 	}
 	th := l.table.height + 1 // the header
@@ -279,6 +374,9 @@ func (l *inboxList) proposalBox(cm *common, h int) []string {
 	if e := l.row(); e != nil {
 		title = termtext.Line(e.Slug) + " · proposal " + itoa(e.N)
 		lines = l.pv[l.shown[l.cursor]]
+	} else if st := l.pausedRow(); st != nil {
+		title = termtext.Line(planSlug(st.Plan)) + " · paused run"
+		lines = pausedLines(cm, st)
 	}
 	hint := ""
 	if len(lines) > h-2 {
@@ -398,12 +496,17 @@ type inboxCols struct{ slug, agent, n, state, age, scope, problem int }
 
 // inboxColumns sizes the table for width w and the entries shown: the
 // state first, then the slug and the agent; the problem takes the rest.
-func inboxColumns(w int, es []coord.Entry, shown []int) inboxCols {
+func inboxColumns(w int, es []coord.Entry, shown []int, paused []workers.State) inboxCols {
 	slug, agent, state, scope := len("slug"), len("agent"), len("state"), len("scope")
 	for _, j := range shown {
 		e := &es[j]
 		slug, agent = max(slug, cellWidth(e.Slug)), max(agent, cellWidth(entryAgent(e)))
 		state, scope = max(state, cellWidth(entryState(e))), max(scope, cellWidth(scopeCell(e)))
+	}
+	for i := range paused {
+		st := &paused[i]
+		slug, agent = max(slug, cellWidth(planSlug(st.Plan))), max(agent, cellWidth(st.AgentID))
+		state, scope = max(state, cellWidth(pausedState(st))), max(scope, cellWidth(usd(st.Spent.USD)))
 	}
 	c := inboxCols{n: 2, age: 5}
 	room := w - 2 - (c.n + 1) - (c.age + 1)
@@ -447,6 +550,130 @@ func inboxLine(cm *common, e *coord.Entry, c inboxCols, selected bool) string {
 	}
 	b.WriteString(problem)
 	return b.String()
+}
+
+// pausedState is a paused run's state cell: why it waits, in a few words.
+func pausedState(st *workers.State) string {
+	head, _, _ := strings.Cut(st.Paused, ":")
+	return "⏸ " + head
+}
+
+// pausedLine is a paused run's row in the inbox's columns: its plan, its
+// agent, why it waits and since when, what it spent, and the budget's
+// words (or what the run has spent, for one paused by hand).
+func pausedLine(cm *common, st *workers.State, c inboxCols, selected bool) string {
+	var b strings.Builder
+	b.WriteString(gutter(selected))
+	b.WriteString(fit(termtext.Line(planSlug(st.Plan)), c.slug) + " ")
+	b.WriteString(fit(termtext.Line(st.AgentID), c.agent) + " ")
+	b.WriteString(fitRight("", c.n) + " ")
+	state := fit(termtext.Line(pausedState(st)), c.state)
+	if !cm.plain {
+		state = cm.st.Warn.Render(state)
+	}
+	b.WriteString(state + " ")
+	age := "—"
+	if !st.PausedAt.IsZero() {
+		age = coarse(cm.now - float64(st.PausedAt.UnixNano())/1e9)
+	}
+	b.WriteString(fit(age, c.age) + " ")
+	if c.scope > 0 {
+		b.WriteString(fit(usd(st.Spent.USD), c.scope) + " ")
+	}
+	_, why, _ := strings.Cut(st.Paused, ": ")
+	if why == "" {
+		why = "spent " + st.Spent.String()
+	}
+	b.WriteString(fit(termtext.Line(why), c.problem))
+	return b.String()
+}
+
+// pausedLines are what the preview shows of a paused run: who, why, what
+// it has spent, and the keys that let it go on or end it.
+func pausedLines(cm *common, st *workers.State) []string {
+	line := termtext.Line
+	out := []string{line(st.AgentID + "'s run of " + planSlug(st.Plan) + " · " + pausedState(st))}
+	out = append(out, line(st.Paused))
+	out = append(out, cm.st.Bold.Render("Spent so far:")+" "+st.Spent.String())
+	if !st.PausedAt.IsZero() {
+		out = append(out, cm.st.Bold.Render("Paused:")+" "+coarse(cm.now-float64(st.PausedAt.UnixNano())/1e9)+" ago")
+	}
+	out = append(out, "")
+	if budgetPaused(st) {
+		out = append(out, cm.st.Dim.Render("b raises the plan's budget: the run goes on at its driver's next heartbeat; x stops it and parks the plan in blocked/"))
+	} else {
+		out = append(out, cm.st.Dim.Render("p resumes the run where it is; x stops it"))
+	}
+	return out
+}
+
+// askExtend is b: a dialog asking how much to raise the paused run's plan
+// budget by (tokens, dollars or both, as spend.ParseLimit reads them);
+// ledger.Extend records it and the driver goes on at its next heartbeat.
+func (l *inboxList) askExtend(pc *paneCtx) tea.Msg {
+	st := l.pausedRow()
+	if ok, _ := canExtend(st); !ok {
+		return nil
+	}
+	in := pc.textField()
+	in.Placeholder = "1M, $5"
+	in.CharLimit = 40
+	in.Width = 30
+	cmd := in.Focus()
+	t, slug, by := pc.opt.Tree, planSlug(st.Plan), pc.opt.Agent
+	return batchReq{openReq{&dialog{
+		title: "Extend " + slug + "'s budget",
+		body: []string{termtext.Line(st.Paused),
+			"Raise the plan's budget, and its runs', by tokens, dollars or both (2M, $5, or 1M, $5): " +
+				termtext.Line(st.AgentID) + "'s run goes on at its driver's next heartbeat."},
+		verb: "extend", input: &in,
+		refuse: func(_ model.Lane, s string) string {
+			if lim, err := spend.ParseLimit(s); err != nil {
+				return err.Error()
+			} else if lim.None() {
+				return "say how much: tokens (2M), dollars ($5) or both"
+			}
+			return ""
+		},
+		do: func(_ model.Lane, s string) tea.Cmd { return extendCmd(t, slug, by, s) },
+	}}, cmd}
+}
+
+// extendCmd records the operator's extension of slug's budget by s.
+func extendCmd(t *planfs.Tree, slug, by, s string) tea.Cmd {
+	return actionCmd("extend", func() (string, error) {
+		lim, err := spend.ParseLimit(s)
+		if err != nil {
+			return "", err
+		}
+		if err := t.Writable(); err != nil {
+			return "", err
+		}
+		err = ledger.Extend(t.Project, ledger.Extension{Plan: slug, Tokens: lim.Tokens, USD: lim.USD, By: by, At: time.Now()})
+		return "raised " + slug + "'s budget by " + lim.String() + "; its run goes on at its driver's next heartbeat", err
+	})
+}
+
+// askStopRun is x: a confirm, then the paused run stopped as the Workers
+// pane stops a worker (its state file looked at again first).
+func (l *inboxList) askStopRun(pc *paneCtx) tea.Msg {
+	st := l.pausedRow()
+	if ok, _ := canStopRun(st); !ok {
+		return nil
+	}
+	r := workerRow{st: *st, local: true}
+	who, slug := termtext.Line(st.AgentID), termtext.Line(planSlug(st.Plan))
+	then := "it ends the run and releases " + slug + "."
+	if budgetPaused(st) {
+		then = "it ends the run and parks " + slug + " in blocked/ with what it spent in the reason."
+	}
+	project, t := pc.opt.Tree.Project, pc.opt.Tree
+	return openReq{&dialog{
+		title: "Stop " + who + "'s paused run",
+		body:  []string{"Send SIGTERM to " + who + " (pid " + itoa(st.PID) + "); " + then},
+		verb:  "stop",
+		do:    func(model.Lane, string) tea.Cmd { return stopCmd(project, t, r) },
+	}}
 }
 
 // askApprove is A: a confirm dialog that shows the scope the build will
@@ -518,9 +745,16 @@ func (l *inboxList) askReject(pc *paneCtx) tea.Msg {
 }
 
 // open is enter: the proposal whole, full screen, rendered at the
-// detail's width.
+// detail's width; or a paused run's worker, as the Workers pane opens it.
 func (l *inboxList) open(pc *paneCtx) tea.Msg {
 	e := l.row()
+	if st := l.pausedRow(); st != nil {
+		agent, project := st.AgentID, pc.opt.Tree.Project
+		return detailReq{"worker:" + agent, "worker · " + agent, func() func(*paneCtx) []string {
+			wd := workers.ReadWorkerDetail(project, agent)
+			return func(pc *paneCtx) []string { return workerDetail(pc.common, wd, nil) }
+		}}
+	}
 	if e == nil {
 		return nil
 	}

@@ -36,6 +36,7 @@ type KeyMap struct {
 	Events  EventKeys
 	Merge   MergeKeys
 	Inbox   InboxKeys
+	Fleet   FleetKeys
 	Logs    LogKeys
 }
 
@@ -108,14 +109,18 @@ func DefaultKeyMap() KeyMap {
 		},
 		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R"), Open: b("open", "enter")},
 		Trees:   TreeKeys{Diff: b("diff", "d"), Open: b("open", "enter")},
-		Workers: WorkerKeys{Stop: b("stop", "x"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d"), Open: b("open", "enter")},
+		Workers: WorkerKeys{Stop: b("stop", "x"), Pause: b("pause/resume", "p"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d"), Open: b("open", "enter")},
 		Events:  EventKeys{Open: b("open", "enter")},
 		Merge: MergeKeys{
 			Approve: b("approve", "A"), NeedsWork: b("needs work", "X"), Peer: b("peer review", "v"),
 			Add: b("queue", "+"), Remove: b("unqueue", "-"), Land: b("land head", "m"),
 			Open: b("open", "enter"), Diff: b("diff", "d"),
 		},
-		Inbox: InboxKeys{Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter")},
+		Inbox: InboxKeys{
+			Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter"),
+			Extend: b("extend budget", "b"), Stop: b("stop run", "x"), Resume: b("resume run", "p"),
+		},
+		Fleet: FleetKeys{Open: b("open tier", "enter")},
 		Logs: LogKeys{
 			Wrap: b("wrap lines", "w"), Zoom: b("zoom", "z"),
 			Left:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "scroll left")),
@@ -168,7 +173,7 @@ func paneKeys() [paneCount]key.Binding {
 // pane's keys are disabled off it, so a key shows once.
 func (k KeyMap) ShortHelp() []key.Binding {
 	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
-	return []key.Binding{i.Approve, i.Reject, i.Open, g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
-		p.Diff, k.Trees.Diff, w.Diff, w.Logs, w.Stop, w.Mark, l.Open, k.Trees.Open, w.Open, k.Events.Open,
+	return []key.Binding{i.Approve, i.Reject, i.Extend, i.Resume, i.Stop, i.Open, k.Fleet.Open, g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
+		p.Diff, k.Trees.Diff, w.Diff, w.Logs, w.Pause, w.Stop, w.Mark, l.Open, k.Trees.Open, w.Open, k.Events.Open,
 		k.Spawn, p.New, p.Edit, k.Filter, k.Help, k.Quit}
 }

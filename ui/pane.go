@@ -18,6 +18,7 @@ const (
 	eventsPane
 	mergePane
 	inboxPane
+	fleetPane
 	paneCount
 )
 
@@ -64,6 +65,7 @@ var paneSpecs = [paneCount]struct {
 	{"Events", "Events", func(m *Model) paneModel { return &m.events }},
 	{"Merge", "Merge", func(m *Model) paneModel { return &m.merge }},
 	{"Inbox", "Inbox", func(m *Model) paneModel { return &m.inbox }},
+	{"Fleet", "Fleet", func(m *Model) paneModel { return &m.fleet }},
 }
 
 func (m *Model) paneOf(p pane) paneModel { return paneSpecs[p].of(m) }

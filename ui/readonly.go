@@ -28,10 +28,11 @@ func (k *KeyMap) actions() [paneCount + 1][]action {
 		{&p.Release, "release"}, {&p.Recover, "recover"}, {&p.Complete, "complete"},
 		{&p.New, "write a new plan"}, {&p.Edit, "edit a plan"}}
 	a[leasesPane] = []action{{&l.Release, "release"}, {&l.Recover, "recover"}}
-	a[workersPane] = []action{{&w.Stop, "stop a worker"}}
+	a[workersPane] = []action{{&w.Stop, "stop a worker"}, {&w.Pause, "pause a worker"}}
 	a[mergePane] = []action{{&g.Approve, "approve"}, {&g.NeedsWork, "send a candidate back"},
 		{&g.Peer, "start a peer review"}, {&g.Add, "queue"}, {&g.Remove, "unqueue"}, {&g.Land, "land"}}
-	a[inboxPane] = []action{{&i.Approve, "approve a plan"}, {&i.Reject, "reject a plan"}}
+	a[inboxPane] = []action{{&i.Approve, "approve a plan"}, {&i.Reject, "reject a plan"},
+		{&i.Extend, "extend a budget"}, {&i.Resume, "resume a run"}, {&i.Stop, "stop a run"}}
 	a[paneCount] = []action{{&k.Spawn, "spawn workers"}}
 	return a
 }

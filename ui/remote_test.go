@@ -110,7 +110,8 @@ func TestRemoteLeasesShowHeldOnHost(t *testing.T) {
 // A remote that cannot be read says so with its cause; the last good view
 // stays on screen.
 func TestRemoteReadFailureKeepsLastView(t *testing.T) {
-	h, b := remoteHarness(t, 120, 32)
+	// Wide enough for the cause beside eight tabs.
+	h, b := remoteHarness(t, 128, 32)
 	b.err = errors.New("git fetch origin: could not read from remote repository")
 	h.settle(h.m.requestLoad())
 	head := strings.SplitN(h.view(), "\n", 2)[0]

@@ -1,9 +1,10 @@
 // Package ui is fleetwatch's operator cockpit: a Bubble Tea program showing
 // the lanes with each tier's pick order, dependencies, leases, worktrees,
-// workers (spawned, stopped, their logs side by side), the event log and
-// the merge queue, refreshed by file watchers, and acting through the
-// engine's verbs. It reaches the disk and processes only through planfs,
-// workers and landing.
+// workers (spawned, stopped, paused, their logs side by side), the event
+// log, the merge queue, the coordinator's inbox and the fleet's spend,
+// refreshed by file watchers, and acting through the engine's verbs. It
+// reaches the disk and processes only through planfs and workers (with
+// its coord, ledger and landing).
 //
 // Shape: Model holds the shared context (common: options, renderer,
 // styles, key map, sizes, clock), one sub-model per pane listed once in
@@ -11,8 +12,9 @@
 // overlays (dialog, spawn form, help, logs, reader) whose top takes the
 // keys; key() (input.go) holds the order in which keys are offered. Each
 // pane is one file named for it (plans.go, leases.go, worktrees.go,
-// workers.go, events.go, merge.go, inbox.go): its rows, its keys and why
-// they are off, its detail and its actions; internal/shape holds it so.
+// workers.go, events.go, merge.go, inbox.go, fleet.go): its rows, its keys
+// and why they are off, its detail and its actions; internal/shape holds
+// it so.
 // A pane never sees the Model: its methods take a paneCtx (context.go:
 // the shared context, the reading, the shown pane and its selection), and
 // what it asks of the root (a question, a detail, a diff, a status line)
@@ -80,8 +82,8 @@ type Options struct {
 	// account), so n and e use no external editor.
 	NoEditor bool
 	// Hub, when set, brings every reading (the board, worktrees, workers,
-	// the merge queue, the inbox) from one owner shared by many sessions,
-	// in place of this model's own watchers and reads.
+	// the merge queue, the inbox, the spend) from one owner shared by many
+	// sessions, in place of this model's own watchers and reads.
 	Hub *Hub
 	// Uncontained, when set, is the line saying that agents run here
 	// unconfined (no Landlock, or `sandbox: off`); the header shows it.
@@ -148,6 +150,7 @@ type paneSet struct {
 	events eventList
 	merge  mergeList
 	inbox  inboxList
+	fleet  fleetList
 }
 
 // Source brings word of changes to the tree: the program's own watcher
@@ -176,6 +179,7 @@ func New(opt Options) Model {
 		paneSet: &paneSet{
 			merge: mergeList{req: refresh{busy: true}},
 			inbox: inboxList{req: refresh{busy: true}},
+			fleet: fleetList{req: refresh{busy: true}},
 			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 		},
 	}
@@ -184,7 +188,7 @@ func New(opt Options) Model {
 	if opt.Hub != nil {
 		// The hub reads; nothing of this model's own is under way.
 		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
-		m.merge.req, m.inbox.req = refresh{}, refresh{}
+		m.merge.req, m.inbox.req, m.fleet.req = refresh{}, refresh{}, refresh{}
 		m.sub = opt.Hub.subscribe()
 	}
 	m.initFilters()
@@ -250,7 +254,7 @@ func (m Model) Init() tea.Cmd {
 	if m.sub != nil {
 		return waitHubCmd(m.sub)
 	}
-	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth())}
+	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth()), fleetCmd(m.opt.Tree)}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
 	}
@@ -293,6 +297,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.mergeShown() && !had {
 		// The queue is read only while shown (and while it checks).
 		cmd = tea.Batch(cmd, m.requestMerge(), m.mergeTick())
+	}
+	if m.pane == fleetPane && shown != fleetPane {
+		// Shown, the spend is read afresh: settings edited and a new day
+		// change it with no file of the tree or the workers saying so.
+		cmd = tea.Batch(cmd, m.requestFleet())
 	}
 	return m, tea.Batch(cmd, m.fadeCmd(seq))
 }
@@ -347,7 +356,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.setStatus("✓ "+msg.done, false)
 		}
-		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox())
+		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox(), m.requestFleet())
 	case answeredMsg:
 		return m.answered(msg)
 	case settleMsg:
@@ -405,13 +414,15 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		} else {
 			m.problem = ""
 		}
-		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown(), m.mergeIfShown()), true
+		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown(), m.mergeIfShown(), m.requestFleet()), true
 	case stateChangeMsg:
 		var next tea.Cmd
 		if m.states != nil {
 			next = waitForStatesCmd(m.states.Changes())
 		}
-		return tea.Batch(next, m.requestWorkers()), true
+		// A run's spend and pause are in its state file; a run that
+		// ends has been added to the ledger.
+		return tea.Batch(next, m.requestWorkers(), m.requestFleet()), true
 	case workersMsg:
 		return m.workersLoaded(msg), true
 	case tickMsg:
@@ -425,6 +436,8 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 	case inboxDataMsg:
 		m.inbox.data = inboxData(msg)
 		return m.renderInbox(), true
+	case fleetMsg:
+		return m.fleetLoaded(msg), true
 	case hubProblemMsg:
 		m.problem = msg.problem
 		return nil, true
@@ -545,7 +558,9 @@ func (m *Model) tick() tea.Cmd {
 	var cmds []tea.Cmd
 	if running {
 		m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
-		m.wrk.rebuild(m.ctx())
+		c := m.ctx()
+		m.wrk.rebuild(c)
+		m.fleet.rebuild(c) // a run that goes stale or dies leaves its list
 		m.syncKeys()
 		cmds = append(cmds, m.lookForNotices(fromClock), m.radarDue())
 	}

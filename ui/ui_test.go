@@ -525,9 +525,9 @@ func TestPaneKeys(t *testing.T) {
 		{"2", leasesPane, "[2 Leases]"}, {"3", worktreesPane, "[3 Trees]"}, {"4", workersPane, "[4 Workers]"},
 		{"5", eventsPane, "[5 Events]"}, {"1", plansPane, "[1 Plans]"}, {"tab", leasesPane, "[2 Leases]"},
 		{"tab", worktreesPane, "[3 Trees]"}, {"tab", workersPane, "[4 Workers]"}, {"tab", eventsPane, "[5 Events]"},
-		{"tab", mergePane, "[6 Merge]"}, {"tab", inboxPane, "[7 Inbox]"}, {"tab", plansPane, "[1 Plans]"},
-		{"shift+tab", inboxPane, "[7 Inbox]"}, {"shift+tab", mergePane, "[6 Merge]"}, {"shift+tab", eventsPane, "[5 Events]"},
-		{"7", inboxPane, "[7 Inbox]"},
+		{"tab", mergePane, "[6 Merge]"}, {"tab", inboxPane, "[7 Inbox]"}, {"tab", fleetPane, "[8 Fleet]"}, {"tab", plansPane, "[1 Plans]"},
+		{"shift+tab", fleetPane, "[8 Fleet]"}, {"shift+tab", inboxPane, "[7 Inbox]"}, {"shift+tab", mergePane, "[6 Merge]"},
+		{"shift+tab", eventsPane, "[5 Events]"}, {"7", inboxPane, "[7 Inbox]"}, {"8", fleetPane, "[8 Fleet]"},
 	}
 	for _, s := range steps {
 		h.press(s.key)

@@ -71,7 +71,9 @@ func (m *Model) headerLine() string {
 		left += warn
 	}
 	// Before the counts: what needs a person must survive a narrow header.
-	left += m.noticeCount()
+	left += m.noticeCount() + m.fleetStop()
+	// The day's spend before the counts: a narrow header keeps it.
+	left += m.spentToday()
 	if m.d != nil {
 		b := m.d.board
 		left += " · " + plural(len(b.Rows), "plan", "plans")

@@ -17,6 +17,7 @@ import (
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
+	"fleetwatch/workers/ledger"
 )
 
 // workerList is the Workers pane: the state files as last read, the
@@ -74,6 +75,8 @@ func (w *workerList) syncKeys(pc *paneCtx, set setKey) {
 	r := pc.target.worker
 	ok, why := canStop(r)
 	set(&k.Stop, ok, why)
+	ok, why = canPause(r)
+	set(&k.Pause, ok, why)
 	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
 	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
 	set(&k.Diff, r != nil && (r.st.Worktree != "" || r.st.Plan != ""), "diff: select a worker with a worktree or a plan")
@@ -89,6 +92,8 @@ func (w *workerList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return w.toggleMark(r), true
 	case key.Matches(msg, k.Stop):
 		return w.askStop(pc, r), true
+	case key.Matches(msg, k.Pause):
+		return w.pause(r), true
 	case key.Matches(msg, k.Logs):
 		return logsReq{}, true
 	case key.Matches(msg, k.Diff):
@@ -111,7 +116,7 @@ func (w *workerList) view(pc *paneCtx, h int) []string {
 }
 
 // WorkerKeys are the Workers pane's.
-type WorkerKeys struct{ Stop, Mark, Logs, Diff, Open key.Binding }
+type WorkerKeys struct{ Stop, Pause, Mark, Logs, Diff, Open key.Binding }
 
 // workerRow is a line of the Workers pane: a state file as judged when it
 // was read, or a worker this UI started that has written none yet.
@@ -254,7 +259,9 @@ func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	}
 	m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
 	if same {
-		m.wrk.rebuild(m.ctx())
+		c := m.ctx()
+		m.wrk.rebuild(c)
+		m.fleet.rebuild(c) // it lists the running runs' spend
 		m.syncKeys()
 	} else {
 		m.rebuild() // the Events pane lists unreadable state files
@@ -307,6 +314,49 @@ func canStop(r *workerRow) (bool, string) {
 		return false, "stop: " + termtext.Line(r.st.AgentID) + "'s state file names no host, so its pid cannot be trusted"
 	}
 	return true, ""
+}
+
+// canPause says whether p applies to r, and why not: a live local run
+// whose driver can pause it, and, to resume, one paused by hand (a run
+// paused at its budget goes on when its budget is raised).
+func canPause(r *workerRow) (bool, string) {
+	if r == nil {
+		return false, "pause: select a running worker in the workers pane (4)"
+	}
+	who := termtext.Line(r.st.AgentID)
+	switch {
+	case r.health != workers.Live:
+		state, _ := healthCell(r)
+		return false, "pause: " + who + " has no run going (" + state + ")"
+	case !r.local:
+		return false, "pause: " + who + " does not run on this machine; pause it there (fleetwatch worker pause)"
+	case r.child:
+		return false, "pause: " + who + " has written no state file yet; its driver cannot be asked"
+	case !r.st.Pausable:
+		return false, "pause: " + who + "'s driver cannot pause a run (an older fleetwatch, or anchor's)"
+	case budgetPaused(&r.st):
+		return false, "resume: " + who + " reached its budget: extend it or stop it in the inbox (7)"
+	case r.st.Paused == "" && r.st.Agent == nil:
+		return false, "pause: " + who + " runs no agent now; nothing to pause"
+	}
+	return true, ""
+}
+
+// pause is p: the selected worker's run paused where it is, or resumed.
+func (w *workerList) pause(r *workerRow) tea.Msg {
+	if ok, _ := canPause(r); !ok {
+		return nil
+	}
+	return pauseCmd(r.st, r.st.Paused == "")
+}
+
+// pauseCmd asks st's driver to pause its run (on) or resume it.
+func pauseCmd(st workers.State, on bool) tea.Cmd {
+	verb, done := "pause", "asked "+st.AgentID+"'s driver to pause its run where it is"
+	if !on {
+		verb, done = "resume", "asked "+st.AgentID+"'s driver to resume its run"
+	}
+	return actionCmd(verb, func() (string, error) { return done, workers.Pause(st, on) })
 }
 
 // workersShown reports whether the header counts workers: while any has
@@ -400,8 +450,11 @@ func (c workerCols) header() string {
 func healthCell(r *workerRow) (text string, ok bool) {
 	switch r.health {
 	case workers.Live:
-		if r.child {
+		switch {
+		case r.child:
 			return "○ starting", true
+		case r.st.Paused != "":
+			return "⏸ paused", true
 		}
 		return "● live", true
 	case workers.Stale:
@@ -432,6 +485,8 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	cell := fit(state, c.state)
 	if !plain {
 		switch {
+		case r.health == workers.Live && r.st.Paused != "":
+			cell = cm.st.Warn.Render(cell)
 		case r.health == workers.Live:
 			cell = cm.st.Good.Render(cell)
 		case r.health == workers.Stale:
@@ -480,6 +535,10 @@ func (w *workerList) note(r *workerRow) (radar, note string) {
 	note = r.st.Note
 	if !r.local && r.st.Host != "" {
 		note = "on " + r.st.Host + ": " + note
+	}
+	if r.health == workers.Live && r.st.Spent != (ledger.Totals{}) {
+		// What the run has cost so far comes before what it does.
+		note = strings.TrimSuffix(r.st.Spent.String()+" · "+note, " · ")
 	}
 	return w.scopeWords(r), strings.TrimSuffix(note, ": ")
 }
@@ -596,7 +655,7 @@ func planSlug(p string) string {
 func (r *workerRow) matches(f string) bool {
 	st := &r.st
 	state, _ := healthCell(r)
-	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state)
+	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state, st.Paused)
 }
 
 // toggleMark marks the selected worker r for the logs, or unmarks it,
@@ -637,6 +696,9 @@ var stateKeys = []string{"pid", "agent_id", "tier", "model", "plan", "worktree",
 // scopeKeys are the scope scanner's fields, shown under their own heading.
 var scopeKeys = []string{"mode", "scope", "touched", "touched_more", "violations"}
 
+// spendKeys are the run's spend and pause, shown under their own heading.
+var spendKeys = []string{"spent", "paused", "paused_at", "pausable"}
+
 func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap) []string {
 	d := &detailText{c: cm}
 	d.heading("State file")
@@ -649,7 +711,7 @@ func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap
 	}
 	if w.Raw != nil && w.StateErr == "" {
 		d.stateFields(&w.State)
-		d.extraFields(w.Raw, append(stateKeys, scopeKeys...)...)
+		d.extraFields(w.Raw, slices.Concat(stateKeys, scopeKeys, spendKeys)...)
 	}
 	d.heading("Note")
 	if w.State.Note == "" {
@@ -658,6 +720,7 @@ func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap
 		d.block(w.State.Note)
 	}
 	d.scope(&w.State, overlaps)
+	d.spend(&w.State)
 	if w.Raw != nil {
 		d.heading("On disk")
 		d.rawJSON(w.Raw)
@@ -711,6 +774,26 @@ func (d *detailText) scope(st *workers.State, overlaps []workers.Overlap) {
 		if o.Note != "" {
 			d.note("  " + o.Note)
 		}
+	}
+}
+
+// spend is what the run has spent so far and why it is paused; a worker
+// whose driver says neither has no such section.
+func (d *detailText) spend(st *workers.State) {
+	if st.Spent == (ledger.Totals{}) && st.Paused == "" && !st.Pausable {
+		return
+	}
+	d.heading("Spend")
+	d.field("spent", st.Spent.String())
+	if st.Paused != "" {
+		d.field("paused", st.Paused)
+		if !st.PausedAt.IsZero() {
+			now := d.c.opt.Tree.Now()
+			d.field("paused_at", stamp(float64(st.PausedAt.UnixNano())/1e9, float64(now.UnixNano())/1e9))
+		}
+	}
+	if st.Pausable {
+		d.note("its driver pauses and resumes the run: p in the workers pane, or the inbox (7)")
 	}
 }
 

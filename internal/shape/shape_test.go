@@ -149,7 +149,7 @@ func TestEveryPaneIsFound(t *testing.T) {
 		got = append(got, p.file+" "+p.typ)
 	}
 	want := []string{"ui/plans.go planList", "ui/leases.go leaseList", "ui/worktrees.go treeList", "ui/workers.go workerList",
-		"ui/events.go eventList", "ui/merge.go mergeList", "ui/inbox.go inboxList"}
+		"ui/events.go eventList", "ui/merge.go mergeList", "ui/inbox.go inboxList", "ui/fleet.go fleetList"}
 	if !slices.Equal(got, want) || len(breaches) > 0 {
 		t.Errorf("panes %q, breaches %q; want %q and none", got, breaches, want)
 	}

@@ -1,0 +1,410 @@
+package ui
+
+// The Fleet pane: what the fleet spends and what it delivers, as
+// ledger.ReadFleet reads it — today's spend against each daily budget as
+// bars, each tier's outcomes over the last week with bar charts of cost
+// and landings, and what the running workers' runs have spent so far.
+// The reading also brings the paused runs (workers.PausedRuns), which the
+// Inbox pane lists: both change when a worker's state file does.
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/internal/spend"
+	"fleetwatch/internal/termtext"
+	"fleetwatch/planfs"
+	"fleetwatch/workers"
+	"fleetwatch/workers/ledger"
+)
+
+// fleetList is the Fleet pane: the last reading, and the lines drawn from
+// it at the pane's width (rows of the tier table are the table's).
+type fleetList struct {
+	table
+	paneFilter
+	req    refresh
+	data   fleetMsg
+	loaded bool
+	shown  []int // the tiers the filter lets through
+	tierW  int   // the tier column's width
+	// Drawn on rebuild, sliced by view: the budgets (and a fleet-wide
+	// stop), the two charts, and the running workers' spend.
+	gauges, charts, running []string
+	full                    int // the rows the pane has
+}
+
+// FleetKeys are the Fleet pane's: a tier's whole line of the report.
+type FleetKeys struct{ Open key.Binding }
+
+// fleetMsg is one reading of the spend: ReadFleet's, and the runs paused
+// where they are.
+type fleetMsg struct {
+	fleet  ledger.Fleet
+	err    error
+	paused []workers.State
+}
+
+// fleetCmd reads the ledger, the settings and the paused runs.
+func fleetCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return readFleet(t) } }
+
+// readFleet is fleetCmd's reading, shared with the hub; "today" is the
+// tree's clock's.
+func readFleet(t *planfs.Tree) fleetMsg {
+	f, err := ledger.ReadFleet(t, t.Now())
+	return fleetMsg{fleet: f, err: err, paused: workers.PausedRuns(t.Project)}
+}
+
+// requestFleet reads the spend, one reading at a time; with a hub, the
+// hub reads it.
+func (m *Model) requestFleet() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindFleet.set())
+		return nil
+	}
+	return m.fleet.req.request(fleetCmd(m.opt.Tree))
+}
+
+func (m *Model) fleetLoaded(msg fleetMsg) tea.Cmd {
+	again := m.fleet.req.done()
+	m.fleet.data, m.fleet.loaded = msg, true
+	c := m.ctx()
+	m.fleet.rebuild(c)
+	m.inbox.rebuild(c) // it lists the paused runs
+	m.syncKeys()
+	if again && m.sub == nil {
+		return m.requestFleet()
+	}
+	return nil
+}
+
+// spentToday is the header's word on the day's spend, "" before any run
+// was recorded today.
+func (m *Model) spentToday() string {
+	t := m.fleet.data.fleet.Today
+	if t.Tokens == 0 && t.USD == 0 {
+		return ""
+	}
+	return " · " + usd(t.USD) + " today"
+}
+
+// fleetStop is the header's notice of a fleet-wide stop of claims: its
+// first clause (the Fleet pane says it whole).
+func (m *Model) fleetStop() string {
+	p := m.fleet.data.fleet.Problem
+	if p == "" {
+		return ""
+	}
+	head, _, _ := strings.Cut(p, ": ")
+	warn := " · ⚠ claims stopped: " + termtext.Line(head)
+	if !m.plain {
+		warn = m.st.Bad.Render(warn)
+	}
+	return warn
+}
+
+func (l *fleetList) setSize(w, h int) {
+	l.full = h
+	l.table.setSize(w, max(1, min(len(l.shown), h/3)))
+}
+
+func (l *fleetList) rebuild(pc *paneCtx) {
+	f := l.needle()
+	tiers := l.data.fleet.Tiers
+	l.shown = l.shown[:0]
+	keys := []string{}
+	for i := range tiers {
+		if f == "" || anyContains(f, tiers[i].Key) {
+			l.shown = append(l.shown, i)
+			keys = append(keys, tiers[i].Key)
+		}
+	}
+	l.tierW = len("tier")
+	for _, i := range l.shown {
+		l.tierW = min(24, max(l.tierW, cellWidth(tiers[i].Key)))
+	}
+	l.setSize(l.width, l.full)
+	inner := l.width
+	if pc.wide {
+		inner -= 2 // the boxes' edges
+	}
+	l.gauges = l.gaugeLines(pc.common, inner)
+	l.charts = l.chartLines(pc.common, inner)
+	l.running = runningLines(pc.common, pc.workers)
+	tw, wide := l.tierW, pc.wide
+	l.set(keys, func(m *Model, i int, sel bool) string {
+		return m.finish(tierLine(&m.fleet.data.fleet.Tiers[m.fleet.shown[i]], tw, wide, sel), sel)
+	})
+}
+
+// bar is share of w cells filled, coloured by how near the budget is; the
+// percentage beside it says the same without colour.
+func bar(cm *common, share float64, w int) string {
+	n := int(math.Round(min(1, max(0, share)) * float64(w)))
+	fill, rest := strings.Repeat("█", n), strings.Repeat("░", w-n)
+	if cm.plain {
+		return fill + rest
+	}
+	st := cm.st.Good
+	switch {
+	case share >= 1:
+		st = cm.st.Bad
+	case share >= 0.8:
+		st = cm.st.Warn
+	}
+	return st.Render(fill) + cm.st.Dim.Render(rest)
+}
+
+// gaugeLines are today's spend, each budget as a bar, and a fleet-wide
+// stop; or what to do when there are no budgets.
+func (l *fleetList) gaugeLines(cm *common, w int) []string {
+	f := &l.data.fleet
+	today := f.Today.String()
+	if f.Today == (ledger.Totals{}) {
+		today = cm.st.Dim.Render("no run recorded today")
+	}
+	out := []string{cm.st.Title.Render("Today") + "  " + today}
+	switch {
+	case l.data.err != nil:
+		// What was read before the error may be partial: say so first.
+		p := "⚠ cannot read the spend: " + termtext.Line(cm.projectRel(l.data.err.Error()))
+		if !cm.plain {
+			p = cm.st.Bad.Render(p)
+		}
+		out = append(out, p)
+	case len(f.Gauges) == 0 && l.loaded:
+		out = append(out, "  "+cm.st.Dim.Render("no budgets: set budgets: in fleetwatch.yaml (fleetwatch help spend)"))
+	}
+	// One bar width for all, so the bars compare at a glance.
+	what, tailW := 0, 0
+	tails := make([]string, len(f.Gauges))
+	for i, g := range f.Gauges {
+		tails[i] = fmt.Sprintf(" %4.0f%%  ", g.Share()*100) + g.Spent.String() + " of " + g.Limit.String()
+		what, tailW = max(what, cellWidth(g.What)), max(tailW, cellWidth(tails[i]))
+	}
+	what = min(what, 28)
+	bw := max(8, min(40, w-2-what-1-tailW))
+	for i, g := range f.Gauges {
+		out = append(out, "  "+fit(termtext.Line(g.What), what)+" "+bar(cm, g.Share(), bw)+termtext.Line(tails[i]))
+	}
+	if f.Problem != "" {
+		p := "⚠ claims stopped: " + termtext.Line(f.Problem)
+		if !cm.plain {
+			p = cm.st.Bad.Render(p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// chartLines are the tiers' cost and landings as two bar charts side by
+// side, each scaled to its largest.
+func (l *fleetList) chartLines(cm *common, w int) []string {
+	if len(l.shown) == 0 {
+		return nil
+	}
+	tiers := l.data.fleet.Tiers
+	half := w / 2
+	var maxCost float64
+	maxLanded := 0
+	for _, i := range l.shown {
+		maxCost, maxLanded = max(maxCost, tiers[i].CostUSD), max(maxLanded, tiers[i].Landed)
+	}
+	chart := func(label string, share float64, value string) string {
+		bw := max(4, min(40, half-2-l.tierW-1-9-1))
+		n := int(math.Round(share * float64(bw)))
+		b := strings.Repeat("▇", n) + strings.Repeat(" ", bw-n)
+		if !cm.plain {
+			b = cm.st.Info.Render(b)
+		}
+		return fit("  "+fit(termtext.Line(label), l.tierW)+" "+b+" "+fitRight(value, 9), half)
+	}
+	out := []string{fit(cm.st.Title.Render("Cost per tier"), half) + cm.st.Title.Render("Landed per tier")}
+	for _, i := range l.shown {
+		t := &tiers[i]
+		cost, landed := 0.0, 0.0
+		if maxCost > 0 {
+			cost = t.CostUSD / maxCost
+		}
+		if maxLanded > 0 {
+			landed = float64(t.Landed) / float64(maxLanded)
+		}
+		out = append(out, chart(t.Key, cost, usd(t.CostUSD))+chart(t.Key, landed, itoa(t.Landed)))
+	}
+	return out
+}
+
+// runningLines are the running workers' runs and what each has spent so
+// far, paused ones marked.
+func runningLines(cm *common, rows []workerRow) []string {
+	var out []string
+	for i := range rows {
+		r := &rows[i]
+		if r.health != workers.Live || r.child || r.st.Agent == nil && r.st.Spent == (ledger.Totals{}) {
+			continue
+		}
+		line := "  " + termtext.Line(r.st.AgentID) + " · " + termtext.Line(planSlug(r.st.Plan)) + " · " + r.st.Spent.String()
+		if r.st.Paused != "" {
+			line += " · " + pausedMark(cm, r.st.Paused)
+		}
+		out = append(out, line)
+	}
+	if len(out) == 0 {
+		out = append(out, "  "+cm.st.Dim.Render("no run is running"))
+	}
+	return out
+}
+
+// pausedMark is a paused run's mark with its reason.
+func pausedMark(cm *common, why string) string {
+	mark := "⏸ paused: " + termtext.Line(why)
+	if !cm.plain {
+		mark = cm.st.Warn.Render(mark)
+	}
+	return mark
+}
+
+// fleetCol is a column of the tier table; wide ones show from 100
+// columns on.
+type fleetCol struct {
+	head string
+	w    int
+	wide bool
+	cell func(l *ledger.Line) string
+}
+
+var fleetCols = []fleetCol{
+	{"runs", 5, false, func(l *ledger.Line) string { return itoa(l.Runs) }},
+	{"plans", 5, true, func(l *ledger.Line) string { return itoa(l.Plans) }},
+	{"landed", 6, false, func(l *ledger.Line) string { return itoa(l.Landed) }},
+	{"cost", 9, false, func(l *ledger.Line) string { return usd(l.CostUSD) }},
+	{"$/landed", 9, false, func(l *ledger.Line) string { return perLanded(l, usd(l.CostPerLanded)) }},
+	{"tok/land", 8, false, func(l *ledger.Line) string { return perLanded(l, spend.FormatTokens(l.TokensPerLanded)) }},
+	{"1st ok", 6, false, func(l *ledger.Line) string { return rate(l.FirstCheckPass, l.Checked) }},
+	{"needs-work", 10, false, func(l *ledger.Line) string { return rate(l.NeedsWorkRate, l.Reviewed) }},
+	{"sent back", 9, true, func(l *ledger.Line) string { return rate(l.SendBackRate, l.Reviewed) }},
+	{"scope ✗", 7, true, func(l *ledger.Line) string { return itoa(l.ScopeViolations) }},
+	{"to land", 7, false, func(l *ledger.Line) string {
+		if l.MedianToLand <= 0 {
+			return "—"
+		}
+		return span(l.MedianToLand)
+	}},
+}
+
+func usd(x float64) string { return fmt.Sprintf("$%.2f", x) }
+
+// perLanded is s, or a dash when nothing landed.
+func perLanded(l *ledger.Line, s string) string {
+	if l.Landed == 0 {
+		return "—"
+	}
+	return s
+}
+
+// rate is r as a percentage of n plans, a dash when there were none.
+func rate(r float64, n int) string {
+	if n == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", r*100)
+}
+
+func fleetHeader(tierW int, wide bool) string {
+	h := "  " + fit("tier", tierW)
+	for _, c := range fleetCols {
+		if !c.wide || wide {
+			h += " " + fitRight(c.head, c.w)
+		}
+	}
+	return h
+}
+
+// tierLine is a tier's row, not yet highlighted (finish, table.go).
+func tierLine(t *ledger.Line, tierW int, wide, selected bool) string {
+	var b strings.Builder
+	b.WriteString(gutter(selected) + fit(termtext.Line(t.Key), tierW))
+	for _, c := range fleetCols {
+		if !c.wide || wide {
+			b.WriteString(" " + fitRight(c.cell(t), c.w))
+		}
+	}
+	return b.String()
+}
+
+func (l *fleetList) selected() selection { return selection{} }
+
+func (l *fleetList) syncKeys(pc *paneCtx, set setKey) {
+	set(&pc.keys.Fleet.Open, pc.shown == fleetPane && l.cursor < len(l.shown), "open: select a tier in the fleet pane (8)")
+}
+
+func (l *fleetList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+	if key.Matches(msg, pc.keys.Fleet.Open) {
+		return l.open(), true
+	}
+	return nil, false
+}
+
+// open shows the selected tier's whole line of the report.
+func (l *fleetList) open() tea.Msg {
+	if l.cursor >= len(l.shown) {
+		return nil
+	}
+	t := l.data.fleet.Tiers[l.shown[l.cursor]]
+	since := l.data.fleet.Since
+	return detailReq{"tier:" + t.Key, "tier · " + t.Key, func() func(*paneCtx) []string {
+		return func(pc *paneCtx) []string { return tierDetail(pc.common, t, since.Local().Format("2006-01-02 15:04")) }
+	}}
+}
+
+func tierDetail(cm *common, t ledger.Line, since string) []string {
+	d := &detailText{c: cm}
+	d.heading("Tier " + t.Key + " since " + since)
+	d.field("runs", itoa(t.Runs))
+	d.field("plans", itoa(t.Plans))
+	d.field("landed", itoa(t.Landed))
+	d.field("spent", ledger.Totals{Tokens: t.Tokens, USD: t.CostUSD}.String())
+	// Labels of at most 15 cells: the detail's label column.
+	d.field("per landed", perLanded(&t, spend.FormatTokens(t.TokensPerLanded)+" tokens, "+usd(t.CostPerLanded)))
+	d.field("1st checks ok", rate(t.FirstCheckPass, t.Checked)+" of "+plural(t.Checked, "plan", "plans")+" checked")
+	d.field("needs work", rate(t.NeedsWorkRate, t.Reviewed)+" of "+plural(t.Reviewed, "plan", "plans")+" reviewed")
+	d.field("sent back", rate(t.SendBackRate, t.Reviewed)+" (by the operator)")
+	d.field("out of scope", plural(t.ScopeViolations, "violation", "violations"))
+	d.field("median to land", fleetCols[len(fleetCols)-1].cell(&t)+" (first claim to landing)")
+	d.field("said done, ✗", plural(t.SaidDoneFailed, "run", "runs")+" said done and the checks then failed")
+	return d.lines
+}
+
+func (l *fleetList) view(pc *paneCtx, h int) []string {
+	empty := "no runs recorded yet: a run's usage lands in var/fleet/usage/runs.jsonl when it ends"
+	switch {
+	case !l.loaded:
+		empty = "reading the ledger…"
+	case l.data.err != nil:
+		empty = "⚠ fleet: " + termtext.Line(pc.projectRel(l.data.err.Error()))
+	}
+	header := fleetHeader(l.tierW, pc.wide)
+	tableH := l.table.height + 1
+	if !pc.wide {
+		out := append([]string{}, l.gauges...)
+		out = append(out, "", pc.st.Title.Render(pc.filterTitle("Tiers · last 7 days", &l.paneFilter)))
+		out = append(out, pc.tableBox("", header, &l.table, tableH, pc.emptyText(&l.paneFilter, empty))...)
+		if len(l.charts) > 0 {
+			out = append(append(out, ""), l.charts...)
+		}
+		out = append(append(out, "", pc.st.Title.Render("Running")), l.running...)
+		return out[:min(len(out), h)]
+	}
+	out := pc.box("Budgets · today", "", l.gauges, pc.cols, len(l.gauges)+2, false)
+	out = append(out, pc.tableBox(pc.filterTitle("Tiers · last 7 days", &l.paneFilter), header, &l.table, tableH+2, pc.emptyText(&l.paneFilter, empty))...)
+	if len(l.charts) > 0 {
+		out = append(out, pc.box("Cost and landings per tier", "", l.charts, pc.cols, len(l.charts)+2, false)...)
+	}
+	rest := max(3, min(len(l.running)+2, h-len(out)))
+	out = append(out, pc.box("Running · spent so far", "", l.running, pc.cols, rest, false)...)
+	return out[:min(len(out), h)]
+}
