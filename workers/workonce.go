@@ -99,7 +99,9 @@ func (w *WorkOnce) Options() model.Options {
 func SetupRefusal(project, agent string, backendNames bool, ep endpoints.Endpoint) func(*model.Plan) string {
 	var refuse []func(*model.Plan) string
 	if backendNames {
-		refuse = append(refuse, PlanRefusal(project, agent))
+		if r := PlanRefusal(project, agent); r != nil { // nil: no worktree backend
+			refuse = append(refuse, r)
+		}
 	}
 	if n, name := ep.MaxContext, ep.Name; n > 0 {
 		refuse = append(refuse, func(p *model.Plan) string { return model.ContextProblem(p, name, n) })

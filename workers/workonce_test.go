@@ -12,6 +12,7 @@ import (
 
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	endpoints "fleetwatch/registry"
 )
 
 // Stopped between two plans of --max-plans: exit 2 needs its one line on
@@ -45,5 +46,21 @@ func TestReviewRunStoppedBeforeClaimingSaysWhy(t *testing.T) {
 	}
 	if _, err := os.Stat(plan); err != nil {
 		t.Error("nothing should be claimed once stopped")
+	}
+}
+
+// A setup that refuses nothing by name (no worktree backend) and a plan
+// too big for the endpoint: the refusal is the size's, never a nil call.
+func TestSetupRefusalWithoutABackend(t *testing.T) {
+	dir := t.TempDir()
+	refuse := SetupRefusal(dir, "w1", true, endpoints.Endpoint{Name: "small", MaxContext: 10})
+	if refuse == nil {
+		t.Fatal("no refusal for a max_context")
+	}
+	if why := refuse(&model.Plan{Size: 400}); !strings.Contains(why, "over small's max_context of 10") {
+		t.Errorf("%q", why)
+	}
+	if SetupRefusal(dir, "w1", true, endpoints.Endpoint{}) != nil {
+		t.Error("a refusal with nothing to refuse")
 	}
 }
