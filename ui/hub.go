@@ -49,6 +49,8 @@ type Hub struct {
 	// out with it, so a session opened since still shows a board.
 	goodBoard loadedMsg
 	radarAt   time.Time
+
+	rows *rowCache // the panes' rows, rendered once for the sessions alike
 }
 
 // kind is one of the readings a hub sends; each mailbox keeps only the
@@ -94,7 +96,7 @@ func NewHubClaims(t *planfs.Tree, c *claims.Opened) (*Hub, error) {
 		c = nil
 	}
 	h := &Hub{
-		tree: t, claims: c, subs: map[*mailbox]bool{},
+		tree: t, claims: c, subs: map[*mailbox]bool{}, rows: newRowCache(),
 		pokeCh: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	w, err := t.Watch(Debounce)

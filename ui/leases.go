@@ -37,7 +37,7 @@ func (l *leaseList) rebuild(m *Model) {
 	}
 	l.cols = leaseColumns(l.width, l.rows)
 	c := l.cols
-	l.set(keys, func(m *Model, i int, sel bool) string { return m.leaseLine(&m.leases.rows[i], c, sel) })
+	l.setShared(keys, rowsOf{pane: leasesPane, d: m.d, needle: f, cols: c}, func(m *Model, i int, sel bool) string { return m.leaseLine(&m.leases.rows[i], c, sel) })
 }
 
 func (l *leaseList) selected() selection {

@@ -45,7 +45,7 @@ func (p *planList) rebuild(m *Model) {
 		keys[i] = r.Plan.Rel
 	}
 	c := p.cols
-	p.set(keys, func(m *Model, i int, sel bool) string { return m.planLine(m.plans.rows[i], c, sel) })
+	p.setShared(keys, rowsOf{pane: plansPane, d: m.d, lane: p.lane, needle: p.needle(), cols: c}, func(m *Model, i int, sel bool) string { return m.planLine(m.plans.rows[i], c, sel) })
 	if p.want != "" && m.d != nil && m.d.rels[p.want] {
 		p.goTo(p.want) // once: a filter hiding it leaves the cursor be
 		p.want = ""
