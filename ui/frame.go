@@ -37,7 +37,7 @@ func (m *Model) box(title, hint string, lines []string, w, h int, focus bool) []
 		if i < len(lines) {
 			line = lines[i]
 		}
-		out = append(out, side+fit(line, inner)+side)
+		out = append(out, side+m.fitted(line, inner)+side)
 	}
 	out = append(out, edge.Render("└"+strings.Repeat("─", inner)+"┘"))
 	return out

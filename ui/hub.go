@@ -50,7 +50,8 @@ type Hub struct {
 	goodBoard loadedMsg
 	radarAt   time.Time
 
-	rows *rowCache // the panes' rows, rendered once for the sessions alike
+	rows  *rowCache // the panes' rows, rendered once for the sessions alike
+	lines *lineMemo // the frames' lines, laid out once
 }
 
 // kind is one of the readings a hub sends; each mailbox keeps only the
@@ -96,7 +97,7 @@ func NewHubClaims(t *planfs.Tree, c *claims.Opened) (*Hub, error) {
 		c = nil
 	}
 	h := &Hub{
-		tree: t, claims: c, subs: map[*mailbox]bool{}, rows: newRowCache(),
+		tree: t, claims: c, subs: map[*mailbox]bool{}, rows: newRowCache(), lines: &lineMemo{lines: map[lineKey]string{}},
 		pokeCh: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	w, err := t.Watch(Debounce)

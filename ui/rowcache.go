@@ -104,3 +104,57 @@ func (m *Model) clockNow() float64 {
 	}
 	return now
 }
+
+// lineMemo is the frame's lines as the sessions of a hub lay them out
+// (fitted to a width, inked): the same line at the same width is measured
+// once for them all, since measuring (ansi.StringWidth) is most of what a
+// frame costs once its rows are rendered. It is dropped whole when full.
+type lineMemo struct {
+	mu    sync.Mutex
+	lines map[lineKey]string
+}
+
+// linesKept bounds the memo: some frames' worth for every size and profile.
+const linesKept = 4096
+
+type lineKey struct {
+	s    string
+	w    int
+	body bool   // a body line (bodyLine), not a fit
+	ink  string // the body's Text colour
+}
+
+func (c *lineMemo) get(k lineKey, lay func() string) string {
+	c.mu.Lock()
+	out, ok := c.lines[k]
+	c.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = lay()
+	c.mu.Lock()
+	if len(c.lines) >= linesKept {
+		clear(c.lines)
+	}
+	c.lines[k] = out
+	c.mu.Unlock()
+	return out
+}
+
+// fitted is fit(s, w), measured once for a hub's sessions.
+func (m *Model) fitted(s string, w int) string {
+	if m.opt.Hub == nil {
+		return fit(s, w)
+	}
+	return m.opt.Hub.lines.get(lineKey{s: s, w: w}, func() string { return fit(s, w) })
+}
+
+// bodyLine is a body line as View draws it: after the margin, fitted to
+// the body and inked; laid out once for a hub's sessions.
+func (m *Model) bodyLine(line string) string {
+	lay := func() string { return m.ink(" " + fit(line, m.cols)) }
+	if m.opt.Hub == nil {
+		return lay()
+	}
+	return m.opt.Hub.lines.get(lineKey{s: line, w: m.cols, body: true, ink: m.inkOn}, lay)
+}

@@ -142,12 +142,16 @@ func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveS
 		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: tm, Uncontained: s.opt.Uncontained})
 	// No signal handler: SIGTERM is the server's, which tells every
 	// session why before it closes them (a program's own would just quit).
-	p := tea.NewProgram(m, tea.WithInput(tm), tea.WithOutput(tm), tea.WithAltScreen(),
-		tea.WithFPS(30), tea.WithoutSignalHandler())
+	// The screen draws, not Bubble Tea's renderer: an idle session costs
+	// nothing between frames (screen.go).
+	scr := newScreen(tm, frameRate)
+	p := tea.NewProgram(drawnModel{Model: m, s: scr}, tea.WithInput(tm), tea.WithOutput(tm),
+		tea.WithoutRenderer(), tea.WithoutSignalHandler())
 	if !live.attach(p) {
 		m.Close()
 		return
 	}
+	scr.open()
 	ctx, cancel := context.WithCancel(sess.Context())
 	go followSize(ctx, tm, p)
 	go func() {
@@ -158,6 +162,7 @@ func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveS
 		s.log.Printf("%s: the session's program: %v", id.Agent, err)
 	}
 	cancel()
+	scr.close()
 	m.Close()
 	live.detach()
 	if why := live.why(); why != "" {
