@@ -93,7 +93,7 @@ func benchChange(b *testing.B, project string) {
 	c := &changer{b: b, project: project}
 	c.open(s.addr, keyFile, 1)
 	idleOne := c.idleRate()
-	one := c.changes(5, idleOne)
+	one := c.changes(10, idleOne)
 	c.open(s.addr, keyFile, benchSessions-1)
 	idle := c.idleRate()
 	b.ResetTimer()
