@@ -115,12 +115,10 @@ func (s *screen) flushLocked() {
 		lines = lines[len(lines)-s.height:]
 	}
 	var b bytes.Buffer
-	b.WriteString(ansi.CursorHomePosition)
-	if s.drawn == nil {
-		// A whole frame starts its line, as the standard renderer's does
-		// (readers of the stream split lines at the carriage returns).
-		b.WriteByte('\r')
-	}
+	// The carriage return changes nothing on the terminal; readers of
+	// the stream (tests, logs) split lines at it, so a frame's first line
+	// is not read as the end of the last frame's.
+	b.WriteString(ansi.CursorHomePosition + "\r")
 	for i, line := range lines {
 		last := i == len(lines)-1
 		if i < len(s.drawn) && s.drawn[i] == line {
