@@ -109,6 +109,8 @@ func waitForChangeCmd(ch <-chan planfs.Change) tea.Cmd {
 	}
 }
 
+// tickCmd ticks on the second, so a hub's sessions wake together, once a
+// second between them, and judge their rows at the same clock.
 func tickCmd() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+	return tea.Every(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
 }

@@ -37,7 +37,7 @@ func (c *common) box(title, hint string, lines []string, w, h int, focus bool) [
 		if i < len(lines) {
 			line = lines[i]
 		}
-		out = append(out, side+fit(line, inner)+side)
+		out = append(out, side+c.fitted(line, inner)+side)
 	}
 	out = append(out, edge.Render("└"+strings.Repeat("─", inner)+"┘"))
 	return out

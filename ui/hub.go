@@ -49,6 +49,9 @@ type Hub struct {
 	// out with it, so a session opened since still shows a board.
 	goodBoard loadedMsg
 	radarAt   time.Time
+
+	rows  *rowCache // the panes' rows, rendered once for the sessions alike
+	lines *lineMemo // the frames' lines, laid out once
 }
 
 // kind is one of the readings a hub sends; each mailbox keeps only the
@@ -95,7 +98,7 @@ func NewHubClaims(t *planfs.Tree, c *claims.Opened) (*Hub, error) {
 		c = nil
 	}
 	h := &Hub{
-		tree: t, claims: c, subs: map[*mailbox]bool{},
+		tree: t, claims: c, subs: map[*mailbox]bool{}, rows: newRowCache(), lines: &lineMemo{lines: map[lineKey]string{}},
 		pokeCh: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	w, err := t.Watch(Debounce)

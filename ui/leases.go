@@ -37,7 +37,7 @@ func (l *leaseList) rebuild(pc *paneCtx) {
 	}
 	l.cols = leaseColumns(l.width, l.rows)
 	c := l.cols
-	l.set(keys, func(m *Model, i int, sel bool) string {
+	l.setShared(keys, rowsOf{pane: leasesPane, d: pc.d, needle: f, cols: c}, func(m *Model, i int, sel bool) string {
 		return m.finish(leaseLine(m.common, &m.leases.rows[i], c, sel), sel)
 	})
 }

@@ -48,7 +48,7 @@ func (p *planList) rebuild(pc *paneCtx) {
 		keys[i] = r.Plan.Rel
 	}
 	c := p.cols
-	p.set(keys, func(m *Model, i int, sel bool) string {
+	p.setShared(keys, rowsOf{pane: plansPane, d: d, lane: p.lane, needle: p.needle(), cols: c}, func(m *Model, i int, sel bool) string {
 		return m.finish(planLine(m.common, m.d, m.plans.rows[i], c, sel), sel)
 	})
 	if p.want != "" && d.has(p.want) {

@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"strconv"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 // Styles holds every style, built from one renderer so an SSH session gets
@@ -25,9 +28,7 @@ type Styles struct {
 
 // NewStyles builds the styles for r.
 func NewStyles(r *lipgloss.Renderer) Styles {
-	c := func(light, dark string) lipgloss.AdaptiveColor {
-		return lipgloss.AdaptiveColor{Light: light, Dark: dark}
-	}
+	c := func(light, dark string) lipgloss.TerminalColor { return colorFor(r, light, dark) }
 	accent := c("#5A56E0", "#7D79F6")
 	subtle := c("#A0A0A0", "#5C5C5C")
 	s := r.NewStyle
@@ -57,9 +58,27 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 
 // helpStyles are bubbles' help colours, made by r.
 func helpStyles(r *lipgloss.Renderer) help.Styles {
-	c := func(light, dark string) lipgloss.Style {
-		return r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: light, Dark: dark})
-	}
+	c := func(light, dark string) lipgloss.Style { return r.NewStyle().Foreground(colorFor(r, light, dark)) }
 	key, desc, sep := c("#909090", "#626262"), c("#B2B2B2", "#4A4A4A"), c("#DDDADA", "#3C3C3C")
 	return help.Styles{ShortKey: key, ShortDesc: desc, ShortSeparator: sep, Ellipsis: sep, FullKey: key, FullDesc: desc, FullSeparator: sep}
+}
+
+// colorFor is the colour r shows for light or dark backgrounds. On a
+// 256-colour terminal it is converted once, here: lipgloss converts a hex
+// colour at every render (most of a render's cost), and a served frame
+// renders hundreds. The number is the one lipgloss would find (always 16
+// or more), so the escape codes are the same.
+func colorFor(r *lipgloss.Renderer, light, dark string) lipgloss.TerminalColor {
+	adaptive := lipgloss.AdaptiveColor{Light: light, Dark: dark}
+	if r.ColorProfile() != termenv.ANSI256 {
+		return adaptive
+	}
+	hex := light
+	if r.HasDarkBackground() {
+		hex = dark
+	}
+	if n, ok := r.ColorProfile().Color(hex).(termenv.ANSI256Color); ok && n >= 16 {
+		return lipgloss.Color(strconv.Itoa(int(n)))
+	}
+	return adaptive
 }

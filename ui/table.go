@@ -4,7 +4,9 @@ import "strings"
 
 // table is a scrolling window over rows that are rendered once per data or
 // size change and cached, so View only slices: ten thousand rows cost what
-// the visible ones cost.
+// the visible ones cost. A table that names what its rows are made of
+// (setShared) takes them from its hub's rowCache, so the sessions showing
+// them alike render each row once between them.
 type table struct {
 	keys   []string // identity of each row, to keep the selection across refreshes
 	render rowFunc
@@ -14,6 +16,10 @@ type table struct {
 	offset int
 	height int
 	width  int // the table's width, for the selected row's highlight
+
+	from      any     // what the rows are made of (rowsKey.from); nil: this session's alone
+	shared    *rowSet // the hub's rows for sharedKey
+	sharedKey rowsKey
 }
 
 // set replaces the rows, keeping the cursor on the same key when it is still there.
@@ -23,7 +29,7 @@ type rowFunc func(m *Model, i int, selected bool) string
 
 func (t *table) set(keys []string, render rowFunc) {
 	cur := t.key()
-	t.keys, t.render = keys, render
+	t.keys, t.render, t.from = keys, render, nil
 	t.invalidate()
 	t.cursor = min(t.cursor, max(0, len(keys)-1))
 	if cur != "" {
@@ -37,8 +43,18 @@ func (t *table) set(keys []string, render rowFunc) {
 	t.clamp()
 }
 
+// setShared is set for rows made of from alone (with the width, the
+// colour profile and the clock): from must be comparable, and equal only
+// for tables whose render gives the same rows in the same order. Served
+// sessions then share the rendered rows.
+func (t *table) setShared(keys []string, from any, render rowFunc) {
+	t.set(keys, render)
+	t.from = from
+}
+
 // invalidate drops the rendered rows; they are rendered again when seen.
 func (t *table) invalidate() {
+	t.shared = nil
 	if cap(t.cache) >= len(t.keys) {
 		t.cache = t.cache[:len(t.keys)]
 		t.done = t.done[:len(t.keys)]
@@ -97,20 +113,42 @@ func (t *table) clamp() {
 // lines returns the visible rows, padded to the window's height with blanks.
 func (t *table) lines(m *Model, blank string) []string {
 	out := make([]string, 0, t.height)
+	cache, done := t.cache, t.done
+	if s := t.sharedRows(m); s != nil {
+		// Held while rendering: a session wanting the same rows waits
+		// for them instead of rendering them again.
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		cache, done = s.rows, s.done
+	}
 	for i := t.offset; i < len(t.keys) && len(out) < t.height; i++ {
 		if i == t.cursor {
 			out = append(out, t.render(m, i, true))
 			continue
 		}
-		if !t.done[i] {
-			t.cache[i], t.done[i] = t.render(m, i, false), true
+		if !done[i] {
+			cache[i], done[i] = t.render(m, i, false), true
 		}
-		out = append(out, t.cache[i])
+		out = append(out, cache[i])
 	}
 	for len(out) < t.height {
 		out = append(out, blank)
 	}
 	return out
+}
+
+// sharedRows is the hub's set of this table's rows, nil when the rows are
+// this session's alone: no hub, or a pane that does not name what its
+// rows are made of.
+func (t *table) sharedRows(m *Model) *rowSet {
+	if t.from == nil || m.opt.Hub == nil {
+		return nil
+	}
+	k := rowsKey{from: t.from, width: t.width, profile: m.r.ColorProfile(), dark: m.r.HasDarkBackground(), now: m.now}
+	if t.shared == nil || t.sharedKey != k {
+		t.shared, t.sharedKey = m.opt.Hub.rows.get(k, len(t.keys)), k
+	}
+	return t.shared
 }
 
 // scrollHint says where the window is, for a box title: "12–31 of 10000".

@@ -550,7 +550,7 @@ func (m *Model) tick() tea.Cmd {
 		return nil
 	}
 	prev := m.now
-	m.now = m.opt.Tree.NowSeconds()
+	m.now = m.clockNow()
 	m.plans.invalidate()
 	m.leases.invalidate()
 	m.wrk.invalidate()

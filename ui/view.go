@@ -32,7 +32,7 @@ func (m Model) View() string {
 		}
 		// The margin also makes every line start in the default colour, so
 		// tools that read the screen line by line (tmux captures) lose nothing.
-		lines = append(lines, m.ink(" "+fit(line, m.cols)))
+		lines = append(lines, m.bodyLine(line))
 	}
 	lines = append(lines, m.ink(m.footerLine()))
 	return strings.Join(lines[:min(len(lines), m.height)], "\n")

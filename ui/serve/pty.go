@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -21,7 +22,8 @@ import (
 // which ends the library's read of the master with EIO.
 type ptyTerm struct {
 	slave, master *os.File
-	pending       []byte // what the client typed during the colour query
+	pending       []byte       // what the client typed during the colour query
+	lastRead      atomic.Int64 // when the client last typed, Unix nanoseconds
 }
 
 func (tm *ptyTerm) Read(b []byte) (int, error) {
@@ -30,8 +32,16 @@ func (tm *ptyTerm) Read(b []byte) (int, error) {
 		tm.pending = tm.pending[n:]
 		return n, nil
 	}
-	return tm.slave.Read(b)
+	n, err := tm.slave.Read(b)
+	if n > 0 {
+		tm.lastRead.Store(time.Now().UnixNano())
+	}
+	return n, err
 }
+
+// typed is when the client last typed (followSize looks at the size more
+// often while it does).
+func (tm *ptyTerm) typed() time.Time { return time.Unix(0, tm.lastRead.Load()) }
 
 func (tm *ptyTerm) Write(b []byte) (int, error) { return tm.slave.Write(b) }
 

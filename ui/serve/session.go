@@ -142,12 +142,16 @@ func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveS
 		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: tm, Uncontained: s.opt.Uncontained})
 	// No signal handler: SIGTERM is the server's, which tells every
 	// session why before it closes them (a program's own would just quit).
-	p := tea.NewProgram(m, tea.WithInput(tm), tea.WithOutput(tm), tea.WithAltScreen(),
-		tea.WithFPS(30), tea.WithoutSignalHandler())
+	// The screen draws, not Bubble Tea's renderer: an idle session costs
+	// nothing between frames (screen.go).
+	scr := newScreen(tm, frameRate)
+	p := tea.NewProgram(drawnModel{Model: m, s: scr}, tea.WithInput(tm), tea.WithOutput(tm),
+		tea.WithoutRenderer(), tea.WithoutSignalHandler())
 	if !live.attach(p) {
 		m.Close()
 		return
 	}
+	scr.open()
 	ctx, cancel := context.WithCancel(sess.Context())
 	go followSize(ctx, tm, p)
 	go func() {
@@ -158,6 +162,7 @@ func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveS
 		s.log.Printf("%s: the session's program: %v", id.Agent, err)
 	}
 	cancel()
+	scr.close()
 	m.Close()
 	live.detach()
 	if why := live.why(); why != "" {
@@ -184,7 +189,10 @@ func (e envList) Getenv(k string) string {
 
 // followSize tells the program when the session's PTY changes size: the
 // SSH library resizes the PTY from the client's window changes, which
-// reach no process here, so its size is looked at four times a second.
+// reach no process here, so its size is looked at: four times a second
+// while the client is busy (typing, resizing), every two seconds once it
+// has been quiet for a while, since each look wakes the server (four a
+// second cost an idle session some 0.8 ms of CPU a second).
 func followSize(ctx context.Context, tm *ptyTerm, p *tea.Program) {
 	w, h, err := tm.size()
 	if err != nil {
@@ -192,21 +200,41 @@ func followSize(ctx context.Context, tm *ptyTerm, p *tea.Program) {
 	}
 	// The program has no terminal to ask: it learns its size here first.
 	p.Send(tea.WindowSizeMsg{Width: w, Height: h})
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
+	busy := time.Now()
+	t := time.NewTimer(sizeBusy)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-t.C:
 		}
 		nw, nh, err := tm.size()
 		if err != nil {
 			return
 		}
 		if nw != w || nh != h {
-			w, h = nw, nh
+			w, h, busy = nw, nh, time.Now()
 			p.Send(tea.WindowSizeMsg{Width: w, Height: h})
 		}
+		if typed := tm.typed(); typed.After(busy) {
+			busy = typed
+		}
+		every := sizeBusy
+		if time.Since(busy) > sizeQuietAfter {
+			every = sizeQuiet
+		}
+		// On the clock's beat, so the sessions' looks wake the server
+		// together rather than each on its own.
+		now := time.Now()
+		t.Reset(now.Truncate(every).Add(every).Sub(now))
 	}
 }
+
+// How often followSize looks at the PTY's size: while busy, once quiet,
+// and how long without a key or a resize is quiet.
+const (
+	sizeBusy       = 250 * time.Millisecond
+	sizeQuiet      = 2 * time.Second
+	sizeQuietAfter = 10 * time.Second
+)
