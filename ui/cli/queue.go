@@ -20,12 +20,15 @@ const queueUsage = `Only approved candidates (fleetwatch review SLUG --approve) 
 land lands the head only: it builds the candidate on the integration branch, runs the
 checks unless they passed on that exact tree, and moves the branch by compare-and-swap;
 a second lander is refused at once. A person lands: land refuses under FLEET_AGENT_ID.
+With queue: {batch: N} in fleetwatch.yaml, land lands up to N changes checked together
+(a failing batch is retried once, then bisected; the culprit stays queued as failed).
+run keeps landing while the head is ready and stops on what needs a person, or on ^C.
 Exit codes: 0 done, 1 nothing to do or the head is not ready (why on stderr), 2 error or refused.
 `
 
 func queueCmd() *cobra.Command {
-	return group("queue", "the merge queue: add, remove, list, land, send-back", queueUsage, false,
-		queueAddCmd(), queueRemoveCmd(), queueListCmd(), queueLandCmd(), queueSendBackCmd())
+	return group("queue", "the merge queue: add, remove, list, land, run, send-back", queueUsage, false,
+		queueAddCmd(), queueRemoveCmd(), queueListCmd(), queueLandCmd(), queueRunCmd(), queueSendBackCmd())
 }
 
 // queueFlags are what every queue subcommand takes.
@@ -62,13 +65,19 @@ func (q *queueFlags) open(pos []string, want int, stderr io.Writer) (*planfs.Tre
 func queueAddCmd() *cobra.Command {
 	return leaf("add SLUG", "append an approved candidate to the queue", func(fs *pflag.FlagSet) body {
 		var q queueFlags
+		var hotfix bool
 		q.register(fs, "add", true)
+		fs.BoolVar(&hotfix, "hotfix", false, "jump the queue (behind earlier hotfixes); it lands alone, never in a batch")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			t, code := q.open(pos, 1, stderr)
 			if code >= 0 {
 				return code
 			}
-			if err := landing.AddAs(t, pos[0], q.agent); err != nil {
+			add := landing.AddAs
+			if hotfix {
+				add = landing.AddHotfix
+			}
+			if err := add(t, pos[0], q.agent); err != nil {
 				return failErr(stderr, q.name, err)
 			}
 			fmt.Fprintf(stdout, "queued %s\n", cell(pos[0]))
@@ -205,7 +214,52 @@ func queueLandCmd() *cobra.Command {
 			if err != nil {
 				return failErr(stderr, q.name, err)
 			}
-			fmt.Fprintf(stdout, "landed %s at %.12s: %s is now %.12s\n", cell(l.Slug), l.Commit, cell(l.Integration), l.To)
+			printLanded(stdout, l)
+			return exitOK
+		}
+	})
+}
+
+// printLanded says what a landing landed: one line per change, then any
+// change a bisection found failing.
+func printLanded(w io.Writer, l landing.Landing) {
+	if len(l.Batch) == 0 && l.Slug != "" {
+		l.Batch = []landing.Landing{l}
+	}
+	for _, one := range l.Batch {
+		fmt.Fprintf(w, "landed %s at %.12s: %s is now %.12s\n", cell(one.Slug), one.Commit, cell(l.Integration), one.To)
+	}
+	for _, slug := range l.Failed {
+		fmt.Fprintf(w, "failed %s: it stays queued (queue list says why)\n", cell(slug))
+	}
+}
+
+func queueRunCmd() *cobra.Command {
+	return leaf("run", "land the queue's head (or batch) while it is ready; stop on what needs a person", func(fs *pflag.FlagSet) body {
+		var q queueFlags
+		var ungated bool
+		q.register(fs, "run", true)
+		fs.BoolVar(&ungated, "ungated", false, "land although no checks are configured")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := q.open(pos, 0, stderr)
+			if code >= 0 {
+				return code
+			}
+			if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
+				return fail(stderr, exitError, "%s: refused: a person lands, not an agent (FLEET_AGENT_ID=%s)", q.name, id)
+			}
+			ctx, stop := stopContext()
+			defer stop()
+			err := landing.RunQueue(ctx, t, landing.LandOptions{Ungated: ungated, Actor: q.agent, Log: progress{stderr}}, func(l landing.Landing) {
+				for _, w := range l.Warnings {
+					say(stderr, "warning: %s", w)
+				}
+				printLanded(stdout, l)
+			})
+			if err != nil {
+				return failErr(stderr, q.name, err)
+			}
+			say(stderr, "stopped")
 			return exitOK
 		}
 	})

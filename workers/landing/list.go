@@ -53,7 +53,7 @@ func ListTree(t *planfs.Tree) (Listing, error) {
 		out.CheckNames = append(out.CheckNames, c.Name)
 	}
 	queued := map[string]bool{}
-	for i, e := range entries {
+	for i, e := range orderEntries(t, entries, r.settings.QueueMaxWait, t.Now()) {
 		if queued[e.Slug] {
 			continue
 		}

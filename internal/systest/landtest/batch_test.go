@@ -1,0 +1,253 @@
+package landtest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"fleetwatch/internal/testkit/fwtest"
+)
+
+const batchCheck = passCheck + "queue: {batch: 4}\n"
+
+// fourChanges queues a, b, c and d, each adding its own file, with
+// files["b"] replacing b's when given; it returns the tips.
+func fourChanges(t *testing.T, dir string, files map[string]map[string]string) map[string]string {
+	t.Helper()
+	tips := map[string]string{}
+	for _, s := range []string{"a", "b", "c", "d"} {
+		f := files[s]
+		if f == nil {
+			f = map[string]string{s + ".txt": s + "\n"}
+		}
+		tips[s] = feature(t, dir, s, f)
+		queued(t, dir, s)
+	}
+	return tips
+}
+
+// devMoves is how many times dev moved since it was made.
+func devMoves(t *testing.T, dir string) int {
+	t.Helper()
+	return len(strings.Split(fwtest.GitOut(t, dir, "reflog", "--format=%H", "refs/heads/dev"), "\n")) - 1
+}
+
+// oneByOne is the tree landing tips on dev one after another gives.
+func oneByOne(t *testing.T, dir string, tips ...string) string {
+	t.Helper()
+	onto := fwtest.GitOut(t, dir, "rev-parse", "dev")
+	var tree string
+	for _, tip := range tips {
+		tree = fwtest.GitOut(t, dir, "merge-tree", "--write-tree", onto, tip)
+		onto = fwtest.GitOut(t, dir, "commit-tree", tree, "-p", onto, "-p", tip, "-m", "x")
+	}
+	return tree
+}
+
+// A batch is checked once and lands with one swap, to the very tree
+// landing its changes one by one gives; a stale approval stays out.
+func TestBatchLandsTogether(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, batchCheck)
+	tips := map[string]string{}
+	for _, s := range []string{"a", "b", "c"} {
+		tips[s] = feature(t, dir, s, map[string]string{s + ".txt": s + "\n"})
+		queued(t, dir, s)
+	}
+	feature(t, dir, "e", map[string]string{"e.txt": "e\n"})
+	queued(t, dir, "e")
+	feature(t, dir, "e", map[string]string{"e.txt": "e2\n"}) // after the approve: stale
+	want := oneByOne(t, dir, tips["a"], tips["b"], tips["c"])
+	r := land(t, dir, nil)
+	fwtest.Want(t, r, 0)
+	for _, s := range []string{"a", "b", "c"} {
+		wantLanded(t, dir, s, tips[s])
+	}
+	if got := fwtest.GitOut(t, dir, "rev-parse", "dev^{tree}"); got != want {
+		t.Errorf("dev's tree %s, landing one by one gives %s", got, want)
+	}
+	if n := devMoves(t, dir); n != 1 {
+		t.Errorf("dev moved %d times, want one swap", n)
+	}
+	if n := strings.Count(r.Stderr, "check test on"); n != 1 {
+		t.Errorf("the batch was checked %d times:\n%s", n, r.Stderr)
+	}
+	if st, _ := stateOf(t, dir, "e"); st != "stale" {
+		t.Errorf("e, approved then moved, is %q", st)
+	}
+	if strings.Count(r.Stdout, "landed ") != 3 {
+		t.Errorf("stdout:\n%s", r.Stdout)
+	}
+}
+
+// A failing batch is retried, then bisected: the culprit stays queued as
+// failed, the rest land in order.
+func TestBatchBisectsToTheCulprit(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, batchCheck)
+	tips := fourChanges(t, dir, map[string]map[string]string{"c": {"bad": "c\n"}})
+	r := land(t, dir, nil)
+	fwtest.Want(t, r, 0)
+	for _, s := range []string{"a", "b", "d"} {
+		wantLanded(t, dir, s, tips[s])
+	}
+	if st, why := stateOf(t, dir, "c"); st != "failed" {
+		t.Errorf("the culprit c is %q (%s)", st, why)
+	}
+	if !strings.Contains(r.Stdout, "failed c") || !strings.Contains(r.Stderr, "retrying it once") || !strings.Contains(r.Stderr, "bisecting") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
+	}
+	wantEveryMoveChecked(t, dir)
+	wantNotReady(t, land(t, dir, nil), "c", "test failed")
+}
+
+// wantEveryMoveChecked: every commit dev was swapped to has a passing
+// result for its exact tree.
+func wantEveryMoveChecked(t *testing.T, dir string) {
+	t.Helper()
+	moves := strings.Split(fwtest.GitOut(t, dir, "reflog", "--format=%H", "refs/heads/dev"), "\n")
+	for _, c := range moves[:len(moves)-1] {
+		tree := fwtest.GitOut(t, dir, "rev-parse", c+"^{tree}")
+		hits, _ := filepath.Glob(filepath.Join(dir, "var/fleet/checks", tree, "test-*.json"))
+		ok := false
+		for _, h := range hits {
+			if b, _ := os.ReadFile(h); !strings.HasSuffix(h, ".retry.json") && strings.Contains(string(b), `"result": "pass"`) {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("dev moved to %s, whose tree %s has no pass", c, tree)
+		}
+	}
+}
+
+// A check that fails once and passes on the retry lands the batch and is
+// recorded as flaky with its log.
+func TestBatchFlakyCheckLands(t *testing.T) {
+	t.Parallel()
+	flag := filepath.Join(t.TempDir(), "ran")
+	dir := landProject(t, "sandbox: off\nchecks:\n  - {name: test, run: [sh, -c, 'test -f "+flag+" || { touch "+flag+"; exit 1; }']}\nqueue: {batch: 4}\n")
+	tips := fourChanges(t, dir, nil)
+	r := land(t, dir, nil)
+	fwtest.Want(t, r, 0)
+	for s, tip := range tips {
+		wantLanded(t, dir, s, tip)
+	}
+	if !strings.Contains(r.Stderr, "flaky") {
+		t.Errorf("stderr:\n%s", r.Stderr)
+	}
+	tree := fwtest.GitOut(t, dir, "rev-parse", "dev^{tree}")
+	if hits, _ := filepath.Glob(filepath.Join(dir, "var/fleet/checks", tree, "test-*.retry.log")); len(hits) != 1 {
+		t.Errorf("the failed attempt's log is not kept: %v", hits)
+	}
+}
+
+// A check with retries: 1 runs again on its own, landing alone too.
+func TestCheckRetries(t *testing.T) {
+	t.Parallel()
+	flag := filepath.Join(t.TempDir(), "ran")
+	dir := landProject(t, "sandbox: off\nchecks:\n  - {name: test, retries: 1, run: [sh, -c, 'test -f "+flag+" || { touch "+flag+"; exit 1; }']}\n")
+	tip := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	queued(t, dir, "a")
+	r := land(t, dir, nil)
+	fwtest.Want(t, r, 0)
+	wantLanded(t, dir, "a", tip)
+	if !strings.Contains(r.Stderr, "running it again") {
+		t.Errorf("stderr:\n%s", r.Stderr)
+	}
+}
+
+// A lander killed at each step of a batch and its bisection, then run
+// again, finishes: nothing lost, nothing landed twice.
+func TestBatchKilledAtEachStepThenRerunFinishes(t *testing.T) {
+	t.Parallel()
+	for _, step := range []string{"batch:built", "bisect:round", "batch:checked", "batch:cas", "land:moved", "land:pinned"} {
+		t.Run(strings.ReplaceAll(step, ":", "-"), func(t *testing.T) {
+			t.Parallel()
+			dir := landProject(t, batchCheck)
+			fwtest.GitOut(t, dir, "checkout", "-q", "dev")
+			tips := fourChanges(t, dir, map[string]map[string]string{"c": {"bad": "c\n"}})
+			if r := land(t, dir, []string{"FLEETWATCH_FAILPOINT=" + step}); r.Code != -9 {
+				t.Fatalf("the failpoint did not kill the lander: %v", r)
+			}
+			fwtest.Want(t, land(t, dir, nil), 0)
+			for _, s := range []string{"a", "b", "d"} {
+				wantLanded(t, dir, s, tips[s])
+			}
+			if st, _ := stateOf(t, dir, "c"); st != "failed" {
+				t.Errorf("c is %q", st)
+			}
+			if got := readFile(t, dir, "d.txt"); got != "d\n" {
+				t.Errorf("the checkout of dev has d.txt = %q", got)
+			}
+			wantEveryMoveChecked(t, dir)
+		})
+	}
+}
+
+// queue run lands while the head is ready, waits on an empty queue, and
+// stops cleanly on SIGTERM; it stops on its own on a failing head.
+func TestQueueRun(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, passCheck)
+	a := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	queued(t, dir, "a")
+	cmd := fwtest.Cmd(dir, nil, "queue", "run")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); !fwtest.Exists(dir, "completed/a.md"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a did not land: %s", errb.String())
+		}
+	}
+	b := feature(t, dir, "b", map[string]string{"b.txt": "b\n"})
+	queued(t, dir, "b")
+	for deadline := time.Now().Add(60 * time.Second); !fwtest.Exists(dir, "completed/b.md"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("b did not land: %s", errb.String())
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil || !strings.Contains(errb.String(), "stopped") {
+		t.Errorf("queue run on SIGTERM: %v\n%s", err, errb.String())
+	}
+	wantLanded(t, dir, "a", a)
+	wantLanded(t, dir, "b", b)
+
+	feature(t, dir, "c", map[string]string{"bad": "c\n"})
+	queued(t, dir, "c")
+	wantNotReady(t, fwtest.Run(t, dir, "queue", "run"), "c", "test failed")
+}
+
+// A hotfix jumps the queue, a P1 plan goes before older P2 ones, and a
+// plan that depends on a queued plan goes after it.
+func TestQueueOrder(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, passCheck)
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "review-needed/d.md", Fields: "Depends on: e"}, 0)
+	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "review-needed/p.md", Fields: "Priority: P1"}, 0)
+	for _, s := range []string{"a", "d", "p", "e"} {
+		feature(t, dir, s, map[string]string{s + ".txt": s + "\n"})
+		queued(t, dir, s)
+	}
+	h := feature(t, dir, "h", map[string]string{"h.txt": "h\n"})
+	approve(t, dir, "h")
+	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "--hotfix", "h"), 0)
+	var order []string
+	for _, it := range list(t, dir).Items {
+		if it.Position != nil {
+			order = append(order, it.Slug)
+		}
+	}
+	if got := strings.Join(order, " "); got != "h p a e d" {
+		t.Errorf("queue order %q, want h p a e d", got)
+	}
+	fwtest.Want(t, land(t, dir, nil), 0)
+	wantLanded(t, dir, "h", h)
+}
