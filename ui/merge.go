@@ -319,8 +319,46 @@ func (l *mergeList) view(pc *paneCtx, h int) []string {
 		}
 		out = append(out, " "+line)
 	}
+	if b := l.listing.Batch; b != nil && len(out) < h/2 {
+		out = append(out, " "+termtext.Line(batchLine(b)))
+	}
 	out = append(out, pc.tableBox(pc.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-1-len(out), pc.emptyText(&l.paneFilter, empty))...)
-	return append(out, " "+pc.st.Dim.Render(checkLegend))
+	legend := checkLegend
+	if l.listing.Batch != nil || anyFlaky(l.listing.Items) {
+		legend += "  " + flakyGlyph + " flaky"
+	}
+	return append(out, " "+pc.st.Dim.Render(legend))
+}
+
+// batchLine is the next batch in one line: who rides together, its
+// checks, and the bisection of a failed one.
+func batchLine(b *landing.BatchView) string {
+	var g strings.Builder
+	for _, c := range b.Checks {
+		g.WriteString(resultGlyph(c))
+	}
+	line := "batch of " + itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + " · " + g.String()
+	if b.Retried {
+		line += " · retried"
+	}
+	if bi := b.Bisection; bi != nil {
+		line += " · bisecting: " + itoa(bi.Passing) + " pass, " + itoa(bi.Failing) + " fail"
+		if bi.Culprit != "" {
+			line += ", culprit " + bi.Culprit
+		}
+	}
+	return line
+}
+
+func anyFlaky(items []landing.Status) bool {
+	for _, s := range items {
+		for _, c := range s.Checks {
+			if c.Flaky {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // info is the line above the table: the integration branch and its
@@ -478,6 +516,17 @@ func checkGlyph(r landing.Result) string {
 	return "·"
 }
 
+// flakyGlyph marks a pass that came on a retry after a failure.
+const flakyGlyph = "≈"
+
+// resultGlyph is c's glyph, a flaky pass apart from a pass.
+func resultGlyph(c landing.CheckResult) string {
+	if c.Result == landing.Pass && c.Flaky {
+		return flakyGlyph
+	}
+	return checkGlyph(c.Result)
+}
+
 func (cm *common) checksCell(s *landing.Status, w int) string {
 	if s.State == landing.NoChange {
 		return fit("", w) // no commit of its own: no check of it
@@ -491,7 +540,7 @@ func (cm *common) checksCell(s *landing.Status, w int) string {
 	}
 	var b strings.Builder
 	for _, c := range s.Checks {
-		g := checkGlyph(c.Result)
+		g := resultGlyph(c)
 		if !cm.plain {
 			switch c.Result {
 			case landing.Pass:
@@ -1086,9 +1135,12 @@ func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error
 		out = append(out, "  "+line(orWords(cm.whyOf(s), "no checks configured")))
 	}
 	for i, c := range s.Checks {
-		facts := checkGlyph(c.Result) + " " + c.Name + " " + string(c.Result)
+		facts := resultGlyph(c) + " " + c.Name + " " + string(c.Result)
 		if c.Log != "" {
 			facts += " · exit " + itoa(c.Exit) + " · " + c.Took.Round(time.Millisecond).String() + " · " + relTo(cm.opt.Tree.Project, c.Log)
+		}
+		if c.Flaky {
+			facts += " · flaky: it failed first, log " + relTo(cm.opt.Tree.Project, c.FlakyLog)
 		}
 		if c.Note != "" {
 			facts += " · " + c.Note

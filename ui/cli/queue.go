@@ -147,10 +147,7 @@ func printListing(w io.Writer, l landing.Listing) {
 		if s.Position != nil {
 			pos = fmt.Sprint(*s.Position)
 		}
-		var checks []string
-		for _, c := range s.Checks {
-			checks = append(checks, c.Name+":"+string(c.Result))
-		}
+		checks := checkWords(s.Checks)
 		if s.Ungated && s.State != landing.NoChange {
 			checks = []string{"ungated"}
 		}
@@ -169,6 +166,46 @@ func printListing(w io.Writer, l landing.Listing) {
 			s.Ahead, s.Behind, cell(approved), cell(strings.Join(checks, " ")), cell(why))
 	}
 	tw.Flush()
+	printBatch(w, l.Batch)
+}
+
+// checkWords is name:result per check, a pass on a retry as pass(flaky).
+func checkWords(res []landing.CheckResult) []string {
+	var out []string
+	for _, c := range res {
+		word := c.Name + ":" + string(c.Result)
+		if c.Flaky {
+			word += "(flaky)"
+		}
+		out = append(out, word)
+	}
+	return out
+}
+
+// printBatch says which changes ride together in the next batch, its
+// checks, and how far the bisection of a failed one has come.
+func printBatch(w io.Writer, b *landing.BatchView) {
+	if b == nil {
+		return
+	}
+	slugs := make([]string, len(b.Slugs))
+	for i, s := range b.Slugs {
+		slugs[i] = cell(s)
+	}
+	fmt.Fprintf(w, "next batch: %s on %.12s, checks %s\n", strings.Join(slugs, ", "), b.Candidate, strings.Join(checkWords(b.Checks), " "))
+	if b.Retried {
+		fmt.Fprintln(w, "  retried once as is")
+	}
+	if bi := b.Bisection; bi != nil {
+		line := fmt.Sprintf("  bisecting: the first %d pass, the first %d fail", bi.Passing, bi.Failing)
+		if len(bi.Running) > 0 {
+			line += fmt.Sprintf(", checking %v", bi.Running)
+		}
+		if bi.Culprit != "" {
+			line += "; culprit " + cell(bi.Culprit)
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 // joinWords is a and b as one reason, "; " between when both say something.

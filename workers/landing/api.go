@@ -117,6 +117,8 @@ type Listing struct {
 	// declaring other checks than the integration branch's committed
 	// fleetwatch.yaml, or the integration branch moved outside the queue.
 	Notices []string `json:"notices"`
+	// Batch is the batch the next landing checks, with `queue: {batch: N}`.
+	Batch *BatchView `json:"batch"`
 }
 
 // LandOptions say how to land the head.

@@ -107,6 +107,7 @@ func landBatch(ctx context.Context, t *planfs.Tree, opt LandOptions) (l Landing,
 		}
 		return Landing{}, "", false, ErrEmpty
 	}
+	r.cache.save(r.tip) // the listing shows the chain from it
 	fmt.Fprintf(opt.Log, "built batch %s: %s with %s\n", short(chain[len(chain)-1].commit), r.integration, slugsOf(chain))
 	failpoint("batch:built")
 	good, culprit, err := checkBatch(ctx, t, r, chain, opt.Log)
@@ -248,6 +249,7 @@ func chainLink(t *planfs.Tree, r *repo, onto, slug, tip string) (link, error) {
 	if err != nil {
 		return link{}, err
 	}
+	r.cache.built(onto, tip, commit)
 	return link{slug: slug, tip: tip, commit: commit, tree: d.Tree}, nil
 }
 
@@ -288,7 +290,7 @@ func checkBatch(ctx context.Context, t *planfs.Tree, r *repo, chain []link, log 
 		}
 		retried <- pass
 	}()
-	good, err := bisect(bctx, t.Project, checks, chain, log)
+	good, err := bisect(bctx, t, r, chain, log)
 	if <-retried {
 		fmt.Fprintf(log, "batch %s passed on its retry: flaky\n", short(last.commit))
 		return len(chain), "", nil
@@ -303,24 +305,23 @@ func checkBatch(ctx context.Context, t *planfs.Tree, r *repo, chain []link, log 
 // does: several prefixes are checked at once (each link is its prefix's
 // candidate), and the interval between the last passing and the first
 // failing one narrows until they are neighbours. It returns how many
-// links pass.
-func bisect(ctx context.Context, project string, checks []config.Check, chain []link, log io.Writer) (int, error) {
+// links pass. When a round leaves room, the chains the next round would
+// land (the rest, without each possible culprit) are checked meanwhile,
+// so the landing after the bisection finds them checked.
+func bisect(ctx context.Context, t *planfs.Tree, r *repo, chain []link, log io.Writer) (int, error) {
 	lo, hi := 0, len(chain) // prefix lo passes (0: the integration tip), hi fails
 	for hi-lo > 1 {
 		points := spread(lo, hi, bisectWidth())
 		fmt.Fprintf(log, "bisecting: %d of %d pass so far, checking %v\n", lo, len(chain), points)
-		pass := make([]bool, len(points))
-		errs := make([]error, len(points))
-		var wg sync.WaitGroup
-		for i, p := range points {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				res, err := RunChecks(ctx, project, checks, chain[p-1].commit, io.Discard)
-				pass[i], errs[i] = err == nil && allPass(res), err
-			}()
+		var rests []string
+		if hi-lo <= bisectWidth()-len(points) {
+			for k := lo + 1; k <= hi; k++ {
+				if c := restChain(t, r, chain, k); c != "" {
+					rests = append(rests, c)
+				}
+			}
 		}
-		wg.Wait()
+		pass, errs := checkAll(ctx, r, prefixCommits(chain, points), rests)
 		for i, p := range points {
 			if errs[i] != nil {
 				return 0, errs[i]
@@ -334,6 +335,53 @@ func bisect(ctx context.Context, project string, checks []config.Check, chain []
 		failpoint("bisect:round")
 	}
 	return lo, nil
+}
+
+func prefixCommits(chain []link, points []int) []string {
+	out := make([]string, len(points))
+	for i, p := range points {
+		out[i] = chain[p-1].commit
+	}
+	return out
+}
+
+// checkAll checks commits and, alongside, extra (whose results are only
+// stored), and says which of commits passed.
+func checkAll(ctx context.Context, r *repo, commits, extra []string) ([]bool, []error) {
+	pass := make([]bool, len(commits))
+	errs := make([]error, len(commits))
+	var wg sync.WaitGroup
+	for i, c := range append(commits, extra...) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := RunChecks(ctx, r.project, r.settings.Checks, c, io.Discard)
+			if i < len(commits) {
+				pass[i], errs[i] = err == nil && allPass(res), err
+			}
+		}()
+	}
+	wg.Wait()
+	return pass, errs
+}
+
+// restChain is the last commit of the chain without link k (1-based) on
+// the prefix before it: what lands after the bisection if k is the
+// culprit; "" when nothing follows k or a link conflicts.
+func restChain(t *planfs.Tree, r *repo, chain []link, k int) string {
+	onto := r.tip
+	if k > 1 {
+		onto = chain[k-2].commit
+	}
+	last := ""
+	for _, l := range chain[k:] {
+		next, err := chainLink(t, r, onto, l.slug, l.tip)
+		if err != nil {
+			return ""
+		}
+		onto, last = next.commit, next.commit
+	}
+	return last
 }
 
 // spread is up to n prefix lengths evenly inside (lo, hi).

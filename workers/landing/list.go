@@ -65,6 +65,7 @@ func ListTree(t *planfs.Tree) (Listing, error) {
 			out.Items = append(out.Items, r.status(t, slug, inReview[slug], 0))
 		}
 	}
+	out.Batch = batchView(t, r, out.Items)
 	r.cache.save(r.tip)
 	return out, nil
 }

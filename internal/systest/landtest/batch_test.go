@@ -1,6 +1,7 @@
 package landtest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,9 @@ func TestBatchLandsTogether(t *testing.T) {
 	queued(t, dir, "e")
 	feature(t, dir, "e", map[string]string{"e.txt": "e2\n"}) // after the approve: stale
 	want := oneByOne(t, dir, tips["a"], tips["b"], tips["c"])
+	if b := batchOf(t, dir); strings.Join(b.Slugs, " ") != "a b c" {
+		t.Errorf("the next batch: %+v", b)
+	}
 	r := land(t, dir, nil)
 	fwtest.Want(t, r, 0)
 	for _, s := range []string{"a", "b", "c"} {
@@ -173,6 +177,11 @@ func TestBatchKilledAtEachStepThenRerunFinishes(t *testing.T) {
 			if r := land(t, dir, []string{"FLEETWATCH_FAILPOINT=" + step}); r.Code != -9 {
 				t.Fatalf("the failpoint did not kill the lander: %v", r)
 			}
+			if step == "bisect:round" {
+				if b := batchOf(t, dir); b.Bisection == nil || b.Bisection.Culprit != "c" || b.Bisection.Passing != 2 {
+					t.Errorf("the listing after one round of bisection: %+v", b)
+				}
+			}
 			fwtest.Want(t, land(t, dir, nil), 0)
 			for _, s := range []string{"a", "b", "d"} {
 				wantLanded(t, dir, s, tips[s])
@@ -250,4 +259,37 @@ func TestQueueOrder(t *testing.T) {
 	}
 	fwtest.Want(t, land(t, dir, nil), 0)
 	wantLanded(t, dir, "h", h)
+}
+
+// batchView is the batch part of queue list --json.
+type batchView struct {
+	Slugs     []string `json:"slugs"`
+	Candidate string   `json:"candidate"`
+	Checks    []struct {
+		Name   string `json:"name"`
+		Result string `json:"result"`
+		Flaky  bool   `json:"flaky"`
+	} `json:"checks"`
+	Retried   bool `json:"retried"`
+	Bisection *struct {
+		Passing int    `json:"passing"`
+		Failing int    `json:"failing"`
+		Culprit string `json:"culprit"`
+	} `json:"bisection"`
+}
+
+func batchOf(t *testing.T, dir string) batchView {
+	t.Helper()
+	r := fwtest.Run(t, dir, "queue", "list", "--json")
+	fwtest.Want(t, r, 0)
+	var l struct {
+		Batch *batchView `json:"batch"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Batch == nil {
+		return batchView{}
+	}
+	return *l.Batch
 }
