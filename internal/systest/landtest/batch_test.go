@@ -257,8 +257,52 @@ func TestQueueOrder(t *testing.T) {
 	if got := strings.Join(order, " "); got != "h p a e d" {
 		t.Errorf("queue order %q, want h p a e d", got)
 	}
+	// a, queued longer than max_wait ago, counts as P1: in queue order
+	// it goes before p.
+	q := readFile(t, dir, "var/fleet/queue/queue.json")
+	var f struct {
+		Entries []map[string]any `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(q), &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range f.Entries {
+		if e["slug"] == "a" {
+			e["added_at"] = time.Now().Add(-3 * time.Hour).UTC().Format(time.RFC3339)
+		}
+	}
+	data, _ := json.Marshal(f)
+	write(t, dir, "var/fleet/queue/queue.json", string(data))
+	order = order[:0]
+	for _, it := range list(t, dir).Items {
+		if it.Position != nil {
+			order = append(order, it.Slug)
+		}
+	}
+	if got := strings.Join(order, " "); got != "h a p e d" {
+		t.Errorf("queue order with a waited past max_wait %q, want h a p e d", got)
+	}
 	fwtest.Want(t, land(t, dir, nil), 0)
 	wantLanded(t, dir, "h", h)
+}
+
+// A hotfix lands alone, never in a batch, ahead of the queue.
+func TestHotfixNeverBatches(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, batchCheck)
+	fourChanges(t, dir, nil)
+	h := feature(t, dir, "h", map[string]string{"h.txt": "h\n"})
+	approve(t, dir, "h")
+	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "--hotfix", "h"), 0)
+	r := land(t, dir, nil)
+	fwtest.Want(t, r, 0)
+	wantLanded(t, dir, "h", h)
+	if strings.Count(r.Stdout, "landed ") != 1 {
+		t.Errorf("the hotfix did not land alone:\n%s", r.Stdout)
+	}
+	if st, _ := stateOf(t, dir, "a"); st == "landed" {
+		t.Errorf("a rode with the hotfix")
+	}
 }
 
 // batchView is the batch part of queue list --json.
