@@ -960,6 +960,9 @@ func (l *mergeList) askLand(pc *paneCtx) tea.Msg {
 	if h == nil || pc.opt.Self == "" {
 		return nil
 	}
+	if b := l.listing.Batch; b != nil && l.bySlug(b.Slugs[0]) != nil {
+		return l.askLandBatch(pc, b)
+	}
 	ls := &l.listing
 	self, t, slug, commit := pc.opt.Self, pc.opt.Tree, h.Slug, h.Commit
 	body := []string{"Land the queue's head, " + slug + ": the frozen commit " + short(commit) + " on " + h.Branch +
@@ -993,6 +996,25 @@ func (l *mergeList) askLand(pc *paneCtx) tea.Msg {
 			}
 			return landCmd(t, self, slug, commit, to == landUngated)
 		},
+	}}
+}
+
+// askLandBatch is the land dialog with `queue: {batch: N}`: it names the
+// changes that ride together, their candidate and how it is checked; an
+// entry ahead that cannot land waits, queued, and does not stop them.
+func (l *mergeList) askLandBatch(pc *paneCtx, b *landing.BatchView) tea.Msg {
+	ls := &l.listing
+	first := l.bySlug(b.Slugs[0])
+	self, t, slug, commit := pc.opt.Self, pc.opt.Tree, first.Slug, first.Commit
+	body := []string{"Land a batch of " + itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + ", merged in this order onto " +
+		ls.Integration + " @ " + short(ls.Tip) + " as candidate " + short(b.Candidate) + " (tree " + short(b.Tree) + ")."}
+	body = append(body, "Checks: "+strings.Join(ls.CheckNames, ", ")+" run once on the candidate; "+ls.Integration+
+		" moves to it with one compare-and-swap only if every one passes. A failure is retried once, then bisected: the culprit stays queued as failed, the rest land.")
+	body = append(body, "Now: "+batchLine(b)+".")
+	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+workers.LogDir+"/land.log.")
+	return openReq{&dialog{
+		title: "Land a batch of " + itoa(len(b.Slugs)), body: body, verb: "land",
+		do: func(model.Lane, string) tea.Cmd { return landCmd(t, self, slug, commit, false) },
 	}}
 }
 
