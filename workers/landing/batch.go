@@ -63,8 +63,13 @@ func bisectWidth() int { return max(3, runtime.NumCPU()) }
 // a person. The lock is held.
 func landBatches(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error) {
 	var out Landing
+	moves := 0
 	for round := 0; round < batchRounds; round++ {
 		l, culprit, again, err := landBatch(ctx, t, opt)
+		if errors.Is(err, errMoved) && moves < casTries-1 {
+			moves++
+			continue
+		}
 		out.Batch = append(out.Batch, l.Batch...)
 		out.Warnings = append(out.Warnings, l.Warnings...)
 		if l.Slug != "" {
@@ -87,6 +92,10 @@ func landBatches(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing,
 	}
 	return out, nil
 }
+
+// errMoved is a batch's CAS lost to a move of the integration branch: the
+// next round builds on the new tip.
+var errMoved = fmt.Errorf("%w: the integration branch moved %d times while landing a batch; run queue land again", ErrNotReady, casTries)
 
 // landBatch is one round: finish what a killed lander left, pick, build,
 // check, bisect, CAS, finish. culprit names the entry found failing; again
@@ -201,9 +210,9 @@ func pickBatch(t *planfs.Tree, r *repo, entries []Entry, opt LandOptions) ([]lin
 		if err == nil {
 			err = waitsOn(t, e.Slug, held)
 		}
-		l, berr := chainLink(t, r, onto, e.Slug, st.Commit)
+		var l link
 		if err == nil {
-			err = berr
+			l, err = chainLink(t, r, onto, e.Slug, st.Commit)
 		}
 		if err != nil {
 			held[e.Slug] = true
@@ -409,7 +418,8 @@ func casBatch(t *planfs.Tree, r *repo, chain []link, opt LandOptions) (Landing, 
 		return Landing{}, err
 	}
 	if moved {
-		return Landing{}, fmt.Errorf("%w: the integration branch moved while landing %s; run queue land again", ErrNotReady, slugsOf(chain))
+		fmt.Fprintf(opt.Log, "the integration branch moved; building the batch again\n")
+		return Landing{}, errMoved
 	}
 	failpoint("batch:cas")
 	var warnings []string
