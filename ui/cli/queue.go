@@ -272,6 +272,17 @@ func printLanded(w io.Writer, l landing.Landing) {
 }
 
 func queueRunCmd() *cobra.Command {
+	c := queueRunLeaf()
+	c.Long = `Lands the queue's head while it is ready, one landing after another, in the
+foreground: a batch once its N changes are queued, its oldest waited queue: {wait:},
+or a hotfix is queued. It waits on an empty queue, stops on the first thing that
+needs a person (exit 1, the reason on stderr) and on ^C or SIGTERM (exit 0).`
+	c.Example = `  fleetwatch queue run
+  fleetwatch queue add --hotfix fix-login   # lands next, alone`
+	return c
+}
+
+func queueRunLeaf() *cobra.Command {
 	return leaf("run", "land the queue's head (or batch) while it is ready; stop on what needs a person", func(fs *pflag.FlagSet) body {
 		var q queueFlags
 		var ungated bool
