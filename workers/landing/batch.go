@@ -123,6 +123,9 @@ func landBatch(ctx context.Context, t *planfs.Tree, opt LandOptions) (l Landing,
 	if err != nil {
 		return Landing{}, "", false, err
 	}
+	if culprit != "" {
+		recordCulprit(t, chain[good])
+	}
 	failpoint("batch:checked")
 	if good == 0 {
 		return Landing{}, culprit, culprit != "", nil
@@ -203,6 +206,7 @@ func pickBatch(t *planfs.Tree, r *repo, entries []Entry, opt LandOptions) ([]lin
 			continue
 		}
 		st := r.status(t, e.Slug, reviewRel(e.Slug), i+1)
+		r.culpritState(e, &st)
 		err := notReady(r, e.Slug, st, opt.Ungated)
 		if err == nil && st.State == Failed {
 			err = fmt.Errorf("%w: %s: %s", ErrNotReady, e.Slug, st.Why)
@@ -498,4 +502,31 @@ func afterDeps(out []Entry, deps map[string][]string) []Entry {
 		}
 	}
 	return out
+}
+
+// recordCulprit notes on l's queue entry that a bisection found it
+// failing on l's tree.
+func recordCulprit(t *planfs.Tree, l link) {
+	_ = editQueue(t.Project, func(entries []Entry) ([]Entry, error) {
+		if i := position(entries, l.slug); i >= 0 {
+			entries[i].Bisected = &Attempt{Commit: l.tip, Tree: l.tree}
+		}
+		return entries, nil
+	})
+}
+
+// culpritState makes a queued entry not yet checked on today's tip failed
+// when a bisection found it failing at its commit and the stored result on
+// that tree says so still.
+func (r *repo) culpritState(e Entry, st *Status) {
+	b := e.Bisected
+	if b == nil || st.State != Queued || b.Commit != st.Commit || !treeID.MatchString(b.Tree) {
+		return
+	}
+	res := CachedChecks(r.project, r.settings.Checks, b.Tree)
+	if !failedChecks(res) {
+		return
+	}
+	_, why := decide(facts{Queued: true, Approval: st.Approval, Checks: res})
+	st.State, st.Why = Failed, "failed in a batch (tree "+short(b.Tree)+"): "+why+"; queue remove and add it to try again"
 }

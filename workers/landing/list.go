@@ -58,7 +58,9 @@ func ListTree(t *planfs.Tree) (Listing, error) {
 			continue
 		}
 		queued[e.Slug] = true
-		out.Items = append(out.Items, r.status(t, e.Slug, inReview[e.Slug], i+1))
+		st := r.status(t, e.Slug, inReview[e.Slug], i+1)
+		r.culpritState(e, &st)
+		out.Items = append(out.Items, st)
 	}
 	for _, slug := range slugs {
 		if !queued[slug] {

@@ -26,6 +26,18 @@ type Entry struct {
 	// Hotfix jumps the queue (queue add --hotfix) and never rides in a
 	// batch.
 	Hotfix bool `json:"hotfix,omitempty"`
+	// Bisected is the attempt in which a batch's bisection found this
+	// change failing. It counts only while the branch is still at its
+	// commit and the stored result on its tree is a failure, so the
+	// change stays failed when the integration branch moves on instead of
+	// riding, and failing, in every batch after.
+	Bisected *Attempt `json:"bisected,omitempty"`
+}
+
+// Attempt is a change's commit and the candidate tree it was checked on.
+type Attempt struct {
+	Commit string `json:"commit"`
+	Tree   string `json:"tree"`
 }
 
 type queueFile struct {

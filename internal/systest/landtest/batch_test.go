@@ -106,6 +106,25 @@ func TestBatchBisectsToTheCulprit(t *testing.T) {
 	}
 	wantEveryMoveChecked(t, dir)
 	wantNotReady(t, land(t, dir, nil), "c", "test failed")
+
+	// Once dev moves on, c is still failed at its commit: it does not
+	// ride, and fail, in the next batch; re-adding it tries it again.
+	e := feature(t, dir, "e", map[string]string{"e.txt": "e\n"})
+	queued(t, dir, "e")
+	r = land(t, dir, nil)
+	fwtest.Want(t, r, 0)
+	wantLanded(t, dir, "e", e)
+	if strings.Contains(r.Stderr, "bisecting") || strings.Contains(r.Stderr, "retrying") {
+		t.Errorf("c rode again:\n%s", r.Stderr)
+	}
+	if st, why := stateOf(t, dir, "c"); st != "failed" || !strings.Contains(why, "failed in a batch") {
+		t.Errorf("c after dev moved on is %q (%s)", st, why)
+	}
+	fwtest.Want(t, fwtest.Run(t, dir, "queue", "remove", "c"), 0)
+	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "c"), 0)
+	if st, _ := stateOf(t, dir, "c"); st != "queued" {
+		t.Errorf("c queued again is %q", st)
+	}
 }
 
 // wantEveryMoveChecked: every commit dev was swapped to has a passing
