@@ -19,7 +19,7 @@ import (
 // Batch landing (`queue: {batch: N}`), step by step, and what a kill -9
 // after each leaves:
 //
-//  1. pick up to N entries in landing order (order.go) that can land now:
+//  1. pick up to N entries in landing order (orderEntries) that can land now:
 //     approved, not stale, not already failed on their own candidate, none
 //     waiting on a queued plan it depends on. A hotfix rides alone.
 //  2. build the chain: each entry merged onto the one before, starting at
@@ -47,8 +47,10 @@ import (
 // batch:cas.
 //
 // The culprit is left queued: its own candidate on the new tip is the
-// chain's link it was, whose stored failure makes it `failed`. The entries
-// behind it are picked again, without it, in the next round.
+// chain's link it was, whose stored failure makes it `failed`, and its
+// entry notes that attempt (culpritState) so it stays failed after the
+// branch moves on. The entries behind it are picked again, without it, in
+// the next round.
 
 // batchRounds bounds the rounds of one Land: each round lands or fails
 // at least one entry.
@@ -293,6 +295,7 @@ func checkBatch(ctx context.Context, t *planfs.Tree, r *repo, chain []link, log 
 	}
 	bctx, stop := context.WithCancel(ctx)
 	defer stop()
+	log = &lockedWriter{w: log} // the retry and the bisection both report
 	retried := make(chan bool, 1)
 	go func() {
 		fmt.Fprintf(log, "batch %s failed; retrying it once as is\n", short(last.commit))
@@ -529,4 +532,16 @@ func (r *repo) culpritState(e Entry, st *Status) {
 	}
 	_, why := decide(facts{Queued: true, Approval: st.Approval, Checks: res})
 	st.State, st.Why = Failed, "failed in a batch (tree "+short(b.Tree)+"): "+why+"; queue remove and add it to try again"
+}
+
+// lockedWriter lets goroutines share one progress writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
