@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -224,7 +225,7 @@ func TestQueueRun(t *testing.T) {
 	a := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
 	queued(t, dir, "a")
 	cmd := fwtest.Cmd(dir, nil, "queue", "run")
-	var out, errb strings.Builder
+	var out, errb lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -355,4 +356,55 @@ func batchOf(t *testing.T, dir string) batchView {
 		return batchView{}
 	}
 	return *l.Batch
+}
+
+// SIGTERM while queue run checks a batch stops it cleanly and at once:
+// nothing swapped, every change still queued.
+func TestQueueRunStopsMidBatch(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, "checks:\n  - {name: test, run: [sh, -c, 'sleep 30']}\nqueue: {batch: 4}\n")
+	fourChanges(t, dir, nil)
+	before := fwtest.GitOut(t, dir, "rev-parse", "dev")
+	cmd := fwtest.Cmd(dir, nil, "queue", "run")
+	var errb lockedBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(errb.String(), "checking batch"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no batch checked: %s", errb.String())
+		}
+	}
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil || time.Since(start) > 20*time.Second {
+		t.Errorf("queue run on SIGTERM mid-batch: %v after %v\n%s", err, time.Since(start), errb.String())
+	}
+	if now := fwtest.GitOut(t, dir, "rev-parse", "dev"); now != before {
+		t.Errorf("dev moved to %s although the batch was never checked", now)
+	}
+	for _, s := range []string{"a", "b", "c", "d"} {
+		if st, _ := stateOf(t, dir, s); st != "queued" && st != "checking" {
+			t.Errorf("%s after the stop is %q", s, st)
+		}
+	}
+}
+
+// lockedBuffer is a buffer a process writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
