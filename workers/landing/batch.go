@@ -157,9 +157,9 @@ func readForLanding(t *planfs.Tree, opt LandOptions) (*repo, []Entry, error) {
 }
 
 // finishCutShort finishes every queued landing killed after its swap, in
-// queue order: a batch's entries all went in with one swap, so the
-// checkout of the integration branch is brought along once, from before
-// the earliest of them.
+// queue order: a batch's entries all went in with one swap, so the swap is
+// recorded and the checkout of the integration branch brought along once,
+// from before the earliest of them.
 func finishCutShort(t *planfs.Tree, r *repo, entries []Entry, opt LandOptions) []Landing {
 	var done []Landing
 	from := ""
@@ -180,6 +180,8 @@ func finishCutShort(t *planfs.Tree, r *repo, entries []Entry, opt LandOptions) [
 		}
 		done = append(done, l)
 	}
+	// The swap of a batch killed before it could record it.
+	recordCutShort(t.Project, r.integration, Landing{From: from, To: r.tip})
 	if from != "" && revParse(t.Project, "refs/heads/"+r.integration) == r.tip {
 		if w := syncCheckout(t.Project, r.integration, from, r.tip); w != "" && len(done) > 0 {
 			done[0].Warnings = append(done[0].Warnings, w)

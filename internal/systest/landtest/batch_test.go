@@ -213,7 +213,42 @@ func TestBatchKilledAtEachStepThenRerunFinishes(t *testing.T) {
 				t.Errorf("the checkout of dev has d.txt = %q", got)
 			}
 			wantEveryMoveChecked(t, dir)
+			wantNoNotice(t, dir)
 		})
+	}
+}
+
+// A batch that passed whole, its lander killed after the swap, is
+// finished by the next landing, and the queue knows it set dev there: no
+// notice of a move outside the queue.
+func TestBatchKilledAfterItsSwapLeavesNoNotice(t *testing.T) {
+	t.Parallel()
+	for _, step := range []string{"batch:cas", "land:moved"} {
+		t.Run(strings.ReplaceAll(step, ":", "-"), func(t *testing.T) {
+			t.Parallel()
+			dir := landProject(t, batchCheck)
+			tips := fourChanges(t, dir, nil)
+			if r := land(t, dir, []string{"FLEETWATCH_FAILPOINT=" + step}); r.Code != -9 {
+				t.Fatalf("the failpoint did not kill the lander: %v", r)
+			}
+			fwtest.Want(t, land(t, dir, nil), 0)
+			for s, tip := range tips {
+				wantLanded(t, dir, s, tip)
+			}
+			wantNoNotice(t, dir)
+		})
+	}
+}
+
+// wantNoNotice: queue list reports no move outside the queue.
+func wantNoNotice(t *testing.T, dir string) {
+	t.Helper()
+	r := fwtest.Run(t, dir, "queue", "list", "--json")
+	var l struct {
+		Notices []string `json:"notices"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &l); err != nil || len(l.Notices) != 0 {
+		t.Errorf("queue list notices %v (%v)", l.Notices, err)
 	}
 }
 
