@@ -337,7 +337,15 @@ func confirmLand(t *planfs.Tree, name string, stdout, stderr io.Writer) int {
 		return failErr(stderr, name, landing.ErrEmpty)
 	}
 	h := l.Items[0]
-	fmt.Fprintf(stdout, "land %s at %.12s onto %s (%s)? [y/N] ", cell(h.Slug), h.Commit, cell(l.Integration), cell(string(h.State)))
+	if b := l.Batch; b != nil {
+		slugs := make([]string, len(b.Slugs))
+		for i, s := range b.Slugs {
+			slugs[i] = cell(s)
+		}
+		fmt.Fprintf(stdout, "land a batch of %d (%s) as %.12s onto %s? [y/N] ", len(slugs), strings.Join(slugs, ", "), b.Candidate, cell(l.Integration))
+	} else {
+		fmt.Fprintf(stdout, "land %s at %.12s onto %s (%s)? [y/N] ", cell(h.Slug), h.Commit, cell(l.Integration), cell(string(h.State)))
+	}
 	answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	if a := strings.TrimSpace(strings.ToLower(answer)); a != "y" && a != "yes" {
 		return fail(stderr, exitNothing, "%s: not landed", name)

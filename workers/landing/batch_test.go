@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/config"
 )
 
 // A batch with a failing change lands the rest in order and leaves the
@@ -51,5 +55,39 @@ func TestSpread(t *testing.T) {
 		if got := fmt.Sprint(spread(c.lo, c.hi, c.n)); got != c.want {
 			t.Errorf("spread(%d, %d, %d) = %s, want %s", c.lo, c.hi, c.n, got, c.want)
 		}
+	}
+}
+
+// A check with retries: 1 that fails, then passes, reads pass and flaky in
+// the listing, with the failed attempt's log kept apart.
+func TestFlakyPassListed(t *testing.T) {
+	flag := filepath.Join(t.TempDir(), "ran")
+	tr, slugs := benchProject(t, 1, "sandbox: off\nchecks:\n  - {name: t, retries: 1, run: [sh, -c, 'test -f "+flag+" || { touch "+flag+"; exit 1; }']}\n")
+	approveAndQueue(t, tr, slugs)
+	l, err := List(tr.Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := l.Items[0]
+	cand, err := buildCommit(tr.Project, l.Tip, st.Commit, st.Tree, st.Slug, st.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := config.Load(tr.Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunChecks(context.Background(), tr.Project, s.Checks, cand, nil); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = List(tr.Project); err != nil {
+		t.Fatal(err)
+	}
+	c := l.Items[0].Checks[0]
+	if l.Items[0].State != Ready || c.Result != Pass || !c.Flaky || !strings.HasSuffix(c.FlakyLog, ".retry.log") {
+		t.Errorf("a flaky pass lists as %s %+v", l.Items[0].State, c)
+	}
+	if _, err := os.Stat(c.FlakyLog); err != nil {
+		t.Errorf("the failed attempt's log: %v", err)
 	}
 }

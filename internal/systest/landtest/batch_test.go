@@ -66,6 +66,9 @@ func TestBatchLandsTogether(t *testing.T) {
 	if b := batchOf(t, dir); strings.Join(b.Slugs, " ") != "a b c" {
 		t.Errorf("the next batch: %+v", b)
 	}
+	if r := fwtest.Run(t, dir, "queue", "list"); !strings.Contains(r.Stdout, "next batch: a, b, c on ") {
+		t.Errorf("queue list does not name the next batch:\n%s", r.Stdout)
+	}
 	r := land(t, dir, nil)
 	fwtest.Want(t, r, 0)
 	for _, s := range []string{"a", "b", "c"} {
