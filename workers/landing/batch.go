@@ -163,7 +163,11 @@ func readForLanding(t *planfs.Tree, opt LandOptions) (*repo, []Entry, error) {
 func finishCutShort(t *planfs.Tree, r *repo, entries []Entry, opt LandOptions) []Landing {
 	var done []Landing
 	from := ""
+	merged, known := r.mergedBranches()
 	for _, e := range entries {
+		if known && !merged[model.FeatureBranch(e.Slug)] && !movedSinceApproval(t, r, e.Slug) {
+			continue // neither its tip nor its approved commit is in integration
+		}
 		l, ok := r.interrupted(t, e.Slug)
 		if !ok {
 			continue
@@ -188,6 +192,27 @@ func finishCutShort(t *planfs.Tree, r *repo, entries []Entry, opt LandOptions) [
 		}
 	}
 	return done
+}
+
+// mergedBranches are the feature branches whose tip is in the integration
+// branch, from one git call; known is false when git could not say.
+func (r *repo) mergedBranches() (map[string]bool, bool) {
+	out, err := git(r.project, "for-each-ref", "--merged="+r.tip, "--format=%(refname)", "refs/heads/feature/", "refs/heads/feat/")
+	if err != nil {
+		return nil, false
+	}
+	merged := map[string]bool{}
+	for _, ref := range strings.Fields(out) {
+		merged[strings.TrimPrefix(ref, "refs/heads/")] = true
+	}
+	return merged, true
+}
+
+// movedSinceApproval says slug's approved commit is not its branch's tip:
+// only then can the approved commit be in integration while the tip is not.
+func movedSinceApproval(t *planfs.Tree, r *repo, slug string) bool {
+	a, err := t.ReadApproval(slug)
+	return err == nil && a != nil && a.Commit != r.tips[model.FeatureBranch(slug)]
 }
 
 func isAncestorOK(project, a, b string) bool {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/planfs"
 )
 
@@ -201,5 +202,22 @@ func BenchmarkListJSON100(b *testing.B) {
 		if _, err := json.Marshal(l); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLandBatch8Of100 lands one batch of 8 with 100 changes queued
+// and a check that passes at once: the queue's own cost, in git runs too.
+func BenchmarkLandBatch8Of100(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		t, slugs := benchProject(b, 100, "checks:\n  - {name: t, run: [sh, -c, 'true']}\nqueue: {batch: 8}\n")
+		approveAndQueue(b, t, slugs)
+		b.StartTimer()
+		runs := testkit.GitRuns(b, func() {
+			if l, err := Land(context.Background(), t, LandOptions{}); err != nil || len(l.Batch) != 8 {
+				b.Fatalf("%d landed, %v", len(l.Batch), err)
+			}
+		})
+		b.ReportMetric(float64(runs), "git-runs")
 	}
 }
