@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"fleetwatch/internal/config"
 	"fleetwatch/model"
@@ -55,9 +52,6 @@ import (
 // batchRounds bounds the rounds of one Land: each round lands or fails
 // at least one entry.
 const batchRounds = config.MaxQueueBatch
-
-// bisectWidth is how many prefixes are checked at once in a bisection.
-func bisectWidth() int { return max(3, runtime.NumCPU()) }
 
 // landBatches lands batches while a round leaves work of the same landing
 // behind (a culprit found, whose batch-mates go on; a cut-short landing
@@ -263,21 +257,6 @@ func pickBatch(t *planfs.Tree, r *repo, entries []Entry, opt LandOptions) ([]lin
 	return chain, why
 }
 
-// waitsOn refuses slug while a plan it depends on is held back in the
-// queue.
-func waitsOn(t *planfs.Tree, slug string, held map[string]bool) error {
-	text, _, err := t.ReadPlan(reviewRel(slug))
-	if err != nil {
-		return nil
-	}
-	for _, d := range model.ParseHeader(text).DependsOn {
-		if held[d] {
-			return fmt.Errorf("%w: %s depends on %s, which cannot land yet", ErrNotReady, slug, d)
-		}
-	}
-	return nil
-}
-
 // chainLink merges tip onto onto as landing slug alone there would.
 func chainLink(t *planfs.Tree, r *repo, onto, slug, tip string) (link, error) {
 	d, err := r.cache.get(onto, tip)
@@ -344,105 +323,6 @@ func checkBatch(ctx context.Context, t *planfs.Tree, r *repo, chain []link, log 
 	return good, chain[good].slug, nil
 }
 
-// bisect finds the first link whose prefix fails, knowing the whole chain
-// does: several prefixes are checked at once (each link is its prefix's
-// candidate), and the interval between the last passing and the first
-// failing one narrows until they are neighbours. It returns how many
-// links pass. When a round leaves room, the chains the next round would
-// land (the rest, without each possible culprit) are checked meanwhile,
-// so the landing after the bisection finds them checked.
-func bisect(ctx context.Context, t *planfs.Tree, r *repo, chain []link, log io.Writer) (int, error) {
-	lo, hi := 0, len(chain) // prefix lo passes (0: the integration tip), hi fails
-	for hi-lo > 1 {
-		points := spread(lo, hi, bisectWidth())
-		fmt.Fprintf(log, "bisecting: %d of %d pass so far, checking %v\n", lo, len(chain), points)
-		var rests []string
-		if hi-lo <= bisectWidth()-len(points) {
-			for k := lo + 1; k <= hi; k++ {
-				if c := restChain(t, r, chain, k); c != "" {
-					rests = append(rests, c)
-				}
-			}
-		}
-		pass, errs := checkAll(ctx, r, prefixCommits(chain, points), rests)
-		for i, p := range points {
-			if errs[i] != nil {
-				return 0, errs[i]
-			}
-			if !pass[i] {
-				hi = p
-				break
-			}
-			lo = p
-		}
-		failpoint("bisect:round")
-	}
-	return lo, nil
-}
-
-func prefixCommits(chain []link, points []int) []string {
-	out := make([]string, len(points))
-	for i, p := range points {
-		out[i] = chain[p-1].commit
-	}
-	return out
-}
-
-// checkAll checks commits and, alongside, extra (whose results are only
-// stored), and says which of commits passed.
-func checkAll(ctx context.Context, r *repo, commits, extra []string) ([]bool, []error) {
-	pass := make([]bool, len(commits))
-	errs := make([]error, len(commits))
-	var wg sync.WaitGroup
-	for i, c := range append(commits, extra...) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := RunChecks(ctx, r.project, r.settings.Checks, c, io.Discard)
-			if i < len(commits) {
-				pass[i], errs[i] = err == nil && allPass(res), err
-			}
-		}()
-	}
-	wg.Wait()
-	return pass, errs
-}
-
-// restChain is the last commit of the chain without link k (1-based) on
-// the prefix before it: what lands after the bisection if k is the
-// culprit; "" when nothing follows k or a link conflicts.
-func restChain(t *planfs.Tree, r *repo, chain []link, k int) string {
-	onto := r.tip
-	if k > 1 {
-		onto = chain[k-2].commit
-	}
-	last := ""
-	for _, l := range chain[k:] {
-		next, err := chainLink(t, r, onto, l.slug, l.tip)
-		if err != nil {
-			return ""
-		}
-		onto, last = next.commit, next.commit
-	}
-	return last
-}
-
-// spread is up to n prefix lengths evenly inside (lo, hi).
-func spread(lo, hi, n int) []int {
-	inside := hi - lo - 1
-	if inside <= n {
-		n = inside
-	}
-	points := make([]int, 0, n)
-	for i := 1; i <= n; i++ {
-		p := lo + (i*(hi-lo)+n/2)/(n+1)
-		if p > lo && p < hi && (len(points) == 0 || p > points[len(points)-1]) {
-			points = append(points, p)
-		}
-	}
-	return points
-}
-
 // casBatch swaps the integration branch to the chain's last commit and
 // finishes each entry in it, in order.
 func casBatch(t *planfs.Tree, r *repo, chain []link, opt LandOptions) (Landing, error) {
@@ -476,62 +356,6 @@ func casBatch(t *planfs.Tree, r *repo, chain []link, opt LandOptions) (Landing, 
 		out.Batch = append(out.Batch, one)
 	}
 	return out, nil
-}
-
-// orderEntries is the queue in landing order: hotfixes first, then P1
-// plans, then the rest, each in queue order; an entry that has waited
-// max_wait counts as P1, so it never waits longer behind newer, higher
-// ones. An entry whose plan depends on a queued plan goes after it.
-func orderEntries(t *planfs.Tree, entries []Entry, maxWait time.Duration, now time.Time) []Entry {
-	if maxWait <= 0 {
-		maxWait = config.DefaultMaxWait
-	}
-	ranks := make(map[string]int, len(entries))
-	deps := make(map[string][]string, len(entries))
-	for _, e := range entries {
-		h := model.ParseHeader("")
-		if text, _, err := t.ReadPlan(reviewRel(e.Slug)); err == nil {
-			h = model.ParseHeader(text)
-		}
-		deps[e.Slug] = h.DependsOn
-		switch {
-		case e.Hotfix:
-			ranks[e.Slug] = 0
-		case h.Priority == "P1" || now.Sub(e.AddedAt) >= maxWait:
-			ranks[e.Slug] = 1
-		default:
-			ranks[e.Slug] = 2
-		}
-	}
-	out := append([]Entry(nil), entries...)
-	sort.SliceStable(out, func(i, j int) bool { return ranks[out[i].Slug] < ranks[out[j].Slug] })
-	return afterDeps(out, deps)
-}
-
-// afterDeps moves each entry behind the queued entries its plan depends
-// on, keeping the order otherwise; a cycle is left as it is after n passes.
-func afterDeps(out []Entry, deps map[string][]string) []Entry {
-	for range out {
-		moved := false
-		for i := 0; i < len(out) && !moved; i++ {
-			last := -1
-			for _, d := range deps[out[i].Slug] {
-				if p := position(out, d); p > last {
-					last = p
-				}
-			}
-			if last > i {
-				e := out[i]
-				out = append(out[:i], out[i+1:]...)
-				out = append(out[:last], append([]Entry{e}, out[last:]...)...)
-				moved = true
-			}
-		}
-		if !moved {
-			break
-		}
-	}
-	return out
 }
 
 // recordCulprit notes on l's queue entry that a bisection found it
