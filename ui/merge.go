@@ -319,8 +319,46 @@ func (l *mergeList) view(pc *paneCtx, h int) []string {
 		}
 		out = append(out, " "+line)
 	}
+	if b := l.listing.Batch; b != nil && len(out) < h/2 {
+		out = append(out, " "+termtext.Line(batchLine(b)))
+	}
 	out = append(out, pc.tableBox(pc.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-1-len(out), pc.emptyText(&l.paneFilter, empty))...)
-	return append(out, " "+pc.st.Dim.Render(checkLegend))
+	legend := checkLegend
+	if l.listing.Batch != nil || anyFlaky(l.listing.Items) {
+		legend += "  " + flakyGlyph + " flaky"
+	}
+	return append(out, " "+pc.st.Dim.Render(legend))
+}
+
+// batchLine is the next batch in one line: who rides together, its
+// checks, and the bisection of a failed one.
+func batchLine(b *landing.BatchView) string {
+	var g strings.Builder
+	for _, c := range b.Checks {
+		g.WriteString(resultGlyph(c))
+	}
+	line := "batch of " + itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + " · " + g.String()
+	if b.Retried {
+		line += " · retried"
+	}
+	if bi := b.Bisection; bi != nil {
+		line += " · bisecting: " + itoa(bi.Passing) + " pass, " + itoa(bi.Failing) + " fail"
+		if bi.Culprit != "" {
+			line += ", culprit " + bi.Culprit
+		}
+	}
+	return line
+}
+
+func anyFlaky(items []landing.Status) bool {
+	for _, s := range items {
+		for _, c := range s.Checks {
+			if c.Flaky {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // info is the line above the table: the integration branch and its
@@ -478,6 +516,17 @@ func checkGlyph(r landing.Result) string {
 	return "·"
 }
 
+// flakyGlyph marks a pass that came on a retry after a failure.
+const flakyGlyph = "≈"
+
+// resultGlyph is c's glyph, a flaky pass apart from a pass.
+func resultGlyph(c landing.CheckResult) string {
+	if c.Result == landing.Pass && c.Flaky {
+		return flakyGlyph
+	}
+	return checkGlyph(c.Result)
+}
+
 func (cm *common) checksCell(s *landing.Status, w int) string {
 	if s.State == landing.NoChange {
 		return fit("", w) // no commit of its own: no check of it
@@ -491,7 +540,7 @@ func (cm *common) checksCell(s *landing.Status, w int) string {
 	}
 	var b strings.Builder
 	for _, c := range s.Checks {
-		g := checkGlyph(c.Result)
+		g := resultGlyph(c)
 		if !cm.plain {
 			switch c.Result {
 			case landing.Pass:
@@ -911,6 +960,9 @@ func (l *mergeList) askLand(pc *paneCtx) tea.Msg {
 	if h == nil || pc.opt.Self == "" {
 		return nil
 	}
+	if b := l.listing.Batch; b != nil && l.bySlug(b.Slugs[0]) != nil {
+		return l.askLandBatch(pc, b)
+	}
 	ls := &l.listing
 	self, t, slug, commit := pc.opt.Self, pc.opt.Tree, h.Slug, h.Commit
 	body := []string{"Land the queue's head, " + slug + ": the frozen commit " + short(commit) + " on " + h.Branch +
@@ -944,6 +996,25 @@ func (l *mergeList) askLand(pc *paneCtx) tea.Msg {
 			}
 			return landCmd(t, self, slug, commit, to == landUngated)
 		},
+	}}
+}
+
+// askLandBatch is the land dialog with `queue: {batch: N}`: it names the
+// changes that ride together, their candidate and how it is checked; an
+// entry ahead that cannot land waits, queued, and does not stop them.
+func (l *mergeList) askLandBatch(pc *paneCtx, b *landing.BatchView) tea.Msg {
+	ls := &l.listing
+	first := l.bySlug(b.Slugs[0])
+	self, t, slug, commit := pc.opt.Self, pc.opt.Tree, first.Slug, first.Commit
+	body := []string{"Land a batch of " + itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + ", merged in this order onto " +
+		ls.Integration + " @ " + short(ls.Tip) + " as candidate " + short(b.Candidate) + " (tree " + short(b.Tree) + ")."}
+	body = append(body, "Checks: "+strings.Join(ls.CheckNames, ", ")+" run once on the candidate; "+ls.Integration+
+		" moves to it with one compare-and-swap only if every one passes. A failure is retried once, then bisected: the culprit stays queued as failed, the rest land.")
+	body = append(body, "Now: "+batchLine(b)+".")
+	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+workers.LogDir+"/land.log.")
+	return openReq{&dialog{
+		title: "Land a batch of " + itoa(len(b.Slugs)), body: body, verb: "land",
+		do: func(model.Lane, string) tea.Cmd { return landCmd(t, self, slug, commit, false) },
 	}}
 }
 
@@ -1086,9 +1157,12 @@ func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error
 		out = append(out, "  "+line(orWords(cm.whyOf(s), "no checks configured")))
 	}
 	for i, c := range s.Checks {
-		facts := checkGlyph(c.Result) + " " + c.Name + " " + string(c.Result)
+		facts := resultGlyph(c) + " " + c.Name + " " + string(c.Result)
 		if c.Log != "" {
 			facts += " · exit " + itoa(c.Exit) + " · " + c.Took.Round(time.Millisecond).String() + " · " + relTo(cm.opt.Tree.Project, c.Log)
+		}
+		if c.Flaky {
+			facts += " · flaky: it failed first, log " + relTo(cm.opt.Tree.Project, c.FlakyLog)
 		}
 		if c.Note != "" {
 			facts += " · " + c.Note

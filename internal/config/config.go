@@ -40,6 +40,15 @@ type Settings struct {
 	// QueueDepth is how many queue entries are checked at once (`queue:
 	// {depth: N}`), the head and N-1 behind it; 0 means 1.
 	QueueDepth int
+	// QueueBatch is how many approved entries ride in one candidate (`queue:
+	// {batch: N}`), checked once and landed with one compare-and-swap; 0
+	// means 1, one at a time.
+	QueueBatch int
+	// QueueWait is how long `queue run` lets a short batch fill (`wait:`).
+	QueueWait time.Duration
+	// QueueMaxWait bounds how long an entry waits behind newer, higher
+	// ones (`max_wait:`); 0 means DefaultMaxWait.
+	QueueMaxWait time.Duration
 	// OnScopeViolation is `on_scope_violation:`: "stop" stops an agent that
 	// touches a path outside its approved scope and parks its plan in
 	// blocked/; "warn" (the default, "") only says so.
@@ -70,9 +79,21 @@ type Check struct {
 	ExpectOutput *regexp.Regexp
 	// Env are variables added to the check's environment (`env:`), over
 	// the ones it inherits.
-	Env  map[string]string
-	Line int // where it is declared in fleetwatch.yaml
+	Env map[string]string
+	// Retries is how many times a check that did not pass runs again on
+	// the same tree (`retries:`); a pass on a retry is recorded as flaky.
+	Retries int
+	Line    int // where it is declared in fleetwatch.yaml
 }
+
+// MaxRetries bounds a check's `retries:`.
+const MaxRetries = 3
+
+// MaxQueueBatch bounds `queue: {batch: N}`.
+const MaxQueueBatch = 64
+
+// DefaultMaxWait is `queue: {max_wait:}` when unset.
+const DefaultMaxWait = 2 * time.Hour
 
 // DefaultCheckTimeout is a check's timeout when it declares none.
 const DefaultCheckTimeout = 10 * time.Minute
@@ -182,11 +203,9 @@ func (s *Settings) set(key, val *yaml.Node) error {
 		}
 		s.Checks = checks
 	case "queue":
-		depth, err := parseQueue(val)
-		if err != nil {
+		if err := parseQueue(val, s); err != nil {
 			return err
 		}
-		s.QueueDepth = depth
 	case "on_scope_violation":
 		if val.Kind != yaml.ScalarNode || (val.Value != "stop" && val.Value != "warn") {
 			return errorf(val.Line, "on_scope_violation: want stop or warn")
@@ -243,7 +262,7 @@ func reservedEnv(name string) bool {
 	return name == "PORT" || strings.HasPrefix(name, "FLEET_")
 }
 
-const checkKeys = "name, run, timeout, expect_output, env"
+const checkKeys = "name, run, timeout, expect_output, env, retries"
 
 // parseChecks reads `checks:`, a list of mappings.
 func parseChecks(val *yaml.Node) ([]Check, error) {
@@ -303,6 +322,8 @@ func parseCheck(item *yaml.Node) (Check, error) {
 			}
 		case "env":
 			c.Env, err = parseEnv(val)
+		case "retries":
+			c.Retries, err = parseCount(val, "retries", 0, MaxRetries)
 		default:
 			err = errorf(key.Line, "unknown key %q in a check (known: %s)", key.Value, checkKeys)
 		}
@@ -341,8 +362,12 @@ func parseArgv(val *yaml.Node) ([]string, error) {
 	return argv, nil
 }
 
-func parseTimeout(val *yaml.Node) (time.Duration, error) {
-	const hint = "timeout: want a duration with its unit, like 90s or 10m"
+func parseTimeout(val *yaml.Node) (time.Duration, error) { return parseDuration(val, "timeout") }
+
+// parseDuration reads a duration with its unit, above 0 and at most
+// MaxCheckTimeout; what names the key in errors.
+func parseDuration(val *yaml.Node, what string) (time.Duration, error) {
+	hint := what + ": want a duration with its unit, like 90s or 10m"
 	if val.Kind != yaml.ScalarNode {
 		return 0, errorf(val.Line, "%s", hint)
 	}
@@ -351,7 +376,7 @@ func parseTimeout(val *yaml.Node) (time.Duration, error) {
 		return 0, errorf(val.Line, "%s, not %q", hint, val.Value)
 	}
 	if d <= 0 || d > MaxCheckTimeout {
-		return 0, errorf(val.Line, "timeout: %v is out of range (above 0, at most %v)", d, MaxCheckTimeout)
+		return 0, errorf(val.Line, "%s: %v is out of range (above 0, at most %v)", what, d, MaxCheckTimeout)
 	}
 	return d, nil
 }
@@ -382,27 +407,46 @@ func parseEnv(val *yaml.Node) (map[string]string, error) {
 	return env, nil
 }
 
-// parseQueue reads `queue:`, a mapping with depth.
-func parseQueue(val *yaml.Node) (int, error) {
+// parseQueue reads `queue:`, a mapping with depth, batch, wait and
+// max_wait, into s.
+func parseQueue(val *yaml.Node, s *Settings) error {
 	if val.Kind != yaml.MappingNode {
-		return 0, errorf(val.Line, "queue: want a mapping, like queue: {depth: 2}")
+		return errorf(val.Line, "queue: want a mapping, like queue: {depth: 2}")
 	}
-	depth := 0
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(val.Content); i += 2 {
 		k, v := val.Content[i], val.Content[i+1]
-		if k.Value != "depth" {
-			return 0, errorf(k.Line, "unknown key %q in queue (known: depth)", k.Value)
+		if seen[k.Value] {
+			return errorf(k.Line, "queue: %s is set twice", k.Value)
 		}
-		if depth != 0 {
-			return 0, errorf(k.Line, "queue: depth is set twice")
+		seen[k.Value] = true
+		var err error
+		switch k.Value {
+		case "depth":
+			s.QueueDepth, err = parseCount(v, "queue: depth", 1, MaxQueueDepth)
+		case "batch":
+			s.QueueBatch, err = parseCount(v, "queue: batch", 1, MaxQueueBatch)
+		case "wait":
+			s.QueueWait, err = parseDuration(v, "queue: wait")
+		case "max_wait":
+			s.QueueMaxWait, err = parseDuration(v, "queue: max_wait")
+		default:
+			err = errorf(k.Line, "unknown key %q in queue (known: depth, batch, wait, max_wait)", k.Value)
 		}
-		n, err := strconv.Atoi(v.Value)
-		if v.Kind != yaml.ScalarNode || err != nil || n < 1 || n > MaxQueueDepth {
-			return 0, errorf(v.Line, "queue: depth: want a whole number from 1 to %d", MaxQueueDepth)
+		if err != nil {
+			return err
 		}
-		depth = n
 	}
-	return depth, nil
+	return nil
+}
+
+// parseCount reads a whole number from lo to hi.
+func parseCount(v *yaml.Node, what string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || n < lo || n > hi {
+		return 0, errorf(v.Line, "%s: want a whole number from %d to %d", what, lo, hi)
+	}
+	return n, nil
 }
 
 // isNull is an empty value (`key:` with nothing after it) or `~`/`null`.

@@ -121,7 +121,8 @@ func TestParseChecksRefusesBadInput(t *testing.T) {
 		{"checks:\n  - name: t\n    run: [x]\n    timeout: -1m\n", "4: timeout: -1m0s is out of range"},
 		{"checks:\n  - name: t\n    run: [x]\n    expect_output: \"(ok\"\n", "4: expect_output: error parsing regexp"},
 		{"checks:\n  - name: t\n    run: [x]\n    expect_output:\n", "4: expect_output: want a regular expression"},
-		{"checks:\n  - name: t\n    run: [x]\n    shell: bash\n", "4: unknown key \"shell\" in a check (known: name, run, timeout, expect_output, env)"},
+		{"checks:\n  - name: t\n    run: [x]\n    shell: bash\n", "4: unknown key \"shell\" in a check (known: name, run, timeout, expect_output, env, retries)"},
+		{"checks:\n  - name: t\n    run: [x]\n    retries: 4\n", "4: retries: want a whole number from 0 to 3"},
 		{"checks:\n  - name: t\n    run: [x]\n    env: [A=1]\n", "4: env: want NAME: value lines"},
 		{"checks:\n  - name: t\n    run: [x]\n    env:\n      1A: x\n", "5: env: \"1A\" is not a variable name"},
 		{"checks:\n  - name: t\n    run: [x]\n    env:\n      PORT: \"80\"\n", "5: env: PORT is set by fleetwatch"},
@@ -131,8 +132,11 @@ func TestParseChecksRefusesBadInput(t *testing.T) {
 		{"queue:\n  depth: 0\n", "2: queue: depth: want a whole number from 1 to 8"},
 		{"queue:\n  depth: 9\n", "2: queue: depth: want a whole number from 1 to 8"},
 		{"queue:\n  depth: two\n", "2: queue: depth: want a whole number"},
-		{"queue:\n  depth: 2\n  width: 3\n", "3: unknown key \"width\" in queue (known: depth)"},
+		{"queue:\n  depth: 2\n  width: 3\n", "3: unknown key \"width\" in queue (known: depth, batch, wait, max_wait)"},
 		{"queue:\n  depth: 2\n  depth: 3\n", "3: queue: depth is set twice"},
+		{"queue:\n  batch: 0\n", "2: queue: batch: want a whole number from 1 to 64"},
+		{"queue:\n  wait: 30\n", "2: queue: wait: want a duration with its unit"},
+		{"queue:\n  max_wait: -1h\n", "2: queue: max_wait: -1h0m0s is out of range"},
 		{"queue: {depth: 2}\nqueue: {depth: 3}\n", "2: queue is set twice (first at line 1)"},
 	} {
 		_, err := Parse([]byte(c.text))
@@ -142,5 +146,15 @@ func TestParseChecksRefusesBadInput(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: error on more than one line: %q", c.text, err)
 		}
+	}
+}
+
+func TestParseBatchQueue(t *testing.T) {
+	s, err := Parse([]byte("checks:\n  - {name: t, run: [x], retries: 1}\nqueue: {batch: 8, wait: 30s, max_wait: 2h}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.QueueBatch != 8 || s.QueueWait != 30*time.Second || s.QueueMaxWait != 2*time.Hour || s.Checks[0].Retries != 1 {
+		t.Fatalf("%+v", s)
 	}
 }

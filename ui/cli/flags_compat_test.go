@@ -95,7 +95,8 @@ func flagTable(empty string) []flagCase {
 		[]string{"--peer"}, []string{"--endpoint", "e"}, []string{"--agent-id", "r"},
 		[]string{"--registry", filepath.Join(empty, "endpoints.yaml")}, []string{"--timeout", "1m"})
 	opAgent := []string{"--agent-id", "op-1"}
-	add([]string{"queue", "add"}, []string{"a"}, root, opAgent)
+	add([]string{"queue", "add"}, []string{"a"}, root, opAgent, []string{"--hotfix"})
+	add([]string{"queue", "run"}, nil, root, opAgent, []string{"--ungated"})
 	add([]string{"queue", "remove"}, []string{"a"}, root, opAgent)
 	add([]string{"queue", "list"}, nil, root, []string{"--json"})
 	add([]string{"queue", "land"}, nil, root, opAgent, []string{"--yes"}, []string{"--ungated"})

@@ -20,12 +20,15 @@ const queueUsage = `Only approved candidates (fleetwatch review SLUG --approve) 
 land lands the head only: it builds the candidate on the integration branch, runs the
 checks unless they passed on that exact tree, and moves the branch by compare-and-swap;
 a second lander is refused at once. A person lands: land refuses under FLEET_AGENT_ID.
+With queue: {batch: N} in fleetwatch.yaml, land lands up to N changes checked together
+(a failing batch is retried once, then bisected; the culprit stays queued as failed).
+run keeps landing while the head is ready and stops on what needs a person, or on ^C.
 Exit codes: 0 done, 1 nothing to do or the head is not ready (why on stderr), 2 error or refused.
 `
 
 func queueCmd() *cobra.Command {
-	return group("queue", "the merge queue: add, remove, list, land, send-back", queueUsage, false,
-		queueAddCmd(), queueRemoveCmd(), queueListCmd(), queueLandCmd(), queueSendBackCmd())
+	return group("queue", "the merge queue: add, remove, list, land, run, send-back", queueUsage, false,
+		queueAddCmd(), queueRemoveCmd(), queueListCmd(), queueLandCmd(), queueRunCmd(), queueSendBackCmd())
 }
 
 // queueFlags are what every queue subcommand takes.
@@ -62,13 +65,19 @@ func (q *queueFlags) open(pos []string, want int, stderr io.Writer) (*planfs.Tre
 func queueAddCmd() *cobra.Command {
 	return leaf("add SLUG", "append an approved candidate to the queue", func(fs *pflag.FlagSet) body {
 		var q queueFlags
+		var hotfix bool
 		q.register(fs, "add", true)
+		fs.BoolVar(&hotfix, "hotfix", false, "jump the queue (behind earlier hotfixes); it lands alone, never in a batch")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			t, code := q.open(pos, 1, stderr)
 			if code >= 0 {
 				return code
 			}
-			if err := landing.AddAs(t, pos[0], q.agent); err != nil {
+			add := landing.AddAs
+			if hotfix {
+				add = landing.AddHotfix
+			}
+			if err := add(t, pos[0], q.agent); err != nil {
 				return failErr(stderr, q.name, err)
 			}
 			fmt.Fprintf(stdout, "queued %s\n", cell(pos[0]))
@@ -138,10 +147,7 @@ func printListing(w io.Writer, l landing.Listing) {
 		if s.Position != nil {
 			pos = fmt.Sprint(*s.Position)
 		}
-		var checks []string
-		for _, c := range s.Checks {
-			checks = append(checks, c.Name+":"+string(c.Result))
-		}
+		checks := checkWords(s.Checks)
 		if s.Ungated && s.State != landing.NoChange {
 			checks = []string{"ungated"}
 		}
@@ -160,6 +166,46 @@ func printListing(w io.Writer, l landing.Listing) {
 			s.Ahead, s.Behind, cell(approved), cell(strings.Join(checks, " ")), cell(why))
 	}
 	tw.Flush()
+	printBatch(w, l.Batch)
+}
+
+// checkWords is name:result per check, a pass on a retry as pass(flaky).
+func checkWords(res []landing.CheckResult) []string {
+	var out []string
+	for _, c := range res {
+		word := c.Name + ":" + string(c.Result)
+		if c.Flaky {
+			word += "(flaky)"
+		}
+		out = append(out, word)
+	}
+	return out
+}
+
+// printBatch says which changes ride together in the next batch, its
+// checks, and how far the bisection of a failed one has come.
+func printBatch(w io.Writer, b *landing.BatchView) {
+	if b == nil {
+		return
+	}
+	slugs := make([]string, len(b.Slugs))
+	for i, s := range b.Slugs {
+		slugs[i] = cell(s)
+	}
+	fmt.Fprintf(w, "next batch: %s on %.12s, checks %s\n", strings.Join(slugs, ", "), b.Candidate, strings.Join(checkWords(b.Checks), " "))
+	if b.Retried {
+		fmt.Fprintln(w, "  retried once as is")
+	}
+	if bi := b.Bisection; bi != nil {
+		line := fmt.Sprintf("  bisecting: the first %d pass, the first %d fail", bi.Passing, bi.Failing)
+		if len(bi.Running) > 0 {
+			line += fmt.Sprintf(", checking %v", bi.Running)
+		}
+		if bi.Culprit != "" {
+			line += "; culprit " + cell(bi.Culprit)
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 // joinWords is a and b as one reason, "; " between when both say something.
@@ -205,7 +251,63 @@ func queueLandCmd() *cobra.Command {
 			if err != nil {
 				return failErr(stderr, q.name, err)
 			}
-			fmt.Fprintf(stdout, "landed %s at %.12s: %s is now %.12s\n", cell(l.Slug), l.Commit, cell(l.Integration), l.To)
+			printLanded(stdout, l)
+			return exitOK
+		}
+	})
+}
+
+// printLanded says what a landing landed: one line per change, then any
+// change a bisection found failing.
+func printLanded(w io.Writer, l landing.Landing) {
+	if len(l.Batch) == 0 && l.Slug != "" {
+		l.Batch = []landing.Landing{l}
+	}
+	for _, one := range l.Batch {
+		fmt.Fprintf(w, "landed %s at %.12s: %s is now %.12s\n", cell(one.Slug), one.Commit, cell(l.Integration), one.To)
+	}
+	for _, slug := range l.Failed {
+		fmt.Fprintf(w, "failed %s: it stays queued (queue list says why)\n", cell(slug))
+	}
+}
+
+func queueRunCmd() *cobra.Command {
+	c := queueRunLeaf()
+	c.Long = `Lands the queue's head while it is ready, one landing after another, in the
+foreground: a batch once its N changes are queued, its oldest waited queue: {wait:},
+or a hotfix is queued. It waits on an empty queue, stops on the first thing that
+needs a person (exit 1, the reason on stderr) and on ^C or SIGTERM (exit 0).`
+	c.Example = `  fleetwatch queue run
+  fleetwatch queue add --hotfix fix-login   # lands next, alone`
+	return c
+}
+
+func queueRunLeaf() *cobra.Command {
+	return leaf("run", "land the queue's head (or batch) while it is ready; stop on what needs a person", func(fs *pflag.FlagSet) body {
+		var q queueFlags
+		var ungated bool
+		q.register(fs, "run", true)
+		fs.BoolVar(&ungated, "ungated", false, "land although no checks are configured")
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := q.open(pos, 0, stderr)
+			if code >= 0 {
+				return code
+			}
+			if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
+				return fail(stderr, exitError, "%s: refused: a person lands, not an agent (FLEET_AGENT_ID=%s)", q.name, id)
+			}
+			ctx, stop := stopContext()
+			defer stop()
+			err := landing.RunQueue(ctx, t, landing.LandOptions{Ungated: ungated, Actor: q.agent, Log: progress{stderr}}, func(l landing.Landing) {
+				for _, w := range l.Warnings {
+					say(stderr, "warning: %s", w)
+				}
+				printLanded(stdout, l)
+			})
+			if err != nil {
+				return failErr(stderr, q.name, err)
+			}
+			say(stderr, "stopped")
 			return exitOK
 		}
 	})
@@ -235,7 +337,15 @@ func confirmLand(t *planfs.Tree, name string, stdout, stderr io.Writer) int {
 		return failErr(stderr, name, landing.ErrEmpty)
 	}
 	h := l.Items[0]
-	fmt.Fprintf(stdout, "land %s at %.12s onto %s (%s)? [y/N] ", cell(h.Slug), h.Commit, cell(l.Integration), cell(string(h.State)))
+	if b := l.Batch; b != nil {
+		slugs := make([]string, len(b.Slugs))
+		for i, s := range b.Slugs {
+			slugs[i] = cell(s)
+		}
+		fmt.Fprintf(stdout, "land a batch of %d (%s) as %.12s onto %s? [y/N] ", len(slugs), strings.Join(slugs, ", "), b.Candidate, cell(l.Integration))
+	} else {
+		fmt.Fprintf(stdout, "land %s at %.12s onto %s (%s)? [y/N] ", cell(h.Slug), h.Commit, cell(l.Integration), cell(string(h.State)))
+	}
 	answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	if a := strings.TrimSpace(strings.ToLower(answer)); a != "y" && a != "yes" {
 		return fail(stderr, exitNothing, "%s: not landed", name)

@@ -50,6 +50,10 @@ type CheckResult struct {
 	Exit   int           `json:"exit"`
 	Took   time.Duration `json:"took_ns"`
 	Note   string        `json:"note,omitempty"` // "no match for expect_output \"ok\"", "killed after 10m"
+	// Flaky is a pass on a retry of the same tree after a failure, whose
+	// record and log are kept at FlakyLog's side (.retry.json, .retry.log).
+	Flaky    bool   `json:"flaky,omitempty"`
+	FlakyLog string `json:"flaky_log,omitempty"`
 }
 
 // Review is one peer review of a commit (.plans/reviews/<slug>/<commit>.md).
@@ -113,6 +117,8 @@ type Listing struct {
 	// declaring other checks than the integration branch's committed
 	// fleetwatch.yaml, or the integration branch moved outside the queue.
 	Notices []string `json:"notices"`
+	// Batch is the batch the next landing checks, with `queue: {batch: N}`.
+	Batch *BatchView `json:"batch"`
 }
 
 // LandOptions say how to land the head.
@@ -127,6 +133,11 @@ type Landing struct {
 	Slug, Commit, From, To string // the frozen commit, the integration branch's old and new tips
 	Integration            string // the branch it landed on
 	Warnings               []string
+	// Batch are the changes landed together, in order, when batching
+	// (`queue: {batch: N}`); Failed the ones a bisection found failing,
+	// left queued.
+	Batch  []Landing
+	Failed []string
 }
 
 // ErrNotReady is Land's refusal when the head cannot land now (exit 1).

@@ -2,6 +2,8 @@ package landing
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/planfs"
 )
 
@@ -17,6 +20,13 @@ import (
 // with a branch feature/cNNN adding its own file (made with one
 // fast-import), and fleetwatch.yaml holding settings.
 func benchProject(tb testing.TB, n int, settings string) (*planfs.Tree, []string) {
+	tb.Helper()
+	return benchProjectBad(tb, n, settings, -1)
+}
+
+// benchProjectBad is benchProject whose change number bad adds a file
+// named bad instead of its own (none when bad < 0).
+func benchProjectBad(tb testing.TB, n int, settings string, bad int) (*planfs.Tree, []string) {
 	tb.Helper()
 	dir := tb.TempDir()
 	if _, err := planfs.Scaffold(dir); err != nil {
@@ -28,9 +38,12 @@ func benchProject(tb testing.TB, n int, settings string) (*planfs.Tree, []string
 	slugs := make([]string, n)
 	for i := range slugs {
 		slugs[i] = fmt.Sprintf("c%03d", i)
-		content := slugs[i] + "\n"
-		fmt.Fprintf(&stream, "commit refs/heads/feature/%s\ncommitter t <t@example.com> %d +0000\ndata 7\nchange\nfrom :1\nM 644 inline %s.txt\ndata %d\n%s\n",
-			slugs[i], 1700000001+i, slugs[i], len(content), content)
+		content, file := slugs[i]+"\n", slugs[i]+".txt"
+		if i == bad {
+			file = "bad"
+		}
+		fmt.Fprintf(&stream, "commit refs/heads/feature/%s\ncommitter t <t@example.com> %d +0000\ndata 7\nchange\nfrom :1\nM 644 inline %s\ndata %d\n%s\n",
+			slugs[i], 1700000001+i, file, len(content), content)
 		plan := fmt.Sprintf("# Plan: %s\n\n## Goal\nDo it.\n", slugs[i])
 		if err := os.WriteFile(filepath.Join(dir, ".plans", "review-needed", slugs[i]+".md"), []byte(plan), 0o644); err != nil {
 			tb.Fatal(err)
@@ -118,5 +131,93 @@ func BenchmarkList200(b *testing.B) {
 		if err != nil || len(l.Items) != 200 {
 			b.Fatalf("%d items, %v", len(l.Items), err)
 		}
+	}
+}
+
+// benchmarkLand16 lands 16 independent changes, each checked by a real 2 s
+// check (sleep 2, then fail when the tree holds the file bad), the 12th of
+// them failing when failing is set, with settings' queue. The failing head
+// is taken out of the queue by hand, as an operator landing one at a time
+// would; a batch's bisection leaves it queued as failed.
+func benchmarkLand16(b *testing.B, queue string, failing bool) {
+	bad := -1
+	if failing {
+		bad = 11
+	}
+	for b.Loop() {
+		b.StopTimer()
+		t, slugs := benchProjectBad(b, 16, "checks:\n  - {name: slow, run: [sh, -c, 'sleep 2 && test ! -e bad']}\n"+queue, bad)
+		approveAndQueue(b, t, slugs)
+		b.StartTimer()
+		start := time.Now()
+		landed := 0
+		for try := 0; try < 40; try++ {
+			l, err := Land(context.Background(), t, LandOptions{Actor: "operator-bench"})
+			switch {
+			case err == nil:
+				landed += max(1, len(l.Batch))
+				continue
+			case errors.Is(err, ErrNotReady) && landed < 15:
+				_ = Remove(t, slugs[bad])
+				continue
+			case !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrNotReady):
+				b.Fatal(err)
+			}
+			break
+		}
+		if want := 16 - min(bad+1, 1); landed != want {
+			b.Fatalf("landed %d, want %d", landed, want)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s/16-changes")
+	}
+}
+
+// BenchmarkLand16Depth1: one at a time, none failing.
+func BenchmarkLand16Depth1(b *testing.B) { benchmarkLand16(b, "", false) }
+
+// BenchmarkLand16Depth1Failing: one at a time, one failing.
+func BenchmarkLand16Depth1Failing(b *testing.B) { benchmarkLand16(b, "", true) }
+
+// BenchmarkLand16Batch8: batches of 8, none failing (target ≤ 20 % of
+// depth 1).
+func BenchmarkLand16Batch8(b *testing.B) { benchmarkLand16(b, "queue: {batch: 8}\n", false) }
+
+// BenchmarkLand16Batch8Failing: batches of 8, one failing, found by
+// bisection (target ≤ 35 % of depth 1).
+func BenchmarkLand16Batch8Failing(b *testing.B) { benchmarkLand16(b, "queue: {batch: 8}\n", true) }
+
+// BenchmarkListJSON100 is queue list --json's work (the listing and its
+// JSON) with 100 changes queued, warm cache (target ≤ 300 ms).
+func BenchmarkListJSON100(b *testing.B) {
+	t, slugs := benchProject(b, 100, "checks:\n  - {name: test, run: [go, test, ./...]}\nqueue: {batch: 8}\n")
+	approveAndQueue(b, t, slugs)
+	if _, err := List(t.Project); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		l, err := List(t.Project)
+		if err != nil || len(l.Items) != 100 {
+			b.Fatalf("%d items, %v", len(l.Items), err)
+		}
+		if _, err := json.Marshal(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLandBatch8Of100 lands one batch of 8 with 100 changes queued
+// and a check that passes at once: the queue's own cost, in git runs too.
+func BenchmarkLandBatch8Of100(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		t, slugs := benchProject(b, 100, "checks:\n  - {name: t, run: [sh, -c, 'true']}\nqueue: {batch: 8}\n")
+		approveAndQueue(b, t, slugs)
+		b.StartTimer()
+		runs := testkit.GitRuns(b, func() {
+			if l, err := Land(context.Background(), t, LandOptions{}); err != nil || len(l.Batch) != 8 {
+				b.Fatalf("%d landed, %v", len(l.Batch), err)
+			}
+		})
+		b.ReportMetric(float64(runs), "git-runs")
 	}
 }

@@ -36,6 +36,10 @@ type derived struct {
 	// Listed says they were asked (an older cache entry was not).
 	Touched []string `json:"touched,omitempty"`
 	Listed  bool     `json:"listed"`
+	// Built is the candidate commit a lander built for the pair, so a
+	// listing shows a batch's chain without building it; a lander never
+	// reads it.
+	Built string `json:"built,omitempty"`
 }
 
 // derive asks git about tip against onto (the integration tip, or a
@@ -125,10 +129,25 @@ func (c *candCache) get(onto, tip string) (derived, error) {
 		return d, err
 	}
 	c.mu.Lock()
+	if old, ok := c.entries[key]; ok && old.Tree == d.Tree {
+		d.Built = old.Built
+	}
 	c.entries[key] = d
 	c.changed = true
 	c.mu.Unlock()
 	return d, nil
+}
+
+// built records the commit made for the pair onto, tip.
+func (c *candCache) built(onto, tip, commit string) {
+	key := onto + " " + tip
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.entries[key]; ok && d.Built != commit {
+		d.Built = commit
+		c.entries[key] = d
+		c.changed = true
+	}
 }
 
 // save writes the cache when it learnt something, keeping only pairs on
@@ -143,6 +162,20 @@ func (c *candCache) save(integrationTip string) {
 	for k, d := range c.entries {
 		if strings.HasPrefix(k, integrationTip+" ") {
 			keep[k] = d
+		}
+	}
+	// And the pairs of a batch's chain, each onto the commit built before.
+	for grew := true; grew; {
+		grew = false
+		for _, d := range keep {
+			if d.Built == "" {
+				continue
+			}
+			for k2, d2 := range c.entries {
+				if _, ok := keep[k2]; !ok && strings.HasPrefix(k2, d.Built+" ") {
+					keep[k2], grew = d2, true
+				}
+			}
 		}
 	}
 	data, err := json.Marshal(keep)

@@ -129,7 +129,27 @@ func (f checkFiles) abs(ext string) string { return filepath.Join(f.dir, f.base+
 // none, it does not parse, or it names another tree or spec (a rerun then
 // replaces it).
 func readRecord(project string, f checkFiles, c config.Check, tree string) (checkRecord, bool) {
-	file, err := safepath.OpenFile(project, f.rel(".json"), os.O_RDONLY, 0)
+	rec, ok := readRecordAs(project, f, ".json", c, tree)
+	if !ok {
+		return rec, false
+	}
+	rec.Log = f.abs(".log")
+	if rec.Result == Pass {
+		if _, retried := readRecordAs(project, f, retryExt+".json", c, tree); retried {
+			rec.Flaky, rec.FlakyLog = true, f.abs(retryExt+".log")
+		}
+	}
+	return rec, true
+}
+
+// retryExt marks the record and log of a check's failed attempt that was
+// run again on the same tree (<name>-<hash>.retry.json and .log beside the
+// result): a pass beside one is flaky, a failure beside one was retried.
+const retryExt = ".retry"
+
+// readRecordAs reads the record at f's ext for c on tree.
+func readRecordAs(project string, f checkFiles, ext string, c config.Check, tree string) (checkRecord, bool) {
+	file, err := safepath.OpenFile(project, f.rel(ext), os.O_RDONLY, 0)
 	if err != nil {
 		return checkRecord{}, false
 	}
@@ -147,7 +167,6 @@ func readRecord(project string, f checkFiles, c config.Check, tree string) (chec
 	if rec.Tree != tree || rec.Spec != checkSpec(c) || rec.Name != c.Name {
 		return checkRecord{}, false
 	}
-	rec.Log = f.abs(".log")
 	return rec, true
 }
 
@@ -290,20 +309,16 @@ func runCheck(ctx context.Context, project string, c config.Check, commit, tree 
 		return rec.CheckResult, nil
 	}
 	rec, err := execCheck(ctx, project, c, commit, tree, f)
+	for try := 0; err == nil && rec.Result != Pass && try < c.Retries; try++ {
+		logf(log, "check %s on %s: %s; running it again (retries: %d)", c.Name, short, rec.Result, c.Retries)
+		if err = keepAttempt(project, f, rec); err == nil {
+			rec, err = execCheck(ctx, project, c, commit, tree, f)
+		}
+	}
 	if err != nil {
 		return CheckResult{}, err
 	}
-	data, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return CheckResult{}, err
-	}
-	d, err := safepath.OpenDir(project, f.dirRel, false)
-	if err != nil {
-		return CheckResult{}, err
-	}
-	err = atomicfile.WriteAt(d, f.base+".json", append(data, '\n'), 0o644)
-	d.Close()
-	if err != nil {
+	if err := storeRecord(project, f, ".json", rec); err != nil {
 		return CheckResult{}, err
 	}
 	line := fmt.Sprintf("check %s on %s: %s in %s", c.Name, short, rec.Result, seconds(rec.Took))
@@ -311,7 +326,73 @@ func runCheck(ctx context.Context, project string, c config.Check, commit, tree 
 		line += " (" + rec.Note + ")"
 	}
 	logf(log, "%s", line)
+	stored, _ := readRecord(project, f, c, tree)
+	rec.Flaky, rec.FlakyLog = stored.Flaky, stored.FlakyLog
 	return rec.CheckResult, nil
+}
+
+// storeRecord writes rec as f's ext, atomically.
+func storeRecord(project string, f checkFiles, ext string, rec checkRecord) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	d, err := safepath.OpenDir(project, f.dirRel, false)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return atomicfile.WriteAt(d, f.base+ext, append(data, '\n'), 0o644)
+}
+
+// keepAttempt sets a failed attempt aside as the retry record, its log
+// with it, so the next run of the check starts a fresh log and a pass
+// after it is known to be flaky.
+func keepAttempt(project string, f checkFiles, rec checkRecord) error {
+	d, err := safepath.OpenDir(project, f.dirRel, false)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := unix.Renameat(int(d.Fd()), f.base+".log", int(d.Fd()), f.base+retryExt+".log"); err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
+	}
+	rec.Log = f.abs(retryExt + ".log")
+	if err := storeRecord(project, f, retryExt+".json", rec); err != nil {
+		return err
+	}
+	if err := unix.Unlinkat(int(d.Fd()), f.base+".json", 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
+	}
+	return nil
+}
+
+// RetryChecks runs again, once, every check on commit whose stored result
+// is not a pass and was not retried yet (a batch retried as is), and
+// returns the results; a pass on the retry reads as flaky.
+func RetryChecks(ctx context.Context, project string, checks []config.Check, commit string, log io.Writer) ([]CheckResult, error) {
+	project, err := filepath.Abs(project)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := TreeOf(project, commit)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range checks {
+		if !config.CheckNameOK(c.Name) {
+			continue
+		}
+		f := filesOf(project, tree, c)
+		rec, ok := readRecord(project, f, c, tree)
+		if _, retried := readRecordAs(project, f, retryExt+".json", c, tree); !ok || rec.Result == Pass || retried {
+			continue
+		}
+		if err := keepAttempt(project, f, rec); err != nil {
+			return nil, err
+		}
+	}
+	return RunChecks(ctx, project, checks, commit, log)
 }
 
 func logf(w io.Writer, format string, args ...any) {

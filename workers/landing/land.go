@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"fleetwatch/internal/config"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -57,6 +58,9 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 		return Landing{}, err
 	}
 	defer unlock()
+	if s, err := config.Load(t.Project); err == nil && s.QueueBatch > 1 {
+		return landBatches(ctx, t, opt)
+	}
 	for try := 1; ; try++ {
 		l, moved, err := landOnce(ctx, t, opt)
 		if !moved {
@@ -95,20 +99,11 @@ func lockLand(project string) (func(), error) {
 
 // landOnce is one attempt; moved says the CAS lost and a rebuild may win.
 func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bool, error) {
-	r, err := readRepo(t.Project)
+	r, entries, err := readForLanding(t, opt)
 	if err != nil {
 		return Landing{}, false, err
 	}
-	entries, err := readQueue(t.Project)
-	if err != nil {
-		return Landing{}, false, err
-	}
-	if why := r.noticeMove(t); why != "" {
-		fmt.Fprintf(opt.Log, "warning: %s\n", why)
-	}
-	_ = recordBaseline(t.Project, r.integration, r.tip)
-	// The head's tree is built here, never taken from the cache.
-	r.cache.noReads = true
+	entries = orderEntries(t, entries, r.settings.QueueMaxWait, t.Now())
 	var head *Entry
 	dropped := false
 	for i := range entries {
@@ -392,6 +387,10 @@ func syncCheckout(project, integration, old, new string) string {
 		}
 	}
 	if path == "" {
+		return ""
+	}
+	// Already there: a rerun after a kill that came after the sync.
+	if _, err := git(path, "diff-index", "--quiet", new, "--"); err == nil {
 		return ""
 	}
 	// HEAD already names new: compare the files with old instead.

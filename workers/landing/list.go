@@ -53,18 +53,21 @@ func ListTree(t *planfs.Tree) (Listing, error) {
 		out.CheckNames = append(out.CheckNames, c.Name)
 	}
 	queued := map[string]bool{}
-	for i, e := range entries {
+	for i, e := range orderEntries(t, entries, r.settings.QueueMaxWait, t.Now()) {
 		if queued[e.Slug] {
 			continue
 		}
 		queued[e.Slug] = true
-		out.Items = append(out.Items, r.status(t, e.Slug, inReview[e.Slug], i+1))
+		st := r.status(t, e.Slug, inReview[e.Slug], i+1)
+		r.culpritState(e, &st)
+		out.Items = append(out.Items, st)
 	}
 	for _, slug := range slugs {
 		if !queued[slug] {
 			out.Items = append(out.Items, r.status(t, slug, inReview[slug], 0))
 		}
 	}
+	out.Batch = batchView(t, r, out.Items)
 	r.cache.save(r.tip)
 	return out, nil
 }

@@ -100,3 +100,26 @@ func TestListNoChangeAndScopeViolations(t *testing.T) {
 		t.Errorf("an unscoped change: %s, violations %v, checks %v", s.State, s.ScopeViolations, s.Checks)
 	}
 }
+
+// With batches the listing shows the next batch's chain; warm, it builds
+// none of it again.
+func TestListBatchWarmMakesNoGitCallPerLink(t *testing.T) {
+	tr, slugs := benchProject(t, 30, "checks:\n  - {name: test, run: [sh, -c, 'true']}\nqueue: {batch: 8}\n")
+	approveAndQueue(t, tr, slugs[:12])
+	if _, err := List(tr.Project); err != nil {
+		t.Fatal(err)
+	}
+	var l Listing
+	warm := testkit.GitRuns(t, func() {
+		var err error
+		if l, err = List(tr.Project); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if warm > 3 {
+		t.Errorf("git runs warm: %d, want ≤ 3", warm)
+	}
+	if l.Batch == nil || strings.Join(l.Batch.Slugs, " ") != strings.Join(slugs[:8], " ") || l.Batch.Bisection != nil {
+		t.Fatalf("the next batch: %+v", l.Batch)
+	}
+}

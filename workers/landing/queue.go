@@ -23,6 +23,21 @@ type Entry struct {
 	Slug    string    `json:"slug"`
 	AddedBy string    `json:"added_by"`
 	AddedAt time.Time `json:"added_at"`
+	// Hotfix jumps the queue (queue add --hotfix) and never rides in a
+	// batch.
+	Hotfix bool `json:"hotfix,omitempty"`
+	// Bisected is the attempt in which a batch's bisection found this
+	// change failing. It counts only while the branch is still at its
+	// commit and the stored result on its tree is a failure, so the
+	// change stays failed when the integration branch moves on instead of
+	// riding, and failing, in every batch after.
+	Bisected *Attempt `json:"bisected,omitempty"`
+}
+
+// Attempt is a change's commit and the candidate tree it was checked on.
+type Attempt struct {
+	Commit string `json:"commit"`
+	Tree   string `json:"tree"`
 }
 
 type queueFile struct {
@@ -136,7 +151,13 @@ func inReview(t *planfs.Tree, slug string) bool {
 func Add(t *planfs.Tree, slug string) error { return AddAs(t, slug, "") }
 
 // AddAs is Add recording who queued it.
-func AddAs(t *planfs.Tree, slug, by string) error {
+func AddAs(t *planfs.Tree, slug, by string) error { return add(t, slug, by, false) }
+
+// AddHotfix queues slug ahead of every entry but earlier hotfixes; it
+// lands alone, never in a batch.
+func AddHotfix(t *planfs.Tree, slug, by string) error { return add(t, slug, by, true) }
+
+func add(t *planfs.Tree, slug, by string, hotfix bool) error {
 	if err := writable(t, slug); err != nil {
 		return err
 	}
@@ -164,7 +185,15 @@ func AddAs(t *planfs.Tree, slug, by string) error {
 			return nil, refused("%s is already queued", slug)
 		}
 		entries = without(t, entries, "")
-		return append(entries, Entry{Slug: slug, AddedBy: by, AddedAt: t.Now().UTC()}), nil
+		e := Entry{Slug: slug, AddedBy: by, AddedAt: t.Now().UTC(), Hotfix: hotfix}
+		at := len(entries)
+		if hotfix {
+			at = 0
+			for at < len(entries) && entries[at].Hotfix {
+				at++
+			}
+		}
+		return append(entries[:at], append([]Entry{e}, entries[at:]...)...), nil
 	})
 	if err == nil {
 		t.LogEvent(planfs.Event{Event: "queue-add", Slug: slug, AgentID: by, Reason: st.Commit})

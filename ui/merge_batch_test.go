@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fleetwatch/workers/landing"
+)
+
+// The batch line names who rides together, its checks with a flaky pass
+// apart from a pass, and the bisection of a failed batch.
+func TestMergeBatchLine(t *testing.T) {
+	b := &landing.BatchView{
+		Slugs:  []string{"a", "b", "c"},
+		Checks: []landing.CheckResult{{Name: "vet", Result: landing.Pass}, {Name: "test", Result: landing.Pass, Flaky: true}},
+	}
+	if got, want := batchLine(b), "batch of 3: a, b, c · ✓≈"; got != want {
+		t.Errorf("batchLine = %q, want %q", got, want)
+	}
+	b.Checks[1] = landing.CheckResult{Name: "test", Result: landing.Fail}
+	b.Retried = true
+	b.Bisection = &landing.Bisection{Passing: 1, Failing: 2, Culprit: "b"}
+	if got, want := batchLine(b), "batch of 3: a, b, c · ✓✗ · retried · bisecting: 1 pass, 2 fail, culprit b"; got != want {
+		t.Errorf("batchLine = %q, want %q", got, want)
+	}
+}
+
+// With batches, m names the changes that ride together and lands them
+// even when the entry ahead failed; the pane shows the batch line and a
+// flaky pass apart from a pass.
+func TestMergeLandBatch(t *testing.T) {
+	t.Parallel()
+	h := mergeHarness(t, 100, 24, func(p *project) landing.Listing {
+		l := sampleListing(p)
+		for i := range l.Items {
+			if l.Items[i].Slug == "theme-engine" {
+				l.Items[i].State, l.Items[i].Why = landing.Failed, "test failed"
+				l.Items[i].Checks[0].Result = landing.Fail
+			}
+			if l.Items[i].Slug == "export-pdf" {
+				l.Items[i].Checks[0].Flaky = true
+			}
+		}
+		l.Batch = &landing.BatchView{Slugs: []string{"export-pdf"}, Candidate: "ba7c4ba7c4", Tree: "7ee5",
+			Checks: []landing.CheckResult{{Name: "test", Result: landing.Pass, Flaky: true}, {Name: "lint", Result: landing.Pass}}}
+		return l
+	})
+	if v := h.view(); !strings.Contains(v, "batch of 1: export-pdf · ≈✓") || !strings.Contains(v, "≈ flaky") {
+		t.Errorf("the pane lacks the batch line or the flaky legend:\n%s", v)
+	}
+	h.press("m")
+	d := h.m.dialogShown()
+	if d == nil || d.do == nil {
+		t.Fatal("m opened no landing dialog")
+	}
+	body := d.title + "\n" + strings.Join(d.body, "\n")
+	for _, w := range []string{"Land a batch of 1", "export-pdf", "candidate ba7c4ba", "retried once, then bisected"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the batch dialog lacks %q:\n%s", w, body)
+		}
+	}
+}
