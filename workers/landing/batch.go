@@ -77,6 +77,7 @@ func landBatches(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing,
 		if culprit != "" {
 			fmt.Fprintf(opt.Log, "%s failed and stays queued; the rest go on\n", culprit)
 			out.Failed = append(out.Failed, culprit)
+			logChecksFailed(t, culprit, "its batch's checks failed and bisection found it")
 		}
 		if err == nil && again {
 			continue

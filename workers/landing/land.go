@@ -150,7 +150,7 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 		// landing reuses their results.
 		spec := speculate(ctx, t, r, entries, head.Slug, cand, opt.Log)
 		defer spec.wait()
-		if err := checkCandidate(ctx, t.Project, r, head.Slug, st, cand, opt.Log); err != nil {
+		if err := checkCandidate(ctx, t, r, head.Slug, st, cand, opt.Log); err != nil {
 			spec.cancel()
 			return l, false, err
 		}
@@ -192,7 +192,8 @@ func notReady(r *repo, slug string, st Status, ungatedOK bool) error {
 
 // checkCandidate passes when every check passes on cand. Results are keyed
 // by tree: when all of them already passed on st.Tree, nothing runs again.
-func checkCandidate(ctx context.Context, project string, r *repo, slug string, st Status, cand string, log io.Writer) error {
+func checkCandidate(ctx context.Context, t *planfs.Tree, r *repo, slug string, st Status, cand string, log io.Writer) error {
+	project := t.Project
 	results := CachedChecks(project, r.settings.Checks, st.Tree)
 	if !allPass(results) {
 		fmt.Fprintf(log, "checking %s\n", short(cand))
@@ -203,9 +204,18 @@ func checkCandidate(ctx context.Context, project string, r *repo, slug string, s
 	}
 	if !allPass(results) {
 		_, why := decide(facts{Queued: true, Approval: st.Approval, Checks: results})
+		logChecksFailed(t, slug, why)
 		return fmt.Errorf("%w: %s: %s", ErrNotReady, slug, why)
 	}
 	return nil
+}
+
+// logChecksFailed records in the event log that slug's change failed the
+// checks on a candidate, for the outcomes (`fleetwatch report`): a plan
+// whose first such event comes before its landing did not pass the first
+// time. A landing with none before it did.
+func logChecksFailed(t *planfs.Tree, slug, why string) {
+	t.LogEvent(planfs.Event{Event: "checks", Slug: slug, Reason: "fail: " + why})
 }
 
 // interrupted is the landing of slug that was killed after its CAS, to be

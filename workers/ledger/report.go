@@ -60,7 +60,8 @@ type planFacts struct {
 }
 
 // factsOf reads the event log into each plan's facts. A "checks" event's
-// reason starts with pass or fail.
+// reason starts with pass or fail (the lander writes fail); a landing
+// with no failure before it passed its first checks.
 func factsOf(events []planfs.Event) map[string]*planFacts {
 	out := map[string]*planFacts{}
 	for _, e := range events {
@@ -88,6 +89,10 @@ func factsOf(events []planfs.Event) map[string]*planFacts {
 			f.approved = true
 		case "land":
 			f.landedAt, _ = time.Parse(time.RFC3339Nano, e.TS)
+			if f.firstCheck == "" {
+				// Landed with no failed checks before: passed the first time.
+				f.firstCheck = "pass"
+			}
 		case "needs-work":
 			f.sentBack++
 		case "scope-violation":
