@@ -76,7 +76,7 @@ func loadBoard(t *planfs.Tree) loadedMsg {
 	now := t.NowSeconds()
 	b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
 	b.Leases = snap.Leases // the Leases pane lists the files there are
-	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
 	d := newData(b, now)
 	d.events, d.eventsErr = t.RecentEvents(eventsShown)
 	d.parked = parkReasons(d.events)

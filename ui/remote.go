@@ -97,7 +97,7 @@ func boardOfView(t *planfs.Tree, v *claims.View) loadedMsg {
 	now := t.NowSeconds()
 	b := model.NewBoard(v.Snapshot, model.Options{Now: now, History: t.History()})
 	b.Leases = v.Snapshot.Leases
-	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
 	d := newData(b, now)
 	d.events, d.eventsErr = t.RecentEvents(eventsShown)
 	d.parked = parkReasons(d.events)

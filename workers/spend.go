@@ -309,8 +309,10 @@ func (d *Driver) resume(r *running, why string) {
 func PausedRuns(project string) []State {
 	states, _ := ReadStates(project)
 	var out []State
+	now := time.Now()
 	for _, st := range states {
-		if st.State == StateRunning && st.Paused != "" {
+		// A driver that died paused left its plan to its lease, not to a person.
+		if st.State == StateRunning && st.Paused != "" && st.Health(now) != Dead {
 			out = append(out, st)
 		}
 	}
@@ -349,4 +351,11 @@ func (d *Driver) parkBlocked(r *running, reason string) Outcome {
 	}
 	d.Log.Printf("%s", o.Note)
 	return o
+}
+
+// BoardProblems are the warnings every face's board shows beside the
+// tree's own: symlinks under var/ (SymlinkProblems) and each daily budget
+// spent today, under which claims stop.
+func BoardProblems(project string) []model.Warning {
+	return append(SymlinkProblems(project), ledger.SpentBudgets(project, time.Now())...)
 }

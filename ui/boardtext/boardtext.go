@@ -18,7 +18,6 @@ import (
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
-	"fleetwatch/workers/ledger"
 )
 
 // Column is one kanban column: a title and the lanes it gathers.
@@ -60,8 +59,7 @@ func Frame(t *planfs.Tree) (*model.Board, float64, error) {
 	now := t.NowSeconds()
 	b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
 	b.Leases = snap.Leases
-	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
-	b.Warnings = append(b.Warnings, ledger.SpentBudgets(t.Project, time.Now())...)
+	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
 	return b, now, nil
 }
 
@@ -438,8 +436,7 @@ func FrameOf(t *planfs.Tree, v *claims.View) (*model.Board, float64) {
 	now := t.NowSeconds()
 	b := model.NewBoard(v.Snapshot, model.Options{Now: now, History: t.History()})
 	b.Leases = v.Snapshot.Leases
-	b.Warnings = append(b.Warnings, workers.SymlinkProblems(t.Project)...)
-	b.Warnings = append(b.Warnings, ledger.SpentBudgets(t.Project, time.Now())...)
+	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
 	return b, now
 }
 

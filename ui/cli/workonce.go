@@ -190,7 +190,7 @@ func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, ep registry.Endpo
 		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 	}
 	snap, found := t.Preview(snap)
-	found.Unfixed = append(found.Unfixed, workers.SymlinkProblems(t.Project)...)
+	found.Unfixed = append(found.Unfixed, workers.BoardProblems(t.Project)...)
 	for _, n := range append(found.Will, found.Unfixed...) {
 		say(stderr, "warning: %s: %s", n.File, n.Message)
 	}
