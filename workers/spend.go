@@ -1,6 +1,8 @@
 package workers
 
 import (
+	"bytes"
+	"fleetwatch/internal/config"
 	"fmt"
 	"io"
 	"os"
@@ -71,30 +73,81 @@ func (d *Driver) prepare(job Job, dir string, ph *Placeholders) (*box, *runMeter
 // openMeter starts the run's meter: its proxy, when the endpoint has a
 // base_url, in front of the agent's {base_url}.
 func (d *Driver) openMeter(job Job, bx *box, ph *Placeholders) (*runMeter, []string, error) {
-	slug := model.SlugOf(path.Base(job.Rel))
-	m := &runMeter{usageFile: filepath.Join(bx.out, "usage.jsonl"), started: time.Now(), slug: slug, spent: make(chan struct{}, 1)}
+	m, env, url, err := newRunMeter(d.BaseURL, bx.out)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.slug = model.SlugOf(path.Base(job.Rel))
 	m.budget = planBudget(job, d.Tree)
 	if spent, err := ledger.ReadSpent(d.Tree.Project, time.Now()); err == nil {
-		m.before = spent.Plan[slug]
+		m.before = spent.Plan[m.slug]
 	} else {
 		d.Log.Printf("usage ledger: %v", err)
 	}
+	ph.BaseURL = url
+	return m, env, nil
+}
+
+// newRunMeter is a run's meter with $FLEET_USAGE in dir (a folder only
+// the run writes) and, for a baseURL, a proxy in front of it: the env the
+// agent gets and the base_url it is told.
+func newRunMeter(baseURL, dir string) (*runMeter, []string, string, error) {
+	m := &runMeter{usageFile: filepath.Join(dir, "usage.jsonl"), started: time.Now(), spent: make(chan struct{}, 1)}
 	env := []string{UsageEnv + "=" + m.usageFile}
-	if d.BaseURL == "" {
-		return m, env, nil
+	if baseURL == "" {
+		return m, env, "", nil
 	}
-	p, err := meter.Start(d.BaseURL, func(meter.Usage) {
+	p, err := meter.Start(baseURL, func(meter.Usage) {
 		select {
 		case m.spent <- struct{}{}:
 		default:
 		}
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	m.proxy, ph.BaseURL = p, p.URL()
-	return m, append(env, "OPENAI_BASE_URL="+p.URL(), "ANTHROPIC_BASE_URL="+p.URL()), nil
+	m.proxy = p
+	return m, append(env, "OPENAI_BASE_URL="+p.URL(), "ANTHROPIC_BASE_URL="+p.URL()), p.URL(), nil
 }
+
+// Metered is a run outside a driver, a peer review, metered as a driver's
+// runs are and recorded in the same ledger.
+type Metered struct{ m *runMeter }
+
+// Meter starts a run's meter (newRunMeter): the agent's environment and
+// the base_url to give it in place of baseURL.
+func Meter(baseURL, dir string) (*Metered, []string, string, error) {
+	m, env, url, err := newRunMeter(baseURL, dir)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return &Metered{m}, env, url, nil
+}
+
+// Record closes the meter and appends r to project's ledger with what the
+// run spent (its proxy's count, else what stdout and $FLEET_USAGE report)
+// at the project's prices.
+func (x *Metered) Record(project string, r Run, stdout []byte) error {
+	x.m.close()
+	for _, line := range bytes.Split(stdout, []byte("\n")) {
+		x.m.rep.Line(line)
+	}
+	u, src := x.m.usage()
+	s, _ := config.Load(project)
+	if u.Model == "" {
+		u.Model = r.Model
+	}
+	cost, priced := ledger.Priced(u, pricesOf(s))
+	r.Model, r.Input, r.Output, r.Cached, r.CostUSD, r.Priced, r.Source = u.Model, u.Input, u.Output, u.Cached, cost, priced, src
+	r.Start, r.End, r.Host = x.m.started, time.Now(), hostname()
+	if r.ID == "" {
+		r.ID = fmt.Sprintf("%s-%d", r.Agent, r.Start.UnixNano())
+	}
+	return ledger.Append(project, r)
+}
+
+// Run is one ledger record (ledger.Run), for callers of Meter.
+type Run = ledger.Run
 
 // planBudget is the plan's own `- **Budget:**`, read from its text.
 func planBudget(job Job, t *planfs.Tree) spend.Limit {
@@ -171,9 +224,12 @@ func (d *Driver) spentNow(m *runMeter) (ledger.Totals, meter.Usage, string, bool
 	return ledger.Totals{Tokens: u.Tokens(), USD: cost}, u, src, priced
 }
 
-func (d *Driver) prices() map[string]meter.Price {
-	out := make(map[string]meter.Price, len(d.settings.Prices))
-	for k, p := range d.settings.Prices {
+func (d *Driver) prices() map[string]meter.Price { return pricesOf(d.settings) }
+
+// pricesOf are the settings' prices: as the meter counts them.
+func pricesOf(s config.Settings) map[string]meter.Price {
+	out := make(map[string]meter.Price, len(s.Prices))
+	for k, p := range s.Prices {
 		out[k] = meter.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead}
 	}
 	return out

@@ -147,12 +147,7 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 	}
 	defer os.RemoveAll(outDir)
 	out := filepath.Join(outDir, "review.md")
-	ph := workers.Placeholders{Plan: t.Abs(reviewRel(slug)), Worktree: wt, AgentID: agent, Model: ep.Model,
-		BaseURL: ep.BaseURL, Slug: slug, Root: wt, Mode: "review", Commit: c.tip, Base: c.base, Ports: benv.Ports}
-	if len(benv.Ports) > 0 {
-		ph.Port = benv.Ports[0]
-	}
-	stdout, err := runReviewer(ctx, t.Project, slug, wt, ph, benv.Env, argv, out, reg.SandboxWriteFor(ep), cmp.Or(opt.Timeout, DefaultPeerTimeout))
+	stdout, err := meteredReview(ctx, t, reviewRun{slug: slug, agent: agent, ep: ep, grants: reg.SandboxWriteFor(ep), wt: wt, c: c, benv: benv, argv: argv, out: out}, opt)
 	if err != nil {
 		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
 		return Review{}, err
@@ -179,6 +174,42 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 	}
 	logf(opt.Log, "%s: %s (%s)", agent, verdict, path)
 	return Review{Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: rf.At, Path: path}, nil
+}
+
+// reviewRun is one reviewer's run: who, on what, where.
+type reviewRun struct {
+	slug, agent string
+	ep          registry.Endpoint
+	grants      []string
+	wt          string
+	c           candidate
+	benv        workers.Backend
+	argv        []string
+	out         string
+}
+
+// meteredReview runs the reviewer as a driver runs a build: metered (a
+// proxy in front of its endpoint's base_url, $FLEET_USAGE beside its
+// review) and recorded in the usage ledger, whatever its end.
+func meteredReview(ctx context.Context, t *planfs.Tree, rr reviewRun, opt PeerOptions) ([]byte, error) {
+	mtr, meterEnv, baseURL, err := workers.Meter(rr.ep.BaseURL, filepath.Dir(rr.out))
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the review's metering proxy: %v", err)
+	}
+	ph := workers.Placeholders{Plan: t.Abs(reviewRel(rr.slug)), Worktree: rr.wt, AgentID: rr.agent, Model: rr.ep.Model,
+		BaseURL: baseURL, Slug: rr.slug, Root: rr.wt, Mode: "review", Commit: rr.c.tip, Base: rr.c.base, Ports: rr.benv.Ports}
+	if len(rr.benv.Ports) > 0 {
+		ph.Port = rr.benv.Ports[0]
+	}
+	stdout, err := runReviewer(ctx, t.Project, rr.slug, rr.wt, ph, append(rr.benv.Env, meterEnv...), rr.argv, rr.out, rr.grants, cmp.Or(opt.Timeout, DefaultPeerTimeout))
+	run := workers.Run{Plan: rr.slug, Agent: rr.agent, Tier: rr.ep.Tier, Endpoint: rr.ep.Name, Model: rr.ep.Model, Mode: workers.ModeReview}
+	if err != nil {
+		run.Exit = 1
+	}
+	if rerr := mtr.Record(t.Project, run, stdout); rerr != nil {
+		logf(opt.Log, "%v", rerr)
+	}
+	return stdout, err
 }
 
 // reviewBackend is a review worktree's own backend (fleetwatch.yaml

@@ -403,3 +403,20 @@ func TestSharedBranchNeverPassesTheGate(t *testing.T) {
 		t.Errorf("dev moved to %s", got)
 	}
 }
+
+// A peer review spends like a build: what its reviewer reports of itself
+// ($FLEET_USAGE) is recorded in the usage ledger as a review run.
+func TestPeerReviewIsRecordedInTheLedger(t *testing.T) {
+	t.Parallel()
+	dir := landProject(t, "")
+	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	reviewers(t, dir, []string{"-verdict", "ACCEPT", "-usage-line", `{"input_tokens":300,"output_tokens":30,"model":"fake-1"}`}, nil)
+	fwtest.Want(t, fwtest.Run(t, dir, "review", "x", "--peer"), 0)
+	r := fwtest.Run(t, dir, "usage", "--by", "agent", "--json")
+	if !strings.Contains(r.Stdout, `"key":"review-mid"`) || !strings.Contains(r.Stdout, `"input_tokens":300`) || !strings.Contains(r.Stdout, `"reported_runs":1`) {
+		t.Errorf("the review's run is not in the ledger: %v", r)
+	}
+	if ledger := readFile(t, dir, "var/fleet/usage/runs.jsonl"); !strings.Contains(ledger, `"mode":"review"`) || !strings.Contains(ledger, `"plan":"x"`) {
+		t.Errorf("ledger:\n%s", ledger)
+	}
+}
