@@ -9,8 +9,6 @@ import (
 	"fleetwatch/internal/testkit/fwtest"
 )
 
-const passCheck = "checks:\n  - {name: test, run: [sh, -c, 'test ! -f bad']}\n"
-
 func TestNothingLandsWithoutApprove(t *testing.T) {
 	t.Parallel()
 	dir := landProject(t, passCheck)

@@ -1,7 +1,8 @@
-package landtest
+package batchtest
 
 import (
 	"encoding/json"
+	"fleetwatch/internal/systest/landkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,30 +13,6 @@ import (
 
 	"fleetwatch/internal/testkit/fwtest"
 )
-
-const batchCheck = passCheck + "queue: {batch: 4}\n"
-
-// fourChanges queues a, b, c and d, each adding its own file, with
-// files["b"] replacing b's when given; it returns the tips.
-func fourChanges(t *testing.T, dir string, files map[string]map[string]string) map[string]string {
-	t.Helper()
-	tips := map[string]string{}
-	for _, s := range []string{"a", "b", "c", "d"} {
-		f := files[s]
-		if f == nil {
-			f = map[string]string{s + ".txt": s + "\n"}
-		}
-		tips[s] = feature(t, dir, s, f)
-		queued(t, dir, s)
-	}
-	return tips
-}
-
-// devMoves is how many times dev moved since it was made.
-func devMoves(t *testing.T, dir string) int {
-	t.Helper()
-	return len(strings.Split(fwtest.GitOut(t, dir, "reflog", "--format=%H", "refs/heads/dev"), "\n")) - 1
-}
 
 // oneByOne is the tree landing tips on dev one after another gives.
 func oneByOne(t *testing.T, dir string, tips ...string) string {
@@ -53,15 +30,15 @@ func oneByOne(t *testing.T, dir string, tips ...string) string {
 // landing its changes one by one gives; a stale approval stays out.
 func TestBatchLandsTogether(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, batchCheck)
+	dir := landkit.LandProject(t, landkit.BatchCheck)
 	tips := map[string]string{}
 	for _, s := range []string{"a", "b", "c"} {
-		tips[s] = feature(t, dir, s, map[string]string{s + ".txt": s + "\n"})
-		queued(t, dir, s)
+		tips[s] = landkit.Feature(t, dir, s, map[string]string{s + ".txt": s + "\n"})
+		landkit.Queued(t, dir, s)
 	}
-	feature(t, dir, "e", map[string]string{"e.txt": "e\n"})
-	queued(t, dir, "e")
-	feature(t, dir, "e", map[string]string{"e.txt": "e2\n"}) // after the approve: stale
+	landkit.Feature(t, dir, "e", map[string]string{"e.txt": "e\n"})
+	landkit.Queued(t, dir, "e")
+	landkit.Feature(t, dir, "e", map[string]string{"e.txt": "e2\n"}) // after the approve: stale
 	want := oneByOne(t, dir, tips["a"], tips["b"], tips["c"])
 	if b := batchOf(t, dir); strings.Join(b.Slugs, " ") != "a b c" {
 		t.Errorf("the next batch: %+v", b)
@@ -69,21 +46,21 @@ func TestBatchLandsTogether(t *testing.T) {
 	if r := fwtest.Run(t, dir, "queue", "list"); !strings.Contains(r.Stdout, "next batch: a, b, c on ") {
 		t.Errorf("queue list does not name the next batch:\n%s", r.Stdout)
 	}
-	r := land(t, dir, nil)
+	r := landkit.Land(t, dir, nil)
 	fwtest.Want(t, r, 0)
 	for _, s := range []string{"a", "b", "c"} {
-		wantLanded(t, dir, s, tips[s])
+		landkit.WantLanded(t, dir, s, tips[s])
 	}
 	if got := fwtest.GitOut(t, dir, "rev-parse", "dev^{tree}"); got != want {
 		t.Errorf("dev's tree %s, landing one by one gives %s", got, want)
 	}
-	if n := devMoves(t, dir); n != 1 {
+	if n := landkit.DevMoves(t, dir); n != 1 {
 		t.Errorf("dev moved %d times, want one swap", n)
 	}
 	if n := strings.Count(r.Stderr, "check test on"); n != 1 {
 		t.Errorf("the batch was checked %d times:\n%s", n, r.Stderr)
 	}
-	if st, _ := stateOf(t, dir, "e"); st != "stale" {
+	if st, _ := landkit.StateOf(t, dir, "e"); st != "stale" {
 		t.Errorf("e, approved then moved, is %q", st)
 	}
 	if strings.Count(r.Stdout, "landed ") != 3 {
@@ -95,38 +72,38 @@ func TestBatchLandsTogether(t *testing.T) {
 // failed, the rest land in order.
 func TestBatchBisectsToTheCulprit(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, batchCheck)
-	tips := fourChanges(t, dir, map[string]map[string]string{"c": {"bad": "c\n"}})
-	r := land(t, dir, nil)
+	dir := landkit.LandProject(t, landkit.BatchCheck)
+	tips := landkit.FourChanges(t, dir, map[string]map[string]string{"c": {"bad": "c\n"}})
+	r := landkit.Land(t, dir, nil)
 	fwtest.Want(t, r, 0)
 	for _, s := range []string{"a", "b", "d"} {
-		wantLanded(t, dir, s, tips[s])
+		landkit.WantLanded(t, dir, s, tips[s])
 	}
-	if st, why := stateOf(t, dir, "c"); st != "failed" {
+	if st, why := landkit.StateOf(t, dir, "c"); st != "failed" {
 		t.Errorf("the culprit c is %q (%s)", st, why)
 	}
 	if !strings.Contains(r.Stdout, "failed c") || !strings.Contains(r.Stderr, "retrying it once") || !strings.Contains(r.Stderr, "bisecting") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
 	}
 	wantEveryMoveChecked(t, dir)
-	wantNotReady(t, land(t, dir, nil), "c", "test failed")
+	landkit.WantNotReady(t, landkit.Land(t, dir, nil), "c", "test failed")
 
 	// Once dev moves on, c is still failed at its commit: it does not
 	// ride, and fail, in the next batch; re-adding it tries it again.
-	e := feature(t, dir, "e", map[string]string{"e.txt": "e\n"})
-	queued(t, dir, "e")
-	r = land(t, dir, nil)
+	e := landkit.Feature(t, dir, "e", map[string]string{"e.txt": "e\n"})
+	landkit.Queued(t, dir, "e")
+	r = landkit.Land(t, dir, nil)
 	fwtest.Want(t, r, 0)
-	wantLanded(t, dir, "e", e)
+	landkit.WantLanded(t, dir, "e", e)
 	if strings.Contains(r.Stderr, "bisecting") || strings.Contains(r.Stderr, "retrying") {
 		t.Errorf("c rode again:\n%s", r.Stderr)
 	}
-	if st, why := stateOf(t, dir, "c"); st != "failed" || !strings.Contains(why, "failed in a batch") {
+	if st, why := landkit.StateOf(t, dir, "c"); st != "failed" || !strings.Contains(why, "failed in a batch") {
 		t.Errorf("c after dev moved on is %q (%s)", st, why)
 	}
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "remove", "c"), 0)
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "c"), 0)
-	if st, _ := stateOf(t, dir, "c"); st != "queued" {
+	if st, _ := landkit.StateOf(t, dir, "c"); st != "queued" {
 		t.Errorf("c queued again is %q", st)
 	}
 }
@@ -156,12 +133,12 @@ func wantEveryMoveChecked(t *testing.T, dir string) {
 func TestBatchFlakyCheckLands(t *testing.T) {
 	t.Parallel()
 	flag := filepath.Join(t.TempDir(), "ran")
-	dir := landProject(t, "sandbox: off\nchecks:\n  - {name: test, run: [sh, -c, 'test -f "+flag+" || { touch "+flag+"; exit 1; }']}\nqueue: {batch: 4}\n")
-	tips := fourChanges(t, dir, nil)
-	r := land(t, dir, nil)
+	dir := landkit.LandProject(t, "sandbox: off\nchecks:\n  - {name: test, run: [sh, -c, 'test -f "+flag+" || { touch "+flag+"; exit 1; }']}\nqueue: {batch: 4}\n")
+	tips := landkit.FourChanges(t, dir, nil)
+	r := landkit.Land(t, dir, nil)
 	fwtest.Want(t, r, 0)
 	for s, tip := range tips {
-		wantLanded(t, dir, s, tip)
+		landkit.WantLanded(t, dir, s, tip)
 	}
 	if !strings.Contains(r.Stderr, "flaky") {
 		t.Errorf("stderr:\n%s", r.Stderr)
@@ -176,12 +153,12 @@ func TestBatchFlakyCheckLands(t *testing.T) {
 func TestCheckRetries(t *testing.T) {
 	t.Parallel()
 	flag := filepath.Join(t.TempDir(), "ran")
-	dir := landProject(t, "sandbox: off\nchecks:\n  - {name: test, retries: 1, run: [sh, -c, 'test -f "+flag+" || { touch "+flag+"; exit 1; }']}\n")
-	tip := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
-	queued(t, dir, "a")
-	r := land(t, dir, nil)
+	dir := landkit.LandProject(t, "sandbox: off\nchecks:\n  - {name: test, retries: 1, run: [sh, -c, 'test -f "+flag+" || { touch "+flag+"; exit 1; }']}\n")
+	tip := landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	landkit.Queued(t, dir, "a")
+	r := landkit.Land(t, dir, nil)
 	fwtest.Want(t, r, 0)
-	wantLanded(t, dir, "a", tip)
+	landkit.WantLanded(t, dir, "a", tip)
 	if !strings.Contains(r.Stderr, "running it again") {
 		t.Errorf("stderr:\n%s", r.Stderr)
 	}
@@ -194,10 +171,10 @@ func TestBatchKilledAtEachStepThenRerunFinishes(t *testing.T) {
 	for _, step := range []string{"batch:built", "bisect:round", "batch:checked", "batch:cas", "land:moved", "land:pinned"} {
 		t.Run(strings.ReplaceAll(step, ":", "-"), func(t *testing.T) {
 			t.Parallel()
-			dir := landProject(t, batchCheck)
+			dir := landkit.LandProject(t, landkit.BatchCheck)
 			fwtest.GitOut(t, dir, "checkout", "-q", "dev")
-			tips := fourChanges(t, dir, map[string]map[string]string{"c": {"bad": "c\n"}})
-			if r := land(t, dir, []string{"FLEETWATCH_FAILPOINT=" + step}); r.Code != -9 {
+			tips := landkit.FourChanges(t, dir, map[string]map[string]string{"c": {"bad": "c\n"}})
+			if r := landkit.Land(t, dir, []string{"FLEETWATCH_FAILPOINT=" + step}); r.Code != -9 {
 				t.Fatalf("the failpoint did not kill the lander: %v", r)
 			}
 			if step == "bisect:round" {
@@ -205,14 +182,14 @@ func TestBatchKilledAtEachStepThenRerunFinishes(t *testing.T) {
 					t.Errorf("the listing after one round of bisection: %+v", b)
 				}
 			}
-			fwtest.Want(t, land(t, dir, nil), 0)
+			fwtest.Want(t, landkit.Land(t, dir, nil), 0)
 			for _, s := range []string{"a", "b", "d"} {
-				wantLanded(t, dir, s, tips[s])
+				landkit.WantLanded(t, dir, s, tips[s])
 			}
-			if st, _ := stateOf(t, dir, "c"); st != "failed" {
+			if st, _ := landkit.StateOf(t, dir, "c"); st != "failed" {
 				t.Errorf("c is %q", st)
 			}
-			if got := readFile(t, dir, "d.txt"); got != "d\n" {
+			if got := landkit.ReadFile(t, dir, "d.txt"); got != "d\n" {
 				t.Errorf("the checkout of dev has d.txt = %q", got)
 			}
 			wantEveryMoveChecked(t, dir)
@@ -229,14 +206,14 @@ func TestBatchKilledAfterItsSwapLeavesNoNotice(t *testing.T) {
 	for _, step := range []string{"batch:cas", "land:moved"} {
 		t.Run(strings.ReplaceAll(step, ":", "-"), func(t *testing.T) {
 			t.Parallel()
-			dir := landProject(t, batchCheck)
-			tips := fourChanges(t, dir, nil)
-			if r := land(t, dir, []string{"FLEETWATCH_FAILPOINT=" + step}); r.Code != -9 {
+			dir := landkit.LandProject(t, landkit.BatchCheck)
+			tips := landkit.FourChanges(t, dir, nil)
+			if r := landkit.Land(t, dir, []string{"FLEETWATCH_FAILPOINT=" + step}); r.Code != -9 {
 				t.Fatalf("the failpoint did not kill the lander: %v", r)
 			}
-			fwtest.Want(t, land(t, dir, nil), 0)
+			fwtest.Want(t, landkit.Land(t, dir, nil), 0)
 			for s, tip := range tips {
-				wantLanded(t, dir, s, tip)
+				landkit.WantLanded(t, dir, s, tip)
 			}
 			wantNoNotice(t, dir)
 		})
@@ -259,9 +236,9 @@ func wantNoNotice(t *testing.T, dir string) {
 // stops cleanly on SIGTERM; it stops on its own on a failing head.
 func TestQueueRun(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck)
-	a := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
-	queued(t, dir, "a")
+	dir := landkit.LandProject(t, landkit.PassCheck)
+	a := landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	landkit.Queued(t, dir, "a")
 	cmd := fwtest.Cmd(dir, nil, "queue", "run")
 	var out, errb lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -273,8 +250,8 @@ func TestQueueRun(t *testing.T) {
 			t.Fatalf("a did not land: %s", errb.String())
 		}
 	}
-	b := feature(t, dir, "b", map[string]string{"b.txt": "b\n"})
-	queued(t, dir, "b")
+	b := landkit.Feature(t, dir, "b", map[string]string{"b.txt": "b\n"})
+	landkit.Queued(t, dir, "b")
 	for deadline := time.Now().Add(60 * time.Second); !fwtest.Exists(dir, "completed/b.md"); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("b did not land: %s", errb.String())
@@ -284,30 +261,30 @@ func TestQueueRun(t *testing.T) {
 	if err := cmd.Wait(); err != nil || !strings.Contains(errb.String(), "stopped") {
 		t.Errorf("queue run on SIGTERM: %v\n%s", err, errb.String())
 	}
-	wantLanded(t, dir, "a", a)
-	wantLanded(t, dir, "b", b)
+	landkit.WantLanded(t, dir, "a", a)
+	landkit.WantLanded(t, dir, "b", b)
 
-	feature(t, dir, "c", map[string]string{"bad": "c\n"})
-	queued(t, dir, "c")
-	wantNotReady(t, fwtest.Run(t, dir, "queue", "run"), "c", "test failed")
+	landkit.Feature(t, dir, "c", map[string]string{"bad": "c\n"})
+	landkit.Queued(t, dir, "c")
+	landkit.WantNotReady(t, fwtest.Run(t, dir, "queue", "run"), "c", "test failed")
 }
 
 // A hotfix jumps the queue, a P1 plan goes before older P2 ones, and a
 // plan that depends on a queued plan goes after it.
 func TestQueueOrder(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck)
+	dir := landkit.LandProject(t, landkit.PassCheck)
 	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "review-needed/d.md", Fields: "Depends on: e"}, 0)
 	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "review-needed/p.md", Fields: "Priority: P1"}, 0)
 	for _, s := range []string{"a", "d", "p", "e"} {
-		feature(t, dir, s, map[string]string{s + ".txt": s + "\n"})
-		queued(t, dir, s)
+		landkit.Feature(t, dir, s, map[string]string{s + ".txt": s + "\n"})
+		landkit.Queued(t, dir, s)
 	}
-	h := feature(t, dir, "h", map[string]string{"h.txt": "h\n"})
-	approve(t, dir, "h")
+	h := landkit.Feature(t, dir, "h", map[string]string{"h.txt": "h\n"})
+	landkit.Approve(t, dir, "h")
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "--hotfix", "h"), 0)
 	var order []string
-	for _, it := range list(t, dir).Items {
+	for _, it := range landkit.List(t, dir).Items {
 		if it.Position != nil {
 			order = append(order, it.Slug)
 		}
@@ -317,7 +294,7 @@ func TestQueueOrder(t *testing.T) {
 	}
 	// a, queued longer than max_wait ago, counts as P1: in queue order
 	// it goes before p.
-	q := readFile(t, dir, "var/fleet/queue/queue.json")
+	q := landkit.ReadFile(t, dir, "var/fleet/queue/queue.json")
 	var f struct {
 		Entries []map[string]any `json:"entries"`
 	}
@@ -330,9 +307,9 @@ func TestQueueOrder(t *testing.T) {
 		}
 	}
 	data, _ := json.Marshal(f)
-	write(t, dir, "var/fleet/queue/queue.json", string(data))
+	landkit.Write(t, dir, "var/fleet/queue/queue.json", string(data))
 	order = order[:0]
-	for _, it := range list(t, dir).Items {
+	for _, it := range landkit.List(t, dir).Items {
 		if it.Position != nil {
 			order = append(order, it.Slug)
 		}
@@ -340,25 +317,25 @@ func TestQueueOrder(t *testing.T) {
 	if got := strings.Join(order, " "); got != "h a p e d" {
 		t.Errorf("queue order with a waited past max_wait %q, want h a p e d", got)
 	}
-	fwtest.Want(t, land(t, dir, nil), 0)
-	wantLanded(t, dir, "h", h)
+	fwtest.Want(t, landkit.Land(t, dir, nil), 0)
+	landkit.WantLanded(t, dir, "h", h)
 }
 
 // A hotfix lands alone, never in a batch, ahead of the queue.
 func TestHotfixNeverBatches(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, batchCheck)
-	fourChanges(t, dir, nil)
-	h := feature(t, dir, "h", map[string]string{"h.txt": "h\n"})
-	approve(t, dir, "h")
+	dir := landkit.LandProject(t, landkit.BatchCheck)
+	landkit.FourChanges(t, dir, nil)
+	h := landkit.Feature(t, dir, "h", map[string]string{"h.txt": "h\n"})
+	landkit.Approve(t, dir, "h")
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "--hotfix", "h"), 0)
-	r := land(t, dir, nil)
+	r := landkit.Land(t, dir, nil)
 	fwtest.Want(t, r, 0)
-	wantLanded(t, dir, "h", h)
+	landkit.WantLanded(t, dir, "h", h)
 	if strings.Count(r.Stdout, "landed ") != 1 {
 		t.Errorf("the hotfix did not land alone:\n%s", r.Stdout)
 	}
-	if st, _ := stateOf(t, dir, "a"); st == "landed" {
+	if st, _ := landkit.StateOf(t, dir, "a"); st == "landed" {
 		t.Errorf("a rode with the hotfix")
 	}
 }
@@ -400,8 +377,8 @@ func batchOf(t *testing.T, dir string) batchView {
 // nothing swapped, every change still queued.
 func TestQueueRunStopsMidBatch(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "checks:\n  - {name: test, run: [sh, -c, 'sleep 30']}\nqueue: {batch: 4}\n")
-	fourChanges(t, dir, nil)
+	dir := landkit.LandProject(t, "checks:\n  - {name: test, run: [sh, -c, 'sleep 30']}\nqueue: {batch: 4}\n")
+	landkit.FourChanges(t, dir, nil)
 	before := fwtest.GitOut(t, dir, "rev-parse", "dev")
 	cmd := fwtest.Cmd(dir, nil, "queue", "run")
 	var errb lockedBuffer
@@ -423,7 +400,7 @@ func TestQueueRunStopsMidBatch(t *testing.T) {
 		t.Errorf("dev moved to %s although the batch was never checked", now)
 	}
 	for _, s := range []string{"a", "b", "c", "d"} {
-		if st, _ := stateOf(t, dir, s); st != "queued" && st != "checking" {
+		if st, _ := landkit.StateOf(t, dir, s); st != "queued" && st != "checking" {
 			t.Errorf("%s after the stop is %q", s, st)
 		}
 	}
@@ -445,4 +422,20 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Two batch landers started together: one lands the batch, the other is
+// refused or finds nothing left; dev moved once, to the checked batch.
+func TestRacingBatchLandersLandOnce(t *testing.T) {
+	t.Parallel()
+	dir := landkit.LandProject(t, landkit.BatchCheck)
+	tips := landkit.FourChanges(t, dir, nil)
+	landkit.RaceLanders(t, dir)
+	for slug, tip := range tips {
+		landkit.WantLanded(t, dir, slug, tip)
+	}
+	if n := landkit.DevMoves(t, dir); n != 1 {
+		t.Errorf("dev moved %d times, want once", n)
+	}
+	wantEveryMoveChecked(t, dir)
 }

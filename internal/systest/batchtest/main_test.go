@@ -1,0 +1,14 @@
+// Package batchtest runs the merge queue's batches as real fleetwatch
+// processes: a batch checked once and swapped in once, its retry and
+// bisection to the culprit, flaky checks, kill -9 at each batch step, the
+// landing order (hotfix, P1, max_wait, dependencies) and queue run.
+package batchtest
+
+import (
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

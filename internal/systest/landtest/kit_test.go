@@ -1,0 +1,27 @@
+package landtest
+
+import "fleetwatch/internal/systest/landkit"
+
+// The kit, by the names these tests have always used.
+var (
+	landProject  = landkit.LandProject
+	write        = landkit.Write
+	feature      = landkit.Feature
+	hasBranch    = landkit.HasBranch
+	approve      = landkit.Approve
+	queued       = landkit.Queued
+	list         = landkit.List
+	stateOf      = landkit.StateOf
+	land         = landkit.Land
+	wantLanded   = landkit.WantLanded
+	gitCmd       = landkit.GitCmd
+	readFile     = landkit.ReadFile
+	wantNotReady = landkit.WantNotReady
+	raceLanders  = landkit.RaceLanders
+)
+
+type listing = landkit.Listing
+
+const (
+	passCheck = landkit.PassCheck
+)
