@@ -1,10 +1,10 @@
 package model
 
 import (
-	"fleetwatch/internal/refname"
-
 	"fmt"
 	"strings"
+
+	"fleetwatch/internal/refname"
 )
 
 // MaxPlanName is the longest plan file name a lease file can be named after:

@@ -9,9 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/model"
-
 	"fleetwatch/internal/gitenv"
+	"fleetwatch/model"
 )
 
 // History returns a lazy answer to "was this slug ever in .plans/completed/

@@ -21,8 +21,6 @@
 package registry
 
 import (
-	"fleetwatch/internal/spend"
-
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,6 +31,8 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"fleetwatch/internal/spend"
 )
 
 // Endpoint is one named model endpoint a worker can run as.

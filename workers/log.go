@@ -11,8 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/internal/safepath"
 	"golang.org/x/sys/unix"
+
+	"fleetwatch/internal/safepath"
 )
 
 // Log streams of a worker log line: the executor's stdout and stderr, and

@@ -1,9 +1,6 @@
 package workers
 
 import (
-	"fleetwatch/internal/config"
-	"os/signal"
-
 	"cmp"
 	"context"
 	"encoding/json"
@@ -12,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -21,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"fleetwatch/internal/config"
 	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"

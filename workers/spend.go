@@ -2,7 +2,6 @@ package workers
 
 import (
 	"bytes"
-	"fleetwatch/internal/config"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"fleetwatch/internal/config"
 	"fleetwatch/internal/safepath"
 	"fleetwatch/internal/spend"
 	"fleetwatch/model"

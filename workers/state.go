@@ -1,8 +1,6 @@
 package workers
 
 import (
-	"fleetwatch/workers/ledger"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"fleetwatch/workers/ledger"
 )
 
 // StateDir holds one JSON file per worker, relative to the project; the

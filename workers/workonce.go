@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fleetwatch/internal/config"
-	"fleetwatch/workers/ledger"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"time"
 
+	"fleetwatch/internal/config"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
 	endpoints "fleetwatch/registry"
+	"fleetwatch/workers/ledger"
 )
 
 // Status is how a work-once run ended; its value is the process's exit

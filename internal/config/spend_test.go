@@ -1,9 +1,10 @@
 package config
 
 import (
-	"fleetwatch/internal/spend"
 	"strings"
 	"testing"
+
+	"fleetwatch/internal/spend"
 )
 
 func TestPricesAndBudgets(t *testing.T) {

@@ -1,9 +1,9 @@
 package coord
 
 import (
-	"fleetwatch/internal/sandbox"
 	"fmt"
 
+	"fleetwatch/internal/sandbox"
 	"fleetwatch/planfs"
 )
 

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"fleetwatch/planfs"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/spend"
+	"fleetwatch/planfs"
 )
 
 func TestSpentAndDailyBudgets(t *testing.T) {

@@ -2,7 +2,6 @@ package batchtest
 
 import (
 	"encoding/json"
-	"fleetwatch/internal/systest/landkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
