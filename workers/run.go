@@ -273,6 +273,9 @@ func (d *Driver) Finish(code int, note string) {
 	if d.lock != nil {
 		d.lock.Close()
 	}
+	if d.control != nil {
+		signal.Stop(d.control)
+	}
 }
 
 // lockAgent holds var/fleet/workers/<agent>.lock for the driver's life; the
