@@ -554,7 +554,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 		case sig := <-d.control:
 			d.pauseByHand(r, sig)
 		case <-r.meter.spent:
-			d.budgetTick(r)
+			d.weigh(r)
 		case <-scan.due():
 			if o, over := d.scanTick(r, scan); over {
 				return o
@@ -565,9 +565,8 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			// should this driver die.
 			reapAdopted(adoptedOrphans(r.pgid))
 			d.recordAgent(r)
-			d.budgetTick(r)
+			d.weigh(r)
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
-			d.state.Spent, _, _, _ = d.spentNow(r.meter)
 			d.save()
 			if renewing {
 				d.bringBranch(r)

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -155,20 +156,12 @@ func planBudget(job Job, t *planfs.Tree) spend.Limit {
 	if p == "" {
 		p = t.Abs(job.Rel)
 	}
-	data, err := readHead(p, 1<<20)
+	// A worktree's plan may be the last agent's doing: never a FIFO.
+	text, err := readBounded(p, 1<<20)
 	if err != nil {
 		return spend.Limit{}
 	}
-	return model.ParseHeader(string(data)).Budget
-}
-
-func readHead(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
+	return model.ParseHeader(text).Budget
 }
 
 // line reads one line of the agent's stdout.
@@ -196,9 +189,13 @@ func (m *runMeter) usage() (meter.Usage, string) {
 	m.mu.Lock()
 	rep := m.rep
 	m.mu.Unlock()
-	if data, err := readHead(m.usageFile, maxUsageFile); err == nil {
-		for _, l := range strings.Split(string(data), "\n") {
-			rep.Line([]byte(l))
+	// The agent writes $FLEET_USAGE: a symlink or a FIFO there is refused,
+	// never followed or waited on.
+	if f, err := safepath.OpenFile(filepath.Dir(m.usageFile), filepath.Base(m.usageFile), os.O_RDONLY, 0); err == nil {
+		data, _ := io.ReadAll(io.LimitReader(f, maxUsageFile))
+		f.Close()
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			rep.Line(l)
 		}
 	}
 	if u, ok := rep.Usage(); ok {
@@ -244,7 +241,7 @@ func (d *Driver) recordRun(r *running, o Outcome) {
 		ID: r.job.RunID, Plan: m.slug, Agent: d.Worker.AgentID, Tier: d.Worker.Tier.String(), Endpoint: d.Endpoint,
 		Model: u.Model, Host: hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.USD,
 		Priced: priced, Source: src, Start: m.started, End: time.Now(), Exit: o.Code,
-		Mode: cmpOr(r.job.Mode, ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
+		Mode: cmp.Or(r.job.Mode, ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
 	}
 	if run.ID == "" {
 		run.ID = fmt.Sprintf("%s-%d", d.Worker.AgentID, m.started.UnixNano())
@@ -277,13 +274,6 @@ func (d *Driver) claimOf(r *running) string {
 	return ledger.ParseResult(string(r.meter.tail))
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // limits are the run's and the plan's budgets as they stand, the
 // operator's extensions added.
 func (d *Driver) limits(m *runMeter) (run, plan spend.Limit) {
@@ -298,19 +288,23 @@ func (d *Driver) limits(m *runMeter) (run, plan spend.Limit) {
 	return ledger.Raise(d.settings.Budgets.Run, ext), ledger.Raise(plan, ext)
 }
 
-// budgetTick weighs the run's spend against its budgets: a notice at 80 %,
-// a pause at 100 %, and a paused run resumed once its budget was raised
-// past what it spent.
-func (d *Driver) budgetTick(r *running) {
+// weigh reads the run's spend once, for the state file and against its
+// budgets.
+func (d *Driver) weigh(r *running) {
+	t, _, _, _ := d.spentNow(r.meter)
+	d.state.Spent = t
+	d.budgetTick(r, t)
+}
+
+// budgetTick weighs the run's spend t against its budgets: a notice at
+// 80 %, a pause at 100 %, and a paused run resumed once its budget was
+// raised past what it spent.
+func (d *Driver) budgetTick(r *running, t ledger.Totals) {
 	m := r.meter
-	runLimit, planLimit := d.limits(m)
-	if runLimit.None() && planLimit.None() {
-		if strings.HasPrefix(m.paused, "budget") {
-			d.resume(r, "its budget was lifted")
-		}
-		return
+	if d.settings.Budgets.Run.None() && d.settings.Budgets.Plan.None() && m.budget.None() {
+		return // no budget: no extension to read either
 	}
-	t, _, _, _ := d.spentNow(m)
+	runLimit, planLimit := d.limits(m)
 	frac, what, limit := t.Fraction(runLimit), "the run's budget", runLimit
 	if f := m.before.Plus(t).Fraction(planLimit); f > frac {
 		frac, what, limit = f, "the plan's budget", planLimit

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -155,14 +154,4 @@ func parsePrice(name string, val *yaml.Node) (Price, error) {
 		}
 	}
 	return p, nil
-}
-
-// Names are m's keys in order, for messages.
-func Names[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

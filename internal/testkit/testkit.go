@@ -230,3 +230,23 @@ func FakeAgent(t testing.TB) string {
 	}
 	return bin
 }
+
+// LockedBuffer is a child process's output, read by the test while the
+// process still writes it.
+type LockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *LockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is what was written so far.
+func (l *LockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -115,13 +117,13 @@ func printBudgets(w io.Writer, b config.Budgets, s ledger.Spent) {
 		fmt.Fprintf(w, "%-28s %-24s %3.0f %%  of %s\n", what, t, 100*t.Fraction(l), l)
 	}
 	line("fleet today", b.FleetDay, s.FleetDay)
-	for _, n := range config.Names(b.EndpointDay) {
+	for _, n := range slices.Sorted(maps.Keys(b.EndpointDay)) {
 		line("endpoint "+n+" today", b.EndpointDay[n], s.EndpointDay[n])
 	}
-	for _, n := range config.Names(b.TierDay) {
+	for _, n := range slices.Sorted(maps.Keys(b.TierDay)) {
 		line("tier "+n+" today", b.TierDay[n], s.TierDay[n])
 	}
-	for _, n := range config.Names(s.Plan) {
+	for _, n := range slices.Sorted(maps.Keys(s.Plan)) {
 		if t := s.Plan[n]; !b.Plan.None() && t.Fraction(b.Plan) >= 0.8 {
 			line("plan "+n, b.Plan, t)
 		}

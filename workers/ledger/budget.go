@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"time"
@@ -272,10 +273,10 @@ func SpentBudgets(project string, now time.Time) []model.Warning {
 		}
 	}
 	say("the fleet's daily budget", b.FleetDay, spent.FleetDay)
-	for _, n := range config.Names(b.EndpointDay) {
+	for _, n := range slices.Sorted(maps.Keys(b.EndpointDay)) {
 		say("endpoint "+n+"'s daily budget", b.EndpointDay[n], spent.EndpointDay[n])
 	}
-	for _, n := range config.Names(b.TierDay) {
+	for _, n := range slices.Sorted(maps.Keys(b.TierDay)) {
 		say("tier "+n+"'s daily budget", b.TierDay[n], spent.TierDay[n])
 	}
 	return out

@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"fleetwatch/internal/config"
@@ -48,10 +50,10 @@ func ReadFleet(t *planfs.Tree, now time.Time) (Fleet, error) {
 			f.Problem = DayProblem(config.Budgets{FleetDay: b.FleetDay}, spent, "", "")
 		}
 	}
-	for _, n := range config.Names(b.EndpointDay) {
+	for _, n := range slices.Sorted(maps.Keys(b.EndpointDay)) {
 		f.Gauges = append(f.Gauges, Gauge{"endpoint " + n + " today", b.EndpointDay[n], spent.EndpointDay[n]})
 	}
-	for _, n := range config.Names(b.TierDay) {
+	for _, n := range slices.Sorted(maps.Keys(b.TierDay)) {
 		f.Gauges = append(f.Gauges, Gauge{"tier " + n + " today", b.TierDay[n], spent.TierDay[n]})
 	}
 	events, err := t.Events()
@@ -59,7 +61,7 @@ func ReadFleet(t *planfs.Tree, now time.Time) (Fleet, error) {
 		return f, err
 	}
 	o := NewOutcomes(events, "tier")
-	if _, err := Read(t.Project, f.Since, o.Add); err != nil {
+	if err := readRecent(t.Project, f.Since, o.Add); err != nil { // a week from the tail, not the whole ledger
 		return f, err
 	}
 	f.Tiers = o.Lines()

@@ -282,3 +282,40 @@ func TestReportKeepsClaudesResultText(t *testing.T) {
 		t.Errorf("%q", rep.Text())
 	}
 }
+
+// An agent cannot hold more than maxInFlight requests upstream at once:
+// the rest wait their turn, and all are answered.
+func TestProxyBoundsRequestsInFlight(t *testing.T) {
+	var now, most atomic.Int32
+	hold := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := now.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-hold
+		now.Add(-1)
+		fmt.Fprint(w, `{"usage":{"prompt_tokens":1,"completion_tokens":1}}`)
+	}))
+	defer up.Close()
+	p, err := Start(up.URL+"/v1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var wg sync.WaitGroup
+	for range maxInFlight + 16 {
+		wg.Go(func() { post(t, p.URL()+"/chat/completions", `{}`) })
+	}
+	for i := 0; most.Load() < maxInFlight && i < 500; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := most.Load(); n != maxInFlight {
+		t.Errorf("%d requests upstream at once, want at most and at last %d", n, maxInFlight)
+	}
+	close(hold)
+	wg.Wait()
+	if u := p.Usage(); u.Calls != maxInFlight+16 {
+		t.Errorf("%d calls answered, want %d", u.Calls, maxInFlight+16)
+	}
+}

@@ -16,7 +16,11 @@ import (
 // maxJSONBody bounds how much of a plain JSON response is kept to read its
 // usage; the response itself is forwarded whole whatever its size. A body
 // past it is counted as a call with no usage.
-const maxJSONBody = 16 << 20
+const maxJSONBody = 8 << 20
+
+// maxInFlight bounds the requests the agent has upstream at once; more
+// wait their turn. With maxJSONBody it bounds what one run's proxy holds.
+const maxInFlight = 64
 
 // maxEventLine bounds one server-sent event line kept to read its usage.
 const maxEventLine = 1 << 20
@@ -28,6 +32,8 @@ type Proxy struct {
 	ln       net.Listener
 	srv      *http.Server
 	onUsage  func(Usage)
+
+	slots chan struct{} // one per request upstream (maxInFlight)
 
 	mu     sync.Mutex
 	total  Usage
@@ -46,7 +52,7 @@ func Start(upstream string, onUsage func(Usage)) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metering proxy: %w", err)
 	}
-	p := &Proxy{upstream: u, ln: ln, onUsage: onUsage}
+	p := &Proxy{upstream: u, ln: ln, onUsage: onUsage, slots: make(chan struct{}, maxInFlight)}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.Out.URL.Scheme, r.Out.URL.Host, r.Out.Host = u.Scheme, u.Host, u.Host
@@ -117,6 +123,12 @@ func (p *Proxy) gate(next http.Handler) http.Handler {
 			case <-r.Context().Done():
 				return
 			}
+		}
+		select {
+		case p.slots <- struct{}{}:
+			defer func() { <-p.slots }()
+		case <-r.Context().Done():
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"fleetwatch/internal/systest/landkit"
+	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
@@ -240,7 +240,7 @@ func TestQueueRun(t *testing.T) {
 	a := landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
 	landkit.Queued(t, dir, "a")
 	cmd := fwtest.Cmd(dir, nil, "queue", "run")
-	var out, errb lockedBuffer
+	var out, errb testkit.LockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -381,7 +381,7 @@ func TestQueueRunStopsMidBatch(t *testing.T) {
 	landkit.FourChanges(t, dir, nil)
 	before := fwtest.GitOut(t, dir, "rev-parse", "dev")
 	cmd := fwtest.Cmd(dir, nil, "queue", "run")
-	var errb lockedBuffer
+	var errb testkit.LockedBuffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -404,24 +404,6 @@ func TestQueueRunStopsMidBatch(t *testing.T) {
 			t.Errorf("%s after the stop is %q", s, st)
 		}
 	}
-}
-
-// lockedBuffer is a buffer a process writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // Two batch landers started together: one lands the batch, the other is

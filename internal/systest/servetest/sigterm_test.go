@@ -1,11 +1,9 @@
 package servetest
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -13,26 +11,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
-// lockedBuf is a session's output, read while it is written.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) text() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return ansi.Strip(l.b.String())
-}
+// text is a session's output so far, without its terminal's escapes.
+func text(l *testkit.LockedBuffer) string { return ansi.Strip(l.String()) }
 
 // SIGTERM with three sessions open: each shows the line, the process exits
 // 0 within 2 s.
@@ -42,7 +26,7 @@ func TestSigtermWithSessionsOpen(t *testing.T) {
 	cmd, addr := startServe(t, dir, alice)
 	cfg := &gossh.ClientConfig{User: "x", Auth: []gossh.AuthMethod{gossh.PublicKeys(alice.signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second}
-	var outs []*lockedBuf
+	var outs []*testkit.LockedBuffer
 	var sessions []*gossh.Session
 	for range 3 {
 		c, err := gossh.Dial("tcp", addr, cfg)
@@ -54,7 +38,7 @@ func TestSigtermWithSessionsOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := &lockedBuf{}
+		out := &testkit.LockedBuffer{}
 		s.Stdout, s.Stderr = out, out
 		if err := s.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
 			t.Fatal(err)
@@ -65,7 +49,7 @@ func TestSigtermWithSessionsOpen(t *testing.T) {
 		outs, sessions = append(outs, out), append(sessions, s)
 	}
 	for _, o := range outs {
-		fwtest.WaitFor(t, "the board on every screen", 15*time.Second, func() bool { return strings.Contains(o.text(), "crash") })
+		fwtest.WaitFor(t, "the board on every screen", 15*time.Second, func() bool { return strings.Contains(text(o), "crash") })
 	}
 	start := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -84,8 +68,8 @@ func TestSigtermWithSessionsOpen(t *testing.T) {
 	t.Logf("exited 0 %v after SIGTERM", time.Since(start))
 	for i, s := range sessions {
 		s.Wait()
-		if !strings.Contains(outs[i].text(), "fleetwatch serve is stopping") {
-			t.Errorf("session %d did not see the stopping line:\n%q", i, tail(outs[i].text()))
+		if !strings.Contains(text(outs[i]), "fleetwatch serve is stopping") {
+			t.Errorf("session %d did not see the stopping line:\n%q", i, tail(text(outs[i])))
 		}
 	}
 }
