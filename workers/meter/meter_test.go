@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -317,5 +318,38 @@ func TestProxyBoundsRequestsInFlight(t *testing.T) {
 	wg.Wait()
 	if u := p.Usage(); u.Calls != maxInFlight+16 {
 		t.Errorf("%d calls answered, want %d", u.Calls, maxInFlight+16)
+	}
+}
+
+// An agent that opens connections by the hundred holds at most maxConns of
+// the driver's descriptors; the rest wait to be accepted.
+func TestProxyBoundsConnections(t *testing.T) {
+	up := newModelServer(t)
+	p, err := Start(up.URL+"/v1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	addr := strings.TrimPrefix(strings.SplitN(p.URL(), "/v1", 2)[0], "http://")
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range maxConns + 10 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	// A connection past the bound is not served: its request gets no
+	// answer while the others stay open.
+	last := conns[len(conns)-1]
+	last.SetDeadline(time.Now().Add(300 * time.Millisecond))
+	fmt.Fprint(last, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+	if n, err := last.Read(make([]byte, 1)); err == nil || n > 0 {
+		t.Error("a connection past maxConns was served")
 	}
 }

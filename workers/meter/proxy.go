@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
 
 // maxJSONBody bounds how much of a plain JSON response is kept to read its
@@ -21,6 +23,10 @@ const maxJSONBody = 8 << 20
 // maxInFlight bounds the requests the agent has upstream at once; more
 // wait their turn. With maxJSONBody it bounds what one run's proxy holds.
 const maxInFlight = 64
+
+// maxConns bounds the agent's open connections to its proxy (the driver's
+// file descriptors); more wait in the kernel's queue to be accepted.
+const maxConns = 2 * maxInFlight
 
 // maxEventLine bounds one server-sent event line kept to read its usage.
 const maxEventLine = 1 << 20
@@ -66,8 +72,8 @@ func Start(upstream string, onUsage func(Usage)) (*Proxy, error) {
 			http.Error(w, "fleetwatch metering proxy: "+err.Error(), http.StatusBadGateway)
 		},
 	}
-	p.srv = &http.Server{Handler: p.gate(rp), ReadHeaderTimeout: 30 * time.Second}
-	go p.srv.Serve(ln)
+	p.srv = &http.Server{Handler: p.gate(rp), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	go p.srv.Serve(netutil.LimitListener(ln, maxConns))
 	return p, nil
 }
 
