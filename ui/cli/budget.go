@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path"
 	"slices"
 	"time"
@@ -62,6 +63,10 @@ func budgetExtendCmd() *cobra.Command {
 		return func(pos []string, stdout, stderr io.Writer) int {
 			if len(pos) != 1 {
 				return fail(stderr, exitError, "budget extend: want one plan (its slug or path), got %d", len(pos))
+			}
+			if id := os.Getenv("FLEET_AGENT_ID"); id != "" {
+				// The budget is the agent's circuit breaker: a person raises it.
+				return fail(stderr, exitError, "budget extend: refused: a person extends a budget, not an agent (FLEET_AGENT_ID=%s)", id)
 			}
 			more, err := spend.ParseLimit(by)
 			if err != nil {

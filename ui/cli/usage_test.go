@@ -114,3 +114,13 @@ func TestReportJoinsRunsAndOutcomes(t *testing.T) {
 		t.Errorf("%v %s", err, out.String())
 	}
 }
+
+// An agent (FLEET_AGENT_ID set by its driver) never raises its own budget.
+func TestBudgetExtendRefusesAnAgent(t *testing.T) {
+	t.Setenv("FLEET_AGENT_ID", "w-mid-1")
+	var out, errb bytes.Buffer
+	code := Main([]string{"budget", "extend", "export", "--by", "1M", "--root", t.TempDir()}, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "a person extends a budget, not an agent (FLEET_AGENT_ID=w-mid-1)") {
+		t.Errorf("%d %q", code, errb.String())
+	}
+}

@@ -30,6 +30,11 @@ type Fleet struct {
 	Problem string `json:"problem,omitempty"` // why claims are stopped for the whole fleet, "" when they are not
 }
 
+// fleetEvents bounds the event log's tail the Fleet pane reads, on every
+// worker's heartbeat: a week of a busy fleet's events. `fleetwatch report`
+// reads the whole log.
+const fleetEvents = 20_000
+
 // ReadFleet reads project's settings, ledger and event log for the Fleet
 // pane: today's budgets and spend, and the tiers' outcomes over the last
 // week.
@@ -56,10 +61,11 @@ func ReadFleet(t *planfs.Tree, now time.Time) (Fleet, error) {
 	for _, n := range slices.Sorted(maps.Keys(b.TierDay)) {
 		f.Gauges = append(f.Gauges, Gauge{"tier " + n + " today", b.TierDay[n], spent.TierDay[n]})
 	}
-	events, err := t.Events()
+	events, err := t.RecentEvents(fleetEvents)
 	if err != nil {
 		return f, err
 	}
+	slices.Reverse(events) // newest first; outcomes read them in order
 	o := NewOutcomes(events, "tier")
 	if err := readRecent(t.Project, f.Since, o.Add); err != nil { // a week from the tail, not the whole ledger
 		return f, err
