@@ -36,6 +36,10 @@ type Lease struct {
 	TTL   float64 `json:"ttl,omitempty"`
 	Epoch int64   `json:"epoch,omitempty"`
 	Nonce string  `json:"nonce,omitempty"`
+	// RunsAs is what the holder runs as, which caps count it under
+	// (fleetwatch.yaml's limits:); anchor's leases and older fleetwatch's
+	// have none of it.
+	RunsAs
 
 	// File is the lease file's name in .leases/, Rel the plan rel it names.
 	File string `json:"-"`
@@ -48,6 +52,16 @@ type Lease struct {
 	// Backend names the remote claims backend the lease was read from
 	// ("git", "etcd"); "" for a lease file. Faces say "held on <host>".
 	Backend string `json:"-"`
+}
+
+// RunsAs is what a worker runs as, written into each lease it claims or
+// takes over: the fit tier, the endpoint (endpoints.yaml) and the
+// provider that endpoint declares. A lease without them counts only
+// toward the fleet's and its host's caps.
+type RunsAs struct {
+	Tier     string `json:"tier,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Provider string `json:"provider,omitempty"`
 }
 
 // The states of an inbox-held lease (Lease.Awaiting).

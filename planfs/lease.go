@@ -70,7 +70,7 @@ func (t *Tree) newLease(plan, agent, origin, token string, ttl float64) model.Le
 	now := t.now()
 	return model.Lease{
 		Plan: plan, AgentID: agent, ClaimedAt: now, ExpiresAt: now + model.LeaseSpan(ttl), Origin: origin,
-		Host: t.host, PID: t.pid, PIDScope: t.pidScope, Token: token,
+		Host: t.host, PID: t.pid, PIDScope: t.pidScope, Token: token, RunsAs: t.RunsAs,
 	}
 }
 

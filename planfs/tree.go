@@ -37,6 +37,9 @@ type Tree struct {
 	// operator's key fingerprint, set by serve right after Open): every
 	// event the tree appends carries it, beside the actor's agent id.
 	Via string
+	// RunsAs is written into every lease this tree's verbs make: a
+	// worker's tier, endpoint and provider, which its caps count.
+	RunsAs model.RunsAs
 	// realRoot is Project with its symlinks resolved, once: the operator
 	// chose it; symlinks below it are refused for writes (see safe.go).
 	realRoot string

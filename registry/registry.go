@@ -12,6 +12,7 @@
 //	    tier: reasoner
 //	    model: opus
 //	    agent: claude                  # a preset (presets.go) instead of command:
+//	    provider: anthropic            # optional, for fleetwatch.yaml's limits:
 //	    review_command: [run-agent, --review]  # optional argv for peer reviews
 //	executor: [run-agent]              # optional default argv
 //
@@ -68,8 +69,11 @@ type Endpoint struct {
 	// model takes in one prompt; a plan whose text cannot fit is not fit
 	// for it (model.ContextProblem). 0 is no limit.
 	MaxContext int64
-	Line       int // 1-based line of this entry in the file
-	TierLine   int // line of the tier: key (0 if absent)
+	// Provider (`provider: anthropic`) is who serves the model, a name
+	// fleetwatch.yaml's limits: may cap across endpoints; "" is none.
+	Provider string
+	Line     int // 1-based line of this entry in the file
+	TierLine int // line of the tier: key (0 if absent)
 }
 
 // Registry is the parsed contents of one endpoints file.
@@ -290,9 +294,16 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 }
 
 // endpointLimits reads what bounds an endpoint's runs: its scope rule,
-// the paths its agents may write, its commit mode and its context size.
+// the paths its agents may write, its commit mode, its context size and
+// the provider its caps count under.
 func (p parser) endpointLimits(ep *Endpoint, fields map[string]field, label string) error {
 	var err error
+	if ep.Provider, err = p.scalar(fields, "provider", label); err != nil {
+		return err
+	}
+	if v := ep.Provider; v != "" && (len(v) > 64 || strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })) {
+		return p.errorf(fields["provider"].key.Line, "%s provider must be one word of at most 64 characters, like anthropic, not %q", label, v)
+	}
 	if ep.OnScopeViolation, err = p.scalar(fields, "on_scope_violation", label); err != nil {
 		return err
 	}

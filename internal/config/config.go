@@ -66,6 +66,8 @@ type Settings struct {
 	Prices map[string]Price
 	// Budgets are `budgets:`, the limits on what runs spend (spend.go).
 	Budgets Budgets
+	// Limits are `limits:`, caps on live runs (limits.go).
+	Limits Limits
 }
 
 // Check is one required check: an argv run with no shell in a throwaway
@@ -235,6 +237,12 @@ func (s *Settings) set(key, val *yaml.Node) error {
 			return err
 		}
 		s.Budgets = b
+	case "limits":
+		l, err := parseCaps(val)
+		if err != nil {
+			return err
+		}
+		s.Limits = l
 	case "sandbox":
 		m, err := sandbox.ParseMode(val.Value)
 		if val.Kind != yaml.ScalarNode || val.Value == "" || err != nil {
@@ -242,7 +250,7 @@ func (s *Settings) set(key, val *yaml.Node) error {
 		}
 		s.Sandbox = m
 	default:
-		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets)", key.Value)
+		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets, limits)", key.Value)
 	}
 	return nil
 }

@@ -88,11 +88,13 @@ type Glancer interface {
 	Glance(ctx context.Context) (*View, error)
 }
 
-// Holder is who claims: the agent, and where it runs.
+// Holder is who claims: the agent, where it runs, and what it runs as
+// (written into its leases for the caps to count).
 type Holder struct {
 	AgentID string
 	Host    string
 	PID     int
+	RunsAs  model.RunsAs
 }
 
 // Held is a lease this process holds, as its backend last wrote it.

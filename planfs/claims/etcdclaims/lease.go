@@ -32,6 +32,7 @@ func newLease(rel string, h claims.Holder, ttl time.Duration, epoch int64) model
 	return model.Lease{
 		Plan: rel, AgentID: h.AgentID, ClaimedAt: now, ExpiresAt: now + ttl.Seconds(), Origin: rel,
 		Host: host, PID: pid, TTL: ttl.Seconds(), Epoch: epoch, Nonce: claims.Nonce(),
+		RunsAs: h.RunsAs,
 	}
 }
 
