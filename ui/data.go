@@ -77,6 +77,7 @@ func loadBoard(t *planfs.Tree) loadedMsg {
 	b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
 	b.Leases = snap.Leases // the Leases pane lists the files there are
 	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
 	d := newData(b, now)
 	d.events, d.eventsErr = t.RecentEvents(eventsShown)
 	d.parked = parkReasons(d.events)

@@ -98,6 +98,7 @@ func boardOfView(t *planfs.Tree, v *claims.View) loadedMsg {
 	b := model.NewBoard(v.Snapshot, model.Options{Now: now, History: t.History()})
 	b.Leases = v.Snapshot.Leases
 	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
 	d := newData(b, now)
 	d.events, d.eventsErr = t.RecentEvents(eventsShown)
 	d.parked = parkReasons(d.events)

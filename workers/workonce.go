@@ -70,10 +70,11 @@ type WorkOnce struct {
 	started           bool            // an agent was started on a plan
 	saidSkip, resumed map[string]bool // plans said skipped; plans taken up from the inbox
 	claimsHolder      claims.Holder
-	lostRaces         int  // races lost so far: a loser spreads over the first picks
-	noticed           bool // the backend's notices were said
-	ownPort, hadPort  bool // this run assigned the agent's port; it had one before
-	log               *Log // the driver's, once started
+	lostRaces         int           // races lost so far: a loser spreads over the first picks
+	noticed           bool          // the backend's notices were said
+	ownPort, hadPort  bool          // this run assigned the agent's port; it had one before
+	log               *Log          // the driver's, once started
+	limits            config.Limits // fleetwatch.yaml's caps on live runs (caps.go)
 }
 
 // fail says one line and returns code.
@@ -141,6 +142,10 @@ func (w *WorkOnce) Do(ctx context.Context) Status {
 	if why := w.DayBudgetProblem(); why != "" {
 		return w.fail(StatusNothing, "%s", why)
 	}
+	if s, err := config.Load(w.Tree.Project); err == nil {
+		w.limits = s.Limits // a bad file was refused before the loop began
+	}
+	w.Tree.RunsAs = w.runsAs()
 	side, code := w.side(ctx)
 	if code != going {
 		return code
@@ -234,12 +239,24 @@ func (w *WorkOnce) each(ctx context.Context, s claimSide, d *Driver, port int) (
 			reason := "stopped before claiming: " + context.Cause(ctx).Error()
 			return w.fail(StatusError, "%s", reason), reason
 		}
-		c, code, note := s.next(ctx, claimed)
-		if code != going {
-			return code, note
+		why, code := w.capsFull(ctx)
+		var c *claim
+		if why == "" {
+			var note string
+			if c, code, note = s.next(ctx, claimed); code != going {
+				return code, note
+			}
+			if c.rel == "" {
+				break
+			}
+			why, code = w.capsHold(ctx, s, c)
 		}
-		if c.rel == "" {
-			break
+		if why != "" {
+			if code == StatusNothing && claimed > refused {
+				w.Say("%s", why) // the plans claimed so far stand
+				break
+			}
+			return w.fail(code, "%s", why), why
 		}
 		claimed++
 		if d != nil {

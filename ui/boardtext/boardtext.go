@@ -60,6 +60,7 @@ func Frame(t *planfs.Tree) (*model.Board, float64, error) {
 	b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
 	b.Leases = snap.Leases
 	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
 	return b, now, nil
 }
 
@@ -437,6 +438,7 @@ func FrameOf(t *planfs.Tree, v *claims.View) (*model.Board, float64) {
 	b := model.NewBoard(v.Snapshot, model.Options{Now: now, History: t.History()})
 	b.Leases = v.Snapshot.Leases
 	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
 	return b, now
 }
 

@@ -13,6 +13,7 @@ import (
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
 	"fleetwatch/registry"
+	"fleetwatch/workers"
 )
 
 // claimsRun is work-once over a remote claims backend (--claims git or
@@ -129,11 +130,13 @@ func (c *claimsRun) list(ctx context.Context, worker model.Worker, ep registry.E
 	rows := model.Decide(v.Snapshot, worker, opt)
 	age := time.Since(v.ReadAt)
 	if c.w.jsonOut {
-		out := remoteListJSON{listJSON: buildListJSON(v.Snapshot, nil, rows, worker, opt.Now), Claims: c.b.Name(),
+		caps := workers.CapWarnings(c.t.Project, v.Snapshot.Leases, opt.Now)
+		out := remoteListJSON{listJSON: buildListJSON(v.Snapshot, caps, rows, worker, opt.Now), Claims: c.b.Name(),
 			ViewReadAt: v.ReadAt.UTC().Format(time.RFC3339Nano), ViewAge: age.Seconds(), ViewTip: v.Tip}
 		return writeJSON(c.stdout, c.stderr, out)
 	}
 	printListTSV(c.stdout, c.stderr, v.Snapshot, rows, worker, opt)
+	sayCaps(c.stderr, c.t.Project, worker, ep, v.Snapshot.Leases, opt.Now)
 	// anchor's columns have no room for it: how old the view is goes to
 	// stderr, with the comments.
 	lanes := "lanes from this checkout"

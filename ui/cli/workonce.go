@@ -191,6 +191,7 @@ func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, ep registry.Endpo
 	}
 	snap, found := t.Preview(snap)
 	found.Unfixed = append(found.Unfixed, workers.BoardProblems(t.Project)...)
+	found.Unfixed = append(found.Unfixed, workers.CapWarnings(t.Project, snap.Leases, t.NowSeconds())...)
 	for _, n := range append(found.Will, found.Unfixed...) {
 		say(stderr, "warning: %s: %s", n.File, n.Message)
 	}
@@ -201,6 +202,7 @@ func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, ep registry.Endpo
 		return printListJSON(stdout, stderr, snap, w.unfixed, rows, worker, opt.Now)
 	}
 	printListTSV(stdout, stderr, snap, rows, worker, opt)
+	sayCaps(stderr, t.Project, worker, ep, snap.Leases, opt.Now)
 	return exitOK
 }
 

@@ -1,0 +1,20 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/model"
+	"fleetwatch/registry"
+	"fleetwatch/workers"
+)
+
+// sayCaps prints, after --list's table, the cap of fleetwatch.yaml's
+// limits: that keeps worker from claiming now, counted from leases (the
+// lease files, or the remote view's).
+func sayCaps(stderr io.Writer, project string, worker model.Worker, ep registry.Endpoint, leases []model.Lease, now float64) {
+	if why := workers.CapProblem(project, worker, ep, leases, now); why != "" {
+		fmt.Fprintln(stderr, termtext.Line("# "+why))
+	}
+}

@@ -1,0 +1,138 @@
+package workers
+
+import (
+	"context"
+	"os"
+
+	"fleetwatch/internal/config"
+	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
+	endpoints "fleetwatch/registry"
+)
+
+// Caps (fleetwatch.yaml's limits:) bound how many runs hold a live lease
+// at once: the fleet's, each host's, endpoint's, provider's and tier's.
+// They are counted from the leases of the claims backend, never from
+// this machine's own state, so they hold across machines.
+//
+// A worker checks before it claims, and checks again after: a claim is
+// followed by a fresh read of every lease (git: ls-remote and fetch;
+// etcd: a linearizable get; lease files: a scan of .leases/), and if any
+// cap its run counts under now holds more runs than it allows, counting
+// its own lease, the worker hands the plan back (a release by
+// compare-and-swap on its own lease, which never drops anyone else's)
+// and exits idle. Its agent starts only after that read found room.
+//
+// Why no cap is ever exceeded by running agents: take any set of agents
+// running at once under one cap. Each claimed at some moment and read
+// the leases after it; their leases stay from their claim until their
+// run ends. The one that claimed last read after every other one's claim,
+// while all of those leases were still there, so it counted them all and
+// its own: if they were more than the cap allows, it handed its plan back
+// and never started. Racing workers may all back off (each sees the
+// others' claims before their hand-backs): that costs an idle exit and a
+// retry on the next tick, never an extra run. A plan handed back is free
+// again in its ready lane, never lost.
+
+// runsAs is what this worker's leases record for the caps.
+func (w *WorkOnce) runsAs() model.RunsAs {
+	return RunsAsOf(w.Worker, w.Endpoint)
+}
+
+// RunsAsOf is what a worker on ep records in its leases: its fit tier,
+// its endpoint and the provider the endpoint declares.
+func RunsAsOf(worker model.Worker, ep endpoints.Endpoint) model.RunsAs {
+	return model.RunsAs{Tier: worker.Tier.String(), Endpoint: ep.Name, Provider: ep.Provider}
+}
+
+// thisRun is this worker's run as the caps count it.
+func (w *WorkOnce) thisRun() claims.Run {
+	host := w.claimsHolder.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	return claims.Run{Host: host, RunsAs: w.runsAs()}
+}
+
+// capsFull says, before a claim, which cap this worker counts under is
+// full ("" when none): it claims nothing then, and exits idle. A backend
+// that cannot be read is an error: the caps cannot be known.
+func (w *WorkOnce) capsFull(ctx context.Context) (string, Status) {
+	if w.limits.None() {
+		return "", going
+	}
+	v, err := w.Claims.View(ctx)
+	if err != nil {
+		return "limits: cannot count the live runs: " + w.within(err).Error(), StatusError
+	}
+	for _, c := range claims.CapsOn(w.limits, w.thisRun(), claims.Runs(v.Leases)) {
+		if c.Full() {
+			return c.String() + "; claiming nothing until one ends", StatusNothing
+		}
+	}
+	return "", going
+}
+
+// capsHold checks, right after c was claimed and before its agent starts,
+// that no cap this run counts under holds more runs than it allows, on a
+// fresh read of every lease, its own among them. When one does, or the
+// read fails, c is handed back: why says so, and code is StatusNothing
+// (idle), or StatusError when the hand-back failed. why is "" when the
+// caps hold.
+func (w *WorkOnce) capsHold(ctx context.Context, s claimSide, c *claim) (why string, code Status) {
+	if w.limits.None() {
+		return "", going
+	}
+	code = StatusNothing
+	v, err := w.Claims.View(ctx)
+	if err != nil {
+		why, code = "limits: cannot count the live runs after claiming: "+w.within(err).Error(), StatusError
+	} else {
+		for _, cc := range claims.CapsOn(w.limits, w.thisRun(), claims.Runs(v.Leases)) {
+			if cc.Over() {
+				why = cc.String() + " counting this claim (another worker claimed at the same time)"
+				break
+			}
+		}
+	}
+	if why == "" {
+		return "", going
+	}
+	if err := s.handBack(c, why); err != nil {
+		return why + "; could not hand back " + c.rel + ": " + err.Error(), StatusError
+	}
+	return why + "; handed back " + c.rel, code
+}
+
+// CapWarnings are the board problems of fleetwatch.yaml's limits: each
+// cap the live runs among a board's leases fill, while it is full.
+func CapWarnings(project string, leases []model.Lease, now float64) []model.Warning {
+	s, err := config.Load(project)
+	if err != nil || s.Limits.None() {
+		return nil // the settings' own error is said where they are read
+	}
+	var out []model.Warning
+	for _, c := range claims.FullCaps(s.Limits, claims.BoardRuns(leases, now)) {
+		out = append(out, model.Warning{File: config.File, Line: s.Limits.Line,
+			Message: c.String() + "; workers under it claim nothing until one ends"})
+	}
+	return out
+}
+
+// CapProblem is what `work-once --list` says of worker on ep: the first
+// cap it counts under that the live runs among a board's leases fill, ""
+// when none does (or no limits: are set).
+func CapProblem(project string, worker model.Worker, ep endpoints.Endpoint, leases []model.Lease, now float64) string {
+	s, err := config.Load(project)
+	if err != nil || s.Limits.None() {
+		return ""
+	}
+	host, _ := os.Hostname()
+	me := claims.Run{Host: host, RunsAs: RunsAsOf(worker, ep)}
+	for _, c := range claims.CapsOn(s.Limits, me, claims.BoardRuns(leases, now)) {
+		if c.Full() {
+			return c.String() + "; this worker would claim nothing"
+		}
+	}
+	return ""
+}
