@@ -46,6 +46,7 @@ func main() {
 	calls := flag.Int("calls", 0, "POST this many chat completions to $FLEET_BASE_URL/chat/completions, one every -every")
 	usageLine := flag.String("usage-line", "", "append this JSON line to $FLEET_USAGE")
 	result := flag.String("result", "", "print a ## Result section with this text")
+	running := flag.String("running", "", "while working, hold a file of its own in this folder, and append to its seen.log how many it saw there on starting")
 	flag.Parse()
 
 	if *ignoreTerm {
@@ -77,6 +78,9 @@ func main() {
 		// A plan turn writes its proposal and stops; nothing else runs.
 		writeProposal(*proposalTo, *scope)
 		os.Exit(*exit)
+	}
+	if *running != "" {
+		holdRunning(*running)
 	}
 	self, _ := os.Executable()
 	sleeper := []string{"-sleep", "5m"}
@@ -168,7 +172,42 @@ func main() {
 	if *del {
 		must(os.Remove(os.Getenv("FLEET_PLAN")))
 	}
-	os.Exit(*exit)
+	exitNow(*exit)
+}
+
+// exits are what runs before the process exits (os.Exit runs no defers).
+var exits []func()
+
+func exitNow(code int) {
+	for _, f := range exits {
+		f()
+	}
+	os.Exit(code)
+}
+
+// holdRunning creates dir/run-PID (O_EXCL) for as long as the agent
+// works and appends the number of run-* files dir holds then, and its
+// plan, to dir/seen.log: of agents running at once, the last to start
+// sees them all, so the largest count logged is the most that ever ran
+// at once. exitNow removes the file.
+func holdRunning(dir string) {
+	mine := filepath.Join(dir, fmt.Sprintf("run-%d", os.Getpid()))
+	f, err := os.OpenFile(mine, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	must(err)
+	f.Close()
+	ents, err := os.ReadDir(dir)
+	must(err)
+	n := 0
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "run-") {
+			n++
+		}
+	}
+	log, err := os.OpenFile(filepath.Join(dir, "seen.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	must(err)
+	fmt.Fprintf(log, "%d %s\n", n, os.Getenv("FLEET_SLUG"))
+	log.Close()
+	exits = append(exits, func() { os.Remove(mine) })
 }
 
 func waitFile(p string) {

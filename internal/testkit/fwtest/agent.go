@@ -84,12 +84,13 @@ func Uncontained(t testing.TB, dir string) {
 }
 
 // RecordDirs are the folders of the files a fake agent's argv tells it to
-// write outside its worktree (-record, -pidfile, -child, -daemon).
+// write outside its worktree (-record, -pidfile, -child, -daemon,
+// -running's own folder's parent).
 func RecordDirs(argv []string) []string {
 	var out []string
 	for i := 0; i+1 < len(argv); i++ {
 		switch argv[i] {
-		case "-record", "-pidfile", "-child", "-daemon":
+		case "-record", "-pidfile", "-child", "-daemon", "-running":
 			if d := filepath.Dir(argv[i+1]); filepath.IsAbs(d) && !slices.Contains(out, d) {
 				out = append(out, d)
 			}

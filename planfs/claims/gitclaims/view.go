@@ -28,10 +28,31 @@ func (l *Lanes) fetch(ctx context.Context, leases bool) error {
 	if leases {
 		args = append(args, "+"+LeaseRefs+"*:"+l.ns+"leases/*")
 	}
-	if _, err := l.git.run(ctx, nil, nil, args...); err != nil {
+	if err := l.fetchRetried(ctx, args); err != nil {
 		return l.unavailable(err)
 	}
 	return nil
+}
+
+// fetchTries bounds the tries of one fetch that lost a race for its
+// tracking refs to another fleetwatch on this checkout (git's "cannot lock
+// ref ... is at X but expected Y"): that one fetched them, and the next
+// try finds them moved. Several workers share a machine's checkout.
+const fetchTries = 6
+
+// fetchRetried runs git fetch args, again after a lost race for a ref.
+func (l *Lanes) fetchRetried(ctx context.Context, args []string) error {
+	for try := 1; ; try++ {
+		_, err := l.git.run(ctx, nil, nil, args...)
+		if err == nil || try == fetchTries || !strings.Contains(err.Error(), "cannot lock ref") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(try*try*10) * time.Millisecond):
+		}
+	}
 }
 
 // refs lists the fetched tip and lease refs: the tip's oid, and slug → oid.

@@ -1,0 +1,14 @@
+// Package capstest races many real `work-once --run` workers under
+// fleetwatch.yaml's limits: over two clones of one bare git remote and
+// over one tree's lease files, with fake agents that record how many of
+// them run at once: never more than the cap, and no plan lost.
+package capstest
+
+import (
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
