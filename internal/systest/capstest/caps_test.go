@@ -20,11 +20,15 @@ const workers = 16
 
 // endpoints writes dir's endpoints.yaml: one endpoint, claude, of
 // provider anthropic, whose agent holds a file in running/ while it works
-// and commits.
-func endpoints(t *testing.T, dir, running string) {
+// and commits (in a git checkout).
+func endpoints(t *testing.T, dir, running string, commit bool) {
 	t.Helper()
+	flags := "-sleep, 300ms, "
+	if commit {
+		flags += "-commit, "
+	}
 	text := "endpoints:\n  - name: claude\n    tier: reasoner\n    model: fake-1\n    provider: anthropic\n" +
-		"    command: [" + strconv.Quote(fwtest.FakeAgent(t)) + ", -sleep, 300ms, -commit, -running, " + strconv.Quote(running) + "]\n" +
+		"    command: [" + strconv.Quote(fwtest.FakeAgent(t)) + ", " + flags + "-running, " + strconv.Quote(running) + "]\n" +
 		"    sandbox_write: [" + strconv.Quote(running) + "]\n"
 	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -103,6 +107,25 @@ func mostAtOnce(t *testing.T, running string) (most, runs int) {
 	return most, runs
 }
 
+// runningDir is the folder the fake agents hold a file in while they run.
+func runningDir(t *testing.T) string {
+	running := filepath.Join(t.TempDir(), "running")
+	if err := os.Mkdir(running, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return running
+}
+
+// drain is one more worker taking, one at a time, every plan a racer
+// handed back as the others stopped: still claimable, never lost.
+func (tl *tally) drain(t *testing.T, dir string, n int) {
+	for range n {
+		if r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "last", "--endpoint", "claude", "--run", "--once"); !tl.count("last", r) {
+			return
+		}
+	}
+}
+
 // check fails t when the race went wrong: an error, more agents at once
 // than cap, no race at all.
 func (tl *tally) check(t *testing.T, running string, cap int) {
@@ -128,28 +151,19 @@ func (tl *tally) check(t *testing.T, running string, cap int) {
 func TestCapHoldsAcrossTwoClones(t *testing.T) {
 	const n, cap = 9, 3
 	f := remotetest.NewFleet(t, remotetest.Plans(n)...)
-	running := filepath.Join(t.TempDir(), "running")
-	if err := os.Mkdir(running, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	running := runningDir(t)
 	var dirs []string
 	for range 2 {
 		dir := f.Clone(t, f.Bare)
 		if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("claims: {backend: git, remote: origin}\nlimits: {provider: {anthropic: 3}}\nsandbox: off\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		endpoints(t, dir, running)
+		endpoints(t, dir, running, true)
 		dirs = append(dirs, dir)
 	}
 	remotetest.NeedBackend(t, dirs[0])
 	tl := race(t, dirs, time.Now().Add(40*time.Second))
-	// What a worker handed back as the others stopped is still claimable:
-	// one more worker takes every plan that is left.
-	for range n {
-		if r := fwtest.Run(t, dirs[0], "work-once", "--root", dirs[0], "--agent-id", "last", "--endpoint", "claude", "--run", "--once"); !tl.count("last", r) {
-			break
-		}
-	}
+	tl.drain(t, dirs[0], n)
 	tl.check(t, running, cap)
 	out := fwtest.GitOut(t, f.Bare, "ls-tree", "-r", "--name-only", "main", ".plans/")
 	for i := range n {
@@ -159,5 +173,36 @@ func TestCapHoldsAcrossTwoClones(t *testing.T) {
 	}
 	if refs := f.Leases(t); len(refs) != 0 {
 		t.Errorf("lease refs left: %v", refs)
+	}
+}
+
+// TestCapHoldsOnLeaseFiles: 16 workers race on one tree's lease files for
+// 9 plans under `limits: {fleet: 3}` while anchor holds a tenth plan (a
+// lease with no host, tier or endpoint: it counts toward the fleet's cap
+// all the same): never more than 2 fake agents run at once, every plan
+// ends in review-needed/, and anchor's stays as it was.
+func TestCapHoldsOnLeaseFiles(t *testing.T) {
+	const n = 9
+	dir := fwtest.NewTree(t, append(remotetest.Plans(n), fwtest.Plan{Rel: "in-progress/anchors.md"})...)
+	fwtest.PutLease(t, dir, "in-progress/anchors.md", fwtest.AnchorLease("in-progress/anchors.md", "anchor-1", 10, 3600))
+	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("limits:\n  fleet: 3\nsandbox: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	running := runningDir(t)
+	endpoints(t, dir, running, false)
+	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "lister", "--endpoint", "claude", "--list")
+	if r.Code != 0 || strings.Contains(r.Stderr, "limits:") {
+		t.Fatalf("--list with 1 of 3 live runs: %v", r)
+	}
+	tl := race(t, []string{dir}, time.Now().Add(40*time.Second))
+	tl.drain(t, dir, n)
+	tl.check(t, running, 2)
+	for i, p := range remotetest.Plans(n) {
+		if rel := "review-needed/" + filepath.Base(p.Rel); !fwtest.Exists(dir, rel) {
+			t.Errorf("p%03d is not in review-needed/: %v", i, fwtest.SortedKeys(fwtest.Contents(t, dir)))
+		}
+	}
+	if got := fwtest.ActiveOwner(t, dir, "in-progress/anchors.md"); got != "anchor-1" {
+		t.Errorf("anchor's lease is held by %q now", got)
 	}
 }
