@@ -74,6 +74,21 @@ func TestFullCapRefusesAndShowsEverywhere(t *testing.T) {
 	}
 }
 
+// TestMaxPlansStopsAtTheCap: a claim-only worker asked for five plans
+// under `fleet: 2` claims two, says why it stopped, and exits 0: the
+// plans it claimed stand.
+func TestMaxPlansStopsAtTheCap(t *testing.T) {
+	dir := fwtest.NewTree(t, remotetest.Plans(5)...)
+	write(t, dir, "fleetwatch.yaml", "limits: {fleet: 2}\n")
+	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w1", "--max-plans", "5")
+	if r.Code != 0 || strings.Count(r.Stdout, "/in-progress/") != 2 || !strings.Contains(r.Stderr, "limits: the fleet has 2 of 2 live runs") {
+		t.Fatalf("--max-plans 5 under fleet: 2: %v", r)
+	}
+	if r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w2"); r.Code != fwtest.ExitNothing {
+		t.Errorf("a third claim: %v", r)
+	}
+}
+
 // TestBadLimitsAreOneLine: a bad limits: value stops work-once with
 // exit 2 and one line naming the file and line.
 func TestBadLimitsAreOneLine(t *testing.T) {
