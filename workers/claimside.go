@@ -183,7 +183,8 @@ func (s *localSide) claimNamed() (*claim, Status) {
 	if warning != "" {
 		w.Say("warning: %s", warning)
 	}
-	fmt.Fprintln(w.Stdout, t.Abs(held.Rel))
+	// The loop prints its path, once the caps hold (and with Run, once
+	// the agent is started on it).
 	return &claim{rel: held.Rel, token: held.Token}, StatusOK
 }
 
@@ -239,7 +240,6 @@ func (s *localSide) resumeNamed(rel string) (*claim, Status, bool) {
 		return nil, w.fail(StatusNothing, "%v", err), true
 	}
 	w.markResumed(rel)
-	fmt.Fprintln(w.Stdout, t.Abs(held.Rel))
 	return &claim{rel: held.Rel, token: held.Token}, StatusOK, true
 }
 

@@ -87,6 +87,14 @@ func TestMaxPlansStopsAtTheCap(t *testing.T) {
 	if r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w2"); r.Code != fwtest.ExitNothing {
 		t.Errorf("a third claim: %v", r)
 	}
+	// A named claim is refused alike, and prints no path.
+	if r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w2", "--slug", "p004"); r.Code != fwtest.ExitNothing || r.Stdout != "" {
+		t.Errorf("a named claim with the cap full: %v", r)
+	}
+	write(t, dir, "fleetwatch.yaml", "limits: {fleet: 3}\n")
+	if r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w2", "--slug", "p004"); r.Code != 0 || strings.Count(r.Stdout, "\n") != 1 {
+		t.Errorf("a named claim prints its path once: %v", r)
+	}
 }
 
 // TestBadLimitsAreOneLine: a bad limits: value stops work-once with
