@@ -42,6 +42,13 @@ const Template = `# fleetwatch.yaml: this project's settings (fleetwatch help la
 #claims:
 #  backend: local
 
+# Caps on runs holding a live lease at once, counted across every machine:
+# the fleet, each host, endpoint, provider (endpoints.yaml's provider:) and
+# tier. A worker under a full cap claims nothing (fleetwatch help workers).
+#limits:
+#  fleet: 12
+#  endpoint: {claude: 3}
+
 # An agent that touches a file outside its approved scope: warn, or stop it
 # and park its plan in blocked/.
 #on_scope_violation: warn

@@ -12,7 +12,7 @@ import (
 // parses to what its comment says.
 func TestTemplateParses(t *testing.T) {
 	s, err := Parse([]byte(Template))
-	if err != nil || s.Integration != "" || s.Checks != nil || s.Worktree.Set() || s.Claims.Line != 0 {
+	if err != nil || s.Integration != "" || s.Checks != nil || s.Worktree.Set() || s.Claims.Line != 0 || !s.Limits.None() {
 		t.Fatalf("the template as written is not the defaults: %+v, %v", s, err)
 	}
 	lines := strings.Split(Template, "\n")
@@ -27,10 +27,11 @@ func TestTemplateParses(t *testing.T) {
 		t.Fatalf("uncommented: %v\n%s", err, on)
 	}
 	if s.Integration != "dev" || len(s.Checks) != 1 || s.Checks[0].Name != "test" || s.QueueDepth != 1 ||
-		s.Worktree.Ports != 1 || len(s.Worktree.Env) != 2 || s.Sandbox != sandbox.Auto || s.Claims.Backend != "local" || s.OnScopeViolation != "warn" {
+		s.Worktree.Ports != 1 || len(s.Worktree.Env) != 2 || s.Sandbox != sandbox.Auto || s.Claims.Backend != "local" || s.OnScopeViolation != "warn" ||
+		s.Limits.Fleet != 12 || s.Limits.Named["endpoint"]["claude"] != 3 {
 		t.Errorf("uncommented: %+v", s)
 	}
-	for _, key := range []string{"integration", "checks", "queue", "worktree", "sandbox", "claims", "on_scope_violation"} {
+	for _, key := range []string{"integration", "checks", "queue", "worktree", "sandbox", "claims", "on_scope_violation", "limits"} {
 		if !strings.Contains(Template, "\n#"+key+":") {
 			t.Errorf("the template does not show %s:", key)
 		}

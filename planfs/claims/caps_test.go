@@ -2,6 +2,7 @@ package claims
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -163,5 +164,23 @@ func TestCapTiersAreModelTiers(t *testing.T) {
 	}
 	if !reflect.DeepEqual(words, config.CapTiers) {
 		t.Errorf("config.CapTiers %v, model's tiers %v", config.CapTiers, words)
+	}
+}
+
+// BenchmarkCaps counts 1,000 live runs on 10 hosts under every kind of
+// cap, as a worker does twice per claim and a board once per load.
+func BenchmarkCaps(b *testing.B) {
+	l := config.Limits{Fleet: 2000, Each: map[string]int{config.CapHost: 200, config.CapProvider: 500},
+		Named: map[string]map[string]int{config.CapEndpoint: {"claude": 300}, config.CapTier: {"frontier": 100}}}
+	leases := make([]Remote, 1000)
+	for i := range leases {
+		r := Run{Host: "host-" + strconv.Itoa(i%10), RunsAs: model.RunsAs{Tier: model.Tiers[i%4].String(), Endpoint: "ep-" + strconv.Itoa(i%7), Provider: "p-" + strconv.Itoa(i%3)}}
+		leases[i] = remote(r, i%5 != 0)
+	}
+	b.ResetTimer()
+	for range b.N {
+		runs := Runs(leases)
+		CapsOn(l, claude, runs)
+		FullCaps(l, runs)
 	}
 }
