@@ -3,6 +3,8 @@ package workers
 import (
 	"context"
 	"os"
+	"path"
+	"slices"
 
 	"fleetwatch/internal/config"
 	"fleetwatch/model"
@@ -65,12 +67,27 @@ func (w *WorkOnce) capsFull(ctx context.Context) (string, Status) {
 	if err != nil {
 		return "limits: cannot count the live runs: " + w.within(err).Error(), StatusError
 	}
-	for _, c := range claims.CapsOn(w.limits, w.thisRun(), claims.Runs(v.Leases)) {
+	for _, c := range claims.CapsOn(w.limits, w.thisRun(), claims.Runs(w.othersThan(v.Leases))) {
 		if c.Full() {
 			return c.String() + "; claiming nothing until one ends", StatusNothing
 		}
 	}
 	return "", going
+}
+
+// othersThan is leases without the one this worker holds on the plan it
+// names, if any: taking its own plan up again adds no run.
+func (w *WorkOnce) othersThan(leases []claims.Remote) []claims.Remote {
+	slug := w.Slug
+	if w.Path != "" {
+		slug = model.SlugOf(path.Base(w.Path))
+	}
+	if slug == "" {
+		return leases
+	}
+	return slices.DeleteFunc(slices.Clone(leases), func(r claims.Remote) bool {
+		return r.Slug == slug && r.AgentID == w.Worker.AgentID
+	})
 }
 
 // capsHold checks, right after c was claimed and before its agent starts,

@@ -95,6 +95,14 @@ func TestMaxPlansStopsAtTheCap(t *testing.T) {
 	if r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w2", "--slug", "p004"); r.Code != 0 || strings.Count(r.Stdout, "\n") != 1 {
 		t.Errorf("a named claim prints its path once: %v", r)
 	}
+	// The cap is full again (3 of 3); w2 takes its own plan up again all
+	// the same: that adds no run.
+	if r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w2", "--slug", "p004"); r.Code != 0 || !strings.Contains(r.Stdout, "in-progress/p004.md") {
+		t.Errorf("resuming its own plan under a full cap: %v", r)
+	}
+	if r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w3", "--slug", "p001"); r.Code != fwtest.ExitNothing || !strings.Contains(r.Stderr, "limits: the fleet has 3 of 3 live runs") {
+		t.Errorf("another named claim under the full cap: %v", r)
+	}
 }
 
 // TestBadLimitsAreOneLine: a bad limits: value stops work-once with
