@@ -20,7 +20,7 @@ func TestCapHoldsOverEtcd(t *testing.T) {
 	if endpoint == "" {
 		t.Skip(skipReason)
 	}
-	const n, cap = 9, 3
+	const n, cap = 6, 3
 	f := remotetest.NewFleet(t, remotetest.Plans(n)...)
 	running := runningDir(t)
 	id := fmt.Sprintf("caps-%d", time.Now().UnixNano())

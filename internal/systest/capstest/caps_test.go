@@ -145,11 +145,11 @@ func (tl *tally) check(t *testing.T, running string, cap int) {
 }
 
 // TestCapHoldsAcrossTwoClones: 16 workers, 8 on each of two clones of one
-// bare remote (claims through git), race for 9 plans under `limits:
+// bare remote (claims through git), race for 6 plans under `limits:
 // {provider: {anthropic: 3}}`: never more than 3 agents run at once, and
 // every plan ends in review-needed on the remote's main, its lease gone.
 func TestCapHoldsAcrossTwoClones(t *testing.T) {
-	const n, cap = 9, 3
+	const n, cap = 6, 3
 	f := remotetest.NewFleet(t, remotetest.Plans(n)...)
 	running := runningDir(t)
 	var dirs []string

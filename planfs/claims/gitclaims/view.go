@@ -34,17 +34,25 @@ func (l *Lanes) fetch(ctx context.Context, leases bool) error {
 	return nil
 }
 
-// fetchTries bounds the tries of one fetch that lost a race for its
-// tracking refs to another fleetwatch on this checkout (git's "cannot lock
-// ref ... is at X but expected Y"): that one fetched them, and the next
-// try finds them moved. Several workers share a machine's checkout.
+// fetchTries bounds the tries of one fetch that met another fleetwatch
+// on this checkout half way: a race for its tracking refs (git's "cannot
+// lock ref ... is at X but expected Y": that one fetched them, and the
+// next try finds them moved), or a worktree being added, whose HEAD does
+// not name its commit yet ("bad object worktrees/…/HEAD"). Several workers
+// share a machine's checkout.
 const fetchTries = 6
+
+// transient reports whether a fetch failed on such a half-way state.
+func transient(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "cannot lock ref") || strings.Contains(s, "bad object worktrees/")
+}
 
 // fetchRetried runs git fetch args, again after a lost race for a ref.
 func (l *Lanes) fetchRetried(ctx context.Context, args []string) error {
 	for try := 1; ; try++ {
 		_, err := l.git.run(ctx, nil, nil, args...)
-		if err == nil || try == fetchTries || !strings.Contains(err.Error(), "cannot lock ref") {
+		if err == nil || try == fetchTries || !transient(err) {
 			return err
 		}
 		select {
