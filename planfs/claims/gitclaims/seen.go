@@ -46,7 +46,13 @@ func bootID() string {
 // how long each has been seen unchanged. A new boot starts every count
 // again: the old counts are on a clock that no longer runs.
 func (b *Backend) observe(refs map[string]string) (map[string]time.Duration, error) {
-	rel := filepath.Join("var", "fleet", "claims", "seen-"+safeName(b.remote)+".json")
+	return b.observeIn("seen-"+safeName(b.remote)+".json", refs)
+}
+
+// observeIn is observe with its record in var/fleet/claims/name: the
+// lease refs and the worker refs (fleet.go) each keep their own.
+func (b *Backend) observeIn(name string, refs map[string]string) (map[string]time.Duration, error) {
+	rel := filepath.Join("var", "fleet", "claims", name)
 	unlock, err := safepath.Lock(b.project, rel+".lock", 30*time.Second)
 	if err != nil {
 		return nil, err
