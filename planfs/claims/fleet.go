@@ -211,3 +211,10 @@ func (rec WorkerRecord) StopFor(run string) *StopRequest {
 	}
 	return nil
 }
+
+// FleetWatcher is a Fleet that says when a record changes (etcd), so a
+// face reads the workers again at once rather than on its timer.
+type FleetWatcher interface {
+	// FleetChanges receives after each change of a record, until ctx ends.
+	FleetChanges(ctx context.Context) <-chan struct{}
+}

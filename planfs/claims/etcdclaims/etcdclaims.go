@@ -61,6 +61,7 @@ type Backend struct {
 	session *session                // the worker session (StartSession), or nil
 	spare   *spare                  // a claim-only lease a lost race left unused, or nil
 	decoded map[string]decodedLease // slug → its key's lease, by mod revision
+	fleet   fleetSeen               // the worker keys as this process saw them (fleet.go)
 }
 
 var (

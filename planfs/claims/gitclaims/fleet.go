@@ -37,8 +37,12 @@ type fleetState struct {
 // a ref: every byte but letters, digits, - and _ is %XX, so two names
 // never share a ref and git takes every one.
 func WorkerRef(host, agent string) string {
-	return WorkerRefs + refPart(host) + "/" + refPart(agent)
+	return WorkerRefs + WorkerName(host, agent)
 }
+
+// WorkerName is WorkerRef without its namespace: "<host>/<agent>", each
+// escaped; etcd's worker keys end with it too.
+func WorkerName(host, agent string) string { return refPart(host) + "/" + refPart(agent) }
 
 func refPart(s string) string {
 	if s == "" {
@@ -55,9 +59,9 @@ func refPart(s string) string {
 	return b.String()
 }
 
-// namesOf reads host and agent back from a worker ref's name (the part
-// after WorkerRefs); ok is false for a ref this version did not write.
-func namesOf(name string) (host, agent string, ok bool) {
+// NamesOf reads host and agent back from a worker's name (WorkerName); ok
+// is false for a name this version did not write.
+func NamesOf(name string) (host, agent string, ok bool) {
 	h, a, ok := strings.Cut(name, "/")
 	if !ok || strings.Contains(a, "/") {
 		return "", "", false
@@ -214,7 +218,7 @@ func (b *Backend) decodeRecords(ctx context.Context, refs map[string]string) map
 // be read, or names another worker than its ref, is a problem shown under
 // the ref's own names.
 func recordOf(name, oid string, data []byte) claims.Published {
-	host, agent, _ := namesOf(name)
+	host, agent, _ := NamesOf(name)
 	bad := func(why string) claims.Published {
 		return claims.Published{WorkerRecord: claims.WorkerRecord{Host: claims.Clip(host, 256), AgentID: claims.Clip(agent, 256)}, Version: oid, Problem: why}
 	}

@@ -29,7 +29,7 @@ func TestWorkerRefsAreSafeAndDistinct(t *testing.T) {
 			t.Errorf("%q and %q share %s", prev, n, ref)
 		}
 		seen[ref] = fmt.Sprint(n)
-		host, agent, ok := namesOf(strings.TrimPrefix(ref, WorkerRefs))
+		host, agent, ok := NamesOf(strings.TrimPrefix(ref, WorkerRefs))
 		if n[0] != "" && (!ok || host != n[0] || agent != n[1]) {
 			t.Errorf("%s reads back as %q %q %v", ref, host, agent, ok)
 		}
