@@ -21,7 +21,7 @@ func workerCmd() *cobra.Command {
 			func(st workers.State) error { return workers.Pause(st, true) }, "paused"),
 		workerVerbCmd("resume", "let a paused worker's agent go on",
 			func(st workers.State) error { return workers.Pause(st, false) }, "resumed"),
-		workerVerbCmd("stop", "stop a worker's run; its plan goes back", workers.Stop, "asked to stop"))
+		workerStopCmd())
 	cmd.Example = "  fleetwatch worker pause w-mid-1\n  fleetwatch worker resume w-mid-1"
 	return cmd
 }
