@@ -127,6 +127,9 @@ func WriteServeAddress(project, addr string) (func(), error) {
 type Published struct {
 	State
 	Health Health
+	// SeenFor is how long this machine had seen its record unchanged
+	// when it was read.
+	SeenFor time.Duration
 	// Problem says why its record could not be read.
 	Problem string
 	// LastLine is its log's last line; LogPath where its log is on its
@@ -165,7 +168,7 @@ func publishedState(p claims.Published) Published {
 	if p.Problem != "" {
 		st.Note = p.Problem
 	}
-	return Published{State: st, Health: Health(p.Health), Problem: p.Problem, LastLine: p.LastLine, LogPath: p.LogPath, Serve: p.Serve}
+	return Published{State: st, Health: Health(p.Health), SeenFor: p.SeenFor, Problem: p.Problem, LastLine: p.LastLine, LogPath: p.LogPath, Serve: p.Serve}
 }
 
 func stampOf(sec float64) Stamp {
