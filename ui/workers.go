@@ -48,7 +48,7 @@ type workerList struct {
 func (w *workerList) rebuild(*paneCtx) {
 	all := make([]string, len(w.rows))
 	for i := range w.rows {
-		all[i] = w.rows[i].st.AgentID
+		all[i] = w.rows[i].key()
 	}
 	// Marks follow their workers; one that is gone loses its mark.
 	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(all, a) })
@@ -519,7 +519,7 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	mark := " "
-	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 {
+	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 && r.pub == nil {
 		mark = itoa(i + 1)
 	}
 	b.WriteString(mark + " ")
@@ -706,6 +706,15 @@ func planSlug(p string) string {
 		return "—"
 	}
 	return model.SlugOf(path.Base(strings.ReplaceAll(p, "\\", "/")))
+}
+
+// key is the row's identity in the table: its agent id, and its host for
+// another machine's worker (an agent id may run on two machines).
+func (r *workerRow) key() string {
+	if r.pub != nil {
+		return r.st.AgentID + " on " + r.st.Host
+	}
+	return r.st.AgentID
 }
 
 func (r *workerRow) matches(f string) bool {
