@@ -114,3 +114,12 @@ func remoteStopCmd(c *claims.Opened, st workers.State) tea.Cmd {
 		return "asked " + termtext.Line(st.AgentID) + " on " + termtext.Line(st.Host) + " to stop; its driver stops at its next heartbeat and gives its plan back", nil
 	})
 }
+
+// fetchServedLog asks p's machine's fleetwatch serve for its last lines,
+// as the operator (workers.LogFetch); nothing when it runs none.
+func fetchServedLog(p workers.Published) ([]string, error) {
+	if p.Serve == "" {
+		return nil, nil
+	}
+	return workers.LogFetch{Addr: p.Serve, Agent: p.AgentID, N: workers.DetailLogLines}.Fetch(context.Background())
+}

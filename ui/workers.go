@@ -99,6 +99,8 @@ func (w *workerList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return w.askStop(pc, r), true
 	case key.Matches(msg, k.Pause):
 		return w.pause(r), true
+	case key.Matches(msg, k.Logs) && r != nil && r.pub != nil && r.pub.Serve != "":
+		return w.open(pc, r), true // its machine serves its log: fetched into the detail
 	case key.Matches(msg, k.Logs) && r != nil && r.pub != nil:
 		return statusReq{elsewhereLog(r), false}, true
 	case key.Matches(msg, k.Logs):
@@ -752,7 +754,8 @@ func (w *workerList) open(pc *paneCtx, r *workerRow) tea.Msg {
 	if r.pub != nil {
 		p, seenAt := *r.pub, r.seenAt
 		return detailReq{"worker:" + p.Host + "/" + p.AgentID, "worker · " + p.AgentID + " on " + p.Host, func() func(*paneCtx) []string {
-			return func(pc *paneCtx) []string { return publishedDetail(pc.common, p, seenAt) }
+			lines, err := fetchServedLog(p)
+			return func(pc *paneCtx) []string { return publishedDetail(pc.common, p, seenAt, lines, err) }
 		}}
 	}
 	agent, project := r.st.AgentID, pc.opt.Tree.Project
@@ -772,7 +775,7 @@ func elsewhereLog(r *workerRow) string {
 
 // publishedDetail is a worker another machine publishes: its record as
 // read, judged on this machine's clock, and where its log is.
-func publishedDetail(cm *common, p workers.Published, seenAt time.Time) []string {
+func publishedDetail(cm *common, p workers.Published, seenAt time.Time, log []string, logErr error) []string {
 	d := &detailText{c: cm}
 	now := float64(cm.opt.Tree.Now().UnixNano()) / 1e9
 	d.heading("Published record")
@@ -793,10 +796,16 @@ func publishedDetail(cm *common, p workers.Published, seenAt time.Time) []string
 	d.heading("Log · on " + p.Host)
 	d.field("last line", cmp.Or(p.LastLine, "(none)"))
 	d.field("where", p.Host+":"+cmp.Or(p.LogPath, "(not said)"))
-	if p.Serve != "" {
-		d.note("its machine runs fleetwatch serve at " + p.Serve + ": ssh -p PORT HOST log " + p.AgentID + " shows its last lines")
-	} else {
-		d.note("read it on " + p.Host + " (fleetwatch worker logs there, or the cockpit's l)")
+	switch {
+	case p.Serve == "":
+		d.note(p.Host + " runs no fleetwatch serve: read the log there")
+	case logErr != nil:
+		d.note("asked " + p.Host + "'s fleetwatch serve at " + p.Serve + ": " + logErr.Error())
+	default:
+		d.heading("Log · last " + itoa(len(log)) + " lines · from " + p.Host + "'s fleetwatch serve at " + p.Serve)
+		for _, l := range log {
+			d.lines = append(d.lines, "  "+cm.logLine(l))
+		}
 	}
 	return d.lines
 }

@@ -1,10 +1,12 @@
 package workers
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,4 +195,43 @@ func StopRemote(ctx context.Context, f claims.Fleet, st State, by string) error 
 		return fmt.Errorf("%s on %s publishes no record; nothing to stop", st.AgentID, st.Host)
 	}
 	return err
+}
+
+// MaxServedLines bounds how many lines of a log ServedLog gives.
+const MaxServedLines = 500
+
+// ServedLog is the last n lines (at most MaxServedLines) of agent's log in
+// project, each cut and made safe for a terminal, for another machine
+// asking through `fleetwatch serve`: the file is opened without following
+// a symlink anywhere under the project, and only a regular file is read.
+func ServedLog(project, agent string, n int) ([]string, error) {
+	n = min(max(n, 1), MaxServedLines)
+	rel := LogDir + "/" + SafeID(agent) + ".log"
+	f, err := safepath.OpenFile(project, rel, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", rel, errText(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	start := max(0, fi.Size()-int64(n+1)*(MaxLogLine+1))
+	buf := make([]byte, fi.Size()-start)
+	m, err := f.ReadAt(buf, start)
+	if err != nil && m < len(buf) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	raw := bytes.Split(bytes.TrimSuffix(buf[:m], []byte{'\n'}), []byte{'\n'})
+	if start > 0 && len(raw) > 0 {
+		raw = raw[1:] // cut mid-line
+	}
+	raw = raw[max(0, len(raw)-n):]
+	out := make([]string, 0, len(raw))
+	for _, l := range raw {
+		if len(l) > 0 {
+			out = append(out, cleanLogLine(l))
+		}
+	}
+	return out, nil
 }
