@@ -35,6 +35,10 @@ type fleetSeen struct {
 	mu   sync.Mutex
 	seen map[string]seenRev
 	gone map[string]seenRev
+	// project keeps this machine's record of the revisions seen and
+	// since when (gitclaims.Observe), so a one-shot reader (watch status)
+	// judges by it as a cockpit does.
+	project string
 }
 
 type seenRev struct {
@@ -98,6 +102,14 @@ func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 	}
 	now := time.Now()
 	f := &b.fleet
+	versions := make(map[string]string, len(g.Kvs))
+	for _, kv := range g.Kvs {
+		versions[strings.TrimPrefix(string(kv.Key), prefix)] = fmt.Sprint(kv.ModRevision)
+	}
+	kept, err := gitclaims.Observe(f.project, "seen-workers-etcd.json", versions)
+	if err != nil {
+		kept = nil // this process's own count, then
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.seen == nil {
@@ -117,6 +129,9 @@ func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 		delete(f.gone, name)
 		p := s.last
 		p.SeenFor = now.Sub(s.since)
+		if d, ok := kept[name]; ok {
+			p.SeenFor = d
+		}
 		p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
 		out = append(out, p)
 	}
