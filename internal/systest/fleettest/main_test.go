@@ -1,3 +1,5 @@
+//go:build !etcd
+
 // Package fleettest runs the real fleetwatch binary on several "machines"
 // (clones of one bare remote, each with its own var/ and FLEET_HOST),
 // whose workers publish their records through the git claims backend: one
