@@ -54,13 +54,11 @@ func (d *Driver) publish() (stop string) {
 	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 	defer cancel()
 	req, err := p.f.Publish(ctx, d.record())
-	switch {
-	case err != nil:
-		if why := errText(err); why != p.said {
-			p.said = why
-			d.Log.Printf("could not publish this worker's record, will retry: %s", why)
-		}
-	case req != nil && p.stop == "":
+	if err != nil && errText(err) != p.said {
+		p.said = errText(err)
+		d.Log.Printf("could not publish this worker's record, will retry: %s", p.said)
+	}
+	if req != nil && p.stop == "" {
 		p.stop = fmt.Sprintf("stop asked by %s on %s", req.By, cmp.Or(req.Host, "another host"))
 		d.Log.Printf("%s (through the claims backend)", p.stop)
 	}

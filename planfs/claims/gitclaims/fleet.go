@@ -94,8 +94,8 @@ func (b *Backend) recordCommit(ctx context.Context, rec claims.WorkerRecord) (st
 // compare-and-swap on the commit this process last pushed — one push per
 // heartbeat. A push refused because the ref moved reads it (the only
 // read a publish ever makes): a stop request for rec.Run comes back to
-// the driver; anything else (an earlier run's record, one pruned) is
-// replaced.
+// the driver; either way rec then replaces what is there (an earlier
+// run's record, the request itself), by compare-and-swap on what was read.
 func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims.StopRequest, error) {
 	ref := WorkerRef(rec.Host, rec.AgentID)
 	if p := refname.Problem(ref); p != "" {
@@ -110,18 +110,19 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims
 		return nil, err
 	}
 	wait := 150 * time.Millisecond
+	var stop *claims.StopRequest
 	for try := 0; try < 4; try++ {
 		res, err := b.push(ctx, []update{{Ref: ref, Old: old, New: oid}})
 		if err != nil {
-			return nil, err
+			return stop, err
 		}
 		o := res[ref]
 		switch {
 		case o.ok:
 			b.setPushed(ref, oid)
-			return nil, nil
+			return stop, nil
 		case namespaceRefused(o.reason):
-			return nil, fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, ref, o.reason, claims.ErrUnavailable)
+			return stop, fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, ref, o.reason, claims.ErrUnavailable)
 		case lockHeld(o):
 			time.Sleep(wait)
 			wait *= 2
@@ -129,17 +130,16 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims
 		}
 		cur, p, err := b.readRecord(ctx, ref)
 		if err != nil {
-			return nil, err
+			return stop, err
 		}
-		if p != nil && p.Problem == "" {
-			if stop := p.StopFor(rec.Run); stop != nil {
-				b.setPushed(ref, cur)
-				return stop, nil
-			}
+		if p != nil && p.Problem == "" && stop == nil {
+			// Heard, and then replaced by this record all the same: a
+			// driver's final record must land whatever was asked of it.
+			stop = p.StopFor(rec.Run)
 		}
 		old = cur
 	}
-	return nil, fmt.Errorf("%s: the ref kept moving under this worker's pushes: %w", ref, claims.ErrLost)
+	return stop, fmt.Errorf("%s: the ref kept moving under this worker's pushes: %w", ref, claims.ErrLost)
 }
 
 func (b *Backend) setPushed(ref, oid string) {

@@ -74,9 +74,15 @@ func TestFleetAcrossClones(t *testing.T) {
 	if err := pubs[1].RequestStop(ctx, "host-2", "w1", claims.StopRequest{By: "op", Host: "host-1"}); err != nil {
 		t.Fatal(err)
 	}
-	stop, err := pubs[2].Publish(ctx, record("host-2", "w1", "run1"))
+	heard := record("host-2", "w1", "run1")
+	heard.Note = "stopping"
+	stop, err := pubs[2].Publish(ctx, heard)
 	if err != nil || stop == nil || stop.By != "op" || stop.Host != "host-1" {
 		t.Fatalf("publish after a stop request: %+v %v", stop, err)
+	}
+	// The record that heard it landed all the same, over the request.
+	if all, err := reader.Workers(ctx); err != nil || all[5].Note != "stopping" || all[5].Stop != nil {
+		t.Fatalf("after the publish that heard the stop the remote holds %+v (%v)", all[5], err)
 	}
 	// Its final record goes over the request.
 	done := record("host-2", "w1", "run1")
