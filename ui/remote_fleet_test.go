@@ -68,6 +68,7 @@ func TestWorkersPaneShowsOtherMachinesWorkers(t *testing.T) {
 	if stop, err := worker.Publish(ctx, published("gpu-box", "gpu-1", 0.3)); err != nil || stop == nil {
 		t.Fatalf("the worker's next publish did not hear the stop: %v %v", stop, err)
 	}
+	h.send(remoteTickMsg{}) // seen as it now is
 	time.Sleep(time.Second) // two heartbeats of 0.3 s, unchanged
 	h.send(remoteTickMsg{})
 	if line := row(h.view(), " gpu-1 "); !strings.Contains(line, "◌ stale") {

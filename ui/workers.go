@@ -121,7 +121,12 @@ func (w *workerList) view(pc *paneCtx, h int) []string {
 	if len(w.problems) > 0 && len(w.rows) == 0 {
 		empty = "⚠ " + termtext.Line(w.problems[0])
 	}
-	return pc.tableBox(pc.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, pc.emptyText(&w.paneFilter, empty))
+	title := "Workers"
+	if w.pubErr != "" {
+		// The other machines' workers shown are the last read's.
+		title += " · ⚠ other machines: " + termtext.Line(w.pubErr)
+	}
+	return pc.tableBox(pc.filterTitle(title, &w.paneFilter), w.cols.header(), &w.table, h, pc.emptyText(&w.paneFilter, empty))
 }
 
 // WorkerKeys are the Workers pane's.
