@@ -79,3 +79,26 @@ func TestWorkersPaneShowsOtherMachinesWorkers(t *testing.T) {
 		t.Errorf("no notice of the stale remote worker:\n%s", v)
 	}
 }
+
+// TestRemoteLogNeverFromThisMachinesLoopback: a worker whose machine's
+// serve listens on loopback is not asked at 127.0.0.1 (that would be this
+// machine's own serve, and another worker's log): the detail says why,
+// and where its log is.
+func TestRemoteLogNeverFromThisMachinesLoopback(t *testing.T) {
+	p := newProject(t)
+	_, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "gpu-1", Host: "gpu-box", PID: 4242})
+	rec := published("gpu-box", "gpu-1", 60)
+	rec.Serve = "127.0.0.1:2222"
+	if _, err := worker.Publish(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	h.send(remoteTickMsg{})
+	h.selectWorker("gpu-1 on gpu-box")
+	h.press("l")
+	v := h.view()
+	for _, want := range []string{"gpu-box's fleetwatch serve: not asked: it listens on loopback", "gpu-box:/srv/p/var/fleet/logs/gpu-1.log"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("l on a worker whose serve is on its loopback lacks %q:\n%s", want, v)
+		}
+	}
+}

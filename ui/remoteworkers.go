@@ -9,6 +9,8 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -120,6 +122,11 @@ func remoteStopCmd(c *claims.Opened, st workers.State) tea.Cmd {
 func fetchServedLog(p workers.Published) ([]string, error) {
 	if p.Serve == "" {
 		return nil, nil
+	}
+	// Its loopback is not this machine's: dialled here, it would be
+	// this machine's own serve, and some other worker's log.
+	if host, _, err := net.SplitHostPort(p.Serve); err != nil || host == "localhost" || net.ParseIP(host).IsLoopback() {
+		return nil, fmt.Errorf("not asked: it listens on loopback (%s), for %s alone", p.Serve, p.Host)
 	}
 	return workers.LogFetch{Addr: p.Serve, Agent: p.AgentID, N: workers.DetailLogLines}.Fetch(context.Background())
 }

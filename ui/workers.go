@@ -805,7 +805,7 @@ func publishedDetail(cm *common, p workers.Published, seenAt time.Time, log []st
 	case p.Serve == "":
 		d.note(p.Host + " runs no fleetwatch serve: read the log there")
 	case logErr != nil:
-		d.note("asked " + p.Host + "'s fleetwatch serve at " + p.Serve + ": " + logErr.Error())
+		d.note(p.Host + "'s fleetwatch serve: " + logErr.Error())
 	default:
 		d.heading("Log · last " + itoa(len(log)) + " lines · from " + p.Host + "'s fleetwatch serve at " + p.Serve)
 		for _, l := range log {
