@@ -2,8 +2,11 @@ package gitclaims
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +157,49 @@ func TestWorkerRecordFromElsewhereIsBounded(t *testing.T) {
 	}
 	if all[1].Problem == "" || all[1].AgentID != "w2" {
 		t.Fatalf("a record under another's ref read as %+v", all[1])
+	}
+}
+
+// TestPruneDayOldRecords: a driver's first publish deletes the records its
+// machine has seen unchanged for a day (here, a seen clock set back), and
+// leaves the others and its own.
+func TestPruneDayOldRecords(t *testing.T) {
+	url := remoteWith(t, readyPlans(1))
+	ctx := context.Background()
+	old, _ := cloneOf(t, url)
+	for _, a := range []string{"gone", "fresh"} {
+		if _, err := old.Publish(ctx, record("h", a, "r")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, dir := cloneOf(t, url)
+	if _, err := b.Workers(ctx); err != nil { // this machine has now seen both
+		t.Fatal(err)
+	}
+	name := "seen-workers-" + safeName(b.remote) + ".json"
+	path := filepath.Join(dir, "var", "fleet", "claims", name)
+	var seen seenFile
+	data, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(data, &seen) != nil {
+		t.Fatalf("seen file: %v %s", err, data)
+	}
+	e := seen.Leases[WorkerName("h", "gone")]
+	e.Since -= 2 * claims.Prune.Seconds()
+	seen.Leases[WorkerName("h", "gone")] = e
+	data, _ = json.Marshal(seen)
+	os.WriteFile(path, data, 0o644)
+	if _, err := b.Publish(ctx, record("h2", "me", "r")); err != nil {
+		t.Fatal(err)
+	}
+	all, err := old.Workers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range all {
+		names = append(names, p.Host+"/"+p.AgentID)
+	}
+	if strings.Join(names, " ") != "h/fresh h2/me" {
+		t.Fatalf("after the prune the remote holds %v, want h/fresh and h2/me", names)
 	}
 }
