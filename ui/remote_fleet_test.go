@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
 )
@@ -47,6 +49,14 @@ func TestWorkersPaneShowsOtherMachinesWorkers(t *testing.T) {
 	}
 	if strings.Contains(v, "here-1") {
 		t.Errorf("this machine's own published record is shown beside its state files:\n%s", v)
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 32}} {
+		h.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		v := h.view()
+		checkScreen(t, v, size[0], size[1], p)
+		if line := row(v, " gpu-1 "); !strings.Contains(line, "gpu-box") || !strings.Contains(line, "live") {
+			t.Errorf("at %dx%d gpu-1's row is %q", size[0], size[1], line)
+		}
 	}
 	h.press("enter")
 	if v := h.view(); !strings.Contains(v, "compiling crate ?[31mfoo") || !strings.Contains(v, "gpu-box:/srv/p/var/fleet/logs/gpu-1.log") {
