@@ -90,8 +90,10 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims
 }
 
 // Workers reads every worker key in one prefix Get, each judged by how
-// long this process has seen its revision unchanged; a key that vanished
-// while its record said running is kept as dead for claims.Prune.
+// long this machine has seen its revision unchanged (kept under var/ as
+// git's worker refs are, else this process's own count); a key that
+// vanished while its record said running is kept as dead, by this
+// process, for claims.Prune.
 func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 	prefix := b.root() + "workers/"
 	gctx, cancel := b.op(ctx)
