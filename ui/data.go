@@ -33,6 +33,9 @@ type loadedMsg struct {
 	// remoteErr is why a remote read failed: the last good board stays.
 	view      *claims.View
 	remoteErr error
+	// published are the other machines' workers, read with the view
+	// (remoteworkers.go); nil when the backend keeps no records.
+	published *publishedRead
 }
 
 type worktreesMsg struct {

@@ -121,7 +121,7 @@ func (m *Model) noticeFacts() model.NoticeFacts {
 	f := model.NoticeFacts{Rows: m.d.board.Rows, Leases: m.d.board.Leases, Now: m.now}
 	for i := range m.wrk.rows {
 		st := &m.wrk.rows[i].st
-		w := model.WorkerFact{Agent: st.AgentID, Plan: st.Plan, Health: string(m.wrk.rows[i].health), Exit: st.ExitCode, Violations: st.Violations, Note: st.Note}
+		w := model.WorkerFact{Agent: m.wrk.rows[i].key(), Plan: st.Plan, Health: string(m.wrk.rows[i].health), Exit: st.ExitCode, Violations: st.Violations, Note: st.Note}
 		if !st.Started.IsZero() {
 			w.Started = float64(st.Started.Unix())
 		}

@@ -30,12 +30,14 @@ const remoteReadTimeout = 60 * time.Second
 // remoteState is what the model knows of its remote backend: the last
 // good view, why the last read failed, and its timer and watch.
 type remoteState struct {
-	c      *claims.Opened
-	view   *claims.View // the last good read; nil before the first
-	err    error        // why the last read failed; nil when it did not
-	timed  bool         // a claims.ReadEvery timer is pending
-	watch  <-chan struct{}
-	cancel context.CancelFunc // ends the watch
+	c     *claims.Opened
+	view  *claims.View // the last good read; nil before the first
+	err   error        // why the last read failed; nil when it did not
+	timed bool         // a claims.ReadEvery timer is pending
+	watch <-chan struct{}
+	// fleetWatch says when a worker record changed (remoteworkers.go).
+	fleetWatch <-chan struct{}
+	cancel     context.CancelFunc // ends the watches
 }
 
 // remoteTickMsg is claims.ReadEvery passing: read the backend again.
@@ -66,6 +68,7 @@ func (r *remoteState) startWatch(hub bool) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.watch, r.cancel = w.Changes(ctx), cancel
+	r.fleetWatch = fleetWatch(ctx, r.c)
 }
 
 func (r *remoteState) close() {
@@ -85,9 +88,11 @@ func readRemote(t *planfs.Tree, c *claims.Opened) loadedMsg {
 		err = errors.New("the backend returned no view")
 	}
 	if err != nil {
-		return loadedMsg{remoteErr: err}
+		return loadedMsg{remoteErr: err, published: readPublished(c)}
 	}
-	return boardOfView(t, v)
+	msg := boardOfView(t, v)
+	msg.published = readPublished(c)
+	return msg
 }
 
 // boardOfView judges a remote view as loadBoard judges a scan: the lanes
@@ -135,6 +140,7 @@ func (m *Model) remoteRead(msg loadedMsg) bool {
 	if msg.view != nil {
 		r.view = msg.view
 	}
+	m.takePublished(msg.published)
 	r.err = msg.remoteErr
 	return msg.d != nil && msg.err == nil
 }
@@ -159,6 +165,8 @@ func (m *Model) updateRemote(msg tea.Msg) (tea.Cmd, bool) {
 			m.remote.timed = false
 		}
 		return tea.Batch(m.requestLoad(), m.remoteTimers()), true
+	case publishedChangeMsg, publishedMsg:
+		return m.updatePublished(msg), true
 	case remoteChangeMsg:
 		var next tea.Cmd
 		if m.remote != nil && m.remote.watch != nil {

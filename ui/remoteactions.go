@@ -19,6 +19,7 @@ import (
 
 	"fleetwatch/model"
 	"fleetwatch/planfs/claims"
+	"fleetwatch/workers"
 )
 
 // remoteVerbTimeout bounds one remote verb: a few pushes and fetches.
@@ -49,7 +50,7 @@ func (m *Model) remoteVerbFor(lease *model.Lease) remoteVerb {
 // UI goroutine, bounded: the operator acts on the lease the view shows,
 // whoever holds it, as the dialog said.
 func (v remoteVerb) act(verb model.Verb, rel string, to model.Lane, why string) tea.Cmd {
-	host, _ := os.Hostname()
+	host := workers.Hostname()
 	op := claims.Op{Verb: verb, Slug: slugOf(rel), To: to, Why: why, Force: true, TTL: v.ttl,
 		Holder: claims.Holder{AgentID: v.agent, Host: host, PID: os.Getpid()}}
 	return actionCmd(string(verb), func() (string, error) {

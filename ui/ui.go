@@ -262,7 +262,7 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, waitForStatesCmd(m.states.Changes()))
 	}
 	if m.remote != nil && m.remote.watch != nil {
-		cmds = append(cmds, waitRemoteCmd(m.remote.watch))
+		cmds = append(cmds, waitRemoteCmd(m.remote.watch), waitPublishedCmd(m.remote.fleetWatch))
 	}
 	return tea.Batch(cmds...)
 }
@@ -557,7 +557,7 @@ func (m *Model) tick() tea.Cmd {
 	m.events.invalidate()
 	var cmds []tea.Cmd
 	if running {
-		m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
+		m.wrk.judge(m.opt.Tree.Now())
 		c := m.ctx()
 		m.wrk.rebuild(c)
 		m.fleet.rebuild(c) // a run that goes stale or dies leaves its list

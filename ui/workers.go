@@ -38,12 +38,17 @@ type workerList struct {
 	marks    []string
 	shown    []int // the rows the filter lets through
 	cols     workerCols
+	// published are the workers other machines publish through the
+	// claims backend, as read at pubAt; pubErr why the last read failed.
+	published []workers.Published
+	pubAt     time.Time
+	pubErr    string
 }
 
 func (w *workerList) rebuild(*paneCtx) {
 	all := make([]string, len(w.rows))
 	for i := range w.rows {
-		all[i] = w.rows[i].st.AgentID
+		all[i] = w.rows[i].key()
 	}
 	// Marks follow their workers; one that is gone loses its mark.
 	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(all, a) })
@@ -94,6 +99,10 @@ func (w *workerList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return w.askStop(pc, r), true
 	case key.Matches(msg, k.Pause):
 		return w.pause(r), true
+	case key.Matches(msg, k.Logs) && r != nil && r.pub != nil && r.pub.Serve != "":
+		return w.open(pc, r), true // its machine serves its log: fetched into the detail
+	case key.Matches(msg, k.Logs) && r != nil && r.pub != nil:
+		return statusReq{elsewhereLog(r), false}, true
 	case key.Matches(msg, k.Logs):
 		return logsReq{}, true
 	case key.Matches(msg, k.Diff):
@@ -112,7 +121,12 @@ func (w *workerList) view(pc *paneCtx, h int) []string {
 	if len(w.problems) > 0 && len(w.rows) == 0 {
 		empty = "⚠ " + termtext.Line(w.problems[0])
 	}
-	return pc.tableBox(pc.filterTitle("Workers", &w.paneFilter), w.cols.header(), &w.table, h, pc.emptyText(&w.paneFilter, empty))
+	title := "Workers"
+	if w.pubErr != "" {
+		// The other machines' workers shown are the last read's.
+		title += " · ⚠ other machines: " + termtext.Line(w.pubErr)
+	}
+	return pc.tableBox(pc.filterTitle(title, &w.paneFilter), w.cols.header(), &w.table, h, pc.emptyText(&w.paneFilter, empty))
 }
 
 // WorkerKeys are the Workers pane's.
@@ -125,6 +139,11 @@ type workerRow struct {
 	health workers.Health
 	local  bool // written on this host: its pid can be checked and signalled
 	child  bool // started here, no state file of its own yet
+	// pub is the record another machine published, for a worker shown
+	// from the claims backend; seenAt is when this machine first saw it
+	// as it is (its heartbeat age, on this machine's clock).
+	pub    *workers.Published
+	seenAt time.Time
 }
 
 // workersMsg is one reading of the state files; radar says the overlap
@@ -196,6 +215,16 @@ func judgeWorkers(states []workers.State, children []*workers.Child, now time.Ti
 	return rows
 }
 
+// judge is the rows at now: this machine's state files and the workers
+// it started, then every other machine's published workers by host.
+func (w *workerList) judge(now time.Time) {
+	w.rows = judgeWorkers(w.states, w.children, now)
+	for i := range w.published {
+		p := &w.published[i]
+		w.rows = append(w.rows, workerRow{st: p.State, health: p.Health, pub: p, seenAt: w.pubAt.Add(-p.SeenFor)})
+	}
+}
+
 // byStart orders workers by when their run started, then by agent id: a
 // key that never changes while a run lasts, so a worker that exits, goes
 // stale or dies stays where it is under the operator's cursor, and a new
@@ -257,7 +286,7 @@ func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	if msg.radar {
 		m.wrk.overlaps = msg.overlaps
 	}
-	m.wrk.rows = judgeWorkers(m.wrk.states, m.wrk.children, m.opt.Tree.Now())
+	m.wrk.judge(m.opt.Tree.Now())
 	if same {
 		c := m.ctx()
 		m.wrk.rebuild(c)
@@ -306,8 +335,14 @@ func canStop(r *workerRow) (bool, string) {
 		return false, "stop: select a running worker in the workers pane (4)"
 	case r.health == workers.Exited:
 		return false, "stop: " + termtext.Line(r.st.AgentID) + " has already exited"
+	case r.health == workers.Dead && r.pub != nil:
+		return false, "stop: " + termtext.Line(r.st.AgentID) + " on " + termtext.Line(r.st.Host) + " is dead (silent past its lease); nothing would read a stop request"
 	case r.health == workers.Dead:
 		return false, "stop: " + termtext.Line(r.st.AgentID) + "'s process is gone (dead); nothing to stop"
+	case r.pub != nil && r.pub.Problem != "":
+		return false, "stop: " + termtext.Line(r.st.AgentID) + "'s record cannot be read: " + termtext.Line(r.pub.Problem)
+	case r.pub != nil:
+		return true, ""
 	case !r.local && r.st.Host != "":
 		return false, "stop: " + termtext.Line(r.st.AgentID) + " runs on " + termtext.Line(r.st.Host) + "; stop it there"
 	case !r.local:
@@ -400,7 +435,8 @@ func (m *Model) workerCounts() string {
 }
 
 type workerCols struct {
-	agent, tier, plan, state, beat, pid, note int
+	// host is 0 unless another machine's workers are shown.
+	agent, host, tier, plan, state, beat, pid, note int
 	// bare: the tier/model column leaves out the endpoint, so a note fits.
 	bare bool
 }
@@ -427,21 +463,37 @@ func (w *workerList) columns(width int) workerCols {
 }
 
 func workerColumnsAt(w int, rows []workerRow, shown []int, bare bool) workerCols {
-	agent, what, plan := len("agent"), len("tier/model"), len("plan")
+	agent, what, plan, host := len("agent"), len("tier/model"), len("plan"), 0
 	for _, j := range shown {
 		st := &rows[j].st
 		agent, what = max(agent, cellWidth(st.AgentID)), max(what, cellWidth(workerWhat(st, bare)))
 		plan = max(plan, cellWidth(planSlug(st.Plan)))
+		if rows[j].pub != nil {
+			host = len("host")
+		}
+	}
+	for _, j := range shown {
+		if host > 0 {
+			host = max(host, cellWidth(rows[j].st.Host))
+		}
 	}
 	c := workerCols{state: 10, beat: 5, pid: 7, bare: bare}
 	room := w - lead + 1 - (c.state + 1) - (c.beat + 1) - (c.pid + 1)
+	if host > 0 {
+		c.host = min(host, 16, max(room/6, 4))
+		room -= c.host + 1
+	}
 	room = allot(room, colWant{&c.tier, what, 10, 40}, colWant{&c.agent, agent, 8, 24}, colWant{&c.plan, plan, 8, 32})
 	c.note = max(0, room-1)
 	return c
 }
 
 func (c workerCols) header() string {
-	return "  # " + fit("agent", c.agent) + " " + fit("tier/model", c.tier) + " " + fit("plan", c.plan) + " " +
+	host := ""
+	if c.host > 0 {
+		host = fit("host", c.host) + " "
+	}
+	return "  # " + fit("agent", c.agent) + " " + host + fit("tier/model", c.tier) + " " + fit("plan", c.plan) + " " +
 		fit("state", c.state) + " " + fit("beat", c.beat) + " " + fit("pid", c.pid) + " " + fit("note", c.note)
 }
 
@@ -474,11 +526,14 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	mark := " "
-	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 {
+	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 && r.pub == nil {
 		mark = itoa(i + 1)
 	}
 	b.WriteString(mark + " ")
 	b.WriteString(fit(termtext.Line(r.st.AgentID), c.agent) + " ")
+	if c.host > 0 {
+		b.WriteString(fit(termtext.Line(cmp.Or(r.st.Host, "—")), c.host) + " ")
+	}
 	b.WriteString(fit(termtext.Line(workerWhat(&r.st, c.bare)), c.tier) + " ")
 	b.WriteString(fit(termtext.Line(planSlug(r.st.Plan)), c.plan) + " ")
 	state, ok := healthCell(r)
@@ -499,7 +554,12 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	}
 	b.WriteString(cell + " ")
 	beat := "—"
-	if last := lastSign(&r.st); !last.IsZero() && !r.child {
+	switch last := lastSign(&r.st); {
+	case r.pub != nil:
+		// Its own clock says nothing here: how long this machine has seen
+		// its record unchanged.
+		beat = coarse(cm.now - float64(r.seenAt.UnixNano())/1e9)
+	case !last.IsZero() && !r.child:
 		beat = coarse(cm.now - float64(last.UnixNano())/1e9)
 	}
 	b.WriteString(fit(beat, c.beat) + " ")
@@ -533,7 +593,10 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 // words, and the driver's note (with the host of a worker elsewhere).
 func (w *workerList) note(r *workerRow) (radar, note string) {
 	note = r.st.Note
-	if !r.local && r.st.Host != "" {
+	switch {
+	case r.pub != nil && r.pub.LastLine != "":
+		note = strings.TrimPrefix(note+" › "+r.pub.LastLine, " › ")
+	case r.pub == nil && !r.local && r.st.Host != "":
 		note = "on " + r.st.Host + ": " + note
 	}
 	if r.health == workers.Live && r.st.Spent != (ledger.Totals{}) {
@@ -652,6 +715,15 @@ func planSlug(p string) string {
 	return model.SlugOf(path.Base(strings.ReplaceAll(p, "\\", "/")))
 }
 
+// key is the row's identity in the table: its agent id, and its host for
+// another machine's worker (an agent id may run on two machines).
+func (r *workerRow) key() string {
+	if r.pub != nil {
+		return r.st.AgentID + " on " + r.st.Host
+	}
+	return r.st.AgentID
+}
+
 func (r *workerRow) matches(f string) bool {
 	st := &r.st
 	state, _ := healthCell(r)
@@ -663,6 +735,9 @@ func (r *workerRow) matches(f string) bool {
 func (w *workerList) toggleMark(r *workerRow) tea.Msg {
 	if r == nil {
 		return nil
+	}
+	if r.pub != nil {
+		return statusReq{"✗ " + elsewhereLog(r), true}
 	}
 	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 {
 		w.marks = slices.Delete(w.marks, i, i+1)
@@ -681,12 +756,63 @@ func (w *workerList) open(pc *paneCtx, r *workerRow) tea.Msg {
 	if r == nil {
 		return nil
 	}
+	if r.pub != nil {
+		p, seenAt := *r.pub, r.seenAt
+		return detailReq{"worker:" + p.Host + "/" + p.AgentID, "worker · " + p.AgentID + " on " + p.Host, func() func(*paneCtx) []string {
+			lines, err := fetchServedLog(p)
+			return func(pc *paneCtx) []string { return publishedDetail(pc.common, p, seenAt, lines, err) }
+		}}
+	}
 	agent, project := r.st.AgentID, pc.opt.Tree.Project
 	overlaps := w.overlapsOf(agent)
 	return detailReq{"worker:" + agent, "worker · " + agent, func() func(*paneCtx) []string {
 		wd := workers.ReadWorkerDetail(project, agent)
 		return func(pc *paneCtx) []string { return workerDetail(pc.common, wd, overlaps) }
 	}}
+}
+
+// elsewhereLog says where the log of r, a worker on another machine, is:
+// its log is that machine's file, not this one's.
+func elsewhereLog(r *workerRow) string {
+	where := termtext.Line(r.st.Host) + ":" + termtext.Line(cmp.Or(r.pub.LogPath, workers.LogDir+"/"+workers.SafeID(r.st.AgentID)+".log"))
+	return "logs: " + termtext.Line(r.st.AgentID) + " runs on " + termtext.Line(r.st.Host) + "; its log is " + where + " (enter shows its last line)"
+}
+
+// publishedDetail is a worker another machine publishes: its record as
+// read, judged on this machine's clock, and where its log is.
+func publishedDetail(cm *common, p workers.Published, seenAt time.Time, log []string, logErr error) []string {
+	d := &detailText{c: cm}
+	now := float64(cm.opt.Tree.Now().UnixNano()) / 1e9
+	d.heading("Published record")
+	if p.Problem != "" {
+		d.field("unreadable", p.Problem)
+	}
+	exit := "(none)"
+	if p.ExitCode != nil {
+		exit = itoa(*p.ExitCode)
+	}
+	for _, kv := range [][2]string{{"agent_id", p.AgentID}, {"host", p.Host}, {"tier", p.Tier}, {"model", p.Model},
+		{"endpoint", p.Endpoint}, {"plan", p.Plan}, {"state", p.State.State + " (" + string(p.Health) + " on this machine's clock)"},
+		{"unchanged for", coarse(now - unixOf(seenAt))}, {"exit_code", exit}, {"spent", p.Spent.String()}, {"paused", p.Paused}, {"pid", itoa(p.PID)}} {
+		d.field(kv[0], kv[1])
+	}
+	d.heading("Note")
+	d.note(cmp.Or(p.Note, "(none)"))
+	d.heading("Log · on " + p.Host)
+	d.field("last line", cmp.Or(p.LastLine, "(none)"))
+	d.field("where", p.Host+":"+cmp.Or(p.LogPath, "(not said)"))
+	switch {
+	case p.Serve == "":
+		d.note(p.Host + " runs no fleetwatch serve: read the log there")
+	case logErr != nil:
+		d.note(p.Host + "'s fleetwatch serve: " + logErr.Error())
+	default:
+		d.heading("Log · last " + itoa(len(log)) + " lines · from " + p.Host + "'s fleetwatch serve at " + p.Serve)
+		for _, l := range log {
+			d.lines = append(d.lines, "  "+cm.logLine(l))
+		}
+	}
+	return d.lines
 }
 
 // stateKeys are the state file's fields this version knows, in its order.
@@ -836,6 +962,9 @@ func (w *workerList) askStop(pc *paneCtx, r *workerRow) tea.Msg {
 	if ok, _ := canStop(r); !ok {
 		return nil
 	}
+	if r.pub != nil {
+		return w.askStopRemote(pc, r)
+	}
 	st := *r
 	who := termtext.Line(st.st.AgentID)
 	then := "it stops its agent and exits."
@@ -851,6 +980,28 @@ func (w *workerList) askStop(pc *paneCtx, r *workerRow) tea.Msg {
 	return openReq{&dialog{
 		title: "Stop " + who, body: body, verb: "stop",
 		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, t, st) },
+	}}
+}
+
+// askStopRemote confirms asking r, a worker on another machine, to stop
+// through the record it publishes: no signal crosses machines.
+func (w *workerList) askStopRemote(pc *paneCtx, r *workerRow) tea.Msg {
+	if pc.remote == nil {
+		return nil
+	}
+	who, host := termtext.Line(r.st.AgentID), termtext.Line(r.st.Host)
+	then := "it stops its agent and exits."
+	if r.st.Plan != "" {
+		then = "it stops its agent, gives " + termtext.Line(planSlug(r.st.Plan)) + " back, and exits."
+	}
+	body := []string{"Ask " + who + " on " + host + " to stop, through the claims backend: at its next heartbeat " + then}
+	if r.health == workers.Stale {
+		body = append(body, "⚠ Its record has not changed for "+coarse(pc.now-unixOf(r.seenAt))+"; it may not hear the request.")
+	}
+	c, st := pc.remote.c, r.st
+	return openReq{&dialog{
+		title: "Stop " + who + " on " + host, body: body, verb: "stop",
+		do: func(model.Lane, string) tea.Cmd { return remoteStopCmd(c, st) },
 	}}
 }
 

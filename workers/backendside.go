@@ -36,8 +36,7 @@ type remoteClaim struct {
 }
 
 func (w *WorkOnce) backendSide() *backendSide {
-	host, _ := os.Hostname()
-	w.claimsHolder = claims.Holder{AgentID: w.Worker.AgentID, Host: host, PID: os.Getpid(), RunsAs: w.runsAs()}
+	w.claimsHolder = claims.Holder{AgentID: w.Worker.AgentID, Host: hostname(), PID: os.Getpid(), RunsAs: w.runsAs()}
 	if w.Remote == "" {
 		w.Remote = "origin"
 	}

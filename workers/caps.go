@@ -1,8 +1,8 @@
 package workers
 
 import (
+	"cmp"
 	"context"
-	"os"
 	"path"
 	"slices"
 
@@ -49,11 +49,7 @@ func RunsAsOf(worker model.Worker, ep endpoints.Endpoint) model.RunsAs {
 
 // thisRun is this worker's run as the caps count it.
 func (w *WorkOnce) thisRun() claims.Run {
-	host := w.claimsHolder.Host
-	if host == "" {
-		host, _ = os.Hostname()
-	}
-	return claims.Run{Host: host, RunsAs: w.runsAs()}
+	return claims.Run{Host: cmp.Or(w.claimsHolder.Host, hostname()), RunsAs: w.runsAs()}
 }
 
 // capsFull says, before a claim, which cap this worker counts under is
@@ -144,8 +140,7 @@ func CapProblem(project string, worker model.Worker, ep endpoints.Endpoint, leas
 	if err != nil || s.Limits.None() {
 		return ""
 	}
-	host, _ := os.Hostname()
-	me := claims.Run{Host: host, RunsAs: RunsAsOf(worker, ep)}
+	me := claims.Run{Host: hostname(), RunsAs: RunsAsOf(worker, ep)}
 	for _, c := range claims.CapsOn(s.Limits, me, claims.BoardRuns(leases, now)) {
 		if c.Full() {
 			return c.String() + "; this worker would claim nothing"

@@ -47,6 +47,7 @@ type Log struct {
 	// driver's): a rotation moves fd 2 to the new file too, so nothing
 	// keeps writing to <log>.1.
 	stderr bool
+	last   string // the last line's text, for the worker's published record
 }
 
 // OpenLog opens agentID's log in project for appending. When echo is not
@@ -138,6 +139,7 @@ func (l *Log) line(stream, text string) {
 			part = text[:chunk]
 		}
 		text = text[len(part):]
+		l.last = part
 		b := []byte(LogLine(at, stream, part))
 		l.rotate(len(b))
 		_, _ = l.f.Write(b)
@@ -149,6 +151,13 @@ func (l *Log) line(stream, text string) {
 
 // Close closes the file.
 func (l *Log) Close() error { return l.f.Close() }
+
+// Last is the text of the last line logged, raw (readers sanitize it).
+func (l *Log) Last() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
+}
 
 // writer returns an io.Writer that logs what is written to it line by line
 // under stream; flush logs an unfinished last line.

@@ -170,7 +170,8 @@ type Driver struct {
 	contained bool            // agents run in a Landlock domain
 	saidGroup bool            // the log said why agents get no cgroup
 	lock      *os.File
-	treeGone  bool // the heartbeat found .plans/ gone
+	treeGone  bool      // the heartbeat found .plans/ gone
+	fleet     *fleetPub // publishes this worker's record (publish.go); nil: none
 }
 
 // ErrBusy means another driver runs under the same agent id: two agents in
@@ -258,6 +259,7 @@ func (d *Driver) Claimed(rel string) {
 	d.Log.Printf("claimed %s", rel)
 	d.state.Plan = rel
 	d.save()
+	d.publish()
 }
 
 // Finish records the worker as exited with code and a short note, and
@@ -269,6 +271,7 @@ func (d *Driver) Finish(code int, note string) {
 	d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 	d.Log.Printf("exit %d: %s", code, note)
 	d.save()
+	d.publish()
 	d.Log.Close()
 	if d.lock != nil {
 		d.lock.Close()
@@ -568,6 +571,9 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			d.weigh(r)
 			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 			d.save()
+			if stop := d.publish(); stop != "" {
+				return d.stopped(r, stop, renewing)
+			}
 			if renewing {
 				d.bringBranch(r)
 			}

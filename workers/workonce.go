@@ -173,6 +173,9 @@ func (w *WorkOnce) Do(ctx context.Context) Status {
 			return code
 		}
 	}
+	if f, ok := w.Claims.(claims.Fleet); ok && w.Run && d != nil {
+		d.PublishTo(f, w.ttl())
+	}
 	code, note := w.each(ctx, side, d, port)
 	if d != nil {
 		d.Finish(int(code), note)

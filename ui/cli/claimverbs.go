@@ -157,8 +157,7 @@ func short(oid string) string {
 
 // holder is who this run acts as.
 func (c *claimsRun) holder() claims.Holder {
-	host, _ := os.Hostname()
-	return claims.Holder{AgentID: c.w.agent, Host: host, PID: os.Getpid()}
+	return claims.Holder{AgentID: c.w.agent, Host: workers.Hostname(), PID: os.Getpid()}
 }
 
 // act is one operator verb on a fresh view, through the one engine call

@@ -354,7 +354,7 @@ func (v verb) remote(t *planfs.Tree, f *verbFlags, arg string, stdout, stderr io
 	if err != nil {
 		return fail(stderr, exitError, "%s: %s: %v", v.name, where, err), true
 	}
-	host, _ := os.Hostname()
+	host := workers.Hostname()
 	res, err := claims.Act(ctx, b, view, claims.Op{
 		Verb: v.name, Slug: slugArg(arg), To: model.Lane(f.to), Why: f.reason, Token: f.token, Force: f.force, TTL: ttl,
 		Holder: claims.Holder{AgentID: f.agent, Host: host, PID: os.Getpid()},

@@ -460,6 +460,7 @@ func printStatus(project string, row rowFunc) error {
 	agents, runs := statusTimers(project, row)
 	statusLinger(row)
 	statusWorkers(project, agents, runs, row)
+	statusFleet(project, row)
 	return nil
 }
 

@@ -13,7 +13,9 @@ import (
 const workerLong = `Acts on one running worker of this machine by its agent id: pause stops its
 agent where it is (its processes stopped, its model calls held, its lease kept
 alive), resume lets it go on, stop ends the run and puts its plan back (or, for
-a run paused at its budget, parks it in blocked/ with what it spent).`
+a run paused at its budget, parks it in blocked/ with what it spent). stop also
+reaches a worker on another machine, through the record its driver publishes in
+a git or etcd claims backend (--host names the machine).`
 
 func workerCmd() *cobra.Command {
 	cmd := group("worker", "pause, resume or stop one running worker", workerLong, true,
@@ -21,7 +23,7 @@ func workerCmd() *cobra.Command {
 			func(st workers.State) error { return workers.Pause(st, true) }, "paused"),
 		workerVerbCmd("resume", "let a paused worker's agent go on",
 			func(st workers.State) error { return workers.Pause(st, false) }, "resumed"),
-		workerVerbCmd("stop", "stop a worker's run; its plan goes back", workers.Stop, "asked to stop"))
+		workerStopCmd())
 	cmd.Example = "  fleetwatch worker pause w-mid-1\n  fleetwatch worker resume w-mid-1"
 	return cmd
 }

@@ -17,6 +17,7 @@ import (
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
 	"fleetwatch/ui"
+	"fleetwatch/workers"
 )
 
 // Options are `fleetwatch serve`'s flags.
@@ -75,6 +76,10 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer s.hub.Close()
+	// Drivers here publish where their logs can be asked for.
+	if gone, err := workers.WriteServeAddress(s.tree.Project, reachable(ln.Addr())); err == nil {
+		defer gone()
+	}
 	if opt.Ready != nil {
 		opt.Ready(ln.Addr().String())
 	}

@@ -65,7 +65,10 @@ func role(id Identity) string {
 // board writes the board as text or JSON and exits 0 (2 on an error).
 func (s *server) board(sess ssh.Session, w io.Writer, id Identity, cmd []string) {
 	t, err := s.sessionTree(id)
-	if err == nil {
+	switch {
+	case err == nil && len(cmd) > 0 && cmd[0] == "log":
+		err = writeLog(w, t.Project, cmd[1:])
+	case err == nil:
 		err = writeBoard(w, t, s.opt.Claims, cmd)
 	}
 	if err != nil {
@@ -99,7 +102,7 @@ func writeBoard(w io.Writer, t *planfs.Tree, c *claims.Opened, cmd []string) err
 		}
 		return boardtext.WriteJSON(w, t)
 	}
-	return fmt.Errorf("%q: this server answers only 'board', 'board --once' and 'board --json' without a terminal", clean(strings.Join(cmd, " ")))
+	return fmt.Errorf("%q: this server answers only 'board', 'board --once', 'board --json' and 'log AGENT [N]' without a terminal", clean(strings.Join(cmd, " ")))
 }
 
 // sessionTree is the project as this key sees it: read-only for a viewer,

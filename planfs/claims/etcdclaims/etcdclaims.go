@@ -61,6 +61,7 @@ type Backend struct {
 	session *session                // the worker session (StartSession), or nil
 	spare   *spare                  // a claim-only lease a lost race left unused, or nil
 	decoded map[string]decodedLease // slug → its key's lease, by mod revision
+	fleet   fleetSeen               // the worker keys as this process saw them (fleet.go)
 }
 
 var (
@@ -76,6 +77,7 @@ func Open(cfg claims.Config) (*Backend, error) {
 		return nil, fmt.Errorf("etcd: no endpoints; set claims: {backend: etcd, endpoints: [http://HOST:2379]}: %w", claims.ErrUnavailable)
 	}
 	b := &Backend{endpoints: strings.Join(cfg.Endpoints, ","), timeout: cfg.Timeout, decoded: map[string]decodedLease{}}
+	b.fleet.project, _ = filepath.Abs(cfg.Project)
 	if b.timeout <= 0 {
 		b.timeout = defaultTimeout
 	}

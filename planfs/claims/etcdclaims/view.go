@@ -120,7 +120,10 @@ func (b *Backend) pruneDecoded(seen []claims.Remote) {
 // ends: an etcd Watch, so faces update without polling. Bursts coalesce
 // into one receive; a watch the server cancels (compaction) is started
 // again, with one receive for what it may have missed.
-func (b *Backend) Changes(ctx context.Context) <-chan struct{} {
+func (b *Backend) Changes(ctx context.Context) <-chan struct{} { return b.watch(ctx, b.prefix) }
+
+// watch is Changes for any prefix (the leases', the workers').
+func (b *Backend) watch(ctx context.Context, prefix string) <-chan struct{} {
 	out := make(chan struct{}, 1)
 	notify := func() {
 		select {
@@ -132,7 +135,7 @@ func (b *Backend) Changes(ctx context.Context) <-chan struct{} {
 		defer close(out)
 		for ctx.Err() == nil {
 			wctx, cancel := context.WithCancel(ctx)
-			for resp := range b.cli.Watch(clientv3.WithRequireLeader(wctx), b.prefix, clientv3.WithPrefix()) {
+			for resp := range b.cli.Watch(clientv3.WithRequireLeader(wctx), prefix, clientv3.WithPrefix()) {
 				if resp.Err() != nil {
 					break
 				}

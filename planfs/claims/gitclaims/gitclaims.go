@@ -131,6 +131,7 @@ type Backend struct {
 	*Lanes
 	mu     sync.Mutex
 	leases map[string]model.Lease // lease commit oid → its lease, across reads
+	fleet  fleetState             // the worker refs (fleet.go)
 }
 
 var _ claims.Backend = (*Backend)(nil)

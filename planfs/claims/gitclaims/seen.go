@@ -46,15 +46,28 @@ func bootID() string {
 // how long each has been seen unchanged. A new boot starts every count
 // again: the old counts are on a clock that no longer runs.
 func (b *Backend) observe(refs map[string]string) (map[string]time.Duration, error) {
-	rel := filepath.Join("var", "fleet", "claims", "seen-"+safeName(b.remote)+".json")
-	unlock, err := safepath.Lock(b.project, rel+".lock", 30*time.Second)
+	return b.observeIn("seen-"+safeName(b.remote)+".json", refs)
+}
+
+// observeIn is observe with its record in var/fleet/claims/name: the
+// lease refs and the worker refs (fleet.go) each keep their own.
+func (b *Backend) observeIn(name string, refs map[string]string) (map[string]time.Duration, error) {
+	return Observe(b.project, name, refs)
+}
+
+// Observe records in project's var/fleet/claims/name that refs (name →
+// version) were seen now, and returns how long this machine has seen each
+// unchanged, on its boot clock: etcd's worker keys are judged by it too.
+func Observe(project, name string, refs map[string]string) (map[string]time.Duration, error) {
+	rel := filepath.Join("var", "fleet", "claims", name)
+	unlock, err := safepath.Lock(project, rel+".lock", 30*time.Second)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	now, boot := bootClock(), bootID()
 	var old seenFile
-	if f, err := safepath.OpenFile(b.project, rel, os.O_RDONLY, 0); err == nil {
+	if f, err := safepath.OpenFile(project, rel, os.O_RDONLY, 0); err == nil {
 		_ = json.NewDecoder(f).Decode(&old) // a torn or foreign file starts afresh
 		f.Close()
 	}
@@ -74,7 +87,7 @@ func (b *Backend) observe(refs map[string]string) (map[string]time.Duration, err
 	}
 	if changed {
 		data, _ := json.Marshal(next)
-		dir, err := safepath.OpenDir(b.project, filepath.Dir(rel), true)
+		dir, err := safepath.OpenDir(project, filepath.Dir(rel), true)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,219 @@
+//go:build etcd
+
+package etcdclaims
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"fleetwatch/planfs/claims"
+	"fleetwatch/planfs/claims/gitclaims"
+)
+
+var (
+	_ claims.Fleet        = (*Backend)(nil)
+	_ claims.FleetWatcher = (*Backend)(nil)
+)
+
+// Worker records live at /fleetwatch/<project id>/workers/<host>/<agent>
+// (names escaped as gitclaims.WorkerName), attached to the worker
+// session's etcd lease: gone when the worker is. A stop request is
+// /fleetwatch/<project id>/stop/<host>/<agent>, put on that same lease.
+
+// fleetSeen is, per worker key, the mod revision this process last read,
+// since when on its monotonic clock, and its record; and the records of
+// workers whose keys vanished while they said running (their lease
+// expired: dead), with when they vanished.
+type fleetSeen struct {
+	mu   sync.Mutex
+	seen map[string]seenRev
+	gone map[string]seenRev
+	// project keeps this machine's record of the revisions seen and
+	// since when (gitclaims.Observe), so a one-shot reader (watch status)
+	// judges by it as a cockpit does.
+	project string
+}
+
+type seenRev struct {
+	rev   int64
+	since time.Time
+	last  claims.Published
+}
+
+func (b *Backend) root() string { return strings.TrimSuffix(b.prefix, "leases/") }
+
+func (b *Backend) workerKey(host, agent string) string {
+	return b.root() + "workers/" + gitclaims.WorkerName(host, agent)
+}
+
+func (b *Backend) stopKey(host, agent string) string {
+	return b.root() + "stop/" + gitclaims.WorkerName(host, agent)
+}
+
+// Publish puts rec on the worker session's lease in one transaction that
+// also reads the worker's stop key when there is one: a stop request for
+// rec.Run comes back at the cost of no extra round trip.
+func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims.StopRequest, error) {
+	s, err := b.current()
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("etcd %s: a worker record needs the worker's session (a --run worker): %w", b.endpoints, claims.ErrUnavailable)
+	}
+	key, stop := b.workerKey(rec.Host, rec.AgentID), b.stopKey(rec.Host, rec.AgentID)
+	put := clientv3.OpPut(key, string(claims.EncodeRecord(rec)), clientv3.WithLease(s.id))
+	tctx, cancel := b.op(ctx)
+	resp, err := b.cli.Txn(tctx).If(clientv3.Compare(clientv3.Version(stop), "=", 0)).
+		Then(put).Else(put, clientv3.OpGet(stop)).Commit()
+	cancel()
+	if err != nil {
+		return nil, b.unavailable(err)
+	}
+	if resp.Succeeded || len(resp.Responses) < 2 {
+		return nil, nil
+	}
+	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
+		var req claims.StopRequest
+		if len(kv.Value) <= claims.MaxRecord && json.Unmarshal(kv.Value, &req) == nil && req.Run == rec.Run && req.Run != "" {
+			return &req, nil
+		}
+	}
+	return nil, nil
+}
+
+// Workers reads every worker key in one prefix Get, each judged by how
+// long this machine has seen its revision unchanged (kept under var/ as
+// git's worker refs are, else this process's own count); a key that
+// vanished while its record said running is kept as dead, by this
+// process, for claims.Prune.
+func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
+	prefix := b.root() + "workers/"
+	gctx, cancel := b.op(ctx)
+	g, err := b.cli.Get(gctx, prefix, clientv3.WithPrefix())
+	cancel()
+	if err != nil {
+		return nil, b.unavailable(err)
+	}
+	now := time.Now()
+	f := &b.fleet
+	versions := make(map[string]string, len(g.Kvs))
+	for _, kv := range g.Kvs {
+		versions[strings.TrimPrefix(string(kv.Key), prefix)] = fmt.Sprint(kv.ModRevision)
+	}
+	kept, err := gitclaims.Observe(f.project, "seen-workers-etcd.json", versions)
+	if err != nil {
+		kept = nil // this process's own count, then
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen == nil {
+		f.seen, f.gone = map[string]seenRev{}, map[string]seenRev{}
+	}
+	out := make([]claims.Published, 0, len(g.Kvs))
+	here := make(map[string]bool, len(g.Kvs))
+	for _, kv := range g.Kvs {
+		name := strings.TrimPrefix(string(kv.Key), prefix)
+		here[name] = true
+		s, ok := f.seen[name]
+		if !ok || s.rev != kv.ModRevision {
+			s = seenRev{rev: kv.ModRevision, since: now, last: recordAt(name, kv.Value)}
+			s.last.Version = fmt.Sprint(kv.ModRevision)
+		}
+		f.seen[name] = s
+		delete(f.gone, name)
+		p := s.last
+		p.SeenFor = now.Sub(s.since)
+		if d, ok := kept[name]; ok {
+			p.SeenFor = d
+		}
+		p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
+		out = append(out, p)
+	}
+	for name, s := range f.seen {
+		if !here[name] {
+			delete(f.seen, name)
+			if s.last.State != claims.WorkerExited {
+				f.gone[name] = seenRev{since: now, last: s.last}
+			}
+		}
+	}
+	for name, s := range f.gone {
+		if now.Sub(s.since) >= claims.Prune {
+			delete(f.gone, name)
+			continue
+		}
+		p := s.last
+		p.SeenFor, p.Health = now.Sub(s.since), claims.HealthDead
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Host < out[j].Host || out[i].Host == out[j].Host && out[i].AgentID < out[j].AgentID
+	})
+	return out, nil
+}
+
+// recordAt decodes the record of worker key name; one that cannot be read,
+// or names another worker than its key, is a problem under the key's names.
+func recordAt(name string, value []byte) claims.Published {
+	host, agent, _ := gitclaims.NamesOf(name)
+	host, agent = claims.Clip(host, 256), claims.Clip(agent, 256)
+	rec, err := claims.DecodeRecord("etcd key workers/"+name, value)
+	switch {
+	case err != nil:
+		return claims.Published{WorkerRecord: claims.WorkerRecord{Host: host, AgentID: agent}, Problem: err.Error()}
+	case rec.Host != host || rec.AgentID != agent:
+		why := fmt.Sprintf("worker record workers/%s names %s on %s", name, rec.AgentID, rec.Host)
+		return claims.Published{WorkerRecord: claims.WorkerRecord{Host: host, AgentID: agent}, Problem: why}
+	}
+	return claims.Published{WorkerRecord: rec}
+}
+
+// FleetChanges receives after each change under the worker keys.
+func (b *Backend) FleetChanges(ctx context.Context) <-chan struct{} {
+	return b.watch(ctx, b.root()+"workers/")
+}
+
+// RequestStop puts a stop request for host's agent's current run on that
+// worker's own etcd lease (so it goes when the worker does), while its key
+// is the one read; the driver's next publish reads it.
+func (b *Backend) RequestStop(ctx context.Context, host, agent string, req claims.StopRequest) error {
+	key := b.workerKey(host, agent)
+	gctx, cancel := b.op(ctx)
+	g, err := b.cli.Get(gctx, key)
+	cancel()
+	if err != nil {
+		return b.unavailable(err)
+	}
+	if len(g.Kvs) == 0 {
+		return fmt.Errorf("%s on %s: %w", agent, host, claims.ErrNoWorker)
+	}
+	kv := g.Kvs[0]
+	p := recordAt(gitclaims.WorkerName(host, agent), kv.Value)
+	switch {
+	case p.Problem != "":
+		return fmt.Errorf("%s on %s: %s", agent, host, p.Problem)
+	case p.State == claims.WorkerExited:
+		return fmt.Errorf("%s on %s: %w", agent, host, claims.ErrWorkerDone)
+	}
+	req.Run = p.Run
+	val, _ := json.Marshal(req)
+	tctx, cancel := b.op(ctx)
+	resp, err := b.cli.Txn(tctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", kv.CreateRevision)).
+		Then(clientv3.OpPut(b.stopKey(host, agent), string(val), clientv3.WithLease(clientv3.LeaseID(kv.Lease)))).Commit()
+	cancel()
+	switch {
+	case err != nil:
+		return b.unavailable(err)
+	case !resp.Succeeded:
+		return fmt.Errorf("%s on %s: its record went while asked: %w", agent, host, claims.ErrNoWorker)
+	}
+	return nil
+}

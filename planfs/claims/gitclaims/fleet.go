@@ -1,0 +1,395 @@
+package gitclaims
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"fleetwatch/internal/refname"
+	"fleetwatch/planfs/claims"
+)
+
+// WorkerRefs is the remote namespace of worker records: one ref per
+// worker, refs/fleetwatch/workers/<host>/<agent>, whose commit holds
+// worker.json. Each commit has no parent: a record replaces the last, and
+// the remote keeps no history of heartbeats.
+const WorkerRefs = "refs/fleetwatch/workers/"
+
+var _ claims.Fleet = (*Backend)(nil)
+
+// fleetState is what this process knows of the worker refs: the commit it
+// last pushed per ref (its compare-and-swap value) and the records it has
+// decoded, by commit.
+type fleetState struct {
+	mu      sync.Mutex
+	pushed  map[string]string           // ref → the commit this process last pushed there
+	records map[string]claims.Published // commit → its record as decoded
+	pruned  bool                        // this process looked for records to prune
+}
+
+// WorkerRef is the ref of agent's record on host, each name made safe for
+// a ref: every byte but letters, digits, - and _ is %XX, so two names
+// never share a ref and git takes every one.
+func WorkerRef(host, agent string) string {
+	return WorkerRefs + WorkerName(host, agent)
+}
+
+// WorkerName is WorkerRef without its namespace: "<host>/<agent>", each
+// escaped; etcd's worker keys end with it too.
+func WorkerName(host, agent string) string { return refPart(host) + "/" + refPart(agent) }
+
+func refPart(s string) string {
+	if s == "" {
+		return "%00"
+	}
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// NamesOf reads host and agent back from a worker's name (WorkerName); ok
+// is false for a name this version did not write.
+func NamesOf(name string) (host, agent string, ok bool) {
+	h, a, ok := strings.Cut(name, "/")
+	if !ok || strings.Contains(a, "/") {
+		return "", "", false
+	}
+	host, err1 := url.PathUnescape(h)
+	agent, err2 := url.PathUnescape(a)
+	return host, agent, err1 == nil && err2 == nil
+}
+
+// recordCommit writes a parentless commit holding rec as worker.json.
+func (b *Backend) recordCommit(ctx context.Context, rec claims.WorkerRecord) (string, error) {
+	blob, err := b.writeObject(ctx, "blob", claims.EncodeRecord(rec))
+	if err != nil {
+		return "", err
+	}
+	raw, err := hex.DecodeString(blob)
+	if err != nil {
+		return "", fmt.Errorf("git hash-object: bad id %q", blob)
+	}
+	tree, err := b.writeObject(ctx, "tree", append([]byte("100644 worker.json\x00"), raw...))
+	if err != nil {
+		return "", err
+	}
+	who := fmt.Sprintf("fleetwatch <fleetwatch@localhost> %d +0000", int64(rec.Heartbeat))
+	text := "tree " + tree + "\nauthor " + who + "\ncommitter " + who + "\n\nworker " + rec.Host + " " + rec.AgentID + " " + rec.State + "\n"
+	return b.writeObject(ctx, "commit", []byte(text))
+}
+
+// Publish pushes rec as its worker's ref: create-only the first time, then
+// compare-and-swap on the commit this process last pushed — one push per
+// heartbeat. A push refused because the ref moved reads it (the only
+// read a publish ever makes): a stop request for rec.Run comes back to
+// the driver; either way rec then replaces what is there (an earlier
+// run's record, the request itself), by compare-and-swap on what was read.
+func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims.StopRequest, error) {
+	ref := WorkerRef(rec.Host, rec.AgentID)
+	if p := refname.Problem(ref); p != "" {
+		return nil, fmt.Errorf("worker ref %s: %s", ref, p)
+	}
+	b.pruneOnce(ctx, ref)
+	b.fleet.mu.Lock()
+	old := b.fleet.pushed[ref]
+	b.fleet.mu.Unlock()
+	oid, err := b.recordCommit(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	wait := 150 * time.Millisecond
+	var stop *claims.StopRequest
+	for try := 0; try < 4; try++ {
+		res, err := b.push(ctx, []update{{Ref: ref, Old: old, New: oid}})
+		if err != nil {
+			return stop, err
+		}
+		o := res[ref]
+		switch {
+		case o.ok:
+			b.setPushed(ref, oid)
+			return stop, nil
+		case namespaceRefused(o.reason):
+			return stop, fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, ref, o.reason, claims.ErrUnavailable)
+		case lockHeld(o):
+			time.Sleep(wait)
+			wait *= 2
+			continue
+		}
+		cur, p, err := b.readRecord(ctx, ref)
+		if err != nil {
+			return stop, err
+		}
+		if p != nil && p.Problem == "" && stop == nil {
+			// Heard, and then replaced by this record all the same: a
+			// driver's final record must land whatever was asked of it.
+			stop = p.StopFor(rec.Run)
+		}
+		old = cur
+	}
+	return stop, fmt.Errorf("%s: the ref kept moving under this worker's pushes: %w", ref, claims.ErrLost)
+}
+
+func (b *Backend) setPushed(ref, oid string) {
+	b.fleet.mu.Lock()
+	defer b.fleet.mu.Unlock()
+	if b.fleet.pushed == nil {
+		b.fleet.pushed = map[string]string{}
+	}
+	b.fleet.pushed[ref] = oid
+}
+
+// readRecord reads one worker ref as the remote holds it now: its commit
+// ("" when there is none) and its record.
+func (b *Backend) readRecord(ctx context.Context, ref string) (string, *claims.Published, error) {
+	out, err := b.git.run(ctx, nil, nil, "ls-remote", b.remote, ref)
+	if err != nil {
+		return "", nil, b.unavailable(err)
+	}
+	oid, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
+	if oid == "" {
+		return "", nil, nil
+	}
+	if p, ok := b.cached(oid); ok {
+		return oid, &p, nil
+	}
+	local := b.ns + "workers/" + strings.TrimPrefix(ref, WorkerRefs)
+	if _, err := b.git.run(ctx, nil, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", b.remote, "+"+ref+":"+local); err != nil {
+		return "", nil, b.unavailable(err)
+	}
+	recs := b.decodeRecords(ctx, map[string]string{strings.TrimPrefix(ref, WorkerRefs): oid})
+	p := recs[oid]
+	return oid, &p, nil
+}
+
+func (b *Backend) cached(oid string) (claims.Published, bool) {
+	b.fleet.mu.Lock()
+	defer b.fleet.mu.Unlock()
+	p, ok := b.fleet.records[oid]
+	return p, ok
+}
+
+// decodeRecords reads the records of refs (name → commit) not yet decoded,
+// in one cat-file, and returns every one of them by commit.
+func (b *Backend) decodeRecords(ctx context.Context, refs map[string]string) map[string]claims.Published {
+	want := map[string][]byte{}
+	names := map[string]string{}
+	b.fleet.mu.Lock()
+	if b.fleet.records == nil {
+		b.fleet.records = map[string]claims.Published{}
+	}
+	for name, oid := range refs {
+		if _, ok := b.fleet.records[oid]; !ok {
+			want[oid+":worker.json"], names[oid] = nil, name
+		}
+	}
+	b.fleet.mu.Unlock()
+	err := b.catFile(ctx, want)
+	out := make(map[string]claims.Published, len(refs))
+	b.fleet.mu.Lock()
+	defer b.fleet.mu.Unlock()
+	for oid, name := range names {
+		if err != nil {
+			continue // not cached: read again next time
+		}
+		b.fleet.records[oid] = recordOf(name, oid, want[oid+":worker.json"])
+	}
+	for _, oid := range refs {
+		if p, ok := b.fleet.records[oid]; ok {
+			out[oid] = p
+		}
+	}
+	return out
+}
+
+// recordOf decodes the record of ref name at commit oid; one that cannot
+// be read, or names another worker than its ref, is a problem shown under
+// the ref's own names.
+func recordOf(name, oid string, data []byte) claims.Published {
+	host, agent, _ := NamesOf(name)
+	bad := func(why string) claims.Published {
+		return claims.Published{WorkerRecord: claims.WorkerRecord{Host: claims.Clip(host, 256), AgentID: claims.Clip(agent, 256)}, Version: oid, Problem: why}
+	}
+	if data == nil {
+		return bad("worker record " + WorkerRefs + name + ": commit has no worker.json")
+	}
+	rec, err := claims.DecodeRecord(WorkerRefs+name, data)
+	if err != nil {
+		return bad(err.Error())
+	}
+	if rec.Host != claims.Clip(host, 256) || rec.AgentID != claims.Clip(agent, 256) {
+		return bad(fmt.Sprintf("worker record %s%s names %s on %s", WorkerRefs, name, rec.AgentID, rec.Host))
+	}
+	return claims.Published{WorkerRecord: rec, Version: oid}
+}
+
+// Workers reads every worker ref: one ls-remote, and a fetch of the refs
+// only when one changed since the last read, then one cat-file for the
+// records not yet decoded. Each is judged by how long this machine has
+// seen its ref unchanged (claims.Judge), on its own clock.
+func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
+	refs, err := b.remoteWorkerRefs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.fleet.mu.Lock()
+	fetch := false
+	for _, oid := range refs {
+		if _, ok := b.fleet.records[oid]; !ok {
+			fetch = true
+		}
+	}
+	b.fleet.mu.Unlock()
+	if fetch {
+		if refs, err = b.fetchWorkerRefs(ctx); err != nil {
+			return nil, err
+		}
+	}
+	recs := b.decodeRecords(ctx, refs)
+	b.forgetRecords(refs)
+	seen, err := b.observeIn("seen-workers-"+safeName(b.remote)+".json", refs)
+	if err != nil {
+		return nil, fmt.Errorf("cannot keep this machine's worker clock: %v", err)
+	}
+	out := make([]claims.Published, 0, len(refs))
+	for _, name := range slices.Sorted(maps.Keys(refs)) {
+		p, ok := recs[refs[name]]
+		if !ok {
+			p = recordOf(name, refs[name], nil)
+			p.Problem = "worker record " + WorkerRefs + name + ": not fetched; read again"
+		}
+		p.SeenFor = seen[name]
+		p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// remoteWorkerRefs lists the worker refs as the remote holds them now:
+// name (after WorkerRefs) → commit.
+func (b *Backend) remoteWorkerRefs(ctx context.Context) (map[string]string, error) {
+	out, err := b.git.run(ctx, nil, nil, "ls-remote", b.remote, WorkerRefs+"*")
+	if err != nil {
+		return nil, b.unavailable(err)
+	}
+	return refLines(string(out), "\t", WorkerRefs), nil
+}
+
+// fetchWorkerRefs fetches every worker ref (pruning those gone) and lists
+// them as fetched.
+func (b *Backend) fetchWorkerRefs(ctx context.Context) (map[string]string, error) {
+	local := b.ns + "workers/"
+	if _, err := b.git.run(ctx, nil, nil, "-c", "maintenance.auto=false", "fetch", "--no-tags", "--prune", "--no-write-fetch-head",
+		"--no-show-forced-updates", "--quiet", b.remote, "+"+WorkerRefs+"*:"+local+"*"); err != nil {
+		return nil, b.unavailable(err)
+	}
+	out, err := b.git.run(ctx, nil, nil, "for-each-ref", "--format=%(objectname) %(refname)", local)
+	if err != nil {
+		return nil, err
+	}
+	return refLines(string(out), " ", local), nil
+}
+
+// refLines reads "oid<sep>ref" lines under prefix: name → oid.
+func refLines(out, sep, prefix string) map[string]string {
+	refs := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		oid, ref, ok := strings.Cut(line, sep)
+		if name, under := strings.CutPrefix(ref, prefix); ok && under && name != "" {
+			refs[name] = oid
+		}
+	}
+	return refs
+}
+
+// forgetRecords drops the decoded records no ref holds any more: every
+// heartbeat is a new commit.
+func (b *Backend) forgetRecords(refs map[string]string) {
+	b.fleet.mu.Lock()
+	defer b.fleet.mu.Unlock()
+	if len(b.fleet.records) <= 2*len(refs)+16 {
+		return
+	}
+	keep := make(map[string]bool, len(refs))
+	for _, oid := range refs {
+		keep[oid] = true
+	}
+	maps.DeleteFunc(b.fleet.records, func(oid string, _ claims.Published) bool { return !keep[oid] })
+}
+
+// RequestStop writes a stop request for host's agent into its record, by
+// compare-and-swap on the commit read: the driver's next publish is then
+// refused, it reads its ref, sees the request and stops.
+func (b *Backend) RequestStop(ctx context.Context, host, agent string, req claims.StopRequest) error {
+	ref := WorkerRef(host, agent)
+	for try := 0; try < 4; try++ {
+		cur, p, err := b.readRecord(ctx, ref)
+		switch {
+		case err != nil:
+			return err
+		case cur == "":
+			return fmt.Errorf("%s on %s: %w", agent, host, claims.ErrNoWorker)
+		case p.Problem != "":
+			return fmt.Errorf("%s on %s: %s", agent, host, p.Problem)
+		case p.State == claims.WorkerExited:
+			return fmt.Errorf("%s on %s: %w", agent, host, claims.ErrWorkerDone)
+		}
+		rec := p.WorkerRecord
+		req.Run = rec.Run
+		rec.Stop = &req
+		oid, err := b.recordCommit(ctx, rec)
+		if err != nil {
+			return err
+		}
+		res, err := b.push(ctx, []update{{Ref: ref, Old: cur, New: oid}})
+		if err != nil {
+			return err
+		}
+		if res[ref].ok {
+			return nil
+		}
+		if namespaceRefused(res[ref].reason) {
+			return fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, ref, res[ref].reason, claims.ErrUnavailable)
+		}
+	}
+	return fmt.Errorf("%s on %s: its record kept changing; ask again: %w", agent, host, claims.ErrLost)
+}
+
+// pruneOnce deletes, once per process, the records of other workers this
+// machine has seen unchanged for claims.Prune (exited or dead a day ago),
+// each by compare-and-swap on the commit seen. Writers prune, so a
+// read-only face never writes; a failure is left for the next driver.
+func (b *Backend) pruneOnce(ctx context.Context, own string) {
+	b.fleet.mu.Lock()
+	done := b.fleet.pruned
+	b.fleet.pruned = true
+	b.fleet.mu.Unlock()
+	if done {
+		return
+	}
+	all, err := b.Workers(ctx)
+	if err != nil {
+		return
+	}
+	var ups []update
+	for _, p := range all {
+		if ref := WorkerRef(p.Host, p.AgentID); p.SeenFor >= claims.Prune && ref != own && p.Problem == "" {
+			ups = append(ups, update{Ref: ref, Old: p.Version})
+		}
+	}
+	if len(ups) > 0 {
+		_, _ = b.push(ctx, ups)
+	}
+}

@@ -1,0 +1,132 @@
+package ui
+
+// Other machines' workers, as their drivers publish them through a remote
+// claims backend (claims.Fleet): read with every read of the backend, and
+// at once when the backend says a record changed (claims.FleetWatcher,
+// etcd). The Workers pane shows them after this machine's own, judged on
+// this machine's clock; its stop key asks one to stop through its record.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/planfs/claims"
+	"fleetwatch/workers"
+)
+
+// publishedRead is one read of the published records; err keeps the last
+// good one on screen.
+type publishedRead struct {
+	pubs []workers.Published
+	at   time.Time
+	err  error
+}
+
+// publishedMsg is a read made on the backend's word that a record changed.
+type publishedMsg struct{ r *publishedRead }
+
+// publishedChangeMsg is that word.
+type publishedChangeMsg struct{}
+
+// readPublished reads c's worker records; nil when c keeps none.
+func readPublished(c *claims.Opened) *publishedRead {
+	f, ok := c.Backend.(claims.Fleet)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), remoteReadTimeout)
+	defer cancel()
+	pubs, err := workers.ReadPublished(ctx, f)
+	return &publishedRead{pubs: pubs, at: time.Now(), err: err}
+}
+
+func publishedCmd(c *claims.Opened) tea.Cmd {
+	return func() tea.Msg { return publishedMsg{readPublished(c)} }
+}
+
+// fleetWatch is c's word on record changes, nil when it says none.
+func fleetWatch(ctx context.Context, c *claims.Opened) <-chan struct{} {
+	if w, ok := c.Backend.(claims.FleetWatcher); ok {
+		return w.FleetChanges(ctx)
+	}
+	return nil
+}
+
+func waitPublishedCmd(ch <-chan struct{}) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if _, ok := <-ch; !ok {
+			return nil
+		}
+		return publishedChangeMsg{}
+	}
+}
+
+// takePublished keeps a read's records (a failed read keeps the last) and
+// judges the Workers pane's rows again.
+func (m *Model) takePublished(r *publishedRead) {
+	if r == nil {
+		return
+	}
+	if r.err != nil {
+		m.wrk.pubErr = r.err.Error()
+		return
+	}
+	m.wrk.published, m.wrk.pubAt, m.wrk.pubErr = r.pubs, r.at, ""
+	m.wrk.judge(m.opt.Tree.Now())
+}
+
+// updatePublished takes the fleet watch's word and the read it asks for.
+func (m *Model) updatePublished(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case publishedChangeMsg:
+		return tea.Batch(waitPublishedCmd(m.remote.fleetWatch), publishedCmd(m.remote.c))
+	case publishedMsg:
+		m.takePublished(msg.r)
+		c := m.ctx()
+		m.wrk.rebuild(c)
+		m.syncKeys()
+		return tea.Batch(m.lookForNotices(fromWorkers), m.startTicking())
+	}
+	return nil
+}
+
+var errNoFleet = errors.New("the claims backend keeps no worker records")
+
+// remoteStopCmd asks the published worker st to stop through c.
+func remoteStopCmd(c *claims.Opened, st workers.State) tea.Cmd {
+	return actionCmd("stop", func() (string, error) {
+		f, ok := c.Backend.(claims.Fleet)
+		if !ok {
+			return "", errNoFleet
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), remoteReadTimeout)
+		defer cancel()
+		if err := workers.StopRemote(ctx, f, st, "the cockpit on "+workers.Hostname()); err != nil {
+			return "", err
+		}
+		return "asked " + termtext.Line(st.AgentID) + " on " + termtext.Line(st.Host) + " to stop; its driver stops at its next heartbeat and gives its plan back", nil
+	})
+}
+
+// fetchServedLog asks p's machine's fleetwatch serve for its last lines,
+// as the operator (workers.LogFetch); nothing when it runs none.
+func fetchServedLog(p workers.Published) ([]string, error) {
+	if p.Serve == "" {
+		return nil, nil
+	}
+	// Its loopback is not this machine's: dialled here, it would be
+	// this machine's own serve, and some other worker's log.
+	if host, _, err := net.SplitHostPort(p.Serve); err != nil || host == "localhost" || net.ParseIP(host).IsLoopback() {
+		return nil, fmt.Errorf("not asked: it listens on loopback (%s), for %s alone", p.Serve, p.Host)
+	}
+	return workers.LogFetch{Addr: p.Serve, Agent: p.AgentID, N: workers.DetailLogLines}.Fetch(context.Background())
+}

@@ -1,0 +1,235 @@
+package workers
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fleetwatch/internal/safepath"
+	"fleetwatch/planfs/claims"
+)
+
+// A driver whose claims live in a remote backend publishes its worker's
+// record through it (claims.Fleet) when it claims, at each heartbeat and
+// when it finishes, so a cockpit on any machine sees it; the record also
+// carries back a stop request another machine wrote, which the heartbeat
+// obeys as a local stop. The lease files publish nothing: the state files
+// are this machine's view already.
+
+// fleetPub is a driver's publishing: where, as which run, and a stop
+// request once one came.
+type fleetPub struct {
+	f    claims.Fleet
+	run  string  // this driver's run: a stop request names it
+	ttl  float64 // the lease's TTL in seconds: readers call a record silent that long dead
+	stop string  // why the driver was asked to stop, once it was
+	said string  // the last publish failure logged, so each is said once
+}
+
+// publishTimeout bounds one publish: a heartbeat never waits longer on it.
+const publishTimeout = 30 * time.Second
+
+// PublishTo makes the driver publish its record through f from now on,
+// starting now; ttl is its leases' lifetime.
+func (d *Driver) PublishTo(f claims.Fleet, ttl time.Duration) {
+	d.fleet = &fleetPub{f: f, run: claims.Nonce(), ttl: ttl.Seconds()}
+	d.publish()
+}
+
+// publish pushes the record as the state file now says; it returns why
+// to stop when someone on another machine asked this run to (and every
+// later publish says so too, until the driver has stopped).
+func (d *Driver) publish() (stop string) {
+	p := d.fleet
+	if p == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	defer cancel()
+	req, err := p.f.Publish(ctx, d.record())
+	if err != nil && errText(err) != p.said {
+		p.said = errText(err)
+		d.Log.Printf("could not publish this worker's record, will retry: %s", p.said)
+	}
+	if req != nil && p.stop == "" {
+		p.stop = fmt.Sprintf("stop asked by %s on %s", req.By, cmp.Or(req.Host, "another host"))
+		d.Log.Printf("%s (through the claims backend)", p.stop)
+	}
+	return p.stop
+}
+
+// record is the state file as published: plain fields, the log's last line
+// and where the log is, and this host's serve address when it runs one.
+func (d *Driver) record() claims.WorkerRecord {
+	st := &d.state
+	rec := claims.WorkerRecord{
+		AgentID: st.AgentID, Host: st.Host, Tier: st.Tier, Endpoint: st.Endpoint, Model: st.Model, Plan: st.Plan,
+		State: st.State, ExitCode: st.ExitCode, Run: d.fleet.run, PID: st.PID,
+		Started: unixSeconds(st.Started.Time), Heartbeat: unixSeconds(st.LastHeartbeat.Time),
+		HeartbeatEvery: st.HeartbeatEvery, TTL: d.fleet.ttl, Tokens: st.Spent.Tokens, Cost: st.Spent.USD,
+		Paused: st.Paused, Note: st.Note, Serve: ServeAddress(d.Tree.Project),
+	}
+	if d.Log != nil {
+		rec.LastLine, rec.LogPath = d.Log.Last(), d.Log.Path
+	}
+	if rec.State != StateExited {
+		rec.State = claims.WorkerRunning
+	}
+	return rec.Bounded()
+}
+
+func unixSeconds(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixNano()) / 1e9
+}
+
+// ServeFile is where `fleetwatch serve` writes the address it listens on
+// (host:port), relative to the project, and removes it when it stops.
+const ServeFile = "var/fleet/serve/address"
+
+// ServeAddress is this host's serve address as its serve wrote it, ""
+// when none runs (or the file is not a plain short file: never followed
+// through a symlink).
+func ServeAddress(project string) string {
+	f, err := safepath.OpenFile(project, ServeFile, os.O_RDONLY, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := f.Read(buf)
+	return strings.TrimSpace(string(buf[:n]))
+}
+
+// WriteServeAddress records addr as this host's serve address; the
+// returned func removes it again.
+func WriteServeAddress(project, addr string) (func(), error) {
+	f, err := safepath.OpenFile(project, ServeFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return func() {}, err
+	}
+	_, err = f.WriteString(addr + "\n")
+	f.Close()
+	return func() { os.Remove(filepath.Join(project, filepath.FromSlash(ServeFile))) }, err
+}
+
+// Published is a worker another machine published, as a State the faces
+// show beside the state files, with its health as this machine judged it.
+type Published struct {
+	State
+	Health Health
+	// SeenFor is how long this machine had seen its record unchanged
+	// when it was read.
+	SeenFor time.Duration
+	// Problem says why its record could not be read.
+	Problem string
+	// LastLine is its log's last line; LogPath where its log is on its
+	// host; Serve its host's serve address, if any.
+	LastLine, LogPath, Serve string
+}
+
+// ReadPublished reads every record f holds that is not this host's (the
+// state files are the source for those), judged on this machine's clock.
+func ReadPublished(ctx context.Context, f claims.Fleet) ([]Published, error) {
+	all, err := f.Workers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	here := hostname()
+	out := make([]Published, 0, len(all))
+	for _, p := range all {
+		if p.Host == here {
+			continue
+		}
+		out = append(out, publishedState(p))
+	}
+	return out, nil
+}
+
+func publishedState(p claims.Published) Published {
+	st := State{
+		PID: p.PID, AgentID: p.AgentID, Tier: p.Tier, Model: p.Model, Plan: p.Plan, State: p.State,
+		ExitCode: p.ExitCode, Host: p.Host, HeartbeatEvery: p.HeartbeatEvery, Endpoint: p.Endpoint,
+		Note: p.Note, Paused: p.Paused, Started: stampOf(p.Started), LastHeartbeat: stampOf(p.Heartbeat),
+	}
+	st.Spent.Tokens, st.Spent.USD = p.Tokens, p.Cost
+	if st.State != StateExited {
+		st.State = StateRunning
+	}
+	if p.Problem != "" {
+		st.Note = p.Problem
+	}
+	return Published{State: st, Health: Health(p.Health), SeenFor: p.SeenFor, Problem: p.Problem, LastLine: p.LastLine, LogPath: p.LogPath, Serve: p.Serve}
+}
+
+func stampOf(sec float64) Stamp {
+	if sec <= 0 {
+		return Stamp{}
+	}
+	return Stamp{time.Unix(0, int64(sec*1e9))}
+}
+
+// StopRemote asks the worker st (on another host) to stop through f: its
+// driver sees the request at its next heartbeat, stops its agent and
+// hands its plan back. by names who asks.
+func StopRemote(ctx context.Context, f claims.Fleet, st State, by string) error {
+	if st.Host == "" || st.Host == hostname() {
+		return fmt.Errorf("%s runs here; stop it by its pid", st.AgentID)
+	}
+	err := f.RequestStop(ctx, st.Host, st.AgentID, claims.StopRequest{By: by, Host: hostname(), At: unixSeconds(time.Now())})
+	switch {
+	case errors.Is(err, claims.ErrWorkerDone):
+		return fmt.Errorf("%s on %s has already exited; nothing to stop", st.AgentID, st.Host)
+	case errors.Is(err, claims.ErrNoWorker):
+		return fmt.Errorf("%s on %s publishes no record; nothing to stop", st.AgentID, st.Host)
+	}
+	return err
+}
+
+// MaxServedLines bounds how many lines of a log ServedLog gives.
+const MaxServedLines = 500
+
+// ServedLog is the last n lines (at most MaxServedLines) of agent's log in
+// project, each cut and made safe for a terminal, for another machine
+// asking through `fleetwatch serve`: the file is opened without following
+// a symlink anywhere under the project, and only a regular file is read.
+func ServedLog(project, agent string, n int) ([]string, error) {
+	n = min(max(n, 1), MaxServedLines)
+	rel := LogDir + "/" + SafeID(agent) + ".log"
+	f, err := safepath.OpenFile(project, rel, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", rel, errText(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	start := max(0, fi.Size()-int64(n+1)*(MaxLogLine+1))
+	buf := make([]byte, fi.Size()-start)
+	m, err := f.ReadAt(buf, start)
+	if err != nil && m < len(buf) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	raw := bytes.Split(bytes.TrimSuffix(buf[:m], []byte{'\n'}), []byte{'\n'})
+	if start > 0 && len(raw) > 0 {
+		raw = raw[1:] // cut mid-line
+	}
+	raw = raw[max(0, len(raw)-n):]
+	out := make([]string, 0, len(raw))
+	for _, l := range raw {
+		if len(l) > 0 {
+			out = append(out, cleanLogLine(l))
+		}
+	}
+	return out, nil
+}
