@@ -66,6 +66,8 @@ type Settings struct {
 	Prices map[string]Price
 	// Budgets are `budgets:`, the limits on what runs spend (spend.go).
 	Budgets Budgets
+	// Notify is `notify:`, where notices go (notify.go); nil when unset.
+	Notify *Notify
 }
 
 // Check is one required check: an argv run with no shell in a throwaway
@@ -235,6 +237,12 @@ func (s *Settings) set(key, val *yaml.Node) error {
 			return err
 		}
 		s.Budgets = b
+	case "notify":
+		n, err := parseNotify(val)
+		if err != nil {
+			return err
+		}
+		s.Notify = n
 	case "sandbox":
 		m, err := sandbox.ParseMode(val.Value)
 		if val.Kind != yaml.ScalarNode || val.Value == "" || err != nil {
@@ -242,7 +250,7 @@ func (s *Settings) set(key, val *yaml.Node) error {
 		}
 		s.Sandbox = m
 	default:
-		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets)", key.Value)
+		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets, notify)", key.Value)
 	}
 	return nil
 }
