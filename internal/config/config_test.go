@@ -46,7 +46,7 @@ func TestLoadNamesTheFile(t *testing.T) {
 	}
 	p := filepath.Join(dir, File)
 	os.WriteFile(p, []byte("integration: trunk\nqueues: 3\n"), 0o644)
-	if _, err := Load(dir); err == nil || err.Error() != p+`:2: unknown key "queues" (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets)` {
+	if _, err := Load(dir); err == nil || err.Error() != p+`:2: unknown key "queues" (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets, notify)` {
 		t.Fatalf("error %v", err)
 	}
 	os.WriteFile(p, []byte("integration: trunk\n"), 0o644)
