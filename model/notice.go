@@ -192,12 +192,7 @@ func Conditions(f NoticeFacts) []Notice {
 			add(run, NoticeWorkerDead, w.Agent+"'s process is gone"+on, SubjectWorker, w.Agent)
 		}
 	}
-	for _, w := range f.Workers {
-		if (w.Health == "live" || w.Health == "stale") && strings.HasPrefix(w.Paused, "budget") {
-			run := w.Agent + "@" + strconv.FormatInt(int64(w.Started), 10)
-			add(run+"@"+strconv.FormatInt(int64(w.PausedAt), 10), NoticeBudget, w.Agent+" is paused"+onPlan(w.Plan)+": "+w.Paused, SubjectWorker, w.Agent)
-		}
-	}
+	budgets(f, add)
 	for _, w := range f.Workers {
 		if w.Health != "live" || len(w.Violations) == 0 {
 			continue
@@ -222,6 +217,9 @@ func Conditions(f NoticeFacts) []Notice {
 	return out
 }
 
+// adder adds one notice of Conditions'.
+type adder func(id string, k NoticeKind, text string, s NoticeSubject, key string)
+
 // landingNews is how long a refused landing stays a notice: the event log
 // keeps them for ever.
 const landingNews = 24 * 3600
@@ -229,7 +227,7 @@ const landingNews = 24 * 3600
 // stuck adds a notice for each claimed plan whose lease (held by an agent,
 // not the inbox) is older than f.StuckAfter and whose branch has had no
 // commit for as long. A new commit, then another silence, is a new notice.
-func stuck(f NoticeFacts, add func(id string, k NoticeKind, text string, s NoticeSubject, key string)) {
+func stuck(f NoticeFacts, add adder) {
 	if f.StuckAfter <= 0 {
 		return
 	}
@@ -244,6 +242,17 @@ func stuck(f NoticeFacts, add func(id string, k NoticeKind, text string, s Notic
 		}
 		add(l.Rel+"@"+secs(since), NoticeStuck, l.Rel+": no commit from "+l.AgentID+" for "+hours(f.Now-since),
 			SubjectPlan, l.Rel)
+	}
+}
+
+// budgets adds a notice for each run paused at its budget: one per run
+// and pause.
+func budgets(f NoticeFacts, add adder) {
+	for _, w := range f.Workers {
+		if (w.Health == "live" || w.Health == "stale") && strings.HasPrefix(w.Paused, "budget") {
+			run := w.Agent + "@" + strconv.FormatInt(int64(w.Started), 10)
+			add(run+"@"+strconv.FormatInt(int64(w.PausedAt), 10), NoticeBudget, w.Agent+" is paused"+onPlan(w.Plan)+": "+w.Paused, SubjectWorker, w.Agent)
+		}
 	}
 }
 
