@@ -96,8 +96,8 @@ type WorkerFact struct {
 // LandingFact is a landing the lander refused or failed (its event in the
 // log), at At (Unix seconds).
 type LandingFact struct {
-	Slug, Reason string
-	At           float64
+	Slug, Commit, Reason string
+	At                   float64
 }
 
 // ProposalFact is a proposal waiting in the coordinator's inbox: proposal
@@ -149,7 +149,8 @@ func Conditions(f NoticeFacts) []Notice {
 	}
 	for _, l := range f.Landings {
 		if f.Now-l.At <= landingNews {
-			add(l.Slug+"@"+secs(l.At), NoticeLanding, "landing "+l.Slug+" was refused: "+l.Reason, SubjectGate, "")
+			add(l.Slug+"@"+l.Commit+"@"+secs(l.At), NoticeLanding, "landing "+l.Slug+orEmpty(" @ ", l.Commit[:min(7, len(l.Commit))])+
+				" did not land: "+l.Reason, SubjectGate, "")
 		}
 	}
 	for i := range f.Rows {
@@ -272,6 +273,13 @@ func because(note string) string {
 		return ""
 	}
 	return ": " + note
+}
+
+func orEmpty(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
 }
 
 func onPlan(rel string) string {

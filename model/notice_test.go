@@ -241,8 +241,8 @@ func TestFleetNotices(t *testing.T) {
 			f.Workers[0].Paused, f.Workers[0].PausedAt = "paused by operator-ann", 995
 		}, nil, ""},
 		{"a landing refused", func(f *NoticeFacts) {
-			f.Landings = []LandingFact{{Slug: "done", Reason: "checks failed: test", At: 990}}
-		}, []string{"landing "}, "landing done was refused: checks failed: test"},
+			f.Landings = []LandingFact{{Slug: "done", Commit: "0123456789abcdef", Reason: "checks failed: test", At: 990}}
+		}, []string{"landing "}, "landing done @ 0123456 did not land: checks failed: test"},
 		{"a landing refused two days ago is not news", func(f *NoticeFacts) {
 			f.Landings = []LandingFact{{Slug: "done", Reason: "x", At: 1000 - 2*86400}}
 		}, nil, ""},

@@ -61,7 +61,7 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 	l, err := landLocked(ctx, t, opt)
 	if err != nil && !errors.Is(err, ErrEmpty) && ctx.Err() == nil {
 		// For the notices of every face, not only the one that ran it.
-		t.LogEvent(planfs.Event{Event: EventLandRefused, Slug: l.Slug, AgentID: opt.Actor, Reason: err.Error()})
+		t.LogEvent(planfs.Event{Event: EventLandRefused, Slug: l.Slug, To: l.Commit, AgentID: opt.Actor, Reason: err.Error()})
 	}
 	return l, err
 }

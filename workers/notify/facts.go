@@ -49,7 +49,7 @@ func Facts(r Reading) model.NoticeFacts {
 		}
 		at, err := time.Parse(time.RFC3339Nano, e.TS)
 		if err == nil {
-			f.Landings = append(f.Landings, model.LandingFact{Slug: e.Slug, Reason: e.Reason, At: float64(at.Unix())})
+			f.Landings = append(f.Landings, model.LandingFact{Slug: e.Slug, Commit: e.To, Reason: e.Reason, At: float64(at.Unix())})
 		}
 	}
 	return f
