@@ -75,6 +75,17 @@ const MaxPerMinute = 600
 // DefaultStuckAfter is `stuck_after:` when unset.
 const DefaultStuckAfter = 2 * time.Hour
 
+// MaxStuckAfter bounds `stuck_after:`.
+const MaxStuckAfter = 30 * 24 * time.Hour
+
+func parseStuckAfter(v *yaml.Node) (time.Duration, error) {
+	d, err := time.ParseDuration(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || d < time.Minute || d > MaxStuckAfter {
+		return 0, errorf(v.Line, "notify: stuck_after: want a duration from 1m to %v, like 2h", MaxStuckAfter)
+	}
+	return d, nil
+}
+
 // UserFile is the user's own settings, under $XDG_CONFIG_HOME (else
 // ~/.config); it may hold only `notify:`.
 func UserFile() string {
@@ -190,7 +201,7 @@ func parseNotify(val *yaml.Node) (*Notify, error) {
 			t, err = parseTarget("notify: desktop", v, nil)
 			n.Desktop = &t
 		case "stuck_after":
-			n.StuckAfter, err = parseDuration(v, "notify: stuck_after")
+			n.StuckAfter, err = parseStuckAfter(v)
 		default:
 			err = errorf(key.Line, "notify: unknown key %q (known: %s)", key.Value, notifyKeys)
 		}

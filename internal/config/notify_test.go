@@ -10,7 +10,7 @@ import (
 
 func TestNotifySettings(t *testing.T) {
 	s, err := Parse([]byte(`notify:
-  stuck_after: 90m
+  stuck_after: 48h
   webhooks:
     - {url: "http://127.0.0.1:9/hook"}
     - name: team
@@ -26,7 +26,7 @@ func TestNotifySettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := s.Notify
-	if n == nil || n.StuckAfter != 90*time.Minute || len(n.Webhooks) != 2 || n.Line != 2 {
+	if n == nil || n.StuckAfter != 48*time.Hour || len(n.Webhooks) != 2 || n.Line != 2 {
 		t.Fatalf("notify %+v", n)
 	}
 	if w := n.Webhooks[0]; w.Name != "webhook-1" || w.Format != "json" || w.PerMinute != 0 {
@@ -59,7 +59,8 @@ func TestNotifySettingsRefuseBadValuesWithTheLine(t *testing.T) {
 		{"notify:\n  desktop: {kinds: [review, tea]}", "2: notify: desktop: kinds: unknown kind \"tea\""},
 		{"notify:\n  desktop:\n    per_minute: 0", "3: notify: desktop: per_minute: want a whole number from 1 to 600"},
 		{"notify:\n  terminal: {osc: 52}", "2: notify: terminal: osc: want 777, 9 or [777, 9]"},
-		{"notify:\n  stuck_after: soon", "2: notify: stuck_after: want a duration"},
+		{"notify:\n  stuck_after: soon", "2: notify: stuck_after: want a duration from 1m to 720h0m0s"},
+		{"notify:\n  stuck_after: 10s", "2: notify: stuck_after: want a duration from 1m"},
 		{"notify:\n  webhooks:\n    - {url: http://x/, name: terminal}", "3: notify: webhook: name: want letters"},
 	} {
 		_, err := Parse([]byte(tc.in))

@@ -55,7 +55,8 @@ func Facts(r Reading) model.NoticeFacts {
 	return f
 }
 
-// EntryAgent is who wrote an inbox entry's proposal, "—" when unknown.
+// EntryAgent is the agent whose plan an inbox entry is: the lease's
+// holder, or the proposal's author; "—" when neither says.
 func EntryAgent(e *coord.Entry) string {
 	switch {
 	case e.Lease != nil:

@@ -200,12 +200,16 @@ func (n *Notifier) keep(t *target, pending, ns []model.Notice) []model.Notice {
 	for _, p := range pending {
 		waiting[p.ID] = true
 	}
+	// Without the file's lock: claim decides under it.
+	n.rec.mu.Lock()
+	sent := n.rec.claimed[t.name]
 	for _, x := range ns {
-		if t.takes(x.Kind) && !waiting[x.ID] && !n.rec.has(t.name, x.ID) {
+		if t.takes(x.Kind) && !waiting[x.ID] && !sent[x.ID] {
 			waiting[x.ID] = true
 			pending = append(pending, x)
 		}
 	}
+	n.rec.mu.Unlock()
 	if len(pending) > pendingMax {
 		pending = pending[len(pending)-pendingMax:]
 	}

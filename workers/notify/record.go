@@ -80,14 +80,6 @@ func newRecord(project string) *record {
 	return &record{project: project, claimed: map[string]map[string]bool{}, times: map[string][]time.Time{}}
 }
 
-// has reports, without the lock, whether this process knows id claimed
-// for target: a cheap first filter; claim decides under the lock.
-func (r *record) has(target, id string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.claimed[target][id]
-}
-
 // hold takes the record's lock and catches up with the file; release
 // lets both go.
 func (r *record) hold() (release func(), err error) {
