@@ -216,9 +216,10 @@ func (l *noticeList) view(m *Model, h int) []string {
 	out := []string{title}
 	if len(list) == 0 {
 		return append(out, "", "no notices: a plan reaching review-needed, a proposal waiting for approval,",
-			"a worker failing, going stale or leaving its scope, two workers touching the same files,",
-			"a lease expiring with no worker driving it, or the merge queue's gate not as it left it",
-			"shows here, with a bell")
+			"a run paused at its budget, a worker failing, going stale or leaving its scope,",
+			"two workers touching the same files, a lease expiring with no worker driving it,",
+			"a plan stuck with no commit, a landing refused, or the merge queue's gate not as",
+			"it left it shows here, with a bell (and where notify: sends it)")
 	}
 	rows := noticeRows(h)
 	cur := min(l.cursor, len(list)-1)
