@@ -90,7 +90,7 @@ func parseStuckAfter(v *yaml.Node) (time.Duration, error) {
 // ~/.config); it may hold only `notify:`.
 func UserFile() string {
 	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
+	if !filepath.IsAbs(dir) { // unset, or relative: the spec says ignore it
 		home, err := os.UserHomeDir()
 		if err != nil {
 			return ""
@@ -105,11 +105,13 @@ func UserFile() string {
 // else none (a zero Notify).
 func LoadNotify(project string) (Notify, error) {
 	s, err := Load(project)
-	if err != nil || s.Notify != nil {
-		if s.Notify == nil {
-			return Notify{}, err
-		}
-		return *s.Notify, err
+	if err != nil {
+		return Notify{}, err
+	}
+	if s.Notify != nil {
+		n := *s.Notify
+		n.Path = s.Path
+		return n, nil
 	}
 	return loadUserNotify(UserFile())
 }

@@ -87,7 +87,7 @@ func TestLoadNotifyProjectThenUser(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(project, File), []byte("integration: dev\nnotify:\n  terminal:\n"), 0o644)
 	n, err := LoadNotify(project)
-	if err != nil || n.Desktop != nil || n.Terminal == nil {
+	if err != nil || n.Desktop != nil || n.Terminal == nil || n.Path != filepath.Join(project, File) {
 		t.Fatalf("the project's wins whole: %+v %v", n, err)
 	}
 	os.Remove(filepath.Join(project, File))
