@@ -65,6 +65,41 @@ func cockpitNotifier(project string, demo bool) (*notify.Notifier, time.Duration
 	return n, stuckAfter(c), nil
 }
 
+// sendNotices runs what notify watch runs, in the background, when
+// project has notify: targets: a served project's notices reach a person
+// whether or not a session is open. stop ends it, sending what was under
+// way.
+func sendNotices(project string, remote *claims.Opened, stderr io.Writer) (stop func(), err error) {
+	t, err := planfs.Open(project)
+	if err != nil {
+		return nil, err
+	}
+	n, c, err := newNotifier(project, nil, stderr)
+	if err != nil || len(c.Targets()) == 0 {
+		return func() {}, err
+	}
+	opt := watchOptions(c, remote, defaultEvery)
+	n.Start()
+	ctx, cancel := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() { defer close(watched); notify.Watch(ctx, t, n, opt) }()
+	return func() { cancel(); <-watched; n.Close(closeWait) }, nil
+}
+
+// defaultEvery is how often a watcher looks with no change: a worker
+// going stale, or a plan getting stuck, changes no file.
+const defaultEvery = 30 * time.Second
+
+// watchOptions are a headless sender's: the settings' stuck_after, the
+// remote backend's leases when there is one.
+func watchOptions(c config.Notify, remote *claims.Opened, every time.Duration) notify.WatchOptions {
+	opt := notify.WatchOptions{Every: every, StuckAfter: stuckAfter(c), Debounce: 200 * time.Millisecond}
+	if remote != nil {
+		opt.Backend = remote.Backend
+	}
+	return opt
+}
+
 // stuckAfter is `notify: {stuck_after:}`, or its default.
 func stuckAfter(c config.Notify) time.Duration {
 	if c.StuckAfter > 0 {
@@ -131,7 +166,7 @@ func notifyWatchCmd() *cobra.Command {
 		var every time.Duration
 		rootFlag(fs, &root, rootHelp)
 		fs.StringVar(&claimsFlag, "claims", "", claimsFlagHelp)
-		fs.DurationVar(&every, "every", 30*time.Second, "look at least this often (a worker going stale changes no file)")
+		fs.DurationVar(&every, "every", defaultEvery, "look at least this often (a worker going stale changes no file)")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			if len(pos) > 0 {
 				return fail(stderr, exitError, "notify watch: unexpected argument %q", pos[0])
@@ -167,10 +202,9 @@ func notifyWatchCmd() *cobra.Command {
 func runNotifyWatch(t *planfs.Tree, n *notify.Notifier, c config.Notify, remote *claims.Opened, every time.Duration, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	opt := notify.WatchOptions{Every: every, StuckAfter: stuckAfter(c), Debounce: 200 * time.Millisecond}
+	opt := watchOptions(c, remote, every)
 	if remote != nil {
 		defer remote.Backend.Close()
-		opt.Backend = remote.Backend
 	}
 	said := ""
 	opt.Looked = func(_ []model.Notice, err error) {

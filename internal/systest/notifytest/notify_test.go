@@ -174,3 +174,33 @@ func TestTwoWatchersAndARestartSendOnce(t *testing.T) {
 	}
 	w3.stop()
 }
+
+// fleetwatch serve sends the project's notices with no session open, and
+// stops cleanly on SIGTERM.
+func TestServeSendsWithNoSessionOpen(t *testing.T) {
+	t.Parallel()
+	h := newHook(t)
+	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "in-progress/a.md"})
+	writeSettings(t, dir, "notify:\n  webhooks:\n    - {url: "+h.srv.URL+"}\n")
+	keys := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(keys, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := fwtest.Cmd(dir, env(t), "serve", "--listen", "127.0.0.1:0", "--authorized-keys", keys)
+	var out, errb testkit.LockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	fwtest.WaitFor(t, "serve to listen", 30*time.Second, func() bool { return strings.Contains(out.String(), "listening on") })
+	fwtest.Want(t, fwtest.Run(t, dir, "complete", "in-progress/a.md", "--to", "review-needed", "--force"), fwtest.ExitOK)
+	fwtest.WaitFor(t, "the review notice", 20*time.Second, func() bool { return len(h.ids()) == 1 })
+	if id := h.ids()[0]; id != "review:review-needed/a.md" {
+		t.Errorf("sent %q", id)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve on SIGTERM: %v: %s", err, errb.String())
+	}
+}
