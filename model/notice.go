@@ -36,7 +36,17 @@ const (
 	// NoticeLanding: a landing started from the cockpit was refused or
 	// failed; the face adds it when the lander exits.
 	NoticeLanding NoticeKind = "landing"
+	// NoticeBudget: a run reached its budget and is paused until a person
+	// extends it or stops it.
+	NoticeBudget NoticeKind = "budget"
+	// NoticeStuck: a claimed plan has had no commit on its branch (nor a
+	// claim) for NoticeFacts.StuckAfter.
+	NoticeStuck NoticeKind = "stuck"
 )
+
+// NoticeKinds are every kind, in the order the docs list them.
+var NoticeKinds = []NoticeKind{NoticeReview, NoticeProposal, NoticeBudget, NoticeWorkerFailed, NoticeWorkerStale,
+	NoticeWorkerDead, NoticeLeaseExpired, NoticeScopeViolation, NoticeOverlap, NoticeGate, NoticeLanding, NoticeStuck}
 
 // NoticeSubject is the kind of row a notice leads to; Notice.Key names the
 // row: a plan rel, a lease file name, a worker's agent id.
@@ -77,6 +87,17 @@ type WorkerFact struct {
 	Violations []string
 	// Note is why it exited, in its driver's words.
 	Note string
+	// Paused says why its run is paused ("budget reached: …" at its
+	// budget), since PausedAt (Unix seconds).
+	Paused   string
+	PausedAt float64
+}
+
+// LandingFact is a landing the lander refused or failed (its event in the
+// log), at At (Unix seconds).
+type LandingFact struct {
+	Slug, Commit, Reason string
+	At                   float64
 }
 
 // ProposalFact is a proposal waiting in the coordinator's inbox: proposal
@@ -103,12 +124,20 @@ type NoticeFacts struct {
 	Overlaps  []OverlapFact
 	// Gate are the merge queue's own notices, one line each.
 	Gate []string
-	Now  float64
+	// Landings are the lander's refusals the event log holds; those older
+	// than a day are not news.
+	Landings []LandingFact
+	// Commits is the time of the last commit on each branch (Unix
+	// seconds), for telling a claimed plan's progress; StuckAfter is how
+	// long without one (nor a claim) makes it stuck, 0 never.
+	Commits    map[string]float64
+	StuckAfter float64
+	Now        float64
 }
 
 // Conditions lists every notice that is true in f, stamped at f.Now, in a
-// fixed order (the gate, plans, proposals, leases, workers, scope
-// violations, overlaps). New ones are those whose ID the
+// fixed order (the gate, landings, plans, proposals, leases, stuck plans,
+// workers, budgets, scope violations, overlaps). New ones are those whose ID the
 // previous look did not have (NewNotices).
 func Conditions(f NoticeFacts) []Notice {
 	var out []Notice
@@ -117,6 +146,12 @@ func Conditions(f NoticeFacts) []Notice {
 	}
 	for _, line := range f.Gate {
 		add(line, NoticeGate, line, SubjectGate, "")
+	}
+	for _, l := range f.Landings {
+		if f.Now-l.At <= landingNews {
+			add(l.Slug+"@"+l.Commit+"@"+secs(l.At), NoticeLanding, "landing "+l.Slug+orEmpty(" @ ", l.Commit[:min(7, len(l.Commit))])+
+				" did not land: "+l.Reason, SubjectGate, "")
+		}
 	}
 	for i := range f.Rows {
 		if p := f.Rows[i].Plan; p.Lane == ReviewNeeded {
@@ -140,6 +175,7 @@ func Conditions(f NoticeFacts) []Notice {
 		add(l.File+"@"+secs(l.ExpiresAt), NoticeLeaseExpired, l.Rel+": "+l.AgentID+"'s lease expired and no worker drives it",
 			SubjectLease, l.File)
 	}
+	stuck(f, add)
 	for _, w := range f.Workers {
 		// Whole seconds: a run started here is first known from the
 		// process, then from its state file, which may differ by a hair.
@@ -157,6 +193,7 @@ func Conditions(f NoticeFacts) []Notice {
 			add(run, NoticeWorkerDead, w.Agent+"'s process is gone"+on, SubjectWorker, w.Agent)
 		}
 	}
+	budgets(f, add)
 	for _, w := range f.Workers {
 		if w.Health != "live" || len(w.Violations) == 0 {
 			continue
@@ -181,6 +218,54 @@ func Conditions(f NoticeFacts) []Notice {
 	return out
 }
 
+// adder adds one notice of Conditions'.
+type adder func(id string, k NoticeKind, text string, s NoticeSubject, key string)
+
+// landingNews is how long a refused landing stays a notice: the event log
+// keeps them for ever.
+const landingNews = 24 * 3600
+
+// stuck adds a notice for each claimed plan whose lease (held by an agent,
+// not the inbox) is older than f.StuckAfter and whose branch has had no
+// commit for as long. A new commit, then another silence, is a new notice.
+func stuck(f NoticeFacts, add adder) {
+	if f.StuckAfter <= 0 {
+		return
+	}
+	for i := range f.Leases {
+		l := &f.Leases[i]
+		if !l.Active(f.Now) || l.Awaiting != "" || Rel(l.Rel).Lane() != InProgress {
+			continue
+		}
+		since := max(l.ClaimedAt, f.Commits[FeatureBranch(Rel(l.Rel).Slug())])
+		if f.Now-since < f.StuckAfter {
+			continue
+		}
+		add(l.Rel+"@"+secs(since), NoticeStuck, l.Rel+": no commit from "+l.AgentID+" for "+hours(f.Now-since),
+			SubjectPlan, l.Rel)
+	}
+}
+
+// budgets adds a notice for each run paused at its budget: one per run
+// and pause.
+func budgets(f NoticeFacts, add adder) {
+	for _, w := range f.Workers {
+		if (w.Health == "live" || w.Health == "stale") && strings.HasPrefix(w.Paused, "budget") {
+			run := w.Agent + "@" + strconv.FormatInt(int64(w.Started), 10)
+			add(run+"@"+strconv.FormatInt(int64(w.PausedAt), 10), NoticeBudget, w.Agent+" is paused"+onPlan(w.Plan)+": "+w.Paused, SubjectWorker, w.Agent)
+		}
+	}
+}
+
+// hours is a silence in words: "3h20m", "45m".
+func hours(s float64) string {
+	m := int64(s) / 60
+	if m < 60 {
+		return strconv.FormatInt(m, 10) + "m"
+	}
+	return strconv.FormatInt(m/60, 10) + "h" + strconv.FormatInt(m%60, 10) + "m"
+}
+
 // because is ": note", or nothing: a failed worker's notice says why when
 // its driver said.
 func because(note string) string {
@@ -188,6 +273,13 @@ func because(note string) string {
 		return ""
 	}
 	return ": " + note
+}
+
+func orEmpty(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
 }
 
 func onPlan(rel string) string {

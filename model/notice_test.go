@@ -223,3 +223,69 @@ func TestGateNotices(t *testing.T) {
 		t.Errorf("the same gate notice twice: %+v", again)
 	}
 }
+
+// The whole fleet's notices: a run paused at its budget, a landing the
+// lander refused (a day at most), a claimed plan with no commit for
+// StuckAfter.
+func TestFleetNotices(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(f *NoticeFacts)
+		want   []string
+		text   string
+	}{
+		{"a run paused at its budget", func(f *NoticeFacts) {
+			f.Workers[0].Paused, f.Workers[0].PausedAt = "budget reached: the run's budget ($5) spent: $5.10", 995
+		}, []string{"budget mid-1"}, "mid-1 is paused on in-progress/b.md: budget reached: the run's budget ($5) spent: $5.10"},
+		{"a run the operator paused is not a budget", func(f *NoticeFacts) {
+			f.Workers[0].Paused, f.Workers[0].PausedAt = "paused by operator-ann", 995
+		}, nil, ""},
+		{"a landing refused", func(f *NoticeFacts) {
+			f.Landings = []LandingFact{{Slug: "done", Commit: "0123456789abcdef", Reason: "checks failed: test", At: 990}}
+		}, []string{"landing "}, "landing done @ 0123456 did not land: checks failed: test"},
+		{"a landing refused two days ago is not news", func(f *NoticeFacts) {
+			f.Landings = []LandingFact{{Slug: "done", Reason: "x", At: 1000 - 2*86400}}
+		}, nil, ""},
+		{"a claimed plan with no commit for StuckAfter", func(f *NoticeFacts) {
+			f.StuckAfter = 600
+			f.Leases[0].ClaimedAt = 100
+			f.Commits = map[string]float64{"feature/b": 300, "feature/a": 990}
+		}, []string{"stuck in-progress/b.md"}, "in-progress/b.md: no commit from mid-1 for 11m"},
+		{"a recent commit is progress", func(f *NoticeFacts) {
+			f.StuckAfter = 600
+			f.Leases[0].ClaimedAt = 100
+			f.Commits = map[string]float64{"feature/b": 500}
+		}, nil, ""},
+		{"a recent claim is progress", func(f *NoticeFacts) {
+			f.StuckAfter = 600
+			f.Leases[0].ClaimedAt = 500
+		}, nil, ""},
+		{"a plan the inbox holds waits for a person, not its agent", func(f *NoticeFacts) {
+			f.StuckAfter = 600
+			f.Leases[0].Awaiting = AwaitApproval
+		}, nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prev := Conditions(baseFacts())
+			f := baseFacts()
+			c.change(&f)
+			got := NewNotices(prev, Conditions(f))
+			if !slices.Equal(kindsKeys(got), c.want) {
+				t.Fatalf("got %v, want %v", kindsKeys(got), c.want)
+			}
+			if len(got) > 0 && got[0].Text != c.text {
+				t.Errorf("text %q, want %q", got[0].Text, c.text)
+			}
+		})
+	}
+	// A commit, then another silence: a new notice, not the same one.
+	f := baseFacts()
+	f.StuckAfter, f.Leases[0].ClaimedAt = 600, 100
+	first := Conditions(f)
+	f.Commits = map[string]float64{"feature/b": 200}
+	f.Now = 1200
+	if fresh := NewNotices(first, Conditions(f)); len(fresh) != 1 || fresh[0].Kind != NoticeStuck {
+		t.Errorf("a second silence: %v", kindsKeys(fresh))
+	}
+}

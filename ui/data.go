@@ -24,6 +24,7 @@ type data struct {
 	eventsErr error
 	parked    map[string]string          // why each parked plan was parked (marks.go)
 	lint      map[string][]model.Warning // each plan's lint warnings
+	commits   map[string]float64         // each branch's last commit, for stuck plans
 }
 
 type loadedMsg struct {
@@ -84,6 +85,7 @@ func loadBoard(t *planfs.Tree) loadedMsg {
 	d := newData(b, now)
 	d.events, d.eventsErr = t.RecentEvents(eventsShown)
 	d.parked = parkReasons(d.events)
+	d.commits = workers.BranchCommits(t.Project)
 	return loadedMsg{d: d}
 }
 

@@ -23,6 +23,7 @@ import (
 	"fleetwatch/workers"
 	"fleetwatch/workers/coord"
 	"fleetwatch/workers/ledger"
+	"fleetwatch/workers/notify"
 )
 
 // inboxList is the Inbox pane and all its state: the last reading of the
@@ -448,16 +449,8 @@ func entryTitle(e *coord.Entry) string {
 }
 
 // entryAgent is the agent whose plan it is: the lease's holder, or the
-// proposal's author.
-func entryAgent(e *coord.Entry) string {
-	switch {
-	case e.Lease != nil:
-		return e.Lease.AgentID
-	case e.Record != nil:
-		return e.Record.AgentID
-	}
-	return "—"
-}
+// proposal's author (as the notices name it).
+func entryAgent(e *coord.Entry) string { return notify.EntryAgent(e) }
 
 // entryState is where an entry stands, in words.
 func entryState(e *coord.Entry) string {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -1063,9 +1062,9 @@ func (m *Model) landDone(msg landDoneMsg) tea.Cmd {
 	}
 	why := "landing " + msg.slug + " @ " + short(msg.commit) + " did not land: " + orWords(last, msg.err.Error())
 	m.setStatus("✗ "+why, true)
-	m.notes.add([]model.Notice{{ID: "landing:" + msg.slug + "@" + msg.commit + "@" + strconv.FormatFloat(m.now, 'f', 3, 64),
-		At: m.now, Kind: model.NoticeLanding, Text: why, Subject: model.SubjectGate}})
-	return tea.Batch(reload, m.bellCmd())
+	// The notice (and its bell) comes from the lander's event in the log,
+	// as it does for a landing any face ran.
+	return reload
 }
 
 func orEmpty(sep, s string) string {

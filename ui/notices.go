@@ -9,6 +9,7 @@ import (
 
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
+	"fleetwatch/workers/notify"
 )
 
 // bellEvery is the least time between two bells: a burst of notices rings
@@ -101,6 +102,9 @@ func (m *Model) lookForNotices(src noticeSource) tea.Cmd {
 	cur := model.Conditions(m.noticeFacts())
 	fresh := model.NewNotices(b.last, cur)
 	b.last = cur
+	if m.opt.Notify != nil {
+		m.opt.Notify(cur)
+	}
 	if !b.primed {
 		b.primed = true
 		return nil
@@ -115,31 +119,18 @@ func (m *Model) lookForNotices(src noticeSource) tea.Cmd {
 	return m.bellCmd()
 }
 
-// noticeFacts is the board, the leases, the workers, the inbox and the
-// radar as shown now.
+// noticeFacts is the board, the leases, the workers, the inbox, the radar
+// and the event log as shown now, as notify.Facts reads them for the
+// headless watcher too.
 func (m *Model) noticeFacts() model.NoticeFacts {
-	f := model.NoticeFacts{Rows: m.d.board.Rows, Leases: m.d.board.Leases, Now: m.now}
+	r := notify.Reading{Board: m.d.board, Inbox: m.inbox.entries, Overlaps: m.wrk.overlaps, Gate: m.merge.listing.Notices,
+		Events: m.d.events, Commits: m.d.commits, StuckAfter: m.opt.StuckAfter, Now: m.now}
 	for i := range m.wrk.rows {
-		st := &m.wrk.rows[i].st
-		w := model.WorkerFact{Agent: m.wrk.rows[i].key(), Plan: st.Plan, Health: string(m.wrk.rows[i].health), Exit: st.ExitCode, Violations: st.Violations, Note: st.Note}
-		if !st.Started.IsZero() {
-			w.Started = float64(st.Started.Unix())
-		}
-		if !st.LastHeartbeat.IsZero() {
-			w.Heartbeat = float64(st.LastHeartbeat.Unix())
-		}
-		f.Workers = append(f.Workers, w)
+		w := notify.WorkerFact(&m.wrk.rows[i].st, m.wrk.rows[i].health)
+		w.Agent = m.wrk.rows[i].key() // "agent on host" for another machine's worker
+		r.Workers = append(r.Workers, w)
 	}
-	for i := range m.inbox.entries {
-		if e := &m.inbox.entries[i]; e.Waiting() {
-			f.Proposals = append(f.Proposals, model.ProposalFact{Slug: e.Slug, Rel: e.Rel, Agent: entryAgent(e), N: e.N})
-		}
-	}
-	for _, o := range m.wrk.overlaps {
-		f.Overlaps = append(f.Overlaps, model.OverlapFact{A: o.A, B: o.B, Paths: o.Paths, Checked: o.Checked, Conflict: o.Conflict})
-	}
-	f.Gate = m.merge.listing.Notices
-	return f
+	return notify.Facts(r)
 }
 
 // bellCmd rings the terminal's bell (BEL to the program's output, which
@@ -227,9 +218,10 @@ func (l *noticeList) view(m *Model, h int) []string {
 	out := []string{title}
 	if len(list) == 0 {
 		return append(out, "", "no notices: a plan reaching review-needed, a proposal waiting for approval,",
-			"a worker failing, going stale or leaving its scope, two workers touching the same files,",
-			"a lease expiring with no worker driving it, or the merge queue's gate not as it left it",
-			"shows here, with a bell")
+			"a run paused at its budget, a worker failing, going stale or leaving its scope,",
+			"two workers touching the same files, a lease expiring with no worker driving it,",
+			"a plan stuck with no commit, a landing refused, or the merge queue's gate not as",
+			"it left it shows here, with a bell (and where notify: sends it)")
 	}
 	rows := noticeRows(h)
 	cur := min(l.cursor, len(list)-1)

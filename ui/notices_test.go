@@ -227,3 +227,42 @@ func TestNoticesScroll(t *testing.T) {
 		t.Fatalf("g: the top again:\n%s", v)
 	}
 }
+
+// The cockpit hands the notifier every notice true at each look, the ones
+// true when it opened too (the record, not the cockpit, says what was
+// sent), a run paused at its budget among them.
+func TestNoticesOfferedToTheNotifier(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.addWorkers(t)
+	var mu sync.Mutex
+	var offered [][]model.Notice
+	opt := p.options()
+	opt.Out, opt.NoBell = &bells{}, true
+	opt.Notify = func(ns []model.Notice) { mu.Lock(); offered = append(offered, ns); mu.Unlock() }
+	h := newHarnessWith(t, p, opt, 80, 24)
+	last := func() map[model.NoticeKind]int {
+		mu.Lock()
+		defer mu.Unlock()
+		kinds := map[model.NoticeKind]int{}
+		if len(offered) > 0 {
+			for _, n := range offered[len(offered)-1] {
+				kinds[n.Kind]++
+			}
+		}
+		return kinds
+	}
+	if k := last(); k[model.NoticeReview] != 1 || k[model.NoticeWorkerFailed] != 1 {
+		t.Fatalf("the first look offered %v", k)
+	}
+	at := workers.Stamp{Time: p.tree.Now()}
+	st := workers.State{PID: os.Getpid(), AgentID: "mid-9", Tier: "mid", Plan: "in-progress/export-pdf.md", Host: "elsewhere", HeartbeatEvery: 60,
+		Started: at, LastHeartbeat: at, State: workers.StateRunning, Paused: "budget reached: the run's budget ($5)", PausedAt: at}
+	if err := workers.WriteState(p.dir, st); err != nil {
+		t.Fatal(err)
+	}
+	h.send(stateChangeMsg{})
+	if k := last(); k[model.NoticeBudget] != 1 || k[model.NoticeReview] != 1 {
+		t.Fatalf("after mid-9 paused at its budget, offered %v", k)
+	}
+}

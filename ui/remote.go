@@ -107,6 +107,7 @@ func boardOfView(t *planfs.Tree, v *claims.View) loadedMsg {
 	d := newData(b, now)
 	d.events, d.eventsErr = t.RecentEvents(eventsShown)
 	d.parked = parkReasons(d.events)
+	d.commits = workers.BranchCommits(t.Project)
 	return loadedMsg{d: d, view: v}
 }
 

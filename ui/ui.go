@@ -96,6 +96,12 @@ type Options struct {
 	// Demo is `fleetwatch demo`'s session: until the first key, the
 	// footer says how to see the fleet work (demoHint).
 	Demo bool
+	// Notify, when set, is offered every notice true at each look: the
+	// notifier (workers/notify) sends each once, off this goroutine.
+	// StuckAfter is how long a claimed plan may go without a commit
+	// before it is a notice; 0 never.
+	Notify     func([]model.Notice)
+	StuckAfter time.Duration
 }
 
 // frameRate caps how often the screen is redrawn.

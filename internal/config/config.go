@@ -68,6 +68,8 @@ type Settings struct {
 	Budgets Budgets
 	// Limits are `limits:`, caps on live runs (limits.go).
 	Limits Limits
+	// Notify is `notify:`, where notices go (notify.go); nil when unset.
+	Notify *Notify
 }
 
 // Check is one required check: an argv run with no shell in a throwaway
@@ -243,6 +245,12 @@ func (s *Settings) set(key, val *yaml.Node) error {
 			return err
 		}
 		s.Limits = l
+	case "notify":
+		n, err := parseNotify(val)
+		if err != nil {
+			return err
+		}
+		s.Notify = n
 	case "sandbox":
 		m, err := sandbox.ParseMode(val.Value)
 		if val.Kind != yaml.ScalarNode || val.Value == "" || err != nil {
@@ -250,7 +258,7 @@ func (s *Settings) set(key, val *yaml.Node) error {
 		}
 		s.Sandbox = m
 	default:
-		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets, limits)", key.Value)
+		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets, limits, notify)", key.Value)
 	}
 	return nil
 }

@@ -70,6 +70,9 @@ func flagTable(empty string) []flagCase {
 	}
 	add([]string{"report"}, stray, root, []string{"--by", "model"}, []string{"--since", "7d"}, []string{"--json"})
 	add([]string{"budget", "show"}, stray, root)
+	add([]string{"notify", "test"}, stray, root, []string{"--to", "team"})
+	add([]string{"notify", "watch"}, stray, root, []string{"--every", "1m"}, []string{"--claims", "local"})
+	add([]string{"notify", "log"}, stray, root, []string{"--last", "5"}, []string{"-n", "5"})
 	add([]string{"budget", "extend"}, []string{"a"}, root, []string{"--by", "1M"}, []string{"--agent-id", "op-1"})
 	add([]string{"doctor"}, stray, root, registry)
 	add([]string{"demo-agent"}, []string{"a", "b"}, []string{"--pace", "1s"})

@@ -146,7 +146,7 @@ func newRoot() *cobra.Command {
 		scaffoldCmd(), doctorCmd(), checkCmd(), repairCmd(), orchestratorCmd())
 	add("landing", reviewCmd(), queueCmd())
 	add("coordinator", inboxCmd(), approveCmd(), rejectCmd())
-	add("watchers", watchCmd(), skillCmd())
+	add("watchers", watchCmd(), notifyCmd(), skillCmd())
 	agent := demoAgentCmd()
 	agent.Hidden = true
 	root.AddCommand(agent)

@@ -71,9 +71,13 @@ func serveSetup(opt *serve.Options, root, claimsName string, stdout, stderr io.W
 	if err != nil {
 		return nil, err
 	}
-	done = func() {}
+	stopNotices, err := sendNotices(opt.Root, remote, stderr)
+	if err != nil {
+		return nil, err
+	}
+	done = stopNotices
 	if remote != nil {
-		done = func() { remote.Backend.Close() }
+		done = func() { stopNotices(); remote.Backend.Close() }
 		opt.Claims = remote
 	}
 	// Spawned workers run this very binary, as from the local UI.

@@ -158,8 +158,13 @@ func openUI(t *planfs.Tree, f *uiFlags, remote *claims.Opened, stderr io.Writer)
 	r := lipgloss.NewRenderer(os.Stdout)
 	// Spawned workers run this very binary, as cron and systemd do.
 	self, _ := os.Executable()
-	err := ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell, Claims: remote,
-		Uncontained: uncontained(t.Project), Demo: f.demo})
+	n, stuck, err := cockpitNotifier(t.Project, f.demo)
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	defer n.Close(closeWait)
+	err = ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell, Claims: remote,
+		Uncontained: uncontained(t.Project), Demo: f.demo, Notify: n.Offer, StuckAfter: stuck})
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}

@@ -58,6 +58,19 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 		return Landing{}, err
 	}
 	defer unlock()
+	l, err := landLocked(ctx, t, opt)
+	if err != nil && !errors.Is(err, ErrEmpty) && ctx.Err() == nil {
+		// For the notices of every face, not only the one that ran it.
+		t.LogEvent(planfs.Event{Event: EventLandRefused, Slug: l.Slug, To: l.Commit, AgentID: opt.Actor, Reason: err.Error()})
+	}
+	return l, err
+}
+
+// EventLandRefused is the event Land logs when the queue's head did not
+// land (refused or failed; an empty queue is not one).
+const EventLandRefused = "land-refused"
+
+func landLocked(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error) {
 	if s, err := config.Load(t.Project); err == nil && s.QueueBatch > 1 {
 		return landBatches(ctx, t, opt)
 	}

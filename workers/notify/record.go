@@ -1,0 +1,244 @@
+package notify
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"fleetwatch/internal/safepath"
+)
+
+// The record, step by step, and why each holds across processes:
+//
+//  1. take the lock (a flock on lockRel; the kernel drops it when its
+//     holder dies), then read what others appended since our last look;
+//  2. a notice some line already claims for a target is dropped: every
+//     cockpit and watcher of the project shares one record, so two of them
+//     racing never both send, and a restart does not send again;
+//  3. count the target's claims in the last minute, from the record: the
+//     rate holds across processes too;
+//  4. append one `claimed` line per message, then let go of the lock, and
+//     only then send (a slow webhook holds no one up);
+//  5. append how it went: `sent`, or `failed` with why.
+//
+// A process killed between 4 and 5 leaves a claim with no outcome: the
+// notice is not sent again (at most once, never twice), and `notify log`
+// shows it as claimed. Nothing under var/ is reached through a symlink.
+
+// RecordRel is the record of every message, relative to the project.
+const RecordRel = "var/fleet/notify/sent.jsonl"
+
+const lockRel = "var/fleet/notify/sent.lock"
+
+// lockWait bounds waiting for another process's hold on the record; it
+// holds it only to read and append a few lines.
+const lockWait = 10 * time.Second
+
+// maxLine bounds one line of the record; a longer one is skipped.
+const maxLine = 64 << 10
+
+// Line is one line of the record.
+type Line struct {
+	At    time.Time `json:"at"`
+	To    string    `json:"to"`
+	State string    `json:"state"` // claimed, sent or failed
+	// Msg names the message across its lines: host, pid and a count.
+	Msg string `json:"msg"`
+	// IDs are the notices a claimed message carries (several when it
+	// sums up what waited over the rate).
+	IDs   []string `json:"ids,omitempty"`
+	Kind  string   `json:"kind,omitempty"`
+	Text  string   `json:"text,omitempty"`
+	Tries int      `json:"tries,omitempty"`
+	Error string   `json:"error,omitempty"`
+}
+
+// The states of a line.
+const (
+	Claimed = "claimed"
+	Sent    = "sent"
+	Failed  = "failed"
+)
+
+// record is this process's index of the record file: what each target
+// has claimed, and when, caught up from the file under the lock.
+type record struct {
+	project string
+	mu      sync.Mutex
+	off     int64
+	claimed map[string]map[string]bool // target → notice IDs
+	times   map[string][]time.Time     // target → its claims' times, for the rate
+}
+
+func newRecord(project string) *record {
+	return &record{project: project, claimed: map[string]map[string]bool{}, times: map[string][]time.Time{}}
+}
+
+// hold takes the record's lock and catches up with the file; release
+// lets both go.
+func (r *record) hold() (release func(), err error) {
+	r.mu.Lock()
+	unlock, err := safepath.Lock(r.project, lockRel, lockWait)
+	if err != nil {
+		r.mu.Unlock()
+		return nil, err
+	}
+	if err := r.catchUp(); err != nil {
+		unlock()
+		r.mu.Unlock()
+		return nil, err
+	}
+	return func() { unlock(); r.mu.Unlock() }, nil
+}
+
+// catchUp reads the lines appended since the last look; a file shorter
+// than that was replaced, and is read from the start.
+func (r *record) catchUp() error {
+	f, err := safepath.OpenFile(r.project, RecordRel, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() < r.off {
+		r.off = 0
+		clear(r.claimed)
+		clear(r.times)
+	}
+	if _, err := f.Seek(r.off, io.SeekStart); err != nil {
+		return err
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, n, err := readLine(br)
+		if err != nil {
+			return nil // a line not yet ended is read next time
+		}
+		r.off += int64(n)
+		var l Line
+		if len(line) <= maxLine && json.Unmarshal(line, &l) == nil {
+			r.apply(l)
+		}
+	}
+}
+
+// readLine is one whole line, newline included, and its length; of a
+// line over maxLine only the start is kept (the caller skips it), so a
+// huge line is never held whole.
+func readLine(br *bufio.Reader) ([]byte, int, error) {
+	var buf []byte
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += len(chunk)
+		if len(buf) <= maxLine {
+			buf = append(buf, chunk[:min(len(chunk), maxLine+1-len(buf))]...)
+		}
+		switch {
+		case err == nil:
+			return buf, n, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		}
+		return nil, 0, err
+	}
+}
+
+func (r *record) apply(l Line) {
+	if l.State != Claimed {
+		return
+	}
+	ids := r.claimed[l.To]
+	if ids == nil {
+		ids = map[string]bool{}
+		r.claimed[l.To] = ids
+	}
+	for _, id := range l.IDs {
+		ids[id] = true
+	}
+	r.times[l.To] = append(r.times[l.To], l.At)
+}
+
+// recent is how many messages target was sent since `since`, and the
+// earliest of them; older times are forgotten.
+func (r *record) recent(target string, since time.Time) (int, time.Time) {
+	ts := r.times[target]
+	keep := ts[:0]
+	for _, t := range ts {
+		if t.After(since) {
+			keep = append(keep, t)
+		}
+	}
+	r.times[target] = keep
+	if len(keep) == 0 {
+		return 0, time.Time{}
+	}
+	first := keep[0]
+	for _, t := range keep {
+		if t.Before(first) {
+			first = t
+		}
+	}
+	return len(keep), first
+}
+
+// add appends lines in one write; the caller holds the record.
+func (r *record) add(lines ...Line) error {
+	var buf bytes.Buffer
+	for _, l := range lines {
+		b, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		buf.Write(append(b, '\n'))
+	}
+	if _, err := safepath.MkdirAll(r.project, "var/fleet/notify"); err != nil {
+		return err
+	}
+	f, err := safepath.OpenFile(r.project, RecordRel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return r.catchUp()
+}
+
+// ReadRecord is every line of project's record, oldest first (lines that
+// do not parse are skipped).
+func ReadRecord(project string) ([]Line, error) {
+	f, err := safepath.OpenFile(project, RecordRel, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Line
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, _, err := readLine(br)
+		if err != nil {
+			return out, nil
+		}
+		var l Line
+		if len(line) <= maxLine && json.Unmarshal(line, &l) == nil {
+			out = append(out, l)
+		}
+	}
+}
