@@ -16,6 +16,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -153,9 +154,36 @@ func (p *Projects) Close() {
 	}
 }
 
-// Init starts every project's model.
+// queueEvery is how often the overview asks for the merge queues again: a
+// queue moves with nothing the hubs watch saying so (queue add from a
+// shell, a check ending), and a hidden project's hub reads its queue only
+// on a change while no session shows it.
+const queueEvery = 10 * time.Second
+
+// queueTickMsg is the overview's clock for the queues.
+type queueTickMsg struct{}
+
+func queueTickCmd() tea.Cmd {
+	return tea.Tick(queueEvery, func(time.Time) tea.Msg { return queueTickMsg{} })
+}
+
+// readQueues asks every project's hub for its queue, while the overview
+// shows them.
+func (p *Projects) readQueues() {
+	if p.shown >= 0 {
+		return
+	}
+	for i := range p.list {
+		if m := p.list[i].m; m != nil {
+			m.sub.poke(kindMerge.set())
+		}
+	}
+}
+
+// Init starts every project's model and the queues' clock.
 func (p Projects) Init() tea.Cmd {
-	cmds := make([]tea.Cmd, 0, len(p.list))
+	cmds := make([]tea.Cmd, 0, len(p.list)+1)
+	cmds = append(cmds, queueTickCmd())
 	for i := range p.list {
 		if e := &p.list[i]; e.m != nil {
 			cmds = append(cmds, tagCmd(i, e.m.Init()))
@@ -172,6 +200,9 @@ func (p Projects) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case projectMsg:
 		cmd = p.brought(msg.i, msg.msg)
+	case queueTickMsg:
+		p.readQueues()
+		cmd = queueTickCmd()
 	case tea.WindowSizeMsg:
 		p.width, p.height, p.cols = msg.Width, msg.Height, max(1, msg.Width-1)
 		cmds := make([]tea.Cmd, 0, len(p.list))
@@ -268,6 +299,7 @@ func (p *Projects) switchKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, k.Overview):
 		p.cursor, p.shown = p.shown, -1
+		p.readQueues()
 		return nil, true
 	case key.Matches(msg, k.Next):
 		return p.open(p.step(p.shown, 1)), true
@@ -385,6 +417,9 @@ func (e *projectEntry) summarize() {
 	s.unread = m.notes.unread()
 	today := m.fleet.data.fleet.Today
 	s.usd, s.spent = today.USD, today.Tokens != 0 || today.USD != 0
+	if m.merge.err != nil {
+		s.queue = "—" // the Merge pane says why
+	}
 	for _, it := range m.merge.listing.Items {
 		if it.Position != nil && *it.Position == 1 {
 			s.queue = termtext.Line(it.Slug) + " " + string(it.State)
