@@ -33,7 +33,8 @@ type Project struct {
 	Name string
 	// Root is the project's folder as configured, named on its problem row.
 	Root string
-	// Options open the project's cockpit; its hub is made from Tree and
+	// Options open the project's cockpit; its hub is Options.Hub, shared
+	// and its owner's to close (serve's), else one made from Tree and
 	// Claims. Tree is nil when the project could not be opened.
 	Options Options
 	// Problem is why it could not be opened (a missing root): its row says
@@ -67,8 +68,8 @@ type Projects struct {
 	status  string
 }
 
-// projectEntry is one project: its hub and model when it opened, and its
-// row as last summarised.
+// projectEntry is one project: its model when it opened, the hub made
+// for it (nil for one given), and its row as last summarised.
 type projectEntry struct {
 	name, root, problem string
 	hub                 *Hub
@@ -112,11 +113,14 @@ func NewProjects(ps []Project) Projects {
 		e := projectEntry{name: termtext.Line(pr.Name), root: termtext.Line(pr.Root), problem: termtext.Line(pr.Problem)}
 		if pr.Options.Tree != nil && e.problem == "" {
 			opt := pr.Options
-			hub, _ := NewHubClaims(opt.Tree, opt.Claims)
-			opt.Hub, opt.Source = hub, nil
+			if opt.Hub == nil {
+				opt.Hub, _ = NewHubClaims(opt.Tree, opt.Claims)
+				e.hub = opt.Hub
+			}
+			opt.Source = nil
 			m := New(opt)
 			m.several, m.keys.Projects = true, projectKeys()
-			e.hub, e.m = hub, &m
+			e.m = &m
 		} else if e.problem == "" {
 			e.problem = "not opened"
 		}
@@ -149,6 +153,8 @@ func (p *Projects) Close() {
 	for i := range p.list {
 		if e := &p.list[i]; e.m != nil {
 			e.m.Close()
+		}
+		if e := &p.list[i]; e.hub != nil {
 			_ = e.hub.Close()
 		}
 	}
@@ -200,6 +206,14 @@ func (p Projects) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case projectMsg:
 		cmd = p.brought(msg.i, msg.msg)
+	case StopMsg:
+		// The server stops: the project shown says why and quits; the
+		// overview just quits (the session says why after).
+		if p.shown >= 0 {
+			cmd = p.deliver(p.shown, msg)
+		} else {
+			p.status, cmd = "✗ "+termtext.Line(msg.Reason), tea.Quit
+		}
 	case queueTickMsg:
 		p.readQueues()
 		cmd = queueTickCmd()

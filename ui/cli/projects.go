@@ -3,11 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"fleetwatch/internal/config"
+	"fleetwatch/ui/serve"
 )
 
 // severalProjects is the projects a cockpit over several opens, or nil for
@@ -80,4 +82,35 @@ func projectProblem(root string) string {
 		return "not a folder"
 	}
 	return ""
+}
+
+// serveSeveral completes serve's options for several projects: each one's
+// claims, the first that opens as Root (its host key is the server's); a
+// project that cannot be opened is served as a problem row.
+func (f *uiFlags) serveSeveral(opt *serve.Options, list []config.Project, stderr io.Writer) (done func(), err error) {
+	var closers []func()
+	done = func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	for _, c := range list {
+		p := serve.Project{Name: c.Name, Root: c.Root}
+		t, remote, problem := f.openOne(c.Root, stderr)
+		if p.Problem = problem; t != nil {
+			p.Root, p.Claims, p.Uncontained = t.Project, remote, uncontained(t.Project)
+			if remote != nil {
+				closers = append(closers, func() { remote.Backend.Close() })
+			}
+			if opt.Root == "" {
+				opt.Root, opt.Claims, opt.Uncontained = t.Project, remote, p.Uncontained
+			}
+		}
+		opt.Projects = append(opt.Projects, p)
+	}
+	if opt.Root == "" {
+		done()
+		return nil, errors.New("none of the projects could be opened: " + opt.Projects[0].Name + ": " + opt.Projects[0].Problem)
+	}
+	return done, nil
 }

@@ -40,6 +40,9 @@ type Options struct {
 	Claims *claims.Opened
 	// Limits bound sessions and logins; zero fields are the defaults.
 	Limits Limits
+	// Projects, when set, are several projects served at once (the first
+	// is Root), each key seeing those it has a role on (projects.go).
+	Projects []Project
 }
 
 // StopReason is the line every session shows when the server stops.
@@ -53,6 +56,8 @@ type server struct {
 	keys *Keyring
 	hub  *ui.Hub
 	log  *log.Logger
+	// several are the projects served, when more than Root (projects.go).
+	several []servedProject
 
 	mu       sync.Mutex
 	live     map[*liveSession]struct{}
@@ -75,6 +80,7 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer s.hub.Close()
+	defer s.closeServed()
 	if opt.Ready != nil {
 		opt.Ready(ln.Addr().String())
 	}
@@ -137,9 +143,14 @@ func setup(opt Options) (*server, *ssh.Server, net.Listener, error) {
 		hub.Close()
 		return nil, nil, nil, err
 	}
+	if err := s.openServed(); err != nil {
+		hub.Close()
+		return nil, nil, nil, err
+	}
 	ln, err := net.Listen("tcp", opt.Listen)
 	if err != nil {
 		hub.Close()
+		s.closeServed()
 		return nil, nil, nil, fmt.Errorf("--listen %s: %v", opt.Listen, err)
 	}
 	return s, srv, ln, nil
