@@ -42,6 +42,8 @@ type scope struct {
 	names  []string
 }
 
+func (c scope) equal(o scope) bool { return c.listed == o.listed && slices.Equal(c.names, o.names) }
+
 func (c scope) covers(project string) bool {
 	return c.listed && (c.names == nil || slices.Contains(c.names, project))
 }

@@ -42,3 +42,17 @@ func TestRoleOnPerProject(t *testing.T) {
 		t.Errorf("an empty projects= gives %v", err)
 	}
 }
+
+// A session whose key's projects change is closed: the roles it opened
+// with no longer hold.
+func TestVerdictProjectsChanged(t *testing.T) {
+	was := Identity{Agent: "ssh:bob", operates: scope{listed: true, names: []string{"api"}}}
+	cur := was
+	if why := verdict(was, cur, true, nil); why != "" {
+		t.Errorf("the same key gives %q", why)
+	}
+	cur.operates = scope{listed: true, names: []string{"api", "web"}}
+	if why := verdict(was, cur, true, nil); !strings.Contains(why, "projects changed") {
+		t.Errorf("projects changed gives %q", why)
+	}
+}
