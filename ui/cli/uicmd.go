@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"fleetwatch/internal/config"
+	"fleetwatch/internal/termtext"
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
 	"fleetwatch/ui"
@@ -85,7 +86,7 @@ func (f *uiFlags) openProject(stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "%v", err)
 	}
 	if several != nil {
-		return f.openProjects(several, stderr)
+		return f.openProjects(several, stdout, stderr)
 	}
 	if len(f.roots) == 1 {
 		f.root = f.roots[0]
@@ -183,7 +184,7 @@ func openUI(t *planfs.Tree, f *uiFlags, remote *claims.Opened, stderr io.Writer)
 
 // openProjects opens the cockpit over several projects: a project that
 // cannot be opened (a missing root) is a problem row, not an error.
-func (f *uiFlags) openProjects(list []config.Project, stderr io.Writer) int {
+func (f *uiFlags) openProjects(list []config.Project, stdout, stderr io.Writer) int {
 	if !haveTerminal() {
 		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once --root DIR' prints one project's board as text")
 	}
@@ -205,7 +206,26 @@ func (f *uiFlags) openProjects(list []config.Project, stderr io.Writer) int {
 	if err := ui.RunProjects(ps); err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
+	for _, p := range ps {
+		if p.Options.Tree != nil {
+			tellStillRunning(prefixed{stdout, termtext.Line(p.Name) + ": "}, p.Options.Tree.Project)
+		}
+	}
 	return exitOK
+}
+
+// prefixed writes each write after a prefix: the project a line is about,
+// when several closed.
+type prefixed struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixed) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
 }
 
 // openOne opens one project of several and its claims; problem says why
