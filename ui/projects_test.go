@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"fleetwatch/model"
@@ -126,4 +127,58 @@ func TestProjectsNoticeElsewhere(t *testing.T) {
 	if final.list[1].sum.unread != 0 {
 		t.Errorf("beta's notice unread after N")
 	}
+}
+
+// serve's StopMsg: on the overview the cockpit quits saying why; inside a
+// project, that project's panes say it, and it quits.
+func TestProjectsStop(t *testing.T) {
+	t.Parallel()
+	a, b := newProject(t), newProject(t)
+	for _, inside := range []bool{false, true} {
+		pr := projectsOf(t, []string{"alpha", "beta"}, a, b)
+		var next tea.Model = pr
+		next, _ = next.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+		if inside {
+			next, _ = next.Update(keyMsg("enter"))
+		}
+		next, cmd := next.Update(StopMsg{Reason: "fleetwatch serve is stopping"})
+		if !quits(t, &next, cmd) {
+			t.Errorf("inside %v: no quit", inside)
+		}
+		if v := next.View(); !strings.Contains(v, "fleetwatch serve is stopping") {
+			t.Errorf("inside %v: the screen does not say why:\n%s", inside, v)
+		}
+	}
+}
+
+// quits runs cmd as the runtime would (a batch's commands, a project's
+// messages back into m), and reports whether it comes to tea.Quit. A
+// command still waiting after 200 ms (a clock, a hub) is left.
+func quits(t *testing.T, m *tea.Model, cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	got := make(chan tea.Msg, 1)
+	go func() { got <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-got:
+	case <-time.After(200 * time.Millisecond):
+		return false
+	}
+	switch msg := msg.(type) {
+	case tea.QuitMsg:
+		return true
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if quits(t, m, c) {
+				return true
+			}
+		}
+	case projectMsg:
+		var next tea.Cmd
+		*m, next = (*m).Update(msg)
+		return quits(t, m, next)
+	}
+	return false
 }
