@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"fleetwatch/model"
@@ -181,4 +182,20 @@ func quits(t *testing.T, m *tea.Model, cmd tea.Cmd) bool {
 		return quits(t, m, next)
 	}
 	return false
+}
+
+// At 80 columns the overview sums the ready lanes (rdy = bugs+features)
+// and the parked ones (park = ambiguous+blocked), so a row still fits.
+func TestProjectsOverviewNarrow(t *testing.T) {
+	t.Parallel()
+	a, b := newProject(t), newProject(t)
+	tm := teatest.NewTestModel(t, projectsOf(t, []string{"alpha", "beta"}, a, b), teatest.WithInitialTermSize(80, 24))
+	waitFor(t, tm, []string{"project drft  rdy prog  rev park done  workers", "beta       2    6    2    1    2    1  0 live"})
+	tm.Send(keyMsg("q"))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Projects)
+	for i, line := range strings.Split(final.View(), "\n") {
+		if w := ansi.StringWidth(line); w > 80 {
+			t.Errorf("line %d is %d cells wide: %q", i, w, line)
+		}
+	}
 }
