@@ -181,8 +181,18 @@ func (p *Projects) readQueues() {
 	}
 	for i := range p.list {
 		if m := p.list[i].m; m != nil {
-			m.sub.poke(kindMerge.set())
+			m.sub.hub.pokeQueue()
 		}
+	}
+}
+
+// pokeQueue asks for the queue unless it was read in the last half of
+// queueEvery: the overviews of many served sessions read it once, and a
+// tick coming a little before the last reading's age is a whole period
+// still reads.
+func (h *Hub) pokeQueue() {
+	if time.Since(time.Unix(0, h.mergeAt.Load())) >= queueEvery/2 {
+		h.poke(kindMerge.set())
 	}
 }
 
