@@ -38,6 +38,12 @@ type common struct {
 	// hinted: a key was pressed, so the demo's hint is gone.
 	hinted bool
 
+	// several: this is one project of a cockpit over several, whose help
+	// lists the keys between them; away is the header's word on the other
+	// projects' unread notices (projects.go).
+	several bool
+	away    string
+
 	tabsDrawn [2]tabsMemo // the header's tabs, full and compact (view.go)
 	helpDrawn [2]helpMemo // the footer's keys, alone and beside a status (view.go)
 }

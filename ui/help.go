@@ -64,6 +64,10 @@ func (m *Model) helpLines() []string {
 	out = append(out, m.keyRows(m.keys.paneBindings(m.pane), w)...)
 	out = append(out, "", m.st.Bold.Render("Every pane"))
 	out = append(out, m.flowKeys(m.keys.everywhere(), w)...)
+	if m.several {
+		out = append(out, "", m.st.Bold.Render("Projects"))
+		out = append(out, m.flowKeys(m.keys.Projects.between(), w)...)
+	}
 	if legend := paneLegends[m.pane]; len(legend) > 0 {
 		out = append(out, "")
 		out = append(out, wrapLegend(legend, w)...)

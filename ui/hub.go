@@ -50,6 +50,8 @@ type Hub struct {
 	goodBoard loadedMsg
 	radarAt   time.Time
 
+	mergeAt atomic.Int64 // when the queue was last read, Unix nanoseconds (projects.go)
+
 	rows  *rowCache // the panes' rows, rendered once for the sessions alike
 	lines *lineMemo // the frames' lines, laid out once
 }
@@ -285,6 +287,7 @@ func (h *Hub) read(ks kinds) (radarDue time.Duration) {
 		h.send(kindTrees, readWorktrees(h.tree.Project))
 	}
 	if ks.has(kindMerge) {
+		h.mergeAt.Store(time.Now().UnixNano())
 		h.send(kindMerge, readMerge(h.tree.Project))
 	}
 	return radarDue

@@ -38,6 +38,9 @@ type KeyMap struct {
 	Inbox   InboxKeys
 	Fleet   FleetKeys
 	Logs    LogKeys
+	// Projects move between the projects of a cockpit over several
+	// (projects.go); unbound in a cockpit on one.
+	Projects ProjectKeys
 }
 
 // LogKeys are the log view's: wrap, zoom, and sideways scrolling.

@@ -191,11 +191,11 @@ func (m *Model) finish(line string, selected bool) string {
 // a background renewed after every reset inside; with no colour at all
 // (NO_COLOR, the Ascii profile drops every style) reverse video, written
 // directly, so the selection is more than the ▸ in its gutter.
-func (m *Model) highlight(line string) string {
-	if m.plain || m.rowOn == "" {
+func (c *common) highlight(line string) string {
+	if c.plain || c.rowOn == "" {
 		return reverseOn + line + reverseOff
 	}
-	return m.rowOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+m.rowOn) + "\x1b[0m"
+	return c.rowOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+c.rowOn) + "\x1b[0m"
 }
 
 // The escape codes of reverse video, on and off.

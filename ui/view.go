@@ -42,11 +42,11 @@ func (m Model) View() string {
 // nothing on screen is left to the terminal's default colour. Readers that
 // take the screen apart line by line (tmux captures, screenshot tools) then
 // see the colours the terminal shows.
-func (m *Model) ink(line string) string {
-	if m.inkOn == "" {
+func (c *common) ink(line string) string {
+	if c.inkOn == "" {
 		return line
 	}
-	return m.inkOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+m.inkOn) + "\x1b[0m"
+	return c.inkOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+c.inkOn) + "\x1b[0m"
 }
 
 func (m *Model) headerLine() string {
@@ -71,7 +71,7 @@ func (m *Model) headerLine() string {
 		left += warn
 	}
 	// Before the counts: what needs a person must survive a narrow header.
-	left += m.noticeCount() + m.fleetStop()
+	left += m.noticeCount() + m.away + m.fleetStop()
 	// The day's spend before the counts: a narrow header keeps it.
 	left += m.spentToday()
 	if m.d != nil {

@@ -11,6 +11,7 @@ import (
 // (fleetwatch help TOPIC) say the rest.
 var helpTexts = map[string]struct{ long, example string }{
 	"": {"", `  fleetwatch                          # the cockpit on the project here
+  fleetwatch --root ~/api --root ~/web  # several projects in one cockpit (fleetwatch help ui)
   fleetwatch help plans               # the manual's page on plans`},
 	"demo": {`Opens the cockpit on a sample project in a temporary folder: a git repository with
 plans in every lane, a stand-in agent and workers you can spawn (4, then s). The
@@ -23,7 +24,8 @@ else a new frame whenever the tree changes; --json has every plan's rank per tie
   fleetwatch board --json | jq '.lanes'`},
 	"serve": {`Serves the cockpit over SSH to the operators in --authorized-keys and the
 read-only viewers in --viewers; no shell account is needed (fleetwatch help serve).`,
-		`  fleetwatch serve --authorized-keys ~/.ssh/fleet_operators --listen 0.0.0.0:2222`},
+		`  fleetwatch serve --authorized-keys ~/.ssh/fleet_operators --listen 0.0.0.0:2222
+  fleetwatch serve --root ~/api --root ~/web --authorized-keys ops   # projects="api" on a key's line: only api`},
 	"work-once": {`One worker's turn: claims the next plan this worker is fit for (tier, model,
 dependencies) under a lease, or lists what it would take with --list. With --run it
 hands the plan to the endpoint's agent and keeps its lease alive while it works.

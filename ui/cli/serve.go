@@ -19,13 +19,14 @@ import (
 // serveCmd is `fleetwatch serve`: the cockpit over SSH for a team's keys.
 func serveCmd() *cobra.Command {
 	var opt serve.Options
-	var root, claimsName string
+	var f uiFlags // --root, repeated, and --projects, as the cockpit's
 	return leaf("serve", "serve the cockpit over SSH to operators' and viewers' keys", func(fs *pflag.FlagSet) body {
-		rootFlag(fs, &root, rootHelp)
+		fs.StringArrayVar(&f.roots, "root", nil, rootHelp+"; repeat it to serve several projects")
+		fs.BoolVar(&f.projects, "projects", false, "serve every project listed in projects.yaml (see 'fleetwatch help ui')")
 		fs.StringVar(&opt.Listen, "listen", "127.0.0.1:2222", "address to listen on, host:port")
 		fs.StringVar(&opt.AuthorizedKeys, "authorized-keys", "", "operators' keys, an OpenSSH authorized_keys file (required)")
 		fs.StringVar(&opt.Viewers, "viewers", "", "viewers' keys (see everything, act on nothing), same format")
-		fs.StringVar(&claimsName, "claims", "", claimsFlagHelp)
+		fs.StringVar(&f.claims, "claims", "", claimsFlagHelp)
 		fs.StringVar(&opt.HostKey, "host-key", "", "the server's host key, made there when missing (default: var/fleet/serve/host_ed25519 in the project)")
 		lim := &opt.Limits
 		fs.IntVar(&lim.Sessions, "max-sessions", 256, "sessions open at once, in all")
@@ -37,7 +38,7 @@ func serveCmd() *cobra.Command {
 			if len(pos) > 0 {
 				return fail(stderr, exitError, "serve: unexpected argument %q", pos[0])
 			}
-			done, err := serveSetup(&opt, root, claimsName, stdout, stderr)
+			done, err := serveSetup(&opt, &f, stdout, stderr)
 			if err != nil {
 				return fail(stderr, exitError, "serve: %v", err)
 			}
@@ -55,12 +56,27 @@ func serveCmd() *cobra.Command {
 // serveSetup checks serve's flags and completes opt: the project, its claims
 // backend, this binary for spawned workers, the log and the line that says
 // serve listens. done closes the claims backend.
-func serveSetup(opt *serve.Options, root, claimsName string, stdout, stderr io.Writer) (done func(), err error) {
+func serveSetup(opt *serve.Options, f *uiFlags, stdout, stderr io.Writer) (done func(), err error) {
 	if err := checkLimits(opt.Limits); err != nil {
 		return nil, err
 	}
 	if opt.AuthorizedKeys == "" {
 		return nil, errors.New("--authorized-keys FILE is required (the operators' keys)")
+	}
+	// Spawned workers run this very binary, as from the local UI.
+	opt.Self, _ = os.Executable()
+	opt.Log = stderr
+	opt.Ready = func(addr string) { fmt.Fprintf(stdout, "fleetwatch serve: listening on %s\n", addr) }
+	several, err := f.severalProjects()
+	if err != nil || several != nil {
+		if err != nil {
+			return nil, err
+		}
+		return f.serveSeveral(opt, several, stderr)
+	}
+	root, claimsName := "", f.claims
+	if len(f.roots) == 1 {
+		root = f.roots[0]
 	}
 	opt.Root = findRoot(root)
 	// Operators act through serve: a worker's rule on --claims.
@@ -80,11 +96,7 @@ func serveSetup(opt *serve.Options, root, claimsName string, stdout, stderr io.W
 		done = func() { stopNotices(); remote.Backend.Close() }
 		opt.Claims = remote
 	}
-	// Spawned workers run this very binary, as from the local UI.
-	opt.Self, _ = os.Executable()
 	opt.Uncontained = uncontained(opt.Root)
-	opt.Log = stderr
-	opt.Ready = func(addr string) { fmt.Fprintf(stdout, "fleetwatch serve: listening on %s\n", addr) }
 	return done, nil
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"fleetwatch/internal/config"
+	"fleetwatch/internal/termtext"
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
 	"fleetwatch/ui"
@@ -34,12 +36,15 @@ func defaultOperator() string {
 }
 
 type uiFlags struct {
-	root   string
-	agent  string
-	ttl    float64
-	noBell bool
-	claims string
-	demo   bool // the demo's sample project (ui.Options.Demo)
+	root  string
+	roots []string // the UI's --root, repeated for several projects
+	// projects opens the projects of the user's projects.yaml.
+	projects bool
+	agent    string
+	ttl      float64
+	noBell   bool
+	claims   string
+	demo     bool // the demo's sample project (ui.Options.Demo)
 }
 
 // claimsFlagHelp is --claims's help on the faces (board, the UI, serve).
@@ -54,11 +59,12 @@ func (f *uiFlags) register(fs *pflag.FlagSet) {
 // uiCmd is the top level, which opens the cockpit: `fleetwatch [--root DIR]`.
 func uiCmd() *cobra.Command {
 	var f uiFlags
-	cmd := leaf("fleetwatch [--root DIR]", "open the operator's UI on a project", func(fs *pflag.FlagSet) body {
+	cmd := leaf("fleetwatch [--root DIR]... [--projects]", "open the operator's UI on a project", func(fs *pflag.FlagSet) body {
 		f.register(fs)
 		// Not the demo's: its claims are its own lease files.
 		fs.StringVar(&f.claims, "claims", "", claimsFlagHelp)
-		rootFlag(fs, &f.root, rootHelp)
+		fs.StringArrayVar(&f.roots, "root", nil, rootHelp+"; repeat it to open several projects in one cockpit")
+		fs.BoolVar(&f.projects, "projects", false, "open every project listed in projects.yaml ($XDG_CONFIG_HOME/fleetwatch/, else ~/.config/fleetwatch/)")
 		return func(pos []string, stdout, stderr io.Writer) int { return f.openProject(stdout, stderr) }
 	})
 	cmd.Long = "The UI with no command; a command's usage and examples: 'fleetwatch help COMMAND'.\n" + topicsLine()
@@ -74,6 +80,16 @@ func uiCmd() *cobra.Command {
 func (f *uiFlags) openProject(stdout, stderr io.Writer) int {
 	if err := planfs.ValidTTL(f.ttl); err != nil {
 		return fail(stderr, exitError, "--lease-ttl: %v", err)
+	}
+	several, err := f.severalProjects()
+	if err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	if several != nil {
+		return f.openProjects(several, stdout, stderr)
+	}
+	if len(f.roots) == 1 {
+		f.root = f.roots[0]
 	}
 	t, err := planfs.Open(findRoot(f.root))
 	if err != nil {
@@ -169,6 +185,71 @@ func openUI(t *planfs.Tree, f *uiFlags, remote *claims.Opened, stderr io.Writer)
 		return fail(stderr, exitError, "%v", err)
 	}
 	return exitOK
+}
+
+// openProjects opens the cockpit over several projects: a project that
+// cannot be opened (a missing root) is a problem row, not an error.
+func (f *uiFlags) openProjects(list []config.Project, stdout, stderr io.Writer) int {
+	if !haveTerminal() {
+		return fail(stderr, exitError, "the UI needs a terminal; 'fleetwatch board --once --root DIR' prints one project's board as text")
+	}
+	r := lipgloss.NewRenderer(os.Stdout)
+	self, _ := os.Executable()
+	base := ui.Options{Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell}
+	ps := make([]ui.Project, 0, len(list))
+	for _, c := range list {
+		p := ui.Project{Name: c.Name, Root: c.Root, Options: base}
+		t, remote, problem := f.openOne(c.Root, stderr)
+		if remote != nil {
+			defer remote.Backend.Close()
+		}
+		if p.Problem = problem; t != nil {
+			p.Options.Tree, p.Options.Claims, p.Options.Uncontained = t, remote, uncontained(t.Project)
+		}
+		ps = append(ps, p)
+	}
+	if err := ui.RunProjects(ps); err != nil {
+		return fail(stderr, exitError, "%v", err)
+	}
+	for _, p := range ps {
+		if p.Options.Tree != nil {
+			tellStillRunning(prefixed{stdout, termtext.Line(p.Name) + ": "}, p.Options.Tree.Project)
+		}
+	}
+	return exitOK
+}
+
+// prefixed writes each write after a prefix: the project a line is about,
+// when several closed.
+type prefixed struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixed) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
+}
+
+// openOne opens one project of several and its claims; problem says why
+// it could not.
+func (f *uiFlags) openOne(root string, stderr io.Writer) (t *planfs.Tree, remote *claims.Opened, problem string) {
+	if p := projectProblem(root); p != "" {
+		return nil, nil, p
+	}
+	t, err := planfs.Open(root)
+	if err == nil {
+		_, _, _, err = actingClaims(t.Project, f.claims, stderr)
+	}
+	if err == nil {
+		remote, err = openRemote(t.Project, f.claims)
+	}
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	return t, remote, ""
 }
 
 // glamourStyle settles the preview's look before the program starts: no

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -17,11 +18,15 @@ type Rules struct {
 	// Command, when set, is the only thing the key's sessions run,
 	// whatever the client asks: one of serve's own commands.
 	Command string
+	// Projects is projects="api,web": with several projects served, the
+	// line's role holds on these only (projects.go); nil means on every
+	// one.
+	Projects []string
 }
 
 // equal reports whether two rule sets allow the same things.
 func (r Rules) equal(o Rules) bool {
-	if r.NoPTY != o.NoPTY || r.Command != o.Command || len(r.From) != len(o.From) {
+	if r.NoPTY != o.NoPTY || r.Command != o.Command || len(r.From) != len(o.From) || !slices.Equal(r.Projects, o.Projects) {
 		return false
 	}
 	for i := range r.From {
@@ -62,6 +67,10 @@ func parseRules(opts []string) (Rules, error) {
 			r.NoPTY = true
 		case "pty":
 			r.NoPTY = false
+		case "projects":
+			if r.Projects = projectNames(value); len(r.Projects) == 0 {
+				return r, fmt.Errorf("projects=%q: name at least one project, like projects=\"api,web\"", value)
+			}
 		case "command":
 			cmd := strings.Join(strings.Fields(value), " ")
 			if !oneOfStrings(cmd, forcedCommands) {
@@ -73,7 +82,7 @@ func parseRules(opts []string) (Rules, error) {
 		case "cert-authority":
 			return r, fmt.Errorf("cert-authority: fleetwatch serve accepts no certificates; list each person's own key")
 		default:
-			return r, fmt.Errorf("option %q is not one fleetwatch serve honours (it honours from=, restrict, pty, no-pty, command= and the no-*-forwarding ones)", o)
+			return r, fmt.Errorf("option %q is not one fleetwatch serve honours (it honours from=, restrict, pty, no-pty, command=, projects= and the no-*-forwarding ones)", o)
 		}
 	}
 	return r, nil

@@ -19,6 +19,9 @@ type Identity struct {
 	Fingerprint string // SHA256:...
 	Viewer      bool
 	Rules       Rules
+	// operates and views are the key's lines in each file, for its role
+	// on each of several projects (RoleOn).
+	operates, views scope
 }
 
 // keyLine is one key of an authorized_keys file.
@@ -223,7 +226,14 @@ func identities(ops, views []keyLine) map[string]Identity {
 		case l.comment != "":
 			agent = l.comment + "-" + fp8
 		}
-		out[string(l.key.Marshal())] = Identity{Agent: "ssh:" + sanitize(agent), Fingerprint: fp, Viewer: viewer, Rules: l.rules}
+		prev := out[string(l.key.Marshal())]
+		id := Identity{Agent: "ssh:" + sanitize(agent), Fingerprint: fp, Viewer: viewer, Rules: l.rules, operates: prev.operates, views: prev.views}
+		if viewer {
+			id.views = scope{listed: true, names: l.rules.Projects}
+		} else {
+			id.operates = scope{listed: true, names: l.rules.Projects}
+		}
+		out[string(l.key.Marshal())] = id
 	}
 	for _, l := range ops {
 		add(l, false)

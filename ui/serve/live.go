@@ -156,6 +156,8 @@ func verdict(was, cur Identity, known bool, addr net.Addr) string {
 		return "your key may no longer log in from here: this session is closed"
 	case !cur.Rules.equal(was.Rules):
 		return "your key's options changed: this session is closed; log in again"
+	case !cur.operates.equal(was.operates) || !cur.views.equal(was.views):
+		return "your key's projects changed: this session is closed; log in again"
 	}
 	return ""
 }

@@ -41,6 +41,9 @@ type Options struct {
 	Claims *claims.Opened
 	// Limits bound sessions and logins; zero fields are the defaults.
 	Limits Limits
+	// Projects, when set, are several projects served at once (the first
+	// is Root), each key seeing those it has a role on (projects.go).
+	Projects []Project
 }
 
 // StopReason is the line every session shows when the server stops.
@@ -54,6 +57,8 @@ type server struct {
 	keys *Keyring
 	hub  *ui.Hub
 	log  *log.Logger
+	// several are the projects served, when more than Root (projects.go).
+	several []servedProject
 
 	mu       sync.Mutex
 	live     map[*liveSession]struct{}
@@ -76,9 +81,12 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer s.hub.Close()
+	defer s.closeServed()
 	// Drivers here publish where their logs can be asked for.
-	if gone, err := workers.WriteServeAddress(s.tree.Project, reachable(ln.Addr())); err == nil {
-		defer gone()
+	for _, project := range s.roots() {
+		if gone, err := workers.WriteServeAddress(project, reachable(ln.Addr())); err == nil {
+			defer gone()
+		}
 	}
 	if opt.Ready != nil {
 		opt.Ready(ln.Addr().String())
@@ -142,9 +150,14 @@ func setup(opt Options) (*server, *ssh.Server, net.Listener, error) {
 		hub.Close()
 		return nil, nil, nil, err
 	}
+	if err := s.openServed(); err != nil {
+		hub.Close()
+		return nil, nil, nil, err
+	}
 	ln, err := net.Listen("tcp", opt.Listen)
 	if err != nil {
 		hub.Close()
+		s.closeServed()
 		return nil, nil, nil, fmt.Errorf("--listen %s: %v", opt.Listen, err)
 	}
 	return s, srv, ln, nil

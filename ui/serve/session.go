@@ -62,14 +62,20 @@ func role(id Identity) string {
 	return "operator"
 }
 
-// board writes the board as text or JSON and exits 0 (2 on an error).
+// board writes the board as text or JSON and exits 0 (2 on an error);
+// serving several projects, each project's the key may see.
 func (s *server) board(sess ssh.Session, w io.Writer, id Identity, cmd []string) {
-	t, err := s.sessionTree(id)
+	var err error
 	switch {
-	case err == nil && len(cmd) > 0 && cmd[0] == "log":
-		err = writeLog(w, t.Project, cmd[1:])
-	case err == nil:
-		err = writeBoard(w, t, s.opt.Claims, cmd)
+	case len(cmd) > 0 && cmd[0] == "log":
+		err = s.workerLog(w, id, cmd[1:])
+	case len(s.several) > 0:
+		err = s.boards(w, id, cmd)
+	default:
+		var t *planfs.Tree
+		if t, err = s.sessionTree(id); err == nil {
+			err = writeBoard(w, t, s.opt.Claims, cmd)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\n", err)
@@ -108,13 +114,33 @@ func writeBoard(w io.Writer, t *planfs.Tree, c *claims.Opened, cmd []string) err
 // sessionTree is the project as this key sees it: read-only for a viewer,
 // every event naming the key.
 func (s *server) sessionTree(id Identity) (*planfs.Tree, error) {
-	t, err := planfs.Open(s.tree.Project)
+	return treeFor(s.tree.Project, id, id.Viewer)
+}
+
+// treeFor is project as id sees it, read-only for a viewer.
+func treeFor(project string, id Identity, viewer bool) (*planfs.Tree, error) {
+	t, err := planfs.Open(project)
 	if err != nil {
 		return nil, err
 	}
-	t.ReadOnly = id.Viewer
+	t.ReadOnly = viewer
 	setVia(t, "ssh "+id.Fingerprint)
 	return t, nil
+}
+
+// model is the session's program: the cockpit on the project, or over
+// the projects the key may see; opt carries the session's look. done
+// closes it.
+func (s *server) model(id Identity, opt ui.Options) (m tea.Model, done func(), err error) {
+	if len(s.several) > 0 {
+		return s.severalModel(id, opt)
+	}
+	if opt.Tree, err = s.sessionTree(id); err != nil {
+		return nil, nil, err
+	}
+	opt.Hub, opt.ReadOnly, opt.Uncontained = s.hub, id.Viewer, s.opt.Uncontained
+	one := ui.New(opt)
+	return one, one.Close, nil
 }
 
 // cockpit runs one session's UI on its PTY: its own model and renderer,
@@ -122,11 +148,6 @@ func (s *server) sessionTree(id Identity) (*planfs.Tree, error) {
 // before this returns, so the program's reader and the SSH library's copy
 // from the master both end and the pair is freed.
 func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveSession) {
-	t, err := s.sessionTree(id)
-	if err != nil {
-		fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\r\n", err)
-		return
-	}
 	tm := &ptyTerm{slave: pty.Slave, master: pty.Master}
 	defer tm.Close()
 	if err := tm.makeRaw(); err != nil {
@@ -141,8 +162,11 @@ func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveS
 	if dark {
 		glamour = "dark"
 	}
-	m := ui.New(ui.Options{Tree: t, Agent: id.Agent, Renderer: r, Hub: s.hub, ReadOnly: id.Viewer,
-		NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: tm, Uncontained: s.opt.Uncontained})
+	m, closeModel, err := s.model(id, ui.Options{Agent: id.Agent, Renderer: r, NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: tm})
+	if err != nil {
+		fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\r\n", err)
+		return
+	}
 	// No signal handler: SIGTERM is the server's, which tells every
 	// session why before it closes them (a program's own would just quit).
 	// The screen draws, not Bubble Tea's renderer: an idle session costs
@@ -151,7 +175,7 @@ func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveS
 	p := tea.NewProgram(drawnModel{Model: m, s: scr}, tea.WithInput(tm), tea.WithOutput(tm),
 		tea.WithoutRenderer(), tea.WithoutSignalHandler())
 	if !live.attach(p) {
-		m.Close()
+		closeModel()
 		return
 	}
 	scr.open()
@@ -166,7 +190,7 @@ func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveS
 	}
 	cancel()
 	scr.close()
-	m.Close()
+	closeModel()
 	live.detach()
 	if why := live.why(); why != "" {
 		_, _ = io.WriteString(tm, "\r\nfleetwatch: "+why+"\r\n")
