@@ -102,6 +102,13 @@ func (f *uiFlags) serveSeveral(opt *serve.Options, list []config.Project, stderr
 			if remote != nil {
 				closers = append(closers, func() { remote.Backend.Close() })
 			}
+			// Each served project's notices reach a person, session or not.
+			stop, err := sendNotices(t.Project, remote, stderr)
+			if err != nil {
+				done()
+				return nil, err
+			}
+			closers = append([]func(){stop}, closers...)
 			if opt.Root == "" {
 				opt.Root, opt.Claims, opt.Uncontained = t.Project, remote, p.Uncontained
 			}

@@ -205,6 +205,13 @@ func (f *uiFlags) openProjects(list []config.Project, stdout, stderr io.Writer) 
 		}
 		if p.Problem = problem; t != nil {
 			p.Options.Tree, p.Options.Claims, p.Options.Uncontained = t, remote, uncontained(t.Project)
+			// Each project sends its own notices, by its own notify: settings.
+			n, stuck, err := cockpitNotifier(t.Project, false)
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			defer n.Close(closeWait)
+			p.Options.Notify, p.Options.StuckAfter = n.Offer, stuck
 		}
 		ps = append(ps, p)
 	}

@@ -112,6 +112,21 @@ func Gather(t *planfs.Tree, backend claims.Backend, stuckAfter time.Duration) (R
 		r.Workers = append(r.Workers, WorkerFact(&states[i], states[i].Health(at)))
 	}
 	r.Overlaps = workers.Overlaps(t.Project, states)
+	// Other machines' workers, as the cockpit's Workers pane shows them:
+	// a worker failed, stale or dead on any host is noticed.
+	if f, ok := backend.(claims.Fleet); ok && backend != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), remoteTimeout)
+		pubs, err := workers.ReadPublished(ctx, f)
+		cancel()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for i := range pubs {
+			w := WorkerFact(&pubs[i].State, pubs[i].Health)
+			w.Agent = pubs[i].AgentID + " on " + pubs[i].Host
+			r.Workers = append(r.Workers, w)
+		}
+	}
 	if r.Inbox, err = coord.Inbox(t); err != nil {
 		errs = append(errs, err)
 	}
