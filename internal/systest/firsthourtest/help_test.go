@@ -9,11 +9,11 @@ import (
 )
 
 // `help TOPIC` prints the manual's page for every topic; a topic that is
-// also a command (work-once, watch, serve) gets the command's usage first.
+// also a command (work-once, watch, serve, notify) gets the command's usage first.
 func TestHelpTopics(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	commands := map[string]bool{"work-once": true, "watch": true, "serve": true}
+	commands := map[string]bool{"work-once": true, "watch": true, "serve": true, "notify": true}
 	for _, topic := range docs.Topics {
 		page, _ := docs.Page(topic)
 		r := fwtest.Run(t, dir, "help", topic)

@@ -393,3 +393,42 @@ func (b *Backend) pruneOnce(ctx context.Context, own string) {
 		_, _ = b.push(ctx, ups)
 	}
 }
+
+// FleetPoll is how often FleetChanges asks the remote for its worker refs:
+// one ls-remote, so a face's view of every machine's workers follows a
+// change within FleetPoll and one read (docs/claims.md: ≤ 500 ms).
+const FleetPoll = 400 * time.Millisecond
+
+// FleetChanges says when any worker ref on the remote moved, was made or
+// went, by listing them every FleetPoll while ctx lasts. A failed listing
+// says nothing: the face's own timer reads again and shows the error.
+func (b *Backend) FleetChanges(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	go func() {
+		defer close(ch)
+		t := time.NewTicker(FleetPoll)
+		defer t.Stop()
+		var last map[string]string
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			lctx, cancel := context.WithTimeout(ctx, defaultTimeout)
+			refs, err := b.remoteWorkerRefs(lctx)
+			cancel()
+			if err != nil || maps.Equal(refs, last) {
+				continue
+			}
+			if last != nil {
+				select {
+				case ch <- struct{}{}:
+				default: // one pending word covers any number of changes
+				}
+			}
+			last = refs
+		}
+	}()
+	return ch
+}

@@ -95,3 +95,45 @@ func BenchmarkFleetPublish(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(pushes())/float64(b.N), "pushes/publish")
 }
+
+// BenchmarkFleetChangeToView100 is what a cockpit sees: from one record's
+// publish (its push done) to the reader's view holding it, through
+// FleetChanges' word and one Workers read, as the Workers pane does.
+func BenchmarkFleetChangeToView100(b *testing.B) {
+	_, hosts, reader := fleetOf(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := reader.FleetChanges(ctx)
+	if _, err := reader.Workers(ctx); err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(2 * FleetPoll) // the watcher's first listing
+	var worst time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		h, a := i%10, (i/10)%10
+		rec := record(fmt.Sprintf("host-%d", h), fmt.Sprintf("w%d", a), "run")
+		rec.Note = fmt.Sprintf("change %d", i)
+		b.StartTimer()
+		if _, err := hosts[h].Publish(ctx, rec); err != nil {
+			b.Fatal(err)
+		}
+		began := time.Now()
+		select {
+		case <-changes:
+		case <-time.After(10 * time.Second):
+			b.Fatal("no word of the change in 10 s")
+		}
+		all, err := reader.Workers(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got := all[h*10+a]; got.Note != rec.Note {
+			b.Fatalf("the reader sees %q, not %q", got.Note, rec.Note)
+		}
+		worst = max(worst, time.Since(began))
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(worst.Milliseconds()), "worst-ms")
+}
