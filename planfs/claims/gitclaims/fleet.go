@@ -397,7 +397,7 @@ func (b *Backend) pruneOnce(ctx context.Context, own string) {
 // FleetPoll is how often FleetChanges asks the remote for its worker refs:
 // one ls-remote, so a face's view of every machine's workers follows a
 // change within FleetPoll and one read (docs/claims.md: ≤ 500 ms).
-const FleetPoll = 400 * time.Millisecond
+const FleetPoll = 300 * time.Millisecond
 
 // FleetChanges says when any worker ref on the remote moved, was made or
 // went, by listing them every FleetPoll while ctx lasts. A failed listing
