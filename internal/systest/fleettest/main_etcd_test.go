@@ -7,12 +7,9 @@
 package fleettest
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"fleetwatch/internal/testkit/etcdtest"
-	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/ui/cli"
 )
 
@@ -20,16 +17,5 @@ import (
 var endpoint, skipReason string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(fwtest.AsFleetwatch) == "1" {
-		fwtest.Main(m, cli.Main)
-		return
-	}
-	dir, err := os.MkdirTemp("", "fleettest-etcd-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	var stop func()
-	endpoint, skipReason, stop = etcdtest.Start(dir, false)
-	fwtest.Main(m, cli.Main, stop, func() { os.RemoveAll(dir) })
+	etcdtest.Main(m, "fleettest", cli.Main, func(e, skip string) { endpoint, skipReason = e, skip })
 }
