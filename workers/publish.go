@@ -33,8 +33,9 @@ type fleetPub struct {
 	said string  // the last publish failure logged, so each is said once
 }
 
-// publishTimeout bounds one publish: a heartbeat never waits longer on it.
-const publishTimeout = 30 * time.Second
+// publishTimeout bounds one publish: a heartbeat never waits longer on it
+// (a slow remote misses a publish, never a lease renewal for long).
+const publishTimeout = 10 * time.Second
 
 // PublishTo makes the driver publish its record through f from now on,
 // starting now; ttl is its leases' lifetime.
