@@ -8,9 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"sync"
+	"syscall"
 	"time"
 
+	"fleetwatch/internal/atomicfile"
 	"fleetwatch/internal/safepath"
 )
 
@@ -30,6 +33,11 @@ import (
 // A process killed between 4 and 5 leaves a claim with no outcome: the
 // notice is not sent again (at most once, never twice), and `notify log`
 // shows it as claimed. Nothing under var/ is reached through a symlink.
+//
+// The record is compacted under the lock once it passes compactAt: the
+// lines of the last keepFor, at most keepLines of them, replace it by a
+// rename, so a fact still true after keepFor is noticed once more. Every
+// process sees the new file by its inode and reads it from the start.
 
 // RecordRel is the record of every message, relative to the project.
 const RecordRel = "var/fleet/notify/sent.jsonl"
@@ -42,6 +50,14 @@ const lockWait = 10 * time.Second
 
 // maxLine bounds one line of the record; a longer one is skipped.
 const maxLine = 64 << 10
+
+// compactAt, keepFor and keepLines bound the record: about 200 bytes a
+// line, so a compacted record is at most about 4 MB, half of compactAt.
+var (
+	compactAt int64 = 8 << 20
+	keepFor         = 30 * 24 * time.Hour
+	keepLines       = 20000
+)
 
 // Line is one line of the record.
 type Line struct {
@@ -72,6 +88,7 @@ type record struct {
 	project string
 	mu      sync.Mutex
 	off     int64
+	ino     uint64                     // the file read: a compaction replaces it
 	claimed map[string]map[string]bool // target → notice IDs
 	times   map[string][]time.Time     // target → its claims' times, for the rate
 }
@@ -89,7 +106,11 @@ func (r *record) hold() (release func(), err error) {
 		r.mu.Unlock()
 		return nil, err
 	}
-	if err := r.catchUp(); err != nil {
+	err = r.catchUp()
+	if err == nil && r.off > compactAt {
+		err = r.compact(time.Now())
+	}
+	if err != nil {
 		unlock()
 		r.mu.Unlock()
 		return nil, err
@@ -112,8 +133,12 @@ func (r *record) catchUp() error {
 	if err != nil {
 		return err
 	}
-	if fi.Size() < r.off {
-		r.off = 0
+	ino := uint64(0)
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	if ino != r.ino || fi.Size() < r.off {
+		r.off, r.ino = 0, ino
 		clear(r.claimed)
 		clear(r.times)
 	}
@@ -213,6 +238,41 @@ func (r *record) add(lines ...Line) error {
 	}
 	defer f.Close()
 	if _, err := f.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return r.catchUp()
+}
+
+// compact replaces the record with its lines of the last keepFor, the
+// newest keepLines of them at most, and reads it again; the caller holds
+// the lock.
+func (r *record) compact(now time.Time) error {
+	lines, err := ReadRecord(r.project)
+	if err != nil {
+		return err
+	}
+	cut := now.Add(-keepFor)
+	keep := lines[:0]
+	for _, l := range lines {
+		if l.At.After(cut) {
+			keep = append(keep, l)
+		}
+	}
+	keep = keep[max(0, len(keep)-keepLines):]
+	var buf bytes.Buffer
+	for _, l := range keep {
+		b, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		buf.Write(append(b, '\n'))
+	}
+	dir, err := safepath.OpenDir(r.project, "var/fleet/notify", false)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if err := atomicfile.WriteAt(dir, path.Base(RecordRel), buf.Bytes(), 0o644); err != nil {
 		return err
 	}
 	return r.catchUp()
