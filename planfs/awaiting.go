@@ -43,6 +43,24 @@ func (t *Tree) MarkResume(rel string, by Actor) error {
 	}, func(next *model.Lease) { next.Awaiting = model.AwaitResume }, by)
 }
 
+// Unresume gives a's resumed lease on rel back to the inbox as decided,
+// for a run that took it up and then may not start (a cap on live runs
+// is full): the decision stays, and the next run takes the plan up again.
+func (t *Tree) Unresume(rel string, a Actor) error {
+	return t.changeAwaiting(rel, "unresumed", func(cur *model.Lease) error {
+		switch {
+		case !a.holds(cur):
+			return notHolder(rel, cur, a)
+		case cur.Awaiting != "":
+			return planErr(rel, ErrClaimed, "already %s", cur.AwaitingText())
+		}
+		return nil
+	}, func(next *model.Lease) {
+		next.Awaiting = model.AwaitResume
+		next.ExpiresAt = t.now() + model.MaxLeaseTTL
+	}, a)
+}
+
 // awaitingNote says what an inbox lease is instead, for a refusal.
 func awaitingNote(l *model.Lease) string {
 	if l.Awaiting == "" {

@@ -8,6 +8,7 @@ import (
 
 	"fleetwatch/internal/config"
 	"fleetwatch/model"
+	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
 	endpoints "fleetwatch/registry"
 )
@@ -111,7 +112,7 @@ func (w *WorkOnce) capsHold(ctx context.Context, s claimSide, c *claim) (why str
 	if why == "" {
 		return "", going
 	}
-	if err := s.handBack(c, why); err != nil {
+	if err := w.capsHandBack(s, c, why); err != nil {
 		return why + "; could not hand back " + c.rel + ": " + err.Error(), StatusError
 	}
 	return why + "; handed back " + c.rel, code
@@ -147,4 +148,14 @@ func CapProblem(project string, worker model.Worker, ep endpoints.Endpoint, leas
 		}
 	}
 	return ""
+}
+
+// capsHandBack gives back a claim its caps refused: a decided plan-first
+// plan taken up from the inbox (lease files) goes back to the inbox as
+// decided, keeping its approval for the next run; any other is released.
+func (w *WorkOnce) capsHandBack(s claimSide, c *claim, why string) error {
+	if _, local := s.(*localSide); local && w.resumed[c.rel] {
+		return w.Tree.Unresume(c.rel, planfs.Actor{AgentID: w.Worker.AgentID, Token: c.token, Reason: why})
+	}
+	return s.handBack(c, why)
 }

@@ -131,3 +131,45 @@ func TestClaimWithRoomRecordsWhatItRunsAs(t *testing.T) {
 		t.Errorf("the lease records %+v", l)
 	}
 }
+
+// TestCapsKeepADecidedPlanInTheInbox: a decided plan-first plan its agent
+// took up from the inbox, when a racing claim fills the cap, goes back to
+// the inbox as decided (its approval kept for the next run), not to its
+// lane.
+func TestCapsKeepADecidedPlanInTheInbox(t *testing.T) {
+	tree := capsTree(t, "limits: {fleet: 1}\n")
+	c, err := tree.ClaimHeld("features/a.md", "w", 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No Claims: the lease files' own side, which holds the inbox.
+	w := &WorkOnce{Tree: tree, Worker: model.Worker{AgentID: "w", Tier: model.Mid}, MaxPlans: 1, TTL: 600,
+		Stdout: &bytes.Buffer{}, Say: func(string, ...any) {}}
+	w.limits = limitsOf(t, tree)
+	if err := tree.AwaitApproval(c.Rel, planfs.Actor{AgentID: "w", Token: c.Token}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tree.MarkResume(c.Rel, planfs.Agent("coordinator")); err != nil {
+		t.Fatal(err)
+	}
+	held, err := tree.Resume(c.Rel, "w", 600, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.markResumed(held.Rel)
+	side, code := w.side(context.Background())
+	if code != going {
+		t.Fatalf("side: %d", code)
+	}
+	why, code := w.capsHold(context.Background(), side, &claim{rel: held.Rel, token: held.Token})
+	if code != StatusNothing || !strings.Contains(why, "limits: the fleet has 2 of 1 live runs") {
+		t.Fatalf("code %d, why %q", code, why)
+	}
+	l := tree.ReadLease(held.Rel)
+	if l == nil || l.AgentID != "w" || l.Awaiting != model.AwaitResume {
+		t.Fatalf("lease after the hand-back: %+v, want w's, awaiting resume", l)
+	}
+	if _, err := tree.Resume(held.Rel, "w", 600, false); err != nil {
+		t.Errorf("the next run cannot take the decided plan up: %v", err)
+	}
+}
