@@ -59,16 +59,18 @@ func newRemote(opt Options) *remoteState {
 	return &remoteState{c: c}
 }
 
-// startWatch subscribes to a backend that says when its leases change; a
-// hub's session leaves that to the hub.
+// startWatch subscribes to a backend that says when its leases change
+// (etcd) and to its word on worker records (etcd's watch, git's listing);
+// a hub's session leaves that to the hub and its timer.
 func (r *remoteState) startWatch(hub bool) {
-	w, ok := r.c.Backend.(claims.Watcher)
-	if !ok || hub {
+	if hub {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r.watch, r.cancel = w.Changes(ctx), cancel
-	r.fleetWatch = fleetWatch(ctx, r.c)
+	if w, ok := r.c.Backend.(claims.Watcher); ok {
+		r.watch = w.Changes(ctx)
+	}
+	r.fleetWatch, r.cancel = fleetWatch(ctx, r.c), cancel
 }
 
 func (r *remoteState) close() {

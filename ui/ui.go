@@ -268,7 +268,10 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, waitForStatesCmd(m.states.Changes()))
 	}
 	if m.remote != nil && m.remote.watch != nil {
-		cmds = append(cmds, waitRemoteCmd(m.remote.watch), waitPublishedCmd(m.remote.fleetWatch))
+		cmds = append(cmds, waitRemoteCmd(m.remote.watch))
+	}
+	if m.remote != nil {
+		cmds = append(cmds, waitPublishedCmd(m.remote.fleetWatch)) // nil without a fleet watch
 	}
 	return tea.Batch(cmds...)
 }

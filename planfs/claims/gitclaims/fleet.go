@@ -409,6 +409,7 @@ func (b *Backend) FleetChanges(ctx context.Context) <-chan struct{} {
 		t := time.NewTicker(FleetPoll)
 		defer t.Stop()
 		var last map[string]string
+		listed := false
 		for {
 			select {
 			case <-ctx.Done():
@@ -418,16 +419,16 @@ func (b *Backend) FleetChanges(ctx context.Context) <-chan struct{} {
 			lctx, cancel := context.WithTimeout(ctx, defaultTimeout)
 			refs, err := b.remoteWorkerRefs(lctx)
 			cancel()
-			if err != nil || maps.Equal(refs, last) {
+			if err != nil || (listed && maps.Equal(refs, last)) {
 				continue
 			}
-			if last != nil {
+			if listed {
 				select {
 				case ch <- struct{}{}:
 				default: // one pending word covers any number of changes
 				}
 			}
-			last = refs
+			last, listed = refs, true
 		}
 	}()
 	return ch

@@ -203,3 +203,31 @@ func TestPruneDayOldRecords(t *testing.T) {
 		t.Fatalf("after the prune the remote holds %v, want h/fresh and h2/me", names)
 	}
 }
+
+// TestFleetChangesHearsAPublish: a reader's FleetChanges says so after a
+// worker on another clone publishes, and not while nothing moves; it
+// ends with its context.
+func TestFleetChangesHearsAPublish(t *testing.T) {
+	bare := remoteWith(t, readyPlans(1))
+	pub, _ := cloneOf(t, bare)
+	reader, _ := cloneOf(t, bare)
+	ctx, cancel := context.WithCancel(context.Background())
+	changes := reader.FleetChanges(ctx)
+	time.Sleep(3 * FleetPoll) // its first listing, of no worker
+	select {
+	case <-changes:
+		t.Fatal("a change said with nothing published")
+	default:
+	}
+	if _, err := pub.Publish(ctx, record("gpu-box", "w1", "run")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no word of the publish in 10 s")
+	}
+	cancel()
+	for range changes { // closed once ctx ends
+	}
+}
