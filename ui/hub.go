@@ -93,8 +93,9 @@ type hubMsg []tea.Msg
 func NewHub(t *planfs.Tree) (*Hub, error) { return NewHubClaims(t, nil) }
 
 // NewHubClaims is NewHub for a project whose claims are in c (nil: the
-// lease files): the board is read from c on a claims.ReadEvery timer, on c's
-// word of a change (claims.Watcher) and on every change to the tree.
+// lease files): the board, and the worker records with it, are read from
+// c on a claims.ReadEvery timer, on c's word of a change (claims.Watcher,
+// claims.FleetWatcher) and on every change to the tree.
 func NewHubClaims(t *planfs.Tree, c *claims.Opened) (*Hub, error) {
 	if c != nil && c.Backend == nil {
 		c = nil
@@ -156,7 +157,7 @@ func (h *Hub) run() {
 	}
 	mergeTick := time.NewTicker(mergeEvery)
 	defer mergeTick.Stop()
-	remoteTick, remoteChanges, stop := h.remoteClock()
+	remoteTick, remoteChanges, fleetChanges, stop := h.remoteClock()
 	defer stop()
 	var radar <-chan time.Time
 	pending := allKinds // the first reading: everything
@@ -199,6 +200,13 @@ func (h *Hub) run() {
 				continue
 			}
 			pending |= kindBoard.set()
+		case _, ok := <-fleetChanges:
+			if !ok {
+				fleetChanges = nil
+				continue
+			}
+			// The board's reading carries the worker records.
+			pending |= kindBoard.set()
 		}
 	}
 }
@@ -216,18 +224,20 @@ func (h *Hub) readRemote() loadedMsg {
 }
 
 // remoteClock is what makes the hub read a remote backend again: a
-// claims.ReadEvery ticker, and the backend's changes when it says them. Both
-// are nil for the lease files; stop ends them.
-func (h *Hub) remoteClock() (tick <-chan time.Time, changes <-chan struct{}, stop func()) {
+// claims.ReadEvery ticker, and the backend's changes to leases and to
+// worker records when it says them. All are nil for the lease files; stop
+// ends them.
+func (h *Hub) remoteClock() (tick <-chan time.Time, changes, fleet <-chan struct{}, stop func()) {
 	if h.claims == nil {
-		return nil, nil, func() {}
+		return nil, nil, nil, func() {}
 	}
 	t := time.NewTicker(claims.ReadEvery)
 	ctx, cancel := context.WithCancel(context.Background())
 	if w, ok := h.claims.Backend.(claims.Watcher); ok {
 		changes = w.Changes(ctx)
 	}
-	return t.C, changes, func() { t.Stop(); cancel() }
+	fleet = fleetWatch(ctx, h.claims)
+	return t.C, changes, fleet, func() { t.Stop(); cancel() }
 }
 
 // changed is what a change to the tree calls for: the board and the inbox

@@ -112,3 +112,47 @@ func TestRemoteLogNeverFromThisMachinesLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestHubHearsWorkerRecords: a served session's hub reads a worker's
+// record when the backend says it changed (for git, its poll of the worker
+// refs), well before its claims.ReadEvery timer would.
+func TestHubHearsWorkerRecords(t *testing.T) {
+	p := newProject(t)
+	_, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "gpu-1", Host: "gpu-box", PID: 4242})
+	hub, err := NewHubClaims(p.tree, h.m.opt.Claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	mb := hub.subscribe()
+	defer mb.close()
+	shows := func(agent string) bool {
+		for _, msg := range mb.take() {
+			if l, ok := msg.(loadedMsg); ok && l.published != nil {
+				for _, pub := range l.published.pubs {
+					if pub.AgentID == agent {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	time.Sleep(500 * time.Millisecond) // the hub's first reading, without the record
+	shows("gpu-1")
+	start := time.Now()
+	if _, err := worker.Publish(context.Background(), published("gpu-box", "gpu-1", 30)); err != nil {
+		t.Fatal(err)
+	}
+	limit := claims.ReadEvery / 2
+	for !shows("gpu-1") {
+		if time.Since(start) > limit {
+			t.Fatalf("after %v the hub has not read the published record", limit)
+		}
+		select {
+		case <-mb.ready:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	t.Logf("the hub read the record %v after its publish", time.Since(start).Round(time.Millisecond))
+}
