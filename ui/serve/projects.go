@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -154,15 +156,15 @@ func (s *server) severalModel(id Identity, opt ui.Options) (tea.Model, func(), e
 	return p, p.Close, nil
 }
 
-// boards writes the board of each project id may see, under its name;
-// JSON is one project's, so with several it is refused.
+// boards writes the board of each project id may see, under its name, or
+// for `board --json` one JSON document naming each (severalJSON).
 func (s *server) boards(w io.Writer, id Identity, cmd []string) error {
 	sps, roles := s.visible(id)
 	if len(sps) == 0 {
 		return errNoProject
 	}
 	if strings.Join(cmd, " ") == "board --json" {
-		return errors.New("'board --json' is one project's board, and this server serves several: ask for 'board'")
+		return s.boardsJSON(w, id, sps, roles)
 	}
 	for i, sp := range sps {
 		fmt.Fprintf(w, "== %s ==\n", clean(sp.Name))
@@ -180,6 +182,52 @@ func (s *server) boards(w io.Writer, id Identity, cmd []string) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// severalJSON is `board --json` when several projects are served: each
+// project the key may see, in the order served, with its role and either
+// its board (one project's `board --json` document) or why it has none.
+type severalJSON struct {
+	Projects []projectJSON `json:"projects"`
+}
+
+type projectJSON struct {
+	Name    string          `json:"name"`
+	Role    string          `json:"role"`
+	Board   json.RawMessage `json:"board,omitempty"`
+	Problem string          `json:"problem,omitempty"`
+}
+
+// boardsJSON writes severalJSON. A project whose board cannot be read says
+// why in its problem and the others are still answered: one broken tree
+// does not blind a script to the rest.
+func (s *server) boardsJSON(w io.Writer, id Identity, sps []servedProject, roles []Role) error {
+	var doc severalJSON
+	for i, sp := range sps {
+		p := projectJSON{Name: sp.Name, Role: "operator"}
+		if roles[i] == ViewerRole {
+			p.Role = "viewer"
+		}
+		if sp.tree == nil {
+			p.Problem = "not open: " + sp.Problem
+			doc.Projects = append(doc.Projects, p)
+			continue
+		}
+		var b bytes.Buffer
+		t, err := treeFor(sp.tree.Project, id, roles[i] == ViewerRole)
+		if err == nil {
+			err = writeBoard(&b, t, sp.Claims, []string{"board", "--json"})
+		}
+		if err != nil {
+			p.Problem = err.Error()
+		} else {
+			p.Board = bytes.TrimSpace(b.Bytes())
+		}
+		doc.Projects = append(doc.Projects, p)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }
 
 // roots are the projects served that opened.

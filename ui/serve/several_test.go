@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +56,49 @@ func TestSeveralProjectsRolePerKey(t *testing.T) {
 	out, err := sess.Output("board")
 	if err != nil || !strings.Contains(string(out), "== web ==") || !strings.Contains(string(out), "web-crash") || strings.Contains(string(out), "api") {
 		t.Errorf("carol's board: %v\n%s", err, out)
+	}
+
+	// Without a terminal, board --json answers for every project the key
+	// sees, each under its name and role.
+	for _, c := range []struct {
+		k    key
+		want string
+	}{{bob, "api:operator:api-idea web:viewer:web-crash"}, {carol, "web:operator:web-crash"}} {
+		cl, err := s.dial(t, c.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess, err := cl.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := sess.Output("board --json")
+		cl.Close()
+		var doc struct {
+			Projects []struct {
+				Name, Role, Problem string
+				Board               struct {
+					Lanes []struct {
+						Plans []struct{ Slug string }
+					}
+				}
+			}
+		}
+		if err != nil || json.Unmarshal(out, &doc) != nil {
+			t.Fatalf("board --json: %v\n%s", err, out)
+		}
+		var got []string
+		for _, p := range doc.Projects {
+			slugs := []string{}
+			for _, l := range p.Board.Lanes {
+				for _, pl := range l.Plans {
+					slugs = append(slugs, pl.Slug)
+				}
+			}
+			got = append(got, p.Name+":"+p.Role+":"+strings.Join(slugs, ",")+p.Problem)
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("board --json gave %q, want %q\n%s", strings.Join(got, " "), c.want, out)
+		}
 	}
 }
