@@ -368,9 +368,10 @@ func (b *Backend) RequestStop(ctx context.Context, host, agent string, req claim
 }
 
 // pruneOnce deletes, once per process, the records of other workers this
-// machine has seen unchanged for claims.Prune (exited or dead a day ago),
-// each by compare-and-swap on the commit seen. Writers prune, so a
-// read-only face never writes; a failure is left for the next driver.
+// machine has seen unchanged for claims.Prune (exited or dead a day ago,
+// or unreadable that long: nothing will ever mend them), each by
+// compare-and-swap on the commit seen. Writers prune, so a read-only face
+// never writes; a failure is left for the next driver.
 func (b *Backend) pruneOnce(ctx context.Context, own string) {
 	b.fleet.mu.Lock()
 	done := b.fleet.pruned
@@ -385,7 +386,7 @@ func (b *Backend) pruneOnce(ctx context.Context, own string) {
 	}
 	var ups []update
 	for _, p := range all {
-		if ref := WorkerRef(p.Host, p.AgentID); p.SeenFor >= claims.Prune && ref != own && p.Problem == "" {
+		if ref := WorkerRef(p.Host, p.AgentID); p.SeenFor >= claims.Prune && ref != own {
 			ups = append(ups, update{Ref: ref, Old: p.Version})
 		}
 	}

@@ -161,8 +161,8 @@ func TestWorkerRecordFromElsewhereIsBounded(t *testing.T) {
 }
 
 // TestPruneDayOldRecords: a driver's first publish deletes the records its
-// machine has seen unchanged for a day (here, a seen clock set back), and
-// leaves the others and its own.
+// machine has seen unchanged for a day (here, a seen clock set back),
+// readable or not, and leaves the others and its own.
 func TestPruneDayOldRecords(t *testing.T) {
 	url := remoteWith(t, readyPlans(1))
 	ctx := context.Background()
@@ -172,6 +172,11 @@ func TestPruneDayOldRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	liar, err := old.recordCommit(ctx, record("h", "someone-else", "r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, old.project, "push", "-q", "origin", liar+":"+WorkerRef("h", "bad"))
 	b, dir := cloneOf(t, url)
 	if _, err := b.Workers(ctx); err != nil { // this machine has now seen both
 		t.Fatal(err)
@@ -183,9 +188,11 @@ func TestPruneDayOldRecords(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &seen) != nil {
 		t.Fatalf("seen file: %v %s", err, data)
 	}
-	e := seen.Leases[WorkerName("h", "gone")]
-	e.Since -= 2 * claims.Prune.Seconds()
-	seen.Leases[WorkerName("h", "gone")] = e
+	for _, a := range []string{"gone", "bad"} {
+		e := seen.Leases[WorkerName("h", a)]
+		e.Since -= 2 * claims.Prune.Seconds()
+		seen.Leases[WorkerName("h", a)] = e
+	}
 	data, _ = json.Marshal(seen)
 	os.WriteFile(path, data, 0o644)
 	if _, err := b.Publish(ctx, record("h2", "me", "r")); err != nil {
