@@ -18,6 +18,7 @@ import (
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/planfs/claims"
+	"fleetwatch/ui/serve"
 	"fleetwatch/workers/notify"
 )
 
@@ -67,17 +68,27 @@ func cockpitNotifier(project string, demo bool) (*notify.Notifier, time.Duration
 
 // sendNotices runs what notify watch runs, in the background, when
 // project has notify: targets: a served project's notices reach a person
-// whether or not a session is open. stop ends it, sending what was under
-// way.
-func sendNotices(project string, remote *claims.Opened, stderr io.Writer) (stop func(), err error) {
+// whether or not a session is open, and its terminal notifications the
+// sessions showing it (terms). stop ends it, sending what was under way.
+func sendNotices(project string, remote *claims.Opened, terms *serve.Terminals, stderr io.Writer) (stop func(), err error) {
 	t, err := planfs.Open(project)
 	if err != nil {
 		return nil, err
 	}
-	n, c, err := newNotifier(project, nil, stderr)
-	if err != nil || len(c.Targets()) == 0 {
-		return func() {}, err
+	c, err := config.LoadNotify(project)
+	if err != nil {
+		return nil, err
 	}
+	// Each session says whether it runs in tmux; the server's own
+	// environment says nothing of its clients.
+	var term io.Writer
+	if terms != nil {
+		term = terms.For(t.Project)
+	}
+	if len(c.Targets()) == 0 {
+		return func() {}, nil
+	}
+	n := notify.New(project, c, notify.Options{Term: term, Log: stderr})
 	opt := watchOptions(c, remote, defaultEvery)
 	n.Start()
 	ctx, cancel := context.WithCancel(context.Background())

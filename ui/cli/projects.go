@@ -103,7 +103,7 @@ func (f *uiFlags) serveSeveral(opt *serve.Options, list []config.Project, stderr
 				closers = append(closers, func() { remote.Backend.Close() })
 			}
 			// Each served project's notices reach a person, session or not.
-			stop, err := sendNotices(t.Project, remote, stderr)
+			stop, err := sendNotices(t.Project, remote, opt.Terminals, stderr)
 			if err != nil {
 				done()
 				return nil, err

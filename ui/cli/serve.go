@@ -67,6 +67,8 @@ func serveSetup(opt *serve.Options, f *uiFlags, stdout, stderr io.Writer) (done 
 	opt.Self, _ = os.Executable()
 	opt.Log = stderr
 	opt.Ready = func(addr string) { fmt.Fprintf(stdout, "fleetwatch serve: listening on %s\n", addr) }
+	// The notifiers' terminal notifications go to the sessions' terminals.
+	opt.Terminals = serve.NewTerminals()
 	several, err := f.severalProjects()
 	if err != nil || several != nil {
 		if err != nil {
@@ -87,7 +89,7 @@ func serveSetup(opt *serve.Options, f *uiFlags, stdout, stderr io.Writer) (done 
 	if err != nil {
 		return nil, err
 	}
-	stopNotices, err := sendNotices(opt.Root, remote, stderr)
+	stopNotices, err := sendNotices(opt.Root, remote, opt.Terminals, stderr)
 	if err != nil {
 		return nil, err
 	}

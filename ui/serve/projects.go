@@ -230,6 +230,21 @@ func (s *server) boardsJSON(w io.Writer, id Identity, sps []servedProject, roles
 	return enc.Encode(doc)
 }
 
+// shown are the roots of the projects id's sessions show.
+func (s *server) shown(id Identity) []string {
+	if len(s.several) == 0 {
+		return []string{s.tree.Project}
+	}
+	sps, _ := s.visible(id)
+	var out []string
+	for _, sp := range sps {
+		if sp.tree != nil {
+			out = append(out, sp.tree.Project)
+		}
+	}
+	return out
+}
+
 // roots are the projects served that opened.
 func (s *server) roots() []string {
 	if len(s.several) == 0 {

@@ -146,6 +146,16 @@ func (s *screen) flushLocked() {
 	s.drawn, s.wrote = lines, time.Now()
 }
 
+// raw writes seq (a terminal notification) between two frames: never
+// inside one, and not once the screen is closed.
+func (s *screen) raw(seq string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		_, _ = io.WriteString(s.out, seq)
+	}
+}
+
 // drawnModel is a session's model drawn on a screen: Bubble Tea runs
 // without a renderer, and each View goes to the screen.
 type drawnModel struct {

@@ -41,6 +41,9 @@ type Options struct {
 	Claims *claims.Opened
 	// Limits bound sessions and logins; zero fields are the defaults.
 	Limits Limits
+	// Terminals, when set, gets each session's terminal while its cockpit
+	// runs, for the projects' notifiers' terminal notifications.
+	Terminals *Terminals
 	// Projects, when set, are several projects served at once (the first
 	// is Root), each key seeing those it has a role on (projects.go).
 	Projects []Project

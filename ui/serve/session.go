@@ -179,6 +179,8 @@ func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveS
 		return
 	}
 	scr.open()
+	s.opt.Terminals.add(scr, s.shown(id), inTmux(sess.Environ(), pty.Term))
+	defer s.opt.Terminals.remove(scr)
 	ctx, cancel := context.WithCancel(sess.Context())
 	go followSize(ctx, tm, p)
 	go func() {

@@ -162,6 +162,9 @@ func (n *Notifier) terminal(c *config.TerminalTarget) *target {
 		if n.opt.Term == nil {
 			return "no terminal here"
 		}
+		if a, ok := n.opt.Term.(Absentee); ok {
+			return a.Absent()
+		}
 		return ""
 	}
 	t.send = func(ctx context.Context, m message) (bool, error) {
@@ -185,6 +188,17 @@ func (n *Notifier) terminal(c *config.TerminalTarget) *target {
 	}
 	return t
 }
+
+// Absentee is a Term that is sometimes not there (the terminals of
+// fleetwatch serve's sessions, when none is open): Absent says why, ""
+// while it is. What waits for it is offered again at the next look.
+type Absentee interface {
+	Absent() string
+}
+
+// WrapTmux is seq wrapped for tmux's passthrough, for a writer that knows
+// its terminal runs tmux where the notifier does not (Options.Tmux).
+func WrapTmux(seq string) string { return wrapTmux(seq, true) }
 
 // wrapTmux wraps seq for tmux's passthrough (DCS tmux; …, each ESC
 // doubled, ended by ST) when inside tmux; as is otherwise.
