@@ -69,15 +69,16 @@ func cockpitNotifier(project string, demo bool) (*notify.Notifier, time.Duration
 // sendNotices runs what notify watch runs, in the background, when
 // project has notify: targets: a served project's notices reach a person
 // whether or not a session is open, and its terminal notifications the
-// sessions showing it (terms). stop ends it, sending what was under way.
-func sendNotices(project string, remote *claims.Opened, terms *serve.Terminals, stderr io.Writer) (stop func(), err error) {
+// sessions showing it (terms). stop ends it, sending what was under way;
+// stuck is the project's stuck_after, for the sessions' headers.
+func sendNotices(project string, remote *claims.Opened, terms *serve.Terminals, stderr io.Writer) (stop func(), stuck time.Duration, err error) {
 	t, err := planfs.Open(project)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	c, err := config.LoadNotify(project)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	// Each session says whether it runs in tmux; the server's own
 	// environment says nothing of its clients.
@@ -86,7 +87,7 @@ func sendNotices(project string, remote *claims.Opened, terms *serve.Terminals, 
 		term = terms.For(t.Project)
 	}
 	if len(c.Targets()) == 0 {
-		return func() {}, nil
+		return func() {}, stuckAfter(c), nil
 	}
 	n := notify.New(project, c, notify.Options{Term: term, Log: stderr})
 	opt := watchOptions(c, remote, defaultEvery)
@@ -94,7 +95,7 @@ func sendNotices(project string, remote *claims.Opened, terms *serve.Terminals, 
 	ctx, cancel := context.WithCancel(context.Background())
 	watched := make(chan struct{})
 	go func() { defer close(watched); notify.Watch(ctx, t, n, opt) }()
-	return func() { cancel(); <-watched; n.Close(closeWait) }, nil
+	return func() { cancel(); <-watched; n.Close(closeWait) }, stuckAfter(c), nil
 }
 
 // defaultEvery is how often a watcher looks with no change: a worker

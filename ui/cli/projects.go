@@ -103,14 +103,15 @@ func (f *uiFlags) serveSeveral(opt *serve.Options, list []config.Project, stderr
 				closers = append(closers, func() { remote.Backend.Close() })
 			}
 			// Each served project's notices reach a person, session or not.
-			stop, err := sendNotices(t.Project, remote, opt.Terminals, stderr)
+			stop, stuck, err := sendNotices(t.Project, remote, opt.Terminals, stderr)
 			if err != nil {
 				done()
 				return nil, err
 			}
 			closers = append([]func(){stop}, closers...)
+			p.StuckAfter = stuck
 			if opt.Root == "" {
-				opt.Root, opt.Claims, opt.Uncontained = t.Project, remote, p.Uncontained
+				opt.Root, opt.Claims, opt.Uncontained, opt.StuckAfter = t.Project, remote, p.Uncontained, stuck
 			}
 		}
 		opt.Projects = append(opt.Projects, p)

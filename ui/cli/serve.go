@@ -89,11 +89,11 @@ func serveSetup(opt *serve.Options, f *uiFlags, stdout, stderr io.Writer) (done 
 	if err != nil {
 		return nil, err
 	}
-	stopNotices, err := sendNotices(opt.Root, remote, opt.Terminals, stderr)
+	stopNotices, stuck, err := sendNotices(opt.Root, remote, opt.Terminals, stderr)
 	if err != nil {
 		return nil, err
 	}
-	done = stopNotices
+	done, opt.StuckAfter = stopNotices, stuck
 	if remote != nil {
 		done = func() { stopNotices(); remote.Backend.Close() }
 		opt.Claims = remote

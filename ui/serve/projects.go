@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -25,6 +26,8 @@ type Project struct {
 	// files. Its owner closes it.
 	Claims      *claims.Opened
 	Uncontained string
+	// StuckAfter is Options.StuckAfter for this project.
+	StuckAfter time.Duration
 	// Problem is why the project could not be opened (a missing root):
 	// the overview says so to the keys with a role on it.
 	Problem string
@@ -141,6 +144,7 @@ func (s *server) severalModel(id Identity, opt ui.Options) (tea.Model, func(), e
 	for i, sp := range sps {
 		o := opt
 		o.Hub, o.Claims, o.Uncontained, o.ReadOnly = sp.hub, sp.Claims, sp.Uncontained, roles[i] == ViewerRole
+		o.StuckAfter = sp.StuckAfter
 		list[i] = ui.Project{Name: sp.Name, Root: sp.Root, Options: o, Problem: sp.Problem}
 		if sp.tree == nil {
 			continue

@@ -31,7 +31,10 @@ type Options struct {
 	// Uncontained, when set, is the line every session's header shows:
 	// agents here run unconfined.
 	Uncontained string
-	Log         io.Writer
+	// StuckAfter is how long a claimed plan may go without a commit before
+	// the sessions' headers call it stuck (notify: stuck_after); 0 never.
+	StuckAfter time.Duration
+	Log        io.Writer
 	// Ready, when set, is called with the address listened on once the
 	// server accepts connections (tests listen on port 0).
 	Ready func(addr string)

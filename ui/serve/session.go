@@ -138,7 +138,7 @@ func (s *server) model(id Identity, opt ui.Options) (m tea.Model, done func(), e
 	if opt.Tree, err = s.sessionTree(id); err != nil {
 		return nil, nil, err
 	}
-	opt.Hub, opt.ReadOnly, opt.Uncontained = s.hub, id.Viewer, s.opt.Uncontained
+	opt.Hub, opt.ReadOnly, opt.Uncontained, opt.StuckAfter = s.hub, id.Viewer, s.opt.Uncontained, s.opt.StuckAfter
 	one := ui.New(opt)
 	return one, one.Close, nil
 }
