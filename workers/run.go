@@ -272,6 +272,7 @@ func (d *Driver) Finish(code int, note string) {
 	d.Log.Printf("exit %d: %s", code, note)
 	d.save()
 	d.publish()
+	d.endPublishing()
 	d.Log.Close()
 	if d.lock != nil {
 		d.lock.Close()
@@ -591,6 +592,8 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 					return o
 				}
 			}
+		case why := <-d.fleetStops():
+			return d.stopped(r, why, renewing)
 		case <-ctx.Done():
 			reason := "driver stopped"
 			if c := context.Cause(ctx); c != nil && c != context.Canceled {
