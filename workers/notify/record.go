@@ -232,12 +232,21 @@ func (r *record) add(lines ...Line) error {
 	if _, err := safepath.MkdirAll(r.project, "var/fleet/notify"); err != nil {
 		return err
 	}
-	f, err := safepath.OpenFile(r.project, RecordRel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safepath.OpenFile(r.project, RecordRel, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if _, err := f.Write(buf.Bytes()); err != nil {
+	// A last line cut short (a crash, a full disk) is ended first: glued
+	// to it, the claim would be unreadable and its notice sent again.
+	data := buf.Bytes()
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := []byte{0}
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			data = append([]byte{'\n'}, data...)
+		}
+	}
+	if _, err := f.Write(data); err != nil {
 		return err
 	}
 	return r.catchUp()
