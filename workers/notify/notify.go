@@ -204,7 +204,7 @@ func (n *Notifier) keep(t *target, pending, ns []model.Notice) []model.Notice {
 	n.rec.mu.Lock()
 	sent := n.rec.claimed[t.name]
 	for _, x := range ns {
-		if t.takes(x.Kind) && !waiting[x.ID] && !sent[x.ID] {
+		if t.takes(x.Kind) && !waiting[x.ID] && !sent[idKey(x.ID)] {
 			waiting[x.ID] = true
 			pending = append(pending, x)
 		}
@@ -245,7 +245,7 @@ func (n *Notifier) claim(t *target, pending []model.Notice) (msgs []claimed, res
 	defer release()
 	fresh := pending[:0:0]
 	for _, p := range pending {
-		if !n.rec.claimed[t.name][p.ID] {
+		if !n.rec.claimed[t.name][idKey(p.ID)] {
 			fresh = append(fresh, p)
 		}
 	}

@@ -3,12 +3,15 @@ package notify
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -51,6 +54,38 @@ const lockWait = 10 * time.Second
 // maxLine bounds one line of the record; a longer one is skipped.
 const maxLine = 64 << 10
 
+// A claimed line must fit maxLine, or its claim is lost and its notices
+// sent again: so a notice is recorded by its idKey, at most keyMax plain
+// bytes (pendingMax of them, quoted, about 50 KiB), and a text by its
+// first textMax bytes (each escaped to at most 6).
+const (
+	keyMax  = 48
+	textMax = 512
+)
+
+// idKey is how the record names notice id: itself when short and plain,
+// else its hash (a scope violation's ID lists every path).
+func idKey(id string) string {
+	plain := len(id) <= keyMax
+	for i := 0; plain && i < len(id); i++ {
+		c := id[i]
+		plain = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.IndexByte("._-:/@#+,=", c) >= 0
+	}
+	if plain {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + hex.EncodeToString(sum[:16])
+}
+
+// recordText is s cut to textMax bytes, on a character's boundary.
+func recordText(s string) string {
+	if len(s) <= textMax {
+		return s
+	}
+	return strings.ToValidUTF8(s[:textMax], "") + "…"
+}
+
 // compactAt, keepFor and keepLines bound the record: about 200 bytes a
 // line, so a compacted record is at most about 4 MB, half of compactAt.
 var (
@@ -67,7 +102,7 @@ type Line struct {
 	// Msg names the message across its lines: host, pid and a count.
 	Msg string `json:"msg"`
 	// IDs are the notices a claimed message carries (several when it
-	// sums up what waited over the rate).
+	// sums up what waited over the rate), each by its idKey.
 	IDs   []string `json:"ids,omitempty"`
 	Kind  string   `json:"kind,omitempty"`
 	Text  string   `json:"text,omitempty"`
@@ -191,7 +226,7 @@ func (r *record) apply(l Line) {
 		r.claimed[l.To] = ids
 	}
 	for _, id := range l.IDs {
-		ids[id] = true
+		ids[idKey(id)] = true
 	}
 	r.times[l.To] = append(r.times[l.To], l.At)
 }
@@ -223,6 +258,11 @@ func (r *record) recent(target string, since time.Time) (int, time.Time) {
 func (r *record) add(lines ...Line) error {
 	var buf bytes.Buffer
 	for _, l := range lines {
+		keys := make([]string, len(l.IDs))
+		for i, id := range l.IDs {
+			keys[i] = idKey(id)
+		}
+		l.IDs, l.Text, l.Error = keys, recordText(l.Text), recordText(l.Error)
 		b, err := json.Marshal(l)
 		if err != nil {
 			return err
