@@ -250,7 +250,7 @@ func (n *Notifier) claim(t *target, pending []model.Notice) (msgs []claimed, res
 		}
 	}
 	now := n.opt.Now()
-	count, first := n.rec.recent(t.name, now.Add(-time.Minute))
+	count, first := n.rec.recent(t.name, now.Add(-time.Minute), now)
 	slots := t.perMinute - count
 	var lines []Line
 	for slots > 0 && len(fresh) > 0 {

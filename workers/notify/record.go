@@ -231,27 +231,29 @@ func (r *record) apply(l Line) {
 	r.times[l.To] = append(r.times[l.To], l.At)
 }
 
-// recent is how many messages target was sent since `since`, and the
-// earliest of them; older times are forgotten.
-func (r *record) recent(target string, since time.Time) (int, time.Time) {
+// recent is how many messages target was sent since `since` and not
+// after now, and the earliest of them; older times are forgotten. One
+// stamped after now (the clock was set back, or the line is forged) is
+// not counted: it would hold the target until its time came.
+func (r *record) recent(target string, since, now time.Time) (int, time.Time) {
 	ts := r.times[target]
 	keep := ts[:0]
+	var count int
+	var first time.Time
 	for _, t := range ts {
-		if t.After(since) {
-			keep = append(keep, t)
+		if !t.After(since) {
+			continue
+		}
+		keep = append(keep, t)
+		if !t.After(now) {
+			count++
+			if first.IsZero() || t.Before(first) {
+				first = t
+			}
 		}
 	}
 	r.times[target] = keep
-	if len(keep) == 0 {
-		return 0, time.Time{}
-	}
-	first := keep[0]
-	for _, t := range keep {
-		if t.Before(first) {
-			first = t
-		}
-	}
-	return len(keep), first
+	return count, first
 }
 
 // add appends lines in one write; the caller holds the record.

@@ -68,3 +68,17 @@ func TestClaimAfterTruncatedLine(t *testing.T) {
 		t.Fatalf("%d messages for one notice", got)
 	}
 }
+
+// A claim stamped later than now (the clock was set back, or the line is
+// forged) does not hold the target's rate until that time comes.
+func TestFutureClaimDoesNotHoldTheRate(t *testing.T) {
+	h := newHook(t)
+	project := t.TempDir()
+	os.MkdirAll(filepath.Join(project, "var/fleet/notify"), 0o755)
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	os.WriteFile(filepath.Join(project, RecordRel), []byte(`{"at":"`+future+`","to":"team","state":"claimed","msg":"m","ids":["review:x"]}`+"\n"), 0o644)
+	n := start(project, webhookConf(h.srv.URL, 1), Options{})
+	n.Offer([]model.Notice{notice("a", model.NoticeReview)})
+	waitFor(t, "the notice", func() bool { return len(h.got()) == 1 })
+	n.Close(5 * time.Second)
+}
