@@ -349,3 +349,16 @@ func TestRecordRefusesSymlink(t *testing.T) {
 		t.Errorf("sent %d, log %q", len(h.got()), log.String())
 	}
 }
+
+// A 429 (the hook's own rate) is tried again, as a 5xx is.
+func TestRetriesAfter429(t *testing.T) {
+	h := newHook(t, 429)
+	project := t.TempDir()
+	n := start(project, webhookConf(h.srv.URL, 10), Options{})
+	n.Offer([]model.Notice{notice("a", model.NoticeReview)})
+	n.Close(5 * time.Second)
+	lines, _ := ReadRecord(project)
+	if len(h.got()) != 2 || lines[len(lines)-1].State != Sent {
+		t.Fatalf("%d tries after a 429, record %+v", len(h.got()), lines)
+	}
+}
