@@ -295,8 +295,8 @@ func (r *record) add(lines ...Line) error {
 }
 
 // compact replaces the record with its lines of the last keepFor, the
-// newest keepLines of them at most, and reads it again; the caller holds
-// the lock.
+// newest keepLines and half of compactAt of them at most, and reads it
+// again; the caller holds the lock.
 func (r *record) compact(now time.Time) error {
 	lines, err := ReadRecord(r.project)
 	if err != nil {
@@ -310,13 +310,23 @@ func (r *record) compact(now time.Time) error {
 		}
 	}
 	keep = keep[max(0, len(keep)-keepLines):]
-	var buf bytes.Buffer
-	for _, l := range keep {
-		b, err := json.Marshal(l)
+	// The newest lines up to half of compactAt: long ones still past it
+	// would be compacted again, whole, at every hold.
+	var kept [][]byte
+	size := 0
+	for i := len(keep) - 1; i >= 0; i-- {
+		b, err := json.Marshal(keep[i])
 		if err != nil {
 			return err
 		}
-		buf.Write(append(b, '\n'))
+		if size += len(b) + 1; int64(size) > compactAt/2 {
+			break
+		}
+		kept = append(kept, b)
+	}
+	var buf bytes.Buffer
+	for i := len(kept) - 1; i >= 0; i-- {
+		buf.Write(append(kept[i], '\n'))
 	}
 	dir, err := safepath.OpenDir(r.project, "var/fleet/notify", false)
 	if err != nil {
