@@ -345,7 +345,9 @@ func parseHeaders(v *yaml.Node) (map[string]string, error) {
 		switch {
 		case !headerName.MatchString(k.Value):
 			return nil, errorf(k.Line, "notify: webhook: headers: %q is not a header name", k.Value)
-		case val.Kind != yaml.ScalarNode || strings.ContainsAny(val.Value, "\r\n\x00"):
+		// HTTP refuses every control but a tab: such a value would fail
+		// each send, not the settings.
+		case val.Kind != yaml.ScalarNode || strings.ContainsFunc(val.Value, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }):
 			return nil, errorf(val.Line, "notify: webhook: headers: %s: want one line of text", k.Value)
 		}
 		out[k.Value] = val.Value
