@@ -165,6 +165,9 @@ func parseUserFile(data []byte) (Notify, error) {
 		if key.Value != "notify" {
 			return Notify{}, errorf(key.Line, "unknown key %q (known: notify; project settings go in the project's %s)", key.Value, File)
 		}
+		if i > 0 {
+			return Notify{}, errorf(key.Line, "notify is set twice (first at line %d)", root.Content[0].Line)
+		}
 		p, err := parseNotify(val)
 		if err != nil {
 			return Notify{}, err

@@ -96,6 +96,10 @@ func TestLoadNotifyProjectThenUser(t *testing.T) {
 	if _, err := LoadNotify(project); err == nil || err.Error() != user+":2: unknown key \"integration\" (known: notify; project settings go in the project's fleetwatch.yaml)" {
 		t.Fatalf("a project key in the user's file: %v", err)
 	}
+	os.WriteFile(user, []byte("notify:\n  desktop:\nnotify:\n  terminal:\n"), 0o644)
+	if _, err := LoadNotify(project); err == nil || err.Error() != user+":3: notify is set twice (first at line 1)" {
+		t.Fatalf("notify: twice: %v", err)
+	}
 	os.WriteFile(user, []byte("notify:\n  desktop: [\n"), 0o644)
 	if _, err := LoadNotify(project); err == nil || !strings.HasPrefix(err.Error(), user+":") {
 		t.Fatalf("a syntax error: %v", err)
