@@ -362,3 +362,49 @@ func TestRetriesAfter429(t *testing.T) {
 		t.Fatalf("%d tries after a 429, record %+v", len(h.got()), lines)
 	}
 }
+
+// Closing while a slow hook holds the first message cuts that one short,
+// but claims none of the rest: they are not recorded failed unsent, and
+// the next notifier sends them.
+func TestCloseClaimsNothingItCannotSend(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		got = append(got, body["id"].(string))
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	project := t.TempDir()
+	ns := []model.Notice{notice("a", model.NoticeReview), notice("b", model.NoticeReview), notice("c", model.NoticeReview)}
+	n := start(project, webhookConf(srv.URL, 10), Options{})
+	n.Offer(ns)
+	waitFor(t, "the first request", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 })
+	n.Close(100 * time.Millisecond)
+	close(release)
+	lines, _ := ReadRecord(project)
+	claimed := 0
+	for _, l := range lines {
+		if l.State == Claimed {
+			claimed++
+		}
+	}
+	if claimed != 1 {
+		t.Fatalf("%d claimed on Close, want the one under way: %+v", claimed, lines)
+	}
+	r := start(project, webhookConf(srv.URL, 10), Options{})
+	r.Offer(ns)
+	r.Close(5 * time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 {
+		t.Errorf("requests %v, want each notice once", got)
+	}
+}
