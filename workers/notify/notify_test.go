@@ -408,3 +408,23 @@ func TestCloseClaimsNothingItCannotSend(t *testing.T) {
 		t.Errorf("requests %v, want each notice once", got)
 	}
 }
+
+// A notify-send that leaves a child holding its output (a wrapper script
+// that backgrounds its work) does not hold the target, nor Close, for as
+// long as the child lives.
+func TestDesktopChildHoldingOutput(t *testing.T) {
+	bin := t.TempDir()
+	testkit.WriteScript(t, filepath.Join(bin, "notify-send"), "#!/bin/sh\nsleep 60 &\nexit 0\n")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	project := t.TempDir()
+	n := start(project, config.Notify{Desktop: &config.Target{}}, Options{})
+	n.Offer([]model.Notice{notice("a", model.NoticeReview)})
+	began := time.Now()
+	n.Close(time.Second)
+	if d := time.Since(began); d > 5*time.Second {
+		t.Fatalf("Close took %v", d)
+	}
+	if lines, _ := ReadRecord(project); len(lines) != 2 || lines[1].State != Sent {
+		t.Errorf("record %+v", lines)
+	}
+}

@@ -219,7 +219,11 @@ func (n *Notifier) desktop(c *config.Target) *target {
 		title := termtext.Line("fleetwatch · " + n.opt.Project)
 		// "--" ends the options: a text starting with "-" is not one.
 		cmd := exec.CommandContext(ctx, path, "--app-name=fleetwatch", "--", title, termtext.Line(m.Text))
-		if out, err := cmd.CombinedOutput(); err != nil {
+		// A child left holding its output (a wrapper that backgrounds its
+		// work) would hold this send, and Close, as long as it lives; it
+		// exited well, which is what counts.
+		cmd.WaitDelay = time.Second
+		if out, err := cmd.CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
 			first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 			return false, fmt.Errorf("notify-send: %v%s", err, orEmpty(": ", termtext.Line(first)))
 		}
