@@ -165,6 +165,9 @@ func parseUserFile(data []byte) (Notify, error) {
 		if key.Value != "notify" {
 			return Notify{}, errorf(key.Line, "unknown key %q (known: notify; project settings go in the project's %s)", key.Value, File)
 		}
+		if i > 0 {
+			return Notify{}, errorf(key.Line, "notify is set twice (first at line %d)", root.Content[0].Line)
+		}
 		p, err := parseNotify(val)
 		if err != nil {
 			return Notify{}, err
@@ -345,7 +348,9 @@ func parseHeaders(v *yaml.Node) (map[string]string, error) {
 		switch {
 		case !headerName.MatchString(k.Value):
 			return nil, errorf(k.Line, "notify: webhook: headers: %q is not a header name", k.Value)
-		case val.Kind != yaml.ScalarNode || strings.ContainsAny(val.Value, "\r\n\x00"):
+		// HTTP refuses every control but a tab: such a value would fail
+		// each send, not the settings.
+		case val.Kind != yaml.ScalarNode || strings.ContainsFunc(val.Value, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }):
 			return nil, errorf(val.Line, "notify: webhook: headers: %s: want one line of text", k.Value)
 		}
 		out[k.Value] = val.Value

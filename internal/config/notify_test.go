@@ -56,6 +56,7 @@ func TestNotifySettingsRefuseBadValuesWithTheLine(t *testing.T) {
 		{"notify:\n  webhooks:\n    - url: http://x/\n      format: xml", "4: notify: webhook: format: want json or slack"},
 		{"notify:\n  webhooks:\n    - {url: http://x/, name: a}\n    - {url: http://y/, name: a}", "4: notify: webhooks: name \"a\" is used twice (first at line 3)"},
 		{"notify:\n  webhooks:\n    - url: http://x/\n      headers: {\"a b\": c}", "4: notify: webhook: headers: \"a b\" is not a header name"},
+		{"notify:\n  webhooks:\n    - url: http://x/\n      headers: {X-A: \"a\\x01b\"}", "4: notify: webhook: headers: X-A: want one line of text"},
 		{"notify:\n  desktop: {kinds: [review, tea]}", "2: notify: desktop: kinds: unknown kind \"tea\""},
 		{"notify:\n  desktop:\n    per_minute: 0", "3: notify: desktop: per_minute: want a whole number from 1 to 600"},
 		{"notify:\n  terminal: {osc: 52}", "2: notify: terminal: osc: want 777, 9 or [777, 9]"},
@@ -94,6 +95,10 @@ func TestLoadNotifyProjectThenUser(t *testing.T) {
 	os.WriteFile(user, []byte("# mine\nintegration: dev\n"), 0o644)
 	if _, err := LoadNotify(project); err == nil || err.Error() != user+":2: unknown key \"integration\" (known: notify; project settings go in the project's fleetwatch.yaml)" {
 		t.Fatalf("a project key in the user's file: %v", err)
+	}
+	os.WriteFile(user, []byte("notify:\n  desktop:\nnotify:\n  terminal:\n"), 0o644)
+	if _, err := LoadNotify(project); err == nil || err.Error() != user+":3: notify is set twice (first at line 1)" {
+		t.Fatalf("notify: twice: %v", err)
 	}
 	os.WriteFile(user, []byte("notify:\n  desktop: [\n"), 0o644)
 	if _, err := LoadNotify(project); err == nil || !strings.HasPrefix(err.Error(), user+":") {

@@ -3,6 +3,8 @@ package notify
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,5 +66,44 @@ func TestRecordCompacts(t *testing.T) {
 			}
 		}
 		release()
+	}
+}
+
+// A record whose recent lines alone pass compactAt (long texts) is
+// compacted to half of it, not rewritten whole at every hold.
+func TestCompactionBoundsBytes(t *testing.T) {
+	project := t.TempDir()
+	oldAt := compactAt
+	compactAt = 4 << 10
+	t.Cleanup(func() { compactAt = oldAt })
+	r := newRecord(project)
+	text := strings.Repeat("x", 400)
+	for i := range 20 {
+		release, err := r.hold()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.add(Line{At: time.Now(), To: "hook", State: Claimed, Msg: strconv.Itoa(i), IDs: []string{strconv.Itoa(i)}, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	fi, err := os.Stat(filepath.Join(project, RecordRel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > compactAt {
+		t.Errorf("compacted to %d bytes, over compactAt %d", fi.Size(), compactAt)
+	}
+	release, err := r.hold()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if again, _ := os.Stat(filepath.Join(project, RecordRel)); !os.SameFile(fi, again) {
+		t.Errorf("compacted again with nothing added")
+	}
+	if !r.claimed["hook"]["19"] {
+		t.Errorf("the newest claim was dropped")
 	}
 }

@@ -204,7 +204,7 @@ func (n *Notifier) keep(t *target, pending, ns []model.Notice) []model.Notice {
 	n.rec.mu.Lock()
 	sent := n.rec.claimed[t.name]
 	for _, x := range ns {
-		if t.takes(x.Kind) && !waiting[x.ID] && !sent[x.ID] {
+		if t.takes(x.Kind) && !waiting[x.ID] && !sent[idKey(x.ID)] {
 			waiting[x.ID] = true
 			pending = append(pending, x)
 		}
@@ -223,19 +223,26 @@ func (n *Notifier) flush(t *target, pending []model.Notice) ([]model.Notice, tim
 		n.sayOnce(t.name, why)
 		return nil, 0
 	}
-	msgs, rest, again, err := n.claim(t, pending)
-	if err != nil {
-		n.say("%s: %v", t.name, err)
-		return nil, 0
+	// One message claimed at a time, each sent before the next is
+	// claimed: cut short by Close, the rest stay unclaimed, for the next
+	// process, not recorded failed unsent.
+	for n.ctx.Err() == nil {
+		msgs, rest, again, err := n.claim(t, pending)
+		if err != nil {
+			n.say("%s: %v", t.name, err)
+			return nil, 0
+		}
+		if len(msgs) == 0 {
+			return rest, again
+		}
+		n.deliver(t, msgs[0])
+		pending = rest
 	}
-	for _, m := range msgs {
-		n.deliver(t, m)
-	}
-	return rest, again
+	return nil, 0
 }
 
 // claim takes the record, drops what another process claimed, and claims
-// at most the rate's free slots: one notice per message, except the last
+// one message if the rate has a free slot: one notice, except in the last
 // free slot, which sums up all that wait when more than one does.
 func (n *Notifier) claim(t *target, pending []model.Notice) (msgs []claimed, rest []model.Notice, again time.Duration, err error) {
 	release, err := n.rec.hold()
@@ -245,15 +252,15 @@ func (n *Notifier) claim(t *target, pending []model.Notice) (msgs []claimed, res
 	defer release()
 	fresh := pending[:0:0]
 	for _, p := range pending {
-		if !n.rec.claimed[t.name][p.ID] {
+		if !n.rec.claimed[t.name][idKey(p.ID)] {
 			fresh = append(fresh, p)
 		}
 	}
 	now := n.opt.Now()
-	count, first := n.rec.recent(t.name, now.Add(-time.Minute))
+	count, first := n.rec.recent(t.name, now.Add(-time.Minute), now)
 	slots := t.perMinute - count
 	var lines []Line
-	for slots > 0 && len(fresh) > 0 {
+	if slots > 0 && len(fresh) > 0 {
 		take := 1
 		if slots == 1 {
 			take = len(fresh)
@@ -262,7 +269,7 @@ func (n *Notifier) claim(t *target, pending []model.Notice) (msgs []claimed, res
 		c := claimed{message: m, msg: n.msgName()}
 		msgs = append(msgs, c)
 		lines = append(lines, Line{At: now, To: t.name, State: Claimed, Msg: c.msg, IDs: m.IDs, Kind: m.Kind, Text: m.Text})
-		fresh, slots = fresh[take:], slots-1
+		fresh = fresh[take:]
 	}
 	if err := n.rec.add(lines...); err != nil {
 		return nil, nil, 0, err

@@ -349,3 +349,82 @@ func TestRecordRefusesSymlink(t *testing.T) {
 		t.Errorf("sent %d, log %q", len(h.got()), log.String())
 	}
 }
+
+// A 429 (the hook's own rate) is tried again, as a 5xx is.
+func TestRetriesAfter429(t *testing.T) {
+	h := newHook(t, 429)
+	project := t.TempDir()
+	n := start(project, webhookConf(h.srv.URL, 10), Options{})
+	n.Offer([]model.Notice{notice("a", model.NoticeReview)})
+	n.Close(5 * time.Second)
+	lines, _ := ReadRecord(project)
+	if len(h.got()) != 2 || lines[len(lines)-1].State != Sent {
+		t.Fatalf("%d tries after a 429, record %+v", len(h.got()), lines)
+	}
+}
+
+// Closing while a slow hook holds the first message cuts that one short,
+// but claims none of the rest: they are not recorded failed unsent, and
+// the next notifier sends them.
+func TestCloseClaimsNothingItCannotSend(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		got = append(got, body["id"].(string))
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	project := t.TempDir()
+	ns := []model.Notice{notice("a", model.NoticeReview), notice("b", model.NoticeReview), notice("c", model.NoticeReview)}
+	n := start(project, webhookConf(srv.URL, 10), Options{})
+	n.Offer(ns)
+	waitFor(t, "the first request", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 })
+	n.Close(100 * time.Millisecond)
+	close(release)
+	lines, _ := ReadRecord(project)
+	claimed := 0
+	for _, l := range lines {
+		if l.State == Claimed {
+			claimed++
+		}
+	}
+	if claimed != 1 {
+		t.Fatalf("%d claimed on Close, want the one under way: %+v", claimed, lines)
+	}
+	r := start(project, webhookConf(srv.URL, 10), Options{})
+	r.Offer(ns)
+	r.Close(5 * time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 {
+		t.Errorf("requests %v, want each notice once", got)
+	}
+}
+
+// A notify-send that leaves a child holding its output (a wrapper script
+// that backgrounds its work) does not hold the target, nor Close, for as
+// long as the child lives.
+func TestDesktopChildHoldingOutput(t *testing.T) {
+	bin := t.TempDir()
+	testkit.WriteScript(t, filepath.Join(bin, "notify-send"), "#!/bin/sh\nsleep 60 &\nexit 0\n")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	project := t.TempDir()
+	n := start(project, config.Notify{Desktop: &config.Target{}}, Options{})
+	n.Offer([]model.Notice{notice("a", model.NoticeReview)})
+	began := time.Now()
+	n.Close(time.Second)
+	if d := time.Since(began); d > 5*time.Second {
+		t.Fatalf("Close took %v", d)
+	}
+	if lines, _ := ReadRecord(project); len(lines) != 2 || lines[1].State != Sent {
+		t.Errorf("record %+v", lines)
+	}
+}

@@ -3,12 +3,15 @@ package notify
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -51,6 +54,38 @@ const lockWait = 10 * time.Second
 // maxLine bounds one line of the record; a longer one is skipped.
 const maxLine = 64 << 10
 
+// A claimed line must fit maxLine, or its claim is lost and its notices
+// sent again: so a notice is recorded by its idKey, at most keyMax plain
+// bytes (pendingMax of them, quoted, about 50 KiB), and a text by its
+// first textMax bytes (each escaped to at most 6).
+const (
+	keyMax  = 48
+	textMax = 512
+)
+
+// idKey is how the record names notice id: itself when short and plain,
+// else its hash (a scope violation's ID lists every path).
+func idKey(id string) string {
+	plain := len(id) <= keyMax
+	for i := 0; plain && i < len(id); i++ {
+		c := id[i]
+		plain = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.IndexByte("._-:/@#+,=", c) >= 0
+	}
+	if plain {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + hex.EncodeToString(sum[:16])
+}
+
+// recordText is s cut to textMax bytes, on a character's boundary.
+func recordText(s string) string {
+	if len(s) <= textMax {
+		return s
+	}
+	return strings.ToValidUTF8(s[:textMax], "") + "…"
+}
+
 // compactAt, keepFor and keepLines bound the record: about 200 bytes a
 // line, so a compacted record is at most about 4 MB, half of compactAt.
 var (
@@ -67,7 +102,7 @@ type Line struct {
 	// Msg names the message across its lines: host, pid and a count.
 	Msg string `json:"msg"`
 	// IDs are the notices a claimed message carries (several when it
-	// sums up what waited over the rate).
+	// sums up what waited over the rate), each by its idKey.
 	IDs   []string `json:"ids,omitempty"`
 	Kind  string   `json:"kind,omitempty"`
 	Text  string   `json:"text,omitempty"`
@@ -191,38 +226,45 @@ func (r *record) apply(l Line) {
 		r.claimed[l.To] = ids
 	}
 	for _, id := range l.IDs {
-		ids[id] = true
+		ids[idKey(id)] = true
 	}
 	r.times[l.To] = append(r.times[l.To], l.At)
 }
 
-// recent is how many messages target was sent since `since`, and the
-// earliest of them; older times are forgotten.
-func (r *record) recent(target string, since time.Time) (int, time.Time) {
+// recent is how many messages target was sent since `since` and not
+// after now, and the earliest of them; older times are forgotten. One
+// stamped after now (the clock was set back, or the line is forged) is
+// not counted: it would hold the target until its time came.
+func (r *record) recent(target string, since, now time.Time) (int, time.Time) {
 	ts := r.times[target]
 	keep := ts[:0]
+	var count int
+	var first time.Time
 	for _, t := range ts {
-		if t.After(since) {
-			keep = append(keep, t)
+		if !t.After(since) {
+			continue
+		}
+		keep = append(keep, t)
+		if !t.After(now) {
+			count++
+			if first.IsZero() || t.Before(first) {
+				first = t
+			}
 		}
 	}
 	r.times[target] = keep
-	if len(keep) == 0 {
-		return 0, time.Time{}
-	}
-	first := keep[0]
-	for _, t := range keep {
-		if t.Before(first) {
-			first = t
-		}
-	}
-	return len(keep), first
+	return count, first
 }
 
 // add appends lines in one write; the caller holds the record.
 func (r *record) add(lines ...Line) error {
 	var buf bytes.Buffer
 	for _, l := range lines {
+		keys := make([]string, len(l.IDs))
+		for i, id := range l.IDs {
+			keys[i] = idKey(id)
+		}
+		l.IDs, l.Text, l.Error = keys, recordText(l.Text), recordText(l.Error)
 		b, err := json.Marshal(l)
 		if err != nil {
 			return err
@@ -232,20 +274,29 @@ func (r *record) add(lines ...Line) error {
 	if _, err := safepath.MkdirAll(r.project, "var/fleet/notify"); err != nil {
 		return err
 	}
-	f, err := safepath.OpenFile(r.project, RecordRel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safepath.OpenFile(r.project, RecordRel, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if _, err := f.Write(buf.Bytes()); err != nil {
+	// A last line cut short (a crash, a full disk) is ended first: glued
+	// to it, the claim would be unreadable and its notice sent again.
+	data := buf.Bytes()
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := []byte{0}
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			data = append([]byte{'\n'}, data...)
+		}
+	}
+	if _, err := f.Write(data); err != nil {
 		return err
 	}
 	return r.catchUp()
 }
 
 // compact replaces the record with its lines of the last keepFor, the
-// newest keepLines of them at most, and reads it again; the caller holds
-// the lock.
+// newest keepLines and half of compactAt of them at most, and reads it
+// again; the caller holds the lock.
 func (r *record) compact(now time.Time) error {
 	lines, err := ReadRecord(r.project)
 	if err != nil {
@@ -259,13 +310,23 @@ func (r *record) compact(now time.Time) error {
 		}
 	}
 	keep = keep[max(0, len(keep)-keepLines):]
-	var buf bytes.Buffer
-	for _, l := range keep {
-		b, err := json.Marshal(l)
+	// The newest lines up to half of compactAt: long ones still past it
+	// would be compacted again, whole, at every hold.
+	var kept [][]byte
+	size := 0
+	for i := len(keep) - 1; i >= 0; i-- {
+		b, err := json.Marshal(keep[i])
 		if err != nil {
 			return err
 		}
-		buf.Write(append(b, '\n'))
+		if size += len(b) + 1; int64(size) > compactAt/2 {
+			break
+		}
+		kept = append(kept, b)
+	}
+	var buf bytes.Buffer
+	for i := len(kept) - 1; i >= 0; i-- {
+		buf.Write(append(kept[i], '\n'))
 	}
 	dir, err := safepath.OpenDir(r.project, "var/fleet/notify", false)
 	if err != nil {

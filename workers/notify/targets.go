@@ -36,7 +36,7 @@ type target struct {
 	// can): such a target claims nothing, so a process that can sends.
 	absent func() string
 	// send tries once; retry says a later try may work (a network error,
-	// a 5xx), not a refusal (a 4xx).
+	// a 5xx, a 429), not a refusal (another 4xx).
 	send func(ctx context.Context, m message) (retry bool, err error)
 }
 
@@ -109,7 +109,8 @@ func (n *Notifier) webhook(w config.Webhook) *target {
 	return t
 }
 
-// post sends one request; a network error or a 5xx may be retried.
+// post sends one request; a network error, a 5xx or a 429 (the hook's
+// own rate: Slack's answer to a burst) may be retried.
 func post(ctx context.Context, w config.Webhook, data []byte) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
 	defer cancel()
@@ -140,7 +141,7 @@ func post(ctx context.Context, w config.Webhook, data []byte) (bool, error) {
 		first = first[:200]
 	}
 	err = fmt.Errorf("HTTP %d%s", resp.StatusCode, orEmpty(": ", termtext.Line(first)))
-	return resp.StatusCode >= 500, err
+	return resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests, err
 }
 
 func orEmpty(sep, s string) string {
@@ -232,7 +233,11 @@ func (n *Notifier) desktop(c *config.Target) *target {
 		title := termtext.Line("fleetwatch · " + n.opt.Project)
 		// "--" ends the options: a text starting with "-" is not one.
 		cmd := exec.CommandContext(ctx, path, "--app-name=fleetwatch", "--", title, termtext.Line(m.Text))
-		if out, err := cmd.CombinedOutput(); err != nil {
+		// A child left holding its output (a wrapper that backgrounds its
+		// work) would hold this send, and Close, as long as it lives; it
+		// exited well, which is what counts.
+		cmd.WaitDelay = time.Second
+		if out, err := cmd.CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
 			first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 			return false, fmt.Errorf("notify-send: %v%s", err, orEmpty(": ", termtext.Line(first)))
 		}
