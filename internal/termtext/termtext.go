@@ -7,6 +7,7 @@ package termtext
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // control reports the characters that must not reach a terminal from a
@@ -17,8 +18,10 @@ func control(r rune) bool {
 }
 
 // Line makes s safe to draw on one line: controls become `?`, tabs and
-// line breaks a space.
+// line breaks a space, and so do bytes that are not UTF-8 (a lone 0x9b is
+// CSI to a terminal reading 8-bit controls).
 func Line(s string) string {
+	s = valid(s)
 	if strings.IndexFunc(s, control) < 0 {
 		return s
 	}
@@ -40,7 +43,15 @@ func Block(s string) string {
 			return '?'
 		}
 		return r
-	}, s)
+	}, valid(s))
+}
+
+// valid is s with each run of bytes that are not UTF-8 as `?`.
+func valid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "?")
 }
 
 // JSON escapes, in encoded JSON, the controls a terminal would act on that
