@@ -12,7 +12,7 @@ func TestLineDropsControlCharacters(t *testing.T) {
 		"evil\x1b]0;pwned\x07title": "evil?]0;pwned?title",
 		"tab\there\nnew":            "tab here new",
 		"c1\u009bcsi":               "c1?csi",
-		"raw\x9b31mc1":             "raw?31mc1",
+		"raw\x9b31mc1":              "raw?31mc1",
 		"bad\xff\xfeutf8":           "bad?utf8",
 		"del\x7f":                   "del?",
 		"ünïcödé ✓":                 "ünïcödé ✓",
