@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/testkit"
@@ -265,6 +266,15 @@ func TestTerminalNotification(t *testing.T) {
 	want := "\x1b]777;notify;fleetwatch · demo;a?]0;evil? waits\a\x1b]9;fleetwatch · demo: a?]0;evil? waits\a"
 	if term.String() != want {
 		t.Errorf("terminal got %q\nwant %q", term.String(), want)
+	}
+	var long testkit.LockedBuffer
+	x = notice("long", model.NoticeReview)
+	x.Text = strings.Repeat("é", 5000)
+	n = start(t.TempDir(), config.Notify{Terminal: &config.TerminalTarget{OSC9: true}}, Options{Term: &long})
+	n.Offer([]model.Notice{x})
+	n.Close(5 * time.Second)
+	if got := long.String(); utf8.RuneCountInString(got) > oscBody+40 || !strings.HasSuffix(got, "é…\a") {
+		t.Errorf("a long notice's OSC 9 is %d characters: %.60q…", utf8.RuneCountInString(got), got)
 	}
 	if got := wrapTmux("\x1b]9;x\a", true); got != "\x1bPtmux;\x1b\x1b]9;x\a\x1b\\" {
 		t.Errorf("tmux wrap %q", got)

@@ -171,6 +171,10 @@ func (n *Notifier) terminal(c *config.TerminalTarget) *target {
 	t.send = func(ctx context.Context, m message) (bool, error) {
 		title := strings.ReplaceAll(termtext.Line("fleetwatch · "+n.opt.Project), ";", ",")
 		body := termtext.Line(m.Text)
+		// Terminals show a line or two of it; some drop a longer sequence.
+		if r := []rune(body); len(r) > oscBody {
+			body = string(r[:oscBody-1]) + "…"
+		}
 		var seqs []string
 		if c.OSC777 {
 			seqs = append(seqs, "\x1b]777;notify;"+title+";"+body+"\a")
@@ -189,6 +193,9 @@ func (n *Notifier) terminal(c *config.TerminalTarget) *target {
 	}
 	return t
 }
+
+// oscBody bounds a terminal notification's text, in characters.
+const oscBody = 300
 
 // Absentee is a Term that is sometimes not there (the terminals of
 // fleetwatch serve's sessions, when none is open): Absent says why, ""
