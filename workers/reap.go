@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"fleetwatch/internal/gitenv"
 )
 
 // subreaper is set once this process is a child subreaper: orphans of the
@@ -109,7 +111,7 @@ func agentProcs(agent int, exited bool) (all, adopted []int) {
 	if subreaper.Load() {
 		own := syscall.Getpgrp()
 		for _, c := range childrenOf(0) {
-			if c == agent || seen[c] {
+			if c == agent || seen[c] || gitenv.Running(c) {
 				continue
 			}
 			if st, ok := readStat(c); ok && st.pgid != own {
@@ -230,6 +232,9 @@ func adoptedOrphans(agent int) []int {
 	own := syscall.Getpgrp()
 	var out []int
 	for _, c := range childrenOf(0) {
+		if gitenv.Running(c) {
+			continue // this driver's own git, publishing its record
+		}
 		if st, ok := readStat(c); ok && c != agent && st.pgid != own {
 			out = append(out, c)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -82,6 +83,20 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ownGit holds the pids of the git processes Run waits for.
+var ownGit sync.Map
+
+// Running reports whether pid is a git process Run started and has not yet
+// collected. A worker is the subreaper of its agent's orphans and reaps
+// and kills the children it did not start; the git it runs on other
+// goroutines (publishing its record) are its own, and left to Run. (For
+// the moment between fork and this record, such a git may be taken for
+// an orphan: at worst that one git fails, as at a dropped connection.)
+func Running(pid int) bool {
+	_, ok := ownGit.Load(pid)
+	return ok
+}
+
 // Run runs git as Command does (the safe options, GitEnv, a linked
 // worktree pinned), with no prompts and LC_ALL=C so its output and
 // errors parse the same everywhere, in a process group of its own that is
@@ -106,7 +121,12 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	out := &capped{limit: c.Limit}
 	errb := &capped{limit: stderrCap, quiet: true}
 	cmd.Stdout, cmd.Stderr = out, errb
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		ownGit.Store(cmd.Process.Pid, true)
+		err = cmd.Wait()
+		ownGit.Delete(cmd.Process.Pid)
+	}
 	if cmd.Process != nil && (err != nil && runCtx.Err() != nil || errors.Is(err, exec.ErrWaitDelay)) {
 		// Whatever is left of its group goes too: a child still running at
 		// the deadline, or one that kept the pipes after git exited.
