@@ -106,7 +106,7 @@ func TestRemoteLogNeverFromThisMachinesLoopback(t *testing.T) {
 	h.selectWorker("gpu-1 on gpu-box")
 	h.press("l")
 	v := h.view()
-	for _, want := range []string{"gpu-box's fleetwatch serve: not asked: it listens on loopback", "gpu-box:/srv/p/var/fleet/logs/gpu-1.log"} {
+	for _, want := range []string{"gpu-box's fleetwatch serve: not asked: 127.0.0.1:2222 is this machine", "gpu-box:/srv/p/var/fleet/logs/gpu-1.log"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("l on a worker whose serve is on its loopback lacks %q:\n%s", want, v)
 		}

@@ -9,8 +9,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -123,10 +121,9 @@ func fetchServedLog(p workers.Published) ([]string, error) {
 	if p.Serve == "" {
 		return nil, nil
 	}
-	// Its loopback is not this machine's: dialled here, it would be
-	// this machine's own serve, and some other worker's log.
-	if host, _, err := net.SplitHostPort(p.Serve); err != nil || host == "localhost" || net.ParseIP(host).IsLoopback() {
-		return nil, fmt.Errorf("not asked: it listens on loopback (%s), for %s alone", p.Serve, p.Host)
+	dial, err := workers.ServeElsewhere(context.Background(), p.Serve)
+	if err != nil {
+		return nil, err
 	}
-	return workers.LogFetch{Addr: p.Serve, Agent: p.AgentID, N: workers.DetailLogLines}.Fetch(context.Background())
+	return workers.LogFetch{Addr: p.Serve, Dial: dial, Agent: p.AgentID, N: workers.DetailLogLines}.Fetch(context.Background())
 }

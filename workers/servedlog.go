@@ -26,6 +26,10 @@ import (
 type LogFetch struct {
 	Addr, Agent string // the serve's host:port, the worker's agent id
 	N           int
+	// Dial is the address to connect to when it was resolved and checked
+	// apart from Addr (ServeElsewhere); Addr is then the name the host
+	// key is known by.
+	Dial string
 	// Home is where .ssh/ is ("" = the user's home).
 	Home string
 }
@@ -43,8 +47,12 @@ func (q LogFetch) Fetch(ctx context.Context) ([]string, error) {
 	defer done()
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
+	dial := q.Addr
+	if q.Dial != "" {
+		dial = q.Dial
+	}
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", q.Addr)
+	conn, err := d.DialContext(ctx, "tcp", dial)
 	if err != nil {
 		return nil, fmt.Errorf("serve %s: %v", q.Addr, err)
 	}
@@ -80,6 +88,43 @@ func (q LogFetch) Fetch(ctx context.Context) ([]string, error) {
 		return lines, fmt.Errorf("serve %s refused `log %s` (%v)", q.Addr, q.Agent, err)
 	}
 	return lines, nil
+}
+
+// ServeElsewhere checks a serve address another machine published and
+// returns the address to dial. The record is that machine's word, so an
+// address naming this machine (loopback, unspecified, one of its own
+// addresses, or a name resolving to any of them) is refused: dialled
+// here, it would reach this machine's own serve, or some local service,
+// with the operator's key. The name is resolved once, here, and the
+// checked address is the one dialled.
+func ServeElsewhere(ctx context.Context, addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || port == "" {
+		return "", fmt.Errorf("not asked: %q is not host:port", addr)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return "", fmt.Errorf("not asked: cannot resolve %s: %v", host, err)
+	}
+	if len(ips) == 0 {
+		return "", fmt.Errorf("not asked: %s resolves to no address", host)
+	}
+	own := map[string]bool{}
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok {
+				own[n.IP.String()] = true
+			}
+		}
+	}
+	for _, ip := range ips {
+		if ip.IP.IsLoopback() || ip.IP.IsUnspecified() || own[ip.IP.String()] {
+			return "", fmt.Errorf("not asked: %s is this machine (%s), not the worker's", addr, ip.IP)
+		}
+	}
+	return net.JoinHostPort(ips[0].String(), port), nil
 }
 
 // config is the client's: the operator's keys and known hosts.

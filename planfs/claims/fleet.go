@@ -115,6 +115,11 @@ var (
 // is refused, not read.
 const MaxRecord = 16 << 10
 
+// MaxWorkers bounds the records one read takes: a remote holding more
+// (a flood, or years never pruned) is read up to it, in name order, and
+// the rest said in one problem row.
+const MaxWorkers = 2048
+
 // Bounds of a record's text fields, so a hostile or broken writer cannot
 // flood a reader's screen.
 const (

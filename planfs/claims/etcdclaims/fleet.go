@@ -83,6 +83,9 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims
 	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
 		var req claims.StopRequest
 		if len(kv.Value) <= claims.MaxRecord && json.Unmarshal(kv.Value, &req) == nil && req.Run == rec.Run && req.Run != "" {
+			// Whoever could write the key wrote By and Host: the driver
+			// logs them, so they are one bounded line like a record's.
+			req.By, req.Host = claims.Clip(req.By, 256), claims.Clip(req.Host, 256)
 			return &req, nil
 		}
 	}
@@ -97,11 +100,12 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims
 func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 	prefix := b.root() + "workers/"
 	gctx, cancel := b.op(ctx)
-	g, err := b.cli.Get(gctx, prefix, clientv3.WithPrefix())
+	g, err := b.cli.Get(gctx, prefix, clientv3.WithPrefix(), clientv3.WithLimit(claims.MaxWorkers))
 	cancel()
 	if err != nil {
 		return nil, b.unavailable(err)
 	}
+	more := g.Count - int64(len(g.Kvs))
 	now := time.Now()
 	f := &b.fleet
 	versions := make(map[string]string, len(g.Kvs))
@@ -138,7 +142,7 @@ func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 		out = append(out, p)
 	}
 	for name, s := range f.seen {
-		if !here[name] {
+		if !here[name] && more <= 0 { // beyond the limit is not gone
 			delete(f.seen, name)
 			if s.last.State != claims.WorkerExited {
 				f.gone[name] = seenRev{since: now, last: s.last}
@@ -157,6 +161,10 @@ func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 	sort.Slice(out, func(i, j int) bool {
 		return out[i].Host < out[j].Host || out[i].Host == out[j].Host && out[i].AgentID < out[j].AgentID
 	})
+	if more > 0 {
+		out = append(out, claims.Published{WorkerRecord: claims.WorkerRecord{Host: "etcd", AgentID: "…"},
+			Problem: fmt.Sprintf("%d more worker records under %s, beyond the %d read", more, prefix, claims.MaxWorkers)})
+	}
 	return out, nil
 }
 

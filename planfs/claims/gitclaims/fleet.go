@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,13 +26,16 @@ var _ claims.Fleet = (*Backend)(nil)
 
 // fleetState is what this process knows of the worker refs: the commit it
 // last pushed per ref (its compare-and-swap value) and the records it has
-// decoded, by commit.
+// decoded, by ref name and commit: the same commit pushed under another
+// worker's ref is read, and refused, there on its own.
 type fleetState struct {
 	mu      sync.Mutex
 	pushed  map[string]string           // ref → the commit this process last pushed there
-	records map[string]claims.Published // commit → its record as decoded
+	records map[string]claims.Published // recordKey(name, commit) → its record as decoded
 	pruned  bool                        // this process looked for records to prune
 }
+
+func recordKey(name, oid string) string { return name + " " + oid }
 
 // WorkerRef is the ref of agent's record on host, each name made safe for
 // a ref: every byte but letters, digits, - and _ is %XX, so two names
@@ -60,7 +64,8 @@ func refPart(s string) string {
 }
 
 // NamesOf reads host and agent back from a worker's name (WorkerName); ok
-// is false for a name this version did not write.
+// is false for a name this version did not write, so two spellings of one
+// worker ("%41" and "A") are never both taken for it.
 func NamesOf(name string) (host, agent string, ok bool) {
 	h, a, ok := strings.Cut(name, "/")
 	if !ok || strings.Contains(a, "/") {
@@ -68,7 +73,10 @@ func NamesOf(name string) (host, agent string, ok bool) {
 	}
 	host, err1 := url.PathUnescape(h)
 	agent, err2 := url.PathUnescape(a)
-	return host, agent, err1 == nil && err2 == nil
+	if err1 != nil || err2 != nil || WorkerName(host, agent) != name {
+		return "", "", false
+	}
+	return host, agent, true
 }
 
 // recordCommit writes a parentless commit holding rec as worker.json.
@@ -162,68 +170,121 @@ func (b *Backend) readRecord(ctx context.Context, ref string) (string, *claims.P
 	if oid == "" {
 		return "", nil, nil
 	}
-	if p, ok := b.cached(oid); ok {
+	name := strings.TrimPrefix(ref, WorkerRefs)
+	if p, ok := b.cached(name, oid); ok {
 		return oid, &p, nil
 	}
-	local := b.ns + "workers/" + strings.TrimPrefix(ref, WorkerRefs)
+	local := b.ns + "workers/" + name
 	if _, err := b.git.run(ctx, nil, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", b.remote, "+"+ref+":"+local); err != nil {
 		return "", nil, b.unavailable(err)
 	}
-	recs := b.decodeRecords(ctx, map[string]string{strings.TrimPrefix(ref, WorkerRefs): oid})
-	p := recs[oid]
+	recs := b.decodeRecords(ctx, map[string]string{name: oid})
+	p, ok := recs[name]
+	if !ok {
+		p = recordOf(name, oid, nil, 0)
+		p.Problem = "worker record " + ref + ": not read; ask again"
+	}
 	return oid, &p, nil
 }
 
-func (b *Backend) cached(oid string) (claims.Published, bool) {
+func (b *Backend) cached(name, oid string) (claims.Published, bool) {
 	b.fleet.mu.Lock()
 	defer b.fleet.mu.Unlock()
-	p, ok := b.fleet.records[oid]
+	p, ok := b.fleet.records[recordKey(name, oid)]
 	return p, ok
 }
 
-// decodeRecords reads the records of refs (name → commit) not yet decoded,
-// in one cat-file, and returns every one of them by commit.
+// decodeRecords reads the records of refs (name → commit) not yet decoded
+// and returns every one of them by name: their sizes in one cat-file, then
+// those within claims.MaxRecord in another (a larger one is never read
+// into memory).
 func (b *Backend) decodeRecords(ctx context.Context, refs map[string]string) map[string]claims.Published {
-	want := map[string][]byte{}
-	names := map[string]string{}
+	want := map[string]string{} // name → "<commit>:worker.json"
 	b.fleet.mu.Lock()
 	if b.fleet.records == nil {
 		b.fleet.records = map[string]claims.Published{}
 	}
 	for name, oid := range refs {
-		if _, ok := b.fleet.records[oid]; !ok {
-			want[oid+":worker.json"], names[oid] = nil, name
+		if _, ok := b.fleet.records[recordKey(name, oid)]; !ok {
+			want[name] = oid + ":worker.json"
 		}
 	}
 	b.fleet.mu.Unlock()
-	err := b.catFile(ctx, want)
+	sizes, err := b.objectSizes(ctx, slices.Collect(maps.Values(want)))
+	read := map[string][]byte{}
+	for _, obj := range want {
+		if n, ok := sizes[obj]; ok && n <= claims.MaxRecord {
+			read[obj] = nil
+		}
+	}
+	if err == nil {
+		err = b.catFile(ctx, read)
+	}
 	out := make(map[string]claims.Published, len(refs))
 	b.fleet.mu.Lock()
 	defer b.fleet.mu.Unlock()
-	for oid, name := range names {
+	for name, obj := range want {
 		if err != nil {
-			continue // not cached: read again next time
+			break // not cached: read again next time
 		}
-		b.fleet.records[oid] = recordOf(name, oid, want[oid+":worker.json"])
+		size, found := sizes[obj]
+		if !found {
+			size = -1
+		}
+		b.fleet.records[recordKey(name, refs[name])] = recordOf(name, refs[name], read[obj], size)
 	}
-	for _, oid := range refs {
-		if p, ok := b.fleet.records[oid]; ok {
-			out[oid] = p
+	for name, oid := range refs {
+		if p, ok := b.fleet.records[recordKey(name, oid)]; ok {
+			out[name] = p
 		}
 	}
 	return out
 }
 
-// recordOf decodes the record of ref name at commit oid; one that cannot
-// be read, or names another worker than its ref, is a problem shown under
-// the ref's own names.
-func recordOf(name, oid string, data []byte) claims.Published {
-	host, agent, _ := NamesOf(name)
+// objectSizes asks git the size of each object named (git cat-file
+// --batch-check); one that is missing is not in the answer.
+func (b *Backend) objectSizes(ctx context.Context, objs []string) (map[string]int64, error) {
+	sizes := make(map[string]int64, len(objs))
+	if len(objs) == 0 {
+		return sizes, nil
+	}
+	out, err := b.git.run(ctx, []byte(strings.Join(objs, "\n")+"\n"), nil, "cat-file", "--batch-check")
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(objs) {
+		return nil, fmt.Errorf("git cat-file --batch-check: %d answers to %d objects", len(lines), len(objs))
+	}
+	for i, line := range lines {
+		if f := strings.Fields(line); len(f) == 3 {
+			if n, err := strconv.ParseInt(f[2], 10, 64); err == nil {
+				sizes[objs[i]] = n
+			}
+		}
+	}
+	return sizes, nil
+}
+
+// recordOf decodes the record of ref name at commit oid, size bytes (-1:
+// the commit holds no worker.json); one that cannot be read, or names
+// another worker than its ref, is a problem shown under the ref's own
+// names.
+func recordOf(name, oid string, data []byte, size int64) claims.Published {
+	host, agent, ok := NamesOf(name)
+	if !ok {
+		host, agent = name, "?"
+	}
 	bad := func(why string) claims.Published {
 		return claims.Published{WorkerRecord: claims.WorkerRecord{Host: claims.Clip(host, 256), AgentID: claims.Clip(agent, 256)}, Version: oid, Problem: why}
 	}
-	if data == nil {
+	switch {
+	case !ok:
+		return bad("worker ref " + WorkerRefs + name + ": not a name fleetwatch writes")
+	case size < 0:
 		return bad("worker record " + WorkerRefs + name + ": commit has no worker.json")
+	case size > claims.MaxRecord:
+		return bad(fmt.Sprintf("worker record %s%s: %d bytes, more than %d; not read", WorkerRefs, name, size, claims.MaxRecord))
 	}
 	rec, err := claims.DecodeRecord(WorkerRefs+name, data)
 	if err != nil {
@@ -236,45 +297,72 @@ func recordOf(name, oid string, data []byte) claims.Published {
 }
 
 // Workers reads every worker ref: one ls-remote, and a fetch of the refs
-// only when one changed since the last read, then one cat-file for the
-// records not yet decoded. Each is judged by how long this machine has
-// seen its ref unchanged (claims.Judge), on its own clock.
+// only when one changed since the last read, then the records not yet
+// decoded. Each is judged by how long this machine has seen its worker's
+// heartbeat unchanged (claims.Judge), on its own clock: a stop request
+// written into a record is no heartbeat, so it never makes a dead worker
+// look alive.
 func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
+	_, out, err := b.workers(ctx)
+	return out, err
+}
+
+// workers is Workers with each record's ref name beside it ("" for the
+// row saying how many were not read).
+func (b *Backend) workers(ctx context.Context) ([]string, []claims.Published, error) {
 	refs, err := b.remoteWorkerRefs(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b.fleet.mu.Lock()
 	fetch := false
-	for _, oid := range refs {
-		if _, ok := b.fleet.records[oid]; !ok {
+	for name, oid := range refs {
+		if _, ok := b.fleet.records[recordKey(name, oid)]; !ok {
 			fetch = true
 		}
 	}
 	b.fleet.mu.Unlock()
 	if fetch {
 		if refs, err = b.fetchWorkerRefs(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	names := slices.Sorted(maps.Keys(refs))
+	more := max(len(names)-claims.MaxWorkers, 0)
+	for _, name := range names[len(names)-more:] {
+		delete(refs, name)
+	}
+	names = names[:len(names)-more]
 	recs := b.decodeRecords(ctx, refs)
 	b.forgetRecords(refs)
-	seen, err := b.observeIn("seen-workers-"+safeName(b.remote)+".json", refs)
-	if err != nil {
-		return nil, fmt.Errorf("cannot keep this machine's worker clock: %v", err)
+	beats := make(map[string]string, len(refs))
+	for name, oid := range refs {
+		beats[name] = oid
+		if p, ok := recs[name]; ok && p.Problem == "" {
+			beats[name] = fmt.Sprintf("%s %s %v", p.Run, p.State, p.Heartbeat)
+		}
 	}
-	out := make([]claims.Published, 0, len(refs))
-	for _, name := range slices.Sorted(maps.Keys(refs)) {
-		p, ok := recs[refs[name]]
+	seen, err := b.observeIn("seen-workers-"+safeName(b.remote)+".json", beats)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot keep this machine's worker clock: %v", err)
+	}
+	out := make([]claims.Published, 0, len(names)+1)
+	for _, name := range names {
+		p, ok := recs[name]
 		if !ok {
-			p = recordOf(name, refs[name], nil)
+			p = recordOf(name, refs[name], nil, 0)
 			p.Problem = "worker record " + WorkerRefs + name + ": not fetched; read again"
 		}
 		p.SeenFor = seen[name]
 		p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
 		out = append(out, p)
 	}
-	return out, nil
+	if more > 0 {
+		names = append(names, "")
+		out = append(out, claims.Published{WorkerRecord: claims.WorkerRecord{Host: claims.Clip(b.remote, 256), AgentID: "…"},
+			Problem: fmt.Sprintf("%d more worker records on %s, beyond the %d read", more, b.remote, claims.MaxWorkers)})
+	}
+	return names, out, nil
 }
 
 // remoteWorkerRefs lists the worker refs as the remote holds them now:
@@ -380,13 +468,15 @@ func (b *Backend) pruneOnce(ctx context.Context, own string) {
 	if done {
 		return
 	}
-	all, err := b.Workers(ctx)
+	names, all, err := b.workers(ctx)
 	if err != nil {
 		return
 	}
 	var ups []update
-	for _, p := range all {
-		if ref := WorkerRef(p.Host, p.AgentID); p.SeenFor >= claims.Prune && ref != own {
+	for i, p := range all {
+		// By the name read, never one made again from the record's
+		// fields: a record that cannot be read has none to make it from.
+		if ref := WorkerRefs + names[i]; names[i] != "" && p.SeenFor >= claims.Prune && ref != own {
 			ups = append(ups, update{Ref: ref, Old: p.Version})
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +40,11 @@ func TestWorkerRefsAreSafeAndDistinct(t *testing.T) {
 			t.Errorf("%s reads back as %q %q %v", ref, host, agent, ok)
 		}
 	}
+	for _, name := range []string{"%41/b", "a/%62", "a%2e/b", "a/b/c", "a", "%zz/b"} {
+		if host, agent, ok := NamesOf(name); ok {
+			t.Errorf("NamesOf(%q) = %q %q: a spelling fleetwatch never writes", name, host, agent)
+		}
+	}
 }
 
 // TestFleetAcrossClones: three clones of one remote stand for machines;
@@ -51,7 +59,9 @@ func TestFleetAcrossClones(t *testing.T) {
 		b, _ := cloneOf(t, url)
 		pubs = append(pubs, b)
 		for a := range 2 {
-			if stop, err := b.Publish(ctx, record(fmt.Sprintf("host-%d", h), fmt.Sprintf("w%d", a), "run1")); err != nil || stop != nil {
+			rec := record(fmt.Sprintf("host-%d", h), fmt.Sprintf("w%d", a), "run1")
+			rec.TTL = 3 // stale from 0.4 s to 3 s: a reader under load still sees it
+			if stop, err := b.Publish(ctx, rec); err != nil || stop != nil {
 				t.Fatalf("publish: %v %v", stop, err)
 			}
 		}
@@ -177,6 +187,9 @@ func TestPruneDayOldRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitIn(t, old.project, "push", "-q", "origin", liar+":"+WorkerRef("h", "bad"))
+	// A name fleetwatch never writes ("%41" for "A"): no record's fields
+	// make its ref again, so it is pruned by the name read.
+	gitIn(t, old.project, "push", "-q", "origin", liar+":"+WorkerRefs+"%41h/odd")
 	b, dir := cloneOf(t, url)
 	if _, err := b.Workers(ctx); err != nil { // this machine has now seen both
 		t.Fatal(err)
@@ -188,10 +201,13 @@ func TestPruneDayOldRecords(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &seen) != nil {
 		t.Fatalf("seen file: %v %s", err, data)
 	}
-	for _, a := range []string{"gone", "bad"} {
-		e := seen.Leases[WorkerName("h", a)]
+	for _, name := range []string{WorkerName("h", "gone"), WorkerName("h", "bad"), "%41h/odd"} {
+		e, ok := seen.Leases[name]
+		if !ok {
+			t.Fatalf("%s not in the seen file: %s", name, data)
+		}
 		e.Since -= 2 * claims.Prune.Seconds()
-		seen.Leases[WorkerName("h", a)] = e
+		seen.Leases[name] = e
 	}
 	data, _ = json.Marshal(seen)
 	os.WriteFile(path, data, 0o644)
@@ -236,5 +252,95 @@ func TestFleetChangesHearsAPublish(t *testing.T) {
 	}
 	cancel()
 	for range changes { // closed once ctx ends
+	}
+}
+
+// TestForgedWorkerRecordsAreProblems: what another machine pushes under
+// the worker refs is read only as what its ref says: a copy of a good
+// record under another worker's ref, a name in a spelling fleetwatch never
+// writes, and a worker.json too large to read are each a problem row, and
+// the genuine record beside them stays as it was.
+func TestForgedWorkerRecordsAreProblems(t *testing.T) {
+	url := remoteWith(t, readyPlans(1))
+	ctx := context.Background()
+	pub, _ := cloneOf(t, url)
+	if _, err := pub.Publish(ctx, record("h", "w0", "r")); err != nil {
+		t.Fatal(err)
+	}
+	reader, _ := cloneOf(t, url)
+	if all, err := reader.Workers(ctx); err != nil || len(all) != 1 || all[0].Problem != "" {
+		t.Fatalf("first read: %+v %v", all, err)
+	}
+	good := strings.Fields(gitIn(t, pub.project, "ls-remote", "origin", WorkerRef("h", "w0")))[0]
+	gitIn(t, pub.project, "push", "-q", "origin", good+":"+WorkerRef("h", "w9"))
+	gitIn(t, pub.project, "push", "-q", "origin", good+":"+WorkerRefs+"h/w%30")
+
+	huge := filepath.Join(t.TempDir(), "worker.json")
+	if err := os.WriteFile(huge, []byte(`{"agent_id":"big","host":"h","note":"`+strings.Repeat("x", 8<<20)+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blob := gitIn(t, pub.project, "hash-object", "-w", huge)
+	mk := exec.Command("git", "mktree")
+	mk.Dir, mk.Stdin = pub.project, strings.NewReader("100644 blob "+blob+"\tworker.json\n")
+	out, err := mk.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := strings.TrimSpace(string(out))
+	commit := gitIn(t, pub.project, "commit-tree", tree, "-m", "big")
+	gitIn(t, pub.project, "push", "-q", "origin", commit+":"+WorkerRef("h", "big"))
+
+	all, err := reader.Workers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]claims.Published{}
+	for _, p := range all {
+		got[p.Host+"/"+p.AgentID] = p
+	}
+	if p := got["h/w0"]; p.Problem != "" || p.Plan != "features/p000.md" {
+		t.Errorf("the genuine record: %+v", p)
+	}
+	for key, want := range map[string]string{
+		"h/w9":     "names w0 on h",
+		"h/w%30/?": "not a name fleetwatch writes",
+		"h/big":    "more than 16384; not read",
+	} {
+		if p, ok := got[key]; !ok || !strings.Contains(p.Problem, want) {
+			t.Errorf("%s: %q, want a problem saying %q (read: %v)", key, p.Problem, want, slices.Collect(maps.Keys(got)))
+		}
+	}
+}
+
+// TestStopRequestIsNoHeartbeat: a stop request written into a dead
+// worker's record changes its ref but not its heartbeat, so a reader
+// still sees it dead.
+func TestStopRequestIsNoHeartbeat(t *testing.T) {
+	url := remoteWith(t, readyPlans(1))
+	ctx := context.Background()
+	pub, _ := cloneOf(t, url)
+	if _, err := pub.Publish(ctx, record("h", "w0", "r")); err != nil {
+		t.Fatal(err)
+	}
+	reader, _ := cloneOf(t, url)
+	health := func() string {
+		all, err := reader.Workers(ctx)
+		if err != nil || len(all) != 1 {
+			t.Fatalf("read: %+v %v", all, err)
+		}
+		return all[0].Health
+	}
+	if h := health(); h != claims.HealthLive {
+		t.Fatalf("just published: %s", h)
+	}
+	time.Sleep(1200 * time.Millisecond) // its TTL is 1 s
+	if h := health(); h != claims.HealthDead {
+		t.Fatalf("silent past its TTL: %s", h)
+	}
+	if err := reader.RequestStop(ctx, "h", "w0", claims.StopRequest{By: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	if h := health(); h != claims.HealthDead {
+		t.Fatalf("after a stop request the dead worker reads %s", h)
 	}
 }
