@@ -41,24 +41,36 @@ func notifyCmd() *cobra.Command {
 const closeWait = 5 * time.Second
 
 // newNotifier is the project's notifier, its settings and whether it has
-// any target. term is the terminal the terminal target writes to (nil: none).
-func newNotifier(project string, term io.Writer, log io.Writer) (*notify.Notifier, config.Notify, error) {
+// any target. term is the terminal the terminal target writes to (nil: none);
+// remote, when not nil, is where webhooks' notices are claimed across
+// machines.
+func newNotifier(project string, term io.Writer, log io.Writer, remote *claims.Opened) (*notify.Notifier, config.Notify, error) {
 	c, err := config.LoadNotify(project)
 	if err != nil {
 		return nil, c, err
 	}
-	n := notify.New(project, c, notify.Options{Term: term, Tmux: os.Getenv("TMUX") != "", Log: log})
+	n := notify.New(project, c, notify.Options{Term: term, Tmux: os.Getenv("TMUX") != "", Log: log, Ledger: ledgerOf(remote)})
 	return n, c, nil
+}
+
+// ledgerOf is remote's notice ledger: git and etcd keep one, the lease
+// files (one machine) need none.
+func ledgerOf(remote *claims.Opened) claims.NoticeLedger {
+	if remote == nil {
+		return nil
+	}
+	l, _ := remote.Backend.(claims.NoticeLedger)
+	return l
 }
 
 // cockpitNotifier is the cockpit's notifier, started: the notices go out
 // as the cockpit sees them, their failures kept in the record (notify log)
 // and not put on the screen. The demo's sample project sends nothing.
-func cockpitNotifier(project string, demo bool) (*notify.Notifier, time.Duration, error) {
+func cockpitNotifier(project string, demo bool, remote *claims.Opened) (*notify.Notifier, time.Duration, error) {
 	if demo {
 		return nil, config.DefaultStuckAfter, nil
 	}
-	n, c, err := newNotifier(project, os.Stdout, io.Discard)
+	n, c, err := newNotifier(project, os.Stdout, io.Discard, remote)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -89,7 +101,7 @@ func sendNotices(project string, remote *claims.Opened, terms *serve.Terminals, 
 	if len(c.Targets()) == 0 {
 		return func() {}, stuckAfter(c), nil
 	}
-	n := notify.New(project, c, notify.Options{Term: term, Log: stderr})
+	n := notify.New(project, c, notify.Options{Term: term, Log: stderr, Ledger: ledgerOf(remote)})
 	opt := watchOptions(c, remote, defaultEvery)
 	n.Start()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -137,7 +149,7 @@ func notifyTestCmd() *cobra.Command {
 			if len(pos) > 0 {
 				return fail(stderr, exitError, "notify test: unexpected argument %q", pos[0])
 			}
-			n, c, err := newNotifier(findRoot(root), terminalOf(stdout), io.Discard)
+			n, c, err := newNotifier(findRoot(root), terminalOf(stdout), io.Discard, nil)
 			if err != nil {
 				return fail(stderr, exitError, "%v", err)
 			}
@@ -190,16 +202,16 @@ func notifyWatchCmd() *cobra.Command {
 			if err != nil {
 				return fail(stderr, exitError, "%v", err)
 			}
-			n, c, err := newNotifier(t.Project, terminalOf(stdout), stderr)
+			remote, err := openRemote(t.Project, claimsFlag)
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			n, c, err := newNotifier(t.Project, terminalOf(stdout), stderr, remote)
 			if err != nil {
 				return fail(stderr, exitError, "%v", err)
 			}
 			if len(c.Targets()) == 0 {
 				return fail(stderr, exitError, "notify watch: no notify: targets in %s or %s; see fleetwatch help notify", config.File, config.UserFile())
-			}
-			remote, err := openRemote(t.Project, claimsFlag)
-			if err != nil {
-				return fail(stderr, exitError, "%v", err)
 			}
 			return runNotifyWatch(t, n, c, remote, every, stderr)
 		}

@@ -174,7 +174,7 @@ func openUI(t *planfs.Tree, f *uiFlags, remote *claims.Opened, stderr io.Writer)
 	r := lipgloss.NewRenderer(os.Stdout)
 	// Spawned workers run this very binary, as cron and systemd do.
 	self, _ := os.Executable()
-	n, stuck, err := cockpitNotifier(t.Project, f.demo)
+	n, stuck, err := cockpitNotifier(t.Project, f.demo, remote)
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
@@ -206,7 +206,7 @@ func (f *uiFlags) openProjects(list []config.Project, stdout, stderr io.Writer) 
 		if p.Problem = problem; t != nil {
 			p.Options.Tree, p.Options.Claims, p.Options.Uncontained = t, remote, uncontained(t.Project)
 			// Each project sends its own notices, by its own notify: settings.
-			n, stuck, err := cockpitNotifier(t.Project, false)
+			n, stuck, err := cockpitNotifier(t.Project, false, remote)
 			if err != nil {
 				return fail(stderr, exitError, "%v", err)
 			}

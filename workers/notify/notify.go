@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 // Options are what a notifier needs of the process it runs in.
@@ -44,6 +46,11 @@ type Options struct {
 	Backoff time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Ledger, when the project's claims are remote, is where a webhook's
+	// notices are claimed across machines (ledger.go): the cockpits and
+	// watchers of every machine post each notice to a shared hook once.
+	// nil: once per machine.
+	Ledger claims.NoticeLedger
 }
 
 // tries bounds the tries of one message.
@@ -235,7 +242,9 @@ func (n *Notifier) flush(t *target, pending []model.Notice) ([]model.Notice, tim
 		if len(msgs) == 0 {
 			return rest, again
 		}
-		n.deliver(t, msgs[0])
+		if c, ok := n.claimShared(t, msgs[0]); ok {
+			n.deliver(t, c)
+		}
 		pending = rest
 	}
 	return nil, 0
@@ -266,7 +275,7 @@ func (n *Notifier) claim(t *target, pending []model.Notice) (msgs []claimed, res
 			take = len(fresh)
 		}
 		m := n.message(fresh[:take])
-		c := claimed{message: m, msg: n.msgName()}
+		c := claimed{message: m, msg: n.msgName(), notices: slices.Clone(fresh[:take])}
 		msgs = append(msgs, c)
 		lines = append(lines, Line{At: now, To: t.name, State: Claimed, Msg: c.msg, IDs: m.IDs, Kind: m.Kind, Text: m.Text})
 		fresh = fresh[take:]
@@ -283,10 +292,12 @@ func (n *Notifier) claim(t *target, pending []model.Notice) (msgs []claimed, res
 	return msgs, fresh, again, nil
 }
 
-// claimed is a message claimed in the record under msg.
+// claimed is a message claimed in the record under msg, and the notices
+// it carries.
 type claimed struct {
 	message
-	msg string
+	msg     string
+	notices []model.Notice
 }
 
 func (n *Notifier) msgName() string {

@@ -38,6 +38,10 @@ type target struct {
 	// send tries once; retry says a later try may work (a network error,
 	// a 5xx, a 429), not a refusal (another 4xx).
 	send func(ctx context.Context, m message) (retry bool, err error)
+	// shared names the target as every machine does (a webhook's URL),
+	// for the ledger; "" for a target that is this machine's alone (the
+	// terminal, the desktop).
+	shared string
 }
 
 func (t *target) takes(k model.NoticeKind) bool { return t.kinds == nil || t.kinds[k] }
@@ -86,7 +90,7 @@ type jsonBody struct {
 }
 
 func (n *Notifier) webhook(w config.Webhook) *target {
-	t := &target{name: w.Name, kinds: kindSet(w.Kinds), perMinute: perMinute(w.PerMinute), absent: func() string { return "" }}
+	t := &target{name: w.Name, kinds: kindSet(w.Kinds), perMinute: perMinute(w.PerMinute), absent: func() string { return "" }, shared: w.URL}
 	t.send = func(ctx context.Context, m message) (bool, error) {
 		var body any = jsonBody{ID: m.IDs[0], Kind: m.Kind, Text: m.Text, Project: n.opt.Project, Host: n.opt.Host,
 			At: m.At.UTC().Format(time.RFC3339), Subject: m.Subject}

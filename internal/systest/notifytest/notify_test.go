@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/systest/remotetest"
 	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/ui/cli"
@@ -202,5 +203,43 @@ func TestServeSendsWithNoSessionOpen(t *testing.T) {
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("serve on SIGTERM: %v: %s", err, errb.String())
+	}
+}
+
+// TestWatchersOnTwoMachinesPostOnce: two clones of one remote stand for
+// two machines, each with its own var/ (its own record) and a watcher
+// posting to the same webhook: each notice reaches the hook once, claimed
+// through the git remote, and the machine that lost says so in its log.
+func TestWatchersOnTwoMachinesPostOnce(t *testing.T) {
+	t.Parallel()
+	h := newHook(t)
+	f := remotetest.NewFleet(t, fwtest.Plan{Rel: "review-needed/a.md"}, fwtest.Plan{Rel: "review-needed/b.md"})
+	settings := "claims: {backend: git, remote: origin}\nnotify:\n  webhooks:\n    - {name: team, url: " + h.srv.URL + ", per_minute: 100, kinds: [review]}\n"
+	var dirs []string
+	var ws []*watcher
+	for _, host := range []string{"host-a", "host-b"} {
+		dir := f.Clone(t, f.Bare)
+		writeSettings(t, dir, settings)
+		dirs = append(dirs, dir)
+		ws = append(ws, startWatch(t, dir, append(env(t), "FLEET_HOST="+host)))
+	}
+	fwtest.WaitFor(t, "two notices", 30*time.Second, func() bool { return len(h.ids()) >= 2 })
+	time.Sleep(2500 * time.Millisecond) // both watchers look again meanwhile
+	got := h.ids()
+	slices.Sort(got)
+	if want := []string{"review:review-needed/a.md", "review:review-needed/b.md"}; !slices.Equal(got, want) {
+		t.Fatalf("received %v, want each of %v once across the two machines", got, want)
+	}
+	for _, w := range ws {
+		w.stop()
+	}
+	var logs string
+	for _, dir := range dirs {
+		r := fwtest.RunEnv(t, dir, env(t), "notify", "log")
+		fwtest.Want(t, r, fwtest.ExitOK)
+		logs += r.Stdout
+	}
+	if sent, elsewhere := strings.Count(logs, "→ sent ("), strings.Count(logs, "→ elsewhere: sent from another machine"); sent != 2 || elsewhere != 2 {
+		t.Errorf("the two machines' logs say %d sent and %d sent elsewhere, want 2 and 2:\n%s", sent, elsewhere, logs)
 	}
 }

@@ -33,6 +33,9 @@ type fleetState struct {
 	pushed  map[string]string           // ref → the commit this process last pushed there
 	records map[string]claims.Published // recordKey(name, commit) → its record as decoded
 	pruned  bool                        // this process looked for records to prune
+	// noticesPruned: this process looked for notice refs to prune
+	// (noticeonce.go).
+	noticesPruned bool
 }
 
 func recordKey(name, oid string) string { return name + " " + oid }
