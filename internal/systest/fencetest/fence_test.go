@@ -131,7 +131,9 @@ func fencedHolder(t *testing.T, bare, a, b string, contained bool) {
 	}
 	fwtest.WithExecutor(t, a, committer(150)...)
 	fwtest.WithExecutor(t, b, committer(newCommits)...)
-	old := startDriver(t, a, "old", "3")
+	// 6 s: a renewal every 2 s, so a loaded machine's slow push does not
+	// lose the lease before old has pushed once; SIGSTOP makes it lapse.
+	old := startDriver(t, a, "old", "6")
 	before := tipBy(t, bare, a, "old")
 	if err := old.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
