@@ -10,6 +10,7 @@ import (
 // A full cap of fleetwatch.yaml's limits: shows on the cockpit's board as
 // a problem, in the Events pane with the others, while it is full.
 func TestFullCapIsABoardProblem(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	if err := os.WriteFile(filepath.Join(p.dir, "fleetwatch.yaml"), []byte("limits: {fleet: 1}\n"), 0o644); err != nil {
 		t.Fatal(err)

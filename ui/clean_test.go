@@ -11,6 +11,7 @@ import (
 
 // A plan whose title and slug carry escape sequences is drawn without them.
 func TestEscapeSequencesInPlansNeverReachTheScreen(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	evil := "# \x1b]0;owned\x07Evil title\x1b[31m\n\n- **Preferred models:** mid\n- **Assignee:** \x1b[5mmallory\n"
 	if err := os.WriteFile(filepath.Join(p.dir, planfs.Dir, "bugs", "evil\x1b[2J.md"), []byte(evil), 0o644); err != nil {

@@ -19,6 +19,7 @@ import (
 // shifts one cell left (pri, val and the tier ranks no longer sit under
 // their headers).
 func TestFitIsExactWidthAfterCuttingWideChars(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"日本語のタイトル", "宽字符-slug-名前", "ｆｕｌｌｗｉｄｔｈ"} {
 		for w := 1; w <= 12; w++ {
 			if got := ansi.StringWidth(fit(s, w)); got != w {
@@ -31,6 +32,7 @@ func TestFitIsExactWidthAfterCuttingWideChars(t *testing.T) {
 // The same seen on screen: the row of a plan with a CJK title has its
 // priority one column left of every other row's.
 func TestWideTitleKeepsColumnsAligned(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	if _, err := p.tree.AddPlanAt(model.Bugs, "cjk.md", plan("日本語のタイトルはとても長いです日本語のタイトルはとても長いです", "high", "P1", "small", "", "none"), testNow.Add(-7*24*time.Hour)); err != nil {
 		t.Fatal(err)
@@ -55,6 +57,7 @@ func TestWideTitleKeepsColumnsAligned(t *testing.T) {
 // terminal under ~135 wide), so rank 100? or 1000 is cut to "10…" or
 // "100…": an operator reads a number that is not the rank.
 func TestRankCellsAreNotCut(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	for i := range 105 {
 		// A model no tier names: fit unknown for every tier, so each
@@ -109,6 +112,7 @@ func cellOf(line, s string) int {
 // and origin; a worktree's branch and path; a worker's tier/model, plan
 // and note; an event's plan, move, agent and reason.
 func TestDemoAt160CutsNothingButTitles(t *testing.T) {
+	t.Parallel()
 	p := demoProject(t)
 	h := newHarness(t, p, 160, 48)
 	var missing []string
@@ -162,6 +166,7 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 // At 80, 120 and 160 columns every table still fits its width and each
 // plan row's priority sits under the header's "pri", in every lane.
 func TestDemoColumnsFitAndAlign(t *testing.T) {
+	t.Parallel()
 	p := demoProject(t)
 	for _, size := range [][2]int{{80, 24}, {120, 32}, {160, 48}} {
 		h := newHarness(t, p, size[0], size[1])
@@ -193,6 +198,7 @@ func TestDemoColumnsFitAndAlign(t *testing.T) {
 // The widths are measured when the rows are rebuilt, so a view costs
 // what it did: every pane's columns are kept on its sub-model.
 func TestColumnsMeasuredPerRebuild(t *testing.T) {
+	t.Parallel()
 	p := demoProject(t)
 	h := newHarness(t, p, 160, 48)
 	want := h.m.plans.measurePlans(h.m.d, h.m.plans.rows)
@@ -208,6 +214,7 @@ func TestColumnsMeasuredPerRebuild(t *testing.T) {
 // text shown, for every kind of reason (none, met, unmet, skipped,
 // parked with and without a reason).
 func TestWhyWidthIsTheTextsWidth(t *testing.T) {
+	t.Parallel()
 	p := demoProject(t)
 	// Skipped: git refuses the branch a slug ending in a dot makes, and
 	// share+d and share-d would share feature/share-d.

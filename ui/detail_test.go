@@ -223,6 +223,7 @@ func TestDetailEventLongReason(t *testing.T) {
 
 // The reader names the plan's file, its lane and who holds it.
 func TestDetailReaderFacts(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	for _, sz := range sizes {
 		h := newHarness(t, p, sz[0], sz[1])
@@ -238,6 +239,7 @@ func TestDetailReaderFacts(t *testing.T) {
 
 // enter on an empty pane says why nothing opens.
 func TestDetailNeedsASelection(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
 	h.press("3", "enter")

@@ -16,6 +16,7 @@ import (
 // the plan from the live worker: the dialog's force was decided when it
 // opened, from facts that no longer hold.
 func TestReleaseDialogSparesLeaseTakenMeanwhile(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	const rel = "in-progress/old-import.md" // small-2's lease expired an hour ago
@@ -42,6 +43,7 @@ func TestReleaseDialogSparesLeaseTakenMeanwhile(t *testing.T) {
 // dialog says "no one holds it", a worker then takes it over, and enter
 // parks it out from under that worker.
 func TestParkDialogSparesLeaseTakenMeanwhile(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	if _, err := p.tree.AddPlanAt(model.InProgress, "stranded.md", plan("Stranded", "high", "P1", "mid", "", "none"), testNow.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
@@ -66,6 +68,7 @@ func TestParkDialogSparesLeaseTakenMeanwhile(t *testing.T) {
 // r is enabled on an in-progress plan without a lease, and the dialog
 // offers to release it, but the engine always refuses ("no lease").
 func TestReleaseWithoutLeaseIsDisabledOrWorks(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	if _, err := p.tree.AddPlanAt(model.InProgress, "stranded.md", plan("Stranded", "high", "P1", "mid", "", "none"), testNow.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
@@ -89,6 +92,7 @@ func TestReleaseWithoutLeaseIsDisabledOrWorks(t *testing.T) {
 // their dialogs promise to release or recover, but both fail "not found",
 // so the operator can never clear it from the UI.
 func TestOrphanLeaseCanBeCleared(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	// A ready-path lease of a claim that died long ago, for a plan since removed.
 	if _, err := p.tree.AddPlanAt(model.Bugs, "gone.md", plan("Gone", "high", "P1", "small", "", "none"), testNow.Add(-3*time.Hour)); err != nil {

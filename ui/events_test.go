@@ -11,6 +11,7 @@ import (
 // "ago" column keeps the age it had at the last load: after ten quiet
 // minutes the newest event still reads "10m" instead of "20m".
 func TestEventAgesMoveWithTheClock(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	h.press("5")
@@ -28,6 +29,7 @@ func TestEventAgesMoveWithTheClock(t *testing.T) {
 // data.eventsErr, but nothing ever shows it: the Events pane simply lists
 // no events (or says "no events yet").
 func TestUnreadableEventLogIsReported(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	log := p.tree.Plans + "/logs/events.jsonl"
 	if err := os.Rename(log, log+".bak"); err != nil {
@@ -48,6 +50,7 @@ func TestUnreadableEventLogIsReported(t *testing.T) {
 // is filterable), but the filter only ever narrows the plans table: typed
 // on the Events pane it changes nothing there.
 func TestFilterOnEventsPaneIsDisabledOrFilters(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	h.press("5")

@@ -1,14 +1,18 @@
 package ui
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,6 +38,9 @@ func TestMain(m *testing.M) {
 	time.Local = time.UTC
 	code := m.Run()
 	testkit.RemoveFakeDriver()
+	if sampleRoot != "" {
+		os.RemoveAll(sampleRoot)
+	}
 	os.Exit(code)
 }
 
@@ -98,14 +105,91 @@ func plan(title, value, pri, preferred, assignee, deps string) string {
 	return b.String()
 }
 
-// newProject builds the sample project. Its tree's clock is left at testNow.
+// newProject is a copy of the sample project in the test's own temp dir.
+// Its tree's clock is left at testNow.
 func newProject(t testing.TB) *project {
 	t.Helper()
+	sample.once.Do(func() { sample.dir, sample.err = buildSample() })
+	if sample.err != nil {
+		t.Fatalf("the sample project: %v", sample.err)
+	}
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := filepath.Join(root, "myapp")
+	// cp -a keeps the modes and times the sample's clock gave its files.
+	if out, err := exec.Command("cp", "-a", sample.dir, dir).CombinedOutput(); err != nil {
+		t.Fatalf("copying the sample project: %v\n%s", err, out)
+	}
+	tree, err := planfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &project{root: root, dir: dir, tree: tree}
+	p.at(0)
+	return p
+}
+
+// sample is the sample project, built once for the whole test binary: most
+// tests need it, and building it takes about twenty git and fsync calls.
+var sample struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// buildSample builds the sample project in a temp dir of its own, removed
+// by TestMain.
+func buildSample() (dir string, err error) {
+	root, err := os.MkdirTemp("", "fleetwatch-ui-sample-")
+	if err != nil {
+		return "", err
+	}
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return "", err
+	}
+	sampleRoot = root
+	b := &sampleBuilder{}
+	done := make(chan struct{})
+	// makeSample fails through Fatalf, which ends its goroutine.
+	go func() {
+		defer close(done)
+		makeSample(b, root)
+		b.ok = true
+	}()
+	<-done
+	if !b.ok {
+		return "", errors.New(b.msg)
+	}
+	return filepath.Join(root, "myapp"), nil
+}
+
+// sampleRoot is removed by TestMain when the tests are done.
+var sampleRoot string
+
+// sampleBuilder is the testing.TB makeSample reports to: its first
+// failure ends the build.
+type sampleBuilder struct {
+	testing.TB
+	ok  bool
+	msg string
+}
+
+func (b *sampleBuilder) Helper() {}
+
+func (b *sampleBuilder) Fatal(args ...any) { b.msg = fmt.Sprint(args...); runtime.Goexit() }
+
+func (b *sampleBuilder) Fatalf(format string, args ...any) {
+	b.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// makeSample writes the sample project into root/myapp.
+func makeSample(t testing.TB, root string) {
+	t.Helper()
 	p := &project{root: root, dir: filepath.Join(root, "myapp")}
+	var err error
 	if err := os.Mkdir(p.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +246,6 @@ func newProject(t testing.TB) *project {
 
 	p.git(t, 5*time.Minute, "add", "-A")
 	p.git(t, 5*time.Minute, "commit", "-q", "-m", "plans")
-	p.at(0)
-	return p
 }
 
 // at sets the tree's clock to ago before testNow.

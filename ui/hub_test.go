@@ -185,6 +185,7 @@ func TestHubStuckSessionDelaysNoOne(t *testing.T) {
 // Close ends every mailbox: a session's wait returns, bringing nothing,
 // and a model subscribing after is ended at once.
 func TestHubCloseEndsMailboxes(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	hub, err := NewHub(p.tree)
 	if err != nil {
@@ -219,6 +220,7 @@ func TestHubCloseEndsMailboxes(t *testing.T) {
 // the hub, and the hub's reading brings the board again, with no change on
 // disk for a watcher to see.
 func TestHubModelPokesAfterAction(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	hub := newHub(t, p)
 	opt := p.options()

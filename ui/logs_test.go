@@ -86,6 +86,7 @@ func TestLogPaneSaysWhyItCannotFollow(t *testing.T) {
 }
 
 func TestLogStampShowsTheDayOfOldLines(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)
 	if got := logStamp(now.Add(-time.Hour), now); got != "08:00:00" {
 		t.Errorf("today: %q", got)

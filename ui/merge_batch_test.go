@@ -10,6 +10,7 @@ import (
 // The batch line names who rides together, its checks with a flaky pass
 // apart from a pass, and the bisection of a failed batch.
 func TestMergeBatchLine(t *testing.T) {
+	t.Parallel()
 	b := &landing.BatchView{
 		Slugs:  []string{"a", "b", "c"},
 		Checks: []landing.CheckResult{{Name: "vet", Result: landing.Pass}, {Name: "test", Result: landing.Pass, Flaky: true}},

@@ -8,6 +8,7 @@ import (
 // the one below, and the key order lives in key() alone: here help is
 // open over the reader, esc on help closes help only.
 func TestOverlayStackTopFirst(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	h.press("enter")

@@ -10,6 +10,7 @@ import (
 // On a wide terminal the preview below the plans scrolls in place with
 // ctrl+d and ctrl+u, and keeps to the first 64 KiB of a huge plan.
 func TestPreviewScrollsInPlace(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	long := "# Long plan\n\n- **Preferred models:** mid\n\n" + strings.Repeat("A line of the plan's body.\n\n", 4000)
 	if _, err := p.tree.AddPlanAt(model.Bugs, "long.md", long, testNow); err != nil {

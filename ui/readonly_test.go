@@ -15,6 +15,7 @@ import (
 // A refresh of the UI writes nothing to the project, not even the lease
 // lock, and shows what the next claim will repair.
 func TestRefreshNeverWrites(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := planfs.Scaffold(dir); err != nil {
 		t.Fatal(err)

@@ -80,6 +80,7 @@ func TestTreeVanishedWarningShowsOnNarrowTerminal(t *testing.T) {
 // A request while one runs is remembered once, however many come: the
 // work runs again once, never queued.
 func TestRefreshRunsOnceMore(t *testing.T) {
+	t.Parallel()
 	var r refresh
 	cmd := func() tea.Msg { return nil }
 	if r.request(cmd) == nil {

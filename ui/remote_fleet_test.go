@@ -27,6 +27,7 @@ func published(host, agent string, every float64) claims.WorkerRecord {
 // next publish reads; l says where its log is; once silent it goes stale
 // on this machine's clock and raises a notice.
 func TestWorkersPaneShowsOtherMachinesWorkers(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	_, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "gpu-1", Host: "gpu-box", PID: 4242})
 	ctx := context.Background()
@@ -95,6 +96,7 @@ func TestWorkersPaneShowsOtherMachinesWorkers(t *testing.T) {
 // machine's own serve, and another worker's log): the detail says why,
 // and where its log is.
 func TestRemoteLogNeverFromThisMachinesLoopback(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	_, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "gpu-1", Host: "gpu-box", PID: 4242})
 	rec := published("gpu-box", "gpu-1", 60)
@@ -117,6 +119,7 @@ func TestRemoteLogNeverFromThisMachinesLoopback(t *testing.T) {
 // record when the backend says it changed (for git, its poll of the worker
 // refs), well before its claims.ReadEvery timer would.
 func TestHubHearsWorkerRecords(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	_, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "gpu-1", Host: "gpu-box", PID: 4242})
 	hub, err := NewHubClaims(p.tree, h.m.opt.Claims)

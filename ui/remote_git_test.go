@@ -16,6 +16,7 @@ import (
 // gitclaims; the UI of the operator's checkout shows the plan in progress,
 // "held on" the worker's host, and its release goes to the remote.
 func TestGitRemoteLeaseShownAndReleased(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	bare, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "small-9", Host: "gpu-box", PID: 4242})
 	ctx := context.Background()

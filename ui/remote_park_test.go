@@ -13,6 +13,7 @@ import (
 // (claims.Act): the plan moves and its lease goes in one commit on the
 // remote, and no worker is left holding a parked plan.
 func TestGitRemoteParkOfALeasedPlanIsOneStep(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	bare, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "small-9", Host: "gpu-box"})
 	ctx := context.Background()

@@ -64,6 +64,7 @@ func remoteHarness(t *testing.T, w, h int) (*harness, *viewBackend) {
 // plans table, the leases list, a dialog and the header's age of the view,
 // at 80×24 and wide.
 func TestRemoteLeasesShowHeldOnHost(t *testing.T) {
+	t.Parallel()
 	h, _ := remoteHarness(t, 80, 24)
 	if got := h.m.remote.view; got == nil {
 		t.Fatalf("no remote view read; load error %v, remote error %v", h.m.loadErr, h.m.remote.err)
@@ -110,6 +111,7 @@ func TestRemoteLeasesShowHeldOnHost(t *testing.T) {
 // A remote that cannot be read says so with its cause; the last good view
 // stays on screen.
 func TestRemoteReadFailureKeepsLastView(t *testing.T) {
+	t.Parallel()
 	// Wide enough for the cause beside eight tabs.
 	h, b := remoteHarness(t, 128, 32)
 	b.err = errors.New("git fetch origin: could not read from remote repository")
@@ -133,6 +135,7 @@ func TestRemoteReadFailureKeepsLastView(t *testing.T) {
 // a remote project; a release goes to the backend's form (no local check
 // that would find no lease file).
 func TestRemoteRefusesLocalOnlyKeys(t *testing.T) {
+	t.Parallel()
 	h, _ := remoteHarness(t, 120, 32)
 	h.m.syncKeys()
 	if h.m.keys.Inbox.Approve.Enabled() || h.m.keys.Inbox.Reject.Enabled() {
@@ -157,6 +160,7 @@ func TestRemoteRefusesLocalOnlyKeys(t *testing.T) {
 // Served: the hub reads the remote for every session; a session shows the
 // remote plan in progress and acts through the hub's backend.
 func TestHubReadsRemoteForSessions(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	b := &viewBackend{view: remoteView(t, p)}
 	hub, err := NewHubClaims(p.tree, &claims.Opened{Backend: b, Where: "git origin"})

@@ -11,6 +11,7 @@ import (
 // profile render them once between them; a session at another width or in
 // other colours gets rows of its own; each shows what it would alone.
 func TestRowsSharedBetweenSessions(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	hub := newHub(t, p)
 	board := loadBoard(p.tree)

@@ -9,6 +9,7 @@ import (
 // in-progress/: the message that closes the dialog names the worker that
 // holds it now, not "no lease" (the plan's old place has none).
 func TestStaleDialogNamesTheHolderNow(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	const rel = "bugs/crash-on-save.md"
@@ -29,6 +30,7 @@ func TestStaleDialogNamesTheHolderNow(t *testing.T) {
 // The same when enter comes before the board reloads: the check made when
 // the action runs names the holder too.
 func TestStaleDialogConfirmedNamesTheHolderNow(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	const rel = "bugs/crash-on-save.md"

@@ -153,6 +153,7 @@ func TestNoEditorRefusesNewAndEdit(t *testing.T) {
 // StopMsg puts its reason on the status line, closes what the session
 // follows and quits at once.
 func TestStopMsgQuits(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
 	cmd := h.update(StopMsg{Reason: "the server is stopping"})
@@ -170,6 +171,7 @@ func TestStopMsgQuits(t *testing.T) {
 // Every session opens on the Plans pane and the bugs lane, the first of
 // the ready lanes, as the local UI always has: a hub-fed one too.
 func TestOpensOnPlansPane(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
 	if h.m.pane != plansPane || h.m.plans.lane != "bugs" {

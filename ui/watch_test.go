@@ -14,6 +14,7 @@ import (
 // overflow swallowed stays off screen, and a plain change that was merged
 // into the error is lost too: the rows are stale until some later change.
 func TestWatchErrorStillRefreshes(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	if _, err := p.tree.Claim("bugs/crash-on-save.md", "small-9", 3600); err != nil {
@@ -28,6 +29,7 @@ func TestWatchErrorStillRefreshes(t *testing.T) {
 // A source passed in through the options is the one the program waits
 // on, and its owner's to close: one source may serve many sessions.
 func TestSourceFromOptionsIsTheOwnersToClose(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	w, err := p.tree.Watch(Debounce)
 	if err != nil {

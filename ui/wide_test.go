@@ -27,6 +27,7 @@ func lineWith(v, key string) string {
 // back from a run (the driver's long note) and the footer beside a status
 // are whole too.
 func TestDemoAt160RowsWhole(t *testing.T) {
+	t.Parallel()
 	p := demoProject(t)
 	// What a worker spawned from the demo leaves once its run is done.
 	exit0 := 0

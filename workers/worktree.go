@@ -46,12 +46,29 @@ var ErrNotGit = errors.New("not a git repository")
 
 // Project returns the git top level of dir.
 func Project(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		if _, known := tops.Load(abs); known {
+			if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
+				return abs, nil
+			}
+			tops.Delete(abs)
+		}
+	}
 	top, err := git(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", dir, ErrNotGit)
 	}
+	if top == abs {
+		tops.Store(abs, true)
+	}
 	return top, nil
 }
+
+// tops are the directories git named their own top level: a face asks
+// at every refresh, and while dir/.git is there the answer cannot change
+// (no repository can appear between a directory and itself).
+var tops sync.Map
 
 // SafeID turns an agent id into a path and branch component: characters
 // outside [A-Za-z0-9._-] become `-`, dots and dashes are trimmed from the

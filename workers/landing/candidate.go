@@ -217,8 +217,20 @@ func Integration(project string, s config.Settings) (string, error) {
 	if s.Integration != "" {
 		names = []string{s.Integration}
 	}
+	// One git call for every name: a face asks at each refresh.
+	args := []string{"for-each-ref", "--format=%(objecttype) %(refname)"}
 	for _, n := range names {
-		if revParse(project, "refs/heads/"+n) != "" {
+		args = append(args, "refs/heads/"+n)
+	}
+	out, _ := git(project, args...)
+	commits := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		if ref, ok := strings.CutPrefix(line, "commit "); ok {
+			commits[ref] = true
+		}
+	}
+	for _, n := range names {
+		if commits["refs/heads/"+n] {
 			return n, nil
 		}
 	}

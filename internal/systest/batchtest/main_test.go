@@ -1,7 +1,7 @@
 // Package batchtest runs the merge queue's batches as real fleetwatch
 // processes: a batch checked once and swapped in once, its retry and
-// bisection to the culprit, flaky checks, kill -9 at each batch step, the
-// landing order (hotfix, P1, max_wait, dependencies) and queue run.
+// bisection to the culprit, flaky checks, a lander killed after its swap,
+// and two landers racing.
 package batchtest
 
 import (

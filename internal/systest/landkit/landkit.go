@@ -1,7 +1,7 @@
 // Package landkit is the shared kit of the landing's whole-program tests
-// (landtest, batchtest): a project on real git with an integration branch
-// dev, feature branches made in throwaway worktrees, and the queue driven
-// through the fleetwatch binary.
+// (landtest, reviewtest, gatetest, queuetest, batchtest, batchkilltest): a
+// project on real git with an integration branch dev, feature branches made
+// in throwaway worktrees, and the queue driven through the fleetwatch binary.
 package landkit
 
 import (
@@ -250,4 +250,70 @@ func RaceLanders(t *testing.T, dir string) {
 			return
 		}
 	}
+}
+
+// WantEveryMoveChecked: every commit dev was swapped to has a passing
+// result for its exact tree.
+func WantEveryMoveChecked(t *testing.T, dir string) {
+	t.Helper()
+	moves := strings.Split(fwtest.GitOut(t, dir, "reflog", "--format=%H", "refs/heads/dev"), "\n")
+	for _, c := range moves[:len(moves)-1] {
+		tree := fwtest.GitOut(t, dir, "rev-parse", c+"^{tree}")
+		hits, _ := filepath.Glob(filepath.Join(dir, "var/fleet/checks", tree, "test-*.json"))
+		ok := false
+		for _, h := range hits {
+			if b, _ := os.ReadFile(h); !strings.HasSuffix(h, ".retry.json") && strings.Contains(string(b), `"result": "pass"`) {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("dev moved to %s, whose tree %s has no pass", c, tree)
+		}
+	}
+}
+
+// WantNoNotice: queue list reports no move outside the queue.
+func WantNoNotice(t *testing.T, dir string) {
+	t.Helper()
+	r := fwtest.Run(t, dir, "queue", "list", "--json")
+	var l struct {
+		Notices []string `json:"notices"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &l); err != nil || len(l.Notices) != 0 {
+		t.Errorf("queue list notices %v (%v)", l.Notices, err)
+	}
+}
+
+// BatchView is the batch part of queue list --json.
+type BatchView struct {
+	Slugs     []string `json:"slugs"`
+	Candidate string   `json:"candidate"`
+	Checks    []struct {
+		Name   string `json:"name"`
+		Result string `json:"result"`
+		Flaky  bool   `json:"flaky"`
+	} `json:"checks"`
+	Retried   bool `json:"retried"`
+	Bisection *struct {
+		Passing int    `json:"passing"`
+		Failing int    `json:"failing"`
+		Culprit string `json:"culprit"`
+	} `json:"bisection"`
+}
+
+// BatchOf is the batch `queue list --json` shows.
+func BatchOf(t *testing.T, dir string) BatchView {
+	t.Helper()
+	r := fwtest.Run(t, dir, "queue", "list", "--json")
+	fwtest.Want(t, r, 0)
+	var l struct {
+		Batch *BatchView `json:"batch"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Batch == nil {
+		return BatchView{}
+	}
+	return *l.Batch
 }

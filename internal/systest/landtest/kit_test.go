@@ -7,7 +7,6 @@ var (
 	landProject  = landkit.LandProject
 	write        = landkit.Write
 	feature      = landkit.Feature
-	hasBranch    = landkit.HasBranch
 	approve      = landkit.Approve
 	queued       = landkit.Queued
 	list         = landkit.List
@@ -19,8 +18,6 @@ var (
 	wantNotReady = landkit.WantNotReady
 	raceLanders  = landkit.RaceLanders
 )
-
-type listing = landkit.Listing
 
 const (
 	passCheck = landkit.PassCheck

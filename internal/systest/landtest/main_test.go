@@ -1,6 +1,6 @@
-// Package landtest runs review and the merge queue as real processes on real
-// git repositories: approvals, peer reviews, checks, landings, races and
-// crashes.
+// Package landtest runs landing as real processes on real
+// git repositories: approvals gating the queue, landings, races, crashes and
+// what the queue never runs (the repository's own code).
 package landtest
 
 import (

@@ -1,4 +1,4 @@
-package landtest
+package reviewtest
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fleetwatch/internal/sandbox"
+	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
@@ -23,7 +24,7 @@ func reviewers(t *testing.T, dir string, midArgs, bigArgs []string) {
 		b, _ := json.Marshal(words)
 		return string(b)
 	}
-	write(t, dir, "endpoints.yaml", "endpoints:\n"+
+	landkit.Write(t, dir, "endpoints.yaml", "endpoints:\n"+
 		"  - name: mid\n    tier: mid\n    model: fake-1\n    command: "+argv(midArgs)+"\n"+
 		"  - name: big\n    tier: reasoner\n    model: fake-2\n    command: "+argv(nil)+"\n    review_command: "+argv(bigArgs)+"\n")
 }
@@ -54,30 +55,30 @@ func noReviewWorktrees(t *testing.T, dir string) {
 
 func TestApproveRecordsTheTip(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	tip := feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	tip := landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	r := fwtest.Run(t, dir, "review", "x", "--approve")
 	fwtest.Want(t, r, 0)
 	if !strings.HasPrefix(r.Stdout, "approved feature/x at "+tip[:7]+" (by ") {
 		t.Errorf("stdout %q", r.Stdout)
 	}
 	var ap struct{ Commit, By string }
-	json.Unmarshal([]byte(readFile(t, dir, ".plans/reviews/x/approved.json")), &ap)
+	json.Unmarshal([]byte(landkit.ReadFile(t, dir, ".plans/reviews/x/approved.json")), &ap)
 	if ap.Commit != tip || ap.By == "" {
 		t.Errorf("approved.json %+v, want commit %s", ap, tip)
 	}
 	if ev := eventsNamed(t, dir, "approve"); len(ev) != 1 || ev[0]["slug"] != "x" {
 		t.Errorf("approve events %v", ev)
 	}
-	if l := list(t, dir); len(l.Items) != 1 || l.Items[0].ApprovedBy != ap.By {
+	if l := landkit.List(t, dir); len(l.Items) != 1 || l.Items[0].ApprovedBy != ap.By {
 		t.Errorf("queue list does not show the approval: %+v", l.Items)
 	}
 }
 
 func TestApproveRefusals(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	fwtest.OneLineError(t, fwtest.RunEnv(t, dir, []string{"FLEET_AGENT_ID=mid-1"}, "review", "x", "--approve"), "FLEET_AGENT_ID")
 	fwtest.OneLineError(t, fwtest.Run(t, dir, "review", "nope", "--approve"), "nope", "review-needed")
 	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "review-needed/bare.md"}, 0)
@@ -100,13 +101,13 @@ func TestNeedsWorkHandsTheBranchOn(t *testing.T) {
 	fwtest.WithExecutor(t, dir, fwtest.FakeAgent(t), "-commit")
 	fwtest.Want(t, fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "A"), 0)
 	tip := fwtest.GitOut(t, dir, "rev-parse", "feature/x")
-	approve(t, dir, "x")
+	landkit.Approve(t, dir, "x")
 	r := fwtest.Run(t, dir, "review", "x", "--needs-work", "the test is flaky\nsee line 3")
 	fwtest.Want(t, r, 0)
 	if r.Stdout != "sent back to bugs/x.md: the test is flaky see line 3\n" {
 		t.Errorf("stdout %q", r.Stdout)
 	}
-	plan := readFile(t, dir, ".plans/bugs/x.md")
+	plan := landkit.ReadFile(t, dir, ".plans/bugs/x.md")
 	if !strings.Contains(plan, "## Review notes\n\n- ") || !strings.HasSuffix(plan, " (needs work): the test is flaky\n  see line 3\n") {
 		t.Errorf("plan after needs-work:\n%s", plan)
 	}
@@ -134,15 +135,15 @@ func TestNeedsWorkHandsTheBranchOn(t *testing.T) {
 
 func TestDeferBlocks(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
-	approve(t, dir, "x")
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	landkit.Approve(t, dir, "x")
 	r := fwtest.Run(t, dir, "review", "x", "--defer", "after the release")
 	fwtest.Want(t, r, 0)
 	if r.Stdout != "sent back to blocked/x.md: after the release\n" {
 		t.Errorf("stdout %q", r.Stdout)
 	}
-	if !strings.Contains(readFile(t, dir, ".plans/blocked/x.md"), " (deferred): after the release\n") || fwtest.Exists(dir, "reviews/x/approved.json") {
+	if !strings.Contains(landkit.ReadFile(t, dir, ".plans/blocked/x.md"), " (deferred): after the release\n") || fwtest.Exists(dir, "reviews/x/approved.json") {
 		t.Error("defer did not note or void")
 	}
 	fwtest.OneLineError(t, fwtest.Run(t, dir, "review", "x", "--defer", "again"), "x")
@@ -150,8 +151,8 @@ func TestDeferBlocks(t *testing.T) {
 
 func TestPeerReviewAccepts(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	tip := feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	tip := landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	reviewers(t, dir, []string{"-verdict", "ACCEPT"}, nil)
 	r := fwtest.Run(t, dir, "review", "x", "--peer")
 	fwtest.Want(t, r, 0)
@@ -159,7 +160,7 @@ func TestPeerReviewAccepts(t *testing.T) {
 	if r.Stdout != "peer review by review-mid: ACCEPT ("+rel+")\n" {
 		t.Errorf("stdout %q", r.Stdout)
 	}
-	text := readFile(t, dir, rel)
+	text := landkit.ReadFile(t, dir, rel)
 	base := fwtest.GitOut(t, dir, "merge-base", "dev", tip)
 	for _, want := range []string{"- **Verdict:** ACCEPT\n", "- **Reviewer:** review-mid\n", "- **Endpoint:** mid\n",
 		"- **Commit:** " + tip + "\n", "- **Base:** " + base + "\n", "- reviewed " + tip + " against " + base + " in mode review\n"} {
@@ -170,7 +171,7 @@ func TestPeerReviewAccepts(t *testing.T) {
 	if ev := eventsNamed(t, dir, "review"); len(ev) != 1 || ev[0]["agent_id"] != "review-mid" {
 		t.Errorf("review events %v", ev)
 	}
-	if !strings.Contains(readFile(t, dir, "var/fleet/logs/review-x.log"), "ACCEPT") {
+	if !strings.Contains(landkit.ReadFile(t, dir, "var/fleet/logs/review-x.log"), "ACCEPT") {
 		t.Error("the reviewer's stdout is not in its log")
 	}
 	noReviewWorktrees(t, dir)
@@ -179,15 +180,15 @@ func TestPeerReviewAccepts(t *testing.T) {
 // A higher-tier endpoint's review_command hands back REVISE in $FLEET_REVIEW.
 func TestPeerReviewRevisesThroughTheReviewFile(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	tip := feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	tip := landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	reviewers(t, dir, []string{"-verdict", "ACCEPT"}, []string{"-verdict", "REVISE", "-review-file"})
 	r := fwtest.Run(t, dir, "review", "x", "--peer", "--endpoint", "big", "--agent-id", "reasoner-9")
 	fwtest.Want(t, r, 0)
 	if !strings.HasPrefix(r.Stdout, "peer review by reasoner-9: REVISE (") {
 		t.Errorf("stdout %q", r.Stdout)
 	}
-	if text := readFile(t, dir, ".plans/reviews/x/"+tip+".md"); !strings.Contains(text, "- **Verdict:** REVISE\n") || !strings.Contains(text, "## Findings") {
+	if text := landkit.ReadFile(t, dir, ".plans/reviews/x/"+tip+".md"); !strings.Contains(text, "- **Verdict:** REVISE\n") || !strings.Contains(text, "## Findings") {
 		t.Errorf("review:\n%s", text)
 	}
 	noReviewWorktrees(t, dir)
@@ -195,8 +196,8 @@ func TestPeerReviewRevisesThroughTheReviewFile(t *testing.T) {
 
 func TestPeerReviewThatWritesIsRefused(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	// Contained, the reviewer's write fails in the reviewer itself.
 	reviewers(t, dir, []string{"-verdict", "ACCEPT", "-write", "notes.txt"}, nil)
 	refusals := 2
@@ -307,15 +308,15 @@ func reviewState(t *testing.T, dir, slug string) (approvedBy string, stale bool)
 
 func TestReviewStaleAfterANewCommit(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	reviewers(t, dir, []string{"-verdict", "ACCEPT"}, nil)
 	fwtest.Want(t, fwtest.Run(t, dir, "review", "x", "--peer"), 0)
-	approve(t, dir, "x")
+	landkit.Approve(t, dir, "x")
 	if by, stale := reviewState(t, dir, "x"); by == "" || stale {
 		t.Fatalf("fresh review: approved by %q, stale %v", by, stale)
 	}
-	feature(t, dir, "x", map[string]string{"more.txt": "pushed after review\n"})
+	landkit.Feature(t, dir, "x", map[string]string{"more.txt": "pushed after review\n"})
 	if by, stale := reviewState(t, dir, "x"); by != "" || !stale {
 		t.Errorf("after a new commit: approved by %q, stale %v; want no approver and a stale review", by, stale)
 	}
@@ -323,15 +324,15 @@ func TestReviewStaleAfterANewCommit(t *testing.T) {
 
 func TestReviewHoldsAcrossAPureRebase(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	reviewers(t, dir, []string{"-verdict", "ACCEPT"}, nil)
 	fwtest.Want(t, fwtest.Run(t, dir, "review", "x", "--peer"), 0)
-	approve(t, dir, "x")
+	landkit.Approve(t, dir, "x")
 	// dev moves on; the branch is rebased onto it unchanged.
 	wt := filepath.Join(t.TempDir(), "dev")
 	testkit.Git(t, dir, "worktree", "add", "-q", wt, "dev")
-	write(t, wt, "other.txt", "other\n")
+	landkit.Write(t, wt, "other.txt", "other\n")
 	testkit.Git(t, wt, "add", "other.txt")
 	testkit.Git(t, wt, "commit", "-q", "-m", "dev moves")
 	testkit.Git(t, wt, "checkout", "-q", "--detach")
@@ -346,8 +347,8 @@ func TestReviewHoldsAcrossAPureRebase(t *testing.T) {
 // A reviewer that hangs is killed at --timeout, and nothing is stored.
 func TestPeerReviewTimesOut(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	reviewers(t, dir, []string{"-sleep", "1m", "-verdict", "ACCEPT"}, nil)
 	start := time.Now()
 	peerRefused(t, fwtest.Run(t, dir, "review", "x", "--peer", "--timeout", "1s"), "did not finish within 1s")
@@ -364,18 +365,18 @@ func TestPeerReviewTimesOut(t *testing.T) {
 // finishes the move without noting twice.
 func TestNeedsWorkCrashThenRerun(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
-	approve(t, dir, "x")
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	landkit.Approve(t, dir, "x")
 	r := fwtest.RunEnv(t, dir, []string{"FLEETWATCH_FAILPOINT=sendback:noted"}, "review", "x", "--needs-work", "fix it")
 	if r.Code == 0 || !fwtest.Exists(dir, "review-needed/x.md") {
 		t.Fatalf("the failpoint did not stop it: %v", r)
 	}
-	if !strings.Contains(readFile(t, dir, ".plans/review-needed/x.md"), "(needs work): fix it") {
+	if !strings.Contains(landkit.ReadFile(t, dir, ".plans/review-needed/x.md"), "(needs work): fix it") {
 		t.Error("the note was not written before the crash")
 	}
 	fwtest.Want(t, fwtest.Run(t, dir, "review", "x", "--needs-work", "fix it"), 0)
-	if plan := readFile(t, dir, ".plans/features/x.md"); strings.Count(plan, "fix it") != 1 {
+	if plan := landkit.ReadFile(t, dir, ".plans/features/x.md"); strings.Count(plan, "fix it") != 1 {
 		t.Errorf("after the rerun:\n%s", plan)
 	}
 	if fwtest.Exists(dir, "reviews/x/approved.json") {
@@ -388,8 +389,8 @@ func TestNeedsWorkCrashThenRerun(t *testing.T) {
 // it, naming both, until one is renamed.
 func TestSharedBranchNeverPassesTheGate(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	feature(t, dir, "a-b", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "a-b", map[string]string{"x.txt": "x\n"})
 	fwtest.Run(t, dir, "review", "a-b", "--approve")
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "a-b"), 0)
 	fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "features/a+b.md"}, 0)
@@ -408,15 +409,15 @@ func TestSharedBranchNeverPassesTheGate(t *testing.T) {
 // ($FLEET_USAGE) is recorded in the usage ledger as a review run.
 func TestPeerReviewIsRecordedInTheLedger(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, "")
-	feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	reviewers(t, dir, []string{"-verdict", "ACCEPT", "-usage-line", `{"input_tokens":300,"output_tokens":30,"model":"fake-1"}`}, nil)
 	fwtest.Want(t, fwtest.Run(t, dir, "review", "x", "--peer"), 0)
 	r := fwtest.Run(t, dir, "usage", "--by", "agent", "--json")
 	if !strings.Contains(r.Stdout, `"key":"review-mid"`) || !strings.Contains(r.Stdout, `"input_tokens":300`) || !strings.Contains(r.Stdout, `"reported_runs":1`) {
 		t.Errorf("the review's run is not in the ledger: %v", r)
 	}
-	if ledger := readFile(t, dir, "var/fleet/usage/runs.jsonl"); !strings.Contains(ledger, `"mode":"review"`) || !strings.Contains(ledger, `"plan":"x"`) {
+	if ledger := landkit.ReadFile(t, dir, "var/fleet/usage/runs.jsonl"); !strings.Contains(ledger, `"mode":"review"`) || !strings.Contains(ledger, `"plan":"x"`) {
 		t.Errorf("ledger:\n%s", ledger)
 	}
 }

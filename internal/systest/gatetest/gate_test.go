@@ -1,4 +1,4 @@
-package landtest
+package gatetest
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
@@ -22,7 +23,7 @@ func onDev(t *testing.T, dir string, files map[string]string) string {
 	wt := filepath.Join(t.TempDir(), "dev")
 	testkit.Git(t, dir, "worktree", "add", "-q", wt, "dev")
 	for rel, content := range files {
-		write(t, wt, rel, content)
+		landkit.Write(t, wt, rel, content)
 		testkit.Git(t, wt, "add", rel)
 	}
 	testkit.Git(t, wt, "commit", "-q", "-m", "outside the queue")
@@ -42,14 +43,14 @@ func wantDevAt(t *testing.T, dir, old string) {
 // the committed check still gates, and check and queue list say so.
 func TestChecksComeFromTheIntegrationBranch(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck)
-	feature(t, dir, "bad", map[string]string{"bad": "x\n"})
-	queued(t, dir, "bad")
+	dir := landkit.LandProject(t, landkit.PassCheck)
+	landkit.Feature(t, dir, "bad", map[string]string{"bad": "x\n"})
+	landkit.Queued(t, dir, "bad")
 	fwtest.Want(t, fwtest.Run(t, dir, "check"), 0)
-	write(t, dir, "fleetwatch.yaml", "integration: dev\nchecks:\n  - {name: test, run: [sh, -c, 'true']}\n")
+	landkit.Write(t, dir, "fleetwatch.yaml", "integration: dev\nchecks:\n  - {name: test, run: [sh, -c, 'true']}\n")
 	old := fwtest.GitOut(t, dir, "rev-parse", "dev")
-	r := land(t, dir, nil)
-	wantNotReady(t, r, "test failed")
+	r := landkit.Land(t, dir, nil)
+	landkit.WantNotReady(t, r, "test failed")
 	wantDevAt(t, dir, old)
 
 	r = fwtest.Run(t, dir, "check")
@@ -68,10 +69,10 @@ func TestChecksComeFromTheIntegrationBranch(t *testing.T) {
 // supplies nothing: the real merge lands.
 func TestForgedCacheTreeDoesNotLand(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck)
-	tip := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
-	queued(t, dir, "a")
-	list(t, dir) // writes the cache
+	dir := landkit.LandProject(t, landkit.PassCheck)
+	tip := landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	landkit.Queued(t, dir, "a")
+	landkit.List(t, dir) // writes the cache
 	dev := fwtest.GitOut(t, dir, "rev-parse", "dev")
 	real := fwtest.GitOut(t, dir, "merge-tree", "--write-tree", dev, tip)
 	index := filepath.Join(t.TempDir(), "index")
@@ -82,7 +83,7 @@ func TestForgedCacheTreeDoesNotLand(t *testing.T) {
 	forged := gitEnv(t, dir, env, "write-tree")
 	cache := filepath.Join(dir, "var", "fleet", "queue", "cache.json")
 	var entries map[string]map[string]any
-	if err := json.Unmarshal([]byte(readFile(t, dir, "var/fleet/queue/cache.json")), &entries); err != nil {
+	if err := json.Unmarshal([]byte(landkit.ReadFile(t, dir, "var/fleet/queue/cache.json")), &entries); err != nil {
 		t.Fatal(err)
 	}
 	e, ok := entries[dev+" "+tip]
@@ -94,12 +95,12 @@ func TestForgedCacheTreeDoesNotLand(t *testing.T) {
 	if err := os.WriteFile(cache, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fwtest.Want(t, land(t, dir, nil), 0)
-	wantLanded(t, dir, "a", tip)
+	fwtest.Want(t, landkit.Land(t, dir, nil), 0)
+	landkit.WantLanded(t, dir, "a", tip)
 	if got := fwtest.GitOut(t, dir, "rev-parse", "dev^{tree}"); got != real {
 		t.Errorf("dev's tree is %s, want the real merge %s (forged %s)", got, real, forged)
 	}
-	if _, err := gitCmd(dir, "cat-file", "-e", "dev:evil.txt"); err == nil {
+	if _, err := landkit.GitCmd(dir, "cat-file", "-e", "dev:evil.txt"); err == nil {
 		t.Error("the forged file landed")
 	}
 }
@@ -121,11 +122,11 @@ func gitEnv(t *testing.T, dir string, env []string, args ...string) string {
 // for the candidate tree, does not pass the gate: the check runs again.
 func TestForgedCheckRecordOfAnotherSpecDoesNotPass(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck)
-	feature(t, dir, "bad", map[string]string{"bad": "x\n"})
-	queued(t, dir, "bad")
+	dir := landkit.LandProject(t, landkit.PassCheck)
+	landkit.Feature(t, dir, "bad", map[string]string{"bad": "x\n"})
+	landkit.Queued(t, dir, "bad")
 	old := fwtest.GitOut(t, dir, "rev-parse", "dev")
-	wantNotReady(t, land(t, dir, nil), "test failed")
+	landkit.WantNotReady(t, landkit.Land(t, dir, nil), "test failed")
 	records, _ := filepath.Glob(filepath.Join(dir, "var", "fleet", "checks", "*", "test-*.json"))
 	if len(records) != 1 {
 		t.Fatalf("want one stored result, got %v", records)
@@ -145,7 +146,7 @@ func TestForgedCheckRecordOfAnotherSpecDoesNotPass(t *testing.T) {
 	if err := os.WriteFile(records[0], data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantNotReady(t, land(t, dir, nil), "test failed")
+	landkit.WantNotReady(t, landkit.Land(t, dir, nil), "test failed")
 	wantDevAt(t, dir, old)
 }
 
@@ -158,7 +159,7 @@ func TestApprovalBoundToTheApprovedContent(t *testing.T) {
 		name   string
 		change func(t *testing.T, wt string)
 	}{
-		{"binary bytes", func(t *testing.T, wt string) { write(t, wt, "bin.dat", "\x00\x01EVIL\x02") }},
+		{"binary bytes", func(t *testing.T, wt string) { landkit.Write(t, wt, "bin.dat", "\x00\x01EVIL\x02") }},
 		{"mode", func(t *testing.T, wt string) {
 			if err := os.Chmod(filepath.Join(wt, "run.sh"), 0o755); err != nil {
 				t.Fatal(err)
@@ -173,20 +174,20 @@ func TestApprovalBoundToTheApprovedContent(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := landProject(t, passCheck)
-			feature(t, dir, "a", map[string]string{"a.txt": "a\n", "bin.dat": "\x00\x01good\x02", "run.sh": "echo hi\n", "link": "a.txt"})
-			queued(t, dir, "a")
+			dir := landkit.LandProject(t, landkit.PassCheck)
+			landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n", "bin.dat": "\x00\x01good\x02", "run.sh": "echo hi\n", "link": "a.txt"})
+			landkit.Queued(t, dir, "a")
 			wt := filepath.Join(t.TempDir(), "wt")
 			testkit.Git(t, dir, "worktree", "add", "-q", wt, "feature/a")
 			tc.change(t, wt)
 			testkit.Git(t, wt, "add", "-A")
 			testkit.Git(t, wt, "commit", "-q", "--amend", "--no-edit")
 			testkit.Git(t, dir, "worktree", "remove", "--force", wt)
-			if st, why := stateOf(t, dir, "a"); st != "stale" {
+			if st, why := landkit.StateOf(t, dir, "a"); st != "stale" {
 				t.Errorf("a rewritten after approve is %q (%s)", st, why)
 			}
 			old := fwtest.GitOut(t, dir, "rev-parse", "dev")
-			wantNotReady(t, land(t, dir, nil), "review it again")
+			landkit.WantNotReady(t, landkit.Land(t, dir, nil), "review it again")
 			wantDevAt(t, dir, old)
 		})
 	}
@@ -201,14 +202,14 @@ func TestLandCutShortAfterTheSwapThenBranchesMove(t *testing.T) {
 	for _, moved := range []string{"feature", "dev", "both", "feature deleted"} {
 		t.Run(moved, func(t *testing.T) {
 			t.Parallel()
-			dir := landProject(t, passCheck)
-			tip := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
-			queued(t, dir, "a")
-			if r := land(t, dir, []string{"FLEETWATCH_FAILPOINT=land:cas"}); r.Code != -9 {
+			dir := landkit.LandProject(t, landkit.PassCheck)
+			tip := landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+			landkit.Queued(t, dir, "a")
+			if r := landkit.Land(t, dir, []string{"FLEETWATCH_FAILPOINT=land:cas"}); r.Code != -9 {
 				t.Fatalf("the failpoint did not kill the lander: %v", r)
 			}
 			if moved == "feature" || moved == "both" {
-				feature(t, dir, "a", map[string]string{"later.txt": "after the landing\n"})
+				landkit.Feature(t, dir, "a", map[string]string{"later.txt": "after the landing\n"})
 			}
 			if moved == "dev" || moved == "both" {
 				onDev(t, dir, map[string]string{"dev.txt": "dev moves\n"})
@@ -217,7 +218,7 @@ func TestLandCutShortAfterTheSwapThenBranchesMove(t *testing.T) {
 				testkit.Git(t, dir, "branch", "-D", "feature/a")
 			}
 			var why string
-			for _, it := range list(t, dir).Items {
+			for _, it := range landkit.List(t, dir).Items {
 				if it.Slug == "a" {
 					why = it.Why
 				}
@@ -225,17 +226,17 @@ func TestLandCutShortAfterTheSwapThenBranchesMove(t *testing.T) {
 			if !strings.Contains(why, "cut short") || !strings.Contains(why, "not pinned") {
 				t.Errorf("queue list does not say the landing is unfinished: %q", why)
 			}
-			fwtest.Want(t, land(t, dir, nil), 0)
+			fwtest.Want(t, landkit.Land(t, dir, nil), 0)
 			if !fwtest.Exists(dir, "completed/a.md") || fwtest.Exists(dir, "review-needed/a.md") {
 				t.Errorf("a's plan did not move to completed/")
 			}
 			if got := fwtest.GitOut(t, dir, "rev-parse", "refs/fleetwatch/landed/a"); got != tip {
 				t.Errorf("refs/fleetwatch/landed/a = %s, want the approved %s", got, tip)
 			}
-			if l := list(t, dir); len(l.Items) != 0 && l.Items[0].Position != nil {
+			if l := landkit.List(t, dir); len(l.Items) != 0 && l.Items[0].Position != nil {
 				t.Errorf("a is still queued: %+v", l.Items)
 			}
-			wantNotReady(t, land(t, dir, nil), "empty")
+			landkit.WantNotReady(t, landkit.Land(t, dir, nil), "empty")
 		})
 	}
 }
@@ -245,11 +246,11 @@ func TestLandCutShortAfterTheSwapThenBranchesMove(t *testing.T) {
 // queue list says so, and the event log has one event naming both commits.
 func TestIntegrationMovedOutsideTheQueueIsNoticed(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck)
-	tip := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
-	queued(t, dir, "a")
-	fwtest.Want(t, land(t, dir, nil), 0)
-	wantLanded(t, dir, "a", tip)
+	dir := landkit.LandProject(t, landkit.PassCheck)
+	tip := landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	landkit.Queued(t, dir, "a")
+	fwtest.Want(t, landkit.Land(t, dir, nil), 0)
+	landkit.WantLanded(t, dir, "a", tip)
 	set := fwtest.GitOut(t, dir, "rev-parse", "dev")
 	fwtest.Want(t, fwtest.Run(t, dir, "check"), 0)
 	if r := fwtest.Run(t, dir, "queue", "list"); strings.Contains(r.Stderr, "moved outside") {
@@ -284,11 +285,11 @@ func TestIntegrationMovedOutsideTheQueueIsNoticed(t *testing.T) {
 // own) is a notice too: the queue last landed elsewhere.
 func TestIntegrationRenamedInTheWorkingTreeIsNoticed(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck)
-	feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
-	queued(t, dir, "a")
+	dir := landkit.LandProject(t, landkit.PassCheck)
+	landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	landkit.Queued(t, dir, "a")
 	testkit.Git(t, dir, "branch", "mine", "dev")
-	write(t, dir, "fleetwatch.yaml", "integration: mine\n"+passCheck)
+	landkit.Write(t, dir, "fleetwatch.yaml", "integration: mine\n"+landkit.PassCheck)
 	r := fwtest.Run(t, dir, "check")
 	fwtest.Want(t, r, 1)
 	if !strings.Contains(r.Stdout, "names mine as the integration branch") {

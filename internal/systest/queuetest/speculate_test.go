@@ -1,27 +1,28 @@
-package landtest
+package queuetest
 
 import (
 	"os"
 	"strings"
 	"testing"
 
+	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
 func TestQueueListAddRemove(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck+"  - {name: lint, run: [sh, -c, 'true']}\n")
+	dir := landkit.LandProject(t, landkit.PassCheck+"  - {name: lint, run: [sh, -c, 'true']}\n")
 	r := fwtest.Run(t, dir, "queue", "list")
 	fwtest.Want(t, r, 0)
 	if !strings.Contains(r.Stdout, "no candidates") {
 		t.Errorf("an empty list: %v", r)
 	}
-	if l := list(t, dir); l.Integration != "dev" || len(l.Items) != 0 || l.Tip == "" {
-		t.Errorf("an empty listing: %+v", l)
+	if l := landkit.List(t, dir); l.Integration != "dev" || len(l.Items) != 0 || l.Tip == "" {
+		t.Errorf("an empty landkit.Listing: %+v", l)
 	}
-	tip := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
-	feature(t, dir, "b", map[string]string{"b.txt": "b\n"})
-	queued(t, dir, "b")
+	tip := landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	landkit.Feature(t, dir, "b", map[string]string{"b.txt": "b\n"})
+	landkit.Queued(t, dir, "b")
 	r = fwtest.Run(t, dir, "queue", "list")
 	fwtest.Want(t, r, 0)
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
@@ -30,7 +31,7 @@ func TestQueueListAddRemove(t *testing.T) {
 		!strings.Contains(lines[2], "needs review") || !strings.Contains(lines[2], "+1/-0") {
 		t.Errorf("queue list:\n%s", r.Stdout)
 	}
-	l := list(t, dir)
+	l := landkit.List(t, dir)
 	if l.Items[0].Slug != "b" || l.Items[1].Slug != "a" || l.Items[1].Position != nil {
 		t.Errorf("queue entries first, then the rest: %+v", l.Items)
 	}
@@ -38,22 +39,22 @@ func TestQueueListAddRemove(t *testing.T) {
 	r = fwtest.Run(t, dir, "queue", "remove", "a")
 	fwtest.Want(t, r, 1)
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "remove", "b"), 0)
-	if st, _ := stateOf(t, dir, "b"); st != "approved" {
+	if st, _ := landkit.StateOf(t, dir, "b"); st != "approved" {
 		t.Errorf("b out of the queue is %q", st)
 	}
 
 	// An entry whose plan left review-needed/ is shown, then dropped by
 	// the next change to the queue.
-	queued(t, dir, "a")
+	landkit.Queued(t, dir, "a")
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "add", "b"), 0)
 	if err := os.Rename(dir+"/.plans/review-needed/a.md", dir+"/.plans/blocked/a.md"); err != nil {
 		t.Fatal(err)
 	}
-	if l := list(t, dir); len(l.Items) != 2 || l.Items[0].Slug != "a" || !strings.Contains(l.Items[0].Why, "left review-needed") {
+	if l := landkit.List(t, dir); len(l.Items) != 2 || l.Items[0].Slug != "a" || !strings.Contains(l.Items[0].Why, "left review-needed") {
 		t.Errorf("an entry whose plan left: %+v", l.Items)
 	}
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "remove", "b"), 0)
-	if l := list(t, dir); len(l.Items) != 1 || l.Items[0].Position != nil {
+	if l := landkit.List(t, dir); len(l.Items) != 1 || l.Items[0].Position != nil {
 		t.Errorf("the gone entry was not dropped: %+v", l.Items)
 	}
 	for _, args := range [][]string{{"queue", "add"}, {"queue", "list", "x"}, {"queue", "nope"}, {"queue", "send-back", "zz"}, {"queue", "land"}} {
@@ -66,24 +67,24 @@ func TestQueueListAddRemove(t *testing.T) {
 // once; entries keep reading queued/checking against a new base otherwise.
 func TestSpeculativeChecks(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck+"queue: {depth: 2}\n")
-	a := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
-	b := feature(t, dir, "b", map[string]string{"b.txt": "b\n"})
-	feature(t, dir, "c", map[string]string{"c.txt": "c\n"})
+	dir := landkit.LandProject(t, landkit.PassCheck+"queue: {depth: 2}\n")
+	a := landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	b := landkit.Feature(t, dir, "b", map[string]string{"b.txt": "b\n"})
+	landkit.Feature(t, dir, "c", map[string]string{"c.txt": "c\n"})
 	for _, s := range []string{"a", "b", "c"} {
-		queued(t, dir, s)
+		landkit.Queued(t, dir, s)
 	}
-	fwtest.Want(t, land(t, dir, nil), 0)
-	wantLanded(t, dir, "a", a)
-	if st, why := stateOf(t, dir, "b"); st != "ready" {
+	fwtest.Want(t, landkit.Land(t, dir, nil), 0)
+	landkit.WantLanded(t, dir, "a", a)
+	if st, why := landkit.StateOf(t, dir, "b"); st != "ready" {
 		t.Errorf("b, checked ahead of its turn, is %q (%s)", st, why)
 	}
-	if st, _ := stateOf(t, dir, "c"); st != "queued" {
+	if st, _ := landkit.StateOf(t, dir, "c"); st != "queued" {
 		t.Errorf("c, beyond the depth, is %q", st)
 	}
-	r := land(t, dir, nil)
+	r := landkit.Land(t, dir, nil)
 	fwtest.Want(t, r, 0)
-	wantLanded(t, dir, "b", b)
+	landkit.WantLanded(t, dir, "b", b)
 	if strings.Contains(r.Stderr, "checking "+b[:12]) {
 		t.Errorf("b was checked again: %s", r.Stderr)
 	}
@@ -93,27 +94,27 @@ func TestSpeculativeChecks(t *testing.T) {
 // a chain without it.
 func TestSpeculationRestartsBehindAFailure(t *testing.T) {
 	t.Parallel()
-	dir := landProject(t, passCheck+"queue: {depth: 3}\n")
-	a := feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
-	feature(t, dir, "b", map[string]string{"bad": "b\n"})
-	c := feature(t, dir, "c", map[string]string{"c.txt": "c\n"})
+	dir := landkit.LandProject(t, landkit.PassCheck+"queue: {depth: 3}\n")
+	a := landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	landkit.Feature(t, dir, "b", map[string]string{"bad": "b\n"})
+	c := landkit.Feature(t, dir, "c", map[string]string{"c.txt": "c\n"})
 	for _, s := range []string{"a", "b", "c"} {
-		queued(t, dir, s)
+		landkit.Queued(t, dir, s)
 	}
-	fwtest.Want(t, land(t, dir, nil), 0)
-	wantLanded(t, dir, "a", a)
-	if st, _ := stateOf(t, dir, "b"); st != "failed" {
+	fwtest.Want(t, landkit.Land(t, dir, nil), 0)
+	landkit.WantLanded(t, dir, "a", a)
+	if st, _ := landkit.StateOf(t, dir, "b"); st != "failed" {
 		t.Errorf("b, failing ahead of its turn, is %q", st)
 	}
 	// c's chain was rebuilt without b: its candidate on dev is checked.
-	if st, why := stateOf(t, dir, "c"); st != "ready" {
+	if st, why := landkit.StateOf(t, dir, "c"); st != "ready" {
 		t.Errorf("c behind the failing b is %q (%s)", st, why)
 	}
-	wantNotReady(t, land(t, dir, nil), "test failed")
+	landkit.WantNotReady(t, landkit.Land(t, dir, nil), "test failed")
 	fwtest.Want(t, fwtest.Run(t, dir, "queue", "send-back", "b"), 0)
-	r := land(t, dir, nil)
+	r := landkit.Land(t, dir, nil)
 	fwtest.Want(t, r, 0)
-	wantLanded(t, dir, "c", c)
+	landkit.WantLanded(t, dir, "c", c)
 	if strings.Contains(r.Stderr, "checking") {
 		t.Errorf("c was checked again: %s", r.Stderr)
 	}

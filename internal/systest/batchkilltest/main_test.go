@@ -1,0 +1,13 @@
+// Package batchkilltest kills the merge queue's batch lander (kill -9 at a
+// failpoint) at each step of a batch and its bisection, then runs it again:
+// nothing lost, nothing landed twice, every move of dev checked.
+package batchkilltest
+
+import (
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

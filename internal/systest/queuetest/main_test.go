@@ -1,0 +1,13 @@
+// Package queuetest runs the merge queue's listing, order and `queue run` as
+// real fleetwatch processes: add and remove, speculative checks, hotfix, P1,
+// max_wait and dependency order, queue run's landing and its stop on SIGTERM.
+package queuetest
+
+import (
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

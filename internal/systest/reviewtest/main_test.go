@@ -1,0 +1,14 @@
+// Package reviewtest runs review as real fleetwatch processes on real git
+// repositories: a person's approve, needs-work and defer, peer reviews by
+// other agents (accepted, revised, refused when they write, timed out),
+// approvals going stale, and the review ledger.
+package reviewtest
+
+import (
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
