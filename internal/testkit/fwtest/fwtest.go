@@ -38,10 +38,6 @@ const BarrierEnv = "FLEETWATCH_TEST_BARRIER"
 // the kit too); otherwise it runs the tests, then cleanup, and exits with their code.
 func Main(m *testing.M, fleetwatch func(args []string, stdout, stderr io.Writer) int, cleanup ...func()) {
 	if os.Getenv(AsFleetwatch) == "1" {
-		if f, err := os.OpenFile("/tmp/fwcount.log", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			fmt.Fprintln(f, os.Args[1:])
-			f.Close()
-		}
 		if b := os.Getenv(BarrierEnv); b != "" {
 			os.WriteFile(fmt.Sprintf("%s.ready.%d", b, os.Getpid()), nil, 0o644)
 			for {
