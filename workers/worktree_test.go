@@ -237,3 +237,32 @@ func TestEnsureRefusesAnotherAgentsWorktree(t *testing.T) {
 		t.Errorf("a/b again: %+v %v", again, err)
 	}
 }
+
+// Project remembers a top level only while its .git is there: a repository
+// removed, or a subdirectory that is not one, asks git again.
+func TestProjectAsksAgainWithoutGit(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(testkit.Repo(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if top, err := Project(dir); err != nil || top != dir {
+			t.Fatalf("Project(%s) = %q, %v", dir, top, err)
+		}
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if top, err := Project(sub); err != nil || top != dir {
+		t.Fatalf("Project(sub) = %q, %v", top, err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, sub} {
+		if top, err := Project(d); !errors.Is(err, ErrNotGit) {
+			t.Errorf("Project(%s) without .git = %q, %v", d, top, err)
+		}
+	}
+}
