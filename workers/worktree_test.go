@@ -238,17 +238,20 @@ func TestEnsureRefusesAnotherAgentsWorktree(t *testing.T) {
 	}
 }
 
-// Project remembers a top level only while its .git is there: a repository
-// removed, or a subdirectory that is not one, asks git again.
+// Project remembers a top level without asking git again, only while its
+// .git is there: a repository removed, or a subdirectory that is not one,
+// asks git again.
 func TestProjectAsksAgainWithoutGit(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(testkit.Repo(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
-		if top, err := Project(dir); err != nil || top != dir {
-			t.Fatalf("Project(%s) = %q, %v", dir, top, err)
-		}
+	if top, err := Project(dir); err != nil || top != dir {
+		t.Fatalf("Project(%s) = %q, %v", dir, top, err)
+	}
+	var top string
+	if n := testkit.GitRuns(t, func() { top, err = Project(dir) }); n != 0 || err != nil || top != dir {
+		t.Fatalf("Project(%s) again = %q, %v after %d git runs, want none", dir, top, err, n)
 	}
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {

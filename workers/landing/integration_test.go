@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"fleetwatch/internal/config"
+	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
-// Integration takes the first configured name that is a branch, exactly:
-// a branch under dev/ is not dev.
+// Integration takes the first configured name that is a branch, exactly (a
+// branch under dev/ is not dev), with one git call for all of them.
 func TestIntegrationIsTheFirstNameThatIsABranch(t *testing.T) {
 	dir, _ := checksRepo(t)
 	if name, err := Integration(dir, config.Settings{}); err == nil {
@@ -21,8 +22,10 @@ func TestIntegrationIsTheFirstNameThatIsABranch(t *testing.T) {
 	}
 	fwtest.GitOut(t, dir, "branch", "-D", "develop/y")
 	fwtest.GitOut(t, dir, "branch", "develop")
-	if name, err := Integration(dir, config.Settings{}); err != nil || name != "develop" {
-		t.Fatalf("develop: %q, %v", name, err)
+	var name string
+	var err error
+	if n := testkit.GitRuns(t, func() { name, err = Integration(dir, config.Settings{}) }); err != nil || name != "develop" || n != 1 {
+		t.Fatalf("develop: %q, %v after %d git runs, want one", name, err, n)
 	}
 	fwtest.GitOut(t, dir, "branch", "-D", "dev/x")
 	fwtest.GitOut(t, dir, "branch", "dev")

@@ -306,13 +306,21 @@ func reviewState(t *testing.T, dir, slug string) (approvedBy string, stale bool)
 	return "", false
 }
 
-func TestReviewStaleAfterANewCommit(t *testing.T) {
-	t.Parallel()
+// peerReviewedAndApproved is a project whose change x a peer accepted and
+// a person approved.
+func peerReviewedAndApproved(t *testing.T) string {
+	t.Helper()
 	dir := landkit.LandProject(t, "")
 	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	reviewers(t, dir, []string{"-verdict", "ACCEPT"}, nil)
 	fwtest.Want(t, fwtest.Run(t, dir, "review", "x", "--peer"), 0)
 	landkit.Approve(t, dir, "x")
+	return dir
+}
+
+func TestReviewStaleAfterANewCommit(t *testing.T) {
+	t.Parallel()
+	dir := peerReviewedAndApproved(t)
 	if by, stale := reviewState(t, dir, "x"); by == "" || stale {
 		t.Fatalf("fresh review: approved by %q, stale %v", by, stale)
 	}
@@ -324,11 +332,7 @@ func TestReviewStaleAfterANewCommit(t *testing.T) {
 
 func TestReviewHoldsAcrossAPureRebase(t *testing.T) {
 	t.Parallel()
-	dir := landkit.LandProject(t, "")
-	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
-	reviewers(t, dir, []string{"-verdict", "ACCEPT"}, nil)
-	fwtest.Want(t, fwtest.Run(t, dir, "review", "x", "--peer"), 0)
-	landkit.Approve(t, dir, "x")
+	dir := peerReviewedAndApproved(t)
 	// dev moves on; the branch is rebased onto it unchanged.
 	wt := filepath.Join(t.TempDir(), "dev")
 	testkit.Git(t, dir, "worktree", "add", "-q", wt, "dev")
