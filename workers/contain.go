@@ -79,6 +79,7 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	}
 	b.env = append(sandbox.PrivateEnv(b.tmp, cache), SocketEnv+"="+sock)
 	b.policy.Write = []string{b.tmp, b.out, cache}
+	b.policy.OpenNetwork = true
 	if job.Worktree != "" {
 		b.writes = watchWrites(job.Worktree)
 		b.policy.Write = append(b.policy.Write, job.Worktree)

@@ -45,10 +45,14 @@ func (p Policy) Start(cmd *exec.Cmd) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	// One ruleset for paths and scopes: every Landlock layer denies
-	// "refer" unless it grants it. The network is not handled: agents
-	// reach their models and their ports as before.
-	cfg := landlock.Config{HandledAccessFS: handledFS, Scoped: llsyscall.ScopeSignal}.BestEffort()
+	// One ruleset for paths, ports and scopes: every Landlock layer
+	// denies "refer" unless it grants it. Binding stays open (an agent
+	// serves on its port); connecting is what reaches the world.
+	cfg := landlock.Config{HandledAccessFS: handledFS, Scoped: llsyscall.ScopeSignal | llsyscall.ScopeAbstractUnixSocket}
+	if !p.OpenNetwork {
+		cfg.HandledAccessNet = llsyscall.AccessNetConnectTCP
+	}
+	cfg = cfg.BestEffort()
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
 		return nil, fmt.Errorf("landlock: %v", err)
@@ -111,6 +115,9 @@ func (p Policy) rules() ([]landlock.Rule, error) {
 	}
 	if len(files) > 0 {
 		rules = append(rules, landlock.RWFiles(files...))
+	}
+	for _, port := range p.Connect {
+		rules = append(rules, landlock.ConnectTCP(port))
 	}
 	return rules, nil
 }

@@ -92,6 +92,11 @@ type Policy struct {
 	// Write are folders the process may change anything under (its
 	// worktree, its temp dir), and single files it may write (devices).
 	Write []string
+	// OpenNetwork leaves TCP unhandled: the process connects anywhere.
+	// Otherwise (Landlock ABI 4+) it connects over TCP only to Connect's
+	// ports: the driver's proxies and its own port.
+	OpenNetwork bool
+	Connect     []uint16
 }
 
 // devices are the files any program expects to write: the bit buckets,

@@ -31,7 +31,7 @@ func contained(t *testing.T, script string, dirs ...string) (string, error) {
 	cmd.Dir = dirs[0]
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	release, err := Policy{Write: dirs}.Start(cmd)
+	release, err := Policy{Write: dirs, OpenNetwork: true}.Start(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func startContained(project string, cmd *exec.Cmd, write ...string) (release, do
 		release = func() {}
 		err = cmd.Start()
 	} else {
-		release, err = sandbox.Policy{Write: append(write, tmp)}.Start(cmd)
+		release, err = sandbox.Policy{Write: append(write, tmp), OpenNetwork: true}.Start(cmd)
 	}
 	if err != nil {
 		done()

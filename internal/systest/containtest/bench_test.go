@@ -24,7 +24,7 @@ func run(b *testing.B, cmd *exec.Cmd, contain bool, dirs ...string) {
 	release := func() {}
 	var err error
 	if contain {
-		release, err = sandbox.Policy{Write: dirs}.Start(cmd)
+		release, err = sandbox.Policy{Write: dirs, OpenNetwork: true}.Start(cmd)
 	} else {
 		err = cmd.Start()
 	}
