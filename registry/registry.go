@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -72,8 +73,13 @@ type Endpoint struct {
 	// Provider (`provider: anthropic`) is who serves the model, a name
 	// fleetwatch.yaml's limits: may cap across endpoints; "" is none.
 	Provider string
-	Line     int // 1-based line of this entry in the file
-	TierLine int // line of the tier: key (0 if absent)
+	// MaxProcesses (`max_processes: 512`) and MaxMemory (`max_memory:
+	// 8GiB`) bound each of its runs as a whole, in its cgroup; 0 keeps
+	// the defaults (4,096 processes, a quarter of the machine's memory).
+	MaxProcesses int64
+	MaxMemory    int64
+	Line         int // 1-based line of this entry in the file
+	TierLine     int // line of the tier: key (0 if absent)
 }
 
 // Registry is the parsed contents of one endpoints file.
@@ -318,6 +324,25 @@ func (p parser) endpointLimits(ep *Endpoint, fields map[string]field, label stri
 	if ep.AutoCommit, err = p.commitMode(fields, label); err != nil {
 		return err
 	}
+	if v, err := p.scalar(fields, "max_processes", label); err != nil || v != "" {
+		if err == nil {
+			ep.MaxProcesses, err = strconv.ParseInt(v, 10, 64)
+			if err == nil && ep.MaxProcesses < 1 {
+				err = errors.New("not above 0")
+			}
+		}
+		if err != nil {
+			return p.errorf(fields["max_processes"].key.Line, "%s max_processes: want a number above 0, not %q", label, v)
+		}
+	}
+	if v, err := p.scalar(fields, "max_memory", label); err != nil || v != "" {
+		if err == nil {
+			ep.MaxMemory, err = parseBytes(v)
+		}
+		if err != nil {
+			return p.errorf(fields["max_memory"].key.Line, "%s max_memory: %v", label, err)
+		}
+	}
 	if v, err := p.scalar(fields, "max_context", label); err != nil || v != "" {
 		if err == nil {
 			ep.MaxContext, err = spend.ParseTokens(v)
@@ -496,4 +521,17 @@ func kindName(n *yaml.Node) string {
 		return "a mapping"
 	}
 	return "an alias"
+}
+
+// parseBytes reads a size like 512MiB, 8GiB, 8G or 1048576 (bytes).
+func parseBytes(s string) (int64, error) {
+	num := strings.TrimRightFunc(strings.TrimSpace(s), unicode.IsLetter)
+	unit := strings.ToLower(strings.TrimSpace(s)[len(num):])
+	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	mult := map[string]float64{"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
+		"g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}[unit]
+	if err != nil || mult == 0 || n <= 0 || n*mult > 1<<62 {
+		return 0, fmt.Errorf("want a size like 512MiB or 8GiB, not %q", s)
+	}
+	return int64(n * mult), nil
 }

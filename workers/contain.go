@@ -97,7 +97,7 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	b.policy.Write = append(b.policy.Write, d.SandboxWrite...)
 	// Whatever the agent forks stays in its cgroup, where there can be one;
 	// else its process group and adopted daemons are tracked instead.
-	if g, err := sandbox.NewGroup(sandbox.GroupName(d.Tree.Project, d.Worker.AgentID)); err == nil {
+	if g, err := sandbox.NewGroup(sandbox.GroupName(d.Tree.Project, d.Worker.AgentID), d.runLimits()); err == nil {
 		b.group = g
 	} else if !d.saidGroup {
 		d.saidGroup = true
@@ -109,17 +109,28 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	return b, nil
 }
 
-// start starts cmd, in the box's cgroup when it has one and inside its
-// domain when contained. release, once cmd has exited, lets the thread
-// that started it go.
+// start starts cmd alone in a session, with no capability, in the box's
+// cgroup when it has one and inside its domain when contained. release,
+// once cmd has exited, lets the thread that started it go.
 func (b *box) start(contained bool, cmd *exec.Cmd) (release func(), err error) {
-	if b.group != nil {
-		b.group.Attach(cmd.SysProcAttr)
+	s := sandbox.Spawn{Group: b.group}
+	if contained {
+		s.Policy = &b.policy
 	}
-	if !contained {
-		return func() {}, cmd.Start()
+	return s.Start(cmd)
+}
+
+// runLimits bound each of the driver's runs: its endpoint's, else the
+// defaults.
+func (d *Driver) runLimits() sandbox.Limits {
+	l := sandbox.DefaultLimits()
+	if d.MaxProcs > 0 {
+		l.Procs = d.MaxProcs
 	}
-	return b.policy.Start(cmd)
+	if d.MaxMemory > 0 {
+		l.Memory = d.MaxMemory
+	}
+	return l
 }
 
 func (b *box) close() {

@@ -159,6 +159,9 @@ type Driver struct {
 	// paths the endpoint lets its agents write (`sandbox_write:`).
 	Sandbox      sandbox.Mode
 	SandboxWrite []string
+	// MaxProcs and MaxMemory bound each run in its cgroup (the endpoint's
+	// max_processes, max_memory); 0 keeps sandbox.DefaultLimits.
+	MaxProcs, MaxMemory int64
 	// AutoCommit is the endpoint's `commit: auto`: a build that exits 0
 	// with edits and no commit gets them committed by fleetwatch instead
 	// of being parked.
@@ -512,9 +515,9 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 // done is nil once the agent's exit has been received.
 func (d *Driver) stop(r *running, done <-chan error) {
 	if r.meter.paused != "" {
-		// A stopped process hears SIGTERM only once it runs again; its
+		// A frozen process hears SIGTERM only once it runs again; its
 		// proxy stays shut, so it spends nothing more.
-		syscall.Kill(-r.pgid, syscall.SIGCONT)
+		r.thaw(d.Log)
 	}
 	d.stopAgent(r.pgid, done)
 	r.streams.drain()

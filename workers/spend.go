@@ -322,7 +322,7 @@ func (d *Driver) budgetTick(r *running, t ledger.Totals) {
 	}
 }
 
-// pause stops the agent where it is: its process group stopped, its
+// pause stops the agent where it is: every process of its run frozen, its
 // proxy holding requests. The lease is kept alive and nothing is lost.
 func (d *Driver) pause(r *running, why string) {
 	m := r.meter
@@ -330,7 +330,7 @@ func (d *Driver) pause(r *running, why string) {
 	if m.proxy != nil {
 		m.proxy.Pause()
 	}
-	syscall.Kill(-r.pgid, syscall.SIGSTOP)
+	r.freeze(d.Log)
 	d.Log.Printf("paused: %s", why)
 	d.state.Paused, d.state.PausedAt = why, Stamp{d.Tree.Now()}
 	d.save()
@@ -344,7 +344,7 @@ func (d *Driver) resume(r *running, why string) {
 		return
 	}
 	m.paused = ""
-	syscall.Kill(-r.pgid, syscall.SIGCONT)
+	r.thaw(d.Log)
 	if m.proxy != nil {
 		m.proxy.Resume()
 	}
@@ -352,6 +352,30 @@ func (d *Driver) resume(r *running, why string) {
 	d.state.Paused, d.state.PausedAt = "", Stamp{}
 	d.save()
 	d.Tree.LogEvent(planfs.Event{Event: "resumed", Slug: m.slug, AgentID: d.Worker.AgentID, Reason: why})
+}
+
+// freeze stops every process of the run: its cgroup frozen, where it has
+// one (a helper that left the agent's process group cannot SIGCONT it
+// back), else its process group stopped.
+func (r *running) freeze(log *Log) {
+	if g := r.box.group; g != nil {
+		err := g.Freeze()
+		if err == nil {
+			return
+		}
+		log.Printf("could not freeze the run's cgroup (%v): its process group is stopped instead", err)
+	}
+	syscall.Kill(-r.pgid, syscall.SIGSTOP)
+}
+
+// thaw lets a frozen run go on.
+func (r *running) thaw(log *Log) {
+	if g := r.box.group; g != nil {
+		if err := g.Thaw(); err != nil {
+			log.Printf("could not thaw the run's cgroup: %v", err)
+		}
+	}
+	syscall.Kill(-r.pgid, syscall.SIGCONT)
 }
 
 // PausedRuns are the runs of project's workers paused where they are

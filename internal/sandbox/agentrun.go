@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // The gate (approve, queue, land, send back, a proposal's approve or
@@ -27,14 +29,26 @@ const CheckEnv = "FLEET_CHECK"
 const maxAncestors = 256
 
 // AgentRun says why this process is an agent's (or a check's) doing, or ""
-// when nothing marks it so: one of the agent variables in its own
-// environment, or in the environment an ancestor was started with, or a
-// driver (`fleetwatch work-once --run`) among its ancestors, which adopts
-// the orphans an agent leaves.
+// when nothing marks it so. First what it cannot shed: a fleetwatch
+// cgroup (only a process that may write /sys/fs/cgroup leaves one), or a
+// session an agent leads (every agent starts one; a process leaves it
+// only by starting its own, which its ancestors then give away). Then
+// one of the agent variables in its own environment, or in the
+// environment an ancestor was started with, or a driver (`fleetwatch
+// work-once --run`) among its ancestors, which adopts the orphans an
+// agent leaves.
 func AgentRun() string {
+	if g := agentGroup(); g != "" {
+		return fmt.Sprintf("it runs in %s, an agent's or a check's cgroup", g)
+	}
 	for _, k := range agentVars {
 		if v := os.Getenv(k); v != "" {
 			return fmt.Sprintf("%s is set, so this is an agent run", k)
+		}
+	}
+	if sid, err := unix.Getsid(0); err == nil && sid > 1 && sid != os.Getpid() {
+		if why := agentMark(sid); why != "" {
+			return "its session's leader: " + why
 		}
 	}
 	pid := os.Getppid()
@@ -43,6 +57,27 @@ func AgentRun() string {
 			return why
 		}
 		pid = parentOf(pid)
+	}
+	return ""
+}
+
+// agentGroup is the fleetwatch cgroup this process runs in, in any
+// hierarchy, "" when none.
+func agentGroup() string {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) < 3 {
+			continue
+		}
+		for _, dir := range strings.Split(parts[2], "/") {
+			if strings.HasPrefix(dir, groupPrefix) {
+				return dir
+			}
+		}
 	}
 	return ""
 }

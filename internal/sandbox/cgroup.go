@@ -1,31 +1,66 @@
 package sandbox
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// A process fleetwatch starts for an agent or a check runs, where cgroup v2
-// lets fleetwatch make groups (root, or a delegated subtree), in a cgroup
-// of its own below the starter's: whatever it forks, setsid or double fork,
-// stays inside (a contained process cannot write /sys/fs/cgroup to leave),
-// and one write to cgroup.kill ends all of it — also after the starter died
-// with kill -9, by whoever takes its work over.
+// A process fleetwatch starts for an agent or a check runs in a cgroup of
+// its own below the starter's, where the machine lets fleetwatch make one
+// (root, or a delegated subtree): whatever it forks, setsid or double
+// fork, stays inside (a contained process cannot write /sys/fs/cgroup to
+// leave), one write ends all of it — also after the starter died with
+// kill -9, by whoever takes its work over — a pause freezes all of it, and
+// its processes and memory are bounded.
+//
+// cgroup v2 gives the group, its kill and its freeze; process and memory
+// limits come from v2's pids and memory controllers where the v2
+// hierarchy holds them, else from the v1 pids and memory hierarchies
+// (hybrid machines mount v2 with no controller at all), and the freeze
+// from v1's freezer when there is no v2 group.
 
 // Group is one such cgroup, open for starting processes in it.
 type Group struct {
+	// Path is the v2 group, "" when there is none; the state file records
+	// it, and KillGroup(Path) ends the run.
 	Path string
 	dir  *os.File
+	// v1 are the run's folders in the v1 hierarchies that stand in for
+	// controllers v2 lacks, by controller.
+	v1     map[string]string
+	limits Limits
+	held   []string // what holds, for the faces: "kill", "freeze", "4096 processes", …
+}
+
+// Limits bound one run as a whole; 0 leaves that one unbounded.
+type Limits struct {
+	Procs  int64 // processes and threads
+	Memory int64 // bytes
+}
+
+// DefaultLimits are 4,096 processes and a quarter of the machine's memory.
+func DefaultLimits() Limits {
+	return Limits{Procs: 4096, Memory: memTotal() / 4}
+}
+
+func memTotal() int64 {
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit)
 }
 
 // groupPrefix starts every cgroup fleetwatch makes; KillGroup refuses any
@@ -48,46 +83,213 @@ func GroupName(project, who string) string {
 	return groupPrefix + hex.EncodeToString(h[:4]) + "-" + strings.TrimLeft(clean, ".")
 }
 
+// v1Controllers are the v1 hierarchies a run may use, each only where v2
+// does not hold its controller.
+var v1Controllers = []string{"pids", "memory", "freezer"}
+
 // NewGroup makes (or empties and reuses) the cgroup name below this
-// process's own; an error says why there is none (no cgroup v2, no right
-// to make groups there), and the caller goes on without.
-func NewGroup(name string) (*Group, error) {
+// process's own, bounded by lim; an error says why there is none at all
+// (no cgroup hierarchy this process may make groups in), and the caller
+// goes on without. Held says what the group does.
+func NewGroup(name string, lim Limits) (*Group, error) {
 	if !strings.HasPrefix(name, groupPrefix) || strings.ContainsRune(name, '/') {
 		return nil, fmt.Errorf("cgroup %q: not a fleetwatch group name", name)
 	}
+	g := &Group{v1: map[string]string{}, limits: lim}
+	v2err := g.makeV2(name)
+	v2has := g.v2Controllers()
+	for _, c := range v1Controllers {
+		if slices.Contains(v2has, c) || c == "freezer" && g.Path != "" {
+			continue
+		}
+		if p, err := makeV1(c, name); err == nil {
+			g.v1[c] = p
+		}
+	}
+	if g.Path == "" && len(g.v1) == 0 {
+		return nil, v2err
+	}
+	if err := g.setLimits(v2has); err != nil {
+		g.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// makeV2 makes the v2 group name below ours.
+func (g *Group) makeV2(name string) error {
 	own, err := ownGroup()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Starting a process in the new group moves it from ours: both
 	// cgroup.procs must be ours to write.
 	if err := unix.Access(filepath.Join(own, "cgroup.procs"), unix.W_OK); err != nil {
-		return nil, fmt.Errorf("cgroup %s: %v", own, err)
+		return fmt.Errorf("cgroup %s: %v", own, err)
+	}
+	// Where we may, the controllers our group has are handed down.
+	if data, err := os.ReadFile(filepath.Join(own, "cgroup.controllers")); err == nil {
+		for _, c := range strings.Fields(string(data)) {
+			if c == "pids" || c == "memory" {
+				_ = os.WriteFile(filepath.Join(own, "cgroup.subtree_control"), []byte("+"+c), 0)
+			}
+		}
 	}
 	p := filepath.Join(own, name)
 	if _, err := os.Stat(p); err == nil {
 		// A group left by a starter that died: what runs there goes first.
 		if err := KillGroup(p); err != nil {
-			return nil, err
+			return err
 		}
 	} else if err := os.Mkdir(p, 0o755); err != nil {
-		return nil, fmt.Errorf("cgroup %s: %v", p, err)
+		return fmt.Errorf("cgroup %s: %v", p, err)
 	}
 	if _, err := os.Stat(filepath.Join(p, "cgroup.kill")); err != nil {
 		os.Remove(p)
-		return nil, fmt.Errorf("cgroup %s: no cgroup.kill (Linux 5.14+)", p)
+		return fmt.Errorf("cgroup %s: no cgroup.kill (Linux 5.14+)", p)
 	}
 	dir, err := os.Open(p)
 	if err != nil {
 		os.Remove(p)
-		return nil, err
+		return err
 	}
-	return &Group{Path: p, dir: dir}, nil
+	g.Path, g.dir = p, dir
+	g.held = append(g.held, "kill", "freeze")
+	return nil
 }
 
-// Attach makes the process attr starts begin its life in g.
+// v2Controllers are the controllers the v2 group has.
+func (g *Group) v2Controllers() []string {
+	if g.Path == "" {
+		return nil
+	}
+	data, _ := os.ReadFile(filepath.Join(g.Path, "cgroup.controllers"))
+	return strings.Fields(string(data))
+}
+
+// setLimits writes g's limits where a controller holds them.
+func (g *Group) setLimits(v2has []string) error {
+	set := func(dir, file string, v int64, what string) error {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatInt(v, 10)), 0); err != nil {
+			return fmt.Errorf("cgroup %s: %s: %v", dir, file, err)
+		}
+		g.held = append(g.held, what)
+		return nil
+	}
+	if n := g.limits.Procs; n > 0 {
+		procs := fmt.Sprintf("%d processes", n)
+		switch {
+		case slices.Contains(v2has, "pids"):
+			if err := set(g.Path, "pids.max", n, procs); err != nil {
+				return err
+			}
+		case g.v1["pids"] != "":
+			if err := set(g.v1["pids"], "pids.max", n, procs); err != nil {
+				return err
+			}
+		}
+	}
+	if n := g.limits.Memory; n > 0 {
+		mem := fmt.Sprintf("%.1f GiB of memory", float64(n)/(1<<30))
+		switch {
+		case slices.Contains(v2has, "memory"):
+			if err := set(g.Path, "memory.max", n, mem); err != nil {
+				return err
+			}
+		case g.v1["memory"] != "":
+			if err := set(g.v1["memory"], "memory.limit_in_bytes", n, mem); err != nil {
+				return err
+			}
+		}
+	}
+	if g.Path == "" && g.v1["freezer"] != "" {
+		g.held = append(g.held, "freeze")
+	}
+	return nil
+}
+
+// Held says what g does, in a few words: "kill, freeze, 4096 processes,
+// 6.0 GiB of memory".
+func (g *Group) Held() string {
+	if g == nil {
+		return ""
+	}
+	return strings.Join(g.held, ", ")
+}
+
+// Bounded reports whether both of g's limits hold.
+func (g *Group) Bounded() bool {
+	return g != nil && (g.limits.Procs == 0 || slices.ContainsFunc(g.held, func(s string) bool { return strings.HasSuffix(s, " processes") })) &&
+		(g.limits.Memory == 0 || slices.ContainsFunc(g.held, func(s string) bool { return strings.HasSuffix(s, " of memory") }))
+}
+
+// Attach makes the process attr starts begin its life in g's v2 group.
 func (g *Group) Attach(attr *syscall.SysProcAttr) {
+	if g == nil || g.dir == nil {
+		return
+	}
 	attr.UseCgroupFD, attr.CgroupFD = true, int(g.dir.Fd())
+}
+
+// joinV1 moves thread tid into g's v1 groups, so what it forks starts
+// there; leaveV1 moves it back to ours.
+func (g *Group) joinV1(tid int) error {
+	if g == nil {
+		return nil
+	}
+	for c, dir := range g.v1 {
+		if err := os.WriteFile(filepath.Join(dir, "tasks"), []byte(strconv.Itoa(tid)), 0); err != nil {
+			return fmt.Errorf("cgroup %s (%s): %v", dir, c, err)
+		}
+	}
+	return nil
+}
+
+func (g *Group) leaveV1(tid int) {
+	if g == nil {
+		return
+	}
+	for _, dir := range g.v1 {
+		_ = os.WriteFile(filepath.Join(filepath.Dir(dir), "tasks"), []byte(strconv.Itoa(tid)), 0)
+	}
+}
+
+// Freeze stops every process of g where it is (and Thaw lets them go on):
+// a SIGCONT from one of them cannot wake another, as it can a stopped
+// process group. It waits, a second at most, until the kernel says so.
+func (g *Group) Freeze() error { return g.freeze(true) }
+
+// Thaw undoes Freeze.
+func (g *Group) Thaw() error { return g.freeze(false) }
+
+func (g *Group) freeze(on bool) error {
+	if g == nil {
+		return errors.New("no cgroup")
+	}
+	file, val, want, state := "cgroup.freeze", "0", "frozen 0", "cgroup.events"
+	dir := g.Path
+	if on {
+		val, want = "1", "frozen 1"
+	}
+	if dir == "" {
+		dir = g.v1["freezer"]
+		file, val, want, state = "freezer.state", "THAWED", "THAWED", "freezer.state"
+		if on {
+			val, want = "FROZEN", "FROZEN"
+		}
+	}
+	if dir == "" {
+		return errors.New("no freezer")
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(val), 0); err != nil {
+		return fmt.Errorf("cgroup %s: %v", dir, err)
+	}
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if data, _ := os.ReadFile(filepath.Join(dir, state)); strings.Contains(string(data), want) {
+			return nil
+		}
+	}
+	return fmt.Errorf("cgroup %s: not %s after a second", dir, want)
 }
 
 // Close kills what is left in g, and removes it.
@@ -95,32 +297,57 @@ func (g *Group) Close() error {
 	if g == nil {
 		return nil
 	}
-	defer g.dir.Close()
-	if err := KillGroup(g.Path); err != nil {
-		return err
+	var errs []error
+	if g.Path != "" {
+		defer g.dir.Close()
+		errs = append(errs, RemoveGroup(g.Path))
 	}
-	return os.Remove(g.Path)
+	for _, dir := range g.v1 {
+		errs = append(errs, RemoveGroup(dir))
+	}
+	return errors.Join(errs...)
 }
 
-// KillGroup kills every process in the fleetwatch cgroup at path and
-// waits, a few seconds at most, until it is empty. A path that is gone is
-// no error; one that is not a fleetwatch group is refused.
+// KillGroup kills every process in the fleetwatch cgroup at path (v2, or a
+// v1 hierarchy's) and waits, a few seconds at most, until it is empty. A
+// path that is gone is no error; one that is not a fleetwatch group is
+// refused.
 func KillGroup(path string) error {
 	if !strings.HasPrefix(filepath.Base(path), groupPrefix) {
 		return fmt.Errorf("cgroup %s: not one of fleetwatch's", path)
 	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	v2 := true
 	if err := os.WriteFile(filepath.Join(path, "cgroup.kill"), []byte("1"), 0); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+			return fmt.Errorf("cgroup %s: %v", path, err)
 		}
-		return fmt.Errorf("cgroup %s: %v", path, err)
+		v2 = false
 	}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if !v2 {
+			// v1 has no kill: each process, until none is left (one
+			// forked meanwhile is in the next read).
+			killEach(path)
+		}
 		if groupEmpty(path) {
 			return nil
 		}
 	}
-	return fmt.Errorf("cgroup %s: still populated after cgroup.kill", path)
+	return fmt.Errorf("cgroup %s: still populated after being killed", path)
+}
+
+// killEach sends SIGKILL to every process cgroup.procs lists, never this
+// one.
+func killEach(path string) {
+	data, _ := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+	for _, f := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 && pid != os.Getpid() {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // RemoveGroup kills what is in the group at path and removes it.
@@ -134,74 +361,151 @@ func RemoveGroup(path string) error {
 	return nil
 }
 
-// SweepGroups removes the empty fleetwatch cgroups below this process's
-// own whose name starts with prefix and that are older than age: those a
-// starter killed with kill -9 left behind, when their names are never
-// used again (a check's). A young empty one may be about to be used.
+// SweepGroups removes the empty fleetwatch cgroups (v2 and v1) below this
+// process's own whose name starts with prefix and that are older than
+// age: those a starter killed with kill -9 left behind, when their names
+// are never used again (a check's). A young empty one may be about to be
+// used.
 func SweepGroups(prefix string, age time.Duration) {
-	own, err := ownGroup()
-	if err != nil || !strings.HasPrefix(prefix, groupPrefix) {
+	if !strings.HasPrefix(prefix, groupPrefix) {
 		return
 	}
-	entries, _ := os.ReadDir(own)
-	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
-			continue
+	var parents []string
+	if own, err := ownGroup(); err == nil {
+		parents = append(parents, own)
+	}
+	for _, c := range v1Controllers {
+		if own, err := ownV1(c); err == nil {
+			parents = append(parents, own)
 		}
-		p := filepath.Join(own, e.Name())
-		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > age && groupEmpty(p) {
-			os.Remove(p)
+	}
+	for _, own := range parents {
+		entries, _ := os.ReadDir(own)
+		for _, e := range entries {
+			if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+				continue
+			}
+			p := filepath.Join(own, e.Name())
+			if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > age && groupEmpty(p) {
+				os.Remove(p)
+			}
 		}
 	}
 }
 
-// groupEmpty reads cgroup.events' "populated 0".
+// groupEmpty reads cgroup.events' "populated 0" (v2), or an empty
+// cgroup.procs (v1).
 func groupEmpty(path string) bool {
 	data, err := os.ReadFile(filepath.Join(path, "cgroup.events"))
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
+	if errors.Is(err, os.ErrNotExist) {
+		procs, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		return errors.Is(err, os.ErrNotExist) || err == nil && len(strings.TrimSpace(string(procs))) == 0
 	}
-	return strings.Contains(string(data), "populated 0")
+	return err == nil && strings.Contains(string(data), "populated 0")
 }
 
 // ownGroup is this process's cgroup v2 folder.
 func ownGroup() (string, error) {
-	mount, err := cgroup2Mount()
+	mount, err := mountOf("cgroup2", "")
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return "", err
+	rest, ok := cgroupLine("")
+	if !ok {
+		return "", errors.New("no cgroup v2 for this process")
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "0::"); ok {
-			return filepath.Join(mount, filepath.Clean("/"+rest)), nil
-		}
-	}
-	return "", errors.New("no cgroup v2 for this process")
+	return filepath.Join(mount, filepath.Clean("/"+rest)), nil
 }
 
-// cgroup2Mount is where the cgroup v2 hierarchy is mounted.
-func cgroup2Mount() (string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+// ownV1 is this process's folder in the v1 hierarchy of controller c.
+func ownV1(c string) (string, error) {
+	mount, err := mountOf("cgroup", c)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// ID parent major:minor root mountpoint options ... - fstype source opts
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		if !ok || !strings.HasPrefix(post, "cgroup2 ") {
+	rest, ok := cgroupLine(c)
+	if !ok {
+		return "", fmt.Errorf("no cgroup v1 %s for this process", c)
+	}
+	return filepath.Join(mount, filepath.Clean("/"+rest)), nil
+}
+
+// makeV1 makes (or empties and reuses) the group name in c's v1
+// hierarchy, below ours.
+func makeV1(c, name string) (string, error) {
+	own, err := ownV1(c)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(own, name)
+	if _, err := os.Stat(p); err == nil {
+		if err := KillGroup(p); err != nil {
+			return "", err
+		}
+	} else if err := os.Mkdir(p, 0o755); err != nil {
+		return "", fmt.Errorf("cgroup %s: %v", p, err)
+	}
+	if err := unix.Access(filepath.Join(p, "tasks"), unix.W_OK); err != nil {
+		os.Remove(p)
+		return "", fmt.Errorf("cgroup %s: %v", p, err)
+	}
+	return p, nil
+}
+
+// cgroupLine is this process's path in the hierarchy of controller c
+// ("" for v2) as /proc/self/cgroup says.
+func cgroupLine(c string) (string, bool) {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
 			continue
 		}
-		if f := strings.Fields(pre); len(f) >= 5 {
-			var st unix.Statfs_t
-			if unix.Statfs(f[4], &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC {
-				return f[4], nil
-			}
+		if c == "" && parts[0] == "0" && parts[1] == "" {
+			return parts[2], true
 		}
+		if c != "" && slices.Contains(strings.Split(parts[1], ","), c) {
+			return parts[2], true
+		}
+	}
+	return "", false
+}
+
+var mounts = sync.OnceValue(func() []string {
+	data, _ := os.ReadFile("/proc/self/mountinfo")
+	return strings.Split(string(data), "\n")
+})
+
+// mountOf is where the hierarchy of fstype (cgroup2, or cgroup for v1
+// controller c) is mounted.
+func mountOf(fstype, c string) (string, error) {
+	for _, line := range mounts() {
+		// ID parent major:minor root mountpoint options ... - fstype source opts
+		pre, post, ok := strings.Cut(line, " - ")
+		if !ok || !strings.HasPrefix(post, fstype+" ") {
+			continue
+		}
+		f, pf := strings.Fields(pre), strings.Fields(post)
+		if len(f) < 5 || len(pf) < 3 {
+			continue
+		}
+		if c != "" && !slices.Contains(strings.Split(pf[2], ","), c) {
+			continue
+		}
+		var st unix.Statfs_t
+		magic := int64(unix.CGROUP2_SUPER_MAGIC)
+		if c != "" {
+			magic = unix.CGROUP_SUPER_MAGIC
+		}
+		if unix.Statfs(f[4], &st) == nil && st.Type == magic {
+			return f[4], nil
+		}
+	}
+	if c != "" {
+		return "", fmt.Errorf("no cgroup v1 %s hierarchy mounted", c)
 	}
 	return "", errors.New("no cgroup v2 hierarchy mounted")
 }

@@ -114,7 +114,7 @@ func TestParseModeAndStatus(t *testing.T) {
 // A process started in a Group cannot take anything out of it: a daemon
 // it starts in a session of its own still ends when the group is closed.
 func TestGroupKillsWhatLeftTheProcessGroup(t *testing.T) {
-	g, err := NewGroup(GroupName(t.TempDir(), "test"))
+	g, err := NewGroup(GroupName(t.TempDir(), "test"), DefaultLimits())
 	if err != nil {
 		t.Skipf("no cgroup v2 group here: %v", err)
 	}

@@ -121,6 +121,40 @@ func Alive(pid int) bool {
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
+// Paused reports whether pid is held where it is: stopped (T in
+// /proc/PID/stat), or in a frozen cgroup (v2's cgroup.events, or v1's
+// freezer.state), as a driver pauses a run.
+func Paused(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 0 && f[0] == "T" {
+		return true
+	}
+	groups, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	for _, line := range strings.Split(string(groups), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) < 3 {
+			continue
+		}
+		switch {
+		case parts[1] == "":
+			for _, mount := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+				if ev, err := os.ReadFile(filepath.Join(mount, parts[2], "cgroup.events")); err == nil && strings.Contains(string(ev), "frozen 1") {
+					return true
+				}
+			}
+		case parts[1] == "freezer":
+			if st, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/freezer", parts[2], "freezer.state")); err == nil && strings.TrimSpace(string(st)) == "FROZEN" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // KillGroup ends a detached test worker and its process group, for
 // t.Cleanup: such a worker outlives the test binary otherwise.
 func KillGroup(pid int) {

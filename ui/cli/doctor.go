@@ -126,7 +126,7 @@ func sandboxFinding(m sandbox.Mode) finding {
 // cgroupFinding makes and removes an empty cgroup, as a driver does for
 // each agent: the one sure way to know it may.
 func cgroupFinding() finding {
-	g, err := sandbox.NewGroup(sandbox.GroupName("doctor", strconv.Itoa(os.Getpid())))
+	g, err := sandbox.NewGroup(sandbox.GroupName("doctor", strconv.Itoa(os.Getpid())), sandbox.DefaultLimits())
 	if err != nil {
 		return finding{fNone, "cgroups: none delegated (" + err.Error() + "): what an agent leaves running is stopped by process group instead"}
 	}

@@ -32,21 +32,17 @@ func startContained(project string, cmd *exec.Cmd, write ...string) (release, do
 	// A cgroup of its own, where there can be one: a daemon it starts ends
 	// with it, however it left its process group.
 	sandbox.SweepGroups(sandbox.GroupName(project, "fw-"), time.Minute)
-	group, _ := sandbox.NewGroup(sandbox.GroupName(project, filepath.Base(tmp)))
-	if group != nil {
-		group.Attach(cmd.SysProcAttr)
-	}
+	group, _ := sandbox.NewGroup(sandbox.GroupName(project, filepath.Base(tmp)), sandbox.DefaultLimits())
 	done = func() {
 		group.Close()
 		os.RemoveAll(tmp)
 	}
 	cmd.Env = append(cmd.Env, sandbox.PrivateEnv(tmp, filepath.Join(tmp, ".cache"))...)
-	if !contained {
-		release = func() {}
-		err = cmd.Start()
-	} else {
-		release, err = sandbox.Policy{Write: append(write, tmp), OpenNetwork: true}.Start(cmd)
+	spawn := sandbox.Spawn{Group: group}
+	if contained {
+		spawn.Policy = &sandbox.Policy{Write: append(write, tmp), OpenNetwork: true}
 	}
+	release, err = spawn.Start(cmd)
 	if err != nil {
 		done()
 		return nil, nil, err

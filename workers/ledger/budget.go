@@ -12,6 +12,7 @@ import (
 
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/safepath"
+	"fleetwatch/internal/sandbox"
 	"fleetwatch/internal/spend"
 	"fleetwatch/model"
 )
@@ -116,6 +117,11 @@ type Extension struct {
 func Extend(project string, e Extension) error {
 	if e.Plan == "" || (e.Tokens <= 0 && e.USD <= 0) {
 		return errors.New("budget extension: want a plan and tokens or dollars above 0")
+	}
+	// The budget is the agent's circuit breaker: a person raises it, never
+	// a process an agent started, however its environment was cleaned.
+	if why := sandbox.AgentRun(); why != "" {
+		return fmt.Errorf("budget extend %s: refused: a person extends a budget, and %s", e.Plan, why)
 	}
 	line, err := json.Marshal(e)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
@@ -96,14 +97,13 @@ func pausedEntry(t *testing.T, dir string) inboxEntry {
 	return got
 }
 
-// stopped reports whether pid is stopped (T in /proc/PID/stat).
+// stopped reports whether pid is held where it is: frozen in its cgroup,
+// or stopped.
 func stopped(t *testing.T, pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
+	if !testkit.Alive(pid) {
+		t.Fatalf("process %d is gone", pid)
 	}
-	s := string(data)
-	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])[0] == "T"
+	return testkit.Paused(pid)
 }
 
 // A run crossing its budget is paused (its agent stopped, checked in
