@@ -99,13 +99,14 @@ type Policy struct {
 	Connect     []uint16
 }
 
-// devices are the files any program expects to write: the bit buckets,
-// randomness, terminals. Missing ones are skipped.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+// devices are the files any program expects to write: the bit buckets
+// and randomness. No terminal is among them: an agent shares none with a
+// person. Missing ones are skipped.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
-// deviceDirs are folders of devices and scratch space shared by every
-// process of the host: nothing fleetwatch trusts lives there.
-var deviceDirs = []string{"/dev/pts", "/dev/shm"}
+// deviceDirs are folders of scratch space shared by every process of the
+// host: nothing fleetwatch trusts lives there.
+var deviceDirs = []string{"/dev/shm"}
 
 // PrivateEnv is what a contained process's environment gets so that the
 // tools it runs write into its own temp dir and caches instead of the

@@ -1,0 +1,15 @@
+// Package boundarytest runs an intruding agent, and an intruding check,
+// under a real `work-once --run` driver and a real `queue land`, each in
+// a real terminal: nothing they run may type into a person's terminal,
+// make a device, hold a capability, outrun its process limit, wake itself
+// from a pause or act as the person at the gate.
+package boundarytest
+
+import (
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
