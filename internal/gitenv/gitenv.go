@@ -150,10 +150,10 @@ func confine(args []string) []string {
 // with GIT_DIR and GIT_WORK_TREE named (no discovery), and with neither
 // the system's nor the user's config (GIT_CONFIG_NOSYSTEM,
 // GIT_CONFIG_GLOBAL): what is left is the project's own config, which no
-// agent writes. A folder whose nearest .git is not a folder, inside a
-// repository that names none of its folders, gets a GIT_DIR that does not
-// exist, and git refuses it; a main checkout, or a worktree outside any
-// repository's folder, is left to git.
+// agent writes. A folder whose nearest .git is not a folder, or lies in a
+// repository's var/, inside a repository that names none of its folders,
+// gets a GIT_DIR that does not exist, and git refuses it; a main checkout,
+// or a worktree outside any repository's folder, is left to git.
 //
 // Cost in a main checkout's top folder, where most git runs: one lstat a
 // folder above it, and nothing read.
@@ -215,10 +215,23 @@ func locate(dir string) location {
 			return l
 		}
 	}
-	if near != "" && !nearIsDir && len(repos) > 0 {
+	if near != "" && (!nearIsDir || underVar(near, repos)) && len(repos) > 0 {
 		l.stray = near
 	}
 	return l
+}
+
+// underVar reports whether dir lies in the var/ folder of one of repos:
+// fleetwatch's own, where it keeps worktrees and agents' stores, so a
+// repository there that no record names is an agent's (a worktree whose
+// .git it deleted, pruned since, then made a folder).
+func underVar(dir string, repos []string) bool {
+	for _, r := range repos {
+		if strings.HasPrefix(dir, filepath.Join(r, "var")+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // walk finds the nearest folder at or above d holding a .git (and whether

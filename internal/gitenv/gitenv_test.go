@@ -277,3 +277,38 @@ func BenchmarkPinWorktree(b *testing.B) {
 		Pin(wt)
 	}
 }
+
+// A worktree the repository no longer names (its .git deleted, then
+// pruned) with a git folder of its agent's making is refused, not
+// believed: under var/, a repository no record names is an agent's.
+func TestPinRefusesAPrunedWorktreesGitFolder(t *testing.T) {
+	repo, wt := linked(t)
+	os.Remove(filepath.Join(wt, ".git"))
+	for _, args := range [][]string{{"-C", repo, "worktree", "prune"}, {"init", "-q", "-b", "evil", wt}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if out, err := Command(context.Background(), wt, "rev-parse", "--abbrev-ref", "HEAD").CombinedOutput(); err == nil {
+		t.Errorf("the agent's repository was believed: %s", out)
+	}
+}
+
+// In a worktree git reads neither the user's nor the system's config: a
+// filter defined there is not one an agent's .gitattributes can name.
+func TestPinnedGitReadsNoGlobalConfig(t *testing.T) {
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	os.WriteFile(global, []byte("[user]\n\tname = global-user\n[filter \"g\"]\n\tclean = touch /nonexistent/ran\n"), 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	repo, wt := linked(t)
+	get := func(dir string) string {
+		out, _ := Command(context.Background(), dir, "config", "--get", "user.name").Output()
+		return strings.TrimSpace(string(out))
+	}
+	if got := get(repo); got != "global-user" {
+		t.Errorf("in the main checkout: %q, want the user's config read", got)
+	}
+	if got := get(wt); got != "" {
+		t.Errorf("in the worktree: %q, want no user config read", got)
+	}
+}
