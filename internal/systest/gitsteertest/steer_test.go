@@ -129,6 +129,9 @@ func TestAFIFOBranchRefDoesNotHangTheDriver(t *testing.T) {
 	if !strings.Contains(logOf(dir), "hand-in answered") {
 		t.Errorf("the agent's hand-in was never answered; log:\n%s", logOf(dir))
 	}
+	if !strings.Contains(logOf(dir), "could not bring the agent's commits: read "+filepath.Join(dir, "var", "fleet", "sandbox", "w1", "git", "refs", "heads", "feature", "x")+": not a regular file") {
+		t.Errorf("the driver does not say why it brought nothing; log:\n%s", logOf(dir))
+	}
 	if fwtest.Exists(dir, "in-progress/x.md") {
 		t.Errorf("the plan stayed in-progress: %v\nlog:\n%s", fwtest.Contents(t, dir), logOf(dir))
 	}
