@@ -1,16 +1,15 @@
 package workers
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"syscall"
 
 	"fleetwatch/internal/gitenv"
 )
@@ -22,7 +21,9 @@ import (
 // delete what is not its own. The layout:
 //
 //   - GIT_DIR points at var/fleet/sandbox/<agent>/git, a git dir the driver
-//     refills before each run: the project's config, its branches and tags
+//     refills before each run: the keys of the project's config that say
+//     how its repository is laid out and who commits (storeConfig; no
+//     remote, credential or program), its branches and tags
 //     as packed refs, the plan's branch as a loose ref and HEAD, the index
 //     of the worktree, and an objects folder whose alternate is the
 //     project's (read, never written); GIT_WORK_TREE is its worktree;
@@ -62,15 +63,13 @@ func openGitBox(project, wt, store, ref string) (*gitBox, error) {
 	return b, nil
 }
 
-// readSmall reads a git link or ref file, never through a symlink.
-func readSmall(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 4096))
-}
+// Bounds on what the driver reads of the agent's store and the worktree's
+// index (gitenv.ReadFile: regular files only, never blocking).
+const (
+	maxRef    = 4 << 10
+	maxPacked = 64 << 20
+	maxIndex  = 1 << 30
+)
 
 // refill rewrites everything in the store but its objects, which may hold
 // what the agent staged and has not committed yet.
@@ -78,7 +77,7 @@ func (b *gitBox) refill() error {
 	if err := b.empty(); err != nil {
 		return err
 	}
-	cfg, err := os.ReadFile(filepath.Join(b.common, "config"))
+	cfg, err := storeConfig(b.project, filepath.Join(b.common, "config"))
 	if err != nil {
 		return err
 	}
@@ -103,7 +102,7 @@ func (b *gitBox) refill() error {
 		return err
 	}
 	files := map[string]string{
-		"config":                  string(cfg),
+		"config":                  cfg,
 		"HEAD":                    "ref: " + b.ref + "\n",
 		"packed-refs":             packed.String(),
 		"objects/info/alternates": filepath.Join(b.common, "objects") + "\n",
@@ -161,18 +160,85 @@ func (b *gitBox) empty() error {
 	return nil
 }
 
+// storeKeys are the keys of the project's config an agent's git store
+// gets: how the repository is laid out (its format, its extensions, how
+// files are checked out and compared) and who commits. Nothing that names
+// a remote or a URL (remote.*, url.*, http.*), a credential, a program
+// (hooks, filters, drivers, sshCommand, editors, pagers, fsmonitor) or
+// another file (include*): the store is the agent's, and so is anything
+// its config would run or reveal.
+var storeKeys = map[string]bool{
+	"core.repositoryformatversion": true, "core.filemode": true, "core.symlinks": true,
+	"core.ignorecase": true, "core.precomposeunicode": true, "core.protectntfs": true,
+	"core.protecthfs": true, "core.logallrefupdates": true, "core.autocrlf": true,
+	"core.eol": true, "core.safecrlf": true, "core.checkroundtripencoding": true,
+	"core.quotepath": true, "core.abbrev": true, "core.compression": true,
+	"core.loosecompression": true, "core.bigfilethreshold": true, "core.trustctime": true,
+	"core.checkstat": true, "core.whitespace": true, "core.commentchar": true,
+	"index.version": true, "i18n.commitencoding": true, "i18n.logoutputencoding": true,
+	"user.name": true, "user.email": true, "author.name": true, "author.email": true,
+	"committer.name": true, "committer.email": true,
+}
+
+// storeConfig is the agent's store's config: the project's config file at
+// path (its own keys, no include followed) cut to storeKeys and every
+// extensions.* key, each value quoted, with core.bare false.
+func storeConfig(project, path string) (string, error) {
+	r, err := gitenv.Run(context.Background(), gitenv.Call{
+		Dir:  project,
+		Args: []string{"config", "--file", path, "--no-includes", "--null", "--list"},
+	})
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", path, err)
+	}
+	sections := map[string][]string{}
+	for _, entry := range strings.Split(string(r.Out), "\x00") {
+		key, value, _ := strings.Cut(entry, "\n")
+		section, name, ok := strings.Cut(key, ".")
+		if !ok || !plainName(section) || !plainName(name) || !storeKeys[key] && section != "extensions" || key == "core.bare" {
+			continue
+		}
+		sections[section] = append(sections[section], "\t"+name+" = "+quoteConfig(value)+"\n")
+	}
+	sections["core"] = append(sections["core"], "\tbare = false\n")
+	var b strings.Builder
+	for _, section := range slices.Sorted(maps.Keys(sections)) {
+		b.WriteString("[" + section + "]\n")
+		for _, line := range sections[section] {
+			b.WriteString(line)
+		}
+	}
+	return b.String(), nil
+}
+
+// plainName is a config section or variable name without a subsection:
+// letters, digits and '-'.
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteConfig is value as a double-quoted git config value.
+func quoteConfig(value string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`, "\b", `\b`)
+	return `"` + r.Replace(value) + `"`
+}
+
 // readIndex reads the worktree's index, so what was staged stays staged;
 // nil when there is none.
 func readIndex(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	data, err := gitenv.ReadFile(p, maxIndex)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 1<<30))
+	return data, err
 }
 
 // env points the agent's git at its own store and its worktree.
@@ -194,7 +260,7 @@ func (b *gitBox) settle() error {
 // tip reads the branch's tip in the agent's store: a loose ref, else a
 // packed one; "" when the agent deleted it. Only a plain object id counts.
 func (b *gitBox) tip() (string, error) {
-	data, err := readSmall(filepath.Join(b.store, filepath.FromSlash(b.ref)))
+	data, err := gitenv.ReadFile(filepath.Join(b.store, filepath.FromSlash(b.ref)), maxRef)
 	switch {
 	case err == nil:
 		id := strings.TrimSpace(string(data))
@@ -214,23 +280,21 @@ func (b *gitBox) tip() (string, error) {
 
 // readPacked reads a packed-refs file's "<id> <ref>" lines.
 func readPacked(p string) (map[string]string, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	data, err := gitenv.ReadFile(p, maxPacked)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	out := map[string]string{}
-	sc := bufio.NewScanner(io.LimitReader(f, 64<<20))
-	for sc.Scan() {
-		id, name, ok := strings.Cut(sc.Text(), " ")
+	for _, line := range strings.Split(string(data), "\n") {
+		id, name, ok := strings.Cut(line, " ")
 		if ok && isObjectID(id) {
 			out[name] = id
 		}
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 func isObjectID(s string) bool {

@@ -62,9 +62,12 @@ func (d *Driver) noCommit(r *running, o Outcome) (Outcome, bool) {
 }
 
 // uncommitted lists the worktree's changed and untracked files (ignored
-// ones are not the agent's change), without .env.fleetwatch.
+// ones are not the agent's change), without .env.fleetwatch. A submodule
+// counts when its checked-out commit moved; its own work tree is not
+// looked into, since git would run a git there in whatever repository the
+// agent put in that folder.
 func uncommitted(wt string) ([]string, error) {
-	out, err := git(wt, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
+	out, err := git(wt, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty")
 	if err != nil {
 		return nil, err
 	}

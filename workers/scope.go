@@ -174,8 +174,9 @@ func (d *Driver) parkForScope(r *running, paths []string) Outcome {
 func (s *scanner) touched() ([]string, error) {
 	// Porcelain v2: no line starts with a space, so nothing is lost when
 	// the runner trims the output; without renames, a rename is its two
-	// sides, both counted.
-	status, err := runGit(scanTimeout, nil, s.dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
+	// sides, both counted. A submodule's own work tree is not looked into
+	// (git would run a git there, in the agent's repository).
+	status, err := runGit(scanTimeout, nil, s.dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty")
 	if err != nil {
 		return nil, err
 	}

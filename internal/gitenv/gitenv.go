@@ -8,6 +8,7 @@ package gitenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,139 +94,250 @@ func subIndex(args []string) int {
 // Command is git args run in dir (git -C dir) with the safe options and
 // GitEnv; callers add their own environment to cmd.Env, which wins. In a
 // linked worktree, git is pinned to the admin folder the repository itself
-// names for it (Pin). It is Run's base; the product runs git through Run,
-// which bounds it, and only the files shape's commandKept names build on
-// Command themselves.
+// names for it and confined (Pin). It is Run's base; the product runs git
+// through Run, which bounds it, and only the files shape's commandKept
+// names build on Command themselves.
 func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", Args(append([]string{"-C", dir}, args...)...)...)
-	cmd.Env = GitEnv(Pin(dir)...)
+	args = append([]string{"-C", dir}, args...)
+	pin := Pin(dir)
+	if pin != nil {
+		args = confine(args)
+	}
+	cmd := exec.CommandContext(ctx, "git", Args(args...)...)
+	cmd.Env = GitEnv(pin...)
 	return cmd
 }
 
-// Pin is GIT_DIR and GIT_WORK_TREE for a git run in dir when dir lies in a
-// linked worktree (its .git is a file). An agent writes its worktree, that
-// .git file included, and a git dir it points at would bring the agent's
-// config — filters, drivers, helpers that run programs — into an
-// operator's process. So the link is read from the repository's side:
-// the worktree lies inside the repository that made it (under var/), and
-// one of that repository's worktrees/*/gitdir files names it. A worktree
-// that no admin folder names gets a GIT_DIR that does not exist, and git
-// refuses it; one outside any repository's folder is left to git.
+// confined come before every subcommand run in a worktree, whose files an
+// agent writes: no submodule is recursed into or checked for changes (git
+// would run a git of its own there, which finds whatever repository the
+// agent put in that folder), and no credential helper is asked.
+var confined = []string{
+	"-c", "submodule.recurse=false",
+	"-c", "diff.ignoreSubmodules=dirty",
+	"-c", "credential.helper=",
+	"-c", "core.sshCommand=false",
+}
+
+// comparing are the subcommands that look at submodules' work trees unless
+// told not to; a worktree's .gitmodules (the agent's) can say so per
+// submodule, over diff.ignoreSubmodules, so they are told on the command
+// line.
+var comparing = map[string]bool{
+	"status": true, "diff": true, "diff-index": true, "diff-files": true,
+}
+
+// confine is args with the confined options in front and
+// --ignore-submodules=dirty after a subcommand that compares work trees.
+func confine(args []string) []string {
+	out := append(slices.Clone(confined), args...)
+	if i := len(confined) + subIndex(args); i < len(out) && comparing[out[i]] {
+		out = slices.Insert(out, i+1, "--ignore-submodules=dirty")
+	}
+	return out
+}
+
+// Pin is the environment for a git run in dir when dir lies in a linked
+// worktree of a repository around it, nil otherwise. An agent writes its
+// worktree, whatever is at its .git included: a link to a git dir of its
+// making, a git folder of its own, a symlink or nothing. Any of them,
+// believed, would bring the agent's config (filters, drivers, helpers that
+// run programs) into an operator's process. So the worktree is found from
+// the repository's side: the worktree lies inside the repository that made
+// it (under var/), and one of that repository's worktrees/*/gitdir files
+// names it; the outermost repository that names a folder at or above dir
+// wins, since a repository inside a worktree is its agent's. git then runs
+// with GIT_DIR and GIT_WORK_TREE named (no discovery), and with neither
+// the system's nor the user's config (GIT_CONFIG_NOSYSTEM,
+// GIT_CONFIG_GLOBAL): what is left is the project's own config, which no
+// agent writes. A folder whose nearest .git is not a folder, or lies in a
+// repository's var/, inside a repository that names none of its folders,
+// gets a GIT_DIR that does not exist, and git refuses it; a main checkout,
+// or a worktree outside any repository's folder, is left to git.
+//
+// Cost in a main checkout's top folder, where most git runs: one lstat a
+// folder above it, and nothing read.
 func Pin(dir string) []string {
-	root := linkedRoot(dir)
-	if root == "" {
-		return nil
+	l := locate(dir)
+	switch {
+	case l.admin != "":
+		return pinned(l.admin, l.wt)
+	case l.stray != "":
+		return pinned(filepath.Join(l.stray, ".git-not-a-registered-worktree"), l.stray)
 	}
-	common := enclosingGitDir(filepath.Dir(root))
-	if common == "" {
-		return nil
-	}
-	admin := adminFor(common, root)
-	if admin == "" {
-		admin = filepath.Join(root, ".git-not-a-registered-worktree")
-	}
-	return []string{"GIT_DIR=" + admin, "GIT_WORK_TREE=" + root}
+	return nil
+}
+
+func pinned(gitDir, workTree string) []string {
+	return []string{"GIT_DIR=" + gitDir, "GIT_WORK_TREE=" + workTree, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}
 }
 
 // WorktreeAdmin is the admin folder (common/worktrees/<name>) the
 // repository around the linked worktree wt keeps for it, found as Pin
-// finds it.
+// finds it, whatever is at wt/.git.
 func WorktreeAdmin(wt string) (string, error) {
-	wt = filepath.Clean(wt)
-	if linkedRoot(wt) != wt {
-		return "", fmt.Errorf("%s is not a linked git worktree", wt)
-	}
-	common := enclosingGitDir(filepath.Dir(wt))
-	if common == "" {
+	l := locate(wt)
+	switch {
+	case l.admin != "" && l.wt == realPath(wt):
+		return l.admin, nil
+	case len(l.repos) == 0:
 		return "", fmt.Errorf("worktree %s: no repository around it", wt)
 	}
-	admin := adminFor(common, wt)
-	if admin == "" {
-		return "", fmt.Errorf("worktree %s: none of %s names it", wt, filepath.Join(common, "worktrees"))
-	}
-	return admin, nil
+	return "", fmt.Errorf("worktree %s: none of %s names it", wt, filepath.Join(l.repos[0], ".git", "worktrees"))
 }
 
-// adminFor is the folder under common/worktrees/ whose gitdir file names
-// root/.git, "" when none does. The worktree's own link is tried first,
-// believed only when the folder it names points back; then every admin
-// folder is read.
-func adminFor(common, root string) string {
-	// git records real paths: a project reached through a symlink is
-	// compared by where it really is.
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
+// location is where a folder lies, as Pin sees it.
+type location struct {
+	wt, admin string   // the registered worktree around it and its admin folder
+	stray     string   // else the folder of the nearest .git that is not a folder, inside a repository
+	repos     []string // the repositories above it, outermost first
+}
+
+// locate walks up from dir. Only repositories strictly above dir are asked
+// for their worktrees: dir's own .git folder, if any, is what is in doubt.
+func locate(dir string) location {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return location{}
 	}
-	if real, err := filepath.EvalSymlinks(common); err == nil {
-		common = real
+	near, nearIsDir, repos := walk(d)
+	if len(repos) > 0 {
+		// git records real paths: a project reached through a symlink is
+		// compared by where it really is.
+		if real := realPath(d); real != d {
+			d = real
+			near, nearIsDir, repos = walk(d)
+		}
 	}
-	link := filepath.Join(root, ".git")
-	pointsBack := func(admin string) bool {
-		back, err := readSmall(filepath.Join(admin, "gitdir"))
-		return err == nil && filepath.Clean(strings.TrimSpace(back)) == link
+	l := location{repos: repos}
+	for _, r := range repos {
+		if l.wt, l.admin = registered(filepath.Join(r, ".git"), d, r); l.admin != "" {
+			return l
+		}
 	}
-	admins := filepath.Join(common, "worktrees")
-	if data, err := readSmall(link); err == nil {
-		if p, ok := strings.CutPrefix(strings.TrimSpace(data), "gitdir: "); ok {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(root, p)
+	if near != "" && (!nearIsDir || underVar(near, repos)) && len(repos) > 0 {
+		l.stray = near
+	}
+	return l
+}
+
+// underVar reports whether dir lies in the var/ folder of one of repos:
+// fleetwatch's own, where it keeps worktrees and agents' stores, so a
+// repository there that no record names is an agent's (a worktree whose
+// .git it deleted, pruned since, then made a folder).
+func underVar(dir string, repos []string) bool {
+	for _, r := range repos {
+		if strings.HasPrefix(dir, filepath.Join(r, "var")+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// walk finds the nearest folder at or above d holding a .git (and whether
+// that .git is a folder), and the folders strictly above d whose .git is a
+// folder, outermost first.
+func walk(d string) (near string, nearIsDir bool, repos []string) {
+	for a := d; ; a = filepath.Dir(a) {
+		if fi, err := os.Lstat(filepath.Join(a, ".git")); err == nil {
+			if near == "" {
+				near, nearIsDir = a, fi.IsDir()
 			}
-			if p = filepath.Clean(p); filepath.Dir(p) == admins && pointsBack(p) {
-				return p
+			if a != d && fi.IsDir() {
+				repos = append([]string{a}, repos...)
+			}
+		}
+		if filepath.Dir(a) == a {
+			return near, nearIsDir, repos
+		}
+	}
+}
+
+// registered is the worktree of common (the repository at top) that holds
+// dir, and its admin folder: the one whose gitdir file names <wt>/.git
+// for a folder wt at or above dir and below top. A .git file at such a
+// folder that names its own admin folder is tried first; then every admin
+// folder is read.
+func registered(common, dir, top string) (wt, admin string) {
+	admins := filepath.Join(realPath(common), "worktrees")
+	var candidates []string
+	for a := dir; a != top && strings.HasPrefix(a, top+string(filepath.Separator)); a = filepath.Dir(a) {
+		candidates = append(candidates, a)
+	}
+	names := func(admin string) string {
+		back, err := ReadFile(filepath.Join(admin, "gitdir"), 4096)
+		if err != nil {
+			return ""
+		}
+		p := filepath.Clean(strings.TrimSpace(string(back)))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(admin, p)
+		}
+		if filepath.Base(p) != ".git" {
+			return ""
+		}
+		return filepath.Dir(p)
+	}
+	for _, c := range candidates {
+		data, err := ReadFile(filepath.Join(c, ".git"), 4096)
+		if err != nil {
+			continue
+		}
+		if p, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: "); ok {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(c, p)
+			}
+			if p = filepath.Clean(p); filepath.Dir(p) == admins && names(p) == c {
+				return c, p
 			}
 		}
 	}
 	entries, _ := os.ReadDir(admins)
-	for _, e := range entries {
-		if admin := filepath.Join(admins, e.Name()); pointsBack(admin) {
-			return admin
-		}
-	}
-	return ""
-}
-
-// linkedRoot is the top of the linked worktree dir lies in, "" when it
-// lies in a main checkout or none.
-func linkedRoot(dir string) string {
-	d, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	for {
-		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			if fi.Mode().IsRegular() {
-				return d
+	for _, c := range candidates {
+		for _, e := range entries {
+			if admin := filepath.Join(admins, e.Name()); names(admin) == c {
+				return c, admin
 			}
-			return ""
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-}
-
-// enclosingGitDir is the .git folder of the nearest checkout at or above
-// dir, "" when there is none.
-func enclosingGitDir(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil && fi.IsDir() {
-			return filepath.Join(d, ".git")
-		}
-		if filepath.Dir(d) == d {
-			return ""
 		}
 	}
+	return "", ""
 }
 
-// readSmall reads a small file, never through a symlink.
-func readSmall(p string) (string, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+// realPath is p with its symlinks resolved, p itself when that fails.
+func realPath(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
+}
+
+// ErrNotRegular is a file an agent could write that is not a regular
+// file: a FIFO would block its reader, a device would never end.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ReadFile reads a file an agent may have written: never through a
+// symlink, never blocking on a FIFO or a device (opened non-blocking and
+// refused unless a regular file), and at most limit bytes; a larger file
+// is refused whole.
+func ReadFile(p string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 4096))
-	return string(b), err
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "read", Path: p, Err: ErrNotRegular}
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", p, limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", p, limit)
+	}
+	return b, err
 }

@@ -2,11 +2,15 @@ package gitenv
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestEnvDropsLocatingVariables(t *testing.T) {
@@ -124,5 +128,187 @@ func TestPinThroughASymlink(t *testing.T) {
 	out, err := Command(context.Background(), filepath.Join(link, "var", "worktrees", "w1"), "rev-parse", "--abbrev-ref", "HEAD").CombinedOutput()
 	if b := strings.TrimSpace(string(out)); err != nil || b != "feature/x" {
 		t.Errorf("through the symlink: %q %v", b, err)
+	}
+}
+
+// linked is a repository with a commit and a linked worktree at
+// var/worktrees/w1 on feature/x.
+func linked(t testing.TB) (repo, wt string) {
+	t.Helper()
+	repo = t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "init"},
+		{"worktree", "add", "-q", "-b", "feature/x", filepath.Join("var", "worktrees", "w1")},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return repo, filepath.Join(repo, "var", "worktrees", "w1")
+}
+
+// Whatever the agent leaves at its worktree's .git (a git folder of its
+// own, nothing, a symlink to another repository), git there, and in any
+// folder below, follows the repository's record of the worktree, with no
+// system or user config.
+func TestPinFollowsTheRecordWhateverIsAtDotGit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, wt string)
+	}{
+		{"a git folder", func(t *testing.T, wt string) {
+			os.Remove(filepath.Join(wt, ".git"))
+			if out, err := exec.Command("git", "init", "-q", "-b", "evil", wt).CombinedOutput(); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+		}},
+		{"nothing", func(t *testing.T, wt string) { os.Remove(filepath.Join(wt, ".git")) }},
+		{"a symlink", func(t *testing.T, wt string) {
+			other := t.TempDir()
+			exec.Command("git", "init", "-q", "-b", "evil", other).Run()
+			os.Remove(filepath.Join(wt, ".git"))
+			if err := os.Symlink(filepath.Join(other, ".git"), filepath.Join(wt, ".git")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a git folder in a subfolder too", func(t *testing.T, wt string) {
+			os.Remove(filepath.Join(wt, ".git"))
+			for _, d := range []string{wt, filepath.Join(wt, "sub")} {
+				if out, err := exec.Command("git", "init", "-q", "-b", "evil", d).CombinedOutput(); err != nil {
+					t.Fatalf("%v: %s", err, out)
+				}
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo, wt := linked(t)
+			real, _ := filepath.EvalSymlinks(wt)
+			admin, _ := filepath.EvalSymlinks(filepath.Join(repo, ".git", "worktrees", "w1"))
+			sub := filepath.Join(wt, "sub")
+			os.MkdirAll(sub, 0o755)
+			tc.plant(t, wt)
+			for _, dir := range []string{wt, sub} {
+				want := []string{"GIT_DIR=" + admin, "GIT_WORK_TREE=" + real, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}
+				if got := Pin(dir); !slices.Equal(got, want) {
+					t.Errorf("Pin(%s) = %q, want %q", dir, got, want)
+				}
+				out, err := Command(context.Background(), dir, "rev-parse", "--abbrev-ref", "HEAD").CombinedOutput()
+				if b := strings.TrimSpace(string(out)); err != nil || b != "feature/x" {
+					t.Errorf("git in %s: %q %v, want feature/x", dir, b, err)
+				}
+			}
+			if got, err := WorktreeAdmin(wt); err != nil || got != admin {
+				t.Errorf("WorktreeAdmin = %q %v, want %s", got, err, admin)
+			}
+		})
+	}
+}
+
+// A main checkout is left to git, and so is a worktree outside any
+// repository's folder.
+func TestPinLeavesAMainCheckout(t *testing.T) {
+	repo, _ := linked(t)
+	os.MkdirAll(filepath.Join(repo, "docs"), 0o755)
+	for _, dir := range []string{repo, filepath.Join(repo, "docs")} {
+		if got := Pin(dir); got != nil {
+			t.Errorf("Pin(%s) = %q, want nil", dir, got)
+		}
+	}
+	outside := filepath.Join(t.TempDir(), "w2")
+	if out, err := exec.Command("git", "-C", repo, "worktree", "add", "-q", "-b", "feature/y", outside).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got := Pin(outside); got != nil {
+		t.Errorf("Pin(%s) = %q, want nil", outside, got)
+	}
+}
+
+// ReadFile never blocks on a FIFO, refuses what is not a regular file and
+// what is over its limit, and never follows a symlink.
+func TestReadFileRefusesWhatIsNotASmallRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, make([]byte, 100), 0o644)
+	link := filepath.Join(dir, "link")
+	os.Symlink(big, link)
+	done := make(chan error, 1)
+	go func() { _, err := ReadFile(fifo, 10); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("a FIFO: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadFile blocked on a FIFO")
+	}
+	if _, err := ReadFile(big, 99); err == nil {
+		t.Error("a file over the limit was read")
+	}
+	if b, err := ReadFile(big, 100); err != nil || len(b) != 100 {
+		t.Errorf("at the limit: %d bytes, %v", len(b), err)
+	}
+	if _, err := ReadFile(link, 100); err == nil {
+		t.Error("a symlink was followed")
+	}
+	if _, err := ReadFile("/dev/zero", 100); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("a device: %v", err)
+	}
+}
+
+// BenchmarkPinMainCheckout is Pin's cost where most git runs: a main
+// checkout's top folder.
+func BenchmarkPinMainCheckout(b *testing.B) {
+	repo, _ := linked(b)
+	for b.Loop() {
+		Pin(repo)
+	}
+}
+
+// BenchmarkPinWorktree is Pin's cost in a linked worktree whose .git file
+// is as git wrote it.
+func BenchmarkPinWorktree(b *testing.B) {
+	_, wt := linked(b)
+	for b.Loop() {
+		Pin(wt)
+	}
+}
+
+// A worktree the repository no longer names (its .git deleted, then
+// pruned) with a git folder of its agent's making is refused, not
+// believed: under var/, a repository no record names is an agent's.
+func TestPinRefusesAPrunedWorktreesGitFolder(t *testing.T) {
+	repo, wt := linked(t)
+	os.Remove(filepath.Join(wt, ".git"))
+	for _, args := range [][]string{{"-C", repo, "worktree", "prune"}, {"init", "-q", "-b", "evil", wt}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if out, err := Command(context.Background(), wt, "rev-parse", "--abbrev-ref", "HEAD").CombinedOutput(); err == nil {
+		t.Errorf("the agent's repository was believed: %s", out)
+	}
+}
+
+// In a worktree git reads neither the user's nor the system's config: a
+// filter defined there is not one an agent's .gitattributes can name.
+func TestPinnedGitReadsNoGlobalConfig(t *testing.T) {
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	os.WriteFile(global, []byte("[user]\n\tname = global-user\n[filter \"g\"]\n\tclean = touch /nonexistent/ran\n"), 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	repo, wt := linked(t)
+	get := func(dir string) string {
+		out, _ := Command(context.Background(), dir, "config", "--get", "user.name").Output()
+		return strings.TrimSpace(string(out))
+	}
+	if got := get(repo); got != "global-user" {
+		t.Errorf("in the main checkout: %q, want the user's config read", got)
+	}
+	if got := get(wt); got != "" {
+		t.Errorf("in the worktree: %q, want no user config read", got)
 	}
 }

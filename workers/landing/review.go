@@ -409,17 +409,20 @@ func readCapped(path string) ([]byte, error) {
 }
 
 // wroteIn says what the reviewer changed in wt ("" when nothing): paths git
-// sees modified or untracked, or HEAD moved off tip.
+// sees modified or untracked, or HEAD moved off tip. git there follows the
+// project's record of the worktree, whatever the reviewer left at its .git
+// (gitenv.Pin).
 func wroteIn(wt, tip string) string {
 	var what []string
 	if head := revParse(wt, "HEAD"); head != tip {
 		what = append(what, "HEAD moved to "+cmp.Or(short(head), "nothing"))
 	}
-	status, err := git(wt, "status", "--porcelain", "--ignored=no", "--untracked-files=all")
+	// Untrimmed: the first line may start with a space (" M path").
+	status, err := gitenv.Run(context.Background(), gitenv.Call{Dir: wt, Args: []string{"status", "--porcelain", "--ignored=no", "--untracked-files=all"}})
 	if err != nil {
 		return "cannot check: " + err.Error()
 	}
-	for _, line := range strings.Split(status, "\n") {
+	for _, line := range strings.Split(string(status.Out), "\n") {
 		if len(line) > 3 {
 			what = append(what, line[3:])
 		}

@@ -170,3 +170,46 @@ func TestLeftoverReviewWorktreesAreCleaned(t *testing.T) {
 		t.Errorf("git still lists the leftover:\n%s", list)
 	}
 }
+
+// A reviewer that makes its worktree's .git a git folder of its own, with
+// a clean filter and a submodule whose repository has an fsmonitor, steers
+// nothing of the git that looks at what it wrote: the filter and the
+// fsmonitor never run, and what it wrote is still seen.
+func TestWroteInFollowsTheProjectsRecord(t *testing.T) {
+	t.Parallel()
+	project := fwtest.GitRepo(t)
+	// The change under review holds a submodule, so git looks at its
+	// folder.
+	fwtest.GitOut(t, project, "update-index", "--add", "--cacheinfo", "160000,"+fwtest.GitOut(t, project, "rev-parse", "HEAD")+",sub")
+	fwtest.GitOut(t, project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a submodule")
+	tip := fwtest.GitOut(t, project, "rev-parse", "HEAD")
+	wt, err := addReviewWorktree(project, "x", tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := t.TempDir()
+	evil := func(dir, what string) {
+		t.Helper()
+		fwtest.GitOut(t, dir, "init", "-q")
+		fwtest.GitOut(t, dir, "config", "filter.evil.clean", "touch '"+filepath.Join(marks, what+"-filter")+"'; cat")
+		fwtest.GitOut(t, dir, "config", "core.fsmonitor", "touch '"+filepath.Join(marks, what+"-fsmonitor")+"'; false")
+		os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* filter=evil\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "bait.txt"), []byte("bait\n"), 0o644)
+		fwtest.GitOut(t, dir, "add", "-A")
+		fwtest.GitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "bait")
+		os.WriteFile(filepath.Join(dir, "bait.txt"), []byte("bait, changed\n"), 0o644)
+	}
+	os.Remove(filepath.Join(wt, ".git"))
+	evil(filepath.Join(wt, "sub"), "sub")
+	evil(wt, "top")
+	os.RemoveAll(marks)
+	os.Mkdir(marks, 0o755)
+
+	what := wroteIn(wt, tip)
+	if !strings.Contains(what, "bait.txt") || !strings.Contains(what, "sub") {
+		t.Errorf("wroteIn = %q, want bait.txt and sub among it", what)
+	}
+	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
+		t.Errorf("the reviewer's programs ran: %v (wroteIn said %q)", ran, what)
+	}
+}

@@ -1,0 +1,22 @@
+// Package gitsteertest runs agents that try to steer the driver's own git
+// through what they can write (their worktree's .git, their git store)
+// under a real `work-once --run` driver with real git and Landlock: none
+// of it may run code as the driver, hang it, or hand the agent the
+// project's remote.
+package gitsteertest
+
+import (
+	"os"
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
+)
+
+func TestMain(m *testing.M) {
+	fwtest.Main(m, cli.Main, func() {
+		if steerDir != "" {
+			os.RemoveAll(steerDir)
+		}
+	})
+}
