@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"fleetwatch/internal/sandbox"
+	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 	"fleetwatch/workers/ledger"
@@ -191,6 +192,38 @@ func TestFIFOUsageFileDoesNotHangTheDriver(t *testing.T) {
 	}
 	if !strings.Contains(string(log), "usage.jsonl is not a regular file") {
 		t.Errorf("the log does not say the usage file was refused:\n%s", log)
+	}
+}
+
+// A peer reviewer whose $FLEET_REVIEW is a FIFO: the review is refused
+// at once, naming the file, instead of waiting in open(2) for a writer.
+// (Before: `review --peer` hung for good.)
+func TestFIFOReviewFileDoesNotHangTheReview(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	dir := landkit.LandProject(t, "")
+	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	landkit.Write(t, dir, "endpoints.yaml", fmt.Sprintf("endpoints:\n  - name: mid\n    tier: mid\n    model: fake-1\n    command: [%q, fifo-review]\n", hostile(t)))
+	cmd := fwtest.Cmd(dir, nil, "review", "x", "--peer")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("review --peer hangs on a FIFO verdict file:\n%s", out.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != fwtest.ExitError || !strings.Contains(out.String(), "review.md is not a regular file") {
+		t.Errorf("exit %d, want %d naming the verdict file:\n%s", code, fwtest.ExitError, out.String())
+	}
+	if fwtest.Exists(dir, "reviews/x") {
+		t.Error("a review was stored")
 	}
 }
 

@@ -28,6 +28,11 @@ func main() {
 			fifo(os.Getenv("FLEET_PROPOSAL"))
 		}
 		time.Sleep(time.Minute)
+	case "fifo-review":
+		// A reviewer's verdict file made a FIFO; the verdict on stdout
+		// looks honest.
+		fifo(os.Getenv("FLEET_REVIEW"))
+		fmt.Println("ACCEPT")
 	case "fifo-usage":
 		fifo(os.Getenv("FLEET_USAGE"))
 		// Past a heartbeat or two, when the driver weighs the run.
