@@ -3,6 +3,7 @@ package workers
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +30,8 @@ import (
 // lines (meter.Reported).
 const UsageEnv = "FLEET_USAGE"
 
-// maxUsageFile bounds $FLEET_USAGE: a long run's lines need more than
-// agentfile.Max. A larger file is refused whole.
-const maxUsageFile = 4 << 20
+// maxUsageFile bounds $FLEET_USAGE: thousands of lines, each parsed once.
+const maxUsageFile = agentfile.Max
 
 // budgetNotice is the share of a budget at which the driver says so once.
 const budgetNotice = 0.8
@@ -40,7 +40,7 @@ const budgetNotice = 0.8
 // agent reports of itself on stdout and in $FLEET_USAGE.
 type runMeter struct {
 	proxy     *meter.Proxy // nil: the endpoint has no base_url
-	usageFile string
+	usageFile *usageFile
 	started   time.Time
 	slug      string
 	budget    spend.Limit // the plan header's, over budgets: plan
@@ -50,12 +50,67 @@ type runMeter struct {
 	// at once rather than at the next heartbeat.
 	spent chan struct{}
 
+	mu     sync.Mutex
+	rep    meter.Report
+	tail   []byte // the end of the agent's stdout, for its ## Result
+	said   bool   // the 80 % notice
+	paused string // why the run is paused ("" when it is not)
+}
+
+// usageFile follows $FLEET_USAGE as the agent appends to it: each look
+// reads only the whole lines added since the last, so the driver's loop,
+// which looks at each heartbeat, parses a long file once, not every time.
+type usageFile struct {
+	path string
+
 	mu      sync.Mutex
+	ino     uint64
+	off     int64
 	rep     meter.Report
-	tail    []byte // the end of the agent's stdout, for its ## Result
-	said    bool   // the 80 % notice
-	paused  string // why the run is paused ("" when it is not)
-	refused error  // why $FLEET_USAGE was not read, the last time it was not
+	refused error // why the file was not read, the last time it was not
+}
+
+// look reads what was appended since the last look and returns what the
+// file reports so far. The agent writes the file: a symlink, a FIFO or a
+// device there is refused, never followed or waited on, and a file over
+// maxUsageFile counts nothing more.
+func (f *usageFile) look() meter.Report {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	file, st, err := agentfile.Open(f.path, maxUsageFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	f.refused = err
+	if err != nil {
+		return f.rep
+	}
+	defer file.Close()
+	if st.Ino != f.ino || st.Size < f.off {
+		// Replaced or cut short: read it again from the start.
+		f.ino, f.off, f.rep = st.Ino, 0, meter.Report{}
+	}
+	data := make([]byte, st.Size-f.off)
+	n, _ := file.ReadAt(data, f.off)
+	data = data[:n]
+	// Whole lines only, and a last line without its newline once it is
+	// whole JSON: a line half written now is read when it is done.
+	end := bytes.LastIndexByte(data, '\n') + 1
+	if rest := bytes.TrimSpace(data[end:]); len(rest) > 0 && json.Valid(rest) {
+		end = len(data)
+	}
+	for _, l := range bytes.Split(data[:end], []byte("\n")) {
+		f.rep.Line(l)
+	}
+	f.off += int64(end)
+	return f.rep
+}
+
+// why is why the file was not read the last time, nil when it was.
+func (f *usageFile) why() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refused
 }
 
 // prepare opens the run's box and its meter; the error is the reason the
@@ -98,8 +153,8 @@ func (d *Driver) openMeter(job Job, bx *box, ph *Placeholders) (*runMeter, []str
 // the run writes) and, for a baseURL, a proxy in front of it: the env the
 // agent gets and the base_url it is told.
 func newRunMeter(baseURL, dir string) (*runMeter, []string, string, error) {
-	m := &runMeter{usageFile: filepath.Join(dir, "usage.jsonl"), started: time.Now(), spent: make(chan struct{}, 1)}
-	env := []string{UsageEnv + "=" + m.usageFile}
+	m := &runMeter{usageFile: &usageFile{path: filepath.Join(dir, "usage.jsonl")}, started: time.Now(), spent: make(chan struct{}, 1)}
+	env := []string{UsageEnv + "=" + m.usageFile.path}
 	if baseURL == "" {
 		return m, env, "", nil
 	}
@@ -193,23 +248,14 @@ func (m *runMeter) usage() (meter.Usage, string) {
 	m.mu.Lock()
 	rep := m.rep
 	m.mu.Unlock()
-	// The agent writes $FLEET_USAGE: a symlink, a FIFO or a device there
-	// is refused, never followed or waited on, so the driver's loop, which
-	// weighs the run at each heartbeat, never stalls on it.
-	data, err := agentfile.Read(m.usageFile, maxUsageFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		err = nil
+	file := m.usageFile.look()
+	u, ok := rep.Usage()
+	fu, fileOK := file.Usage()
+	if !ok && !fileOK {
+		return meter.Usage{}, ledger.None
 	}
-	m.mu.Lock()
-	m.refused = err
-	m.mu.Unlock()
-	for _, l := range bytes.Split(data, []byte("\n")) {
-		rep.Line(l)
-	}
-	if u, ok := rep.Usage(); ok {
-		return u, ledger.Reported
-	}
-	return meter.Usage{}, ledger.None
+	u.Add(fu)
+	return u, ledger.Reported
 }
 
 func (m *runMeter) close() {
@@ -250,11 +296,7 @@ func (m *runMeter) tally(s config.Settings, model string) tally {
 }
 
 // usageRefused is why $FLEET_USAGE could not be read, nil when it could.
-func (m *runMeter) usageRefused() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.refused
-}
+func (m *runMeter) usageRefused() error { return m.usageFile.why() }
 
 // pricesOf are the settings' prices: as the meter counts them.
 func pricesOf(s config.Settings) map[string]meter.Price {

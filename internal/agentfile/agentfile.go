@@ -53,25 +53,11 @@ func Read(path string, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = Max
 	}
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	f, _, err := Open(path, limit)
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENXIO) || errors.Is(err, unix.EWOULDBLOCK) {
-			err = ErrNotRegular
-		}
-		return nil, &Error{Path: path, Err: err}
+		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, &Error{Path: path, Err: err}
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, &Error{Path: path, Err: ErrNotRegular}
-	}
-	if st.Size > limit {
-		return nil, &Error{Path: path, Limit: limit, Err: ErrTooLarge}
-	}
 	// A regular file never blocks a read; it may still grow while read.
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -81,6 +67,36 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, &Error{Path: path, Limit: limit, Err: ErrTooLarge}
 	}
 	return data, nil
+}
+
+// Open opens the regular file at path for reading, as Read does, for a
+// caller that reads it in parts; st is what fstat(2) said of it, its size
+// at most limit (Max when 0).
+func Open(path string, limit int64) (f *os.File, st unix.Stat_t, err error) {
+	if limit <= 0 {
+		limit = Max
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENXIO) || errors.Is(err, unix.EWOULDBLOCK) {
+			err = ErrNotRegular
+		}
+		return nil, st, &Error{Path: path, Err: err}
+	}
+	fail := func(err error) (*os.File, unix.Stat_t, error) {
+		unix.Close(fd)
+		return nil, st, &Error{Path: path, Limit: limit, Err: err}
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fail(err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fail(ErrNotRegular)
+	}
+	if st.Size > limit {
+		return fail(ErrTooLarge)
+	}
+	return os.NewFile(uintptr(fd), path), st, nil
 }
 
 // unwrap drops Go's "read /x/y:" prefix: Error names the file itself.
