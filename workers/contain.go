@@ -3,13 +3,14 @@ package workers
 import (
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"syscall"
 
+	"fleetwatch/internal/agentfile"
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -180,18 +181,12 @@ func (d *Driver) handInProposal(r *running) error {
 	if r.box == nil || r.box.proposal == "" {
 		return nil
 	}
-	f, err := os.OpenFile(r.box.proposal, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if errors.Is(err, os.ErrNotExist) {
+	// The agent's to make: a FIFO, a device or a symlink there is refused
+	// at once, never waited on.
+	data, err := agentfile.Read(r.box.proposal, coord.MaxProposal)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil // none written: the turn's end says so
 	}
-	if err != nil {
-		return fmt.Errorf("the proposal %s: %v", r.box.proposal, errText(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return fmt.Errorf("the proposal %s is not a regular file", r.box.proposal)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, coord.MaxProposal+1))
 	if err != nil {
 		return err
 	}

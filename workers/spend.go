@@ -3,8 +3,11 @@ package workers
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"fleetwatch/internal/agentfile"
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/safepath"
 	"fleetwatch/internal/spend"
@@ -26,8 +30,8 @@ import (
 // lines (meter.Reported).
 const UsageEnv = "FLEET_USAGE"
 
-// maxUsageFile bounds how much of $FLEET_USAGE is read.
-const maxUsageFile = 4 << 20
+// maxUsageFile bounds $FLEET_USAGE: thousands of lines, each parsed once.
+const maxUsageFile = agentfile.Max
 
 // budgetNotice is the share of a budget at which the driver says so once.
 const budgetNotice = 0.8
@@ -36,7 +40,7 @@ const budgetNotice = 0.8
 // agent reports of itself on stdout and in $FLEET_USAGE.
 type runMeter struct {
 	proxy     *meter.Proxy // nil: the endpoint has no base_url
-	usageFile string
+	usageFile *usageFile
 	started   time.Time
 	slug      string
 	budget    spend.Limit // the plan header's, over budgets: plan
@@ -51,6 +55,62 @@ type runMeter struct {
 	tail   []byte // the end of the agent's stdout, for its ## Result
 	said   bool   // the 80 % notice
 	paused string // why the run is paused ("" when it is not)
+}
+
+// usageFile follows $FLEET_USAGE as the agent appends to it: each look
+// reads only the whole lines added since the last, so the driver's loop,
+// which looks at each heartbeat, parses a long file once, not every time.
+type usageFile struct {
+	path string
+
+	mu      sync.Mutex
+	ino     uint64
+	off     int64
+	rep     meter.Report
+	refused error // why the file was not read, the last time it was not
+}
+
+// look reads what was appended since the last look and returns what the
+// file reports so far. The agent writes the file: a symlink, a FIFO or a
+// device there is refused, never followed or waited on, and a file over
+// maxUsageFile counts nothing more.
+func (f *usageFile) look() meter.Report {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	file, st, err := agentfile.Open(f.path, maxUsageFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	f.refused = err
+	if err != nil {
+		return f.rep
+	}
+	defer file.Close()
+	if st.Ino != f.ino || st.Size < f.off {
+		// Replaced or cut short: read it again from the start.
+		f.ino, f.off, f.rep = st.Ino, 0, meter.Report{}
+	}
+	data := make([]byte, st.Size-f.off)
+	n, _ := file.ReadAt(data, f.off)
+	data = data[:n]
+	// Whole lines only, and a last line without its newline once it is
+	// whole JSON: a line half written now is read when it is done.
+	end := bytes.LastIndexByte(data, '\n') + 1
+	if rest := bytes.TrimSpace(data[end:]); len(rest) > 0 && json.Valid(rest) {
+		end = len(data)
+	}
+	for _, l := range bytes.Split(data[:end], []byte("\n")) {
+		f.rep.Line(l)
+	}
+	f.off += int64(end)
+	return f.rep
+}
+
+// why is why the file was not read the last time, nil when it was.
+func (f *usageFile) why() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refused
 }
 
 // prepare opens the run's box and its meter; the error is the reason the
@@ -93,8 +153,8 @@ func (d *Driver) openMeter(job Job, bx *box, ph *Placeholders) (*runMeter, []str
 // the run writes) and, for a baseURL, a proxy in front of it: the env the
 // agent gets and the base_url it is told.
 func newRunMeter(baseURL, dir string) (*runMeter, []string, string, error) {
-	m := &runMeter{usageFile: filepath.Join(dir, "usage.jsonl"), started: time.Now(), spent: make(chan struct{}, 1)}
-	env := []string{UsageEnv + "=" + m.usageFile}
+	m := &runMeter{usageFile: &usageFile{path: filepath.Join(dir, "usage.jsonl")}, started: time.Now(), spent: make(chan struct{}, 1)}
+	env := []string{UsageEnv + "=" + m.usageFile.path}
 	if baseURL == "" {
 		return m, env, "", nil
 	}
@@ -133,13 +193,11 @@ func (x *Metered) Record(project string, r Run, stdout []byte) error {
 	for _, line := range bytes.Split(stdout, []byte("\n")) {
 		x.m.rep.Line(line)
 	}
-	u, src := x.m.usage()
 	s, _ := config.Load(project)
-	if u.Model == "" {
-		u.Model = r.Model
-	}
-	cost, priced := ledger.Priced(u, pricesOf(s))
-	r.Model, r.Input, r.Output, r.Cached, r.CostUSD, r.Priced, r.Source = u.Model, u.Input, u.Output, u.Cached, cost, priced, src
+	t := x.m.tally(s, r.Model)
+	u := t.usage
+	r.Model, r.Input, r.Output, r.Cached, r.CostUSD, r.Priced, r.Source = u.Model, u.Input, u.Output, u.Cached, t.spent.USD, t.priced, t.source
+	r.NotDaily = t.notDaily
 	r.Start, r.End, r.Host = x.m.started, time.Now(), hostname()
 	if r.ID == "" {
 		r.ID = fmt.Sprintf("%s-%d", r.Agent, r.Start.UnixNano())
@@ -177,7 +235,8 @@ func (m *runMeter) line(s string) {
 }
 
 // usage is the run's spend so far and where it came from: metered when
-// the proxy saw any call, else what the agent reported, else none.
+// the proxy saw any call, else what the agent reported (unbounded: tally
+// bounds it), else none.
 func (m *runMeter) usage() (meter.Usage, string) {
 	var metered meter.Usage
 	if m.proxy != nil {
@@ -189,19 +248,14 @@ func (m *runMeter) usage() (meter.Usage, string) {
 	m.mu.Lock()
 	rep := m.rep
 	m.mu.Unlock()
-	// The agent writes $FLEET_USAGE: a symlink or a FIFO there is refused,
-	// never followed or waited on.
-	if f, err := safepath.OpenFile(filepath.Dir(m.usageFile), filepath.Base(m.usageFile), os.O_RDONLY, 0); err == nil {
-		data, _ := io.ReadAll(io.LimitReader(f, maxUsageFile))
-		f.Close()
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			rep.Line(l)
-		}
+	file := m.usageFile.look()
+	u, ok := rep.Usage()
+	fu, fileOK := file.Usage()
+	if !ok && !fileOK {
+		return meter.Usage{}, ledger.None
 	}
-	if u, ok := rep.Usage(); ok {
-		return u, ledger.Reported
-	}
-	return meter.Usage{}, ledger.None
+	u.Add(fu)
+	return u, ledger.Reported
 }
 
 func (m *runMeter) close() {
@@ -210,18 +264,39 @@ func (m *runMeter) close() {
 	}
 }
 
-// spentNow is the run's spend in tokens and dollars at the project's
-// prices.
-func (d *Driver) spentNow(m *runMeter) (ledger.Totals, meter.Usage, string, bool) {
-	u, src := m.usage()
-	if u.Model == "" {
-		u.Model = d.Worker.Model
-	}
-	cost, priced := ledger.Priced(u, d.prices())
-	return ledger.Totals{Tokens: u.Tokens(), USD: cost}, u, src, priced
+// tally is a run's spend, counted once.
+type tally struct {
+	usage  meter.Usage
+	spent  ledger.Totals // tokens, and dollars at the project's prices
+	source string        // ledger.Metered, Reported or None
+	priced bool
+	// notDaily: the agent's report from a run whose proxy saw no call
+	// counts against its run's and plan's budgets only (ledger.Run).
+	notDaily bool
 }
 
-func (d *Driver) prices() map[string]meter.Price { return pricesOf(d.settings) }
+// tally is the run's spend so far at s's prices (a usage naming no model
+// is model's): what its proxy metered, else what the agent reported held
+// to `budgets: reported_max`, tokens and dollars both.
+func (m *runMeter) tally(s config.Settings, model string) tally {
+	u, src := m.usage()
+	if u.Model == "" {
+		u.Model = model
+	}
+	bound := s.Budgets.ReportedMax()
+	if src == ledger.Reported {
+		u = u.Bounded(bound.Tokens, bound.USD)
+	}
+	cost, priced := ledger.Priced(u, pricesOf(s))
+	if src == ledger.Reported {
+		cost = min(cost, bound.USD) // its tokens at the model's price, too
+	}
+	return tally{usage: u, spent: ledger.Totals{Tokens: u.Tokens(), USD: cost}, source: src, priced: priced,
+		notDaily: src == ledger.Reported && m.proxy != nil}
+}
+
+// usageRefused is why $FLEET_USAGE could not be read, nil when it could.
+func (m *runMeter) usageRefused() error { return m.usageFile.why() }
 
 // pricesOf are the settings' prices: as the meter counts them.
 func pricesOf(s config.Settings) map[string]meter.Price {
@@ -236,12 +311,17 @@ func pricesOf(s config.Settings) map[string]meter.Price {
 // write.
 func (d *Driver) recordRun(r *running, o Outcome) {
 	m := r.meter
-	t, u, src, priced := d.spentNow(m)
+	t := m.tally(d.settings, d.Worker.Model)
+	if err := m.usageRefused(); err != nil {
+		d.Log.Printf("the agent's usage file is not read: %v", err)
+	}
+	u := t.usage
 	run := ledger.Run{
 		ID: r.job.RunID, Plan: m.slug, Agent: d.Worker.AgentID, Tier: d.Worker.Tier.String(), Endpoint: d.Endpoint,
-		Model: u.Model, Host: hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.USD,
-		Priced: priced, Source: src, Start: m.started, End: time.Now(), Exit: o.Code,
+		Model: u.Model, Host: hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.spent.USD,
+		Priced: t.priced, Source: t.source, Start: m.started, End: time.Now(), Exit: o.Code,
 		Mode: cmp.Or(r.job.Mode, ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
+		NotDaily: t.notDaily,
 	}
 	if run.ID == "" {
 		run.ID = fmt.Sprintf("%s-%d", d.Worker.AgentID, m.started.UnixNano())
@@ -250,7 +330,7 @@ func (d *Driver) recordRun(r *running, o Outcome) {
 		d.Log.Printf("%v", err)
 		return
 	}
-	d.Log.Printf("spent %s (%s)", t, src)
+	d.Log.Printf("spent %s (%s)", t.spent, t.source)
 }
 
 // claimOf is what the run said of its work: a ## Result section in the
@@ -291,7 +371,7 @@ func (d *Driver) limits(m *runMeter) (run, plan spend.Limit) {
 // weigh reads the run's spend once, for the state file and against its
 // budgets.
 func (d *Driver) weigh(r *running) {
-	t, _, _, _ := d.spentNow(r.meter)
+	t := r.meter.tally(d.settings, d.Worker.Model).spent
 	d.state.Spent = t
 	d.budgetTick(r, t)
 }

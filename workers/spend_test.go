@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -179,5 +180,57 @@ func TestRunUsageReportedByTheAgent(t *testing.T) {
 	ledger.Read(tr.Project, time.Time{}, func(r ledger.Run) { runs = append(runs, r) })
 	if len(runs) != 1 || runs[0].Source != ledger.Reported || runs[0].Input != 700 || runs[0].CostUSD != 0.05 || !runs[0].Priced || runs[0].Model != "claude-sonnet-4-5" {
 		t.Errorf("%+v", runs)
+	}
+}
+
+// $FLEET_USAGE is followed as it grows: each line counted once, however
+// often the driver looks; a file replaced is read again; a FIFO put in
+// its place is refused, keeping what was counted.
+func TestUsageFileFollowedAndRefused(t *testing.T) {
+	dir := t.TempDir()
+	f := &usageFile{path: filepath.Join(dir, "usage.jsonl")}
+	appendLine := func(s string) {
+		out, err := os.OpenFile(f.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString(s)
+		out.Close()
+	}
+	input := func() int64 {
+		r := f.look()
+		u, _ := r.Usage()
+		return u.Input
+	}
+	if input() != 0 || f.why() != nil {
+		t.Fatalf("no file yet: %v", f.why())
+	}
+	appendLine(`{"input_tokens":10}` + "\n" + `{"input_tokens":5`)
+	if got := input(); got != 10 {
+		t.Fatalf("a whole line and a half: %d", got)
+	}
+	appendLine(`}` + "\n")
+	if got, again := input(), input(); got != 15 || again != 15 {
+		t.Fatalf("the half line finished: %d, then %d", got, again)
+	}
+	os.Remove(f.path)
+	appendLine(`{"input_tokens":3}` + "\n")
+	if got := input(); got != 3 {
+		t.Fatalf("replaced: %d", got)
+	}
+	appendLine(`{"input_tokens":1}`)
+	if got := input(); got != 4 {
+		t.Fatalf("a whole last line without its newline: %d", got)
+	}
+	appendLine("\n")
+	if got := input(); got != 4 {
+		t.Fatalf("its newline: %d", got)
+	}
+	os.Remove(f.path)
+	if err := syscall.Mkfifo(f.path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := input(); got != 4 || f.why() == nil || !strings.Contains(f.why().Error(), "usage.jsonl is not a regular file") {
+		t.Fatalf("a FIFO: %d, %v", got, f.why())
 	}
 }

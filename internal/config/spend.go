@@ -20,10 +20,33 @@ type Price struct {
 type Budgets struct {
 	Run, Plan, FleetDay  spend.Limit
 	EndpointDay, TierDay map[string]spend.Limit
-	Line                 int
+	// Reported is `reported_max:`, the most one run's own report of its
+	// usage counts for (ReportedMax fills in the defaults).
+	Reported spend.Limit
+	Line     int
 }
 
-const budgetKeys = "run, plan, fleet_day, endpoint_day, tier_day"
+const budgetKeys = "run, plan, fleet_day, endpoint_day, tier_day, reported_max"
+
+// What an agent's report of its own usage counts for at most, per run,
+// when `budgets: reported_max:` does not say.
+const (
+	DefaultReportedTokens = 10_000_000
+	DefaultReportedUSD    = 100
+)
+
+// ReportedMax is the most one run's own report counts for: reported_max's
+// figures, the defaults where it sets none.
+func (b Budgets) ReportedMax() spend.Limit {
+	l := b.Reported
+	if l.Tokens <= 0 {
+		l.Tokens = DefaultReportedTokens
+	}
+	if l.USD <= 0 {
+		l.USD = DefaultReportedUSD
+	}
+	return l
+}
 
 func parseBudgets(val *yaml.Node) (Budgets, error) {
 	b := Budgets{Line: val.Line}
@@ -52,6 +75,8 @@ func parseBudgets(val *yaml.Node) (Budgets, error) {
 			b.EndpointDay, err = parseLimits("budgets: endpoint_day", v)
 		case "tier_day":
 			b.TierDay, err = parseLimits("budgets: tier_day", v)
+		case "reported_max":
+			b.Reported, err = parseLimit("budgets: reported_max", v)
 		default:
 			err = errorf(key.Line, "budgets: unknown key %q (known: %s)", key.Value, budgetKeys)
 		}

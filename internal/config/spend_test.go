@@ -54,3 +54,19 @@ func TestSpendSettingsRefuseBadValues(t *testing.T) {
 		}
 	}
 }
+
+func TestReportedMaxDefaultsWhereUnset(t *testing.T) {
+	if got := (Budgets{}).ReportedMax(); got != (spend.Limit{Tokens: 10_000_000, USD: 100}) {
+		t.Errorf("unset: %+v", got)
+	}
+	s, err := Parse([]byte("budgets:\n  reported_max: {usd: 20}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Budgets.ReportedMax(); got != (spend.Limit{Tokens: 10_000_000, USD: 20}) {
+		t.Errorf("usd set: %+v", got)
+	}
+	if _, err := Parse([]byte("budgets: {reported_max: {tokens: -1}}")); err == nil {
+		t.Error("a negative reported_max was taken")
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"fleetwatch/internal/agentfile"
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/safepath"
@@ -157,7 +159,14 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
 		return Review{}, err
 	}
-	text, _ := readCapped(out)
+	// The reviewer's to make: a FIFO or a device there is refused, never
+	// waited on.
+	text, err := agentfile.Read(out, maxReviewText)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err := refused("the reviewer's verdict file cannot be read: %v", err)
+		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
+		return Review{}, err
+	}
 	if len(bytes.TrimSpace(text)) == 0 {
 		text = stdout
 	}
@@ -397,15 +406,6 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 		b.Buffer.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
-}
-
-func readCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxReviewText))
 }
 
 // wroteIn says what the reviewer changed in wt ("" when nothing): paths git

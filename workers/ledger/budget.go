@@ -53,7 +53,8 @@ func (t Totals) String() string {
 }
 
 // Spent is what the ledger holds against the budgets: each plan's runs
-// over all time, and today's by endpoint, by tier and for the fleet.
+// over all time, and today's by endpoint, by tier and for the fleet (a
+// run marked NotDaily counts for its plan only).
 type Spent struct {
 	Plan        map[string]Totals
 	EndpointDay map[string]Totals
@@ -71,7 +72,7 @@ func ReadSpent(project string, now time.Time) (Spent, error) {
 		p := s.Plan[r.Plan]
 		p.add(r)
 		s.Plan[r.Plan] = p
-		if r.End.Before(midnight) {
+		if r.End.Before(midnight) || r.NotDaily {
 			return
 		}
 		e, t := s.EndpointDay[r.Endpoint], s.TierDay[r.Tier]
@@ -246,6 +247,9 @@ func ReadToday(project string, now time.Time) (Spent, error) {
 	s := Spent{EndpointDay: map[string]Totals{}, TierDay: map[string]Totals{}}
 	y, m, d := now.Date()
 	err := readRecent(project, time.Date(y, m, d, 0, 0, 0, 0, now.Location()), func(r Run) {
+		if r.NotDaily {
+			return
+		}
 		e, t := s.EndpointDay[r.Endpoint], s.TierDay[r.Tier]
 		e.add(r)
 		t.add(r)

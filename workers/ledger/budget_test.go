@@ -47,6 +47,36 @@ func TestSpentAndDailyBudgets(t *testing.T) {
 	}
 }
 
+func TestNotDailyCountsForItsPlanOnly(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	for i, r := range []Run{
+		{Plan: "a", Endpoint: "claude", Tier: "frontier", Input: 10_000_000, CostUSD: 100, Source: Reported, NotDaily: true, End: now},
+		{Plan: "a", Endpoint: "claude", Tier: "frontier", Input: 1000, CostUSD: 1, Source: Metered, End: now},
+	} {
+		r.ID = string(rune('a' + i))
+		if err := Append(dir, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := ReadSpent(dir, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	today, err := ReadToday(dir, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Plan["a"] != (Totals{10_001_000, 101}) {
+		t.Errorf("plan: %+v", s.Plan["a"])
+	}
+	for _, d := range []Spent{s, today} {
+		if d.FleetDay != (Totals{1000, 1}) || d.EndpointDay["claude"] != (Totals{1000, 1}) || d.TierDay["frontier"] != (Totals{1000, 1}) {
+			t.Errorf("a day's spend counts the report: %+v", d)
+		}
+	}
+}
+
 func TestExtensions(t *testing.T) {
 	dir := t.TempDir()
 	if l, err := Extended(dir, "a"); err != nil || !l.None() {

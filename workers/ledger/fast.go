@@ -141,6 +141,10 @@ func (r *Run) set(key, val []byte) bool {
 		b, err := strconv.ParseBool(string(val))
 		r.Committed = b
 		return err == nil
+	case "not_daily":
+		b, err := strconv.ParseBool(string(val))
+		r.NotDaily = b
+		return err == nil
 	case "exit":
 		n, err := strconv.Atoi(string(val))
 		r.Exit = n

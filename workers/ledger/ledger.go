@@ -58,6 +58,11 @@ type Run struct {
 	// whether it left a commit on its branch.
 	Claim     string `json:"claim,omitempty"`
 	Committed bool   `json:"committed"`
+	// NotDaily marks figures only the agent vouches for from a run its
+	// proxy metered and saw spend nothing: they count against the run's
+	// and its plan's budgets, never against a day's (the fleet's, an
+	// endpoint's, a tier's), so no report can stop the fleet.
+	NotDaily bool `json:"not_daily,omitempty"`
 }
 
 // Tokens is the run's tokens in and out.

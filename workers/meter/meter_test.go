@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -252,8 +253,8 @@ not json
 {"input_tokens":500,"output_tokens":50,"cached_tokens":400}
 `
 	got, ok := Reported(strings.NewReader(text))
-	// A negative figure counts as nothing: it never lowers the sum.
-	want := Usage{Input: 1500, Output: 260, Cached: 400, CostUSD: 0.01, Model: "local-7b"}
+	// A line with a negative figure is refused whole: it never lowers the sum.
+	want := Usage{Input: 1500, Output: 250, Cached: 400, CostUSD: 0.01, Model: "local-7b"}
 	if !ok || got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -351,5 +352,21 @@ func TestProxyBoundsConnections(t *testing.T) {
 	fmt.Fprint(last, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
 	if n, err := last.Read(make([]byte, 1)); err == nil || n > 0 {
 		t.Error("a connection past maxConns was served")
+	}
+}
+
+func TestReportedUsageNeverOverflowsAndIsBounded(t *testing.T) {
+	line := `{"input_tokens":9000000000000000000,"output_tokens":9000000000000000000,"cost_usd":1e308}` + "\n"
+	got, ok := Reported(strings.NewReader(line + line + line))
+	if !ok || got.Input != math.MaxInt64 || got.Output != math.MaxInt64 || got.CostUSD != math.MaxFloat64 {
+		t.Fatalf("sum %+v (%v): want the largest figures, never a wrap round", got, ok)
+	}
+	b := got.Bounded(10_000_000, 100)
+	if b.Tokens() != 10_000_000 || b.Output != 10_000_000 || b.CostUSD != 100 {
+		t.Errorf("bounded %+v", b)
+	}
+	// A figure JSON cannot hold is no line at all.
+	if _, ok := Reported(strings.NewReader(`{"input_tokens":1,"cost_usd":1e999}` + "\n")); ok {
+		t.Error("a cost beyond float64 was read")
 	}
 }

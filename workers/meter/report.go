@@ -17,7 +17,8 @@ const maxReportLine = 4 << 20
 // JSON events (`turn.completed` and `token_count`), and the JSON lines of
 // $FLEET_USAGE ({"input_tokens":…,"output_tokens":…,"cost_usd":…,
 // "model":…}). The agent wrote it, so it is never taken for metered usage,
-// and nothing in it can make a count negative. ok is false when r reports
+// a line with a negative figure is refused, and no sum overflows; the
+// caller bounds the whole (Usage.Bounded). ok is false when r reports
 // nothing.
 func Reported(r io.Reader) (u Usage, ok bool) {
 	var rep Report
@@ -52,20 +53,37 @@ func (rep *Report) Line(line []byte) {
 	if json.Unmarshal(line, &ev) != nil {
 		return
 	}
+	// A line with a negative figure is refused whole, not read as less.
 	switch {
-	case ev.Type == "result" && (ev.Usage != nil || ev.TotalCost > 0):
-		u := clean(ev.claude())
+	case ev.Type == "result" && (ev.Usage != nil || ev.TotalCost != 0):
+		u := ev.claude()
+		if !sane(u) {
+			return
+		}
 		rep.result, rep.text = &u, ev.Result
 	case ev.Type == "turn.completed" && ev.Usage != nil:
-		rep.sum.Add(clean(ev.Usage.usage()))
-		rep.ok = true
+		if u := ev.Usage.usage(); sane(u) {
+			rep.sum.Add(u)
+			rep.ok = true
+		}
 	case ev.Msg != nil && ev.Msg.Type == "token_count" && ev.Msg.Info != nil && ev.Msg.Info.Total != nil:
-		t := clean(ev.Msg.Info.Total.usage())
-		rep.codexTotal = &t
+		if t := ev.Msg.Info.Total.usage(); sane(t) {
+			rep.codexTotal = &t
+		}
 	case ev.Type == "" && ev.Usage == nil && ev.Msg == nil && (ev.InputTokens != 0 || ev.OutputTokens != 0 || ev.CostUSD != 0):
-		rep.sum.Add(clean(Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens, CostUSD: ev.CostUSD, Model: ev.Model}))
-		rep.ok = true
+		u := Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens, CostUSD: ev.CostUSD, Model: ev.Model}
+		if sane(u) {
+			rep.sum.Add(u)
+			rep.ok = true
+		}
 	}
+}
+
+// sane reports whether every figure of u is a number of at least 0 (JSON
+// has no NaN or infinity, but a sum can reach one).
+func sane(u Usage) bool {
+	return u.Input >= 0 && u.Output >= 0 && u.Cached >= 0 && u.CacheWrite >= 0 &&
+		u.CostUSD >= 0 && !math.IsInf(u.CostUSD, 0) && !math.IsNaN(u.CostUSD)
 }
 
 // Usage is what the lines so far report, and whether they report any.

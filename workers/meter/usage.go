@@ -29,17 +29,38 @@ type Usage struct {
 // Tokens is every token the usage counts, in and out.
 func (u Usage) Tokens() int64 { return u.Input + u.Output }
 
-// Add adds o to u; the model is the latest one named.
+// Add adds o to u; the model is the latest one named. A sum that would
+// overflow stays at the largest figure instead of wrapping round to a
+// negative one.
 func (u *Usage) Add(o Usage) {
-	u.Input += o.Input
-	u.Output += o.Output
-	u.Cached += o.Cached
-	u.CacheWrite += o.CacheWrite
-	u.CostUSD += o.CostUSD
+	u.Input = addTokens(u.Input, o.Input)
+	u.Output = addTokens(u.Output, o.Output)
+	u.Cached = addTokens(u.Cached, o.Cached)
+	u.CacheWrite = addTokens(u.CacheWrite, o.CacheWrite)
+	u.CostUSD = min(u.CostUSD+o.CostUSD, math.MaxFloat64)
 	u.Calls += o.Calls
 	if o.Model != "" {
 		u.Model = o.Model
 	}
+}
+
+func addTokens(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// Bounded is u held to at most maxTokens tokens, in and out together
+// (output first), and a reported cost of at most maxUSD: what one run's
+// report can count for, whatever the agent wrote.
+func (u Usage) Bounded(maxTokens int64, maxUSD float64) Usage {
+	u.Output = min(u.Output, maxTokens)
+	u.Input = min(u.Input, maxTokens-u.Output)
+	u.Cached = min(u.Cached, u.Input)
+	u.CacheWrite = min(u.CacheWrite, u.Input)
+	u.CostUSD = min(u.CostUSD, maxUSD)
+	return u
 }
 
 // wire is every usage field the providers' responses carry, under any of

@@ -1,0 +1,13 @@
+// Package stalltest runs hostile agents under a real `work-once --run`
+// driver: nothing an agent writes may stall the driver (a FIFO where a
+// file is read), and no usage it reports of itself may stop the fleet.
+package stalltest
+
+import (
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
