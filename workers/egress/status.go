@@ -2,6 +2,9 @@ package egress
 
 import (
 	"fmt"
+	"net/netip"
+	"net/url"
+	"strconv"
 
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/sandbox"
@@ -22,13 +25,26 @@ func Status(m sandbox.Mode, e config.Egress) (contained, closed bool, line strin
 		return contained, false, line, err
 	}
 	abi, _ := sandbox.ABI()
-	switch {
-	case e.Open:
-		return true, false, fmt.Sprintf("%s on the network (egress: open): Landlock ABI %d contains their writes and signals", sandbox.NotContained, abi), nil
-	case abi < netABI:
-		return true, false, fmt.Sprintf("%s on the network (the kernel's Landlock ABI %d has no TCP rules; %d has): it contains their writes and signals", sandbox.NotContained, abi, netABI), nil
+	if why := OpenBecause(e); why != "" {
+		return true, false, fmt.Sprintf("%s on the network (%s): Landlock ABI %d contains their writes and signals", sandbox.NotContained, why, abi), nil
 	}
 	return true, true, fmt.Sprintf("agents are contained (Landlock ABI %d; network only through the driver: %s)", abi, Allowed(e)), nil
+}
+
+// OpenBecause is why contained processes' network stays open on this
+// host ("egress: open", or a kernel without Landlock's TCP rules); ""
+// when Landlock closes it.
+func OpenBecause(e config.Egress) string {
+	abi, err := sandbox.ABI()
+	switch {
+	case e.Open:
+		return "egress: open"
+	case err != nil:
+		return err.Error()
+	case abi < netABI:
+		return fmt.Sprintf("the kernel's Landlock ABI %d has no TCP rules; %d has", abi, netABI)
+	}
+	return ""
 }
 
 // Allowed says in a few words which hosts e lets through.
@@ -49,4 +65,20 @@ func Allowed(e config.Egress) string {
 	default:
 		return fmt.Sprintf("egress to %s and %d more hosts", e.Allow[0], n-1)
 	}
+}
+
+// PortOf is the port of a loopback http URL (a driver's metering proxy),
+// the one a contained process must be let connect to.
+func PortOf(rawURL string) (uint16, bool) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "http" {
+		return 0, false
+	}
+	host, port := u.Hostname(), u.Port()
+	a, err := netip.ParseAddr(host)
+	n, perr := strconv.ParseUint(port, 10, 16)
+	if err != nil || !a.IsLoopback() || perr != nil || n == 0 {
+		return 0, false
+	}
+	return uint16(n), true
 }
