@@ -1,6 +1,7 @@
 package egresstest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"fleetwatch/internal/sandbox"
+	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
@@ -239,5 +241,37 @@ func TestOpenEgressIsSaid(t *testing.T) {
 	}
 	if d := fwtest.Run(t, dir, "doctor"); !strings.Contains(d.Stdout, "--    network: open (egress: open)") {
 		t.Errorf("doctor: %v", d)
+	}
+}
+
+// A check runs the candidate's code: it reaches its own port and, through
+// the egress proxy, the allowed host, never the model's server; the
+// proxy's refusal is in the check's log.
+func TestCheckEgressGoesThroughTheRunner(t *testing.T) {
+	needNetworkRules(t)
+	t.Parallel()
+	model := listen(t, "tcp", "127.0.0.1:0")
+	allowed := allowedHost(t)
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	dir := landkit.LandProject(t, fmt.Sprintf("checks:\n  - {name: net, run: [%s, check, %s, %s]}\negress: [%s]\n",
+		q(hostile(t)), q(model.Addr().String()), q(allowed), q(allowed)))
+	tip := landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	landkit.Queued(t, dir, "x")
+	r := landkit.Land(t, dir, nil)
+	logs, _ := filepath.Glob(filepath.Join(dir, "var", "fleet", "checks", "*", "*.log"))
+	var text []byte
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		text = append(text, b...)
+	}
+	if r.Code != 0 {
+		t.Fatalf("queue land: %v\ncheck logs:\n%s", r, text)
+	}
+	landkit.WantLanded(t, dir, "x", tip)
+	if want := "fleetwatch: egress refused CONNECT " + model.Addr().String(); !strings.Contains(string(text), want) {
+		t.Errorf("the check's log lacks %q:\n%s", want, text)
+	}
+	if n := model.accepted.Load(); n != 0 {
+		t.Errorf("the model's server accepted %d connection(s) from the check", n)
 	}
 }

@@ -7,6 +7,10 @@
 // it hands its plan in. Its arguments are the fleetwatch binary, the
 // model's address, the git remote's URL, the abstract socket's name, the
 // allowed host and the refused one.
+//
+// As a check (`hostile check MODEL ALLOWED`) it tries the same from a
+// candidate's test and exits 0 only when its own port and the allowed
+// host are reached and the model is not, directly or through the proxy.
 package main
 
 import (
@@ -25,6 +29,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == "check" {
+		os.Exit(check(os.Args[2], os.Args[3]))
+	}
 	if len(os.Args) != 7 {
 		fmt.Fprintln(os.Stderr, "usage: hostile FLEETWATCH MODEL REMOTE ABSTRACT ALLOWED REFUSED")
 		os.Exit(2)
@@ -63,6 +70,33 @@ func main() {
 
 	must(run(fw, "complete", "--to", "review-needed", os.Getenv("FLEET_PLAN")))
 	fmt.Println("honest work handed in")
+}
+
+// check is the check's run: 0 when the network is as contained as it
+// should be, 1 (and why on stdout) when not.
+func check(model, allowed string) int {
+	code := 0
+	say := func(ok bool, format string, args ...any) {
+		if !ok {
+			code = 1
+		}
+		fmt.Printf(format+"\n", args...)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("PORT"))
+	if err != nil {
+		say(false, "own port: %v", err)
+	} else {
+		defer ln.Close()
+		err := dial("tcp", ln.Addr().String())
+		say(err == nil, "own port: %v", err)
+	}
+	err = dial("tcp", model)
+	say(err != nil, "attack dial-model: %v", err)
+	got := connect(allowed)
+	say(strings.HasPrefix(got, "tunnel 200 OK"), "egress allowed: %s", got)
+	got = connect(model)
+	say(strings.HasPrefix(got, "403 Forbidden"), "egress refused: %s", got)
+	return code
 }
 
 func dial(network, addr string) error {
