@@ -47,7 +47,11 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 	policy := sandbox.Policy{Write: append(g.write, tmp), OpenNetwork: !closed}
 	var proxy *egress.Proxy
 	if contained && closed {
-		proxy, err = egress.Start(s.Egress.Allow, func(line string) { fmt.Fprintf(g.log, "fleetwatch: %s\n", line) })
+		log := g.log
+		if log == nil {
+			log = io.Discard
+		}
+		proxy, err = egress.Start(s.Egress.Allow, func(line string) { fmt.Fprintf(log, "fleetwatch: %s\n", line) })
 		if err != nil {
 			os.RemoveAll(tmp)
 			return nil, nil, err
