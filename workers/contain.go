@@ -15,6 +15,7 @@ import (
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers/coord"
+	"fleetwatch/workers/egress"
 )
 
 // SandboxDir holds each agent's own git store and caches, under the
@@ -25,11 +26,11 @@ const SandboxDir = "var/fleet/sandbox"
 // and the line that says so; under `sandbox: require` on a host without
 // Landlock it is the error that stops the driver from starting.
 func (d *Driver) containment() error {
-	contained, line, err := sandbox.Status(d.Sandbox)
+	contained, closed, line, err := egress.Status(d.Sandbox, d.Egress)
 	if err != nil {
 		return err
 	}
-	d.contained, d.state.Contained = contained, line
+	d.contained, d.netClosed, d.state.Contained = contained, closed, line
 	return nil
 }
 
@@ -44,6 +45,7 @@ type box struct {
 	out      string // where a plan turn writes its proposal
 	git      *gitBox
 	broker   *broker
+	egress   *egress.Proxy // the run's way out, when its network is contained
 	env      []string
 	policy   sandbox.Policy
 	proposal string // the agent's copy of job.Proposal, when it writes one
@@ -80,7 +82,9 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	}
 	b.env = append(sandbox.PrivateEnv(b.tmp, cache), SocketEnv+"="+sock)
 	b.policy.Write = []string{b.tmp, b.out, cache}
-	b.policy.OpenNetwork = true
+	if err := d.closeNetwork(b, job); err != nil {
+		return fail(err)
+	}
 	if job.Worktree != "" {
 		b.writes = watchWrites(job.Worktree)
 		b.policy.Write = append(b.policy.Write, job.Worktree)
@@ -109,6 +113,39 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 		b.proposal = filepath.Join(b.out, filepath.Base(job.Proposal))
 	}
 	return b, nil
+}
+
+// closeNetwork lets the contained agent connect over TCP only to the
+// run's egress proxy (named in the standard proxy variables, which leave
+// loopback unproxied) and its own ports; the metering proxy's port is
+// added once it runs (connectTo). With `egress: open`, or no Landlock TCP
+// rules, the network stays open, as the driver's log said.
+func (d *Driver) closeNetwork(b *box, job Job) error {
+	if !d.contained || !d.netClosed {
+		b.policy.OpenNetwork = true
+		return nil
+	}
+	p, err := egress.Start(d.Egress.Allow, func(line string) { d.Log.Printf("%s", line) })
+	if err != nil {
+		return err
+	}
+	b.egress = p
+	b.env = append(b.env, p.Env()...)
+	b.policy.Connect = append(b.policy.Connect, p.Port())
+	for _, port := range append([]int{job.Port}, job.Ports...) {
+		if port > 0 && port <= 65535 {
+			b.policy.Connect = append(b.policy.Connect, uint16(port))
+		}
+	}
+	return nil
+}
+
+// connectTo lets the agent connect to the port of a driver's loopback
+// URL (its metering proxy).
+func (b *box) connectTo(rawURL string) {
+	if port, ok := egress.PortOf(rawURL); ok && !b.policy.OpenNetwork {
+		b.policy.Connect = append(b.policy.Connect, port)
+	}
 }
 
 // start starts cmd alone in a session, with no capability, in the box's
@@ -140,6 +177,9 @@ func (b *box) close() {
 		return
 	}
 	b.broker.close()
+	if b.egress != nil {
+		b.egress.Close()
+	}
 	b.writes.close()
 	b.group.Close()
 	os.RemoveAll(b.run)

@@ -162,6 +162,9 @@ type Driver struct {
 	// MaxProcs and MaxMemory bound each run in its cgroup (the endpoint's
 	// max_processes, max_memory); 0 keeps sandbox.DefaultLimits.
 	MaxProcs, MaxMemory int64
+	// Egress is fleetwatch.yaml's `egress:`: the hosts its agents reach
+	// through the driver's egress proxy, or an open network.
+	Egress config.Egress
 	// AutoCommit is the endpoint's `commit: auto`: a build that exits 0
 	// with edits and no commit gets them committed by fleetwatch instead
 	// of being parked.
@@ -171,6 +174,7 @@ type Driver struct {
 	settings  config.Settings // fleetwatch.yaml's prices: and budgets:
 	control   chan os.Signal  // the operator's pause (SIGUSR1) and resume (SIGUSR2)
 	contained bool            // agents run in a Landlock domain
+	netClosed bool            // and connect over TCP only to the driver's ports
 	saidGroup bool            // the log said why agents get no cgroup
 	lock      *os.File
 	treeGone  bool      // the heartbeat found .plans/ gone

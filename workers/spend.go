@@ -128,6 +128,9 @@ func (d *Driver) prepare(job Job, dir string, ph *Placeholders) (*box, *runMeter
 		bx.close()
 		return nil, nil, nil, fmt.Errorf("cannot start the run's metering proxy: %s", errText(err))
 	}
+	if m.proxy != nil {
+		bx.connectTo(m.proxy.URL())
+	}
 	return bx, m, env, nil
 }
 

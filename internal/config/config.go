@@ -62,6 +62,9 @@ type Settings struct {
 	// Sandbox is `sandbox:`: auto (the default: agents and checks run in a
 	// Landlock domain where the kernel has one), require or off.
 	Sandbox sandbox.Mode
+	// Egress is `egress:`, where contained processes may connect through
+	// the driver's egress proxy (egress.go).
+	Egress Egress
 	// Prices are `prices:`, what each model costs (spend.go).
 	Prices map[string]Price
 	// Budgets are `budgets:`, the limits on what runs spend (spend.go).
@@ -257,8 +260,14 @@ func (s *Settings) set(key, val *yaml.Node) error {
 			return errorf(val.Line, "sandbox: want auto, require or off")
 		}
 		s.Sandbox = m
+	case "egress":
+		e, err := parseEgress(val)
+		if err != nil {
+			return err
+		}
+		s.Egress = e
 	default:
-		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, prices, budgets, limits, notify)", key.Value)
+		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify)", key.Value)
 	}
 	return nil
 }

@@ -37,6 +37,11 @@ const Template = `# fleetwatch.yaml: this project's settings (fleetwatch help la
 # require (refuse to run uncontained) or off (fleetwatch help sandbox).
 #sandbox: auto
 
+# Hosts contained agents and checks may reach, through the driver's egress
+# proxy (HTTPS_PROXY); unset, none: they reach their model through its
+# metering proxy and nothing else. open leaves the network open.
+#egress: [proxy.golang.org, registry.npmjs.org]
+
 # Where workers claim plans: local lease files, the git remote's lease refs
 # (workers on several machines), or etcd (fleetwatch help claims).
 #claims:

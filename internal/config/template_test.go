@@ -28,10 +28,10 @@ func TestTemplateParses(t *testing.T) {
 	}
 	if s.Integration != "dev" || len(s.Checks) != 1 || s.Checks[0].Name != "test" || s.QueueDepth != 1 ||
 		s.Worktree.Ports != 1 || len(s.Worktree.Env) != 2 || s.Sandbox != sandbox.Auto || s.Claims.Backend != "local" || s.OnScopeViolation != "warn" ||
-		s.Limits.Fleet != 12 || s.Limits.Named["endpoint"]["claude"] != 3 {
+		s.Limits.Fleet != 12 || s.Limits.Named["endpoint"]["claude"] != 3 || len(s.Egress.Allow) != 2 {
 		t.Errorf("uncommented: %+v", s)
 	}
-	for _, key := range []string{"integration", "checks", "queue", "worktree", "sandbox", "claims", "on_scope_violation", "limits"} {
+	for _, key := range []string{"integration", "checks", "queue", "worktree", "sandbox", "claims", "on_scope_violation", "limits", "egress"} {
 		if !strings.Contains(Template, "\n#"+key+":") {
 			t.Errorf("the template does not show %s:", key)
 		}

@@ -6,11 +6,11 @@ import (
 	"io/fs"
 
 	"fleetwatch/internal/config"
-	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/registry"
 	"fleetwatch/workers"
+	"fleetwatch/workers/egress"
 )
 
 // newDriver is the driver for worker on ep, contained as fleetwatch.yaml's
@@ -22,7 +22,7 @@ func (w *workOnce) newDriver(t *planfs.Tree, worker model.Worker, ep registry.En
 	if err != nil {
 		return nil, err
 	}
-	d.Sandbox = s.Sandbox
+	d.Sandbox, d.Egress = s.Sandbox, s.Egress
 	reg, err := registry.Load(w.registryPath(t))
 	switch {
 	case err == nil:
@@ -34,17 +34,17 @@ func (w *workOnce) newDriver(t *planfs.Tree, worker model.Worker, ep registry.En
 }
 
 // uncontained is the line a face shows when agents would run unconfined
-// here, "" when they are contained.
+// here, or with their network open; "" when they are contained.
 func uncontained(project string) string {
 	s, err := config.Load(project)
 	if err != nil {
 		return ""
 	}
-	contained, line, err := sandbox.Status(s.Sandbox)
+	contained, closed, line, err := egress.Status(s.Sandbox, s.Egress)
 	switch {
 	case err != nil:
 		return err.Error()
-	case !contained:
+	case !contained || !closed:
 		return line
 	}
 	return ""

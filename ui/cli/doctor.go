@@ -21,6 +21,7 @@ import (
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/registry"
 	"fleetwatch/workers"
+	"fleetwatch/workers/egress"
 )
 
 const doctorLong = `Says what this machine has and lacks for each feature, one line each, and
@@ -79,7 +80,7 @@ func diagnose(project, regPath string) []finding {
 	if err != nil {
 		out = append(out, finding{fFail, err.Error()})
 	}
-	out = append(out, sandboxFinding(settings.Sandbox), cgroupFinding(), sshFinding(), watchFinding())
+	out = append(out, sandboxFinding(settings.Sandbox), networkFinding(settings), cgroupFinding(), sshFinding(), watchFinding())
 	out = append(out, claimsFinding(project, settings.Claims)...)
 	return append(out, agentFindings(project, regPath)...)
 }
@@ -121,6 +122,19 @@ func sandboxFinding(m sandbox.Mode) finding {
 		return finding{fNone, "sandbox: " + line + " (fleetwatch help sandbox)"}
 	}
 	return finding{fOK, "sandbox: " + line}
+}
+
+// networkFinding says whether contained agents and checks connect only
+// through the driver (Landlock's TCP rules and the egress proxy).
+func networkFinding(s config.Settings) finding {
+	contained, closed, _, err := egress.Status(s.Sandbox, s.Egress)
+	switch {
+	case err != nil || !contained:
+		return finding{fNone, "network: open, as agents are not contained"}
+	case !closed:
+		return finding{fNone, "network: open (" + egress.OpenBecause(s.Egress) + "): agents and checks connect anywhere (fleetwatch help sandbox)"}
+	}
+	return finding{fOK, "network: TCP only to the driver's ports: its metering proxy, the agent's own port and the egress proxy (" + egress.Allowed(s.Egress) + ")"}
 }
 
 // cgroupFinding makes and removes an empty cgroup, as a driver does for

@@ -186,12 +186,12 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 	}
 	defer wt.remove()
 
-	port, env, done, err := checkBackend(project, c.Name, tree, wt.path, logFile)
+	ports, env, done, err := checkBackend(project, c.Name, tree, wt.path, logFile)
 	if err != nil {
 		return rec, err
 	}
 	defer done() // before the worktree goes
-	cmd := checkCommand(c, commit, tree, wt.path, port)
+	cmd := checkCommand(c, commit, tree, wt.path, ports[0])
 	cmd.Env = append(cmd.Env, env...)
 	out := &cappedLog{file: logFile}
 	// One pipe of our own for stdout and stderr, interleaved: Wait then
@@ -203,8 +203,9 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	start := time.Now()
-	// A check writes its throwaway worktree and its temp dir, nothing else.
-	release, cleanup, err := startContained(project, cmd, wt.path)
+	// A check writes its throwaway worktree and its temp dir, nothing
+	// else; it connects to its own ports and the egress proxy.
+	release, cleanup, err := startContained(project, cmd, grant{write: []string{wt.path}, connect: ports, log: logFile})
 	pw.Close()
 	copied := make(chan struct{})
 	go func() {
@@ -358,28 +359,29 @@ func killGroup(pgid int) {
 	}
 }
 
-// checkBackend is a check's port and, with fleetwatch.yaml's `worktree:`
-// section, its own backend (never a worker's) under the pseudo agent id
-// check-<name>-<tree>, with the variables for its environment; done tears
-// it down and gives its ports back, noting a failure in the check's log.
-func checkBackend(project, name, tree, dir string, log io.Writer) (int, []string, func(), error) {
+// checkBackend is a check's ports (its PORT first) and, with
+// fleetwatch.yaml's `worktree:` section, its own backend (never a
+// worker's) under the pseudo agent id check-<name>-<tree>, with the
+// variables for its environment; done tears it down and gives its ports
+// back, noting a failure in the check's log.
+func checkBackend(project, name, tree, dir string, log io.Writer) ([]int, []string, func(), error) {
 	s, err := config.Load(project)
 	if err != nil {
-		return 0, nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !s.Worktree.Set() {
 		port, err := freeLoopbackPort()
-		return port, nil, func() {}, err
+		return []int{port}, nil, func() {}, err
 	}
 	b, done, err := workers.OwnBackend(project, s.Worktree, "check-"+name+"-"+short(tree), "", dir)
 	if err != nil {
-		return 0, nil, nil, err
+		return nil, nil, nil, err
 	}
 	env := b.Env
 	for i := 1; i < len(b.Ports); i++ {
 		env = append(env, "FLEET_PORT_"+strconv.Itoa(i)+"="+strconv.Itoa(b.Ports[i]))
 	}
-	return b.Ports[0], env, func() {
+	return b.Ports, env, func() {
 		if err := done(); err != nil {
 			fmt.Fprintf(log, "fleetwatch: %v\n", err)
 		}

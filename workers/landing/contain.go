@@ -1,6 +1,8 @@
 package landing
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,20 +10,33 @@ import (
 
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/sandbox"
+	"fleetwatch/workers/egress"
 )
+
+// grant is what a contained check or reviewer may do beyond reading:
+// the paths it writes (a temp dir of its own besides), the driver's ports
+// it connects to besides the egress proxy (its own port block, its
+// metering proxy), and where the egress proxy's refusals are logged.
+type grant struct {
+	write   []string
+	connect []int
+	log     io.Writer
+}
 
 // startContained starts cmd as fleetwatch.yaml's `sandbox:` says: a check
 // runs the candidate's code and a reviewer is an agent, so each runs in a
-// Landlock domain that writes only write and a temp dir of its own, in a
-// cgroup of its own where there can be one (made here; done kills what is
-// left in the cgroup and removes both). cmd.SysProcAttr must be set. release, once cmd has exited, lets the thread
-// that started it go.
-func startContained(project string, cmd *exec.Cmd, write ...string) (release, done func(), err error) {
+// Landlock domain that writes only g's paths and a temp dir of its own, and
+// connects over TCP only to g's ports and an egress proxy of its own that
+// lets through the hosts `egress:` allows; in a cgroup of its own where
+// there can be one (made here; done kills what is left in the cgroup and
+// removes both). cmd.SysProcAttr must be set. release, once cmd has
+// exited, lets the thread that started it go.
+func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(), err error) {
 	s, err := config.Load(project)
 	if err != nil {
 		return nil, nil, err
 	}
-	contained, _, err := sandbox.Status(s.Sandbox)
+	contained, closed, _, err := egress.Status(s.Sandbox, s.Egress)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -29,18 +44,41 @@ func startContained(project string, cmd *exec.Cmd, write ...string) (release, do
 	if err != nil {
 		return nil, nil, err
 	}
+	policy := sandbox.Policy{Write: append(g.write, tmp), OpenNetwork: !closed}
+	var proxy *egress.Proxy
+	if contained && closed {
+		log := g.log
+		if log == nil {
+			log = io.Discard
+		}
+		proxy, err = egress.Start(s.Egress.Allow, func(line string) { fmt.Fprintf(log, "fleetwatch: %s\n", line) })
+		if err != nil {
+			os.RemoveAll(tmp)
+			return nil, nil, err
+		}
+		cmd.Env = append(cmd.Env, proxy.Env()...)
+		policy.Connect = append(policy.Connect, proxy.Port())
+		for _, p := range g.connect {
+			if p > 0 && p <= 65535 {
+				policy.Connect = append(policy.Connect, uint16(p))
+			}
+		}
+	}
 	// A cgroup of its own, where there can be one: a daemon it starts ends
 	// with it, however it left its process group.
 	sandbox.SweepGroups(sandbox.GroupName(project, "fw-"), time.Minute)
 	group, _ := sandbox.NewGroup(sandbox.GroupName(project, filepath.Base(tmp)), sandbox.DefaultLimits())
 	done = func() {
 		group.Close()
+		if proxy != nil {
+			proxy.Close()
+		}
 		os.RemoveAll(tmp)
 	}
 	cmd.Env = append(cmd.Env, sandbox.PrivateEnv(tmp, filepath.Join(tmp, ".cache"))...)
 	spawn := sandbox.Spawn{Group: group}
 	if contained {
-		spawn.Policy = &sandbox.Policy{Write: append(write, tmp), OpenNetwork: true}
+		spawn.Policy = &policy
 	}
 	release, err = spawn.Start(cmd)
 	if err != nil {

@@ -34,6 +34,7 @@ import (
 	"fleetwatch/planfs"
 	"fleetwatch/registry"
 	"fleetwatch/workers"
+	"fleetwatch/workers/egress"
 )
 
 // DefaultPeerTimeout bounds a reviewer's run when PeerOptions say nothing.
@@ -373,8 +374,13 @@ func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Place
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	// A reviewer reads; it writes only $FLEET_REVIEW's folder (its own)
-	// and what its endpoint grants.
-	release, done, err := startContained(project, cmd, append([]string{filepath.Dir(out)}, grants...)...)
+	// and what its endpoint grants,
+	// and connects to its own ports and its metering proxy.
+	connect := append([]int{ph.Port}, ph.Ports...)
+	if port, ok := egress.PortOf(ph.BaseURL); ok {
+		connect = append(connect, int(port))
+	}
+	release, done, err := startContained(project, cmd, grant{write: append([]string{filepath.Dir(out)}, grants...), connect: connect, log: logFile})
 	if err == nil {
 		err = cmd.Wait()
 		release()
