@@ -52,8 +52,8 @@ type Spawn struct {
 
 // Start starts cmd. A goroutine locked to an OS thread of its own joins
 // the run's v1 cgroups, drops every capability (bounding set included:
-// capabilities are a thread's), sets no_new_privs and enters the domain on
-// that thread alone, then forks cmd from it as the leader of a new
+// capabilities are a thread's), sets no_new_privs (a setuid program gains
+// nothing) and enters the domain on that thread alone, then forks cmd from it as the leader of a new
 // session without a controlling terminal; the thread stays parked until
 // release is called (after cmd has exited: a child's parent-death signal
 // follows the thread that forked it) and then ends with its goroutine,
@@ -71,9 +71,6 @@ func (s Spawn) Start(cmd *exec.Cmd) (release func(), err error) {
 		}
 		defer unix.Close(fd)
 		enter = func() error {
-			if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-				return fmt.Errorf("no_new_privs: %v", err)
-			}
 			if err := llsyscall.LandlockRestrictSelf(fd, flags); err != nil {
 				return fmt.Errorf("landlock: %v", err)
 			}
@@ -100,6 +97,11 @@ func (s Spawn) Start(cmd *exec.Cmd) (release func(), err error) {
 		err := s.Group.joinV1(tid)
 		if err == nil {
 			err = dropCapabilities()
+		}
+		if err == nil {
+			if err = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+				err = fmt.Errorf("no_new_privs: %v", err)
+			}
 		}
 		if err == nil {
 			err = enter()

@@ -80,7 +80,7 @@ func diagnose(project, regPath string) []finding {
 	if err != nil {
 		out = append(out, finding{fFail, err.Error()})
 	}
-	out = append(out, sandboxFinding(settings.Sandbox), networkFinding(settings), cgroupFinding(), sshFinding(), watchFinding())
+	out = append(out, sandboxFinding(settings.Sandbox), networkFinding(settings), devicesFinding(settings.Sandbox), userFinding(), cgroupFinding(), sshFinding(), watchFinding())
 	out = append(out, claimsFinding(project, settings.Claims)...)
 	return append(out, agentFindings(project, regPath)...)
 }
@@ -137,15 +137,39 @@ func networkFinding(s config.Settings) finding {
 	return finding{fOK, "network: TCP only to the driver's ports: its metering proxy, the agent's own port and the egress proxy (" + egress.Allowed(s.Egress) + ")"}
 }
 
+// devicesFinding says what keeps agents from terminals and devices.
+func devicesFinding(m sandbox.Mode) finding {
+	const alone = "agents, turns and checks start in a session of their own with no terminal and no capability"
+	abi, err := sandbox.ABI()
+	switch {
+	case m == sandbox.Off || err != nil:
+		return finding{fNone, "devices: " + alone + ", but without Landlock they may write any device the user can"}
+	case abi < 5:
+		return finding{fNone, fmt.Sprintf("devices: %s, and make none (Landlock); ioctl on devices needs Landlock ABI 5, this kernel has %d", alone, abi)}
+	}
+	return finding{fOK, "devices: " + alone + "; they make none, write only /dev/null-like ones and ioctl none (Landlock)"}
+}
+
+// userFinding says whom agents run as, and what that holds.
+func userFinding() finding {
+	if os.Geteuid() == 0 {
+		return finding{fOK, "user: root: agents keep uid 0 (their files stay theirs) but hold no capability, bounding set included, and gain none from a setuid program"}
+	}
+	return finding{fOK, fmt.Sprintf("user: uid %d: agents run as it, with no capability", os.Geteuid())}
+}
+
 // cgroupFinding makes and removes an empty cgroup, as a driver does for
-// each agent: the one sure way to know it may.
+// each run: the one sure way to know it may, and what it holds.
 func cgroupFinding() finding {
 	g, err := sandbox.NewGroup(sandbox.GroupName("doctor", strconv.Itoa(os.Getpid())), sandbox.DefaultLimits())
 	if err != nil {
-		return finding{fNone, "cgroups: none delegated (" + err.Error() + "): what an agent leaves running is stopped by process group instead"}
+		return finding{fNone, "cgroups: none delegated (" + err.Error() + "): what an agent leaves running is stopped by process group instead, a pause stops its process group only, and no process or memory limit holds"}
 	}
-	g.Close()
-	return finding{fOK, "cgroups: delegated: whatever an agent starts is stopped with it"}
+	defer g.Close()
+	if !g.Bounded() {
+		return finding{fNone, "cgroups: " + g.Held() + ": a run's process or memory limit cannot be set here (no pids or memory controller in cgroup v2 or v1)"}
+	}
+	return finding{fOK, "cgroups: each run's whole: " + g.Held()}
 }
 
 func sshFinding() finding {

@@ -11,9 +11,11 @@ import (
 	"fleetwatch/internal/sandbox"
 )
 
-// The sandbox's cost, as an agent pays it: its start (the ruleset built,
-// a thread entering the domain, the fork from it), and a git commit of 100
-// files inside the domain against one outside.
+// The sandbox's cost, as an agent pays it: its start (its cgroup made and
+// bounded, the ruleset built, a thread joining the v1 groups, dropping
+// every capability and entering the domain, the fork from it into a
+// session of its own, the cgroup removed), and a git commit of 100 files
+// inside the domain against one outside.
 // `go test -run x -bench Sandbox ./internal/systest/containtest/`.
 
 // run runs cmd, inside a domain that may write dirs when contain is set.
@@ -23,8 +25,11 @@ func run(b *testing.B, cmd *exec.Cmd, contain bool, dirs ...string) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	release := func() {}
 	var err error
+	var group *sandbox.Group
 	if contain {
-		release, err = sandbox.Policy{Write: dirs, OpenNetwork: true}.Start(cmd)
+		// A run's whole start: its cgroup, bounded, as a driver makes one.
+		group, _ = sandbox.NewGroup(sandbox.GroupName(dirs[0], "bench"), sandbox.DefaultLimits())
+		release, err = sandbox.Spawn{Group: group, Policy: &sandbox.Policy{Write: dirs}}.Start(cmd)
 	} else {
 		err = cmd.Start()
 	}
@@ -32,6 +37,7 @@ func run(b *testing.B, cmd *exec.Cmd, contain bool, dirs ...string) {
 		err = cmd.Wait()
 		release()
 	}
+	group.Close()
 	if err != nil {
 		b.Fatalf("%v: %s", err, out.String())
 	}
