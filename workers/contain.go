@@ -104,7 +104,11 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	// else its process group and adopted daemons are tracked instead.
 	if g, err := sandbox.NewGroup(sandbox.GroupName(d.Tree.Project, d.Worker.AgentID), d.runLimits()); err == nil {
 		b.group = g
-		d.Log.Printf("the run's cgroup: %s", g.Held())
+		if missing := g.Unbounded(); missing != "" {
+			d.Log.Printf("the run's cgroup: %s; not contained here: %s", g.Held(), missing)
+		} else {
+			d.Log.Printf("the run's cgroup: %s", g.Held())
+		}
 	} else if !d.saidGroup {
 		d.saidGroup = true
 		d.Log.Printf("no cgroup for the agent (%v): its process group and the daemons it leaves are tracked instead", err)

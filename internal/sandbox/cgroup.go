@@ -217,11 +217,27 @@ func (g *Group) Held() string {
 	return strings.Join(g.held, ", ")
 }
 
-// Bounded reports whether both of g's limits hold.
-func (g *Group) Bounded() bool {
-	return g != nil && (g.limits.Procs == 0 || slices.ContainsFunc(g.held, func(s string) bool { return strings.HasSuffix(s, " processes") })) &&
-		(g.limits.Memory == 0 || slices.ContainsFunc(g.held, func(s string) bool { return strings.HasSuffix(s, " of memory") }))
+// Unbounded names the limits of g that cannot hold on this machine (no
+// pids or memory controller it may use), "" when all do.
+func (g *Group) Unbounded() string {
+	var out []string
+	has := func(suffix string) bool {
+		return slices.ContainsFunc(g.held, func(s string) bool { return strings.HasSuffix(s, suffix) })
+	}
+	if g.limits.Procs > 0 && !has(" processes") {
+		out = append(out, "no process limit")
+	}
+	if g.limits.Memory > 0 && !has(" of memory") {
+		out = append(out, "no memory limit")
+	}
+	if !has("freeze") {
+		out = append(out, "no freeze (a pause stops its process group only)")
+	}
+	return strings.Join(out, ", ")
 }
+
+// Bounded reports whether both of g's limits hold.
+func (g *Group) Bounded() bool { return g != nil && g.Unbounded() == "" }
 
 // Attach makes the process attr starts begin its life in g's v2 group.
 func (g *Group) Attach(attr *syscall.SysProcAttr) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // needLandlock skips without Landlock, except in CI, whose machines have
@@ -140,5 +141,87 @@ func TestGroupKillsWhatLeftTheProcessGroup(t *testing.T) {
 	}
 	if _, err := os.Stat(g.Path); !os.IsNotExist(err) {
 		t.Errorf("the group %s is still there: %v", g.Path, err)
+	}
+}
+
+// A spawned process leads a session of its own, holds no capability, not
+// even in its bounding set, and cannot gain one: with a Landlock domain or
+// without.
+func TestSpawnStartsAloneWithNothing(t *testing.T) {
+	for _, policy := range []*Policy{nil, {Write: []string{t.TempDir()}, OpenNetwork: true}} {
+		if policy != nil {
+			needLandlock(t)
+		}
+		cmd := exec.Command("sh", "-c", `grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status; echo "sid $(cut -d' ' -f6 /proc/self/stat) pid $$"`)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		release, err := Spawn{Policy: policy}.Start(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Wait()
+		release()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out.String())
+		}
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			v = strings.TrimSpace(v)
+			switch {
+			case strings.HasPrefix(k, "Cap") && strings.Trim(v, "0") != "":
+				t.Errorf("contained=%v: %s is %s", policy != nil, k, v)
+			case k == "NoNewPrivs" && v != "1":
+				t.Errorf("contained=%v: no_new_privs is %s", policy != nil, v)
+			case strings.HasPrefix(line, "sid "):
+				f := strings.Fields(line)
+				if f[1] != f[3] {
+					t.Errorf("contained=%v: not a session leader: %s", policy != nil, line)
+				}
+			}
+		}
+	}
+}
+
+// A frozen group's processes do not run, whatever signals they get, until
+// it is thawed.
+func TestGroupFreezesWhatItHolds(t *testing.T) {
+	g, err := NewGroup(GroupName(t.TempDir(), "freeze"), Limits{Procs: 64})
+	if err != nil {
+		t.Skipf("no cgroup here: %v", err)
+	}
+	defer g.Close()
+	if !strings.Contains(g.Held(), "freeze") {
+		t.Skipf("no freezer here: %s", g.Held())
+	}
+	counter := filepath.Join(t.TempDir(), "n")
+	cmd := exec.Command("sh", "-c", `i=0; while :; do i=$((i+1)); echo $i > "$0"; sleep 0.01; done`, counter)
+	release, err := Spawn{Group: g}.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		g.Close()
+		cmd.Wait()
+		release()
+	}()
+	read := func() string { b, _ := os.ReadFile(counter); return string(b) }
+	for deadline := time.Now().Add(5 * time.Second); read() == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	}
+	if err := g.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	before := read()
+	syscall.Kill(cmd.Process.Pid, syscall.SIGCONT)
+	time.Sleep(200 * time.Millisecond)
+	if after := read(); after != before {
+		t.Errorf("counted on while frozen: %q then %q", before, after)
+	}
+	if err := g.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if read() == before {
+		t.Error("still stopped after the thaw")
 	}
 }

@@ -167,7 +167,7 @@ func cgroupFinding() finding {
 	}
 	defer g.Close()
 	if !g.Bounded() {
-		return finding{fNone, "cgroups: " + g.Held() + ": a run's process or memory limit cannot be set here (no pids or memory controller in cgroup v2 or v1)"}
+		return finding{fNone, "cgroups: " + g.Held() + "; not here: " + g.Unbounded() + " (no such controller in cgroup v2 or v1 that this user may use)"}
 	}
 	return finding{fOK, "cgroups: each run's whole: " + g.Held()}
 }
