@@ -25,8 +25,12 @@ type Preset struct {
 	// Writes are the tool's own state, granted to its contained runs where
 	// they exist (a ~/ is the home folder).
 	Writes []string
-	Exits  string // how its exit statuses read
-	Docs   string // where its headless flags are documented
+	// Hosts are where the tool reaches its model and its sign-in when no
+	// metering proxy stands in front of it: an unmetered endpoint's agents
+	// reach them through the driver's egress proxy (HTTPS only).
+	Hosts []string
+	Exits string // how its exit statuses read
+	Docs  string // where its headless flags are documented
 	// Model is an example of a model name as the tool takes it, for the
 	// endpoints.yaml scaffold writes.
 	Model string
@@ -66,6 +70,7 @@ var Presets = []Preset{
 		Review: []string{"claude", "-p", reviewPrompt, "--model", "{model}", "--allowedTools", "Read Grep Glob Bash(git diff:*) Bash(git log:*) Bash(git show:*)"},
 		Plan:   []string{"claude", "-p", planPrompt, "--model", "{model}", "--dangerously-skip-permissions", "--output-format", "json"},
 		Writes: []string{"~/.claude", "~/.claude.json"},
+		Hosts:  []string{"api.anthropic.com", "console.anthropic.com"},
 		Exits:  exitsPlain,
 		Docs:   "https://docs.claude.com/en/docs/claude-code/headless",
 	},
@@ -78,6 +83,7 @@ var Presets = []Preset{
 		Review: []string{"codex", "exec", "--model", "{model}", "--sandbox", "read-only", reviewPrompt},
 		Plan:   []string{"codex", "exec", "--json", "--model", "{model}", "--sandbox", "danger-full-access", planPrompt},
 		Writes: []string{"~/.codex"},
+		Hosts:  []string{"api.openai.com", "auth.openai.com", "chatgpt.com"},
 		Exits:  exitsPlain,
 		Docs:   "https://developers.openai.com/codex/noninteractive",
 	},
@@ -87,6 +93,7 @@ var Presets = []Preset{
 		Build:  []string{"aider", "--model", "{model}", "--yes-always", "--message", buildPrompt},
 		Review: []string{"aider", "--model", "{model}", "--yes-always", "--no-auto-commits", "--dry-run", "--message", reviewPrompt},
 		Writes: []string{"~/.aider"},
+		Hosts:  []string{"api.anthropic.com", "api.openai.com"},
 		Exits:  exitsPlain,
 		Docs:   "https://aider.chat/docs/scripting.html",
 	},
@@ -96,6 +103,7 @@ var Presets = []Preset{
 		Review: []string{"gemini", "-m", "{model}", "-p", reviewPrompt},
 		Plan:   []string{"gemini", "-m", "{model}", "--yolo", "-p", planPrompt},
 		Writes: []string{"~/.gemini"},
+		Hosts:  []string{"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"},
 		Exits:  exitsPlain,
 		Docs:   "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/headless.md",
 	},
@@ -105,6 +113,7 @@ var Presets = []Preset{
 		Review: []string{"opencode", "run", "--model", "{model}", "--agent", "plan", reviewPrompt},
 		Plan:   []string{"opencode", "run", "--model", "{model}", planPrompt},
 		Writes: []string{"~/.local/share/opencode", "~/.local/state/opencode"},
+		Hosts:  []string{"api.anthropic.com", "api.openai.com", "models.dev"},
 		Exits:  exitsPlain,
 		Docs:   "https://opencode.ai/docs/cli/#run",
 	},
@@ -126,6 +135,17 @@ func presetNames() string {
 		names[i] = p.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// ModelHosts are the hosts ep's agents reach their model at when nothing
+// meters it: its preset's, when it has one and no base_url. A metered
+// endpoint's agents reach their model only through the metering proxy.
+func (ep Endpoint) ModelHosts() []string {
+	if ep.BaseURL != "" || ep.Agent == "" {
+		return nil
+	}
+	p, _ := PresetNamed(ep.Agent)
+	return p.Hosts
 }
 
 // ExistingWrites are p's state paths that exist on this machine, absolute:

@@ -111,3 +111,25 @@ func TestAgentEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// An unmetered preset endpoint's agents reach their vendor's hosts; a
+// metered one's reach their model only through the metering proxy.
+func TestModelHostsOnlyWhenUnmetered(t *testing.T) {
+	reg, err := Parse("endpoints.yaml", []byte("endpoints:\n  - name: direct\n    tier: mid\n    model: opus\n    agent: claude\n"+
+		"  - name: metered\n    tier: mid\n    model: opus\n    agent: claude\n    base_url: http://127.0.0.1:9/v1\n"+
+		"  - name: own\n    tier: mid\n    model: m\n    command: [x]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"direct": {"api.anthropic.com", "console.anthropic.com"}, "metered": nil, "own": nil}
+	for _, ep := range reg.Endpoints {
+		if got := ep.ModelHosts(); !slices.Equal(got, want[ep.Name]) {
+			t.Errorf("%s: ModelHosts() = %q, want %q", ep.Name, got, want[ep.Name])
+		}
+	}
+	for _, p := range Presets {
+		if len(p.Hosts) == 0 {
+			t.Errorf("preset %s names no host for its model", p.Name)
+		}
+	}
+}

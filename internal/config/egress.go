@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,15 @@ func (h EgressHost) String() string {
 		host = "[" + host + "]"
 	}
 	return host + ":" + strconv.Itoa(int(h.Port))
+}
+
+// WithHosts is e letting through names too, on port 443.
+func (e Egress) WithHosts(names ...string) Egress {
+	e.Allow = slices.Clone(e.Allow)
+	for _, n := range names {
+		e.Allow = append(e.Allow, EgressHost{Name: n, Port: 443})
+	}
+	return e
 }
 
 // dnsName is a host name as DNS spells it, with an optional "*." before it.

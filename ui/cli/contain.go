@@ -22,7 +22,7 @@ func (w *workOnce) newDriver(t *planfs.Tree, worker model.Worker, ep registry.En
 	if err != nil {
 		return nil, err
 	}
-	d.Sandbox, d.Egress = s.Sandbox, s.Egress
+	d.Sandbox, d.Egress = s.Sandbox, s.Egress.WithHosts(ep.ModelHosts()...)
 	reg, err := registry.Load(w.registryPath(t))
 	switch {
 	case err == nil:

@@ -20,6 +20,7 @@ import (
 type grant struct {
 	write   []string
 	connect []int
+	hosts   []string // reached through the egress proxy besides egress:'s (an unmetered reviewer's model)
 	log     io.Writer
 }
 
@@ -51,7 +52,7 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 		if log == nil {
 			log = io.Discard
 		}
-		proxy, err = egress.Start(s.Egress.Allow, func(line string) { fmt.Fprintf(log, "fleetwatch: %s\n", line) })
+		proxy, err = egress.Start(s.Egress.WithHosts(g.hosts...).Allow, func(line string) { fmt.Fprintf(log, "fleetwatch: %s\n", line) })
 		if err != nil {
 			os.RemoveAll(tmp)
 			return nil, nil, err

@@ -211,7 +211,7 @@ func meteredReview(ctx context.Context, t *planfs.Tree, rr reviewRun, opt PeerOp
 	if len(rr.benv.Ports) > 0 {
 		ph.Port = rr.benv.Ports[0]
 	}
-	stdout, err := runReviewer(ctx, t.Project, rr.slug, rr.wt, ph, append(rr.benv.Env, meterEnv...), rr.argv, rr.out, rr.grants, cmp.Or(opt.Timeout, DefaultPeerTimeout))
+	stdout, err := runReviewer(ctx, t.Project, rr.slug, rr.wt, ph, append(rr.benv.Env, meterEnv...), rr.argv, rr.out, grant{write: rr.grants, hosts: rr.ep.ModelHosts()}, cmp.Or(opt.Timeout, DefaultPeerTimeout))
 	run := workers.Run{Plan: rr.slug, Agent: rr.agent, Tier: rr.ep.Tier, Endpoint: rr.ep.Name, Model: rr.ep.Model, Mode: workers.ModeReview}
 	if err != nil {
 		run.Exit = 1
@@ -347,7 +347,7 @@ func reviewLogRel(slug string) string { return reviewLogs + "/review-" + slug + 
 // runReviewer runs argv in wt in its own process group, its stdout and
 // stderr into the review log; it returns stdout (capped). A run that does
 // not exit within timeout, or exits non-zero, is an error.
-func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Placeholders, env, argv []string, out string, grants []string, timeout time.Duration) ([]byte, error) {
+func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Placeholders, env, argv []string, out string, g grant, timeout time.Duration) ([]byte, error) {
 	argv = ph.Expand(argv)
 	argv, err := workers.CheckExecutor(argv, project)
 	if err != nil {
@@ -380,7 +380,8 @@ func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Place
 	if port, ok := egress.PortOf(ph.BaseURL); ok {
 		connect = append(connect, int(port))
 	}
-	release, done, err := startContained(project, cmd, grant{write: append([]string{filepath.Dir(out)}, grants...), connect: connect, log: logFile})
+	g.write, g.connect, g.log = append([]string{filepath.Dir(out)}, g.write...), connect, logFile
+	release, done, err := startContained(project, cmd, g)
 	if err == nil {
 		err = cmd.Wait()
 		release()
