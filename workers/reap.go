@@ -39,6 +39,7 @@ func BecomeSubreaper() error {
 type procStat struct {
 	state byte
 	pgid  int
+	sid   int
 	start uint64 // clock ticks after boot: with the pid, names one process for good
 }
 
@@ -59,8 +60,9 @@ func readStat(pid int) (procStat, bool) {
 		return procStat{}, false
 	}
 	pgid, _ := strconv.Atoi(f[2])
+	sid, _ := strconv.Atoi(f[3])
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procStat{state: f[0][0], pgid: pgid, start: start}, true
+	return procStat{state: f[0][0], pgid: pgid, sid: sid, start: start}, true
 }
 
 // childrenOf lists pid's children, from every thread's children file (Go

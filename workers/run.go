@@ -188,8 +188,13 @@ func (d *Driver) Start(echo io.Writer) error {
 		return err
 	}
 	// This agent id's last driver may have died with its agent running:
-	// nothing of that run works on beside this one.
+	// nothing of that run works on beside this one, and what it committed
+	// reaches its branch before this driver's store is refilled.
 	left, leftErr := stopLeftovers(d.Tree.Project, d.Worker.AgentID)
+	var brought string
+	if leftErr == nil {
+		brought, leftErr = bringLeftover(d.Tree.Project, d.Worker.AgentID)
+	}
 	log, err := OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
 	if err != nil {
 		return fmt.Errorf("worker log: %w", err)
@@ -197,9 +202,12 @@ func (d *Driver) Start(echo io.Writer) error {
 	d.Log = log
 	switch {
 	case leftErr != nil:
-		d.Log.Printf("could not read what the last driver left running: %v", leftErr)
+		d.Log.Printf("could not stop or bring in what the last driver left: %v", leftErr)
 	case left > 0:
 		d.Log.Printf("stopped %d process group(s) and process(es) the last driver of %s left running", left, d.Worker.AgentID)
+	}
+	if brought != "" {
+		d.Log.Printf("brought the last driver's commits to %.12s", brought)
 	}
 	now := d.Tree.Now()
 	d.state = State{
@@ -432,6 +440,9 @@ type running struct {
 	out, errw *lineWriter
 	handedOn  string // where the agent's own complete, park or release sent the plan
 	meter     *runMeter
+	// bringing holds a token while the agent's commits are being brought
+	// in: one bring at a time, the pulse's off the loop (bringSoon).
+	bringing chan struct{}
 }
 
 // start starts the executor on job's plan in its own process group. When it
@@ -448,7 +459,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		Root: d.Tree.Project, LeaseToken: job.Token,
 	}
 	d.jobPlaceholders(job, &ph)
-	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}}
+	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}, bringing: make(chan struct{}, 1)}
 	if checksCommit(job) {
 		r.startTip = branchTip(job.Worktree)
 	}
@@ -544,6 +555,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 		}
 		d.Log.Printf("lease lost: %s; stopping the agent", lost)
 		d.stop(r, r.done)
+		d.bringEnd(r)
 		return Outcome{Code: -1, Plan: d.whereIs(rel), Lost: lost, Note: "lease lost: " + lost}, true
 	}
 	for {
@@ -576,7 +588,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 				return d.stopped(r, stop, renewing)
 			}
 			if renewing {
-				d.bringBranch(r)
+				d.bringSoon(r)
 			}
 			// A plan taken back (an operator's release, a recover) is
 			// noticed within a pulse, not only at the next renewal, which
@@ -611,9 +623,7 @@ func (d *Driver) stopped(r *running, reason string, renewing bool) Outcome {
 	d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
 	paused := r.meter.paused
 	d.stop(r, r.done)
-	if renewing {
-		d.bringBranch(r)
-	}
+	d.bringEnd(r)
 	var o Outcome
 	if strings.HasPrefix(paused, "budget") && renewing {
 		o = d.parkBlocked(r, paused)
@@ -727,11 +737,15 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 	case !renewing || r.handedOn != "" || o.Plan != rel:
 		o.Note = "agent exited 0 and moved its plan to " + o.Plan
 	}
+	if o.Plan == rel {
+		// Whatever its exit code, what it committed reaches the branch
+		// before the plan goes anywhere.
+		d.bringEnd(r)
+	}
 	if o.Note != "" {
 		d.Log.Printf("%s", o.Note)
 		return o
 	}
-	d.bringBranch(r)
 	// The last look at what the build touched, before anything moves on.
 	if o, over := d.scanFinal(r, scan, o); over {
 		return o
