@@ -113,7 +113,7 @@ func agentProcs(agent int, exited bool) (all, adopted []int) {
 	if subreaper.Load() {
 		own := syscall.Getpgrp()
 		for _, c := range childrenOf(0) {
-			if c == agent || seen[c] || gitenv.Running(c) {
+			if c == agent || seen[c] || gitenv.Running(c) || isSupervisor(c) {
 				continue
 			}
 			if st, ok := readStat(c); ok && st.pgid != own {
@@ -234,8 +234,8 @@ func adoptedOrphans(agent int) []int {
 	own := syscall.Getpgrp()
 	var out []int
 	for _, c := range childrenOf(0) {
-		if gitenv.Running(c) {
-			continue // this driver's own git, publishing its record
+		if gitenv.Running(c) || isSupervisor(c) {
+			continue // this driver's own git, publishing its record; its supervisor
 		}
 		if st, ok := readStat(c); ok && c != agent && st.pgid != own {
 			out = append(out, c)

@@ -163,6 +163,9 @@ type Driver struct {
 	// with edits and no commit gets them committed by fleetwatch instead
 	// of being parked.
 	AutoCommit bool
+	// Supervisor is the command that outlives this driver to stop its run
+	// should it die (Supervise, given SupervisorArgs); nil: none.
+	Supervisor []string
 
 	state     State
 	settings  config.Settings // fleetwatch.yaml's prices: and budgets:
@@ -172,6 +175,7 @@ type Driver struct {
 	lock      *os.File
 	treeGone  bool      // the heartbeat found .plans/ gone
 	fleet     *fleetPub // publishes this worker's record (publish.go); nil: none
+	watchdog  *os.File  // the supervisor's pipe: it reads end of file when this driver ends
 }
 
 // ErrBusy means another driver runs under the same agent id: two agents in
@@ -232,6 +236,7 @@ func (d *Driver) Start(echo io.Writer) error {
 	d.state.Pausable = true
 	d.Log.Printf("start pid %d agent %s tier %s model %q", d.state.PID, d.Worker.AgentID, d.Worker.Tier, d.Worker.Model)
 	d.Log.Printf("%s", d.state.Contained)
+	d.startSupervisor()
 	return d.save()
 }
 
@@ -279,6 +284,7 @@ func (d *Driver) Finish(code int, note string) {
 	d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 	d.Log.Printf("exit %d: %s", code, note)
 	d.save()
+	d.stopSupervisor() // after the save: it reads that no run is left
 	d.publish()
 	d.endPublishing()
 	d.Log.Close()

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -117,42 +119,92 @@ func TestScopeStopKeepsTheCommits(t *testing.T) {
 
 // kill -9 of a driver: its agent, deaf to SIGTERM, and the setsid daemon it
 // started are gone within the stop grace plus 3 s, though no fleetwatch
-// command runs after the kill; a recover then brings the agent's commit
-// in before the plan changes hands.
+// command runs after the kill (the driver's supervisor stops them); a
+// recover then takes the plan over with the agent's commit on its branch.
+// With the supervisor killed too, the recover itself stops the run and
+// brings the commit in before the plan changes hands.
 func TestKilledDriverLeavesNothingRunningAndNothingLost(t *testing.T) {
 	needLandlock(t)
 	t.Parallel()
-	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
-	pids := t.TempDir()
-	agentPID, daemonPID := filepath.Join(pids, "agent"), filepath.Join(pids, "daemon")
-	fwtest.WithExecutor(t, dir, agent(t), "-commit", "m1.txt=m1 work", "-daemon", daemonPID, "-pidfile", agentPID, "-hang")
-	const grace = time.Second
-	driver := fwtest.Cmd(dir, nil, "work-once", "--run", "--ensure-worktree", "--agent-id", "m1", "--slug", "x",
-		"--stop-grace", grace.String(), "--lease-ttl", "3")
-	if err := driver.Start(); err != nil {
-		t.Fatal(err)
-	}
-	a, d := fwtest.ReadPID(t, agentPID), fwtest.ReadPID(t, daemonPID)
-	t.Cleanup(func() {
-		for _, pid := range []int{a, d} {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	})
-	if err := driver.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	driver.Wait()
-	killed := time.Now()
-	fwtest.WaitFor(t, "the agent and its daemon to end", grace+3*time.Second, func() bool {
-		return !testkit.Alive(a) && !testkit.Alive(d)
-	})
-	t.Logf("the agent and its daemon ended %v after the driver's kill", time.Since(killed).Round(time.Millisecond))
+	for _, c := range []struct {
+		name           string
+		killSupervisor bool
+	}{{"the supervisor stops the run", false}, {"recover stops the run", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
+			pids := t.TempDir()
+			agentPID, daemonPID := filepath.Join(pids, "agent"), filepath.Join(pids, "daemon")
+			fwtest.WithExecutor(t, dir, agent(t), "-commit", "m1.txt=m1 work", "-daemon", daemonPID, "-pidfile", agentPID, "-hang")
+			const grace = time.Second
+			driver := fwtest.Cmd(dir, nil, "work-once", "--run", "--ensure-worktree", "--agent-id", "m1", "--slug", "x",
+				"--stop-grace", grace.String(), "--lease-ttl", "6")
+			if err := driver.Start(); err != nil {
+				t.Fatal(err)
+			}
+			a, d := fwtest.ReadPID(t, agentPID), fwtest.ReadPID(t, daemonPID)
+			t.Cleanup(func() {
+				for _, pid := range []int{a, d} {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			// The pulse brings commits in as the agent works (every TTL/3):
+			// the kill comes before it has, or this test proves nothing.
+			if got := subjects(t, dir, "refs/heads/feature/x"); got[0] != "init" {
+				t.Fatalf("feature/x is %q before the kill: the driver brought the commit already", got)
+			}
+			if c.killSupervisor {
+				// (The first case fails should there be none.)
+				if sup := supervisorOf(dir); sup > 0 {
+					if err := syscall.Kill(sup, syscall.SIGKILL); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := driver.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			driver.Wait()
+			killed := time.Now()
+			gone := func() bool { return !testkit.Alive(a) && !testkit.Alive(d) }
+			if c.killSupervisor {
+				time.Sleep(grace + 3*time.Second)
+				if gone() {
+					t.Fatalf("the agent or its daemon ended with nobody to stop them")
+				}
+			} else {
+				fwtest.WaitFor(t, "the agent and its daemon to end", grace+3*time.Second, gone)
+				t.Logf("the agent and its daemon ended %v after the driver's kill", time.Since(killed).Round(time.Millisecond))
+			}
 
-	// The lease runs out; m2 recovers the plan, with m1's commit on it.
-	fwtest.WaitFor(t, "m1's lease to expire", 10*time.Second, func() bool {
-		return fwtest.Run(t, dir, "recover", "x", "--agent-id", "m2").Code == 0
-	})
-	if got := subjects(t, dir, "refs/heads/feature/x"); got[0] != "m1 work" {
-		t.Errorf("after the recover, feature/x is %q, want m1's commit on it", got)
+			// The lease runs out; m2 recovers the plan, with m1's commit on it.
+			fwtest.WaitFor(t, "m1's lease to expire", 15*time.Second, func() bool {
+				return fwtest.Run(t, dir, "recover", "x", "--agent-id", "m2").Code == 0
+			})
+			if !gone() {
+				t.Errorf("the recover left m1's agent or its daemon running")
+			}
+			if got := subjects(t, dir, "refs/heads/feature/x"); got[0] != "m1 work" {
+				t.Errorf("after the recover, feature/x is %q, want m1's commit on it", got)
+			}
+		})
 	}
+}
+
+// supervisorOf is the pid of the supervisor of the driver working in dir,
+// 0 when none runs.
+func supervisorOf(dir string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		args := strings.Split(string(cmdline), "\x00")
+		if slices.Contains(args, "supervise-run") && slices.Contains(args, dir) {
+			return pid
+		}
+	}
+	return 0
 }
