@@ -136,6 +136,8 @@ func (b *box) close() {
 // closeBox ends r's box once the run is over (the agent and what it left
 // are stopped by then).
 func (d *Driver) closeBox(r *running) {
+	// A bring the pulse started ends first; none starts after.
+	r.bringing <- struct{}{}
 	if g := r.box.git; g != nil {
 		if err := g.settle(); err != nil {
 			d.Log.Printf("could not reset the worktree's index to its branch: %v", err)

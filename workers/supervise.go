@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,15 +28,15 @@ import (
 // started since. One per driver, not per agent start: it costs a run
 // nothing.
 
-// SupervisorArgs are the arguments the supervisor command gets after the
+// supervisorArgs are the arguments the supervisor command gets after the
 // driver's Supervisor argv: the project, the agent id, the stop grace.
-func SupervisorArgs(project, agentID string, grace time.Duration) []string {
+func supervisorArgs(project, agentID string, grace time.Duration) []string {
 	return []string{"--project", project, "--agent-id", agentID, "--stop-grace", grace.String()}
 }
 
-// supervisorPID is this driver's supervisor, a child the reaper must
-// never take for a daemon the agent left.
-var supervisorPID atomic.Int64
+// supervisors are this process's drivers' supervisors, by pid: children
+// the reaper must never take for daemons an agent left.
+var supervisors sync.Map
 
 // startSupervisor starts d.Supervisor, when set, bound to this driver by
 // a pipe; d.watchdog is the pipe's write end, closed by Finish (or by the
@@ -51,7 +51,7 @@ func (d *Driver) startSupervisor() {
 		return
 	}
 	defer r.Close()
-	args := append(append([]string(nil), d.Supervisor[1:]...), SupervisorArgs(d.Tree.Project, d.Worker.AgentID, d.Grace)...)
+	args := append(append([]string(nil), d.Supervisor[1:]...), supervisorArgs(d.Tree.Project, d.Worker.AgentID, d.Grace)...)
 	cmd := exec.Command(d.Supervisor[0], args...)
 	cmd.Stdin = r
 	// Its own session: the terminal's ^C or a kill of the driver's group
@@ -62,9 +62,13 @@ func (d *Driver) startSupervisor() {
 		d.Log.Printf("no supervisor for the agent's run: %v", errText(err))
 		return
 	}
-	supervisorPID.Store(int64(cmd.Process.Pid))
+	pid := cmd.Process.Pid
+	supervisors.Store(pid, true)
 	d.watchdog = w
-	go cmd.Wait()
+	go func() {
+		cmd.Wait()
+		supervisors.Delete(pid)
+	}()
 }
 
 // stopSupervisor lets the supervisor go: the run is over and recorded so.
@@ -76,7 +80,10 @@ func (d *Driver) stopSupervisor() {
 }
 
 // isSupervisor reports whether pid is this driver's supervisor.
-func isSupervisor(pid int) bool { return pid > 0 && int64(pid) == supervisorPID.Load() }
+func isSupervisor(pid int) bool {
+	_, ok := supervisors.Load(pid)
+	return ok
+}
 
 // Supervise is the supervisor's whole life: it waits for end of file on
 // driver, then, when agentID's state file says a run was live (its driver
