@@ -164,7 +164,7 @@ type Driver struct {
 	// of being parked.
 	AutoCommit bool
 	// Supervisor is the command that outlives this driver to stop its run
-	// should it die (Supervise, given SupervisorArgs); nil: none.
+	// should it die (Supervise, given supervisorArgs); nil: none.
 	Supervisor []string
 
 	state     State
@@ -409,9 +409,11 @@ type Outcome struct {
 func (o Outcome) OK() bool { return o.Code == 0 && !o.Stopped && o.Lost == "" }
 
 // Run hands job's plan to the executor and waits for it. While it runs the
-// lease is renewed every TTL/3. Exit 0 moves the plan to review-needed/
-// unless the executor moved it itself; any other exit leaves it claimed and
-// stops the heartbeat, so the lease runs out. When ctx ends (SIGTERM to the
+// lease is renewed every TTL/3. However the run ends, what a contained
+// agent committed is brought into the plan's branch before the plan moves
+// (bringEnd). Exit 0 moves the plan to review-needed/ unless the executor
+// moved it itself; any other exit leaves it claimed and stops the
+// heartbeat, so the lease runs out. When ctx ends (SIGTERM to the
 // driver) the executor gets SIGTERM, then SIGKILL after the grace, and the
 // plan goes back to the lane it came from.
 func (d *Driver) Run(ctx context.Context, job Job) Outcome {
