@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
@@ -136,8 +137,14 @@ func (b *box) close() {
 // closeBox ends r's box once the run is over (the agent and what it left
 // are stopped by then).
 func (d *Driver) closeBox(r *running) {
-	// A bring the pulse started ends first; none starts after.
-	r.bringing <- struct{}{}
+	// A bring the pulse started ends first (unless one is stuck: the
+	// driver went on without it); none starts after.
+	if !r.bringStuck {
+		select {
+		case r.bringing <- struct{}{}:
+		case <-time.After(bringWait):
+		}
+	}
 	if g := r.box.git; g != nil {
 		if err := g.settle(); err != nil {
 			d.Log.Printf("could not reset the worktree's index to its branch: %v", err)
@@ -149,16 +156,40 @@ func (d *Driver) closeBox(r *running) {
 	d.save()
 }
 
+// bringWait bounds how long the driver waits for a bring before its plan
+// moves on: git on the agent's objects is bounded by its own timeout, but
+// nothing the agent made of its store may hold the driver for good.
+const bringWait = time.Minute
+
 // bringBranch brings what the agent committed in its own store into the
 // project's branch; the driver calls it while it holds the lease, and
-// before the plan moves. It waits for a bring the pulse started.
+// before the plan moves. It waits for a bring the pulse started, and
+// either at most bringWait.
 func (d *Driver) bringBranch(r *running) {
-	if r.box == nil || r.box.git == nil {
+	if r.box == nil || r.box.git == nil || r.bringStuck {
 		return
 	}
-	r.bringing <- struct{}{}
-	defer func() { <-r.bringing }()
-	d.bring(r.box.git)
+	limit := time.NewTimer(bringWait)
+	defer limit.Stop()
+	select {
+	case r.bringing <- struct{}{}:
+	case <-limit.C:
+		r.bringStuck = true
+		d.Log.Printf("the agent's commits were still being brought in after %v: going on without them", bringWait)
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { <-r.bringing }()
+		d.bring(r.box.git)
+	}()
+	select {
+	case <-done:
+	case <-limit.C:
+		r.bringStuck = true
+		d.Log.Printf("bringing the agent's commits took more than %v: going on without them", bringWait)
+	}
 }
 
 // bringSoon is the pulse's bringBranch, off the loop: git reads objects

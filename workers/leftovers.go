@@ -110,10 +110,28 @@ func StopLeftovers(project, agentID string) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	if _, err := bringLeftover(project, agentID); err != nil {
-		return n, fmt.Errorf("cannot bring %s's commits: %v", agentID, err)
-	}
+	bringLeftoverLogged(project, agentID)
 	return n, nil
+}
+
+// bringLeftoverLogged is bringLeftover for whoever notices a dead driver
+// but the agent id's next one: what it did goes to the agent's log. A
+// store it cannot bring from never stops a plan from changing hands.
+func bringLeftoverLogged(project, agentID string) {
+	tip, err := bringLeftover(project, agentID)
+	if tip == "" && err == nil {
+		return
+	}
+	log, lerr := OpenLog(project, agentID, nil)
+	if lerr != nil {
+		return
+	}
+	defer log.Close()
+	if err != nil {
+		log.Printf("could not bring in the commits the last driver's run left: %v", err)
+		return
+	}
+	log.Printf("brought the commits the last driver's run left to %.12s", tip)
 }
 
 // Recover takes over rel's expired or unreadable lease as a, after
@@ -289,6 +307,14 @@ func bringLeftover(project, agentID string) (string, error) {
 	admin, err := gitenv.WorktreeAdmin(st.Worktree)
 	if err != nil || !checkedOutIn(admin, ref) || !dirExists(store) {
 		return "", nil
+	}
+	// The run is stopped, so what its agent made of its store stays as it
+	// is: a ref that is no regular file (a FIFO would hold this reader
+	// for good) is refused before git or the driver opens it.
+	for _, p := range []string{filepath.Join(store, filepath.FromSlash(ref)), filepath.Join(store, "packed-refs")} {
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("%s in %s's store is not a regular file", filepath.Base(p), agentID)
+		}
 	}
 	g := &gitBox{project: project, common: filepath.Dir(filepath.Dir(admin)), admin: admin, wt: st.Worktree, store: store, ref: ref}
 	tip, err := g.bring(agentID)

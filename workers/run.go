@@ -450,7 +450,8 @@ type running struct {
 	meter     *runMeter
 	// bringing holds a token while the agent's commits are being brought
 	// in: one bring at a time, the pulse's off the loop (bringSoon).
-	bringing chan struct{}
+	bringing   chan struct{}
+	bringStuck bool // a bring outlived bringWait: the run ends without waiting for it
 }
 
 // start starts the executor on job's plan in its own process group. When it

@@ -2,7 +2,6 @@ package workers
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -123,9 +122,7 @@ func Supervise(project, agentID string, grace time.Duration, driver io.Reader) e
 	if _, err := stopLeftovers(project, agentID); err != nil {
 		return err
 	}
-	if _, err := bringLeftover(project, agentID); err != nil {
-		return fmt.Errorf("bring %s's commits: %v", agentID, err)
-	}
+	bringLeftoverLogged(project, agentID)
 	return nil
 }
 

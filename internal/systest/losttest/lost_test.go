@@ -142,6 +142,7 @@ func TestKilledDriverLeavesNothingRunningAndNothingLost(t *testing.T) {
 			if err := driver.Start(); err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { driver.Process.Kill() })
 			a, d := fwtest.ReadPID(t, agentPID), fwtest.ReadPID(t, daemonPID)
 			t.Cleanup(func() {
 				for _, pid := range []int{a, d} {
@@ -207,4 +208,39 @@ func supervisorOf(dir string) int {
 		}
 	}
 	return 0
+}
+
+// The heartbeat's bring runs off the loop that renews the lease: an agent
+// that makes its branch's ref a FIFO (whoever opens it to read waits for a
+// writer) holds up no renewal, and once its driver is killed, its
+// supervisor stops the run and refuses the FIFO instead of hanging on it.
+func TestAStuckBringHoldsUpNoRenewal(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
+	pidfile := filepath.Join(t.TempDir(), "agent")
+	fwtest.WithExecutor(t, dir, agent(t), "-commit", "m1.txt=m1 work", "-fifo-ref", "-pidfile", pidfile, "-hang")
+	driver := fwtest.Cmd(dir, nil, "work-once", "--run", "--ensure-worktree", "--agent-id", "m1", "--slug", "x",
+		"--stop-grace", "1s", "--lease-ttl", "3")
+	if err := driver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { driver.Process.Kill() })
+	a := fwtest.ReadPID(t, pidfile)
+	t.Cleanup(func() { syscall.Kill(a, syscall.SIGKILL) })
+	renewals := func() int {
+		log := workerLog(dir, "m1")
+		_, after, _ := strings.Cut(log, "made refs/heads/feature/x a FIFO")
+		return strings.Count(after, "heartbeat: lease on in-progress/x.md renewed")
+	}
+	// Renewed every second; the first pulse's bring is stuck from then on.
+	fwtest.WaitFor(t, "three renewals after the FIFO", 8*time.Second, func() bool { return renewals() >= 3 })
+
+	driver.Process.Signal(syscall.SIGKILL)
+	driver.Wait()
+	fwtest.WaitFor(t, "the agent to end", 4*time.Second, func() bool { return !testkit.Alive(a) })
+	fwtest.WaitFor(t, "the supervisor to end", 5*time.Second, func() bool { return supervisorOf(dir) == 0 })
+	if log := workerLog(dir, "m1"); !strings.Contains(log, "is not a regular file") {
+		t.Errorf("the supervisor did not refuse the FIFO; log:\n%s", log)
+	}
 }

@@ -2,11 +2,12 @@
 // commits in its worktree, then exits with a given code, or leaves a
 // setsid daemon behind and hangs, deaf to SIGTERM, until someone kills it.
 //
-//	lostagent [-commit PATH=MESSAGE]... [-daemon FILE] [-pidfile FILE] [-exit N | -hang]
+//	lostagent [-commit PATH=MESSAGE]... [-fifo-ref] [-daemon FILE] [-pidfile FILE] [-exit N | -hang]
 //
 // Each -commit writes PATH in the worktree and commits it with MESSAGE;
-// -daemon starts a daemon in a session of its own that writes its pid to
-// FILE; -pidfile writes the agent's own pid once its commits are made.
+// -fifo-ref then makes its branch's ref in its own git store a FIFO, which
+// blocks whoever opens it to read; -daemon starts a daemon in a session of
+// its own that writes its pid to FILE; -pidfile writes the agent's own pid.
 package main
 
 import (
@@ -40,6 +41,8 @@ func main() {
 		case "-commit":
 			p, msg, _ := strings.Cut(next(), "=")
 			commit(wt, p, msg)
+		case "-fifo-ref":
+			fifoRef()
 		case "-daemon":
 			cmd := exec.Command(os.Args[0], "daemon", next())
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -91,6 +94,27 @@ func commit(wt, p, msg string) {
 		}
 	}
 	fmt.Printf("committed %q\n", msg)
+}
+
+// fifoRef replaces the ref HEAD names in the agent's git store with a FIFO.
+func fifoRef() {
+	store := os.Getenv("GIT_DIR")
+	head, err := os.ReadFile(filepath.Join(store, "HEAD"))
+	if err != nil {
+		fail(err)
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+	if !ok || store == "" {
+		fail(fmt.Errorf("no branch in %s", store))
+	}
+	p := filepath.Join(store, filepath.FromSlash(ref))
+	if err := os.Remove(p); err != nil {
+		fail(err)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		fail(err)
+	}
+	fmt.Println("made " + ref + " a FIFO")
 }
 
 // daemon writes its pid to file and runs until killed.
