@@ -481,6 +481,11 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	argv := ph.Expand(d.argvFor(job))
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
+	if bx.group != nil {
+		// Recorded before the agent starts: should this driver die
+		// before the agent's pid is, its supervisor still finds the run.
+		d.state.Cgroup = bx.group.Path
+	}
 	d.save()
 	d.logContained(job)
 	r.box = bx
@@ -511,6 +516,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	if err != nil {
 		bx.close()
 		m.close()
+		d.recordAgent(nil)
 		reason := "executor did not start: " + errText(err)
 		d.Log.Printf("%s", reason)
 		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,10 +20,10 @@ import (
 // that holds the read end of a pipe only the driver writes to. When the
 // driver ends, however it ends, the supervisor reads end of file; if the
 // state file still records a run, the driver died in it: the supervisor
-// sends the run SIGTERM, waits the stop grace, then kills its cgroup,
-// process group, session and adopted daemons and brings its commits in,
-// all under the agent's lock, so it never touches a run of a driver that
-// started since. One per driver, not per agent start: it costs a run
+// sends the run's agent, group, session and adopted daemons SIGTERM, waits
+// the stop grace, then, under the agent's lock (so it never touches the
+// run of a driver that started since), kills all of it, its cgroup first,
+// and brings its commits in. One per driver, not per agent start: it costs a run
 // nothing.
 
 // supervisorArgs are the arguments the supervisor command gets after the
@@ -95,12 +94,21 @@ func Supervise(project, agentID string, grace time.Duration, driver io.Reader) e
 	if !ok || st.State != StateRunning || (st.Agent == nil && st.Cgroup == "") {
 		return err
 	}
-	if driverRunning(project, agentID) {
-		return nil // a new driver stopped it as it started
+	// The pipe's end comes as the dying driver closes its files, the lock
+	// among them, in no set order: it is wholly gone before the lock says
+	// who runs.
+	for limit := time.Now().Add(time.Second); procOf(st.PID).PID != 0 && time.Now().Before(limit); {
+		time.Sleep(5 * time.Millisecond)
 	}
+	// SIGTERM reaches only what is known to be that run's by number and
+	// start time: the cgroup's name is the agent id's, and a driver that
+	// starts meanwhile reuses it. Its members get SIGKILL, under the lock.
 	groups, sessions, procs := runOf(st)
 	signalRun(groups, sessions, procs, syscall.SIGTERM)
-	signalGroup(st.Cgroup, syscall.SIGTERM)
+	if log, err := OpenLog(project, agentID, nil); err == nil {
+		log.Printf("driver pid %d is gone: its supervisor stops the run of %s (grace %v)", st.PID, st.Plan, grace)
+		log.Close()
+	}
 	for deadline := time.Now().Add(grace); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if !alive(groups, sessions, procs) && !groupPopulated(st.Cgroup) {
 			break
@@ -126,25 +134,10 @@ func Supervise(project, agentID string, grace time.Duration, driver io.Reader) e
 	return nil
 }
 
-// signalGroup sends sig to every process in fleetwatch's cgroup at path.
-func signalGroup(path string, sig syscall.Signal) {
-	if !strings.HasPrefix(filepath.Base(path), "fleetwatch-") {
-		return // none, or not one of ours (sandbox.KillGroup refuses it too)
-	}
-	data, err := readStateFile(filepath.Join(path, "cgroup.procs"))
-	if err != nil {
-		return
-	}
-	for _, f := range strings.Fields(string(data)) {
-		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
-			_ = syscall.Kill(pid, sig)
-		}
-	}
-}
-
-// groupPopulated reports whether the cgroup at path still holds a process.
+// groupPopulated reports whether fleetwatch's cgroup at path still holds
+// a process.
 func groupPopulated(path string) bool {
-	if path == "" {
+	if !strings.HasPrefix(filepath.Base(path), "fleetwatch-") {
 		return false
 	}
 	data, err := readStateFile(filepath.Join(path, "cgroup.procs"))

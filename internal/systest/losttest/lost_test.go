@@ -154,6 +154,9 @@ func TestKilledDriverLeavesNothingRunningAndNothingLost(t *testing.T) {
 			if got := subjects(t, dir, "refs/heads/feature/x"); got[0] != "init" {
 				t.Fatalf("feature/x is %q before the kill: the driver brought the commit already", got)
 			}
+			if !c.killSupervisor {
+				supervisorReady(t, dir)
+			}
 			if c.killSupervisor {
 				// (The first case fails should there be none.)
 				if sup := supervisorOf(dir); sup > 0 {
@@ -174,7 +177,14 @@ func TestKilledDriverLeavesNothingRunningAndNothingLost(t *testing.T) {
 					t.Fatalf("the agent or its daemon ended with nobody to stop them")
 				}
 			} else {
-				fwtest.WaitFor(t, "the agent and its daemon to end", grace+3*time.Second, gone)
+				deadline := killed.Add(grace + 3*time.Second)
+				for !gone() && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if !gone() {
+					t.Fatalf("the agent (alive %v) or its daemon (alive %v) still runs %v after the driver's kill; log:\n%s",
+						testkit.Alive(a), testkit.Alive(d), grace+3*time.Second, workerLog(dir, "m1"))
+				}
 				t.Logf("the agent and its daemon ended %v after the driver's kill", time.Since(killed).Round(time.Millisecond))
 			}
 
@@ -190,6 +200,28 @@ func TestKilledDriverLeavesNothingRunningAndNothingLost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// supervisorReady waits until the supervisor of the driver working in dir
+// waits on its pipe (a thread of it in read(0, ...)): a test binary built
+// with -race takes a while to start on a loaded machine, the real
+// fleetwatch milliseconds, and the driver starts it long before its first
+// agent.
+func supervisorReady(t *testing.T, dir string) {
+	t.Helper()
+	fwtest.WaitFor(t, "the driver's supervisor", 20*time.Second, func() bool {
+		pid := supervisorOf(dir)
+		if pid == 0 {
+			return false
+		}
+		calls, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "syscall"))
+		for _, c := range calls {
+			if data, err := os.ReadFile(c); err == nil && strings.HasPrefix(string(data), "0 0x0 ") {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // supervisorOf is the pid of the supervisor of the driver working in dir,
@@ -236,6 +268,7 @@ func TestAStuckBringHoldsUpNoRenewal(t *testing.T) {
 	// Renewed every second; the first pulse's bring is stuck from then on.
 	fwtest.WaitFor(t, "three renewals after the FIFO", 8*time.Second, func() bool { return renewals() >= 3 })
 
+	supervisorReady(t, dir)
 	driver.Process.Signal(syscall.SIGKILL)
 	driver.Wait()
 	fwtest.WaitFor(t, "the agent to end", 4*time.Second, func() bool { return !testkit.Alive(a) })
