@@ -8,9 +8,12 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 
 	"fleetwatch/internal/agentfile"
+	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
@@ -192,6 +195,14 @@ func (b *box) close() {
 // closeBox ends r's box once the run is over (the agent and what it left
 // are stopped by then).
 func (d *Driver) closeBox(r *running) {
+	// A bring the pulse started ends first (unless one is stuck: the
+	// driver went on without it); none starts after.
+	if !r.bringStuck {
+		select {
+		case r.bringing <- struct{}{}:
+		case <-time.After(bringWait):
+		}
+	}
 	if g := r.box.git; g != nil {
 		if err := g.settle(); err != nil {
 			d.Log.Printf("could not reset the worktree's index to its branch: %v", err)
@@ -203,19 +214,115 @@ func (d *Driver) closeBox(r *running) {
 	d.save()
 }
 
+// bringWait bounds how long the driver waits for a bring before its plan
+// moves on: git on the agent's objects is bounded by its own timeout, but
+// nothing the agent made of its store may hold the driver for good.
+const bringWait = time.Minute
+
 // bringBranch brings what the agent committed in its own store into the
-// project's branch; the driver calls it while it holds the lease.
+// project's branch; the driver calls it while it holds the lease, and
+// before the plan moves. It waits for a bring the pulse started, and
+// either at most bringWait.
 func (d *Driver) bringBranch(r *running) {
+	if r.box == nil || r.box.git == nil || r.bringStuck {
+		return
+	}
+	limit := time.NewTimer(bringWait)
+	defer limit.Stop()
+	select {
+	case r.bringing <- struct{}{}:
+	case <-limit.C:
+		r.bringStuck = true
+		d.Log.Printf("the agent's commits were still being brought in after %v: going on without them", bringWait)
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { <-r.bringing }()
+		d.bring(r.box.git)
+	}()
+	select {
+	case <-done:
+	case <-limit.C:
+		r.bringStuck = true
+		d.Log.Printf("bringing the agent's commits took more than %v: going on without them", bringWait)
+	}
+}
+
+// bringSoon is the pulse's bringBranch, off the loop: git reads objects
+// the agent wrote, and however long that takes, renewals, budget checks
+// and a stop go on. One bring at a time: while the last still runs, this
+// pulse brings nothing.
+func (d *Driver) bringSoon(r *running) {
 	if r.box == nil || r.box.git == nil {
 		return
 	}
-	tip, err := r.box.git.bring(d.Worker.AgentID)
+	select {
+	case r.bringing <- struct{}{}:
+	default:
+		return
+	}
+	go func() {
+		defer func() { <-r.bringing }()
+		d.bring(r.box.git)
+	}()
+}
+
+func (d *Driver) bring(g *gitBox) {
+	tip, err := g.bring(d.Worker.AgentID)
 	switch {
 	case err != nil:
 		d.Log.Printf("could not bring the agent's commits: %v", err)
 	case tip != "":
-		d.Log.Printf("brought %s to %.12s", r.box.git.ref, tip)
+		d.Log.Printf("brought %s to %.12s", g.ref, tip)
 	}
+}
+
+// bringEnd brings the agent's commits in once the run is over, however it
+// ended (an exit of any code, a scope or budget stop, the driver's stop, a
+// lost lease), before its plan moves on: brought is not landed, and a
+// stopped run's work stays on its branch for the operator to judge. A plan
+// the agent handed on itself was brought as it went. A lost lease brings
+// only while nobody else holds the plan and the run's worktree still has
+// the branch: once another agent has it, the branch is theirs.
+func (d *Driver) bringEnd(r *running) {
+	switch {
+	case r.box == nil || r.box.git == nil || r.handedOn != "":
+		return
+	case d.holds(r.job.Rel, r.me):
+	case d.Keeper == nil && someoneElseHolds(d.Tree, r.job.Rel, r.me.AgentID):
+		d.Log.Printf("the lease is another agent's now: the commits in %s stay there", r.box.git.store)
+		return
+	case !checkedOutIn(r.box.git.admin, r.box.git.ref):
+		d.Log.Printf("%s is no longer checked out in %s: the commits in %s stay there", r.box.git.ref, r.box.git.wt, r.box.git.store)
+		return
+	}
+	d.bringBranch(r)
+}
+
+// someoneElseHolds reports whether an agent other than agent holds rel's
+// plan under a live lease, wherever it has gone.
+func someoneElseHolds(t *planfs.Tree, rel, agent string) bool {
+	_, name, err := planfs.SplitRel(rel)
+	if err != nil {
+		return false
+	}
+	now := t.NowSeconds()
+	for _, l := range model.Lanes {
+		if ls := t.ReadLease(string(model.RelOf(l, name))); ls != nil && ls.AgentID != agent && (ls.Corrupt != "" || ls.Active(now)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkedOutIn reports whether the worktree whose admin folder is admin
+// (the project's, never the agent's to write) has ref checked out: no
+// hand-off has taken the branch to another worktree.
+func checkedOutIn(admin, ref string) bool {
+	data, err := gitenv.ReadFile(filepath.Join(admin, "HEAD"), 4096)
+	return err == nil && strings.TrimSpace(string(data)) == "ref: "+ref
 }
 
 // handInProposal copies the proposal a contained plan turn wrote in its

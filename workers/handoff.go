@@ -62,6 +62,11 @@ func handOff(project, top, holder, branch, agentID string) (*HandOff, error) {
 	if driverRunning(top, from) && workingOn(project, from, branch) {
 		return nil, fmt.Errorf("%s is checked out in %s, where agent %s still works on it%s; try again once it stops", branch, holder, from, runningWhat(top, from))
 	}
+	// A driver that died mid-run left its agent's commits in its own
+	// store: they go with the branch.
+	if _, err := StopLeftovers(project, from); err != nil {
+		return nil, fmt.Errorf("%s: %v, so %s stays there", holder, err, branch)
+	}
 	status, err := git(holder, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", holder, err)

@@ -5,19 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
+	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 )
 
-// No agent process outlives its lease. While the agent runs, the driver
-// records in its state file the agent's process group and the daemons it
-// adopted, each with its start time. A driver killed with kill -9 cannot
-// stop them; whoever takes the plan or the agent id over next — the agent
-// id's next driver, a recover — stops them first (StopLeftovers). A pid is
+// No agent process outlives its driver for long, and no run's work is
+// lost with it. While the agent runs, the driver records in its state file
+// the agent's cgroup, its process group (and session, when it has one of
+// its own) and the daemons it adopted, each with its start time. A driver
+// killed with kill -9 cannot stop them; whoever notices first — the
+// driver's supervisor (Supervise), the agent id's next driver, a recover,
+// a hand-off of the plan's branch — stops them (StopLeftovers) and brings
+// the run's commits in from the agent's own store (bringLeftover). A pid is
 // signalled only when its start time still matches, so a reused pid is
 // never hit; a group is signalled only while its leader is the recorded
 // process or gone (a live member keeps the group's number from reuse).
@@ -50,12 +58,17 @@ func (p Proc) same() bool {
 // file; nil clears them once the agent is gone.
 func (d *Driver) recordAgent(r *running) {
 	if r == nil {
-		d.state.Agent, d.state.Adopted, d.state.Cgroup = nil, nil, ""
+		d.state.Agent, d.state.Adopted, d.state.Cgroup, d.state.Session = nil, nil, "", 0
 		return
 	}
 	if d.state.Agent == nil {
 		if p := procOf(r.pgid); p.PID != 0 {
 			d.state.Agent = &p
+			if st, ok := readStat(p.PID); ok && st.sid == p.PID {
+				// A session of its own: its members are the run's
+				// too, whatever group they moved to.
+				d.state.Session = p.PID
+			}
 		}
 		if g := r.box.group; g != nil {
 			d.state.Cgroup = g.Path
@@ -83,21 +96,48 @@ func containsProc(ps []Proc, p Proc) bool {
 const leftoverWait = 5 * time.Second
 
 // StopLeftovers kills, on this host, what agentID's last driver left
-// running when it died: its agent's process group and the daemons it had
-// adopted. It does nothing while a driver for agentID runs (that driver
-// owns its agent). It returns how many groups and processes it signalled,
-// once they are gone or leftoverWait has passed.
+// running when it died: its agent's cgroup, process group and session, and
+// the daemons it had adopted; then it brings the commits the dead run left
+// in the agent's own store into the plan's branch (bringLeftover). It
+// does nothing while a driver for agentID runs (that driver owns its
+// agent). It returns how many groups and processes it signalled, once
+// they are gone or leftoverWait has passed.
 func StopLeftovers(project, agentID string) (int, error) {
 	if driverRunning(project, agentID) {
 		return 0, nil
 	}
-	return stopLeftovers(project, agentID)
+	n, err := stopLeftovers(project, agentID)
+	if err != nil {
+		return n, err
+	}
+	bringLeftoverLogged(project, agentID)
+	return n, nil
+}
+
+// bringLeftoverLogged is bringLeftover for whoever notices a dead driver
+// but the agent id's next one: what it did goes to the agent's log. A
+// store it cannot bring from never stops a plan from changing hands.
+func bringLeftoverLogged(project, agentID string) {
+	tip, err := bringLeftover(project, agentID)
+	if tip == "" && err == nil {
+		return
+	}
+	log, lerr := OpenLog(project, agentID, nil)
+	if lerr != nil {
+		return
+	}
+	defer log.Close()
+	if err != nil {
+		log.Printf("could not bring in the commits the last driver's run left: %v", err)
+		return
+	}
+	log.Printf("brought the commits the last driver's run left to %.12s", tip)
 }
 
 // Recover takes over rel's expired or unreadable lease as a, after
-// stopping whatever its holder's dead driver left running on this host:
-// the plan never changes hands while the last agent's processes still
-// work on it.
+// stopping whatever its holder's dead driver left running on this host
+// and bringing in what that run committed: the plan never changes hands
+// while the last agent's processes still work on it, nor without its work.
 func Recover(t *planfs.Tree, rel string, a planfs.Actor, ttl float64) (*model.Lease, error) {
 	if l := t.ReadLease(rel); l != nil && l.AgentID != "" && l.AgentID != a.AgentID {
 		if _, err := StopLeftovers(t.Project, l.AgentID); err != nil {
@@ -107,34 +147,41 @@ func Recover(t *planfs.Tree, rel string, a planfs.Actor, ttl float64) (*model.Le
 	return t.Recover(rel, a, ttl)
 }
 
-// stopLeftovers is StopLeftovers for a caller that knows no driver runs
-// for agentID (it holds the agent's lock itself).
-func stopLeftovers(project, agentID string) (int, error) {
-	data, err := os.ReadFile(StatePath(project, agentID))
+// leftState is agentID's state file when a driver on this host wrote it.
+func leftState(project, agentID string) (State, bool, error) {
+	data, err := readStateFile(StatePath(project, agentID))
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
+		return State{}, false, nil
 	}
 	if err != nil {
-		return 0, err
+		return State{}, false, err
 	}
 	var st State
 	if err := json.Unmarshal(data, &st); err != nil || st.Host != hostname() {
-		return 0, nil // unreadable, or another machine's pids
+		return State{}, false, nil // unreadable, or another machine's pids
 	}
-	n := 0
-	if _, err := os.Stat(st.Cgroup); st.Cgroup != "" && err == nil {
-		// Everything the agent forked is in it, however it left its group.
-		if err := sandbox.RemoveGroup(st.Cgroup); err != nil {
-			return 0, err
-		}
-		n++
+	return st, true, nil
+}
+
+// stopLeftovers is StopLeftovers' kill for a caller that knows no driver
+// runs for agentID (it holds the agent's lock itself).
+func stopLeftovers(project, agentID string) (int, error) {
+	st, ok, err := leftState(project, agentID)
+	if !ok {
+		return 0, err
 	}
-	var groups, procs []int
-	if a := st.Agent; a != nil && a.PID > 1 {
-		// Its group's number cannot have been reused while any member
-		// lives; a leader with another start time means the group is gone.
-		if a.same() || procOf(a.PID).PID == 0 {
-			groups = append(groups, a.PID)
+	return killRun(st)
+}
+
+// runOf is what of st's run may still be signalled: its process group and
+// session (their numbers cannot be reused while any member lives; a leader
+// with another start time means they are gone) and the daemons it adopted
+// that still are who they were.
+func runOf(st State) (groups, sessions, procs []int) {
+	if a := st.Agent; a != nil && a.PID > 1 && (a.same() || procOf(a.PID).PID == 0) {
+		groups = append(groups, a.PID)
+		if st.Session == a.PID {
+			sessions = append(sessions, a.PID)
 		}
 	}
 	for _, p := range st.Adopted {
@@ -142,30 +189,62 @@ func stopLeftovers(project, agentID string) (int, error) {
 			procs = append(procs, p.PID)
 		}
 	}
-	for _, g := range groups {
-		if syscall.Kill(-g, syscall.SIGKILL) == nil {
-			n++
+	return groups, sessions, procs
+}
+
+// killRun kills everything st's run left: its cgroup first (all the agent
+// forked is in it, however it left its group and session), then its
+// group, session and adopted daemons; it waits leftoverWait at most for
+// them to go.
+func killRun(st State) (int, error) {
+	n := 0
+	if _, err := os.Stat(st.Cgroup); st.Cgroup != "" && err == nil {
+		if err := sandbox.RemoveGroup(st.Cgroup); err != nil {
+			return 0, err
 		}
+		n++
 	}
-	for _, pid := range procs {
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
-			n++
-		}
-	}
+	groups, sessions, procs := runOf(st)
+	n += signalRun(groups, sessions, procs, syscall.SIGKILL)
 	deadline := time.Now().Add(leftoverWait)
-	for time.Now().Before(deadline) && alive(groups, procs) {
+	for time.Now().Before(deadline) && alive(groups, sessions, procs) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return n, nil
 }
 
-// alive reports whether any of groups (by number) or procs still runs; a
-// zombie (waiting for a parent that is not us) does not count.
-func alive(groups, procs []int) bool {
+// signalRun sends sig to each group, each session's members and each of
+// procs, and counts those it reached.
+func signalRun(groups, sessions, procs []int, sig syscall.Signal) int {
+	n := 0
+	for _, g := range groups {
+		if syscall.Kill(-g, sig) == nil {
+			n++
+		}
+	}
+	for _, pid := range inSessions(sessions) {
+		if syscall.Kill(pid, sig) == nil {
+			n++
+		}
+	}
+	for _, pid := range procs {
+		if syscall.Kill(pid, sig) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// alive reports whether any of groups (by number), sessions or procs still
+// runs; a zombie (waiting for a parent that is not us) does not count.
+func alive(groups, sessions, procs []int) bool {
 	for _, g := range groups {
 		if syscall.Kill(-g, 0) == nil && groupRuns(g) {
 			return true
 		}
+	}
+	if len(inSessions(sessions)) > 0 {
+		return true
 	}
 	for _, pid := range procs {
 		if procOf(pid).PID != 0 {
@@ -177,22 +256,74 @@ func alive(groups, procs []int) bool {
 
 // groupRuns reports whether a process of group g is running (not a zombie).
 func groupRuns(g int) bool {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid := 0
-		for _, c := range e.Name() {
-			if c < '0' || c > '9' {
-				pid = -1
-				break
-			}
-			pid = pid*10 + int(c-'0')
-		}
-		if pid <= 0 {
-			continue
-		}
+	for _, pid := range allPIDs() {
 		if st, ok := readStat(pid); ok && st.pgid == g && st.state != 'Z' {
 			return true
 		}
 	}
 	return false
+}
+
+// inSessions lists the running processes (not zombies) of sessions.
+func inSessions(sessions []int) []int {
+	if len(sessions) == 0 {
+		return nil
+	}
+	var out []int
+	for _, pid := range allPIDs() {
+		if st, ok := readStat(pid); ok && st.state != 'Z' && slices.Contains(sessions, st.sid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// allPIDs lists the processes in /proc.
+func allPIDs() []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid > 0 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// bringLeftover brings what agentID's dead driver's run committed in the
+// agent's own store into the plan's branch, as its state file names them
+// (the driver writes it; the agent cannot): the work of a run whose
+// driver died reaches the project before the plan changes hands. Only
+// while the run's worktree still has the branch checked out: after a
+// hand-off the branch is another agent's. It returns the tip brought, ""
+// when there was nothing to bring.
+func bringLeftover(project, agentID string) (string, error) {
+	st, ok, err := leftState(project, agentID)
+	if !ok || st.State != StateRunning || st.Plan == "" || st.Worktree == "" {
+		return "", err
+	}
+	ref := "refs/heads/" + FeatureBranch(model.SlugOf(path.Base(st.Plan)))
+	store := filepath.Join(project, filepath.FromSlash(SandboxDir), SafeID(agentID), "git")
+	admin, err := gitenv.WorktreeAdmin(st.Worktree)
+	if err != nil || !checkedOutIn(admin, ref) || !dirExists(store) {
+		return "", nil
+	}
+	// The run is stopped, so what its agent made of its store stays as it
+	// is: a ref that is no regular file (a FIFO would hold this reader
+	// for good) is refused before git or the driver opens it.
+	for _, p := range []string{filepath.Join(store, filepath.FromSlash(ref)), filepath.Join(store, "packed-refs")} {
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("%s in %s's store is not a regular file", filepath.Base(p), agentID)
+		}
+	}
+	g := &gitBox{project: project, common: filepath.Dir(filepath.Dir(admin)), admin: admin, wt: st.Worktree, store: store, ref: ref}
+	tip, err := g.bring(agentID)
+	if err != nil || tip == "" {
+		return "", err
+	}
+	// The worktree's index follows its branch, as closeBox leaves it.
+	if err := g.settle(); err != nil {
+		return tip, fmt.Errorf("%s: %v", st.Worktree, err)
+	}
+	return tip, nil
 }

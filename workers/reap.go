@@ -39,6 +39,7 @@ func BecomeSubreaper() error {
 type procStat struct {
 	state byte
 	pgid  int
+	sid   int
 	start uint64 // clock ticks after boot: with the pid, names one process for good
 }
 
@@ -59,8 +60,9 @@ func readStat(pid int) (procStat, bool) {
 		return procStat{}, false
 	}
 	pgid, _ := strconv.Atoi(f[2])
+	sid, _ := strconv.Atoi(f[3])
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procStat{state: f[0][0], pgid: pgid, start: start}, true
+	return procStat{state: f[0][0], pgid: pgid, sid: sid, start: start}, true
 }
 
 // childrenOf lists pid's children, from every thread's children file (Go
@@ -111,7 +113,7 @@ func agentProcs(agent int, exited bool) (all, adopted []int) {
 	if subreaper.Load() {
 		own := syscall.Getpgrp()
 		for _, c := range childrenOf(0) {
-			if c == agent || seen[c] || gitenv.Running(c) {
+			if c == agent || seen[c] || gitenv.Running(c) || isSupervisor(c) {
 				continue
 			}
 			if st, ok := readStat(c); ok && st.pgid != own {
@@ -232,8 +234,8 @@ func adoptedOrphans(agent int) []int {
 	own := syscall.Getpgrp()
 	var out []int
 	for _, c := range childrenOf(0) {
-		if gitenv.Running(c) {
-			continue // this driver's own git, publishing its record
+		if gitenv.Running(c) || isSupervisor(c) {
+			continue // this driver's own git, publishing its record; its supervisor
 		}
 		if st, ok := readStat(c); ok && c != agent && st.pgid != own {
 			out = append(out, c)

@@ -169,6 +169,9 @@ type Driver struct {
 	// with edits and no commit gets them committed by fleetwatch instead
 	// of being parked.
 	AutoCommit bool
+	// Supervisor is the command that outlives this driver to stop its run
+	// should it die (Supervise, given supervisorArgs); nil: none.
+	Supervisor []string
 
 	state     State
 	settings  config.Settings // fleetwatch.yaml's prices: and budgets:
@@ -179,6 +182,7 @@ type Driver struct {
 	lock      *os.File
 	treeGone  bool      // the heartbeat found .plans/ gone
 	fleet     *fleetPub // publishes this worker's record (publish.go); nil: none
+	watchdog  *os.File  // the supervisor's pipe: it reads end of file when this driver ends
 }
 
 // ErrBusy means another driver runs under the same agent id: two agents in
@@ -195,8 +199,13 @@ func (d *Driver) Start(echo io.Writer) error {
 		return err
 	}
 	// This agent id's last driver may have died with its agent running:
-	// nothing of that run works on beside this one.
+	// nothing of that run works on beside this one, and what it committed
+	// reaches its branch before this driver's store is refilled.
 	left, leftErr := stopLeftovers(d.Tree.Project, d.Worker.AgentID)
+	var brought string
+	if leftErr == nil {
+		brought, leftErr = bringLeftover(d.Tree.Project, d.Worker.AgentID)
+	}
 	log, err := OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
 	if err != nil {
 		return fmt.Errorf("worker log: %w", err)
@@ -204,9 +213,12 @@ func (d *Driver) Start(echo io.Writer) error {
 	d.Log = log
 	switch {
 	case leftErr != nil:
-		d.Log.Printf("could not read what the last driver left running: %v", leftErr)
+		d.Log.Printf("could not stop or bring in what the last driver left: %v", leftErr)
 	case left > 0:
 		d.Log.Printf("stopped %d process group(s) and process(es) the last driver of %s left running", left, d.Worker.AgentID)
+	}
+	if brought != "" {
+		d.Log.Printf("brought the last driver's commits to %.12s", brought)
 	}
 	now := d.Tree.Now()
 	d.state = State{
@@ -231,6 +243,7 @@ func (d *Driver) Start(echo io.Writer) error {
 	d.state.Pausable = true
 	d.Log.Printf("start pid %d agent %s tier %s model %q", d.state.PID, d.Worker.AgentID, d.Worker.Tier, d.Worker.Model)
 	d.Log.Printf("%s", d.state.Contained)
+	d.startSupervisor()
 	return d.save()
 }
 
@@ -278,6 +291,7 @@ func (d *Driver) Finish(code int, note string) {
 	d.state.LastHeartbeat = Stamp{d.Tree.Now()}
 	d.Log.Printf("exit %d: %s", code, note)
 	d.save()
+	d.stopSupervisor() // after the save: it reads that no run is left
 	d.publish()
 	d.endPublishing()
 	d.Log.Close()
@@ -402,9 +416,11 @@ type Outcome struct {
 func (o Outcome) OK() bool { return o.Code == 0 && !o.Stopped && o.Lost == "" }
 
 // Run hands job's plan to the executor and waits for it. While it runs the
-// lease is renewed every TTL/3. Exit 0 moves the plan to review-needed/
-// unless the executor moved it itself; any other exit leaves it claimed and
-// stops the heartbeat, so the lease runs out. When ctx ends (SIGTERM to the
+// lease is renewed every TTL/3. However the run ends, what a contained
+// agent committed is brought into the plan's branch before the plan moves
+// (bringEnd). Exit 0 moves the plan to review-needed/ unless the executor
+// moved it itself; any other exit leaves it claimed and stops the
+// heartbeat, so the lease runs out. When ctx ends (SIGTERM to the
 // driver) the executor gets SIGTERM, then SIGKILL after the grace, and the
 // plan goes back to the lane it came from.
 func (d *Driver) Run(ctx context.Context, job Job) Outcome {
@@ -439,6 +455,10 @@ type running struct {
 	out, errw *lineWriter
 	handedOn  string // where the agent's own complete, park or release sent the plan
 	meter     *runMeter
+	// bringing holds a token while the agent's commits are being brought
+	// in: one bring at a time, the pulse's off the loop (bringSoon).
+	bringing   chan struct{}
+	bringStuck bool // a bring outlived bringWait: the run ends without waiting for it
 }
 
 // start starts the executor on job's plan in its own process group. When it
@@ -455,7 +475,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		Root: d.Tree.Project, LeaseToken: job.Token,
 	}
 	d.jobPlaceholders(job, &ph)
-	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}}
+	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}, bringing: make(chan struct{}, 1)}
 	if checksCommit(job) {
 		r.startTip = branchTip(job.Worktree)
 	}
@@ -468,6 +488,11 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	argv := ph.Expand(d.argvFor(job))
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
+	if bx.group != nil {
+		// Recorded before the agent starts: should this driver die
+		// before the agent's pid is, its supervisor still finds the run.
+		d.state.Cgroup = bx.group.Path
+	}
 	d.save()
 	d.logContained(job)
 	r.box = bx
@@ -498,6 +523,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	if err != nil {
 		bx.close()
 		m.close()
+		d.recordAgent(nil)
 		reason := "executor did not start: " + errText(err)
 		d.Log.Printf("%s", reason)
 		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
@@ -551,6 +577,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 		}
 		d.Log.Printf("lease lost: %s; stopping the agent", lost)
 		d.stop(r, r.done)
+		d.bringEnd(r)
 		return Outcome{Code: -1, Plan: d.whereIs(rel), Lost: lost, Note: "lease lost: " + lost}, true
 	}
 	for {
@@ -583,7 +610,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 				return d.stopped(r, stop, renewing)
 			}
 			if renewing {
-				d.bringBranch(r)
+				d.bringSoon(r)
 			}
 			// A plan taken back (an operator's release, a recover) is
 			// noticed within a pulse, not only at the next renewal, which
@@ -618,9 +645,7 @@ func (d *Driver) stopped(r *running, reason string, renewing bool) Outcome {
 	d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
 	paused := r.meter.paused
 	d.stop(r, r.done)
-	if renewing {
-		d.bringBranch(r)
-	}
+	d.bringEnd(r)
 	var o Outcome
 	if strings.HasPrefix(paused, "budget") && renewing {
 		o = d.parkBlocked(r, paused)
@@ -734,11 +759,15 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 	case !renewing || r.handedOn != "" || o.Plan != rel:
 		o.Note = "agent exited 0 and moved its plan to " + o.Plan
 	}
+	if o.Plan == rel {
+		// Whatever its exit code, what it committed reaches the branch
+		// before the plan goes anywhere.
+		d.bringEnd(r)
+	}
 	if o.Note != "" {
 		d.Log.Printf("%s", o.Note)
 		return o
 	}
-	d.bringBranch(r)
 	// The last look at what the build touched, before anything moves on.
 	if o, over := d.scanFinal(r, scan, o); over {
 		return o

@@ -100,6 +100,7 @@ func (d *Driver) scanTick(r *running, s *scanner) (o Outcome, over bool) {
 	}
 	d.Log.Printf("on_scope_violation is stop: stopping the agent")
 	d.stop(r, r.done)
+	d.bringEnd(r) // stopped is not lost: its commits stay on its branch for the operator
 	return d.parkForScope(r, d.state.Violations), true
 }
 

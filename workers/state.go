@@ -95,6 +95,9 @@ type State struct {
 	Adopted  []Proc `json:"adopted,omitempty"`
 	// Cgroup is the agent's cgroup, where it has one: all it forked.
 	Cgroup string `json:"cgroup,omitempty"`
+	// Session is the agent's session when it leads one (its pid): every
+	// process still in it is the run's.
+	Session int `json:"session,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }

@@ -345,8 +345,10 @@ func KillGroup(path string) error {
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if !v2 {
 			// v1 has no kill: each process, until none is left (one
-			// forked meanwhile is in the next read).
+			// forked meanwhile is in the next read); a frozen v1 task
+			// dies only once thawed.
 			killEach(path)
+			_ = os.WriteFile(filepath.Join(path, "freezer.state"), []byte("THAWED"), 0)
 		}
 		if groupEmpty(path) {
 			return nil

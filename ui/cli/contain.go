@@ -17,7 +17,7 @@ import (
 // `sandbox:` says, with the extra paths endpoints.yaml grants its agents.
 func (w *workOnce) newDriver(t *planfs.Tree, worker model.Worker, ep registry.Endpoint, argv []string) (*workers.Driver, error) {
 	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace, AutoCommit: ep.AutoCommit,
-		MaxProcs: ep.MaxProcesses, MaxMemory: ep.MaxMemory}
+		MaxProcs: ep.MaxProcesses, MaxMemory: ep.MaxMemory, Supervisor: supervisor()}
 	s, err := config.Load(t.Project)
 	if err != nil {
 		return nil, err

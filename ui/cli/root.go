@@ -150,6 +150,7 @@ func newRoot() *cobra.Command {
 	agent := demoAgentCmd()
 	agent.Hidden = true
 	root.AddCommand(agent)
+	root.AddCommand(superviseCmd())
 	root.SetHelpCommand(helpCmd(root))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

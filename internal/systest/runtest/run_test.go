@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -240,10 +241,10 @@ func TestRunKill9OfTheDriverLeavesALeaseThatExpires(t *testing.T) {
 	}
 }
 
-// kill -9 of the driver leaves the agent's grandchild (in its group) and a
-// daemon it started (setsid, outside the group) running; neither may work on
-// once the plan changes hands: recover stops both first, checked by pid and
-// start time.
+// kill -9 of the driver and its supervisor leaves the agent's grandchild
+// (in its group) and a daemon it started (setsid, outside the group)
+// running; neither may work on once the plan changes hands: recover stops
+// both first, checked by pid and start time.
 func TestRecoverStopsWhatAKilledDriverLeftRunning(t *testing.T) {
 	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
@@ -265,6 +266,8 @@ func TestRecoverStopsWhatAKilledDriverLeftRunning(t *testing.T) {
 		}
 		return false
 	})
+	// Its supervisor would stop the run before the recover does.
+	killSupervisor(t, dir)
 	cmd.Process.Kill()
 	cmd.Wait()
 	time.Sleep(300 * time.Millisecond)
@@ -298,6 +301,8 @@ func TestRecoverEmptiesTheAgentsCgroup(t *testing.T) {
 	dpid := fwtest.ReadPID(t, daemon)
 	t.Cleanup(func() { syscall.Kill(dpid, syscall.SIGKILL) })
 	st := fwtest.StateOf(t, dir, "w1")
+	// Its supervisor would stop the run before the recover does.
+	killSupervisor(t, dir)
 	cmd.Process.Kill()
 	cmd.Wait()
 	if st.Cgroup == "" {
@@ -518,4 +523,25 @@ func TestRunTwoDriversNeverShareAPort(t *testing.T) {
 	if ports[got.Env["FLEET_PORT"]] != "w2" {
 		t.Errorf("w2's port moved: now %s, before %v", got.Env["FLEET_PORT"], ports)
 	}
+}
+
+// killSupervisor kills the supervisor of the driver working in dir, which
+// stops the run of a driver that dies (workers.Supervise): a test of what
+// the next recover stops kills both.
+func killSupervisor(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) > 1 && args[1] == "supervise-run" && slices.Contains(args, dir) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			return
+		}
+	}
+	t.Fatalf("no supervisor runs for %s", dir)
 }
