@@ -138,7 +138,7 @@ func (d *Driver) closeNetwork(b *box, job Job) error {
 	}
 	b.egress = p
 	b.env = append(b.env, p.Env()...)
-	b.policy.Connect = append(b.policy.Connect, p.Port())
+	b.policy.Connect = append(append(b.policy.Connect, p.Port()), d.Egress.DirectPorts()...)
 	for _, port := range append([]int{job.Port}, job.Ports...) {
 		if port > 0 && port <= 65535 {
 			b.policy.Connect = append(b.policy.Connect, uint16(port))

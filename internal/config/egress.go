@@ -55,6 +55,20 @@ func (h EgressHost) String() string {
 	return host + ":" + strconv.Itoa(int(h.Port))
 }
 
+// DirectPorts are the ports of the entries written as an address and a
+// port ("127.0.0.1:5432"): a contained process connects to them directly
+// too, for services that speak no HTTP (a database). Landlock rules name
+// ports, not addresses: such a port is open on every host.
+func (e Egress) DirectPorts() []uint16 {
+	var out []uint16
+	for _, h := range e.Allow {
+		if h.Addr.IsValid() && h.Port != 0 {
+			out = append(out, h.Port)
+		}
+	}
+	return out
+}
+
 // WithHosts is e letting through names too, on port 443.
 func (e Egress) WithHosts(names ...string) Egress {
 	e.Allow = slices.Clone(e.Allow)

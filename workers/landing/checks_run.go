@@ -222,13 +222,12 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 		return rec, nil
 	}
 	defer cleanup()
-	pgid := cmd.Process.Pid
 	limit := checkTimeout(c)
 	timedOut := waitCheck(ctx, cmd, limit)
 	release()
 	rec.Took = time.Since(start)
 	// Whatever it left behind (a server on its port) goes with it.
-	killGroup(pgid)
+	killGroup(cmd.Process.Pid)
 	select {
 	case <-copied:
 	case <-time.After(2 * time.Second): // a process that left the group holds the pipe

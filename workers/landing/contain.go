@@ -58,7 +58,7 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 			return nil, nil, err
 		}
 		cmd.Env = append(cmd.Env, proxy.Env()...)
-		policy.Connect = append(policy.Connect, proxy.Port())
+		policy.Connect = append(append(policy.Connect, proxy.Port()), s.Egress.DirectPorts()...)
 		for _, p := range g.connect {
 			if p > 0 && p <= 65535 {
 				policy.Connect = append(policy.Connect, uint16(p))

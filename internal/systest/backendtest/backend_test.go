@@ -31,7 +31,9 @@ func settings(pg postgres, teardownDB string) string {
 	tool := func(name string, rest ...string) string {
 		return quote(append(append([]string{filepath.Join(pg.bin, name)}, conn...), rest...)...)
 	}
-	return "worktree:\n" +
+	// The agents reach the database directly: it speaks no HTTP.
+	return "egress: [\"127.0.0.1:" + strconv.Itoa(pg.port) + "\"]\n" +
+		"worktree:\n" +
 		"  ports: 2\n" +
 		"  env:\n" +
 		"    DATABASE_URL: \"postgresql://postgres@127.0.0.1:" + strconv.Itoa(pg.port) + "/app_{agent_id}\"\n" +
