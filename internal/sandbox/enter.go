@@ -53,12 +53,12 @@ type Spawn struct {
 // Start starts cmd. A goroutine locked to an OS thread of its own joins
 // the run's v1 cgroups, drops every capability (bounding set included:
 // capabilities are a thread's), sets no_new_privs (a setuid program gains
-// nothing) and enters the domain on that thread alone, then forks cmd from it as the leader of a new
-// session without a controlling terminal; the thread stays parked until
-// release is called (after cmd has exited: a child's parent-death signal
-// follows the thread that forked it) and then ends with its goroutine,
-// never running anything else. Landlock is best effort by the kernel's
-// ABI, never below minABI.
+// nothing) and enters the domain on that thread alone, then forks cmd
+// from it as the leader of a new session without a controlling terminal;
+// the thread stays parked until release is called (after cmd has exited:
+// a child's parent-death signal follows the thread that forked it) and
+// then ends with its goroutine, never running anything else. Landlock is
+// best effort by the kernel's ABI, never below minABI.
 func (s Spawn) Start(cmd *exec.Cmd) (release func(), err error) {
 	enter := func() error { return nil }
 	if s.Policy != nil {
@@ -88,12 +88,12 @@ func (s Spawn) Start(cmd *exec.Cmd) (release func(), err error) {
 		// goroutine; the runtime starts no thread from a locked one.
 		runtime.LockOSThread()
 		tid := unix.Gettid()
+		tids <- tid
 		if tid == unix.Getpid() {
 			started <- errors.New("sandbox: refusing to confine the main thread")
 			<-done
 			return
 		}
-		tids <- tid
 		err := s.Group.joinV1(tid)
 		if err == nil {
 			err = dropCapabilities()
