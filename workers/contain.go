@@ -109,12 +109,14 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 		b.group = g
 		if missing := g.Unbounded(); missing != "" {
 			d.Log.Printf("the run's cgroup: %s; not contained here: %s", g.Held(), missing)
+			d.sayUncontained(missing)
 		} else {
 			d.Log.Printf("the run's cgroup: %s", g.Held())
 		}
 	} else if !d.saidGroup {
 		d.saidGroup = true
 		d.Log.Printf("no cgroup for the agent (%v): its process group and the daemons it leaves are tracked instead", err)
+		d.sayUncontained("no cgroup: no process or memory limit, a pause stops its process group only")
 	}
 	if job.Mode == ModePlan && job.Proposal != "" {
 		b.proposal = filepath.Join(b.out, filepath.Base(job.Proposal))
@@ -152,6 +154,14 @@ func (d *Driver) closeNetwork(b *box, job Job) error {
 func (b *box) connectTo(rawURL string) {
 	if port, ok := egress.PortOf(rawURL); ok && !b.policy.OpenNetwork {
 		b.policy.Connect = append(b.policy.Connect, port)
+	}
+}
+
+// sayUncontained adds what is not contained on this machine to the line
+// the state file (and so the Workers pane) shows, once.
+func (d *Driver) sayUncontained(what string) {
+	if !strings.Contains(d.state.Contained, what) {
+		d.state.Contained += "; " + what
 	}
 }
 
