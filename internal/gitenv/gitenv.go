@@ -8,15 +8,14 @@ package gitenv
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
+
+	"fleetwatch/internal/agentfile"
 )
 
 // locating are the variables that choose a repository, its work tree or
@@ -313,31 +312,9 @@ func realPath(p string) string {
 
 // ErrNotRegular is a file an agent could write that is not a regular
 // file: a FIFO would block its reader, a device would never end.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = agentfile.ErrNotRegular
 
-// ReadFile reads a file an agent may have written: never through a
-// symlink, never blocking on a FIFO or a device (opened non-blocking and
-// refused unless a regular file), and at most limit bytes; a larger file
-// is refused whole.
-func ReadFile(p string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "read", Path: p, Err: ErrNotRegular}
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", p, limit)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", p, limit)
-	}
-	return b, err
-}
+// ReadFile reads a file an agent may have written, as agentfile.Read
+// does: never through a symlink, never blocking on a FIFO or a device,
+// and at most limit bytes; a larger file is refused whole.
+func ReadFile(p string, limit int64) ([]byte, error) { return agentfile.Read(p, limit) }
