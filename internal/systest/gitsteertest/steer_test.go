@@ -129,7 +129,7 @@ func TestAFIFOBranchRefDoesNotHangTheDriver(t *testing.T) {
 	if !strings.Contains(logOf(dir), "hand-in answered") {
 		t.Errorf("the agent's hand-in was never answered; log:\n%s", logOf(dir))
 	}
-	if !strings.Contains(logOf(dir), "could not bring the agent's commits: read "+filepath.Join(dir, "var", "fleet", "sandbox", "w1", "git", "refs", "heads", "feature", "x")+": not a regular file") {
+	if !strings.Contains(logOf(dir), "could not bring the agent's commits: "+filepath.Join(dir, "var", "fleet", "sandbox", "w1", "git", "refs", "heads", "feature", "x")+" is not a regular file") {
 		t.Errorf("the driver does not say why it brought nothing; log:\n%s", logOf(dir))
 	}
 	if fwtest.Exists(dir, "in-progress/x.md") {
