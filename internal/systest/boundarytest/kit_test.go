@@ -16,42 +16,10 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
-	"fleetwatch/internal/sandbox"
+	"fleetwatch/internal/testkit/fwtest"
 )
 
-// needLandlock skips without Landlock, except in CI, whose machines have
-// it: there a skip would hide a broken sandbox.
-func needLandlock(t *testing.T) {
-	t.Helper()
-	if _, err := sandbox.ABI(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the sandbox tests, but %v", err)
-		}
-		t.Skipf("no sandbox here: %v", err)
-	}
-}
-
-var intruderBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "intruder-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "intruder")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/intruder").CombinedOutput()
-	if err != nil {
-		return "", &exec.ExitError{Stderr: out}
-	}
-	return bin, nil
-})
-
-func intruder(t *testing.T) string {
-	t.Helper()
-	bin, err := intruderBin()
-	if err != nil {
-		t.Fatalf("building the intruder: %v", err)
-	}
-	return bin
-}
+func intruder(t *testing.T) string { return fwtest.Program(t, "./testdata/intruder") }
 
 // terminal is a real pseudo-terminal, raw, so that anything pushed into
 // its input is counted by TIOCINQ, whole lines or not.

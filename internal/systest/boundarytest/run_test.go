@@ -124,7 +124,7 @@ func TestGateKnowsAnAgentByWhatItCannotShed(t *testing.T) {
 	for _, mode := range []string{"off", "auto"} {
 		t.Run(mode, func(t *testing.T) {
 			if mode == "auto" {
-				needLandlock(t)
+				fwtest.NeedLandlock(t, 0)
 			}
 			t.Parallel()
 			dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"}, fwtest.Plan{Rel: "review-needed/other.md"})

@@ -25,7 +25,7 @@ var terminalAttacks = []string{
 // capability. Nothing reaches either terminal, and its honest work lands
 // on its branch.
 func TestAgentReachesNoTerminal(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	operator, victim := newTerminal(t), newTerminal(t)
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
@@ -54,7 +54,7 @@ func TestAgentReachesNoTerminal(t *testing.T) {
 // A candidate's check runs while a person's `queue land` holds their
 // terminal: it cannot type the next command into it either.
 func TestCheckReachesNoTerminal(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	operator, victim := newTerminal(t), newTerminal(t)
 	run := `["` + intruder(t) + `", "` + fwtest.Exe(t) + `", check, "` + victim.slave.Name() + `"]`

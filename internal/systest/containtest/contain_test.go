@@ -5,47 +5,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"fleetwatch/internal/sandbox"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
 
-// needLandlock skips without Landlock, except in CI, whose machines have
-// it: there a skip would hide a broken sandbox.
-func needLandlock(t *testing.T) {
-	t.Helper()
-	if _, err := sandbox.ABI(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the sandbox tests, but %v", err)
-		}
-		t.Skipf("no sandbox here: %v", err)
-	}
-}
-
-var hostileBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "hostile-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "hostile")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/hostile").CombinedOutput()
-	if err != nil {
-		return "", &exec.ExitError{Stderr: out}
-	}
-	return bin, nil
-})
-
-func hostile(t *testing.T) string {
-	t.Helper()
-	bin, err := hostileBin()
-	if err != nil {
-		t.Fatalf("building the hostile agent: %v", err)
-	}
-	return bin
-}
+func hostile(t *testing.T) string { return fwtest.Program(t, "./testdata/hostile") }
 
 // attacks are the hostile agent's attempts; each must be denied.
 var attacks = []string{
@@ -55,7 +21,7 @@ var attacks = []string{
 }
 
 func TestHostileAgentIsContained(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"}, fwtest.Plan{Rel: "features/waiting.md"})
 	settings := "integration: dev\n"

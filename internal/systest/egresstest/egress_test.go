@@ -9,54 +9,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"fleetwatch/internal/sandbox"
 	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
 
-// needNetworkRules skips without Landlock's TCP rules (ABI 4), except in
-// CI, whose machines have them: there a skip would hide an open network.
-func needNetworkRules(t *testing.T) {
-	t.Helper()
-	abi, err := sandbox.ABI()
-	if err == nil && abi < 4 {
-		err = fmt.Errorf("the kernel's Landlock ABI %d has no TCP rules", abi)
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the sandbox tests, but %v", err)
-		}
-		t.Skipf("no network sandbox here: %v", err)
-	}
-}
-
-var hostileBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "hostile-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "hostile")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/hostile").CombinedOutput()
-	if err != nil {
-		return "", &exec.ExitError{Stderr: out}
-	}
-	return bin, nil
-})
-
-func hostile(t *testing.T) string {
-	t.Helper()
-	bin, err := hostileBin()
-	if err != nil {
-		t.Fatalf("building the hostile agent: %v", err)
-	}
-	return bin
-}
+func hostile(t *testing.T) string { return fwtest.Program(t, "./testdata/hostile") }
 
 // listener counts the connections a network address accepts.
 type listener struct {
@@ -157,7 +119,7 @@ func refsOf(t *testing.T, bare string) string {
 // through to the host fleetwatch.yaml allows and no other, saying so in
 // the worker's log.
 func TestAgentEgressGoesThroughTheDriver(t *testing.T) {
-	needNetworkRules(t)
+	fwtest.NeedLandlock(t, 4)
 	t.Parallel()
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	model := listen(t, "tcp", "127.0.0.1:0")
@@ -211,7 +173,7 @@ func TestAgentEgressGoesThroughTheDriver(t *testing.T) {
 // `egress: open` keeps today's open network, and every face says exactly
 // that: the state file, the log, --list, check and doctor.
 func TestOpenEgressIsSaid(t *testing.T) {
-	needNetworkRules(t)
+	fwtest.NeedLandlock(t, 4)
 	t.Parallel()
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	model := listen(t, "tcp", "127.0.0.1:0")
@@ -248,7 +210,7 @@ func TestOpenEgressIsSaid(t *testing.T) {
 // the egress proxy, the allowed host, never the model's server; the
 // proxy's refusal is in the check's log.
 func TestCheckEgressGoesThroughTheRunner(t *testing.T) {
-	needNetworkRules(t)
+	fwtest.NeedLandlock(t, 4)
 	t.Parallel()
 	model := listen(t, "tcp", "127.0.0.1:0")
 	allowed := allowedHost(t)

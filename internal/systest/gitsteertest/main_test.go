@@ -6,17 +6,10 @@
 package gitsteertest
 
 import (
-	"os"
 	"testing"
 
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/ui/cli"
 )
 
-func TestMain(m *testing.M) {
-	fwtest.Main(m, cli.Main, func() {
-		if steerDir != "" {
-			os.RemoveAll(steerDir)
-		}
-	})
-}
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

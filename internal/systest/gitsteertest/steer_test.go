@@ -6,53 +6,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"fleetwatch/internal/sandbox"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
-
-// needLandlock skips without Landlock, except in CI, whose machines have
-// it: there a skip would hide a broken sandbox.
-func needLandlock(t *testing.T) {
-	t.Helper()
-	if _, err := sandbox.ABI(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the sandbox tests, but %v", err)
-		}
-		t.Skipf("no sandbox here: %v", err)
-	}
-}
-
-// steerDir holds the steer agent's binary; TestMain removes it.
-var steerDir string
-
-var steerBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "steer-")
-	if err != nil {
-		return "", err
-	}
-	steerDir = dir
-	bin := filepath.Join(dir, "steer")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/steer").CombinedOutput()
-	if err != nil {
-		return "", &exec.ExitError{Stderr: out}
-	}
-	return bin, nil
-})
 
 // project is a git project with plan features/x.md (integration branch
 // dev) whose agent is the steer program doing attack.
 func project(t *testing.T, attack string) string {
 	t.Helper()
-	bin, err := steerBin()
-	if err != nil {
-		t.Fatalf("building the steer agent: %v", err)
-	}
+	bin := fwtest.Program(t, "./testdata/steer")
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("integration: dev\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -73,7 +39,7 @@ func logOf(dir string) string {
 // filter never runs as the driver, the integration branch stays put, and
 // the agent's honest commit still reaches its branch.
 func TestAGitFolderInTheWorktreeSteersNothing(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := project(t, "gitdir")
 	dev := fwtest.GitOut(t, dir, "rev-parse", "refs/heads/dev")
@@ -102,7 +68,7 @@ func TestAGitFolderInTheWorktreeSteersNothing(t *testing.T) {
 // answers SIGTERM within its grace, and the plan does not stay
 // in-progress.
 func TestAFIFOBranchRefDoesNotHangTheDriver(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := project(t, "fifo")
 	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1", "--slug", "x")
@@ -140,7 +106,7 @@ func TestAFIFOBranchRefDoesNotHangTheDriver(t *testing.T) {
 // The project's config names a remote and a credential helper: the
 // agent's own store, refilled by the driver, names neither.
 func TestTheAgentsStoreHasNoRemote(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := project(t, "remote")
 	remote := filepath.Join(t.TempDir(), "remote.git")

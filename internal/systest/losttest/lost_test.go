@@ -2,56 +2,20 @@ package losttest
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"fleetwatch/internal/sandbox"
 	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
 
-// needLandlock skips without Landlock, except in CI, whose machines have
-// it: there a skip would hide a broken sandbox. Only a contained agent
-// commits into a store of its own, from where its work must be brought.
-func needLandlock(t *testing.T) {
-	t.Helper()
-	if _, err := sandbox.ABI(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the sandbox tests, but %v", err)
-		}
-		t.Skipf("no sandbox here: %v", err)
-	}
-}
-
-var agentBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "lostagent-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "lostagent")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/lostagent").CombinedOutput()
-	if err != nil {
-		return "", &exec.ExitError{Stderr: out}
-	}
-	return bin, nil
-})
-
-func agent(t *testing.T) string {
-	t.Helper()
-	bin, err := agentBin()
-	if err != nil {
-		t.Fatalf("building the agent: %v", err)
-	}
-	return bin
-}
+func agent(t *testing.T) string { return fwtest.Program(t, "./testdata/lostagent") }
 
 // subjects is the branch's commit subjects, newest first.
 func subjects(t *testing.T, dir, ref string) []string {
@@ -67,7 +31,7 @@ func workerLog(dir, agent string) string {
 // The hand-off: m1 commits and exits 1; the operator releases its plan;
 // m2 takes it up and goes on from m1's commit, on the same branch.
 func TestHandOffAfterAFailedRunKeepsItsCommit(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	fwtest.WithExecutor(t, dir, agent(t), "-commit", "m1.txt=m1 work", "-exit", "1")
@@ -100,7 +64,7 @@ func TestHandOffAfterAFailedRunKeepsItsCommit(t *testing.T) {
 // A build stopped for its scope keeps its commits on its branch for the
 // operator to judge, and its plan waits in blocked/.
 func TestScopeStopKeepsTheCommits(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md", Body: "\n## Files in scope\n- src/\n"})
 	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("on_scope_violation: stop\n"), 0o644); err != nil {
@@ -124,7 +88,7 @@ func TestScopeStopKeepsTheCommits(t *testing.T) {
 // With the supervisor killed too, the recover itself stops the run and
 // brings the commit in before the plan changes hands.
 func TestKilledDriverLeavesNothingRunningAndNothingLost(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	for _, c := range []struct {
 		name           string
@@ -247,7 +211,7 @@ func supervisorOf(dir string) int {
 // writer) holds up no renewal, and once its driver is killed, its
 // supervisor stops the run and refuses the FIFO instead of hanging on it.
 func TestAStuckBringHoldsUpNoRenewal(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	pidfile := filepath.Join(t.TempDir(), "agent")

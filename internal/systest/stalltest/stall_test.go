@@ -14,46 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/sandbox"
 	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 	"fleetwatch/workers/ledger"
 )
 
-// needLandlock skips without Landlock, except in CI, whose machines have
-// it: there a skip would hide a broken sandbox.
-func needLandlock(t *testing.T) {
-	t.Helper()
-	if _, err := sandbox.ABI(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the sandbox tests, but %v", err)
-		}
-		t.Skipf("no sandbox here: %v", err)
-	}
-}
-
-var hostileBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "hostile-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "hostile")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/hostile").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("%v: %s", err, out)
-	}
-	return bin, nil
-})
-
-func hostile(t *testing.T) string {
-	t.Helper()
-	bin, err := hostileBin()
-	if err != nil {
-		t.Fatalf("building the hostile agent: %v", err)
-	}
-	return bin
-}
+func hostile(t *testing.T) string { return fwtest.Program(t, "./testdata/hostile") }
 
 // grace is the drivers' --stop-grace here.
 const grace = 2 * time.Second
@@ -130,7 +97,7 @@ func trapSet(t *testing.T, dir, agent string) {
 // back saying why; nothing is left in-progress. (Before: the driver hung
 // for good, SIGTERM or not.)
 func TestFIFOProposalDoesNotHangTheDriver(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md", Fields: "Plan first: yes"})
 	fwtest.WithExecutor(t, dir, hostile(t), "fifo-proposal")
@@ -156,7 +123,7 @@ func TestFIFOProposalDoesNotHangTheDriver(t *testing.T) {
 // A driver told to stop while such an agent runs stops within its grace
 // and gives the plan back.
 func TestDriverStopsWithinGraceBesideAFIFOProposal(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md", Fields: "Plan first: yes"})
 	fwtest.WithExecutor(t, dir, hostile(t), "fifo-proposal-stay")
@@ -176,7 +143,7 @@ func TestDriverStopsWithinGraceBesideAFIFOProposal(t *testing.T) {
 // and at its end without waiting on it, says the file is not read, and the
 // build goes on to review.
 func TestFIFOUsageFileDoesNotHangTheDriver(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	fwtest.WithExecutor(t, dir, hostile(t), "fifo-usage")
@@ -199,7 +166,7 @@ func TestFIFOUsageFileDoesNotHangTheDriver(t *testing.T) {
 // at once, naming the file, instead of waiting in open(2) for a writer.
 // (Before: `review --peer` hung for good.)
 func TestFIFOReviewFileDoesNotHangTheReview(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	t.Parallel()
 	dir := landkit.LandProject(t, "")
 	landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
@@ -244,7 +211,7 @@ func runs(t *testing.T, dir string) []ledger.Run {
 // from one it cannot, the bounded figure does. (Before: the fleet's day
 // was spent and every worker idle.)
 func TestHugeUsageReportCannotStopTheFleet(t *testing.T) {
-	needLandlock(t)
+	fwtest.NeedLandlock(t, 0)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not called in this test", http.StatusTeapot)
 	}))

@@ -35,7 +35,8 @@ const BarrierEnv = "FLEETWATCH_TEST_BARRIER"
 // Main is a whole-program test package's TestMain: as a child (AsFleetwatch
 // set) it waits at the barrier if one is given and runs fleetwatch (the
 // command line entry, cli.Main, passed in so package cli's own tests can use
-// the kit too); otherwise it runs the tests, then cleanup, and exits with their code.
+// the kit too); otherwise it runs the tests, then cleanup, removes the
+// programs Program built, and exits with their code.
 func Main(m *testing.M, fleetwatch func(args []string, stdout, stderr io.Writer) int, cleanup ...func()) {
 	if os.Getenv(AsFleetwatch) == "1" {
 		if b := os.Getenv(BarrierEnv); b != "" {
@@ -53,6 +54,7 @@ func Main(m *testing.M, fleetwatch func(args []string, stdout, stderr io.Writer)
 	for _, f := range cleanup {
 		f()
 	}
+	removePrograms()
 	os.Exit(code)
 }
 

@@ -1,0 +1,67 @@
+package fwtest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"fleetwatch/internal/sandbox"
+)
+
+// NeedLandlock skips a test that needs Landlock at ABI minABI or newer
+// (0: any fleetwatch contains agents with) where the kernel lacks it,
+// except in CI, whose machines have it: there a skip would hide a broken
+// sandbox.
+func NeedLandlock(t testing.TB, minABI int) {
+	t.Helper()
+	abi, err := sandbox.ABI()
+	if err == nil && abi < minABI {
+		err = fmt.Errorf("the kernel's Landlock ABI %d is older than %d", abi, minABI)
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI runs the sandbox tests, but %v", err)
+		}
+		t.Skipf("no sandbox here: %v", err)
+	}
+}
+
+var (
+	programs    sync.Map // package folder → func() (string, error)
+	programDirs sync.Map // the folders they were built in
+)
+
+// removePrograms removes what Program built.
+func removePrograms() {
+	programDirs.Range(func(dir, _ any) bool {
+		os.RemoveAll(dir.(string))
+		return true
+	})
+}
+
+// Program is the test's own program in pkg (a folder like
+// "./testdata/hostile", relative to the test's package), built once per
+// test binary.
+func Program(t testing.TB, pkg string) string {
+	t.Helper()
+	build, _ := programs.LoadOrStore(pkg, sync.OnceValues(func() (string, error) {
+		dir, err := os.MkdirTemp("", "fwtest-prog-")
+		if err != nil {
+			return "", err
+		}
+		programDirs.Store(dir, true)
+		bin := filepath.Join(dir, filepath.Base(pkg))
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("%v: %s", err, out)
+		}
+		return bin, nil
+	}))
+	bin, err := build.(func() (string, error))()
+	if err != nil {
+		t.Fatalf("building %s: %v", pkg, err)
+	}
+	return bin
+}
