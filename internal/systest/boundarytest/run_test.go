@@ -30,6 +30,7 @@ func endpoint(t *testing.T, dir string, extra string, argv ...string) {
 // all of its processes together may start, and the driver's log says what
 // bounds it.
 func TestRunIsBoundedAsAWhole(t *testing.T) {
+	fwtest.NeedCgroup(t)
 	t.Parallel()
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	endpoint(t, dir, "    max_processes: 40\n", intruder(t), fwtest.Exe(t), "procs", "200")
@@ -55,6 +56,7 @@ func TestRunIsBoundedAsAWhole(t *testing.T) {
 // of its own, sending it SIGCONT all the while, cannot wake it (a stopped
 // process group could be).
 func TestPauseFreezesTheWholeRun(t *testing.T) {
+	fwtest.NeedCgroup(t)
 	t.Parallel()
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	fwtest.WithExecutor(t, dir, intruder(t), fwtest.Exe(t), "pause")

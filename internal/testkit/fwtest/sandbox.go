@@ -65,3 +65,24 @@ func Program(t testing.TB, pkg string) string {
 	}
 	return bin
 }
+
+// NeedCgroup skips a test that needs each run bounded and frozen as a
+// whole (a cgroup this user may make, with pids and memory controllers
+// and a freezer) where the machine lacks it, except in CI, whose machines
+// have it.
+func NeedCgroup(t testing.TB) {
+	t.Helper()
+	g, err := sandbox.NewGroup(sandbox.GroupName(t.TempDir(), "probe"), sandbox.DefaultLimits())
+	if err == nil {
+		defer g.Close()
+		if missing := g.Unbounded(); missing != "" {
+			err = fmt.Errorf("cgroups here hold %s, but %s", g.Held(), missing)
+		}
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI runs the cgroup tests, but %v", err)
+		}
+		t.Skipf("no bounded cgroup here: %v", err)
+	}
+}
