@@ -84,6 +84,11 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 		return fail(fmt.Errorf("driver socket: %v", errText(err)))
 	}
 	b.env = append(sandbox.PrivateEnv(b.tmp, cache), SocketEnv+"="+sock)
+	if d.contained {
+		// What tools ask before they act unprompted as root (Claude Code's
+		// --dangerously-skip-permissions): this run is sandboxed.
+		b.env = append(b.env, "IS_SANDBOX=1")
+	}
 	b.policy.Write = []string{b.tmp, b.out, cache}
 	if err := d.closeNetwork(b, job); err != nil {
 		return fail(err)

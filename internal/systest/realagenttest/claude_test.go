@@ -1,0 +1,82 @@
+package realagenttest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/workers"
+)
+
+// AgentsEnv names the folder holding the real agent CLIs' programs
+// (`.ci/run` installs them with npm into a cache folder and sets it).
+const AgentsEnv = "FLEETWATCH_AGENTS"
+
+// realAgent is the real CLI called name, from AgentsEnv's folder; the
+// test skips saying how to install it where it is missing (fails in CI).
+func realAgent(t *testing.T, name, pkg string) string {
+	t.Helper()
+	dir := os.Getenv(AgentsEnv)
+	bin := filepath.Join(dir, name)
+	if _, err := exec.LookPath(bin); dir == "" || err != nil {
+		why := "install it: npm install --prefix ~/.cache/fleetwatch-agents " + pkg + " and set " + AgentsEnv + "=~/.cache/fleetwatch-agents/node_modules/.bin"
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI runs the real %s, but it is not in $%s (%q): %s", name, AgentsEnv, dir, why)
+		}
+		t.Skipf("no real %s here: %s", name, why)
+	}
+	return bin
+}
+
+// The real Claude Code, contained (Landlock with the network closed but
+// for the driver's ports, no capability, a session of its own, a bounded
+// cgroup), as root where the tests run as root: it runs its Bash tool,
+// commits in its worktree, the driver brings the commit in, and the
+// metering proxy counts exactly what the API sent.
+func TestClaudeCodeWorksContained(t *testing.T) {
+	fwtest.NeedLandlock(t, 4)
+	claude := realAgent(t, "claude", "@anthropic-ai/claude-code@2.1.328")
+	api := newAnthropic(t, "echo hello from claude > hello.txt && git add hello.txt && "+
+		"git -c user.name=claude -c user.email=claude@example.com commit -qm 'claude: hello' && echo committed")
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
+	endpoints := "endpoints:\n  - name: cc\n    tier: mid\n    model: claude-sonnet-4-5\n    agent: claude\n    base_url: " + api.URL + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(endpoints), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Its own home, with the state the preset grants it.
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"HOME=" + home, "PATH=" + filepath.Dir(claude) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"ANTHROPIC_API_KEY=sk-ant-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
+	}
+	r := fwtest.RunEnv(t, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cc", "--agent-id", "cc1", "--slug", "hello")
+	log, _ := os.ReadFile(workers.LogPath(dir, "cc1"))
+	if r.Code != 0 {
+		t.Fatalf("the run: %v\nlog:\n%s", r, log)
+	}
+	for _, want := range []string{
+		"agents are contained (Landlock ABI", "network only through the driver", "the run's cgroup: ",
+		"agent exited 0; review-needed/hello.md waits for review",
+		"spent " + strconv.FormatInt(api.tokens(), 10) + " tokens", "(metered)",
+	} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+	if msg := fwtest.GitOut(t, dir, "log", "-1", "--format=%s", "refs/heads/feature/hello"); msg != "claude: hello" {
+		t.Errorf("feature/hello's tip is %q, want Claude Code's commit; log:\n%s", msg, log)
+	}
+	if got := fwtest.GitOut(t, dir, "show", "refs/heads/feature/hello:hello.txt"); got != "hello from claude" {
+		t.Errorf("hello.txt on the branch: %q", got)
+	}
+}
