@@ -1,14 +1,18 @@
 // Package meter counts what a run's model calls spend without trusting the
 // agent: a loopback proxy the driver puts between the agent and its
-// endpoint's base_url forwards every request unchanged, streams every
-// response through as it arrives, and reads the token counts each response
-// reports (JSON bodies and server-sent events, OpenAI's and Anthropic's
-// shapes). It also reads what an agent reports of itself (Claude Code's and
-// Codex's JSON output, lines appended to $FLEET_USAGE), marked as reported,
-// not metered. Requests and responses are never stored, only counts.
+// endpoint's base_url forwards every request unchanged (but a streamed
+// chat completion, which it has ask for its usage), streams every response
+// through as it arrives, and reads the token counts each response reports
+// (JSON bodies and server-sent events, OpenAI's and Anthropic's shapes).
+// A call whose answer reports no usage it can read is counted all the
+// same, estimated from its bytes (Estimate). It also reads what an agent
+// reports of itself (Claude Code's and Codex's JSON output, lines appended
+// to $FLEET_USAGE), marked as reported, not metered. Requests and
+// responses are never stored, only counts.
 package meter
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 )
@@ -24,28 +28,53 @@ type Usage struct {
 	CostUSD    float64 `json:"cost_usd,omitempty"` // what the agent reported it cost; 0 when it did not
 	Model      string  `json:"model,omitempty"`
 	Calls      int     `json:"calls,omitempty"`
+	// Estimated are the calls whose answer reported no usage that could
+	// be read, counted from their bytes instead (Estimate).
+	Estimated int `json:"estimated_calls,omitempty"`
+}
+
+// MaxCallTokens is the most one metered call counts for, whatever its
+// answer says: no model reads or writes ten million tokens in one call.
+const MaxCallTokens = 10_000_000
+
+// BytesPerToken is how a call's tokens are guessed from its bytes when its
+// answer reports none that can be read: about four bytes a token, as
+// model.BytesPerToken guesses a plan's.
+const BytesPerToken = 4
+
+// Estimate is what a call whose usage cannot be read counts for: its
+// request's bytes as input and its answer's as output, a token for every
+// BytesPerToken bytes begun, at most MaxCallTokens in all.
+func Estimate(requestBytes, answerBytes int64) Usage {
+	tokens := func(n int64) int64 { return (max(n, 0) + BytesPerToken - 1) / BytesPerToken }
+	u := Usage{Input: tokens(requestBytes), Output: tokens(answerBytes), Calls: 1, Estimated: 1}
+	return u.Bounded(MaxCallTokens, 0)
 }
 
 // Tokens is every token the usage counts, in and out.
 func (u Usage) Tokens() int64 { return u.Input + u.Output }
 
-// Add adds o to u; the model is the latest one named. A sum that would
-// overflow stays at the largest figure instead of wrapping round to a
-// negative one.
+// Add adds o to u; the model is the latest one named. A figure below zero
+// adds nothing, and a sum that would overflow stays at the largest figure
+// instead of wrapping round to a negative one.
 func (u *Usage) Add(o Usage) {
 	u.Input = addTokens(u.Input, o.Input)
 	u.Output = addTokens(u.Output, o.Output)
 	u.Cached = addTokens(u.Cached, o.Cached)
 	u.CacheWrite = addTokens(u.CacheWrite, o.CacheWrite)
-	u.CostUSD = min(u.CostUSD+o.CostUSD, math.MaxFloat64)
-	u.Calls += o.Calls
+	u.CostUSD = min(u.CostUSD+max(o.CostUSD, 0), math.MaxFloat64)
+	u.Calls += max(o.Calls, 0)
+	u.Estimated += max(o.Estimated, 0)
 	if o.Model != "" {
 		u.Model = o.Model
 	}
 }
 
 func addTokens(a, b int64) int64 {
-	if b > 0 && a > math.MaxInt64-b {
+	if b <= 0 {
+		return a
+	}
+	if a > math.MaxInt64-b {
 		return math.MaxInt64
 	}
 	return a + b
@@ -119,12 +148,34 @@ type carrier struct {
 	} `json:"message"`
 }
 
-// fromJSON is the usage one JSON object reports, and whether it reports
-// any.
-func fromJSON(data []byte) (Usage, bool) {
+// reading is what one JSON object says of a call's usage.
+type reading int
+
+const (
+	noUsage  reading = iota // no usage at all
+	badUsage                // a usage with a figure below zero: none to trust
+	gotUsage
+)
+
+// sane reports whether every figure w carries is at least 0: a usage that
+// says otherwise is not read, never taken to lower the count.
+func (w wire) sane() bool {
+	ok := w.PromptTokens >= 0 && w.CompletionTokens >= 0 && w.InputTokens >= 0 && w.OutputTokens >= 0 &&
+		w.CacheRead >= 0 && w.CacheCreation >= 0
+	if w.PromptDetails != nil {
+		ok = ok && w.PromptDetails.Cached >= 0
+	}
+	if w.InputDetails != nil {
+		ok = ok && w.InputDetails.Cached >= 0
+	}
+	return ok
+}
+
+// fromJSON is the usage one JSON object reports, and what it says of it.
+func fromJSON(data []byte) (Usage, reading) {
 	var c carrier
 	if json.Unmarshal(data, &c) != nil {
-		return Usage{}, false
+		return Usage{}, noUsage
 	}
 	model, w := c.Model, c.Usage
 	if c.Response != nil && c.Response.Usage != nil {
@@ -133,12 +184,52 @@ func fromJSON(data []byte) (Usage, bool) {
 	if c.Message != nil && c.Message.Usage != nil {
 		model, w = c.Message.Model, c.Message.Usage
 	}
-	if w == nil {
-		return Usage{Model: model}, false
+	return fromWire(w, model)
+}
+
+func fromWire(w *wire, model string) (Usage, reading) {
+	switch {
+	case w == nil:
+		return Usage{Model: model}, noUsage
+	case !w.sane():
+		return Usage{Model: model}, badUsage
 	}
 	u := w.usage()
 	u.Model = model
-	return u, true
+	return u, gotUsage
+}
+
+// usageKey is how a usage object begins in JSON text. Inside a string its
+// quotes are escaped, so text the model wrote never reads as one.
+var usageKey = []byte(`"usage"`)
+
+// maxScans bounds the "usage" keys scanUsage tries, each decoded to the
+// window's end at worst.
+const maxScans = 8
+
+// scanUsage is the last usage object in b, a window on a JSON text too big
+// to hold (its first or last KiB): the object after the last "usage" key
+// that reads as one, of the last maxScans. Every provider puts a body's
+// usage near its end.
+func scanUsage(b []byte) (Usage, reading) {
+	for end, n := len(b), 0; end > 0 && n < maxScans; n++ {
+		i := bytes.LastIndex(b[:end], usageKey)
+		if i < 0 {
+			break
+		}
+		end = i
+		rest := bytes.TrimLeft(b[i+len(usageKey):], " \t\r\n")
+		rest, ok := bytes.CutPrefix(rest, []byte(":"))
+		if !ok {
+			continue
+		}
+		var w *wire
+		if json.NewDecoder(bytes.NewReader(rest)).Decode(&w) != nil || w == nil {
+			continue
+		}
+		return fromWire(w, "")
+	}
+	return Usage{}, noUsage
 }
 
 // merge folds one event's usage into a response's so far. Streams report
