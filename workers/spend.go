@@ -200,7 +200,7 @@ func (x *Metered) Record(project string, r Run, stdout []byte) error {
 	t := x.m.tally(s, r.Model)
 	u := t.usage
 	r.Model, r.Input, r.Output, r.Cached, r.CostUSD, r.Priced, r.Source = u.Model, u.Input, u.Output, u.Cached, t.spent.USD, t.priced, t.source
-	r.NotDaily = t.notDaily
+	r.NotDaily, r.Estimated = t.notDaily, u.Estimated
 	r.Start, r.End, r.Host = x.m.started, time.Now(), hostname()
 	if r.ID == "" {
 		r.ID = fmt.Sprintf("%s-%d", r.Agent, r.Start.UnixNano())
@@ -324,13 +324,17 @@ func (d *Driver) recordRun(r *running, o Outcome) {
 		Model: u.Model, Host: hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.spent.USD,
 		Priced: t.priced, Source: t.source, Start: m.started, End: time.Now(), Exit: o.Code,
 		Mode: cmp.Or(r.job.Mode, ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
-		NotDaily: t.notDaily,
+		NotDaily: t.notDaily, Estimated: u.Estimated,
 	}
 	if run.ID == "" {
 		run.ID = fmt.Sprintf("%s-%d", d.Worker.AgentID, m.started.UnixNano())
 	}
 	if err := ledger.Append(d.Tree.Project, run); err != nil {
 		d.Log.Printf("%v", err)
+		return
+	}
+	if u.Estimated > 0 {
+		d.Log.Printf("spent %s (%s; %d of %d calls answered with no usage that could be read, estimated from their bytes)", t.spent, t.source, u.Estimated, u.Calls)
 		return
 	}
 	d.Log.Printf("spent %s (%s)", t.spent, t.source)

@@ -14,13 +14,16 @@ import (
 
 	"fleetwatch/internal/spend"
 	"fleetwatch/workers/ledger"
+	"fleetwatch/workers/meter"
 )
 
 const usageLong = `What the fleet's runs spent, from the ledger every driver appends to
 (var/fleet/usage/runs.jsonl, where agents cannot write), summed by plan, tier,
 endpoint, model, agent or day, the costliest first. Tokens a run's proxy
 metered from its endpoint's answers count as metered; tokens only the agent
-reported (Claude Code's and Codex's JSON, $FLEET_USAGE) are marked reported.
+reported (Claude Code's and Codex's JSON, $FLEET_USAGE) are marked reported;
+a run with calls whose answers reported no usage that could be read, counted
+from their bytes instead, is marked estimated.
 Cost is tokens at the prices: in fleetwatch.yaml, or what the agent reported;
 a model with no price shows its tokens and "no price".`
 
@@ -118,6 +121,7 @@ func printUsage(stdout, stderr io.Writer, by string, groups []ledger.Group) {
 		total.CostUSD += g.CostUSD
 		total.Unpriced += g.Unpriced
 		total.Reported += g.Reported
+		total.Estimated += g.Estimated
 	}
 	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t%s\t%s\t\n", total.Runs, spend.FormatTokens(total.Input), spend.FormatTokens(total.Output), spend.FormatTokens(total.Cached), costCell(total))
 	tw.Flush()
@@ -126,6 +130,9 @@ func printUsage(stdout, stderr io.Writer, by string, groups []ledger.Group) {
 	}
 	if total.Reported > 0 {
 		fmt.Fprintf(stdout, "%d runs are as their agent reported them, not metered\n", total.Reported)
+	}
+	if total.Estimated > 0 {
+		fmt.Fprintf(stdout, "%d runs had calls answered with no usage that could be read: estimated from their bytes (%d bytes a token)\n", total.Estimated, meter.BytesPerToken)
 	}
 }
 

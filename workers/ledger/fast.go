@@ -149,6 +149,10 @@ func (r *Run) set(key, val []byte) bool {
 		n, err := strconv.Atoi(string(val))
 		r.Exit = n
 		return err == nil
+	case "estimated_calls":
+		n, err := strconv.Atoi(string(val))
+		r.Estimated = n
+		return err == nil
 	case "start":
 		return when(&r.Start)
 	case "end":

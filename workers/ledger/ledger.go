@@ -63,6 +63,10 @@ type Run struct {
 	// and its plan's budgets, never against a day's (the fleet's, an
 	// endpoint's, a tier's), so no report can stop the fleet.
 	NotDaily bool `json:"not_daily,omitempty"`
+	// Estimated is how many of the run's metered calls answered with no
+	// usage that could be read, counted from their bytes instead
+	// (meter.Estimate).
+	Estimated int `json:"estimated_calls,omitempty"`
 }
 
 // Tokens is the run's tokens in and out.
@@ -232,6 +236,8 @@ type Group struct {
 	CostUSD  float64 `json:"cost_usd"`
 	Unpriced int     `json:"unpriced_runs"` // runs whose tokens have no price
 	Reported int     `json:"reported_runs"` // runs whose usage only the agent vouches for
+	// Estimated are runs with calls counted from their bytes (Run.Estimated).
+	Estimated int `json:"estimated_runs"`
 }
 
 // Sums adds runs up by one key as they are read, so a ledger of any
@@ -265,6 +271,9 @@ func (s *Sums) Add(r Run) {
 	}
 	if r.Source == Reported {
 		g.Reported++
+	}
+	if r.Estimated > 0 {
+		g.Estimated++
 	}
 }
 

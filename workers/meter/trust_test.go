@@ -51,7 +51,7 @@ func TestProxyNeverCountsBelowZeroOrPastTheCap(t *testing.T) {
 		answer string
 		check  func(Usage) bool
 	}{
-		{`{"model":"m","usage":{"prompt_tokens":-200000,"completion_tokens":15}}`, func(u Usage) bool { return u.Estimated == 1 && u.Input > 0 && u.Output > 0 }},
+		{`{"model":"m","usage":{"input_tokens":-200000,"output_tokens":-15}}`, func(u Usage) bool { return u.Estimated == 1 && u.Input > 0 && u.Output > 0 }},
 		{`{"model":"m","usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":-900}}`, func(u Usage) bool { return u.Estimated == 1 && u.Tokens() > 0 }},
 		{`{"model":"m","usage":{"prompt_tokens":9000000000000000000,"completion_tokens":9000000000000000000}}`, func(u Usage) bool { return u.Estimated == 0 && u.Tokens() == MaxCallTokens }},
 	}
