@@ -34,7 +34,8 @@ const keptEnds = 64 << 10
 const maxRequestRead = 8 << 20
 
 // maxInFlight bounds the requests the agent has upstream at once; more
-// wait their turn. With maxJSONBody it bounds what one run's proxy holds.
+// wait their turn. With maxJSONBody and maxRequestRead it bounds what one
+// run's proxy holds.
 const maxInFlight = 64
 
 // maxConns bounds the agent's open connections to its proxy (the driver's
@@ -212,7 +213,7 @@ func askUsage(r *http.Request) error {
 // already asks.
 func withUsage(body []byte) []byte {
 	var req map[string]json.RawMessage
-	if json.Unmarshal(body, &req) != nil || string(req["stream"]) != "true" {
+	if !bytes.Contains(body, []byte(`"stream"`)) || json.Unmarshal(body, &req) != nil || string(req["stream"]) != "true" {
 		return body
 	}
 	var opts map[string]json.RawMessage
