@@ -71,7 +71,7 @@ func (n *Notifier) claimShared(t *target, c claimed) (shareClaim, bool) {
 		want[keys[i]] = ""
 	}
 	mine, err := n.settleShared(want)
-	if err != nil {
+	if err != nil && n.ctx.Err() == nil { // closing cuts the wait short: nothing to say
 		n.sayOnce(t.name+" ledger", "cannot claim notices across machines ("+err.Error()+"); sending as this machine decides")
 	}
 	var left []model.Notice
