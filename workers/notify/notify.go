@@ -243,7 +243,9 @@ func (n *Notifier) flush(t *target, pending []model.Notice) ([]model.Notice, tim
 			return rest, again
 		}
 		if c, ok := n.claimShared(t, msgs[0]); ok {
-			n.deliver(t, c)
+			if n.deliver(t, c.claimed).State == Sent {
+				n.confirmShared(t, c.mine)
+			}
 		}
 		pending = rest
 	}

@@ -102,7 +102,7 @@ func (n *Notifier) webhook(w config.Webhook) *target {
 		if w.Format == "slack" {
 			body = struct {
 				Text string `json:"text"`
-			}{n.headline() + m.Text}
+			}{slackText(n.headline() + m.Text)}
 		}
 		data, err := json.Marshal(body)
 		if err != nil {

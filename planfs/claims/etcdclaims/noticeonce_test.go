@@ -23,7 +23,7 @@ func TestNoticeClaimedOnceOnEtcd(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			taken, err := b.ClaimNotices(ctx, keys)
+			got, err := b.ClaimNotices(ctx, map[string]string{"k1": "", "k2": "", "k3": ""})
 			if err != nil {
 				t.Error(err)
 				return
@@ -31,7 +31,7 @@ func TestNoticeClaimedOnceOnEtcd(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, k := range keys {
-				if !taken[k] {
+				if got[k].Mine {
 					won[k]++
 				}
 			}
@@ -44,9 +44,24 @@ func TestNoticeClaimedOnceOnEtcd(t *testing.T) {
 		}
 	}
 	b := open(t, dir, id)
-	taken, err := b.ClaimNotices(ctx, []string{"k1", "k9"})
-	if err != nil || !taken["k1"] || taken["k9"] {
-		t.Errorf("a later claim: %v %v", taken, err)
+	got, err := b.ClaimNotices(ctx, map[string]string{"k1": "", "k9": ""})
+	if err != nil || got["k1"].Mine || !got["k9"].Mine {
+		t.Errorf("a later claim: %v %v", got, err)
+	}
+	// An unconfirmed claim is taken over by naming it, once; then
+	// confirmed, it reads as sent.
+	taken, err := b.ClaimNotices(ctx, map[string]string{"k1": got["k1"].Rev})
+	if err != nil || !taken["k1"].Mine {
+		t.Fatalf("take-over: %v %v", taken, err)
+	}
+	if again, err := open(t, dir, id).ClaimNotices(ctx, map[string]string{"k1": got["k1"].Rev}); err != nil || again["k1"].Mine {
+		t.Errorf("a second take-over of the same claim: %v %v", again, err)
+	}
+	if err := b.ConfirmNotices(ctx, map[string]string{"k1": taken["k1"].Rev}); err != nil {
+		t.Fatal(err)
+	}
+	if have, err := b.NoticeClaims(ctx, []string{"k1", "k8"}); err != nil || !have["k1"].Sent || len(have) != 1 {
+		t.Errorf("read after the confirmation: %v %v", have, err)
 	}
 	g, err := b.cli.Get(ctx, b.root()+"notices/k9")
 	if err != nil || len(g.Kvs) != 1 || g.Kvs[0].Lease == 0 {
