@@ -155,7 +155,7 @@ func (p *Proxy) gate(next http.Handler) http.Handler {
 			http.Error(w, "fleetwatch metering proxy: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		c := &call{}
+		c := &call{free: freeCall(r)}
 		if r.Body != nil {
 			r.Body = &countedBody{ReadCloser: r.Body, n: &c.sent}
 		}
@@ -164,8 +164,20 @@ func (p *Proxy) gate(next http.Handler) http.Handler {
 }
 
 // call is what the proxy knows of one request on its way: the bytes sent
-// upstream, for the estimate of an answer with no usage.
-type call struct{ sent atomic.Int64 }
+// upstream, for the estimate of an answer with no usage, and whether it
+// is a call no model answers (free: counted as nothing, never estimated).
+type call struct {
+	sent atomic.Int64
+	free bool
+}
+
+// freeCall reports whether r asks something no model spends tokens on: a
+// GET or HEAD (a model list), or Anthropic's token count. An upstream
+// generates nothing for either, so an agent gains nothing by dressing a
+// call as one.
+func freeCall(r *http.Request) bool {
+	return r.Method == http.MethodGet || r.Method == http.MethodHead || strings.HasSuffix(r.URL.Path, "/count_tokens")
+}
 
 type callKey struct{}
 
@@ -240,6 +252,9 @@ func (p *Proxy) meter(resp *http.Response) error {
 	c, _ := resp.Request.Context().Value(callKey{}).(*call)
 	if c == nil {
 		c = &call{}
+	}
+	if c.free {
+		return nil
 	}
 	ct := resp.Header.Get("Content-Type")
 	m := &meteredBody{ReadCloser: resp.Body, sse: strings.HasPrefix(ct, "text/event-stream"), call: c, done: p.add}

@@ -178,3 +178,33 @@ func TestTailKeepsTheLastBytes(t *testing.T) {
 		t.Errorf("kept %d bytes, not the end of what was written", len(got))
 	}
 }
+
+// A model list or a token count spends nothing: such a call is neither
+// counted nor estimated, however its answer reads.
+func TestFreeCallsAreNotEstimated(t *testing.T) {
+	for _, c := range []struct {
+		method, path string
+		free         bool
+	}{
+		{"GET", "/v1/models", true},
+		{"HEAD", "/v1/models", true},
+		{"POST", "/v1/messages/count_tokens", true},
+		{"POST", "/v1/messages", false},
+		{"POST", "/v1/chat/completions", false},
+	} {
+		p, _ := scripted(t, jsonAnswer(`{"data":[{"id":"m"}],"input_tokens":12}`))
+		r, err := http.NewRequest(c.method, p.URL()+strings.TrimPrefix(c.path, "/v1"), strings.NewReader(strings.Repeat("x", 400)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if u := p.Usage(); (u == Usage{}) != c.free {
+			t.Errorf("%s %s: counted %+v (free: %v)", c.method, c.path, u, c.free)
+		}
+	}
+}
