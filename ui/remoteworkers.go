@@ -115,6 +115,26 @@ func remoteStopCmd(c *claims.Opened, st workers.State) tea.Cmd {
 	})
 }
 
+// rereadPublished is p read again from its own record (never through the
+// capped listing), with when this machine first saw it as it is; p as
+// listed when c keeps no records or the read fails.
+func rereadPublished(c *claims.Opened, p workers.Published, seenAt time.Time) (workers.Published, time.Time) {
+	if c == nil || p.Problem != "" {
+		return p, seenAt
+	}
+	f, ok := c.Backend.(claims.Fleet)
+	if !ok {
+		return p, seenAt
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), remoteReadTimeout)
+	defer cancel()
+	fresh, err := workers.ReadWorker(ctx, f, p.Host, p.AgentID)
+	if err != nil {
+		return p, seenAt
+	}
+	return fresh, time.Now().Add(-fresh.SeenFor)
+}
+
 // fetchServedLog asks p's machine's fleetwatch serve for its last lines,
 // as the operator (workers.LogFetch); nothing when it runs none.
 func fetchServedLog(p workers.Published) ([]string, error) {

@@ -16,6 +16,7 @@ import (
 	"fleetwatch/internal/termtext"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
 	"fleetwatch/workers/ledger"
 )
@@ -758,7 +759,12 @@ func (w *workerList) open(pc *paneCtx, r *workerRow) tea.Msg {
 	}
 	if r.pub != nil {
 		p, seenAt := *r.pub, r.seenAt
+		var c *claims.Opened
+		if pc.remote != nil {
+			c = pc.remote.c
+		}
 		return detailReq{"worker:" + p.Host + "/" + p.AgentID, "worker · " + p.AgentID + " on " + p.Host, func() func(*paneCtx) []string {
+			p, seenAt := rereadPublished(c, p, seenAt)
 			lines, err := fetchServedLog(p)
 			return func(pc *paneCtx) []string { return publishedDetail(pc.common, p, seenAt, lines, err) }
 		}}

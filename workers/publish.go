@@ -215,6 +215,19 @@ func ReadPublished(ctx context.Context, f claims.Fleet) ([]Published, error) {
 	return out, nil
 }
 
+// ReadWorker reads host's agent's own record through f (never through
+// the capped listing ReadPublished reads), judged on this machine's clock.
+func ReadWorker(ctx context.Context, f claims.Fleet, host, agent string) (Published, error) {
+	p, err := f.Worker(ctx, host, agent)
+	if errors.Is(err, claims.ErrNoWorker) {
+		return Published{}, fmt.Errorf("%s on %s publishes no record", agent, host)
+	}
+	if err != nil {
+		return Published{}, err
+	}
+	return publishedState(p), nil
+}
+
 func publishedState(p claims.Published) Published {
 	st := State{
 		PID: p.PID, AgentID: p.AgentID, Tier: p.Tier, Model: p.Model, Plan: p.Plan, State: p.State,

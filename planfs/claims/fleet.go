@@ -21,8 +21,14 @@ type Fleet interface {
 	// transaction). A stop request addressed to rec.Run comes back: the
 	// driver obeys it as it would a local stop.
 	Publish(ctx context.Context, rec WorkerRecord) (*StopRequest, error)
-	// Workers reads every published record, judged on this machine's clock.
+	// Workers reads the published records, judged on this machine's
+	// clock: at most MaxWorkers, chosen by Pick, and a row saying how many
+	// more there are.
 	Workers(ctx context.Context) ([]Published, error)
+	// Worker reads host's agent's own record directly, never through
+	// Workers' capped choice, judged as Workers judges it; ErrNoWorker
+	// when there is none.
+	Worker(ctx context.Context, host, agent string) (Published, error)
 	// RequestStop asks host's agent to stop, in the record it published;
 	// ErrNoWorker when there is none, ErrWorkerDone when it has exited.
 	RequestStop(ctx context.Context, host, agent string, req StopRequest) error
@@ -115,10 +121,52 @@ var (
 // is refused, not read.
 const MaxRecord = 16 << 10
 
-// MaxWorkers bounds the records one read takes: a remote holding more
-// (a flood, or years never pruned) is read up to it, in name order, and
-// the rest said in one problem row.
-const MaxWorkers = 2048
+// MaxWorkers and MaxWorkersPerHost bound the records one read shows: a
+// remote holding more (a flood, or years never pruned) is shown up to them
+// (Pick), and the rest said in one problem row, so junk under one host
+// name cannot push every other host's workers out of view.
+const (
+	MaxWorkers        = 2048
+	MaxWorkersPerHost = 256
+)
+
+// Pick says which of recs (in name order) one read shows: the readable
+// records first, then those that cannot be read, at most MaxWorkersPerHost
+// of one host and MaxWorkers in all; within each kind the hosts take turns,
+// each giving its next record in name order. more is how many are left out.
+func Pick(recs []Published) (keep []bool, more int) {
+	keep = make([]bool, len(recs))
+	perHost := map[string]int{}
+	total := 0
+	for _, readable := range []bool{true, false} {
+		byHost := map[string][]int{}
+		var hosts []string
+		for i, p := range recs {
+			if (p.Problem == "") != readable {
+				continue
+			}
+			if _, ok := byHost[p.Host]; !ok {
+				hosts = append(hosts, p.Host)
+			}
+			byHost[p.Host] = append(byHost[p.Host], i)
+		}
+		for turn := 0; len(hosts) > 0; turn++ {
+			next := hosts[:0]
+			for _, h := range hosts {
+				q := byHost[h]
+				if total >= MaxWorkers || perHost[h] >= MaxWorkersPerHost || turn >= len(q) {
+					continue
+				}
+				keep[q[turn]] = true
+				perHost[h]++
+				total++
+				next = append(next, h)
+			}
+			hosts = next
+		}
+	}
+	return keep, len(recs) - total
+}
 
 // Bounds of a record's text fields, so a hostile or broken writer cannot
 // flood a reader's screen.
@@ -132,12 +180,23 @@ const (
 // deletes it: a worker that exited, or died, a day ago.
 const Prune = 24 * time.Hour
 
+// JudgeHeartbeat and DefaultTTL are a reader's own pace: a driver
+// publishes at least every minute, and a remote lease lives DefaultTTL
+// unless its worker says otherwise. A record's own heartbeat_every and ttl
+// are another machine's word, taken up to MaxPace times the reader's, so a
+// record cannot keep a silent worker live for months.
+const (
+	JudgeHeartbeat = time.Minute
+	MaxPace        = 10
+)
+
 // Judge is a record's health after this machine saw it unchanged for seen:
 // exited when its driver said so, dead once unchanged for its lease's TTL
 // (a worker that stops publishing has lost its lease by then), stale once
-// unchanged for two heartbeats, else live.
+// unchanged for two heartbeats, else live. Its heartbeat and TTL count up
+// to MaxPace times the reader's own.
 func Judge(rec WorkerRecord, seen time.Duration) string {
-	every := secs(rec.HeartbeatEvery, time.Minute)
+	every := secs(rec.HeartbeatEvery, JudgeHeartbeat)
 	ttl := secs(rec.TTL, DefaultTTL)
 	switch {
 	case rec.State == WorkerExited:
@@ -150,9 +209,14 @@ func Judge(rec WorkerRecord, seen time.Duration) string {
 	return HealthLive
 }
 
+// secs is s seconds, def when s says nothing (zero, negative, NaN), at most
+// MaxPace times def.
 func secs(s float64, def time.Duration) time.Duration {
-	if s <= 0 || s > 1e7 {
+	switch {
+	case !(s > 0):
 		return def
+	case s >= MaxPace*def.Seconds():
+		return MaxPace * def
 	}
 	return time.Duration(s * float64(time.Second))
 }

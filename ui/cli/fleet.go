@@ -159,13 +159,18 @@ func stopElsewhere(project, agent, host string) (string, error) {
 	defer b.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), fleetTimeout)
 	defer cancel()
+	if host != "" {
+		// Its own record, read by the stop itself: never looked for in the
+		// capped listing, where a flood of other records could hide it.
+		return host, workers.StopRemote(ctx, f, workers.State{AgentID: agent, Host: host}, whoAsks())
+	}
 	pubs, err := workers.ReadPublished(ctx, f)
 	if err != nil {
 		return "", err
 	}
 	var found []workers.Published
 	for _, p := range pubs {
-		if p.AgentID == agent && (host == "" || p.Host == host) && p.Health != workers.Exited {
+		if p.AgentID == agent && p.Health != workers.Exited {
 			found = append(found, p)
 		}
 	}

@@ -92,27 +92,35 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims
 	return nil, nil
 }
 
-// Workers reads every worker key in one prefix Get, each judged by how
-// long this machine has seen its revision unchanged (kept under var/ as
-// git's worker refs are, else this process's own count); a key that
-// vanished while its record said running is kept as dead, by this
-// process, for claims.Prune.
+// Workers reads every worker key (listWorkers), each judged by how long
+// this machine has seen its revision unchanged (kept under var/ as git's
+// worker refs are, else this process's own count); a key that vanished
+// while its record said running is kept as dead, by this process, for
+// claims.Prune. It shows those claims.Pick chooses, and a row saying how
+// many more there are.
 func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 	prefix := b.root() + "workers/"
-	gctx, cancel := b.op(ctx)
-	g, err := b.cli.Get(gctx, prefix, clientv3.WithPrefix(), clientv3.WithLimit(claims.MaxWorkers))
-	cancel()
-	if err != nil {
-		return nil, b.unavailable(err)
-	}
-	more := g.Count - int64(len(g.Kvs))
-	now := time.Now()
 	f := &b.fleet
-	versions := make(map[string]string, len(g.Kvs))
-	for _, kv := range g.Kvs {
-		versions[strings.TrimPrefix(string(kv.Key), prefix)] = fmt.Sprint(kv.ModRevision)
+	var listed []seenName
+	err := b.listWorkers(ctx, prefix, func(name string, rev int64, value []byte) {
+		f.mu.Lock()
+		s, ok := f.seen[name]
+		f.mu.Unlock()
+		if !ok || s.rev != rev {
+			s = seenRev{rev: rev, last: recordAt(name, value)}
+			s.last.Version = fmt.Sprint(rev)
+		}
+		listed = append(listed, seenName{name, s})
+	})
+	if err != nil {
+		return nil, err
 	}
-	kept, err := gitclaims.Observe(f.project, "seen-workers-etcd.json", versions)
+	now := time.Now()
+	versions := make(map[string]string, len(listed))
+	for _, l := range listed {
+		versions[l.name] = fmt.Sprint(l.rev)
+	}
+	kept, err := gitclaims.Observe(f.project, seenWorkersFile, versions)
 	if err != nil {
 		kept = nil // this process's own count, then
 	}
@@ -121,34 +129,56 @@ func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 	if f.seen == nil {
 		f.seen, f.gone = map[string]seenRev{}, map[string]seenRev{}
 	}
-	out := make([]claims.Published, 0, len(g.Kvs))
-	here := make(map[string]bool, len(g.Kvs))
-	for _, kv := range g.Kvs {
-		name := strings.TrimPrefix(string(kv.Key), prefix)
-		here[name] = true
-		s, ok := f.seen[name]
-		if !ok || s.rev != kv.ModRevision {
-			s = seenRev{rev: kv.ModRevision, since: now, last: recordAt(name, kv.Value)}
-			s.last.Version = fmt.Sprint(kv.ModRevision)
+	out := make([]claims.Published, 0, len(listed))
+	here := make(map[string]bool, len(listed))
+	for _, l := range listed {
+		here[l.name] = true
+		s, ok := f.seen[l.name]
+		if !ok || s.rev != l.rev {
+			s = l.seenRev
+			s.since = now
 		}
-		f.seen[name] = s
-		delete(f.gone, name)
+		f.seen[l.name] = s
+		delete(f.gone, l.name)
 		p := s.last
 		p.SeenFor = now.Sub(s.since)
-		if d, ok := kept[name]; ok {
+		if d, ok := kept[l.name]; ok {
 			p.SeenFor = d
 		}
 		p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
 		out = append(out, p)
 	}
+	out = append(out, f.goneSince(here, now)...)
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Host < out[j].Host || out[i].Host == out[j].Host && out[i].AgentID < out[j].AgentID
+	})
+	keep, more := claims.Pick(out)
+	shown := out[:0]
+	for i, p := range out {
+		if keep[i] {
+			shown = append(shown, p)
+		}
+	}
+	if more > 0 {
+		shown = append(shown, claims.Published{WorkerRecord: claims.WorkerRecord{Host: "etcd", AgentID: "…"},
+			Problem: fmt.Sprintf("%d more worker records under %s, beyond the %d shown (at most %d a host, readable ones first)",
+				more, prefix, claims.MaxWorkers, claims.MaxWorkersPerHost)})
+	}
+	return shown, nil
+}
+
+// goneSince moves the keys seen before but not here now to the gone, and
+// returns the gone as dead, each for claims.Prune; f.mu is held.
+func (f *fleetSeen) goneSince(here map[string]bool, now time.Time) []claims.Published {
 	for name, s := range f.seen {
-		if !here[name] && more <= 0 { // beyond the limit is not gone
+		if !here[name] {
 			delete(f.seen, name)
 			if s.last.State != claims.WorkerExited {
 				f.gone[name] = seenRev{since: now, last: s.last}
 			}
 		}
 	}
+	var out []claims.Published
 	for name, s := range f.gone {
 		if now.Sub(s.since) >= claims.Prune {
 			delete(f.gone, name)
@@ -158,14 +188,68 @@ func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 		p.SeenFor, p.Health = now.Sub(s.since), claims.HealthDead
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Host < out[j].Host || out[i].Host == out[j].Host && out[i].AgentID < out[j].AgentID
-	})
-	if more > 0 {
-		out = append(out, claims.Published{WorkerRecord: claims.WorkerRecord{Host: "etcd", AgentID: "…"},
-			Problem: fmt.Sprintf("%d more worker records under %s, beyond the %d read", more, prefix, claims.MaxWorkers)})
+	return out
+}
+
+// seenName is one worker key as listed: its name, revision and record.
+type seenName struct {
+	name string
+	seenRev
+}
+
+// seenWorkersFile is this machine's worker clock, under var/fleet/claims/.
+const seenWorkersFile = "seen-workers-etcd.json"
+
+// fleetPage is how many worker keys one Get reads: a flood is listed in
+// pages, each record decoded as it comes, never held whole in one answer.
+const fleetPage = 256
+
+// listWorkers calls each with every key under prefix, in key order, a page
+// at a time.
+func (b *Backend) listWorkers(ctx context.Context, prefix string, each func(name string, rev int64, value []byte)) error {
+	from, end := prefix, clientv3.GetPrefixRangeEnd(prefix)
+	for {
+		gctx, cancel := b.op(ctx)
+		g, err := b.cli.Get(gctx, from, clientv3.WithRange(end), clientv3.WithLimit(fleetPage))
+		cancel()
+		if err != nil {
+			return b.unavailable(err)
+		}
+		for _, kv := range g.Kvs {
+			each(strings.TrimPrefix(string(kv.Key), prefix), kv.ModRevision, kv.Value)
+		}
+		if !g.More || len(g.Kvs) == 0 {
+			return nil
+		}
+		from = string(g.Kvs[len(g.Kvs)-1].Key) + "\x00"
 	}
-	return out, nil
+}
+
+// Worker reads host's agent's own key, judged by this machine's worker
+// clock as Workers last recorded it (else this process's), recording
+// nothing.
+func (b *Backend) Worker(ctx context.Context, host, agent string) (claims.Published, error) {
+	name := gitclaims.WorkerName(host, agent)
+	gctx, cancel := b.op(ctx)
+	g, err := b.cli.Get(gctx, b.workerKey(host, agent))
+	cancel()
+	switch {
+	case err != nil:
+		return claims.Published{}, b.unavailable(err)
+	case len(g.Kvs) == 0:
+		return claims.Published{}, fmt.Errorf("%s on %s: %w", agent, host, claims.ErrNoWorker)
+	}
+	kv := g.Kvs[0]
+	p := recordAt(name, kv.Value)
+	p.Version = fmt.Sprint(kv.ModRevision)
+	p.SeenFor = gitclaims.SeenFor(b.fleet.project, seenWorkersFile, name, p.Version)
+	b.fleet.mu.Lock()
+	if s, ok := b.fleet.seen[name]; ok && s.rev == kv.ModRevision && p.SeenFor == 0 {
+		p.SeenFor = time.Since(s.since)
+	}
+	b.fleet.mu.Unlock()
+	p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
+	return p, nil
 }
 
 // recordAt decodes the record of worker key name; one that cannot be read,

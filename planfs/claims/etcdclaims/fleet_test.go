@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"fleetwatch/planfs/claims"
 )
 
@@ -82,5 +84,52 @@ func TestFleetOnEtcd(t *testing.T) {
 	}
 	if !saw[claims.HealthStale] {
 		t.Fatalf("a silent worker should go stale on the reader's clock; saw %v", saw)
+	}
+}
+
+// TestFleetFloodOnEtcd: 300 readable records under host aaa and 2,100
+// unreadable keys under hosts of their own, all sorting first, leave the
+// genuine worker on host-b listed (aaa gives 256), and Worker reads its
+// own key whatever the listing shows.
+func TestFleetFloodOnEtcd(t *testing.T) {
+	dir, id := project(t, 1)
+	ctx := context.Background()
+	b := open(t, dir, id)
+	if err := b.StartSession(ctx, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var ops []clientv3.Op
+	for i := range 300 {
+		ops = append(ops, clientv3.OpPut(b.workerKey("aaa", fmt.Sprintf("j%03d", i)), string(claims.EncodeRecord(record("aaa", fmt.Sprintf("j%03d", i), "r")))))
+	}
+	for i := range 2100 {
+		ops = append(ops, clientv3.OpPut(b.workerKey(fmt.Sprintf("ab%04d", i), "x"), "junk"))
+	}
+	for len(ops) > 0 {
+		n := min(len(ops), 100)
+		if _, err := b.cli.Txn(ctx).Then(ops[:n]...).Commit(); err != nil {
+			t.Fatal(err)
+		}
+		ops = ops[n:]
+	}
+	if _, err := b.Publish(ctx, record("host-b", "w", "run1")); err != nil {
+		t.Fatal(err)
+	}
+	all, err := open(t, dir, id).Workers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string]int{}
+	for _, p := range all {
+		hosts[p.Host]++
+	}
+	if hosts["aaa"] != claims.MaxWorkersPerHost || hosts["host-b"] != 1 || len(all) != claims.MaxWorkers+1 {
+		t.Errorf("read %d records, %d of aaa, %d of host-b; want %d, %d and 1", len(all), hosts["aaa"], hosts["host-b"], claims.MaxWorkers+1, claims.MaxWorkersPerHost)
+	}
+	if p, err := b.Worker(ctx, "host-b", "w"); err != nil || p.Health != claims.HealthLive || p.Run != "run1" {
+		t.Errorf("Worker(host-b, w) = %+v, %v", p, err)
+	}
+	if _, err := b.Worker(ctx, "host-9", "w"); !errors.Is(err, claims.ErrNoWorker) {
+		t.Errorf("Worker(host-9, w): %v, want ErrNoWorker", err)
 	}
 }

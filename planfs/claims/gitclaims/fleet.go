@@ -199,43 +199,49 @@ func (b *Backend) cached(name, oid string) (claims.Published, bool) {
 
 // decodeRecords reads the records of refs (name → commit) not yet decoded
 // and returns every one of them by name: their sizes in one cat-file, then
-// those within claims.MaxRecord in another (a larger one is never read
-// into memory).
+// those within claims.MaxRecord, decodeBatch at a time (a larger one is
+// never read into memory, nor a flood all at once).
 func (b *Backend) decodeRecords(ctx context.Context, refs map[string]string) map[string]claims.Published {
-	want := map[string]string{} // name → "<commit>:worker.json"
+	want := map[string][]string{} // "<commit>:worker.json" → the names whose record it is
 	b.fleet.mu.Lock()
 	if b.fleet.records == nil {
 		b.fleet.records = map[string]claims.Published{}
 	}
 	for name, oid := range refs {
 		if _, ok := b.fleet.records[recordKey(name, oid)]; !ok {
-			want[name] = oid + ":worker.json"
+			obj := oid + ":worker.json"
+			want[obj] = append(want[obj], name)
 		}
 	}
 	b.fleet.mu.Unlock()
-	sizes, err := b.objectSizes(ctx, slices.Collect(maps.Values(want)))
-	read := map[string][]byte{}
-	for _, obj := range want {
-		if n, ok := sizes[obj]; ok && n <= claims.MaxRecord {
-			read[obj] = nil
+	objs := slices.Sorted(maps.Keys(want))
+	sizes, err := b.objectSizes(ctx, objs)
+	decoded := map[string]claims.Published{}
+	for start := 0; err == nil && start < len(objs); start += decodeBatch {
+		batch := objs[start:min(start+decodeBatch, len(objs))]
+		read := map[string][]byte{}
+		for _, obj := range batch {
+			if n, ok := sizes[obj]; ok && n <= claims.MaxRecord {
+				read[obj] = nil
+			}
 		}
-	}
-	if err == nil {
-		err = b.catFile(ctx, read)
+		if err = b.catFile(ctx, read); err != nil {
+			break // not cached: read again next time
+		}
+		for _, obj := range batch {
+			size, found := sizes[obj]
+			if !found {
+				size = -1
+			}
+			for _, name := range want[obj] {
+				decoded[recordKey(name, refs[name])] = recordOf(name, refs[name], read[obj], size)
+			}
+		}
 	}
 	out := make(map[string]claims.Published, len(refs))
 	b.fleet.mu.Lock()
 	defer b.fleet.mu.Unlock()
-	for name, obj := range want {
-		if err != nil {
-			break // not cached: read again next time
-		}
-		size, found := sizes[obj]
-		if !found {
-			size = -1
-		}
-		b.fleet.records[recordKey(name, refs[name])] = recordOf(name, refs[name], read[obj], size)
-	}
+	maps.Copy(b.fleet.records, decoded)
 	for name, oid := range refs {
 		if p, ok := b.fleet.records[recordKey(name, oid)]; ok {
 			out[name] = p
@@ -243,6 +249,9 @@ func (b *Backend) decodeRecords(ctx context.Context, refs map[string]string) map
 	}
 	return out
 }
+
+// decodeBatch is how many records one cat-file reads: at most 4 MiB.
+const decodeBatch = 256
 
 // objectSizes asks git the size of each object named (git cat-file
 // --batch-check); one that is missing is not in the answer.
@@ -299,20 +308,44 @@ func recordOf(name, oid string, data []byte, size int64) claims.Published {
 	return claims.Published{WorkerRecord: rec, Version: oid}
 }
 
-// Workers reads every worker ref: one ls-remote, and a fetch of the refs
-// only when one changed since the last read, then the records not yet
-// decoded. Each is judged by how long this machine has seen its worker's
-// heartbeat unchanged (claims.Judge), on its own clock: a stop request
-// written into a record is no heartbeat, so it never makes a dead worker
-// look alive.
+// Workers reads the worker refs (allWorkers) and keeps those claims.Pick
+// chooses, with a row saying how many more the remote holds.
 func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 	_, out, err := b.workers(ctx)
 	return out, err
 }
 
 // workers is Workers with each record's ref name beside it ("" for the
-// row saying how many were not read).
+// row saying how many were not shown).
 func (b *Backend) workers(ctx context.Context) ([]string, []claims.Published, error) {
+	names, all, err := b.allWorkers(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	keep, more := claims.Pick(all)
+	shown := make([]string, 0, len(all)-more+1)
+	out := make([]claims.Published, 0, len(all)-more+1)
+	for i, p := range all {
+		if keep[i] {
+			shown, out = append(shown, names[i]), append(out, p)
+		}
+	}
+	if more > 0 {
+		shown = append(shown, "")
+		out = append(out, claims.Published{WorkerRecord: claims.WorkerRecord{Host: claims.Clip(b.remote, 256), AgentID: "…"},
+			Problem: fmt.Sprintf("%d more worker records on %s, beyond the %d shown (at most %d a host, readable ones first)",
+				more, b.remote, claims.MaxWorkers, claims.MaxWorkersPerHost)})
+	}
+	return shown, out, nil
+}
+
+// allWorkers reads every worker ref, in name order: one ls-remote, and a
+// fetch of the refs only when one changed since the last read, then the
+// records not yet decoded. Each is judged by how long this machine has
+// seen its worker's heartbeat unchanged (claims.Judge), on its own clock:
+// a stop request written into a record is no heartbeat, so it never makes
+// a dead worker look alive.
+func (b *Backend) allWorkers(ctx context.Context) ([]string, []claims.Published, error) {
 	refs, err := b.remoteWorkerRefs(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -331,25 +364,18 @@ func (b *Backend) workers(ctx context.Context) ([]string, []claims.Published, er
 		}
 	}
 	names := slices.Sorted(maps.Keys(refs))
-	more := max(len(names)-claims.MaxWorkers, 0)
-	for _, name := range names[len(names)-more:] {
-		delete(refs, name)
-	}
-	names = names[:len(names)-more]
 	recs := b.decodeRecords(ctx, refs)
 	b.forgetRecords(refs)
 	beats := make(map[string]string, len(refs))
 	for name, oid := range refs {
-		beats[name] = oid
-		if p, ok := recs[name]; ok && p.Problem == "" {
-			beats[name] = fmt.Sprintf("%s %s %v", p.Run, p.State, p.Heartbeat)
-		}
+		p, ok := recs[name]
+		beats[name] = beat(p, ok, oid)
 	}
-	seen, err := b.observeIn("seen-workers-"+safeName(b.remote)+".json", beats)
+	seen, err := b.observeIn(b.workersSeen(), beats)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot keep this machine's worker clock: %v", err)
 	}
-	out := make([]claims.Published, 0, len(names)+1)
+	out := make([]claims.Published, 0, len(names))
 	for _, name := range names {
 		p, ok := recs[name]
 		if !ok {
@@ -360,12 +386,41 @@ func (b *Backend) workers(ctx context.Context) ([]string, []claims.Published, er
 		p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
 		out = append(out, p)
 	}
-	if more > 0 {
-		names = append(names, "")
-		out = append(out, claims.Published{WorkerRecord: claims.WorkerRecord{Host: claims.Clip(b.remote, 256), AgentID: "…"},
-			Problem: fmt.Sprintf("%d more worker records on %s, beyond the %d read", more, b.remote, claims.MaxWorkers)})
-	}
 	return names, out, nil
+}
+
+// workersSeen is the file under var/fleet/claims/ of this machine's worker
+// clock.
+func (b *Backend) workersSeen() string { return "seen-workers-" + safeName(b.remote) + ".json" }
+
+// beat is what the worker clock watches of a record at commit oid: its
+// run, state and heartbeat stamp; the commit itself when it could not be
+// read (ok false, or a problem).
+func beat(p claims.Published, ok bool, oid string) string {
+	if ok && p.Problem == "" {
+		return fmt.Sprintf("%s %s %v", p.Run, p.State, p.Heartbeat)
+	}
+	return oid
+}
+
+// Worker reads host's agent's own ref (ls-remote of that ref, and a fetch
+// of it when its commit is new here), judged by this machine's worker
+// clock as Workers last recorded it, without recording anything.
+func (b *Backend) Worker(ctx context.Context, host, agent string) (claims.Published, error) {
+	ref := WorkerRef(host, agent)
+	if p := refname.Problem(ref); p != "" {
+		return claims.Published{}, fmt.Errorf("worker ref %s: %s", ref, p)
+	}
+	oid, p, err := b.readRecord(ctx, ref)
+	switch {
+	case err != nil:
+		return claims.Published{}, err
+	case oid == "":
+		return claims.Published{}, fmt.Errorf("%s on %s: %w", agent, host, claims.ErrNoWorker)
+	}
+	p.SeenFor = SeenFor(b.project, b.workersSeen(), WorkerName(host, agent), beat(*p, true, oid))
+	p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
+	return *p, nil
 }
 
 // remoteWorkerRefs lists the worker refs as the remote holds them now:
@@ -471,7 +526,7 @@ func (b *Backend) pruneOnce(ctx context.Context, own string) {
 	if done {
 		return
 	}
-	names, all, err := b.workers(ctx)
+	names, all, err := b.allWorkers(ctx)
 	if err != nil {
 		return
 	}
@@ -479,7 +534,7 @@ func (b *Backend) pruneOnce(ctx context.Context, own string) {
 	for i, p := range all {
 		// By the name read, never one made again from the record's
 		// fields: a record that cannot be read has none to make it from.
-		if ref := WorkerRefs + names[i]; names[i] != "" && p.SeenFor >= claims.Prune && ref != own {
+		if ref := WorkerRefs + names[i]; p.SeenFor >= claims.Prune && ref != own {
 			ups = append(ups, update{Ref: ref, Old: p.Version})
 		}
 	}

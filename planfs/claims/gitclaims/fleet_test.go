@@ -109,6 +109,13 @@ func TestFleetAcrossClones(t *testing.T) {
 	if err := pubs[1].RequestStop(ctx, "host-9", "w1", claims.StopRequest{By: "op"}); !errors.Is(err, claims.ErrNoWorker) {
 		t.Fatalf("stop of no worker: %v", err)
 	}
+	// One worker read by its own ref, judged by the reader's clock.
+	if p, err := reader.Worker(ctx, "host-2", "w1"); err != nil || p.Health != claims.HealthExited || p.Version == "" {
+		t.Fatalf("Worker(host-2, w1) = %+v, %v", p, err)
+	}
+	if _, err := reader.Worker(ctx, "host-9", "w1"); !errors.Is(err, claims.ErrNoWorker) {
+		t.Fatalf("Worker of no worker: %v", err)
+	}
 	// host-0's w0 keeps publishing; the others fall silent.
 	health := func() map[string]string {
 		all, err := reader.Workers(ctx)

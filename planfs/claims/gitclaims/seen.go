@@ -99,6 +99,27 @@ func Observe(project, name string, refs map[string]string) (map[string]time.Dura
 	return out, nil
 }
 
+// SeenFor is how long this machine has seen name at version unchanged, as
+// project's var/fleet/claims/file says, recording nothing: a read of one
+// record. 0 when the file has not seen that version on this boot.
+func SeenFor(project, file, name, version string) time.Duration {
+	f, err := safepath.OpenFile(project, filepath.Join("var", "fleet", "claims", file), os.O_RDONLY, 0)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var old seenFile
+	if json.NewDecoder(f).Decode(&old) != nil || old.BootID != bootID() {
+		return 0
+	}
+	e, ok := old.Leases[name]
+	now := bootClock()
+	if !ok || e.Oid != version || e.Since > now {
+		return 0
+	}
+	return time.Duration((now - e.Since) * float64(time.Second))
+}
+
 // safeName keeps a remote's name usable in a file name.
 func safeName(s string) string {
 	return strings.Map(func(r rune) rune {
