@@ -34,8 +34,8 @@ func (s *server) handle(sess ssh.Session) {
 		return
 	}
 	pty, _, isPTY := sess.Pty()
-	s.log.Printf("%s %s (%s) from %s: session, user %s, term %s %dx%d, command %s",
-		id.Agent, id.Fingerprint, role(id), sess.RemoteAddr(), clean(sess.User()),
+	s.log.Printf("%s %s (%s, lines %s) from %s: session, user %s, term %s %dx%d, command %s",
+		id.Agent, id.Fingerprint, role(id), strings.Join(id.Lines, " "), sess.RemoteAddr(), clean(sess.User()),
 		clean(pty.Term), pty.Window.Width, pty.Window.Height, clean(sess.RawCommand()))
 	live := s.track(sess, id)
 	defer s.untrack(live)
