@@ -32,48 +32,69 @@ type grant struct {
 type keyEntry struct {
 	agent, fingerprint string
 	grants             []grant
+	forces             *grant // the first line forcing a command
 }
 
 // at is the identity the key's lines give a client at addr; ok is false
 // when no line's from= allows it.
 func (e keyEntry) at(addr net.Addr) (id Identity, ok bool) {
 	id = Identity{Agent: e.agent, Fingerprint: e.fingerprint}
+	var uses, views projectSet
 	for _, g := range e.grants {
 		if g.viewer {
-			id.views = id.views.union(g.rules.Projects)
+			views.add(g.rules.Projects)
 		}
 		if !g.rules.allows(addr) {
 			continue
 		}
 		id.Lines = append(id.Lines, g.where)
-		id.uses = id.uses.union(g.rules.Projects)
+		uses.add(g.rules.Projects)
 		id.Rules.NoPTY = id.Rules.NoPTY || g.rules.NoPTY
 		if g.rules.Command != "" {
 			id.Rules.Command = g.rules.Command
 		}
 	}
+	id.uses, id.views = uses.scope(), views.scope()
 	id.Viewer = id.views.listed
 	return id, len(id.Lines) > 0
 }
 
-// checkLine refuses a key's line that cannot be combined with the key's
-// earlier ones: a forced command other than one already forced.
-func checkLine(earlier []grant, g grant) error {
-	for _, p := range earlier {
-		if p.rules.Command != "" && g.rules.Command != "" && p.rules.Command != g.rules.Command {
-			return fmt.Errorf("%s: command=%q, but this key's line at %s forces command=%q: a session using both lines could run neither; give the key's lines one command= (or none)",
-				g.where, g.rules.Command, p.where, p.rules.Command)
-		}
+// add is e with the line g, or an error naming g and the key's earlier
+// line it cannot be combined with: one forcing another command.
+func (e keyEntry) add(g grant) (keyEntry, error) {
+	if f := e.forces; f != nil && g.rules.Command != "" && g.rules.Command != f.rules.Command {
+		return e, fmt.Errorf("%s: command=%q, but this key's line at %s forces command=%q: a session using both lines could run neither; give the key's lines one command= (or none)",
+			g.where, g.rules.Command, f.where, f.rules.Command)
 	}
-	return nil
+	if e.forces == nil && g.rules.Command != "" {
+		e.forces = &g
+	}
+	e.grants = append(e.grants, g)
+	return e, nil
 }
 
-// union is c with the projects names (nil: every project) added.
-func (c scope) union(names []string) scope {
-	if c.listed && c.names == nil || names == nil {
-		return scope{listed: true}
+// projectSet gathers the projects= of several lines into a scope, sorted
+// once (a key may be on a thousand lines).
+type projectSet struct {
+	listed, every bool
+	names         []string
+}
+
+// add is one line's projects= (nil: every project).
+func (p *projectSet) add(names []string) {
+	p.listed = true
+	if names == nil {
+		p.every = true
 	}
-	all := append(slices.Clone(c.names), names...)
-	slices.Sort(all)
-	return scope{listed: true, names: slices.Compact(all)}
+	if !p.every {
+		p.names = append(p.names, names...)
+	}
+}
+
+func (p projectSet) scope() scope {
+	if !p.listed || p.every {
+		return scope{listed: p.listed}
+	}
+	slices.Sort(p.names)
+	return scope{listed: true, names: slices.Compact(p.names)}
 }

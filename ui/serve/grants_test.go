@@ -1,10 +1,12 @@
 package serve
 
 import (
+	"fmt"
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Each line's from=, no-pty/restrict and command= bind to what that line
@@ -82,5 +84,28 @@ func TestGrantsRefuseTwoCommands(t *testing.T) {
 	write(t, views, `command="board",projects="web" `+line+" alice\n")
 	if _, err := LoadKeys(ops, views, nil); err != nil {
 		t.Errorf("the same command on both lines: %v", err)
+	}
+}
+
+// A key on thousands of lines is read and looked up in linear time.
+func TestGrantsManyLines(t *testing.T) {
+	k, line := pubKey(t)
+	var b strings.Builder
+	for i := range 8000 {
+		fmt.Fprintf(&b, "command=\"board\",projects=\"p%d\" %s\n", i, line)
+	}
+	ops := filepath.Join(t.TempDir(), "ops")
+	write(t, ops, b.String())
+	start := time.Now()
+	r, err := LoadKeys(ops, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := r.Lookup(k, here)
+	if !ok || len(id.Lines) != 8000 || id.RoleOn("p7999") != OperatorRole || !strings.HasSuffix(lines(id), " and 7996 more") {
+		t.Errorf("8000 lines: %v %d lines, %q", ok, len(id.Lines), lines(id))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("8000 lines of one key took %v to read and look up", d)
 	}
 }

@@ -233,7 +233,7 @@ func (r *Keyring) refresh() {
 // entries gathers each key's lines, operators' first, and names it by
 // its comment (the last line's): the comment alone when no other key has
 // it, else with the fingerprint's first 8. A key whose lines cannot be
-// combined is an error naming them (checkLines).
+// combined is an error naming them (keyEntry.add).
 func entries(ops, views []keyLine) (map[string]keyEntry, error) {
 	byComment := map[string]map[string]bool{}
 	for _, l := range append(append([]keyLine{}, ops...), views...) {
@@ -253,12 +253,11 @@ func entries(ops, views []keyLine) (map[string]keyEntry, error) {
 		case l.comment != "":
 			agent = l.comment + "-" + fp8
 		}
-		e := out[string(l.key.Marshal())]
-		g := grant{viewer: viewer, rules: l.rules, where: l.where}
-		if err := checkLine(e.grants, g); err != nil {
+		e, err := out[string(l.key.Marshal())].add(grant{viewer: viewer, rules: l.rules, where: l.where})
+		if err != nil {
 			return err
 		}
-		e.agent, e.fingerprint, e.grants = "ssh:"+sanitize(agent), fp, append(e.grants, g)
+		e.agent, e.fingerprint = "ssh:"+sanitize(agent), fp
 		out[string(l.key.Marshal())] = e
 		return nil
 	}
