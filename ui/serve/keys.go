@@ -15,16 +15,15 @@ import (
 
 // Identity is who a key is, for one client address: the agent id the
 // event log names, the key's fingerprint, and what the key's lines whose
-// from= allows that address grant together (linegrant.go).
+// from= allows that address grant together (grants.go).
 type Identity struct {
 	Agent       string // ssh:<comment>, ssh:<comment>-<fp8> or ssh:<fp8>
 	Fingerprint string // SHA256:...
 	// Viewer is a key with a line in the viewers file, used or not.
 	Viewer bool
 	// Rules are the strictest of the lines used: no terminal if any says
-	// no-pty, their forced command if any forces one. From and Projects
-	// are nil: from= chose the lines, and operates and views hold the
-	// projects.
+	// no-pty, the command one forces. From and Projects are nil: from=
+	// chose the lines, and uses and views hold the projects.
 	Rules Rules
 	// uses are the projects the lines used name, views those any viewers
 	// line of the key names: its role on each of several projects (RoleOn).
