@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -12,16 +13,23 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// Identity is who a key is: the agent id the event log names, the key's
-// fingerprint, whether it may act, and what its line's options allow.
+// Identity is who a key is, for one client address: the agent id the
+// event log names, the key's fingerprint, and what the key's lines whose
+// from= allows that address grant together (grants.go).
 type Identity struct {
 	Agent       string // ssh:<comment>, ssh:<comment>-<fp8> or ssh:<fp8>
 	Fingerprint string // SHA256:...
-	Viewer      bool
-	Rules       Rules
-	// operates and views are the key's lines in each file, for its role
-	// on each of several projects (RoleOn).
-	operates, views scope
+	// Viewer is a key with a line in the viewers file, used or not.
+	Viewer bool
+	// Rules are the strictest of the lines used: no terminal if any says
+	// no-pty, the command one forces. From and Projects are nil: from=
+	// chose the lines, and uses and views hold the projects.
+	Rules Rules
+	// uses are the projects the lines used name, views those any viewers
+	// line of the key names: its role on each of several projects (RoleOn).
+	uses, views scope
+	// Lines are the lines used, as FILE:LINE, for the log.
+	Lines []string
 }
 
 // keyLine is one key of an authorized_keys file.
@@ -29,6 +37,7 @@ type keyLine struct {
 	key     gossh.PublicKey
 	comment string
 	rules   Rules
+	where   string // FILE:LINE
 }
 
 // parseKeys reads an OpenSSH authorized_keys file: blank lines and #
@@ -52,7 +61,7 @@ func parseKeys(path string, data []byte) ([]keyLine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
 		}
-		out = append(out, keyLine{key: k, comment: strings.TrimSpace(comment), rules: rules})
+		out = append(out, keyLine{key: k, comment: strings.TrimSpace(comment), rules: rules, where: fmt.Sprintf("%s:%d", path, i+1)})
 	}
 	return out, nil
 }
@@ -128,7 +137,7 @@ type Keyring struct {
 
 	mu     sync.Mutex
 	stamps [2]fileStamp
-	byKey  map[string]Identity // by the key's wire form
+	byKey  map[string]keyEntry // by the key's wire form
 	gen    int                 // counts the loads, so a change is seen
 }
 
@@ -156,7 +165,11 @@ func (r *Keyring) load() error {
 			return err
 		}
 	}
-	r.byKey = identities(ops, views)
+	byKey, err := entries(ops, views)
+	if err != nil {
+		return err
+	}
+	r.byKey = byKey
 	r.stamps = [2]fileStamp{st0, st1}
 	r.gen++
 	return nil
@@ -171,21 +184,32 @@ func (r *Keyring) Check() int {
 	return r.gen
 }
 
-// known is the key's identity as last loaded, without looking at the files.
-func (r *Keyring) known(k gossh.PublicKey) (Identity, bool) {
+// known is the key's lines as last loaded, without looking at the files.
+func (r *Keyring) known(k gossh.PublicKey) (keyEntry, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id, ok := r.byKey[string(k.Marshal())]
-	return id, ok
+	e, ok := r.byKey[string(k.Marshal())]
+	return e, ok
 }
 
-// Lookup is the key's identity; ok is false for a key in neither file.
-func (r *Keyring) Lookup(k gossh.PublicKey) (Identity, bool) {
+// entry is the key's lines as the files say now; ok is false for a key in
+// neither file.
+func (r *Keyring) entry(k gossh.PublicKey) (keyEntry, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.refresh()
-	id, ok := r.byKey[string(k.Marshal())]
-	return id, ok
+	e, ok := r.byKey[string(k.Marshal())]
+	return e, ok
+}
+
+// Lookup is the key's identity for a client at addr; ok is false for a
+// key in neither file or none of whose lines allows addr.
+func (r *Keyring) Lookup(k gossh.PublicKey, addr net.Addr) (Identity, bool) {
+	e, ok := r.entry(k)
+	if !ok {
+		return Identity{}, false
+	}
+	return e.at(addr)
 }
 
 // refresh re-reads the files when one changed; r.mu is held.
@@ -205,9 +229,11 @@ func (r *Keyring) refresh() {
 	}
 }
 
-// identities names every key: a viewer when it is in the viewers file
-// (even if also an operator's), its agent id from its comment.
-func identities(ops, views []keyLine) map[string]Identity {
+// entries gathers each key's lines, operators' first, and names it by
+// its comment (the last line's): the comment alone when no other key has
+// it, else with the fingerprint's first 8. A key whose lines cannot be
+// combined is an error naming them (keyEntry.add).
+func entries(ops, views []keyLine) (map[string]keyEntry, error) {
 	byComment := map[string]map[string]bool{}
 	for _, l := range append(append([]keyLine{}, ops...), views...) {
 		if byComment[l.comment] == nil {
@@ -215,8 +241,8 @@ func identities(ops, views []keyLine) map[string]Identity {
 		}
 		byComment[l.comment][string(l.key.Marshal())] = true
 	}
-	out := map[string]Identity{}
-	add := func(l keyLine, viewer bool) {
+	out := map[string]keyEntry{}
+	add := func(l keyLine, viewer bool) error {
 		fp := gossh.FingerprintSHA256(l.key)
 		fp8 := strings.TrimPrefix(fp, "SHA256:")[:8]
 		agent := fp8
@@ -226,22 +252,25 @@ func identities(ops, views []keyLine) map[string]Identity {
 		case l.comment != "":
 			agent = l.comment + "-" + fp8
 		}
-		prev := out[string(l.key.Marshal())]
-		id := Identity{Agent: "ssh:" + sanitize(agent), Fingerprint: fp, Viewer: viewer, Rules: l.rules, operates: prev.operates, views: prev.views}
-		if viewer {
-			id.views = scope{listed: true, names: l.rules.Projects}
-		} else {
-			id.operates = scope{listed: true, names: l.rules.Projects}
+		e, err := out[string(l.key.Marshal())].add(grant{viewer: viewer, rules: l.rules, where: l.where})
+		if err != nil {
+			return err
 		}
-		out[string(l.key.Marshal())] = id
+		e.agent, e.fingerprint = "ssh:"+sanitize(agent), fp
+		out[string(l.key.Marshal())] = e
+		return nil
 	}
 	for _, l := range ops {
-		add(l, false)
+		if err := add(l, false); err != nil {
+			return nil, err
+		}
 	}
 	for _, l := range views {
-		add(l, true)
+		if err := add(l, true); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
 // sanitize keeps [A-Za-z0-9._@-]; anything else becomes "-".

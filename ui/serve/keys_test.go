@@ -15,6 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// here is a client at 127.0.0.1.
+var here net.Addr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+
 func pubKey(t *testing.T) (gossh.PublicKey, string) {
 	t.Helper()
 	pub, _, err := ed25519.GenerateKey(rand.Reader)
@@ -85,7 +88,7 @@ func TestIdentities(t *testing.T) {
 		{k3, "ssh:dup-" + sanitize(fp8(k3)), true},
 		{k4, "ssh:" + sanitize(fp8(k4)), false},
 	} {
-		id, ok := r.Lookup(c.k)
+		id, ok := r.Lookup(c.k, here)
 		if !ok || id.Agent != c.agent || id.Viewer != c.viewer || id.Fingerprint != gossh.FingerprintSHA256(c.k) {
 			t.Errorf("identity %+v %v, want %s viewer=%v", id, ok, c.agent, c.viewer)
 		}
@@ -108,17 +111,17 @@ func TestKeysReread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := r.Lookup(k2); ok {
+	if _, ok := r.Lookup(k2, here); ok {
 		t.Fatal("bob is known before he is added")
 	}
 	write(t, ops, a+" alice\n"+b+" bob\n")
-	if id, ok := r.Lookup(k2); !ok || id.Agent != "ssh:bob" {
+	if id, ok := r.Lookup(k2, here); !ok || id.Agent != "ssh:bob" {
 		t.Fatalf("bob added: %+v %v", id, ok)
 	}
 	write(t, ops, "garbage line\n")
 	later := time.Now().Add(time.Second)
 	os.Chtimes(ops, later, later)
-	if _, ok := r.Lookup(k1); !ok {
+	if _, ok := r.Lookup(k1, here); !ok {
 		t.Error("a bad file dropped the last good keys")
 	}
 	if !strings.Contains(log.String(), "ops:1") {
@@ -228,7 +231,7 @@ func TestKeysRereadRefusesOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, ops, "# keys\n"+a+" alice\n"+`tunnel="1" `+b+" bob\n")
-	if _, ok := r.Lookup(k1); !ok {
+	if _, ok := r.Lookup(k1, here); !ok {
 		t.Error("the refused line dropped the last good keys")
 	}
 	if !strings.Contains(log.String(), "ops:3: option \"tunnel=") {

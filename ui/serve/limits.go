@@ -158,8 +158,8 @@ func (s *server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc goss
 		_ = nc.Reject(gossh.Prohibited, "no key")
 		return
 	}
-	id, ok := s.keys.Lookup(key)
-	if !ok || !id.Rules.allows(conn.RemoteAddr()) {
+	id, ok := s.keys.Lookup(key, conn.RemoteAddr())
+	if !ok {
 		_ = nc.Reject(gossh.Prohibited, "this key is no longer authorized here")
 		return
 	}

@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
@@ -136,8 +135,9 @@ func (s *server) watchKeys(ctx context.Context) {
 		}
 		gen = g
 		for _, l := range s.open() {
-			cur, ok := s.keys.known(l.key)
-			if why := verdict(l.id, cur, ok, l.sess.RemoteAddr()); why != "" {
+			e, known := s.keys.known(l.key)
+			cur, allowed := e.at(l.sess.RemoteAddr())
+			if why := verdict(l.id, cur, known, allowed); why != "" {
 				s.log.Printf("%s %s: %s", l.id.Agent, l.id.Fingerprint, why)
 				l.end(why)
 			}
@@ -145,18 +145,21 @@ func (s *server) watchKeys(ctx context.Context) {
 	}
 }
 
-// verdict is why a session opened as was may not go on as cur, "" if it may.
-func verdict(was, cur Identity, known bool, addr net.Addr) string {
+// verdict is why a session opened as was may not go on as cur, the key's
+// identity now for the same address, "" if it may: known is false for a
+// key no longer listed, allowed for one none of whose lines allows the
+// address.
+func verdict(was, cur Identity, known, allowed bool) string {
 	switch {
 	case !known:
 		return "your key was removed from the key files: this session is closed"
+	case !allowed:
+		return "your key may no longer log in from here: this session is closed"
 	case cur.Viewer && !was.Viewer:
 		return "your key is now a viewer's: this session is closed; log in again to watch"
-	case !cur.Rules.equal(was.Rules) && !cur.Rules.allows(addr):
-		return "your key may no longer log in from here: this session is closed"
 	case !cur.Rules.equal(was.Rules):
 		return "your key's options changed: this session is closed; log in again"
-	case !cur.operates.equal(was.operates) || !cur.views.equal(was.views):
+	case !cur.uses.equal(was.uses) || !cur.views.equal(was.views):
 		return "your key's projects changed: this session is closed; log in again"
 	}
 	return ""

@@ -40,8 +40,8 @@ type servedProject struct {
 	hub  *ui.Hub
 }
 
-// scope is a key's line in one of the key files: whether it has one, and
-// the projects its projects= names (nil: every project).
+// scope is a set of a key's lines: whether there is one, and the
+// projects their projects= name (nil: every project).
 type scope struct {
 	listed bool
 	names  []string
@@ -63,17 +63,17 @@ const (
 )
 
 // RoleOn is the key's role on the project named project, when several are
-// served: a viewer where its line in the viewers file covers the project
-// (as with one project, the viewers file wins), else an operator where its
-// line in the operators file does, else none.
+// served (grants.go): none unless a line the session uses covers the
+// project; then a viewer where any of its viewers lines does (as with one
+// project, the viewers file wins), else an operator.
 func (id Identity) RoleOn(project string) Role {
 	switch {
+	case !id.uses.covers(project):
+		return NoRole
 	case id.views.covers(project):
 		return ViewerRole
-	case id.operates.covers(project):
-		return OperatorRole
 	}
-	return NoRole
+	return OperatorRole
 }
 
 // projectNames reads projects="a,b": the names, trimmed, none empty.

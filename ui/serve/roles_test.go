@@ -33,7 +33,7 @@ func TestRoleOnPerProject(t *testing.T) {
 		{"bob", kb, OperatorRole, ViewerRole}, {"carol", kc, NoRole, OperatorRole},
 		{"alice", ka, OperatorRole, OperatorRole}, {"dave", kd, ViewerRole, ViewerRole},
 	} {
-		id, ok := r.Lookup(w.k)
+		id, ok := r.Lookup(w.k, here)
 		if !ok || id.RoleOn("api") != w.api || id.RoleOn("web") != w.web || id.RoleOn("ops") != NoRole && w.who == "carol" {
 			t.Errorf("%s: roles api %v web %v (%v), want %v %v", w.who, id.RoleOn("api"), id.RoleOn("web"), ok, w.api, w.web)
 		}
@@ -46,13 +46,13 @@ func TestRoleOnPerProject(t *testing.T) {
 // A session whose key's projects change is closed: the roles it opened
 // with no longer hold.
 func TestVerdictProjectsChanged(t *testing.T) {
-	was := Identity{Agent: "ssh:bob", operates: scope{listed: true, names: []string{"api"}}}
+	was := Identity{Agent: "ssh:bob", uses: scope{listed: true, names: []string{"api"}}}
 	cur := was
-	if why := verdict(was, cur, true, nil); why != "" {
+	if why := verdict(was, cur, true, true); why != "" {
 		t.Errorf("the same key gives %q", why)
 	}
-	cur.operates = scope{listed: true, names: []string{"api", "web"}}
-	if why := verdict(was, cur, true, nil); !strings.Contains(why, "projects changed") {
+	cur.uses = scope{listed: true, names: []string{"api", "web"}}
+	if why := verdict(was, cur, true, true); !strings.Contains(why, "projects changed") {
 		t.Errorf("projects changed gives %q", why)
 	}
 }

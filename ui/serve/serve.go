@@ -169,26 +169,30 @@ func setup(opt Options) (*server, *ssh.Server, net.Listener, error) {
 	return s, srv, ln, nil
 }
 
-// auth refuses a key in neither file, or whose from= does not allow the
-// client's address, so a client offering several goes on to its next one.
-// Which key was verified is read from the connection afterwards.
+// auth refuses a key in neither file, or none of whose lines' from=
+// allows the client's address, so a client offering several goes on to
+// its next one. Which key was verified is read from the connection
+// afterwards.
 func (s *server) auth(ctx ssh.Context, key ssh.PublicKey) bool {
-	id, ok := s.keys.Lookup(key)
-	if ok && !id.Rules.allows(ctx.RemoteAddr()) {
-		s.warn("from", "refused %s from %s: its from= does not allow that address", id.Fingerprint, ctx.RemoteAddr())
+	e, ok := s.keys.entry(key)
+	if !ok {
 		return false
 	}
-	return ok
+	if _, ok := e.at(ctx.RemoteAddr()); !ok {
+		s.warn("from", "refused %s from %s: no line of it has a from= that allows that address", e.fingerprint, ctx.RemoteAddr())
+		return false
+	}
+	return true
 }
 
-// identity is the session's verified key as the files say now.
+// identity is the session's verified key as the files say now, for the
+// client's address.
 func (s *server) identity(sess ssh.Session) (Identity, bool) {
 	key := sess.PublicKey()
 	if key == nil {
 		return Identity{}, false
 	}
-	id, ok := s.keys.Lookup(key)
-	return id, ok && id.Rules.allows(sess.RemoteAddr())
+	return s.keys.Lookup(key, sess.RemoteAddr())
 }
 
 // failed logs a connection that ended before its session.

@@ -34,8 +34,8 @@ func (s *server) handle(sess ssh.Session) {
 		return
 	}
 	pty, _, isPTY := sess.Pty()
-	s.log.Printf("%s %s (%s) from %s: session, user %s, term %s %dx%d, command %s",
-		id.Agent, id.Fingerprint, role(id), sess.RemoteAddr(), clean(sess.User()),
+	s.log.Printf("%s %s (%s, lines %s) from %s: session, user %s, term %s %dx%d, command %s",
+		id.Agent, id.Fingerprint, role(id), lines(id), sess.RemoteAddr(), clean(sess.User()),
 		clean(pty.Term), pty.Window.Width, pty.Window.Height, clean(sess.RawCommand()))
 	live := s.track(sess, id)
 	defer s.untrack(live)
@@ -53,6 +53,14 @@ func (s *server) handle(sess ssh.Session) {
 		s.board(sess, sess, id, sess.Command())
 	}
 	s.log.Printf("%s %s: session ended after %v", id.Agent, id.Fingerprint, time.Since(start).Round(time.Millisecond))
+}
+
+// lines names the key lines a session uses, the first few of them.
+func lines(id Identity) string {
+	if n := len(id.Lines); n > 4 {
+		return strings.Join(id.Lines[:4], " ") + fmt.Sprintf(" and %d more", n-4)
+	}
+	return strings.Join(id.Lines, " ")
 }
 
 func role(id Identity) string {
