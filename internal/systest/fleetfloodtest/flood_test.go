@@ -10,12 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
 
@@ -51,12 +49,12 @@ func TestFloodHidesNoWorker(t *testing.T) {
 	t.Logf("%d junk refs written in %v", len(refs), time.Since(start).Round(time.Millisecond))
 
 	fwtest.WithExecutor(t, b, fwtest.FakeAgent(t), "-sleep", "2m", "-lines", "1000", "-every", "200ms")
-	wb, outB := worker(t, b, "host-b", "wb")
+	wb, outB := remotetest.Worker(t, b, "host-b", "wb")
 	fwtest.WaitFor(t, "wb's record on the remote", 30*time.Second, func() bool {
 		out, _ := exec.Command("git", "-C", f.Bare, "for-each-ref", workerRefs+"host-b/wb").Output()
 		return len(out) > 0
 	})
-	rows := status(t, c, "host-c")
+	rows := remotetest.Status(t, c, "host-c")
 	if row := rows["wb on host-b"]; !strings.HasPrefix(row, "live") {
 		t.Errorf("host-c's watch status shows wb on host-b as %q, not live (%d fleet rows)", row, len(rows))
 	}
@@ -133,11 +131,11 @@ func TestOwnPaceIsBounded(t *testing.T) {
 	in := fmt.Sprintf("commit %shost-d/wd\ncommitter forger <f@localhost> 1700000000 +0000\ndata 4\nslow\nM 100644 inline worker.json\ndata %d\n%s\n", workerRefs, len(rec), rec)
 	git(t, forger, []byte(in), "fast-import", "--quiet")
 	git(t, forger, nil, "push", "--quiet", "origin", workerRefs+"*:"+workerRefs+"*")
-	if row := status(t, c, "host-c")["wd on host-d"]; !strings.HasPrefix(row, "live") {
+	if row := remotetest.Status(t, c, "host-c")["wd on host-d"]; !strings.HasPrefix(row, "live") {
 		t.Fatalf("wd, first seen now, reads %q, not live", row)
 	}
 	age(t, c, 4*time.Hour)
-	if row := status(t, c, "host-c")["wd on host-d"]; !strings.HasPrefix(row, "dead") {
+	if row := remotetest.Status(t, c, "host-c")["wd on host-d"]; !strings.HasPrefix(row, "dead") {
 		t.Errorf("wd, unchanged for 4 h on host-c's clock, reads %q, not dead", row)
 	}
 }
@@ -195,46 +193,4 @@ func git(t *testing.T, dir string, stdin []byte, args ...string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v in %s: %v\n%s", args[0], dir, err, out)
 	}
-}
-
-// worker starts `work-once --run` on dir as host, on a 9 s lease (a
-// heartbeat every 3 s), its agent working until stopped.
-func worker(t *testing.T, dir, host, agent string) (*exec.Cmd, *testkit.LockedBuffer) {
-	t.Helper()
-	cmd := fwtest.Cmd(dir, []string{"FLEET_HOST=" + host}, "work-once", "--root", dir, "--agent-id", agent, "--run", "--once", "--lease-ttl", "9")
-	out := &testkit.LockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
-	return cmd, out
-}
-
-// status is `watch status` on dir as host: its fleet rows, by "agent on host".
-func status(t *testing.T, dir, host string) map[string]string {
-	t.Helper()
-	r := fwtest.RunEnv(t, dir, []string{"FLEET_HOST=" + host}, "watch", "status", "--root", dir)
-	if r.Code != 0 {
-		t.Fatalf("watch status: %v", r)
-	}
-	rows := map[string]string{}
-	in := false
-	for _, line := range strings.Split(r.Stdout, "\n") {
-		label, rest := strings.TrimSpace(line[:min(len(line), 13)]), strings.TrimSpace(line[min(len(line), 13):])
-		switch {
-		case label == "fleet":
-			in = true
-		case label != "":
-			in = false
-		}
-		if name, words, ok := strings.Cut(rest, "  "); in && ok {
-			rows[name] = words
-		}
-	}
-	return rows
 }

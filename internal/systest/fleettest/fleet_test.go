@@ -1,59 +1,14 @@
 package fleettest
 
 import (
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
-
-// worker starts `work-once --run` on dir as host, with a short lease (a
-// heartbeat every 3 s: shorter ones are lost on a loaded machine), its
-// agent working until stopped.
-func worker(t *testing.T, dir, host, agent string) (*exec.Cmd, *testkit.LockedBuffer) {
-	t.Helper()
-	cmd := fwtest.Cmd(dir, []string{"FLEET_HOST=" + host}, "work-once", "--root", dir, "--agent-id", agent, "--run", "--once", "--lease-ttl", "9")
-	out := &testkit.LockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
-	return cmd, out
-}
-
-// status is `watch status` on dir as host: its fleet rows, by "agent on host".
-func status(t *testing.T, dir, host string) map[string]string {
-	t.Helper()
-	r := fwtest.RunEnv(t, dir, []string{"FLEET_HOST=" + host}, "watch", "status", "--root", dir)
-	if r.Code != 0 {
-		t.Fatalf("watch status: %v", r)
-	}
-	rows := map[string]string{}
-	in := false
-	for _, line := range strings.Split(r.Stdout, "\n") {
-		label, rest := strings.TrimSpace(line[:min(len(line), 13)]), strings.TrimSpace(line[min(len(line), 13):])
-		switch {
-		case label == "fleet":
-			in = true
-		case label != "":
-			in = false
-		}
-		if name, words, ok := strings.Cut(rest, "  "); in && ok {
-			rows[name] = words
-		}
-	}
-	return rows
-}
 
 // TestFleetAcrossMachines: workers on two clones publish through the git
 // remote; a third clone's watch status lists both with their hosts; a
@@ -85,11 +40,11 @@ func acrossMachines(t *testing.T, a, b, c string, stale bool) {
 	for _, dir := range []string{a, b} {
 		fwtest.WithExecutor(t, dir, agent, "-sleep", "2m", "-lines", "1000", "-every", "200ms")
 	}
-	wa, _ := worker(t, a, "host-a", "wa")
-	wb, outB := worker(t, b, "host-b", "wb")
+	wa, _ := remotetest.Worker(t, a, "host-a", "wa")
+	wb, outB := remotetest.Worker(t, b, "host-b", "wb")
 	var rows map[string]string
 	fwtest.WaitFor(t, "both workers live in host-c's watch status", 30*time.Second, func() bool {
-		rows = status(t, c, "host-c")
+		rows = remotetest.Status(t, c, "host-c")
 		return strings.HasPrefix(rows["wa on host-a"], "live, plan ") && strings.HasPrefix(rows["wb on host-b"], "live, plan ")
 	})
 	if !strings.Contains(rows["wa on host-a"], "last: ") {
@@ -125,7 +80,7 @@ func acrossMachines(t *testing.T, a, b, c string, stale bool) {
 		}
 	})
 	fwtest.WaitFor(t, "wa dead (or gone) on host-c's clock", 60*time.Second, func() bool {
-		row, ok := status(t, c, "host-c")["wa on host-a"]
+		row, ok := remotetest.Status(t, c, "host-c")["wa on host-a"]
 		word, _, _ := strings.Cut(row, ",")
 		saw[word] = true
 		return word == "dead" || !ok && !stale
@@ -134,7 +89,7 @@ func acrossMachines(t *testing.T, a, b, c string, stale bool) {
 		t.Errorf("wa went dead without being seen stale first: %v", saw)
 	}
 	// Host-a sees its own worker from its state file, not twice.
-	if rows := status(t, a, "host-a"); rows["wa on host-a"] != "" {
+	if rows := remotetest.Status(t, a, "host-a"); rows["wa on host-a"] != "" {
 		t.Errorf("host-a lists its own worker among the fleet's: %v", rows)
 	}
 }

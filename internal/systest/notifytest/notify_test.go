@@ -53,14 +53,19 @@ func newHook(t *testing.T, answers ...int) *hook {
 	return h
 }
 
-// ids are the notice IDs received, in order.
-func (h *hook) ids() []string {
+// ids are the notice IDs received (format: json), in order.
+func (h *hook) ids() []string { return h.field("id") }
+
+// texts are the bodies' "text" (format: slack), in order.
+func (h *hook) texts() []string { return h.field("text") }
+
+func (h *hook) field(name string) []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []string
 	for _, b := range h.bodies {
-		id, _ := b["id"].(string)
-		out = append(out, id)
+		v, _ := b[name].(string)
+		out = append(out, v)
 	}
 	return out
 }

@@ -1,7 +1,8 @@
 // Package remotetest runs the real fleetwatch binary over a remote claims
 // backend: clones of one bare repository, used by path and through
 // `git daemon` on 127.0.0.1, racing, recovering, killed mid-push. Its
-// non-test files are the fleet the tests share with remoteracetest.
+// non-test files are the fleet the tests share with remoteracetest,
+// fleettest and fleetfloodtest.
 package remotetest
 
 import (
@@ -174,4 +175,47 @@ func (l ListJSON) Holder(slug string) string {
 // SlugOf is the plan a printed path names.
 func SlugOf(line string) string {
 	return strings.TrimSuffix(filepath.Base(strings.TrimSpace(line)), ".md")
+}
+
+// Worker starts `work-once --run` on dir as host, with a short lease (a
+// heartbeat every 3 s: shorter ones are lost on a loaded machine), its
+// agent working until stopped.
+func Worker(t *testing.T, dir, host, agent string) (*exec.Cmd, *testkit.LockedBuffer) {
+	t.Helper()
+	cmd := fwtest.Cmd(dir, []string{"FLEET_HOST=" + host}, "work-once", "--root", dir, "--agent-id", agent, "--run", "--once", "--lease-ttl", "9")
+	out := &testkit.LockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return cmd, out
+}
+
+// Status is `watch status` on dir as host: its fleet rows, by "agent on host".
+func Status(t *testing.T, dir, host string) map[string]string {
+	t.Helper()
+	r := fwtest.RunEnv(t, dir, []string{"FLEET_HOST=" + host}, "watch", "status", "--root", dir)
+	if r.Code != 0 {
+		t.Fatalf("watch status: %v", r)
+	}
+	rows := map[string]string{}
+	in := false
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		label, rest := strings.TrimSpace(line[:min(len(line), 13)]), strings.TrimSpace(line[min(len(line), 13):])
+		switch {
+		case label == "fleet":
+			in = true
+		case label != "":
+			in = false
+		}
+		if name, words, ok := strings.Cut(rest, "  "); in && ok {
+			rows[name] = words
+		}
+	}
+	return rows
 }

@@ -1,4 +1,4 @@
-package noticetest
+package notifytest
 
 import (
 	"crypto/sha256"

@@ -1,8 +1,8 @@
-// Package noticetest runs the notifier against what an agent or a clone
-// with push access can write: a plan title holding chat markup, a notice
-// claim squatted on the shared remote. Real `notify watch` processes, real
-// git clones of one bare remote, a webhook receiver on loopback.
-package noticetest
+// The notifier against what an agent or a clone with push access can
+// write: a plan title holding chat markup, a notice claim squatted on the
+// shared remote.
+
+package notifytest
 
 import (
 	"os"
