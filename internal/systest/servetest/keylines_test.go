@@ -1,8 +1,17 @@
-package servekeystest
+package servetest
+
+// One key on several authorized_keys lines: each line's from=, restrict
+// and command= bind to what that line grants.
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +27,7 @@ func TestFromBindsToItsLine(t *testing.T) {
 	base, roots := projects(t)
 	k := newKey(t, "carol@office")
 	ops, views := keyFiles(t, `from="10.0.0.0/8",projects="api" `+k.line+"\n", `projects="web" `+k.line+"\n")
-	port := startServe(t, base, roots, ops, views)
+	port := startServeLines(t, base, roots, ops, views)
 	out, exited, err := ssh(t, k, port, "127.0.0.1", "board", "--json")
 	if err != nil || !exited {
 		t.Fatalf("ssh board --json: %v (exited %v):\n%s", err, exited, out)
@@ -50,7 +59,7 @@ func TestForcedBoardBindsToItsLine(t *testing.T) {
 		t.Run(c.opts, func(t *testing.T) {
 			k := newKey(t, "dave@ci")
 			ops, views := keyFiles(t, c.opts+`,projects="api" `+k.line+"\n", `projects="web" `+k.line+"\n")
-			port := startServe(t, base, roots, ops, views)
+			port := startServeLines(t, base, roots, ops, views)
 			out, exited, err := ssh(t, k, port, "-tt", "127.0.0.1")
 			if !exited || strings.Contains(out, "\x1b[?1049h") {
 				t.Fatalf("ssh -tt opened the cockpit (exited by itself: %v):\n%q", exited, tail(out))
@@ -93,9 +102,95 @@ func TestTwoCommandsRefused(t *testing.T) {
 	}
 }
 
-func tail(s string) string {
-	if len(s) > 2000 {
-		return s[len(s)-2000:]
+// projects scaffolds two projects, api and web, a plan in each.
+func projects(t *testing.T) (base string, roots []string) {
+	t.Helper()
+	base = t.TempDir()
+	for _, n := range []string{"api", "web"} {
+		dir := filepath.Join(base, n)
+		if r := fwtest.Run(t, base, "scaffold", dir); r.Code != 0 {
+			t.Fatalf("scaffold: %v", r)
+		}
+		fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "bugs/fix-" + n + ".md", Fields: "Preferred models: mid"}, time.Hour)
+		roots = append(roots, dir)
 	}
-	return s
+	return base, roots
+}
+
+// keyFiles writes the operators' and viewers' files.
+func keyFiles(t *testing.T, ops, views string) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	o, v := filepath.Join(dir, "operators"), filepath.Join(dir, "viewers")
+	if err := os.WriteFile(o, []byte(ops), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(v, []byte(views), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return o, v
+}
+
+// startServeLines runs `fleetwatch serve` over api and web on 127.0.0.1:0 with
+// these key files and returns the port it listens on.
+func startServeLines(t *testing.T, base string, roots []string, ops, views string) string {
+	t.Helper()
+	cmd := fwtest.Cmd(base, nil, "serve", "--root", roots[0], "--root", roots[1], "--listen", "127.0.0.1:0",
+		"--authorized-keys", ops, "--viewers", views)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		for sc := bufio.NewScanner(out); sc.Scan(); {
+			if a, ok := strings.CutPrefix(sc.Text(), "fleetwatch serve: listening on "); ok {
+				addr <- a
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		_, port, _ := net.SplitHostPort(a)
+		return port
+	case <-time.After(20 * time.Second):
+		t.Fatal("fleetwatch serve did not say where it listens in 20s")
+	}
+	return ""
+}
+
+// ssh runs the OpenSSH client with k against 127.0.0.1:port, no user
+// config and no known_hosts, its stdin held open, for at most 15 s. It
+// returns what the client printed (stdout then stderr) and whether it
+// exited by itself.
+func ssh(t *testing.T, k key, port string, args ...string) (out string, exited bool, err error) {
+	t.Helper()
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skipf("the OpenSSH client is not installed (.ci/run installs it): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	argv := append([]string{"-F", "/dev/null", "-i", k.privKey, "-p", port, "-o", "StrictHostKeyChecking=no",
+		"-o", "UserKnownHostsFile=/dev/null", "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+		"-o", "LogLevel=ERROR"}, args...)
+	cmd := exec.CommandContext(ctx, "ssh", argv...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm-256color")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Held open: a session must end on the server's word, not on our EOF.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	err = cmd.Run()
+	return stdout.String() + stderr.String(), ctx.Err() == nil, err
 }
