@@ -4,7 +4,6 @@ package servetest
 // and command= bind to what that line grants.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -135,36 +134,9 @@ func keyFiles(t *testing.T, ops, views string) (string, string) {
 // these key files and returns the port it listens on.
 func startServeLines(t *testing.T, base string, roots []string, ops, views string) string {
 	t.Helper()
-	cmd := fwtest.Cmd(base, nil, "serve", "--root", roots[0], "--root", roots[1], "--listen", "127.0.0.1:0",
-		"--authorized-keys", ops, "--viewers", views)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		for sc := bufio.NewScanner(out); sc.Scan(); {
-			if a, ok := strings.CutPrefix(sc.Text(), "fleetwatch serve: listening on "); ok {
-				addr <- a
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		_, port, _ := net.SplitHostPort(a)
-		return port
-	case <-time.After(20 * time.Second):
-		t.Fatal("fleetwatch serve did not say where it listens in 20s")
-	}
-	return ""
+	_, a := serve(t, base, "--root", roots[0], "--root", roots[1], "--authorized-keys", ops, "--viewers", views)
+	_, port, _ := net.SplitHostPort(a)
+	return port
 }
 
 // ssh runs the OpenSSH client with k against 127.0.0.1:port, no user

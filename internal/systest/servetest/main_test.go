@@ -60,7 +60,15 @@ func startServe(t *testing.T, dir string, ops ...key) (*exec.Cmd, string) {
 	if err := os.WriteFile(keys, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := fwtest.Cmd(dir, nil, "serve", "--root", dir, "--listen", "127.0.0.1:0", "--authorized-keys", keys)
+	return serve(t, dir, "--root", dir, "--authorized-keys", keys)
+}
+
+// serve runs `fleetwatch serve args... --listen 127.0.0.1:0` in dir and
+// returns the process (killed at the test's end unless waited for) and
+// the address it says it listens on.
+func serve(t *testing.T, dir string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := fwtest.Cmd(dir, nil, append(append([]string{"serve"}, args...), "--listen", "127.0.0.1:0")...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +85,7 @@ func startServe(t *testing.T, dir string, ops ...key) (*exec.Cmd, string) {
 	})
 	addr := make(chan string, 1)
 	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
+		for sc := bufio.NewScanner(out); sc.Scan(); {
 			if a, ok := strings.CutPrefix(sc.Text(), "fleetwatch serve: listening on "); ok {
 				addr <- a
 			}

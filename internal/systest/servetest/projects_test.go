@@ -1,7 +1,6 @@
 package servetest
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,32 +37,7 @@ func TestServeSeveralProjects(t *testing.T) {
 	fwtest.Want(t, r, 2)
 	fwtest.OneLineError(t, r, "none of the projects could be opened", "no such folder")
 
-	cmd := fwtest.Cmd(base, nil, "serve", "--root", gone, "--root", dirs[0], "--root", dirs[1], "--listen", "127.0.0.1:0", "--authorized-keys", keys)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		for sc := bufio.NewScanner(out); sc.Scan(); {
-			if a, ok := strings.CutPrefix(sc.Text(), "fleetwatch serve: listening on "); ok {
-				addr <- a
-			}
-		}
-	}()
-	var a string
-	select {
-	case a = <-addr:
-	case <-time.After(20 * time.Second):
-		t.Fatal("fleetwatch serve did not say where it listens in 20s")
-	}
+	_, a := serve(t, base, "--root", gone, "--root", dirs[0], "--root", dirs[1], "--authorized-keys", keys)
 	// The host key is the first project's that opens: api's.
 	if _, err := os.Stat(filepath.Join(dirs[0], "var", "fleet", "serve", "host_ed25519")); err != nil {
 		t.Errorf("api's host key: %v", err)
