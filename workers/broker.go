@@ -242,8 +242,11 @@ func (d *Driver) perform(r *running, req AgentRequest) AgentReply {
 	if !d.holds(rel, me) {
 		return AgentReply{Error: fmt.Sprintf("%s is no longer held by this run", rel)}
 	}
-	// What the agent committed goes with the plan it hands on.
-	d.bringBranch(r)
+	// What the agent committed goes with the plan it hands on: a plan sent
+	// for review without it would be reviewed and landed empty.
+	if err := d.bringBranch(r); err != nil && req.Verb == AskComplete {
+		return AgentReply{Error: fmt.Sprintf("%s stays with you: your commits could not be brought in (%s); fix your branch and ask again", rel, errText(err))}
+	}
 	var dst string
 	var err error
 	switch req.Verb {

@@ -237,10 +237,13 @@ const bringWait = time.Minute
 // bringBranch brings what the agent committed in its own store into the
 // project's branch; the driver calls it while it holds the lease, and
 // before the plan moves. It waits for a bring the pulse started, and
-// either at most bringWait.
-func (d *Driver) bringBranch(r *running) {
-	if r.box == nil || r.box.git == nil || r.bringStuck {
-		return
+// either at most bringWait. The error says why the commits are not in.
+func (d *Driver) bringBranch(r *running) error {
+	if r.box == nil || r.box.git == nil {
+		return nil
+	}
+	if r.bringStuck {
+		return errors.New("an earlier bring never finished")
 	}
 	limit := time.NewTimer(bringWait)
 	defer limit.Stop()
@@ -249,19 +252,20 @@ func (d *Driver) bringBranch(r *running) {
 	case <-limit.C:
 		r.bringStuck = true
 		d.Log.Printf("the agent's commits were still being brought in after %v: going on without them", bringWait)
-		return
+		return fmt.Errorf("still being brought in after %v", bringWait)
 	}
-	done := make(chan struct{})
+	done := make(chan error, 1)
 	go func() {
-		defer close(done)
 		defer func() { <-r.bringing }()
-		d.bring(r.box.git)
+		done <- d.bring(r.box.git)
 	}()
 	select {
-	case <-done:
+	case err := <-done:
+		return err
 	case <-limit.C:
 		r.bringStuck = true
 		d.Log.Printf("bringing the agent's commits took more than %v: going on without them", bringWait)
+		return fmt.Errorf("bringing them took more than %v", bringWait)
 	}
 }
 
@@ -280,11 +284,11 @@ func (d *Driver) bringSoon(r *running) {
 	}
 	go func() {
 		defer func() { <-r.bringing }()
-		d.bring(r.box.git)
+		_ = d.bring(r.box.git)
 	}()
 }
 
-func (d *Driver) bring(g *gitBox) {
+func (d *Driver) bring(g *gitBox) error {
 	tip, err := g.bring(d.Worker.AgentID)
 	switch {
 	case err != nil:
@@ -292,6 +296,7 @@ func (d *Driver) bring(g *gitBox) {
 	case tip != "":
 		d.Log.Printf("brought %s to %.12s", g.ref, tip)
 	}
+	return err
 }
 
 // bringEnd brings the agent's commits in once the run is over, however it
@@ -313,7 +318,7 @@ func (d *Driver) bringEnd(r *running) {
 		d.Log.Printf("%s is no longer checked out in %s: the commits in %s stay there", r.box.git.ref, r.box.git.wt, r.box.git.store)
 		return
 	}
-	d.bringBranch(r)
+	_ = d.bringBranch(r)
 }
 
 // someoneElseHolds reports whether an agent other than agent holds rel's

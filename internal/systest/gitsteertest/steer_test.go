@@ -101,6 +101,10 @@ func TestAFIFOBranchRefDoesNotHangTheDriver(t *testing.T) {
 	if fwtest.Exists(dir, "in-progress/x.md") {
 		t.Errorf("the plan stayed in-progress: %v\nlog:\n%s", fwtest.Contents(t, dir), logOf(dir))
 	}
+	// Handed in without its commits, it would be reviewed and landed empty.
+	if !strings.Contains(logOf(dir), "stays with you: your commits could not be brought in") || fwtest.Exists(dir, "review-needed/x.md") {
+		t.Errorf("the hand-in without the commits was not refused: %v\nlog:\n%s", fwtest.Contents(t, dir), logOf(dir))
+	}
 }
 
 // The project's config names a remote and a credential helper: the
