@@ -40,53 +40,33 @@ type checkWorktree struct {
 }
 
 // addCheckWorktree makes a detached worktree of commit under
-// var/fleet/checks/wt/. The directory is made and locked first, then git
-// fills it, so a cleaner never sees it unlocked while its runner lives.
+// var/fleet/checks/wt/. Its folder is made and locked under the lock
+// cleaners judge folders by, so a cleaner never finds it unlocked while its
+// runner lives.
 func addCheckWorktree(project, commit, name string) (*checkWorktree, error) {
-	wtRel := checksRel + "/wt"
-	if _, err := safepath.MkdirAll(project, wtRel); err != nil {
+	rel := checksRel + "/wt/" + name + "-" + randomSuffix()
+	unlock, err := lockWorktrees(project)
+	if err != nil {
 		return nil, err
 	}
-	for range 3 {
-		rel := wtRel + "/" + name + "-" + randomSuffix()
-		path, err := safepath.MkdirAll(project, rel)
-		if err != nil {
-			return nil, err
-		}
-		d, err := safepath.OpenDir(project, rel, false)
-		if err != nil {
-			return nil, err
-		}
-		if err := unix.Flock(int(d.Fd()), unix.LOCK_EX); err != nil {
-			d.Close()
-			return nil, err
-		}
-		// A cleaner may have removed the empty folder between the mkdir
-		// and the lock: then ours is a lock on nothing; start again.
-		if fi, err := os.Lstat(path); err != nil || !sameFile(d, fi) {
-			d.Close()
-			continue
-		}
-		wt := &checkWorktree{project: project, path: path, lock: d}
-		unlock, err := lockWorktrees(project)
-		if err != nil {
-			wt.remove()
-			return nil, err
-		}
-		_, err = git(project, "worktree", "add", "--detach", "--quiet", path, commit)
+	d, err := safepath.OpenDir(project, rel, true)
+	if err != nil {
 		unlock()
-		if err != nil {
-			wt.remove()
-			return nil, fmt.Errorf("cannot make a worktree of %s: %v", commit, err)
-		}
-		return wt, nil
+		return nil, err
 	}
-	return nil, errors.New("cannot make a worktree: its folder keeps disappearing")
-}
-
-func sameFile(f *os.File, fi os.FileInfo) bool {
-	mine, err := f.Stat()
-	return err == nil && os.SameFile(mine, fi)
+	if err := unix.Flock(int(d.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		unlock()
+		d.Close()
+		return nil, err
+	}
+	wt := &checkWorktree{project: project, path: filepath.Join(project, filepath.FromSlash(rel)), lock: d}
+	_, err = git(project, "worktree", "add", "--detach", "--quiet", wt.path, commit)
+	unlock()
+	if err != nil {
+		wt.remove()
+		return nil, fmt.Errorf("cannot make a worktree of %s: %v", commit, err)
+	}
+	return wt, nil
 }
 
 // remove deletes the worktree and its registration, then lets its folder
@@ -128,17 +108,33 @@ func cleanCheckWorktrees(project string) {
 	names, _ := d.Readdirnames(-1)
 	d.Close()
 	for _, n := range names {
-		f, err := safepath.OpenDir(project, wtRel+"/"+n, false)
-		if err != nil {
-			continue
-		}
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+		if f := lockDeadWorktree(project, wtRel+"/"+n); f != nil {
 			killWorkingIn(f.Name())
 			_ = workers.TeardownBackendsIn(project, f.Name())
 			dropCheckWorktree(project, f.Name())
+			f.Close()
 		}
-		f.Close()
 	}
+}
+
+// lockDeadWorktree returns the folder rel locked for its cleaner when its
+// runner is dead (its lock is free), else nil. Runners make and lock their
+// folders under the same lock, so a free lock is never a live runner's.
+func lockDeadWorktree(project, rel string) *os.File {
+	unlock, err := lockWorktrees(project)
+	if err != nil {
+		return nil
+	}
+	defer unlock()
+	f, err := safepath.OpenDir(project, rel, false)
+	if err != nil {
+		return nil
+	}
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		f.Close()
+		return nil
+	}
+	return f
 }
 
 // killWorkingIn kills the processes whose working folder is in dir: what

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -596,4 +597,55 @@ func TestChecksRecordCopiedElsewhereDoesNotCount(t *testing.T) {
 	if got, _ := runOK(t, dir, []config.Check{fail}, commit); got[0].Result != Fail {
 		t.Errorf("the real check on a forged pass: %s", got[0].Result)
 	}
+}
+
+// A runner's cleaner takes any unlocked folder for a dead runner's, so it
+// may remove one that a parallel runner has just made and not yet locked:
+// that runner makes another instead of failing its check (a bisection's
+// parallel checks failed with "no such file or directory" before).
+func TestCheckWorktreeSurvivesParallelCleaners(t *testing.T) {
+	dir, commit := checksRepo(t)
+	stop := make(chan struct{})
+	var cleaners sync.WaitGroup
+	for range 3 {
+		cleaners.Add(1)
+		go func() {
+			defer cleaners.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					cleanCheckWorktrees(dir)
+				}
+			}
+		}()
+	}
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			for range 15 {
+				wt, err := addCheckWorktree(dir, commit, "race")
+				if err != nil {
+					errs <- err
+					return
+				}
+				if _, err := os.Stat(filepath.Join(wt.path, "tracked.txt")); err != nil {
+					wt.remove()
+					errs <- err
+					return
+				}
+				wt.remove()
+			}
+			errs <- nil
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	cleaners.Wait()
+	noCheckWorktrees(t, dir)
 }
