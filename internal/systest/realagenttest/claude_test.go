@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"fleetwatch/internal/modelapi"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
@@ -40,8 +41,15 @@ func realAgent(t *testing.T, name, pkg string) string {
 func TestClaudeCodeWorksContained(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
 	claude := realAgent(t, "claude", "@anthropic-ai/claude-code@2.1.328")
-	api := newAnthropic(t, "echo hello from claude > hello.txt && git add hello.txt && "+
-		"git -c user.name=claude -c user.email=claude@example.com commit -qm 'claude: hello' && echo committed")
+	api, err := modelapi.Start(modelapi.Script{Steps: []modelapi.Step{
+		{Shell: "echo hello from claude > hello.txt && git add hello.txt && " +
+			"git -c user.name=claude -c user.email=claude@example.com commit -qm 'claude: hello' && echo committed"},
+		{Text: "## Result\ncommitted hello.txt"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { api.Close() })
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
 	endpoints := "endpoints:\n  - name: cc\n    tier: mid\n    model: claude-sonnet-4-5\n    agent: claude\n    base_url: " + api.URL + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(endpoints), 0o644); err != nil {
@@ -67,7 +75,7 @@ func TestClaudeCodeWorksContained(t *testing.T) {
 	for _, want := range []string{
 		"agents are contained (Landlock ABI", "network only through the driver", "the run's cgroup: ",
 		"agent exited 0; review-needed/hello.md waits for review",
-		"spent " + strconv.FormatInt(api.tokens(), 10) + " tokens", "(metered)",
+		"spent " + strconv.FormatInt(api.Usage().Tokens(), 10) + " tokens", "(metered)",
 	} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
