@@ -29,8 +29,25 @@ type Preset struct {
 	// metering proxy stands in front of it: an unmetered endpoint's agents
 	// reach them through the driver's egress proxy (HTTPS only).
 	Hosts []string
-	Exits string // how its exit statuses read
-	Docs  string // where its headless flags are documented
+	// Origin is the vendor API the tool calls by default (scheme://host,
+	// with the path prefix its base URL takes): a run with no base_url is
+	// metered by a proxy in front of it. OriginEnv is the operator's
+	// variable that points the tool elsewhere (ANTHROPIC_BASE_URL), which
+	// then stands for Origin.
+	Origin    string
+	OriginEnv string
+	// Env is what the tool is given to reach the run's metering proxy and
+	// to run headless, each "NAME=template" ({base_url} is the proxy's).
+	Env []string
+	// Resume is the build argv that resumes the session {session}: the
+	// same conversation, for a plan sent back for more work.
+	Resume []string
+	// Proven is the tool version the real-CLI tests ran
+	// (internal/systest/real*test); Version is the argv that prints it.
+	Proven  string
+	Version []string
+	Exits   string // how its exit statuses read
+	Docs    string // where its headless flags are documented
 	// Model is an example of a model name as the tool takes it, for the
 	// endpoints.yaml scaffold writes.
 	Model string
@@ -60,64 +77,7 @@ const exitsPlain = "0: the turn ended; non-zero: it failed before or during the 
 // Presets is the table `agent:` reads and `fleetwatch agents` shows. The
 // build modes may edit and commit: the Landlock sandbox, not the tool's own
 // permission prompts (which nobody is there to answer), is the boundary.
-var Presets = []Preset{
-	{
-		Name: "claude", Program: "claude", Model: "sonnet",
-		// JSON output: its result line carries the run's usage and cost,
-		// which the driver records (a review's stdout is its verdict, so
-		// reviews keep plain text).
-		Build:  []string{"claude", "-p", buildPrompt, "--model", "{model}", "--dangerously-skip-permissions", "--output-format", "json"},
-		Review: []string{"claude", "-p", reviewPrompt, "--model", "{model}", "--allowedTools", "Read Grep Glob Bash(git diff:*) Bash(git log:*) Bash(git show:*)"},
-		Plan:   []string{"claude", "-p", planPrompt, "--model", "{model}", "--dangerously-skip-permissions", "--output-format", "json"},
-		Writes: []string{"~/.claude", "~/.claude.json"},
-		Hosts:  []string{"api.anthropic.com", "console.anthropic.com"},
-		Exits:  exitsPlain,
-		Docs:   "https://docs.claude.com/en/docs/claude-code/headless",
-	},
-	{
-		Name: "codex", Program: "codex", Model: "gpt-5-codex",
-		// workspace-write cannot commit from a linked worktree (its git
-		// metadata is outside the workspace): full access inside fleetwatch's sandbox.
-		// --json: its turn.completed events carry the run's usage.
-		Build:  []string{"codex", "exec", "--json", "--model", "{model}", "--sandbox", "danger-full-access", buildPrompt},
-		Review: []string{"codex", "exec", "--model", "{model}", "--sandbox", "read-only", reviewPrompt},
-		Plan:   []string{"codex", "exec", "--json", "--model", "{model}", "--sandbox", "danger-full-access", planPrompt},
-		Writes: []string{"~/.codex"},
-		Hosts:  []string{"api.openai.com", "auth.openai.com", "chatgpt.com"},
-		Exits:  exitsPlain,
-		Docs:   "https://developers.openai.com/codex/noninteractive",
-	},
-	{
-		Name: "aider", Program: "aider", Model: "sonnet",
-		// aider commits each edit itself (auto-commits is its default).
-		Build:  []string{"aider", "--model", "{model}", "--yes-always", "--message", buildPrompt},
-		Review: []string{"aider", "--model", "{model}", "--yes-always", "--no-auto-commits", "--dry-run", "--message", reviewPrompt},
-		Writes: []string{"~/.aider"},
-		Hosts:  []string{"api.anthropic.com", "api.openai.com"},
-		Exits:  exitsPlain,
-		Docs:   "https://aider.chat/docs/scripting.html",
-	},
-	{
-		Name: "gemini", Program: "gemini", Model: "gemini-2.5-pro",
-		Build:  []string{"gemini", "-m", "{model}", "--yolo", "-p", buildPrompt},
-		Review: []string{"gemini", "-m", "{model}", "-p", reviewPrompt},
-		Plan:   []string{"gemini", "-m", "{model}", "--yolo", "-p", planPrompt},
-		Writes: []string{"~/.gemini"},
-		Hosts:  []string{"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"},
-		Exits:  exitsPlain,
-		Docs:   "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/headless.md",
-	},
-	{
-		Name: "opencode", Program: "opencode", Model: "anthropic/claude-sonnet-4-5",
-		Build:  []string{"opencode", "run", "--model", "{model}", buildPrompt},
-		Review: []string{"opencode", "run", "--model", "{model}", "--agent", "plan", reviewPrompt},
-		Plan:   []string{"opencode", "run", "--model", "{model}", planPrompt},
-		Writes: []string{"~/.local/share/opencode", "~/.local/state/opencode"},
-		Hosts:  []string{"api.anthropic.com", "api.openai.com", "models.dev"},
-		Exits:  exitsPlain,
-		Docs:   "https://opencode.ai/docs/cli/#run",
-	},
-}
+var Presets = []Preset{claudePreset, codexPreset, aiderPreset, geminiPreset, opencodePreset}
 
 // PresetNamed is the preset called name.
 func PresetNamed(name string) (Preset, bool) {
