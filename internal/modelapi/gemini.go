@@ -76,7 +76,7 @@ func (geminiAPI) answer(w http.ResponseWriter, a Answer) {
 	}
 	usage := map[string]any{"promptTokenCount": a.Input, "candidatesTokenCount": a.Output, "totalTokenCount": a.Input + a.Output}
 	whole := map[string]any{
-		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
 		"usageMetadata": usage, "modelVersion": a.Model, "responseId": fmt.Sprintf("resp_%d", a.Seq),
 	}
 	if !a.Stream {
