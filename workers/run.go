@@ -147,7 +147,14 @@ type Driver struct {
 	Tree     *planfs.Tree
 	Worker   model.Worker
 	Endpoint string
-	BaseURL  string
+	// BaseURL is where the agent's model calls go, behind the run's
+	// metering proxy (registry.Endpoint.Upstream); "" meters nothing.
+	BaseURL string
+	// Preset names the endpoint's agent preset ("" for its own command:),
+	// whose output the driver reads for the run's end (agentout);
+	// AgentEnv are its environment templates.
+	Preset   string
+	AgentEnv []string
 	Argv     []string // executor template; nil for a claim-only worker
 	TTL      float64
 	Grace    time.Duration
@@ -500,7 +507,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
-	r.cmd.Env = gitenv.Env(append(append(append(append(ph.Env(), job.Env...), bx.env...), meterEnv...), "PWD="+dir)...)
+	r.cmd.Env = gitenv.Env(append(append(append(append(append(ph.Env(), job.Env...), bx.env...), meterEnv...), ph.Expand(d.AgentEnv)...), "PWD="+dir)...)
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
