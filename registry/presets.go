@@ -184,6 +184,7 @@ func (p parser) applyPreset(ep *Endpoint, line int) error {
 	}
 	if ep.Command == nil {
 		ep.Command = slices.Clone(pr.Build)
+		ep.ResumeCommand = slices.Clone(pr.Resume)
 	}
 	if ep.ReviewCommand == nil {
 		ep.ReviewCommand = slices.Clone(pr.Review)
