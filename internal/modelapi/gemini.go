@@ -34,9 +34,7 @@ func geminiRoute(path string) (model, method string, ok bool) {
 
 type geminiRequest struct {
 	Contents []struct {
-		Parts []struct {
-			FunctionResponse json.RawMessage `json:"functionResponse"`
-		} `json:"parts"`
+		Role string `json:"role"`
 	} `json:"contents"`
 	Tools []struct {
 		FunctionDeclarations []struct {
@@ -60,10 +58,8 @@ func (geminiAPI) read(r *http.Request, body []byte) (Request, error) {
 	}
 	req.Tool = ShellTool(names)
 	for _, c := range m.Contents {
-		for _, p := range c.Parts {
-			if len(p.FunctionResponse) > 0 && string(p.FunctionResponse) != "null" {
-				req.Results++
-			}
+		if c.Role == "model" {
+			req.Results++
 		}
 	}
 	return req, nil
