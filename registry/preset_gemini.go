@@ -21,12 +21,12 @@ var geminiPreset = Preset{
 	// stream-json: one JSON event a line, "init" with the session id,
 	// "result" with the run's stats and error, which the driver reads (a
 	// review's stdout is its verdict, so reviews keep plain text).
-	Build:  []string{"gemini", "-m", "{model}", "--yolo", "--output-format", "stream-json", "-p", buildPrompt},
+	Build: []string{"gemini", "-m", "{model}", "--yolo", "--output-format", "stream-json", "-p", buildPrompt},
 	// A headless review offers no shell tool but the git commands allowed
 	// (--allowed-tools is deprecated for policy files, still read in 0.61).
 	Review: []string{"gemini", "-m", "{model}", "--allowed-tools", "run_shell_command(git diff)",
 		"--allowed-tools", "run_shell_command(git log)", "--allowed-tools", "run_shell_command(git show)", "-p", reviewPrompt},
-	Plan:   []string{"gemini", "-m", "{model}", "--yolo", "--output-format", "stream-json", "-p", planPrompt},
+	Plan: []string{"gemini", "-m", "{model}", "--yolo", "--output-format", "stream-json", "-p", planPrompt},
 	// --resume takes the session's UUID; sessions are kept per project
 	// folder under ~/.gemini/tmp.
 	Resume: []string{"gemini", "--resume", "{session}", "-m", "{model}", "--yolo", "--output-format", "stream-json", "-p", resumePrompt},
