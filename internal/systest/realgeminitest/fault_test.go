@@ -59,6 +59,7 @@ func runPreset(t *testing.T, bin, home string, api *modelapi.Server) ([]byte, ti
 // seconds; a refused key or a spent daily quota ends the run at once
 // whatever the setting.
 func TestGeminiCLIFaultsRead(t *testing.T) {
+	t.Parallel()
 	gemini := realGemini(t)
 	cases := []struct {
 		name    string

@@ -92,6 +92,7 @@ func endpoint(extra string) string {
 // default: the proxy stands in front of the operator's own
 // GOOGLE_GEMINI_BASE_URL).
 func TestGeminiCLIBuildsContained(t *testing.T) {
+	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
 	gemini := realGemini(t)
 	for _, u := range fwtest.Users(t) {

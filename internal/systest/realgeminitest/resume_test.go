@@ -15,6 +15,7 @@ import (
 // (the id its stream-json printed, given to --resume): the conversation
 // goes on at the script's next step instead of starting over.
 func TestGeminiCLIResumesItsSession(t *testing.T) {
+	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
 	gemini := realGemini(t)
 	api := startAPI(t,

@@ -17,6 +17,7 @@ import (
 // by its own policy (a review that wrote would be refused); and its
 // verdict, first on stdout, is read.
 func TestGeminiCLIReviews(t *testing.T) {
+	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
 	gemini := realGemini(t)
 	api := startAPI(t,
@@ -46,6 +47,7 @@ func TestGeminiCLIReviews(t *testing.T) {
 // with its shell tool, and the proposal reaches the inbox, awaiting
 // approval, with the scope it names.
 func TestGeminiCLIPlanTurn(t *testing.T) {
+	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
 	gemini := realGemini(t)
 	api := startAPI(t,
