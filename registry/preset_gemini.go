@@ -14,8 +14,7 @@ package registry
 // user's settings must choose "gemini-api-key" (its first interactive run
 // writes it). It retries a 429 itself, up to 10 times with backoff (its
 // settings' general.maxAttempts lowers that); a spent daily quota or a
-// retry delay over 5 minutes ends the run at once. Its exit status is the
-// API's HTTP status modulo 256 (429 exits 173, 401 145).
+// retry delay over 5 minutes ends the run at once.
 var geminiPreset = Preset{
 	Name: "gemini", Program: "gemini", Model: "gemini-2.5-pro",
 	// stream-json: one JSON event a line, "init" with the session id,
@@ -34,11 +33,14 @@ var geminiPreset = Preset{
 	Hosts:  []string{"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"},
 	Origin: "https://generativelanguage.googleapis.com", OriginEnv: "GOOGLE_GEMINI_BASE_URL", KeyEnv: "GEMINI_API_KEY",
 	// Every worktree is new to it: trusted by env, or it stops (exit 55).
-	// No telemetry; no relaunch of itself in a second node process.
-	Env: []string{"GOOGLE_GEMINI_BASE_URL={base_url}", "GEMINI_CLI_TRUST_WORKSPACE=true",
-		"GEMINI_TELEMETRY_ENABLED=false", "GEMINI_CLI_NO_RELAUNCH=true"},
+	// No OpenTelemetry; its usage statistics (to play.googleapis.com) and
+	// update checks are settings only (privacy.usageStatisticsEnabled,
+	// general.enableAutoUpdate), and a contained run cannot reach them.
+	Env:     []string{"GOOGLE_GEMINI_BASE_URL={base_url}", "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_TELEMETRY_ENABLED=false"},
 	Proven:  "0.61.0",
 	Version: []string{"gemini", "--version"},
-	Exits:   exitsPlain,
-	Docs:    "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/headless.md",
+	Exits: "0: the turn ended; 41: no usable login; 42: bad input; 52: bad settings; 53: turn limit; " +
+		"54: a tool failed fatally; 55: untrusted folder; an API error: its HTTP status modulo 256 " +
+		"(429: 173, 401: 145, 503: 247); 1: anything else",
+	Docs: "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/headless.md",
 }
