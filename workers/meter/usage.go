@@ -4,12 +4,11 @@
 // chat completion, which it has ask for its usage), streams every response
 // through as it arrives, and reads the token counts each response reports
 // (JSON bodies and server-sent events, OpenAI's, Anthropic's and Gemini's
-// shapes).
-// A call whose answer reports no usage it can read is counted all the
-// same, estimated from its bytes (Estimate). It also reads what an agent
-// reports of itself (Claude Code's, Codex's and Gemini CLI's JSON output,
-// lines appended to $FLEET_USAGE), marked as reported, not metered. Requests and
-// responses are never stored, only counts.
+// shapes). A call whose answer reports no usage it can read is counted all
+// the same, estimated from its bytes (Estimate). It also reads what an
+// agent reports of itself (Claude Code's, Codex's and Gemini CLI's JSON
+// output, lines appended to $FLEET_USAGE), marked as reported, not
+// metered. Requests and responses are never stored, only counts.
 package meter
 
 import (
