@@ -17,12 +17,17 @@ import "strings"
 // analytics.enabled=false its usage reports.
 var codexPreset = Preset{
 	Name: "codex", Program: "codex", Model: "gpt-5-codex",
-	// workspace-write cannot commit from a linked worktree (its git
-	// metadata is outside the workspace): full access inside fleetwatch's
-	// sandbox. --json: its events carry the turn's usage, session and
-	// error; a review's stdout is its last message alone, the verdict.
+	// Codex's own sandbox cannot run inside fleetwatch's: its bubblewrap
+	// finds no user namespace ("bwrap: setting up uid map: Permission
+	// denied", so every command of a read-only review failed) and its
+	// legacy Landlock mode refuses to run without bubblewrap; and
+	// workspace-write could not commit from a linked worktree (its git
+	// metadata is outside the workspace). So full access, inside
+	// fleetwatch's sandbox, which also refuses a review that wrote.
+	// --json: its events carry the turn's usage, session and error; a
+	// review's stdout is its last message alone, the verdict.
 	Build:  codexArgv("exec", "danger-full-access", "--json", buildPrompt),
-	Review: codexArgv("exec", "read-only", reviewPrompt),
+	Review: codexArgv("exec", "danger-full-access", reviewPrompt),
 	Plan:   codexArgv("exec", "danger-full-access", "--json", planPrompt),
 	Resume: codexArgv("exec resume", "danger-full-access", "--json", "{session}", resumePrompt),
 	Writes: []string{"~/.codex"},
