@@ -46,10 +46,13 @@ func api(t *testing.T, steps ...modelapi.Step) *modelapi.Server {
 }
 
 // endpoint writes endpoints.yaml: one codex endpoint cx whose base_url
-// is s's Responses API, with more of its lines.
+// is s's Responses API (none when s is nil), with more of its lines.
 func endpoint(t *testing.T, dir string, s *modelapi.Server, more string) {
 	t.Helper()
-	yaml := "endpoints:\n  - name: cx\n    tier: mid\n    model: gpt-5-codex\n    agent: codex\n    base_url: " + s.URL + "/v1\n" + more
+	yaml := "endpoints:\n  - name: cx\n    tier: mid\n    model: gpt-5-codex\n    agent: codex\n" + more
+	if s != nil {
+		yaml += "    base_url: " + s.URL + "/v1\n"
+	}
 	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -70,23 +73,33 @@ func codexEnv(t *testing.T, codex string) []string {
 // driver's ports, no capability, a session of its own), as root and as a
 // user: it runs its exec_command tool, commits in its worktree, the
 // driver brings the commit in and records its thread as the plan's
-// session, and the metering proxy counts exactly what the API sent.
+// session, and the metering proxy counts exactly what the API sent — with
+// the endpoint's base_url, and without one (metered by default: the proxy
+// stands in front of the preset's API, here the operator's own
+// OPENAI_BASE_URL, which Codex itself would ignore).
 func TestCodexBuildsContained(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
 	codex := realCodex(t)
 	for _, u := range fwtest.Users(t) {
-		t.Run(u.Label(), func(t *testing.T) { codexBuilds(t, codex, u) })
+		t.Run(u.Label()+"/base_url", func(t *testing.T) { codexBuilds(t, codex, u, false) })
+		t.Run(u.Label()+"/metered_by_default", func(t *testing.T) { codexBuilds(t, codex, u, true) })
 	}
 }
 
-func codexBuilds(t *testing.T, codex string, u *fwtest.User) {
+func codexBuilds(t *testing.T, codex string, u *fwtest.User, byDefault bool) {
 	s := api(t,
 		modelapi.Step{Shell: "echo hello from codex > hello.txt && git add hello.txt && " +
 			"git -c user.name=codex -c user.email=codex@example.com commit -qm 'codex: hello' && echo committed", Input: 321, Output: 45},
 		modelapi.Step{Text: "## Result\ncommitted hello.txt", Input: 400, Output: 12})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
-	endpoint(t, dir, s, "")
-	r := fwtest.RunAs(t, u, dir, codexEnv(t, codex), "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "hello")
+	env := codexEnv(t, codex)
+	if byDefault {
+		endpoint(t, dir, nil, "")
+		env = append(env, "OPENAI_BASE_URL="+s.URL+"/v1")
+	} else {
+		endpoint(t, dir, s, "")
+	}
+	r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "hello")
 	log, _ := os.ReadFile(workers.LogPath(dir, "cx1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
@@ -120,13 +133,19 @@ func codexBuilds(t *testing.T, codex string, u *fwtest.User) {
 func TestCodexReviewsContained(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
 	codex := realCodex(t)
+	for _, u := range fwtest.Users(t) {
+		t.Run(u.Label(), func(t *testing.T) { codexReviews(t, codex, u) })
+	}
+}
+
+func codexReviews(t *testing.T, codex string, u *fwtest.User) {
 	build := api(t,
 		modelapi.Step{Shell: "echo x > x.txt && git add x.txt && git -c user.name=codex -c user.email=codex@example.com commit -qm 'codex: x'"},
 		modelapi.Step{Text: "## Result\ncommitted x.txt"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	endpoint(t, dir, build, "")
 	env := codexEnv(t, codex)
-	if r := fwtest.RunEnv(t, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "x"); r.Code != 0 {
+	if r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "x"); r.Code != 0 {
 		log, _ := os.ReadFile(workers.LogPath(dir, "cx1"))
 		t.Fatalf("the build: %v\nlog:\n%s", r, log)
 	}
@@ -134,7 +153,7 @@ func TestCodexReviewsContained(t *testing.T) {
 		modelapi.Step{Shell: "git log --oneline -3 && git show --stat HEAD"},
 		modelapi.Step{Text: "ACCEPT\nx.txt is what the plan asks for."})
 	endpoint(t, dir, review, "")
-	r := fwtest.RunEnv(t, dir, env, "review", "x", "--peer", "--endpoint", "cx")
+	r := fwtest.RunAs(t, u, dir, env, "review", "x", "--peer", "--endpoint", "cx")
 	tip := fwtest.GitOut(t, dir, "rev-parse", "refs/heads/feature/x")
 	text, _ := os.ReadFile(filepath.Join(dir, ".plans", "reviews", "x", tip+".md"))
 	rlog, _ := os.ReadFile(filepath.Join(dir, "var", "fleet", "logs", "review-x.log"))
@@ -160,12 +179,18 @@ func TestCodexReviewsContained(t *testing.T) {
 func TestCodexPlansContained(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
 	codex := realCodex(t)
+	for _, u := range fwtest.Users(t) {
+		t.Run(u.Label(), func(t *testing.T) { codexPlans(t, codex, u) })
+	}
+}
+
+func codexPlans(t *testing.T, codex string, u *fwtest.User) {
 	s := api(t,
 		modelapi.Step{Shell: `printf '# Plan\nAdd a.txt.\n\n## Files in scope\n- a.txt\n' > "$FLEET_PROPOSAL" && echo written`},
 		modelapi.Step{Text: "## Result\nproposal written"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/a.md"})
 	endpoint(t, dir, s, "    plan_first: true\n")
-	r := fwtest.RunEnv(t, dir, codexEnv(t, codex), "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "a")
+	r := fwtest.RunAs(t, u, dir, codexEnv(t, codex), "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "a")
 	log, _ := os.ReadFile(workers.LogPath(dir, "cx1"))
 	if r.Code != 0 {
 		t.Fatalf("the plan turn: %v\nlog:\n%s", r, log)
@@ -207,4 +232,48 @@ func toolOutputs(t *testing.T, home string) string {
 		return nil
 	})
 	return out.String()
+}
+
+// A plan sent back for more work resumes the real Codex's conversation:
+// the next build on the endpoint runs `codex exec resume` with the thread
+// the first one left, the API sees the conversation go on (the script's
+// third step), and its second commit lands on the same branch.
+func TestCodexResumesItsSession(t *testing.T) {
+	fwtest.NeedLandlock(t, 4)
+	codex := realCodex(t)
+	commit := func(file string) string {
+		return "echo " + file + " > " + file + " && git add " + file + " && git -c user.name=codex -c user.email=codex@example.com commit -qm 'codex: " + file + "'"
+	}
+	s := api(t,
+		modelapi.Step{Shell: commit("one.txt")}, modelapi.Step{Text: "## Result\none"},
+		modelapi.Step{Shell: commit("two.txt")}, modelapi.Step{Text: "## Result\ntwo"})
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/r.md"})
+	endpoint(t, dir, s, "")
+	env := codexEnv(t, codex)
+	build := func() string {
+		t.Helper()
+		r := fwtest.RunEnv(t, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "r")
+		log, _ := os.ReadFile(workers.LogPath(dir, "cx1"))
+		if r.Code != 0 {
+			t.Fatalf("the build: %v\nlog:\n%s", r, log)
+		}
+		return string(log)
+	}
+	build()
+	first, ok := workers.LastSession(dir, "r")
+	if !ok {
+		t.Fatal("the first build left no session")
+	}
+	fwtest.Want(t, fwtest.Run(t, dir, "review", "r", "--needs-work", "add two.txt"), 0)
+	// Each run counts what it spent: the metered figures, not Codex's
+	// own turn.completed, which on a resume is the whole thread's.
+	if log := build(); !strings.Contains(log, "resuming session "+first.ID) || strings.Count(log, "spent 240 tokens, $0.00 (metered)") != 2 {
+		t.Errorf("the second build did not resume %s, each run spending 240 tokens:\n%s", first.ID, log)
+	}
+	if got := fwtest.GitOut(t, dir, "log", "--format=%s", "dev..refs/heads/feature/r"); got != "codex: two.txt\ncodex: one.txt" {
+		t.Errorf("feature/r holds %q", got)
+	}
+	if c := s.Calls(); len(c) != 4 || c[2].Step != 2 || c[3].Step != 3 {
+		t.Errorf("the API's calls: %+v", c)
+	}
 }
