@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -275,5 +276,21 @@ func TestCodexResumesItsSession(t *testing.T) {
 	}
 	if c := s.Calls(); len(c) != 4 || c[2].Step != 2 || c[3].Step != 3 {
 		t.Errorf("the API's calls: %+v", c)
+	}
+}
+
+// `doctor --live` runs the endpoint's real Codex against the built-in
+// scripted API (the Responses API at /v1, a placeholder OPENAI_API_KEY)
+// and says it worked.
+func TestDoctorLiveRunsCodex(t *testing.T) {
+	fwtest.NeedLandlock(t, 4)
+	codex := realCodex(t)
+	dir := fwtest.GitRepo(t)
+	endpoint(t, dir, nil, "")
+	env := codexEnv(t, codex)
+	r := fwtest.RunEnv(t, dir, env[:2], "doctor", "--live", "--endpoint", "cx")
+	ok := regexp.MustCompile(`(?m)^ok +live cx \(codex\): started, edited and committed contained, metered \d+ tokens as the API sent, exited 0 in `)
+	if r.Code != 0 || !ok.MatchString(r.Stdout) {
+		t.Fatalf("doctor --live with the real Codex: %v", r)
 	}
 }
