@@ -20,6 +20,7 @@ var claudePreset = Preset{
 	// No update checks, telemetry or error reports: a headless run's
 	// only calls are the model's.
 	Env:     []string{"ANTHROPIC_BASE_URL={base_url}", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"},
+	Logins:  "an API key (ANTHROPIC_API_KEY) and a Claude subscription's login both call ANTHROPIC_BASE_URL: metered",
 	Proven:  "2.1.328",
 	Version: []string{"claude", "--version"},
 	Exits:   exitsPlain,

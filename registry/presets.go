@@ -40,6 +40,9 @@ type Preset struct {
 	// Env is what the tool is given to reach the run's metering proxy and
 	// to run headless, each "NAME=template" ({base_url} is the proxy's).
 	Env []string
+	// Logins says, per way of signing in to the tool, whether its model
+	// calls go through the metering proxy or run on reported usage only.
+	Logins string
 	// KeyEnv is the variable the tool reads an API key from; `doctor
 	// --live` sets it to a placeholder for its scripted API.
 	KeyEnv string

@@ -177,7 +177,7 @@ type dialect interface {
 }
 
 // dialects are tried in order; the first that matches serves the call.
-var dialects = []dialect{anthropicAPI{}, geminiAPI{}}
+var dialects = []dialect{anthropicAPI{}, responsesAPI{}, geminiAPI{}}
 
 // shellTools are the shell tools of the agent CLIs, by name, each with
 // how its arguments carry a command.
@@ -185,6 +185,10 @@ var shellTools = map[string]func(cmd string) any{
 	// Claude Code; opencode.
 	"Bash": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
 	"bash": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
+	// Codex: its unified exec tool (0.169), its older shell tools.
+	"exec_command":  func(cmd string) any { return map[string]any{"cmd": cmd} },
+	"shell_command": func(cmd string) any { return map[string]any{"command": cmd} },
+	"shell":         func(cmd string) any { return map[string]any{"command": []string{"bash", "-lc", cmd}} },
 	// Gemini CLI.
 	"run_shell_command": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
 }

@@ -252,12 +252,17 @@ func agentFindings(project, regPath string) []finding {
 		out = append(out, programFinding("executor", reg.Executor, project))
 	}
 	var presets []finding
-	for _, p := range registry.Presets {
-		path, err := exec.LookPath(p.Program)
+	versions := installedVersions(registry.Presets)
+	for i, p := range registry.Presets {
+		_, err := exec.LookPath(p.Program)
 		used := users[p.Name]
 		switch {
 		case err == nil:
-			presets = append(presets, finding{fOK, "agent " + p.Name + ": " + path + usedBy(used)})
+			line := "agent " + p.Name + ": " + versions[i].line(p) + usedBy(used) + "; metered " + meteredBy(p)
+			if p.Logins != "" {
+				line += "; " + p.Logins
+			}
+			presets = append(presets, finding{fOK, line})
 		case len(used) > 0:
 			presets = append(presets, finding{fFail, "agent " + p.Name + ": " + p.Program + " not on PATH, and" + strings.TrimPrefix(usedBy(used), ",") + " (" + p.Docs + ")"})
 		default:
