@@ -12,7 +12,11 @@ package registry
 // chosen in its settings for a "gateway" login that its headless check
 // then refuses (exit 41, "Invalid auth method selected."): an API-key
 // user's settings must choose "gemini-api-key" (its first interactive run
-// writes it). It retries a 429 itself, up to 10 times with backoff (its
+// writes it). So for a user with GEMINI_API_KEY set and no settings file
+// yet, the driver writes the one that first run would: the key's login,
+// no usage statistics, no update check (system defaults would be a layer
+// below the user's, but 0.61.0 reads them only from a folder root owns).
+// It retries a 429 itself, up to 10 times with backoff (its
 // settings' general.maxAttempts lowers that); a spent daily quota or a
 // retry delay over 5 minutes ends the run at once.
 var geminiPreset = Preset{
@@ -36,7 +40,9 @@ var geminiPreset = Preset{
 	// No OpenTelemetry; its usage statistics (to play.googleapis.com) and
 	// update checks are settings only (privacy.usageStatisticsEnabled,
 	// general.enableAutoUpdate), and a contained run cannot reach them.
-	Env:     []string{"GOOGLE_GEMINI_BASE_URL={base_url}", "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_TELEMETRY_ENABLED=false"},
+	Env: []string{"GOOGLE_GEMINI_BASE_URL={base_url}", "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_TELEMETRY_ENABLED=false"},
+	HomeFiles: map[string]string{".gemini/settings.json": `{"security":{"auth":{"selectedType":"gemini-api-key"}},` +
+		`"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false}}` + "\n"},
 	Proven:  "0.61.0",
 	Version: []string{"gemini", "--version"},
 	Exits: "0: the turn ended; 41: no usable login; 42: bad input; 52: bad settings; 53: turn limit; " +

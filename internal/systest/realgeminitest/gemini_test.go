@@ -114,7 +114,13 @@ func geminiBuilds(t *testing.T, gemini string, u *fwtest.User, byDefault bool) {
 	)
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
 	endpoints := endpoint("")
-	env := geminiEnv(gemini, geminiHome(t, nil))
+	// Metered by default, the user is new to Gemini CLI: no settings of
+	// its own, so the preset's system defaults choose the key's login.
+	home := geminiHome(t, nil)
+	if byDefault {
+		home = t.TempDir()
+	}
+	env := geminiEnv(gemini, home)
 	if byDefault {
 		env = append(env, "GOOGLE_GEMINI_BASE_URL="+api.URL)
 	} else {
