@@ -137,10 +137,24 @@ func (w *WorkOnce) DayBudgetProblem() string {
 	return ledger.DayProblem(b, spent, w.Endpoint.Name, w.Worker.Tier.String())
 }
 
+// EndpointProblem says why this worker's endpoint may be called by no
+// run now, "" when it may (endpointtrouble.go).
+func (w *WorkOnce) EndpointProblem(ctx context.Context) string {
+	if w.Endpoint.Name == "" {
+		return ""
+	}
+	return EndpointProblem(w.Tree.Project, w.Endpoint.Name, time.Now())
+}
+
 // Do runs the loop; the driver's state file and log say what happened.
 func (w *WorkOnce) Do(ctx context.Context) Status {
 	if why := w.DayBudgetProblem(); why != "" {
 		return w.fail(StatusNothing, "%s", why)
+	}
+	if why := w.EndpointProblem(ctx); why != "" {
+		// Idle, not an error: a watcher's next tick after the time
+		// said claims again by itself.
+		return w.fail(StatusNothing, "%s; claiming nothing", why)
 	}
 	if s, err := config.Load(w.Tree.Project); err == nil {
 		w.limits = s.Limits // a bad file was refused before the loop began
