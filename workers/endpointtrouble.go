@@ -203,6 +203,16 @@ func EndpointWarnings(project string, now time.Time) []model.Warning {
 	return out
 }
 
+// reading is the tap on the agent's stdout: the meter reads its usage,
+// and preset's reader its result.
+func (r *running) reading(m *runMeter, preset string) func(string) {
+	r.result = agentout.For(preset)
+	return func(line string) {
+		m.line(line)
+		r.result.Line([]byte(line))
+	}
+}
+
 // failedRun ends a run whose agent failed with its plan still held (how
 // says how it ended): endpoint trouble or a task failure, each handing
 // the plan back at once.

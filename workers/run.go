@@ -463,7 +463,7 @@ type running struct {
 	out, errw *lineWriter
 	handedOn  string // where the agent's own complete, park or release sent the plan
 	meter     *runMeter
-	result    *agentout.Reader // the tool's own word on its turn (endpointtrouble.go)
+	result    *agentout.Reader // the tool's own word on its turn (reading)
 	// bringing holds a token while the agent's commits are being brought
 	// in: one bring at a time, the pulse's off the loop (bringSoon).
 	bringing   chan struct{}
@@ -514,11 +514,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
 	r.out, r.errw = d.Log.writer(StreamOut), d.Log.writer(StreamErr)
-	r.result = agentout.For(d.Preset)
-	r.out.tap = func(line string) {
-		m.line(line)
-		r.result.Line([]byte(line))
-	}
+	r.out.tap = r.reading(m, d.Preset)
 	streams, err := startStreams(r.cmd, r.out, r.errw)
 	var release func()
 	if err == nil {
