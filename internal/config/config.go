@@ -278,11 +278,7 @@ func (s *Settings) set(key, val *yaml.Node) error {
 		}
 		s.Sandbox = m
 	case "retries":
-		n, err := strconv.Atoi(val.Value)
-		if val.Kind != yaml.ScalarNode || err != nil || n < 1 || n > MaxTaskRetries {
-			return errorf(val.Line, "retries: want how many task failures park a plan, 1 to %d", MaxTaskRetries)
-		}
-		s.Retries = n
+		return s.setRetries(val)
 	case "egress":
 		e, err := parseEgress(val)
 		if err != nil {
@@ -292,6 +288,16 @@ func (s *Settings) set(key, val *yaml.Node) error {
 	default:
 		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify, retries)", key.Value)
 	}
+	return nil
+}
+
+// setRetries reads `retries:`.
+func (s *Settings) setRetries(val *yaml.Node) error {
+	n, err := strconv.Atoi(val.Value)
+	if val.Kind != yaml.ScalarNode || err != nil || n < 1 || n > MaxTaskRetries {
+		return errorf(val.Line, "retries: want how many task failures park a plan, 1 to %d", MaxTaskRetries)
+	}
+	s.Retries = n
 	return nil
 }
 
