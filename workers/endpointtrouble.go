@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"fleetwatch/internal/agentout"
 	"fleetwatch/model"
+	"fleetwatch/planfs/claims"
 )
 
 // A run ends as one of three: done, the task failed, or endpoint trouble
@@ -28,6 +30,9 @@ import (
 //
 // The state is a small JSON file per endpoint under EndpointDir, read
 // before every claim (EndpointProblem); a run that ends done clears it.
+// With claims in a remote backend it is also published there
+// (claims.EndpointBoard), and a worker on any machine reads it before
+// claiming, so none calls an endpoint another machine found shut.
 
 // EndpointDir holds one JSON file per endpoint in trouble, relative to the
 // project.
@@ -261,6 +266,9 @@ func (d *Driver) endpointTrouble(r *running, o Outcome, how string, t endTrouble
 	if err := WriteEndpoint(project, st); err != nil {
 		d.Log.Printf("could not record endpoint %s's state: %v", d.Endpoint, errText(err))
 	}
+	if err := publishEndpoint(d.Board, d.Endpoint, &st); err != nil {
+		d.Log.Printf("could not publish endpoint %s's state: %v", d.Endpoint, errText(err))
+	}
 	state := "endpoint " + d.Endpoint + " is " + st.State
 	if !st.Until.IsZero() {
 		state += " until " + utc(st.Until)
@@ -300,7 +308,7 @@ func (d *Driver) ranWell(r *running) {
 	if d.Endpoint != "" {
 		if _, had := ReadEndpoint(d.Tree.Project, d.Endpoint); had {
 			d.Log.Printf("endpoint %s works again", d.Endpoint)
-			if err := ClearEndpoint(d.Tree.Project, d.Endpoint); err != nil {
+			if err := ResetEndpoint(d.Tree.Project, d.Endpoint, d.Board); err != nil {
 				d.Log.Printf("could not clear endpoint %s's state: %v", d.Endpoint, errText(err))
 			}
 		}
@@ -359,4 +367,58 @@ func ClearFailures(project, slug string) error {
 		return nil
 	}
 	return err
+}
+
+// boardTimeout bounds one publish or read of an endpoint's record.
+const boardTimeout = 10 * time.Second
+
+// publishEndpoint writes st as name's record on board (nil st removes
+// it); nothing without a board.
+func publishEndpoint(board claims.EndpointBoard, name string, st *EndpointState) error {
+	if board == nil {
+		return nil
+	}
+	var data []byte
+	if st != nil {
+		var err error
+		if data, err = json.Marshal(st); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), boardTimeout)
+	defer cancel()
+	return board.PublishEndpoint(ctx, name, data)
+}
+
+// ResetEndpoint forgets name's trouble here and on board (nil: none).
+func ResetEndpoint(project, name string, board claims.EndpointBoard) error {
+	return errors.Join(ClearEndpoint(project, name), publishEndpoint(board, name, nil))
+}
+
+// BoardProblem says why board's record of name stops claims at now, ""
+// when there is none or it no longer does. A record another machine
+// wrote is kept here too, for this machine's board and `endpoints show`.
+func BoardProblem(ctx context.Context, project, name string, board claims.EndpointBoard, now time.Time) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, boardTimeout)
+	defer cancel()
+	data, err := board.EndpointRecord(ctx, name)
+	if err != nil || data == nil {
+		return "", err
+	}
+	var st EndpointState
+	if err := json.Unmarshal(data, &st); err != nil {
+		return "", fmt.Errorf("endpoint %s's record: %v", name, err)
+	}
+	switch st.State {
+	case EndpointBackingOff, EndpointDisabled, EndpointShut:
+	default:
+		return "", fmt.Errorf("endpoint %s's record: unknown state %q", name, claims.Clip(st.State, 40))
+	}
+	// Whoever could push wrote it: its texts are one bounded line.
+	st.Name, st.Reason, st.Host = name, claims.Clip(st.Reason, 300), claims.Clip(st.Host, 256)
+	why := st.Problem(now)
+	if why != "" {
+		err = WriteEndpoint(project, st)
+	}
+	return why, err
 }

@@ -25,6 +25,7 @@ import (
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 )
 
 // DefaultGrace is how long a stopped executor gets between SIGTERM and
@@ -177,6 +178,9 @@ type Driver struct {
 	// with edits and no commit gets them committed by fleetwatch instead
 	// of being parked.
 	AutoCommit bool
+	// Board, when set, carries the endpoint's trouble to every machine
+	// (a remote claims backend; endpointtrouble.go).
+	Board claims.EndpointBoard
 	// Supervisor is the command that outlives this driver to stop its run
 	// should it die (Supervise, given supervisorArgs); nil: none.
 	Supervisor []string

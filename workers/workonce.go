@@ -139,11 +139,25 @@ func (w *WorkOnce) DayBudgetProblem() string {
 
 // EndpointProblem says why this worker's endpoint may be called by no
 // run now, "" when it may (endpointtrouble.go).
+// With claims in a remote backend, the record there counts too.
 func (w *WorkOnce) EndpointProblem(ctx context.Context) string {
-	if w.Endpoint.Name == "" {
+	name := w.Endpoint.Name
+	if name == "" {
 		return ""
 	}
-	return EndpointProblem(w.Tree.Project, w.Endpoint.Name, time.Now())
+	if why := EndpointProblem(w.Tree.Project, name, time.Now()); why != "" {
+		return why
+	}
+	board, ok := w.Claims.(claims.EndpointBoard)
+	if !ok {
+		return ""
+	}
+	why, err := BoardProblem(ctx, w.Tree.Project, name, board, time.Now())
+	if err != nil {
+		// A record that cannot be read never stops the fleet.
+		w.Say("warning: endpoint %s's record in %s: %v", name, w.Where, err)
+	}
+	return why
 }
 
 // Do runs the loop; the driver's state file and log say what happened.
@@ -189,6 +203,9 @@ func (w *WorkOnce) Do(ctx context.Context) Status {
 	}
 	if f, ok := w.Claims.(claims.Fleet); ok && w.Run && d != nil {
 		d.PublishTo(f, w.ttl())
+	}
+	if b, ok := w.Claims.(claims.EndpointBoard); ok && d != nil {
+		d.Board = b
 	}
 	code, note := w.each(ctx, side, d, port)
 	if d != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"fleetwatch/planfs/claims"
 	"fleetwatch/workers"
 )
 
@@ -67,14 +68,24 @@ func endpointsClearCmd() *cobra.Command {
 			if len(pos) != 1 {
 				return fail(stderr, exitError, "endpoints clear takes one endpoint name")
 			}
-			if err := workers.ClearEndpoint(findRoot(root), pos[0]); err != nil {
+			project := findRoot(root)
+			b, err := openClaims(project, "")
+			if err != nil {
+				return fail(stderr, exitError, "%v", err)
+			}
+			var board claims.EndpointBoard // none for the local lease files
+			if b != nil {
+				defer b.Close()
+				board, _ = b.(claims.EndpointBoard)
+			}
+			if err := workers.ResetEndpoint(project, pos[0], board); err != nil {
 				return fail(stderr, exitError, "%v", err)
 			}
 			fmt.Fprintf(stdout, "%s: cleared\n", pos[0])
 			return exitOK
 		}
 	})
-	cmd.Long = "Forgets an endpoint's trouble, as a run that ends well on it does: its workers\nclaim again at their next tick. For a disabled endpoint, once its key is fixed."
+	cmd.Long = "Forgets an endpoint's trouble, here and in the remote claims backend, as a run\nthat ends well on it does: its workers claim again at their next tick. For a disabled endpoint, once its key is fixed."
 	cmd.Example = "  fleetwatch endpoints clear claude-opus"
 	return cmd
 }
