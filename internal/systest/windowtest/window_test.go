@@ -94,6 +94,7 @@ func TestUsageWindowHandsThePlanOn(t *testing.T) {
 			t.Errorf("w1's log lacks %q:\n%s", want, log)
 		}
 	}
+	t.Logf("the run on one handed hello back %v after it began", time.Since(start).Round(time.Millisecond))
 	st, ok := workers.ReadEndpoint(dir, "one")
 	if !ok || st.State != workers.EndpointShut || !st.Until.Equal(reset) {
 		t.Errorf("endpoint one's state: %+v %v", st, ok)
@@ -112,9 +113,7 @@ func TestUsageWindowHandsThePlanOn(t *testing.T) {
 		log, _ := os.ReadFile(workers.LogPath(dir, "w2"))
 		t.Fatalf("endpoint two should do hello: %v\nlog:\n%s", r, log)
 	}
-	if took := time.Since(start); took > 19*time.Second {
-		t.Logf("hello was done %v after the first run began", took)
-	}
+	t.Logf("endpoint two had done hello %v after the first run began", time.Since(start).Round(time.Millisecond))
 
 	time.Sleep(time.Until(reset) + 500*time.Millisecond)
 	if r := work("one", "w1", "later"); r.Code != 0 || !fwtest.Exists(dir, "review-needed/later.md") {
