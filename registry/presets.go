@@ -40,6 +40,12 @@ type Preset struct {
 	// Env is what the tool is given to reach the run's metering proxy and
 	// to run headless, each "NAME=template" ({base_url} is the proxy's).
 	Env []string
+	// Logins says, per way of signing in to the tool, whether its model
+	// calls go through the metering proxy or run on reported usage only.
+	Logins string
+	// KeyEnv is the variable the tool reads an API key from; `doctor
+	// --live` sets it to a placeholder for its scripted API.
+	KeyEnv string
 	// Resume is the build argv that resumes the session {session}: the
 	// same conversation, for a plan sent back for more work.
 	Resume []string
@@ -184,6 +190,7 @@ func (p parser) applyPreset(ep *Endpoint, line int) error {
 	}
 	if ep.Command == nil {
 		ep.Command = slices.Clone(pr.Build)
+		ep.ResumeCommand = slices.Clone(pr.Resume)
 	}
 	if ep.ReviewCommand == nil {
 		ep.ReviewCommand = slices.Clone(pr.Review)

@@ -54,6 +54,8 @@ type Placeholders struct {
 	// ({project}).
 	Ports   []int
 	Project string
+	// Session is the agent session a resumed build continues.
+	Session string
 }
 
 func (p Placeholders) pairs() [][2]string {
@@ -66,7 +68,7 @@ func (p Placeholders) pairs() [][2]string {
 		{"base_url", p.BaseURL}, {"port", port}, {"slug", p.Slug},
 		{"mode", cmp.Or(p.Mode, ModeBuild)}, {"commit", p.Commit}, {"base", p.Base},
 		{"proposal", p.Proposal}, {"approved_plan", p.ApprovedPlan}, {"feedback", p.Feedback},
-		{"project", p.Project},
+		{"project", p.Project}, {"session", p.Session},
 	}
 	for i := 1; i < len(p.Ports); i++ {
 		out = append(out, [2]string{"port_" + strconv.Itoa(i), strconv.Itoa(p.Ports[i])})
@@ -76,7 +78,7 @@ func (p Placeholders) pairs() [][2]string {
 
 // optionalKeys reach the environment only when they have a value: a build
 // has no proposal, a work run no commit under review.
-var optionalKeys = map[string]bool{"commit": true, "base": true, "proposal": true, "approved_plan": true, "feedback": true, "project": true}
+var optionalKeys = map[string]bool{"commit": true, "base": true, "proposal": true, "approved_plan": true, "feedback": true, "project": true, "session": true}
 
 // Expand fills the placeholders in each word of argv in one pass, so a value
 // that itself contains `{slug}` is never expanded again. Each word stays one
@@ -158,9 +160,12 @@ type Driver struct {
 	Preset   string
 	AgentEnv []string
 	Argv     []string // executor template; nil for a claim-only worker
-	TTL      float64
-	Grace    time.Duration
-	Log      *Log
+	// Resume is the build argv that resumes a plan's last session on
+	// this endpoint ({session}); nil: every build starts afresh.
+	Resume []string
+	TTL    float64
+	Grace  time.Duration
+	Log    *Log
 	// Keeper, when set, holds the lease instead of the tree's lease file
 	// (a remote claims backend); the plan then stays in its ready lane.
 	Keeper Keeper
@@ -451,6 +456,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	}
 	o := d.watch(ctx, r)
 	d.recordRun(r, o)
+	d.keepSession(r, o)
 	return o
 }
 
@@ -472,6 +478,7 @@ type running struct {
 	// in: one bring at a time, the pulse's off the loop (bringSoon).
 	bringing   chan struct{}
 	bringStuck bool // a bring outlived bringWait: the run ends without waiting for it
+	resumed    bool // the run resumes the plan's last session
 }
 
 // start starts the executor on job's plan in its own process group. When it
@@ -498,7 +505,8 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		return nil, d.giveBack(job.Rel, r.me, err.Error(), Outcome{Code: -1, Note: err.Error()})
 	}
 	r.meter = m
-	argv := ph.Expand(d.argvFor(job))
+	argv := ph.Expand(d.argvFor(job, &ph))
+	r.resumed = ph.Session != ""
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
 	if bx.group != nil {

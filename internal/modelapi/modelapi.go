@@ -25,7 +25,9 @@ import (
 )
 
 // Step is one answer of the script, to the call whose conversation holds
-// as many tool results as steps before it.
+// as many of the model's answers as steps before it: a tool call and its
+// result move the script on by one, and so does a turn's final text, so a
+// resumed conversation goes on where it stopped and a new one starts over.
 type Step struct {
 	// Shell is a command the agent is to run with its shell tool; empty
 	// for a final answer.
@@ -143,8 +145,8 @@ type Request struct {
 	// Tool is the shell tool the call offers (a name in shellTools), ""
 	// when it offers none.
 	Tool string
-	// Results is how many tool results the conversation holds: the index
-	// of the step to answer.
+	// Results is how many of the model's answers the conversation holds
+	// (assistant messages, tool calls): the index of the step to answer.
 	Results int
 }
 
@@ -175,7 +177,7 @@ type dialect interface {
 }
 
 // dialects are tried in order; the first that matches serves the call.
-var dialects = []dialect{anthropicAPI{}}
+var dialects = []dialect{anthropicAPI{}, responsesAPI{}, geminiAPI{}}
 
 // shellTools are the shell tools of the agent CLIs, by name, each with
 // how its arguments carry a command.
@@ -183,6 +185,12 @@ var shellTools = map[string]func(cmd string) any{
 	// Claude Code; opencode.
 	"Bash": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
 	"bash": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
+	// Codex: its unified exec tool (0.169), its older shell tools.
+	"exec_command":  func(cmd string) any { return map[string]any{"cmd": cmd} },
+	"shell_command": func(cmd string) any { return map[string]any{"command": cmd} },
+	"shell":         func(cmd string) any { return map[string]any{"command": []string{"bash", "-lc", cmd}} },
+	// Gemini CLI.
+	"run_shell_command": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
 }
 
 // ShellTool is the first of names that is a shell tool this package
