@@ -19,11 +19,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"fleetwatch/internal/agentout"
 	"fleetwatch/internal/config"
 	"fleetwatch/internal/gitenv"
 	"fleetwatch/internal/sandbox"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
+	"fleetwatch/planfs/claims"
 )
 
 // DefaultGrace is how long a stopped executor gets between SIGTERM and
@@ -181,6 +183,9 @@ type Driver struct {
 	// with edits and no commit gets them committed by fleetwatch instead
 	// of being parked.
 	AutoCommit bool
+	// Board, when set, carries the endpoint's trouble to every machine
+	// (a remote claims backend; endpointtrouble.go).
+	Board claims.EndpointBoard
 	// Supervisor is the command that outlives this driver to stop its run
 	// should it die (Supervise, given supervisorArgs); nil: none.
 	Supervisor []string
@@ -431,10 +436,10 @@ func (o Outcome) OK() bool { return o.Code == 0 && !o.Stopped && o.Lost == "" }
 // lease is renewed every TTL/3. However the run ends, what a contained
 // agent committed is brought into the plan's branch before the plan moves
 // (bringEnd). Exit 0 moves the plan to review-needed/ unless the executor
-// moved it itself; any other exit leaves it claimed and stops the
-// heartbeat, so the lease runs out. When ctx ends (SIGTERM to the
-// driver) the executor gets SIGTERM, then SIGKILL after the grace, and the
-// plan goes back to the lane it came from.
+// moved it itself; a failed run hands it back at once (failedRun: endpoint
+// trouble marks the endpoint, a task failure counts toward blocked/). When
+// ctx ends (SIGTERM to the driver) the executor gets SIGTERM, then SIGKILL
+// after the grace, and the plan goes back to the lane it came from.
 func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	r, failed := d.start(job)
 	if r == nil {
@@ -468,6 +473,7 @@ type running struct {
 	out, errw *lineWriter
 	handedOn  string // where the agent's own complete, park or release sent the plan
 	meter     *runMeter
+	result    *agentout.Reader // the tool's own word on its turn (reading)
 	// bringing holds a token while the agent's commits are being brought
 	// in: one bring at a time, the pulse's off the loop (bringSoon).
 	bringing   chan struct{}
@@ -520,7 +526,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
 	r.out, r.errw = d.Log.writer(StreamOut), d.Log.writer(StreamErr)
-	r.out.tap = m.line
+	r.out.tap = r.reading(m, d.Preset)
 	streams, err := startStreams(r.cmd, r.out, r.errw)
 	var release func()
 	if err == nil {
@@ -759,6 +765,7 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 	if code < 0 {
 		how = "agent killed by a signal"
 	}
+	failed := false
 	switch {
 	case o.Plan == "" && !dirExists(d.Tree.Plans):
 		o.Code = -1
@@ -769,8 +776,8 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 		o.Note = fmt.Sprintf("%s, but its plan %s is gone", how, rel)
 	case code != 0 && o.Plan != rel:
 		o.Note = fmt.Sprintf("%s after moving its plan to %s", how, o.Plan)
-	case code != 0:
-		o.Note = fmt.Sprintf("%s; %s stays claimed until its lease runs out", how, rel)
+	case code != 0 || (r.result.Result().Failed && renewing && r.handedOn == ""):
+		failed = true
 	case !renewing || r.handedOn != "" || o.Plan != rel:
 		o.Note = "agent exited 0 and moved its plan to " + o.Plan
 	}
@@ -778,6 +785,9 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 		// Whatever its exit code, what it committed reaches the branch
 		// before the plan goes anywhere.
 		d.bringEnd(r)
+	}
+	if failed {
+		return d.failedRun(r, o, how)
 	}
 	if o.Note != "" {
 		d.Log.Printf("%s", o.Note)
@@ -790,6 +800,7 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 	if o, over := d.noCommit(r, o); over {
 		return o
 	}
+	d.ranWell(r)
 	if r.job.Mode == ModePlan {
 		return d.planTurnDone(r, o)
 	}

@@ -526,8 +526,9 @@ func (d *Driver) parkBlocked(r *running, reason string) Outcome {
 }
 
 // BoardProblems are the warnings every face's board shows beside the
-// tree's own: symlinks under var/ (SymlinkProblems) and each daily budget
-// spent today, under which claims stop.
+// tree's own: symlinks under var/ (SymlinkProblems), each daily budget
+// spent today, under which claims stop, and each endpoint in trouble.
 func BoardProblems(project string) []model.Warning {
-	return append(SymlinkProblems(project), ledger.SpentBudgets(project, time.Now())...)
+	out := append(SymlinkProblems(project), ledger.SpentBudgets(project, time.Now())...)
+	return append(out, EndpointWarnings(project, time.Now())...)
 }

@@ -137,10 +137,38 @@ func (w *WorkOnce) DayBudgetProblem() string {
 	return ledger.DayProblem(b, spent, w.Endpoint.Name, w.Worker.Tier.String())
 }
 
+// EndpointProblem says why this worker's endpoint may be called by no
+// run now, "" when it may (endpointtrouble.go).
+// With claims in a remote backend, the record there counts too.
+func (w *WorkOnce) EndpointProblem(ctx context.Context) string {
+	name := w.Endpoint.Name
+	if name == "" {
+		return ""
+	}
+	if why := EndpointProblem(w.Tree.Project, name, time.Now()); why != "" {
+		return why
+	}
+	board, ok := w.Claims.(claims.EndpointBoard)
+	if !ok {
+		return ""
+	}
+	why, err := BoardProblem(ctx, w.Tree.Project, name, board, time.Now())
+	if err != nil {
+		// A record that cannot be read never stops the fleet.
+		w.Say("warning: endpoint %s's record in %s: %v", name, w.Where, err)
+	}
+	return why
+}
+
 // Do runs the loop; the driver's state file and log say what happened.
 func (w *WorkOnce) Do(ctx context.Context) Status {
 	if why := w.DayBudgetProblem(); why != "" {
 		return w.fail(StatusNothing, "%s", why)
+	}
+	if why := w.EndpointProblem(ctx); why != "" {
+		// Idle, not an error: a watcher's next tick after the time
+		// said claims again by itself.
+		return w.fail(StatusNothing, "%s; claiming nothing", why)
 	}
 	if s, err := config.Load(w.Tree.Project); err == nil {
 		w.limits = s.Limits // a bad file was refused before the loop began
@@ -175,6 +203,9 @@ func (w *WorkOnce) Do(ctx context.Context) Status {
 	}
 	if f, ok := w.Claims.(claims.Fleet); ok && w.Run && d != nil {
 		d.PublishTo(f, w.ttl())
+	}
+	if b, ok := w.Claims.(claims.EndpointBoard); ok && d != nil {
+		d.Board = b
 	}
 	code, note := w.each(ctx, side, d, port)
 	if d != nil {

@@ -73,6 +73,23 @@ type Settings struct {
 	Limits Limits
 	// Notify is `notify:`, where notices go (notify.go); nil when unset.
 	Notify *Notify
+	// Retries is `retries:`, how many times a plan's task may fail before
+	// it is parked in blocked/; 0 means DefaultRetries.
+	Retries int
+}
+
+// DefaultRetries is `retries:` when unset.
+const DefaultRetries = 3
+
+// MaxTaskRetries bounds `retries:`.
+const MaxTaskRetries = 100
+
+// TaskRetries is how many task failures park a plan.
+func (s Settings) TaskRetries() int {
+	if s.Retries <= 0 {
+		return DefaultRetries
+	}
+	return s.Retries
 }
 
 // Check is one required check: an argv run with no shell in a throwaway
@@ -260,6 +277,8 @@ func (s *Settings) set(key, val *yaml.Node) error {
 			return errorf(val.Line, "sandbox: want auto, require or off")
 		}
 		s.Sandbox = m
+	case "retries":
+		return s.setRetries(val)
 	case "egress":
 		e, err := parseEgress(val)
 		if err != nil {
@@ -267,8 +286,18 @@ func (s *Settings) set(key, val *yaml.Node) error {
 		}
 		s.Egress = e
 	default:
-		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify)", key.Value)
+		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify, retries)", key.Value)
 	}
+	return nil
+}
+
+// setRetries reads `retries:`.
+func (s *Settings) setRetries(val *yaml.Node) error {
+	n, err := strconv.Atoi(val.Value)
+	if val.Kind != yaml.ScalarNode || err != nil || n < 1 || n > MaxTaskRetries {
+		return errorf(val.Line, "retries: want how many task failures park a plan, 1 to %d", MaxTaskRetries)
+	}
+	s.Retries = n
 	return nil
 }
 

@@ -158,3 +158,17 @@ func TestParseBatchQueue(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+func TestParseRetries(t *testing.T) {
+	if s, err := Parse(nil); err != nil || s.TaskRetries() != DefaultRetries {
+		t.Errorf("unset: %d %v", s.TaskRetries(), err)
+	}
+	if s, err := Parse([]byte("retries: 5\n")); err != nil || s.TaskRetries() != 5 {
+		t.Errorf("retries: 5: %d %v", s.TaskRetries(), err)
+	}
+	for _, bad := range []string{"retries: 0\n", "retries: many\n", "retries: [1]\n", "retries: 101\n"} {
+		if _, err := Parse([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "1: retries: want") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -70,6 +70,8 @@ func flagTable(empty string) []flagCase {
 	}
 	add([]string{"report"}, stray, root, []string{"--by", "model"}, []string{"--since", "7d"}, []string{"--json"})
 	add([]string{"budget", "show"}, stray, root)
+	add([]string{"endpoints", "show"}, stray, root)
+	add([]string{"endpoints", "clear"}, []string{"a"}, root)
 	add([]string{"notify", "test"}, stray, root, []string{"--to", "team"})
 	add([]string{"notify", "watch"}, stray, root, []string{"--every", "1m"}, []string{"--claims", "local"})
 	add([]string{"notify", "log"}, stray, root, []string{"--last", "5"}, []string{"-n", "5"})

@@ -142,7 +142,7 @@ func newRoot() *cobra.Command {
 	}
 	add("look", demoCmd(), boardCmd(), serveCmd(), usageCmd(), reportCmd())
 	add("workers", workOnceCmd(), workerCmd(), worktreeCmd(), agentsCmd())
-	add("operators", budgetCmd(), newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
+	add("operators", budgetCmd(), endpointsCmd(), newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
 		scaffoldCmd(), doctorCmd(), checkCmd(), repairCmd(), orchestratorCmd())
 	add("landing", reviewCmd(), queueCmd())
 	add("coordinator", inboxCmd(), approveCmd(), rejectCmd())

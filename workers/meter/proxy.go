@@ -56,9 +56,10 @@ type Proxy struct {
 
 	slots chan struct{} // one per request upstream (maxInFlight)
 
-	mu     sync.Mutex
-	total  Usage
-	resume chan struct{} // non-nil while paused; closed to resume
+	mu      sync.Mutex
+	total   Usage
+	resume  chan struct{} // non-nil while paused; closed to resume
+	trouble Trouble       // the last answer's endpoint trouble (trouble.go)
 }
 
 // Start listens on 127.0.0.1 and forwards to upstream (an endpoint's
@@ -254,6 +255,7 @@ func (p *Proxy) meter(resp *http.Response) error {
 	if c == nil {
 		c = &call{}
 	}
+	p.see(resp, c.free)
 	if c.free {
 		return nil
 	}

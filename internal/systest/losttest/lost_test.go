@@ -36,13 +36,13 @@ func TestHandOffAfterAFailedRunKeepsItsCommit(t *testing.T) {
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	fwtest.WithExecutor(t, dir, agent(t), "-commit", "m1.txt=m1 work", "-exit", "1")
 	r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "m1", "--slug", "x")
-	if r.Code != fwtest.ExitError || !fwtest.Exists(dir, "in-progress/x.md") {
+	// A failed task is handed back at once, its commits on its branch.
+	if r.Code != fwtest.ExitError || !fwtest.Exists(dir, "features/x.md") {
 		t.Fatalf("m1's run: %v\nlog:\n%s", r, workerLog(dir, "m1"))
 	}
 	if got := subjects(t, dir, "refs/heads/feature/x"); got[0] != "m1 work" {
 		t.Errorf("after m1 exited 1, feature/x is %q, want m1's commit on it\nlog:\n%s", got, workerLog(dir, "m1"))
 	}
-	fwtest.Want(t, fwtest.Run(t, dir, "release", "x", "--force"), fwtest.ExitOK)
 
 	fwtest.WithExecutor(t, dir, agent(t), "-commit", "m2.txt=m2 work")
 	r = fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "m2", "--slug", "x")
