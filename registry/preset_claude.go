@@ -19,10 +19,15 @@ var claudePreset = Preset{
 	Origin: "https://api.anthropic.com", OriginEnv: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY",
 	// No update checks, telemetry or error reports: a headless run's
 	// only calls are the model's.
-	Env:     []string{"ANTHROPIC_BASE_URL={base_url}", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"},
-	Logins:  "an API key (ANTHROPIC_API_KEY) and a Claude subscription's login both call ANTHROPIC_BASE_URL: metered",
-	Proven:  "2.1.328",
-	Version: []string{"claude", "--version"},
-	Exits:   exitsPlain,
-	Docs:    "https://docs.claude.com/en/docs/claude-code/headless",
+	Env: []string{"ANTHROPIC_BASE_URL={base_url}", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"},
+	// Two retries of its own, not ten, unless the operator says: with ten
+	// it spends three minutes on a refused key or a rate limit and then
+	// exits printing nothing, while fleetwatch backs the endpoint off and
+	// hands the plan on.
+	EnvDefaults: []string{"CLAUDE_CODE_MAX_RETRIES=2"},
+	Logins:      "an API key (ANTHROPIC_API_KEY) and a Claude subscription's login both call ANTHROPIC_BASE_URL: metered",
+	Proven:      "2.1.328",
+	Version:     []string{"claude", "--version"},
+	Exits:       exitsPlain,
+	Docs:        "https://docs.claude.com/en/docs/claude-code/headless",
 }

@@ -43,6 +43,9 @@ type Preset struct {
 	// Env is what the tool is given to reach the run's metering proxy and
 	// to run headless, each "NAME=template" ({base_url} is the proxy's).
 	Env []string
+	// EnvDefaults are like Env, but the operator's own value of a variable
+	// wins over the preset's.
+	EnvDefaults []string
 	// Logins says, per way of signing in to the tool, whether its model
 	// calls go through the metering proxy or run on reported usage only.
 	Logins string
@@ -157,7 +160,14 @@ func (ep Endpoint) Upstream() string {
 // "NAME=template" to be filled as a command is ({base_url} the proxy's).
 func (ep Endpoint) AgentEnv() []string {
 	p, _ := PresetNamed(ep.Agent)
-	return slices.Clone(p.Env)
+	env := slices.Clone(p.Env)
+	for _, kv := range p.EnvDefaults {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, set := os.LookupEnv(name); !set {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // hostOf is the host of a URL, "" when it has none.

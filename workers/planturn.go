@@ -51,7 +51,7 @@ func (d *Driver) keepSession(r *running, o Outcome) {
 		return
 	}
 	slug := model.SlugOf(path.Base(r.job.Rel))
-	if id := r.meter.result().Session; ValidSession(id) && o.Code == 0 {
+	if id := r.result.Result().Session; ValidSession(id) && o.Code == 0 {
 		s := Session{Endpoint: d.Endpoint, ID: id, Agent: d.Worker.AgentID, At: time.Now().UTC()}
 		if err := saveSession(d.Tree.Project, slug, s); err != nil {
 			d.Log.Printf("could not record session %s: %v", id, err)

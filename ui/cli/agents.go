@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -93,8 +94,8 @@ func printPreset(w io.Writer, p registry.Preset, v installed) {
 	} else {
 		fmt.Fprintf(w, "  plan    none: plan_first: true needs a plan_command: on the endpoint\n")
 	}
-	if len(p.Env) > 0 {
-		fmt.Fprintf(w, "  env     %s\n", strings.Join(p.Env, " "))
+	if len(p.Env)+len(p.EnvDefaults) > 0 {
+		fmt.Fprintf(w, "  env     %s\n", strings.Join(slices.Concat(p.Env, p.EnvDefaults), " "))
 	}
 	fmt.Fprintf(w, "  metered %s\n", meteredBy(p))
 	if p.Logins != "" {
