@@ -33,8 +33,9 @@ type fleetList struct {
 	shown  []int // the tiers the filter lets through
 	tierW  int   // the tier column's width
 	// Drawn on rebuild, sliced by view: the budgets (and a fleet-wide
-	// stop), the two charts, and the running workers' spend.
-	gauges, charts, running []string
+	// stop), the endpoints' states, the two charts, and the running
+	// workers' spend.
+	gauges, endpoints, charts, running []string
 	full                    int // the rows the pane has
 }
 
@@ -44,9 +45,10 @@ type FleetKeys struct{ Open key.Binding }
 // fleetMsg is one reading of the spend: ReadFleet's, and the runs paused
 // where they are.
 type fleetMsg struct {
-	fleet  ledger.Fleet
-	err    error
-	paused []workers.State
+	fleet     ledger.Fleet
+	err       error
+	paused    []workers.State
+	endpoints []workers.EndpointState // the endpoints in trouble
 }
 
 // fleetCmd reads the ledger, the settings and the paused runs.
@@ -56,7 +58,7 @@ func fleetCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return readFleet
 // tree's clock's.
 func readFleet(t *planfs.Tree) fleetMsg {
 	f, err := ledger.ReadFleet(t, t.Now())
-	return fleetMsg{fleet: f, err: err, paused: workers.PausedRuns(t.Project)}
+	return fleetMsg{fleet: f, err: err, paused: workers.PausedRuns(t.Project), endpoints: workers.ReadEndpoints(t.Project)}
 }
 
 // requestFleet reads the spend, one reading at a time; with a hub, the
@@ -133,6 +135,7 @@ func (l *fleetList) rebuild(pc *paneCtx) {
 		inner -= 2 // the boxes' edges
 	}
 	l.gauges = l.gaugeLines(pc.common, inner)
+	l.endpoints = endpointLines(pc.common, l.data, pc.opt.Tree.Now())
 	l.charts = l.chartLines(pc.common, inner)
 	l.running = runningLines(pc.common, pc.workers)
 	tw, wide := l.tierW, pc.wide
@@ -391,6 +394,9 @@ func (l *fleetList) view(pc *paneCtx, h int) []string {
 	tableH := l.table.height + 1
 	if !pc.wide {
 		out := append([]string{}, l.gauges...)
+		if len(l.endpoints) > 0 {
+			out = append(append(out, "", pc.st.Title.Render("Endpoints · now")), l.endpoints...)
+		}
 		out = append(out, "", pc.st.Title.Render(pc.filterTitle("Tiers · last 7 days", &l.paneFilter)))
 		out = append(out, pc.tableBox("", header, &l.table, tableH, pc.emptyText(&l.paneFilter, empty))...)
 		if len(l.charts) > 0 {
@@ -400,6 +406,9 @@ func (l *fleetList) view(pc *paneCtx, h int) []string {
 		return out[:min(len(out), h)]
 	}
 	out := pc.box("Budgets · today", "", l.gauges, pc.cols, len(l.gauges)+2, false)
+	if len(l.endpoints) > 0 {
+		out = append(out, pc.box("Endpoints · now", "", l.endpoints, pc.cols, len(l.endpoints)+2, false)...)
+	}
 	out = append(out, pc.tableBox(pc.filterTitle("Tiers · last 7 days", &l.paneFilter), header, &l.table, tableH+2, pc.emptyText(&l.paneFilter, empty))...)
 	if len(l.charts) > 0 {
 		out = append(out, pc.box("Cost and landings per tier", "", l.charts, pc.cols, len(l.charts)+2, false)...)

@@ -396,3 +396,34 @@ func TestFleetReadWhenShown(t *testing.T) {
 		t.Errorf("after the budgets were written and the pane shown again:\n%s", v)
 	}
 }
+
+// While an endpoint is in trouble the Fleet pane says which and until
+// when, and what each endpoint spent today; with none in trouble it has
+// no such box (TestGoldenFleet).
+func TestFleetEndpointStates(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.addSpend(t, "20")
+	now := testNow
+	for _, st := range []workers.EndpointState{
+		{Name: "claude", State: workers.EndpointShut, Trouble: "usage_window", Reason: "usage limit reached", Since: now, Until: now.Add(2 * time.Hour), Reset: now.Add(2 * time.Hour)},
+		{Name: "gem", State: workers.EndpointDisabled, Trouble: "auth", Reason: "401 invalid key", Since: now},
+		{Name: "old", State: workers.EndpointBackingOff, Reason: "429", Since: now.Add(-time.Hour), Until: now.Add(-time.Minute)},
+	} {
+		if err := workers.WriteEndpoint(p.dir, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, p, 160, 48)
+	h.press("8")
+	v := h.view()
+	for _, want := range []string{"Endpoints · now", "⚠ shut until ", ": usage limit reached · 1.5M tokens, $10.70 today",
+		"⚠ disabled: 401 invalid key (fleetwatch endpoints clear gem)", "local", "ok · 415k tokens, $0.50 today"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "backing off") || strings.Contains(v, "old ") {
+		t.Errorf("an endpoint whose backoff ended is still shown:\n%s", v)
+	}
+}

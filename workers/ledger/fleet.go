@@ -26,6 +26,8 @@ type Fleet struct {
 	Today   Totals  `json:"today"` // the whole fleet's spend today
 	Gauges  []Gauge `json:"gauges"`
 	Tiers   []Line  `json:"tiers"` // outcomes per tier since Since
+	// Endpoints is each endpoint's spend today, by name.
+	Endpoints map[string]Totals `json:"endpoints,omitempty"`
 	Since   time.Time
 	Problem string `json:"problem,omitempty"` // why claims are stopped for the whole fleet, "" when they are not
 }
@@ -47,7 +49,7 @@ func ReadFleet(t *planfs.Tree, now time.Time) (Fleet, error) {
 	if err != nil {
 		return Fleet{}, err
 	}
-	f := Fleet{Today: spent.FleetDay, Since: now.AddDate(0, 0, -7)}
+	f := Fleet{Today: spent.FleetDay, Since: now.AddDate(0, 0, -7), Endpoints: spent.EndpointDay}
 	b := s.Budgets
 	if !b.FleetDay.None() {
 		f.Gauges = append(f.Gauges, Gauge{"fleet today", b.FleetDay, spent.FleetDay})

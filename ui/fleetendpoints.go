@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"fleetwatch/internal/termtext"
+	"fleetwatch/workers"
+)
+
+// endpointLines are the Fleet pane's endpoints while any is in trouble:
+// each one in trouble, with when it may be called again, and each one
+// that spent today, with what it spent (what the others can still take
+// on). With none in trouble the budgets say it all: no lines.
+func endpointLines(cm *common, f fleetMsg, now time.Time) []string {
+	states := map[string]workers.EndpointState{}
+	names := make([]string, 0, len(f.endpoints)+len(f.fleet.Endpoints))
+	for _, st := range f.endpoints {
+		if st.Problem(now) != "" {
+			states[st.Name] = st
+			names = append(names, st.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	for n := range f.fleet.Endpoints {
+		if _, ok := states[n]; !ok && n != "" {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	w := 0
+	for _, n := range names {
+		w = min(24, max(w, cellWidth(n)))
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		line := "  " + fit(termtext.Line(n), w) + "  " + endpointState(cm, states[n], n, now)
+		if t, ok := f.fleet.Endpoints[n]; ok && (t.Tokens > 0 || t.USD > 0) {
+			line += " · " + t.String() + " today"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// endpointState is an endpoint's state in words: ok, or what stops its
+// claims and until when.
+func endpointState(cm *common, st workers.EndpointState, name string, now time.Time) string {
+	if st.Name == "" || st.Problem(now) == "" {
+		return "ok"
+	}
+	var s string
+	switch st.State {
+	case workers.EndpointDisabled:
+		s = "disabled: " + clip(st.Reason, 60) + " (fleetwatch endpoints clear " + name + ")"
+	case workers.EndpointShut:
+		s = "shut until " + st.Until.Local().Format("Jan 2 15:04") + " (" + span(st.Until.Sub(now).Seconds()) + "): " + clip(st.Reason, 60)
+	default:
+		s = "backing off until " + st.Until.Local().Format("15:04:05") + " (" + span(st.Until.Sub(now).Seconds()) + "): " + clip(st.Reason, 60)
+	}
+	if cm.plain {
+		return "⚠ " + s
+	}
+	return cm.st.Bad.Render("⚠ " + s)
+}
+
+func clip(s string, n int) string {
+	s = termtext.Line(s)
+	if r := []rune(s); len(r) > n {
+		return strings.TrimSpace(string(r[:n-1])) + "…"
+	}
+	return s
+}
