@@ -175,7 +175,7 @@ type dialect interface {
 }
 
 // dialects are tried in order; the first that matches serves the call.
-var dialects = []dialect{anthropicAPI{}}
+var dialects = []dialect{anthropicAPI{}, chatAPI{}}
 
 // shellTools are the shell tools of the agent CLIs, by name, each with
 // how its arguments carry a command.
@@ -183,6 +183,10 @@ var shellTools = map[string]func(cmd string) any{
 	// Claude Code; opencode.
 	"Bash": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
 	"bash": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
+	// qwen-code (Gemini CLI's shell tool).
+	"run_shell_command": func(cmd string) any {
+		return map[string]any{"command": cmd, "description": "run the script's command", "is_background": false}
+	},
 }
 
 // ShellTool is the first of names that is a shell tool this package
