@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,6 +65,10 @@ const (
 	reviewPrompt = "Review the change {base}..{commit} in this folder (git diff {base} {commit}) " +
 		"against the plan {plan}. Change no file. Answer with ACCEPT, REVISE or ESCALATE alone " +
 		"on the first line, then your findings."
+	resumePrompt = "You are a fleetwatch worker in {worktree}, back on plan {slug} ({plan}) in the same session: " +
+		"it was sent back for more work. Read the plan file again, including any review notes in it, " +
+		"finish the work until its Done when section holds, and commit it on this branch with git before you exit. " +
+		"Never edit anything under .plans/. A server you start listens on port {port}."
 	planPrompt = "Plan, do not build: read the plan file {plan} and this folder and change nothing here. " +
 		"Write your implementation plan to {proposal}, ending with a \"## Files in scope\" section " +
 		"that lists each file or folder you will change as \"- path\". " +
@@ -97,15 +102,57 @@ func presetNames() string {
 	return strings.Join(names, ", ")
 }
 
-// ModelHosts are the hosts ep's agents reach their model at when nothing
-// meters it: its preset's, when it has one and no base_url. A metered
-// endpoint's agents reach their model only through the metering proxy.
+// ModelHosts are the hosts ep's agents reach through the driver's egress
+// proxy: its preset's sign-in hosts, when it has a preset and no base_url.
+// Its model calls go through the metering proxy (Upstream), so the host
+// they are for is left out: a call around the meter finds no way out.
 func (ep Endpoint) ModelHosts() []string {
 	if ep.BaseURL != "" || ep.Agent == "" {
 		return nil
 	}
 	p, _ := PresetNamed(ep.Agent)
-	return p.Hosts
+	api, vendor := hostOf(ep.Upstream()), hostOf(p.Origin)
+	var out []string
+	for _, h := range p.Hosts {
+		if h != api && h != vendor {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Upstream is where ep's agents' model calls go, behind each run's
+// metering proxy: its base_url; for a preset without one, the operator's
+// own variable for the tool's API (the preset's OriginEnv, such as
+// ANTHROPIC_BASE_URL) when set, else the vendor's API (Origin). "" when
+// nothing is known to meter: an endpoint's own command: without base_url.
+func (ep Endpoint) Upstream() string {
+	if ep.BaseURL != "" || ep.Agent == "" {
+		return ep.BaseURL
+	}
+	p, _ := PresetNamed(ep.Agent)
+	if p.OriginEnv != "" {
+		if v := os.Getenv(p.OriginEnv); v != "" {
+			return v
+		}
+	}
+	return p.Origin
+}
+
+// AgentEnv is what ep's preset gives its tool in the environment, each
+// "NAME=template" to be filled as a command is ({base_url} the proxy's).
+func (ep Endpoint) AgentEnv() []string {
+	p, _ := PresetNamed(ep.Agent)
+	return slices.Clone(p.Env)
+}
+
+// hostOf is the host of a URL, "" when it has none.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // ExistingWrites are p's state paths that exist on this machine, absolute:
@@ -137,6 +184,7 @@ func (p parser) applyPreset(ep *Endpoint, line int) error {
 	}
 	if ep.Command == nil {
 		ep.Command = slices.Clone(pr.Build)
+		ep.ResumeCommand = slices.Clone(pr.Resume)
 	}
 	if ep.ReviewCommand == nil {
 		ep.ReviewCommand = slices.Clone(pr.Review)

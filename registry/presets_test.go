@@ -112,8 +112,9 @@ func TestAgentEndpoint(t *testing.T) {
 	}
 }
 
-// An unmetered preset endpoint's agents reach their vendor's hosts; a
-// metered one's reach their model only through the metering proxy.
+// A preset endpoint without base_url is metered by default: its agents
+// reach their vendor's sign-in hosts, never its API but through the
+// metering proxy; an endpoint with a base_url reaches nothing else.
 func TestModelHostsOnlyWhenUnmetered(t *testing.T) {
 	reg, err := Parse("endpoints.yaml", []byte("endpoints:\n  - name: direct\n    tier: mid\n    model: opus\n    agent: claude\n"+
 		"  - name: metered\n    tier: mid\n    model: opus\n    agent: claude\n    base_url: http://127.0.0.1:9/v1\n"+
@@ -121,11 +122,22 @@ func TestModelHostsOnlyWhenUnmetered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]string{"direct": {"api.anthropic.com", "console.anthropic.com"}, "metered": nil, "own": nil}
+	want := map[string][]string{"direct": {"console.anthropic.com"}, "metered": nil, "own": nil}
 	for _, ep := range reg.Endpoints {
 		if got := ep.ModelHosts(); !slices.Equal(got, want[ep.Name]) {
 			t.Errorf("%s: ModelHosts() = %q, want %q", ep.Name, got, want[ep.Name])
 		}
+	}
+	upstream := map[string]string{"direct": "https://api.anthropic.com", "metered": "http://127.0.0.1:9/v1", "own": ""}
+	for _, ep := range reg.Endpoints {
+		if got := ep.Upstream(); got != upstream[ep.Name] {
+			t.Errorf("%s: Upstream() = %q, want %q", ep.Name, got, upstream[ep.Name])
+		}
+	}
+	// The operator's own ANTHROPIC_BASE_URL stands for the vendor's API.
+	t.Setenv("ANTHROPIC_BASE_URL", "https://gateway.example.com/anthropic")
+	if got := reg.Endpoints[0].Upstream(); got != "https://gateway.example.com/anthropic" {
+		t.Errorf("with ANTHROPIC_BASE_URL set: Upstream() = %q", got)
 	}
 	for _, p := range Presets {
 		if len(p.Hosts) == 0 {

@@ -55,6 +55,10 @@ type Endpoint struct {
 	// PlanCommand is that turn's argv (else Command with {mode} = plan).
 	PlanFirst   bool
 	PlanCommand []string
+	// ResumeCommand is the argv of a build that resumes the plan's last
+	// session ({session}): its preset's, when the preset's build argv is
+	// the one the endpoint runs.
+	ResumeCommand []string
 	// OnScopeViolation is `on_scope_violation:`, "stop" or "warn"; "" leaves
 	// it to fleetwatch.yaml.
 	OnScopeViolation string

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"time"
 
 	"fleetwatch/model"
 	"fleetwatch/workers/coord"
@@ -20,11 +21,46 @@ import (
 
 // argvFor is the command line job runs: its own (a plan_command), else the
 // driver's executor.
-func (d *Driver) argvFor(job Job) []string {
+func (d *Driver) argvFor(job Job, ph *Placeholders) []string {
 	if job.Argv != nil {
 		return job.Argv
 	}
+	if s, ok := d.resumable(job); ok {
+		ph.Session = s.ID
+		d.Log.Printf("resuming session %s of %s, which %s left at %s", s.ID, ph.Slug, s.Agent, s.At.Format(time.RFC3339))
+		return d.Resume
+	}
 	return d.Argv
+}
+
+// resumable is the session a build of job's plan resumes: the last one a
+// turn on this endpoint left, when the endpoint's agent can resume one.
+func (d *Driver) resumable(job Job) (Session, bool) {
+	if d.Resume == nil || cmp.Or(job.Mode, ModeBuild) != ModeBuild {
+		return Session{}, false
+	}
+	s, ok := LastSession(d.Tree.Project, model.SlugOf(path.Base(job.Rel)))
+	return s, ok && s.Endpoint == d.Endpoint
+}
+
+// keepSession records the session the run's tool printed, for the plan's
+// next build to resume; a resumed run that failed forgets it, so the next
+// build starts afresh rather than failing the same way.
+func (d *Driver) keepSession(r *running, o Outcome) {
+	if d.Resume == nil || r.job.Mode == ModeReview {
+		return
+	}
+	slug := model.SlugOf(path.Base(r.job.Rel))
+	if id := r.meter.result().Session; ValidSession(id) && o.Code == 0 {
+		s := Session{Endpoint: d.Endpoint, ID: id, Agent: d.Worker.AgentID, At: time.Now().UTC()}
+		if err := saveSession(d.Tree.Project, slug, s); err != nil {
+			d.Log.Printf("could not record session %s: %v", id, err)
+		}
+		return
+	}
+	if r.resumed {
+		dropSession(d.Tree.Project, slug)
+	}
 }
 
 // jobPlaceholders adds what job brings to the placeholders: its mode, the

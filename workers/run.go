@@ -52,6 +52,8 @@ type Placeholders struct {
 	// ({project}).
 	Ports   []int
 	Project string
+	// Session is the agent session a resumed build continues.
+	Session string
 }
 
 func (p Placeholders) pairs() [][2]string {
@@ -64,7 +66,7 @@ func (p Placeholders) pairs() [][2]string {
 		{"base_url", p.BaseURL}, {"port", port}, {"slug", p.Slug},
 		{"mode", cmp.Or(p.Mode, ModeBuild)}, {"commit", p.Commit}, {"base", p.Base},
 		{"proposal", p.Proposal}, {"approved_plan", p.ApprovedPlan}, {"feedback", p.Feedback},
-		{"project", p.Project},
+		{"project", p.Project}, {"session", p.Session},
 	}
 	for i := 1; i < len(p.Ports); i++ {
 		out = append(out, [2]string{"port_" + strconv.Itoa(i), strconv.Itoa(p.Ports[i])})
@@ -74,7 +76,7 @@ func (p Placeholders) pairs() [][2]string {
 
 // optionalKeys reach the environment only when they have a value: a build
 // has no proposal, a work run no commit under review.
-var optionalKeys = map[string]bool{"commit": true, "base": true, "proposal": true, "approved_plan": true, "feedback": true, "project": true}
+var optionalKeys = map[string]bool{"commit": true, "base": true, "proposal": true, "approved_plan": true, "feedback": true, "project": true, "session": true}
 
 // Expand fills the placeholders in each word of argv in one pass, so a value
 // that itself contains `{slug}` is never expanded again. Each word stays one
@@ -147,11 +149,21 @@ type Driver struct {
 	Tree     *planfs.Tree
 	Worker   model.Worker
 	Endpoint string
-	BaseURL  string
+	// BaseURL is where the agent's model calls go, behind the run's
+	// metering proxy (registry.Endpoint.Upstream); "" meters nothing.
+	BaseURL string
+	// Preset names the endpoint's agent preset ("" for its own command:),
+	// whose output the driver reads for the run's end (agentout);
+	// AgentEnv are its environment templates.
+	Preset   string
+	AgentEnv []string
 	Argv     []string // executor template; nil for a claim-only worker
-	TTL      float64
-	Grace    time.Duration
-	Log      *Log
+	// Resume is the build argv that resumes a plan's last session on
+	// this endpoint ({session}); nil: every build starts afresh.
+	Resume []string
+	TTL    float64
+	Grace  time.Duration
+	Log    *Log
 	// Keeper, when set, holds the lease instead of the tree's lease file
 	// (a remote claims backend); the plan then stays in its ready lane.
 	Keeper Keeper
@@ -439,6 +451,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 	}
 	o := d.watch(ctx, r)
 	d.recordRun(r, o)
+	d.keepSession(r, o)
 	return o
 }
 
@@ -459,6 +472,7 @@ type running struct {
 	// in: one bring at a time, the pulse's off the loop (bringSoon).
 	bringing   chan struct{}
 	bringStuck bool // a bring outlived bringWait: the run ends without waiting for it
+	resumed    bool // the run resumes the plan's last session
 }
 
 // start starts the executor on job's plan in its own process group. When it
@@ -485,7 +499,8 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		return nil, d.giveBack(job.Rel, r.me, err.Error(), Outcome{Code: -1, Note: err.Error()})
 	}
 	r.meter = m
-	argv := ph.Expand(d.argvFor(job))
+	argv := ph.Expand(d.argvFor(job, &ph))
+	r.resumed = ph.Session != ""
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
 	if bx.group != nil {
@@ -500,7 +515,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
-	r.cmd.Env = gitenv.Env(append(append(append(append(ph.Env(), job.Env...), bx.env...), meterEnv...), "PWD="+dir)...)
+	r.cmd.Env = gitenv.Env(append(append(append(append(append(ph.Env(), job.Env...), bx.env...), meterEnv...), ph.Expand(d.AgentEnv)...), "PWD="+dir)...)
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fleetwatch/internal/agentout"
 	"fmt"
 	"io"
 	"io/fs"
@@ -52,9 +53,10 @@ type runMeter struct {
 
 	mu     sync.Mutex
 	rep    meter.Report
-	tail   []byte // the end of the agent's stdout, for its ## Result
-	said   bool   // the 80 % notice
-	paused string // why the run is paused ("" when it is not)
+	out    *agentout.Reader // the tool's own result: its end, its session
+	tail   []byte           // the end of the agent's stdout, for its ## Result
+	said   bool             // the 80 % notice
+	paused string           // why the run is paused ("" when it is not)
 }
 
 // usageFile follows $FLEET_USAGE as the agent appends to it: each look
@@ -142,6 +144,7 @@ func (d *Driver) openMeter(job Job, bx *box, ph *Placeholders) (*runMeter, []str
 		return nil, nil, err
 	}
 	m.slug = model.SlugOf(path.Base(job.Rel))
+	m.out = agentout.For(d.Preset)
 	m.budget = planBudget(job, d.Tree)
 	if spent, err := ledger.ReadSpent(d.Tree.Project, time.Now()); err == nil {
 		m.before = spent.Plan[m.slug]
@@ -230,11 +233,19 @@ func (m *runMeter) line(s string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.rep.Line([]byte(s))
+	m.out.Line([]byte(s))
 	m.tail = append(m.tail, s...)
 	m.tail = append(m.tail, '\n')
 	if n := len(m.tail); n > 64<<10 {
 		m.tail = m.tail[n-32<<10:]
 	}
+}
+
+// result is what the tool said of its turn so far.
+func (m *runMeter) result() agentout.Result {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.out.Result()
 }
 
 // usage is the run's spend so far and where it came from: metered when
@@ -324,7 +335,7 @@ func (d *Driver) recordRun(r *running, o Outcome) {
 		Model: u.Model, Host: hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.spent.USD,
 		Priced: t.priced, Source: t.source, Start: m.started, End: time.Now(), Exit: o.Code,
 		Mode: cmp.Or(r.job.Mode, ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
-		NotDaily: t.notDaily, Estimated: u.Estimated,
+		NotDaily: t.notDaily, Estimated: u.Estimated, Session: m.result().Session,
 	}
 	if run.ID == "" {
 		run.ID = fmt.Sprintf("%s-%d", d.Worker.AgentID, m.started.UnixNano())

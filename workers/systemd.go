@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"fleetwatch/internal/atomicfile"
+
 	"golang.org/x/sys/unix"
 )
 

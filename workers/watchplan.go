@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"fleetwatch/internal/atomicfile"
+
 	"golang.org/x/sys/unix"
 )
 

@@ -22,7 +22,7 @@ type anthropicRequest struct {
 	Model    string `json:"model"`
 	Stream   bool   `json:"stream"`
 	Messages []struct {
-		Content json.RawMessage `json:"content"`
+		Role string `json:"role"`
 	} `json:"messages"`
 	Tools []struct {
 		Name string `json:"name"`
@@ -44,14 +44,8 @@ func (anthropicAPI) read(r *http.Request, body []byte) (Request, error) {
 	}
 	req.Tool = ShellTool(names)
 	for _, msg := range m.Messages {
-		var blocks []struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal(msg.Content, &blocks)
-		for _, b := range blocks {
-			if b.Type == "tool_result" {
-				req.Results++
-			}
+		if msg.Role == "assistant" {
+			req.Results++
 		}
 	}
 	return req, nil

@@ -25,7 +25,9 @@ import (
 )
 
 // Step is one answer of the script, to the call whose conversation holds
-// as many tool results as steps before it.
+// as many of the model's answers as steps before it: a tool call and its
+// result move the script on by one, and so does a turn's final text, so a
+// resumed conversation goes on where it stopped and a new one starts over.
 type Step struct {
 	// Shell is a command the agent is to run with its shell tool; empty
 	// for a final answer.
@@ -143,8 +145,8 @@ type Request struct {
 	// Tool is the shell tool the call offers (a name in shellTools), ""
 	// when it offers none.
 	Tool string
-	// Results is how many tool results the conversation holds: the index
-	// of the step to answer.
+	// Results is how many of the model's answers the conversation holds
+	// (assistant messages, tool calls): the index of the step to answer.
 	Results int
 }
 

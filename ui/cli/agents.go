@@ -2,12 +2,16 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"errors"
+	"fleetwatch/internal/termtext"
 	"fmt"
 	"io"
 	"io/fs"
 	"os/exec"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,6 +25,12 @@ preset's argv below, for a build, a peer review and a plan-first turn. Each word
 is one argument (no shell); {plan}, {model}, {worktree} and the rest are filled
 in as in a command: (fleetwatch help workers). A command:, review_command: or
 plan_command: on the endpoint replaces that mode's argv.
+
+Each preset's line says the version of its program found on PATH and whether
+the preset was proven against that version (its real CLI ran under a real
+driver in fleetwatch's tests), and where its runs are metered: by default by a
+proxy in front of the vendor's API, so an endpoint needs no base_url: for its
+usage to count.
 
 Then, in a project with an endpoints.yaml, each endpoint and the exact argv it
 runs, with its model filled in.`
@@ -49,8 +59,9 @@ func agentsCmd() *cobra.Command {
 				}
 				presets = []registry.Preset{p}
 			}
-			for _, p := range presets {
-				printPreset(stdout, p)
+			versions := installedVersions(presets)
+			for i, p := range presets {
+				printPreset(stdout, p, versions[i])
 			}
 			if len(pos) == 0 {
 				return printEndpoints(stdout, stderr, cmp.Or(reg, registry.Path(findRoot(root))), reg != "")
@@ -70,22 +81,101 @@ func presetNames() []string {
 	return out
 }
 
-func printPreset(w io.Writer, p registry.Preset) {
-	where := "not on PATH"
-	if path, err := exec.LookPath(p.Program); err == nil {
-		where = "on PATH: " + path
-	}
-	fmt.Fprintf(w, "%s  (%s)\n", p.Name, where)
+func printPreset(w io.Writer, p registry.Preset, v installed) {
+	fmt.Fprintf(w, "%s  (%s)\n", p.Name, v.line(p))
 	fmt.Fprintf(w, "  build   %s\n", shellWords(p.Build))
+	if p.Resume != nil {
+		fmt.Fprintf(w, "  resume  %s\n", shellWords(p.Resume))
+	}
 	fmt.Fprintf(w, "  review  %s\n", shellWords(p.Review))
 	if p.Plan != nil {
 		fmt.Fprintf(w, "  plan    %s\n", shellWords(p.Plan))
 	} else {
 		fmt.Fprintf(w, "  plan    none: plan_first: true needs a plan_command: on the endpoint\n")
 	}
+	if len(p.Env) > 0 {
+		fmt.Fprintf(w, "  env     %s\n", strings.Join(p.Env, " "))
+	}
+	fmt.Fprintf(w, "  metered %s\n", meteredBy(p))
 	fmt.Fprintf(w, "  writes  %s (granted to its contained runs where they exist)\n", strings.Join(p.Writes, " "))
 	fmt.Fprintf(w, "  exits   %s\n", p.Exits)
 	fmt.Fprintf(w, "  docs    %s\n\n", p.Docs)
+}
+
+// meteredBy says where a preset's runs are metered without a base_url.
+func meteredBy(p registry.Preset) string {
+	if p.Origin == "" {
+		return "only with a base_url: on the endpoint; otherwise on the usage it reports"
+	}
+	s := "by default, by a proxy in front of " + p.Origin
+	if p.OriginEnv != "" {
+		s += " (or $" + p.OriginEnv + " when set)"
+	}
+	return s
+}
+
+// installed is what a preset's program says of itself here.
+type installed struct {
+	path, version string
+	err           error
+}
+
+// line is where the program is, its version, and whether the preset was
+// proven against that version.
+func (v installed) line(p registry.Preset) string {
+	switch {
+	case v.path == "":
+		return "not on PATH"
+	case v.err != nil:
+		return "on PATH: " + v.path + "; its version could not be read: " + v.err.Error()
+	case p.Proven == "":
+		return "on PATH: " + v.path + ", " + v.version + "; this preset is proven against no version (a stand-in's tests only)"
+	case strings.Contains(v.version, p.Proven):
+		return "on PATH: " + v.path + ", " + v.version + "; proven against this version"
+	}
+	return "on PATH: " + v.path + ", " + v.version + "; NOT proven against this version (proven: " + p.Proven + ")"
+}
+
+// installedVersions asks each preset's program for its version, all at
+// once and each for at most a few seconds.
+func installedVersions(presets []registry.Preset) []installed {
+	out := make([]installed, len(presets))
+	var wg sync.WaitGroup
+	for i, p := range presets {
+		path, err := exec.LookPath(p.Program)
+		if err != nil {
+			continue
+		}
+		out[i].path = path
+		if len(p.Version) == 0 {
+			out[i].err = errors.New("the preset names no version command")
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i].version, out[i].err = programVersion(path, p.Version[1:])
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// programVersion is the first line a program prints of its version.
+func programVersion(path string, args []string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.WaitDelay = time.Second
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v", path, strings.Join(args, " "), err)
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if len(line) > 80 {
+		line = line[:80]
+	}
+	return termtext.Line(line), nil
 }
 
 // printEndpoints shows each endpoint of the registry at path and the argv

@@ -16,7 +16,7 @@ import (
 // newDriver is the driver for worker on ep, contained as fleetwatch.yaml's
 // `sandbox:` says, with the extra paths endpoints.yaml grants its agents.
 func (w *workOnce) newDriver(t *planfs.Tree, worker model.Worker, ep registry.Endpoint, argv []string) (*workers.Driver, error) {
-	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.BaseURL, Argv: argv, TTL: w.ttl, Grace: w.stopGrace, AutoCommit: ep.AutoCommit,
+	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.Upstream(), AgentEnv: ep.AgentEnv(), Preset: ep.Agent, Argv: argv, Resume: ep.ResumeCommand, TTL: w.ttl, Grace: w.stopGrace, AutoCommit: ep.AutoCommit,
 		MaxProcs: ep.MaxProcesses, MaxMemory: ep.MaxMemory, Supervisor: supervisor()}
 	s, err := config.Load(t.Project)
 	if err != nil {

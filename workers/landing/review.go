@@ -202,7 +202,7 @@ type reviewRun struct {
 // proxy in front of its endpoint's base_url, $FLEET_USAGE beside its
 // review) and recorded in the usage ledger, whatever its end.
 func meteredReview(ctx context.Context, t *planfs.Tree, rr reviewRun, opt PeerOptions) ([]byte, error) {
-	mtr, meterEnv, baseURL, err := workers.Meter(rr.ep.BaseURL, filepath.Dir(rr.out))
+	mtr, meterEnv, baseURL, err := workers.Meter(rr.ep.Upstream(), filepath.Dir(rr.out))
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the review's metering proxy: %v", err)
 	}
@@ -211,7 +211,8 @@ func meteredReview(ctx context.Context, t *planfs.Tree, rr reviewRun, opt PeerOp
 	if len(rr.benv.Ports) > 0 {
 		ph.Port = rr.benv.Ports[0]
 	}
-	stdout, err := runReviewer(ctx, t.Project, rr.slug, rr.wt, ph, append(rr.benv.Env, meterEnv...), rr.argv, rr.out, grant{write: rr.grants, hosts: rr.ep.ModelHosts()}, cmp.Or(opt.Timeout, DefaultPeerTimeout))
+	env := append(append(rr.benv.Env, meterEnv...), ph.Expand(rr.ep.AgentEnv())...)
+	stdout, err := runReviewer(ctx, t.Project, rr.slug, rr.wt, ph, env, rr.argv, rr.out, grant{write: rr.grants, hosts: rr.ep.ModelHosts()}, cmp.Or(opt.Timeout, DefaultPeerTimeout))
 	run := workers.Run{Plan: rr.slug, Agent: rr.agent, Tier: rr.ep.Tier, Endpoint: rr.ep.Name, Model: rr.ep.Model, Mode: workers.ModeReview}
 	if err != nil {
 		run.Exit = 1

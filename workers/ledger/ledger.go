@@ -67,6 +67,9 @@ type Run struct {
 	// usage that could be read, counted from their bytes instead
 	// (meter.Estimate).
 	Estimated int `json:"estimated_calls,omitempty"`
+	// Session is the agent's session id as its tool printed it, to
+	// resume the conversation (workers.LastSession).
+	Session string `json:"session,omitempty"`
 }
 
 // Tokens is the run's tokens in and out.

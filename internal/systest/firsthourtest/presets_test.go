@@ -18,6 +18,7 @@ import (
 func standIn(t *testing.T, bin, name, rec string) {
 	t.Helper()
 	script := `#!/bin/sh
+if [ "$1" = --version ]; then echo "0.0.0 (stand-in)"; exit 0; fi
 printf '%s\0' "$@" > ` + strconv.Quote(filepath.Join(rec, name+".args")) + `
 env | grep '^FLEET_' > ` + strconv.Quote(filepath.Join(rec, name+".env")) + `
 if [ "$FLEET_MODE" = review ]; then echo ACCEPT; echo "the stand-in read it"; exit 0; fi

@@ -33,14 +33,42 @@ func realAgent(t *testing.T, name, pkg string) string {
 	return bin
 }
 
+// claudeHome is a home folder of its own, with the state the preset grants
+// Claude Code.
+func claudeHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
 // The real Claude Code, contained (Landlock with the network closed but
 // for the driver's ports, no capability, a session of its own, a bounded
-// cgroup), as root where the tests run as root: it runs its Bash tool,
-// commits in its worktree, the driver brings the commit in, and the
-// metering proxy counts exactly what the API sent.
+// cgroup), as root and as a user: it runs its Bash tool, commits in its
+// worktree, the driver brings the commit in, and the metering proxy counts
+// exactly what the API sent — with the endpoint's base_url, and without
+// one (metered by default: the proxy stands in front of the preset's API,
+// here the operator's own ANTHROPIC_BASE_URL).
 func TestClaudeCodeWorksContained(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
 	claude := realAgent(t, "claude", "@anthropic-ai/claude-code@2.1.328")
+	for _, u := range fwtest.Users(t) {
+		for _, byDefault := range []bool{false, true} {
+			name := u.Label() + "/base_url"
+			if byDefault {
+				name = u.Label() + "/metered_by_default"
+			}
+			t.Run(name, func(t *testing.T) { claudeBuilds(t, claude, u, byDefault) })
+		}
+	}
+}
+
+func claudeBuilds(t *testing.T, claude string, u *fwtest.User, byDefault bool) {
 	api, err := modelapi.Start(modelapi.Script{Steps: []modelapi.Step{
 		{Shell: "echo hello from claude > hello.txt && git add hello.txt && " +
 			"git -c user.name=claude -c user.email=claude@example.com commit -qm 'claude: hello' && echo committed"},
@@ -51,29 +79,32 @@ func TestClaudeCodeWorksContained(t *testing.T) {
 	}
 	t.Cleanup(func() { api.Close() })
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
-	endpoints := "endpoints:\n  - name: cc\n    tier: mid\n    model: claude-sonnet-4-5\n    agent: claude\n    base_url: " + api.URL + "\n"
+	endpoints := "endpoints:\n  - name: cc\n    tier: mid\n    model: claude-sonnet-4-5\n    agent: claude\n"
+	env := []string{
+		"HOME=" + claudeHome(t), "PATH=" + filepath.Dir(claude) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"ANTHROPIC_API_KEY=sk-ant-test",
+	}
+	if byDefault {
+		env = append(env, "ANTHROPIC_BASE_URL="+api.URL)
+	} else {
+		endpoints += "    base_url: " + api.URL + "\n"
+	}
 	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(endpoints), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Its own home, with the state the preset grants it.
-	home := t.TempDir()
-	if err := os.Mkdir(filepath.Join(home, ".claude"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte("{}"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{
-		"HOME=" + home, "PATH=" + filepath.Dir(claude) + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"ANTHROPIC_API_KEY=sk-ant-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
-	}
-	r := fwtest.RunEnv(t, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cc", "--agent-id", "cc1", "--slug", "hello")
+	r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cc", "--agent-id", "cc1", "--slug", "hello")
 	log, _ := os.ReadFile(workers.LogPath(dir, "cc1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}
+	// A user other than root may make no cgroup here: the driver says so
+	// and tracks the run's processes instead.
+	group := "the run's cgroup: "
+	if u != nil {
+		group = "no cgroup for the agent"
+	}
 	for _, want := range []string{
-		"agents are contained (Landlock ABI", "network only through the driver", "the run's cgroup: ",
+		"agents are contained (Landlock ABI", "network only through the driver", group,
 		"agent exited 0; review-needed/hello.md waits for review",
 		"spent " + strconv.FormatInt(api.Usage().Tokens(), 10) + " tokens", "(metered)",
 	} {

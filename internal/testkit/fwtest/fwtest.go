@@ -5,14 +5,12 @@
 package fwtest
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -102,20 +100,7 @@ func Run(t testing.TB, dir string, args ...string) Result {
 // RunEnv is Run with env added to the child's environment.
 func RunEnv(t testing.TB, dir string, env []string, args ...string) Result {
 	t.Helper()
-	cmd := Cmd(dir, env, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			code = -int(ws.Signal()) // killed: minus the signal number
-		}
-	} else if err != nil {
-		t.Fatalf("fleetwatch %v: %v", args, err)
-	}
-	return Result{Code: code, Stdout: out.String(), Stderr: errb.String()}
+	return runCmd(t, Cmd(dir, env, args...), args)
 }
 
 // Exe is the test binary's path, the fleetwatch a written unit runs.
