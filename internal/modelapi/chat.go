@@ -43,7 +43,7 @@ func (chatAPI) read(r *http.Request, body []byte) (Request, error) {
 	}
 	req := Request{Model: m.Model, Stream: m.Stream, Tool: ShellTool(names)}
 	for _, msg := range m.Messages {
-		if msg.Role == "tool" {
+		if msg.Role == "assistant" {
 			req.Results++
 		}
 	}
