@@ -26,9 +26,10 @@ var opencodePreset = Preset{
 	// The config given in the environment is merged over the operator's
 	// own, which stays untouched. No models.dev fetch (its built-in list
 	// knows the models), no update check, no sharing, no language-server
-	// downloads: a headless run's only calls are the model's.
+	// downloads: a headless run's only calls are the model's. No snapshots
+	// (its own git copy of the worktree, for undo): the branch is the record.
 	Env: []string{
-		`OPENCODE_CONFIG_CONTENT={"autoupdate":false,"share":"disabled","provider":{"anthropic":{"options":{"baseURL":"{base_url}"}}}}`,
+		`OPENCODE_CONFIG_CONTENT={"autoupdate":false,"share":"disabled","snapshot":false,"provider":{"anthropic":{"options":{"baseURL":"{base_url}"}}}}`,
 		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 	},
 	Proven:  "1.18.33",

@@ -1,14 +1,18 @@
 package realopencodetest
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fleetwatch/internal/modelapi"
 	"fleetwatch/registry"
+	"fleetwatch/workers"
 )
 
 // AgentsEnv names the folder holding the real agent CLIs' programs
@@ -70,3 +74,25 @@ func commitStep(who, name string) modelapi.Step {
 	return modelapi.Step{Shell: "echo hello from " + who + " > " + name + " && git add " + name + " && " +
 		"git -c user.name=" + who + " -c user.email=" + who + "@example.com commit -qm '" + who + ": hello' && echo committed"}
 }
+
+// runPreset runs mode's argv of preset ("build", "resume") with the
+// program bin in dir as the driver would fill it, with its Env,
+// uncontained and unmetered, at baseURL, and returns its stdout.
+func runPreset(t *testing.T, bin, preset, mode, dir, baseURL, session string, env []string) []byte {
+	t.Helper()
+	p, _ := registry.PresetNamed(preset)
+	ph := workers.Placeholders{Plan: filepath.Join(dir, "plan.md"), Worktree: dir, Model: p.Model, BaseURL: baseURL, Slug: "hello", Session: session}
+	argv := ph.Expand(map[string][]string{"build": p.Build, "resume": p.Resume}[mode])
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
+	cmd.Dir, cmd.Env = dir, append(append(os.Environ(), env...), ph.Expand(p.Env)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Logf("%s %s: %v; stderr:\n%s", preset, mode, err, clipped(stderr.Bytes()))
+	return out
+}
+
+// clipped is at most 4 KiB of b, for a test's log.
+func clipped(b []byte) []byte { return b[:min(len(b), 4<<10)] }

@@ -1,12 +1,16 @@
 package realopencodetest
 
 import (
+	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"fleetwatch/internal/agentout"
 	"fleetwatch/internal/modelapi"
+	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
@@ -19,6 +23,7 @@ const opencodePkg = "opencode-ai@1.18.33"
 // API's version in it): its bash tool commits, the driver brings the
 // commit in, and the metering proxy counts exactly what the API sent.
 func TestOpencodeBuildsContained(t *testing.T) {
+	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
 	bin := realAgent(t, "opencode", opencodePkg)
 	for _, u := range fwtest.Users(t) {
@@ -68,4 +73,97 @@ func opencodeBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 			t.Errorf("a call to %s carried %q, not the operator's key", c.Path, c.Auth)
 		}
 	}
+}
+
+// A peer review by the real opencode, contained: it reads the change with
+// its bash tool and its verdict, the first line of its plain stdout, is
+// recorded.
+func TestOpencodeReviews(t *testing.T) {
+	t.Parallel()
+	fwtest.NeedLandlock(t, 4)
+	bin := realAgent(t, "opencode", opencodePkg)
+	api := startAPI(t, modelapi.Step{Shell: "git log --oneline -3"}, modelapi.Step{Text: "ACCEPT\nthe change holds"})
+	dir := landkit.LandProject(t, "")
+	tip := landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
+	writeFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: oc\n    tier: mid\n    model: anthropic/claude-sonnet-4-5\n    agent: opencode\n    base_url: "+api.URL+"/v1\n")
+	r := fwtest.RunEnv(t, dir, homeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test"), "review", "x", "--peer")
+	rel := ".plans/reviews/x/" + tip + ".md"
+	if r.Code != 0 || r.Stdout != "peer review by review-oc: ACCEPT ("+rel+")\n" {
+		t.Fatalf("the review: %v\nits log:\n%s", r, landkit.ReadFile(t, dir, "var/fleet/logs/review-x.log"))
+	}
+	if text := landkit.ReadFile(t, dir, rel); !strings.Contains(text, "- **Verdict:** ACCEPT\n") || !strings.Contains(text, "the change holds") {
+		t.Errorf("the review:\n%s", text)
+	}
+	if c := api.Calls(); len(c) < 2 || c[len(c)-1].Step != 1 {
+		t.Errorf("the reviewer did not run its command and answer: %+v", c)
+	}
+}
+
+// A plan-first turn by the real opencode, contained: it writes its proposal
+// to the file the driver names, outside the worktree, and it reaches the
+// inbox awaiting approval.
+func TestOpencodePlans(t *testing.T) {
+	t.Parallel()
+	fwtest.NeedLandlock(t, 4)
+	bin := realAgent(t, "opencode", opencodePkg)
+	api := startAPI(t,
+		modelapi.Step{Shell: `printf '# Plan\nWrite hello.txt.\n\n## Files in scope\n- hello.txt\n' > "$FLEET_PROPOSAL" && echo written`},
+		modelapi.Step{Text: "## Result\nproposal written"})
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
+	writeFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: oc\n    tier: mid\n    model: anthropic/claude-sonnet-4-5\n    agent: opencode\n    plan_first: true\n    base_url: "+api.URL+"/v1\n")
+	r := fwtest.RunEnv(t, dir, homeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test"), "work-once", "--run", "--ensure-worktree", "--endpoint", "oc", "--agent-id", "oc1", "--slug", "hello")
+	log, _ := os.ReadFile(workers.LogPath(dir, "oc1"))
+	if r.Code != 0 {
+		t.Fatalf("the plan turn: %v\nlog:\n%s", r, log)
+	}
+	var inbox []struct {
+		Slug, State string
+		Scope       []string
+	}
+	in := fwtest.Run(t, dir, "inbox", "--root", dir, "--json")
+	if err := json.Unmarshal([]byte(in.Stdout), &inbox); err != nil || len(inbox) != 1 {
+		t.Fatalf("inbox --json: %v %v\nlog:\n%s", in, err, log)
+	}
+	if e := inbox[0]; e.Slug != "hello" || e.State != "awaiting approval" || strings.Join(e.Scope, ",") != "hello.txt" {
+		t.Errorf("inbox entry: %+v", e)
+	}
+	if !strings.Contains(string(log), "spent "+strconv.FormatInt(api.Usage().Tokens(), 10)+" tokens") {
+		t.Errorf("the log lacks the metered spend of %d tokens:\n%s", api.Usage().Tokens(), log)
+	}
+}
+
+// What the real opencode prints of an API's faults, read by agentout: a
+// refused key, and a rate limit it gave up on after its own retries (each
+// waiting the retry-after); and the session a finished run names, which
+// the preset's resume argv continues.
+func TestOpencodeOutputRead(t *testing.T) {
+	t.Parallel()
+	bin := realAgent(t, "opencode", opencodePkg)
+	env := homeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test")
+	t.Run("auth", func(t *testing.T) {
+		api := startAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.AuthFailed}})
+		r := agentout.Of("opencode", runPreset(t, bin, "opencode", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
+		if !r.Failed || r.Trouble != agentout.AuthFailed || r.Status != 401 || r.Session == "" {
+			t.Errorf("a refused key: %+v", r)
+		}
+	})
+	t.Run("rate_limited", func(t *testing.T) {
+		api := startAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.RateLimited, RetryAfter: time.Second}})
+		r := agentout.Of("opencode", runPreset(t, bin, "opencode", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
+		if !r.Failed || r.Trouble != agentout.RateLimited || r.Status != 429 || r.RetryAfter != time.Second {
+			t.Errorf("a rate limit: %+v", r)
+		}
+	})
+	t.Run("resume", func(t *testing.T) {
+		api := startAPI(t, modelapi.Step{Shell: "echo one"}, modelapi.Step{Text: "## Result\nfirst turn"}, modelapi.Step{Text: "## Result\nresumed"})
+		dir := fwtest.GitProject(t)
+		first := agentout.Of("opencode", runPreset(t, bin, "opencode", "build", dir, api.URL+"/v1", "", env))
+		if first.Failed || !workers.ValidSession(first.Session) {
+			t.Fatalf("the first turn: %+v", first)
+		}
+		out := runPreset(t, bin, "opencode", "resume", dir, api.URL+"/v1", first.Session, env)
+		if again := agentout.Of("opencode", out); again.Session != first.Session || !strings.Contains(string(out), `"text":"## Result\nresumed"`) {
+			t.Errorf("the resumed turn %+v is not the first's %s:\n%s", again, first.Session, clipped(out))
+		}
+	})
 }
