@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,6 +88,11 @@ func runPreset(t *testing.T, bin, preset, mode, dir, baseURL, session string, en
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
 	cmd.Dir, cmd.Env = dir, append(append(os.Environ(), env...), ph.Expand(p.Env)...)
+	// qwen-code runs itself again as a child: the whole group goes at the
+	// deadline, and its pipes are not waited on for long after.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
