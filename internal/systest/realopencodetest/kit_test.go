@@ -6,6 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,3 +105,30 @@ func runPreset(t *testing.T, bin, preset, mode, dir, baseURL, session string, en
 
 // clipped is at most 4 KiB of b, for a test's log.
 func clipped(b []byte) []byte { return b[:min(len(b), 4<<10)] }
+
+// spentFigure is the "spent N tokens" a driver's log gives, -1 when none.
+var spentFigure = regexp.MustCompile(`spent (\d+) tokens, .* \(metered\)`)
+
+// wantMetered checks the run's log says it spent, metered, what api sent.
+// A call the tool cut and sent again (opencode does, when a stream stalls
+// on a loaded machine) is counted whole by api but only as far as it was
+// read by the meter: the gap may then be up to that call's answer.
+func wantMetered(t *testing.T, log []byte, api *modelapi.Server) {
+	t.Helper()
+	m := spentFigure.FindSubmatch(log)
+	if m == nil {
+		t.Errorf("the log lacks a metered spend:\n%s", log)
+		return
+	}
+	spent, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	sent, again := api.Usage().Tokens(), int64(0)
+	calls := api.Calls()
+	for i, c := range calls {
+		if c.Step >= 0 && i+1 < len(calls) && slices.ContainsFunc(calls[i+1:], func(d modelapi.Call) bool { return d.Step == c.Step }) {
+			again++
+		}
+	}
+	if spent != sent && (spent > sent || sent-spent > again*120) {
+		t.Errorf("the driver metered %d tokens, the API sent %d (%d calls sent again); calls %+v; log:\n%s", spent, sent, again, calls, log)
+	}
+}

@@ -3,7 +3,6 @@ package realopencodetest
 import (
 	"encoding/json"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,12 +55,12 @@ func opencodeBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 	for _, want := range []string{
 		"agents are contained (Landlock ABI", "network only through the driver",
 		"agent exited 0; review-needed/hello.md waits for review",
-		"spent " + strconv.FormatInt(api.Usage().Tokens(), 10) + " tokens", "(metered)",
 	} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
 	}
+	wantMetered(t, log, api)
 	if msg := fwtest.GitOut(t, dir, "log", "-1", "--format=%s", "refs/heads/feature/hello"); msg != "opencode: hello" {
 		t.Errorf("feature/hello's tip is %q, want opencode's commit; log:\n%s", msg, log)
 	}
@@ -127,9 +126,7 @@ func TestOpencodePlans(t *testing.T) {
 	if e := inbox[0]; e.Slug != "hello" || e.State != "awaiting approval" || strings.Join(e.Scope, ",") != "hello.txt" {
 		t.Errorf("inbox entry: %+v", e)
 	}
-	if !strings.Contains(string(log), "spent "+strconv.FormatInt(api.Usage().Tokens(), 10)+" tokens") {
-		t.Errorf("the log lacks the metered spend of %d tokens:\n%s", api.Usage().Tokens(), log)
-	}
+	wantMetered(t, log, api)
 }
 
 // What the real opencode prints of an API's faults, read by agentout: a

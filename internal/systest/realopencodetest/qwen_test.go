@@ -2,7 +2,6 @@ package realopencodetest
 
 import (
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -52,12 +51,12 @@ func qwenBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 	}
 	for _, want := range []string{
 		"agents are contained (Landlock ABI", "agent exited 0; review-needed/hello.md waits for review",
-		"spent " + strconv.FormatInt(api.Usage().Tokens(), 10) + " tokens", "(metered)",
 	} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
 	}
+	wantMetered(t, log, api)
 	if msg := fwtest.GitOut(t, dir, "log", "-1", "--format=%s", "refs/heads/feature/hello"); msg != "qwen: hello" {
 		t.Errorf("feature/hello's tip is %q, want qwen-code's commit; log:\n%s", msg, log)
 	}
