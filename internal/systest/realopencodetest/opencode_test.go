@@ -1,7 +1,6 @@
 package realopencodetest
 
 import (
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -9,7 +8,6 @@ import (
 
 	"fleetwatch/internal/agentout"
 	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/systest/landkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
@@ -74,59 +72,20 @@ func opencodeBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 	}
 }
 
-// A peer review by the real opencode, contained: it reads the change with
-// its bash tool and its verdict, the first line of its plain stdout, is
-// recorded.
+// A peer review by the real opencode, contained: its verdict, the first
+// line of its plain stdout, is recorded.
 func TestOpencodeReviews(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	bin := realAgent(t, "opencode", opencodePkg)
-	api := startAPI(t, modelapi.Step{Shell: "git log --oneline -3"}, modelapi.Step{Text: "ACCEPT\nthe change holds"})
-	dir := landkit.LandProject(t, "")
-	tip := landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
-	writeFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: oc\n    tier: mid\n    model: anthropic/claude-sonnet-4-5\n    agent: opencode\n    base_url: "+api.URL+"/v1\n")
-	r := fwtest.RunEnv(t, dir, homeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test"), "review", "x", "--peer")
-	rel := ".plans/reviews/x/" + tip + ".md"
-	if r.Code != 0 || r.Stdout != "peer review by review-oc: ACCEPT ("+rel+")\n" {
-		t.Fatalf("the review: %v\nits log:\n%s", r, landkit.ReadFile(t, dir, "var/fleet/logs/review-x.log"))
-	}
-	if text := landkit.ReadFile(t, dir, rel); !strings.Contains(text, "- **Verdict:** ACCEPT\n") || !strings.Contains(text, "the change holds") {
-		t.Errorf("the review:\n%s", text)
-	}
-	if c := api.Calls(); len(c) < 2 || c[len(c)-1].Step != 1 {
-		t.Errorf("the reviewer did not run its command and answer: %+v", c)
-	}
+	peerReview(t, "opencode", realAgent(t, "opencode", opencodePkg), "ANTHROPIC_API_KEY=sk-ant-test")
 }
 
-// A plan-first turn by the real opencode, contained: it writes its proposal
-// to the file the driver names, outside the worktree, and it reaches the
-// inbox awaiting approval.
+// A plan-first turn by the real opencode, contained: its proposal reaches
+// the inbox.
 func TestOpencodePlans(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	bin := realAgent(t, "opencode", opencodePkg)
-	api := startAPI(t,
-		modelapi.Step{Shell: `printf '# Plan\nWrite hello.txt.\n\n## Files in scope\n- hello.txt\n' > "$FLEET_PROPOSAL" && echo written`},
-		modelapi.Step{Text: "## Result\nproposal written"})
-	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
-	writeFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: oc\n    tier: mid\n    model: anthropic/claude-sonnet-4-5\n    agent: opencode\n    plan_first: true\n    base_url: "+api.URL+"/v1\n")
-	r := fwtest.RunEnv(t, dir, homeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test"), "work-once", "--run", "--ensure-worktree", "--endpoint", "oc", "--agent-id", "oc1", "--slug", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "oc1"))
-	if r.Code != 0 {
-		t.Fatalf("the plan turn: %v\nlog:\n%s", r, log)
-	}
-	var inbox []struct {
-		Slug, State string
-		Scope       []string
-	}
-	in := fwtest.Run(t, dir, "inbox", "--root", dir, "--json")
-	if err := json.Unmarshal([]byte(in.Stdout), &inbox); err != nil || len(inbox) != 1 {
-		t.Fatalf("inbox --json: %v %v\nlog:\n%s", in, err, log)
-	}
-	if e := inbox[0]; e.Slug != "hello" || e.State != "awaiting approval" || strings.Join(e.Scope, ",") != "hello.txt" {
-		t.Errorf("inbox entry: %+v", e)
-	}
-	wantMetered(t, log, api)
+	planTurn(t, "opencode", realAgent(t, "opencode", opencodePkg), "ANTHROPIC_API_KEY=sk-ant-test")
 }
 
 // What the real opencode prints of an API's faults, read by agentout: a

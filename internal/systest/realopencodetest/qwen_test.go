@@ -62,6 +62,22 @@ func qwenBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 	}
 }
 
+// A peer review by the real qwen-code, contained: its verdict, the first
+// line of its text output, is recorded.
+func TestQwenReviews(t *testing.T) {
+	t.Parallel()
+	fwtest.NeedLandlock(t, 4)
+	peerReview(t, "qwen", realAgent(t, "qwen", qwenPkg), "OPENAI_API_KEY=sk-test")
+}
+
+// A plan-first turn by the real qwen-code, contained: its proposal reaches
+// the inbox.
+func TestQwenPlans(t *testing.T) {
+	t.Parallel()
+	fwtest.NeedLandlock(t, 4)
+	planTurn(t, "qwen", realAgent(t, "qwen", qwenPkg), "OPENAI_API_KEY=sk-test")
+}
+
 // What the real qwen-code prints of a refused key, read by agentout, and
 // the session its resume argv continues. (A 429 it retries ten times,
 // from a minute apart doubling to five: no test waits for it to give up.)
