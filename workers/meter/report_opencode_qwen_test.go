@@ -1,6 +1,7 @@
 package meter
 
 import (
+	"bufio"
 	"os"
 	"strings"
 	"testing"
@@ -25,5 +26,24 @@ func TestReportedByOpencode(t *testing.T) {
 	bad := `{"type":"step_finish","part":{"tokens":{"input":-10,"output":5}}}`
 	if _, ok := Reported(strings.NewReader(bad)); ok {
 		t.Error("a negative figure was taken")
+	}
+}
+
+// qwen-code's stream-json result line is Claude Code's shape: the run's
+// usage, read once (its assistant lines' usage is not summed again).
+// Captured from qwen-code 0.24.4 against internal/modelapi.
+func TestReportedByQwen(t *testing.T) {
+	f, err := os.Open("testdata/qwen.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rep Report
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rep.Line(sc.Bytes())
+	}
+	if got, ok := rep.Usage(); !ok || got != (Usage{Input: 200, Output: 40}) || rep.Text() != "## Result\nwrote hello.txt" {
+		t.Errorf("%+v (%v) %q", got, ok, rep.Text())
 	}
 }
