@@ -16,10 +16,11 @@ var claudePreset = Preset{
 	Resume: []string{"claude", "-p", resumePrompt, "--resume", "{session}", "--model", "{model}", "--dangerously-skip-permissions", "--output-format", "json"},
 	Writes: []string{"~/.claude", "~/.claude.json"},
 	Hosts:  []string{"api.anthropic.com", "console.anthropic.com"},
-	Origin: "https://api.anthropic.com", OriginEnv: "ANTHROPIC_BASE_URL",
+	Origin: "https://api.anthropic.com", OriginEnv: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY",
 	// No update checks, telemetry or error reports: a headless run's
 	// only calls are the model's.
 	Env:     []string{"ANTHROPIC_BASE_URL={base_url}", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"},
+	Logins:  "an API key (ANTHROPIC_API_KEY) and a Claude subscription's login both call ANTHROPIC_BASE_URL: metered",
 	Proven:  "2.1.328",
 	Version: []string{"claude", "--version"},
 	Exits:   exitsPlain,

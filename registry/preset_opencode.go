@@ -22,7 +22,9 @@ var opencodePreset = Preset{
 	Hosts:  []string{"api.anthropic.com"},
 	// The anthropic provider's baseURL holds the API's version, as does
 	// its own reading of ANTHROPIC_BASE_URL.
-	Origin: "https://api.anthropic.com/v1", OriginEnv: "ANTHROPIC_BASE_URL",
+	Origin: "https://api.anthropic.com/v1", OriginEnv: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY",
+	Logins: "an Anthropic API key (ANTHROPIC_API_KEY, or one `opencode auth login` stored) calls the anthropic provider's baseURL: metered; " +
+		"it has no Claude subscription login, and its other providers' logins are not used by an anthropic/ model",
 	// The config given in the environment is merged over the operator's
 	// own, which stays untouched. No models.dev fetch (its built-in list
 	// knows the models), no update check, no sharing, no language-server

@@ -18,7 +18,8 @@ var qwenPreset = Preset{
 	Resume: []string{"qwen", "--auth-type", "openai", "--yolo", "--output-format", "stream-json", "--resume", "{session}", "--model", "{model}", resumePrompt},
 	Writes: []string{"~/.qwen"},
 	Hosts:  []string{"api.openai.com", "dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"},
-	Origin: "https://api.openai.com/v1", OriginEnv: "OPENAI_BASE_URL",
+	Origin: "https://api.openai.com/v1", OriginEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY",
+	Logins: "an API key (OPENAI_API_KEY) for any OpenAI-compatible API calls OPENAI_BASE_URL: metered; its Qwen OAuth login is removed in 0.24",
 	// No usage statistics (sent to Alibaba's telemetry by default), no
 	// update check, no early connection to the API.
 	Env: []string{

@@ -1,6 +1,9 @@
 package registry
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -40,6 +43,17 @@ type Preset struct {
 	// Env is what the tool is given to reach the run's metering proxy and
 	// to run headless, each "NAME=template" ({base_url} is the proxy's).
 	Env []string
+	// Logins says, per way of signing in to the tool, whether its model
+	// calls go through the metering proxy or run on reported usage only.
+	Logins string
+	// KeyEnv is the variable the tool reads an API key from; `doctor
+	// --live` sets it to a placeholder for its scripted API.
+	KeyEnv string
+	// HomeFiles are settings files (by path under the home folder) a
+	// headless run needs that no flag or variable gives, written only
+	// where none exists yet and the tool's key variable (KeyEnv) is set:
+	// what the tool's own first interactive run would have written.
+	HomeFiles map[string]string
 	// Resume is the build argv that resumes the session {session}: the
 	// same conversation, for a plan sent back for more work.
 	Resume []string
@@ -155,6 +169,70 @@ func hostOf(raw string) string {
 	return u.Hostname()
 }
 
+// PrepareHome readies the home folder for the tool's first contained run:
+// the state folders among its Writes that do not exist yet are made (a
+// name with no extension is a folder; a grant can only name what exists,
+// and the sandbox would keep the tool from making them), and its
+// HomeFiles are written where missing.
+func (p Preset) PrepareHome() error {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return err
+	}
+	for _, w := range p.Writes {
+		if filepath.Ext(strings.TrimPrefix(filepath.Base(w), ".")) != "" {
+			continue
+		}
+		if err := makeMissingDir(filepath.Join(home, strings.TrimPrefix(w, "~/"))); err != nil {
+			return err
+		}
+	}
+	if p.KeyEnv == "" || os.Getenv(p.KeyEnv) == "" {
+		return nil
+	}
+	for rel, text := range p.HomeFiles {
+		abs := filepath.Join(home, filepath.FromSlash(rel))
+		if err := makeMissingDir(filepath.Dir(abs)); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(text)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PrepareHome readies the home folder for ep's preset (Preset.PrepareHome);
+// an endpoint with no preset needs nothing.
+func (ep Endpoint) PrepareHome() error {
+	p, ok := PresetNamed(ep.Agent)
+	if !ok {
+		return nil
+	}
+	if err := p.PrepareHome(); err != nil {
+		return fmt.Errorf("endpoint %s: readying the home folder for %s: %v", ep.Name, p.Program, err)
+	}
+	return nil
+}
+
+func makeMissingDir(abs string) error {
+	if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+		return os.MkdirAll(abs, 0o700)
+	}
+	return nil
+}
+
 // ExistingWrites are p's state paths that exist on this machine, absolute:
 // a grant of a missing path would stop every contained run.
 func (p Preset) ExistingWrites() []string {
@@ -195,6 +273,5 @@ func (p parser) applyPreset(ep *Endpoint, line int) error {
 	if ep.PlanFirst && ep.PlanCommand == nil {
 		return p.errorf(line, "endpoint %q: agent %s has no plan mode; plan_first needs a plan_command:", ep.Name, ep.Agent)
 	}
-	ep.SandboxWrite = append(pr.ExistingWrites(), ep.SandboxWrite...)
 	return nil
 }

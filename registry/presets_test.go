@@ -94,8 +94,37 @@ func TestAgentEndpoint(t *testing.T) {
 	}
 	claude, _ := PresetNamed("claude")
 	a, b := reg.Endpoints[0], reg.Endpoints[1]
-	if !slices.Equal(a.Command, claude.Build) || !slices.Equal(a.SandboxWrite, []string{filepath.Join(home, ".claude"), "/tmp"}) {
-		t.Errorf("agent: claude: %q, grants %q (~/.claude.json does not exist: not granted)", a.Command, a.SandboxWrite)
+	if got := reg.SandboxWriteFor(a); !slices.Equal(a.Command, claude.Build) || !slices.Equal(got, []string{filepath.Join(home, ".claude"), "/tmp"}) {
+		t.Errorf("agent: claude: %q, grants %q (~/.claude.json does not exist: not granted)", a.Command, got)
+	}
+	// A tool's state folder a new user lacks is made for its first run, so
+	// it can be granted.
+	gemini, _ := PresetNamed("gemini")
+	if err := gemini.PrepareHome(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(home, ".gemini")); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("~/.gemini for a new user: %v %v", fi, err)
+	}
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	if _, err := os.Stat(settings); err == nil {
+		t.Errorf("settings written with no GEMINI_API_KEY set")
+	}
+	// With its key set, its first headless run gets the key's login; a
+	// settings file of the user's own is never touched.
+	t.Setenv("GEMINI_API_KEY", "k")
+	if err := gemini.PrepareHome(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(settings); err != nil || !strings.Contains(string(b), `"selectedType":"gemini-api-key"`) {
+		t.Errorf("the new user's settings: %q %v", b, err)
+	}
+	os.WriteFile(settings, []byte("{}"), 0o600)
+	if err := gemini.PrepareHome(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != "{}" {
+		t.Errorf("the user's own settings were changed: %q", b)
 	}
 	if !slices.Equal(b.Command, []string{"my-claude", "{plan}"}) || !slices.Equal(b.ReviewCommand, claude.Review) {
 		t.Errorf("command: overrides the build only: %q, review %q", b.Command, b.ReviewCommand)

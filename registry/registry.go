@@ -395,7 +395,11 @@ func (p parser) paths(f field, what string) ([]string, error) {
 // SandboxWriteFor is what ep's contained agents may write beyond their
 // own: the file's top-level list and the endpoint's.
 func (r *Registry) SandboxWriteFor(ep Endpoint) []string {
-	return append(append([]string(nil), r.SandboxWrite...), ep.SandboxWrite...)
+	var preset []string
+	if p, ok := PresetNamed(ep.Agent); ok {
+		preset = p.ExistingWrites()
+	}
+	return append(append(append([]string(nil), r.SandboxWrite...), preset...), ep.SandboxWrite...)
 }
 
 // field is one key/value pair of a mapping; the key carries the line.

@@ -177,7 +177,7 @@ type dialect interface {
 }
 
 // dialects are tried in order; the first that matches serves the call.
-var dialects = []dialect{anthropicAPI{}, chatAPI{}}
+var dialects = []dialect{anthropicAPI{}, responsesAPI{}, chatAPI{}, geminiAPI{}}
 
 // shellTools are the shell tools of the agent CLIs, by name, each with
 // how its arguments carry a command.
@@ -185,10 +185,12 @@ var shellTools = map[string]func(cmd string) any{
 	// Claude Code; opencode.
 	"Bash": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
 	"bash": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
-	// qwen-code (Gemini CLI's shell tool).
-	"run_shell_command": func(cmd string) any {
-		return map[string]any{"command": cmd, "description": "run the script's command", "is_background": false}
-	},
+	// Codex: its unified exec tool (0.169), its older shell tools.
+	"exec_command":  func(cmd string) any { return map[string]any{"cmd": cmd} },
+	"shell_command": func(cmd string) any { return map[string]any{"command": cmd} },
+	"shell":         func(cmd string) any { return map[string]any{"command": []string{"bash", "-lc", cmd}} },
+	// Gemini CLI; qwen-code (its fork of it).
+	"run_shell_command": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
 }
 
 // ShellTool is the first of names that is a shell tool this package

@@ -97,6 +97,9 @@ func printPreset(w io.Writer, p registry.Preset, v installed) {
 		fmt.Fprintf(w, "  env     %s\n", strings.Join(p.Env, " "))
 	}
 	fmt.Fprintf(w, "  metered %s\n", meteredBy(p))
+	if p.Logins != "" {
+		fmt.Fprintf(w, "  logins  %s\n", p.Logins)
+	}
 	fmt.Fprintf(w, "  writes  %s (granted to its contained runs where they exist)\n", strings.Join(p.Writes, " "))
 	fmt.Fprintf(w, "  exits   %s\n", p.Exits)
 	fmt.Fprintf(w, "  docs    %s\n\n", p.Docs)

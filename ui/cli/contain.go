@@ -23,6 +23,9 @@ func (w *workOnce) newDriver(t *planfs.Tree, worker model.Worker, ep registry.En
 		return nil, err
 	}
 	d.Sandbox, d.Egress = s.Sandbox, s.Egress.WithHosts(ep.ModelHosts()...)
+	if err := ep.PrepareHome(); err != nil {
+		return nil, err
+	}
 	reg, err := registry.Load(w.registryPath(t))
 	switch {
 	case err == nil:

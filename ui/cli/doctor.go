@@ -31,9 +31,18 @@ reads the project's fleetwatch.yaml and endpoints.yaml as workers will:
   --    missing, but nothing configured here needs it
   FAIL  something configured cannot work (exit 1)
 
-It writes nothing to the project.`
+It writes nothing to the project.
+
+With --live it also runs each endpoint's real agent CLI (agent: in
+endpoints.yaml) as a worker would, contained, in a throwaway repository,
+against a scripted model API built into fleetwatch on loopback: the CLI must
+start, edit and commit with its shell tool, be metered exactly and exit 0. It
+takes seconds, spends no tokens (the CLI's key variable holds a placeholder),
+and says exactly what failed otherwise.`
 
 const doctorExample = `  fleetwatch doctor
+  fleetwatch doctor --live                 # each preset endpoint's real CLI, against a scripted API
+  fleetwatch doctor --live --endpoint cc
   fleetwatch doctor --root ~/src/shop`
 
 // minGit is the oldest git the merge queue works with: it builds
@@ -51,16 +60,27 @@ const (
 
 func doctorCmd() *cobra.Command {
 	cmd := leaf("doctor", "what this machine has and lacks for each feature; exit 1 when something configured cannot work", func(fs *pflag.FlagSet) body {
-		var root, reg string
+		var root, reg, only string
+		var live bool
 		rootFlag(fs, &root, rootHelp)
 		fs.StringVar(&reg, "registry", "", "endpoints.yaml (default: <root>/endpoints.yaml)")
+		fs.BoolVar(&live, "live", false, "also run each preset endpoint's real CLI, contained, against a built-in scripted model API in a throwaway repository (no token spent)")
+		fs.StringVar(&only, "endpoint", "", "with --live: only this endpoint")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			if len(pos) > 0 {
 				return fail(stderr, exitError, "doctor: takes no arguments, got %q", pos[0])
 			}
+			if only != "" && !live {
+				return fail(stderr, exitError, "doctor: --endpoint goes with --live")
+			}
 			project := findRoot(root)
+			regPath := cmp.Or(reg, registry.Path(project))
+			findings := diagnose(project, regPath)
+			if live {
+				findings = append(findings, liveFindings(regPath, only)...)
+			}
 			code := exitOK
-			for _, f := range diagnose(project, cmp.Or(reg, registry.Path(project))) {
+			for _, f := range findings {
 				fmt.Fprintf(stdout, "%-5s %s\n", f.state, f.text)
 				if f.state == fFail {
 					code = exitNothing
@@ -232,12 +252,17 @@ func agentFindings(project, regPath string) []finding {
 		out = append(out, programFinding("executor", reg.Executor, project))
 	}
 	var presets []finding
-	for _, p := range registry.Presets {
-		path, err := exec.LookPath(p.Program)
+	versions := installedVersions(registry.Presets)
+	for i, p := range registry.Presets {
+		_, err := exec.LookPath(p.Program)
 		used := users[p.Name]
 		switch {
 		case err == nil:
-			presets = append(presets, finding{fOK, "agent " + p.Name + ": " + path + usedBy(used)})
+			line := "agent " + p.Name + ": " + versions[i].line(p) + usedBy(used) + "; metered " + meteredBy(p)
+			if p.Logins != "" {
+				line += "; " + p.Logins
+			}
+			presets = append(presets, finding{fOK, line})
 		case len(used) > 0:
 			presets = append(presets, finding{fFail, "agent " + p.Name + ": " + p.Program + " not on PATH, and" + strings.TrimPrefix(usedBy(used), ",") + " (" + p.Docs + ")"})
 		default:

@@ -150,6 +150,9 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 	}
 	defer os.RemoveAll(outDir)
 	out := filepath.Join(outDir, "review.md")
+	if err := ep.PrepareHome(); err != nil {
+		return Review{}, err
+	}
 	stdout, err := meteredReview(ctx, t, reviewRun{slug: slug, agent: agent, ep: ep, grants: reg.SandboxWriteFor(ep), wt: wt, c: c, benv: benv, argv: argv, out: out}, opt)
 	if err != nil {
 		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})

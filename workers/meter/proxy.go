@@ -172,11 +172,12 @@ type call struct {
 }
 
 // freeCall reports whether r asks something no model spends tokens on: a
-// GET or HEAD (a model list), or Anthropic's token count. An upstream
-// generates nothing for either, so an agent gains nothing by dressing a
-// call as one.
+// GET or HEAD (a model list), or Anthropic's or Gemini's token count. An
+// upstream generates nothing for either, so an agent gains nothing by
+// dressing a call as one.
 func freeCall(r *http.Request) bool {
-	return r.Method == http.MethodGet || r.Method == http.MethodHead || strings.HasSuffix(r.URL.Path, "/count_tokens")
+	return r.Method == http.MethodGet || r.Method == http.MethodHead || strings.HasSuffix(r.URL.Path, "/count_tokens") ||
+		strings.HasSuffix(r.URL.Path, ":countTokens")
 }
 
 type callKey struct{}

@@ -15,8 +15,9 @@ const maxReportLine = 4 << 20
 // Reported is the usage an agent printed or wrote of itself: Claude
 // Code's JSON result (`total_cost_usd`, `usage`, `modelUsage`; qwen-code's
 // stream-json result is the same shape), Codex's JSON events
-// (`turn.completed` and `token_count`), opencode's JSON events (each
-// `step_finish` with its step's `tokens` and `cost`), and the JSON lines of
+// (`turn.completed` and `token_count`), Gemini CLI's stream-json result
+// (`stats`), opencode's JSON events (each `step_finish` with its step's
+// `tokens` and `cost`), and the JSON lines of
 // $FLEET_USAGE ({"input_tokens":…,"output_tokens":…,"cost_usd":…,
 // "model":…}). The agent wrote it, so it is never taken for metered usage,
 // a line with a negative figure is refused, and no sum overflows; the
@@ -35,14 +36,16 @@ func Reported(r io.Reader) (u Usage, ok bool) {
 // Report reads an agent's output a line at a time, as it comes.
 type Report struct {
 	sum        Usage  // turns, $FLEET_USAGE lines
-	result     *Usage // Claude Code's result: the whole run
+	result     *Usage // Claude Code's or Gemini CLI's result: the whole run
 	codexTotal *Usage // Codex's running total: the last one counts
 	ok         bool
 	text       string // Claude Code's result text: its last message
+	gemini     gemini // Gemini CLI's messages
 }
 
 // Text is the last message an agent's JSON output carried as its result
-// (Claude Code's "result"), where its ## Result section is.
+// (Claude Code's "result", Gemini CLI's last assistant message), where its
+// ## Result section is.
 func (rep *Report) Text() string { return rep.text }
 
 // Line reads one line of output; a line that is no JSON is skipped.
@@ -68,6 +71,10 @@ func (rep *Report) Line(line []byte) {
 			rep.sum.Add(u)
 			rep.ok = true
 		}
+	case ev.Type == "result" && ev.Stats != nil:
+		rep.geminiResult(ev.Stats)
+	case ev.Type == "message" || ev.Type == "tool_use":
+		rep.gemini.line(ev.Type, line)
 	case ev.Type == "turn.completed" && ev.Usage != nil:
 		if u := ev.Usage.usage(); sane(u) {
 			rep.sum.Add(u)
@@ -111,6 +118,7 @@ type agentLine struct {
 	Usage     *wireCodex            `json:"usage"`
 	TotalCost float64               `json:"total_cost_usd"`
 	Result    string                `json:"result"`
+	Stats     json.RawMessage       `json:"stats"` // Gemini CLI's, read in gemini.go
 	ModelUse  map[string]modelUsage `json:"modelUsage"`
 	Msg       *struct {
 		Type string `json:"type"`

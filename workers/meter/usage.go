@@ -3,12 +3,12 @@
 // endpoint's base_url forwards every request unchanged (but a streamed
 // chat completion, which it has ask for its usage), streams every response
 // through as it arrives, and reads the token counts each response reports
-// (JSON bodies and server-sent events, OpenAI's and Anthropic's shapes).
-// A call whose answer reports no usage it can read is counted all the
-// same, estimated from its bytes (Estimate). It also reads what an agent
-// reports of itself (Claude Code's and Codex's JSON output, lines appended
-// to $FLEET_USAGE), marked as reported, not metered. Requests and
-// responses are never stored, only counts.
+// (JSON bodies and server-sent events, OpenAI's, Anthropic's and Gemini's
+// shapes). A call whose answer reports no usage it can read is counted all
+// the same, estimated from its bytes (Estimate). It also reads what an
+// agent reports of itself (Claude Code's, Codex's and Gemini CLI's JSON
+// output, lines appended to $FLEET_USAGE), marked as reported, not
+// metered. Requests and responses are never stored, only counts.
 package meter
 
 import (
@@ -133,8 +133,8 @@ func (w wire) usage() Usage {
 
 // carrier is a response body or one streamed event: the usage sits at its
 // top (chat completions, messages, a message_delta event), in its response
-// (the responses API's response.completed) or in its message (Anthropic's
-// message_start).
+// (the responses API's response.completed), in its message (Anthropic's
+// message_start) or in its usageMetadata (Gemini's).
 type carrier struct {
 	Model    string `json:"model"`
 	Usage    *wire  `json:"usage"`
@@ -146,6 +146,8 @@ type carrier struct {
 		Model string `json:"model"`
 		Usage *wire  `json:"usage"`
 	} `json:"message"`
+	Gemini       *geminiWire `json:"usageMetadata"`
+	ModelVersion string      `json:"modelVersion"`
 }
 
 // reading is what one JSON object says of a call's usage.
@@ -183,6 +185,9 @@ func fromJSON(data []byte) (Usage, reading) {
 	}
 	if c.Message != nil && c.Message.Usage != nil {
 		model, w = c.Message.Model, c.Message.Usage
+	}
+	if w == nil && c.Gemini != nil {
+		return c.Gemini.read(c.ModelVersion)
 	}
 	return fromWire(w, model)
 }

@@ -53,7 +53,7 @@ func TestDoctorOnAMachineLackingAProgram(t *testing.T) {
 	standIn(t, bin, "gemini", t.TempDir())
 	writeFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: gem\n    tier: mid\n    model: gemini-2.5-pro\n    agent: gemini\n")
 	r = fwtest.RunEnv(t, dir, path, "doctor")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "ok    agent gemini: "+filepath.Join(bin, "gemini")+", endpoint gem runs it") {
+	if r.Code != 0 || !strings.Contains(r.Stdout, "ok    agent gemini: on PATH: "+filepath.Join(bin, "gemini")) || !strings.Contains(r.Stdout, "endpoint gem runs it") {
 		t.Fatalf("with gemini on PATH: %v", r)
 	}
 	// Settings that cannot work here: a broken file, a git claims backend

@@ -1,0 +1,14 @@
+// Package realcodextest runs the real Codex CLI, installed from npm, under
+// real fleetwatch drivers, contained, against modelapi's Responses API on
+// loopback: its build, review and plan turns do their work, and the usage
+// fleetwatch records is what the API sent.
+package realcodextest
+
+import (
+	"testing"
+
+	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/ui/cli"
+)
+
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
