@@ -99,7 +99,7 @@ const exitsPlain = "0: the turn ended; non-zero: it failed before or during the 
 // Presets is the table `agent:` reads and `fleetwatch agents` shows. The
 // build modes may edit and commit: the Landlock sandbox, not the tool's own
 // permission prompts (which nobody is there to answer), is the boundary.
-var Presets = []Preset{claudePreset, codexPreset, aiderPreset, geminiPreset, opencodePreset}
+var Presets = []Preset{claudePreset, codexPreset, aiderPreset, geminiPreset, opencodePreset, qwenPreset}
 
 // PresetNamed is the preset called name.
 func PresetNamed(name string) (Preset, bool) {

@@ -130,7 +130,7 @@ func TestAgentEndpoint(t *testing.T) {
 		t.Errorf("command: overrides the build only: %q, review %q", b.Command, b.ReviewCommand)
 	}
 	for _, c := range []struct{ yaml, want string }{
-		{"endpoints:\n  - name: a\n    tier: mid\n    model: m\n    agent: cluade\n", `endpoints.yaml:5: endpoint "a": unknown agent "cluade" (known: claude, codex, aider, gemini, opencode; or give command: instead)`},
+		{"endpoints:\n  - name: a\n    tier: mid\n    model: m\n    agent: cluade\n", `endpoints.yaml:5: endpoint "a": unknown agent "cluade" (known: claude, codex, aider, gemini, opencode, qwen; or give command: instead)`},
 		{"endpoints:\n  - name: a\n    tier: mid\n    agent: claude\n", `endpoints.yaml:4: endpoint "a": agent claude needs model: (the model it runs, passed as {model})`},
 		{"endpoints:\n  - name: a\n    tier: mid\n    model: m\n    plan_first: true\n    agent: aider\n", `endpoints.yaml:6: endpoint "a": agent aider has no plan mode; plan_first needs a plan_command:`},
 		{"endpoints:\n  - name: a\n    tier: mid\n    model: m\n    agent: [claude]\n", `endpoints.yaml:5: endpoint "a" agent must be a string, found a list`},

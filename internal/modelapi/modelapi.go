@@ -177,7 +177,7 @@ type dialect interface {
 }
 
 // dialects are tried in order; the first that matches serves the call.
-var dialects = []dialect{anthropicAPI{}, responsesAPI{}, geminiAPI{}}
+var dialects = []dialect{anthropicAPI{}, responsesAPI{}, chatAPI{}, geminiAPI{}}
 
 // shellTools are the shell tools of the agent CLIs, by name, each with
 // how its arguments carry a command.
@@ -189,7 +189,7 @@ var shellTools = map[string]func(cmd string) any{
 	"exec_command":  func(cmd string) any { return map[string]any{"cmd": cmd} },
 	"shell_command": func(cmd string) any { return map[string]any{"command": cmd} },
 	"shell":         func(cmd string) any { return map[string]any{"command": []string{"bash", "-lc", cmd}} },
-	// Gemini CLI.
+	// Gemini CLI; qwen-code (its fork of it).
 	"run_shell_command": func(cmd string) any { return map[string]any{"command": cmd, "description": "run the script's command"} },
 }
 

@@ -13,9 +13,11 @@ import (
 const maxReportLine = 4 << 20
 
 // Reported is the usage an agent printed or wrote of itself: Claude
-// Code's JSON result (`total_cost_usd`, `usage`, `modelUsage`), Codex's
-// JSON events (`turn.completed` and `token_count`), Gemini CLI's
-// stream-json result (`stats`), and the JSON lines of
+// Code's JSON result (`total_cost_usd`, `usage`, `modelUsage`; qwen-code's
+// stream-json result is the same shape), Codex's JSON events
+// (`turn.completed` and `token_count`), Gemini CLI's stream-json result
+// (`stats`), opencode's JSON events (each `step_finish` with its step's
+// `tokens` and `cost`), and the JSON lines of
 // $FLEET_USAGE ({"input_tokens":…,"output_tokens":…,"cost_usd":…,
 // "model":…}). The agent wrote it, so it is never taken for metered usage,
 // a line with a negative figure is refused, and no sum overflows; the
@@ -64,6 +66,11 @@ func (rep *Report) Line(line []byte) {
 			return
 		}
 		rep.result, rep.text = &u, ev.Result
+	case ev.Type == "step_finish" && ev.Part != nil && ev.Part.Tokens != nil:
+		if u := ev.Part.opencode(); sane(u) {
+			rep.sum.Add(u)
+			rep.ok = true
+		}
 	case ev.Type == "result" && ev.Stats != nil:
 		rep.geminiResult(ev.Stats)
 	case ev.Type == "message" || ev.Type == "tool_use":
@@ -119,6 +126,7 @@ type agentLine struct {
 			Total *wireCodex `json:"total_token_usage"`
 		} `json:"info"`
 	} `json:"msg"`
+	Part *opencodeStep `json:"part"`
 	// $FLEET_USAGE's own shape.
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
@@ -137,6 +145,28 @@ func (w wireCodex) usage() Usage {
 	u := w.wire.usage()
 	u.Cached = max(u.Cached, w.CachedInput)
 	return u
+}
+
+// opencodeStep is the part of an opencode step_finish event: the step's
+// tokens, the cache's apart from its input and the reasoning's from its
+// output, and what it cost.
+type opencodeStep struct {
+	Tokens *struct {
+		Input     int64 `json:"input"`
+		Output    int64 `json:"output"`
+		Reasoning int64 `json:"reasoning"`
+		Cache     struct {
+			Read  int64 `json:"read"`
+			Write int64 `json:"write"`
+		} `json:"cache"`
+	} `json:"tokens"`
+	Cost float64 `json:"cost"`
+}
+
+func (p opencodeStep) opencode() Usage {
+	t := p.Tokens
+	return Usage{Input: t.Input + t.Cache.Read + t.Cache.Write, Output: t.Output + t.Reasoning,
+		Cached: t.Cache.Read, CacheWrite: t.Cache.Write, CostUSD: p.Cost}
 }
 
 type modelUsage struct {

@@ -1,0 +1,134 @@
+package realopencodetest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"fleetwatch/internal/modelapi"
+	"fleetwatch/registry"
+	"fleetwatch/workers"
+)
+
+// AgentsEnv names the folder holding the real agent CLIs' programs
+// (`.ci/run` installs them with npm into a cache folder and sets it).
+const AgentsEnv = "FLEETWATCH_AGENTS"
+
+// realAgent is the real CLI called name, from AgentsEnv's folder; the
+// test skips saying how to install it where it is missing (fails in CI).
+func realAgent(t *testing.T, name, pkg string) string {
+	t.Helper()
+	dir := os.Getenv(AgentsEnv)
+	bin := filepath.Join(dir, name)
+	if _, err := exec.LookPath(bin); dir == "" || err != nil {
+		why := "install it: npm install --prefix ~/.cache/fleetwatch-agents " + pkg + " and set " + AgentsEnv + "=~/.cache/fleetwatch-agents/node_modules/.bin"
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI runs the real %s, but it is not in $%s (%q): %s", name, AgentsEnv, dir, why)
+		}
+		t.Skipf("no real %s here: %s", name, why)
+	}
+	return bin
+}
+
+// homeFor is a home folder of its own with the state folders preset grants
+// its tool, and the environment a run of it gets from the test: that home,
+// the CLI's folder on PATH, and an API key for the scripted API.
+func homeFor(t *testing.T, preset, bin string, extra ...string) []string {
+	t.Helper()
+	p, _ := registry.PresetNamed(preset)
+	home := t.TempDir()
+	for _, w := range p.Writes {
+		if err := os.MkdirAll(filepath.Join(home, strings.TrimPrefix(w, "~/")), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return append([]string{"HOME=" + home, "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")}, extra...)
+}
+
+// startAPI serves steps until the test ends.
+func startAPI(t *testing.T, steps ...modelapi.Step) *modelapi.Server {
+	t.Helper()
+	api, err := modelapi.Start(modelapi.Script{Steps: steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { api.Close() })
+	return api
+}
+
+// writeFile writes content to dir/rel.
+func writeFile(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// commitStep is a shell step that writes name and commits it as who.
+func commitStep(who, name string) modelapi.Step {
+	return modelapi.Step{Shell: "echo hello from " + who + " > " + name + " && git add " + name + " && " +
+		"git -c user.name=" + who + " -c user.email=" + who + "@example.com commit -qm '" + who + ": hello' && echo committed"}
+}
+
+// runPreset runs mode's argv of preset ("build", "resume") with the
+// program bin in dir as the driver would fill it, with its Env,
+// uncontained and unmetered, at baseURL, and returns its stdout.
+func runPreset(t *testing.T, bin, preset, mode, dir, baseURL, session string, env []string) []byte {
+	t.Helper()
+	p, _ := registry.PresetNamed(preset)
+	ph := workers.Placeholders{Plan: filepath.Join(dir, "plan.md"), Worktree: dir, Model: p.Model, BaseURL: baseURL, Slug: "hello", Session: session}
+	argv := ph.Expand(map[string][]string{"build": p.Build, "resume": p.Resume}[mode])
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
+	cmd.Dir, cmd.Env = dir, append(append(os.Environ(), env...), ph.Expand(p.Env)...)
+	// qwen-code runs itself again as a child: the whole group goes at the
+	// deadline, and its pipes are not waited on for long after.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Logf("%s %s: %v; stderr:\n%s", preset, mode, err, clipped(stderr.Bytes()))
+	return out
+}
+
+// clipped is at most 4 KiB of b, for a test's log.
+func clipped(b []byte) []byte { return b[:min(len(b), 4<<10)] }
+
+// spentFigure is the "spent N tokens" a driver's log gives, -1 when none.
+var spentFigure = regexp.MustCompile(`spent (\d+) tokens, .* \(metered\)`)
+
+// wantMetered checks the run's log says it spent, metered, what api sent.
+// A call the tool cut and sent again (opencode does, when a stream stalls
+// on a loaded machine) is counted whole by api but only as far as it was
+// read by the meter: the gap may then be up to that call's answer.
+func wantMetered(t *testing.T, log []byte, api *modelapi.Server) {
+	t.Helper()
+	m := spentFigure.FindSubmatch(log)
+	if m == nil {
+		t.Errorf("the log lacks a metered spend:\n%s", log)
+		return
+	}
+	spent, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	sent, again := api.Usage().Tokens(), int64(0)
+	calls := api.Calls()
+	for i, c := range calls {
+		if c.Step >= 0 && i+1 < len(calls) && slices.ContainsFunc(calls[i+1:], func(d modelapi.Call) bool { return d.Step == c.Step }) {
+			again++
+		}
+	}
+	if spent != sent && (spent > sent || sent-spent > again*120) {
+		t.Errorf("the driver metered %d tokens, the API sent %d (%d calls sent again); calls %+v; log:\n%s", spent, sent, again, calls, log)
+	}
+}
