@@ -36,7 +36,7 @@ type fleetList struct {
 	// stop), the endpoints' states, the two charts, and the running
 	// workers' spend.
 	gauges, endpoints, charts, running []string
-	full                    int // the rows the pane has
+	full                               int // the rows the pane has
 }
 
 // FleetKeys are the Fleet pane's: a tier's whole line of the report.

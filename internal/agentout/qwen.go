@@ -2,8 +2,6 @@ package agentout
 
 import (
 	"encoding/json"
-	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -20,9 +18,6 @@ type qwenEvent struct {
 		Message string `json:"message"`
 	} `json:"error"`
 }
-
-// apiStatus finds the status in qwen-code's API error text.
-var apiStatus = regexp.MustCompile(`API Error: (\d{3})\b`)
 
 // readQwen reads a stream-json line, or the one line of `--output-format
 // json`: an array of the same events.
@@ -62,8 +57,7 @@ func qwenResult(r *Result, ev qwenEvent) {
 	}
 	msg := ev.Error.Message
 	r.Error = clip(msg)
-	if m := apiStatus.FindStringSubmatch(msg); m != nil {
-		r.Status, _ = strconv.Atoi(m[1])
+	if r.Status = statusIn(msg); r.Status != 0 {
 		r.Trouble = ForStatus(r.Status)
 	}
 	if r.Status == 429 && (strings.Contains(msg, "quota") || strings.Contains(msg, "usage limit")) {

@@ -23,13 +23,13 @@ func (g Gauge) Share() float64 { return g.Spent.Fraction(g.Limit) }
 // Fleet is what the cockpit's Fleet pane shows: today's spend against
 // each daily budget, and each tier's runs and landings over the window.
 type Fleet struct {
-	Today   Totals  `json:"today"` // the whole fleet's spend today
-	Gauges  []Gauge `json:"gauges"`
-	Tiers   []Line  `json:"tiers"` // outcomes per tier since Since
+	Today  Totals  `json:"today"` // the whole fleet's spend today
+	Gauges []Gauge `json:"gauges"`
+	Tiers  []Line  `json:"tiers"` // outcomes per tier since Since
 	// Endpoints is each endpoint's spend today, by name.
 	Endpoints map[string]Totals `json:"endpoints,omitempty"`
-	Since   time.Time
-	Problem string `json:"problem,omitempty"` // why claims are stopped for the whole fleet, "" when they are not
+	Since     time.Time
+	Problem   string `json:"problem,omitempty"` // why claims are stopped for the whole fleet, "" when they are not
 }
 
 // fleetEvents bounds the event log's tail the Fleet pane reads, on every
