@@ -119,22 +119,9 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 	if err != nil {
 		return Review{}, err
 	}
-	author := t.Author(slug)
-	authorTier, authorEp := authorOf(reg, t.Project, author)
-	ep, err := chooseReviewer(reg, authorTier, authorEp, author, opt.Endpoint)
+	ep, agent, self, err := reviewerOf(t, reg, slug, opt)
 	if err != nil {
 		return Review{}, err
-	}
-	agent := cmp.Or(opt.AgentID, "review-"+ep.Name)
-	if author != "" && agent == author {
-		return Review{}, refused("%s is the author of %s and cannot review its own change; name another --agent-id or --endpoint", agent, slug)
-	}
-	self := authorEp != "" && ep.Name == authorEp
-	if self && !opt.AllowSelf {
-		return Review{}, refused("%s was written by endpoint %s, which would review its own change: a peer review is by another endpoint (add one to %s or name it with --endpoint), or pass --allow-self", slug, ep.Name, reg.Path)
-	}
-	if self {
-		logf(opt.Log, "self-review: endpoint %s wrote %s and reviews it (--allow-self)", ep.Name, slug)
 	}
 	argv := reviewArgv(ep, reg)
 	if len(argv) == 0 {
@@ -260,6 +247,29 @@ func reviewArgv(ep registry.Endpoint, reg *registry.Registry) []string {
 		}
 	}
 	return nil
+}
+
+// reviewerOf is who reviews slug's change: the endpoint, the agent id, and
+// whether the endpoint is the author's own (refused without AllowSelf).
+func reviewerOf(t *planfs.Tree, reg *registry.Registry, slug string, opt PeerOptions) (registry.Endpoint, string, bool, error) {
+	author := t.Author(slug)
+	authorTier, authorEp := authorOf(reg, t.Project, author)
+	ep, err := chooseReviewer(reg, authorTier, authorEp, author, opt.Endpoint)
+	if err != nil {
+		return ep, "", false, err
+	}
+	agent := cmp.Or(opt.AgentID, "review-"+ep.Name)
+	if author != "" && agent == author {
+		return ep, "", false, refused("%s is the author of %s and cannot review its own change; name another --agent-id or --endpoint", agent, slug)
+	}
+	self := authorEp != "" && ep.Name == authorEp
+	if self && !opt.AllowSelf {
+		return ep, "", false, refused("%s was written by endpoint %s, which would review its own change: a peer review is by another endpoint (add one to %s or name it with --endpoint), or pass --allow-self", slug, ep.Name, reg.Path)
+	}
+	if self {
+		logf(opt.Log, "self-review: endpoint %s wrote %s and reviews it (--allow-self)", ep.Name, slug)
+	}
+	return ep, agent, self, nil
 }
 
 // chooseReviewer is the endpoint named, else the first whose tier is at
