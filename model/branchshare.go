@@ -81,11 +81,14 @@ func BranchShareProblem(branch string, others []string) string {
 	return fmt.Sprintf("its branch %s is also %s's (two plans never share a branch); rename one", branch, strings.Join(others, ", "))
 }
 
-// problem is ClaimProblem, else what the claims backend of s refuses, else
-// the shared branch, else what refuse says: everything that stops every
-// claim of p.
+// problem is ClaimProblem, else a ready plan's BlankProblem, else what the
+// claims backend of s refuses, else the shared branch, else what refuse
+// says: everything that stops every claim of p.
 func (sh SharedBranches) problem(s *Snapshot, p *Plan, needBranch bool, refuse func(*Plan) string) string {
 	if why := ClaimProblem(p, needBranch); why != "" {
+		return why
+	}
+	if _, why := p.Header.BlankProblem(); why != "" && p.Lane.Ready() {
 		return why
 	}
 	if s.RefNamed {

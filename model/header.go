@@ -21,6 +21,9 @@ type Header struct {
 	AgentAssignable bool
 	DependsOn       []string
 	HasDoneWhen     bool
+	// Blank are the `## Goal` and `## Done when` sections that are there
+	// but hold nothing, as the template leaves them (BlankProblem).
+	Blank []Section
 	// PlanFirst: `- **Plan first:** yes` asks for a plan-only turn and the
 	// coordinator's approval before the agent builds.
 	PlanFirst bool
@@ -69,6 +72,7 @@ func ParseHeader(text string) Header {
 	seen := map[string]bool{}
 	var sectionDeps []string
 	inDepsSection := false
+	var sec sectionFill
 	lineNo := 0
 	for len(text) > 0 {
 		lineNo++
@@ -96,10 +100,12 @@ func ParseHeader(text string) Header {
 			if strings.HasPrefix(t, "done when") || strings.HasPrefix(t, "acceptance") {
 				h.HasDoneWhen = true
 			}
+			sec.heading(&h, level, t, lineNo)
 			continue
 		}
 
 		body := strings.TrimLeft(line, " \t")
+		sec.text(body)
 		if key, value, ok := boldField(body); ok {
 			if !seen[key] && knownKeys[key] {
 				value = stripComment(value)
@@ -118,8 +124,97 @@ func ParseHeader(text string) Header {
 		}
 		h.lint(body, lineNo, inDepsSection)
 	}
+	sec.close(&h)
 	h.DependsOn = dedupFold(append(h.DependsOn, normalizeDeps(sectionDeps)...))
 	return h
+}
+
+// Section is a plan section by its heading: Name as the plan spells it,
+// Line the heading's 1-based line.
+type Section struct {
+	Name string
+	Line int
+}
+
+// sectionFill follows the Goal and Done when sections while a plan is read,
+// to find those that hold nothing.
+type sectionFill struct {
+	open   *Section // nil outside such a section
+	level  int
+	filled bool
+}
+
+// heading closes the open section at a heading of its level or above (one
+// below it is content) and opens one for a Goal or Done when heading.
+func (s *sectionFill) heading(h *Header, level int, title string, line int) {
+	if s.open != nil && level > s.level {
+		s.filled = true
+		return
+	}
+	s.close(h)
+	if strings.HasPrefix(title, "goal") || strings.HasPrefix(title, "done when") || strings.HasPrefix(title, "acceptance") {
+		s.open, s.level, s.filled = &Section{Name: sectionTitle(title), Line: line}, level, false
+	}
+}
+
+func (s *sectionFill) text(body string) {
+	if s.open != nil && !s.filled && holdsText(body) {
+		s.filled = true
+	}
+}
+
+func (s *sectionFill) close(h *Header) {
+	if s.open != nil && !s.filled {
+		h.Blank = append(h.Blank, *s.open)
+	}
+	s.open = nil
+}
+
+func sectionTitle(lower string) string {
+	if strings.HasPrefix(lower, "goal") {
+		return "Goal"
+	}
+	if strings.HasPrefix(lower, "done when") {
+		return "Done when"
+	}
+	return "Acceptance"
+}
+
+// holdsText reports whether a section line says anything: a bare list
+// marker (`-`, `1.`, `- [ ]`) or an HTML comment alone says nothing.
+func holdsText(body string) bool {
+	s := strings.TrimSpace(body)
+	if strings.HasPrefix(s, "<!--") && strings.HasSuffix(s, "-->") {
+		return false
+	}
+	s = strings.TrimLeft(s, "-*+ \t")
+	if t := strings.TrimLeft(s, "0123456789"); t != s {
+		s = strings.TrimLeft(t, ".) \t")
+	}
+	for _, box := range []string{"[ ]", "[x]", "[X]"} {
+		s = strings.TrimPrefix(s, box)
+	}
+	return strings.TrimSpace(s) != ""
+}
+
+// BlankProblem says why no agent should take a plan with h: a Goal or Done
+// when section that is there but empty (the template's blanks, as `new
+// --no-edit` leaves them). It returns the first such heading's line, or 0
+// and "" when there is none. Anchor would claim such a plan; fleetwatch
+// refuses, as an agent with every permission would guess what to do.
+func (h Header) BlankProblem() (int, string) {
+	if len(h.Blank) == 0 {
+		return 0, ""
+	}
+	names := make([]string, len(h.Blank))
+	for i, s := range h.Blank {
+		names[i] = "## " + s.Name
+	}
+	what := "section is"
+	if len(names) > 1 {
+		what = "sections are"
+	}
+	return h.Blank[0].Line, strings.Join(names, " and ") + " " + what + " empty: no agent takes a plan that does not say what to do and when it is done; write them"
 }
 
 func (h *Header) warn(line int, msg string) {

@@ -16,6 +16,13 @@ type NewPlan struct {
 	Preferred       []string
 	DependsOn       []string
 	Local           bool // a private <slug>.local.md
+	// Goal and DoneWhen fill the template's Goal section and its Done when
+	// section (one bullet each); left out, the template's text stays.
+	Goal     string
+	DoneWhen []string
+	// Unedited is set when no editor opens the plan once it is written: a
+	// ready lane's plan must then say its goal and when it is done.
+	Unedited bool
 }
 
 // NewPlanLanes are the lanes a new plan may start in: drafts, or a ready
@@ -47,6 +54,7 @@ func (n NewPlan) Normalized() NewPlan {
 		n.Priority = norm
 	}
 	n.Preferred = cleanList(n.Preferred)
+	n.Goal, n.DoneWhen = strings.TrimSpace(n.Goal), cleanList(n.DoneWhen)
 	n.DependsOn = dedupFold(normalizeDeps(n.DependsOn))
 	return n
 }
@@ -119,6 +127,11 @@ func (n NewPlan) Check() error {
 			if strings.ContainsFunc(v, unicode.IsControl) || strings.Contains(v, " #") || strings.Contains(v, "\t#") {
 				return fmt.Errorf("%s: %q holds a control character or ` #` (which starts a comment)", name, v)
 			}
+		}
+	}
+	for _, v := range append([]string{n.Goal}, n.DoneWhen...) {
+		if strings.ContainsFunc(v, unicode.IsControl) || strings.HasPrefix(v, "#") {
+			return fmt.Errorf("goal or done when: %q holds a line break or starts with # (a heading)", v)
 		}
 	}
 	return nil
@@ -205,6 +218,16 @@ func (n NewPlan) Render(template string) string {
 		add := append([]string{""}, missing...)
 		lines = append(lines[:titleAt+1], append(add, lines[titleAt+1:]...)...)
 	}
+	if n.Goal != "" {
+		lines = fillSection(lines, []string{"goal"}, "Goal", []string{n.Goal})
+	}
+	if len(n.DoneWhen) > 0 {
+		items := make([]string, len(n.DoneWhen))
+		for i, d := range n.DoneWhen {
+			items[i] = "- " + d
+		}
+		lines = fillSection(lines, []string{"done when", "acceptance"}, "Done when", items)
+	}
 	out := strings.Join(lines, "\n")
 	if !strings.HasSuffix(out, "\n") {
 		out += "\n"
@@ -220,4 +243,39 @@ func fieldName(key string) string {
 		return "Depends on"
 	}
 	return titleKey(key)
+}
+
+// fillSection makes body the text of the first section whose heading starts
+// with one of prefixes (lower case), or adds a `## name` section at the end.
+func fillSection(lines, prefixes []string, name string, body []string) []string {
+	at, level := -1, 0
+	for i, line := range lines {
+		if l, title, ok := heading(line); ok && l >= 2 && at < 0 && hasAnyPrefix(strings.ToLower(title), prefixes) {
+			at, level = i, l
+		}
+	}
+	if at < 0 {
+		for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+			lines = lines[:len(lines)-1]
+		}
+		return append(append(lines, "", "## "+name, ""), append(body, "")...)
+	}
+	end := len(lines)
+	for j := at + 1; j < len(lines); j++ {
+		if l, _, ok := heading(lines[j]); ok && l <= level {
+			end = j
+			break
+		}
+	}
+	filled := append(append([]string{""}, body...), "")
+	return append(append(lines[:at+1:at+1], filled...), lines[end:]...)
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -27,8 +27,8 @@ func (t *Tree) Check(snap *model.Snapshot) []model.Warning {
 	return out
 }
 
-// checkPlans lints each plan: names no claim can take, unknown or cyclic
-// dependencies, claims without a live lease, and duplicate slugs.
+// checkPlans lints each plan: names no claim can take, a ready plan's empty
+// Goal or Done when, unknown or cyclic dependencies, claims without a live lease, and duplicate slugs.
 func (t *Tree) checkPlans(snap *model.Snapshot) []model.Warning {
 	var out []model.Warning
 	deps := model.NewDepIndex(snap).Evaluate(t.History())
@@ -47,6 +47,9 @@ func (t *Tree) checkPlans(snap *model.Snapshot) []model.Warning {
 			} else if why := model.ClaimProblem(p, true); why != "" {
 				out = append(out, model.Warning{File: p.Rel, Message: "workers that make its branch (--ensure-worktree, --run in git) skip it: " + why})
 			}
+		}
+		if line, why := p.Header.BlankProblem(); why != "" && p.Lane.Ready() {
+			out = append(out, model.Warning{File: p.Rel, Line: line, Message: why})
 		}
 		if p.Lane.Open() {
 			for _, u := range deps[i].Unmet {

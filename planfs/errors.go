@@ -26,6 +26,9 @@ var (
 	// ErrUnclaimable is a plan no claim can take as it is named (see
 	// model.ClaimProblem); renaming it fixes it.
 	ErrUnclaimable = errors.New("cannot be claimed")
+	// ErrEmptyPlan refuses to write a ready plan no one will edit whose Goal
+	// or Done when is empty (model.Header.BlankProblem): no agent takes it.
+	ErrEmptyPlan = errors.New("empty goal or done when")
 	// ErrReadOnly refuses any change asked through a read-only tree (a
 	// viewer's): viewers see everything and act on nothing.
 	ErrReadOnly = errors.New("read-only: a viewer cannot change anything")

@@ -87,7 +87,8 @@ func (t *Tree) BranchInUse(slug string) (string, error) {
 // and returns its rel. It writes nothing, and says why in one line naming
 // the plan, when the slug is bad or answers to a plan in any lane, the
 // title is empty, the lane is not drafts/bugs/features, a ready lane's
-// plan would fail promote's checks, or a folder on the way is a symlink.
+// plan would fail promote's checks or, Unedited, leave its Goal or Done when
+// empty, or a folder on the way is a symlink.
 // The file appears whole or not at all and never replaces one (AddPlan).
 func (t *Tree) CreatePlan(n model.NewPlan, agent string) (string, error) {
 	n = n.Normalized()
@@ -128,6 +129,9 @@ func (t *Tree) CreatePlan(n model.NewPlan, agent string) (string, error) {
 			}
 			return "", planErr(rel, ErrNeedsForce, "not written to %s/, as promote would refuse it: %s (from %s; start it in drafts/)",
 				n.Lane, strings.Join(problems, "; "), from)
+		}
+		if _, why := model.ParseHeader(text).BlankProblem(); why != "" && n.Unedited {
+			return "", planErr(rel, ErrEmptyPlan, "not written to %s/, as no one edits it: %s", n.Lane, why)
 		}
 	}
 	return t.addPlan(n.Lane, n.Name(), text, Event{Event: "create", AgentID: agent})

@@ -42,6 +42,8 @@ type ReviewFile struct {
 	Verdict                          string // ACCEPT, REVISE or ESCALATE
 	At                               time.Time
 	Path                             string // absolute
+	// Self: the author's own endpoint reviewed it, as the operator allowed.
+	Self bool
 }
 
 // Verdicts are the words a peer review may end in.
@@ -97,6 +99,9 @@ func (t *Tree) WriteReview(r ReviewFile, text []byte) (string, error) {
 		{"Commit", r.Commit}, {"Base", r.Base}, {"At", r.At.UTC().Format(time.RFC3339)},
 	} {
 		fmt.Fprintf(&b, "- **%s:** %s\n", kv[0], oneLine(kv[1]))
+	}
+	if r.Self {
+		b.WriteString("- **Self review:** yes: the endpoint that wrote the change reviewed it (--allow-self)\n")
 	}
 	b.WriteString("\n")
 	b.Write(text)

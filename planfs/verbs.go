@@ -425,7 +425,8 @@ func PromoteProblems(h model.Header) []string {
 }
 
 // Promote moves a draft to a ready lane. It refuses, listing the problems,
-// when the draft lacks Preferred models or a Done when section, unless force.
+// when the draft lacks Preferred models or a Done when section, or leaves
+// its Goal or Done when empty (no agent would take it), unless force.
 func (t *Tree) Promote(rel string, to model.Lane, a Actor) (string, []string, error) {
 	if err := t.refuse(rel); err != nil {
 		return "", nil, err
@@ -445,7 +446,11 @@ func (t *Tree) Promote(rel string, to model.Lane, a Actor) (string, []string, er
 	if err != nil {
 		return "", nil, planErr(rel, err, "unreadable: %v", errText(err))
 	}
-	problems := PromoteProblems(model.ParseHeader(data))
+	h := model.ParseHeader(data)
+	problems := PromoteProblems(h)
+	if _, why := h.BlankProblem(); why != "" {
+		problems = append(problems, why)
+	}
 	if len(problems) > 0 && !force {
 		return "", problems, planErr(rel, ErrNeedsForce, "not promoted: %s", strings.Join(problems, "; "))
 	}

@@ -167,6 +167,11 @@ func (e listsNothing) Error() string {
 }
 func (e listsNothing) Is(target error) bool { return target == fs.ErrNotExist }
 
+// ListsNothing reports whether err is Load's answer for a file that is there
+// but turns no endpoint on (empty, or all commented out as scaffold writes
+// it), which errors.Is also takes for fs.ErrNotExist.
+func ListsNothing(err error) bool { return errors.As(err, new(listsNothing)) }
+
 func (p parser) errorf(line int, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if line > 0 {

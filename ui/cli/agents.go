@@ -183,10 +183,14 @@ func programVersion(path string, args []string) (string, error) {
 }
 
 // printEndpoints shows each endpoint of the registry at path and the argv
-// it runs. A missing default registry is no error: scaffold writes one.
+// it runs. A missing default registry is no error: scaffold writes one;
+// one that turns nothing on says how to turn one on.
 func printEndpoints(w, stderr io.Writer, path string, named bool) int {
 	reg, err := registry.Load(path)
 	switch {
+	case registry.ListsNothing(err) || err == nil && len(reg.Endpoints) == 0 && reg.Executor == nil:
+		fmt.Fprintf(w, "%s turns no endpoint on yet: delete the # of \"#endpoints:\" and of each line of one endpoint above whose program you have.\n", path)
+		return exitOK
 	case errors.Is(err, fs.ErrNotExist) && !named:
 		fmt.Fprintf(w, "No %s here: 'fleetwatch scaffold' writes one with an endpoint per preset, commented out.\n", path)
 		return exitOK

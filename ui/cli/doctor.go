@@ -231,14 +231,19 @@ func claimsFinding(project string, c config.Claims) []finding {
 // its own: is its program here, and does an endpoint need it.
 func agentFindings(project, regPath string) []finding {
 	reg, err := registry.Load(regPath)
+	var out []finding
 	switch {
+	case registry.ListsNothing(err):
+		out = append(out, finding{fFail, "endpoints: " + regPath + " turns no endpoint on, so no worker can run: delete the # of \"#endpoints:\" and of one endpoint's lines ('fleetwatch agents' shows them)"})
+		reg = &registry.Registry{}
 	case errors.Is(err, fs.ErrNotExist):
 		reg = &registry.Registry{}
 	case err != nil:
 		return []finding{{fFail, err.Error()}}
+	case len(reg.Endpoints) == 0 && reg.Executor == nil:
+		out = append(out, finding{fFail, "endpoints: " + regPath + " lists no endpoint, so no worker can run ('fleetwatch agents' shows the presets)"})
 	}
 	users := map[string][]string{}
-	var out []finding
 	for _, ep := range reg.Endpoints {
 		if ep.Agent != "" && argvIsPreset(ep) {
 			users[ep.Agent] = append(users[ep.Agent], ep.Name)

@@ -48,6 +48,7 @@ changes or commits the integration branch lacks, unless --force (the branch stay
 master; --push-integration pushes it when origin lacks it.`,
 		`  fleetwatch worktree ensure-integration --push-integration`},
 	"new": {"", `  fleetwatch new fix-login --lane bugs --models mid --priority P1
+  fleetwatch new fix-login --lane bugs --models mid --no-edit --goal "Logins survive 3G" --done-when "a login on 3G succeeds"
   fleetwatch new idea --no-edit       # a draft, not opened in $EDITOR`},
 	"promote": {`Moves a draft to a ready lane, where workers pick it; a draft without Preferred
 models or a "## Done when" section is refused unless --force.`,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,12 +25,19 @@ Without --title the title is the slug in words: fix-login → "Fix login".
 A slug taken in any lane (completed/ too), a bad slug, an empty title or a
 lane other than drafts, bugs or features exits 2 and writes nothing; bugs and
 features need what promote needs (--models and a ## Done when section).
-Depends on slugs that name no plan or would make a cycle are warnings.`
+Depends on slugs that name no plan or would make a cycle are warnings.
+
+--goal and --done-when fill the Goal and Done when sections. A plan for bugs
+or features that no editor opens (--no-edit, or stdin no terminal) needs both,
+or it exits 2 and writes nothing: no agent takes a plan whose Goal or Done
+when is empty. A draft may start empty.`
 
 type newFlags struct {
 	common
 	lane, title, value, priority string
 	models, depends              string
+	goal                         string
+	doneWhen                     []string
 	local, noEdit                bool
 }
 
@@ -44,6 +52,8 @@ func newCmd() *cobra.Command {
 		fs.StringVar(&f.priority, "priority", "P2", "P1, P2 or P3")
 		fs.StringVar(&f.models, "models", "", "Preferred models: tiers or model names, comma separated")
 		fs.StringVar(&f.depends, "depends", "", "Depends on: plan slugs, comma separated")
+		fs.StringVar(&f.goal, "goal", "", "the Goal section: what the plan is for, one line")
+		fs.StringArrayVar(&f.doneWhen, "done-when", nil, "a Done when bullet: how to tell it is finished (repeat for more)")
 		fs.BoolVar(&f.local, "local", false, "a private plan, <slug>.local.md (git ignores it)")
 		fs.BoolVar(&f.noEdit, "no-edit", false, "do not open the editor")
 		return func(pos []string, stdout, stderr io.Writer) int {
@@ -69,12 +79,19 @@ func (f *newFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writer
 	n := model.NewPlan{
 		Slug: pos[0], Title: title, Lane: lane, Value: f.value, Priority: f.priority,
 		Preferred: model.SplitList(f.models), DependsOn: model.SplitList(f.depends), Local: f.local,
+		Goal: f.goal, DoneWhen: f.doneWhen,
 	}
+	editing := !f.noEdit && term.IsTerminal(int(os.Stdin.Fd()))
+	n.Unedited = !editing
 	t, err := f.open()
 	if err != nil {
 		return failErr(stderr, "", err)
 	}
 	rel, err := t.CreatePlan(n, f.agent)
+	if errors.Is(err, planfs.ErrEmptyPlan) {
+		// Refused rather than written to drafts/: the plan goes where --lane says or nowhere.
+		return fail(stderr, exitError, "new: %s/%s would have an empty goal or done when, and no agent takes such a plan: give --goal TEXT and --done-when TEXT, or leave out --lane to write a draft", lane, n.Name())
+	}
 	if err != nil {
 		return failErr(stderr, "new", err)
 	}
@@ -82,7 +99,7 @@ func (f *newFlags) run(fs *pflag.FlagSet, pos []string, stdout, stderr io.Writer
 		warnDeps(t, n, stderr)
 	}
 	fmt.Fprintln(stdout, t.Abs(rel))
-	if f.noEdit || !term.IsTerminal(int(os.Stdin.Fd())) {
+	if !editing {
 		return exitOK
 	}
 	return editInTerminal(t, rel, f.agent, stderr)

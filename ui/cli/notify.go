@@ -49,8 +49,24 @@ func newNotifier(project string, term io.Writer, log io.Writer, remote *claims.O
 	if err != nil {
 		return nil, c, err
 	}
-	n := notify.New(project, c, notify.Options{Term: term, Tmux: os.Getenv("TMUX") != "", Log: log, Ledger: ledgerOf(remote)})
-	return n, c, nil
+	opt := notify.Options{Term: term, Tmux: os.Getenv("TMUX") != "", Log: log, Ledger: ledgerOf(remote)}
+	following(&opt, project, remote, c)
+	return notify.New(project, c, opt), c, nil
+}
+
+// following has a started notifier follow project's settings as they
+// change, and send only what is still true when its turn comes.
+func following(opt *notify.Options, project string, remote *claims.Opened, c config.Notify) {
+	opt.Settings = func() (config.Notify, error) { return config.LoadNotify(project) }
+	t, err := planfs.Open(project)
+	if err != nil {
+		return
+	}
+	var backend claims.Backend
+	if remote != nil {
+		backend = remote.Backend
+	}
+	opt.Current = notify.Current(t, backend, stuckAfter(c))
 }
 
 // ledgerOf is remote's notice ledger: git and etcd keep one, the lease
@@ -101,7 +117,9 @@ func sendNotices(project string, remote *claims.Opened, terms *serve.Terminals, 
 	if len(c.Targets()) == 0 {
 		return func() {}, stuckAfter(c), nil
 	}
-	n := notify.New(project, c, notify.Options{Term: term, Log: stderr, Ledger: ledgerOf(remote)})
+	nopt := notify.Options{Term: term, Log: stderr, Ledger: ledgerOf(remote)}
+	following(&nopt, project, remote, c)
+	n := notify.New(project, c, nopt)
 	opt := watchOptions(c, remote, defaultEvery)
 	n.Start()
 	ctx, cancel := context.WithCancel(context.Background())

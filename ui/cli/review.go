@@ -35,6 +35,7 @@ func reviewCmd() *cobra.Command {
 		fs.StringVar(&o.Endpoint, "endpoint", "", "with --peer: the reviewer's endpoint (default: one of the author's tier or higher)")
 		fs.StringVar(&o.AgentID, "agent-id", "", "with --peer: the reviewer's agent id (default review-<endpoint>)")
 		fs.StringVar(&o.Registry, "registry", "", "with --peer: the endpoints file (default endpoints.yaml at the root)")
+		fs.BoolVar(&o.AllowSelf, "allow-self", false, "with --peer: let the endpoint that wrote the change review it when it is the one chosen (said in the review)")
 		fs.DurationVar(&o.Timeout, "timeout", landing.DefaultPeerTimeout, "with --peer: kill the reviewer after this long")
 		return func(pos []string, stdout, stderr io.Writer) int {
 			if len(pos) != 1 {
@@ -70,8 +71,8 @@ func (f *reviewFlags) check() error {
 	switch {
 	case modes != 1:
 		return errors.New("give exactly one of --approve, --needs-work NOTE, --defer NOTE or --peer")
-	case !f.peer && (o.Endpoint != "" || o.AgentID != "" || o.Registry != "" || f.changed("timeout")):
-		return errors.New("--endpoint, --agent-id, --registry and --timeout go with --peer")
+	case !f.peer && (o.Endpoint != "" || o.AgentID != "" || o.Registry != "" || o.AllowSelf || f.changed("timeout")):
+		return errors.New("--endpoint, --agent-id, --registry, --allow-self and --timeout go with --peer")
 	case o.Timeout <= 0:
 		return fmt.Errorf("--timeout must be positive, not %v", o.Timeout)
 	}
@@ -122,5 +123,8 @@ func (f *reviewFlags) peerReview(t *planfs.Tree, slug string, stderr io.Writer) 
 		return "", fmt.Errorf("review %s: %w", slug, err)
 	}
 	rel, _ := filepath.Rel(t.Project, r.Path)
+	if r.Self {
+		return fmt.Sprintf("self-review by %s, of the endpoint %s that wrote it (--allow-self): %s (%s)", cell(r.Reviewer), cell(r.Endpoint), cell(string(r.Verdict)), cell(rel)), nil
+	}
 	return fmt.Sprintf("peer review by %s: %s (%s)", cell(r.Reviewer), cell(string(r.Verdict)), cell(rel)), nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -28,7 +29,34 @@ func unknownCommand(root *cobra.Command, typed string) error {
 	if n := nearest(typed, commandNames(root)); n != "" {
 		return fmt.Errorf("unknown command %q: did you mean %s? (run 'fleetwatch help')", typed, n)
 	}
+	parents := subcommandParents(root)
+	if n := nearest(typed, slices.Sorted(maps.Keys(parents))); n != "" {
+		var paths []string
+		for _, p := range parents[n] {
+			paths = append(paths, "'fleetwatch "+p+" "+n+"'")
+		}
+		help := "fleetwatch help"
+		if len(paths) == 1 {
+			help += " " + parents[n][0]
+		}
+		return fmt.Errorf("unknown command %q: did you mean %s? (run '%s')", typed, orList(paths), help)
+	}
 	return fmt.Errorf("unknown command %q (run 'fleetwatch help')", typed)
+}
+
+// subcommandParents maps each subcommand name to the commands it is under:
+// `land` is no verb of its own, but a newcomer types it as one.
+func subcommandParents(root *cobra.Command) map[string][]string {
+	parents := map[string][]string{}
+	for _, c := range root.Commands() {
+		if !c.IsAvailableCommand() {
+			continue
+		}
+		for _, sub := range commandNames(c) {
+			parents[sub] = append(parents[sub], c.Name())
+		}
+	}
+	return parents
 }
 
 // unknownSub is the one line for a subcommand cmd does not have.

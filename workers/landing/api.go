@@ -68,6 +68,8 @@ type Review struct {
 	// Stale: the branch tip moved since, and landing it would not give the
 	// tree landing Commit would (SameLanding).
 	Stale bool `json:"stale"`
+	// Self: the author's own endpoint reviewed it (--allow-self).
+	Self bool `json:"self,omitempty"`
 }
 
 // Approval is a person's approve of a commit.
@@ -148,7 +150,10 @@ type PeerOptions struct {
 	Endpoint string // "" = an endpoint of the author's tier or higher, not the author's
 	AgentID  string // the reviewer's agent id; "" = derived, never the author
 	Registry string // endpoints.yaml path; "" = the project's
-	Log      io.Writer
+	// AllowSelf lets the author's own endpoint review when it is the one
+	// chosen; the review then says so. Without it Peer refuses.
+	AllowSelf bool
+	Log       io.Writer
 	// Timeout bounds the reviewer's run; 0 = DefaultPeerTimeout.
 	Timeout time.Duration
 }

@@ -119,14 +119,9 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 	if err != nil {
 		return Review{}, err
 	}
-	author := t.Author(slug)
-	ep, err := chooseReviewer(reg, t.Project, author, opt.Endpoint)
+	ep, agent, self, err := reviewerOf(t, reg, slug, opt)
 	if err != nil {
 		return Review{}, err
-	}
-	agent := cmp.Or(opt.AgentID, "review-"+ep.Name)
-	if author != "" && agent == author {
-		return Review{}, refused("%s is the author of %s and cannot review its own change; name another --agent-id or --endpoint", agent, slug)
 	}
 	argv := reviewArgv(ep, reg)
 	if len(argv) == 0 {
@@ -180,13 +175,13 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
 		return Review{}, err
 	}
-	rf := planfs.ReviewFile{Slug: slug, Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: t.Now()}
+	rf := planfs.ReviewFile{Slug: slug, Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: t.Now(), Self: self}
 	path, err := t.WriteReview(rf, findings)
 	if err != nil {
 		return Review{}, err
 	}
 	logf(opt.Log, "%s: %s (%s)", agent, verdict, path)
-	return Review{Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: rf.At, Path: path}, nil
+	return Review{Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: rf.At, Path: path, Self: self}, nil
 }
 
 // reviewRun is one reviewer's run: who, on what, where.
@@ -257,10 +252,34 @@ func reviewArgv(ep registry.Endpoint, reg *registry.Registry) []string {
 	return nil
 }
 
+// reviewerOf is who reviews slug's change: the endpoint, the agent id, and
+// whether the endpoint is the author's own (refused without AllowSelf).
+func reviewerOf(t *planfs.Tree, reg *registry.Registry, slug string, opt PeerOptions) (registry.Endpoint, string, bool, error) {
+	author := t.Author(slug)
+	authorTier, authorEp := authorOf(reg, t.Project, author)
+	ep, err := chooseReviewer(reg, authorTier, authorEp, author, opt.Endpoint)
+	if err != nil {
+		return ep, "", false, err
+	}
+	agent := cmp.Or(opt.AgentID, "review-"+ep.Name)
+	if author != "" && agent == author {
+		return ep, "", false, refused("%s is the author of %s and cannot review its own change; name another --agent-id or --endpoint", agent, slug)
+	}
+	self := authorEp != "" && ep.Name == authorEp
+	if self && !opt.AllowSelf {
+		return ep, "", false, refused("%s was written by endpoint %s, which would review its own change: a peer review is by another endpoint (add one to %s or name it with --endpoint), or pass --allow-self", slug, ep.Name, reg.Path)
+	}
+	if self {
+		logf(opt.Log, "self-review: endpoint %s wrote %s and reviews it (--allow-self)", ep.Name, slug)
+	}
+	return ep, agent, self, nil
+}
+
 // chooseReviewer is the endpoint named, else the first whose tier is at
-// least the author's and which is not the author's own endpoint (unless it
-// is the only one that fits).
-func chooseReviewer(reg *registry.Registry, project, author, want string) (registry.Endpoint, error) {
+// least the author's and which is not the author's own endpoint, else (the
+// only one that fits) the author's own: Peer refuses that without
+// AllowSelf.
+func chooseReviewer(reg *registry.Registry, authorTier model.Tier, authorEp, author, want string) (registry.Endpoint, error) {
 	if want != "" {
 		for _, ep := range reg.Endpoints {
 			if ep.Name == want {
@@ -268,22 +287,6 @@ func chooseReviewer(reg *registry.Registry, project, author, want string) (regis
 			}
 		}
 		return registry.Endpoint{}, refused("no endpoint %q in %s", want, reg.Path)
-	}
-	authorTier, authorEp := model.NoTier, ""
-	if author != "" {
-		states, _ := workers.ReadStates(project)
-		for _, st := range states {
-			if st.AgentID != author {
-				continue
-			}
-			authorTier, _ = model.ParseTier(st.Tier)
-			for _, ep := range reg.Endpoints {
-				if ep.Model == st.Model && ep.Tier == st.Tier {
-					authorEp = ep.Name
-					break
-				}
-			}
-		}
 	}
 	var fits []registry.Endpoint
 	for _, ep := range reg.Endpoints {
@@ -303,6 +306,31 @@ func chooseReviewer(reg *registry.Registry, project, author, want string) (regis
 		return registry.Endpoint{}, refused("no endpoint in %s of tier %s or higher to review %s's change", reg.Path, authorTier, author)
 	}
 	return registry.Endpoint{}, refused("no endpoint in %s to review with", reg.Path)
+}
+
+// authorOf is the tier and endpoint the author's worker ran as, from its
+// state file: the endpoint it names, else the one of its model and tier.
+// NoTier and "" when no state says.
+func authorOf(reg *registry.Registry, project, author string) (model.Tier, string) {
+	if author == "" {
+		return model.NoTier, ""
+	}
+	tier, name := model.NoTier, ""
+	states, _ := workers.ReadStates(project)
+	for _, st := range states {
+		if st.AgentID != author {
+			continue
+		}
+		tier, _ = model.ParseTier(st.Tier)
+		name = ""
+		for _, ep := range reg.Endpoints {
+			if ep.Name == st.Endpoint || st.Endpoint == "" && ep.Model == st.Model && ep.Tier == st.Tier {
+				name = ep.Name
+				break
+			}
+		}
+	}
+	return tier, name
 }
 
 // addReviewWorktree makes a detached worktree of commit, named after slug

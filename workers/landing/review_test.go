@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/model"
 	"fleetwatch/registry"
 	"fleetwatch/workers"
 )
@@ -135,12 +136,13 @@ func TestChooseReviewer(t *testing.T) {
 		{author: "gone-1", got: "small"}, // no state file: any endpoint
 		{author: "mid-7", want: "mid-a", got: "mid-a"},
 	} {
-		ep, err := chooseReviewer(reg, project, tc.author, tc.want)
+		tier, own := authorOf(reg, project, tc.author)
+		ep, err := chooseReviewer(reg, tier, own, tc.author, tc.want)
 		if err != nil || ep.Name != tc.got {
 			t.Errorf("chooseReviewer(%q, %q) = %q, %v; want %q", tc.author, tc.want, ep.Name, err, tc.got)
 		}
 	}
-	if _, err := chooseReviewer(reg, project, "", "nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if _, err := chooseReviewer(reg, model.NoTier, "", "", "nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown endpoint: %v", err)
 	}
 }

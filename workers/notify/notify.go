@@ -51,6 +51,15 @@ type Options struct {
 	// watchers of every machine post each notice to a shared hook once.
 	// nil: once per machine.
 	Ledger claims.NoticeLedger
+	// Settings, when set, reads the notify: settings again: a started
+	// notifier looks every SettingsEvery (default 2s) and, when they
+	// changed, sends to the new targets from then on (settings.go).
+	Settings      func() (config.Notify, error)
+	SettingsEvery time.Duration
+	// Current, when set, is every notice true now: a notice no longer
+	// among them when its turn to be sent comes is dropped unsent (a
+	// review notice for a plan landed meanwhile). nil sends what waits.
+	Current func() ([]model.Notice, error)
 }
 
 // tries bounds the tries of one message.
@@ -69,8 +78,15 @@ type Notifier struct {
 	project string
 	opt     Options
 	rec     *record
+	// mu guards targets, queues and conf: the settings may swap them
+	// while faces offer.
+	mu      sync.RWMutex
 	targets []*target
 	queues  []chan []model.Notice
+	conf    config.Notify
+	stop    chan struct{} // closed by Close: the settings loop ends
+	looking sync.WaitGroup
+	curMu   sync.Mutex // one Current at a time
 	seq     atomic.Int64
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -97,22 +113,31 @@ func New(project string, c config.Notify, opt Options) *Notifier {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	n := &Notifier{project: project, opt: opt, rec: newRecord(project), said: map[string]bool{}}
+	n := &Notifier{project: project, opt: opt, rec: newRecord(project), said: map[string]bool{}, stop: make(chan struct{})}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
+	n.targets, n.conf = n.targetsOf(c), c
+	return n
+}
+
+// targetsOf makes a target of each of c's.
+func (n *Notifier) targetsOf(c config.Notify) []*target {
+	var out []*target
 	for _, w := range c.Webhooks {
-		n.targets = append(n.targets, n.webhook(w))
+		out = append(out, n.webhook(w))
 	}
 	if c.Terminal != nil {
-		n.targets = append(n.targets, n.terminal(c.Terminal))
+		out = append(out, n.terminal(c.Terminal))
 	}
 	if c.Desktop != nil {
-		n.targets = append(n.targets, n.desktop(c.Desktop))
+		out = append(out, n.desktop(c.Desktop))
 	}
-	return n
+	return out
 }
 
 // Targets names the notifier's targets.
 func (n *Notifier) Targets() []string {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
 	out := make([]string, len(n.targets))
 	for i, t := range n.targets {
 		out[i] = t.name
@@ -120,14 +145,27 @@ func (n *Notifier) Targets() []string {
 	return out
 }
 
-// Start starts one goroutine per target.
+// Start starts one goroutine per target, and with Options.Settings the
+// one that follows the settings.
 func (n *Notifier) Start() {
-	for _, t := range n.targets {
-		q := make(chan []model.Notice, queued)
-		n.queues = append(n.queues, q)
-		n.wg.Add(1)
-		go n.run(t, q)
+	n.mu.Lock()
+	n.queues = n.startAll(n.targets)
+	n.mu.Unlock()
+	if n.opt.Settings != nil {
+		n.looking.Add(1)
+		go n.followSettings()
 	}
+}
+
+// startAll starts a goroutine for each of ts and returns their queues.
+func (n *Notifier) startAll(ts []*target) []chan []model.Notice {
+	qs := make([]chan []model.Notice, len(ts))
+	for i, t := range ts {
+		qs[i] = make(chan []model.Notice, queued)
+		n.wg.Add(1)
+		go n.run(t, qs[i])
+	}
+	return qs
 }
 
 // Offer hands every notice true now to each target; it never blocks.
@@ -137,6 +175,8 @@ func (n *Notifier) Offer(ns []model.Notice) {
 	if n == nil || len(ns) == 0 {
 		return
 	}
+	n.mu.RLock()
+	defer n.mu.RUnlock()
 	for _, q := range n.queues {
 		select {
 		case q <- ns:
@@ -152,9 +192,14 @@ func (n *Notifier) Close(wait time.Duration) {
 		return
 	}
 	n.once.Do(func() {
+		close(n.stop)
+		n.looking.Wait()
+		n.mu.Lock()
 		for _, q := range n.queues {
 			close(q)
 		}
+		n.queues = nil
+		n.mu.Unlock()
 		done := make(chan struct{})
 		go func() { n.wg.Wait(); close(done) }()
 		select {
@@ -230,6 +275,7 @@ func (n *Notifier) flush(t *target, pending []model.Notice) ([]model.Notice, tim
 		n.sayOnce(t.name, why)
 		return nil, 0
 	}
+	pending = n.stillTrue(pending)
 	// One message claimed at a time, each sent before the next is
 	// claimed: cut short by Close, the rest stay unclaimed, for the next
 	// process, not recorded failed unsent.

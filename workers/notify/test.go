@@ -27,7 +27,10 @@ func (n *Notifier) Test(to string) ([]Result, error) {
 	now := n.opt.Now()
 	x := model.Notice{ID: "test:" + n.opt.Host + "@" + strconv.FormatInt(now.UnixNano(), 10), At: float64(now.Unix()), Kind: "test",
 		Text: "a test notice from fleetwatch notify test on " + n.opt.Host + ": notices of " + n.opt.Project + " reach here"}
-	for _, t := range n.targets {
+	n.mu.RLock()
+	targets := n.targets
+	n.mu.RUnlock()
+	for _, t := range targets {
 		if to != "" && t.name != to {
 			continue
 		}

@@ -64,3 +64,16 @@ func Watch(ctx context.Context, t *planfs.Tree, n *Notifier, opt WatchOptions) {
 		}
 	}
 }
+
+// Current is Options.Current for the project of t: every notice true now,
+// read as Watch reads it. The notifier calls it one at a time; t is its
+// own, not a face's.
+func Current(t *planfs.Tree, backend claims.Backend, stuckAfter time.Duration) func() ([]model.Notice, error) {
+	return func() ([]model.Notice, error) {
+		r, err := Gather(t, backend, stuckAfter)
+		if err != nil {
+			return nil, err
+		}
+		return model.Conditions(Facts(r)), nil
+	}
+}

@@ -28,7 +28,8 @@ func onlyGit(t *testing.T) string {
 }
 
 // doctor on a machine lacking a program: a preset no endpoint uses is a
-// "--" line and exit 0; once an endpoint uses it, a FAIL line naming it
+// "--" line (and the scaffolded endpoints.yaml, turning none on, a FAIL
+// line); once an endpoint uses it, a FAIL line naming it
 // and exit 1; with the program on PATH, ok again.
 func TestDoctorOnAMachineLackingAProgram(t *testing.T) {
 	t.Parallel()
@@ -36,7 +37,7 @@ func TestDoctorOnAMachineLackingAProgram(t *testing.T) {
 	bin := onlyGit(t)
 	path := []string{"PATH=" + bin}
 	r := fwtest.RunEnv(t, dir, path, "doctor")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "--    agent gemini: gemini not on PATH (no endpoint uses it)") ||
+	if r.Code != 1 || !strings.Contains(r.Stdout, "FAIL  endpoints: ") || !strings.Contains(r.Stdout, "--    agent gemini: gemini not on PATH (no endpoint uses it)") ||
 		!strings.Contains(r.Stdout, "ok    git ") || !strings.Contains(r.Stdout, "ok    tmux: not needed") {
 		t.Fatalf("nothing configured: %v", r)
 	}

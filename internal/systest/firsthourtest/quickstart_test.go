@@ -33,12 +33,42 @@ func quickStart(t *testing.T) [][]string {
 	for _, line := range strings.Split(blocks[1][1], "\n") {
 		line, _, _ = strings.Cut(line, "  #")
 		for _, c := range strings.Split(line, "&&") {
-			if words := strings.Fields(c); len(words) > 0 {
+			if words := shellFields(c); len(words) > 0 {
 				cmds = append(cmds, words)
 			}
 		}
 	}
 	return cmds
+}
+
+// shellFields splits a command line into words as sh does for plain words
+// and "quoted" or 'quoted' ones.
+func shellFields(line string) []string {
+	var words []string
+	var word strings.Builder
+	in, quote := false, rune(0)
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			word.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, in = r, true
+		case r == ' ' || r == '\t':
+			if in {
+				words, in = append(words, word.String()), false
+				word.Reset()
+			}
+		default:
+			word.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, word.String())
+	}
+	return words
 }
 
 // The README's quick start works as written, on a git repository of one's

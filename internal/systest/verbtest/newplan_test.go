@@ -59,7 +59,7 @@ func TestNewWritesAPlan(t *testing.T) {
 	if len(ev) != 1 || ev[0]["event"] != "create" || ev[0]["to"] != "drafts/fix-login.md" || ev[0]["agent_id"] != "op-1" {
 		t.Errorf("events %v", ev)
 	}
-	r = fwtest.Run(t, dir, "new", "mine", "--local", "--title", "My own", "--lane", "features", "--models", "mid", "--no-edit")
+	r = fwtest.Run(t, dir, "new", "mine", "--local", "--title", "My own", "--lane", "features", "--models", "mid", "--no-edit", "--goal", "Mine", "--done-when", "done")
 	fwtest.Want(t, r, fwtest.ExitOK)
 	if h := model.ParseHeader(fwtest.ReadRel(t, dir, "features/mine.local.md")); h.Title != "My own" {
 		t.Errorf("local plan header %+v", h)
@@ -90,6 +90,7 @@ func TestNewRefusesAndWritesNothing(t *testing.T) {
 		{[]string{"x", "--lane", "in-progress"}, []string{"drafts, bugs or features", "in-progress"}},
 		{[]string{"x", "--lane", "nowhere"}, []string{"--lane", "nowhere"}},
 		{[]string{"x", "--lane", "bugs"}, []string{"bugs/x.md", "Preferred models"}},
+		{[]string{"x", "--lane", "bugs", "--models", "mid"}, []string{"bugs/x.md", "--goal", "--done-when"}},
 		{[]string{"x", "--value", "huge"}, []string{"value", "huge"}},
 		{[]string{"x", "--priority", "P7"}, []string{"priority", "P7"}},
 		{[]string{"x", "y"}, []string{"exactly one slug"}},
