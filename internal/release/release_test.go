@@ -33,14 +33,17 @@ func TestPackageVersion(t *testing.T) {
 }
 
 func TestParseTargets(t *testing.T) {
-	ts, err := parseTargets("linux/amd64, darwin/arm64")
-	if err != nil || len(ts) != 2 || ts[1].String() != "darwin/arm64" {
+	ts, err := parseTargets("linux/amd64, linux/arm64")
+	if err != nil || len(ts) != 2 || ts[1].String() != "linux/arm64" {
 		t.Errorf("parseTargets: %v, %v", ts, err)
 	}
 	for _, bad := range []string{"", "windows/amd64", "linux/amd64,linux/amd64", "linux"} {
 		if _, err := parseTargets(bad); err == nil {
 			t.Errorf("parseTargets(%q): no error", bad)
 		}
+	}
+	if _, err := parseTargets("darwin/arm64"); err == nil || !strings.Contains(err.Error(), "does not build for darwin/arm64 yet") {
+		t.Errorf("parseTargets(darwin/arm64): %v", err)
 	}
 }
 
