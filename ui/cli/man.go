@@ -19,6 +19,7 @@ func manCmd(root *cobra.Command) *cobra.Command {
 		Args:   cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			root.DisableAutoGenTag = true
+			root.InitDefaultVersionFlag() // else added only when the command line is read
 			head := &doc.GenManHeader{Section: "1", Source: "fleetwatch " + version(), Manual: "fleetwatch manual"}
 			if err := doc.GenManTree(root, head, args[0]); err != nil {
 				return fmt.Errorf("man: %v", err)
