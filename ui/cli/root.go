@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -151,6 +150,7 @@ func newRoot() *cobra.Command {
 	agent.Hidden = true
 	root.AddCommand(agent)
 	root.AddCommand(superviseCmd())
+	root.AddCommand(manCmd(root))
 	root.SetHelpCommand(helpCmd(root))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
@@ -204,34 +204,6 @@ const helpTemplate = usageHead + `{{with .Long}}
 
 Examples:
 {{.Example}}{{end}}` + usageTail
-
-// version is the module version and, where the build recorded one, the
-// VCS revision: "v1.2.0 (rev 1a2b3c4d5e6f)", "(devel)".
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(devel)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = ", modified"
-			}
-		}
-	}
-	if rev != "" {
-		v += " (rev " + rev + dirty + ")"
-	}
-	return v
-}
 
 // flagError is a flag the command did not understand; it prints as one
 // line naming the flag and the command's -h, in the words Go's flag
