@@ -42,11 +42,14 @@ const (
 	// NoticeStuck: a claimed plan has had no commit on its branch (nor a
 	// claim) for NoticeFacts.StuckAfter.
 	NoticeStuck NoticeKind = "stuck"
+	// NoticeEndpoint: an endpoint was disabled (its key or login refused)
+	// or shut until its usage window resets.
+	NoticeEndpoint NoticeKind = "endpoint"
 )
 
 // NoticeKinds are every kind, in the order the docs list them.
 var NoticeKinds = []NoticeKind{NoticeReview, NoticeProposal, NoticeBudget, NoticeWorkerFailed, NoticeWorkerStale,
-	NoticeWorkerDead, NoticeLeaseExpired, NoticeScopeViolation, NoticeOverlap, NoticeGate, NoticeLanding, NoticeStuck}
+	NoticeWorkerDead, NoticeLeaseExpired, NoticeScopeViolation, NoticeOverlap, NoticeGate, NoticeLanding, NoticeStuck, NoticeEndpoint}
 
 // NoticeSubject is the kind of row a notice leads to; Notice.Key names the
 // row: a plan rel, a lease file name, a worker's agent id.
@@ -132,7 +135,17 @@ type NoticeFacts struct {
 	// long without one (nor a claim) makes it stuck, 0 never.
 	Commits    map[string]float64
 	StuckAfter float64
-	Now        float64
+	// Endpoints are the endpoints disabled or shut now.
+	Endpoints []EndpointFact
+	Now       float64
+}
+
+// EndpointFact is an endpoint a person must know is out: disabled until
+// someone clears it, or shut until its window resets (Until, Unix
+// seconds). Since tells one spell of trouble from the next.
+type EndpointFact struct {
+	Name, State, Reason string
+	Since, Until        float64
 }
 
 // Conditions lists every notice that is true in f, stamped at f.Now, in a
@@ -194,6 +207,7 @@ func Conditions(f NoticeFacts) []Notice {
 		}
 	}
 	budgets(f, add)
+	endpoints(f, add)
 	for _, w := range f.Workers {
 		if w.Health != "live" || len(w.Violations) == 0 {
 			continue
@@ -243,6 +257,19 @@ func stuck(f NoticeFacts, add adder) {
 		}
 		add(l.Rel+"@"+secs(since), NoticeStuck, l.Rel+": no commit from "+l.AgentID+" for "+hours(f.Now-since),
 			SubjectPlan, l.Rel)
+	}
+}
+
+// endpoints adds a notice for each endpoint disabled or shut: once per
+// spell of trouble.
+func endpoints(f NoticeFacts, add adder) {
+	for _, e := range f.Endpoints {
+		id := e.Name + "@" + e.State + "@" + strconv.FormatInt(int64(e.Since), 10)
+		text := "endpoint " + e.Name + " is disabled: " + e.Reason + "; once fixed: fleetwatch endpoints clear " + e.Name
+		if e.State != "disabled" {
+			text = "endpoint " + e.Name + " is " + e.State + " for " + hours(e.Until-f.Now) + ": " + e.Reason + "; other endpoints take its plans"
+		}
+		add(id, NoticeEndpoint, text, SubjectGate, "")
 	}
 }
 

@@ -289,3 +289,24 @@ func TestFleetNotices(t *testing.T) {
 		t.Errorf("a second silence: %v", kindsKeys(fresh))
 	}
 }
+
+// An endpoint disabled or shut is noticed once per spell of trouble.
+func TestEndpointNotices(t *testing.T) {
+	f := NoticeFacts{Now: 1000, Endpoints: []EndpointFact{
+		{Name: "cc", State: "shut", Reason: "usage limit reached", Since: 900, Until: 1000 + 3*3600},
+		{Name: "gem", State: "disabled", Reason: "401 invalid key", Since: 950},
+	}}
+	got := Conditions(f)
+	if len(got) != 2 || got[0].Kind != NoticeEndpoint || got[0].Text != "endpoint cc is shut for 3h0m: usage limit reached; other endpoints take its plans" ||
+		got[1].Text != "endpoint gem is disabled: 401 invalid key; once fixed: fleetwatch endpoints clear gem" {
+		t.Fatalf("%+v", got)
+	}
+	f.Now = 2000
+	if again := NewNotices(got, Conditions(f)); len(again) != 0 {
+		t.Errorf("the same spell noticed again: %+v", again)
+	}
+	f.Endpoints[0].Since = 1900
+	if again := NewNotices(got, Conditions(f)); len(again) != 1 || again[0].ID != "endpoint:cc@shut@1900" {
+		t.Errorf("a new spell: %+v", again)
+	}
+}

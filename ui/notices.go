@@ -124,7 +124,7 @@ func (m *Model) lookForNotices(src noticeSource) tea.Cmd {
 // headless watcher too.
 func (m *Model) noticeFacts() model.NoticeFacts {
 	r := notify.Reading{Board: m.d.board, Inbox: m.inbox.entries, Overlaps: m.wrk.overlaps, Gate: m.merge.listing.Notices,
-		Events: m.d.events, Commits: m.d.commits, StuckAfter: m.opt.StuckAfter, Now: m.now}
+		Events: m.d.events, Commits: m.d.commits, StuckAfter: m.opt.StuckAfter, Now: m.now, Endpoints: m.fleet.data.endpoints}
 	for i := range m.wrk.rows {
 		w := notify.WorkerFact(&m.wrk.rows[i].st, m.wrk.rows[i].health)
 		w.Agent = m.wrk.rows[i].key() // "agent on host" for another machine's worker

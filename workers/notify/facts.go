@@ -26,7 +26,9 @@ type Reading struct {
 	// Commits is workers.BranchCommits; StuckAfter 0 means never stuck.
 	Commits    map[string]float64
 	StuckAfter time.Duration
-	Now        float64
+	// Endpoints are the endpoints' states (workers.ReadEndpoints).
+	Endpoints []workers.EndpointState
+	Now       float64
 }
 
 // Facts is r as the notices' facts.
@@ -38,6 +40,13 @@ func Facts(r Reading) model.NoticeFacts {
 	for i := range r.Inbox {
 		if e := &r.Inbox[i]; e.Waiting() {
 			f.Proposals = append(f.Proposals, model.ProposalFact{Slug: e.Slug, Rel: e.Rel, Agent: EntryAgent(e), N: e.N})
+		}
+	}
+	at := time.Unix(0, int64(r.Now*1e9))
+	for _, e := range r.Endpoints {
+		if (e.State == workers.EndpointDisabled || e.State == workers.EndpointShut) && e.Problem(at) != "" {
+			f.Endpoints = append(f.Endpoints, model.EndpointFact{Name: e.Name, State: e.State, Reason: e.Reason,
+				Since: float64(e.Since.Unix()), Until: float64(e.Until.Unix())})
 		}
 	}
 	for _, o := range r.Overlaps {
@@ -137,6 +146,7 @@ func Gather(t *planfs.Tree, backend claims.Backend, stuckAfter time.Duration) (R
 		errs = append(errs, err)
 	}
 	r.Commits = workers.BranchCommits(t.Project)
+	r.Endpoints = workers.ReadEndpoints(t.Project)
 	return r, errors.Join(errs...)
 }
 
