@@ -329,7 +329,7 @@ func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
 	if remote, err := git(project, "config", "branch."+r.integration+".remote"); err == nil && remote != "" && remote != "." {
 		fmt.Fprintf(log, "pushing to %s\n", remote)
 		if _, err := git(project, "push", "--force-with-lease="+model.BranchRef(r.integration)+":"+r.tip, remote, cand+":"+model.BranchRef(r.integration)); err != nil {
-			return catchUp(project, r, remote, err)
+			return catchUp(project, r, remote, err, log)
 		}
 	}
 	if _, err := git(project, "update-ref", "-m", "fleetwatch queue land", "refs/heads/"+r.integration, cand, r.tip); err != nil {
@@ -345,7 +345,7 @@ func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
 // race to another lander: it fast-forwards the local branch (CAS again) so
 // the next try builds on what landed there; a remote that diverged is for
 // a person to sort out.
-func catchUp(project string, r *repo, remote string, pushErr error) (bool, error) {
+func catchUp(project string, r *repo, remote string, pushErr error, log io.Writer) (bool, error) {
 	track := "refs/remotes/" + remote + "/" + r.integration
 	if _, err := git(project, "fetch", "-q", remote, "+refs/heads/"+r.integration+":"+track); err != nil {
 		return false, fmt.Errorf("%s refused the push of %s (%v) and could not be fetched: %v", remote, r.integration, pushErr, err)
@@ -354,12 +354,19 @@ func catchUp(project string, r *repo, remote string, pushErr error) (bool, error
 	if in, err := isAncestor(project, r.tip, far); err != nil || !in || far == r.tip {
 		return false, fmt.Errorf("%w: %s refused the push of %s (%v) and its %s is not ahead of ours; merge them, then queue land again", ErrNotReady, remote, r.integration, pushErr, r.integration)
 	}
+	// A checkout of the branch comes along, as with a landing of ours.
+	if err := checkoutFits(project, r.integration, r.tip, far); err != nil {
+		return false, err
+	}
 	// A CAS again: when the local branch moved meanwhile too, the next try
 	// reads it afresh either way.
 	if _, err := git(project, "update-ref", "refs/heads/"+r.integration, far, r.tip); err == nil {
 		// Another lander's landing, brought here by the queue: not a
 		// move outside it.
 		_ = recordSet(project, r.integration, far)
+		if w := syncCheckout(project, r.integration, r.tip, far); w != "" {
+			fmt.Fprintf(log, "warning: %s\n", w)
+		}
 	}
 	return true, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"fleetwatch/internal/atomicfile"
@@ -127,6 +128,10 @@ const EventAccepted = "integration-accepted"
 // where the queue left it (exit 1).
 var ErrNothingToAccept = errors.New("nothing to accept")
 
+// commitPrefix is a commit id as a person copies it: four hex digits or
+// more.
+var commitPrefix = regexp.MustCompile(`^[0-9a-f]{4,64}$`)
+
 // Accepted is what Accept took as the operator's own: Branch moved from
 // From (where the queue left it) to To.
 type Accepted struct{ Branch, From, To string }
@@ -149,6 +154,8 @@ func Accept(t *planfs.Tree, expect, actor string) (Accepted, error) {
 	switch {
 	case why == "":
 		return a, fmt.Errorf("%w: %s is where the queue left it (%s)", ErrNothingToAccept, r.integration, short(r.tip))
+	case expect != "" && !commitPrefix.MatchString(expect):
+		return a, refused("%q is not a commit id: give the tip's id (%s)", expect, short(r.tip))
 	case expect != "" && !strings.HasPrefix(r.tip, expect):
 		return a, refused("%s moved again: it is at %s, not %s; look at git log %s..%s, then accept again", r.integration, short(r.tip), expect, short(rec.Commit), short(r.tip))
 	}

@@ -36,6 +36,7 @@ func TestQueueAcceptStopsTheAlarm(t *testing.T) {
 		t.Errorf("an agent's run accepted a move: %v", r)
 	}
 	fwtest.OneLineError(t, fwtest.Run(t, dir, "queue", "accept", "0000000"), "moved again", mine[:7])
+	fwtest.OneLineError(t, fwtest.Run(t, dir, "queue", "accept", "HEAD"), "not a commit id", mine[:7])
 
 	r = fwtest.Run(t, dir, "queue", "accept", mine[:7])
 	fwtest.Want(t, r, 0)

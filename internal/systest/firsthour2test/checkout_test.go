@@ -140,3 +140,33 @@ func TestLandRefusesUnderLocalChanges(t *testing.T) {
 		})
 	}
 }
+
+// With dev tracking a remote where another machine landed meanwhile, the
+// lander follows the remote and lands on top: the checkout of dev comes
+// along through both moves.
+func TestLandFollowsTheRemoteWithTheCheckout(t *testing.T) {
+	t.Parallel()
+	dir := checkedOutDev(t, landkit.PassCheck, false)
+	remote := t.TempDir()
+	testkit.Git(t, remote, "init", "-q", "--bare")
+	testkit.Git(t, dir, "remote", "add", "origin", "file://"+remote)
+	testkit.Git(t, dir, "push", "-q", "-u", "origin", "dev")
+	other := filepath.Join(t.TempDir(), "other")
+	testkit.Git(t, t.TempDir(), "clone", "-q", "-b", "dev", "file://"+remote, other)
+	landkit.Write(t, other, "other.txt", "from elsewhere\n")
+	testkit.Git(t, other, "add", "other.txt")
+	testkit.Git(t, other, "commit", "-q", "-m", "elsewhere")
+	testkit.Git(t, other, "push", "-q", "origin", "dev")
+
+	landkit.Feature(t, dir, "a", map[string]string{"a.txt": "a\n"})
+	landkit.Queued(t, dir, "a")
+	r := landkit.Land(t, dir, nil)
+	fwtest.Want(t, r, 0)
+	if strings.Contains(r.Stderr, "warning") {
+		t.Errorf("queue land warns: %s", r.Stderr)
+	}
+	wantAtTip(t, dir, "a.txt", "other.txt")
+	if local, far := fwtest.GitOut(t, dir, "rev-parse", "dev"), fwtest.GitOut(t, remote, "rev-parse", "dev"); local != far {
+		t.Errorf("the remote's dev is %s, the local %s", far, local)
+	}
+}
