@@ -421,6 +421,10 @@ func checkoutOf(project, branch string) (string, error) {
 		return "", fmt.Errorf("could not list worktrees: %w", err)
 	}
 	for _, block := range strings.Split(list, "\n\n") {
+		// A worktree whose folder is gone (prunable) has no files to bring.
+		if strings.Contains("\n"+block, "\nprunable") {
+			continue
+		}
 		var wt string
 		for _, line := range strings.Split(block, "\n") {
 			if p, ok := strings.CutPrefix(line, "worktree "); ok {
@@ -446,8 +450,11 @@ func checkoutFits(project, integration, old, new string) error {
 	if err == nil {
 		return nil
 	}
-	return refused("%s is checked out at %s with changes of its own to %s, which this landing changes: commit, stash or undo them there (or check out another branch), then queue land again",
-		integration, path, blockedPaths(err))
+	if paths := blockedPaths(err); paths != "" {
+		return refused("%s is checked out at %s with changes of its own to %s, which this landing changes: commit, stash or undo them there (or check out another branch), then queue land again",
+			integration, path, paths)
+	}
+	return refused("%s is checked out at %s, and git cannot bring that checkout along (%v): sort it out there, then queue land again", integration, path, err)
 }
 
 // twoWay is `git read-tree -m -u old new` in the checkout at path, after
@@ -458,21 +465,18 @@ func twoWay(path, old, new string, extra ...string) (string, error) {
 	return git(path, append([]string{"read-tree", "-m", "-u"}, append(extra, old, new)...)...)
 }
 
-// blockedPaths are the files read-tree named as in the way, else its
-// error.
+// blockedPaths are the files read-tree named as in the way, "" when it
+// named none.
 func blockedPaths(err error) string {
 	var ge *gitenv.Error
 	if !errors.As(err, &ge) {
-		return err.Error()
+		return ""
 	}
 	var paths []string
 	for _, m := range quotedPath.FindAllStringSubmatch(ge.Stderr, 8) {
 		if !slices.Contains(paths, m[1]) {
 			paths = append(paths, m[1])
 		}
-	}
-	if len(paths) == 0 {
-		return err.Error()
 	}
 	return strings.Join(paths, ", ")
 }
@@ -491,8 +495,8 @@ func syncCheckout(project, integration, old, new string) string {
 	}
 	// A rerun finds the checkout at new already: read-tree keeps it.
 	if _, err := twoWay(path, old, new); err != nil {
-		return fmt.Sprintf("%s was left at %s although %s moved to %s (%s): once that is sorted, git -C %s read-tree -m -u %s %s brings it along",
-			path, short(old), integration, short(new), blockedPaths(err), path, short(old), short(new))
+		return fmt.Sprintf("%s was left at %s although %s moved to %s (%v): once that is sorted, git -C %s read-tree -m -u %s %s brings it along",
+			path, short(old), integration, short(new), err, path, short(old), short(new))
 	}
 	return ""
 }
