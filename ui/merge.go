@@ -319,10 +319,10 @@ func (l *mergeList) view(pc *paneCtx, h int) []string {
 			break
 		}
 		line := "⚠ " + termtext.Line(n)
-		if l.listing.MovedTo != "" && i == len(l.listing.Notices)-1 {
+		if k := &pc.keys.Merge.Accept; k.Enabled() && l.listing.MovedTo != "" && i == len(l.listing.Notices)-1 {
 			// The move's notice, last: its key first, before the width
 			// cuts the line.
-			line = "⚠ " + pc.keys.Merge.Accept.Help().Key + " accepts it as yours · " + termtext.Line(n)
+			line = "⚠ " + k.Help().Key + " accepts it as yours · " + termtext.Line(n)
 		}
 		if !pc.plain {
 			line = pc.st.Bad.Render(line)

@@ -56,3 +56,22 @@ func revOf(t *testing.T, dir, ref string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// A viewer's session shows the move but offers no key to accept it.
+func TestMergeAcceptIsNoViewersKey(t *testing.T) {
+	t.Parallel()
+	for _, viewer := range []bool{false, true} {
+		p := newProject(t)
+		opt := p.options()
+		opt.ReadOnly = viewer
+		h := newHarnessWith(t, p, opt, 120, 30)
+		h.send(mergeMsg{listing: landing.Listing{Integration: "dev", Tip: "2b2b2b2b", MovedTo: "2b2b2b2b",
+			Notices: []string{"refs/heads/dev moved outside the queue"}, Items: []landing.Status{}}})
+		h.press("6")
+		offered := strings.Contains(h.view(), "a accepts it as yours · refs/heads/dev moved outside the queue")
+		h.press("a")
+		if offered == viewer || h.dialogOpen() == viewer {
+			t.Errorf("viewer %v: the banner offers a: %v, a opens a dialog: %v\n%s", viewer, offered, h.dialogOpen(), h.view())
+		}
+	}
+}
