@@ -180,7 +180,7 @@ func (k *KeyMap) paneBindings(p pane) []*key.Binding {
 		return []*key.Binding{&k.Events.Open}
 	case mergePane:
 		g := &k.Merge
-		return []*key.Binding{&g.Open, &g.Diff, &g.Approve, &g.NeedsWork, &g.Peer, &g.Add, &g.Remove, &g.Land}
+		return []*key.Binding{&g.Open, &g.Diff, &g.Approve, &g.NeedsWork, &g.Peer, &g.Add, &g.Remove, &g.Land, &g.Accept}
 	case inboxPane:
 		i := &k.Inbox
 		return []*key.Binding{&i.Open, &i.Approve, &i.Reject, &i.Extend, &i.Resume, &i.Stop}

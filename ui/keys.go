@@ -117,7 +117,7 @@ func DefaultKeyMap() KeyMap {
 		Merge: MergeKeys{
 			Approve: b("approve", "A"), NeedsWork: b("needs work", "X"), Peer: b("peer review", "v"),
 			Add: b("queue", "+"), Remove: b("unqueue", "-"), Land: b("land head", "m"),
-			Open: b("open", "enter"), Diff: b("diff", "d"),
+			Open: b("open", "enter"), Diff: b("diff", "d"), Accept: b("accept move", "a"),
 		},
 		Inbox: InboxKeys{
 			Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter"),

@@ -44,6 +44,9 @@ type MergeKeys struct {
 	Approve, NeedsWork, Peer key.Binding
 	Add, Remove, Land        key.Binding
 	Open, Diff               key.Binding
+	// Accept is the banner's: a move of the integration branch outside
+	// the queue taken as the operator's own (queue accept).
+	Accept key.Binding
 }
 
 // mergeMsg is one reading of the candidates and the queue.
@@ -246,6 +249,7 @@ func (l *mergeList) syncKeys(pc *paneCtx, set setKey) {
 		set(&k.Peer, live, "peer review: select a candidate with a branch")
 	}
 	set(&k.Remove, onRow && r.Position != nil, "remove: select a queued entry")
+	set(&k.Accept, here && l.listing.MovedTo != "", "accept: no move outside the queue to accept")
 	set(&k.Open, onRow, "open: select a candidate in the merge pane (6)")
 	set(&k.Diff, onRow, "diff: select a candidate in the merge pane (6)")
 }
@@ -289,6 +293,8 @@ func (l *mergeList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return l.startPeer(pc), true
 	case key.Matches(msg, k.Remove):
 		return l.queueRemove(pc), true
+	case key.Matches(msg, k.Accept):
+		return l.askAccept(pc), true
 	case key.Matches(msg, k.Open):
 		return l.open(pc), true
 	case key.Matches(msg, k.Diff):
@@ -308,11 +314,16 @@ func (l *mergeList) view(pc *paneCtx, h int) []string {
 	out := []string{" " + l.info(pc.common)}
 	// The gate's own notices (a move the queue did not make, checks that
 	// differ from the committed ones), one line each, above the table.
-	for _, n := range l.listing.Notices {
+	for i, n := range l.listing.Notices {
 		if len(out) >= h/2 {
 			break
 		}
 		line := "⚠ " + termtext.Line(n)
+		if k := &pc.keys.Merge.Accept; k.Enabled() && l.listing.MovedTo != "" && i == len(l.listing.Notices)-1 {
+			// The move's notice, last: its key first, before the width
+			// cuts the line.
+			line = "⚠ " + k.Help().Key + " accepts it as yours · " + termtext.Line(n)
+		}
 		if !pc.plain {
 			line = pc.st.Bad.Render(line)
 		}
@@ -943,6 +954,29 @@ func (l *mergeList) queueRemove(pc *paneCtx) tea.Cmd {
 	return actionCmd("queue remove", func() (string, error) {
 		return "took " + slug + " out of the queue", landing.Remove(t, slug)
 	})
+}
+
+// askAccept names the integration branch's tip a move outside the queue
+// left and asks before taking it as the operator's own; a branch that
+// moved again meanwhile is refused by the engine.
+func (l *mergeList) askAccept(pc *paneCtx) tea.Msg {
+	ls := &l.listing
+	if ls.MovedTo == "" {
+		return nil
+	}
+	t, agent, tip, branch := pc.opt.Tree, pc.opt.Agent, ls.MovedTo, ls.Integration
+	body := []string{"Take " + branch + " @ " + short(tip) + " as your own move (a commit of settings or plan moves, a push you know of): " +
+		"the warning stops until the next move nobody explained, and the next landing builds on it.",
+		"If it was not you, leave it and find out who moved " + branch + " (git log names the commits)."}
+	return openReq{&dialog{
+		title: "Accept " + branch + " @ " + short(tip), body: body, verb: "accept",
+		do: func(model.Lane, string) tea.Cmd {
+			return actionCmd("accept", func() (string, error) {
+				a, err := landing.Accept(t, tip, agent)
+				return "accepted " + a.Branch + " @ " + short(a.To) + " as your own move", err
+			})
+		},
+	}}
 }
 
 // The land dialog's choices when nothing gates a landing: waiting is the

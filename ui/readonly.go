@@ -30,7 +30,8 @@ func (k *KeyMap) actions() [paneCount + 1][]action {
 	a[leasesPane] = []action{{&l.Release, "release"}, {&l.Recover, "recover"}}
 	a[workersPane] = []action{{&w.Stop, "stop a worker"}, {&w.Pause, "pause a worker"}}
 	a[mergePane] = []action{{&g.Approve, "approve"}, {&g.NeedsWork, "send a candidate back"},
-		{&g.Peer, "start a peer review"}, {&g.Add, "queue"}, {&g.Remove, "unqueue"}, {&g.Land, "land"}}
+		{&g.Peer, "start a peer review"}, {&g.Add, "queue"}, {&g.Remove, "unqueue"}, {&g.Land, "land"},
+		{&g.Accept, "accept a move of the integration branch"}}
 	a[inboxPane] = []action{{&i.Approve, "approve a plan"}, {&i.Reject, "reject a plan"},
 		{&i.Extend, "extend a budget"}, {&i.Resume, "resume a run"}, {&i.Stop, "stop a run"}}
 	a[paneCount] = []action{{&k.Spawn, "spawn workers"}}

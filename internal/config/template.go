@@ -1,16 +1,39 @@
 package config
 
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// TemplateFor is Template with its integration line turned on, naming
+// branch: the branch scaffold asked for or found. "" is Template as it is,
+// the default (dev, else develop) holding.
+func TemplateFor(branch string) string {
+	if branch == "" {
+		return Template
+	}
+	if !plainBranch.MatchString(branch) {
+		branch = strconv.Quote(branch) // YAML reads "@x" or "!x" unquoted as something else
+	}
+	return strings.Replace(Template, "\n#integration: dev\n", "\nintegration: "+branch+"\n", 1)
+}
+
+// plainBranch is a branch name YAML reads as that string, unquoted.
+var plainBranch = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]*$`)
+
 // Template is the fleetwatch.yaml `fleetwatch scaffold` writes: every
 // setting at its default, commented out. A line "# text" is a note; a line
 // "#key: value" (no space after the #) or "#  nested" is a setting: deleting
 // its # turns it on, and each section so uncommented is a working example.
 const Template = `# fleetwatch.yaml: this project's settings (fleetwatch help landing, workers, claims).
 # Commit it: the checks that gate a landing are the ones committed on the
-# integration branch. Everything below is commented out, so each default holds.
+# integration branch. Everything below but the integration branch scaffold chose
+# is commented out, so each default holds.
 # A line "# text" is a note; delete the # of a "#setting" line to turn it on.
 
-# The branch worktrees start from and finished work lands on
-# (default: dev, else develop; made from main or master when neither exists).
+# The branch worktrees start from and finished work lands on (without this
+# line: dev, else develop; made from main or master when neither exists).
 #integration: dev
 
 # Required checks, run with no shell on each candidate commit before it lands.

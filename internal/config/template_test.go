@@ -37,3 +37,16 @@ func TestTemplateParses(t *testing.T) {
 		}
 	}
 }
+
+// What scaffold writes names the branch it chose, and reads back as it.
+func TestTemplateForNamesTheBranch(t *testing.T) {
+	for _, branch := range []string{"main", "release/2.x", "@trunk", "!x"} {
+		s, err := Parse([]byte(TemplateFor(branch)))
+		if err != nil || s.Integration != branch {
+			t.Errorf("TemplateFor(%q) reads as integration %q (%v)", branch, s.Integration, err)
+		}
+	}
+	if TemplateFor("") != Template {
+		t.Error("TemplateFor(\"\") is not the template")
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,12 +24,14 @@ a second lander is refused at once. A person lands: land refuses under FLEET_AGE
 With queue: {batch: N} in fleetwatch.yaml, land lands up to N changes checked together
 (a failing batch is retried once, then bisected; the culprit stays queued as failed).
 run keeps landing while the head is ready and stops on what needs a person, or on ^C.
+accept takes the integration branch's tip as your own move (a commit of settings or
+plan moves made there), so the "moved outside the queue" alarm stops.
 Exit codes: 0 done, 1 nothing to do or the head is not ready (why on stderr), 2 error or refused.
 `
 
 func queueCmd() *cobra.Command {
-	return group("queue", "the merge queue: add, remove, list, land, run, send-back", queueUsage, false,
-		queueAddCmd(), queueRemoveCmd(), queueListCmd(), queueLandCmd(), queueRunCmd(), queueSendBackCmd())
+	return group("queue", "the merge queue: add, remove, list, land, run, send-back, accept", queueUsage, false,
+		queueAddCmd(), queueRemoveCmd(), queueListCmd(), queueLandCmd(), queueRunCmd(), queueSendBackCmd(), queueAcceptCmd())
 }
 
 // queueFlags are what every queue subcommand takes.
@@ -245,7 +248,7 @@ func queueLandCmd() *cobra.Command {
 			ctx, stop := stopContext()
 			defer stop()
 			l, err := landing.Land(ctx, t, landing.LandOptions{Ungated: ungated, Actor: q.agent, Log: progress{stderr}})
-			for _, w := range l.Warnings {
+			for _, w := range l.AllWarnings() {
 				say(stderr, "warning: %s", w)
 			}
 			if err != nil {
@@ -299,7 +302,7 @@ func queueRunLeaf() *cobra.Command {
 			ctx, stop := stopContext()
 			defer stop()
 			err := landing.RunQueue(ctx, t, landing.LandOptions{Ungated: ungated, Actor: q.agent, Log: progress{stderr}}, func(l landing.Landing) {
-				for _, w := range l.Warnings {
+				for _, w := range l.AllWarnings() {
 					say(stderr, "warning: %s", w)
 				}
 				printLanded(stdout, l)
@@ -369,6 +372,45 @@ func queueSendBackCmd() *cobra.Command {
 				return failErr(stderr, q.name, err)
 			}
 			fmt.Fprintln(stdout, t.Abs(rel))
+			return exitOK
+		}
+	})
+}
+
+func queueAcceptCmd() *cobra.Command {
+	c := queueAcceptLeaf()
+	c.Long = `Takes the integration branch's tip as your own move: a commit you made on it
+(fleetwatch.yaml, plan moves) or a push you know of. The queue records the tip as
+where it left the branch, so check, queue list, queue land and the Merge pane stop
+warning that it moved outside the queue, until the next move nobody explained.
+With COMMIT, it accepts only while the tip is that commit. Exit 1 when there is
+nothing to accept; an agent's run is refused.`
+	c.Example = `  fleetwatch queue accept            # the move check warns of was mine
+  fleetwatch queue accept 3f2a9c1    # only while the tip is 3f2a9c1`
+	return c
+}
+
+func queueAcceptLeaf() *cobra.Command {
+	return leaf("accept [COMMIT]", "take the integration branch's tip as your own move; the moved-outside alarm stops", func(fs *pflag.FlagSet) body {
+		var q queueFlags
+		q.register(fs, "accept", true)
+		return func(pos []string, stdout, stderr io.Writer) int {
+			expect := ""
+			if len(pos) > 0 {
+				expect, pos = pos[0], pos[1:]
+			}
+			t, code := q.open(pos, 0, stderr)
+			if code >= 0 {
+				return code
+			}
+			a, err := landing.Accept(t, expect, q.agent)
+			if errors.Is(err, landing.ErrNothingToAccept) {
+				return fail(stderr, exitNothing, "%s: %v", q.name, err)
+			}
+			if err != nil {
+				return failErr(stderr, q.name, err)
+			}
+			fmt.Fprintf(stdout, "accepted %s at %.12s as your own move (the queue had left it at %.12s); the next landing builds on it\n", cell(a.Branch), a.To, a.From)
 			return exitOK
 		}
 	})

@@ -3,6 +3,7 @@ package landing
 import (
 	"errors"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -119,6 +120,9 @@ type Listing struct {
 	// declaring other checks than the integration branch's committed
 	// fleetwatch.yaml, or the integration branch moved outside the queue.
 	Notices []string `json:"notices"`
+	// MovedTo is the integration tip a move outside the queue left, for a
+	// person to accept as their own (Accept); "" when there is none.
+	MovedTo string `json:"moved_to,omitempty"`
 	// Batch is the batch the next landing checks, with `queue: {batch: N}`.
 	Batch *BatchView `json:"batch"`
 }
@@ -140,6 +144,16 @@ type Landing struct {
 	// left queued.
 	Batch  []Landing
 	Failed []string
+}
+
+// AllWarnings are the landing's warnings, then each batched change's, in
+// order: a batch's are said on its changes.
+func (l Landing) AllWarnings() []string {
+	out := slices.Clone(l.Warnings)
+	for _, one := range l.Batch {
+		out = append(out, one.Warnings...)
+	}
+	return out
 }
 
 // ErrNotReady is Land's refusal when the head cannot land now (exit 1).

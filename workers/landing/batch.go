@@ -113,6 +113,9 @@ func landBatch(ctx context.Context, t *planfs.Tree, opt LandOptions) (l Landing,
 		}
 		return Landing{}, "", false, ErrEmpty
 	}
+	if err := checkoutFits(t.Project, r.integration, r.tip, chain[len(chain)-1].commit); err != nil {
+		return Landing{}, "", false, err
+	}
 	r.cache.save(r.tip) // the listing shows the chain from it
 	fmt.Fprintf(opt.Log, "built batch %s: %s with %s\n", short(chain[len(chain)-1].commit), r.integration, slugsOf(chain))
 	failpoint("batch:built")

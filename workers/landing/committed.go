@@ -82,7 +82,7 @@ func checksDrift(working, committed config.Settings, integration string) string 
 	if sameChecks(working.Checks, committed.Checks) {
 		return ""
 	}
-	return fmt.Sprintf("%s in the working tree declares other checks than %s; only the committed ones gate (land the change on %s to use it)",
+	return fmt.Sprintf("%s in the working tree declares other checks than %s; only the committed ones gate (commit it on %s to use it)",
 		config.File, committedRef(integration), integration)
 }
 

@@ -7,12 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"fleetwatch/internal/config"
+	"fleetwatch/internal/gitenv"
 	"fleetwatch/model"
 	"fleetwatch/planfs"
 	"fleetwatch/workers"
@@ -152,6 +155,9 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 	title := planTitle(t, st.Rel, head.Slug)
 	cand, err := buildCommit(t.Project, r.tip, st.Commit, st.Tree, head.Slug, title)
 	if err != nil {
+		return l, false, err
+	}
+	if err := checkoutFits(t.Project, r.integration, r.tip, cand); err != nil {
 		return l, false, err
 	}
 	fmt.Fprintf(opt.Log, "built %s: %s with %s at %s\n", short(cand), r.integration, head.Slug, short(st.Commit))
@@ -316,10 +322,14 @@ func landedBefore(t *planfs.Tree, r *repo, slug, tip string) bool {
 // cas moves the integration branch from r.tip to cand, on its remote
 // first when it tracks one; moved says the branch was not at r.tip.
 func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
+	// Again: the checks took their time.
+	if err := checkoutFits(project, r.integration, r.tip, cand); err != nil {
+		return false, err
+	}
 	if remote, err := git(project, "config", "branch."+r.integration+".remote"); err == nil && remote != "" && remote != "." {
 		fmt.Fprintf(log, "pushing to %s\n", remote)
 		if _, err := git(project, "push", "--force-with-lease="+model.BranchRef(r.integration)+":"+r.tip, remote, cand+":"+model.BranchRef(r.integration)); err != nil {
-			return catchUp(project, r, remote, err)
+			return catchUp(project, r, remote, err, log)
 		}
 	}
 	if _, err := git(project, "update-ref", "-m", "fleetwatch queue land", "refs/heads/"+r.integration, cand, r.tip); err != nil {
@@ -335,7 +345,7 @@ func cas(project string, r *repo, cand string, log io.Writer) (bool, error) {
 // race to another lander: it fast-forwards the local branch (CAS again) so
 // the next try builds on what landed there; a remote that diverged is for
 // a person to sort out.
-func catchUp(project string, r *repo, remote string, pushErr error) (bool, error) {
+func catchUp(project string, r *repo, remote string, pushErr error, log io.Writer) (bool, error) {
 	track := "refs/remotes/" + remote + "/" + r.integration
 	if _, err := git(project, "fetch", "-q", remote, "+refs/heads/"+r.integration+":"+track); err != nil {
 		return false, fmt.Errorf("%s refused the push of %s (%v) and could not be fetched: %v", remote, r.integration, pushErr, err)
@@ -344,12 +354,19 @@ func catchUp(project string, r *repo, remote string, pushErr error) (bool, error
 	if in, err := isAncestor(project, r.tip, far); err != nil || !in || far == r.tip {
 		return false, fmt.Errorf("%w: %s refused the push of %s (%v) and its %s is not ahead of ours; merge them, then queue land again", ErrNotReady, remote, r.integration, pushErr, r.integration)
 	}
+	// A checkout of the branch comes along, as with a landing of ours.
+	if err := checkoutFits(project, r.integration, r.tip, far); err != nil {
+		return false, err
+	}
 	// A CAS again: when the local branch moved meanwhile too, the next try
 	// reads it afresh either way.
 	if _, err := git(project, "update-ref", "refs/heads/"+r.integration, far, r.tip); err == nil {
 		// Another lander's landing, brought here by the queue: not a
 		// move outside it.
 		_ = recordSet(project, r.integration, far)
+		if w := syncCheckout(project, r.integration, r.tip, far); w != "" {
+			fmt.Fprintf(log, "warning: %s\n", w)
+		}
 	}
 	return true, nil
 }
@@ -389,41 +406,106 @@ func finish(t *planfs.Tree, r *repo, opt LandOptions, l Landing) (Landing, error
 	return l, nil
 }
 
-// syncCheckout brings a checkout of the integration branch from old to
-// new when its files are old's exactly; a dirty one is left alone with a
-// warning.
-func syncCheckout(project, integration, old, new string) string {
+// The operator's checkout of the integration branch moves with it: git
+// moves HEAD with the branch, so a landing brings the index and files
+// from the old tip to the new one as `git checkout` (or `reset --keep`)
+// would, a two-way merge keeping every change of the checkout's own that
+// the landing does not touch (a plan move, an edited note). A change it
+// would overwrite refuses the landing before the swap (checkoutFits): a
+// checked-out branch is never left with its index behind its HEAD.
+
+// checkoutOf is the worktree where branch is checked out, "" when none.
+func checkoutOf(project, branch string) (string, error) {
 	list, err := git(project, "worktree", "list", "--porcelain")
 	if err != nil {
-		return "could not list worktrees: " + err.Error()
+		return "", fmt.Errorf("could not list worktrees: %w", err)
 	}
-	var path string
 	for _, block := range strings.Split(list, "\n\n") {
+		// A worktree whose folder is gone (prunable) has no files to bring.
+		if strings.Contains("\n"+block, "\nprunable") {
+			continue
+		}
 		var wt string
 		for _, line := range strings.Split(block, "\n") {
 			if p, ok := strings.CutPrefix(line, "worktree "); ok {
 				wt = p
 			}
-			if line == "branch refs/heads/"+integration {
-				path = wt
+			if line == "branch refs/heads/"+branch {
+				return wt, nil
 			}
 		}
 	}
-	if path == "" {
+	return "", nil
+}
+
+// checkoutFits refuses to move integration from old to new while it is
+// checked out with changes the move would overwrite, naming the branch,
+// the checkout, the files and what to do.
+func checkoutFits(project, integration, old, new string) error {
+	path, err := checkoutOf(project, integration)
+	if err != nil || path == "" {
+		return err
+	}
+	_, err = twoWay(path, old, new, "-n")
+	if err == nil {
+		return nil
+	}
+	if paths := blockedPaths(err); paths != "" {
+		return refused("%s is checked out at %s with changes of its own to %s, which this landing changes: commit, stash or undo them there (or check out another branch), then queue land again",
+			integration, path, paths)
+	}
+	return refused("%s is checked out at %s, and git cannot bring that checkout along (%v): sort it out there, then queue land again", integration, path, err)
+}
+
+// twoWay is `git read-tree -m -u old new` in the checkout at path, after
+// refreshing its index's file stats (as git checkout does), so a file only
+// touched is not taken for changed.
+func twoWay(path, old, new string, extra ...string) (string, error) {
+	_, _ = git(path, "update-index", "-q", "--refresh")
+	return git(path, append([]string{"read-tree", "-m", "-u"}, append(extra, old, new)...)...)
+}
+
+// blockedPaths are the files read-tree named as in the way, "" when it
+// named none.
+func blockedPaths(err error) string {
+	var ge *gitenv.Error
+	if !errors.As(err, &ge) {
 		return ""
 	}
-	// Already there: a rerun after a kill that came after the sync.
-	if _, err := git(path, "diff-index", "--quiet", new, "--"); err == nil {
-		return ""
+	var paths []string
+	for _, m := range quotedPath.FindAllStringSubmatch(ge.Stderr, 8) {
+		if !slices.Contains(paths, m[1]) {
+			paths = append(paths, m[1])
+		}
 	}
-	// HEAD already names new: compare the files with old instead.
-	if _, err := git(path, "diff-index", "--quiet", old, "--"); err != nil {
-		return fmt.Sprintf("%s has changes of its own: left at %s (git -C %s read-tree -m -u %s %s updates it)", path, short(old), path, short(old), short(new))
+	return strings.Join(paths, ", ")
+}
+
+// quotedPath is a path in read-tree's "Entry 'X' not uptodate" and
+// "Untracked working tree file 'X' would be overwritten".
+var quotedPath = regexp.MustCompile(`(?m)^error: [^']*'(.+)' (?:not uptodate|would be)`)
+
+// syncCheckout brings a checkout of the integration branch from old to
+// new, keeping its own changes; what it cannot bring (a change made
+// since checkoutFits looked) is a warning saying how to finish.
+func syncCheckout(project, integration, old, new string) string {
+	path, err := checkoutOf(project, integration)
+	if err != nil || path == "" {
+		return errText(err)
 	}
-	if _, err := git(path, "read-tree", "-m", "-u", old, new); err != nil {
-		return fmt.Sprintf("%s was not brought to %s: %v", path, short(new), err)
+	// A rerun finds the checkout at new already: read-tree keeps it.
+	if _, err := twoWay(path, old, new); err != nil {
+		return fmt.Sprintf("%s was left at %s although %s moved to %s (%v): once that is sorted, git -C %s read-tree -m -u %s %s brings it along",
+			path, short(old), integration, short(new), err, path, short(old), short(new))
 	}
 	return ""
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // releaseWorktree removes the author's worktree when it holds the landed

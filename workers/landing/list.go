@@ -48,6 +48,7 @@ func ListTree(t *planfs.Tree) (Listing, error) {
 	}
 	if why := r.noticeMove(t); why != "" {
 		out.Notices = append(out.Notices, why)
+		out.MovedTo = r.tip
 	}
 	for _, c := range r.settings.Checks {
 		out.CheckNames = append(out.CheckNames, c.Name)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strings"
 
 	"fleetwatch/internal/atomicfile"
 	"fleetwatch/internal/config"
@@ -24,7 +26,8 @@ import (
 // and new commits. Every such move counts, a fast-forward too: an agent
 // that commits straight onto the branch makes exactly that move. The
 // notice stays until the next landing sets the branch again, so a person
-// who moved it on purpose lands (or moves it back) to clear it.
+// who moved it on purpose says so with Accept (`queue accept`, the Merge
+// pane's a), or lands, or moves it back.
 
 const integrationFile = queueDir + "/integration.json"
 
@@ -111,7 +114,59 @@ func (r *repo) movedOutside() (string, integrationRecord) {
 		return "", rec
 	}
 	return fmt.Sprintf("refs/heads/%s moved outside the queue: the queue left it at %s, it is at %s now (git log %s..%s shows what came in); the next landing takes it as it is",
-		r.integration, short(rec.Commit), short(r.tip), short(rec.Commit), short(r.tip)), rec
+		r.integration, short(rec.Commit), short(r.tip), short(rec.Commit), short(r.tip)) + acceptHint, rec
+}
+
+// acceptHint ends a move's notice with what stops it.
+const acceptHint = "; if that was you, fleetwatch queue accept takes it as your own"
+
+// EventAccepted is the event Accept logs: a person took the integration
+// branch's tip as their own move.
+const EventAccepted = "integration-accepted"
+
+// ErrNothingToAccept is Accept's answer when the integration branch is
+// where the queue left it (exit 1).
+var ErrNothingToAccept = errors.New("nothing to accept")
+
+// commitPrefix is a commit id as a person copies it: four hex digits or
+// more.
+var commitPrefix = regexp.MustCompile(`^[0-9a-f]{4,64}$`)
+
+// Accepted is what Accept took as the operator's own: Branch moved from
+// From (where the queue left it) to To.
+type Accepted struct{ Branch, From, To string }
+
+// Accept records the integration branch's tip as where the queue left it:
+// a person says a move outside the queue was theirs (settings or plan
+// moves committed on the branch), so the notice stops until the next move
+// nobody explained. expect, when not "", is the tip the person looked at
+// (a prefix of it will do): a branch that moved again since is refused.
+func Accept(t *planfs.Tree, expect, actor string) (Accepted, error) {
+	if err := writable(t, integrationFile); err != nil {
+		return Accepted{}, err
+	}
+	r, err := readRepo(t.Project)
+	if err != nil {
+		return Accepted{}, err
+	}
+	why, rec := r.movedOutside()
+	a := Accepted{Branch: r.integration, From: rec.Commit, To: r.tip}
+	switch {
+	case why == "":
+		return a, fmt.Errorf("%w: %s is where the queue left it (%s)", ErrNothingToAccept, r.integration, short(r.tip))
+	case expect != "" && !commitPrefix.MatchString(expect):
+		return a, refused("%q is not a commit id: give the tip's id (%s)", expect, short(r.tip))
+	case expect != "" && !strings.HasPrefix(r.tip, expect):
+		return a, refused("%s moved again: it is at %s, not %s; look at git log %s..%s, then accept again", r.integration, short(r.tip), expect, short(rec.Commit), short(r.tip))
+	}
+	err = editIntegrationRecord(t.Project, func(now integrationRecord, ok bool) (integrationRecord, bool) {
+		return integrationRecord{Branch: r.integration, Commit: r.tip}, true
+	})
+	if err != nil {
+		return a, err
+	}
+	t.LogEvent(planfs.Event{Event: EventAccepted, From: rec.Commit, To: r.tip, AgentID: actor, Reason: "refs/heads/" + r.integration + " accepted as the operator's own move"})
+	return a, nil
 }
 
 // noticeMove is movedOutside, logging the move's event once when the tree

@@ -120,7 +120,8 @@ func TestReadmeQuickStart(t *testing.T) {
 	if !fwtest.Exists(dir, "completed/fix-login.md") {
 		t.Error("the plan did not reach completed/")
 	}
-	if log := fwtest.GitOut(t, dir, "log", "--format=%s", "dev"); !strings.Contains(log, "stand-in: work the plan") {
-		t.Errorf("the agent's commit did not land on dev:\n%s", log)
+	// scaffold took the repository's branch, main, as the integration branch.
+	if log := fwtest.GitOut(t, dir, "log", "--format=%s", "main"); !strings.Contains(log, "stand-in: work the plan") {
+		t.Errorf("the agent's commit did not land on main:\n%s", log)
 	}
 }

@@ -176,11 +176,14 @@ func TestCheckoutOfIntegration(t *testing.T) {
 			wantLanded(t, dir, "a", tip)
 			_, err := os.Stat(filepath.Join(dir, "a.txt"))
 			got := err == nil
+			// An edit of the checkout's own that the landing does not
+			// touch is kept, as git checkout keeps it (firsthour2test:
+			// one it would overwrite refuses the landing).
+			if dirty && readFile(t, dir, "README") != "my own edit\n" {
+				t.Errorf("the checkout's own edit is lost: %v", r)
+			}
 			if dirty {
-				if got || !strings.Contains(r.Stderr, "warning") || readFile(t, dir, "README") != "my own edit\n" {
-					t.Errorf("a dirty checkout was not left alone with a warning: %v", r)
-				}
-				return
+				fwtest.GitOut(t, dir, "checkout", "--", "README")
 			}
 			if !got || strings.Contains(r.Stderr, "warning") {
 				t.Errorf("the clean checkout of dev was not brought up to date: %v", r)
