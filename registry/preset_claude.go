@@ -26,6 +26,7 @@ var claudePreset = Preset{
 	// hands the plan on.
 	EnvDefaults: []string{"CLAUDE_CODE_MAX_RETRIES=2"},
 	Logins:      "an API key (ANTHROPIC_API_KEY) and a Claude subscription's login both call ANTHROPIC_BASE_URL: metered",
+	Package:     "@anthropic-ai/claude-code",
 	Proven:      "2.1.328",
 	Version:     []string{"claude", "--version"},
 	Exits:       exitsPlain,

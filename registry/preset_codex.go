@@ -34,6 +34,7 @@ var codexPreset = Preset{
 	Hosts:  []string{"api.openai.com", "auth.openai.com", "chatgpt.com"},
 	Origin: "https://api.openai.com/v1", OriginEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY",
 	Logins:  "an API key (OPENAI_API_KEY) calls the preset's provider at the proxy: metered; a ChatGPT login (codex login) is not used by it: the run stops asking for OPENAI_API_KEY",
+	Package: "@openai/codex",
 	Proven:  "0.169.0",
 	Version: []string{"codex", "--version"},
 	Exits:   exitsPlain,

@@ -43,6 +43,7 @@ var geminiPreset = Preset{
 	Env: []string{"GOOGLE_GEMINI_BASE_URL={base_url}", "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_TELEMETRY_ENABLED=false"},
 	HomeFiles: map[string]string{".gemini/settings.json": `{"security":{"auth":{"selectedType":"gemini-api-key"}},` +
 		`"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false}}` + "\n"},
+	Package: "@google/gemini-cli",
 	Proven:  "0.61.0",
 	Version: []string{"gemini", "--version"},
 	Exits: "0: the turn ended; 41: no usable login; 42: bad input; 52: bad settings; 53: turn limit; " +

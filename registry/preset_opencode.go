@@ -34,6 +34,7 @@ var opencodePreset = Preset{
 		`OPENCODE_CONFIG_CONTENT={"autoupdate":false,"share":"disabled","snapshot":false,"provider":{"anthropic":{"options":{"baseURL":"{base_url}"}}}}`,
 		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 	},
+	Package: "opencode-ai",
 	Proven:  "1.18.33",
 	Version: []string{"opencode", "--version"},
 	Exits:   exitsPlain,

@@ -26,6 +26,7 @@ var qwenPreset = Preset{
 		"OPENAI_BASE_URL={base_url}", "QWEN_USAGE_STATISTICS_ENABLED=false",
 		"QWEN_CODE_SKIP_UPDATE_CHECK_ONCE=true", "QWEN_CODE_DISABLE_PRECONNECT=1", "QWEN_CODE_SUPPRESS_YOLO_WARNING=1",
 	},
+	Package: "@qwen-code/qwen-code",
 	Proven:  "0.24.4",
 	Version: []string{"qwen", "--version"},
 	Exits:   exitsPlain,

@@ -64,6 +64,9 @@ type Preset struct {
 	// (internal/systest/real*test); Version is the argv that prints it.
 	Proven  string
 	Version []string
+	// Package is the npm package the tool installs from ("" when it is
+	// not on npm).
+	Package string
 	Exits   string // how its exit statuses read
 	Docs    string // where its headless flags are documented
 	// Model is an example of a model name as the tool takes it, for the

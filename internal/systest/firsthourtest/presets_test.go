@@ -55,7 +55,7 @@ func recorded(t *testing.T, rec, name string) ([]string, map[string]string) {
 // FLEET_* variables the agent got: what it must have been given.
 func filled(argv []string, env map[string]string) []string {
 	var pairs []string
-	for _, k := range []string{"plan", "model", "worktree", "slug", "port", "agent_id", "commit", "base", "proposal"} {
+	for _, k := range []string{"plan", "model", "worktree", "slug", "port", "agent_id", "commit", "base", "proposal", "base_url"} {
 		pairs = append(pairs, "{"+k+"}", env["FLEET_"+strings.ToUpper(k)])
 	}
 	r := strings.NewReplacer(pairs...)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fleetwatch/internal/testkit/fwtest"
+	"fleetwatch/registry"
 )
 
 // on turns every setting of a scaffolded file on: a line "#key" or
@@ -59,7 +60,7 @@ func TestScaffoldWritesSettingsThatWork(t *testing.T) {
 	endpoints, _ := os.ReadFile(filepath.Join(dir, "endpoints.yaml"))
 	writeFile(t, dir, "fleetwatch.yaml", on(string(settings)))
 	writeFile(t, dir, "endpoints.yaml", on(string(endpoints)))
-	if r := fwtest.Run(t, dir, "agents"); r.Code != 0 || strings.Count(r.Stdout, ", agent ") != 5 || !strings.Contains(r.Stdout, "script  tier small, model -, command:") {
+	if r := fwtest.Run(t, dir, "agents"); r.Code != 0 || strings.Count(r.Stdout, ", agent ") != len(registry.Presets) || !strings.Contains(r.Stdout, "script  tier small, model -, command:") {
 		t.Errorf("agents with every endpoint on: %v", r)
 	}
 	// (It says the checks are not committed on main yet: the gate's.)

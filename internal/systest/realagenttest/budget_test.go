@@ -20,7 +20,7 @@ import (
 // run's report did nothing).
 func TestBudgetStopsARealRunWithoutBaseURL(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	claude := realAgent(t, "claude", "@anthropic-ai/claude-code@2.1.328")
+	claude := fwtest.RealAgent(t, "claude")
 	api, err := modelapi.Start(modelapi.Script{Steps: []modelapi.Step{
 		{Shell: "echo one > one.txt", Input: 1500, Output: 100},
 		{Shell: "echo two > two.txt"},

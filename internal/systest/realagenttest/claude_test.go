@@ -2,7 +2,6 @@ package realagenttest
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,26 +11,6 @@ import (
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
-
-// AgentsEnv names the folder holding the real agent CLIs' programs
-// (`.ci/run` installs them with npm into a cache folder and sets it).
-const AgentsEnv = "FLEETWATCH_AGENTS"
-
-// realAgent is the real CLI called name, from AgentsEnv's folder; the
-// test skips saying how to install it where it is missing (fails in CI).
-func realAgent(t *testing.T, name, pkg string) string {
-	t.Helper()
-	dir := os.Getenv(AgentsEnv)
-	bin := filepath.Join(dir, name)
-	if _, err := exec.LookPath(bin); dir == "" || err != nil {
-		why := "install it: npm install --prefix ~/.cache/fleetwatch-agents " + pkg + " and set " + AgentsEnv + "=~/.cache/fleetwatch-agents/node_modules/.bin"
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the real %s, but it is not in $%s (%q): %s", name, AgentsEnv, dir, why)
-		}
-		t.Skipf("no real %s here: %s", name, why)
-	}
-	return bin
-}
 
 // claudeHome is a home folder of its own, with the state the preset grants
 // Claude Code.
@@ -56,7 +35,7 @@ func claudeHome(t *testing.T) string {
 // here the operator's own ANTHROPIC_BASE_URL).
 func TestClaudeCodeWorksContained(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	claude := realAgent(t, "claude", "@anthropic-ai/claude-code@2.1.328")
+	claude := fwtest.RealAgent(t, "claude")
 	for _, u := range fwtest.Users(t) {
 		for _, byDefault := range []bool{false, true} {
 			name := u.Label() + "/base_url"

@@ -15,7 +15,7 @@ import (
 // worked; a CLI that fails is a FAIL line with its log, and exit 1.
 func TestDoctorLiveRunsTheRealCLI(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	claude := realAgent(t, "claude", "@anthropic-ai/claude-code@2.1.328")
+	claude := fwtest.RealAgent(t, "claude")
 	dir := fwtest.GitRepo(t)
 	endpoints := "endpoints:\n  - name: cc\n    tier: mid\n    model: claude-sonnet-4-5\n    agent: claude\n"
 	if err := os.WriteFile(filepath.Join(dir, "endpoints.yaml"), []byte(endpoints), 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/registry"
 )
 
@@ -23,7 +24,7 @@ func TestPresetFlagsAreInTheirCLIsHelp(t *testing.T) {
 			continue
 		}
 		t.Run(p.Name, func(t *testing.T) {
-			bin := realAgent(t, p.Program, p.Program+"@"+p.Proven)
+			bin := fwtest.RealAgent(t, p.Name)
 			for mode, argv := range map[string][]string{"build": p.Build, "review": p.Review, "plan": p.Plan, "resume": p.Resume} {
 				if argv == nil {
 					continue

@@ -17,7 +17,7 @@ import (
 // third step, not its first), and the second commit lands on the branch.
 func TestClaudeCodeResumesItsSession(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	claude := realAgent(t, "claude", "@anthropic-ai/claude-code@2.1.328")
+	claude := fwtest.RealAgent(t, "claude")
 	commit := func(file string) string {
 		return "echo " + file + " > " + file + " && git add " + file + " && git -c user.name=claude -c user.email=claude@example.com commit -qm 'claude: " + file + "'"
 	}

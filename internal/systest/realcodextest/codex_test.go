@@ -3,7 +3,6 @@ package realcodextest
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -14,37 +13,6 @@ import (
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
-
-// AgentsEnv names the folder holding the real agent CLIs' programs
-// (`.ci/run` installs them with npm into a cache folder and sets it).
-const AgentsEnv = "FLEETWATCH_AGENTS"
-
-// realCodex is the real codex, from AgentsEnv's folder; the test skips
-// saying how to install it where it is missing (fails in CI).
-func realCodex(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv(AgentsEnv)
-	bin := filepath.Join(dir, "codex")
-	if _, err := exec.LookPath(bin); dir == "" || err != nil {
-		why := "install it: npm install --prefix ~/.cache/fleetwatch-agents @openai/codex@0.169.0 and set " + AgentsEnv + "=~/.cache/fleetwatch-agents/node_modules/.bin"
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the real codex, but it is not in $%s (%q): %s", AgentsEnv, dir, why)
-		}
-		t.Skipf("no real codex here: %s", why)
-	}
-	return bin
-}
-
-// api serves steps on loopback until the test ends.
-func api(t *testing.T, steps ...modelapi.Step) *modelapi.Server {
-	t.Helper()
-	s, err := modelapi.Start(modelapi.Script{Steps: steps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 // endpoint writes endpoints.yaml: one codex endpoint cx whose base_url
 // is s's Responses API (none when s is nil), with more of its lines.
@@ -80,7 +48,7 @@ func codexEnv(t *testing.T, codex string) []string {
 // OPENAI_BASE_URL, which Codex itself would ignore).
 func TestCodexBuildsContained(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	codex := realCodex(t)
+	codex := fwtest.RealAgent(t, "codex")
 	for _, u := range fwtest.Users(t) {
 		t.Run(u.Label()+"/base_url", func(t *testing.T) { codexBuilds(t, codex, u, false) })
 		t.Run(u.Label()+"/metered_by_default", func(t *testing.T) { codexBuilds(t, codex, u, true) })
@@ -88,7 +56,7 @@ func TestCodexBuildsContained(t *testing.T) {
 }
 
 func codexBuilds(t *testing.T, codex string, u *fwtest.User, byDefault bool) {
-	s := api(t,
+	s := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: "echo hello from codex > hello.txt && git add hello.txt && " +
 			"git -c user.name=codex -c user.email=codex@example.com commit -qm 'codex: hello' && echo committed", Input: 321, Output: 45},
 		modelapi.Step{Text: "## Result\ncommitted hello.txt", Input: 400, Output: 12})
@@ -133,14 +101,14 @@ func codexBuilds(t *testing.T, codex string, u *fwtest.User, byDefault bool) {
 // the verdict the review records.
 func TestCodexReviewsContained(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	codex := realCodex(t)
+	codex := fwtest.RealAgent(t, "codex")
 	for _, u := range fwtest.Users(t) {
 		t.Run(u.Label(), func(t *testing.T) { codexReviews(t, codex, u) })
 	}
 }
 
 func codexReviews(t *testing.T, codex string, u *fwtest.User) {
-	build := api(t,
+	build := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: "echo x > x.txt && git add x.txt && git -c user.name=codex -c user.email=codex@example.com commit -qm 'codex: x'"},
 		modelapi.Step{Text: "## Result\ncommitted x.txt"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
@@ -150,7 +118,7 @@ func codexReviews(t *testing.T, codex string, u *fwtest.User) {
 		log, _ := os.ReadFile(workers.LogPath(dir, "cx1"))
 		t.Fatalf("the build: %v\nlog:\n%s", r, log)
 	}
-	review := api(t,
+	review := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: "git log --oneline -3 && git show --stat HEAD"},
 		modelapi.Step{Text: "ACCEPT\nx.txt is what the plan asks for."})
 	endpoint(t, dir, review, "")
@@ -179,14 +147,14 @@ func codexReviews(t *testing.T, codex string, u *fwtest.User) {
 // repository, and the proposal waits in the inbox for approval.
 func TestCodexPlansContained(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	codex := realCodex(t)
+	codex := fwtest.RealAgent(t, "codex")
 	for _, u := range fwtest.Users(t) {
 		t.Run(u.Label(), func(t *testing.T) { codexPlans(t, codex, u) })
 	}
 }
 
 func codexPlans(t *testing.T, codex string, u *fwtest.User) {
-	s := api(t,
+	s := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: `printf '# Plan\nAdd a.txt.\n\n## Files in scope\n- a.txt\n' > "$FLEET_PROPOSAL" && echo written`},
 		modelapi.Step{Text: "## Result\nproposal written"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/a.md"})
@@ -241,11 +209,11 @@ func toolOutputs(t *testing.T, home string) string {
 // third step), and its second commit lands on the same branch.
 func TestCodexResumesItsSession(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	codex := realCodex(t)
+	codex := fwtest.RealAgent(t, "codex")
 	commit := func(file string) string {
 		return "echo " + file + " > " + file + " && git add " + file + " && git -c user.name=codex -c user.email=codex@example.com commit -qm 'codex: " + file + "'"
 	}
-	s := api(t,
+	s := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: commit("one.txt")}, modelapi.Step{Text: "## Result\none"},
 		modelapi.Step{Shell: commit("two.txt")}, modelapi.Step{Text: "## Result\ntwo"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/r.md"})
@@ -284,7 +252,7 @@ func TestCodexResumesItsSession(t *testing.T) {
 // and says it worked.
 func TestDoctorLiveRunsCodex(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	codex := realCodex(t)
+	codex := fwtest.RealAgent(t, "codex")
 	dir := fwtest.GitRepo(t)
 	endpoint(t, dir, nil, "")
 	env := codexEnv(t, codex)

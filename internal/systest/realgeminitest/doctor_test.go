@@ -17,7 +17,7 @@ import (
 func TestDoctorLiveRunsGeminiCLI(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	gemini := realGemini(t)
+	gemini := fwtest.RealAgent(t, "gemini")
 	dir := fwtest.GitRepo(t)
 	landkit.Write(t, dir, "endpoints.yaml", endpoint(""))
 	ok := regexp.MustCompile(`(?m)^ok +live g \(gemini\): started, edited and committed contained, metered \d+ tokens as the API sent, exited 0 in `)

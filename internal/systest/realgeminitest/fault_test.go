@@ -11,6 +11,7 @@ import (
 
 	"fleetwatch/internal/agentout"
 	"fleetwatch/internal/modelapi"
+	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/registry"
 )
 
@@ -60,7 +61,7 @@ func runPreset(t *testing.T, bin, home string, api *modelapi.Server) ([]byte, ti
 // whatever the setting.
 func TestGeminiCLIFaultsRead(t *testing.T) {
 	t.Parallel()
-	gemini := realGemini(t)
+	gemini := fwtest.RealAgent(t, "gemini")
 	cases := []struct {
 		name    string
 		fault   modelapi.Fault
@@ -77,7 +78,7 @@ func TestGeminiCLIFaultsRead(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			api := startAPI(t, modelapi.Step{Shell: "true", Fault: &c.fault})
+			api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "true", Fault: &c.fault})
 			out, took := runPreset(t, gemini, geminiHome(t, c.general), api)
 			got := agentout.Of("gemini", out)
 			if got.Session == "" || got.Error == "" {

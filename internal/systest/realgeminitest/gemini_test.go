@@ -3,7 +3,6 @@ package realgeminitest
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,29 +13,6 @@ import (
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
-
-// AgentsEnv names the folder holding the real agent CLIs' programs
-// (`.ci/run` installs them with npm into a cache folder and sets it).
-const AgentsEnv = "FLEETWATCH_AGENTS"
-
-// geminiPkg is the Gemini CLI the gemini preset is proven against.
-const geminiPkg = "@google/gemini-cli@0.61.0"
-
-// realGemini is the real Gemini CLI from AgentsEnv's folder; the test
-// skips saying how to install it where it is missing (fails in CI).
-func realGemini(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv(AgentsEnv)
-	bin := filepath.Join(dir, "gemini")
-	if _, err := exec.LookPath(bin); dir == "" || err != nil {
-		why := "install it: npm install --prefix ~/.cache/fleetwatch-agents " + geminiPkg + " and set " + AgentsEnv + "=~/.cache/fleetwatch-agents/node_modules/.bin"
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the real gemini, but it is not in $%s (%q): %s", AgentsEnv, dir, why)
-		}
-		t.Skipf("no real gemini here: %s", why)
-	}
-	return bin
-}
 
 // geminiHome is a home folder of its own with the settings an API-key
 // user of Gemini CLI has: the auth type chosen (with none, 0.61.0 takes
@@ -70,16 +46,6 @@ func geminiEnv(bin, home string) []string {
 	return []string{"HOME=" + home, "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"), "GEMINI_API_KEY=gemini-test-key"}
 }
 
-func startAPI(t *testing.T, steps ...modelapi.Step) *modelapi.Server {
-	t.Helper()
-	api, err := modelapi.Start(modelapi.Script{Steps: steps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { api.Close() })
-	return api
-}
-
 // endpoint is an endpoint g running the gemini preset, with extra lines.
 func endpoint(extra string) string {
 	return "endpoints:\n  - name: g\n    tier: mid\n    model: gemini-2.5-pro\n    agent: gemini\n" + extra
@@ -94,7 +60,7 @@ func endpoint(extra string) string {
 func TestGeminiCLIBuildsContained(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	gemini := realGemini(t)
+	gemini := fwtest.RealAgent(t, "gemini")
 	for _, u := range fwtest.Users(t) {
 		for _, byDefault := range []bool{false, true} {
 			name := u.Label() + "/base_url"
@@ -107,7 +73,7 @@ func TestGeminiCLIBuildsContained(t *testing.T) {
 }
 
 func geminiBuilds(t *testing.T, gemini string, u *fwtest.User, byDefault bool) {
-	api := startAPI(t,
+	api := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: "echo hello from gemini > hello.txt && git add hello.txt && " +
 			"git -c user.name=gemini -c user.email=gemini@example.com commit -qm 'gemini: hello' && echo committed", Input: 123, Output: 45},
 		modelapi.Step{Text: "## Result\ncommitted hello.txt", Input: 130, Output: 12},

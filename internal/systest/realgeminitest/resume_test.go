@@ -17,8 +17,8 @@ import (
 func TestGeminiCLIResumesItsSession(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	gemini := realGemini(t)
-	api := startAPI(t,
+	gemini := fwtest.RealAgent(t, "gemini")
+	api := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: "echo hello > hello.txt && git add hello.txt && git -c user.name=gemini -c user.email=gemini@example.com commit -qm 'gemini: hello'"},
 		modelapi.Step{Text: "## Result\ncommitted hello.txt"},
 		modelapi.Step{Shell: "echo more >> hello.txt && git -c user.name=gemini -c user.email=gemini@example.com commit -qam 'gemini: more'"},

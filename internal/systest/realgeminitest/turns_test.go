@@ -19,8 +19,8 @@ import (
 func TestGeminiCLIReviews(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	gemini := realGemini(t)
-	api := startAPI(t,
+	gemini := fwtest.RealAgent(t, "gemini")
+	api := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: "git diff dev HEAD --stat"},
 		modelapi.Step{Shell: "echo changed > x.txt"},
 		modelapi.Step{Text: "ACCEPT\nx.txt is added as the plan asks."},
@@ -49,8 +49,8 @@ func TestGeminiCLIReviews(t *testing.T) {
 func TestGeminiCLIPlanTurn(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	gemini := realGemini(t)
-	api := startAPI(t,
+	gemini := fwtest.RealAgent(t, "gemini")
+	api := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: `printf '# Plan\nAdd hello.txt.\n\n## Files in scope\n- hello.txt\n' > "$FLEET_PROPOSAL" && echo written`},
 		modelapi.Step{Text: "## Result\nproposal written"},
 	)

@@ -14,7 +14,7 @@ import (
 func TestDoctorLiveRunsThem(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	oc, qw := realAgent(t, "opencode", opencodePkg), realAgent(t, "qwen", qwenPkg)
+	oc, qw := fwtest.RealAgent(t, "opencode"), fwtest.RealAgent(t, "qwen")
 	dir := fwtest.GitRepo(t)
 	writeFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: oc\n    tier: mid\n    model: anthropic/claude-sonnet-4-5\n    agent: opencode\n"+
 		"  - name: qw\n    tier: mid\n    model: qwen3-coder-plus\n    agent: qwen\n")

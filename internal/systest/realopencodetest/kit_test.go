@@ -19,26 +19,6 @@ import (
 	"fleetwatch/workers"
 )
 
-// AgentsEnv names the folder holding the real agent CLIs' programs
-// (`.ci/run` installs them with npm into a cache folder and sets it).
-const AgentsEnv = "FLEETWATCH_AGENTS"
-
-// realAgent is the real CLI called name, from AgentsEnv's folder; the
-// test skips saying how to install it where it is missing (fails in CI).
-func realAgent(t *testing.T, name, pkg string) string {
-	t.Helper()
-	dir := os.Getenv(AgentsEnv)
-	bin := filepath.Join(dir, name)
-	if _, err := exec.LookPath(bin); dir == "" || err != nil {
-		why := "install it: npm install --prefix ~/.cache/fleetwatch-agents " + pkg + " and set " + AgentsEnv + "=~/.cache/fleetwatch-agents/node_modules/.bin"
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the real %s, but it is not in $%s (%q): %s", name, AgentsEnv, dir, why)
-		}
-		t.Skipf("no real %s here: %s", name, why)
-	}
-	return bin
-}
-
 // homeFor is a home folder of its own with the state folders preset grants
 // its tool, and the environment a run of it gets from the test: that home,
 // the CLI's folder on PATH, and an API key for the scripted API.
@@ -52,17 +32,6 @@ func homeFor(t *testing.T, preset, bin string, extra ...string) []string {
 		}
 	}
 	return append([]string{"HOME=" + home, "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")}, extra...)
-}
-
-// startAPI serves steps until the test ends.
-func startAPI(t *testing.T, steps ...modelapi.Step) *modelapi.Server {
-	t.Helper()
-	api, err := modelapi.Start(modelapi.Script{Steps: steps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { api.Close() })
-	return api
 }
 
 // writeFile writes content to dir/rel.

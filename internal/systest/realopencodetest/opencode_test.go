@@ -12,8 +12,6 @@ import (
 	"fleetwatch/workers"
 )
 
-const opencodePkg = "opencode-ai@1.18.33"
-
 // The real opencode, contained, as root and as a user, with the endpoint's
 // base_url and without one (metered by default: the proxy stands in front
 // of the operator's own ANTHROPIC_BASE_URL, which opencode reads with the
@@ -22,7 +20,7 @@ const opencodePkg = "opencode-ai@1.18.33"
 func TestOpencodeBuildsContained(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	bin := realAgent(t, "opencode", opencodePkg)
+	bin := fwtest.RealAgent(t, "opencode")
 	for _, u := range fwtest.Users(t) {
 		for _, byDefault := range []bool{false, true} {
 			name := u.Label() + "/base_url"
@@ -35,7 +33,7 @@ func TestOpencodeBuildsContained(t *testing.T) {
 }
 
 func opencodeBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
-	api := startAPI(t, commitStep("opencode", "hello.txt"), modelapi.Step{Text: "## Result\ncommitted hello.txt"})
+	api := fwtest.ScriptedAPI(t, commitStep("opencode", "hello.txt"), modelapi.Step{Text: "## Result\ncommitted hello.txt"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
 	endpoints := "endpoints:\n  - name: oc\n    tier: mid\n    model: anthropic/claude-sonnet-4-5\n    agent: opencode\n"
 	env := homeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test")
@@ -77,7 +75,7 @@ func opencodeBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 func TestOpencodeReviews(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	peerReview(t, "opencode", realAgent(t, "opencode", opencodePkg), "ANTHROPIC_API_KEY=sk-ant-test")
+	peerReview(t, "opencode", fwtest.RealAgent(t, "opencode"), "ANTHROPIC_API_KEY=sk-ant-test")
 }
 
 // A plan-first turn by the real opencode, contained: its proposal reaches
@@ -85,7 +83,7 @@ func TestOpencodeReviews(t *testing.T) {
 func TestOpencodePlans(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	planTurn(t, "opencode", realAgent(t, "opencode", opencodePkg), "ANTHROPIC_API_KEY=sk-ant-test")
+	planTurn(t, "opencode", fwtest.RealAgent(t, "opencode"), "ANTHROPIC_API_KEY=sk-ant-test")
 }
 
 // What the real opencode prints of an API's faults, read by agentout: a
@@ -94,24 +92,24 @@ func TestOpencodePlans(t *testing.T) {
 // the preset's resume argv continues.
 func TestOpencodeOutputRead(t *testing.T) {
 	t.Parallel()
-	bin := realAgent(t, "opencode", opencodePkg)
+	bin := fwtest.RealAgent(t, "opencode")
 	env := homeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test")
 	t.Run("auth", func(t *testing.T) {
-		api := startAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.AuthFailed}})
+		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.AuthFailed}})
 		r := agentout.Of("opencode", runPreset(t, bin, "opencode", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
 		if !r.Failed || r.Trouble != agentout.AuthFailed || r.Status != 401 || r.Session == "" {
 			t.Errorf("a refused key: %+v", r)
 		}
 	})
 	t.Run("rate_limited", func(t *testing.T) {
-		api := startAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.RateLimited, RetryAfter: time.Second}})
+		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.RateLimited, RetryAfter: time.Second}})
 		r := agentout.Of("opencode", runPreset(t, bin, "opencode", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
 		if !r.Failed || r.Trouble != agentout.RateLimited || r.Status != 429 || r.RetryAfter != time.Second {
 			t.Errorf("a rate limit: %+v", r)
 		}
 	})
 	t.Run("resume", func(t *testing.T) {
-		api := startAPI(t, modelapi.Step{Shell: "echo one"}, modelapi.Step{Text: "## Result\nfirst turn"}, modelapi.Step{Text: "## Result\nresumed"})
+		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "echo one"}, modelapi.Step{Text: "## Result\nfirst turn"}, modelapi.Step{Text: "## Result\nresumed"})
 		dir := fwtest.GitProject(t)
 		first := agentout.Of("opencode", runPreset(t, bin, "opencode", "build", dir, api.URL+"/v1", "", env))
 		if first.Failed || !workers.ValidSession(first.Session) {

@@ -11,8 +11,6 @@ import (
 	"fleetwatch/workers"
 )
 
-const qwenPkg = "@qwen-code/qwen-code@0.24.4"
-
 // The real qwen-code (on Node 20, though it asks for 22), contained, as
 // root and as a user, with the endpoint's base_url and without one
 // (metered by default, in front of the operator's OPENAI_BASE_URL): its
@@ -21,7 +19,7 @@ const qwenPkg = "@qwen-code/qwen-code@0.24.4"
 func TestQwenBuildsContained(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	bin := realAgent(t, "qwen", qwenPkg)
+	bin := fwtest.RealAgent(t, "qwen")
 	for _, u := range fwtest.Users(t) {
 		for _, byDefault := range []bool{false, true} {
 			name := u.Label() + "/base_url"
@@ -34,7 +32,7 @@ func TestQwenBuildsContained(t *testing.T) {
 }
 
 func qwenBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
-	api := startAPI(t, commitStep("qwen", "hello.txt"), modelapi.Step{Text: "## Result\ncommitted hello.txt"})
+	api := fwtest.ScriptedAPI(t, commitStep("qwen", "hello.txt"), modelapi.Step{Text: "## Result\ncommitted hello.txt"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
 	endpoints := "endpoints:\n  - name: qw\n    tier: mid\n    model: qwen3-coder-plus\n    agent: qwen\n"
 	env := homeFor(t, "qwen", bin, "OPENAI_API_KEY=sk-test")
@@ -67,7 +65,7 @@ func qwenBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 func TestQwenReviews(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	peerReview(t, "qwen", realAgent(t, "qwen", qwenPkg), "OPENAI_API_KEY=sk-test")
+	peerReview(t, "qwen", fwtest.RealAgent(t, "qwen"), "OPENAI_API_KEY=sk-test")
 }
 
 // A plan-first turn by the real qwen-code, contained: its proposal reaches
@@ -75,7 +73,7 @@ func TestQwenReviews(t *testing.T) {
 func TestQwenPlans(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	planTurn(t, "qwen", realAgent(t, "qwen", qwenPkg), "OPENAI_API_KEY=sk-test")
+	planTurn(t, "qwen", fwtest.RealAgent(t, "qwen"), "OPENAI_API_KEY=sk-test")
 }
 
 // What the real qwen-code prints of a refused key, read by agentout, and
@@ -83,17 +81,17 @@ func TestQwenPlans(t *testing.T) {
 // from a minute apart doubling to five: no test waits for it to give up.)
 func TestQwenOutputRead(t *testing.T) {
 	t.Parallel()
-	bin := realAgent(t, "qwen", qwenPkg)
+	bin := fwtest.RealAgent(t, "qwen")
 	env := homeFor(t, "qwen", bin, "OPENAI_API_KEY=sk-test")
 	t.Run("auth", func(t *testing.T) {
-		api := startAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.AuthFailed}})
+		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.AuthFailed}})
 		r := agentout.Of("qwen", runPreset(t, bin, "qwen", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
 		if !r.Failed || r.Trouble != agentout.AuthFailed || r.Status != 401 || r.Session == "" {
 			t.Errorf("a refused key: %+v", r)
 		}
 	})
 	t.Run("resume", func(t *testing.T) {
-		api := startAPI(t, modelapi.Step{Shell: "echo one"}, modelapi.Step{Text: "## Result\nfirst turn"}, modelapi.Step{Text: "## Result\nresumed"})
+		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "echo one"}, modelapi.Step{Text: "## Result\nfirst turn"}, modelapi.Step{Text: "## Result\nresumed"})
 		dir := fwtest.GitProject(t)
 		first := agentout.Of("qwen", runPreset(t, bin, "qwen", "build", dir, api.URL+"/v1", "", env))
 		if first.Failed || !workers.ValidSession(first.Session) {

@@ -26,7 +26,7 @@ func endpointOf(t *testing.T, dir, preset string, api *modelapi.Server, more str
 // the change with its shell tool, and its verdict, the first line of its
 // stdout, is recorded.
 func peerReview(t *testing.T, preset, bin string, env ...string) {
-	api := startAPI(t, modelapi.Step{Shell: "git log --oneline -3"}, modelapi.Step{Text: "ACCEPT\nthe change holds"})
+	api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "git log --oneline -3"}, modelapi.Step{Text: "ACCEPT\nthe change holds"})
 	dir := landkit.LandProject(t, "")
 	tip := landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
 	endpointOf(t, dir, preset, api, "")
@@ -48,7 +48,7 @@ func peerReview(t *testing.T, preset, bin string, env ...string) {
 // outside the worktree, and the proposal reaches the inbox awaiting
 // approval, its spend metered.
 func planTurn(t *testing.T, preset, bin string, env ...string) {
-	api := startAPI(t,
+	api := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: `printf '# Plan\nWrite hello.txt.\n\n## Files in scope\n- hello.txt\n' > "$FLEET_PROPOSAL" && echo written`},
 		modelapi.Step{Text: "## Result\nproposal written"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})

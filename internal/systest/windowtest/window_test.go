@@ -2,7 +2,6 @@ package windowtest
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,26 +11,6 @@ import (
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
-
-// agentsEnv names the folder holding the real agent CLIs' programs.
-const agentsEnv = "FLEETWATCH_AGENTS"
-
-// realClaude is the real Claude Code from agentsEnv's folder; the test
-// skips saying how to install it where it is missing (fails in CI).
-func realClaude(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv(agentsEnv)
-	bin := filepath.Join(dir, "claude")
-	if _, err := exec.LookPath(bin); dir == "" || err != nil {
-		why := "install it: npm install --prefix ~/.cache/fleetwatch-agents @anthropic-ai/claude-code@2.1.328 and set " +
-			agentsEnv + "=~/.cache/fleetwatch-agents/node_modules/.bin"
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the real claude, but it is not in $%s (%q): %s", agentsEnv, dir, why)
-		}
-		t.Skipf("no real claude here: %s", why)
-	}
-	return bin
-}
 
 // commitStep is a script step in which Claude Code commits name.
 func commitStep(name string) modelapi.Step {
@@ -45,7 +24,7 @@ func commitStep(name string) modelapi.Step {
 // nothing and its API hears nothing; after the reset it works again.
 func TestUsageWindowHandsThePlanOn(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	claude := realClaude(t)
+	claude := fwtest.RealAgent(t, "claude")
 	reset := time.Now().Add(20 * time.Second).Truncate(time.Second)
 	window := &modelapi.Fault{Kind: modelapi.UsageWindow, Reset: reset}
 	one, err := modelapi.Start(modelapi.Script{Steps: []modelapi.Step{
