@@ -122,7 +122,8 @@ func codexReviews(t *testing.T, codex string, u *fwtest.User) {
 		modelapi.Step{Shell: "git log --oneline -3 && git show --stat HEAD"},
 		modelapi.Step{Text: "ACCEPT\nx.txt is what the plan asks for."})
 	endpoint(t, dir, review, "")
-	r := fwtest.RunAs(t, u, dir, env, "review", "x", "--peer", "--endpoint", "cx")
+	// The one endpoint reviews its own change: this test is of the CLI, not of the choice of reviewer.
+	r := fwtest.RunAs(t, u, dir, env, "review", "x", "--peer", "--endpoint", "cx", "--allow-self")
 	tip := fwtest.GitOut(t, dir, "rev-parse", "refs/heads/feature/x")
 	text, _ := os.ReadFile(filepath.Join(dir, ".plans", "reviews", "x", tip+".md"))
 	rlog, _ := os.ReadFile(filepath.Join(dir, "var", "fleet", "logs", "review-x.log"))

@@ -1,7 +1,7 @@
-// Package realopencodetest runs the real opencode and qwen-code CLIs,
-// installed from npm, under a real fleetwatch driver, contained, against a
-// scripted model API on loopback: their presets' build, review and plan
-// turns, metering, and what their output says of an API's faults.
+// Package realopencodetest runs the real opencode CLI, installed from npm,
+// under a real fleetwatch driver, contained, against a scripted model API
+// on loopback: its preset's build, review and plan turns, metering, its
+// session resumed, and what its output says of an API's faults.
 package realopencodetest
 
 import (

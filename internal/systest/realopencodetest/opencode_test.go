@@ -8,6 +8,7 @@ import (
 
 	"fleetwatch/internal/agentout"
 	"fleetwatch/internal/modelapi"
+	"fleetwatch/internal/systest/agentkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
@@ -33,16 +34,16 @@ func TestOpencodeBuildsContained(t *testing.T) {
 }
 
 func opencodeBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
-	api := fwtest.ScriptedAPI(t, commitStep("opencode", "hello.txt"), modelapi.Step{Text: "## Result\ncommitted hello.txt"})
+	api := fwtest.ScriptedAPI(t, agentkit.CommitStep("opencode", "hello.txt"), modelapi.Step{Text: "## Result\ncommitted hello.txt"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
 	endpoints := "endpoints:\n  - name: oc\n    tier: mid\n    model: anthropic/claude-sonnet-4-5\n    agent: opencode\n"
-	env := homeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test")
+	env := agentkit.HomeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test")
 	if byDefault {
 		env = append(env, "ANTHROPIC_BASE_URL="+api.URL+"/v1")
 	} else {
 		endpoints += "    base_url: " + api.URL + "/v1\n"
 	}
-	writeFile(t, dir, "endpoints.yaml", endpoints)
+	agentkit.WriteFile(t, dir, "endpoints.yaml", endpoints)
 	r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "oc", "--agent-id", "oc1", "--slug", "hello")
 	log, _ := os.ReadFile(workers.LogPath(dir, "oc1"))
 	if r.Code != 0 {
@@ -56,7 +57,7 @@ func opencodeBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
 	}
-	wantMetered(t, log, api)
+	agentkit.WantMetered(t, log, api)
 	if msg := fwtest.GitOut(t, dir, "log", "-1", "--format=%s", "refs/heads/feature/hello"); msg != "opencode: hello" {
 		t.Errorf("feature/hello's tip is %q, want opencode's commit; log:\n%s", msg, log)
 	}
@@ -75,7 +76,7 @@ func opencodeBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 func TestOpencodeReviews(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	peerReview(t, "opencode", fwtest.RealAgent(t, "opencode"), "ANTHROPIC_API_KEY=sk-ant-test")
+	agentkit.PeerReview(t, "opencode", fwtest.RealAgent(t, "opencode"), "ANTHROPIC_API_KEY=sk-ant-test")
 }
 
 // A plan-first turn by the real opencode, contained: its proposal reaches
@@ -83,7 +84,7 @@ func TestOpencodeReviews(t *testing.T) {
 func TestOpencodePlans(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	planTurn(t, "opencode", fwtest.RealAgent(t, "opencode"), "ANTHROPIC_API_KEY=sk-ant-test")
+	agentkit.PlanTurn(t, "opencode", fwtest.RealAgent(t, "opencode"), "ANTHROPIC_API_KEY=sk-ant-test")
 }
 
 // What the real opencode prints of an API's faults, read by agentout: a
@@ -93,17 +94,17 @@ func TestOpencodePlans(t *testing.T) {
 func TestOpencodeOutputRead(t *testing.T) {
 	t.Parallel()
 	bin := fwtest.RealAgent(t, "opencode")
-	env := homeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test")
+	env := agentkit.HomeFor(t, "opencode", bin, "ANTHROPIC_API_KEY=sk-ant-test")
 	t.Run("auth", func(t *testing.T) {
 		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.AuthFailed}})
-		r := agentout.Of("opencode", runPreset(t, bin, "opencode", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
+		r := agentout.Of("opencode", agentkit.RunPreset(t, bin, "opencode", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
 		if !r.Failed || r.Trouble != agentout.AuthFailed || r.Status != 401 || r.Session == "" {
 			t.Errorf("a refused key: %+v", r)
 		}
 	})
 	t.Run("rate_limited", func(t *testing.T) {
 		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.RateLimited, RetryAfter: time.Second}})
-		r := agentout.Of("opencode", runPreset(t, bin, "opencode", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
+		r := agentout.Of("opencode", agentkit.RunPreset(t, bin, "opencode", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
 		if !r.Failed || r.Trouble != agentout.RateLimited || r.Status != 429 || r.RetryAfter != time.Second {
 			t.Errorf("a rate limit: %+v", r)
 		}
@@ -111,13 +112,13 @@ func TestOpencodeOutputRead(t *testing.T) {
 	t.Run("resume", func(t *testing.T) {
 		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "echo one"}, modelapi.Step{Text: "## Result\nfirst turn"}, modelapi.Step{Text: "## Result\nresumed"})
 		dir := fwtest.GitProject(t)
-		first := agentout.Of("opencode", runPreset(t, bin, "opencode", "build", dir, api.URL+"/v1", "", env))
+		first := agentout.Of("opencode", agentkit.RunPreset(t, bin, "opencode", "build", dir, api.URL+"/v1", "", env))
 		if first.Failed || !workers.ValidSession(first.Session) {
 			t.Fatalf("the first turn: %+v", first)
 		}
-		out := runPreset(t, bin, "opencode", "resume", dir, api.URL+"/v1", first.Session, env)
+		out := agentkit.RunPreset(t, bin, "opencode", "resume", dir, api.URL+"/v1", first.Session, env)
 		if again := agentout.Of("opencode", out); again.Session != first.Session || !strings.Contains(string(out), `"text":"## Result\nresumed"`) {
-			t.Errorf("the resumed turn %+v is not the first's %s:\n%s", again, first.Session, clipped(out))
+			t.Errorf("the resumed turn %+v is not the first's %s:\n%s", again, first.Session, agentkit.Clipped(out))
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package realopencodetest
+package realqwentest
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 
 	"fleetwatch/internal/agentout"
 	"fleetwatch/internal/modelapi"
+	"fleetwatch/internal/systest/agentkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
@@ -32,16 +33,16 @@ func TestQwenBuildsContained(t *testing.T) {
 }
 
 func qwenBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
-	api := fwtest.ScriptedAPI(t, commitStep("qwen", "hello.txt"), modelapi.Step{Text: "## Result\ncommitted hello.txt"})
+	api := fwtest.ScriptedAPI(t, agentkit.CommitStep("qwen", "hello.txt"), modelapi.Step{Text: "## Result\ncommitted hello.txt"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
 	endpoints := "endpoints:\n  - name: qw\n    tier: mid\n    model: qwen3-coder-plus\n    agent: qwen\n"
-	env := homeFor(t, "qwen", bin, "OPENAI_API_KEY=sk-test")
+	env := agentkit.HomeFor(t, "qwen", bin, "OPENAI_API_KEY=sk-test")
 	if byDefault {
 		env = append(env, "OPENAI_BASE_URL="+api.URL+"/v1")
 	} else {
 		endpoints += "    base_url: " + api.URL + "/v1\n"
 	}
-	writeFile(t, dir, "endpoints.yaml", endpoints)
+	agentkit.WriteFile(t, dir, "endpoints.yaml", endpoints)
 	r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "qw", "--agent-id", "qw1", "--slug", "hello")
 	log, _ := os.ReadFile(workers.LogPath(dir, "qw1"))
 	if r.Code != 0 {
@@ -54,7 +55,7 @@ func qwenBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
 	}
-	wantMetered(t, log, api)
+	agentkit.WantMetered(t, log, api)
 	if msg := fwtest.GitOut(t, dir, "log", "-1", "--format=%s", "refs/heads/feature/hello"); msg != "qwen: hello" {
 		t.Errorf("feature/hello's tip is %q, want qwen-code's commit; log:\n%s", msg, log)
 	}
@@ -65,7 +66,7 @@ func qwenBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 func TestQwenReviews(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	peerReview(t, "qwen", fwtest.RealAgent(t, "qwen"), "OPENAI_API_KEY=sk-test")
+	agentkit.PeerReview(t, "qwen", fwtest.RealAgent(t, "qwen"), "OPENAI_API_KEY=sk-test")
 }
 
 // A plan-first turn by the real qwen-code, contained: its proposal reaches
@@ -73,7 +74,7 @@ func TestQwenReviews(t *testing.T) {
 func TestQwenPlans(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	planTurn(t, "qwen", fwtest.RealAgent(t, "qwen"), "OPENAI_API_KEY=sk-test")
+	agentkit.PlanTurn(t, "qwen", fwtest.RealAgent(t, "qwen"), "OPENAI_API_KEY=sk-test")
 }
 
 // What the real qwen-code prints of a refused key, read by agentout, and
@@ -82,10 +83,10 @@ func TestQwenPlans(t *testing.T) {
 func TestQwenOutputRead(t *testing.T) {
 	t.Parallel()
 	bin := fwtest.RealAgent(t, "qwen")
-	env := homeFor(t, "qwen", bin, "OPENAI_API_KEY=sk-test")
+	env := agentkit.HomeFor(t, "qwen", bin, "OPENAI_API_KEY=sk-test")
 	t.Run("auth", func(t *testing.T) {
 		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "true", Fault: &modelapi.Fault{Kind: modelapi.AuthFailed}})
-		r := agentout.Of("qwen", runPreset(t, bin, "qwen", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
+		r := agentout.Of("qwen", agentkit.RunPreset(t, bin, "qwen", "build", fwtest.GitProject(t), api.URL+"/v1", "", env))
 		if !r.Failed || r.Trouble != agentout.AuthFailed || r.Status != 401 || r.Session == "" {
 			t.Errorf("a refused key: %+v", r)
 		}
@@ -93,13 +94,13 @@ func TestQwenOutputRead(t *testing.T) {
 	t.Run("resume", func(t *testing.T) {
 		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "echo one"}, modelapi.Step{Text: "## Result\nfirst turn"}, modelapi.Step{Text: "## Result\nresumed"})
 		dir := fwtest.GitProject(t)
-		first := agentout.Of("qwen", runPreset(t, bin, "qwen", "build", dir, api.URL+"/v1", "", env))
+		first := agentout.Of("qwen", agentkit.RunPreset(t, bin, "qwen", "build", dir, api.URL+"/v1", "", env))
 		if first.Failed || !workers.ValidSession(first.Session) {
 			t.Fatalf("the first turn: %+v", first)
 		}
-		out := runPreset(t, bin, "qwen", "resume", dir, api.URL+"/v1", first.Session, env)
+		out := agentkit.RunPreset(t, bin, "qwen", "resume", dir, api.URL+"/v1", first.Session, env)
 		if again := agentout.Of("qwen", out); again.Session != first.Session || !strings.Contains(string(out), `"result":"## Result\nresumed"`) {
-			t.Errorf("the resumed turn %+v is not the first's %s:\n%s", again, first.Session, clipped(out))
+			t.Errorf("the resumed turn %+v is not the first's %s:\n%s", again, first.Session, agentkit.Clipped(out))
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package realopencodetest
+package agentkit
 
 import (
 	"encoding/json"
@@ -13,24 +13,24 @@ import (
 	"fleetwatch/workers"
 )
 
-// endpointOf is endpoints.yaml with one endpoint "ep" running preset's
+// EndpointOf is endpoints.yaml with one endpoint "ep" running preset's
 // tool at api, with more settings.
-func endpointOf(t *testing.T, dir, preset string, api *modelapi.Server, more string) {
+func EndpointOf(t *testing.T, dir, preset string, api *modelapi.Server, more string) {
 	t.Helper()
 	p, _ := registry.PresetNamed(preset)
-	writeFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: ep\n    tier: mid\n    model: "+p.Model+"\n    agent: "+preset+
+	WriteFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: ep\n    tier: mid\n    model: "+p.Model+"\n    agent: "+preset+
 		"\n    base_url: "+api.URL+"/v1\n"+more)
 }
 
-// peerReview runs a peer review by preset's tool bin, contained: it reads
+// PeerReview runs a peer review by preset's tool bin, contained: it reads
 // the change with its shell tool, and its verdict, the first line of its
 // stdout, is recorded.
-func peerReview(t *testing.T, preset, bin string, env ...string) {
+func PeerReview(t *testing.T, preset, bin string, env ...string) {
 	api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "git log --oneline -3"}, modelapi.Step{Text: "ACCEPT\nthe change holds"})
 	dir := landkit.LandProject(t, "")
 	tip := landkit.Feature(t, dir, "x", map[string]string{"x.txt": "x\n"})
-	endpointOf(t, dir, preset, api, "")
-	r := fwtest.RunEnv(t, dir, homeFor(t, preset, bin, env...), "review", "x", "--peer")
+	EndpointOf(t, dir, preset, api, "")
+	r := fwtest.RunEnv(t, dir, HomeFor(t, preset, bin, env...), "review", "x", "--peer")
 	rel := ".plans/reviews/x/" + tip + ".md"
 	if r.Code != 0 || r.Stdout != "peer review by review-ep: ACCEPT ("+rel+")\n" {
 		t.Fatalf("the review: %v\nits log:\n%s", r, landkit.ReadFile(t, dir, "var/fleet/logs/review-x.log"))
@@ -43,17 +43,17 @@ func peerReview(t *testing.T, preset, bin string, env ...string) {
 	}
 }
 
-// planTurn runs a plan-first turn by preset's tool bin, contained: it
+// PlanTurn runs a plan-first turn by preset's tool bin, contained: it
 // writes its proposal with its shell tool to the file the driver names,
 // outside the worktree, and the proposal reaches the inbox awaiting
 // approval, its spend metered.
-func planTurn(t *testing.T, preset, bin string, env ...string) {
+func PlanTurn(t *testing.T, preset, bin string, env ...string) {
 	api := fwtest.ScriptedAPI(t,
 		modelapi.Step{Shell: `printf '# Plan\nWrite hello.txt.\n\n## Files in scope\n- hello.txt\n' > "$FLEET_PROPOSAL" && echo written`},
 		modelapi.Step{Text: "## Result\nproposal written"})
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
-	endpointOf(t, dir, preset, api, "    plan_first: true\n")
-	r := fwtest.RunEnv(t, dir, homeFor(t, preset, bin, env...), "work-once", "--run", "--ensure-worktree", "--endpoint", "ep", "--agent-id", "ep1", "--slug", "hello")
+	EndpointOf(t, dir, preset, api, "    plan_first: true\n")
+	r := fwtest.RunEnv(t, dir, HomeFor(t, preset, bin, env...), "work-once", "--run", "--ensure-worktree", "--endpoint", "ep", "--agent-id", "ep1", "--slug", "hello")
 	log, _ := os.ReadFile(workers.LogPath(dir, "ep1"))
 	if r.Code != 0 {
 		t.Fatalf("the plan turn: %v\nlog:\n%s", r, log)
@@ -69,5 +69,5 @@ func planTurn(t *testing.T, preset, bin string, env ...string) {
 	if e := inbox[0]; e.Slug != "hello" || e.State != "awaiting approval" || strings.Join(e.Scope, ",") != "hello.txt" {
 		t.Errorf("inbox entry: %+v", e)
 	}
-	wantMetered(t, log, api)
+	WantMetered(t, log, api)
 }

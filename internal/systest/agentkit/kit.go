@@ -1,4 +1,8 @@
-package realopencodetest
+// Package agentkit is the kit of the whole-program tests that run the real
+// agent CLIs of the presets: a home and environment for a tool, its build,
+// review and plan turns under a real driver against internal/modelapi,
+// and the metered spend checked against what the API sent.
+package agentkit
 
 import (
 	"bytes"
@@ -19,10 +23,10 @@ import (
 	"fleetwatch/workers"
 )
 
-// homeFor is a home folder of its own with the state folders preset grants
+// HomeFor is a home folder of its own with the state folders preset grants
 // its tool, and the environment a run of it gets from the test: that home,
 // the CLI's folder on PATH, and an API key for the scripted API.
-func homeFor(t *testing.T, preset, bin string, extra ...string) []string {
+func HomeFor(t *testing.T, preset, bin string, extra ...string) []string {
 	t.Helper()
 	p, _ := registry.PresetNamed(preset)
 	home := t.TempDir()
@@ -34,24 +38,24 @@ func homeFor(t *testing.T, preset, bin string, extra ...string) []string {
 	return append([]string{"HOME=" + home, "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")}, extra...)
 }
 
-// writeFile writes content to dir/rel.
-func writeFile(t *testing.T, dir, rel, content string) {
+// WriteFile writes content to dir/rel.
+func WriteFile(t *testing.T, dir, rel, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// commitStep is a shell step that writes name and commits it as who.
-func commitStep(who, name string) modelapi.Step {
+// CommitStep is a shell step that writes name and commits it as who.
+func CommitStep(who, name string) modelapi.Step {
 	return modelapi.Step{Shell: "echo hello from " + who + " > " + name + " && git add " + name + " && " +
 		"git -c user.name=" + who + " -c user.email=" + who + "@example.com commit -qm '" + who + ": hello' && echo committed"}
 }
 
-// runPreset runs mode's argv of preset ("build", "resume") with the
+// RunPreset runs mode's argv of preset ("build", "resume") with the
 // program bin in dir as the driver would fill it, with its Env,
 // uncontained and unmetered, at baseURL, and returns its stdout.
-func runPreset(t *testing.T, bin, preset, mode, dir, baseURL, session string, env []string) []byte {
+func RunPreset(t *testing.T, bin, preset, mode, dir, baseURL, session string, env []string) []byte {
 	t.Helper()
 	p, _ := registry.PresetNamed(preset)
 	ph := workers.Placeholders{Plan: filepath.Join(dir, "plan.md"), Worktree: dir, Model: p.Model, BaseURL: baseURL, Slug: "hello", Session: session}
@@ -68,21 +72,21 @@ func runPreset(t *testing.T, bin, preset, mode, dir, baseURL, session string, en
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	t.Logf("%s %s: %v; stderr:\n%s", preset, mode, err, clipped(stderr.Bytes()))
+	t.Logf("%s %s: %v; stderr:\n%s", preset, mode, err, Clipped(stderr.Bytes()))
 	return out
 }
 
-// clipped is at most 4 KiB of b, for a test's log.
-func clipped(b []byte) []byte { return b[:min(len(b), 4<<10)] }
+// Clipped is at most 4 KiB of b, for a test's log.
+func Clipped(b []byte) []byte { return b[:min(len(b), 4<<10)] }
 
 // spentFigure is the "spent N tokens" a driver's log gives, -1 when none.
 var spentFigure = regexp.MustCompile(`spent (\d+) tokens, .* \(metered\)`)
 
-// wantMetered checks the run's log says it spent, metered, what api sent.
+// WantMetered checks the run's log says it spent, metered, what api sent.
 // A call the tool cut and sent again (opencode does, when a stream stalls
 // on a loaded machine) is counted whole by api but only as far as it was
 // read by the meter: the gap may then be up to that call's answer.
-func wantMetered(t *testing.T, log []byte, api *modelapi.Server) {
+func WantMetered(t *testing.T, log []byte, api *modelapi.Server) {
 	t.Helper()
 	m := spentFigure.FindSubmatch(log)
 	if m == nil {
