@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"testing"
 
-	"fleetwatch/internal/systest/agentkit"
+	"fleetwatch/internal/testkit/agentkit"
 	"fleetwatch/internal/testkit/fwtest"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"fleetwatch/internal/agentout"
 	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/systest/agentkit"
+	"fleetwatch/internal/testkit/agentkit"
 	"fleetwatch/internal/testkit/fwtest"
 	"fleetwatch/workers"
 )
