@@ -2,6 +2,7 @@ package agentkit
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -14,12 +15,17 @@ import (
 )
 
 // EndpointOf is endpoints.yaml with one endpoint "ep" running preset's
-// tool at api, with more settings.
+// tool at api (with the path its vendor's API takes, OpenAI's /v1), with
+// more settings.
 func EndpointOf(t *testing.T, dir, preset string, api *modelapi.Server, more string) {
 	t.Helper()
 	p, _ := registry.PresetNamed(preset)
+	base := api.URL
+	if u, err := url.Parse(p.Origin); err == nil {
+		base += strings.TrimSuffix(u.Path, "/")
+	}
 	WriteFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: ep\n    tier: mid\n    model: "+p.Model+"\n    agent: "+preset+
-		"\n    base_url: "+api.URL+"/v1\n"+more)
+		"\n    base_url: "+base+"\n"+more)
 }
 
 // PeerReview runs a peer review by preset's tool bin, contained: it reads
