@@ -413,7 +413,7 @@ const mergeWhyFloor = 20
 
 // mergeColumns sizes the table for width w and the items shown.
 func mergeColumns(w int, items []landing.Status, shown []int) mergeCols {
-	slug, ab, rev, appr, checks := len("slug"), len("+/−"), len("reviewed"), len("approved"), len("checks")
+	slug, ab, rev, appr, checks := len("slug"), cellWidth(abHeader), len("reviewed"), len("approved"), len("checks")
 	for _, j := range shown {
 		s := &items[j]
 		slug, ab = max(slug, cellWidth(s.Slug)), max(ab, cellWidth(aheadBehind(s)))
@@ -432,7 +432,7 @@ func mergeColumns(w int, items []landing.Status, shown []int) mergeCols {
 const mergeLead = 5
 
 func (c mergeCols) header() string {
-	h := "   # " + fit("slug", c.slug) + " " + fit("state", c.state) + " " + fit("tip", c.tip) + " " + fit("+/−", c.ab) + " "
+	h := "   # " + fit("slug", c.slug) + " " + fit("state", c.state) + " " + fit("tip", c.tip) + " " + fit(abHeader, c.ab) + " "
 	if c.reviewed > 0 {
 		h += fit("reviewed", c.reviewed) + " "
 	}
@@ -563,11 +563,15 @@ func countPaths(n int) string {
 	return itoa(n) + " paths"
 }
 
-// aheadBehind is "+3 −1": commits on the branch and not on the
-// integration branch, and the other way round.
+// aheadBehind is "↑3 ↓1": commits on the branch and not on the
+// integration branch, and the other way round; arrows, as the Worktrees
+// pane's, since the diff's +/− count lines.
 func aheadBehind(s *landing.Status) string {
-	return "+" + itoa(s.Ahead) + " −" + itoa(s.Behind)
+	return "↑" + itoa(s.Ahead) + " ↓" + itoa(s.Behind)
 }
+
+// abHeader is the ahead/behind column's title.
+const abHeader = "commits"
 
 // reviewedCell is the newest peer review: its verdict and reviewer, and
 // "stale" when the branch moved since.
@@ -1122,7 +1126,7 @@ func (l *mergeList) open(pc *paneCtx) tea.Msg {
 func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error, texts []string, textErrs []error) []string {
 	line := termtext.Line
 	out := []string{
-		line(s.Branch + " @ " + short(s.Commit) + " · " + aheadBehind(s) + " against base " + short(s.Base)),
+		line(s.Branch + " @ " + short(s.Commit) + " · " + plural(s.Ahead, "commit", "commits") + " ahead, " + itoa(s.Behind) + " behind base " + short(s.Base)),
 	}
 	if w := cm.whyOf(s); w != "" {
 		out = append(out, line("why: "+w))
