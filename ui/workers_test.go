@@ -263,24 +263,20 @@ func eventually(t *testing.T, what string, ok func() bool) {
 func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 	t.Parallel()
 	p, h := spawnHarness(t, 160, 40)
-	reg := "endpoints:\n  - name: laptop-swarm\n    tier: swarm\n    base_url: http://127.0.0.1:8001/v1\n    model: Qwen/Qwen3-8B\n"
-	if err := os.WriteFile(filepath.Join(p.dir, "endpoints.yaml"), []byte(reg), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	h.press("2", "s") // from any pane
 	if h.m.formShown() == nil {
 		t.Fatal("s opened no form")
 	}
+	// No endpoints.yaml: the tiers, mid first.
 	v := h.view()
-	for _, want := range []string{"Spawn a worker", "▸ run as     ‹ mid ›", "small mid reasoner frontier laptop-swarm", "ui-mid-1", "‹ run: claim, then the executor works it in a worktree ›"} {
+	for _, want := range []string{"Spawn a worker", "▸ run as     ‹ mid ›", "small mid reasoner frontier", "tier mid (no endpoints.yaml: tiers only)", "ui-mid-1", "‹ run: claim, then the executor works it in a worktree ›"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("form lacks %q:\n%s", want, v)
 		}
 	}
-	h.press("left", "left") // mid → small → laptop-swarm (round)
-	if v := h.view(); !strings.Contains(v, "‹ laptop-swarm ›") || !strings.Contains(v, "endpoint laptop-swarm: tier swarm, model Qwen/Qwen3-8B") ||
-		h.m.formShown().agent.Value() != "ui-laptop-swarm-1" {
-		t.Errorf("endpoint choice, agent %q:\n%s", h.m.formShown().agent.Value(), v)
+	h.press("left", "left") // mid → small → frontier (round)
+	if v := h.view(); !strings.Contains(v, "‹ frontier ›") || h.m.formShown().agent.Value() != "ui-frontier-1" {
+		t.Errorf("tier choice, agent %q:\n%s", h.m.formShown().agent.Value(), v)
 	}
 	h.press("right", "right", "right") // reasoner
 	if h.m.formShown().agent.Value() != "ui-reasoner-1" {
