@@ -24,7 +24,7 @@ func TestTmuxSpawnAndFollowItsLog(t *testing.T) {
 	tt.keys("Enter")
 	tt.waitShows(tmuxWait, `✓ spawned ui-local-1 \(pid \d+, run, up to 1 plan\)`)
 	tt.keys("4")
-	tt.waitShows(tmuxWait, `\[4 Workers\]`, `▸\s+ui-local-1\s+mid\s.*export`)
+	tt.waitShows(tmuxWait, `\[4 Workers\]`, `▸\s+ui-local-1\s+local mid/fake-1\s.*export`)
 	tt.keys("l")
 	// The agent's lines arrive while the pane is open: following, not a
 	// snapshot taken when it opened.
