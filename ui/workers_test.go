@@ -125,7 +125,7 @@ func TestWorkersPaneShowsEveryWorkerAndState(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, p, 120, 32)
-	if header := strings.SplitN(h.view(), "\n", 2)[0]; !strings.Contains(header, "3 workers (1 stale, 1 dead)") {
+	if header := strings.SplitN(h.view(), "\n", 2)[0]; !strings.Contains(header, " · 1 stale, 1 dead") {
 		t.Errorf("header %q", header)
 	}
 	h.press("4")
@@ -204,7 +204,7 @@ func TestWorkersPaneFollowsStateFilesAndTheClock(t *testing.T) {
 	p.at(-61 * time.Second)
 	h.send(tickMsg(testNow))
 	if v := h.view(); !strings.Contains(row(v, " small-9 "), "◌ stale") || !strings.Contains(row(v, " small-9 "), "1m") ||
-		!strings.Contains(v, "1 worker (1 stale)") {
+		!strings.Contains(v, " · 1 stale") {
 		t.Errorf("a minute on:\n%s", v)
 	}
 }
