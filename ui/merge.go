@@ -195,7 +195,7 @@ func (l *mergeList) rebuild(*paneCtx) {
 	l.cols = mergeColumns(l.width, items, l.shown)
 	c := l.cols
 	l.set(keys, func(m *Model, i int, sel bool) string {
-		return m.finish(mergeLine(m.common, &m.merge.listing.Items[m.merge.shown[i]], c, sel), sel)
+		return m.finish(mergeLine(m.common, &m.merge.listing.Items[m.merge.shown[i]], m.merge.listing.Batch, c, sel), sel)
 	})
 	if l.want != "" && l.loaded && l.goTo(l.want) {
 		l.want = ""
@@ -443,7 +443,7 @@ func (c mergeCols) header() string {
 }
 
 // mergeLine is a candidate's row, not yet highlighted (finish, table.go).
-func mergeLine(cm *common, s *landing.Status, c mergeCols, selected bool) string {
+func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	pos := ""
@@ -462,7 +462,7 @@ func mergeLine(cm *common, s *landing.Status, c mergeCols, selected bool) string
 		b.WriteString(fit(termtext.Line(approvedCell(s)), c.approved) + " ")
 	}
 	b.WriteString(cm.checksCell(s, c.checks) + " ")
-	why := termtext.Line(cm.whyOf(s))
+	why := termtext.Line(orWords(batchWhy(s, batch), cm.whyOf(s)))
 	if len(s.ScopeViolations) > 0 {
 		mark := "⚠ " + countPaths(len(s.ScopeViolations)) + " out of scope"
 		why = mark + orEmpty(" · ", why)
@@ -595,6 +595,46 @@ func approvedCell(s *landing.Status) string {
 		return s.Approval.By + " stale"
 	}
 	return "—"
+}
+
+// batchWhy is what a queued row of the batch being checked is waiting
+// for: its own tree is never checked, the batch's is, so "not checked on
+// this tree yet" would read as if nothing were under way. "" when the
+// row is not in a batch whose checks run.
+func batchWhy(s *landing.Status, b *landing.BatchView) string {
+	if b == nil || s.State != landing.Queued || !slices.Contains(b.Slugs, s.Slug) {
+		return ""
+	}
+	var running []string
+	var since time.Time
+	for _, c := range b.Checks {
+		if c.Result == landing.Running {
+			running = append(running, c.Name)
+			if since.IsZero() || (!c.Since.IsZero() && c.Since.Before(since)) {
+				since = c.Since
+			}
+		}
+	}
+	if len(running) == 0 {
+		return ""
+	}
+	var with []string
+	for _, o := range b.Slugs {
+		if o != s.Slug {
+			with = append(with, o)
+		}
+	}
+	if len(with) > 2 {
+		with = append(with[:2], "+"+itoa(len(with)-2))
+	}
+	why := "checking in a batch"
+	if len(with) > 0 {
+		why += " with " + strings.Join(with, ", ")
+	}
+	if !since.IsZero() {
+		why += " since " + since.Local().Format("15:04:05")
+	}
+	return why + ": " + strings.Join(running, ", ") + " running"
 }
 
 // whyOf is the state's reason in the engine's words, with the
