@@ -44,8 +44,8 @@ type common struct {
 	several bool
 	away    string
 
-	tabsDrawn [2]tabsMemo // the header's tabs, full and compact (view.go)
-	helpDrawn [2]helpMemo // the footer's keys, alone and beside a status (view.go)
+	tabsDrawn [tabLevels]tabsMemo // the header's tabs at each level (view.go)
+	helpDrawn [2]helpMemo         // the footer's keys, alone and beside a status (view.go)
 }
 
 // textField is a text field styled by the session's renderer rather than

@@ -427,3 +427,27 @@ func TestFleetEndpointStates(t *testing.T) {
 		t.Errorf("an endpoint whose backoff ended is still shown:\n%s", v)
 	}
 }
+
+// The demo's Fleet pane was empty ("no runs recorded yet", "no
+// budgets"): its project carries a week of runs against its budgets.
+func TestDemoFleetPaneShowsRunsAndBudgets(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, demoProject(t), 120, 36)
+	h.press("8")
+	v := h.view()
+	for _, want := range []string{"fleet today", "of $25", "tier reasoner today", "of $12"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the Fleet pane lacks %q:\n%s", want, v)
+		}
+	}
+	for _, tier := range []string{"mid", "reasoner", "small"} {
+		if r := lineWith(v, "  "+tier+" "); !strings.Contains(r, "$") || strings.Contains(r, " 0     0 ") {
+			t.Errorf("no runs for %s: %q\n%s", tier, r, v)
+		}
+	}
+	for _, gone := range []string{"no runs recorded yet", "no budgets"} {
+		if strings.Contains(v, gone) {
+			t.Errorf("the Fleet pane says %q:\n%s", gone, v)
+		}
+	}
+}

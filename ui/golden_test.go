@@ -91,8 +91,10 @@ func TestGoldenScreens(t *testing.T) {
 				// The first screen: the bugs lane, and on a wide terminal
 				// the selected plan's preview.
 				first := []string{"crash-on-save", "flaky-ci"}
-				if sc.workers {
-					first = append(first, "3 workers")
+				if sc.workers && w >= 100 {
+					// At 80 columns the header has no room for them; the
+					// pane that shows them is waited for below.
+					first = append(first, "3 workers (1 stale, 1 dead)")
 				}
 				if w >= 100 {
 					first = append(first, "Crash when saving a draft, for everyone, every time.")
@@ -162,7 +164,7 @@ func TestWatcherRefreshesScreen(t *testing.T) {
 	opt := p.options()
 	opt.NoWatch = false
 	tm := teatest.NewTestModel(t, New(opt), teatest.WithInitialTermSize(80, 24))
-	waitFor(t, tm, []string{"crash-on-save", "2 leases (1 expired)"})
+	waitFor(t, tm, []string{"crash-on-save", " · 1 expired"})
 	if _, err := p.tree.AddPlanAt(model.Bugs, "hotfix.md", plan("Hot fix", "high", "P1", "small", "", "none"), testNow.Add(-10*24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +174,7 @@ func TestWatcherRefreshesScreen(t *testing.T) {
 	}
 	// A claim writes its lease, then moves the plan: a reading between
 	// the two shows the lease with the plan still in bugs/.
-	waitFor(t, tm, []string{"3 leases (1 expired)", "[bugs 3]"})
+	waitFor(t, tm, []string{"prog 3", "[bugs 3]"})
 	tm.Send(keyMsg("q")) // q closes the watcher and quits
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
 	if final.problem != "" {

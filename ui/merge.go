@@ -198,7 +198,7 @@ func (l *mergeList) rebuild(*paneCtx) {
 	l.cols = mergeColumns(l.width, items, l.shown)
 	c := l.cols
 	l.set(keys, func(m *Model, i int, sel bool) string {
-		return m.finish(mergeLine(m.common, &m.merge.listing.Items[m.merge.shown[i]], c, sel), sel)
+		return m.finish(mergeLine(m.common, &m.merge.listing.Items[m.merge.shown[i]], m.merge.listing.Batch, c, sel), sel)
 	})
 	if l.want != "" && l.loaded && l.goTo(l.want) {
 		l.want = ""
@@ -424,7 +424,7 @@ const mergeWhyFloor = 20
 
 // mergeColumns sizes the table for width w and the items shown.
 func mergeColumns(w int, items []landing.Status, shown []int) mergeCols {
-	slug, ab, rev, appr, checks := len("slug"), len("+/−"), len("reviewed"), len("approved"), len("checks")
+	slug, ab, rev, appr, checks := len("slug"), cellWidth(abHeader), len("reviewed"), len("approved"), len("checks")
 	for _, j := range shown {
 		s := &items[j]
 		slug, ab = max(slug, cellWidth(s.Slug)), max(ab, cellWidth(aheadBehind(s)))
@@ -443,7 +443,7 @@ func mergeColumns(w int, items []landing.Status, shown []int) mergeCols {
 const mergeLead = 5
 
 func (c mergeCols) header() string {
-	h := "   # " + fit("slug", c.slug) + " " + fit("state", c.state) + " " + fit("tip", c.tip) + " " + fit("+/−", c.ab) + " "
+	h := "   # " + fit("slug", c.slug) + " " + fit("state", c.state) + " " + fit("tip", c.tip) + " " + fit(abHeader, c.ab) + " "
 	if c.reviewed > 0 {
 		h += fit("reviewed", c.reviewed) + " "
 	}
@@ -454,7 +454,7 @@ func (c mergeCols) header() string {
 }
 
 // mergeLine is a candidate's row, not yet highlighted (finish, table.go).
-func mergeLine(cm *common, s *landing.Status, c mergeCols, selected bool) string {
+func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(gutter(selected))
 	pos := ""
@@ -473,7 +473,7 @@ func mergeLine(cm *common, s *landing.Status, c mergeCols, selected bool) string
 		b.WriteString(fit(termtext.Line(approvedCell(s)), c.approved) + " ")
 	}
 	b.WriteString(cm.checksCell(s, c.checks) + " ")
-	why := termtext.Line(cm.whyOf(s))
+	why := termtext.Line(orWords(batchWhy(s, batch), cm.whyOf(s)))
 	if len(s.ScopeViolations) > 0 {
 		mark := "⚠ " + countPaths(len(s.ScopeViolations)) + " out of scope"
 		why = mark + orEmpty(" · ", why)
@@ -574,11 +574,15 @@ func countPaths(n int) string {
 	return itoa(n) + " paths"
 }
 
-// aheadBehind is "+3 −1": commits on the branch and not on the
-// integration branch, and the other way round.
+// aheadBehind is "↑3 ↓1": commits on the branch and not on the
+// integration branch, and the other way round; arrows, as the Worktrees
+// pane's, since the diff's +/− count lines.
 func aheadBehind(s *landing.Status) string {
-	return "+" + itoa(s.Ahead) + " −" + itoa(s.Behind)
+	return "↑" + itoa(s.Ahead) + " ↓" + itoa(s.Behind)
 }
+
+// abHeader is the ahead/behind column's title.
+const abHeader = "commits"
 
 // reviewedCell is the newest peer review: its verdict and reviewer, and
 // "stale" when the branch moved since.
@@ -602,6 +606,46 @@ func approvedCell(s *landing.Status) string {
 		return s.Approval.By + " stale"
 	}
 	return "—"
+}
+
+// batchWhy is what a queued row of the batch being checked is waiting
+// for: its own tree is never checked, the batch's is, so "not checked on
+// this tree yet" would read as if nothing were under way. "" when the
+// row is not in a batch whose checks run.
+func batchWhy(s *landing.Status, b *landing.BatchView) string {
+	if b == nil || s.State != landing.Queued || !slices.Contains(b.Slugs, s.Slug) {
+		return ""
+	}
+	var running []string
+	var since time.Time
+	for _, c := range b.Checks {
+		if c.Result == landing.Running {
+			running = append(running, c.Name)
+			if since.IsZero() || (!c.Since.IsZero() && c.Since.Before(since)) {
+				since = c.Since
+			}
+		}
+	}
+	if len(running) == 0 {
+		return ""
+	}
+	var with []string
+	for _, o := range b.Slugs {
+		if o != s.Slug {
+			with = append(with, o)
+		}
+	}
+	if len(with) > 2 {
+		with = append(with[:2], "+"+itoa(len(with)-2))
+	}
+	why := "checking in a batch"
+	if len(with) > 0 {
+		why += " with " + strings.Join(with, ", ")
+	}
+	if !since.IsZero() {
+		why += " since " + since.Local().Format("15:04:05")
+	}
+	return why + ": " + strings.Join(running, ", ") + " running"
 }
 
 // whyOf is the state's reason in the engine's words, with the
@@ -1156,7 +1200,7 @@ func (l *mergeList) open(pc *paneCtx) tea.Msg {
 func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error, texts []string, textErrs []error) []string {
 	line := termtext.Line
 	out := []string{
-		line(s.Branch + " @ " + short(s.Commit) + " · " + aheadBehind(s) + " against base " + short(s.Base)),
+		line(s.Branch + " @ " + short(s.Commit) + " · " + plural(s.Ahead, "commit", "commits") + " ahead, " + itoa(s.Behind) + " behind base " + short(s.Base)),
 	}
 	if w := cm.whyOf(s); w != "" {
 		out = append(out, line("why: "+w))

@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"fleetwatch/workers/landing"
 )
@@ -58,6 +59,36 @@ func TestMergeLandBatch(t *testing.T) {
 	for _, w := range []string{"Land a batch of 1", "export-pdf", "candidate ba7c4ba", "retried once, then bisected"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the batch dialog lacks %q:\n%s", w, body)
+		}
+	}
+}
+
+// A batch being checked showed its rows "queued" and "not checked on this
+// tree yet": each row says it is checked in the batch, which, and since
+// when.
+func TestMergeRowsOfABatchBeingChecked(t *testing.T) {
+	t.Parallel()
+	since := time.Date(2025, 3, 14, 12, 3, 4, 0, time.Local)
+	h := mergeHarness(t, 160, 30, func(p *project) landing.Listing {
+		l := sampleListing(p)
+		for i := range l.Items {
+			if s := &l.Items[i]; s.Slug == "theme-engine" || s.Slug == "export-pdf" {
+				s.State, s.Why = landing.Queued, "not checked on this tree yet: test, lint"
+				s.Checks = []landing.CheckResult{{Name: "test", Result: landing.Missing}, {Name: "lint", Result: landing.Missing}}
+			}
+		}
+		l.Batch = &landing.BatchView{Slugs: []string{"theme-engine", "export-pdf"}, Candidate: "ba7c4ba7c4", Tree: "7ee5",
+			Checks: []landing.CheckResult{{Name: "test", Result: landing.Running, Since: since}, {Name: "lint", Result: landing.Missing}}}
+		return l
+	})
+	v := h.view()
+	for slug, other := range map[string]string{"theme-engine": "export-pdf", "export-pdf": "theme-engine"} {
+		r := lineWith(v, " "+slug+"  ")
+		if !strings.Contains(r, "checking in a batch with "+other+" since 12:03:04: test running") {
+			t.Errorf("the row of %s does not say its batch is being checked: %q", slug, r)
+		}
+		if strings.Contains(r, "not checked on this tree yet") {
+			t.Errorf("the row of %s still says it is not checked: %q", slug, r)
 		}
 	}
 }

@@ -104,7 +104,7 @@ func TestGoldenMerge(t *testing.T) {
 			t.Parallel()
 			h := mergeHarness(t, size[0], size[1], sampleListing)
 			v := h.view()
-			for _, want := range []string{"integration dev @ 1a2b3c4 · 3 queued · checks: test, lint", "theme-engine", "+3 −0", "✓✓", "✓…", "✗◷", "··"} {
+			for _, want := range []string{"integration dev @ 1a2b3c4 · 3 queued · checks: test, lint", "theme-engine", "commits", "↑3 ↓0", "✓✓", "✓…", "✗◷", "··"} {
 				if !strings.Contains(v, want) {
 					t.Errorf("the pane lacks %q:\n%s", want, v)
 				}

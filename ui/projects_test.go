@@ -53,13 +53,13 @@ func TestProjectsOverview(t *testing.T) {
 	waitFor(t, tm, []string{"✗ gone is not open: no such folder"})
 	tm.Send(keyMsg("g"))
 	tm.Send(keyMsg("enter"))
-	waitFor(t, tm, []string{"fleetwatch · myapp · 14 plans", "crash-on-save"})
+	waitFor(t, tm, []string{" myapp · 14 plans", "crash-on-save"})
 	tm.Send(keyMsg(">"))
-	waitFor(t, tm, []string{"fleetwatch · myapp · 15 plans", "beta-only"})
+	waitFor(t, tm, []string{" myapp · 15 plans", "beta-only"})
 	tm.Send(keyMsg(">")) // past gone, round to alpha
-	waitFor(t, tm, []string{"fleetwatch · myapp · 14 plans"})
+	waitFor(t, tm, []string{" myapp · 14 plans"})
 	tm.Send(keyMsg("<"))
-	waitFor(t, tm, []string{"fleetwatch · myapp · 15 plans"})
+	waitFor(t, tm, []string{" myapp · 15 plans"})
 	tm.Send(keyMsg("0"))
 	waitFor(t, tm, []string{"▸ beta"})
 	tm.Send(keyMsg("q"))
@@ -103,7 +103,7 @@ func TestProjectsNoticeElsewhere(t *testing.T) {
 	tm := teatest.NewTestModel(t, projectsOf(t, []string{"alpha", "beta"}, a, b), teatest.WithInitialTermSize(100, 24))
 	waitFor(t, tm, []string{"beta       2    3    3"})
 	tm.Send(keyMsg("enter"))
-	waitFor(t, tm, []string{"fleetwatch · myapp · 14 plans", "crash-on-save"})
+	waitFor(t, tm, []string{" myapp · 14 plans", "crash-on-save"})
 	// mid-1 finishes export-pdf in beta: it waits for a person's review.
 	if _, err := b.tree.Complete("in-progress/export-pdf.md", model.ReviewNeeded, planfs.Actor{AgentID: "mid-1"}); err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestProjectsNoticeElsewhere(t *testing.T) {
 	tm.Send(keyMsg("0"))
 	waitFor(t, tm, []string{"fleetwatch · 3 projects · ⚑ 1", "0 live    ⚑ 1"})
 	tm.Send(keyMsg(">")) // the project after alpha's row: beta
-	waitFor(t, tm, []string{"fleetwatch · myapp · ⚑ 1"})
+	waitFor(t, tm, []string{" myapp · ⚑ 1"})
 	tm.Send(keyMsg("N"))
 	waitFor(t, tm, []string{"Notices · 1", "export-pdf"})
 	tm.Send(keyMsg("esc"))

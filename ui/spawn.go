@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,10 @@ import (
 	"fleetwatch/workers"
 )
 
-// spawnTiers are the tiers the form offers before the endpoints.
+// spawnTiers are the tiers the form offers when the project has no
+// endpoint: a tier alone runs only endpoints.yaml's top-level executor,
+// which a project with endpoints seldom has (the worker would exit 2, "no
+// executor").
 var spawnTiers = []string{"small", "mid", "reasoner", "frontier"}
 
 // The spawn form's fields, in tab order.
@@ -32,7 +36,7 @@ const (
 // model, which agent id, whether to run the executor, how many plans.
 type spawnForm struct {
 	gen     int
-	choices []string           // the tiers, then the registry's endpoints
+	choices []string           // the registry's endpoints, else the tiers
 	offer   workers.SpawnOffer // the endpoints, why they cannot be read, git or not
 	ids     []string           // each choice's unused default agent id
 	choice  int
@@ -73,11 +77,8 @@ func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
 	return func() tea.Msg {
 		// The engine reads endpoints.yaml and asks git; the UI only offers.
 		msg := spawnFormMsg{gen: gen, offer: workers.Offer(project)}
-		for _, t := range spawnTiers {
-			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+t, taken...))
-		}
-		for _, ep := range msg.offer.Endpoints {
-			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+workers.SafeID(ep.Name), taken...))
+		for _, c := range spawnChoices(msg.offer) {
+			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+workers.SafeID(c), taken...))
 		}
 		return msg
 	}
@@ -99,10 +100,9 @@ func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
 	if msg.gen != m.formGen || m.dialogShown() != nil || m.logsShown() != nil || m.formShown() != nil {
 		return nil // the operator moved on meanwhile
 	}
-	f := &spawnForm{gen: msg.gen, offer: msg.offer, ids: msg.ids, run: true, choice: 1}
-	f.choices = append(f.choices, spawnTiers...)
-	for _, ep := range msg.offer.Endpoints {
-		f.choices = append(f.choices, ep.Name)
+	f := &spawnForm{gen: msg.gen, offer: msg.offer, ids: msg.ids, run: true, choices: spawnChoices(msg.offer)}
+	if !f.byEndpoint() {
+		f.choice = slices.Index(spawnTiers, "mid")
 	}
 	f.model = m.newInput("any (or the endpoint's)", 200)
 	f.agent = m.newInput("agent id", 80)
@@ -115,6 +115,22 @@ func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
 	m.stack.push(f)
 	return nil
 }
+
+// spawnChoices is what the form offers to run as: the project's
+// endpoints, in endpoints.yaml's order, else the tiers.
+func spawnChoices(o workers.SpawnOffer) []string {
+	if len(o.Endpoints) == 0 {
+		return spawnTiers
+	}
+	names := make([]string, len(o.Endpoints))
+	for i, ep := range o.Endpoints {
+		names[i] = ep.Name
+	}
+	return names
+}
+
+// byEndpoint says the choices are endpoints, not tiers.
+func (f *spawnForm) byEndpoint() bool { return len(f.offer.Endpoints) > 0 }
 
 func (f *spawnForm) focusField(i int) tea.Cmd {
 	f.focus = (i + fieldCount) % fieldCount
@@ -213,10 +229,10 @@ func (m *Model) formSpec(f *spawnForm) (workers.SpawnSpec, error) {
 		// chose it rather than fleetwatch.yaml.
 		s.Claims = m.remote.c.Backend.Name()
 	}
-	if f.choice < len(spawnTiers) {
-		s.Tier = f.choices[f.choice]
-	} else {
+	if f.byEndpoint() {
 		s.Endpoint = f.choices[f.choice]
+	} else {
+		s.Tier = f.choices[f.choice]
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(f.max.Value()))
 	if err != nil || n < 1 || n > workers.MaxSpawnPlans {
@@ -301,8 +317,8 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	as := f.choices[f.choice]
 	add(label(fieldAs, "run as") + choose(termtext.Line(as)) + "  " + m.st.Dim.Render(termtext.Line(strings.Join(f.choices, " "))))
 	detail := "tier " + as
-	if f.choice >= len(spawnTiers) {
-		ep := f.offer.Endpoints[f.choice-len(spawnTiers)]
+	if f.byEndpoint() {
+		ep := f.offer.Endpoints[f.choice]
 		detail = "endpoint " + ep.Name + ": tier " + ep.Tier
 		if ep.Model != "" {
 			detail += ", model " + ep.Model

@@ -50,10 +50,20 @@ func (c *common) ink(line string) string {
 }
 
 func (m *Model) headerLine() string {
-	left := " fleetwatch · " + termtext.Line(baseName(m.opt.Tree.Project))
-	if !m.wide {
-		left = " " + termtext.Line(baseName(m.opt.Tree.Project))
+	head, counts := m.headerHead(), m.headerCounts()
+	right, shown := m.tabsFor(head, counts)
+	room := m.width - ansi.StringWidth(right) - 1
+	if room < 20 {
+		s, _ := m.leftIn(head, counts, m.width)
+		return fit(s, m.width)
 	}
+	return fit(m.st.Bar.Render(shown), room) + " " + right
+}
+
+// headerHead is the header's left side before the counts: the project and
+// what must survive a narrow header.
+func (m *Model) headerHead() string {
+	left := " " + termtext.Line(baseName(m.opt.Tree.Project))
 	// Before the problem and the counts: a viewer always sees it.
 	left += m.readOnlyMark()
 	// Where the claims are and how old their view is, before the counts.
@@ -73,48 +83,145 @@ func (m *Model) headerLine() string {
 	// Before the counts: what needs a person must survive a narrow header.
 	left += m.noticeCount() + m.away + m.fleetStop()
 	// The day's spend before the counts: a narrow header keeps it.
-	left += m.spentToday()
+	return left + m.spentToday()
+}
+
+// headerCount is one of the header's counts, and its alarm alone for a
+// narrow header ("1 expired"), "" when it raises none.
+type headerCount struct{ full, short string }
+
+// headerCounts is the plans, leases and workers, each a part the header
+// keeps whole, shortens to its alarm or leaves out.
+func (m *Model) headerCounts() []headerCount {
+	var counts []headerCount
 	if m.d != nil {
 		b := m.d.board
-		left += " · " + plural(len(b.Rows), "plan", "plans")
 		expired := 0
 		for i := range b.Leases {
 			if !b.Leases[i].Active(m.now) {
 				expired++
 			}
 		}
-		left += " · " + plural(len(b.Leases), "lease", "leases")
+		leases := headerCount{full: plural(len(b.Leases), "lease", "leases")}
 		if expired > 0 {
-			left += " (" + itoa(expired) + " expired)"
+			leases.short = itoa(expired) + " expired"
+			leases.full += " (" + leases.short + ")"
 		}
+		counts = append(counts, headerCount{full: plural(len(b.Rows), "plan", "plans")}, leases)
 	}
 	if m.workersShown() {
-		left += " · " + m.workerCounts()
+		full, short := m.workerCounts()
+		counts = append(counts, headerCount{full, short})
 	}
-	right := m.tabs(false)
-	room := m.width - ansi.StringWidth(right) - 1
-	if room < ansi.StringWidth(left) {
-		// The other panes by number alone, so the counts fit.
-		right = m.tabs(true)
-		room = m.width - ansi.StringWidth(right) - 1
-	}
-	if room < 20 {
-		return fit(left, m.width)
-	}
-	return fit(m.st.Bar.Render(left), room) + " " + right
+	return counts
 }
 
-// tabs names the panes with their keys, the current one bracketed; compact
-// leaves only the current one's name.
-func (m *Model) tabs(compact bool) string {
-	// Drawn once per pane and width class: every View draws the header,
-	// and lipgloss is most of its cost.
-	memo := &m.tabsDrawn[0]
-	if compact {
-		memo = &m.tabsDrawn[1]
+// tabLevel is how much of each pane's name the tabs show.
+type tabLevel int
+
+const (
+	tabsFull    tabLevel = iota // Worktrees (Trees on a narrow screen)
+	tabsShort                   // Trees, closer together
+	tabsTiny                    // Tre
+	tabsNumbers                 // 3
+	tabLevels
+)
+
+// tinyTabs is the name's length at tabsTiny: enough to tell the panes apart.
+const tinyTabs = 3
+
+// leftFloor is the room the header's left side keeps before the tabs lose
+// their names: the project and the first count.
+const leftFloor = 20
+
+// tabsFor is the tabs for a header whose left side is head and counts,
+// and that side as it shows beside them: the names that keep the most of
+// it, the longest among those; numbers alone only when even three letters
+// a name would cut head. The current pane's name is whole.
+func (m *Model) tabsFor(head string, counts []headerCount) (tabs, shown string) {
+	kept := -1
+	for l := tabsFull; l <= tabsNumbers; l++ {
+		right := m.tabs(l)
+		room := m.width - ansi.StringWidth(right) - 1
+		// Numbers alone only for a head (a problem, a notice) that names
+		// cannot leave whole.
+		if room < leftFloor || (l == tabsNumbers && kept >= ansi.StringWidth(head)) {
+			continue
+		}
+		if s, k := m.leftIn(head, counts, room); k > kept {
+			tabs, shown, kept = right, s, k
+		}
 	}
+	if kept < 0 {
+		tabs = m.tabs(tabsNumbers)
+		shown, _ = m.leftIn(head, counts, m.width-ansi.StringWidth(tabs)-1)
+	}
+	return tabs, shown
+}
+
+// leftIn is the header's left side in room cells, and how much of it
+// beyond the program's name shows: whole, else without the program's
+// name, else each count whole or as its alarm where it fits, "…" for
+// what is left out; head alone is cut by fit.
+func (m *Model) leftIn(head string, counts []headerCount, room int) (string, int) {
+	all := head
+	for _, c := range counts {
+		all += " · " + c.full
+	}
+	w := ansi.StringWidth(all)
+	if whole := " fleetwatch ·" + all; m.wide && ansi.StringWidth(whole) <= room {
+		return whole, w
+	}
+	if w <= room {
+		return all, w
+	}
+	// An alarm outranks a count: first the alarms that fit, then each
+	// count whole where the room allows.
+	form := make([]string, len(counts))
+	width := func() int {
+		n := ansi.StringWidth(head) + 2 // " …"
+		for _, f := range form {
+			if f != "" {
+				n += 3 + ansi.StringWidth(f)
+			}
+		}
+		return n
+	}
+	try := func(i int, f string) {
+		old := form[i]
+		if form[i] = f; width() > room {
+			form[i] = old
+		}
+	}
+	for i, c := range counts {
+		if c.short != "" {
+			try(i, c.short)
+		}
+	}
+	for i, c := range counts {
+		try(i, c.full)
+	}
+	shown, cut := head, false
+	for i, f := range form {
+		if f != "" {
+			shown += " · " + f
+		}
+		cut = cut || f != counts[i].full
+	}
+	if cut && ansi.StringWidth(shown)+2 <= room {
+		shown += " …"
+	}
+	return shown, min(ansi.StringWidth(shown), room)
+}
+
+// tabs names the panes with their keys, the current one bracketed and
+// whole; level says how much of the others' names shows.
+func (m *Model) tabs(level tabLevel) string {
+	// Drawn once per pane, width class and level: every View draws the
+	// header, and lipgloss is most of its cost.
+	memo := &m.tabsDrawn[level]
 	if memo.text == "" || memo.pane != m.pane || memo.wide != m.wide {
-		*memo = tabsMemo{pane: m.pane, wide: m.wide, text: m.drawTabs(compact)}
+		*memo = tabsMemo{pane: m.pane, wide: m.wide, text: m.drawTabs(level)}
 	}
 	return memo.text
 }
@@ -126,15 +233,20 @@ type tabsMemo struct {
 	text string
 }
 
-func (m *Model) drawTabs(compact bool) string {
+func (m *Model) drawTabs(level tabLevel) string {
 	var tabs []string
+	compact := level != tabsFull
 	for i, spec := range paneSpecs {
 		name := spec.name
-		if !m.wide {
+		if !m.wide || compact {
 			name = spec.short
 		}
 		label := itoa(i+1) + " " + name
-		if compact && pane(i) != m.pane {
+		switch {
+		case pane(i) == m.pane:
+		case level == tabsTiny:
+			label = itoa(i+1) + " " + string([]rune(name)[:min(tinyTabs, len([]rune(name)))])
+		case level == tabsNumbers:
 			label = itoa(i + 1)
 		}
 		lead := ""
@@ -146,7 +258,7 @@ func (m *Model) drawTabs(compact bool) string {
 			label = lead + "[" + label + "]"
 		case pane(i) == m.pane:
 			label = lead + m.st.TabActive.Render("["+label+"]")
-		case m.wide:
+		case m.wide && !compact:
 			label = m.st.Tab.Render(" " + label + " ")
 		default:
 			label = m.st.Tab.Render(" " + label)

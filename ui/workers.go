@@ -407,8 +407,9 @@ func (m *Model) workersShown() bool {
 }
 
 // workerCounts is the header's summary: workers not yet exited, and how
-// many of them are stale or dead.
-func (m *Model) workerCounts() string {
+// many of them are stale or dead; alarm is that last part alone, "" when
+// none is.
+func (m *Model) workerCounts() (summary, alarm string) {
 	n, stale, dead := 0, 0, 0
 	for i := range m.wrk.rows {
 		switch m.wrk.rows[i].health {
@@ -430,9 +431,10 @@ func (m *Model) workerCounts() string {
 		bad = append(bad, itoa(dead)+" dead")
 	}
 	if len(bad) > 0 {
-		s += " (" + strings.Join(bad, ", ") + ")"
+		alarm = strings.Join(bad, ", ")
+		s += " (" + alarm + ")"
 	}
-	return s
+	return s, alarm
 }
 
 type workerCols struct {

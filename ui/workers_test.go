@@ -125,7 +125,7 @@ func TestWorkersPaneShowsEveryWorkerAndState(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, p, 120, 32)
-	if header := strings.SplitN(h.view(), "\n", 2)[0]; !strings.Contains(header, "3 workers (1 stale, 1 dead)") {
+	if header := strings.SplitN(h.view(), "\n", 2)[0]; !strings.Contains(header, " · 1 stale, 1 dead") {
 		t.Errorf("header %q", header)
 	}
 	h.press("4")
@@ -204,7 +204,7 @@ func TestWorkersPaneFollowsStateFilesAndTheClock(t *testing.T) {
 	p.at(-61 * time.Second)
 	h.send(tickMsg(testNow))
 	if v := h.view(); !strings.Contains(row(v, " small-9 "), "◌ stale") || !strings.Contains(row(v, " small-9 "), "1m") ||
-		!strings.Contains(v, "1 worker (1 stale)") {
+		!strings.Contains(v, " · 1 stale") {
 		t.Errorf("a minute on:\n%s", v)
 	}
 }
@@ -263,24 +263,20 @@ func eventually(t *testing.T, what string, ok func() bool) {
 func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 	t.Parallel()
 	p, h := spawnHarness(t, 160, 40)
-	reg := "endpoints:\n  - name: laptop-swarm\n    tier: swarm\n    base_url: http://127.0.0.1:8001/v1\n    model: Qwen/Qwen3-8B\n"
-	if err := os.WriteFile(filepath.Join(p.dir, "endpoints.yaml"), []byte(reg), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	h.press("2", "s") // from any pane
 	if h.m.formShown() == nil {
 		t.Fatal("s opened no form")
 	}
+	// No endpoints.yaml: the tiers, mid first.
 	v := h.view()
-	for _, want := range []string{"Spawn a worker", "▸ run as     ‹ mid ›", "small mid reasoner frontier laptop-swarm", "ui-mid-1", "‹ run: claim, then the executor works it in a worktree ›"} {
+	for _, want := range []string{"Spawn a worker", "▸ run as     ‹ mid ›", "small mid reasoner frontier", "tier mid (no endpoints.yaml: tiers only)", "ui-mid-1", "‹ run: claim, then the executor works it in a worktree ›"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("form lacks %q:\n%s", want, v)
 		}
 	}
-	h.press("left", "left") // mid → small → laptop-swarm (round)
-	if v := h.view(); !strings.Contains(v, "‹ laptop-swarm ›") || !strings.Contains(v, "endpoint laptop-swarm: tier swarm, model Qwen/Qwen3-8B") ||
-		h.m.formShown().agent.Value() != "ui-laptop-swarm-1" {
-		t.Errorf("endpoint choice, agent %q:\n%s", h.m.formShown().agent.Value(), v)
+	h.press("left", "left") // mid → small → frontier (round)
+	if v := h.view(); !strings.Contains(v, "‹ frontier ›") || h.m.formShown().agent.Value() != "ui-frontier-1" {
+		t.Errorf("tier choice, agent %q:\n%s", h.m.formShown().agent.Value(), v)
 	}
 	h.press("right", "right", "right") // reasoner
 	if h.m.formShown().agent.Value() != "ui-reasoner-1" {

@@ -120,5 +120,20 @@ func toLand(l ledger.Line) string {
 	if l.Landed == 0 {
 		return "-"
 	}
-	return (time.Duration(l.MedianToLand) * time.Second).Round(time.Minute).String()
+	return spanOf(l.MedianToLand)
+}
+
+// spanOf is sec seconds to the nearest second (20s, 51s, 2m25s), to the
+// nearest minute from an hour up (3h12m): rounding a 20 s landing to the
+// minute said it took none.
+func spanOf(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	if d < time.Hour {
+		return d.Round(time.Second).String()
+	}
+	s := strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -102,7 +102,7 @@ func TestReportJoinsRunsAndOutcomes(t *testing.T) {
 	if code := Main([]string{"report", "--root", dir}, &out, &errb); code != 0 {
 		t.Fatalf("%d %s", code, errb.String())
 	}
-	for _, want := range []string{"TIER", "mid", "$2.00", "0 % of 1", "1h30m0s", "SAID DONE, FAILED"} {
+	for _, want := range []string{"TIER", "mid", "$2.00", "0 % of 1", "1h30m", "SAID DONE, FAILED"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, out.String())
 		}

@@ -444,6 +444,7 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 		}
 	}
 	printListNote(stderr, "# cannot be claimed (skipped):", stuck)
+	printListNote(stderr, "# skipped by this worker:", wontTake(rows))
 	var foreign []string
 	for _, r := range others {
 		owner := "none"
@@ -461,6 +462,20 @@ func printListTSV(stdout, stderr io.Writer, snap *model.Snapshot, rows []model.R
 	}
 	sort.Strings(active)
 	printListNote(stderr, "# active leases:", active)
+}
+
+// wontTake says of each ready plan the table lists that this worker's
+// bare pick skips it, and why (overqualified, leased, deps unmet): the fit
+// column alone read as if an overqualified plan were on offer. Plans no
+// claim can take are the note above's.
+func wontTake(rows []model.Row) []string {
+	var out []string
+	for _, r := range rows {
+		if r.Plan.Lane.Ready() && !r.Eligible && r.Problem == "" {
+			out = append(out, termtext.Line(fmt.Sprintf("#   %s  will not take: %s", r.Plan.Rel, r.Reason)))
+		}
+	}
+	return out
 }
 
 // printListRows is the --list table itself, one TSV row a plan, or one

@@ -58,7 +58,9 @@ const day = 24 * time.Hour
 //     its author's worktree; fleetwatch.yaml names dev and two checks;
 //     ambiguous/: improve-performance;
 //     blocked/: email-reminders (both parked with a reason);
-//   - completed/: save-notes-to-disk, basic-auth-login.
+//   - completed/: save-notes-to-disk, basic-auth-login;
+//   - the usage ledger: a week of runs (builds, share-links' plan, the
+//     peer reviews) against fleetwatch.yaml's budgets.
 //
 // With an executor (the command line of the demo's stand-in agent), the
 // project gets an endpoints.yaml naming it, so workers spawned from the UI
@@ -141,6 +143,7 @@ func (b *builder) build() {
 	b.triage()
 	b.landingQueue()
 	b.inFlight()
+	b.usage()
 	if b.tree != nil {
 		b.tree.Now = time.Now
 	}

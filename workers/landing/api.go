@@ -55,6 +55,9 @@ type CheckResult struct {
 	// record and log are kept at FlakyLog's side (.retry.json, .retry.log).
 	Flaky    bool   `json:"flaky,omitempty"`
 	FlakyLog string `json:"flaky_log,omitempty"`
+	// Since is when the run of a Running check began, as its runner
+	// stamped its lock; zero when unknown.
+	Since time.Time `json:"since,omitzero"`
 }
 
 // Review is one peer review of a commit (.plans/reviews/<slug>/<commit>.md).

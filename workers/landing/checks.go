@@ -189,12 +189,28 @@ func CachedChecks(project string, checks []config.Check, tree string) []CheckRes
 			// of the environment is being run again when the lock is held.
 			if (!ok || rec.Rerun) && lockHeld(project, f.rel(".lock")) {
 				r.Result = Running
+				r.Since = lockStamp(project, f.rel(".lock"))
 			}
 		}
 		r.Name = c.Name
 		out = append(out, r)
 	}
 	return out
+}
+
+// lockStamp is when the lock at rel was last taken for a run (runCheck
+// stamps it), zero when it cannot be read.
+func lockStamp(project, rel string) time.Time {
+	f, err := safepath.OpenFile(project, rel, os.O_RDONLY, 0)
+	if err != nil {
+		return time.Time{}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return time.Time{}
+	}
+	return st.ModTime()
 }
 
 // lockHeld reports whether someone holds path's flock now.
@@ -308,6 +324,9 @@ func runCheck(ctx context.Context, project string, c config.Check, commit, tree 
 		logf(log, "check %s on %s: %s (stored, took %s)", c.Name, short, rec.Result, seconds(rec.Took))
 		return rec.CheckResult, nil
 	}
+	// The lock's time says since when the check runs (CachedChecks).
+	now := unix.NsecToTimeval(time.Now().UnixNano())
+	_ = unix.Futimes(int(lock.Fd()), []unix.Timeval{now, now})
 	rec, err := execCheck(ctx, project, c, commit, tree, f)
 	for try := 0; err == nil && rec.Result != Pass && try < c.Retries; try++ {
 		logf(log, "check %s on %s: %s; running it again (retries: %d)", c.Name, short, rec.Result, c.Retries)

@@ -361,8 +361,9 @@ func TestChecksSecondRunnerWaitsForTheFirst(t *testing.T) {
 		}()
 	}
 	fwtest.WaitFor(t, "the check to start", 10*time.Second, func() bool { _, err := os.Stat(started); return err == nil })
-	if r := CachedChecks(dir, []config.Check{c}, tree)[0].Result; r != Running {
-		t.Errorf("while it runs: %s", r)
+	before := time.Now().Add(-time.Second)
+	if r := CachedChecks(dir, []config.Check{c}, tree)[0]; r.Result != Running || r.Since.Before(before.Add(-10*time.Second)) || r.Since.After(time.Now()) {
+		t.Errorf("while it runs: %s since %v (now %v)", r.Result, r.Since, time.Now())
 	}
 	for range 2 {
 		if got := <-done; len(got) != 1 || got[0].Result != Pass {

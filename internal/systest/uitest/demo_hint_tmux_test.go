@@ -30,9 +30,9 @@ func TestTmuxDemoHint(t *testing.T) {
 	tt.keys("s")
 	tt.waitShows(tmuxWait, `Spawn a worker`)
 	tt.keys("Enter")
-	tt.waitShows(tmuxWait, `✓ spawned ui-mid-1`)
+	tt.waitShows(tmuxWait, `✓ spawned ui-box-mid-1`)
 	// The stand-in agent works a plan and hands it to review.
-	tt.waitShows(60*time.Second, `ui-mid-1\s.*exited 0`)
+	tt.waitShows(60*time.Second, `ui-box-mid-1\s.*exited 0`)
 
 	tt.keys("6")
 	tt.waitShows(tmuxWait, `\[6 Merge\]`, `1 csv-import\s+queued`)

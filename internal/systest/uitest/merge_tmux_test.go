@@ -22,7 +22,7 @@ func TestTmuxMergePaneLandsAChange(t *testing.T) {
 	tt.waitShows(tmuxStartWait, `\[1 Plans\]`)
 	tt.keys("6")
 	tt.waitShows(tmuxWait, `\[6 Merge\]`, `integration dev @ [0-9a-f]{7} · 0 queued · checks: smoke`,
-		`theme\s+needs review\s+`+tip[:7]+`\s+\+1 −0`)
+		`theme\s+needs review\s+`+tip[:7]+`\s+↑1 ↓0`)
 	tt.keys("A")
 	tt.waitShows(tmuxWait, `Approve theme @ `+tip[:7])
 	tt.keys("Enter")

@@ -41,9 +41,9 @@ func TestTmuxProjects(t *testing.T) {
 	tt.waitShows(tmuxStartWait, `fleetwatch · 3 projects`, `api\s+0\s+1\s+0`, `web\s+0\s+1\s+0`,
 		`gone\s+⚠ `+gone+`: no such folder`)
 	tt.keys("Enter")
-	tt.waitShows(tmuxWait, `fleetwatch · api`, `fix-api`)
+	tt.waitShows(tmuxWait, `(?m)^ (?:fleetwatch · )?api · `, `fix-api`)
 	tt.keys(">")
-	tt.waitShows(tmuxWait, `fleetwatch · web`, `fix-web`)
+	tt.waitShows(tmuxWait, `(?m)^ (?:fleetwatch · )?web · `, `fix-web`)
 	fwtest.WritePlan(t, dirs[0], fwtest.Plan{Rel: "review-needed/done-api.md", Fields: "Preferred models: mid"}, time.Minute)
 	tt.waitShows(tmuxLiveRefresh, `fleetwatch · web · ⚑ api 1`)
 	tt.keys("?")

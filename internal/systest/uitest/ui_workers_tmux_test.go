@@ -20,19 +20,19 @@ func TestTmuxSpawnAndFollowItsLog(t *testing.T) {
 	tt.waitShows(tmuxStartWait, `1 plans?`, `\[1 Plans\]`)
 
 	tt.keys("s")
-	tt.waitShows(tmuxWait, `Spawn a worker`, `‹ mid ›`, `ui-mid-1`, `‹ run: claim, then the executor works the plan`)
+	tt.waitShows(tmuxWait, `Spawn a worker`, `‹ local ›`, `ui-local-1`, `‹ run: claim, then the executor works the plan`)
 	tt.keys("Enter")
-	tt.waitShows(tmuxWait, `✓ spawned ui-mid-1 \(pid \d+, run, up to 1 plan\)`)
+	tt.waitShows(tmuxWait, `✓ spawned ui-local-1 \(pid \d+, run, up to 1 plan\)`)
 	tt.keys("4")
-	tt.waitShows(tmuxWait, `\[4 Workers\]`, `▸\s+ui-mid-1\s+mid\s.*export`)
+	tt.waitShows(tmuxWait, `\[4 Workers\]`, `▸\s+ui-local-1\s+local mid/fake-1\s.*export`)
 	tt.keys("l")
 	// The agent's lines arrive while the pane is open: following, not a
 	// snapshot taken when it opened.
-	first := tt.waitShows(tmuxWait, `ui-mid-1 · `, `» claimed in-progress/export\.md`, `  line 1`)
+	first := tt.waitShows(tmuxWait, `ui-local-1 · `, `» claimed in-progress/export\.md`, `  line 1`)
 	if strings.Contains(first, "line 4") {
 		t.Logf("the agent finished before its log opened; following is not shown:\n%s", first)
 	}
-	tt.waitShows(tmuxWait, `  line 4`, `» agent exited 0; review-needed/export\.md waits for review`, `ui-mid-1 · exited 0`)
+	tt.waitShows(tmuxWait, `  line 4`, `» agent exited 0; review-needed/export\.md waits for review`, `ui-local-1 · exited 0`)
 	tt.waitOnDisk(dir, []string{"review-needed/export.md"}, []string{"in-progress/export.md", ".leases/in-progress__export.md.json"})
 	tt.keys("Escape") // alone: an escape and a q together read as alt+q
 	tt.waitShows(tmuxWait, `\[4 Workers\]`, `#\s+agent`)
