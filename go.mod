@@ -1,4 +1,4 @@
-module fleetwatch
+module github.com/fleetwatch/fleetwatch
 
 go 1.26.0
 

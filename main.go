@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"fleetwatch/ui/cli"
+	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
 func main() {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/plangen"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/plangen"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 var benchNow = time.Now()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"fleetwatch/internal/refname"
+	"github.com/fleetwatch/fleetwatch/internal/refname"
 )
 
 // MaxPlanName is the longest plan file name a lease file can be named after:

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
 )
 
 // Header is what a plan says about itself in its `- **Key:** value` bullets.

@@ -3,7 +3,7 @@ package model_test
 import (
 	"testing"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // BenchmarkNotices is what every refresh adds for the notices at 10k

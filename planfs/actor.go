@@ -1,6 +1,6 @@
 package planfs
 
-import "fleetwatch/model"
+import "github.com/fleetwatch/fleetwatch/model"
 
 // Actor is who asks a verb to act on a lease: an agent id, the token of the
 // lease it took (empty for an operator, or an agent that never held one),

@@ -3,7 +3,7 @@ package planfs
 import (
 	"fmt"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // The inbox-held lease (the coordinator's plan first). A plan turn ends

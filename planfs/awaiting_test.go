@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // awaitingTree is a tree with one plan claimed by w and handed to the inbox,

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/plangen"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/plangen"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 var benchWorker = model.Worker{AgentID: "bench", Tier: model.Mid}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Check lints the tree: everything the scan could not read, header lines

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"os"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // claim moves a ready plan to in-progress/ for agent under a lease with

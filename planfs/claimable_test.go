@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // leaseFiles lists .leases/ without the lock file.

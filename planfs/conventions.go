@@ -7,9 +7,9 @@ package planfs
 
 import (
 	"errors"
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/safepath"
 	"fmt"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 	"io/fs"
 	"os"
 	"path/filepath"

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // AddPlan writes a new plan file <lane>/<name> holding text and returns its

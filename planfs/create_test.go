@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // leftovers lists files in a lane that are not plans: temp files a create

@@ -18,7 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // ErrEditKept matches a write-back refused with the edited copy kept.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // A holder that lost its lease to a recover under the same agent id (a

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // PlanFromText reads a plan whose file content is data, as a scan of the

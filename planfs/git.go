@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // History returns a lazy answer to "was this slug ever in .plans/completed/

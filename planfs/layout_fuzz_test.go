@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // layoutPaths are the paths fleetwatch writes in a project, parents first:

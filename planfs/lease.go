@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // leaseLimit bounds how much of a lease file is read; real ones are ~200 bytes.

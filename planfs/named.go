@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // ResolveNamed finds the plan a named claim of slug by agent means, as anchor

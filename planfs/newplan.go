@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // TemplatePaths are where a project keeps its plan template, relative to

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // treeFiles is every file under the project with its contents, symlinks as

@@ -3,7 +3,7 @@ package planfs
 import (
 	"errors"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // maxClaimTries bounds how many candidates one bare pick tries after losing

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // roFixture is a project with a plan in every state a verb acts on, set up

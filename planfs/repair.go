@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Repairs says what Repair changed (or, from Preview, what the next claim

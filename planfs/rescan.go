@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // RescanLimit is how many changed paths one Rescan reads by name; a burst

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // fullScanOf is what a Tree that never scanned before reads: no cache, no

@@ -24,9 +24,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // ReviewsDir is the folder of reviews and approvals, relative to .plans/.

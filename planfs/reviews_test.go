@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 const c1 = "3f2a1c9d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49"

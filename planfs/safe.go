@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // ErrSymlink matches a verb refused because a folder or file it would write

@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 const scaffoldReadme = `# Plans

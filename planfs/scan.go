@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // HeaderLimit is how much of a plan file is read for its header.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Each path verbs write in .plans/, made a symlink out of the project, is

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Dir is the name of the plans directory inside a project.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // mkTree scaffolds a project and writes plans given as "rel: header lines",

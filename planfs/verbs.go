@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Renew extends a's own lease on rel by ttl seconds (the heartbeat).

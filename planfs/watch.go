@@ -14,8 +14,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"fleetwatch/internal/coalesce"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/coalesce"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Change is one debounced burst of changes under .plans/ (or a problem watching it).

@@ -34,7 +34,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
 )
 
 // Endpoint is one named model endpoint a worker can run as.

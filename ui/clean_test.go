@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // A plan whose title and slug carry escape sequences is drawn without them.

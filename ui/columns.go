@@ -3,7 +3,7 @@ package ui
 import (
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
 )
 
 // Column widths come from the rows' content, measured once per rebuild

@@ -9,9 +9,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/ui/demo"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/demo"
 )
 
 // fit promises exactly w cells, but when the cut lands inside a wide

@@ -7,8 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // detailView is one thing read whole, full screen: a lease, a worktree, a

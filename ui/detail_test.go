@@ -10,8 +10,8 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // sizes are the two terminals every detail is checked at.

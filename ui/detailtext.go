@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
 )
 
 // detailText gathers a detail's lines: headings, label and value pairs,

@@ -15,8 +15,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // The diff view's own keys, beside the shared moves and close.

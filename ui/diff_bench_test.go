@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // benchDiff is a diff of n changed lines over files of 500 (fewer when n

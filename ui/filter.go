@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
 )
 
 // paneFilter is one pane's filter: the text typed after `/` and whether it

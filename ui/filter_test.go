@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // `/` in Plans looks in every lane at once: the lane list counts each

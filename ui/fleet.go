@@ -15,11 +15,11 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/internal/spend"
-	"fleetwatch/internal/termtext"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 // fleetList is the Fleet pane: the last reading, and the lines drawn from

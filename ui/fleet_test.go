@@ -12,10 +12,10 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"fleetwatch/internal/spend"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 // sampleBudgets are addSpend's budgets: the fleet's day at $20 (fleetDay

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // endpointLines are the Fleet pane's endpoints while any is in trouble:

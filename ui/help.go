@@ -12,7 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // helpScreen is `?`; off is the first line shown.

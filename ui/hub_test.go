@@ -11,7 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // session is one real program fed by a hub, as serve runs one per SSH

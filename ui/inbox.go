@@ -16,14 +16,14 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/internal/spend"
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
-	"fleetwatch/workers/coord"
-	"fleetwatch/workers/ledger"
-	"fleetwatch/workers/notify"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/notify"
 )
 
 // inboxList is the Inbox pane and all its state: the last reading of the

@@ -15,9 +15,9 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/coord"
 )
 
 // sampleProposal is what the plan turn of reasoner-1 wrote for

@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // A log pane rendered every line as it arrived, styles and all, on the UI

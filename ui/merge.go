@@ -16,11 +16,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // mergeList is the Merge pane and all its state: the last listing, its

@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // The real program on a project whose dev a person moved outside the

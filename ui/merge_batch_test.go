@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // The batch line names who rides together, its checks with a flaky pass

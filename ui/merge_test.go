@@ -15,7 +15,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // The Merge pane is driven by the listing the engine would return: these

@@ -10,9 +10,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // The new-plan form's fields, in tab order.

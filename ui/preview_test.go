@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // On a wide terminal the preview below the plans scrolls in place with

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // A refresh of the UI writes nothing to the project, not even the lease

@@ -8,8 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // published is a record as a driver on host publishes it.

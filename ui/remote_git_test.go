@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/planfs/claims/gitclaims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims"
 )
 
 // Against a real bare remote: a worker on another clone claims through

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // The UI's park of a plan another machine leases is the CLI's one call

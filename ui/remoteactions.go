@@ -17,9 +17,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // remoteVerbTimeout bounds one remote verb: a few pushes and fetches.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/muesli/termenv"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // rowCache is the panes' rows as a hub's sessions show them: a row is

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // scopeStates are two running builds as the scope scanner wrote them:

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // approvedListing is the sample queue with flaky-ci approved at its tip,

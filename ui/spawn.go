@@ -12,8 +12,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // spawnTiers are the tiers the form offers when the project has no

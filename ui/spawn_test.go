@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // When endpoints.yaml cannot be read, the form's warning began with the

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // A FIFO among the state files (a stray mkfifo, a tool that streams its

@@ -6,7 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
 )
 
 // View draws the screen: a header, the body, and one status line. It only

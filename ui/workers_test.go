@@ -17,8 +17,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // noPID is above any pid Linux hands out (PID_MAX_LIMIT is 2^22): a

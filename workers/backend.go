@@ -49,9 +49,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Backend is a worktree's own backend for one job, as fleetwatch.yaml's

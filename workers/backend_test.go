@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // sh runs a shell line as a setup or teardown argv (the test's own choice

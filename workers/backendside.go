@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // maxClaimTries bounds how many lost races one claim reads again after.

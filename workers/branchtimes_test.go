@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // A branch's last commit is the later of its local head and any remote's

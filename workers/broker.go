@@ -15,9 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // The verbs an agent legitimately runs on its own plan (`fleetwatch

@@ -6,11 +6,11 @@ import (
 	"path"
 	"slices"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	endpoints "fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	endpoints "github.com/fleetwatch/fleetwatch/registry"
 )
 
 // Caps (fleetwatch.yaml's limits:) bound how many runs hold a live lease

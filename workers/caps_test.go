@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // racingBackend is the tree's own lease files where another worker's

@@ -12,13 +12,13 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/internal/agentfile"
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/coord"
-	"fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/internal/agentfile"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/workers/egress"
 )
 
 // SandboxDir holds each agent's own git store and caches, under the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // cron (vixie/cronie) reads `\` as escaping the next character and ends the

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // StartDetached starts `bin args...` the way Start starts a worker: in its

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 func TestReadWorktreeDetail(t *testing.T) {

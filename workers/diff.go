@@ -17,10 +17,10 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Limits past which a file is summarised on one line instead of printed:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // diffRepo is a project whose plan "demo" has a worktree (mid-1's, on

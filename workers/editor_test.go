@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 func TestEditor(t *testing.T) {

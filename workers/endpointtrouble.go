@@ -11,9 +11,9 @@ import (
 	"sort"
 	"time"
 
-	"fleetwatch/internal/agentout"
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // A run ends as one of three: done, the task failed, or endpoint trouble

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/internal/agentout"
 )
 
 // Rate limits and overloads back off 30 s, doubling to 10 min while the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 )
 
 // gitTimeout bounds one git call; worktree adds on big repos take seconds.

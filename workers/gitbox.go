@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 )
 
 // A contained agent commits into a git store of its own, never into the

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // HandOff is what Ensure did to give a new owner a feature branch that was

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // The branch is not taken from a worktree whose driver runs and still

@@ -11,9 +11,9 @@ import (
 	"path"
 	"syscall"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
-	"fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/coord"
 )
 
 // What the driver is handed for a claimed plan: which turn it is (plan or

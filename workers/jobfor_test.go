@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	endpoints "fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	endpoints "github.com/fleetwatch/fleetwatch/registry"
 )
 
 // scopeFor takes the approved plan's scope over the plan's own, keeps the

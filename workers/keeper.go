@@ -3,8 +3,8 @@ package workers
 import (
 	"fmt"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Keeper is where a driver's lease lives when it is not the tree's lease

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // A keeper whose lease is lost never asks its backend again (b is nil: a

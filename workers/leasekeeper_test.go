@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // A holder whose last good renewal began more than TTL minus one heartbeat

@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // No agent process outlives its driver for long, and no run's work is

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 )
 
 // Log streams of a worker log line: the executor's stdout and stderr, and

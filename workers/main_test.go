@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 func TestMain(m *testing.M) {

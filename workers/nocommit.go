@@ -5,8 +5,8 @@ import (
 	"path"
 	"slices"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // A build that exits 0 without a commit on its branch is not a change to

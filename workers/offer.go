@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	endpoints "fleetwatch/registry"
+	endpoints "github.com/fleetwatch/fleetwatch/registry"
 )
 
 // SpawnEndpoint is an endpoint as a spawn form offers it.

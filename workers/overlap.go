@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 )
 
 // MaxTouched bounds State.Touched: a build that touches more is listed in

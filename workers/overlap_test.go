@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // overlapRig is a repository with worktrees for agents a, b and c, each on

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/coord"
 )
 
 // The plan-first half of the driver (the coordinator's inbox): a plan turn

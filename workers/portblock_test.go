@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // A block: the agent's port first, stable across runs, never shared, and

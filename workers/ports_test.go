@@ -2,7 +2,7 @@ package workers
 
 import (
 	"encoding/json"
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"math/rand/v2"
 	"net"
 	"os"

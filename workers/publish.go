@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/internal/safepath"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // A driver whose claims live in a remote backend publishes its worker's

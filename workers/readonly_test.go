@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // roProject is a project with a plan tree, and a writable and a viewer's

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 )
 
 // subreaper is set once this process is a child subreaper: orphans of the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // A tag named like a branch never stands in for it: with a tag dev on the

@@ -2,9 +2,9 @@ package workers
 
 import (
 	"errors"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 	"os"
 	"path/filepath"
 	"strings"

@@ -19,13 +19,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/agentout"
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // DefaultGrace is how long a stopped executor gets between SIGTERM and

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // TestRunningCountsLiveAndStaleOnly: what the CLI tells after the UI

@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // relIn is p, a path inside project, relative to it with slashes.

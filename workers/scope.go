@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // The scope scanner: while a build runs, the driver looks at what the

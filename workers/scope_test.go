@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // scopeRig is a git project with a plan tree, agent w1's worktree on the

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 )
 
 // sessionsRel holds each plan's last agent session, by slug: the

@@ -13,9 +13,9 @@ import (
 	"time"
 	"unicode"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	endpoints "fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	endpoints "github.com/fleetwatch/fleetwatch/registry"
 )
 
 // MaxSpawnPlans bounds --max-plans for a spawned worker: a worker that

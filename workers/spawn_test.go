@@ -12,9 +12,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // fakeProject is an empty project folder for spawned fake drivers.

@@ -16,14 +16,14 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/internal/agentfile"
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/internal/spend"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/ledger"
-	"fleetwatch/workers/meter"
+	"github.com/fleetwatch/fleetwatch/internal/agentfile"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/meter"
 )
 
 // UsageEnv names the file an agent may append its own usage to, as JSON

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 // modelEndpoint is a stand-in model server: every chat completion reports

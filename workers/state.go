@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 // StateDir holds one JSON file per worker, relative to the project; the

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // WorktreeState is what git says about one registered worktree right now.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 func inspectOne(t *testing.T, project string, wt Worktree) WorktreeState {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Stop asks the worker st describes to stop: SIGTERM to its process group

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // TestStopSignalsTheWorkersGroup stops a real detached worker: its driver

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
 
 	"golang.org/x/sys/unix"
 )

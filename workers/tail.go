@@ -16,7 +16,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
 )
 
 // A worker's log has one line per output line: `<time> <stream> <text>`,

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
 
 	"golang.org/x/sys/unix"
 )

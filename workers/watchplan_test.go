@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // planSystemctl records its calls, one a line, and answers like a user

@@ -13,7 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"fleetwatch/internal/coalesce"
+	"github.com/fleetwatch/fleetwatch/internal/coalesce"
 )
 
 // StateChange is one debounced burst of changes to the state files, or a

@@ -10,12 +10,12 @@ import (
 	"os"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	endpoints "fleetwatch/registry"
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	endpoints "github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 // Status is how a work-once run ended; its value is the process's exit

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	_ "fleetwatch/planfs/claims/gitclaims" // registers the git backend
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	_ "github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims" // registers the git backend
 )
 
 func gitT(t *testing.T, dir string, args ...string) {

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	endpoints "fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	endpoints "github.com/fleetwatch/fleetwatch/registry"
 )
 
 // Stopped between two plans of --max-plans: exit 2 needs its one line on

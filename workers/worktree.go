@@ -11,10 +11,10 @@ import (
 	"strings"
 	"sync"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Worktree is one agent's checkout, as the registry records it.

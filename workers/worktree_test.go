@@ -3,7 +3,7 @@ package workers
 import (
 	"encoding/json"
 	"errors"
-	"fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"

@@ -19,8 +19,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"fleetwatch/internal/refname"
-	"fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/refname"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 )
 
 // File is the settings file's name in the project root.

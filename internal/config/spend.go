@@ -6,7 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
 )
 
 // Price is what a model costs (`prices: {MODEL: {input: …, output: …,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
 )
 
 func TestPricesAndBudgets(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 )
 
 // Scaffold's fleetwatch.yaml is every default as written, and with every

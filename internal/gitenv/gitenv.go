@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"fleetwatch/internal/agentfile"
+	"github.com/fleetwatch/fleetwatch/internal/agentfile"
 )
 
 // locating are the variables that choose a repository, its work tree or

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 )
 
 // plan is what one release builds.

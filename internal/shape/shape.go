@@ -114,7 +114,7 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 	out = append(out, cockpitImport(rel, f)...)
 	if inUI {
 		for _, imp := range f.Imports {
-			if p := strings.Trim(imp.Path.Value, `"`); p == "fleetwatch/registry" || p == "os/exec" {
+			if p := strings.Trim(imp.Path.Value, `"`); p == module+"/registry" || p == "os/exec" {
 				out = append(out, fmt.Sprintf("%s: imports %s: the UI reaches files and processes through the engine", rel, p))
 			}
 		}
@@ -142,7 +142,7 @@ var floors = map[string]int{
 	"ui":      4,
 }
 
-const module = "fleetwatch"
+const module = "github.com/fleetwatch/fleetwatch"
 
 // floorOf is the floor of the package at rel (a path from the module's
 // root); the root's own package (main) is above every floor.
@@ -188,7 +188,7 @@ func cockpitImport(rel string, f *ast.File) []string {
 	}
 	for _, imp := range f.Imports {
 		if strings.Trim(imp.Path.Value, `"`) == module+"/ui" {
-			return []string{rel + ": imports the cockpit (fleetwatch/ui): only " + cockpitFile + ", which starts it, may"}
+			return []string{rel + ": imports the cockpit (" + module + "/ui): only " + cockpitFile + ", which starts it, may"}
 		}
 	}
 	return nil

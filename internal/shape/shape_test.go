@@ -43,11 +43,11 @@ func TestCheckFindsEachBreach(t *testing.T) {
 	write("workers/long.go", long)
 	write("workers/long_test.go", long) // tests are exempt
 	write("claims/claims.go", "package claims\n")
-	write("model/up.go", "package model\n\nimport _ \"fleetwatch/planfs\"\n")
-	write("internal/low/low.go", "package low\n\nimport _ \"fleetwatch/model\"\n")
-	write("internal/systest/wholetest/fleet.go", "package wholetest\n\nimport _ \"fleetwatch/ui/cli\"\n") // test support drives the house
-	write("ui/cli/uicmd.go", "package cli\n\nimport (\n\t_ \"fleetwatch/ui\"\n\t_ \"os/exec\"\n)\n")      // the command that starts the cockpit, which may start processes
-	write("ui/cli/board.go", "package cli\n\nimport _ \"fleetwatch/ui\"\n")
+	write("model/up.go", "package model\n\nimport _ \"github.com/fleetwatch/fleetwatch/planfs\"\n")
+	write("internal/low/low.go", "package low\n\nimport _ \"github.com/fleetwatch/fleetwatch/model\"\n")
+	write("internal/systest/wholetest/fleet.go", "package wholetest\n\nimport _ \"github.com/fleetwatch/fleetwatch/ui/cli\"\n") // test support drives the house
+	write("ui/cli/uicmd.go", "package cli\n\nimport (\n\t_ \"github.com/fleetwatch/fleetwatch/ui\"\n\t_ \"os/exec\"\n)\n")      // the command that starts the cockpit, which may start processes
+	write("ui/cli/board.go", "package cli\n\nimport _ \"github.com/fleetwatch/fleetwatch/ui\"\n")
 	write("ui/ui.go", "package ui\n\nimport \"os/exec\"\n\ntype Model struct {\n"+fields.String()+"}\n\nvar _ = exec.Command\n")
 	write("workers/git.go", "package x\n\nimport \"os/exec\"\n\nvar _ = exec.Command(\"git\", \"status\")\n")
 	write("internal/gitenv/gitenv.go", "package gitenv\n\nimport \"os/exec\"\n\nvar _ = exec.Command(\"git\", \"status\")\n")
@@ -62,9 +62,9 @@ func TestCheckFindsEachBreach(t *testing.T) {
 		"extra.go: the root holds main.go only",
 		"workers/long.go:3: long is 82 lines",
 		"claims/: the root holds main.go, the card's folders and internal/",
-		"model/up.go: imports fleetwatch/planfs, which sits above it",
-		"internal/low/low.go: imports fleetwatch/model, which sits above it",
-		"ui/cli/board.go: imports the cockpit (fleetwatch/ui): only ui/cli/uicmd.go, which starts it, may",
+		"model/up.go: imports github.com/fleetwatch/fleetwatch/planfs, which sits above it",
+		"internal/low/low.go: imports github.com/fleetwatch/fleetwatch/model, which sits above it",
+		"ui/cli/board.go: imports the cockpit (github.com/fleetwatch/fleetwatch/ui): only ui/cli/uicmd.go, which starts it, may",
 		"ui/ui.go:5: ui.Model has 25 fields",
 		"ui/ui.go: imports os/exec",
 		"ui/ui.go:33: exec.Command in ui",

@@ -91,7 +91,7 @@ func FakeDriver(tb testing.TB) string {
 			return
 		}
 		fake.bin = filepath.Join(fake.dir, "fleetwatch")
-		out, err := exec.Command("go", "build", "-o", fake.bin, "fleetwatch/workers/testdata/fakedriver").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", fake.bin, "github.com/fleetwatch/fleetwatch/workers/testdata/fakedriver").CombinedOutput()
 		if err != nil {
 			fake.err = fmt.Errorf("go build fakedriver: %v\n%s", err, out)
 		}
@@ -247,7 +247,7 @@ var fakeAgentBin = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "fakeagent")
-	out, err := exec.Command("go", "build", "-o", bin, "fleetwatch/internal/testkit/fakeagent").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/fleetwatch/fleetwatch/internal/testkit/fakeagent").CombinedOutput()
 	if err != nil {
 		return "", &exec.ExitError{Stderr: out}
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Op is one operator verb (promote, park, return, release, recover,

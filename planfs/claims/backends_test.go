@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	_ "fleetwatch/planfs/claims/gitclaims" // registers the git backend
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	_ "github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims" // registers the git backend
 )
 
 // git runs git in dir for a test, failing it on error.

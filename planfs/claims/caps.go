@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Run is one run as the caps (fleetwatch.yaml's limits:) count it: the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 func limitsOf(t *testing.T, text string) config.Limits {

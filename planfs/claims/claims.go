@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Backend is one place claims are kept. Every verb carries the fencing

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 func plan(lane model.Lane, name string) model.Plan {

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
 )
 
 // Fleet is a remote backend that also carries each running worker's

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Local is the tree's own lease files as a Backend, so every face can

@@ -1,6 +1,6 @@
 package claims
 
-import "fleetwatch/model"
+import "github.com/fleetwatch/fleetwatch/model"
 
 // Notices are the warnings of a backend's view that are about no plan
 // file: its own notices (a backward move of the integration branch),

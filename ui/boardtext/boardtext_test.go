@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	"fleetwatch/planfs/claims/gitclaims"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims"
 )
 
 // Text and WriteJSON draw a real tree: the plan's slug in its column, and

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fleetwatch/internal/termtext"
 	"fmt"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"io"
 	"io/fs"
 	"os/exec"
@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/registry"
 )
 
 const agentsLong = `Lists the coding agents fleetwatch can run without a command line of your

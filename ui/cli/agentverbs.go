@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 
-	"fleetwatch/model"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // An agent's own verbs on its own plan go to the driver that started it

@@ -12,11 +12,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/spend"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 const budgetLong = `The budgets: in fleetwatch.yaml against what the ledger holds: today's spend

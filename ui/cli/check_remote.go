@@ -7,9 +7,9 @@ import (
 	"sort"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
-	"fleetwatch/planfs/claims/gitclaims"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims"
 )
 
 // remoteProblems is what check finds in a project whose claims are remote,

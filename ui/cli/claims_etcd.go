@@ -2,4 +2,4 @@
 
 package cli
 
-import _ "fleetwatch/planfs/claims/etcdclaims" // registers the etcd backend
+import _ "github.com/fleetwatch/fleetwatch/planfs/claims/etcdclaims" // registers the etcd backend

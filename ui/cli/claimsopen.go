@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
-	_ "fleetwatch/planfs/claims/gitclaims" // registers the git backend
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	_ "github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims" // registers the git backend
 )
 
 // claimsBackend is the claims backend a verb works through: --claims when

@@ -9,11 +9,11 @@ import (
 	"path"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // claimsRun is work-once over a remote claims backend (--claims git or

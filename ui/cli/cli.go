@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // fail prints one `fleetwatch: ` line and returns code. The words often

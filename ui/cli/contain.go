@@ -5,12 +5,12 @@ import (
 	"io"
 	"io/fs"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
-	"fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/egress"
 )
 
 // newDriver is the driver for worker on ep, contained as fleetwatch.yaml's

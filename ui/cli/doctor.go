@@ -16,12 +16,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
-	"fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/egress"
 )
 
 const doctorLong = `Says what this machine has and lacks for each feature, one line each, and

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/termtext"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // liveTimeout bounds one endpoint's live check: a real CLI against a

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 const endpointsLong = `Endpoints in trouble, as their last runs left them: backing off after a rate

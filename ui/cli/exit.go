@@ -4,9 +4,9 @@ import (
 	"errors"
 	"io"
 
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // exitFor is the exit code an engine error ends a command with:

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"testing"
 
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	"fleetwatch/workers"
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // The engine's "nothing to do now" answers exit 1 however they are

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // The flags that say where the project is and who acts, each spelled once.

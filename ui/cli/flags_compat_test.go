@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // The command line is a contract with scripts, timers and anchor's users:

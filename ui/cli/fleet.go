@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // Other machines' workers, as their drivers publish them through a remote

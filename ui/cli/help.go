@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"fleetwatch/docs"
+	"github.com/fleetwatch/fleetwatch/docs"
 )
 
 // helpCmd is `help [command|topic]`: a command's usage, description and

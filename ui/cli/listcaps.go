@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // sayCaps prints, after --list's table, the cap of fleetwatch.yaml's

@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, Main) }

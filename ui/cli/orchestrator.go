@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // orchestratorCmd reads or sets the project's preferred orchestrator, the

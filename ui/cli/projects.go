@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/ui/serve"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/ui/serve"
 )
 
 // severalProjects is the projects a cockpit over several opens, or nil for

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 const queueUsage = `Only approved candidates (fleetwatch review SLUG --approve) may be added.

@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/internal/spend"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 const reportLong = `What each tier (or endpoint, or model) delivers for what it costs: its runs

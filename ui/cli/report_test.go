@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 // report rounded the median time to land to the minute, after cutting its

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // reviewFlags are review's flags: one mode (--approve, --needs-work,

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/refname"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/planfs"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/refname"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 const scaffoldLong = `Creates what a project needs, keeping every file that already exists:

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/ui/serve"
+	"github.com/fleetwatch/fleetwatch/ui/serve"
 )
 
 // serveCmd is `fleetwatch serve`: the cockpit over SSH for a team's keys.

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/docs"
+	"github.com/fleetwatch/fleetwatch/docs"
 )
 
 // What a mistyped command or flag is told: the nearest name, and for the

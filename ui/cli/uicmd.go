@@ -15,13 +15,13 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/termtext"
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	"fleetwatch/ui"
-	"fleetwatch/ui/demo"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui"
+	"github.com/fleetwatch/fleetwatch/ui/demo"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // defaultOperator is who the UI acts as: operator-$USER.

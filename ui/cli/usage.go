@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/internal/spend"
-	"fleetwatch/workers/ledger"
-	"fleetwatch/workers/meter"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/meter"
 )
 
 const usageLong = `What the fleet's runs spent, from the ledger every driver appends to

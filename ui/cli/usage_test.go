@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 func TestUsageSumsTheLedger(t *testing.T) {

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 const watchPlanSystemctl = `#!/bin/sh

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 const workerLong = `Acts on one running worker of this machine by its agent id: pause stops its

@@ -19,11 +19,11 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 type workOnce struct {

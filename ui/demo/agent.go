@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // AgentEnv is what the stand-in agent is told, as a driver tells any

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // agentWorktree is an agent worktree (under var/worktrees/) with one

@@ -23,10 +23,10 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 const day = 24 * time.Hour

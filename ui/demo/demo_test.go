@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // demoNow is the moment the test demos show.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // fleet writes endpoints.yaml with executor, and the state files and logs

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/coord"
 )
 
 // The coordinator's inbox: a plan-first plan whose agent wrote its

@@ -7,7 +7,7 @@ import (
 	"path"
 	"path/filepath"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // sample holds jotter's files as the demo writes them; the history that

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 // usage is a week of the fleet's runs in the usage ledger, one record for

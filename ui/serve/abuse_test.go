@@ -18,8 +18,8 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/serve"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/serve"
 )
 
 // procCounts is what a leaked session shows in: descriptors, the PTY

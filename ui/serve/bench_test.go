@@ -18,9 +18,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/internal/testkit/plangen"
-	"fleetwatch/ui/demo"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/plangen"
+	"github.com/fleetwatch/fleetwatch/ui/demo"
 )
 
 // cpuNow is this process's CPU time so far (user + system).

@@ -14,7 +14,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 )
 
 // defaultHostKey is where the host key is made once, below the project.

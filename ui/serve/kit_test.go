@@ -19,9 +19,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/cli"
-	"fleetwatch/ui/serve"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/cli"
+	"github.com/fleetwatch/fleetwatch/ui/serve"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

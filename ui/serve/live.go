@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 
-	"fleetwatch/ui"
+	"github.com/fleetwatch/fleetwatch/ui"
 )
 
 // liveSession is an open session, so the server can end it: when its key

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // writeLog answers `log AGENT [N]`, for a viewer's key as for an

@@ -10,8 +10,8 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/serve"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/serve"
 )
 
 // The options of an authorized_keys line are honoured, the client being

@@ -13,9 +13,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	"fleetwatch/ui"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui"
 )
 
 // Project is one of several projects served (Options.Projects); one of

@@ -13,10 +13,10 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/muesli/termenv"
 
-	"fleetwatch/planfs"
-	"fleetwatch/planfs/claims"
-	"fleetwatch/ui"
-	"fleetwatch/ui/boardtext"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui"
+	"github.com/fleetwatch/fleetwatch/ui/boardtext"
 )
 
 // handle is every session: the board for a key's forced command or a

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/serve"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/serve"
 )
 
 // Two projects served at once: bob (operator on api, viewer on web) gets

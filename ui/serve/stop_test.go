@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/serve"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/serve"
 )
 
 // When Run's context ends, every session shows the stopping line, Run

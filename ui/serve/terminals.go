@@ -4,7 +4,7 @@ import (
 	"strings"
 	"sync"
 
-	"fleetwatch/workers/notify"
+	"github.com/fleetwatch/fleetwatch/workers/notify"
 )
 
 // Terminals are the terminals of the sessions served, for a project's

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // RunDir is the shared run directory, relative to the project: proposals,

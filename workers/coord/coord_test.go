@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 const proposalText = "# Plan for a\n\nDo it.\n\n## Files in scope\n- src/\n- README.md\n"

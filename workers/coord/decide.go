@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // waiting is what a decision acts on: the plan, its inbox lease and its

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 )
 
 // The files of one plan's proposals, in var/fleet/run/proposals/<slug>/:

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Inbox lists what waits for the coordinator, oldest first: every plan

@@ -3,8 +3,8 @@ package coord
 import (
 	"fmt"
 
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // refuseViewer refuses a decision by a read-only role (Approver.ReadOnly)

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Turn is which turn a plan-first plan's run takes: a plan turn (Plan set)

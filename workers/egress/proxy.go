@@ -26,7 +26,7 @@ import (
 
 	"golang.org/x/net/netutil"
 
-	"fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/config"
 )
 
 // Bounds on what one proxy holds for its run.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/config"
 )
 
 // start is a proxy allowing hosts, and the lines it logged.

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strconv"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 )
 
 // netABI is the first Landlock ABI with TCP rules.

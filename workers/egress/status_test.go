@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 )
 
 func TestStatusSaysWhatIsOpen(t *testing.T) {

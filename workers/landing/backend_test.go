@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // A check worktree gets its own backend under a pseudo agent id (its

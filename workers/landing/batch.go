@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Batch landing (`queue: {batch: N}`), step by step, and what a kill -9

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/config"
 )
 
 // A batch with a failing change lands the rest in order and leaves the

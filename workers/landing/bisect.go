@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"sync"
 
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // bisectWidth is how many prefixes are checked at once in a bisection.

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"sync"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // A candidate is review-needed/<slug>.md with branch feature/<slug> ahead

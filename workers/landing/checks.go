@@ -19,9 +19,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 )
 
 // How check results are kept. Every result is keyed by the candidate's tree

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // How a lander gates a candidate commit: run what has not run on its tree,

@@ -16,10 +16,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // checkGrace is how long a check gets between SIGTERM and SIGKILL.

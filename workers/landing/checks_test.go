@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // checksRepo is a repository with var/ ignored and one tracked file; it

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 )
 
 // The checks that gate a landing come from fleetwatch.yaml as committed on

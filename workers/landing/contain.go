@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/workers/egress"
 )
 
 // grant is what a contained check or reviewer may do beyond reading:

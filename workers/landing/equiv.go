@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 )
 
 // An approval (or a review) is of one commit. A later tip keeps it only

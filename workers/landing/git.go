@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 )
 
 // git runs git in dir and returns its trimmed stdout; any non-zero exit is

@@ -3,9 +3,9 @@ package landing
 import (
 	"testing"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // Integration takes the first configured name that is a branch, exactly (a

@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/coord"
 )
 
 // List reads every candidate and queue entry of project now.

@@ -1,7 +1,7 @@
 package landing
 
 import (
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // BatchView is the batch the next landing checks (`queue: {batch: N}`):

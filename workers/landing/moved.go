@@ -9,11 +9,11 @@ import (
 	"regexp"
 	"strings"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // The queue's only write to the integration branch is its compare-and-swap,

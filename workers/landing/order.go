@@ -5,9 +5,9 @@ import (
 	"sort"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // orderEntries is the queue in landing order: hotfixes first, then P1

@@ -7,10 +7,10 @@ import (
 	"os"
 	"time"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // queueDir holds the queue, its lock and the candidates cache, relative to

@@ -3,9 +3,9 @@ package landing
 import (
 	"slices"
 
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // writable refuses a viewer's tree (planfs.Tree.ReadOnly) before a landing

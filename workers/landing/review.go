@@ -26,15 +26,15 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/internal/agentfile"
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
-	"fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/internal/agentfile"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/egress"
 )
 
 // DefaultPeerTimeout bounds a reviewer's run when PeerOptions say nothing.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/model"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // commitOn commits file=content on the checked-out branch of wt.

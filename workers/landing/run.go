@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // runPoll is how often RunQueue looks at an empty or filling queue.

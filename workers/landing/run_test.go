@@ -3,7 +3,7 @@ package landing
 import (
 	"testing"
 
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // queue run lands a short batch only once its oldest entry waited wait:,

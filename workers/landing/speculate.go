@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Speculative checking (`queue: {depth: N}`): while the head is checked,

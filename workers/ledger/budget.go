@@ -10,11 +10,11 @@ import (
 	"slices"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/internal/spend"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // ExtensionsFile holds the operator's budget extensions, one per line.

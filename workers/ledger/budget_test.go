@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/spend"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 func TestSpentAndDailyBudgets(t *testing.T) {

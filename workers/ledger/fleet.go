@@ -5,9 +5,9 @@ import (
 	"slices"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/spend"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/spend"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Gauge is one budget beside what has been spent against it.

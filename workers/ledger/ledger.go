@@ -20,8 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/internal/safepath"
-	"fleetwatch/workers/meter"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/workers/meter"
 )
 
 // File is the ledger's path from the project's root.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/workers/meter"
+	"github.com/fleetwatch/fleetwatch/workers/meter"
 )
 
 var day = time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // Result claims, as a run's `## Result` section states them (anchor's

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 func TestParseResult(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/internal/agentout"
 )
 
 // Trouble is the endpoint trouble the proxy saw in an upstream answer:

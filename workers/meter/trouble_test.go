@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/agentout"
-	"fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 )
 
 // The proxy reads the trouble of the scripted API's faults from their

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"testing"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // benchNotifier has one webhook target (never reached: nothing is sent)

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // The ledger: a webhook every machine posts to (a team's Slack channel)

@@ -21,10 +21,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // Options are what a notifier needs of the process it runs in.

@@ -14,9 +14,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // hook is a real HTTP server on loopback that keeps every request's body

@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 )
 
 // The record, step by step, and why each holds across processes:

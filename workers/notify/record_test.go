@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // A notice whose text or ID is huge (a worker's note, a scope violation

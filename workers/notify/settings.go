@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // defaultSettingsEvery is how often a started notifier reads its settings

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/config"
-	"fleetwatch/internal/termtext"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // message is what one send carries: one notice, or a summary of several

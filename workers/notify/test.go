@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Result is how one target took notify test's notice.

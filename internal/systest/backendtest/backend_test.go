@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // buildDBAgent builds testdata/dbagent, the agent that lists the tables

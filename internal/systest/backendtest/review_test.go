@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // A peer review's worktree gets a backend of its own (never the

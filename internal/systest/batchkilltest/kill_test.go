@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // A lander killed at each step of a batch and its bisection, then run

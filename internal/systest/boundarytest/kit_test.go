@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 func intruder(t *testing.T) string { return fwtest.Program(t, "./testdata/intruder") }

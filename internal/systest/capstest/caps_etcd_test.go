@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestCapHoldsOverEtcd: 16 workers, 8 on each of two clones, claim

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // claudeLease is a fleetwatch lease of the claude endpoint on rel, on a

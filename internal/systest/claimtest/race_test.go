@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // raceProcs is how many worker processes race for the same tree.

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 )
 
 // The sandbox's cost, as an agent pays it: its start (its cgroup made and

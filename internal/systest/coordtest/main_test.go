@@ -7,8 +7,8 @@ package coordtest
 import (
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/cli"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

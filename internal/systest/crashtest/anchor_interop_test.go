@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestRaceWithAnchorWorkers races fleetwatch worker processes against

@@ -6,8 +6,8 @@ import (
 	"syscall"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // TestCrashAtEveryStep kills a verb with SIGKILL right after each step of

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 func hostile(t *testing.T) string { return fwtest.Program(t, "./testdata/hostile") }

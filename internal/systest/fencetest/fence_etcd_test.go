@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestFencedEtcdHolderNeverPushes is the scenario with claims in etcd and

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 const (

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // commitOnDev is a person's own commit straight onto dev, checked out.

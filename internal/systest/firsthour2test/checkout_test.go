@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // checkedOutDev is a landing project with dev checked out in its main

@@ -9,9 +9,9 @@ import (
 
 	"github.com/creack/pty"
 
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // scaffold with no terminal, in a repository on main, names main as the

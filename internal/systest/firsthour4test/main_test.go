@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/cli"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

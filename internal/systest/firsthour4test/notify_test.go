@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // hook is a webhook receiver on loopback: the notice IDs it got.

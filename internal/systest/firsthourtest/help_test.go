@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/docs"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/docs"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // `help TOPIC` prints the manual's page for every topic; a topic that is

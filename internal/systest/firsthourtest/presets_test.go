@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/registry"
 )
 
 // standIn writes bin/name, a stand-in for a coding agent: it records its

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // quickStart is the README's quick start: the commands of its second sh

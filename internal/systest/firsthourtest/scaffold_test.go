@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/registry"
 )
 
 // on turns every setting of a scaffolded file on: a line "#key" or

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"fleetwatch/internal/systest/remotetest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
 )
 
 // TestFleetAcrossMachinesOnEtcd is the scenario with the claims (and the

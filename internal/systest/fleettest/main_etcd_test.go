@@ -9,8 +9,8 @@ package fleettest
 import (
 	"testing"
 
-	"fleetwatch/internal/testkit/etcdtest"
-	"fleetwatch/ui/cli"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/etcdtest"
+	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
 // endpoint is the embedded etcd's client URL; "" when it could not start.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestSlowRecordPublishKeepsTheLease: a remote that takes 8 s to accept a

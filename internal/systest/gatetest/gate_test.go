@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // What an agent that can write the project folder tries against the gate

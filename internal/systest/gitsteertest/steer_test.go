@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // project is a git project with plan features/x.md (integration branch

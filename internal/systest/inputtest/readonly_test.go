@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // treeState is every file and folder under dir but .git/: kind, size,

@@ -1,6 +1,6 @@
 package landtest
 
-import "fleetwatch/internal/systest/landkit"
+import "github.com/fleetwatch/fleetwatch/internal/systest/landkit"
 
 // The kit, by the names these tests have always used.
 var (

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 func TestNothingLandsWithoutApprove(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/planfs"
-	"fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // BenchmarkQueueListJSON100 is the real `fleetwatch queue list --json`

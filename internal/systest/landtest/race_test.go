@@ -3,7 +3,7 @@ package landtest
 import (
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // Two landers started together: one lands, the other is refused at once

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // A tag named dev or feature/<slug> never stands in for the branch. The

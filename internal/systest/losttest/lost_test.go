@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 func agent(t *testing.T) string { return fwtest.Program(t, "./testdata/lostagent") }

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
-	"fleetwatch/workers/ledger"
-	"fleetwatch/workers/meter"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/meter"
 )
 
 // bigAnswer is more than the 8 MiB of a JSON answer the proxy holds.

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/cli"
+	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

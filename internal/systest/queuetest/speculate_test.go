@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 func TestQueueListAddRemove(t *testing.T) {

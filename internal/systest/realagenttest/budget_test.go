@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // A plan's budget acts on a real Claude Code run whose endpoint names no

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // `doctor --live` runs the endpoint's real Claude Code, contained, against

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // A plan sent back for more work resumes the real Claude Code's session:

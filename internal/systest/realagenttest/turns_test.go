@@ -3,8 +3,8 @@ package realagenttest
 import (
 	"testing"
 
-	"fleetwatch/internal/testkit/agentkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/agentkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // The real Claude Code as a peer reviewer, contained: it reads the change

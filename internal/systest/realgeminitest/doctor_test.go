@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"testing"
 
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // `doctor --live` runs the endpoint's real Gemini CLI, contained, against

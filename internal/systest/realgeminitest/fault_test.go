@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/agentout"
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/registry"
 )
 
 // runPreset runs the real Gemini CLI's build argv and env, as the gemini

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // geminiHome is a home folder of its own with the settings an API-key

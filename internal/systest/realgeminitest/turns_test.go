@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // The real Gemini CLI reviews a change with the preset's review argv: it

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/agentout"
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/testkit/agentkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/agentkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // The real opencode, contained, as root and as a user, with the endpoint's

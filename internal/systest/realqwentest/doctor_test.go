@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"testing"
 
-	"fleetwatch/internal/testkit/agentkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/agentkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // `doctor --live` runs the real qwen-code, contained, against the built-in

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/agentout"
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/testkit/agentkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/agentkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // The real qwen-code (on Node 20, though it asks for 22), contained, as

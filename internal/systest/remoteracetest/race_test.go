@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/cli"
+	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

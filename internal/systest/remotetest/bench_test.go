@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // BenchmarkListRemoteVsLocal times `work-once --list` (the real binary)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // gitIn runs git in dir with stdin and returns its trimmed stdout.

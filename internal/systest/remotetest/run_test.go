@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestRunThroughGit runs `work-once --claims git --run` with the fake agent:

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestVerbsThroughGit: --list shows another machine's lease as held on its

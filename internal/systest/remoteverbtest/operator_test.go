@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // remoteFiles is the plans on the remote's main: rel → true.

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // reviewers writes endpoints.yaml: endpoint "mid" whose agent runs with

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // mountSmallTmpfs mounts a tmpfs of size bytes at a new folder, or skips the

@@ -9,10 +9,10 @@ import (
 	"syscall"
 	"testing"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // Review of work-once --run: hostile inputs and timings.

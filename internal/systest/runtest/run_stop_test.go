@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // What an agent leaves running when it exits goes with it, within the

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // freePorts finds n consecutive ports nothing listens on, as LO-HI.

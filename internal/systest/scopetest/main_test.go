@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/cli"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
 var agent struct {
@@ -29,7 +29,7 @@ func scopeAgent(t testing.TB) string {
 			return
 		}
 		agent.bin = filepath.Join(agent.dir, "scopeagent")
-		if out, err := exec.Command("go", "build", "-o", agent.bin, "fleetwatch/internal/testkit/scopeagent").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-o", agent.bin, "github.com/fleetwatch/fleetwatch/internal/testkit/scopeagent").CombinedOutput(); err != nil {
 			agent.err = &exec.ExitError{Stderr: out}
 		}
 	})

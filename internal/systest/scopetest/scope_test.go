@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/sandbox"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/planfs"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // inScope is a plan body that declares its scope: src/ and nothing else.

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // One key, an operators line for api only from 10.0.0.0/8 and a viewers

@@ -16,8 +16,8 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/ui/cli"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
 func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }

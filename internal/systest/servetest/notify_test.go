@@ -9,8 +9,8 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestServedSessionsGetTerminalNotifications: fleetwatch serve's notifier

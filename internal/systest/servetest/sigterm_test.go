@@ -11,8 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // text is a session's output so far, without its terminal's escapes.

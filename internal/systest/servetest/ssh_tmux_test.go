@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // tmuxSSH is the OpenSSH client in a tmux pane.

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
-	"fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 func hostile(t *testing.T) string { return fwtest.Program(t, "./testdata/hostile") }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // board --json and work-once --list --json say the same of a plan a tier

@@ -17,7 +17,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // boardPutLease writes rel's lease as anchor does: agent claimed it ago

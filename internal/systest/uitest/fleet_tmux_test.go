@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/systest/remotetest"
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestTmuxWorkersOfAnotherMachine drives the real cockpit in tmux on one

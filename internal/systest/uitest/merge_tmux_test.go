@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"testing"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestTmuxMergePaneLandsAChange drives the real UI in tmux through the

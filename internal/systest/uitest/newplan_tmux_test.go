@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // editorScript is the operator's $EDITOR: it checks it was handed the

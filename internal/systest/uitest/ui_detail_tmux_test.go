@@ -3,7 +3,7 @@ package uitest
 import (
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestTmuxEnterOpensALease runs the real binary: enter on a lease shows it

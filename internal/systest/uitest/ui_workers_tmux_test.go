@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // TestTmuxSpawnAndFollowItsLog drives the real UI in tmux: s spawns a real

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 func TestNewRefusesASlugWhoseBranchIsTaken(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // oddName is a project folder with everything systemd and sh treat

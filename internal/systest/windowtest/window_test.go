@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // commitStep is a script step in which Claude Code commits name.

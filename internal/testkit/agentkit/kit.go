@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // HomeFor is a home folder of its own with the state folders preset grants

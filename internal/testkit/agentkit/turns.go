@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/internal/systest/landkit"
-	"fleetwatch/internal/testkit/fwtest"
-	"fleetwatch/registry"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // EndpointOf is endpoints.yaml with one endpoint "ep" running preset's

@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // Main is a whole-program test package's TestMain with one embedded etcd

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit"
-	"fleetwatch/model"
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // FakeAgent is the fake coding agent's binary (testkit.FakeAgent).

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"fleetwatch/internal/modelapi"
-	"fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/registry"
 )
 
 // AgentsEnv names the folder holding the real agent CLIs' programs

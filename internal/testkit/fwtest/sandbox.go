@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 )
 
 // NeedLandlock skips a test that needs Landlock at ABI minABI or newer

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // Sizes are the tree sizes the benchmarks compare: ns/plan flat from 10k

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/model"
 )
 
 func TestWrite(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // BenchmarkClaimRace32: 32 workers, each its own client and worker

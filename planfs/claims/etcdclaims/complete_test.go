@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // clonedProject makes a bare remote whose dev branch holds the plans of a

@@ -6,8 +6,8 @@ import (
 	"context"
 	"fmt"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/planfs/claims/gitclaims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims"
 )
 
 var _ claims.EndpointBoard = (*Backend)(nil)

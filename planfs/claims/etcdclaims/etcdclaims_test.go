@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/etcdtest"
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/etcdtest"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 func viewOf(t *testing.T, b *Backend) *claims.View {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // TestPushBranchFencedByKey: a holder's branch goes to the git remote only

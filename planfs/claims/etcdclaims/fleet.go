@@ -13,8 +13,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"fleetwatch/planfs/claims"
-	"fleetwatch/planfs/claims/gitclaims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims"
 )
 
 var (

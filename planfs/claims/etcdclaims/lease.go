@@ -14,8 +14,8 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // newLease is h's lease on rel for ttl, as stored: Token stays empty (the

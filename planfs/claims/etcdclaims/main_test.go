@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/testkit/etcdtest"
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/etcdtest"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // endpoint is the embedded server's client URL; "" when it could not start

@@ -11,7 +11,7 @@ import (
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 var _ claims.NoticeLedger = (*Backend)(nil)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // raceWorker claims ready plans through b until none is left, as a worker

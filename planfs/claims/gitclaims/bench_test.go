@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // cpuNow is the CPU time this process and every child it waited for have

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // EndpointRefs is the remote namespace of endpoint records: one ref per

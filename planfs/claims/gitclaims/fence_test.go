@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // commitOn makes a commit in dir on top of parent (a new file named

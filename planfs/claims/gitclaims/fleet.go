@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/internal/refname"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/refname"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // WorkerRefs is the remote namespace of worker records: one ref per

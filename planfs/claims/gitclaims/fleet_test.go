@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"fleetwatch/internal/refname"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/refname"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 func record(host, agent, run string) claims.WorkerRecord {

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 func init() {

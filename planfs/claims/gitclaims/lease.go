@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // leaseCommit writes a commit whose tree holds lease as lease.json, with

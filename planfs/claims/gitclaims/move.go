@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fleetwatch/model"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // maxMoveTries bounds how often a move is rebuilt on a branch that moved.

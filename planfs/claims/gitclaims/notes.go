@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/internal/safepath"
-	"fleetwatch/model"
-	"fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
 // What this machine remembers of its remote beside the lease clock

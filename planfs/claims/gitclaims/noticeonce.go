@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // NoticeRefs is the remote namespace of notices claimed for a shared

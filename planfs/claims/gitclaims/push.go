@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/gitenv"
-	"fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
 // update is one ref a push sets (New) or deletes (New ""), expecting Old

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 )
 
 // identity is who every lease and move commit is by: the same on every

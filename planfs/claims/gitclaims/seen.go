@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fleetwatch/internal/atomicfile"
-	"fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 )
 
 // seenFile is where this machine keeps, per lease ref, the oid it last saw

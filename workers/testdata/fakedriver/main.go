@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 func main() {
