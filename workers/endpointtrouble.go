@@ -234,12 +234,24 @@ func (d *Driver) failedRun(r *running, o Outcome, how string) Outcome {
 
 // troubleOf is the endpoint trouble r ended with: the API's own answer as
 // the proxy saw it, which the agent cannot forge, over what the tool said.
+// A tool's word counts only where the proxy saw no call (its login goes
+// elsewhere): an agent cannot shut its endpoint by printing a 401. Where
+// both speak of a 429, the tool's spent window refines the proxy's rate
+// limit (Codex's usage_limit_reached is a 429 like any other).
 func (d *Driver) troubleOf(r *running) (endTrouble, bool) {
 	res := r.result.Result()
 	t := endTrouble{kind: res.Trouble, status: res.Status, retryAfter: res.RetryAfter, reset: res.Reset, why: res.Error}
 	if r.meter.proxy != nil {
-		if p, ok := r.meter.proxy.Trouble(); ok {
+		p, ok := r.meter.proxy.Trouble()
+		if !ok && r.meter.proxy.Usage().Calls > 0 {
+			return t, false
+		}
+		if ok {
+			window := t.kind == agentout.UsageWindow && p.Kind == agentout.RateLimited
 			t.kind, t.status = p.Kind, p.Status
+			if window {
+				t.kind = agentout.UsageWindow
+			}
 			if p.RetryAfter > 0 {
 				t.retryAfter = p.RetryAfter
 			}
