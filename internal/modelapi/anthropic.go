@@ -68,9 +68,12 @@ func (anthropicAPI) answer(w http.ResponseWriter, a Answer) {
 		return
 	}
 	e := newEvents(w, a, 6)
+	// The whole answer's output from the first event: a client that
+	// cuts the stream once it has what it wants (a title) was still sent
+	// the figure the server counts, so a meter reading the stream agrees.
 	e.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": a.Model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": a.Input, "output_tokens": 1}}})
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": a.Input, "output_tokens": a.Output}}})
 	if a.Tool != "" {
 		args, _ := json.Marshal(a.Args)
 		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
