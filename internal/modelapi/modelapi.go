@@ -155,7 +155,7 @@ type Answer struct {
 	Model         string
 	Stream        bool   // answer with server-sent events
 	Tool          string // the shell tool to call; "" for a text answer
-	Args          any    // the tool call's arguments (shellArgs)
+	Args          any    // the tool call's arguments (shellTools)
 	Text          string
 	Input, Output int64
 	Slow          time.Duration // pause before each streamed event
