@@ -1,0 +1,7 @@
+package sandbox
+
+import "syscall"
+
+// SetPdeathsig does nothing: macOS has no parent-death signal, so a child
+// outlives a starter killed with kill -9.
+func SetPdeathsig(attr *syscall.SysProcAttr, sig syscall.Signal) {}
