@@ -140,9 +140,9 @@ func (t *Tree) swapIn(c *EditCopy, edited []byte) error {
 	}
 	defer os.Remove(tmp)
 	_ = os.Chmod(tmp, c.mode)
-	err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dst, unix.RENAME_EXCHANGE)
+	err = renameExchange(tmp, dst)
 	switch {
-	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP):
+	case renameFlagUnsupported(err):
 		// No exchange on this filesystem: the check above is all there is.
 		if _, err := os.Lstat(dst); err != nil {
 			return errors.New("it moved or is gone since you opened it")
@@ -155,7 +155,7 @@ func (t *Tree) swapIn(c *EditCopy, edited []byte) error {
 	}
 	out, err := os.ReadFile(tmp)
 	if err != nil || !bytes.Equal(out, c.orig) {
-		_ = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dst, unix.RENAME_EXCHANGE)
+		_ = renameExchange(tmp, dst)
 		return errors.New("it changed on disk while you edited it")
 	}
 	syncDir(filepath.Dir(dst))

@@ -1,21 +1,18 @@
 package planfs
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // moveNoReplace renames src to dst and fails with os.ErrExist rather than
 // overwrite dst. Filesystems without RENAME_NOREPLACE get link+unlink, which
 // is just as exclusive.
 func moveNoReplace(src, dst string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, src, unix.AT_FDCWD, dst, unix.RENAME_NOREPLACE)
+	err := renameNoReplace(src, dst)
 	switch {
 	case err == nil:
-	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP):
+	case renameFlagUnsupported(err):
 		if err = os.Link(src, dst); err != nil {
 			return err
 		}

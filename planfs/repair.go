@@ -5,7 +5,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/model"
@@ -318,13 +317,4 @@ func (t *Tree) sweepLeaseTemps() {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
-}
-
-// ctime is when the file's inode last changed (a link, rename or write), in
-// Unix seconds.
-func ctime(fi os.FileInfo) float64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return float64(st.Ctim.Sec) + float64(st.Ctim.Nsec)/1e9
-	}
-	return unixSeconds(fi.ModTime())
 }

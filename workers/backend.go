@@ -51,6 +51,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
 )
 
@@ -517,7 +518,8 @@ func runBackendCmd(argv []string, dir string, env []string, timeout time.Duratio
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = gitenv.Env(append(env, "PWD="+dir)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sandbox.SetPdeathsig(cmd.SysProcAttr, syscall.SIGKILL)
 	// A pipe of our own: a daemon the command starts may hold its output
 	// open for ever, and Wait must return when the command exits.
 	pr, pw, err := os.Pipe()

@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
@@ -168,14 +166,14 @@ func (b *broker) peerIsAgent(conn *net.UnixConn) error {
 	if err != nil {
 		return err
 	}
-	var cred *unix.Ucred
+	var peer int
 	var cerr error
-	raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) })
+	raw.Control(func(fd uintptr) { peer, cerr = peerPid(int(fd)) })
 	if cerr != nil {
 		return fmt.Errorf("cannot tell who is asking: %v", cerr)
 	}
 	agent, me := int(b.agent.Load()), os.Getpid()
-	for pid, n := int(cred.Pid), 0; agent > 0 && pid > 1 && n < 256; n++ {
+	for pid, n := peer, 0; agent > 0 && pid > 1 && n < 256; n++ {
 		if pid == agent {
 			return nil
 		}

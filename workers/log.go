@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/fleetwatch/fleetwatch/internal/safepath"
 )
 
@@ -107,7 +105,7 @@ func (l *Log) rotate(n int) {
 		return
 	}
 	if l.stderr {
-		_ = unix.Dup3(int(f.Fd()), int(os.Stderr.Fd()), 0)
+		_ = dupOnto(int(f.Fd()), int(os.Stderr.Fd()))
 	}
 	l.f.Close()
 	l.f = f

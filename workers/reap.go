@@ -28,7 +28,7 @@ var subreaper atomic.Bool
 // not, because Run then stops and reaps every child it did not start with
 // os/exec in its own process group.
 func BecomeSubreaper() error {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+	if err := becomeSubreaper(); err != nil {
 		return err
 	}
 	subreaper.Store(true)

@@ -533,7 +533,8 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		// Its own process group, so stopping it reaches every process the
 		// agent started; and it hears of the driver's death instead of
 		// working on with nobody renewing its lease.
-		r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+		r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		sandbox.SetPdeathsig(r.cmd.SysProcAttr, syscall.SIGTERM)
 		d.Log.Printf("run %s in %s (port %d)", strings.Join(quoteArgs(argv), " "), dir, job.Port)
 		release, err = bx.start(d.contained, r.cmd)
 		streams.started()

@@ -1,7 +1,7 @@
 // Command release builds fleetwatch's release into dist/: a static binary
 // per platform (CGO_ENABLED=0, -trimpath, the version from git describe
-// stamped in with -ldflags; Linux on amd64 and arm64: fleetwatch does not
-// build for macOS yet), a .deb and an .rpm per Linux architecture made
+// stamped in with -ldflags; Linux and macOS, each on amd64 and arm64), a
+// .deb and an .rpm per Linux architecture made
 // with nfpm as a library (the binary, its man pages, the bash, zsh and
 // fish completions), and SHA256SUMS over them all. Run it from the
 // module:

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,8 +43,22 @@ func TestParseTargets(t *testing.T) {
 			t.Errorf("parseTargets(%q): no error", bad)
 		}
 	}
-	if _, err := parseTargets("darwin/arm64"); err == nil || !strings.Contains(err.Error(), "does not build for darwin/arm64 yet") {
-		t.Errorf("parseTargets(darwin/arm64): %v", err)
+	if ts, err := parseTargets("darwin/arm64"); err != nil || len(ts) != 1 || ts[0] != (target{"darwin", "arm64"}) {
+		t.Errorf("parseTargets(darwin/arm64): %v, %v", ts, err)
+	}
+}
+
+// A release ships macOS binaries beside Linux's, so the darwin build
+// cannot quietly drop out of it.
+func TestDefaultTargetsIncludeDarwin(t *testing.T) {
+	ts, err := parseTargets(strings.Join(defaultTargets, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []target{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}} {
+		if !slices.Contains(ts, want) {
+			t.Errorf("default targets %v lack %v", ts, want)
+		}
 	}
 }
 

@@ -11,18 +11,12 @@ type target struct{ os, arch string }
 func (t target) String() string { return t.os + "/" + t.arch }
 
 // defaultTargets are the platforms a release ships: Linux, with its
-// packages, on amd64 and arm64.
-var defaultTargets = []string{"linux/amd64", "linux/arm64"}
+// packages, and macOS (a binary alone: its agents run uncontained), each on
+// amd64 and arm64.
+var defaultTargets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
 
 // supported are the platforms the release builds for.
-var supported = map[string]bool{"linux/amd64": true, "linux/arm64": true}
-
-// notYet are the platforms fleetwatch does not build for, and why: a
-// release refuses them in one line rather than with the compiler's errors.
-var notYet = map[string]string{
-	"darwin/amd64": "its sandbox (Landlock, cgroups) and its plan moves (renameat2) are Linux's",
-	"darwin/arm64": "its sandbox (Landlock, cgroups) and its plan moves (renameat2) are Linux's",
-}
+var supported = map[string]bool{"linux/amd64": true, "linux/arm64": true, "darwin/amd64": true, "darwin/arm64": true}
 
 // parseTargets reads "linux/amd64,linux/arm64", each named once.
 func parseTargets(s string) ([]target, error) {
@@ -30,9 +24,6 @@ func parseTargets(s string) ([]target, error) {
 	seen := map[string]bool{}
 	for _, w := range strings.Split(s, ",") {
 		w = strings.TrimSpace(w)
-		if why, ok := notYet[w]; ok {
-			return nil, fmt.Errorf("fleetwatch does not build for %s yet: %s", w, why)
-		}
 		if !supported[w] {
 			return nil, fmt.Errorf("%q is not one of %s", w, strings.Join(defaultTargets, ", "))
 		}

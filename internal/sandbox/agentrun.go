@@ -83,7 +83,8 @@ func agentGroup() string {
 }
 
 // agentMark reads what pid was started with: an agent's variables, or a
-// driver's command line.
+// driver's command line. macOS has no /proc: there it finds nothing, and
+// only this process's own environment marks an agent run.
 func agentMark(pid int) string {
 	dir := "/proc/" + strconv.Itoa(pid)
 	if env, err := os.ReadFile(dir + "/environ"); err == nil {
@@ -118,25 +119,5 @@ func isDriver(args []string) bool {
 	return workOnce && run
 }
 
-// parentOf is pid's parent as /proc says; 0 when it cannot be read.
-func parentOf(pid int) int {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name may hold spaces and parentheses: the fields
-	// start after the last ')'.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
-}
-
-// ParentOf is pid's parent process, 0 when /proc cannot tell.
+// ParentOf is pid's parent process, 0 when the system cannot tell.
 func ParentOf(pid int) int { return parentOf(pid) }

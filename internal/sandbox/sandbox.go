@@ -14,8 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-
-	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 // Mode is fleetwatch.yaml's `sandbox:` setting.
@@ -51,16 +49,7 @@ func ParseMode(s string) (Mode, error) {
 // in a writable folder.
 const minABI = 2
 
-var probe = sync.OnceValues(func() (int, error) {
-	abi, err := llsyscall.LandlockGetABIVersion()
-	if err != nil {
-		return 0, fmt.Errorf("the kernel has no Landlock (%v)", err)
-	}
-	if abi < minABI {
-		return abi, fmt.Errorf("the kernel's Landlock ABI %d is older than %d", abi, minABI)
-	}
-	return abi, nil
-})
+var probe = sync.OnceValues(landlockABI)
 
 // ABI is the kernel's Landlock ABI version, or why agents cannot be
 // contained on this host.

@@ -159,7 +159,10 @@ func networkFinding(s config.Settings) finding {
 
 // devicesFinding says what keeps agents from terminals and devices.
 func devicesFinding(m sandbox.Mode) finding {
-	const alone = "agents, turns and checks start in a session of their own with no terminal and no capability"
+	alone := "agents, turns and checks start in a session of their own with no terminal and no capability"
+	if !sandbox.DropsCapabilities {
+		alone = "agents, turns and checks start in a session of their own with no terminal"
+	}
 	abi, err := sandbox.ABI()
 	switch {
 	case m == sandbox.Off || err != nil:
@@ -172,8 +175,14 @@ func devicesFinding(m sandbox.Mode) finding {
 
 // userFinding says whom agents run as, and what that holds.
 func userFinding() finding {
+	if os.Geteuid() == 0 && !sandbox.DropsCapabilities {
+		return finding{fNone, "user: root: agents run as root with every privilege (this system has no capabilities to drop)"}
+	}
 	if os.Geteuid() == 0 {
 		return finding{fOK, "user: root: agents keep uid 0 (their files stay theirs) but hold no capability, bounding set included, and gain none from a setuid program"}
+	}
+	if !sandbox.DropsCapabilities {
+		return finding{fOK, fmt.Sprintf("user: uid %d: agents run as it", os.Geteuid())}
 	}
 	return finding{fOK, fmt.Sprintf("user: uid %d: agents run as it, with no capability", os.Geteuid())}
 }

@@ -87,7 +87,7 @@ func (tm *ptyTerm) drain() {
 	for range 30 {
 		n := 0
 		err := control(tm.master, func(fd int) (err error) {
-			n, err = unix.IoctlGetInt(fd, unix.TIOCINQ)
+			n, err = unix.IoctlGetInt(fd, ioctlInputQueue)
 			return err
 		})
 		if err != nil || n == 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -260,7 +261,8 @@ func checkCommand(c config.Check, commit, tree, dir string, port int) *exec.Cmd 
 	cmd.Env = gitenv.Env(env...)
 	// Its own process group, so a timeout reaches everything it started;
 	// and it hears of the runner's death instead of running on unwatched.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sandbox.SetPdeathsig(cmd.SysProcAttr, syscall.SIGTERM)
 	return cmd
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/registry"
@@ -402,7 +403,8 @@ func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Place
 	stdout := cappedBuffer{limit: maxReviewText}
 	cmd.Stdout = io.MultiWriter(&stdout, logFile)
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sandbox.SetPdeathsig(cmd.SysProcAttr, syscall.SIGKILL)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	// A reviewer reads; it writes only $FLEET_REVIEW's folder (its own)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -36,19 +35,6 @@ const granted = handledFS &^ landlock.AccessFSSet(llsyscall.AccessFSMakeChar|lls
 // domain never runs there: the main thread is the one every kill and
 // ptrace of this process's pid names, and it must stay outside.
 func init() { runtime.LockOSThread() }
-
-// Start starts cmd as Spawn does, inside p's domain, in no cgroup.
-func (p Policy) Start(cmd *exec.Cmd) (release func(), err error) {
-	return Spawn{Policy: &p}.Start(cmd)
-}
-
-// Spawn is how one agent, turn, reviewer or check is started: alone in a
-// session with no terminal, with no capability, in its cgroups, and in a
-// Landlock domain when Policy is set.
-type Spawn struct {
-	Policy *Policy // nil: no Landlock domain (uncontained)
-	Group  *Group  // nil: no cgroup could be made
-}
 
 // Start starts cmd. A goroutine locked to an OS thread of its own joins
 // the run's v1 cgroups, drops every capability (bounding set included:
@@ -124,27 +110,6 @@ func (s Spawn) Start(cmd *exec.Cmd) (release func(), err error) {
 		return nil, err
 	}
 	return release, nil
-}
-
-// alone makes cmd the leader of a session of its own, with no controlling
-// terminal and no terminal on its standard input: nothing it runs can
-// reach the operator's terminal (TIOCSTI needs it as the controlling one,
-// or CAP_SYS_ADMIN, which it does not hold either). Its process group is
-// its session's, numbered by its pid as with Setpgid.
-func alone(cmd *exec.Cmd) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	a := cmd.SysProcAttr
-	a.Setsid, a.Setpgid, a.Pgid, a.Setctty, a.Foreground, a.Noctty = true, false, 0, false, false, false
-	if f, ok := cmd.Stdin.(*os.File); ok && f != nil && isTerminal(f) {
-		cmd.Stdin = nil
-	}
-}
-
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }
 
 // dropCapabilities empties the calling thread's bounding, ambient,
