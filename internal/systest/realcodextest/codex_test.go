@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/agentkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
@@ -253,13 +253,5 @@ func TestCodexResumesItsSession(t *testing.T) {
 // and says it worked.
 func TestDoctorLiveRunsCodex(t *testing.T) {
 	fwtest.NeedLandlock(t, 4)
-	codex := fwtest.RealAgent(t, "codex")
-	dir := fwtest.GitRepo(t)
-	endpoint(t, dir, nil, "")
-	env := codexEnv(t, codex)
-	r := fwtest.RunEnv(t, dir, env[:2], "doctor", "--live", "--endpoint", "cx")
-	ok := regexp.MustCompile(`(?m)^ok +live cx \(codex\): started, edited and committed contained, metered \d+ tokens as the API sent, exited 0 in `)
-	if r.Code != 0 || !ok.MatchString(r.Stdout) {
-		t.Fatalf("doctor --live with the real Codex: %v", r)
-	}
+	agentkit.DoctorLive(t, "codex", fwtest.RealAgent(t, "codex"))
 }

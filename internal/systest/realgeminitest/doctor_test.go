@@ -12,8 +12,8 @@ import (
 // the built-in scripted API, and says it worked: for an API-key user whose
 // settings choose that auth type, and for one who never ran Gemini CLI
 // (no settings: 0.61.0 would take a set GOOGLE_GEMINI_BASE_URL for a
-// "gateway" login it refuses, exit 41, but the preset's own system
-// defaults choose the key's login).
+// "gateway" login it refuses, exit 41, but the driver writes the settings
+// its first run would, choosing the key's login).
 func TestDoctorLiveRunsGeminiCLI(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)

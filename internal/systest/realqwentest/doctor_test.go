@@ -1,29 +1,16 @@
 package realqwentest
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit/agentkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
-// `doctor --live` runs the real qwen-code, contained, against the built-in
+// `doctor --live` runs the real qwen, contained, against the built-in
 // scripted API, and says it worked.
 func TestDoctorLiveRunsQwen(t *testing.T) {
 	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
-	bin := fwtest.RealAgent(t, "qwen")
-	dir := fwtest.GitRepo(t)
-	agentkit.WriteFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: qw\n    tier: mid\n    model: qwen3-coder-plus\n    agent: qwen\n")
-	path := "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
-	r := fwtest.RunEnv(t, dir, []string{"HOME=" + t.TempDir(), path}, "doctor", "--live")
-	for _, ep := range []string{"qw \\(qwen\\)"} {
-		ok := regexp.MustCompile(`(?m)^ok +live ` + ep + `: started, edited and committed contained, metered \d+ tokens as the API sent, exited 0 in `)
-		if r.Code != 0 || !ok.MatchString(r.Stdout) {
-			t.Errorf("doctor --live with %s: %v", ep, r)
-		}
-	}
+	agentkit.DoctorLive(t, "qwen", fwtest.RealAgent(t, "qwen"))
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,4 +78,22 @@ func PlanTurn(t *testing.T, preset, bin string, env ...string) {
 		t.Errorf("inbox entry: %+v", e)
 	}
 	WantMetered(t, log, api)
+}
+
+// DoctorLive runs `fleetwatch doctor --live` in a repository whose one
+// endpoint "live" runs preset's tool bin, with a fresh home and nothing
+// but bin's folder added to PATH (doctor gives the key a placeholder),
+// and wants its ok line: the real CLI edited, committed, was metered as
+// the API counted, and exited 0.
+func DoctorLive(t *testing.T, preset, bin string) {
+	t.Helper()
+	p, _ := registry.PresetNamed(preset)
+	dir := fwtest.GitRepo(t)
+	WriteFile(t, dir, "endpoints.yaml", "endpoints:\n  - name: live\n    tier: mid\n    model: "+p.Model+"\n    agent: "+preset+"\n")
+	env := []string{"HOME=" + t.TempDir(), "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	r := fwtest.RunEnv(t, dir, env, "doctor", "--live")
+	ok := regexp.MustCompile(`(?m)^ok +live live \(` + regexp.QuoteMeta(preset) + `\): started, edited and committed contained, metered \d+ tokens as the API sent, exited 0 in `)
+	if r.Code != 0 || !ok.MatchString(r.Stdout) {
+		t.Fatalf("doctor --live with the real %s: %v", p.Program, r)
+	}
 }
