@@ -314,7 +314,7 @@ func (p *project) options() Options {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	r.SetHasDarkBackground(true)
-	return Options{Tree: p.tree, Agent: "op", Glamour: "notty", Renderer: r, NoWatch: true}
+	return Options{Tree: p.tree, Agent: "op", MarkdownStyle: "notty", Renderer: r, NoWatch: true}
 }
 
 // exists reports whether rel is a file in the tree.

@@ -1,7 +1,7 @@
 package ui
 
 // The Inbox pane: what waits for the coordinator (coord.Inbox), each
-// proposal rendered by glamour below the table, and the keys that decide
+// proposal rendered as markdown below the table, and the keys that decide
 // (A approves, X rejects with a note); then the runs paused where they are
 // (workers.PausedRuns, read with the Fleet pane's spend), with the keys
 // that let one go on (b extends a budget, p resumes a run paused by hand)
@@ -78,7 +78,7 @@ type proposal struct {
 // inboxDataMsg brings a hub's reading of the inbox to a session.
 type inboxDataMsg inboxData
 
-// inboxCmd reads the inbox and renders each proposal with glamour; the
+// inboxCmd reads the inbox and renders each proposal as markdown; the
 // inbox holds few entries, so all are rendered and a cursor move costs
 // nothing.
 func inboxCmd(t *planfs.Tree, style string, width int) tea.Cmd {
@@ -90,7 +90,7 @@ func renderInboxCmd(d inboxData, style string, width int) tea.Cmd {
 	return func() tea.Msg { return renderInbox(d, style, width) }
 }
 
-// readInbox reads the entries and their proposals: files only, no glamour.
+// readInbox reads the entries and their proposals: files only, no rendering.
 func readInbox(t *planfs.Tree) inboxData {
 	es, err := coord.Inbox(t)
 	if err != nil {
@@ -138,13 +138,13 @@ func (m *Model) requestInbox() tea.Cmd {
 		m.sub.poke(kindInbox.set())
 		return nil
 	}
-	return m.inbox.req.request(inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth()))
+	return m.inbox.req.request(inboxCmd(m.opt.Tree, m.opt.MarkdownStyle, m.inboxWidth()))
 }
 
 // renderInbox renders the last reading again at this session's width,
 // reading nothing.
 func (m *Model) renderInbox() tea.Cmd {
-	return m.inbox.req.request(renderInboxCmd(m.inbox.data, m.opt.Glamour, m.inboxWidth()))
+	return m.inbox.req.request(renderInboxCmd(m.inbox.data, m.opt.MarkdownStyle, m.inboxWidth()))
 }
 
 func (m *Model) inboxLoaded(msg inboxMsg) tea.Cmd {
@@ -369,7 +369,7 @@ func (l *inboxList) view(pc *paneCtx, h int) []string {
 }
 
 // proposalBox is the selected proposal below the table: its facts, then
-// the text as glamour rendered it; enter reads it whole.
+// the text as rendered; enter reads it whole.
 func (l *inboxList) proposalBox(cm *common, h int) []string {
 	title, lines := "proposal", []string{cm.st.Dim.Render("no proposal selected")}
 	if e := l.row(); e != nil {
@@ -751,7 +751,7 @@ func (l *inboxList) open(pc *paneCtx) tea.Msg {
 	if e == nil {
 		return nil
 	}
-	ent, style, width := *e, pc.opt.Glamour, max(20, pc.cols-3)
+	ent, style, width := *e, pc.opt.MarkdownStyle, max(20, pc.cols-3)
 	return detailReq{"inbox\x00" + ent.Slug, ent.Slug + " · proposal " + itoa(ent.N), func() func(*paneCtx) []string {
 		text := readProposal(ent).render(style, width)
 		return func(pc *paneCtx) []string { return proposalLines(pc.common, &ent, text) }

@@ -9,10 +9,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/glamour"
-	"github.com/charmbracelet/glamour/ansi"
-	"github.com/charmbracelet/glamour/styles"
 
+	"github.com/fleetwatch/fleetwatch/internal/mdterm"
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
@@ -55,8 +53,8 @@ type previewMsg struct {
 	err       error
 }
 
-// renderPreviewCmd reads the plan through the engine and renders it with
-// the glamour style settled before the program started, note (markdown)
+// renderPreviewCmd reads the plan through the engine and renders it in
+// the markdown style settled before the program started, note (markdown)
 // above it.
 func renderPreviewCmd(t *planfs.Tree, rel, note, key, style string, width, seq int) tea.Cmd {
 	return func() tea.Msg {
@@ -81,32 +79,22 @@ func renderPreviewCmd(t *planfs.Tree, rel, note, key, style string, width, seq i
 	}
 }
 
-// renderMarkdown renders text (made safe for the terminal first) with the
-// glamour style settled before the program started, wrapped at width; the
-// source itself when glamour cannot render it.
+// renderMarkdown renders text (made safe for the terminal first) in the
+// markdown style settled before the program started (mdterm's dark, light
+// or notty), wrapped at width.
 func renderMarkdown(text, style string, width int) string {
 	key := markdownKey{sha256.Sum256([]byte(text)), style, max(20, width)}
 	if out, ok := rendered.get(key); ok {
 		return out
 	}
-	text = termtext.Block(text)
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(previewStyle(style)), glamour.WithWordWrap(key.width))
-	if err != nil {
-		return text
-	}
-	out, err := r.Render(text)
-	if err != nil {
-		// Show the source rather than nothing.
-		out = text
-	}
-	out = strings.Trim(out, "\n")
+	out := strings.Trim(mdterm.Render(termtext.Block(text), style, key.width), "\n")
 	rendered.put(key, out)
 	return out
 }
 
 // rendered keeps the latest renders for every model of the process: the
 // sessions of a server mostly render the same plan or proposal at the same
-// width, and glamour is the costliest thing they would each do.
+// width, and rendering is the costliest thing they would each do.
 var rendered = markdownCache{m: map[markdownKey]string{}}
 
 type markdownKey struct {
@@ -138,25 +126,6 @@ func (c *markdownCache) put(k markdownKey, out string) {
 		clear(c.m)
 	}
 	c.m[k] = out
-}
-
-// previewStyle is glamour's standard style of that name, with inline code
-// marked by colour alone: a background block inside a bordered pane is noise.
-func previewStyle(name string) ansi.StyleConfig {
-	var cfg ansi.StyleConfig
-	switch name {
-	case styles.DarkStyle:
-		cfg = styles.DarkStyleConfig
-	case styles.LightStyle:
-		cfg = styles.LightStyleConfig
-	case styles.AsciiStyle:
-		return styles.ASCIIStyleConfig
-	default:
-		return styles.NoTTYStyleConfig
-	}
-	cfg.Code.BackgroundColor = nil
-	cfg.Code.Prefix, cfg.Code.Suffix = "", ""
-	return cfg
 }
 
 func previewKey(rel string, mtime int64, width int) string {

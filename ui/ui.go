@@ -56,8 +56,9 @@ type Options struct {
 	Tree  *planfs.Tree
 	Agent string  // who the operator acts as in the event log and leases
 	TTL   float64 // lease lifetime for recover, seconds
-	// Glamour is the preview's glamour style: "dark", "light" or "notty".
-	Glamour string
+	// MarkdownStyle is the preview's markdown style (internal/mdterm):
+	// "dark", "light" or "notty".
+	MarkdownStyle string
 	// Renderer decides the colour profile; one per SSH session.
 	Renderer *lipgloss.Renderer
 	// NoWatch skips the file watchers; tests send changes themselves.
@@ -171,8 +172,8 @@ func New(opt Options) Model {
 	if opt.Renderer == nil {
 		opt.Renderer = lipgloss.DefaultRenderer()
 	}
-	if opt.Glamour == "" {
-		opt.Glamour = "notty"
+	if opt.MarkdownStyle == "" {
+		opt.MarkdownStyle = "notty"
 	}
 	if opt.TTL <= 0 {
 		opt.TTL = planfs.DefaultTTL
@@ -260,7 +261,7 @@ func (m Model) Init() tea.Cmd {
 	if m.sub != nil {
 		return waitHubCmd(m.sub)
 	}
-	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.Glamour, m.inboxWidth()), fleetCmd(m.opt.Tree)}
+	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.MarkdownStyle, m.inboxWidth()), fleetCmd(m.opt.Tree)}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
 	}
@@ -353,7 +354,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if r := m.selectedPlan(); r != nil {
-			return renderPreviewCmd(m.opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.d.previewNote(r), m.previewWant(r), m.opt.Glamour, m.previewWidth(), msg.seq)
+			return renderPreviewCmd(m.opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.d.previewNote(r), m.previewWant(r), m.opt.MarkdownStyle, m.previewWidth(), msg.seq)
 		}
 		return nil
 	case previewMsg:

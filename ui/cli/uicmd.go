@@ -179,7 +179,7 @@ func openUI(t *planfs.Tree, f *uiFlags, remote *claims.Opened, stderr io.Writer)
 		return fail(stderr, exitError, "%v", err)
 	}
 	defer n.Close(closeWait)
-	err = ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell, Claims: remote,
+	err = ui.Run(ui.Options{Tree: t, Agent: f.agent, TTL: f.ttl, MarkdownStyle: markdownStyle(r), Renderer: r, Self: self, NoBell: f.noBell, Claims: remote,
 		Uncontained: uncontained(t.Project), Demo: f.demo, Notify: n.Offer, StuckAfter: stuck})
 	if err != nil {
 		return fail(stderr, exitError, "%v", err)
@@ -195,7 +195,7 @@ func (f *uiFlags) openProjects(list []config.Project, stdout, stderr io.Writer) 
 	}
 	r := lipgloss.NewRenderer(os.Stdout)
 	self, _ := os.Executable()
-	base := ui.Options{Agent: f.agent, TTL: f.ttl, Glamour: glamourStyle(r), Renderer: r, Self: self, NoBell: f.noBell}
+	base := ui.Options{Agent: f.agent, TTL: f.ttl, MarkdownStyle: markdownStyle(r), Renderer: r, Self: self, NoBell: f.noBell}
 	ps := make([]ui.Project, 0, len(list))
 	for _, c := range list {
 		p := ui.Project{Name: c.Name, Root: c.Root, Options: base}
@@ -259,9 +259,9 @@ func (f *uiFlags) openOne(root string, stderr io.Writer) (t *planfs.Tree, remote
 	return t, remote, ""
 }
 
-// glamourStyle settles the preview's look before the program starts: no
+// markdownStyle settles the preview's look before the program starts: no
 // colour under NO_COLOR, else matching the terminal's background.
-func glamourStyle(r *lipgloss.Renderer) string {
+func markdownStyle(r *lipgloss.Renderer) string {
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return "notty"
 	}

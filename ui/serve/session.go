@@ -166,11 +166,11 @@ func (s *server) cockpit(sess ssh.Session, id Identity, pty ssh.Pty, live *liveS
 	r := lipgloss.NewRenderer(tm, termenv.WithEnvironment(envList(append(sess.Environ(), "TERM="+pty.Term))),
 		termenv.WithUnsafe(), termenv.WithColorCache(true))
 	r.SetHasDarkBackground(dark)
-	glamour := "light"
+	style := "light"
 	if dark {
-		glamour = "dark"
+		style = "dark"
 	}
-	m, closeModel, err := s.model(id, ui.Options{Agent: id.Agent, Renderer: r, NoEditor: true, Self: s.opt.Self, Glamour: glamour, Out: tm})
+	m, closeModel, err := s.model(id, ui.Options{Agent: id.Agent, Renderer: r, NoEditor: true, Self: s.opt.Self, MarkdownStyle: style, Out: tm})
 	if err != nil {
 		fmt.Fprintf(sess.Stderr(), "fleetwatch: %v\r\n", err)
 		return
