@@ -37,20 +37,24 @@ var completions = []struct{ shell, file, dst, packager string }{
 	{"fish", "fleetwatch.fish", "/usr/share/fish/vendor_completions.d/fleetwatch.fish", ""},
 }
 
-// writeDocs has the binary bin (one that runs here) write its man pages
-// and completions into dir, with the note on systemd units, and returns
-// them as the packages' contents.
-func writeDocs(ctx context.Context, bin, dir string, date time.Time) (files.Contents, error) {
+// writeDocs writes the man pages (this program, as manArg) and has the
+// binary bin (one that runs here) write its completions into dir, with the
+// note on systemd units, and returns them as the packages' contents.
+func writeDocs(ctx context.Context, bin, dir string, st stamp) (files.Contents, error) {
 	man := filepath.Join(dir, "man")
 	if err := os.MkdirAll(man, 0o755); err != nil {
 		return nil, err
 	}
-	if _, err := runBin(ctx, bin, date, "man", man); err != nil {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := runBin(ctx, self, st.date, manArg, man, st.version); err != nil {
 		return nil, err
 	}
 	pages, err := filepath.Glob(filepath.Join(man, "*.1"))
 	if err != nil || len(pages) == 0 {
-		return nil, fmt.Errorf("%s man wrote no page into %s", bin, man)
+		return nil, fmt.Errorf("%s wrote no man page into %s", manArg, man)
 	}
 	var out files.Contents
 	for _, p := range pages {
@@ -60,7 +64,7 @@ func writeDocs(ctx context.Context, bin, dir string, date time.Time) (files.Cont
 		out = append(out, content(p+".gz", "/usr/share/man/man1/"+filepath.Base(p)+".gz", ""))
 	}
 	for _, c := range completions {
-		script, err := runBin(ctx, bin, date, "completion", c.shell)
+		script, err := runBin(ctx, bin, st.date, "completion", c.shell)
 		if err != nil {
 			return nil, err
 		}
@@ -81,9 +85,10 @@ func content(src, dst, packager string) *files.Content {
 	return &files.Content{Source: src, Destination: dst, Packager: packager, FileInfo: &files.ContentFileInfo{Mode: 0o644}}
 }
 
-// runBin runs the built fleetwatch with args and returns its stdout. Its
-// environment is bare, so no default that names a person (operator-$USER)
-// takes the releaser's name, and the man pages carry the commit's date.
+// runBin runs bin (the built fleetwatch, or this program) with args and
+// returns its stdout. Its environment is bare, so no default that names a
+// person (operator-$USER) takes the releaser's name, and the man pages
+// carry the commit's date.
 func runBin(ctx context.Context, bin string, date time.Time, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "USER=$USER", "HOME=/nonexistent",

@@ -31,6 +31,9 @@ func main() {
 // run is the command line, args without the program name, as an exit
 // code: 0 built, 2 an error (one line on stderr).
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == manArg {
+		return writeManPages(args[1:], stderr)
+	}
 	fs := flag.NewFlagSet("release", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "dist", "the folder the release is written to; an earlier release there is replaced")

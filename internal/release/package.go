@@ -26,7 +26,8 @@ var depends = map[string][]string{
 }
 
 // packageAll writes a .deb and an .rpm for each Linux target in bins, with
-// the man pages and completions the host's binary writes.
+// the man pages this program writes and the completions the host's
+// binary writes.
 func packageAll(ctx context.Context, root, out string, st stamp, targets []target, bins map[target]string) ([]string, error) {
 	var linux []target
 	for _, t := range targets {
@@ -49,7 +50,7 @@ func packageAll(ctx context.Context, root, out string, st stamp, targets []targe
 			return nil, err
 		}
 	}
-	docs, err := writeDocs(ctx, host, filepath.Join(tmp, "docs"), st.date)
+	docs, err := writeDocs(ctx, host, filepath.Join(tmp, "docs"), st)
 	if err != nil {
 		return nil, err
 	}

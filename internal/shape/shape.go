@@ -156,9 +156,10 @@ func floorOf(rel string) int {
 
 // upwardImports lists each import of the module's packages that sits on a
 // higher floor than rel's. Test support (packages named *test, and the test
-// kit) drives the whole house and is exempt.
+// kit) drives the whole house and is exempt, and so is a program (package
+// main, which nothing imports): the release describes the commands.
 func upwardImports(rel string, f *ast.File) []string {
-	if strings.HasSuffix(f.Name.Name, "test") {
+	if strings.HasSuffix(f.Name.Name, "test") || f.Name.Name == "main" {
 		return nil
 	}
 	var out []string

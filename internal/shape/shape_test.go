@@ -46,6 +46,7 @@ func TestCheckFindsEachBreach(t *testing.T) {
 	write("model/up.go", "package model\n\nimport _ \"github.com/fleetwatch/fleetwatch/planfs\"\n")
 	write("internal/low/low.go", "package low\n\nimport _ \"github.com/fleetwatch/fleetwatch/model\"\n")
 	write("internal/systest/wholetest/fleet.go", "package wholetest\n\nimport _ \"github.com/fleetwatch/fleetwatch/ui/cli\"\n") // test support drives the house
+	write("internal/tool/main.go", "package main\n\nimport _ \"github.com/fleetwatch/fleetwatch/ui/cli\"\n")                    // a program (the release) describes the house
 	write("ui/cli/uicmd.go", "package cli\n\nimport (\n\t_ \"github.com/fleetwatch/fleetwatch/ui\"\n\t_ \"os/exec\"\n)\n")      // the command that starts the cockpit, which may start processes
 	write("ui/cli/board.go", "package cli\n\nimport _ \"github.com/fleetwatch/fleetwatch/ui\"\n")
 	write("ui/ui.go", "package ui\n\nimport \"os/exec\"\n\ntype Model struct {\n"+fields.String()+"}\n\nvar _ = exec.Command\n")

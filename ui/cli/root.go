@@ -150,7 +150,6 @@ func newRoot() *cobra.Command {
 	agent.Hidden = true
 	root.AddCommand(agent)
 	root.AddCommand(superviseCmd())
-	root.AddCommand(manCmd(root))
 	root.SetHelpCommand(helpCmd(root))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
