@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -49,7 +50,7 @@ type ReviewFile struct {
 // Verdicts are the words a peer review may end in.
 var Verdicts = []string{"ACCEPT", "REVISE", "ESCALATE"}
 
-var commitRe = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+var commitRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,64}$`) })
 
 // reviewsRel is slug's reviews folder relative to .plans/, after checking
 // slug and, when given, commit cannot name a path elsewhere.
@@ -57,7 +58,7 @@ func reviewsRel(slug, commit string) (string, error) {
 	if err := ValidSlug(slug); err != nil {
 		return "", err
 	}
-	if commit != "" && !commitRe.MatchString(commit) {
+	if commit != "" && !commitRe().MatchString(commit) {
 		return "", fmt.Errorf("%s: bad commit %q: want a hex object id", slug, commit)
 	}
 	return ReviewsDir + "/" + slug, nil
@@ -176,7 +177,7 @@ func parseReview(text string) ReviewFile {
 		case "Endpoint":
 			r.Endpoint = val
 		case "Commit":
-			if commitRe.MatchString(val) {
+			if commitRe().MatchString(val) {
 				r.Commit = val
 			}
 		case "Base":
@@ -235,7 +236,7 @@ func (t *Tree) ReadApproval(slug string) (*ApprovalFile, error) {
 	if err := json.NewDecoder(f).Decode(&ap); err != nil {
 		return nil, fmt.Errorf("%s is not an approval: %v", rel, err)
 	}
-	if !commitRe.MatchString(ap.Commit) || ap.By == "" {
+	if !commitRe().MatchString(ap.Commit) || ap.By == "" {
 		return nil, fmt.Errorf("%s is not an approval: no commit or approver", rel)
 	}
 	ap.Slug = slug

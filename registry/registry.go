@@ -30,6 +30,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"gopkg.in/yaml.v3"
@@ -142,14 +143,14 @@ func (r *Registry) Lookup(name string) (Endpoint, error) {
 }
 
 // yamlLine matches yaml.v3's syntax error text, "yaml: line N: message".
-var yamlLine = regexp.MustCompile(`^line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
 
 // syntaxError rewrites a yaml.v3 error into the package's "path:N: message"
 // form. The line number is yaml.v3's own; it omits one for errors on the
 // first line, and then so do we.
 func syntaxError(path string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%s:%s: %s", path, m[1], msg[len(m[0]):])
 	}
 	return fmt.Errorf("%s: %s", path, msg)

@@ -44,6 +44,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -393,7 +394,7 @@ func BackendRefusal(project string, s config.Worktree, agentID string) func(slug
 }
 
 // bareValue needs no quotes in sh or any dotenv reader.
-var bareValue = regexp.MustCompile(`^[A-Za-z0-9_./:@%+,=-]*$`)
+var bareValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./:@%+,=-]*$`) })
 
 // dotenvValue is v as both sh and dotenv readers (python-dotenv, godotenv,
 // docker compose) read back literally: bare, in single quotes, or in double
@@ -402,7 +403,7 @@ func dotenvValue(v string) (string, error) {
 	switch {
 	case strings.ContainsAny(v, "\n\r\x00"):
 		return "", errors.New("its value holds a line break")
-	case bareValue.MatchString(v):
+	case bareValue().MatchString(v):
 		return v, nil
 	case !strings.Contains(v, "'"):
 		return "'" + v + "'", nil

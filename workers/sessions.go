@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -29,10 +30,10 @@ type Session struct {
 
 // sessionID is what a session id may be: the tool printed it, and it
 // becomes an argument, so nothing that could read as a flag or a path.
-var sessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
+var sessionID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`) })
 
 // ValidSession reports whether id may stand for a session in an argv.
-func ValidSession(id string) bool { return sessionID.MatchString(id) }
+func ValidSession(id string) bool { return sessionID().MatchString(id) }
 
 func sessionPath(project, slug string) string {
 	return filepath.Join(project, filepath.FromSlash(sessionsRel), slug+".json")

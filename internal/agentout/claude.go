@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -70,11 +71,11 @@ func readClaude(r *Result, line []byte) {
 }
 
 // apiStatus is the status an "API Error" text names: "(429)" or "529 ".
-var apiStatus = regexp.MustCompile(`API Error:?[^0-9]{0,40}\(?([1-5][0-9][0-9])\b`)
+var apiStatus = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`API Error:?[^0-9]{0,40}\(?([1-5][0-9][0-9])\b`) })
 
 // statusIn is the status an error text names, 0 when none.
 func statusIn(text string) int {
-	m := apiStatus.FindStringSubmatch(text)
+	m := apiStatus().FindStringSubmatch(text)
 	if m == nil {
 		return 0
 	}
@@ -92,7 +93,7 @@ func windowReset(text string) (time.Time, bool) {
 	if !strings.Contains(low, "usage limit") && !strings.Contains(low, "hit your limit") {
 		return time.Time{}, false
 	}
-	if m := resetStamp.FindStringSubmatch(text); m != nil {
+	if m := resetStamp().FindStringSubmatch(text); m != nil {
 		if t, err := time.Parse(time.RFC3339, m[1]); err == nil {
 			return t, true
 		}
@@ -107,4 +108,6 @@ func windowReset(text string) (time.Time, bool) {
 }
 
 // resetStamp is an RFC 3339 time after "reset".
-var resetStamp = regexp.MustCompile(`(?i)reset[a-z ]{0,12}(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))`)
+var resetStamp = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)reset[a-z ]{0,12}(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))`)
+})

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -61,7 +62,7 @@ func readCodex(r *Result, line []byte) {
 // codexTrouble reads the endpoint trouble a Codex error text names.
 func codexTrouble(r *Result, msg string) {
 	low := strings.ToLower(msg)
-	if m := codexStatus.FindStringSubmatch(msg); m != nil {
+	if m := codexStatus().FindStringSubmatch(msg); m != nil {
 		r.Status, _ = strconv.Atoi(m[1])
 		r.Trouble = ForStatus(r.Status)
 	}
@@ -76,7 +77,7 @@ func codexTrouble(r *Result, msg string) {
 		// No credit left on the key, or no key: only the operator mends it.
 		r.Trouble = AuthFailed
 	}
-	if m := codexRetryIn.FindStringSubmatch(msg); m != nil && r.Trouble == RateLimited {
+	if m := codexRetryIn().FindStringSubmatch(msg); m != nil && r.Trouble == RateLimited {
 		n, _ := strconv.ParseFloat(m[1], 64)
 		unit := time.Second
 		if strings.EqualFold(m[2], "ms") {
@@ -88,18 +89,22 @@ func codexTrouble(r *Result, msg string) {
 
 var (
 	// codexStatus is the HTTP status a Codex error names.
-	codexStatus = regexp.MustCompile(`(?i)\bstatus:? ([1-5][0-9][0-9])\b`)
+	codexStatus = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bstatus:? ([1-5][0-9][0-9])\b`) })
 	// codexRetryIn is the API's "try again in 7s" that Codex passes on.
-	codexRetryIn = regexp.MustCompile(`(?i)try again in\s*(\d{1,6}(?:\.\d{1,3})?)\s*(ms|s|seconds?)\b`)
+	codexRetryIn = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)try again in\s*(\d{1,6}(?:\.\d{1,3})?)\s*(ms|s|seconds?)\b`)
+	})
 	// codexResetAt is the local time a usage limit resets at.
-	codexResetAt = regexp.MustCompile(`(?i)try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th), (\d{4}) )?(\d{1,2}:\d\d [AP]M)`)
+	codexResetAt = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th), (\d{4}) )?(\d{1,2}:\d\d [AP]M)`)
+	})
 )
 
 // codexReset is the reset a usage-limit text gives, zero when it gives
 // none. Codex prints it in local time to the minute, the date only when
 // not today; the minute it names is over before the window opens.
 func codexReset(msg string, now time.Time) time.Time {
-	m := codexResetAt.FindStringSubmatch(msg)
+	m := codexResetAt().FindStringSubmatch(msg)
 	if m == nil {
 		return time.Time{}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -62,7 +63,9 @@ func readGemini(r *Result, line []byte) {
 var geminiHints = []string{"Please wait and try again later.", "Possible quota limitations in place"}
 
 // geminiRetry is a retry delay as Gemini CLI or the API writes it.
-var geminiRetry = regexp.MustCompile(`(?:Suggested retry after|Please retry in) ([0-9.]+)(ms|s)\b`)
+var geminiRetry = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:Suggested retry after|Please retry in) ([0-9.]+)(ms|s)\b`)
+})
 
 // geminiTrouble reads the endpoint trouble a result's error message says.
 func geminiTrouble(r *Result, msg string) {
@@ -80,7 +83,7 @@ func geminiTrouble(r *Result, msg string) {
 	case r.Trouble == NoTrouble && strings.HasPrefix(msg, "[API Error: The model is overloaded"):
 		r.Status, r.Trouble = 503, Overloaded
 	}
-	if m := geminiRetry.FindStringSubmatch(msg); m != nil && r.Trouble != NoTrouble {
+	if m := geminiRetry().FindStringSubmatch(msg); m != nil && r.Trouble != NoTrouble {
 		r.RetryAfter = geminiDelay(m[1], m[2])
 	}
 }
@@ -116,7 +119,7 @@ func geminiStatus(r *Result, s string) bool {
 	}
 	r.Status, r.Trouble = e.Code, ForStatus(e.Code)
 	for _, d := range e.Details {
-		if m := geminiRetry.FindStringSubmatch("Please retry in " + d.RetryDelay); d.RetryDelay != "" && m != nil {
+		if m := geminiRetry().FindStringSubmatch("Please retry in " + d.RetryDelay); d.RetryDelay != "" && m != nil {
 			r.RetryAfter = geminiDelay(m[1], m[2])
 		}
 		for _, v := range d.Violations {

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -174,7 +175,7 @@ func errorf(line int, format string, args ...any) error {
 }
 
 // yamlLine matches yaml.v3's syntax error text, "yaml: line N: message".
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // Parse reads the settings from a file's bytes; its errors start with the
 // line ("3: unknown key ...") for Load to prefix with the file.
@@ -182,7 +183,7 @@ func Parse(data []byte) (Settings, error) {
 	var s Settings
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return s, errorf(n, "%s", m[2])
 		}
@@ -303,13 +304,13 @@ func (s *Settings) setRetries(val *yaml.Node) error {
 
 // checkName is what a check may be called: its name is part of file names
 // under var/fleet/checks/.
-var checkName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var checkName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // CheckNameOK reports whether name may name a check.
-func CheckNameOK(name string) bool { return checkName.MatchString(name) }
+func CheckNameOK(name string) bool { return checkName().MatchString(name) }
 
 // envName is a variable name a shell would accept.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // reservedEnv are the variables the check runner sets itself.
 func reservedEnv(name string) bool {
@@ -357,7 +358,7 @@ func parseCheck(item *yaml.Node) (Check, error) {
 		var err error
 		switch key.Value {
 		case "name":
-			if val.Kind != yaml.ScalarNode || !checkName.MatchString(val.Value) {
+			if val.Kind != yaml.ScalarNode || !checkName().MatchString(val.Value) {
 				err = errorf(val.Line, "check name: want letters, digits, '.', '-' or '_' (up to 64, starting with a letter or digit), like test")
 			}
 			c.Name = val.Value
@@ -446,7 +447,7 @@ func parseEnv(val *yaml.Node) (map[string]string, error) {
 	for i := 0; i+1 < len(val.Content); i += 2 {
 		k, v := val.Content[i], val.Content[i+1]
 		switch {
-		case !envName.MatchString(k.Value):
+		case !envName().MatchString(k.Value):
 			return nil, errorf(k.Line, "env: %q is not a variable name", k.Value)
 		case reservedEnv(k.Value):
 			return nil, errorf(k.Line, "env: %s is set by fleetwatch for each check", k.Value)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -79,7 +80,9 @@ func (e Egress) WithHosts(names ...string) Egress {
 }
 
 // dnsName is a host name as DNS spells it, with an optional "*." before it.
-var dnsName = regexp.MustCompile(`^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$`)
+var dnsName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$`)
+})
 
 const egressHint = `want open, or a list of hosts like [proxy.golang.org, "*.example.com", "10.0.0.5:3128"]`
 
@@ -134,7 +137,7 @@ func ParseEgressHost(s string) (EgressHost, error) {
 		}
 		h.Port = uint16(n)
 	}
-	if len(h.Name) > 253 || !dnsName.MatchString(h.Name) {
+	if len(h.Name) > 253 || !dnsName().MatchString(h.Name) {
 		return bad("not a host name, an IP address or either with :port")
 	}
 	return h, nil

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -147,7 +148,7 @@ func loadUserNotify(path string) (Notify, error) {
 func parseUserFile(data []byte) (Notify, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			return Notify{}, fmt.Errorf("%s: %s", m[1], m[2])
 		}
 		return Notify{}, errorf(1, "%v", err)
@@ -272,7 +273,7 @@ func parseKinds(what string, v *yaml.Node) ([]string, error) {
 
 // targetName is what a webhook may be called: it names the target in
 // the record and on the command line.
-var targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
+var targetName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`) })
 
 func parseWebhooks(val *yaml.Node) ([]Webhook, error) {
 	if val.Kind != yaml.SequenceNode {
@@ -302,7 +303,7 @@ func parseWebhook(item *yaml.Node, n int) (Webhook, error) {
 	w.Target, err = parseTarget(what, item, func(k, v *yaml.Node) (bool, error) {
 		switch k.Value {
 		case "name":
-			if v.Kind != yaml.ScalarNode || !targetName.MatchString(v.Value) || v.Value == "terminal" || v.Value == "desktop" {
+			if v.Kind != yaml.ScalarNode || !targetName().MatchString(v.Value) || v.Value == "terminal" || v.Value == "desktop" {
 				return true, errorf(v.Line, "%s: name: want letters, digits, '.', '-' or '_' (up to 32; not terminal or desktop), like team", what)
 			}
 			w.Name = v.Value
@@ -336,7 +337,7 @@ func parseWebhook(item *yaml.Node, n int) (Webhook, error) {
 }
 
 // headerName is a field name HTTP accepts.
-var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
+var headerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$") })
 
 func parseHeaders(v *yaml.Node) (map[string]string, error) {
 	if v.Kind != yaml.MappingNode {
@@ -346,7 +347,7 @@ func parseHeaders(v *yaml.Node) (map[string]string, error) {
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		switch {
-		case !headerName.MatchString(k.Value):
+		case !headerName().MatchString(k.Value):
 			return nil, errorf(k.Line, "notify: webhook: headers: %q is not a header name", k.Value)
 		// HTTP refuses every control but a tab: such a value would fail
 		// each send, not the settings.

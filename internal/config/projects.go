@@ -78,7 +78,7 @@ func LoadProjects(path string) ([]Project, error) {
 func ParseProjects(data []byte, dir, home string) ([]Project, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return nil, errorf(n, "%s", m[2])
 		}

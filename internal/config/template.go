@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // TemplateFor is Template with its integration line turned on, naming
@@ -13,14 +14,14 @@ func TemplateFor(branch string) string {
 	if branch == "" {
 		return Template
 	}
-	if !plainBranch.MatchString(branch) {
+	if !plainBranch().MatchString(branch) {
 		branch = strconv.Quote(branch) // YAML reads "@x" or "!x" unquoted as something else
 	}
 	return strings.Replace(Template, "\n#integration: dev\n", "\nintegration: "+branch+"\n", 1)
 }
 
 // plainBranch is a branch name YAML reads as that string, unquoted.
-var plainBranch = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]*$`)
+var plainBranch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]*$`) })
 
 // Template is the fleetwatch.yaml `fleetwatch scaffold` writes: every
 // setting at its default, commented out. A line "# text" is a note; a line

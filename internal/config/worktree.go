@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -127,7 +128,7 @@ func parseBackendEnv(val *yaml.Node) ([]EnvVar, error) {
 	for i := 0; i+1 < len(val.Content); i += 2 {
 		k, v := val.Content[i], val.Content[i+1]
 		switch {
-		case !envName.MatchString(k.Value):
+		case !envName().MatchString(k.Value):
 			return nil, errorf(k.Line, "worktree: env: %q is not a variable name", k.Value)
 		case strings.HasPrefix(k.Value, "FLEET_"):
 			return nil, errorf(k.Line, "worktree: env: %s: FLEET_ variables are set by fleetwatch", k.Value)
@@ -206,7 +207,7 @@ func parseBackendTimeout(val *yaml.Node) (time.Duration, error) {
 }
 
 // placeholder is a `{name}` in a template.
-var placeholder = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`) })
 
 // backendPlaceholders are the names env, setup and teardown may use; {port_N}
 // besides, for N below ports.
@@ -240,7 +241,7 @@ func (w Worktree) checkPlaceholders(val *yaml.Node) error {
 }
 
 func (w Worktree) checkTemplate(line int, what, s string) error {
-	for _, m := range placeholder.FindAllStringSubmatch(s, -1) {
+	for _, m := range placeholder().FindAllStringSubmatch(s, -1) {
 		name := m[1]
 		if backendPlaceholders[name] {
 			continue

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -473,7 +474,7 @@ func blockedPaths(err error) string {
 		return ""
 	}
 	var paths []string
-	for _, m := range quotedPath.FindAllStringSubmatch(ge.Stderr, 8) {
+	for _, m := range quotedPath().FindAllStringSubmatch(ge.Stderr, 8) {
 		if !slices.Contains(paths, m[1]) {
 			paths = append(paths, m[1])
 		}
@@ -483,7 +484,7 @@ func blockedPaths(err error) string {
 
 // quotedPath is a path in read-tree's "Entry 'X' not uptodate" and
 // "Untracked working tree file 'X' would be overwritten".
-var quotedPath = regexp.MustCompile(`(?m)^error: [^']*'(.+)' (?:not uptodate|would be)`)
+var quotedPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^error: [^']*'(.+)' (?:not uptodate|would be)`) })
 
 // syncCheckout brings a checkout of the integration branch from old to
 // new, keeping its own changes; what it cannot bring (a change made

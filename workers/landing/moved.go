@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
 	"github.com/fleetwatch/fleetwatch/internal/config"
@@ -130,7 +131,7 @@ var ErrNothingToAccept = errors.New("nothing to accept")
 
 // commitPrefix is a commit id as a person copies it: four hex digits or
 // more.
-var commitPrefix = regexp.MustCompile(`^[0-9a-f]{4,64}$`)
+var commitPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{4,64}$`) })
 
 // Accepted is what Accept took as the operator's own: Branch moved from
 // From (where the queue left it) to To.
@@ -154,7 +155,7 @@ func Accept(t *planfs.Tree, expect, actor string) (Accepted, error) {
 	switch {
 	case why == "":
 		return a, fmt.Errorf("%w: %s is where the queue left it (%s)", ErrNothingToAccept, r.integration, short(r.tip))
-	case expect != "" && !commitPrefix.MatchString(expect):
+	case expect != "" && !commitPrefix().MatchString(expect):
 		return a, refused("%q is not a commit id: give the tip's id (%s)", expect, short(r.tip))
 	case expect != "" && !strings.HasPrefix(r.tip, expect):
 		return a, refused("%s moved again: it is at %s, not %s; look at git log %s..%s, then accept again", r.integration, short(r.tip), expect, short(rec.Commit), short(r.tip))
