@@ -6,11 +6,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/util"
 )
-
-type taskCheckBox = east.TaskCheckBox
 
 // piece is text drawn in one style (SGR parameters, "" for none).
 type piece struct{ s, sgr string }
@@ -88,10 +85,14 @@ func (r *renderer) inline(ws *words, n ast.Node, sgr string) {
 	switch n := n.(type) {
 	case *ast.Text:
 		v := n.Segment.Value(r.src)
+		if r.skip > 0 {
+			k := min(r.skip, len(v))
+			v, r.skip = v[k:], r.skip-k
+		}
 		if !n.IsRaw() {
 			v = util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(v)))
 		}
-		ws.add(string(v), sgr)
+		r.struck(ws, string(v), sgr)
 		switch {
 		case n.HardLineBreak():
 			ws.hardBreak()
@@ -106,8 +107,6 @@ func (r *renderer) inline(ws *words, n ast.Node, sgr string) {
 			mark, add = "**", "1"
 		}
 		r.marked(ws, n, th.with(sgr, add), mark)
-	case *east.Strikethrough:
-		r.marked(ws, n, th.with(sgr, th.strike), "~~")
 	case *ast.CodeSpan:
 		r.codeSpan(ws, n)
 	case *ast.Link:
@@ -115,7 +114,7 @@ func (r *renderer) inline(ws *words, n ast.Node, sgr string) {
 	case *ast.AutoLink:
 		ws.add(string(n.Label(r.src)), th.url)
 	case *ast.Image:
-		ws.add("Image:", th.image)
+		ws.add("Image: ", th.image)
 		r.children(ws, n, th.image)
 		ws.add(" → "+string(n.Destination), th.url)
 	case *ast.RawHTML:
@@ -123,8 +122,6 @@ func (r *renderer) inline(ws *words, n ast.Node, sgr string) {
 			seg := n.Segments.At(i)
 			ws.add(string(seg.Value(r.src)), sgr)
 		}
-	case *taskCheckBox:
-		// Drawn as the item's mark (list).
 	default:
 		r.children(ws, n, sgr)
 	}

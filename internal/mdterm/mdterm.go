@@ -1,8 +1,8 @@
 // Package mdterm renders markdown (plans, proposals) for a terminal: ANSI
 // colours in the look of glamour's dark and light styles, or plain text,
-// word-wrapped to a width. It owns the parser set-up (goldmark with GFM
-// tables, strikethrough and task lists), the styles and the small syntax
-// highlighter of fenced code. Nothing here costs anything at start: the
+// word-wrapped to a width. It owns the parser set-up (goldmark's
+// CommonMark; GitHub's tables, strikethrough and task lists are read in
+// gfm.go), the styles and the small syntax highlighter of fenced code. Nothing here costs anything at start: the
 // parser, the styles' tables and the highlighter's word lists are built on
 // first use, since every fleetwatch process links this package and most
 // never draw markdown.
@@ -13,11 +13,8 @@ import (
 	"sync"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 )
 
 // Styles are the names Render takes.
@@ -31,17 +28,13 @@ const (
 // margin is the space left of every line, as glamour's styles leave.
 const margin = 2
 
-// mdParser is CommonMark with the GFM pieces plans use, built once on
-// first use (never at init).
+// mdParser is goldmark's CommonMark parser, built once on first use
+// (never at init).
 var mdParser = sync.OnceValue(func() parser.Parser {
 	return parser.NewParser(
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-		parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
-		parser.WithASTTransformers(util.Prioritized(extension.NewTableASTTransformer(), 0)),
-		parser.WithInlineParsers(util.Prioritized(extension.NewStrikethroughParser(), 500),
-			util.Prioritized(extension.NewTaskCheckBoxParser(), 0)),
 	)
 })
 
@@ -69,8 +62,9 @@ func Render(src, style string, width int) string {
 
 // renderer walks one document.
 type renderer struct {
-	src []byte
-	th  *theme
+	src  []byte
+	th   *theme
+	skip int // bytes of the next text not to show: a task's box
 }
 
 // blocks renders n's children, a blank line between each two.
@@ -98,7 +92,12 @@ func (r *renderer) block(n ast.Node, w int) []string {
 	switch n := n.(type) {
 	case *ast.Heading:
 		return r.heading(n, w)
-	case *ast.Paragraph, *ast.TextBlock:
+	case *ast.Paragraph:
+		if t := r.tableOf(n); t != nil {
+			return r.table(t, w)
+		}
+		return wrap(r.inlines(n, r.th.text), w, r.th.text)
+	case *ast.TextBlock:
 		return wrap(r.inlines(n, r.th.text), w, r.th.text)
 	case *ast.List:
 		return r.list(n, w)
@@ -112,8 +111,6 @@ func (r *renderer) block(n ast.Node, w int) []string {
 		return r.code(n, "", w)
 	case *ast.HTMLBlock:
 		return r.html(n, w)
-	case *east.Table:
-		return r.table(n, w)
 	}
 	// Anything else (a block an extension added): its text, wrapped.
 	return wrap(r.inlines(n, r.th.text), w, r.th.text)
@@ -156,14 +153,17 @@ func (r *renderer) list(n *ast.List, w int) []string {
 			mark = itoa(num) + string(n.Marker) + " "
 			num++
 		}
-		if box := taskBox(it); box != nil {
+		box, ticked := r.taskMark(it)
+		if box > 0 {
 			mark = r.th.unticked
-			if box.IsChecked {
+			if ticked {
 				mark = r.th.ticked
 			}
 		}
 		mw := width(mark)
+		r.skip = box
 		lines := r.joined(it, w-mw, !n.IsTight)
+		r.skip = 0
 		if len(lines) == 0 {
 			lines = []string{""}
 		}
@@ -173,18 +173,6 @@ func (r *renderer) list(n *ast.List, w int) []string {
 		out = append(out, prefixed(lines, r.th.paint(r.th.text, mark), strings.Repeat(" ", mw))...)
 	}
 	return out
-}
-
-// taskBox is the item's task box: the first inline of its first block.
-func taskBox(item ast.Node) *taskCheckBox {
-	b := item.FirstChild()
-	if b == nil || b.FirstChild() == nil {
-		return nil
-	}
-	if c, ok := b.FirstChild().(*taskCheckBox); ok {
-		return c
-	}
-	return nil
 }
 
 // prefixed puts first before the first line and rest before the others;

@@ -2,27 +2,28 @@ package mdterm
 
 import (
 	"strings"
-
-	east "github.com/yuin/goldmark/extension/ast"
 )
 
 // table is a GFM table: columns as wide as their widest cell, narrowed
 // (the widest first, cells cut with an ellipsis) to fit the width.
-func (r *renderer) table(t *east.Table, w int) []string {
+func (r *renderer) table(t *gfmTable, w int) []string {
 	var rows [][]word
-	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+	for i, row := range t.rows {
 		sgr := r.th.text
-		if _, ok := row.(*east.TableHeader); ok {
+		if i == 0 {
 			sgr = r.th.tableHead
 		}
 		var cells []word
-		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
-			cells = append(cells, joinWords(r.inlines(c, sgr), sgr))
+		for _, c := range row {
+			cells = append(cells, joinWords(r.cellWords(c, sgr), sgr))
 		}
 		rows = append(rows, cells)
 	}
-	widths := columnWidths(rows, w-width(r.th.colSep)*(len(t.Alignments)-1), len(t.Alignments))
+	widths := columnWidths(rows, w-width(r.th.colSep)*(len(t.aligns)-1), len(t.aligns))
 	var out []string
+	if t.before != "" {
+		out = append(wrap(r.cellWords(t.before, r.th.text), w, r.th.text), "")
+	}
 	for i, cells := range rows {
 		var l line
 		for c, cw := range widths {
@@ -33,7 +34,7 @@ func (r *renderer) table(t *east.Table, w int) []string {
 			if c < len(cells) {
 				cell = cells[c]
 			}
-			for _, p := range r.fit(cell, cw, t.Alignments[c]) {
+			for _, p := range r.fit(cell, cw, t.aligns[c]) {
 				l.add(p)
 			}
 		}
@@ -87,18 +88,25 @@ func columnWidths(rows [][]word, room, n int) []int {
 
 // fit is cell padded to w columns as aligned, or cut to w with an
 // ellipsis.
-func (r *renderer) fit(cell word, w int, align east.Alignment) word {
+func (r *renderer) fit(cell word, w int, a align) word {
 	n := cell.width()
 	if n > w {
-		head, _ := cutWord(cell, w-width(r.th.ellipsis))
-		return append(head, piece{r.th.ellipsis, r.th.text})
+		cell, _ = cutWord(cell, w-width(r.th.ellipsis))
+		for len(cell) > 0 && strings.TrimRight(cell[len(cell)-1].s, " ") == "" {
+			cell = cell[:len(cell)-1]
+		}
+		if k := len(cell) - 1; k >= 0 {
+			cell[k].s = strings.TrimRight(cell[k].s, " ")
+		}
+		cell = append(cell, piece{r.th.ellipsis, r.th.text})
+		n, a = cell.width(), alignLeft
 	}
 	gap := w - n
 	left := 0
-	switch align {
-	case east.AlignRight:
+	switch a {
+	case alignRight:
 		left = gap
-	case east.AlignCenter:
+	case alignCenter:
 		left = gap / 2
 	}
 	out := word{{strings.Repeat(" ", left), ""}}
