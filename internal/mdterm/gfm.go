@@ -155,10 +155,10 @@ func (r *renderer) struck(ws *words, v, sgr string) {
 	for i, p := range parts {
 		switch {
 		case i%2 == 0:
-			ws.add(p, sgr)
+			r.linkify(ws, p, sgr)
 		case i == len(parts)-1:
 			ws.glue("~~", sgr)
-			ws.add(p, sgr)
+			r.linkify(ws, p, sgr)
 		case r.th.plain:
 			ws.glue("~~", "")
 			ws.add(p, "")
@@ -167,4 +167,44 @@ func (r *renderer) struck(ws *words, v, sgr string) {
 			ws.add(p, r.th.with(sgr, r.th.strike))
 		}
 	}
+}
+
+// linkify adds text with each bare http(s) address in the address style,
+// as GitHub links them; punctuation that ends a sentence is not the
+// address's.
+func (r *renderer) linkify(ws *words, s, sgr string) {
+	for s != "" {
+		i := bareURL(s)
+		if i < 0 {
+			ws.add(s, sgr)
+			return
+		}
+		ws.add(s[:i], sgr)
+		end := strings.IndexAny(s[i:], " \t\n")
+		if end < 0 {
+			end = len(s) - i
+		}
+		url := strings.TrimRight(s[i:i+end], ".,:;!?'\")")
+		ws.add(url, r.th.url)
+		s = s[i+len(url):]
+	}
+}
+
+// bareURL is where the first address starting a word in s is, -1 if none.
+func bareURL(s string) int {
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], "://")
+		if j < 0 {
+			return -1
+		}
+		j += i
+		for _, scheme := range []string{"https", "http"} {
+			k := j - len(scheme)
+			if k >= 0 && s[k:j] == scheme && (k == 0 || strings.IndexByte(" \t\n(<", s[k-1]) >= 0) && j+3 < len(s) {
+				return k
+			}
+		}
+		i = j + 3
+	}
+	return -1
 }

@@ -104,6 +104,9 @@ func TestRenderDark(t *testing.T) {
 		{"unknown language", "```cobol\nMOVE A\n```", "    \x1b[38;5;251mMOVE A\x1b[0m"},
 		{"diff", "```diff\n+a\n-b\n```", "    \x1b[38;5;42m+a\x1b[0m\n    \x1b[38;5;203m-b\x1b[0m"},
 		{"rule", "---", "  \x1b[38;5;240m--------\x1b[0m"},
+		{"bare address", "see https://u.example/a.",
+			"  \x1b[38;5;252msee \x1b[0m\x1b[38;5;30;4mhttps://u.example/a\x1b[0m\x1b[38;5;252m.\x1b[0m"},
+		{"not an address", "xhttps://u and http://", "  \x1b[38;5;252mxhttps://u and http://\x1b[0m"},
 	} {
 		got := Render(c.src, Dark, 60)
 		if got != c.want {
