@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -98,9 +99,13 @@ func (tm *ptyTerm) drain() {
 	time.Sleep(30 * time.Millisecond)
 }
 
+// The terminal's replies, compiled at the first session (not at every
+// fleetwatch start).
 var (
-	bgReply  = regexp.MustCompile(`\x1b\]11;rgb:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})(?:\x07|\x1b\\)`)
-	da1Reply = regexp.MustCompile(`\x1b\[\?[0-9;]*c`)
+	bgReply = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\x1b\]11;rgb:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})(?:\x07|\x1b\\)`)
+	})
+	da1Reply = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[\?[0-9;]*c`) })
 )
 
 // queryDark asks the client's terminal for its background colour (and
@@ -117,7 +122,7 @@ func (tm *ptyTerm) queryDark(limit time.Duration) bool {
 	}
 	var buf []byte
 	chunk := make([]byte, 256)
-	for len(buf) < 4096 && !da1Reply.Match(buf) {
+	for len(buf) < 4096 && !da1Reply().Match(buf) {
 		n, err := tm.slave.Read(chunk)
 		buf = append(buf, chunk[:n]...)
 		if err != nil {
@@ -125,11 +130,11 @@ func (tm *ptyTerm) queryDark(limit time.Duration) bool {
 		}
 	}
 	dark := true
-	if m := bgReply.FindSubmatch(buf); m != nil {
+	if m := bgReply().FindSubmatch(buf); m != nil {
 		dark = lightness(m[1], m[2], m[3]) < 0.5
 	}
-	buf = bgReply.ReplaceAll(buf, nil)
-	tm.pending = bytes.Clone(da1Reply.ReplaceAll(buf, nil))
+	buf = bgReply().ReplaceAll(buf, nil)
+	tm.pending = bytes.Clone(da1Reply().ReplaceAll(buf, nil))
 	return dark
 }
 
