@@ -2,10 +2,12 @@
 // colours in the look of glamour's dark and light styles, or plain text,
 // word-wrapped to a width. It owns the parser set-up (goldmark's
 // CommonMark; GitHub's tables, strikethrough and task lists are read in
-// gfm.go), the styles and the small syntax highlighter of fenced code. Nothing here costs anything at start: the
-// parser, the styles' tables and the highlighter's word lists are built on
-// first use, since every fleetwatch process links this package and most
-// never draw markdown.
+// gfm.go), the styles and the small syntax highlighter of fenced code.
+// Every fleetwatch process links this package and most never draw
+// markdown, so what it builds (the parser, the highlighter's word lists)
+// is built on first use, never at init. goldmark's own package inits
+// (util's entity table, parser's tables) still run at every start: Go has
+// no lazy init; internal/systest/starttest bounds them.
 package mdterm
 
 import (
