@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,7 +24,27 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
-func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
+func TestMain(m *testing.M) { fwtest.Main(m, cli.Main, func() { os.RemoveAll(binDir) }) }
+
+// binDir holds the fleetwatch built for the tests, once per test binary.
+var binDir string
+
+var buildFleetwatch = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "starttest-")
+	if err != nil {
+		return "", err
+	}
+	binDir = dir
+	args := []string{"build", "-o", filepath.Join(dir, "fleetwatch")}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	out, err := exec.Command("go", append(args, "github.com/fleetwatch/fleetwatch")...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "fleetwatch"), nil
+})
 
 // Bounds on the start's init work, from measurement with headroom: at
 // this test's writing a start initialised 135 packages allocating about
@@ -82,7 +104,8 @@ func parseInits(t testing.TB, stderr []byte) []initRecord {
 
 // fixture is a small tree with w1 holding one plan, and the built
 // fleetwatch (a real build of the module's main package, not this test
-// binary, whose own packages would count).
+// binary, whose own packages would count; with -race under -race, where
+// the inits are the same).
 type fixture struct {
 	bin, dir string
 	next     int // the plans claimed so far, for complete
@@ -90,8 +113,11 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	f := &fixture{bin: fwtest.Program(t, "github.com/fleetwatch/fleetwatch"),
-		dir: fwtest.NewTree(t, fwtest.Plan{Rel: "features/held.md"})}
+	bin, err := buildFleetwatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{bin: bin, dir: fwtest.NewTree(t, fwtest.Plan{Rel: "features/held.md"})}
 	fwtest.Want(t, fwtest.Run(t, f.dir, "work-once", "--path", "features/held.md", "--agent-id", "w1"), 0)
 	return f
 }

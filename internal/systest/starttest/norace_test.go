@@ -1,0 +1,5 @@
+//go:build !race
+
+package starttest
+
+const raceBuild = false
