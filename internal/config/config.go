@@ -77,6 +77,9 @@ type Settings struct {
 	// Retries is `retries:`, how many times a plan's task may fail before
 	// it is parked in blocked/; 0 means DefaultRetries.
 	Retries int
+	// ChecksCache is `checks_cache:`, the checks' build caches
+	// (checkscache.go).
+	ChecksCache ChecksCache
 }
 
 // DefaultRetries is `retries:` when unset.
@@ -108,7 +111,10 @@ type Check struct {
 	// Retries is how many times a check that did not pass runs again on
 	// the same tree (`retries:`); a pass on a retry is recorded as flaky.
 	Retries int
-	Line    int // where it is declared in fleetwatch.yaml
+	// Cache is `cache:`, variable -> folder: the check gets the variable
+	// set to a private copy of the folder, thrown away after it.
+	Cache map[string]string
+	Line  int // where it is declared in fleetwatch.yaml
 }
 
 // MaxRetries bounds a check's `retries:`.
@@ -280,6 +286,12 @@ func (s *Settings) set(key, val *yaml.Node) error {
 		s.Sandbox = m
 	case "retries":
 		return s.setRetries(val)
+	case "checks_cache":
+		c, err := parseChecksCache(val)
+		if err != nil {
+			return err
+		}
+		s.ChecksCache = c
 	case "egress":
 		e, err := parseEgress(val)
 		if err != nil {
@@ -287,7 +299,7 @@ func (s *Settings) set(key, val *yaml.Node) error {
 		}
 		s.Egress = e
 	default:
-		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify, retries)", key.Value)
+		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify, retries, checks_cache)", key.Value)
 	}
 	return nil
 }
@@ -317,7 +329,7 @@ func reservedEnv(name string) bool {
 	return name == "PORT" || strings.HasPrefix(name, "FLEET_")
 }
 
-const checkKeys = "name, run, timeout, expect_output, env, retries"
+const checkKeys = "name, run, timeout, expect_output, env, retries, cache"
 
 // parseChecks reads `checks:`, a list of mappings.
 func parseChecks(val *yaml.Node) ([]Check, error) {
@@ -379,6 +391,8 @@ func parseCheck(item *yaml.Node) (Check, error) {
 			c.Env, err = parseEnv(val)
 		case "retries":
 			c.Retries, err = parseCount(val, "retries", 0, MaxRetries)
+		case "cache":
+			c.Cache, err = parseCheckCache(val)
 		default:
 			err = errorf(key.Line, "unknown key %q in a check (known: %s)", key.Value, checkKeys)
 		}

@@ -121,7 +121,7 @@ func TestParseChecksRefusesBadInput(t *testing.T) {
 		{"checks:\n  - name: t\n    run: [x]\n    timeout: -1m\n", "4: timeout: -1m0s is out of range"},
 		{"checks:\n  - name: t\n    run: [x]\n    expect_output: \"(ok\"\n", "4: expect_output: error parsing regexp"},
 		{"checks:\n  - name: t\n    run: [x]\n    expect_output:\n", "4: expect_output: want a regular expression"},
-		{"checks:\n  - name: t\n    run: [x]\n    shell: bash\n", "4: unknown key \"shell\" in a check (known: name, run, timeout, expect_output, env, retries)"},
+		{"checks:\n  - name: t\n    run: [x]\n    shell: bash\n", "4: unknown key \"shell\" in a check (known: name, run, timeout, expect_output, env, retries, cache)"},
 		{"checks:\n  - name: t\n    run: [x]\n    retries: 4\n", "4: retries: want a whole number from 0 to 3"},
 		{"checks:\n  - name: t\n    run: [x]\n    env: [A=1]\n", "4: env: want NAME: value lines"},
 		{"checks:\n  - name: t\n    run: [x]\n    env:\n      1A: x\n", "5: env: \"1A\" is not a variable name"},

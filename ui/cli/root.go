@@ -25,6 +25,9 @@ const (
 // Main runs the command line args (without the program name) and returns
 // the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	if code, ok := gocacheProg(args); ok {
+		return code
+	}
 	return run(args, stdout, stderr)
 }
 
