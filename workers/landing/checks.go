@@ -78,6 +78,8 @@ func TreeOf(project, commit string) (string, error) {
 // from the committed settings. A stored result counts only for the spec it
 // names, so a record written for another spec (or copied from one) is
 // ignored.
+// A check's `cache:` is left out: a private copy of a folder the operator
+// trusts makes a check faster, never changes what it sees of the tree.
 func checkSpec(c config.Check) string {
 	env := make([]string, 0, len(c.Env))
 	for k, v := range c.Env {
@@ -248,6 +250,11 @@ func RunChecks(ctx context.Context, project string, checks []config.Check, commi
 	if len(checks) > 0 {
 		cleanCheckWorktrees(project)
 	}
+	if anyToRun(project, checks, tree) {
+		// Alongside the checks, compiling only: it warms the trusted
+		// layer should this tree land.
+		defer startTrustedBuild(ctx, project, checks, commit, tree)()
+	}
 	out := make([]CheckResult, 0, len(checks))
 	var stop error
 	for _, c := range checks {
@@ -272,6 +279,19 @@ func RunChecks(ctx context.Context, project string, checks []config.Check, commi
 		return out, stop
 	}
 	return out, nil
+}
+
+// anyToRun says whether some check has no verdict stored on tree.
+func anyToRun(project string, checks []config.Check, tree string) bool {
+	for _, c := range checks {
+		if !config.CheckNameOK(c.Name) {
+			continue
+		}
+		if rec, ok := readRecord(project, filesOf(project, tree, c), c, tree); !ok || rec.Rerun {
+			return true
+		}
+	}
+	return false
 }
 
 // lockPoll is how often a runner looks again at a lock another runner holds.

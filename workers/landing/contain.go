@@ -1,6 +1,7 @@
 package landing
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +23,16 @@ type grant struct {
 	connect []int
 	hosts   []string // reached through the egress proxy besides egress:'s (an unmetered reviewer's model)
 	log     io.Writer
+	// goCache is what its go command is served (checkcache.go); nil keeps
+	// the empty private GOCACHE only. checkCache serves a check's: the
+	// layers fleetwatch.yaml's checks_cache: names.
+	goCache    *goCache
+	checkCache bool
+	// caches are a check's `cache:` folders, copied privately.
+	caches map[string]string
+	// mustContain refuses to start it uncontained (a trusted build, whose
+	// write layer the trusted one is made of).
+	mustContain bool
 }
 
 // startContained starts cmd as fleetwatch.yaml's `sandbox:` says: a check
@@ -40,6 +51,12 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 	contained, closed, _, err := egress.Status(s.Sandbox, s.Egress)
 	if err != nil {
 		return nil, nil, err
+	}
+	if g.mustContain && !contained {
+		return nil, nil, errNotContained
+	}
+	if g.checkCache {
+		g.goCache = checkGoCache(project, s)
 	}
 	tmp, err := os.MkdirTemp("", "fw-")
 	if err != nil {
@@ -74,9 +91,17 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 		if proxy != nil {
 			proxy.Close()
 		}
+		if line := g.goCache.usedSummary(tmp); line != "" && g.log != nil {
+			fmt.Fprintf(g.log, "fleetwatch: %s\n", line)
+		}
 		os.RemoveAll(tmp)
 	}
 	cmd.Env = append(cmd.Env, sandbox.PrivateEnv(tmp, filepath.Join(tmp, ".cache"))...)
+	cmd.Env = append(cmd.Env, copyCaches(g.caches, tmp, logOr(g.log))...)
+	if err := serveGoCache(cmd, g, contained, tmp); err != nil {
+		done()
+		return nil, nil, err
+	}
 	spawn := sandbox.Spawn{Group: group}
 	if contained {
 		spawn.Policy = &policy
@@ -87,4 +112,35 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 		return nil, nil, err
 	}
 	return release, done, nil
+}
+
+// errNotContained refuses a process that must run contained.
+var errNotContained = errors.New("not contained here")
+
+// serveGoCache gives a contained cmd its GOCACHEPROG; an uncontained one
+// could write any layer, so it keeps the empty private GOCACHE, and the
+// log of a go check says so.
+func serveGoCache(cmd *exec.Cmd, g grant, contained bool, tmp string) error {
+	if g.goCache == nil {
+		return nil
+	}
+	if !contained {
+		if len(cmd.Args) > 0 && filepath.Base(cmd.Args[0]) == "go" {
+			fmt.Fprintf(logOr(g.log), "fleetwatch: not contained here, so this check's Go build cache starts empty (it could write a shared one)\n")
+		}
+		return nil
+	}
+	env, err := g.goCache.env(tmp)
+	if err != nil {
+		return err
+	}
+	cmd.Env = append(cmd.Env, env...)
+	return nil
+}
+
+func logOr(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
