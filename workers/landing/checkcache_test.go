@@ -151,7 +151,7 @@ func useOperatorCache(t *testing.T, dir string) {
 	t.Cleanup(func() { operatorGoCache = old })
 }
 
-func needSandbox(t *testing.T) {
+func needSandbox(t testing.TB) {
 	t.Helper()
 	if _, err := sandbox.ABI(); err != nil {
 		if os.Getenv("CI") != "" {
