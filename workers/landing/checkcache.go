@@ -70,20 +70,27 @@ var operatorGoCache = sync.OnceValue(func() string {
 // read layers, and where it writes (its temp dir when write is "").
 type goCache struct {
 	reads []string
+	names []string // each read layer's, for the log
 	write string
 	used  string
 }
 
-// checkGoCache is a check's cache per s; nil when checks_cache is off.
-func checkGoCache(project string, s config.Settings) *goCache {
+// checkGoCache is the cache per s of a check of a tree whose trusted
+// build left staging ("" for none), or of that build itself (trusted
+// and operator layers only); nil when checks_cache is off.
+func checkGoCache(project string, s config.Settings, staging string) *goCache {
 	if s.ChecksCache.Off {
 		return nil
 	}
-	reads := []string{trustedDir(project)}
-	if op := operatorGoCache(); op != "" && !s.ChecksCache.NoOperator {
-		reads = append(reads, op)
+	c := &goCache{}
+	if staging != "" {
+		c.reads, c.names = append(c.reads, staging), append(c.names, "this tree's trusted build")
 	}
-	return &goCache{reads: reads}
+	c.reads, c.names = append(c.reads, trustedDir(project)), append(c.names, "the trusted layer")
+	if op := operatorGoCache(); op != "" && !s.ChecksCache.NoOperator {
+		c.reads, c.names = append(c.reads, op), append(c.names, "the operator's GOCACHE")
+	}
+	return c
 }
 
 // env is the GOCACHEPROG variable for a process whose temp dir is tmp.
@@ -151,9 +158,8 @@ func (c *goCache) usedSummary(tmp string) string {
 			counts[n]++
 		}
 	}
-	names := []string{"the trusted layer", "the operator's GOCACHE"}
 	var parts []string
-	for i, name := range names {
+	for i, name := range c.names {
 		if n := counts[fmt.Sprint(i)]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d from %s", n, name))
 		}
