@@ -70,27 +70,20 @@ var operatorGoCache = sync.OnceValue(func() string {
 // read layers, and where it writes (its temp dir when write is "").
 type goCache struct {
 	reads []string
-	names []string // each read layer's, for the log
 	write string
 	used  string
 }
 
-// checkGoCache is the cache per s of a check of a tree whose trusted
-// build left staging ("" for none), or of that build itself (trusted
-// and operator layers only); nil when checks_cache is off.
-func checkGoCache(project string, s config.Settings, staging string) *goCache {
+// checkGoCache is a check's cache per s; nil when checks_cache is off.
+func checkGoCache(project string, s config.Settings) *goCache {
 	if s.ChecksCache.Off {
 		return nil
 	}
-	c := &goCache{}
-	if staging != "" {
-		c.reads, c.names = append(c.reads, staging), append(c.names, "this tree's trusted build")
-	}
-	c.reads, c.names = append(c.reads, trustedDir(project)), append(c.names, "the trusted layer")
+	reads := []string{trustedDir(project)}
 	if op := operatorGoCache(); op != "" && !s.ChecksCache.NoOperator {
-		c.reads, c.names = append(c.reads, op), append(c.names, "the operator's GOCACHE")
+		reads = append(reads, op)
 	}
-	return c
+	return &goCache{reads: reads}
 }
 
 // env is the GOCACHEPROG variable for a process whose temp dir is tmp.
@@ -158,8 +151,9 @@ func (c *goCache) usedSummary(tmp string) string {
 			counts[n]++
 		}
 	}
+	names := []string{"the trusted layer", "the operator's GOCACHE"}
 	var parts []string
-	for i, name := range c.names {
+	for i, name := range names {
 		if n := counts[fmt.Sprint(i)]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d from %s", n, name))
 		}

@@ -169,7 +169,7 @@ func trustBase(t *testing.T, dir string, checks []config.Check, commit string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trustedBuildFirst(context.Background(), dir, checks, commit, tree, "base-"+randomSuffix())
+	startTrustedBuild(context.Background(), dir, checks, commit, tree)()
 	if !exists(filepath.Join(stagingDir(dir, tree), doneName)) {
 		log, _ := os.ReadFile(filepath.Join(dir, checksRel, tree, trustedLogName))
 		t.Fatalf("the trusted build did not finish:\n%s", log)

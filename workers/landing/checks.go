@@ -250,9 +250,10 @@ func RunChecks(ctx context.Context, project string, checks []config.Check, commi
 	if len(checks) > 0 {
 		cleanCheckWorktrees(project)
 	}
-	run := &checkRun{wt: short(tree) + "-" + randomSuffix()}
 	if anyToRun(project, checks, tree) {
-		run.staging = trustedBuildFirst(ctx, project, checks, commit, tree, run.wt)
+		// Alongside the checks, compiling only: it warms the trusted
+		// layer should this tree land.
+		defer startTrustedBuild(ctx, project, checks, commit, tree)()
 	}
 	out := make([]CheckResult, 0, len(checks))
 	var stop error
@@ -264,7 +265,7 @@ func RunChecks(ctx context.Context, project string, checks []config.Check, commi
 			out = append(out, CheckResult{Name: c.Name, Result: Missing})
 			continue
 		}
-		r, err := runCheck(ctx, project, c, commit, tree, log, run)
+		r, err := runCheck(ctx, project, c, commit, tree, log)
 		if err != nil {
 			if ctx.Err() == nil {
 				return out, fmt.Errorf("check %s: %w", c.Name, err)
@@ -278,15 +279,6 @@ func RunChecks(ctx context.Context, project string, checks []config.Check, commi
 		return out, stop
 	}
 	return out, nil
-}
-
-// checkRun is what the checks of one RunChecks share: the worktree
-// folder each uses in turn, the trusted build first (cmd/go's action ids
-// hold a package's folder, so only the same folder reuses its compiled
-// packages), and the layer that build left.
-type checkRun struct {
-	wt      string // folder name under var/fleet/checks/wt/
-	staging string // the tree's trusted build's layer; "" for none
 }
 
 // anyToRun says whether some check has no verdict stored on tree.
@@ -308,7 +300,7 @@ const lockPoll = 50 * time.Millisecond
 // runCheck gives c's stored result on tree, or runs it under its lock and
 // stores it. An error means no verdict (ctx ended, the worktree could not
 // be made).
-func runCheck(ctx context.Context, project string, c config.Check, commit, tree string, log io.Writer, run *checkRun) (CheckResult, error) {
+func runCheck(ctx context.Context, project string, c config.Check, commit, tree string, log io.Writer) (CheckResult, error) {
 	if !config.CheckNameOK(c.Name) {
 		return CheckResult{}, fmt.Errorf("%q is not a check name", c.Name)
 	}
@@ -355,11 +347,11 @@ func runCheck(ctx context.Context, project string, c config.Check, commit, tree 
 	// The lock's time says since when the check runs (CachedChecks).
 	now := unix.NsecToTimeval(time.Now().UnixNano())
 	_ = unix.Futimes(int(lock.Fd()), []unix.Timeval{now, now})
-	rec, err := execCheck(ctx, project, c, commit, tree, f, run)
+	rec, err := execCheck(ctx, project, c, commit, tree, f)
 	for try := 0; err == nil && rec.Result != Pass && try < c.Retries; try++ {
 		logf(log, "check %s on %s: %s; running it again (retries: %d)", c.Name, short, rec.Result, c.Retries)
 		if err = keepAttempt(project, f, rec); err == nil {
-			rec, err = execCheck(ctx, project, c, commit, tree, f, run)
+			rec, err = execCheck(ctx, project, c, commit, tree, f)
 		}
 	}
 	if err != nil {

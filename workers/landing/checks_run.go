@@ -40,12 +40,12 @@ type checkWorktree struct {
 	lock          *os.File
 }
 
-// addCheckWorktree makes a detached worktree of commit at
-// var/fleet/checks/wt/<name>, a name no other runner uses. Its folder is made and locked under the lock
+// addCheckWorktree makes a detached worktree of commit under
+// var/fleet/checks/wt/. Its folder is made and locked under the lock
 // cleaners judge folders by, so a cleaner never finds it unlocked while its
 // runner lives.
 func addCheckWorktree(project, commit, name string) (*checkWorktree, error) {
-	rel := checksRel + "/wt/" + name
+	rel := checksRel + "/wt/" + name + "-" + randomSuffix()
 	unlock, err := lockWorktrees(project)
 	if err != nil {
 		return nil, err
@@ -164,7 +164,7 @@ func killWorkingIn(dir string) {
 
 // execCheck runs c in a throwaway worktree of commit and returns its
 // record; an error (ctx ended, no worktree) means no verdict.
-func execCheck(ctx context.Context, project string, c config.Check, commit, tree string, f checkFiles, run *checkRun) (checkRecord, error) {
+func execCheck(ctx context.Context, project string, c config.Check, commit, tree string, f checkFiles) (checkRecord, error) {
 	if len(c.Run) == 0 || c.Run[0] == "" {
 		return checkRecord{}, errors.New("its run: is empty")
 	}
@@ -177,7 +177,7 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 		return rec, err
 	}
 	defer logFile.Close()
-	wt, err := addCheckWorktree(project, commit, run.wt)
+	wt, err := addCheckWorktree(project, commit, c.Name)
 	if err != nil {
 		return rec, err
 	}
@@ -203,7 +203,7 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 	// A check writes its throwaway worktree and its temp dir, nothing
 	// else; it connects to its own ports and the egress proxy.
 	release, cleanup, err := startContained(project, cmd, grant{write: []string{wt.path}, connect: ports, log: logFile,
-		checkCache: true, staging: run.staging, caches: c.Cache})
+		checkCache: true, caches: c.Cache})
 	pw.Close()
 	copied := make(chan struct{})
 	go func() {

@@ -28,7 +28,6 @@ type grant struct {
 	// layers fleetwatch.yaml's checks_cache: names.
 	goCache    *goCache
 	checkCache bool
-	staging    string // the trusted build's layer a check of its tree reads
 	// caches are a check's `cache:` folders, copied privately.
 	caches map[string]string
 	// mustContain refuses to start it uncontained (a trusted build, whose
@@ -57,7 +56,7 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 		return nil, nil, errNotContained
 	}
 	if g.checkCache {
-		g.goCache = checkGoCache(project, s, g.staging)
+		g.goCache = checkGoCache(project, s)
 	}
 	tmp, err := os.MkdirTemp("", "fw-")
 	if err != nil {

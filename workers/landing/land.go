@@ -62,8 +62,9 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 		return Landing{}, err
 	}
 	defer unlock()
-	warmIntegration(ctx, t.Project)
+	warm := warmIntegration(ctx, t.Project)
 	l, err := landLocked(ctx, t, opt)
+	warm()
 	afterLanding(t.Project, opt.Log)
 	if err != nil && !errors.Is(err, ErrEmpty) && ctx.Err() == nil {
 		// For the notices of every face, not only the one that ran it.

@@ -18,15 +18,14 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/landing/gocache"
 )
 
-// Trusted builds fill the trusted layer. Before a candidate's checks run,
-// the lander compiles the same tree in the same worktree folder, never
-// running any of it (go test with -exec=/bin/true, go vet, go build),
-// contained, through the same cache program writing a staging layer of
-// its own (gocache/staging/<tree>), which the checks of that tree read.
-// When that exact tree lands, its staging layer is promoted into the
-// trusted one; staging of trees that never land is removed a day later. A
-// landing run also builds the integration tip's tree when no trusted
-// build ever did, and promotes it at once.
+// Trusted builds fill the trusted layer. While a candidate's checks run,
+// the lander also compiles the same tree, never running any of it (go
+// test with -exec=/bin/true, go vet, go build), contained, through the
+// same cache program writing a staging layer of its own
+// (gocache/staging/<tree>). When that exact tree lands, its staging layer
+// is promoted into the trusted one; staging of trees that never land is
+// removed a day later. A landing run also builds the integration tip's
+// tree when no trusted build ever did, and promotes it at once.
 
 // trustedLogName is the trusted build's log, beside the check logs.
 const trustedLogName = "trusted-build.log"
@@ -88,39 +87,34 @@ func trustedArgv(argv []string) ([]string, bool) {
 // exists says whether path is there.
 func exists(path string) bool { _, err := os.Lstat(path); return err == nil }
 
-// trustedBuildFirst runs the trusted build of commit's tree before its
-// checks, in the worktree folder they will use (wt), so their go commands
-// find what it compiled, and returns its staging layer for them to read:
-// it holds only what compiling the tree itself produced, never anything a
-// check wrote. None ("") when checks_cache is off, nothing is contained
-// here, the tree has nothing to build, or its build is another runner's.
-func trustedBuildFirst(ctx context.Context, project string, checks []config.Check, commit, tree, wt string) string {
+// startTrustedBuild starts the trusted build of commit's tree alongside
+// its checks, unless one ran already, one runs now, checks_cache is off or
+// nothing is contained here; wait waits for it to end.
+func startTrustedBuild(ctx context.Context, project string, checks []config.Check, commit, tree string) (wait func()) {
+	noop := func() {}
 	s, err := config.Load(project)
-	if err != nil || s.ChecksCache.Off {
-		return ""
+	if err != nil || s.ChecksCache.Off || exists(builtMark(project, tree)) || exists(filepath.Join(stagingDir(project, tree), doneName)) {
+		return noop
 	}
 	if contained, _, _ := sandbox.Status(s.Sandbox); !contained {
-		return ""
-	}
-	staging := stagingDir(project, tree)
-	if exists(filepath.Join(staging, doneName)) {
-		return staging
-	}
-	if exists(builtMark(project, tree)) {
-		return ""
+		return noop
 	}
 	_, err = git(project, "cat-file", "-e", commit+":go.mod")
 	builds := trustedBuilds(checks, err == nil)
 	if len(builds) == 0 {
-		return ""
+		return noop
 	}
 	lock, ok := lockStaging(project, tree)
 	if !ok {
-		return ""
+		return noop
 	}
-	defer lock.Close()
-	trustedBuild(ctx, project, checkGoCache(project, s, ""), builds, commit, tree, wt)
-	return staging
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer lock.Close()
+		trustedBuild(ctx, project, checkGoCache(project, s), builds, commit, tree)
+	}()
+	return func() { <-done }
 }
 
 // lockStaging takes the lock of tree's staging layer without waiting:
@@ -145,7 +139,7 @@ func lockStaging(project, tree string) (*os.File, bool) {
 // trustedBuild runs builds in a throwaway worktree of commit, each
 // contained, writing only the staging layer (and its temp dir); its
 // output goes to the trusted build's log, and its failure fails nothing.
-func trustedBuild(ctx context.Context, project string, layers *goCache, builds []config.Check, commit, tree, wtName string) {
+func trustedBuild(ctx context.Context, project string, layers *goCache, builds []config.Check, commit, tree string) {
 	staging := stagingDir(project, tree)
 	logDir := checksRel + "/" + tree
 	if d, err := safepath.OpenDir(project, logDir, true); err == nil {
@@ -160,13 +154,13 @@ func trustedBuild(ctx context.Context, project string, layers *goCache, builds [
 		fmt.Fprintf(log, "fleetwatch: %v\n", err)
 		return
 	}
-	wt, err := addCheckWorktree(project, commit, wtName)
+	wt, err := addCheckWorktree(project, commit, "trusted")
 	if err != nil {
 		fmt.Fprintf(log, "fleetwatch: %v\n", err)
 		return
 	}
 	defer wt.remove()
-	cache := &goCache{reads: layers.reads, names: layers.names, write: staging, used: filepath.Join(staging, gocache.UsedFile)}
+	cache := &goCache{reads: layers.reads, write: staging, used: filepath.Join(staging, gocache.UsedFile)}
 	for _, c := range builds {
 		if !runTrusted(ctx, project, c, commit, tree, wt.path, cache, log) {
 			return
@@ -265,21 +259,26 @@ func integrationTree(project string) (commit, tree string) {
 
 // warmIntegration is what a landing run does first: the integration tip
 // landed already, so a staging layer of its tree is promoted, and a tree
-// no trusted build ever built is built and promoted now, before any
-// check, which then finds what it compiled.
-func warmIntegration(ctx context.Context, project string) {
+// no trusted build ever built is built (alongside the landing) and
+// promoted then. wait waits for that.
+func warmIntegration(ctx context.Context, project string) (wait func()) {
 	tip, tree := integrationTree(project)
 	if tree == "" || exists(builtMark(project, tree)) {
-		return
+		return func() {}
 	}
-	if !exists(stagingDir(project, tree)) {
-		checks := []config.Check(nil)
-		if committed, err := committedSettings(project, integrationName(project)); err == nil {
-			checks = committed.Checks
-		}
-		trustedBuildFirst(ctx, project, checks, tip, tree, "tip-"+randomSuffix())
+	if exists(stagingDir(project, tree)) {
+		_ = promoteTree(project, tree)
+		return func() {}
 	}
-	_ = promoteTree(project, tree)
+	checks := []config.Check(nil)
+	if committed, err := committedSettings(project, integrationName(project)); err == nil {
+		checks = committed.Checks
+	}
+	build := startTrustedBuild(ctx, project, checks, tip, tree)
+	return func() {
+		build()
+		_ = promoteTree(project, tree)
+	}
 }
 
 // integrationName is the integration branch's name, "" when unknown.
