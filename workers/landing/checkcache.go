@@ -30,7 +30,11 @@ import (
 //     temp dir (cp -a --reflink=auto, never hardlinks, which would share
 //     the operator's inodes) and the copy is thrown away.
 //
-// An uncontained check could write any layer, so it gets none.
+// What the layers serve a check is the standard library and the
+// module-cache dependencies: cmd/go's action ids hold a package's folder
+// (without -trimpath), and each check has a worktree folder of its own,
+// so the tree's own packages compile in every check, as in any fresh
+// checkout. An uncontained check could write any layer, so it gets none.
 
 // gocacheRel is where the trusted layer, the staging layers of trusted
 // builds and the record of built trees live.
