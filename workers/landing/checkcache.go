@@ -2,12 +2,14 @@ package landing
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -54,9 +56,22 @@ func builtMark(project, tree string) string {
 }
 
 // cacheProgram is the fleetwatch binary a go command starts as its
-// GOCACHEPROG; landing's tests run as landing.test, whose TestMain serves
-// the verb.
-var cacheProgram = os.Executable
+// GOCACHEPROG: this program, when it is fleetwatch (whose gocacheprog verb
+// serves it). Another program (a test binary of a package using landing)
+// would not answer, so its checks keep an empty private cache
+// (errNoCacheProgram); landing's own tests set their binary, whose
+// TestMain serves the verb.
+var cacheProgram = func() (string, error) {
+	if bi, ok := debug.ReadBuildInfo(); !ok || bi.Path != mainPackage {
+		return "", errNoCacheProgram
+	}
+	return os.Executable()
+}
+
+// mainPackage is fleetwatch's main package.
+const mainPackage = "github.com/fleetwatch/fleetwatch"
+
+var errNoCacheProgram = errors.New("this program is not fleetwatch")
 
 // operatorGoCache is the operator's own GOCACHE, "" when go has none.
 var operatorGoCache = sync.OnceValue(func() string {
@@ -93,6 +108,9 @@ func checkGoCache(project string, s config.Settings) *goCache {
 // env is the GOCACHEPROG variable for a process whose temp dir is tmp.
 func (c *goCache) env(tmp string) ([]string, error) {
 	self, err := cacheProgram()
+	if errors.Is(err, errNoCacheProgram) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot find this program for GOCACHEPROG: %v", err)
 	}

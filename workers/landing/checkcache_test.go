@@ -21,11 +21,12 @@ import (
 )
 
 // TestMain lets the test binary serve as the cache program a check's go
-// command starts (cacheProgram is os.Executable: this binary here).
+// command starts.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "gocacheprog" {
 		os.Exit(gocache.Main(os.Args[2:]))
 	}
+	cacheProgram = os.Executable
 	os.Exit(m.Run())
 }
 
