@@ -19,6 +19,17 @@ type ChecksCache struct {
 	NoOperator bool
 }
 
+// setKey reads one top-level key of the file into s: checks_cache here,
+// the others in set.
+func (s *Settings) setKey(key, val *yaml.Node) error {
+	if key.Value != "checks_cache" {
+		return s.set(key, val)
+	}
+	c, err := parseChecksCache(val)
+	s.ChecksCache = c
+	return err
+}
+
 // parseChecksCache reads `checks_cache:`, a mapping of go and
 // operator_go_cache, each true or false.
 func parseChecksCache(val *yaml.Node) (ChecksCache, error) {

@@ -209,7 +209,7 @@ func Parse(data []byte) (Settings, error) {
 			return s, errorf(key.Line, "%s is set twice (first at line %d)", key.Value, first)
 		}
 		seen[key.Value] = key.Line
-		if err := s.set(key, val); err != nil {
+		if err := s.setKey(key, val); err != nil {
 			return s, err
 		}
 	}
@@ -286,12 +286,6 @@ func (s *Settings) set(key, val *yaml.Node) error {
 		s.Sandbox = m
 	case "retries":
 		return s.setRetries(val)
-	case "checks_cache":
-		c, err := parseChecksCache(val)
-		if err != nil {
-			return err
-		}
-		s.ChecksCache = c
 	case "egress":
 		e, err := parseEgress(val)
 		if err != nil {

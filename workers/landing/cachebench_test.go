@@ -16,12 +16,12 @@ import (
 // libFiles is a small library: three packages with tests, importing a
 // fair part of the standard library, as a real one does.
 var libFiles = map[string]string{
-	"go.mod": "module example.com/lib\n\ngo 1.22\n",
-	"text/text.go": "package text\n\nimport (\n\t\"strings\"\n\t\"unicode\"\n)\n\n// Words splits s into words.\nfunc Words(s string) []string {\n\treturn strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })\n}\n",
-	"text/text_test.go": "package text\n\nimport \"testing\"\n\nfunc TestWords(t *testing.T) {\n\tif got := Words(\"a, b c\"); len(got) != 3 {\n\t\tt.Fatal(got)\n\t}\n}\n",
-	"count/count.go": "package count\n\nimport (\n\t\"encoding/json\"\n\t\"sort\"\n\n\t\"example.com/lib/text\"\n)\n\n// JSON counts the words of s, as JSON.\nfunc JSON(s string) string {\n\tm := map[string]int{}\n\tfor _, w := range text.Words(s) {\n\t\tm[w]++\n\t}\n\tkeys := make([]string, 0, len(m))\n\tfor k := range m {\n\t\tkeys = append(keys, k)\n\t}\n\tsort.Strings(keys)\n\tb, _ := json.Marshal(m)\n\treturn string(b)\n}\n",
+	"go.mod":              "module example.com/lib\n\ngo 1.22\n",
+	"text/text.go":        "package text\n\nimport (\n\t\"strings\"\n\t\"unicode\"\n)\n\n// Words splits s into words.\nfunc Words(s string) []string {\n\treturn strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })\n}\n",
+	"text/text_test.go":   "package text\n\nimport \"testing\"\n\nfunc TestWords(t *testing.T) {\n\tif got := Words(\"a, b c\"); len(got) != 3 {\n\t\tt.Fatal(got)\n\t}\n}\n",
+	"count/count.go":      "package count\n\nimport (\n\t\"encoding/json\"\n\t\"sort\"\n\n\t\"example.com/lib/text\"\n)\n\n// JSON counts the words of s, as JSON.\nfunc JSON(s string) string {\n\tm := map[string]int{}\n\tfor _, w := range text.Words(s) {\n\t\tm[w]++\n\t}\n\tkeys := make([]string, 0, len(m))\n\tfor k := range m {\n\t\tkeys = append(keys, k)\n\t}\n\tsort.Strings(keys)\n\tb, _ := json.Marshal(m)\n\treturn string(b)\n}\n",
 	"count/count_test.go": "package count\n\nimport \"testing\"\n\nfunc TestJSON(t *testing.T) {\n\tif got := JSON(\"a a b\"); got != `{\"a\":2,\"b\":1}` {\n\t\tt.Fatal(got)\n\t}\n}\n",
-	"serve/serve.go": "package serve\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n\n\t\"example.com/lib/count\"\n)\n\n// Handler answers with the count of the query's words.\nfunc Handler(w http.ResponseWriter, r *http.Request) {\n\tfmt.Fprint(w, count.JSON(r.URL.Query().Get(\"q\")))\n}\n",
+	"serve/serve.go":      "package serve\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n\n\t\"example.com/lib/count\"\n)\n\n// Handler answers with the count of the query's words.\nfunc Handler(w http.ResponseWriter, r *http.Request) {\n\tfmt.Fprint(w, count.JSON(r.URL.Query().Get(\"q\")))\n}\n",
 	"serve/serve_test.go": "package serve\n\nimport (\n\t\"net/http/httptest\"\n\t\"testing\"\n)\n\nfunc TestHandler(t *testing.T) {\n\tw := httptest.NewRecorder()\n\tHandler(w, httptest.NewRequest(\"GET\", \"/?q=x+x\", nil))\n\tif w.Body.String() != `{\"x\":2}` {\n\t\tt.Fatal(w.Body.String())\n\t}\n}\n",
 }
 

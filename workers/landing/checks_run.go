@@ -202,8 +202,7 @@ func execCheck(ctx context.Context, project string, c config.Check, commit, tree
 	start := time.Now()
 	// A check writes its throwaway worktree and its temp dir, nothing
 	// else; it connects to its own ports and the egress proxy.
-	release, cleanup, err := startContained(project, cmd, grant{write: []string{wt.path}, connect: ports, log: logFile,
-		checkCache: true, caches: c.Cache})
+	release, cleanup, err := startContained(project, cmd, grant{write: []string{wt.path}, connect: ports, log: logFile, checkCache: true, caches: c.Cache})
 	pw.Close()
 	copied := make(chan struct{})
 	go func() {
