@@ -62,8 +62,13 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 		return Landing{}, err
 	}
 	defer unlock()
-	warm := warmIntegration(ctx, t.Project)
+	wctx, stopWarm := context.WithCancel(ctx)
+	defer stopWarm()
+	warm := warmIntegration(wctx, t.Project)
 	l, err := landLocked(ctx, t, opt)
+	if err != nil {
+		stopWarm() // nothing landed: a refusal is not kept waiting on it
+	}
 	warm()
 	afterLanding(t.Project, opt.Log)
 	if err != nil && !errors.Is(err, ErrEmpty) && ctx.Err() == nil {
