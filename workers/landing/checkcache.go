@@ -85,6 +85,10 @@ var operatorGoCache = sync.OnceValue(func() string {
 	return ""
 })
 
+// usedName is a check's record, in its temp dir, of what its go commands
+// were served from the read layers.
+const usedName = "gocache-used.txt"
+
 // goCache is what a contained process's go command is served: the
 // read layers, and where it writes (its temp dir when write is "").
 type goCache struct {
@@ -116,7 +120,7 @@ func (c *goCache) env(tmp string) ([]string, error) {
 	}
 	write, used := c.write, c.used
 	if write == "" {
-		write, used = filepath.Join(tmp, "gocache"), filepath.Join(tmp, "gocache-used.txt")
+		write, used = filepath.Join(tmp, "gocache"), filepath.Join(tmp, usedName)
 	}
 	words := []string{self, "gocacheprog"}
 	for _, r := range c.reads {
@@ -159,7 +163,7 @@ func (c *goCache) usedSummary(tmp string) string {
 	if c == nil || c.write != "" {
 		return ""
 	}
-	f, err := os.Open(filepath.Join(tmp, "gocache-used.txt"))
+	f, err := os.Open(filepath.Join(tmp, usedName))
 	if err != nil {
 		return ""
 	}

@@ -127,8 +127,9 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-// snapshot lists every file under dir with its size, time and content
-// hash: any write shows.
+// snapshot lists every file under dir with its size and content hash:
+// any write shows (times are left out: the lander marks the trusted
+// entries a check was served as used).
 func snapshot(t *testing.T, dir string) string {
 	t.Helper()
 	var lines []string
@@ -138,7 +139,7 @@ func snapshot(t *testing.T, dir string) string {
 		}
 		data, _ := os.ReadFile(p)
 		sum := sha256.Sum256(data)
-		lines = append(lines, fmt.Sprintf("%s %d %d %s", p, fi.Size(), fi.ModTime().UnixNano(), hex.EncodeToString(sum[:8])))
+		lines = append(lines, fmt.Sprintf("%s %d %s", p, fi.Size(), hex.EncodeToString(sum[:8])))
 		return nil
 	})
 	sort.Strings(lines)
@@ -402,4 +403,27 @@ func TestCheckCacheFolders(t *testing.T) {
 func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestAddsDependencies: only a change that may need a package the
+// parent's trusted build did not compile gets a trusted build of its own.
+func TestAddsDependencies(t *testing.T) {
+	dir, _ := goModule(t)
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  bool
+	}{
+		{"a README", map[string]string{"README": "x\n"}, false},
+		{"a body, same imports", map[string]string{"lib/lib.go": "package lib\n\nimport \"fmt\"\n\n// Greeting is what the honest build says.\nfunc Greeting() string { return fmt.Sprint(\"hon\", \"est\", \"\") }\n"}, false},
+		{"an import", map[string]string{"lib/lib.go": "package lib\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\nvar _ = http.StatusOK\n\nfunc Greeting() string { return fmt.Sprint(\"honest\") }\n"}, true},
+		{"a new Go file", map[string]string{"lib/more.go": "package lib\n"}, true},
+		{"go.mod", map[string]string{"go.mod": "module m\n\ngo 1.23\n"}, true},
+		{"a file that does not parse", map[string]string{"lib/lib.go": "package lib\n\nimport (\n"}, true},
+	} {
+		commit := commitFiles(t, dir, c.files, c.name)
+		if got := addsDependencies(dir, commit); got != c.want {
+			t.Errorf("%s: addsDependencies = %v, want %v", c.name, got, c.want)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/workers/landing/gocache"
 )
 
 // grant is what a contained check or reviewer may do beyond reading:
@@ -93,6 +94,7 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 		}
 		if line := g.goCache.usedSummary(tmp); line != "" && g.log != nil {
 			fmt.Fprintf(g.log, "fleetwatch: %s\n", line)
+			gocache.Touch(filepath.Join(tmp, usedName), trustedDir(project))
 		}
 		os.RemoveAll(tmp)
 	}

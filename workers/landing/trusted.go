@@ -99,6 +99,12 @@ func startTrustedBuild(ctx context.Context, project string, checks []config.Chec
 	if contained, _, _ := sandbox.Status(s.Sandbox); !contained {
 		return noop
 	}
+	if inherits(project, commit) {
+		// Nothing to build: once landed it counts as built (promoteTree).
+		_ = os.MkdirAll(stagingDir(project, tree), 0o755)
+		_ = os.WriteFile(filepath.Join(stagingDir(project, tree), doneName), nil, 0o644)
+		return noop
+	}
 	_, err = git(project, "cat-file", "-e", commit+":go.mod")
 	builds := trustedBuilds(checks, err == nil)
 	if len(builds) == 0 {
@@ -115,6 +121,14 @@ func startTrustedBuild(ctx context.Context, project string, checks []config.Chec
 		trustedBuild(ctx, project, checkGoCache(project, s), builds, commit, tree)
 	}()
 	return func() { <-done }
+}
+
+// inherits says whether commit's tree needs no trusted build: its first
+// parent's tree reached the trusted layer, and the change adds no
+// dependency (inherit.go).
+func inherits(project, commit string) bool {
+	parent, err := TreeOf(project, commit+"^1")
+	return err == nil && exists(builtMark(project, parent)) && !addsDependencies(project, commit)
 }
 
 // lockStaging takes the lock of tree's staging layer without waiting:

@@ -95,6 +95,11 @@ func moveIn(p, staging, trusted string) error {
 	return os.Rename(p, dst)
 }
 
+// Touch marks as used now the trusted entries a go command was served
+// from read layer 0 (trusted), as its used file lists them: a check's
+// hits keep them from the trim as a trusted build's do. Only times change.
+func Touch(usedPath, trusted string) { touchUsed(usedPath, trusted, time.Now()) }
+
 // touchUsed marks as used now the trusted entries listed in the used file
 // (those served from read layer 0), index and body.
 func touchUsed(usedPath, trusted string, now time.Time) {
