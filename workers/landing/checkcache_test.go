@@ -417,7 +417,9 @@ func TestAddsDependencies(t *testing.T) {
 		{"a README", map[string]string{"README": "x\n"}, false},
 		{"a body, same imports", map[string]string{"lib/lib.go": "package lib\n\nimport \"fmt\"\n\n// Greeting is what the honest build says.\nfunc Greeting() string { return fmt.Sprint(\"hon\", \"est\", \"\") }\n"}, false},
 		{"an import", map[string]string{"lib/lib.go": "package lib\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\nvar _ = http.StatusOK\n\nfunc Greeting() string { return fmt.Sprint(\"honest\") }\n"}, true},
-		{"a new Go file", map[string]string{"lib/more.go": "package lib\n"}, true},
+		{"a new Go file importing what its folder did", map[string]string{"lib/more.go": "package lib\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n"}, false},
+		{"a new Go file importing more", map[string]string{"lib/more2.go": "package lib\n\nimport \"os\"\n\nvar _ = os.Getpid\n"}, true},
+		{"a new package importing anything", map[string]string{"other/o.go": "package other\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n"}, true},
 		{"go.mod", map[string]string{"go.mod": "module m\n\ngo 1.23\n"}, true},
 		{"a file that does not parse", map[string]string{"lib/lib.go": "package lib\n\nimport (\n"}, true},
 	} {

@@ -12,9 +12,9 @@ import (
 // dependency needs no trusted build of its own: what the layers can
 // serve a check is the standard library and module-cache packages (a
 // package of the tree's own is keyed by its folder, a check's own), and
-// a change that touches no go.mod, go.sum, go.work or vendor/, adds no
-// Go file and adds no import to a Go file it changes, needs none of
-// those the parent's build did not compile. Skipping it saves a second
+// a change that touches no go.mod, go.sum, go.work or vendor/ and
+// imports nothing its folders' Go files did not import before needs none
+// of those the parent's build did not compile. Skipping it saves a second
 // compile of the tree beside its checks.
 
 // addsDependencies reports whether commit's change from its first parent
@@ -35,6 +35,10 @@ func addsDependencies(project, commit string) bool {
 		case base == "go.mod" || base == "go.sum" || base == "go.work" || base == "go.work.sum" || strings.HasPrefix(p, "vendor/") || strings.Contains(p, "/vendor/"):
 			return true
 		case !strings.HasSuffix(p, ".go") || status == "D":
+		case status == "A":
+			if !importsWithinDir(project, commit, p) {
+				return true
+			}
 		case status != "M":
 			return true
 		case !importsWithin(project, commit+"^1:"+p, commit+":"+p):
@@ -54,6 +58,38 @@ func importsWithin(project, oldRef, newRef string) bool {
 	}
 	for imp := range now {
 		if !old[imp] {
+			return false
+		}
+	}
+	return true
+}
+
+// importsWithinDir reports whether every import of the Go file p, added
+// by commit, is one of the Go files' in its folder in commit's parent.
+func importsWithinDir(project, commit, p string) bool {
+	now, ok := importsOf(project, commit+":"+p)
+	if !ok {
+		return false
+	}
+	dir := path.Dir(p)
+	names, err := git(project, "ls-tree", "-z", "--name-only", commit+"^1", "--", dir+"/")
+	if err != nil {
+		return false
+	}
+	had := map[string]bool{}
+	for _, n := range strings.Split(names, "\x00") {
+		if strings.HasSuffix(n, ".go") && path.Dir(n) == dir {
+			imps, ok := importsOf(project, commit+"^1:"+n)
+			if !ok {
+				return false
+			}
+			for imp := range imps {
+				had[imp] = true
+			}
+		}
+	}
+	for imp := range now {
+		if !had[imp] {
 			return false
 		}
 	}
