@@ -99,6 +99,9 @@ func startTrustedBuild(ctx context.Context, project string, checks []config.Chec
 	if contained, _, _ := sandbox.Status(s.Sandbox); !contained {
 		return noop
 	}
+	if _, err := cacheProgram(); err != nil {
+		return noop // its go commands could not be served: it would fill nothing
+	}
 	if inherits(project, commit) {
 		// Nothing to build: once landed it counts as built (promoteTree).
 		_ = os.MkdirAll(stagingDir(project, tree), 0o755)
