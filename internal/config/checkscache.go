@@ -81,7 +81,7 @@ func parseCheckCache(val *yaml.Node) (map[string]string, error) {
 	for i := 0; i+1 < len(val.Content); i += 2 {
 		k, v := val.Content[i], val.Content[i+1]
 		switch {
-		case !envName.MatchString(k.Value):
+		case !envName().MatchString(k.Value):
 			return nil, errorf(k.Line, "cache: %q is not a variable name", k.Value)
 		case reservedEnv(k.Value) || cacheReserved(k.Value):
 			return nil, errorf(k.Line, "cache: %s is set by fleetwatch for each check", k.Value)
