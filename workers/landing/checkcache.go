@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/workers/landing/gocache"
 )
 
 // A check's build caches. A shared writable cache would let one
@@ -163,14 +164,15 @@ func (c *goCache) usedSummary(tmp string) string {
 	if c == nil || c.write != "" {
 		return ""
 	}
-	f, err := os.Open(filepath.Join(tmp, usedName))
+	// The check could have put a FIFO or a symlink there.
+	f, err := gocache.OpenUsed(filepath.Join(tmp, usedName))
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
 	seen := map[string]bool{}
 	counts := map[string]int{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(io.LimitReader(f, 64<<20))
 	for sc.Scan() {
 		if n, _, ok := strings.Cut(sc.Text(), " "); ok && !seen[sc.Text()] {
 			seen[sc.Text()] = true

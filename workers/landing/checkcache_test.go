@@ -429,3 +429,21 @@ func TestAddsDependencies(t *testing.T) {
 		}
 	}
 }
+
+// TestUsedFileFIFO: a check that leaves a FIFO (or a symlink) where its
+// go commands note what they were served does not hang the runner.
+func TestUsedFileFIFO(t *testing.T) {
+	needSandbox(t)
+	dir, commit := checksRepo(t)
+	c := shCheck("fifo", `mkfifo "$TMPDIR/gocache-used.txt" && echo made`)
+	done := make(chan []CheckResult, 1)
+	go func() { got, _ := runOK(t, dir, []config.Check{c}, commit); done <- got }()
+	select {
+	case got := <-done:
+		if got[0].Result != Pass {
+			t.Errorf("check: %+v", got[0])
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the runner hangs on the check's FIFO")
+	}
+}

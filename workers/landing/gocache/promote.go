@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -100,15 +101,32 @@ func moveIn(p, staging, trusted string) error {
 // hits keep them from the trim as a trusted build's do. Only times change.
 func Touch(usedPath, trusted string) { touchUsed(usedPath, trusted, time.Now()) }
 
+// maxUsed bounds how much of a used file is read.
+const maxUsed = 64 << 20
+
+// OpenUsed opens a used file, which a check may have replaced: never
+// through a symlink, never blocking on a FIFO, only a regular file.
+func OpenUsed(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, errors.New(path + ": not a regular file")
+	}
+	return f, nil
+}
+
 // touchUsed marks as used now the trusted entries listed in the used file
 // (those served from read layer 0), index and body.
 func touchUsed(usedPath, trusted string, now time.Time) {
-	f, err := os.Open(usedPath)
+	f, err := OpenUsed(usedPath)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(io.LimitReader(f, maxUsed))
 	for sc.Scan() {
 		n, id, ok := strings.Cut(sc.Text(), " ")
 		action, err := hex.DecodeString(id)
