@@ -355,7 +355,9 @@ func TestUncontainedCheckGetsNoLayers(t *testing.T) {
 func TestTrustedBuilds(t *testing.T) {
 	ch := func(argv ...string) config.Check { return config.Check{Name: "c", Run: argv} }
 	got := trustedBuilds([]config.Check{ch("go", "test", "-count=1", "./..."), ch("go", "vet", "./..."), ch("make"),
-		ch("go", "test", "-exec", "sudo", "./..."), ch("go", "test", "-fuzz=F"), ch("/usr/bin/go", "build", "./...")}, false)
+		ch("go", "test", "-exec", "sudo", "./..."), ch("go", "test", "-fuzz=F"), ch("go", "build", "-toolexec=./wrap", "./..."),
+		{Name: "c", Run: []string{"go", "vet", "./..."}, Env: map[string]string{"GOFLAGS": "-mod=mod -toolexec=./wrap"}},
+		ch("/usr/bin/go", "build", "./...")}, false)
 	var lines []string
 	for _, c := range got {
 		lines = append(lines, strings.Join(c.Run, " "))

@@ -48,12 +48,12 @@ const trustedTrue = "/bin/true"
 // the env and timeout of the check it comes from: each check that is `go
 // test` (with -exec=/bin/true after test), `go vet` or `go build`; when no
 // check is, and the tree has a go.mod, go vet and go test of ./... . A
-// check that names its own -exec (or fuzzes) is left out: it would run
-// the candidate's code.
+// check that names its own -exec or -toolexec (in its argv or GOFLAGS), or
+// fuzzes, is left out: it would run the candidate's code.
 func trustedBuilds(checks []config.Check, goMod bool) []config.Check {
 	var out []config.Check
 	for _, c := range checks {
-		if argv, ok := trustedArgv(c.Run); ok {
+		if argv, ok := trustedArgv(c.Run); ok && !runsAProgram(strings.Fields(c.Env["GOFLAGS"])) {
 			out = append(out, config.Check{Name: "trusted-build", Run: argv, Env: c.Env, Timeout: c.Timeout})
 		}
 	}
@@ -70,10 +70,8 @@ func trustedArgv(argv []string) ([]string, bool) {
 	if len(argv) < 2 || filepath.Base(argv[0]) != "go" {
 		return nil, false
 	}
-	for _, a := range argv[2:] {
-		if f := strings.TrimLeft(a, "-"); a != f && (strings.HasPrefix(f, "exec") || strings.HasPrefix(f, "fuzz")) {
-			return nil, false
-		}
+	if runsAProgram(argv[2:]) {
+		return nil, false
 	}
 	switch argv[1] {
 	case "test":
@@ -82,6 +80,19 @@ func trustedArgv(argv []string) ([]string, bool) {
 		return argv, true
 	}
 	return nil, false
+}
+
+// runsAProgram says whether go flags name a program of their own to run
+// what they build (-exec, -toolexec) or fuzz: a trusted build never runs
+// the candidate's code, nor lets another program do so.
+func runsAProgram(flags []string) bool {
+	for _, a := range flags {
+		f := strings.TrimLeft(a, "-")
+		if a != f && (strings.HasPrefix(f, "exec") || strings.HasPrefix(f, "toolexec") || strings.HasPrefix(f, "fuzz")) {
+			return true
+		}
+	}
+	return false
 }
 
 // exists says whether path is there.
