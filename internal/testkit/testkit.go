@@ -76,7 +76,6 @@ func GitRuns(tb testing.TB, f func()) int {
 
 var fake struct {
 	once sync.Once
-	dir  string
 	bin  string
 	err  error
 }
@@ -87,13 +86,9 @@ var fake struct {
 func FakeDriver(tb testing.TB) string {
 	tb.Helper()
 	fake.once.Do(func() {
-		if fake.dir, fake.err = os.MkdirTemp("", "fleetwatch-fakedriver-"); fake.err != nil {
-			return
-		}
-		fake.bin = filepath.Join(fake.dir, "fleetwatch")
-		out, err := exec.Command("go", "build", "-o", fake.bin, "github.com/fleetwatch/fleetwatch/workers/testdata/fakedriver").CombinedOutput()
-		if err != nil {
-			fake.err = fmt.Errorf("go build fakedriver: %v\n%s", err, out)
+		fake.bin, fake.err = BuildProgram("github.com/fleetwatch/fleetwatch/workers/testdata/fakedriver", "fleetwatch")
+		if fake.err != nil {
+			fake.err = fmt.Errorf("building the fake driver: %v", fake.err)
 		}
 	})
 	if fake.err != nil {
@@ -102,12 +97,9 @@ func FakeDriver(tb testing.TB) string {
 	return fake.bin
 }
 
-// RemoveFakeDriver removes what FakeDriver built.
-func RemoveFakeDriver() {
-	if fake.dir != "" {
-		os.RemoveAll(fake.dir)
-	}
-}
+// RemoveFakeDriver removes what FakeDriver and FakeAgent built (all
+// BuildProgram built).
+func RemoveFakeDriver() { RemovePrograms() }
 
 // Alive reports whether pid runs; a zombie is gone for our purposes, and
 // /proc tells them apart.
@@ -242,16 +234,7 @@ func WriteScript(tb testing.TB, path, body string) {
 }
 
 var fakeAgentBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "fakeagent-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "fakeagent")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/fleetwatch/fleetwatch/internal/testkit/fakeagent").CombinedOutput()
-	if err != nil {
-		return "", &exec.ExitError{Stderr: out}
-	}
-	return bin, nil
+	return BuildProgram("github.com/fleetwatch/fleetwatch/internal/testkit/fakeagent", "")
 })
 
 // FakeAgent builds the fake coding agent (internal/testkit/fakeagent)

@@ -3,12 +3,11 @@ package fwtest
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // NeedLandlock skips a test that needs Landlock at ABI minABI or newer
@@ -31,11 +30,12 @@ func NeedLandlock(t testing.TB, minABI int) {
 
 var (
 	programs    sync.Map // package folder → func() (string, error)
-	programDirs sync.Map // the folders they were built in
+	programDirs sync.Map // folders of this kit's own (sharedExe's)
 )
 
-// removePrograms removes what Program built.
+// removePrograms removes what Program built, and sharedExe's copy.
 func removePrograms() {
+	testkit.RemovePrograms()
 	programDirs.Range(func(dir, _ any) bool {
 		os.RemoveAll(dir.(string))
 		return true
@@ -44,20 +44,12 @@ func removePrograms() {
 
 // Program is the test's own program in pkg (a folder like
 // "./testdata/hostile", relative to the test's package), built once per
-// test binary.
+// test binary and linked again only when its sources changed
+// (testkit.BuildProgram).
 func Program(t testing.TB, pkg string) string {
 	t.Helper()
 	build, _ := programs.LoadOrStore(pkg, sync.OnceValues(func() (string, error) {
-		dir, err := os.MkdirTemp("", "fwtest-prog-")
-		if err != nil {
-			return "", err
-		}
-		programDirs.Store(dir, true)
-		bin := filepath.Join(dir, filepath.Base(pkg))
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			return "", fmt.Errorf("%v: %s", err, out)
-		}
-		return bin, nil
+		return testkit.BuildProgram(pkg, "")
 	}))
 	bin, err := build.(func() (string, error))()
 	if err != nil {
