@@ -42,6 +42,9 @@ func FuzzTreeLayoutStaysInside(f *testing.F) {
 	f.Add([]byte(strings.Repeat("\x01", len(layoutPaths))))
 	f.Add([]byte("\x01\x01\x00\x02\x05\x04\x01\x03"))
 	f.Fuzz(func(t *testing.T, layout []byte) {
+		// Each input has its own folders; the seeds wait on the disk
+		// more than the CPU, so they overlap (fuzzing runs them one by one).
+		t.Parallel()
 		base := t.TempDir()
 		root, out := filepath.Join(base, "project"), filepath.Join(base, "outside")
 		for _, d := range []string{root, filepath.Join(out, "folder")} {

@@ -24,6 +24,7 @@ func waitPlain(t *testing.T, w *Watcher, what string) Change {
 
 // A Change names the files that changed, so the UI rescans only those.
 func TestWatchChangeCarriesPaths(t *testing.T) {
+	t.Parallel()
 	tr := mkTree(t, "features/a.md:")
 	w := startWatch(t, tr)
 	settle(t, w)
@@ -53,6 +54,7 @@ func TestWatchChangeCarriesPaths(t *testing.T) {
 // A lane that comes or goes, or more paths than RescanLimit, make a Full
 // Change: only a full scan knows what a new lane holds.
 func TestWatchFullChanges(t *testing.T) {
+	t.Parallel()
 	tr := mkTree(t)
 	if err := os.RemoveAll(tr.Abs("blocked")); err != nil {
 		t.Fatal(err)

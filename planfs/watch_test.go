@@ -71,6 +71,7 @@ func mustChange(t *testing.T, w *Watcher, what string, do func() error) {
 }
 
 func TestWatchSeesWhatScanReads(t *testing.T) {
+	t.Parallel()
 	tr := mkTree(t, "features/a.md: - **Value:** high")
 	// A lane created after the watch starts must be watched too.
 	if err := os.RemoveAll(tr.Abs("blocked")); err != nil {
@@ -107,6 +108,7 @@ func TestWatchSeesWhatScanReads(t *testing.T) {
 // An idle tree with workers taking the lease lock, writing temp files and
 // touching modes must not wake the UI.
 func TestWatchIgnoresWhatCannotMatter(t *testing.T) {
+	t.Parallel()
 	tr := mkTree(t, "features/a.md:")
 	w := startWatch(t, tr)
 	settle(t, w)
@@ -140,6 +142,7 @@ func TestWatchIgnoresWhatCannotMatter(t *testing.T) {
 }
 
 func TestWatchDebouncesBursts(t *testing.T) {
+	t.Parallel()
 	tr := mkTree(t)
 	w := startWatch(t, tr)
 	settle(t, w)
@@ -174,6 +177,7 @@ func TestWatchDebouncesBursts(t *testing.T) {
 
 // A constant stream still refreshes: the cap, not the quiet wait, decides.
 func TestWatchStreamStillEmits(t *testing.T) {
+	t.Parallel()
 	tr := mkTree(t)
 	w := startWatch(t, tr)
 	settle(t, w)
@@ -195,13 +199,13 @@ func TestWatchStreamStillEmits(t *testing.T) {
 	n := 0
 	// Without the cap, a stream that never pauses would give no Change at
 	// all until it stopped; a loaded CI machine may be slow, so ask only for
-	// more than one within a few seconds.
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
+	// more than one within a few seconds (every ~4 debounces, 200 ms, is
+	// what the cap gives), and stop waiting once there are two.
+	for deadline := time.Now().Add(3 * time.Second); n < 2 && time.Now().Before(deadline); {
 		if _, ok := nextChange(t, w, time.Until(deadline)); ok {
 			n++
 		}
 	}
-	// Every ~4 debounces (200 ms) over three seconds: about 15.
 	if n < 2 {
 		t.Fatalf("three seconds of constant writes gave %d Changes, want about 15", n)
 	}
@@ -220,8 +224,10 @@ func waitErr(t *testing.T, w *Watcher, within time.Duration) Change {
 }
 
 func TestWatchTreeGoneAndBack(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"removed", "renamed"} {
 		t.Run(how, func(t *testing.T) {
+			t.Parallel()
 			tr := mkTree(t, "features/a.md:")
 			w := startWatch(t, tr)
 			settle(t, w)
@@ -267,6 +273,7 @@ func TestWatchTreeGoneAndBack(t *testing.T) {
 }
 
 func TestWatchStartsWithTreeGone(t *testing.T) {
+	t.Parallel()
 	tr := mkTree(t)
 	os.RemoveAll(tr.Plans)
 	w := startWatch(t, tr)
