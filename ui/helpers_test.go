@@ -36,11 +36,13 @@ func TestMain(m *testing.M) {
 	// Log panes show times of day in local time: UTC here, whatever the
 	// machine's zone.
 	time.Local = time.UTC
+	removeTemp := testkit.MemTemp()
 	code := m.Run()
 	testkit.RemoveFakeDriver()
 	if sampleRoot != "" {
 		os.RemoveAll(sampleRoot)
 	}
+	removeTemp()
 	os.Exit(code)
 }
 

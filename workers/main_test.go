@@ -8,7 +8,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	removeTemp := testkit.MemTemp()
 	code := m.Run()
 	testkit.RemoveFakeDriver()
+	removeTemp()
 	os.Exit(code)
 }

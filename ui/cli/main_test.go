@@ -6,4 +6,4 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
-func TestMain(m *testing.M) { fwtest.Main(m, Main) }
+func TestMain(m *testing.M) { fwtest.MainInMemory(m, Main) }

@@ -24,7 +24,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/serve"
 )
 
-func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
+func TestMain(m *testing.M) { fwtest.MainInMemory(m, cli.Main) }
 
 // key is a client's key pair and its authorized_keys line.
 type key struct {

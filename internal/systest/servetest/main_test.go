@@ -20,7 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
-func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
+func TestMain(m *testing.M) { fwtest.MainInMemory(m, cli.Main) }
 
 // key is a client key: its signer, its private key file and its line.
 type key struct {

@@ -9,4 +9,4 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
-func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
+func TestMain(m *testing.M) { fwtest.MainInMemory(m, cli.Main) }

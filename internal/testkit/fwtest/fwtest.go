@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // AsFleetwatch is set to 1 in a child's environment to make the test binary
@@ -54,6 +56,16 @@ func Main(m *testing.M, fleetwatch func(args []string, stdout, stderr io.Writer)
 	}
 	removePrograms()
 	os.Exit(code)
+}
+
+// MainInMemory is Main with the test binary's temporary folders on a
+// tmpfs (testkit.MemTemp), for packages whose tests contain no agent. A
+// child keeps the TMPDIR its parent gave it.
+func MainInMemory(m *testing.M, fleetwatch func(args []string, stdout, stderr io.Writer) int, cleanup ...func()) {
+	if os.Getenv(AsFleetwatch) != "1" {
+		cleanup = append(cleanup, testkit.MemTemp())
+	}
+	Main(m, fleetwatch, cleanup...)
 }
 
 // Result is what one fleetwatch process did.
