@@ -69,6 +69,7 @@ func TestGitRunsNoRepositoryCode(t *testing.T) {
 
 // The scope scanner's git status and diffs run no repository code either.
 func TestScopeScannerRunsNoRepositoryCode(t *testing.T) {
+	t.Parallel()
 	g := newScopeRig(t)
 	ran := testkit.HostileGitConfig(t, g.dir)
 	// The agent commits with everything off, so that only fleetwatch's own

@@ -117,6 +117,7 @@ const gitCommit = `git -c user.name=a -c user.email=a@example.com -c commit.gpgs
 // An uncommitted edit outside the scope is seen while the agent still
 // runs: state file, worker log and one event, and the agent goes on.
 func TestScopeScannerSeesAnEditWhileTheAgentRuns(t *testing.T) {
+	t.Parallel()
 	g := newScopeRig(t)
 	scope := &model.Scope{Patterns: []string{"src/"}}
 	_, out := g.run(t, Job{Scope: scope}, `mkdir -p src && echo a > src/a.go && echo n > "notes 1.txt" && echo e > .env.fleetwatch && touch started && sleep 30`)
@@ -139,7 +140,7 @@ func TestScopeScannerSeesAnEditWhileTheAgentRuns(t *testing.T) {
 	select {
 	case o := <-out:
 		t.Fatalf("warn mode stopped the agent: %+v", o)
-	case <-time.After(1500 * time.Millisecond):
+	case <-time.After(10 * scanEvery):
 	}
 	if evs := g.events(t, "scope-violation"); len(evs) != 1 {
 		t.Errorf("a violation is reported once, got %d events", len(evs))
@@ -150,6 +151,7 @@ func TestScopeScannerSeesAnEditWhileTheAgentRuns(t *testing.T) {
 // renamed file is both its names, and stop mode parks the plan in blocked/
 // with the paths as the reason.
 func TestScopeScannerStopsOnACommittedRename(t *testing.T) {
+	t.Parallel()
 	g := newScopeRig(t)
 	scope := &model.Scope{Patterns: []string{"docs/**"}}
 	_, out := g.run(t, Job{Scope: scope, StopOnViolation: true}, `mkdir -p docs && git mv README docs/README && `+gitCommit+` && sleep 30`)
@@ -174,6 +176,7 @@ func TestScopeScannerStopsOnACommittedRename(t *testing.T) {
 // A file under .plans/ is a violation even with no declared scope; warn
 // mode then moves the plan on as usual.
 func TestScopeScannerWithoutScopeChecksPlans(t *testing.T) {
+	t.Parallel()
 	g := newScopeRig(t)
 	_, out := g.run(t, Job{}, `mkdir -p .plans/features && echo x > .plans/features/y.md && echo b > b.go && git add b.go && `+gitCommit)
 	o := <-out
@@ -193,6 +196,10 @@ func TestScopeScannerWithoutScopeChecksPlans(t *testing.T) {
 // stop mode parks instead of moving on; a build in scope (allowed generated
 // files included) moves on, its state saying so.
 func TestScopeScannerFinalScan(t *testing.T) {
+	// No tick comes during these runs: only the last look can see.
+	// (Not parallel: no other test's scanner starts meanwhile.)
+	defer func(old time.Duration) { scanEvery = old }(scanEvery)
+	scanEvery = time.Hour
 	t.Run("stop", func(t *testing.T) {
 		g := newScopeRig(t)
 		_, out := g.run(t, Job{Scope: &model.Scope{Patterns: []string{"src/*.go"}}, StopOnViolation: true}, `echo x > main.go`)
@@ -214,17 +221,21 @@ func TestScopeScannerFinalScan(t *testing.T) {
 			t.Errorf("events %+v", evs)
 		}
 	})
-	t.Run("no scope", func(t *testing.T) {
-		g := newScopeRig(t)
-		_, out := g.run(t, Job{}, `sleep 1.5`)
-		g.waitState(t, "the scope word", func(st State) bool { return st.Scope == "no scope check" })
-		<-out
-	})
+}
+
+// A build without a scope says so while it runs.
+func TestScopeScannerNoScopeSaysSo(t *testing.T) {
+	t.Parallel()
+	g := newScopeRig(t)
+	_, out := g.run(t, Job{}, `sleep 1.5`)
+	g.waitState(t, "the scope word", func(st State) bool { return st.Scope == "no scope check" })
+	<-out
 }
 
 // Touched is capped at MaxTouched, the rest counted; the state file is
 // written only when something changed.
 func TestScopeScannerCapsTouched(t *testing.T) {
+	t.Parallel()
 	g := newScopeRig(t)
 	for i := range MaxTouched + 7 {
 		os.WriteFile(filepath.Join(g.wt, fmt.Sprintf("f%04d", i)), nil, 0o644)
@@ -272,6 +283,7 @@ func TestStatusPaths(t *testing.T) {
 // and deleted between two scans, and one git ignores. Both are writes the
 // build made, out of its scope here.
 func TestScopeScannerSeesWritesGitDoesNot(t *testing.T) {
+	t.Parallel()
 	g := newScopeRig(t)
 	if err := os.WriteFile(filepath.Join(g.wt, ".gitignore"), []byte("*.log\n"), 0o644); err != nil {
 		t.Fatal(err)
