@@ -23,7 +23,10 @@ import (
 )
 
 // procCounts is what a leaked session shows in: descriptors, the PTY
-// masters among them, goroutines and threads.
+// masters among them, goroutines and threads. The tests that count them,
+// or wait for no PTY at all, are not parallel: the parallel ones (each
+// with a server of its own, mostly waiting on timers) run only after
+// every sequential test is done.
 type procCounts struct{ fds, ptmx, goroutines, threads int }
 
 func counts(t testing.TB) procCounts {
@@ -286,6 +289,7 @@ func drawnWidest(tm *term, from int) int {
 // with an SSH refusal, and the session still answers; one 30 KB value is
 // refused outright.
 func TestEnvRequestsBounded(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	alice := newKey(t, "", "alice@laptop")
 	s := startServer(t, dir, []key{alice}, nil)
@@ -324,6 +328,7 @@ func TestEnvRequestsBounded(t *testing.T) {
 // closed by the server once the login deadline passes; so is one that
 // trickles a byte at a time, never idle but never done.
 func TestSilentConnectionsClosed(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	alice := newKey(t, "", "alice@laptop")
 	s := startServer(t, dir, []key{alice}, nil, func(o *serve.Options) {
@@ -373,6 +378,7 @@ func TestSilentConnectionsClosed(t *testing.T) {
 // A key removed from the operators' file while its session is open: the
 // screen says so and the session ends within 2 s; the key logs in no more.
 func TestKeyRemovedMidSession(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	alice, bob := newKey(t, "", "alice@laptop"), newKey(t, "", "bob@desk")
 	s := startServer(t, dir, []key{alice, bob}, nil)
@@ -396,6 +402,7 @@ func TestKeyRemovedMidSession(t *testing.T) {
 // is open: that session ends within 2 s, saying why, and the next one is
 // read-only.
 func TestKeyDemotedMidSession(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	alice, bob := newKey(t, "", "alice@laptop"), newKey(t, "", "bob@desk")
 	s := startServer(t, dir, []key{alice, bob}, nil)
@@ -420,6 +427,7 @@ func TestKeyDemotedMidSession(t *testing.T) {
 
 // A session reaches the configured time limit: the screen says so and it ends.
 func TestSessionLengthLimit(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	alice := newKey(t, "", "alice@laptop")
 	s := startServer(t, dir, []key{alice}, nil, func(o *serve.Options) { o.Limits.SessionLength = 2 * time.Second })
@@ -433,6 +441,7 @@ func TestSessionLengthLimit(t *testing.T) {
 
 // Sessions per key and in all are bounded, refused with the reason.
 func TestSessionLimits(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t)
 	alice, bob := newKey(t, "", "alice@laptop"), newKey(t, "", "bob@desk")
 	s := startServer(t, dir, []key{alice, bob}, nil, func(o *serve.Options) {

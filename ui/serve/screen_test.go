@@ -32,6 +32,7 @@ func (l *lockedBuf) take() string {
 // A screen writes a frame once, then only the lines that change; a frame
 // equal to the last writes nothing, and it never writes between frames.
 func TestScreenWritesOnlyChanges(t *testing.T) {
+	t.Parallel()
 	out := &lockedBuf{}
 	s := newScreen(out, frameRate)
 	s.resize(20, 3)
@@ -66,6 +67,7 @@ func TestScreenWritesOnlyChanges(t *testing.T) {
 // Frames coming faster than frameRate are written at most frameRate times
 // a second, the newest each time.
 func TestScreenCoalesces(t *testing.T) {
+	t.Parallel()
 	out := &lockedBuf{}
 	s := newScreen(out, 10)
 	s.resize(20, 1)

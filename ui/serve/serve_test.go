@@ -15,6 +15,7 @@ import (
 // An operator's key promotes a draft through the PTY: the file moves and
 // the event log names the key's comment and fingerprint.
 func TestOperatorPromotes(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "drafts/idea.md", Fields: "Value: high; Preferred models: mid"})
 	alice := newKey(t, `no-port-forwarding,from="127.0.0.0/8"`, "alice@laptop")
 	s := startServer(t, dir, []key{alice}, nil)
@@ -38,6 +39,7 @@ func TestOperatorPromotes(t *testing.T) {
 // A viewer sees the board and the screen says read-only, but promote,
 // park, release, recover, spawn and stop change nothing on disk.
 func TestViewerActsOnNothing(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t,
 		fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"},
 		fwtest.Plan{Rel: "drafts/idea.md", Fields: "Preferred models: mid"},
@@ -124,6 +126,7 @@ func TestNoPTYGetsBoard(t *testing.T) {
 // Twenty sessions each render, and each follows a change on disk: the new
 // plan's slug is on every screen within 2 s.
 func TestTwentySessionsFollow(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	alice := newKey(t, "", "alice@laptop")
 	s := startServer(t, dir, []key{alice}, nil)
@@ -154,6 +157,7 @@ func TestTwentySessionsFollow(t *testing.T) {
 
 // A window change reflows the screen to the new width.
 func TestResizeReflows(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	alice := newKey(t, "", "alice@laptop")
 	s := startServer(t, dir, []key{alice}, nil)

@@ -15,6 +15,7 @@ import (
 // web, read-only. carol (operator on web only) sees web alone, in the
 // cockpit and in the board without a terminal.
 func TestSeveralProjectsRolePerKey(t *testing.T) {
+	t.Parallel()
 	api := fwtest.NewTree(t, fwtest.Plan{Rel: "drafts/api-idea.md", Fields: "Value: high; Preferred models: mid"})
 	web := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/web-crash.md", Fields: "Priority: P1; Preferred models: mid"})
 	bob := newKey(t, `projects="api"`, "bob@desk")

@@ -14,6 +14,7 @@ import (
 // claimed for longer than the project's stuck_after with no commit on its
 // branch.
 func TestServedSessionSeesStuckPlans(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "in-progress/slow.md"})
 	now := time.Now()
 	gitAt(t, dir, now, "init", "-q", "-b", "main")
