@@ -18,7 +18,7 @@ const memTempEnv = "FLEETWATCH_TEST_TEMP"
 const memTempRoot = "/dev/shm"
 
 // memTempPrefix names the folders MemTemp makes there.
-const memTempPrefix = "fleetwatch-test-"
+const memTempPrefix = "fwtest-" // short: screens under test show paths in it
 
 // MemTemp, called first in a TestMain, points the test binary's
 // temporary folder (TMPDIR: t.TempDir, os.MkdirTemp and every child
