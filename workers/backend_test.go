@@ -247,6 +247,7 @@ func TestBackendFailingSetup(t *testing.T) {
 // A setup that outlives its timeout is killed with its whole group; one
 // that leaves a daemon behind is done when it exits.
 func TestBackendSetupTimeoutAndDaemons(t *testing.T) {
+	t.Parallel() // two waits of its own: the kill after 300 ms, the daemon's output (2 s)
 	dir, wt := ensured(t, "w", "x")
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	s := config.Worktree{Line: 1, Timeout: 300 * time.Millisecond, Setup: [][]string{sh("sleep 60 & echo $! > " + pidfile + "; wait")}}
