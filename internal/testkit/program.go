@@ -26,8 +26,8 @@ import (
 // and links nothing; go build's own check (the binary's build ID against
 // today's sources, flags and toolchain) decides, not this code. A lock
 // file serialises builds into that place across test binaries, and the
-// caller gets a hard link (a copy across file systems): a later rebuild
-// replaces the cached file by a new one, never the caller's.
+// caller gets a hard link (a copy across file systems) made under it: go
+// build replaces the cached file by a new one, never the caller's.
 func BuildProgram(pkg, name string) (string, error) {
 	if name == "" {
 		name = filepath.Base(pkg)
@@ -38,11 +38,7 @@ func BuildProgram(pkg, name string) (string, error) {
 	}
 	builtDirs.Store(out, true)
 	bin := filepath.Join(out, name)
-	cached, err := buildCached(pkg)
-	if err == nil {
-		err = linkOrCopy(cached, bin)
-	}
-	if err != nil {
+	if err := buildCached(pkg, bin); err != nil {
 		os.RemoveAll(out)
 		return "", err
 	}
@@ -62,31 +58,33 @@ func RemovePrograms() {
 	})
 }
 
-// buildCached is go build of pkg into its place in the cache, under the
-// place's lock; with no cache folder (no $HOME), into a folder of its own.
-func buildCached(pkg string) (string, error) {
+// buildCached is go build of pkg into its place in the cache and a link
+// of it at dst, both under the place's lock (another test binary's build
+// may replace the file next, and go build may write it in place); with
+// no cache folder (no $HOME), in a folder of its own.
+func buildCached(pkg, dst string) error {
 	dir, err := programCacheDir(pkg)
 	if err != nil {
 		if dir, err = os.MkdirTemp("", "fleetwatch-prog-build-"); err != nil {
-			return "", err
+			return err
 		}
-		defer os.RemoveAll(dir) // linked or copied out before it goes
+		defer os.RemoveAll(dir)
 	}
 	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("locking %s: %v", lock.Name(), err)
+		return fmt.Errorf("locking %s: %v", lock.Name(), err)
 	}
 	bin := filepath.Join(dir, filepath.Base(pkg))
 	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 	}
 	now := time.Now()
 	os.Chtimes(dir, now, now) // in use: pruneProgramCache keeps it
-	return bin, nil
+	return linkOrCopy(bin, dst)
 }
 
 // programCacheDir is the place pkg is built into: one per module folder
