@@ -14,6 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 // demoNow is the moment the test demos show.
@@ -375,5 +376,26 @@ func TestDemoWorkers(t *testing.T) {
 	}
 	if st := gitOut(t, tr.Project, "status", "--porcelain"); st != "" {
 		t.Errorf("the demo's own files should be ignored by git:\n%s", st)
+	}
+}
+
+// TestDemoSpendsTodayAfterMidnight: a demo opened just after midnight
+// still has the day's spend its header and Fleet pane show.
+func TestDemoSpendsTodayAfterMidnight(t *testing.T) {
+	for _, now := range []time.Time{
+		time.Date(2026, 3, 4, 0, 10, 0, 0, time.Local),
+		time.Date(2026, 3, 4, 23, 50, 0, 0, time.Local),
+	} {
+		project, err := Create(filepath.Join(t.TempDir(), "jotter"), now, []string{"/bin/true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spent, err := ledger.ReadToday(project, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spent.FleetDay.USD < 4 {
+			t.Errorf("at %s the demo spent $%.2f today; want the last day's runs ($4.46)", now.Format("15:04"), spent.FleetDay.USD)
+		}
 	}
 }

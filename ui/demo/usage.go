@@ -34,10 +34,21 @@ func (b *builder) usage() {
 	endpoints := map[string][2]string{ // tier, model
 		"box-mid": {"mid", "sonnet"}, "cloud-reasoner": {"reasoner", "opus"}, "laptop-small": {"small", "qwen3-8b"},
 	}
+	// The last day's runs are drawn into today however early it is, so the
+	// header and the Fleet pane have a day's spend to show after midnight too.
+	y, mo, d := b.now.Date()
+	sinceMidnight := b.now.Sub(time.Date(y, mo, d, 0, 0, 0, 0, b.now.Location()))
+	intoToday := func(ago time.Duration, runStart time.Duration) time.Duration {
+		if runStart >= day || sinceMidnight >= day {
+			return ago
+		}
+		return time.Duration(float64(ago) * float64(sinceMidnight) / float64(day))
+	}
 	for i, r := range runs {
 		if b.err != nil {
 			return
 		}
+		r.start, r.took = intoToday(r.start, r.start), intoToday(r.took, r.start)
 		ep := endpoints[r.endpoint]
 		exit := 0
 		if r.agent == "small-2" {
