@@ -15,6 +15,7 @@ import (
 // stop asked there stops the worker on host-b, which hands its plan back;
 // host-a's worker, killed, goes stale then dead on the reader's clock.
 func TestFleetAcrossMachines(t *testing.T) {
+	t.Parallel()
 	f := remotetest.NewFleet(t, remotetest.Plans(3)...)
 	a, b, c := f.Clone(t, f.Bare), f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 	remotetest.NeedBackend(t, a)
