@@ -263,8 +263,11 @@ func fleet(t *testing.T) (bare, a, b string) {
 // TestFencedGitHolderNeverPushes is the scenario over the git backend,
 // with agents committing straight onto the branch and contained ones.
 func TestFencedGitHolderNeverPushes(t *testing.T) {
+	t.Parallel()
 	for _, contained := range []bool{false, true} {
 		t.Run(fmt.Sprintf("contained=%v", contained), func(t *testing.T) {
+			// Both wait on leases' clocks, not the CPU.
+			t.Parallel()
 			bare, a, b := fleet(t)
 			remotetest.NeedBackend(t, a)
 			fencedHolder(t, bare, a, b, contained)

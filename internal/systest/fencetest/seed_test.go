@@ -31,12 +31,14 @@ func gitT(t *testing.T, dir string, args ...string) string {
 // Once with the branch not checked out, once checked out in the agent's
 // own worktree.
 func TestNewHolderStartsFromTheRemotesBranch(t *testing.T) {
+	t.Parallel()
 	for _, checkedOut := range []bool{false, true} {
 		name := "branch"
 		if checkedOut {
 			name = "own-worktree"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			bare, a, b := fleet(t)
 			remotetest.NeedBackend(t, a)
 			// Another machine pushed the plan's branch.
