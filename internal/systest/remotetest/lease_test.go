@@ -65,6 +65,7 @@ func (f *Fleet) backdate(t testing.TB, slug string, shift time.Duration) {
 // over before this machine has seen it unchanged for TTL plus grace: exit
 // 1, saying how long it has seen it of how long it needs.
 func TestSkewedClockCannotTakeALiveLease(t *testing.T) {
+	t.Parallel()
 	f := NewFleet(t, Plans(1)...)
 	a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 	NeedBackend(t, a)
@@ -90,6 +91,7 @@ func TestSkewedClockCannotTakeALiveLease(t *testing.T) {
 // claim of it is exit 1 naming the lock; check reports it until the lock
 // is gone and the plan claimed.
 func TestLeftoverLockSkipsOnePlan(t *testing.T) {
+	t.Parallel()
 	f := NewFleet(t, Plans(3)...)
 	a := f.Clone(t, f.Bare)
 	NeedBackend(t, a)
@@ -130,12 +132,14 @@ func TestLeftoverLockSkipsOnePlan(t *testing.T) {
 // the remote, --list and the next claim agree on whether the claim landed,
 // and the plan is never held twice.
 func TestKilledMidPush(t *testing.T) {
+	t.Parallel()
 	for _, whole := range []bool{false, true} {
 		name := "client"
 		if whole {
 			name = "group"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			f := NewFleet(t, Plans(1)...)
 			a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 			NeedBackend(t, a)

@@ -13,6 +13,7 @@ import (
 // TestRecoverersRace: two clones that have both watched one expired lease
 // for its TTL plus grace race to take it over; exactly one wins.
 func TestRecoverersRace(t *testing.T) {
+	t.Parallel()
 	f := NewFleet(t, Plans(1)...)
 	a, b, c := f.Clone(t, f.Bare), f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 	NeedBackend(t, a)

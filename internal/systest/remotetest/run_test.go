@@ -12,6 +12,7 @@ import (
 // the plan ends in review-needed on the remote's main, its lease ref is
 // gone, and the agent's commit is on the remote's feature/<slug>.
 func TestRunThroughGit(t *testing.T) {
+	t.Parallel()
 	f := NewFleet(t, Plans(1)...)
 	a := f.Clone(t, f.Bare)
 	NeedBackend(t, a)
@@ -43,6 +44,7 @@ func TestRunThroughGit(t *testing.T) {
 // blocked/ on the remote's main with the agent's reason, its lease ref is
 // gone in the same push, and the driver reports the park, not a lost lease.
 func TestAgentParksThroughGit(t *testing.T) {
+	t.Parallel()
 	f := NewFleet(t, Plans(1)...)
 	a := f.Clone(t, f.Bare)
 	NeedBackend(t, a)
@@ -71,6 +73,7 @@ func TestAgentParksThroughGit(t *testing.T) {
 // commit parks its plan in blocked/ on the remote's main, with the reason,
 // in the same push that drops its lease.
 func TestRunWithoutACommitIsParkedOnGit(t *testing.T) {
+	t.Parallel()
 	f := NewFleet(t, Plans(1)...)
 	a := f.Clone(t, f.Bare)
 	NeedBackend(t, a)

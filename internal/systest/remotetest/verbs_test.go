@@ -12,6 +12,7 @@ import (
 // host and says how old the view is; --heartbeat and --release work for the
 // holder only; --park moves the plan on the remote's main.
 func TestVerbsThroughGit(t *testing.T) {
+	t.Parallel()
 	f := NewFleet(t, Plans(2)...)
 	a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 	NeedBackend(t, a)
