@@ -50,9 +50,13 @@ func TestSquattedClaimDelaysButNeverSilences(t *testing.T) {
 	// the watchers' looks on top.
 	fwtest.WaitFor(t, "both notices, the squatted one too", 20*time.Second, func() bool { return len(h.ids()) >= 2 })
 	took := time.Since(began)
-	// Longer than a wait for a confirmation: a machine that would post
-	// again has done so by now.
-	time.Sleep(7 * time.Second)
+	// Each machine logs one outcome per notice once it has settled it
+	// (posted, or seen it confirmed from elsewhere): a machine that would
+	// post again has done so by the time all four are logged.
+	fwtest.WaitFor(t, "both machines to settle both notices", 20*time.Second, func() bool {
+		sent, elsewhere := outcomes(t, dirs)
+		return sent+elsewhere >= 4
+	})
 	got := h.ids()
 	slices.Sort(got)
 	if want := []string{"review:review-needed/a.md", "review:review-needed/b.md"}; !slices.Equal(got, want) {
@@ -62,16 +66,30 @@ func TestSquattedClaimDelaysButNeverSilences(t *testing.T) {
 	for _, w := range ws {
 		w.stop()
 	}
+	if sent, elsewhere := outcomes(t, dirs); sent != 2 || elsewhere != 2 {
+		t.Errorf("the two machines' logs say %d sent and %d sent elsewhere, want 2 and 2:\n%s", sent, elsewhere, notifyLogs(t, dirs))
+	}
+	if refs := testkit.Git(t, f.Bare, "for-each-ref", "--format=%(refname)", "refs/fleetwatch/notices-sent/"); len(strings.Fields(refs)) != 2 {
+		t.Errorf("confirmations on the remote:\n%s", refs)
+	}
+}
+
+// notifyLogs is the machines' `notify log`s, one after the other.
+func notifyLogs(t *testing.T, dirs []string) string {
+	t.Helper()
 	var logs string
 	for _, dir := range dirs {
 		r := fwtest.RunEnv(t, dir, env(t), "notify", "log")
 		fwtest.Want(t, r, fwtest.ExitOK)
 		logs += r.Stdout
 	}
-	if sent, elsewhere := strings.Count(logs, "→ sent ("), strings.Count(logs, "→ elsewhere: sent from another machine"); sent != 2 || elsewhere != 2 {
-		t.Errorf("the two machines' logs say %d sent and %d sent elsewhere, want 2 and 2:\n%s", sent, elsewhere, logs)
-	}
-	if refs := testkit.Git(t, f.Bare, "for-each-ref", "--format=%(refname)", "refs/fleetwatch/notices-sent/"); len(strings.Fields(refs)) != 2 {
-		t.Errorf("confirmations on the remote:\n%s", refs)
-	}
+	return logs
+}
+
+// outcomes counts the notices the machines' logs say were sent, and sent
+// from another machine.
+func outcomes(t *testing.T, dirs []string) (sent, elsewhere int) {
+	t.Helper()
+	logs := notifyLogs(t, dirs)
+	return strings.Count(logs, "→ sent ("), strings.Count(logs, "→ elsewhere: sent from another machine")
 }
