@@ -10,18 +10,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
 // Default makes n the default of -test.parallel: `go test -parallel` (or
 // -test.parallel on the binary) still decides when given. Call it first
-// in TestMain. A child the test binary starts as fleetwatch is left alone:
-// its arguments are fleetwatch's.
+// in TestMain. It parses nothing, so a test binary started as another
+// program (fwtest's fleetwatch) is not disturbed by its arguments.
 func Default(n int) {
-	if os.Getenv(fwtest.AsFleetwatch) == "1" {
-		return
-	}
 	for _, a := range os.Args[1:] {
 		if a == "--" {
 			break

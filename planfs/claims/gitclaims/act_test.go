@@ -19,6 +19,7 @@ func remoteTip(t *testing.T, bare string) string { return gitIn(t, bare, "rev-pa
 // (renewed) is refused as a whole, the branch untouched; with the lease
 // as it is, the plan moves and its lease ref goes in the same push.
 func TestMoveHeldIsOneAtomicPush(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bare := remoteWith(t, readyPlans(2))
 	a, _ := cloneOf(t, bare)
@@ -54,6 +55,7 @@ func TestMoveHeldIsOneAtomicPush(t *testing.T) {
 // no lease behind; a park decided on a view read before a worker claimed
 // the plan is refused and leaves the worker's claim and the plan alone.
 func TestActParksAFreePlanUnderItsOwnClaim(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bare := remoteWith(t, readyPlans(2))
 	a, _ := cloneOf(t, bare)
@@ -95,6 +97,7 @@ func TestActParksAFreePlanUnderItsOwnClaim(t *testing.T) {
 // TestLeaseRefProblemAgreesWithGit: the model's rule says no exactly where
 // git check-ref-format does.
 func TestLeaseRefProblemAgreesWithGit(t *testing.T) {
+	t.Parallel()
 	for _, slug := range []string{"a b", "q?x", "tilde~1", "x..y", "a^b", "a:b", "a*b", "a[b", `a\b`, "x.lock", ".x", "x.", "a@{b", "a\x7fb",
 		"ok", "-x", "@", "a.b", "UPPER", "x.locks", "a{b}", "a@b", "ünï"} {
 		err := exec.Command("git", "check-ref-format", LeaseRefs+slug).Run()
@@ -109,6 +112,7 @@ func TestLeaseRefProblemAgreesWithGit(t *testing.T) {
 // completion is one: the plan it reopened is refused with the reason and a
 // warning, until the rewind is accepted.
 func TestRewindRefusesReopenedPlans(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bare := remoteWith(t, readyPlans(2))
 	a, dir := cloneOf(t, bare)

@@ -9,6 +9,7 @@ import (
 // An endpoint's record written on one clone is read on another, replaced,
 // and removed; a record too big is refused.
 func TestEndpointRecordsTravel(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(1))
 	a, _ := cloneOf(t, bare)
 	b, _ := cloneOf(t, bare)

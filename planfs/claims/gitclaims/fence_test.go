@@ -45,6 +45,7 @@ func remoteRef(t *testing.T, bare, ref string) string {
 // ErrBranchMoved and neither ref moves either; the new holder pushes on
 // from the branch as it found it. By path and through git daemon.
 func TestPushBranchFencedByLease(t *testing.T) {
+	t.Parallel()
 	for _, via := range []string{"path", "daemon"} {
 		t.Run(via, func(t *testing.T) {
 			bare := remoteWith(t, readyPlans(1))
@@ -119,6 +120,7 @@ func TestPushBranchFencedByLease(t *testing.T) {
 // so the client's own lease check passes and only the remote's atomic
 // transaction can refuse: ErrLost, and the branch does not move.
 func TestPushBranchServerSideFence(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(1))
 	a, adir := cloneOf(t, bare)
 	const branch = "refs/heads/feature/p000"

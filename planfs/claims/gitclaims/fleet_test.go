@@ -25,6 +25,7 @@ func record(host, agent, run string) claims.WorkerRecord {
 }
 
 func TestWorkerRefsAreSafeAndDistinct(t *testing.T) {
+	t.Parallel()
 	seen := map[string]string{}
 	for _, n := range [][2]string{{"gpu-box.lan", "w 1"}, {"gpu-box_lan", "w_1"}, {"a/b", "c"}, {"a", "b/c"}, {"..", ".lock"}, {"", "x"}} {
 		ref := WorkerRef(n[0], n[1])
@@ -52,6 +53,8 @@ func TestWorkerRefsAreSafeAndDistinct(t *testing.T) {
 // that stops publishing goes stale then dead on the reader's clock, and a
 // stop request from one machine reaches another's next publish.
 func TestFleetAcrossClones(t *testing.T) {
+	// Not parallel: each look must come within its worker's 2.6 s stale
+	// window, which the other tests' git processes could make it miss.
 	url := remoteWith(t, readyPlans(2))
 	ctx := context.Background()
 	var pubs []*Backend
@@ -149,6 +152,7 @@ func TestFleetAcrossClones(t *testing.T) {
 // with escape sequences and a huge note reads back safe and short, and
 // one under another worker's ref is a problem, not that worker.
 func TestWorkerRecordFromElsewhereIsBounded(t *testing.T) {
+	t.Parallel()
 	url := remoteWith(t, readyPlans(1))
 	ctx := context.Background()
 	b, _ := cloneOf(t, url)
@@ -181,6 +185,7 @@ func TestWorkerRecordFromElsewhereIsBounded(t *testing.T) {
 // machine has seen unchanged for a day (here, a seen clock set back),
 // readable or not, and leaves the others and its own.
 func TestPruneDayOldRecords(t *testing.T) {
+	t.Parallel()
 	url := remoteWith(t, readyPlans(1))
 	ctx := context.Background()
 	old, _ := cloneOf(t, url)
@@ -238,6 +243,7 @@ func TestPruneDayOldRecords(t *testing.T) {
 // worker on another clone publishes, and not while nothing moves; it
 // ends with its context.
 func TestFleetChangesHearsAPublish(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(1))
 	pub, _ := cloneOf(t, bare)
 	reader, _ := cloneOf(t, bare)
@@ -268,6 +274,7 @@ func TestFleetChangesHearsAPublish(t *testing.T) {
 // writes, and a worker.json too large to read are each a problem row, and
 // the genuine record beside them stays as it was.
 func TestForgedWorkerRecordsAreProblems(t *testing.T) {
+	t.Parallel()
 	url := remoteWith(t, readyPlans(1))
 	ctx := context.Background()
 	pub, _ := cloneOf(t, url)
@@ -323,6 +330,7 @@ func TestForgedWorkerRecordsAreProblems(t *testing.T) {
 // worker's record changes its ref but not its heartbeat, so a reader
 // still sees it dead.
 func TestStopRequestIsNoHeartbeat(t *testing.T) {
+	t.Parallel()
 	url := remoteWith(t, readyPlans(1))
 	ctx := context.Background()
 	pub, _ := cloneOf(t, url)

@@ -14,6 +14,7 @@ import (
 var ctx = context.Background()
 
 func TestClaimRenewCompleteRoundTrip(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(3))
 	a, _ := cloneOf(t, bare)
 	v := view(t, a)
@@ -62,6 +63,7 @@ func TestClaimRenewCompleteRoundTrip(t *testing.T) {
 // branch by another clone (it reads the branch again); a backend new to a
 // clone whose fetched branch is the remote's reads its lanes locally.
 func TestGlanceSeesNewLeasesAndMovedPlans(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(3))
 	a, dir := cloneOf(t, bare)
 	b, _ := cloneOf(t, bare)
@@ -103,6 +105,7 @@ func TestGlanceSeesNewLeasesAndMovedPlans(t *testing.T) {
 // A move records who made it and why in its commit on the integration
 // branch, where every machine reads it.
 func TestMovePlanRecordsTheReason(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(2))
 	a, _ := cloneOf(t, bare)
 	dst, err := a.MovePlan(ctx, "features/p001.md", model.Blocked, "operator", "waits on the vendor's API key")

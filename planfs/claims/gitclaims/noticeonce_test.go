@@ -17,6 +17,7 @@ import (
 // notice keys each get a disjoint share, one claim per key in all; a key
 // claimed is taken for every later claim; a bad key is refused.
 func TestNoticeClaimedOnceAcrossClones(t *testing.T) {
+	t.Parallel()
 	url := remoteWith(t, readyPlans(1))
 	ctx := context.Background()
 	const clones = 6
@@ -63,6 +64,7 @@ func TestNoticeClaimedOnceAcrossClones(t *testing.T) {
 // refs older than claims.NoticeKeep, so the key can be claimed again;
 // newer ones stay.
 func TestOldNoticeRefsArePruned(t *testing.T) {
+	t.Parallel()
 	url := remoteWith(t, readyPlans(1))
 	ctx := context.Background()
 	a, dir := cloneOf(t, url)
@@ -96,6 +98,7 @@ func TestOldNoticeRefsArePruned(t *testing.T) {
 // taken over by naming it, by one racer; a confirmed claim reads as sent;
 // a confirmation already there is left as it is.
 func TestSquattedNoticeIsTakenOverOnce(t *testing.T) {
+	t.Parallel()
 	url := remoteWith(t, readyPlans(1))
 	ctx := context.Background()
 	squatter, _ := cloneOf(t, url)

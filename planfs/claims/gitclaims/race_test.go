@@ -81,6 +81,7 @@ func race(t testing.TB, backends []*Backend) map[string][]string {
 }
 
 func TestEightClonesRaceAndEachPlanIsClaimedOnce(t *testing.T) {
+	t.Parallel()
 	const plans = 24
 	for _, over := range []string{"path", "git daemon"} {
 		t.Run(over, func(t *testing.T) {
@@ -103,6 +104,7 @@ func TestEightClonesRaceAndEachPlanIsClaimedOnce(t *testing.T) {
 }
 
 func TestRacingTakeoversOneWins(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(1))
 	holder, _ := cloneOf(t, bare)
 	if _, err := holder.Claim(ctx, view(t, holder), "features/p000.md", claims.Holder{AgentID: "gone"}, time.Second); err != nil {
@@ -155,6 +157,7 @@ func TestRacingTakeoversOneWins(t *testing.T) {
 // past on the observer's clock: the observer still waits out TTL + grace
 // on its own clock.
 func TestSkewedClockCannotTakeALiveLease(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(1))
 	holder, _ := cloneOf(t, bare)
 	v := view(t, holder)
@@ -181,6 +184,7 @@ func TestSkewedClockCannotTakeALiveLease(t *testing.T) {
 }
 
 func TestLeftoverLockIsReportedAndUnreachableRemoteToo(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(2))
 	a, dir := cloneOf(t, bare)
 	v := view(t, a)
@@ -204,6 +208,7 @@ func TestLeftoverLockIsReportedAndUnreachableRemoteToo(t *testing.T) {
 }
 
 func TestRemoteRefusingTheNamespaceIsReported(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(1))
 	hook := filepath.Join(bare, "hooks", "pre-receive")
 	os.WriteFile(hook, []byte("#!/bin/sh\necho 'no custom refs here' >&2\nexit 1\n"), 0o755)
@@ -215,6 +220,7 @@ func TestRemoteRefusingTheNamespaceIsReported(t *testing.T) {
 }
 
 func TestCompleteRebuildsOnAMovedBranch(t *testing.T) {
+	t.Parallel()
 	bare := remoteWith(t, readyPlans(2))
 	a, _ := cloneOf(t, bare)
 	held, err := a.Claim(ctx, view(t, a), "features/p000.md", claims.Holder{AgentID: "a"}, time.Minute)
