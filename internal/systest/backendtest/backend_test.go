@@ -50,6 +50,7 @@ func settings(pg postgres, teardownDB string) string {
 // remove drops the database; a teardown that fails keeps the worktree; a
 // setup that fails gives the plan back saying why.
 func TestEachWorkerHasItsOwnDatabase(t *testing.T) {
+	t.Parallel()
 	pg := startPostgres(t)
 	dir := fwtest.GitProject(t,
 		fwtest.Plan{Rel: "features/a.md"}, fwtest.Plan{Rel: "features/b.md"},

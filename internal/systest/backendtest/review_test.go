@@ -15,6 +15,7 @@ import (
 // reviewer's worker backend): set up before the reviewer runs, its ports in
 // the reviewer's environment, torn down and its ports given back after.
 func TestPeerReviewGetsItsOwnBackend(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.GitProject(t)
 	log := filepath.Join(t.TempDir(), "backend.log")
 	os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("integration: dev\nworktree:\n  ports: 2\n  env:\n    APP_DB: \"db_{agent_id}\"\n"+

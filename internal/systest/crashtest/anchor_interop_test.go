@@ -16,6 +16,7 @@ import (
 // Python workers that follow anchor's claim protocol on one tree: every plan
 // is claimed exactly once across both tools, and none is lost.
 func TestRaceWithAnchorWorkers(t *testing.T) {
+	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 is not installed; .ci/run installs it")

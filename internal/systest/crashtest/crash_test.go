@@ -16,6 +16,7 @@ import (
 // with unchanged content, and none is stuck: each is claimable, or held by a
 // lease, or where the interrupted verb was taking it.
 func TestCrashAtEveryStep(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		step string
 		// setup runs first, without a failpoint; args is the verb killed.

@@ -20,10 +20,14 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/overlap"
 	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
-func TestMain(m *testing.M) { fwtest.Main(m, cli.Main) }
+func TestMain(m *testing.M) {
+	overlap.Default(4)
+	fwtest.Main(m, cli.Main)
+}
 
 // hook is a webhook receiver on loopback: every body, and the answers it
 // gives (then 200).

@@ -36,6 +36,7 @@ func commits(t *testing.T, f *remotetest.Fleet) int {
 // drop its lease in one commit; release drops the lease and leaves the
 // plan; promote moves a draft. The operator's clone is never touched.
 func TestOperatorVerbsThroughGit(t *testing.T) {
+	t.Parallel()
 	f := remotetest.NewFleet(t, append(remotetest.Plans(4), fwtest.Plan{Rel: "drafts/d1.md"})...)
 	a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 	remotetest.NeedBackend(t, a)
@@ -104,6 +105,7 @@ func TestOperatorVerbsThroughGit(t *testing.T) {
 // than fleetwatch.yaml's is refused in one line, exit 2; --claims local,
 // said on purpose, is warned about on stderr and works on the lease files.
 func TestClaimsFlagAgainstTheProject(t *testing.T) {
+	t.Parallel()
 	f := remotetest.NewFleet(t, remotetest.Plans(2)...)
 	a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 	remotetest.NeedBackend(t, a)
@@ -140,6 +142,7 @@ func TestClaimsFlagAgainstTheProject(t *testing.T) {
 // (fleetwatch park). No parked plan ends in blocked/ with a lease, and
 // every lease is on a plan in a ready lane.
 func TestParkRacesBarePicks(t *testing.T) {
+	t.Parallel()
 	f := remotetest.NewFleet(t, remotetest.Plans(15)...)
 	url := f.Daemon(t)
 	clones := make([]string, 5)
@@ -228,6 +231,7 @@ func TestParkRacesBarePicks(t *testing.T) {
 // skipped with the reason by --list and reported by check; a bare claim
 // claims the good plans; a named claim of one says why, exit 2.
 func TestOddNamesThroughGit(t *testing.T) {
+	t.Parallel()
 	odd := []string{"a b", "q?x", "tilde~1", "x..y"}
 	var ps []fwtest.Plan
 	for _, s := range odd {
@@ -275,6 +279,7 @@ func TestOddNamesThroughGit(t *testing.T) {
 // log, check), and the plan it put back in bugs/ is not claimed, though it
 // is the first pick, until the operator accepts the rewind.
 func TestRewindKeepsCompletedPlansClosed(t *testing.T) {
+	t.Parallel()
 	f := remotetest.NewFleet(t, remotetest.Plans(3)...)
 	a := f.Clone(t, f.Bare)
 	remotetest.NeedBackend(t, a)

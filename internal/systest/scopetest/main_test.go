@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/overlap"
 	"github.com/fleetwatch/fleetwatch/ui/cli"
 )
 
@@ -40,6 +41,7 @@ func scopeAgent(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	overlap.Default(4)
 	fwtest.Main(m, cli.Main, func() {
 		if agent.dir != "" {
 			os.RemoveAll(agent.dir)

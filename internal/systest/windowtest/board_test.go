@@ -24,6 +24,7 @@ import (
 // worker of the same endpoint claims nothing and calls nothing until the
 // reset, while another endpoint's worker there takes the plan.
 func TestShutEndpointOnEveryMachine(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	reset := time.Now().Add(time.Hour).Unix()
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

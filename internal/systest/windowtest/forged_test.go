@@ -29,6 +29,7 @@ raise SystemExit(1)
 // a task failure, and the endpoint stays open (before, the tool's word
 // alone disabled it until a person cleared it).
 func TestForgedTroubleIsTheTasks(t *testing.T) {
+	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
 	api := fwtest.ScriptedAPI(t, modelapi.Step{Text: "## Result\nnothing"})
 	bin := t.TempDir()

@@ -23,6 +23,7 @@ func commitStep(name string) modelapi.Step {
 // one is shut until the window's reset, so a second run on it claims
 // nothing and its API hears nothing; after the reset it works again.
 func TestUsageWindowHandsThePlanOn(t *testing.T) {
+	t.Parallel()
 	fwtest.NeedLandlock(t, 4)
 	claude := fwtest.RealAgent(t, "claude")
 	reset := time.Now().Add(20 * time.Second).Truncate(time.Second)
