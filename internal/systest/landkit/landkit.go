@@ -7,11 +7,15 @@ package landkit
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
@@ -52,27 +56,35 @@ func Write(t *testing.T, dir, rel, content string) {
 
 // Feature puts slug's plan in review-needed/ and commits files on
 // Feature/<slug> from dev (or on top of the branch when it exists); it
-// returns the new tip.
+// returns the new tip. The commit is made by one git fast-import, as t
+// (the identity testkit.Git commits as), where a worktree would take
+// seven git processes.
 func Feature(t *testing.T, dir, slug string, files map[string]string) string {
 	t.Helper()
 	if !fwtest.Exists(dir, "review-needed/"+slug+".md") {
 		fwtest.WritePlan(t, dir, fwtest.Plan{Rel: "review-needed/" + slug + ".md"}, 0)
 	}
-	wt := filepath.Join(t.TempDir(), "wt")
 	branch := "feature/" + slug
+	from := "refs/heads/dev^0"
 	if HasBranch(t, dir, branch) {
-		testkit.Git(t, dir, "worktree", "add", "-q", wt, branch)
-	} else {
-		testkit.Git(t, dir, "worktree", "add", "-q", "-b", branch, wt, "dev")
+		from = "refs/heads/" + branch + "^0"
 	}
-	for rel, content := range files {
-		Write(t, wt, rel, content)
-		testkit.Git(t, wt, "add", rel)
+	var in bytes.Buffer
+	who := fmt.Sprintf("t <t@example.com> %d +0000", time.Now().Unix())
+	msg := slug + ": change\n"
+	fmt.Fprintf(&in, "commit refs/heads/%s\nmark :1\nauthor %s\ncommitter %s\ndata %d\n%sfrom %s\n", branch, who, who, len(msg), msg, from)
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", rel, len(files[rel]), files[rel])
 	}
-	testkit.Git(t, wt, "commit", "-q", "-m", slug+": change")
-	tip := testkit.Git(t, wt, "rev-parse", "HEAD")
-	testkit.Git(t, dir, "worktree", "remove", "--force", wt)
-	return tip
+	in.WriteString("\nget-mark :1\n")
+	cmd := osexec.Command("git", "-C", dir, "fast-import", "--quiet", "--cat-blob-fd=1")
+	cmd.Stdin = &in
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git fast-import of %s: %v\n%s", branch, err, out)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func HasBranch(t *testing.T, dir, branch string) bool {
