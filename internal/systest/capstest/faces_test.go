@@ -26,6 +26,7 @@ func claudeLease(rel, agent string, ttl float64) map[string]any {
 // expired, the claude worker claims, and its lease records what it
 // runs as.
 func TestFullCapRefusesAndShowsEverywhere(t *testing.T) {
+	t.Parallel()
 	plans := []fwtest.Plan{{Rel: "features/next.md"}, {Rel: "features/other.md"}}
 	for _, n := range []string{"a", "b", "c"} {
 		plans = append(plans, fwtest.Plan{Rel: "in-progress/" + n + ".md"})
@@ -78,6 +79,7 @@ func TestFullCapRefusesAndShowsEverywhere(t *testing.T) {
 // under `fleet: 2` claims two, says why it stopped, and exits 0: the
 // plans it claimed stand.
 func TestMaxPlansStopsAtTheCap(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, remotetest.Plans(5)...)
 	write(t, dir, "fleetwatch.yaml", "limits: {fleet: 2}\n")
 	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w1", "--max-plans", "5")
@@ -108,6 +110,7 @@ func TestMaxPlansStopsAtTheCap(t *testing.T) {
 // TestBadLimitsAreOneLine: a bad limits: value stops work-once with
 // exit 2 and one line naming the file and line.
 func TestBadLimitsAreOneLine(t *testing.T) {
+	t.Parallel()
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "features/a.md"})
 	write(t, dir, "fleetwatch.yaml", "limits:\n  fleet: 3\n  endpoint: {claude: none}\n")
 	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--agent-id", "w1")
@@ -121,6 +124,7 @@ func TestBadLimitsAreOneLine(t *testing.T) {
 // writes the worker's tier, endpoint and provider into its lease ref,
 // and another clone's worker counts it under its caps.
 func TestGitLeaseRecordsWhatItRunsAs(t *testing.T) {
+	t.Parallel()
 	f := remotetest.NewFleet(t, remotetest.Plans(2)...)
 	a, b := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 	remotetest.NeedBackend(t, a)

@@ -25,6 +25,7 @@ const workerRefs = "refs/fleetwatch/workers/"
 // genuine worker runs: host-c's watch status still lists it live, shows
 // 256 of aaa's, and `worker stop wb --host host-b` stops it.
 func TestFloodHidesNoWorker(t *testing.T) {
+	t.Parallel()
 	f := remotetest.NewFleet(t, remotetest.Plans(1)...)
 	b, c := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 	remotetest.NeedBackend(t, b)
@@ -124,6 +125,7 @@ func flood(t *testing.T, bare string, stream []byte, refs map[string]int) {
 // (115 days), seen unchanged for four hours (more than 10× the reader's
 // own 15-minute TTL), reads dead on host-c, not live.
 func TestOwnPaceIsBounded(t *testing.T) {
+	t.Parallel()
 	f := remotetest.NewFleet(t, remotetest.Plans(1)...)
 	c, forger := f.Clone(t, f.Bare), f.Clone(t, f.Bare)
 	remotetest.NeedBackend(t, c)
