@@ -63,9 +63,8 @@ func NewFleet(t testing.TB, ps ...fwtest.Plan) *Fleet {
 func (f *Fleet) Clone(t testing.TB, url string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
-	testkit.Git(t, filepath.Dir(dir), "clone", "-q", url, dir)
-	testkit.Git(t, dir, "config", "user.name", "worker")
-	testkit.Git(t, dir, "config", "user.email", "worker@example.com")
+	// One git process: clone -c writes the identity into the clone's config.
+	testkit.Git(t, filepath.Dir(dir), "clone", "-q", "-c", "user.name=worker", "-c", "user.email=worker@example.com", url, dir)
 	if err := os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("claims: {backend: git, remote: origin}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
