@@ -28,7 +28,7 @@ func TestTabNamesShortenRatherThanVanish(t *testing.T) {
 				}
 				// The day's spend stays; the counts give way first, the
 				// alarm (an expired lease) last.
-				if !strings.Contains(head, "["+itoa(i+1)+" ") || !strings.Contains(head, " jotter · $3.25 today") ||
+				if !strings.Contains(head, "["+itoa(i+1)+" ") || !strings.Contains(head, " jotter · $4.46 today") ||
 					(w >= 100 && !strings.Contains(head, "1 expired")) || (w >= 120 && !strings.Contains(head, " · 22 plans · ")) {
 					t.Errorf("pane %d: no bracketed current pane, no spend, no alarm or no plan count:\n%s", i+1, head)
 				}
