@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"sync"
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/model"
@@ -22,7 +21,7 @@ import (
 // token (Held.Lease.Token) and the compare-and-swap value (Held.Version) of
 // the holder: a verb on a lease that changed since is refused with ErrLost.
 type Backend interface {
-	// Name is "git" or "etcd".
+	// Name is its Description's Name.
 	Name() string
 	// View reads the lanes and every lease in one go (git: one fetch).
 	View(ctx context.Context) (*View, error)
@@ -218,7 +217,7 @@ const (
 
 // Config is what opening a backend needs.
 type Config struct {
-	// Backend is "git" or "etcd".
+	// Backend is the Description.Name of the backend to open.
 	Backend string
 	// Project is the project root (a git checkout).
 	Project string
@@ -233,36 +232,6 @@ type Config struct {
 	ProjectID string
 	// Timeout bounds each remote operation; 0 means 30 s.
 	Timeout time.Duration
-}
-
-// Opener opens one kind of backend.
-type Opener func(cfg Config) (Backend, error)
-
-var (
-	openersMu sync.Mutex
-	openers   = map[string]Opener{}
-)
-
-// Register makes a backend kind known to Open; each backend package calls
-// it from init.
-func Register(name string, open Opener) {
-	openersMu.Lock()
-	defer openersMu.Unlock()
-	openers[name] = open
-}
-
-// Open opens cfg.Backend.
-func Open(cfg Config) (Backend, error) {
-	openersMu.Lock()
-	open := openers[cfg.Backend]
-	openersMu.Unlock()
-	if open == nil {
-		if cfg.Backend == "etcd" {
-			return nil, fmt.Errorf("claims backend etcd: %w (build it with `go build -tags etcd`)", ErrNotBuilt)
-		}
-		return nil, fmt.Errorf("claims backend %q: %w", cfg.Backend, ErrNotBuilt)
-	}
-	return open(cfg)
 }
 
 // Overlay returns snap with leases shown as the local engine would show

@@ -1,18 +1,5 @@
 //go:build etcd
 
-// Package etcdclaims keeps claims in etcd: one key per plan,
-// /fleetwatch/<project id>/leases/<slug>, created by a create-only
-// transaction and attached to an etcd lease, so the server expires it; the
-// key's create revision is the fencing token, its mod revision the
-// compare-and-swap value. Lanes are read from the project's git remote
-// (gitclaims.Lanes) or, without one, from the checkout, and plans move on
-// git at completion. Built only with `-tags etcd`: the client grows the
-// binary by several megabytes.
-//
-// The stored value is model.EncodeLease of the holder's lease with Token
-// left empty: the token (the key's create revision) is known only once
-// the put has landed, so every read fills Token from the key itself and the
-// etcd lease id from the key's lease field, and no wrapper is needed.
 package etcdclaims
 
 import (
@@ -35,9 +22,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims"
 )
 
-func init() {
-	claims.Register("etcd", func(cfg claims.Config) (claims.Backend, error) { return Open(cfg) })
-}
+// opener is the description's Open in a build with the etcd tag.
+func opener(cfg claims.Config) (claims.Backend, error) { return Open(cfg) }
 
 const (
 	// defaultTimeout bounds each etcd request when Config.Timeout is 0.
@@ -161,7 +147,7 @@ func smallest(lines string) string {
 }
 
 // Name is "etcd".
-func (b *Backend) Name() string { return "etcd" }
+func (b *Backend) Name() string { return backendName }
 
 // Prefix is the key prefix the leases live under.
 func (b *Backend) Prefix() string { return b.prefix }

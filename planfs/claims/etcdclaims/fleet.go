@@ -160,7 +160,7 @@ func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 		}
 	}
 	if more > 0 {
-		shown = append(shown, claims.Published{WorkerRecord: claims.WorkerRecord{Host: "etcd", AgentID: "…"},
+		shown = append(shown, claims.Published{WorkerRecord: claims.WorkerRecord{Host: backendName, AgentID: "…"},
 			Problem: fmt.Sprintf("%d more worker records under %s, beyond the %d shown (at most %d a host, readable ones first)",
 				more, prefix, claims.MaxWorkers, claims.MaxWorkersPerHost)})
 	}

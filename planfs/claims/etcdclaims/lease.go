@@ -95,7 +95,7 @@ func (b *Backend) create(ctx context.Context, slug, rel string, h claims.Holder,
 	default:
 		rev = resp.Header.Revision
 	}
-	lease.Token, lease.Backend = strconv.FormatInt(rev, 10), "etcd"
+	lease.Token, lease.Backend = strconv.FormatInt(rev, 10), backendName
 	return claims.Held{Slug: slug, Rel: rel, Lease: lease, Version: lease.Token, Renewed: began}, nil
 }
 

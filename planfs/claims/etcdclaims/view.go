@@ -77,13 +77,13 @@ func (b *Backend) remoteOf(slug string, value []byte, keysOnly bool, created, mo
 	switch {
 	case ok && d.rev == modified:
 	case keysOnly:
-		d.lease = model.Lease{AgentID: "(not read)", Token: strconv.FormatInt(created, 10), Backend: "etcd"}
+		d.lease = model.Lease{AgentID: "(not read)", Token: strconv.FormatInt(created, 10), Backend: backendName}
 	default:
 		l, err := model.DecodeLease(value)
 		if err != nil {
 			l = model.Lease{Corrupt: "etcd key: " + err.Error()}
 		}
-		l.Token, l.Backend = strconv.FormatInt(created, 10), "etcd"
+		l.Token, l.Backend = strconv.FormatInt(created, 10), backendName
 		d = decodedLease{rev: modified, lease: l}
 		b.mu.Lock()
 		b.decoded[slug] = d

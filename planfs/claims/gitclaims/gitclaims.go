@@ -16,10 +16,6 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 )
 
-func init() {
-	claims.Register("git", func(cfg claims.Config) (claims.Backend, error) { return Open(cfg) })
-}
-
 // LeaseRefs is the remote namespace of lease refs; it holds nothing else.
 const LeaseRefs = "refs/fleetwatch/leases/"
 
@@ -62,7 +58,7 @@ func NewLanes(cfg claims.Config) (*Lanes, error) {
 	}
 	l := &Lanes{project: project, remote: cfg.Remote, integration: cfg.Integration, blobs: map[string][]byte{}}
 	if l.remote == "" {
-		l.remote = "origin"
+		l.remote = defaultRemote
 	}
 	l.git = runner{dir: project, timeout: cfg.Timeout}
 	if l.git.timeout <= 0 {
@@ -146,7 +142,7 @@ func Open(cfg claims.Config) (*Backend, error) {
 }
 
 // Name is "git".
-func (b *Backend) Name() string { return "git" }
+func (b *Backend) Name() string { return backendName }
 
 // Close has nothing to end: every git command has exited.
 func (b *Backend) Close() error { return nil }

@@ -89,7 +89,7 @@ func (b *Backend) install(ctx context.Context, slug, rel string, lease model.Lea
 
 // installed records lease, now at oid on the remote, and returns it held.
 func (b *Backend) installed(slug, rel string, lease model.Lease, oid string, began time.Time) claims.Held {
-	lease.Backend = "git"
+	lease.Backend = backendName
 	b.mu.Lock()
 	b.leases[oid] = lease
 	b.mu.Unlock()

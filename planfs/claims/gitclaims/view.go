@@ -315,7 +315,7 @@ func decodeLease(data []byte) model.Lease {
 // remoteOf judges one lease by this machine's clock: live until seen
 // unchanged for its TTL plus grace.
 func remoteOf(slug, oid string, l model.Lease, seen time.Duration) claims.Remote {
-	l.Backend = "git"
+	l.Backend = backendName
 	ttl := time.Duration(l.TTL * float64(time.Second))
 	if ttl <= 0 {
 		ttl = claims.DefaultTTL
