@@ -7,44 +7,65 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
-	_ "github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims" // registers the git backend
+	// The backends this fleetwatch knows: each registers its description.
+	_ "github.com/fleetwatch/fleetwatch/planfs/claims/etcdclaims"
+	_ "github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims"
 )
 
 // claimsBackend is the claims backend a verb works through: --claims when
 // given, else fleetwatch.yaml's `claims: {backend: …}`; "local" (the lease
-// files) when neither names another.
+// files) when neither names another. The file's claims: section is checked
+// by its backend's description, at its line, as config checks the rest.
 func claimsBackend(project, flag string) (string, config.Settings, error) {
 	s, err := config.Load(project)
 	if err != nil {
+		return "", s, err
+	}
+	if err := checkClaimsSection(project, s); err != nil {
 		return "", s, err
 	}
 	name := s.Claims.Backend
 	if flag != "" {
 		name = flag
 	}
-	switch name {
-	case "", "local":
-		return "local", s, nil
-	case "git", "etcd":
-		return name, s, nil
+	if name == "" || name == claims.LocalName {
+		return claims.LocalName, s, nil
 	}
-	return "", s, fmt.Errorf("--claims: want local, git or etcd, not %q", flag)
+	if _, ok := claims.Describe(name); !ok {
+		return "", s, fmt.Errorf("--claims: want %s, not %q", orList(claims.Names()), flag)
+	}
+	if err := claims.CheckConfig(claimsConfig(project, s, name)); err != nil {
+		return "", s, fmt.Errorf("--claims %s: %v (set them in %s's claims:)", name, err, config.File)
+	}
+	return name, s, nil
+}
+
+// checkClaimsSection refuses a claims: section its backend's description
+// refuses (or an unknown backend), naming the file and line.
+func checkClaimsSection(project string, s config.Settings) error {
+	if err := claims.CheckConfig(claimsConfig(project, s, s.Claims.Backend)); err != nil {
+		return fmt.Errorf("%s:%d: claims: %v", s.Path, s.Claims.Line, err)
+	}
+	return nil
+}
+
+// claimsConfig is what opening backend name for project needs, from its
+// settings.
+func claimsConfig(project string, s config.Settings, name string) claims.Config {
+	return claims.Config{
+		Backend: name, Project: project, Integration: s.Integration,
+		Remote: s.Claims.Remote, Endpoints: s.Claims.Endpoints, ProjectID: s.Claims.Project,
+	}
 }
 
 // openClaims opens the remote claims backend for project; nil (and no
 // error) when claims are the local lease files.
 func openClaims(project, flag string) (claims.Backend, error) {
 	name, s, err := claimsBackend(project, flag)
-	if err != nil || name == "local" {
+	if err != nil || name == claims.LocalName {
 		return nil, err
 	}
-	if name == "etcd" && len(s.Claims.Endpoints) == 0 {
-		return nil, fmt.Errorf("--claims etcd: no etcd endpoints; set claims: {backend: etcd, endpoints: [http://HOST:2379]} in %s", config.File)
-	}
-	return claims.Open(claims.Config{
-		Backend: name, Project: project, Integration: s.Integration,
-		Remote: s.Claims.Remote, Endpoints: s.Claims.Endpoints, ProjectID: s.Claims.Project,
-	})
+	return claims.Open(claimsConfig(project, s, name))
 }
 
 // actingClaims is claimsBackend for a worker or an operator verb, which
@@ -59,13 +80,13 @@ func actingClaims(project, flag string, stderr io.Writer) (name string, s config
 	}
 	kept := s.Claims.Backend
 	if kept == "" {
-		kept = "local"
+		kept = claims.LocalName
 	}
 	switch {
 	case flag == "":
 		return name, s, config.File + " claims.backend " + name, nil
 	case name == kept:
-	case name == "local":
+	case name == claims.LocalName:
 		say(stderr, "warning: --claims local: %s keeps this project's claims in %s; leases held there are not seen, and this run may take a plan another machine holds", config.File, kept)
 	default:
 		return "", s, "", fmt.Errorf("--claims %s: %s keeps this project's claims in %s; a worker or verb on other claims would take plans the fleet holds (drop --claims, or change %s)", name, config.File, kept, config.File)

@@ -19,6 +19,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
@@ -101,7 +102,7 @@ func diagnose(project, regPath string) []finding {
 		out = append(out, finding{fFail, err.Error()})
 	}
 	out = append(out, sandboxFinding(settings.Sandbox), networkFinding(settings), devicesFinding(settings.Sandbox), userFinding(), cgroupFinding(), sshFinding(), watchFinding())
-	out = append(out, claimsFinding(project, settings.Claims)...)
+	out = append(out, claimsFinding(project, settings)...)
 	return append(out, agentFindings(project, regPath)...)
 }
 
@@ -217,23 +218,24 @@ func watchFinding() finding {
 	return finding{fNone, "watch: neither systemctl nor crontab: run workers by hand or from another scheduler"}
 }
 
-// claimsFinding checks the git remote a git claims backend needs.
-func claimsFinding(project string, c config.Claims) []finding {
-	switch c.Backend {
-	case "", "local":
+// claimsFinding is what the claims backend's description finds on this
+// machine (the git backend: is its remote here).
+func claimsFinding(project string, s config.Settings) []finding {
+	if s.Claims.Backend == "" || s.Claims.Backend == claims.LocalName {
 		return []finding{{fOK, "claims: local lease files (one machine)"}}
-	case "git":
-		remote := c.Remote
-		if remote == "" {
-			remote = "origin"
-		}
-		r, err := gitenv.Run(context.Background(), gitenv.Call{Dir: project, Args: []string{"remote", "get-url", remote}, Timeout: 10 * time.Second})
-		if err != nil {
-			return []finding{{fFail, "claims: backend git, but no remote " + remote + " here (git remote add " + remote + " URL)"}}
-		}
-		return []finding{{fOK, "claims: the lease refs of " + remote + " (" + r.Text() + ")"}}
 	}
-	return []finding{{fOK, "claims: etcd at " + strings.Join(c.Endpoints, ", ") + " (a build with -tags etcd)"}}
+	if err := checkClaimsSection(project, s); err != nil {
+		return []finding{{fFail, err.Error()}}
+	}
+	var out []finding
+	for _, f := range claims.Doctor(context.Background(), claimsConfig(project, s, s.Claims.Backend)) {
+		level := fOK
+		if f.Fail {
+			level = fFail
+		}
+		out = append(out, finding{level, "claims: " + f.Text})
+	}
+	return out
 }
 
 // agentFindings are a line per preset and per endpoint with a command of

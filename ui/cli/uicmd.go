@@ -144,27 +144,10 @@ func haveTerminal() bool {
 // fleetwatch.yaml), named for its header; nil for the lease files.
 func openRemote(project, flag string) (*claims.Opened, error) {
 	name, s, err := claimsBackend(project, flag)
-	if err != nil || name == "local" {
+	if err != nil || name == claims.LocalName {
 		return nil, err
 	}
-	b, err := openClaims(project, flag)
-	if err != nil {
-		return nil, err
-	}
-	where := name
-	switch name {
-	case "git":
-		remote := s.Claims.Remote
-		if remote == "" {
-			remote = "origin"
-		}
-		where += " " + remote
-	case "etcd":
-		if len(s.Claims.Endpoints) > 0 {
-			where += " " + s.Claims.Endpoints[0]
-		}
-	}
-	return &claims.Opened{Backend: b, Where: where}, nil
+	return claims.OpenNamed(claimsConfig(project, s, name))
 }
 
 func openUI(t *planfs.Tree, f *uiFlags, remote *claims.Opened, stderr io.Writer) int {
