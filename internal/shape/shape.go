@@ -71,6 +71,7 @@ func Check(root string) ([]string, error) {
 	if err != nil {
 		return out, err
 	}
+	out = append(out, facesNameNoBackend(root)...)
 	_, breaches := paneFiles(fset, ui)
 	return append(out, breaches...), nil
 }
