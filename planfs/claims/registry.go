@@ -20,6 +20,9 @@ type Description struct {
 	// Name is what claims.backend in fleetwatch.yaml and --claims say,
 	// and what its leases' Backend field shows.
 	Name string
+	// Says what it keeps claims in, for --claims's help ("the
+	// remote's lease refs").
+	Says string
 	// Tag is the build tag the backend needs ("" = every build has it):
 	// a build without it knows the name but cannot open it.
 	Tag string

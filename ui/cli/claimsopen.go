@@ -58,6 +58,23 @@ func claimsConfig(project string, s config.Settings, name string) claims.Config 
 	}
 }
 
+// claimsChoices are the backends --claims takes, each with what it keeps
+// claims in: "local (lease files), git (the remote's lease refs) or …".
+func claimsChoices() string {
+	var out []string
+	for _, name := range claims.Names() {
+		says := "lease files"
+		if d, ok := claims.Describe(name); ok {
+			says = d.Says
+		}
+		if says != "" {
+			name += " (" + says + ")"
+		}
+		out = append(out, name)
+	}
+	return orList(out)
+}
+
 // openClaims opens the remote claims backend for project; nil (and no
 // error) when claims are the local lease files.
 func openClaims(project, flag string) (claims.Backend, error) {

@@ -63,3 +63,12 @@ func TestDoctorClaimsLines(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsFlagHelpNamesEachBackend reads --claims's help from the
+// backends' descriptions.
+func TestClaimsFlagHelpNamesEachBackend(t *testing.T) {
+	want := "where claims are kept: local (lease files), git (the remote's lease refs) or etcd (an etcd cluster's keys) (default:"
+	if !strings.HasPrefix(claimsFlagHelp, want) {
+		t.Errorf("help %q, want it to start %q", claimsFlagHelp, want)
+	}
+}

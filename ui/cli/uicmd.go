@@ -47,8 +47,9 @@ type uiFlags struct {
 	demo     bool // the demo's sample project (ui.Options.Demo)
 }
 
-// claimsFlagHelp is --claims's help on the faces (board, the UI, serve).
-const claimsFlagHelp = "where claims are kept: local (lease files), git (the remote's lease refs) or etcd (default: fleetwatch.yaml's claims:, else local)"
+// claimsFlagHelp is --claims's help on the faces (board, the UI, serve),
+// with the backends as they describe themselves.
+var claimsFlagHelp = "where claims are kept: " + claimsChoices() + " (default: fleetwatch.yaml's claims:, else local)"
 
 func (f *uiFlags) register(fs *pflag.FlagSet) {
 	agentFlag(fs, &f.agent, defaultOperator(), "who the operator acts as in leases and the event log")

@@ -32,6 +32,7 @@ const backendName = "etcd"
 func init() {
 	claims.Register(claims.Description{
 		Name:   backendName,
+		Says:   "an etcd cluster's keys",
 		Tag:    backendName,
 		Open:   opener,
 		Check:  check,

@@ -18,6 +18,7 @@ const defaultRemote = "origin"
 func init() {
 	claims.Register(claims.Description{
 		Name:   backendName,
+		Says:   "the remote's lease refs",
 		Open:   func(cfg claims.Config) (claims.Backend, error) { return Open(cfg) },
 		Where:  func(cfg claims.Config) string { return backendName + " " + remoteName(cfg) },
 		Doctor: doctor,
