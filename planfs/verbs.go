@@ -259,18 +259,9 @@ func (t *Tree) Release(rel string, a Actor) (string, error) {
 // lease lock, so a plan that left in-progress meanwhile is never reported
 // recovered.
 func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
-	if err := t.refuse(rel); err != nil {
-		return nil, err
-	}
-	lane, _, err := SplitRel(rel)
+	lane, err := t.recoverable(rel, ttl)
 	if err != nil {
 		return nil, err
-	}
-	if !model.RuleOf(model.Recover).Takes(lane) {
-		return nil, wrongLane(rel, model.Recover)
-	}
-	if err := ValidTTL(ttl); err != nil {
-		return nil, planErr(rel, err, "%v", err)
 	}
 	unlock, err := t.lockLeases(lockWait)
 	if err != nil {
@@ -281,31 +272,15 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 	if _, err := t.needPlan(rel); err != nil {
 		return nil, err
 	}
-	name := model.Rel(rel).Name()
 	cur := t.ReadLease(rel)
-	now := t.now()
-	live := cur != nil && cur.Active(now)
-	switch {
-	case cur != nil && cur.Corrupt == "" && cur.Awaiting == model.AwaitApproval:
-		// The inbox holds it: only a decision and a resume take it up.
-		return nil, planErr(rel, ErrNotOwner, "awaiting approval in the inbox: approve or reject it")
-	case cur != nil && cur.Corrupt == "" && cur.Awaiting != "":
-		return nil, planErr(rel, ErrNotOwner, "%s: decided in the inbox, its agent's next --run resumes it (or a fit worker's, once it is gone)", cur.AgentID)
-	case cur != nil && cur.Implausible(now) != "":
-		// It cannot expire in time: take it over as if it had.
-	case live && a.holds(cur):
+	renew, err := t.recoverRefusal(rel, lane, cur, a)
+	if renew {
 		return t.renew(rel, a, ttl)
-	case live:
-		return nil, planErr(rel, ErrNotOwner, "owned by %s (lease active)", cur.AgentID)
-	case cur != nil && cur.Corrupt != "" && now-cur.ModTime < unreadableGrace(cur):
-		// anchor writes leases in place: an unreadable young file is likely
-		// one being written.
-		return nil, planErr(rel, ErrClaimed, "lease file is being written; try again in a minute")
-	case cur == nil && lane.Ready():
-		return nil, planErr(rel, ErrNoLease, "no lease to recover")
-	case cur == nil && t.claimInFlight(name):
-		return nil, planErr(rel, ErrClaimed, "being claimed right now; try again in a minute")
 	}
+	if err != nil {
+		return nil, err
+	}
+	name := model.Rel(rel).Name()
 	ev := Event{Event: "recover", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: a.AgentID}
 	if lane.Ready() {
 		if !t.clearLease(rel, cur) {
@@ -314,6 +289,86 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 		t.appendEvent(ev)
 		return nil, nil
 	}
+	return t.takeOver(rel, cur, a, ttl, ev)
+}
+
+// recoverable checks what Recover can tell before taking the lease lock:
+// rel is a plan's path in a lane recover takes, and ttl is valid.
+func (t *Tree) recoverable(rel string, ttl float64) (model.Lane, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
+	lane, _, err := SplitRel(rel)
+	if err != nil {
+		return "", err
+	}
+	if !model.RuleOf(model.Recover).Takes(lane) {
+		return "", wrongLane(rel, model.Recover)
+	}
+	if err := ValidTTL(ttl); err != nil {
+		return "", planErr(rel, err, "%v", err)
+	}
+	return lane, nil
+}
+
+// recoverRefusal says why rel's lease cur may not be recovered now, or
+// that a already holds it live (renew); nil and false let recover go on.
+func (t *Tree) recoverRefusal(rel string, lane model.Lane, cur *model.Lease, a Actor) (renew bool, err error) {
+	if err := inboxHolds(rel, cur); err != nil {
+		return false, err
+	}
+	now := t.now()
+	live := cur != nil && cur.Active(now)
+	switch {
+	case cur != nil && cur.Implausible(now) != "":
+		// It cannot expire in time: take it over as if it had.
+		return false, nil
+	case live && a.holds(cur):
+		return true, nil
+	case live:
+		return false, planErr(rel, ErrNotOwner, "owned by %s (lease active)", cur.AgentID)
+	case cur != nil:
+		return false, youngCorrupt(rel, cur, now)
+	}
+	return false, t.nothingToRecover(rel, lane)
+}
+
+// inboxHolds refuses a readable lease that waits in the inbox: only a
+// decision and a resume take it up.
+func inboxHolds(rel string, cur *model.Lease) error {
+	switch {
+	case cur == nil || cur.Corrupt != "" || cur.Awaiting == "":
+		return nil
+	case cur.Awaiting == model.AwaitApproval:
+		return planErr(rel, ErrNotOwner, "awaiting approval in the inbox: approve or reject it")
+	}
+	return planErr(rel, ErrNotOwner, "%s: decided in the inbox, its agent's next --run resumes it (or a fit worker's, once it is gone)", cur.AgentID)
+}
+
+// youngCorrupt refuses an unreadable lease file that is still young:
+// anchor writes leases in place, so it is likely one being written.
+func youngCorrupt(rel string, cur *model.Lease, now float64) error {
+	if cur.Corrupt != "" && now-cur.ModTime < unreadableGrace(cur) {
+		return planErr(rel, ErrClaimed, "lease file is being written; try again in a minute")
+	}
+	return nil
+}
+
+// nothingToRecover refuses a plan without a lease: a ready plan has
+// nothing to clear, and a plan being claimed right now is the claimer's.
+func (t *Tree) nothingToRecover(rel string, lane model.Lane) error {
+	if lane.Ready() {
+		return planErr(rel, ErrNoLease, "no lease to recover")
+	}
+	if t.claimInFlight(model.Rel(rel).Name()) {
+		return planErr(rel, ErrClaimed, "being claimed right now; try again in a minute")
+	}
+	return nil
+}
+
+// takeOver writes a's new lease over cur (nil when there was none), keeping
+// the plan's origin, and records ev.
+func (t *Tree) takeOver(rel string, cur *model.Lease, a Actor, ttl float64, ev Event) (*model.Lease, error) {
 	origin := ""
 	if cur != nil {
 		origin = cur.Origin
@@ -323,6 +378,7 @@ func (t *Tree) Recover(rel string, a Actor, ttl float64) (*model.Lease, error) {
 		origin = t.eventOrigin(rel)
 	}
 	next := t.newLease(rel, a.AgentID, origin, newToken(), ttl)
+	var err error
 	if cur == nil {
 		err = t.linkLeaseExcl(rel, next) // a claimer's lease appearing now wins
 	} else {
