@@ -218,83 +218,72 @@ func Parse(data []byte) (Settings, error) {
 
 // set reads one top-level key of the file into s.
 func (s *Settings) set(key, val *yaml.Node) error {
-	switch key.Value {
-	case "integration":
-		if val.Kind != yaml.ScalarNode || val.Value == "" {
-			return errorf(val.Line, "integration: want a branch name, like dev")
-		}
-		if why := refname.Problem(val.Value); why != "" {
-			return errorf(val.Line, "integration: git refuses branch name %q (%s)", val.Value, why)
-		}
-		s.Integration = val.Value
-	case "checks":
-		checks, err := parseChecks(val)
-		if err != nil {
-			return err
-		}
-		s.Checks = checks
-	case "queue":
-		if err := parseQueue(val, s); err != nil {
-			return err
-		}
-	case "on_scope_violation":
-		if val.Kind != yaml.ScalarNode || (val.Value != "stop" && val.Value != "warn") {
-			return errorf(val.Line, "on_scope_violation: want stop or warn")
-		}
-		s.OnScopeViolation = val.Value
-	case "worktree":
-		wt, err := parseWorktree(val)
-		if err != nil {
-			return err
-		}
-		s.Worktree = wt
-	case "claims":
-		c, err := parseClaims(val)
-		if err != nil {
-			return err
-		}
-		s.Claims = c
-	case "prices":
-		p, err := parsePrices(val)
-		if err != nil {
-			return err
-		}
-		s.Prices = p
-	case "budgets":
-		b, err := parseBudgets(val)
-		if err != nil {
-			return err
-		}
-		s.Budgets = b
-	case "limits":
-		l, err := parseCaps(val)
-		if err != nil {
-			return err
-		}
-		s.Limits = l
-	case "notify":
-		n, err := parseNotify(val)
-		if err != nil {
-			return err
-		}
-		s.Notify = n
-	case "sandbox":
-		m, err := sandbox.ParseMode(val.Value)
-		if val.Kind != yaml.ScalarNode || val.Value == "" || err != nil {
-			return errorf(val.Line, "sandbox: want auto, require or off")
-		}
-		s.Sandbox = m
-	case "retries":
-		return s.setRetries(val)
-	case "egress":
-		e, err := parseEgress(val)
-		if err != nil {
-			return err
-		}
-		s.Egress = e
-	default:
+	set, ok := settingKeys[key.Value]
+	if !ok {
 		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify, retries, checks_cache)", key.Value)
 	}
+	return set(s, val)
+}
+
+// settingKeys reads each top-level key but checks_cache (setKey's) into
+// Settings.
+var settingKeys = map[string]func(s *Settings, val *yaml.Node) error{
+	"integration":        (*Settings).setIntegration,
+	"checks":             setting(parseChecks, func(s *Settings) *[]Check { return &s.Checks }),
+	"queue":              func(s *Settings, val *yaml.Node) error { return parseQueue(val, s) },
+	"on_scope_violation": (*Settings).setOnScopeViolation,
+	"worktree":           setting(parseWorktree, func(s *Settings) *Worktree { return &s.Worktree }),
+	"claims":             setting(parseClaims, func(s *Settings) *Claims { return &s.Claims }),
+	"prices":             setting(parsePrices, func(s *Settings) *map[string]Price { return &s.Prices }),
+	"budgets":            setting(parseBudgets, func(s *Settings) *Budgets { return &s.Budgets }),
+	"limits":             setting(parseCaps, func(s *Settings) *Limits { return &s.Limits }),
+	"notify":             setting(parseNotify, func(s *Settings) **Notify { return &s.Notify }),
+	"sandbox":            (*Settings).setSandbox,
+	"retries":            (*Settings).setRetries,
+	"egress":             setting(parseEgress, func(s *Settings) *Egress { return &s.Egress }),
+}
+
+// setting reads a key with parse and, only when it parses, stores it in
+// the field of Settings that field points at.
+func setting[T any](parse func(*yaml.Node) (T, error), field func(*Settings) *T) func(*Settings, *yaml.Node) error {
+	return func(s *Settings, val *yaml.Node) error {
+		v, err := parse(val)
+		if err != nil {
+			return err
+		}
+		*field(s) = v
+		return nil
+	}
+}
+
+// setIntegration reads `integration:`, a branch git accepts.
+func (s *Settings) setIntegration(val *yaml.Node) error {
+	if val.Kind != yaml.ScalarNode || val.Value == "" {
+		return errorf(val.Line, "integration: want a branch name, like dev")
+	}
+	if why := refname.Problem(val.Value); why != "" {
+		return errorf(val.Line, "integration: git refuses branch name %q (%s)", val.Value, why)
+	}
+	s.Integration = val.Value
+	return nil
+}
+
+// setOnScopeViolation reads `on_scope_violation:`, stop or warn.
+func (s *Settings) setOnScopeViolation(val *yaml.Node) error {
+	if val.Kind != yaml.ScalarNode || (val.Value != "stop" && val.Value != "warn") {
+		return errorf(val.Line, "on_scope_violation: want stop or warn")
+	}
+	s.OnScopeViolation = val.Value
+	return nil
+}
+
+// setSandbox reads `sandbox:`, auto, require or off.
+func (s *Settings) setSandbox(val *yaml.Node) error {
+	m, err := sandbox.ParseMode(val.Value)
+	if val.Kind != yaml.ScalarNode || val.Value == "" || err != nil {
+		return errorf(val.Line, "sandbox: want auto, require or off")
+	}
+	s.Sandbox = m
 	return nil
 }
 
