@@ -160,20 +160,49 @@ func Conditions(f NoticeFacts) []Notice {
 	for _, line := range f.Gate {
 		add(line, NoticeGate, line, SubjectGate, "")
 	}
+	landings(f, add)
+	reviews(f, add)
+	proposals(f, add)
+	expiredLeases(f, add)
+	stuck(f, add)
+	workerTrouble(f, add)
+	budgets(f, add)
+	endpoints(f, add)
+	scopeViolations(f, add)
+	overlaps(f, add)
+	return out
+}
+
+// landings adds a notice for each of the lander's refusals younger than
+// landingNews.
+func landings(f NoticeFacts, add adder) {
 	for _, l := range f.Landings {
 		if f.Now-l.At <= landingNews {
 			add(l.Slug+"@"+l.Commit+"@"+secs(l.At), NoticeLanding, "landing "+l.Slug+orEmpty(" @ ", l.Commit[:min(7, len(l.Commit))])+
 				" did not land: "+l.Reason, SubjectGate, "")
 		}
 	}
+}
+
+// reviews adds a notice for each plan waiting in review-needed.
+func reviews(f NoticeFacts, add adder) {
 	for i := range f.Rows {
 		if p := f.Rows[i].Plan; p.Lane == ReviewNeeded {
 			add(p.Rel, NoticeReview, p.Slug+" waits for review: "+titleOr(p), SubjectPlan, p.Rel)
 		}
 	}
+}
+
+// proposals adds a notice for each proposal waiting for approval.
+func proposals(f NoticeFacts, add adder) {
 	for _, p := range f.Proposals {
 		add(p.Rel+"#"+strconv.Itoa(p.N), NoticeProposal, p.Slug+": "+p.Agent+"'s plan waits for approval", SubjectPlan, p.Rel)
 	}
+}
+
+// expiredLeases adds a notice for each readable expired lease that no live
+// worker drives, neither by its agent nor by its plan.
+func expiredLeases(f NoticeFacts, add adder) {
 	driven := map[string]bool{}
 	for _, w := range f.Workers {
 		if w.Health == "live" {
@@ -188,7 +217,11 @@ func Conditions(f NoticeFacts) []Notice {
 		add(l.File+"@"+secs(l.ExpiresAt), NoticeLeaseExpired, l.Rel+": "+l.AgentID+"'s lease expired and no worker drives it",
 			SubjectLease, l.File)
 	}
-	stuck(f, add)
+}
+
+// workerTrouble adds a notice for each worker that failed, went stale or
+// died.
+func workerTrouble(f NoticeFacts, add adder) {
 	for _, w := range f.Workers {
 		// Whole seconds: a run started here is first known from the
 		// process, then from its state file, which may differ by a hair.
@@ -206,8 +239,10 @@ func Conditions(f NoticeFacts) []Notice {
 			add(run, NoticeWorkerDead, w.Agent+"'s process is gone"+on, SubjectWorker, w.Agent)
 		}
 	}
-	budgets(f, add)
-	endpoints(f, add)
+}
+
+// scopeViolations adds a notice for each live worker's paths out of scope.
+func scopeViolations(f NoticeFacts, add adder) {
 	for _, w := range f.Workers {
 		if w.Health != "live" || len(w.Violations) == 0 {
 			continue
@@ -218,6 +253,11 @@ func Conditions(f NoticeFacts) []Notice {
 		add(run+":"+strings.Join(w.Violations, ","), NoticeScopeViolation,
 			w.Agent+" touched "+countPaths(len(w.Violations))+" out of scope"+onPlan(w.Plan)+": "+pathList(w.Violations), SubjectWorker, w.Agent)
 	}
+}
+
+// overlaps adds a notice for each pair of workers touching the same paths,
+// with what git says of their changes.
+func overlaps(f NoticeFacts, add adder) {
 	for _, o := range f.Overlaps {
 		verdict := "not checked for conflicts"
 		switch {
@@ -229,7 +269,6 @@ func Conditions(f NoticeFacts) []Notice {
 		add(o.A+"+"+o.B+":"+strings.Join(o.Paths, ",")+":"+verdict, NoticeOverlap,
 			o.A+" and "+o.B+" both touch "+pathList(o.Paths)+": "+verdict, SubjectWorker, o.A)
 	}
-	return out
 }
 
 // adder adds one notice of Conditions'.
