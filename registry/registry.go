@@ -198,34 +198,15 @@ func (p parser) registry(doc *yaml.Node) (*Registry, error) {
 		return nil, err
 	}
 	reg := &Registry{Path: p.path}
-	if f, ok := top["executor"]; ok {
-		if reg.Executor, err = p.argv(f, "executor"); err != nil {
-			return nil, err
-		}
+	if err := p.fileWide(reg, top); err != nil {
+		return nil, err
 	}
-	if f, ok := top["sandbox_write"]; ok {
-		if reg.SandboxWrite, err = p.paths(f, "sandbox_write"); err != nil {
-			return nil, err
-		}
+	list, err := p.endpointList(reg, top)
+	if err != nil {
+		return nil, err
 	}
-	// A file that names only the executor is whole: `work-once --run`
-	// needs nothing more, and its "no executor" hint offers just that.
-	f, ok := top["endpoints"]
-	switch {
-	case !ok && reg.Executor != nil:
+	if list == nil {
 		return reg, nil
-	case !ok:
-		return nil, p.errorf(0, "no endpoints listed")
-	}
-	list := deref(f.val)
-	empty := isNull(list) || (list.Kind == yaml.SequenceNode && len(list.Content) == 0)
-	switch {
-	case empty && reg.Executor != nil:
-		return reg, nil
-	case empty:
-		return nil, p.errorf(f.key.Line, "no endpoints listed")
-	case list.Kind != yaml.SequenceNode:
-		return nil, p.errorf(f.key.Line, "endpoints must be a list, found %s", kindName(list))
 	}
 	firstLine := make(map[string]int, len(list.Content))
 	for i, n := range list.Content {
@@ -242,6 +223,48 @@ func (p parser) registry(doc *yaml.Node) (*Registry, error) {
 	return reg, nil
 }
 
+// fileWide reads the keys that hold for every endpoint: the executor and
+// the paths every contained agent may write.
+func (p parser) fileWide(reg *Registry, top map[string]field) error {
+	var err error
+	if f, ok := top["executor"]; ok {
+		if reg.Executor, err = p.argv(f, "executor"); err != nil {
+			return err
+		}
+	}
+	if f, ok := top["sandbox_write"]; ok {
+		if reg.SandboxWrite, err = p.paths(f, "sandbox_write"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endpointList finds the endpoints: list, or nil when there is none and
+// reg is whole without it.
+func (p parser) endpointList(reg *Registry, top map[string]field) (*yaml.Node, error) {
+	// A file that names only the executor is whole: `work-once --run`
+	// needs nothing more, and its "no executor" hint offers just that.
+	f, ok := top["endpoints"]
+	switch {
+	case !ok && reg.Executor != nil:
+		return nil, nil
+	case !ok:
+		return nil, p.errorf(0, "no endpoints listed")
+	}
+	list := deref(f.val)
+	empty := isNull(list) || (list.Kind == yaml.SequenceNode && len(list.Content) == 0)
+	switch {
+	case empty && reg.Executor != nil:
+		return nil, nil
+	case empty:
+		return nil, p.errorf(f.key.Line, "no endpoints listed")
+	case list.Kind != yaml.SequenceNode:
+		return nil, p.errorf(f.key.Line, "endpoints must be a list, found %s", kindName(list))
+	}
+	return list, nil
+}
+
 // endpoint decodes the i'th (1-based) entry of the endpoints list.
 func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 	ep := Endpoint{Line: n.Line}
@@ -253,52 +276,18 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 	if err != nil {
 		return ep, err
 	}
-	label := fmt.Sprintf("endpoint %d", i)
-	if ep.Name, err = p.scalar(fields, "name", label); err != nil {
+	label, err := p.nameAndTier(&ep, fields, i)
+	if err != nil {
 		return ep, err
 	}
-	if strings.TrimSpace(ep.Name) == "" {
-		return ep, p.errorf(n.Line, "%s has no name", label)
-	}
-	// Names are typed on command lines and printed in one-line errors.
-	if strings.ContainsFunc(ep.Name, unicode.IsControl) {
-		return ep, p.errorf(fields["name"].key.Line, "%s name %q contains control characters", label, ep.Name)
-	}
-	label = fmt.Sprintf("endpoint %q", ep.Name)
-	if ep.Tier, err = p.scalar(fields, "tier", label); err != nil {
-		return ep, err
-	}
-	if strings.TrimSpace(ep.Tier) == "" {
-		return ep, p.errorf(n.Line, "%s has no tier", label)
-	}
-	ep.TierLine = fields["tier"].key.Line
 	if ep.BaseURL, err = p.scalar(fields, "base_url", label); err != nil {
 		return ep, err
 	}
 	if ep.Model, err = p.scalar(fields, "model", label); err != nil {
 		return ep, err
 	}
-	if f, ok := fields["command"]; ok {
-		if ep.Command, err = p.argv(f, label+" command"); err != nil {
-			return ep, err
-		}
-	}
-	if f, ok := fields["review_command"]; ok {
-		if ep.ReviewCommand, err = p.argv(f, label+" review_command"); err != nil {
-			return ep, err
-		}
-	}
-	if f, ok := fields["plan_command"]; ok {
-		if ep.PlanCommand, err = p.argv(f, label+" plan_command"); err != nil {
-			return ep, err
-		}
-	}
-	if f, ok := fields["plan_first"]; ok {
-		v := deref(f.val)
-		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
-			return ep, p.errorf(f.key.Line, "%s plan_first must be true or false", label)
-		}
-		ep.PlanFirst = v.Value == "true" || v.Value == "True" || v.Value == "TRUE"
+	if err = p.commands(&ep, fields, label); err != nil {
+		return ep, err
 	}
 	if err = p.endpointLimits(&ep, fields, label); err != nil {
 		return ep, err
@@ -309,16 +298,67 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 	return ep, p.applyPreset(&ep, fields["agent"].key.Line)
 }
 
+// nameAndTier reads the i'th endpoint's name and tier, which it must have,
+// and returns the label its other errors go by.
+func (p parser) nameAndTier(ep *Endpoint, fields map[string]field, i int) (string, error) {
+	label := fmt.Sprintf("endpoint %d", i)
+	var err error
+	if ep.Name, err = p.scalar(fields, "name", label); err != nil {
+		return label, err
+	}
+	if strings.TrimSpace(ep.Name) == "" {
+		return label, p.errorf(ep.Line, "%s has no name", label)
+	}
+	// Names are typed on command lines and printed in one-line errors.
+	if strings.ContainsFunc(ep.Name, unicode.IsControl) {
+		return label, p.errorf(fields["name"].key.Line, "%s name %q contains control characters", label, ep.Name)
+	}
+	label = fmt.Sprintf("endpoint %q", ep.Name)
+	if ep.Tier, err = p.scalar(fields, "tier", label); err != nil {
+		return label, err
+	}
+	if strings.TrimSpace(ep.Tier) == "" {
+		return label, p.errorf(ep.Line, "%s has no tier", label)
+	}
+	ep.TierLine = fields["tier"].key.Line
+	return label, nil
+}
+
+// commands reads the endpoint's own command lines (for a run, a review and
+// a plan turn) and whether it plans first.
+func (p parser) commands(ep *Endpoint, fields map[string]field, label string) error {
+	for _, c := range []struct {
+		key  string
+		argv *[]string
+	}{{"command", &ep.Command}, {"review_command", &ep.ReviewCommand}, {"plan_command", &ep.PlanCommand}} {
+		f, ok := fields[c.key]
+		if !ok {
+			continue
+		}
+		var err error
+		if *c.argv, err = p.argv(f, label+" "+c.key); err != nil {
+			return err
+		}
+	}
+	f, ok := fields["plan_first"]
+	if !ok {
+		return nil
+	}
+	v := deref(f.val)
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
+		return p.errorf(f.key.Line, "%s plan_first must be true or false", label)
+	}
+	ep.PlanFirst = v.Value == "true" || v.Value == "True" || v.Value == "TRUE"
+	return nil
+}
+
 // endpointLimits reads what bounds an endpoint's runs: its scope rule,
 // the paths its agents may write, its commit mode, its context size and
 // the provider its caps count under.
 func (p parser) endpointLimits(ep *Endpoint, fields map[string]field, label string) error {
 	var err error
-	if ep.Provider, err = p.scalar(fields, "provider", label); err != nil {
+	if ep.Provider, err = p.provider(fields, label); err != nil {
 		return err
-	}
-	if v := ep.Provider; v != "" && (len(v) > 64 || strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })) {
-		return p.errorf(fields["provider"].key.Line, "%s provider must be one word of at most 64 characters, like anthropic, not %q", label, v)
 	}
 	if ep.OnScopeViolation, err = p.scalar(fields, "on_scope_violation", label); err != nil {
 		return err
@@ -334,34 +374,67 @@ func (p parser) endpointLimits(ep *Endpoint, fields map[string]field, label stri
 	if ep.AutoCommit, err = p.commitMode(fields, label); err != nil {
 		return err
 	}
-	if v, err := p.scalar(fields, "max_processes", label); err != nil || v != "" {
-		if err == nil {
-			ep.MaxProcesses, err = strconv.ParseInt(v, 10, 64)
-			if err == nil && ep.MaxProcesses < 1 {
-				err = errors.New("not above 0")
-			}
-		}
-		if err != nil {
-			return p.errorf(fields["max_processes"].key.Line, "%s max_processes: want a number above 0, not %q", label, v)
-		}
-	}
-	if v, err := p.scalar(fields, "max_memory", label); err != nil || v != "" {
-		if err == nil {
-			ep.MaxMemory, err = parseBytes(v)
-		}
-		if err != nil {
-			return p.errorf(fields["max_memory"].key.Line, "%s max_memory: %v", label, err)
-		}
-	}
-	if v, err := p.scalar(fields, "max_context", label); err != nil || v != "" {
-		if err == nil {
-			ep.MaxContext, err = spend.ParseTokens(v)
-		}
-		if err != nil {
-			return p.errorf(fields["max_context"].key.Line, "%s max_context: %v", label, err)
+	for _, n := range endpointNumbers {
+		if *n.field(ep), err = p.number(fields, n.key, label, n.parse, n.explain); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// provider reads `provider:`, one word its caps count under.
+func (p parser) provider(fields map[string]field, label string) (string, error) {
+	v, err := p.scalar(fields, "provider", label)
+	if err != nil {
+		return "", err
+	}
+	if v != "" && (len(v) > 64 || strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })) {
+		return "", p.errorf(fields["provider"].key.Line, "%s provider must be one word of at most 64 characters, like anthropic, not %q", label, v)
+	}
+	return v, nil
+}
+
+// endpointNumbers are the optional numbers that bound an endpoint's runs:
+// where each goes, how it is read and what a wrong one says.
+var endpointNumbers = []struct {
+	key     string
+	field   func(*Endpoint) *int64
+	parse   func(string) (int64, error)
+	explain func(v string, err error) string
+}{
+	{"max_processes", func(ep *Endpoint) *int64 { return &ep.MaxProcesses }, parseProcesses,
+		func(v string, _ error) string { return fmt.Sprintf("want a number above 0, not %q", v) }},
+	{"max_memory", func(ep *Endpoint) *int64 { return &ep.MaxMemory }, parseBytes, errText},
+	{"max_context", func(ep *Endpoint) *int64 { return &ep.MaxContext }, spend.ParseTokens, errText},
+}
+
+// parseProcesses reads a count of processes, above 0.
+func parseProcesses(v string) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err == nil && n < 1 {
+		err = errors.New("not above 0")
+	}
+	return n, err
+}
+
+// errText explains a wrong number by its error alone.
+func errText(_ string, err error) string { return err.Error() }
+
+// number reads the optional number key with parse: 0 when it is not set,
+// else its value or one error at its line in explain's words.
+func (p parser) number(fields map[string]field, key, label string, parse func(string) (int64, error), explain func(string, error) string) (int64, error) {
+	v, err := p.scalar(fields, key, label)
+	if err == nil && v == "" {
+		return 0, nil
+	}
+	var n int64
+	if err == nil {
+		n, err = parse(v)
+	}
+	if err != nil {
+		return n, p.errorf(fields[key].key.Line, "%s %s: %s", label, key, explain(v, err))
+	}
+	return n, nil
 }
 
 // commitMode reads `commit:`: auto, or agent (the default).
