@@ -72,6 +72,7 @@ func Check(root string) ([]string, error) {
 		return out, err
 	}
 	out = append(out, facesNameNoBackend(root)...)
+	out = append(out, cyclo(root)...)
 	_, breaches := paneFiles(fset, ui)
 	return append(out, breaches...), nil
 }
