@@ -217,46 +217,23 @@ func (t *Tree) readItem(it *scanItem, prev *scanItem, buf []byte) {
 	rel := string(it.lane) + "/" + it.name
 	warn := func(msg string) { it.warns = append(it.warns, model.Warning{File: rel, Message: msg}) }
 	if !it.regular {
-		real, err := filepath.EvalSymlinks(it.path)
-		if err != nil {
-			warn("broken symlink; skipped")
-			return
-		}
-		plansReal, _ := filepath.EvalSymlinks(t.Plans)
-		if r, err := filepath.Rel(plansReal, real); err != nil || r == ".." || strings.HasPrefix(r, "../") {
-			warn("symlink leaving the tree; skipped")
+		if why := t.symlinkProblem(it.path); why != "" {
+			warn(why)
 			return
 		}
 	}
-	if prev != nil && prev.ok {
-		fi, err := os.Stat(it.path)
-		if err == nil && fi.Mode().IsRegular() && fi.Size() == prev.plan.Size && fi.ModTime().UnixNano() == prev.plan.ModTime {
-			it.plan, it.warns, it.ok = prev.plan, prev.warns, true
-			return
+	if unchanged(it.path, prev) {
+		it.plan, it.warns, it.ok = prev.plan, prev.warns, true
+		return
+	}
+	f, fi, why := openPlanFile(it.path)
+	if f == nil {
+		if why != "" {
+			warn(why)
 		}
-	}
-	f, err := os.Open(it.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return // moved by a worker since the lane was listed
-	}
-	if err != nil {
-		warn("unreadable: " + errText(err))
 		return
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		warn("unreadable: " + errText(err))
-		return
-	}
-	if !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			warn("is a directory, not a plan; skipped")
-		} else {
-			warn("not a regular file; skipped")
-		}
-		return
-	}
 	text, badUTF8, err := headerText(f, buf)
 	if err != nil {
 		warn(err.Error() + "; skipped")
@@ -275,6 +252,55 @@ func (t *Tree) readItem(it *scanItem, prev *scanItem, buf []byte) {
 	}
 	it.plan = newPlan(it.lane, it.name, fi.Size(), fi.ModTime().UnixNano(), h)
 	it.ok = true
+}
+
+// symlinkProblem says why the symlink at path is no plan to read: broken,
+// or leaving the tree; "" when it points at a file inside.
+func (t *Tree) symlinkProblem(path string) string {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "broken symlink; skipped"
+	}
+	plansReal, _ := filepath.EvalSymlinks(t.Plans)
+	if r, err := filepath.Rel(plansReal, real); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		return "symlink leaving the tree; skipped"
+	}
+	return ""
+}
+
+// unchanged reports whether the file at path is still the one prev read:
+// a regular file of the same size and mtime.
+func unchanged(path string, prev *scanItem) bool {
+	if prev == nil || !prev.ok {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == prev.plan.Size && fi.ModTime().UnixNano() == prev.plan.ModTime
+}
+
+// openPlanFile opens the regular file at path, or says why not (nothing
+// when a worker moved it since its lane was listed).
+func openPlanFile(path string) (*os.File, fs.FileInfo, string) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, "" // moved by a worker since the lane was listed
+	}
+	if err != nil {
+		return nil, nil, "unreadable: " + errText(err)
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, nil, "unreadable: " + errText(err)
+	case fi.IsDir():
+		f.Close()
+		return nil, nil, "is a directory, not a plan; skipped"
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, nil, "not a regular file; skipped"
+	}
+	return f, fi, ""
 }
 
 // detach copies a header's strings out of the file text they slice: a
