@@ -49,22 +49,45 @@ func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt 
 		return c, "", err
 	}
 	if lane == model.InProgress {
-		l := t.ReadLease(rel)
-		switch {
-		case l == nil || l.Corrupt != "" || !l.Active(opt.Now):
-			return c, "", planErr(rel, ErrNoLease, "no active lease; recover it explicitly")
-		case l.AgentID != w.AgentID:
-			return c, "", planErr(rel, ErrNotOwner, "owned by %s", l.AgentID)
-		}
-		held, err := t.Renew(rel, Agent(w.AgentID), ttl)
-		if err != nil {
-			return c, "", err
-		}
-		return Claimed{Rel: rel, Token: held.Token}, "", nil
+		c, err := t.resumeNamed(rel, w, opt.Now, ttl)
+		return c, "", err
 	}
 	if !lane.Ready() {
 		return c, "", planErr(rel, ErrWrongLane, "plans in %s/ cannot be claimed", lane)
 	}
+	row, err := namedRow(snap, rel, w, opt, allowAssigned)
+	if err != nil {
+		return c, "", err
+	}
+	if !row.Fit.Eligible() && !opt.NoFitCheck {
+		warning = fmt.Sprintf("%s is %s for %s (Preferred: %s)", rel, row.Fit, w.Tier, row.Plan.Header.PreferredRaw)
+	}
+	c, err = t.ClaimHeld(rel, w.AgentID, ttl)
+	return c, warning, err
+}
+
+// resumeNamed takes up w's own in-progress plan at rel: its live lease
+// renewed, its token taken on.
+func (t *Tree) resumeNamed(rel string, w model.Worker, now, ttl float64) (Claimed, error) {
+	l := t.ReadLease(rel)
+	switch {
+	case l == nil || l.Corrupt != "" || !l.Active(now):
+		return Claimed{}, planErr(rel, ErrNoLease, "no active lease; recover it explicitly")
+	case l.AgentID != w.AgentID:
+		return Claimed{}, planErr(rel, ErrNotOwner, "owned by %s", l.AgentID)
+	}
+	held, err := t.Renew(rel, Agent(w.AgentID), ttl)
+	if err != nil {
+		return Claimed{}, err
+	}
+	return Claimed{Rel: rel, Token: held.Token}, nil
+}
+
+// namedRow is the ready plan at rel as Decide sees it for w, or why a
+// named claim may not take it: unreadable, unclaimable, a person's plan
+// (unless allowAssigned), or its dependencies unmet (unless
+// opt.NoDepCheck).
+func namedRow(snap *model.Snapshot, rel string, w model.Worker, opt model.Options, allowAssigned bool) (*model.Row, error) {
 	var row *model.Row
 	rows := model.Decide(snap, w, opt)
 	for i := range rows {
@@ -73,21 +96,17 @@ func (t *Tree) ClaimNamed(snap *model.Snapshot, rel string, w model.Worker, opt 
 		}
 	}
 	if row == nil {
-		return c, "", planErr(rel, ErrUnreadable, "unreadable plan (see fleetwatch check)")
+		return nil, planErr(rel, ErrUnreadable, "unreadable plan (see fleetwatch check)")
 	}
 	if row.Problem != "" {
-		return c, "", planErr(rel, ErrUnclaimable, "%s", row.Problem)
+		return nil, planErr(rel, ErrUnclaimable, "%s", row.Problem)
 	}
 	h := row.Plan.Header
 	if !h.AgentAssignable && !allowAssigned {
-		return c, "", planErr(rel, ErrAssigned, "assigned to %s (a person's plan)", h.Assignee)
+		return nil, planErr(rel, ErrAssigned, "assigned to %s (a person's plan)", h.Assignee)
 	}
 	if !row.Deps.Met && !opt.NoDepCheck {
-		return c, "", planErr(rel, ErrDepsUnmet, "deps UNMET: %s", model.UnmetList(row.Deps))
+		return nil, planErr(rel, ErrDepsUnmet, "deps UNMET: %s", model.UnmetList(row.Deps))
 	}
-	if !row.Fit.Eligible() && !opt.NoFitCheck {
-		warning = fmt.Sprintf("%s is %s for %s (Preferred: %s)", rel, row.Fit, w.Tier, h.PreferredRaw)
-	}
-	c, err = t.ClaimHeld(rel, w.AgentID, ttl)
-	return c, warning, err
+	return row, nil
 }

@@ -102,40 +102,24 @@ type watchLoop struct {
 	// pending is the burst so far, for its Change.
 	pending     map[string]bool
 	pendingFull bool
+	burst       *leadBurst
+	// gone: the tree's folder went away; poll ticks until it is back.
+	gone bool
+	poll *time.Ticker
 }
 
 func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 	defer close(w.done)
 	defer close(w.changes)
-	burst := newLeadBurst(l.debounce)
-	defer burst.Cancel()
+	l.burst = newLeadBurst(l.debounce)
+	defer l.burst.Cancel()
 	defer l.count(false)
-	var (
-		poll  *time.Ticker
-		pollC <-chan time.Time
-	)
-	setGone := func() {
-		gone = true
-		burst.Cancel()
-		l.count(false)
-		l.pending, l.pendingFull = nil, false
-		for _, p := range l.fw.WatchList() {
-			_ = l.fw.Remove(p)
-		}
-		l.send(Change{Err: l.goneErr()})
-		poll = time.NewTicker(goneEvery)
-		pollC = poll.C
-	}
+	defer l.stopPolling()
 	if gone {
-		setGone()
+		l.setGone()
 	} else if problem != nil {
 		l.send(Change{Err: problem})
 	}
-	defer func() {
-		if poll != nil {
-			poll.Stop()
-		}
-	}()
 	for {
 		select {
 		case <-w.stop:
@@ -145,39 +129,82 @@ func (w *Watcher) run(l *watchLoop, gone bool, problem error) {
 			if !ok {
 				return
 			}
-			if gone {
-				continue // the old tree's last events; its watches are gone
-			}
-			if ev.Name == l.root && ev.Has(fsnotify.Remove|fsnotify.Rename) {
-				setGone()
-				continue
-			}
-			if l.event(ev) {
-				burst.Event(time.Now())
-			}
+			l.onEvent(ev)
 		case err, ok := <-l.fw.Errors:
 			if !ok {
 				return
 			}
-			if gone {
-				continue
-			}
-			l.lost()
-			l.send(Change{Err: fmt.Errorf("watching %s: %w", l.root, err), Full: true})
-		case <-burst.C():
-			burst.Fired(time.Now())
+			l.onError(err)
+		case <-l.burst.C():
+			l.burst.Fired(time.Now())
 			l.send(l.takePending())
-		case <-pollC:
-			if err := l.fw.Add(l.root); err != nil {
-				continue
-			}
-			gone = false
-			poll.Stop()
-			poll, pollC = nil, nil
-			err := l.addDirs()
-			l.count(err == nil)
-			l.send(Change{Err: err, Full: true})
+		case <-l.pollC():
+			l.pollRoot()
 		}
+	}
+}
+
+// setGone drops the burst and the watches of a tree whose folder went
+// away, says so, and polls for its return.
+func (l *watchLoop) setGone() {
+	l.gone = true
+	l.burst.Cancel()
+	l.count(false)
+	l.pending, l.pendingFull = nil, false
+	for _, p := range l.fw.WatchList() {
+		_ = l.fw.Remove(p)
+	}
+	l.send(Change{Err: l.goneErr()})
+	l.poll = time.NewTicker(goneEvery)
+}
+
+// onEvent takes one fsnotify event into the burst, or notes the tree gone.
+func (l *watchLoop) onEvent(ev fsnotify.Event) {
+	switch {
+	case l.gone:
+		// the old tree's last events; its watches are gone
+	case ev.Name == l.root && ev.Has(fsnotify.Remove|fsnotify.Rename):
+		l.setGone()
+	case l.event(ev):
+		l.burst.Event(time.Now())
+	}
+}
+
+// onError reports fsnotify's error: events may have been lost, so the
+// next look is a full one.
+func (l *watchLoop) onError(err error) {
+	if l.gone {
+		return
+	}
+	l.lost()
+	l.send(Change{Err: fmt.Errorf("watching %s: %w", l.root, err), Full: true})
+}
+
+// pollC ticks while the tree is gone; nil (never) otherwise.
+func (l *watchLoop) pollC() <-chan time.Time {
+	if l.poll == nil {
+		return nil
+	}
+	return l.poll.C
+}
+
+// pollRoot watches the tree again once its folder is back, with a full
+// look.
+func (l *watchLoop) pollRoot() {
+	if err := l.fw.Add(l.root); err != nil {
+		return
+	}
+	l.gone = false
+	l.stopPolling()
+	err := l.addDirs()
+	l.count(err == nil)
+	l.send(Change{Err: err, Full: true})
+}
+
+func (l *watchLoop) stopPolling() {
+	if l.poll != nil {
+		l.poll.Stop()
+		l.poll = nil
 	}
 }
 
