@@ -134,31 +134,42 @@ func (r *repairer) dropLease(l *model.Lease) {
 }
 
 func (r *repairer) run(snap *model.Snapshot) {
-	t := r.t
 	r.unlinkTwins(snap)
 	plans := make(map[string]bool, len(snap.Plans))
 	for i := range snap.Plans {
 		plans[snap.Plans[i].Rel] = true
 	}
 	for i := range snap.Leases {
-		l := &snap.Leases[i]
-		lane, name, err := SplitRel(l.Rel)
-		if err != nil {
-			continue
-		}
-		switch {
-		case lane.Ready():
-			r.readyLease(l, name, plans)
-		case !plans[l.Rel] && !t.exists(l.Rel) && t.ReadLease(l.Rel) != nil && (l.Corrupt == "" || t.now()-l.ModTime > claimGrace):
-			r.dropLease(l)
-			r.fixed(".leases/"+l.File, "removed lease "+l.File+": its plan "+l.Rel+" is gone", "lease of a plan that is gone ("+l.Rel+"); the next claim removes it")
-		}
+		r.lease(&snap.Leases[i], plans)
 	}
 	for i := range snap.Plans {
-		p := &snap.Plans[i]
-		if p.Lane == model.InProgress && !r.movedAway(p.Rel) && t.exists(p.Rel) && t.ReadLease(p.Rel) == nil && !t.claimInFlight(p.Name) && !r.leaseAdded(p.Rel) {
-			r.unfixed = append(r.unfixed, model.Warning{File: p.Rel, Message: "in progress without a lease; `fleetwatch recover " + p.Rel + "` takes it over"})
-		}
+		r.unleasedClaim(&snap.Plans[i])
+	}
+}
+
+// lease repairs lease l: a ready-path one by readyLease, another whose plan
+// is gone (and, when unreadable, older than a claim takes) by dropping it.
+func (r *repairer) lease(l *model.Lease, plans map[string]bool) {
+	t := r.t
+	lane, name, err := SplitRel(l.Rel)
+	if err != nil {
+		return
+	}
+	switch {
+	case lane.Ready():
+		r.readyLease(l, name, plans)
+	case !plans[l.Rel] && !t.exists(l.Rel) && t.ReadLease(l.Rel) != nil && (l.Corrupt == "" || t.now()-l.ModTime > claimGrace):
+		r.dropLease(l)
+		r.fixed(".leases/"+l.File, "removed lease "+l.File+": its plan "+l.Rel+" is gone", "lease of a plan that is gone ("+l.Rel+"); the next claim removes it")
+	}
+}
+
+// unleasedClaim reports claimed p without a lease, which only recover
+// mends.
+func (r *repairer) unleasedClaim(p *model.Plan) {
+	t := r.t
+	if p.Lane == model.InProgress && !r.movedAway(p.Rel) && t.exists(p.Rel) && t.ReadLease(p.Rel) == nil && !t.claimInFlight(p.Name) && !r.leaseAdded(p.Rel) {
+		r.unfixed = append(r.unfixed, model.Warning{File: p.Rel, Message: "in progress without a lease; `fleetwatch recover " + p.Rel + "` takes it over"})
 	}
 }
 
@@ -173,30 +184,44 @@ func (r *repairer) leaseAdded(rel string) bool {
 
 func (r *repairer) readyLease(l *model.Lease, name string, plans map[string]bool) {
 	t := r.t
-	claimed := path.Join(string(model.InProgress), name)
 	if t.finishedClaim(l) {
 		r.dropLease(l) // a leftover of a made claim: nothing to report
 		return
 	}
-	stale := t.abandoned(l) || l.Corrupt == "" && !l.Active(t.now())
-	switch {
-	case !stale:
-		return // a live claim
-	case l.Corrupt != "" && l.Corrupt != model.ErrEmptyLease.Error() && plans[l.Rel]:
-		return // garbage on a present plan: check reports it, recover clears it
-	}
-	// The snapshot may be older than the claimer's last step. Read the lease
-	// again only now, after judging its claimer gone, so what we read is final.
-	if cur := t.ReadLease(l.Rel); cur == nil || !sameHolder(cur, l) {
+	if !r.leftOver(l, plans) {
 		return
 	}
+	claimed := path.Join(string(model.InProgress), name)
 	if l.Corrupt == "" && !plans[l.Rel] && !t.exists(l.Rel) && t.exists(claimed) && t.ReadLease(claimed) == nil {
 		r.interruptedClaim(l, claimed)
 		return
 	}
 	r.dropLease(l)
+	r.droppedReady(l, name, plans[l.Rel])
+}
+
+// leftOver reports whether ready-path lease l is its claimer's leavings:
+// stale, not garbage on a present plan, and still the lease on disk.
+func (r *repairer) leftOver(l *model.Lease, plans map[string]bool) bool {
+	t := r.t
+	stale := t.abandoned(l) || l.Corrupt == "" && !l.Active(t.now())
+	switch {
+	case !stale:
+		return false // a live claim
+	case l.Corrupt != "" && l.Corrupt != model.ErrEmptyLease.Error() && plans[l.Rel]:
+		return false // garbage on a present plan: check reports it, recover clears it
+	}
+	// The snapshot may be older than the claimer's last step. Read the lease
+	// again only now, after judging its claimer gone, so what we read is final.
+	cur := t.ReadLease(l.Rel)
+	return cur != nil && sameHolder(cur, l)
+}
+
+// droppedReady reports ready-path lease l dropped: a left-over when its
+// plan is gone, else an abandoned claim of a plan that is claimable again.
+func (r *repairer) droppedReady(l *model.Lease, name string, planThere bool) {
 	file := ".leases/" + l.File
-	if !plans[l.Rel] {
+	if !planThere {
 		r.fixed(file, "removed left-over lease "+l.File, "left-over lease of a claim that is gone; the next claim removes it")
 		return
 	}
@@ -205,7 +230,7 @@ func (r *repairer) readyLease(l *model.Lease, name string, plans map[string]bool
 		holder = "a claimer that stopped"
 	}
 	if !r.dry {
-		t.appendEvent(Event{Event: "repair", Slug: model.SlugOf(name), From: l.Rel, To: l.Rel, AgentID: l.AgentID, Reason: "stale ready-path lease removed"})
+		r.t.appendEvent(Event{Event: "repair", Slug: model.SlugOf(name), From: l.Rel, To: l.Rel, AgentID: l.AgentID, Reason: "stale ready-path lease removed"})
 	}
 	r.fixed(l.Rel, "removed "+l.AgentID+"'s abandoned lease on "+l.Rel+"; it is claimable again", "abandoned by "+holder+": the next claim clears it")
 }

@@ -59,55 +59,13 @@ func IgnoreVar(project string) error {
 // returns the paths it made. Nothing is written through a symlink below
 // project.
 func Scaffold(project string) ([]string, error) {
-	abs, err := filepath.Abs(project)
+	real, err := projectFolder(project)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create %s: %v", project, errText(err))
-	}
-	// The project folder is the operator's choice: resolve it once.
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", project, errText(err))
-	}
-	var made []string
-	mkdir := func(rel string) error {
-		_, statErr := os.Lstat(filepath.Join(real, filepath.FromSlash(rel)))
-		if _, err := safepath.MkdirAll(real, rel); err != nil {
-			return fmt.Errorf("cannot create %v", err)
-		}
-		if statErr != nil {
-			made = append(made, filepath.Join(project, filepath.FromSlash(rel)))
-		}
-		return nil
-	}
-	write := func(rel, content string) error {
-		wrote, err := safepath.WriteNew(real, rel, []byte(content), 0o644)
-		if err != nil {
-			return fmt.Errorf("cannot write %v", err)
-		}
-		if wrote {
-			made = append(made, filepath.Join(project, filepath.FromSlash(rel)))
-		}
-		return nil
-	}
-	if err := mkdir(Dir); err != nil {
-		return made, err
-	}
-	for _, l := range model.Lanes {
-		if err := mkdir(Dir + "/" + string(l)); err != nil {
-			return made, err
-		}
-		// Empty lanes must survive a git clone.
-		if err := write(Dir+"/"+string(l)+"/.gitkeep", ""); err != nil {
-			return made, err
-		}
-	}
-	for _, d := range []string{".leases", "logs"} {
-		if err := mkdir(Dir + "/" + d); err != nil {
-			return made, err
-		}
+	sc := &scaffolder{project: project, real: real}
+	if err := sc.folders(); err != nil {
+		return sc.made, err
 	}
 	for _, f := range []struct{ rel, text string }{
 		{Dir + "/README.md", scaffoldReadme},
@@ -115,13 +73,81 @@ func Scaffold(project string) ([]string, error) {
 		{Dir + "/logs/.gitignore", logsIgnore},
 		{"var/.gitignore", VarIgnore},
 	} {
-		if err := write(f.rel, f.text); err != nil {
-			return made, err
+		if err := sc.write(f.rel, f.text); err != nil {
+			return sc.made, err
 		}
 	}
 	conv, err := ensureConventions(real)
 	if conv != "" && err == nil {
-		made = append(made, filepath.Join(project, filepath.Base(conv)))
+		sc.made = append(sc.made, filepath.Join(project, filepath.Base(conv)))
 	}
-	return made, err
+	return sc.made, err
+}
+
+// projectFolder makes the project folder if need be and resolves it: the
+// folder is the operator's choice, so its symlinks are taken once.
+func projectFolder(project string) (string, error) {
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", fmt.Errorf("cannot create %s: %v", project, errText(err))
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v", project, errText(err))
+	}
+	return real, nil
+}
+
+// scaffolder makes what is missing under real (project resolved), never
+// through a symlink below it, and lists what it made by project's path.
+type scaffolder struct {
+	project, real string
+	made          []string
+}
+
+// folders makes .plans/, each lane (kept by a .gitkeep), .leases/ and logs/.
+func (sc *scaffolder) folders() error {
+	if err := sc.mkdir(Dir); err != nil {
+		return err
+	}
+	for _, l := range model.Lanes {
+		if err := sc.mkdir(Dir + "/" + string(l)); err != nil {
+			return err
+		}
+		// Empty lanes must survive a git clone.
+		if err := sc.write(Dir+"/"+string(l)+"/.gitkeep", ""); err != nil {
+			return err
+		}
+	}
+	for _, d := range []string{".leases", "logs"} {
+		if err := sc.mkdir(Dir + "/" + d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (sc *scaffolder) mkdir(rel string) error {
+	_, statErr := os.Lstat(filepath.Join(sc.real, filepath.FromSlash(rel)))
+	if _, err := safepath.MkdirAll(sc.real, rel); err != nil {
+		return fmt.Errorf("cannot create %v", err)
+	}
+	if statErr != nil {
+		sc.made = append(sc.made, filepath.Join(sc.project, filepath.FromSlash(rel)))
+	}
+	return nil
+}
+
+func (sc *scaffolder) write(rel, content string) error {
+	wrote, err := safepath.WriteNew(sc.real, rel, []byte(content), 0o644)
+	if err != nil {
+		return fmt.Errorf("cannot write %v", err)
+	}
+	if wrote {
+		sc.made = append(sc.made, filepath.Join(sc.project, filepath.FromSlash(rel)))
+	}
+	return nil
 }
