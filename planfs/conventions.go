@@ -98,13 +98,7 @@ func SetOrchestrator(project, value string) (string, error) {
 	}
 	target := named
 	if target == "" {
-		for _, name := range ConventionsFiles {
-			p := filepath.Join(project, filepath.FromSlash(name))
-			if _, err := os.Stat(p); err == nil {
-				target = p
-				break
-			}
-		}
+		target = firstConventionsFile(project)
 	}
 	if target == "" {
 		p := filepath.Join(project, "ANCHOR-CONVENTIONS.md")
@@ -114,9 +108,25 @@ func SetOrchestrator(project, value string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", target, errText(err))
 	}
-	text := string(data)
+	return target, writeFileAtomic(project, target, withOrchestrator(string(data), value))
+}
+
+// firstConventionsFile is the first of ConventionsFiles project has, or "".
+func firstConventionsFile(project string) string {
+	for _, name := range ConventionsFiles {
+		p := filepath.Join(project, filepath.FromSlash(name))
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// withOrchestrator is a conventions file's text naming value as the
+// orchestrator: on the line that names one, else on a line with the key
+// and no value, else on a line added at the end.
+func withOrchestrator(text, value string) string {
 	lines := strings.Split(text, "\n")
-	// The line that names one, else a line with the key and no value.
 	at := -1
 	for i, line := range lines {
 		if _, after, ok := cutKey(line); ok && (at < 0 || orchestratorValue(after) != "") {
@@ -129,14 +139,12 @@ func SetOrchestrator(project, value string) (string, error) {
 	if at >= 0 {
 		before, _, _ := cutKey(lines[at])
 		lines[at] = before + orchestratorKey + " `" + value + "`"
-		text = strings.Join(lines, "\n")
-	} else {
-		if text != "" && !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		text += "\n" + orchestratorKey + " `" + value + "`\n"
+		return strings.Join(lines, "\n")
 	}
-	return target, writeFileAtomic(project, target, text)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text + "\n" + orchestratorKey + " `" + value + "`\n"
 }
 
 // ensureConventions creates ANCHOR-CONVENTIONS.md with the default

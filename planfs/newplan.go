@@ -96,25 +96,8 @@ func (t *Tree) CreatePlan(n model.NewPlan, agent string) (string, error) {
 	if err := t.refuse(rel); err != nil {
 		return "", err
 	}
-	if err := model.CheckSlug(n.Slug); err != nil {
-		if n.Slug == "" {
-			return "", noSlugError(err.Error())
-		}
-		return "", planErr(n.Slug, ErrBadTarget, "%v", err)
-	}
-	if err := n.Check(); err != nil {
-		return "", planErr(rel, ErrBadTarget, "%v", err)
-	}
-	if have, err := t.SlugInUse(n.Slug); err != nil {
+	if err := t.newPlanProblem(n, rel); err != nil {
 		return "", err
-	} else if have != "" {
-		return "", planErr(rel, ErrDestExists, "slug %s is taken by %s (slugs are unique across lanes)", n.Slug, have)
-	}
-	if have, err := t.BranchInUse(n.Slug); err != nil {
-		return "", err
-	} else if have != "" {
-		return "", planErr(rel, ErrDestExists, "%s would share branch %s with %s; two plans never share a branch: pick another slug",
-			n.Slug, model.FeatureBranch(n.Slug), have)
 	}
 	tmpl, source, err := t.Template()
 	if err != nil {
@@ -122,19 +105,55 @@ func (t *Tree) CreatePlan(n model.NewPlan, agent string) (string, error) {
 	}
 	text := n.Render(tmpl)
 	if n.Lane != model.Drafts {
-		if problems := PromoteProblems(model.ParseHeader(text)); len(problems) > 0 {
-			from := "the built-in template"
-			if source != "" {
-				from = source
-			}
-			return "", planErr(rel, ErrNeedsForce, "not written to %s/, as promote would refuse it: %s (from %s; start it in drafts/)",
-				n.Lane, strings.Join(problems, "; "), from)
-		}
-		if _, why := model.ParseHeader(text).BlankProblem(); why != "" && n.Unedited {
-			return "", planErr(rel, ErrEmptyPlan, "not written to %s/, as no one edits it: %s", n.Lane, why)
+		if err := readyPlanProblem(n, rel, text, source); err != nil {
+			return "", err
 		}
 	}
 	return t.addPlan(n.Lane, n.Name(), text, Event{Event: "create", AgentID: agent})
+}
+
+// newPlanProblem refuses n (to be written at rel) for a bad slug or
+// header, or a slug or branch another plan has.
+func (t *Tree) newPlanProblem(n model.NewPlan, rel string) error {
+	if err := model.CheckSlug(n.Slug); err != nil {
+		if n.Slug == "" {
+			return noSlugError(err.Error())
+		}
+		return planErr(n.Slug, ErrBadTarget, "%v", err)
+	}
+	if err := n.Check(); err != nil {
+		return planErr(rel, ErrBadTarget, "%v", err)
+	}
+	if have, err := t.SlugInUse(n.Slug); err != nil {
+		return err
+	} else if have != "" {
+		return planErr(rel, ErrDestExists, "slug %s is taken by %s (slugs are unique across lanes)", n.Slug, have)
+	}
+	if have, err := t.BranchInUse(n.Slug); err != nil {
+		return err
+	} else if have != "" {
+		return planErr(rel, ErrDestExists, "%s would share branch %s with %s; two plans never share a branch: pick another slug",
+			n.Slug, model.FeatureBranch(n.Slug), have)
+	}
+	return nil
+}
+
+// readyPlanProblem refuses text, rendered from the template at source
+// ("" for the built-in one), in a ready lane when promote would refuse it
+// or, unedited, its Goal or Done when is empty.
+func readyPlanProblem(n model.NewPlan, rel, text, source string) error {
+	if problems := PromoteProblems(model.ParseHeader(text)); len(problems) > 0 {
+		from := "the built-in template"
+		if source != "" {
+			from = source
+		}
+		return planErr(rel, ErrNeedsForce, "not written to %s/, as promote would refuse it: %s (from %s; start it in drafts/)",
+			n.Lane, strings.Join(problems, "; "), from)
+	}
+	if _, why := model.ParseHeader(text).BlankProblem(); why != "" && n.Unedited {
+		return planErr(rel, ErrEmptyPlan, "not written to %s/, as no one edits it: %s", n.Lane, why)
+	}
+	return nil
 }
 
 // noSlugError is the refusal of a plan with no slug: there is no plan to

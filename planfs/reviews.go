@@ -406,25 +406,13 @@ func WithReviewNote(text, bullet string) string {
 		return text
 	}
 	lines := strings.SplitAfter(text, "\n")
-	start := -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == reviewNotesHeading {
-			start = i
-		}
-	}
+	start, end := reviewNotesSection(lines)
 	if start < 0 {
 		text = strings.TrimRight(text, "\n")
 		if text != "" {
 			text += "\n\n"
 		}
 		return text + reviewNotesHeading + "\n\n" + bullet
-	}
-	end := len(lines)
-	for i := start + 1; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "## ") || strings.HasPrefix(lines[i], "# ") {
-			end = i
-			break
-		}
 	}
 	// Keep the blank lines that separate the section from the next one
 	// after the new bullet.
@@ -444,6 +432,27 @@ func WithReviewNote(text, bullet string) string {
 		tail = "\n"
 	}
 	return head + bullet + tail
+}
+
+// reviewNotesSection finds the last `## Review notes` heading of lines and
+// the next heading after it (len(lines) when none); start is -1 when there
+// is no such section.
+func reviewNotesSection(lines []string) (start, end int) {
+	start = -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == reviewNotesHeading {
+			start = i
+		}
+	}
+	if start < 0 {
+		return -1, len(lines)
+	}
+	for i := start + 1; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "## ") || strings.HasPrefix(lines[i], "# ") {
+			return start, i
+		}
+	}
+	return start, len(lines)
 }
 
 // appendReviewNote adds bullet to the plan at rel in place, failing if the
