@@ -68,65 +68,87 @@ var knownKeys = map[string]bool{keyValue: true, keyPriority: true, keyPreferred:
 // rules except where SPEC.md fixes them: an empty field is absent, and ` #`
 // starts a comment in a value.
 func ParseHeader(text string) Header {
-	h := Header{Value: "medium", Priority: "P2", AgentAssignable: true}
+	r := headerReader{h: Header{Value: "medium", Priority: "P2", AgentAssignable: true}}
+	// The fields set: the first one counts. Not in r, which would move it
+	// to the heap.
 	seen := map[string]bool{}
-	var sectionDeps []string
-	inDepsSection := false
-	var sec sectionFill
-	lineNo := 0
-	for len(text) > 0 {
-		lineNo++
-		// Lines end at \n, \r\n or a lone \r, as Python's universal newlines
-		// (anchor's read_text) split them.
+	for lineNo := 1; len(text) > 0; lineNo++ {
 		var line string
-		if i := strings.IndexAny(text, "\r\n"); i >= 0 {
-			crlf := text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n'
-			line, text = text[:i], text[i+1:]
-			if crlf {
-				text = text[1:]
-			}
-		} else {
-			line, text = text, ""
-		}
-
-		if h.Title == "" && strings.HasPrefix(line, "# ") {
-			h.Title = strings.TrimSpace(line[2:])
-		}
-		if level, title, ok := heading(line); ok && level >= 2 {
-			t := strings.ToLower(title)
-			if level == 2 {
-				inDepsSection = strings.HasPrefix(t, "depends on")
-			}
-			if strings.HasPrefix(t, "done when") || strings.HasPrefix(t, "acceptance") {
-				h.HasDoneWhen = true
-			}
-			sec.heading(&h, level, t, lineNo)
-			continue
-		}
-
-		body := strings.TrimLeft(line, " \t")
-		sec.text(body)
-		if key, value, ok := boldField(body); ok {
-			if !seen[key] && knownKeys[key] {
-				value = stripComment(value)
-				if value != "" {
-					seen[key] = true
-					h.set(key, value, lineNo)
-				}
-			}
-			continue
-		}
-		if inDepsSection && strings.HasPrefix(body, "-") {
-			if tok := sectionToken(body[1:]); tok != "" {
-				sectionDeps = append(sectionDeps, tok)
-			}
-			continue
-		}
-		h.lint(body, lineNo, inDepsSection)
+		line, text = nextLine(text)
+		r.line(line, lineNo, seen)
 	}
-	sec.close(&h)
-	h.DependsOn = dedupFold(append(h.DependsOn, normalizeDeps(sectionDeps)...))
-	return h
+	r.sec.close(&r.h)
+	r.h.DependsOn = dedupFold(append(r.h.DependsOn, normalizeDeps(r.sectionDeps)...))
+	return r.h
+}
+
+// nextLine cuts text's first line, which ends at \n, \r\n or a lone \r, as
+// Python's universal newlines (anchor's read_text) split them.
+func nextLine(text string) (line, rest string) {
+	i := strings.IndexAny(text, "\r\n")
+	if i < 0 {
+		return text, ""
+	}
+	if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+		return text[:i], text[i+2:]
+	}
+	return text[:i], text[i+1:]
+}
+
+// headerReader is ParseHeader's state between lines.
+type headerReader struct {
+	h Header
+	// sectionDeps are the items of a `## Depends on` section, which
+	// inDepsSection says we are in.
+	sectionDeps   []string
+	inDepsSection bool
+	sec           sectionFill
+}
+
+// line reads one line of the plan, the lineNo'th.
+func (r *headerReader) line(line string, lineNo int, seen map[string]bool) {
+	if r.h.Title == "" && strings.HasPrefix(line, "# ") {
+		r.h.Title = strings.TrimSpace(line[2:])
+	}
+	if level, title, ok := heading(line); ok && level >= 2 {
+		r.heading(level, strings.ToLower(title), lineNo)
+		return
+	}
+	body := strings.TrimLeft(line, " \t")
+	r.sec.text(body)
+	if key, value, ok := boldField(body); ok {
+		r.field(key, value, lineNo, seen)
+		return
+	}
+	if r.inDepsSection && strings.HasPrefix(body, "-") {
+		if tok := sectionToken(body[1:]); tok != "" {
+			r.sectionDeps = append(r.sectionDeps, tok)
+		}
+		return
+	}
+	r.h.lint(body, lineNo, r.inDepsSection)
+}
+
+// heading notes a heading of level 2 or deeper, its title t in lower case.
+func (r *headerReader) heading(level int, t string, lineNo int) {
+	if level == 2 {
+		r.inDepsSection = strings.HasPrefix(t, "depends on")
+	}
+	if strings.HasPrefix(t, "done when") || strings.HasPrefix(t, "acceptance") {
+		r.h.HasDoneWhen = true
+	}
+	r.sec.heading(&r.h, level, t, lineNo)
+}
+
+// field sets a known key the first time it has a value.
+func (r *headerReader) field(key, value string, lineNo int, seen map[string]bool) {
+	if seen[key] || !knownKeys[key] {
+		return
+	}
+	if value = stripComment(value); value != "" {
+		seen[key] = true
+		r.h.set(key, value, lineNo)
+	}
 }
 
 // Section is a plan section by its heading: Name as the plan spells it,
@@ -221,56 +243,86 @@ func (h *Header) warn(line int, msg string) {
 	h.Warnings = append(h.Warnings, Warning{Line: line, Message: msg})
 }
 
+// set reads one header field's value, found at line. A switch, not a
+// table of funcs: a call through a func value would move every parsed
+// header to the heap.
 func (h *Header) set(key, value string, line int) {
 	switch key {
 	case keyValue:
-		w := strings.ToLower(leadingWord(value))
-		switch w {
-		case "high", "medium", "low":
-			h.Value = w
-		default:
-			h.warn(line, "value "+quote(value)+" is not high, medium or low; it reads as medium")
-		}
+		h.setValue(value, line)
 	case keyPriority:
-		p, ok := parsePriority(value)
-		h.Priority = p
-		if !ok {
-			h.warn(line, "priority "+quote(value)+" is not P1, P2 or P3; it reads as P2")
-		}
+		h.setPriority(value, line)
 	case keyPreferred:
-		h.PreferredRaw = value
-		for _, tok := range strings.Split(value, ",") {
-			if tok = strings.ToLower(strings.TrimSpace(tok)); tok != "" {
-				h.Preferred = append(h.Preferred, tok)
-			}
-		}
+		h.setPreferred(value)
 	case keyAssignee:
-		h.AssigneeRaw = value
-		h.Assignee = assigneeIdentity(value)
-		// The field is present here, so only a listed identity is an agent's;
-		// a value that is all note, like `(tbd)`, is "anything else".
-		h.AgentAssignable = agentIdentities[strings.ToLower(h.Assignee)]
+		h.setAssignee(value)
 	case keyDepends:
 		h.DependsOn = normalizeDeps(strings.Split(value, ","))
 	case keyPlanFirst:
-		switch w := strings.ToLower(leadingWord(value)); w {
-		case "yes", "true", "on":
-			h.PlanFirst = true
-		case "no", "false", "off":
-		default:
-			h.warn(line, "plan first "+quote(value)+" is not yes or no; it reads as no")
-		}
+		h.setPlanFirst(value, line)
 	case keyBudget:
-		l, err := spend.ParseLimit(value)
-		if err != nil {
-			h.warn(line, "budget "+quote(value)+": "+err.Error()+"; the project's budget applies")
-		}
-		h.Budget = l
+		h.setBudget(value, line)
 	case keyGenerated:
-		for _, tok := range strings.Split(value, ",") {
-			if tok = strings.Trim(strings.TrimSpace(tok), "`"); tok != "" {
-				h.AllowedGenerated = append(h.AllowedGenerated, tok)
-			}
+		h.setGenerated(value)
+	}
+}
+
+func (h *Header) setValue(value string, line int) {
+	switch w := strings.ToLower(leadingWord(value)); w {
+	case "high", "medium", "low":
+		h.Value = w
+	default:
+		h.warn(line, "value "+quote(value)+" is not high, medium or low; it reads as medium")
+	}
+}
+
+func (h *Header) setPriority(value string, line int) {
+	p, ok := parsePriority(value)
+	h.Priority = p
+	if !ok {
+		h.warn(line, "priority "+quote(value)+" is not P1, P2 or P3; it reads as P2")
+	}
+}
+
+func (h *Header) setPreferred(value string) {
+	h.PreferredRaw = value
+	for _, tok := range strings.Split(value, ",") {
+		if tok = strings.ToLower(strings.TrimSpace(tok)); tok != "" {
+			h.Preferred = append(h.Preferred, tok)
+		}
+	}
+}
+
+func (h *Header) setAssignee(value string) {
+	h.AssigneeRaw = value
+	h.Assignee = assigneeIdentity(value)
+	// The field is present here, so only a listed identity is an agent's;
+	// a value that is all note, like `(tbd)`, is "anything else".
+	h.AgentAssignable = agentIdentities[strings.ToLower(h.Assignee)]
+}
+
+func (h *Header) setPlanFirst(value string, line int) {
+	switch w := strings.ToLower(leadingWord(value)); w {
+	case "yes", "true", "on":
+		h.PlanFirst = true
+	case "no", "false", "off":
+	default:
+		h.warn(line, "plan first "+quote(value)+" is not yes or no; it reads as no")
+	}
+}
+
+func (h *Header) setBudget(value string, line int) {
+	l, err := spend.ParseLimit(value)
+	if err != nil {
+		h.warn(line, "budget "+quote(value)+": "+err.Error()+"; the project's budget applies")
+	}
+	h.Budget = l
+}
+
+func (h *Header) setGenerated(value string) {
+	for _, tok := range strings.Split(value, ",") {
+		if tok = strings.Trim(strings.TrimSpace(tok), "`"); tok != "" {
+			h.AllowedGenerated = append(h.AllowedGenerated, tok)
 		}
 	}
 }
@@ -282,29 +334,44 @@ func (h *Header) lint(body string, line int, inDepsSection bool) {
 		return
 	}
 	if (body[0] == '*' || body[0] == '+') && (body[1] == ' ' || body[1] == '\t') {
-		rest := strings.TrimLeft(body[1:], " \t")
-		if key, _, ok := boldFieldNoBullet(rest); ok && knownKeys[key] {
-			h.warn(line, "`"+body[:1]+"` bullet is not read; write `- **"+titleKey(key)+":** …`")
-		} else if inDepsSection {
-			h.warn(line, "`"+body[:1]+"` bullet in Depends on section is not read; use `-`")
-		}
+		h.lintBullet(body, line, inDepsSection)
 		return
 	}
 	if key, _, ok := boldFieldNoBullet(body); ok && knownKeys[key] {
 		h.warn(line, "bold key without `-` bullet is not read; write `- **"+titleKey(key)+":** …`")
 		return
 	}
-	if strings.HasPrefix(body, "-") {
-		rest := strings.TrimLeft(body[1:], " \t")
-		if strings.HasPrefix(rest, "**") {
-			if end := strings.Index(rest[2:], "**:"); end >= 0 {
-				key := strings.ToLower(strings.TrimSpace(rest[2 : 2+end]))
-				if knownKeys[key] {
-					h.warn(line, "colon outside the bold is not read; write `- **"+titleKey(key)+":** …`")
-				}
-			}
-		}
+	if key := colonOutside(body); knownKeys[key] {
+		h.warn(line, "colon outside the bold is not read; write `- **"+titleKey(key)+":** …`")
 	}
+}
+
+// lintBullet warns of a `*` or `+` bullet, which anchor reads neither
+// for a field nor in the Depends on section.
+func (h *Header) lintBullet(body string, line int, inDepsSection bool) {
+	rest := strings.TrimLeft(body[1:], " \t")
+	if key, _, ok := boldFieldNoBullet(rest); ok && knownKeys[key] {
+		h.warn(line, "`"+body[:1]+"` bullet is not read; write `- **"+titleKey(key)+":** …`")
+	} else if inDepsSection {
+		h.warn(line, "`"+body[:1]+"` bullet in Depends on section is not read; use `-`")
+	}
+}
+
+// colonOutside is the key of a `- **Key**:` line (the colon outside the
+// bold), in lower case; "" for any other line.
+func colonOutside(body string) string {
+	if !strings.HasPrefix(body, "-") {
+		return ""
+	}
+	rest := strings.TrimLeft(body[1:], " \t")
+	if !strings.HasPrefix(rest, "**") {
+		return ""
+	}
+	end := strings.Index(rest[2:], "**:")
+	if end < 0 {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSpace(rest[2 : 2+end]))
 }
 
 // boldField matches `-<ws>**Key:**<rest>` (the space after `-` is optional).
