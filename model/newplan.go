@@ -121,6 +121,15 @@ func (n NewPlan) Check() error {
 	if n.Priority != "P1" && n.Priority != "P2" && n.Priority != "P3" {
 		return fmt.Errorf("priority: P1, P2 or P3, not %q", n.Priority)
 	}
+	if err := n.checkHeaderText(); err != nil {
+		return err
+	}
+	return n.checkSectionText()
+}
+
+// checkHeaderText refuses a header value that would read back otherwise:
+// a control character, or ` #`, which starts a comment.
+func (n NewPlan) checkHeaderText() error {
 	fields := map[string][]string{"title": {n.Title}, "preferred models": n.Preferred, "depends on": n.DependsOn}
 	for _, name := range []string{"title", "preferred models", "depends on"} {
 		for _, v := range fields[name] {
@@ -129,6 +138,12 @@ func (n NewPlan) Check() error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkSectionText refuses a Goal or Done when line that would break its
+// section: a line break, or a leading # (a heading).
+func (n NewPlan) checkSectionText() error {
 	for _, v := range append([]string{n.Goal}, n.DoneWhen...) {
 		if strings.ContainsFunc(v, unicode.IsControl) || strings.HasPrefix(v, "#") {
 			return fmt.Errorf("goal or done when: %q holds a line break or starts with # (a heading)", v)
@@ -189,6 +204,28 @@ func (n NewPlan) Render(template string) string {
 	}
 	text := strings.NewReplacer("{{title}}", n.Title, "{{slug}}", n.Slug).Replace(template)
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	lines = n.withHeader(lines, values)
+	if n.Goal != "" {
+		lines = fillSection(lines, []string{"goal"}, "Goal", []string{n.Goal})
+	}
+	if len(n.DoneWhen) > 0 {
+		items := make([]string, len(n.DoneWhen))
+		for i, d := range n.DoneWhen {
+			items[i] = "- " + d
+		}
+		lines = fillSection(lines, []string{"done when", "acceptance"}, "Done when", items)
+	}
+	out := strings.Join(lines, "\n")
+	if !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	return out
+}
+
+// withHeader sets the template's title line and the first bullet of each
+// field in values, and adds the fields it lacks (and the title, if none)
+// at the top.
+func (n NewPlan) withHeader(lines []string, values map[string]string) []string {
 	done := map[string]bool{}
 	titleAt := -1
 	for i, line := range lines {
@@ -200,8 +237,7 @@ func (n NewPlan) Render(template string) string {
 		key, _, ok := boldField(body)
 		if v, set := values[key]; ok && set && !done[key] {
 			done[key] = true
-			lines[i] = line[:len(line)-len(body)] + "- **" + fieldName(key) + ":** " + v
-			lines[i] = strings.TrimRight(lines[i], " ")
+			lines[i] = strings.TrimRight(line[:len(line)-len(body)]+"- **"+fieldName(key)+":** "+v, " ")
 		}
 	}
 	var missing []string
@@ -218,21 +254,7 @@ func (n NewPlan) Render(template string) string {
 		add := append([]string{""}, missing...)
 		lines = append(lines[:titleAt+1], append(add, lines[titleAt+1:]...)...)
 	}
-	if n.Goal != "" {
-		lines = fillSection(lines, []string{"goal"}, "Goal", []string{n.Goal})
-	}
-	if len(n.DoneWhen) > 0 {
-		items := make([]string, len(n.DoneWhen))
-		for i, d := range n.DoneWhen {
-			items[i] = "- " + d
-		}
-		lines = fillSection(lines, []string{"done when", "acceptance"}, "Done when", items)
-	}
-	out := strings.Join(lines, "\n")
-	if !strings.HasSuffix(out, "\n") {
-		out += "\n"
-	}
-	return out
+	return lines
 }
 
 func fieldName(key string) string {
