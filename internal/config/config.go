@@ -350,36 +350,7 @@ func parseCheck(item *yaml.Node) (Check, error) {
 			return c, errorf(key.Line, "check: %s is set twice (first at line %d)", key.Value, first)
 		}
 		seen[key.Value] = key.Line
-		var err error
-		switch key.Value {
-		case "name":
-			if val.Kind != yaml.ScalarNode || !checkName().MatchString(val.Value) {
-				err = errorf(val.Line, "check name: want letters, digits, '.', '-' or '_' (up to 64, starting with a letter or digit), like test")
-			}
-			c.Name = val.Value
-		case "run":
-			c.Run, err = parseArgv(val)
-		case "timeout":
-			c.Timeout, err = parseTimeout(val)
-		case "expect_output":
-			if val.Kind != yaml.ScalarNode || val.Value == "" {
-				err = errorf(val.Line, "expect_output: want a regular expression, like \"ok\"")
-				break
-			}
-			c.ExpectOutput, err = regexp.Compile(val.Value)
-			if err != nil {
-				err = errorf(val.Line, "expect_output: %v", err)
-			}
-		case "env":
-			c.Env, err = parseEnv(val)
-		case "retries":
-			c.Retries, err = parseCount(val, "retries", 0, MaxRetries)
-		case "cache":
-			c.Cache, err = parseCheckCache(val)
-		default:
-			err = errorf(key.Line, "unknown key %q in a check (known: %s)", key.Value, checkKeys)
-		}
-		if err != nil {
+		if err := c.set(key, val); err != nil {
 			return c, err
 		}
 	}
@@ -390,6 +361,45 @@ func parseCheck(item *yaml.Node) (Check, error) {
 		return c, errorf(item.Line, "check %s: run is required, like run: [go, test, ./...]", c.Name)
 	}
 	return c, nil
+}
+
+// set reads one key of a check.
+func (c *Check) set(key, val *yaml.Node) error {
+	var err error
+	switch key.Value {
+	case "name":
+		if val.Kind != yaml.ScalarNode || !checkName().MatchString(val.Value) {
+			err = errorf(val.Line, "check name: want letters, digits, '.', '-' or '_' (up to 64, starting with a letter or digit), like test")
+		}
+		c.Name = val.Value
+	case "run":
+		c.Run, err = parseArgv(val)
+	case "timeout":
+		c.Timeout, err = parseTimeout(val)
+	case "expect_output":
+		c.ExpectOutput, err = parseExpectOutput(val)
+	case "env":
+		c.Env, err = parseEnv(val)
+	case "retries":
+		c.Retries, err = parseCount(val, "retries", 0, MaxRetries)
+	case "cache":
+		c.Cache, err = parseCheckCache(val)
+	default:
+		err = errorf(key.Line, "unknown key %q in a check (known: %s)", key.Value, checkKeys)
+	}
+	return err
+}
+
+// parseExpectOutput reads `expect_output:`, a regular expression.
+func parseExpectOutput(val *yaml.Node) (*regexp.Regexp, error) {
+	if val.Kind != yaml.ScalarNode || val.Value == "" {
+		return nil, errorf(val.Line, "expect_output: want a regular expression, like \"ok\"")
+	}
+	re, err := regexp.Compile(val.Value)
+	if err != nil {
+		return nil, errorf(val.Line, "expect_output: %v", err)
+	}
+	return re, nil
 }
 
 // parseArgv reads `run:`, a list of words; no shell ever sees them, so a

@@ -297,43 +297,57 @@ func parseWebhooks(val *yaml.Node) ([]Webhook, error) {
 
 func parseWebhook(item *yaml.Node, n int) (Webhook, error) {
 	w := Webhook{Name: fmt.Sprintf("webhook-%d", n), Format: "json"}
-	const what = "notify: webhook"
-	hasURL := false
 	var err error
-	w.Target, err = parseTarget(what, item, func(k, v *yaml.Node) (bool, error) {
-		switch k.Value {
-		case "name":
-			if v.Kind != yaml.ScalarNode || !targetName().MatchString(v.Value) || v.Value == "terminal" || v.Value == "desktop" {
-				return true, errorf(v.Line, "%s: name: want letters, digits, '.', '-' or '_' (up to 32; not terminal or desktop), like team", what)
-			}
-			w.Name = v.Value
-		case "url":
-			u, perr := url.Parse(v.Value)
-			if v.Kind != yaml.ScalarNode || perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return true, errorf(v.Line, "%s: url: want an http or https URL, like https://hooks.example.com/…", what)
-			}
-			w.URL, hasURL = v.Value, true
-		case "format":
-			if v.Kind != yaml.ScalarNode || (v.Value != "json" && v.Value != "slack") {
-				return true, errorf(v.Line, "%s: format: want json or slack", what)
-			}
-			w.Format = v.Value
-		case "headers":
-			h, herr := parseHeaders(v)
-			w.Headers = h
-			return true, herr
-		default:
-			return false, nil
-		}
-		return true, nil
-	})
+	w.Target, err = parseTarget(webhookWhat, item, w.set)
 	if err != nil {
 		return w, err
 	}
-	if item.Kind != yaml.MappingNode || !hasURL {
-		return w, errorf(item.Line, "%s: url is required, like {url: https://hooks.example.com/…, format: slack}", what)
+	if item.Kind != yaml.MappingNode || w.URL == "" {
+		return w, errorf(item.Line, "%s: url is required, like {url: https://hooks.example.com/…, format: slack}", webhookWhat)
 	}
 	return w, nil
+}
+
+// webhookWhat names a webhook in errors.
+const webhookWhat = "notify: webhook"
+
+// set reads one of a webhook's own keys; false for a key that is not.
+func (w *Webhook) set(k, v *yaml.Node) (bool, error) {
+	var err error
+	switch k.Value {
+	case "name":
+		w.Name, err = webhookName(v)
+	case "url":
+		w.URL, err = webhookURL(v)
+	case "format":
+		if v.Kind != yaml.ScalarNode || (v.Value != "json" && v.Value != "slack") {
+			return true, errorf(v.Line, "%s: format: want json or slack", webhookWhat)
+		}
+		w.Format = v.Value
+	case "headers":
+		w.Headers, err = parseHeaders(v)
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// webhookName reads a webhook's name, which terminal and desktop (the
+// other targets) are not.
+func webhookName(v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode || !targetName().MatchString(v.Value) || v.Value == "terminal" || v.Value == "desktop" {
+		return "", errorf(v.Line, "%s: name: want letters, digits, '.', '-' or '_' (up to 32; not terminal or desktop), like team", webhookWhat)
+	}
+	return v.Value, nil
+}
+
+// webhookURL reads a webhook's http or https URL.
+func webhookURL(v *yaml.Node) (string, error) {
+	u, err := url.Parse(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errorf(v.Line, "%s: url: want an http or https URL, like https://hooks.example.com/…", webhookWhat)
+	}
+	return v.Value, nil
 }
 
 // headerName is a field name HTTP accepts.
