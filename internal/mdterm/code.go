@@ -152,16 +152,10 @@ func (h *highlighter) line(text string) word {
 
 // token is the length and colour of the token at text[i:].
 func (h *highlighter) token(text string, i int) (int, string) {
+	if n := h.comment(text, i); n > 0 {
+		return n, h.p.comment
+	}
 	rest := text[i:]
-	for _, lc := range h.l.lineComment {
-		if strings.HasPrefix(rest, lc) && (lc != "#" || i == 0 || text[i-1] == ' ' || text[i-1] == '\t') {
-			return len(rest), h.p.comment
-		}
-	}
-	if bc := h.l.blockComment[0]; bc != "" && strings.HasPrefix(rest, bc) {
-		h.inComment = true
-		return len(bc), h.p.comment
-	}
 	c := rest[0]
 	switch {
 	case strings.IndexByte(h.l.quotes, c) >= 0:
@@ -173,16 +167,39 @@ func (h *highlighter) token(text string, i int) (int, string) {
 		}
 		return n, h.p.number
 	case isWordByte(c):
-		n := 1
-		for n < len(rest) && isWordByte(rest[n]) {
-			n++
-		}
-		if h.l.keywords[rest[:n]] {
-			return n, h.p.keyword
-		}
-		return n, h.p.plain
+		return h.word(rest)
 	}
 	return 1, h.p.plain
+}
+
+// comment is the length of the comment opening at text[i:], to the line's
+// end or (a block comment) of its opener; 0 when none opens there. A #
+// opens one only after a blank: it is no comment inside a word.
+func (h *highlighter) comment(text string, i int) int {
+	rest := text[i:]
+	for _, lc := range h.l.lineComment {
+		if strings.HasPrefix(rest, lc) && (lc != "#" || i == 0 || text[i-1] == ' ' || text[i-1] == '\t') {
+			return len(rest)
+		}
+	}
+	if bc := h.l.blockComment[0]; bc != "" && strings.HasPrefix(rest, bc) {
+		h.inComment = true
+		return len(bc)
+	}
+	return 0
+}
+
+// word is the length and colour of the word at rest's start: a keyword's
+// or plain.
+func (h *highlighter) word(rest string) (int, string) {
+	n := 1
+	for n < len(rest) && isWordByte(rest[n]) {
+		n++
+	}
+	if h.l.keywords[rest[:n]] {
+		return n, h.p.keyword
+	}
+	return n, h.p.plain
 }
 
 // quoted is the length of the string literal at s's start: to its closing
