@@ -50,24 +50,32 @@ func readClaude(r *Result, line []byte) {
 	if r.Error == "" {
 		r.Error = clip(c.Subtype)
 	}
-	r.Status = c.APIErrorStatus
-	if r.Status == 0 && (c.TerminalReason == "api_error" || strings.HasPrefix(c.Result, "API Error")) {
-		r.Status = statusIn(c.Result)
-	}
+	r.Status = c.status()
 	r.Trouble = ForStatus(r.Status)
 	if r.Trouble == NoTrouble {
-		switch c.APIErrorType {
-		case "rate_limit_error":
-			r.Trouble = RateLimited
-		case "overloaded_error":
-			r.Trouble = Overloaded
-		case "authentication_error", "permission_error":
-			r.Trouble = AuthFailed
-		}
+		r.Trouble = claudeErrorTypes[c.APIErrorType]
 	}
 	if reset, ok := windowReset(c.Result); ok && (r.Trouble == RateLimited || r.Trouble == NoTrouble) {
 		r.Trouble, r.Reset = UsageWindow, reset
 	}
+}
+
+// status is the HTTP status of a failed turn: the one Claude Code reports,
+// else one its API error text names.
+func (c claudeResult) status() int {
+	if c.APIErrorStatus == 0 && (c.TerminalReason == "api_error" || strings.HasPrefix(c.Result, "API Error")) {
+		return statusIn(c.Result)
+	}
+	return c.APIErrorStatus
+}
+
+// claudeErrorTypes are the troubles the API's error types tell when the
+// status does not; any other type is NoTrouble.
+var claudeErrorTypes = map[string]Trouble{
+	"rate_limit_error":     RateLimited,
+	"overloaded_error":     Overloaded,
+	"authentication_error": AuthFailed,
+	"permission_error":     AuthFailed,
 }
 
 // apiStatus is the status an "API Error" text names: "(429)" or "529 ".
