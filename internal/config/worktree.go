@@ -85,34 +85,35 @@ func parseWorktree(val *yaml.Node) (Worktree, error) {
 			return w, errorf(key.Line, "worktree: %s is set twice (first at line %d)", key.Value, first)
 		}
 		seen[key.Value] = key.Line
-		var err error
-		switch key.Value {
-		case "ports":
-			n, aerr := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || aerr != nil || n < 1 || n > MaxBackendPorts {
-				err = errorf(v.Line, "worktree: ports: want a whole number from 1 to %d", MaxBackendPorts)
-			}
-			w.Ports = n
-		case "env":
-			w.Env, err = parseBackendEnv(v)
-		case "setup", "teardown":
-			var cmds [][]string
-			cmds, err = parseCommands(key.Value, v)
-			if key.Value == "setup" {
-				w.Setup = cmds
-			} else {
-				w.Teardown = cmds
-			}
-		case "timeout":
-			w.Timeout, err = parseBackendTimeout(v)
-		default:
-			err = errorf(key.Line, "worktree: unknown key %q (known: %s)", key.Value, worktreeKeys)
-		}
-		if err != nil {
+		if err := w.set(key, v); err != nil {
 			return w, err
 		}
 	}
 	return w, w.checkPlaceholders(val)
+}
+
+// set reads one key of the `worktree:` section.
+func (w *Worktree) set(key, v *yaml.Node) error {
+	var err error
+	switch key.Value {
+	case "ports":
+		n, aerr := strconv.Atoi(v.Value)
+		if v.Kind != yaml.ScalarNode || aerr != nil || n < 1 || n > MaxBackendPorts {
+			err = errorf(v.Line, "worktree: ports: want a whole number from 1 to %d", MaxBackendPorts)
+		}
+		w.Ports = n
+	case "env":
+		w.Env, err = parseBackendEnv(v)
+	case "setup":
+		w.Setup, err = parseCommands(key.Value, v)
+	case "teardown":
+		w.Teardown, err = parseCommands(key.Value, v)
+	case "timeout":
+		w.Timeout, err = parseBackendTimeout(v)
+	default:
+		err = errorf(key.Line, "worktree: unknown key %q (known: %s)", key.Value, worktreeKeys)
+	}
+	return err
 }
 
 // parseBackendEnv reads `env:`, NAME: template lines kept in file order.

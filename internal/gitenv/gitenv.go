@@ -263,43 +263,54 @@ func registered(common, dir, top string) (wt, admin string) {
 	for a := dir; a != top && strings.HasPrefix(a, top+string(filepath.Separator)); a = filepath.Dir(a) {
 		candidates = append(candidates, a)
 	}
-	names := func(admin string) string {
-		back, err := ReadFile(filepath.Join(admin, "gitdir"), 4096)
-		if err != nil {
-			return ""
-		}
-		p := filepath.Clean(strings.TrimSpace(string(back)))
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(admin, p)
-		}
-		if filepath.Base(p) != ".git" {
-			return ""
-		}
-		return filepath.Dir(p)
-	}
 	for _, c := range candidates {
-		data, err := ReadFile(filepath.Join(c, ".git"), 4096)
-		if err != nil {
-			continue
-		}
-		if p, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: "); ok {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(c, p)
-			}
-			if p = filepath.Clean(p); filepath.Dir(p) == admins && names(p) == c {
-				return c, p
-			}
+		if p := gitdirOf(c); p != "" && filepath.Dir(p) == admins && adminNames(p) == c {
+			return c, p
 		}
 	}
 	entries, _ := os.ReadDir(admins)
 	for _, c := range candidates {
 		for _, e := range entries {
-			if admin := filepath.Join(admins, e.Name()); names(admin) == c {
+			if admin := filepath.Join(admins, e.Name()); adminNames(admin) == c {
 				return c, admin
 			}
 		}
 	}
 	return "", ""
+}
+
+// gitdirOf is the admin folder the .git file in folder c names, cleaned
+// and absolute; "" when c has no such file.
+func gitdirOf(c string) string {
+	data, err := ReadFile(filepath.Join(c, ".git"), 4096)
+	if err != nil {
+		return ""
+	}
+	p, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c, p)
+	}
+	return filepath.Clean(p)
+}
+
+// adminNames is the worktree whose .git the gitdir file of admin names;
+// "" when it names none.
+func adminNames(admin string) string {
+	back, err := ReadFile(filepath.Join(admin, "gitdir"), 4096)
+	if err != nil {
+		return ""
+	}
+	p := filepath.Clean(strings.TrimSpace(string(back)))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(admin, p)
+	}
+	if filepath.Base(p) != ".git" {
+		return ""
+	}
+	return filepath.Dir(p)
 }
 
 // realPath is p with its symlinks resolved, p itself when that fails.
