@@ -84,21 +84,7 @@ func (r *renderer) inline(ws *words, n ast.Node, sgr string) {
 	th := r.th
 	switch n := n.(type) {
 	case *ast.Text:
-		v := n.Segment.Value(r.src)
-		if r.skip > 0 {
-			k := min(r.skip, len(v))
-			v, r.skip = v[k:], r.skip-k
-		}
-		if !n.IsRaw() {
-			v = util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(v)))
-		}
-		r.struck(ws, string(v), sgr)
-		switch {
-		case n.HardLineBreak():
-			ws.hardBreak()
-		case n.SoftLineBreak():
-			ws.end()
-		}
+		r.text(ws, n, sgr)
 	case *ast.String:
 		ws.add(string(n.Value), sgr)
 	case *ast.Emphasis:
@@ -124,6 +110,26 @@ func (r *renderer) inline(ws *words, n ast.Node, sgr string) {
 		}
 	default:
 		r.children(ws, n, sgr)
+	}
+}
+
+// text adds a text node's words, less the r.skip bytes not to show (a
+// task's box), with the line break that ends it.
+func (r *renderer) text(ws *words, n *ast.Text, sgr string) {
+	v := n.Segment.Value(r.src)
+	if r.skip > 0 {
+		k := min(r.skip, len(v))
+		v, r.skip = v[k:], r.skip-k
+	}
+	if !n.IsRaw() {
+		v = util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(v)))
+	}
+	r.struck(ws, string(v), sgr)
+	switch {
+	case n.HardLineBreak():
+		ws.hardBreak()
+	case n.SoftLineBreak():
+		ws.end()
 	}
 }
 
