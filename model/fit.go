@@ -32,25 +32,10 @@ func ClassifyFit(preferred []string, w Worker) Fit {
 	if len(preferred) == 0 {
 		return FitUnknown
 	}
-	var lo, hi Tier
-	modelWords := nameWords(w.Model)
-	for _, tok := range preferred {
-		if t := tierWord(tok); t != NoTier {
-			if t == w.Tier {
-				return FitGood
-			}
-			if lo == NoTier || t < lo {
-				lo = t
-			}
-			if t > hi {
-				hi = t
-			}
-			continue
-		}
-		if len(modelWords) > 0 && wordsSubset(nameWords(tok), modelWords) {
-			return FitGood
-		}
+	if prefers(preferred, w) {
+		return FitGood
 	}
+	lo, hi := tierRange(preferred)
 	switch {
 	case hi == NoTier || w.Tier == NoTier:
 		return FitUnknown
@@ -60,6 +45,42 @@ func ClassifyFit(preferred []string, w Worker) Fit {
 		return FitUnderqualified
 	}
 	return FitUnknown
+}
+
+// prefers reports whether a preferred token names w: its tier, or a name
+// whose words are all among its model's.
+func prefers(preferred []string, w Worker) bool {
+	modelWords := nameWords(w.Model)
+	for _, tok := range preferred {
+		if t := tierWord(tok); t != NoTier {
+			if t == w.Tier {
+				return true
+			}
+			continue
+		}
+		if len(modelWords) > 0 && wordsSubset(nameWords(tok), modelWords) {
+			return true
+		}
+	}
+	return false
+}
+
+// tierRange is the lowest and highest tier preferred names; NoTier for
+// both when it names none.
+func tierRange(preferred []string) (lo, hi Tier) {
+	for _, tok := range preferred {
+		t := tierWord(tok)
+		if t == NoTier {
+			continue
+		}
+		if lo == NoTier || t < lo {
+			lo = t
+		}
+		if t > hi {
+			hi = t
+		}
+	}
+	return lo, hi
 }
 
 func nameWords(s string) []string {

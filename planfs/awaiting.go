@@ -115,18 +115,9 @@ func (t *Tree) changeAwaiting(rel, event string, ok func(*model.Lease) error, ed
 // takeOver (its agent is gone; the caller judged that). Of several racing
 // resumers exactly one wins: the others find the lease no longer awaiting.
 func (t *Tree) Resume(rel, agent string, ttl float64, takeOver bool) (Claimed, error) {
-	if err := t.refuse(rel); err != nil {
-		return Claimed{}, err
-	}
-	lane, name, err := SplitRel(rel)
+	name, err := t.resumable(rel, ttl)
 	if err != nil {
 		return Claimed{}, err
-	}
-	if lane != model.InProgress {
-		return Claimed{}, planErr(rel, ErrWrongLane, "only an in-progress plan is resumed")
-	}
-	if err := ValidTTL(ttl); err != nil {
-		return Claimed{}, planErr(rel, err, "%v", err)
 	}
 	unlock, err := t.lockLeases(lockWait)
 	if err != nil {
@@ -137,13 +128,8 @@ func (t *Tree) Resume(rel, agent string, ttl float64, takeOver bool) (Claimed, e
 		return Claimed{}, err
 	}
 	cur := t.ReadLease(rel)
-	switch {
-	case cur == nil || cur.Corrupt != "":
-		return Claimed{}, planErr(rel, ErrNoLease, "no lease awaiting resume")
-	case cur.Awaiting != model.AwaitResume:
-		return Claimed{}, planErr(rel, ErrClaimed, "not decided yet%s", awaitingNote(cur))
-	case cur.AgentID != agent && !takeOver:
-		return Claimed{}, planErr(rel, ErrNotOwner, "decided for %s, not %s", cur.AgentID, agent)
+	if err := resumeRefusal(rel, cur, agent, takeOver); err != nil {
+		return Claimed{}, err
 	}
 	next := t.newLease(rel, agent, cur.Origin, newToken(), ttl)
 	if err := t.writeLease(rel, next); err != nil {
@@ -155,4 +141,38 @@ func (t *Tree) Resume(rel, agent string, ttl float64, takeOver bool) (Claimed, e
 	}
 	t.appendEvent(Event{Event: "resumed", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: agent, Origin: cur.Origin, Reason: reason, Lease: next.Token})
 	return Claimed{Rel: rel, Token: next.Token}, nil
+}
+
+// resumable checks what Resume can tell before taking the lease lock: rel
+// is an in-progress plan's path, and ttl is valid. It returns the plan's
+// file name.
+func (t *Tree) resumable(rel string, ttl float64) (string, error) {
+	if err := t.refuse(rel); err != nil {
+		return "", err
+	}
+	lane, name, err := SplitRel(rel)
+	if err != nil {
+		return "", err
+	}
+	if lane != model.InProgress {
+		return "", planErr(rel, ErrWrongLane, "only an in-progress plan is resumed")
+	}
+	if err := ValidTTL(ttl); err != nil {
+		return "", planErr(rel, err, "%v", err)
+	}
+	return name, nil
+}
+
+// resumeRefusal says why agent may not resume rel with lease cur: none, not
+// decided yet, or decided for another agent (unless takeOver).
+func resumeRefusal(rel string, cur *model.Lease, agent string, takeOver bool) error {
+	switch {
+	case cur == nil || cur.Corrupt != "":
+		return planErr(rel, ErrNoLease, "no lease awaiting resume")
+	case cur.Awaiting != model.AwaitResume:
+		return planErr(rel, ErrClaimed, "not decided yet%s", awaitingNote(cur))
+	case cur.AgentID != agent && !takeOver:
+		return planErr(rel, ErrNotOwner, "decided for %s, not %s", cur.AgentID, agent)
+	}
+	return nil
 }
