@@ -278,7 +278,6 @@ func (r *repairer) interruptedClaim(ready *model.Lease, claimed string) {
 // unlinkTwins finds plans of one name in two lanes that are one file (a
 // link+unlink move cut short) and removes the extra link; no content is lost.
 func (r *repairer) unlinkTwins(snap *model.Snapshot) {
-	t := r.t
 	byName := make(map[string][]*model.Plan, len(snap.Plans))
 	var dup []string
 	for i := range snap.Plans {
@@ -289,32 +288,38 @@ func (r *repairer) unlinkTwins(snap *model.Snapshot) {
 		}
 	}
 	for _, name := range dup {
-		ps := byName[name]
-		keep := ps[0]
-		for _, p := range ps {
-			if p.Lane == model.InProgress {
-				keep = p
-			}
+		r.unlinkTwinsOf(byName[name])
+	}
+}
+
+// unlinkTwinsOf removes the links among ps (plans of one name) that are the
+// same file as the one kept: the in-progress one, else the first.
+func (r *repairer) unlinkTwinsOf(ps []*model.Plan) {
+	t := r.t
+	keep := ps[0]
+	for _, p := range ps {
+		if p.Lane == model.InProgress {
+			keep = p
 		}
-		keepInfo, err := os.Lstat(t.Abs(keep.Rel))
-		// A link is young while its move is still running: leave it to the mover.
-		if err != nil || t.now()-ctime(keepInfo) < claimGrace {
+	}
+	keepInfo, err := os.Lstat(t.Abs(keep.Rel))
+	// A link is young while its move is still running: leave it to the mover.
+	if err != nil || t.now()-ctime(keepInfo) < claimGrace {
+		return
+	}
+	for _, p := range ps {
+		if p == keep {
 			continue
 		}
-		for _, p := range ps {
-			if p == keep {
-				continue
-			}
-			fi, err := os.Lstat(t.Abs(p.Rel))
-			if err != nil || !os.SameFile(fi, keepInfo) {
-				continue
-			}
-			if r.dry {
-				r.gone[p.Rel] = true
-				r.fixed(p.Rel, "", "the same file as "+keep.Rel+" (a move cut short): the next claim removes this link")
-			} else if os.Remove(t.Abs(p.Rel)) == nil {
-				r.fixed(p.Rel, "finished an interrupted move: "+p.Rel+" was the same file as "+keep.Rel, "")
-			}
+		fi, err := os.Lstat(t.Abs(p.Rel))
+		if err != nil || !os.SameFile(fi, keepInfo) {
+			continue
+		}
+		if r.dry {
+			r.gone[p.Rel] = true
+			r.fixed(p.Rel, "", "the same file as "+keep.Rel+" (a move cut short): the next claim removes this link")
+		} else if os.Remove(t.Abs(p.Rel)) == nil {
+			r.fixed(p.Rel, "finished an interrupted move: "+p.Rel+" was the same file as "+keep.Rel, "")
 		}
 	}
 }

@@ -126,17 +126,7 @@ func ValidSlug(slug string) error {
 // ResolvePath turns a file path into a rel inside the tree. A relative
 // path is tried against cwd, the project and .plans/, as anchor does.
 func (t *Tree) ResolvePath(p, cwd string) (string, error) {
-	candidates := []string{p}
-	if !filepath.IsAbs(p) {
-		candidates = []string{filepath.Join(cwd, p), filepath.Join(t.Project, p), filepath.Join(t.Plans, p)}
-	}
-	found := ""
-	for _, c := range candidates {
-		if _, err := os.Lstat(c); err == nil {
-			found = c
-			break
-		}
-	}
+	found := t.firstThere(p, cwd)
 	if found == "" {
 		return "", fmt.Errorf("%s: plan not found", p)
 	}
@@ -161,6 +151,21 @@ func (t *Tree) ResolvePath(p, cwd string) (string, error) {
 		return "", fmt.Errorf("%s: %v", p, err)
 	}
 	return rel, nil
+}
+
+// firstThere is the first place path p names that exists: p itself when
+// absolute, else p under cwd, the project or .plans/; "" when none does.
+func (t *Tree) firstThere(p, cwd string) string {
+	candidates := []string{p}
+	if !filepath.IsAbs(p) {
+		candidates = []string{filepath.Join(cwd, p), filepath.Join(t.Project, p), filepath.Join(t.Plans, p)}
+	}
+	for _, c := range candidates {
+		if _, err := os.Lstat(c); err == nil {
+			return c
+		}
+	}
+	return ""
 }
 
 // FindSlug lists the rels of plans named slug (`slug.md` or `slug.local.md`)
