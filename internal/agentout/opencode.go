@@ -50,12 +50,22 @@ func readOpencode(r *Result, line []byte) {
 	}
 	if r.Status == 429 && spentWindow(h, d.ResponseBody) {
 		r.Trouble = UsageWindow
-		if s, err := strconv.ParseInt(h["anthropic-ratelimit-unified-reset"], 10, 64); err == nil && s > 0 {
-			r.Reset = time.Unix(s, 0)
-		} else if r.RetryAfter > 0 {
-			r.Reset = time.Now().Add(r.RetryAfter)
+		if end := windowEnd(h, r.RetryAfter); !end.IsZero() {
+			r.Reset = end
 		}
 	}
+}
+
+// windowEnd is when a spent window resets: Anthropic's unified reset
+// header, else retryAfter from now; zero when neither says.
+func windowEnd(h map[string]string, retryAfter time.Duration) time.Time {
+	if s, err := strconv.ParseInt(h["anthropic-ratelimit-unified-reset"], 10, 64); err == nil && s > 0 {
+		return time.Unix(s, 0)
+	}
+	if retryAfter > 0 {
+		return time.Now().Add(retryAfter)
+	}
+	return time.Time{}
 }
 
 // spentWindow reports whether a 429's headers or body say a usage window or

@@ -160,42 +160,39 @@ func (g *Group) v2Controllers() []string {
 
 // setLimits writes g's limits where a controller holds them.
 func (g *Group) setLimits(v2has []string) error {
-	set := func(dir, file string, v int64, what string) error {
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatInt(v, 10)), 0); err != nil {
-			return fmt.Errorf("cgroup %s: %s: %v", dir, file, err)
-		}
-		g.held = append(g.held, what)
-		return nil
-	}
 	if n := g.limits.Procs; n > 0 {
-		procs := fmt.Sprintf("%d processes", n)
-		switch {
-		case slices.Contains(v2has, "pids"):
-			if err := set(g.Path, "pids.max", n, procs); err != nil {
-				return err
-			}
-		case g.v1["pids"] != "":
-			if err := set(g.v1["pids"], "pids.max", n, procs); err != nil {
-				return err
-			}
+		if err := g.limit(v2has, "pids", "pids.max", "pids.max", n, fmt.Sprintf("%d processes", n)); err != nil {
+			return err
 		}
 	}
 	if n := g.limits.Memory; n > 0 {
 		mem := fmt.Sprintf("%.1f GiB of memory", float64(n)/(1<<30))
-		switch {
-		case slices.Contains(v2has, "memory"):
-			if err := set(g.Path, "memory.max", n, mem); err != nil {
-				return err
-			}
-		case g.v1["memory"] != "":
-			if err := set(g.v1["memory"], "memory.limit_in_bytes", n, mem); err != nil {
-				return err
-			}
+		if err := g.limit(v2has, "memory", "memory.max", "memory.limit_in_bytes", n, mem); err != nil {
+			return err
 		}
 	}
 	if g.Path == "" && g.v1["freezer"] != "" {
 		g.held = append(g.held, "freeze")
 	}
+	return nil
+}
+
+// limit writes v to controller's file, v2file in g's own group when cgroup
+// v2 has the controller there (v2has), else v1file in its v1 hierarchy,
+// and notes what it holds; where neither has it, nothing holds it.
+func (g *Group) limit(v2has []string, controller, v2file, v1file string, v int64, what string) error {
+	dir, file := g.Path, v2file
+	switch {
+	case slices.Contains(v2has, controller):
+	case g.v1[controller] != "":
+		dir, file = g.v1[controller], v1file
+	default:
+		return nil
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatInt(v, 10)), 0); err != nil {
+		return fmt.Errorf("cgroup %s: %s: %v", dir, file, err)
+	}
+	g.held = append(g.held, what)
 	return nil
 }
 
