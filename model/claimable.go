@@ -18,7 +18,7 @@ const MaxPlanName = 255 - len("in-progress__") - len(".json")
 func FeatureBranch(slug string) string {
 	b := []byte(slug)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._/-", c) >= 0) {
+		if !branchByte(c) {
 			b[i] = '-'
 		}
 	}
@@ -30,6 +30,12 @@ func FeatureBranch(slug string) string {
 		return s
 	}
 	return "feature/" + s
+}
+
+// branchByte reports whether a feature branch keeps byte c of a slug:
+// [A-Za-z0-9._/-].
+func branchByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._/-", c) >= 0
 }
 
 // BranchRef is branch's full ref name, refs/heads/<branch>: what fleetwatch

@@ -160,61 +160,84 @@ func (ix *DepIndex) edges(v int) []int {
 // (it has no dependencies).
 func (ix *DepIndex) components() (comp []int, ncomp int) {
 	n := len(ix.plans)
-	index, low, onStack := make([]int, n), make([]int, n), make([]bool, n)
-	comp = make([]int, n)
-	for i := range index {
-		index[i], comp[i] = -1, -1
-	}
-	var stack []int
-	next := 0
-	type frame struct {
-		v     int
-		succ  []int
-		child int
-	}
-	visit := func(v int) frame {
-		index[v], low[v] = next, next
-		next++
-		stack = append(stack, v)
-		onStack[v] = true
-		return frame{v: v, succ: ix.edges(v)}
+	t := &tarjan{ix: ix, index: make([]int, n), low: make([]int, n), onStack: make([]bool, n), comp: make([]int, n)}
+	for i := range t.index {
+		t.index[i], t.comp[i] = -1, -1
 	}
 	for root := 0; root < n; root++ {
-		if index[root] >= 0 || len(ix.plans[root].Header.DependsOn) == 0 {
-			continue
-		}
-		call := []frame{visit(root)}
-		for len(call) > 0 {
-			f := &call[len(call)-1]
-			if f.child < len(f.succ) {
-				w := f.succ[f.child]
-				f.child++
-				if index[w] < 0 {
-					call = append(call, visit(w))
-				} else if onStack[w] {
-					low[f.v] = min(low[f.v], index[w])
-				}
-				continue
-			}
-			v := f.v
-			call = call[:len(call)-1]
-			if len(call) > 0 {
-				p := call[len(call)-1].v
-				low[p] = min(low[p], low[v])
-			}
-			if low[v] == index[v] {
-				for {
-					w := stack[len(stack)-1]
-					stack = stack[:len(stack)-1]
-					onStack[w] = false
-					comp[w] = ncomp
-					if w == v {
-						break
-					}
-				}
-				ncomp++
-			}
+		if t.index[root] < 0 && len(ix.plans[root].Header.DependsOn) > 0 {
+			t.walk(root)
 		}
 	}
-	return comp, ncomp
+	return t.comp, t.ncomp
+}
+
+// tarjan is the state of components' walk: each plan's visit order
+// (index, -1 before its visit) and lowest order reachable (low), the
+// stack of plans not yet in a component, and the components so far.
+type tarjan struct {
+	ix          *DepIndex
+	index, low  []int
+	onStack     []bool
+	stack, comp []int
+	next, ncomp int
+}
+
+// tarjanFrame is one plan of the walk's explicit call stack, with the
+// successors it has still to walk (from child on).
+type tarjanFrame struct {
+	v     int
+	succ  []int
+	child int
+}
+
+// visit numbers v and pushes it on the stack.
+func (t *tarjan) visit(v int) tarjanFrame {
+	t.index[v], t.low[v] = t.next, t.next
+	t.next++
+	t.stack = append(t.stack, v)
+	t.onStack[v] = true
+	return tarjanFrame{v: v, succ: t.ix.edges(v)}
+}
+
+// walk visits every plan root reaches, depth first, closing each
+// component when its root's walk ends.
+func (t *tarjan) walk(root int) {
+	call := []tarjanFrame{t.visit(root)}
+	for len(call) > 0 {
+		f := &call[len(call)-1]
+		if f.child < len(f.succ) {
+			w := f.succ[f.child]
+			f.child++
+			if t.index[w] < 0 {
+				call = append(call, t.visit(w))
+			} else if t.onStack[w] {
+				t.low[f.v] = min(t.low[f.v], t.index[w])
+			}
+			continue
+		}
+		v := f.v
+		call = call[:len(call)-1]
+		if len(call) > 0 {
+			p := call[len(call)-1].v
+			t.low[p] = min(t.low[p], t.low[v])
+		}
+		if t.low[v] == t.index[v] {
+			t.close(v)
+		}
+	}
+}
+
+// close pops the component whose root is v off the stack and numbers it.
+func (t *tarjan) close(v int) {
+	for {
+		w := t.stack[len(t.stack)-1]
+		t.stack = t.stack[:len(t.stack)-1]
+		t.onStack[w] = false
+		t.comp[w] = t.ncomp
+		if w == v {
+			break
+		}
+	}
+	t.ncomp++
 }

@@ -109,19 +109,38 @@ func skipReason(r *Row, opt Options) string {
 	case r.Problem != "":
 		return "cannot be claimed: " + r.Problem
 	case !p.Header.AgentAssignable:
-		who := p.Header.Assignee
-		if who == "" {
-			who = p.Header.AssigneeRaw
-		}
-		return "assigned to " + who
-	case r.Lease != nil && r.Lease.Corrupt != "":
-		return "lease unreadable: " + r.Lease.Corrupt
-	case r.Lease != nil && r.Lease.Active(opt.Now):
-		return "leased by " + r.Lease.AgentID
+		return "assigned to " + assignee(p.Header)
+	}
+	if why := leaseReason(r.Lease, opt.Now); why != "" {
+		return why
+	}
+	switch {
 	case !opt.NoDepCheck && !r.Deps.Met:
 		return "deps UNMET: " + UnmetList(r.Deps)
 	case !opt.NoFitCheck && !r.Fit.Eligible():
 		return string(r.Fit)
+	}
+	return ""
+}
+
+// assignee is who a person's plan is assigned to, as its header says it.
+func assignee(h Header) string {
+	if h.Assignee == "" {
+		return h.AssigneeRaw
+	}
+	return h.Assignee
+}
+
+// leaseReason is why a ready plan's lease l keeps it from a pick at now:
+// unreadable or held; "" when there is none or it expired.
+func leaseReason(l *Lease, now float64) string {
+	switch {
+	case l == nil:
+		return ""
+	case l.Corrupt != "":
+		return "lease unreadable: " + l.Corrupt
+	case l.Active(now):
+		return "leased by " + l.AgentID
 	}
 	return ""
 }
