@@ -100,14 +100,7 @@ func (t *Tree) claimable(rel, agent string, ttl float64) (model.Lane, string, st
 	}
 	dst := string(model.RelOf(model.InProgress, name))
 	if t.exists(dst) {
-		// A racing winner holds the ready-path lease from before its move
-		// until its in-progress lease is written: either says who has it.
-		for _, held := range []string{dst, rel} {
-			if l := t.ReadLease(held); l != nil && l.Active(t.now()) && l.AgentID != agent {
-				return "", "", "", planErr(rel, ErrClaimed, "%s already held by %s", dst, l.AgentID)
-			}
-		}
-		return "", "", "", planErr(rel, ErrDestExists, "%s already exists", dst)
+		return "", "", "", t.destTaken(rel, dst, agent)
 	}
 	if err := ValidTTL(ttl); err != nil {
 		return "", "", "", planErr(rel, err, "%v", err)
@@ -118,6 +111,19 @@ func (t *Tree) claimable(rel, agent string, ttl float64) (model.Lane, string, st
 		return "", "", "", planErr(rel, err, "%v", err)
 	}
 	return lane, name, dst, nil
+}
+
+// destTaken refuses claiming rel when in-progress/ already holds dst: by
+// the agent other than agent that holds it, when one does.
+func (t *Tree) destTaken(rel, dst, agent string) error {
+	// A racing winner holds the ready-path lease from before its move
+	// until its in-progress lease is written: either says who has it.
+	for _, held := range []string{dst, rel} {
+		if l := t.ReadLease(held); l != nil && l.Active(t.now()) && l.AgentID != agent {
+			return planErr(rel, ErrClaimed, "%s already held by %s", dst, l.AgentID)
+		}
+	}
+	return planErr(rel, ErrDestExists, "%s already exists", dst)
 }
 
 // acquireReadyLease takes rel's ready-path lease for agent, clearing an

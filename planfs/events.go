@@ -186,22 +186,30 @@ func recentEvents(r io.ReaderAt, size int64, n, chunk int) ([]Event, error) {
 			}
 			buf, lineEnd = buf[:i+1], true
 		}
-		for len(out) < n && len(buf) > 0 {
-			body := buf[:len(buf)-1]
-			i := bytes.LastIndexByte(body, '\n')
-			if i < 0 && pos > 0 {
-				break // the line starts in an earlier chunk
-			}
-			line := body[i+1:]
-			buf = buf[:i+1]
-			var e Event
-			if json.Unmarshal(line, &e) == nil {
-				out = append(out, e)
-			}
-		}
+		buf, out = newestEvents(buf, out, n, pos == 0)
 		if len(buf) > maxEventLine {
 			buf, lineEnd = nil, false
 		}
 	}
 	return out, nil
+}
+
+// newestEvents parses the whole lines at the end of buf (which ends in a
+// newline), newest first, onto out until it holds n events, and returns
+// what is left of buf. Its first line is whole only at the log's start.
+func newestEvents(buf []byte, out []Event, n int, atStart bool) ([]byte, []Event) {
+	for len(out) < n && len(buf) > 0 {
+		body := buf[:len(buf)-1]
+		i := bytes.LastIndexByte(body, '\n')
+		if i < 0 && !atStart {
+			break // the line starts in an earlier chunk
+		}
+		line := body[i+1:]
+		buf = buf[:i+1]
+		var e Event
+		if json.Unmarshal(line, &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return buf, out
 }

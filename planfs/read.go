@@ -25,26 +25,11 @@ func (t *Tree) ReadPlan(rel string) (text string, truncated bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
-	fi, err := os.Stat(path)
+	f, err := openRegular(rel, path)
 	if err != nil {
-		return "", false, readErr(rel, err)
-	}
-	// Checked before opening: opening a FIFO for reading would block.
-	if !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return "", false, planErr(rel, ErrUnreadable, "is a directory, not a plan")
-		}
-		return "", false, planErr(rel, ErrUnreadable, "not a regular file")
-	}
-	// O_NONBLOCK in case a FIFO took the file's place since the Stat.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", false, readErr(rel, err)
+		return "", false, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", false, planErr(rel, ErrUnreadable, "not a regular file")
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxPlanText+1))
 	if err != nil {
 		return "", false, readErr(rel, err)
@@ -56,6 +41,32 @@ func (t *Tree) ReadPlan(rel string) (text string, truncated bool, err error) {
 		return "", false, planErr(rel, ErrUnreadable, "%v", errBinary)
 	}
 	return strings.ToValidUTF8(string(data), "\uFFFD"), truncated, nil
+}
+
+// openRegular opens the plan rel's file at path for reading, refusing
+// anything but a regular file.
+func openRegular(rel, path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, readErr(rel, err)
+	}
+	// Checked before opening: opening a FIFO for reading would block.
+	if !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return nil, planErr(rel, ErrUnreadable, "is a directory, not a plan")
+		}
+		return nil, planErr(rel, ErrUnreadable, "not a regular file")
+	}
+	// O_NONBLOCK in case a FIFO took the file's place since the Stat.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, readErr(rel, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, planErr(rel, ErrUnreadable, "not a regular file")
+	}
+	return f, nil
 }
 
 // planTarget returns the file to read for rel. A symlink is judged as Scan
