@@ -202,18 +202,8 @@ func Parse(data []byte) (Settings, error) {
 	if root.Kind != yaml.MappingNode {
 		return s, errorf(root.Line, "expected settings as `key: value` lines")
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		key, val := root.Content[i], root.Content[i+1]
-		if first, dup := seen[key.Value]; dup {
-			return s, errorf(key.Line, "%s is set twice (first at line %d)", key.Value, first)
-		}
-		seen[key.Value] = key.Line
-		if err := s.setKey(key, val); err != nil {
-			return s, err
-		}
-	}
-	return s, nil
+	err := eachKey(root, "", s.setKey)
+	return s, err
 }
 
 // set reads one top-level key of the file into s.
@@ -343,16 +333,8 @@ func parseCheck(item *yaml.Node) (Check, error) {
 	if item.Kind != yaml.MappingNode {
 		return c, errorf(item.Line, "checks: each check is a mapping (%s), like {name: test, run: [go, test, ./...]}", checkKeys)
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(item.Content); i += 2 {
-		key, val := item.Content[i], item.Content[i+1]
-		if first, dup := seen[key.Value]; dup {
-			return c, errorf(key.Line, "check: %s is set twice (first at line %d)", key.Value, first)
-		}
-		seen[key.Value] = key.Line
-		if err := c.set(key, val); err != nil {
-			return c, err
-		}
+	if err := eachKey(item, "check: ", c.set); err != nil {
+		return c, err
 	}
 	if c.Name == "" {
 		return c, errorf(item.Line, "check: name is required, like name: test")

@@ -73,27 +73,22 @@ func parseCaps(val *yaml.Node) (Limits, error) {
 	if val.Kind != yaml.MappingNode {
 		return l, errorf(val.Line, "limits: want a mapping (%s), like limits: {fleet: 12, endpoint: {claude: 3}}", limitKeys)
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(val.Content); i += 2 {
-		key, v := val.Content[i], val.Content[i+1]
-		if first, dup := seen[key.Value]; dup {
-			return l, errorf(key.Line, "limits: %s is set twice (first at line %d)", key.Value, first)
-		}
-		seen[key.Value] = key.Line
-		var err error
-		switch {
-		case key.Value == "fleet":
-			l.Fleet, err = parseCap("limits: fleet", v)
-		case slices.Contains(CapKinds, key.Value):
-			err = l.parseKind(key.Value, v)
-		default:
-			err = errorf(key.Line, "limits: unknown key %q (known: %s)", key.Value, limitKeys)
-		}
-		if err != nil {
-			return l, err
-		}
+	err := eachKey(val, "limits: ", l.set)
+	return l, err
+}
+
+// set reads one key of `limits:`: the fleet's cap or one kind's.
+func (l *Limits) set(key, v *yaml.Node) error {
+	var err error
+	switch {
+	case key.Value == "fleet":
+		l.Fleet, err = parseCap("limits: fleet", v)
+	case slices.Contains(CapKinds, key.Value):
+		err = l.parseKind(key.Value, v)
+	default:
+		err = errorf(key.Line, "limits: unknown key %q (known: %s)", key.Value, limitKeys)
 	}
-	return l, nil
+	return err
 }
 
 // parseKind reads one kind's caps: a number for each of its names, or a
@@ -111,27 +106,36 @@ func (l *Limits) parseKind(kind string, v *yaml.Node) error {
 		return errorf(v.Line, "%s: want a number for each %s, or a mapping of names to numbers, like {%s: 3, \"*\": 5}", what, kind, exampleName(kind))
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
-		key, n := v.Content[i], v.Content[i+1]
-		name := key.Value
-		if why := capNameProblem(kind, name); why != "" {
-			return errorf(key.Line, "%s: %s", what, why)
-		}
-		if _, dup := l.Named[kind][name]; dup || (name == "*" && l.Each[kind] != 0) {
-			return errorf(key.Line, "%s: %s is set twice", what, name)
-		}
-		c, err := parseCap(what+": "+name, n)
-		if err != nil {
+		if err := l.parseNamed(kind, v.Content[i], v.Content[i+1]); err != nil {
 			return err
 		}
-		if name == "*" {
-			l.Each = setIn(l.Each, kind, c)
-			continue
-		}
-		if l.Named == nil {
-			l.Named = map[string]map[string]int{}
-		}
-		l.Named[kind] = setIn(l.Named[kind], name, c)
 	}
+	return nil
+}
+
+// parseNamed reads the cap n of the name key of kind ("*" for every name
+// without its own).
+func (l *Limits) parseNamed(kind string, key, n *yaml.Node) error {
+	what := "limits: " + kind
+	name := key.Value
+	if why := capNameProblem(kind, name); why != "" {
+		return errorf(key.Line, "%s: %s", what, why)
+	}
+	if _, dup := l.Named[kind][name]; dup || (name == "*" && l.Each[kind] != 0) {
+		return errorf(key.Line, "%s: %s is set twice", what, name)
+	}
+	c, err := parseCap(what+": "+name, n)
+	if err != nil {
+		return err
+	}
+	if name == "*" {
+		l.Each = setIn(l.Each, kind, c)
+		return nil
+	}
+	if l.Named == nil {
+		l.Named = map[string]map[string]int{}
+	}
+	l.Named[kind] = setIn(l.Named[kind], name, c)
 	return nil
 }
 

@@ -189,33 +189,30 @@ func parseNotify(val *yaml.Node) (*Notify, error) {
 	if val.Kind != yaml.MappingNode {
 		return nil, errorf(val.Line, "notify: want a mapping (%s), like notify: {webhooks: [{url: https://…}]}", notifyKeys)
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(val.Content); i += 2 {
-		key, v := val.Content[i], val.Content[i+1]
-		if first, dup := seen[key.Value]; dup {
-			return nil, errorf(key.Line, "notify: %s is set twice (first at line %d)", key.Value, first)
-		}
-		seen[key.Value] = key.Line
-		var err error
-		switch key.Value {
-		case "webhooks":
-			n.Webhooks, err = parseWebhooks(v)
-		case "terminal":
-			n.Terminal, err = parseTerminal(v)
-		case "desktop":
-			var t Target
-			t, err = parseTarget("notify: desktop", v, nil)
-			n.Desktop = &t
-		case "stuck_after":
-			n.StuckAfter, err = parseStuckAfter(v)
-		default:
-			err = errorf(key.Line, "notify: unknown key %q (known: %s)", key.Value, notifyKeys)
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := eachKey(val, "notify: ", n.set); err != nil {
+		return nil, err
 	}
 	return n, nil
+}
+
+// set reads one key of `notify:`.
+func (n *Notify) set(key, v *yaml.Node) error {
+	var err error
+	switch key.Value {
+	case "webhooks":
+		n.Webhooks, err = parseWebhooks(v)
+	case "terminal":
+		n.Terminal, err = parseTerminal(v)
+	case "desktop":
+		var t Target
+		t, err = parseTarget("notify: desktop", v, nil)
+		n.Desktop = &t
+	case "stuck_after":
+		n.StuckAfter, err = parseStuckAfter(v)
+	default:
+		err = errorf(key.Line, "notify: unknown key %q (known: %s)", key.Value, notifyKeys)
+	}
+	return err
 }
 
 // parseTarget reads a target's mapping: kinds and per_minute, and the
@@ -228,33 +225,29 @@ func parseTarget(what string, val *yaml.Node, own func(k, v *yaml.Node) (bool, e
 	if val.Kind != yaml.MappingNode {
 		return t, errorf(val.Line, "%s: want a mapping, like {kinds: [review, failed], per_minute: 6}", what)
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(val.Content); i += 2 {
-		k, v := val.Content[i], val.Content[i+1]
-		if first, dup := seen[k.Value]; dup {
-			return t, errorf(k.Line, "%s: %s is set twice (first at line %d)", what, k.Value, first)
+	err := eachKey(val, what+": ", func(k, v *yaml.Node) error { return t.set(what, k, v, own) })
+	return t, err
+}
+
+// set reads one key of the target what: its kinds, its rate, or one of
+// own's (nil: none).
+func (t *Target) set(what string, k, v *yaml.Node, own func(k, v *yaml.Node) (bool, error)) error {
+	var err error
+	switch k.Value {
+	case "kinds":
+		t.Kinds, err = parseKinds(what, v)
+	case "per_minute":
+		t.PerMinute, err = parseCount(v, what+": per_minute", 1, MaxPerMinute)
+	default:
+		handled := false
+		if own != nil {
+			handled, err = own(k, v)
 		}
-		seen[k.Value] = k.Line
-		var err error
-		switch k.Value {
-		case "kinds":
-			t.Kinds, err = parseKinds(what, v)
-		case "per_minute":
-			t.PerMinute, err = parseCount(v, what+": per_minute", 1, MaxPerMinute)
-		default:
-			handled := false
-			if own != nil {
-				handled, err = own(k, v)
-			}
-			if !handled && err == nil {
-				err = errorf(k.Line, "%s: unknown key %q", what, k.Value)
-			}
-		}
-		if err != nil {
-			return t, err
+		if !handled && err == nil {
+			err = errorf(k.Line, "%s: unknown key %q", what, k.Value)
 		}
 	}
-	return t, nil
+	return err
 }
 
 func parseKinds(what string, v *yaml.Node) ([]string, error) {

@@ -56,35 +56,30 @@ func parseBudgets(val *yaml.Node) (Budgets, error) {
 	if val.Kind != yaml.MappingNode {
 		return b, errorf(val.Line, "budgets: want a mapping (%s), like budgets: {run: {tokens: 2M, usd: 5}}", budgetKeys)
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(val.Content); i += 2 {
-		key, v := val.Content[i], val.Content[i+1]
-		if first, dup := seen[key.Value]; dup {
-			return b, errorf(key.Line, "budgets: %s is set twice (first at line %d)", key.Value, first)
-		}
-		seen[key.Value] = key.Line
-		var err error
-		switch key.Value {
-		case "run":
-			b.Run, err = parseLimit("budgets: run", v)
-		case "plan":
-			b.Plan, err = parseLimit("budgets: plan", v)
-		case "fleet_day":
-			b.FleetDay, err = parseLimit("budgets: fleet_day", v)
-		case "endpoint_day":
-			b.EndpointDay, err = parseLimits("budgets: endpoint_day", v)
-		case "tier_day":
-			b.TierDay, err = parseLimits("budgets: tier_day", v)
-		case "reported_max":
-			b.Reported, err = parseLimit("budgets: reported_max", v)
-		default:
-			err = errorf(key.Line, "budgets: unknown key %q (known: %s)", key.Value, budgetKeys)
-		}
-		if err != nil {
-			return b, err
-		}
+	err := eachKey(val, "budgets: ", b.set)
+	return b, err
+}
+
+// set reads one key of `budgets:`.
+func (b *Budgets) set(key, v *yaml.Node) error {
+	var err error
+	switch key.Value {
+	case "run":
+		b.Run, err = parseLimit("budgets: run", v)
+	case "plan":
+		b.Plan, err = parseLimit("budgets: plan", v)
+	case "fleet_day":
+		b.FleetDay, err = parseLimit("budgets: fleet_day", v)
+	case "endpoint_day":
+		b.EndpointDay, err = parseLimits("budgets: endpoint_day", v)
+	case "tier_day":
+		b.TierDay, err = parseLimits("budgets: tier_day", v)
+	case "reported_max":
+		b.Reported, err = parseLimit("budgets: reported_max", v)
+	default:
+		err = errorf(key.Line, "budgets: unknown key %q (known: %s)", key.Value, budgetKeys)
 	}
-	return b, nil
+	return err
 }
 
 // parseLimits reads a mapping of names to limits.

@@ -78,16 +78,8 @@ func parseWorktree(val *yaml.Node) (Worktree, error) {
 	if val.Kind != yaml.MappingNode {
 		return w, errorf(val.Line, "worktree: want a mapping (%s), like worktree: {ports: 2}", worktreeKeys)
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(val.Content); i += 2 {
-		key, v := val.Content[i], val.Content[i+1]
-		if first, dup := seen[key.Value]; dup {
-			return w, errorf(key.Line, "worktree: %s is set twice (first at line %d)", key.Value, first)
-		}
-		seen[key.Value] = key.Line
-		if err := w.set(key, v); err != nil {
-			return w, err
-		}
+	if err := eachKey(val, "worktree: ", w.set); err != nil {
+		return w, err
 	}
 	return w, w.checkPlaceholders(val)
 }
