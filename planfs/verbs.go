@@ -119,6 +119,13 @@ func (t *Tree) moveOwned(rel string, to func(lease *model.Lease) (model.Lane, er
 	if err != nil {
 		return "", err
 	}
+	return t.move(rel, lane, step, lease, t.ownedMoveEvent(rel, a, lease, ev))
+}
+
+// ownedMoveEvent completes ev, the event of a's move of rel under lease
+// (nil: none): a's reason, the plan's origin, and the lease's token when
+// a holds it, else that the move was forced.
+func (t *Tree) ownedMoveEvent(rel string, a Actor, lease *model.Lease, ev Event) Event {
 	if ev.Reason == "" {
 		ev.Reason = a.Reason
 	}
@@ -128,16 +135,16 @@ func (t *Tree) moveOwned(rel string, to func(lease *model.Lease) (model.Lane, er
 	if ev.Origin == "" {
 		ev.Origin = t.eventOrigin(rel)
 	}
-	if lease != nil {
-		if a.holds(lease) {
-			// Its holder moved it: a driver finds its own token here and
-			// knows its agent handed the plan on, not somebody else.
-			ev.Lease = lease.Token
-		} else {
-			ev.Forced = true
-		}
+	switch {
+	case lease == nil:
+	case a.holds(lease):
+		// Its holder moved it: a driver finds its own token here and
+		// knows its agent handed the plan on, not somebody else.
+		ev.Lease = lease.Token
+	default:
+		ev.Forced = true
 	}
-	return t.move(rel, lane, step, lease, ev)
+	return ev
 }
 
 // move relocates a plan to lane without overwriting and logs it; it then
@@ -162,18 +169,23 @@ func (t *Tree) move(rel string, to model.Lane, step string, lease *model.Lease, 
 	}
 	failpoint(step)
 	if lease != nil {
-		t.removeLeaseIf(rel, lease)
-		// A leftover ready-path lease of the claim that brought the plan
-		// here must not hold the plan now it is going back.
-		for _, l := range []model.Lane{model.Bugs, model.Features} {
-			if ready := t.ReadLease(string(model.RelOf(l, name))); ready != nil && ready.Token != "" && ready.Token == lease.Token {
-				t.removeLeaseIf(string(l)+"/"+name, ready)
-			}
-		}
+		t.dropMovedLeases(rel, name, lease)
 	}
 	ev.Slug, ev.From, ev.To = model.SlugOf(name), rel, dst
 	t.appendEvent(ev)
 	return dst, nil
+}
+
+// dropMovedLeases drops the lease of the plan that left rel, and a
+// leftover ready-path lease of the claim that brought it there (its
+// token), which must not hold the plan now it is going back.
+func (t *Tree) dropMovedLeases(rel, name string, lease *model.Lease) {
+	t.removeLeaseIf(rel, lease)
+	for _, l := range []model.Lane{model.Bugs, model.Features} {
+		if ready := t.ReadLease(string(model.RelOf(l, name))); ready != nil && ready.Token != "" && ready.Token == lease.Token {
+			t.removeLeaseIf(string(l)+"/"+name, ready)
+		}
+	}
 }
 
 func (t *Tree) needPlan(rel string) (model.Lane, error) {
@@ -219,23 +231,7 @@ func (t *Tree) Release(rel string, a Actor) (string, error) {
 		return "", err
 	}
 	if lane.Ready() {
-		// A ready-path lease: dropping it is the whole release, even when
-		// its plan has since gone.
-		unlock, err := t.lockLeases(lockWait)
-		if err != nil {
-			return "", planErr(rel, err, "%v", err)
-		}
-		defer unlock()
-		lease, err := t.owned(rel, a)
-		if err != nil {
-			return "", err
-		}
-		if lease == nil {
-			return "", planErr(rel, ErrNoLease, "no lease")
-		}
-		t.removeLeaseIf(rel, lease)
-		t.appendEvent(Event{Event: "release", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: a.AgentID, Reason: reason})
-		return rel, nil
+		return t.releaseReady(rel, name, a)
 	}
 	if !model.RuleOf(model.Release).Takes(lane) {
 		return "", wrongLane(rel, model.Release)
@@ -249,6 +245,26 @@ func (t *Tree) Release(rel string, a Actor) (string, error) {
 		}
 		return t.originLane(rel, lease, model.Features), nil
 	}, a, "release:moved", Event{Event: "release", AgentID: a.AgentID, Reason: reason})
+}
+
+// releaseReady drops a's ready-path lease on rel: that is the whole
+// release, even when its plan has since gone.
+func (t *Tree) releaseReady(rel, name string, a Actor) (string, error) {
+	unlock, err := t.lockLeases(lockWait)
+	if err != nil {
+		return "", planErr(rel, err, "%v", err)
+	}
+	defer unlock()
+	lease, err := t.owned(rel, a)
+	if err != nil {
+		return "", err
+	}
+	if lease == nil {
+		return "", planErr(rel, ErrNoLease, "no lease")
+	}
+	t.removeLeaseIf(rel, lease)
+	t.appendEvent(Event{Event: "release", Slug: model.SlugOf(name), From: rel, To: rel, AgentID: a.AgentID, Reason: a.Reason})
+	return rel, nil
 }
 
 // Recover takes over rel for a when its lease is expired, unreadable or
