@@ -204,26 +204,31 @@ func (p Preset) PrepareHome() error {
 		return nil
 	}
 	for rel, text := range p.HomeFiles {
-		abs := filepath.Join(home, filepath.FromSlash(rel))
-		if err := makeMissingDir(filepath.Dir(abs)); err != nil {
-			return err
-		}
-		f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		_, err = f.WriteString(text)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := writeMissing(filepath.Join(home, filepath.FromSlash(rel)), text); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeMissing writes text to a new file at abs, private to its owner,
+// making its folder; a file already there is left as it is.
+func writeMissing(abs, text string) error {
+	if err := makeMissingDir(filepath.Dir(abs)); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // PrepareHome readies the home folder for ep's preset (Preset.PrepareHome);

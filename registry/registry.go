@@ -523,19 +523,28 @@ func (p parser) collect(m *yaml.Node, out map[string]field, seen map[*yaml.Node]
 		}
 	}
 	for _, v := range merges {
-		v = deref(v)
-		items := []*yaml.Node{v}
-		if v.Kind == yaml.SequenceNode {
-			items = v.Content
+		if err := p.merge(v, out, seen); err != nil {
+			return err
 		}
-		for _, it := range items {
-			it = deref(it)
-			if it.Kind != yaml.MappingNode {
-				return p.errorf(it.Line, "merge (<<) value must be a mapping or a list of mappings")
-			}
-			if err := p.collect(it, out, seen); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// merge collects the mapping, or each of the list of mappings, that a
+// merge key (<<) names.
+func (p parser) merge(v *yaml.Node, out map[string]field, seen map[*yaml.Node]bool) error {
+	v = deref(v)
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	for _, it := range items {
+		it = deref(it)
+		if it.Kind != yaml.MappingNode {
+			return p.errorf(it.Line, "merge (<<) value must be a mapping or a list of mappings")
+		}
+		if err := p.collect(it, out, seen); err != nil {
+			return err
 		}
 	}
 	return nil
