@@ -490,42 +490,49 @@ func normalizeDeps(parts []string) []string {
 		if p == "" || noDependency[strings.ToLower(p)] {
 			continue
 		}
-		if i := dashNote(p); i >= 0 {
-			p = p[:i]
-		}
-		if i := strings.Index(p, " ("); i >= 0 {
-			p = p[:i]
-		} else if i := strings.Index(p, "\t("); i >= 0 {
-			p = p[:i]
-		}
-		p = strings.TrimSpace(p)
-		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			p = strings.TrimSpace(p[i+1:])
-		}
-		if strings.HasSuffix(p, ".md") {
-			p = strings.TrimSpace(SlugOf(p))
-		}
-		if p != "" && !noDependency[strings.ToLower(p)] {
+		if p = depSlug(p); p != "" && !noDependency[strings.ToLower(p)] {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
+// depSlug is the slug one dependency names: without a dash note or a
+// parenthesised one, a path's folders, or a .md.
+func depSlug(p string) string {
+	if i := dashNote(p); i >= 0 {
+		p = p[:i]
+	}
+	if i := strings.Index(p, " ("); i >= 0 {
+		p = p[:i]
+	} else if i := strings.Index(p, "\t("); i >= 0 {
+		p = p[:i]
+	}
+	p = strings.TrimSpace(p)
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		p = strings.TrimSpace(p[i+1:])
+	}
+	if strings.HasSuffix(p, ".md") {
+		p = strings.TrimSpace(SlugOf(p))
+	}
+	return p
+}
+
 // sectionToken is the first slug-like token of a `## Depends on` bullet.
 func sectionToken(s string) string {
 	s = strings.TrimLeft(s, " \t`")
 	end := 0
-	for end < len(s) {
-		c := s[end]
-		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if alnum || end > 0 && (c == '.' || c == '_' || c == '/' || c == '-') {
-			end++
-			continue
-		}
-		break
+	for end < len(s) && slugByte(s[end], end == 0) {
+		end++
 	}
 	return s[:end]
+}
+
+// slugByte reports whether c may be in a slug-like token: a letter or a
+// digit, or, past the first byte, one of ._/-.
+func slugByte(c byte, first bool) bool {
+	alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	return alnum || !first && (c == '.' || c == '_' || c == '/' || c == '-')
 }
 
 func dedupFold(in []string) []string {

@@ -270,27 +270,37 @@ func fieldName(key string) string {
 // fillSection makes body the text of the first section whose heading starts
 // with one of prefixes (lower case), or adds a `## name` section at the end.
 func fillSection(lines, prefixes []string, name string, body []string) []string {
-	at, level := -1, 0
-	for i, line := range lines {
-		if l, title, ok := heading(line); ok && l >= 2 && at < 0 && hasAnyPrefix(strings.ToLower(title), prefixes) {
-			at, level = i, l
-		}
-	}
+	at, end := sectionSpan(lines, prefixes)
 	if at < 0 {
 		for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 			lines = lines[:len(lines)-1]
 		}
 		return append(append(lines, "", "## "+name, ""), append(body, "")...)
 	}
-	end := len(lines)
-	for j := at + 1; j < len(lines); j++ {
-		if l, _, ok := heading(lines[j]); ok && l <= level {
-			end = j
+	filled := append(append([]string{""}, body...), "")
+	return append(append(lines[:at+1:at+1], filled...), lines[end:]...)
+}
+
+// sectionSpan finds the first heading (level 2 or deeper) that starts with
+// one of prefixes and the next heading of its level or above (len(lines)
+// when none); at is -1 when there is no such section.
+func sectionSpan(lines, prefixes []string) (at, end int) {
+	at, level := -1, 0
+	for i, line := range lines {
+		if l, title, ok := heading(line); ok && l >= 2 && hasAnyPrefix(strings.ToLower(title), prefixes) {
+			at, level = i, l
 			break
 		}
 	}
-	filled := append(append([]string{""}, body...), "")
-	return append(append(lines[:at+1:at+1], filled...), lines[end:]...)
+	if at < 0 {
+		return -1, len(lines)
+	}
+	for j := at + 1; j < len(lines); j++ {
+		if l, _, ok := heading(lines[j]); ok && l <= level {
+			return at, j
+		}
+	}
+	return at, len(lines)
 }
 
 func hasAnyPrefix(s string, prefixes []string) bool {
