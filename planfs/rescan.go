@@ -118,7 +118,12 @@ func (t *Tree) rescanPath(b *scanBase, p string, buf []byte) bool {
 	if !ok {
 		return false
 	}
-	ls := &b.lanes[laneIndex(lane)]
+	return t.rescanPlan(&b.lanes[laneIndex(lane)], lane, p, name, buf)
+}
+
+// rescanPlan reads the plan file p (name in lane's ls) again, or drops it
+// when it is gone; false when only a full scan can tell.
+func (t *Tree) rescanPlan(ls *laneScan, lane model.Lane, p, name string, buf []byte) bool {
 	if ls.warn != nil {
 		return false // a lane skipped as a whole; only a full scan says more
 	}
