@@ -378,15 +378,21 @@ func SweepGroups(prefix string, age time.Duration) {
 		}
 	}
 	for _, own := range parents {
-		entries, _ := os.ReadDir(own)
-		for _, e := range entries {
-			if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
-				continue
-			}
-			p := filepath.Join(own, e.Name())
-			if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > age && groupEmpty(p) {
-				os.Remove(p)
-			}
+		sweepBelow(own, prefix, age)
+	}
+}
+
+// sweepBelow removes the empty groups in own whose name starts with
+// prefix and that are older than age.
+func sweepBelow(own, prefix string, age time.Duration) {
+	entries, _ := os.ReadDir(own)
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		p := filepath.Join(own, e.Name())
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > age && groupEmpty(p) {
+			os.Remove(p)
 		}
 	}
 }

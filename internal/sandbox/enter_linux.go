@@ -80,22 +80,7 @@ func (s Spawn) Start(cmd *exec.Cmd) (release func(), err error) {
 			<-done
 			return
 		}
-		err := s.Group.joinV1(tid)
-		if err == nil {
-			err = dropCapabilities()
-		}
-		if err == nil {
-			if err = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-				err = fmt.Errorf("no_new_privs: %v", err)
-			}
-		}
-		if err == nil {
-			err = enter()
-		}
-		if err == nil {
-			err = cmd.Start()
-		}
-		started <- err
+		started <- s.confine(cmd, tid, enter)
 		<-done
 	}()
 	tid := <-tids
@@ -110,6 +95,25 @@ func (s Spawn) Start(cmd *exec.Cmd) (release func(), err error) {
 		return nil, err
 	}
 	return release, nil
+}
+
+// confine runs on the locked thread tid, in order: it joins the run's v1
+// groups, drops every capability, sets no_new_privs, enters the Landlock
+// domain (enter) and starts cmd; it stops at the first step that fails.
+func (s Spawn) confine(cmd *exec.Cmd, tid int, enter func() error) error {
+	if err := s.Group.joinV1(tid); err != nil {
+		return err
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %v", err)
+	}
+	if err := enter(); err != nil {
+		return err
+	}
+	return cmd.Start()
 }
 
 // dropCapabilities empties the calling thread's bounding, ambient,
