@@ -191,30 +191,41 @@ func OpenFile(root, rel string, flag int, perm os.FileMode) (*os.File, error) {
 	name := parts[len(parts)-1]
 	fd, err := unix.Openat(dirfd, name, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, uint32(perm.Perm()))
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENXIO) {
-			if cerr := classify(dirfd, name, rel, err); errors.Is(cerr, ErrSymlink) {
-				return nil, cerr
-			}
-			if errors.Is(err, unix.ENXIO) {
-				return nil, &Error{Rel: rel, Err: ErrNotRegular}
-			}
-		}
-		return nil, &Error{Rel: rel, Err: err}
+		return nil, openError(dirfd, name, rel, err)
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		unix.Close(fd)
-		if err != nil {
-			return nil, &Error{Rel: rel, Err: err}
-		}
-		return nil, &Error{Rel: rel, Err: ErrNotRegular}
-	}
-	// Back to blocking, as os.OpenFile would give it.
-	if err := unix.SetNonblock(fd, false); err != nil {
+	if err := regularBlocking(fd); err != nil {
 		unix.Close(fd)
 		return nil, &Error{Rel: rel, Err: err}
 	}
 	return os.NewFile(uintptr(fd), filepath.Join(root, filepath.FromSlash(rel))), nil
+}
+
+// openError says why opening name in dirfd (rel from the root) failed:
+// a symlink (ELOOP under O_NOFOLLOW), or something not a regular file
+// (ENXIO: a FIFO or socket under O_NONBLOCK), or err itself.
+func openError(dirfd int, name, rel string, err error) error {
+	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENXIO) {
+		if cerr := classify(dirfd, name, rel, err); errors.Is(cerr, ErrSymlink) {
+			return cerr
+		}
+		if errors.Is(err, unix.ENXIO) {
+			return &Error{Rel: rel, Err: ErrNotRegular}
+		}
+	}
+	return &Error{Rel: rel, Err: err}
+}
+
+// regularBlocking refuses an fd that is not a regular file and sets it
+// back to blocking, as os.OpenFile would give it.
+func regularBlocking(fd int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return ErrNotRegular
+	}
+	return unix.SetNonblock(fd, false)
 }
 
 // WriteNew creates root/rel holding data when it does not exist yet; one that
