@@ -7,6 +7,28 @@ import (
 // table is a GFM table: columns as wide as their widest cell, narrowed
 // (the widest first, cells cut with an ellipsis) to fit the width.
 func (r *renderer) table(t *gfmTable, w int) []string {
+	rows := r.tableCells(t)
+	widths := columnWidths(rows, w-width(r.th.colSep)*(len(t.aligns)-1), len(t.aligns))
+	var out []string
+	if t.before != "" {
+		out = append(wrap(r.cellWords(t.before, r.th.text), w, r.th.text), "")
+	}
+	for i, cells := range rows {
+		out = append(out, r.tableRow(cells, widths, t.aligns))
+		if i == 0 {
+			var parts []string
+			for _, cw := range widths {
+				parts = append(parts, strings.Repeat(r.th.rowRule, cw))
+			}
+			out = append(out, paint(r.th.rule, strings.Join(parts, r.th.cross)))
+		}
+	}
+	return out
+}
+
+// tableCells is t's cells as one word each, the first row in the head's
+// style.
+func (r *renderer) tableCells(t *gfmTable) [][]word {
 	var rows [][]word
 	for i, row := range t.rows {
 		sgr := r.th.text
@@ -19,35 +41,26 @@ func (r *renderer) table(t *gfmTable, w int) []string {
 		}
 		rows = append(rows, cells)
 	}
-	widths := columnWidths(rows, w-width(r.th.colSep)*(len(t.aligns)-1), len(t.aligns))
-	var out []string
-	if t.before != "" {
-		out = append(wrap(r.cellWords(t.before, r.th.text), w, r.th.text), "")
-	}
-	for i, cells := range rows {
-		var l line
-		for c, cw := range widths {
-			if c > 0 {
-				l.add(piece{r.th.colSep, r.th.rule})
-			}
-			var cell word
-			if c < len(cells) {
-				cell = cells[c]
-			}
-			for _, p := range r.fit(cell, cw, t.aligns[c]) {
-				l.add(p)
-			}
+	return rows
+}
+
+// tableRow lays out one row's cells in columns of widths, each aligned as
+// aligns says; a row short of cells has empty ones.
+func (r *renderer) tableRow(cells []word, widths []int, aligns []align) string {
+	var l line
+	for c, cw := range widths {
+		if c > 0 {
+			l.add(piece{r.th.colSep, r.th.rule})
 		}
-		out = append(out, strings.TrimRight(l.String(), " "))
-		if i == 0 {
-			var parts []string
-			for _, cw := range widths {
-				parts = append(parts, strings.Repeat(r.th.rowRule, cw))
-			}
-			out = append(out, paint(r.th.rule, strings.Join(parts, r.th.cross)))
+		var cell word
+		if c < len(cells) {
+			cell = cells[c]
+		}
+		for _, p := range r.fit(cell, cw, aligns[c]) {
+			l.add(p)
 		}
 	}
-	return out
+	return strings.TrimRight(l.String(), " ")
 }
 
 // joinWords is words as one, spaces between (a cell is not wrapped).
