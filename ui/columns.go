@@ -57,5 +57,5 @@ func cell(s string, w int) string {
 	if w == 0 {
 		return ""
 	}
-	return fit(s, w) + " "
+	return Fit(s, w) + " "
 }

@@ -22,8 +22,8 @@ func TestFitIsExactWidthAfterCuttingWideChars(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"日本語のタイトル", "宽字符-slug-名前", "ｆｕｌｌｗｉｄｔｈ"} {
 		for w := 1; w <= 12; w++ {
-			if got := ansi.StringWidth(fit(s, w)); got != w {
-				t.Errorf("fit(%q, %d) is %d cells wide: %q", s, w, got, fit(s, w))
+			if got := ansi.StringWidth(Fit(s, w)); got != w {
+				t.Errorf("fit(%q, %d) is %d cells wide: %q", s, w, got, Fit(s, w))
 			}
 		}
 	}

@@ -96,7 +96,7 @@ func (m *Model) ctx() *paneCtx {
 	return &paneCtx{
 		common: m.common, d: m.d, shown: m.pane, target: m.selection(), remote: m.remote,
 		stateProblems: m.wrk.problems, workers: m.wrk.rows, paused: m.fleet.data.paused, queue: &m.merge, reading: m.reading(),
-		lines:     func(t *table, blank string) []string { return t.lines(m, blank) },
+		lines:     func(t *table, blank string) []string { return t.lines(m.common, blank) },
 		highlight: m.highlight,
 	}
 }

@@ -28,7 +28,7 @@ func (d *detailText) heading(s string) {
 
 // field is one label and its value; the value is made safe here.
 func (d *detailText) field(label, value string) {
-	d.lines = append(d.lines, "  "+d.c.st.Dim.Render(fit(label, 15))+" "+termtext.Line(value))
+	d.lines = append(d.lines, "  "+d.c.st.Dim.Render(Fit(label, 15))+" "+termtext.Line(value))
 }
 
 // block is text of many lines, each made safe.

@@ -63,11 +63,12 @@ func (e *eventList) rebuild(pc *paneCtx) {
 	}
 	e.cols = eventColumns(e.width, e.rows)
 	c := e.cols
-	e.set(keys, func(m *Model, i int, sel bool) string {
-		if w := m.events.rows[i].warn; w != nil {
-			return m.finish(warningLine(m.common, w, sel), sel)
+	cm := pc.common
+	e.set(keys, func(i int, sel bool) string {
+		if w := e.rows[i].warn; w != nil {
+			return warningLine(cm, w, sel)
 		}
-		return m.finish(eventLine(m.common, m.events.rows[i].event, c, sel), sel)
+		return eventLine(cm, e.rows[i].event, c, sel)
 	})
 }
 
@@ -139,11 +140,11 @@ func moveText(e *planfs.Event) string {
 }
 
 func (c eventCols) header() string {
-	h := strings.Repeat(" ", eventLead) + fit("ago", c.age) + " " + fit("event", c.event) + " " + fit("plan", c.slug) + " "
+	h := strings.Repeat(" ", eventLead) + Fit("ago", c.age) + " " + Fit("event", c.event) + " " + Fit("plan", c.slug) + " "
 	if c.move > 0 {
-		h += fit("move", c.move) + " "
+		h += Fit("move", c.move) + " "
 	}
-	return h + fit("agent", c.agent) + " " + fit("reason", c.reason)
+	return h + Fit("agent", c.agent) + " " + Fit("reason", c.reason)
 }
 
 // eventLine is an event's row, not yet highlighted (finish, table.go).
@@ -154,11 +155,11 @@ func eventLine(cm *common, e *planfs.Event, c eventCols, selected bool) string {
 	if ts, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
 		when = coarse(cm.now - float64(ts.UnixNano())/1e9)
 	}
-	b.WriteString(fit(when, c.age) + " " + fit(termtext.Line(e.Event), c.event) + " " + fit(termtext.Line(e.Slug), c.slug) + " ")
+	b.WriteString(Fit(when, c.age) + " " + Fit(termtext.Line(e.Event), c.event) + " " + Fit(termtext.Line(e.Slug), c.slug) + " ")
 	if c.move > 0 {
-		b.WriteString(fit(termtext.Line(moveText(e)), c.move) + " ")
+		b.WriteString(Fit(termtext.Line(moveText(e)), c.move) + " ")
 	}
-	b.WriteString(fit(termtext.Line(e.AgentID), c.agent) + " " + fit(termtext.Line(e.Reason), c.reason))
+	b.WriteString(Fit(termtext.Line(e.AgentID), c.agent) + " " + Fit(termtext.Line(e.Reason), c.reason))
 	return b.String()
 }
 

@@ -139,8 +139,8 @@ func (l *fleetList) rebuild(pc *paneCtx) {
 	l.charts = l.chartLines(pc.common, inner)
 	l.running = runningLines(pc.common, pc.workers)
 	tw, wide := l.tierW, pc.wide
-	l.set(keys, func(m *Model, i int, sel bool) string {
-		return m.finish(tierLine(&m.fleet.data.fleet.Tiers[m.fleet.shown[i]], tw, wide, sel), sel)
+	l.set(keys, func(i int, sel bool) string {
+		return tierLine(&l.data.fleet.Tiers[l.shown[i]], tw, wide, sel)
 	})
 }
 
@@ -192,7 +192,7 @@ func (l *fleetList) gaugeLines(cm *common, w int) []string {
 	what = min(what, 28)
 	bw := max(8, min(40, w-2-what-1-tailW))
 	for i, g := range f.Gauges {
-		out = append(out, "  "+fit(termtext.Line(g.What), what)+" "+bar(cm, g.Share(), bw)+termtext.Line(tails[i]))
+		out = append(out, "  "+Fit(termtext.Line(g.What), what)+" "+bar(cm, g.Share(), bw)+termtext.Line(tails[i]))
 	}
 	if f.Problem != "" {
 		p := "⚠ claims stopped: " + termtext.Line(f.Problem)
@@ -224,9 +224,9 @@ func (l *fleetList) chartLines(cm *common, w int) []string {
 		if !cm.plain {
 			b = cm.st.Info.Render(b)
 		}
-		return fit("  "+fit(termtext.Line(label), l.tierW)+" "+b+" "+fitRight(value, 9), half)
+		return Fit("  "+Fit(termtext.Line(label), l.tierW)+" "+b+" "+fitRight(value, 9), half)
 	}
-	out := []string{fit(cm.st.Title.Render("Cost per tier"), half) + cm.st.Title.Render("Landed per tier")}
+	out := []string{Fit(cm.st.Title.Render("Cost per tier"), half) + cm.st.Title.Render("Landed per tier")}
 	for _, i := range l.shown {
 		t := &tiers[i]
 		cost, landed := 0.0, 0.0
@@ -318,7 +318,7 @@ func rate(r float64, n int) string {
 }
 
 func fleetHeader(tierW int, wide bool) string {
-	h := "  " + fit("tier", tierW)
+	h := "  " + Fit("tier", tierW)
 	for _, c := range fleetCols {
 		if !c.wide || wide {
 			h += " " + fitRight(c.head, c.w)
@@ -330,7 +330,7 @@ func fleetHeader(tierW int, wide bool) string {
 // tierLine is a tier's row, not yet highlighted (finish, table.go).
 func tierLine(t *ledger.Line, tierW int, wide, selected bool) string {
 	var b strings.Builder
-	b.WriteString(gutter(selected) + fit(termtext.Line(t.Key), tierW))
+	b.WriteString(gutter(selected) + Fit(termtext.Line(t.Key), tierW))
 	for _, c := range fleetCols {
 		if !c.wide || wide {
 			b.WriteString(" " + fitRight(c.cell(t), c.w))

@@ -37,7 +37,7 @@ func endpointLines(cm *common, f fleetMsg, now time.Time) []string {
 	}
 	out := make([]string, 0, len(names))
 	for _, n := range names {
-		line := "  " + fit(termtext.Line(n), w) + "  " + endpointState(cm, states[n], n, now)
+		line := "  " + Fit(termtext.Line(n), w) + "  " + endpointState(cm, states[n], n, now)
 		if t, ok := f.fleet.Endpoints[n]; ok && (t.Tokens > 0 || t.USD > 0) {
 			line += " · " + t.String() + " today"
 		}

@@ -86,7 +86,7 @@ func (m *Model) keyRows(bs []*key.Binding, w int) []string {
 	indent := 2 + kw + 2 + dw + 2
 	var out []string
 	for _, b := range bs {
-		lead := "  " + fit(b.Help().Key, kw) + "  "
+		lead := "  " + Fit(b.Help().Key, kw) + "  "
 		if b.Enabled() {
 			out = append(out, lead+b.Help().Desc)
 			continue
@@ -103,7 +103,7 @@ func (m *Model) keyRows(bs []*key.Binding, w int) []string {
 		// Wrapped lines start under the reason, past its dash.
 		for i, l := range wrapWords(why, w-indent-2) {
 			if i == 0 {
-				out = append(out, m.st.Dim.Render(lead+fit(b.Help().Desc, dw)+"  "+l))
+				out = append(out, m.st.Dim.Render(lead+Fit(b.Help().Desc, dw)+"  "+l))
 			} else {
 				out = append(out, m.st.Dim.Render(strings.Repeat(" ", indent+2)+l))
 			}
@@ -286,7 +286,7 @@ func wrapLegend(ls []legend, w int) []string {
 				if i == 0 {
 					sym = r.sym
 				}
-				out = append(out, "  "+fit(sym, sw)+"  "+line)
+				out = append(out, "  "+Fit(sym, sw)+"  "+line)
 			}
 		}
 	}

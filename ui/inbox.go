@@ -215,11 +215,12 @@ func (l *inboxList) rebuild(pc *paneCtx) {
 	l.cols = inboxColumns(l.width, l.entries, l.shown, l.paused)
 	l.setSize(l.width, l.full) // the table's share follows its rows
 	c, n := l.cols, len(l.shown)
-	l.set(keys, func(m *Model, i int, sel bool) string {
+	cm := pc.common
+	l.set(keys, func(i int, sel bool) string {
 		if i >= n {
-			return m.finish(pausedLine(m.common, &m.inbox.paused[i-n], c, sel), sel)
+			return pausedLine(cm, &l.paused[i-n], c, sel)
 		}
-		return m.finish(inboxLine(m.common, &m.inbox.entries[m.inbox.shown[i]], c, sel), sel)
+		return inboxLine(cm, &l.entries[l.shown[i]], c, sel)
 	})
 }
 
@@ -510,21 +511,21 @@ func inboxColumns(w int, es []coord.Entry, shown []int, paused []workers.State) 
 }
 
 func (c inboxCols) header() string {
-	h := "  " + fit("slug", c.slug) + " " + fit("agent", c.agent) + " " + fit("#", c.n) + " " + fit("state", c.state) + " " + fit("age", c.age) + " "
+	h := "  " + Fit("slug", c.slug) + " " + Fit("agent", c.agent) + " " + Fit("#", c.n) + " " + Fit("state", c.state) + " " + Fit("age", c.age) + " "
 	if c.scope > 0 {
-		h += fit("scope", c.scope) + " "
+		h += Fit("scope", c.scope) + " "
 	}
-	return h + fit("problem", c.problem)
+	return h + Fit("problem", c.problem)
 }
 
 // inboxLine is an entry's row, not yet highlighted (finish, table.go).
 func inboxLine(cm *common, e *coord.Entry, c inboxCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(gutter(selected))
-	b.WriteString(fit(termtext.Line(e.Slug), c.slug) + " ")
-	b.WriteString(fit(termtext.Line(entryAgent(e)), c.agent) + " ")
+	b.WriteString(Fit(termtext.Line(e.Slug), c.slug) + " ")
+	b.WriteString(Fit(termtext.Line(entryAgent(e)), c.agent) + " ")
 	b.WriteString(fitRight(itoa(e.N), c.n) + " ")
-	state := fit(termtext.Line(entryState(e)), c.state)
+	state := Fit(termtext.Line(entryState(e)), c.state)
 	if !cm.plain && e.Waiting() {
 		state = cm.st.Warn.Render(state)
 	}
@@ -533,11 +534,11 @@ func inboxLine(cm *common, e *coord.Entry, c inboxCols, selected bool) string {
 	if at := entryAt(e); at > 0 {
 		age = coarse(cm.now - at)
 	}
-	b.WriteString(fit(age, c.age) + " ")
+	b.WriteString(Fit(age, c.age) + " ")
 	if c.scope > 0 {
-		b.WriteString(fit(scopeCell(e), c.scope) + " ")
+		b.WriteString(Fit(scopeCell(e), c.scope) + " ")
 	}
-	problem := fit(termtext.Line(e.Problem), c.problem)
+	problem := Fit(termtext.Line(e.Problem), c.problem)
 	if !cm.plain && e.Problem != "" {
 		problem = cm.st.Bad.Render(problem)
 	}
@@ -557,10 +558,10 @@ func pausedState(st *workers.State) string {
 func pausedLine(cm *common, st *workers.State, c inboxCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(gutter(selected))
-	b.WriteString(fit(termtext.Line(planSlug(st.Plan)), c.slug) + " ")
-	b.WriteString(fit(termtext.Line(st.AgentID), c.agent) + " ")
+	b.WriteString(Fit(termtext.Line(planSlug(st.Plan)), c.slug) + " ")
+	b.WriteString(Fit(termtext.Line(st.AgentID), c.agent) + " ")
 	b.WriteString(fitRight("", c.n) + " ")
-	state := fit(termtext.Line(pausedState(st)), c.state)
+	state := Fit(termtext.Line(pausedState(st)), c.state)
 	if !cm.plain {
 		state = cm.st.Warn.Render(state)
 	}
@@ -569,15 +570,15 @@ func pausedLine(cm *common, st *workers.State, c inboxCols, selected bool) strin
 	if !st.PausedAt.IsZero() {
 		age = coarse(cm.now - float64(st.PausedAt.UnixNano())/1e9)
 	}
-	b.WriteString(fit(age, c.age) + " ")
+	b.WriteString(Fit(age, c.age) + " ")
 	if c.scope > 0 {
-		b.WriteString(fit(usd(st.Spent.USD), c.scope) + " ")
+		b.WriteString(Fit(usd(st.Spent.USD), c.scope) + " ")
 	}
 	_, why, _ := strings.Cut(st.Paused, ": ")
 	if why == "" {
 		why = "spent " + st.Spent.String()
 	}
-	b.WriteString(fit(termtext.Line(why), c.problem))
+	b.WriteString(Fit(termtext.Line(why), c.problem))
 	return b.String()
 }
 

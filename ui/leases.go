@@ -37,8 +37,9 @@ func (l *leaseList) rebuild(pc *paneCtx) {
 	}
 	l.cols = leaseColumns(l.width, l.rows)
 	c := l.cols
-	l.setShared(keys, rowsOf{pane: leasesPane, d: pc.d, needle: f, cols: c}, func(m *Model, i int, sel bool) string {
-		return m.finish(leaseLine(m.common, &m.leases.rows[i], c, sel), sel)
+	cm := pc.common
+	l.setShared(keys, rowsOf{pane: leasesPane, d: pc.d, needle: f, cols: c}, func(i int, sel bool) string {
+		return leaseLine(cm, &l.rows[i], c, sel)
 	})
 }
 
@@ -131,11 +132,11 @@ func leaseColumns(w int, rows []model.Lease) leaseCols {
 }
 
 func (c leaseCols) header() string {
-	h := strings.Repeat(" ", lead) + fit("plan", c.plan) + " " + fit("owner", c.owner) + " "
+	h := strings.Repeat(" ", lead) + Fit("plan", c.plan) + " " + Fit("owner", c.owner) + " "
 	if c.origin > 0 {
-		h += fit("origin", c.origin) + " "
+		h += Fit("origin", c.origin) + " "
 	}
-	return h + fit("claimed", c.claimed) + " " + fit("expires", c.expires)
+	return h + Fit("claimed", c.claimed) + " " + Fit("expires", c.expires)
 }
 
 // leaseLine is a lease's row, not yet highlighted (finish, table.go).
@@ -164,16 +165,16 @@ func leaseLine(cm *common, l *model.Lease, c leaseCols, selected bool) string {
 		// Narrow: the plan's name says more than its lane.
 		plan = slugOf(plan)
 	}
-	b.WriteString(fit(plan, c.plan) + " " + fit(ownerText(l), c.owner) + " ")
+	b.WriteString(Fit(plan, c.plan) + " " + Fit(ownerText(l), c.owner) + " ")
 	if c.origin > 0 {
-		b.WriteString(fit(termtext.Line(l.Origin), c.origin) + " ")
+		b.WriteString(Fit(termtext.Line(l.Origin), c.origin) + " ")
 	}
 	claimed := ""
 	if l.Corrupt == "" {
 		claimed = coarse(cm.now-l.ClaimedAt) + " ago"
 	}
-	b.WriteString(fit(claimed, c.claimed) + " ")
-	cell := fit(expires, c.expires)
+	b.WriteString(Fit(claimed, c.claimed) + " ")
+	cell := Fit(expires, c.expires)
 	if !plain && bad {
 		cell = cm.st.Bad.Render(cell)
 	}

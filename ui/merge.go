@@ -182,7 +182,7 @@ func (l *mergeList) setSize(w, h int) {
 // checkLegend says what each check glyph means, below the table.
 const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missing  … running"
 
-func (l *mergeList) rebuild(*paneCtx) {
+func (l *mergeList) rebuild(pc *paneCtx) {
 	f := l.needle()
 	l.shown = l.shown[:0]
 	items := l.listing.Items
@@ -197,8 +197,9 @@ func (l *mergeList) rebuild(*paneCtx) {
 	}
 	l.cols = mergeColumns(l.width, items, l.shown)
 	c := l.cols
-	l.set(keys, func(m *Model, i int, sel bool) string {
-		return m.finish(mergeLine(m.common, &m.merge.listing.Items[m.merge.shown[i]], m.merge.listing.Batch, c, sel), sel)
+	cm := pc.common
+	l.set(keys, func(i int, sel bool) string {
+		return mergeLine(cm, &l.listing.Items[l.shown[i]], l.listing.Batch, c, sel)
 	})
 	if l.want != "" && l.loaded && l.goTo(l.want) {
 		l.want = ""
@@ -443,14 +444,14 @@ func mergeColumns(w int, items []landing.Status, shown []int) mergeCols {
 const mergeLead = 5
 
 func (c mergeCols) header() string {
-	h := "   # " + fit("slug", c.slug) + " " + fit("state", c.state) + " " + fit("tip", c.tip) + " " + fit(abHeader, c.ab) + " "
+	h := "   # " + Fit("slug", c.slug) + " " + Fit("state", c.state) + " " + Fit("tip", c.tip) + " " + Fit(abHeader, c.ab) + " "
 	if c.reviewed > 0 {
-		h += fit("reviewed", c.reviewed) + " "
+		h += Fit("reviewed", c.reviewed) + " "
 	}
 	if c.approved > 0 {
-		h += fit("approved", c.approved) + " "
+		h += Fit("approved", c.approved) + " "
 	}
-	return h + fit("checks", c.checks) + " " + fit("why", c.why)
+	return h + Fit("checks", c.checks) + " " + Fit("why", c.why)
 }
 
 // mergeLine is a candidate's row, not yet highlighted (finish, table.go).
@@ -462,15 +463,15 @@ func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeC
 		pos = itoa(*s.Position)
 	}
 	b.WriteString(fitRight(pos, 2) + " ")
-	b.WriteString(fit(termtext.Line(s.Slug), c.slug) + " ")
+	b.WriteString(Fit(termtext.Line(s.Slug), c.slug) + " ")
 	b.WriteString(cm.stateCell(s.State, c.state) + " ")
-	b.WriteString(fit(short(s.Commit), c.tip) + " ")
-	b.WriteString(fit(aheadBehind(s), c.ab) + " ")
+	b.WriteString(Fit(short(s.Commit), c.tip) + " ")
+	b.WriteString(Fit(aheadBehind(s), c.ab) + " ")
 	if c.reviewed > 0 {
-		b.WriteString(fit(termtext.Line(reviewedCell(s)), c.reviewed) + " ")
+		b.WriteString(Fit(termtext.Line(reviewedCell(s)), c.reviewed) + " ")
 	}
 	if c.approved > 0 {
-		b.WriteString(fit(termtext.Line(approvedCell(s)), c.approved) + " ")
+		b.WriteString(Fit(termtext.Line(approvedCell(s)), c.approved) + " ")
 	}
 	b.WriteString(cm.checksCell(s, c.checks) + " ")
 	why := termtext.Line(orWords(batchWhy(s, batch), cm.whyOf(s)))
@@ -478,14 +479,14 @@ func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeC
 		mark := "⚠ " + countPaths(len(s.ScopeViolations)) + " out of scope"
 		why = mark + orEmpty(" · ", why)
 	}
-	b.WriteString(fit(why, c.why))
+	b.WriteString(Fit(why, c.why))
 	return b.String()
 }
 
 // stateCell is a state in the engine's words, coloured by what it asks of
 // a person; the word alone says it under NO_COLOR.
 func (cm *common) stateCell(st landing.State, w int) string {
-	cell := fit(string(st), w)
+	cell := Fit(string(st), w)
 	if cm.plain {
 		return cell
 	}
@@ -539,14 +540,14 @@ func resultGlyph(c landing.CheckResult) string {
 
 func (cm *common) checksCell(s *landing.Status, w int) string {
 	if s.State == landing.NoChange {
-		return fit("", w) // no commit of its own: no check of it
+		return Fit("", w) // no commit of its own: no check of it
 	}
 	if len(s.Checks) == 0 {
 		word := "—"
 		if s.Ungated {
 			word = "ungated"
 		}
-		return fit(word, w)
+		return Fit(word, w)
 	}
 	var b strings.Builder
 	for _, c := range s.Checks {
@@ -563,7 +564,7 @@ func (cm *common) checksCell(s *landing.Status, w int) string {
 		}
 		b.WriteString(g)
 	}
-	return fit(b.String(), w)
+	return Fit(b.String(), w)
 }
 
 // countPaths is "1 path", "3 paths".

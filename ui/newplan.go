@@ -269,7 +269,7 @@ func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 	width := min(w-4, 80)
 	inner := max(1, width-4)
 	var lines []string
-	add := func(s string) { lines = append(lines, fit(s, inner)) }
+	add := func(s string) { lines = append(lines, Fit(s, inner)) }
 	dim := func(s string) { add("             " + m.st.Dim.Render(termtext.Line(s))) }
 	add(m.st.Title.Render("New plan"))
 	add(m.st.Dim.Render(termtext.Line("from the project's plan template, then opened in $VISUAL/$EDITOR")))
@@ -279,7 +279,7 @@ func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 		if f.focus == i {
 			mark = "▸ "
 		}
-		label := mark + fit(npNames[i], 10) + " "
+		label := mark + Fit(npNames[i], 10) + " "
 		if f.focus == i && !m.plain {
 			label = m.st.Selected.Render(label)
 		}

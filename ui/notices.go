@@ -244,12 +244,12 @@ func (m *Model) noticesHelp() string {
 
 func (m *Model) noticeLine(n *model.Notice, selected bool) string {
 	at := time.Unix(int64(n.At), 0).Local().Format("15:04:05")
-	kind := fit(string(n.Kind), 8)
+	kind := Fit(string(n.Kind), 8)
 	if !selected && !m.plain {
 		kind = m.st.Warn.Render(kind)
 	}
 	line := gutter(selected) + at + "  " + kind + " " + termtext.Line(n.Text)
-	return m.finish(fit(line, m.cols), selected)
+	return m.finish(Fit(line, m.cols), selected)
 }
 
 // leadTo shows the row a notice is about: its pane, and there its row

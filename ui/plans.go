@@ -48,8 +48,9 @@ func (p *planList) rebuild(pc *paneCtx) {
 		keys[i] = r.Plan.Rel
 	}
 	c := p.cols
-	p.setShared(keys, rowsOf{pane: plansPane, d: d, lane: p.lane, needle: p.needle(), cols: c}, func(m *Model, i int, sel bool) string {
-		return m.finish(planLine(m.common, m.d, m.plans.rows[i], c, sel), sel)
+	cm := pc.common
+	p.setShared(keys, rowsOf{pane: plansPane, d: d, lane: p.lane, needle: p.needle(), cols: c}, func(i int, sel bool) string {
+		return planLine(cm, d, p.rows[i], c, sel)
 	})
 	if p.want != "" && d.has(p.want) {
 		p.goTo(p.want) // once: a filter hiding it leaves the cursor be
@@ -206,11 +207,11 @@ var tierHeads = [2][4]string{{"S", "M", "R", "F"}, {"small", "mid", "reas", "fro
 func (c planCols) header() string {
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", lead))
-	b.WriteString(fit("slug", c.slug) + " ")
+	b.WriteString(Fit("slug", c.slug) + " ")
 	if c.title > 0 {
-		b.WriteString(fit("title", c.title) + " ")
+		b.WriteString(Fit("title", c.title) + " ")
 	}
-	b.WriteString(fit("pri", c.pri) + " " + fit("val", c.val) + " ")
+	b.WriteString(Fit("pri", c.pri) + " " + Fit("val", c.val) + " ")
 	heads := tierHeads[0]
 	if c.tier >= 5 {
 		heads = tierHeads[1]
@@ -219,12 +220,12 @@ func (c planCols) header() string {
 		b.WriteString(fitRight(h, c.tier) + " ")
 	}
 	if c.deps > 0 && c.parked {
-		b.WriteString(fit("why parked", c.deps))
+		b.WriteString(Fit("why parked", c.deps))
 	} else if c.deps > 0 {
-		b.WriteString(fit("deps", c.deps))
+		b.WriteString(Fit("deps", c.deps))
 	}
 	if c.who > 0 {
-		b.WriteString(" " + fit("held by", c.who))
+		b.WriteString(" " + Fit("held by", c.who))
 	}
 	return b.String()
 }
@@ -343,13 +344,13 @@ func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool)
 		}
 		return style(s, cm.st.Dim.Render)
 	}
-	b.WriteString(dimIf(fit(termtext.Line(r.Plan.Slug), c.slug)) + " ")
+	b.WriteString(dimIf(Fit(termtext.Line(r.Plan.Slug), c.slug)) + " ")
 	if c.title > 0 {
-		b.WriteString(dimIf(fit(termtext.Line(r.Plan.Header.Title), c.title)) + " ")
+		b.WriteString(dimIf(Fit(termtext.Line(r.Plan.Header.Title), c.title)) + " ")
 	}
-	b.WriteString(fit(r.Plan.Header.Priority, c.pri) + " " + fit(valueShort(r.Plan.Header.Value), c.val) + " ")
+	b.WriteString(Fit(r.Plan.Header.Priority, c.pri) + " " + Fit(valueShort(r.Plan.Header.Value), c.val) + " ")
 	if p := r.Person(); p != "" && r.Plan.Lane.Ready() {
-		b.WriteString(style(fit("person: "+termtext.Line(p), 4*(c.tier+1)-1), cm.st.Warn.Render) + " ")
+		b.WriteString(style(Fit("person: "+termtext.Line(p), 4*(c.tier+1)-1), cm.st.Warn.Render) + " ")
 	} else {
 		for k := range model.Tiers {
 			s, ok := tierCell(r, k, c.tier)
@@ -363,13 +364,13 @@ func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool)
 		}
 	}
 	if deps, met := d.whyText(r); met && c.deps > 0 {
-		b.WriteString(fit(deps, c.deps))
+		b.WriteString(Fit(deps, c.deps))
 	} else if c.deps > 0 {
-		b.WriteString(style(fit(deps, c.deps), cm.st.Bad.Render))
+		b.WriteString(style(Fit(deps, c.deps), cm.st.Bad.Render))
 	}
 	if c.who > 0 {
 		who, state := whoText(r, cm.now)
-		cell := fit(who, c.who)
+		cell := Fit(who, c.who)
 		switch state {
 		case 1:
 			cell = style(cell, cm.st.Info.Render)
@@ -623,7 +624,7 @@ func (p *planList) laneBox(pc *paneCtx, h int) []string {
 		n := p.laneCount(pc.d, l)
 		// A long "matches/plans" count takes room from the name.
 		name := laneBoxWidth - 4 - max(5, len(n))
-		line := gutter(l == p.lane) + fit(string(l), name) + fitRight(n, max(5, len(n)))
+		line := gutter(l == p.lane) + Fit(string(l), name) + fitRight(n, max(5, len(n)))
 		if l == p.lane {
 			line = pc.highlight(line)
 		}

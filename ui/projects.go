@@ -503,7 +503,7 @@ func (p *Projects) overviewHeader() string {
 		left += " · " + usd(usdSum) + " today"
 	}
 	left += " · " + plural(live, "live worker", "live workers")
-	return fit(p.st.Bar.Render(left), p.width)
+	return Fit(p.st.Bar.Render(left), p.width)
 }
 
 func (p *Projects) overviewFooter() string {
@@ -512,13 +512,13 @@ func (p *Projects) overviewFooter() string {
 		if !p.plain {
 			s = p.st.StatusErr.Render(s)
 		}
-		return fit(" "+s, p.width)
+		return Fit(" "+s, p.width)
 	}
 	k := &p.keys
 	if p.helping {
-		return fit(" "+p.st.Help.Render("any key closes this help"), p.width)
+		return Fit(" "+p.st.Help.Render("any key closes this help"), p.width)
 	}
-	return fit(" "+p.help.ShortHelpView([]key.Binding{k.Projects.Open, k.Projects.Next, k.Projects.Prev, k.Help, k.Quit}), p.width)
+	return Fit(" "+p.help.ShortHelpView([]key.Binding{k.Projects.Open, k.Projects.Next, k.Projects.Prev, k.Help, k.Quit}), p.width)
 }
 
 // rowsShown is how many projects the overview lists at once, under its
@@ -557,18 +557,18 @@ func (p *Projects) overviewRows(h int) []string {
 		nameW = max(nameW, min(20, ansi.StringWidth(p.list[i].name)))
 	}
 	cols := p.laneColumns()
-	head := "  " + fit("project", nameW)
+	head := "  " + Fit("project", nameW)
 	for _, c := range cols {
 		head += fitRight(c.name, 5)
 	}
-	head += "  " + fit("workers", 10) + fit("⚑", 4) + fitRight("today", 8) + "  queue head"
+	head += "  " + Fit("workers", 10) + Fit("⚑", 4) + fitRight("today", 8) + "  queue head"
 	out := []string{p.st.Header.Render(head)}
 	vis := max(1, h-1)
 	p.offset = max(min(p.offset, p.cursor), p.cursor-vis+1)
 	for i := p.offset; i < len(p.list) && i < p.offset+vis; i++ {
 		line := p.projectLine(&p.list[i], i == p.cursor, nameW, cols)
 		if i == p.cursor {
-			line = p.highlight(fit(line, p.cols))
+			line = p.highlight(Fit(line, p.cols))
 		}
 		out = append(out, line)
 	}
@@ -577,7 +577,7 @@ func (p *Projects) overviewRows(h int) []string {
 
 // projectLine is one project's row: its counts, or what keeps it shut.
 func (p *Projects) projectLine(e *projectEntry, selected bool, nameW int, cols []laneColumn) string {
-	line := gutter(selected) + fit(e.name, nameW)
+	line := gutter(selected) + Fit(e.name, nameW)
 	bad := func(s string) string {
 		if p.plain || selected {
 			return s
@@ -605,12 +605,12 @@ func (p *Projects) projectLine(e *projectEntry, selected bool, nameW int, cols [
 	if s.dead > 0 {
 		w += " ✗" + itoa(s.dead)
 	}
-	line += "  " + fit(w, 10)
+	line += "  " + Fit(w, 10)
 	notes := ""
 	if s.unread > 0 {
 		notes = "⚑ " + itoa(s.unread)
 	}
-	line += fit(notes, 4)
+	line += Fit(notes, 4)
 	spent := ""
 	if s.spent {
 		spent = usd(s.usd)

@@ -141,18 +141,26 @@ func (c *lineMemo) get(k lineKey, lay func() string) string {
 	return out
 }
 
+// sharing is lineEnv's: a hub's sessions share the rows they render alike.
+func (c *common) sharing(from any, width int) (*rowCache, rowsKey) {
+	if c.opt.Hub == nil {
+		return nil, rowsKey{}
+	}
+	return c.opt.Hub.rows, rowsKey{from: from, width: width, profile: c.r.ColorProfile(), dark: c.r.HasDarkBackground(), now: c.now}
+}
+
 // fitted is fit(s, w), measured once for a hub's sessions.
 func (m *common) fitted(s string, w int) string {
 	if m.opt.Hub == nil {
-		return fit(s, w)
+		return Fit(s, w)
 	}
-	return m.opt.Hub.lines.get(lineKey{s: s, w: w}, func() string { return fit(s, w) })
+	return m.opt.Hub.lines.get(lineKey{s: s, w: w}, func() string { return Fit(s, w) })
 }
 
 // bodyLine is a body line as View draws it: after the margin, fitted to
 // the body and inked; laid out once for a hub's sessions.
 func (m *Model) bodyLine(line string) string {
-	lay := func() string { return m.ink(" " + fit(line, m.cols)) }
+	lay := func() string { return m.ink(" " + Fit(line, m.cols)) }
 	if m.opt.Hub == nil {
 		return lay()
 	}

@@ -290,7 +290,7 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	width := min(w-4, 76)
 	inner := max(1, width-4)
 	var lines []string
-	add := func(s string) { lines = append(lines, fit(s, inner)) }
+	add := func(s string) { lines = append(lines, Fit(s, inner)) }
 	add(m.st.Title.Render("Spawn a worker"))
 	for _, l := range wrapWords("Starts `fleetwatch work-once` as cron would: in its own session, so it outlives this screen; its output goes to var/fleet/logs/.", inner) {
 		add(l)
@@ -301,7 +301,7 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 		if f.focus == i {
 			mark = "▸ "
 		}
-		s := mark + fit(name, 10) + " "
+		s := mark + Fit(name, 10) + " "
 		if f.focus == i && !m.plain {
 			s = m.st.Selected.Render(s)
 		}

@@ -23,9 +23,20 @@ type table struct {
 }
 
 // set replaces the rows, keeping the cursor on the same key when it is still there.
-// rowFunc renders row i for the model as it is now; it never keeps a model,
-// because Bubble Tea passes copies and an old one has old facts.
-type rowFunc func(m *Model, i int, selected bool) string
+// rowFunc renders row i, not yet highlighted; it reads the pane's rows
+// and the session's context through pointers, never a copy of them, since
+// Bubble Tea passes copies of the model and an old one has old facts.
+type rowFunc func(i int, selected bool) string
+
+// lineEnv is what a table needs of its session to draw its rows: the
+// selected row's highlight and the rows other sessions rendered alike.
+type lineEnv interface {
+	highlight(line string) string
+	// sharing is the cache of the rows the sessions share and the key of
+	// the rows made of from at width there; a nil cache: this session's
+	// rows are its own.
+	sharing(from any, width int) (*rowCache, rowsKey)
+}
 
 func (t *table) set(keys []string, render rowFunc) {
 	cur := t.key()
@@ -111,10 +122,10 @@ func (t *table) clamp() {
 }
 
 // lines returns the visible rows, padded to the window's height with blanks.
-func (t *table) lines(m *Model, blank string) []string {
+func (t *table) lines(env lineEnv, blank string) []string {
 	out := make([]string, 0, t.height)
 	cache, done := t.cache, t.done
-	if s := t.sharedRows(m); s != nil {
+	if s := t.sharedRows(env); s != nil {
 		// Held while rendering: a session wanting the same rows waits
 		// for them instead of rendering them again.
 		s.mu.Lock()
@@ -123,11 +134,12 @@ func (t *table) lines(m *Model, blank string) []string {
 	}
 	for i := t.offset; i < len(t.keys) && len(out) < t.height; i++ {
 		if i == t.cursor {
-			out = append(out, t.render(m, i, true))
+			// Highlighted across the whole table width.
+			out = append(out, env.highlight(Fit(t.render(i, true), t.width)))
 			continue
 		}
 		if !done[i] {
-			cache[i], done[i] = t.render(m, i, false), true
+			cache[i], done[i] = t.render(i, false), true
 		}
 		out = append(out, cache[i])
 	}
@@ -140,13 +152,16 @@ func (t *table) lines(m *Model, blank string) []string {
 // sharedRows is the hub's set of this table's rows, nil when the rows are
 // this session's alone: no hub, or a pane that does not name what its
 // rows are made of.
-func (t *table) sharedRows(m *Model) *rowSet {
-	if t.from == nil || m.opt.Hub == nil {
+func (t *table) sharedRows(env lineEnv) *rowSet {
+	if t.from == nil {
 		return nil
 	}
-	k := rowsKey{from: t.from, width: t.width, profile: m.r.ColorProfile(), dark: m.r.HasDarkBackground(), now: m.now}
+	c, k := env.sharing(t.from, t.width)
+	if c == nil {
+		return nil
+	}
 	if t.shared == nil || t.sharedKey != k {
-		t.shared, t.sharedKey = m.opt.Hub.rows.get(k, len(t.keys)), k
+		t.shared, t.sharedKey = c.get(k, len(t.keys)), k
 	}
 	return t.shared
 }
@@ -184,7 +199,7 @@ func (m *Model) finish(line string, selected bool) string {
 	if !selected {
 		return line
 	}
-	return m.highlight(fit(line, m.tableWidth()))
+	return m.highlight(Fit(line, m.tableWidth()))
 }
 
 // highlight marks a selected line without hiding the colours inside it:

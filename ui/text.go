@@ -9,8 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// fit pads or cuts s to exactly w cells, marking a cut with `…`.
-func fit(s string, w int) string {
+// Fit pads or cuts s to exactly w cells, marking a cut with `…`.
+func Fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -31,7 +31,7 @@ func fit(s string, w int) string {
 func fitRight(s string, w int) string {
 	n := ansi.StringWidth(s)
 	if n >= w {
-		return fit(s, w)
+		return Fit(s, w)
 	}
 	return strings.Repeat(" ", w-n) + s
 }

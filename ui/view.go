@@ -55,9 +55,9 @@ func (m *Model) headerLine() string {
 	room := m.width - ansi.StringWidth(right) - 1
 	if room < 20 {
 		s, _ := m.leftIn(head, counts, m.width)
-		return fit(s, m.width)
+		return Fit(s, m.width)
 	}
-	return fit(m.st.Bar.Render(shown), room) + " " + right
+	return Fit(m.st.Bar.Render(shown), room) + " " + right
 }
 
 // headerHead is the header's left side before the counts: the project and
@@ -270,7 +270,7 @@ func (m *Model) drawTabs(level tabLevel) string {
 
 func (m *Model) footerLine() string {
 	if f := m.typingFilter(); f != nil {
-		return fit(f.filter.View(), m.width)
+		return Fit(f.filter.View(), m.width)
 	}
 	helpText := m.shortHelp(m.width - 1)
 	if top := m.stack.top(); top != nil {
@@ -289,7 +289,7 @@ func (m *Model) footerLine() string {
 		status = m.demoHint()
 	}
 	if status == "" {
-		return fit(" "+helpText, m.width)
+		return Fit(" "+helpText, m.width)
 	}
 	if !m.plain {
 		if m.statusErr {
@@ -300,7 +300,7 @@ func (m *Model) footerLine() string {
 	}
 	room := m.width - ansi.StringWidth(status) - 3
 	if room < 20 {
-		return fit(" "+status, m.width)
+		return Fit(" "+status, m.width)
 	}
 	if ansi.StringWidth(helpText) > room && m.stack.top() == nil {
 		// Fewer keys, each whole, beside the status.

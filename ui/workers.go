@@ -46,7 +46,7 @@ type workerList struct {
 	pubErr    string
 }
 
-func (w *workerList) rebuild(*paneCtx) {
+func (w *workerList) rebuild(pc *paneCtx) {
 	all := make([]string, len(w.rows))
 	for i := range w.rows {
 		all[i] = w.rows[i].key()
@@ -64,8 +64,9 @@ func (w *workerList) rebuild(*paneCtx) {
 	}
 	w.cols = w.columns(w.width)
 	c := w.cols
-	w.set(keys, func(m *Model, i int, sel bool) string {
-		return m.finish(m.wrk.line(m.common, &m.wrk.rows[m.wrk.shown[i]], c, sel), sel)
+	cm := pc.common
+	w.set(keys, func(i int, sel bool) string {
+		return w.line(cm, &w.rows[w.shown[i]], c, sel)
 	})
 }
 
@@ -494,10 +495,10 @@ func workerColumnsAt(w int, rows []workerRow, shown []int, bare bool) workerCols
 func (c workerCols) header() string {
 	host := ""
 	if c.host > 0 {
-		host = fit("host", c.host) + " "
+		host = Fit("host", c.host) + " "
 	}
-	return "  # " + fit("agent", c.agent) + " " + host + fit("tier/model", c.tier) + " " + fit("plan", c.plan) + " " +
-		fit("state", c.state) + " " + fit("beat", c.beat) + " " + fit("pid", c.pid) + " " + fit("note", c.note)
+	return "  # " + Fit("agent", c.agent) + " " + host + Fit("tier/model", c.tier) + " " + Fit("plan", c.plan) + " " +
+		Fit("state", c.state) + " " + Fit("beat", c.beat) + " " + Fit("pid", c.pid) + " " + Fit("note", c.note)
 }
 
 // healthCell is a worker's state in words, with a symbol so no colour is
@@ -533,14 +534,14 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 		mark = itoa(i + 1)
 	}
 	b.WriteString(mark + " ")
-	b.WriteString(fit(termtext.Line(r.st.AgentID), c.agent) + " ")
+	b.WriteString(Fit(termtext.Line(r.st.AgentID), c.agent) + " ")
 	if c.host > 0 {
-		b.WriteString(fit(termtext.Line(cmp.Or(r.st.Host, "—")), c.host) + " ")
+		b.WriteString(Fit(termtext.Line(cmp.Or(r.st.Host, "—")), c.host) + " ")
 	}
-	b.WriteString(fit(termtext.Line(workerWhat(&r.st, c.bare)), c.tier) + " ")
-	b.WriteString(fit(termtext.Line(planSlug(r.st.Plan)), c.plan) + " ")
+	b.WriteString(Fit(termtext.Line(workerWhat(&r.st, c.bare)), c.tier) + " ")
+	b.WriteString(Fit(termtext.Line(planSlug(r.st.Plan)), c.plan) + " ")
 	state, ok := healthCell(r)
-	cell := fit(state, c.state)
+	cell := Fit(state, c.state)
 	if !plain {
 		switch {
 		case r.health == workers.Live && r.st.Paused != "":
@@ -565,26 +566,26 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	case !last.IsZero() && !r.child:
 		beat = coarse(cm.now - float64(last.UnixNano())/1e9)
 	}
-	b.WriteString(fit(beat, c.beat) + " ")
+	b.WriteString(Fit(beat, c.beat) + " ")
 	pid := "—"
 	if r.st.PID > 0 {
 		pid = itoa(r.st.PID)
 	}
-	b.WriteString(fit(pid, c.pid) + " ")
+	b.WriteString(Fit(pid, c.pid) + " ")
 	radar, note := w.note(r)
 	if radar == "" {
-		b.WriteString(fit(termtext.Line(note), c.note))
+		b.WriteString(Fit(termtext.Line(note), c.note))
 		return b.String()
 	}
 	// What the scope scanner and the radar say comes first: it asks more
 	// of a person than the driver's note.
 	rw := min(cellWidth(radar), c.note)
-	words := fit(termtext.Line(radar), rw)
+	words := Fit(termtext.Line(radar), rw)
 	if !cm.plain && w.scopeAlarm(r) {
 		words = cm.st.Bad.Render(words)
 	}
 	if room := c.note - rw - 3; note != "" && room > 0 {
-		words += " · " + fit(termtext.Line(note), room)
+		words += " · " + Fit(termtext.Line(note), room)
 	} else {
 		words += strings.Repeat(" ", c.note-rw)
 	}

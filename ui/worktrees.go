@@ -20,7 +20,7 @@ type treeList struct {
 	cols  treeCols
 }
 
-func (t *treeList) rebuild(*paneCtx) {
+func (t *treeList) rebuild(pc *paneCtx) {
 	f := t.needle()
 	t.shown = t.shown[:0]
 	for i := range t.rows {
@@ -35,8 +35,9 @@ func (t *treeList) rebuild(*paneCtx) {
 	}
 	t.cols = treeColumns(t.width, t.rows, t.shown)
 	c := t.cols
-	t.set(keys, func(m *Model, i int, sel bool) string {
-		return m.finish(treeLine(m.common, &m.trees.rows[m.trees.shown[i]], c, sel), sel)
+	cm := pc.common
+	t.set(keys, func(i int, sel bool) string {
+		return treeLine(cm, &t.rows[t.shown[i]], c, sel)
 	})
 }
 
@@ -97,8 +98,8 @@ func treeBranch(s *workers.WorktreeState) string {
 }
 
 func (c treeCols) header() string {
-	return strings.Repeat(" ", lead) + fit("agent", c.agent) + " " + fit("branch", c.branch) + " " + cell("port", c.port) +
-		fit("state", c.state) + " " + fit("vs integ", c.ahead) + " " + fit("path", c.path)
+	return strings.Repeat(" ", lead) + Fit("agent", c.agent) + " " + Fit("branch", c.branch) + " " + cell("port", c.port) +
+		Fit("state", c.state) + " " + Fit("vs integ", c.ahead) + " " + Fit("path", c.path)
 }
 
 // treeLine is a worktree's row, not yet highlighted (finish, table.go).
@@ -132,12 +133,12 @@ func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) s
 	if s.Port > 0 {
 		port = itoa(s.Port)
 	}
-	b.WriteString(fit(termtext.Line(s.AgentID), c.agent) + " " + fit(termtext.Line(branch), c.branch) + " " + cell(port, c.port) + fit(state, c.state) + " ")
+	b.WriteString(Fit(termtext.Line(s.AgentID), c.agent) + " " + Fit(termtext.Line(branch), c.branch) + " " + cell(port, c.port) + Fit(state, c.state) + " ")
 	ahead := ""
 	if s.Exists && s.Err == "" {
 		ahead = "↑" + itoa(s.Ahead) + " ↓" + itoa(s.Behind)
 	}
-	b.WriteString(fit(ahead, c.ahead) + " ")
+	b.WriteString(Fit(ahead, c.ahead) + " ")
 	path := s.Path
 	if rel, ok := strings.CutPrefix(path, cm.opt.Tree.Project+"/"); ok {
 		path = rel
@@ -145,7 +146,7 @@ func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) s
 	if s.Err != "" {
 		path = s.Err
 	}
-	b.WriteString(fit(termtext.Line(path), c.path))
+	b.WriteString(Fit(termtext.Line(path), c.path))
 	return b.String()
 }
 
