@@ -19,6 +19,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit/plangen"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // benchModel is the UI at 160×48 in true colour with n plans, all in the
@@ -80,7 +81,7 @@ func BenchmarkKeyDown10k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		msg := down
-		if m.plans.cursor == m.plans.len()-1 {
+		if m.plans.Cursor == m.plans.Len()-1 {
 			msg = top
 		}
 		m = step(m, msg)
@@ -96,7 +97,7 @@ func BenchmarkPageDown10k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		msg := pg
-		if m.plans.cursor == m.plans.len()-1 {
+		if m.plans.Cursor == m.plans.Len()-1 {
 			msg = top
 		}
 		m = step(m, msg)
@@ -121,7 +122,7 @@ func BenchmarkRefresh10k(b *testing.B) {
 // four-tier judgement, on a real tree with a real fsnotify watcher.
 func BenchmarkChangeToData(b *testing.B) {
 	for _, n := range []int{1_000, 10_000} {
-		b.Run(itoa(n/1000)+"k", func(b *testing.B) {
+		b.Run(kit.Itoa(n/1000)+"k", func(b *testing.B) {
 			dir := b.TempDir()
 			if err := plangen.Write(dir, n, time.Now()); err != nil {
 				b.Fatal(err)

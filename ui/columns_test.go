@@ -12,6 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/demo"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // fit promises exactly w cells, but when the cut lands inside a wide
@@ -22,8 +23,8 @@ func TestFitIsExactWidthAfterCuttingWideChars(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"日本語のタイトル", "宽字符-slug-名前", "ｆｕｌｌｗｉｄｔｈ"} {
 		for w := 1; w <= 12; w++ {
-			if got := ansi.StringWidth(Fit(s, w)); got != w {
-				t.Errorf("fit(%q, %d) is %d cells wide: %q", s, w, got, Fit(s, w))
+			if got := ansi.StringWidth(kit.Fit(s, w)); got != w {
+				t.Errorf("fit(%q, %d) is %d cells wide: %q", s, w, got, kit.Fit(s, w))
 			}
 		}
 	}
@@ -153,7 +154,7 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 	v = h.view()
 	// The rows on screen: the demo's log is longer than one screen.
 	ev := &h.m.events
-	for _, r := range ev.rows[ev.offset:min(len(ev.rows), ev.offset+ev.height)] {
+	for _, r := range ev.rows[ev.Offset:min(len(ev.rows), ev.Offset+ev.Height)] {
 		if e := r.event; e != nil {
 			need(v, e.Slug, moveText(e), e.AgentID, e.Reason)
 		}

@@ -1,11 +1,16 @@
 package ui
 
 import (
+	"math"
+	"strings"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -17,7 +22,7 @@ type common struct {
 	opt   Options
 	r     *lipgloss.Renderer
 	keys  KeyMap
-	st    Styles
+	st    kit.Styles
 	help  help.Model
 	plain bool   // no colour at all: skip styling work
 	inkOn string // the escape code that sets the Text colour
@@ -87,7 +92,7 @@ type paneCtx struct {
 	reading bool
 	// lines and highlight draw a table's visible rows and a selected
 	// line; table.go renders rows for the root model, so these are its.
-	lines     func(t *table, blank string) []string
+	lines     func(t *kit.Table, blank string) []string
 	highlight func(line string) string
 }
 
@@ -96,7 +101,69 @@ func (m *Model) ctx() *paneCtx {
 	return &paneCtx{
 		common: m.common, d: m.d, shown: m.pane, target: m.selection(), remote: m.remote,
 		stateProblems: m.wrk.problems, workers: m.wrk.rows, paused: m.fleet.data.paused, queue: &m.merge, reading: m.reading(),
-		lines:     func(t *table, blank string) []string { return t.lines(m.common, blank) },
-		highlight: m.highlight,
+		lines:     func(t *kit.Table, blank string) []string { return t.Lines(m.common, blank) },
+		highlight: m.Highlight,
 	}
+}
+
+// Highlight marks a selected line without hiding the colours inside it:
+// a background renewed after every reset inside; with no colour at all
+// (NO_COLOR, the Ascii profile drops every style) reverse video, written
+// directly, so the selection is more than the ▸ in its gutter.
+func (c *common) Highlight(line string) string {
+	if c.plain || c.rowOn == "" {
+		return reverseOn + line + reverseOff
+	}
+	return c.rowOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+c.rowOn) + "\x1b[0m"
+}
+
+// The escape codes of reverse video, on and off.
+const reverseOn, reverseOff = "\x1b[7m", "\x1b[27m"
+
+// rowsOf is what the plans' and the leases' rows are made of, their
+// rowsKey.from: the pane, the board, the lane, the filter and the columns
+// (a comparable struct of the pane's own).
+type rowsOf struct {
+	pane   pane
+	d      *data
+	lane   model.Lane
+	needle string
+	cols   any
+}
+
+// clockNow is the clock a tick judges the rows at. A hub's sessions take
+// it to the whole second, so the sessions that tick within one second
+// render that second's rows alike, once between them.
+func (m *Model) clockNow() float64 {
+	now := m.opt.Tree.NowSeconds()
+	if m.sub != nil {
+		return math.Floor(now)
+	}
+	return now
+}
+
+// Sharing is lineEnv's: a hub's sessions share the rows they render alike.
+func (c *common) Sharing(from any, width int) (*kit.RowCache, kit.RowsKey) {
+	if c.opt.Hub == nil {
+		return nil, kit.RowsKey{}
+	}
+	return c.opt.Hub.rows, kit.RowsKey{From: from, Width: width, Profile: c.r.ColorProfile(), Dark: c.r.HasDarkBackground(), Now: c.now}
+}
+
+// fitted is fit(s, w), measured once for a hub's sessions.
+func (m *common) fitted(s string, w int) string {
+	if m.opt.Hub == nil {
+		return kit.Fit(s, w)
+	}
+	return m.opt.Hub.lines.Get(kit.LineKey{S: s, W: w}, func() string { return kit.Fit(s, w) })
+}
+
+// bodyLine is a body line as View draws it: after the margin, fitted to
+// the body and inked; laid out once for a hub's sessions.
+func (m *Model) bodyLine(line string) string {
+	lay := func() string { return m.ink(" " + kit.Fit(line, m.cols)) }
+	if m.opt.Hub == nil {
+		return lay()
+	}
+	return m.opt.Hub.lines.Get(kit.LineKey{S: line, W: m.cols, Body: true, Ink: m.inkOn}, lay)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // detailView is one thing read whole, full screen: a lease, a worktree, a
@@ -108,7 +109,7 @@ func (v *detailView) view(m *Model, h int) []string {
 	v.clamp(vis)
 	where := ""
 	if len(v.rows) > vis {
-		where = "  " + itoa(v.off+1) + "–" + itoa(min(len(v.rows), v.off+vis)) + " of " + itoa(len(v.rows))
+		where = "  " + kit.Itoa(v.off+1) + "–" + kit.Itoa(min(len(v.rows), v.off+vis)) + " of " + kit.Itoa(len(v.rows))
 	}
 	head := " " + m.st.Title.Render(termtext.Line(v.title)) + m.st.Dim.Render(where)
 	out := make([]string, 0, h)
@@ -135,7 +136,7 @@ func (m *Model) readerFacts() string {
 		case l.Active(m.now):
 			s += " · held by " + l.AgentID + heldOn(l) + ", " + timeLeft(l, m.now)
 		default:
-			s += " · lease of " + l.AgentID + heldOn(l) + " expired " + span(m.now-l.ExpiresAt) + " ago"
+			s += " · lease of " + l.AgentID + heldOn(l) + " expired " + kit.Span(m.now-l.ExpiresAt) + " ago"
 		}
 	}
 	return " " + m.st.Dim.Render(termtext.Line(s))

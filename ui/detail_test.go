@@ -63,7 +63,7 @@ func wantAll(t *testing.T, what, text string, want ...string) {
 func (h *harness) selectLease(rel string) {
 	h.t.Helper()
 	h.press("2")
-	if !h.m.leases.goTo(model.LeaseFileName(rel)) {
+	if !h.m.leases.GoTo(model.LeaseFileName(rel)) {
 		h.t.Fatalf("no lease for %s", rel)
 	}
 	h.m.syncKeys()
@@ -140,8 +140,8 @@ func TestDetailWorktree(t *testing.T) {
 			p.addWorktrees(t)
 			h := newHarness(t, p, sz[0], sz[1])
 			h.press("3")
-			if !h.m.trees.goTo("mid-1") {
-				t.Fatalf("no worktree row for mid-1: %v", h.m.trees.keys)
+			if !h.m.trees.GoTo("mid-1") {
+				t.Fatalf("no worktree row for mid-1: %v", h.m.trees.Keys)
 			}
 			h.m.syncKeys()
 			h.press("enter")
@@ -205,7 +205,7 @@ func TestDetailEventLongReason(t *testing.T) {
 			for i < len(h.m.events.rows) && (h.m.events.rows[i].event == nil || h.m.events.rows[i].event.Reason != reason) {
 				i++
 			}
-			h.m.events.cursor = i
+			h.m.events.Cursor = i
 			h.m.syncKeys()
 			h.press("enter")
 			text := h.readDetail()

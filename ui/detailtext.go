@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // detailText gathers a detail's lines: headings, label and value pairs,
@@ -28,7 +29,7 @@ func (d *detailText) heading(s string) {
 
 // field is one label and its value; the value is made safe here.
 func (d *detailText) field(label, value string) {
-	d.lines = append(d.lines, "  "+d.c.st.Dim.Render(Fit(label, 15))+" "+termtext.Line(value))
+	d.lines = append(d.lines, "  "+d.c.st.Dim.Render(kit.Fit(label, 15))+" "+termtext.Line(value))
 }
 
 // block is text of many lines, each made safe.
@@ -56,9 +57,9 @@ func stamp(sec, now float64) string {
 	at := time.Unix(0, int64(sec*1e9)).Local()
 	s := strconv.FormatFloat(sec, 'f', -1, 64) + " · " + at.Format("2006-01-02 15:04:05 MST")
 	if sec > now {
-		return s + " · in " + span(sec-now)
+		return s + " · in " + kit.Span(sec-now)
 	}
-	return s + " · " + span(now-sec) + " ago"
+	return s + " · " + kit.Span(now-sec) + " ago"
 }
 
 // rawJSON shows a file's bytes: indented when they parse, as they are

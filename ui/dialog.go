@@ -12,6 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // dialog asks before an action: an optional choice of lane, an optional
@@ -243,7 +244,7 @@ func (c *common) holder(l *model.Lease) string {
 	case l.Active(c.now):
 		return l.AgentID + " holds it" + heldOnAside(l) + ", " + timeLeft(l, c.now) + "."
 	}
-	return l.AgentID + " held it" + heldOnAside(l) + "; the lease expired " + span(c.now-l.ExpiresAt) + " ago."
+	return l.AgentID + " held it" + heldOnAside(l) + "; the lease expired " + kit.Span(c.now-l.ExpiresAt) + " ago."
 }
 
 // takes warns when confirming takes a plan from a live worker.

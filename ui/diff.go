@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -139,13 +140,13 @@ func (v *diffView) fill(d workers.Diff) {
 		add(diffContext, "")
 		add(diffSection, "Uncommitted in "+termtext.Line(d.Worktree)+" (against its HEAD): "+fileTotals(d.Uncommitted))
 		fileList(add, d.Uncommitted)
-		add(diffSection, "Untracked: "+plural(len(d.Untracked), "file", "files"))
+		add(diffSection, "Untracked: "+kit.Plural(len(d.Untracked), "file", "files"))
 		for _, u := range d.Untracked {
 			n := ""
 			if u.Lines >= 0 {
-				n = plural(u.Lines, "line", "lines")
+				n = kit.Plural(u.Lines, "line", "lines")
 			}
-			add(diffContext, fitRight(n, 13)+"  "+u.Path)
+			add(diffContext, kit.FitRight(n, 13)+"  "+u.Path)
 		}
 	}
 	v.patches(d.Committed, "")
@@ -165,15 +166,15 @@ func fileTotals(files []workers.FileDiff) string {
 	for _, f := range files {
 		a, del = a+f.Added, del+f.Deleted
 	}
-	return plural(len(files), "file", "files") + ", +" + itoa(a) + " −" + itoa(del)
+	return kit.Plural(len(files), "file", "files") + ", +" + kit.Itoa(a) + " −" + kit.Itoa(del)
 }
 
 // fileList is one line per file: its counts and its path.
 func fileList(add func(diffKind, string), files []workers.FileDiff) {
 	for _, f := range files {
-		counts := fitRight("+"+itoa(f.Added), 7) + " " + fitRight("−"+itoa(f.Deleted), 6)
+		counts := kit.FitRight("+"+kit.Itoa(f.Added), 7) + " " + kit.FitRight("−"+kit.Itoa(f.Deleted), 6)
 		if f.Binary {
-			counts = fitRight("binary", 14)
+			counts = kit.FitRight("binary", 14)
 		}
 		line := counts + "  " + filePath(f)
 		if f.Summary != "" && !f.Binary {
@@ -190,7 +191,7 @@ func (v *diffView) patches(files []workers.FileDiff, tag string) {
 		v.files = append(v.files, len(v.lines))
 		head := "━━ " + filePath(f) + tag
 		if !f.Binary {
-			head += "  +" + itoa(f.Added) + " −" + itoa(f.Deleted)
+			head += "  +" + kit.Itoa(f.Added) + " −" + kit.Itoa(f.Deleted)
 		}
 		v.lines = append(v.lines, diffLine{head, diffFile})
 		for _, l := range f.Meta {
@@ -288,9 +289,9 @@ func (v *diffView) view(m *Model, h int) []string {
 		title = v.title
 		vis := max(0, h-2)
 		end := min(len(v.lines), v.off+vis)
-		hint = itoa(v.off+1) + "–" + itoa(end) + " of " + itoa(len(v.lines))
+		hint = kit.Itoa(v.off+1) + "–" + kit.Itoa(end) + " of " + kit.Itoa(len(v.lines))
 		if v.x > 0 {
-			hint += " · →" + itoa(v.x)
+			hint += " · →" + kit.Itoa(v.x)
 		}
 		if v.busy {
 			hint = "computing again… · " + hint

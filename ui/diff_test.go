@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -32,7 +33,7 @@ func diffProject(t testing.TB) (*project, string) {
 	var long strings.Builder
 	long.WriteString("package main\n\nfunc render() {\n")
 	for i := range 60 {
-		long.WriteString("\tpage(" + itoa(i) + ")\n")
+		long.WriteString("\tpage(" + kit.Itoa(i) + ")\n")
 	}
 	long.WriteString("}\n")
 	write("render.go", long.String())

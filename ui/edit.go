@@ -165,10 +165,10 @@ func (m *Model) showLane(lane model.Lane) {
 	if m.plans.lane == lane {
 		return
 	}
-	m.plans.lanePick[m.plans.lane] = m.plans.key()
+	m.plans.lanePick[m.plans.lane] = m.plans.Key()
 	m.plans.lane = lane
-	m.plans.cursor, m.plans.offset = 0, 0
-	m.plans.keys = nil
+	m.plans.Cursor, m.plans.Offset = 0, 0
+	m.plans.Keys = nil
 	m.plans.rebuild(m.ctx())
 	m.syncKeys()
 }

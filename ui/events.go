@@ -13,13 +13,14 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // eventList is the Events pane: scan warnings, then the event log newest
 // first.
 type eventList struct {
-	table
-	paneFilter
+	kit.Table
+	kit.Filter
 	rows []eventRow
 	cols eventCols
 }
@@ -50,7 +51,7 @@ func (e *eventList) rebuild(pc *paneCtx) {
 	for i := range d.events {
 		e.rows = append(e.rows, eventRow{event: &d.events[i]})
 	}
-	if f := e.needle(); f != "" {
+	if f := e.Needle(); f != "" {
 		e.rows = slices.DeleteFunc(e.rows, func(r eventRow) bool { return !r.matches(f) })
 	}
 	keys := make([]string, len(e.rows))
@@ -61,10 +62,10 @@ func (e *eventList) rebuild(pc *paneCtx) {
 			keys[i] = r.event.TS + "\x00" + r.event.Event + "\x00" + r.event.Slug
 		}
 	}
-	e.cols = eventColumns(e.width, e.rows)
+	e.cols = eventColumns(e.Width, e.rows)
 	c := e.cols
 	cm := pc.common
-	e.set(keys, func(i int, sel bool) string {
+	e.Set(keys, func(i int, sel bool) string {
 		if w := e.rows[i].warn; w != nil {
 			return warningLine(cm, w, sel)
 		}
@@ -75,7 +76,7 @@ func (e *eventList) rebuild(pc *paneCtx) {
 func (e *eventList) selected() selection { return selection{} }
 
 func (e *eventList) syncKeys(pc *paneCtx, set setKey) {
-	set(&pc.keys.Events.Open, pc.shown == eventsPane && e.cursor < len(e.rows), "open: select an event in the events pane (5)")
+	set(&pc.keys.Events.Open, pc.shown == eventsPane && e.Cursor < len(e.rows), "open: select an event in the events pane (5)")
 }
 
 func (e *eventList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
@@ -86,7 +87,7 @@ func (e *eventList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 }
 
 func (e *eventList) view(pc *paneCtx, h int) []string {
-	return pc.tableBox(pc.filterTitle("Events", &e.paneFilter), e.cols.header(), &e.table, h, pc.emptyText(&e.paneFilter, "no events yet in .plans/logs/events.jsonl"))
+	return pc.tableBox(kit.FilterTitle("Events", &e.Filter), e.cols.header(), &e.Table, h, kit.EmptyText(&e.Filter, "no events yet in .plans/logs/events.jsonl"))
 }
 
 // EventKeys are the Events pane's.
@@ -94,10 +95,10 @@ type EventKeys struct{ Open key.Binding }
 
 func (r eventRow) matches(f string) bool {
 	if w := r.warn; w != nil {
-		return anyContains(f, w.File, w.Message)
+		return kit.AnyContains(f, w.File, w.Message)
 	}
 	e := r.event
-	return anyContains(f, e.Event, e.Slug, e.From, e.To, e.AgentID, e.Reason)
+	return kit.AnyContains(f, e.Event, e.Slug, e.From, e.To, e.AgentID, e.Reason)
 }
 
 type eventCols struct{ age, event, slug, move, agent, reason int }
@@ -109,16 +110,16 @@ func eventColumns(w int, rows []eventRow) eventCols {
 	event, slug, move, agent := len("event"), len("plan"), len("move"), len("agent")
 	for _, r := range rows {
 		if e := r.event; e != nil {
-			event, slug = max(event, cellWidth(e.Event)), max(slug, cellWidth(e.Slug))
-			move, agent = max(move, cellWidth(moveText(e))), max(agent, cellWidth(e.AgentID))
+			event, slug = max(event, kit.CellWidth(e.Event)), max(slug, kit.CellWidth(e.Slug))
+			move, agent = max(move, kit.CellWidth(moveText(e))), max(agent, kit.CellWidth(e.AgentID))
 		}
 	}
 	// Seven cells hold any age coarse gives under a thousand days.
 	c := eventCols{age: 7}
 	room := w - eventLead + 1 - (c.age + 1)
-	room = allot(room, colWant{&c.event, event, 7, 20}, colWant{&c.slug, slug, 10, 32}, colWant{&c.agent, agent, 8, 20})
+	room = kit.Allot(room, kit.Col(&c.event, event, 7, 20), kit.Col(&c.slug, slug, 10, 32), kit.Col(&c.agent, agent, 8, 20))
 	if w >= 100 {
-		room = allot(room, colWant{&c.move, move, 10, 40})
+		room = kit.Allot(room, kit.Col(&c.move, move, 10, 40))
 	}
 	c.reason = max(0, room-1)
 	return c
@@ -140,26 +141,26 @@ func moveText(e *planfs.Event) string {
 }
 
 func (c eventCols) header() string {
-	h := strings.Repeat(" ", eventLead) + Fit("ago", c.age) + " " + Fit("event", c.event) + " " + Fit("plan", c.slug) + " "
+	h := strings.Repeat(" ", eventLead) + kit.Fit("ago", c.age) + " " + kit.Fit("event", c.event) + " " + kit.Fit("plan", c.slug) + " "
 	if c.move > 0 {
-		h += Fit("move", c.move) + " "
+		h += kit.Fit("move", c.move) + " "
 	}
-	return h + Fit("agent", c.agent) + " " + Fit("reason", c.reason)
+	return h + kit.Fit("agent", c.agent) + " " + kit.Fit("reason", c.reason)
 }
 
 // eventLine is an event's row, not yet highlighted (finish, table.go).
 func eventLine(cm *common, e *planfs.Event, c eventCols, selected bool) string {
 	var b strings.Builder
-	b.WriteString(gutter(selected))
+	b.WriteString(kit.Gutter(selected))
 	when := "?"
 	if ts, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
-		when = coarse(cm.now - float64(ts.UnixNano())/1e9)
+		when = kit.Coarse(cm.now - float64(ts.UnixNano())/1e9)
 	}
-	b.WriteString(Fit(when, c.age) + " " + Fit(termtext.Line(e.Event), c.event) + " " + Fit(termtext.Line(e.Slug), c.slug) + " ")
+	b.WriteString(kit.Fit(when, c.age) + " " + kit.Fit(termtext.Line(e.Event), c.event) + " " + kit.Fit(termtext.Line(e.Slug), c.slug) + " ")
 	if c.move > 0 {
-		b.WriteString(Fit(termtext.Line(moveText(e)), c.move) + " ")
+		b.WriteString(kit.Fit(termtext.Line(moveText(e)), c.move) + " ")
 	}
-	b.WriteString(Fit(termtext.Line(e.AgentID), c.agent) + " " + Fit(termtext.Line(e.Reason), c.reason))
+	b.WriteString(kit.Fit(termtext.Line(e.AgentID), c.agent) + " " + kit.Fit(termtext.Line(e.Reason), c.reason))
 	return b.String()
 }
 
@@ -167,21 +168,21 @@ func eventLine(cm *common, e *planfs.Event, c eventCols, selected bool) string {
 func warningLine(cm *common, w *model.Warning, selected bool) string {
 	text := "⚠ " + termtext.Line(w.File)
 	if w.Line > 0 {
-		text += ":" + itoa(w.Line)
+		text += ":" + kit.Itoa(w.Line)
 	}
 	text += ": " + termtext.Line(w.Message)
 	if !selected && !cm.plain {
 		text = cm.st.Warn.Render(text)
 	}
-	return gutter(selected) + text
+	return kit.Gutter(selected) + text
 }
 
 // open shows the selected line whole; it is in memory already.
 func (e *eventList) open() tea.Msg {
-	if e.cursor >= len(e.rows) {
+	if e.Cursor >= len(e.rows) {
 		return nil
 	}
-	r := e.rows[e.cursor]
+	r := e.rows[e.Cursor]
 	if r.warn != nil {
 		w := *r.warn
 		return detailReq{"warn:" + w.File, "warning · " + w.File, func() func(*paneCtx) []string {
@@ -199,7 +200,7 @@ func eventDetail(cm *common, e planfs.Event) []string {
 	d.heading("Event")
 	ts := e.TS
 	if at, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
-		ts += " · " + at.Local().Format("2006-01-02 15:04:05 MST") + " · " + span(cm.opt.Tree.Now().Sub(at).Seconds()) + " ago"
+		ts += " · " + at.Local().Format("2006-01-02 15:04:05 MST") + " · " + kit.Span(cm.opt.Tree.Now().Sub(at).Seconds()) + " ago"
 	}
 	d.field("ts", ts)
 	d.field("event", e.Event)
@@ -224,7 +225,7 @@ func warningDetail(cm *common, w model.Warning) []string {
 	d.heading("Warning")
 	d.field("file", w.File)
 	if w.Line > 0 {
-		d.field("line", itoa(w.Line))
+		d.field("line", kit.Itoa(w.Line))
 	}
 	d.heading("Message")
 	d.block(w.Message)

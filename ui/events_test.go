@@ -57,11 +57,11 @@ func TestFilterOnEventsPaneIsDisabledOrFilters(t *testing.T) {
 	if !h.m.keys.Filter.Enabled() {
 		return // fixed by disabling it here
 	}
-	before := h.m.events.len()
+	before := h.m.events.Len()
 	h.press("/")
 	h.typeText("park")
 	h.press("enter")
-	if after := h.m.events.len(); after == before {
+	if after := h.m.events.Len(); after == before {
 		t.Errorf("filtering the Events pane for %q left all %d rows:\n%s", "park", after, h.view())
 	}
 }

@@ -46,7 +46,7 @@ func TestFilterPlansAcrossLanesWithCounts(t *testing.T) {
 			t.Errorf("%dx%d: the table's title does not name the filter:\n%s", size[0], size[1], v)
 		}
 		h.press("esc")
-		if h.m.plans.active() || len(h.rows()) != 2 || strings.Contains(h.view(), "1/2") {
+		if h.m.plans.Active() || len(h.rows()) != 2 || strings.Contains(h.view(), "1/2") {
 			t.Errorf("%dx%d: esc did not clear the filter: rows %v", size[0], size[1], h.rows())
 		}
 	}
@@ -64,10 +64,10 @@ func TestFilterEveryPane(t *testing.T) {
 		rows       func(h *harness) int
 		want       int
 	}{
-		{"2", "small-2", func(h *harness) int { return h.m.leases.len() }, 1},
-		{"3", "mid-1", func(h *harness) int { return h.m.trees.len() }, 1},
-		{"4", "stale", func(h *harness) int { return h.m.wrk.len() }, 1},
-		{"5", "needs smtp", func(h *harness) int { return h.m.events.len() }, 1},
+		{"2", "small-2", func(h *harness) int { return h.m.leases.Len() }, 1},
+		{"3", "mid-1", func(h *harness) int { return h.m.trees.Len() }, 1},
+		{"4", "stale", func(h *harness) int { return h.m.wrk.Len() }, 1},
+		{"5", "needs smtp", func(h *harness) int { return h.m.events.Len() }, 1},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		h := newHarness(t, p, size[0], size[1])

@@ -18,6 +18,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/spend"
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
@@ -25,8 +26,8 @@ import (
 // fleetList is the Fleet pane: the last reading, and the lines drawn from
 // it at the pane's width (rows of the tier table are the table's).
 type fleetList struct {
-	table
-	paneFilter
+	kit.Table
+	kit.Filter
 	req    refresh
 	data   fleetMsg
 	loaded bool
@@ -109,28 +110,28 @@ func (m *Model) fleetStop() string {
 	return warn
 }
 
-func (l *fleetList) setSize(w, h int) {
+func (l *fleetList) SetSize(w, h int) {
 	l.full = h
-	l.table.setSize(w, max(1, min(len(l.shown), h/3)))
+	l.Table.SetSize(w, max(1, min(len(l.shown), h/3)))
 }
 
 func (l *fleetList) rebuild(pc *paneCtx) {
-	f := l.needle()
+	f := l.Needle()
 	tiers := l.data.fleet.Tiers
 	l.shown = l.shown[:0]
 	keys := []string{}
 	for i := range tiers {
-		if f == "" || anyContains(f, tiers[i].Key) {
+		if f == "" || kit.AnyContains(f, tiers[i].Key) {
 			l.shown = append(l.shown, i)
 			keys = append(keys, tiers[i].Key)
 		}
 	}
 	l.tierW = len("tier")
 	for _, i := range l.shown {
-		l.tierW = min(24, max(l.tierW, cellWidth(tiers[i].Key)))
+		l.tierW = min(24, max(l.tierW, kit.CellWidth(tiers[i].Key)))
 	}
-	l.setSize(l.width, l.full)
-	inner := l.width
+	l.SetSize(l.Width, l.full)
+	inner := l.Width
 	if pc.wide {
 		inner -= 2 // the boxes' edges
 	}
@@ -139,7 +140,7 @@ func (l *fleetList) rebuild(pc *paneCtx) {
 	l.charts = l.chartLines(pc.common, inner)
 	l.running = runningLines(pc.common, pc.workers)
 	tw, wide := l.tierW, pc.wide
-	l.set(keys, func(i int, sel bool) string {
+	l.Set(keys, func(i int, sel bool) string {
 		return tierLine(&l.data.fleet.Tiers[l.shown[i]], tw, wide, sel)
 	})
 }
@@ -187,12 +188,12 @@ func (l *fleetList) gaugeLines(cm *common, w int) []string {
 	tails := make([]string, len(f.Gauges))
 	for i, g := range f.Gauges {
 		tails[i] = fmt.Sprintf(" %4.0f%%  ", g.Share()*100) + g.Spent.String() + " of " + g.Limit.String()
-		what, tailW = max(what, cellWidth(g.What)), max(tailW, cellWidth(tails[i]))
+		what, tailW = max(what, kit.CellWidth(g.What)), max(tailW, kit.CellWidth(tails[i]))
 	}
 	what = min(what, 28)
 	bw := max(8, min(40, w-2-what-1-tailW))
 	for i, g := range f.Gauges {
-		out = append(out, "  "+Fit(termtext.Line(g.What), what)+" "+bar(cm, g.Share(), bw)+termtext.Line(tails[i]))
+		out = append(out, "  "+kit.Fit(termtext.Line(g.What), what)+" "+bar(cm, g.Share(), bw)+termtext.Line(tails[i]))
 	}
 	if f.Problem != "" {
 		p := "⚠ claims stopped: " + termtext.Line(f.Problem)
@@ -224,9 +225,9 @@ func (l *fleetList) chartLines(cm *common, w int) []string {
 		if !cm.plain {
 			b = cm.st.Info.Render(b)
 		}
-		return Fit("  "+Fit(termtext.Line(label), l.tierW)+" "+b+" "+fitRight(value, 9), half)
+		return kit.Fit("  "+kit.Fit(termtext.Line(label), l.tierW)+" "+b+" "+kit.FitRight(value, 9), half)
 	}
-	out := []string{Fit(cm.st.Title.Render("Cost per tier"), half) + cm.st.Title.Render("Landed per tier")}
+	out := []string{kit.Fit(cm.st.Title.Render("Cost per tier"), half) + cm.st.Title.Render("Landed per tier")}
 	for _, i := range l.shown {
 		t := &tiers[i]
 		cost, landed := 0.0, 0.0
@@ -236,7 +237,7 @@ func (l *fleetList) chartLines(cm *common, w int) []string {
 		if maxLanded > 0 {
 			landed = float64(t.Landed) / float64(maxLanded)
 		}
-		out = append(out, chart(t.Key, cost, usd(t.CostUSD))+chart(t.Key, landed, itoa(t.Landed)))
+		out = append(out, chart(t.Key, cost, usd(t.CostUSD))+chart(t.Key, landed, kit.Itoa(t.Landed)))
 	}
 	return out
 }
@@ -281,21 +282,21 @@ type fleetCol struct {
 }
 
 var fleetCols = []fleetCol{
-	{"runs", 5, false, func(l *ledger.Line) string { return itoa(l.Runs) }},
-	{"plans", 5, true, func(l *ledger.Line) string { return itoa(l.Plans) }},
-	{"landed", 6, false, func(l *ledger.Line) string { return itoa(l.Landed) }},
+	{"runs", 5, false, func(l *ledger.Line) string { return kit.Itoa(l.Runs) }},
+	{"plans", 5, true, func(l *ledger.Line) string { return kit.Itoa(l.Plans) }},
+	{"landed", 6, false, func(l *ledger.Line) string { return kit.Itoa(l.Landed) }},
 	{"cost", 9, false, func(l *ledger.Line) string { return usd(l.CostUSD) }},
 	{"$/landed", 9, false, func(l *ledger.Line) string { return perLanded(l, usd(l.CostPerLanded)) }},
 	{"tok/land", 8, false, func(l *ledger.Line) string { return perLanded(l, spend.FormatTokens(l.TokensPerLanded)) }},
 	{"1st ok", 6, false, func(l *ledger.Line) string { return rate(l.FirstCheckPass, l.Checked) }},
 	{"needs-work", 10, false, func(l *ledger.Line) string { return rate(l.NeedsWorkRate, l.Reviewed) }},
 	{"sent back", 9, true, func(l *ledger.Line) string { return rate(l.SendBackRate, l.Reviewed) }},
-	{"scope ✗", 7, true, func(l *ledger.Line) string { return itoa(l.ScopeViolations) }},
+	{"scope ✗", 7, true, func(l *ledger.Line) string { return kit.Itoa(l.ScopeViolations) }},
 	{"to land", 7, false, func(l *ledger.Line) string {
 		if l.MedianToLand <= 0 {
 			return "—"
 		}
-		return span(l.MedianToLand)
+		return kit.Span(l.MedianToLand)
 	}},
 }
 
@@ -318,10 +319,10 @@ func rate(r float64, n int) string {
 }
 
 func fleetHeader(tierW int, wide bool) string {
-	h := "  " + Fit("tier", tierW)
+	h := "  " + kit.Fit("tier", tierW)
 	for _, c := range fleetCols {
 		if !c.wide || wide {
-			h += " " + fitRight(c.head, c.w)
+			h += " " + kit.FitRight(c.head, c.w)
 		}
 	}
 	return h
@@ -330,10 +331,10 @@ func fleetHeader(tierW int, wide bool) string {
 // tierLine is a tier's row, not yet highlighted (finish, table.go).
 func tierLine(t *ledger.Line, tierW int, wide, selected bool) string {
 	var b strings.Builder
-	b.WriteString(gutter(selected) + Fit(termtext.Line(t.Key), tierW))
+	b.WriteString(kit.Gutter(selected) + kit.Fit(termtext.Line(t.Key), tierW))
 	for _, c := range fleetCols {
 		if !c.wide || wide {
-			b.WriteString(" " + fitRight(c.cell(t), c.w))
+			b.WriteString(" " + kit.FitRight(c.cell(t), c.w))
 		}
 	}
 	return b.String()
@@ -342,7 +343,7 @@ func tierLine(t *ledger.Line, tierW int, wide, selected bool) string {
 func (l *fleetList) selected() selection { return selection{} }
 
 func (l *fleetList) syncKeys(pc *paneCtx, set setKey) {
-	set(&pc.keys.Fleet.Open, pc.shown == fleetPane && l.cursor < len(l.shown), "open: select a tier in the fleet pane (8)")
+	set(&pc.keys.Fleet.Open, pc.shown == fleetPane && l.Cursor < len(l.shown), "open: select a tier in the fleet pane (8)")
 }
 
 func (l *fleetList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
@@ -354,10 +355,10 @@ func (l *fleetList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 
 // open shows the selected tier's whole line of the report.
 func (l *fleetList) open() tea.Msg {
-	if l.cursor >= len(l.shown) {
+	if l.Cursor >= len(l.shown) {
 		return nil
 	}
-	t := l.data.fleet.Tiers[l.shown[l.cursor]]
+	t := l.data.fleet.Tiers[l.shown[l.Cursor]]
 	since := l.data.fleet.Since
 	return detailReq{"tier:" + t.Key, "tier · " + t.Key, func() func(*paneCtx) []string {
 		return func(pc *paneCtx) []string { return tierDetail(pc.common, t, since.Local().Format("2006-01-02 15:04")) }
@@ -367,18 +368,18 @@ func (l *fleetList) open() tea.Msg {
 func tierDetail(cm *common, t ledger.Line, since string) []string {
 	d := &detailText{c: cm}
 	d.heading("Tier " + t.Key + " since " + since)
-	d.field("runs", itoa(t.Runs))
-	d.field("plans", itoa(t.Plans))
-	d.field("landed", itoa(t.Landed))
+	d.field("runs", kit.Itoa(t.Runs))
+	d.field("plans", kit.Itoa(t.Plans))
+	d.field("landed", kit.Itoa(t.Landed))
 	d.field("spent", ledger.Totals{Tokens: t.Tokens, USD: t.CostUSD}.String())
 	// Labels of at most 15 cells: the detail's label column.
 	d.field("per landed", perLanded(&t, spend.FormatTokens(t.TokensPerLanded)+" tokens, "+usd(t.CostPerLanded)))
-	d.field("1st checks ok", rate(t.FirstCheckPass, t.Checked)+" of "+plural(t.Checked, "plan", "plans")+" checked")
-	d.field("needs work", rate(t.NeedsWorkRate, t.Reviewed)+" of "+plural(t.Reviewed, "plan", "plans")+" reviewed")
+	d.field("1st checks ok", rate(t.FirstCheckPass, t.Checked)+" of "+kit.Plural(t.Checked, "plan", "plans")+" checked")
+	d.field("needs work", rate(t.NeedsWorkRate, t.Reviewed)+" of "+kit.Plural(t.Reviewed, "plan", "plans")+" reviewed")
 	d.field("sent back", rate(t.SendBackRate, t.Reviewed)+" (by the operator)")
-	d.field("out of scope", plural(t.ScopeViolations, "violation", "violations"))
+	d.field("out of scope", kit.Plural(t.ScopeViolations, "violation", "violations"))
 	d.field("median to land", fleetCols[len(fleetCols)-1].cell(&t)+" (first claim to landing)")
-	d.field("said done, ✗", plural(t.SaidDoneFailed, "run", "runs")+" said done and the checks then failed")
+	d.field("said done, ✗", kit.Plural(t.SaidDoneFailed, "run", "runs")+" said done and the checks then failed")
 	return d.lines
 }
 
@@ -391,14 +392,14 @@ func (l *fleetList) view(pc *paneCtx, h int) []string {
 		empty = "⚠ fleet: " + termtext.Line(pc.projectRel(l.data.err.Error()))
 	}
 	header := fleetHeader(l.tierW, pc.wide)
-	tableH := l.table.height + 1
+	tableH := l.Table.Height + 1
 	if !pc.wide {
 		out := append([]string{}, l.gauges...)
 		if len(l.endpoints) > 0 {
 			out = append(append(out, "", pc.st.Title.Render("Endpoints · now")), l.endpoints...)
 		}
-		out = append(out, "", pc.st.Title.Render(pc.filterTitle("Tiers · last 7 days", &l.paneFilter)))
-		out = append(out, pc.tableBox("", header, &l.table, tableH, pc.emptyText(&l.paneFilter, empty))...)
+		out = append(out, "", pc.st.Title.Render(kit.FilterTitle("Tiers · last 7 days", &l.Filter)))
+		out = append(out, pc.tableBox("", header, &l.Table, tableH, kit.EmptyText(&l.Filter, empty))...)
 		if len(l.charts) > 0 {
 			out = append(append(out, ""), l.charts...)
 		}
@@ -409,7 +410,7 @@ func (l *fleetList) view(pc *paneCtx, h int) []string {
 	if len(l.endpoints) > 0 {
 		out = append(out, pc.box("Endpoints · now", "", l.endpoints, pc.cols, len(l.endpoints)+2, false)...)
 	}
-	out = append(out, pc.tableBox(pc.filterTitle("Tiers · last 7 days", &l.paneFilter), header, &l.table, tableH+2, pc.emptyText(&l.paneFilter, empty))...)
+	out = append(out, pc.tableBox(kit.FilterTitle("Tiers · last 7 days", &l.Filter), header, &l.Table, tableH+2, kit.EmptyText(&l.Filter, empty))...)
 	if len(l.charts) > 0 {
 		out = append(out, pc.box("Cost and landings per tier", "", l.charts, pc.cols, len(l.charts)+2, false)...)
 	}

@@ -189,7 +189,7 @@ func (p *project) pausedWorkers(t testing.TB) {
 // date, as a cursor move does.
 func (h *harness) pick(key string) {
 	h.t.Helper()
-	if !h.m.current().goTo(key) {
+	if !h.m.current().GoTo(key) {
 		h.t.Fatalf("no row %q in %s", key, paneSpecs[h.m.pane].name)
 	}
 	h.m.syncKeys()
@@ -251,8 +251,8 @@ func TestInboxPausedRuns(t *testing.T) {
 	h := newHarness(t, p, 120, 36)
 	h.press("7")
 	want := []string{"search-history", "paused\x00w-budget", "paused\x00w-far", "paused\x00w-hand"}
-	if !slices.Equal(h.m.inbox.keys, want) {
-		t.Errorf("rows %q, want %q", h.m.inbox.keys, want)
+	if !slices.Equal(h.m.inbox.Keys, want) {
+		t.Errorf("rows %q, want %q", h.m.inbox.Keys, want)
 	}
 	if v := h.view(); !strings.Contains(v, "⏸ budget reached") || !strings.Contains(v, "⏸ paused by the operator") {
 		t.Errorf("the paused runs are not listed:\n%s", v)

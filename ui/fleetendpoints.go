@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -33,11 +34,11 @@ func endpointLines(cm *common, f fleetMsg, now time.Time) []string {
 	slices.Sort(names)
 	w := 0
 	for _, n := range names {
-		w = min(24, max(w, cellWidth(n)))
+		w = min(24, max(w, kit.CellWidth(n)))
 	}
 	out := make([]string, 0, len(names))
 	for _, n := range names {
-		line := "  " + Fit(termtext.Line(n), w) + "  " + endpointState(cm, states[n], n, now)
+		line := "  " + kit.Fit(termtext.Line(n), w) + "  " + endpointState(cm, states[n], n, now)
 		if t, ok := f.fleet.Endpoints[n]; ok && (t.Tokens > 0 || t.USD > 0) {
 			line += " · " + t.String() + " today"
 		}
@@ -57,9 +58,9 @@ func endpointState(cm *common, st workers.EndpointState, name string, now time.T
 	case workers.EndpointDisabled:
 		s = "disabled: " + clip(st.Reason, 60) + " (fleetwatch endpoints clear " + name + ")"
 	case workers.EndpointShut:
-		s = "shut until " + st.Until.Local().Format("Jan 2 15:04") + " (" + span(st.Until.Sub(now).Seconds()) + "): " + clip(st.Reason, 60)
+		s = "shut until " + st.Until.Local().Format("Jan 2 15:04") + " (" + kit.Span(st.Until.Sub(now).Seconds()) + "): " + clip(st.Reason, 60)
 	default:
-		s = "backing off until " + st.Until.Local().Format("15:04:05") + " (" + span(st.Until.Sub(now).Seconds()) + "): " + clip(st.Reason, 60)
+		s = "backing off until " + st.Until.Local().Format("15:04:05") + " (" + kit.Span(st.Until.Sub(now).Seconds()) + "): " + clip(st.Reason, 60)
 	}
 	if cm.plain {
 		return "⚠ " + s

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // box draws lines inside a border exactly w cells wide and h lines high, with
@@ -27,7 +28,7 @@ func (c *common) box(title, hint string, lines []string, w, h int, focus bool) [
 	if ansi.StringWidth(label)+ansi.StringWidth(hint)+2 > inner {
 		hint = ""
 	}
-	label = Fit(label, min(ansi.StringWidth(label), inner-1))
+	label = kit.Fit(label, min(ansi.StringWidth(label), inner-1))
 	fill := max(0, inner-1-ansi.StringWidth(label)-ansi.StringWidth(hint))
 	out := make([]string, 0, h)
 	out = append(out, edge.Render("┌─")+c.st.Title.Render(label)+edge.Render(strings.Repeat("─", fill))+c.st.Dim.Render(hint)+edge.Render("┐"))

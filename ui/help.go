@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
@@ -48,7 +49,7 @@ func (h *helpScreen) footer(m *Model) string {
 		return m.st.Help.Render("any key closes this help")
 	}
 	off := max(0, min(h.off, n-vis))
-	return m.st.Help.Render("lines " + itoa(off+1) + "–" + itoa(min(n, off+vis)) + " of " + itoa(n) +
+	return m.st.Help.Render("lines " + kit.Itoa(off+1) + "–" + kit.Itoa(min(n, off+vis)) + " of " + kit.Itoa(n) +
 		" · ↑/↓ pgup/pgdn scroll · any other key closes this help")
 }
 
@@ -59,7 +60,7 @@ func (m *Model) helpVisible() int { return max(1, m.height-2) }
 func (m *Model) helpLines() []string {
 	w := max(20, m.cols-1)
 	spec := paneSpecs[m.pane]
-	out := []string{m.st.Bold.Render(spec.name+" pane ("+itoa(int(m.pane)+1)+")") +
+	out := []string{m.st.Bold.Render(spec.name+" pane ("+kit.Itoa(int(m.pane)+1)+")") +
 		m.st.Dim.Render(" · greyed keys do not apply now; the reason is beside them")}
 	out = append(out, m.keyRows(m.keys.paneBindings(m.pane), w)...)
 	out = append(out, "", m.st.Bold.Render("Every pane"))
@@ -86,7 +87,7 @@ func (m *Model) keyRows(bs []*key.Binding, w int) []string {
 	indent := 2 + kw + 2 + dw + 2
 	var out []string
 	for _, b := range bs {
-		lead := "  " + Fit(b.Help().Key, kw) + "  "
+		lead := "  " + kit.Fit(b.Help().Key, kw) + "  "
 		if b.Enabled() {
 			out = append(out, lead+b.Help().Desc)
 			continue
@@ -103,7 +104,7 @@ func (m *Model) keyRows(bs []*key.Binding, w int) []string {
 		// Wrapped lines start under the reason, past its dash.
 		for i, l := range wrapWords(why, w-indent-2) {
 			if i == 0 {
-				out = append(out, m.st.Dim.Render(lead+Fit(b.Help().Desc, dw)+"  "+l))
+				out = append(out, m.st.Dim.Render(lead+kit.Fit(b.Help().Desc, dw)+"  "+l))
 			} else {
 				out = append(out, m.st.Dim.Render(strings.Repeat(" ", indent+2)+l))
 			}
@@ -197,7 +198,7 @@ func (k *KeyMap) everywhere() []*key.Binding {
 }
 
 // panesKey stands for the number keys in help: one entry, not seven.
-var panesKey = key.NewBinding(key.WithKeys("1"), key.WithHelp("1–"+itoa(int(paneCount)), "a pane by its number"))
+var panesKey = key.NewBinding(key.WithKeys("1"), key.WithHelp("1–"+kit.Itoa(int(paneCount)), "a pane by its number"))
 
 // legendRow is a symbol or word and what it means.
 type legendRow struct{ sym, means string }
@@ -286,7 +287,7 @@ func wrapLegend(ls []legend, w int) []string {
 				if i == 0 {
 					sym = r.sym
 				}
-				out = append(out, "  "+Fit(sym, sw)+"  "+line)
+				out = append(out, "  "+kit.Fit(sym, sw)+"  "+line)
 			}
 		}
 	}
@@ -296,7 +297,7 @@ func wrapLegend(ls []legend, w int) []string {
 // demoHint is the demo's first footer: the two keys that set the fleet to
 // work, named from the pane list and the key map so they stay true.
 func (m *Model) demoHint() string {
-	return "Try: " + itoa(int(workersPane)+1) + " then " + m.keys.Spawn.Help().Key + " spawns a worker · " +
-		itoa(int(mergePane)+1) + " then " + m.keys.Merge.Land.Help().Key + " lands a change · " +
+	return "Try: " + kit.Itoa(int(workersPane)+1) + " then " + m.keys.Spawn.Help().Key + " spawns a worker · " +
+		kit.Itoa(int(mergePane)+1) + " then " + m.keys.Merge.Land.Help().Key + " lands a change · " +
 		m.keys.Help.Help().Key + " every key"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // helpText is the whole `?` screen of the shown pane, every line, not
@@ -88,7 +89,7 @@ func TestHelpFitsAndScrolls(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
 	for pn := range paneCount {
-		h.press(itoa(int(pn) + 1))
+		h.press(kit.Itoa(int(pn) + 1))
 		h.press("?")
 		lines := h.m.helpLines()
 		for _, l := range lines {
@@ -108,7 +109,7 @@ func TestHelpFitsAndScrolls(t *testing.T) {
 		if last := strings.TrimSpace(ansi.Strip(lines[len(lines)-1])); !strings.Contains(v, last) {
 			t.Errorf("%s help: G does not show the last line %q:\n%s", paneSpecs[pn].name, last, v)
 		}
-		if !strings.Contains(h.footer(), "of "+itoa(len(lines))) {
+		if !strings.Contains(h.footer(), "of "+kit.Itoa(len(lines))) {
 			t.Errorf("%s help: the footer does not say where it is: %q", paneSpecs[pn].name, h.footer())
 		}
 		h.press("x")

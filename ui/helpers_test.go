@@ -413,7 +413,7 @@ func newHarnessWith(t testing.TB, p *project, opt Options, w, h int) *harness {
 	// A blinking cursor asks for a 530 ms timer on every keystroke; typing
 	// in unit tests does not need it.
 	for p := range paneCount {
-		m.paneOf(p).filterOf().filter.Cursor.SetMode(cursor.CursorStatic)
+		m.paneOf(p).FilterOf().Input.Cursor.SetMode(cursor.CursorStatic)
 	}
 	m.staticCursors = true
 	// Status messages stay: a fade timer would hold settle for seconds.

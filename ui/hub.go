@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
@@ -52,8 +53,8 @@ type Hub struct {
 
 	mergeAt atomic.Int64 // when the queue was last read, Unix nanoseconds (projects.go)
 
-	rows  *rowCache // the panes' rows, rendered once for the sessions alike
-	lines *lineMemo // the frames' lines, laid out once
+	rows  *kit.RowCache // the panes' rows, rendered once for the sessions alike
+	lines *kit.LineMemo // the frames' lines, laid out once
 }
 
 // kind is one of the readings a hub sends; each mailbox keeps only the
@@ -101,7 +102,7 @@ func NewHubClaims(t *planfs.Tree, c *claims.Opened) (*Hub, error) {
 		c = nil
 	}
 	h := &Hub{
-		tree: t, claims: c, subs: map[*mailbox]bool{}, rows: newRowCache(), lines: &lineMemo{lines: map[lineKey]string{}},
+		tree: t, claims: c, subs: map[*mailbox]bool{}, rows: kit.NewRowCache(), lines: kit.NewLineMemo(),
 		pokeCh: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	w, err := t.Watch(Debounce)

@@ -20,6 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
@@ -30,8 +31,8 @@ import (
 // inbox, each entry's proposal as rendered for the preview, and its
 // request (one at a time, then once more).
 type inboxList struct {
-	table
-	paneFilter
+	kit.Table
+	kit.Filter
 	req     refresh
 	data    inboxData // the last reading, rendered again on a resize
 	entries []coord.Entry
@@ -181,23 +182,23 @@ func inboxSplit(h, n int) (table, preview int) {
 	return table, h - table
 }
 
-func (l *inboxList) setSize(w, h int) {
+func (l *inboxList) SetSize(w, h int) {
 	l.full = h
 	t, _ := inboxSplit(h, len(l.shown)+len(l.paused))
-	l.table.setSize(w, t)
+	l.Table.SetSize(w, t)
 }
 
 func (l *inboxList) rebuild(pc *paneCtx) {
-	f := l.needle()
+	f := l.Needle()
 	l.shown = l.shown[:0]
 	for i := range l.entries {
-		if e := &l.entries[i]; f == "" || anyContains(f, e.Slug, e.Rel, e.Title, entryAgent(e), entryState(e), e.Problem) {
+		if e := &l.entries[i]; f == "" || kit.AnyContains(f, e.Slug, e.Rel, e.Title, entryAgent(e), entryState(e), e.Problem) {
 			l.shown = append(l.shown, i)
 		}
 	}
 	l.paused = l.paused[:0]
 	for _, st := range pc.paused {
-		if f == "" || anyContains(f, st.AgentID, planSlug(st.Plan), st.Paused) {
+		if f == "" || kit.AnyContains(f, st.AgentID, planSlug(st.Plan), st.Paused) {
 			l.paused = append(l.paused, st)
 		}
 	}
@@ -212,11 +213,11 @@ func (l *inboxList) rebuild(pc *paneCtx) {
 	for i := range l.entries {
 		l.pv[i] = proposalLines(pc.common, &l.entries[i], l.textOf(i))
 	}
-	l.cols = inboxColumns(l.width, l.entries, l.shown, l.paused)
-	l.setSize(l.width, l.full) // the table's share follows its rows
+	l.cols = inboxColumns(l.Width, l.entries, l.shown, l.paused)
+	l.SetSize(l.Width, l.full) // the table's share follows its rows
 	c, n := l.cols, len(l.shown)
 	cm := pc.common
-	l.set(keys, func(i int, sel bool) string {
+	l.Set(keys, func(i int, sel bool) string {
 		if i >= n {
 			return pausedLine(cm, &l.paused[i-n], c, sel)
 		}
@@ -233,15 +234,15 @@ func (l *inboxList) textOf(i int) string {
 
 // row is the selected entry, nil when there is none.
 func (l *inboxList) row() *coord.Entry {
-	if l.cursor >= len(l.shown) {
+	if l.Cursor >= len(l.shown) {
 		return nil
 	}
-	return &l.entries[l.shown[l.cursor]]
+	return &l.entries[l.shown[l.Cursor]]
 }
 
 // pausedRow is the selected paused run, nil when the cursor is elsewhere.
 func (l *inboxList) pausedRow() *workers.State {
-	if i := l.cursor - len(l.shown); i >= 0 && i < len(l.paused) {
+	if i := l.Cursor - len(l.shown); i >= 0 && i < len(l.paused) {
 		return &l.paused[i]
 	}
 	return nil
@@ -359,13 +360,13 @@ func (l *inboxList) view(pc *paneCtx, h int) []string {
 		empty = "⚠ inbox: " + termtext.Line(l.err.Error())
 	}
 	if _, ph := inboxSplit(l.full, len(l.shown)+len(l.paused)); ph == 0 {
-		return pc.tableBox(pc.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, h, pc.emptyText(&l.paneFilter, empty))
+		return pc.tableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, empty))
 	}
-	th := l.table.height + 1 // the header
+	th := l.Table.Height + 1 // the header
 	if pc.wide {
 		th += 2 // the box's edges
 	}
-	out := pc.tableBox(pc.filterTitle("Inbox", &l.paneFilter), l.cols.header(), &l.table, th, pc.emptyText(&l.paneFilter, empty))
+	out := pc.tableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, th, kit.EmptyText(&l.Filter, empty))
 	return append(out, l.proposalBox(pc.common, h-len(out))...)
 }
 
@@ -374,8 +375,8 @@ func (l *inboxList) view(pc *paneCtx, h int) []string {
 func (l *inboxList) proposalBox(cm *common, h int) []string {
 	title, lines := "proposal", []string{cm.st.Dim.Render("no proposal selected")}
 	if e := l.row(); e != nil {
-		title = termtext.Line(e.Slug) + " · proposal " + itoa(e.N)
-		lines = l.pv[l.shown[l.cursor]]
+		title = termtext.Line(e.Slug) + " · proposal " + kit.Itoa(e.N)
+		lines = l.pv[l.shown[l.Cursor]]
 	} else if st := l.pausedRow(); st != nil {
 		title = termtext.Line(planSlug(st.Plan)) + " · paused run"
 		lines = pausedLines(cm, st)
@@ -472,7 +473,7 @@ func scopeCell(e *coord.Entry) string {
 	if !e.ScopeFound {
 		return "no scope"
 	}
-	return plural(len(e.Scope.Patterns), "file", "files")
+	return kit.Plural(len(e.Scope.Patterns), "file", "files")
 }
 
 // entryAt is when the proposal was written (Unix seconds), 0 when unknown.
@@ -494,51 +495,51 @@ func inboxColumns(w int, es []coord.Entry, shown []int, paused []workers.State) 
 	slug, agent, state, scope := len("slug"), len("agent"), len("state"), len("scope")
 	for _, j := range shown {
 		e := &es[j]
-		slug, agent = max(slug, cellWidth(e.Slug)), max(agent, cellWidth(entryAgent(e)))
-		state, scope = max(state, cellWidth(entryState(e))), max(scope, cellWidth(scopeCell(e)))
+		slug, agent = max(slug, kit.CellWidth(e.Slug)), max(agent, kit.CellWidth(entryAgent(e)))
+		state, scope = max(state, kit.CellWidth(entryState(e))), max(scope, kit.CellWidth(scopeCell(e)))
 	}
 	for i := range paused {
 		st := &paused[i]
-		slug, agent = max(slug, cellWidth(planSlug(st.Plan))), max(agent, cellWidth(st.AgentID))
-		state, scope = max(state, cellWidth(pausedState(st))), max(scope, cellWidth(usd(st.Spent.USD)))
+		slug, agent = max(slug, kit.CellWidth(planSlug(st.Plan))), max(agent, kit.CellWidth(st.AgentID))
+		state, scope = max(state, kit.CellWidth(pausedState(st))), max(scope, kit.CellWidth(usd(st.Spent.USD)))
 	}
 	c := inboxCols{n: 2, age: 5}
 	room := w - 2 - (c.n + 1) - (c.age + 1)
-	room = allot(room, colWant{&c.state, state, 17, 64}, colWant{&c.slug, slug, 8, 32}, colWant{&c.agent, agent, 6, 20},
-		colWant{&c.scope, scope, 8, 10})
+	room = kit.Allot(room, kit.Col(&c.state, state, 17, 64), kit.Col(&c.slug, slug, 8, 32), kit.Col(&c.agent, agent, 6, 20),
+		kit.Col(&c.scope, scope, 8, 10))
 	c.problem = max(0, room-1)
 	return c
 }
 
 func (c inboxCols) header() string {
-	h := "  " + Fit("slug", c.slug) + " " + Fit("agent", c.agent) + " " + Fit("#", c.n) + " " + Fit("state", c.state) + " " + Fit("age", c.age) + " "
+	h := "  " + kit.Fit("slug", c.slug) + " " + kit.Fit("agent", c.agent) + " " + kit.Fit("#", c.n) + " " + kit.Fit("state", c.state) + " " + kit.Fit("age", c.age) + " "
 	if c.scope > 0 {
-		h += Fit("scope", c.scope) + " "
+		h += kit.Fit("scope", c.scope) + " "
 	}
-	return h + Fit("problem", c.problem)
+	return h + kit.Fit("problem", c.problem)
 }
 
 // inboxLine is an entry's row, not yet highlighted (finish, table.go).
 func inboxLine(cm *common, e *coord.Entry, c inboxCols, selected bool) string {
 	var b strings.Builder
-	b.WriteString(gutter(selected))
-	b.WriteString(Fit(termtext.Line(e.Slug), c.slug) + " ")
-	b.WriteString(Fit(termtext.Line(entryAgent(e)), c.agent) + " ")
-	b.WriteString(fitRight(itoa(e.N), c.n) + " ")
-	state := Fit(termtext.Line(entryState(e)), c.state)
+	b.WriteString(kit.Gutter(selected))
+	b.WriteString(kit.Fit(termtext.Line(e.Slug), c.slug) + " ")
+	b.WriteString(kit.Fit(termtext.Line(entryAgent(e)), c.agent) + " ")
+	b.WriteString(kit.FitRight(kit.Itoa(e.N), c.n) + " ")
+	state := kit.Fit(termtext.Line(entryState(e)), c.state)
 	if !cm.plain && e.Waiting() {
 		state = cm.st.Warn.Render(state)
 	}
 	b.WriteString(state + " ")
 	age := "—"
 	if at := entryAt(e); at > 0 {
-		age = coarse(cm.now - at)
+		age = kit.Coarse(cm.now - at)
 	}
-	b.WriteString(Fit(age, c.age) + " ")
+	b.WriteString(kit.Fit(age, c.age) + " ")
 	if c.scope > 0 {
-		b.WriteString(Fit(scopeCell(e), c.scope) + " ")
+		b.WriteString(kit.Fit(scopeCell(e), c.scope) + " ")
 	}
-	problem := Fit(termtext.Line(e.Problem), c.problem)
+	problem := kit.Fit(termtext.Line(e.Problem), c.problem)
 	if !cm.plain && e.Problem != "" {
 		problem = cm.st.Bad.Render(problem)
 	}
@@ -557,28 +558,28 @@ func pausedState(st *workers.State) string {
 // words (or what the run has spent, for one paused by hand).
 func pausedLine(cm *common, st *workers.State, c inboxCols, selected bool) string {
 	var b strings.Builder
-	b.WriteString(gutter(selected))
-	b.WriteString(Fit(termtext.Line(planSlug(st.Plan)), c.slug) + " ")
-	b.WriteString(Fit(termtext.Line(st.AgentID), c.agent) + " ")
-	b.WriteString(fitRight("", c.n) + " ")
-	state := Fit(termtext.Line(pausedState(st)), c.state)
+	b.WriteString(kit.Gutter(selected))
+	b.WriteString(kit.Fit(termtext.Line(planSlug(st.Plan)), c.slug) + " ")
+	b.WriteString(kit.Fit(termtext.Line(st.AgentID), c.agent) + " ")
+	b.WriteString(kit.FitRight("", c.n) + " ")
+	state := kit.Fit(termtext.Line(pausedState(st)), c.state)
 	if !cm.plain {
 		state = cm.st.Warn.Render(state)
 	}
 	b.WriteString(state + " ")
 	age := "—"
 	if !st.PausedAt.IsZero() {
-		age = coarse(cm.now - float64(st.PausedAt.UnixNano())/1e9)
+		age = kit.Coarse(cm.now - float64(st.PausedAt.UnixNano())/1e9)
 	}
-	b.WriteString(Fit(age, c.age) + " ")
+	b.WriteString(kit.Fit(age, c.age) + " ")
 	if c.scope > 0 {
-		b.WriteString(Fit(usd(st.Spent.USD), c.scope) + " ")
+		b.WriteString(kit.Fit(usd(st.Spent.USD), c.scope) + " ")
 	}
 	_, why, _ := strings.Cut(st.Paused, ": ")
 	if why == "" {
 		why = "spent " + st.Spent.String()
 	}
-	b.WriteString(Fit(termtext.Line(why), c.problem))
+	b.WriteString(kit.Fit(termtext.Line(why), c.problem))
 	return b.String()
 }
 
@@ -590,7 +591,7 @@ func pausedLines(cm *common, st *workers.State) []string {
 	out = append(out, line(st.Paused))
 	out = append(out, cm.st.Bold.Render("Spent so far:")+" "+st.Spent.String())
 	if !st.PausedAt.IsZero() {
-		out = append(out, cm.st.Bold.Render("Paused:")+" "+coarse(cm.now-float64(st.PausedAt.UnixNano())/1e9)+" ago")
+		out = append(out, cm.st.Bold.Render("Paused:")+" "+kit.Coarse(cm.now-float64(st.PausedAt.UnixNano())/1e9)+" ago")
 	}
 	out = append(out, "")
 	if budgetPaused(st) {
@@ -664,7 +665,7 @@ func (l *inboxList) askStopRun(pc *paneCtx) tea.Msg {
 	project, t := pc.opt.Tree.Project, pc.opt.Tree
 	return openReq{&dialog{
 		title: "Stop " + who + "'s paused run",
-		body:  []string{"Send SIGTERM to " + who + " (pid " + itoa(st.PID) + "); " + then},
+		body:  []string{"Send SIGTERM to " + who + " (pid " + kit.Itoa(st.PID) + "); " + then},
 		verb:  "stop",
 		do:    func(model.Lane, string) tea.Cmd { return stopCmd(project, t, r) },
 	}}
@@ -678,7 +679,7 @@ func (l *inboxList) askApprove(pc *paneCtx) tea.Msg {
 		return nil
 	}
 	t, slug, by := pc.opt.Tree, e.Slug, coord.Approver{AgentID: pc.opt.Agent, ReadOnly: pc.opt.ReadOnly}
-	body := []string{"Approve " + entryAgent(e) + "'s proposal " + itoa(e.N) + " for " + slug + " as " + by.AgentID +
+	body := []string{"Approve " + entryAgent(e) + "'s proposal " + kit.Itoa(e.N) + " for " + slug + " as " + by.AgentID +
 		": its next run builds it, held to this scope."}
 	if e.ScopeFound && len(e.Scope.Patterns) > 0 {
 		body = append(body, "Files in scope: "+strings.Join(e.Scope.Patterns, ", "))
@@ -691,11 +692,11 @@ func (l *inboxList) askApprove(pc *paneCtx) tea.Msg {
 		body = append(body, "⚠ "+e.Problem)
 	}
 	return openReq{&dialog{
-		title: "Approve " + slug + " · proposal " + itoa(e.N), body: body, verb: "approve",
+		title: "Approve " + slug + " · proposal " + kit.Itoa(e.N), body: body, verb: "approve",
 		do: func(model.Lane, string) tea.Cmd {
 			return actionCmd("approve", func() (string, error) {
 				d, err := coord.Approve(t, slug, by, nil)
-				return "approved " + slug + "'s proposal " + itoa(d.N) + "; its agent's next run builds it", err
+				return "approved " + slug + "'s proposal " + kit.Itoa(d.N) + "; its agent's next run builds it", err
 			})
 		},
 	}}
@@ -715,7 +716,7 @@ func (l *inboxList) askReject(pc *paneCtx) tea.Msg {
 	cmd := in.Focus()
 	t, slug, by := pc.opt.Tree, e.Slug, coord.Approver{AgentID: pc.opt.Agent, ReadOnly: pc.opt.ReadOnly}
 	return batchReq{openReq{&dialog{
-		title: "Reject " + slug + " · proposal " + itoa(e.N),
+		title: "Reject " + slug + " · proposal " + kit.Itoa(e.N),
 		body:  []string{"Send " + entryAgent(e) + "'s proposal back with your note: its next run plans again, with the note as FLEET_FEEDBACK."},
 		verb:  "reject", input: &in,
 		refuse: func(_ model.Lane, note string) string {
@@ -753,7 +754,7 @@ func (l *inboxList) open(pc *paneCtx) tea.Msg {
 		return nil
 	}
 	ent, style, width := *e, pc.opt.MarkdownStyle, max(20, pc.cols-3)
-	return detailReq{"inbox\x00" + ent.Slug, ent.Slug + " · proposal " + itoa(ent.N), func() func(*paneCtx) []string {
+	return detailReq{"inbox\x00" + ent.Slug, ent.Slug + " · proposal " + kit.Itoa(ent.N), func() func(*paneCtx) []string {
 		text := readProposal(ent).render(style, width)
 		return func(pc *paneCtx) []string { return proposalLines(pc.common, &ent, text) }
 	}}

@@ -3,6 +3,7 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // key routes a key press. The order lives here alone: a question (a
@@ -94,7 +95,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 // moveKey moves the shown pane's cursor.
 func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	t := m.current()
-	d, ok := m.keys.step(msg, t.height, t.len())
+	d, ok := m.keys.step(msg, t.Height, t.Len())
 	if !ok {
 		return nil, false
 	}
@@ -105,7 +106,7 @@ func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 func (m *Model) escape() tea.Cmd {
 	if m.pane == workersPane && len(m.wrk.marks) > 0 {
 		m.wrk.marks = nil
-		m.wrk.invalidate()
+		m.wrk.Invalidate()
 		return nil
 	}
 	if m.clearFilter() {
@@ -128,7 +129,7 @@ func (m *Model) quit() tea.Cmd {
 }
 
 func (m *Model) moveCursor(d int) tea.Cmd {
-	m.current().move(d)
+	m.current().Move(d)
 	m.syncKeys()
 	return m.schedulePreview()
 }
@@ -143,4 +144,84 @@ func (m *Model) setPane(p pane) tea.Cmd {
 		return m.requestWorkers()
 	}
 	return m.schedulePreview()
+}
+
+// filterHints is what the text field says it matches, per pane.
+var filterHints = [paneCount]string{
+	plansPane:     "slug, title, model or agent, in every lane",
+	leasesPane:    "plan, owner or origin",
+	worktreesPane: "agent, branch or path",
+	workersPane:   "agent, tier, model, plan, state or note",
+	eventsPane:    "event, plan, lane, agent or reason",
+}
+
+// initFilters gives every pane its text field, made by the session's renderer.
+func (m *Model) initFilters() {
+	for p := range paneCount {
+		f := m.paneOf(p).FilterOf()
+		f.Input = m.textField()
+		f.Input.Prompt = "/ "
+		f.Input.Placeholder = filterHints[p]
+	}
+}
+
+// typingFilter is the filter being typed in, or nil.
+func (m *Model) typingFilter() *kit.Filter {
+	if f := m.paneOf(m.pane).FilterOf(); f.Typing {
+		return f
+	}
+	return nil
+}
+
+// startFilter opens the shown pane's filter for typing.
+func (m *Model) startFilter() tea.Cmd {
+	f := m.paneOf(m.pane).FilterOf()
+	f.Typing = true
+	return f.Input.Focus()
+}
+
+// filterKey types into the shown pane's filter; the rows narrow with each
+// key. enter keeps the text (it stays shown while it applies), esc drops it.
+func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+	f := m.paneOf(m.pane).FilterOf()
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, m.keys.Ask.Cancel):
+		f.Typing = false
+		f.Input.Blur()
+		f.Input.SetValue("")
+	case key.Matches(msg, m.keys.Ask.Confirm):
+		f.Typing = false
+		f.Input.Blur()
+		if m.pane == plansPane {
+			m.plans.laneWithMatches()
+		}
+	default:
+		f.Input, cmd = f.Input.Update(msg)
+	}
+	m.paneOf(m.pane).rebuild(m.ctx())
+	m.syncKeys()
+	return tea.Batch(cmd, m.schedulePreview())
+}
+
+// clearFilter drops the shown pane's filter; false when it had none.
+func (m *Model) clearFilter() bool {
+	f := m.paneOf(m.pane).FilterOf()
+	if f.Input.Value() == "" {
+		return false
+	}
+	f.Input.SetValue("")
+	m.paneOf(m.pane).rebuild(m.ctx())
+	m.syncKeys()
+	return true
+}
+
+// filterNote is the footer's reminder of the shown pane's filter while it
+// applies.
+func (m *Model) filterNote() string {
+	f := m.paneOf(m.pane).FilterOf()
+	if !f.Active() {
+		return ""
+	}
+	return "filter: " + f.Input.Value() + " (esc clears)"
 }

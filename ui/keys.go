@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // KeyMap is every key the program answers to: the keys that mean the
@@ -166,7 +167,7 @@ func (k *KeyMap) step(msg tea.KeyMsg, page, n int) (d int, ok bool) {
 func paneKeys() [paneCount]key.Binding {
 	var ks [paneCount]key.Binding
 	for i, p := range paneSpecs {
-		n := itoa(i + 1)
+		n := kit.Itoa(i + 1)
 		ks[i] = key.NewBinding(key.WithKeys(n), key.WithHelp(n, strings.ToLower(p.name)))
 	}
 	return ks

@@ -12,13 +12,14 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // leaseList is the Leases pane: every lease file, as an operator triages.
 type leaseList struct {
-	table
-	paneFilter
+	kit.Table
+	kit.Filter
 	rows []model.Lease
 	cols leaseCols
 }
@@ -27,27 +28,27 @@ func (l *leaseList) rebuild(pc *paneCtx) {
 	if pc.d == nil {
 		return
 	}
-	f := l.needle()
+	f := l.Needle()
 	l.rows = slices.DeleteFunc(sortLeases(pc.d.board.Leases, pc.d.now), func(x model.Lease) bool {
-		return !anyContains(f, x.Rel, x.AgentID, x.Origin, x.Host)
+		return !kit.AnyContains(f, x.Rel, x.AgentID, x.Origin, x.Host)
 	})
 	keys := make([]string, len(l.rows))
 	for i := range l.rows {
 		keys[i] = leaseKey(&l.rows[i])
 	}
-	l.cols = leaseColumns(l.width, l.rows)
+	l.cols = leaseColumns(l.Width, l.rows)
 	c := l.cols
 	cm := pc.common
-	l.setShared(keys, rowsOf{pane: leasesPane, d: pc.d, needle: f, cols: c}, func(i int, sel bool) string {
+	l.SetShared(keys, rowsOf{pane: leasesPane, d: pc.d, needle: f, cols: c}, func(i int, sel bool) string {
 		return leaseLine(cm, &l.rows[i], c, sel)
 	})
 }
 
 func (l *leaseList) selected() selection {
-	if l.cursor >= len(l.rows) {
+	if l.Cursor >= len(l.rows) {
 		return selection{}
 	}
-	lease := &l.rows[l.cursor]
+	lease := &l.rows[l.Cursor]
 	return selection{rel: lease.Rel, lease: lease}
 }
 
@@ -56,7 +57,7 @@ func (l *leaseList) syncKeys(pc *paneCtx, set setKey) {
 	release, recover := pc.releaseRecover()
 	set(&pc.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
 	set(&pc.keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
-	set(&pc.keys.Leases.Open, here && l.cursor < len(l.rows), "open: select a lease in the leases pane (2)")
+	set(&pc.keys.Leases.Open, here && l.Cursor < len(l.rows), "open: select a lease in the leases pane (2)")
 }
 
 func (l *leaseList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
@@ -73,7 +74,7 @@ func (l *leaseList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 }
 
 func (l *leaseList) view(pc *paneCtx, h int) []string {
-	return pc.tableBox(pc.filterTitle("Leases", &l.paneFilter), l.cols.header(), &l.table, h, pc.emptyText(&l.paneFilter, "no leases: nothing is claimed"))
+	return pc.tableBox(kit.FilterTitle("Leases", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, "no leases: nothing is claimed"))
 }
 
 // LeaseKeys are the Leases pane's.
@@ -116,35 +117,35 @@ func leaseColumns(w int, rows []model.Lease) leaseCols {
 	plan, owner, origin, expires := len("plan"), len("owner"), 0, 18
 	for i := range rows {
 		l := &rows[i]
-		plan, owner = max(plan, cellWidth(l.Rel)), max(owner, cellWidth(ownerText(l)))
+		plan, owner = max(plan, kit.CellWidth(l.Rel)), max(owner, kit.CellWidth(ownerText(l)))
 		// An inbox-held lease says what it waits for, in words.
-		expires = max(expires, min(40, cellWidth(l.AwaitingText())))
+		expires = max(expires, min(40, kit.CellWidth(l.AwaitingText())))
 		if l.Origin != "" {
-			origin = max(origin, len("origin"), cellWidth(l.Origin))
+			origin = max(origin, len("origin"), kit.CellWidth(l.Origin))
 		}
 	}
 	c := leaseCols{claimed: 10, expires: expires}
 	room := w - lead + 1 - (c.claimed + 1) - (c.expires + 1)
 	// A remote lease's owner says where it is held: room for a host.
-	room = allot(room, colWant{&c.owner, owner, 8, 40}, colWant{&c.plan, plan, 10, 60}, colWant{&c.origin, origin, origin, 60})
+	room = kit.Allot(room, kit.Col(&c.owner, owner, 8, 40), kit.Col(&c.plan, plan, 10, 60), kit.Col(&c.origin, origin, origin, 60))
 	c.plan += max(0, room)
 	return c
 }
 
 func (c leaseCols) header() string {
-	h := strings.Repeat(" ", lead) + Fit("plan", c.plan) + " " + Fit("owner", c.owner) + " "
+	h := strings.Repeat(" ", lead) + kit.Fit("plan", c.plan) + " " + kit.Fit("owner", c.owner) + " "
 	if c.origin > 0 {
-		h += Fit("origin", c.origin) + " "
+		h += kit.Fit("origin", c.origin) + " "
 	}
-	return h + Fit("claimed", c.claimed) + " " + Fit("expires", c.expires)
+	return h + kit.Fit("claimed", c.claimed) + " " + kit.Fit("expires", c.expires)
 }
 
 // leaseLine is a lease's row, not yet highlighted (finish, table.go).
 func leaseLine(cm *common, l *model.Lease, c leaseCols, selected bool) string {
 	plain := cm.plain
 	var b strings.Builder
-	b.WriteString(gutter(selected))
-	mark, expires, bad := "●", "in "+span(l.ExpiresAt-cm.now), false
+	b.WriteString(kit.Gutter(selected))
+	mark, expires, bad := "●", "in "+kit.Span(l.ExpiresAt-cm.now), false
 	switch {
 	case l.Awaiting != "" && l.Corrupt == "":
 		// Held by the inbox: it never runs out, whatever its expires_at.
@@ -152,7 +153,7 @@ func leaseLine(cm *common, l *model.Lease, c leaseCols, selected bool) string {
 	case l.Corrupt != "":
 		mark, expires, bad = "?", "UNREADABLE", true
 	case !l.Active(cm.now):
-		mark, expires, bad = "✗", "EXPIRED "+span(cm.now-l.ExpiresAt)+" ago", true
+		mark, expires, bad = "✗", "EXPIRED "+kit.Span(cm.now-l.ExpiresAt)+" ago", true
 	}
 	if !plain && bad {
 		mark = cm.st.Bad.Render(mark)
@@ -165,16 +166,16 @@ func leaseLine(cm *common, l *model.Lease, c leaseCols, selected bool) string {
 		// Narrow: the plan's name says more than its lane.
 		plan = slugOf(plan)
 	}
-	b.WriteString(Fit(plan, c.plan) + " " + Fit(ownerText(l), c.owner) + " ")
+	b.WriteString(kit.Fit(plan, c.plan) + " " + kit.Fit(ownerText(l), c.owner) + " ")
 	if c.origin > 0 {
-		b.WriteString(Fit(termtext.Line(l.Origin), c.origin) + " ")
+		b.WriteString(kit.Fit(termtext.Line(l.Origin), c.origin) + " ")
 	}
 	claimed := ""
 	if l.Corrupt == "" {
-		claimed = coarse(cm.now-l.ClaimedAt) + " ago"
+		claimed = kit.Coarse(cm.now-l.ClaimedAt) + " ago"
 	}
-	b.WriteString(Fit(claimed, c.claimed) + " ")
-	cell := Fit(expires, c.expires)
+	b.WriteString(kit.Fit(claimed, c.claimed) + " ")
+	cell := kit.Fit(expires, c.expires)
 	if !plain && bad {
 		cell = cm.st.Bad.Render(cell)
 	}
@@ -222,7 +223,7 @@ func leaseDetail(c *common, l model.Lease, raw []byte, cut bool, err error, now 
 	case l.Corrupt != "":
 		d.field("state", "UNREADABLE: "+l.Corrupt)
 	case !l.Active(now):
-		d.field("state", "EXPIRED "+span(now-l.ExpiresAt)+" ago")
+		d.field("state", "EXPIRED "+kit.Span(now-l.ExpiresAt)+" ago")
 	default:
 		d.field("state", "active, "+timeLeft(&l, now))
 	}
@@ -239,7 +240,7 @@ func leaseDetail(c *common, l model.Lease, raw []byte, cut bool, err error, now 
 		d.field("origin", l.Origin)
 		d.heading("Fleetwatch's fields")
 		d.field("host", l.Host)
-		d.field("pid", itoa(l.PID))
+		d.field("pid", kit.Itoa(l.PID))
 		d.field("pid_scope", l.PIDScope)
 		d.field("token", l.Token)
 		d.extraFields(raw, "plan", "agent_id", "claimed_at", "expires_at", "origin", "host", "pid", "pid_scope", "token")
@@ -275,22 +276,22 @@ func remoteLeaseDetail(pc *paneCtx, l model.Lease, now float64) []string {
 	if l.Active(now) {
 		d.field("state", "active, "+timeLeft(&l, now))
 	} else {
-		d.field("state", "EXPIRED "+span(now-l.ExpiresAt)+" ago (R takes it over)")
+		d.field("state", "EXPIRED "+kit.Span(now-l.ExpiresAt)+" ago (R takes it over)")
 	}
 	if r := pc.remote; r != nil && r.view != nil {
 		d.field("read", readAge(now-unixOf(r.view.ReadAt))+" ago")
 		if rl := r.view.Lease(slugOf(l.Rel)); rl != nil && rl.Need > 0 {
-			d.field("seen unchanged", span(rl.SeenFor.Seconds())+" of the "+span(rl.Need.Seconds())+" a takeover needs")
+			d.field("seen unchanged", kit.Span(rl.SeenFor.Seconds())+" of the "+kit.Span(rl.Need.Seconds())+" a takeover needs")
 		}
 	}
 	d.heading("Fields")
 	d.field("agent_id", l.AgentID)
 	d.field("host", l.Host)
-	d.field("pid", itoa(l.PID))
+	d.field("pid", kit.Itoa(l.PID))
 	d.field("claimed_at", stamp(l.ClaimedAt, now))
 	d.field("token", l.Token)
 	d.field("epoch", strconv.FormatInt(l.Epoch, 10))
-	d.field("ttl", span(l.TTL))
+	d.field("ttl", kit.Span(l.TTL))
 	return d.lines
 }
 
@@ -300,7 +301,7 @@ func timeLeft(l *model.Lease, now float64) string {
 	if w := l.AwaitingText(); w != "" {
 		return w
 	}
-	return span(l.ExpiresAt-now) + " left"
+	return kit.Span(l.ExpiresAt-now) + " left"
 }
 
 // releaseRecover says whether r and R apply to the selection. The Plans
@@ -340,7 +341,7 @@ func (pc *paneCtx) askRecover() tea.Msg {
 	}
 	body := []string{pc.holder(lease)}
 	if lane == model.InProgress {
-		body = append(body, "You ("+pc.opt.Agent+") take the lease over for "+span(pc.opt.TTL)+"; then r releases the plan or c completes it.")
+		body = append(body, "You ("+pc.opt.Agent+") take the lease over for "+kit.Span(pc.opt.TTL)+"; then r releases the plan or c completes it.")
 	} else {
 		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
 	}
@@ -361,7 +362,7 @@ func recoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
 		if l == nil {
 			return "recovered " + slugOf(rel) + ": its stale lease is gone", err
 		}
-		return "recovered " + slugOf(rel) + ": now held by " + agent + " for " + span(ttl) + " (r releases it)", err
+		return "recovered " + slugOf(rel) + ": now held by " + agent + " for " + kit.Span(ttl) + " (r releases it)", err
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -389,14 +390,14 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 		title = "▸ " + title
 	}
 	if p.x > 0 && !v.wrap {
-		title += " · →" + itoa(p.x)
+		title += " · →" + kit.Itoa(p.x)
 	}
 	vis := h - 2
 	hint := ""
 	switch {
 	case p.off > 0 || p.sub > 0:
 		// A bottom line cut by wrapping counts as a line below.
-		hint = "↑" + itoa(p.off+min(p.sub, 1)) + " · G follows"
+		hint = "↑" + kit.Itoa(p.off+min(p.sub, 1)) + " · G follows"
 	case p.ended:
 		hint = "stopped following"
 	case len(p.lines) > 0:

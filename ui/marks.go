@@ -6,6 +6,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // The marks a row carries beyond its columns: why a parked plan was set
@@ -82,7 +83,7 @@ func (d *data) previewNote(r *model.BoardRow) string {
 	for _, w := range d.lintOf(r.Plan.Rel) {
 		where := ""
 		if w.Line > 0 {
-			where = " line " + itoa(w.Line) + ":"
+			where = " line " + kit.Itoa(w.Line) + ":"
 		}
 		b.WriteString("> **⚠" + where + "** " + termtext.Line(w.Message) + "\n>\n")
 	}

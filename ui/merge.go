@@ -19,6 +19,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
@@ -26,8 +27,8 @@ import (
 // mergeList is the Merge pane and all its state: the last listing, its
 // request (one at a time, then once more) and its slow tick.
 type mergeList struct {
-	table
-	paneFilter
+	kit.Table
+	kit.Filter
 	req     refresh
 	listing landing.Listing
 	err     error
@@ -174,16 +175,16 @@ func (m *Model) mergeTicked() tea.Cmd {
 	return tea.Batch(m.requestMerge(), m.mergeTick())
 }
 
-func (l *mergeList) setSize(w, h int) {
+func (l *mergeList) SetSize(w, h int) {
 	// Less the integration line above the table and the legend below.
-	l.table.setSize(w, h-2)
+	l.Table.SetSize(w, h-2)
 }
 
 // checkLegend says what each check glyph means, below the table.
 const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missing  … running"
 
 func (l *mergeList) rebuild(pc *paneCtx) {
-	f := l.needle()
+	f := l.Needle()
 	l.shown = l.shown[:0]
 	items := l.listing.Items
 	for i := range items {
@@ -195,13 +196,13 @@ func (l *mergeList) rebuild(pc *paneCtx) {
 	for i, j := range l.shown {
 		keys[i] = items[j].Slug
 	}
-	l.cols = mergeColumns(l.width, items, l.shown)
+	l.cols = mergeColumns(l.Width, items, l.shown)
 	c := l.cols
 	cm := pc.common
-	l.set(keys, func(i int, sel bool) string {
+	l.Set(keys, func(i int, sel bool) string {
 		return mergeLine(cm, &l.listing.Items[l.shown[i]], l.listing.Batch, c, sel)
 	})
-	if l.want != "" && l.loaded && l.goTo(l.want) {
+	if l.want != "" && l.loaded && l.GoTo(l.want) {
 		l.want = ""
 	}
 }
@@ -211,15 +212,15 @@ func mergeMatches(s *landing.Status, f string) bool {
 	if len(s.Reviews) > 0 {
 		rev = s.Reviews[0].Reviewer + " " + s.Reviews[0].Verdict
 	}
-	return anyContains(f, s.Slug, string(s.State), s.Why, s.ApprovedBy, s.Commit, s.Branch, rev, strings.Join(s.ConflictPaths, " "))
+	return kit.AnyContains(f, s.Slug, string(s.State), s.Why, s.ApprovedBy, s.Commit, s.Branch, rev, strings.Join(s.ConflictPaths, " "))
 }
 
 // row is the selected candidate, nil when there is none.
 func (l *mergeList) row() *landing.Status {
-	if l.cursor >= len(l.shown) {
+	if l.Cursor >= len(l.shown) {
 		return nil
 	}
-	return &l.listing.Items[l.shown[l.cursor]]
+	return &l.listing.Items[l.shown[l.Cursor]]
 }
 
 // head is the queue's first entry, nil when the queue is empty.
@@ -277,7 +278,7 @@ func addWhy(r *landing.Status) string {
 	case r.State == landing.NoChange:
 		return "add: " + termtext.Line(r.Slug) + " has no commit the integration branch lacks: nothing to queue"
 	case r.Position != nil:
-		return "add: " + termtext.Line(r.Slug) + " is in the queue already, at " + itoa(*r.Position)
+		return "add: " + termtext.Line(r.Slug) + " is in the queue already, at " + kit.Itoa(*r.Position)
 	case r.Approval != nil && r.Approval.Stale:
 		return "add: " + termtext.Line(r.Slug) + "'s approval is stale (the branch moved); approve it again (A)"
 	}
@@ -333,7 +334,7 @@ func (l *mergeList) view(pc *paneCtx, h int) []string {
 	if b := l.listing.Batch; b != nil && len(out) < h/2 {
 		out = append(out, " "+termtext.Line(batchLine(b)))
 	}
-	out = append(out, pc.tableBox(pc.filterTitle("Merge", &l.paneFilter), l.cols.header(), &l.table, h-1-len(out), pc.emptyText(&l.paneFilter, empty))...)
+	out = append(out, pc.tableBox(kit.FilterTitle("Merge", &l.Filter), l.cols.header(), &l.Table, h-1-len(out), kit.EmptyText(&l.Filter, empty))...)
 	legend := checkLegend
 	if l.listing.Batch != nil || anyFlaky(l.listing.Items) {
 		legend += "  " + flakyGlyph + " flaky"
@@ -348,12 +349,12 @@ func batchLine(b *landing.BatchView) string {
 	for _, c := range b.Checks {
 		g.WriteString(resultGlyph(c))
 	}
-	line := "batch of " + itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + " · " + g.String()
+	line := "batch of " + kit.Itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + " · " + g.String()
 	if b.Retried {
 		line += " · retried"
 	}
 	if bi := b.Bisection; bi != nil {
-		line += " · bisecting: " + itoa(bi.Passing) + " pass, " + itoa(bi.Failing) + " fail"
+		line += " · bisecting: " + kit.Itoa(bi.Passing) + " pass, " + kit.Itoa(bi.Failing) + " fail"
 		if bi.Culprit != "" {
 			line += ", culprit " + bi.Culprit
 		}
@@ -397,7 +398,7 @@ func (l *mergeList) info(cm *common) string {
 			queued++
 		}
 	}
-	s += " · " + itoa(queued) + " queued"
+	s += " · " + kit.Itoa(queued) + " queued"
 	gate := " · checks: " + termtext.Line(strings.Join(ls.CheckNames, ", "))
 	if len(ls.CheckNames) == 0 {
 		gate = " · ungated (no checks in fleetwatch.yaml)"
@@ -425,17 +426,17 @@ const mergeWhyFloor = 20
 
 // mergeColumns sizes the table for width w and the items shown.
 func mergeColumns(w int, items []landing.Status, shown []int) mergeCols {
-	slug, ab, rev, appr, checks := len("slug"), cellWidth(abHeader), len("reviewed"), len("approved"), len("checks")
+	slug, ab, rev, appr, checks := len("slug"), kit.CellWidth(abHeader), len("reviewed"), len("approved"), len("checks")
 	for _, j := range shown {
 		s := &items[j]
-		slug, ab = max(slug, cellWidth(s.Slug)), max(ab, cellWidth(aheadBehind(s)))
-		rev, appr = max(rev, cellWidth(reviewedCell(s))), max(appr, cellWidth(approvedCell(s)))
+		slug, ab = max(slug, kit.CellWidth(s.Slug)), max(ab, kit.CellWidth(aheadBehind(s)))
+		rev, appr = max(rev, kit.CellWidth(reviewedCell(s))), max(appr, kit.CellWidth(approvedCell(s)))
 		checks = max(checks, len(s.Checks))
 	}
 	c := mergeCols{state: len("needs review"), tip: 7}
 	room := w - mergeLead + 1 - (c.state + 1) - (c.tip + 1) - mergeWhyFloor
-	room = allot(room, colWant{&c.slug, slug, 8, 32}, colWant{&c.ab, ab, 5, 11}, colWant{&c.checks, checks, 6, 24},
-		colWant{&c.approved, appr, 8, 16}, colWant{&c.reviewed, rev, 8, 28})
+	room = kit.Allot(room, kit.Col(&c.slug, slug, 8, 32), kit.Col(&c.ab, ab, 5, 11), kit.Col(&c.checks, checks, 6, 24),
+		kit.Col(&c.approved, appr, 8, 16), kit.Col(&c.reviewed, rev, 8, 28))
 	c.why = max(0, room-1+mergeWhyFloor)
 	return c
 }
@@ -444,34 +445,34 @@ func mergeColumns(w int, items []landing.Status, shown []int) mergeCols {
 const mergeLead = 5
 
 func (c mergeCols) header() string {
-	h := "   # " + Fit("slug", c.slug) + " " + Fit("state", c.state) + " " + Fit("tip", c.tip) + " " + Fit(abHeader, c.ab) + " "
+	h := "   # " + kit.Fit("slug", c.slug) + " " + kit.Fit("state", c.state) + " " + kit.Fit("tip", c.tip) + " " + kit.Fit(abHeader, c.ab) + " "
 	if c.reviewed > 0 {
-		h += Fit("reviewed", c.reviewed) + " "
+		h += kit.Fit("reviewed", c.reviewed) + " "
 	}
 	if c.approved > 0 {
-		h += Fit("approved", c.approved) + " "
+		h += kit.Fit("approved", c.approved) + " "
 	}
-	return h + Fit("checks", c.checks) + " " + Fit("why", c.why)
+	return h + kit.Fit("checks", c.checks) + " " + kit.Fit("why", c.why)
 }
 
 // mergeLine is a candidate's row, not yet highlighted (finish, table.go).
 func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeCols, selected bool) string {
 	var b strings.Builder
-	b.WriteString(gutter(selected))
+	b.WriteString(kit.Gutter(selected))
 	pos := ""
 	if s.Position != nil {
-		pos = itoa(*s.Position)
+		pos = kit.Itoa(*s.Position)
 	}
-	b.WriteString(fitRight(pos, 2) + " ")
-	b.WriteString(Fit(termtext.Line(s.Slug), c.slug) + " ")
+	b.WriteString(kit.FitRight(pos, 2) + " ")
+	b.WriteString(kit.Fit(termtext.Line(s.Slug), c.slug) + " ")
 	b.WriteString(cm.stateCell(s.State, c.state) + " ")
-	b.WriteString(Fit(short(s.Commit), c.tip) + " ")
-	b.WriteString(Fit(aheadBehind(s), c.ab) + " ")
+	b.WriteString(kit.Fit(short(s.Commit), c.tip) + " ")
+	b.WriteString(kit.Fit(aheadBehind(s), c.ab) + " ")
 	if c.reviewed > 0 {
-		b.WriteString(Fit(termtext.Line(reviewedCell(s)), c.reviewed) + " ")
+		b.WriteString(kit.Fit(termtext.Line(reviewedCell(s)), c.reviewed) + " ")
 	}
 	if c.approved > 0 {
-		b.WriteString(Fit(termtext.Line(approvedCell(s)), c.approved) + " ")
+		b.WriteString(kit.Fit(termtext.Line(approvedCell(s)), c.approved) + " ")
 	}
 	b.WriteString(cm.checksCell(s, c.checks) + " ")
 	why := termtext.Line(orWords(batchWhy(s, batch), cm.whyOf(s)))
@@ -479,14 +480,14 @@ func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeC
 		mark := "⚠ " + countPaths(len(s.ScopeViolations)) + " out of scope"
 		why = mark + orEmpty(" · ", why)
 	}
-	b.WriteString(Fit(why, c.why))
+	b.WriteString(kit.Fit(why, c.why))
 	return b.String()
 }
 
 // stateCell is a state in the engine's words, coloured by what it asks of
 // a person; the word alone says it under NO_COLOR.
 func (cm *common) stateCell(st landing.State, w int) string {
-	cell := Fit(string(st), w)
+	cell := kit.Fit(string(st), w)
 	if cm.plain {
 		return cell
 	}
@@ -540,14 +541,14 @@ func resultGlyph(c landing.CheckResult) string {
 
 func (cm *common) checksCell(s *landing.Status, w int) string {
 	if s.State == landing.NoChange {
-		return Fit("", w) // no commit of its own: no check of it
+		return kit.Fit("", w) // no commit of its own: no check of it
 	}
 	if len(s.Checks) == 0 {
 		word := "—"
 		if s.Ungated {
 			word = "ungated"
 		}
-		return Fit(word, w)
+		return kit.Fit(word, w)
 	}
 	var b strings.Builder
 	for _, c := range s.Checks {
@@ -564,7 +565,7 @@ func (cm *common) checksCell(s *landing.Status, w int) string {
 		}
 		b.WriteString(g)
 	}
-	return Fit(b.String(), w)
+	return kit.Fit(b.String(), w)
 }
 
 // countPaths is "1 path", "3 paths".
@@ -572,14 +573,14 @@ func countPaths(n int) string {
 	if n == 1 {
 		return "1 path"
 	}
-	return itoa(n) + " paths"
+	return kit.Itoa(n) + " paths"
 }
 
 // aheadBehind is "↑3 ↓1": commits on the branch and not on the
 // integration branch, and the other way round; arrows, as the Worktrees
 // pane's, since the diff's +/− count lines.
 func aheadBehind(s *landing.Status) string {
-	return "↑" + itoa(s.Ahead) + " ↓" + itoa(s.Behind)
+	return "↑" + kit.Itoa(s.Ahead) + " ↓" + kit.Itoa(s.Behind)
 }
 
 // abHeader is the ahead/behind column's title.
@@ -637,7 +638,7 @@ func batchWhy(s *landing.Status, b *landing.BatchView) string {
 		}
 	}
 	if len(with) > 2 {
-		with = append(with[:2], "+"+itoa(len(with)-2))
+		with = append(with[:2], "+"+kit.Itoa(len(with)-2))
 	}
 	why := "checking in a batch"
 	if len(with) > 0 {
@@ -771,7 +772,7 @@ func (l *mergeList) landKey(pc *paneCtx, set setKey, r *landing.Status) {
 	case r.Position == nil:
 		set(&k.Land, false, "land: "+termtext.Line(r.Slug)+" is not queued; only the queue's head lands")
 	default:
-		set(&k.Land, h == r, "land: "+termtext.Line(r.Slug)+" is at place "+itoa(*r.Position)+"; only the queue's head lands")
+		set(&k.Land, h == r, "land: "+termtext.Line(r.Slug)+" is at place "+kit.Itoa(*r.Position)+"; only the queue's head lands")
 	}
 }
 
@@ -798,7 +799,7 @@ func (m *Model) leadToCandidate(rel string) tea.Cmd {
 	cmd := m.setPane(mergePane)
 	slug := model.Rel(rel).Slug()
 	m.merge.want = slug
-	if m.merge.loaded && m.merge.goTo(slug) {
+	if m.merge.loaded && m.merge.GoTo(slug) {
 		m.merge.want = ""
 	}
 	m.syncKeys()
@@ -898,7 +899,7 @@ func againApprove(slug, commit string, paths []string, approve func(model.Lane, 
 		body = append(body, "  "+p)
 	}
 	if len(paths) > 8 {
-		body = append(body, "  and "+itoa(len(paths)-8)+" more")
+		body = append(body, "  and "+kit.Itoa(len(paths)-8)+" more")
 	}
 	body = append(body, "Approve it anyway? (esc leaves it unapproved; X sends it back with a note.)")
 	return &dialog{title: "Out of scope: " + slug, body: body, verb: "approve anyway", do: approve}
@@ -909,7 +910,7 @@ func listPaths(paths []string) string {
 	const shown = 3
 	s := strings.Join(paths[:min(shown, len(paths))], ", ")
 	if len(paths) > shown {
-		s += " and " + itoa(len(paths)-shown) + " more"
+		s += " and " + kit.Itoa(len(paths)-shown) + " more"
 	}
 	return s
 }
@@ -935,7 +936,7 @@ func (l *mergeList) askNeedsWork(pc *paneCtx) tea.Msg {
 	slug, commit, rel, queued := r.Slug, r.Commit, r.Rel, r.Position != nil
 	body := []string{"Send " + slug + " back to its worker's lane with your note under ## Review notes; its branch " + r.Branch + " stays, and the next owner gets it."}
 	if queued {
-		body = append(body, "It leaves the queue (place "+itoa(*r.Position)+") and any approve is void.")
+		body = append(body, "It leaves the queue (place "+kit.Itoa(*r.Position)+") and any approve is void.")
 	}
 	return batchReq{openReq{&dialog{
 		title: "Needs work: " + slug, body: body, verb: "send back", input: &in,
@@ -1084,14 +1085,14 @@ func (l *mergeList) askLandBatch(pc *paneCtx, b *landing.BatchView) tea.Msg {
 	ls := &l.listing
 	first := l.bySlug(b.Slugs[0])
 	self, t, slug, commit := pc.opt.Self, pc.opt.Tree, first.Slug, first.Commit
-	body := []string{"Land a batch of " + itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + ", merged in this order onto " +
+	body := []string{"Land a batch of " + kit.Itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + ", merged in this order onto " +
 		ls.Integration + " @ " + short(ls.Tip) + " as candidate " + short(b.Candidate) + " (tree " + short(b.Tree) + ")."}
 	body = append(body, "Checks: "+strings.Join(ls.CheckNames, ", ")+" run once on the candidate; "+ls.Integration+
 		" moves to it with one compare-and-swap only if every one passes. A failure is retried once, then bisected: the culprit stays queued as failed, the rest land.")
 	body = append(body, "Now: "+batchLine(b)+".")
 	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+workers.LogDir+"/land.log.")
 	return openReq{&dialog{
-		title: "Land a batch of " + itoa(len(b.Slugs)), body: body, verb: "land",
+		title: "Land a batch of " + kit.Itoa(len(b.Slugs)), body: body, verb: "land",
 		do: func(model.Lane, string) tea.Cmd { return landCmd(t, self, slug, commit, false) },
 	}}
 }
@@ -1201,7 +1202,7 @@ func (l *mergeList) open(pc *paneCtx) tea.Msg {
 func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error, texts []string, textErrs []error) []string {
 	line := termtext.Line
 	out := []string{
-		line(s.Branch + " @ " + short(s.Commit) + " · " + plural(s.Ahead, "commit", "commits") + " ahead, " + itoa(s.Behind) + " behind base " + short(s.Base)),
+		line(s.Branch + " @ " + short(s.Commit) + " · " + kit.Plural(s.Ahead, "commit", "commits") + " ahead, " + kit.Itoa(s.Behind) + " behind base " + short(s.Base)),
 	}
 	if w := cm.whyOf(s); w != "" {
 		out = append(out, line("why: "+w))
@@ -1237,7 +1238,7 @@ func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error
 	for i, c := range s.Checks {
 		facts := resultGlyph(c) + " " + c.Name + " " + string(c.Result)
 		if c.Log != "" {
-			facts += " · exit " + itoa(c.Exit) + " · " + c.Took.Round(time.Millisecond).String() + " · " + relTo(cm.opt.Tree.Project, c.Log)
+			facts += " · exit " + kit.Itoa(c.Exit) + " · " + c.Took.Round(time.Millisecond).String() + " · " + relTo(cm.opt.Tree.Project, c.Log)
 		}
 		if c.Flaky {
 			facts += " · flaky: it failed first, log " + relTo(cm.opt.Tree.Project, c.FlakyLog)

@@ -90,7 +90,7 @@ func (h *harness) selectSlug(slug string) {
 		if r := h.m.merge.row(); r != nil && r.Slug == slug {
 			return
 		}
-		if i > h.m.merge.len() {
+		if i > h.m.merge.Len() {
 			h.t.Fatalf("%s is not in the merge pane:\n%s", slug, h.view())
 		}
 		h.press("j")
@@ -285,15 +285,15 @@ func TestMergeFilter(t *testing.T) {
 	h.press("/")
 	h.typeText("auth/tok")
 	h.press("enter")
-	if h.m.merge.len() != 1 || h.m.merge.row().Slug != "login-timeout" {
-		t.Fatalf("filter kept %d rows:\n%s", h.m.merge.len(), h.view())
+	if h.m.merge.Len() != 1 || h.m.merge.row().Slug != "login-timeout" {
+		t.Fatalf("filter kept %d rows:\n%s", h.m.merge.Len(), h.view())
 	}
 	if v := h.view(); !strings.Contains(v, "Merge") || strings.Contains(v, "theme-engine") {
 		t.Errorf("filtered view:\n%s", v)
 	}
 	h.press("esc")
-	if h.m.merge.len() != 6 {
-		t.Errorf("esc left %d rows", h.m.merge.len())
+	if h.m.merge.Len() != 6 {
+		t.Errorf("esc left %d rows", h.m.merge.Len())
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -269,7 +270,7 @@ func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 	width := min(w-4, 80)
 	inner := max(1, width-4)
 	var lines []string
-	add := func(s string) { lines = append(lines, Fit(s, inner)) }
+	add := func(s string) { lines = append(lines, kit.Fit(s, inner)) }
 	dim := func(s string) { add("             " + m.st.Dim.Render(termtext.Line(s))) }
 	add(m.st.Title.Render("New plan"))
 	add(m.st.Dim.Render(termtext.Line("from the project's plan template, then opened in $VISUAL/$EDITOR")))
@@ -279,7 +280,7 @@ func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 		if f.focus == i {
 			mark = "▸ "
 		}
-		label := mark + Fit(npNames[i], 10) + " "
+		label := mark + kit.Fit(npNames[i], 10) + " "
 		if f.focus == i && !m.plain {
 			label = m.st.Selected.Render(label)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers/notify"
 )
 
@@ -161,7 +162,7 @@ func (m *Model) noticeCount() string {
 	if n == 0 {
 		return ""
 	}
-	mark := "⚑ " + itoa(n)
+	mark := "⚑ " + kit.Itoa(n)
 	if !m.plain {
 		mark = m.st.Warn.Render(mark)
 	}
@@ -214,7 +215,7 @@ func (l *noticeList) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 // rows in the window are rendered.
 func (l *noticeList) view(m *Model, h int) []string {
 	list := m.notes.list
-	title := "Notices · " + itoa(len(list)) + " (newest first)"
+	title := "Notices · " + kit.Itoa(len(list)) + " (newest first)"
 	out := []string{title}
 	if len(list) == 0 {
 		return append(out, "", "no notices: a plan reaching review-needed, a proposal waiting for approval,",
@@ -244,12 +245,12 @@ func (m *Model) noticesHelp() string {
 
 func (m *Model) noticeLine(n *model.Notice, selected bool) string {
 	at := time.Unix(int64(n.At), 0).Local().Format("15:04:05")
-	kind := Fit(string(n.Kind), 8)
+	kind := kit.Fit(string(n.Kind), 8)
 	if !selected && !m.plain {
 		kind = m.st.Warn.Render(kind)
 	}
-	line := gutter(selected) + at + "  " + kind + " " + termtext.Line(n.Text)
-	return m.finish(Fit(line, m.cols), selected)
+	line := kit.Gutter(selected) + at + "  " + kind + " " + termtext.Line(n.Text)
+	return m.finish(kit.Fit(line, m.cols), selected)
 }
 
 // leadTo shows the row a notice is about: its pane, and there its row
@@ -259,7 +260,7 @@ func (m *Model) leadTo(n model.Notice) tea.Cmd {
 	case n.Kind == model.NoticeProposal:
 		// The inbox is where it is decided.
 		cmd := m.setPane(inboxPane)
-		if !m.inbox.goTo(slugOf(n.Key)) {
+		if !m.inbox.GoTo(slugOf(n.Key)) {
 			m.setStatus("✗ "+slugOf(n.Key)+" no longer waits in the inbox", true)
 		}
 		m.syncKeys()
@@ -272,14 +273,14 @@ func (m *Model) leadTo(n model.Notice) tea.Cmd {
 		return m.leadToPlan(n.Key)
 	case n.Subject == model.SubjectLease:
 		cmd := m.setPane(leasesPane)
-		if !m.leases.goTo(n.Key) {
+		if !m.leases.GoTo(n.Key) {
 			m.setStatus("✗ "+n.Key+" is gone: the lease was released or recovered", true)
 		}
 		m.syncKeys()
 		return cmd
 	case n.Subject == model.SubjectWorker:
 		cmd := m.setPane(workersPane)
-		if !m.wrk.goTo(n.Key) {
+		if !m.wrk.GoTo(n.Key) {
 			m.setStatus("✗ "+n.Key+" no longer shows: its state file is gone", true)
 		}
 		m.syncKeys()
@@ -301,16 +302,24 @@ func (m *Model) leadToPlan(rel string) tea.Cmd {
 	}
 	p := &m.plans
 	if lane := model.Rel(now).Lane(); lane != p.lane {
-		p.lanePick[p.lane] = p.key()
-		p.lane, p.cursor, p.offset, p.keys = lane, 0, 0, nil
+		p.lanePick[p.lane] = p.Key()
+		p.lane, p.Cursor, p.Offset, p.Keys = lane, 0, 0, nil
 	}
 	p.rebuild(m.ctx())
-	if !p.goTo(now) && p.filter.Value() != "" {
+	if !p.GoTo(now) && p.Input.Value() != "" {
 		// The filter hides it: the operator asked for this plan.
-		p.filter.SetValue("")
+		p.Input.SetValue("")
 		p.rebuild(m.ctx())
-		p.goTo(now)
+		p.GoTo(now)
 	}
 	m.syncKeys()
 	return m.schedulePreview()
+}
+
+// finish highlights a selected row across the whole table width.
+func (m *Model) finish(line string, selected bool) string {
+	if !selected {
+		return line
+	}
+	return m.Highlight(kit.Fit(line, m.tableWidth()))
 }

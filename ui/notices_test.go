@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -191,7 +192,7 @@ func TestBellAtMostEveryTenSeconds(t *testing.T) {
 				if out.count() != want[i] {
 					t.Fatalf("notice %d at +%v: %d bells, want %d", i+1, after, out.count(), want[i])
 				}
-				if hd := headerOf(h); !strings.Contains(hd, "⚑ "+itoa(i+1)) {
+				if hd := headerOf(h); !strings.Contains(hd, "⚑ "+kit.Itoa(i+1)) {
 					t.Fatalf("notice %d: header %q", i+1, hd)
 				}
 			}

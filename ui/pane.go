@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -26,20 +27,20 @@ const (
 // from the data, answers the keys that are its own, and draws itself. What
 // it offers the key map is its table's selection.
 type paneModel interface {
-	setSize(w, h int)
+	SetSize(w, h int)
 	rebuild(c *paneCtx)
 	// update answers a key the pane owns; handled is false for the rest.
 	// What it asks of the root (a question, a detail, a command to run) is
 	// the message it returns (paneReq).
 	update(c *paneCtx, msg tea.KeyMsg) (req tea.Msg, handled bool)
 	view(c *paneCtx, h int) []string
-	list() *table
+	List() *kit.Table
 	// selected is what the cursor is on, for the key map and the verbs.
 	selected() selection
 	// syncKeys enables the pane's own keys for the selection.
 	syncKeys(c *paneCtx, set setKey)
-	// filterOf is the pane's own filter (filter.go).
-	filterOf() *paneFilter
+	// FilterOf is the pane's own filter (filter.go).
+	FilterOf() *kit.Filter
 }
 
 // selection is what a pane offers the key map: the plan, lease or worker

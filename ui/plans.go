@@ -14,14 +14,15 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // planList is the Plans pane: one lane's plans, the filter over them (in
 // every lane at once), and the selected plan's preview.
 type planList struct {
-	table
-	paneFilter
+	kit.Table
+	kit.Filter
 	rows     []*model.BoardRow
 	cols     planCols
 	lane     model.Lane
@@ -39,9 +40,9 @@ func (p *planList) rebuild(pc *paneCtx) {
 	p.rows = p.rows[:0]
 	clear(p.matched)
 	if d != nil {
-		p.rows = d.filterPlans(p.rows, p.lane, p.needle(), p.matched)
+		p.rows = d.filterPlans(p.rows, p.lane, p.Needle(), p.matched)
 	}
-	p.cols = planColumns(p.width, p.wantFor(d), p.lane.Ready())
+	p.cols = planColumns(p.Width, p.wantFor(d), p.lane.Ready())
 	p.cols.parked = p.lane.Parked()
 	keys := make([]string, len(p.rows))
 	for i, r := range p.rows {
@@ -49,20 +50,20 @@ func (p *planList) rebuild(pc *paneCtx) {
 	}
 	c := p.cols
 	cm := pc.common
-	p.setShared(keys, rowsOf{pane: plansPane, d: d, lane: p.lane, needle: p.needle(), cols: c}, func(i int, sel bool) string {
+	p.SetShared(keys, rowsOf{pane: plansPane, d: d, lane: p.lane, needle: p.Needle(), cols: c}, func(i int, sel bool) string {
 		return planLine(cm, d, p.rows[i], c, sel)
 	})
 	if p.want != "" && d.has(p.want) {
-		p.goTo(p.want) // once: a filter hiding it leaves the cursor be
+		p.GoTo(p.want) // once: a filter hiding it leaves the cursor be
 		p.want = ""
 	}
 }
 
 func (p *planList) selected() selection {
-	if p.cursor >= len(p.rows) {
+	if p.Cursor >= len(p.rows) {
 		return selection{}
 	}
-	r := p.rows[p.cursor]
+	r := p.rows[p.Cursor]
 	return selection{rel: r.Plan.Rel, row: r, lease: r.Lease}
 }
 
@@ -175,7 +176,7 @@ func planColumnsAt(w int, want planWant, ready bool, tier, slugTop int) planCols
 	// Every column is charged its width and one separator, the last one
 	// included, so the room has one cell more than the line.
 	room := w - lead - (c.pri + 1) - (c.val + 1) - 4*(c.tier+1) + 1
-	room = allot(room, colWant{&c.slug, want.slug, 8, slugTop})
+	room = kit.Allot(room, kit.Col(&c.slug, want.slug, 8, slugTop))
 	// Wide tables keep up to titleKeep cells for a title; the reasons get
 	// the rest.
 	keep := 0
@@ -183,12 +184,12 @@ func planColumnsAt(w int, want planWant, ready bool, tier, slugTop int) planCols
 		keep = min(titleKeep, want.title) + 1
 	}
 	room -= keep
-	deps := colWant{&c.deps, want.deps, 4, room}
-	who := colWant{&c.who, want.who, 7, room}
+	deps := kit.Col(&c.deps, want.deps, 4, room)
+	who := kit.Col(&c.who, want.who, 7, room)
 	if ready {
-		room = allot(room, deps, who)
+		room = kit.Allot(room, deps, who)
 	} else {
-		room = allot(room, who, deps)
+		room = kit.Allot(room, who, deps)
 	}
 	room += keep
 	switch {
@@ -207,25 +208,25 @@ var tierHeads = [2][4]string{{"S", "M", "R", "F"}, {"small", "mid", "reas", "fro
 func (c planCols) header() string {
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", lead))
-	b.WriteString(Fit("slug", c.slug) + " ")
+	b.WriteString(kit.Fit("slug", c.slug) + " ")
 	if c.title > 0 {
-		b.WriteString(Fit("title", c.title) + " ")
+		b.WriteString(kit.Fit("title", c.title) + " ")
 	}
-	b.WriteString(Fit("pri", c.pri) + " " + Fit("val", c.val) + " ")
+	b.WriteString(kit.Fit("pri", c.pri) + " " + kit.Fit("val", c.val) + " ")
 	heads := tierHeads[0]
 	if c.tier >= 5 {
 		heads = tierHeads[1]
 	}
 	for _, h := range heads {
-		b.WriteString(fitRight(h, c.tier) + " ")
+		b.WriteString(kit.FitRight(h, c.tier) + " ")
 	}
 	if c.deps > 0 && c.parked {
-		b.WriteString(Fit("why parked", c.deps))
+		b.WriteString(kit.Fit("why parked", c.deps))
 	} else if c.deps > 0 {
-		b.WriteString(Fit("deps", c.deps))
+		b.WriteString(kit.Fit("deps", c.deps))
 	}
 	if c.who > 0 {
-		b.WriteString(" " + Fit("held by", c.who))
+		b.WriteString(" " + kit.Fit("held by", c.who))
 	}
 	return b.String()
 }
@@ -302,7 +303,7 @@ func whoText(r *model.BoardRow, now float64) (string, int) {
 	case l != nil && l.Awaiting != "":
 		return termtext.Line(l.AwaitingText()), 1
 	case l != nil && l.Active(now):
-		return termtext.Line(l.AgentID) + " " + span(l.ExpiresAt-now) + heldOn(l), 1
+		return termtext.Line(l.AgentID) + " " + kit.Span(l.ExpiresAt-now) + heldOn(l), 1
 	case l != nil:
 		return "EXPIRED " + ownerText(l), -1
 	}
@@ -324,7 +325,7 @@ func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool)
 	}
 	var b strings.Builder
 	// A plan check warns about is marked in the gutter: its preview says why.
-	gut := gutter(selected)
+	gut := kit.Gutter(selected)
 	if len(d.lintOf(r.Plan.Rel)) > 0 {
 		gut = gut[:len(gut)-1] + style("!", cm.st.Warn.Render)
 	}
@@ -344,17 +345,17 @@ func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool)
 		}
 		return style(s, cm.st.Dim.Render)
 	}
-	b.WriteString(dimIf(Fit(termtext.Line(r.Plan.Slug), c.slug)) + " ")
+	b.WriteString(dimIf(kit.Fit(termtext.Line(r.Plan.Slug), c.slug)) + " ")
 	if c.title > 0 {
-		b.WriteString(dimIf(Fit(termtext.Line(r.Plan.Header.Title), c.title)) + " ")
+		b.WriteString(dimIf(kit.Fit(termtext.Line(r.Plan.Header.Title), c.title)) + " ")
 	}
-	b.WriteString(Fit(r.Plan.Header.Priority, c.pri) + " " + Fit(valueShort(r.Plan.Header.Value), c.val) + " ")
+	b.WriteString(kit.Fit(r.Plan.Header.Priority, c.pri) + " " + kit.Fit(valueShort(r.Plan.Header.Value), c.val) + " ")
 	if p := r.Person(); p != "" && r.Plan.Lane.Ready() {
-		b.WriteString(style(Fit("person: "+termtext.Line(p), 4*(c.tier+1)-1), cm.st.Warn.Render) + " ")
+		b.WriteString(style(kit.Fit("person: "+termtext.Line(p), 4*(c.tier+1)-1), cm.st.Warn.Render) + " ")
 	} else {
 		for k := range model.Tiers {
 			s, ok := tierCell(r, k, c.tier)
-			cell := fitRight(s, c.tier)
+			cell := kit.FitRight(s, c.tier)
 			if ok {
 				cell = style(cell, cm.st.Good.Render)
 			} else {
@@ -364,13 +365,13 @@ func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool)
 		}
 	}
 	if deps, met := d.whyText(r); met && c.deps > 0 {
-		b.WriteString(Fit(deps, c.deps))
+		b.WriteString(kit.Fit(deps, c.deps))
 	} else if c.deps > 0 {
-		b.WriteString(style(Fit(deps, c.deps), cm.st.Bad.Render))
+		b.WriteString(style(kit.Fit(deps, c.deps), cm.st.Bad.Render))
 	}
 	if c.who > 0 {
 		who, state := whoText(r, cm.now)
-		cell := Fit(who, c.who)
+		cell := kit.Fit(who, c.who)
 		switch state {
 		case 1:
 			cell = style(cell, cm.st.Info.Render)
@@ -401,10 +402,10 @@ func matches(r *model.BoardRow, f string) bool {
 		return true
 	}
 	h := &r.Plan.Header
-	if anyContains(f, r.Plan.Slug, h.Title, h.AssigneeRaw, h.PreferredRaw) {
+	if kit.AnyContains(f, r.Plan.Slug, h.Title, h.AssigneeRaw, h.PreferredRaw) {
 		return true
 	}
-	return r.Lease != nil && (containsFold(r.Lease.AgentID, f) || remoteLease(r.Lease) && containsFold(r.Lease.Host, f))
+	return r.Lease != nil && (kit.ContainsFold(r.Lease.AgentID, f) || remoteLease(r.Lease) && kit.ContainsFold(r.Lease.Host, f))
 }
 
 // measurePlans is the widest slug, title, reason, holder and rank among
@@ -418,10 +419,10 @@ func (p *planList) measurePlans(d *data, rows []*model.BoardRow) planWant {
 	}
 	for _, r := range rows {
 		if len(r.Plan.Slug) > w.slug {
-			w.slug = max(w.slug, cellWidth(r.Plan.Slug))
+			w.slug = max(w.slug, kit.CellWidth(r.Plan.Slug))
 		}
 		if t := r.Plan.Header.Title; len(t) > w.title {
-			w.title = max(w.title, cellWidth(t))
+			w.title = max(w.title, kit.CellWidth(t))
 		}
 		for _, c := range r.Tiers {
 			if c.Rank > 0 {
@@ -434,16 +435,16 @@ func (p *planList) measurePlans(d *data, rows []*model.BoardRow) planWant {
 		case l != nil && l.Corrupt != "":
 			who = len("lease unreadable")
 		case l != nil && l.Awaiting != "":
-			who = cellWidth(l.AgentID) + 1 + cellWidth(l.AwaitingText())
+			who = kit.CellWidth(l.AgentID) + 1 + kit.CellWidth(l.AwaitingText())
 		case l != nil:
 			// Live or expired: the wider of the two, so a lease running
 			// out does not move the columns.
-			who = max(cellWidth(l.AgentID)+1+countdownWidth, len("EXPIRED ")+cellWidth(l.AgentID))
+			who = max(kit.CellWidth(l.AgentID)+1+countdownWidth, len("EXPIRED ")+kit.CellWidth(l.AgentID))
 			if remoteLease(l) {
-				who += cellWidth(heldOn(l)) // the host it is held on
+				who += kit.CellWidth(heldOn(l)) // the host it is held on
 			}
 		case r.Person() != "":
-			who = 1 + cellWidth(r.Person())
+			who = 1 + kit.CellWidth(r.Person())
 		}
 		if who > 0 {
 			w.who = max(w.who, who, len("held by"))
@@ -471,7 +472,7 @@ type measuredPlans struct {
 
 // wantFor is measurePlans of the rows just selected, remembered.
 func (p *planList) wantFor(d *data) planWant {
-	key := measuredPlans{d: d, lane: p.lane, needle: p.needle()}
+	key := measuredPlans{d: d, lane: p.lane, needle: p.Needle()}
 	if d == nil || p.measured.d != key.d || p.measured.lane != key.lane || p.measured.needle != key.needle {
 		key.want = p.measurePlans(d, p.rows)
 		p.measured = key
@@ -490,12 +491,12 @@ const titleKeep = 12
 func (d *data) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) int {
 	if r.Plan.Lane.Parked() {
 		s, _ := d.whyText(r)
-		return cellWidth(s)
+		return kit.CellWidth(s)
 	}
 	if r.Plan.Lane.Ready() && r.Problem != "" {
 		n, ok := skips[r.Plan.Rel]
 		if !ok {
-			n = cellWidth(r.Problem)
+			n = kit.CellWidth(r.Problem)
 			skips[r.Plan.Rel] = n
 		}
 		return len("SKIPPED ") + n
@@ -518,7 +519,7 @@ func (d *data) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) int
 	}
 	n = len("UNMET ") + 2*max(0, len(unmet)-1)
 	for i := range unmet {
-		n += cellWidth(unmet[i].Slug) + len(" ()") + cellWidth(unmet[i].Reason)
+		n += kit.CellWidth(unmet[i].Slug) + len(" ()") + kit.CellWidth(unmet[i].Reason)
 	}
 	return n
 }
@@ -559,23 +560,23 @@ func (d *data) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, mat
 // laneCount is a lane's count for the lane list: its plans, or while a
 // filter applies its matches of its plans ("3/12").
 func (p *planList) laneCount(d *data, l model.Lane) string {
-	if !p.active() {
-		return itoa(d.count(l))
+	if !p.Active() {
+		return kit.Itoa(d.count(l))
 	}
-	return itoa(p.matched[l]) + "/" + itoa(d.count(l))
+	return kit.Itoa(p.matched[l]) + "/" + kit.Itoa(d.count(l))
 }
 
 // laneWithMatches moves to the first lane with a match when the shown lane
 // has none, so enter on a filter lands on what it found.
 func (p *planList) laneWithMatches() {
-	if p.len() > 0 || !p.active() {
+	if p.Len() > 0 || !p.Active() {
 		return
 	}
 	for _, l := range model.Lanes {
 		if p.matched[l] > 0 {
-			p.lanePick[p.lane] = p.key()
+			p.lanePick[p.lane] = p.Key()
 			p.lane = l
-			p.cursor, p.offset, p.keys = 0, 0, nil
+			p.Cursor, p.Offset, p.Keys = 0, 0, nil
 			return
 		}
 	}
@@ -583,14 +584,14 @@ func (p *planList) laneWithMatches() {
 
 func (p *planList) view(pc *paneCtx, h int) []string {
 	d := pc.d
-	rows := pc.lines(&p.table, "")
-	if p.len() == 0 {
+	rows := pc.lines(&p.Table, "")
+	if p.Len() == 0 {
 		msg := "no plans in " + string(p.lane) + "/"
 		switch {
 		case d == nil:
 			msg = "reading the tree…"
-		case p.active():
-			msg = "no plan in " + string(p.lane) + "/ matches /" + termtext.Line(p.filter.Value()) + " (esc clears)"
+		case p.Active():
+			msg = "no plan in " + string(p.lane) + "/ matches /" + termtext.Line(p.Input.Value()) + " (esc clears)"
 		}
 		rows[0] = "  " + pc.st.Dim.Render(msg)
 	}
@@ -599,11 +600,11 @@ func (p *planList) view(pc *paneCtx, h int) []string {
 		return append([]string{p.laneStrip(pc.common, d)}, table...)
 	}
 	th, ph := pc.plansSplit(h)
-	title := string(p.lane) + " · " + itoa(d.count(p.lane))
-	if p.active() {
-		title = string(p.lane) + " · " + itoa(p.len()) + " of " + itoa(d.count(p.lane)) + " · /" + termtext.Line(p.filter.Value())
+	title := string(p.lane) + " · " + kit.Itoa(d.count(p.lane))
+	if p.Active() {
+		title = string(p.lane) + " · " + kit.Itoa(p.Len()) + " of " + kit.Itoa(d.count(p.lane)) + " · /" + termtext.Line(p.Input.Value())
 	}
-	right := pc.box(title, p.scrollHint(), table, pc.cols-laneBoxWidth, th, true)
+	right := pc.box(title, p.ScrollHint(), table, pc.cols-laneBoxWidth, th, true)
 	if ph > 0 {
 		right = append(right, p.previewBox(pc.common, ph)...)
 	}
@@ -624,7 +625,7 @@ func (p *planList) laneBox(pc *paneCtx, h int) []string {
 		n := p.laneCount(pc.d, l)
 		// A long "matches/plans" count takes room from the name.
 		name := laneBoxWidth - 4 - max(5, len(n))
-		line := gutter(l == p.lane) + Fit(string(l), name) + fitRight(n, max(5, len(n)))
+		line := kit.Gutter(l == p.lane) + kit.Fit(string(l), name) + kit.FitRight(n, max(5, len(n)))
 		if l == p.lane {
 			line = pc.highlight(line)
 		}
@@ -672,7 +673,7 @@ func (p *planList) laneStrip(cm *common, d *data) string {
 			}
 			part := name + " " + p.laneCount(d, l)
 			if short == 3 {
-				part = name + " " + itoa(p.matched[l])
+				part = name + " " + kit.Itoa(p.matched[l])
 			}
 			if l == p.lane {
 				part = "[" + part + "]"
@@ -688,7 +689,7 @@ func (p *planList) laneStrip(cm *common, d *data) string {
 	}
 	s := build(0)
 	last := 2
-	if p.active() {
+	if p.Active() {
 		last = 3
 	}
 	for short := 1; short <= last && ansi.StringWidth(s) > cm.cols; short++ {
@@ -704,12 +705,12 @@ func (p *planList) switchLane(pc *paneCtx, d int) tea.Msg {
 			i = j
 		}
 	}
-	p.lanePick[p.lane] = p.key()
+	p.lanePick[p.lane] = p.Key()
 	p.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
-	p.cursor, p.offset = 0, 0
-	p.keys = nil
+	p.Cursor, p.Offset = 0, 0
+	p.Keys = nil
 	p.rebuild(pc)
-	p.goTo(p.lanePick[p.lane])
+	p.GoTo(p.lanePick[p.lane])
 	return selectedReq{}
 }
 

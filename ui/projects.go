@@ -25,6 +25,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -398,7 +399,7 @@ func (p *Projects) tellAway() {
 	var parts []string
 	for i := range p.list {
 		if e := &p.list[i]; i != p.shown && e.sum.unread > 0 {
-			parts = append(parts, e.name+" "+itoa(e.sum.unread))
+			parts = append(parts, e.name+" "+kit.Itoa(e.sum.unread))
 		}
 	}
 	away := ""
@@ -491,9 +492,9 @@ func (p *Projects) overviewHeader() string {
 		s := &p.list[i].sum
 		unread, live, usdSum, spent = unread+s.unread, live+s.live, usdSum+s.usd, spent || s.spent
 	}
-	left := " fleetwatch · " + plural(len(p.list), "project", "projects")
+	left := " fleetwatch · " + kit.Plural(len(p.list), "project", "projects")
 	if unread > 0 {
-		mark := "⚑ " + itoa(unread)
+		mark := "⚑ " + kit.Itoa(unread)
 		if !p.plain {
 			mark = p.st.Warn.Render(mark)
 		}
@@ -502,8 +503,8 @@ func (p *Projects) overviewHeader() string {
 	if spent {
 		left += " · " + usd(usdSum) + " today"
 	}
-	left += " · " + plural(live, "live worker", "live workers")
-	return Fit(p.st.Bar.Render(left), p.width)
+	left += " · " + kit.Plural(live, "live worker", "live workers")
+	return kit.Fit(p.st.Bar.Render(left), p.width)
 }
 
 func (p *Projects) overviewFooter() string {
@@ -512,13 +513,13 @@ func (p *Projects) overviewFooter() string {
 		if !p.plain {
 			s = p.st.StatusErr.Render(s)
 		}
-		return Fit(" "+s, p.width)
+		return kit.Fit(" "+s, p.width)
 	}
 	k := &p.keys
 	if p.helping {
-		return Fit(" "+p.st.Help.Render("any key closes this help"), p.width)
+		return kit.Fit(" "+p.st.Help.Render("any key closes this help"), p.width)
 	}
-	return Fit(" "+p.help.ShortHelpView([]key.Binding{k.Projects.Open, k.Projects.Next, k.Projects.Prev, k.Help, k.Quit}), p.width)
+	return kit.Fit(" "+p.help.ShortHelpView([]key.Binding{k.Projects.Open, k.Projects.Next, k.Projects.Prev, k.Help, k.Quit}), p.width)
 }
 
 // rowsShown is how many projects the overview lists at once, under its
@@ -557,18 +558,18 @@ func (p *Projects) overviewRows(h int) []string {
 		nameW = max(nameW, min(20, ansi.StringWidth(p.list[i].name)))
 	}
 	cols := p.laneColumns()
-	head := "  " + Fit("project", nameW)
+	head := "  " + kit.Fit("project", nameW)
 	for _, c := range cols {
-		head += fitRight(c.name, 5)
+		head += kit.FitRight(c.name, 5)
 	}
-	head += "  " + Fit("workers", 10) + Fit("⚑", 4) + fitRight("today", 8) + "  queue head"
+	head += "  " + kit.Fit("workers", 10) + kit.Fit("⚑", 4) + kit.FitRight("today", 8) + "  queue head"
 	out := []string{p.st.Header.Render(head)}
 	vis := max(1, h-1)
 	p.offset = max(min(p.offset, p.cursor), p.cursor-vis+1)
 	for i := p.offset; i < len(p.list) && i < p.offset+vis; i++ {
 		line := p.projectLine(&p.list[i], i == p.cursor, nameW, cols)
 		if i == p.cursor {
-			line = p.highlight(Fit(line, p.cols))
+			line = p.Highlight(kit.Fit(line, p.cols))
 		}
 		out = append(out, line)
 	}
@@ -577,7 +578,7 @@ func (p *Projects) overviewRows(h int) []string {
 
 // projectLine is one project's row: its counts, or what keeps it shut.
 func (p *Projects) projectLine(e *projectEntry, selected bool, nameW int, cols []laneColumn) string {
-	line := gutter(selected) + Fit(e.name, nameW)
+	line := kit.Gutter(selected) + kit.Fit(e.name, nameW)
 	bad := func(s string) string {
 		if p.plain || selected {
 			return s
@@ -596,26 +597,26 @@ func (p *Projects) projectLine(e *projectEntry, selected bool, nameW int, cols [
 		for _, l := range c.lanes {
 			n += s.counts[laneIndex(l)]
 		}
-		line += fitRight(itoa(n), 5)
+		line += kit.FitRight(kit.Itoa(n), 5)
 	}
-	w := itoa(s.live) + " live"
+	w := kit.Itoa(s.live) + " live"
 	if s.stale > 0 {
-		w += " ◌" + itoa(s.stale)
+		w += " ◌" + kit.Itoa(s.stale)
 	}
 	if s.dead > 0 {
-		w += " ✗" + itoa(s.dead)
+		w += " ✗" + kit.Itoa(s.dead)
 	}
-	line += "  " + Fit(w, 10)
+	line += "  " + kit.Fit(w, 10)
 	notes := ""
 	if s.unread > 0 {
-		notes = "⚑ " + itoa(s.unread)
+		notes = "⚑ " + kit.Itoa(s.unread)
 	}
-	line += Fit(notes, 4)
+	line += kit.Fit(notes, 4)
 	spent := ""
 	if s.spent {
 		spent = usd(s.usd)
 	}
-	line += fitRight(spent, 8) + "  "
+	line += kit.FitRight(spent, 8) + "  "
 	switch {
 	case s.problem != "":
 		line += bad("⚠ " + s.problem)

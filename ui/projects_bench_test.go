@@ -13,6 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit/plangen"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // The Projects overview over 10 projects of 1,000 plans each
@@ -68,7 +69,7 @@ func benchProjectDirs(b *testing.B) []string {
 	root := b.TempDir()
 	dirs := make([]string, benchProjects)
 	for i := range dirs {
-		dirs[i] = filepath.Join(root, "proj"+itoa(i))
+		dirs[i] = filepath.Join(root, "proj"+kit.Itoa(i))
 		if err := plangen.Write(dirs[i], benchPlans, time.Now()); err != nil {
 			b.Fatal(err)
 		}

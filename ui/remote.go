@@ -20,6 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -213,9 +214,9 @@ func (m *Model) remoteMark() string {
 // readAge is how old a view is: "7 s", then as span says it.
 func readAge(sec float64) string {
 	if sec < 60 {
-		return itoa(int(max(0, sec))) + " s"
+		return kit.Itoa(int(max(0, sec))) + " s"
 	}
-	return coarse(sec)
+	return kit.Coarse(sec)
 }
 
 func unixOf(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -77,7 +78,7 @@ func (v remoteVerb) done(op claims.Op, res claims.Result) string {
 	slug := op.Slug
 	switch {
 	case op.Verb == model.Recover:
-		return "recovered " + slug + ": now held by " + v.agent + " on " + op.Holder.Host + " for " + span(v.ttl.Seconds()) + " (r releases it)"
+		return "recovered " + slug + ": now held by " + v.agent + " on " + op.Holder.Host + " for " + kit.Span(v.ttl.Seconds()) + " (r releases it)"
 	case res.Dropped != nil && res.Rel == v.view.PlanRel(slug):
 		return "released " + slug + heldOn(&res.Dropped.Lease) + "; it is ready again in " + laneOf(res.Rel)
 	}

@@ -27,11 +27,11 @@ func TestRowsSharedBetweenSessions(t *testing.T) {
 		return m
 	}
 	a, b := open(120, termenv.ANSI256, hub), open(120, termenv.ANSI256, hub)
-	if a.plans.shared == nil || a.plans.shared != b.plans.shared {
+	if a.plans.Shared() == nil || a.plans.Shared() != b.plans.Shared() {
 		t.Fatal("two sessions alike render the plans' rows each")
 	}
 	narrow, plain := open(90, termenv.ANSI256, hub), open(120, termenv.Ascii, hub)
-	if narrow.plans.shared == a.plans.shared || plain.plans.shared == a.plans.shared || narrow.plans.shared == plain.plans.shared {
+	if narrow.plans.Shared() == a.plans.Shared() || plain.plans.Shared() == a.plans.Shared() || narrow.plans.Shared() == plain.plans.Shared() {
 		t.Fatal("sessions of another width or profile take rows rendered for the others")
 	}
 	for _, s := range []struct {
@@ -42,22 +42,5 @@ func TestRowsSharedBetweenSessions(t *testing.T) {
 		if got, want := s.m.View(), open(s.w, s.profile, nil).View(); got != want {
 			t.Errorf("%d columns, profile %v: a served session shows\n%s\nalone it shows\n%s", s.w, s.profile, got, want)
 		}
-	}
-}
-
-// The cache keeps at most rowSetsKept sets, dropping the least recently
-// used: old boards and old seconds do not stay.
-func TestRowCacheBounded(t *testing.T) {
-	c := newRowCache()
-	keep := c.get(rowsKey{width: -1}, 3)
-	for i := range 3 * rowSetsKept {
-		c.get(rowsKey{width: i}, 3)
-		c.get(rowsKey{width: -1}, 3) // in use all along
-	}
-	if n := c.len(); n > rowSetsKept {
-		t.Fatalf("the cache keeps %d sets, more than %d", n, rowSetsKept)
-	}
-	if c.get(rowsKey{width: -1}, 3) != keep {
-		t.Fatal("the set in use was dropped")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -282,7 +283,7 @@ func (m *Model) spawned(msg spawnedMsg) tea.Cmd {
 		mode = "run"
 	}
 	m.setStatus(fmt.Sprintf("✓ spawned %s (pid %d, %s, up to %s); 4 shows it, l its log",
-		msg.spec.Agent, msg.child.State.PID, mode, plural(max(1, msg.spec.MaxPlans), "plan", "plans")), false)
+		msg.spec.Agent, msg.child.State.PID, mode, kit.Plural(max(1, msg.spec.MaxPlans), "plan", "plans")), false)
 	return m.requestWorkers()
 }
 
@@ -290,7 +291,7 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	width := min(w-4, 76)
 	inner := max(1, width-4)
 	var lines []string
-	add := func(s string) { lines = append(lines, Fit(s, inner)) }
+	add := func(s string) { lines = append(lines, kit.Fit(s, inner)) }
 	add(m.st.Title.Render("Spawn a worker"))
 	for _, l := range wrapWords("Starts `fleetwatch work-once` as cron would: in its own session, so it outlives this screen; its output goes to var/fleet/logs/.", inner) {
 		add(l)
@@ -301,7 +302,7 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 		if f.focus == i {
 			mark = "▸ "
 		}
-		s := mark + Fit(name, 10) + " "
+		s := mark + kit.Fit(name, 10) + " "
 		if f.focus == i && !m.plain {
 			s = m.st.Selected.Render(s)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // Below 160 columns the tab bar dropped every name but the current
@@ -20,7 +21,7 @@ func TestTabNamesShortenRatherThanVanish(t *testing.T) {
 			h := newHarness(t, demoProject(t), w, 30)
 			var headers []string
 			for i, spec := range paneSpecs {
-				h.press(itoa(i + 1))
+				h.press(kit.Itoa(i + 1))
 				head := strings.Split(h.view(), "\n")[0]
 				headers = append(headers, head)
 				if ansi.StringWidth(head) != w {
@@ -28,12 +29,12 @@ func TestTabNamesShortenRatherThanVanish(t *testing.T) {
 				}
 				// The day's spend stays; the counts give way first, the
 				// alarm (an expired lease) last.
-				if !strings.Contains(head, "["+itoa(i+1)+" ") || !strings.Contains(head, " jotter · $4.46 today") ||
+				if !strings.Contains(head, "["+kit.Itoa(i+1)+" ") || !strings.Contains(head, " jotter · $4.46 today") ||
 					(w >= 100 && !strings.Contains(head, "1 expired")) || (w >= 120 && !strings.Contains(head, " · 22 plans · ")) {
 					t.Errorf("pane %d: no bracketed current pane, no spend, no alarm or no plan count:\n%s", i+1, head)
 				}
 				for j, other := range paneSpecs {
-					if tiny := itoa(j+1) + " " + other.short[:tinyTabs]; j != i && !strings.Contains(head, tiny) {
+					if tiny := kit.Itoa(j+1) + " " + other.short[:tinyTabs]; j != i && !strings.Contains(head, tiny) {
 						t.Errorf("pane %d (%s): the tab of %s is not even %q:\n%s", i+1, spec.name, other.name, tiny, head)
 					}
 				}
@@ -55,7 +56,7 @@ func TestGoldenTabs(t *testing.T) {
 			h := newHarness(t, newProject(t), w, 24)
 			var headers []string
 			for i := range paneSpecs {
-				h.press(itoa(i + 1))
+				h.press(kit.Itoa(i + 1))
 				headers = append(headers, strings.Split(h.view(), "\n")[0])
 			}
 			teatest.RequireEqualOutput(t, []byte(strings.Join(headers, "\n")+"\n"))

@@ -48,6 +48,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -212,13 +213,13 @@ func newCommon(opt Options) *common {
 		opt:   opt,
 		r:     opt.Renderer,
 		keys:  DefaultKeyMap(),
-		st:    NewStyles(opt.Renderer),
+		st:    kit.NewStyles(opt.Renderer),
 		help:  help.New(),
 		plain: opt.Renderer.ColorProfile() == termenv.Ascii,
 		why:   map[string]string{},
 		off:   map[*key.Binding]string{},
 	}
-	c.help.Styles = helpStyles(opt.Renderer)
+	c.help.Styles = kit.HelpStyles(opt.Renderer)
 	if on, _, ok := strings.Cut(c.st.Text.Render("x"), "x"); ok && !c.plain {
 		c.inkOn = on
 	}
@@ -393,7 +394,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	}
 	if f := m.typingFilter(); f != nil {
 		var cmd tea.Cmd
-		f.filter, cmd = f.filter.Update(msg)
+		f.Input, cmd = f.Input.Update(msg)
 		return cmd
 	}
 	return nil
@@ -561,10 +562,10 @@ func (m *Model) tick() tea.Cmd {
 	}
 	prev := m.now
 	m.now = m.clockNow()
-	m.plans.invalidate()
-	m.leases.invalidate()
-	m.wrk.invalidate()
-	m.events.invalidate()
+	m.plans.Invalidate()
+	m.leases.Invalidate()
+	m.wrk.Invalidate()
+	m.events.Invalidate()
 	var cmds []tea.Cmd
 	if running {
 		m.wrk.judge(m.opt.Tree.Now())
@@ -598,9 +599,9 @@ func (m *Model) layout() {
 	}
 	for p := range paneCount {
 		if p == plansPane {
-			m.paneOf(p).setSize(planW, planRows)
+			m.paneOf(p).SetSize(planW, planRows)
 		} else {
-			m.paneOf(p).setSize(w, rows)
+			m.paneOf(p).SetSize(w, rows)
 		}
 	}
 	if m.reading() {
@@ -611,7 +612,7 @@ func (m *Model) layout() {
 	m.rebuild()
 }
 
-func (m *Model) tableWidth() int { return m.current().width }
+func (m *Model) tableWidth() int { return m.current().Width }
 
 // Run opens the program full screen and returns when the operator quits.
 func Run(opt Options) error {
@@ -630,7 +631,7 @@ func Run(opt Options) error {
 // and rows brought up to date, and what they ask for.
 
 // current is the shown pane's table.
-func (m *Model) current() *table { return m.paneOf(m.pane).list() }
+func (m *Model) current() *kit.Table { return m.paneOf(m.pane).List() }
 
 func (m *Model) selection() selection { return m.paneOf(m.pane).selected() }
 

@@ -156,7 +156,7 @@ func TestReleaseLiveLeaseOfAnotherAgent(t *testing.T) {
 				h.selectPlan("in-progress/export-pdf.md")
 			} else {
 				h.press("2", "g")
-				for i := 0; h.m.leases.key() != model.LeaseFileName("in-progress/export-pdf.md"); i++ {
+				for i := 0; h.m.leases.Key() != model.LeaseFileName("in-progress/export-pdf.md"); i++ {
 					if i > 5 {
 						t.Fatal("no lease row for export-pdf")
 					}
@@ -430,8 +430,8 @@ func TestFilterNarrowsRowsAndEscClears(t *testing.T) {
 		t.Errorf("no match should say so:\n%s", v)
 	}
 	h.press("esc")
-	if got := h.rows(); !slices.Equal(got, all) || h.m.plans.filtering {
-		t.Errorf("esc while typing: rows %v, still filtering %v", got, h.m.plans.filtering)
+	if got := h.rows(); !slices.Equal(got, all) || h.m.plans.Typing {
+		t.Errorf("esc while typing: rows %v, still filtering %v", got, h.m.plans.Typing)
 	}
 	// Filter by a person assignee.
 	h.press("]", "/")
@@ -447,8 +447,8 @@ func TestSelectionFollowsPlanAcrossReload(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
 	h.selectPlan("bugs/login-timeout.md")
-	if h.m.plans.cursor != 1 {
-		t.Fatalf("login-timeout at row %d, want 1", h.m.plans.cursor)
+	if h.m.plans.Cursor != 1 {
+		t.Fatalf("login-timeout at row %d, want 1", h.m.plans.Cursor)
 	}
 	// A more urgent bug appears above it.
 	if _, err := p.tree.AddPlanAt(model.Bugs, "hotfix.md", plan("Hot fix", "high", "P1", "small", "", "none"), testNow.Add(-10*24*time.Hour)); err != nil {
@@ -458,8 +458,8 @@ func TestSelectionFollowsPlanAcrossReload(t *testing.T) {
 	if got := h.rows(); len(got) != 4 || got[0] != "bugs/hotfix.md" {
 		t.Fatalf("rows after the reload %v, want hotfix first", got)
 	}
-	if h.selected() != "bugs/login-timeout.md" || h.m.plans.cursor != 2 {
-		t.Errorf("cursor on %q (row %d), want login-timeout, now row 2", h.selected(), h.m.plans.cursor)
+	if h.selected() != "bugs/login-timeout.md" || h.m.plans.Cursor != 2 {
+		t.Errorf("cursor on %q (row %d), want login-timeout, now row 2", h.selected(), h.m.plans.Cursor)
 	}
 	// A reload where the selected plan went away keeps the cursor in place.
 	if err := os.Remove(p.tree.Abs("bugs/login-timeout.md")); err != nil {
@@ -572,8 +572,8 @@ func TestHelpShowsLegend(t *testing.T) {
 		t.Errorf("Leases help lacks its legend:\n%s", text)
 	}
 	h.press("?", "j", "esc") // j scrolls a tall help; any other key closes it, and does nothing else
-	if h.m.helpShown() || h.m.leases.cursor != 0 {
-		t.Errorf("after a key: help shown %v, cursor %d", h.m.helpShown(), h.m.leases.cursor)
+	if h.m.helpShown() || h.m.leases.Cursor != 0 {
+		t.Errorf("after a key: help shown %v, cursor %d", h.m.helpShown(), h.m.leases.Cursor)
 	}
 	h.press("?", "q")
 	if !h.quit {
@@ -597,8 +597,8 @@ func TestQuit(t *testing.T) {
 	// q while typing a filter or a park reason is text, not quit.
 	h := newHarness(t, p, 80, 24)
 	h.press("/", "q")
-	if h.quit || h.m.plans.filter.Value() != "q" {
-		t.Errorf("q in the filter: quit %v, filter %q", h.quit, h.m.plans.filter.Value())
+	if h.quit || h.m.plans.Input.Value() != "q" {
+		t.Errorf("q in the filter: quit %v, filter %q", h.quit, h.m.plans.Input.Value())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // View draws the screen: a header, the body, and one status line. It only
@@ -55,9 +56,9 @@ func (m *Model) headerLine() string {
 	room := m.width - ansi.StringWidth(right) - 1
 	if room < 20 {
 		s, _ := m.leftIn(head, counts, m.width)
-		return Fit(s, m.width)
+		return kit.Fit(s, m.width)
 	}
-	return Fit(m.st.Bar.Render(shown), room) + " " + right
+	return kit.Fit(m.st.Bar.Render(shown), room) + " " + right
 }
 
 // headerHead is the header's left side before the counts: the project and
@@ -102,12 +103,12 @@ func (m *Model) headerCounts() []headerCount {
 				expired++
 			}
 		}
-		leases := headerCount{full: plural(len(b.Leases), "lease", "leases")}
+		leases := headerCount{full: kit.Plural(len(b.Leases), "lease", "leases")}
 		if expired > 0 {
-			leases.short = itoa(expired) + " expired"
+			leases.short = kit.Itoa(expired) + " expired"
 			leases.full += " (" + leases.short + ")"
 		}
-		counts = append(counts, headerCount{full: plural(len(b.Rows), "plan", "plans")}, leases)
+		counts = append(counts, headerCount{full: kit.Plural(len(b.Rows), "plan", "plans")}, leases)
 	}
 	if m.workersShown() {
 		full, short := m.workerCounts()
@@ -241,13 +242,13 @@ func (m *Model) drawTabs(level tabLevel) string {
 		if !m.wide || compact {
 			name = spec.short
 		}
-		label := itoa(i+1) + " " + name
+		label := kit.Itoa(i+1) + " " + name
 		switch {
 		case pane(i) == m.pane:
 		case level == tabsTiny:
-			label = itoa(i+1) + " " + string([]rune(name)[:min(tinyTabs, len([]rune(name)))])
+			label = kit.Itoa(i+1) + " " + string([]rune(name)[:min(tinyTabs, len([]rune(name)))])
 		case level == tabsNumbers:
-			label = itoa(i + 1)
+			label = kit.Itoa(i + 1)
 		}
 		lead := ""
 		if compact && i > 0 {
@@ -270,7 +271,7 @@ func (m *Model) drawTabs(level tabLevel) string {
 
 func (m *Model) footerLine() string {
 	if f := m.typingFilter(); f != nil {
-		return Fit(f.filter.View(), m.width)
+		return kit.Fit(f.Input.View(), m.width)
 	}
 	helpText := m.shortHelp(m.width - 1)
 	if top := m.stack.top(); top != nil {
@@ -289,7 +290,7 @@ func (m *Model) footerLine() string {
 		status = m.demoHint()
 	}
 	if status == "" {
-		return Fit(" "+helpText, m.width)
+		return kit.Fit(" "+helpText, m.width)
 	}
 	if !m.plain {
 		if m.statusErr {
@@ -300,7 +301,7 @@ func (m *Model) footerLine() string {
 	}
 	room := m.width - ansi.StringWidth(status) - 3
 	if room < 20 {
-		return Fit(" "+status, m.width)
+		return kit.Fit(" "+status, m.width)
 	}
 	if ansi.StringWidth(helpText) > room && m.stack.top() == nil {
 		// Fewer keys, each whole, beside the status.
@@ -357,18 +358,18 @@ type helpMemo struct {
 }
 
 // tableBox draws a pane's table: boxed on wide terminals, bare on narrow.
-func (c *paneCtx) tableBox(title, header string, t *table, h int, empty string) []string {
+func (c *paneCtx) tableBox(title, header string, t *kit.Table, h int, empty string) []string {
 	rows := c.lines(t, "")
-	if t.len() == 0 {
+	if t.Len() == 0 {
 		rows[0] = "  " + c.st.Dim.Render(empty)
 	}
 	body := append([]string{c.st.Header.Render(header)}, rows...)
 	if !c.wide {
 		return body
 	}
-	hint := t.scrollHint()
+	hint := t.ScrollHint()
 	if hint == "" {
-		hint = itoa(t.len())
+		hint = kit.Itoa(t.Len())
 	}
 	return c.box(title, hint, body, c.cols, h, true)
 }

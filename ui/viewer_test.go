@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
 // viewer opens the sample project as a viewer over SSH would see it: a
@@ -85,7 +86,7 @@ func TestViewerActionKeysRefused(t *testing.T) {
 		for _, group := range k.actions() {
 			for _, a := range group {
 				for _, name := range a.b.Keys() {
-					h.press(itoa(int(p) + 1))
+					h.press(kit.Itoa(int(p) + 1))
 					h.selectIn(p)
 					h.press(name)
 					if len(h.m.stack) > 0 {
@@ -116,7 +117,7 @@ func (h *harness) selectIn(p pane) {
 		h.press("g")
 		return
 	}
-	if h.m.current().len() > 0 {
+	if h.m.current().Len() > 0 {
 		h.press("g")
 	}
 }
@@ -181,7 +182,7 @@ func TestOpensOnPlansPane(t *testing.T) {
 	s := openSession(t, p, hub)
 	waitAll(t, []*session{s}, "bugs/crash-on-save.md", 15*time.Second)
 	m := s.close(t)
-	if m.pane != plansPane || m.plans.lane != "bugs" || m.plans.len() == 0 {
-		t.Errorf("a hub-fed session opened on pane %d lane %s with %d rows", m.pane, m.plans.lane, m.plans.len())
+	if m.pane != plansPane || m.plans.lane != "bugs" || m.plans.Len() == 0 {
+		t.Errorf("a hub-fed session opened on pane %d lane %s with %d rows", m.pane, m.plans.lane, m.plans.Len())
 	}
 }

@@ -78,7 +78,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 	lines := strings.Split(v, "\n")
 	head := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, " ago ") })
 	ev := &h.m.events
-	for i, r := range ev.rows[ev.offset:min(len(ev.rows), ev.offset+ev.height)] {
+	for i, r := range ev.rows[ev.Offset:min(len(ev.rows), ev.Offset+ev.Height)] {
 		if e := r.event; e != nil {
 			l := lines[head+1+i]
 			row(l, l, e.Event, e.Slug, moveText(e), e.AgentID, e.Reason)

@@ -17,6 +17,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
@@ -25,8 +26,8 @@ import (
 // workers this UI started, and the ones marked for logs (agent ids, in
 // pane order).
 type workerList struct {
-	table
-	paneFilter
+	kit.Table
+	kit.Filter
 	states   []workers.State // the last reading of the state files
 	rows     []workerRow
 	problems []string
@@ -53,7 +54,7 @@ func (w *workerList) rebuild(pc *paneCtx) {
 	}
 	// Marks follow their workers; one that is gone loses its mark.
 	w.marks = slices.DeleteFunc(w.marks, func(a string) bool { return !slices.Contains(all, a) })
-	f := w.needle()
+	f := w.Needle()
 	w.shown = w.shown[:0]
 	keys := make([]string, 0, len(w.rows))
 	for i := range w.rows {
@@ -62,19 +63,19 @@ func (w *workerList) rebuild(pc *paneCtx) {
 			keys = append(keys, all[i])
 		}
 	}
-	w.cols = w.columns(w.width)
+	w.cols = w.columns(w.Width)
 	c := w.cols
 	cm := pc.common
-	w.set(keys, func(i int, sel bool) string {
+	w.Set(keys, func(i int, sel bool) string {
 		return w.line(cm, &w.rows[w.shown[i]], c, sel)
 	})
 }
 
 func (w *workerList) selected() selection {
-	if w.cursor >= len(w.shown) {
+	if w.Cursor >= len(w.shown) {
 		return selection{}
 	}
-	return selection{worker: &w.rows[w.shown[w.cursor]]}
+	return selection{worker: &w.rows[w.shown[w.Cursor]]}
 }
 
 func (w *workerList) syncKeys(pc *paneCtx, set setKey) {
@@ -128,7 +129,7 @@ func (w *workerList) view(pc *paneCtx, h int) []string {
 		// The other machines' workers shown are the last read's.
 		title += " · ⚠ other machines: " + termtext.Line(w.pubErr)
 	}
-	return pc.tableBox(pc.filterTitle(title, &w.paneFilter), w.cols.header(), &w.table, h, pc.emptyText(&w.paneFilter, empty))
+	return pc.tableBox(kit.FilterTitle(title, &w.Filter), w.cols.header(), &w.Table, h, kit.EmptyText(&w.Filter, empty))
 }
 
 // WorkerKeys are the Workers pane's.
@@ -235,7 +236,7 @@ func byStart(a, b workerRow) int {
 	if c := a.st.Started.Compare(b.st.Started.Time); c != 0 {
 		return c
 	}
-	return natCompare(a.st.AgentID, b.st.AgentID)
+	return kit.NatCompare(a.st.AgentID, b.st.AgentID)
 }
 
 // waitForStatesCmd waits for the state watcher's next change; like
@@ -423,13 +424,13 @@ func (m *Model) workerCounts() (summary, alarm string) {
 		}
 		n++
 	}
-	s := plural(n, "worker", "workers")
+	s := kit.Plural(n, "worker", "workers")
 	var bad []string
 	if stale > 0 {
-		bad = append(bad, itoa(stale)+" stale")
+		bad = append(bad, kit.Itoa(stale)+" stale")
 	}
 	if dead > 0 {
-		bad = append(bad, itoa(dead)+" dead")
+		bad = append(bad, kit.Itoa(dead)+" dead")
 	}
 	if len(bad) > 0 {
 		alarm = strings.Join(bad, ", ")
@@ -456,7 +457,7 @@ func (w *workerList) columns(width int) workerCols {
 	note := 0
 	for _, j := range shown {
 		radar, text := w.note(&rows[j])
-		note = max(note, cellWidth(radar)+3+cellWidth(text))
+		note = max(note, kit.CellWidth(radar)+3+kit.CellWidth(text))
 	}
 	if c.note < note {
 		if bare := workerColumnsAt(width, rows, shown, true); bare.note >= note {
@@ -470,15 +471,15 @@ func workerColumnsAt(w int, rows []workerRow, shown []int, bare bool) workerCols
 	agent, what, plan, host := len("agent"), len("tier/model"), len("plan"), 0
 	for _, j := range shown {
 		st := &rows[j].st
-		agent, what = max(agent, cellWidth(st.AgentID)), max(what, cellWidth(workerWhat(st, bare)))
-		plan = max(plan, cellWidth(planSlug(st.Plan)))
+		agent, what = max(agent, kit.CellWidth(st.AgentID)), max(what, kit.CellWidth(workerWhat(st, bare)))
+		plan = max(plan, kit.CellWidth(planSlug(st.Plan)))
 		if rows[j].pub != nil {
 			host = len("host")
 		}
 	}
 	for _, j := range shown {
 		if host > 0 {
-			host = max(host, cellWidth(rows[j].st.Host))
+			host = max(host, kit.CellWidth(rows[j].st.Host))
 		}
 	}
 	c := workerCols{state: 10, beat: 5, pid: 7, bare: bare}
@@ -487,7 +488,7 @@ func workerColumnsAt(w int, rows []workerRow, shown []int, bare bool) workerCols
 		c.host = min(host, 16, max(room/6, 4))
 		room -= c.host + 1
 	}
-	room = allot(room, colWant{&c.tier, what, 10, 40}, colWant{&c.agent, agent, 8, 24}, colWant{&c.plan, plan, 8, 32})
+	room = kit.Allot(room, kit.Col(&c.tier, what, 10, 40), kit.Col(&c.agent, agent, 8, 24), kit.Col(&c.plan, plan, 8, 32))
 	c.note = max(0, room-1)
 	return c
 }
@@ -495,10 +496,10 @@ func workerColumnsAt(w int, rows []workerRow, shown []int, bare bool) workerCols
 func (c workerCols) header() string {
 	host := ""
 	if c.host > 0 {
-		host = Fit("host", c.host) + " "
+		host = kit.Fit("host", c.host) + " "
 	}
-	return "  # " + Fit("agent", c.agent) + " " + host + Fit("tier/model", c.tier) + " " + Fit("plan", c.plan) + " " +
-		Fit("state", c.state) + " " + Fit("beat", c.beat) + " " + Fit("pid", c.pid) + " " + Fit("note", c.note)
+	return "  # " + kit.Fit("agent", c.agent) + " " + host + kit.Fit("tier/model", c.tier) + " " + kit.Fit("plan", c.plan) + " " +
+		kit.Fit("state", c.state) + " " + kit.Fit("beat", c.beat) + " " + kit.Fit("pid", c.pid) + " " + kit.Fit("note", c.note)
 }
 
 // healthCell is a worker's state in words, with a symbol so no colour is
@@ -521,27 +522,27 @@ func healthCell(r *workerRow) (text string, ok bool) {
 	if r.st.ExitCode == nil {
 		return "exited ?", true
 	}
-	return "exited " + itoa(*r.st.ExitCode), *r.st.ExitCode == 0 || *r.st.ExitCode == 1
+	return "exited " + kit.Itoa(*r.st.ExitCode), *r.st.ExitCode == 0 || *r.st.ExitCode == 1
 }
 
 // line is a worker's row, not yet highlighted (finish, table.go).
 func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool) string {
 	plain := cm.plain
 	var b strings.Builder
-	b.WriteString(gutter(selected))
+	b.WriteString(kit.Gutter(selected))
 	mark := " "
 	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 && r.pub == nil {
-		mark = itoa(i + 1)
+		mark = kit.Itoa(i + 1)
 	}
 	b.WriteString(mark + " ")
-	b.WriteString(Fit(termtext.Line(r.st.AgentID), c.agent) + " ")
+	b.WriteString(kit.Fit(termtext.Line(r.st.AgentID), c.agent) + " ")
 	if c.host > 0 {
-		b.WriteString(Fit(termtext.Line(cmp.Or(r.st.Host, "—")), c.host) + " ")
+		b.WriteString(kit.Fit(termtext.Line(cmp.Or(r.st.Host, "—")), c.host) + " ")
 	}
-	b.WriteString(Fit(termtext.Line(workerWhat(&r.st, c.bare)), c.tier) + " ")
-	b.WriteString(Fit(termtext.Line(planSlug(r.st.Plan)), c.plan) + " ")
+	b.WriteString(kit.Fit(termtext.Line(workerWhat(&r.st, c.bare)), c.tier) + " ")
+	b.WriteString(kit.Fit(termtext.Line(planSlug(r.st.Plan)), c.plan) + " ")
 	state, ok := healthCell(r)
-	cell := Fit(state, c.state)
+	cell := kit.Fit(state, c.state)
 	if !plain {
 		switch {
 		case r.health == workers.Live && r.st.Paused != "":
@@ -562,30 +563,30 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	case r.pub != nil:
 		// Its own clock says nothing here: how long this machine has seen
 		// its record unchanged.
-		beat = coarse(cm.now - float64(r.seenAt.UnixNano())/1e9)
+		beat = kit.Coarse(cm.now - float64(r.seenAt.UnixNano())/1e9)
 	case !last.IsZero() && !r.child:
-		beat = coarse(cm.now - float64(last.UnixNano())/1e9)
+		beat = kit.Coarse(cm.now - float64(last.UnixNano())/1e9)
 	}
-	b.WriteString(Fit(beat, c.beat) + " ")
+	b.WriteString(kit.Fit(beat, c.beat) + " ")
 	pid := "—"
 	if r.st.PID > 0 {
-		pid = itoa(r.st.PID)
+		pid = kit.Itoa(r.st.PID)
 	}
-	b.WriteString(Fit(pid, c.pid) + " ")
+	b.WriteString(kit.Fit(pid, c.pid) + " ")
 	radar, note := w.note(r)
 	if radar == "" {
-		b.WriteString(Fit(termtext.Line(note), c.note))
+		b.WriteString(kit.Fit(termtext.Line(note), c.note))
 		return b.String()
 	}
 	// What the scope scanner and the radar say comes first: it asks more
 	// of a person than the driver's note.
-	rw := min(cellWidth(radar), c.note)
-	words := Fit(termtext.Line(radar), rw)
+	rw := min(kit.CellWidth(radar), c.note)
+	words := kit.Fit(termtext.Line(radar), rw)
 	if !cm.plain && w.scopeAlarm(r) {
 		words = cm.st.Bad.Render(words)
 	}
 	if room := c.note - rw - 3; note != "" && room > 0 {
-		words += " · " + Fit(termtext.Line(note), room)
+		words += " · " + kit.Fit(termtext.Line(note), room)
 	} else {
 		words += strings.Repeat(" ", c.note-rw)
 	}
@@ -625,7 +626,7 @@ func (w *workerList) scopeWords(r *workerRow) string {
 	}
 	switch n := len(r.st.Violations); {
 	case n > 0:
-		parts = append(parts, "⚠ "+itoa(n)+" out of scope")
+		parts = append(parts, "⚠ "+kit.Itoa(n)+" out of scope")
 	case r.st.Scope != "":
 		parts = append(parts, r.st.Scope)
 	}
@@ -669,7 +670,7 @@ func overlapWords(o workers.Overlap, agent string) string {
 	}
 	paths := strings.Join(o.Paths[:min(2, len(o.Paths))], ", ")
 	if len(o.Paths) > 2 {
-		paths += " +" + itoa(len(o.Paths)-2)
+		paths += " +" + kit.Itoa(len(o.Paths)-2)
 	}
 	verdict := "unchecked"
 	switch {
@@ -731,7 +732,7 @@ func (r *workerRow) key() string {
 func (r *workerRow) matches(f string) bool {
 	st := &r.st
 	state, _ := healthCell(r)
-	return anyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state, st.Paused)
+	return kit.AnyContains(f, st.AgentID, st.Endpoint, st.Tier, st.Model, st.Plan, st.Note, st.Host, state, st.Paused)
 }
 
 // toggleMark marks the selected worker r for the logs, or unmarks it,
@@ -750,7 +751,7 @@ func (w *workerList) toggleMark(r *workerRow) tea.Msg {
 	} else {
 		w.marks = append(w.marks, r.st.AgentID)
 	}
-	w.invalidate()
+	w.Invalidate()
 	return moveReq(1)
 }
 
@@ -798,11 +799,11 @@ func publishedDetail(cm *common, p workers.Published, seenAt time.Time, log []st
 	}
 	exit := "(none)"
 	if p.ExitCode != nil {
-		exit = itoa(*p.ExitCode)
+		exit = kit.Itoa(*p.ExitCode)
 	}
 	for _, kv := range [][2]string{{"agent_id", p.AgentID}, {"host", p.Host}, {"tier", p.Tier}, {"model", p.Model},
 		{"endpoint", p.Endpoint}, {"plan", p.Plan}, {"state", p.State.State + " (" + string(p.Health) + " on this machine's clock)"},
-		{"unchanged for", coarse(now - unixOf(seenAt))}, {"exit_code", exit}, {"spent", p.Spent.String()}, {"paused", p.Paused}, {"pid", itoa(p.PID)}} {
+		{"unchanged for", kit.Coarse(now - unixOf(seenAt))}, {"exit_code", exit}, {"spent", p.Spent.String()}, {"paused", p.Paused}, {"pid", kit.Itoa(p.PID)}} {
 		d.field(kv[0], kv[1])
 	}
 	d.heading("Note")
@@ -816,7 +817,7 @@ func publishedDetail(cm *common, p workers.Published, seenAt time.Time, log []st
 	case logErr != nil:
 		d.note(p.Host + "'s fleetwatch serve: " + logErr.Error())
 	default:
-		d.heading("Log · last " + itoa(len(log)) + " lines · from " + p.Host + "'s fleetwatch serve at " + p.Serve)
+		d.heading("Log · last " + kit.Itoa(len(log)) + " lines · from " + p.Host + "'s fleetwatch serve at " + p.Serve)
 		for _, l := range log {
 			d.lines = append(d.lines, "  "+cm.logLine(l))
 		}
@@ -860,7 +861,7 @@ func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap
 		d.heading("On disk")
 		d.rawJSON(w.Raw)
 	}
-	d.heading("Log · last " + itoa(workers.DetailLogLines) + " lines · " + cm.projectRel(w.LogFile))
+	d.heading("Log · last " + kit.Itoa(workers.DetailLogLines) + " lines · " + cm.projectRel(w.LogFile))
 	switch {
 	case w.LogErr != "":
 		d.note(cm.projectRel(w.LogErr))
@@ -888,14 +889,14 @@ func (d *detailText) scope(st *workers.State, overlaps []workers.Overlap) {
 	if len(st.Violations) == 0 {
 		d.note("no path out of scope")
 	} else {
-		d.note(plural(len(st.Violations), "path", "paths") + " out of scope:")
+		d.note(kit.Plural(len(st.Violations), "path", "paths") + " out of scope:")
 		for _, p := range st.Violations {
 			d.note("  ⚠ " + p)
 		}
 	}
-	touched := plural(len(st.Touched), "path", "paths") + " touched"
+	touched := kit.Plural(len(st.Touched), "path", "paths") + " touched"
 	if st.TouchedMore > 0 {
-		touched += " (and " + itoa(st.TouchedMore) + " more not listed)"
+		touched += " (and " + kit.Itoa(st.TouchedMore) + " more not listed)"
 	}
 	d.note(touched + ":")
 	for _, p := range st.Touched {
@@ -942,9 +943,9 @@ func (d *detailText) stateFields(st *workers.State) {
 	}
 	exit := "(none)"
 	if st.ExitCode != nil {
-		exit = itoa(*st.ExitCode)
+		exit = kit.Itoa(*st.ExitCode)
 	}
-	vals := []string{itoa(st.PID), st.AgentID, st.Tier, st.Model, st.Plan, st.Worktree, itoa(st.Port),
+	vals := []string{kit.Itoa(st.PID), st.AgentID, st.Tier, st.Model, st.Plan, st.Worktree, kit.Itoa(st.Port),
 		when(st.Started), when(st.LastHeartbeat), st.State + " (" + string(st.Health(now)) + " now)", exit, st.Host,
 		strconv.FormatFloat(st.HeartbeatEvery, 'f', -1, 64) + " s", st.Endpoint, st.Note, cmp.Or(st.Contained, "(not said)")}
 	for i, k := range stateKeys {
@@ -980,9 +981,9 @@ func (w *workerList) askStop(pc *paneCtx, r *workerRow) tea.Msg {
 	if st.st.Plan != "" {
 		then = "it stops its agent, releases " + termtext.Line(planSlug(st.st.Plan)) + " back to its lane, and exits."
 	}
-	body := []string{"Send SIGTERM to " + who + " (pid " + itoa(st.st.PID) + ") and its process group; " + then}
+	body := []string{"Send SIGTERM to " + who + " (pid " + kit.Itoa(st.st.PID) + ") and its process group; " + then}
 	if st.health == workers.Stale {
-		body = append(body, "⚠ Its last heartbeat was "+coarse(pc.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
+		body = append(body, "⚠ Its last heartbeat was "+kit.Coarse(pc.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
 	}
 	project, t := pc.opt.Tree.Project, pc.opt.Tree
 	// No lease to look at again: stopCmd checks the state file instead.
@@ -1005,7 +1006,7 @@ func (w *workerList) askStopRemote(pc *paneCtx, r *workerRow) tea.Msg {
 	}
 	body := []string{"Ask " + who + " on " + host + " to stop, through the claims backend: at its next heartbeat " + then}
 	if r.health == workers.Stale {
-		body = append(body, "⚠ Its record has not changed for "+coarse(pc.now-unixOf(r.seenAt))+"; it may not hear the request.")
+		body = append(body, "⚠ Its record has not changed for "+kit.Coarse(pc.now-unixOf(r.seenAt))+"; it may not hear the request.")
 	}
 	c, st := pc.remote.c, r.st
 	return openReq{&dialog{
@@ -1035,6 +1036,6 @@ func stopCmd(project string, t *planfs.Tree, r workerRow) tea.Cmd {
 		if err := workers.StopAs(t, st); err != nil {
 			return "", err
 		}
-		return "sent SIGTERM to " + st.AgentID + " (pid " + itoa(st.PID) + "); it releases its plan and exits", nil
+		return "sent SIGTERM to " + st.AgentID + " (pid " + kit.Itoa(st.PID) + "); it releases its plan and exits", nil
 	})
 }

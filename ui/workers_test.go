@@ -18,6 +18,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -100,7 +101,7 @@ func (h *harness) workerAgents() []string {
 func (h *harness) selectWorker(agent string) {
 	h.t.Helper()
 	h.press("4")
-	if !h.m.wrk.goTo(agent) {
+	if !h.m.wrk.GoTo(agent) {
 		h.t.Fatalf("%s is not among the workers %v", agent, h.workerAgents())
 	}
 	h.m.syncKeys()
@@ -396,7 +397,7 @@ func TestStopAWorkerSpawnedFromTheUI(t *testing.T) {
 	}
 	h.press("x")
 	v := h.view()
-	if !h.dialogOpen() || !strings.Contains(v, "Stop ui-mid-1") || !strings.Contains(v, "(pid "+itoa(c.State.PID)+")") ||
+	if !h.dialogOpen() || !strings.Contains(v, "Stop ui-mid-1") || !strings.Contains(v, "(pid "+kit.Itoa(c.State.PID)+")") ||
 		!strings.Contains(v, "fake-plan") {
 		t.Fatalf("stop dialog:\n%s", v)
 	}
@@ -440,7 +441,7 @@ func TestLogsSideBySideFollowScrollAndClose(t *testing.T) {
 	p.addWorkers(t)
 	var filler []string
 	for i := range 40 {
-		filler = append(filler, "2025-06-02T09:29:"+fmt.Sprintf("%02d", i)+".000Z out step "+itoa(i))
+		filler = append(filler, "2025-06-02T09:29:"+fmt.Sprintf("%02d", i)+".000Z out step "+kit.Itoa(i))
 	}
 	p.log(t, "mid-1", filler...)
 	h := newHarness(t, p, 160, 40)
@@ -677,7 +678,7 @@ func TestWorkersKeepTheirOrderWhileWorkersExit(t *testing.T) {
 	h.selectWorker("small-2")
 	h.press(" ") // marks it and steps down
 	h.selectWorker("small-2")
-	cursor := h.m.wrk.cursor
+	cursor := h.m.wrk.Cursor
 	// mid-1 and small-2, above and under the cursor, exit.
 	one := 1
 	for _, agent := range []string{"mid-1", "small-2"} {
@@ -694,8 +695,8 @@ func TestWorkersKeepTheirOrderWhileWorkersExit(t *testing.T) {
 	if got := h.workerAgents(); !slices.Equal(got, before) {
 		t.Errorf("rows %v after two exits, were %v", got, before)
 	}
-	if w := h.m.selectedWorker(); w == nil || w.st.AgentID != "small-2" || h.m.wrk.cursor != cursor {
-		t.Errorf("the cursor moved off small-2 (row %d, was %d)", h.m.wrk.cursor, cursor)
+	if w := h.m.selectedWorker(); w == nil || w.st.AgentID != "small-2" || h.m.wrk.Cursor != cursor {
+		t.Errorf("the cursor moved off small-2 (row %d, was %d)", h.m.wrk.Cursor, cursor)
 	}
 	if !slices.Equal(h.m.wrk.marks, []string{"reasoner-1", "small-2"}) {
 		t.Errorf("marks %v, want reasoner-1 and small-2", h.m.wrk.marks)

@@ -7,13 +7,14 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // treeList is the Worktrees pane: each agent's checkout as git sees it.
 type treeList struct {
-	table
-	paneFilter
+	kit.Table
+	kit.Filter
 	rows  []workers.WorktreeState
 	err   error
 	shown []int // the rows the filter lets through
@@ -21,11 +22,11 @@ type treeList struct {
 }
 
 func (t *treeList) rebuild(pc *paneCtx) {
-	f := t.needle()
+	f := t.Needle()
 	t.shown = t.shown[:0]
 	for i := range t.rows {
 		s := &t.rows[i]
-		if anyContains(f, s.AgentID, s.Branch, s.Head, s.Path, s.Err) {
+		if kit.AnyContains(f, s.AgentID, s.Branch, s.Head, s.Path, s.Err) {
 			t.shown = append(t.shown, i)
 		}
 	}
@@ -33,10 +34,10 @@ func (t *treeList) rebuild(pc *paneCtx) {
 	for i, j := range t.shown {
 		keys[i] = t.rows[j].AgentID
 	}
-	t.cols = treeColumns(t.width, t.rows, t.shown)
+	t.cols = treeColumns(t.Width, t.rows, t.shown)
 	c := t.cols
 	cm := pc.common
-	t.set(keys, func(i int, sel bool) string {
+	t.Set(keys, func(i int, sel bool) string {
 		return treeLine(cm, &t.rows[t.shown[i]], c, sel)
 	})
 }
@@ -47,7 +48,7 @@ func (t *treeList) syncKeys(pc *paneCtx, set setKey) {
 	wt := t.row()
 	here := pc.shown == worktreesPane
 	set(&pc.keys.Trees.Diff, here && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
-	set(&pc.keys.Trees.Open, here && t.cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
+	set(&pc.keys.Trees.Open, here && t.Cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
 }
 
 func (t *treeList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
@@ -65,7 +66,7 @@ func (t *treeList) view(pc *paneCtx, h int) []string {
 	if t.err != nil {
 		empty = "worktrees: " + t.err.Error()
 	}
-	return pc.tableBox(pc.filterTitle("Worktrees", &t.paneFilter), t.cols.header(), &t.table, h, pc.emptyText(&t.paneFilter, empty))
+	return pc.tableBox(kit.FilterTitle("Worktrees", &t.Filter), t.cols.header(), &t.Table, h, kit.EmptyText(&t.Filter, empty))
 }
 
 // TreeKeys are the Worktrees pane's.
@@ -78,13 +79,13 @@ type treeCols struct{ agent, branch, port, state, ahead, path int }
 func treeColumns(w int, rows []workers.WorktreeState, shown []int) treeCols {
 	agent, branch := len("agent"), len("branch")
 	for _, j := range shown {
-		agent, branch = max(agent, cellWidth(rows[j].AgentID)), max(branch, cellWidth(treeBranch(&rows[j])))
+		agent, branch = max(agent, kit.CellWidth(rows[j].AgentID)), max(branch, kit.CellWidth(treeBranch(&rows[j])))
 	}
 	c := treeCols{state: 8, ahead: 9}
 	room := w - lead + 1 - (c.state + 1) - (c.ahead + 1)
-	room = allot(room, colWant{&c.agent, agent, 8, 24}, colWant{&c.branch, branch, 10, 48})
+	room = kit.Allot(room, kit.Col(&c.agent, agent, 8, 24), kit.Col(&c.branch, branch, 10, 48))
 	if w >= 100 {
-		room = allot(room, colWant{&c.port, 5, 5, 5})
+		room = kit.Allot(room, kit.Col(&c.port, 5, 5, 5))
 	}
 	c.path = max(0, room-1)
 	return c
@@ -98,15 +99,15 @@ func treeBranch(s *workers.WorktreeState) string {
 }
 
 func (c treeCols) header() string {
-	return strings.Repeat(" ", lead) + Fit("agent", c.agent) + " " + Fit("branch", c.branch) + " " + cell("port", c.port) +
-		Fit("state", c.state) + " " + Fit("vs integ", c.ahead) + " " + Fit("path", c.path)
+	return strings.Repeat(" ", lead) + kit.Fit("agent", c.agent) + " " + kit.Fit("branch", c.branch) + " " + kit.Cell("port", c.port) +
+		kit.Fit("state", c.state) + " " + kit.Fit("vs integ", c.ahead) + " " + kit.Fit("path", c.path)
 }
 
 // treeLine is a worktree's row, not yet highlighted (finish, table.go).
 func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) string {
 	plain := cm.plain
 	var b strings.Builder
-	b.WriteString(gutter(selected))
+	b.WriteString(kit.Gutter(selected))
 	state, bad := "clean", false
 	switch {
 	case s.Err != "":
@@ -131,14 +132,14 @@ func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) s
 	branch := treeBranch(s)
 	port := "-"
 	if s.Port > 0 {
-		port = itoa(s.Port)
+		port = kit.Itoa(s.Port)
 	}
-	b.WriteString(Fit(termtext.Line(s.AgentID), c.agent) + " " + Fit(termtext.Line(branch), c.branch) + " " + cell(port, c.port) + Fit(state, c.state) + " ")
+	b.WriteString(kit.Fit(termtext.Line(s.AgentID), c.agent) + " " + kit.Fit(termtext.Line(branch), c.branch) + " " + kit.Cell(port, c.port) + kit.Fit(state, c.state) + " ")
 	ahead := ""
 	if s.Exists && s.Err == "" {
-		ahead = "↑" + itoa(s.Ahead) + " ↓" + itoa(s.Behind)
+		ahead = "↑" + kit.Itoa(s.Ahead) + " ↓" + kit.Itoa(s.Behind)
 	}
-	b.WriteString(Fit(ahead, c.ahead) + " ")
+	b.WriteString(kit.Fit(ahead, c.ahead) + " ")
 	path := s.Path
 	if rel, ok := strings.CutPrefix(path, cm.opt.Tree.Project+"/"); ok {
 		path = rel
@@ -146,16 +147,16 @@ func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) s
 	if s.Err != "" {
 		path = s.Err
 	}
-	b.WriteString(Fit(termtext.Line(path), c.path))
+	b.WriteString(kit.Fit(termtext.Line(path), c.path))
 	return b.String()
 }
 
 // row is the selected worktree, nil when there is none.
 func (t *treeList) row() *workers.WorktreeState {
-	if t.cursor >= len(t.rows) {
+	if t.Cursor >= len(t.rows) {
 		return nil
 	}
-	return &t.rows[t.cursor]
+	return &t.rows[t.Cursor]
 }
 
 // requestTrees asks git about the worktrees, one request at a time like
@@ -177,10 +178,10 @@ func (m *Model) worktreesIfShown() tea.Cmd {
 
 // open shows the selected worktree as git sees it now.
 func (t *treeList) open(pc *paneCtx) tea.Msg {
-	if t.cursor >= len(t.rows) {
+	if t.Cursor >= len(t.rows) {
 		return nil
 	}
-	agent, project := t.rows[t.cursor].AgentID, pc.opt.Tree.Project
+	agent, project := t.rows[t.Cursor].AgentID, pc.opt.Tree.Project
 	return detailReq{"tree:" + agent, "worktree · " + agent, func() func(*paneCtx) []string {
 		w, err := workers.ReadWorktreeDetail(project, agent)
 		return func(pc *paneCtx) []string { return treeDetail(pc.common, w, err) }
@@ -202,7 +203,7 @@ func treeDetail(cm *common, w workers.WorktreeDetail, err error) []string {
 	}
 	port := "none"
 	if w.Port > 0 {
-		port = itoa(w.Port)
+		port = kit.Itoa(w.Port)
 	}
 	d.field("port", port)
 	switch {
@@ -213,7 +214,7 @@ func treeDetail(cm *common, w workers.WorktreeDetail, err error) []string {
 		d.field("git", cm.projectRel(w.Err))
 	default:
 		d.field("integration", w.Base)
-		d.field("ahead/behind", itoa(w.Ahead)+" ahead, "+itoa(w.Behind)+" behind "+w.Base)
+		d.field("ahead/behind", kit.Itoa(w.Ahead)+" ahead, "+kit.Itoa(w.Behind)+" behind "+w.Base)
 	}
 	d.heading("git status --short --branch")
 	d.gitOut(w.Status, w.StatusErr)

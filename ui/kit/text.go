@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"cmp"
@@ -27,8 +27,8 @@ func Fit(s string, w int) string {
 	return s + strings.Repeat(" ", w-n)
 }
 
-// fitRight right-aligns s in w cells.
-func fitRight(s string, w int) string {
+// FitRight right-aligns s in w cells.
+func FitRight(s string, w int) string {
 	n := ansi.StringWidth(s)
 	if n >= w {
 		return Fit(s, w)
@@ -36,9 +36,9 @@ func fitRight(s string, w int) string {
 	return strings.Repeat(" ", w-n) + s
 }
 
-// span renders a duration in seconds the way an operator reads it at a
+// Span renders a duration in seconds the way an operator reads it at a
 // glance: 42s, 12m, 3h05m, 2d4h.
-func span(sec float64) string {
+func Span(sec float64) string {
 	if math.IsNaN(sec) || math.IsInf(sec, 0) {
 		return "?"
 	}
@@ -54,27 +54,27 @@ func span(sec float64) string {
 	return fmt.Sprintf("%dd%dh", s/86400, s%86400/3600)
 }
 
-// coarse is span without the smaller unit below an hour: 42s, 11m, 2h05m.
-func coarse(sec float64) string {
+// Coarse is span without the smaller unit below an hour: 42s, 11m, 2h05m.
+func Coarse(sec float64) string {
 	if sec >= 60 && sec < 3600 {
 		return fmt.Sprintf("%dm", int64(sec)/60)
 	}
-	return span(sec)
+	return Span(sec)
 }
 
-// plural is "1 lease" or "2 leases".
-func plural(n int, one, many string) string {
+// Plural is "1 lease" or "2 leases".
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func itoa(n int) string { return fmt.Sprint(n) }
+func Itoa(n int) string { return fmt.Sprint(n) }
 
-// natCompare orders agent ids as people count them: ui-mid-2 before
+// NatCompare orders agent ids as people count them: ui-mid-2 before
 // ui-mid-10. Runs of digits compare by value, the rest byte by byte.
-func natCompare(a, b string) int {
+func NatCompare(a, b string) int {
 	for a != "" && b != "" {
 		da, db := digitRun(a), digitRun(b)
 		if da > 0 && db > 0 {

@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"slices"
@@ -8,7 +8,7 @@ import (
 func TestNatCompareCountsLikePeople(t *testing.T) {
 	t.Parallel()
 	ids := []string{"ui-mid-10", "ui-mid-2", "mid-1", "ui-mid-02x", "ui-mid-2", "ui-mid-1", "ui-small-1", "a"}
-	slices.SortFunc(ids, natCompare)
+	slices.SortFunc(ids, NatCompare)
 	want := []string{"a", "mid-1", "ui-mid-1", "ui-mid-2", "ui-mid-2", "ui-mid-02x", "ui-mid-10", "ui-small-1"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("got %q, want %q", ids, want)

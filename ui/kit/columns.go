@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"github.com/charmbracelet/x/ansi"
@@ -13,10 +13,10 @@ import (
 // title-like column (a plan's title, a lease's plan, a worktree's path, a
 // worker's note).
 
-// cellWidth is how many cells s takes once termtext has made it safe to
+// CellWidth is how many cells s takes once termtext has made it safe to
 // show; printable ASCII, which almost every cell is, is counted without
 // decoding.
-func cellWidth(s string) int {
+func CellWidth(s string) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x7f || s[i] < 0x20 {
 			return ansi.StringWidth(termtext.Line(s))
@@ -25,26 +25,26 @@ func cellWidth(s string) int {
 	return len(s)
 }
 
-// colWant is one column asking for room: its widest cell (header included),
+// ColWant is one column asking for room: its widest cell (header included),
 // the least it is shown with, and the most it takes.
-type colWant struct {
-	w                *int
-	want, floor, top int
+type ColWant struct {
+	W                *int
+	Want, Floor, Top int
 }
 
-// allot serves the columns in order out of room, each with its separator:
+// Allot serves the columns in order out of room, each with its separator:
 // what its widest cell wants, capped; a column whose floor does not fit
 // is dropped (width 0). It returns the room left.
-func allot(room int, cols ...colWant) int {
+func Allot(room int, cols ...ColWant) int {
 	for _, c := range cols {
-		n := min(c.want, c.top, room-1)
-		if n < c.floor {
+		n := min(c.Want, c.Top, room-1)
+		if n < c.Floor {
 			n = 0
-			if c.want > 0 && room-1 >= c.floor {
-				n = c.floor
+			if c.Want > 0 && room-1 >= c.Floor {
+				n = c.Floor
 			}
 		}
-		*c.w = n
+		*c.W = n
 		if n > 0 {
 			room -= n + 1
 		}
@@ -52,10 +52,13 @@ func allot(room int, cols ...colWant) int {
 	return room
 }
 
-// cell is s fitted to w and a space, or nothing for a hidden column (w 0).
-func cell(s string, w int) string {
+// Cell is s fitted to w and a space, or nothing for a hidden column (w 0).
+func Cell(s string, w int) string {
 	if w == 0 {
 		return ""
 	}
 	return Fit(s, w) + " "
 }
+
+// Col is a column asking for room: its width w is set by Allot.
+func Col(w *int, want, floor, top int) ColWant { return ColWant{w, want, floor, top} }

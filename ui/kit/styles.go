@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"strconv"
@@ -56,8 +56,8 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 	}
 }
 
-// helpStyles are bubbles' help colours, made by r.
-func helpStyles(r *lipgloss.Renderer) help.Styles {
+// HelpStyles are bubbles' help colours, made by r.
+func HelpStyles(r *lipgloss.Renderer) help.Styles {
 	c := func(light, dark string) lipgloss.Style { return r.NewStyle().Foreground(colorFor(r, light, dark)) }
 	key, desc, sep := c("#909090", "#626262"), c("#B2B2B2", "#4A4A4A"), c("#DDDADA", "#3C3C3C")
 	return help.Styles{ShortKey: key, ShortDesc: desc, ShortSeparator: sep, Ellipsis: sep, FullKey: key, FullDesc: desc, FullSeparator: sep}
