@@ -55,7 +55,7 @@ func benchModel(b *testing.B, n int) Model {
 	m := New(Options{Tree: tree, Agent: "op", NoWatch: true, Renderer: r})
 	m.plans.lane = model.Features
 	m = step(m, tea.WindowSizeMsg{Width: 160, Height: 48})
-	return step(m, loadedMsg{d: newData(model.NewBoard(s, model.Options{Now: now}), now)})
+	return step(m, loadedMsg{d: NewData(model.NewBoard(s, model.Options{Now: now}), now)})
 }
 
 func step(m Model, msg tea.Msg) Model {

@@ -131,7 +131,7 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 		v := h.view()
 		for _, r := range h.m.plans.rows {
 			why, _ := h.m.d.whyText(r)
-			who, _ := whoText(r, h.m.now)
+			who, _ := whoText(r, h.m.Now)
 			need(v, " "+r.Plan.Slug+" ", why, who)
 		}
 	}
@@ -227,8 +227,8 @@ func TestWhyWidthIsTheTextsWidth(t *testing.T) {
 	h := newHarness(t, p, 160, 48)
 	skips := map[string]int{}
 	kinds := map[string]bool{}
-	for i := range h.m.d.board.Rows {
-		r := &h.m.d.board.Rows[i]
+	for i := range h.m.d.Board.Rows {
+		r := &h.m.d.Board.Rows[i]
 		text, _ := h.m.d.whyText(r)
 		kinds[strings.Fields(text + " x")[0]] = true
 		if got, want := h.m.d.whyWidth(r, skips, 0), ansi.StringWidth(text); got != want {

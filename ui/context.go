@@ -19,22 +19,22 @@ import (
 // per SSH session), the key map, the sizes and the clock. Panes read it
 // instead of globals.
 type common struct {
-	opt   Options
-	r     *lipgloss.Renderer
-	keys  KeyMap
-	st    kit.Styles
-	help  help.Model
-	plain bool   // no colour at all: skip styling work
-	inkOn string // the escape code that sets the Text colour
-	rowOn string // the escape code that starts the SelectedRow style
-	why   map[string]string
-	// off is why each binding that is off does not apply now, for `?`.
-	off map[*key.Binding]string
+	Opt   Options
+	R     *lipgloss.Renderer
+	Keys  KeyMap
+	St    kit.Styles
+	Help  help.Model
+	Plain bool   // no colour at all: skip styling work
+	InkOn string // the escape code that sets the Text colour
+	RowOn string // the escape code that starts the SelectedRow style
+	Why   map[string]string
+	// Off is why each binding that is Off does not apply now, for `?`.
+	Off map[*key.Binding]string
 
-	width, height int
-	cols          int // the body's width: one column is kept as a left margin
-	wide          bool
-	now           float64 // the clock the rows were judged at, Unix seconds
+	Width, Height int
+	Cols          int // the body's width: one column is kept as a left margin
+	Wide          bool
+	Now           float64 // the clock the rows were judged at, Unix seconds
 
 	// statusSeq counts status messages, so a fade clears only its own;
 	// holdStatus keeps them (tests that read the status after settling).
@@ -53,11 +53,11 @@ type common struct {
 	helpDrawn [2]helpMemo         // the footer's keys, alone and beside a status (view.go)
 }
 
-// textField is a text field styled by the session's renderer rather than
+// TextField is a text field styled by the session's renderer rather than
 // the process's default one, so each SSH session gets its own profile.
-func (c *common) textField() textinput.Model {
+func (c *common) TextField() textinput.Model {
 	in := textinput.New()
-	s := c.r.NewStyle
+	s := c.R.NewStyle
 	in.PromptStyle, in.TextStyle = s(), s()
 	in.PlaceholderStyle = s().Foreground(lipgloss.Color("240"))
 	in.CompletionStyle = in.PlaceholderStyle
@@ -65,21 +65,21 @@ func (c *common) textField() textinput.Model {
 	return in
 }
 
-// paneCtx is what a pane sees, and all it sees: the shared context, the
+// Ctx is what a pane sees, and all it sees: the shared context, the
 // latest reading, which pane is on screen and what is selected there, and
 // the few facts of the root a pane reads. A pane never holds the root
 // model: it asks for anything else (a question, a detail, a reload, a
 // status line) by returning a request (pane.go), which the root routes in
 // one place (route, ui.go). Built afresh for each call, never kept.
-type paneCtx struct {
+type Ctx struct {
 	*common
-	d      *data        // the latest reading; nil before the first
-	shown  pane         // the pane on screen
-	target selection    // what the shown pane's cursor is on
+	D      *Data        // the latest reading; nil before the first
+	Shown  PaneID         // the pane on screen
+	Target Selection    // what the shown pane's cursor is on
 	remote *remoteState // the remote claims backend, read only; nil for lease files
-	// stateProblems are the workers' state files that could not be read,
+	// StateProblems are the workers' state files that could not be read,
 	// which the Events pane lists.
-	stateProblems []string
+	StateProblems []string
 	// workers are the Workers pane's rows, whose running runs' spend the
 	// Fleet pane lists; paused the runs paused where they are, from the
 	// Fleet pane's reading, which the Inbox lists.
@@ -88,20 +88,20 @@ type paneCtx struct {
 	// queue is the merge listing: the Plans pane's merge keys act on the
 	// selected plan's candidate in it (merge.go).
 	queue *mergeList
-	// reading: the selected plan is open full screen (the reader).
-	reading bool
-	// lines and highlight draw a table's visible rows and a selected
+	// Reading: the selected plan is open full screen (the reader).
+	Reading bool
+	// Lines and highlight draw a table's visible rows and a selected
 	// line; table.go renders rows for the root model, so these are its.
-	lines     func(t *kit.Table, blank string) []string
+	Lines     func(t *kit.Table, blank string) []string
 	highlight func(line string) string
 }
 
 // ctx is the context the panes are given now.
-func (m *Model) ctx() *paneCtx {
-	return &paneCtx{
-		common: m.common, d: m.d, shown: m.pane, target: m.selection(), remote: m.remote,
-		stateProblems: m.wrk.problems, workers: m.wrk.rows, paused: m.fleet.data.paused, queue: &m.merge, reading: m.reading(),
-		lines:     func(t *kit.Table, blank string) []string { return t.Lines(m.common, blank) },
+func (m *Model) ctx() *Ctx {
+	return &Ctx{
+		common: m.common, D: m.d, Shown: m.pane, Target: m.selection(), remote: m.remote,
+		StateProblems: m.wrk.problems, workers: m.wrk.rows, paused: m.fleet.data.paused, queue: &m.merge, Reading: m.reading(),
+		Lines:     func(t *kit.Table, blank string) []string { return t.Lines(m.common, blank) },
 		highlight: m.Highlight,
 	}
 }
@@ -111,10 +111,10 @@ func (m *Model) ctx() *paneCtx {
 // (NO_COLOR, the Ascii profile drops every style) reverse video, written
 // directly, so the selection is more than the ▸ in its gutter.
 func (c *common) Highlight(line string) string {
-	if c.plain || c.rowOn == "" {
+	if c.Plain || c.RowOn == "" {
 		return reverseOn + line + reverseOff
 	}
-	return c.rowOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+c.rowOn) + "\x1b[0m"
+	return c.RowOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+c.RowOn) + "\x1b[0m"
 }
 
 // The escape codes of reverse video, on and off.
@@ -124,8 +124,8 @@ const reverseOn, reverseOff = "\x1b[7m", "\x1b[27m"
 // rowsKey.from: the pane, the board, the lane, the filter and the columns
 // (a comparable struct of the pane's own).
 type rowsOf struct {
-	pane   pane
-	d      *data
+	pane   PaneID
+	d      *Data
 	lane   model.Lane
 	needle string
 	cols   any
@@ -135,7 +135,7 @@ type rowsOf struct {
 // it to the whole second, so the sessions that tick within one second
 // render that second's rows alike, once between them.
 func (m *Model) clockNow() float64 {
-	now := m.opt.Tree.NowSeconds()
+	now := m.Opt.Tree.NowSeconds()
 	if m.sub != nil {
 		return math.Floor(now)
 	}
@@ -144,26 +144,26 @@ func (m *Model) clockNow() float64 {
 
 // Sharing is lineEnv's: a hub's sessions share the rows they render alike.
 func (c *common) Sharing(from any, width int) (*kit.RowCache, kit.RowsKey) {
-	if c.opt.Hub == nil {
+	if c.Opt.Hub == nil {
 		return nil, kit.RowsKey{}
 	}
-	return c.opt.Hub.rows, kit.RowsKey{From: from, Width: width, Profile: c.r.ColorProfile(), Dark: c.r.HasDarkBackground(), Now: c.now}
+	return c.Opt.Hub.rows, kit.RowsKey{From: from, Width: width, Profile: c.R.ColorProfile(), Dark: c.R.HasDarkBackground(), Now: c.Now}
 }
 
-// fitted is fit(s, w), measured once for a hub's sessions.
-func (m *common) fitted(s string, w int) string {
-	if m.opt.Hub == nil {
+// Fitted is fit(s, w), measured once for a hub's sessions.
+func (m *common) Fitted(s string, w int) string {
+	if m.Opt.Hub == nil {
 		return kit.Fit(s, w)
 	}
-	return m.opt.Hub.lines.Get(kit.LineKey{S: s, W: w}, func() string { return kit.Fit(s, w) })
+	return m.Opt.Hub.lines.Get(kit.LineKey{S: s, W: w}, func() string { return kit.Fit(s, w) })
 }
 
 // bodyLine is a body line as View draws it: after the margin, fitted to
 // the body and inked; laid out once for a hub's sessions.
 func (m *Model) bodyLine(line string) string {
-	lay := func() string { return m.ink(" " + kit.Fit(line, m.cols)) }
-	if m.opt.Hub == nil {
+	lay := func() string { return m.ink(" " + kit.Fit(line, m.Cols)) }
+	if m.Opt.Hub == nil {
 		return lay()
 	}
-	return m.opt.Hub.lines.Get(kit.LineKey{S: line, W: m.cols, Body: true, Ink: m.inkOn}, lay)
+	return m.Opt.Hub.lines.Get(kit.LineKey{S: line, W: m.Cols, Body: true, Ink: m.InkOn}, lay)
 }

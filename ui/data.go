@@ -14,21 +14,21 @@ import (
 // eventsShown is how many of the newest events the Events pane keeps.
 const eventsShown = 500
 
-// data is one refresh of everything the screen shows about the tree.
-type data struct {
-	board  *model.Board
-	now    float64         // Unix seconds the board was judged at
-	rels   map[string]bool // every plan's rel, for questions asked per key press
-	events []planfs.Event
-	// eventsErr is why the event log could not be read; the rest still shows.
-	eventsErr error
-	parked    map[string]string          // why each parked plan was parked (marks.go)
-	lint      map[string][]model.Warning // each plan's lint warnings
-	commits   map[string]float64         // each branch's last commit, for stuck plans
+// Data is one refresh of everything the screen shows about the tree.
+type Data struct {
+	Board  *model.Board
+	Now    float64         // Unix seconds the board was judged at
+	Rels   map[string]bool // every plan's rel, for questions asked per key press
+	Events []planfs.Event
+	// EventsErr is why the event log could not be read; the rest still shows.
+	EventsErr error
+	Parked    map[string]string          // why each parked plan was parked (marks.go)
+	Lint      map[string][]model.Warning // each plan's lint warnings
+	Commits   map[string]float64         // each branch's last commit, for stuck plans
 }
 
 type loadedMsg struct {
-	d   *data
+	d   *Data
 	err error
 	// view is the remote read the board was judged from (remote.go);
 	// remoteErr is why a remote read failed: the last good board stays.
@@ -50,17 +50,17 @@ type changeMsg planfs.Change
 // tickMsg drives lease countdowns; it runs only while leases exist.
 type tickMsg time.Time
 
-// newData indexes a board judged at now.
-func newData(b *model.Board, now float64) *data {
-	d := &data{board: b, now: now, rels: make(map[string]bool, len(b.Rows)), lint: lintByFile(b.Warnings)}
+// NewData indexes a board judged at now.
+func NewData(b *model.Board, now float64) *Data {
+	d := &Data{Board: b, Now: now, Rels: make(map[string]bool, len(b.Rows)), Lint: lintByFile(b.Warnings)}
 	for i := range b.Rows {
-		d.rels[b.Rows[i].Plan.Rel] = true
+		d.Rels[b.Rows[i].Plan.Rel] = true
 	}
 	return d
 }
 
-// has reports whether the reading saw a plan at rel.
-func (d *data) has(rel string) bool { return d != nil && d.rels[rel] }
+// Has reports whether the reading saw a plan at rel.
+func (d *Data) Has(rel string) bool { return d != nil && d.Rels[rel] }
 
 // loadCmd scans the tree (re-reading only what the watcher saw change) and
 // judges it for every tier.
@@ -82,10 +82,10 @@ func loadBoard(t *planfs.Tree) loadedMsg {
 	b.Leases = snap.Leases // the Leases pane lists the files there are
 	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
 	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
-	d := newData(b, now)
-	d.events, d.eventsErr = t.RecentEvents(eventsShown)
-	d.parked = parkReasons(d.events)
-	d.commits = workers.BranchCommits(t.Project)
+	d := NewData(b, now)
+	d.Events, d.EventsErr = t.RecentEvents(eventsShown)
+	d.Parked = parkReasons(d.Events)
+	d.Commits = workers.BranchCommits(t.Project)
 	return loadedMsg{d: d}
 }
 

@@ -28,13 +28,13 @@ type detailView struct {
 // it into lines on the UI goroutine, where the styles are.
 type detailMsg struct {
 	id    string
-	build func(c *paneCtx) []string
+	build func(c *Ctx) []string
 }
 
 // openDetail shows a detail titled title and starts read, which runs off
 // the UI goroutine and must copy what it needs.
-func (m *Model) openDetail(id, title string, read func() func(c *paneCtx) []string) tea.Cmd {
-	v := &detailView{id: id, title: title, text: []string{m.st.Dim.Render("reading…")}}
+func (m *Model) openDetail(id, title string, read func() func(c *Ctx) []string) tea.Cmd {
+	v := &detailView{id: id, title: title, text: []string{m.St.Dim.Render("reading…")}}
 	m.stack.push(v)
 	return func() tea.Msg { return detailMsg{id: id, build: read()} }
 }
@@ -51,7 +51,7 @@ func (m *Model) detailLoaded(msg detailMsg) {
 
 // detailVisible is how many rows of text the detail shows: the body less
 // its title line.
-func (m *Model) detailVisible() int { return max(1, m.height-3) }
+func (m *Model) detailVisible() int { return max(1, m.Height-3) }
 
 // wrap rewraps the text when the width changed.
 func (v *detailView) wrap(w int) {
@@ -86,7 +86,7 @@ func (*detailView) asks() bool   { return false }
 func (*detailView) typing() bool { return false }
 
 func (v *detailView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.Keys
 	vis := m.detailVisible()
 	switch {
 	case key.Matches(msg, k.Interrupt):
@@ -95,23 +95,23 @@ func (v *detailView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		m.stack.remove(v)
 		return nil
 	}
-	if d, ok := k.step(msg, vis, len(v.rows)); ok {
+	if d, ok := k.Step(msg, vis, len(v.rows)); ok {
 		v.off += d
 	}
-	v.wrap(m.cols - 2)
+	v.wrap(m.Cols - 2)
 	v.clamp(vis)
 	return nil
 }
 
 func (v *detailView) view(m *Model, h int) []string {
-	v.wrap(m.cols - 2)
+	v.wrap(m.Cols - 2)
 	vis := max(1, h-1)
 	v.clamp(vis)
 	where := ""
 	if len(v.rows) > vis {
 		where = "  " + kit.Itoa(v.off+1) + "–" + kit.Itoa(min(len(v.rows), v.off+vis)) + " of " + kit.Itoa(len(v.rows))
 	}
-	head := " " + m.st.Title.Render(termtext.Line(v.title)) + m.st.Dim.Render(where)
+	head := " " + m.St.Title.Render(termtext.Line(v.title)) + m.St.Dim.Render(where)
 	out := make([]string, 0, h)
 	out = append(out, head)
 	for _, r := range v.rows[v.off:min(len(v.rows), v.off+vis)] {
@@ -133,11 +133,11 @@ func (m *Model) readerFacts() string {
 		switch {
 		case l.Corrupt != "":
 			s += " · lease unreadable"
-		case l.Active(m.now):
-			s += " · held by " + l.AgentID + heldOn(l) + ", " + timeLeft(l, m.now)
+		case l.Active(m.Now):
+			s += " · held by " + l.AgentID + heldOn(l) + ", " + timeLeft(l, m.Now)
 		default:
-			s += " · lease of " + l.AgentID + heldOn(l) + " expired " + kit.Span(m.now-l.ExpiresAt) + " ago"
+			s += " · lease of " + l.AgentID + heldOn(l) + " expired " + kit.Span(m.Now-l.ExpiresAt) + " ago"
 		}
 	}
-	return " " + m.st.Dim.Render(termtext.Line(s))
+	return " " + m.St.Dim.Render(termtext.Line(s))
 }

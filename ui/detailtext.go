@@ -13,44 +13,44 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
-// detailText gathers a detail's lines: headings, label and value pairs,
+// DetailText gathers a detail's lines: headings, label and value pairs,
 // and blocks of text (raw JSON, git's output) shown line by line.
-type detailText struct {
-	c     *common
-	lines []string
+type DetailText struct {
+	C     *common
+	Lines []string
 }
 
-func (d *detailText) heading(s string) {
-	if len(d.lines) > 0 {
-		d.lines = append(d.lines, "")
+func (d *DetailText) Heading(s string) {
+	if len(d.Lines) > 0 {
+		d.Lines = append(d.Lines, "")
 	}
-	d.lines = append(d.lines, d.c.st.Title.Render(s))
+	d.Lines = append(d.Lines, d.C.St.Title.Render(s))
 }
 
-// field is one label and its value; the value is made safe here.
-func (d *detailText) field(label, value string) {
-	d.lines = append(d.lines, "  "+d.c.st.Dim.Render(kit.Fit(label, 15))+" "+termtext.Line(value))
+// Field is one label and its value; the value is made safe here.
+func (d *DetailText) Field(label, value string) {
+	d.Lines = append(d.Lines, "  "+d.C.St.Dim.Render(kit.Fit(label, 15))+" "+termtext.Line(value))
 }
 
-// block is text of many lines, each made safe.
-func (d *detailText) block(text string) {
+// Block is text of many lines, each made safe.
+func (d *DetailText) Block(text string) {
 	text = strings.TrimRight(text, "\n")
 	if text == "" {
-		d.lines = append(d.lines, "  "+d.c.st.Dim.Render("(empty)"))
+		d.Lines = append(d.Lines, "  "+d.C.St.Dim.Render("(empty)"))
 		return
 	}
 	for _, l := range strings.Split(text, "\n") {
-		d.lines = append(d.lines, "  "+termtext.Line(strings.TrimSuffix(l, "\r")))
+		d.Lines = append(d.Lines, "  "+termtext.Line(strings.TrimSuffix(l, "\r")))
 	}
 }
 
-func (d *detailText) note(s string) {
-	d.lines = append(d.lines, "  "+d.c.st.Dim.Render(termtext.Line(s)))
+func (d *DetailText) Note(s string) {
+	d.Lines = append(d.Lines, "  "+d.C.St.Dim.Render(termtext.Line(s)))
 }
 
-// stamp shows a Unix time as its number, the local time, and how far from
+// Stamp shows a Unix time as its number, the local time, and how far from
 // now it is.
-func stamp(sec, now float64) string {
+func Stamp(sec, now float64) string {
 	if sec == 0 {
 		return "0 (none)"
 	}
@@ -62,20 +62,20 @@ func stamp(sec, now float64) string {
 	return s + " · " + kit.Span(now-sec) + " ago"
 }
 
-// rawJSON shows a file's bytes: indented when they parse, as they are
+// RawJSON shows a file's bytes: indented when they parse, as they are
 // (made safe) when not.
-func (d *detailText) rawJSON(raw []byte) {
+func (d *DetailText) RawJSON(raw []byte) {
 	var buf bytes.Buffer
 	if json.Indent(&buf, raw, "", "  ") == nil {
-		d.block(buf.String())
+		d.Block(buf.String())
 		return
 	}
-	d.note("not valid JSON; the bytes as they are:")
-	d.block(termtext.Block(strings.ToValidUTF8(string(raw), "?")))
+	d.Note("not valid JSON; the bytes as they are:")
+	d.Block(termtext.Block(strings.ToValidUTF8(string(raw), "?")))
 }
 
-// extraFields lists the top-level keys of raw that known does not name.
-func (d *detailText) extraFields(raw []byte, known ...string) {
+// ExtraFields lists the top-level keys of raw that known does not name.
+func (d *DetailText) ExtraFields(raw []byte, known ...string) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
 		return
@@ -90,16 +90,16 @@ func (d *detailText) extraFields(raw []byte, known ...string) {
 		return
 	}
 	slices.Sort(extra)
-	d.heading("Other fields")
+	d.Heading("Other fields")
 	for _, k := range extra {
-		d.field(k, string(fields[k]))
+		d.Field(k, string(fields[k]))
 	}
 }
 
-// projectRel takes the project's path off s: it is known, and the rest
+// ProjectRel takes the project's path off s: it is known, and the rest
 // needs the room.
-func (c *common) projectRel(s string) string {
-	p := c.opt.Tree.Project
+func (c *common) ProjectRel(s string) string {
+	p := c.Opt.Tree.Project
 	if s == p {
 		return "."
 	}

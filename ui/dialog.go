@@ -100,7 +100,7 @@ func (*dialog) asks() bool     { return true }
 func (d *dialog) typing() bool { return d.input != nil }
 
 func (d *dialog) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	cmd, closed := d.update(&m.keys.Ask, msg)
+	cmd, closed := d.update(&m.Keys.Ask, msg)
 	if closed {
 		m.stack.remove(d)
 		return m.confirmed(cmd)
@@ -181,14 +181,14 @@ func (d *dialog) confirm() tea.Cmd {
 	return d.do(d.answer())
 }
 
-func (d *dialog) view(m *Model, h int) []string { return m.dialogView(d, m.cols, h) }
+func (d *dialog) view(m *Model, h int) []string { return m.dialogView(d, m.Cols, h) }
 
 func (m *Model) dialogView(d *dialog, w, h int) []string {
 	width := min(w-4, 72)
 	var b strings.Builder
-	b.WriteString(m.st.Title.Render(termtext.Line(d.title)))
+	b.WriteString(m.St.Title.Render(termtext.Line(d.title)))
 	for _, line := range d.body {
-		b.WriteString("\n" + m.r.NewStyle().Width(width-4).Render(termtext.Line(line)))
+		b.WriteString("\n" + m.R.NewStyle().Width(width-4).Render(termtext.Line(line)))
 	}
 	if len(d.choices) > 0 {
 		b.WriteString("\n\n")
@@ -196,8 +196,8 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 			label := " " + string(c) + " "
 			if i == d.choice {
 				label = "[" + string(c) + "]"
-				if !m.plain {
-					label = m.st.Selected.Render(label)
+				if !m.Plain {
+					label = m.St.Selected.Render(label)
 				}
 			}
 			b.WriteString(label + "  ")
@@ -208,8 +208,8 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 	}
 	if d.problem != "" {
 		p := "✗ " + termtext.Line(d.problem)
-		if !m.plain {
-			p = m.st.Bad.Render(p)
+		if !m.Plain {
+			p = m.St.Bad.Render(p)
 		}
 		b.WriteString("\n" + p)
 	}
@@ -220,16 +220,16 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 	if len(d.choices) > 1 {
 		keys = "tab choose · " + keys
 	}
-	b.WriteString("\n\n" + m.st.Help.Render(keys))
-	box := m.st.Dialog.Width(width).Render(b.String())
-	return strings.Split(m.r.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
+	b.WriteString("\n\n" + m.St.Help.Render(keys))
+	box := m.St.Dialog.Width(width).Render(b.String())
+	return strings.Split(m.R.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
 }
 
 // force says whether acting on a plan overrides someone: another agent's
 // lease, or an in-progress plan nobody holds.
 func (c *common) force(lease *model.Lease, lane model.Lane) bool {
 	if lease != nil {
-		return lease.Corrupt != "" || lease.AgentID != c.opt.Agent
+		return lease.Corrupt != "" || lease.AgentID != c.Opt.Agent
 	}
 	return lane == model.InProgress
 }
@@ -241,22 +241,22 @@ func (c *common) holder(l *model.Lease) string {
 		return "No one holds it."
 	case l.Corrupt != "":
 		return "Its lease file is unreadable (" + l.Corrupt + ")."
-	case l.Active(c.now):
-		return l.AgentID + " holds it" + heldOnAside(l) + ", " + timeLeft(l, c.now) + "."
+	case l.Active(c.Now):
+		return l.AgentID + " holds it" + heldOnAside(l) + ", " + timeLeft(l, c.Now) + "."
 	}
-	return l.AgentID + " held it" + heldOnAside(l) + "; the lease expired " + kit.Span(c.now-l.ExpiresAt) + " ago."
+	return l.AgentID + " held it" + heldOnAside(l) + "; the lease expired " + kit.Span(c.Now-l.ExpiresAt) + " ago."
 }
 
 // takes warns when confirming takes a plan from a live worker.
 func (c *common) takes(l *model.Lease, what string) []string {
-	if l != nil && l.Active(c.now) && l.AgentID != c.opt.Agent {
+	if l != nil && l.Active(c.Now) && l.AgentID != c.Opt.Agent {
 		return []string{"⚠ " + what + " takes it from " + l.AgentID + heldOnAside(l) + ", which may still be working on it."}
 	}
 	return nil
 }
 
 // planExists reports whether the latest scan saw a plan at rel.
-func (m *Model) planExists(rel string) bool { return m.d.has(rel) }
+func (m *Model) planExists(rel string) bool { return m.d.Has(rel) }
 
 // ask opens a dialog about rel whose action is only taken if rel's lease is
 // still the one the operator saw: a worker that claims or recovers the plan
@@ -270,7 +270,7 @@ func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
 		m.stack.push(d)
 		return
 	}
-	t, seen, existed, do := m.opt.Tree, d.seen, d.existed, d.do
+	t, seen, existed, do := m.Opt.Tree, d.seen, d.existed, d.do
 	d.do = func(to model.Lane, text string) tea.Cmd {
 		inner := do(to, text)
 		return func() tea.Msg {

@@ -75,7 +75,7 @@ func TestReleaseWithoutLeaseIsDisabledOrWorks(t *testing.T) {
 	}
 	h := newHarness(t, p, 120, 32)
 	h.selectPlan("in-progress/stranded.md")
-	if !h.m.keys.Plans.Release.Enabled() {
+	if !h.m.Keys.Plans.Release.Enabled() {
 		return // fixed: the key is disabled
 	}
 	h.press("r")

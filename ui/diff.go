@@ -82,10 +82,10 @@ func (m *Model) openDiff(what, req string, compute func() (workers.Diff, error))
 	c := func(light, dark string) lipgloss.AdaptiveColor {
 		return lipgloss.AdaptiveColor{Light: light, Dark: dark}
 	}
-	s := m.r.NewStyle
+	s := m.R.NewStyle
 	v := &diffView{what: what, req: req, st: diffStyles{
-		add: m.st.Good, del: m.st.Bad, hunk: s().Foreground(c("#0E7490", "#56B6C2")),
-		file: m.st.Bold, section: m.st.Title, meta: m.st.Dim,
+		add: m.St.Good, del: m.St.Bad, hunk: s().Foreground(c("#0E7490", "#56B6C2")),
+		file: m.St.Bold, section: m.St.Title, meta: m.St.Dim,
 	}}
 	m.stack.push(v)
 	v.again = func() tea.Msg {
@@ -106,7 +106,7 @@ func (m *Model) diffArrived(msg diffMsg) {
 	v.done, v.busy, v.err = true, false, ""
 	// The project is known: the reason needs the room.
 	short := func(s string) string {
-		return termtext.Line(strings.ReplaceAll(s, m.opt.Tree.Project+string(filepath.Separator), ""))
+		return termtext.Line(strings.ReplaceAll(s, m.Opt.Tree.Project+string(filepath.Separator), ""))
 	}
 	if msg.err != nil {
 		v.err = short(msg.err.Error())
@@ -233,12 +233,12 @@ func (*diffView) typing() bool { return false }
 
 // diffVisible is how many lines the diff box shows: the body less its
 // border.
-func (m *Model) diffVisible() int { return max(1, m.height-2-2) }
+func (m *Model) diffVisible() int { return max(1, m.Height-2-2) }
 
 func (v *diffView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.Keys
 	vis := m.diffVisible()
-	if d, ok := k.step(msg, vis, len(v.lines)); ok {
+	if d, ok := k.Step(msg, vis, len(v.lines)); ok {
 		v.off = max(0, min(v.off+d, len(v.lines)-vis))
 		return nil
 	}
@@ -255,9 +255,9 @@ func (v *diffView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, diffLeft):
-		v.x = max(0, v.x-m.cols/2)
+		v.x = max(0, v.x-m.Cols/2)
 	case key.Matches(msg, diffRight):
-		v.x = max(0, min(v.x+m.cols/2, v.wide-m.cols/2))
+		v.x = max(0, min(v.x+m.Cols/2, v.wide-m.Cols/2))
 	case key.Matches(msg, diffNextFile):
 		for _, i := range v.files {
 			if i > v.off {
@@ -282,7 +282,7 @@ func (v *diffView) view(m *Model, h int) []string {
 	var body []string
 	switch {
 	case !v.done:
-		body = []string{" " + m.st.Dim.Render("computing the diff of "+v.what+"…")}
+		body = []string{" " + m.St.Dim.Render("computing the diff of "+v.what+"…")}
 	case v.err != "":
 		body = []string{" ✗ " + v.err}
 	default:
@@ -296,18 +296,18 @@ func (v *diffView) view(m *Model, h int) []string {
 		if v.busy {
 			hint = "computing again… · " + hint
 		}
-		if ansi.StringWidth(title)+ansi.StringWidth(hint)+6 > m.cols {
+		if ansi.StringWidth(title)+ansi.StringWidth(hint)+6 > m.Cols {
 			// Narrow: the position matters more than the worktree, which
 			// the uncommitted heading names too.
 			title, _, _ = strings.Cut(title, " · ")
 		}
-		inner := max(0, m.cols-2-1)
+		inner := max(0, m.Cols-2-1)
 		body = make([]string, 0, end-v.off)
 		for _, l := range v.lines[v.off:end] {
 			body = append(body, " "+v.styled(m, l, inner))
 		}
 	}
-	return m.box(title, hint, body, m.cols, h, true)
+	return m.box(title, hint, body, m.Cols, h, true)
 }
 
 // styled draws one line cut to w cells: cut first, so a long line costs
@@ -320,7 +320,7 @@ func (v *diffView) styled(m *Model, l diffLine, w int) string {
 	if len(text) > w {
 		text = ansi.Truncate(text, w, "…")
 	}
-	if m.plain {
+	if m.Plain {
 		return text
 	}
 	switch l.kind {
@@ -342,8 +342,8 @@ func (v *diffView) styled(m *Model, l diffLine, w int) string {
 
 // diffHelp is the footer's reminder in the diff view.
 func (m *Model) diffHelp() string {
-	if !m.wide {
-		return m.st.Help.Render("↑/↓ ←/→ pgup/pgdn scroll · g/G · ]/[ next/previous file · r again · esc close")
+	if !m.Wide {
+		return m.St.Help.Render("↑/↓ ←/→ pgup/pgdn scroll · g/G · ]/[ next/previous file · r again · esc close")
 	}
-	return m.st.Help.Render("↑/↓ pgup/pgdn scroll · ←/→ sideways · g/G top/end · ]/n [/N next/previous file · r compute again · esc close")
+	return m.St.Help.Render("↑/↓ pgup/pgdn scroll · ←/→ sideways · g/G top/end · ]/n [/N next/previous file · r compute again · esc close")
 }

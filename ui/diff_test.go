@@ -216,7 +216,7 @@ func TestDiffSaysWhyNot(t *testing.T) {
 	// Off a worktree, d says why.
 	h.press("3", "G")
 	h.m.trees.rows = nil
-	h.m.trees.rebuild(h.m.ctx())
+	h.m.trees.Rebuild(h.m.ctx())
 	h.m.syncKeys()
 	h.press("d")
 	if f := h.footer(); !strings.Contains(f, "diff: select a worktree that is on disk") {

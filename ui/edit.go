@@ -121,7 +121,7 @@ func (m *Model) edited(msg editedMsg) tea.Cmd {
 		m.setStatus("✗ editor "+r.words[0]+": "+msg.err.Error()+"; the plan is as it was, your copy is in "+r.copy.Path, true)
 		return m.requestLoad()
 	}
-	t, agent := m.opt.Tree, m.opt.Agent
+	t, agent := m.Opt.Tree, m.Opt.Agent
 	return actionCmd("edit", func() (string, error) {
 		changed, err := t.WriteBack(r.copy, agent)
 		switch {
@@ -143,15 +143,15 @@ func (m *Model) askEdit() tea.Cmd {
 	if row == nil {
 		return nil
 	}
-	t := m.opt.Tree
+	t := m.Opt.Tree
 	rel = fileRel(rel, lease)
-	if lease == nil || lease.Corrupt != "" || !lease.Active(m.now) || lease.AgentID == m.opt.Agent {
+	if lease == nil || lease.Corrupt != "" || !lease.Active(m.Now) || lease.AgentID == m.Opt.Agent {
 		return editPlanCmd(t, rel)
 	}
 	who := termtext.Line(lease.AgentID)
 	m.stack.push(&dialog{
 		title: "Edit " + slugOf(rel) + ", which " + who + " holds",
-		body: []string{who + " holds this plan (" + timeLeft(lease, m.now) + ") and may be changing it. " +
+		body: []string{who + " holds this plan (" + timeLeft(lease, m.Now) + ") and may be changing it. " +
 			"You edit a copy; it is written back only if the plan has not moved or changed meanwhile."},
 		verb: "edit", rel: rel, seen: leasePrint(lease), existed: true,
 		do: func(model.Lane, string) tea.Cmd { return editPlanCmd(t, rel) },
@@ -169,6 +169,6 @@ func (m *Model) showLane(lane model.Lane) {
 	m.plans.lane = lane
 	m.plans.Cursor, m.plans.Offset = 0, 0
 	m.plans.Keys = nil
-	m.plans.rebuild(m.ctx())
+	m.plans.Rebuild(m.ctx())
 	m.syncKeys()
 }

@@ -31,25 +31,25 @@ type eventRow struct {
 	event *planfs.Event
 }
 
-func (e *eventList) rebuild(pc *paneCtx) {
-	d := pc.d
+func (e *eventList) Rebuild(pc *Ctx) {
+	d := pc.D
 	if d == nil {
 		return
 	}
 	e.rows = e.rows[:0]
-	if d.eventsErr != nil {
+	if d.EventsErr != nil {
 		// The project is known: the reason needs the room.
-		why := strings.ReplaceAll(d.eventsErr.Error(), pc.opt.Tree.Project+string(filepath.Separator), "")
+		why := strings.ReplaceAll(d.EventsErr.Error(), pc.Opt.Tree.Project+string(filepath.Separator), "")
 		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: planfs.EventsFile, Message: "cannot read the event log: " + why}})
 	}
-	for i := range d.board.Warnings {
-		e.rows = append(e.rows, eventRow{warn: &d.board.Warnings[i]})
+	for i := range d.Board.Warnings {
+		e.rows = append(e.rows, eventRow{warn: &d.Board.Warnings[i]})
 	}
-	for _, p := range pc.stateProblems {
+	for _, p := range pc.StateProblems {
 		e.rows = append(e.rows, eventRow{warn: &model.Warning{File: "worker state", Message: "unreadable: " + p}})
 	}
-	for i := range d.events {
-		e.rows = append(e.rows, eventRow{event: &d.events[i]})
+	for i := range d.Events {
+		e.rows = append(e.rows, eventRow{event: &d.Events[i]})
 	}
 	if f := e.Needle(); f != "" {
 		e.rows = slices.DeleteFunc(e.rows, func(r eventRow) bool { return !r.matches(f) })
@@ -73,20 +73,20 @@ func (e *eventList) rebuild(pc *paneCtx) {
 	})
 }
 
-func (e *eventList) selected() selection { return selection{} }
+func (e *eventList) Selected() Selection { return Selection{} }
 
-func (e *eventList) syncKeys(pc *paneCtx, set setKey) {
-	set(&pc.keys.Events.Open, pc.shown == eventsPane && e.Cursor < len(e.rows), "open: select an event in the events pane (5)")
+func (e *eventList) SyncKeys(pc *Ctx, set SetKey) {
+	set(&pc.Keys.Events.Open, pc.Shown == eventsPane && e.Cursor < len(e.rows), "open: select an event in the events pane (5)")
 }
 
-func (e *eventList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
-	if key.Matches(msg, pc.keys.Events.Open) {
+func (e *eventList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+	if key.Matches(msg, pc.Keys.Events.Open) {
 		return e.open(), true
 	}
 	return nil, false
 }
 
-func (e *eventList) view(pc *paneCtx, h int) []string {
+func (e *eventList) View(pc *Ctx, h int) []string {
 	return pc.tableBox(kit.FilterTitle("Events", &e.Filter), e.cols.header(), &e.Table, h, kit.EmptyText(&e.Filter, "no events yet in .plans/logs/events.jsonl"))
 }
 
@@ -154,7 +154,7 @@ func eventLine(cm *common, e *planfs.Event, c eventCols, selected bool) string {
 	b.WriteString(kit.Gutter(selected))
 	when := "?"
 	if ts, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
-		when = kit.Coarse(cm.now - float64(ts.UnixNano())/1e9)
+		when = kit.Coarse(cm.Now - float64(ts.UnixNano())/1e9)
 	}
 	b.WriteString(kit.Fit(when, c.age) + " " + kit.Fit(termtext.Line(e.Event), c.event) + " " + kit.Fit(termtext.Line(e.Slug), c.slug) + " ")
 	if c.move > 0 {
@@ -171,8 +171,8 @@ func warningLine(cm *common, w *model.Warning, selected bool) string {
 		text += ":" + kit.Itoa(w.Line)
 	}
 	text += ": " + termtext.Line(w.Message)
-	if !selected && !cm.plain {
-		text = cm.st.Warn.Render(text)
+	if !selected && !cm.Plain {
+		text = cm.St.Warn.Render(text)
 	}
 	return kit.Gutter(selected) + text
 }
@@ -185,49 +185,49 @@ func (e *eventList) open() tea.Msg {
 	r := e.rows[e.Cursor]
 	if r.warn != nil {
 		w := *r.warn
-		return detailReq{"warn:" + w.File, "warning · " + w.File, func() func(*paneCtx) []string {
-			return func(pc *paneCtx) []string { return warningDetail(pc.common, w) }
+		return DetailReq{"warn:" + w.File, "warning · " + w.File, func() func(*Ctx) []string {
+			return func(pc *Ctx) []string { return warningDetail(pc.common, w) }
 		}}
 	}
 	ev := *r.event
-	return detailReq{"event:" + ev.TS + ev.Event + ev.Slug, "event · " + ev.Event + " · " + ev.Slug, func() func(*paneCtx) []string {
-		return func(pc *paneCtx) []string { return eventDetail(pc.common, ev) }
+	return DetailReq{"event:" + ev.TS + ev.Event + ev.Slug, "event · " + ev.Event + " · " + ev.Slug, func() func(*Ctx) []string {
+		return func(pc *Ctx) []string { return eventDetail(pc.common, ev) }
 	}}
 }
 
 func eventDetail(cm *common, e planfs.Event) []string {
-	d := &detailText{c: cm}
-	d.heading("Event")
+	d := &DetailText{C: cm}
+	d.Heading("Event")
 	ts := e.TS
 	if at, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
-		ts += " · " + at.Local().Format("2006-01-02 15:04:05 MST") + " · " + kit.Span(cm.opt.Tree.Now().Sub(at).Seconds()) + " ago"
+		ts += " · " + at.Local().Format("2006-01-02 15:04:05 MST") + " · " + kit.Span(cm.Opt.Tree.Now().Sub(at).Seconds()) + " ago"
 	}
-	d.field("ts", ts)
-	d.field("event", e.Event)
-	d.field("slug", e.Slug)
-	d.field("from", e.From)
-	d.field("to", e.To)
-	d.field("agent_id", e.AgentID)
-	d.field("origin", e.Origin)
-	d.field("lease", e.Lease)
-	d.field("forced", strconv.FormatBool(e.Forced))
-	d.heading("Reason")
+	d.Field("ts", ts)
+	d.Field("event", e.Event)
+	d.Field("slug", e.Slug)
+	d.Field("from", e.From)
+	d.Field("to", e.To)
+	d.Field("agent_id", e.AgentID)
+	d.Field("origin", e.Origin)
+	d.Field("lease", e.Lease)
+	d.Field("forced", strconv.FormatBool(e.Forced))
+	d.Heading("Reason")
 	if e.Reason == "" {
-		d.note("(none)")
+		d.Note("(none)")
 	} else {
-		d.block(e.Reason)
+		d.Block(e.Reason)
 	}
-	return d.lines
+	return d.Lines
 }
 
 func warningDetail(cm *common, w model.Warning) []string {
-	d := &detailText{c: cm}
-	d.heading("Warning")
-	d.field("file", w.File)
+	d := &DetailText{C: cm}
+	d.Heading("Warning")
+	d.Field("file", w.File)
 	if w.Line > 0 {
-		d.field("line", kit.Itoa(w.Line))
+		d.Field("line", kit.Itoa(w.Line))
 	}
-	d.heading("Message")
-	d.block(w.Message)
-	return d.lines
+	d.Heading("Message")
+	d.Block(w.Message)
+	return d.Lines
 }

@@ -54,7 +54,7 @@ func TestFilterOnEventsPaneIsDisabledOrFilters(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 120, 32)
 	h.press("5")
-	if !h.m.keys.Filter.Enabled() {
+	if !h.m.Keys.Filter.Enabled() {
 		return // fixed by disabling it here
 	}
 	before := h.m.events.Len()

@@ -69,15 +69,15 @@ func (m *Model) requestFleet() tea.Cmd {
 		m.sub.poke(kindFleet.set())
 		return nil
 	}
-	return m.fleet.req.request(fleetCmd(m.opt.Tree))
+	return m.fleet.req.request(fleetCmd(m.Opt.Tree))
 }
 
 func (m *Model) fleetLoaded(msg fleetMsg) tea.Cmd {
 	again := m.fleet.req.done()
 	m.fleet.data, m.fleet.loaded = msg, true
 	c := m.ctx()
-	m.fleet.rebuild(c)
-	m.inbox.rebuild(c) // it lists the paused runs
+	m.fleet.Rebuild(c)
+	m.inbox.Rebuild(c) // it lists the paused runs
 	m.syncKeys()
 	if again && m.sub == nil {
 		return m.requestFleet()
@@ -104,8 +104,8 @@ func (m *Model) fleetStop() string {
 	}
 	head, _, _ := strings.Cut(p, ": ")
 	warn := " · ⚠ claims stopped: " + termtext.Line(head)
-	if !m.plain {
-		warn = m.st.Bad.Render(warn)
+	if !m.Plain {
+		warn = m.St.Bad.Render(warn)
 	}
 	return warn
 }
@@ -115,7 +115,7 @@ func (l *fleetList) SetSize(w, h int) {
 	l.Table.SetSize(w, max(1, min(len(l.shown), h/3)))
 }
 
-func (l *fleetList) rebuild(pc *paneCtx) {
+func (l *fleetList) Rebuild(pc *Ctx) {
 	f := l.Needle()
 	tiers := l.data.fleet.Tiers
 	l.shown = l.shown[:0]
@@ -132,14 +132,14 @@ func (l *fleetList) rebuild(pc *paneCtx) {
 	}
 	l.SetSize(l.Width, l.full)
 	inner := l.Width
-	if pc.wide {
+	if pc.Wide {
 		inner -= 2 // the boxes' edges
 	}
 	l.gauges = l.gaugeLines(pc.common, inner)
-	l.endpoints = endpointLines(pc.common, l.data, pc.opt.Tree.Now())
+	l.endpoints = endpointLines(pc.common, l.data, pc.Opt.Tree.Now())
 	l.charts = l.chartLines(pc.common, inner)
 	l.running = runningLines(pc.common, pc.workers)
-	tw, wide := l.tierW, pc.wide
+	tw, wide := l.tierW, pc.Wide
 	l.Set(keys, func(i int, sel bool) string {
 		return tierLine(&l.data.fleet.Tiers[l.shown[i]], tw, wide, sel)
 	})
@@ -150,17 +150,17 @@ func (l *fleetList) rebuild(pc *paneCtx) {
 func bar(cm *common, share float64, w int) string {
 	n := int(math.Round(min(1, max(0, share)) * float64(w)))
 	fill, rest := strings.Repeat("█", n), strings.Repeat("░", w-n)
-	if cm.plain {
+	if cm.Plain {
 		return fill + rest
 	}
-	st := cm.st.Good
+	st := cm.St.Good
 	switch {
 	case share >= 1:
-		st = cm.st.Bad
+		st = cm.St.Bad
 	case share >= 0.8:
-		st = cm.st.Warn
+		st = cm.St.Warn
 	}
-	return st.Render(fill) + cm.st.Dim.Render(rest)
+	return st.Render(fill) + cm.St.Dim.Render(rest)
 }
 
 // gaugeLines are today's spend, each budget as a bar, and a fleet-wide
@@ -169,19 +169,19 @@ func (l *fleetList) gaugeLines(cm *common, w int) []string {
 	f := &l.data.fleet
 	today := f.Today.String()
 	if f.Today == (ledger.Totals{}) {
-		today = cm.st.Dim.Render("no run recorded today")
+		today = cm.St.Dim.Render("no run recorded today")
 	}
-	out := []string{cm.st.Title.Render("Today") + "  " + today}
+	out := []string{cm.St.Title.Render("Today") + "  " + today}
 	switch {
 	case l.data.err != nil:
 		// What was read before the error may be partial: say so first.
-		p := "⚠ cannot read the spend: " + termtext.Line(cm.projectRel(l.data.err.Error()))
-		if !cm.plain {
-			p = cm.st.Bad.Render(p)
+		p := "⚠ cannot read the spend: " + termtext.Line(cm.ProjectRel(l.data.err.Error()))
+		if !cm.Plain {
+			p = cm.St.Bad.Render(p)
 		}
 		out = append(out, p)
 	case len(f.Gauges) == 0 && l.loaded:
-		out = append(out, "  "+cm.st.Dim.Render("no budgets: set budgets: in fleetwatch.yaml (fleetwatch help spend)"))
+		out = append(out, "  "+cm.St.Dim.Render("no budgets: set budgets: in fleetwatch.yaml (fleetwatch help spend)"))
 	}
 	// One bar width for all, so the bars compare at a glance.
 	what, tailW := 0, 0
@@ -197,8 +197,8 @@ func (l *fleetList) gaugeLines(cm *common, w int) []string {
 	}
 	if f.Problem != "" {
 		p := "⚠ claims stopped: " + termtext.Line(f.Problem)
-		if !cm.plain {
-			p = cm.st.Bad.Render(p)
+		if !cm.Plain {
+			p = cm.St.Bad.Render(p)
 		}
 		out = append(out, p)
 	}
@@ -222,12 +222,12 @@ func (l *fleetList) chartLines(cm *common, w int) []string {
 		bw := max(4, min(40, half-2-l.tierW-1-9-1))
 		n := int(math.Round(share * float64(bw)))
 		b := strings.Repeat("▇", n) + strings.Repeat(" ", bw-n)
-		if !cm.plain {
-			b = cm.st.Info.Render(b)
+		if !cm.Plain {
+			b = cm.St.Info.Render(b)
 		}
 		return kit.Fit("  "+kit.Fit(termtext.Line(label), l.tierW)+" "+b+" "+kit.FitRight(value, 9), half)
 	}
-	out := []string{kit.Fit(cm.st.Title.Render("Cost per tier"), half) + cm.st.Title.Render("Landed per tier")}
+	out := []string{kit.Fit(cm.St.Title.Render("Cost per tier"), half) + cm.St.Title.Render("Landed per tier")}
 	for _, i := range l.shown {
 		t := &tiers[i]
 		cost, landed := 0.0, 0.0
@@ -258,7 +258,7 @@ func runningLines(cm *common, rows []workerRow) []string {
 		out = append(out, line)
 	}
 	if len(out) == 0 {
-		out = append(out, "  "+cm.st.Dim.Render("no run is running"))
+		out = append(out, "  "+cm.St.Dim.Render("no run is running"))
 	}
 	return out
 }
@@ -266,8 +266,8 @@ func runningLines(cm *common, rows []workerRow) []string {
 // pausedMark is a paused run's mark with its reason.
 func pausedMark(cm *common, why string) string {
 	mark := "⏸ paused: " + termtext.Line(why)
-	if !cm.plain {
-		mark = cm.st.Warn.Render(mark)
+	if !cm.Plain {
+		mark = cm.St.Warn.Render(mark)
 	}
 	return mark
 }
@@ -340,14 +340,14 @@ func tierLine(t *ledger.Line, tierW int, wide, selected bool) string {
 	return b.String()
 }
 
-func (l *fleetList) selected() selection { return selection{} }
+func (l *fleetList) Selected() Selection { return Selection{} }
 
-func (l *fleetList) syncKeys(pc *paneCtx, set setKey) {
-	set(&pc.keys.Fleet.Open, pc.shown == fleetPane && l.Cursor < len(l.shown), "open: select a tier in the fleet pane (8)")
+func (l *fleetList) SyncKeys(pc *Ctx, set SetKey) {
+	set(&pc.Keys.Fleet.Open, pc.Shown == fleetPane && l.Cursor < len(l.shown), "open: select a tier in the fleet pane (8)")
 }
 
-func (l *fleetList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
-	if key.Matches(msg, pc.keys.Fleet.Open) {
+func (l *fleetList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+	if key.Matches(msg, pc.Keys.Fleet.Open) {
 		return l.open(), true
 	}
 	return nil, false
@@ -360,61 +360,61 @@ func (l *fleetList) open() tea.Msg {
 	}
 	t := l.data.fleet.Tiers[l.shown[l.Cursor]]
 	since := l.data.fleet.Since
-	return detailReq{"tier:" + t.Key, "tier · " + t.Key, func() func(*paneCtx) []string {
-		return func(pc *paneCtx) []string { return tierDetail(pc.common, t, since.Local().Format("2006-01-02 15:04")) }
+	return DetailReq{"tier:" + t.Key, "tier · " + t.Key, func() func(*Ctx) []string {
+		return func(pc *Ctx) []string { return tierDetail(pc.common, t, since.Local().Format("2006-01-02 15:04")) }
 	}}
 }
 
 func tierDetail(cm *common, t ledger.Line, since string) []string {
-	d := &detailText{c: cm}
-	d.heading("Tier " + t.Key + " since " + since)
-	d.field("runs", kit.Itoa(t.Runs))
-	d.field("plans", kit.Itoa(t.Plans))
-	d.field("landed", kit.Itoa(t.Landed))
-	d.field("spent", ledger.Totals{Tokens: t.Tokens, USD: t.CostUSD}.String())
+	d := &DetailText{C: cm}
+	d.Heading("Tier " + t.Key + " since " + since)
+	d.Field("runs", kit.Itoa(t.Runs))
+	d.Field("plans", kit.Itoa(t.Plans))
+	d.Field("landed", kit.Itoa(t.Landed))
+	d.Field("spent", ledger.Totals{Tokens: t.Tokens, USD: t.CostUSD}.String())
 	// Labels of at most 15 cells: the detail's label column.
-	d.field("per landed", perLanded(&t, spend.FormatTokens(t.TokensPerLanded)+" tokens, "+usd(t.CostPerLanded)))
-	d.field("1st checks ok", rate(t.FirstCheckPass, t.Checked)+" of "+kit.Plural(t.Checked, "plan", "plans")+" checked")
-	d.field("needs work", rate(t.NeedsWorkRate, t.Reviewed)+" of "+kit.Plural(t.Reviewed, "plan", "plans")+" reviewed")
-	d.field("sent back", rate(t.SendBackRate, t.Reviewed)+" (by the operator)")
-	d.field("out of scope", kit.Plural(t.ScopeViolations, "violation", "violations"))
-	d.field("median to land", fleetCols[len(fleetCols)-1].cell(&t)+" (first claim to landing)")
-	d.field("said done, ✗", kit.Plural(t.SaidDoneFailed, "run", "runs")+" said done and the checks then failed")
-	return d.lines
+	d.Field("per landed", perLanded(&t, spend.FormatTokens(t.TokensPerLanded)+" tokens, "+usd(t.CostPerLanded)))
+	d.Field("1st checks ok", rate(t.FirstCheckPass, t.Checked)+" of "+kit.Plural(t.Checked, "plan", "plans")+" checked")
+	d.Field("needs work", rate(t.NeedsWorkRate, t.Reviewed)+" of "+kit.Plural(t.Reviewed, "plan", "plans")+" reviewed")
+	d.Field("sent back", rate(t.SendBackRate, t.Reviewed)+" (by the operator)")
+	d.Field("out of scope", kit.Plural(t.ScopeViolations, "violation", "violations"))
+	d.Field("median to land", fleetCols[len(fleetCols)-1].cell(&t)+" (first claim to landing)")
+	d.Field("said done, ✗", kit.Plural(t.SaidDoneFailed, "run", "runs")+" said done and the checks then failed")
+	return d.Lines
 }
 
-func (l *fleetList) view(pc *paneCtx, h int) []string {
+func (l *fleetList) View(pc *Ctx, h int) []string {
 	empty := "no runs recorded yet: a run's usage lands in var/fleet/usage/runs.jsonl when it ends"
 	switch {
 	case !l.loaded:
 		empty = "reading the ledger…"
 	case l.data.err != nil:
-		empty = "⚠ fleet: " + termtext.Line(pc.projectRel(l.data.err.Error()))
+		empty = "⚠ fleet: " + termtext.Line(pc.ProjectRel(l.data.err.Error()))
 	}
-	header := fleetHeader(l.tierW, pc.wide)
+	header := fleetHeader(l.tierW, pc.Wide)
 	tableH := l.Table.Height + 1
-	if !pc.wide {
+	if !pc.Wide {
 		out := append([]string{}, l.gauges...)
 		if len(l.endpoints) > 0 {
-			out = append(append(out, "", pc.st.Title.Render("Endpoints · now")), l.endpoints...)
+			out = append(append(out, "", pc.St.Title.Render("Endpoints · now")), l.endpoints...)
 		}
-		out = append(out, "", pc.st.Title.Render(kit.FilterTitle("Tiers · last 7 days", &l.Filter)))
+		out = append(out, "", pc.St.Title.Render(kit.FilterTitle("Tiers · last 7 days", &l.Filter)))
 		out = append(out, pc.tableBox("", header, &l.Table, tableH, kit.EmptyText(&l.Filter, empty))...)
 		if len(l.charts) > 0 {
 			out = append(append(out, ""), l.charts...)
 		}
-		out = append(append(out, "", pc.st.Title.Render("Running")), l.running...)
+		out = append(append(out, "", pc.St.Title.Render("Running")), l.running...)
 		return out[:min(len(out), h)]
 	}
-	out := pc.box("Budgets · today", "", l.gauges, pc.cols, len(l.gauges)+2, false)
+	out := pc.box("Budgets · today", "", l.gauges, pc.Cols, len(l.gauges)+2, false)
 	if len(l.endpoints) > 0 {
-		out = append(out, pc.box("Endpoints · now", "", l.endpoints, pc.cols, len(l.endpoints)+2, false)...)
+		out = append(out, pc.box("Endpoints · now", "", l.endpoints, pc.Cols, len(l.endpoints)+2, false)...)
 	}
 	out = append(out, pc.tableBox(kit.FilterTitle("Tiers · last 7 days", &l.Filter), header, &l.Table, tableH+2, kit.EmptyText(&l.Filter, empty))...)
 	if len(l.charts) > 0 {
-		out = append(out, pc.box("Cost and landings per tier", "", l.charts, pc.cols, len(l.charts)+2, false)...)
+		out = append(out, pc.box("Cost and landings per tier", "", l.charts, pc.Cols, len(l.charts)+2, false)...)
 	}
 	rest := max(3, min(len(l.running)+2, h-len(out)))
-	out = append(out, pc.box("Running · spent so far", "", l.running, pc.cols, rest, false)...)
+	out = append(out, pc.box("Running · spent so far", "", l.running, pc.Cols, rest, false)...)
 	return out[:min(len(out), h)]
 }

@@ -148,7 +148,7 @@ func TestFleetEmpty(t *testing.T) {
 		if strings.Contains(strings.SplitN(v, "\n", 2)[0], "today") {
 			t.Errorf("%d wide: the header speaks of spend with none recorded", w)
 		}
-		if h.m.keys.Fleet.Open.Enabled() {
+		if h.m.Keys.Fleet.Open.Enabled() {
 			t.Errorf("enter is on with no tier")
 		}
 	}
@@ -209,15 +209,15 @@ func TestWorkersPauseKey(t *testing.T) {
 			t.Errorf("the pane lacks %q:\n%s", want, v)
 		}
 	}
-	k := &h.m.keys.Workers.Pause
+	k := &h.m.Keys.Workers.Pause
 	for agent, why := range map[string]string{
 		"w-budget": "w-budget reached its budget: extend it or stop it in the inbox (7)",
 		"w-old":    "w-old's driver cannot pause a run",
 		"w-far":    "w-far does not run on this machine",
 	} {
 		h.pick(agent)
-		if k.Enabled() || !strings.Contains(h.m.why["p"], why) {
-			t.Errorf("%s: p enabled %v, why %q; want off: %q", agent, k.Enabled(), h.m.why["p"], why)
+		if k.Enabled() || !strings.Contains(h.m.Why["p"], why) {
+			t.Errorf("%s: p enabled %v, why %q; want off: %q", agent, k.Enabled(), h.m.Why["p"], why)
 		}
 	}
 	// The engine's own refusal (its pid is this test's) shows it was asked,
@@ -225,7 +225,7 @@ func TestWorkersPauseKey(t *testing.T) {
 	for agent, want := range map[string]string{"w-run": "✗ pause: w-run: pid ", "w-hand": "✗ resume: w-hand: pid "} {
 		h.pick(agent)
 		if !k.Enabled() {
-			t.Fatalf("%s: p off: %s", agent, h.m.why["p"])
+			t.Fatalf("%s: p off: %s", agent, h.m.Why["p"])
 		}
 		h.press("p")
 		if f := h.footer(); !strings.Contains(f, want) || !strings.Contains(f, "is this program") {
@@ -257,22 +257,22 @@ func TestInboxPausedRuns(t *testing.T) {
 	if v := h.view(); !strings.Contains(v, "⏸ budget reached") || !strings.Contains(v, "⏸ paused by the operator") {
 		t.Errorf("the paused runs are not listed:\n%s", v)
 	}
-	k := &h.m.keys.Inbox
+	k := &h.m.Keys.Inbox
 	h.pick("paused\x00w-hand")
-	if k.Extend.Enabled() || !strings.Contains(h.m.why["b"], "paused by hand") || !k.Resume.Enabled() || !k.Stop.Enabled() {
-		t.Errorf("w-hand: b %v (%s), p %v, x %v", k.Extend.Enabled(), h.m.why["b"], k.Resume.Enabled(), k.Stop.Enabled())
+	if k.Extend.Enabled() || !strings.Contains(h.m.Why["b"], "paused by hand") || !k.Resume.Enabled() || !k.Stop.Enabled() {
+		t.Errorf("w-hand: b %v (%s), p %v, x %v", k.Extend.Enabled(), h.m.Why["b"], k.Resume.Enabled(), k.Stop.Enabled())
 	}
 	h.press("p")
 	if f := h.footer(); !strings.Contains(f, "✗ resume: w-hand: pid ") {
 		t.Errorf("p gave %q", f)
 	}
 	h.pick("paused\x00w-far")
-	if k.Stop.Enabled() || !strings.Contains(h.m.why["x"], "does not run on this machine") {
-		t.Errorf("w-far: x %v (%s)", k.Stop.Enabled(), h.m.why["x"])
+	if k.Stop.Enabled() || !strings.Contains(h.m.Why["x"], "does not run on this machine") {
+		t.Errorf("w-far: x %v (%s)", k.Stop.Enabled(), h.m.Why["x"])
 	}
 	h.pick("paused\x00w-budget")
-	if k.Resume.Enabled() || !strings.Contains(h.m.why["p"], "waits at its budget") || !k.Extend.Enabled() {
-		t.Errorf("w-budget: p %v (%s), b %v", k.Resume.Enabled(), h.m.why["p"], k.Extend.Enabled())
+	if k.Resume.Enabled() || !strings.Contains(h.m.Why["p"], "waits at its budget") || !k.Extend.Enabled() {
+		t.Errorf("w-budget: p %v (%s), b %v", k.Resume.Enabled(), h.m.Why["p"], k.Extend.Enabled())
 	}
 	// enter: the worker's detail, which says why it waits.
 	h.press("enter")
@@ -354,13 +354,13 @@ func TestViewerCannotPauseOrExtend(t *testing.T) {
 	h := newHarnessWith(t, p, opt, 120, 36)
 	h.press("7")
 	h.pick("paused\x00w-budget")
-	if h.m.keys.Inbox.Extend.Enabled() || h.m.why["b"] != "read-only: viewers can't extend a budget" {
-		t.Errorf("b for a viewer: %v, %q", h.m.keys.Inbox.Extend.Enabled(), h.m.why["b"])
+	if h.m.Keys.Inbox.Extend.Enabled() || h.m.Why["b"] != "read-only: viewers can't extend a budget" {
+		t.Errorf("b for a viewer: %v, %q", h.m.Keys.Inbox.Extend.Enabled(), h.m.Why["b"])
 	}
 	h.press("4")
 	h.pick("w-run")
-	if h.m.keys.Workers.Pause.Enabled() || h.m.why["p"] != "read-only: viewers can't pause a worker" {
-		t.Errorf("p for a viewer: %v, %q", h.m.keys.Workers.Pause.Enabled(), h.m.why["p"])
+	if h.m.Keys.Workers.Pause.Enabled() || h.m.Why["p"] != "read-only: viewers can't pause a worker" {
+		t.Errorf("p for a viewer: %v, %q", h.m.Keys.Workers.Pause.Enabled(), h.m.Why["p"])
 	}
 }
 

@@ -62,10 +62,10 @@ func endpointState(cm *common, st workers.EndpointState, name string, now time.T
 	default:
 		s = "backing off until " + st.Until.Local().Format("15:04:05") + " (" + kit.Span(st.Until.Sub(now).Seconds()) + "): " + clip(st.Reason, 60)
 	}
-	if cm.plain {
+	if cm.Plain {
 		return "⚠ " + s
 	}
-	return cm.st.Bad.Render("⚠ " + s)
+	return cm.St.Bad.Render("⚠ " + s)
 }
 
 func clip(s string, n int) string {

@@ -13,9 +13,9 @@ func (c *common) box(title, hint string, lines []string, w, h int, focus bool) [
 	if w < 4 || h < 2 {
 		return nil
 	}
-	edge := c.st.Border
+	edge := c.St.Border
 	if focus {
-		edge = c.st.BorderFocus
+		edge = c.St.BorderFocus
 	}
 	inner := w - 2
 	label := ""
@@ -31,14 +31,14 @@ func (c *common) box(title, hint string, lines []string, w, h int, focus bool) [
 	label = kit.Fit(label, min(ansi.StringWidth(label), inner-1))
 	fill := max(0, inner-1-ansi.StringWidth(label)-ansi.StringWidth(hint))
 	out := make([]string, 0, h)
-	out = append(out, edge.Render("┌─")+c.st.Title.Render(label)+edge.Render(strings.Repeat("─", fill))+c.st.Dim.Render(hint)+edge.Render("┐"))
+	out = append(out, edge.Render("┌─")+c.St.Title.Render(label)+edge.Render(strings.Repeat("─", fill))+c.St.Dim.Render(hint)+edge.Render("┐"))
 	side := edge.Render("│")
 	for i := 0; i < h-2; i++ {
 		line := ""
 		if i < len(lines) {
 			line = lines[i]
 		}
-		out = append(out, side+c.fitted(line, inner)+side)
+		out = append(out, side+c.Fitted(line, inner)+side)
 	}
 	out = append(out, edge.Render("└"+strings.Repeat("─", inner)+"┘"))
 	return out

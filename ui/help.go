@@ -24,12 +24,12 @@ func (*helpScreen) typing() bool { return false }
 
 // key scrolls a help taller than the body; any other key closes it.
 func (h *helpScreen) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	if key.Matches(msg, m.keys.Quit) {
+	if key.Matches(msg, m.Keys.Quit) {
 		m.stack.remove(h)
 		return m.quit()
 	}
 	n, vis := len(m.helpLines()), m.helpVisible()
-	if d, ok := m.keys.step(msg, vis, n); ok && n > vis {
+	if d, ok := m.Keys.Step(msg, vis, n); ok && n > vis {
 		h.off = max(0, min(h.off+d, n-vis))
 		return nil
 	}
@@ -46,28 +46,28 @@ func (h *helpScreen) view(m *Model, vis int) []string {
 func (h *helpScreen) footer(m *Model) string {
 	n, vis := len(m.helpLines()), m.helpVisible()
 	if n <= vis {
-		return m.st.Help.Render("any key closes this help")
+		return m.St.Help.Render("any key closes this help")
 	}
 	off := max(0, min(h.off, n-vis))
-	return m.st.Help.Render("lines " + kit.Itoa(off+1) + "–" + kit.Itoa(min(n, off+vis)) + " of " + kit.Itoa(n) +
+	return m.St.Help.Render("lines " + kit.Itoa(off+1) + "–" + kit.Itoa(min(n, off+vis)) + " of " + kit.Itoa(n) +
 		" · ↑/↓ pgup/pgdn scroll · any other key closes this help")
 }
 
 // helpVisible is how many lines of help the body shows.
-func (m *Model) helpVisible() int { return max(1, m.height-2) }
+func (m *Model) helpVisible() int { return max(1, m.Height-2) }
 
 // helpLines is the whole help for the shown pane, wrapped to the body.
 func (m *Model) helpLines() []string {
-	w := max(20, m.cols-1)
+	w := max(20, m.Cols-1)
 	spec := paneSpecs[m.pane]
-	out := []string{m.st.Bold.Render(spec.name+" pane ("+kit.Itoa(int(m.pane)+1)+")") +
-		m.st.Dim.Render(" · greyed keys do not apply now; the reason is beside them")}
-	out = append(out, m.keyRows(m.keys.paneBindings(m.pane), w)...)
-	out = append(out, "", m.st.Bold.Render("Every pane"))
-	out = append(out, m.flowKeys(m.keys.everywhere(), w)...)
+	out := []string{m.St.Bold.Render(spec.name+" pane ("+kit.Itoa(int(m.pane)+1)+")") +
+		m.St.Dim.Render(" · greyed keys do not apply now; the reason is beside them")}
+	out = append(out, m.keyRows(m.Keys.paneBindings(m.pane), w)...)
+	out = append(out, "", m.St.Bold.Render("Every pane"))
+	out = append(out, m.flowKeys(m.Keys.everywhere(), w)...)
 	if m.several {
-		out = append(out, "", m.st.Bold.Render("Projects"))
-		out = append(out, m.flowKeys(m.keys.Projects.between(), w)...)
+		out = append(out, "", m.St.Bold.Render("Projects"))
+		out = append(out, m.flowKeys(m.Keys.Projects.between(), w)...)
 	}
 	if legend := paneLegends[m.pane]; len(legend) > 0 {
 		out = append(out, "")
@@ -95,18 +95,18 @@ func (m *Model) keyRows(bs []*key.Binding, w int) []string {
 		why := "— " + m.offReason(b)
 		if w-indent < 24 {
 			// Too narrow for a reason column: the reason below the key.
-			out = append(out, m.st.Dim.Render(lead+b.Help().Desc))
+			out = append(out, m.St.Dim.Render(lead+b.Help().Desc))
 			for _, l := range wrapWords(why, w-6) {
-				out = append(out, m.st.Dim.Render("      "+l))
+				out = append(out, m.St.Dim.Render("      "+l))
 			}
 			continue
 		}
 		// Wrapped lines start under the reason, past its dash.
 		for i, l := range wrapWords(why, w-indent-2) {
 			if i == 0 {
-				out = append(out, m.st.Dim.Render(lead+kit.Fit(b.Help().Desc, dw)+"  "+l))
+				out = append(out, m.St.Dim.Render(lead+kit.Fit(b.Help().Desc, dw)+"  "+l))
 			} else {
-				out = append(out, m.st.Dim.Render(strings.Repeat(" ", indent+2)+l))
+				out = append(out, m.St.Dim.Render(strings.Repeat(" ", indent+2)+l))
 			}
 		}
 	}
@@ -134,7 +134,7 @@ func (m *Model) flowKeys(bs []*key.Binding, w int) []string {
 				lineW += 3
 			}
 			if !b.Enabled() {
-				part = m.st.Dim.Render(part)
+				part = m.St.Dim.Render(part)
 			}
 			line += part
 			lineW += iw
@@ -150,7 +150,7 @@ func (m *Model) flowKeys(bs []*key.Binding, w int) []string {
 // verb the status line names it by ("promote: select a draft" → "select a
 // draft"); a prefix that is no verb ("read-only: …") stays.
 func (m *Model) offReason(b *key.Binding) string {
-	why := m.off[b]
+	why := m.Off[b]
 	if why == "" {
 		return "not now"
 	}
@@ -162,7 +162,7 @@ func (m *Model) offReason(b *key.Binding) string {
 
 // paneBindings are the keys pane p answers to, as `?` lists them: each
 // pane's own struct in KeyMap, whole (a test holds them to it).
-func (k *KeyMap) paneBindings(p pane) []*key.Binding {
+func (k *KeyMap) paneBindings(p PaneID) []*key.Binding {
 	switch p {
 	case plansPane:
 		pk := &k.Plans
@@ -297,7 +297,7 @@ func wrapLegend(ls []legend, w int) []string {
 // demoHint is the demo's first footer: the two keys that set the fleet to
 // work, named from the pane list and the key map so they stay true.
 func (m *Model) demoHint() string {
-	return "Try: " + kit.Itoa(int(workersPane)+1) + " then " + m.keys.Spawn.Help().Key + " spawns a worker · " +
-		kit.Itoa(int(mergePane)+1) + " then " + m.keys.Merge.Land.Help().Key + " lands a change · " +
-		m.keys.Help.Help().Key + " every key"
+	return "Try: " + kit.Itoa(int(workersPane)+1) + " then " + m.Keys.Spawn.Help().Key + " spawns a worker · " +
+		kit.Itoa(int(mergePane)+1) + " then " + m.Keys.Merge.Land.Help().Key + " lands a change · " +
+		m.Keys.Help.Help().Key + " every key"
 }

@@ -31,7 +31,7 @@ func (h *harness) helpText() string {
 func TestHelpListsEveryPaneKey(t *testing.T) {
 	t.Parallel()
 	k := DefaultKeyMap()
-	own := map[pane]any{plansPane: &k.Plans, leasesPane: &k.Leases, worktreesPane: &k.Trees, workersPane: &k.Workers,
+	own := map[PaneID]any{plansPane: &k.Plans, leasesPane: &k.Leases, worktreesPane: &k.Trees, workersPane: &k.Workers,
 		eventsPane: &k.Events, mergePane: &k.Merge, inboxPane: &k.Inbox, fleetPane: &k.Fleet}
 	for p := range paneCount {
 		listed := k.paneBindings(p)
@@ -93,8 +93,8 @@ func TestHelpFitsAndScrolls(t *testing.T) {
 		h.press("?")
 		lines := h.m.helpLines()
 		for _, l := range lines {
-			if w := ansi.StringWidth(l); w > h.m.cols {
-				t.Errorf("%s help: a line of %d cells is cut at %d: %q", paneSpecs[pn].name, w, h.m.cols, l)
+			if w := ansi.StringWidth(l); w > h.m.Cols {
+				t.Errorf("%s help: a line of %d cells is cut at %d: %q", paneSpecs[pn].name, w, h.m.Cols, l)
 			}
 		}
 		if len(lines) <= h.m.helpVisible() {

@@ -612,7 +612,7 @@ func (h *harness) selectPlan(rel string) {
 func (h *harness) view() string {
 	h.t.Helper()
 	v := h.m.View()
-	checkScreen(h.t, v, h.m.width, h.m.height, h.p)
+	checkScreen(h.t, v, h.m.Width, h.m.Height, h.p)
 	// The selection's reverse video is checked where it is tested; the
 	// rest read the text.
 	return unreverse(v)

@@ -436,7 +436,7 @@ func (mb *mailbox) ended() bool {
 
 // show tells the hub which pane the session shows: worktrees and the
 // queue are read on a change only while some session shows them.
-func (mb *mailbox) show(p pane) {
+func (mb *mailbox) show(p PaneID) {
 	var w kinds
 	switch p {
 	case worktreesPane:

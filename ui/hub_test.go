@@ -18,7 +18,7 @@ import (
 // session; seen is the board its model shows after each message.
 type session struct {
 	prog *tea.Program
-	seen *atomic.Pointer[data]
+	seen *atomic.Pointer[Data]
 	done chan Model
 }
 
@@ -27,7 +27,7 @@ type session struct {
 // a Model.
 type probe struct {
 	m    *Model
-	seen *atomic.Pointer[data]
+	seen *atomic.Pointer[Data]
 }
 
 func (p probe) Init() tea.Cmd { return p.m.Init() }
@@ -44,7 +44,7 @@ func openSession(tb testing.TB, p *project, hub *Hub) *session {
 	tb.Helper()
 	opt := p.options()
 	opt.NoWatch, opt.Hub = false, hub
-	s := &session{seen: &atomic.Pointer[data]{}, done: make(chan Model, 1)}
+	s := &session{seen: &atomic.Pointer[Data]{}, done: make(chan Model, 1)}
 	m := New(opt)
 	s.prog = tea.NewProgram(probe{m: &m, seen: s.seen},
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithFPS(frameRate))
@@ -79,7 +79,7 @@ func (s *session) close(tb testing.TB) Model {
 // has reports whether the session shows rel.
 func (s *session) has(rel string) bool {
 	d := s.seen.Load()
-	return d != nil && d.rels[rel]
+	return d != nil && d.Rels[rel]
 }
 
 // waitAll waits until every session shows rel, at most limit.
@@ -172,7 +172,7 @@ func TestHubStuckSessionDelaysNoOne(t *testing.T) {
 	for _, m := range got {
 		if l, ok := m.(loadedMsg); ok {
 			boards++
-			if l.d == nil || !l.d.rels["bugs/burst-2.md"] {
+			if l.d == nil || !l.d.Rels["bugs/burst-2.md"] {
 				t.Errorf("the stuck session's board is not the newest: %v", l.err)
 			}
 		}

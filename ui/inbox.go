@@ -130,7 +130,7 @@ func (p proposal) render(style string, width int) string {
 }
 
 // inboxWidth is the width proposals are rendered at: the preview's inside.
-func (m *Model) inboxWidth() int { return max(20, m.cols-4) }
+func (m *Model) inboxWidth() int { return max(20, m.Cols-4) }
 
 // requestInbox reads the inbox, one reading at a time.
 // With a hub, the hub reads it (a change brings a reading by itself).
@@ -139,13 +139,13 @@ func (m *Model) requestInbox() tea.Cmd {
 		m.sub.poke(kindInbox.set())
 		return nil
 	}
-	return m.inbox.req.request(inboxCmd(m.opt.Tree, m.opt.MarkdownStyle, m.inboxWidth()))
+	return m.inbox.req.request(inboxCmd(m.Opt.Tree, m.Opt.MarkdownStyle, m.inboxWidth()))
 }
 
 // renderInbox renders the last reading again at this session's width,
 // reading nothing.
 func (m *Model) renderInbox() tea.Cmd {
-	return m.inbox.req.request(renderInboxCmd(m.inbox.data, m.opt.MarkdownStyle, m.inboxWidth()))
+	return m.inbox.req.request(renderInboxCmd(m.inbox.data, m.Opt.MarkdownStyle, m.inboxWidth()))
 }
 
 func (m *Model) inboxLoaded(msg inboxMsg) tea.Cmd {
@@ -158,13 +158,13 @@ func (m *Model) inboxLoaded(msg inboxMsg) tea.Cmd {
 	if m.sub == nil {
 		l.data = msg.data // a hub's newest reading is kept as it comes
 	}
-	l.rebuild(m.ctx())
+	l.Rebuild(m.ctx())
 	m.syncKeys()
 	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
 	switch {
 	case again && m.sub == nil:
 		cmds = append(cmds, m.requestInbox()) // changes came meanwhile
-	case again, m.cols > 0 && msg.width != m.inboxWidth():
+	case again, m.Cols > 0 && msg.width != m.inboxWidth():
 		// A newer reading came meanwhile, or the terminal was resized.
 		cmds = append(cmds, m.renderInbox())
 	}
@@ -188,7 +188,7 @@ func (l *inboxList) SetSize(w, h int) {
 	l.Table.SetSize(w, t)
 }
 
-func (l *inboxList) rebuild(pc *paneCtx) {
+func (l *inboxList) Rebuild(pc *Ctx) {
 	f := l.Needle()
 	l.shown = l.shown[:0]
 	for i := range l.entries {
@@ -248,19 +248,19 @@ func (l *inboxList) pausedRow() *workers.State {
 	return nil
 }
 
-// selected offers the key map the entry's plan, so N's notices and the
+// Selected offers the key map the entry's plan, so N's notices and the
 // plan verbs' reasons name it; A and X are the pane's own.
-func (l *inboxList) selected() selection { return selection{} }
+func (l *inboxList) Selected() Selection { return Selection{} }
 
-func (l *inboxList) syncKeys(pc *paneCtx, set setKey) {
-	k := &pc.keys.Inbox
+func (l *inboxList) SyncKeys(pc *Ctx, set SetKey) {
+	k := &pc.Keys.Inbox
 	e := l.row()
-	here := pc.shown == inboxPane && e != nil
+	here := pc.Shown == inboxPane && e != nil
 	ok, why := canDecide(e)
 	set(&k.Approve, here && ok, "approve: "+why)
 	set(&k.Reject, here && ok, "reject: "+why)
 	st := l.pausedRow()
-	on := pc.shown == inboxPane && st != nil
+	on := pc.Shown == inboxPane && st != nil
 	set(&k.Open, here || on, "open: select a proposal or a paused run in the inbox pane (7)")
 	ok, why = canExtend(st)
 	set(&k.Extend, on && ok, "extend: "+why)
@@ -327,8 +327,8 @@ func canDecide(e *coord.Entry) (bool, string) {
 	return true, ""
 }
 
-func (l *inboxList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
-	k := &pc.keys.Inbox
+func (l *inboxList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.Keys.Inbox
 	switch {
 	case key.Matches(msg, k.Approve):
 		return l.askApprove(pc), true
@@ -351,7 +351,7 @@ func (l *inboxList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (l *inboxList) view(pc *paneCtx, h int) []string {
+func (l *inboxList) View(pc *Ctx, h int) []string {
 	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval, a paused run for a person"
 	switch {
 	case !l.loaded:
@@ -363,7 +363,7 @@ func (l *inboxList) view(pc *paneCtx, h int) []string {
 		return pc.tableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, empty))
 	}
 	th := l.Table.Height + 1 // the header
-	if pc.wide {
+	if pc.Wide {
 		th += 2 // the box's edges
 	}
 	out := pc.tableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, th, kit.EmptyText(&l.Filter, empty))
@@ -373,7 +373,7 @@ func (l *inboxList) view(pc *paneCtx, h int) []string {
 // proposalBox is the selected proposal below the table: its facts, then
 // the text as rendered; enter reads it whole.
 func (l *inboxList) proposalBox(cm *common, h int) []string {
-	title, lines := "proposal", []string{cm.st.Dim.Render("no proposal selected")}
+	title, lines := "proposal", []string{cm.St.Dim.Render("no proposal selected")}
 	if e := l.row(); e != nil {
 		title = termtext.Line(e.Slug) + " · proposal " + kit.Itoa(e.N)
 		lines = l.pv[l.shown[l.Cursor]]
@@ -385,10 +385,10 @@ func (l *inboxList) proposalBox(cm *common, h int) []string {
 	if len(lines) > h-2 {
 		hint = "enter to read all"
 	}
-	if !cm.wide {
-		head := cm.st.Title.Render(title)
+	if !cm.Wide {
+		head := cm.St.Title.Render(title)
 		if hint != "" {
-			head += "  " + cm.st.Dim.Render(hint)
+			head += "  " + cm.St.Dim.Render(hint)
 		}
 		return append([]string{head}, lines[:min(len(lines), max(0, h-1))]...)
 	}
@@ -396,7 +396,7 @@ func (l *inboxList) proposalBox(cm *common, h int) []string {
 	for _, s := range lines[:min(len(lines), max(0, h-2))] {
 		shown = append(shown, " "+s)
 	}
-	return cm.box(title, hint, shown, cm.cols, h, false)
+	return cm.box(title, hint, shown, cm.Cols, h, false)
 }
 
 // proposalLines are what the preview and the detail show of e: who wrote
@@ -414,12 +414,12 @@ func proposalLines(cm *common, e *coord.Entry, rendered string) []string {
 	}
 	if e.Problem != "" {
 		p := "⚠ " + line(e.Problem)
-		if !cm.plain {
-			p = cm.st.Bad.Render(p)
+		if !cm.Plain {
+			p = cm.St.Bad.Render(p)
 		}
 		out = append(out, p)
 	}
-	out = append(out, cm.st.Bold.Render("Files in scope:")+" "+cm.st.Dim.Render(scopeCell(e)))
+	out = append(out, cm.St.Bold.Render("Files in scope:")+" "+cm.St.Dim.Render(scopeCell(e)))
 	for _, p := range e.Scope.Patterns {
 		out = append(out, "  "+line(p))
 	}
@@ -527,21 +527,21 @@ func inboxLine(cm *common, e *coord.Entry, c inboxCols, selected bool) string {
 	b.WriteString(kit.Fit(termtext.Line(entryAgent(e)), c.agent) + " ")
 	b.WriteString(kit.FitRight(kit.Itoa(e.N), c.n) + " ")
 	state := kit.Fit(termtext.Line(entryState(e)), c.state)
-	if !cm.plain && e.Waiting() {
-		state = cm.st.Warn.Render(state)
+	if !cm.Plain && e.Waiting() {
+		state = cm.St.Warn.Render(state)
 	}
 	b.WriteString(state + " ")
 	age := "—"
 	if at := entryAt(e); at > 0 {
-		age = kit.Coarse(cm.now - at)
+		age = kit.Coarse(cm.Now - at)
 	}
 	b.WriteString(kit.Fit(age, c.age) + " ")
 	if c.scope > 0 {
 		b.WriteString(kit.Fit(scopeCell(e), c.scope) + " ")
 	}
 	problem := kit.Fit(termtext.Line(e.Problem), c.problem)
-	if !cm.plain && e.Problem != "" {
-		problem = cm.st.Bad.Render(problem)
+	if !cm.Plain && e.Problem != "" {
+		problem = cm.St.Bad.Render(problem)
 	}
 	b.WriteString(problem)
 	return b.String()
@@ -563,13 +563,13 @@ func pausedLine(cm *common, st *workers.State, c inboxCols, selected bool) strin
 	b.WriteString(kit.Fit(termtext.Line(st.AgentID), c.agent) + " ")
 	b.WriteString(kit.FitRight("", c.n) + " ")
 	state := kit.Fit(termtext.Line(pausedState(st)), c.state)
-	if !cm.plain {
-		state = cm.st.Warn.Render(state)
+	if !cm.Plain {
+		state = cm.St.Warn.Render(state)
 	}
 	b.WriteString(state + " ")
 	age := "—"
 	if !st.PausedAt.IsZero() {
-		age = kit.Coarse(cm.now - float64(st.PausedAt.UnixNano())/1e9)
+		age = kit.Coarse(cm.Now - float64(st.PausedAt.UnixNano())/1e9)
 	}
 	b.WriteString(kit.Fit(age, c.age) + " ")
 	if c.scope > 0 {
@@ -589,15 +589,15 @@ func pausedLines(cm *common, st *workers.State) []string {
 	line := termtext.Line
 	out := []string{line(st.AgentID + "'s run of " + planSlug(st.Plan) + " · " + pausedState(st))}
 	out = append(out, line(st.Paused))
-	out = append(out, cm.st.Bold.Render("Spent so far:")+" "+st.Spent.String())
+	out = append(out, cm.St.Bold.Render("Spent so far:")+" "+st.Spent.String())
 	if !st.PausedAt.IsZero() {
-		out = append(out, cm.st.Bold.Render("Paused:")+" "+kit.Coarse(cm.now-float64(st.PausedAt.UnixNano())/1e9)+" ago")
+		out = append(out, cm.St.Bold.Render("Paused:")+" "+kit.Coarse(cm.Now-float64(st.PausedAt.UnixNano())/1e9)+" ago")
 	}
 	out = append(out, "")
 	if budgetPaused(st) {
-		out = append(out, cm.st.Dim.Render("b raises the plan's budget: the run goes on at its driver's next heartbeat; x stops it and parks the plan in blocked/"))
+		out = append(out, cm.St.Dim.Render("b raises the plan's budget: the run goes on at its driver's next heartbeat; x stops it and parks the plan in blocked/"))
 	} else {
-		out = append(out, cm.st.Dim.Render("p resumes the run where it is; x stops it"))
+		out = append(out, cm.St.Dim.Render("p resumes the run where it is; x stops it"))
 	}
 	return out
 }
@@ -605,18 +605,18 @@ func pausedLines(cm *common, st *workers.State) []string {
 // askExtend is b: a dialog asking how much to raise the paused run's plan
 // budget by (tokens, dollars or both, as spend.ParseLimit reads them);
 // ledger.Extend records it and the driver goes on at its next heartbeat.
-func (l *inboxList) askExtend(pc *paneCtx) tea.Msg {
+func (l *inboxList) askExtend(pc *Ctx) tea.Msg {
 	st := l.pausedRow()
 	if ok, _ := canExtend(st); !ok {
 		return nil
 	}
-	in := pc.textField()
+	in := pc.TextField()
 	in.Placeholder = "1M, $5"
 	in.CharLimit = 40
 	in.Width = 30
 	cmd := in.Focus()
-	t, slug, by := pc.opt.Tree, planSlug(st.Plan), pc.opt.Agent
-	return batchReq{openReq{&dialog{
+	t, slug, by := pc.Opt.Tree, planSlug(st.Plan), pc.Opt.Agent
+	return BatchReq{openReq{&dialog{
 		title: "Extend " + slug + "'s budget",
 		body: []string{termtext.Line(st.Paused),
 			"Raise the plan's budget, and its runs', by tokens, dollars or both (2M, $5, or 1M, $5): " +
@@ -651,7 +651,7 @@ func extendCmd(t *planfs.Tree, slug, by, s string) tea.Cmd {
 
 // askStopRun is x: a confirm, then the paused run stopped as the Workers
 // pane stops a worker (its state file looked at again first).
-func (l *inboxList) askStopRun(pc *paneCtx) tea.Msg {
+func (l *inboxList) askStopRun(pc *Ctx) tea.Msg {
 	st := l.pausedRow()
 	if ok, _ := canStopRun(st); !ok {
 		return nil
@@ -662,7 +662,7 @@ func (l *inboxList) askStopRun(pc *paneCtx) tea.Msg {
 	if budgetPaused(st) {
 		then = "it ends the run and parks " + slug + " in blocked/ with what it spent in the reason."
 	}
-	project, t := pc.opt.Tree.Project, pc.opt.Tree
+	project, t := pc.Opt.Tree.Project, pc.Opt.Tree
 	return openReq{&dialog{
 		title: "Stop " + who + "'s paused run",
 		body:  []string{"Send SIGTERM to " + who + " (pid " + kit.Itoa(st.PID) + "); " + then},
@@ -673,12 +673,12 @@ func (l *inboxList) askStopRun(pc *paneCtx) tea.Msg {
 
 // askApprove is A: a confirm dialog that shows the scope the build will
 // be held to.
-func (l *inboxList) askApprove(pc *paneCtx) tea.Msg {
+func (l *inboxList) askApprove(pc *Ctx) tea.Msg {
 	e := l.row()
 	if ok, _ := canDecide(e); !ok {
 		return nil
 	}
-	t, slug, by := pc.opt.Tree, e.Slug, coord.Approver{AgentID: pc.opt.Agent, ReadOnly: pc.opt.ReadOnly}
+	t, slug, by := pc.Opt.Tree, e.Slug, coord.Approver{AgentID: pc.Opt.Agent, ReadOnly: pc.Opt.ReadOnly}
 	body := []string{"Approve " + entryAgent(e) + "'s proposal " + kit.Itoa(e.N) + " for " + slug + " as " + by.AgentID +
 		": its next run builds it, held to this scope."}
 	if e.ScopeFound && len(e.Scope.Patterns) > 0 {
@@ -704,18 +704,18 @@ func (l *inboxList) askApprove(pc *paneCtx) tea.Msg {
 
 // askReject is X: a dialog with a note, which the agent's next plan turn
 // reads; the dialog refuses an empty one.
-func (l *inboxList) askReject(pc *paneCtx) tea.Msg {
+func (l *inboxList) askReject(pc *Ctx) tea.Msg {
 	e := l.row()
 	if ok, _ := canDecide(e); !ok {
 		return nil
 	}
-	in := pc.textField()
+	in := pc.TextField()
 	in.Placeholder = "what the plan should do differently"
 	in.CharLimit = 2000
 	in.Width = 50
 	cmd := in.Focus()
-	t, slug, by := pc.opt.Tree, e.Slug, coord.Approver{AgentID: pc.opt.Agent, ReadOnly: pc.opt.ReadOnly}
-	return batchReq{openReq{&dialog{
+	t, slug, by := pc.Opt.Tree, e.Slug, coord.Approver{AgentID: pc.Opt.Agent, ReadOnly: pc.Opt.ReadOnly}
+	return BatchReq{openReq{&dialog{
 		title: "Reject " + slug + " · proposal " + kit.Itoa(e.N),
 		body:  []string{"Send " + entryAgent(e) + "'s proposal back with your note: its next run plans again, with the note as FLEET_FEEDBACK."},
 		verb:  "reject", input: &in,
@@ -741,21 +741,21 @@ func (l *inboxList) askReject(pc *paneCtx) tea.Msg {
 
 // open is enter: the proposal whole, full screen, rendered at the
 // detail's width; or a paused run's worker, as the Workers pane opens it.
-func (l *inboxList) open(pc *paneCtx) tea.Msg {
+func (l *inboxList) open(pc *Ctx) tea.Msg {
 	e := l.row()
 	if st := l.pausedRow(); st != nil {
-		agent, project := st.AgentID, pc.opt.Tree.Project
-		return detailReq{"worker:" + agent, "worker · " + agent, func() func(*paneCtx) []string {
+		agent, project := st.AgentID, pc.Opt.Tree.Project
+		return DetailReq{"worker:" + agent, "worker · " + agent, func() func(*Ctx) []string {
 			wd := workers.ReadWorkerDetail(project, agent)
-			return func(pc *paneCtx) []string { return workerDetail(pc.common, wd, nil) }
+			return func(pc *Ctx) []string { return workerDetail(pc.common, wd, nil) }
 		}}
 	}
 	if e == nil {
 		return nil
 	}
-	ent, style, width := *e, pc.opt.MarkdownStyle, max(20, pc.cols-3)
-	return detailReq{"inbox\x00" + ent.Slug, ent.Slug + " · proposal " + kit.Itoa(ent.N), func() func(*paneCtx) []string {
+	ent, style, width := *e, pc.Opt.MarkdownStyle, max(20, pc.Cols-3)
+	return DetailReq{"inbox\x00" + ent.Slug, ent.Slug + " · proposal " + kit.Itoa(ent.N), func() func(*Ctx) []string {
 		text := readProposal(ent).render(style, width)
-		return func(pc *paneCtx) []string { return proposalLines(pc.common, &ent, text) }
+		return func(pc *Ctx) []string { return proposalLines(pc.common, &ent, text) }
 	}}
 }

@@ -42,20 +42,20 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if cmd, ok := m.globalKey(msg); ok {
 		return cmd
 	}
-	if req, ok := m.paneOf(m.pane).update(m.ctx(), msg); ok {
+	if req, ok := m.paneOf(m.pane).Update(m.ctx(), msg); ok {
 		return m.route(req)
 	}
 	if cmd, ok := m.moveKey(msg); ok {
 		return cmd
 	}
-	k := &m.keys
+	k := &m.Keys
 	switch {
 	case key.Matches(msg, k.Spawn):
 		return m.askSpawn()
 	case key.Matches(msg, k.Escape):
 		return m.escape()
 	default:
-		if why, ok := m.why[msg.String()]; ok {
+		if why, ok := m.Why[msg.String()]; ok {
 			if cmd, held := m.holdKey(msg); held {
 				return cmd
 			}
@@ -68,7 +68,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 // globalKey answers the keys that mean the same in every pane: quit,
 // help, and moving between panes.
 func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := &m.keys
+	k := &m.Keys
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit(), true
@@ -86,7 +86,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	for i, b := range k.Panes {
 		if key.Matches(msg, b) {
-			return m.setPane(pane(i)), true
+			return m.setPane(PaneID(i)), true
 		}
 	}
 	return nil, false
@@ -95,7 +95,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 // moveKey moves the shown pane's cursor.
 func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	t := m.current()
-	d, ok := m.keys.step(msg, t.Height, t.Len())
+	d, ok := m.Keys.Step(msg, t.Height, t.Len())
 	if !ok {
 		return nil, false
 	}
@@ -134,7 +134,7 @@ func (m *Model) moveCursor(d int) tea.Cmd {
 	return m.schedulePreview()
 }
 
-func (m *Model) setPane(p pane) tea.Cmd {
+func (m *Model) setPane(p PaneID) tea.Cmd {
 	m.pane = p
 	m.syncKeys()
 	switch p {
@@ -159,7 +159,7 @@ var filterHints = [paneCount]string{
 func (m *Model) initFilters() {
 	for p := range paneCount {
 		f := m.paneOf(p).FilterOf()
-		f.Input = m.textField()
+		f.Input = m.TextField()
 		f.Input.Prompt = "/ "
 		f.Input.Placeholder = filterHints[p]
 	}
@@ -186,11 +186,11 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 	f := m.paneOf(m.pane).FilterOf()
 	var cmd tea.Cmd
 	switch {
-	case key.Matches(msg, m.keys.Ask.Cancel):
+	case key.Matches(msg, m.Keys.Ask.Cancel):
 		f.Typing = false
 		f.Input.Blur()
 		f.Input.SetValue("")
-	case key.Matches(msg, m.keys.Ask.Confirm):
+	case key.Matches(msg, m.Keys.Ask.Confirm):
 		f.Typing = false
 		f.Input.Blur()
 		if m.pane == plansPane {
@@ -199,7 +199,7 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 	default:
 		f.Input, cmd = f.Input.Update(msg)
 	}
-	m.paneOf(m.pane).rebuild(m.ctx())
+	m.paneOf(m.pane).Rebuild(m.ctx())
 	m.syncKeys()
 	return tea.Batch(cmd, m.schedulePreview())
 }
@@ -211,7 +211,7 @@ func (m *Model) clearFilter() bool {
 		return false
 	}
 	f.Input.SetValue("")
-	m.paneOf(m.pane).rebuild(m.ctx())
+	m.paneOf(m.pane).Rebuild(m.ctx())
 	m.syncKeys()
 	return true
 }

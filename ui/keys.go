@@ -143,9 +143,9 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// step is how far a moving key goes in a list of n rows shown page at a
+// Step is how far a moving key goes in a list of n rows shown page at a
 // time: -1 or 1, a page, or to either end; ok is false for other keys.
-func (k *KeyMap) step(msg tea.KeyMsg, page, n int) (d int, ok bool) {
+func (k *KeyMap) Step(msg tea.KeyMsg, page, n int) (d int, ok bool) {
 	switch {
 	case key.Matches(msg, k.Up):
 		return -1, true

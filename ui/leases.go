@@ -24,12 +24,12 @@ type leaseList struct {
 	cols leaseCols
 }
 
-func (l *leaseList) rebuild(pc *paneCtx) {
-	if pc.d == nil {
+func (l *leaseList) Rebuild(pc *Ctx) {
+	if pc.D == nil {
 		return
 	}
 	f := l.Needle()
-	l.rows = slices.DeleteFunc(sortLeases(pc.d.board.Leases, pc.d.now), func(x model.Lease) bool {
+	l.rows = slices.DeleteFunc(sortLeases(pc.D.Board.Leases, pc.D.Now), func(x model.Lease) bool {
 		return !kit.AnyContains(f, x.Rel, x.AgentID, x.Origin, x.Host)
 	})
 	keys := make([]string, len(l.rows))
@@ -39,29 +39,29 @@ func (l *leaseList) rebuild(pc *paneCtx) {
 	l.cols = leaseColumns(l.Width, l.rows)
 	c := l.cols
 	cm := pc.common
-	l.SetShared(keys, rowsOf{pane: leasesPane, d: pc.d, needle: f, cols: c}, func(i int, sel bool) string {
+	l.SetShared(keys, rowsOf{pane: leasesPane, d: pc.D, needle: f, cols: c}, func(i int, sel bool) string {
 		return leaseLine(cm, &l.rows[i], c, sel)
 	})
 }
 
-func (l *leaseList) selected() selection {
+func (l *leaseList) Selected() Selection {
 	if l.Cursor >= len(l.rows) {
-		return selection{}
+		return Selection{}
 	}
 	lease := &l.rows[l.Cursor]
-	return selection{rel: lease.Rel, lease: lease}
+	return Selection{Rel: lease.Rel, Lease: lease}
 }
 
-func (l *leaseList) syncKeys(pc *paneCtx, set setKey) {
-	here := pc.shown == leasesPane
+func (l *leaseList) SyncKeys(pc *Ctx, set SetKey) {
+	here := pc.Shown == leasesPane
 	release, recover := pc.releaseRecover()
-	set(&pc.keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
-	set(&pc.keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
-	set(&pc.keys.Leases.Open, here && l.Cursor < len(l.rows), "open: select a lease in the leases pane (2)")
+	set(&pc.Keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
+	set(&pc.Keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
+	set(&pc.Keys.Leases.Open, here && l.Cursor < len(l.rows), "open: select a lease in the leases pane (2)")
 }
 
-func (l *leaseList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
-	k := &pc.keys.Leases
+func (l *leaseList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.Keys.Leases
 	switch {
 	case key.Matches(msg, k.Release):
 		return pc.askRelease(), true
@@ -73,7 +73,7 @@ func (l *leaseList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (l *leaseList) view(pc *paneCtx, h int) []string {
+func (l *leaseList) View(pc *Ctx, h int) []string {
 	return pc.tableBox(kit.FilterTitle("Leases", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, "no leases: nothing is claimed"))
 }
 
@@ -142,23 +142,23 @@ func (c leaseCols) header() string {
 
 // leaseLine is a lease's row, not yet highlighted (finish, table.go).
 func leaseLine(cm *common, l *model.Lease, c leaseCols, selected bool) string {
-	plain := cm.plain
+	plain := cm.Plain
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
-	mark, expires, bad := "●", "in "+kit.Span(l.ExpiresAt-cm.now), false
+	mark, expires, bad := "●", "in "+kit.Span(l.ExpiresAt-cm.Now), false
 	switch {
 	case l.Awaiting != "" && l.Corrupt == "":
 		// Held by the inbox: it never runs out, whatever its expires_at.
 		mark, expires = "◇", l.AwaitingText()
 	case l.Corrupt != "":
 		mark, expires, bad = "?", "UNREADABLE", true
-	case !l.Active(cm.now):
-		mark, expires, bad = "✗", "EXPIRED "+kit.Span(cm.now-l.ExpiresAt)+" ago", true
+	case !l.Active(cm.Now):
+		mark, expires, bad = "✗", "EXPIRED "+kit.Span(cm.Now-l.ExpiresAt)+" ago", true
 	}
 	if !plain && bad {
-		mark = cm.st.Bad.Render(mark)
+		mark = cm.St.Bad.Render(mark)
 	} else if !plain {
-		mark = cm.st.Good.Render(mark)
+		mark = cm.St.Good.Render(mark)
 	}
 	b.WriteString(mark + " ")
 	plan := termtext.Line(l.Rel)
@@ -172,12 +172,12 @@ func leaseLine(cm *common, l *model.Lease, c leaseCols, selected bool) string {
 	}
 	claimed := ""
 	if l.Corrupt == "" {
-		claimed = kit.Coarse(cm.now-l.ClaimedAt) + " ago"
+		claimed = kit.Coarse(cm.Now-l.ClaimedAt) + " ago"
 	}
 	b.WriteString(kit.Fit(claimed, c.claimed) + " ")
 	cell := kit.Fit(expires, c.expires)
 	if !plain && bad {
-		cell = cm.st.Bad.Render(cell)
+		cell = cm.St.Bad.Render(cell)
 	}
 	b.WriteString(cell)
 	return b.String()
@@ -196,73 +196,73 @@ func leaseKey(l *model.Lease) string {
 func ownerText(l *model.Lease) string { return termtext.Line(l.AgentID) + heldOn(l) }
 
 // open shows the selected lease: every field, then the file as it is.
-func (l *leaseList) open(pc *paneCtx) tea.Msg {
-	s := l.selected()
-	if s.lease == nil {
+func (l *leaseList) open(pc *Ctx) tea.Msg {
+	s := l.Selected()
+	if s.Lease == nil {
 		return nil
 	}
-	ls, t, now := *s.lease, pc.opt.Tree, pc.now
+	ls, t, now := *s.Lease, pc.Opt.Tree, pc.Now
 	if remoteLease(&ls) {
 		// Read already, with the view: nothing on disk to read.
-		return detailReq{"lease:" + leaseKey(&ls), "lease · " + slugOf(ls.Rel) + heldOn(&ls), func() func(*paneCtx) []string {
-			return func(pc *paneCtx) []string { return remoteLeaseDetail(pc, ls, now) }
+		return DetailReq{"lease:" + leaseKey(&ls), "lease · " + slugOf(ls.Rel) + heldOn(&ls), func() func(*Ctx) []string {
+			return func(pc *Ctx) []string { return remoteLeaseDetail(pc, ls, now) }
 		}}
 	}
-	return detailReq{"lease:" + ls.File, "lease · " + ls.Rel, func() func(*paneCtx) []string {
+	return DetailReq{"lease:" + ls.File, "lease · " + ls.Rel, func() func(*Ctx) []string {
 		raw, cut, err := t.ReadLeaseRaw(ls.File)
-		return func(pc *paneCtx) []string { return leaseDetail(pc.common, ls, raw, cut, err, now) }
+		return func(pc *Ctx) []string { return leaseDetail(pc.common, ls, raw, cut, err, now) }
 	}}
 }
 
 func leaseDetail(c *common, l model.Lease, raw []byte, cut bool, err error, now float64) []string {
-	d := &detailText{c: c}
-	d.heading("Lease")
-	d.field("file", planfs.Dir+"/.leases/"+l.File)
-	d.field("plan file", l.Rel)
+	d := &DetailText{C: c}
+	d.Heading("Lease")
+	d.Field("file", planfs.Dir+"/.leases/"+l.File)
+	d.Field("plan file", l.Rel)
 	switch {
 	case l.Corrupt != "":
-		d.field("state", "UNREADABLE: "+l.Corrupt)
+		d.Field("state", "UNREADABLE: "+l.Corrupt)
 	case !l.Active(now):
-		d.field("state", "EXPIRED "+kit.Span(now-l.ExpiresAt)+" ago")
+		d.Field("state", "EXPIRED "+kit.Span(now-l.ExpiresAt)+" ago")
 	default:
-		d.field("state", "active, "+timeLeft(&l, now))
+		d.Field("state", "active, "+timeLeft(&l, now))
 	}
 	if l.Corrupt != "" && l.ModTime > 0 {
 		// How old an unreadable lease is decides when recover may take it.
-		d.field("modified", stamp(l.ModTime, now))
+		d.Field("modified", Stamp(l.ModTime, now))
 	}
 	if l.Corrupt == "" {
-		d.heading("Anchor's fields")
-		d.field("plan", l.Plan)
-		d.field("agent_id", l.AgentID)
-		d.field("claimed_at", stamp(l.ClaimedAt, now))
-		d.field("expires_at", stamp(l.ExpiresAt, now))
-		d.field("origin", l.Origin)
-		d.heading("Fleetwatch's fields")
-		d.field("host", l.Host)
-		d.field("pid", kit.Itoa(l.PID))
-		d.field("pid_scope", l.PIDScope)
-		d.field("token", l.Token)
-		d.extraFields(raw, "plan", "agent_id", "claimed_at", "expires_at", "origin", "host", "pid", "pid_scope", "token")
+		d.Heading("Anchor's fields")
+		d.Field("plan", l.Plan)
+		d.Field("agent_id", l.AgentID)
+		d.Field("claimed_at", Stamp(l.ClaimedAt, now))
+		d.Field("expires_at", Stamp(l.ExpiresAt, now))
+		d.Field("origin", l.Origin)
+		d.Heading("Fleetwatch's fields")
+		d.Field("host", l.Host)
+		d.Field("pid", kit.Itoa(l.PID))
+		d.Field("pid_scope", l.PIDScope)
+		d.Field("token", l.Token)
+		d.ExtraFields(raw, "plan", "agent_id", "claimed_at", "expires_at", "origin", "host", "pid", "pid_scope", "token")
 	}
-	d.heading("On disk")
+	d.Heading("On disk")
 	switch {
 	case err != nil:
-		d.note("cannot read it: " + err.Error())
+		d.Note("cannot read it: " + err.Error())
 	default:
-		d.rawJSON(raw)
+		d.RawJSON(raw)
 		if cut {
-			d.note("… only the first 64 KiB are shown")
+			d.Note("… only the first 64 KiB are shown")
 		}
 	}
-	return d.lines
+	return d.Lines
 }
 
 // remoteLeaseDetail is a remote lease read whole: where the backend keeps
 // it, who holds it where, and the lease as the backend holds it.
-func remoteLeaseDetail(pc *paneCtx, l model.Lease, now float64) []string {
-	d := &detailText{c: pc.common}
-	d.heading("Remote lease")
+func remoteLeaseDetail(pc *Ctx, l model.Lease, now float64) []string {
+	d := &DetailText{C: pc.common}
+	d.Heading("Remote lease")
 	where := l.Backend
 	if l.Backend == "git" {
 		where = "git ref refs/fleetwatch/leases/" + slugOf(l.Rel)
@@ -270,29 +270,29 @@ func remoteLeaseDetail(pc *paneCtx, l model.Lease, now float64) []string {
 	if pc.remote != nil {
 		where += " · " + pc.remote.c.Where
 	}
-	d.field("kept in", where)
-	d.field("plan file", l.Origin+" (shown in progress)")
-	d.field("held by", ownerText(&l))
+	d.Field("kept in", where)
+	d.Field("plan file", l.Origin+" (shown in progress)")
+	d.Field("held by", ownerText(&l))
 	if l.Active(now) {
-		d.field("state", "active, "+timeLeft(&l, now))
+		d.Field("state", "active, "+timeLeft(&l, now))
 	} else {
-		d.field("state", "EXPIRED "+kit.Span(now-l.ExpiresAt)+" ago (R takes it over)")
+		d.Field("state", "EXPIRED "+kit.Span(now-l.ExpiresAt)+" ago (R takes it over)")
 	}
 	if r := pc.remote; r != nil && r.view != nil {
-		d.field("read", readAge(now-unixOf(r.view.ReadAt))+" ago")
+		d.Field("read", readAge(now-unixOf(r.view.ReadAt))+" ago")
 		if rl := r.view.Lease(slugOf(l.Rel)); rl != nil && rl.Need > 0 {
-			d.field("seen unchanged", kit.Span(rl.SeenFor.Seconds())+" of the "+kit.Span(rl.Need.Seconds())+" a takeover needs")
+			d.Field("seen unchanged", kit.Span(rl.SeenFor.Seconds())+" of the "+kit.Span(rl.Need.Seconds())+" a takeover needs")
 		}
 	}
-	d.heading("Fields")
-	d.field("agent_id", l.AgentID)
-	d.field("host", l.Host)
-	d.field("pid", kit.Itoa(l.PID))
-	d.field("claimed_at", stamp(l.ClaimedAt, now))
-	d.field("token", l.Token)
-	d.field("epoch", strconv.FormatInt(l.Epoch, 10))
-	d.field("ttl", kit.Span(l.TTL))
-	return d.lines
+	d.Heading("Fields")
+	d.Field("agent_id", l.AgentID)
+	d.Field("host", l.Host)
+	d.Field("pid", kit.Itoa(l.PID))
+	d.Field("claimed_at", Stamp(l.ClaimedAt, now))
+	d.Field("token", l.Token)
+	d.Field("epoch", strconv.FormatInt(l.Epoch, 10))
+	d.Field("ttl", kit.Span(l.TTL))
+	return d.Lines
 }
 
 // timeLeft is how long an active lease still runs, "12m left", or for an
@@ -306,31 +306,31 @@ func timeLeft(l *model.Lease, now float64) string {
 
 // releaseRecover says whether r and R apply to the selection. The Plans
 // pane offers both too, for the selected plan.
-func (pc *paneCtx) releaseRecover() (release, recover bool) {
-	rel, lease := pc.target.rel, pc.target.lease
+func (pc *Ctx) releaseRecover() (release, recover bool) {
+	rel, lease := pc.Target.Rel, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
-	exists := rel != "" && pc.d.has(rel)
-	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(pc.now) || !exists)
+	exists := rel != "" && pc.D.Has(rel)
+	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(pc.Now) || !exists)
 }
 
-func (pc *paneCtx) askRelease() tea.Msg {
-	rel, lease := pc.target.rel, pc.target.lease
+func (pc *Ctx) askRelease() tea.Msg {
+	rel, lease := pc.Target.Rel, pc.Target.Lease
 	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
 		pc.holder(lease)}
 	body = append(body, pc.takes(lease, "Releasing")...)
-	t, agent, force := pc.opt.Tree, pc.opt.Agent, pc.force(lease, model.InProgress)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, pc.force(lease, model.InProgress)
 	return askReq{d: &dialog{title: "Release " + slugOf(rel), body: body, verb: "release"}, rel: rel, lease: lease,
 		verb: model.Release, local: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }}
 }
 
-func (pc *paneCtx) askRecover() tea.Msg {
-	rel, lease := pc.target.rel, pc.target.lease
+func (pc *Ctx) askRecover() tea.Msg {
+	rel, lease := pc.Target.Rel, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
-	t, agent, ttl := pc.opt.Tree, pc.opt.Agent, pc.opt.TTL
-	if !pc.d.has(rel) && pc.remote != nil {
-		return statusReq{"✗ recover: no plan at " + rel + " on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true}
+	t, agent, ttl := pc.Opt.Tree, pc.Opt.Agent, pc.Opt.TTL
+	if !pc.D.Has(rel) && pc.remote != nil {
+		return StatusReq{"✗ recover: no plan at " + rel + " on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true}
 	}
-	if !pc.d.has(rel) {
+	if !pc.D.Has(rel) {
 		return askReq{d: &dialog{
 			title: "Remove a left-over lease",
 			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + pc.holder(lease),
@@ -341,7 +341,7 @@ func (pc *paneCtx) askRecover() tea.Msg {
 	}
 	body := []string{pc.holder(lease)}
 	if lane == model.InProgress {
-		body = append(body, "You ("+pc.opt.Agent+") take the lease over for "+kit.Span(pc.opt.TTL)+"; then r releases the plan or c completes it.")
+		body = append(body, "You ("+pc.Opt.Agent+") take the lease over for "+kit.Span(pc.Opt.TTL)+"; then r releases the plan or c completes it.")
 	} else {
 		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
 	}

@@ -127,8 +127,8 @@ func (m *Model) openLogs() tea.Cmd {
 	v := &logView{gen: m.logGen}
 	var cmds []tea.Cmd
 	for i, a := range agents {
-		path := workers.LogPath(m.opt.Tree.Project, a)
-		rel, err := filepath.Rel(m.opt.Tree.Project, path)
+		path := workers.LogPath(m.Opt.Tree.Project, a)
+		rel, err := filepath.Rel(m.Opt.Tree.Project, path)
 		if err != nil {
 			rel = path
 		}
@@ -157,7 +157,7 @@ func (m *Model) logOpened(msg logOpenedMsg) tea.Cmd {
 	p.open = true
 	if msg.err != nil {
 		// The project is known: the reason needs the room.
-		p.err = strings.ReplaceAll(msg.err.Error(), m.opt.Tree.Project+string(filepath.Separator), "")
+		p.err = strings.ReplaceAll(msg.err.Error(), m.Opt.Tree.Project+string(filepath.Separator), "")
 		return nil
 	}
 	p.tail = msg.tail
@@ -205,18 +205,18 @@ func (c *common) logLine(raw string) string {
 	switch stream {
 	case workers.StreamErr:
 		mark = "!"
-		if !c.plain {
-			mark = c.st.Bad.Render(mark)
+		if !c.Plain {
+			mark = c.St.Bad.Render(mark)
 		}
 	case workers.StreamFleet:
 		mark = "»"
-		if !c.plain {
-			mark = c.st.Info.Render(mark)
+		if !c.Plain {
+			mark = c.St.Info.Render(mark)
 		}
 	}
-	ts := logStamp(at.Local(), c.opt.Tree.Now().Local())
-	if !c.plain {
-		ts = c.st.Dim.Render(ts)
+	ts := logStamp(at.Local(), c.Opt.Tree.Now().Local())
+	if !c.Plain {
+		ts = c.St.Dim.Render(ts)
 	}
 	return ts + " " + mark + " " + termtext.Line(text)
 }
@@ -267,7 +267,7 @@ func logLayout(n, w, h int) []logRect {
 
 func (m *Model) logRects() []logRect {
 	v := m.logsShown()
-	return v.layout(m.cols, max(0, m.height-2))
+	return v.layout(m.Cols, max(0, m.Height-2))
 }
 
 // layout places the panes in w×h; zoomed, the focused one takes it all
@@ -308,7 +308,7 @@ func (*logView) asks() bool   { return false }
 func (*logView) typing() bool { return false }
 
 func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.Keys
 	switch {
 	case key.Matches(msg, k.Interrupt):
 		return m.quit()
@@ -341,7 +341,7 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	// off counts lines up from the newest.
-	if d, ok := k.step(msg, vis, len(p.lines)); ok {
+	if d, ok := k.Step(msg, vis, len(p.lines)); ok {
 		p.off -= d
 	}
 	m.clampLog(v.focus)
@@ -350,9 +350,9 @@ func (v *logView) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 
 func (v *logView) view(m *Model, h int) []string {
 	if v.zoom {
-		return m.logPaneView(v, v.focus, v.panes[v.focus], m.cols, h)
+		return m.logPaneView(v, v.focus, v.panes[v.focus], m.Cols, h)
 	}
-	rects := logLayout(len(v.panes), m.cols, h)
+	rects := logLayout(len(v.panes), m.Cols, h)
 	var out, row []string
 	for i, p := range v.panes {
 		block := m.logPaneView(v, i, p, rects[i].w, rects[i].h)
@@ -411,9 +411,9 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 	case p.err != "":
 		body = []string{" ✗ " + termtext.Line(p.err)}
 	case !p.open:
-		body = []string{" " + m.st.Dim.Render("opening "+termtext.Line(p.rel)+"…")}
+		body = []string{" " + m.St.Dim.Render("opening "+termtext.Line(p.rel)+"…")}
 	case len(p.lines) == 0:
-		body = []string{" " + m.st.Dim.Render("no lines yet in "+termtext.Line(p.rel)), " " + m.st.Dim.Render("new ones show here as they come")}
+		body = []string{" " + m.St.Dim.Render("no lines yet in "+termtext.Line(p.rel)), " " + m.St.Dim.Render("new ones show here as they come")}
 	default:
 		body = m.logBody(v, p, vis, w-3)
 	}
@@ -425,7 +425,7 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 func (m *Model) logsHelp(v *logView) string {
 	s := "↑/↓ pgup/pgdn scroll · g top · G follow · w wrap · z zoom · esc close"
 	side, next := "←/→ sideways · ", "tab next log · "
-	if !m.wide {
+	if !m.Wide {
 		s, side, next = "↑/↓ scroll · G follow · w wrap · z zoom · esc close", "←/→ side · ", "tab next · "
 	}
 	if !v.wrap {
@@ -434,5 +434,5 @@ func (m *Model) logsHelp(v *logView) string {
 	if len(v.panes) > 1 {
 		s = next + s
 	}
-	return m.st.Help.Render(s)
+	return m.St.Help.Render(s)
 }

@@ -127,7 +127,7 @@ func (m *Model) clampWrapped(p *logPane, vis, tw int) {
 
 // wrapKey scrolls the focused pane of a wrapped view by rows.
 func (m *Model) wrapKey(v *logView, msg tea.KeyMsg) {
-	k, p := &m.keys, v.panes[v.focus]
+	k, p := &m.Keys, v.panes[v.focus]
 	vis, tw := m.logVisible(v.focus), m.logTextWidth(v.focus)
 	switch {
 	case key.Matches(msg, k.Up):

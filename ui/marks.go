@@ -42,25 +42,25 @@ func lintByFile(ws []model.Warning) map[string][]model.Warning {
 }
 
 // parkReason is why the plan at r was parked, when the event log says.
-func (d *data) parkReason(r *model.BoardRow) (string, bool) {
+func (d *Data) parkReason(r *model.BoardRow) (string, bool) {
 	if d == nil || !r.Plan.Lane.Parked() {
 		return "", false
 	}
-	why, ok := d.parked[r.Plan.Rel]
+	why, ok := d.Parked[r.Plan.Rel]
 	return why, ok
 }
 
 // lintOf is the plan's lint warnings.
-func (d *data) lintOf(rel string) []model.Warning {
+func (d *Data) lintOf(rel string) []model.Warning {
 	if d == nil {
 		return nil
 	}
-	return d.lint[rel]
+	return d.Lint[rel]
 }
 
 // whyText is the plans table's reason column: for a parked plan the
 // reason it was parked with, else its dependencies (depsText).
-func (d *data) whyText(r *model.BoardRow) (string, bool) {
+func (d *Data) whyText(r *model.BoardRow) (string, bool) {
 	if why, ok := d.parkReason(r); ok {
 		if why == "" {
 			return "parked, no reason given", false
@@ -72,7 +72,7 @@ func (d *data) whyText(r *model.BoardRow) (string, bool) {
 
 // previewNote is what the preview says above a plan: the park reason and
 // the lint warnings, as a quote so it reads apart from the plan.
-func (d *data) previewNote(r *model.BoardRow) string {
+func (d *Data) previewNote(r *model.BoardRow) string {
 	var b strings.Builder
 	if why, ok := d.parkReason(r); ok {
 		if why == "" {

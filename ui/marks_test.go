@@ -146,7 +146,7 @@ func TestSelectedRowKeepsStateColours(t *testing.T) {
 			s, _, _ := strings.Cut(st.Render("x"), "x")
 			return s
 		}
-		bad, good, row := on(h.m.st.Bad), on(h.m.st.Good), h.m.rowOn
+		bad, good, row := on(h.m.St.Bad), on(h.m.St.Good), h.m.RowOn
 		if bad == "" || row == "" {
 			t.Fatal("no colour codes in true colour")
 		}

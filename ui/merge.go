@@ -89,7 +89,7 @@ func (m *Model) requestMerge() tea.Cmd {
 		m.sub.poke(kindMerge.set())
 		return nil
 	}
-	return m.merge.req.request(mergeCmd(m.opt.Tree.Project))
+	return m.merge.req.request(mergeCmd(m.Opt.Tree.Project))
 }
 
 // mergeIfShown reads the queue when the pane shows it; hidden, it is read
@@ -113,7 +113,7 @@ func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 			slices.SortStableFunc(l.listing.Items, byPosition)
 		}
 	}
-	l.rebuild(m.ctx())
+	l.Rebuild(m.ctx())
 	// A notice's candidate is looked for in one reading: later, the
 	// cursor is the operator's.
 	l.want = ""
@@ -183,7 +183,7 @@ func (l *mergeList) SetSize(w, h int) {
 // checkLegend says what each check glyph means, below the table.
 const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missing  … running"
 
-func (l *mergeList) rebuild(pc *paneCtx) {
+func (l *mergeList) Rebuild(pc *Ctx) {
 	f := l.Needle()
 	l.shown = l.shown[:0]
 	items := l.listing.Items
@@ -233,19 +233,19 @@ func (l *mergeList) head() *landing.Status {
 	return nil
 }
 
-// selected offers the key map nothing: the plan verbs stay off here, where
+// Selected offers the key map nothing: the plan verbs stay off here, where
 // A, X, + and - act through the landing engine.
-func (l *mergeList) selected() selection { return selection{} }
+func (l *mergeList) Selected() Selection { return Selection{} }
 
-func (l *mergeList) syncKeys(pc *paneCtx, set setKey) {
-	k := &pc.keys.Merge
-	here := pc.shown == mergePane
+func (l *mergeList) SyncKeys(pc *Ctx, set SetKey) {
+	k := &pc.Keys.Merge
+	here := pc.Shown == mergePane
 	r := l.row()
 	onRow := here && r != nil
 	live := onRow && r.State != landing.Landed && r.Commit != ""
 	l.candidateKeys(pc, set)
 	switch {
-	case pc.opt.Self == "":
+	case pc.Opt.Self == "":
 		set(&k.Peer, false, "peer review: this UI does not know its own binary, so it cannot start one")
 	default:
 		set(&k.Peer, live, "peer review: select a candidate with a branch")
@@ -285,11 +285,11 @@ func addWhy(r *landing.Status) string {
 	return "add: only approved candidates join the queue; approve " + termtext.Line(r.Slug) + " first (A)"
 }
 
-func (l *mergeList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (l *mergeList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	if req, ok := l.candidateKey(pc, msg); ok {
 		return req, true
 	}
-	k := &pc.keys.Merge
+	k := &pc.Keys.Merge
 	switch {
 	case key.Matches(msg, k.Peer):
 		return l.startPeer(pc), true
@@ -305,7 +305,7 @@ func (l *mergeList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (l *mergeList) view(pc *paneCtx, h int) []string {
+func (l *mergeList) View(pc *Ctx, h int) []string {
 	empty := "no candidates: a plan in review-needed/ whose feature/<slug> branch is ahead of the integration branch shows here"
 	switch {
 	case !l.loaded:
@@ -321,13 +321,13 @@ func (l *mergeList) view(pc *paneCtx, h int) []string {
 			break
 		}
 		line := "⚠ " + termtext.Line(n)
-		if k := &pc.keys.Merge.Accept; k.Enabled() && l.listing.MovedTo != "" && i == len(l.listing.Notices)-1 {
+		if k := &pc.Keys.Merge.Accept; k.Enabled() && l.listing.MovedTo != "" && i == len(l.listing.Notices)-1 {
 			// The move's notice, last: its key first, before the width
 			// cuts the line.
 			line = "⚠ " + k.Help().Key + " accepts it as yours · " + termtext.Line(n)
 		}
-		if !pc.plain {
-			line = pc.st.Bad.Render(line)
+		if !pc.Plain {
+			line = pc.St.Bad.Render(line)
 		}
 		out = append(out, " "+line)
 	}
@@ -339,7 +339,7 @@ func (l *mergeList) view(pc *paneCtx, h int) []string {
 	if l.listing.Batch != nil || anyFlaky(l.listing.Items) {
 		legend += "  " + flakyGlyph + " flaky"
 	}
-	return append(out, " "+pc.st.Dim.Render(legend))
+	return append(out, " "+pc.St.Dim.Render(legend))
 }
 
 // batchLine is the next batch in one line: who rides together, its
@@ -383,13 +383,13 @@ func (l *mergeList) info(cm *common) string {
 		if ls.Integration != "" {
 			warn += " (rows from the last reading)"
 		}
-		if !cm.plain {
-			warn = cm.st.Bad.Render(warn)
+		if !cm.Plain {
+			warn = cm.St.Bad.Render(warn)
 		}
 		return warn
 	}
 	if !l.loaded {
-		return cm.st.Dim.Render("integration branch: not read yet")
+		return cm.St.Dim.Render("integration branch: not read yet")
 	}
 	s := "integration " + termtext.Line(ls.Integration) + " @ " + short(ls.Tip)
 	queued := 0
@@ -402,8 +402,8 @@ func (l *mergeList) info(cm *common) string {
 	gate := " · checks: " + termtext.Line(strings.Join(ls.CheckNames, ", "))
 	if len(ls.CheckNames) == 0 {
 		gate = " · ungated (no checks in fleetwatch.yaml)"
-		if !cm.plain {
-			gate = cm.st.Warn.Render(gate)
+		if !cm.Plain {
+			gate = cm.St.Warn.Render(gate)
 		}
 	}
 	return s + gate
@@ -488,16 +488,16 @@ func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeC
 // a person; the word alone says it under NO_COLOR.
 func (cm *common) stateCell(st landing.State, w int) string {
 	cell := kit.Fit(string(st), w)
-	if cm.plain {
+	if cm.Plain {
 		return cell
 	}
 	switch st {
 	case landing.Ready, landing.Landed:
-		return cm.st.Good.Render(cell)
+		return cm.St.Good.Render(cell)
 	case landing.Failed, landing.Conflict:
-		return cm.st.Bad.Render(cell)
+		return cm.St.Bad.Render(cell)
 	case landing.Stale:
-		return cm.st.Warn.Render(cell)
+		return cm.St.Warn.Render(cell)
 	case landing.Checking, landing.Queued:
 		return cm.busy().Render(cell)
 	}
@@ -507,7 +507,7 @@ func (cm *common) stateCell(st landing.State, w int) string {
 // busy is the colour of work under way (checking, queued, a running
 // check): the diff's hunk cyan.
 func (cm *common) busy() lipgloss.Style {
-	return cm.r.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#0E7490", Dark: "#56B6C2"})
+	return cm.R.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#0E7490", Dark: "#56B6C2"})
 }
 
 // checkGlyph is one check's result as one cell; each result has its own
@@ -553,12 +553,12 @@ func (cm *common) checksCell(s *landing.Status, w int) string {
 	var b strings.Builder
 	for _, c := range s.Checks {
 		g := resultGlyph(c)
-		if !cm.plain {
+		if !cm.Plain {
 			switch c.Result {
 			case landing.Pass:
-				g = cm.st.Good.Render(g)
+				g = cm.St.Good.Render(g)
 			case landing.Fail, landing.Error, landing.Timeout:
-				g = cm.st.Bad.Render(g)
+				g = cm.St.Bad.Render(g)
 			case landing.Running:
 				g = cm.busy().Render(g)
 			}
@@ -658,7 +658,7 @@ func (cm *common) whyOf(s *landing.Status) string {
 		// The engine names the CLI's verb; here the key does it, and a
 		// viewer's screen names no action.
 		why = "approved by " + s.ApprovedBy + "; + queues it"
-		if cm.opt.ReadOnly {
+		if cm.Opt.ReadOnly {
 			why = "approved by " + s.ApprovedBy + "; not queued yet"
 		}
 	}
@@ -682,14 +682,14 @@ func (cm *common) whyOf(s *landing.Status) string {
 // say why; never do they act on a row the operator cannot see.
 
 // candidate is the candidate the merge keys act on here, nil when none.
-func (l *mergeList) candidate(pc *paneCtx) *landing.Status {
-	switch pc.shown {
+func (l *mergeList) candidate(pc *Ctx) *landing.Status {
+	switch pc.Shown {
 	case mergePane:
 		return l.row()
 	case plansPane:
 		// Its own: the candidate of the plan where it is, in review-needed/.
-		if sel := pc.target; sel.row != nil {
-			if r := l.bySlug(sel.row.Plan.Slug); r != nil && r.Rel == sel.row.Plan.Rel {
+		if sel := pc.Target; sel.Row != nil {
+			if r := l.bySlug(sel.Row.Plan.Slug); r != nil && r.Rel == sel.Row.Plan.Rel {
 				return r
 			}
 		}
@@ -708,24 +708,24 @@ func (l *mergeList) bySlug(slug string) *landing.Status {
 }
 
 // noCandidate is why verb has nothing to act on here.
-func (l *mergeList) noCandidate(pc *paneCtx, verb string) string {
-	if pc.shown != plansPane {
+func (l *mergeList) noCandidate(pc *Ctx, verb string) string {
+	if pc.Shown != plansPane {
 		return verb + ": select a candidate in the merge pane (6)"
 	}
-	sel := pc.target
+	sel := pc.Target
 	switch {
-	case sel.row == nil:
+	case sel.Row == nil:
 		return verb + ": select a plan in review-needed/ (or a candidate in the merge pane, 6)"
 	case !l.loaded:
 		return verb + ": the merge queue is not read yet; 6 shows it"
 	}
-	return verb + ": " + termtext.Line(sel.row.Plan.Slug) + " is not a merge candidate: only plans in review-needed/ are"
+	return verb + ": " + termtext.Line(sel.Row.Plan.Slug) + " is not a merge candidate: only plans in review-needed/ are"
 }
 
 // candidateKeys sets A, X, + and m for the candidate here; the Plans
 // pane sets them too, for the selected plan's candidate.
-func (l *mergeList) candidateKeys(pc *paneCtx, set setKey) {
-	k := &pc.keys.Merge
+func (l *mergeList) candidateKeys(pc *Ctx, set SetKey) {
+	k := &pc.Keys.Merge
 	r := l.candidate(pc)
 	if r == nil {
 		for _, b := range []struct {
@@ -757,15 +757,15 @@ func needsWorkWhy(r *landing.Status) string {
 
 // landKey sets m: in the Merge pane it lands the queue's head; in the
 // Plans pane only when the selected plan's candidate is that head.
-func (l *mergeList) landKey(pc *paneCtx, set setKey, r *landing.Status) {
-	k := &pc.keys.Merge
+func (l *mergeList) landKey(pc *Ctx, set SetKey, r *landing.Status) {
+	k := &pc.Keys.Merge
 	h := l.head()
 	switch {
-	case pc.opt.Self == "":
+	case pc.Opt.Self == "":
 		set(&k.Land, false, "land: this UI does not know its own binary, so it cannot start the lander")
-	case pc.shown == mergePane:
+	case pc.Shown == mergePane:
 		set(&k.Land, h != nil, "land: the queue is empty (+ adds an approved candidate)")
-	case pc.shown != plansPane:
+	case pc.Shown != plansPane:
 		set(&k.Land, false, "land: switch to the merge pane (6)")
 	case r == nil:
 		set(&k.Land, false, l.noCandidate(pc, "land"))
@@ -778,8 +778,8 @@ func (l *mergeList) landKey(pc *paneCtx, set setKey, r *landing.Status) {
 
 // candidateKey answers A, X, + and m on the candidate here: the Merge
 // pane's row, or in the Plans pane the selected plan's.
-func (l *mergeList) candidateKey(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
-	k := &pc.keys.Merge
+func (l *mergeList) candidateKey(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.Keys.Merge
 	switch {
 	case key.Matches(msg, k.Approve):
 		return l.askApprove(pc), true
@@ -845,12 +845,12 @@ func stillAt(project, slug, commit string, head bool) error {
 	return fmt.Errorf("%s is no longer a candidate; nothing done", slug)
 }
 
-func (l *mergeList) askApprove(pc *paneCtx) tea.Msg {
+func (l *mergeList) askApprove(pc *Ctx) tea.Msg {
 	r := l.candidate(pc)
 	if r == nil {
 		return nil
 	}
-	t, project, agent, slug, commit := pc.opt.Tree, pc.opt.Tree.Project, pc.opt.Agent, r.Slug, r.Commit
+	t, project, agent, slug, commit := pc.Opt.Tree, pc.Opt.Tree.Project, pc.Opt.Agent, r.Slug, r.Commit
 	body := []string{"Approve " + slug + " at " + short(commit) + " (" + r.Branch + ") as " + agent +
 		": only a person's approve lets a change join the queue and land."}
 	if r.State == landing.Stale {
@@ -922,23 +922,23 @@ func orWords(s, def string) string {
 	return s
 }
 
-func (l *mergeList) askNeedsWork(pc *paneCtx) tea.Msg {
+func (l *mergeList) askNeedsWork(pc *Ctx) tea.Msg {
 	r := l.candidate(pc)
 	if r == nil {
 		return nil
 	}
-	in := pc.textField()
+	in := pc.TextField()
 	in.Placeholder = "what needs doing (goes under ## Review notes)"
 	in.CharLimit = 2000
 	in.Width = 50
 	cmd := in.Focus()
-	t, project, agent := pc.opt.Tree, pc.opt.Tree.Project, pc.opt.Agent
+	t, project, agent := pc.Opt.Tree, pc.Opt.Tree.Project, pc.Opt.Agent
 	slug, commit, rel, queued := r.Slug, r.Commit, r.Rel, r.Position != nil
 	body := []string{"Send " + slug + " back to its worker's lane with your note under ## Review notes; its branch " + r.Branch + " stays, and the next owner gets it."}
 	if queued {
 		body = append(body, "It leaves the queue (place "+kit.Itoa(*r.Position)+") and any approve is void.")
 	}
-	return batchReq{openReq{&dialog{
+	return BatchReq{openReq{&dialog{
 		title: "Needs work: " + slug, body: body, verb: "send back", input: &in,
 		do: func(_ model.Lane, note string) tea.Cmd {
 			if note == "" {
@@ -968,35 +968,35 @@ func (l *mergeList) askNeedsWork(pc *paneCtx) tea.Msg {
 
 // startPeer starts `fleetwatch review SLUG --peer` detached; its verdict
 // shows in the pane when it is stored.
-func (l *mergeList) startPeer(pc *paneCtx) tea.Cmd {
+func (l *mergeList) startPeer(pc *Ctx) tea.Cmd {
 	r := l.row()
-	if r == nil || pc.opt.Self == "" {
+	if r == nil || pc.Opt.Self == "" {
 		return nil
 	}
-	self, t, project, slug := pc.opt.Self, pc.opt.Tree, pc.opt.Tree.Project, r.Slug
+	self, t, project, slug := pc.Opt.Self, pc.Opt.Tree, pc.Opt.Tree.Project, r.Slug
 	return actionCmd("peer review", func() (string, error) {
 		log, err := workers.StartDetachedAs(t, self, "review-"+slug+".log", "review", slug, "--peer", "--root", project)
 		return "peer review of " + slug + " started (log: " + relTo(project, log) + ")", err
 	})
 }
 
-func (l *mergeList) queueAdd(pc *paneCtx) tea.Cmd {
+func (l *mergeList) queueAdd(pc *Ctx) tea.Cmd {
 	r := l.candidate(pc)
 	if r == nil {
 		return nil
 	}
-	t, slug := pc.opt.Tree, r.Slug
+	t, slug := pc.Opt.Tree, r.Slug
 	return actionCmd("queue add", func() (string, error) {
 		return "queued " + slug, landing.Add(t, slug)
 	})
 }
 
-func (l *mergeList) queueRemove(pc *paneCtx) tea.Cmd {
+func (l *mergeList) queueRemove(pc *Ctx) tea.Cmd {
 	r := l.row()
 	if r == nil {
 		return nil
 	}
-	t, slug := pc.opt.Tree, r.Slug
+	t, slug := pc.Opt.Tree, r.Slug
 	return actionCmd("queue remove", func() (string, error) {
 		return "took " + slug + " out of the queue", landing.Remove(t, slug)
 	})
@@ -1005,12 +1005,12 @@ func (l *mergeList) queueRemove(pc *paneCtx) tea.Cmd {
 // askAccept names the integration branch's tip a move outside the queue
 // left and asks before taking it as the operator's own; a branch that
 // moved again meanwhile is refused by the engine.
-func (l *mergeList) askAccept(pc *paneCtx) tea.Msg {
+func (l *mergeList) askAccept(pc *Ctx) tea.Msg {
 	ls := &l.listing
 	if ls.MovedTo == "" {
 		return nil
 	}
-	t, agent, tip, branch := pc.opt.Tree, pc.opt.Agent, ls.MovedTo, ls.Integration
+	t, agent, tip, branch := pc.Opt.Tree, pc.Opt.Agent, ls.MovedTo, ls.Integration
 	body := []string{"Take " + branch + " @ " + short(tip) + " as your own move (a commit of settings or plan moves, a push you know of): " +
 		"the warning stops until the next move nobody explained, and the next landing builds on it.",
 		"If it was not you, leave it and find out who moved " + branch + " (git log names the commits)."}
@@ -1034,16 +1034,16 @@ const (
 
 // askLand names the head, the exact commit that would land and what gates
 // it, then starts `fleetwatch queue land --yes` detached.
-func (l *mergeList) askLand(pc *paneCtx) tea.Msg {
+func (l *mergeList) askLand(pc *Ctx) tea.Msg {
 	h := l.head()
-	if h == nil || pc.opt.Self == "" {
+	if h == nil || pc.Opt.Self == "" {
 		return nil
 	}
 	if b := l.listing.Batch; b != nil && l.bySlug(b.Slugs[0]) != nil {
 		return l.askLandBatch(pc, b)
 	}
 	ls := &l.listing
-	self, t, slug, commit := pc.opt.Self, pc.opt.Tree, h.Slug, h.Commit
+	self, t, slug, commit := pc.Opt.Self, pc.Opt.Tree, h.Slug, h.Commit
 	body := []string{"Land the queue's head, " + slug + ": the frozen commit " + short(commit) + " on " + h.Branch +
 		", merged onto " + ls.Integration + " @ " + short(ls.Tip) + "; " + ls.Integration + " moves only if nothing landed meanwhile."}
 	if h.Candidate != "" {
@@ -1081,10 +1081,10 @@ func (l *mergeList) askLand(pc *paneCtx) tea.Msg {
 // askLandBatch is the land dialog with `queue: {batch: N}`: it names the
 // changes that ride together, their candidate and how it is checked; an
 // entry ahead that cannot land waits, queued, and does not stop them.
-func (l *mergeList) askLandBatch(pc *paneCtx, b *landing.BatchView) tea.Msg {
+func (l *mergeList) askLandBatch(pc *Ctx, b *landing.BatchView) tea.Msg {
 	ls := &l.listing
 	first := l.bySlug(b.Slugs[0])
-	self, t, slug, commit := pc.opt.Self, pc.opt.Tree, first.Slug, first.Commit
+	self, t, slug, commit := pc.Opt.Self, pc.Opt.Tree, first.Slug, first.Commit
 	body := []string{"Land a batch of " + kit.Itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + ", merged in this order onto " +
 		ls.Integration + " @ " + short(ls.Tip) + " as candidate " + short(b.Candidate) + " (tree " + short(b.Tree) + ")."}
 	body = append(body, "Checks: "+strings.Join(ls.CheckNames, ", ")+" run once on the candidate; "+ls.Integration+
@@ -1160,13 +1160,13 @@ func relTo(project, path string) string {
 }
 
 // diff is `d`: the candidate's feature branch.
-func (l *mergeList) diff(pc *paneCtx) tea.Msg {
+func (l *mergeList) diff(pc *Ctx) tea.Msg {
 	r := l.row()
 	if r == nil {
 		return nil
 	}
-	project, slug := pc.opt.Tree.Project, r.Slug
-	return diffReq{"plan " + termtext.Line(slug), "plan\x00" + slug, func() (workers.Diff, error) {
+	project, slug := pc.Opt.Tree.Project, r.Slug
+	return DiffReq{"plan " + termtext.Line(slug), "plan\x00" + slug, func() (workers.Diff, error) {
 		return workers.DiffOfPlan(project, slug)
 	}}
 }
@@ -1176,13 +1176,13 @@ const mergeDetailLines = 15
 
 // open is enter: the candidate's facts, each
 // check with its log's tail, and the peer reviews, newest first.
-func (l *mergeList) open(pc *paneCtx) tea.Msg {
+func (l *mergeList) open(pc *Ctx) tea.Msg {
 	r := l.row()
 	if r == nil {
 		return nil
 	}
-	t, s := pc.opt.Tree, *r
-	return detailReq{"merge\x00" + s.Slug, s.Slug + " · " + string(s.State), func() func(*paneCtx) []string {
+	t, s := pc.Opt.Tree, *r
+	return DetailReq{"merge\x00" + s.Slug, s.Slug + " · " + string(s.State), func() func(*Ctx) []string {
 		logs := make([][]string, len(s.Checks))
 		logErrs := make([]error, len(s.Checks))
 		for i, c := range s.Checks {
@@ -1195,7 +1195,7 @@ func (l *mergeList) open(pc *paneCtx) tea.Msg {
 		for i, rv := range s.Reviews {
 			texts[i], _, textErrs[i] = t.ReadReviewText(rv.Path)
 		}
-		return func(pc *paneCtx) []string { return mergeDetail(pc.common, &s, logs, logErrs, texts, textErrs) }
+		return func(pc *Ctx) []string { return mergeDetail(pc.common, &s, logs, logErrs, texts, textErrs) }
 	}}
 }
 
@@ -1217,7 +1217,7 @@ func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error
 		out = append(out, line("approved by "+s.ApprovedBy))
 	case s.Approval != nil:
 		out = append(out, line("approve by "+s.Approval.By+" of "+short(s.Approval.Commit)+" is stale: the branch moved since"))
-	case cm.opt.ReadOnly:
+	case cm.Opt.ReadOnly:
 		out = append(out, "not approved") // a viewer's screen names no action
 	default:
 		out = append(out, "not approved (A approves)")
@@ -1226,22 +1226,22 @@ func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error
 		out = append(out, line("candidate "+short(s.Candidate)+" · tree "+short(s.Tree)))
 	}
 	if v := s.ScopeViolations; len(v) > 0 {
-		out = append(out, "", cm.st.Title.Render(line("⚠ Out of scope: "+countPaths(len(v))+" its plan's scope does not allow")))
+		out = append(out, "", cm.St.Title.Render(line("⚠ Out of scope: "+countPaths(len(v))+" its plan's scope does not allow")))
 		for _, p := range v {
 			out = append(out, "  "+line(p))
 		}
 	}
-	out = append(out, "", cm.st.Title.Render("Checks")+"  "+cm.st.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
+	out = append(out, "", cm.St.Title.Render("Checks")+"  "+cm.St.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
 	if len(s.Checks) == 0 {
 		out = append(out, "  "+line(orWords(cm.whyOf(s), "no checks configured")))
 	}
 	for i, c := range s.Checks {
 		facts := resultGlyph(c) + " " + c.Name + " " + string(c.Result)
 		if c.Log != "" {
-			facts += " · exit " + kit.Itoa(c.Exit) + " · " + c.Took.Round(time.Millisecond).String() + " · " + relTo(cm.opt.Tree.Project, c.Log)
+			facts += " · exit " + kit.Itoa(c.Exit) + " · " + c.Took.Round(time.Millisecond).String() + " · " + relTo(cm.Opt.Tree.Project, c.Log)
 		}
 		if c.Flaky {
-			facts += " · flaky: it failed first, log " + relTo(cm.opt.Tree.Project, c.FlakyLog)
+			facts += " · flaky: it failed first, log " + relTo(cm.Opt.Tree.Project, c.FlakyLog)
 		}
 		if c.Note != "" {
 			facts += " · " + c.Note
@@ -1251,10 +1251,10 @@ func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error
 			out = append(out, "    "+line("log: "+logErrs[i].Error()))
 		}
 		for _, l := range logs[i] {
-			out = append(out, "    "+cm.st.Dim.Render(line(l)))
+			out = append(out, "    "+cm.St.Dim.Render(line(l)))
 		}
 	}
-	out = append(out, "", cm.st.Title.Render("Peer reviews, newest first"))
+	out = append(out, "", cm.St.Title.Render("Peer reviews, newest first"))
 	if len(s.Reviews) == 0 {
 		out = append(out, "  none yet (v asks another worker for one)")
 	}
@@ -1263,7 +1263,7 @@ func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error
 		if rv.Stale {
 			head += " · stale: the branch moved since"
 		}
-		out = append(out, "", cm.st.Bold.Render(line(head)))
+		out = append(out, "", cm.St.Bold.Render(line(head)))
 		if textErrs[i] != nil {
 			out = append(out, "  "+line(textErrs[i].Error()))
 			continue

@@ -136,7 +136,7 @@ func TestMergeRowsQueueFirst(t *testing.T) {
 func TestMergeKeysFollowState(t *testing.T) {
 	t.Parallel()
 	h := mergeHarness(t, 120, 36, sampleListing)
-	k := &h.m.keys.Merge
+	k := &h.m.Keys.Merge
 	cases := []struct {
 		slug                        string
 		approve, add, remove, needs bool
@@ -170,7 +170,7 @@ func TestMergeKeysFollowState(t *testing.T) {
 	}
 	// Without the binary to run, v and m explain.
 	h.press("6")
-	h.m.opt.Self = ""
+	h.m.Opt.Self = ""
 	h.m.syncKeys()
 	h.press("m")
 	if f := h.footer(); !strings.Contains(f, "cannot start the lander") {
@@ -376,7 +376,7 @@ func TestMergePeerStartsDetached(t *testing.T) {
 	t.Parallel()
 	h := mergeHarness(t, 80, 24, sampleListing)
 	// A real child: true takes `review SLUG --peer --root P` and exits.
-	h.m.opt.Self = "/bin/true"
+	h.m.Opt.Self = "/bin/true"
 	h.selectSlug("flaky-ci")
 	h.press("v")
 	if f := h.footer(); !strings.Contains(f, "✓ peer review of flaky-ci started (log: var/fleet/logs/review-flaky-ci.log)") {
@@ -414,7 +414,7 @@ func TestMergeColoursKeepTheLayout(t *testing.T) {
 		r := lipgloss.NewRenderer(io.Discard)
 		r.SetColorProfile(termenv.ANSI256)
 		r.SetHasDarkBackground(true)
-		opt.Renderer, opt.Self = r, plain.m.opt.Self
+		opt.Renderer, opt.Self = r, plain.m.Opt.Self
 		h := newHarnessWith(t, p, opt, w, 24)
 		h.send(mergeMsg{listing: sampleListing(plain.p)})
 		h.press("6")
@@ -544,7 +544,7 @@ func TestMergeNoChangeRow(t *testing.T) {
 	if !strings.Contains(row, "no change") || !strings.Contains(row, "not ahead of the integration branch") || strings.ContainsAny(row, "✓✗·◷") {
 		t.Errorf("the row of a branch not ahead: %q", row)
 	}
-	if h.m.keys.Merge.Approve.Enabled() || h.m.keys.Merge.Add.Enabled() {
+	if h.m.Keys.Merge.Approve.Enabled() || h.m.Keys.Merge.Add.Enabled() {
 		t.Error("approve or add offered on a branch with no change")
 	}
 	h.press("A")
@@ -605,8 +605,8 @@ func TestMergeApprovedRowNamesTheKey(t *testing.T) {
 	if r := row(); !strings.Contains(r, " approved ") || !strings.Contains(r, "approved by op; + queues it") || strings.Contains(r, "queue add") {
 		t.Errorf("the approved row: %q", r)
 	}
-	h.m.opt.ReadOnly = true
-	h.m.merge.rebuild(h.m.ctx())
+	h.m.Opt.ReadOnly = true
+	h.m.merge.Rebuild(h.m.ctx())
 	if r := row(); !strings.Contains(r, "approved by op; not queued yet") {
 		t.Errorf("a viewer's approved row: %q", r)
 	}

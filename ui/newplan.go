@@ -67,7 +67,7 @@ type newPlanOfferMsg struct {
 // plans, then opens the form.
 func (m *Model) askNewPlan() tea.Cmd {
 	m.formGen++
-	gen, t := m.formGen, m.opt.Tree
+	gen, t := m.formGen, m.Opt.Tree
 	return func() tea.Msg {
 		offer := workers.Offer(t.Project)
 		msg := newPlanOfferMsg{gen: gen, models: append([]string(nil), spawnTiers...), problem: offer.Problem, hist: t.History()}
@@ -86,10 +86,10 @@ func (m *Model) openNewPlan(msg newPlanOfferMsg) tea.Cmd {
 		return nil // the operator moved on meanwhile
 	}
 	f := &newPlanForm{gen: msg.gen, lanes: model.NewPlanLanes(), models: msg.models, problem: msg.problem, hist: msg.hist}
-	f.snap = &model.Snapshot{Plans: make([]model.Plan, 0, len(m.d.board.Rows))}
-	for i := range m.d.board.Rows {
-		f.snap.Plans = append(f.snap.Plans, *m.d.board.Rows[i].Plan)
-		f.slugs = append(f.slugs, m.d.board.Rows[i].Plan.Slug)
+	f.snap = &model.Snapshot{Plans: make([]model.Plan, 0, len(m.d.Board.Rows))}
+	for i := range m.d.Board.Rows {
+		f.snap.Plans = append(f.snap.Plans, *m.d.Board.Rows[i].Plan)
+		f.slugs = append(f.slugs, m.d.Board.Rows[i].Plan.Slug)
 	}
 	sort.Strings(f.slugs)
 	f.deps = model.NewDepIndex(f.snap)
@@ -147,7 +147,7 @@ func (f *newPlanForm) choices(i int) []string {
 }
 
 func (f *newPlanForm) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	k, fk := &m.keys.Ask, &m.keys.Form
+	k, fk := &m.Keys.Ask, &m.Keys.Form
 	switch {
 	case key.Matches(msg, k.Cancel):
 		m.stack.remove(f)
@@ -261,19 +261,19 @@ func (m *Model) submitNewPlan(f *newPlanForm) tea.Cmd {
 		return nil
 	}
 	f.busy = true
-	return createPlanCmd(m.opt.Tree, n, m.opt.Agent)
+	return createPlanCmd(m.Opt.Tree, n, m.Opt.Agent)
 }
 
-func (f *newPlanForm) view(m *Model, h int) []string { return m.newPlanView(f, m.cols, h) }
+func (f *newPlanForm) view(m *Model, h int) []string { return m.newPlanView(f, m.Cols, h) }
 
 func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 	width := min(w-4, 80)
 	inner := max(1, width-4)
 	var lines []string
 	add := func(s string) { lines = append(lines, kit.Fit(s, inner)) }
-	dim := func(s string) { add("             " + m.st.Dim.Render(termtext.Line(s))) }
-	add(m.st.Title.Render("New plan"))
-	add(m.st.Dim.Render(termtext.Line("from the project's plan template, then opened in $VISUAL/$EDITOR")))
+	dim := func(s string) { add("             " + m.St.Dim.Render(termtext.Line(s))) }
+	add(m.St.Title.Render("New plan"))
+	add(m.St.Dim.Render(termtext.Line("from the project's plan template, then opened in $VISUAL/$EDITOR")))
 	add("")
 	for i := range npCount {
 		mark := "  "
@@ -281,15 +281,15 @@ func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 			mark = "▸ "
 		}
 		label := mark + kit.Fit(npNames[i], 10) + " "
-		if f.focus == i && !m.plain {
-			label = m.st.Selected.Render(label)
+		if f.focus == i && !m.Plain {
+			label = m.St.Selected.Render(label)
 		}
 		if cs := f.choices(i); cs != nil {
 			v := "‹ " + cs[f.choice[i]] + " ›"
-			if !m.plain {
-				v = m.st.Bold.Render(v)
+			if !m.Plain {
+				v = m.St.Bold.Render(v)
 			}
-			add(label + v + "  " + m.st.Dim.Render(strings.Join(cs, " ")))
+			add(label + v + "  " + m.St.Dim.Render(strings.Join(cs, " ")))
 			continue
 		}
 		// The field takes the box's width, which follows the terminal's.
@@ -302,16 +302,16 @@ func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 		}
 	}
 	if f.problem != "" {
-		add(m.st.Warn.Render(termtext.Line("⚠ endpoints.yaml: " + f.problem)))
+		add(m.St.Warn.Render(termtext.Line("⚠ endpoints.yaml: " + f.problem)))
 	}
 	for _, l := range wrapWords(f.warn, inner) {
-		add(m.st.Warn.Render(l))
+		add(m.St.Warn.Render(l))
 	}
 	switch {
 	case f.err != "":
 		for _, l := range wrapWords("✗ "+f.err, inner) {
-			if !m.plain {
-				l = m.st.StatusErr.Render(l)
+			if !m.Plain {
+				l = m.St.StatusErr.Render(l)
 			}
 			add(l)
 		}
@@ -320,7 +320,7 @@ func (m *Model) newPlanView(f *newPlanForm, w, h int) []string {
 	default:
 		add("")
 	}
-	add(m.st.Help.Render("tab/↑/↓ field · ←/→ change, → completes · enter write · esc cancel"))
-	box := m.st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
-	return strings.Split(m.r.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
+	add(m.St.Help.Render("tab/↑/↓ field · ←/→ change, → completes · enter write · esc cancel"))
+	box := m.St.Dialog.Width(width).Render(strings.Join(lines, "\n"))
+	return strings.Split(m.R.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
 }

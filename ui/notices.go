@@ -103,8 +103,8 @@ func (m *Model) lookForNotices(src noticeSource) tea.Cmd {
 	cur := model.Conditions(m.noticeFacts())
 	fresh := model.NewNotices(b.last, cur)
 	b.last = cur
-	if m.opt.Notify != nil {
-		m.opt.Notify(cur)
+	if m.Opt.Notify != nil {
+		m.Opt.Notify(cur)
 	}
 	if !b.primed {
 		b.primed = true
@@ -124,8 +124,8 @@ func (m *Model) lookForNotices(src noticeSource) tea.Cmd {
 // and the event log as shown now, as notify.Facts reads them for the
 // headless watcher too.
 func (m *Model) noticeFacts() model.NoticeFacts {
-	r := notify.Reading{Board: m.d.board, Inbox: m.inbox.entries, Overlaps: m.wrk.overlaps, Gate: m.merge.listing.Notices,
-		Events: m.d.events, Commits: m.d.commits, StuckAfter: m.opt.StuckAfter, Now: m.now, Endpoints: m.fleet.data.endpoints}
+	r := notify.Reading{Board: m.d.Board, Inbox: m.inbox.entries, Overlaps: m.wrk.overlaps, Gate: m.merge.listing.Notices,
+		Events: m.d.Events, Commits: m.d.Commits, StuckAfter: m.Opt.StuckAfter, Now: m.Now, Endpoints: m.fleet.data.endpoints}
 	for i := range m.wrk.rows {
 		w := notify.WorkerFact(&m.wrk.rows[i].st, m.wrk.rows[i].health)
 		w.Agent = m.wrk.rows[i].key() // "agent on host" for another machine's worker
@@ -138,11 +138,11 @@ func (m *Model) noticeFacts() model.NoticeFacts {
 // tmux and terminals see even in the alternate screen), at most once every
 // bellEvery by the tree's clock; nil when it must not ring.
 func (m *Model) bellCmd() tea.Cmd {
-	out := m.opt.Out
-	if m.opt.NoBell || out == nil {
+	out := m.Opt.Out
+	if m.Opt.NoBell || out == nil {
 		return nil
 	}
-	now := m.opt.Tree.Now()
+	now := m.Opt.Tree.Now()
 	// A clock set back (a test's, or the machine's) does not silence it.
 	if last := m.notes.lastBell; !last.IsZero() && now.Sub(last) < bellEvery && !now.Before(last) {
 		return nil
@@ -163,8 +163,8 @@ func (m *Model) noticeCount() string {
 		return ""
 	}
 	mark := "⚑ " + kit.Itoa(n)
-	if !m.plain {
-		mark = m.st.Warn.Render(mark)
+	if !m.Plain {
+		mark = m.St.Warn.Render(mark)
 	}
 	return " · " + mark
 }
@@ -188,8 +188,8 @@ func (*noticeList) typing() bool { return false }
 func noticeRows(h int) int { return max(1, h-1) }
 
 func (l *noticeList) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
-	n, page := len(m.notes.list), noticeRows(m.height-2)
+	k := &m.Keys
+	n, page := len(m.notes.list), noticeRows(m.Height-2)
 	switch {
 	case key.Matches(msg, k.Interrupt):
 		return m.quit()
@@ -203,7 +203,7 @@ func (l *noticeList) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 			return m.leadTo(m.notes.list[l.cursor].Notice)
 		}
 	}
-	if d, ok := k.step(msg, page, n); ok {
+	if d, ok := k.Step(msg, page, n); ok {
 		l.cursor += d
 	}
 	l.cursor = max(0, min(n-1, l.cursor))
@@ -238,19 +238,19 @@ func (l *noticeList) view(m *Model, h int) []string {
 // noticesHelp is the footer's keys while the list is shown: only the ones
 // that work there.
 func (m *Model) noticesHelp() string {
-	k := &m.keys
+	k := &m.Keys
 	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to it"))
-	return m.help.ShortHelpView([]key.Binding{enter, k.Up, k.Down, k.Close})
+	return m.Help.ShortHelpView([]key.Binding{enter, k.Up, k.Down, k.Close})
 }
 
 func (m *Model) noticeLine(n *model.Notice, selected bool) string {
 	at := time.Unix(int64(n.At), 0).Local().Format("15:04:05")
 	kind := kit.Fit(string(n.Kind), 8)
-	if !selected && !m.plain {
-		kind = m.st.Warn.Render(kind)
+	if !selected && !m.Plain {
+		kind = m.St.Warn.Render(kind)
 	}
 	line := kit.Gutter(selected) + at + "  " + kind + " " + termtext.Line(n.Text)
-	return m.finish(kit.Fit(line, m.cols), selected)
+	return m.finish(kit.Fit(line, m.Cols), selected)
 }
 
 // leadTo shows the row a notice is about: its pane, and there its row
@@ -293,7 +293,7 @@ func (m *Model) leadToPlan(rel string) tea.Cmd {
 	m.pane = plansPane
 	now := ""
 	if m.d != nil {
-		now = placeIn(m.d.rels, rel)
+		now = placeIn(m.d.Rels, rel)
 	}
 	if now == "" {
 		m.syncKeys()
@@ -305,11 +305,11 @@ func (m *Model) leadToPlan(rel string) tea.Cmd {
 		p.lanePick[p.lane] = p.Key()
 		p.lane, p.Cursor, p.Offset, p.Keys = lane, 0, 0, nil
 	}
-	p.rebuild(m.ctx())
+	p.Rebuild(m.ctx())
 	if !p.GoTo(now) && p.Input.Value() != "" {
 		// The filter hides it: the operator asked for this plan.
 		p.Input.SetValue("")
-		p.rebuild(m.ctx())
+		p.Rebuild(m.ctx())
 		p.GoTo(now)
 	}
 	m.syncKeys()

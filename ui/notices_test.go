@@ -167,7 +167,7 @@ func TestNoticesLeaseAndStaleWorker(t *testing.T) {
 		h.press("j")
 	}
 	h.press("enter")
-	if l := h.m.selection().lease; h.m.pane != leasesPane || l == nil || l.File != "in-progress__export-pdf.md.json" {
+	if l := h.m.selection().Lease; h.m.pane != leasesPane || l == nil || l.File != "in-progress__export-pdf.md.json" {
 		t.Fatalf("enter on the lease notice did not select its lease:\n%s", h.view())
 	}
 }

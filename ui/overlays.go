@@ -24,7 +24,7 @@ type footed interface{ footer(m *Model) string }
 
 func (v *logView) footer(m *Model) string  { return m.logsHelp(v) }
 func (*reader) footer(m *Model) string     { return m.readerHelp() }
-func (*detailView) footer(m *Model) string { return m.st.Help.Render(detailHelp) }
+func (*detailView) footer(m *Model) string { return m.St.Help.Render(detailHelp) }
 func (*noticeList) footer(m *Model) string { return m.noticesHelp() }
 func (*diffView) footer(m *Model) string   { return m.diffHelp() }
 
@@ -76,7 +76,7 @@ func (*reader) asks() bool   { return false }
 func (*reader) typing() bool { return false }
 
 func (r *reader) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
+	k := &m.Keys
 	pv := &m.plans.pv
 	switch {
 	case key.Matches(msg, k.Interrupt):

@@ -9,10 +9,10 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
-type pane int
+type PaneID int
 
 const (
-	plansPane pane = iota
+	plansPane PaneID = iota
 	leasesPane
 	worktreesPane
 	workersPane
@@ -23,33 +23,33 @@ const (
 	paneCount
 )
 
-// paneModel is one pane of the cockpit: it is sized, derives its rows
+// Pane is one pane of the cockpit: it is sized, derives its rows
 // from the data, answers the keys that are its own, and draws itself. What
 // it offers the key map is its table's selection.
-type paneModel interface {
+type Pane interface {
 	SetSize(w, h int)
-	rebuild(c *paneCtx)
-	// update answers a key the pane owns; handled is false for the rest.
+	Rebuild(c *Ctx)
+	// Update answers a key the pane owns; handled is false for the rest.
 	// What it asks of the root (a question, a detail, a command to run) is
 	// the message it returns (paneReq).
-	update(c *paneCtx, msg tea.KeyMsg) (req tea.Msg, handled bool)
-	view(c *paneCtx, h int) []string
+	Update(c *Ctx, msg tea.KeyMsg) (req tea.Msg, handled bool)
+	View(c *Ctx, h int) []string
 	List() *kit.Table
-	// selected is what the cursor is on, for the key map and the verbs.
-	selected() selection
-	// syncKeys enables the pane's own keys for the selection.
-	syncKeys(c *paneCtx, set setKey)
+	// Selected is what the cursor is on, for the key map and the verbs.
+	Selected() Selection
+	// SyncKeys enables the pane's own keys for the selection.
+	SyncKeys(c *Ctx, set SetKey)
 	// FilterOf is the pane's own filter (filter.go).
 	FilterOf() *kit.Filter
 }
 
-// selection is what a pane offers the key map: the plan, lease or worker
+// Selection is what a pane offers the key map: the plan, lease or worker
 // under the cursor; the rest are nil.
-type selection struct {
-	rel    string
-	row    *model.BoardRow
-	lease  *model.Lease
-	worker *workerRow
+type Selection struct {
+	Rel    string
+	Row    *model.BoardRow
+	Lease  *model.Lease
+	Worker *workerRow
 }
 
 // paneSpecs is the one list of panes: its order is the tab order and the
@@ -57,19 +57,19 @@ type selection struct {
 // sub-model.
 var paneSpecs = [paneCount]struct {
 	name, short string // short is the name on narrow terminals
-	of          func(m *Model) paneModel
+	of          func(m *Model) Pane
 }{
-	{"Plans", "Plans", func(m *Model) paneModel { return &m.plans }},
-	{"Leases", "Leases", func(m *Model) paneModel { return &m.leases }},
-	{"Worktrees", "Trees", func(m *Model) paneModel { return &m.trees }},
-	{"Workers", "Workers", func(m *Model) paneModel { return &m.wrk }},
-	{"Events", "Events", func(m *Model) paneModel { return &m.events }},
-	{"Merge", "Merge", func(m *Model) paneModel { return &m.merge }},
-	{"Inbox", "Inbox", func(m *Model) paneModel { return &m.inbox }},
-	{"Fleet", "Fleet", func(m *Model) paneModel { return &m.fleet }},
+	{"Plans", "Plans", func(m *Model) Pane { return &m.plans }},
+	{"Leases", "Leases", func(m *Model) Pane { return &m.leases }},
+	{"Worktrees", "Trees", func(m *Model) Pane { return &m.trees }},
+	{"Workers", "Workers", func(m *Model) Pane { return &m.wrk }},
+	{"Events", "Events", func(m *Model) Pane { return &m.events }},
+	{"Merge", "Merge", func(m *Model) Pane { return &m.merge }},
+	{"Inbox", "Inbox", func(m *Model) Pane { return &m.inbox }},
+	{"Fleet", "Fleet", func(m *Model) Pane { return &m.fleet }},
 }
 
-func (m *Model) paneOf(p pane) paneModel { return paneSpecs[p].of(m) }
+func (m *Model) paneOf(p PaneID) Pane { return paneSpecs[p].of(m) }
 
 // What a pane asks of the root, returned from its update for route (ui.go)
 // to do at once: a tea.Cmd is run as it is; the rest open an overlay or
@@ -85,40 +85,40 @@ type (
 		verb  model.Verb
 		local func(model.Lane, string) tea.Cmd
 	}
-	// detailReq opens a detail; read runs off the UI goroutine and must
+	// DetailReq opens a detail; read runs off the UI goroutine and must
 	// copy what it needs (openDetail, detail.go).
-	detailReq struct {
-		id, title string
-		read      func() func(c *paneCtx) []string
+	DetailReq struct {
+		ID, Title string
+		Read      func() func(c *Ctx) []string
 	}
-	// diffReq opens a diff computed off the UI goroutine (openDiff, diff.go).
-	diffReq struct {
-		what, req string
-		compute   func() (workers.Diff, error)
+	// DiffReq opens a diff computed off the UI goroutine (openDiff, diff.go).
+	DiffReq struct {
+		What, Req string
+		Compute   func() (workers.Diff, error)
 	}
-	// statusReq says text in the status line.
-	statusReq struct {
-		text string
-		err  bool
+	// StatusReq says text in the status line.
+	StatusReq struct {
+		Text string
+		Err  bool
 	}
 	// openReq pushes an overlay as it is.
 	openReq struct{ o overlay }
-	// logsReq opens the logs of the marked workers, else the selected one
+	// LogsReq opens the logs of the marked workers, else the selected one
 	// (openLogs, logs.go).
-	logsReq struct{}
-	// moveReq moves the shown pane's cursor (moveCursor, input.go).
-	moveReq int
-	// selectedReq: the pane's selection changed under the root (another
+	LogsReq struct{}
+	// MoveReq moves the shown pane's cursor (moveCursor, input.go).
+	MoveReq int
+	// SelectedReq: the pane's selection changed under the root (another
 	// lane), so the keys and the preview follow it.
-	selectedReq struct{}
-	// readerReq opens the selected plan full screen.
-	readerReq struct{}
-	// newPlanReq and editReq start writing a plan (newplan.go, edit.go).
-	newPlanReq struct{}
-	editReq    struct{}
-	// batchReq is several requests, done in order.
-	batchReq []tea.Msg
+	SelectedReq struct{}
+	// ReaderReq opens the selected plan full screen.
+	ReaderReq struct{}
+	// NewPlanReq and editReq start writing a plan (newplan.go, edit.go).
+	NewPlanReq struct{}
+	EditReq    struct{}
+	// BatchReq is several requests, done in order.
+	BatchReq []tea.Msg
 )
 
-// setKey enables a binding or not, and remembers why for its keys.
-type setKey func(b *key.Binding, ok bool, why string)
+// SetKey enables a binding or not, and remembers why for its keys.
+type SetKey func(b *key.Binding, ok bool, why string)

@@ -35,8 +35,8 @@ type planList struct {
 	want string
 }
 
-func (p *planList) rebuild(pc *paneCtx) {
-	d := pc.d
+func (p *planList) Rebuild(pc *Ctx) {
+	d := pc.D
 	p.rows = p.rows[:0]
 	clear(p.matched)
 	if d != nil {
@@ -53,24 +53,24 @@ func (p *planList) rebuild(pc *paneCtx) {
 	p.SetShared(keys, rowsOf{pane: plansPane, d: d, lane: p.lane, needle: p.Needle(), cols: c}, func(i int, sel bool) string {
 		return planLine(cm, d, p.rows[i], c, sel)
 	})
-	if p.want != "" && d.has(p.want) {
+	if p.want != "" && d.Has(p.want) {
 		p.GoTo(p.want) // once: a filter hiding it leaves the cursor be
 		p.want = ""
 	}
 }
 
-func (p *planList) selected() selection {
+func (p *planList) Selected() Selection {
 	if p.Cursor >= len(p.rows) {
-		return selection{}
+		return Selection{}
 	}
 	r := p.rows[p.Cursor]
-	return selection{rel: r.Plan.Rel, row: r, lease: r.Lease}
+	return Selection{Rel: r.Plan.Rel, Row: r, Lease: r.Lease}
 }
 
-// update answers the Plans pane's own keys: lanes, the filter, the
+// Update answers the Plans pane's own keys: lanes, the filter, the
 // preview, and the verbs on the selected plan.
-func (p *planList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
-	k := &pc.keys.Plans
+func (p *planList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.Keys.Plans
 	switch {
 	case key.Matches(msg, k.PrevLane):
 		return p.switchLane(pc, -1), true
@@ -81,13 +81,13 @@ func (p *planList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 	case key.Matches(msg, k.PreviewUp):
 		p.pv.vp.HalfPageUp()
 	case key.Matches(msg, k.Preview):
-		return readerReq{}, true
+		return ReaderReq{}, true
 	case key.Matches(msg, k.Diff):
 		return p.diff(pc), true
 	case key.Matches(msg, k.New):
-		return newPlanReq{}, true
+		return NewPlanReq{}, true
 	case key.Matches(msg, k.Edit):
-		return editReq{}, true
+		return EditReq{}, true
 	default:
 		if req, ok := p.verbKey(pc, msg); ok {
 			return req, true
@@ -97,9 +97,9 @@ func (p *planList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, true
 }
 
-func (p *planList) syncKeys(pc *paneCtx, set setKey) {
-	k, onPlans := &pc.keys.Plans, pc.shown == plansPane
-	rel, row := pc.target.rel, pc.target.row
+func (p *planList) SyncKeys(pc *Ctx, set SetKey) {
+	k, onPlans := &pc.Keys.Plans, pc.Shown == plansPane
+	rel, row := pc.Target.Rel, pc.Target.Row
 	lane := model.Rel(rel).Lane()
 	onPlan := row != nil
 	// Which lane each verb takes a plan from is the verb table's word.
@@ -114,13 +114,13 @@ func (p *planList) syncKeys(pc *paneCtx, set setKey) {
 	set(&k.Preview, onPlan, "preview: select a plan")
 	set(&k.Diff, onPlan, "diff: select a plan, a worktree or a worker")
 	// The preview shows below the plans, not full screen.
-	_, ph := pc.plansSplit(pc.height - 2)
-	inline := onPlan && onPlans && ph > 0 && !pc.reading
+	_, ph := pc.plansSplit(pc.Height - 2)
+	inline := onPlan && onPlans && ph > 0 && !pc.Reading
 	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PrevLane, onPlans, "lanes: switch to the plans pane (1)")
 	set(&k.NextLane, onPlans, "lanes: switch to the plans pane (1)")
-	set(&k.New, onPlans && pc.d != nil, "new plan: switch to the plans pane (1)")
+	set(&k.New, onPlans && pc.D != nil, "new plan: switch to the plans pane (1)")
 	set(&k.Edit, onPlans && onPlan, "edit: select a plan")
 	if onPlans {
 		// Synced last here: A and X are the selected plan's candidate's,
@@ -315,8 +315,8 @@ func whoText(r *model.BoardRow, now float64) (string, int) {
 
 // planLine renders one row; a selected row keeps its colours under the
 // highlight.
-func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool) string {
-	plain := cm.plain
+func planLine(cm *common, d *Data, r *model.BoardRow, c planCols, selected bool) string {
+	plain := cm.Plain
 	style := func(s string, st func(...string) string) string {
 		if plain {
 			return s
@@ -327,23 +327,23 @@ func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool)
 	// A plan check warns about is marked in the gutter: its preview says why.
 	gut := kit.Gutter(selected)
 	if len(d.lintOf(r.Plan.Rel)) > 0 {
-		gut = gut[:len(gut)-1] + style("!", cm.st.Warn.Render)
+		gut = gut[:len(gut)-1] + style("!", cm.St.Warn.Render)
 	}
 	b.WriteString(gut)
 	live := pickable(r)
 	mark := " "
 	switch {
 	case live:
-		mark = style("●", cm.st.Good.Render)
+		mark = style("●", cm.St.Good.Render)
 	case r.Plan.Lane.Ready():
-		mark = style("○", cm.st.Dim.Render)
+		mark = style("○", cm.St.Dim.Render)
 	}
 	b.WriteString(mark + " ")
 	dimIf := func(s string) string {
 		if live || !r.Plan.Lane.Ready() {
 			return s
 		}
-		return style(s, cm.st.Dim.Render)
+		return style(s, cm.St.Dim.Render)
 	}
 	b.WriteString(dimIf(kit.Fit(termtext.Line(r.Plan.Slug), c.slug)) + " ")
 	if c.title > 0 {
@@ -351,15 +351,15 @@ func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool)
 	}
 	b.WriteString(kit.Fit(r.Plan.Header.Priority, c.pri) + " " + kit.Fit(valueShort(r.Plan.Header.Value), c.val) + " ")
 	if p := r.Person(); p != "" && r.Plan.Lane.Ready() {
-		b.WriteString(style(kit.Fit("person: "+termtext.Line(p), 4*(c.tier+1)-1), cm.st.Warn.Render) + " ")
+		b.WriteString(style(kit.Fit("person: "+termtext.Line(p), 4*(c.tier+1)-1), cm.St.Warn.Render) + " ")
 	} else {
 		for k := range model.Tiers {
 			s, ok := tierCell(r, k, c.tier)
 			cell := kit.FitRight(s, c.tier)
 			if ok {
-				cell = style(cell, cm.st.Good.Render)
+				cell = style(cell, cm.St.Good.Render)
 			} else {
-				cell = style(cell, cm.st.Dim.Render)
+				cell = style(cell, cm.St.Dim.Render)
 			}
 			b.WriteString(cell + " ")
 		}
@@ -367,16 +367,16 @@ func planLine(cm *common, d *data, r *model.BoardRow, c planCols, selected bool)
 	if deps, met := d.whyText(r); met && c.deps > 0 {
 		b.WriteString(kit.Fit(deps, c.deps))
 	} else if c.deps > 0 {
-		b.WriteString(style(kit.Fit(deps, c.deps), cm.st.Bad.Render))
+		b.WriteString(style(kit.Fit(deps, c.deps), cm.St.Bad.Render))
 	}
 	if c.who > 0 {
-		who, state := whoText(r, cm.now)
+		who, state := whoText(r, cm.Now)
 		cell := kit.Fit(who, c.who)
 		switch state {
 		case 1:
-			cell = style(cell, cm.st.Info.Render)
+			cell = style(cell, cm.St.Info.Render)
 		case -1:
-			cell = style(cell, cm.st.Bad.Render)
+			cell = style(cell, cm.St.Bad.Render)
 		}
 		b.WriteString(" " + cell)
 	}
@@ -412,9 +412,9 @@ func matches(r *model.BoardRow, f string) bool {
 // rows. Ten thousand rows are measured on every refresh, so it allocates
 // nothing per row: a string no longer in bytes than the widest so far
 // cannot be wider.
-func (p *planList) measurePlans(d *data, rows []*model.BoardRow) planWant {
+func (p *planList) measurePlans(d *Data, rows []*model.BoardRow) planWant {
 	w := planWant{slug: 4, title: 5, deps: 4, tier: 1}
-	if p.skipW == nil || d == nil || len(p.skipW) > 2*len(d.board.Rows)+64 {
+	if p.skipW == nil || d == nil || len(p.skipW) > 2*len(d.Board.Rows)+64 {
 		p.skipW = map[string]int{} // plans gone since are dropped
 	}
 	for _, r := range rows {
@@ -464,14 +464,14 @@ const countdownWidth = 6
 // lane and filter give the same rows, so a rebuild for another reason (a
 // resize, the workers' state, a pane's keys) measures nothing again.
 type measuredPlans struct {
-	d      *data
+	d      *Data
 	lane   model.Lane
 	needle string
 	want   planWant
 }
 
 // wantFor is measurePlans of the rows just selected, remembered.
-func (p *planList) wantFor(d *data) planWant {
+func (p *planList) wantFor(d *Data) planWant {
 	key := measuredPlans{d: d, lane: p.lane, needle: p.Needle()}
 	if d == nil || p.measured.d != key.d || p.measured.lane != key.lane || p.measured.needle != key.needle {
 		key.want = p.measurePlans(d, p.rows)
@@ -488,7 +488,7 @@ const titleKeep = 12
 // width up to atMost when the text is no wider (all the caller needs).
 // Why a ready plan is skipped is the board's Problem, measured once per
 // plan (skips).
-func (d *data) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) int {
+func (d *Data) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) int {
 	if r.Plan.Lane.Parked() {
 		s, _ := d.whyText(r)
 		return kit.CellWidth(s)
@@ -535,16 +535,16 @@ func digits(n int) int {
 
 // filterPlans appends lane's rows that match f to dst; while a filter
 // applies it looks in every lane and counts each lane's matches.
-func (d *data) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, matched map[model.Lane]int) []*model.BoardRow {
+func (d *Data) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, matched map[model.Lane]int) []*model.BoardRow {
 	if f == "" {
-		rows := d.board.Lane(lane)
+		rows := d.Board.Lane(lane)
 		for i := range rows {
 			dst = append(dst, &rows[i])
 		}
 		return dst
 	}
 	for _, l := range model.Lanes {
-		rows := d.board.Lane(l)
+		rows := d.Board.Lane(l)
 		for i := range rows {
 			if matches(&rows[i], f) {
 				matched[l]++
@@ -559,7 +559,7 @@ func (d *data) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, mat
 
 // laneCount is a lane's count for the lane list: its plans, or while a
 // filter applies its matches of its plans ("3/12").
-func (p *planList) laneCount(d *data, l model.Lane) string {
+func (p *planList) laneCount(d *Data, l model.Lane) string {
 	if !p.Active() {
 		return kit.Itoa(d.count(l))
 	}
@@ -582,9 +582,9 @@ func (p *planList) laneWithMatches() {
 	}
 }
 
-func (p *planList) view(pc *paneCtx, h int) []string {
-	d := pc.d
-	rows := pc.lines(&p.Table, "")
+func (p *planList) View(pc *Ctx, h int) []string {
+	d := pc.D
+	rows := pc.Lines(&p.Table, "")
 	if p.Len() == 0 {
 		msg := "no plans in " + string(p.lane) + "/"
 		switch {
@@ -593,10 +593,10 @@ func (p *planList) view(pc *paneCtx, h int) []string {
 		case p.Active():
 			msg = "no plan in " + string(p.lane) + "/ matches /" + termtext.Line(p.Input.Value()) + " (esc clears)"
 		}
-		rows[0] = "  " + pc.st.Dim.Render(msg)
+		rows[0] = "  " + pc.St.Dim.Render(msg)
 	}
-	table := append([]string{pc.st.Header.Render(p.cols.header())}, rows...)
-	if !pc.wide {
+	table := append([]string{pc.St.Header.Render(p.cols.header())}, rows...)
+	if !pc.Wide {
 		return append([]string{p.laneStrip(pc.common, d)}, table...)
 	}
 	th, ph := pc.plansSplit(h)
@@ -604,7 +604,7 @@ func (p *planList) view(pc *paneCtx, h int) []string {
 	if p.Active() {
 		title = string(p.lane) + " · " + kit.Itoa(p.Len()) + " of " + kit.Itoa(d.count(p.lane)) + " · /" + termtext.Line(p.Input.Value())
 	}
-	right := pc.box(title, p.ScrollHint(), table, pc.cols-laneBoxWidth, th, true)
+	right := pc.box(title, p.ScrollHint(), table, pc.Cols-laneBoxWidth, th, true)
 	if ph > 0 {
 		right = append(right, p.previewBox(pc.common, ph)...)
 	}
@@ -612,17 +612,17 @@ func (p *planList) view(pc *paneCtx, h int) []string {
 }
 
 // count is how many plans lane l holds.
-func (d *data) count(l model.Lane) int {
+func (d *Data) count(l model.Lane) int {
 	if d == nil {
 		return 0
 	}
-	return d.board.Counts[l]
+	return d.Board.Counts[l]
 }
 
-func (p *planList) laneBox(pc *paneCtx, h int) []string {
+func (p *planList) laneBox(pc *Ctx, h int) []string {
 	var lines []string
 	for _, l := range model.Lanes {
-		n := p.laneCount(pc.d, l)
+		n := p.laneCount(pc.D, l)
 		// A long "matches/plans" count takes room from the name.
 		name := laneBoxWidth - 4 - max(5, len(n))
 		line := kit.Gutter(l == p.lane) + kit.Fit(string(l), name) + kit.FitRight(n, max(5, len(n)))
@@ -631,14 +631,14 @@ func (p *planList) laneBox(pc *paneCtx, h int) []string {
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, "", pc.st.Dim.Render(" ←/→ switch lanes"))
+	lines = append(lines, "", pc.St.Dim.Render(" ←/→ switch lanes"))
 	return pc.box("Lanes", "", lines, laneBoxWidth, h, false)
 }
 
 // previewBox is the selected plan's preview below the table.
 func (p *planList) previewBox(c *common, h int) []string {
 	title := "preview"
-	if r := p.selected().row; r != nil {
+	if r := p.Selected().Row; r != nil {
 		title = termtext.Line(r.Plan.Rel)
 	}
 	hint := ""
@@ -646,7 +646,7 @@ func (p *planList) previewBox(c *common, h int) []string {
 		hint = "ctrl+d/u scroll · enter to read all"
 	}
 	pv := &p.pv
-	key := fmt.Sprint(pv.gen, "\x00", pv.vp.YOffset, "\x00", pv.vp.Width, "\x00", pv.vp.Height, "\x00", c.cols, "\x00", h, "\x00", title, "\x00", hint)
+	key := fmt.Sprint(pv.gen, "\x00", pv.vp.YOffset, "\x00", pv.vp.Width, "\x00", pv.vp.Height, "\x00", c.Cols, "\x00", h, "\x00", title, "\x00", hint)
 	if pv.drawn.key == key {
 		return slices.Clone(pv.drawn.lines) // callers may pad the lines in place
 	}
@@ -654,14 +654,14 @@ func (p *planList) previewBox(c *common, h int) []string {
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}
-	out := c.box(title, hint, lines, c.cols-laneBoxWidth, h, false)
+	out := c.box(title, hint, lines, c.Cols-laneBoxWidth, h, false)
 	pv.drawn.key, pv.drawn.lines = key, slices.Clone(out)
 	return out
 }
 
 // laneStrip is the lanes on one line for narrow terminals, abbreviated when
 // the full names do not fit; the selected lane is bracketed.
-func (p *planList) laneStrip(cm *common, d *data) string {
+func (p *planList) laneStrip(cm *common, d *Data) string {
 	// short: 0 full names, 1 short names but the selected lane's, 2 all
 	// short, 3 all short and a filter's matches without the lane's total.
 	build := func(short int) string {
@@ -677,8 +677,8 @@ func (p *planList) laneStrip(cm *common, d *data) string {
 			}
 			if l == p.lane {
 				part = "[" + part + "]"
-				if !cm.plain {
-					part = cm.st.TabActive.Render(part)
+				if !cm.Plain {
+					part = cm.St.TabActive.Render(part)
 				}
 			} else {
 				part = " " + part + " "
@@ -692,13 +692,13 @@ func (p *planList) laneStrip(cm *common, d *data) string {
 	if p.Active() {
 		last = 3
 	}
-	for short := 1; short <= last && ansi.StringWidth(s) > cm.cols; short++ {
+	for short := 1; short <= last && ansi.StringWidth(s) > cm.Cols; short++ {
 		s = build(short)
 	}
 	return s
 }
 
-func (p *planList) switchLane(pc *paneCtx, d int) tea.Msg {
+func (p *planList) switchLane(pc *Ctx, d int) tea.Msg {
 	i := 0
 	for j, l := range model.Lanes {
 		if l == p.lane {
@@ -709,15 +709,15 @@ func (p *planList) switchLane(pc *paneCtx, d int) tea.Msg {
 	p.lane = model.Lanes[(i+d+len(model.Lanes))%len(model.Lanes)]
 	p.Cursor, p.Offset = 0, 0
 	p.Keys = nil
-	p.rebuild(pc)
+	p.Rebuild(pc)
 	p.GoTo(p.lanePick[p.lane])
-	return selectedReq{}
+	return SelectedReq{}
 }
 
 // verbKey asks before a verb on the selected plan; the bindings that
 // cannot apply are disabled.
-func (p *planList) verbKey(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
-	k := &pc.keys.Plans
+func (p *planList) verbKey(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.Keys.Plans
 	switch {
 	case key.Matches(msg, k.Promote):
 		return p.askPromote(pc), true
@@ -735,8 +735,8 @@ func (p *planList) verbKey(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (p *planList) askPromote(pc *paneCtx) tea.Msg {
-	rel, row, lease := pc.target.rel, pc.target.row, pc.target.lease
+func (p *planList) askPromote(pc *Ctx) tea.Msg {
+	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	problems := planfs.PromoteProblems(row.Plan.Header)
 	body := []string{"Move " + rel + " to a ready lane, where agents can pick it."}
 	for _, p := range problems {
@@ -746,7 +746,7 @@ func (p *planList) askPromote(pc *paneCtx) tea.Msg {
 	if len(problems) > 0 {
 		verb = "promote anyway"
 	}
-	t, agent, force := pc.opt.Tree, pc.opt.Agent, len(problems) > 0
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, len(problems) > 0
 	return askReq{d: &dialog{
 		title: "Promote " + row.Plan.Slug, body: body, verb: verb,
 		choices: []model.Lane{model.Features, model.Bugs},
@@ -755,10 +755,10 @@ func (p *planList) askPromote(pc *paneCtx) tea.Msg {
 	}}
 }
 
-func (p *planList) askPark(pc *paneCtx) tea.Msg {
-	rel, row, lease := pc.target.rel, pc.target.row, pc.target.lease
+func (p *planList) askPark(pc *Ctx) tea.Msg {
+	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
-	in := pc.textField()
+	in := pc.TextField()
 	in.Placeholder = "why (goes to the event log)"
 	in.CharLimit = 300
 	in.Width = 50
@@ -768,8 +768,8 @@ func (p *planList) askPark(pc *paneCtx) tea.Msg {
 		body = append(body, pc.holder(lease))
 	}
 	body = append(body, pc.takes(lease, "Parking")...)
-	t, agent, force := pc.opt.Tree, pc.opt.Agent, pc.force(lease, lane)
-	return batchReq{askReq{d: &dialog{
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, pc.force(lease, lane)
+	return BatchReq{askReq{d: &dialog{
 		title: "Park " + row.Plan.Slug, body: body, verb: "park", input: &in,
 		choices: []model.Lane{model.Blocked, model.Ambiguous},
 	}, rel: rel, lease: lease, verb: model.Park, local: func(to model.Lane, reason string) tea.Cmd {
@@ -777,25 +777,25 @@ func (p *planList) askPark(pc *paneCtx) tea.Msg {
 	}}, cmd}
 }
 
-func (p *planList) askReturn(pc *paneCtx) tea.Msg {
-	rel, row, lease := pc.target.rel, pc.target.row, pc.target.lease
+func (p *planList) askReturn(pc *Ctx) tea.Msg {
+	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
 	body := []string{"Send " + rel + " back to the ready lane it came from."}
 	if lane == model.InProgress {
 		body = append(body, pc.holder(lease))
 	}
 	body = append(body, pc.takes(lease, "Returning")...)
-	t, agent, force := pc.opt.Tree, pc.opt.Agent, pc.force(lease, lane)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, pc.force(lease, lane)
 	return askReq{d: &dialog{title: "Return " + row.Plan.Slug, body: body, verb: "return"}, rel: rel, lease: lease,
 		verb: model.Return, local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
 }
 
-func (p *planList) askComplete(pc *paneCtx) tea.Msg {
-	rel, row, lease := pc.target.rel, pc.target.row, pc.target.lease
+func (p *planList) askComplete(pc *Ctx) tea.Msg {
+	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
 		pc.holder(lease)}
 	body = append(body, pc.takes(lease, "Completing")...)
-	t, agent, force := pc.opt.Tree, pc.opt.Agent, pc.force(lease, model.InProgress)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, pc.force(lease, model.InProgress)
 	return askReq{d: &dialog{
 		title: "Complete " + row.Plan.Slug, body: body, verb: "move",
 		choices: []model.Lane{model.ReviewNeeded, model.Completed},
@@ -833,13 +833,13 @@ func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force 
 }
 
 // diff is `d`: the selected plan's feature branch.
-func (p *planList) diff(pc *paneCtx) tea.Msg {
-	r := p.selected().row
+func (p *planList) diff(pc *Ctx) tea.Msg {
+	r := p.Selected().Row
 	if r == nil {
 		return nil
 	}
-	project, slug := pc.opt.Tree.Project, model.SlugOf(path.Base(r.Plan.Rel))
-	return diffReq{"plan " + termtext.Line(slug), "plan\x00" + slug, func() (workers.Diff, error) {
+	project, slug := pc.Opt.Tree.Project, model.SlugOf(path.Base(r.Plan.Rel))
+	return DiffReq{"plan " + termtext.Line(slug), "plan\x00" + slug, func() (workers.Diff, error) {
 		return workers.DiffOfPlan(project, slug)
 	}}
 }
@@ -847,7 +847,7 @@ func (p *planList) diff(pc *paneCtx) tea.Msg {
 // openOnFirstLane starts the pane on the first lane that holds plans, in
 // the lanes' order, so nobody opens the cockpit on an empty one; on an
 // empty tree it stays on the first lane.
-func (p *planList) openOnFirstLane(d *data) {
+func (p *planList) openOnFirstLane(d *Data) {
 	if d.count(p.lane) > 0 {
 		return
 	}
@@ -864,7 +864,7 @@ const laneBoxWidth = 22
 
 // plansSplit divides the wide plans pane between the table and the preview.
 func (c *common) plansSplit(bodyH int) (table, prev int) {
-	if !c.wide || bodyH < 20 {
+	if !c.Wide || bodyH < 20 {
 		return bodyH, 0
 	}
 	table = max(8, bodyH*11/20)

@@ -151,7 +151,7 @@ func (m *Model) previewShown() bool {
 	if m.reading() {
 		return true
 	}
-	_, ph := m.plansSplit(m.height - 2)
+	_, ph := m.plansSplit(m.Height - 2)
 	return m.pane == plansPane && ph > 0
 }
 
@@ -190,7 +190,7 @@ func (m *Model) fullPreview(h int) []string {
 	if m.plans.pv.rel != "" {
 		title = termtext.Line(planfs.Dir + "/" + m.plans.pv.rel)
 	}
-	head := " " + m.st.Title.Render(title) + m.st.Dim.Render("  ↑/↓ scroll · esc back")
+	head := " " + m.St.Title.Render(title) + m.St.Dim.Render("  ↑/↓ scroll · esc back")
 	lines := strings.Split(m.plans.pv.vp.View(), "\n")
 	for i := range lines {
 		lines[i] = " " + lines[i]

@@ -18,7 +18,7 @@ func TestPreviewScrollsInPlace(t *testing.T) {
 	}
 	h := newHarness(t, p, 160, 48)
 	h.selectPlan("bugs/long.md")
-	if !h.m.keys.Plans.PreviewDown.Enabled() {
+	if !h.m.Keys.Plans.PreviewDown.Enabled() {
 		t.Fatal("ctrl+d is disabled with the preview on screen")
 	}
 	h.press("ctrl+d")

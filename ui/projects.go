@@ -109,7 +109,7 @@ func NewProjects(ps []Project) Projects {
 		look.Renderer = lipgloss.DefaultRenderer()
 	}
 	p := Projects{common: newCommon(look), shown: -1}
-	p.keys.Projects = projectKeys()
+	p.Keys.Projects = projectKeys()
 	for _, pr := range ps {
 		e := projectEntry{name: termtext.Line(pr.Name), root: termtext.Line(pr.Root), problem: termtext.Line(pr.Problem)}
 		if pr.Options.Tree != nil && e.problem == "" {
@@ -120,7 +120,7 @@ func NewProjects(ps []Project) Projects {
 			}
 			opt.Source = nil
 			m := New(opt)
-			m.several, m.keys.Projects = true, projectKeys()
+			m.several, m.Keys.Projects = true, projectKeys()
 			e.m = &m
 		} else if e.problem == "" {
 			e.problem = "not opened"
@@ -229,7 +229,7 @@ func (p Projects) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.readQueues()
 		cmd = queueTickCmd()
 	case tea.WindowSizeMsg:
-		p.width, p.height, p.cols = msg.Width, msg.Height, max(1, msg.Width-1)
+		p.Width, p.Height, p.Cols = msg.Width, msg.Height, max(1, msg.Width-1)
 		cmds := make([]tea.Cmd, 0, len(p.list))
 		for i := range p.list {
 			if p.list[i].m != nil {
@@ -320,7 +320,7 @@ func (p *Projects) switchKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if m.typing() || m.stack.top() != nil {
 		return nil, false
 	}
-	k := &p.keys.Projects
+	k := &p.Keys.Projects
 	switch {
 	case key.Matches(msg, k.Overview):
 		p.cursor, p.shown = p.shown, -1
@@ -336,7 +336,7 @@ func (p *Projects) switchKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 
 // overviewKey answers a key on the overview: moving, opening, help, quit.
 func (p *Projects) overviewKey(msg tea.KeyMsg) tea.Cmd {
-	k := &p.keys
+	k := &p.Keys
 	p.status = ""
 	if p.helping {
 		p.helping = false // any key closes it; q also quits
@@ -357,7 +357,7 @@ func (p *Projects) overviewKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Projects.Prev):
 		return p.open(p.step(p.cursor, -1))
 	}
-	if d, ok := k.step(msg, p.rowsShown(), len(p.list)); ok {
+	if d, ok := k.Step(msg, p.rowsShown(), len(p.list)); ok {
 		p.cursor = max(0, min(len(p.list)-1, p.cursor+d))
 	}
 	return nil
@@ -405,8 +405,8 @@ func (p *Projects) tellAway() {
 	away := ""
 	if len(parts) > 0 {
 		away = "⚑ " + strings.Join(parts, ", ")
-		if !p.plain {
-			away = p.st.Warn.Render(away)
+		if !p.Plain {
+			away = p.St.Warn.Render(away)
 		}
 		away = " · " + away
 	}
@@ -459,27 +459,27 @@ func (p Projects) View() string {
 	if p.shown >= 0 {
 		return p.list[p.shown].m.View()
 	}
-	if p.width <= 0 || p.height <= 0 {
+	if p.Width <= 0 || p.Height <= 0 {
 		return ""
 	}
-	bodyH := max(0, p.height-2)
+	bodyH := max(0, p.Height-2)
 	var body []string
 	if p.helping {
 		body = p.overviewHelp()
 	} else {
 		body = p.overviewRows(bodyH)
 	}
-	lines := make([]string, 0, p.height)
+	lines := make([]string, 0, p.Height)
 	lines = append(lines, p.ink(p.overviewHeader()))
 	for i := range bodyH {
 		line := ""
 		if i < len(body) {
 			line = body[i]
 		}
-		lines = append(lines, " "+p.fitted(line, p.cols))
+		lines = append(lines, " "+p.Fitted(line, p.Cols))
 	}
 	lines = append(lines, p.ink(p.overviewFooter()))
-	return strings.Join(lines[:min(len(lines), p.height)], "\n")
+	return strings.Join(lines[:min(len(lines), p.Height)], "\n")
 }
 
 // overviewHeader counts the projects, their unread notices, live workers
@@ -495,8 +495,8 @@ func (p *Projects) overviewHeader() string {
 	left := " fleetwatch · " + kit.Plural(len(p.list), "project", "projects")
 	if unread > 0 {
 		mark := "⚑ " + kit.Itoa(unread)
-		if !p.plain {
-			mark = p.st.Warn.Render(mark)
+		if !p.Plain {
+			mark = p.St.Warn.Render(mark)
 		}
 		left += " · " + mark
 	}
@@ -504,27 +504,27 @@ func (p *Projects) overviewHeader() string {
 		left += " · " + usd(usdSum) + " today"
 	}
 	left += " · " + kit.Plural(live, "live worker", "live workers")
-	return kit.Fit(p.st.Bar.Render(left), p.width)
+	return kit.Fit(p.St.Bar.Render(left), p.Width)
 }
 
 func (p *Projects) overviewFooter() string {
 	if p.status != "" {
 		s := p.status
-		if !p.plain {
-			s = p.st.StatusErr.Render(s)
+		if !p.Plain {
+			s = p.St.StatusErr.Render(s)
 		}
-		return kit.Fit(" "+s, p.width)
+		return kit.Fit(" "+s, p.Width)
 	}
-	k := &p.keys
+	k := &p.Keys
 	if p.helping {
-		return kit.Fit(" "+p.st.Help.Render("any key closes this help"), p.width)
+		return kit.Fit(" "+p.St.Help.Render("any key closes this help"), p.Width)
 	}
-	return kit.Fit(" "+p.help.ShortHelpView([]key.Binding{k.Projects.Open, k.Projects.Next, k.Projects.Prev, k.Help, k.Quit}), p.width)
+	return kit.Fit(" "+p.Help.ShortHelpView([]key.Binding{k.Projects.Open, k.Projects.Next, k.Projects.Prev, k.Help, k.Quit}), p.Width)
 }
 
 // rowsShown is how many projects the overview lists at once, under its
 // column names.
-func (p *Projects) rowsShown() int { return max(1, p.height-3) }
+func (p *Projects) rowsShown() int { return max(1, p.Height-3) }
 
 // laneColumn is one column of lane counts: its name and the lanes summed.
 type laneColumn struct {
@@ -535,7 +535,7 @@ type laneColumn struct {
 // laneColumns are the counts the overview shows: every lane on a wide
 // terminal, the ready and the parked lanes summed on a narrow one.
 func (p *Projects) laneColumns() []laneColumn {
-	if p.width >= 100 {
+	if p.Width >= 100 {
 		names := []string{"drft", "bugs", "feat", "prog", "rev", "ambg", "blkd", "done"}
 		cols := make([]laneColumn, len(model.Lanes))
 		for i, l := range model.Lanes {
@@ -563,13 +563,13 @@ func (p *Projects) overviewRows(h int) []string {
 		head += kit.FitRight(c.name, 5)
 	}
 	head += "  " + kit.Fit("workers", 10) + kit.Fit("⚑", 4) + kit.FitRight("today", 8) + "  queue head"
-	out := []string{p.st.Header.Render(head)}
+	out := []string{p.St.Header.Render(head)}
 	vis := max(1, h-1)
 	p.offset = max(min(p.offset, p.cursor), p.cursor-vis+1)
 	for i := p.offset; i < len(p.list) && i < p.offset+vis; i++ {
 		line := p.projectLine(&p.list[i], i == p.cursor, nameW, cols)
 		if i == p.cursor {
-			line = p.Highlight(kit.Fit(line, p.cols))
+			line = p.Highlight(kit.Fit(line, p.Cols))
 		}
 		out = append(out, line)
 	}
@@ -580,17 +580,17 @@ func (p *Projects) overviewRows(h int) []string {
 func (p *Projects) projectLine(e *projectEntry, selected bool, nameW int, cols []laneColumn) string {
 	line := kit.Gutter(selected) + kit.Fit(e.name, nameW)
 	bad := func(s string) string {
-		if p.plain || selected {
+		if p.Plain || selected {
 			return s
 		}
-		return p.st.Bad.Render(s)
+		return p.St.Bad.Render(s)
 	}
 	if e.m == nil {
 		return line + "  " + bad("⚠ "+e.root+": "+e.problem)
 	}
 	s := &e.sum
 	if !s.loaded {
-		return line + "  " + p.st.Dim.Render("reading…")
+		return line + "  " + p.St.Dim.Render("reading…")
 	}
 	for _, c := range cols {
 		n := 0
@@ -621,7 +621,7 @@ func (p *Projects) projectLine(e *projectEntry, selected bool, nameW int, cols [
 	case s.problem != "":
 		line += bad("⚠ " + s.problem)
 	case s.queue == "":
-		line += p.st.Dim.Render("empty")
+		line += p.St.Dim.Render("empty")
 	default:
 		line += s.queue
 	}
@@ -641,14 +641,14 @@ func laneIndex(l model.Lane) int {
 // overviewHelp is `?` on the overview: its keys, those between projects,
 // and what the columns mean.
 func (p *Projects) overviewHelp() []string {
-	k := &p.keys
-	out := []string{p.st.Bold.Render("Projects overview")}
+	k := &p.Keys
+	out := []string{p.St.Bold.Render("Projects overview")}
 	out = append(out, p.flowHelp([]*key.Binding{&k.Up, &k.Down, &k.Projects.Open, &k.Projects.Next, &k.Projects.Prev, &k.Help, &k.Quit})...)
-	out = append(out, "", p.st.Bold.Render("Inside a project"),
+	out = append(out, "", p.St.Bold.Render("Inside a project"),
 		"  "+k.Projects.Overview.Help().Key+" back to this overview · "+k.Projects.Next.Help().Key+" / "+k.Projects.Prev.Help().Key+
 			" the next / previous project · the rest as in one project's cockpit",
 		"  the header names the other projects with unread notices: ⚑ api 2",
-		"", p.st.Bold.Render("Columns"),
+		"", p.St.Bold.Render("Columns"),
 		"  drft bugs feat prog rev ambg blkd done   plans in each lane (narrow: rdy = bugs+features, park = ambg+blkd)",
 		"  workers   live, ◌ stale and ✗ dead workers",
 		"  ⚑         unread notices (read them with N inside the project)",
@@ -663,5 +663,5 @@ func (p *Projects) flowHelp(bs []*key.Binding) []string {
 	for i, b := range bs {
 		parts[i] = b.Help().Key + " " + b.Help().Desc
 	}
-	return wrapWords(strings.Join(parts, " · "), max(20, p.cols-2))
+	return wrapWords(strings.Join(parts, " · "), max(20, p.Cols-2))
 }

@@ -41,16 +41,16 @@ func (k *KeyMap) actions() [paneCount + 1][]action {
 // refuseKeys turns off what this session may not do, after every pane set
 // its keys: a viewer's actions, and n and e without an editor. Where panes
 // share a key, the shown pane's verb is the one a refusal names.
-func (m *Model) refuseKeys(set setKey) {
-	if m.opt.NoEditor {
-		set(&m.keys.Plans.New, false, "new plan: there is no editor in this session (over ssh); write it on the host")
-		set(&m.keys.Plans.Edit, false, "edit: there is no editor in this session (over ssh); edit it on the host")
+func (m *Model) refuseKeys(set SetKey) {
+	if m.Opt.NoEditor {
+		set(&m.Keys.Plans.New, false, "new plan: there is no editor in this session (over ssh); write it on the host")
+		set(&m.Keys.Plans.Edit, false, "edit: there is no editor in this session (over ssh); edit it on the host")
 	}
 	m.refuseRemoteKeys(set)
-	if !m.opt.ReadOnly {
+	if !m.Opt.ReadOnly {
 		return
 	}
-	all := m.keys.actions()
+	all := m.Keys.actions()
 	order := make([]int, 0, len(all))
 	for p := range all {
 		if p != int(m.pane) {
@@ -67,12 +67,12 @@ func (m *Model) refuseKeys(set setKey) {
 // readOnlyMark is the header's word for a viewer's session.
 func (m *Model) readOnlyMark() string {
 	mark := ""
-	if m.opt.ReadOnly {
+	if m.Opt.ReadOnly {
 		mark = " · read-only"
 	}
 	// Beside it, as lasting: agents that run as the operator.
-	if m.opt.Uncontained != "" {
-		mark += " · ⚠ " + termtext.Line(m.opt.Uncontained)
+	if m.Opt.Uncontained != "" {
+		mark += " · ⚠ " + termtext.Line(m.Opt.Uncontained)
 	}
 	return mark
 }

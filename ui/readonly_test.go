@@ -48,10 +48,10 @@ func TestRefreshNeverWrites(t *testing.T) {
 		t.Fatalf("a refresh wrote to the tree:\n%s\n---\n%s", before, after)
 	}
 	found := false
-	for _, w := range msg.d.board.Warnings {
+	for _, w := range msg.d.Board.Warnings {
 		found = found || strings.Contains(w.Message, "the next claim removes it")
 	}
 	if !found {
-		t.Errorf("the board should say what the next claim repairs: %+v", msg.d.board.Warnings)
+		t.Errorf("the board should say what the next claim repairs: %+v", msg.d.Board.Warnings)
 	}
 }

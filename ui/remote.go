@@ -107,10 +107,10 @@ func boardOfView(t *planfs.Tree, v *claims.View) loadedMsg {
 	b.Leases = v.Snapshot.Leases
 	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
 	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
-	d := newData(b, now)
-	d.events, d.eventsErr = t.RecentEvents(eventsShown)
-	d.parked = parkReasons(d.events)
-	d.commits = workers.BranchCommits(t.Project)
+	d := NewData(b, now)
+	d.Events, d.EventsErr = t.RecentEvents(eventsShown)
+	d.Parked = parkReasons(d.Events)
+	d.Commits = workers.BranchCommits(t.Project)
 	return loadedMsg{d: d, view: v}
 }
 
@@ -154,7 +154,7 @@ func (m *Model) remoteRead(msg loadedMsg) bool {
 // and a test without watchers start none.
 func (m *Model) remoteTimers() tea.Cmd {
 	r := m.remote
-	if r == nil || m.sub != nil || m.opt.NoWatch || r.timed {
+	if r == nil || m.sub != nil || m.Opt.NoWatch || r.timed {
 		return nil
 	}
 	r.timed = true
@@ -190,12 +190,12 @@ func (m *Model) remoteMark() string {
 		return ""
 	}
 	s := " · claims: " + termtext.Line(r.c.Where)
-	if !m.wide {
+	if !m.Wide {
 		s = " · " + termtext.Line(r.c.Backend.Name())
 	}
 	if r.view != nil {
-		age := readAge(m.now - unixOf(r.view.ReadAt))
-		if m.wide {
+		age := readAge(m.Now - unixOf(r.view.ReadAt))
+		if m.Wide {
 			s += " · read " + age + " ago"
 		} else {
 			s += " " + age + " ago"
@@ -203,8 +203,8 @@ func (m *Model) remoteMark() string {
 	}
 	if r.err != nil {
 		warn := " · ⚠ cannot read: " + termtext.Line(r.err.Error())
-		if !m.plain {
-			warn = m.st.Bad.Render(warn)
+		if !m.Plain {
+			warn = m.St.Bad.Render(warn)
 		}
 		s += warn
 	}

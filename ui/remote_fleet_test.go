@@ -122,7 +122,7 @@ func TestHubHearsWorkerRecords(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	_, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "gpu-1", Host: "gpu-box", PID: 4242})
-	hub, err := NewHubClaims(p.tree, h.m.opt.Claims)
+	hub, err := NewHubClaims(p.tree, h.m.Opt.Claims)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,15 +138,15 @@ func TestRemoteRefusesLocalOnlyKeys(t *testing.T) {
 	t.Parallel()
 	h, _ := remoteHarness(t, 120, 32)
 	h.m.syncKeys()
-	if h.m.keys.Inbox.Approve.Enabled() || h.m.keys.Inbox.Reject.Enabled() {
+	if h.m.Keys.Inbox.Approve.Enabled() || h.m.Keys.Inbox.Reject.Enabled() {
 		t.Errorf("inbox decisions stay enabled with remote claims")
 	}
-	if why := h.m.why["a"]; why == "" {
+	if why := h.m.Why["a"]; why == "" {
 		t.Errorf("no reason kept for the refused key")
 	}
 	h.selectPlan("in-progress/crash-on-save.md")
-	if !h.m.keys.Plans.Release.Enabled() {
-		t.Fatalf("release of a remote lease is off: %s", h.m.why["r"])
+	if !h.m.Keys.Plans.Release.Enabled() {
+		t.Fatalf("release of a remote lease is off: %s", h.m.Why["r"])
 	}
 	h.press("r")
 	if !h.dialogOpen() {
@@ -184,7 +184,7 @@ func TestHubReadsRemoteForSessions(t *testing.T) {
 func TestSpawnFromARemoteFaceClaimsRemotely(t *testing.T) {
 	t.Parallel()
 	h, _ := remoteHarness(t, 120, 36)
-	h.m.opt.Self = "/usr/local/bin/fleetwatch" // never run: only the spec is read
+	h.m.Opt.Self = "/usr/local/bin/fleetwatch" // never run: only the spec is read
 	h.press("4", "s")
 	f := h.m.formShown()
 	if f == nil {

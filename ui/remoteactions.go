@@ -38,8 +38,8 @@ type remoteVerb struct {
 
 // remoteVerbFor copies what the verbs on lease need from the model.
 func (m *Model) remoteVerbFor(lease *model.Lease) remoteVerb {
-	v := remoteVerb{b: m.remote.c.Backend, view: m.remote.view, agent: m.opt.Agent,
-		ttl: time.Duration(m.opt.TTL * float64(time.Second))}
+	v := remoteVerb{b: m.remote.c.Backend, view: m.remote.view, agent: m.Opt.Agent,
+		ttl: time.Duration(m.Opt.TTL * float64(time.Second))}
 	if remoteLease(lease) {
 		l := *lease
 		v.lease = &l
@@ -94,8 +94,8 @@ func (v remoteVerb) done(op claims.Op, res claims.Result) string {
 func (m *Model) returnLane(rel string) model.Lane {
 	if m.d != nil {
 		slug := slugOf(rel)
-		for i := range m.d.events {
-			e := &m.d.events[i]
+		for i := range m.d.Events {
+			e := &m.d.Events[i]
 			if e.Event != "park" || e.Slug != slug {
 				continue
 			}
@@ -132,12 +132,12 @@ func (m *Model) remoteDo(verb model.Verb, rel string, lease *model.Lease) func(m
 // refuseRemoteKeys turns off, in a remote project, the keys whose verbs
 // only the local lease files have: the inbox's decisions hand a plan's
 // lease to the inbox and back, which a remote lease cannot be.
-func (m *Model) refuseRemoteKeys(set setKey) {
+func (m *Model) refuseRemoteKeys(set SetKey) {
 	if m.remote == nil {
 		return
 	}
 	name := m.remote.c.Backend.Name()
-	for _, b := range []*key.Binding{&m.keys.Inbox.Approve, &m.keys.Inbox.Reject} {
+	for _, b := range []*key.Binding{&m.Keys.Inbox.Approve, &m.Keys.Inbox.Reject} {
 		set(b, false, "inbox: with "+name+" claims a proposal's lease cannot wait in the inbox; decide it with the local lease files")
 	}
 }

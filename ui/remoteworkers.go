@@ -79,7 +79,7 @@ func (m *Model) takePublished(r *publishedRead) {
 		return
 	}
 	m.wrk.published, m.wrk.pubAt, m.wrk.pubErr = r.pubs, r.at, ""
-	m.wrk.judge(m.opt.Tree.Now())
+	m.wrk.judge(m.Opt.Tree.Now())
 }
 
 // updatePublished takes the fleet watch's word and the read it asks for.
@@ -90,7 +90,7 @@ func (m *Model) updatePublished(msg tea.Msg) tea.Cmd {
 	case publishedMsg:
 		m.takePublished(msg.r)
 		c := m.ctx()
-		m.wrk.rebuild(c)
+		m.wrk.Rebuild(c)
 		m.syncKeys()
 		return tea.Batch(m.lookForNotices(fromWorkers), m.startTicking())
 	}

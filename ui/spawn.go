@@ -71,7 +71,7 @@ func (m *Model) askSpawn() tea.Cmd {
 	for i, c := range m.wrk.children {
 		taken[i] = c.State.AgentID
 	}
-	return spawnFormCmd(m.opt.Tree.Project, m.formGen, taken)
+	return spawnFormCmd(m.Opt.Tree.Project, m.formGen, taken)
 }
 
 func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
@@ -86,7 +86,7 @@ func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
 }
 
 func (m *Model) newInput(placeholder string, limit int) textinput.Model {
-	in := m.textField()
+	in := m.TextField()
 	in.Prompt = ""
 	in.Placeholder = placeholder
 	in.CharLimit = limit
@@ -178,10 +178,10 @@ func (f *spawnForm) setChoice(i int) {
 func (*spawnForm) asks() bool     { return true }
 func (f *spawnForm) typing() bool { return f.input() != nil }
 
-func (f *spawnForm) view(m *Model, h int) []string { return m.formView(f, m.cols, h) }
+func (f *spawnForm) view(m *Model, h int) []string { return m.formView(f, m.Cols, h) }
 
 func (f *spawnForm) key(m *Model, msg tea.KeyMsg) tea.Cmd {
-	k, fk := &m.keys.Ask, &m.keys.Form
+	k, fk := &m.Keys.Ask, &m.Keys.Form
 	switch {
 	case key.Matches(msg, k.Cancel):
 		m.stack.remove(f)
@@ -220,7 +220,7 @@ func (f *spawnForm) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 // formSpec turns the form into a spawn, or says what is wrong in one line.
 func (m *Model) formSpec(f *spawnForm) (workers.SpawnSpec, error) {
 	s := workers.SpawnSpec{
-		Bin: m.opt.Self, Project: m.opt.Tree.Project, ReadOnly: m.opt.ReadOnly || m.opt.Tree.ReadOnly,
+		Bin: m.Opt.Self, Project: m.Opt.Tree.Project, ReadOnly: m.Opt.ReadOnly || m.Opt.Tree.ReadOnly,
 		Agent: strings.TrimSpace(f.agent.Value()), Model: strings.TrimSpace(f.model.Value()), Run: f.run,
 		// Agents working side by side each get their own checkout.
 		Worktree: f.run && f.offer.Git,
@@ -292,7 +292,7 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	inner := max(1, width-4)
 	var lines []string
 	add := func(s string) { lines = append(lines, kit.Fit(s, inner)) }
-	add(m.st.Title.Render("Spawn a worker"))
+	add(m.St.Title.Render("Spawn a worker"))
 	for _, l := range wrapWords("Starts `fleetwatch work-once` as cron would: in its own session, so it outlives this screen; its output goes to var/fleet/logs/.", inner) {
 		add(l)
 	}
@@ -303,20 +303,20 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 			mark = "▸ "
 		}
 		s := mark + kit.Fit(name, 10) + " "
-		if f.focus == i && !m.plain {
-			s = m.st.Selected.Render(s)
+		if f.focus == i && !m.Plain {
+			s = m.St.Selected.Render(s)
 		}
 		return s
 	}
 	choose := func(v string) string {
 		s := "‹ " + v + " ›"
-		if !m.plain {
-			s = m.st.Bold.Render(s)
+		if !m.Plain {
+			s = m.St.Bold.Render(s)
 		}
 		return s
 	}
 	as := f.choices[f.choice]
-	add(label(fieldAs, "run as") + choose(termtext.Line(as)) + "  " + m.st.Dim.Render(termtext.Line(strings.Join(f.choices, " "))))
+	add(label(fieldAs, "run as") + choose(termtext.Line(as)) + "  " + m.St.Dim.Render(termtext.Line(strings.Join(f.choices, " "))))
 	detail := "tier " + as
 	if f.byEndpoint() {
 		ep := f.offer.Endpoints[f.choice]
@@ -327,10 +327,10 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	} else if len(f.offer.Endpoints) == 0 && f.offer.Problem == "" {
 		detail += " (no endpoints.yaml: tiers only)"
 	}
-	add("             " + m.st.Dim.Render(termtext.Line(detail)))
+	add("             " + m.St.Dim.Render(termtext.Line(detail)))
 	if f.offer.Problem != "" {
 		for _, l := range wrapWords("⚠ "+termtext.Line(f.offer.Problem), inner-13) {
-			add("             " + m.st.Warn.Render(l))
+			add("             " + m.St.Warn.Render(l))
 		}
 	}
 	add(label(fieldModel, "model") + f.model.View())
@@ -347,16 +347,16 @@ func (m *Model) formView(f *spawnForm, w, h int) []string {
 	add("")
 	if f.err != "" {
 		e := "✗ " + f.err
-		if !m.plain {
-			e = m.st.StatusErr.Render(e)
+		if !m.Plain {
+			e = m.St.StatusErr.Render(e)
 		}
 		add(e)
 	} else {
 		add("")
 	}
-	add(m.st.Help.Render("tab/↑/↓ field · ←/→ change · enter start · esc cancel"))
-	box := m.st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
-	return strings.Split(m.r.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
+	add(m.St.Help.Render("tab/↑/↓ field · ←/→ change · enter start · esc cancel"))
+	box := m.St.Dialog.Width(width).Render(strings.Join(lines, "\n"))
+	return strings.Split(m.R.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
 }
 
 // wrapWords breaks s into lines of at most w cells at spaces.

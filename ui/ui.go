@@ -121,7 +121,7 @@ type Model struct {
 	// message per change in each of many served sessions).
 	*common
 
-	d       *data
+	d       *Data
 	loadErr error
 	// One request at a time, then once more: the scan, git's look at the
 	// worktrees, the reading of the workers' state files.
@@ -132,7 +132,7 @@ type Model struct {
 	problem                string   // the tree vanished or cannot be watched
 	ticking                bool
 
-	pane pane
+	pane PaneID
 	*paneSet
 
 	stack           overlays
@@ -210,21 +210,21 @@ func New(opt Options) Model {
 
 func newCommon(opt Options) *common {
 	c := &common{
-		opt:   opt,
-		r:     opt.Renderer,
-		keys:  DefaultKeyMap(),
-		st:    kit.NewStyles(opt.Renderer),
-		help:  help.New(),
-		plain: opt.Renderer.ColorProfile() == termenv.Ascii,
-		why:   map[string]string{},
-		off:   map[*key.Binding]string{},
+		Opt:   opt,
+		R:     opt.Renderer,
+		Keys:  DefaultKeyMap(),
+		St:    kit.NewStyles(opt.Renderer),
+		Help:  help.New(),
+		Plain: opt.Renderer.ColorProfile() == termenv.Ascii,
+		Why:   map[string]string{},
+		Off:   map[*key.Binding]string{},
 	}
-	c.help.Styles = kit.HelpStyles(opt.Renderer)
-	if on, _, ok := strings.Cut(c.st.Text.Render("x"), "x"); ok && !c.plain {
-		c.inkOn = on
+	c.Help.Styles = kit.HelpStyles(opt.Renderer)
+	if on, _, ok := strings.Cut(c.St.Text.Render("x"), "x"); ok && !c.Plain {
+		c.InkOn = on
 	}
-	if on, _, ok := strings.Cut(c.st.SelectedRow.Render("x"), "x"); ok && !c.plain {
-		c.rowOn = on
+	if on, _, ok := strings.Cut(c.St.SelectedRow.Render("x"), "x"); ok && !c.Plain {
+		c.RowOn = on
 	}
 	return c
 }
@@ -235,21 +235,21 @@ func (m *Model) watch() {
 	if m.sub != nil {
 		return
 	}
-	if m.opt.Source != nil {
-		m.watcher = m.opt.Source
+	if m.Opt.Source != nil {
+		m.watcher = m.Opt.Source
 	}
-	if m.opt.NoWatch {
+	if m.Opt.NoWatch {
 		return
 	}
 	if m.watcher == nil {
-		w, err := m.opt.Tree.Watch(Debounce)
+		w, err := m.Opt.Tree.Watch(Debounce)
 		if err != nil {
 			m.problem = "not watching for changes: " + err.Error()
 		} else {
 			m.watcher = w
 		}
 	}
-	sw, err := workers.WatchStates(m.opt.Tree.Project, Debounce)
+	sw, err := workers.WatchStates(m.Opt.Tree.Project, Debounce)
 	if err != nil {
 		m.problem = "not watching workers: " + err.Error()
 	} else {
@@ -262,7 +262,7 @@ func (m Model) Init() tea.Cmd {
 	if m.sub != nil {
 		return waitHubCmd(m.sub)
 	}
-	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.opt.Tree.Project), workersCmd(m.opt.Tree.Project, true), mergeCmd(m.opt.Tree.Project), inboxCmd(m.opt.Tree, m.opt.MarkdownStyle, m.inboxWidth()), fleetCmd(m.opt.Tree)}
+	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.Opt.Tree.Project), workersCmd(m.Opt.Tree.Project, true), mergeCmd(m.Opt.Tree.Project), inboxCmd(m.Opt.Tree, m.Opt.MarkdownStyle, m.inboxWidth()), fleetCmd(m.Opt.Tree)}
 	if m.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
 	}
@@ -284,7 +284,7 @@ func (m *Model) Close() {
 	if m.sub != nil {
 		m.sub.close()
 	}
-	if m.watcher != nil && m.opt.Source == nil {
+	if m.watcher != nil && m.Opt.Source == nil {
 		_ = m.watcher.Close()
 	}
 	if m.states != nil {
@@ -328,7 +328,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		m.Width, m.Height = msg.Width, msg.Height
 		m.layout()
 		if v := m.logsShown(); v != nil {
 			for i := range v.panes {
@@ -355,7 +355,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if r := m.selectedPlan(); r != nil {
-			return renderPreviewCmd(m.opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.d.previewNote(r), m.previewWant(r), m.opt.MarkdownStyle, m.previewWidth(), msg.seq)
+			return renderPreviewCmd(m.Opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.d.previewNote(r), m.previewWant(r), m.Opt.MarkdownStyle, m.previewWidth(), msg.seq)
 		}
 		return nil
 	case previewMsg:
@@ -408,7 +408,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.loaded(msg), true
 	case worktreesMsg:
 		m.trees.rows, m.trees.err = msg.states, msg.err
-		m.trees.rebuild(m.ctx())
+		m.trees.Rebuild(m.ctx())
 		m.syncKeys() // enter opens a worktree once there is one
 		if m.treesReq.done() {
 			return m.requestTrees(), true
@@ -475,9 +475,9 @@ func (m *Model) requestLoad() tea.Cmd {
 // claims backend.
 func (m *Model) boardCmd() tea.Cmd {
 	if m.remote != nil {
-		return remoteLoadCmd(m.opt.Tree, m.remote.c)
+		return remoteLoadCmd(m.Opt.Tree, m.remote.c)
 	}
-	return loadCmd(m.opt.Tree)
+	return loadCmd(m.Opt.Tree)
 }
 
 func (m *Model) loaded(msg loadedMsg) tea.Cmd {
@@ -497,7 +497,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	}
 	m.loadErr = nil
 	first := m.d == nil
-	m.d, m.now = msg.d, msg.d.now
+	m.d, m.Now = msg.d, msg.d.Now
 	if first {
 		m.plans.openOnFirstLane(m.d)
 	}
@@ -509,7 +509,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		// scan; a hub reads the inbox with every scan by itself.
 		cmds = append(cmds, m.requestInbox())
 	}
-	if len(m.d.board.Leases) > 0 || m.remote != nil {
+	if len(m.d.Board.Leases) > 0 || m.remote != nil {
 		cmds = append(cmds, m.startTicking())
 	}
 	cmds = append(cmds, m.schedulePreview())
@@ -533,9 +533,9 @@ func (m *Model) dropStaleDialog() {
 		return
 	}
 	leaseAt := func(rel string) *model.Lease {
-		for i := range m.d.board.Leases {
-			if m.d.board.Leases[i].Rel == rel {
-				return &m.d.board.Leases[i]
+		for i := range m.d.Board.Leases {
+			if m.d.Board.Leases[i].Rel == rel {
+				return &m.d.Board.Leases[i]
 			}
 		}
 		return nil
@@ -543,7 +543,7 @@ func (m *Model) dropStaleDialog() {
 	if leasePrint(leaseAt(d.rel)) != d.seen || m.planExists(d.rel) != d.existed {
 		// Named from this scan: where the plan is now and who holds
 		// it there (a claim moves it to in-progress/).
-		cur := placeIn(m.d.rels, d.rel)
+		cur := placeIn(m.d.Rels, d.rel)
 		m.stack.remove(d)
 		m.setStatus("✗ "+slugOf(d.rel)+" changed while you decided ("+changedWords(d.rel, cur, leaseAt(cur))+"); look again", true)
 	}
@@ -553,30 +553,30 @@ func (m *Model) dropStaleDialog() {
 // eligibility changes, so the board is judged again; running workers are
 // judged again too (a heartbeat grows stale, a process dies).
 func (m *Model) tick() tea.Cmd {
-	leases := m.d != nil && len(m.d.board.Leases) > 0
+	leases := m.d != nil && len(m.d.Board.Leases) > 0
 	running := m.workersRunning()
 	// A remote view's age goes on counting in the header.
 	if !leases && !running && m.remote == nil {
 		m.ticking = false
 		return nil
 	}
-	prev := m.now
-	m.now = m.clockNow()
+	prev := m.Now
+	m.Now = m.clockNow()
 	m.plans.Invalidate()
 	m.leases.Invalidate()
 	m.wrk.Invalidate()
 	m.events.Invalidate()
 	var cmds []tea.Cmd
 	if running {
-		m.wrk.judge(m.opt.Tree.Now())
+		m.wrk.judge(m.Opt.Tree.Now())
 		c := m.ctx()
-		m.wrk.rebuild(c)
-		m.fleet.rebuild(c) // a run that goes stale or dies leaves its list
+		m.wrk.Rebuild(c)
+		m.fleet.Rebuild(c) // a run that goes stale or dies leaves its list
 		m.syncKeys()
 		cmds = append(cmds, m.lookForNotices(fromClock), m.radarDue())
 	}
-	for i := 0; leases && i < len(m.d.board.Leases); i++ {
-		if l := &m.d.board.Leases[i]; l.Corrupt == "" && l.Awaiting == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.now {
+	for i := 0; leases && i < len(m.d.Board.Leases); i++ {
+		if l := &m.d.Board.Leases[i]; l.Corrupt == "" && l.Awaiting == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.Now {
 			cmds = append(cmds, m.requestLoad())
 			break
 		}
@@ -586,15 +586,15 @@ func (m *Model) tick() tea.Cmd {
 
 // layout sizes every pane for the terminal; rows render again when seen.
 func (m *Model) layout() {
-	m.cols = max(1, m.width-1)
-	m.wide = m.width >= 100
-	bodyH := max(1, m.height-2)
+	m.Cols = max(1, m.Width-1)
+	m.Wide = m.Width >= 100
+	bodyH := max(1, m.Height-2)
 	// Narrow: every table takes the body's width, bare; wide: boxed, the
 	// plans beside the lanes.
-	w, rows, planW, planRows := m.cols, bodyH-1, m.cols, bodyH-2
+	w, rows, planW, planRows := m.Cols, bodyH-1, m.Cols, bodyH-2
 	th, ph := m.plansSplit(bodyH)
-	if m.wide {
-		w, rows, planW, planRows = m.cols-2, bodyH-3, m.cols-laneBoxWidth-2, th-3
+	if m.Wide {
+		w, rows, planW, planRows = m.Cols-2, bodyH-3, m.Cols-laneBoxWidth-2, th-3
 		m.plans.pv.vp.Width, m.plans.pv.vp.Height = planW-2, max(1, ph-2)
 	}
 	for p := range paneCount {
@@ -606,9 +606,9 @@ func (m *Model) layout() {
 	}
 	if m.reading() {
 		// Less the title and the facts line (readerFacts).
-		m.plans.pv.vp.Width, m.plans.pv.vp.Height = m.cols-2, max(1, bodyH-2)
+		m.plans.pv.vp.Width, m.plans.pv.vp.Height = m.Cols-2, max(1, bodyH-2)
 	}
-	m.help.Width = m.width
+	m.Help.Width = m.Width
 	m.rebuild()
 }
 
@@ -633,15 +633,15 @@ func Run(opt Options) error {
 // current is the shown pane's table.
 func (m *Model) current() *kit.Table { return m.paneOf(m.pane).List() }
 
-func (m *Model) selection() selection { return m.paneOf(m.pane).selected() }
+func (m *Model) selection() Selection { return m.paneOf(m.pane).Selected() }
 
-func (m *Model) selectedPlan() *model.BoardRow { return m.selection().row }
+func (m *Model) selectedPlan() *model.BoardRow { return m.selection().Row }
 
 // target is the plan an action applies to and its lease: the selected plan,
 // or the selected lease's plan.
 func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
 	s := m.selection()
-	return s.rel, s.row, s.lease
+	return s.Rel, s.Row, s.Lease
 }
 
 // syncKeys enables the actions that apply to the selection and remembers
@@ -650,19 +650,19 @@ func (m *Model) target() (rel string, row *model.BoardRow, lease *model.Lease) {
 func (m *Model) syncKeys() {
 	set := func(b *key.Binding, ok bool, why string) {
 		b.SetEnabled(ok)
-		m.off[b] = why
+		m.Off[b] = why
 		for _, k := range b.Keys() {
-			m.why[k] = why
+			m.Why[k] = why
 		}
 	}
-	set(&m.keys.Spawn, m.opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
+	set(&m.Keys.Spawn, m.Opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
 	c := m.ctx()
 	for p := range paneCount {
 		if p != m.pane {
-			m.paneOf(p).syncKeys(c, set)
+			m.paneOf(p).SyncKeys(c, set)
 		}
 	}
-	m.paneOf(m.pane).syncKeys(c, set)
+	m.paneOf(m.pane).SyncKeys(c, set)
 	m.refuseKeys(set)
 }
 
@@ -670,7 +670,7 @@ func (m *Model) syncKeys() {
 func (m *Model) rebuild() {
 	c := m.ctx()
 	for p := range paneCount {
-		m.paneOf(p).rebuild(c)
+		m.paneOf(p).Rebuild(c)
 	}
 	m.syncKeys()
 }
@@ -688,30 +688,30 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 			r.d.do = m.remoteOr(r.verb, r.rel, r.lease, r.local)
 		}
 		m.ask(r.d, r.rel, r.lease)
-	case detailReq:
-		return m.openDetail(r.id, r.title, r.read)
-	case diffReq:
-		return m.openDiff(r.what, r.req, r.compute)
-	case statusReq:
-		m.setStatus(r.text, r.err)
+	case DetailReq:
+		return m.openDetail(r.ID, r.Title, r.Read)
+	case DiffReq:
+		return m.openDiff(r.What, r.Req, r.Compute)
+	case StatusReq:
+		m.setStatus(r.Text, r.Err)
 	case openReq:
 		m.stack.push(r.o)
-	case logsReq:
+	case LogsReq:
 		return m.openLogs()
-	case moveReq:
+	case MoveReq:
 		return m.moveCursor(int(r))
-	case selectedReq:
+	case SelectedReq:
 		m.syncKeys()
 		return m.schedulePreview()
-	case readerReq:
+	case ReaderReq:
 		m.stack.push(&reader{})
 		m.layout()
 		return m.schedulePreview()
-	case newPlanReq:
+	case NewPlanReq:
 		return m.askNewPlan()
-	case editReq:
+	case EditReq:
 		return m.askEdit()
-	case batchReq:
+	case BatchReq:
 		cmds := make([]tea.Cmd, len(r))
 		for i, q := range r {
 			cmds[i] = m.route(q)

@@ -180,7 +180,7 @@ func TestReleaseLiveLeaseOfAnotherAgent(t *testing.T) {
 			if f := h.footer(); !strings.Contains(f, "✓ released export-pdf → features") {
 				t.Errorf("status line %q", f)
 			}
-			if n := len(h.m.d.board.Leases); n != 1 {
+			if n := len(h.m.d.Board.Leases); n != 1 {
 				t.Errorf("%d leases on the board after the release, want 1", n)
 			}
 		})
@@ -519,7 +519,7 @@ func TestPaneKeys(t *testing.T) {
 	h := newHarness(t, p, 80, 24)
 	steps := []struct {
 		key  string
-		want pane
+		want PaneID
 		tab  string
 	}{
 		{"2", leasesPane, "[2 Leases]"}, {"3", worktreesPane, "[3 Trees]"}, {"4", workersPane, "[4 Workers]"},
@@ -691,7 +691,7 @@ func TestParkAndReturnInProgressPlanOfAnotherAgent(t *testing.T) {
 	if !p.exists("bugs/old-import.md") || p.leaseOf("in-progress/old-import.md") != nil {
 		t.Fatalf("old-import not returned to bugs/: %v", p.lane(t, model.Bugs))
 	}
-	if n := len(h.m.d.board.Leases); n != 0 {
+	if n := len(h.m.d.Board.Leases); n != 0 {
 		t.Errorf("%d leases left on the board", n)
 	}
 }

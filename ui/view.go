@@ -13,18 +13,18 @@ import (
 // View draws the screen: a header, the body, and one status line. It only
 // slices rows rendered earlier.
 func (m Model) View() string {
-	if m.width <= 0 || m.height <= 0 {
+	if m.Width <= 0 || m.Height <= 0 {
 		return ""
 	}
-	bodyH := max(0, m.height-2)
+	bodyH := max(0, m.Height-2)
 	// The top overlay covers the body; without one, the shown pane.
 	var body []string
 	if top := m.stack.top(); top != nil {
 		body = top.view(&m, bodyH)
 	} else {
-		body = m.paneOf(m.pane).view(m.ctx(), bodyH)
+		body = m.paneOf(m.pane).View(m.ctx(), bodyH)
 	}
-	lines := make([]string, 0, m.height)
+	lines := make([]string, 0, m.Height)
 	lines = append(lines, m.ink(m.headerLine()))
 	for i := 0; i < bodyH; i++ {
 		line := ""
@@ -36,7 +36,7 @@ func (m Model) View() string {
 		lines = append(lines, m.bodyLine(line))
 	}
 	lines = append(lines, m.ink(m.footerLine()))
-	return strings.Join(lines[:min(len(lines), m.height)], "\n")
+	return strings.Join(lines[:min(len(lines), m.Height)], "\n")
 }
 
 // ink gives plain text the Text colour explicitly, after every reset, so
@@ -44,27 +44,27 @@ func (m Model) View() string {
 // take the screen apart line by line (tmux captures, screenshot tools) then
 // see the colours the terminal shows.
 func (c *common) ink(line string) string {
-	if c.inkOn == "" {
+	if c.InkOn == "" {
 		return line
 	}
-	return c.inkOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+c.inkOn) + "\x1b[0m"
+	return c.InkOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+c.InkOn) + "\x1b[0m"
 }
 
 func (m *Model) headerLine() string {
 	head, counts := m.headerHead(), m.headerCounts()
 	right, shown := m.tabsFor(head, counts)
-	room := m.width - ansi.StringWidth(right) - 1
+	room := m.Width - ansi.StringWidth(right) - 1
 	if room < 20 {
-		s, _ := m.leftIn(head, counts, m.width)
-		return kit.Fit(s, m.width)
+		s, _ := m.leftIn(head, counts, m.Width)
+		return kit.Fit(s, m.Width)
 	}
-	return kit.Fit(m.st.Bar.Render(shown), room) + " " + right
+	return kit.Fit(m.St.Bar.Render(shown), room) + " " + right
 }
 
 // headerHead is the header's left side before the counts: the project and
 // what must survive a narrow header.
 func (m *Model) headerHead() string {
-	left := " " + termtext.Line(baseName(m.opt.Tree.Project))
+	left := " " + termtext.Line(baseName(m.Opt.Tree.Project))
 	// Before the problem and the counts: a viewer always sees it.
 	left += m.readOnlyMark()
 	// Where the claims are and how old their view is, before the counts.
@@ -76,8 +76,8 @@ func (m *Model) headerHead() string {
 			p = m.loadErr.Error()
 		}
 		warn := " · ⚠ " + termtext.Line(p)
-		if !m.plain {
-			warn = m.st.Bad.Render(warn)
+		if !m.Plain {
+			warn = m.St.Bad.Render(warn)
 		}
 		left += warn
 	}
@@ -96,10 +96,10 @@ type headerCount struct{ full, short string }
 func (m *Model) headerCounts() []headerCount {
 	var counts []headerCount
 	if m.d != nil {
-		b := m.d.board
+		b := m.d.Board
 		expired := 0
 		for i := range b.Leases {
-			if !b.Leases[i].Active(m.now) {
+			if !b.Leases[i].Active(m.Now) {
 				expired++
 			}
 		}
@@ -143,7 +143,7 @@ func (m *Model) tabsFor(head string, counts []headerCount) (tabs, shown string) 
 	kept := -1
 	for l := tabsFull; l <= tabsNumbers; l++ {
 		right := m.tabs(l)
-		room := m.width - ansi.StringWidth(right) - 1
+		room := m.Width - ansi.StringWidth(right) - 1
 		// Numbers alone only for a head (a problem, a notice) that names
 		// cannot leave whole.
 		if room < leftFloor || (l == tabsNumbers && kept >= ansi.StringWidth(head)) {
@@ -155,7 +155,7 @@ func (m *Model) tabsFor(head string, counts []headerCount) (tabs, shown string) 
 	}
 	if kept < 0 {
 		tabs = m.tabs(tabsNumbers)
-		shown, _ = m.leftIn(head, counts, m.width-ansi.StringWidth(tabs)-1)
+		shown, _ = m.leftIn(head, counts, m.Width-ansi.StringWidth(tabs)-1)
 	}
 	return tabs, shown
 }
@@ -170,7 +170,7 @@ func (m *Model) leftIn(head string, counts []headerCount, room int) (string, int
 		all += " · " + c.full
 	}
 	w := ansi.StringWidth(all)
-	if whole := " fleetwatch ·" + all; m.wide && ansi.StringWidth(whole) <= room {
+	if whole := " fleetwatch ·" + all; m.Wide && ansi.StringWidth(whole) <= room {
 		return whole, w
 	}
 	if w <= room {
@@ -221,15 +221,15 @@ func (m *Model) tabs(level tabLevel) string {
 	// Drawn once per pane, width class and level: every View draws the
 	// header, and lipgloss is most of its cost.
 	memo := &m.tabsDrawn[level]
-	if memo.text == "" || memo.pane != m.pane || memo.wide != m.wide {
-		*memo = tabsMemo{pane: m.pane, wide: m.wide, text: m.drawTabs(level)}
+	if memo.text == "" || memo.pane != m.pane || memo.wide != m.Wide {
+		*memo = tabsMemo{pane: m.pane, wide: m.Wide, text: m.drawTabs(level)}
 	}
 	return memo.text
 }
 
 // tabsMemo is the tabs as last drawn, for the pane and width they show.
 type tabsMemo struct {
-	pane pane
+	pane PaneID
 	wide bool
 	text string
 }
@@ -239,12 +239,12 @@ func (m *Model) drawTabs(level tabLevel) string {
 	compact := level != tabsFull
 	for i, spec := range paneSpecs {
 		name := spec.name
-		if !m.wide || compact {
+		if !m.Wide || compact {
 			name = spec.short
 		}
 		label := kit.Itoa(i+1) + " " + name
 		switch {
-		case pane(i) == m.pane:
+		case PaneID(i) == m.pane:
 		case level == tabsTiny:
 			label = kit.Itoa(i+1) + " " + string([]rune(name)[:min(tinyTabs, len([]rune(name)))])
 		case level == tabsNumbers:
@@ -255,14 +255,14 @@ func (m *Model) drawTabs(level tabLevel) string {
 			lead = " "
 		}
 		switch {
-		case pane(i) == m.pane && m.plain:
+		case PaneID(i) == m.pane && m.Plain:
 			label = lead + "[" + label + "]"
-		case pane(i) == m.pane:
-			label = lead + m.st.TabActive.Render("["+label+"]")
-		case m.wide && !compact:
-			label = m.st.Tab.Render(" " + label + " ")
+		case PaneID(i) == m.pane:
+			label = lead + m.St.TabActive.Render("["+label+"]")
+		case m.Wide && !compact:
+			label = m.St.Tab.Render(" " + label + " ")
 		default:
-			label = m.st.Tab.Render(" " + label)
+			label = m.St.Tab.Render(" " + label)
 		}
 		tabs = append(tabs, label)
 	}
@@ -271,9 +271,9 @@ func (m *Model) drawTabs(level tabLevel) string {
 
 func (m *Model) footerLine() string {
 	if f := m.typingFilter(); f != nil {
-		return kit.Fit(f.Input.View(), m.width)
+		return kit.Fit(f.Input.View(), m.Width)
 	}
-	helpText := m.shortHelp(m.width - 1)
+	helpText := m.shortHelp(m.Width - 1)
 	if top := m.stack.top(); top != nil {
 		// Over the panes their keys do not work: an overlay says its own,
 		// a question carries them in its box.
@@ -286,22 +286,22 @@ func (m *Model) footerLine() string {
 	if status == "" && m.stack.top() == nil {
 		status = termtext.Line(m.filterNote())
 	}
-	if status == "" && m.opt.Demo && !m.hinted {
+	if status == "" && m.Opt.Demo && !m.hinted {
 		status = m.demoHint()
 	}
 	if status == "" {
-		return kit.Fit(" "+helpText, m.width)
+		return kit.Fit(" "+helpText, m.Width)
 	}
-	if !m.plain {
+	if !m.Plain {
 		if m.statusErr {
-			status = m.st.StatusErr.Render(status)
+			status = m.St.StatusErr.Render(status)
 		} else {
-			status = m.st.StatusOK.Render(status)
+			status = m.St.StatusOK.Render(status)
 		}
 	}
-	room := m.width - ansi.StringWidth(status) - 3
+	room := m.Width - ansi.StringWidth(status) - 3
 	if room < 20 {
-		return kit.Fit(" "+status, m.width)
+		return kit.Fit(" "+status, m.Width)
 	}
 	if ansi.StringWidth(helpText) > room && m.stack.top() == nil {
 		// Fewer keys, each whole, beside the status.
@@ -310,14 +310,14 @@ func (m *Model) footerLine() string {
 	if ansi.StringWidth(helpText) > room {
 		helpText = ansi.Truncate(helpText, room, "…")
 	}
-	return " " + status + strings.Repeat(" ", max(1, m.width-1-ansi.StringWidth(status)-ansi.StringWidth(helpText))) + helpText
+	return " " + status + strings.Repeat(" ", max(1, m.Width-1-ansi.StringWidth(status)-ansi.StringWidth(helpText))) + helpText
 }
 
 // shortHelp is the footer's reminder of the keys that apply now, in room
 // cells, drawn again only when they or the room change (every View draws
 // the footer).
 func (m *Model) shortHelp(room int) string {
-	all := m.keys.ShortHelp()
+	all := m.Keys.ShortHelp()
 	var on uint64
 	keys := make([]key.Binding, 0, len(all))
 	for i, b := range all {
@@ -328,23 +328,23 @@ func (m *Model) shortHelp(room int) string {
 	}
 	// Two drawings kept: the whole line, and beside a status.
 	memo := &m.helpDrawn[0]
-	if room != m.width-1 {
+	if room != m.Width-1 {
 		memo = &m.helpDrawn[1]
 	}
-	if memo.text != "" && memo.on == on && memo.width == room && memo.wide == m.wide {
+	if memo.text != "" && memo.on == on && memo.width == room && memo.wide == m.Wide {
 		return memo.text
 	}
-	if !m.wide && len(keys) > 4 {
+	if !m.Wide && len(keys) > 4 {
 		// Narrow: the three most useful keys that apply, and `?`.
-		keys = append(keys[:3:3], m.keys.Help)
+		keys = append(keys[:3:3], m.Keys.Help)
 	}
-	helpText := m.help.ShortHelpView(keys)
+	helpText := m.Help.ShortHelpView(keys)
 	// Wide: as many as fit, the last ones going first; `?` and q stay.
 	for len(keys) > 3 && ansi.StringWidth(helpText) > room {
 		keys = append(keys[:len(keys)-3], keys[len(keys)-2:]...)
-		helpText = m.help.ShortHelpView(keys)
+		helpText = m.Help.ShortHelpView(keys)
 	}
-	*memo = helpMemo{on: on, width: room, wide: m.wide, text: helpText}
+	*memo = helpMemo{on: on, width: room, wide: m.Wide, text: helpText}
 	return helpText
 }
 
@@ -358,20 +358,20 @@ type helpMemo struct {
 }
 
 // tableBox draws a pane's table: boxed on wide terminals, bare on narrow.
-func (c *paneCtx) tableBox(title, header string, t *kit.Table, h int, empty string) []string {
-	rows := c.lines(t, "")
+func (c *Ctx) tableBox(title, header string, t *kit.Table, h int, empty string) []string {
+	rows := c.Lines(t, "")
 	if t.Len() == 0 {
-		rows[0] = "  " + c.st.Dim.Render(empty)
+		rows[0] = "  " + c.St.Dim.Render(empty)
 	}
-	body := append([]string{c.st.Header.Render(header)}, rows...)
-	if !c.wide {
+	body := append([]string{c.St.Header.Render(header)}, rows...)
+	if !c.Wide {
 		return body
 	}
 	hint := t.ScrollHint()
 	if hint == "" {
 		hint = kit.Itoa(t.Len())
 	}
-	return c.box(title, hint, body, c.cols, h, true)
+	return c.box(title, hint, body, c.Cols, h, true)
 }
 
 func baseName(p string) string {
@@ -383,8 +383,8 @@ func baseName(p string) string {
 
 // readerHelp is the reader's footer: only the keys that work there.
 func (m *Model) readerHelp() string {
-	k := &m.keys
-	return m.help.ShortHelpView([]key.Binding{
+	k := &m.Keys
+	return m.Help.ShortHelpView([]key.Binding{
 		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll")),
 		key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/pgdn", "page")),
 		k.Top, k.Bottom, k.Close,

@@ -112,7 +112,7 @@ func TestViewerActionKeysRefused(t *testing.T) {
 }
 
 // selectIn moves the cursor onto a row of pane p, where there is one.
-func (h *harness) selectIn(p pane) {
+func (h *harness) selectIn(p PaneID) {
 	if p == plansPane {
 		h.press("g")
 		return

@@ -58,7 +58,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 		v := h.view()
 		for _, r := range h.m.plans.rows {
 			why, _ := h.m.d.whyText(r)
-			who, _ := whoText(r, h.m.now)
+			who, _ := whoText(r, h.m.Now)
 			row(v, " "+r.Plan.Slug+" ", why, who)
 		}
 	}
@@ -123,7 +123,7 @@ func TestWorkerScopeWordsAndNoteShareTheColumn(t *testing.T) {
 	h.press("4")
 	h.m.wrk.rows = []workerRow{{st: workers.State{PID: 7, AgentID: "ui-mid-1", Tier: "mid", Plan: "in-progress/full-text-search.md",
 		Scope: "no scope check", Note: "running demo-agent"}, health: workers.Live, local: true}}
-	h.m.wrk.rebuild(h.m.ctx())
+	h.m.wrk.Rebuild(h.m.ctx())
 	l := lineWith(h.view(), " ui-mid-1 ")
 	if !strings.Contains(l, "no scope check · running demo-agent ") || strings.Contains(l, "…") {
 		t.Errorf("the worker's row: %q", l)

@@ -47,7 +47,7 @@ type workerList struct {
 	pubErr    string
 }
 
-func (w *workerList) rebuild(pc *paneCtx) {
+func (w *workerList) Rebuild(pc *Ctx) {
 	all := make([]string, len(w.rows))
 	for i := range w.rows {
 		all[i] = w.rows[i].key()
@@ -71,16 +71,16 @@ func (w *workerList) rebuild(pc *paneCtx) {
 	})
 }
 
-func (w *workerList) selected() selection {
+func (w *workerList) Selected() Selection {
 	if w.Cursor >= len(w.shown) {
-		return selection{}
+		return Selection{}
 	}
-	return selection{worker: &w.rows[w.shown[w.Cursor]]}
+	return Selection{Worker: &w.rows[w.shown[w.Cursor]]}
 }
 
-func (w *workerList) syncKeys(pc *paneCtx, set setKey) {
-	k := &pc.keys.Workers
-	r := pc.target.worker
+func (w *workerList) SyncKeys(pc *Ctx, set SetKey) {
+	k := &pc.Keys.Workers
+	r := pc.Target.Worker
 	ok, why := canStop(r)
 	set(&k.Stop, ok, why)
 	ok, why = canPause(r)
@@ -88,12 +88,12 @@ func (w *workerList) syncKeys(pc *paneCtx, set setKey) {
 	set(&k.Mark, r != nil, "mark: select a worker in the workers pane (4)")
 	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
 	set(&k.Diff, r != nil && (r.st.Worktree != "" || r.st.Plan != ""), "diff: select a worker with a worktree or a plan")
-	set(&k.Open, r != nil && pc.shown == workersPane, "open: select a worker in the workers pane (4)")
+	set(&k.Open, r != nil && pc.Shown == workersPane, "open: select a worker in the workers pane (4)")
 }
 
-func (w *workerList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
-	k := &pc.keys.Workers
-	r := pc.target.worker
+func (w *workerList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+	k := &pc.Keys.Workers
+	r := pc.Target.Worker
 	switch {
 	case key.Matches(msg, k.Mark):
 		// Before PageDown, which space also is.
@@ -105,9 +105,9 @@ func (w *workerList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 	case key.Matches(msg, k.Logs) && r != nil && r.pub != nil && r.pub.Serve != "":
 		return w.open(pc, r), true // its machine serves its log: fetched into the detail
 	case key.Matches(msg, k.Logs) && r != nil && r.pub != nil:
-		return statusReq{elsewhereLog(r), false}, true
+		return StatusReq{elsewhereLog(r), false}, true
 	case key.Matches(msg, k.Logs):
-		return logsReq{}, true
+		return LogsReq{}, true
 	case key.Matches(msg, k.Diff):
 		return w.diff(pc, r), true
 	case key.Matches(msg, k.Open):
@@ -116,9 +116,9 @@ func (w *workerList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (w *workerList) view(pc *paneCtx, h int) []string {
+func (w *workerList) View(pc *Ctx, h int) []string {
 	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
-	if pc.opt.Self == "" || pc.opt.ReadOnly {
+	if pc.Opt.Self == "" || pc.Opt.ReadOnly {
 		empty = "no workers: the ones cron, systemd or anyone starts show here"
 	}
 	if len(w.problems) > 0 && len(w.rows) == 0 {
@@ -270,7 +270,7 @@ func (m *Model) requestWorkers() tea.Cmd {
 	} else {
 		m.wrk.radarDue = true
 	}
-	return m.wrkReq.request(workersCmd(m.opt.Tree.Project, radar))
+	return m.wrkReq.request(workersCmd(m.Opt.Tree.Project, radar))
 }
 
 // radarDue asks for a reading when the radar skipped the last one and its
@@ -289,11 +289,11 @@ func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	if msg.radar {
 		m.wrk.overlaps = msg.overlaps
 	}
-	m.wrk.judge(m.opt.Tree.Now())
+	m.wrk.judge(m.Opt.Tree.Now())
 	if same {
 		c := m.ctx()
-		m.wrk.rebuild(c)
-		m.fleet.rebuild(c) // it lists the running runs' spend
+		m.wrk.Rebuild(c)
+		m.fleet.Rebuild(c) // it lists the running runs' spend
 		m.syncKeys()
 	} else {
 		m.rebuild() // the Events pane lists unreadable state files
@@ -320,7 +320,7 @@ func (m *Model) workersRunning() bool {
 	return false
 }
 
-func (m *Model) selectedWorker() *workerRow { return m.selection().worker }
+func (m *Model) selectedWorker() *workerRow { return m.selection().Worker }
 
 func (m *Model) workerByAgent(agent string) *workerRow {
 	for i := range m.wrk.rows {
@@ -527,7 +527,7 @@ func healthCell(r *workerRow) (text string, ok bool) {
 
 // line is a worker's row, not yet highlighted (finish, table.go).
 func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool) string {
-	plain := cm.plain
+	plain := cm.Plain
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
 	mark := " "
@@ -546,15 +546,15 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	if !plain {
 		switch {
 		case r.health == workers.Live && r.st.Paused != "":
-			cell = cm.st.Warn.Render(cell)
+			cell = cm.St.Warn.Render(cell)
 		case r.health == workers.Live:
-			cell = cm.st.Good.Render(cell)
+			cell = cm.St.Good.Render(cell)
 		case r.health == workers.Stale:
-			cell = cm.st.Warn.Render(cell)
+			cell = cm.St.Warn.Render(cell)
 		case !ok:
-			cell = cm.st.Bad.Render(cell)
+			cell = cm.St.Bad.Render(cell)
 		default:
-			cell = cm.st.Dim.Render(cell)
+			cell = cm.St.Dim.Render(cell)
 		}
 	}
 	b.WriteString(cell + " ")
@@ -563,9 +563,9 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	case r.pub != nil:
 		// Its own clock says nothing here: how long this machine has seen
 		// its record unchanged.
-		beat = kit.Coarse(cm.now - float64(r.seenAt.UnixNano())/1e9)
+		beat = kit.Coarse(cm.Now - float64(r.seenAt.UnixNano())/1e9)
 	case !last.IsZero() && !r.child:
-		beat = kit.Coarse(cm.now - float64(last.UnixNano())/1e9)
+		beat = kit.Coarse(cm.Now - float64(last.UnixNano())/1e9)
 	}
 	b.WriteString(kit.Fit(beat, c.beat) + " ")
 	pid := "—"
@@ -582,8 +582,8 @@ func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool)
 	// of a person than the driver's note.
 	rw := min(kit.CellWidth(radar), c.note)
 	words := kit.Fit(termtext.Line(radar), rw)
-	if !cm.plain && w.scopeAlarm(r) {
-		words = cm.st.Bad.Render(words)
+	if !cm.Plain && w.scopeAlarm(r) {
+		words = cm.St.Bad.Render(words)
 	}
 	if room := c.note - rw - 3; note != "" && room > 0 {
 		words += " · " + kit.Fit(termtext.Line(note), room)
@@ -742,22 +742,22 @@ func (w *workerList) toggleMark(r *workerRow) tea.Msg {
 		return nil
 	}
 	if r.pub != nil {
-		return statusReq{"✗ " + elsewhereLog(r), true}
+		return StatusReq{"✗ " + elsewhereLog(r), true}
 	}
 	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 {
 		w.marks = slices.Delete(w.marks, i, i+1)
 	} else if len(w.marks) >= maxLogPanes {
-		return statusReq{"✗ logs show at most four workers side by side; space on a marked one unmarks it", true}
+		return StatusReq{"✗ logs show at most four workers side by side; space on a marked one unmarks it", true}
 	} else {
 		w.marks = append(w.marks, r.st.AgentID)
 	}
 	w.Invalidate()
-	return moveReq(1)
+	return MoveReq(1)
 }
 
 // open shows the worker r: its state file, its note and the end of its
 // log; the radar's overlaps are the ones seen when it opens.
-func (w *workerList) open(pc *paneCtx, r *workerRow) tea.Msg {
+func (w *workerList) open(pc *Ctx, r *workerRow) tea.Msg {
 	if r == nil {
 		return nil
 	}
@@ -767,17 +767,17 @@ func (w *workerList) open(pc *paneCtx, r *workerRow) tea.Msg {
 		if pc.remote != nil {
 			c = pc.remote.c
 		}
-		return detailReq{"worker:" + p.Host + "/" + p.AgentID, "worker · " + p.AgentID + " on " + p.Host, func() func(*paneCtx) []string {
+		return DetailReq{"worker:" + p.Host + "/" + p.AgentID, "worker · " + p.AgentID + " on " + p.Host, func() func(*Ctx) []string {
 			p, seenAt := rereadPublished(c, p, seenAt)
 			lines, err := fetchServedLog(p)
-			return func(pc *paneCtx) []string { return publishedDetail(pc.common, p, seenAt, lines, err) }
+			return func(pc *Ctx) []string { return publishedDetail(pc.common, p, seenAt, lines, err) }
 		}}
 	}
-	agent, project := r.st.AgentID, pc.opt.Tree.Project
+	agent, project := r.st.AgentID, pc.Opt.Tree.Project
 	overlaps := w.overlapsOf(agent)
-	return detailReq{"worker:" + agent, "worker · " + agent, func() func(*paneCtx) []string {
+	return DetailReq{"worker:" + agent, "worker · " + agent, func() func(*Ctx) []string {
 		wd := workers.ReadWorkerDetail(project, agent)
-		return func(pc *paneCtx) []string { return workerDetail(pc.common, wd, overlaps) }
+		return func(pc *Ctx) []string { return workerDetail(pc.common, wd, overlaps) }
 	}}
 }
 
@@ -791,11 +791,11 @@ func elsewhereLog(r *workerRow) string {
 // publishedDetail is a worker another machine publishes: its record as
 // read, judged on this machine's clock, and where its log is.
 func publishedDetail(cm *common, p workers.Published, seenAt time.Time, log []string, logErr error) []string {
-	d := &detailText{c: cm}
-	now := float64(cm.opt.Tree.Now().UnixNano()) / 1e9
-	d.heading("Published record")
+	d := &DetailText{C: cm}
+	now := float64(cm.Opt.Tree.Now().UnixNano()) / 1e9
+	d.Heading("Published record")
 	if p.Problem != "" {
-		d.field("unreadable", p.Problem)
+		d.Field("unreadable", p.Problem)
 	}
 	exit := "(none)"
 	if p.ExitCode != nil {
@@ -804,25 +804,25 @@ func publishedDetail(cm *common, p workers.Published, seenAt time.Time, log []st
 	for _, kv := range [][2]string{{"agent_id", p.AgentID}, {"host", p.Host}, {"tier", p.Tier}, {"model", p.Model},
 		{"endpoint", p.Endpoint}, {"plan", p.Plan}, {"state", p.State.State + " (" + string(p.Health) + " on this machine's clock)"},
 		{"unchanged for", kit.Coarse(now - unixOf(seenAt))}, {"exit_code", exit}, {"spent", p.Spent.String()}, {"paused", p.Paused}, {"pid", kit.Itoa(p.PID)}} {
-		d.field(kv[0], kv[1])
+		d.Field(kv[0], kv[1])
 	}
-	d.heading("Note")
-	d.note(cmp.Or(p.Note, "(none)"))
-	d.heading("Log · on " + p.Host)
-	d.field("last line", cmp.Or(p.LastLine, "(none)"))
-	d.field("where", p.Host+":"+cmp.Or(p.LogPath, "(not said)"))
+	d.Heading("Note")
+	d.Note(cmp.Or(p.Note, "(none)"))
+	d.Heading("Log · on " + p.Host)
+	d.Field("last line", cmp.Or(p.LastLine, "(none)"))
+	d.Field("where", p.Host+":"+cmp.Or(p.LogPath, "(not said)"))
 	switch {
 	case p.Serve == "":
-		d.note(p.Host + " runs no fleetwatch serve: read the log there")
+		d.Note(p.Host + " runs no fleetwatch serve: read the log there")
 	case logErr != nil:
-		d.note(p.Host + "'s fleetwatch serve: " + logErr.Error())
+		d.Note(p.Host + "'s fleetwatch serve: " + logErr.Error())
 	default:
-		d.heading("Log · last " + kit.Itoa(len(log)) + " lines · from " + p.Host + "'s fleetwatch serve at " + p.Serve)
+		d.Heading("Log · last " + kit.Itoa(len(log)) + " lines · from " + p.Host + "'s fleetwatch serve at " + p.Serve)
 		for _, l := range log {
-			d.lines = append(d.lines, "  "+cm.logLine(l))
+			d.Lines = append(d.Lines, "  "+cm.logLine(l))
 		}
 	}
-	return d.lines
+	return d.Lines
 }
 
 // stateKeys are the state file's fields this version knows, in its order.
@@ -836,110 +836,110 @@ var scopeKeys = []string{"mode", "scope", "touched", "touched_more", "violations
 var spendKeys = []string{"spent", "paused", "paused_at", "pausable"}
 
 func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap) []string {
-	d := &detailText{c: cm}
-	d.heading("State file")
-	d.field("file", cm.projectRel(w.StateFile))
+	d := &DetailText{C: cm}
+	d.Heading("State file")
+	d.Field("file", cm.ProjectRel(w.StateFile))
 	switch {
 	case w.StateMissing:
-		d.note("no state file: the worker has not written one yet, or it was removed")
+		d.Note("no state file: the worker has not written one yet, or it was removed")
 	case w.StateErr != "":
-		d.field("unreadable", cm.projectRel(w.StateErr))
+		d.Field("unreadable", cm.ProjectRel(w.StateErr))
 	}
 	if w.Raw != nil && w.StateErr == "" {
 		d.stateFields(&w.State)
-		d.extraFields(w.Raw, slices.Concat(stateKeys, scopeKeys, spendKeys)...)
+		d.ExtraFields(w.Raw, slices.Concat(stateKeys, scopeKeys, spendKeys)...)
 	}
-	d.heading("Note")
+	d.Heading("Note")
 	if w.State.Note == "" {
-		d.note("(none)")
+		d.Note("(none)")
 	} else {
-		d.block(w.State.Note)
+		d.Block(w.State.Note)
 	}
 	d.scope(&w.State, overlaps)
 	d.spend(&w.State)
 	if w.Raw != nil {
-		d.heading("On disk")
-		d.rawJSON(w.Raw)
+		d.Heading("On disk")
+		d.RawJSON(w.Raw)
 	}
-	d.heading("Log · last " + kit.Itoa(workers.DetailLogLines) + " lines · " + cm.projectRel(w.LogFile))
+	d.Heading("Log · last " + kit.Itoa(workers.DetailLogLines) + " lines · " + cm.ProjectRel(w.LogFile))
 	switch {
 	case w.LogErr != "":
-		d.note(cm.projectRel(w.LogErr))
+		d.Note(cm.ProjectRel(w.LogErr))
 	case w.LogMissing:
-		d.note("no log yet")
+		d.Note("no log yet")
 	case len(w.Log) == 0:
-		d.note("(empty)")
+		d.Note("(empty)")
 	}
 	for _, l := range w.Log {
-		d.lines = append(d.lines, "  "+cm.logLine(l))
+		d.Lines = append(d.Lines, "  "+cm.logLine(l))
 	}
-	return d.lines
+	return d.Lines
 }
 
 // scope lists what the scope scanner saw of the worker's change and
 // the radar's overlaps with the other running workers.
 // A worker the scanner never looked at has no such section.
-func (d *detailText) scope(st *workers.State, overlaps []workers.Overlap) {
+func (d *DetailText) scope(st *workers.State, overlaps []workers.Overlap) {
 	if st.Mode == "" && st.Scope == "" && len(st.Touched) == 0 && len(st.Violations) == 0 && len(overlaps) == 0 {
 		return
 	}
-	d.heading("Scope")
-	d.field("mode", st.Mode)
-	d.field("scope", st.Scope)
+	d.Heading("Scope")
+	d.Field("mode", st.Mode)
+	d.Field("scope", st.Scope)
 	if len(st.Violations) == 0 {
-		d.note("no path out of scope")
+		d.Note("no path out of scope")
 	} else {
-		d.note(kit.Plural(len(st.Violations), "path", "paths") + " out of scope:")
+		d.Note(kit.Plural(len(st.Violations), "path", "paths") + " out of scope:")
 		for _, p := range st.Violations {
-			d.note("  ⚠ " + p)
+			d.Note("  ⚠ " + p)
 		}
 	}
 	touched := kit.Plural(len(st.Touched), "path", "paths") + " touched"
 	if st.TouchedMore > 0 {
 		touched += " (and " + kit.Itoa(st.TouchedMore) + " more not listed)"
 	}
-	d.note(touched + ":")
+	d.Note(touched + ":")
 	for _, p := range st.Touched {
-		d.note("  " + p)
+		d.Note("  " + p)
 	}
 	for _, o := range overlaps {
-		d.note(overlapWords(o, st.AgentID))
+		d.Note(overlapWords(o, st.AgentID))
 		if len(o.Conflicts) > 0 {
-			d.note("  conflicts in " + strings.Join(o.Conflicts, ", "))
+			d.Note("  conflicts in " + strings.Join(o.Conflicts, ", "))
 		}
 		if o.Note != "" {
-			d.note("  " + o.Note)
+			d.Note("  " + o.Note)
 		}
 	}
 }
 
 // spend is what the run has spent so far and why it is paused; a worker
 // whose driver says neither has no such section.
-func (d *detailText) spend(st *workers.State) {
+func (d *DetailText) spend(st *workers.State) {
 	if st.Spent == (ledger.Totals{}) && st.Paused == "" && !st.Pausable {
 		return
 	}
-	d.heading("Spend")
-	d.field("spent", st.Spent.String())
+	d.Heading("Spend")
+	d.Field("spent", st.Spent.String())
 	if st.Paused != "" {
-		d.field("paused", st.Paused)
+		d.Field("paused", st.Paused)
 		if !st.PausedAt.IsZero() {
-			now := d.c.opt.Tree.Now()
-			d.field("paused_at", stamp(float64(st.PausedAt.UnixNano())/1e9, float64(now.UnixNano())/1e9))
+			now := d.C.Opt.Tree.Now()
+			d.Field("paused_at", Stamp(float64(st.PausedAt.UnixNano())/1e9, float64(now.UnixNano())/1e9))
 		}
 	}
 	if st.Pausable {
-		d.note("its driver pauses and resumes the run: p in the workers pane, or the inbox (7)")
+		d.Note("its driver pauses and resumes the run: p in the workers pane, or the inbox (7)")
 	}
 }
 
-func (d *detailText) stateFields(st *workers.State) {
-	now := d.c.opt.Tree.Now()
+func (d *DetailText) stateFields(st *workers.State) {
+	now := d.C.Opt.Tree.Now()
 	when := func(s workers.Stamp) string {
 		if s.IsZero() {
 			return "(none)"
 		}
-		return stamp(float64(s.UnixNano())/1e9, float64(now.UnixNano())/1e9)
+		return Stamp(float64(s.UnixNano())/1e9, float64(now.UnixNano())/1e9)
 	}
 	exit := "(none)"
 	if st.ExitCode != nil {
@@ -950,25 +950,25 @@ func (d *detailText) stateFields(st *workers.State) {
 		strconv.FormatFloat(st.HeartbeatEvery, 'f', -1, 64) + " s", st.Endpoint, st.Note, cmp.Or(st.Contained, "(not said)")}
 	for i, k := range stateKeys {
 		if k == "worktree" {
-			vals[i] = d.c.projectRel(vals[i])
+			vals[i] = d.C.ProjectRel(vals[i])
 		}
-		d.field(k, vals[i])
+		d.Field(k, vals[i])
 	}
 }
 
 // diff is `d`: the worker r's worktree, else its plan.
-func (w *workerList) diff(pc *paneCtx, r *workerRow) tea.Msg {
+func (w *workerList) diff(pc *Ctx, r *workerRow) tea.Msg {
 	if r == nil {
 		return nil
 	}
-	project, st := pc.opt.Tree.Project, r.st
-	return diffReq{"worker " + termtext.Line(st.AgentID), "worker\x00" + st.AgentID, func() (workers.Diff, error) {
+	project, st := pc.Opt.Tree.Project, r.st
+	return DiffReq{"worker " + termtext.Line(st.AgentID), "worker\x00" + st.AgentID, func() (workers.Diff, error) {
 		return workers.DiffOfWorker(project, st)
 	}}
 }
 
 // askStop confirms stopping the worker r.
-func (w *workerList) askStop(pc *paneCtx, r *workerRow) tea.Msg {
+func (w *workerList) askStop(pc *Ctx, r *workerRow) tea.Msg {
 	if ok, _ := canStop(r); !ok {
 		return nil
 	}
@@ -983,9 +983,9 @@ func (w *workerList) askStop(pc *paneCtx, r *workerRow) tea.Msg {
 	}
 	body := []string{"Send SIGTERM to " + who + " (pid " + kit.Itoa(st.st.PID) + ") and its process group; " + then}
 	if st.health == workers.Stale {
-		body = append(body, "⚠ Its last heartbeat was "+kit.Coarse(pc.now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
+		body = append(body, "⚠ Its last heartbeat was "+kit.Coarse(pc.Now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
 	}
-	project, t := pc.opt.Tree.Project, pc.opt.Tree
+	project, t := pc.Opt.Tree.Project, pc.Opt.Tree
 	// No lease to look at again: stopCmd checks the state file instead.
 	return openReq{&dialog{
 		title: "Stop " + who, body: body, verb: "stop",
@@ -995,7 +995,7 @@ func (w *workerList) askStop(pc *paneCtx, r *workerRow) tea.Msg {
 
 // askStopRemote confirms asking r, a worker on another machine, to stop
 // through the record it publishes: no signal crosses machines.
-func (w *workerList) askStopRemote(pc *paneCtx, r *workerRow) tea.Msg {
+func (w *workerList) askStopRemote(pc *Ctx, r *workerRow) tea.Msg {
 	if pc.remote == nil {
 		return nil
 	}
@@ -1006,7 +1006,7 @@ func (w *workerList) askStopRemote(pc *paneCtx, r *workerRow) tea.Msg {
 	}
 	body := []string{"Ask " + who + " on " + host + " to stop, through the claims backend: at its next heartbeat " + then}
 	if r.health == workers.Stale {
-		body = append(body, "⚠ Its record has not changed for "+kit.Coarse(pc.now-unixOf(r.seenAt))+"; it may not hear the request.")
+		body = append(body, "⚠ Its record has not changed for "+kit.Coarse(pc.Now-unixOf(r.seenAt))+"; it may not hear the request.")
 	}
 	c, st := pc.remote.c, r.st
 	return openReq{&dialog{

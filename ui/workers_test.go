@@ -633,11 +633,11 @@ func TestWorkerScreensFitInColour(t *testing.T) {
 		t.Helper()
 		v := h.m.View()
 		lines := strings.Split(v, "\n")
-		if len(lines) != h.m.height {
-			t.Errorf("%s: %d lines, want %d", what, len(lines), h.m.height)
+		if len(lines) != h.m.Height {
+			t.Errorf("%s: %d lines, want %d", what, len(lines), h.m.Height)
 		}
 		for i, l := range lines {
-			if n := ansi.StringWidth(l); n > h.m.width {
+			if n := ansi.StringWidth(l); n > h.m.Width {
 				t.Errorf("%s: line %d is %d cells wide: %q", what, i+1, n, l)
 			}
 		}

@@ -21,7 +21,7 @@ type treeList struct {
 	cols  treeCols
 }
 
-func (t *treeList) rebuild(pc *paneCtx) {
+func (t *treeList) Rebuild(pc *Ctx) {
 	f := t.Needle()
 	t.shown = t.shown[:0]
 	for i := range t.rows {
@@ -42,26 +42,26 @@ func (t *treeList) rebuild(pc *paneCtx) {
 	})
 }
 
-func (t *treeList) selected() selection { return selection{} }
+func (t *treeList) Selected() Selection { return Selection{} }
 
-func (t *treeList) syncKeys(pc *paneCtx, set setKey) {
+func (t *treeList) SyncKeys(pc *Ctx, set SetKey) {
 	wt := t.row()
-	here := pc.shown == worktreesPane
-	set(&pc.keys.Trees.Diff, here && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
-	set(&pc.keys.Trees.Open, here && t.Cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
+	here := pc.Shown == worktreesPane
+	set(&pc.Keys.Trees.Diff, here && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
+	set(&pc.Keys.Trees.Open, here && t.Cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
 }
 
-func (t *treeList) update(pc *paneCtx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (t *treeList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	switch {
-	case key.Matches(msg, pc.keys.Trees.Diff):
+	case key.Matches(msg, pc.Keys.Trees.Diff):
 		return t.diff(pc), true
-	case key.Matches(msg, pc.keys.Trees.Open):
+	case key.Matches(msg, pc.Keys.Trees.Open):
 		return t.open(pc), true
 	}
 	return nil, false
 }
 
-func (t *treeList) view(pc *paneCtx, h int) []string {
+func (t *treeList) View(pc *Ctx, h int) []string {
 	empty := "no agent worktrees under var/worktrees/"
 	if t.err != nil {
 		empty = "worktrees: " + t.err.Error()
@@ -105,7 +105,7 @@ func (c treeCols) header() string {
 
 // treeLine is a worktree's row, not yet highlighted (finish, table.go).
 func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) string {
-	plain := cm.plain
+	plain := cm.Plain
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
 	state, bad := "clean", false
@@ -123,9 +123,9 @@ func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) s
 	}
 	if !plain {
 		if bad {
-			mark = cm.st.Warn.Render(mark)
+			mark = cm.St.Warn.Render(mark)
 		} else {
-			mark = cm.st.Good.Render(mark)
+			mark = cm.St.Good.Render(mark)
 		}
 	}
 	b.WriteString(mark + " ")
@@ -141,7 +141,7 @@ func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) s
 	}
 	b.WriteString(kit.Fit(ahead, c.ahead) + " ")
 	path := s.Path
-	if rel, ok := strings.CutPrefix(path, cm.opt.Tree.Project+"/"); ok {
+	if rel, ok := strings.CutPrefix(path, cm.Opt.Tree.Project+"/"); ok {
 		path = rel
 	}
 	if s.Err != "" {
@@ -166,7 +166,7 @@ func (m *Model) requestTrees() tea.Cmd {
 		m.sub.poke(kindTrees.set())
 		return nil
 	}
-	return m.treesReq.request(worktreesCmd(m.opt.Tree.Project))
+	return m.treesReq.request(worktreesCmd(m.Opt.Tree.Project))
 }
 
 func (m *Model) worktreesIfShown() tea.Cmd {
@@ -177,68 +177,68 @@ func (m *Model) worktreesIfShown() tea.Cmd {
 }
 
 // open shows the selected worktree as git sees it now.
-func (t *treeList) open(pc *paneCtx) tea.Msg {
+func (t *treeList) open(pc *Ctx) tea.Msg {
 	if t.Cursor >= len(t.rows) {
 		return nil
 	}
-	agent, project := t.rows[t.Cursor].AgentID, pc.opt.Tree.Project
-	return detailReq{"tree:" + agent, "worktree · " + agent, func() func(*paneCtx) []string {
+	agent, project := t.rows[t.Cursor].AgentID, pc.Opt.Tree.Project
+	return DetailReq{"tree:" + agent, "worktree · " + agent, func() func(*Ctx) []string {
 		w, err := workers.ReadWorktreeDetail(project, agent)
-		return func(pc *paneCtx) []string { return treeDetail(pc.common, w, err) }
+		return func(pc *Ctx) []string { return treeDetail(pc.common, w, err) }
 	}}
 }
 
 func treeDetail(cm *common, w workers.WorktreeDetail, err error) []string {
-	d := &detailText{c: cm}
-	d.heading("Worktree")
+	d := &DetailText{C: cm}
+	d.Heading("Worktree")
 	if err != nil {
-		d.note(cm.projectRel(err.Error()))
-		return d.lines
+		d.Note(cm.ProjectRel(err.Error()))
+		return d.Lines
 	}
-	d.field("agent", w.AgentID)
-	d.field("path", cm.projectRel(w.Path))
-	d.field("branch", w.Branch)
+	d.Field("agent", w.AgentID)
+	d.Field("path", cm.ProjectRel(w.Path))
+	d.Field("branch", w.Branch)
 	if w.Head != "" && w.Head != w.Branch {
-		d.field("checked out", w.Head)
+		d.Field("checked out", w.Head)
 	}
 	port := "none"
 	if w.Port > 0 {
 		port = kit.Itoa(w.Port)
 	}
-	d.field("port", port)
+	d.Field("port", port)
 	switch {
 	case !w.Exists:
-		d.note("the folder is gone; the registry still names it")
-		return d.lines
+		d.Note("the folder is gone; the registry still names it")
+		return d.Lines
 	case w.Err != "":
-		d.field("git", cm.projectRel(w.Err))
+		d.Field("git", cm.ProjectRel(w.Err))
 	default:
-		d.field("integration", w.Base)
-		d.field("ahead/behind", kit.Itoa(w.Ahead)+" ahead, "+kit.Itoa(w.Behind)+" behind "+w.Base)
+		d.Field("integration", w.Base)
+		d.Field("ahead/behind", kit.Itoa(w.Ahead)+" ahead, "+kit.Itoa(w.Behind)+" behind "+w.Base)
 	}
-	d.heading("git status --short --branch")
+	d.Heading("git status --short --branch")
 	d.gitOut(w.Status, w.StatusErr)
-	d.heading("git log --oneline -n 10")
+	d.Heading("git log --oneline -n 10")
 	d.gitOut(w.Log, w.LogErr)
-	return d.lines
+	return d.Lines
 }
 
-func (d *detailText) gitOut(out, err string) {
+func (d *DetailText) gitOut(out, err string) {
 	if err != "" {
-		d.note(d.c.projectRel(err))
+		d.Note(d.C.ProjectRel(err))
 		return
 	}
-	d.block(out)
+	d.Block(out)
 }
 
 // diff is `d`: the selected worktree's change.
-func (t *treeList) diff(pc *paneCtx) tea.Msg {
+func (t *treeList) diff(pc *Ctx) tea.Msg {
 	wt := t.row()
 	if wt == nil {
 		return nil
 	}
-	project, dir := pc.opt.Tree.Project, wt.Path
-	return diffReq{"worktree " + termtext.Line(wt.AgentID), "tree\x00" + dir, func() (workers.Diff, error) {
+	project, dir := pc.Opt.Tree.Project, wt.Path
+	return DiffReq{"worktree " + termtext.Line(wt.AgentID), "tree\x00" + dir, func() (workers.Diff, error) {
 		return workers.DiffOfWorktree(project, dir)
 	}}
 }
