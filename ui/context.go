@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
@@ -73,37 +74,36 @@ func (c *common) TextField() textinput.Model {
 // one place (route, ui.go). Built afresh for each call, never kept.
 type Ctx struct {
 	*common
-	D      *Data        // the latest reading; nil before the first
-	Shown  PaneID         // the pane on screen
-	Target Selection    // what the shown pane's cursor is on
-	remote *remoteState // the remote claims backend, read only; nil for lease files
+	D      *Data     // the latest reading; nil before the first
+	Shown  PaneID    // the pane on screen
+	Target Selection // what the shown pane's cursor is on
+	// Claims is the remote claims backend and View its last good read;
+	// both nil for the local lease files (View also before the first read).
+	Claims *claims.Opened
+	View   *claims.View
 	// StateProblems are the workers' state files that could not be read,
 	// which the Events pane lists.
 	StateProblems []string
-	// workers are the Workers pane's rows, whose running runs' spend the
-	// Fleet pane lists; paused the runs paused where they are, from the
-	// Fleet pane's reading, which the Inbox lists.
-	workers []workerRow
-	paused  []workers.State
-	// queue is the merge listing: the Plans pane's merge keys act on the
-	// selected plan's candidate in it (merge.go).
-	queue *mergeList
+	// Paused are the runs paused where they are, from the Fleet pane's
+	// reading, which the Inbox lists.
+	Paused []workers.State
 	// Reading: the selected plan is open full screen (the reader).
 	Reading bool
-	// Lines and highlight draw a table's visible rows and a selected
-	// line; table.go renders rows for the root model, so these are its.
-	Lines     func(t *kit.Table, blank string) []string
-	highlight func(line string) string
 }
+
+// Rows are a table's visible rows, drawn in this session's context.
+func (c *Ctx) Rows(t *kit.Table, blank string) []string { return t.Lines(c.common, blank) }
 
 // ctx is the context the panes are given now.
 func (m *Model) ctx() *Ctx {
-	return &Ctx{
-		common: m.common, D: m.d, Shown: m.pane, Target: m.selection(), remote: m.remote,
-		StateProblems: m.wrk.problems, workers: m.wrk.rows, paused: m.fleet.data.paused, queue: &m.merge, Reading: m.reading(),
-		Lines:     func(t *kit.Table, blank string) []string { return t.Lines(m.common, blank) },
-		highlight: m.Highlight,
+	c := &Ctx{
+		common: m.common, D: m.d, Shown: m.pane, Target: m.selection(),
+		StateProblems: m.wrk.problems, Paused: m.fleet.data.paused, Reading: m.reading(),
 	}
+	if m.remote != nil {
+		c.Claims, c.View = m.remote.c, m.remote.view
+	}
+	return c
 }
 
 // Highlight marks a selected line without hiding the colours inside it:
@@ -112,13 +112,13 @@ func (m *Model) ctx() *Ctx {
 // directly, so the selection is more than the ▸ in its gutter.
 func (c *common) Highlight(line string) string {
 	if c.Plain || c.RowOn == "" {
-		return reverseOn + line + reverseOff
+		return ReverseOn + line + ReverseOff
 	}
 	return c.RowOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+c.RowOn) + "\x1b[0m"
 }
 
 // The escape codes of reverse video, on and off.
-const reverseOn, reverseOff = "\x1b[7m", "\x1b[27m"
+const ReverseOn, ReverseOff = "\x1b[7m", "\x1b[27m"
 
 // rowsOf is what the plans' and the leases' rows are made of, their
 // rowsKey.from: the pane, the board, the lane, the filter and the columns
@@ -161,7 +161,7 @@ func (m *common) Fitted(s string, w int) string {
 // bodyLine is a body line as View draws it: after the margin, fitted to
 // the body and inked; laid out once for a hub's sessions.
 func (m *Model) bodyLine(line string) string {
-	lay := func() string { return m.ink(" " + kit.Fit(line, m.Cols)) }
+	lay := func() string { return m.Ink(" " + kit.Fit(line, m.Cols)) }
 	if m.Opt.Hub == nil {
 		return lay()
 	}

@@ -227,7 +227,7 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 
 // force says whether acting on a plan overrides someone: another agent's
 // lease, or an in-progress plan nobody holds.
-func (c *common) force(lease *model.Lease, lane model.Lane) bool {
+func force(c *common, lease *model.Lease, lane model.Lane) bool {
 	if lease != nil {
 		return lease.Corrupt != "" || lease.AgentID != c.Opt.Agent
 	}
@@ -235,7 +235,7 @@ func (c *common) force(lease *model.Lease, lane model.Lane) bool {
 }
 
 // holder says who holds a plan, as a sentence for a dialog.
-func (c *common) holder(l *model.Lease) string {
+func holder(c *common, l *model.Lease) string {
 	switch {
 	case l == nil:
 		return "No one holds it."
@@ -248,7 +248,7 @@ func (c *common) holder(l *model.Lease) string {
 }
 
 // takes warns when confirming takes a plan from a live worker.
-func (c *common) takes(l *model.Lease, what string) []string {
+func takes(c *common, l *model.Lease, what string) []string {
 	if l != nil && l.Active(c.Now) && l.AgentID != c.Opt.Agent {
 		return []string{"⚠ " + what + " takes it from " + l.AgentID + heldOnAside(l) + ", which may still be working on it."}
 	}

@@ -307,7 +307,7 @@ func (v *diffView) view(m *Model, h int) []string {
 			body = append(body, " "+v.styled(m, l, inner))
 		}
 	}
-	return m.box(title, hint, body, m.Cols, h, true)
+	return m.Box(title, hint, body, m.Cols, h, true)
 }
 
 // styled draws one line cut to w cells: cut first, so a long line costs

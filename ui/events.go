@@ -87,7 +87,7 @@ func (e *eventList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 }
 
 func (e *eventList) View(pc *Ctx, h int) []string {
-	return pc.tableBox(kit.FilterTitle("Events", &e.Filter), e.cols.header(), &e.Table, h, kit.EmptyText(&e.Filter, "no events yet in .plans/logs/events.jsonl"))
+	return pc.TableBox(kit.FilterTitle("Events", &e.Filter), e.cols.header(), &e.Table, h, kit.EmptyText(&e.Filter, "no events yet in .plans/logs/events.jsonl"))
 }
 
 // EventKeys are the Events pane's.

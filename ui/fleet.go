@@ -28,6 +28,8 @@ import (
 type fleetList struct {
 	kit.Table
 	kit.Filter
+	// wrk is the Workers pane, whose running runs' spend the pane lists.
+	wrk    *workerList
 	req    refresh
 	data   fleetMsg
 	loaded bool
@@ -138,7 +140,7 @@ func (l *fleetList) Rebuild(pc *Ctx) {
 	l.gauges = l.gaugeLines(pc.common, inner)
 	l.endpoints = endpointLines(pc.common, l.data, pc.Opt.Tree.Now())
 	l.charts = l.chartLines(pc.common, inner)
-	l.running = runningLines(pc.common, pc.workers)
+	l.running = runningLines(pc.common, l.wrk.rows)
 	tw, wide := l.tierW, pc.Wide
 	l.Set(keys, func(i int, sel bool) string {
 		return tierLine(&l.data.fleet.Tiers[l.shown[i]], tw, wide, sel)
@@ -399,22 +401,22 @@ func (l *fleetList) View(pc *Ctx, h int) []string {
 			out = append(append(out, "", pc.St.Title.Render("Endpoints · now")), l.endpoints...)
 		}
 		out = append(out, "", pc.St.Title.Render(kit.FilterTitle("Tiers · last 7 days", &l.Filter)))
-		out = append(out, pc.tableBox("", header, &l.Table, tableH, kit.EmptyText(&l.Filter, empty))...)
+		out = append(out, pc.TableBox("", header, &l.Table, tableH, kit.EmptyText(&l.Filter, empty))...)
 		if len(l.charts) > 0 {
 			out = append(append(out, ""), l.charts...)
 		}
 		out = append(append(out, "", pc.St.Title.Render("Running")), l.running...)
 		return out[:min(len(out), h)]
 	}
-	out := pc.box("Budgets · today", "", l.gauges, pc.Cols, len(l.gauges)+2, false)
+	out := pc.Box("Budgets · today", "", l.gauges, pc.Cols, len(l.gauges)+2, false)
 	if len(l.endpoints) > 0 {
-		out = append(out, pc.box("Endpoints · now", "", l.endpoints, pc.Cols, len(l.endpoints)+2, false)...)
+		out = append(out, pc.Box("Endpoints · now", "", l.endpoints, pc.Cols, len(l.endpoints)+2, false)...)
 	}
-	out = append(out, pc.tableBox(kit.FilterTitle("Tiers · last 7 days", &l.Filter), header, &l.Table, tableH+2, kit.EmptyText(&l.Filter, empty))...)
+	out = append(out, pc.TableBox(kit.FilterTitle("Tiers · last 7 days", &l.Filter), header, &l.Table, tableH+2, kit.EmptyText(&l.Filter, empty))...)
 	if len(l.charts) > 0 {
-		out = append(out, pc.box("Cost and landings per tier", "", l.charts, pc.Cols, len(l.charts)+2, false)...)
+		out = append(out, pc.Box("Cost and landings per tier", "", l.charts, pc.Cols, len(l.charts)+2, false)...)
 	}
 	rest := max(3, min(len(l.running)+2, h-len(out)))
-	out = append(out, pc.box("Running · spent so far", "", l.running, pc.Cols, rest, false)...)
+	out = append(out, pc.Box("Running · spent so far", "", l.running, pc.Cols, rest, false)...)
 	return out[:min(len(out), h)]
 }

@@ -4,12 +4,13 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 
-// box draws lines inside a border exactly w cells wide and h lines high, with
+// Box draws lines inside a border exactly w cells wide and h lines high, with
 // a title and an optional hint set into the top edge.
-func (c *common) box(title, hint string, lines []string, w, h int, focus bool) []string {
+func (c *common) Box(title, hint string, lines []string, w, h int, focus bool) []string {
 	if w < 4 || h < 2 {
 		return nil
 	}

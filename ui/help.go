@@ -265,7 +265,7 @@ var mergeStates = []struct {
 func (m *Model) mergeLegend(w int) []string {
 	l := legend{title: "Merge states (pane 6)"}
 	for _, s := range mergeStates {
-		l.rows = append(l.rows, legendRow{m.stateCell(s.state, len(s.state)), s.means})
+		l.rows = append(l.rows, legendRow{stateCell(m.common, s.state, len(s.state)), s.means})
 	}
 	l.rows = append(l.rows, legendRow{"checks", strings.TrimPrefix(checkLegend, "checks: ")})
 	return wrapLegend([]legend{l}, w)

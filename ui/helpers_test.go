@@ -652,5 +652,5 @@ func (p *project) leaseOf(rel string) *model.Lease { return p.tree.ReadLease(rel
 // unreverse drops the reverse video that marks the selection on an Ascii
 // screen, the one escape code such a screen has.
 func unreverse(v string) string {
-	return strings.NewReplacer(reverseOn, "", reverseOff, "").Replace(v)
+	return strings.NewReplacer(ReverseOn, "", ReverseOff, "").Replace(v)
 }

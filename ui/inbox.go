@@ -197,7 +197,7 @@ func (l *inboxList) Rebuild(pc *Ctx) {
 		}
 	}
 	l.paused = l.paused[:0]
-	for _, st := range pc.paused {
+	for _, st := range pc.Paused {
 		if f == "" || kit.AnyContains(f, st.AgentID, planSlug(st.Plan), st.Paused) {
 			l.paused = append(l.paused, st)
 		}
@@ -360,13 +360,13 @@ func (l *inboxList) View(pc *Ctx, h int) []string {
 		empty = "⚠ inbox: " + termtext.Line(l.err.Error())
 	}
 	if _, ph := inboxSplit(l.full, len(l.shown)+len(l.paused)); ph == 0 {
-		return pc.tableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, empty))
+		return pc.TableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, empty))
 	}
 	th := l.Table.Height + 1 // the header
 	if pc.Wide {
 		th += 2 // the box's edges
 	}
-	out := pc.tableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, th, kit.EmptyText(&l.Filter, empty))
+	out := pc.TableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, th, kit.EmptyText(&l.Filter, empty))
 	return append(out, l.proposalBox(pc.common, h-len(out))...)
 }
 
@@ -396,7 +396,7 @@ func (l *inboxList) proposalBox(cm *common, h int) []string {
 	for _, s := range lines[:min(len(lines), max(0, h-2))] {
 		shown = append(shown, " "+s)
 	}
-	return cm.box(title, hint, shown, cm.Cols, h, false)
+	return cm.Box(title, hint, shown, cm.Cols, h, false)
 }
 
 // proposalLines are what the preview and the detail show of e: who wrote

@@ -263,7 +263,7 @@ func TestInboxColoursKeepTheLayout(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 36}} {
 		plain := inboxHarness(t, size[0], size[1])
 		v := plain.view()
-		if sel := selectedLine(plain.m.View()); !strings.Contains(sel, reverseOn+"▸ search-history") {
+		if sel := selectedLine(plain.m.View()); !strings.Contains(sel, ReverseOn+"▸ search-history") {
 			t.Errorf("%v: the selected row is not reverse video: %q", size, sel)
 		}
 		p := newProject(t)

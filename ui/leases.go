@@ -74,7 +74,7 @@ func (l *leaseList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 }
 
 func (l *leaseList) View(pc *Ctx, h int) []string {
-	return pc.tableBox(kit.FilterTitle("Leases", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, "no leases: nothing is claimed"))
+	return pc.TableBox(kit.FilterTitle("Leases", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, "no leases: nothing is claimed"))
 }
 
 // LeaseKeys are the Leases pane's.
@@ -267,8 +267,8 @@ func remoteLeaseDetail(pc *Ctx, l model.Lease, now float64) []string {
 	if l.Backend == "git" {
 		where = "git ref refs/fleetwatch/leases/" + slugOf(l.Rel)
 	}
-	if pc.remote != nil {
-		where += " · " + pc.remote.c.Where
+	if pc.Claims != nil {
+		where += " · " + pc.Claims.Where
 	}
 	d.Field("kept in", where)
 	d.Field("plan file", l.Origin+" (shown in progress)")
@@ -278,9 +278,9 @@ func remoteLeaseDetail(pc *Ctx, l model.Lease, now float64) []string {
 	} else {
 		d.Field("state", "EXPIRED "+kit.Span(now-l.ExpiresAt)+" ago (R takes it over)")
 	}
-	if r := pc.remote; r != nil && r.view != nil {
-		d.Field("read", readAge(now-unixOf(r.view.ReadAt))+" ago")
-		if rl := r.view.Lease(slugOf(l.Rel)); rl != nil && rl.Need > 0 {
+	if v := pc.View; v != nil {
+		d.Field("read", readAge(now-unixOf(v.ReadAt))+" ago")
+		if rl := v.Lease(slugOf(l.Rel)); rl != nil && rl.Need > 0 {
 			d.Field("seen unchanged", kit.Span(rl.SeenFor.Seconds())+" of the "+kit.Span(rl.Need.Seconds())+" a takeover needs")
 		}
 	}
@@ -316,9 +316,9 @@ func (pc *Ctx) releaseRecover() (release, recover bool) {
 func (pc *Ctx) askRelease() tea.Msg {
 	rel, lease := pc.Target.Rel, pc.Target.Lease
 	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
-		pc.holder(lease)}
-	body = append(body, pc.takes(lease, "Releasing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, pc.force(lease, model.InProgress)
+		holder(pc.common, lease)}
+	body = append(body, takes(pc.common, lease, "Releasing")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.common, lease, model.InProgress)
 	return askReq{d: &dialog{title: "Release " + slugOf(rel), body: body, verb: "release"}, rel: rel, lease: lease,
 		verb: model.Release, local: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }}
 }
@@ -327,19 +327,19 @@ func (pc *Ctx) askRecover() tea.Msg {
 	rel, lease := pc.Target.Rel, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
 	t, agent, ttl := pc.Opt.Tree, pc.Opt.Agent, pc.Opt.TTL
-	if !pc.D.Has(rel) && pc.remote != nil {
+	if !pc.D.Has(rel) && pc.Claims != nil {
 		return StatusReq{"✗ recover: no plan at " + rel + " on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true}
 	}
 	if !pc.D.Has(rel) {
 		return askReq{d: &dialog{
 			title: "Remove a left-over lease",
-			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + pc.holder(lease),
+			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + holder(pc.common, lease),
 				"Remove it with the repair every work-once run does."},
 			verb: "repair",
 			do:   func(model.Lane, string) tea.Cmd { return repairCmd(t) },
 		}, rel: rel, lease: lease}
 	}
-	body := []string{pc.holder(lease)}
+	body := []string{holder(pc.common, lease)}
 	if lane == model.InProgress {
 		body = append(body, "You ("+pc.Opt.Agent+") take the lease over for "+kit.Span(pc.Opt.TTL)+"; then r releases the plan or c completes it.")
 	} else {

@@ -196,7 +196,7 @@ func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
 
 // logLine renders one log line: the time of day, a mark for the stream
 // (! the executor's stderr, » the driver's own words) and the text.
-func (c *common) logLine(raw string) string {
+func logLine(c *common, raw string) string {
 	at, stream, text, ok := workers.ParseLogLine(raw)
 	if !ok {
 		return termtext.Line(raw)
@@ -417,7 +417,7 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 	default:
 		body = m.logBody(v, p, vis, w-3)
 	}
-	return m.box(title, hint, body, w, h, focus)
+	return m.Box(title, hint, body, w, h, focus)
 }
 
 // logsHelp is the footer's reminder in the logs view; narrow, the short

@@ -120,10 +120,10 @@ func TestNoColorSelectionIsReverseVideo(t *testing.T) {
 			h.press(pane)
 			v := h.m.View()
 			sel := selectedLine(v)
-			if !strings.Contains(sel, reverseOn+"▸") || !strings.Contains(sel, reverseOff) {
+			if !strings.Contains(sel, ReverseOn+"▸") || !strings.Contains(sel, ReverseOff) {
 				t.Errorf("%dx%d pane %s: the selected row is not reverse video: %q", size[0], size[1], pane, sel)
 			}
-			if rest := strings.NewReplacer(reverseOn, "", reverseOff, "").Replace(v); strings.Contains(rest, "\x1b") {
+			if rest := strings.NewReplacer(ReverseOn, "", ReverseOff, "").Replace(v); strings.Contains(rest, "\x1b") {
 				t.Errorf("%dx%d pane %s: other escape codes under NO_COLOR: %q", size[0], size[1], pane, rest)
 			}
 		}

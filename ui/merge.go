@@ -334,7 +334,7 @@ func (l *mergeList) View(pc *Ctx, h int) []string {
 	if b := l.listing.Batch; b != nil && len(out) < h/2 {
 		out = append(out, " "+termtext.Line(batchLine(b)))
 	}
-	out = append(out, pc.tableBox(kit.FilterTitle("Merge", &l.Filter), l.cols.header(), &l.Table, h-1-len(out), kit.EmptyText(&l.Filter, empty))...)
+	out = append(out, pc.TableBox(kit.FilterTitle("Merge", &l.Filter), l.cols.header(), &l.Table, h-1-len(out), kit.EmptyText(&l.Filter, empty))...)
 	legend := checkLegend
 	if l.listing.Batch != nil || anyFlaky(l.listing.Items) {
 		legend += "  " + flakyGlyph + " flaky"
@@ -465,7 +465,7 @@ func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeC
 	}
 	b.WriteString(kit.FitRight(pos, 2) + " ")
 	b.WriteString(kit.Fit(termtext.Line(s.Slug), c.slug) + " ")
-	b.WriteString(cm.stateCell(s.State, c.state) + " ")
+	b.WriteString(stateCell(cm, s.State, c.state) + " ")
 	b.WriteString(kit.Fit(short(s.Commit), c.tip) + " ")
 	b.WriteString(kit.Fit(aheadBehind(s), c.ab) + " ")
 	if c.reviewed > 0 {
@@ -474,8 +474,8 @@ func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeC
 	if c.approved > 0 {
 		b.WriteString(kit.Fit(termtext.Line(approvedCell(s)), c.approved) + " ")
 	}
-	b.WriteString(cm.checksCell(s, c.checks) + " ")
-	why := termtext.Line(orWords(batchWhy(s, batch), cm.whyOf(s)))
+	b.WriteString(checksCell(cm, s, c.checks) + " ")
+	why := termtext.Line(orWords(batchWhy(s, batch), whyOf(cm, s)))
 	if len(s.ScopeViolations) > 0 {
 		mark := "⚠ " + countPaths(len(s.ScopeViolations)) + " out of scope"
 		why = mark + orEmpty(" · ", why)
@@ -486,7 +486,7 @@ func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeC
 
 // stateCell is a state in the engine's words, coloured by what it asks of
 // a person; the word alone says it under NO_COLOR.
-func (cm *common) stateCell(st landing.State, w int) string {
+func stateCell(cm *common, st landing.State, w int) string {
 	cell := kit.Fit(string(st), w)
 	if cm.Plain {
 		return cell
@@ -499,14 +499,14 @@ func (cm *common) stateCell(st landing.State, w int) string {
 	case landing.Stale:
 		return cm.St.Warn.Render(cell)
 	case landing.Checking, landing.Queued:
-		return cm.busy().Render(cell)
+		return busy(cm).Render(cell)
 	}
 	return cell
 }
 
 // busy is the colour of work under way (checking, queued, a running
 // check): the diff's hunk cyan.
-func (cm *common) busy() lipgloss.Style {
+func busy(cm *common) lipgloss.Style {
 	return cm.R.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#0E7490", Dark: "#56B6C2"})
 }
 
@@ -539,7 +539,7 @@ func resultGlyph(c landing.CheckResult) string {
 	return checkGlyph(c.Result)
 }
 
-func (cm *common) checksCell(s *landing.Status, w int) string {
+func checksCell(cm *common, s *landing.Status, w int) string {
 	if s.State == landing.NoChange {
 		return kit.Fit("", w) // no commit of its own: no check of it
 	}
@@ -560,7 +560,7 @@ func (cm *common) checksCell(s *landing.Status, w int) string {
 			case landing.Fail, landing.Error, landing.Timeout:
 				g = cm.St.Bad.Render(g)
 			case landing.Running:
-				g = cm.busy().Render(g)
+				g = busy(cm).Render(g)
 			}
 		}
 		b.WriteString(g)
@@ -652,7 +652,7 @@ func batchWhy(s *landing.Status, b *landing.BatchView) string {
 
 // whyOf is the state's reason in the engine's words, with the
 // conflicting paths when the reason does not name them.
-func (cm *common) whyOf(s *landing.Status) string {
+func whyOf(cm *common, s *landing.Status) string {
 	why := s.Why
 	if s.State == landing.Approved && s.ApprovedBy != "" {
 		// The engine names the CLI's verb; here the key does it, and a
@@ -1049,7 +1049,7 @@ func (l *mergeList) askLand(pc *Ctx) tea.Msg {
 	if h.Candidate != "" {
 		body = append(body, "Candidate "+short(h.Candidate)+" (tree "+short(h.Tree)+").")
 	}
-	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", pc.whyOf(h))+".")
+	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", whyOf(pc.common, h))+".")
 	switch h.State {
 	case landing.Conflict, landing.Stale, landing.Failed, landing.NeedsReview, landing.Reviewed, landing.Approved, landing.NoChange, landing.Landed:
 		// The lander would refuse: say so, and offer no landing.
@@ -1204,7 +1204,7 @@ func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error
 	out := []string{
 		line(s.Branch + " @ " + short(s.Commit) + " · " + kit.Plural(s.Ahead, "commit", "commits") + " ahead, " + kit.Itoa(s.Behind) + " behind base " + short(s.Base)),
 	}
-	if w := cm.whyOf(s); w != "" {
+	if w := whyOf(cm, s); w != "" {
 		out = append(out, line("why: "+w))
 	}
 	if s.Author != "" {
@@ -1233,7 +1233,7 @@ func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error
 	}
 	out = append(out, "", cm.St.Title.Render("Checks")+"  "+cm.St.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
 	if len(s.Checks) == 0 {
-		out = append(out, "  "+line(orWords(cm.whyOf(s), "no checks configured")))
+		out = append(out, "  "+line(orWords(whyOf(cm, s), "no checks configured")))
 	}
 	for i, c := range s.Checks {
 		facts := resultGlyph(c) + " " + c.Name + " " + string(c.Result)

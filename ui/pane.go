@@ -43,13 +43,12 @@ type Pane interface {
 	FilterOf() *kit.Filter
 }
 
-// Selection is what a pane offers the key map: the plan, lease or worker
-// under the cursor; the rest are nil.
+// Selection is what a pane offers the key map: the plan or lease under
+// the cursor; the rest are nil.
 type Selection struct {
-	Rel    string
-	Row    *model.BoardRow
-	Lease  *model.Lease
-	Worker *workerRow
+	Rel   string
+	Row   *model.BoardRow
+	Lease *model.Lease
 }
 
 // paneSpecs is the one list of panes: its order is the tab order and the

@@ -23,6 +23,9 @@ import (
 type planList struct {
 	kit.Table
 	kit.Filter
+	// queue is the merge listing: the merge keys act on the selected
+	// plan's candidate in it (merge.go).
+	queue    *mergeList
 	rows     []*model.BoardRow
 	cols     planCols
 	lane     model.Lane
@@ -92,7 +95,7 @@ func (p *planList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 		if req, ok := p.verbKey(pc, msg); ok {
 			return req, true
 		}
-		return pc.queue.candidateKey(pc, msg)
+		return p.queue.candidateKey(pc, msg)
 	}
 	return nil, true
 }
@@ -114,7 +117,7 @@ func (p *planList) SyncKeys(pc *Ctx, set SetKey) {
 	set(&k.Preview, onPlan, "preview: select a plan")
 	set(&k.Diff, onPlan, "diff: select a plan, a worktree or a worker")
 	// The preview shows below the plans, not full screen.
-	_, ph := pc.plansSplit(pc.Height - 2)
+	_, ph := plansSplit(pc.common, pc.Height-2)
 	inline := onPlan && onPlans && ph > 0 && !pc.Reading
 	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
@@ -125,7 +128,7 @@ func (p *planList) SyncKeys(pc *Ctx, set SetKey) {
 	if onPlans {
 		// Synced last here: A and X are the selected plan's candidate's,
 		// not the inbox's.
-		pc.queue.candidateKeys(pc, set)
+		p.queue.candidateKeys(pc, set)
 	}
 }
 
@@ -584,7 +587,7 @@ func (p *planList) laneWithMatches() {
 
 func (p *planList) View(pc *Ctx, h int) []string {
 	d := pc.D
-	rows := pc.Lines(&p.Table, "")
+	rows := pc.Rows(&p.Table, "")
 	if p.Len() == 0 {
 		msg := "no plans in " + string(p.lane) + "/"
 		switch {
@@ -599,12 +602,12 @@ func (p *planList) View(pc *Ctx, h int) []string {
 	if !pc.Wide {
 		return append([]string{p.laneStrip(pc.common, d)}, table...)
 	}
-	th, ph := pc.plansSplit(h)
+	th, ph := plansSplit(pc.common, h)
 	title := string(p.lane) + " · " + kit.Itoa(d.count(p.lane))
 	if p.Active() {
 		title = string(p.lane) + " · " + kit.Itoa(p.Len()) + " of " + kit.Itoa(d.count(p.lane)) + " · /" + termtext.Line(p.Input.Value())
 	}
-	right := pc.box(title, p.ScrollHint(), table, pc.Cols-laneBoxWidth, th, true)
+	right := pc.Box(title, p.ScrollHint(), table, pc.Cols-laneBoxWidth, th, true)
 	if ph > 0 {
 		right = append(right, p.previewBox(pc.common, ph)...)
 	}
@@ -627,12 +630,12 @@ func (p *planList) laneBox(pc *Ctx, h int) []string {
 		name := laneBoxWidth - 4 - max(5, len(n))
 		line := kit.Gutter(l == p.lane) + kit.Fit(string(l), name) + kit.FitRight(n, max(5, len(n)))
 		if l == p.lane {
-			line = pc.highlight(line)
+			line = pc.Highlight(line)
 		}
 		lines = append(lines, line)
 	}
 	lines = append(lines, "", pc.St.Dim.Render(" ←/→ switch lanes"))
-	return pc.box("Lanes", "", lines, laneBoxWidth, h, false)
+	return pc.Box("Lanes", "", lines, laneBoxWidth, h, false)
 }
 
 // previewBox is the selected plan's preview below the table.
@@ -654,7 +657,7 @@ func (p *planList) previewBox(c *common, h int) []string {
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}
-	out := c.box(title, hint, lines, c.Cols-laneBoxWidth, h, false)
+	out := c.Box(title, hint, lines, c.Cols-laneBoxWidth, h, false)
 	pv.drawn.key, pv.drawn.lines = key, slices.Clone(out)
 	return out
 }
@@ -765,10 +768,10 @@ func (p *planList) askPark(pc *Ctx) tea.Msg {
 	cmd := in.Focus()
 	body := []string{"Set " + rel + " aside; u returns it to where it came from."}
 	if lease != nil || lane == model.InProgress {
-		body = append(body, pc.holder(lease))
+		body = append(body, holder(pc.common, lease))
 	}
-	body = append(body, pc.takes(lease, "Parking")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, pc.force(lease, lane)
+	body = append(body, takes(pc.common, lease, "Parking")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.common, lease, lane)
 	return BatchReq{askReq{d: &dialog{
 		title: "Park " + row.Plan.Slug, body: body, verb: "park", input: &in,
 		choices: []model.Lane{model.Blocked, model.Ambiguous},
@@ -782,10 +785,10 @@ func (p *planList) askReturn(pc *Ctx) tea.Msg {
 	lane := model.Rel(rel).Lane()
 	body := []string{"Send " + rel + " back to the ready lane it came from."}
 	if lane == model.InProgress {
-		body = append(body, pc.holder(lease))
+		body = append(body, holder(pc.common, lease))
 	}
-	body = append(body, pc.takes(lease, "Returning")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, pc.force(lease, lane)
+	body = append(body, takes(pc.common, lease, "Returning")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.common, lease, lane)
 	return askReq{d: &dialog{title: "Return " + row.Plan.Slug, body: body, verb: "return"}, rel: rel, lease: lease,
 		verb: model.Return, local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
 }
@@ -793,9 +796,9 @@ func (p *planList) askReturn(pc *Ctx) tea.Msg {
 func (p *planList) askComplete(pc *Ctx) tea.Msg {
 	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
-		pc.holder(lease)}
-	body = append(body, pc.takes(lease, "Completing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, pc.force(lease, model.InProgress)
+		holder(pc.common, lease)}
+	body = append(body, takes(pc.common, lease, "Completing")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.common, lease, model.InProgress)
 	return askReq{d: &dialog{
 		title: "Complete " + row.Plan.Slug, body: body, verb: "move",
 		choices: []model.Lane{model.ReviewNeeded, model.Completed},
@@ -863,7 +866,7 @@ func (p *planList) openOnFirstLane(d *Data) {
 const laneBoxWidth = 22
 
 // plansSplit divides the wide plans pane between the table and the preview.
-func (c *common) plansSplit(bodyH int) (table, prev int) {
+func plansSplit(c *common, bodyH int) (table, prev int) {
 	if !c.Wide || bodyH < 20 {
 		return bodyH, 0
 	}

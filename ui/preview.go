@@ -151,7 +151,7 @@ func (m *Model) previewShown() bool {
 	if m.reading() {
 		return true
 	}
-	_, ph := m.plansSplit(m.Height - 2)
+	_, ph := plansSplit(m.common, m.Height-2)
 	return m.pane == plansPane && ph > 0
 }
 

@@ -470,7 +470,7 @@ func (p Projects) View() string {
 		body = p.overviewRows(bodyH)
 	}
 	lines := make([]string, 0, p.Height)
-	lines = append(lines, p.ink(p.overviewHeader()))
+	lines = append(lines, p.Ink(p.overviewHeader()))
 	for i := range bodyH {
 		line := ""
 		if i < len(body) {
@@ -478,7 +478,7 @@ func (p Projects) View() string {
 		}
 		lines = append(lines, " "+p.Fitted(line, p.Cols))
 	}
-	lines = append(lines, p.ink(p.overviewFooter()))
+	lines = append(lines, p.Ink(p.overviewFooter()))
 	return strings.Join(lines[:min(len(lines), p.Height)], "\n")
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
+
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 )
 

@@ -192,6 +192,7 @@ func New(opt Options) Model {
 		},
 	}
 	m.plans.matched = map[model.Lane]int{}
+	m.plans.queue, m.fleet.wrk = &m.merge, &m.wrk
 	m.remote = newRemote(opt)
 	if opt.Hub != nil {
 		// The hub reads; nothing of this model's own is under way.
@@ -592,7 +593,7 @@ func (m *Model) layout() {
 	// Narrow: every table takes the body's width, bare; wide: boxed, the
 	// plans beside the lanes.
 	w, rows, planW, planRows := m.Cols, bodyH-1, m.Cols, bodyH-2
-	th, ph := m.plansSplit(bodyH)
+	th, ph := plansSplit(m.common, bodyH)
 	if m.Wide {
 		w, rows, planW, planRows = m.Cols-2, bodyH-3, m.Cols-laneBoxWidth-2, th-3
 		m.plans.pv.vp.Width, m.plans.pv.vp.Height = planW-2, max(1, ph-2)

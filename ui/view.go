@@ -25,7 +25,7 @@ func (m Model) View() string {
 		body = m.paneOf(m.pane).View(m.ctx(), bodyH)
 	}
 	lines := make([]string, 0, m.Height)
-	lines = append(lines, m.ink(m.headerLine()))
+	lines = append(lines, m.Ink(m.headerLine()))
 	for i := 0; i < bodyH; i++ {
 		line := ""
 		if i < len(body) {
@@ -35,15 +35,15 @@ func (m Model) View() string {
 		// tools that read the screen line by line (tmux captures) lose nothing.
 		lines = append(lines, m.bodyLine(line))
 	}
-	lines = append(lines, m.ink(m.footerLine()))
+	lines = append(lines, m.Ink(m.footerLine()))
 	return strings.Join(lines[:min(len(lines), m.Height)], "\n")
 }
 
-// ink gives plain text the Text colour explicitly, after every reset, so
+// Ink gives plain text the Text colour explicitly, after every reset, so
 // nothing on screen is left to the terminal's default colour. Readers that
 // take the screen apart line by line (tmux captures, screenshot tools) then
 // see the colours the terminal shows.
-func (c *common) ink(line string) string {
+func (c *common) Ink(line string) string {
 	if c.InkOn == "" {
 		return line
 	}
@@ -357,9 +357,9 @@ type helpMemo struct {
 	text  string
 }
 
-// tableBox draws a pane's table: boxed on wide terminals, bare on narrow.
-func (c *Ctx) tableBox(title, header string, t *kit.Table, h int, empty string) []string {
-	rows := c.Lines(t, "")
+// TableBox draws a pane's table: boxed on wide terminals, bare on narrow.
+func (c *Ctx) TableBox(title, header string, t *kit.Table, h int, empty string) []string {
+	rows := c.Rows(t, "")
 	if t.Len() == 0 {
 		rows[0] = "  " + c.St.Dim.Render(empty)
 	}
@@ -371,7 +371,7 @@ func (c *Ctx) tableBox(title, header string, t *kit.Table, h int, empty string) 
 	if hint == "" {
 		hint = kit.Itoa(t.Len())
 	}
-	return c.box(title, hint, body, c.Cols, h, true)
+	return c.Box(title, hint, body, c.Cols, h, true)
 }
 
 func baseName(p string) string {

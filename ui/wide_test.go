@@ -91,7 +91,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 		t.Fatalf("the merge pane read no candidates:\n%s", v)
 	}
 	for _, s := range h.m.merge.listing.Items {
-		row(v, " "+s.Slug+" ", string(s.State), h.m.whyOf(&s), reviewedCell(&s))
+		row(v, " "+s.Slug+" ", string(s.State), whyOf(h.m.common, &s), reviewedCell(&s))
 	}
 	h.press("7")
 	h.send(inboxCmd(p.tree, "notty", 80)())

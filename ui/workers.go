@@ -16,7 +16,6 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
@@ -71,16 +70,28 @@ func (w *workerList) Rebuild(pc *Ctx) {
 	})
 }
 
-func (w *workerList) Selected() Selection {
+func (w *workerList) Selected() Selection { return Selection{} }
+
+// row is the worker under the cursor, nil when there is none.
+func (w *workerList) row() *workerRow {
 	if w.Cursor >= len(w.shown) {
-		return Selection{}
+		return nil
 	}
-	return Selection{Worker: &w.rows[w.shown[w.Cursor]]}
+	return &w.rows[w.shown[w.Cursor]]
+}
+
+// target is the worker the pane's keys act on: the selected one while
+// the pane is shown.
+func (w *workerList) target(pc *Ctx) *workerRow {
+	if pc.Shown != workersPane {
+		return nil
+	}
+	return w.row()
 }
 
 func (w *workerList) SyncKeys(pc *Ctx, set SetKey) {
 	k := &pc.Keys.Workers
-	r := pc.Target.Worker
+	r := w.target(pc)
 	ok, why := canStop(r)
 	set(&k.Stop, ok, why)
 	ok, why = canPause(r)
@@ -93,7 +104,7 @@ func (w *workerList) SyncKeys(pc *Ctx, set SetKey) {
 
 func (w *workerList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Workers
-	r := pc.Target.Worker
+	r := w.target(pc)
 	switch {
 	case key.Matches(msg, k.Mark):
 		// Before PageDown, which space also is.
@@ -129,7 +140,7 @@ func (w *workerList) View(pc *Ctx, h int) []string {
 		// The other machines' workers shown are the last read's.
 		title += " · ⚠ other machines: " + termtext.Line(w.pubErr)
 	}
-	return pc.tableBox(kit.FilterTitle(title, &w.Filter), w.cols.header(), &w.Table, h, kit.EmptyText(&w.Filter, empty))
+	return pc.TableBox(kit.FilterTitle(title, &w.Filter), w.cols.header(), &w.Table, h, kit.EmptyText(&w.Filter, empty))
 }
 
 // WorkerKeys are the Workers pane's.
@@ -320,7 +331,12 @@ func (m *Model) workersRunning() bool {
 	return false
 }
 
-func (m *Model) selectedWorker() *workerRow { return m.selection().Worker }
+func (m *Model) selectedWorker() *workerRow {
+	if m.pane != workersPane {
+		return nil
+	}
+	return m.wrk.row()
+}
 
 func (m *Model) workerByAgent(agent string) *workerRow {
 	for i := range m.wrk.rows {
@@ -763,10 +779,7 @@ func (w *workerList) open(pc *Ctx, r *workerRow) tea.Msg {
 	}
 	if r.pub != nil {
 		p, seenAt := *r.pub, r.seenAt
-		var c *claims.Opened
-		if pc.remote != nil {
-			c = pc.remote.c
-		}
+		c := pc.Claims
 		return DetailReq{"worker:" + p.Host + "/" + p.AgentID, "worker · " + p.AgentID + " on " + p.Host, func() func(*Ctx) []string {
 			p, seenAt := rereadPublished(c, p, seenAt)
 			lines, err := fetchServedLog(p)
@@ -819,7 +832,7 @@ func publishedDetail(cm *common, p workers.Published, seenAt time.Time, log []st
 	default:
 		d.Heading("Log · last " + kit.Itoa(len(log)) + " lines · from " + p.Host + "'s fleetwatch serve at " + p.Serve)
 		for _, l := range log {
-			d.Lines = append(d.Lines, "  "+cm.logLine(l))
+			d.Lines = append(d.Lines, "  "+logLine(cm, l))
 		}
 	}
 	return d.Lines
@@ -871,7 +884,7 @@ func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap
 		d.Note("(empty)")
 	}
 	for _, l := range w.Log {
-		d.Lines = append(d.Lines, "  "+cm.logLine(l))
+		d.Lines = append(d.Lines, "  "+logLine(cm, l))
 	}
 	return d.Lines
 }
@@ -996,7 +1009,7 @@ func (w *workerList) askStop(pc *Ctx, r *workerRow) tea.Msg {
 // askStopRemote confirms asking r, a worker on another machine, to stop
 // through the record it publishes: no signal crosses machines.
 func (w *workerList) askStopRemote(pc *Ctx, r *workerRow) tea.Msg {
-	if pc.remote == nil {
+	if pc.Claims == nil {
 		return nil
 	}
 	who, host := termtext.Line(r.st.AgentID), termtext.Line(r.st.Host)
@@ -1008,7 +1021,7 @@ func (w *workerList) askStopRemote(pc *Ctx, r *workerRow) tea.Msg {
 	if r.health == workers.Stale {
 		body = append(body, "⚠ Its record has not changed for "+kit.Coarse(pc.Now-unixOf(r.seenAt))+"; it may not hear the request.")
 	}
-	c, st := pc.remote.c, r.st
+	c, st := pc.Claims, r.st
 	return openReq{&dialog{
 		title: "Stop " + who + " on " + host, body: body, verb: "stop",
 		do: func(model.Lane, string) tea.Cmd { return remoteStopCmd(c, st) },

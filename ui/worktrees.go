@@ -66,7 +66,7 @@ func (t *treeList) View(pc *Ctx, h int) []string {
 	if t.err != nil {
 		empty = "worktrees: " + t.err.Error()
 	}
-	return pc.tableBox(kit.FilterTitle("Worktrees", &t.Filter), t.cols.header(), &t.Table, h, kit.EmptyText(&t.Filter, empty))
+	return pc.TableBox(kit.FilterTitle("Worktrees", &t.Filter), t.cols.header(), &t.Table, h, kit.EmptyText(&t.Filter, empty))
 }
 
 // TreeKeys are the Worktrees pane's.
