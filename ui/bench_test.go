@@ -20,6 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // benchModel is the UI at 160×48 in true colour with n plans, all in the
@@ -52,10 +53,10 @@ func benchModel(b *testing.B, n int) Model {
 	}
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.TrueColor)
-	m := New(Options{Tree: tree, Agent: "op", NoWatch: true, Renderer: r})
+	m := New(uictx.Options{Tree: tree, Agent: "op", NoWatch: true, Renderer: r})
 	m.plans.lane = model.Features
 	m = step(m, tea.WindowSizeMsg{Width: 160, Height: 48})
-	return step(m, loadedMsg{d: NewData(model.NewBoard(s, model.Options{Now: now}), now)})
+	return step(m, loadedMsg{d: uictx.NewData(model.NewBoard(s, model.Options{Now: now}), now)})
 }
 
 func step(m Model, msg tea.Msg) Model {
@@ -214,7 +215,7 @@ func TestRSSChild(t *testing.T) {
 	}
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.TrueColor)
-	m := New(Options{Tree: tree, Agent: "op", Renderer: r})
+	m := New(uictx.Options{Tree: tree, Agent: "op", Renderer: r})
 	defer m.Close()
 	m = step(m, tea.WindowSizeMsg{Width: 160, Height: 48})
 	m = step(m, loadCmd(tree)())

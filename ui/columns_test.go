@@ -130,7 +130,7 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 		}
 		v := h.view()
 		for _, r := range h.m.plans.rows {
-			why, _ := h.m.d.whyText(r)
+			why, _ := whyText(h.m.d, r)
 			who, _ := whoText(r, h.m.Now)
 			need(v, " "+r.Plan.Slug+" ", why, who)
 		}
@@ -229,9 +229,9 @@ func TestWhyWidthIsTheTextsWidth(t *testing.T) {
 	kinds := map[string]bool{}
 	for i := range h.m.d.Board.Rows {
 		r := &h.m.d.Board.Rows[i]
-		text, _ := h.m.d.whyText(r)
+		text, _ := whyText(h.m.d, r)
 		kinds[strings.Fields(text + " x")[0]] = true
-		if got, want := h.m.d.whyWidth(r, skips, 0), ansi.StringWidth(text); got != want {
+		if got, want := whyWidth(h.m.d, r, skips, 0), ansi.StringWidth(text); got != want {
 			t.Errorf("%s: whyWidth %d, the text %q is %d wide", r.Plan.Rel, got, text, want)
 		}
 	}

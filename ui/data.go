@@ -8,27 +8,15 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
 // eventsShown is how many of the newest events the Events pane keeps.
 const eventsShown = 500
 
-// Data is one refresh of everything the screen shows about the tree.
-type Data struct {
-	Board  *model.Board
-	Now    float64         // Unix seconds the board was judged at
-	Rels   map[string]bool // every plan's rel, for questions asked per key press
-	Events []planfs.Event
-	// EventsErr is why the event log could not be read; the rest still shows.
-	EventsErr error
-	Parked    map[string]string          // why each parked plan was parked (marks.go)
-	Lint      map[string][]model.Warning // each plan's lint warnings
-	Commits   map[string]float64         // each branch's last commit, for stuck plans
-}
-
 type loadedMsg struct {
-	d   *Data
+	d   *uictx.Data
 	err error
 	// view is the remote read the board was judged from (remote.go);
 	// remoteErr is why a remote read failed: the last good board stays.
@@ -50,18 +38,6 @@ type changeMsg planfs.Change
 // tickMsg drives lease countdowns; it runs only while leases exist.
 type tickMsg time.Time
 
-// NewData indexes a board judged at now.
-func NewData(b *model.Board, now float64) *Data {
-	d := &Data{Board: b, Now: now, Rels: make(map[string]bool, len(b.Rows)), Lint: lintByFile(b.Warnings)}
-	for i := range b.Rows {
-		d.Rels[b.Rows[i].Plan.Rel] = true
-	}
-	return d
-}
-
-// Has reports whether the reading saw a plan at rel.
-func (d *Data) Has(rel string) bool { return d != nil && d.Rels[rel] }
-
 // loadCmd scans the tree (re-reading only what the watcher saw change) and
 // judges it for every tier.
 func loadCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return loadBoard(t) } }
@@ -82,7 +58,7 @@ func loadBoard(t *planfs.Tree) loadedMsg {
 	b.Leases = snap.Leases // the Leases pane lists the files there are
 	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
 	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
-	d := NewData(b, now)
+	d := uictx.NewData(b, now)
 	d.Events, d.EventsErr = t.RecentEvents(eventsShown)
 	d.Parked = parkReasons(d.Events)
 	d.Commits = workers.BranchCommits(t.Project)

@@ -10,6 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // detailView is one thing read whole, full screen: a lease, a worktree, a
@@ -28,12 +29,12 @@ type detailView struct {
 // it into lines on the UI goroutine, where the styles are.
 type detailMsg struct {
 	id    string
-	build func(c *Ctx) []string
+	build func(c *uictx.Ctx) []string
 }
 
 // openDetail shows a detail titled title and starts read, which runs off
 // the UI goroutine and must copy what it needs.
-func (m *Model) openDetail(id, title string, read func() func(c *Ctx) []string) tea.Cmd {
+func (m *Model) openDetail(id, title string, read func() func(c *uictx.Ctx) []string) tea.Cmd {
 	v := &detailView{id: id, title: title, text: []string{m.St.Dim.Render("reading…")}}
 	m.stack.push(v)
 	return func() tea.Msg { return detailMsg{id: id, build: read()} }

@@ -13,6 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // dialog asks before an action: an optional choice of lane, an optional
@@ -108,7 +109,7 @@ func (d *dialog) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func (d *dialog) update(k *AskKeys, msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
+func (d *dialog) update(k *uictx.AskKeys, msg tea.KeyMsg) (cmd tea.Cmd, closed bool) {
 	switch {
 	case key.Matches(msg, k.Cancel):
 		return nil, true
@@ -227,7 +228,7 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 
 // force says whether acting on a plan overrides someone: another agent's
 // lease, or an in-progress plan nobody holds.
-func force(c *common, lease *model.Lease, lane model.Lane) bool {
+func force(c *uictx.Common, lease *model.Lease, lane model.Lane) bool {
 	if lease != nil {
 		return lease.Corrupt != "" || lease.AgentID != c.Opt.Agent
 	}
@@ -235,7 +236,7 @@ func force(c *common, lease *model.Lease, lane model.Lane) bool {
 }
 
 // holder says who holds a plan, as a sentence for a dialog.
-func holder(c *common, l *model.Lease) string {
+func holder(c *uictx.Common, l *model.Lease) string {
 	switch {
 	case l == nil:
 		return "No one holds it."
@@ -248,7 +249,7 @@ func holder(c *common, l *model.Lease) string {
 }
 
 // takes warns when confirming takes a plan from a live worker.
-func takes(c *common, l *model.Lease, what string) []string {
+func takes(c *uictx.Common, l *model.Lease, what string) []string {
 	if l != nil && l.Active(c.Now) && l.AgentID != c.Opt.Agent {
 		return []string{"⚠ " + what + " takes it from " + l.AgentID + heldOnAside(l) + ", which may still be working on it."}
 	}

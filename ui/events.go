@@ -14,6 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // eventList is the Events pane: scan warnings, then the event log newest
@@ -31,7 +32,7 @@ type eventRow struct {
 	event *planfs.Event
 }
 
-func (e *eventList) Rebuild(pc *Ctx) {
+func (e *eventList) Rebuild(pc *uictx.Ctx) {
 	d := pc.D
 	if d == nil {
 		return
@@ -64,7 +65,7 @@ func (e *eventList) Rebuild(pc *Ctx) {
 	}
 	e.cols = eventColumns(e.Width, e.rows)
 	c := e.cols
-	cm := pc.common
+	cm := pc.Common
 	e.Set(keys, func(i int, sel bool) string {
 		if w := e.rows[i].warn; w != nil {
 			return warningLine(cm, w, sel)
@@ -73,25 +74,22 @@ func (e *eventList) Rebuild(pc *Ctx) {
 	})
 }
 
-func (e *eventList) Selected() Selection { return Selection{} }
+func (e *eventList) Selected() uictx.Selection { return uictx.Selection{} }
 
-func (e *eventList) SyncKeys(pc *Ctx, set SetKey) {
+func (e *eventList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	set(&pc.Keys.Events.Open, pc.Shown == eventsPane && e.Cursor < len(e.rows), "open: select an event in the events pane (5)")
 }
 
-func (e *eventList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (e *eventList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	if key.Matches(msg, pc.Keys.Events.Open) {
 		return e.open(), true
 	}
 	return nil, false
 }
 
-func (e *eventList) View(pc *Ctx, h int) []string {
+func (e *eventList) View(pc *uictx.Ctx, h int) []string {
 	return pc.TableBox(kit.FilterTitle("Events", &e.Filter), e.cols.header(), &e.Table, h, kit.EmptyText(&e.Filter, "no events yet in .plans/logs/events.jsonl"))
 }
-
-// EventKeys are the Events pane's.
-type EventKeys struct{ Open key.Binding }
 
 func (r eventRow) matches(f string) bool {
 	if w := r.warn; w != nil {
@@ -149,7 +147,7 @@ func (c eventCols) header() string {
 }
 
 // eventLine is an event's row, not yet highlighted (finish, table.go).
-func eventLine(cm *common, e *planfs.Event, c eventCols, selected bool) string {
+func eventLine(cm *uictx.Common, e *planfs.Event, c eventCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
 	when := "?"
@@ -165,7 +163,7 @@ func eventLine(cm *common, e *planfs.Event, c eventCols, selected bool) string {
 }
 
 // warningLine is a scan warning's row, not yet highlighted.
-func warningLine(cm *common, w *model.Warning, selected bool) string {
+func warningLine(cm *uictx.Common, w *model.Warning, selected bool) string {
 	text := "⚠ " + termtext.Line(w.File)
 	if w.Line > 0 {
 		text += ":" + kit.Itoa(w.Line)
@@ -185,18 +183,18 @@ func (e *eventList) open() tea.Msg {
 	r := e.rows[e.Cursor]
 	if r.warn != nil {
 		w := *r.warn
-		return DetailReq{"warn:" + w.File, "warning · " + w.File, func() func(*Ctx) []string {
-			return func(pc *Ctx) []string { return warningDetail(pc.common, w) }
-		}}
+		return uictx.Detail("warn:"+w.File, "warning · "+w.File, func() func(*uictx.Ctx) []string {
+			return func(pc *uictx.Ctx) []string { return warningDetail(pc.Common, w) }
+		})
 	}
 	ev := *r.event
-	return DetailReq{"event:" + ev.TS + ev.Event + ev.Slug, "event · " + ev.Event + " · " + ev.Slug, func() func(*Ctx) []string {
-		return func(pc *Ctx) []string { return eventDetail(pc.common, ev) }
-	}}
+	return uictx.Detail("event:"+ev.TS+ev.Event+ev.Slug, "event · "+ev.Event+" · "+ev.Slug, func() func(*uictx.Ctx) []string {
+		return func(pc *uictx.Ctx) []string { return eventDetail(pc.Common, ev) }
+	})
 }
 
-func eventDetail(cm *common, e planfs.Event) []string {
-	d := &DetailText{C: cm}
+func eventDetail(cm *uictx.Common, e planfs.Event) []string {
+	d := &uictx.DetailText{C: cm}
 	d.Heading("Event")
 	ts := e.TS
 	if at, err := time.Parse(time.RFC3339Nano, e.TS); err == nil {
@@ -220,8 +218,8 @@ func eventDetail(cm *common, e planfs.Event) []string {
 	return d.Lines
 }
 
-func warningDetail(cm *common, w model.Warning) []string {
-	d := &DetailText{C: cm}
+func warningDetail(cm *uictx.Common, w model.Warning) []string {
+	d := &uictx.DetailText{C: cm}
 	d.Heading("Warning")
 	d.Field("file", w.File)
 	if w.Line > 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
@@ -41,9 +42,6 @@ type fleetList struct {
 	gauges, endpoints, charts, running []string
 	full                               int // the rows the pane has
 }
-
-// FleetKeys are the Fleet pane's: a tier's whole line of the report.
-type FleetKeys struct{ Open key.Binding }
 
 // fleetMsg is one reading of the spend: ReadFleet's, and the runs paused
 // where they are.
@@ -117,7 +115,7 @@ func (l *fleetList) SetSize(w, h int) {
 	l.Table.SetSize(w, max(1, min(len(l.shown), h/3)))
 }
 
-func (l *fleetList) Rebuild(pc *Ctx) {
+func (l *fleetList) Rebuild(pc *uictx.Ctx) {
 	f := l.Needle()
 	tiers := l.data.fleet.Tiers
 	l.shown = l.shown[:0]
@@ -137,10 +135,10 @@ func (l *fleetList) Rebuild(pc *Ctx) {
 	if pc.Wide {
 		inner -= 2 // the boxes' edges
 	}
-	l.gauges = l.gaugeLines(pc.common, inner)
-	l.endpoints = endpointLines(pc.common, l.data, pc.Opt.Tree.Now())
-	l.charts = l.chartLines(pc.common, inner)
-	l.running = runningLines(pc.common, l.wrk.rows)
+	l.gauges = l.gaugeLines(pc.Common, inner)
+	l.endpoints = endpointLines(pc.Common, l.data, pc.Opt.Tree.Now())
+	l.charts = l.chartLines(pc.Common, inner)
+	l.running = runningLines(pc.Common, l.wrk.rows)
 	tw, wide := l.tierW, pc.Wide
 	l.Set(keys, func(i int, sel bool) string {
 		return tierLine(&l.data.fleet.Tiers[l.shown[i]], tw, wide, sel)
@@ -149,7 +147,7 @@ func (l *fleetList) Rebuild(pc *Ctx) {
 
 // bar is share of w cells filled, coloured by how near the budget is; the
 // percentage beside it says the same without colour.
-func bar(cm *common, share float64, w int) string {
+func bar(cm *uictx.Common, share float64, w int) string {
 	n := int(math.Round(min(1, max(0, share)) * float64(w)))
 	fill, rest := strings.Repeat("█", n), strings.Repeat("░", w-n)
 	if cm.Plain {
@@ -167,7 +165,7 @@ func bar(cm *common, share float64, w int) string {
 
 // gaugeLines are today's spend, each budget as a bar, and a fleet-wide
 // stop; or what to do when there are no budgets.
-func (l *fleetList) gaugeLines(cm *common, w int) []string {
+func (l *fleetList) gaugeLines(cm *uictx.Common, w int) []string {
 	f := &l.data.fleet
 	today := f.Today.String()
 	if f.Today == (ledger.Totals{}) {
@@ -209,7 +207,7 @@ func (l *fleetList) gaugeLines(cm *common, w int) []string {
 
 // chartLines are the tiers' cost and landings as two bar charts side by
 // side, each scaled to its largest.
-func (l *fleetList) chartLines(cm *common, w int) []string {
+func (l *fleetList) chartLines(cm *uictx.Common, w int) []string {
 	if len(l.shown) == 0 {
 		return nil
 	}
@@ -246,7 +244,7 @@ func (l *fleetList) chartLines(cm *common, w int) []string {
 
 // runningLines are the running workers' runs and what each has spent so
 // far, paused ones marked.
-func runningLines(cm *common, rows []workerRow) []string {
+func runningLines(cm *uictx.Common, rows []workerRow) []string {
 	var out []string
 	for i := range rows {
 		r := &rows[i]
@@ -266,7 +264,7 @@ func runningLines(cm *common, rows []workerRow) []string {
 }
 
 // pausedMark is a paused run's mark with its reason.
-func pausedMark(cm *common, why string) string {
+func pausedMark(cm *uictx.Common, why string) string {
 	mark := "⏸ paused: " + termtext.Line(why)
 	if !cm.Plain {
 		mark = cm.St.Warn.Render(mark)
@@ -342,13 +340,13 @@ func tierLine(t *ledger.Line, tierW int, wide, selected bool) string {
 	return b.String()
 }
 
-func (l *fleetList) Selected() Selection { return Selection{} }
+func (l *fleetList) Selected() uictx.Selection { return uictx.Selection{} }
 
-func (l *fleetList) SyncKeys(pc *Ctx, set SetKey) {
+func (l *fleetList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	set(&pc.Keys.Fleet.Open, pc.Shown == fleetPane && l.Cursor < len(l.shown), "open: select a tier in the fleet pane (8)")
 }
 
-func (l *fleetList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (l *fleetList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	if key.Matches(msg, pc.Keys.Fleet.Open) {
 		return l.open(), true
 	}
@@ -362,13 +360,15 @@ func (l *fleetList) open() tea.Msg {
 	}
 	t := l.data.fleet.Tiers[l.shown[l.Cursor]]
 	since := l.data.fleet.Since
-	return DetailReq{"tier:" + t.Key, "tier · " + t.Key, func() func(*Ctx) []string {
-		return func(pc *Ctx) []string { return tierDetail(pc.common, t, since.Local().Format("2006-01-02 15:04")) }
-	}}
+	return uictx.Detail("tier:"+t.Key, "tier · "+t.Key, func() func(*uictx.Ctx) []string {
+		return func(pc *uictx.Ctx) []string {
+			return tierDetail(pc.Common, t, since.Local().Format("2006-01-02 15:04"))
+		}
+	})
 }
 
-func tierDetail(cm *common, t ledger.Line, since string) []string {
-	d := &DetailText{C: cm}
+func tierDetail(cm *uictx.Common, t ledger.Line, since string) []string {
+	d := &uictx.DetailText{C: cm}
 	d.Heading("Tier " + t.Key + " since " + since)
 	d.Field("runs", kit.Itoa(t.Runs))
 	d.Field("plans", kit.Itoa(t.Plans))
@@ -385,7 +385,7 @@ func tierDetail(cm *common, t ledger.Line, since string) []string {
 	return d.Lines
 }
 
-func (l *fleetList) View(pc *Ctx, h int) []string {
+func (l *fleetList) View(pc *uictx.Ctx, h int) []string {
 	empty := "no runs recorded yet: a run's usage lands in var/fleet/usage/runs.jsonl when it ends"
 	switch {
 	case !l.loaded:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -14,7 +15,7 @@ import (
 // each one in trouble, with when it may be called again, and each one
 // that spent today, with what it spent (what the others can still take
 // on). With none in trouble the budgets say it all: no lines.
-func endpointLines(cm *common, f fleetMsg, now time.Time) []string {
+func endpointLines(cm *uictx.Common, f fleetMsg, now time.Time) []string {
 	states := map[string]workers.EndpointState{}
 	names := make([]string, 0, len(f.endpoints)+len(f.fleet.Endpoints))
 	for _, st := range f.endpoints {
@@ -49,7 +50,7 @@ func endpointLines(cm *common, f fleetMsg, now time.Time) []string {
 
 // endpointState is an endpoint's state in words: ok, or what stops its
 // claims and until when.
-func endpointState(cm *common, st workers.EndpointState, name string, now time.Time) string {
+func endpointState(cm *uictx.Common, st workers.EndpointState, name string, now time.Time) string {
 	if st.Name == "" || st.Problem(now) == "" {
 		return "ok"
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
@@ -62,12 +63,12 @@ func (m *Model) helpLines() []string {
 	spec := paneSpecs[m.pane]
 	out := []string{m.St.Bold.Render(spec.name+" pane ("+kit.Itoa(int(m.pane)+1)+")") +
 		m.St.Dim.Render(" · greyed keys do not apply now; the reason is beside them")}
-	out = append(out, m.keyRows(m.Keys.paneBindings(m.pane), w)...)
+	out = append(out, m.keyRows(paneBindings(&m.Keys, m.pane), w)...)
 	out = append(out, "", m.St.Bold.Render("Every pane"))
-	out = append(out, m.flowKeys(m.Keys.everywhere(), w)...)
+	out = append(out, m.flowKeys(everywhere(&m.Keys), w)...)
 	if m.several {
 		out = append(out, "", m.St.Bold.Render("Projects"))
-		out = append(out, m.flowKeys(m.Keys.Projects.between(), w)...)
+		out = append(out, m.flowKeys(between(&m.Keys.Projects), w)...)
 	}
 	if legend := paneLegends[m.pane]; len(legend) > 0 {
 		out = append(out, "")
@@ -162,7 +163,7 @@ func (m *Model) offReason(b *key.Binding) string {
 
 // paneBindings are the keys pane p answers to, as `?` lists them: each
 // pane's own struct in KeyMap, whole (a test holds them to it).
-func (k *KeyMap) paneBindings(p PaneID) []*key.Binding {
+func paneBindings(k *uictx.KeyMap, p uictx.PaneID) []*key.Binding {
 	switch p {
 	case plansPane:
 		pk := &k.Plans
@@ -192,7 +193,7 @@ func (k *KeyMap) paneBindings(p PaneID) []*key.Binding {
 }
 
 // everywhere are the keys that mean the same in every pane.
-func (k *KeyMap) everywhere() []*key.Binding {
+func everywhere(k *uictx.KeyMap) []*key.Binding {
 	return []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.NextPane, &k.PrevPane,
 		&panesKey, &k.Filter, &k.Escape, &k.Spawn, &k.Notices, &k.Help, &k.Quit}
 }
@@ -265,7 +266,7 @@ var mergeStates = []struct {
 func (m *Model) mergeLegend(w int) []string {
 	l := legend{title: "Merge states (pane 6)"}
 	for _, s := range mergeStates {
-		l.rows = append(l.rows, legendRow{stateCell(m.common, s.state, len(s.state)), s.means})
+		l.rows = append(l.rows, legendRow{stateCell(m.Common, s.state, len(s.state)), s.means})
 	}
 	l.rows = append(l.rows, legendRow{"checks", strings.TrimPrefix(checkLegend, "checks: ")})
 	return wrapLegend([]legend{l}, w)

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // helpText is the whole `?` screen of the shown pane, every line, not
@@ -32,10 +33,10 @@ func (h *harness) helpText() string {
 func TestHelpListsEveryPaneKey(t *testing.T) {
 	t.Parallel()
 	k := DefaultKeyMap()
-	own := map[PaneID]any{plansPane: &k.Plans, leasesPane: &k.Leases, worktreesPane: &k.Trees, workersPane: &k.Workers,
+	own := map[uictx.PaneID]any{plansPane: &k.Plans, leasesPane: &k.Leases, worktreesPane: &k.Trees, workersPane: &k.Workers,
 		eventsPane: &k.Events, mergePane: &k.Merge, inboxPane: &k.Inbox, fleetPane: &k.Fleet}
 	for p := range paneCount {
-		listed := k.paneBindings(p)
+		listed := paneBindings(&k, p)
 		v := reflect.ValueOf(own[p]).Elem()
 		for i := range v.NumField() {
 			b, ok := v.Field(i).Addr().Interface().(*key.Binding)

@@ -25,6 +25,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -312,11 +313,11 @@ func (p *project) addWorktrees(t testing.TB) {
 }
 
 // options are the unit tests' program options: no colour, no watcher.
-func (p *project) options() Options {
+func (p *project) options() uictx.Options {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	r.SetHasDarkBackground(true)
-	return Options{Tree: p.tree, Agent: "op", MarkdownStyle: "notty", Renderer: r, NoWatch: true}
+	return uictx.Options{Tree: p.tree, Agent: "op", MarkdownStyle: "notty", Renderer: r, NoWatch: true}
 }
 
 // exists reports whether rel is a file in the tree.
@@ -403,7 +404,7 @@ func newHarness(t testing.TB, p *project, w, h int) *harness {
 }
 
 // newHarnessWith is newHarness with other options.
-func newHarnessWith(t testing.TB, p *project, opt Options, w, h int) *harness {
+func newHarnessWith(t testing.TB, p *project, opt uictx.Options, w, h int) *harness {
 	t.Helper()
 	m := New(opt)
 	// Countdowns move, and the queue is read again, only when a test sends
@@ -652,5 +653,5 @@ func (p *project) leaseOf(rel string) *model.Lease { return p.tree.ReadLease(rel
 // unreverse drops the reverse video that marks the selection on an Ascii
 // screen, the one escape code such a screen has.
 func unreverse(v string) string {
-	return strings.NewReplacer(ReverseOn, "", ReverseOff, "").Replace(v)
+	return strings.NewReplacer(uictx.ReverseOn, "", uictx.ReverseOff, "").Replace(v)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
@@ -436,7 +437,7 @@ func (mb *mailbox) ended() bool {
 
 // show tells the hub which pane the session shows: worktrees and the
 // queue are read on a change only while some session shows them.
-func (mb *mailbox) show(p PaneID) {
+func (mb *mailbox) show(p uictx.PaneID) {
 	var w kinds
 	switch p {
 	case worktreesPane:
@@ -492,3 +493,12 @@ func (m *Model) hubArrived(msgs hubMsg) tea.Cmd {
 // StopMsg tells a session's model the server is stopping: it shows Reason
 // on its status line and quits.
 type StopMsg struct{ Reason string }
+
+// Shared is what the hub's sessions draw alike (Options.Hub).
+func (h *Hub) Shared() (*kit.RowCache, *kit.LineMemo) { return h.rows, h.lines }
+
+// hubOf is the hub opt brings, nil for none.
+func hubOf(opt uictx.Options) *Hub {
+	h, _ := opt.Hub.(*Hub)
+	return h
+}

@@ -12,13 +12,14 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // session is one real program fed by a hub, as serve runs one per SSH
 // session; seen is the board its model shows after each message.
 type session struct {
 	prog *tea.Program
-	seen *atomic.Pointer[Data]
+	seen *atomic.Pointer[uictx.Data]
 	done chan Model
 }
 
@@ -27,7 +28,7 @@ type session struct {
 // a Model.
 type probe struct {
 	m    *Model
-	seen *atomic.Pointer[Data]
+	seen *atomic.Pointer[uictx.Data]
 }
 
 func (p probe) Init() tea.Cmd { return p.m.Init() }
@@ -44,7 +45,7 @@ func openSession(tb testing.TB, p *project, hub *Hub) *session {
 	tb.Helper()
 	opt := p.options()
 	opt.NoWatch, opt.Hub = false, hub
-	s := &session{seen: &atomic.Pointer[Data]{}, done: make(chan Model, 1)}
+	s := &session{seen: &atomic.Pointer[uictx.Data]{}, done: make(chan Model, 1)}
 	m := New(opt)
 	s.prog = tea.NewProgram(probe{m: &m, seen: s.seen},
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithFPS(frameRate))

@@ -21,6 +21,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
@@ -48,10 +49,6 @@ type inboxList struct {
 	cols   inboxCols
 	full   int // the rows the pane has, table and preview
 }
-
-// InboxKeys are the Inbox pane's: the coordinator's decisions on a
-// proposal, and reading it whole.
-type InboxKeys struct{ Approve, Reject, Open, Extend, Stop, Resume key.Binding }
 
 // inboxMsg is one reading of the inbox, each proposal rendered at width.
 type inboxMsg struct {
@@ -188,7 +185,7 @@ func (l *inboxList) SetSize(w, h int) {
 	l.Table.SetSize(w, t)
 }
 
-func (l *inboxList) Rebuild(pc *Ctx) {
+func (l *inboxList) Rebuild(pc *uictx.Ctx) {
 	f := l.Needle()
 	l.shown = l.shown[:0]
 	for i := range l.entries {
@@ -211,12 +208,12 @@ func (l *inboxList) Rebuild(pc *Ctx) {
 	}
 	l.pv = make([][]string, len(l.entries))
 	for i := range l.entries {
-		l.pv[i] = proposalLines(pc.common, &l.entries[i], l.textOf(i))
+		l.pv[i] = proposalLines(pc.Common, &l.entries[i], l.textOf(i))
 	}
 	l.cols = inboxColumns(l.Width, l.entries, l.shown, l.paused)
 	l.SetSize(l.Width, l.full) // the table's share follows its rows
 	c, n := l.cols, len(l.shown)
-	cm := pc.common
+	cm := pc.Common
 	l.Set(keys, func(i int, sel bool) string {
 		if i >= n {
 			return pausedLine(cm, &l.paused[i-n], c, sel)
@@ -250,9 +247,9 @@ func (l *inboxList) pausedRow() *workers.State {
 
 // Selected offers the key map the entry's plan, so N's notices and the
 // plan verbs' reasons name it; A and X are the pane's own.
-func (l *inboxList) Selected() Selection { return Selection{} }
+func (l *inboxList) Selected() uictx.Selection { return uictx.Selection{} }
 
-func (l *inboxList) SyncKeys(pc *Ctx, set SetKey) {
+func (l *inboxList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	k := &pc.Keys.Inbox
 	e := l.row()
 	here := pc.Shown == inboxPane && e != nil
@@ -327,7 +324,7 @@ func canDecide(e *coord.Entry) (bool, string) {
 	return true, ""
 }
 
-func (l *inboxList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (l *inboxList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Inbox
 	switch {
 	case key.Matches(msg, k.Approve):
@@ -351,7 +348,7 @@ func (l *inboxList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (l *inboxList) View(pc *Ctx, h int) []string {
+func (l *inboxList) View(pc *uictx.Ctx, h int) []string {
 	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval, a paused run for a person"
 	switch {
 	case !l.loaded:
@@ -367,12 +364,12 @@ func (l *inboxList) View(pc *Ctx, h int) []string {
 		th += 2 // the box's edges
 	}
 	out := pc.TableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, th, kit.EmptyText(&l.Filter, empty))
-	return append(out, l.proposalBox(pc.common, h-len(out))...)
+	return append(out, l.proposalBox(pc.Common, h-len(out))...)
 }
 
 // proposalBox is the selected proposal below the table: its facts, then
 // the text as rendered; enter reads it whole.
-func (l *inboxList) proposalBox(cm *common, h int) []string {
+func (l *inboxList) proposalBox(cm *uictx.Common, h int) []string {
 	title, lines := "proposal", []string{cm.St.Dim.Render("no proposal selected")}
 	if e := l.row(); e != nil {
 		title = termtext.Line(e.Slug) + " · proposal " + kit.Itoa(e.N)
@@ -401,7 +398,7 @@ func (l *inboxList) proposalBox(cm *common, h int) []string {
 
 // proposalLines are what the preview and the detail show of e: who wrote
 // it, where it stands, its Files in scope, then the rendered text.
-func proposalLines(cm *common, e *coord.Entry, rendered string) []string {
+func proposalLines(cm *uictx.Common, e *coord.Entry, rendered string) []string {
 	line := termtext.Line
 	out := []string{line(entryTitle(e) + " · " + entryState(e))}
 	if r := e.Record; r != nil {
@@ -520,7 +517,7 @@ func (c inboxCols) header() string {
 }
 
 // inboxLine is an entry's row, not yet highlighted (finish, table.go).
-func inboxLine(cm *common, e *coord.Entry, c inboxCols, selected bool) string {
+func inboxLine(cm *uictx.Common, e *coord.Entry, c inboxCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
 	b.WriteString(kit.Fit(termtext.Line(e.Slug), c.slug) + " ")
@@ -556,7 +553,7 @@ func pausedState(st *workers.State) string {
 // pausedLine is a paused run's row in the inbox's columns: its plan, its
 // agent, why it waits and since when, what it spent, and the budget's
 // words (or what the run has spent, for one paused by hand).
-func pausedLine(cm *common, st *workers.State, c inboxCols, selected bool) string {
+func pausedLine(cm *uictx.Common, st *workers.State, c inboxCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
 	b.WriteString(kit.Fit(termtext.Line(planSlug(st.Plan)), c.slug) + " ")
@@ -585,7 +582,7 @@ func pausedLine(cm *common, st *workers.State, c inboxCols, selected bool) strin
 
 // pausedLines are what the preview shows of a paused run: who, why, what
 // it has spent, and the keys that let it go on or end it.
-func pausedLines(cm *common, st *workers.State) []string {
+func pausedLines(cm *uictx.Common, st *workers.State) []string {
 	line := termtext.Line
 	out := []string{line(st.AgentID + "'s run of " + planSlug(st.Plan) + " · " + pausedState(st))}
 	out = append(out, line(st.Paused))
@@ -605,7 +602,7 @@ func pausedLines(cm *common, st *workers.State) []string {
 // askExtend is b: a dialog asking how much to raise the paused run's plan
 // budget by (tokens, dollars or both, as spend.ParseLimit reads them);
 // ledger.Extend records it and the driver goes on at its next heartbeat.
-func (l *inboxList) askExtend(pc *Ctx) tea.Msg {
+func (l *inboxList) askExtend(pc *uictx.Ctx) tea.Msg {
 	st := l.pausedRow()
 	if ok, _ := canExtend(st); !ok {
 		return nil
@@ -616,7 +613,7 @@ func (l *inboxList) askExtend(pc *Ctx) tea.Msg {
 	in.Width = 30
 	cmd := in.Focus()
 	t, slug, by := pc.Opt.Tree, planSlug(st.Plan), pc.Opt.Agent
-	return BatchReq{openReq{&dialog{
+	return uictx.BatchReq{openReq{&dialog{
 		title: "Extend " + slug + "'s budget",
 		body: []string{termtext.Line(st.Paused),
 			"Raise the plan's budget, and its runs', by tokens, dollars or both (2M, $5, or 1M, $5): " +
@@ -651,7 +648,7 @@ func extendCmd(t *planfs.Tree, slug, by, s string) tea.Cmd {
 
 // askStopRun is x: a confirm, then the paused run stopped as the Workers
 // pane stops a worker (its state file looked at again first).
-func (l *inboxList) askStopRun(pc *Ctx) tea.Msg {
+func (l *inboxList) askStopRun(pc *uictx.Ctx) tea.Msg {
 	st := l.pausedRow()
 	if ok, _ := canStopRun(st); !ok {
 		return nil
@@ -673,7 +670,7 @@ func (l *inboxList) askStopRun(pc *Ctx) tea.Msg {
 
 // askApprove is A: a confirm dialog that shows the scope the build will
 // be held to.
-func (l *inboxList) askApprove(pc *Ctx) tea.Msg {
+func (l *inboxList) askApprove(pc *uictx.Ctx) tea.Msg {
 	e := l.row()
 	if ok, _ := canDecide(e); !ok {
 		return nil
@@ -704,7 +701,7 @@ func (l *inboxList) askApprove(pc *Ctx) tea.Msg {
 
 // askReject is X: a dialog with a note, which the agent's next plan turn
 // reads; the dialog refuses an empty one.
-func (l *inboxList) askReject(pc *Ctx) tea.Msg {
+func (l *inboxList) askReject(pc *uictx.Ctx) tea.Msg {
 	e := l.row()
 	if ok, _ := canDecide(e); !ok {
 		return nil
@@ -715,7 +712,7 @@ func (l *inboxList) askReject(pc *Ctx) tea.Msg {
 	in.Width = 50
 	cmd := in.Focus()
 	t, slug, by := pc.Opt.Tree, e.Slug, coord.Approver{AgentID: pc.Opt.Agent, ReadOnly: pc.Opt.ReadOnly}
-	return BatchReq{openReq{&dialog{
+	return uictx.BatchReq{openReq{&dialog{
 		title: "Reject " + slug + " · proposal " + kit.Itoa(e.N),
 		body:  []string{"Send " + entryAgent(e) + "'s proposal back with your note: its next run plans again, with the note as FLEET_FEEDBACK."},
 		verb:  "reject", input: &in,
@@ -741,21 +738,21 @@ func (l *inboxList) askReject(pc *Ctx) tea.Msg {
 
 // open is enter: the proposal whole, full screen, rendered at the
 // detail's width; or a paused run's worker, as the Workers pane opens it.
-func (l *inboxList) open(pc *Ctx) tea.Msg {
+func (l *inboxList) open(pc *uictx.Ctx) tea.Msg {
 	e := l.row()
 	if st := l.pausedRow(); st != nil {
 		agent, project := st.AgentID, pc.Opt.Tree.Project
-		return DetailReq{"worker:" + agent, "worker · " + agent, func() func(*Ctx) []string {
+		return uictx.Detail("worker:"+agent, "worker · "+agent, func() func(*uictx.Ctx) []string {
 			wd := workers.ReadWorkerDetail(project, agent)
-			return func(pc *Ctx) []string { return workerDetail(pc.common, wd, nil) }
-		}}
+			return func(pc *uictx.Ctx) []string { return workerDetail(pc.Common, wd, nil) }
+		})
 	}
 	if e == nil {
 		return nil
 	}
 	ent, style, width := *e, pc.Opt.MarkdownStyle, max(20, pc.Cols-3)
-	return DetailReq{"inbox\x00" + ent.Slug, ent.Slug + " · proposal " + kit.Itoa(ent.N), func() func(*Ctx) []string {
+	return uictx.Detail("inbox\x00"+ent.Slug, ent.Slug+" · proposal "+kit.Itoa(ent.N), func() func(*uictx.Ctx) []string {
 		text := readProposal(ent).render(style, width)
-		return func(pc *Ctx) []string { return proposalLines(pc.common, &ent, text) }
-	}}
+		return func(pc *uictx.Ctx) []string { return proposalLines(pc.Common, &ent, text) }
+	})
 }

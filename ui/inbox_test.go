@@ -17,6 +17,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 )
 
@@ -263,7 +264,7 @@ func TestInboxColoursKeepTheLayout(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 36}} {
 		plain := inboxHarness(t, size[0], size[1])
 		v := plain.view()
-		if sel := selectedLine(plain.m.View()); !strings.Contains(sel, ReverseOn+"▸ search-history") {
+		if sel := selectedLine(plain.m.View()); !strings.Contains(sel, uictx.ReverseOn+"▸ search-history") {
 			t.Errorf("%v: the selected row is not reverse video: %q", size, sel)
 		}
 		p := newProject(t)

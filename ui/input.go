@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // key routes a key press. The order lives here alone: a question (a
@@ -87,7 +88,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	for i, b := range k.Panes {
 		if key.Matches(msg, b) {
-			return m.setPane(PaneID(i)), true
+			return m.setPane(uictx.PaneID(i)), true
 		}
 	}
 	return nil, false
@@ -135,7 +136,7 @@ func (m *Model) moveCursor(d int) tea.Cmd {
 	return m.schedulePreview()
 }
 
-func (m *Model) setPane(p PaneID) tea.Cmd {
+func (m *Model) setPane(p uictx.PaneID) tea.Cmd {
 	m.pane = p
 	m.syncKeys()
 	switch p {

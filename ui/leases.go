@@ -13,6 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -24,7 +25,7 @@ type leaseList struct {
 	cols leaseCols
 }
 
-func (l *leaseList) Rebuild(pc *Ctx) {
+func (l *leaseList) Rebuild(pc *uictx.Ctx) {
 	if pc.D == nil {
 		return
 	}
@@ -38,47 +39,44 @@ func (l *leaseList) Rebuild(pc *Ctx) {
 	}
 	l.cols = leaseColumns(l.Width, l.rows)
 	c := l.cols
-	cm := pc.common
+	cm := pc.Common
 	l.SetShared(keys, rowsOf{pane: leasesPane, d: pc.D, needle: f, cols: c}, func(i int, sel bool) string {
 		return leaseLine(cm, &l.rows[i], c, sel)
 	})
 }
 
-func (l *leaseList) Selected() Selection {
+func (l *leaseList) Selected() uictx.Selection {
 	if l.Cursor >= len(l.rows) {
-		return Selection{}
+		return uictx.Selection{}
 	}
 	lease := &l.rows[l.Cursor]
-	return Selection{Rel: lease.Rel, Lease: lease}
+	return uictx.Selection{Rel: lease.Rel, Lease: lease}
 }
 
-func (l *leaseList) SyncKeys(pc *Ctx, set SetKey) {
+func (l *leaseList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	here := pc.Shown == leasesPane
-	release, recover := pc.releaseRecover()
+	release, recover := releaseRecover(pc)
 	set(&pc.Keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
 	set(&pc.Keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
 	set(&pc.Keys.Leases.Open, here && l.Cursor < len(l.rows), "open: select a lease in the leases pane (2)")
 }
 
-func (l *leaseList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (l *leaseList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Leases
 	switch {
 	case key.Matches(msg, k.Release):
-		return pc.askRelease(), true
+		return askRelease(pc), true
 	case key.Matches(msg, k.Recover):
-		return pc.askRecover(), true
+		return askRecover(pc), true
 	case key.Matches(msg, k.Open):
 		return l.open(pc), true
 	}
 	return nil, false
 }
 
-func (l *leaseList) View(pc *Ctx, h int) []string {
+func (l *leaseList) View(pc *uictx.Ctx, h int) []string {
 	return pc.TableBox(kit.FilterTitle("Leases", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, "no leases: nothing is claimed"))
 }
-
-// LeaseKeys are the Leases pane's.
-type LeaseKeys struct{ Release, Recover, Open key.Binding }
 
 // sortLeases orders leases as an operator triages them: unreadable and
 // expired first, then by time left.
@@ -141,7 +139,7 @@ func (c leaseCols) header() string {
 }
 
 // leaseLine is a lease's row, not yet highlighted (finish, table.go).
-func leaseLine(cm *common, l *model.Lease, c leaseCols, selected bool) string {
+func leaseLine(cm *uictx.Common, l *model.Lease, c leaseCols, selected bool) string {
 	plain := cm.Plain
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
@@ -196,7 +194,7 @@ func leaseKey(l *model.Lease) string {
 func ownerText(l *model.Lease) string { return termtext.Line(l.AgentID) + heldOn(l) }
 
 // open shows the selected lease: every field, then the file as it is.
-func (l *leaseList) open(pc *Ctx) tea.Msg {
+func (l *leaseList) open(pc *uictx.Ctx) tea.Msg {
 	s := l.Selected()
 	if s.Lease == nil {
 		return nil
@@ -204,18 +202,18 @@ func (l *leaseList) open(pc *Ctx) tea.Msg {
 	ls, t, now := *s.Lease, pc.Opt.Tree, pc.Now
 	if remoteLease(&ls) {
 		// Read already, with the view: nothing on disk to read.
-		return DetailReq{"lease:" + leaseKey(&ls), "lease · " + slugOf(ls.Rel) + heldOn(&ls), func() func(*Ctx) []string {
-			return func(pc *Ctx) []string { return remoteLeaseDetail(pc, ls, now) }
-		}}
+		return uictx.Detail("lease:"+leaseKey(&ls), "lease · "+slugOf(ls.Rel)+heldOn(&ls), func() func(*uictx.Ctx) []string {
+			return func(pc *uictx.Ctx) []string { return remoteLeaseDetail(pc, ls, now) }
+		})
 	}
-	return DetailReq{"lease:" + ls.File, "lease · " + ls.Rel, func() func(*Ctx) []string {
+	return uictx.Detail("lease:"+ls.File, "lease · "+ls.Rel, func() func(*uictx.Ctx) []string {
 		raw, cut, err := t.ReadLeaseRaw(ls.File)
-		return func(pc *Ctx) []string { return leaseDetail(pc.common, ls, raw, cut, err, now) }
-	}}
+		return func(pc *uictx.Ctx) []string { return leaseDetail(pc.Common, ls, raw, cut, err, now) }
+	})
 }
 
-func leaseDetail(c *common, l model.Lease, raw []byte, cut bool, err error, now float64) []string {
-	d := &DetailText{C: c}
+func leaseDetail(c *uictx.Common, l model.Lease, raw []byte, cut bool, err error, now float64) []string {
+	d := &uictx.DetailText{C: c}
 	d.Heading("Lease")
 	d.Field("file", planfs.Dir+"/.leases/"+l.File)
 	d.Field("plan file", l.Rel)
@@ -229,14 +227,14 @@ func leaseDetail(c *common, l model.Lease, raw []byte, cut bool, err error, now 
 	}
 	if l.Corrupt != "" && l.ModTime > 0 {
 		// How old an unreadable lease is decides when recover may take it.
-		d.Field("modified", Stamp(l.ModTime, now))
+		d.Field("modified", uictx.Stamp(l.ModTime, now))
 	}
 	if l.Corrupt == "" {
 		d.Heading("Anchor's fields")
 		d.Field("plan", l.Plan)
 		d.Field("agent_id", l.AgentID)
-		d.Field("claimed_at", Stamp(l.ClaimedAt, now))
-		d.Field("expires_at", Stamp(l.ExpiresAt, now))
+		d.Field("claimed_at", uictx.Stamp(l.ClaimedAt, now))
+		d.Field("expires_at", uictx.Stamp(l.ExpiresAt, now))
 		d.Field("origin", l.Origin)
 		d.Heading("Fleetwatch's fields")
 		d.Field("host", l.Host)
@@ -260,8 +258,8 @@ func leaseDetail(c *common, l model.Lease, raw []byte, cut bool, err error, now 
 
 // remoteLeaseDetail is a remote lease read whole: where the backend keeps
 // it, who holds it where, and the lease as the backend holds it.
-func remoteLeaseDetail(pc *Ctx, l model.Lease, now float64) []string {
-	d := &DetailText{C: pc.common}
+func remoteLeaseDetail(pc *uictx.Ctx, l model.Lease, now float64) []string {
+	d := &uictx.DetailText{C: pc.Common}
 	d.Heading("Remote lease")
 	where := l.Backend
 	if l.Backend == "git" {
@@ -288,7 +286,7 @@ func remoteLeaseDetail(pc *Ctx, l model.Lease, now float64) []string {
 	d.Field("agent_id", l.AgentID)
 	d.Field("host", l.Host)
 	d.Field("pid", kit.Itoa(l.PID))
-	d.Field("claimed_at", Stamp(l.ClaimedAt, now))
+	d.Field("claimed_at", uictx.Stamp(l.ClaimedAt, now))
 	d.Field("token", l.Token)
 	d.Field("epoch", strconv.FormatInt(l.Epoch, 10))
 	d.Field("ttl", kit.Span(l.TTL))
@@ -306,40 +304,40 @@ func timeLeft(l *model.Lease, now float64) string {
 
 // releaseRecover says whether r and R apply to the selection. The Plans
 // pane offers both too, for the selected plan.
-func (pc *Ctx) releaseRecover() (release, recover bool) {
+func releaseRecover(pc *uictx.Ctx) (release, recover bool) {
 	rel, lease := pc.Target.Rel, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
 	exists := rel != "" && pc.D.Has(rel)
 	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(pc.Now) || !exists)
 }
 
-func (pc *Ctx) askRelease() tea.Msg {
+func askRelease(pc *uictx.Ctx) tea.Msg {
 	rel, lease := pc.Target.Rel, pc.Target.Lease
 	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
-		holder(pc.common, lease)}
-	body = append(body, takes(pc.common, lease, "Releasing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.common, lease, model.InProgress)
+		holder(pc.Common, lease)}
+	body = append(body, takes(pc.Common, lease, "Releasing")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, model.InProgress)
 	return askReq{d: &dialog{title: "Release " + slugOf(rel), body: body, verb: "release"}, rel: rel, lease: lease,
 		verb: model.Release, local: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }}
 }
 
-func (pc *Ctx) askRecover() tea.Msg {
+func askRecover(pc *uictx.Ctx) tea.Msg {
 	rel, lease := pc.Target.Rel, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
 	t, agent, ttl := pc.Opt.Tree, pc.Opt.Agent, pc.Opt.TTL
 	if !pc.D.Has(rel) && pc.Claims != nil {
-		return StatusReq{"✗ recover: no plan at " + rel + " on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true}
+		return uictx.Status("✗ recover: no plan at "+rel+" on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true)
 	}
 	if !pc.D.Has(rel) {
 		return askReq{d: &dialog{
 			title: "Remove a left-over lease",
-			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + holder(pc.common, lease),
+			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + holder(pc.Common, lease),
 				"Remove it with the repair every work-once run does."},
 			verb: "repair",
 			do:   func(model.Lane, string) tea.Cmd { return repairCmd(t) },
 		}, rel: rel, lease: lease}
 	}
-	body := []string{holder(pc.common, lease)}
+	body := []string{holder(pc.Common, lease)}
 	if lane == model.InProgress {
 		body = append(body, "You ("+pc.Opt.Agent+") take the lease over for "+kit.Span(pc.Opt.TTL)+"; then r releases the plan or c completes it.")
 	} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -196,7 +197,7 @@ func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
 
 // logLine renders one log line: the time of day, a mark for the stream
 // (! the executor's stderr, » the driver's own words) and the text.
-func logLine(c *common, raw string) string {
+func logLine(c *uictx.Common, raw string) string {
 	at, stream, text, ok := workers.ParseLogLine(raw)
 	if !ok {
 		return termtext.Line(raw)

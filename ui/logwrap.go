@@ -20,7 +20,7 @@ const logStep = 10
 // render is line j as drawn, rendered on first sight.
 func (m *Model) logRendered(p *logPane, j int) string {
 	if p.shown[j] == "" {
-		p.shown[j] = logLine(m.common, p.lines[j])
+		p.shown[j] = logLine(m.Common, p.lines[j])
 	}
 	return p.shown[j]
 }

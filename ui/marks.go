@@ -7,6 +7,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // The marks a row carries beyond its columns: why a parked plan was set
@@ -30,19 +31,8 @@ func parkReasons(events []planfs.Event) map[string]string {
 	return out
 }
 
-// lintByFile indexes the scan's warnings by the plan they are about.
-func lintByFile(ws []model.Warning) map[string][]model.Warning {
-	out := map[string][]model.Warning{}
-	for _, w := range ws {
-		if w.File != "" {
-			out[w.File] = append(out[w.File], w)
-		}
-	}
-	return out
-}
-
 // parkReason is why the plan at r was parked, when the event log says.
-func (d *Data) parkReason(r *model.BoardRow) (string, bool) {
+func parkReason(d *uictx.Data, r *model.BoardRow) (string, bool) {
 	if d == nil || !r.Plan.Lane.Parked() {
 		return "", false
 	}
@@ -51,7 +41,7 @@ func (d *Data) parkReason(r *model.BoardRow) (string, bool) {
 }
 
 // lintOf is the plan's lint warnings.
-func (d *Data) lintOf(rel string) []model.Warning {
+func lintOf(d *uictx.Data, rel string) []model.Warning {
 	if d == nil {
 		return nil
 	}
@@ -60,8 +50,8 @@ func (d *Data) lintOf(rel string) []model.Warning {
 
 // whyText is the plans table's reason column: for a parked plan the
 // reason it was parked with, else its dependencies (depsText).
-func (d *Data) whyText(r *model.BoardRow) (string, bool) {
-	if why, ok := d.parkReason(r); ok {
+func whyText(d *uictx.Data, r *model.BoardRow) (string, bool) {
+	if why, ok := parkReason(d, r); ok {
 		if why == "" {
 			return "parked, no reason given", false
 		}
@@ -72,15 +62,15 @@ func (d *Data) whyText(r *model.BoardRow) (string, bool) {
 
 // previewNote is what the preview says above a plan: the park reason and
 // the lint warnings, as a quote so it reads apart from the plan.
-func (d *Data) previewNote(r *model.BoardRow) string {
+func previewNote(d *uictx.Data, r *model.BoardRow) string {
 	var b strings.Builder
-	if why, ok := d.parkReason(r); ok {
+	if why, ok := parkReason(d, r); ok {
 		if why == "" {
 			why = "no reason given"
 		}
 		b.WriteString("> **Parked:** " + termtext.Line(why) + "\n>\n")
 	}
-	for _, w := range d.lintOf(r.Plan.Rel) {
+	for _, w := range lintOf(d, r.Plan.Rel) {
 		where := ""
 		if w.Line > 0 {
 			where = " line " + kit.Itoa(w.Line) + ":"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // A parked plan's row and preview say why it was parked (the reason the
@@ -120,10 +121,10 @@ func TestNoColorSelectionIsReverseVideo(t *testing.T) {
 			h.press(pane)
 			v := h.m.View()
 			sel := selectedLine(v)
-			if !strings.Contains(sel, ReverseOn+"▸") || !strings.Contains(sel, ReverseOff) {
+			if !strings.Contains(sel, uictx.ReverseOn+"▸") || !strings.Contains(sel, uictx.ReverseOff) {
 				t.Errorf("%dx%d pane %s: the selected row is not reverse video: %q", size[0], size[1], pane, sel)
 			}
-			if rest := strings.NewReplacer(ReverseOn, "", ReverseOff, "").Replace(v); strings.Contains(rest, "\x1b") {
+			if rest := strings.NewReplacer(uictx.ReverseOn, "", uictx.ReverseOff, "").Replace(v); strings.Contains(rest, "\x1b") {
 				t.Errorf("%dx%d pane %s: other escape codes under NO_COLOR: %q", size[0], size[1], pane, rest)
 			}
 		}

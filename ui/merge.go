@@ -20,6 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
@@ -37,17 +38,6 @@ type mergeList struct {
 	shown   []int // the items the filter lets through, in listing order
 	cols    mergeCols
 	want    string // a slug to select once the listing shows it (a notice's)
-}
-
-// MergeKeys are the Merge pane's: a person's decisions, the queue, and
-// reading a candidate.
-type MergeKeys struct {
-	Approve, NeedsWork, Peer key.Binding
-	Add, Remove, Land        key.Binding
-	Open, Diff               key.Binding
-	// Accept is the banner's: a move of the integration branch outside
-	// the queue taken as the operator's own (queue accept).
-	Accept key.Binding
 }
 
 // mergeMsg is one reading of the candidates and the queue.
@@ -183,7 +173,7 @@ func (l *mergeList) SetSize(w, h int) {
 // checkLegend says what each check glyph means, below the table.
 const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missing  … running"
 
-func (l *mergeList) Rebuild(pc *Ctx) {
+func (l *mergeList) Rebuild(pc *uictx.Ctx) {
 	f := l.Needle()
 	l.shown = l.shown[:0]
 	items := l.listing.Items
@@ -198,7 +188,7 @@ func (l *mergeList) Rebuild(pc *Ctx) {
 	}
 	l.cols = mergeColumns(l.Width, items, l.shown)
 	c := l.cols
-	cm := pc.common
+	cm := pc.Common
 	l.Set(keys, func(i int, sel bool) string {
 		return mergeLine(cm, &l.listing.Items[l.shown[i]], l.listing.Batch, c, sel)
 	})
@@ -235,9 +225,9 @@ func (l *mergeList) head() *landing.Status {
 
 // Selected offers the key map nothing: the plan verbs stay off here, where
 // A, X, + and - act through the landing engine.
-func (l *mergeList) Selected() Selection { return Selection{} }
+func (l *mergeList) Selected() uictx.Selection { return uictx.Selection{} }
 
-func (l *mergeList) SyncKeys(pc *Ctx, set SetKey) {
+func (l *mergeList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	k := &pc.Keys.Merge
 	here := pc.Shown == mergePane
 	r := l.row()
@@ -285,7 +275,7 @@ func addWhy(r *landing.Status) string {
 	return "add: only approved candidates join the queue; approve " + termtext.Line(r.Slug) + " first (A)"
 }
 
-func (l *mergeList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (l *mergeList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	if req, ok := l.candidateKey(pc, msg); ok {
 		return req, true
 	}
@@ -305,7 +295,7 @@ func (l *mergeList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (l *mergeList) View(pc *Ctx, h int) []string {
+func (l *mergeList) View(pc *uictx.Ctx, h int) []string {
 	empty := "no candidates: a plan in review-needed/ whose feature/<slug> branch is ahead of the integration branch shows here"
 	switch {
 	case !l.loaded:
@@ -313,7 +303,7 @@ func (l *mergeList) View(pc *Ctx, h int) []string {
 	case l.err != nil:
 		empty = "no candidates to show (the line above says why)"
 	}
-	out := []string{" " + l.info(pc.common)}
+	out := []string{" " + l.info(pc.Common)}
 	// The gate's own notices (a move the queue did not make, checks that
 	// differ from the committed ones), one line each, above the table.
 	for i, n := range l.listing.Notices {
@@ -375,7 +365,7 @@ func anyFlaky(items []landing.Status) bool {
 
 // info is the line above the table: the integration branch and its
 // tip, how many are queued, and what gates a landing.
-func (l *mergeList) info(cm *common) string {
+func (l *mergeList) info(cm *uictx.Common) string {
 	ls := &l.listing
 	if err := l.err; err != nil {
 		// The last good reading stays below, said to be old.
@@ -456,7 +446,7 @@ func (c mergeCols) header() string {
 }
 
 // mergeLine is a candidate's row, not yet highlighted (finish, table.go).
-func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeCols, selected bool) string {
+func mergeLine(cm *uictx.Common, s *landing.Status, batch *landing.BatchView, c mergeCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
 	pos := ""
@@ -486,7 +476,7 @@ func mergeLine(cm *common, s *landing.Status, batch *landing.BatchView, c mergeC
 
 // stateCell is a state in the engine's words, coloured by what it asks of
 // a person; the word alone says it under NO_COLOR.
-func stateCell(cm *common, st landing.State, w int) string {
+func stateCell(cm *uictx.Common, st landing.State, w int) string {
 	cell := kit.Fit(string(st), w)
 	if cm.Plain {
 		return cell
@@ -506,7 +496,7 @@ func stateCell(cm *common, st landing.State, w int) string {
 
 // busy is the colour of work under way (checking, queued, a running
 // check): the diff's hunk cyan.
-func busy(cm *common) lipgloss.Style {
+func busy(cm *uictx.Common) lipgloss.Style {
 	return cm.R.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#0E7490", Dark: "#56B6C2"})
 }
 
@@ -539,7 +529,7 @@ func resultGlyph(c landing.CheckResult) string {
 	return checkGlyph(c.Result)
 }
 
-func checksCell(cm *common, s *landing.Status, w int) string {
+func checksCell(cm *uictx.Common, s *landing.Status, w int) string {
 	if s.State == landing.NoChange {
 		return kit.Fit("", w) // no commit of its own: no check of it
 	}
@@ -652,7 +642,7 @@ func batchWhy(s *landing.Status, b *landing.BatchView) string {
 
 // whyOf is the state's reason in the engine's words, with the
 // conflicting paths when the reason does not name them.
-func whyOf(cm *common, s *landing.Status) string {
+func whyOf(cm *uictx.Common, s *landing.Status) string {
 	why := s.Why
 	if s.State == landing.Approved && s.ApprovedBy != "" {
 		// The engine names the CLI's verb; here the key does it, and a
@@ -682,7 +672,7 @@ func whyOf(cm *common, s *landing.Status) string {
 // say why; never do they act on a row the operator cannot see.
 
 // candidate is the candidate the merge keys act on here, nil when none.
-func (l *mergeList) candidate(pc *Ctx) *landing.Status {
+func (l *mergeList) candidate(pc *uictx.Ctx) *landing.Status {
 	switch pc.Shown {
 	case mergePane:
 		return l.row()
@@ -708,7 +698,7 @@ func (l *mergeList) bySlug(slug string) *landing.Status {
 }
 
 // noCandidate is why verb has nothing to act on here.
-func (l *mergeList) noCandidate(pc *Ctx, verb string) string {
+func (l *mergeList) noCandidate(pc *uictx.Ctx, verb string) string {
 	if pc.Shown != plansPane {
 		return verb + ": select a candidate in the merge pane (6)"
 	}
@@ -724,7 +714,7 @@ func (l *mergeList) noCandidate(pc *Ctx, verb string) string {
 
 // candidateKeys sets A, X, + and m for the candidate here; the Plans
 // pane sets them too, for the selected plan's candidate.
-func (l *mergeList) candidateKeys(pc *Ctx, set SetKey) {
+func (l *mergeList) candidateKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	k := &pc.Keys.Merge
 	r := l.candidate(pc)
 	if r == nil {
@@ -757,7 +747,7 @@ func needsWorkWhy(r *landing.Status) string {
 
 // landKey sets m: in the Merge pane it lands the queue's head; in the
 // Plans pane only when the selected plan's candidate is that head.
-func (l *mergeList) landKey(pc *Ctx, set SetKey, r *landing.Status) {
+func (l *mergeList) landKey(pc *uictx.Ctx, set uictx.SetKey, r *landing.Status) {
 	k := &pc.Keys.Merge
 	h := l.head()
 	switch {
@@ -778,7 +768,7 @@ func (l *mergeList) landKey(pc *Ctx, set SetKey, r *landing.Status) {
 
 // candidateKey answers A, X, + and m on the candidate here: the Merge
 // pane's row, or in the Plans pane the selected plan's.
-func (l *mergeList) candidateKey(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (l *mergeList) candidateKey(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Merge
 	switch {
 	case key.Matches(msg, k.Approve):
@@ -845,7 +835,7 @@ func stillAt(project, slug, commit string, head bool) error {
 	return fmt.Errorf("%s is no longer a candidate; nothing done", slug)
 }
 
-func (l *mergeList) askApprove(pc *Ctx) tea.Msg {
+func (l *mergeList) askApprove(pc *uictx.Ctx) tea.Msg {
 	r := l.candidate(pc)
 	if r == nil {
 		return nil
@@ -922,7 +912,7 @@ func orWords(s, def string) string {
 	return s
 }
 
-func (l *mergeList) askNeedsWork(pc *Ctx) tea.Msg {
+func (l *mergeList) askNeedsWork(pc *uictx.Ctx) tea.Msg {
 	r := l.candidate(pc)
 	if r == nil {
 		return nil
@@ -938,7 +928,7 @@ func (l *mergeList) askNeedsWork(pc *Ctx) tea.Msg {
 	if queued {
 		body = append(body, "It leaves the queue (place "+kit.Itoa(*r.Position)+") and any approve is void.")
 	}
-	return BatchReq{openReq{&dialog{
+	return uictx.BatchReq{openReq{&dialog{
 		title: "Needs work: " + slug, body: body, verb: "send back", input: &in,
 		do: func(_ model.Lane, note string) tea.Cmd {
 			if note == "" {
@@ -968,7 +958,7 @@ func (l *mergeList) askNeedsWork(pc *Ctx) tea.Msg {
 
 // startPeer starts `fleetwatch review SLUG --peer` detached; its verdict
 // shows in the pane when it is stored.
-func (l *mergeList) startPeer(pc *Ctx) tea.Cmd {
+func (l *mergeList) startPeer(pc *uictx.Ctx) tea.Cmd {
 	r := l.row()
 	if r == nil || pc.Opt.Self == "" {
 		return nil
@@ -980,7 +970,7 @@ func (l *mergeList) startPeer(pc *Ctx) tea.Cmd {
 	})
 }
 
-func (l *mergeList) queueAdd(pc *Ctx) tea.Cmd {
+func (l *mergeList) queueAdd(pc *uictx.Ctx) tea.Cmd {
 	r := l.candidate(pc)
 	if r == nil {
 		return nil
@@ -991,7 +981,7 @@ func (l *mergeList) queueAdd(pc *Ctx) tea.Cmd {
 	})
 }
 
-func (l *mergeList) queueRemove(pc *Ctx) tea.Cmd {
+func (l *mergeList) queueRemove(pc *uictx.Ctx) tea.Cmd {
 	r := l.row()
 	if r == nil {
 		return nil
@@ -1005,7 +995,7 @@ func (l *mergeList) queueRemove(pc *Ctx) tea.Cmd {
 // askAccept names the integration branch's tip a move outside the queue
 // left and asks before taking it as the operator's own; a branch that
 // moved again meanwhile is refused by the engine.
-func (l *mergeList) askAccept(pc *Ctx) tea.Msg {
+func (l *mergeList) askAccept(pc *uictx.Ctx) tea.Msg {
 	ls := &l.listing
 	if ls.MovedTo == "" {
 		return nil
@@ -1034,7 +1024,7 @@ const (
 
 // askLand names the head, the exact commit that would land and what gates
 // it, then starts `fleetwatch queue land --yes` detached.
-func (l *mergeList) askLand(pc *Ctx) tea.Msg {
+func (l *mergeList) askLand(pc *uictx.Ctx) tea.Msg {
 	h := l.head()
 	if h == nil || pc.Opt.Self == "" {
 		return nil
@@ -1049,7 +1039,7 @@ func (l *mergeList) askLand(pc *Ctx) tea.Msg {
 	if h.Candidate != "" {
 		body = append(body, "Candidate "+short(h.Candidate)+" (tree "+short(h.Tree)+").")
 	}
-	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", whyOf(pc.common, h))+".")
+	body = append(body, "Now: "+string(h.State)+orEmpty(" — ", whyOf(pc.Common, h))+".")
 	switch h.State {
 	case landing.Conflict, landing.Stale, landing.Failed, landing.NeedsReview, landing.Reviewed, landing.Approved, landing.NoChange, landing.Landed:
 		// The lander would refuse: say so, and offer no landing.
@@ -1081,7 +1071,7 @@ func (l *mergeList) askLand(pc *Ctx) tea.Msg {
 // askLandBatch is the land dialog with `queue: {batch: N}`: it names the
 // changes that ride together, their candidate and how it is checked; an
 // entry ahead that cannot land waits, queued, and does not stop them.
-func (l *mergeList) askLandBatch(pc *Ctx, b *landing.BatchView) tea.Msg {
+func (l *mergeList) askLandBatch(pc *uictx.Ctx, b *landing.BatchView) tea.Msg {
 	ls := &l.listing
 	first := l.bySlug(b.Slugs[0])
 	self, t, slug, commit := pc.Opt.Self, pc.Opt.Tree, first.Slug, first.Commit
@@ -1160,15 +1150,15 @@ func relTo(project, path string) string {
 }
 
 // diff is `d`: the candidate's feature branch.
-func (l *mergeList) diff(pc *Ctx) tea.Msg {
+func (l *mergeList) diff(pc *uictx.Ctx) tea.Msg {
 	r := l.row()
 	if r == nil {
 		return nil
 	}
 	project, slug := pc.Opt.Tree.Project, r.Slug
-	return DiffReq{"plan " + termtext.Line(slug), "plan\x00" + slug, func() (workers.Diff, error) {
+	return uictx.Diff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (workers.Diff, error) {
 		return workers.DiffOfPlan(project, slug)
-	}}
+	})
 }
 
 // mergeDetailLines is how many lines of each check's log the detail shows.
@@ -1176,13 +1166,13 @@ const mergeDetailLines = 15
 
 // open is enter: the candidate's facts, each
 // check with its log's tail, and the peer reviews, newest first.
-func (l *mergeList) open(pc *Ctx) tea.Msg {
+func (l *mergeList) open(pc *uictx.Ctx) tea.Msg {
 	r := l.row()
 	if r == nil {
 		return nil
 	}
 	t, s := pc.Opt.Tree, *r
-	return DetailReq{"merge\x00" + s.Slug, s.Slug + " · " + string(s.State), func() func(*Ctx) []string {
+	return uictx.Detail("merge\x00"+s.Slug, s.Slug+" · "+string(s.State), func() func(*uictx.Ctx) []string {
 		logs := make([][]string, len(s.Checks))
 		logErrs := make([]error, len(s.Checks))
 		for i, c := range s.Checks {
@@ -1195,11 +1185,11 @@ func (l *mergeList) open(pc *Ctx) tea.Msg {
 		for i, rv := range s.Reviews {
 			texts[i], _, textErrs[i] = t.ReadReviewText(rv.Path)
 		}
-		return func(pc *Ctx) []string { return mergeDetail(pc.common, &s, logs, logErrs, texts, textErrs) }
-	}}
+		return func(pc *uictx.Ctx) []string { return mergeDetail(pc.Common, &s, logs, logErrs, texts, textErrs) }
+	})
 }
 
-func mergeDetail(cm *common, s *landing.Status, logs [][]string, logErrs []error, texts []string, textErrs []error) []string {
+func mergeDetail(cm *uictx.Common, s *landing.Status, logs [][]string, logErrs []error, texts []string, textErrs []error) []string {
 	line := termtext.Line
 	out := []string{
 		line(s.Branch + " @ " + short(s.Commit) + " · " + kit.Plural(s.Ahead, "commit", "commits") + " ahead, " + kit.Itoa(s.Behind) + " behind base " + short(s.Base)),

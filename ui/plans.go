@@ -15,6 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -38,12 +39,12 @@ type planList struct {
 	want string
 }
 
-func (p *planList) Rebuild(pc *Ctx) {
+func (p *planList) Rebuild(pc *uictx.Ctx) {
 	d := pc.D
 	p.rows = p.rows[:0]
 	clear(p.matched)
 	if d != nil {
-		p.rows = d.filterPlans(p.rows, p.lane, p.Needle(), p.matched)
+		p.rows = filterPlans(d, p.rows, p.lane, p.Needle(), p.matched)
 	}
 	p.cols = planColumns(p.Width, p.wantFor(d), p.lane.Ready())
 	p.cols.parked = p.lane.Parked()
@@ -52,7 +53,7 @@ func (p *planList) Rebuild(pc *Ctx) {
 		keys[i] = r.Plan.Rel
 	}
 	c := p.cols
-	cm := pc.common
+	cm := pc.Common
 	p.SetShared(keys, rowsOf{pane: plansPane, d: d, lane: p.lane, needle: p.Needle(), cols: c}, func(i int, sel bool) string {
 		return planLine(cm, d, p.rows[i], c, sel)
 	})
@@ -62,17 +63,17 @@ func (p *planList) Rebuild(pc *Ctx) {
 	}
 }
 
-func (p *planList) Selected() Selection {
+func (p *planList) Selected() uictx.Selection {
 	if p.Cursor >= len(p.rows) {
-		return Selection{}
+		return uictx.Selection{}
 	}
 	r := p.rows[p.Cursor]
-	return Selection{Rel: r.Plan.Rel, Row: r, Lease: r.Lease}
+	return uictx.Selection{Rel: r.Plan.Rel, Row: r, Lease: r.Lease}
 }
 
 // Update answers the Plans pane's own keys: lanes, the filter, the
 // preview, and the verbs on the selected plan.
-func (p *planList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (p *planList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Plans
 	switch {
 	case key.Matches(msg, k.PrevLane):
@@ -84,13 +85,13 @@ func (p *planList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	case key.Matches(msg, k.PreviewUp):
 		p.pv.vp.HalfPageUp()
 	case key.Matches(msg, k.Preview):
-		return ReaderReq{}, true
+		return uictx.ReaderReq{}, true
 	case key.Matches(msg, k.Diff):
 		return p.diff(pc), true
 	case key.Matches(msg, k.New):
-		return NewPlanReq{}, true
+		return uictx.NewPlanReq{}, true
 	case key.Matches(msg, k.Edit):
-		return EditReq{}, true
+		return uictx.EditReq{}, true
 	default:
 		if req, ok := p.verbKey(pc, msg); ok {
 			return req, true
@@ -100,7 +101,7 @@ func (p *planList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, true
 }
 
-func (p *planList) SyncKeys(pc *Ctx, set SetKey) {
+func (p *planList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	k, onPlans := &pc.Keys.Plans, pc.Shown == plansPane
 	rel, row := pc.Target.Rel, pc.Target.Row
 	lane := model.Rel(rel).Lane()
@@ -111,13 +112,13 @@ func (p *planList) SyncKeys(pc *Ctx, set SetKey) {
 	set(&k.Park, takes(model.Park), "park: select a ready or in-progress plan")
 	set(&k.Return, takes(model.Return), "return: select a parked or in-progress plan")
 	set(&k.Complete, takes(model.Complete), "complete: select an in-progress plan")
-	release, recover := pc.releaseRecover()
+	release, recover := releaseRecover(pc)
 	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
 	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
 	set(&k.Preview, onPlan, "preview: select a plan")
 	set(&k.Diff, onPlan, "diff: select a plan, a worktree or a worker")
 	// The preview shows below the plans, not full screen.
-	_, ph := plansSplit(pc.common, pc.Height-2)
+	_, ph := plansSplit(pc.Common, pc.Height-2)
 	inline := onPlan && onPlans && ph > 0 && !pc.Reading
 	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
@@ -130,17 +131,6 @@ func (p *planList) SyncKeys(pc *Ctx, set SetKey) {
 		// not the inbox's.
 		p.queue.candidateKeys(pc, set)
 	}
-}
-
-// PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.
-type PlanKeys struct {
-	PrevLane, NextLane         key.Binding
-	Preview                    key.Binding
-	PreviewUp, PreviewDown     key.Binding
-	Promote, Park, Return      key.Binding
-	Release, Recover, Complete key.Binding
-	Diff                       key.Binding
-	New, Edit                  key.Binding
 }
 
 // planCols are the plans table's column widths for one terminal width; a
@@ -318,7 +308,7 @@ func whoText(r *model.BoardRow, now float64) (string, int) {
 
 // planLine renders one row; a selected row keeps its colours under the
 // highlight.
-func planLine(cm *common, d *Data, r *model.BoardRow, c planCols, selected bool) string {
+func planLine(cm *uictx.Common, d *uictx.Data, r *model.BoardRow, c planCols, selected bool) string {
 	plain := cm.Plain
 	style := func(s string, st func(...string) string) string {
 		if plain {
@@ -329,7 +319,7 @@ func planLine(cm *common, d *Data, r *model.BoardRow, c planCols, selected bool)
 	var b strings.Builder
 	// A plan check warns about is marked in the gutter: its preview says why.
 	gut := kit.Gutter(selected)
-	if len(d.lintOf(r.Plan.Rel)) > 0 {
+	if len(lintOf(d, r.Plan.Rel)) > 0 {
 		gut = gut[:len(gut)-1] + style("!", cm.St.Warn.Render)
 	}
 	b.WriteString(gut)
@@ -367,7 +357,7 @@ func planLine(cm *common, d *Data, r *model.BoardRow, c planCols, selected bool)
 			b.WriteString(cell + " ")
 		}
 	}
-	if deps, met := d.whyText(r); met && c.deps > 0 {
+	if deps, met := whyText(d, r); met && c.deps > 0 {
 		b.WriteString(kit.Fit(deps, c.deps))
 	} else if c.deps > 0 {
 		b.WriteString(style(kit.Fit(deps, c.deps), cm.St.Bad.Render))
@@ -415,7 +405,7 @@ func matches(r *model.BoardRow, f string) bool {
 // rows. Ten thousand rows are measured on every refresh, so it allocates
 // nothing per row: a string no longer in bytes than the widest so far
 // cannot be wider.
-func (p *planList) measurePlans(d *Data, rows []*model.BoardRow) planWant {
+func (p *planList) measurePlans(d *uictx.Data, rows []*model.BoardRow) planWant {
 	w := planWant{slug: 4, title: 5, deps: 4, tier: 1}
 	if p.skipW == nil || d == nil || len(p.skipW) > 2*len(d.Board.Rows)+64 {
 		p.skipW = map[string]int{} // plans gone since are dropped
@@ -432,7 +422,7 @@ func (p *planList) measurePlans(d *Data, rows []*model.BoardRow) planWant {
 				w.tier = max(w.tier, digits(c.Rank)+len(unknownMark(c)))
 			}
 		}
-		w.deps = max(w.deps, d.whyWidth(r, p.skipW, w.deps))
+		w.deps = max(w.deps, whyWidth(d, r, p.skipW, w.deps))
 		who := 0
 		switch l := r.Lease; {
 		case l != nil && l.Corrupt != "":
@@ -467,14 +457,14 @@ const countdownWidth = 6
 // lane and filter give the same rows, so a rebuild for another reason (a
 // resize, the workers' state, a pane's keys) measures nothing again.
 type measuredPlans struct {
-	d      *Data
+	d      *uictx.Data
 	lane   model.Lane
 	needle string
 	want   planWant
 }
 
 // wantFor is measurePlans of the rows just selected, remembered.
-func (p *planList) wantFor(d *Data) planWant {
+func (p *planList) wantFor(d *uictx.Data) planWant {
 	key := measuredPlans{d: d, lane: p.lane, needle: p.Needle()}
 	if d == nil || p.measured.d != key.d || p.measured.lane != key.lane || p.measured.needle != key.needle {
 		key.want = p.measurePlans(d, p.rows)
@@ -491,9 +481,9 @@ const titleKeep = 12
 // width up to atMost when the text is no wider (all the caller needs).
 // Why a ready plan is skipped is the board's Problem, measured once per
 // plan (skips).
-func (d *Data) whyWidth(r *model.BoardRow, skips map[string]int, atMost int) int {
+func whyWidth(d *uictx.Data, r *model.BoardRow, skips map[string]int, atMost int) int {
 	if r.Plan.Lane.Parked() {
-		s, _ := d.whyText(r)
+		s, _ := whyText(d, r)
 		return kit.CellWidth(s)
 	}
 	if r.Plan.Lane.Ready() && r.Problem != "" {
@@ -538,7 +528,7 @@ func digits(n int) int {
 
 // filterPlans appends lane's rows that match f to dst; while a filter
 // applies it looks in every lane and counts each lane's matches.
-func (d *Data) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, matched map[model.Lane]int) []*model.BoardRow {
+func filterPlans(d *uictx.Data, dst []*model.BoardRow, lane model.Lane, f string, matched map[model.Lane]int) []*model.BoardRow {
 	if f == "" {
 		rows := d.Board.Lane(lane)
 		for i := range rows {
@@ -562,11 +552,11 @@ func (d *Data) filterPlans(dst []*model.BoardRow, lane model.Lane, f string, mat
 
 // laneCount is a lane's count for the lane list: its plans, or while a
 // filter applies its matches of its plans ("3/12").
-func (p *planList) laneCount(d *Data, l model.Lane) string {
+func (p *planList) laneCount(d *uictx.Data, l model.Lane) string {
 	if !p.Active() {
-		return kit.Itoa(d.count(l))
+		return kit.Itoa(laneCount(d, l))
 	}
-	return kit.Itoa(p.matched[l]) + "/" + kit.Itoa(d.count(l))
+	return kit.Itoa(p.matched[l]) + "/" + kit.Itoa(laneCount(d, l))
 }
 
 // laneWithMatches moves to the first lane with a match when the shown lane
@@ -585,7 +575,7 @@ func (p *planList) laneWithMatches() {
 	}
 }
 
-func (p *planList) View(pc *Ctx, h int) []string {
+func (p *planList) View(pc *uictx.Ctx, h int) []string {
 	d := pc.D
 	rows := pc.Rows(&p.Table, "")
 	if p.Len() == 0 {
@@ -600,29 +590,29 @@ func (p *planList) View(pc *Ctx, h int) []string {
 	}
 	table := append([]string{pc.St.Header.Render(p.cols.header())}, rows...)
 	if !pc.Wide {
-		return append([]string{p.laneStrip(pc.common, d)}, table...)
+		return append([]string{p.laneStrip(pc.Common, d)}, table...)
 	}
-	th, ph := plansSplit(pc.common, h)
-	title := string(p.lane) + " · " + kit.Itoa(d.count(p.lane))
+	th, ph := plansSplit(pc.Common, h)
+	title := string(p.lane) + " · " + kit.Itoa(laneCount(d, p.lane))
 	if p.Active() {
-		title = string(p.lane) + " · " + kit.Itoa(p.Len()) + " of " + kit.Itoa(d.count(p.lane)) + " · /" + termtext.Line(p.Input.Value())
+		title = string(p.lane) + " · " + kit.Itoa(p.Len()) + " of " + kit.Itoa(laneCount(d, p.lane)) + " · /" + termtext.Line(p.Input.Value())
 	}
 	right := pc.Box(title, p.ScrollHint(), table, pc.Cols-laneBoxWidth, th, true)
 	if ph > 0 {
-		right = append(right, p.previewBox(pc.common, ph)...)
+		right = append(right, p.previewBox(pc.Common, ph)...)
 	}
 	return beside(p.laneBox(pc, h), right)
 }
 
 // count is how many plans lane l holds.
-func (d *Data) count(l model.Lane) int {
+func laneCount(d *uictx.Data, l model.Lane) int {
 	if d == nil {
 		return 0
 	}
 	return d.Board.Counts[l]
 }
 
-func (p *planList) laneBox(pc *Ctx, h int) []string {
+func (p *planList) laneBox(pc *uictx.Ctx, h int) []string {
 	var lines []string
 	for _, l := range model.Lanes {
 		n := p.laneCount(pc.D, l)
@@ -639,7 +629,7 @@ func (p *planList) laneBox(pc *Ctx, h int) []string {
 }
 
 // previewBox is the selected plan's preview below the table.
-func (p *planList) previewBox(c *common, h int) []string {
+func (p *planList) previewBox(c *uictx.Common, h int) []string {
 	title := "preview"
 	if r := p.Selected().Row; r != nil {
 		title = termtext.Line(r.Plan.Rel)
@@ -664,7 +654,7 @@ func (p *planList) previewBox(c *common, h int) []string {
 
 // laneStrip is the lanes on one line for narrow terminals, abbreviated when
 // the full names do not fit; the selected lane is bracketed.
-func (p *planList) laneStrip(cm *common, d *Data) string {
+func (p *planList) laneStrip(cm *uictx.Common, d *uictx.Data) string {
 	// short: 0 full names, 1 short names but the selected lane's, 2 all
 	// short, 3 all short and a filter's matches without the lane's total.
 	build := func(short int) string {
@@ -701,7 +691,7 @@ func (p *planList) laneStrip(cm *common, d *Data) string {
 	return s
 }
 
-func (p *planList) switchLane(pc *Ctx, d int) tea.Msg {
+func (p *planList) switchLane(pc *uictx.Ctx, d int) tea.Msg {
 	i := 0
 	for j, l := range model.Lanes {
 		if l == p.lane {
@@ -714,12 +704,12 @@ func (p *planList) switchLane(pc *Ctx, d int) tea.Msg {
 	p.Keys = nil
 	p.Rebuild(pc)
 	p.GoTo(p.lanePick[p.lane])
-	return SelectedReq{}
+	return uictx.SelectedReq{}
 }
 
 // verbKey asks before a verb on the selected plan; the bindings that
 // cannot apply are disabled.
-func (p *planList) verbKey(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (p *planList) verbKey(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Plans
 	switch {
 	case key.Matches(msg, k.Promote):
@@ -729,16 +719,16 @@ func (p *planList) verbKey(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	case key.Matches(msg, k.Return):
 		return p.askReturn(pc), true
 	case key.Matches(msg, k.Release):
-		return pc.askRelease(), true
+		return askRelease(pc), true
 	case key.Matches(msg, k.Recover):
-		return pc.askRecover(), true
+		return askRecover(pc), true
 	case key.Matches(msg, k.Complete):
 		return p.askComplete(pc), true
 	}
 	return nil, false
 }
 
-func (p *planList) askPromote(pc *Ctx) tea.Msg {
+func (p *planList) askPromote(pc *uictx.Ctx) tea.Msg {
 	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	problems := planfs.PromoteProblems(row.Plan.Header)
 	body := []string{"Move " + rel + " to a ready lane, where agents can pick it."}
@@ -758,7 +748,7 @@ func (p *planList) askPromote(pc *Ctx) tea.Msg {
 	}}
 }
 
-func (p *planList) askPark(pc *Ctx) tea.Msg {
+func (p *planList) askPark(pc *uictx.Ctx) tea.Msg {
 	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
 	in := pc.TextField()
@@ -768,11 +758,11 @@ func (p *planList) askPark(pc *Ctx) tea.Msg {
 	cmd := in.Focus()
 	body := []string{"Set " + rel + " aside; u returns it to where it came from."}
 	if lease != nil || lane == model.InProgress {
-		body = append(body, holder(pc.common, lease))
+		body = append(body, holder(pc.Common, lease))
 	}
-	body = append(body, takes(pc.common, lease, "Parking")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.common, lease, lane)
-	return BatchReq{askReq{d: &dialog{
+	body = append(body, takes(pc.Common, lease, "Parking")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, lane)
+	return uictx.BatchReq{askReq{d: &dialog{
 		title: "Park " + row.Plan.Slug, body: body, verb: "park", input: &in,
 		choices: []model.Lane{model.Blocked, model.Ambiguous},
 	}, rel: rel, lease: lease, verb: model.Park, local: func(to model.Lane, reason string) tea.Cmd {
@@ -780,25 +770,25 @@ func (p *planList) askPark(pc *Ctx) tea.Msg {
 	}}, cmd}
 }
 
-func (p *planList) askReturn(pc *Ctx) tea.Msg {
+func (p *planList) askReturn(pc *uictx.Ctx) tea.Msg {
 	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
 	body := []string{"Send " + rel + " back to the ready lane it came from."}
 	if lane == model.InProgress {
-		body = append(body, holder(pc.common, lease))
+		body = append(body, holder(pc.Common, lease))
 	}
-	body = append(body, takes(pc.common, lease, "Returning")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.common, lease, lane)
+	body = append(body, takes(pc.Common, lease, "Returning")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, lane)
 	return askReq{d: &dialog{title: "Return " + row.Plan.Slug, body: body, verb: "return"}, rel: rel, lease: lease,
 		verb: model.Return, local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
 }
 
-func (p *planList) askComplete(pc *Ctx) tea.Msg {
+func (p *planList) askComplete(pc *uictx.Ctx) tea.Msg {
 	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
-		holder(pc.common, lease)}
-	body = append(body, takes(pc.common, lease, "Completing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.common, lease, model.InProgress)
+		holder(pc.Common, lease)}
+	body = append(body, takes(pc.Common, lease, "Completing")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, model.InProgress)
 	return askReq{d: &dialog{
 		title: "Complete " + row.Plan.Slug, body: body, verb: "move",
 		choices: []model.Lane{model.ReviewNeeded, model.Completed},
@@ -836,26 +826,26 @@ func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force 
 }
 
 // diff is `d`: the selected plan's feature branch.
-func (p *planList) diff(pc *Ctx) tea.Msg {
+func (p *planList) diff(pc *uictx.Ctx) tea.Msg {
 	r := p.Selected().Row
 	if r == nil {
 		return nil
 	}
 	project, slug := pc.Opt.Tree.Project, model.SlugOf(path.Base(r.Plan.Rel))
-	return DiffReq{"plan " + termtext.Line(slug), "plan\x00" + slug, func() (workers.Diff, error) {
+	return uictx.Diff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (workers.Diff, error) {
 		return workers.DiffOfPlan(project, slug)
-	}}
+	})
 }
 
 // openOnFirstLane starts the pane on the first lane that holds plans, in
 // the lanes' order, so nobody opens the cockpit on an empty one; on an
 // empty tree it stays on the first lane.
-func (p *planList) openOnFirstLane(d *Data) {
-	if d.count(p.lane) > 0 {
+func (p *planList) openOnFirstLane(d *uictx.Data) {
+	if laneCount(d, p.lane) > 0 {
 		return
 	}
 	for _, l := range model.Lanes {
-		if d.count(l) > 0 {
+		if laneCount(d, l) > 0 {
 			p.lane = l
 			return
 		}
@@ -866,7 +856,7 @@ func (p *planList) openOnFirstLane(d *Data) {
 const laneBoxWidth = 22
 
 // plansSplit divides the wide plans pane between the table and the preview.
-func plansSplit(c *common, bodyH int) (table, prev int) {
+func plansSplit(c *uictx.Common, bodyH int) (table, prev int) {
 	if !c.Wide || bodyH < 20 {
 		return bodyH, 0
 	}

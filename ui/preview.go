@@ -151,7 +151,7 @@ func (m *Model) previewShown() bool {
 	if m.reading() {
 		return true
 	}
-	_, ph := plansSplit(m.common, m.Height-2)
+	_, ph := plansSplit(m.Common, m.Height-2)
 	return m.pane == plansPane && ph > 0
 }
 
@@ -159,7 +159,7 @@ func (m *Model) previewWidth() int { return max(20, m.plans.pv.vp.Width-2) }
 
 func (m *Model) previewWant(r *model.BoardRow) string {
 	// The note (park reason, lint) can change with the plan's file unchanged.
-	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth()) + "\x00" + m.d.previewNote(r)
+	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth()) + "\x00" + previewNote(m.d, r)
 }
 
 // schedulePreview renders the selected plan once the cursor rests on it.

@@ -26,6 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -37,36 +38,34 @@ type Project struct {
 	// Options open the project's cockpit; its hub is Options.Hub, shared
 	// and its owner's to close (serve's), else one made from Tree and
 	// Claims. Tree is nil when the project could not be opened.
-	Options Options
+	Options uictx.Options
 	// Problem is why it could not be opened (a missing root): its row says
 	// so, and enter does not open it.
 	Problem string
 }
 
-// ProjectKeys move between the projects: back to the overview, the next
-// and the previous project; Open opens the overview's selected one.
-type ProjectKeys struct{ Overview, Next, Prev, Open key.Binding }
-
 // projectKeys are the keys between projects: 0 as the pane keys 1–8, and
 // the angle brackets, which no pane uses.
-func projectKeys() ProjectKeys {
+func projectKeys() uictx.ProjectKeys {
 	b := func(help, k string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, help)) }
-	return ProjectKeys{Overview: b("projects overview", "0"), Next: b("next project", ">"), Prev: b("previous project", "<"), Open: b("open project", "enter")}
+	return uictx.ProjectKeys{Overview: b("projects overview", "0"), Next: b("next project", ">"), Prev: b("previous project", "<"), Open: b("open project", "enter")}
 }
 
 // between are the keys a project's help lists.
-func (k *ProjectKeys) between() []*key.Binding { return []*key.Binding{&k.Overview, &k.Next, &k.Prev} }
+func between(k *uictx.ProjectKeys) []*key.Binding {
+	return []*key.Binding{&k.Overview, &k.Next, &k.Prev}
+}
 
 // Projects is the program of a cockpit over several projects.
 type Projects struct {
-	*common // the overview's context: renderer, styles, keys, size
-	list    []projectEntry
-	cursor  int
-	offset  int
-	shown   int // the project whose panes are on screen; -1 the overview
-	last    int // the project shown last: an untagged message is its
-	helping bool
-	status  string
+	*uictx.Common // the overview's context: renderer, styles, keys, size
+	list          []projectEntry
+	cursor        int
+	offset        int
+	shown         int // the project whose panes are on screen; -1 the overview
+	last          int // the project shown last: an untagged message is its
+	helping       bool
+	status        string
 }
 
 // projectEntry is one project: its model when it opened, the hub made
@@ -101,22 +100,25 @@ type projectMsg struct {
 // project that opened. The first project's options give the look (the
 // renderer); Close ends it all.
 func NewProjects(ps []Project) Projects {
-	look := Options{}
+	look := uictx.Options{}
 	if len(ps) > 0 {
 		look = ps[0].Options
 	}
 	if look.Renderer == nil {
 		look.Renderer = lipgloss.DefaultRenderer()
 	}
-	p := Projects{common: newCommon(look), shown: -1}
+	p := Projects{Common: newCommon(look), shown: -1}
 	p.Keys.Projects = projectKeys()
 	for _, pr := range ps {
 		e := projectEntry{name: termtext.Line(pr.Name), root: termtext.Line(pr.Root), problem: termtext.Line(pr.Problem)}
 		if pr.Options.Tree != nil && e.problem == "" {
 			opt := pr.Options
 			if opt.Hub == nil {
-				opt.Hub, _ = NewHubClaims(opt.Tree, opt.Claims)
-				e.hub = opt.Hub
+				e.hub, _ = NewHubClaims(opt.Tree, opt.Claims)
+				if e.hub != nil {
+					// Never a nil *Hub in the interface: that is a hub.
+					opt.Hub = e.hub
+				}
 			}
 			opt.Source = nil
 			m := New(opt)
@@ -426,7 +428,7 @@ func (e *projectEntry) summarize() {
 	if m.d != nil {
 		s.loaded = true
 		for _, l := range model.Lanes {
-			s.counts = append(s.counts, m.d.count(l))
+			s.counts = append(s.counts, laneCount(m.d, l))
 		}
 	}
 	for i := range m.wrk.rows {

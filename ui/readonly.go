@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // action is a key that changes something, and the verb a refusal names.
@@ -21,7 +22,7 @@ type action struct {
 
 // actions are every key that changes something, each pane's together
 // (indexed by pane), the keys of every pane last.
-func (k *KeyMap) actions() [paneCount + 1][]action {
+func keyActions(k *uictx.KeyMap) [paneCount + 1][]action {
 	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
 	var a [paneCount + 1][]action
 	a[plansPane] = []action{{&p.Promote, "promote"}, {&p.Park, "park"}, {&p.Return, "return"},
@@ -41,7 +42,7 @@ func (k *KeyMap) actions() [paneCount + 1][]action {
 // refuseKeys turns off what this session may not do, after every pane set
 // its keys: a viewer's actions, and n and e without an editor. Where panes
 // share a key, the shown pane's verb is the one a refusal names.
-func (m *Model) refuseKeys(set SetKey) {
+func (m *Model) refuseKeys(set uictx.SetKey) {
 	if m.Opt.NoEditor {
 		set(&m.Keys.Plans.New, false, "new plan: there is no editor in this session (over ssh); write it on the host")
 		set(&m.Keys.Plans.Edit, false, "edit: there is no editor in this session (over ssh); edit it on the host")
@@ -50,7 +51,7 @@ func (m *Model) refuseKeys(set SetKey) {
 	if !m.Opt.ReadOnly {
 		return
 	}
-	all := m.Keys.actions()
+	all := keyActions(&m.Keys)
 	order := make([]int, 0, len(all))
 	for p := range all {
 		if p != int(m.pane) {

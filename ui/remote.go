@@ -21,6 +21,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -49,10 +50,10 @@ type remoteChangeMsg struct{}
 
 // newRemote is the remote state for opt's backend, or nil for the local
 // lease files. A served session's backend is its hub's.
-func newRemote(opt Options) *remoteState {
+func newRemote(opt uictx.Options) *remoteState {
 	c := opt.Claims
-	if c == nil && opt.Hub != nil {
-		c = opt.Hub.claims
+	if h := hubOf(opt); c == nil && h != nil {
+		c = h.claims
 	}
 	if c == nil || c.Backend == nil {
 		return nil
@@ -107,7 +108,7 @@ func boardOfView(t *planfs.Tree, v *claims.View) loadedMsg {
 	b.Leases = v.Snapshot.Leases
 	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
 	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
-	d := NewData(b, now)
+	d := uictx.NewData(b, now)
 	d.Events, d.EventsErr = t.RecentEvents(eventsShown)
 	d.Parked = parkReasons(d.Events)
 	d.Commits = workers.BranchCommits(t.Project)

@@ -20,6 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -132,7 +133,7 @@ func (m *Model) remoteDo(verb model.Verb, rel string, lease *model.Lease) func(m
 // refuseRemoteKeys turns off, in a remote project, the keys whose verbs
 // only the local lease files have: the inbox's decisions hand a plan's
 // lease to the inbox and back, which a remote lease cannot be.
-func (m *Model) refuseRemoteKeys(set SetKey) {
+func (m *Model) refuseRemoteKeys(set uictx.SetKey) {
 	if m.remote == nil {
 		return
 	}

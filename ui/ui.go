@@ -32,7 +32,6 @@
 package ui
 
 import (
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -47,64 +46,10 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
-
-// Options are the facts the program needs, settled before it starts.
-type Options struct {
-	Tree  *planfs.Tree
-	Agent string  // who the operator acts as in the event log and leases
-	TTL   float64 // lease lifetime for recover, seconds
-	// MarkdownStyle is the preview's markdown style (internal/mdterm):
-	// "dark", "light" or "notty".
-	MarkdownStyle string
-	// Renderer decides the colour profile; one per SSH session.
-	Renderer *lipgloss.Renderer
-	// NoWatch skips the file watchers; tests send changes themselves.
-	NoWatch bool
-	// Source, when set, brings the tree's changes instead of a watcher
-	// of the program's own (one source shared by many sessions); its
-	// owner closes it.
-	Source Source
-	// Self is the fleetwatch binary that spawned workers run (`Self
-	// work-once ...`); without it, s explains that it cannot spawn.
-	Self string
-	// Out is the program's output (the terminal); the bell is written
-	// there. Run uses os.Stdout when it is nil; without it, no bell.
-	Out io.Writer
-	// NoBell keeps the bell quiet; the header still counts notices.
-	NoBell bool
-	// ReadOnly is a viewer's session: no action key is shown, one pressed
-	// is refused with a status line, the header says "read-only", and
-	// Tree is a read-only tree, so the engine refuses too.
-	ReadOnly bool
-	// NoEditor: there is no $EDITOR (a served session has no shell
-	// account), so n and e use no external editor.
-	NoEditor bool
-	// Hub, when set, brings every reading (the board, worktrees, workers,
-	// the merge queue, the inbox, the spend) from one owner shared by many
-	// sessions, in place of this model's own watchers and reads.
-	Hub *Hub
-	// Uncontained, when set, is the line saying that agents run here
-	// unconfined (no Landlock, or `sandbox: off`); the header shows it.
-	Uncontained string
-	// Claims, when set, is the remote claims backend (git, etcd) the
-	// lanes and leases are read from and the verbs go through
-	// (remote.go); nil is the local lease files. A hub's sessions take
-	// the hub's.
-	Claims *claims.Opened
-	// Demo is `fleetwatch demo`'s session: until the first key, the
-	// footer says how to see the fleet work (demoHint).
-	Demo bool
-	// Notify, when set, is offered every notice true at each look: the
-	// notifier (workers/notify) sends each once, off this goroutine.
-	// StuckAfter is how long a claimed plan may go without a commit
-	// before it is a notice; 0 never.
-	Notify     func([]model.Notice)
-	StuckAfter time.Duration
-}
 
 // frameRate caps how often the screen is redrawn.
 const frameRate = 30
@@ -119,20 +64,21 @@ type Model struct {
 	// The context and the panes are held by pointer: bubbletea copies the
 	// model at every message, and a copy of all of it is some 60 KB (one
 	// message per change in each of many served sessions).
-	*common
+	*uictx.Common
+	*shell
 
-	d       *Data
+	d       *uictx.Data
 	loadErr error
 	// One request at a time, then once more: the scan, git's look at the
 	// worktrees, the reading of the workers' state files.
 	scan, treesReq, wrkReq refresh
-	watcher                Source
+	watcher                uictx.Source
 	states                 *workers.StateWatcher
 	sub                    *mailbox // the hub's mailbox, when a hub reads for this model
 	problem                string   // the tree vanished or cannot be watched
 	ticking                bool
 
-	pane PaneID
+	pane uictx.PaneID
 	*paneSet
 
 	stack           overlays
@@ -161,15 +107,8 @@ type paneSet struct {
 	fleet  fleetList
 }
 
-// Source brings word of changes to the tree: the program's own watcher
-// locally; one shared by many sessions when served.
-type Source interface {
-	Changes() <-chan planfs.Change
-	Close() error
-}
-
 // New builds the program's model and starts the file watchers.
-func New(opt Options) Model {
+func New(opt uictx.Options) Model {
 	if opt.Renderer == nil {
 		opt.Renderer = lipgloss.DefaultRenderer()
 	}
@@ -179,8 +118,11 @@ func New(opt Options) Model {
 	if opt.TTL <= 0 {
 		opt.TTL = planfs.DefaultTTL
 	}
+	if h, ok := opt.Hub.(*Hub); ok && h == nil {
+		opt.Hub = nil // a nil *Hub is no hub, not one that panics
+	}
 	m := Model{
-		common: newCommon(opt),
+		Common: newCommon(opt), shell: &shell{},
 		// Init starts the first scan, the first worktree look, the
 		// first reading of the state files and of the merge queue.
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
@@ -194,11 +136,11 @@ func New(opt Options) Model {
 	m.plans.matched = map[model.Lane]int{}
 	m.plans.queue, m.fleet.wrk = &m.merge, &m.wrk
 	m.remote = newRemote(opt)
-	if opt.Hub != nil {
+	if h := hubOf(opt); h != nil {
 		// The hub reads; nothing of this model's own is under way.
 		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
 		m.merge.req, m.inbox.req, m.fleet.req = refresh{}, refresh{}, refresh{}
-		m.sub = opt.Hub.subscribe()
+		m.sub = h.subscribe()
 	}
 	m.initFilters()
 	m.watch()
@@ -209,8 +151,8 @@ func New(opt Options) Model {
 	return m
 }
 
-func newCommon(opt Options) *common {
-	c := &common{
+func newCommon(opt uictx.Options) *uictx.Common {
+	c := &uictx.Common{
 		Opt:   opt,
 		R:     opt.Renderer,
 		Keys:  DefaultKeyMap(),
@@ -356,7 +298,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if r := m.selectedPlan(); r != nil {
-			return renderPreviewCmd(m.Opt.Tree, fileRel(r.Plan.Rel, r.Lease), m.d.previewNote(r), m.previewWant(r), m.Opt.MarkdownStyle, m.previewWidth(), msg.seq)
+			return renderPreviewCmd(m.Opt.Tree, fileRel(r.Plan.Rel, r.Lease), previewNote(m.d, r), m.previewWant(r), m.Opt.MarkdownStyle, m.previewWidth(), msg.seq)
 		}
 		return nil
 	case previewMsg:
@@ -593,7 +535,7 @@ func (m *Model) layout() {
 	// Narrow: every table takes the body's width, bare; wide: boxed, the
 	// plans beside the lanes.
 	w, rows, planW, planRows := m.Cols, bodyH-1, m.Cols, bodyH-2
-	th, ph := plansSplit(m.common, bodyH)
+	th, ph := plansSplit(m.Common, bodyH)
 	if m.Wide {
 		w, rows, planW, planRows = m.Cols-2, bodyH-3, m.Cols-laneBoxWidth-2, th-3
 		m.plans.pv.vp.Width, m.plans.pv.vp.Height = planW-2, max(1, ph-2)
@@ -616,7 +558,7 @@ func (m *Model) layout() {
 func (m *Model) tableWidth() int { return m.current().Width }
 
 // Run opens the program full screen and returns when the operator quits.
-func Run(opt Options) error {
+func Run(opt uictx.Options) error {
 	if opt.Out == nil {
 		opt.Out = os.Stdout
 	}
@@ -634,7 +576,7 @@ func Run(opt Options) error {
 // current is the shown pane's table.
 func (m *Model) current() *kit.Table { return m.paneOf(m.pane).List() }
 
-func (m *Model) selection() Selection { return m.paneOf(m.pane).Selected() }
+func (m *Model) selection() uictx.Selection { return m.paneOf(m.pane).Selected() }
 
 func (m *Model) selectedPlan() *model.BoardRow { return m.selection().Row }
 
@@ -689,30 +631,30 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 			r.d.do = m.remoteOr(r.verb, r.rel, r.lease, r.local)
 		}
 		m.ask(r.d, r.rel, r.lease)
-	case DetailReq:
+	case uictx.DetailReq:
 		return m.openDetail(r.ID, r.Title, r.Read)
-	case DiffReq:
+	case uictx.DiffReq:
 		return m.openDiff(r.What, r.Req, r.Compute)
-	case StatusReq:
+	case uictx.StatusReq:
 		m.setStatus(r.Text, r.Err)
 	case openReq:
 		m.stack.push(r.o)
-	case LogsReq:
+	case uictx.LogsReq:
 		return m.openLogs()
-	case MoveReq:
+	case uictx.MoveReq:
 		return m.moveCursor(int(r))
-	case SelectedReq:
+	case uictx.SelectedReq:
 		m.syncKeys()
 		return m.schedulePreview()
-	case ReaderReq:
+	case uictx.ReaderReq:
 		m.stack.push(&reader{})
 		m.layout()
 		return m.schedulePreview()
-	case NewPlanReq:
+	case uictx.NewPlanReq:
 		return m.askNewPlan()
-	case EditReq:
+	case uictx.EditReq:
 		return m.askEdit()
-	case BatchReq:
+	case uictx.BatchReq:
 		cmds := make([]tea.Cmd, len(r))
 		for i, q := range r {
 			cmds[i] = m.route(q)
@@ -721,3 +663,11 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 	}
 	return nil
 }
+
+// The options and the key map are the shared context's (ui/uictx); these
+// names keep the cockpit's own for the commands that start it.
+type (
+	Options = uictx.Options
+	Source  = uictx.Source
+	KeyMap  = uictx.KeyMap
+)

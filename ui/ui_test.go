@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -53,7 +54,7 @@ func TestPromoteDraftToBugs(t *testing.T) {
 		t.Errorf("status line %q does not say what happened", f)
 	}
 	// The screen was reloaded: drafts now holds one plan.
-	if n := h.m.d.count(model.Drafts); n != 1 {
+	if n := laneCount(h.m.d, model.Drafts); n != 1 {
 		t.Errorf("drafts count %d after the reload, want 1", n)
 	}
 }
@@ -519,7 +520,7 @@ func TestPaneKeys(t *testing.T) {
 	h := newHarness(t, p, 80, 24)
 	steps := []struct {
 		key  string
-		want PaneID
+		want uictx.PaneID
 		tab  string
 	}{
 		{"2", leasesPane, "[2 Leases]"}, {"3", worktreesPane, "[3 Trees]"}, {"4", workersPane, "[4 Workers]"},

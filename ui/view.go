@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // View draws the screen: a header, the body, and one status line. It only
@@ -37,17 +38,6 @@ func (m Model) View() string {
 	}
 	lines = append(lines, m.Ink(m.footerLine()))
 	return strings.Join(lines[:min(len(lines), m.Height)], "\n")
-}
-
-// Ink gives plain text the Text colour explicitly, after every reset, so
-// nothing on screen is left to the terminal's default colour. Readers that
-// take the screen apart line by line (tmux captures, screenshot tools) then
-// see the colours the terminal shows.
-func (c *common) Ink(line string) string {
-	if c.InkOn == "" {
-		return line
-	}
-	return c.InkOn + strings.ReplaceAll(line, "\x1b[0m", "\x1b[0m"+c.InkOn) + "\x1b[0m"
 }
 
 func (m *Model) headerLine() string {
@@ -229,7 +219,7 @@ func (m *Model) tabs(level tabLevel) string {
 
 // tabsMemo is the tabs as last drawn, for the pane and width they show.
 type tabsMemo struct {
-	pane PaneID
+	pane uictx.PaneID
 	wide bool
 	text string
 }
@@ -244,7 +234,7 @@ func (m *Model) drawTabs(level tabLevel) string {
 		}
 		label := kit.Itoa(i+1) + " " + name
 		switch {
-		case PaneID(i) == m.pane:
+		case uictx.PaneID(i) == m.pane:
 		case level == tabsTiny:
 			label = kit.Itoa(i+1) + " " + string([]rune(name)[:min(tinyTabs, len([]rune(name)))])
 		case level == tabsNumbers:
@@ -255,9 +245,9 @@ func (m *Model) drawTabs(level tabLevel) string {
 			lead = " "
 		}
 		switch {
-		case PaneID(i) == m.pane && m.Plain:
+		case uictx.PaneID(i) == m.pane && m.Plain:
 			label = lead + "[" + label + "]"
-		case PaneID(i) == m.pane:
+		case uictx.PaneID(i) == m.pane:
 			label = lead + m.St.TabActive.Render("["+label+"]")
 		case m.Wide && !compact:
 			label = m.St.Tab.Render(" " + label + " ")
@@ -355,23 +345,6 @@ type helpMemo struct {
 	width int
 	wide  bool
 	text  string
-}
-
-// TableBox draws a pane's table: boxed on wide terminals, bare on narrow.
-func (c *Ctx) TableBox(title, header string, t *kit.Table, h int, empty string) []string {
-	rows := c.Rows(t, "")
-	if t.Len() == 0 {
-		rows[0] = "  " + c.St.Dim.Render(empty)
-	}
-	body := append([]string{c.St.Header.Render(header)}, rows...)
-	if !c.Wide {
-		return body
-	}
-	hint := t.ScrollHint()
-	if hint == "" {
-		hint = kit.Itoa(t.Len())
-	}
-	return c.Box(title, hint, body, c.Cols, h, true)
 }
 
 func baseName(p string) string {

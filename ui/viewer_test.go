@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // viewer opens the sample project as a viewer over SSH would see it: a
@@ -28,7 +29,7 @@ func viewer(t *testing.T, w, h int) *harness {
 func actionHelp() []string {
 	k := DefaultKeyMap()
 	var out []string
-	for _, group := range k.actions() {
+	for _, group := range keyActions(&k) {
 		for _, a := range group {
 			h := a.b.Help()
 			out = append(out, h.Key+" "+h.Desc)
@@ -43,7 +44,7 @@ func actionHelp() []string {
 func TestViewerScreenNamesNoAction(t *testing.T) {
 	t.Parallel()
 	k := DefaultKeyMap()
-	all := k.actions()
+	all := keyActions(&k)
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		h := viewer(t, size[0], size[1])
 		// Selections where each action would apply to an operator.
@@ -84,7 +85,7 @@ func TestViewerActionKeysRefused(t *testing.T) {
 	before := h.p.state(t)
 	k := DefaultKeyMap()
 	for p := range paneCount {
-		for _, group := range k.actions() {
+		for _, group := range keyActions(&k) {
 			for _, a := range group {
 				for _, name := range a.b.Keys() {
 					h.press(kit.Itoa(int(p) + 1))
@@ -113,7 +114,7 @@ func TestViewerActionKeysRefused(t *testing.T) {
 }
 
 // selectIn moves the cursor onto a row of pane p, where there is one.
-func (h *harness) selectIn(p PaneID) {
+func (h *harness) selectIn(p uictx.PaneID) {
 	if p == plansPane {
 		h.press("g")
 		return

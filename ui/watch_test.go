@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // When fsnotify's queue overflows, the watcher reports it as a Change with
@@ -36,8 +38,8 @@ func TestSourceFromOptionsIsTheOwnersToClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	m := New(Options{Tree: p.tree, Source: w})
-	if m.watcher != Source(w) {
+	m := New(uictx.Options{Tree: p.tree, Source: w})
+	if m.watcher != uictx.Source(w) {
 		t.Fatalf("the program watches %v, not the source it was given", m.watcher)
 	}
 	m.Close()

@@ -57,7 +57,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 		}
 		v := h.view()
 		for _, r := range h.m.plans.rows {
-			why, _ := h.m.d.whyText(r)
+			why, _ := whyText(h.m.d, r)
 			who, _ := whoText(r, h.m.Now)
 			row(v, " "+r.Plan.Slug+" ", why, who)
 		}
@@ -91,7 +91,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 		t.Fatalf("the merge pane read no candidates:\n%s", v)
 	}
 	for _, s := range h.m.merge.listing.Items {
-		row(v, " "+s.Slug+" ", string(s.State), whyOf(h.m.common, &s), reviewedCell(&s))
+		row(v, " "+s.Slug+" ", string(s.State), whyOf(h.m.Common, &s), reviewedCell(&s))
 	}
 	h.press("7")
 	h.send(inboxCmd(p.tree, "notty", 80)())

@@ -17,6 +17,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
@@ -46,7 +47,7 @@ type workerList struct {
 	pubErr    string
 }
 
-func (w *workerList) Rebuild(pc *Ctx) {
+func (w *workerList) Rebuild(pc *uictx.Ctx) {
 	all := make([]string, len(w.rows))
 	for i := range w.rows {
 		all[i] = w.rows[i].key()
@@ -64,13 +65,13 @@ func (w *workerList) Rebuild(pc *Ctx) {
 	}
 	w.cols = w.columns(w.Width)
 	c := w.cols
-	cm := pc.common
+	cm := pc.Common
 	w.Set(keys, func(i int, sel bool) string {
 		return w.line(cm, &w.rows[w.shown[i]], c, sel)
 	})
 }
 
-func (w *workerList) Selected() Selection { return Selection{} }
+func (w *workerList) Selected() uictx.Selection { return uictx.Selection{} }
 
 // row is the worker under the cursor, nil when there is none.
 func (w *workerList) row() *workerRow {
@@ -82,14 +83,14 @@ func (w *workerList) row() *workerRow {
 
 // target is the worker the pane's keys act on: the selected one while
 // the pane is shown.
-func (w *workerList) target(pc *Ctx) *workerRow {
+func (w *workerList) target(pc *uictx.Ctx) *workerRow {
 	if pc.Shown != workersPane {
 		return nil
 	}
 	return w.row()
 }
 
-func (w *workerList) SyncKeys(pc *Ctx, set SetKey) {
+func (w *workerList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	k := &pc.Keys.Workers
 	r := w.target(pc)
 	ok, why := canStop(r)
@@ -102,7 +103,7 @@ func (w *workerList) SyncKeys(pc *Ctx, set SetKey) {
 	set(&k.Open, r != nil && pc.Shown == workersPane, "open: select a worker in the workers pane (4)")
 }
 
-func (w *workerList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (w *workerList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Workers
 	r := w.target(pc)
 	switch {
@@ -116,9 +117,9 @@ func (w *workerList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	case key.Matches(msg, k.Logs) && r != nil && r.pub != nil && r.pub.Serve != "":
 		return w.open(pc, r), true // its machine serves its log: fetched into the detail
 	case key.Matches(msg, k.Logs) && r != nil && r.pub != nil:
-		return StatusReq{elsewhereLog(r), false}, true
+		return uictx.Status(elsewhereLog(r), false), true
 	case key.Matches(msg, k.Logs):
-		return LogsReq{}, true
+		return uictx.LogsReq{}, true
 	case key.Matches(msg, k.Diff):
 		return w.diff(pc, r), true
 	case key.Matches(msg, k.Open):
@@ -127,7 +128,7 @@ func (w *workerList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (w *workerList) View(pc *Ctx, h int) []string {
+func (w *workerList) View(pc *uictx.Ctx, h int) []string {
 	empty := "no workers: s spawns one; workers that cron, systemd or anyone starts show here too"
 	if pc.Opt.Self == "" || pc.Opt.ReadOnly {
 		empty = "no workers: the ones cron, systemd or anyone starts show here"
@@ -142,9 +143,6 @@ func (w *workerList) View(pc *Ctx, h int) []string {
 	}
 	return pc.TableBox(kit.FilterTitle(title, &w.Filter), w.cols.header(), &w.Table, h, kit.EmptyText(&w.Filter, empty))
 }
-
-// WorkerKeys are the Workers pane's.
-type WorkerKeys struct{ Stop, Pause, Mark, Logs, Diff, Open key.Binding }
 
 // workerRow is a line of the Workers pane: a state file as judged when it
 // was read, or a worker this UI started that has written none yet.
@@ -542,7 +540,7 @@ func healthCell(r *workerRow) (text string, ok bool) {
 }
 
 // line is a worker's row, not yet highlighted (finish, table.go).
-func (w *workerList) line(cm *common, r *workerRow, c workerCols, selected bool) string {
+func (w *workerList) line(cm *uictx.Common, r *workerRow, c workerCols, selected bool) string {
 	plain := cm.Plain
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
@@ -758,40 +756,40 @@ func (w *workerList) toggleMark(r *workerRow) tea.Msg {
 		return nil
 	}
 	if r.pub != nil {
-		return StatusReq{"✗ " + elsewhereLog(r), true}
+		return uictx.Status("✗ "+elsewhereLog(r), true)
 	}
 	if i := slices.Index(w.marks, r.st.AgentID); i >= 0 {
 		w.marks = slices.Delete(w.marks, i, i+1)
 	} else if len(w.marks) >= maxLogPanes {
-		return StatusReq{"✗ logs show at most four workers side by side; space on a marked one unmarks it", true}
+		return uictx.Status("✗ logs show at most four workers side by side; space on a marked one unmarks it", true)
 	} else {
 		w.marks = append(w.marks, r.st.AgentID)
 	}
 	w.Invalidate()
-	return MoveReq(1)
+	return uictx.MoveReq(1)
 }
 
 // open shows the worker r: its state file, its note and the end of its
 // log; the radar's overlaps are the ones seen when it opens.
-func (w *workerList) open(pc *Ctx, r *workerRow) tea.Msg {
+func (w *workerList) open(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	if r == nil {
 		return nil
 	}
 	if r.pub != nil {
 		p, seenAt := *r.pub, r.seenAt
 		c := pc.Claims
-		return DetailReq{"worker:" + p.Host + "/" + p.AgentID, "worker · " + p.AgentID + " on " + p.Host, func() func(*Ctx) []string {
+		return uictx.Detail("worker:"+p.Host+"/"+p.AgentID, "worker · "+p.AgentID+" on "+p.Host, func() func(*uictx.Ctx) []string {
 			p, seenAt := rereadPublished(c, p, seenAt)
 			lines, err := fetchServedLog(p)
-			return func(pc *Ctx) []string { return publishedDetail(pc.common, p, seenAt, lines, err) }
-		}}
+			return func(pc *uictx.Ctx) []string { return publishedDetail(pc.Common, p, seenAt, lines, err) }
+		})
 	}
 	agent, project := r.st.AgentID, pc.Opt.Tree.Project
 	overlaps := w.overlapsOf(agent)
-	return DetailReq{"worker:" + agent, "worker · " + agent, func() func(*Ctx) []string {
+	return uictx.Detail("worker:"+agent, "worker · "+agent, func() func(*uictx.Ctx) []string {
 		wd := workers.ReadWorkerDetail(project, agent)
-		return func(pc *Ctx) []string { return workerDetail(pc.common, wd, overlaps) }
-	}}
+		return func(pc *uictx.Ctx) []string { return workerDetail(pc.Common, wd, overlaps) }
+	})
 }
 
 // elsewhereLog says where the log of r, a worker on another machine, is:
@@ -803,8 +801,8 @@ func elsewhereLog(r *workerRow) string {
 
 // publishedDetail is a worker another machine publishes: its record as
 // read, judged on this machine's clock, and where its log is.
-func publishedDetail(cm *common, p workers.Published, seenAt time.Time, log []string, logErr error) []string {
-	d := &DetailText{C: cm}
+func publishedDetail(cm *uictx.Common, p workers.Published, seenAt time.Time, log []string, logErr error) []string {
+	d := &uictx.DetailText{C: cm}
 	now := float64(cm.Opt.Tree.Now().UnixNano()) / 1e9
 	d.Heading("Published record")
 	if p.Problem != "" {
@@ -848,8 +846,8 @@ var scopeKeys = []string{"mode", "scope", "touched", "touched_more", "violations
 // spendKeys are the run's spend and pause, shown under their own heading.
 var spendKeys = []string{"spent", "paused", "paused_at", "pausable"}
 
-func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap) []string {
-	d := &DetailText{C: cm}
+func workerDetail(cm *uictx.Common, w workers.WorkerDetail, overlaps []workers.Overlap) []string {
+	d := &uictx.DetailText{C: cm}
 	d.Heading("State file")
 	d.Field("file", cm.ProjectRel(w.StateFile))
 	switch {
@@ -859,7 +857,7 @@ func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap
 		d.Field("unreadable", cm.ProjectRel(w.StateErr))
 	}
 	if w.Raw != nil && w.StateErr == "" {
-		d.stateFields(&w.State)
+		detailStateFields(d, &w.State)
 		d.ExtraFields(w.Raw, slices.Concat(stateKeys, scopeKeys, spendKeys)...)
 	}
 	d.Heading("Note")
@@ -868,8 +866,8 @@ func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap
 	} else {
 		d.Block(w.State.Note)
 	}
-	d.scope(&w.State, overlaps)
-	d.spend(&w.State)
+	detailScope(d, &w.State, overlaps)
+	detailSpend(d, &w.State)
 	if w.Raw != nil {
 		d.Heading("On disk")
 		d.RawJSON(w.Raw)
@@ -892,7 +890,7 @@ func workerDetail(cm *common, w workers.WorkerDetail, overlaps []workers.Overlap
 // scope lists what the scope scanner saw of the worker's change and
 // the radar's overlaps with the other running workers.
 // A worker the scanner never looked at has no such section.
-func (d *DetailText) scope(st *workers.State, overlaps []workers.Overlap) {
+func detailScope(d *uictx.DetailText, st *workers.State, overlaps []workers.Overlap) {
 	if st.Mode == "" && st.Scope == "" && len(st.Touched) == 0 && len(st.Violations) == 0 && len(overlaps) == 0 {
 		return
 	}
@@ -928,7 +926,7 @@ func (d *DetailText) scope(st *workers.State, overlaps []workers.Overlap) {
 
 // spend is what the run has spent so far and why it is paused; a worker
 // whose driver says neither has no such section.
-func (d *DetailText) spend(st *workers.State) {
+func detailSpend(d *uictx.DetailText, st *workers.State) {
 	if st.Spent == (ledger.Totals{}) && st.Paused == "" && !st.Pausable {
 		return
 	}
@@ -938,7 +936,7 @@ func (d *DetailText) spend(st *workers.State) {
 		d.Field("paused", st.Paused)
 		if !st.PausedAt.IsZero() {
 			now := d.C.Opt.Tree.Now()
-			d.Field("paused_at", Stamp(float64(st.PausedAt.UnixNano())/1e9, float64(now.UnixNano())/1e9))
+			d.Field("paused_at", uictx.Stamp(float64(st.PausedAt.UnixNano())/1e9, float64(now.UnixNano())/1e9))
 		}
 	}
 	if st.Pausable {
@@ -946,13 +944,13 @@ func (d *DetailText) spend(st *workers.State) {
 	}
 }
 
-func (d *DetailText) stateFields(st *workers.State) {
+func detailStateFields(d *uictx.DetailText, st *workers.State) {
 	now := d.C.Opt.Tree.Now()
 	when := func(s workers.Stamp) string {
 		if s.IsZero() {
 			return "(none)"
 		}
-		return Stamp(float64(s.UnixNano())/1e9, float64(now.UnixNano())/1e9)
+		return uictx.Stamp(float64(s.UnixNano())/1e9, float64(now.UnixNano())/1e9)
 	}
 	exit := "(none)"
 	if st.ExitCode != nil {
@@ -970,18 +968,18 @@ func (d *DetailText) stateFields(st *workers.State) {
 }
 
 // diff is `d`: the worker r's worktree, else its plan.
-func (w *workerList) diff(pc *Ctx, r *workerRow) tea.Msg {
+func (w *workerList) diff(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	if r == nil {
 		return nil
 	}
 	project, st := pc.Opt.Tree.Project, r.st
-	return DiffReq{"worker " + termtext.Line(st.AgentID), "worker\x00" + st.AgentID, func() (workers.Diff, error) {
+	return uictx.Diff("worker "+termtext.Line(st.AgentID), "worker\x00"+st.AgentID, func() (workers.Diff, error) {
 		return workers.DiffOfWorker(project, st)
-	}}
+	})
 }
 
 // askStop confirms stopping the worker r.
-func (w *workerList) askStop(pc *Ctx, r *workerRow) tea.Msg {
+func (w *workerList) askStop(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	if ok, _ := canStop(r); !ok {
 		return nil
 	}
@@ -1008,7 +1006,7 @@ func (w *workerList) askStop(pc *Ctx, r *workerRow) tea.Msg {
 
 // askStopRemote confirms asking r, a worker on another machine, to stop
 // through the record it publishes: no signal crosses machines.
-func (w *workerList) askStopRemote(pc *Ctx, r *workerRow) tea.Msg {
+func (w *workerList) askStopRemote(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	if pc.Claims == nil {
 		return nil
 	}

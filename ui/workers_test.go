@@ -430,7 +430,7 @@ func (h *harness) logText(i int) string {
 	}
 	var out []string
 	for _, l := range h.m.logsShown().panes[i].lines {
-		out = append(out, logLine(h.m.common, l))
+		out = append(out, logLine(h.m.Common, l))
 	}
 	return strings.Join(out, "\n")
 }

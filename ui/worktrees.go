@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -21,7 +22,7 @@ type treeList struct {
 	cols  treeCols
 }
 
-func (t *treeList) Rebuild(pc *Ctx) {
+func (t *treeList) Rebuild(pc *uictx.Ctx) {
 	f := t.Needle()
 	t.shown = t.shown[:0]
 	for i := range t.rows {
@@ -36,22 +37,22 @@ func (t *treeList) Rebuild(pc *Ctx) {
 	}
 	t.cols = treeColumns(t.Width, t.rows, t.shown)
 	c := t.cols
-	cm := pc.common
+	cm := pc.Common
 	t.Set(keys, func(i int, sel bool) string {
 		return treeLine(cm, &t.rows[t.shown[i]], c, sel)
 	})
 }
 
-func (t *treeList) Selected() Selection { return Selection{} }
+func (t *treeList) Selected() uictx.Selection { return uictx.Selection{} }
 
-func (t *treeList) SyncKeys(pc *Ctx, set SetKey) {
+func (t *treeList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	wt := t.row()
 	here := pc.Shown == worktreesPane
 	set(&pc.Keys.Trees.Diff, here && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
 	set(&pc.Keys.Trees.Open, here && t.Cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
 }
 
-func (t *treeList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (t *treeList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	switch {
 	case key.Matches(msg, pc.Keys.Trees.Diff):
 		return t.diff(pc), true
@@ -61,16 +62,13 @@ func (t *treeList) Update(pc *Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (t *treeList) View(pc *Ctx, h int) []string {
+func (t *treeList) View(pc *uictx.Ctx, h int) []string {
 	empty := "no agent worktrees under var/worktrees/"
 	if t.err != nil {
 		empty = "worktrees: " + t.err.Error()
 	}
 	return pc.TableBox(kit.FilterTitle("Worktrees", &t.Filter), t.cols.header(), &t.Table, h, kit.EmptyText(&t.Filter, empty))
 }
-
-// TreeKeys are the Worktrees pane's.
-type TreeKeys struct{ Diff, Open key.Binding }
 
 type treeCols struct{ agent, branch, port, state, ahead, path int }
 
@@ -104,7 +102,7 @@ func (c treeCols) header() string {
 }
 
 // treeLine is a worktree's row, not yet highlighted (finish, table.go).
-func treeLine(cm *common, s *workers.WorktreeState, c treeCols, selected bool) string {
+func treeLine(cm *uictx.Common, s *workers.WorktreeState, c treeCols, selected bool) string {
 	plain := cm.Plain
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
@@ -177,19 +175,19 @@ func (m *Model) worktreesIfShown() tea.Cmd {
 }
 
 // open shows the selected worktree as git sees it now.
-func (t *treeList) open(pc *Ctx) tea.Msg {
+func (t *treeList) open(pc *uictx.Ctx) tea.Msg {
 	if t.Cursor >= len(t.rows) {
 		return nil
 	}
 	agent, project := t.rows[t.Cursor].AgentID, pc.Opt.Tree.Project
-	return DetailReq{"tree:" + agent, "worktree · " + agent, func() func(*Ctx) []string {
+	return uictx.Detail("tree:"+agent, "worktree · "+agent, func() func(*uictx.Ctx) []string {
 		w, err := workers.ReadWorktreeDetail(project, agent)
-		return func(pc *Ctx) []string { return treeDetail(pc.common, w, err) }
-	}}
+		return func(pc *uictx.Ctx) []string { return treeDetail(pc.Common, w, err) }
+	})
 }
 
-func treeDetail(cm *common, w workers.WorktreeDetail, err error) []string {
-	d := &DetailText{C: cm}
+func treeDetail(cm *uictx.Common, w workers.WorktreeDetail, err error) []string {
+	d := &uictx.DetailText{C: cm}
 	d.Heading("Worktree")
 	if err != nil {
 		d.Note(cm.ProjectRel(err.Error()))
@@ -217,13 +215,13 @@ func treeDetail(cm *common, w workers.WorktreeDetail, err error) []string {
 		d.Field("ahead/behind", kit.Itoa(w.Ahead)+" ahead, "+kit.Itoa(w.Behind)+" behind "+w.Base)
 	}
 	d.Heading("git status --short --branch")
-	d.gitOut(w.Status, w.StatusErr)
+	gitOut(d, w.Status, w.StatusErr)
 	d.Heading("git log --oneline -n 10")
-	d.gitOut(w.Log, w.LogErr)
+	gitOut(d, w.Log, w.LogErr)
 	return d.Lines
 }
 
-func (d *DetailText) gitOut(out, err string) {
+func gitOut(d *uictx.DetailText, out, err string) {
 	if err != "" {
 		d.Note(d.C.ProjectRel(err))
 		return
@@ -232,13 +230,13 @@ func (d *DetailText) gitOut(out, err string) {
 }
 
 // diff is `d`: the selected worktree's change.
-func (t *treeList) diff(pc *Ctx) tea.Msg {
+func (t *treeList) diff(pc *uictx.Ctx) tea.Msg {
 	wt := t.row()
 	if wt == nil {
 		return nil
 	}
 	project, dir := pc.Opt.Tree.Project, wt.Path
-	return DiffReq{"worktree " + termtext.Line(wt.AgentID), "tree\x00" + dir, func() (workers.Diff, error) {
+	return uictx.Diff("worktree "+termtext.Line(wt.AgentID), "tree\x00"+dir, func() (workers.Diff, error) {
 		return workers.DiffOfWorktree(project, dir)
-	}}
+	})
 }

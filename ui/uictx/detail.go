@@ -1,9 +1,8 @@
-package ui
+package uictx
 
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // DetailText gathers a detail's lines: headings, label and value pairs,
 // and blocks of text (raw JSON, git's output) shown line by line.
 type DetailText struct {
-	C     *common
+	C     *Common
 	Lines []string
 }
 
@@ -94,14 +93,4 @@ func (d *DetailText) ExtraFields(raw []byte, known ...string) {
 	for _, k := range extra {
 		d.Field(k, string(fields[k]))
 	}
-}
-
-// ProjectRel takes the project's path off s: it is known, and the rest
-// needs the room.
-func (c *common) ProjectRel(s string) string {
-	p := c.Opt.Tree.Project
-	if s == p {
-		return "."
-	}
-	return strings.ReplaceAll(s, p+string(filepath.Separator), "")
 }

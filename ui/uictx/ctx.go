@@ -1,0 +1,140 @@
+package uictx
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/workers"
+)
+
+// Ctx is what a pane sees, and all it sees: the shared context, the
+// latest reading, which pane is on screen and what is selected there, and
+// the few facts of the root a pane reads. A pane never holds the root
+// model: it asks for anything else (a question, a detail, a reload, a
+// status line) by returning a request (pane.go), which the root routes in
+// one place (route, ui.go). Built afresh for each call, never kept.
+type Ctx struct {
+	*Common
+	D      *Data     // the latest reading; nil before the first
+	Shown  PaneID    // the pane on screen
+	Target Selection // what the shown pane's cursor is on
+	// Claims is the remote claims backend and View its last good read;
+	// both nil for the local lease files (View also before the first read).
+	Claims *claims.Opened
+	View   *claims.View
+	// StateProblems are the workers' state files that could not be read,
+	// which the Events pane lists.
+	StateProblems []string
+	// Paused are the runs paused where they are, from the Fleet pane's
+	// reading, which the Inbox lists.
+	Paused []workers.State
+	// Reading: the selected plan is open full screen (the reader).
+	Reading bool
+}
+
+// Rows are a table's visible rows, drawn in this session's context.
+func (c *Ctx) Rows(t *kit.Table, blank string) []string { return t.Lines(c.Common, blank) }
+
+// TableBox draws a pane's table: boxed on wide terminals, bare on narrow.
+func (c *Ctx) TableBox(title, header string, t *kit.Table, h int, empty string) []string {
+	rows := c.Rows(t, "")
+	if t.Len() == 0 {
+		rows[0] = "  " + c.St.Dim.Render(empty)
+	}
+	body := append([]string{c.St.Header.Render(header)}, rows...)
+	if !c.Wide {
+		return body
+	}
+	hint := t.ScrollHint()
+	if hint == "" {
+		hint = kit.Itoa(t.Len())
+	}
+	return c.Box(title, hint, body, c.Cols, h, true)
+}
+
+type PaneID int
+
+// Pane is one pane of the cockpit: it is sized, derives its rows
+// from the data, answers the keys that are its own, and draws itself. What
+// it offers the key map is its table's selection.
+type Pane interface {
+	SetSize(w, h int)
+	Rebuild(c *Ctx)
+	// Update answers a key the pane owns; handled is false for the rest.
+	// What it asks of the root (a question, a detail, a command to run) is
+	// the message it returns (paneReq).
+	Update(c *Ctx, msg tea.KeyMsg) (req tea.Msg, handled bool)
+	View(c *Ctx, h int) []string
+	List() *kit.Table
+	// Selected is what the cursor is on, for the key map and the verbs.
+	Selected() Selection
+	// SyncKeys enables the pane's own keys for the selection.
+	SyncKeys(c *Ctx, set SetKey)
+	// FilterOf is the pane's own filter (filter.go).
+	FilterOf() *kit.Filter
+}
+
+// Selection is what a pane offers the key map: the plan or lease under
+// the cursor; the rest are nil.
+type Selection struct {
+	Rel   string
+	Row   *model.BoardRow
+	Lease *model.Lease
+}
+
+// SetKey enables a binding or not, and remembers why for its keys.
+type SetKey func(b *key.Binding, ok bool, why string)
+
+// What a pane asks of the root, returned from its update for route (ui.go)
+// to do at once: a tea.Cmd is run as it is; the rest open an overlay or
+// say something, which only the root may. A question (a dialog) is the
+// root's own request, as its overlays are.
+type (
+	// DetailReq opens a detail; read runs off the UI goroutine and must
+	// copy what it needs (openDetail, detail.go).
+	DetailReq struct {
+		ID, Title string
+		Read      func() func(c *Ctx) []string
+	}
+	// DiffReq opens a diff computed off the UI goroutine (openDiff, diff.go).
+	DiffReq struct {
+		What, Req string
+		Compute   func() (workers.Diff, error)
+	}
+	// StatusReq says text in the status line.
+	StatusReq struct {
+		Text string
+		Err  bool
+	}
+	// LogsReq opens the logs of the marked workers, else the selected one
+	// (openLogs, logs.go).
+	LogsReq struct{}
+	// MoveReq moves the shown pane's cursor (moveCursor, input.go).
+	MoveReq int
+	// SelectedReq: the pane's selection changed under the root (another
+	// lane), so the keys and the preview follow it.
+	SelectedReq struct{}
+	// ReaderReq opens the selected plan full screen.
+	ReaderReq struct{}
+	// NewPlanReq and editReq start writing a plan (newplan.go, edit.go).
+	NewPlanReq struct{}
+	EditReq    struct{}
+	// BatchReq is several requests, done in order.
+	BatchReq []tea.Msg
+)
+
+// Detail asks for a detail: read runs off the UI goroutine.
+func Detail(id, title string, read func() func(c *Ctx) []string) DetailReq {
+	return DetailReq{ID: id, Title: title, Read: read}
+}
+
+// Diff asks for a diff computed off the UI goroutine.
+func Diff(what, req string, compute func() (workers.Diff, error)) DiffReq {
+	return DiffReq{What: what, Req: req, Compute: compute}
+}
+
+// Status asks to say text in the status line, as an error or not.
+func Status(text string, isErr bool) StatusReq { return StatusReq{Text: text, Err: isErr} }
