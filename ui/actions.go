@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/fleetwatch/fleetwatch/model"
 )
 
 // actionMsg is the outcome of one verb: what to tell the operator.
@@ -24,14 +22,4 @@ func actionCmd(what string, do func() (string, error)) tea.Cmd {
 		}
 		return actionMsg{done: msg}
 	}
-}
-
-func slugOf(rel string) string {
-	name := model.Rel(rel).Name()
-	return model.SlugOf(name)
-}
-
-func laneOf(rel string) string {
-	l := model.Rel(rel).Lane()
-	return string(l)
 }

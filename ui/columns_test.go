@@ -13,6 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/demo"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 )
 
 // fit promises exactly w cells, but when the cut lands inside a wide
@@ -153,10 +154,10 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 	h.press("5")
 	v = h.view()
 	// The rows on screen: the demo's log is longer than one screen.
-	ev := &h.m.events
-	for _, r := range ev.rows[ev.Offset:min(len(ev.rows), ev.Offset+ev.Height)] {
-		if e := r.event; e != nil {
-			need(v, e.Slug, moveText(e), e.AgentID, e.Reason)
+	ev := eventsOf(&h.m)
+	for i := ev.Offset; i < min(ev.Len(), ev.Offset+ev.Height); i++ {
+		if e := ev.EventAt(i); e != nil {
+			need(v, e.Slug, events.MoveText(e), e.AgentID, e.Reason)
 		}
 	}
 	if len(missing) > 0 {

@@ -202,10 +202,10 @@ func TestDetailEventLongReason(t *testing.T) {
 			h := newHarness(t, p, sz[0], sz[1])
 			h.press("5")
 			i := 0
-			for i < len(h.m.events.rows) && (h.m.events.rows[i].event == nil || h.m.events.rows[i].event.Reason != reason) {
+			for i < eventsOf(&h.m).Len() && (eventsOf(&h.m).EventAt(i) == nil || eventsOf(&h.m).EventAt(i).Reason != reason) {
 				i++
 			}
-			h.m.events.Cursor = i
+			eventsOf(&h.m).Cursor = i
 			h.m.syncKeys()
 			h.press("enter")
 			text := h.readDetail()

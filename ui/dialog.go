@@ -76,7 +76,7 @@ func changedWords(rel, cur string, l *model.Lease) string {
 	case l != nil:
 		who = "held by " + l.AgentID + heldOn(l)
 	}
-	return "in " + laneOf(cur) + "/ now, " + who
+	return "in " + kit.LaneOf(cur) + "/ now, " + who
 }
 
 // placeIn finds the plan that was at rel among rels: rel itself, or the
@@ -286,7 +286,7 @@ func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
 			// found" says as much.
 			moved := found && cur != "" && (cur == rel) != existed
 			if leasePrint(t.ReadLease(rel)) != seen || moved {
-				return actionMsg{err: fmt.Errorf("%s changed while you decided (%s); nothing done, look again", slugOf(rel), changedWords(rel, cur, now))}
+				return actionMsg{err: fmt.Errorf("%s changed while you decided (%s); nothing done, look again", kit.SlugOf(rel), changedWords(rel, cur, now))}
 			}
 			return inner()
 		}
@@ -302,7 +302,7 @@ func planNow(t *planfs.Tree, rel string) (cur string, found bool) {
 	if err != nil {
 		return "", false
 	}
-	hits, err := t.FindSlug(slugOf(rel), model.Lanes...)
+	hits, err := t.FindSlug(kit.SlugOf(rel), model.Lanes...)
 	if err != nil {
 		return "", false
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -92,7 +93,7 @@ func (m *Model) editReady(msg editReadyMsg) tea.Cmd {
 		m.showLane(model.Rel(msg.rel).Lane())
 		m.plans.want = msg.rel
 	}
-	what := "edit " + slugOf(msg.rel)
+	what := "edit " + kit.SlugOf(msg.rel)
 	if msg.created {
 		what = "created " + msg.rel
 	}
@@ -108,7 +109,7 @@ func (m *Model) editReady(msg editReadyMsg) tea.Cmd {
 		m.setStatus("✗ "+what+": "+msg.err.Error(), true)
 		return m.requestLoad()
 	}
-	m.setStatus("editing "+slugOf(msg.rel)+" in "+msg.words[0]+"…", false)
+	m.setStatus("editing "+kit.SlugOf(msg.rel)+" in "+msg.words[0]+"…", false)
 	return tea.ExecProcess(workers.EditorCmd(msg.words, msg.copy.Path), func(err error) tea.Msg {
 		return editedMsg{ready: msg, err: err}
 	})
@@ -130,9 +131,9 @@ func (m *Model) edited(msg editedMsg) tea.Cmd {
 		case r.created:
 			return "created " + r.rel, nil
 		case !changed:
-			return slugOf(r.rel) + " unchanged", nil
+			return kit.SlugOf(r.rel) + " unchanged", nil
 		}
-		return "edited " + slugOf(r.rel), nil
+		return "edited " + kit.SlugOf(r.rel), nil
 	})
 }
 
@@ -150,7 +151,7 @@ func (m *Model) askEdit() tea.Cmd {
 	}
 	who := termtext.Line(lease.AgentID)
 	m.stack.push(&dialog{
-		title: "Edit " + slugOf(rel) + ", which " + who + " holds",
+		title: "Edit " + kit.SlugOf(rel) + ", which " + who + " holds",
 		body: []string{who + " holds this plan (" + timeLeft(lease, m.Now) + ") and may be changing it. " +
 			"You edit a copy; it is written back only if the plan has not moved or changed meanwhile."},
 		verb: "edit", rel: rel, seen: leasePrint(lease), existed: true,

@@ -57,11 +57,11 @@ func TestFilterOnEventsPaneIsDisabledOrFilters(t *testing.T) {
 	if !h.m.Keys.Filter.Enabled() {
 		return // fixed by disabling it here
 	}
-	before := h.m.events.Len()
+	before := eventsOf(&h.m).Len()
 	h.press("/")
 	h.typeText("park")
 	h.press("enter")
-	if after := h.m.events.Len(); after == before {
+	if after := eventsOf(&h.m).Len(); after == before {
 		t.Errorf("filtering the Events pane for %q left all %d rows:\n%s", "park", after, h.view())
 	}
 }

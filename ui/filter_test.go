@@ -67,7 +67,7 @@ func TestFilterEveryPane(t *testing.T) {
 		{"2", "small-2", func(h *harness) int { return h.m.leases.Len() }, 1},
 		{"3", "mid-1", func(h *harness) int { return h.m.trees.Len() }, 1},
 		{"4", "stale", func(h *harness) int { return h.m.wrk.Len() }, 1},
-		{"5", "needs smtp", func(h *harness) int { return h.m.events.Len() }, 1},
+		{"5", "needs smtp", func(h *harness) int { return eventsOf(&h.m).Len() }, 1},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		h := newHarness(t, p, size[0], size[1])

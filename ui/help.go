@@ -199,7 +199,7 @@ func everywhere(k *uictx.KeyMap) []*key.Binding {
 }
 
 // panesKey stands for the number keys in help: one entry, not seven.
-var panesKey = key.NewBinding(key.WithKeys("1"), key.WithHelp("1–"+kit.Itoa(int(paneCount)), "a pane by its number"))
+var panesKey = key.NewBinding(key.WithKeys("1"), key.WithHelp("1–"+kit.Itoa(len(paneSpecs)), "a pane by its number"))
 
 // legendRow is a symbol or word and what it means.
 type legendRow struct{ sym, means string }
@@ -211,7 +211,7 @@ type legend struct {
 }
 
 // paneLegends say what each pane's symbols mean.
-var paneLegends = [paneCount][]legend{
+var paneLegends = map[uictx.PaneID][]legend{
 	plansPane: {
 		{"Tier columns (S M R F = small mid reasoner frontier)", []legendRow{
 			{"1 2 …", "the rank that tier's next bare pick gives the plan (1 = claimed next)"},

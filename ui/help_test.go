@@ -35,7 +35,7 @@ func TestHelpListsEveryPaneKey(t *testing.T) {
 	k := DefaultKeyMap()
 	own := map[uictx.PaneID]any{plansPane: &k.Plans, leasesPane: &k.Leases, worktreesPane: &k.Trees, workersPane: &k.Workers,
 		eventsPane: &k.Events, mergePane: &k.Merge, inboxPane: &k.Inbox, fleetPane: &k.Fleet}
-	for p := range paneCount {
+	for p := range paneCount() {
 		listed := paneBindings(&k, p)
 		v := reflect.ValueOf(own[p]).Elem()
 		for i := range v.NumField() {
@@ -90,7 +90,7 @@ func TestHelpFitsAndScrolls(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
-	for pn := range paneCount {
+	for pn := range paneCount() {
 		h.press(kit.Itoa(int(pn) + 1))
 		h.press("?")
 		lines := h.m.helpLines()

@@ -25,6 +25,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
@@ -413,7 +414,7 @@ func newHarnessWith(t testing.TB, p *project, opt uictx.Options, w, h int) *harn
 	m.merge.ticking = true
 	// A blinking cursor asks for a 530 ms timer on every keystroke; typing
 	// in unit tests does not need it.
-	for p := range paneCount {
+	for p := range paneCount() {
 		m.paneOf(p).FilterOf().Input.Cursor.SetMode(cursor.CursorStatic)
 	}
 	m.staticCursors = true
@@ -655,3 +656,6 @@ func (p *project) leaseOf(rel string) *model.Lease { return p.tree.ReadLease(rel
 func unreverse(v string) string {
 	return strings.NewReplacer(uictx.ReverseOn, "", uictx.ReverseOff, "").Replace(v)
 }
+
+// eventsOf is m's Events pane, whose rows the tests read.
+func eventsOf(m *Model) *events.Pane { return m.paneOf(eventsPane).(*events.Pane) }

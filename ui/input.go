@@ -82,9 +82,9 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Filter):
 		return m.startFilter(), true
 	case key.Matches(msg, k.NextPane):
-		return m.setPane((m.pane + 1) % paneCount), true
+		return m.setPane((m.pane + 1) % paneCount()), true
 	case key.Matches(msg, k.PrevPane):
-		return m.setPane((m.pane + paneCount - 1) % paneCount), true
+		return m.setPane((m.pane + paneCount() - 1) % paneCount()), true
 	}
 	for i, b := range k.Panes {
 		if key.Matches(msg, b) {
@@ -148,22 +148,13 @@ func (m *Model) setPane(p uictx.PaneID) tea.Cmd {
 	return m.schedulePreview()
 }
 
-// filterHints is what the text field says it matches, per pane.
-var filterHints = [paneCount]string{
-	plansPane:     "slug, title, model or agent, in every lane",
-	leasesPane:    "plan, owner or origin",
-	worktreesPane: "agent, branch or path",
-	workersPane:   "agent, tier, model, plan, state or note",
-	eventsPane:    "event, plan, lane, agent or reason",
-}
-
 // initFilters gives every pane its text field, made by the session's renderer.
 func (m *Model) initFilters() {
-	for p := range paneCount {
+	for p := range paneCount() {
 		f := m.paneOf(p).FilterOf()
 		f.Input = m.TextField()
 		f.Input.Prompt = "/ "
-		f.Input.Placeholder = filterHints[p]
+		f.Input.Placeholder = paneSpecs[p].hint
 	}
 }
 

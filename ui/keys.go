@@ -19,7 +19,7 @@ func DefaultKeyMap() uictx.KeyMap {
 
 // paneKeys are the number keys, one per pane in the pane list.
 func paneKeys() []key.Binding {
-	ks := make([]key.Binding, paneCount)
+	ks := make([]key.Binding, len(paneSpecs))
 	for i, p := range paneSpecs {
 		n := kit.Itoa(i + 1)
 		ks[i] = key.NewBinding(key.WithKeys(n), key.WithHelp(n, strings.ToLower(p.name)))

@@ -162,7 +162,7 @@ func leaseLine(cm *uictx.Common, l *model.Lease, c leaseCols, selected bool) str
 	plan := termtext.Line(l.Rel)
 	if len(plan) > c.plan {
 		// Narrow: the plan's name says more than its lane.
-		plan = slugOf(plan)
+		plan = kit.SlugOf(plan)
 	}
 	b.WriteString(kit.Fit(plan, c.plan) + " " + kit.Fit(ownerText(l), c.owner) + " ")
 	if c.origin > 0 {
@@ -202,7 +202,7 @@ func (l *leaseList) open(pc *uictx.Ctx) tea.Msg {
 	ls, t, now := *s.Lease, pc.Opt.Tree, pc.Now
 	if remoteLease(&ls) {
 		// Read already, with the view: nothing on disk to read.
-		return uictx.Detail("lease:"+leaseKey(&ls), "lease · "+slugOf(ls.Rel)+heldOn(&ls), func() func(*uictx.Ctx) []string {
+		return uictx.Detail("lease:"+leaseKey(&ls), "lease · "+kit.SlugOf(ls.Rel)+heldOn(&ls), func() func(*uictx.Ctx) []string {
 			return func(pc *uictx.Ctx) []string { return remoteLeaseDetail(pc, ls, now) }
 		})
 	}
@@ -263,7 +263,7 @@ func remoteLeaseDetail(pc *uictx.Ctx, l model.Lease, now float64) []string {
 	d.Heading("Remote lease")
 	where := l.Backend
 	if l.Backend == "git" {
-		where = "git ref refs/fleetwatch/leases/" + slugOf(l.Rel)
+		where = "git ref refs/fleetwatch/leases/" + kit.SlugOf(l.Rel)
 	}
 	if pc.Claims != nil {
 		where += " · " + pc.Claims.Where
@@ -278,7 +278,7 @@ func remoteLeaseDetail(pc *uictx.Ctx, l model.Lease, now float64) []string {
 	}
 	if v := pc.View; v != nil {
 		d.Field("read", readAge(now-unixOf(v.ReadAt))+" ago")
-		if rl := v.Lease(slugOf(l.Rel)); rl != nil && rl.Need > 0 {
+		if rl := v.Lease(kit.SlugOf(l.Rel)); rl != nil && rl.Need > 0 {
 			d.Field("seen unchanged", kit.Span(rl.SeenFor.Seconds())+" of the "+kit.Span(rl.Need.Seconds())+" a takeover needs")
 		}
 	}
@@ -317,7 +317,7 @@ func askRelease(pc *uictx.Ctx) tea.Msg {
 		holder(pc.Common, lease)}
 	body = append(body, takes(pc.Common, lease, "Releasing")...)
 	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, model.InProgress)
-	return askReq{d: &dialog{title: "Release " + slugOf(rel), body: body, verb: "release"}, rel: rel, lease: lease,
+	return askReq{d: &dialog{title: "Release " + kit.SlugOf(rel), body: body, verb: "release"}, rel: rel, lease: lease,
 		verb: model.Release, local: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }}
 }
 
@@ -343,14 +343,14 @@ func askRecover(pc *uictx.Ctx) tea.Msg {
 	} else {
 		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
 	}
-	return askReq{d: &dialog{title: "Recover " + slugOf(rel), body: body, verb: "recover"}, rel: rel, lease: lease,
+	return askReq{d: &dialog{title: "Recover " + kit.SlugOf(rel), body: body, verb: "recover"}, rel: rel, lease: lease,
 		verb: model.Recover, local: func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) }}
 }
 
 func releaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
 	return actionCmd("release", func() (string, error) {
 		dst, err := t.Release(rel, planfs.Actor{AgentID: agent, Force: force})
-		return "released " + slugOf(rel) + " → " + laneOf(dst), err
+		return "released " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
 	})
 }
 
@@ -358,9 +358,9 @@ func recoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
 	return actionCmd("recover", func() (string, error) {
 		l, err := workers.Recover(t, rel, planfs.Actor{AgentID: agent}, ttl)
 		if l == nil {
-			return "recovered " + slugOf(rel) + ": its stale lease is gone", err
+			return "recovered " + kit.SlugOf(rel) + ": its stale lease is gone", err
 		}
-		return "recovered " + slugOf(rel) + ": now held by " + agent + " for " + kit.Span(ttl) + " (r releases it)", err
+		return "recovered " + kit.SlugOf(rel) + ": now held by " + agent + " for " + kit.Span(ttl) + " (r releases it)", err
 	})
 }
 

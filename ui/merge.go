@@ -944,7 +944,7 @@ func (l *mergeList) askNeedsWork(pc *uictx.Ctx) tea.Msg {
 				if err != nil {
 					return "", err
 				}
-				done := "sent " + slug + " back → " + laneOf(dst)
+				done := "sent " + slug + " back → " + kit.LaneOf(dst)
 				if queued {
 					if err := landing.Remove(t, slug); err != nil {
 						return "", fmt.Errorf("%s, but it is still queued: %w", done, err)

@@ -260,8 +260,8 @@ func (m *Model) leadTo(n model.Notice) tea.Cmd {
 	case n.Kind == model.NoticeProposal:
 		// The inbox is where it is decided.
 		cmd := m.setPane(inboxPane)
-		if !m.inbox.GoTo(slugOf(n.Key)) {
-			m.setStatus("✗ "+slugOf(n.Key)+" no longer waits in the inbox", true)
+		if !m.inbox.GoTo(kit.SlugOf(n.Key)) {
+			m.setStatus("✗ "+kit.SlugOf(n.Key)+" no longer waits in the inbox", true)
 		}
 		m.syncKeys()
 		return cmd
@@ -297,7 +297,7 @@ func (m *Model) leadToPlan(rel string) tea.Cmd {
 	}
 	if now == "" {
 		m.syncKeys()
-		m.setStatus("✗ "+slugOf(rel)+" is gone from the tree", true)
+		m.setStatus("✗ "+kit.SlugOf(rel)+" is gone from the tree", true)
 		return m.schedulePreview()
 	}
 	p := &m.plans

@@ -4,6 +4,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
@@ -16,27 +17,49 @@ const (
 	mergePane
 	inboxPane
 	fleetPane
-	paneCount
 )
 
-// paneSpecs is the one list of panes: its order is the tab order and the
-// number keys, its names the tabs. A new pane is one line here and its
-// sub-model.
-var paneSpecs = [paneCount]struct {
+// paneSpec is one pane of the registry.
+type paneSpec struct {
 	name, short string // short is the name on narrow terminals
-	of          func(m *Model) uictx.Pane
-}{
-	{"Plans", "Plans", func(m *Model) uictx.Pane { return &m.plans }},
-	{"Leases", "Leases", func(m *Model) uictx.Pane { return &m.leases }},
-	{"Worktrees", "Trees", func(m *Model) uictx.Pane { return &m.trees }},
-	{"Workers", "Workers", func(m *Model) uictx.Pane { return &m.wrk }},
-	{"Events", "Events", func(m *Model) uictx.Pane { return &m.events }},
-	{"Merge", "Merge", func(m *Model) uictx.Pane { return &m.merge }},
-	{"Inbox", "Inbox", func(m *Model) uictx.Pane { return &m.inbox }},
-	{"Fleet", "Fleet", func(m *Model) uictx.Pane { return &m.fleet }},
+	// hint is what the pane's filter matches, in its empty text field.
+	hint string
+	// pkg makes a pane of its own package (ui/panes/<name>) at its place
+	// in the tab order; of is a pane still in this package, on the model.
+	pkg func(id uictx.PaneID) uictx.Pane
+	of  func(m *Model) uictx.Pane
 }
 
-func (m *Model) paneOf(p uictx.PaneID) uictx.Pane { return paneSpecs[p].of(m) }
+// paneSpecs is the registry, the one list of panes: its order is the tab
+// order and the number keys, its names the tabs. A new pane is its folder
+// under ui/panes/ and one line here (docs/panes.md).
+var paneSpecs = []paneSpec{
+	{"Plans", "Plans", "slug, title, model or agent, in every lane", nil, func(m *Model) uictx.Pane { return &m.plans }},
+	{"Leases", "Leases", "plan, owner or origin", nil, func(m *Model) uictx.Pane { return &m.leases }},
+	{"Worktrees", "Trees", "agent, branch or path", nil, func(m *Model) uictx.Pane { return &m.trees }},
+	{"Workers", "Workers", "agent, tier, model, plan, state or note", nil, func(m *Model) uictx.Pane { return &m.wrk }},
+	{"Events", "Events", "event, plan, lane, agent or reason", events.New, nil},
+	{"Merge", "Merge", "", nil, func(m *Model) uictx.Pane { return &m.merge }},
+	{"Inbox", "Inbox", "", nil, func(m *Model) uictx.Pane { return &m.inbox }},
+	{"Fleet", "Fleet", "", nil, func(m *Model) uictx.Pane { return &m.fleet }},
+}
+
+// paneCount is how many panes the registry lists.
+func paneCount() uictx.PaneID { return uictx.PaneID(len(paneSpecs)) }
+
+func (m *Model) paneOf(p uictx.PaneID) uictx.Pane { return m.panes[p] }
+
+// openPanes makes the registry's panes for a new model.
+func (s *paneSet) openPanes(m *Model) {
+	s.panes = make([]uictx.Pane, len(paneSpecs))
+	for i, spec := range paneSpecs {
+		if spec.pkg != nil {
+			s.panes[i] = spec.pkg(uictx.PaneID(i))
+		} else {
+			s.panes[i] = spec.of(m)
+		}
+	}
+}
 
 // What a pane asks of the root that names the root's own overlays: a
 // question (a dialog) or an overlay as it is. The rest are uictx's.

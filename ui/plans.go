@@ -800,28 +800,28 @@ func (p *planList) askComplete(pc *uictx.Ctx) tea.Msg {
 func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
 	return actionCmd("promote", func() (string, error) {
 		dst, _, err := t.Promote(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "promoted " + slugOf(rel) + " → " + laneOf(dst), err
+		return "promoted " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
 	})
 }
 
 func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
 	return actionCmd("park", func() (string, error) {
 		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}.Because(reason))
-		return "parked " + slugOf(rel) + " in " + laneOf(dst), err
+		return "parked " + kit.SlugOf(rel) + " in " + kit.LaneOf(dst), err
 	})
 }
 
 func returnCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
 	return actionCmd("return", func() (string, error) {
 		dst, err := t.Return(rel, "", planfs.Actor{AgentID: agent, Force: force})
-		return "returned " + slugOf(rel) + " → " + laneOf(dst), err
+		return "returned " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
 	})
 }
 
 func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
 	return actionCmd("complete", func() (string, error) {
 		dst, err := t.Complete(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "moved " + slugOf(rel) + " → " + laneOf(dst), err
+		return "moved " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
 	})
 }
 

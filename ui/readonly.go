@@ -22,9 +22,9 @@ type action struct {
 
 // actions are every key that changes something, each pane's together
 // (indexed by pane), the keys of every pane last.
-func keyActions(k *uictx.KeyMap) [paneCount + 1][]action {
+func keyActions(k *uictx.KeyMap) [][]action {
 	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
-	var a [paneCount + 1][]action
+	a := make([][]action, paneCount()+1)
 	a[plansPane] = []action{{&p.Promote, "promote"}, {&p.Park, "park"}, {&p.Return, "return"},
 		{&p.Release, "release"}, {&p.Recover, "recover"}, {&p.Complete, "complete"},
 		{&p.New, "write a new plan"}, {&p.Edit, "edit a plan"}}
@@ -35,7 +35,7 @@ func keyActions(k *uictx.KeyMap) [paneCount + 1][]action {
 		{&g.Accept, "accept a move of the integration branch"}}
 	a[inboxPane] = []action{{&i.Approve, "approve a plan"}, {&i.Reject, "reject a plan"},
 		{&i.Extend, "extend a budget"}, {&i.Resume, "resume a run"}, {&i.Stop, "stop a run"}}
-	a[paneCount] = []action{{&k.Spawn, "spawn workers"}}
+	a[paneCount()] = []action{{&k.Spawn, "spawn workers"}}
 	return a
 }
 

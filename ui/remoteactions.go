@@ -53,7 +53,7 @@ func (m *Model) remoteVerbFor(lease *model.Lease) remoteVerb {
 // whoever holds it, as the dialog said.
 func (v remoteVerb) act(verb model.Verb, rel string, to model.Lane, why string) tea.Cmd {
 	host := workers.Hostname()
-	op := claims.Op{Verb: verb, Slug: slugOf(rel), To: to, Why: why, Force: true, TTL: v.ttl,
+	op := claims.Op{Verb: verb, Slug: kit.SlugOf(rel), To: to, Why: why, Force: true, TTL: v.ttl,
 		Holder: claims.Holder{AgentID: v.agent, Host: host, PID: os.Getpid()}}
 	return actionCmd(string(verb), func() (string, error) {
 		if v.view == nil {
@@ -81,9 +81,9 @@ func (v remoteVerb) done(op claims.Op, res claims.Result) string {
 	case op.Verb == model.Recover:
 		return "recovered " + slug + ": now held by " + v.agent + " on " + op.Holder.Host + " for " + kit.Span(v.ttl.Seconds()) + " (r releases it)"
 	case res.Dropped != nil && res.Rel == v.view.PlanRel(slug):
-		return "released " + slug + heldOn(&res.Dropped.Lease) + "; it is ready again in " + laneOf(res.Rel)
+		return "released " + slug + heldOn(&res.Dropped.Lease) + "; it is ready again in " + kit.LaneOf(res.Rel)
 	}
-	msg := remoteDone[op.Verb] + " " + slug + " → " + laneOf(res.Rel)
+	msg := remoteDone[op.Verb] + " " + slug + " → " + kit.LaneOf(res.Rel)
 	if res.Dropped != nil {
 		msg += " (its lease of " + res.Dropped.AgentID + " dropped with the move)"
 	}
@@ -94,7 +94,7 @@ func (v remoteVerb) done(op claims.Op, res claims.Result) string {
 // the ready lane the event log says it was parked from, else features.
 func (m *Model) returnLane(rel string) model.Lane {
 	if m.d != nil {
-		slug := slugOf(rel)
+		slug := kit.SlugOf(rel)
 		for i := range m.d.Events {
 			e := &m.d.Events[i]
 			if e.Event != "park" || e.Slug != slug {

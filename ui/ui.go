@@ -101,10 +101,11 @@ type paneSet struct {
 	leases leaseList
 	trees  treeList
 	wrk    workerList
-	events eventList
-	merge  mergeList
-	inbox  inboxList
-	fleet  fleetList
+	// panes are the registry's, in its order (paneSpecs).
+	panes []uictx.Pane
+	merge mergeList
+	inbox inboxList
+	fleet fleetList
 }
 
 // New builds the program's model and starts the file watchers.
@@ -135,6 +136,7 @@ func New(opt uictx.Options) Model {
 	}
 	m.plans.matched = map[model.Lane]int{}
 	m.plans.queue, m.fleet.wrk = &m.merge, &m.wrk
+	m.openPanes(&m)
 	m.remote = newRemote(opt)
 	if h := hubOf(opt); h != nil {
 		// The hub reads; nothing of this model's own is under way.
@@ -488,7 +490,7 @@ func (m *Model) dropStaleDialog() {
 		// it there (a claim moves it to in-progress/).
 		cur := placeIn(m.d.Rels, d.rel)
 		m.stack.remove(d)
-		m.setStatus("✗ "+slugOf(d.rel)+" changed while you decided ("+changedWords(d.rel, cur, leaseAt(cur))+"); look again", true)
+		m.setStatus("✗ "+kit.SlugOf(d.rel)+" changed while you decided ("+changedWords(d.rel, cur, leaseAt(cur))+"); look again", true)
 	}
 }
 
@@ -508,7 +510,7 @@ func (m *Model) tick() tea.Cmd {
 	m.plans.Invalidate()
 	m.leases.Invalidate()
 	m.wrk.Invalidate()
-	m.events.Invalidate()
+	m.paneOf(eventsPane).List().Invalidate()
 	var cmds []tea.Cmd
 	if running {
 		m.wrk.judge(m.Opt.Tree.Now())
@@ -540,7 +542,7 @@ func (m *Model) layout() {
 		w, rows, planW, planRows = m.Cols-2, bodyH-3, m.Cols-laneBoxWidth-2, th-3
 		m.plans.pv.vp.Width, m.plans.pv.vp.Height = planW-2, max(1, ph-2)
 	}
-	for p := range paneCount {
+	for p := range paneCount() {
 		if p == plansPane {
 			m.paneOf(p).SetSize(planW, planRows)
 		} else {
@@ -600,7 +602,7 @@ func (m *Model) syncKeys() {
 	}
 	set(&m.Keys.Spawn, m.Opt.Self != "", "spawn: this UI does not know its own binary, so it cannot start workers")
 	c := m.ctx()
-	for p := range paneCount {
+	for p := range paneCount() {
 		if p != m.pane {
 			m.paneOf(p).SyncKeys(c, set)
 		}
@@ -612,7 +614,7 @@ func (m *Model) syncKeys() {
 // rebuild derives every pane's rows from the latest data.
 func (m *Model) rebuild() {
 	c := m.ctx()
-	for p := range paneCount {
+	for p := range paneCount() {
 		m.paneOf(p).Rebuild(c)
 	}
 	m.syncKeys()

@@ -66,7 +66,7 @@ func TestViewerScreenNamesNoAction(t *testing.T) {
 				t.Errorf("%dx%d: the header does not say read-only: %q", size[0], size[1], first)
 			}
 			text := h.helpText()
-			for _, a := range append(all[h.m.pane], all[paneCount]...) {
+			for _, a := range append(all[h.m.pane], all[paneCount()]...) {
 				hl := a.b.Help()
 				if want := hl.Key + " " + hl.Desc + " — read-only: viewers can't " + a.verb; !strings.Contains(text, want) {
 					t.Errorf("%dx%d after %v: ? lacks %q:\n%s", size[0], size[1], where, want, text)
@@ -84,7 +84,7 @@ func TestViewerActionKeysRefused(t *testing.T) {
 	h := viewer(t, 120, 32)
 	before := h.p.state(t)
 	k := DefaultKeyMap()
-	for p := range paneCount {
+	for p := range paneCount() {
 		for _, group := range keyActions(&k) {
 			for _, a := range group {
 				for _, name := range a.b.Keys() {

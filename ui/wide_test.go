@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -77,11 +78,11 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 	// Event rows by place: a plan has many events.
 	lines := strings.Split(v, "\n")
 	head := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, " ago ") })
-	ev := &h.m.events
-	for i, r := range ev.rows[ev.Offset:min(len(ev.rows), ev.Offset+ev.Height)] {
-		if e := r.event; e != nil {
+	ev := eventsOf(&h.m)
+	for i := range min(ev.Len(), ev.Offset+ev.Height) - ev.Offset {
+		if e := ev.EventAt(ev.Offset + i); e != nil {
 			l := lines[head+1+i]
-			row(l, l, e.Event, e.Slug, moveText(e), e.AgentID, e.Reason)
+			row(l, l, e.Event, e.Slug, events.MoveText(e), e.AgentID, e.Reason)
 		}
 	}
 	h.press("6")

@@ -4,169 +4,207 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// pane is one entry of ui's paneSpecs: its name, the type of its
-// sub-model and the file that must hold it.
-type pane struct{ name, typ, file string }
+// The cockpit's shape (issue 42): each pane a package under ui/panes/,
+// registered in the root's paneSpecs, over a shared context (ui/uictx) and
+// a kit (ui/kit) that know no pane; a root package that only routes.
+const (
+	panesDir = "ui/panes/"
+	// maxRootFiles and maxModelMethods bound the root package: its own
+	// non-test files and the methods on its Model. They only go down as
+	// panes leave the root (the goal is 25 and 60).
+	maxRootFiles    = 40
+	maxModelMethods = 176
+)
 
-// paneFiles reads the panes from paneSpecs in ui's files (by their path
-// from the root) and lists every breach of one file per pane: a pane whose
-// file is missing or does not declare its type, a method of a pane's type
-// in another file, and a method of a pane's type that takes the root
-// *Model (a pane sees its context and asks the root by returning a
-// message). A module without paneSpecs has no panes.
-func paneFiles(fset *token.FileSet, ui map[string]*ast.File) ([]pane, []string) {
+// stillInRoot are the panes not yet moved to a package of their own: a
+// registry entry of theirs names the root model's field (`of`), not a
+// pane package's New. The list only shrinks.
+var stillInRoot = map[string]bool{
+	"Plans": true, "Leases": true, "Worktrees": true, "Workers": true, "Merge": true, "Inbox": true, "Fleet": true,
+}
+
+// paneRules lists the breaches of the cockpit's shape in ui's files (by
+// their path from the module's root, tests left out): a registry entry
+// that is neither a pane package's New nor a pane still in the root, a
+// pane package the registry does not list, a pane package importing
+// another or the root, uictx or kit importing a pane or the root, and a
+// root package over its files or its Model's methods. A module without
+// paneSpecs has no panes.
+func paneRules(fset *token.FileSet, ui map[string]*ast.File) []string {
 	rels := make([]string, 0, len(ui))
 	for rel := range ui {
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
-	specs, specsAt, fields := paneSpecsOf(ui, rels)
-	if specs == nil {
-		return nil, nil
-	}
-	var panes []pane
 	var out []string
-	for i, e := range specs.Elts {
-		name, field, ok := paneEntry(e)
-		typ := fields[field]
-		if !ok || typ == "" {
-			out = append(out, fmt.Sprintf("%s:%d: paneSpecs entry %d: want {\"Name\", …, func(m *Model) paneModel { return &m.field }} with field one of Model's", specsAt, fset.Position(e.Pos()).Line, i+1))
+	registered, found := registry(fset, ui, rels, &out)
+	rootFiles, methods := 0, 0
+	for _, rel := range rels {
+		dir := path.Dir(rel)
+		if dir == "ui" {
+			rootFiles++
+			methods += modelMethods(ui[rel])
+		}
+		out = append(out, paneImports(rel, ui[rel])...)
+		if name, ok := paneOf(rel); ok && found && !registered[name] {
+			registered[name] = true // once per package
+			out = append(out, fmt.Sprintf("%s/: the pane package %s is not in ui's registry (paneSpecs): add its line", panesDir+name, name))
+		}
+	}
+	if found && rootFiles > maxRootFiles {
+		out = append(out, fmt.Sprintf("ui/: %d files in the root package (at most %d): a pane's code goes in its package", rootFiles, maxRootFiles))
+	}
+	if found && methods > maxModelMethods {
+		out = append(out, fmt.Sprintf("ui/: %d methods on the root Model (at most %d): a pane's loading, keys and rows are the pane's", methods, maxModelMethods))
+	}
+	return out
+}
+
+// registry reads paneSpecs in the root ui package: the pane packages its
+// entries name (by their folder under ui/panes/), whether it was found,
+// and each entry that names none and is not a pane still in the root.
+func registry(fset *token.FileSet, ui map[string]*ast.File, rels []string, out *[]string) (map[string]bool, bool) {
+	registered := map[string]bool{}
+	found := false
+	for _, rel := range rels {
+		if path.Dir(rel) != "ui" {
 			continue
 		}
-		panes = append(panes, pane{name, typ, "ui/" + strings.ToLower(name) + ".go"})
-	}
-	for _, p := range panes {
-		f, ok := ui[p.file]
-		if !ok || !declares(f, p.typ) {
-			out = append(out, fmt.Sprintf("%s: the %s pane's type %s is not declared in it: one pane, one file", p.file, p.name, p.typ))
+		f := ui[rel]
+		specs := specsLit(f)
+		if specs == nil {
+			continue
 		}
-	}
-	for _, rel := range rels {
-		for _, d := range ui[rel].Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv == nil {
-				continue
-			}
-			for _, p := range panes {
-				if recvType(fd) != p.typ {
-					continue
-				}
-				if rel != p.file {
-					out = append(out, fmt.Sprintf("%s:%d: %s is the %s pane's: it goes in %s", rel, fset.Position(fd.Pos()).Line, funcName(fd), p.name, p.file))
-				}
-				if takesModel(fd) {
-					out = append(out, fmt.Sprintf("%s:%d: %s takes *Model: a pane sees its context (paneCtx) and returns what it asks of the root", rel, fset.Position(fd.Pos()).Line, funcName(fd)))
-				}
+		found = true
+		imports := paneImportNames(f)
+		for i, e := range specs.Elts {
+			name, pkg := entry(e, imports)
+			switch {
+			case pkg != "":
+				registered[pkg] = true
+			case !stillInRoot[name]:
+				*out = append(*out, fmt.Sprintf("%s:%d: paneSpecs entry %d (%q): want a pane package's New (%s<name>)", rel, fset.Position(e.Pos()).Line, i+1, name, panesDir))
 			}
 		}
 	}
-	return panes, out
+	return registered, found
 }
 
-// paneSpecsOf finds paneSpecs's literal, the file holding it, and the
-// types of Model's fields, its embedded structs' fields included.
-func paneSpecsOf(ui map[string]*ast.File, rels []string) (specs *ast.CompositeLit, at string, fields map[string]string) {
-	structs := map[string]*ast.StructType{}
-	for _, rel := range rels {
-		for _, d := range ui[rel].Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok {
-				continue
-			}
-			for _, s := range g.Specs {
-				switch s := s.(type) {
-				case *ast.TypeSpec:
-					if st, ok := s.Type.(*ast.StructType); ok {
-						structs[s.Name.Name] = st
-					}
-				case *ast.ValueSpec:
-					for i, n := range s.Names {
-						if n.Name == "paneSpecs" && i < len(s.Values) {
-							specs, _ = s.Values[i].(*ast.CompositeLit)
-							at = rel
-						}
+// specsLit is the literal paneSpecs is set to in f, nil when f has none.
+func specsLit(f *ast.File) *ast.CompositeLit {
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for _, s := range g.Specs {
+			if vs, ok := s.(*ast.ValueSpec); ok {
+				for i, n := range vs.Names {
+					if n.Name == "paneSpecs" && i < len(vs.Values) {
+						lit, _ := vs.Values[i].(*ast.CompositeLit)
+						return lit
 					}
 				}
 			}
 		}
 	}
-	fields = map[string]string{}
-	var add func(st *ast.StructType, depth int)
-	add = func(st *ast.StructType, depth int) {
-		for _, f := range st.Fields.List {
-			t := typeName(f.Type)
-			if len(f.Names) == 0 && depth == 0 && structs[t] != nil {
-				add(structs[t], depth+1)
-			}
-			for _, n := range f.Names {
-				fields[n.Name] = t
-			}
-		}
-	}
-	if st := structs["Model"]; st != nil {
-		add(st, 0)
-	}
-	return specs, at, fields
+	return nil
 }
 
-// paneEntry reads {"Name", …, func(m *Model) paneModel { return &m.field }}.
-func paneEntry(e ast.Expr) (name, field string, ok bool) {
+// paneImportNames maps the names f imports pane packages by to their
+// folders under ui/panes/.
+func paneImportNames(f *ast.File) map[string]string {
+	out := map[string]string{}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		dir, ok := strings.CutPrefix(p, module+"/"+panesDir)
+		if !ok {
+			continue
+		}
+		name := path.Base(dir)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		out[name] = dir
+	}
+	return out
+}
+
+// entry reads a registry entry: its name (the first element) and the pane
+// package whose New one of its elements is, "" for none.
+func entry(e ast.Expr, imports map[string]string) (name, pkg string) {
 	lit, ok := e.(*ast.CompositeLit)
 	if !ok || len(lit.Elts) == 0 {
-		return "", "", false
+		return "", ""
 	}
-	first, ok := lit.Elts[0].(*ast.BasicLit)
-	if !ok || first.Kind != token.STRING {
-		return "", "", false
+	if first, ok := lit.Elts[0].(*ast.BasicLit); ok && first.Kind == token.STRING {
+		name, _ = strconv.Unquote(first.Value)
 	}
-	name, _ = strconv.Unquote(first.Value)
-	fn, ok := lit.Elts[len(lit.Elts)-1].(*ast.FuncLit)
-	if !ok || len(fn.Body.List) != 1 {
-		return "", "", false
-	}
-	ret, ok := fn.Body.List[0].(*ast.ReturnStmt)
-	if !ok || len(ret.Results) != 1 {
-		return "", "", false
-	}
-	addr, ok := ret.Results[0].(*ast.UnaryExpr)
-	if !ok || addr.Op != token.AND {
-		return "", "", false
-	}
-	sel, ok := addr.X.(*ast.SelectorExpr)
-	if !ok {
-		return "", "", false
-	}
-	return name, sel.Sel.Name, name != ""
-}
-
-// takesModel reports whether one of fd's parameters is *Model.
-func takesModel(fd *ast.FuncDecl) bool {
-	for _, f := range fd.Type.Params.List {
-		if star, ok := f.Type.(*ast.StarExpr); ok {
-			if id, ok := star.X.(*ast.Ident); ok && id.Name == "Model" {
-				return true
-			}
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			el = kv.Value
+		}
+		sel, ok := el.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "New" {
+			continue
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && imports[id.Name] != "" {
+			return name, imports[id.Name]
 		}
 	}
-	return false
+	return name, ""
 }
 
-func declares(f *ast.File, typ string) bool {
+// paneOf is the pane package rel is in (its folder under ui/panes/).
+func paneOf(rel string) (string, bool) {
+	dir, ok := strings.CutPrefix(path.Dir(rel), panesDir)
+	if !ok || dir == "" {
+		return "", false
+	}
+	return dir, true
+}
+
+// paneImports lists rel's imports that break the pane rules: a pane
+// package imports no other pane and not the root; uictx and kit import
+// no pane and not the root.
+func paneImports(rel string, f *ast.File) []string {
+	mine, isPane := paneOf(rel)
+	dir := path.Dir(rel)
+	shared := dir == "ui/uictx" || dir == "ui/kit"
+	if !isPane && !shared {
+		return nil
+	}
+	var out []string
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		pane, toPane := strings.CutPrefix(p, module+"/"+panesDir)
+		switch {
+		case p == module+"/ui":
+			out = append(out, fmt.Sprintf("%s: imports the root ui package: a pane asks the root by returning a request (uictx)", rel))
+		case toPane && shared:
+			out = append(out, fmt.Sprintf("%s: imports the pane package %s: %s knows no pane", rel, pane, dir))
+		case toPane && pane != mine:
+			out = append(out, fmt.Sprintf("%s: imports the pane package %s: panes never reach each other (read it from uictx.Ctx, or ask the root)", rel, pane))
+		}
+	}
+	return out
+}
+
+// modelMethods counts f's methods on Model or *Model.
+func modelMethods(f *ast.File) int {
+	n := 0
 	for _, d := range f.Decls {
-		if g, ok := d.(*ast.GenDecl); ok {
-			for _, s := range g.Specs {
-				if ts, ok := s.(*ast.TypeSpec); ok && ts.Name.Name == typ {
-					return true
-				}
-			}
+		if fd, ok := d.(*ast.FuncDecl); ok && recvType(fd) == "Model" {
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // typeName is T for T and *T, "" for any other type.

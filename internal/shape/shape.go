@@ -3,14 +3,15 @@
 // outside tests and literal tables, no command body over 40 lines (the
 // closure a leaf's setup returns as its `body`, or a cobra RunE or Run: it
 // parses, calls one function and prints), ui.Model under 25 fields, no
-// process started and no file read from ui (it asks the engine), git
+// process started and no file read from ui and the packages under it but
+// the commands, the server and the demo (it asks the engine), git
 // started only through gitenv.Run (which turns off what a repository's
 // config could run and bounds git with its whole process group), only
 // main.go and the card's folders at the module's root, imports that point
 // down the house (floors), the cockpit imported only by the command that
-// starts it, one file per pane (each pane of ui's paneSpecs is declared in
-// ui/<pane>.go, which alone has its methods), and no pane method that takes
-// the root model.
+// starts it, and the cockpit's shape (panes.go): each pane a package under
+// ui/panes/ in ui's registry, reaching no other pane, over ui/uictx and
+// ui/kit, which know no pane, and a root package held to its size.
 package shape
 
 import (
@@ -63,7 +64,7 @@ func Check(root string) ([]string, error) {
 			return err
 		}
 		out = append(out, checkFile(fset, rel, f)...)
-		if path.Dir(rel) == "ui" {
+		if strings.HasPrefix(rel, "ui/") {
 			ui[rel] = f
 		}
 		return nil
@@ -73,13 +74,12 @@ func Check(root string) ([]string, error) {
 	}
 	out = append(out, facesNameNoBackend(root)...)
 	out = append(out, cyclo(root)...)
-	_, breaches := paneFiles(fset, ui)
-	return append(out, breaches...), nil
+	return append(out, paneRules(fset, ui)...), nil
 }
 
 func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 	var out []string
-	inUI := path.Dir(rel) == "ui"
+	inUI := uiFace(rel)
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -97,7 +97,7 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 		case *ast.GenDecl:
 			for _, s := range d.Specs {
 				ts, ok := s.(*ast.TypeSpec)
-				if !ok || !inUI || ts.Name.Name != "Model" {
+				if !ok || path.Dir(rel) != "ui" || ts.Name.Name != "Model" {
 					continue
 				}
 				if st, ok := ts.Type.(*ast.StructType); ok {
@@ -130,6 +130,21 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 		})
 	}
 	return out
+}
+
+// uiFace reports whether rel is the cockpit's (ui/ and every package
+// under it) but the commands, the server and the demo, which start
+// processes: the cockpit asks the engine.
+func uiFace(rel string) bool {
+	if !strings.HasPrefix(rel, "ui/") {
+		return false
+	}
+	for _, own := range []string{"ui/cli/", "ui/serve/", "ui/demo/"} {
+		if strings.HasPrefix(rel, own) {
+			return false
+		}
+	}
+	return true
 }
 
 // floors are the house's storeys by the module's top folders: a package

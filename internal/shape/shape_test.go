@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,9 +126,9 @@ func TestCheckFindsLongCommandBodies(t *testing.T) {
 	}
 }
 
-// ui's seven panes are found where paneSpecs lists them, so the rule of
-// one file per pane holds of them all, not of none.
-func TestEveryPaneIsFound(t *testing.T) {
+// ui's registry is read as it is: every entry names a pane package's New
+// or a pane still in the root, so the pane rules hold of them all.
+func TestTheRegistryIsRead(t *testing.T) {
 	fset := token.NewFileSet()
 	files, err := filepath.Glob("../../ui/*.go")
 	if err != nil {
@@ -144,22 +145,19 @@ func TestEveryPaneIsFound(t *testing.T) {
 		}
 		ui["ui/"+filepath.Base(p)] = f
 	}
-	panes, breaches := paneFiles(fset, ui)
-	var got []string
-	for _, p := range panes {
-		got = append(got, p.file+" "+p.typ)
-	}
-	want := []string{"ui/plans.go planList", "ui/leases.go leaseList", "ui/worktrees.go treeList", "ui/workers.go workerList",
-		"ui/events.go eventList", "ui/merge.go mergeList", "ui/inbox.go inboxList", "ui/fleet.go fleetList"}
-	if !slices.Equal(got, want) || len(breaches) > 0 {
-		t.Errorf("panes %q, breaches %q; want %q and none", got, breaches, want)
+	var breaches []string
+	registered, found := registry(fset, ui, slices.Sorted(maps.Keys(ui)), &breaches)
+	if !found || len(breaches) > 0 || !registered["events"] || len(registered)+len(stillInRoot) != 8 {
+		t.Errorf("registry found %v: packages %v, %d still in the root, breaches %q; want the eight panes and none", found, registered, len(stillInRoot), breaches)
 	}
 }
 
-// A pane without its file, a pane's type declared elsewhere, a pane's
-// method in another file and an entry whose type cannot be told are each
-// a breach; a pane in its own file is not.
-func TestOnePaneOneFile(t *testing.T) {
+// Each pane rule finds its breach in a module made to have them all: an
+// entry that names no pane package, a pane package not registered, panes
+// importing each other or the root, uictx and kit importing a pane or the
+// root, a process started from a pane; a pane still in the root, a
+// registered package and the server starting processes are not breaches.
+func TestPaneRules(t *testing.T) {
 	dir := t.TempDir()
 	write := func(rel, text string) {
 		p := filepath.Join(dir, rel)
@@ -168,98 +166,87 @@ func TestOnePaneOneFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	const m = "github.com/fleetwatch/fleetwatch/"
 	write("main.go", "package main\n")
 	write("ui/pane.go", `package ui
 
-type paneModel interface{}
+import ev "`+m+`ui/panes/events"
 
-var paneSpecs = [4]struct {
-	name string
-	of   func(m *Model) paneModel
-}{
-	{"Plans", func(m *Model) paneModel { return &m.plans }},
-	{"Leases", func(m *Model) paneModel { return &m.leases }},
-	{"Events", func(m *Model) paneModel { return &m.events }},
-	{"Odd", func(m *Model) paneModel { return nil }},
+var paneSpecs = []paneSpec{
+	{"Plans", "", nil, func(m *Model) any { return &m.plans }},
+	{"Events", "", ev.New, nil},
+	{"Odd", "", nil, nil},
 }
-
-func (p *planList) stray() {}
 `)
-	write("ui/ui.go", "package ui\n\ntype Model struct {\n\t*paneSet\n}\n\ntype paneSet struct {\n\tplans  planList\n\tleases leaseList\n\tevents eventList\n}\n\ntype eventList struct{}\n")
-	write("ui/plans.go", "package ui\n\ntype planList struct{}\n\nfunc (p *planList) view() {}\n")
-	write("ui/plans_test.go", "package ui\n\nfunc (p *planList) helper() {}\n") // tests are exempt
-	write("ui/events.go", "package ui\n")
+	write("ui/panes/events/events.go", "package events\n\nimport _ \""+m+"ui/panes/stray\"\n\nfunc New() {}\n")
+	write("ui/panes/events/events_test.go", "package events\n\nimport _ \""+m+"ui\"\n") // tests are exempt
+	write("ui/panes/stray/stray.go", "package stray\n\nimport (\n\t_ \""+m+"ui\"\n\t_ \"os/exec\"\n)\n")
+	write("ui/uictx/ctx.go", "package uictx\n\nimport _ \""+m+"ui/panes/events\"\n")
+	write("ui/kit/kit.go", "package kit\n\nimport _ \""+m+"ui\"\n")
+	write("ui/serve/serve.go", "package serve\n\nimport _ \"os/exec\"\n")
 	got, err := Check(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := strings.Join(got, "\n")
 	for _, want := range []string{
-		"ui/pane.go:12: paneSpecs entry 4",
-		"ui/leases.go: the Leases pane's type leaseList is not declared in it",
-		"ui/events.go: the Events pane's type eventList is not declared in it",
-		"ui/pane.go:15: planList.stray is the Plans pane's: it goes in ui/plans.go",
+		`ui/pane.go:8: paneSpecs entry 3 ("Odd"): want a pane package's New`,
+		"ui/panes/stray/: the pane package stray is not in ui's registry",
+		"ui/panes/events/events.go: imports the pane package stray: panes never reach each other",
+		"ui/panes/stray/stray.go: imports the root ui package",
+		"ui/panes/stray/stray.go: imports os/exec: the UI reaches files and processes through the engine",
+		"ui/uictx/ctx.go: imports the pane package events: ui/uictx knows no pane",
+		"ui/kit/kit.go: imports the root ui package",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("missing %q in:\n%s", want, all)
 		}
 	}
-	if len(got) != 4 {
-		t.Errorf("%d breaches, want 4:\n%s", len(got), all)
+	if len(got) != 7 {
+		t.Errorf("%d breaches, want 7:\n%s", len(got), all)
 	}
 }
 
-// A pane's method that takes the root *Model is a breach, in its own file
-// or not; a function of the pane's file that takes it (a row renderer the
-// table calls) and a method taking the pane's context are not.
-func TestPaneTakesNoModel(t *testing.T) {
-	dir := t.TempDir()
-	write := func(rel, text string) {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+// The root package is held to its files and its Model's methods: one
+// more of either than the bound is a breach, the bound itself is not.
+func TestRootSize(t *testing.T) {
+	for _, over := range []bool{false, true} {
+		dir := t.TempDir()
+		write := func(rel, text string) {
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("main.go", "package main\n")
+		write("ui/pane.go", "package ui\n\nvar paneSpecs = []int{}\n")
+		files, methods := maxRootFiles, maxModelMethods
+		if over {
+			files, methods = files+1, methods+1
+		}
+		var ms strings.Builder
+		for i := range methods {
+			fmt.Fprintf(&ms, "func (m *Model) m%d() {}\n", i)
+		}
+		write("ui/model.go", "package ui\n\ntype Model struct{}\n\n"+ms.String())
+		for i := range files - 2 {
+			write(fmt.Sprintf("ui/f%d.go", i), "package ui\n")
+		}
+		got, err := Check(dir)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	write("main.go", "package main\n")
-	write("ui/pane.go", `package ui
-
-type paneModel interface{}
-
-var paneSpecs = [1]struct {
-	name string
-	of   func(m *Model) paneModel
-}{
-	{"Plans", func(m *Model) paneModel { return &m.plans }},
-}
-`)
-	write("ui/ui.go", "package ui\n\ntype Model struct {\n\tplans planList\n}\n\ntype paneCtx struct{}\n")
-	write("ui/plans.go", `package ui
-
-type planList struct{}
-
-func (p *planList) rebuild(pc *paneCtx) {}
-
-func (p *planList) view(m *Model, h int) []string { return nil }
-
-func (p *planList) update(_ int, m *Model) {}
-
-func planLine(m *Model, i int) string { return "" }
-`)
-	got, err := Check(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := strings.Join(got, "\n")
-	for _, want := range []string{
-		"ui/plans.go:7: planList.view takes *Model",
-		"ui/plans.go:9: planList.update takes *Model",
-	} {
-		if !strings.Contains(all, want) {
-			t.Errorf("missing %q in:\n%s", want, all)
+		all := strings.Join(got, "\n")
+		if want := fmt.Sprintf("%d files in the root package", files); over != strings.Contains(all, want) {
+			t.Errorf("over %v: %q in:\n%s", over, want, all)
 		}
-	}
-	if len(got) != 2 {
-		t.Errorf("%d breaches, want 2:\n%s", len(got), all)
+		if want := fmt.Sprintf("%d methods on the root Model", methods); over != strings.Contains(all, want) {
+			t.Errorf("over %v: %q in:\n%s", over, want, all)
+		}
+		if n := len(got); over && n != 2 || !over && n != 0 {
+			t.Errorf("over %v: %d breaches:\n%s", over, n, all)
+		}
 	}
 }

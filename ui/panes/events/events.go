@@ -1,4 +1,7 @@
-package ui
+// Package events is the cockpit's Events pane: the scan's warnings, the
+// workers' unreadable state files and the event log newest first, each
+// opened whole with enter.
+package events
 
 import (
 	"path/filepath"
@@ -17,11 +20,12 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
-// eventList is the Events pane: scan warnings, then the event log newest
+// Pane is the Events pane: scan warnings, then the event log newest
 // first.
-type eventList struct {
+type Pane struct {
 	kit.Table
 	kit.Filter
+	id   uictx.PaneID // its place in the tab order
 	rows []eventRow
 	cols eventCols
 }
@@ -32,7 +36,7 @@ type eventRow struct {
 	event *planfs.Event
 }
 
-func (e *eventList) Rebuild(pc *uictx.Ctx) {
+func (e *Pane) Rebuild(pc *uictx.Ctx) {
 	d := pc.D
 	if d == nil {
 		return
@@ -74,20 +78,31 @@ func (e *eventList) Rebuild(pc *uictx.Ctx) {
 	})
 }
 
-func (e *eventList) Selected() uictx.Selection { return uictx.Selection{} }
+// New is the Events pane at id in the tab order.
+func New(id uictx.PaneID) uictx.Pane { return &Pane{id: id} }
 
-func (e *eventList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
-	set(&pc.Keys.Events.Open, pc.Shown == eventsPane && e.Cursor < len(e.rows), "open: select an event in the events pane (5)")
+func (e *Pane) Selected() uictx.Selection { return uictx.Selection{} }
+
+// EventAt is row i's event, nil for a scan warning or past the rows.
+func (e *Pane) EventAt(i int) *planfs.Event {
+	if i < 0 || i >= len(e.rows) {
+		return nil
+	}
+	return e.rows[i].event
 }
 
-func (e *eventList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (e *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
+	set(&pc.Keys.Events.Open, pc.Shown == e.id && e.Cursor < len(e.rows), "open: select an event in the events pane (5)")
+}
+
+func (e *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	if key.Matches(msg, pc.Keys.Events.Open) {
 		return e.open(), true
 	}
 	return nil, false
 }
 
-func (e *eventList) View(pc *uictx.Ctx, h int) []string {
+func (e *Pane) View(pc *uictx.Ctx, h int) []string {
 	return pc.TableBox(kit.FilterTitle("Events", &e.Filter), e.cols.header(), &e.Table, h, kit.EmptyText(&e.Filter, "no events yet in .plans/logs/events.jsonl"))
 }
 
@@ -109,7 +124,7 @@ func eventColumns(w int, rows []eventRow) eventCols {
 	for _, r := range rows {
 		if e := r.event; e != nil {
 			event, slug = max(event, kit.CellWidth(e.Event)), max(slug, kit.CellWidth(e.Slug))
-			move, agent = max(move, kit.CellWidth(moveText(e))), max(agent, kit.CellWidth(e.AgentID))
+			move, agent = max(move, kit.CellWidth(MoveText(e))), max(agent, kit.CellWidth(e.AgentID))
 		}
 	}
 	// Seven cells hold any age coarse gives under a thousand days.
@@ -127,15 +142,15 @@ func eventColumns(w int, rows []eventRow) eventCols {
 // stands where the age begins).
 const eventLead = 2
 
-// moveText is where an event took a plan: "bugs → in-progress".
-func moveText(e *planfs.Event) string {
+// MoveText is where an event took a plan: "bugs → in-progress".
+func MoveText(e *planfs.Event) string {
 	switch {
 	case e.From == e.To:
-		return laneOf(e.To)
+		return kit.LaneOf(e.To)
 	case e.From == "":
-		return "→ " + laneOf(e.To)
+		return "→ " + kit.LaneOf(e.To)
 	}
-	return laneOf(e.From) + " → " + laneOf(e.To)
+	return kit.LaneOf(e.From) + " → " + kit.LaneOf(e.To)
 }
 
 func (c eventCols) header() string {
@@ -156,7 +171,7 @@ func eventLine(cm *uictx.Common, e *planfs.Event, c eventCols, selected bool) st
 	}
 	b.WriteString(kit.Fit(when, c.age) + " " + kit.Fit(termtext.Line(e.Event), c.event) + " " + kit.Fit(termtext.Line(e.Slug), c.slug) + " ")
 	if c.move > 0 {
-		b.WriteString(kit.Fit(termtext.Line(moveText(e)), c.move) + " ")
+		b.WriteString(kit.Fit(termtext.Line(MoveText(e)), c.move) + " ")
 	}
 	b.WriteString(kit.Fit(termtext.Line(e.AgentID), c.agent) + " " + kit.Fit(termtext.Line(e.Reason), c.reason))
 	return b.String()
@@ -176,7 +191,7 @@ func warningLine(cm *uictx.Common, w *model.Warning, selected bool) string {
 }
 
 // open shows the selected line whole; it is in memory already.
-func (e *eventList) open() tea.Msg {
+func (e *Pane) open() tea.Msg {
 	if e.Cursor >= len(e.rows) {
 		return nil
 	}
