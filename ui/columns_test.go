@@ -14,6 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/demo"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
+	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 )
 
 // fit promises exactly w cells, but when the cut lands inside a wide
@@ -143,8 +144,8 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 	}
 	h.press("3")
 	v = h.view()
-	for _, s := range h.m.trees.rows {
-		need(v, s.AgentID, treeBranch(&s), strings.TrimPrefix(s.Path, p.dir+"/"))
+	for _, s := range treesOf(&h.m).Rows() {
+		need(v, s.AgentID, trees.TreeBranch(&s), strings.TrimPrefix(s.Path, p.dir+"/"))
 	}
 	h.press("4")
 	v = h.view()

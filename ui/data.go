@@ -27,11 +27,6 @@ type loadedMsg struct {
 	published *publishedRead
 }
 
-type worktreesMsg struct {
-	states []workers.WorktreeState
-	err    error
-}
-
 // changeMsg is one debounced burst of changes the watcher saw.
 type changeMsg planfs.Change
 
@@ -71,12 +66,12 @@ func worktreesCmd(project string) tea.Cmd {
 }
 
 // readWorktrees is worktreesCmd's reading, shared with the hub.
-func readWorktrees(project string) worktreesMsg {
+func readWorktrees(project string) uictx.WorktreesMsg {
 	wts, err := workers.List(project)
 	if err != nil {
-		return worktreesMsg{err: err}
+		return uictx.WorktreesMsg{Err: err}
 	}
-	return worktreesMsg{states: workers.Inspect(project, wts)}
+	return uictx.WorktreesMsg{States: workers.Inspect(project, wts)}
 }
 
 // waitForChangeCmd waits for the watcher's next change; it is issued again
@@ -95,4 +90,21 @@ func waitForChangeCmd(ch <-chan planfs.Change) tea.Cmd {
 // second between them, and judge their rows at the same clock.
 func tickCmd() tea.Cmd {
 	return tea.Every(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// requestTrees asks git about the worktrees, one request at a time like
+// requestLoad: each one runs git twice per worktree.
+func (m *Model) requestTrees() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindTrees.set())
+		return nil
+	}
+	return m.treesReq.request(worktreesCmd(m.Opt.Tree.Project))
+}
+
+func (m *Model) worktreesIfShown() tea.Cmd {
+	if m.pane == worktreesPane {
+		return m.requestTrees()
+	}
+	return nil
 }

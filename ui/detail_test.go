@@ -140,8 +140,8 @@ func TestDetailWorktree(t *testing.T) {
 			p.addWorktrees(t)
 			h := newHarness(t, p, sz[0], sz[1])
 			h.press("3")
-			if !h.m.trees.GoTo("mid-1") {
-				t.Fatalf("no worktree row for mid-1: %v", h.m.trees.Keys)
+			if !treesOf(&h.m).GoTo("mid-1") {
+				t.Fatalf("no worktree row for mid-1: %v", treesOf(&h.m).Keys)
 			}
 			h.m.syncKeys()
 			h.press("enter")

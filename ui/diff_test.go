@@ -12,6 +12,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -215,8 +216,7 @@ func TestDiffSaysWhyNot(t *testing.T) {
 	}
 	// Off a worktree, d says why.
 	h.press("3", "G")
-	h.m.trees.rows = nil
-	h.m.trees.Rebuild(h.m.ctx())
+	treesOf(&h.m).Loaded(h.m.ctx(), uictx.WorktreesMsg{})
 	h.m.syncKeys()
 	h.press("d")
 	if f := h.footer(); !strings.Contains(f, "diff: select a worktree that is on disk") {

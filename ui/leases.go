@@ -123,7 +123,7 @@ func leaseColumns(w int, rows []model.Lease) leaseCols {
 		}
 	}
 	c := leaseCols{claimed: 10, expires: expires}
-	room := w - lead + 1 - (c.claimed + 1) - (c.expires + 1)
+	room := w - kit.Lead + 1 - (c.claimed + 1) - (c.expires + 1)
 	// A remote lease's owner says where it is held: room for a host.
 	room = kit.Allot(room, kit.Col(&c.owner, owner, 8, 40), kit.Col(&c.plan, plan, 10, 60), kit.Col(&c.origin, origin, origin, 60))
 	c.plan += max(0, room)
@@ -131,7 +131,7 @@ func leaseColumns(w int, rows []model.Lease) leaseCols {
 }
 
 func (c leaseCols) header() string {
-	h := strings.Repeat(" ", lead) + kit.Fit("plan", c.plan) + " " + kit.Fit("owner", c.owner) + " "
+	h := strings.Repeat(" ", kit.Lead) + kit.Fit("plan", c.plan) + " " + kit.Fit("owner", c.owner) + " "
 	if c.origin > 0 {
 		h += kit.Fit("origin", c.origin) + " "
 	}

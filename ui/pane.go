@@ -5,6 +5,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
+	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
@@ -36,7 +37,7 @@ type paneSpec struct {
 var paneSpecs = []paneSpec{
 	{"Plans", "Plans", "slug, title, model or agent, in every lane", nil, func(m *Model) uictx.Pane { return &m.plans }},
 	{"Leases", "Leases", "plan, owner or origin", nil, func(m *Model) uictx.Pane { return &m.leases }},
-	{"Worktrees", "Trees", "agent, branch or path", nil, func(m *Model) uictx.Pane { return &m.trees }},
+	{"Worktrees", "Trees", "agent, branch or path", trees.New, nil},
 	{"Workers", "Workers", "agent, tier, model, plan, state or note", nil, func(m *Model) uictx.Pane { return &m.wrk }},
 	{"Events", "Events", "event, plan, lane, agent or reason", events.New, nil},
 	{"Merge", "Merge", "", nil, func(m *Model) uictx.Pane { return &m.merge }},

@@ -140,9 +140,6 @@ type planCols struct {
 	parked                                 bool // the reason column says why plans were parked
 }
 
-// lead is the cursor gutter plus the pickable mark.
-const lead = 4
-
 // planColumns sizes the plans table for width w and the rows' content:
 // the slug first, then what would be cut (in the ready lanes why a plan
 // waits, elsewhere who holds it, then the other), the rest to the title.
@@ -168,7 +165,7 @@ func planColumnsAt(w int, want planWant, ready bool, tier, slugTop int) planCols
 	c := planCols{pri: 3, val: 4, tier: tier}
 	// Every column is charged its width and one separator, the last one
 	// included, so the room has one cell more than the line.
-	room := w - lead - (c.pri + 1) - (c.val + 1) - 4*(c.tier+1) + 1
+	room := w - kit.Lead - (c.pri + 1) - (c.val + 1) - 4*(c.tier+1) + 1
 	room = kit.Allot(room, kit.Col(&c.slug, want.slug, 8, slugTop))
 	// Wide tables keep up to titleKeep cells for a title; the reasons get
 	// the rest.
@@ -200,7 +197,7 @@ var tierHeads = [2][4]string{{"S", "M", "R", "F"}, {"small", "mid", "reas", "fro
 
 func (c planCols) header() string {
 	var b strings.Builder
-	b.WriteString(strings.Repeat(" ", lead))
+	b.WriteString(strings.Repeat(" ", kit.Lead))
 	b.WriteString(kit.Fit("slug", c.slug) + " ")
 	if c.title > 0 {
 		b.WriteString(kit.Fit("title", c.title) + " ")

@@ -99,7 +99,6 @@ type Model struct {
 type paneSet struct {
 	plans  planList
 	leases leaseList
-	trees  treeList
 	wrk    workerList
 	// panes are the registry's, in its order (paneSpecs).
 	panes []uictx.Pane
@@ -345,15 +344,24 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// offer gives a reading to the panes that take it (uictx.Loader).
+func (m *Model) offer(msg tea.Msg) {
+	c := m.ctx()
+	for _, p := range m.panes {
+		if l, ok := p.(uictx.Loader); ok {
+			l.Loaded(c, msg)
+		}
+	}
+}
+
 // updateData takes the messages that bring data: scans, git, the state
 // files, the watchers and the clock.
 func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case loadedMsg:
 		return m.loaded(msg), true
-	case worktreesMsg:
-		m.trees.rows, m.trees.err = msg.states, msg.err
-		m.trees.Rebuild(m.ctx())
+	case uictx.WorktreesMsg:
+		m.offer(msg)
 		m.syncKeys() // enter opens a worktree once there is one
 		if m.treesReq.done() {
 			return m.requestTrees(), true

@@ -497,7 +497,7 @@ func workerColumnsAt(w int, rows []workerRow, shown []int, bare bool) workerCols
 		}
 	}
 	c := workerCols{state: 10, beat: 5, pid: 7, bare: bare}
-	room := w - lead + 1 - (c.state + 1) - (c.beat + 1) - (c.pid + 1)
+	room := w - kit.Lead + 1 - (c.state + 1) - (c.beat + 1) - (c.pid + 1)
 	if host > 0 {
 		c.host = min(host, 16, max(room/6, 4))
 		room -= c.host + 1

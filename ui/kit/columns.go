@@ -62,3 +62,6 @@ func Cell(s string, w int) string {
 
 // Col is a column asking for room: its width w is set by Allot.
 func Col(w *int, want, floor, top int) ColWant { return ColWant{w, want, floor, top} }
+
+// Lead is a row's cursor gutter plus the pickable mark.
+const Lead = 4

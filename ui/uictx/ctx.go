@@ -138,3 +138,17 @@ func Diff(what, req string, compute func() (workers.Diff, error)) DiffReq {
 
 // Status asks to say text in the status line, as an error or not.
 func Status(text string, isErr bool) StatusReq { return StatusReq{Text: text, Err: isErr} }
+
+// Loader is a pane that takes a reading of its own, which the root's feed
+// brings as a message: Loaded takes msg, reporting whether it was one of
+// the pane's; the pane rebuilds its rows from it.
+type Loader interface {
+	Loaded(c *Ctx, msg tea.Msg) bool
+}
+
+// WorktreesMsg is git's look at the agents' worktrees, which the
+// Worktrees pane shows.
+type WorktreesMsg struct {
+	States []workers.WorktreeState
+	Err    error
+}

@@ -1,4 +1,7 @@
-package ui
+// Package trees is the cockpit's Worktrees pane: each agent's checkout as
+// git sees it (its branch, state, ahead and behind), its detail and its
+// diff.
+package trees
 
 import (
 	"strings"
@@ -12,17 +15,18 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
-// treeList is the Worktrees pane: each agent's checkout as git sees it.
-type treeList struct {
+// Pane is the Worktrees pane: each agent's checkout as git sees it.
+type Pane struct {
 	kit.Table
 	kit.Filter
+	id    uictx.PaneID // its place in the tab order
 	rows  []workers.WorktreeState
 	err   error
 	shown []int // the rows the filter lets through
 	cols  treeCols
 }
 
-func (t *treeList) Rebuild(pc *uictx.Ctx) {
+func (t *Pane) Rebuild(pc *uictx.Ctx) {
 	f := t.Needle()
 	t.shown = t.shown[:0]
 	for i := range t.rows {
@@ -43,16 +47,32 @@ func (t *treeList) Rebuild(pc *uictx.Ctx) {
 	})
 }
 
-func (t *treeList) Selected() uictx.Selection { return uictx.Selection{} }
+// New is the Worktrees pane at id in the tab order.
+func New(id uictx.PaneID) uictx.Pane { return &Pane{id: id} }
 
-func (t *treeList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
+// Loaded takes git's look at the worktrees.
+func (t *Pane) Loaded(pc *uictx.Ctx, msg tea.Msg) bool {
+	w, ok := msg.(uictx.WorktreesMsg)
+	if ok {
+		t.rows, t.err = w.States, w.Err
+		t.Rebuild(pc)
+	}
+	return ok
+}
+
+// Rows are the worktrees as git last saw them.
+func (t *Pane) Rows() []workers.WorktreeState { return t.rows }
+
+func (t *Pane) Selected() uictx.Selection { return uictx.Selection{} }
+
+func (t *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	wt := t.row()
-	here := pc.Shown == worktreesPane
+	here := pc.Shown == t.id
 	set(&pc.Keys.Trees.Diff, here && wt != nil && wt.Exists, "diff: select a worktree that is on disk")
 	set(&pc.Keys.Trees.Open, here && t.Cursor < len(t.rows), "open: select a worktree in the worktrees pane (3)")
 }
 
-func (t *treeList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (t *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	switch {
 	case key.Matches(msg, pc.Keys.Trees.Diff):
 		return t.diff(pc), true
@@ -62,7 +82,7 @@ func (t *treeList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (t *treeList) View(pc *uictx.Ctx, h int) []string {
+func (t *Pane) View(pc *uictx.Ctx, h int) []string {
 	empty := "no agent worktrees under var/worktrees/"
 	if t.err != nil {
 		empty = "worktrees: " + t.err.Error()
@@ -77,10 +97,10 @@ type treeCols struct{ agent, branch, port, state, ahead, path int }
 func treeColumns(w int, rows []workers.WorktreeState, shown []int) treeCols {
 	agent, branch := len("agent"), len("branch")
 	for _, j := range shown {
-		agent, branch = max(agent, kit.CellWidth(rows[j].AgentID)), max(branch, kit.CellWidth(treeBranch(&rows[j])))
+		agent, branch = max(agent, kit.CellWidth(rows[j].AgentID)), max(branch, kit.CellWidth(TreeBranch(&rows[j])))
 	}
 	c := treeCols{state: 8, ahead: 9}
-	room := w - lead + 1 - (c.state + 1) - (c.ahead + 1)
+	room := w - kit.Lead + 1 - (c.state + 1) - (c.ahead + 1)
 	room = kit.Allot(room, kit.Col(&c.agent, agent, 8, 24), kit.Col(&c.branch, branch, 10, 48))
 	if w >= 100 {
 		room = kit.Allot(room, kit.Col(&c.port, 5, 5, 5))
@@ -89,7 +109,7 @@ func treeColumns(w int, rows []workers.WorktreeState, shown []int) treeCols {
 	return c
 }
 
-func treeBranch(s *workers.WorktreeState) string {
+func TreeBranch(s *workers.WorktreeState) string {
 	if s.Head != "" {
 		return s.Head
 	}
@@ -97,7 +117,7 @@ func treeBranch(s *workers.WorktreeState) string {
 }
 
 func (c treeCols) header() string {
-	return strings.Repeat(" ", lead) + kit.Fit("agent", c.agent) + " " + kit.Fit("branch", c.branch) + " " + kit.Cell("port", c.port) +
+	return strings.Repeat(" ", kit.Lead) + kit.Fit("agent", c.agent) + " " + kit.Fit("branch", c.branch) + " " + kit.Cell("port", c.port) +
 		kit.Fit("state", c.state) + " " + kit.Fit("vs integ", c.ahead) + " " + kit.Fit("path", c.path)
 }
 
@@ -127,7 +147,7 @@ func treeLine(cm *uictx.Common, s *workers.WorktreeState, c treeCols, selected b
 		}
 	}
 	b.WriteString(mark + " ")
-	branch := treeBranch(s)
+	branch := TreeBranch(s)
 	port := "-"
 	if s.Port > 0 {
 		port = kit.Itoa(s.Port)
@@ -150,32 +170,15 @@ func treeLine(cm *uictx.Common, s *workers.WorktreeState, c treeCols, selected b
 }
 
 // row is the selected worktree, nil when there is none.
-func (t *treeList) row() *workers.WorktreeState {
+func (t *Pane) row() *workers.WorktreeState {
 	if t.Cursor >= len(t.rows) {
 		return nil
 	}
 	return &t.rows[t.Cursor]
 }
 
-// requestTrees asks git about the worktrees, one request at a time like
-// requestLoad: each one runs git twice per worktree.
-func (m *Model) requestTrees() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindTrees.set())
-		return nil
-	}
-	return m.treesReq.request(worktreesCmd(m.Opt.Tree.Project))
-}
-
-func (m *Model) worktreesIfShown() tea.Cmd {
-	if m.pane == worktreesPane {
-		return m.requestTrees()
-	}
-	return nil
-}
-
 // open shows the selected worktree as git sees it now.
-func (t *treeList) open(pc *uictx.Ctx) tea.Msg {
+func (t *Pane) open(pc *uictx.Ctx) tea.Msg {
 	if t.Cursor >= len(t.rows) {
 		return nil
 	}
@@ -230,7 +233,7 @@ func gitOut(d *uictx.DetailText, out, err string) {
 }
 
 // diff is `d`: the selected worktree's change.
-func (t *treeList) diff(pc *uictx.Ctx) tea.Msg {
+func (t *Pane) diff(pc *uictx.Ctx) tea.Msg {
 	wt := t.row()
 	if wt == nil {
 		return nil
