@@ -6,19 +6,21 @@
 // reaches the disk and processes only through planfs and workers (with
 // its coord, ledger and landing).
 //
-// Shape: Model holds the shared context (common: options, renderer,
-// styles, key map, sizes, clock), one sub-model per pane listed once in
-// paneSpecs (pane.go: tab order, number keys, names), and a stack of
-// overlays (dialog, spawn form, help, logs, reader) whose top takes the
-// keys; key() (input.go) holds the order in which keys are offered. Each
-// pane is one file named for it (plans.go, leases.go, worktrees.go,
-// workers.go, events.go, merge.go, inbox.go, fleet.go): its rows, its keys
-// and why they are off, its detail and its actions; internal/shape holds
-// it so.
-// A pane never sees the Model: its methods take a paneCtx (context.go:
-// the shared context, the reading, the shown pane and its selection), and
-// what it asks of the root (a question, a detail, a diff, a status line)
-// it returns as a request, which route (below) answers in one place.
+// Shape: Model holds the shared context (uictx.Common: options, renderer,
+// styles, key map, sizes, clock), the panes the registry makes (paneSpecs
+// in pane.go: tab order, number keys, names; one line per pane), and a
+// stack of overlays (dialog, spawn form, help, logs, reader) whose top
+// takes the keys; key() (input.go) holds the order in which keys are
+// offered. A pane is a package under ui/panes/ (events, trees; the others
+// are still this package's files and move the same way, docs/panes.md)
+// over ui/uictx (the context, the reading, the Pane interface and the
+// requests) and ui/kit (table, columns, styles, text, filter). A pane
+// never sees the Model nor another pane: its methods take a uictx.Ctx
+// (the shared context, the reading, the shown pane and its selection),
+// and what it asks of the root (a question, a detail, a diff, a status
+// line) it returns as a request, which route (below) answers in one
+// place; a reading of its own reaches it through uictx.Loader.
+// internal/shape holds this shape.
 //
 // Served over SSH, one Hub (hub.go) owns the watchers and does each
 // reading once for every session's model; a viewer's session
