@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -19,16 +18,9 @@ import (
 // dialog asks before an action: an optional choice of lane, an optional
 // reason, what will happen, and enter to go or esc to cancel.
 type dialog struct {
-	title   string
-	body    []string
-	choices []model.Lane
-	choice  int
-	input   *textinput.Model
-	verb    string // what enter does, e.g. "promote"
-	do      func(to model.Lane, text string) tea.Cmd
-	// refuse, when set, keeps the dialog open with its reason while the
-	// answer cannot be taken (an empty note); problem is that reason.
-	refuse  func(to model.Lane, text string) string
+	uictx.Question
+	choice int
+	// problem is why the answer cannot be taken (Question.Refuse).
 	problem string
 	// rel is the plan asked about and seen its lease as shown (leasePrint).
 	rel, seen string
@@ -98,7 +90,7 @@ func placeIn(rels map[string]bool, rel string) string {
 }
 
 func (*dialog) asks() bool     { return true }
-func (d *dialog) typing() bool { return d.input != nil }
+func (d *dialog) typing() bool { return d.Input != nil }
 
 func (d *dialog) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	cmd, closed := d.update(&m.Keys.Ask, msg)
@@ -122,18 +114,18 @@ func (d *dialog) update(k *uictx.AskKeys, msg tea.KeyMsg) (cmd tea.Cmd, closed b
 	case key.Matches(msg, k.Next, k.Right, k.Prev, k.Left):
 		// With a text field, the arrows edit the text; only tab chooses.
 		arrow := key.Matches(msg, k.Left, k.Right)
-		if len(d.choices) > 0 && !(arrow && d.input != nil) {
+		if len(d.Choices) > 0 && !(arrow && d.Input != nil) {
 			step := 1
 			if key.Matches(msg, k.Prev, k.Left) {
-				step = len(d.choices) - 1
+				step = len(d.Choices) - 1
 			}
-			d.choice = (d.choice + step) % len(d.choices)
+			d.choice = (d.choice + step) % len(d.Choices)
 			return nil, false
 		}
 	}
-	if d.input == nil {
+	if d.Input == nil {
 		// Without a text field, a letter picks the choice it starts.
-		for i, c := range d.choices {
+		for i, c := range d.Choices {
 			if msg.String() == string(c[0]) {
 				d.choice = i
 			}
@@ -146,29 +138,29 @@ func (d *dialog) update(k *uictx.AskKeys, msg tea.KeyMsg) (cmd tea.Cmd, closed b
 		}
 		return nil, false
 	}
-	in, cmd := d.input.Update(msg)
-	d.input = &in
+	in, cmd := d.Input.Update(msg)
+	d.Input = &in
 	return cmd, false
 }
 
 // refused is why the answer as it stands cannot be taken, "" when it can.
 func (d *dialog) refused() string {
-	if d.refuse == nil {
+	if d.Refuse == nil {
 		return ""
 	}
 	to, text := d.answer()
-	return d.refuse(to, text)
+	return d.Refuse(to, text)
 }
 
 // answer is the choice and the text as they are.
 func (d *dialog) answer() (model.Lane, string) {
 	var to model.Lane
-	if len(d.choices) > 0 {
-		to = d.choices[d.choice]
+	if len(d.Choices) > 0 {
+		to = d.Choices[d.choice]
 	}
 	text := ""
-	if d.input != nil {
-		text = strings.TrimSpace(d.input.Value())
+	if d.Input != nil {
+		text = strings.TrimSpace(d.Input.Value())
 	}
 	return to, text
 }
@@ -176,10 +168,10 @@ func (d *dialog) answer() (model.Lane, string) {
 // confirm takes the action with the choice and the text as they are; a
 // dialog with nothing to do (one that only tells) closes.
 func (d *dialog) confirm() tea.Cmd {
-	if d.do == nil {
+	if d.Do == nil {
 		return nil
 	}
-	return d.do(d.answer())
+	return d.Do(d.answer())
 }
 
 func (d *dialog) view(m *Model, h int) []string { return m.dialogView(d, m.Cols, h) }
@@ -187,13 +179,13 @@ func (d *dialog) view(m *Model, h int) []string { return m.dialogView(d, m.Cols,
 func (m *Model) dialogView(d *dialog, w, h int) []string {
 	width := min(w-4, 72)
 	var b strings.Builder
-	b.WriteString(m.St.Title.Render(termtext.Line(d.title)))
-	for _, line := range d.body {
+	b.WriteString(m.St.Title.Render(termtext.Line(d.Title)))
+	for _, line := range d.Body {
 		b.WriteString("\n" + m.R.NewStyle().Width(width-4).Render(termtext.Line(line)))
 	}
-	if len(d.choices) > 0 {
+	if len(d.Choices) > 0 {
 		b.WriteString("\n\n")
-		for i, c := range d.choices {
+		for i, c := range d.Choices {
 			label := " " + string(c) + " "
 			if i == d.choice {
 				label = "[" + string(c) + "]"
@@ -204,8 +196,8 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 			b.WriteString(label + "  ")
 		}
 	}
-	if d.input != nil {
-		b.WriteString("\n\n" + d.input.View())
+	if d.Input != nil {
+		b.WriteString("\n\n" + d.Input.View())
 	}
 	if d.problem != "" {
 		p := "✗ " + termtext.Line(d.problem)
@@ -214,11 +206,11 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 		}
 		b.WriteString("\n" + p)
 	}
-	keys := "enter " + d.verb + " · esc cancel"
-	if d.do == nil {
+	keys := "enter " + d.Verb + " · esc cancel"
+	if d.Do == nil {
 		keys = "esc close"
 	}
-	if len(d.choices) > 1 {
+	if len(d.Choices) > 1 {
 		keys = "tab choose · " + keys
 	}
 	b.WriteString("\n\n" + m.St.Help.Render(keys))
@@ -271,8 +263,8 @@ func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
 		m.stack.push(d)
 		return
 	}
-	t, seen, existed, do := m.Opt.Tree, d.seen, d.existed, d.do
-	d.do = func(to model.Lane, text string) tea.Cmd {
+	t, seen, existed, do := m.Opt.Tree, d.seen, d.existed, d.Do
+	d.Do = func(to model.Lane, text string) tea.Cmd {
 		inner := do(to, text)
 		return func() tea.Msg {
 			// The plan's place and lease are read once, here: the words

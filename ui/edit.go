@@ -9,6 +9,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -150,13 +151,13 @@ func (m *Model) askEdit() tea.Cmd {
 		return editPlanCmd(t, rel)
 	}
 	who := termtext.Line(lease.AgentID)
-	m.stack.push(&dialog{
-		title: "Edit " + kit.SlugOf(rel) + ", which " + who + " holds",
-		body: []string{who + " holds this plan (" + timeLeft(lease, m.Now) + ") and may be changing it. " +
+	m.stack.push(&dialog{Question: uictx.Question{
+		Title: "Edit " + kit.SlugOf(rel) + ", which " + who + " holds",
+		Body: []string{who + " holds this plan (" + timeLeft(lease, m.Now) + ") and may be changing it. " +
 			"You edit a copy; it is written back only if the plan has not moved or changed meanwhile."},
-		verb: "edit", rel: rel, seen: leasePrint(lease), existed: true,
-		do: func(model.Lane, string) tea.Cmd { return editPlanCmd(t, rel) },
-	})
+		Verb: "edit",
+		Do:   func(model.Lane, string) tea.Cmd { return editPlanCmd(t, rel) },
+	}, rel: rel, seen: leasePrint(lease), existed: true})
 	return nil
 }
 

@@ -541,7 +541,7 @@ func (h *harness) press(keys ...string) {
 	for _, k := range keys {
 		opened := h.m.dialogShown() == nil
 		cmd := h.update(keyMsg(k))
-		if opened && h.m.dialogShown() != nil && h.m.dialogShown().input != nil {
+		if opened && h.m.dialogShown() != nil && h.m.dialogShown().Input != nil {
 			// A dialog with a text field opened: its only command is the
 			// field's first cursor blink, a 530 ms timer. Drop it and stop
 			// the blinking.
@@ -556,8 +556,8 @@ func (h *harness) press(keys ...string) {
 // staticCursor stops a dialog's text field blinking, as newHarness does
 // for the filter.
 func (h *harness) staticCursor() {
-	if d := h.m.dialogShown(); d != nil && d.input != nil && d.input.Cursor.Mode() != cursor.CursorStatic {
-		d.input.Cursor.SetMode(cursor.CursorStatic)
+	if d := h.m.dialogShown(); d != nil && d.Input != nil && d.Input.Cursor.Mode() != cursor.CursorStatic {
+		d.Input.Cursor.SetMode(cursor.CursorStatic)
 	}
 }
 

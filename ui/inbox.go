@@ -613,13 +613,13 @@ func (l *inboxList) askExtend(pc *uictx.Ctx) tea.Msg {
 	in.Width = 30
 	cmd := in.Focus()
 	t, slug, by := pc.Opt.Tree, planSlug(st.Plan), pc.Opt.Agent
-	return uictx.BatchReq{openReq{&dialog{
-		title: "Extend " + slug + "'s budget",
-		body: []string{termtext.Line(st.Paused),
+	return uictx.BatchReq{uictx.QuestionReq{Q: uictx.Question{
+		Title: "Extend " + slug + "'s budget",
+		Body: []string{termtext.Line(st.Paused),
 			"Raise the plan's budget, and its runs', by tokens, dollars or both (2M, $5, or 1M, $5): " +
 				termtext.Line(st.AgentID) + "'s run goes on at its driver's next heartbeat."},
-		verb: "extend", input: &in,
-		refuse: func(_ model.Lane, s string) string {
+		Verb: "extend", Input: &in,
+		Refuse: func(_ model.Lane, s string) string {
 			if lim, err := spend.ParseLimit(s); err != nil {
 				return err.Error()
 			} else if lim.None() {
@@ -627,7 +627,7 @@ func (l *inboxList) askExtend(pc *uictx.Ctx) tea.Msg {
 			}
 			return ""
 		},
-		do: func(_ model.Lane, s string) tea.Cmd { return extendCmd(t, slug, by, s) },
+		Do: func(_ model.Lane, s string) tea.Cmd { return extendCmd(t, slug, by, s) },
 	}}, cmd}
 }
 
@@ -660,11 +660,11 @@ func (l *inboxList) askStopRun(pc *uictx.Ctx) tea.Msg {
 		then = "it ends the run and parks " + slug + " in blocked/ with what it spent in the reason."
 	}
 	project, t := pc.Opt.Tree.Project, pc.Opt.Tree
-	return openReq{&dialog{
-		title: "Stop " + who + "'s paused run",
-		body:  []string{"Send SIGTERM to " + who + " (pid " + kit.Itoa(st.PID) + "); " + then},
-		verb:  "stop",
-		do:    func(model.Lane, string) tea.Cmd { return stopCmd(project, t, r) },
+	return uictx.QuestionReq{Q: uictx.Question{
+		Title: "Stop " + who + "'s paused run",
+		Body:  []string{"Send SIGTERM to " + who + " (pid " + kit.Itoa(st.PID) + "); " + then},
+		Verb:  "stop",
+		Do:    func(model.Lane, string) tea.Cmd { return stopCmd(project, t, r) },
 	}}
 }
 
@@ -688,9 +688,9 @@ func (l *inboxList) askApprove(pc *uictx.Ctx) tea.Msg {
 	if e.Problem != "" {
 		body = append(body, "⚠ "+e.Problem)
 	}
-	return openReq{&dialog{
-		title: "Approve " + slug + " · proposal " + kit.Itoa(e.N), body: body, verb: "approve",
-		do: func(model.Lane, string) tea.Cmd {
+	return uictx.QuestionReq{Q: uictx.Question{
+		Title: "Approve " + slug + " · proposal " + kit.Itoa(e.N), Body: body, Verb: "approve",
+		Do: func(model.Lane, string) tea.Cmd {
 			return actionCmd("approve", func() (string, error) {
 				d, err := coord.Approve(t, slug, by, nil)
 				return "approved " + slug + "'s proposal " + kit.Itoa(d.N) + "; its agent's next run builds it", err
@@ -712,17 +712,17 @@ func (l *inboxList) askReject(pc *uictx.Ctx) tea.Msg {
 	in.Width = 50
 	cmd := in.Focus()
 	t, slug, by := pc.Opt.Tree, e.Slug, coord.Approver{AgentID: pc.Opt.Agent, ReadOnly: pc.Opt.ReadOnly}
-	return uictx.BatchReq{openReq{&dialog{
-		title: "Reject " + slug + " · proposal " + kit.Itoa(e.N),
-		body:  []string{"Send " + entryAgent(e) + "'s proposal back with your note: its next run plans again, with the note as FLEET_FEEDBACK."},
-		verb:  "reject", input: &in,
-		refuse: func(_ model.Lane, note string) string {
+	return uictx.BatchReq{uictx.QuestionReq{Q: uictx.Question{
+		Title: "Reject " + slug + " · proposal " + kit.Itoa(e.N),
+		Body:  []string{"Send " + entryAgent(e) + "'s proposal back with your note: its next run plans again, with the note as FLEET_FEEDBACK."},
+		Verb:  "reject", Input: &in,
+		Refuse: func(_ model.Lane, note string) string {
 			if note == "" {
 				return "say what should change: a rejection needs a note"
 			}
 			return ""
 		},
-		do: func(_ model.Lane, note string) tea.Cmd {
+		Do: func(_ model.Lane, note string) tea.Cmd {
 			if note == "" {
 				return func() tea.Msg {
 					return actionMsg{err: errors.New("reject: a rejection needs a note; nothing sent back")}

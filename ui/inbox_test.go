@@ -129,7 +129,7 @@ func TestInboxApprove(t *testing.T) {
 	if d == nil {
 		t.Fatalf("A opened no dialog:\n%s", h.view())
 	}
-	body := strings.Join(d.body, " ")
+	body := strings.Join(d.Body, " ")
 	if !strings.Contains(body, "Files in scope: src/search/**, docs/search.md") || !strings.Contains(body, "reasoner-1") {
 		t.Errorf("the dialog does not show the scope: %q", body)
 	}
@@ -170,7 +170,7 @@ func TestInboxRejectWithNote(t *testing.T) {
 	h := inboxHarness(t, 80, 24)
 	h.press("X")
 	d := h.m.dialogShown()
-	if d == nil || d.input == nil {
+	if d == nil || d.Input == nil {
 		t.Fatal("X opened no text field")
 	}
 	h.typeText("keep it to ten entries")

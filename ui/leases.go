@@ -317,8 +317,8 @@ func askRelease(pc *uictx.Ctx) tea.Msg {
 		holder(pc.Common, lease)}
 	body = append(body, takes(pc.Common, lease, "Releasing")...)
 	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, model.InProgress)
-	return askReq{d: &dialog{title: "Release " + kit.SlugOf(rel), body: body, verb: "release"}, rel: rel, lease: lease,
-		verb: model.Release, local: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }}
+	return uictx.AskReq{Q: uictx.Question{Title: "Release " + kit.SlugOf(rel), Body: body, Verb: "release"}, Rel: rel, Lease: lease,
+		Verb: model.Release, Local: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }}
 }
 
 func askRecover(pc *uictx.Ctx) tea.Msg {
@@ -329,13 +329,13 @@ func askRecover(pc *uictx.Ctx) tea.Msg {
 		return uictx.Status("✗ recover: no plan at "+rel+" on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true)
 	}
 	if !pc.D.Has(rel) {
-		return askReq{d: &dialog{
-			title: "Remove a left-over lease",
-			body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + holder(pc.Common, lease),
+		return uictx.AskReq{Q: uictx.Question{
+			Title: "Remove a left-over lease",
+			Body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + holder(pc.Common, lease),
 				"Remove it with the repair every work-once run does."},
-			verb: "repair",
-			do:   func(model.Lane, string) tea.Cmd { return repairCmd(t) },
-		}, rel: rel, lease: lease}
+			Verb: "repair",
+			Do:   func(model.Lane, string) tea.Cmd { return repairCmd(t) },
+		}, Rel: rel, Lease: lease}
 	}
 	body := []string{holder(pc.Common, lease)}
 	if lane == model.InProgress {
@@ -343,8 +343,8 @@ func askRecover(pc *uictx.Ctx) tea.Msg {
 	} else {
 		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
 	}
-	return askReq{d: &dialog{title: "Recover " + kit.SlugOf(rel), body: body, verb: "recover"}, rel: rel, lease: lease,
-		verb: model.Recover, local: func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) }}
+	return uictx.AskReq{Q: uictx.Question{Title: "Recover " + kit.SlugOf(rel), Body: body, Verb: "recover"}, Rel: rel, Lease: lease,
+		Verb: model.Recover, Local: func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) }}
 }
 
 func releaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {

@@ -99,7 +99,7 @@ func TestStatusFades(t *testing.T) {
 		}
 		// An error while a question is open stays.
 
-		h.m.stack.push(&dialog{title: "Promote", verb: "promote"})
+		h.m.stack.push(&dialog{Question: uictx.Question{Title: "Promote", Verb: "promote"}})
 		h.m.setStatus("✗ it moved", true)
 		h.update(statusFadeMsg{seq: h.m.statusSeq})
 		if h.m.status == "" {

@@ -875,7 +875,7 @@ func (l *mergeList) askApprove(pc *uictx.Ctx) tea.Msg {
 			return func() tea.Msg { return askMsg{againApprove(slug, commit, v, approve)} }
 		}
 	}
-	return openReq{&dialog{title: "Approve " + slug + " @ " + short(commit), body: body, verb: "approve", do: do}}
+	return uictx.QuestionReq{Q: uictx.Question{Title: "Approve " + slug + " @ " + short(commit), Body: body, Verb: "approve", Do: do}}
 }
 
 // askMsg puts a question on screen once the one before it is answered.
@@ -892,7 +892,7 @@ func againApprove(slug, commit string, paths []string, approve func(model.Lane, 
 		body = append(body, "  and "+kit.Itoa(len(paths)-8)+" more")
 	}
 	body = append(body, "Approve it anyway? (esc leaves it unapproved; X sends it back with a note.)")
-	return &dialog{title: "Out of scope: " + slug, body: body, verb: "approve anyway", do: approve}
+	return &dialog{Question: uictx.Question{Title: "Out of scope: " + slug, Body: body, Verb: "approve anyway", Do: approve}}
 }
 
 // listPaths names the first few paths, and how many more there are.
@@ -928,9 +928,9 @@ func (l *mergeList) askNeedsWork(pc *uictx.Ctx) tea.Msg {
 	if queued {
 		body = append(body, "It leaves the queue (place "+kit.Itoa(*r.Position)+") and any approve is void.")
 	}
-	return uictx.BatchReq{openReq{&dialog{
-		title: "Needs work: " + slug, body: body, verb: "send back", input: &in,
-		do: func(_ model.Lane, note string) tea.Cmd {
+	return uictx.BatchReq{uictx.QuestionReq{Q: uictx.Question{
+		Title: "Needs work: " + slug, Body: body, Verb: "send back", Input: &in,
+		Do: func(_ model.Lane, note string) tea.Cmd {
 			if note == "" {
 				return func() tea.Msg {
 					return actionMsg{err: errors.New("needs work: say what needs doing; nothing sent back")}
@@ -1004,9 +1004,9 @@ func (l *mergeList) askAccept(pc *uictx.Ctx) tea.Msg {
 	body := []string{"Take " + branch + " @ " + short(tip) + " as your own move (a commit of settings or plan moves, a push you know of): " +
 		"the warning stops until the next move nobody explained, and the next landing builds on it.",
 		"If it was not you, leave it and find out who moved " + branch + " (git log names the commits)."}
-	return openReq{&dialog{
-		title: "Accept " + branch + " @ " + short(tip), body: body, verb: "accept",
-		do: func(model.Lane, string) tea.Cmd {
+	return uictx.QuestionReq{Q: uictx.Question{
+		Title: "Accept " + branch + " @ " + short(tip), Body: body, Verb: "accept",
+		Do: func(model.Lane, string) tea.Cmd {
 			return actionCmd("accept", func() (string, error) {
 				a, err := landing.Accept(t, tip, agent)
 				return "accepted " + a.Branch + " @ " + short(a.To) + " as your own move", err
@@ -1044,7 +1044,7 @@ func (l *mergeList) askLand(pc *uictx.Ctx) tea.Msg {
 	case landing.Conflict, landing.Stale, landing.Failed, landing.NeedsReview, landing.Reviewed, landing.Approved, landing.NoChange, landing.Landed:
 		// The lander would refuse: say so, and offer no landing.
 		body = append(body, "⚠ it cannot land as it stands: X sends it back to its worker with a note, - takes it out of the queue.")
-		return openReq{&dialog{title: "Cannot land " + slug + " @ " + short(commit), body: body}}
+		return uictx.QuestionReq{Q: uictx.Question{Title: "Cannot land " + slug + " @ " + short(commit), Body: body}}
 	}
 	ungated := h.Ungated || len(ls.CheckNames) == 0
 	var choices []model.Lane
@@ -1055,9 +1055,9 @@ func (l *mergeList) askLand(pc *uictx.Ctx) tea.Msg {
 		body = append(body, "Checks: "+strings.Join(ls.CheckNames, ", ")+" run on the candidate unless they passed on this exact tree; it lands only if every one passes.")
 	}
 	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+workers.LogDir+"/land.log.")
-	return openReq{&dialog{
-		title: "Land " + slug + " @ " + short(commit), body: body, verb: "land", choices: choices,
-		do: func(to model.Lane, _ string) tea.Cmd {
+	return uictx.QuestionReq{Q: uictx.Question{
+		Title: "Land " + slug + " @ " + short(commit), Body: body, Verb: "land", Choices: choices,
+		Do: func(to model.Lane, _ string) tea.Cmd {
 			if ungated && to != landUngated {
 				return func() tea.Msg {
 					return actionMsg{err: errors.New("land: nothing landed; " + slug + " is ungated, and only choosing ungated lands it")}
@@ -1081,9 +1081,9 @@ func (l *mergeList) askLandBatch(pc *uictx.Ctx, b *landing.BatchView) tea.Msg {
 		" moves to it with one compare-and-swap only if every one passes. A failure is retried once, then bisected: the culprit stays queued as failed, the rest land.")
 	body = append(body, "Now: "+batchLine(b)+".")
 	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+workers.LogDir+"/land.log.")
-	return openReq{&dialog{
-		title: "Land a batch of " + kit.Itoa(len(b.Slugs)), body: body, verb: "land",
-		do: func(model.Lane, string) tea.Cmd { return landCmd(t, self, slug, commit, false) },
+	return uictx.QuestionReq{Q: uictx.Question{
+		Title: "Land a batch of " + kit.Itoa(len(b.Slugs)), Body: body, Verb: "land",
+		Do: func(model.Lane, string) tea.Cmd { return landCmd(t, self, slug, commit, false) },
 	}}
 }
 

@@ -52,10 +52,10 @@ func TestMergeLandBatch(t *testing.T) {
 	}
 	h.press("m")
 	d := h.m.dialogShown()
-	if d == nil || d.do == nil {
+	if d == nil || d.Do == nil {
 		t.Fatal("m opened no landing dialog")
 	}
-	body := d.title + "\n" + strings.Join(d.body, "\n")
+	body := d.Title + "\n" + strings.Join(d.Body, "\n")
 	for _, w := range []string{"Land a batch of 1", "export-pdf", "candidate ba7c4ba", "retried once, then bisected"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the batch dialog lacks %q:\n%s", w, body)

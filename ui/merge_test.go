@@ -187,14 +187,14 @@ func TestMergeLandNamesTheCommit(t *testing.T) {
 	if d == nil {
 		t.Fatal("m opened no dialog")
 	}
-	body := d.title + "\n" + strings.Join(d.body, "\n")
+	body := d.Title + "\n" + strings.Join(d.Body, "\n")
 	for _, w := range []string{"Land theme-engine @ abcdef0", "frozen commit abcdef0 on feature/theme-engine", "dev @ 1a2b3c4", "Checks: test, lint", "land.log"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the land dialog lacks %q:\n%s", w, body)
 		}
 	}
-	if len(d.choices) != 0 {
-		t.Errorf("a gated landing offers choices %v", d.choices)
+	if len(d.Choices) != 0 {
+		t.Errorf("a gated landing offers choices %v", d.Choices)
 	}
 	if v := h.view(); !strings.Contains(v, "Land theme-engine @ abcdef0") {
 		t.Errorf("the dialog is not on screen:\n%s", v)
@@ -220,11 +220,11 @@ func TestMergeLandUngatedAsksExplicitly(t *testing.T) {
 	}
 	h.press("m")
 	d := h.m.dialogShown()
-	if d == nil || !strings.Contains(strings.Join(d.body, " "), "ungated: no checks in fleetwatch.yaml") {
+	if d == nil || !strings.Contains(strings.Join(d.Body, " "), "ungated: no checks in fleetwatch.yaml") {
 		t.Fatalf("the dialog does not say ungated: %+v", d)
 	}
-	if d.choices[d.choice] != landWait {
-		t.Errorf("the default choice is %s, want wait", d.choices[d.choice])
+	if d.Choices[d.choice] != landWait {
+		t.Errorf("the default choice is %s, want wait", d.Choices[d.choice])
 	}
 	// enter on the default lands nothing.
 	h.press("enter")
@@ -234,7 +234,7 @@ func TestMergeLandUngatedAsksExplicitly(t *testing.T) {
 	// Choosing ungated is what lands: its command checks the head first,
 	// and the refusal (the engine, or a head that moved) is an error line.
 	h.press("m", "tab")
-	if d := h.m.dialogShown(); d == nil || d.choices[d.choice] != landUngated {
+	if d := h.m.dialogShown(); d == nil || d.Choices[d.choice] != landUngated {
 		t.Fatal("tab did not choose ungated")
 	}
 }
@@ -248,7 +248,7 @@ func TestMergeApproveStaleSaysStale(t *testing.T) {
 	if d == nil {
 		t.Fatal("A opened no dialog")
 	}
-	body := d.title + "\n" + strings.Join(d.body, "\n")
+	body := d.Title + "\n" + strings.Join(d.Body, "\n")
 	for _, w := range []string{"Approve crash-on-save @ 99aa88b", "⚠ stale: the branch moved after review", "approve by alice of 1111111 is stale", "not the tip: stale"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("the approve dialog lacks %q:\n%s", w, body)
@@ -267,11 +267,11 @@ func TestMergeNeedsWorkWantsANote(t *testing.T) {
 	h.selectSlug("login-timeout")
 	h.press("X")
 	d := h.m.dialogShown()
-	if d == nil || d.input == nil {
+	if d == nil || d.Input == nil {
 		t.Fatal("X opened no text field")
 	}
-	if !strings.Contains(strings.Join(d.body, " "), "leaves the queue (place 3)") {
-		t.Errorf("body %q", d.body)
+	if !strings.Contains(strings.Join(d.Body, " "), "leaves the queue (place 3)") {
+		t.Errorf("body %q", d.Body)
 	}
 	h.press("enter")
 	if f := h.footer(); !strings.Contains(f, "say what needs doing") {
@@ -449,7 +449,7 @@ func TestMergeLandConflictWarns(t *testing.T) {
 	if d == nil {
 		t.Fatal("m opened no dialog")
 	}
-	if body := strings.Join(d.body, "\n"); !strings.Contains(body, "cannot land") || d.do != nil {
+	if body := strings.Join(d.Body, "\n"); !strings.Contains(body, "cannot land") || d.Do != nil {
 		t.Errorf("the land dialog on a conflicting head does not warn, or offers to land:\n%s", body)
 	}
 	if v := h.view(); strings.Contains(v, "enter land") || !strings.Contains(v, "esc close") {
@@ -492,7 +492,7 @@ func TestMergeKeysInPlansActOnTheSelectedPlan(t *testing.T) {
 	h.selectPlan("review-needed/csv-import.md")
 	for _, c := range []struct{ key, title string }{{"A", "Approve csv-import @ c5c5c5c"}, {"X", "Needs work: csv-import"}} {
 		h.press(c.key)
-		if d := h.m.dialogShown(); d == nil || d.title != c.title {
+		if d := h.m.dialogShown(); d == nil || d.Title != c.title {
 			t.Fatalf("%s in Plans on csv-import: want the dialog %q:\n%s", c.key, c.title, h.view())
 		}
 		h.press("esc")
@@ -513,7 +513,7 @@ func TestMergeKeysInPlansActOnTheSelectedPlan(t *testing.T) {
 		t.Errorf("+ on a queued candidate: %q", f)
 	}
 	h.press("m")
-	if d := h.m.dialogShown(); d == nil || d.title != "Land csv-import @ c5c5c5c" {
+	if d := h.m.dialogShown(); d == nil || d.Title != "Land csv-import @ c5c5c5c" {
 		t.Fatalf("m on the plan whose candidate heads the queue:\n%s", h.view())
 	}
 	h.press("esc")
@@ -571,13 +571,13 @@ func TestMergeApproveOutOfScopeAsksAgain(t *testing.T) {
 	}
 	h.press("esc", "A")
 	d := h.m.dialogShown()
-	if d == nil || !strings.Contains(strings.Join(d.body, "\n"), "outside its plan's scope: .plans/completed/csv-import.md, secrets/key.pem") {
+	if d == nil || !strings.Contains(strings.Join(d.Body, "\n"), "outside its plan's scope: .plans/completed/csv-import.md, secrets/key.pem") {
 		t.Fatalf("the approve dialog does not name the violations:\n%s", h.view())
 	}
 	h.press("enter")
 	d = h.m.dialogShown()
-	if d == nil || d.title != "Out of scope: csv-import" || d.verb != "approve anyway" ||
-		!strings.Contains(strings.Join(d.body, "\n"), "  secrets/key.pem") {
+	if d == nil || d.Title != "Out of scope: csv-import" || d.Verb != "approve anyway" ||
+		!strings.Contains(strings.Join(d.Body, "\n"), "  secrets/key.pem") {
 		t.Fatalf("approve did not ask again:\n%s", h.view())
 	}
 	h.press("esc")

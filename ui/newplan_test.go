@@ -258,7 +258,7 @@ func TestEditAsksWhenHeld(t *testing.T) {
 	h.selectPlan("in-progress/export-pdf.md") // mid-1 holds it, live
 	h.key("e")
 	d := h.m.dialogShown()
-	if d == nil || !strings.Contains(d.title, "mid-1") {
+	if d == nil || !strings.Contains(d.Title, "mid-1") {
 		t.Fatalf("no question before editing a held plan:\n%s", h.view())
 	}
 	if !strings.Contains(h.view(), "written back only if") {

@@ -1,9 +1,6 @@
 package ui
 
 import (
-	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
@@ -61,20 +58,3 @@ func (s *paneSet) openPanes(m *Model) {
 		}
 	}
 }
-
-// What a pane asks of the root that names the root's own overlays: a
-// question (a dialog) or an overlay as it is. The rest are uictx's.
-type (
-	// askReq asks a question about rel (ask, dialog.go); with verb set,
-	// its action goes through the remote backend in a remote project
-	// (remoteOr), else it is local.
-	askReq struct {
-		d     *dialog
-		rel   string
-		lease *model.Lease
-		verb  model.Verb
-		local func(model.Lane, string) tea.Cmd
-	}
-	// openReq pushes an overlay as it is.
-	openReq struct{ o overlay }
-)

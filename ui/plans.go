@@ -737,10 +737,10 @@ func (p *planList) askPromote(pc *uictx.Ctx) tea.Msg {
 		verb = "promote anyway"
 	}
 	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, len(problems) > 0
-	return askReq{d: &dialog{
-		title: "Promote " + row.Plan.Slug, body: body, verb: verb,
-		choices: []model.Lane{model.Features, model.Bugs},
-	}, rel: rel, lease: lease, verb: model.Promote, local: func(to model.Lane, _ string) tea.Cmd {
+	return uictx.AskReq{Q: uictx.Question{
+		Title: "Promote " + row.Plan.Slug, Body: body, Verb: verb,
+		Choices: []model.Lane{model.Features, model.Bugs},
+	}, Rel: rel, Lease: lease, Verb: model.Promote, Local: func(to model.Lane, _ string) tea.Cmd {
 		return promoteCmd(t, rel, to, agent, force)
 	}}
 }
@@ -759,10 +759,10 @@ func (p *planList) askPark(pc *uictx.Ctx) tea.Msg {
 	}
 	body = append(body, takes(pc.Common, lease, "Parking")...)
 	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, lane)
-	return uictx.BatchReq{askReq{d: &dialog{
-		title: "Park " + row.Plan.Slug, body: body, verb: "park", input: &in,
-		choices: []model.Lane{model.Blocked, model.Ambiguous},
-	}, rel: rel, lease: lease, verb: model.Park, local: func(to model.Lane, reason string) tea.Cmd {
+	return uictx.BatchReq{uictx.AskReq{Q: uictx.Question{
+		Title: "Park " + row.Plan.Slug, Body: body, Verb: "park", Input: &in,
+		Choices: []model.Lane{model.Blocked, model.Ambiguous},
+	}, Rel: rel, Lease: lease, Verb: model.Park, Local: func(to model.Lane, reason string) tea.Cmd {
 		return parkCmd(t, rel, to, agent, reason, force)
 	}}, cmd}
 }
@@ -776,8 +776,8 @@ func (p *planList) askReturn(pc *uictx.Ctx) tea.Msg {
 	}
 	body = append(body, takes(pc.Common, lease, "Returning")...)
 	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, lane)
-	return askReq{d: &dialog{title: "Return " + row.Plan.Slug, body: body, verb: "return"}, rel: rel, lease: lease,
-		verb: model.Return, local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
+	return uictx.AskReq{Q: uictx.Question{Title: "Return " + row.Plan.Slug, Body: body, Verb: "return"}, Rel: rel, Lease: lease,
+		Verb: model.Return, Local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
 }
 
 func (p *planList) askComplete(pc *uictx.Ctx) tea.Msg {
@@ -786,10 +786,10 @@ func (p *planList) askComplete(pc *uictx.Ctx) tea.Msg {
 		holder(pc.Common, lease)}
 	body = append(body, takes(pc.Common, lease, "Completing")...)
 	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, model.InProgress)
-	return askReq{d: &dialog{
-		title: "Complete " + row.Plan.Slug, body: body, verb: "move",
-		choices: []model.Lane{model.ReviewNeeded, model.Completed},
-	}, rel: rel, lease: lease, verb: model.Complete, local: func(to model.Lane, _ string) tea.Cmd {
+	return uictx.AskReq{Q: uictx.Question{
+		Title: "Complete " + row.Plan.Slug, Body: body, Verb: "move",
+		Choices: []model.Lane{model.ReviewNeeded, model.Completed},
+	}, Rel: rel, Lease: lease, Verb: model.Complete, Local: func(to model.Lane, _ string) tea.Cmd {
 		return completeCmd(t, rel, to, agent, force)
 	}}
 }

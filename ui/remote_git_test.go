@@ -53,7 +53,7 @@ func TestGitRemoteLeaseShownAndReleased(t *testing.T) {
 	// A park's reason goes with the move, into its commit on the remote.
 	h.selectPlan("bugs/crash-on-save.md")
 	h.press("a")
-	if d := h.m.dialogShown(); d == nil || d.input == nil {
+	if d := h.m.dialogShown(); d == nil || d.Input == nil {
 		t.Fatalf("a opened no dialog with a reason: %s", h.footer())
 	}
 	h.typeText("waits on the vendor fix")

@@ -638,19 +638,20 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 		return nil
 	case tea.Cmd:
 		return r
-	case askReq:
-		if r.verb != "" {
-			r.d.do = m.remoteOr(r.verb, r.rel, r.lease, r.local)
+	case uictx.AskReq:
+		d := &dialog{Question: r.Q}
+		if r.Verb != "" {
+			d.Do = m.remoteOr(r.Verb, r.Rel, r.Lease, r.Local)
 		}
-		m.ask(r.d, r.rel, r.lease)
+		m.ask(d, r.Rel, r.Lease)
 	case uictx.DetailReq:
 		return m.openDetail(r.ID, r.Title, r.Read)
 	case uictx.DiffReq:
 		return m.openDiff(r.What, r.Req, r.Compute)
 	case uictx.StatusReq:
 		m.setStatus(r.Text, r.Err)
-	case openReq:
-		m.stack.push(r.o)
+	case uictx.QuestionReq:
+		m.stack.push(&dialog{Question: r.Q})
 	case uictx.LogsReq:
 		return m.openLogs()
 	case uictx.MoveReq:

@@ -755,7 +755,7 @@ func TestScreenFitsEverySize(t *testing.T) {
 				h.press(k)
 			}
 			_ = h.view() // checks the size
-			if h.m.dialogShown() != nil && h.m.dialogShown().title == "Stop here-1" {
+			if h.m.dialogShown() != nil && h.m.dialogShown().Title == "Stop here-1" {
 				stopAsked++
 			}
 		}

@@ -998,9 +998,9 @@ func (w *workerList) askStop(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	}
 	project, t := pc.Opt.Tree.Project, pc.Opt.Tree
 	// No lease to look at again: stopCmd checks the state file instead.
-	return openReq{&dialog{
-		title: "Stop " + who, body: body, verb: "stop",
-		do: func(model.Lane, string) tea.Cmd { return stopCmd(project, t, st) },
+	return uictx.QuestionReq{Q: uictx.Question{
+		Title: "Stop " + who, Body: body, Verb: "stop",
+		Do: func(model.Lane, string) tea.Cmd { return stopCmd(project, t, st) },
 	}}
 }
 
@@ -1020,9 +1020,9 @@ func (w *workerList) askStopRemote(pc *uictx.Ctx, r *workerRow) tea.Msg {
 		body = append(body, "⚠ Its record has not changed for "+kit.Coarse(pc.Now-unixOf(r.seenAt))+"; it may not hear the request.")
 	}
 	c, st := pc.Claims, r.st
-	return openReq{&dialog{
-		title: "Stop " + who + " on " + host, body: body, verb: "stop",
-		do: func(model.Lane, string) tea.Cmd { return remoteStopCmd(c, st) },
+	return uictx.QuestionReq{Q: uictx.Question{
+		Title: "Stop " + who + " on " + host, Body: body, Verb: "stop",
+		Do: func(model.Lane, string) tea.Cmd { return remoteStopCmd(c, st) },
 	}}
 }
 

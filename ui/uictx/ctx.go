@@ -2,6 +2,7 @@ package uictx
 
 import (
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/model"
@@ -152,3 +153,32 @@ type WorktreesMsg struct {
 	States []workers.WorktreeState
 	Err    error
 }
+
+// Question is a dialog a pane asks the root to open: an optional choice of
+// lane, an optional text field, what will happen, and what enter does.
+type Question struct {
+	Title   string
+	Body    []string
+	Choices []model.Lane
+	Input   *textinput.Model
+	Verb    string // what enter does, e.g. "promote"
+	Do      func(to model.Lane, text string) tea.Cmd
+	// Refuse, when set, keeps the dialog open with its reason while the
+	// answer cannot be taken (an empty note).
+	Refuse func(to model.Lane, text string) string
+}
+
+// AskReq asks Q about the plan at Rel, whose lease was Lease as shown:
+// the root takes the answer only while the plan and its lease are as
+// they were. With Verb set, confirming goes through the remote claims
+// backend in a remote project, else it runs Local.
+type AskReq struct {
+	Q     Question
+	Rel   string
+	Lease *model.Lease
+	Verb  model.Verb
+	Local func(model.Lane, string) tea.Cmd
+}
+
+// QuestionReq opens Q as it is, about no plan.
+type QuestionReq struct{ Q Question }
