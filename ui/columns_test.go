@@ -139,7 +139,7 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 	}
 	h.press("2")
 	v := h.view()
-	for _, l := range h.m.leases.rows {
+	for _, l := range leasesOf(&h.m).Rows() {
 		need(v, l.Rel, l.AgentID, l.Origin)
 	}
 	h.press("3")
@@ -208,8 +208,8 @@ func TestColumnsMeasuredPerRebuild(t *testing.T) {
 	if h.m.plans.cols.slug < want.slug || h.m.plans.cols.deps < want.deps {
 		t.Errorf("plans columns %+v do not hold the widest cells %+v", h.m.plans.cols, want)
 	}
-	if c := h.m.leases.cols; c.owner < len("small-2") || c.plan < len("in-progress/duplicate-tags-by-case.md") {
-		t.Errorf("lease columns %+v cut the demo's owners or plans", c)
+	if plan, owner := leasesOf(&h.m).Widths(); owner < len("small-2") || plan < len("in-progress/duplicate-tags-by-case.md") {
+		t.Errorf("lease columns (plan %d, owner %d) cut the demo's owners or plans", plan, owner)
 	}
 }
 

@@ -135,9 +135,9 @@ func (m *Model) readerFacts() string {
 		case l.Corrupt != "":
 			s += " · lease unreadable"
 		case l.Active(m.Now):
-			s += " · held by " + l.AgentID + heldOn(l) + ", " + timeLeft(l, m.Now)
+			s += " · held by " + l.AgentID + kit.HeldOn(l) + ", " + kit.TimeLeft(l, m.Now)
 		default:
-			s += " · lease of " + l.AgentID + heldOn(l) + " expired " + kit.Span(m.Now-l.ExpiresAt) + " ago"
+			s += " · lease of " + l.AgentID + kit.HeldOn(l) + " expired " + kit.Span(m.Now-l.ExpiresAt) + " ago"
 		}
 	}
 	return " " + m.St.Dim.Render(termtext.Line(s))

@@ -63,7 +63,7 @@ func wantAll(t *testing.T, what, text string, want ...string) {
 func (h *harness) selectLease(rel string) {
 	h.t.Helper()
 	h.press("2")
-	if !h.m.leases.GoTo(model.LeaseFileName(rel)) {
+	if !leasesOf(&h.m).GoTo(model.LeaseFileName(rel)) {
 		h.t.Fatalf("no lease for %s", rel)
 	}
 	h.m.syncKeys()

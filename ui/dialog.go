@@ -47,7 +47,7 @@ func leaseWords(l *model.Lease) string {
 	case l.Corrupt != "":
 		return "its lease is unreadable now"
 	}
-	return "now held by " + l.AgentID + heldOn(l)
+	return "now held by " + l.AgentID + kit.HeldOn(l)
 }
 
 // changedWords says what became of the plan a dialog was opened on at rel:
@@ -66,7 +66,7 @@ func changedWords(rel, cur string, l *model.Lease) string {
 	case l != nil && l.Corrupt != "":
 		who = "its lease unreadable"
 	case l != nil:
-		who = "held by " + l.AgentID + heldOn(l)
+		who = "held by " + l.AgentID + kit.HeldOn(l)
 	}
 	return "in " + kit.LaneOf(cur) + "/ now, " + who
 }
@@ -218,36 +218,6 @@ func (m *Model) dialogView(d *dialog, w, h int) []string {
 	return strings.Split(m.R.Place(w, h, lipgloss.Center, lipgloss.Center, box), "\n")
 }
 
-// force says whether acting on a plan overrides someone: another agent's
-// lease, or an in-progress plan nobody holds.
-func force(c *uictx.Common, lease *model.Lease, lane model.Lane) bool {
-	if lease != nil {
-		return lease.Corrupt != "" || lease.AgentID != c.Opt.Agent
-	}
-	return lane == model.InProgress
-}
-
-// holder says who holds a plan, as a sentence for a dialog.
-func holder(c *uictx.Common, l *model.Lease) string {
-	switch {
-	case l == nil:
-		return "No one holds it."
-	case l.Corrupt != "":
-		return "Its lease file is unreadable (" + l.Corrupt + ")."
-	case l.Active(c.Now):
-		return l.AgentID + " holds it" + heldOnAside(l) + ", " + timeLeft(l, c.Now) + "."
-	}
-	return l.AgentID + " held it" + heldOnAside(l) + "; the lease expired " + kit.Span(c.Now-l.ExpiresAt) + " ago."
-}
-
-// takes warns when confirming takes a plan from a live worker.
-func takes(c *uictx.Common, l *model.Lease, what string) []string {
-	if l != nil && l.Active(c.Now) && l.AgentID != c.Opt.Agent {
-		return []string{"⚠ " + what + " takes it from " + l.AgentID + heldOnAside(l) + ", which may still be working on it."}
-	}
-	return nil
-}
-
 // planExists reports whether the latest scan saw a plan at rel.
 func (m *Model) planExists(rel string) bool { return m.d.Has(rel) }
 
@@ -278,7 +248,7 @@ func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
 			// found" says as much.
 			moved := found && cur != "" && (cur == rel) != existed
 			if leasePrint(t.ReadLease(rel)) != seen || moved {
-				return actionMsg{err: fmt.Errorf("%s changed while you decided (%s); nothing done, look again", kit.SlugOf(rel), changedWords(rel, cur, now))}
+				return uictx.ActionMsg{Err: fmt.Errorf("%s changed while you decided (%s); nothing done, look again", kit.SlugOf(rel), changedWords(rel, cur, now))}
 			}
 			return inner()
 		}

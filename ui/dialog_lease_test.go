@@ -108,7 +108,7 @@ func TestOrphanLeaseCanBeCleared(t *testing.T) {
 	}
 	h := newHarness(t, p, 120, 32)
 	h.press("2")
-	if !h.m.leases.GoTo(model.LeaseFileName("in-progress/gone.md")) {
+	if !leasesOf(&h.m).GoTo(model.LeaseFileName("in-progress/gone.md")) {
 		t.Fatalf("no lease row for the orphan lease:\n%s", h.view())
 	}
 	h.m.syncKeys()

@@ -124,7 +124,7 @@ func (m *Model) edited(msg editedMsg) tea.Cmd {
 		return m.requestLoad()
 	}
 	t, agent := m.Opt.Tree, m.Opt.Agent
-	return actionCmd("edit", func() (string, error) {
+	return uictx.Action("edit", func() (string, error) {
 		changed, err := t.WriteBack(r.copy, agent)
 		switch {
 		case err != nil:
@@ -146,14 +146,14 @@ func (m *Model) askEdit() tea.Cmd {
 		return nil
 	}
 	t := m.Opt.Tree
-	rel = fileRel(rel, lease)
+	rel = kit.FileRel(rel, lease)
 	if lease == nil || lease.Corrupt != "" || !lease.Active(m.Now) || lease.AgentID == m.Opt.Agent {
 		return editPlanCmd(t, rel)
 	}
 	who := termtext.Line(lease.AgentID)
 	m.stack.push(&dialog{Question: uictx.Question{
 		Title: "Edit " + kit.SlugOf(rel) + ", which " + who + " holds",
-		Body: []string{who + " holds this plan (" + timeLeft(lease, m.Now) + ") and may be changing it. " +
+		Body: []string{who + " holds this plan (" + kit.TimeLeft(lease, m.Now) + ") and may be changing it. " +
 			"You edit a copy; it is written back only if the plan has not moved or changed meanwhile."},
 		Verb: "edit",
 		Do:   func(model.Lane, string) tea.Cmd { return editPlanCmd(t, rel) },

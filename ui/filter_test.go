@@ -64,7 +64,7 @@ func TestFilterEveryPane(t *testing.T) {
 		rows       func(h *harness) int
 		want       int
 	}{
-		{"2", "small-2", func(h *harness) int { return h.m.leases.Len() }, 1},
+		{"2", "small-2", func(h *harness) int { return leasesOf(&h.m).Len() }, 1},
 		{"3", "mid-1", func(h *harness) int { return treesOf(&h.m).Len() }, 1},
 		{"4", "stale", func(h *harness) int { return h.m.wrk.Len() }, 1},
 		{"5", "needs smtp", func(h *harness) int { return eventsOf(&h.m).Len() }, 1},

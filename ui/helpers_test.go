@@ -26,6 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
+	"github.com/fleetwatch/fleetwatch/ui/panes/leases"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
@@ -469,7 +470,7 @@ func (h *harness) settle(cmd tea.Cmd) {
 				}
 			case tea.QuitMsg:
 				h.quit = true
-			case loadedMsg, uictx.WorktreesMsg, actionMsg, answeredMsg, settleMsg, previewDueMsg, previewMsg,
+			case loadedMsg, uictx.WorktreesMsg, uictx.ActionMsg, answeredMsg, settleMsg, previewDueMsg, previewMsg,
 				workersMsg, spawnFormMsg, spawnedMsg, detailMsg, inboxMsg, fleetMsg:
 				start(h.update(msg))
 			case logOpenedMsg, logLinesMsg:
@@ -663,3 +664,6 @@ func eventsOf(m *Model) *events.Pane { return m.paneOf(eventsPane).(*events.Pane
 
 // treesOf is m's Worktrees pane, whose rows the tests read.
 func treesOf(m *Model) *trees.Pane { return m.paneOf(worktreesPane).(*trees.Pane) }
+
+// leasesOf is m's Leases pane, whose rows the tests read.
+func leasesOf(m *Model) *leases.Pane { return m.paneOf(leasesPane).(*leases.Pane) }

@@ -237,7 +237,7 @@ func TestHubModelPokesAfterAction(t *testing.T) {
 	}
 	time.Sleep(4 * Debounce)
 	waitHubCmdNow(m.sub) // anything the first readings left
-	next, _ := m.Update(actionMsg{done: "promoted x"})
+	next, _ := m.Update(uictx.ActionMsg{Done: "promoted x"})
 	m = next.(Model)
 	if m.scan.busy || m.treesReq.busy || m.wrkReq.busy || m.merge.req.busy {
 		t.Error("after an action the model reads itself")

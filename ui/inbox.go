@@ -633,7 +633,7 @@ func (l *inboxList) askExtend(pc *uictx.Ctx) tea.Msg {
 
 // extendCmd records the operator's extension of slug's budget by s.
 func extendCmd(t *planfs.Tree, slug, by, s string) tea.Cmd {
-	return actionCmd("extend", func() (string, error) {
+	return uictx.Action("extend", func() (string, error) {
 		lim, err := spend.ParseLimit(s)
 		if err != nil {
 			return "", err
@@ -691,7 +691,7 @@ func (l *inboxList) askApprove(pc *uictx.Ctx) tea.Msg {
 	return uictx.QuestionReq{Q: uictx.Question{
 		Title: "Approve " + slug + " · proposal " + kit.Itoa(e.N), Body: body, Verb: "approve",
 		Do: func(model.Lane, string) tea.Cmd {
-			return actionCmd("approve", func() (string, error) {
+			return uictx.Action("approve", func() (string, error) {
 				d, err := coord.Approve(t, slug, by, nil)
 				return "approved " + slug + "'s proposal " + kit.Itoa(d.N) + "; its agent's next run builds it", err
 			})
@@ -725,10 +725,10 @@ func (l *inboxList) askReject(pc *uictx.Ctx) tea.Msg {
 		Do: func(_ model.Lane, note string) tea.Cmd {
 			if note == "" {
 				return func() tea.Msg {
-					return actionMsg{err: errors.New("reject: a rejection needs a note; nothing sent back")}
+					return uictx.ActionMsg{Err: errors.New("reject: a rejection needs a note; nothing sent back")}
 				}
 			}
-			return actionCmd("reject", func() (string, error) {
+			return uictx.Action("reject", func() (string, error) {
 				_, err := coord.Reject(t, slug, note, by)
 				return "rejected " + slug + "'s proposal; its agent plans again with your note", err
 			})

@@ -77,7 +77,7 @@ func TestStatusFades(t *testing.T) {
 		h := newHarness(t, p, size[0], size[1])
 		h.m.holdStatus = false
 		hints := h.footer()
-		cmd := h.update(actionMsg{done: "promoted tag-suggest → features"})
+		cmd := h.update(uictx.ActionMsg{Done: "promoted tag-suggest → features"})
 		if !strings.Contains(h.footer(), "✓ promoted tag-suggest") {
 			t.Fatalf("no status: %q", h.footer())
 		}
@@ -88,7 +88,7 @@ func TestStatusFades(t *testing.T) {
 		}
 		fade := statusFadeMsg{seq: h.m.statusSeq}
 		// A newer message is not cleared by the older one's fade.
-		h.update(actionMsg{done: "released old-import"})
+		h.update(uictx.ActionMsg{Done: "released old-import"})
 		h.update(fade)
 		if !strings.Contains(h.footer(), "released old-import") {
 			t.Errorf("%dx%d: an older fade cleared a newer status: %q", size[0], size[1], h.footer())

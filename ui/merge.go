@@ -860,7 +860,7 @@ func (l *mergeList) askApprove(pc *uictx.Ctx) tea.Msg {
 		body = append(body, "Peer review: "+rv.Verdict+" by "+rv.Reviewer+" at "+short(rv.Commit)+".")
 	}
 	approve := func(model.Lane, string) tea.Cmd {
-		return actionCmd("approve", func() (string, error) {
+		return uictx.Action("approve", func() (string, error) {
 			if err := stillAt(project, slug, commit, false); err != nil {
 				return "", err
 			}
@@ -933,10 +933,10 @@ func (l *mergeList) askNeedsWork(pc *uictx.Ctx) tea.Msg {
 		Do: func(_ model.Lane, note string) tea.Cmd {
 			if note == "" {
 				return func() tea.Msg {
-					return actionMsg{err: errors.New("needs work: say what needs doing; nothing sent back")}
+					return uictx.ActionMsg{Err: errors.New("needs work: say what needs doing; nothing sent back")}
 				}
 			}
-			return actionCmd("needs work", func() (string, error) {
+			return uictx.Action("needs work", func() (string, error) {
 				if err := stillAt(project, slug, commit, false); err != nil {
 					return "", err
 				}
@@ -964,7 +964,7 @@ func (l *mergeList) startPeer(pc *uictx.Ctx) tea.Cmd {
 		return nil
 	}
 	self, t, project, slug := pc.Opt.Self, pc.Opt.Tree, pc.Opt.Tree.Project, r.Slug
-	return actionCmd("peer review", func() (string, error) {
+	return uictx.Action("peer review", func() (string, error) {
 		log, err := workers.StartDetachedAs(t, self, "review-"+slug+".log", "review", slug, "--peer", "--root", project)
 		return "peer review of " + slug + " started (log: " + relTo(project, log) + ")", err
 	})
@@ -976,7 +976,7 @@ func (l *mergeList) queueAdd(pc *uictx.Ctx) tea.Cmd {
 		return nil
 	}
 	t, slug := pc.Opt.Tree, r.Slug
-	return actionCmd("queue add", func() (string, error) {
+	return uictx.Action("queue add", func() (string, error) {
 		return "queued " + slug, landing.Add(t, slug)
 	})
 }
@@ -987,7 +987,7 @@ func (l *mergeList) queueRemove(pc *uictx.Ctx) tea.Cmd {
 		return nil
 	}
 	t, slug := pc.Opt.Tree, r.Slug
-	return actionCmd("queue remove", func() (string, error) {
+	return uictx.Action("queue remove", func() (string, error) {
 		return "took " + slug + " out of the queue", landing.Remove(t, slug)
 	})
 }
@@ -1007,7 +1007,7 @@ func (l *mergeList) askAccept(pc *uictx.Ctx) tea.Msg {
 	return uictx.QuestionReq{Q: uictx.Question{
 		Title: "Accept " + branch + " @ " + short(tip), Body: body, Verb: "accept",
 		Do: func(model.Lane, string) tea.Cmd {
-			return actionCmd("accept", func() (string, error) {
+			return uictx.Action("accept", func() (string, error) {
 				a, err := landing.Accept(t, tip, agent)
 				return "accepted " + a.Branch + " @ " + short(a.To) + " as your own move", err
 			})
@@ -1060,7 +1060,7 @@ func (l *mergeList) askLand(pc *uictx.Ctx) tea.Msg {
 		Do: func(to model.Lane, _ string) tea.Cmd {
 			if ungated && to != landUngated {
 				return func() tea.Msg {
-					return actionMsg{err: errors.New("land: nothing landed; " + slug + " is ungated, and only choosing ungated lands it")}
+					return uictx.ActionMsg{Err: errors.New("land: nothing landed; " + slug + " is ungated, and only choosing ungated lands it")}
 				}
 			}
 			return landCmd(t, self, slug, commit, to == landUngated)
@@ -1093,7 +1093,7 @@ func landCmd(t *planfs.Tree, self, slug, commit string, ungated bool) tea.Cmd {
 	return func() tea.Msg {
 		project := t.Project
 		if err := stillAt(project, slug, commit, true); err != nil {
-			return actionMsg{err: fmt.Errorf("land: %w", err)}
+			return uictx.ActionMsg{Err: fmt.Errorf("land: %w", err)}
 		}
 		args := []string{"queue", "land", "--yes", "--root", project}
 		if ungated {
@@ -1101,9 +1101,9 @@ func landCmd(t *planfs.Tree, self, slug, commit string, ungated bool) tea.Cmd {
 		}
 		log, done, err := workers.StartDetachedWatched(t, self, "land.log", args...)
 		if err != nil {
-			return actionMsg{err: fmt.Errorf("land: %w", err)}
+			return uictx.ActionMsg{Err: fmt.Errorf("land: %w", err)}
 		}
-		started := actionMsg{done: "landing " + slug + " @ " + short(commit) + " started (log: " + relTo(project, log) + ")"}
+		started := uictx.ActionMsg{Done: "landing " + slug + " @ " + short(commit) + " started (log: " + relTo(project, log) + ")"}
 		return tea.BatchMsg{
 			func() tea.Msg { return started },
 			func() tea.Msg { return landDoneMsg{slug: slug, commit: commit, log: log, err: <-done} },

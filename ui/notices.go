@@ -273,7 +273,7 @@ func (m *Model) leadTo(n model.Notice) tea.Cmd {
 		return m.leadToPlan(n.Key)
 	case n.Subject == model.SubjectLease:
 		cmd := m.setPane(leasesPane)
-		if !m.leases.GoTo(n.Key) {
+		if !m.paneOf(leasesPane).List().GoTo(n.Key) {
 			m.setStatus("✗ "+n.Key+" is gone: the lease was released or recovered", true)
 		}
 		m.syncKeys()

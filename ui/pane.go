@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
+	"github.com/fleetwatch/fleetwatch/ui/panes/leases"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
@@ -33,7 +34,7 @@ type paneSpec struct {
 // under ui/panes/ and one line here (docs/panes.md).
 var paneSpecs = []paneSpec{
 	{"Plans", "Plans", "slug, title, model or agent, in every lane", nil, func(m *Model) uictx.Pane { return &m.plans }},
-	{"Leases", "Leases", "plan, owner or origin", nil, func(m *Model) uictx.Pane { return &m.leases }},
+	{"Leases", "Leases", "plan, owner or origin", leases.New, nil},
 	{"Worktrees", "Trees", "agent, branch or path", trees.New, nil},
 	{"Workers", "Workers", "agent, tier, model, plan, state or note", nil, func(m *Model) uictx.Pane { return &m.wrk }},
 	{"Events", "Events", "event, plan, lane, agent or reason", events.New, nil},

@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
+	"github.com/fleetwatch/fleetwatch/ui/verbs"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -112,7 +113,7 @@ func (p *planList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	set(&k.Park, takes(model.Park), "park: select a ready or in-progress plan")
 	set(&k.Return, takes(model.Return), "return: select a parked or in-progress plan")
 	set(&k.Complete, takes(model.Complete), "complete: select an in-progress plan")
-	release, recover := releaseRecover(pc)
+	release, recover := verbs.ReleaseRecover(pc)
 	set(&k.Release, onPlans && release, "release: select a plan with a lease (u returns one without)")
 	set(&k.Recover, onPlans && recover, "recover: select an expired, unreadable or left-over lease")
 	set(&k.Preview, onPlan, "preview: select a plan")
@@ -293,9 +294,9 @@ func whoText(r *model.BoardRow, now float64) (string, int) {
 	case l != nil && l.Awaiting != "":
 		return termtext.Line(l.AwaitingText()), 1
 	case l != nil && l.Active(now):
-		return termtext.Line(l.AgentID) + " " + kit.Span(l.ExpiresAt-now) + heldOn(l), 1
+		return termtext.Line(l.AgentID) + " " + kit.Span(l.ExpiresAt-now) + kit.HeldOn(l), 1
 	case l != nil:
-		return "EXPIRED " + ownerText(l), -1
+		return "EXPIRED " + kit.OwnerText(l), -1
 	}
 	if p := r.Person(); p != "" {
 		return "@" + termtext.Line(p), 0
@@ -395,7 +396,7 @@ func matches(r *model.BoardRow, f string) bool {
 	if kit.AnyContains(f, r.Plan.Slug, h.Title, h.AssigneeRaw, h.PreferredRaw) {
 		return true
 	}
-	return r.Lease != nil && (kit.ContainsFold(r.Lease.AgentID, f) || remoteLease(r.Lease) && kit.ContainsFold(r.Lease.Host, f))
+	return r.Lease != nil && (kit.ContainsFold(r.Lease.AgentID, f) || kit.RemoteLease(r.Lease) && kit.ContainsFold(r.Lease.Host, f))
 }
 
 // measurePlans is the widest slug, title, reason, holder and rank among
@@ -430,8 +431,8 @@ func (p *planList) measurePlans(d *uictx.Data, rows []*model.BoardRow) planWant 
 			// Live or expired: the wider of the two, so a lease running
 			// out does not move the columns.
 			who = max(kit.CellWidth(l.AgentID)+1+countdownWidth, len("EXPIRED ")+kit.CellWidth(l.AgentID))
-			if remoteLease(l) {
-				who += kit.CellWidth(heldOn(l)) // the host it is held on
+			if kit.RemoteLease(l) {
+				who += kit.CellWidth(kit.HeldOn(l)) // the host it is held on
 			}
 		case r.Person() != "":
 			who = 1 + kit.CellWidth(r.Person())
@@ -716,9 +717,9 @@ func (p *planList) verbKey(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	case key.Matches(msg, k.Return):
 		return p.askReturn(pc), true
 	case key.Matches(msg, k.Release):
-		return askRelease(pc), true
+		return verbs.AskRelease(pc), true
 	case key.Matches(msg, k.Recover):
-		return askRecover(pc), true
+		return verbs.AskRecover(pc), true
 	case key.Matches(msg, k.Complete):
 		return p.askComplete(pc), true
 	}
@@ -755,10 +756,10 @@ func (p *planList) askPark(pc *uictx.Ctx) tea.Msg {
 	cmd := in.Focus()
 	body := []string{"Set " + rel + " aside; u returns it to where it came from."}
 	if lease != nil || lane == model.InProgress {
-		body = append(body, holder(pc.Common, lease))
+		body = append(body, kit.Holder(pc.Common.Now, lease))
 	}
-	body = append(body, takes(pc.Common, lease, "Parking")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, lane)
+	body = append(body, kit.Takes(pc.Common.Opt.Agent, pc.Common.Now, lease, "Parking")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Common.Opt.Agent, lease, lane)
 	return uictx.BatchReq{uictx.AskReq{Q: uictx.Question{
 		Title: "Park " + row.Plan.Slug, Body: body, Verb: "park", Input: &in,
 		Choices: []model.Lane{model.Blocked, model.Ambiguous},
@@ -772,10 +773,10 @@ func (p *planList) askReturn(pc *uictx.Ctx) tea.Msg {
 	lane := model.Rel(rel).Lane()
 	body := []string{"Send " + rel + " back to the ready lane it came from."}
 	if lane == model.InProgress {
-		body = append(body, holder(pc.Common, lease))
+		body = append(body, kit.Holder(pc.Common.Now, lease))
 	}
-	body = append(body, takes(pc.Common, lease, "Returning")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, lane)
+	body = append(body, kit.Takes(pc.Common.Opt.Agent, pc.Common.Now, lease, "Returning")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Common.Opt.Agent, lease, lane)
 	return uictx.AskReq{Q: uictx.Question{Title: "Return " + row.Plan.Slug, Body: body, Verb: "return"}, Rel: rel, Lease: lease,
 		Verb: model.Return, Local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
 }
@@ -783,9 +784,9 @@ func (p *planList) askReturn(pc *uictx.Ctx) tea.Msg {
 func (p *planList) askComplete(pc *uictx.Ctx) tea.Msg {
 	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
-		holder(pc.Common, lease)}
-	body = append(body, takes(pc.Common, lease, "Completing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, model.InProgress)
+		kit.Holder(pc.Common.Now, lease)}
+	body = append(body, kit.Takes(pc.Common.Opt.Agent, pc.Common.Now, lease, "Completing")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Common.Opt.Agent, lease, model.InProgress)
 	return uictx.AskReq{Q: uictx.Question{
 		Title: "Complete " + row.Plan.Slug, Body: body, Verb: "move",
 		Choices: []model.Lane{model.ReviewNeeded, model.Completed},
@@ -795,28 +796,28 @@ func (p *planList) askComplete(pc *uictx.Ctx) tea.Msg {
 }
 
 func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return actionCmd("promote", func() (string, error) {
+	return uictx.Action("promote", func() (string, error) {
 		dst, _, err := t.Promote(rel, to, planfs.Actor{AgentID: agent, Force: force})
 		return "promoted " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
 	})
 }
 
 func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
-	return actionCmd("park", func() (string, error) {
+	return uictx.Action("park", func() (string, error) {
 		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}.Because(reason))
 		return "parked " + kit.SlugOf(rel) + " in " + kit.LaneOf(dst), err
 	})
 }
 
 func returnCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
-	return actionCmd("return", func() (string, error) {
+	return uictx.Action("return", func() (string, error) {
 		dst, err := t.Return(rel, "", planfs.Actor{AgentID: agent, Force: force})
 		return "returned " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
 	})
 }
 
 func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return actionCmd("complete", func() (string, error) {
+	return uictx.Action("complete", func() (string, error) {
 		dst, err := t.Complete(rel, to, planfs.Actor{AgentID: agent, Force: force})
 		return "moved " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
 	})

@@ -195,7 +195,7 @@ func (m *Model) remoteMark() string {
 		s = " · " + termtext.Line(r.c.Backend.Name())
 	}
 	if r.view != nil {
-		age := readAge(m.Now - unixOf(r.view.ReadAt))
+		age := kit.ReadAge(m.Now - kit.UnixOf(r.view.ReadAt))
 		if m.Wide {
 			s += " · read " + age + " ago"
 		} else {
@@ -210,48 +210,4 @@ func (m *Model) remoteMark() string {
 		s += warn
 	}
 	return s
-}
-
-// readAge is how old a view is: "7 s", then as span says it.
-func readAge(sec float64) string {
-	if sec < 60 {
-		return kit.Itoa(int(max(0, sec))) + " s"
-	}
-	return kit.Coarse(sec)
-}
-
-func unixOf(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
-
-// remoteLease reports whether l was read from a remote backend.
-func remoteLease(l *model.Lease) bool { return l != nil && l.Backend != "" }
-
-// heldOn is " held on <host>" for a remote lease, "" for a lease file:
-// every face that names a lease's owner says where it runs too.
-func heldOn(l *model.Lease) string {
-	if !remoteLease(l) {
-		return ""
-	}
-	host := l.Host
-	if host == "" {
-		host = "an unnamed host"
-	}
-	return " held on " + termtext.Line(host)
-}
-
-// heldOnAside is heldOn in brackets, for a sentence: " (held on gpu-box)".
-func heldOnAside(l *model.Lease) string {
-	if !remoteLease(l) {
-		return ""
-	}
-	return " (" + heldOn(l)[1:] + ")"
-}
-
-// fileRel is where a plan's file is in the checkout: a plan under a
-// remote lease shows in progress but its file stays in the ready lane it
-// was claimed from.
-func fileRel(rel string, l *model.Lease) string {
-	if remoteLease(l) && l.Origin != "" {
-		return l.Origin
-	}
-	return rel
 }

@@ -92,7 +92,7 @@ func TestRemoteLeasesShowHeldOnHost(t *testing.T) {
 			t.Errorf("leases pane lacks %q:\n%s", want, v)
 		}
 	}
-	if n := h.m.leases.Len(); n != 2 {
+	if n := leasesOf(&h.m).Len(); n != 2 {
 		t.Errorf("leases pane lists %d leases, want the 2 remote ones", n)
 	}
 	h.send(keyMsg("enter"))

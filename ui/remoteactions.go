@@ -41,7 +41,7 @@ type remoteVerb struct {
 func (m *Model) remoteVerbFor(lease *model.Lease) remoteVerb {
 	v := remoteVerb{b: m.remote.c.Backend, view: m.remote.view, agent: m.Opt.Agent,
 		ttl: time.Duration(m.Opt.TTL * float64(time.Second))}
-	if remoteLease(lease) {
+	if kit.RemoteLease(lease) {
 		l := *lease
 		v.lease = &l
 	}
@@ -55,7 +55,7 @@ func (v remoteVerb) act(verb model.Verb, rel string, to model.Lane, why string) 
 	host := workers.Hostname()
 	op := claims.Op{Verb: verb, Slug: kit.SlugOf(rel), To: to, Why: why, Force: true, TTL: v.ttl,
 		Holder: claims.Holder{AgentID: v.agent, Host: host, PID: os.Getpid()}}
-	return actionCmd(string(verb), func() (string, error) {
+	return uictx.Action(string(verb), func() (string, error) {
 		if v.view == nil {
 			return "", errors.New("no view of the remote yet")
 		}
@@ -81,7 +81,7 @@ func (v remoteVerb) done(op claims.Op, res claims.Result) string {
 	case op.Verb == model.Recover:
 		return "recovered " + slug + ": now held by " + v.agent + " on " + op.Holder.Host + " for " + kit.Span(v.ttl.Seconds()) + " (r releases it)"
 	case res.Dropped != nil && res.Rel == v.view.PlanRel(slug):
-		return "released " + slug + heldOn(&res.Dropped.Lease) + "; it is ready again in " + kit.LaneOf(res.Rel)
+		return "released " + slug + kit.HeldOn(&res.Dropped.Lease) + "; it is ready again in " + kit.LaneOf(res.Rel)
 	}
 	msg := remoteDone[op.Verb] + " " + slug + " → " + kit.LaneOf(res.Rel)
 	if res.Dropped != nil {

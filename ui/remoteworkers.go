@@ -15,6 +15,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -101,7 +102,7 @@ var errNoFleet = errors.New("the claims backend keeps no worker records")
 
 // remoteStopCmd asks the published worker st to stop through c.
 func remoteStopCmd(c *claims.Opened, st workers.State) tea.Cmd {
-	return actionCmd("stop", func() (string, error) {
+	return uictx.Action("stop", func() (string, error) {
 		f, ok := c.Backend.(claims.Fleet)
 		if !ok {
 			return "", errNoFleet

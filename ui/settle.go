@@ -4,6 +4,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // settling holds keys the screen would refuse only because it has not yet
@@ -64,8 +66,8 @@ func (m *Model) answered(a answeredMsg) tea.Cmd {
 	switch msg := a.msg.(type) {
 	case tea.BatchMsg:
 		return tea.Batch(tea.Batch(msg...), m.settled(false))
-	case actionMsg:
-		m.settle.rereading = msg.err == nil
+	case uictx.ActionMsg:
+		m.settle.rereading = msg.Err == nil
 	}
 	return tea.Batch(m.update(a.msg), m.settled(false))
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
@@ -29,7 +30,7 @@ func TestKeyWaitsForTheRereadAfterAVerb(t *testing.T) {
 	h.m.merge.req = refresh{} // the harness never brings the real reading
 	// The approve dialog was confirmed; its outcome is in, the reread not.
 	h.m.settle.acting = true
-	h.update(answeredMsg{actionMsg{done: "approved flaky-ci"}})
+	h.update(answeredMsg{uictx.ActionMsg{Done: "approved flaky-ci"}})
 	if !h.m.merge.req.busy {
 		t.Fatal("the verb's outcome did not read the merge queue again")
 	}
@@ -64,7 +65,7 @@ func TestKeyAfterAFailedVerbIsRefusedAtOnce(t *testing.T) {
 	h := mergeHarness(t, 120, 36, sampleListing)
 	h.selectSlug("flaky-ci")
 	h.m.settle.acting = true
-	h.update(answeredMsg{actionMsg{err: errTest("approve: the tip moved")}})
+	h.update(answeredMsg{uictx.ActionMsg{Err: errTest("approve: the tip moved")}})
 	h.update(keyMsg("+"))
 	if f := h.footer(); !strings.Contains(f, "only approved candidates") {
 		t.Errorf("+ after a failed verb: %q", f)
@@ -80,7 +81,7 @@ func TestHeldKeyRunsWhenTheWaitRunsOut(t *testing.T) {
 	h := mergeHarness(t, 120, 36, sampleListing)
 	h.selectSlug("flaky-ci")
 	h.m.merge.req = refresh{busy: true}
-	h.update(answeredMsg{actionMsg{done: "approved flaky-ci"}})
+	h.update(answeredMsg{uictx.ActionMsg{Done: "approved flaky-ci"}})
 	h.update(keyMsg("+"))
 	if len(h.m.settle.held) != 1 {
 		t.Fatalf("%d keys held, want 1", len(h.m.settle.held))

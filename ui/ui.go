@@ -99,9 +99,8 @@ type Model struct {
 
 // paneSet is the sub-models of the panes, one per entry of paneSpecs.
 type paneSet struct {
-	plans  planList
-	leases leaseList
-	wrk    workerList
+	plans planList
+	wrk   workerList
 	// panes are the registry's, in its order (paneSpecs).
 	panes []uictx.Pane
 	merge mergeList
@@ -301,17 +300,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if r := m.selectedPlan(); r != nil {
-			return renderPreviewCmd(m.Opt.Tree, fileRel(r.Plan.Rel, r.Lease), previewNote(m.d, r), m.previewWant(r), m.Opt.MarkdownStyle, m.previewWidth(), msg.seq)
+			return renderPreviewCmd(m.Opt.Tree, kit.FileRel(r.Plan.Rel, r.Lease), previewNote(m.d, r), m.previewWant(r), m.Opt.MarkdownStyle, m.previewWidth(), msg.seq)
 		}
 		return nil
 	case previewMsg:
 		m.previewed(msg)
 		return nil
-	case actionMsg:
-		if msg.err != nil {
-			m.setStatus("✗ "+msg.err.Error(), true)
+	case uictx.ActionMsg:
+		if msg.Err != nil {
+			m.setStatus("✗ "+msg.Err.Error(), true)
 		} else {
-			m.setStatus("✓ "+msg.done, false)
+			m.setStatus("✓ "+msg.Done, false)
 		}
 		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox(), m.requestFleet())
 	case answeredMsg:
@@ -518,7 +517,7 @@ func (m *Model) tick() tea.Cmd {
 	prev := m.Now
 	m.Now = m.clockNow()
 	m.plans.Invalidate()
-	m.leases.Invalidate()
+	m.paneOf(leasesPane).List().Invalidate()
 	m.wrk.Invalidate()
 	m.paneOf(eventsPane).List().Invalidate()
 	var cmds []tea.Cmd

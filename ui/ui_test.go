@@ -157,7 +157,7 @@ func TestReleaseLiveLeaseOfAnotherAgent(t *testing.T) {
 				h.selectPlan("in-progress/export-pdf.md")
 			} else {
 				h.press("2", "g")
-				for i := 0; h.m.leases.Key() != model.LeaseFileName("in-progress/export-pdf.md"); i++ {
+				for i := 0; leasesOf(&h.m).Key() != model.LeaseFileName("in-progress/export-pdf.md"); i++ {
 					if i > 5 {
 						t.Fatal("no lease row for export-pdf")
 					}
@@ -573,8 +573,8 @@ func TestHelpShowsLegend(t *testing.T) {
 		t.Errorf("Leases help lacks its legend:\n%s", text)
 	}
 	h.press("?", "j", "esc") // j scrolls a tall help; any other key closes it, and does nothing else
-	if h.m.helpShown() || h.m.leases.Cursor != 0 {
-		t.Errorf("after a key: help shown %v, cursor %d", h.m.helpShown(), h.m.leases.Cursor)
+	if h.m.helpShown() || leasesOf(&h.m).Cursor != 0 {
+		t.Errorf("after a key: help shown %v, cursor %d", h.m.helpShown(), leasesOf(&h.m).Cursor)
 	}
 	h.press("?", "q")
 	if !h.quit {

@@ -65,7 +65,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 	}
 	h.press("2")
 	v := h.view()
-	for _, l := range h.m.leases.rows {
+	for _, l := range leasesOf(&h.m).Rows() {
 		row(v, l.Rel, l.AgentID, l.Origin)
 	}
 	h.press("4")

@@ -408,7 +408,7 @@ func pauseCmd(st workers.State, on bool) tea.Cmd {
 	if !on {
 		verb, done = "resume", "asked "+st.AgentID+"'s driver to resume its run"
 	}
-	return actionCmd(verb, func() (string, error) { return done, workers.Pause(st, on) })
+	return uictx.Action(verb, func() (string, error) { return done, workers.Pause(st, on) })
 }
 
 // workersShown reports whether the header counts workers: while any has
@@ -814,7 +814,7 @@ func publishedDetail(cm *uictx.Common, p workers.Published, seenAt time.Time, lo
 	}
 	for _, kv := range [][2]string{{"agent_id", p.AgentID}, {"host", p.Host}, {"tier", p.Tier}, {"model", p.Model},
 		{"endpoint", p.Endpoint}, {"plan", p.Plan}, {"state", p.State.State + " (" + string(p.Health) + " on this machine's clock)"},
-		{"unchanged for", kit.Coarse(now - unixOf(seenAt))}, {"exit_code", exit}, {"spent", p.Spent.String()}, {"paused", p.Paused}, {"pid", kit.Itoa(p.PID)}} {
+		{"unchanged for", kit.Coarse(now - kit.UnixOf(seenAt))}, {"exit_code", exit}, {"spent", p.Spent.String()}, {"paused", p.Paused}, {"pid", kit.Itoa(p.PID)}} {
 		d.Field(kv[0], kv[1])
 	}
 	d.Heading("Note")
@@ -1017,7 +1017,7 @@ func (w *workerList) askStopRemote(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	}
 	body := []string{"Ask " + who + " on " + host + " to stop, through the claims backend: at its next heartbeat " + then}
 	if r.health == workers.Stale {
-		body = append(body, "⚠ Its record has not changed for "+kit.Coarse(pc.Now-unixOf(r.seenAt))+"; it may not hear the request.")
+		body = append(body, "⚠ Its record has not changed for "+kit.Coarse(pc.Now-kit.UnixOf(r.seenAt))+"; it may not hear the request.")
 	}
 	c, st := pc.Claims, r.st
 	return uictx.QuestionReq{Q: uictx.Question{
@@ -1029,7 +1029,7 @@ func (w *workerList) askStopRemote(pc *uictx.Ctx, r *workerRow) tea.Msg {
 // stopCmd stops the worker r showed, if its state file still shows the
 // same process.
 func stopCmd(project string, t *planfs.Tree, r workerRow) tea.Cmd {
-	return actionCmd("stop", func() (string, error) {
+	return uictx.Action("stop", func() (string, error) {
 		st := r.st
 		if !r.child {
 			states, _ := workers.ReadStates(project)

@@ -18,7 +18,7 @@ const (
 	// maxRootFiles and maxModelMethods bound the root package: its own
 	// non-test files and the methods on its Model. They only go down as
 	// panes leave the root (the goal is 25 and 60).
-	maxRootFiles    = 40
+	maxRootFiles    = 36
 	maxModelMethods = 177
 )
 
@@ -26,7 +26,7 @@ const (
 // registry entry of theirs names the root model's field (`of`), not a
 // pane package's New. The list only shrinks.
 var stillInRoot = map[string]bool{
-	"Plans": true, "Leases": true, "Workers": true, "Merge": true, "Inbox": true, "Fleet": true,
+	"Plans": true, "Workers": true, "Merge": true, "Inbox": true, "Fleet": true,
 }
 
 // paneRules lists the breaches of the cockpit's shape in ui's files (by
@@ -176,7 +176,7 @@ func paneOf(rel string) (string, bool) {
 func paneImports(rel string, f *ast.File) []string {
 	mine, isPane := paneOf(rel)
 	dir := path.Dir(rel)
-	shared := dir == "ui/uictx" || dir == "ui/kit"
+	shared := dir == "ui/uictx" || dir == "ui/kit" || dir == "ui/verbs"
 	if !isPane && !shared {
 		return nil
 	}

@@ -1,7 +1,9 @@
-package ui
+// Package leases is the cockpit's Leases pane: every lease, local file or
+// remote, as an operator triages them, with release, recover and each
+// lease opened whole.
+package leases
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,18 +16,19 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/ui/verbs"
 )
 
-// leaseList is the Leases pane: every lease file, as an operator triages.
-type leaseList struct {
+// Pane is the Leases pane: every lease file, as an operator triages.
+type Pane struct {
 	kit.Table
 	kit.Filter
+	id   uictx.PaneID // its place in the tab order
 	rows []model.Lease
 	cols leaseCols
 }
 
-func (l *leaseList) Rebuild(pc *uictx.Ctx) {
+func (l *Pane) Rebuild(pc *uictx.Ctx) {
 	if pc.D == nil {
 		return
 	}
@@ -40,12 +43,29 @@ func (l *leaseList) Rebuild(pc *uictx.Ctx) {
 	l.cols = leaseColumns(l.Width, l.rows)
 	c := l.cols
 	cm := pc.Common
-	l.SetShared(keys, rowsOf{pane: leasesPane, d: pc.D, needle: f, cols: c}, func(i int, sel bool) string {
+	l.SetShared(keys, sharedRows{pc.D, f, c}, func(i int, sel bool) string {
 		return leaseLine(cm, &l.rows[i], c, sel)
 	})
 }
 
-func (l *leaseList) Selected() uictx.Selection {
+// sharedRows is what the rows are made of, for the sessions that draw
+// them alike (kit.Table.SetShared): the reading, the filter, the columns.
+type sharedRows struct {
+	d      *uictx.Data
+	needle string
+	cols   leaseCols
+}
+
+// New is the Leases pane at id in the tab order.
+func New(id uictx.PaneID) uictx.Pane { return &Pane{id: id} }
+
+// Rows are the leases shown, in their order.
+func (l *Pane) Rows() []model.Lease { return l.rows }
+
+// Widths are the plan's and the owner's columns as sized last.
+func (l *Pane) Widths() (plan, owner int) { return l.cols.plan, l.cols.owner }
+
+func (l *Pane) Selected() uictx.Selection {
 	if l.Cursor >= len(l.rows) {
 		return uictx.Selection{}
 	}
@@ -53,28 +73,28 @@ func (l *leaseList) Selected() uictx.Selection {
 	return uictx.Selection{Rel: lease.Rel, Lease: lease}
 }
 
-func (l *leaseList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
-	here := pc.Shown == leasesPane
-	release, recover := releaseRecover(pc)
+func (l *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
+	here := pc.Shown == l.id
+	release, recover := verbs.ReleaseRecover(pc)
 	set(&pc.Keys.Leases.Release, here && release, "release: select a plan with a lease (u returns one without)")
 	set(&pc.Keys.Leases.Recover, here && recover, "recover: select an expired, unreadable or left-over lease")
 	set(&pc.Keys.Leases.Open, here && l.Cursor < len(l.rows), "open: select a lease in the leases pane (2)")
 }
 
-func (l *leaseList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (l *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Leases
 	switch {
 	case key.Matches(msg, k.Release):
-		return askRelease(pc), true
+		return verbs.AskRelease(pc), true
 	case key.Matches(msg, k.Recover):
-		return askRecover(pc), true
+		return verbs.AskRecover(pc), true
 	case key.Matches(msg, k.Open):
 		return l.open(pc), true
 	}
 	return nil, false
 }
 
-func (l *leaseList) View(pc *uictx.Ctx, h int) []string {
+func (l *Pane) View(pc *uictx.Ctx, h int) []string {
 	return pc.TableBox(kit.FilterTitle("Leases", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, "no leases: nothing is claimed"))
 }
 
@@ -115,7 +135,7 @@ func leaseColumns(w int, rows []model.Lease) leaseCols {
 	plan, owner, origin, expires := len("plan"), len("owner"), 0, 18
 	for i := range rows {
 		l := &rows[i]
-		plan, owner = max(plan, kit.CellWidth(l.Rel)), max(owner, kit.CellWidth(ownerText(l)))
+		plan, owner = max(plan, kit.CellWidth(l.Rel)), max(owner, kit.CellWidth(kit.OwnerText(l)))
 		// An inbox-held lease says what it waits for, in words.
 		expires = max(expires, min(40, kit.CellWidth(l.AwaitingText())))
 		if l.Origin != "" {
@@ -164,7 +184,7 @@ func leaseLine(cm *uictx.Common, l *model.Lease, c leaseCols, selected bool) str
 		// Narrow: the plan's name says more than its lane.
 		plan = kit.SlugOf(plan)
 	}
-	b.WriteString(kit.Fit(plan, c.plan) + " " + kit.Fit(ownerText(l), c.owner) + " ")
+	b.WriteString(kit.Fit(plan, c.plan) + " " + kit.Fit(kit.OwnerText(l), c.owner) + " ")
 	if c.origin > 0 {
 		b.WriteString(kit.Fit(termtext.Line(l.Origin), c.origin) + " ")
 	}
@@ -184,25 +204,22 @@ func leaseLine(cm *uictx.Common, l *model.Lease, c leaseCols, selected bool) str
 // leaseKey is a lease's identity in the Leases pane: its file, or for a
 // remote lease (which has none) its backend and plan.
 func leaseKey(l *model.Lease) string {
-	if remoteLease(l) {
+	if kit.RemoteLease(l) {
 		return l.Backend + ":" + l.Rel
 	}
 	return l.File
 }
 
-// ownerText is a lease's owner as the tables show it.
-func ownerText(l *model.Lease) string { return termtext.Line(l.AgentID) + heldOn(l) }
-
 // open shows the selected lease: every field, then the file as it is.
-func (l *leaseList) open(pc *uictx.Ctx) tea.Msg {
+func (l *Pane) open(pc *uictx.Ctx) tea.Msg {
 	s := l.Selected()
 	if s.Lease == nil {
 		return nil
 	}
 	ls, t, now := *s.Lease, pc.Opt.Tree, pc.Now
-	if remoteLease(&ls) {
+	if kit.RemoteLease(&ls) {
 		// Read already, with the view: nothing on disk to read.
-		return uictx.Detail("lease:"+leaseKey(&ls), "lease · "+kit.SlugOf(ls.Rel)+heldOn(&ls), func() func(*uictx.Ctx) []string {
+		return uictx.Detail("lease:"+leaseKey(&ls), "lease · "+kit.SlugOf(ls.Rel)+kit.HeldOn(&ls), func() func(*uictx.Ctx) []string {
 			return func(pc *uictx.Ctx) []string { return remoteLeaseDetail(pc, ls, now) }
 		})
 	}
@@ -223,7 +240,7 @@ func leaseDetail(c *uictx.Common, l model.Lease, raw []byte, cut bool, err error
 	case !l.Active(now):
 		d.Field("state", "EXPIRED "+kit.Span(now-l.ExpiresAt)+" ago")
 	default:
-		d.Field("state", "active, "+timeLeft(&l, now))
+		d.Field("state", "active, "+kit.TimeLeft(&l, now))
 	}
 	if l.Corrupt != "" && l.ModTime > 0 {
 		// How old an unreadable lease is decides when recover may take it.
@@ -270,14 +287,14 @@ func remoteLeaseDetail(pc *uictx.Ctx, l model.Lease, now float64) []string {
 	}
 	d.Field("kept in", where)
 	d.Field("plan file", l.Origin+" (shown in progress)")
-	d.Field("held by", ownerText(&l))
+	d.Field("held by", kit.OwnerText(&l))
 	if l.Active(now) {
-		d.Field("state", "active, "+timeLeft(&l, now))
+		d.Field("state", "active, "+kit.TimeLeft(&l, now))
 	} else {
 		d.Field("state", "EXPIRED "+kit.Span(now-l.ExpiresAt)+" ago (R takes it over)")
 	}
 	if v := pc.View; v != nil {
-		d.Field("read", readAge(now-unixOf(v.ReadAt))+" ago")
+		d.Field("read", kit.ReadAge(now-kit.UnixOf(v.ReadAt))+" ago")
 		if rl := v.Lease(kit.SlugOf(l.Rel)); rl != nil && rl.Need > 0 {
 			d.Field("seen unchanged", kit.Span(rl.SeenFor.Seconds())+" of the "+kit.Span(rl.Need.Seconds())+" a takeover needs")
 		}
@@ -291,91 +308,4 @@ func remoteLeaseDetail(pc *uictx.Ctx, l model.Lease, now float64) []string {
 	d.Field("epoch", strconv.FormatInt(l.Epoch, 10))
 	d.Field("ttl", kit.Span(l.TTL))
 	return d.Lines
-}
-
-// timeLeft is how long an active lease still runs, "12m left", or for an
-// inbox-held one, which never runs out, what it waits for.
-func timeLeft(l *model.Lease, now float64) string {
-	if w := l.AwaitingText(); w != "" {
-		return w
-	}
-	return kit.Span(l.ExpiresAt-now) + " left"
-}
-
-// releaseRecover says whether r and R apply to the selection. The Plans
-// pane offers both too, for the selected plan.
-func releaseRecover(pc *uictx.Ctx) (release, recover bool) {
-	rel, lease := pc.Target.Rel, pc.Target.Lease
-	lane := model.Rel(rel).Lane()
-	exists := rel != "" && pc.D.Has(rel)
-	return exists && lane == model.InProgress && lease != nil, lease != nil && (!lease.Active(pc.Now) || !exists)
-}
-
-func askRelease(pc *uictx.Ctx) tea.Msg {
-	rel, lease := pc.Target.Rel, pc.Target.Lease
-	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
-		holder(pc.Common, lease)}
-	body = append(body, takes(pc.Common, lease, "Releasing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, force(pc.Common, lease, model.InProgress)
-	return uictx.AskReq{Q: uictx.Question{Title: "Release " + kit.SlugOf(rel), Body: body, Verb: "release"}, Rel: rel, Lease: lease,
-		Verb: model.Release, Local: func(model.Lane, string) tea.Cmd { return releaseCmd(t, rel, agent, force) }}
-}
-
-func askRecover(pc *uictx.Ctx) tea.Msg {
-	rel, lease := pc.Target.Rel, pc.Target.Lease
-	lane := model.Rel(rel).Lane()
-	t, agent, ttl := pc.Opt.Tree, pc.Opt.Agent, pc.Opt.TTL
-	if !pc.D.Has(rel) && pc.Claims != nil {
-		return uictx.Status("✗ recover: no plan at "+rel+" on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true)
-	}
-	if !pc.D.Has(rel) {
-		return uictx.AskReq{Q: uictx.Question{
-			Title: "Remove a left-over lease",
-			Body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + holder(pc.Common, lease),
-				"Remove it with the repair every work-once run does."},
-			Verb: "repair",
-			Do:   func(model.Lane, string) tea.Cmd { return repairCmd(t) },
-		}, Rel: rel, Lease: lease}
-	}
-	body := []string{holder(pc.Common, lease)}
-	if lane == model.InProgress {
-		body = append(body, "You ("+pc.Opt.Agent+") take the lease over for "+kit.Span(pc.Opt.TTL)+"; then r releases the plan or c completes it.")
-	} else {
-		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
-	}
-	return uictx.AskReq{Q: uictx.Question{Title: "Recover " + kit.SlugOf(rel), Body: body, Verb: "recover"}, Rel: rel, Lease: lease,
-		Verb: model.Recover, Local: func(model.Lane, string) tea.Cmd { return recoverCmd(t, rel, agent, ttl) }}
-}
-
-func releaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
-	return actionCmd("release", func() (string, error) {
-		dst, err := t.Release(rel, planfs.Actor{AgentID: agent, Force: force})
-		return "released " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
-	})
-}
-
-func recoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
-	return actionCmd("recover", func() (string, error) {
-		l, err := workers.Recover(t, rel, planfs.Actor{AgentID: agent}, ttl)
-		if l == nil {
-			return "recovered " + kit.SlugOf(rel) + ": its stale lease is gone", err
-		}
-		return "recovered " + kit.SlugOf(rel) + ": now held by " + agent + " for " + kit.Span(ttl) + " (r releases it)", err
-	})
-}
-
-// repairCmd runs the repair every work-once run starts with: left-over
-// leases, half-done claims and twin files.
-func repairCmd(t *planfs.Tree) tea.Cmd {
-	return actionCmd("repair", func() (string, error) {
-		snap, err := t.Scan()
-		if err != nil {
-			return "", err
-		}
-		r := t.Repair(snap)
-		if len(r.Fixed) == 0 {
-			return "", fmt.Errorf("nothing repaired (another worker may be mid-claim; try again in a minute)")
-		}
-		return "repaired: " + strings.Join(r.Fixed, "; "), nil
-	})
 }
