@@ -271,6 +271,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateAsked(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.updateOverlays(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.Width, m.Height = msg.Width, msg.Height
@@ -281,31 +284,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		return m.schedulePreview()
-	case spawnFormMsg:
-		return m.openForm(msg)
-	case spawnedMsg:
-		return m.spawned(msg)
-	case logOpenedMsg:
-		return m.logOpened(msg)
-	case logLinesMsg:
-		return m.logLines(msg)
-	case diffMsg:
-		m.diffArrived(msg)
-		return nil
-	case detailMsg:
-		m.detailLoaded(msg)
-		return nil
-	case previewDueMsg:
-		if msg.seq != m.plans.pv.seq {
-			return nil
-		}
-		if r := m.selectedPlan(); r != nil {
-			return renderPreviewCmd(m.Opt.Tree, kit.FileRel(r.Plan.Rel, r.Lease), previewNote(m.d, r), m.previewWant(r), m.Opt.MarkdownStyle, m.previewWidth(), msg.seq)
-		}
-		return nil
-	case previewMsg:
-		m.previewed(msg)
-		return nil
 	case uictx.ActionMsg:
 		if msg.Err != nil {
 			m.setStatus("✗ "+msg.Err.Error(), true)
@@ -353,6 +331,35 @@ func (m *Model) offer(msg tea.Msg) {
 			l.Loaded(c, msg)
 		}
 	}
+}
+
+// updateOverlays takes what the overlays and the preview asked for off
+// the UI goroutine: a spawn form, a spawn, logs, a diff, a detail, a
+// preview.
+func (m *Model) updateOverlays(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case spawnFormMsg:
+		return m.openForm(msg), true
+	case spawnedMsg:
+		return m.spawned(msg), true
+	case logOpenedMsg:
+		return m.logOpened(msg), true
+	case logLinesMsg:
+		return m.logLines(msg), true
+	case diffMsg:
+		m.diffArrived(msg)
+	case detailMsg:
+		m.detailLoaded(msg)
+	case previewDueMsg:
+		if r := m.selectedPlan(); r != nil && msg.seq == m.plans.pv.seq {
+			return renderPreviewCmd(m.Opt.Tree, kit.FileRel(r.Plan.Rel, r.Lease), previewNote(m.d, r), m.previewWant(r), m.Opt.MarkdownStyle, m.previewWidth(), msg.seq), true
+		}
+	case previewMsg:
+		m.previewed(msg)
+	default:
+		return nil, false
+	}
+	return nil, true
 }
 
 // updateData takes the messages that bring data: scans, git, the state
