@@ -150,7 +150,7 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 	h.press("4")
 	v = h.view()
 	for _, r := range h.m.wrk.rows {
-		need(v, r.st.AgentID, workerWhat(&r.st, h.m.wrk.cols.bare), planSlug(r.st.Plan), strings.TrimPrefix(r.st.Note, "on "))
+		need(v, r.st.AgentID, workerWhat(&r.st, h.m.wrk.cols.bare), kit.PlanSlug(r.st.Plan), strings.TrimPrefix(r.st.Note, "on "))
 	}
 	h.press("5")
 	v = h.view()

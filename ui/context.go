@@ -16,6 +16,12 @@ type shell struct {
 	// holdStatus keeps them (tests that read the status after settling).
 	statusSeq  int
 	holdStatus bool
+	// fleetData is the last reading of the spend (fleetRead: there was
+	// one), which the Fleet and Inbox panes show and the header and the
+	// notices read; fleetReq is its reading, one at a time.
+	fleetData uictx.FleetMsg
+	fleetRead bool
+	fleetReq  refresh
 	// hinted: a key was pressed, so the demo's hint is gone.
 	hinted bool
 
@@ -33,7 +39,11 @@ type shell struct {
 func (m *Model) ctx() *uictx.Ctx {
 	c := &uictx.Ctx{
 		Common: m.Common, D: m.d, Shown: m.pane, Target: m.selection(),
-		StateProblems: m.wrk.problems, Paused: m.fleet.data.paused, Reading: m.reading(),
+		StateProblems: m.wrk.problems, Paused: m.fleetData.Paused, Reading: m.reading(),
+		Running: running(m.wrk.rows),
+	}
+	if m.fleetRead {
+		c.Fleet = &m.fleetData
 	}
 	if m.remote != nil {
 		c.Claims, c.View = m.remote.c, m.remote.view

@@ -10,6 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
 // eventsShown is how many of the newest events the Events pane keeps.
@@ -105,6 +106,39 @@ func (m *Model) requestTrees() tea.Cmd {
 func (m *Model) worktreesIfShown() tea.Cmd {
 	if m.pane == worktreesPane {
 		return m.requestTrees()
+	}
+	return nil
+}
+
+// fleetCmd reads the ledger, the settings and the paused runs.
+func fleetCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return readFleet(t) } }
+
+// readFleet is fleetCmd's reading, shared with the hub; "today" is the
+// tree's clock's.
+func readFleet(t *planfs.Tree) uictx.FleetMsg {
+	f, err := ledger.ReadFleet(t, t.Now())
+	return uictx.FleetMsg{Fleet: f, Err: err, Paused: workers.PausedRuns(t.Project), Endpoints: workers.ReadEndpoints(t.Project)}
+}
+
+// requestFleet reads the spend, one reading at a time; with a hub, the
+// hub reads it.
+func (m *Model) requestFleet() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindFleet.set())
+		return nil
+	}
+	return m.fleetReq.request(fleetCmd(m.Opt.Tree))
+}
+
+func (m *Model) fleetLoaded(msg uictx.FleetMsg) tea.Cmd {
+	again := m.fleetReq.done()
+	m.fleetData, m.fleetRead = msg, true
+	c := m.ctx()
+	m.paneOf(fleetPane).Rebuild(c)
+	m.inbox.Rebuild(c) // it lists the paused runs
+	m.syncKeys()
+	if again && m.sub == nil {
+		return m.requestFleet()
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/spend"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
@@ -319,7 +320,7 @@ func TestHubReadsFleet(t *testing.T) {
 	hub := newHub(t, p)
 	mb := hub.subscribe()
 	defer mb.close()
-	next := func(ok func(fleetMsg) bool) {
+	next := func(ok func(uictx.FleetMsg) bool) {
 		t.Helper()
 		deadline := time.After(15 * time.Second)
 		for {
@@ -329,7 +330,7 @@ func TestHubReadsFleet(t *testing.T) {
 			case msg := <-got:
 				msgs, _ := msg.(hubMsg)
 				for _, m := range msgs {
-					if f, is := m.(fleetMsg); is && ok(f) {
+					if f, is := m.(uictx.FleetMsg); is && ok(f) {
 						return
 					}
 				}
@@ -338,9 +339,11 @@ func TestHubReadsFleet(t *testing.T) {
 			}
 		}
 	}
-	next(func(f fleetMsg) bool { return f.err == nil && f.fleet.Today.USD > 11.19 && f.fleet.Today.USD < 11.21 })
+	next(func(f uictx.FleetMsg) bool {
+		return f.Err == nil && f.Fleet.Today.USD > 11.19 && f.Fleet.Today.USD < 11.21
+	})
 	p.pausedWorkers(t)
-	next(func(f fleetMsg) bool { return len(f.paused) == 3 })
+	next(func(f uictx.FleetMsg) bool { return len(f.Paused) == 3 })
 }
 
 // A viewer sees the paused runs and the pause but may not act on them.

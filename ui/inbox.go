@@ -195,7 +195,7 @@ func (l *inboxList) Rebuild(pc *uictx.Ctx) {
 	}
 	l.paused = l.paused[:0]
 	for _, st := range pc.Paused {
-		if f == "" || kit.AnyContains(f, st.AgentID, planSlug(st.Plan), st.Paused) {
+		if f == "" || kit.AnyContains(f, st.AgentID, kit.PlanSlug(st.Plan), st.Paused) {
 			l.paused = append(l.paused, st)
 		}
 	}
@@ -375,7 +375,7 @@ func (l *inboxList) proposalBox(cm *uictx.Common, h int) []string {
 		title = termtext.Line(e.Slug) + " · proposal " + kit.Itoa(e.N)
 		lines = l.pv[l.shown[l.Cursor]]
 	} else if st := l.pausedRow(); st != nil {
-		title = termtext.Line(planSlug(st.Plan)) + " · paused run"
+		title = termtext.Line(kit.PlanSlug(st.Plan)) + " · paused run"
 		lines = pausedLines(cm, st)
 	}
 	hint := ""
@@ -497,8 +497,8 @@ func inboxColumns(w int, es []coord.Entry, shown []int, paused []workers.State) 
 	}
 	for i := range paused {
 		st := &paused[i]
-		slug, agent = max(slug, kit.CellWidth(planSlug(st.Plan))), max(agent, kit.CellWidth(st.AgentID))
-		state, scope = max(state, kit.CellWidth(pausedState(st))), max(scope, kit.CellWidth(usd(st.Spent.USD)))
+		slug, agent = max(slug, kit.CellWidth(kit.PlanSlug(st.Plan))), max(agent, kit.CellWidth(st.AgentID))
+		state, scope = max(state, kit.CellWidth(pausedState(st))), max(scope, kit.CellWidth(kit.USD(st.Spent.USD)))
 	}
 	c := inboxCols{n: 2, age: 5}
 	room := w - 2 - (c.n + 1) - (c.age + 1)
@@ -556,7 +556,7 @@ func pausedState(st *workers.State) string {
 func pausedLine(cm *uictx.Common, st *workers.State, c inboxCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
-	b.WriteString(kit.Fit(termtext.Line(planSlug(st.Plan)), c.slug) + " ")
+	b.WriteString(kit.Fit(termtext.Line(kit.PlanSlug(st.Plan)), c.slug) + " ")
 	b.WriteString(kit.Fit(termtext.Line(st.AgentID), c.agent) + " ")
 	b.WriteString(kit.FitRight("", c.n) + " ")
 	state := kit.Fit(termtext.Line(pausedState(st)), c.state)
@@ -570,7 +570,7 @@ func pausedLine(cm *uictx.Common, st *workers.State, c inboxCols, selected bool)
 	}
 	b.WriteString(kit.Fit(age, c.age) + " ")
 	if c.scope > 0 {
-		b.WriteString(kit.Fit(usd(st.Spent.USD), c.scope) + " ")
+		b.WriteString(kit.Fit(kit.USD(st.Spent.USD), c.scope) + " ")
 	}
 	_, why, _ := strings.Cut(st.Paused, ": ")
 	if why == "" {
@@ -584,7 +584,7 @@ func pausedLine(cm *uictx.Common, st *workers.State, c inboxCols, selected bool)
 // it has spent, and the keys that let it go on or end it.
 func pausedLines(cm *uictx.Common, st *workers.State) []string {
 	line := termtext.Line
-	out := []string{line(st.AgentID + "'s run of " + planSlug(st.Plan) + " · " + pausedState(st))}
+	out := []string{line(st.AgentID + "'s run of " + kit.PlanSlug(st.Plan) + " · " + pausedState(st))}
 	out = append(out, line(st.Paused))
 	out = append(out, cm.St.Bold.Render("Spent so far:")+" "+st.Spent.String())
 	if !st.PausedAt.IsZero() {
@@ -612,7 +612,7 @@ func (l *inboxList) askExtend(pc *uictx.Ctx) tea.Msg {
 	in.CharLimit = 40
 	in.Width = 30
 	cmd := in.Focus()
-	t, slug, by := pc.Opt.Tree, planSlug(st.Plan), pc.Opt.Agent
+	t, slug, by := pc.Opt.Tree, kit.PlanSlug(st.Plan), pc.Opt.Agent
 	return uictx.BatchReq{uictx.QuestionReq{Q: uictx.Question{
 		Title: "Extend " + slug + "'s budget",
 		Body: []string{termtext.Line(st.Paused),
@@ -654,7 +654,7 @@ func (l *inboxList) askStopRun(pc *uictx.Ctx) tea.Msg {
 		return nil
 	}
 	r := workerRow{st: *st, local: true}
-	who, slug := termtext.Line(st.AgentID), termtext.Line(planSlug(st.Plan))
+	who, slug := termtext.Line(st.AgentID), termtext.Line(kit.PlanSlug(st.Plan))
 	then := "it ends the run and releases " + slug + "."
 	if budgetPaused(st) {
 		then = "it ends the run and parks " + slug + " in blocked/ with what it spent in the reason."

@@ -384,7 +384,7 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 		state, _ := healthCell(r)
 		title += " · " + state
 		if r.st.Plan != "" {
-			title += " · " + termtext.Line(planSlug(r.st.Plan))
+			title += " · " + termtext.Line(kit.PlanSlug(r.st.Plan))
 		}
 	}
 	if focus && len(v.panes) > 1 && !v.zoom {

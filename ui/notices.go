@@ -125,7 +125,7 @@ func (m *Model) lookForNotices(src noticeSource) tea.Cmd {
 // headless watcher too.
 func (m *Model) noticeFacts() model.NoticeFacts {
 	r := notify.Reading{Board: m.d.Board, Inbox: m.inbox.entries, Overlaps: m.wrk.overlaps, Gate: m.merge.listing.Notices,
-		Events: m.d.Events, Commits: m.d.Commits, StuckAfter: m.Opt.StuckAfter, Now: m.Now, Endpoints: m.fleet.data.endpoints}
+		Events: m.d.Events, Commits: m.d.Commits, StuckAfter: m.Opt.StuckAfter, Now: m.Now, Endpoints: m.fleetData.Endpoints}
 	for i := range m.wrk.rows {
 		w := notify.WorkerFact(&m.wrk.rows[i].st, m.wrk.rows[i].health)
 		w.Agent = m.wrk.rows[i].key() // "agent on host" for another machine's worker

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
+	"github.com/fleetwatch/fleetwatch/ui/panes/fleet"
 	"github.com/fleetwatch/fleetwatch/ui/panes/leases"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
@@ -40,7 +41,7 @@ var paneSpecs = []paneSpec{
 	{"Events", "Events", "event, plan, lane, agent or reason", events.New, nil},
 	{"Merge", "Merge", "", nil, func(m *Model) uictx.Pane { return &m.merge }},
 	{"Inbox", "Inbox", "", nil, func(m *Model) uictx.Pane { return &m.inbox }},
-	{"Fleet", "Fleet", "", nil, func(m *Model) uictx.Pane { return &m.fleet }},
+	{"Fleet", "Fleet", "", fleet.New, nil},
 }
 
 // paneCount is how many panes the registry lists.

@@ -442,7 +442,7 @@ func (e *projectEntry) summarize() {
 		}
 	}
 	s.unread = m.notes.unread()
-	today := m.fleet.data.fleet.Today
+	today := m.fleetData.Fleet.Today
 	s.usd, s.spent = today.USD, today.Tokens != 0 || today.USD != 0
 	if m.merge.err != nil {
 		s.queue = "—" // the Merge pane says why
@@ -503,7 +503,7 @@ func (p *Projects) overviewHeader() string {
 		left += " · " + mark
 	}
 	if spent {
-		left += " · " + usd(usdSum) + " today"
+		left += " · " + kit.USD(usdSum) + " today"
 	}
 	left += " · " + kit.Plural(live, "live worker", "live workers")
 	return kit.Fit(p.St.Bar.Render(left), p.Width)
@@ -616,7 +616,7 @@ func (p *Projects) projectLine(e *projectEntry, selected bool, nameW int, cols [
 	line += kit.Fit(notes, 4)
 	spent := ""
 	if s.spent {
-		spent = usd(s.usd)
+		spent = kit.USD(s.usd)
 	}
 	line += kit.FitRight(spent, 8) + "  "
 	switch {

@@ -54,7 +54,7 @@ func (q projectsProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		e := &q.p.list[i]
 		counts[i] = append([]int(nil), e.sum.counts...)
 		m := e.m
-		ready = ready && e.sum.loaded && m.notes.haveWorkers && m.merge.loaded && m.fleet.loaded
+		ready = ready && e.sum.loaded && m.notes.haveWorkers && m.merge.loaded && m.fleetRead
 	}
 	q.seen.Store(&counts)
 	if ready {

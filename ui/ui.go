@@ -105,7 +105,6 @@ type paneSet struct {
 	panes []uictx.Pane
 	merge mergeList
 	inbox inboxList
-	fleet fleetList
 }
 
 // New builds the program's model and starts the file watchers.
@@ -123,25 +122,24 @@ func New(opt uictx.Options) Model {
 		opt.Hub = nil // a nil *Hub is no hub, not one that panics
 	}
 	m := Model{
-		Common: newCommon(opt), shell: &shell{},
+		Common: newCommon(opt), shell: &shell{fleetReq: refresh{busy: true}},
 		// Init starts the first scan, the first worktree look, the
 		// first reading of the state files and of the merge queue.
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
 		paneSet: &paneSet{
 			merge: mergeList{req: refresh{busy: true}},
 			inbox: inboxList{req: refresh{busy: true}},
-			fleet: fleetList{req: refresh{busy: true}},
 			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 		},
 	}
 	m.plans.matched = map[model.Lane]int{}
-	m.plans.queue, m.fleet.wrk = &m.merge, &m.wrk
+	m.plans.queue = &m.merge
 	m.openPanes(&m)
 	m.remote = newRemote(opt)
 	if h := hubOf(opt); h != nil {
 		// The hub reads; nothing of this model's own is under way.
 		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
-		m.merge.req, m.inbox.req, m.fleet.req = refresh{}, refresh{}, refresh{}
+		m.merge.req, m.inbox.req, m.fleetReq = refresh{}, refresh{}, refresh{}
 		m.sub = h.subscribe()
 	}
 	m.initFilters()
@@ -408,7 +406,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 	case inboxDataMsg:
 		m.inbox.data = inboxData(msg)
 		return m.renderInbox(), true
-	case fleetMsg:
+	case uictx.FleetMsg:
 		return m.fleetLoaded(msg), true
 	case hubProblemMsg:
 		m.problem = msg.problem
@@ -532,7 +530,7 @@ func (m *Model) tick() tea.Cmd {
 		m.wrk.judge(m.Opt.Tree.Now())
 		c := m.ctx()
 		m.wrk.Rebuild(c)
-		m.fleet.Rebuild(c) // a run that goes stale or dies leaves its list
+		m.paneOf(fleetPane).Rebuild(c) // a run that goes stale or dies leaves its list
 		m.syncKeys()
 		cmds = append(cmds, m.lookForNotices(fromClock), m.radarDue())
 	}

@@ -363,3 +363,28 @@ func (m *Model) readerHelp() string {
 		k.Top, k.Bottom, k.Close,
 	})
 }
+
+// spentToday is the header's word on the day's spend, "" before any run
+// was recorded today.
+func (m *Model) spentToday() string {
+	t := m.fleetData.Fleet.Today
+	if t.Tokens == 0 && t.USD == 0 {
+		return ""
+	}
+	return " · " + kit.USD(t.USD) + " today"
+}
+
+// fleetStop is the header's notice of a fleet-wide stop of claims: its
+// first clause (the Fleet pane says it whole).
+func (m *Model) fleetStop() string {
+	p := m.fleetData.Fleet.Problem
+	if p == "" {
+		return ""
+	}
+	head, _, _ := strings.Cut(p, ": ")
+	warn := " · ⚠ claims stopped: " + termtext.Line(head)
+	if !m.Plain {
+		warn = m.St.Bad.Render(warn)
+	}
+	return warn
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
@@ -71,7 +72,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 	h.press("4")
 	v = h.view()
 	for _, r := range h.m.wrk.rows {
-		row(v, " "+r.st.AgentID+" ", workerWhat(&r.st, h.m.wrk.cols.bare), planSlug(r.st.Plan), strings.TrimPrefix(r.st.Note, "on "))
+		row(v, " "+r.st.AgentID+" ", workerWhat(&r.st, h.m.wrk.cols.bare), kit.PlanSlug(r.st.Plan), strings.TrimPrefix(r.st.Note, "on "))
 	}
 	h.press("5")
 	v = h.view()

@@ -3,7 +3,6 @@ package ui
 import (
 	"cmp"
 	"fmt"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -302,7 +301,7 @@ func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	if same {
 		c := m.ctx()
 		m.wrk.Rebuild(c)
-		m.fleet.Rebuild(c) // it lists the running runs' spend
+		m.paneOf(fleetPane).Rebuild(c) // it lists the running runs' spend
 		m.syncKeys()
 	} else {
 		m.rebuild() // the Events pane lists unreadable state files
@@ -486,7 +485,7 @@ func workerColumnsAt(w int, rows []workerRow, shown []int, bare bool) workerCols
 	for _, j := range shown {
 		st := &rows[j].st
 		agent, what = max(agent, kit.CellWidth(st.AgentID)), max(what, kit.CellWidth(workerWhat(st, bare)))
-		plan = max(plan, kit.CellWidth(planSlug(st.Plan)))
+		plan = max(plan, kit.CellWidth(kit.PlanSlug(st.Plan)))
 		if rows[j].pub != nil {
 			host = len("host")
 		}
@@ -554,7 +553,7 @@ func (w *workerList) line(cm *uictx.Common, r *workerRow, c workerCols, selected
 		b.WriteString(kit.Fit(termtext.Line(cmp.Or(r.st.Host, "—")), c.host) + " ")
 	}
 	b.WriteString(kit.Fit(termtext.Line(workerWhat(&r.st, c.bare)), c.tier) + " ")
-	b.WriteString(kit.Fit(termtext.Line(planSlug(r.st.Plan)), c.plan) + " ")
+	b.WriteString(kit.Fit(termtext.Line(kit.PlanSlug(r.st.Plan)), c.plan) + " ")
 	state, ok := healthCell(r)
 	cell := kit.Fit(state, c.state)
 	if !plain {
@@ -726,12 +725,19 @@ func workerWhat(st *workers.State, bare bool) string {
 	return strings.Join(parts, " ")
 }
 
-// planSlug is the slug of the plan a state file names (a rel or a path).
-func planSlug(p string) string {
-	if p == "" {
-		return "—"
+// PlanSlug is the slug of the plan a state file names (a rel or a path).
+// running are the live runs this cockpit follows, with what each has spent
+// so far, which the Fleet pane lists.
+func running(rows []workerRow) []workers.State {
+	var out []workers.State
+	for i := range rows {
+		r := &rows[i]
+		if r.health != workers.Live || r.child || r.st.Agent == nil && r.st.Spent == (ledger.Totals{}) {
+			continue
+		}
+		out = append(out, r.st)
 	}
-	return model.SlugOf(path.Base(strings.ReplaceAll(p, "\\", "/")))
+	return out
 }
 
 // key is the row's identity in the table: its agent id, and its host for
@@ -990,7 +996,7 @@ func (w *workerList) askStop(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	who := termtext.Line(st.st.AgentID)
 	then := "it stops its agent and exits."
 	if st.st.Plan != "" {
-		then = "it stops its agent, releases " + termtext.Line(planSlug(st.st.Plan)) + " back to its lane, and exits."
+		then = "it stops its agent, releases " + termtext.Line(kit.PlanSlug(st.st.Plan)) + " back to its lane, and exits."
 	}
 	body := []string{"Send SIGTERM to " + who + " (pid " + kit.Itoa(st.st.PID) + ") and its process group; " + then}
 	if st.health == workers.Stale {
@@ -1013,7 +1019,7 @@ func (w *workerList) askStopRemote(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	who, host := termtext.Line(r.st.AgentID), termtext.Line(r.st.Host)
 	then := "it stops its agent and exits."
 	if r.st.Plan != "" {
-		then = "it stops its agent, gives " + termtext.Line(planSlug(r.st.Plan)) + " back, and exits."
+		then = "it stops its agent, gives " + termtext.Line(kit.PlanSlug(r.st.Plan)) + " back, and exits."
 	}
 	body := []string{"Ask " + who + " on " + host + " to stop, through the claims backend: at its next heartbeat " + then}
 	if r.health == workers.Stale {

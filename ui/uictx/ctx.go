@@ -29,6 +29,10 @@ type Ctx struct {
 	// StateProblems are the workers' state files that could not be read,
 	// which the Events pane lists.
 	StateProblems []string
+	// Fleet is the last reading of the spend, nil before the first;
+	// Running the live runs and what each has spent so far.
+	Fleet   *FleetMsg
+	Running []workers.State
 	// Paused are the runs paused where they are, from the Fleet pane's
 	// reading, which the Inbox lists.
 	Paused []workers.State

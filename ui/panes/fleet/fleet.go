@@ -1,11 +1,9 @@
-package ui
-
-// The Fleet pane: what the fleet spends and what it delivers, as
-// ledger.ReadFleet reads it — today's spend against each daily budget as
-// bars, each tier's outcomes over the last week with bar charts of cost
-// and landings, and what the running workers' runs have spent so far.
-// The reading also brings the paused runs (workers.PausedRuns), which the
-// Inbox pane lists: both change when a worker's state file does.
+// Package fleet is the cockpit's Fleet pane: what the fleet spends and what
+// it delivers, as ledger.ReadFleet reads it (uictx.Ctx.Fleet) — today's
+// spend against each daily budget as bars, the endpoints in trouble, each
+// tier's outcomes over the last week with bar charts of cost and
+// landings, and what the running runs have spent so far (Ctx.Running).
+package fleet
 
 import (
 	"fmt"
@@ -17,25 +15,22 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/spend"
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
-	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
-// fleetList is the Fleet pane: the last reading, and the lines drawn from
+// Pane is the Fleet pane: the last reading, and the lines drawn from
 // it at the pane's width (rows of the tier table are the table's).
-type fleetList struct {
+type Pane struct {
 	kit.Table
 	kit.Filter
-	// wrk is the Workers pane, whose running runs' spend the pane lists.
-	wrk    *workerList
-	req    refresh
-	data   fleetMsg
-	loaded bool
-	shown  []int // the tiers the filter lets through
-	tierW  int   // the tier column's width
+	id     uictx.PaneID   // its place in the tab order
+	data   uictx.FleetMsg // the reading the rows were drawn from (uictx.Ctx.Fleet)
+	loaded bool           // there was one
+	shown  []int          // the tiers the filter lets through
+	tierW  int            // the tier column's width
 	// Drawn on rebuild, sliced by view: the budgets (and a fleet-wide
 	// stop), the endpoints' states, the two charts, and the running
 	// workers' spend.
@@ -43,81 +38,21 @@ type fleetList struct {
 	full                               int // the rows the pane has
 }
 
-// fleetMsg is one reading of the spend: ReadFleet's, and the runs paused
-// where they are.
-type fleetMsg struct {
-	fleet     ledger.Fleet
-	err       error
-	paused    []workers.State
-	endpoints []workers.EndpointState // the endpoints in trouble
-}
-
-// fleetCmd reads the ledger, the settings and the paused runs.
-func fleetCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return readFleet(t) } }
-
-// readFleet is fleetCmd's reading, shared with the hub; "today" is the
-// tree's clock's.
-func readFleet(t *planfs.Tree) fleetMsg {
-	f, err := ledger.ReadFleet(t, t.Now())
-	return fleetMsg{fleet: f, err: err, paused: workers.PausedRuns(t.Project), endpoints: workers.ReadEndpoints(t.Project)}
-}
-
-// requestFleet reads the spend, one reading at a time; with a hub, the
-// hub reads it.
-func (m *Model) requestFleet() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindFleet.set())
-		return nil
-	}
-	return m.fleet.req.request(fleetCmd(m.Opt.Tree))
-}
-
-func (m *Model) fleetLoaded(msg fleetMsg) tea.Cmd {
-	again := m.fleet.req.done()
-	m.fleet.data, m.fleet.loaded = msg, true
-	c := m.ctx()
-	m.fleet.Rebuild(c)
-	m.inbox.Rebuild(c) // it lists the paused runs
-	m.syncKeys()
-	if again && m.sub == nil {
-		return m.requestFleet()
-	}
-	return nil
-}
-
-// spentToday is the header's word on the day's spend, "" before any run
-// was recorded today.
-func (m *Model) spentToday() string {
-	t := m.fleet.data.fleet.Today
-	if t.Tokens == 0 && t.USD == 0 {
-		return ""
-	}
-	return " · " + usd(t.USD) + " today"
-}
-
-// fleetStop is the header's notice of a fleet-wide stop of claims: its
-// first clause (the Fleet pane says it whole).
-func (m *Model) fleetStop() string {
-	p := m.fleet.data.fleet.Problem
-	if p == "" {
-		return ""
-	}
-	head, _, _ := strings.Cut(p, ": ")
-	warn := " · ⚠ claims stopped: " + termtext.Line(head)
-	if !m.Plain {
-		warn = m.St.Bad.Render(warn)
-	}
-	return warn
-}
-
-func (l *fleetList) SetSize(w, h int) {
+func (l *Pane) SetSize(w, h int) {
 	l.full = h
 	l.Table.SetSize(w, max(1, min(len(l.shown), h/3)))
 }
 
-func (l *fleetList) Rebuild(pc *uictx.Ctx) {
+// New is the Fleet pane at id in the tab order.
+func New(id uictx.PaneID) uictx.Pane { return &Pane{id: id} }
+
+func (l *Pane) Rebuild(pc *uictx.Ctx) {
+	l.data, l.loaded = uictx.FleetMsg{}, pc.Fleet != nil
+	if l.loaded {
+		l.data = *pc.Fleet
+	}
 	f := l.Needle()
-	tiers := l.data.fleet.Tiers
+	tiers := l.data.Fleet.Tiers
 	l.shown = l.shown[:0]
 	keys := []string{}
 	for i := range tiers {
@@ -138,10 +73,10 @@ func (l *fleetList) Rebuild(pc *uictx.Ctx) {
 	l.gauges = l.gaugeLines(pc.Common, inner)
 	l.endpoints = endpointLines(pc.Common, l.data, pc.Opt.Tree.Now())
 	l.charts = l.chartLines(pc.Common, inner)
-	l.running = runningLines(pc.Common, l.wrk.rows)
+	l.running = runningLines(pc.Common, pc.Running)
 	tw, wide := l.tierW, pc.Wide
 	l.Set(keys, func(i int, sel bool) string {
-		return tierLine(&l.data.fleet.Tiers[l.shown[i]], tw, wide, sel)
+		return tierLine(&l.data.Fleet.Tiers[l.shown[i]], tw, wide, sel)
 	})
 }
 
@@ -165,17 +100,17 @@ func bar(cm *uictx.Common, share float64, w int) string {
 
 // gaugeLines are today's spend, each budget as a bar, and a fleet-wide
 // stop; or what to do when there are no budgets.
-func (l *fleetList) gaugeLines(cm *uictx.Common, w int) []string {
-	f := &l.data.fleet
+func (l *Pane) gaugeLines(cm *uictx.Common, w int) []string {
+	f := &l.data.Fleet
 	today := f.Today.String()
 	if f.Today == (ledger.Totals{}) {
 		today = cm.St.Dim.Render("no run recorded today")
 	}
 	out := []string{cm.St.Title.Render("Today") + "  " + today}
 	switch {
-	case l.data.err != nil:
+	case l.data.Err != nil:
 		// What was read before the error may be partial: say so first.
-		p := "⚠ cannot read the spend: " + termtext.Line(cm.ProjectRel(l.data.err.Error()))
+		p := "⚠ cannot read the spend: " + termtext.Line(cm.ProjectRel(l.data.Err.Error()))
 		if !cm.Plain {
 			p = cm.St.Bad.Render(p)
 		}
@@ -207,11 +142,11 @@ func (l *fleetList) gaugeLines(cm *uictx.Common, w int) []string {
 
 // chartLines are the tiers' cost and landings as two bar charts side by
 // side, each scaled to its largest.
-func (l *fleetList) chartLines(cm *uictx.Common, w int) []string {
+func (l *Pane) chartLines(cm *uictx.Common, w int) []string {
 	if len(l.shown) == 0 {
 		return nil
 	}
-	tiers := l.data.fleet.Tiers
+	tiers := l.data.Fleet.Tiers
 	half := w / 2
 	var maxCost float64
 	maxLanded := 0
@@ -237,23 +172,20 @@ func (l *fleetList) chartLines(cm *uictx.Common, w int) []string {
 		if maxLanded > 0 {
 			landed = float64(t.Landed) / float64(maxLanded)
 		}
-		out = append(out, chart(t.Key, cost, usd(t.CostUSD))+chart(t.Key, landed, kit.Itoa(t.Landed)))
+		out = append(out, chart(t.Key, cost, kit.USD(t.CostUSD))+chart(t.Key, landed, kit.Itoa(t.Landed)))
 	}
 	return out
 }
 
 // runningLines are the running workers' runs and what each has spent so
 // far, paused ones marked.
-func runningLines(cm *uictx.Common, rows []workerRow) []string {
+func runningLines(cm *uictx.Common, runs []workers.State) []string {
 	var out []string
-	for i := range rows {
-		r := &rows[i]
-		if r.health != workers.Live || r.child || r.st.Agent == nil && r.st.Spent == (ledger.Totals{}) {
-			continue
-		}
-		line := "  " + termtext.Line(r.st.AgentID) + " · " + termtext.Line(planSlug(r.st.Plan)) + " · " + r.st.Spent.String()
-		if r.st.Paused != "" {
-			line += " · " + pausedMark(cm, r.st.Paused)
+	for i := range runs {
+		st := &runs[i]
+		line := "  " + termtext.Line(st.AgentID) + " · " + termtext.Line(kit.PlanSlug(st.Plan)) + " · " + st.Spent.String()
+		if st.Paused != "" {
+			line += " · " + pausedMark(cm, st.Paused)
 		}
 		out = append(out, line)
 	}
@@ -285,8 +217,8 @@ var fleetCols = []fleetCol{
 	{"runs", 5, false, func(l *ledger.Line) string { return kit.Itoa(l.Runs) }},
 	{"plans", 5, true, func(l *ledger.Line) string { return kit.Itoa(l.Plans) }},
 	{"landed", 6, false, func(l *ledger.Line) string { return kit.Itoa(l.Landed) }},
-	{"cost", 9, false, func(l *ledger.Line) string { return usd(l.CostUSD) }},
-	{"$/landed", 9, false, func(l *ledger.Line) string { return perLanded(l, usd(l.CostPerLanded)) }},
+	{"cost", 9, false, func(l *ledger.Line) string { return kit.USD(l.CostUSD) }},
+	{"$/landed", 9, false, func(l *ledger.Line) string { return perLanded(l, kit.USD(l.CostPerLanded)) }},
 	{"tok/land", 8, false, func(l *ledger.Line) string { return perLanded(l, spend.FormatTokens(l.TokensPerLanded)) }},
 	{"1st ok", 6, false, func(l *ledger.Line) string { return rate(l.FirstCheckPass, l.Checked) }},
 	{"needs-work", 10, false, func(l *ledger.Line) string { return rate(l.NeedsWorkRate, l.Reviewed) }},
@@ -299,8 +231,6 @@ var fleetCols = []fleetCol{
 		return kit.Span(l.MedianToLand)
 	}},
 }
-
-func usd(x float64) string { return fmt.Sprintf("$%.2f", x) }
 
 // perLanded is s, or a dash when nothing landed.
 func perLanded(l *ledger.Line, s string) string {
@@ -340,13 +270,13 @@ func tierLine(t *ledger.Line, tierW int, wide, selected bool) string {
 	return b.String()
 }
 
-func (l *fleetList) Selected() uictx.Selection { return uictx.Selection{} }
+func (l *Pane) Selected() uictx.Selection { return uictx.Selection{} }
 
-func (l *fleetList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
-	set(&pc.Keys.Fleet.Open, pc.Shown == fleetPane && l.Cursor < len(l.shown), "open: select a tier in the fleet pane (8)")
+func (l *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
+	set(&pc.Keys.Fleet.Open, pc.Shown == l.id && l.Cursor < len(l.shown), "open: select a tier in the fleet pane (8)")
 }
 
-func (l *fleetList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (l *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	if key.Matches(msg, pc.Keys.Fleet.Open) {
 		return l.open(), true
 	}
@@ -354,12 +284,12 @@ func (l *fleetList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 }
 
 // open shows the selected tier's whole line of the report.
-func (l *fleetList) open() tea.Msg {
+func (l *Pane) open() tea.Msg {
 	if l.Cursor >= len(l.shown) {
 		return nil
 	}
-	t := l.data.fleet.Tiers[l.shown[l.Cursor]]
-	since := l.data.fleet.Since
+	t := l.data.Fleet.Tiers[l.shown[l.Cursor]]
+	since := l.data.Fleet.Since
 	return uictx.Detail("tier:"+t.Key, "tier · "+t.Key, func() func(*uictx.Ctx) []string {
 		return func(pc *uictx.Ctx) []string {
 			return tierDetail(pc.Common, t, since.Local().Format("2006-01-02 15:04"))
@@ -375,7 +305,7 @@ func tierDetail(cm *uictx.Common, t ledger.Line, since string) []string {
 	d.Field("landed", kit.Itoa(t.Landed))
 	d.Field("spent", ledger.Totals{Tokens: t.Tokens, USD: t.CostUSD}.String())
 	// Labels of at most 15 cells: the detail's label column.
-	d.Field("per landed", perLanded(&t, spend.FormatTokens(t.TokensPerLanded)+" tokens, "+usd(t.CostPerLanded)))
+	d.Field("per landed", perLanded(&t, spend.FormatTokens(t.TokensPerLanded)+" tokens, "+kit.USD(t.CostPerLanded)))
 	d.Field("1st checks ok", rate(t.FirstCheckPass, t.Checked)+" of "+kit.Plural(t.Checked, "plan", "plans")+" checked")
 	d.Field("needs work", rate(t.NeedsWorkRate, t.Reviewed)+" of "+kit.Plural(t.Reviewed, "plan", "plans")+" reviewed")
 	d.Field("sent back", rate(t.SendBackRate, t.Reviewed)+" (by the operator)")
@@ -385,13 +315,13 @@ func tierDetail(cm *uictx.Common, t ledger.Line, since string) []string {
 	return d.Lines
 }
 
-func (l *fleetList) View(pc *uictx.Ctx, h int) []string {
+func (l *Pane) View(pc *uictx.Ctx, h int) []string {
 	empty := "no runs recorded yet: a run's usage lands in var/fleet/usage/runs.jsonl when it ends"
 	switch {
 	case !l.loaded:
 		empty = "reading the ledger…"
-	case l.data.err != nil:
-		empty = "⚠ fleet: " + termtext.Line(pc.ProjectRel(l.data.err.Error()))
+	case l.data.Err != nil:
+		empty = "⚠ fleet: " + termtext.Line(pc.ProjectRel(l.data.Err.Error()))
 	}
 	header := fleetHeader(l.tierW, pc.Wide)
 	tableH := l.Table.Height + 1

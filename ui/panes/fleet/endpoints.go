@@ -1,4 +1,4 @@
-package ui
+package fleet
 
 import (
 	"slices"
@@ -15,10 +15,10 @@ import (
 // each one in trouble, with when it may be called again, and each one
 // that spent today, with what it spent (what the others can still take
 // on). With none in trouble the budgets say it all: no lines.
-func endpointLines(cm *uictx.Common, f fleetMsg, now time.Time) []string {
+func endpointLines(cm *uictx.Common, f uictx.FleetMsg, now time.Time) []string {
 	states := map[string]workers.EndpointState{}
-	names := make([]string, 0, len(f.endpoints)+len(f.fleet.Endpoints))
-	for _, st := range f.endpoints {
+	names := make([]string, 0, len(f.Endpoints)+len(f.Fleet.Endpoints))
+	for _, st := range f.Endpoints {
 		if st.Problem(now) != "" {
 			states[st.Name] = st
 			names = append(names, st.Name)
@@ -27,7 +27,7 @@ func endpointLines(cm *uictx.Common, f fleetMsg, now time.Time) []string {
 	if len(names) == 0 {
 		return nil
 	}
-	for n := range f.fleet.Endpoints {
+	for n := range f.Fleet.Endpoints {
 		if _, ok := states[n]; !ok && n != "" {
 			names = append(names, n)
 		}
@@ -40,7 +40,7 @@ func endpointLines(cm *uictx.Common, f fleetMsg, now time.Time) []string {
 	out := make([]string, 0, len(names))
 	for _, n := range names {
 		line := "  " + kit.Fit(termtext.Line(n), w) + "  " + endpointState(cm, states[n], n, now)
-		if t, ok := f.fleet.Endpoints[n]; ok && (t.Tokens > 0 || t.USD > 0) {
+		if t, ok := f.Fleet.Endpoints[n]; ok && (t.Tokens > 0 || t.USD > 0) {
 			line += " · " + t.String() + " today"
 		}
 		out = append(out, line)
