@@ -15,8 +15,8 @@ import (
 // latest reading, which pane is on screen and what is selected there, and
 // the few facts of the root a pane reads. A pane never holds the root
 // model: it asks for anything else (a question, a detail, a reload, a
-// status line) by returning a request (pane.go), which the root routes in
-// one place (route, ui.go). Built afresh for each call, never kept.
+// status line) by returning a request (below), which the root routes in
+// one place (ui's route). Built afresh for each call, never kept.
 type Ctx struct {
 	*Common
 	D      *Data     // the latest reading; nil before the first
@@ -33,7 +33,7 @@ type Ctx struct {
 	// Running the live runs and what each has spent so far.
 	Fleet   *FleetMsg
 	Running []workers.State
-	// Paused are the runs paused where they are, from the Fleet pane's
+	// Paused are the runs paused where they are, from the spend's
 	// reading, which the Inbox lists.
 	Paused []workers.State
 	// Reading: the selected plan is open full screen (the reader).
@@ -60,6 +60,8 @@ func (c *Ctx) TableBox(title, header string, t *kit.Table, h int, empty string) 
 	return c.Box(title, hint, body, c.Cols, h, true)
 }
 
+// PaneID is a pane's place in the registry: its tab, its number key less
+// one. A pane is given its own, to tell when it is the one shown.
 type PaneID int
 
 // Pane is one pane of the cockpit: it is sized, derives its rows
@@ -70,7 +72,7 @@ type Pane interface {
 	Rebuild(c *Ctx)
 	// Update answers a key the pane owns; handled is false for the rest.
 	// What it asks of the root (a question, a detail, a command to run) is
-	// the message it returns (paneReq).
+	// the message it returns (a request, below).
 	Update(c *Ctx, msg tea.KeyMsg) (req tea.Msg, handled bool)
 	View(c *Ctx, h int) []string
 	List() *kit.Table
@@ -78,7 +80,7 @@ type Pane interface {
 	Selected() Selection
 	// SyncKeys enables the pane's own keys for the selection.
 	SyncKeys(c *Ctx, set SetKey)
-	// FilterOf is the pane's own filter (filter.go).
+	// FilterOf is the pane's own filter (kit.Filter).
 	FilterOf() *kit.Filter
 }
 
@@ -93,18 +95,18 @@ type Selection struct {
 // SetKey enables a binding or not, and remembers why for its keys.
 type SetKey func(b *key.Binding, ok bool, why string)
 
-// What a pane asks of the root, returned from its update for route (ui.go)
+// What a pane asks of the root, returned from its Update for ui's route
 // to do at once: a tea.Cmd is run as it is; the rest open an overlay or
-// say something, which only the root may. A question (a dialog) is the
-// root's own request, as its overlays are.
+// say something, which only the root may. A question is AskReq or
+// QuestionReq (below); the root draws it as its dialog.
 type (
 	// DetailReq opens a detail; read runs off the UI goroutine and must
-	// copy what it needs (openDetail, detail.go).
+	// copy what it needs (ui's openDetail).
 	DetailReq struct {
 		ID, Title string
 		Read      func() func(c *Ctx) []string
 	}
-	// DiffReq opens a diff computed off the UI goroutine (openDiff, diff.go).
+	// DiffReq opens a diff computed off the UI goroutine (ui's openDiff).
 	DiffReq struct {
 		What, Req string
 		Compute   func() (workers.Diff, error)
@@ -115,16 +117,16 @@ type (
 		Err  bool
 	}
 	// LogsReq opens the logs of the marked workers, else the selected one
-	// (openLogs, logs.go).
+	// (ui's openLogs).
 	LogsReq struct{}
-	// MoveReq moves the shown pane's cursor (moveCursor, input.go).
+	// MoveReq moves the shown pane's cursor (ui's moveCursor).
 	MoveReq int
 	// SelectedReq: the pane's selection changed under the root (another
 	// lane), so the keys and the preview follow it.
 	SelectedReq struct{}
 	// ReaderReq opens the selected plan full screen.
 	ReaderReq struct{}
-	// NewPlanReq and editReq start writing a plan (newplan.go, edit.go).
+	// NewPlanReq and EditReq start writing a plan (ui's newplan.go, edit.go).
 	NewPlanReq struct{}
 	EditReq    struct{}
 	// BatchReq is several requests, done in order.

@@ -13,7 +13,7 @@ type Data struct {
 	Events []planfs.Event
 	// EventsErr is why the event log could not be read; the rest still shows.
 	EventsErr error
-	Parked    map[string]string          // why each parked plan was parked (marks.go)
+	Parked    map[string]string          // why each parked plan was parked (ui's marks.go)
 	Lint      map[string][]model.Warning // each plan's lint warnings
 	Commits   map[string]float64         // each branch's last commit, for stuck plans
 }

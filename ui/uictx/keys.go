@@ -19,7 +19,7 @@ type KeyMap struct {
 	// Filter narrows the shown pane (in Plans, every lane at once).
 	Filter     key.Binding
 	Help, Quit key.Binding
-	// Notices lists what needs a person (notices.go).
+	// Notices lists what needs a person (ui's notices.go).
 	Notices key.Binding
 	// Interrupt quits from anywhere but a question; Close leaves the logs
 	// or the reader.
@@ -37,7 +37,7 @@ type KeyMap struct {
 	Fleet   FleetKeys
 	Logs    LogKeys
 	// Projects move between the projects of a cockpit over several
-	// (projects.go); unbound in a cockpit on one.
+	// (ui's projects.go); unbound in a cockpit on one.
 	Projects ProjectKeys
 }
 

@@ -52,7 +52,7 @@ type Options struct {
 	Uncontained string
 	// Claims, when set, is the remote claims backend (git, etcd) the
 	// lanes and leases are read from and the verbs go through
-	// (remote.go); nil is the local lease files. A hub's sessions take
+	// (ui's remote.go); nil is the local lease files. A hub's sessions take
 	// the hub's.
 	Claims *claims.Opened
 	// Demo is `fleetwatch demo`'s session: until the first key, the

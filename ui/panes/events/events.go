@@ -161,7 +161,7 @@ func (c eventCols) header() string {
 	return h + kit.Fit("agent", c.agent) + " " + kit.Fit("reason", c.reason)
 }
 
-// eventLine is an event's row, not yet highlighted (finish, table.go).
+// eventLine is an event's row, not yet highlighted (kit.Table highlights the selected one).
 func eventLine(cm *uictx.Common, e *planfs.Event, c eventCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))

@@ -258,7 +258,7 @@ func fleetHeader(tierW int, wide bool) string {
 	return h
 }
 
-// tierLine is a tier's row, not yet highlighted (finish, table.go).
+// tierLine is a tier's row, not yet highlighted (kit.Table highlights the selected one).
 func tierLine(t *ledger.Line, tierW int, wide, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected) + kit.Fit(termtext.Line(t.Key), tierW))

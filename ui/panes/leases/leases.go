@@ -158,7 +158,7 @@ func (c leaseCols) header() string {
 	return h + kit.Fit("claimed", c.claimed) + " " + kit.Fit("expires", c.expires)
 }
 
-// leaseLine is a lease's row, not yet highlighted (finish, table.go).
+// leaseLine is a lease's row, not yet highlighted (kit.Table highlights the selected one).
 func leaseLine(cm *uictx.Common, l *model.Lease, c leaseCols, selected bool) string {
 	plain := cm.Plain
 	var b strings.Builder

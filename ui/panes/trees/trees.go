@@ -121,7 +121,7 @@ func (c treeCols) header() string {
 		kit.Fit("state", c.state) + " " + kit.Fit("vs integ", c.ahead) + " " + kit.Fit("path", c.path)
 }
 
-// treeLine is a worktree's row, not yet highlighted (finish, table.go).
+// treeLine is a worktree's row, not yet highlighted (kit.Table highlights the selected one).
 func treeLine(cm *uictx.Common, s *workers.WorktreeState, c treeCols, selected bool) string {
 	plain := cm.Plain
 	var b strings.Builder
