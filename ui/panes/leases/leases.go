@@ -14,6 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/ui/verbs"
@@ -278,10 +279,7 @@ func leaseDetail(c *uictx.Common, l model.Lease, raw []byte, cut bool, err error
 func remoteLeaseDetail(pc *uictx.Ctx, l model.Lease, now float64) []string {
 	d := &uictx.DetailText{C: pc.Common}
 	d.Heading("Remote lease")
-	where := l.Backend
-	if l.Backend == "git" {
-		where = "git ref refs/fleetwatch/leases/" + kit.SlugOf(l.Rel)
-	}
+	where := claims.KeptIn(l.Backend, kit.SlugOf(l.Rel))
 	if pc.Claims != nil {
 		where += " · " + pc.Claims.Where
 	}
