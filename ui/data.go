@@ -10,6 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
 
@@ -141,4 +142,79 @@ func (m *Model) fleetLoaded(msg uictx.FleetMsg) tea.Cmd {
 		return m.requestFleet()
 	}
 	return nil
+}
+
+// inboxCmd reads the inbox and renders each proposal as markdown; the
+// inbox holds few entries, so all are rendered and a cursor move costs
+// nothing.
+func inboxCmd(t *planfs.Tree, style string, width int) tea.Cmd {
+	return func() tea.Msg { return renderInbox(readInbox(t), style, width) }
+}
+
+// renderInboxCmd renders a reading already made at this session's width.
+func renderInboxCmd(d uictx.InboxData, style string, width int) tea.Cmd {
+	return func() tea.Msg { return renderInbox(d, style, width) }
+}
+
+// readInbox reads the entries and their proposals: files only, no rendering.
+func readInbox(t *planfs.Tree) uictx.InboxData {
+	es, err := coord.Inbox(t)
+	if err != nil {
+		return uictx.InboxData{Err: err}
+	}
+	props := make([]uictx.Proposal, len(es))
+	for i := range es {
+		props[i] = uictx.ReadProposal(es[i])
+	}
+	return uictx.InboxData{Entries: es, Props: props}
+}
+
+func renderInbox(d uictx.InboxData, style string, width int) uictx.InboxMsg {
+	texts := make([]string, len(d.Props))
+	for i := range d.Props {
+		texts[i] = d.Props[i].Render(style, width)
+	}
+	return uictx.InboxMsg{Data: d, Texts: texts, Width: width}
+}
+
+// inboxWidth is the width proposals are rendered at: the preview's inside.
+func (m *Model) inboxWidth() int { return max(20, m.Cols-4) }
+
+// requestInbox reads the inbox, one reading at a time.
+// With a hub, the hub reads it (a change brings a reading by itself).
+func (m *Model) requestInbox() tea.Cmd {
+	if m.sub != nil {
+		m.sub.poke(kindInbox.set())
+		return nil
+	}
+	return m.inbox.req.request(inboxCmd(m.Opt.Tree, m.Opt.MarkdownStyle, m.inboxWidth()))
+}
+
+func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
+	l := &m.inbox
+	again := l.req.done()
+	l.loaded, l.err = true, msg.Data.Err
+	if msg.Data.Err == nil {
+		l.entries, l.texts, l.renderW = msg.Data.Entries, msg.Texts, msg.Width
+	}
+	if m.sub == nil {
+		l.data = msg.Data // a hub's newest reading is kept as it comes
+	}
+	l.Rebuild(m.ctx())
+	m.syncKeys()
+	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
+	switch {
+	case again && m.sub == nil:
+		cmds = append(cmds, m.requestInbox()) // changes came meanwhile
+	case again, m.Cols > 0 && msg.Width != m.inboxWidth():
+		// A newer reading came meanwhile, or the terminal was resized.
+		cmds = append(cmds, m.renderInbox())
+	}
+	return tea.Batch(cmds...)
+}
+
+// renderInbox renders the last reading again at this session's width,
+// reading nothing.
+func (m *Model) renderInbox() tea.Cmd {
+	return m.inbox.req.request(renderInboxCmd(m.inbox.data, m.Opt.MarkdownStyle, m.inboxWidth()))
 }

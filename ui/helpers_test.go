@@ -471,7 +471,7 @@ func (h *harness) settle(cmd tea.Cmd) {
 			case tea.QuitMsg:
 				h.quit = true
 			case loadedMsg, uictx.WorktreesMsg, uictx.ActionMsg, answeredMsg, settleMsg, previewDueMsg, previewMsg,
-				workersMsg, spawnFormMsg, spawnedMsg, detailMsg, inboxMsg, uictx.FleetMsg:
+				workersMsg, spawnFormMsg, spawnedMsg, detailMsg, uictx.InboxMsg, uictx.FleetMsg:
 				start(h.update(msg))
 			case logOpenedMsg, logLinesMsg:
 				h.background(h.update(msg))

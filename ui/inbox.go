@@ -35,7 +35,7 @@ type inboxList struct {
 	kit.Table
 	kit.Filter
 	req     refresh
-	data    inboxData // the last reading, rendered again on a resize
+	data    uictx.InboxData // the last reading, rendered again on a resize
 	entries []coord.Entry
 	texts   []string // each entry's proposal, rendered at renderW
 	pv      [][]string
@@ -50,123 +50,8 @@ type inboxList struct {
 	full   int // the rows the pane has, table and preview
 }
 
-// inboxMsg is one reading of the inbox, each proposal rendered at width.
-type inboxMsg struct {
-	data  inboxData
-	texts []string
-	width int
-}
-
-// inboxData is one reading of the inbox and each entry's proposal, not
-// yet rendered: a hub reads it once, each session renders it at its width.
-type inboxData struct {
-	entries []coord.Entry
-	props   []proposal
-	err     error
-}
-
-// proposal is an entry's proposal as read: its text, whether only its head
-// was read, or why it could not be.
-type proposal struct {
-	text string
-	cut  bool
-	err  error
-}
-
 // inboxDataMsg brings a hub's reading of the inbox to a session.
-type inboxDataMsg inboxData
-
-// inboxCmd reads the inbox and renders each proposal as markdown; the
-// inbox holds few entries, so all are rendered and a cursor move costs
-// nothing.
-func inboxCmd(t *planfs.Tree, style string, width int) tea.Cmd {
-	return func() tea.Msg { return renderInbox(readInbox(t), style, width) }
-}
-
-// renderInboxCmd renders a reading already made at this session's width.
-func renderInboxCmd(d inboxData, style string, width int) tea.Cmd {
-	return func() tea.Msg { return renderInbox(d, style, width) }
-}
-
-// readInbox reads the entries and their proposals: files only, no rendering.
-func readInbox(t *planfs.Tree) inboxData {
-	es, err := coord.Inbox(t)
-	if err != nil {
-		return inboxData{err: err}
-	}
-	props := make([]proposal, len(es))
-	for i := range es {
-		props[i] = readProposal(es[i])
-	}
-	return inboxData{entries: es, props: props}
-}
-
-func readProposal(e coord.Entry) proposal {
-	text, cut, err := coord.ReadProposal(e)
-	return proposal{text: text, cut: cut, err: err}
-}
-
-func renderInbox(d inboxData, style string, width int) inboxMsg {
-	texts := make([]string, len(d.props))
-	for i := range d.props {
-		texts[i] = d.props[i].render(style, width)
-	}
-	return inboxMsg{data: d, texts: texts, width: width}
-}
-
-// render is the proposal rendered, or why it cannot be read.
-func (p proposal) render(style string, width int) string {
-	if p.err != nil {
-		return "cannot read the proposal: " + p.err.Error()
-	}
-	out := renderMarkdown(p.text, style, width)
-	if p.cut {
-		out += "\n\n(only the head of the proposal is shown; the file is longer)"
-	}
-	return out
-}
-
-// inboxWidth is the width proposals are rendered at: the preview's inside.
-func (m *Model) inboxWidth() int { return max(20, m.Cols-4) }
-
-// requestInbox reads the inbox, one reading at a time.
-// With a hub, the hub reads it (a change brings a reading by itself).
-func (m *Model) requestInbox() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindInbox.set())
-		return nil
-	}
-	return m.inbox.req.request(inboxCmd(m.Opt.Tree, m.Opt.MarkdownStyle, m.inboxWidth()))
-}
-
-// renderInbox renders the last reading again at this session's width,
-// reading nothing.
-func (m *Model) renderInbox() tea.Cmd {
-	return m.inbox.req.request(renderInboxCmd(m.inbox.data, m.Opt.MarkdownStyle, m.inboxWidth()))
-}
-
-func (m *Model) inboxLoaded(msg inboxMsg) tea.Cmd {
-	l := &m.inbox
-	again := l.req.done()
-	l.loaded, l.err = true, msg.data.err
-	if msg.data.err == nil {
-		l.entries, l.texts, l.renderW = msg.data.entries, msg.texts, msg.width
-	}
-	if m.sub == nil {
-		l.data = msg.data // a hub's newest reading is kept as it comes
-	}
-	l.Rebuild(m.ctx())
-	m.syncKeys()
-	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
-	switch {
-	case again && m.sub == nil:
-		cmds = append(cmds, m.requestInbox()) // changes came meanwhile
-	case again, m.Cols > 0 && msg.width != m.inboxWidth():
-		// A newer reading came meanwhile, or the terminal was resized.
-		cmds = append(cmds, m.renderInbox())
-	}
-	return tea.Batch(cmds...)
-}
+type inboxDataMsg uictx.InboxData
 
 // inboxSplit divides the pane's h rows between the table, showing n
 // entries, and the preview: the table takes what its rows need, at least
@@ -402,12 +287,12 @@ func proposalLines(cm *uictx.Common, e *coord.Entry, rendered string) []string {
 	line := termtext.Line
 	out := []string{line(entryTitle(e) + " · " + entryState(e))}
 	if r := e.Record; r != nil {
-		out = append(out, line("written by "+r.AgentID+" in run "+r.RunID+" · sha256 "+short(r.SHA256)))
+		out = append(out, line("written by "+r.AgentID+" in run "+r.RunID+" · sha256 "+Short(r.SHA256)))
 	} else {
 		out = append(out, "no authorship record beside it")
 	}
 	if d := e.Decision; d != nil {
-		out = append(out, line(d.Verdict+" by "+d.By+" at "+d.At.Local().Format("2006-01-02 15:04")+orEmpty(" · ", decisionNote(d))))
+		out = append(out, line(d.Verdict+" by "+d.By+" at "+d.At.Local().Format("2006-01-02 15:04")+OrEmpty(" · ", decisionNote(d))))
 	}
 	if e.Problem != "" {
 		p := "⚠ " + line(e.Problem)
@@ -752,7 +637,7 @@ func (l *inboxList) open(pc *uictx.Ctx) tea.Msg {
 	}
 	ent, style, width := *e, pc.Opt.MarkdownStyle, max(20, pc.Cols-3)
 	return uictx.Detail("inbox\x00"+ent.Slug, ent.Slug+" · proposal "+kit.Itoa(ent.N), func() func(*uictx.Ctx) []string {
-		text := readProposal(ent).render(style, width)
+		text := uictx.ReadProposal(ent).Render(style, width)
 		return func(pc *uictx.Ctx) []string { return proposalLines(pc.Common, &ent, text) }
 	})
 }

@@ -401,10 +401,10 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.mergeLoaded(msg), true
 	case mergeTickMsg:
 		return m.mergeTicked(), true
-	case inboxMsg:
+	case uictx.InboxMsg:
 		return m.inboxLoaded(msg), true
 	case inboxDataMsg:
-		m.inbox.data = inboxData(msg)
+		m.inbox.data = uictx.InboxData(msg)
 		return m.renderInbox(), true
 	case uictx.FleetMsg:
 		return m.fleetLoaded(msg), true
