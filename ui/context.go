@@ -22,6 +22,13 @@ type shell struct {
 	fleetData uictx.FleetMsg
 	fleetRead bool
 	fleetReq  refresh
+	// inboxNow is the inbox as last read (inboxSeen: there was a
+	// reading), inboxRaw the reading to render again on a resize, and
+	// inboxReq its reading or rendering, one at a time.
+	inboxNow  uictx.Inbox
+	inboxSeen bool
+	inboxRaw  uictx.InboxData
+	inboxReq  refresh
 	// hinted: a key was pressed, so the demo's hint is gone.
 	hinted bool
 
@@ -44,6 +51,9 @@ func (m *Model) ctx() *uictx.Ctx {
 	}
 	if m.fleetRead {
 		c.Fleet = &m.fleetData
+	}
+	if m.inboxSeen {
+		c.Inbox = &m.inboxNow
 	}
 	if m.remote != nil {
 		c.Claims, c.View = m.remote.c, m.remote.view

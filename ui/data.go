@@ -136,7 +136,7 @@ func (m *Model) fleetLoaded(msg uictx.FleetMsg) tea.Cmd {
 	m.fleetData, m.fleetRead = msg, true
 	c := m.ctx()
 	m.paneOf(fleetPane).Rebuild(c)
-	m.inbox.Rebuild(c) // it lists the paused runs
+	m.paneOf(inboxPane).Rebuild(c) // it lists the paused runs
 	m.syncKeys()
 	if again && m.sub == nil {
 		return m.requestFleet()
@@ -187,20 +187,20 @@ func (m *Model) requestInbox() tea.Cmd {
 		m.sub.poke(kindInbox.set())
 		return nil
 	}
-	return m.inbox.req.request(inboxCmd(m.Opt.Tree, m.Opt.MarkdownStyle, m.inboxWidth()))
+	return m.inboxReq.request(inboxCmd(m.Opt.Tree, m.Opt.MarkdownStyle, m.inboxWidth()))
 }
 
 func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
-	l := &m.inbox
-	again := l.req.done()
-	l.loaded, l.err = true, msg.Data.Err
+	again := m.inboxReq.done()
+	in := &m.inboxNow
+	m.inboxSeen, in.Err = true, msg.Data.Err
 	if msg.Data.Err == nil {
-		l.entries, l.texts, l.renderW = msg.Data.Entries, msg.Texts, msg.Width
+		in.Entries, in.Texts, in.Width = msg.Data.Entries, msg.Texts, msg.Width
 	}
 	if m.sub == nil {
-		l.data = msg.Data // a hub's newest reading is kept as it comes
+		m.inboxRaw = msg.Data // a hub's newest reading is kept as it comes
 	}
-	l.Rebuild(m.ctx())
+	m.paneOf(inboxPane).Rebuild(m.ctx())
 	m.syncKeys()
 	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
 	switch {
@@ -216,5 +216,8 @@ func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
 // renderInbox renders the last reading again at this session's width,
 // reading nothing.
 func (m *Model) renderInbox() tea.Cmd {
-	return m.inbox.req.request(renderInboxCmd(m.inbox.data, m.Opt.MarkdownStyle, m.inboxWidth()))
+	return m.inboxReq.request(renderInboxCmd(m.inboxRaw, m.Opt.MarkdownStyle, m.inboxWidth()))
 }
+
+// inboxDataMsg brings a hub's reading of the inbox to a session.
+type inboxDataMsg uictx.InboxData

@@ -252,8 +252,8 @@ func TestInboxPausedRuns(t *testing.T) {
 	h := newHarness(t, p, 120, 36)
 	h.press("7")
 	want := []string{"search-history", "paused\x00w-budget", "paused\x00w-far", "paused\x00w-hand"}
-	if !slices.Equal(h.m.inbox.Keys, want) {
-		t.Errorf("rows %q, want %q", h.m.inbox.Keys, want)
+	if !slices.Equal(inboxOf(&h.m).Keys, want) {
+		t.Errorf("rows %q, want %q", inboxOf(&h.m).Keys, want)
 	}
 	if v := h.view(); !strings.Contains(v, "⏸ budget reached") || !strings.Contains(v, "⏸ paused by the operator") {
 		t.Errorf("the paused runs are not listed:\n%s", v)

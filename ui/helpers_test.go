@@ -26,6 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
+	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
 	"github.com/fleetwatch/fleetwatch/ui/panes/leases"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
@@ -667,3 +668,6 @@ func treesOf(m *Model) *trees.Pane { return m.paneOf(worktreesPane).(*trees.Pane
 
 // leasesOf is m's Leases pane, whose rows the tests read.
 func leasesOf(m *Model) *leases.Pane { return m.paneOf(leasesPane).(*leases.Pane) }
+
+// inboxOf is m's Inbox pane, whose rows the tests read.
+func inboxOf(m *Model) *inbox.Pane { return m.paneOf(inboxPane).(*inbox.Pane) }

@@ -381,7 +381,7 @@ func (l *mergeList) info(cm *uictx.Common) string {
 	if !l.loaded {
 		return cm.St.Dim.Render("integration branch: not read yet")
 	}
-	s := "integration " + termtext.Line(ls.Integration) + " @ " + Short(ls.Tip)
+	s := "integration " + termtext.Line(ls.Integration) + " @ " + kit.Short(ls.Tip)
 	queued := 0
 	for i := range ls.Items {
 		if ls.Items[i].Position != nil {
@@ -397,14 +397,6 @@ func (l *mergeList) info(cm *uictx.Common) string {
 		}
 	}
 	return s + gate
-}
-
-// Short is a commit's first seven digits, "—" for none.
-func Short(commit string) string {
-	if commit == "" {
-		return "—"
-	}
-	return termtext.Line(commit[:min(7, len(commit))])
 }
 
 type mergeCols struct{ slug, state, tip, ab, reviewed, approved, checks, why int }
@@ -456,7 +448,7 @@ func mergeLine(cm *uictx.Common, s *landing.Status, batch *landing.BatchView, c 
 	b.WriteString(kit.FitRight(pos, 2) + " ")
 	b.WriteString(kit.Fit(termtext.Line(s.Slug), c.slug) + " ")
 	b.WriteString(stateCell(cm, s.State, c.state) + " ")
-	b.WriteString(kit.Fit(Short(s.Commit), c.tip) + " ")
+	b.WriteString(kit.Fit(kit.Short(s.Commit), c.tip) + " ")
 	b.WriteString(kit.Fit(aheadBehind(s), c.ab) + " ")
 	if c.reviewed > 0 {
 		b.WriteString(kit.Fit(termtext.Line(reviewedCell(s)), c.reviewed) + " ")
@@ -468,7 +460,7 @@ func mergeLine(cm *uictx.Common, s *landing.Status, batch *landing.BatchView, c 
 	why := termtext.Line(orWords(batchWhy(s, batch), whyOf(cm, s)))
 	if len(s.ScopeViolations) > 0 {
 		mark := "⚠ " + countPaths(len(s.ScopeViolations)) + " out of scope"
-		why = mark + OrEmpty(" · ", why)
+		why = mark + kit.OrEmpty(" · ", why)
 	}
 	b.WriteString(kit.Fit(why, c.why))
 	return b.String()
@@ -826,7 +818,7 @@ func stillAt(project, slug, commit string, head bool) error {
 		}
 		switch {
 		case s.Commit != commit:
-			return fmt.Errorf("%s moved to %s while you decided (you saw %s); nothing done, look again", slug, Short(s.Commit), Short(commit))
+			return fmt.Errorf("%s moved to %s while you decided (you saw %s); nothing done, look again", slug, kit.Short(s.Commit), kit.Short(commit))
 		case head && (s.Position == nil || *s.Position != 1):
 			return fmt.Errorf("%s is no longer the queue's head; nothing done, look again", slug)
 		}
@@ -841,23 +833,23 @@ func (l *mergeList) askApprove(pc *uictx.Ctx) tea.Msg {
 		return nil
 	}
 	t, project, agent, slug, commit := pc.Opt.Tree, pc.Opt.Tree.Project, pc.Opt.Agent, r.Slug, r.Commit
-	body := []string{"Approve " + slug + " at " + Short(commit) + " (" + r.Branch + ") as " + agent +
+	body := []string{"Approve " + slug + " at " + kit.Short(commit) + " (" + r.Branch + ") as " + agent +
 		": only a person's approve lets a change join the queue and land."}
 	if r.State == landing.Stale {
-		body = append(body, "⚠ stale: "+orWords(r.Why, "the branch moved after its review or checks")+"; you approve the tip "+Short(commit)+".")
+		body = append(body, "⚠ stale: "+orWords(r.Why, "the branch moved after its review or checks")+"; you approve the tip "+kit.Short(commit)+".")
 	}
 	if r.Approval != nil && r.Approval.Stale {
-		body = append(body, "⚠ the approve by "+r.Approval.By+" of "+Short(r.Approval.Commit)+" is stale: the branch moved since.")
+		body = append(body, "⚠ the approve by "+r.Approval.By+" of "+kit.Short(r.Approval.Commit)+" is stale: the branch moved since.")
 	}
 	switch {
 	case len(r.Reviews) == 0:
 		body = append(body, "No peer review yet (v asks another worker for one).")
 	case r.Reviews[0].Stale:
 		rv := r.Reviews[0]
-		body = append(body, "⚠ the newest peer review ("+rv.Verdict+" by "+rv.Reviewer+") is of "+Short(rv.Commit)+", not the tip: stale.")
+		body = append(body, "⚠ the newest peer review ("+rv.Verdict+" by "+rv.Reviewer+") is of "+kit.Short(rv.Commit)+", not the tip: stale.")
 	default:
 		rv := r.Reviews[0]
-		body = append(body, "Peer review: "+rv.Verdict+" by "+rv.Reviewer+" at "+Short(rv.Commit)+".")
+		body = append(body, "Peer review: "+rv.Verdict+" by "+rv.Reviewer+" at "+kit.Short(rv.Commit)+".")
 	}
 	approve := func(model.Lane, string) tea.Cmd {
 		return uictx.Action("approve", func() (string, error) {
@@ -865,7 +857,7 @@ func (l *mergeList) askApprove(pc *uictx.Ctx) tea.Msg {
 				return "", err
 			}
 			a, err := landing.Approve(t, slug, agent)
-			return "approved " + slug + " at " + Short(a.Commit) + "; + queues it", err
+			return "approved " + slug + " at " + kit.Short(a.Commit) + "; + queues it", err
 		})
 	}
 	do := approve
@@ -875,7 +867,7 @@ func (l *mergeList) askApprove(pc *uictx.Ctx) tea.Msg {
 			return func() tea.Msg { return askMsg{againApprove(slug, commit, v, approve)} }
 		}
 	}
-	return uictx.QuestionReq{Q: uictx.Question{Title: "Approve " + slug + " @ " + Short(commit), Body: body, Verb: "approve", Do: do}}
+	return uictx.QuestionReq{Q: uictx.Question{Title: "Approve " + slug + " @ " + kit.Short(commit), Body: body, Verb: "approve", Do: do}}
 }
 
 // askMsg puts a question on screen once the one before it is answered.
@@ -884,7 +876,7 @@ type askMsg struct{ d *dialog }
 // againApprove asks once more before approving a change that touches
 // paths outside its scope, naming them.
 func againApprove(slug, commit string, paths []string, approve func(model.Lane, string) tea.Cmd) *dialog {
-	body := []string{slug + " @ " + Short(commit) + " touches " + countPaths(len(paths)) + " its plan's scope does not allow:"}
+	body := []string{slug + " @ " + kit.Short(commit) + " touches " + countPaths(len(paths)) + " its plan's scope does not allow:"}
 	for _, p := range paths[:min(len(paths), 8)] {
 		body = append(body, "  "+p)
 	}
@@ -1001,15 +993,15 @@ func (l *mergeList) askAccept(pc *uictx.Ctx) tea.Msg {
 		return nil
 	}
 	t, agent, tip, branch := pc.Opt.Tree, pc.Opt.Agent, ls.MovedTo, ls.Integration
-	body := []string{"Take " + branch + " @ " + Short(tip) + " as your own move (a commit of settings or plan moves, a push you know of): " +
+	body := []string{"Take " + branch + " @ " + kit.Short(tip) + " as your own move (a commit of settings or plan moves, a push you know of): " +
 		"the warning stops until the next move nobody explained, and the next landing builds on it.",
 		"If it was not you, leave it and find out who moved " + branch + " (git log names the commits)."}
 	return uictx.QuestionReq{Q: uictx.Question{
-		Title: "Accept " + branch + " @ " + Short(tip), Body: body, Verb: "accept",
+		Title: "Accept " + branch + " @ " + kit.Short(tip), Body: body, Verb: "accept",
 		Do: func(model.Lane, string) tea.Cmd {
 			return uictx.Action("accept", func() (string, error) {
 				a, err := landing.Accept(t, tip, agent)
-				return "accepted " + a.Branch + " @ " + Short(a.To) + " as your own move", err
+				return "accepted " + a.Branch + " @ " + kit.Short(a.To) + " as your own move", err
 			})
 		},
 	}}
@@ -1034,17 +1026,17 @@ func (l *mergeList) askLand(pc *uictx.Ctx) tea.Msg {
 	}
 	ls := &l.listing
 	self, t, slug, commit := pc.Opt.Self, pc.Opt.Tree, h.Slug, h.Commit
-	body := []string{"Land the queue's head, " + slug + ": the frozen commit " + Short(commit) + " on " + h.Branch +
-		", merged onto " + ls.Integration + " @ " + Short(ls.Tip) + "; " + ls.Integration + " moves only if nothing landed meanwhile."}
+	body := []string{"Land the queue's head, " + slug + ": the frozen commit " + kit.Short(commit) + " on " + h.Branch +
+		", merged onto " + ls.Integration + " @ " + kit.Short(ls.Tip) + "; " + ls.Integration + " moves only if nothing landed meanwhile."}
 	if h.Candidate != "" {
-		body = append(body, "Candidate "+Short(h.Candidate)+" (tree "+Short(h.Tree)+").")
+		body = append(body, "Candidate "+kit.Short(h.Candidate)+" (tree "+kit.Short(h.Tree)+").")
 	}
-	body = append(body, "Now: "+string(h.State)+OrEmpty(" — ", whyOf(pc.Common, h))+".")
+	body = append(body, "Now: "+string(h.State)+kit.OrEmpty(" — ", whyOf(pc.Common, h))+".")
 	switch h.State {
 	case landing.Conflict, landing.Stale, landing.Failed, landing.NeedsReview, landing.Reviewed, landing.Approved, landing.NoChange, landing.Landed:
 		// The lander would refuse: say so, and offer no landing.
 		body = append(body, "⚠ it cannot land as it stands: X sends it back to its worker with a note, - takes it out of the queue.")
-		return uictx.QuestionReq{Q: uictx.Question{Title: "Cannot land " + slug + " @ " + Short(commit), Body: body}}
+		return uictx.QuestionReq{Q: uictx.Question{Title: "Cannot land " + slug + " @ " + kit.Short(commit), Body: body}}
 	}
 	ungated := h.Ungated || len(ls.CheckNames) == 0
 	var choices []model.Lane
@@ -1056,7 +1048,7 @@ func (l *mergeList) askLand(pc *uictx.Ctx) tea.Msg {
 	}
 	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+workers.LogDir+"/land.log.")
 	return uictx.QuestionReq{Q: uictx.Question{
-		Title: "Land " + slug + " @ " + Short(commit), Body: body, Verb: "land", Choices: choices,
+		Title: "Land " + slug + " @ " + kit.Short(commit), Body: body, Verb: "land", Choices: choices,
 		Do: func(to model.Lane, _ string) tea.Cmd {
 			if ungated && to != landUngated {
 				return func() tea.Msg {
@@ -1076,7 +1068,7 @@ func (l *mergeList) askLandBatch(pc *uictx.Ctx, b *landing.BatchView) tea.Msg {
 	first := l.bySlug(b.Slugs[0])
 	self, t, slug, commit := pc.Opt.Self, pc.Opt.Tree, first.Slug, first.Commit
 	body := []string{"Land a batch of " + kit.Itoa(len(b.Slugs)) + ": " + strings.Join(b.Slugs, ", ") + ", merged in this order onto " +
-		ls.Integration + " @ " + Short(ls.Tip) + " as candidate " + Short(b.Candidate) + " (tree " + Short(b.Tree) + ")."}
+		ls.Integration + " @ " + kit.Short(ls.Tip) + " as candidate " + kit.Short(b.Candidate) + " (tree " + kit.Short(b.Tree) + ")."}
 	body = append(body, "Checks: "+strings.Join(ls.CheckNames, ", ")+" run once on the candidate; "+ls.Integration+
 		" moves to it with one compare-and-swap only if every one passes. A failure is retried once, then bisected: the culprit stays queued as failed, the rest land.")
 	body = append(body, "Now: "+batchLine(b)+".")
@@ -1103,7 +1095,7 @@ func landCmd(t *planfs.Tree, self, slug, commit string, ungated bool) tea.Cmd {
 		if err != nil {
 			return uictx.ActionMsg{Err: fmt.Errorf("land: %w", err)}
 		}
-		started := uictx.ActionMsg{Done: "landing " + slug + " @ " + Short(commit) + " started (log: " + relTo(project, log) + ")"}
+		started := uictx.ActionMsg{Done: "landing " + slug + " @ " + kit.Short(commit) + " started (log: " + relTo(project, log) + ")"}
 		return tea.BatchMsg{
 			func() tea.Msg { return started },
 			func() tea.Msg { return landDoneMsg{slug: slug, commit: commit, log: log, err: <-done} },
@@ -1127,21 +1119,14 @@ func (m *Model) landDone(msg landDoneMsg) tea.Cmd {
 	}
 	reload := tea.Batch(m.requestLoad(), m.mergeIfShown())
 	if msg.err == nil {
-		m.setStatus("✓ "+orWords(last, "landed "+msg.slug+" @ "+Short(msg.commit)), false)
+		m.setStatus("✓ "+orWords(last, "landed "+msg.slug+" @ "+kit.Short(msg.commit)), false)
 		return reload
 	}
-	why := "landing " + msg.slug + " @ " + Short(msg.commit) + " did not land: " + orWords(last, msg.err.Error())
+	why := "landing " + msg.slug + " @ " + kit.Short(msg.commit) + " did not land: " + orWords(last, msg.err.Error())
 	m.setStatus("✗ "+why, true)
 	// The notice (and its bell) comes from the lander's event in the log,
 	// as it does for a landing any face ran.
 	return reload
-}
-
-func OrEmpty(sep, s string) string {
-	if s == "" {
-		return ""
-	}
-	return sep + s
 }
 
 // relTo is path from project's root, as the operator would type it.
@@ -1192,7 +1177,7 @@ func (l *mergeList) open(pc *uictx.Ctx) tea.Msg {
 func mergeDetail(cm *uictx.Common, s *landing.Status, logs [][]string, logErrs []error, texts []string, textErrs []error) []string {
 	line := termtext.Line
 	out := []string{
-		line(s.Branch + " @ " + Short(s.Commit) + " · " + kit.Plural(s.Ahead, "commit", "commits") + " ahead, " + kit.Itoa(s.Behind) + " behind base " + Short(s.Base)),
+		line(s.Branch + " @ " + kit.Short(s.Commit) + " · " + kit.Plural(s.Ahead, "commit", "commits") + " ahead, " + kit.Itoa(s.Behind) + " behind base " + kit.Short(s.Base)),
 	}
 	if w := whyOf(cm, s); w != "" {
 		out = append(out, line("why: "+w))
@@ -1202,18 +1187,18 @@ func mergeDetail(cm *uictx.Common, s *landing.Status, logs [][]string, logErrs [
 	}
 	switch {
 	case s.ApprovedBy != "" && s.Approval != nil:
-		out = append(out, line("approved by "+s.ApprovedBy+" at "+Short(s.Approval.Commit)+", "+s.Approval.At.Format(time.DateTime)))
+		out = append(out, line("approved by "+s.ApprovedBy+" at "+kit.Short(s.Approval.Commit)+", "+s.Approval.At.Format(time.DateTime)))
 	case s.ApprovedBy != "":
 		out = append(out, line("approved by "+s.ApprovedBy))
 	case s.Approval != nil:
-		out = append(out, line("approve by "+s.Approval.By+" of "+Short(s.Approval.Commit)+" is stale: the branch moved since"))
+		out = append(out, line("approve by "+s.Approval.By+" of "+kit.Short(s.Approval.Commit)+" is stale: the branch moved since"))
 	case cm.Opt.ReadOnly:
 		out = append(out, "not approved") // a viewer's screen names no action
 	default:
 		out = append(out, "not approved (A approves)")
 	}
 	if s.Candidate != "" {
-		out = append(out, line("candidate "+Short(s.Candidate)+" · tree "+Short(s.Tree)))
+		out = append(out, line("candidate "+kit.Short(s.Candidate)+" · tree "+kit.Short(s.Tree)))
 	}
 	if v := s.ScopeViolations; len(v) > 0 {
 		out = append(out, "", cm.St.Title.Render(line("⚠ Out of scope: "+countPaths(len(v))+" its plan's scope does not allow")))
@@ -1249,7 +1234,7 @@ func mergeDetail(cm *uictx.Common, s *landing.Status, logs [][]string, logErrs [
 		out = append(out, "  none yet (v asks another worker for one)")
 	}
 	for i, rv := range s.Reviews {
-		head := rv.Verdict + " by " + rv.Reviewer + " at " + Short(rv.Commit) + ", " + rv.At.Format(time.DateTime)
+		head := rv.Verdict + " by " + rv.Reviewer + " at " + kit.Short(rv.Commit) + ", " + rv.At.Format(time.DateTime)
 		if rv.Stale {
 			head += " · stale: the branch moved since"
 		}

@@ -124,7 +124,7 @@ func (m *Model) lookForNotices(src noticeSource) tea.Cmd {
 // and the event log as shown now, as notify.Facts reads them for the
 // headless watcher too.
 func (m *Model) noticeFacts() model.NoticeFacts {
-	r := notify.Reading{Board: m.d.Board, Inbox: m.inbox.entries, Overlaps: m.wrk.overlaps, Gate: m.merge.listing.Notices,
+	r := notify.Reading{Board: m.d.Board, Inbox: m.inboxNow.Entries, Overlaps: m.wrk.overlaps, Gate: m.merge.listing.Notices,
 		Events: m.d.Events, Commits: m.d.Commits, StuckAfter: m.Opt.StuckAfter, Now: m.Now, Endpoints: m.fleetData.Endpoints}
 	for i := range m.wrk.rows {
 		w := notify.WorkerFact(&m.wrk.rows[i].st, m.wrk.rows[i].health)
@@ -260,7 +260,7 @@ func (m *Model) leadTo(n model.Notice) tea.Cmd {
 	case n.Kind == model.NoticeProposal:
 		// The inbox is where it is decided.
 		cmd := m.setPane(inboxPane)
-		if !m.inbox.GoTo(kit.SlugOf(n.Key)) {
+		if !m.paneOf(inboxPane).List().GoTo(kit.SlugOf(n.Key)) {
 			m.setStatus("✗ "+kit.SlugOf(n.Key)+" no longer waits in the inbox", true)
 		}
 		m.syncKeys()

@@ -3,6 +3,7 @@ package ui
 import (
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/panes/fleet"
+	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
 	"github.com/fleetwatch/fleetwatch/ui/panes/leases"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
@@ -40,7 +41,7 @@ var paneSpecs = []paneSpec{
 	{"Workers", "Workers", "agent, tier, model, plan, state or note", nil, func(m *Model) uictx.Pane { return &m.wrk }},
 	{"Events", "Events", "event, plan, lane, agent or reason", events.New, nil},
 	{"Merge", "Merge", "", nil, func(m *Model) uictx.Pane { return &m.merge }},
-	{"Inbox", "Inbox", "", nil, func(m *Model) uictx.Pane { return &m.inbox }},
+	{"Inbox", "Inbox", "", inbox.New, nil},
 	{"Fleet", "Fleet", "", fleet.New, nil},
 }
 

@@ -187,7 +187,7 @@ func TestNoticesForScopeOverlapAndProposal(t *testing.T) {
 		}
 	}
 	h.press("enter")
-	if h.m.pane != inboxPane || h.m.inbox.row() == nil || h.m.inbox.row().Slug != "search-history" {
+	if h.m.pane != inboxPane || inboxOf(&h.m).Row() == nil || inboxOf(&h.m).Row().Slug != "search-history" {
 		t.Errorf("enter on the proposal's notice: pane %s\n%s", paneSpecs[h.m.pane].name, h.view())
 	}
 }

@@ -108,7 +108,7 @@ func (m *Model) rereadingShown() bool {
 	case mergePane:
 		return m.merge.req.busy
 	case inboxPane:
-		return m.inbox.req.busy
+		return m.inboxReq.busy
 	}
 	return m.scan.busy
 }

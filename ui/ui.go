@@ -104,7 +104,6 @@ type paneSet struct {
 	// panes are the registry's, in its order (paneSpecs).
 	panes []uictx.Pane
 	merge mergeList
-	inbox inboxList
 }
 
 // New builds the program's model and starts the file watchers.
@@ -122,13 +121,12 @@ func New(opt uictx.Options) Model {
 		opt.Hub = nil // a nil *Hub is no hub, not one that panics
 	}
 	m := Model{
-		Common: newCommon(opt), shell: &shell{fleetReq: refresh{busy: true}},
+		Common: newCommon(opt), shell: &shell{fleetReq: refresh{busy: true}, inboxReq: refresh{busy: true}},
 		// Init starts the first scan, the first worktree look, the
 		// first reading of the state files and of the merge queue.
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
 		paneSet: &paneSet{
 			merge: mergeList{req: refresh{busy: true}},
-			inbox: inboxList{req: refresh{busy: true}},
 			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 		},
 	}
@@ -139,7 +137,7 @@ func New(opt uictx.Options) Model {
 	if h := hubOf(opt); h != nil {
 		// The hub reads; nothing of this model's own is under way.
 		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
-		m.merge.req, m.inbox.req, m.fleetReq = refresh{}, refresh{}, refresh{}
+		m.merge.req, m.inboxReq, m.fleetReq = refresh{}, refresh{}, refresh{}
 		m.sub = h.subscribe()
 	}
 	m.initFilters()
@@ -404,7 +402,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 	case uictx.InboxMsg:
 		return m.inboxLoaded(msg), true
 	case inboxDataMsg:
-		m.inbox.data = uictx.InboxData(msg)
+		m.inboxRaw = uictx.InboxData(msg)
 		return m.renderInbox(), true
 	case uictx.FleetMsg:
 		return m.fleetLoaded(msg), true
@@ -654,6 +652,12 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 		return m.openDiff(r.What, r.Req, r.Compute)
 	case uictx.StatusReq:
 		m.setStatus(r.Text, r.Err)
+	case uictx.WorkerReq:
+		agent, project := r.AgentID, m.Opt.Tree.Project
+		return m.openDetail("worker:"+agent, "worker · "+agent, func() func(*uictx.Ctx) []string {
+			wd := workers.ReadWorkerDetail(project, agent)
+			return func(pc *uictx.Ctx) []string { return workerDetail(pc.Common, wd, nil) }
+		})
 	case uictx.QuestionReq:
 		m.stack.push(&dialog{Question: r.Q})
 	case uictx.LogsReq:

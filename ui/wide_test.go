@@ -10,6 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
+	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
 	"github.com/fleetwatch/fleetwatch/workers"
 )
 
@@ -98,11 +99,11 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 	h.press("7")
 	h.send(inboxCmd(p.tree, "notty", 80)())
 	v = h.view()
-	if len(h.m.inbox.entries) == 0 {
+	if len(inboxOf(&h.m).Entries()) == 0 {
 		t.Fatalf("the inbox read no proposal:\n%s", v)
 	}
-	for _, e := range h.m.inbox.entries {
-		row(v, " "+e.Slug+" ", entryState(&e), e.Problem)
+	for _, e := range inboxOf(&h.m).Entries() {
+		row(v, " "+e.Slug+" ", inbox.EntryState(&e), e.Problem)
 	}
 	// The status a spawn leaves, beside the keys: both whole.
 	h.m.setStatus("✓ spawned ui-mid-2 (pid 16652, run, up to 1 plan); 4 shows it, l its log", false)

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"cmp"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,9 +13,9 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
-	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
+	"github.com/fleetwatch/fleetwatch/ui/verbs"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 )
@@ -385,7 +384,7 @@ func canPause(r *workerRow) (bool, string) {
 		return false, "pause: " + who + " has written no state file yet; its driver cannot be asked"
 	case !r.st.Pausable:
 		return false, "pause: " + who + "'s driver cannot pause a run (an older fleetwatch, or anchor's)"
-	case budgetPaused(&r.st):
+	case kit.BudgetPaused(&r.st):
 		return false, "resume: " + who + " reached its budget: extend it or stop it in the inbox (7)"
 	case r.st.Paused == "" && r.st.Agent == nil:
 		return false, "pause: " + who + " runs no agent now; nothing to pause"
@@ -398,16 +397,7 @@ func (w *workerList) pause(r *workerRow) tea.Msg {
 	if ok, _ := canPause(r); !ok {
 		return nil
 	}
-	return pauseCmd(r.st, r.st.Paused == "")
-}
-
-// pauseCmd asks st's driver to pause its run (on) or resume it.
-func pauseCmd(st workers.State, on bool) tea.Cmd {
-	verb, done := "pause", "asked "+st.AgentID+"'s driver to pause its run where it is"
-	if !on {
-		verb, done = "resume", "asked "+st.AgentID+"'s driver to resume its run"
-	}
-	return uictx.Action(verb, func() (string, error) { return done, workers.Pause(st, on) })
+	return verbs.PauseCmd(r.st, r.st.Paused == "")
 }
 
 // workersShown reports whether the header counts workers: while any has
@@ -1006,7 +996,7 @@ func (w *workerList) askStop(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	// No lease to look at again: stopCmd checks the state file instead.
 	return uictx.QuestionReq{Q: uictx.Question{
 		Title: "Stop " + who, Body: body, Verb: "stop",
-		Do: func(model.Lane, string) tea.Cmd { return stopCmd(project, t, st) },
+		Do: func(model.Lane, string) tea.Cmd { return verbs.StopCmd(project, t, st.st, st.child) },
 	}}
 }
 
@@ -1030,29 +1020,4 @@ func (w *workerList) askStopRemote(pc *uictx.Ctx, r *workerRow) tea.Msg {
 		Title: "Stop " + who + " on " + host, Body: body, Verb: "stop",
 		Do: func(model.Lane, string) tea.Cmd { return remoteStopCmd(c, st) },
 	}}
-}
-
-// stopCmd stops the worker r showed, if its state file still shows the
-// same process.
-func stopCmd(project string, t *planfs.Tree, r workerRow) tea.Cmd {
-	return uictx.Action("stop", func() (string, error) {
-		st := r.st
-		if !r.child {
-			states, _ := workers.ReadStates(project)
-			found := false
-			for _, now := range states {
-				if now.AgentID == st.AgentID {
-					found = now.PID == st.PID && now.State == st.State
-					st = now
-				}
-			}
-			if !found {
-				return "", fmt.Errorf("%s changed while you decided; nothing signalled, look again", st.AgentID)
-			}
-		}
-		if err := workers.StopAs(t, st); err != nil {
-			return "", err
-		}
-		return "sent SIGTERM to " + st.AgentID + " (pid " + kit.Itoa(st.PID) + "); it releases its plan and exits", nil
-	})
 }

@@ -18,7 +18,7 @@ const (
 	// maxRootFiles and maxModelMethods bound the root package: its own
 	// non-test files and the methods on its Model. They only go down as
 	// panes leave the root (the goal is 25 and 60).
-	maxRootFiles    = 34
+	maxRootFiles    = 33
 	maxModelMethods = 178
 )
 
@@ -26,7 +26,7 @@ const (
 // registry entry of theirs names the root model's field (`of`), not a
 // pane package's New. The list only shrinks.
 var stillInRoot = map[string]bool{
-	"Plans": true, "Workers": true, "Merge": true, "Inbox": true,
+	"Plans": true, "Workers": true, "Merge": true,
 }
 
 // paneRules lists the breaches of the cockpit's shape in ui's files (by

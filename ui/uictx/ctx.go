@@ -33,6 +33,8 @@ type Ctx struct {
 	// Running the live runs and what each has spent so far.
 	Fleet   *FleetMsg
 	Running []workers.State
+	// Inbox is the coordinator's inbox, nil before the first reading.
+	Inbox *Inbox
 	// Paused are the runs paused where they are, from the spend's
 	// reading, which the Inbox lists.
 	Paused []workers.State
@@ -188,3 +190,7 @@ type AskReq struct {
 
 // QuestionReq opens Q as it is, about no plan.
 type QuestionReq struct{ Q Question }
+
+// WorkerReq opens the detail of the worker AgentID, as the Workers pane
+// shows it.
+type WorkerReq struct{ AgentID string }

@@ -5,6 +5,15 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 )
 
+// Inbox is the inbox as last read well, each proposal rendered at Width;
+// Err is why the last reading failed (the entries stay).
+type Inbox struct {
+	Entries []coord.Entry
+	Texts   []string
+	Width   int
+	Err     error
+}
+
 // InboxMsg is one reading of the inbox, each proposal rendered at width.
 type InboxMsg struct {
 	Data  InboxData

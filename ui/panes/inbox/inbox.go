@@ -1,12 +1,12 @@
-package ui
-
-// The Inbox pane: what waits for the coordinator (coord.Inbox), each
+// Package inbox is the cockpit's Inbox pane: what waits for the
+// coordinator (coord.Inbox, read by the root: uictx.Ctx.Inbox), each
 // proposal rendered as markdown below the table, and the keys that decide
 // (A approves, X rejects with a note); then the runs paused where they are
-// (workers.PausedRuns, read with the Fleet pane's spend), with the keys
+// (workers.PausedRuns, read with the spend: Ctx.Paused), with the keys
 // that let one go on (b extends a budget, p resumes a run paused by hand)
 // or end it (x). The pane never decides a state: it shows the engine's
 // entries and asks coord, ledger and workers to act.
+package inbox
 
 import (
 	"errors"
@@ -22,22 +22,22 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
+	"github.com/fleetwatch/fleetwatch/ui/verbs"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/notify"
 )
 
-// inboxList is the Inbox pane and all its state: the last reading of the
-// inbox, each entry's proposal as rendered for the preview, and its
-// request (one at a time, then once more).
-type inboxList struct {
+// Pane is the Inbox pane and all its state: the last reading of the
+// inbox, each entry's proposal as rendered for the preview, and the
+// rows drawn from them.
+type Pane struct {
 	kit.Table
 	kit.Filter
-	req     refresh
-	data    uictx.InboxData // the last reading, rendered again on a resize
-	entries []coord.Entry
-	texts   []string // each entry's proposal, rendered at renderW
+	id      uictx.PaneID  // its place in the tab order
+	entries []coord.Entry // the last reading (uictx.Ctx.Inbox)
+	texts   []string      // each entry's proposal, rendered at renderW
 	pv      [][]string
 	renderW int
 	err     error
@@ -50,9 +50,6 @@ type inboxList struct {
 	full   int // the rows the pane has, table and preview
 }
 
-// inboxDataMsg brings a hub's reading of the inbox to a session.
-type inboxDataMsg uictx.InboxData
-
 // inboxSplit divides the pane's h rows between the table, showing n
 // entries, and the preview: the table takes what its rows need, at least
 // 3 and at most a third.
@@ -64,17 +61,27 @@ func inboxSplit(h, n int) (table, preview int) {
 	return table, h - table
 }
 
-func (l *inboxList) SetSize(w, h int) {
+func (l *Pane) SetSize(w, h int) {
 	l.full = h
 	t, _ := inboxSplit(h, len(l.shown)+len(l.paused))
 	l.Table.SetSize(w, t)
 }
 
-func (l *inboxList) Rebuild(pc *uictx.Ctx) {
+// New is the Inbox pane at id in the tab order.
+func New(id uictx.PaneID) uictx.Pane { return &Pane{id: id} }
+
+// Entries are the inbox's entries as last read.
+func (l *Pane) Entries() []coord.Entry { return l.entries }
+
+func (l *Pane) Rebuild(pc *uictx.Ctx) {
+	if l.loaded = pc.Inbox != nil; l.loaded {
+		in := pc.Inbox
+		l.entries, l.texts, l.renderW, l.err = in.Entries, in.Texts, in.Width, in.Err
+	}
 	f := l.Needle()
 	l.shown = l.shown[:0]
 	for i := range l.entries {
-		if e := &l.entries[i]; f == "" || kit.AnyContains(f, e.Slug, e.Rel, e.Title, entryAgent(e), entryState(e), e.Problem) {
+		if e := &l.entries[i]; f == "" || kit.AnyContains(f, e.Slug, e.Rel, e.Title, entryAgent(e), EntryState(e), e.Problem) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -107,15 +114,15 @@ func (l *inboxList) Rebuild(pc *uictx.Ctx) {
 	})
 }
 
-func (l *inboxList) textOf(i int) string {
+func (l *Pane) textOf(i int) string {
 	if i < len(l.texts) {
 		return l.texts[i]
 	}
 	return ""
 }
 
-// row is the selected entry, nil when there is none.
-func (l *inboxList) row() *coord.Entry {
+// Row is the selected entry, nil when there is none.
+func (l *Pane) Row() *coord.Entry {
 	if l.Cursor >= len(l.shown) {
 		return nil
 	}
@@ -123,7 +130,7 @@ func (l *inboxList) row() *coord.Entry {
 }
 
 // pausedRow is the selected paused run, nil when the cursor is elsewhere.
-func (l *inboxList) pausedRow() *workers.State {
+func (l *Pane) pausedRow() *workers.State {
 	if i := l.Cursor - len(l.shown); i >= 0 && i < len(l.paused) {
 		return &l.paused[i]
 	}
@@ -132,17 +139,17 @@ func (l *inboxList) pausedRow() *workers.State {
 
 // Selected offers the key map the entry's plan, so N's notices and the
 // plan verbs' reasons name it; A and X are the pane's own.
-func (l *inboxList) Selected() uictx.Selection { return uictx.Selection{} }
+func (l *Pane) Selected() uictx.Selection { return uictx.Selection{} }
 
-func (l *inboxList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
+func (l *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	k := &pc.Keys.Inbox
-	e := l.row()
-	here := pc.Shown == inboxPane && e != nil
+	e := l.Row()
+	here := pc.Shown == l.id && e != nil
 	ok, why := canDecide(e)
 	set(&k.Approve, here && ok, "approve: "+why)
 	set(&k.Reject, here && ok, "reject: "+why)
 	st := l.pausedRow()
-	on := pc.Shown == inboxPane && st != nil
+	on := pc.Shown == l.id && st != nil
 	set(&k.Open, here || on, "open: select a proposal or a paused run in the inbox pane (7)")
 	ok, why = canExtend(st)
 	set(&k.Extend, on && ok, "extend: "+why)
@@ -155,16 +162,12 @@ func (l *inboxList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 // pickPaused is the reason every paused-run key gives without one.
 const pickPaused = "select a paused run in the inbox pane (7)"
 
-// budgetPaused reports whether st's run waits at its budget (rather than
-// paused by hand).
-func budgetPaused(st *workers.State) bool { return strings.HasPrefix(st.Paused, "budget") }
-
 // canExtend says whether b applies to st, and why not.
 func canExtend(st *workers.State) (bool, string) {
 	switch {
 	case st == nil:
 		return false, pickPaused
-	case !budgetPaused(st):
+	case !kit.BudgetPaused(st):
 		return false, termtext.Line(st.AgentID) + " was paused by hand, not at its budget: p resumes it"
 	case st.Plan == "":
 		return false, termtext.Line(st.AgentID) + "'s state file names no plan whose budget to raise"
@@ -177,7 +180,7 @@ func canResume(st *workers.State) (bool, string) {
 	switch {
 	case st == nil:
 		return false, pickPaused
-	case budgetPaused(st):
+	case kit.BudgetPaused(st):
 		return false, termtext.Line(st.AgentID) + " waits at its budget: b extends it, x stops it"
 	case !st.Local():
 		return false, termtext.Line(st.AgentID) + " does not run on this machine; resume it there (fleetwatch worker resume)"
@@ -204,12 +207,12 @@ func canDecide(e *coord.Entry) (bool, string) {
 	case e == nil:
 		return false, "select a proposal in the inbox pane (7)"
 	case !e.Waiting():
-		return false, termtext.Line(e.Slug) + " is decided already (" + termtext.Line(entryState(e)) + ")"
+		return false, termtext.Line(e.Slug) + " is decided already (" + termtext.Line(EntryState(e)) + ")"
 	}
 	return true, ""
 }
 
-func (l *inboxList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (l *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Inbox
 	switch {
 	case key.Matches(msg, k.Approve):
@@ -223,7 +226,7 @@ func (l *inboxList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	case key.Matches(msg, k.Resume):
 		if st := l.pausedRow(); st != nil {
 			if ok, _ := canResume(st); ok {
-				return pauseCmd(*st, false), true
+				return verbs.PauseCmd(*st, false), true
 			}
 		}
 		return nil, true
@@ -233,7 +236,7 @@ func (l *inboxList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	return nil, false
 }
 
-func (l *inboxList) View(pc *uictx.Ctx, h int) []string {
+func (l *Pane) View(pc *uictx.Ctx, h int) []string {
 	empty := "the inbox is empty: a plan-first plan's proposal waits here for approval, a paused run for a person"
 	switch {
 	case !l.loaded:
@@ -254,9 +257,9 @@ func (l *inboxList) View(pc *uictx.Ctx, h int) []string {
 
 // proposalBox is the selected proposal below the table: its facts, then
 // the text as rendered; enter reads it whole.
-func (l *inboxList) proposalBox(cm *uictx.Common, h int) []string {
+func (l *Pane) proposalBox(cm *uictx.Common, h int) []string {
 	title, lines := "proposal", []string{cm.St.Dim.Render("no proposal selected")}
-	if e := l.row(); e != nil {
+	if e := l.Row(); e != nil {
 		title = termtext.Line(e.Slug) + " · proposal " + kit.Itoa(e.N)
 		lines = l.pv[l.shown[l.Cursor]]
 	} else if st := l.pausedRow(); st != nil {
@@ -285,14 +288,14 @@ func (l *inboxList) proposalBox(cm *uictx.Common, h int) []string {
 // it, where it stands, its Files in scope, then the rendered text.
 func proposalLines(cm *uictx.Common, e *coord.Entry, rendered string) []string {
 	line := termtext.Line
-	out := []string{line(entryTitle(e) + " · " + entryState(e))}
+	out := []string{line(entryTitle(e) + " · " + EntryState(e))}
 	if r := e.Record; r != nil {
-		out = append(out, line("written by "+r.AgentID+" in run "+r.RunID+" · sha256 "+Short(r.SHA256)))
+		out = append(out, line("written by "+r.AgentID+" in run "+r.RunID+" · sha256 "+kit.Short(r.SHA256)))
 	} else {
 		out = append(out, "no authorship record beside it")
 	}
 	if d := e.Decision; d != nil {
-		out = append(out, line(d.Verdict+" by "+d.By+" at "+d.At.Local().Format("2006-01-02 15:04")+OrEmpty(" · ", decisionNote(d))))
+		out = append(out, line(d.Verdict+" by "+d.By+" at "+d.At.Local().Format("2006-01-02 15:04")+kit.OrEmpty(" · ", decisionNote(d))))
 	}
 	if e.Problem != "" {
 		p := "⚠ " + line(e.Problem)
@@ -336,8 +339,8 @@ func entryTitle(e *coord.Entry) string {
 // proposal's author (as the notices name it).
 func entryAgent(e *coord.Entry) string { return notify.EntryAgent(e) }
 
-// entryState is where an entry stands, in words.
-func entryState(e *coord.Entry) string {
+// EntryState is where an entry stands, in words.
+func EntryState(e *coord.Entry) string {
 	d := e.Decision
 	switch {
 	case d == nil:
@@ -378,7 +381,7 @@ func inboxColumns(w int, es []coord.Entry, shown []int, paused []workers.State) 
 	for _, j := range shown {
 		e := &es[j]
 		slug, agent = max(slug, kit.CellWidth(e.Slug)), max(agent, kit.CellWidth(entryAgent(e)))
-		state, scope = max(state, kit.CellWidth(entryState(e))), max(scope, kit.CellWidth(scopeCell(e)))
+		state, scope = max(state, kit.CellWidth(EntryState(e))), max(scope, kit.CellWidth(scopeCell(e)))
 	}
 	for i := range paused {
 		st := &paused[i]
@@ -408,7 +411,7 @@ func inboxLine(cm *uictx.Common, e *coord.Entry, c inboxCols, selected bool) str
 	b.WriteString(kit.Fit(termtext.Line(e.Slug), c.slug) + " ")
 	b.WriteString(kit.Fit(termtext.Line(entryAgent(e)), c.agent) + " ")
 	b.WriteString(kit.FitRight(kit.Itoa(e.N), c.n) + " ")
-	state := kit.Fit(termtext.Line(entryState(e)), c.state)
+	state := kit.Fit(termtext.Line(EntryState(e)), c.state)
 	if !cm.Plain && e.Waiting() {
 		state = cm.St.Warn.Render(state)
 	}
@@ -476,7 +479,7 @@ func pausedLines(cm *uictx.Common, st *workers.State) []string {
 		out = append(out, cm.St.Bold.Render("Paused:")+" "+kit.Coarse(cm.Now-float64(st.PausedAt.UnixNano())/1e9)+" ago")
 	}
 	out = append(out, "")
-	if budgetPaused(st) {
+	if kit.BudgetPaused(st) {
 		out = append(out, cm.St.Dim.Render("b raises the plan's budget: the run goes on at its driver's next heartbeat; x stops it and parks the plan in blocked/"))
 	} else {
 		out = append(out, cm.St.Dim.Render("p resumes the run where it is; x stops it"))
@@ -487,7 +490,7 @@ func pausedLines(cm *uictx.Common, st *workers.State) []string {
 // askExtend is b: a dialog asking how much to raise the paused run's plan
 // budget by (tokens, dollars or both, as spend.ParseLimit reads them);
 // ledger.Extend records it and the driver goes on at its next heartbeat.
-func (l *inboxList) askExtend(pc *uictx.Ctx) tea.Msg {
+func (l *Pane) askExtend(pc *uictx.Ctx) tea.Msg {
 	st := l.pausedRow()
 	if ok, _ := canExtend(st); !ok {
 		return nil
@@ -533,15 +536,15 @@ func extendCmd(t *planfs.Tree, slug, by, s string) tea.Cmd {
 
 // askStopRun is x: a confirm, then the paused run stopped as the Workers
 // pane stops a worker (its state file looked at again first).
-func (l *inboxList) askStopRun(pc *uictx.Ctx) tea.Msg {
+func (l *Pane) askStopRun(pc *uictx.Ctx) tea.Msg {
 	st := l.pausedRow()
 	if ok, _ := canStopRun(st); !ok {
 		return nil
 	}
-	r := workerRow{st: *st, local: true}
+	run := *st
 	who, slug := termtext.Line(st.AgentID), termtext.Line(kit.PlanSlug(st.Plan))
 	then := "it ends the run and releases " + slug + "."
-	if budgetPaused(st) {
+	if kit.BudgetPaused(st) {
 		then = "it ends the run and parks " + slug + " in blocked/ with what it spent in the reason."
 	}
 	project, t := pc.Opt.Tree.Project, pc.Opt.Tree
@@ -549,14 +552,14 @@ func (l *inboxList) askStopRun(pc *uictx.Ctx) tea.Msg {
 		Title: "Stop " + who + "'s paused run",
 		Body:  []string{"Send SIGTERM to " + who + " (pid " + kit.Itoa(st.PID) + "); " + then},
 		Verb:  "stop",
-		Do:    func(model.Lane, string) tea.Cmd { return stopCmd(project, t, r) },
+		Do:    func(model.Lane, string) tea.Cmd { return verbs.StopCmd(project, t, run, false) },
 	}}
 }
 
 // askApprove is A: a confirm dialog that shows the scope the build will
 // be held to.
-func (l *inboxList) askApprove(pc *uictx.Ctx) tea.Msg {
-	e := l.row()
+func (l *Pane) askApprove(pc *uictx.Ctx) tea.Msg {
+	e := l.Row()
 	if ok, _ := canDecide(e); !ok {
 		return nil
 	}
@@ -586,8 +589,8 @@ func (l *inboxList) askApprove(pc *uictx.Ctx) tea.Msg {
 
 // askReject is X: a dialog with a note, which the agent's next plan turn
 // reads; the dialog refuses an empty one.
-func (l *inboxList) askReject(pc *uictx.Ctx) tea.Msg {
-	e := l.row()
+func (l *Pane) askReject(pc *uictx.Ctx) tea.Msg {
+	e := l.Row()
 	if ok, _ := canDecide(e); !ok {
 		return nil
 	}
@@ -623,14 +626,10 @@ func (l *inboxList) askReject(pc *uictx.Ctx) tea.Msg {
 
 // open is enter: the proposal whole, full screen, rendered at the
 // detail's width; or a paused run's worker, as the Workers pane opens it.
-func (l *inboxList) open(pc *uictx.Ctx) tea.Msg {
-	e := l.row()
+func (l *Pane) open(pc *uictx.Ctx) tea.Msg {
+	e := l.Row()
 	if st := l.pausedRow(); st != nil {
-		agent, project := st.AgentID, pc.Opt.Tree.Project
-		return uictx.Detail("worker:"+agent, "worker · "+agent, func() func(*uictx.Ctx) []string {
-			wd := workers.ReadWorkerDetail(project, agent)
-			return func(pc *uictx.Ctx) []string { return workerDetail(pc.Common, wd, nil) }
-		})
+		return uictx.WorkerReq{AgentID: st.AgentID}
 	}
 	if e == nil {
 		return nil
