@@ -11,10 +11,12 @@
 // in pane.go: tab order, number keys, names; one line per pane), and a
 // stack of overlays (dialog, spawn form, help, logs, reader) whose top
 // takes the keys; key() (input.go) holds the order in which keys are
-// offered. A pane is a package under ui/panes/ (events, trees; the others
-// are still this package's files and move the same way, docs/panes.md)
-// over ui/uictx (the context, the reading, the Pane interface and the
-// requests) and ui/kit (table, columns, styles, text, filter). A pane
+// offered. A pane is a package under ui/panes/ (leases, trees, events,
+// inbox, fleet; Plans, Workers and Merge are still this package's files
+// and move the same way, docs/panes.md) over ui/uictx (the context, the
+// reading, the Pane interface and the requests), ui/kit (table, columns,
+// styles, text, filter, markdown) and ui/verbs (the verbs several panes
+// offer: release, recover, pause, stop). A pane
 // never sees the Model nor another pane: its methods take a uictx.Ctx
 // (the shared context, the reading, the shown pane and its selection),
 // and what it asks of the root (a question, a detail, a diff, a status
