@@ -437,7 +437,7 @@ func (c mergeCols) header() string {
 	return h + kit.Fit("checks", c.checks) + " " + kit.Fit("why", c.why)
 }
 
-// mergeLine is a candidate's row, not yet highlighted (finish, table.go).
+// mergeLine is a candidate's row, not yet highlighted (kit.Table highlights the selected one).
 func mergeLine(cm *uictx.Common, s *landing.Status, batch *landing.BatchView, c mergeCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))

@@ -756,10 +756,10 @@ func (p *planList) askPark(pc *uictx.Ctx) tea.Msg {
 	cmd := in.Focus()
 	body := []string{"Set " + rel + " aside; u returns it to where it came from."}
 	if lease != nil || lane == model.InProgress {
-		body = append(body, kit.Holder(pc.Common.Now, lease))
+		body = append(body, kit.Holder(pc.Now, lease))
 	}
-	body = append(body, kit.Takes(pc.Common.Opt.Agent, pc.Common.Now, lease, "Parking")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Common.Opt.Agent, lease, lane)
+	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Parking")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, lane)
 	return uictx.BatchReq{uictx.AskReq{Q: uictx.Question{
 		Title: "Park " + row.Plan.Slug, Body: body, Verb: "park", Input: &in,
 		Choices: []model.Lane{model.Blocked, model.Ambiguous},
@@ -773,10 +773,10 @@ func (p *planList) askReturn(pc *uictx.Ctx) tea.Msg {
 	lane := model.Rel(rel).Lane()
 	body := []string{"Send " + rel + " back to the ready lane it came from."}
 	if lane == model.InProgress {
-		body = append(body, kit.Holder(pc.Common.Now, lease))
+		body = append(body, kit.Holder(pc.Now, lease))
 	}
-	body = append(body, kit.Takes(pc.Common.Opt.Agent, pc.Common.Now, lease, "Returning")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Common.Opt.Agent, lease, lane)
+	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Returning")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, lane)
 	return uictx.AskReq{Q: uictx.Question{Title: "Return " + row.Plan.Slug, Body: body, Verb: "return"}, Rel: rel, Lease: lease,
 		Verb: model.Return, Local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
 }
@@ -784,9 +784,9 @@ func (p *planList) askReturn(pc *uictx.Ctx) tea.Msg {
 func (p *planList) askComplete(pc *uictx.Ctx) tea.Msg {
 	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
 	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
-		kit.Holder(pc.Common.Now, lease)}
-	body = append(body, kit.Takes(pc.Common.Opt.Agent, pc.Common.Now, lease, "Completing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Common.Opt.Agent, lease, model.InProgress)
+		kit.Holder(pc.Now, lease)}
+	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Completing")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, model.InProgress)
 	return uictx.AskReq{Q: uictx.Question{
 		Title: "Complete " + row.Plan.Slug, Body: body, Verb: "move",
 		Choices: []model.Lane{model.ReviewNeeded, model.Completed},

@@ -528,7 +528,7 @@ func healthCell(r *workerRow) (text string, ok bool) {
 	return "exited " + kit.Itoa(*r.st.ExitCode), *r.st.ExitCode == 0 || *r.st.ExitCode == 1
 }
 
-// line is a worker's row, not yet highlighted (finish, table.go).
+// line is a worker's row, not yet highlighted (kit.Table highlights the selected one).
 func (w *workerList) line(cm *uictx.Common, r *workerRow, c workerCols, selected bool) string {
 	plain := cm.Plain
 	var b strings.Builder

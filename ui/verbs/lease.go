@@ -30,9 +30,9 @@ func ReleaseRecover(pc *uictx.Ctx) (release, recover bool) {
 func AskRelease(pc *uictx.Ctx) tea.Msg {
 	rel, lease := pc.Target.Rel, pc.Target.Lease
 	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
-		kit.Holder(pc.Common.Now, lease)}
-	body = append(body, kit.Takes(pc.Common.Opt.Agent, pc.Common.Now, lease, "Releasing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Common.Opt.Agent, lease, model.InProgress)
+		kit.Holder(pc.Now, lease)}
+	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Releasing")...)
+	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, model.InProgress)
 	return uictx.AskReq{Q: uictx.Question{Title: "Release " + kit.SlugOf(rel), Body: body, Verb: "release"}, Rel: rel, Lease: lease,
 		Verb: model.Release, Local: func(model.Lane, string) tea.Cmd { return ReleaseCmd(t, rel, agent, force) }}
 }
@@ -49,13 +49,13 @@ func AskRecover(pc *uictx.Ctx) tea.Msg {
 	if !pc.D.Has(rel) {
 		return uictx.AskReq{Q: uictx.Question{
 			Title: "Remove a left-over lease",
-			Body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + kit.Holder(pc.Common.Now, lease),
+			Body: []string{"No plan is at " + rel + " any more; this lease is left over from a claim. " + kit.Holder(pc.Now, lease),
 				"Remove it with the repair every work-once run does."},
 			Verb: "repair",
 			Do:   func(model.Lane, string) tea.Cmd { return repairCmd(t) },
 		}, Rel: rel, Lease: lease}
 	}
-	body := []string{kit.Holder(pc.Common.Now, lease)}
+	body := []string{kit.Holder(pc.Now, lease)}
 	if lane == model.InProgress {
 		body = append(body, "You ("+pc.Opt.Agent+") take the lease over for "+kit.Span(pc.Opt.TTL)+"; then r releases the plan or c completes it.")
 	} else {

@@ -404,7 +404,7 @@ func (c inboxCols) header() string {
 	return h + kit.Fit("problem", c.problem)
 }
 
-// inboxLine is an entry's row, not yet highlighted (finish, table.go).
+// inboxLine is an entry's row, not yet highlighted (kit.Table highlights the selected one).
 func inboxLine(cm *uictx.Common, e *coord.Entry, c inboxCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
