@@ -13,25 +13,6 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
-// HandOff is what Ensure did to give a new owner a feature branch that was
-// checked out in another agent's worktree.
-type HandOff struct {
-	Branch    string
-	FromAgent string // the agent whose worktree let go of the branch
-	FromPath  string
-	// KeepRef holds that worktree's uncommitted changes, untracked files
-	// included, as a commit on top of its HEAD; "" when it was clean.
-	KeepRef string
-}
-
-func (h *HandOff) String() string {
-	s := fmt.Sprintf("%s taken over from agent %s's worktree %s (now detached)", h.Branch, h.FromAgent, h.FromPath)
-	if h.KeepRef != "" {
-		s += "; its uncommitted changes are kept at " + h.KeepRef
-	}
-	return s
-}
-
 // handOff makes the worktree at holder let go of branch so agentID can
 // check it out: a plan released, stopped, parked and returned or recovered
 // goes on with every commit its first agent made. The old worktree's

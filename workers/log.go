@@ -10,8 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/fleetwatch/fleetwatch/internal/safepath"
 )
 
 // Log streams of a worker log line: the executor's stdout and stderr, and
@@ -201,16 +199,4 @@ func (w *lineWriter) flush() {
 		w.log.line(w.stream, string(w.buf))
 		w.buf = nil
 	}
-}
-
-// fleetDir makes var/fleet/ and keeps git out of it with its own
-// .gitignore (and var/'s), so worker state never shows up as untracked
-// files even in a project whose .gitignore does not list var/. A symlink on
-// the way is refused, never followed.
-func fleetDir(project string) error {
-	if err := mkdirIn(project, filepath.Join(project, "var", "fleet")); err != nil {
-		return err
-	}
-	_, err := safepath.WriteNew(project, "var/fleet/.gitignore", []byte("# worker state and logs (fleetwatch)\n*\n"), 0o644)
-	return err
 }

@@ -99,6 +99,9 @@ func TestCycloFindsBreaches(t *testing.T) {
 	write("internal/testkit/kit.go", "package testkit\n\n"+branchy("kitOver", 30))
 	write("ui/demo/_sample/sample.go", "package sample\n\n"+branchy("sampleOver", 30))
 	write("workers/worktree.go", "package workers\n\nfunc Remove() {}\n")
+	// A waiver the module's code no longer needs, to see it reported.
+	cycloWaived["workers/worktree.go Remove"] = true
+	defer delete(cycloWaived, "workers/worktree.go Remove")
 	got := cyclo(dir)
 	want := []string{
 		"main.go:3: over has cyclomatic complexity 26 (at most 25): split it by what it does",

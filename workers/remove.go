@@ -1,0 +1,250 @@
+package workers
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/fleetwatch/fleetwatch/model"
+)
+
+// ErrNothingToRemove means an agent has no worktree, registry entry or port.
+var ErrNothingToRemove = errors.New("nothing to remove")
+
+// Removal is what Remove did.
+type Removal struct {
+	Path          string // the worktree removed; "" when there was none on disk
+	Branch        string // its recorded branch
+	BranchDeleted bool   // deleteBranch deleted Branch
+	BranchKept    string // when deleteBranch kept a branch: one line saying why
+	Port          int    // the port given back (0: none)
+}
+
+// deletable are the branch prefixes remove --delete-branch may delete, as
+// anchor: never a trunk or integration branch.
+var deletable = []string{"feature/", "feat/", "agent/"}
+
+// Remove takes agentID's worktree away: the checkout (git worktree remove;
+// prune, then --force, as fallbacks), its registry entry and its port. It
+// never loses work: it refuses when the checkout has uncommitted changes,
+// untracked files included, or its HEAD has commits not in the integration
+// branch, unless force; even with force it refuses a detached HEAD whose
+// commits are on no branch, since nothing would keep them. With
+// deleteBranch it deletes the recorded branch when it starts with
+// feature/, feat/ or agent/ and every commit on it is in the integration
+// branch; otherwise it keeps the branch and says why in BranchKept.
+func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) {
+	var out Removal
+	top, err := Project(project)
+	if err != nil {
+		return out, err
+	}
+	unlock, err := lockProject(top)
+	if err != nil {
+		return out, err
+	}
+	defer unlock()
+	reg, err := load(top)
+	if err != nil {
+		return out, err
+	}
+	rec, inReg := reg.Agents[agentID]
+	path := filepath.Join(top, "var", "worktrees", SafeID(agentID))
+	if inReg && rec.Path != "" {
+		path = rec.Path
+	}
+	if err := notOthers(top, agentID, path); err != nil {
+		return out, err
+	}
+	if driverRunning(top, agentID) {
+		return out, fmt.Errorf("agent %s is running%s; stop it first, then remove", agentID, runningWhat(top, agentID))
+	}
+	registered, err := worktreeBranches(top)
+	if err != nil {
+		return out, err
+	}
+	head, inGit := registered[path]
+	onDisk := isDir(path)
+	integration := sync.OnceValues(func() (string, error) {
+		if rec.Integration != "" && hasRef(top, model.BranchRef(rec.Integration)) {
+			return model.BranchRef(rec.Integration), nil
+		}
+		return findIntegration(top)
+	})
+
+	if onDisk && !inGit {
+		return out, fmt.Errorf("%s is not a registered git worktree; not removing it (move it away by hand)", path)
+	}
+	if onDisk {
+		if err := checkRemovable(path, head, integration, force); err != nil {
+			return out, err
+		}
+	}
+	if err := teardownBefore(top, agentID, path); err != nil {
+		return out, err
+	}
+	if onDisk || inGit {
+		if err := removeWorktree(top, path, force); err != nil {
+			return out, err
+		}
+		if onDisk {
+			out.Path = path
+		}
+	}
+	if inReg {
+		out.Branch = rec.Branch
+		if deleteBranch {
+			out.BranchDeleted, out.BranchKept = deleteMerged(top, rec.Branch, integration)
+		}
+		delete(reg.Agents, agentID)
+		if err := save(top, reg); err != nil {
+			return out, err
+		}
+	}
+	if out.Port, err = freePort(top, agentID); err != nil {
+		return out, err
+	}
+	if !onDisk && !inGit && !inReg && out.Port == 0 {
+		return out, fmt.Errorf("%w for agent %q", ErrNothingToRemove, agentID)
+	}
+	return out, nil
+}
+
+// checkRemovable refuses to remove the checkout at path when that would
+// lose work: uncommitted changes (unless force), commits of HEAD not in the
+// integration branch (unless force), or commits on a detached HEAD that no
+// branch, tag or remote holds (always).
+func checkRemovable(path, head string, integration func() (string, error), force bool) error {
+	status, err := git(path, "status", "--porcelain", "--untracked-files=all")
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	changes, untracked := 0, 0
+	for _, line := range strings.Split(status, "\n") {
+		if line == "" {
+			continue
+		}
+		changes++
+		if strings.HasPrefix(line, "??") {
+			untracked++
+		}
+	}
+	if head == "" {
+		orphans, err := git(path, "rev-list", "--count", "HEAD", "--not", "--branches", "--tags", "--remotes")
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		if n, _ := strconv.Atoi(orphans); n > 0 {
+			return fmt.Errorf("%s: HEAD is detached with %s on no branch; not removing it, even with --force (git branch NAME in it keeps them)", path, plural(n, "commit"))
+		}
+	}
+	if force {
+		return nil
+	}
+	what := "HEAD"
+	if head != "" {
+		what = head
+	}
+	var lost []string
+	if changes > 0 {
+		c := plural(changes, "uncommitted change")
+		if untracked > 0 {
+			c += fmt.Sprintf(" (%s)", plural(untracked, "untracked file"))
+		}
+		lost = append(lost, c)
+	}
+	base, err := integration()
+	if err != nil {
+		return fmt.Errorf("%s: cannot tell whether %s is merged: %v; --force removes the worktree but keeps the branch", path, what, err)
+	}
+	ahead, err := git(path, "rev-list", "--count", base+"..HEAD", "--")
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	n, _ := strconv.Atoi(ahead)
+	if n > 0 {
+		lost = append(lost, fmt.Sprintf("%s on %s not in %s", plural(n, "commit"), what, shortRef(base)))
+	}
+	switch {
+	case len(lost) == 0:
+		return nil
+	case changes == 0:
+		return fmt.Errorf("%s: %s; --force removes the worktree but keeps the branch", path, lost[0])
+	case n == 0:
+		return fmt.Errorf("%s: %s would be lost; commit them, or --force discards them", path, lost[0])
+	}
+	return fmt.Errorf("%s: %s would be lost, and %s; commit them, or --force discards the changes and keeps the branch", path, lost[0], lost[1])
+}
+
+// removeWorktree runs git worktree remove; when git refuses, it prunes and,
+// if the folder is still there and nothing uncommitted would be lost (or
+// force), removes it with --force.
+func removeWorktree(top, path string, force bool) error {
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	}
+	_, err := git(top, append(args, path)...)
+	if err == nil {
+		return nil
+	}
+	git(top, "worktree", "prune")
+	if !isDir(path) {
+		return nil
+	}
+	if !force {
+		// Something may have been written since the check.
+		if status, serr := git(path, "status", "--porcelain", "--untracked-files=all"); serr != nil || status != "" {
+			return fmt.Errorf("could not remove worktree %s: %v", path, err)
+		}
+	}
+	if _, ferr := git(top, "worktree", "remove", "--force", path); ferr != nil && isDir(path) {
+		return fmt.Errorf("could not remove worktree %s: %v", path, ferr)
+	}
+	return nil
+}
+
+// deleteMerged deletes branch when remove --delete-branch may: it starts
+// with a deletable prefix and the integration branch has every commit of
+// it. Otherwise it says, in one line, why the branch was kept.
+func deleteMerged(top, branch string, integration func() (string, error)) (bool, string) {
+	ok := false
+	for _, p := range deletable {
+		ok = ok || strings.HasPrefix(branch, p)
+	}
+	switch {
+	case branch == "":
+		return false, ""
+	case !ok:
+		return false, fmt.Sprintf("kept %s: only feature/, feat/ and agent/ branches are deleted", branch)
+	case !hasRef(top, "refs/heads/"+branch):
+		return false, ""
+	}
+	base, err := integration()
+	if err != nil {
+		return false, fmt.Sprintf("kept %s: cannot tell whether it is merged: %v", branch, err)
+	}
+	ahead, err := git(top, "rev-list", "--count", base+".."+model.BranchRef(branch), "--")
+	if err != nil {
+		return false, fmt.Sprintf("kept %s: %v", branch, err)
+	}
+	if n, _ := strconv.Atoi(ahead); n > 0 {
+		return false, fmt.Sprintf("kept %s: %s not in %s", branch, plural(n, "commit"), shortRef(base))
+	}
+	// -D: the commits are in the integration branch, which git branch -d
+	// would not look at (it asks HEAD or the upstream).
+	if _, err := git(top, "branch", "-D", branch); err != nil {
+		return false, fmt.Sprintf("kept %s: %v", branch, err)
+	}
+	return true, ""
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
