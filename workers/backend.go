@@ -54,6 +54,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // Backend is a worktree's own backend for one job, as fleetwatch.yaml's
@@ -258,7 +259,7 @@ func teardownMarker(home string, s config.Worktree, m backendMarker, worktree st
 			m.Agent, m.Slug, backendRel(m.Agent, ".json"))
 	}
 	dir := worktree
-	if !isDir(dir) {
+	if !tree.IsDir(dir) {
 		dir = home
 	}
 	ph := backendPlaceholders(home, m.Agent, m.Slug, worktree, m.Ports)
@@ -371,7 +372,7 @@ func BackendRefusal(project string, s config.Worktree, agentID string) func(slug
 	if err != nil {
 		return nil
 	}
-	wt := filepath.Join(home, "var", "worktrees", SafeID(agentID))
+	wt := filepath.Join(home, "var", "worktrees", tree.SafeID(agentID))
 	if w, ok, err := Lookup(project, agentID); err == nil && ok {
 		wt = w.Path
 	}
@@ -420,7 +421,7 @@ func ignoreEnvFile(home, worktree string, pairs []string) error {
 	if len(pairs) == 0 {
 		return nil
 	}
-	if tracked, _ := git(worktree, "ls-files", "--", EnvFile); tracked != "" {
+	if tracked, _ := tree.Git(worktree, "ls-files", "--", EnvFile); tracked != "" {
 		return fmt.Errorf("%s: %s is tracked in the repository, so fleetwatch's copy would count as the agent's change (git rm --cached %s on the integration branch)", worktree, EnvFile, EnvFile)
 	}
 	return excludeEnvFile(home)
@@ -444,13 +445,13 @@ func writeEnvFile(home, worktree string, pairs []string) (string, error) {
 		b.WriteString(k + "=" + q + "\n")
 	}
 	root := home
-	if _, err := relIn(home, path); err != nil {
+	if _, err := tree.RelIn(home, path); err != nil {
 		root = worktree
 	}
-	if err := writeAtomicIn(root, path, []byte(b.String())); err != nil {
+	if err := tree.WriteAtomicIn(root, path, []byte(b.String())); err != nil {
 		return "", fmt.Errorf("%s: %v", path, errText(err))
 	}
-	if _, err := git(worktree, "check-ignore", "-q", EnvFile); err != nil {
+	if _, err := tree.Git(worktree, "check-ignore", "-q", EnvFile); err != nil {
 		return "", fmt.Errorf("%s: git does not ignore %s though the exclude file names it (a .gitignore un-ignores it?); it would count as the agent's change", worktree, EnvFile)
 	}
 	return path, nil
@@ -464,14 +465,14 @@ const excludeLine = "/" + EnvFile
 // the common dir's (git reads no per-worktree one), under the project's
 // lock so two workers starting together add it once.
 func excludeEnvFile(home string) error {
-	p, err := git(home, "rev-parse", "--git-path", "info/exclude")
+	p, err := tree.Git(home, "rev-parse", "--git-path", "info/exclude")
 	if err != nil {
 		return err
 	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(home, p)
 	}
-	unlock, err := lockProject(home)
+	unlock, err := tree.LockProject(home)
 	if err != nil {
 		return err
 	}
@@ -492,7 +493,7 @@ func excludeEnvFile(home string) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	if err := writeAtomicIn(filepath.Dir(p), p, data); err != nil {
+	if err := tree.WriteAtomicIn(filepath.Dir(p), p, data); err != nil {
 		return fmt.Errorf("%s: %v", p, errText(err))
 	}
 	return nil
@@ -606,11 +607,11 @@ func (l *lastLine) suffix() string {
 	}, l.last)
 }
 
-func backendRel(agentID, ext string) string { return BackendDir + "/" + SafeID(agentID) + ext }
+func backendRel(agentID, ext string) string { return BackendDir + "/" + tree.SafeID(agentID) + ext }
 
 // lockBackend serialises agentID's backend changes across processes.
 func lockBackend(home, agentID string) (func(), error) {
-	return flockIn(home, filepath.Join(home, filepath.FromSlash(backendRel(agentID, ".lock"))))
+	return tree.FlockIn(home, filepath.Join(home, filepath.FromSlash(backendRel(agentID, ".lock"))))
 }
 
 // maxBackendLog is when a backend's log starts again.
@@ -624,7 +625,7 @@ func openBackendLog(home, agentID string) io.WriteCloser {
 	if fi, err := os.Lstat(p); err == nil && fi.Size() > maxBackendLog {
 		flag |= os.O_TRUNC
 	}
-	f, err := openIn(home, p, flag)
+	f, err := tree.OpenIn(home, p, flag)
 	if err != nil {
 		return nopCloser{io.Discard}
 	}
@@ -679,5 +680,5 @@ func saveMarker(home string, m backendMarker) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomicIn(home, filepath.Join(home, filepath.FromSlash(backendRel(m.Agent, ".json"))), append(data, '\n'))
+	return tree.WriteAtomicIn(home, filepath.Join(home, filepath.FromSlash(backendRel(m.Agent, ".json"))), append(data, '\n'))
 }

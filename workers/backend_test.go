@@ -14,6 +14,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // sh runs a shell line as a setup or teardown argv (the test's own choice
@@ -321,7 +322,7 @@ func TestRemoveTearsDownTheBackend(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "failed (exit 4)") || !strings.HasSuffix(err.Error(), "; the worktree "+wt.Path+" is kept") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("remove: %v", err)
 	}
-	if !isDir(wt.Path) {
+	if !tree.IsDir(wt.Path) {
 		t.Fatal("the worktree is gone")
 	}
 	if list, _ := List(dir); len(list) != 1 {
@@ -340,7 +341,7 @@ func TestRemoveTearsDownTheBackend(t *testing.T) {
 	if got := lines(t, log); !reflect.DeepEqual(got, []string{"setup_v_x_4600_4601_app_v", "teardown_v_x_app_v"}) {
 		t.Errorf("log %q", got)
 	}
-	if isDir(wt2.Path) {
+	if tree.IsDir(wt2.Path) {
 		t.Error("worktree kept after a good teardown")
 	}
 }

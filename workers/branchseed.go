@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // A remote claim's feature branch: where a new holder starts it, and the
@@ -16,7 +18,7 @@ const remoteGitTimeout = 60 * time.Second
 // remoteGit is git for a feature branch that travels through the remote:
 // never prompting for credentials, bounded by remoteGitTimeout.
 func remoteGit(dir string, args ...string) (string, error) {
-	return runGit(remoteGitTimeout, []string{"GIT_TERMINAL_PROMPT=0"}, dir, args...)
+	return tree.RunGit(remoteGitTimeout, []string{"GIT_TERMINAL_PROMPT=0"}, dir, args...)
 }
 
 // remoteBranch is a feature branch on the remote as one read saw it: oid
@@ -55,7 +57,7 @@ func readRemoteBranch(project, remote, ref string) (remoteBranch, error) {
 // returns the remote's branch as it saw it: where this holder's pushes
 // move it from.
 func (w *WorkOnce) seedFeature(slug, tip string) (remoteBranch, error) {
-	branch := FeatureBranch(slug)
+	branch := tree.FeatureBranch(slug)
 	ref := "refs/heads/" + branch
 	project := w.Tree.Project
 	rb, ferr := readRemoteBranch(project, w.Remote, ref)
@@ -79,7 +81,7 @@ func (w *WorkOnce) seedFeature(slug, tip string) (remoteBranch, error) {
 // catchUp moves the local feature/<slug>, at local, to the remote's oid,
 // unless it is ahead of it; local commits the remote lacks are kept first.
 func (w *WorkOnce) catchUp(slug, local, oid string) error {
-	branch, project := FeatureBranch(slug), w.Tree.Project
+	branch, project := tree.FeatureBranch(slug), w.Tree.Project
 	if _, err := remoteGit(project, "merge-base", "--is-ancestor", oid, local); err == nil {
 		return nil // ahead: the push is a fast-forward
 	}

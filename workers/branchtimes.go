@@ -3,6 +3,8 @@ package workers
 import (
 	"strconv"
 	"strings"
+
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // BranchCommits is the committer time (Unix seconds) of every branch's
@@ -10,7 +12,7 @@ import (
 // a worker on another machine pushes there), the later of the two: one git
 // call, for telling a claimed plan's progress. Nil when git cannot say.
 func BranchCommits(project string) map[string]float64 {
-	out, err := git(project, "for-each-ref", "--format=%(refname)%00%(committerdate:unix)", "refs/heads/", "refs/remotes/")
+	out, err := tree.Git(project, "for-each-ref", "--format=%(refname)%00%(committerdate:unix)", "refs/heads/", "refs/remotes/")
 	if err != nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // claimSide is where the loop's leases live: the tree's lease files
@@ -274,7 +275,7 @@ func (s *localSide) worktree(c *claim, out io.Writer) (string, Status) {
 }
 
 // printWorktree prints anchor's KEY=value lines for wt and returns its path.
-func (w *WorkOnce) printWorktree(wt Worktree, out io.Writer) string {
+func (w *WorkOnce) printWorktree(wt tree.Worktree, out io.Writer) string {
 	if wt.HandOff != nil {
 		w.Say("%s", wt.HandOff)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // SandboxDir holds each agent's own git store and caches, under the
@@ -74,9 +75,9 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 			return fail(err)
 		}
 	}
-	home := filepath.Join(d.Tree.Project, filepath.FromSlash(SandboxDir), SafeID(d.Worker.AgentID))
+	home := filepath.Join(d.Tree.Project, filepath.FromSlash(SandboxDir), tree.SafeID(d.Worker.AgentID))
 	cache := filepath.Join(home, "cache")
-	if err := mkdirIn(d.Tree.Project, cache); err != nil {
+	if err := tree.MkdirIn(d.Tree.Project, cache); err != nil {
 		return fail(fmt.Errorf("%s: %v", cache, errText(err)))
 	}
 	sock := filepath.Join(run, "sock")
@@ -96,8 +97,8 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	if job.Worktree != "" {
 		b.writes = watchWrites(job.Worktree)
 		b.policy.Write = append(b.policy.Write, job.Worktree)
-		ref := "refs/heads/" + FeatureBranch(model.SlugOf(path.Base(job.Rel)))
-		if d.contained && hasRef(job.Worktree, "HEAD") {
+		ref := "refs/heads/" + tree.FeatureBranch(model.SlugOf(path.Base(job.Rel)))
+		if d.contained && tree.HasRef(job.Worktree, "HEAD") {
 			g, err := openGitBox(d.Tree.Project, job.Worktree, filepath.Join(home, "git"), ref)
 			if err != nil {
 				return fail(err)
@@ -361,7 +362,7 @@ func (d *Driver) handInProposal(r *running) error {
 	if err != nil {
 		return err
 	}
-	if err := mkdirIn(d.Tree.Project, filepath.Dir(r.job.Proposal)); err != nil {
+	if err := tree.MkdirIn(d.Tree.Project, filepath.Dir(r.job.Proposal)); err != nil {
 		return err
 	}
 	out, err := os.OpenFile(r.job.Proposal, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // cronStep is one interval cron repeats evenly, and how it writes it.
@@ -102,7 +104,7 @@ func CronLine(bin, project string, s Spec) (line, note string, err error) {
 	// The driver writes its own account to the agent's log, the one the UI
 	// follows; work-once's errors join it there. Its stdout (the claimed
 	// paths, for scripts) would only repeat what the log says.
-	log := filepath.ToSlash(filepath.Join(CronLogDir, SafeID(s.Agent)+".log"))
+	log := filepath.ToSlash(filepath.Join(CronLogDir, tree.SafeID(s.Agent)+".log"))
 	cmd := fmt.Sprintf("cd %s && mkdir -p %s && %s >/dev/null 2>>%s", cronWord(project), CronLogDir, strings.Join(words, " "), log)
 	return sched + " " + cmd, note, nil
 }

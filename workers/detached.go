@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // StartDetached starts `bin args...` the way Start starts a worker: in its
@@ -30,11 +31,11 @@ func startDetached(bin, project, logName string, args ...string) (string, <-chan
 		return "", nil, fmt.Errorf("%q is not a log file name", logName)
 	}
 	logPath := filepath.Join(project, filepath.FromSlash(LogDir), logName)
-	if err := fleetDir(project); err != nil {
+	if err := tree.FleetDir(project); err != nil {
 		return "", nil, err
 	}
 	rotateLog(logPath)
-	log, err := openIn(project, logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	log, err := tree.OpenIn(project, logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return "", nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sync"
+
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // DetailLogLines is how many of a worker's last log lines its detail holds.
@@ -52,10 +54,10 @@ func ReadWorktreeDetail(project, agentID string) (WorktreeDetail, error) {
 
 // findWorktree is agentID's registry entry even when its folder is gone
 // (the detail says so), else what Lookup finds.
-func findWorktree(project, agentID string) (Worktree, bool, error) {
+func findWorktree(project, agentID string) (tree.Worktree, bool, error) {
 	wts, err := List(project)
 	if err != nil {
-		return Worktree{}, false, err
+		return tree.Worktree{}, false, err
 	}
 	for _, wt := range wts {
 		if wt.AgentID == agentID {

@@ -21,6 +21,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/safepath"
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // Limits past which a file is summarised on one line instead of printed:
@@ -85,12 +86,12 @@ type Untracked struct {
 // DiffOfPlan is the diff of slug's feature branch, with the uncommitted
 // changes of the worktree that has it checked out, if any.
 func DiffOfPlan(project, slug string) (Diff, error) {
-	top, err := Project(project)
+	top, err := tree.Project(project)
 	if err != nil {
 		return Diff{}, err
 	}
 	branch := model.FeatureBranch(slug)
-	wts, err := worktreeBranches(top)
+	wts, err := tree.WorktreeBranches(top)
 	if err != nil {
 		return Diff{}, err
 	}
@@ -100,7 +101,7 @@ func DiffOfPlan(project, slug string) (Diff, error) {
 			wt = p
 		}
 	}
-	if wt == "" && !hasRef(top, "refs/heads/"+branch) {
+	if wt == "" && !tree.HasRef(top, "refs/heads/"+branch) {
 		return Diff{}, fmt.Errorf("%s: no branch %s and no worktree on it: nothing to compare yet", slug, branch)
 	}
 	ref := model.BranchRef(branch)
@@ -118,7 +119,7 @@ func DiffOfPlan(project, slug string) (Diff, error) {
 // dirIn is dir relative to top when it is a folder inside top reached
 // without a symlink: nothing outside the project is read.
 func dirIn(top, dir string) (string, error) {
-	rel, err := relIn(top, dir)
+	rel, err := tree.RelIn(top, dir)
 	if err != nil {
 		return "", err
 	}
@@ -133,11 +134,11 @@ func dirIn(top, dir string) (string, error) {
 // DiffOfWorktree is the diff of the branch checked out at path (HEAD when
 // detached), with its uncommitted changes. path must be inside project.
 func DiffOfWorktree(project, path string) (Diff, error) {
-	top, err := Project(project)
+	top, err := tree.Project(project)
 	if err != nil {
 		return Diff{}, err
 	}
-	if !isDir(path) {
+	if !tree.IsDir(path) {
 		return Diff{}, fmt.Errorf("%s: no such worktree", path)
 	}
 	if _, err := dirIn(top, path); err != nil {
@@ -153,7 +154,7 @@ func DiffOfWorktree(project, path string) (Diff, error) {
 // DiffOfWorker is the diff of st's worktree when its state file names one,
 // else of its plan's feature branch.
 func DiffOfWorker(project string, st State) (Diff, error) {
-	if st.Worktree != "" && isDir(st.Worktree) {
+	if st.Worktree != "" && tree.IsDir(st.Worktree) {
 		return DiffOfWorktree(project, st.Worktree)
 	}
 	if st.Plan != "" {
@@ -172,7 +173,7 @@ func diffIn(top, wt, ref string) (Diff, error) {
 	branch := shortRef(ref)
 	d := Diff{Branch: branch}
 	if wt != "" {
-		d.Worktree, _ = relIn(top, wt)
+		d.Worktree, _ = tree.RelIn(top, wt)
 	}
 	integration, err := findIntegration(top)
 	if err != nil {
@@ -367,7 +368,7 @@ func untracked(top, wt string) ([]Untracked, error) {
 	if err != nil {
 		return nil, err
 	}
-	wtRel, err := relIn(top, wt)
+	wtRel, err := tree.RelIn(top, wt)
 	if err != nil {
 		return nil, err
 	}

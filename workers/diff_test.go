@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // diffRepo is a project whose plan "demo" has a worktree (mid-1's, on
@@ -17,7 +18,7 @@ import (
 // moved on after it (devonly.txt, which no diff may show). In the
 // worktree: an unstaged edit, a staged new file, and untracked files (one
 // a symlink out of the project).
-func diffRepo(t testing.TB) (dir string, wt Worktree) {
+func diffRepo(t testing.TB) (dir string, wt tree.Worktree) {
 	t.Helper()
 	dir = testkit.Repo(t)
 	wt, err := Ensure(dir, "mid-1", "demo")
@@ -62,7 +63,7 @@ func fileNamed(t *testing.T, files []FileDiff, name string) FileDiff {
 	return FileDiff{}
 }
 
-func checkDemoDiff(t *testing.T, dir string, wt Worktree, d Diff) {
+func checkDemoDiff(t *testing.T, dir string, wt tree.Worktree, d Diff) {
 	t.Helper()
 	base := testkit.Git(t, dir, "merge-base", "dev", "feature/demo")
 	if d.Branch != "feature/demo" || d.Integration != "dev" || d.Base != base || d.Worktree != "var/worktrees/mid-1" {

@@ -14,6 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/agentout"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // A run ends as one of three: done, the task failed, or endpoint trouble
@@ -134,7 +135,7 @@ func nextState(name string, last EndpointState, had bool, t endTrouble, now time
 
 // EndpointPath is name's state file.
 func EndpointPath(project, name string) string {
-	return filepath.Join(project, filepath.FromSlash(EndpointDir), SafeID(name)+".json")
+	return filepath.Join(project, filepath.FromSlash(EndpointDir), tree.SafeID(name)+".json")
 }
 
 // ReadEndpoint is name's stored state; ok is false when it has none (or
@@ -150,14 +151,14 @@ func ReadEndpoint(project, name string) (st EndpointState, ok bool) {
 
 // WriteEndpoint stores st, replacing the file whole.
 func WriteEndpoint(project string, st EndpointState) error {
-	if err := fleetDir(project); err != nil {
+	if err := tree.FleetDir(project); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeAtomicIn(project, EndpointPath(project, st.Name), append(data, '\n'))
+	return tree.WriteAtomicIn(project, EndpointPath(project, st.Name), append(data, '\n'))
 }
 
 // ClearEndpoint forgets name's trouble: a run on it ended well, or the
@@ -202,7 +203,7 @@ func EndpointWarnings(project string, now time.Time) []model.Warning {
 	var out []model.Warning
 	for _, st := range ReadEndpoints(project) {
 		if why := st.Problem(now); why != "" {
-			out = append(out, model.Warning{File: EndpointDir + "/" + SafeID(st.Name) + ".json", Message: why})
+			out = append(out, model.Warning{File: EndpointDir + "/" + tree.SafeID(st.Name) + ".json", Message: why})
 		}
 	}
 	return out
@@ -345,7 +346,7 @@ type Failures struct {
 }
 
 func failurePath(project, slug string) string {
-	return filepath.Join(project, filepath.FromSlash(FailureDir), SafeID(slug)+".json")
+	return filepath.Join(project, filepath.FromSlash(FailureDir), tree.SafeID(slug)+".json")
 }
 
 // PlanFailures is slug's failures in a row so far.
@@ -362,14 +363,14 @@ func PlanFailures(project, slug string) Failures {
 func addFailure(project, slug, why string) (int, error) {
 	f := PlanFailures(project, slug)
 	f.Slug, f.Count, f.Last, f.At = slug, f.Count+1, why, time.Now().UTC()
-	if err := fleetDir(project); err != nil {
+	if err := tree.FleetDir(project); err != nil {
 		return f.Count, err
 	}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return f.Count, err
 	}
-	return f.Count, writeAtomicIn(project, failurePath(project, slug), append(data, '\n'))
+	return f.Count, tree.WriteAtomicIn(project, failurePath(project, slug), append(data, '\n'))
 }
 
 // ClearFailures forgets slug's failures.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // Ensure gives agentID its worktree under var/worktrees/, creating it on
@@ -14,48 +15,48 @@ import (
 // integration branch; when another agent's worktree has that branch checked
 // out, that worktree lets go of it first (see handOff) and the event log
 // says so. It never resets a branch, so no commit is lost.
-func Ensure(project, agentID, slug string) (Worktree, error) {
-	top, err := Project(project)
+func Ensure(project, agentID, slug string) (tree.Worktree, error) {
+	top, err := tree.Project(project)
 	if err != nil {
-		return Worktree{}, err
+		return tree.Worktree{}, err
 	}
-	unlock, err := lockProject(top)
+	unlock, err := tree.LockProject(top)
 	if err != nil {
-		return Worktree{}, err
+		return tree.Worktree{}, err
 	}
 	defer unlock()
-	if err := ignoreVar(top); err != nil {
-		return Worktree{}, err
+	if err := tree.IgnoreVar(top); err != nil {
+		return tree.Worktree{}, err
 	}
-	integration, _, err := EnsureIntegration(top)
+	integration, _, err := tree.EnsureIntegration(top)
 	if err != nil {
-		return Worktree{}, err
+		return tree.Worktree{}, err
 	}
-	safe := SafeID(agentID)
+	safe := tree.SafeID(agentID)
 	path := filepath.Join(top, "var", "worktrees", safe)
-	wt := Worktree{AgentID: agentID, Path: path, Integration: integration, Project: top}
-	if err := notOthers(top, agentID, path); err != nil {
-		return Worktree{}, err
+	wt := tree.Worktree{AgentID: agentID, Path: path, Integration: integration, Project: top}
+	if err := tree.NotOthers(top, agentID, path); err != nil {
+		return tree.Worktree{}, err
 	}
 
-	registered, err := worktreeBranches(top)
+	registered, err := tree.WorktreeBranches(top)
 	if err != nil {
-		return Worktree{}, err
+		return tree.Worktree{}, err
 	}
 	if branch, ok := registered[path]; ok {
 		wt.Branch = branch
 	} else if wt.Branch, err = addWorktree(top, path, "agent/"+safe, integration, registered); err != nil {
-		return Worktree{}, err
+		return tree.Worktree{}, err
 	}
 	if slug != "" {
 		if err := checkoutFeature(project, &wt, slug, registered); err != nil {
-			return Worktree{}, err
+			return tree.Worktree{}, err
 		}
 	}
 	if ports, err := loadPorts(top); err == nil {
 		wt.Port = ports.Ports[agentID]
 	}
-	return wt, record(top, wt)
+	return wt, tree.Record(top, wt)
 }
 
 // addWorktree makes a new worktree at path on branch base (made from the
@@ -65,22 +66,22 @@ func addWorktree(top, path, base, integration string, registered map[string]stri
 	if _, err := os.Stat(path); err == nil {
 		return "", fmt.Errorf("%s exists but is not a registered git worktree; move it away", path)
 	}
-	if !hasRef(top, "refs/heads/"+base) {
-		if _, err := git(top, "branch", base, model.BranchRef(integration)); err != nil {
+	if !tree.HasRef(top, "refs/heads/"+base) {
+		if _, err := tree.Git(top, "branch", base, model.BranchRef(integration)); err != nil {
 			return "", err
 		}
 	}
-	if checkedOut(registered, base) {
+	if tree.CheckedOut(registered, base) {
 		// The base branch is in use elsewhere (a clone of this id, or a
 		// person's checkout): git refuses a second, so take a sibling.
 		base += "-wt"
-		if !hasRef(top, "refs/heads/"+base) {
-			if _, err := git(top, "branch", base, model.BranchRef(integration)); err != nil {
+		if !tree.HasRef(top, "refs/heads/"+base) {
+			if _, err := tree.Git(top, "branch", base, model.BranchRef(integration)); err != nil {
 				return "", err
 			}
 		}
 	}
-	if _, err := git(top, "worktree", "add", path, base); err != nil {
+	if _, err := tree.Git(top, "worktree", "add", path, base); err != nil {
 		return "", err
 	}
 	return base, nil
@@ -89,12 +90,12 @@ func addWorktree(top, path, base, integration string, registered map[string]stri
 // checkoutFeature checks out slug's feature branch in wt, made from the
 // integration branch when missing, taken over from another agent's
 // worktree when it has it (see handOff).
-func checkoutFeature(project string, wt *Worktree, slug string, registered map[string]string) error {
-	branch := FeatureBranch(slug)
+func checkoutFeature(project string, wt *tree.Worktree, slug string, registered map[string]string) error {
+	branch := tree.FeatureBranch(slug)
 	if why := model.CheckBranch(branch); why != "" {
 		return fmt.Errorf("git refuses branch name %s (%s); rename the plan", branch, why)
 	}
-	if holder := heldElsewhere(registered, branch, wt.Path); wt.Branch != branch && holder != "" {
+	if holder := tree.HeldElsewhere(registered, branch, wt.Path); wt.Branch != branch && holder != "" {
 		h, err := handOff(project, wt.Project, holder, branch, wt.AgentID)
 		if err != nil {
 			return err
@@ -104,10 +105,10 @@ func checkoutFeature(project string, wt *Worktree, slug string, registered map[s
 	}
 	if wt.Branch != branch {
 		args := []string{"checkout", branch}
-		if !hasRef(wt.Project, "refs/heads/"+branch) {
+		if !tree.HasRef(wt.Project, "refs/heads/"+branch) {
 			args = []string{"checkout", "-b", branch, model.BranchRef(wt.Integration)}
 		}
-		if _, err := git(wt.Path, args...); err != nil {
+		if _, err := tree.Git(wt.Path, args...); err != nil {
 			return fmt.Errorf("%s: %v", wt.Path, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // A contained agent commits into a git store of its own, never into the
@@ -81,7 +82,7 @@ func (b *gitBox) refill() error {
 	if err != nil {
 		return err
 	}
-	refs, err := git(b.project, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/", "refs/tags/", "refs/remotes/")
+	refs, err := tree.Git(b.project, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/", "refs/tags/", "refs/remotes/")
 	if err != nil {
 		return err
 	}
@@ -253,7 +254,7 @@ func (b *gitBox) writable() []string { return []string{b.store} }
 // over (the agent staged and committed in its store's index), so the
 // driver's next checkout there sees the worktree as it is.
 func (b *gitBox) settle() error {
-	_, err := git(b.wt, "reset", "-q")
+	_, err := tree.Git(b.wt, "reset", "-q")
 	return err
 }
 
@@ -317,7 +318,7 @@ func (b *gitBox) bring(agent string) (string, error) {
 	if err != nil || tip == "" {
 		return "", err
 	}
-	old, _ := git(b.project, "rev-parse", "--verify", "--quiet", b.ref)
+	old, _ := tree.Git(b.project, "rev-parse", "--verify", "--quiet", b.ref)
 	if tip == old {
 		return "", nil
 	}
@@ -329,14 +330,14 @@ func (b *gitBox) bring(agent string) (string, error) {
 	if err := b.packObjects(pack, revs); err != nil {
 		return "", fmt.Errorf("bring %s from %s's store: %v", b.ref, agent, err)
 	}
-	if kind, err := git(b.project, "cat-file", "-t", tip); err != nil || kind != "commit" {
+	if kind, err := tree.Git(b.project, "cat-file", "-t", tip); err != nil || kind != "commit" {
 		return "", fmt.Errorf("bring %s from %s's store: %s is not a commit", b.ref, agent, tip)
 	}
 	expect := old
 	if expect == "" {
 		expect = strings.Repeat("0", len(tip))
 	}
-	if _, err := git(b.project, "update-ref", "-m", "fleetwatch: brought from "+agent+"'s contained worktree", b.ref, tip, expect); err != nil {
+	if _, err := tree.Git(b.project, "update-ref", "-m", "fleetwatch: brought from "+agent+"'s contained worktree", b.ref, tip, expect); err != nil {
 		return "", err
 	}
 	return tip, nil

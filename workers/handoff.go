@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	wtree "github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // handOff makes the worktree at holder let go of branch so agentID can
@@ -20,22 +21,22 @@ import (
 // at the same commit, so its files stay as they were and nothing is lost.
 // Only agent worktrees under var/worktrees/ are touched, never a person's
 // checkout, and never one whose driver still works a plan on that branch.
-func handOff(project, top, holder, branch, agentID string) (*HandOff, error) {
+func handOff(project, top, holder, branch, agentID string) (*wtree.HandOff, error) {
 	if filepath.Dir(holder) != filepath.Join(top, "var", "worktrees") {
 		return nil, fmt.Errorf("%s is checked out in %s, which is not an agent worktree; check out another branch there", branch, holder)
 	}
 	from := filepath.Base(holder)
-	if reg, err := load(top); err == nil {
+	if reg, err := wtree.LoadRegistry(top); err == nil {
 		for id, w := range reg.Agents {
 			if w.Path == holder {
 				from = id
 			}
 		}
 	}
-	h := &HandOff{Branch: branch, FromAgent: from, FromPath: holder}
-	if !isDir(holder) {
+	h := &wtree.HandOff{Branch: branch, FromAgent: from, FromPath: holder}
+	if !wtree.IsDir(holder) {
 		// Its folder is gone: git only has to forget it.
-		if _, err := git(top, "worktree", "prune"); err != nil {
+		if _, err := wtree.Git(top, "worktree", "prune"); err != nil {
 			return nil, err
 		}
 		return h, nil
@@ -48,7 +49,7 @@ func handOff(project, top, holder, branch, agentID string) (*HandOff, error) {
 	if _, err := StopLeftovers(project, from); err != nil {
 		return nil, fmt.Errorf("%s: %v, so %s stays there", holder, err, branch)
 	}
-	status, err := git(holder, "status", "--porcelain", "--untracked-files=all")
+	status, err := wtree.Git(holder, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", holder, err)
 	}
@@ -57,14 +58,14 @@ func handOff(project, top, holder, branch, agentID string) (*HandOff, error) {
 			return nil, fmt.Errorf("%s: cannot keep its uncommitted changes, so %s stays there: %v", holder, branch, err)
 		}
 	}
-	if _, err := git(holder, "checkout", "--quiet", "--detach"); err != nil {
+	if _, err := wtree.Git(holder, "checkout", "--quiet", "--detach"); err != nil {
 		return nil, fmt.Errorf("%s: cannot let go of %s: %v", holder, branch, err)
 	}
-	if reg, err := load(top); err == nil {
+	if reg, err := wtree.LoadRegistry(top); err == nil {
 		if w, ok := reg.Agents[from]; ok && w.Branch == branch {
 			w.Branch = ""
 			reg.Agents[from] = w
-			_ = save(top, reg)
+			_ = wtree.SaveRegistry(top, reg)
 		}
 	}
 	return h, nil
@@ -108,7 +109,7 @@ var keepIdentity = []string{
 // worktree's branch, index and files are left as they were.
 func keepChanges(dir, agent, branch, newOwner string) (string, error) {
 	msg := fmt.Sprintf("fleetwatch: uncommitted work of agent %s in %s, kept before %s went to %s", agent, dir, branch, newOwner)
-	commit, err := snapshotCommit(dir, msg, gitTimeout)
+	commit, err := snapshotCommit(dir, msg, wtree.GitTimeout)
 	if err != nil {
 		return "", err
 	}
@@ -119,7 +120,7 @@ func keepChanges(dir, agent, branch, newOwner string) (string, error) {
 			r = fmt.Sprintf("%s-%d", ref, i)
 		}
 		// Create-only (old value empty): a keep ref is never overwritten.
-		_, err := git(dir, "update-ref", r, commit, "")
+		_, err := wtree.Git(dir, "update-ref", r, commit, "")
 		if err == nil {
 			return r, nil
 		}
@@ -134,7 +135,7 @@ func keepChanges(dir, agent, branch, newOwner string) (string, error) {
 // a temporary index: no ref moves, and the worktree's index and files are
 // left as they were. Each git call is bounded by timeout.
 func snapshotCommit(dir, msg string, timeout time.Duration) (string, error) {
-	idx, err := runGit(timeout, nil, dir, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	idx, err := wtree.RunGit(timeout, nil, dir, "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return "", err
 	}
@@ -149,20 +150,20 @@ func snapshotCommit(dir, msg string, timeout time.Duration) (string, error) {
 		return "", err
 	}
 	env := []string{"GIT_INDEX_FILE=" + tmpIdx}
-	if _, err := runGit(timeout, env, dir, "add", "--all"); err != nil {
+	if _, err := wtree.RunGit(timeout, env, dir, "add", "--all"); err != nil {
 		return "", err
 	}
-	tree, err := runGit(timeout, env, dir, "write-tree")
+	tree, err := wtree.RunGit(timeout, env, dir, "write-tree")
 	if err != nil {
 		return "", err
 	}
-	return runGit(timeout, keepIdentity, dir, "commit-tree", "--no-gpg-sign", "-p", "HEAD", "-m", msg, tree)
+	return wtree.RunGit(timeout, keepIdentity, dir, "commit-tree", "--no-gpg-sign", "-p", "HEAD", "-m", msg, tree)
 }
 
 // keepName is agent as one ref component git accepts: no dots (`..`,
 // `.lock`), nothing outside [A-Za-z0-9_-].
 func keepName(agent string) string {
-	if s := strings.Trim(sanitize(agent, "_-"), "-"); s != "" {
+	if s := strings.Trim(wtree.Sanitize(agent, "_-"), "-"); s != "" {
 		return s
 	}
 	return "agent"
@@ -187,7 +188,7 @@ func copyFile(src, dst string) error {
 
 // logHandOff appends the hand-off to the project's event log, when it has
 // a plan tree.
-func logHandOff(project, slug, agentID string, h *HandOff) {
+func logHandOff(project, slug, agentID string, h *wtree.HandOff) {
 	if t, err := planfs.Open(project); err == nil {
 		t.LogEvent(planfs.Event{Event: "handoff", Slug: slug, AgentID: agentID, Reason: h.String()})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // backendKeeper is a driver's lease held in a claims backend: the
@@ -94,7 +95,7 @@ func (k *backendKeeper) Renew() (string, error) {
 func (k *backendKeeper) Complete(to model.Lane) (string, error) {
 	k.push()
 	if k.fenced() {
-		return "", fmt.Errorf("lease lost (%s): not completed, and %s not pushed", k.lost, FeatureBranch(k.held.Slug))
+		return "", fmt.Errorf("lease lost (%s): not completed, and %s not pushed", k.lost, tree.FeatureBranch(k.held.Slug))
 	}
 	ctx, cancel := k.ctx()
 	defer cancel()
@@ -136,7 +137,7 @@ func isLost(err error) bool {
 // a fast-forward of base. A refused push is logged and told to the event
 // log; a lost lease stops every later push.
 func (k *backendKeeper) push() {
-	branch := FeatureBranch(k.held.Slug)
+	branch := tree.FeatureBranch(k.held.Slug)
 	ref := "refs/heads/" + branch
 	tip, err := remoteGit(k.repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	switch {

@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // No agent process outlives its driver for long, and no run's work is
@@ -302,8 +303,8 @@ func bringLeftover(project, agentID string) (string, error) {
 	if !ok || st.State != StateRunning || st.Plan == "" || st.Worktree == "" {
 		return "", err
 	}
-	ref := "refs/heads/" + FeatureBranch(model.SlugOf(path.Base(st.Plan)))
-	store := filepath.Join(project, filepath.FromSlash(SandboxDir), SafeID(agentID), "git")
+	ref := "refs/heads/" + tree.FeatureBranch(model.SlugOf(path.Base(st.Plan)))
+	store := filepath.Join(project, filepath.FromSlash(SandboxDir), tree.SafeID(agentID), "git")
 	admin, err := gitenv.WorktreeAdmin(st.Worktree)
 	if err != nil || !checkedOutIn(admin, ref) || !dirExists(store) {
 		return "", nil

@@ -3,15 +3,17 @@ package workers
 import (
 	"path/filepath"
 	"sort"
+
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // List returns the registered worktrees, by agent id.
-func List(project string) ([]Worktree, error) {
-	top, err := Project(project)
+func List(project string) ([]tree.Worktree, error) {
+	top, err := tree.Project(project)
 	if err != nil {
 		return nil, err
 	}
-	reg, err := load(top)
+	reg, err := tree.LoadRegistry(top)
 	if err != nil {
 		return nil, err
 	}
@@ -19,7 +21,7 @@ func List(project string) ([]Worktree, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Worktree, 0, len(reg.Agents))
+	out := make([]tree.Worktree, 0, len(reg.Agents))
 	for id, wt := range reg.Agents {
 		wt.Port = ports.Ports[id]
 		out = append(out, wt)
@@ -32,30 +34,30 @@ func List(project string) ([]Worktree, error) {
 // there, else the default path var/worktrees/<safe id> when git has a
 // worktree there (made by hand or by a registry that was lost) and the
 // registry does not give it to another agent id.
-func Lookup(project, agentID string) (Worktree, bool, error) {
-	top, err := Project(project)
+func Lookup(project, agentID string) (tree.Worktree, bool, error) {
+	top, err := tree.Project(project)
 	if err != nil {
-		return Worktree{}, false, err
+		return tree.Worktree{}, false, err
 	}
-	reg, err := load(top)
+	reg, err := tree.LoadRegistry(top)
 	if err != nil {
-		return Worktree{}, false, err
+		return tree.Worktree{}, false, err
 	}
 	port, _ := PortOf(top, agentID)
-	if wt, ok := reg.Agents[agentID]; ok && isDir(wt.Path) {
+	if wt, ok := reg.Agents[agentID]; ok && tree.IsDir(wt.Path) {
 		wt.Port = port
 		return wt, true, nil
 	}
-	path := filepath.Join(top, "var", "worktrees", SafeID(agentID))
-	if notOthers(top, agentID, path) != nil {
-		return Worktree{}, false, nil
+	path := filepath.Join(top, "var", "worktrees", tree.SafeID(agentID))
+	if tree.NotOthers(top, agentID, path) != nil {
+		return tree.Worktree{}, false, nil
 	}
-	registered, err := worktreeBranches(top)
+	registered, err := tree.WorktreeBranches(top)
 	if err != nil {
-		return Worktree{}, false, err
+		return tree.Worktree{}, false, err
 	}
-	if branch, ok := registered[path]; ok && isDir(path) {
-		return Worktree{AgentID: agentID, Branch: branch, Path: path, Project: top, Port: port}, true, nil
+	if branch, ok := registered[path]; ok && tree.IsDir(path) {
+		return tree.Worktree{AgentID: agentID, Branch: branch, Path: path, Project: top, Port: port}, true, nil
 	}
-	return Worktree{}, false, nil
+	return tree.Worktree{}, false, nil
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // Log streams of a worker log line: the executor's stdout and stderr, and
@@ -50,14 +52,14 @@ type Log struct {
 // nil every line's text is also written there, for a person watching.
 func OpenLog(project, agentID string, echo io.Writer) (*Log, error) {
 	p := LogPath(project, agentID)
-	if err := fleetDir(project); err != nil {
+	if err := tree.FleetDir(project); err != nil {
 		return nil, err
 	}
-	if err := mkdirIn(project, filepath.Dir(p)); err != nil {
+	if err := tree.MkdirIn(project, filepath.Dir(p)); err != nil {
 		return nil, err
 	}
 	rotateLog(p)
-	f, err := openIn(project, p, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	f, err := tree.OpenIn(project, p, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}

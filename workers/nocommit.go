@@ -7,6 +7,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // A build that exits 0 without a commit on its branch is not a change to
@@ -24,7 +25,7 @@ const (
 // branchTip is the worktree's HEAD as the project's store has it (a
 // contained agent's commits are there once brought); "" when unborn.
 func branchTip(wt string) string {
-	tip, _ := git(wt, "rev-parse", "--verify", "-q", "HEAD")
+	tip, _ := tree.Git(wt, "rev-parse", "--verify", "-q", "HEAD")
 	return tip
 }
 
@@ -67,7 +68,7 @@ func (d *Driver) noCommit(r *running, o Outcome) (Outcome, bool) {
 // looked into, since git would run a git there in whatever repository the
 // agent put in that folder.
 func uncommitted(wt string) ([]string, error) {
-	out, err := git(wt, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty")
+	out, err := tree.Git(wt, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty")
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func uncommitted(wt string) ([]string, error) {
 // (gitenv), so nothing of the agent's runs in the driver.
 func (d *Driver) autoCommit(r *running, paths []string) (string, error) {
 	wt := r.job.Worktree
-	if _, err := git(wt, "add", "-A", "--", "."); err != nil {
+	if _, err := tree.Git(wt, "add", "-A", "--", "."); err != nil {
 		return "", err
 	}
 	slug := model.SlugOf(path.Base(r.job.Rel))
@@ -92,7 +93,7 @@ func (d *Driver) autoCommit(r *running, paths []string) (string, error) {
 		"GIT_AUTHOR_NAME=" + autoCommitName, "GIT_AUTHOR_EMAIL=" + autoCommitEmail,
 		"GIT_COMMITTER_NAME=" + autoCommitName, "GIT_COMMITTER_EMAIL=" + autoCommitEmail,
 	}
-	if _, err := runGit(gitTimeout, who, wt, "commit", "-q", "--no-verify", "-m", msg); err != nil {
+	if _, err := tree.RunGit(tree.GitTimeout, who, wt, "commit", "-q", "--no-verify", "-m", msg); err != nil {
 		return "", err
 	}
 	tip := branchTip(wt)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	endpoints "github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // SpawnEndpoint is an endpoint as a spawn form offers it.
@@ -36,7 +37,7 @@ func Offer(project string) SpawnOffer {
 		// The project is known: the reason needs the room.
 		o.Problem = strings.ReplaceAll(err.Error(), project+string(filepath.Separator), "")
 	}
-	_, err = Project(project)
+	_, err = tree.Project(project)
 	o.Git = err == nil
 	return o
 }

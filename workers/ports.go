@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // portsFile records each agent id's port, relative to the project, beside
@@ -82,13 +84,13 @@ func AssignPort(project, agentID string, r PortRange) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	unlock, err := lockProject(home)
+	unlock, err := tree.LockProject(home)
 	if err != nil {
 		return 0, err
 	}
 	defer unlock()
 	if inGit {
-		if err := ignoreVar(home); err != nil {
+		if err := tree.IgnoreVar(home); err != nil {
 			return 0, err
 		}
 	}
@@ -174,7 +176,7 @@ func Ports(project string) (map[string]int, error) {
 // worktrees, or the folder itself when it is not in git (a worker may run
 // in a plain project root).
 func portHome(project string) (string, bool, error) {
-	if top, err := Project(project); err == nil {
+	if top, err := tree.Project(project); err == nil {
 		return top, true, nil
 	}
 	abs, err := filepath.Abs(project)
@@ -265,7 +267,7 @@ func savePorts(home string, rec portsRecord) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomicIn(home, filepath.Join(home, portsFile), append(data, '\n'))
+	return tree.WriteAtomicIn(home, filepath.Join(home, portsFile), append(data, '\n'))
 }
 
 // freePort forgets agentID's port, and its block with it, and returns the
@@ -292,7 +294,7 @@ func ReleasePort(project, agentID string, p int) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := lockProject(home)
+	unlock, err := tree.LockProject(home)
 	if err != nil {
 		return err
 	}
@@ -321,7 +323,7 @@ func AssignPorts(project, agentID string, r PortRange, n int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockProject(home)
+	unlock, err := tree.LockProject(home)
 	if err != nil {
 		return nil, err
 	}

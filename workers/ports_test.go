@@ -2,7 +2,6 @@ package workers
 
 import (
 	"encoding/json"
-	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -13,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // freeRange finds n consecutive ports that nothing listens on now, below
@@ -247,7 +249,7 @@ func TestAssignPortWithoutWorktree(t *testing.T) {
 	if p, err := AssignPort(plain, "root-worker", r); err != nil || p != r.Lo {
 		t.Fatalf("outside git: %d %v", p, err)
 	}
-	if _, err := os.Stat(filepath.Join(plain, registryFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(plain, tree.RegistryFile)); err == nil {
 		t.Fatal("a port made a registry")
 	}
 	dir := testkit.Repo(t)
@@ -293,7 +295,7 @@ func TestListShowsPortsKeptOutOfRegistry(t *testing.T) {
 // five string keys, keys sorted, indent 2.
 func assertAnchorRegistry(t *testing.T, dir string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, registryFile))
+	data, err := os.ReadFile(filepath.Join(dir, tree.RegistryFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/safepath"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // A driver whose claims live in a remote backend publishes its worker's
@@ -277,7 +278,7 @@ const MaxServedLines = 500
 // a symlink anywhere under the project, and only a regular file is read.
 func ServedLog(project, agent string, n int) ([]string, error) {
 	n = min(max(n, 1), MaxServedLines)
-	rel := LogDir + "/" + SafeID(agent) + ".log"
+	rel := LogDir + "/" + tree.SafeID(agent) + ".log"
 	f, err := safepath.OpenFile(project, rel, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", rel, errText(err))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // A tag named like a branch never stands in for it: with a tag dev on the
@@ -48,7 +49,7 @@ func TestTagsNeverStandInForBranches(t *testing.T) {
 	d, err = DiffOfWorktree(dir, wt.Path)
 	check("DiffOfWorktree", d, err)
 
-	if st := Inspect(dir, []Worktree{wt})[0]; st.Err != "" || st.Ahead != 2 || st.Behind != 0 {
+	if st := Inspect(dir, []tree.Worktree{wt})[0]; st.Err != "" || st.Ahead != 2 || st.Behind != 0 {
 		t.Errorf("inspect: %+v, want 2 ahead", st)
 	}
 	if d, err := ReadWorktreeDetail(dir, "a"); err != nil || d.Base != "dev" || d.Ahead != 2 {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // ErrNothingToRemove means an agent has no worktree, registry entry or port.
@@ -38,38 +39,38 @@ var deletable = []string{"feature/", "feat/", "agent/"}
 // branch; otherwise it keeps the branch and says why in BranchKept.
 func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) {
 	var out Removal
-	top, err := Project(project)
+	top, err := tree.Project(project)
 	if err != nil {
 		return out, err
 	}
-	unlock, err := lockProject(top)
+	unlock, err := tree.LockProject(top)
 	if err != nil {
 		return out, err
 	}
 	defer unlock()
-	reg, err := load(top)
+	reg, err := tree.LoadRegistry(top)
 	if err != nil {
 		return out, err
 	}
 	rec, inReg := reg.Agents[agentID]
-	path := filepath.Join(top, "var", "worktrees", SafeID(agentID))
+	path := filepath.Join(top, "var", "worktrees", tree.SafeID(agentID))
 	if inReg && rec.Path != "" {
 		path = rec.Path
 	}
-	if err := notOthers(top, agentID, path); err != nil {
+	if err := tree.NotOthers(top, agentID, path); err != nil {
 		return out, err
 	}
 	if driverRunning(top, agentID) {
 		return out, fmt.Errorf("agent %s is running%s; stop it first, then remove", agentID, runningWhat(top, agentID))
 	}
-	registered, err := worktreeBranches(top)
+	registered, err := tree.WorktreeBranches(top)
 	if err != nil {
 		return out, err
 	}
 	head, inGit := registered[path]
-	onDisk := isDir(path)
+	onDisk := tree.IsDir(path)
 	integration := sync.OnceValues(func() (string, error) {
-		if rec.Integration != "" && hasRef(top, model.BranchRef(rec.Integration)) {
+		if rec.Integration != "" && tree.HasRef(top, model.BranchRef(rec.Integration)) {
 			return model.BranchRef(rec.Integration), nil
 		}
 		return findIntegration(top)
@@ -100,7 +101,7 @@ func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) 
 			out.BranchDeleted, out.BranchKept = deleteMerged(top, rec.Branch, integration)
 		}
 		delete(reg.Agents, agentID)
-		if err := save(top, reg); err != nil {
+		if err := tree.SaveRegistry(top, reg); err != nil {
 			return out, err
 		}
 	}
@@ -118,7 +119,7 @@ func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) 
 // integration branch (unless force), or commits on a detached HEAD that no
 // branch, tag or remote holds (always).
 func checkRemovable(path, head string, integration func() (string, error), force bool) error {
-	status, err := git(path, "status", "--porcelain", "--untracked-files=all")
+	status, err := tree.Git(path, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
@@ -133,7 +134,7 @@ func checkRemovable(path, head string, integration func() (string, error), force
 		}
 	}
 	if head == "" {
-		orphans, err := git(path, "rev-list", "--count", "HEAD", "--not", "--branches", "--tags", "--remotes")
+		orphans, err := tree.Git(path, "rev-list", "--count", "HEAD", "--not", "--branches", "--tags", "--remotes")
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
@@ -160,7 +161,7 @@ func checkRemovable(path, head string, integration func() (string, error), force
 	if err != nil {
 		return fmt.Errorf("%s: cannot tell whether %s is merged: %v; --force removes the worktree but keeps the branch", path, what, err)
 	}
-	ahead, err := git(path, "rev-list", "--count", base+"..HEAD", "--")
+	ahead, err := tree.Git(path, "rev-list", "--count", base+"..HEAD", "--")
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
@@ -187,21 +188,21 @@ func removeWorktree(top, path string, force bool) error {
 	if force {
 		args = append(args, "--force")
 	}
-	_, err := git(top, append(args, path)...)
+	_, err := tree.Git(top, append(args, path)...)
 	if err == nil {
 		return nil
 	}
-	git(top, "worktree", "prune")
-	if !isDir(path) {
+	tree.Git(top, "worktree", "prune")
+	if !tree.IsDir(path) {
 		return nil
 	}
 	if !force {
 		// Something may have been written since the check.
-		if status, serr := git(path, "status", "--porcelain", "--untracked-files=all"); serr != nil || status != "" {
+		if status, serr := tree.Git(path, "status", "--porcelain", "--untracked-files=all"); serr != nil || status != "" {
 			return fmt.Errorf("could not remove worktree %s: %v", path, err)
 		}
 	}
-	if _, ferr := git(top, "worktree", "remove", "--force", path); ferr != nil && isDir(path) {
+	if _, ferr := tree.Git(top, "worktree", "remove", "--force", path); ferr != nil && tree.IsDir(path) {
 		return fmt.Errorf("could not remove worktree %s: %v", path, ferr)
 	}
 	return nil
@@ -220,14 +221,14 @@ func deleteMerged(top, branch string, integration func() (string, error)) (bool,
 		return false, ""
 	case !ok:
 		return false, fmt.Sprintf("kept %s: only feature/, feat/ and agent/ branches are deleted", branch)
-	case !hasRef(top, "refs/heads/"+branch):
+	case !tree.HasRef(top, "refs/heads/"+branch):
 		return false, ""
 	}
 	base, err := integration()
 	if err != nil {
 		return false, fmt.Sprintf("kept %s: cannot tell whether it is merged: %v", branch, err)
 	}
-	ahead, err := git(top, "rev-list", "--count", base+".."+model.BranchRef(branch), "--")
+	ahead, err := tree.Git(top, "rev-list", "--count", base+".."+model.BranchRef(branch), "--")
 	if err != nil {
 		return false, fmt.Sprintf("kept %s: %v", branch, err)
 	}
@@ -236,7 +237,7 @@ func deleteMerged(top, branch string, integration func() (string, error)) (bool,
 	}
 	// -D: the commits are in the integration branch, which git branch -d
 	// would not look at (it asks HEAD or the upstream).
-	if _, err := git(top, "branch", "-D", branch); err != nil {
+	if _, err := tree.Git(top, "branch", "-D", branch); err != nil {
 		return false, fmt.Sprintf("kept %s: %v", branch, err)
 	}
 	return true, ""

@@ -2,17 +2,19 @@ package workers
 
 import (
 	"errors"
-	"github.com/fleetwatch/fleetwatch/internal/testkit"
-	"github.com/fleetwatch/fleetwatch/model"
-	"github.com/fleetwatch/fleetwatch/planfs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // ensured makes agent's worktree on feature/<slug> in a fresh repository.
-func ensured(t *testing.T, agent, slug string) (string, Worktree) {
+func ensured(t *testing.T, agent, slug string) (string, tree.Worktree) {
 	t.Helper()
 	dir := testkit.Repo(t)
 	wt, err := Ensure(dir, agent, slug)
@@ -38,12 +40,12 @@ func hasBranch(t *testing.T, dir, branch string) bool {
 
 // refused checks Remove failed with one line naming the worktree and want,
 // and that the checkout and its registry entry are still there.
-func refused(t *testing.T, dir string, wt Worktree, err error, want string) {
+func refused(t *testing.T, dir string, wt tree.Worktree, err error, want string) {
 	t.Helper()
 	if err == nil || !strings.Contains(err.Error(), wt.Path) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v, want one line with %s and %q", err, wt.Path, want)
 	}
-	if !isDir(wt.Path) {
+	if !tree.IsDir(wt.Path) {
 		t.Fatal("the worktree is gone")
 	}
 	if list, _ := List(dir); len(list) != 1 {
@@ -95,7 +97,7 @@ func TestRemoveForceKeepsUnmergedBranch(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
-	if isDir(wt.Path) || !hasBranch(t, dir, "feature/x") || testkit.Git(t, dir, "rev-parse", "feature/x") != head {
+	if tree.IsDir(wt.Path) || !hasBranch(t, dir, "feature/x") || testkit.Git(t, dir, "rev-parse", "feature/x") != head {
 		t.Fatal("the worktree should be gone and feature/x kept at its commit")
 	}
 	if list, _ := List(dir); len(list) != 0 {
@@ -125,7 +127,7 @@ func TestRemoveDeleteBranchMerged(t *testing.T) {
 	}
 	// Without --delete-branch the branch stays.
 	dir, wt = ensured(t, "v", "y")
-	if got, err := Remove(dir, "v", false, false); err != nil || got.BranchDeleted || !hasBranch(t, dir, "feature/y") || isDir(wt.Path) {
+	if got, err := Remove(dir, "v", false, false); err != nil || got.BranchDeleted || !hasBranch(t, dir, "feature/y") || tree.IsDir(wt.Path) {
 		t.Fatalf("%+v %v", got, err)
 	}
 }
@@ -133,11 +135,11 @@ func TestRemoveDeleteBranchMerged(t *testing.T) {
 // Only feature/, feat/ and agent/ branches are ever deleted.
 func TestRemoveDeleteBranchOnlyAgentBranches(t *testing.T) {
 	dir, _ := ensured(t, "w", "")
-	reg, _ := load(dir)
+	reg, _ := tree.LoadRegistry(dir)
 	e := reg.Agents["w"]
 	e.Branch = "main"
 	reg.Agents["w"] = e
-	save(dir, reg)
+	tree.SaveRegistry(dir, reg)
 	got, err := Remove(dir, "w", false, true)
 	if err != nil || got.BranchDeleted || !strings.Contains(got.BranchKept, "only feature/, feat/ and agent/") || !hasBranch(t, dir, "main") {
 		t.Fatalf("%+v %v", got, err)
@@ -217,7 +219,7 @@ func TestLookup(t *testing.T) {
 		t.Fatalf("nobody: %v %v", ok, err)
 	}
 	// Without the registry, the default path git knows still answers.
-	os.Remove(filepath.Join(dir, registryFile))
+	os.Remove(filepath.Join(dir, tree.RegistryFile))
 	if got, ok, _ := Lookup(dir, "w 1"); !ok || got.Path != wt.Path || got.Branch != "feature/x" {
 		t.Fatalf("without registry: %+v %v", got, ok)
 	}
@@ -240,7 +242,7 @@ func TestRemoveRefusesWhileTheDriverRuns(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "running") || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("force %v: removed under a running driver: %v", force, err)
 		}
-		if !isDir(wt.Path) {
+		if !tree.IsDir(wt.Path) {
 			t.Fatal("the worktree is gone")
 		}
 		if p, ok := PortOf(dir, "w"); !ok || p != port {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // Agents can write the shared git dir: its hooks, fsmonitor, external diff
@@ -44,7 +45,7 @@ func TestGitRunsNoRepositoryCode(t *testing.T) {
 	if _, err := DiffOfWorktree(dir, b.Path); err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range Inspect(dir, []Worktree{a, b}) {
+	for _, st := range Inspect(dir, []tree.Worktree{a, b}) {
 		if st.Err != "" {
 			t.Fatal(st.Err)
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // DefaultGrace is how long a stopped executor gets between SIGTERM and
@@ -324,10 +325,10 @@ func (d *Driver) Finish(code int, note string) {
 // kernel drops it when the driver dies, however it dies.
 func (d *Driver) lockAgent() error {
 	p := lockPath(d.Tree.Project, d.Worker.AgentID)
-	if err := fleetDir(d.Tree.Project); err != nil {
+	if err := tree.FleetDir(d.Tree.Project); err != nil {
 		return err
 	}
-	f, err := openIn(d.Tree.Project, p, os.O_CREATE|os.O_RDWR)
+	f, err := tree.OpenIn(d.Tree.Project, p, os.O_CREATE|os.O_RDWR)
 	if err != nil {
 		return err
 	}

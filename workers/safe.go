@@ -7,13 +7,14 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/safepath"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // varPaths are the folders and files under var/ that workers write, relative
 // to the project (worktrees and ports at the git top level).
 var varPaths = []string{
 	"var", "var/.gitignore", "var/fleet", "var/fleet/.gitignore", LogDir, StateDir,
-	"var/worktrees", "var/worktrees/.lock", registryFile, portsFile,
+	"var/worktrees", "var/worktrees/.lock", tree.RegistryFile, portsFile,
 }
 
 // CheckWrites reports, changing nothing, the first path a worker for
@@ -22,7 +23,7 @@ var varPaths = []string{
 func CheckWrites(project, agentID string) error {
 	paths := append([]string(nil), varPaths...)
 	if agentID != "" {
-		id := SafeID(agentID)
+		id := tree.SafeID(agentID)
 		paths = append(paths, LogDir+"/"+id+".log", LogDir+"/"+id+".log.1", StateDir+"/"+id+".json", StateDir+"/"+id+".lock")
 	}
 	// The project only, no git lookup: a worktree at another top level is

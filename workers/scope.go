@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // The scope scanner: while a build runs, the driver looks at what the
@@ -60,7 +61,7 @@ func (d *Driver) newScanner(r *running) *scanner {
 	}
 	if s.base == "" {
 		// No integration branch: at least what this run commits counts.
-		s.base, _ = runGit(scanTimeout, nil, s.dir, "rev-parse", "--verify", "-q", "HEAD")
+		s.base, _ = tree.RunGit(scanTimeout, nil, s.dir, "rev-parse", "--verify", "-q", "HEAD")
 	}
 	d.state.Scope, d.state.Touched, d.state.TouchedMore, d.state.Violations = scopeWords(r.job.Scope, nil, 0), nil, 0, nil
 	d.save()
@@ -177,7 +178,7 @@ func (s *scanner) touched() ([]string, error) {
 	// the runner trims the output; without renames, a rename is its two
 	// sides, both counted. A submodule's own work tree is not looked into
 	// (git would run a git there, in the agent's repository).
-	status, err := runGit(scanTimeout, nil, s.dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty")
+	status, err := tree.RunGit(scanTimeout, nil, s.dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty")
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +195,7 @@ func (s *scanner) touched() ([]string, error) {
 // committedPaths lists again what HEAD changed since the merge base with
 // s.base, when HEAD moved since the last scan.
 func (s *scanner) committedPaths() error {
-	head, err := runGit(scanTimeout, nil, s.dir, "rev-parse", "--verify", "-q", "HEAD")
+	head, err := tree.RunGit(scanTimeout, nil, s.dir, "rev-parse", "--verify", "-q", "HEAD")
 	if err != nil || head == s.head {
 		return nil // no commit yet (an unborn branch): nothing committed
 	}
@@ -202,11 +203,11 @@ func (s *scanner) committedPaths() error {
 		s.head, s.committed = head, nil
 		return nil
 	}
-	mb, err := runGit(scanTimeout, nil, s.dir, "merge-base", s.base, head)
+	mb, err := tree.RunGit(scanTimeout, nil, s.dir, "merge-base", s.base, head)
 	if err != nil {
 		return fmt.Errorf("merge base of %s and HEAD: %v", s.base, errText(err))
 	}
-	diff, err := runGit(scanTimeout, nil, s.dir, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", mb, head)
+	diff, err := tree.RunGit(scanTimeout, nil, s.dir, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", mb, head)
 	if err != nil {
 		return err
 	}

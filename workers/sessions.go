@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fleetwatch/fleetwatch/internal/safepath"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // sessionsRel holds each plan's last agent session, by slug: the
@@ -50,7 +51,7 @@ func LastSession(project, slug string) (Session, bool) {
 	if !validSlug(slug) {
 		return Session{}, false
 	}
-	rel, err := relIn(project, sessionPath(project, slug))
+	rel, err := tree.RelIn(project, sessionPath(project, slug))
 	if err != nil {
 		return Session{}, false
 	}
@@ -75,7 +76,7 @@ func saveSession(project, slug string, s Session) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomicIn(project, sessionPath(project, slug), append(b, '\n'))
+	return tree.WriteAtomicIn(project, sessionPath(project, slug), append(b, '\n'))
 }
 
 // dropSession forgets the plan slug's session.

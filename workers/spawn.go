@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	endpoints "github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // MaxSpawnPlans bounds --max-plans for a spawned worker: a worker that
@@ -164,14 +165,14 @@ func Start(s SpawnSpec) (*Child, error) {
 		return nil, err
 	}
 	logPath := LogPath(s.Project, s.Agent)
-	if err := fleetDir(s.Project); err != nil {
+	if err := tree.FleetDir(s.Project); err != nil {
 		return nil, err
 	}
-	if err := mkdirIn(s.Project, filepath.Dir(logPath)); err != nil {
+	if err := tree.MkdirIn(s.Project, filepath.Dir(logPath)); err != nil {
 		return nil, err
 	}
 	rotateLog(logPath)
-	log, err := openIn(s.Project, logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	log, err := tree.OpenIn(s.Project, logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func Start(s SpawnSpec) (*Child, error) {
 func refuseRunning(project, agent string, now time.Time) error {
 	states, _ := ReadStates(project)
 	for _, st := range states {
-		if SafeID(st.AgentID) != SafeID(agent) {
+		if tree.SafeID(st.AgentID) != tree.SafeID(agent) {
 			continue
 		}
 		switch h := st.Health(now); {
@@ -254,7 +255,7 @@ func UniqueAgentID(project, prefix string, taken ...string) string {
 	used := map[string]bool{}
 	add := func(id string) {
 		if id != "" {
-			used[SafeID(id)] = true
+			used[tree.SafeID(id)] = true
 		}
 	}
 	for _, id := range taken {
@@ -286,7 +287,7 @@ func UniqueAgentID(project, prefix string, taken ...string) string {
 	}
 	for n := 1; ; n++ {
 		id := prefix + "-" + strconv.Itoa(n)
-		if !used[SafeID(id)] {
+		if !used[tree.SafeID(id)] {
 			return id
 		}
 	}

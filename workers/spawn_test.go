@@ -15,6 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // fakeProject is an empty project folder for spawned fake drivers.
@@ -34,7 +35,7 @@ func configure(t *testing.T, project, agent, conf string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, SafeID(agent)+".conf"), []byte(conf), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tree.SafeID(agent)+".conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

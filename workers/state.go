@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // StateDir holds one JSON file per worker, relative to the project; the
@@ -33,12 +34,12 @@ const (
 
 // StatePath is agentID's state file in project.
 func StatePath(project, agentID string) string {
-	return filepath.Join(project, filepath.FromSlash(StateDir), SafeID(agentID)+".json")
+	return filepath.Join(project, filepath.FromSlash(StateDir), tree.SafeID(agentID)+".json")
 }
 
 // LogPath is agentID's log file in project.
 func LogPath(project, agentID string) string {
-	return filepath.Join(project, filepath.FromSlash(LogDir), SafeID(agentID)+".log")
+	return filepath.Join(project, filepath.FromSlash(LogDir), tree.SafeID(agentID)+".log")
 }
 
 // State is one worker's state file: who it is, what it holds, how its last
@@ -140,14 +141,14 @@ func (s *Stamp) UnmarshalJSON(b []byte) error {
 // half of one.
 func WriteState(project string, st State) error {
 	p := StatePath(project, st.AgentID)
-	if err := fleetDir(project); err != nil {
+	if err := tree.FleetDir(project); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeAtomicIn(project, p, append(data, '\n'))
+	return tree.WriteAtomicIn(project, p, append(data, '\n'))
 }
 
 // ReadStates reads every state file of project, by agent id. A file that

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // WorktreeState is what git says about one registered worktree right now.
 type WorktreeState struct {
-	Worktree
+	tree.Worktree
 	Exists        bool   // the path is a directory
 	Dirty         bool   // uncommitted changes (git status --porcelain non-empty, untracked included)
 	Ahead, Behind int    // commits of HEAD not in the integration branch, and the reverse
@@ -33,7 +34,7 @@ const inspectParallel = 4
 // then ahead/behind), plus one per project to find an integration branch
 // when an entry does not name one. It creates and changes nothing, and
 // takes no git locks, so it can run beside the agents working there.
-func Inspect(project string, wts []Worktree) []WorktreeState {
+func Inspect(project string, wts []tree.Worktree) []WorktreeState {
 	out := make([]WorktreeState, len(wts))
 	integration := sync.OnceValues(func() (string, error) { return findIntegration(project) })
 	sem := make(chan struct{}, inspectParallel)
@@ -51,7 +52,7 @@ func Inspect(project string, wts []Worktree) []WorktreeState {
 	return out
 }
 
-func inspect(wt Worktree, integration func() (string, error)) WorktreeState {
+func inspect(wt tree.Worktree, integration func() (string, error)) WorktreeState {
 	st := WorktreeState{Worktree: wt}
 	if fi, err := os.Stat(wt.Path); err != nil || !fi.IsDir() {
 		return st
@@ -102,7 +103,7 @@ func inspect(wt Worktree, integration func() (string, error)) WorktreeState {
 // git call for all candidates. It returns the full ref (refs/heads/dev,
 // refs/remotes/origin/dev), for git; shortRef is its name for people.
 func findIntegration(project string) (string, error) {
-	names, err := integrationNames(project)
+	names, err := tree.IntegrationNames(project)
 	if err != nil {
 		return "", err
 	}
@@ -137,7 +138,7 @@ func shortRef(ref string) string {
 
 // integrationRef is the full ref of wt's integration branch: the one its
 // record names, else what findIntegration finds.
-func integrationRef(wt Worktree, find func() (string, error)) (string, error) {
+func integrationRef(wt tree.Worktree, find func() (string, error)) (string, error) {
 	if wt.Integration != "" {
 		return model.BranchRef(wt.Integration), nil
 	}
@@ -148,5 +149,5 @@ func integrationRef(wt Worktree, find func() (string, error)) (string, error) {
 // with GIT_OPTIONAL_LOCKS=0 so that git status does not take the index lock
 // to refresh it, which would make an agent's own commit fail.
 func gitQuery(dir string, args ...string) (string, error) {
-	return runGit(statusTimeout, []string{"GIT_OPTIONAL_LOCKS=0"}, dir, args...)
+	return tree.RunGit(statusTimeout, []string{"GIT_OPTIONAL_LOCKS=0"}, dir, args...)
 }

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
-func inspectOne(t *testing.T, project string, wt Worktree) WorktreeState {
+func inspectOne(t *testing.T, project string, wt tree.Worktree) WorktreeState {
 	t.Helper()
-	got := Inspect(project, []Worktree{wt})
+	got := Inspect(project, []tree.Worktree{wt})
 	if len(got) != 1 || got[0].Worktree != wt {
 		t.Fatalf("Inspect returned %+v for %+v", got, wt)
 	}
@@ -77,7 +78,7 @@ func TestInspectProblems(t *testing.T) {
 	notGit := wt
 	notGit.AgentID, notGit.Path = "not-git", t.TempDir()
 
-	got := Inspect(dir, []Worktree{gone, file, badBase, notGit, wt})
+	got := Inspect(dir, []tree.Worktree{gone, file, badBase, notGit, wt})
 	for i, st := range got[:2] {
 		if st.Exists || st.Err != "" || st.Dirty || st.Head != "" {
 			t.Errorf("missing path %d: %+v", i, st)
@@ -108,7 +109,7 @@ func TestInspectProblems(t *testing.T) {
 
 func TestInspectGitCalls(t *testing.T) {
 	dir := testkit.Repo(t)
-	var wts []Worktree
+	var wts []tree.Worktree
 	for _, id := range []string{"a", "b", "c"} {
 		wt, err := Ensure(dir, id, "")
 		if err != nil {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // A driver killed with kill -9 cannot stop its run, and the next driver
@@ -116,7 +118,7 @@ func Supervise(project, agentID string, grace time.Duration, driver io.Reader) e
 	}
 	// The agent's lock: no driver starts on agentID meanwhile, and none
 	// that started during the grace (it stopped the run itself) is hit.
-	lock, err := openIn(project, lockPath(project, agentID), os.O_RDWR)
+	lock, err := tree.OpenIn(project, lockPath(project, agentID), os.O_RDWR)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // Spec is one watcher the operator asked for: anchor's --worker
@@ -131,7 +132,7 @@ func (sp *Spec) set(k, v, cwd string) error {
 func CheckUnique(specs []Spec) error {
 	byID := map[string]string{}
 	for _, s := range specs {
-		safe := SafeID(s.Agent)
+		safe := tree.SafeID(s.Agent)
 		if prev, ok := byID[safe]; ok {
 			if prev == s.Agent {
 				return fmt.Errorf("two workers with agent id %q: each worker needs its own", s.Agent)
@@ -327,7 +328,7 @@ func WorkArgs(project string, s Spec) []string {
 // ProjectSlug names a project inside unit names, as anchor does: the folder
 // name with characters outside [A-Za-z0-9_.-] made `-`, trimmed, lower case.
 func ProjectSlug(project string) string {
-	s := strings.ToLower(strings.Trim(sanitize(filepath.Base(project), "_.-"), ".-"))
+	s := strings.ToLower(strings.Trim(tree.Sanitize(filepath.Base(project), "_.-"), ".-"))
 	if len(s) > 60 {
 		s = strings.TrimRight(s[:60], ".-")
 	}
@@ -341,7 +342,7 @@ func ProjectSlug(project string) string {
 // Unlike anchor's, `@` never reaches it: systemd would read it as a
 // template instance.
 func UnitStem(project, agent string) string {
-	return "fleetwatch-" + ProjectSlug(project) + "-" + SafeID(agent)
+	return "fleetwatch-" + ProjectSlug(project) + "-" + tree.SafeID(agent)
 }
 
 // Unit is one unit file: its name and its text.

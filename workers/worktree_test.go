@@ -3,12 +3,14 @@ package workers
 import (
 	"encoding/json"
 	"errors"
-	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 func TestSafeID(t *testing.T) {
@@ -16,7 +18,7 @@ func TestSafeID(t *testing.T) {
 		"mid-1": "mid-1", "a/b c": "a-b-c", "!!!": "agent", "..x..": "x", "": "agent",
 		strings.Repeat("a", 100): strings.Repeat("a", 80),
 	} {
-		if got := SafeID(in); got != want {
+		if got := tree.SafeID(in); got != want {
 			t.Errorf("SafeID(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -27,7 +29,7 @@ func TestFeatureBranch(t *testing.T) {
 		"fix-login": "feature/fix-login", "feature/x": "feature/x", "feat/y": "feat/y",
 		"a b": "feature/a-b", "": "feature/work", "//": "feature/work",
 	} {
-		if got := FeatureBranch(in); got != want {
+		if got := tree.FeatureBranch(in); got != want {
 			t.Errorf("FeatureBranch(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -35,24 +37,24 @@ func TestFeatureBranch(t *testing.T) {
 
 func TestEnsureIntegration(t *testing.T) {
 	dir := testkit.Repo(t)
-	name, created, err := EnsureIntegration(dir)
+	name, created, err := tree.EnsureIntegration(dir)
 	if err != nil || name != "dev" || !created {
 		t.Fatalf("first: %q %v %v", name, created, err)
 	}
-	name, created, err = EnsureIntegration(dir)
+	name, created, err = tree.EnsureIntegration(dir)
 	if err != nil || name != "dev" || created {
 		t.Fatalf("second: %q %v %v", name, created, err)
 	}
 	// develop wins over creating dev when it is the only one.
 	other := testkit.Repo(t)
 	testkit.Git(t, other, "branch", "develop")
-	if name, created, _ := EnsureIntegration(other); name != "develop" || created {
+	if name, created, _ := tree.EnsureIntegration(other); name != "develop" || created {
 		t.Fatalf("with develop: %q %v", name, created)
 	}
 	// No trunk at all is an error that names the project.
 	bare := testkit.Repo(t)
 	testkit.Git(t, bare, "branch", "-m", "main", "trunk")
-	if _, _, err := EnsureIntegration(bare); err == nil || !strings.Contains(err.Error(), bare) {
+	if _, _, err := tree.EnsureIntegration(bare); err == nil || !strings.Contains(err.Error(), bare) {
 		t.Fatalf("without a trunk: %v", err)
 	}
 }
@@ -64,7 +66,7 @@ func TestIntegrationFromSettings(t *testing.T) {
 	dir := testkit.Repo(t)
 	testkit.Git(t, dir, "branch", "dev")
 	os.WriteFile(filepath.Join(dir, "fleetwatch.yaml"), []byte("integration: trunk\n"), 0o644)
-	name, created, err := EnsureIntegration(dir)
+	name, created, err := tree.EnsureIntegration(dir)
 	if err != nil || name != "trunk" || !created {
 		t.Fatalf("integration: trunk: %q %v %v", name, created, err)
 	}
@@ -116,7 +118,7 @@ func TestEnsureCreatesAndReuses(t *testing.T) {
 		t.Fatalf("worktrees show in git status: %q", status)
 	}
 	var reg map[string]any
-	data, _ := os.ReadFile(filepath.Join(dir, registryFile))
+	data, _ := os.ReadFile(filepath.Join(dir, tree.RegistryFile))
 	if err := json.Unmarshal(data, &reg); err != nil || reg["project"] != wt.Project {
 		t.Fatalf("registry %s: %v", data, err)
 	}
@@ -190,7 +192,7 @@ func TestEnsureParallelAgents(t *testing.T) {
 }
 
 func TestEnsureRefusesStrangers(t *testing.T) {
-	if _, err := Ensure(t.TempDir(), "x", ""); !errors.Is(err, ErrNotGit) {
+	if _, err := Ensure(t.TempDir(), "x", ""); !errors.Is(err, tree.ErrNotGit) {
 		t.Fatalf("outside git: %v", err)
 	}
 	dir := testkit.Repo(t)
@@ -203,7 +205,7 @@ func TestEnsureRefusesStrangers(t *testing.T) {
 // When agent/<id> is checked out elsewhere, the worktree gets a sibling branch.
 func TestEnsureBaseBranchInUse(t *testing.T) {
 	dir := testkit.Repo(t)
-	EnsureIntegration(dir)
+	tree.EnsureIntegration(dir)
 	testkit.Git(t, dir, "branch", "agent/busy", "dev")
 	testkit.Git(t, dir, "checkout", "-q", "agent/busy")
 	wt, err := Ensure(dir, "busy", "")
@@ -226,7 +228,7 @@ func TestEnsureRefusesAnotherAgentsWorktree(t *testing.T) {
 	if _, err := Remove(dir, "a-b", true, true); err == nil || !strings.Contains(err.Error(), `"a/b"`) {
 		t.Errorf("removing a-b took a/b's worktree: %v", err)
 	}
-	if !isDir(wt.Path) {
+	if !tree.IsDir(wt.Path) {
 		t.Fatal("a/b's worktree is gone")
 	}
 	if got, ok, err := Lookup(dir, "a-b"); ok || err != nil {
@@ -246,25 +248,25 @@ func TestProjectAsksAgainWithoutGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top, err := Project(dir); err != nil || top != dir {
+	if top, err := tree.Project(dir); err != nil || top != dir {
 		t.Fatalf("Project(%s) = %q, %v", dir, top, err)
 	}
 	var top string
-	if n := testkit.GitRuns(t, func() { top, err = Project(dir) }); n != 0 || err != nil || top != dir {
+	if n := testkit.GitRuns(t, func() { top, err = tree.Project(dir) }); n != 0 || err != nil || top != dir {
 		t.Fatalf("Project(%s) again = %q, %v after %d git runs, want none", dir, top, err, n)
 	}
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if top, err := Project(sub); err != nil || top != dir {
+	if top, err := tree.Project(sub); err != nil || top != dir {
 		t.Fatalf("Project(sub) = %q, %v", top, err)
 	}
 	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{dir, sub} {
-		if top, err := Project(d); !errors.Is(err, ErrNotGit) {
+		if top, err := tree.Project(d); !errors.Is(err, tree.ErrNotGit) {
 			t.Errorf("Project(%s) without .git = %q, %v", d, top, err)
 		}
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/safepath"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/registry"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 const scaffoldLong = `Creates what a project needs, keeping every file that already exists:
@@ -74,7 +74,7 @@ func scaffold(dir string, named bool, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "nothing to do: the tree is complete")
 	}
 	sayIntegration(stdout, dir, branch)
-	if _, err := workers.Project(dir); err != nil {
+	if _, err := tree.Project(dir); err != nil {
 		fmt.Fprintln(stdout, "This folder is not in a git repository: run git init first; worktrees, review and landing need one.")
 	}
 	nextCommands(stdout, dir, named)
@@ -88,7 +88,7 @@ func integrationFor(dir string, stdout io.Writer) (string, error) {
 	if _, err := os.Lstat(filepath.Join(dir, config.File)); !errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
-	if _, err := workers.Project(dir); err != nil {
+	if _, err := tree.Project(dir); err != nil {
 		return "", nil
 	}
 	def := landing.DefaultBranch(dir)

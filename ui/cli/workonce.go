@@ -24,6 +24,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 type workOnce struct {
@@ -109,7 +110,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if w.ensureWT {
 		w.needBranch = true
 	} else if w.run {
-		_, gitErr := workers.Project(t.Project)
+		_, gitErr := tree.Project(t.Project)
 		w.needBranch = gitErr == nil
 	}
 	switch {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 const worktreeUsage = `remove refuses to lose uncommitted changes or unmerged commits unless --force, and
@@ -53,7 +54,7 @@ func (w *worktreeFlags) parse(fs *pflag.FlagSet, pos []string, stderr io.Writer)
 	if dir == "" {
 		dir = "."
 	}
-	top, err := workers.Project(dir)
+	top, err := tree.Project(dir)
 	if err != nil {
 		if w.project == "" {
 			return "", fail(stderr, exitError, "%s: the current folder is not in a git repository (--project names one)", w.name)
@@ -66,7 +67,7 @@ func (w *worktreeFlags) parse(fs *pflag.FlagSet, pos []string, stderr io.Writer)
 // pushIntegration pushes the integration branch when asked; a failure is
 // a warning, as anchor's: the local branch works without origin.
 func pushIntegration(top, branch string, stderr io.Writer) {
-	if err := workers.PushIntegration(top, branch); err != nil {
+	if err := tree.PushIntegration(top, branch); err != nil {
 		say(stderr, "warning: --push-integration: %v", err)
 	}
 }
@@ -229,7 +230,7 @@ func worktreeIntegrationCmd() *cobra.Command {
 			if code >= 0 {
 				return code
 			}
-			name, created, err := workers.EnsureIntegration(top)
+			name, created, err := tree.EnsureIntegration(top)
 			if err != nil {
 				return failErr(stderr, w.name, err)
 			}

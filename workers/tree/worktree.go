@@ -1,4 +1,4 @@
-package workers
+package tree
 
 import (
 	"encoding/json"
@@ -31,8 +31,8 @@ type Worktree struct {
 	HandOff *HandOff `json:"-"`
 }
 
-// registryFile is where worktrees are recorded, relative to the project.
-const registryFile = "var/worktrees/registry.json"
+// RegistryFile is where worktrees are recorded, relative to the project.
+const RegistryFile = "var/worktrees/registry.json"
 
 type registry struct {
 	Agents  map[string]Worktree `json:"agents"`
@@ -53,7 +53,7 @@ func Project(dir string) (string, error) {
 			tops.Delete(abs)
 		}
 	}
-	top, err := git(dir, "rev-parse", "--show-toplevel")
+	top, err := Git(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", dir, ErrNotGit)
 	}
@@ -72,7 +72,7 @@ var tops sync.Map
 // outside [A-Za-z0-9._-] become `-`, dots and dashes are trimmed from the
 // ends, and the result is at most 80 characters ("agent" when nothing is left).
 func SafeID(id string) string {
-	s := strings.Trim(sanitize(id, "._-"), ".-")
+	s := strings.Trim(Sanitize(id, "._-"), ".-")
 	if len(s) > 80 {
 		s = strings.TrimRight(s[:80], ".-")
 	}
@@ -91,16 +91,16 @@ func FeatureBranch(slug string) string { return model.FeatureBranch(slug) }
 // (main, origin/main, master, origin/master). It reports whether it created
 // one.
 func EnsureIntegration(project string) (string, bool, error) {
-	names, err := integrationNames(project)
+	names, err := IntegrationNames(project)
 	if err != nil {
 		return "", false, err
 	}
 	for _, name := range names {
-		if hasRef(project, "refs/heads/"+name) {
+		if HasRef(project, "refs/heads/"+name) {
 			return name, false, nil
 		}
-		if hasRef(project, "refs/remotes/origin/"+name) {
-			if _, err := git(project, "branch", "--track", name, "refs/remotes/origin/"+name); err != nil {
+		if HasRef(project, "refs/remotes/origin/"+name) {
+			if _, err := Git(project, "branch", "--track", name, "refs/remotes/origin/"+name); err != nil {
 				return raced(project, name, err)
 			}
 			return name, true, nil
@@ -111,8 +111,8 @@ func EnsureIntegration(project string) (string, bool, error) {
 		if strings.HasPrefix(trunk, "origin/") {
 			ref = "refs/remotes/" + trunk
 		}
-		if hasRef(project, ref) {
-			if _, err := git(project, "branch", names[0], ref); err != nil {
+		if HasRef(project, ref) {
+			if _, err := Git(project, "branch", names[0], ref); err != nil {
 				return raced(project, names[0], err)
 			}
 			return names[0], true, nil
@@ -121,9 +121,9 @@ func EnsureIntegration(project string) (string, bool, error) {
 	return "", false, fmt.Errorf("%s: no integration branch (%s) and no trunk (main, master) to make one from", project, strings.Join(names, ", "))
 }
 
-// integrationNames are the branches that may be the integration branch, in
+// IntegrationNames are the branches that may be the integration branch, in
 // order: the one fleetwatch.yaml names, else dev and develop.
-func integrationNames(project string) ([]string, error) {
+func IntegrationNames(project string) ([]string, error) {
 	s, err := config.Load(project)
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func integrationNames(project string) ([]string, error) {
 // raced is EnsureIntegration's answer when creating name failed: another
 // process (an anchor worker takes no lock) may have just made it.
 func raced(project, name string, err error) (string, bool, error) {
-	if hasRef(project, "refs/heads/"+name) {
+	if HasRef(project, "refs/heads/"+name) {
 		return name, false, nil
 	}
 	return "", false, err
@@ -147,25 +147,25 @@ func raced(project, name string, err error) (string, bool, error) {
 // not have it yet; it never force-pushes. Without an origin remote it says
 // so.
 func PushIntegration(project, branch string) error {
-	if _, err := git(project, "remote", "get-url", "origin"); err != nil {
+	if _, err := Git(project, "remote", "get-url", "origin"); err != nil {
 		return fmt.Errorf("no origin remote to push %s to", branch)
 	}
-	if hasRef(project, "refs/remotes/origin/"+branch) {
+	if HasRef(project, "refs/remotes/origin/"+branch) {
 		return nil
 	}
 	ref := model.BranchRef(branch)
-	_, err := git(project, "push", "-u", "origin", ref+":"+ref)
+	_, err := Git(project, "push", "-u", "origin", ref+":"+ref)
 	return err
 }
 
-func isDir(path string) bool {
+func IsDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
 }
 
-// worktreeBranches maps each registered worktree path to its branch.
-func worktreeBranches(top string) (map[string]string, error) {
-	out, err := git(top, "worktree", "list", "--porcelain")
+// WorktreeBranches maps each registered worktree path to its branch.
+func WorktreeBranches(top string) (map[string]string, error) {
+	out, err := Git(top, "worktree", "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}
@@ -183,9 +183,9 @@ func worktreeBranches(top string) (map[string]string, error) {
 	return m, nil
 }
 
-// heldElsewhere is the worktree other than path that has branch checked
+// HeldElsewhere is the worktree other than path that has branch checked
 // out, or "".
-func heldElsewhere(registered map[string]string, branch, path string) string {
+func HeldElsewhere(registered map[string]string, branch, path string) string {
 	for p, b := range registered {
 		if b == branch && p != path {
 			return p
@@ -194,7 +194,7 @@ func heldElsewhere(registered map[string]string, branch, path string) string {
 	return ""
 }
 
-func checkedOut(registered map[string]string, branch string) bool {
+func CheckedOut(registered map[string]string, branch string) bool {
 	for _, b := range registered {
 		if b == branch {
 			return true
@@ -203,34 +203,34 @@ func checkedOut(registered map[string]string, branch string) bool {
 	return false
 }
 
-// ignoreVar makes sure var/ is git-ignored, so worktrees never show up as
+// IgnoreVar makes sure var/ is git-ignored, so worktrees never show up as
 // untracked files of the project: by var/.gitignore, which ignores itself
 // too, never by editing the project's tracked .gitignore.
-func ignoreVar(top string) error { return planfs.IgnoreVar(top) }
+func IgnoreVar(top string) error { return planfs.IgnoreVar(top) }
 
-// lockProject serialises worktree changes in one project across processes:
+// LockProject serialises worktree changes in one project across processes:
 // workers starting together must not race on branches or the registry.
-func lockProject(top string) (func(), error) {
-	return flockIn(top, filepath.Join(top, "var", "worktrees", ".lock"))
+func LockProject(top string) (func(), error) {
+	return FlockIn(top, filepath.Join(top, "var", "worktrees", ".lock"))
 }
 
-// flockIn holds an exclusive flock(2) on the lock file p inside home (made
+// FlockIn holds an exclusive flock(2) on the lock file p inside home (made
 // if missing, never through a symlink) until the returned func; the kernel
 // drops it if the holder dies.
-func flockIn(home, p string) (func(), error) {
-	if err := mkdirIn(home, filepath.Dir(p)); err != nil {
+func FlockIn(home, p string) (func(), error) {
+	if err := MkdirIn(home, filepath.Dir(p)); err != nil {
 		return nil, err
 	}
-	rel, err := relIn(home, p)
+	rel, err := RelIn(home, p)
 	if err != nil {
 		return nil, err
 	}
 	return safepath.Lock(home, rel, 0)
 }
 
-func load(top string) (registry, error) {
+func LoadRegistry(top string) (registry, error) {
 	reg := registry{Project: top, Agents: map[string]Worktree{}}
-	data, err := os.ReadFile(filepath.Join(top, registryFile))
+	data, err := os.ReadFile(filepath.Join(top, RegistryFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return reg, nil
 	}
@@ -238,7 +238,7 @@ func load(top string) (registry, error) {
 		return reg, err
 	}
 	if err := json.Unmarshal(data, &reg); err != nil {
-		return reg, fmt.Errorf("%s: %v", filepath.Join(top, registryFile), err)
+		return reg, fmt.Errorf("%s: %v", filepath.Join(top, RegistryFile), err)
 	}
 	if reg.Agents == nil {
 		reg.Agents = map[string]Worktree{}
@@ -246,29 +246,29 @@ func load(top string) (registry, error) {
 	return reg, nil
 }
 
-// record writes wt into the registry atomically (temp file and rename).
-func record(top string, wt Worktree) error {
-	reg, err := load(top)
+// Record writes wt into the registry atomically (temp file and rename).
+func Record(top string, wt Worktree) error {
+	reg, err := LoadRegistry(top)
 	if err != nil {
 		return err
 	}
 	reg.Agents[wt.AgentID] = wt
-	return save(top, reg)
+	return SaveRegistry(top, reg)
 }
 
-// save writes the registry atomically: keys sorted, indent 2, as anchor.
-func save(top string, reg registry) error {
+// SaveRegistry writes the registry atomically: keys sorted, indent 2, as anchor.
+func SaveRegistry(top string, reg registry) error {
 	reg.Project = top
 	data, err := json.MarshalIndent(reg, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeAtomicIn(top, filepath.Join(top, registryFile), append(data, '\n'))
+	return WriteAtomicIn(top, filepath.Join(top, RegistryFile), append(data, '\n'))
 }
 
-// sanitize replaces every byte that is not an ASCII letter, digit or one of
+// Sanitize replaces every byte that is not an ASCII letter, digit or one of
 // extra with `-`.
-func sanitize(s, extra string) string {
+func Sanitize(s, extra string) string {
 	b := []byte(s)
 	for i, c := range b {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
@@ -278,11 +278,11 @@ func sanitize(s, extra string) string {
 	return string(b)
 }
 
-// notOthers refuses path when the registry gives it to another agent id:
+// NotOthers refuses path when the registry gives it to another agent id:
 // two ids that differ only in characters SafeID replaces would otherwise
 // share one checkout.
-func notOthers(top, agentID, path string) error {
-	reg, err := load(top)
+func NotOthers(top, agentID, path string) error {
+	reg, err := LoadRegistry(top)
 	if err != nil {
 		return err
 	}

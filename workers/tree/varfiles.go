@@ -1,4 +1,4 @@
-package workers
+package tree
 
 // Everything workers write in a project (var/, var/fleet/*, var/worktrees/)
 // goes through internal/safepath: var/ can be committed, so a cloned
@@ -16,8 +16,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 )
 
-// relIn is p, a path inside project, relative to it with slashes.
-func relIn(project, p string) (string, error) {
+// RelIn is p, a path inside project, relative to it with slashes.
+func RelIn(project, p string) (string, error) {
 	rel, err := filepath.Rel(project, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%s is not inside %s", p, project)
@@ -25,10 +25,10 @@ func relIn(project, p string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// mkdirIn makes the folder p inside project, every component reached
+// MkdirIn makes the folder p inside project, every component reached
 // without a symlink; var/ gets its .gitignore the first time.
-func mkdirIn(project, p string) error {
-	rel, err := relIn(project, p)
+func MkdirIn(project, p string) error {
+	rel, err := RelIn(project, p)
 	if err != nil {
 		return err
 	}
@@ -41,26 +41,26 @@ func mkdirIn(project, p string) error {
 	return err
 }
 
-// openIn opens the file p inside project like os.OpenFile, creating its
+// OpenIn opens the file p inside project like os.OpenFile, creating its
 // folder with O_CREATE, never through a symlink.
-func openIn(project, p string, flag int) (*os.File, error) {
-	if err := mkdirIn(project, filepath.Dir(p)); err != nil {
+func OpenIn(project, p string, flag int) (*os.File, error) {
+	if err := MkdirIn(project, filepath.Dir(p)); err != nil {
 		return nil, err
 	}
-	rel, err := relIn(project, p)
+	rel, err := RelIn(project, p)
 	if err != nil {
 		return nil, err
 	}
 	return safepath.OpenFile(project, rel, flag, 0o644)
 }
 
-// writeAtomicIn replaces the file p inside project whole, its folder made
+// WriteAtomicIn replaces the file p inside project whole, its folder made
 // and reached without a symlink.
-func writeAtomicIn(project, p string, data []byte) error {
-	if err := mkdirIn(project, filepath.Dir(p)); err != nil {
+func WriteAtomicIn(project, p string, data []byte) error {
+	if err := MkdirIn(project, filepath.Dir(p)); err != nil {
 		return err
 	}
-	rel, err := relIn(project, filepath.Dir(p))
+	rel, err := RelIn(project, filepath.Dir(p))
 	if err != nil {
 		return err
 	}
@@ -72,12 +72,12 @@ func writeAtomicIn(project, p string, data []byte) error {
 	return atomicfile.WriteAt(d, filepath.Base(p), data, 0o644)
 }
 
-// fleetDir makes var/fleet/ and keeps git out of it with its own
+// FleetDir makes var/fleet/ and keeps git out of it with its own
 // .gitignore (and var/'s), so worker state never shows up as untracked
 // files even in a project whose .gitignore does not list var/. A symlink on
 // the way is refused, never followed.
-func fleetDir(project string) error {
-	if err := mkdirIn(project, filepath.Join(project, "var", "fleet")); err != nil {
+func FleetDir(project string) error {
+	if err := MkdirIn(project, filepath.Join(project, "var", "fleet")); err != nil {
 		return err
 	}
 	_, err := safepath.WriteNew(project, "var/fleet/.gitignore", []byte("# worker state and logs (fleetwatch)\n*\n"), 0o644)
