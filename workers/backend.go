@@ -70,9 +70,6 @@ type Backend struct {
 	SetUp bool
 }
 
-// EnvFile is the file in a worktree that holds its backend's variables.
-const EnvFile = ".env.fleetwatch"
-
 // BackendDir holds the backends' markers, locks and logs, relative to the
 // project's git top level.
 const BackendDir = "var/fleet/backends"

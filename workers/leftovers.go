@@ -31,12 +31,6 @@ import (
 // never hit; a group is signalled only while its leader is the recorded
 // process or gone (a live member keeps the group's number from reuse).
 
-// Proc is one process as the state file records it.
-type Proc struct {
-	PID   int    `json:"pid"`
-	Start uint64 `json:"start"` // clock ticks after boot, from /proc/PID/stat
-}
-
 // procOf is pid as it runs now; zero when it does not.
 func procOf(pid int) Proc {
 	st, ok := readStat(pid)
@@ -46,8 +40,8 @@ func procOf(pid int) Proc {
 	return Proc{PID: pid, Start: st.start}
 }
 
-// same reports whether p is still the process it was.
-func (p Proc) same() bool {
+// sameProc reports whether p is still the process it was.
+func sameProc(p Proc) bool {
 	if p.PID <= 0 {
 		return false
 	}
@@ -179,14 +173,14 @@ func stopLeftovers(project, agentID string) (int, error) {
 // with another start time means they are gone) and the daemons it adopted
 // that still are who they were.
 func runOf(st State) (groups, sessions, procs []int) {
-	if a := st.Agent; a != nil && a.PID > 1 && (a.same() || procOf(a.PID).PID == 0) {
+	if a := st.Agent; a != nil && a.PID > 1 && (sameProc(*a) || procOf(a.PID).PID == 0) {
 		groups = append(groups, a.PID)
 		if st.Session == a.PID {
 			sessions = append(sessions, a.PID)
 		}
 	}
 	for _, p := range st.Adopted {
-		if p.PID > 1 && p.same() {
+		if p.PID > 1 && sameProc(p) {
 			procs = append(procs, p.PID)
 		}
 	}

@@ -11,9 +11,6 @@ func peerPid(fd int) (int, error) {
 	return unix.GetsockoptInt(fd, unix.SOL_LOCAL, unix.LOCAL_PEERPID)
 }
 
-// dupOnto makes fd newfd a copy of oldfd.
-func dupOnto(oldfd, newfd int) error { return unix.Dup2(oldfd, newfd) }
-
 // becomeSubreaper fails: macOS has no child subreaper, so orphans an agent
 // leaves go to launchd and only its process group is stopped.
 func becomeSubreaper() error { return errors.New("macOS has no child subreaper") }

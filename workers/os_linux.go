@@ -13,7 +13,4 @@ func peerPid(fd int) (int, error) {
 	return int(cred.Pid), nil
 }
 
-// dupOnto makes fd newfd a copy of oldfd.
-func dupOnto(oldfd, newfd int) error { return unix.Dup3(oldfd, newfd, 0) }
-
 func becomeSubreaper() error { return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }

@@ -465,21 +465,6 @@ func (r *running) thaw(log *Log) {
 	syscall.Kill(-r.pgid, syscall.SIGCONT)
 }
 
-// PausedRuns are the runs of project's workers paused where they are
-// (at their budget, or by hand), for the inbox: each waits for a person.
-func PausedRuns(project string) []State {
-	states, _ := ReadStates(project)
-	var out []State
-	now := time.Now()
-	for _, st := range states {
-		// A driver that died paused left its plan to its lease, not to a person.
-		if st.State == StateRunning && st.Paused != "" && st.Health(now) != Dead {
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
 // pauseByHand answers the operator's `fleetwatch worker pause|resume`
 // (SIGUSR1, SIGUSR2 to the driver).
 func (d *Driver) pauseByHand(r *running, sig os.Signal) {
@@ -512,12 +497,4 @@ func (d *Driver) parkBlocked(r *running, reason string) Outcome {
 	}
 	d.Log.Printf("%s", o.Note)
 	return o
-}
-
-// BoardProblems are the warnings every face's board shows beside the
-// tree's own: symlinks under var/ (SymlinkProblems), each daily budget
-// spent today, under which claims stop, and each endpoint in trouble.
-func BoardProblems(project string) []model.Warning {
-	out := append(SymlinkProblems(project), ledger.SpentBudgets(project, time.Now())...)
-	return append(out, EndpointWarnings(project, time.Now())...)
 }

@@ -256,3 +256,9 @@ func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// Proc is one process as the state file records it.
+type Proc struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"` // clock ticks after boot, from /proc/PID/stat
+}

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
-
 	"golang.org/x/sys/unix"
+
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
 )
 
 // UserUnitDir is where the user's systemd manager reads units:
@@ -344,13 +344,4 @@ func Linger(user string) (string, string) {
 		return "no", ""
 	}
 	return "unknown", "no loginctl answer and no /var/lib/systemd/linger"
-}
-
-// errText drops the path an *os.PathError repeats.
-func errText(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

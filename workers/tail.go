@@ -334,3 +334,12 @@ func cleanLogLine(b []byte) string {
 	}
 	return s
 }
+
+// LogTail is the last n lines of the log at path (a check's, a landing's),
+// each cut and made safe as a Tail delivers them; nil when there is no
+// such file.
+func LogTail(path string, n int) ([]string, error) {
+	f := &follower{path: filepath.Clean(path)}
+	defer f.close()
+	return f.backlog(n)
+}
