@@ -36,7 +36,7 @@ type remoteClaim struct {
 }
 
 func (w *WorkOnce) backendSide() *backendSide {
-	w.claimsHolder = claims.Holder{AgentID: w.Worker.AgentID, Host: hostname(), PID: os.Getpid(), RunsAs: w.runsAs()}
+	w.claimsHolder = claims.Holder{AgentID: w.Worker.AgentID, Host: Hostname(), PID: os.Getpid(), RunsAs: w.runsAs()}
 	if w.Remote == "" {
 		w.Remote = "origin"
 	}

@@ -42,7 +42,7 @@ func (w *WorkOnce) runsAs() model.RunsAs {
 
 // thisRun is this worker's run as the caps count it.
 func (w *WorkOnce) thisRun() claims.Run {
-	return claims.Run{Host: cmp.Or(w.claimsHolder.Host, hostname()), RunsAs: w.runsAs()}
+	return claims.Run{Host: cmp.Or(w.claimsHolder.Host, Hostname()), RunsAs: w.runsAs()}
 }
 
 // capsFull says, before a claim, which cap this worker counts under is

@@ -36,7 +36,7 @@ func CapProblem(project string, worker model.Worker, ep endpoints.Endpoint, leas
 	if err != nil || s.Limits.None() {
 		return ""
 	}
-	me := claims.Run{Host: hostname(), RunsAs: RunsAsOf(worker, ep)}
+	me := claims.Run{Host: Hostname(), RunsAs: RunsAsOf(worker, ep)}
 	for _, c := range claims.CapsOn(s.Limits, me, claims.BoardRuns(leases, now)) {
 		if c.Full() {
 			return c.String() + "; this worker would claim nothing"

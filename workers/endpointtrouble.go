@@ -100,7 +100,7 @@ type endTrouble struct {
 // nextState is name's state after trouble t at now, given its last state
 // (had: it had one).
 func nextState(name string, last EndpointState, had bool, t endTrouble, now time.Time) EndpointState {
-	st := EndpointState{Name: name, Trouble: t.kind, Status: t.status, Reason: t.why, Since: now, Host: hostname()}
+	st := EndpointState{Name: name, Trouble: t.kind, Status: t.status, Reason: t.why, Since: now, Host: Hostname()}
 	after := min(max(t.retryAfter, 0), maxShut)
 	switch t.kind {
 	case agentout.AuthFailed:

@@ -152,7 +152,7 @@ func leftState(project, agentID string) (State, bool, error) {
 		return State{}, false, err
 	}
 	var st State
-	if err := json.Unmarshal(data, &st); err != nil || st.Host != hostname() {
+	if err := json.Unmarshal(data, &st); err != nil || st.Host != Hostname() {
 		return State{}, false, nil // unreadable, or another machine's pids
 	}
 	return st, true, nil

@@ -163,7 +163,7 @@ func TestAssignPortNewRange(t *testing.T) {
 // writeState records agentID as a worker in state, heartbeating now.
 func writeState(t *testing.T, dir, agentID, state string, beat time.Time) {
 	t.Helper()
-	st := State{PID: os.Getpid(), Host: hostname(), AgentID: agentID, State: state,
+	st := State{PID: os.Getpid(), Host: Hostname(), AgentID: agentID, State: state,
 		Started: Stamp{beat}, LastHeartbeat: Stamp{beat}, HeartbeatEvery: 10}
 	if err := WriteState(dir, st); err != nil {
 		t.Fatal(err)

@@ -150,10 +150,10 @@ func unixSeconds(t time.Time) float64 {
 // driver sees the request at its next heartbeat, stops its agent and
 // hands its plan back. by names who asks.
 func StopRemote(ctx context.Context, f claims.Fleet, st State, by string) error {
-	if st.Host == "" || st.Host == hostname() {
+	if st.Host == "" || st.Host == Hostname() {
 		return fmt.Errorf("%s runs here; stop it by its pid", st.AgentID)
 	}
-	err := f.RequestStop(ctx, st.Host, st.AgentID, claims.StopRequest{By: by, Host: hostname(), At: unixSeconds(time.Now())})
+	err := f.RequestStop(ctx, st.Host, st.AgentID, claims.StopRequest{By: by, Host: Hostname(), At: unixSeconds(time.Now())})
 	switch {
 	case errors.Is(err, claims.ErrWorkerDone):
 		return fmt.Errorf("%s on %s has already exited; nothing to stop", st.AgentID, st.Host)

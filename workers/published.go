@@ -68,7 +68,7 @@ func ReadPublished(ctx context.Context, f claims.Fleet) ([]Published, error) {
 	if err != nil {
 		return nil, err
 	}
-	here := hostname()
+	here := Hostname()
 	out := make([]Published, 0, len(all))
 	for _, p := range all {
 		if p.Host == here {

@@ -17,7 +17,7 @@ import (
 // (read-only) tree on it.
 func roProject(t *testing.T) (project string, op, ro *planfs.Tree) {
 	t.Helper()
-	project = fakeProject(t)
+	project = testkit.Project(t)
 	if _, err := planfs.Scaffold(project); err != nil {
 		t.Fatal(err)
 	}

@@ -240,7 +240,7 @@ func (d *Driver) Start(echo io.Writer) error {
 	}
 	now := d.Tree.Now()
 	d.state = State{
-		PID: os.Getpid(), Host: hostname(), AgentID: d.Worker.AgentID, Tier: d.Worker.Tier.String(),
+		PID: os.Getpid(), Host: Hostname(), AgentID: d.Worker.AgentID, Tier: d.Worker.Tier.String(),
 		Model: d.Worker.Model, Endpoint: d.Endpoint, Started: Stamp{now}, LastHeartbeat: Stamp{now},
 		State: StateRunning, HeartbeatEvery: d.heartbeatEvery().Seconds(),
 	}

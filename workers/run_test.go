@@ -50,7 +50,7 @@ func TestCheckExecutor(t *testing.T) {
 
 func TestHealth(t *testing.T) {
 	now := time.Now()
-	self := State{PID: os.Getpid(), Host: hostname(), State: StateRunning, HeartbeatEvery: 10, LastHeartbeat: Stamp{now.Add(-5 * time.Second)}}
+	self := State{PID: os.Getpid(), Host: Hostname(), State: StateRunning, HeartbeatEvery: 10, LastHeartbeat: Stamp{now.Add(-5 * time.Second)}}
 	if h := self.Health(now); h != Live {
 		t.Errorf("fresh heartbeat: %s", h)
 	}

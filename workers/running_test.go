@@ -12,7 +12,7 @@ import (
 // closes counts the workers whose processes go on, not the dead or exited.
 func TestRunningCountsLiveAndStaleOnly(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	if live, stale := Running(project, time.Now()); live != 0 || stale != 0 {
 		t.Fatalf("no state files: %d live, %d stale", live, stale)
 	}

@@ -197,7 +197,7 @@ func Start(s SpawnSpec) (*Child, error) {
 	}
 	c := &Child{done: make(chan struct{}), State: State{
 		PID: cmd.Process.Pid, AgentID: s.Agent, Tier: tier, Model: s.Model, Endpoint: s.Endpoint,
-		Started: Stamp{now}, State: StateRunning, Host: hostname(),
+		Started: Stamp{now}, State: StateRunning, Host: Hostname(),
 	}}
 	go func() {
 		err := cmd.Wait()
@@ -227,7 +227,7 @@ func refuseRunning(project, agent string, now time.Time) error {
 			return fmt.Errorf("agent id %q shares its state and log files with %q, which is running: pick another id", agent, st.AgentID)
 		case h == Live || h == Stale:
 			what := "pid " + strconv.Itoa(st.PID)
-			if st.Host != "" && st.Host != hostname() {
+			if st.Host != "" && st.Host != Hostname() {
 				what += " on " + st.Host
 			}
 			return fmt.Errorf("%s already has a %s worker (%s); stop it first or pick another agent id", agent, h, what)

@@ -18,16 +18,6 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
-// fakeProject is an empty project folder for spawned fake drivers.
-func fakeProject(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // configure tells the fake driver of agent in project how to behave.
 func configure(t *testing.T, project, agent, conf string) {
 	t.Helper()
@@ -73,7 +63,7 @@ func readFile(path string) string {
 
 func TestSpawnStartsWorkOnceDetachedAsCronWould(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	configure(t, project, "ui-mid-1", "sleep=1s\nexit=3\nlines=2\n")
 	s := SpawnSpec{Project: project, Agent: "ui-mid-1", Tier: "mid", Model: "qwen3 32b", Run: true, MaxPlans: 3}
 	c := start(t, s)
@@ -136,7 +126,7 @@ func TestSpawnStartsWorkOnceDetachedAsCronWould(t *testing.T) {
 
 func TestSpawnReturnsPidAndAppendsToTheLog(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	log := LogPath(project, "mid-2")
 	os.MkdirAll(filepath.Dir(log), 0o755)
 	os.WriteFile(log, []byte("earlier run\n"), 0o644)
@@ -157,11 +147,11 @@ func TestSpawnReturnsPidAndAppendsToTheLog(t *testing.T) {
 
 func TestSpawnRefusesAgentWithRunningWorker(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	bin := testkit.FakeDriver(t)
 	now := time.Now()
 	running := func(agent string, beat time.Time) State {
-		return State{PID: os.Getpid(), AgentID: agent, State: StateRunning, Host: hostname(),
+		return State{PID: os.Getpid(), AgentID: agent, State: StateRunning, Host: Hostname(),
 			Started: Stamp{beat}, LastHeartbeat: Stamp{beat}, HeartbeatEvery: 30}
 	}
 	write := func(st State) {
@@ -234,7 +224,7 @@ func TestSpawnSpecCheck(t *testing.T) {
 
 func TestUniqueAgentIDSkipsEveryKnownAgent(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	if got := UniqueAgentID(project, "ui-mid"); got != "ui-mid-1" {
 		t.Errorf("empty project: %s", got)
 	}

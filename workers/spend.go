@@ -201,7 +201,7 @@ func (x *Metered) Record(project string, r Run, stdout []byte) error {
 	u := t.usage
 	r.Model, r.Input, r.Output, r.Cached, r.CostUSD, r.Priced, r.Source = u.Model, u.Input, u.Output, u.Cached, t.spent.USD, t.priced, t.source
 	r.NotDaily, r.Estimated = t.notDaily, u.Estimated
-	r.Start, r.End, r.Host = x.m.started, time.Now(), hostname()
+	r.Start, r.End, r.Host = x.m.started, time.Now(), Hostname()
 	if r.ID == "" {
 		r.ID = fmt.Sprintf("%s-%d", r.Agent, r.Start.UnixNano())
 	}
@@ -321,7 +321,7 @@ func (d *Driver) recordRun(r *running, o Outcome) {
 	u := t.usage
 	run := ledger.Run{
 		ID: r.job.RunID, Plan: m.slug, Agent: d.Worker.AgentID, Tier: d.Worker.Tier.String(), Endpoint: d.Endpoint,
-		Model: u.Model, Host: hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.spent.USD,
+		Model: u.Model, Host: Hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.spent.USD,
 		Priced: t.priced, Source: t.source, Start: m.started, End: time.Now(), Exit: o.Code,
 		Mode: cmp.Or(r.job.Mode, ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
 		NotDaily: t.notDaily, Estimated: u.Estimated, Session: r.result.Result().Session,

@@ -221,7 +221,7 @@ func (st State) Health(now time.Time) Health {
 	if st.State != StateRunning {
 		return Exited
 	}
-	if st.PID > 0 && st.Host == hostname() && !processAlive(st.PID) {
+	if st.PID > 0 && st.Host == Hostname() && !processAlive(st.PID) {
 		return Dead
 	}
 	every := st.HeartbeatEvery
@@ -238,19 +238,16 @@ func (st State) Health(now time.Time) Health {
 	return Live
 }
 
-// hostname is the name this machine's workers are recorded under:
+// Hostname is the name this machine's workers are recorded under:
 // $FLEET_HOST when set (two containers sharing a host name, or tests
 // standing several machines on one), else the system's.
-func hostname() string {
+func Hostname() string {
 	if h := os.Getenv("FLEET_HOST"); h != "" {
 		return h
 	}
 	h, _ := os.Hostname()
 	return h
 }
-
-// Hostname is hostname for the faces: this machine as its workers name it.
-func Hostname() string { return hostname() }
 
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // A FIFO among the state files made ReadStates block in open(2) until
@@ -16,7 +18,7 @@ import (
 // in full on every refresh, a second a time while workers run.
 func TestReadStatesSkipsFIFOsAndHugeFiles(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	dir := filepath.Join(project, filepath.FromSlash(StateDir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -33,7 +35,7 @@ func TestReadStatesSkipsFIFOsAndHugeFiles(t *testing.T) {
 	}
 	var states []State
 	var problems []string
-	within(t, "ReadStates with a FIFO among the state files", func() { states, problems = ReadStates(project) })
+	testkit.Within(t, "ReadStates with a FIFO among the state files", func() { states, problems = ReadStates(project) })
 	if len(states) != 1 || states[0].AgentID != "mid-1" {
 		t.Errorf("states %+v", states)
 	}
@@ -41,5 +43,5 @@ func TestReadStatesSkipsFIFOsAndHugeFiles(t *testing.T) {
 	if len(problems) != 2 || !strings.Contains(joined, "pipe.json: not a regular file") || !strings.Contains(joined, "huge.json: ") {
 		t.Errorf("problems %q", problems)
 	}
-	within(t, "UniqueAgentID with a FIFO among the state files", func() { UniqueAgentID(project, "ui-mid") })
+	testkit.Within(t, "UniqueAgentID with a FIFO among the state files", func() { UniqueAgentID(project, "ui-mid") })
 }

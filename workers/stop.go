@@ -51,7 +51,7 @@ func signalable(st State, verb string) error {
 		return fmt.Errorf("%s: its state file names no process", who)
 	case st.Host == "":
 		return fmt.Errorf("%s: its state file names no host, so its pid cannot be trusted; %s it where it runs", who, verb)
-	case st.Host != hostname():
+	case st.Host != Hostname():
 		return fmt.Errorf("%s runs on %s, not here; %s it there", who, st.Host, verb)
 	case st.PID == os.Getpid():
 		return fmt.Errorf("%s: pid %d is this program", who, st.PID)
@@ -136,4 +136,4 @@ func workOnceOf(pid int) (ok bool, agent string) {
 
 // Local reports whether st was written on this host, where its pid means
 // something.
-func (st State) Local() bool { return st.Host != "" && st.Host == hostname() }
+func (st State) Local() bool { return st.Host != "" && st.Host == Hostname() }

@@ -17,7 +17,7 @@ import (
 // and the executor it started (same process group) both get SIGTERM.
 func TestStopSignalsTheWorkersGroup(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	configure(t, project, "mid-7", "sleep=30s\nstate=1\ngrandchild=1\n")
 	c := start(t, SpawnSpec{Project: project, Agent: "mid-7", Tier: "mid", Run: true})
 	var st State
@@ -63,7 +63,7 @@ func TestStopRefusesWhatItCannotTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	here := hostname()
+	here := Hostname()
 	base := State{AgentID: "mid-1", State: StateRunning, Host: here, PID: other.Process.Pid}
 	code := 0
 	for _, c := range []struct {
@@ -98,7 +98,7 @@ func TestStopRefusesWhatItCannotTrust(t *testing.T) {
 // started after the worker did cannot be it.
 func TestStopRefusesAPidReusedByAnotherWorker(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	configure(t, project, "mid-2", "sleep=30s\nstate=1\n")
 	c := start(t, SpawnSpec{Project: project, Agent: "mid-2", Tier: "mid"})
 	eventually(t, "mid-2 wrote its state", func() bool {
@@ -106,7 +106,7 @@ func TestStopRefusesAPidReusedByAnotherWorker(t *testing.T) {
 		return len(states) == 1
 	})
 	// mid-1's driver died an hour ago without a word; its pid is mid-2's now.
-	gone := State{AgentID: "mid-1", PID: c.State.PID, Host: hostname(), State: StateRunning,
+	gone := State{AgentID: "mid-1", PID: c.State.PID, Host: Hostname(), State: StateRunning,
 		Started: Stamp{time.Now().Add(-time.Hour)}, LastHeartbeat: Stamp{time.Now().Add(-time.Hour)}, HeartbeatEvery: 30}
 	err := Stop(gone)
 	if err == nil || !strings.Contains(err.Error(), "pid was reused") || strings.Contains(err.Error(), "\n") {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // follow collects what a tail delivers until it has want lines in all,
@@ -166,22 +168,6 @@ func TestParseLogLine(t *testing.T) {
 	}
 }
 
-// within runs f and fails when it does not return in 5 s: the caller
-// would block for good.
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s: still blocked after 5 s", what)
-	}
-}
-
 // TailLog opened the log with a blocking open(2): a FIFO at the log's path
 // kept the UI's log pane at "opening…" for good, with a goroutine nobody
 // could stop.
@@ -196,7 +182,7 @@ func TestTailLogOfAFIFODoesNotBlock(t *testing.T) {
 	}
 	var tl *Tail
 	var err error
-	within(t, "TailLog of a FIFO", func() { tl, err = TailLog(path, 10) })
+	testkit.Within(t, "TailLog of a FIFO", func() { tl, err = TailLog(path, 10) })
 	if err == nil {
 		defer tl.Close()
 	}
@@ -211,7 +197,7 @@ func TestTailLogOfAFIFODoesNotBlock(t *testing.T) {
 // another line, though the next worker wrote to the same path.
 func TestTailLogFollowsThroughItsFolderComingBack(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	path := LogPath(project, "mid-1")
 	tl, err := TailLog(path, 10)
 	if err != nil {
@@ -277,5 +263,5 @@ func TestTailLogKeepsUpWithARunawayWriter(t *testing.T) {
 			t.Fatalf("5 s behind a fast writer the tail gave %d lines", got)
 		}
 	}
-	within(t, "Close while a fast writer writes", func() { tl.Close() })
+	testkit.Within(t, "Close while a fast writer writes", func() { tl.Close() })
 }

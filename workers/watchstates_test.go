@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 )
 
 // change waits for the watcher's next change.
@@ -34,7 +36,7 @@ func noChange(t *testing.T, w *StateWatcher, what string) {
 
 func TestWatchStatesFromBeforeTheFolderExists(t *testing.T) {
 	t.Parallel()
-	project := fakeProject(t)
+	project := testkit.Project(t)
 	w, err := WatchStates(project, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)

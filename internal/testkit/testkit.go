@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Git runs git in dir as a test identity, without signing, and returns its
@@ -266,4 +267,31 @@ func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Within fails tb when f has not returned after five seconds: for calls
+// that must never block (a FIFO among the files, a runaway writer).
+func Within(tb testing.TB, what string, f func()) {
+	tb.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		tb.Fatalf("%s: still blocked after 5 s", what)
+	}
+}
+
+// Project is an empty temporary folder for a project, its path with the
+// symlinks resolved (macOS's /var is one), as the workers record paths.
+func Project(tb testing.TB) string {
+	tb.Helper()
+	dir, err := filepath.EvalSymlinks(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dir
 }
