@@ -10,6 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // layoutPaths are the paths fleetwatch writes in a project, parents first:
@@ -136,12 +137,12 @@ func exercise(root string) {
 			d.Finish(0, "fuzz")
 		}
 	}
-	if l, err := workers.OpenLog(root, "w1", nil); err == nil {
+	if l, err := look.OpenLog(root, "w1", nil); err == nil {
 		l.Printf("fuzz")
 		l.Close()
 	}
-	_ = workers.WriteState(root, workers.State{AgentID: "w2"})
-	_, _ = workers.AssignPort(root, "w1", workers.PortRange{Lo: 47311, Hi: 47319})
+	_ = look.WriteState(root, look.State{AgentID: "w2"})
+	_, _ = look.AssignPort(root, "w1", look.PortRange{Lo: 47311, Hi: 47319})
 }
 
 // tree is every path under dir with its content, links by target.

@@ -54,6 +54,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -76,12 +77,12 @@ const BackendDir = "var/fleet/backends"
 
 // backendMarker is what a worktree's backend was set up with.
 type backendMarker struct {
-	Agent    string `json:"agent"`
-	Slug     string `json:"slug"`
-	Worktree string `json:"worktree"`
-	Ports    []int  `json:"ports"`
-	Hash     string `json:"hash"` // of the section
-	At       Stamp  `json:"at"`
+	Agent    string     `json:"agent"`
+	Slug     string     `json:"slug"`
+	Worktree string     `json:"worktree"`
+	Ports    []int      `json:"ports"`
+	Hash     string     `json:"hash"` // of the section
+	At       look.Stamp `json:"at"`
 }
 
 func (m backendMarker) same(o backendMarker) bool {
@@ -96,7 +97,7 @@ func (m backendMarker) same(o backendMarker) bool {
 // caller gives the plan back.
 func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree string, ports []int) (Backend, error) {
 	b := Backend{Ports: ports}
-	home, _, err := portHome(project)
+	home, _, err := look.PortHome(project)
 	if err != nil {
 		return b, err
 	}
@@ -139,7 +140,7 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 			return b, fmt.Errorf("backend setup command %d of %d %s (log: %s)", i+1, len(s.Setup), err, backendRel(agentID, ".log"))
 		}
 	}
-	cur.At = Stamp{time.Now()}
+	cur.At = look.Stamp{Time: time.Now()}
 	b.SetUp = true
 	return b, saveMarker(home, cur)
 }
@@ -148,7 +149,7 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 // was last set up with; nothing when it has none. Its failure keeps the
 // worktree and says why.
 func TeardownBackend(project string, s config.Worktree, agentID, worktree string) error {
-	home, _, err := portHome(project)
+	home, _, err := look.PortHome(project)
 	if err != nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func teardownBefore(top, agentID, path string) error {
 	s, err := config.Load(top)
 	if err != nil {
 		s.Worktree = config.Worktree{}
-		if home, _, herr := portHome(top); herr == nil {
+		if home, _, herr := look.PortHome(top); herr == nil {
 			if _, had, _ := loadMarker(home, agentID); !had {
 				err = nil
 			}
@@ -197,11 +198,11 @@ func OwnBackend(project string, s config.Worktree, id, slug, worktree string) (b
 	if !s.Set() {
 		return Backend{}, func() error { return nil }, nil
 	}
-	ports, err := AssignPorts(project, id, DefaultPorts, max(s.Ports, 1))
+	ports, err := look.AssignPorts(project, id, look.DefaultPorts, max(s.Ports, 1))
 	if err != nil {
 		return b, nil, err
 	}
-	release := func() error { return ReleasePort(project, id, ports[0]) }
+	release := func() error { return look.ReleasePort(project, id, ports[0]) }
 	if b, err = PrepareBackend(project, s, id, slug, worktree, ports); err != nil {
 		release()
 		return b, nil, err
@@ -219,7 +220,7 @@ func OwnBackend(project string, s config.Worktree, id, slug, worktree string) (b
 // their ports back: what a check or review runner that was killed left
 // behind, found by its worktree before the cleaner removes it.
 func TeardownBackendsIn(project, worktree string) error {
-	home, _, err := portHome(project)
+	home, _, err := look.PortHome(project)
 	if err != nil {
 		return err
 	}
@@ -237,7 +238,7 @@ func TeardownBackendsIn(project, worktree string) error {
 			err = TeardownBackend(project, s.Worktree, m.Agent, worktree)
 		}
 		if err == nil && len(m.Ports) > 0 {
-			err = ReleasePort(project, m.Agent, m.Ports[0])
+			err = look.ReleasePort(project, m.Agent, m.Ports[0])
 		}
 		if first == nil {
 			first = err
@@ -365,17 +366,17 @@ func BackendRefusal(project string, s config.Worktree, agentID string) func(slug
 	if !s.Set() || len(s.Env) == 0 {
 		return nil
 	}
-	home, _, err := portHome(project)
+	home, _, err := look.PortHome(project)
 	if err != nil {
 		return nil
 	}
 	wt := filepath.Join(home, "var", "worktrees", tree.SafeID(agentID))
-	if w, ok, err := Lookup(project, agentID); err == nil && ok {
+	if w, ok, err := look.Lookup(project, agentID); err == nil && ok {
 		wt = w.Path
 	}
 	ports := make([]int, max(s.Ports, 1))
 	for i := range ports {
-		ports[i] = DefaultPorts.Lo + i
+		ports[i] = look.DefaultPorts.Lo + i
 	}
 	neutral := backendPlaceholders(home, agentID, neutralSlug, wt, ports)
 	if _, err := backendEnv(s, neutral); err != nil {
@@ -418,8 +419,8 @@ func ignoreEnvFile(home, worktree string, pairs []string) error {
 	if len(pairs) == 0 {
 		return nil
 	}
-	if tracked, _ := tree.Git(worktree, "ls-files", "--", EnvFile); tracked != "" {
-		return fmt.Errorf("%s: %s is tracked in the repository, so fleetwatch's copy would count as the agent's change (git rm --cached %s on the integration branch)", worktree, EnvFile, EnvFile)
+	if tracked, _ := tree.Git(worktree, "ls-files", "--", tree.EnvFile); tracked != "" {
+		return fmt.Errorf("%s: %s is tracked in the repository, so fleetwatch's copy would count as the agent's change (git rm --cached %s on the integration branch)", worktree, tree.EnvFile, tree.EnvFile)
 	}
 	return excludeEnvFile(home)
 }
@@ -427,7 +428,7 @@ func ignoreEnvFile(home, worktree string, pairs []string) error {
 // writeEnvFile writes pairs to worktree/.env.fleetwatch (ignoreEnvFile
 // first); with no pairs it removes a file left from an earlier section.
 func writeEnvFile(home, worktree string, pairs []string) (string, error) {
-	path := filepath.Join(worktree, EnvFile)
+	path := filepath.Join(worktree, tree.EnvFile)
 	if len(pairs) == 0 {
 		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
 			os.Remove(path)
@@ -446,17 +447,17 @@ func writeEnvFile(home, worktree string, pairs []string) (string, error) {
 		root = worktree
 	}
 	if err := tree.WriteAtomicIn(root, path, []byte(b.String())); err != nil {
-		return "", fmt.Errorf("%s: %v", path, errText(err))
+		return "", fmt.Errorf("%s: %v", path, tree.ErrText(err))
 	}
-	if _, err := tree.Git(worktree, "check-ignore", "-q", EnvFile); err != nil {
-		return "", fmt.Errorf("%s: git does not ignore %s though the exclude file names it (a .gitignore un-ignores it?); it would count as the agent's change", worktree, EnvFile)
+	if _, err := tree.Git(worktree, "check-ignore", "-q", tree.EnvFile); err != nil {
+		return "", fmt.Errorf("%s: git does not ignore %s though the exclude file names it (a .gitignore un-ignores it?); it would count as the agent's change", worktree, tree.EnvFile)
 	}
 	return path, nil
 }
 
 // excludeLine is the exclude file's line for the env file: the worktree's
 // top level only.
-const excludeLine = "/" + EnvFile
+const excludeLine = "/" + tree.EnvFile
 
 // excludeEnvFile adds excludeLine once to the repository's exclude file,
 // the common dir's (git reads no per-worktree one), under the project's
@@ -476,7 +477,7 @@ func excludeEnvFile(home string) error {
 	defer unlock()
 	data, err := os.ReadFile(p)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s: %v", p, errText(err))
+		return fmt.Errorf("%s: %v", p, tree.ErrText(err))
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if strings.TrimSpace(line) == excludeLine {
@@ -491,7 +492,7 @@ func excludeEnvFile(home string) error {
 		return err
 	}
 	if err := tree.WriteAtomicIn(filepath.Dir(p), p, data); err != nil {
-		return fmt.Errorf("%s: %v", p, errText(err))
+		return fmt.Errorf("%s: %v", p, tree.ErrText(err))
 	}
 	return nil
 }
@@ -534,7 +535,7 @@ func runBackendCmd(argv []string, dir string, env []string, timeout time.Duratio
 	if err != nil {
 		pr.Close()
 		<-copied
-		return fmt.Errorf("%s did not start: %v", shown, errText(err))
+		return fmt.Errorf("%s did not start: %v", shown, tree.ErrText(err))
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -641,7 +642,7 @@ func loadMarker(home, agentID string) (backendMarker, bool, error) {
 		return m, false, nil
 	}
 	if err != nil {
-		return m, false, fmt.Errorf("%s: %v", p, errText(err))
+		return m, false, fmt.Errorf("%s: %v", p, tree.ErrText(err))
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
 		return m, false, fmt.Errorf("%s: %v (tear that backend down by hand, then delete the file)", p, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -100,7 +101,7 @@ func TestBackendEnvFileIsWrittenAndIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"DATABASE_URL=postgres://127.0.0.1:4102/app_w1", "WHERE=" + wt.Path + " in " + filepath.Base(dir), "NOTE=it's fix-login", "PORT_A=4101"}
-	if !reflect.DeepEqual(b.Env, want) || b.File != filepath.Join(wt.Path, EnvFile) || !b.SetUp {
+	if !reflect.DeepEqual(b.Env, want) || b.File != filepath.Join(wt.Path, tree.EnvFile) || !b.SetUp {
 		t.Fatalf("backend %+v", b)
 	}
 	data, _ := os.ReadFile(b.File)
@@ -123,8 +124,8 @@ func TestBackendEnvFileIsWrittenAndIgnored(t *testing.T) {
 	}
 	clean(t, wt2.Path)
 	exclude, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
-	if n := strings.Count(string(exclude), "\n/"+EnvFile+"\n"); n != 1 {
-		t.Errorf("exclude names %s %d times:\n%s", EnvFile, n, exclude)
+	if n := strings.Count(string(exclude), "\n/"+tree.EnvFile+"\n"); n != 1 {
+		t.Errorf("exclude names %s %d times:\n%s", tree.EnvFile, n, exclude)
 	}
 	// Its content never counts as the agent's change: git add -A leaves it.
 	testkit.Git(t, wt.Path, "add", "-A")
@@ -139,7 +140,7 @@ func TestBackendEnvFileRefusals(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	outside := filepath.Join(t.TempDir(), "target")
 	os.WriteFile(outside, []byte("keep\n"), 0o644)
-	if err := os.Symlink(outside, filepath.Join(wt.Path, EnvFile)); err != nil {
+	if err := os.Symlink(outside, filepath.Join(wt.Path, tree.EnvFile)); err != nil {
 		t.Fatal(err)
 	}
 	s := config.Worktree{Line: 1, Env: []config.EnvVar{{Name: "A", Template: "{slug}"}}}
@@ -149,7 +150,7 @@ func TestBackendEnvFileRefusals(t *testing.T) {
 	if data, _ := os.ReadFile(outside); string(data) != "keep\n" {
 		t.Errorf("written through the symlink: %q", data)
 	}
-	if fi, err := os.Lstat(filepath.Join(wt.Path, EnvFile)); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(filepath.Join(wt.Path, tree.EnvFile)); err != nil || !fi.Mode().IsRegular() {
 		t.Errorf("env file %v %v", fi, err)
 	}
 
@@ -159,8 +160,8 @@ func TestBackendEnvFileRefusals(t *testing.T) {
 	}
 
 	dir2, wt2 := ensured(t, "v", "")
-	os.WriteFile(filepath.Join(wt2.Path, EnvFile), []byte("A=1\n"), 0o644)
-	testkit.Git(t, wt2.Path, "add", "-f", EnvFile)
+	os.WriteFile(filepath.Join(wt2.Path, tree.EnvFile), []byte("A=1\n"), 0o644)
+	testkit.Git(t, wt2.Path, "add", "-f", tree.EnvFile)
 	testkit.Git(t, wt2.Path, "commit", "-q", "-m", "tracked env")
 	if _, err := PrepareBackend(dir2, s, "v", "", wt2.Path, []int{4100}); err == nil || !strings.Contains(err.Error(), "is tracked in the repository") {
 		t.Errorf("tracked env file: %v", err)
@@ -325,7 +326,7 @@ func TestRemoveTearsDownTheBackend(t *testing.T) {
 	if !tree.IsDir(wt.Path) {
 		t.Fatal("the worktree is gone")
 	}
-	if list, _ := List(dir); len(list) != 1 {
+	if list, _ := look.List(dir); len(list) != 1 {
 		t.Fatalf("registry lost the entry: %+v", list)
 	}
 
@@ -355,13 +356,13 @@ func TestOwnBackend(t *testing.T) {
 	if err != nil || len(b.Ports) != 2 || !b.SetUp {
 		t.Fatalf("%+v %v", b, err)
 	}
-	if _, ok := PortOf(dir, "check-test-abc"); !ok {
+	if _, ok := look.PortOf(dir, "check-test-abc"); !ok {
 		t.Error("no port recorded while it runs")
 	}
 	if err := done(); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := PortOf(dir, "check-test-abc"); ok {
+	if _, ok := look.PortOf(dir, "check-test-abc"); ok {
 		t.Error("port kept after done")
 	}
 	if got := lines(t, log); len(got) != 2 || !strings.HasPrefix(got[1], "teardown_check-test-abc") {
@@ -384,7 +385,7 @@ func TestTeardownBackendsIn(t *testing.T) {
 	writeSection(t, dir, s)
 	r := freeRange(t, 6)
 	for _, c := range []struct{ id, path string }{{"check-a-1", wt.Path}, {"v", other.Path}} {
-		ports, err := AssignPorts(dir, c.id, r, 2)
+		ports, err := look.AssignPorts(dir, c.id, r, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,10 +399,10 @@ func TestTeardownBackendsIn(t *testing.T) {
 	if got := lines(t, log); len(got) != 3 || got[2] != "teardown_check-a-1_app_check-a-1" {
 		t.Errorf("log %q", got)
 	}
-	if _, ok := PortOf(dir, "check-a-1"); ok {
+	if _, ok := look.PortOf(dir, "check-a-1"); ok {
 		t.Error("the dead runner's port is kept")
 	}
-	if _, ok := PortOf(dir, "v"); !ok {
+	if _, ok := look.PortOf(dir, "v"); !ok {
 		t.Error("another worktree's port was taken")
 	}
 }
@@ -431,8 +432,8 @@ func TestBackendExcludeLineOnceUnderRace(t *testing.T) {
 		clean(t, wts[i])
 	}
 	exclude, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
-	if n := strings.Count(string(exclude), "\n/"+EnvFile+"\n"); n != 1 {
-		t.Errorf("exclude names %s %d times:\n%s", EnvFile, n, exclude)
+	if n := strings.Count(string(exclude), "\n/"+tree.EnvFile+"\n"); n != 1 {
+		t.Errorf("exclude names %s %d times:\n%s", tree.EnvFile, n, exclude)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // maxClaimTries bounds how many lost races one claim reads again after.
@@ -36,7 +37,7 @@ type remoteClaim struct {
 }
 
 func (w *WorkOnce) backendSide() *backendSide {
-	w.claimsHolder = claims.Holder{AgentID: w.Worker.AgentID, Host: Hostname(), PID: os.Getpid(), RunsAs: w.runsAs()}
+	w.claimsHolder = claims.Holder{AgentID: w.Worker.AgentID, Host: look.Hostname(), PID: os.Getpid(), RunsAs: w.runsAs()}
 	if w.Remote == "" {
 		w.Remote = "origin"
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -128,7 +129,7 @@ func moveBranch(project, agent, branch, old, oid string) error {
 		_, err := remoteGit(project, "update-ref", "refs/heads/"+branch, oid, old)
 		return err
 	}
-	own, ok, err := Lookup(project, agent)
+	own, ok, err := look.Lookup(project, agent)
 	if err != nil || !ok || !samePath(own.Path, wt) {
 		return fmt.Errorf("it is checked out in %s", wt)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // The verbs an agent legitimately runs on its own plan (`fleetwatch
@@ -63,16 +64,16 @@ const askTimeout = 2 * time.Minute
 func AskDriver(sock string, req AgentRequest) (AgentReply, error) {
 	conn, err := net.DialTimeout("unix", sock, 10*time.Second)
 	if err != nil {
-		return AgentReply{}, fmt.Errorf("cannot reach the driver at %s ($%s): %v", sock, SocketEnv, errText(err))
+		return AgentReply{}, fmt.Errorf("cannot reach the driver at %s ($%s): %v", sock, SocketEnv, tree.ErrText(err))
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(askTimeout))
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
-		return AgentReply{}, fmt.Errorf("the driver at %s: %v", sock, errText(err))
+		return AgentReply{}, fmt.Errorf("the driver at %s: %v", sock, tree.ErrText(err))
 	}
 	var rep AgentReply
 	if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&rep); err != nil {
-		return AgentReply{}, fmt.Errorf("the driver at %s did not answer: %v", sock, errText(err))
+		return AgentReply{}, fmt.Errorf("the driver at %s did not answer: %v", sock, tree.ErrText(err))
 	}
 	return rep, nil
 }
@@ -141,7 +142,7 @@ func (b *broker) serve(conn *net.UnixConn) {
 	if err := b.peerIsAgent(conn); err != nil {
 		rep.Error = err.Error()
 	} else if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req); err != nil {
-		rep.Error = "unreadable request: " + errText(err)
+		rep.Error = "unreadable request: " + tree.ErrText(err)
 	} else {
 		q := ask{req: req, reply: make(chan AgentReply, 1)}
 		select {
@@ -226,7 +227,7 @@ func (d *Driver) perform(r *running, req AgentRequest) AgentReply {
 	if !d.ownPlan(r, req.Plan) {
 		return AgentReply{Error: fmt.Sprintf("an agent acts only on its own plan, %s", rel)}
 	}
-	fail := func(err error) AgentReply { return AgentReply{Error: errText(err)} }
+	fail := func(err error) AgentReply { return AgentReply{Error: tree.ErrText(err)} }
 	switch req.Verb {
 	case AskHeartbeat:
 		if lost, _ := d.heartbeat(rel, me); lost != "" {
@@ -243,7 +244,7 @@ func (d *Driver) perform(r *running, req AgentRequest) AgentReply {
 	// What the agent committed goes with the plan it hands on: a plan sent
 	// for review without it would be reviewed and landed empty.
 	if err := d.bringBranch(r); err != nil && req.Verb == AskComplete {
-		return AgentReply{Error: fmt.Sprintf("%s stays with you: your commits could not be brought in (%s); fix your branch and ask again", rel, errText(err))}
+		return AgentReply{Error: fmt.Sprintf("%s stays with you: your commits could not be brought in (%s); fix your branch and ask again", rel, tree.ErrText(err))}
 	}
 	var dst string
 	var err error

@@ -9,6 +9,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Caps (fleetwatch.yaml's limits:) bound how many runs hold a live lease
@@ -37,12 +38,12 @@ import (
 
 // runsAs is what this worker's leases record for the caps.
 func (w *WorkOnce) runsAs() model.RunsAs {
-	return RunsAsOf(w.Worker, w.Endpoint)
+	return look.RunsAsOf(w.Worker, w.Endpoint)
 }
 
 // thisRun is this worker's run as the caps count it.
 func (w *WorkOnce) thisRun() claims.Run {
-	return claims.Run{Host: cmp.Or(w.claimsHolder.Host, Hostname()), RunsAs: w.runsAs()}
+	return claims.Run{Host: cmp.Or(w.claimsHolder.Host, look.Hostname()), RunsAs: w.runsAs()}
 }
 
 // capsFull says, before a claim, which cap this worker counts under is

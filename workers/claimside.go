@@ -12,6 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -280,7 +281,7 @@ func (w *WorkOnce) printWorktree(wt tree.Worktree, out io.Writer) string {
 		w.Say("%s", wt.HandOff)
 	}
 	fmt.Fprintf(out, "WORKTREE=%s\nBRANCH=%s\nINTEGRATION=%s\n", wt.Path, wt.Branch, wt.Integration)
-	if port, ok := PortOf(w.Tree.Project, w.Worker.AgentID); ok {
+	if port, ok := look.PortOf(w.Tree.Project, w.Worker.AgentID); ok {
 		fmt.Fprintf(out, "PORT=%d\n", port)
 	}
 	return wt.Path

@@ -78,11 +78,11 @@ func (d *Driver) openBox(job Job, dir string) (*box, error) {
 	home := filepath.Join(d.Tree.Project, filepath.FromSlash(SandboxDir), tree.SafeID(d.Worker.AgentID))
 	cache := filepath.Join(home, "cache")
 	if err := tree.MkdirIn(d.Tree.Project, cache); err != nil {
-		return fail(fmt.Errorf("%s: %v", cache, errText(err)))
+		return fail(fmt.Errorf("%s: %v", cache, tree.ErrText(err)))
 	}
 	sock := filepath.Join(run, "sock")
 	if b.broker, err = listenBroker(sock); err != nil {
-		return fail(fmt.Errorf("driver socket: %v", errText(err)))
+		return fail(fmt.Errorf("driver socket: %v", tree.ErrText(err)))
 	}
 	b.env = append(sandbox.PrivateEnv(b.tmp, cache), SocketEnv+"="+sock)
 	if d.contained {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -30,24 +31,24 @@ func startDetached(bin, project, logName string, args ...string) (string, <-chan
 	if logName == "" || strings.ContainsAny(logName, "/\\") || logName == "." || logName == ".." {
 		return "", nil, fmt.Errorf("%q is not a log file name", logName)
 	}
-	logPath := filepath.Join(project, filepath.FromSlash(LogDir), logName)
+	logPath := filepath.Join(project, filepath.FromSlash(look.LogDir), logName)
 	if err := tree.FleetDir(project); err != nil {
 		return "", nil, err
 	}
-	rotateLog(logPath)
+	look.RotateLog(logPath)
 	log, err := tree.OpenIn(project, logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return "", nil, err
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "%s %s starting %s %s\n", time.Now().UTC().Format(LogTimeLayout), StreamFleet, filepath.Base(bin), strings.Join(quoteArgs(args), " "))
+	fmt.Fprintf(log, "%s %s starting %s %s\n", time.Now().UTC().Format(look.LogTimeLayout), look.StreamFleet, filepath.Base(bin), strings.Join(quoteArgs(args), " "))
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = project
 	cmd.Stdout, cmd.Stderr = log, log // a file: the child writes it directly
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		err = fmt.Errorf("start %s: %v", bin, errText(err))
-		fmt.Fprintf(log, "%s %s %v\n", time.Now().UTC().Format(LogTimeLayout), StreamFleet, err)
+		err = fmt.Errorf("start %s: %v", bin, tree.ErrText(err))
+		fmt.Fprintf(log, "%s %s %v\n", time.Now().UTC().Format(look.LogTimeLayout), look.StreamFleet, err)
 		return "", nil, err
 	}
 	done := make(chan error, 1)
@@ -60,7 +61,7 @@ func startDetached(bin, project, logName string, args ...string) (string, <-chan
 // log is touched or anything starts.
 func StartDetachedAs(t *planfs.Tree, bin, logName string, args ...string) (string, error) {
 	if err := t.Writable(); err != nil {
-		return "", fmt.Errorf("%s: %w", filepath.Join(LogDir, logName), err)
+		return "", fmt.Errorf("%s: %w", filepath.Join(look.LogDir, logName), err)
 	}
 	return StartDetached(bin, t.Project, logName, args...)
 }
@@ -70,7 +71,7 @@ func StartDetachedAs(t *planfs.Tree, bin, logName string, args ...string) (strin
 // Wait error once it exits.
 func StartDetachedWatched(t *planfs.Tree, bin, logName string, args ...string) (string, <-chan error, error) {
 	if err := t.Writable(); err != nil {
-		return "", nil, fmt.Errorf("%s: %w", filepath.Join(LogDir, logName), err)
+		return "", nil, fmt.Errorf("%s: %w", filepath.Join(look.LogDir, logName), err)
 	}
 	return startDetached(bin, t.Project, logName, args...)
 }

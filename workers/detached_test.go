@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 func TestStartDetachedLogsBothStreams(t *testing.T) {
@@ -32,7 +34,7 @@ func TestStartDetachedLogsBothStreams(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	lines, err := LogTail(log, 2)
+	lines, err := look.LogTail(log, 2)
 	if err != nil || len(lines) != 2 || lines[1] != project {
 		t.Errorf("LogTail = %q, %v", lines, err)
 	}
@@ -51,7 +53,7 @@ func TestStartDetachedRefuses(t *testing.T) {
 	if !strings.Contains(string(b), "no-such-binary") {
 		t.Errorf("the failure is not in the log:\n%s", b)
 	}
-	if lines, err := LogTail(filepath.Join(project, "nothing.log"), 5); err != nil || lines != nil {
+	if lines, err := look.LogTail(filepath.Join(project, "nothing.log"), 5); err != nil || lines != nil {
 		t.Errorf("missing log: %q, %v", lines, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -34,7 +35,7 @@ func diffRepo(t testing.TB) (dir string, wt tree.Worktree) {
 	write(wt.Path, "README", "hello, world\n")
 	write(wt.Path, "a.go", "package a\n\nfunc f() {\n\tx := 1 // \x1b[31mred\n}\n")
 	write(wt.Path, "logo.bin", "PNG\x00\x01\x02binary")
-	write(wt.Path, "big.txt", strings.Repeat("line\n", DiffFileLines+500))
+	write(wt.Path, "big.txt", strings.Repeat("line\n", look.DiffFileLines+500))
 	testkit.Git(t, wt.Path, "add", "-A")
 	testkit.Git(t, wt.Path, "commit", "-q", "-m", "demo: start")
 	write(dir, "devonly.txt", "only on dev\n")
@@ -52,7 +53,7 @@ func diffRepo(t testing.TB) (dir string, wt tree.Worktree) {
 	return dir, wt
 }
 
-func fileNamed(t *testing.T, files []FileDiff, name string) FileDiff {
+func fileNamed(t *testing.T, files []look.FileDiff, name string) look.FileDiff {
 	t.Helper()
 	for _, f := range files {
 		if f.Path == name {
@@ -60,10 +61,10 @@ func fileNamed(t *testing.T, files []FileDiff, name string) FileDiff {
 		}
 	}
 	t.Fatalf("no %s among %v", name, files)
-	return FileDiff{}
+	return look.FileDiff{}
 }
 
-func checkDemoDiff(t *testing.T, dir string, wt tree.Worktree, d Diff) {
+func checkDemoDiff(t *testing.T, dir string, wt tree.Worktree, d look.Diff) {
 	t.Helper()
 	base := testkit.Git(t, dir, "merge-base", "dev", "feature/demo")
 	if d.Branch != "feature/demo" || d.Integration != "dev" || d.Base != base || d.Worktree != "var/worktrees/mid-1" {
@@ -87,7 +88,7 @@ func checkDemoDiff(t *testing.T, dir string, wt tree.Worktree, d Diff) {
 	if bin := fileNamed(t, d.Committed, "logo.bin"); !bin.Binary || bin.Summary == "" || len(bin.Lines) != 0 {
 		t.Errorf("logo.bin summarised as binary: %+v", bin)
 	}
-	if big := fileNamed(t, d.Committed, "big.txt"); big.Added != DiffFileLines+500 || !strings.Contains(big.Summary, "more than 2000 changed lines") || len(big.Lines) != 0 {
+	if big := fileNamed(t, d.Committed, "big.txt"); big.Added != look.DiffFileLines+500 || !strings.Contains(big.Summary, "more than 2000 changed lines") || len(big.Lines) != 0 {
 		t.Errorf("big.txt summarised: +%d %q, %d lines", big.Added, big.Summary, len(big.Lines))
 	}
 	names = names[:0]
@@ -97,14 +98,14 @@ func checkDemoDiff(t *testing.T, dir string, wt tree.Worktree, d Diff) {
 	if want := []string{"a.go +1 −1", "staged.txt +1 −0"}; !slices.Equal(names, want) {
 		t.Errorf("uncommitted %v, want %v", names, want)
 	}
-	if want := []Untracked{{"notes.txt", 3}, {"passwd", -1}}; !slices.Equal(d.Untracked, want) {
+	if want := []look.Untracked{{Path: "notes.txt", Lines: 3}, {Path: "passwd", Lines: -1}}; !slices.Equal(d.Untracked, want) {
 		t.Errorf("untracked %v, want %v (the symlink not read)", d.Untracked, want)
 	}
 }
 
 func TestDiffOfPlanShowsBranchAndWorktree(t *testing.T) {
 	dir, wt := diffRepo(t)
-	d, err := DiffOfPlan(dir, "demo")
+	d, err := look.DiffOfPlan(dir, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,17 +114,17 @@ func TestDiffOfPlanShowsBranchAndWorktree(t *testing.T) {
 
 func TestDiffOfWorktreeAndWorker(t *testing.T) {
 	dir, wt := diffRepo(t)
-	d, err := DiffOfWorktree(dir, wt.Path)
+	d, err := look.DiffOfWorktree(dir, wt.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkDemoDiff(t, dir, wt, d)
-	d, err = DiffOfWorker(dir, State{AgentID: "mid-1", Worktree: wt.Path})
+	d, err = look.DiffOfWorker(dir, look.State{AgentID: "mid-1", Worktree: wt.Path})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkDemoDiff(t, dir, wt, d)
-	d, err = DiffOfWorker(dir, State{AgentID: "mid-1", Plan: filepath.Join(dir, ".plans", "in-progress", "demo.md")})
+	d, err = look.DiffOfWorker(dir, look.State{AgentID: "mid-1", Plan: filepath.Join(dir, ".plans", "in-progress", "demo.md")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestDiffOfPlanWithoutWorktree(t *testing.T) {
 	if _, err := Remove(dir, "mid-1", true, false); err != nil {
 		t.Fatal(err)
 	}
-	d, err := DiffOfPlan(dir, "demo")
+	d, err := look.DiffOfPlan(dir, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +150,15 @@ func TestDiffRefusals(t *testing.T) {
 	dir, _ := diffRepo(t)
 	cases := []struct {
 		name string
-		do   func() (Diff, error)
+		do   func() (look.Diff, error)
 		want string
 	}{
-		{"no branch", func() (Diff, error) { return DiffOfPlan(dir, "nope") }, "nope: no branch feature/nope and no worktree on it"},
-		{"outside", func() (Diff, error) { return DiffOfWorktree(dir, t.TempDir()) }, "is not inside " + dir},
-		{"missing", func() (Diff, error) { return DiffOfWorktree(dir, filepath.Join(dir, "var", "worktrees", "gone")) }, "no such worktree"},
-		{"worker", func() (Diff, error) { return DiffOfWorker(dir, State{AgentID: "w"}) }, "w: its state file names no worktree and no plan"},
+		{"no branch", func() (look.Diff, error) { return look.DiffOfPlan(dir, "nope") }, "nope: no branch feature/nope and no worktree on it"},
+		{"outside", func() (look.Diff, error) { return look.DiffOfWorktree(dir, t.TempDir()) }, "is not inside " + dir},
+		{"missing", func() (look.Diff, error) {
+			return look.DiffOfWorktree(dir, filepath.Join(dir, "var", "worktrees", "gone"))
+		}, "no such worktree"},
+		{"worker", func() (look.Diff, error) { return look.DiffOfWorker(dir, look.State{AgentID: "w"}) }, "w: its state file names no worktree and no plan"},
 	}
 	for _, c := range cases {
 		if _, err := c.do(); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -165,14 +168,14 @@ func TestDiffRefusals(t *testing.T) {
 	bare := testkit.Repo(t)
 	testkit.Git(t, bare, "branch", "-m", "main", "trunk")
 	testkit.Git(t, bare, "branch", "feature/x")
-	if _, err := DiffOfPlan(bare, "x"); err == nil || !strings.Contains(err.Error(), "no integration branch (dev, develop)") {
+	if _, err := look.DiffOfPlan(bare, "x"); err == nil || !strings.Contains(err.Error(), "no integration branch (dev, develop)") {
 		t.Errorf("without an integration branch: %v", err)
 	}
 	// fleetwatch.yaml names it.
 	if err := os.WriteFile(filepath.Join(bare, "fleetwatch.yaml"), []byte("integration: trunk\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := DiffOfPlan(bare, "x")
+	d, err := look.DiffOfPlan(bare, "x")
 	if err != nil || d.Integration != "trunk" || d.Branch != "feature/x" || len(d.Committed) != 0 {
 		t.Errorf("with integration: trunk: %+v, %v", d, err)
 	}
@@ -184,7 +187,7 @@ func TestDiffReadsNothingOutsideTheProject(t *testing.T) {
 	if err := os.Symlink(wt.Path, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DiffOfWorktree(dir, link); err == nil || !strings.Contains(err.Error(), "symlink") {
+	if _, err := look.DiffOfWorktree(dir, link); err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Errorf("a worktree reached through a symlink: %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
@@ -192,7 +195,7 @@ func TestDiffReadsNothingOutsideTheProject(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "secret.txt"), []byte("outside\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := DiffOfPlan(dir, "out")
+	d, err := look.DiffOfPlan(dir, "out")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,17 +207,17 @@ func TestDiffReadsNothingOutsideTheProject(t *testing.T) {
 func TestDiffHugePatchBytes(t *testing.T) {
 	dir, wt := diffRepo(t)
 	// Few lines, many bytes: a minified file.
-	long := strings.Repeat("x", DiffFileBytes/4) + "\n"
+	long := strings.Repeat("x", look.DiffFileBytes/4) + "\n"
 	if err := os.WriteFile(filepath.Join(wt.Path, "min.js"), []byte(strings.Repeat(long, 5)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := DiffOfPlan(dir, "demo")
+	d, err := look.DiffOfPlan(dir, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = d
 	testkit.Git(t, wt.Path, "add", "min.js")
-	d, err = DiffOfPlan(dir, "demo")
+	d, err = look.DiffOfPlan(dir, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +250,7 @@ func BenchmarkDiffOfPlan10k(b *testing.B) {
 	testkit.Git(b, wt.Path, "commit", "-q", "-m", "10k lines")
 	b.ResetTimer()
 	for b.Loop() {
-		d, err := DiffOfPlan(dir, "demo")
+		d, err := look.DiffOfPlan(dir, "demo")
 		if err != nil || len(d.Committed) != 20 {
 			b.Fatal(len(d.Committed), err)
 		}
@@ -257,7 +260,7 @@ func BenchmarkDiffOfPlan10k(b *testing.B) {
 func TestDiffFindsRenames(t *testing.T) {
 	dir, wt := diffRepo(t)
 	testkit.Git(t, wt.Path, "mv", "a.go", "b.go")
-	d, err := DiffOfPlan(dir, "demo")
+	d, err := look.DiffOfPlan(dir, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,12 +275,12 @@ func TestDiffFindsRenames(t *testing.T) {
 
 func TestAttachPatchesSaysWhenTheyDoNotLineUp(t *testing.T) {
 	patch := []byte("diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n")
-	two := []FileDiff{{Path: "x"}, {Path: "y"}}
-	if attachPatches(two, patch, false) {
+	two := []look.FileDiff{{Path: "x"}, {Path: "y"}}
+	if look.AttachPatches(two, patch, false) {
 		t.Error("two files, one patch: aligned")
 	}
-	one := []FileDiff{{Path: "x"}, {Path: "big", Summary: "not shown"}}
-	if !attachPatches(one, patch, false) || !slices.Equal(one[0].Lines, []string{"@@ -1 +1 @@", "-a", "+b"}) {
+	one := []look.FileDiff{{Path: "x"}, {Path: "big", Summary: "not shown"}}
+	if !look.AttachPatches(one, patch, false) || !slices.Equal(one[0].Lines, []string{"@@ -1 +1 @@", "-a", "+b"}) {
 		t.Errorf("one file, one patch: %+v", one)
 	}
 }

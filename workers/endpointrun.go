@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // reading is the tap on the agent's stdout: the meter reads its usage,
@@ -37,57 +39,57 @@ func (d *Driver) failedRun(r *running, o Outcome, how string) Outcome {
 // elsewhere): an agent cannot shut its endpoint by printing a 401. Where
 // both speak of a 429, the tool's spent window refines the proxy's rate
 // limit (Codex's usage_limit_reached is a 429 like any other).
-func (d *Driver) troubleOf(r *running) (endTrouble, bool) {
+func (d *Driver) troubleOf(r *running) (look.EndTrouble, bool) {
 	res := r.result.Result()
-	t := endTrouble{kind: res.Trouble, status: res.Status, retryAfter: res.RetryAfter, reset: res.Reset, why: res.Error}
+	t := look.EndTrouble{Kind: res.Trouble, Status: res.Status, RetryAfter: res.RetryAfter, Reset: res.Reset, Why: res.Error}
 	if r.meter.proxy != nil {
 		p, ok := r.meter.proxy.Trouble()
 		if !ok && r.meter.proxy.Usage().Calls > 0 {
 			return t, false
 		}
 		if ok {
-			window := t.kind == agentout.UsageWindow && p.Kind == agentout.RateLimited
-			t.kind, t.status = p.Kind, p.Status
+			window := t.Kind == agentout.UsageWindow && p.Kind == agentout.RateLimited
+			t.Kind, t.Status = p.Kind, p.Status
 			if window {
-				t.kind = agentout.UsageWindow
+				t.Kind = agentout.UsageWindow
 			}
 			if p.RetryAfter > 0 {
-				t.retryAfter = p.RetryAfter
+				t.RetryAfter = p.RetryAfter
 			}
 			if !p.Reset.IsZero() {
-				t.reset = p.Reset
+				t.Reset = p.Reset
 			}
-			if t.why == "" {
-				t.why = fmt.Sprintf("the API answered %d", p.Status)
+			if t.Why == "" {
+				t.Why = fmt.Sprintf("the API answered %d", p.Status)
 			}
 		}
 	}
-	if t.why == "" {
-		t.why = string(t.kind)
+	if t.Why == "" {
+		t.Why = string(t.Kind)
 	}
-	return t, t.kind != agentout.NoTrouble
+	return t, t.Kind != agentout.NoTrouble
 }
 
 // endpointTrouble marks the endpoint and hands the plan back at once, for
 // a worker of another endpoint.
-func (d *Driver) endpointTrouble(r *running, o Outcome, how string, t endTrouble) Outcome {
+func (d *Driver) endpointTrouble(r *running, o Outcome, how string, t look.EndTrouble) Outcome {
 	project := d.Tree.Project
-	last, had := ReadEndpoint(project, d.Endpoint)
-	st := nextState(d.Endpoint, last, had, t, time.Now())
-	if err := WriteEndpoint(project, st); err != nil {
-		d.Log.Printf("could not record endpoint %s's state: %v", d.Endpoint, errText(err))
+	last, had := look.ReadEndpoint(project, d.Endpoint)
+	st := look.NextState(d.Endpoint, last, had, t, time.Now())
+	if err := look.WriteEndpoint(project, st); err != nil {
+		d.Log.Printf("could not record endpoint %s's state: %v", d.Endpoint, tree.ErrText(err))
 	}
-	if err := publishEndpoint(d.Board, d.Endpoint, &st); err != nil {
-		d.Log.Printf("could not publish endpoint %s's state: %v", d.Endpoint, errText(err))
+	if err := look.PublishEndpoint(d.Board, d.Endpoint, &st); err != nil {
+		d.Log.Printf("could not publish endpoint %s's state: %v", d.Endpoint, tree.ErrText(err))
 	}
 	state := "endpoint " + d.Endpoint + " is " + st.State
 	if !st.Until.IsZero() {
-		state += " until " + utc(st.Until)
+		state += " until " + look.Utc(st.Until)
 	}
-	if st.State == EndpointDisabled {
-		d.Log.Printf("NOTICE: %s: its key or login was refused (%s); clear it once fixed: fleetwatch endpoints clear %s", state, t.why, d.Endpoint)
+	if st.State == look.EndpointDisabled {
+		d.Log.Printf("NOTICE: %s: its key or login was refused (%s); clear it once fixed: fleetwatch endpoints clear %s", state, t.Why, d.Endpoint)
 	}
-	reason := fmt.Sprintf("%s: endpoint trouble (%s): %s; %s", how, t.kind, t.why, state)
+	reason := fmt.Sprintf("%s: endpoint trouble (%s): %s; %s", how, t.Kind, t.Why, state)
 	return d.giveBack(r.job.Rel, r.me, reason, o)
 }
 
@@ -99,14 +101,14 @@ func (d *Driver) taskFailed(r *running, o Outcome, how string) Outcome {
 		why += ": " + e
 	}
 	project, slug := d.Tree.Project, r.meter.slug
-	n, err := addFailure(project, slug, why)
+	n, err := look.AddFailure(project, slug, why)
 	if err != nil {
-		d.Log.Printf("could not count %s's failure: %v", slug, errText(err))
+		d.Log.Printf("could not count %s's failure: %v", slug, tree.ErrText(err))
 	}
 	limit := d.settings.TaskRetries()
 	if n >= limit {
-		if err := ClearFailures(project, slug); err != nil {
-			d.Log.Printf("could not clear %s's failures: %v", slug, errText(err))
+		if err := look.ClearFailures(project, slug); err != nil {
+			d.Log.Printf("could not clear %s's failures: %v", slug, tree.ErrText(err))
 		}
 		return d.parkBlocked(r, fmt.Sprintf("%s; the task failed %d times (retries: %d)", why, n, limit))
 	}
@@ -117,14 +119,14 @@ func (d *Driver) taskFailed(r *running, o Outcome, how string) Outcome {
 // plan's failures in a row are over.
 func (d *Driver) ranWell(r *running) {
 	if d.Endpoint != "" {
-		if _, had := ReadEndpoint(d.Tree.Project, d.Endpoint); had {
+		if _, had := look.ReadEndpoint(d.Tree.Project, d.Endpoint); had {
 			d.Log.Printf("endpoint %s works again", d.Endpoint)
-			if err := ResetEndpoint(d.Tree.Project, d.Endpoint, d.Board); err != nil {
-				d.Log.Printf("could not clear endpoint %s's state: %v", d.Endpoint, errText(err))
+			if err := look.ResetEndpoint(d.Tree.Project, d.Endpoint, d.Board); err != nil {
+				d.Log.Printf("could not clear endpoint %s's state: %v", d.Endpoint, tree.ErrText(err))
 			}
 		}
 	}
-	if err := ClearFailures(d.Tree.Project, r.meter.slug); err != nil {
-		d.Log.Printf("could not clear %s's failures: %v", r.meter.slug, errText(err))
+	if err := look.ClearFailures(d.Tree.Project, r.meter.slug); err != nil {
+		d.Log.Printf("could not clear %s's failures: %v", r.meter.slug, tree.ErrText(err))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -53,7 +54,7 @@ func Ensure(project, agentID, slug string) (tree.Worktree, error) {
 			return tree.Worktree{}, err
 		}
 	}
-	if ports, err := loadPorts(top); err == nil {
+	if ports, err := look.LoadPorts(top); err == nil {
 		wt.Port = ports.Ports[agentID]
 	}
 	return wt, tree.Record(top, wt)

@@ -59,7 +59,7 @@ func openGitBox(project, wt, store, ref string) (*gitBox, error) {
 	common := filepath.Dir(filepath.Dir(admin))
 	b := &gitBox{project: project, common: common, admin: admin, wt: wt, store: store, ref: ref}
 	if err := b.refill(); err != nil {
-		return nil, fmt.Errorf("the agent's git store %s: %v", store, errText(err))
+		return nil, fmt.Errorf("the agent's git store %s: %v", store, tree.ErrText(err))
 	}
 	return b, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 	wtree "github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -102,7 +103,7 @@ func workingOn(project, agent, branch string) bool {
 // worktree's branch, index and files are left as they were.
 func keepChanges(dir, agent, branch, newOwner string) (string, error) {
 	msg := fmt.Sprintf("fleetwatch: uncommitted work of agent %s in %s, kept before %s went to %s", agent, dir, branch, newOwner)
-	commit, err := snapshotCommit(dir, msg, wtree.GitTimeout)
+	commit, err := tree.SnapshotCommit(dir, msg, wtree.GitTimeout)
 	if err != nil {
 		return "", err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // What the driver is handed for a claimed plan: which turn it is (plan or
@@ -130,7 +131,7 @@ func (w *WorkOnce) scopeFor(job *Job) error {
 		stop = s.OnScopeViolation
 	}
 	job.StopOnViolation = stop == "stop"
-	if wt, ok, err := Lookup(w.Tree.Project, w.Worker.AgentID); err == nil && ok && wt.Integration != "" {
+	if wt, ok, err := look.Lookup(w.Tree.Project, w.Worker.AgentID); err == nil && ok && wt.Integration != "" {
 		job.Base = model.BranchRef(wt.Integration)
 	}
 	return nil
@@ -171,7 +172,7 @@ func (w *WorkOnce) backendFor(job *Job) error {
 	if !s.Worktree.Set() || job.Worktree == "" {
 		return nil
 	}
-	ports, err := AssignPorts(project, agent, w.Ports, max(s.Worktree.Ports, 1))
+	ports, err := look.AssignPorts(project, agent, w.Ports, max(s.Worktree.Ports, 1))
 	if err != nil {
 		return err
 	}

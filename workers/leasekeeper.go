@@ -9,6 +9,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -25,7 +26,7 @@ type backendKeeper struct {
 	repo   string        // the project whose branch is pushed
 	remote string        // the git remote it is pushed to
 	tree   *planfs.Tree  // its event log hears of refused pushes
-	log    *Log
+	log    *look.Log
 	// base is the remote's feature branch as this holder last saw it:
 	// where it started (seedFeature) or what it last pushed; "" when the
 	// remote has none. A push moves the branch only from there.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // A keeper whose lease is lost never asks its backend again (b is nil: a
@@ -17,7 +18,7 @@ import (
 func TestKeeperLostNeverPushes(t *testing.T) {
 	repo := testkit.Repo(t)
 	testkit.Git(t, repo, "branch", "feature/a")
-	log, err := OpenLog(repo, "w", nil)
+	log, err := look.OpenLog(repo, "w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

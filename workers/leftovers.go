@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -32,16 +33,16 @@ import (
 // process or gone (a live member keeps the group's number from reuse).
 
 // procOf is pid as it runs now; zero when it does not.
-func procOf(pid int) Proc {
+func procOf(pid int) look.Proc {
 	st, ok := readStat(pid)
 	if !ok || st.state == 'Z' {
-		return Proc{}
+		return look.Proc{}
 	}
-	return Proc{PID: pid, Start: st.start}
+	return look.Proc{PID: pid, Start: st.start}
 }
 
 // sameProc reports whether p is still the process it was.
-func sameProc(p Proc) bool {
+func sameProc(p look.Proc) bool {
 	if p.PID <= 0 {
 		return false
 	}
@@ -78,7 +79,7 @@ func (d *Driver) recordAgent(r *running) {
 	}
 }
 
-func containsProc(ps []Proc, p Proc) bool {
+func containsProc(ps []look.Proc, p look.Proc) bool {
 	for _, q := range ps {
 		if q == p {
 			return true
@@ -117,7 +118,7 @@ func bringLeftoverLogged(project, agentID string) {
 	if tip == "" && err == nil {
 		return
 	}
-	log, lerr := OpenLog(project, agentID, nil)
+	log, lerr := look.OpenLog(project, agentID, nil)
 	if lerr != nil {
 		return
 	}
@@ -143,17 +144,17 @@ func Recover(t *planfs.Tree, rel string, a planfs.Actor, ttl float64) (*model.Le
 }
 
 // leftState is agentID's state file when a driver on this host wrote it.
-func leftState(project, agentID string) (State, bool, error) {
-	data, err := readStateFile(StatePath(project, agentID))
+func leftState(project, agentID string) (look.State, bool, error) {
+	data, err := look.ReadStateFile(look.StatePath(project, agentID))
 	if errors.Is(err, os.ErrNotExist) {
-		return State{}, false, nil
+		return look.State{}, false, nil
 	}
 	if err != nil {
-		return State{}, false, err
+		return look.State{}, false, err
 	}
-	var st State
-	if err := json.Unmarshal(data, &st); err != nil || st.Host != Hostname() {
-		return State{}, false, nil // unreadable, or another machine's pids
+	var st look.State
+	if err := json.Unmarshal(data, &st); err != nil || st.Host != look.Hostname() {
+		return look.State{}, false, nil // unreadable, or another machine's pids
 	}
 	return st, true, nil
 }
@@ -172,7 +173,7 @@ func stopLeftovers(project, agentID string) (int, error) {
 // session (their numbers cannot be reused while any member lives; a leader
 // with another start time means they are gone) and the daemons it adopted
 // that still are who they were.
-func runOf(st State) (groups, sessions, procs []int) {
+func runOf(st look.State) (groups, sessions, procs []int) {
 	if a := st.Agent; a != nil && a.PID > 1 && (sameProc(*a) || procOf(a.PID).PID == 0) {
 		groups = append(groups, a.PID)
 		if st.Session == a.PID {
@@ -191,7 +192,7 @@ func runOf(st State) (groups, sessions, procs []int) {
 // forked is in it, however it left its group and session), then its
 // group, session and adopted daemons; it waits leftoverWait at most for
 // them to go.
-func killRun(st State) (int, error) {
+func killRun(st look.State) (int, error) {
 	n := 0
 	if _, err := os.Stat(st.Cgroup); st.Cgroup != "" && err == nil {
 		if err := sandbox.RemoveGroup(st.Cgroup); err != nil {
@@ -294,7 +295,7 @@ func allPIDs() []int {
 // when there was nothing to bring.
 func bringLeftover(project, agentID string) (string, error) {
 	st, ok, err := leftState(project, agentID)
-	if !ok || st.State != StateRunning || st.Plan == "" || st.Worktree == "" {
+	if !ok || st.State != look.StateRunning || st.Plan == "" || st.Worktree == "" {
 		return "", err
 	}
 	ref := "refs/heads/" + tree.FeatureBranch(model.SlugOf(path.Base(st.Plan)))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -47,7 +48,7 @@ func (d *Driver) noCommit(r *running, o Outcome) (Outcome, bool) {
 	what := leftWords(len(left))
 	if err != nil {
 		// Never "nothing changed" when git could not say.
-		what = "its worktree could not be read: " + errText(err)
+		what = "its worktree could not be read: " + tree.ErrText(err)
 	}
 	if d.AutoCommit && len(left) > 0 {
 		tip, err := d.autoCommit(r, left)
@@ -55,7 +56,7 @@ func (d *Driver) noCommit(r *running, o Outcome) (Outcome, bool) {
 			d.Log.Printf("agent exited 0 but made no commit: fleetwatch committed %s it left (%.12s)", countFiles(len(left)), tip)
 			return o, false
 		}
-		d.Log.Printf("commit: auto could not commit the agent's edits: %v", errText(err))
+		d.Log.Printf("commit: auto could not commit the agent's edits: %v", tree.ErrText(err))
 	}
 	reason := "agent exited 0 but made no commit: " + what
 	d.Log.Printf("%s", reason)
@@ -72,7 +73,7 @@ func uncommitted(wt string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths := slices.DeleteFunc(statusPaths(out), func(p string) bool { return p == EnvFile || p == "" })
+	paths := slices.DeleteFunc(statusPaths(out), func(p string) bool { return p == tree.EnvFile || p == "" })
 	slices.Sort(paths)
 	return slices.Compact(paths), nil
 }
@@ -99,7 +100,7 @@ func (d *Driver) autoCommit(r *running, paths []string) (string, error) {
 	tip := branchTip(wt)
 	d.Tree.LogEvent(planfs.Event{
 		Event: "auto-commit", Slug: slug, From: r.job.Rel, To: r.job.Rel, AgentID: d.Worker.AgentID,
-		Paths: paths[:min(len(paths), MaxTouched)], Reason: fmt.Sprintf("committed %s the agent left, as %.12s", countFiles(len(paths)), tip),
+		Paths: paths[:min(len(paths), look.MaxTouched)], Reason: fmt.Sprintf("committed %s the agent left, as %.12s", countFiles(len(paths)), tip),
 	})
 	return tip, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // overlapRig is a repository with worktrees for agents a, b and c, each on
@@ -28,8 +29,8 @@ func overlapRig(t *testing.T) (dir string, wts map[string]string) {
 	return dir, wts
 }
 
-func runningState(id, wt string, touched ...string) State {
-	return State{AgentID: id, State: StateRunning, Worktree: wt, Touched: touched}
+func runningState(id, wt string, touched ...string) look.State {
+	return look.State{AgentID: id, State: look.StateRunning, Worktree: wt, Touched: touched}
 }
 
 // Two workers editing the same file differently conflict; git is asked
@@ -45,11 +46,11 @@ func TestOverlapsConflict(t *testing.T) {
 
 	refs := testkit.Git(t, dir, "for-each-ref")
 	statusB := testkit.Git(t, wts["b"], "status", "--porcelain")
-	got := Overlaps(dir, []State{
+	got := look.Overlaps(dir, []look.State{
 		runningState("b", wts["b"], "b.go", "shared.go"),
 		runningState("a", wts["a"], "shared.go"),
 		runningState("c", wts["c"], "c.go"),
-		{AgentID: "d", State: StateExited, Worktree: wts["c"], Touched: []string{"shared.go"}},
+		{AgentID: "d", State: look.StateExited, Worktree: wts["c"], Touched: []string{"shared.go"}},
 	})
 	if len(got) != 1 {
 		t.Fatalf("overlaps %+v", got)
@@ -74,7 +75,7 @@ func TestOverlapsSameEditAndMissingWorktree(t *testing.T) {
 	for _, id := range []string{"a", "b"} {
 		os.WriteFile(filepath.Join(wts[id], "shared.go"), []byte("package x\n\nfunc A() {}\n\nfunc B() {}\n"), 0o644)
 	}
-	got := Overlaps(dir, []State{runningState("a", wts["a"], "shared.go"), runningState("b", wts["b"], "shared.go"),
+	got := look.Overlaps(dir, []look.State{runningState("a", wts["a"], "shared.go"), runningState("b", wts["b"], "shared.go"),
 		runningState("z", filepath.Join(dir, "var", "worktrees", "gone"), "shared.go")})
 	if len(got) != 3 {
 		t.Fatalf("overlaps %+v", got)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // The plan-first half of the driver (the coordinator's inbox): a plan turn
@@ -35,11 +37,11 @@ func (d *Driver) argvFor(job Job, ph *Placeholders) []string {
 
 // resumable is the session a build of job's plan resumes: the last one a
 // turn on this endpoint left, when the endpoint's agent can resume one.
-func (d *Driver) resumable(job Job) (Session, bool) {
+func (d *Driver) resumable(job Job) (look.Session, bool) {
 	if d.Resume == nil || cmp.Or(job.Mode, ModeBuild) != ModeBuild {
-		return Session{}, false
+		return look.Session{}, false
 	}
-	s, ok := LastSession(d.Tree.Project, model.SlugOf(path.Base(job.Rel)))
+	s, ok := look.LastSession(d.Tree.Project, model.SlugOf(path.Base(job.Rel)))
 	return s, ok && s.Endpoint == d.Endpoint
 }
 
@@ -51,15 +53,15 @@ func (d *Driver) keepSession(r *running, o Outcome) {
 		return
 	}
 	slug := model.SlugOf(path.Base(r.job.Rel))
-	if id := r.result.Result().Session; ValidSession(id) && o.Code == 0 {
-		s := Session{Endpoint: d.Endpoint, ID: id, Agent: d.Worker.AgentID, At: time.Now().UTC()}
-		if err := saveSession(d.Tree.Project, slug, s); err != nil {
+	if id := r.result.Result().Session; look.ValidSession(id) && o.Code == 0 {
+		s := look.Session{Endpoint: d.Endpoint, ID: id, Agent: d.Worker.AgentID, At: time.Now().UTC()}
+		if err := look.SaveSession(d.Tree.Project, slug, s); err != nil {
 			d.Log.Printf("could not record session %s: %v", id, err)
 		}
 		return
 	}
 	if r.resumed {
-		dropSession(d.Tree.Project, slug)
+		look.DropSession(d.Tree.Project, slug)
 	}
 }
 
@@ -84,7 +86,7 @@ func (d *Driver) planTurnDone(r *running, o Outcome) Outcome {
 	job := r.job
 	slug := model.SlugOf(path.Base(job.Rel))
 	if err := d.handInProposal(r); err != nil {
-		reason := "the plan turn's proposal cannot be handed in: " + errText(err)
+		reason := "the plan turn's proposal cannot be handed in: " + tree.ErrText(err)
 		d.Log.Printf("%s", reason)
 		return d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
 	}
@@ -98,7 +100,7 @@ func (d *Driver) planTurnDone(r *running, o Outcome) Outcome {
 		Slug: slug, N: job.ProposalN, Plan: job.Rel, AgentID: d.Worker.AgentID, RunID: job.RunID,
 	})
 	if err != nil {
-		reason := "the plan turn's proposal cannot be recorded: " + errText(err)
+		reason := "the plan turn's proposal cannot be recorded: " + tree.ErrText(err)
 		d.Log.Printf("%s", reason)
 		return d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
 	}
@@ -106,7 +108,7 @@ func (d *Driver) planTurnDone(r *running, o Outcome) Outcome {
 	if err := d.Tree.AwaitApproval(job.Rel, r.me); err != nil {
 		o.Code = -1
 		o.Plan = d.whereIs(job.Rel)
-		o.Note = "plan turn done, but the plan cannot wait in the inbox: " + errText(err)
+		o.Note = "plan turn done, but the plan cannot wait in the inbox: " + tree.ErrText(err)
 		d.Log.Printf("%s", o.Note)
 		return o
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // A block: the agent's port first, stable across runs, never shared, and
@@ -18,19 +19,19 @@ import (
 func TestAssignPortsBlock(t *testing.T) {
 	dir := testkit.Repo(t)
 	r := freeRange(t, 12)
-	a, err := AssignPorts(dir, "a", r, 3)
+	a, err := look.AssignPorts(dir, "a", r, 3)
 	if err != nil || !reflect.DeepEqual(a, []int{r.Lo, r.Lo + 1, r.Lo + 2}) {
 		t.Fatalf("a: %v %v", a, err)
 	}
 	// A plain AssignPort of another agent never takes a's block ports.
-	if p, err := AssignPort(dir, "b", r); err != nil || p != r.Lo+3 {
+	if p, err := look.AssignPort(dir, "b", r); err != nil || p != r.Lo+3 {
 		t.Fatalf("b: %d %v", p, err)
 	}
-	again, err := AssignPorts(dir, "a", r, 3)
+	again, err := look.AssignPorts(dir, "a", r, 3)
 	if err != nil || !reflect.DeepEqual(again, a) {
 		t.Fatalf("a again: %v %v, want %v", again, err, a)
 	}
-	b, err := AssignPorts(dir, "b", r, 2)
+	b, err := look.AssignPorts(dir, "b", r, 2)
 	if err != nil || !reflect.DeepEqual(b, []int{r.Lo + 3, r.Lo + 4}) {
 		t.Fatalf("b's block: %v %v", b, err)
 	}
@@ -40,11 +41,11 @@ func TestAssignPortsBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if got, err := AssignPorts(dir, "a", r, 3); err != nil || !reflect.DeepEqual(got, a) {
+	if got, err := look.AssignPorts(dir, "a", r, 3); err != nil || !reflect.DeepEqual(got, a) {
 		t.Fatalf("a while its port listens: %v %v", got, err)
 	}
 	// A bigger block keeps what it had and adds free ports past the others'.
-	if got, err := AssignPorts(dir, "a", r, 4); err != nil || !reflect.DeepEqual(got, append(a, r.Lo+5)) {
+	if got, err := look.AssignPorts(dir, "a", r, 4); err != nil || !reflect.DeepEqual(got, append(a, r.Lo+5)) {
 		t.Fatalf("a's block grown: %v %v", got, err)
 	}
 
@@ -52,7 +53,7 @@ func TestAssignPortsBlock(t *testing.T) {
 		Ports map[string]int
 		Extra map[string][]int
 	}
-	data, err := os.ReadFile(filepath.Join(dir, portsFile))
+	data, err := os.ReadFile(filepath.Join(dir, look.PortsFile))
 	if err != nil || json.Unmarshal(data, &file) != nil {
 		t.Fatalf("ports.json: %s %v", data, err)
 	}
@@ -64,14 +65,14 @@ func TestAssignPortsBlock(t *testing.T) {
 	}
 
 	// Releasing a's port releases its block: c gets the lowest ports.
-	if err := ReleasePort(dir, "a", r.Lo); err != nil {
+	if err := look.ReleasePort(dir, "a", r.Lo); err != nil {
 		t.Fatal(err)
 	}
-	c, err := AssignPorts(dir, "c", r, 2)
+	c, err := look.AssignPorts(dir, "c", r, 2)
 	if err != nil || !reflect.DeepEqual(c, []int{r.Lo, r.Lo + 1}) {
 		t.Fatalf("c after a left: %v %v", c, err)
 	}
-	if _, err := AssignPorts(dir, "d", r, 12); err == nil {
+	if _, err := look.AssignPorts(dir, "d", r, 12); err == nil {
 		t.Fatal("a block larger than what is left: no error")
 	}
 }
@@ -83,7 +84,7 @@ func TestAssignPortsConcurrent(t *testing.T) {
 	errs := make([]error, len(blocks))
 	var wg sync.WaitGroup
 	for i := range blocks {
-		wg.Go(func() { blocks[i], errs[i] = AssignPorts(dir, "c-"+strconv.Itoa(i), r, 3) })
+		wg.Go(func() { blocks[i], errs[i] = look.AssignPorts(dir, "c-"+strconv.Itoa(i), r, 3) })
 	}
 	wg.Wait()
 	seen := map[int]int{}

@@ -14,36 +14,37 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // freeRange finds n consecutive ports that nothing listens on now, below
 // the kernel's ephemeral range so outgoing connections do not take them.
-func freeRange(t *testing.T, n int) PortRange {
+func freeRange(t *testing.T, n int) look.PortRange {
 	t.Helper()
 	for range 100 {
 		lo := 20000 + rand.IntN(10000)
 		ok := true
 		for p := lo; p < lo+n && ok; p++ {
-			ok = bindable(p)
+			ok = look.Bindable(p)
 		}
 		if ok {
-			return PortRange{lo, lo + n - 1}
+			return look.PortRange{Lo: lo, Hi: lo + n - 1}
 		}
 	}
 	t.Fatalf("no %d consecutive free ports found", n)
-	return PortRange{}
+	return look.PortRange{}
 }
 
 func TestParsePortRange(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want PortRange
+		want look.PortRange
 		err  string
 	}{
-		{in: "4100-4999", want: PortRange{4100, 4999}},
-		{in: " 8000 - 8000 ", want: PortRange{8000, 8000}},
-		{in: "1-65535", want: PortRange{1, 65535}},
+		{in: "4100-4999", want: look.PortRange{Lo: 4100, Hi: 4999}},
+		{in: " 8000 - 8000 ", want: look.PortRange{Lo: 8000, Hi: 8000}},
+		{in: "1-65535", want: look.PortRange{Lo: 1, Hi: 65535}},
 		{in: "4999-4100", err: "reversed"},
 		{in: "0-10", err: "1 to 65535"},
 		{in: "60000-70000", err: "1 to 65535"},
@@ -53,7 +54,7 @@ func TestParsePortRange(t *testing.T) {
 		{in: "", err: "want LO-HI"},
 		{in: "4100-4999-5000", err: "want LO-HI"},
 	} {
-		got, err := ParsePortRange(c.in)
+		got, err := look.ParsePortRange(c.in)
 		if c.err == "" && (err != nil || got != c.want) {
 			t.Errorf("ParsePortRange(%q) = %v, %v; want %v", c.in, got, err, c.want)
 		}
@@ -61,8 +62,8 @@ func TestParsePortRange(t *testing.T) {
 			t.Errorf("ParsePortRange(%q): error %v, want one line with %q", c.in, err, c.err)
 		}
 	}
-	if DefaultPorts.String() != "4100-4999" {
-		t.Errorf("DefaultPorts = %s", DefaultPorts)
+	if look.DefaultPorts.String() != "4100-4999" {
+		t.Errorf("DefaultPorts = %s", look.DefaultPorts)
 	}
 }
 
@@ -75,11 +76,11 @@ func TestAssignPortStableAndDistinct(t *testing.T) {
 	seen := map[int]string{}
 	for i := range 30 {
 		id := "agent-" + strconv.Itoa(i)
-		p, err := AssignPort(dir, id, r)
+		p, err := look.AssignPort(dir, id, r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.contains(p) {
+		if !r.Contains(p) {
 			t.Fatalf("%s got %d, outside %s", id, p, r)
 		}
 		if other, dup := seen[p]; dup {
@@ -88,14 +89,14 @@ func TestAssignPortStableAndDistinct(t *testing.T) {
 		seen[p], got[id] = id, p
 	}
 	for id, want := range got {
-		if p, err := AssignPort(dir, id, r); err != nil || p != want {
+		if p, err := look.AssignPort(dir, id, r); err != nil || p != want {
 			t.Errorf("%s: second run %d %v, want %d", id, p, err, want)
 		}
-		if p, ok := PortOf(dir, id); !ok || p != want {
+		if p, ok := look.PortOf(dir, id); !ok || p != want {
 			t.Errorf("PortOf(%s) = %d %v, want %d", id, p, ok, want)
 		}
 	}
-	if _, ok := PortOf(dir, "nobody"); ok {
+	if _, ok := look.PortOf(dir, "nobody"); ok {
 		t.Error("PortOf an agent without a port")
 	}
 }
@@ -109,7 +110,7 @@ func TestAssignPortConcurrent(t *testing.T) {
 	errs := make([]error, len(ports))
 	var wg sync.WaitGroup
 	for i := range ports {
-		wg.Go(func() { ports[i], errs[i] = AssignPort(dir, "c-"+strconv.Itoa(i), r) })
+		wg.Go(func() { ports[i], errs[i] = look.AssignPort(dir, "c-"+strconv.Itoa(i), r) })
 	}
 	wg.Wait()
 	seen := map[int]bool{}
@@ -129,7 +130,7 @@ func TestAssignPortSkipsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if p, err := AssignPort(dir, "a", r); err != nil || p != r.Lo+1 {
+	if p, err := look.AssignPort(dir, "a", r); err != nil || p != r.Lo+1 {
 		t.Fatalf("got %d %v, want %d (%d is bound)", p, err, r.Lo+1, r.Lo)
 	}
 	// An agent's own recorded port is its own even while it listens there.
@@ -138,7 +139,7 @@ func TestAssignPortSkipsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l2.Close()
-	if p, err := AssignPort(dir, "a", r); err != nil || p != r.Lo+1 {
+	if p, err := look.AssignPort(dir, "a", r); err != nil || p != r.Lo+1 {
 		t.Fatalf("again: %d %v", p, err)
 	}
 }
@@ -150,12 +151,12 @@ func TestAssignPortNewRange(t *testing.T) {
 	if r1 == r2 {
 		t.Skip("the same range twice")
 	}
-	p1, _ := AssignPort(dir, "a", r1)
-	p2, err := AssignPort(dir, "a", r2)
-	if err != nil || !r2.contains(p2) {
+	p1, _ := look.AssignPort(dir, "a", r1)
+	p2, err := look.AssignPort(dir, "a", r2)
+	if err != nil || !r2.Contains(p2) {
 		t.Fatalf("moved from %d to %d %v, want inside %s", p1, p2, err, r2)
 	}
-	if p, _ := PortOf(dir, "a"); p != p2 {
+	if p, _ := look.PortOf(dir, "a"); p != p2 {
 		t.Fatalf("recorded %d, want %d", p, p2)
 	}
 }
@@ -163,9 +164,9 @@ func TestAssignPortNewRange(t *testing.T) {
 // writeState records agentID as a worker in state, heartbeating now.
 func writeState(t *testing.T, dir, agentID, state string, beat time.Time) {
 	t.Helper()
-	st := State{PID: os.Getpid(), Host: Hostname(), AgentID: agentID, State: state,
-		Started: Stamp{beat}, LastHeartbeat: Stamp{beat}, HeartbeatEvery: 10}
-	if err := WriteState(dir, st); err != nil {
+	st := look.State{PID: os.Getpid(), Host: look.Hostname(), AgentID: agentID, State: state,
+		Started: look.Stamp{Time: beat}, LastHeartbeat: look.Stamp{Time: beat}, HeartbeatEvery: 10}
+	if err := look.WriteState(dir, st); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -173,14 +174,14 @@ func writeState(t *testing.T, dir, agentID, state string, beat time.Time) {
 // backdate makes every port in dir given an hour ago, past portGrace.
 func backdate(t *testing.T, dir string) {
 	t.Helper()
-	rec, err := loadPorts(dir)
+	rec, err := look.LoadPorts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for id := range rec.Given {
-		rec.Given[id] = Stamp{time.Now().Add(-time.Hour)}
+		rec.Given[id] = look.Stamp{Time: time.Now().Add(-time.Hour)}
 	}
-	if err := savePorts(dir, rec); err != nil {
+	if err := look.SavePorts(dir, rec); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -191,41 +192,41 @@ func backdate(t *testing.T, dir string) {
 func TestAssignPortExhaustedRange(t *testing.T) {
 	dir := testkit.Repo(t)
 	r := freeRange(t, 2)
-	a, _ := AssignPort(dir, "a", r)
-	b, _ := AssignPort(dir, "b", r)
-	writeState(t, dir, "a", StateRunning, time.Now())
-	writeState(t, dir, "b", StateRunning, time.Now())
+	a, _ := look.AssignPort(dir, "a", r)
+	b, _ := look.AssignPort(dir, "b", r)
+	writeState(t, dir, "a", look.StateRunning, time.Now())
+	writeState(t, dir, "b", look.StateRunning, time.Now())
 	backdate(t, dir)
-	_, err := AssignPort(dir, "c", r)
+	_, err := look.AssignPort(dir, "c", r)
 	if err == nil || !strings.Contains(err.Error(), "no free port in "+r.String()) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("all live: %v", err)
 	}
-	writeState(t, dir, "b", StateExited, time.Now())
+	writeState(t, dir, "b", look.StateExited, time.Now())
 	// b asked for its port a moment ago: its driver may not have written
 	// its state file for this run yet.
-	AssignPort(dir, "b", r)
-	if p, err := AssignPort(dir, "c", r); err == nil {
+	look.AssignPort(dir, "b", r)
+	if p, err := look.AssignPort(dir, "c", r); err == nil {
 		t.Fatalf("c took port %d from live a or from b, given it a moment ago", p)
 	}
-	writeState(t, dir, "a", StateRunning, time.Now().Add(-time.Hour)) // stale
+	writeState(t, dir, "a", look.StateRunning, time.Now().Add(-time.Hour)) // stale
 	backdate(t, dir)
-	if p, err := AssignPort(dir, "c", r); err != nil || p != b {
+	if p, err := look.AssignPort(dir, "c", r); err != nil || p != b {
 		t.Fatalf("c got %d %v, want exited b's %d before stale a's %d", p, err, b, a)
 	}
-	if _, ok := PortOf(dir, "b"); ok {
+	if _, ok := look.PortOf(dir, "b"); ok {
 		t.Fatal("b still holds the port c was given")
 	}
-	if p, err := AssignPort(dir, "d", r); err != nil || p != a {
+	if p, err := look.AssignPort(dir, "d", r); err != nil || p != a {
 		t.Fatalf("d got %d %v, want stale a's %d", p, err, a)
 	}
 	// c and d have no state file: nothing says they stopped.
 	backdate(t, dir)
-	if p, err := AssignPort(dir, "e", r); err == nil {
+	if p, err := look.AssignPort(dir, "e", r); err == nil {
 		t.Fatalf("e got %d from an agent without a state file", p)
 	}
 	// A port taken back is still skipped while something listens on it.
-	writeState(t, dir, "c", StateExited, time.Now())
-	writeState(t, dir, "d", StateExited, time.Now())
+	writeState(t, dir, "c", look.StateExited, time.Now())
+	writeState(t, dir, "d", look.StateExited, time.Now())
 	for _, p := range []int{a, b} {
 		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 		if err != nil {
@@ -233,10 +234,10 @@ func TestAssignPortExhaustedRange(t *testing.T) {
 		}
 		defer l.Close()
 	}
-	if p, err := AssignPort(dir, "e", r); err == nil {
+	if p, err := look.AssignPort(dir, "e", r); err == nil {
 		t.Fatalf("e got bound port %d", p)
 	}
-	if _, err := AssignPort(dir, "e", PortRange{5, 1}); err == nil || !strings.Contains(err.Error(), "reversed") {
+	if _, err := look.AssignPort(dir, "e", look.PortRange{Lo: 5, Hi: 1}); err == nil || !strings.Contains(err.Error(), "reversed") {
 		t.Fatalf("reversed range: %v", err)
 	}
 }
@@ -246,17 +247,17 @@ func TestAssignPortExhaustedRange(t *testing.T) {
 func TestAssignPortWithoutWorktree(t *testing.T) {
 	r := freeRange(t, 2)
 	plain := t.TempDir()
-	if p, err := AssignPort(plain, "root-worker", r); err != nil || p != r.Lo {
+	if p, err := look.AssignPort(plain, "root-worker", r); err != nil || p != r.Lo {
 		t.Fatalf("outside git: %d %v", p, err)
 	}
 	if _, err := os.Stat(filepath.Join(plain, tree.RegistryFile)); err == nil {
 		t.Fatal("a port made a registry")
 	}
 	dir := testkit.Repo(t)
-	if _, err := AssignPort(dir, "root-worker", r); err != nil {
+	if _, err := look.AssignPort(dir, "root-worker", r); err != nil {
 		t.Fatal(err)
 	}
-	if list, err := List(dir); err != nil || len(list) != 0 {
+	if list, err := look.List(dir); err != nil || len(list) != 0 {
 		t.Fatalf("List %v %v, want no worktrees", list, err)
 	}
 	if status := testkit.Git(t, dir, "status", "--porcelain", "--untracked-files=all"); strings.Contains(status, "var/") {
@@ -273,15 +274,15 @@ func TestListShowsPortsKeptOutOfRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := AssignPort(dir, "mid-1", r)
+	p, err := look.AssignPort(dir, "mid-1", r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _ := List(dir)
+	list, _ := look.List(dir)
 	if len(list) != 1 || list[0].Port != p {
 		t.Fatalf("List %+v, want port %d", list, p)
 	}
-	if st := Inspect(dir, list); st[0].Port != p {
+	if st := look.Inspect(dir, list); st[0].Port != p {
 		t.Fatalf("Inspect %+v", st[0])
 	}
 	if again, _ := Ensure(dir, "mid-1", "x"); again.Port != p || again.Path != wt.Path {
@@ -348,7 +349,7 @@ func TestPortsSurviveAnchorRegistry(t *testing.T) {
 	b, _ := Ensure(dir, "b", "")
 	ports := map[string]int{}
 	for _, id := range []string{"a", "b", "root-only"} {
-		if ports[id], err = AssignPort(dir, id, r); err != nil {
+		if ports[id], err = look.AssignPort(dir, id, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -357,12 +358,12 @@ func TestPortsSurviveAnchorRegistry(t *testing.T) {
 		t.Fatalf("anchor lists:\n%s\nwant:\n%s", got, want)
 	}
 	anchor("rewrite", dir)
-	list, err := List(dir)
+	list, err := look.List(dir)
 	if err != nil || len(list) != 2 || list[0].Port != ports["a"] || list[1].Port != ports["b"] {
 		t.Fatalf("after anchor's rewrite: %+v %v", list, err)
 	}
 	for id, want := range ports {
-		if p, _ := AssignPort(dir, id, r); p != want {
+		if p, _ := look.AssignPort(dir, id, r); p != want {
 			t.Errorf("%s: port %d after anchor's rewrite, want %d", id, p, want)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // A driver whose claims live in a remote backend publishes its worker's
@@ -28,7 +30,7 @@ type fleetPub struct {
 	f   claims.Fleet
 	run string  // this driver's run: a stop request names it
 	ttl float64 // the lease's TTL in seconds: readers call a record silent that long dead
-	log *Log
+	log *look.Log
 
 	next  chan claims.WorkerRecord // 1-buffered: the newest record not yet sent
 	sent  chan struct{}            // closed when the sender has ended
@@ -106,8 +108,8 @@ func (p *fleetPub) send() {
 		req, err := p.f.Publish(ctx, rec)
 		cancel()
 		p.mu.Lock()
-		if err != nil && errText(err) != p.said {
-			p.said = errText(err)
+		if err != nil && tree.ErrText(err) != p.said {
+			p.said = tree.ErrText(err)
 			p.log.Printf("could not publish this worker's record, will retry: %s", p.said)
 		}
 		if req != nil && p.stop == "" {
@@ -128,12 +130,12 @@ func (d *Driver) record() claims.WorkerRecord {
 		State: st.State, ExitCode: st.ExitCode, Run: d.fleet.run, PID: st.PID,
 		Started: unixSeconds(st.Started.Time), Heartbeat: unixSeconds(st.LastHeartbeat.Time),
 		HeartbeatEvery: st.HeartbeatEvery, TTL: d.fleet.ttl, Tokens: st.Spent.Tokens, Cost: st.Spent.USD,
-		Paused: st.Paused, Note: st.Note, Serve: ServeAddress(d.Tree.Project),
+		Paused: st.Paused, Note: st.Note, Serve: look.ServeAddress(d.Tree.Project),
 	}
 	if d.Log != nil {
 		rec.LastLine, rec.LogPath = d.Log.Last(), d.Log.Path
 	}
-	if rec.State != StateExited {
+	if rec.State != look.StateExited {
 		rec.State = claims.WorkerRunning
 	}
 	return rec.Bounded()
@@ -149,11 +151,11 @@ func unixSeconds(t time.Time) float64 {
 // StopRemote asks the worker st (on another host) to stop through f: its
 // driver sees the request at its next heartbeat, stops its agent and
 // hands its plan back. by names who asks.
-func StopRemote(ctx context.Context, f claims.Fleet, st State, by string) error {
-	if st.Host == "" || st.Host == Hostname() {
+func StopRemote(ctx context.Context, f claims.Fleet, st look.State, by string) error {
+	if st.Host == "" || st.Host == look.Hostname() {
 		return fmt.Errorf("%s runs here; stop it by its pid", st.AgentID)
 	}
-	err := f.RequestStop(ctx, st.Host, st.AgentID, claims.StopRequest{By: by, Host: Hostname(), At: unixSeconds(time.Now())})
+	err := f.RequestStop(ctx, st.Host, st.AgentID, claims.StopRequest{By: by, Host: look.Hostname(), At: unixSeconds(time.Now())})
 	switch {
 	case errors.Is(err, claims.ErrWorkerDone):
 		return fmt.Errorf("%s on %s has already exited; nothing to stop", st.AgentID, st.Host)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // roProject is a project with a plan tree, and a writable and a viewer's
@@ -50,7 +51,7 @@ func TestReadOnlyRefusesSpawnAndDetached(t *testing.T) {
 		t.Errorf("Spawn of a read-only spec: %d, %v", pid, err)
 	}
 	_, err := StartDetachedAs(ro, "/bin/sh", "land.log", "-c", "touch "+marker)
-	if !errors.Is(err, planfs.ErrReadOnly) || !strings.HasPrefix(err.Error(), filepath.Join(LogDir, "land.log")+": ") {
+	if !errors.Is(err, planfs.ErrReadOnly) || !strings.HasPrefix(err.Error(), filepath.Join(look.LogDir, "land.log")+": ") {
 		t.Errorf("StartDetachedAs through a read-only tree: %v", err)
 	}
 	before.Unchanged(t, project, "a viewer's spawn and detached job")
@@ -58,7 +59,7 @@ func TestReadOnlyRefusesSpawnAndDetached(t *testing.T) {
 		t.Error("a refused detached job ran")
 	}
 	log, err := StartDetachedAs(op, "/bin/sh", "land.log", "-c", "touch "+marker)
-	if err != nil || log != filepath.Join(project, LogDir, "land.log") {
+	if err != nil || log != filepath.Join(project, look.LogDir, "land.log") {
 		t.Fatalf("StartDetachedAs through a writable tree: %q %v", log, err)
 	}
 	eventually(t, "the operator's detached job ran", func() bool { _, err := os.Stat(marker); return err == nil })
@@ -75,13 +76,13 @@ func TestReadOnlyStopAsSignalsNothing(t *testing.T) {
 	project, op, ro := roProject(t)
 	configure(t, project, "mid-2", "sleep=30s\nstate=1\n")
 	c := start(t, SpawnSpec{Project: project, Agent: "mid-2", Tier: "mid"})
-	var st State
+	var st look.State
 	eventually(t, "the worker wrote its state", func() bool {
-		states, _ := ReadStates(project)
+		states, _ := look.ReadStates(project)
 		if len(states) == 1 {
 			st = states[0]
 		}
-		return st.PID == c.State.PID && st.State == StateRunning
+		return st.PID == c.State.PID && st.State == look.StateRunning
 	})
 	err := StopAs(ro, st)
 	if !errors.Is(err, planfs.ErrReadOnly) || !strings.HasPrefix(err.Error(), "stop mid-2: ") {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // subreaper is set once this process is a child subreaper: orphans of the
@@ -254,9 +255,9 @@ type agentStreams struct {
 
 // startStreams gives cmd a pipe for stdout and one for stderr, copied to
 // out and errw line by line.
-func startStreams(cmd *exec.Cmd, out, errw *lineWriter) (*agentStreams, error) {
+func startStreams(cmd *exec.Cmd, out, errw *look.LineWriter) (*agentStreams, error) {
 	s := &agentStreams{done: make(chan struct{}, 2)}
-	for _, w := range []*lineWriter{out, errw} {
+	for _, w := range []*look.LineWriter{out, errw} {
 		r, pw, err := os.Pipe()
 		if err != nil {
 			s.close()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -31,7 +32,7 @@ func TestTagsNeverStandInForBranches(t *testing.T) {
 	testkit.Git(t, dir, "tag", "dev", first)
 	testkit.Git(t, dir, "tag", "feature/x", devTip)
 
-	check := func(what string, d Diff, err error) {
+	check := func(what string, d look.Diff, err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
@@ -44,15 +45,15 @@ func TestTagsNeverStandInForBranches(t *testing.T) {
 			t.Errorf("%s: %s against %s from %.7s: %v; want feature/x against dev from %.7s: one.txt two.txt", what, d.Branch, d.Integration, d.Base, names, devTip)
 		}
 	}
-	d, err := DiffOfPlan(dir, "x")
+	d, err := look.DiffOfPlan(dir, "x")
 	check("DiffOfPlan", d, err)
-	d, err = DiffOfWorktree(dir, wt.Path)
+	d, err = look.DiffOfWorktree(dir, wt.Path)
 	check("DiffOfWorktree", d, err)
 
-	if st := Inspect(dir, []tree.Worktree{wt})[0]; st.Err != "" || st.Ahead != 2 || st.Behind != 0 {
+	if st := look.Inspect(dir, []tree.Worktree{wt})[0]; st.Err != "" || st.Ahead != 2 || st.Behind != 0 {
 		t.Errorf("inspect: %+v, want 2 ahead", st)
 	}
-	if d, err := ReadWorktreeDetail(dir, "a"); err != nil || d.Base != "dev" || d.Ahead != 2 {
+	if d, err := look.ReadWorktreeDetail(dir, "a"); err != nil || d.Base != "dev" || d.Ahead != 2 {
 		t.Errorf("detail: base %q, %d ahead, %v", d.Base, d.Ahead, err)
 	}
 

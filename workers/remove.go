@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -73,7 +74,7 @@ func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) 
 		if rec.Integration != "" && tree.HasRef(top, model.BranchRef(rec.Integration)) {
 			return model.BranchRef(rec.Integration), nil
 		}
-		return findIntegration(top)
+		return look.FindIntegration(top)
 	})
 
 	if onDisk && !inGit {
@@ -105,7 +106,7 @@ func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) 
 			return out, err
 		}
 	}
-	if out.Port, err = freePort(top, agentID); err != nil {
+	if out.Port, err = look.FreePort(top, agentID); err != nil {
 		return out, err
 	}
 	if !onDisk && !inGit && !inReg && out.Port == 0 {
@@ -167,7 +168,7 @@ func checkRemovable(path, head string, integration func() (string, error), force
 	}
 	n, _ := strconv.Atoi(ahead)
 	if n > 0 {
-		lost = append(lost, fmt.Sprintf("%s on %s not in %s", plural(n, "commit"), what, shortRef(base)))
+		lost = append(lost, fmt.Sprintf("%s on %s not in %s", plural(n, "commit"), what, look.ShortRef(base)))
 	}
 	switch {
 	case len(lost) == 0:
@@ -233,7 +234,7 @@ func deleteMerged(top, branch string, integration func() (string, error)) (bool,
 		return false, fmt.Sprintf("kept %s: %v", branch, err)
 	}
 	if n, _ := strconv.Atoi(ahead); n > 0 {
-		return false, fmt.Sprintf("kept %s: %s not in %s", branch, plural(n, "commit"), shortRef(base))
+		return false, fmt.Sprintf("kept %s: %s not in %s", branch, plural(n, "commit"), look.ShortRef(base))
 	}
 	// -D: the commits are in the integration branch, which git branch -d
 	// would not look at (it asks HEAD or the upstream).

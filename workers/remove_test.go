@@ -10,6 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -48,7 +49,7 @@ func refused(t *testing.T, dir string, wt tree.Worktree, err error, want string)
 	if !tree.IsDir(wt.Path) {
 		t.Fatal("the worktree is gone")
 	}
-	if list, _ := List(dir); len(list) != 1 {
+	if list, _ := look.List(dir); len(list) != 1 {
 		t.Fatalf("registry lost the entry: %+v", list)
 	}
 }
@@ -85,7 +86,7 @@ func TestRemoveRefusesUnmerged(t *testing.T) {
 func TestRemoveForceKeepsUnmergedBranch(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	r := freeRange(t, 2)
-	port, _ := AssignPort(dir, "w", r)
+	port, _ := look.AssignPort(dir, "w", r)
 	commitIn(t, wt.Path, "work")
 	head := testkit.Git(t, dir, "rev-parse", "feature/x")
 	os.WriteFile(filepath.Join(wt.Path, "scratch"), nil, 0o644)
@@ -100,7 +101,7 @@ func TestRemoveForceKeepsUnmergedBranch(t *testing.T) {
 	if tree.IsDir(wt.Path) || !hasBranch(t, dir, "feature/x") || testkit.Git(t, dir, "rev-parse", "feature/x") != head {
 		t.Fatal("the worktree should be gone and feature/x kept at its commit")
 	}
-	if list, _ := List(dir); len(list) != 0 {
+	if list, _ := look.List(dir); len(list) != 0 {
 		t.Fatalf("registry still lists %+v", list)
 	}
 	if strings.Contains(testkit.Git(t, dir, "worktree", "list"), wt.Path) {
@@ -150,21 +151,21 @@ func TestRemoveDeleteBranchOnlyAgentBranches(t *testing.T) {
 func TestRemoveFreesPort(t *testing.T) {
 	dir, _ := ensured(t, "w", "x")
 	r := freeRange(t, 1)
-	port, err := AssignPort(dir, "w", r)
+	port, err := look.AssignPort(dir, "w", r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AssignPort(dir, "other", r); err == nil {
+	if _, err := look.AssignPort(dir, "other", r); err == nil {
 		t.Fatal("a one-port range gave its port twice")
 	}
 	got, err := Remove(dir, "w", false, false)
 	if err != nil || got.Port != port {
 		t.Fatalf("%+v %v", got, err)
 	}
-	if _, ok := PortOf(dir, "w"); ok {
+	if _, ok := look.PortOf(dir, "w"); ok {
 		t.Fatal("w kept its port")
 	}
-	if p, err := AssignPort(dir, "other", r); err != nil || p != port {
+	if p, err := look.AssignPort(dir, "other", r); err != nil || p != port {
 		t.Fatalf("other got %d %v, want %d", p, err, port)
 	}
 	// A worker with a port and no worktree: remove frees the port alone.
@@ -211,16 +212,16 @@ func TestRemoveMissingAndStrayFolders(t *testing.T) {
 
 func TestLookup(t *testing.T) {
 	dir, wt := ensured(t, "w 1", "x")
-	got, ok, err := Lookup(dir, "w 1")
+	got, ok, err := look.Lookup(dir, "w 1")
 	if err != nil || !ok || got.Path != wt.Path {
 		t.Fatalf("%+v %v %v", got, ok, err)
 	}
-	if _, ok, err := Lookup(dir, "nobody"); ok || err != nil {
+	if _, ok, err := look.Lookup(dir, "nobody"); ok || err != nil {
 		t.Fatalf("nobody: %v %v", ok, err)
 	}
 	// Without the registry, the default path git knows still answers.
 	os.Remove(filepath.Join(dir, tree.RegistryFile))
-	if got, ok, _ := Lookup(dir, "w 1"); !ok || got.Path != wt.Path || got.Branch != "feature/x" {
+	if got, ok, _ := look.Lookup(dir, "w 1"); !ok || got.Path != wt.Path || got.Branch != "feature/x" {
 		t.Fatalf("without registry: %+v %v", got, ok)
 	}
 }
@@ -229,7 +230,7 @@ func TestLookup(t *testing.T) {
 // checkout from under it and give its port to another agent.
 func TestRemoveRefusesWhileTheDriverRuns(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
-	port, err := AssignPort(dir, "w", freeRange(t, 1))
+	port, err := look.AssignPort(dir, "w", freeRange(t, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +246,7 @@ func TestRemoveRefusesWhileTheDriverRuns(t *testing.T) {
 		if !tree.IsDir(wt.Path) {
 			t.Fatal("the worktree is gone")
 		}
-		if p, ok := PortOf(dir, "w"); !ok || p != port {
+		if p, ok := look.PortOf(dir, "w"); !ok || p != port {
 			t.Fatalf("the running agent's port was freed: %d %v", p, ok)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -39,21 +40,21 @@ func TestGitRunsNoRepositoryCode(t *testing.T) {
 	os.WriteFile(filepath.Join(b.Path, "shared.go"), []byte("package x\n\nfunc A() { println(2) }\n"), 0o644)
 	os.WriteFile(ran, nil, 0o644)
 
-	if _, err := DiffOfPlan(dir, "plan-a"); err != nil {
+	if _, err := look.DiffOfPlan(dir, "plan-a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DiffOfWorktree(dir, b.Path); err != nil {
+	if _, err := look.DiffOfWorktree(dir, b.Path); err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range Inspect(dir, []tree.Worktree{a, b}) {
+	for _, st := range look.Inspect(dir, []tree.Worktree{a, b}) {
 		if st.Err != "" {
 			t.Fatal(st.Err)
 		}
 	}
-	if _, err := ReadWorktreeDetail(dir, "a"); err != nil {
+	if _, err := look.ReadWorktreeDetail(dir, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if o := Overlaps(dir, []State{runningState("a", a.Path, "shared.go"), runningState("b", b.Path, "shared.go")}); len(o) != 1 || !o[0].Checked {
+	if o := look.Overlaps(dir, []look.State{runningState("a", a.Path, "shared.go"), runningState("b", b.Path, "shared.go")}); len(o) != 1 || !o[0].Checked {
 		t.Fatalf("overlaps %+v", o)
 	}
 	testkit.NothingRan(t, ran, "diff, status and the overlap radar")
@@ -77,7 +78,7 @@ func TestScopeScannerRunsNoRepositoryCode(t *testing.T) {
 	// git can fill the sentinel.
 	git := `git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c user.name=a -c user.email=a@example.com -c commit.gpgsign=false`
 	_, _ = g.run(t, Job{Scope: &model.Scope{Patterns: []string{"src/"}}}, `mkdir -p src && echo a > src/a.go && `+git+` add src && `+git+` commit -q -m work && echo n > notes.txt && sleep 30`)
-	g.waitState(t, "the scan", func(st State) bool { return len(st.Violations) > 0 && len(st.Touched) == 2 })
+	g.waitState(t, "the scan", func(st look.State) bool { return len(st.Violations) > 0 && len(st.Touched) == 2 })
 	// A few more scans.
 	time.Sleep(3 * scanEvery)
 	testkit.NothingRan(t, ran, "the scope scanner")

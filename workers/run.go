@@ -26,6 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -127,7 +128,7 @@ func CheckExecutor(argv []string, dir string) ([]string, error) {
 		}
 		fi, err := os.Stat(prog)
 		if err != nil {
-			return nil, fmt.Errorf("executor %s: %v", argv[0], errText(err))
+			return nil, fmt.Errorf("executor %s: %v", argv[0], tree.ErrText(err))
 		}
 		if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
 			return nil, fmt.Errorf("executor %s: not an executable file", argv[0])
@@ -166,7 +167,7 @@ type Driver struct {
 	Resume []string
 	TTL    float64
 	Grace  time.Duration
-	Log    *Log
+	Log    *look.Log
 	// Keeper, when set, holds the lease instead of the tree's lease file
 	// (a remote claims backend); the plan then stays in its ready lane.
 	Keeper Keeper
@@ -191,7 +192,7 @@ type Driver struct {
 	// should it die (Supervise, given supervisorArgs); nil: none.
 	Supervisor []string
 
-	state     State
+	state     look.State
 	settings  config.Settings // fleetwatch.yaml's prices: and budgets:
 	control   chan os.Signal  // the operator's pause (SIGUSR1) and resume (SIGUSR2)
 	contained bool            // agents run in a Landlock domain
@@ -224,7 +225,7 @@ func (d *Driver) Start(echo io.Writer) error {
 	if leftErr == nil {
 		brought, leftErr = bringLeftover(d.Tree.Project, d.Worker.AgentID)
 	}
-	log, err := OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
+	log, err := look.OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
 	if err != nil {
 		return fmt.Errorf("worker log: %w", err)
 	}
@@ -239,10 +240,10 @@ func (d *Driver) Start(echo io.Writer) error {
 		d.Log.Printf("brought the last driver's commits to %.12s", brought)
 	}
 	now := d.Tree.Now()
-	d.state = State{
-		PID: os.Getpid(), Host: Hostname(), AgentID: d.Worker.AgentID, Tier: d.Worker.Tier.String(),
-		Model: d.Worker.Model, Endpoint: d.Endpoint, Started: Stamp{now}, LastHeartbeat: Stamp{now},
-		State: StateRunning, HeartbeatEvery: d.heartbeatEvery().Seconds(),
+	d.state = look.State{
+		PID: os.Getpid(), Host: look.Hostname(), AgentID: d.Worker.AgentID, Tier: d.Worker.Tier.String(),
+		Model: d.Worker.Model, Endpoint: d.Endpoint, Started: look.Stamp{Time: now}, LastHeartbeat: look.Stamp{Time: now},
+		State: look.StateRunning, HeartbeatEvery: d.heartbeatEvery().Seconds(),
 	}
 	if d.Argv == nil {
 		d.state.Note = "claiming"
@@ -285,8 +286,8 @@ func (d *Driver) heartbeatEvery() time.Duration {
 var maxHeartbeat = time.Minute // a variable for tests
 
 func (d *Driver) save() error {
-	if err := WriteState(d.Tree.Project, d.state); err != nil {
-		d.Log.Printf("cannot write state file: %v", errText(err))
+	if err := look.WriteState(d.Tree.Project, d.state); err != nil {
+		d.Log.Printf("cannot write state file: %v", tree.ErrText(err))
 		return err
 	}
 	return nil
@@ -303,10 +304,10 @@ func (d *Driver) Claimed(rel string) {
 // Finish records the worker as exited with code and a short note, and
 // closes the log.
 func (d *Driver) Finish(code int, note string) {
-	d.state.State = StateExited
+	d.state.State = look.StateExited
 	d.state.ExitCode = &code
 	d.state.Note = note
-	d.state.LastHeartbeat = Stamp{d.Tree.Now()}
+	d.state.LastHeartbeat = look.Stamp{Time: d.Tree.Now()}
 	d.Log.Printf("exit %d: %s", code, note)
 	d.save()
 	d.stopSupervisor() // after the save: it reads that no run is left
@@ -345,7 +346,7 @@ func (d *Driver) lockAgent() error {
 
 // lockPath is the file a driver for agentID holds locked while it runs.
 func lockPath(project, agentID string) string {
-	return strings.TrimSuffix(StatePath(project, agentID), ".json") + ".lock"
+	return strings.TrimSuffix(look.StatePath(project, agentID), ".json") + ".lock"
 }
 
 // driverRunning reports whether a driver for agentID holds its lock in
@@ -362,11 +363,11 @@ func driverRunning(project, agentID string) bool {
 // runningWhat says which process runs agentID and on what, as its state
 // file has it: " (pid 123, in-progress/x.md)", or "".
 func runningWhat(project, agentID string) string {
-	data, err := os.ReadFile(StatePath(project, agentID))
+	data, err := os.ReadFile(look.StatePath(project, agentID))
 	if err != nil {
 		return ""
 	}
-	var st State
+	var st look.State
 	if json.Unmarshal(data, &st) != nil || st.PID <= 0 {
 		return ""
 	}
@@ -471,7 +472,7 @@ type running struct {
 	startTip  string     // the branch's tip as the run began: a build must move it
 	done      chan error // the agent's exit, once
 	streams   *agentStreams
-	out, errw *lineWriter
+	out, errw *look.LineWriter
 	handedOn  string // where the agent's own complete, park or release sent the plan
 	meter     *runMeter
 	result    *agentout.Reader // the tool's own word on its turn (reading)
@@ -526,8 +527,8 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
-	r.out, r.errw = d.Log.writer(StreamOut), d.Log.writer(StreamErr)
-	r.out.tap = r.reading(m, d.Preset)
+	r.out, r.errw = d.Log.Writer(look.StreamOut), d.Log.Writer(look.StreamErr)
+	r.out.Tap = r.reading(m, d.Preset)
 	streams, err := startStreams(r.cmd, r.out, r.errw)
 	var release func()
 	if err == nil {
@@ -547,7 +548,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		bx.close()
 		m.close()
 		d.recordAgent(nil)
-		reason := "executor did not start: " + errText(err)
+		reason := "executor did not start: " + tree.ErrText(err)
 		d.Log.Printf("%s", reason)
 		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
 	}
@@ -574,8 +575,8 @@ func (d *Driver) stop(r *running, done <-chan error) {
 	}
 	d.stopAgent(r.pgid, done)
 	r.streams.drain()
-	r.out.flush()
-	r.errw.flush()
+	r.out.Flush()
+	r.errw.Flush()
 }
 
 // watch keeps the lease and the state file alive while the agent runs, and
@@ -627,7 +628,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			reapAdopted(adoptedOrphans(r.pgid))
 			d.recordAgent(r)
 			d.weigh(r)
-			d.state.LastHeartbeat = Stamp{d.Tree.Now()}
+			d.state.LastHeartbeat = look.Stamp{Time: d.Tree.Now()}
 			d.save()
 			if stop := d.publish(); stop != "" {
 				return d.stopped(r, stop, renewing)
@@ -704,7 +705,7 @@ func (d *Driver) heartbeat(rel string, me planfs.Actor) (lost string, keep bool)
 		d.Log.Printf("heartbeat: lease on %s renewed until %s", rel, time.Unix(int64(l.ExpiresAt), 0).UTC().Format(time.RFC3339))
 		return "", true
 	case errors.Is(err, planfs.ErrNotOwner):
-		return errText(err), false
+		return tree.ErrText(err), false
 	case errors.Is(err, planfs.ErrNoLease):
 		now := d.whereIs(rel)
 		lane := model.Rel(now).Lane()
@@ -810,7 +811,7 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 	if err != nil {
 		o.Plan = d.whereIs(rel)
 		o.Code = -1
-		o.Note = "agent exited 0, but the plan could not go to review-needed: " + errText(err)
+		o.Note = "agent exited 0, but the plan could not go to review-needed: " + tree.ErrText(err)
 		d.Log.Printf("%s", o.Note)
 		return o
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 func TestExpandIsOnePassAndKeepsWords(t *testing.T) {
@@ -50,49 +51,49 @@ func TestCheckExecutor(t *testing.T) {
 
 func TestHealth(t *testing.T) {
 	now := time.Now()
-	self := State{PID: os.Getpid(), Host: Hostname(), State: StateRunning, HeartbeatEvery: 10, LastHeartbeat: Stamp{now.Add(-5 * time.Second)}}
-	if h := self.Health(now); h != Live {
+	self := look.State{PID: os.Getpid(), Host: look.Hostname(), State: look.StateRunning, HeartbeatEvery: 10, LastHeartbeat: look.Stamp{Time: now.Add(-5 * time.Second)}}
+	if h := self.Health(now); h != look.Live {
 		t.Errorf("fresh heartbeat: %s", h)
 	}
-	self.LastHeartbeat = Stamp{now.Add(-25 * time.Second)}
-	if h := self.Health(now); h != Stale {
+	self.LastHeartbeat = look.Stamp{Time: now.Add(-25 * time.Second)}
+	if h := self.Health(now); h != look.Stale {
 		t.Errorf("two intervals silent: %s", h)
 	}
 	gone := self
 	gone.PID = 1 << 30
-	if h := gone.Health(now); h != Dead {
+	if h := gone.Health(now); h != look.Dead {
 		t.Errorf("pid gone: %s", h)
 	}
 	gone.Host = "elsewhere"
-	if h := gone.Health(now); h != Stale {
+	if h := gone.Health(now); h != look.Stale {
 		t.Errorf("another host's pid is not checked: %s", h)
 	}
-	self.State = StateExited
-	if h := self.Health(now); h != Exited {
+	self.State = look.StateExited
+	if h := self.Health(now); h != look.Exited {
 		t.Errorf("exited: %s", h)
 	}
 }
 
 func TestLogSplitsLinesAndStamps(t *testing.T) {
 	dir := t.TempDir()
-	l, err := OpenLog(dir, "a/b", nil)
+	l, err := look.OpenLog(dir, "a/b", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC) }
-	w := l.writer(StreamOut)
+	l.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC) }
+	w := l.Writer(look.StreamOut)
 	w.Write([]byte("one\r\ntw"))
 	w.Write([]byte("o\nthree"))
-	w.flush()
+	w.Flush()
 	l.Printf("done %d", 1)
 	l.Close()
-	data, _ := os.ReadFile(LogPath(dir, "a/b"))
+	data, _ := os.ReadFile(look.LogPath(dir, "a/b"))
 	want := "2026-01-02T03:04:05.006Z out one\n2026-01-02T03:04:05.006Z out two\n2026-01-02T03:04:05.006Z out three\n2026-01-02T03:04:05.006Z fleet done 1\n"
 	if string(data) != want {
 		t.Errorf("log:\n%s\nwant:\n%s", data, want)
 	}
-	if filepath.Base(LogPath(dir, "a/b")) != "a-b.log" {
-		t.Errorf("log name: %s", LogPath(dir, "a/b"))
+	if filepath.Base(look.LogPath(dir, "a/b")) != "a-b.log" {
+		t.Errorf("log name: %s", look.LogPath(dir, "a/b"))
 	}
 }
 

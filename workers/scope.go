@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -123,7 +124,7 @@ func (d *Driver) scanFinal(r *running, s *scanner, o Outcome) (Outcome, bool) {
 func (d *Driver) scanOnce(r *running, s *scanner) (fresh []string, ok bool) {
 	touched, err := s.touched()
 	if err != nil {
-		if msg := errText(err); msg != s.failed {
+		if msg := tree.ErrText(err); msg != s.failed {
 			d.Log.Printf("scope scan of %s failed, will retry: %s", s.dir, msg)
 			s.failed = msg
 		}
@@ -131,9 +132,9 @@ func (d *Driver) scanOnce(r *running, s *scanner) (fresh []string, ok bool) {
 	}
 	s.failed = ""
 	violations := r.job.Scope.Violations(touched)
-	more := max(0, len(touched)-MaxTouched)
+	more := max(0, len(touched)-look.MaxTouched)
 	words := scopeWords(r.job.Scope, violations, len(touched))
-	capped, cappedV := touched[:len(touched)-more], violations[:min(len(violations), MaxTouched)]
+	capped, cappedV := touched[:len(touched)-more], violations[:min(len(violations), look.MaxTouched)]
 	for _, p := range violations {
 		if !s.reported[p] {
 			s.reported[p] = true
@@ -161,7 +162,7 @@ func (d *Driver) reportViolations(r *running, paths []string) {
 	rel := r.job.Rel
 	d.Tree.LogEvent(planfs.Event{
 		Event: "scope-violation", Slug: model.SlugOf(path.Base(rel)), From: rel,
-		AgentID: r.me.AgentID, Paths: paths[:min(len(paths), MaxTouched)], Reason: why,
+		AgentID: r.me.AgentID, Paths: paths[:min(len(paths), look.MaxTouched)], Reason: why,
 	})
 }
 
@@ -187,7 +188,7 @@ func (s *scanner) touched() ([]string, error) {
 		return nil, err
 	}
 	out = append(out, s.committed...)
-	out = slices.DeleteFunc(out, func(p string) bool { return p == EnvFile || p == "" })
+	out = slices.DeleteFunc(out, func(p string) bool { return p == tree.EnvFile || p == "" })
 	slices.Sort(out)
 	return slices.Compact(out), nil
 }
@@ -205,7 +206,7 @@ func (s *scanner) committedPaths() error {
 	}
 	mb, err := tree.RunGit(scanTimeout, nil, s.dir, "merge-base", s.base, head)
 	if err != nil {
-		return fmt.Errorf("merge base of %s and HEAD: %v", s.base, errText(err))
+		return fmt.Errorf("merge base of %s and HEAD: %v", s.base, tree.ErrText(err))
 	}
 	diff, err := tree.RunGit(scanTimeout, nil, s.dir, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", mb, head)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // scopeRig is a git project with a plan tree, agent w1's worktree on the
@@ -71,10 +72,10 @@ func (g scopeRig) run(t *testing.T, job Job, script string) (*Driver, <-chan Out
 	return d, out
 }
 
-func (g scopeRig) state(t *testing.T) State {
+func (g scopeRig) state(t *testing.T) look.State {
 	t.Helper()
-	var st State
-	data, err := os.ReadFile(StatePath(g.dir, "w1"))
+	var st look.State
+	data, err := os.ReadFile(look.StatePath(g.dir, "w1"))
 	if err == nil {
 		err = json.Unmarshal(data, &st)
 	}
@@ -86,7 +87,7 @@ func (g scopeRig) state(t *testing.T) State {
 
 // waitState waits (generously) until the state file satisfies ok and says
 // how long it took.
-func (g scopeRig) waitState(t *testing.T, what string, ok func(State) bool) time.Duration {
+func (g scopeRig) waitState(t *testing.T, what string, ok func(look.State) bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for !ok(g.state(t)) {
@@ -108,7 +109,7 @@ func (g scopeRig) events(t *testing.T, kind string) []planfs.Event {
 }
 
 func (g scopeRig) logText(t *testing.T) string {
-	data, _ := os.ReadFile(LogPath(g.dir, "w1"))
+	data, _ := os.ReadFile(look.LogPath(g.dir, "w1"))
 	return string(data)
 }
 
@@ -121,7 +122,7 @@ func TestScopeScannerSeesAnEditWhileTheAgentRuns(t *testing.T) {
 	g := newScopeRig(t)
 	scope := &model.Scope{Patterns: []string{"src/"}}
 	_, out := g.run(t, Job{Scope: scope}, `mkdir -p src && echo a > src/a.go && echo n > "notes 1.txt" && echo e > .env.fleetwatch && touch started && sleep 30`)
-	took := g.waitState(t, "the violation", func(st State) bool { return len(st.Violations) > 0 })
+	took := g.waitState(t, "the violation", func(st look.State) bool { return len(st.Violations) > 0 })
 	t.Logf("violation in the state file %v after the agent was started", took)
 	st := g.state(t)
 	if want := []string{"notes 1.txt", "src/a.go", "started"}; !slices.Equal(st.Touched, want) {
@@ -228,7 +229,7 @@ func TestScopeScannerNoScopeSaysSo(t *testing.T) {
 	t.Parallel()
 	g := newScopeRig(t)
 	_, out := g.run(t, Job{}, `sleep 1.5`)
-	g.waitState(t, "the scope word", func(st State) bool { return st.Scope == "no scope check" })
+	g.waitState(t, "the scope word", func(st look.State) bool { return st.Scope == "no scope check" })
 	<-out
 }
 
@@ -237,7 +238,7 @@ func TestScopeScannerNoScopeSaysSo(t *testing.T) {
 func TestScopeScannerCapsTouched(t *testing.T) {
 	t.Parallel()
 	g := newScopeRig(t)
-	for i := range MaxTouched + 7 {
+	for i := range look.MaxTouched + 7 {
 		os.WriteFile(filepath.Join(g.wt, fmt.Sprintf("f%04d", i)), nil, 0o644)
 	}
 	d := &Driver{Tree: g.tree, Worker: model.Worker{AgentID: "w1"}}
@@ -252,13 +253,13 @@ func TestScopeScannerCapsTouched(t *testing.T) {
 		t.Fatal("scan failed")
 	}
 	st := g.state(t)
-	if len(st.Touched) != MaxTouched || st.TouchedMore != 7 || st.Scope != fmt.Sprintf("in scope (%d files)", MaxTouched+7) {
+	if len(st.Touched) != look.MaxTouched || st.TouchedMore != 7 || st.Scope != fmt.Sprintf("in scope (%d files)", look.MaxTouched+7) {
 		t.Errorf("touched %d, more %d, scope %q", len(st.Touched), st.TouchedMore, st.Scope)
 	}
-	fi, _ := os.Stat(StatePath(g.dir, "w1"))
+	fi, _ := os.Stat(look.StatePath(g.dir, "w1"))
 	time.Sleep(20 * time.Millisecond)
 	d.scanOnce(r, s)
-	if fi2, _ := os.Stat(StatePath(g.dir, "w1")); !fi2.ModTime().Equal(fi.ModTime()) {
+	if fi2, _ := os.Stat(look.StatePath(g.dir, "w1")); !fi2.ModTime().Equal(fi.ModTime()) {
 		t.Errorf("an unchanged scan rewrote the state file")
 	}
 }
@@ -293,7 +294,7 @@ func TestScopeScannerSeesWritesGitDoesNot(t *testing.T) {
 	scope := &model.Scope{Patterns: []string{"src/"}}
 	_, out := g.run(t, Job{Scope: scope}, `mkdir -p src && echo a > src/a.go && echo x > stray.txt && rm stray.txt && echo l > build.log && sleep 30`)
 	// .gitignore is the branch's own commit, out of scope too.
-	g.waitState(t, "the violations", func(st State) bool { return len(st.Violations) == 3 })
+	g.waitState(t, "the violations", func(st look.State) bool { return len(st.Violations) == 3 })
 	st := g.state(t)
 	if want := []string{".gitignore", "build.log", "src/a.go", "stray.txt"}; !slices.Equal(st.Touched, want) {
 		t.Errorf("touched %q, want %q", st.Touched, want)

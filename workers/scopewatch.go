@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // writeWatch follows the writes in a running build's worktree as they
@@ -118,7 +120,7 @@ func (ww *writeWatch) rel(p string) string {
 // fleetwatch's own .env.fleetwatch.
 func (ww *writeWatch) note(p string) {
 	rel := ww.rel(p)
-	if rel == "" || rel == ".git" || strings.HasPrefix(rel, ".git/") || rel == EnvFile {
+	if rel == "" || rel == ".git" || strings.HasPrefix(rel, ".git/") || rel == tree.EnvFile {
 		return
 	}
 	ww.mu.Lock()

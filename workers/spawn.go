@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	endpoints "github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -116,7 +117,7 @@ func CheckAgentID(id string) error {
 type Child struct {
 	// State is what is known before the worker writes its own state file:
 	// pid, agent, tier, model, host and start time, state running.
-	State State
+	State look.State
 	done  chan struct{}
 	code  int
 }
@@ -164,21 +165,21 @@ func Start(s SpawnSpec) (*Child, error) {
 	if err := refuseRunning(s.Project, s.Agent, now); err != nil {
 		return nil, err
 	}
-	logPath := LogPath(s.Project, s.Agent)
+	logPath := look.LogPath(s.Project, s.Agent)
 	if err := tree.FleetDir(s.Project); err != nil {
 		return nil, err
 	}
 	if err := tree.MkdirIn(s.Project, filepath.Dir(logPath)); err != nil {
 		return nil, err
 	}
-	rotateLog(logPath)
+	look.RotateLog(logPath)
 	log, err := tree.OpenIn(s.Project, logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}
 	defer log.Close()
 	args := s.Args()
-	fmt.Fprintf(log, "%s %s starting %s %s\n", now.UTC().Format(LogTimeLayout), StreamFleet, filepath.Base(s.Bin), strings.Join(quoteArgs(args), " "))
+	fmt.Fprintf(log, "%s %s starting %s %s\n", now.UTC().Format(look.LogTimeLayout), look.StreamFleet, filepath.Base(s.Bin), strings.Join(quoteArgs(args), " "))
 	cmd := exec.Command(s.Bin, args...)
 	cmd.Dir = s.Project
 	// The driver logs what it claims and where it runs in its own words;
@@ -187,17 +188,17 @@ func Start(s SpawnSpec) (*Child, error) {
 	cmd.Stderr = log // a file: the child writes it directly
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		err = fmt.Errorf("start %s: %v", s.Bin, errText(err))
-		fmt.Fprintf(log, "%s %s %v\n", time.Now().UTC().Format(LogTimeLayout), StreamFleet, err)
+		err = fmt.Errorf("start %s: %v", s.Bin, tree.ErrText(err))
+		fmt.Fprintf(log, "%s %s %v\n", time.Now().UTC().Format(look.LogTimeLayout), look.StreamFleet, err)
 		return nil, err
 	}
 	tier := s.Tier
 	if tier == "" && s.Endpoint == "" {
 		tier = "mid" // work-once's default
 	}
-	c := &Child{done: make(chan struct{}), State: State{
+	c := &Child{done: make(chan struct{}), State: look.State{
 		PID: cmd.Process.Pid, AgentID: s.Agent, Tier: tier, Model: s.Model, Endpoint: s.Endpoint,
-		Started: Stamp{now}, State: StateRunning, Host: Hostname(),
+		Started: look.Stamp{Time: now}, State: look.StateRunning, Host: look.Hostname(),
 	}}
 	go func() {
 		err := cmd.Wait()
@@ -217,17 +218,17 @@ func Start(s SpawnSpec) (*Child, error) {
 // refuseRunning refuses agent when a state file that is its own, or one it
 // would share (two ids with one SafeID), shows a worker not yet exited.
 func refuseRunning(project, agent string, now time.Time) error {
-	states, _ := ReadStates(project)
+	states, _ := look.ReadStates(project)
 	for _, st := range states {
 		if tree.SafeID(st.AgentID) != tree.SafeID(agent) {
 			continue
 		}
 		switch h := st.Health(now); {
-		case st.AgentID != agent && h != Exited && h != Dead:
+		case st.AgentID != agent && h != look.Exited && h != look.Dead:
 			return fmt.Errorf("agent id %q shares its state and log files with %q, which is running: pick another id", agent, st.AgentID)
-		case h == Live || h == Stale:
+		case h == look.Live || h == look.Stale:
 			what := "pid " + strconv.Itoa(st.PID)
-			if st.Host != "" && st.Host != Hostname() {
+			if st.Host != "" && st.Host != look.Hostname() {
 				what += " on " + st.Host
 			}
 			return fmt.Errorf("%s already has a %s worker (%s); stop it first or pick another agent id", agent, h, what)
@@ -261,7 +262,7 @@ func UniqueAgentID(project, prefix string, taken ...string) string {
 	for _, id := range taken {
 		add(id)
 	}
-	states, _ := ReadStates(project)
+	states, _ := look.ReadStates(project)
 	for _, st := range states {
 		add(st.AgentID)
 	}
@@ -276,7 +277,7 @@ func UniqueAgentID(project, prefix string, taken ...string) string {
 			add(l.AgentID)
 		}
 	}
-	if wts, err := List(project); err == nil {
+	if wts, err := look.List(project); err == nil {
 		for _, wt := range wts {
 			add(wt.AgentID)
 		}

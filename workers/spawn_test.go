@@ -15,6 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -68,7 +69,7 @@ func TestSpawnStartsWorkOnceDetachedAsCronWould(t *testing.T) {
 	s := SpawnSpec{Project: project, Agent: "ui-mid-1", Tier: "mid", Model: "qwen3 32b", Run: true, MaxPlans: 3}
 	c := start(t, s)
 	pid := c.State.PID
-	if c.State.AgentID != "ui-mid-1" || c.State.State != StateRunning || c.State.Host == "" || c.State.Tier != "mid" {
+	if c.State.AgentID != "ui-mid-1" || c.State.State != look.StateRunning || c.State.Host == "" || c.State.Tier != "mid" {
 		t.Errorf("child state %+v", c.State)
 	}
 
@@ -78,7 +79,7 @@ func TestSpawnStartsWorkOnceDetachedAsCronWould(t *testing.T) {
 		t.Errorf("session of %d is %d (%v), want its own", pid, sid, err)
 	}
 	proc := "/proc/" + strconv.Itoa(pid)
-	log := LogPath(project, "ui-mid-1")
+	log := look.LogPath(project, "ui-mid-1")
 	for fd, want := range map[string]string{"0": os.DevNull, "1": os.DevNull, "2": log} {
 		if out, _ := os.Readlink(proc + "/fd/" + fd); out != want {
 			t.Errorf("fd %s is %q, want %s", fd, out, want)
@@ -118,7 +119,7 @@ func TestSpawnStartsWorkOnceDetachedAsCronWould(t *testing.T) {
 		t.Errorf("log:\n%s", text)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		if _, _, _, ok := ParseLogLine(line); !ok {
+		if _, _, _, ok := look.ParseLogLine(line); !ok {
 			t.Errorf("log line not in the log format: %q", line)
 		}
 	}
@@ -127,7 +128,7 @@ func TestSpawnStartsWorkOnceDetachedAsCronWould(t *testing.T) {
 func TestSpawnReturnsPidAndAppendsToTheLog(t *testing.T) {
 	t.Parallel()
 	project := testkit.Project(t)
-	log := LogPath(project, "mid-2")
+	log := look.LogPath(project, "mid-2")
 	os.MkdirAll(filepath.Dir(log), 0o755)
 	os.WriteFile(log, []byte("earlier run\n"), 0o644)
 	pid, err := Spawn(SpawnSpec{Bin: testkit.FakeDriver(t), Project: project, Agent: "mid-2", Endpoint: "laptop"})
@@ -150,12 +151,12 @@ func TestSpawnRefusesAgentWithRunningWorker(t *testing.T) {
 	project := testkit.Project(t)
 	bin := testkit.FakeDriver(t)
 	now := time.Now()
-	running := func(agent string, beat time.Time) State {
-		return State{PID: os.Getpid(), AgentID: agent, State: StateRunning, Host: Hostname(),
-			Started: Stamp{beat}, LastHeartbeat: Stamp{beat}, HeartbeatEvery: 30}
+	running := func(agent string, beat time.Time) look.State {
+		return look.State{PID: os.Getpid(), AgentID: agent, State: look.StateRunning, Host: look.Hostname(),
+			Started: look.Stamp{Time: beat}, LastHeartbeat: look.Stamp{Time: beat}, HeartbeatEvery: 30}
 	}
-	write := func(st State) {
-		if err := WriteState(project, st); err != nil {
+	write := func(st look.State) {
+		if err := look.WriteState(project, st); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -167,7 +168,7 @@ func TestSpawnRefusesAgentWithRunningWorker(t *testing.T) {
 	write(dead)
 	code := 0
 	done := running("done-1", now)
-	done.State, done.ExitCode = StateExited, &code
+	done.State, done.ExitCode = look.StateExited, &code
 	write(done)
 
 	for agent, want := range map[string]string{
@@ -187,7 +188,7 @@ func TestSpawnRefusesAgentWithRunningWorker(t *testing.T) {
 		c := start(t, SpawnSpec{Bin: bin, Project: project, Agent: agent, Tier: "small"})
 		<-c.Done()
 	}
-	if _, err := os.Stat(LogPath(project, "live-1")); err == nil {
+	if _, err := os.Stat(look.LogPath(project, "live-1")); err == nil {
 		t.Error("a refused spawn still created a log")
 	}
 }
@@ -228,7 +229,7 @@ func TestUniqueAgentIDSkipsEveryKnownAgent(t *testing.T) {
 	if got := UniqueAgentID(project, "ui-mid"); got != "ui-mid-1" {
 		t.Errorf("empty project: %s", got)
 	}
-	if err := WriteState(project, State{AgentID: "ui-mid-1", State: StateExited}); err != nil {
+	if err := look.WriteState(project, look.State{AgentID: "ui-mid-1", State: look.StateExited}); err != nil {
 		t.Fatal(err)
 	}
 	reg := "endpoints:\n  - name: ui-mid-2\n    tier: mid\n    base_url: http://127.0.0.1:1/v1\n    model: m\n"

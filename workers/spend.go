@@ -23,7 +23,9 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/meter"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // UsageEnv names the file an agent may append its own usage to, as JSON
@@ -118,7 +120,7 @@ func (f *usageFile) why() error {
 func (d *Driver) prepare(job Job, dir string, ph *Placeholders) (*box, *runMeter, []string, error) {
 	bx, err := d.openBox(job, dir)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("cannot prepare the agent's sandbox: %s", errText(err))
+		return nil, nil, nil, fmt.Errorf("cannot prepare the agent's sandbox: %s", tree.ErrText(err))
 	}
 	if bx.proposal != "" {
 		ph.Proposal = bx.proposal
@@ -126,7 +128,7 @@ func (d *Driver) prepare(job Job, dir string, ph *Placeholders) (*box, *runMeter
 	m, env, err := d.openMeter(job, bx, ph)
 	if err != nil {
 		bx.close()
-		return nil, nil, nil, fmt.Errorf("cannot start the run's metering proxy: %s", errText(err))
+		return nil, nil, nil, fmt.Errorf("cannot start the run's metering proxy: %s", tree.ErrText(err))
 	}
 	if m.proxy != nil {
 		bx.connectTo(m.proxy.URL())
@@ -201,7 +203,7 @@ func (x *Metered) Record(project string, r Run, stdout []byte) error {
 	u := t.usage
 	r.Model, r.Input, r.Output, r.Cached, r.CostUSD, r.Priced, r.Source = u.Model, u.Input, u.Output, u.Cached, t.spent.USD, t.priced, t.source
 	r.NotDaily, r.Estimated = t.notDaily, u.Estimated
-	r.Start, r.End, r.Host = x.m.started, time.Now(), Hostname()
+	r.Start, r.End, r.Host = x.m.started, time.Now(), look.Hostname()
 	if r.ID == "" {
 		r.ID = fmt.Sprintf("%s-%d", r.Agent, r.Start.UnixNano())
 	}
@@ -321,7 +323,7 @@ func (d *Driver) recordRun(r *running, o Outcome) {
 	u := t.usage
 	run := ledger.Run{
 		ID: r.job.RunID, Plan: m.slug, Agent: d.Worker.AgentID, Tier: d.Worker.Tier.String(), Endpoint: d.Endpoint,
-		Model: u.Model, Host: Hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.spent.USD,
+		Model: u.Model, Host: look.Hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.spent.USD,
 		Priced: t.priced, Source: t.source, Start: m.started, End: time.Now(), Exit: o.Code,
 		Mode: cmp.Or(r.job.Mode, ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
 		NotDaily: t.notDaily, Estimated: u.Estimated, Session: r.result.Result().Session,
@@ -419,7 +421,7 @@ func (d *Driver) pause(r *running, why string) {
 	}
 	r.freeze(d.Log)
 	d.Log.Printf("paused: %s", why)
-	d.state.Paused, d.state.PausedAt = why, Stamp{d.Tree.Now()}
+	d.state.Paused, d.state.PausedAt = why, look.Stamp{Time: d.Tree.Now()}
 	d.save()
 	d.Tree.LogEvent(planfs.Event{Event: "paused", Slug: m.slug, AgentID: d.Worker.AgentID, Reason: why})
 }
@@ -436,7 +438,7 @@ func (d *Driver) resume(r *running, why string) {
 		m.proxy.Resume()
 	}
 	d.Log.Printf("resumed: %s", why)
-	d.state.Paused, d.state.PausedAt = "", Stamp{}
+	d.state.Paused, d.state.PausedAt = "", look.Stamp{}
 	d.save()
 	d.Tree.LogEvent(planfs.Event{Event: "resumed", Slug: m.slug, AgentID: d.Worker.AgentID, Reason: why})
 }
@@ -444,7 +446,7 @@ func (d *Driver) resume(r *running, why string) {
 // freeze stops every process of the run: its cgroup frozen, where it has
 // one (a helper that left the agent's process group cannot SIGCONT it
 // back), else its process group stopped.
-func (r *running) freeze(log *Log) {
+func (r *running) freeze(log *look.Log) {
 	if g := r.box.group; g != nil {
 		err := g.Freeze()
 		if err == nil {
@@ -456,7 +458,7 @@ func (r *running) freeze(log *Log) {
 }
 
 // thaw lets a frozen run go on.
-func (r *running) thaw(log *Log) {
+func (r *running) thaw(log *look.Log) {
 	if g := r.box.group; g != nil {
 		if err := g.Thaw(); err != nil {
 			log.Printf("could not thaw the run's cgroup: %v", err)
@@ -493,7 +495,7 @@ func (d *Driver) parkBlocked(r *running, reason string) Outcome {
 	o := Outcome{Code: -1, Plan: where, Note: reason + "; parked in blocked/"}
 	if err != nil {
 		o.Plan = d.whereIs(r.job.Rel)
-		o.Note = reason + "; could not park " + r.job.Rel + " in blocked/: " + errText(err)
+		o.Note = reason + "; could not park " + r.job.Rel + " in blocked/: " + tree.ErrText(err)
 	}
 	d.Log.Printf("%s", o.Note)
 	return o

@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // modelEndpoint is a stand-in model server: every chat completion reports
@@ -75,7 +76,7 @@ func procState(t *testing.T, pid int) string {
 }
 
 func agentPID(t *testing.T, tr *planfs.Tree) int {
-	states, _ := ReadStates(tr.Project)
+	states, _ := look.ReadStates(tr.Project)
 	for _, st := range states {
 		if st.AgentID == "w1" && st.Agent != nil {
 			return st.Agent.PID

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // A FIFO among the state files made ReadStates block in open(2) until
@@ -19,7 +20,7 @@ import (
 func TestReadStatesSkipsFIFOsAndHugeFiles(t *testing.T) {
 	t.Parallel()
 	project := testkit.Project(t)
-	dir := filepath.Join(project, filepath.FromSlash(StateDir))
+	dir := filepath.Join(project, filepath.FromSlash(look.StateDir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -30,12 +31,12 @@ func TestReadStatesSkipsFIFOsAndHugeFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "huge.json"), []byte(huge), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteState(project, State{AgentID: "mid-1", PID: 1, State: StateRunning}); err != nil {
+	if err := look.WriteState(project, look.State{AgentID: "mid-1", PID: 1, State: look.StateRunning}); err != nil {
 		t.Fatal(err)
 	}
-	var states []State
+	var states []look.State
 	var problems []string
-	testkit.Within(t, "ReadStates with a FIFO among the state files", func() { states, problems = ReadStates(project) })
+	testkit.Within(t, "ReadStates with a FIFO among the state files", func() { states, problems = look.ReadStates(project) })
 	if len(states) != 1 || states[0].AgentID != "mid-1" {
 		t.Errorf("states %+v", states)
 	}

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
-func inspectOne(t *testing.T, project string, wt tree.Worktree) WorktreeState {
+func inspectOne(t *testing.T, project string, wt tree.Worktree) look.WorktreeState {
 	t.Helper()
-	got := Inspect(project, []tree.Worktree{wt})
+	got := look.Inspect(project, []tree.Worktree{wt})
 	if len(got) != 1 || got[0].Worktree != wt {
 		t.Fatalf("Inspect returned %+v for %+v", got, wt)
 	}
@@ -26,7 +27,7 @@ func TestInspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := func(what string, st WorktreeState, dirty bool, ahead, behind int, head string) {
+	want := func(what string, st look.WorktreeState, dirty bool, ahead, behind int, head string) {
 		t.Helper()
 		if !st.Exists || st.Err != "" || st.Dirty != dirty || st.Ahead != ahead || st.Behind != behind || st.Head != head {
 			t.Fatalf("%s: %+v, want dirty %v, ahead %d, behind %d, head %q", what, st, dirty, ahead, behind, head)
@@ -78,7 +79,7 @@ func TestInspectProblems(t *testing.T) {
 	notGit := wt
 	notGit.AgentID, notGit.Path = "not-git", t.TempDir()
 
-	got := Inspect(dir, []tree.Worktree{gone, file, badBase, notGit, wt})
+	got := look.Inspect(dir, []tree.Worktree{gone, file, badBase, notGit, wt})
 	for i, st := range got[:2] {
 		if st.Exists || st.Err != "" || st.Dirty || st.Head != "" {
 			t.Errorf("missing path %d: %+v", i, st)
@@ -118,7 +119,7 @@ func TestInspectGitCalls(t *testing.T) {
 		wt.Integration = ""
 		wts = append(wts, wt)
 	}
-	runs := testkit.GitRuns(t, func() { Inspect(dir, wts) })
+	runs := testkit.GitRuns(t, func() { look.Inspect(dir, wts) })
 	// Two per worktree, and one lookup of the integration branch they share.
 	if runs != 2*len(wts)+1 {
 		t.Fatalf("%d git runs for %d worktrees", runs, len(wts))
@@ -132,8 +133,8 @@ func TestInspectTimesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(d time.Duration) { statusTimeout = d }(statusTimeout)
-	statusTimeout = 200 * time.Millisecond
+	defer func(d time.Duration) { look.StatusTimeout = d }(look.StatusTimeout)
+	look.StatusTimeout = 200 * time.Millisecond
 	bin := t.TempDir()
 	// Not exec: the sleeping child keeps git's pipes open after git is killed.
 	testkit.WriteScript(t, filepath.Join(bin, "git"), "#!/bin/sh\nsleep 5\n")

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Stop asks the worker st describes to stop: SIGTERM to its process group
@@ -21,7 +22,7 @@ import (
 // since, so Stop signals nothing unless st was written on this host, the
 // worker has not exited, the process is alive, and its command line is a
 // work-once call naming no other agent id. Every refusal is one line.
-func Stop(st State) error {
+func Stop(st look.State) error {
 	if err := signalable(st, "stop"); err != nil {
 		return err
 	}
@@ -42,20 +43,20 @@ func Stop(st State) error {
 // signalable refuses to signal st's pid unless it is surely st's driver:
 // written on this host, running, alive, and a work-once call naming no
 // other agent id.
-func signalable(st State, verb string) error {
+func signalable(st look.State, verb string) error {
 	who := st.AgentID
 	switch {
-	case st.State != StateRunning:
+	case st.State != look.StateRunning:
 		return fmt.Errorf("%s has already exited; nothing to %s", who, verb)
 	case st.PID <= 0:
 		return fmt.Errorf("%s: its state file names no process", who)
 	case st.Host == "":
 		return fmt.Errorf("%s: its state file names no host, so its pid cannot be trusted; %s it where it runs", who, verb)
-	case st.Host != Hostname():
+	case st.Host != look.Hostname():
 		return fmt.Errorf("%s runs on %s, not here; %s it there", who, st.Host, verb)
 	case st.PID == os.Getpid():
 		return fmt.Errorf("%s: pid %d is this program", who, st.PID)
-	case !processAlive(st.PID):
+	case !look.ProcessAlive(st.PID):
 		return fmt.Errorf("%s: process %d is gone (dead); nothing to %s", who, st.PID, verb)
 	}
 	switch ok, agent := workOnceOf(st.PID); {
@@ -72,7 +73,7 @@ func signalable(st State, verb string) error {
 // stops or continues the agent's process group and holds or opens its
 // metering proxy. Only a driver that says it can (State.Pausable) is
 // signalled: to any other program those signals are fatal.
-func Pause(st State, on bool) error {
+func Pause(st look.State, on bool) error {
 	verb, sig := "pause", syscall.SIGUSR1
 	if !on {
 		verb, sig = "resume", syscall.SIGUSR2
@@ -98,7 +99,7 @@ func Pause(st State, on bool) error {
 
 // StopAs is Stop asked through t: a viewer's tree (t.ReadOnly) is refused
 // with planfs.ErrReadOnly and nothing is signalled.
-func StopAs(t *planfs.Tree, st State) error {
+func StopAs(t *planfs.Tree, st look.State) error {
 	if err := t.Writable(); err != nil {
 		return fmt.Errorf("stop %s: %w", st.AgentID, err)
 	}
@@ -133,7 +134,3 @@ func workOnceOf(pid int) (ok bool, agent string) {
 	}
 	return true, ""
 }
-
-// Local reports whether st was written on this host, where its pid means
-// something.
-func (st State) Local() bool { return st.Host != "" && st.Host == Hostname() }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // TestStopSignalsTheWorkersGroup stops a real detached worker: its driver
@@ -20,16 +21,16 @@ func TestStopSignalsTheWorkersGroup(t *testing.T) {
 	project := testkit.Project(t)
 	configure(t, project, "mid-7", "sleep=30s\nstate=1\ngrandchild=1\n")
 	c := start(t, SpawnSpec{Project: project, Agent: "mid-7", Tier: "mid", Run: true})
-	var st State
+	var st look.State
 	eventually(t, "the worker wrote its state and started its executor", func() bool {
-		states, _ := ReadStates(project)
+		states, _ := look.ReadStates(project)
 		if len(states) != 1 {
 			return false
 		}
 		st = states[0]
 		return readFile(filepath.Join(project, ".fake", "mid-7.grandchild-term.ready")) != ""
 	})
-	if st.PID != c.State.PID || st.Health(time.Now()) != Live {
+	if st.PID != c.State.PID || st.Health(time.Now()) != look.Live {
 		t.Fatalf("state %+v", st)
 	}
 	if err := Stop(st); err != nil {
@@ -44,8 +45,8 @@ func TestStopSignalsTheWorkersGroup(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the worker did not exit after SIGTERM")
 	}
-	states, _ := ReadStates(project)
-	if len(states) != 1 || states[0].State != StateExited || states[0].Note != "stopped by SIGTERM" {
+	states, _ := look.ReadStates(project)
+	if len(states) != 1 || states[0].State != look.StateExited || states[0].Note != "stopped by SIGTERM" {
 		t.Errorf("states after stop: %+v", states)
 	}
 	// Exited now: a second stop refuses.
@@ -63,20 +64,20 @@ func TestStopRefusesWhatItCannotTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	here := Hostname()
-	base := State{AgentID: "mid-1", State: StateRunning, Host: here, PID: other.Process.Pid}
+	here := look.Hostname()
+	base := look.State{AgentID: "mid-1", State: look.StateRunning, Host: here, PID: other.Process.Pid}
 	code := 0
 	for _, c := range []struct {
-		edit func(*State)
+		edit func(*look.State)
 		want string
 	}{
-		{func(s *State) {}, "mid-1: process " + strconv.Itoa(other.Process.Pid) + " is not a work-once run (its pid was reused?); nothing signalled"},
-		{func(s *State) { s.Host = "build-7" }, "mid-1 runs on build-7, not here; stop it there"},
-		{func(s *State) { s.Host = "" }, "names no host"},
-		{func(s *State) { s.PID = testkit.DeadPID(t) }, "is gone (dead); nothing to stop"},
-		{func(s *State) { s.PID = 0 }, "names no process"},
-		{func(s *State) { s.PID = os.Getpid() }, "is this program"},
-		{func(s *State) { s.State, s.ExitCode = StateExited, &code }, "has already exited"},
+		{func(s *look.State) {}, "mid-1: process " + strconv.Itoa(other.Process.Pid) + " is not a work-once run (its pid was reused?); nothing signalled"},
+		{func(s *look.State) { s.Host = "build-7" }, "mid-1 runs on build-7, not here; stop it there"},
+		{func(s *look.State) { s.Host = "" }, "names no host"},
+		{func(s *look.State) { s.PID = testkit.DeadPID(t) }, "is gone (dead); nothing to stop"},
+		{func(s *look.State) { s.PID = 0 }, "names no process"},
+		{func(s *look.State) { s.PID = os.Getpid() }, "is this program"},
+		{func(s *look.State) { s.State, s.ExitCode = look.StateExited, &code }, "has already exited"},
 	} {
 		st := base
 		c.edit(&st)
@@ -102,12 +103,12 @@ func TestStopRefusesAPidReusedByAnotherWorker(t *testing.T) {
 	configure(t, project, "mid-2", "sleep=30s\nstate=1\n")
 	c := start(t, SpawnSpec{Project: project, Agent: "mid-2", Tier: "mid"})
 	eventually(t, "mid-2 wrote its state", func() bool {
-		states, _ := ReadStates(project)
+		states, _ := look.ReadStates(project)
 		return len(states) == 1
 	})
 	// mid-1's driver died an hour ago without a word; its pid is mid-2's now.
-	gone := State{AgentID: "mid-1", PID: c.State.PID, Host: Hostname(), State: StateRunning,
-		Started: Stamp{time.Now().Add(-time.Hour)}, LastHeartbeat: Stamp{time.Now().Add(-time.Hour)}, HeartbeatEvery: 30}
+	gone := look.State{AgentID: "mid-1", PID: c.State.PID, Host: look.Hostname(), State: look.StateRunning,
+		Started: look.Stamp{Time: time.Now().Add(-time.Hour)}, LastHeartbeat: look.Stamp{Time: time.Now().Add(-time.Hour)}, HeartbeatEvery: 30}
 	err := Stop(gone)
 	if err == nil || !strings.Contains(err.Error(), "pid was reused") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("stop of mid-1 whose pid is mid-2's now: %v", err)
@@ -117,7 +118,7 @@ func TestStopRefusesAPidReusedByAnotherWorker(t *testing.T) {
 		t.Errorf("mid-2 got %s meant for mid-1", got)
 	}
 	// mid-2's own state file still stops mid-2.
-	states, _ := ReadStates(project)
+	states, _ := look.ReadStates(project)
 	if err := Stop(states[0]); err != nil {
 		t.Fatal(err)
 	}

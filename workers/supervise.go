@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -59,7 +60,7 @@ func (d *Driver) startSupervisor() {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		w.Close()
-		d.Log.Printf("no supervisor for the agent's run: %v", errText(err))
+		d.Log.Printf("no supervisor for the agent's run: %v", tree.ErrText(err))
 		return
 	}
 	pid := cmd.Process.Pid
@@ -93,7 +94,7 @@ func isSupervisor(pid int) bool {
 func Supervise(project, agentID string, grace time.Duration, driver io.Reader) error {
 	_, _ = io.Copy(io.Discard, driver)
 	st, ok, err := leftState(project, agentID)
-	if !ok || st.State != StateRunning || (st.Agent == nil && st.Cgroup == "") {
+	if !ok || st.State != look.StateRunning || (st.Agent == nil && st.Cgroup == "") {
 		return err
 	}
 	// The pipe's end comes as the dying driver closes its files, the lock
@@ -107,7 +108,7 @@ func Supervise(project, agentID string, grace time.Duration, driver io.Reader) e
 	// starts meanwhile reuses it. Its members get SIGKILL, under the lock.
 	groups, sessions, procs := runOf(st)
 	signalRun(groups, sessions, procs, syscall.SIGTERM)
-	if log, err := OpenLog(project, agentID, nil); err == nil {
+	if log, err := look.OpenLog(project, agentID, nil); err == nil {
 		log.Printf("driver pid %d is gone: its supervisor stops the run of %s (grace %v)", st.PID, st.Plan, grace)
 		log.Close()
 	}
@@ -142,6 +143,6 @@ func groupPopulated(path string) bool {
 	if !strings.HasPrefix(filepath.Base(path), "fleetwatch-") {
 		return false
 	}
-	data, err := readStateFile(filepath.Join(path, "cgroup.procs"))
+	data, err := look.ReadStateFile(filepath.Join(path, "cgroup.procs"))
 	return err == nil && len(strings.Fields(string(data))) > 0
 }

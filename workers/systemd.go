@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // UserUnitDir is where the user's systemd manager reads units:
@@ -68,7 +69,7 @@ func PlanInstall(dir string, units []Unit) ([]Change, error) {
 				out[i].Owner = proj
 			}
 		case !errors.Is(err, os.ErrNotExist):
-			return nil, fmt.Errorf("cannot read %s: %v", p, errText(err))
+			return nil, fmt.Errorf("cannot read %s: %v", p, tree.ErrText(err))
 		}
 	}
 	return out, nil
@@ -78,12 +79,12 @@ func PlanInstall(dir string, units []Unit) ([]Change, error) {
 // rename, so systemd never reads half a unit.
 func WriteUnits(dir string, units []Unit) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create %s: %v", dir, errText(err))
+		return fmt.Errorf("cannot create %s: %v", dir, tree.ErrText(err))
 	}
 	for _, u := range units {
 		p := filepath.Join(dir, u.Name)
 		if err := atomicfile.Write(p, []byte(u.Text), 0o644); err != nil {
-			return fmt.Errorf("cannot write %s: %v", p, errText(err))
+			return fmt.Errorf("cannot write %s: %v", p, tree.ErrText(err))
 		}
 	}
 	return nil
@@ -219,7 +220,7 @@ func Unlink(dir, timer string) error {
 		err = os.Remove(p)
 	}
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("cannot remove %s: %v", p, errText(err))
+		return fmt.Errorf("cannot remove %s: %v", p, tree.ErrText(err))
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 func TestParseInterval(t *testing.T) {
@@ -240,7 +242,7 @@ func TestParseTimespan(t *testing.T) {
 
 func TestReadStates(t *testing.T) {
 	dir := t.TempDir()
-	sd := filepath.Join(dir, filepath.FromSlash(StateDir))
+	sd := filepath.Join(dir, filepath.FromSlash(look.StateDir))
 	if err := os.MkdirAll(sd, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +257,7 @@ func TestReadStates(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	states, problems := ReadStates(dir)
+	states, problems := look.ReadStates(dir)
 	if len(states) != 2 || len(problems) != 2 {
 		t.Fatalf("states %+v problems %q", states, problems)
 	}
@@ -267,7 +269,7 @@ func TestReadStates(t *testing.T) {
 	if s.AgentID != "small-1" || s.ExitCode == nil || *s.ExitCode != 1 || !s.Started.IsZero() {
 		t.Errorf("small-1: %+v", s)
 	}
-	if states, problems := ReadStates(t.TempDir()); len(states)+len(problems) != 0 {
+	if states, problems := look.ReadStates(t.TempDir()); len(states)+len(problems) != 0 {
 		t.Errorf("no state dir: %v %v", states, problems)
 	}
 }

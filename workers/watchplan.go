@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
-
 	"golang.org/x/sys/unix"
+
+	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // A plan is what `watch install` or `watch uninstall` does, computed once
@@ -179,10 +180,10 @@ func (p *InstallPlan) Apply(w io.Writer) error {
 	for _, s := range p.Writes {
 		if s.Kind != Same {
 			if err := os.MkdirAll(p.Dir, 0o755); err != nil {
-				return fmt.Errorf("cannot create %s: %v", p.Dir, errText(err))
+				return fmt.Errorf("cannot create %s: %v", p.Dir, tree.ErrText(err))
 			}
 			if err := atomicfile.Write(s.Path, []byte(s.Text), 0o644); err != nil {
-				return fmt.Errorf("cannot write %s: %v", s.Path, errText(err))
+				return fmt.Errorf("cannot write %s: %v", s.Path, tree.ErrText(err))
 			}
 		}
 		fmt.Fprintf(w, "%s %s\n", installed[s.Kind], s.Path)
@@ -307,7 +308,7 @@ func (p *UninstallPlan) Apply(w io.Writer) error {
 			continue
 		}
 		if err := os.Remove(s.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("cannot remove %s: %v", s.Path, errText(err))
+			return fmt.Errorf("cannot remove %s: %v", s.Path, tree.ErrText(err))
 		}
 		fmt.Fprintf(w, "removed %s\n", s.Path)
 		removed++
@@ -380,7 +381,7 @@ func writableDir(dir string) error {
 			}
 			return nil
 		case !errors.Is(err, os.ErrNotExist):
-			return fmt.Errorf("cannot create %s: %v", dir, errText(err))
+			return fmt.Errorf("cannot create %s: %v", dir, tree.ErrText(err))
 		}
 		parent := filepath.Dir(p)
 		if parent == p {

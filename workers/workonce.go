@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	endpoints "github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Status is how a work-once run ended; its value is the process's exit
@@ -58,7 +59,7 @@ type WorkOnce struct {
 	// whether it was named rather than the default.
 	RegistryPath  string
 	RegistryGiven bool
-	Ports         PortRange
+	Ports         look.PortRange
 	// NewDriver makes the (unstarted) driver that runs argv, nil for a
 	// claim-only run; its state file and log follow the run.
 	NewDriver func(argv []string) (*Driver, error)
@@ -73,7 +74,7 @@ type WorkOnce struct {
 	lostRaces         int           // races lost so far: a loser spreads over the first picks
 	noticed           bool          // the backend's notices were said
 	ownPort, hadPort  bool          // this run assigned the agent's port; it had one before
-	log               *Log          // the driver's, once started
+	log               *look.Log     // the driver's, once started
 	limits            config.Limits // fleetwatch.yaml's caps on live runs (caps.go)
 }
 
@@ -145,14 +146,14 @@ func (w *WorkOnce) EndpointProblem(ctx context.Context) string {
 	if name == "" {
 		return ""
 	}
-	if why := EndpointProblem(w.Tree.Project, name, time.Now()); why != "" {
+	if why := look.EndpointProblem(w.Tree.Project, name, time.Now()); why != "" {
 		return why
 	}
 	board, ok := w.Claims.(claims.EndpointBoard)
 	if !ok {
 		return ""
 	}
-	why, err := BoardProblem(ctx, w.Tree.Project, name, board, time.Now())
+	why, err := look.BoardProblem(ctx, w.Tree.Project, name, board, time.Now())
 	if err != nil {
 		// A record that cannot be read never stops the fleet.
 		w.Say("warning: endpoint %s's record in %s: %v", name, w.Where, err)
@@ -220,8 +221,8 @@ func (w *WorkOnce) Do(ctx context.Context) Status {
 // unseen, after the plan is handed on.
 func (w *WorkOnce) takePort() (int, error) {
 	project, agent := w.Tree.Project, w.Worker.AgentID
-	_, w.hadPort = PortOf(project, agent)
-	port, err := AssignPort(project, agent, w.Ports)
+	_, w.hadPort = look.PortOf(project, agent)
+	port, err := look.AssignPort(project, agent, w.Ports)
 	if err != nil {
 		return 0, err
 	}
@@ -235,7 +236,7 @@ func (w *WorkOnce) takePort() (int, error) {
 // givePortBack returns a port first given to this run when no agent used it.
 func (w *WorkOnce) givePortBack(port int) {
 	if w.ownPort && !w.hadPort && !w.started {
-		_ = ReleasePort(w.Tree.Project, w.Worker.AgentID, port)
+		_ = look.ReleasePort(w.Tree.Project, w.Worker.AgentID, port)
 	}
 }
 

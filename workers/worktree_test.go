@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -74,7 +75,7 @@ func TestIntegrationFromSettings(t *testing.T) {
 	if err != nil || wt.Integration != "trunk" {
 		t.Fatalf("ensure: %+v %v", wt, err)
 	}
-	if got, _ := findIntegration(dir); got != "refs/heads/trunk" {
+	if got, _ := look.FindIntegration(dir); got != "refs/heads/trunk" {
 		t.Errorf("findIntegration: %q", got)
 	}
 	bad := testkit.Repo(t)
@@ -122,7 +123,7 @@ func TestEnsureCreatesAndReuses(t *testing.T) {
 	if err := json.Unmarshal(data, &reg); err != nil || reg["project"] != wt.Project {
 		t.Fatalf("registry %s: %v", data, err)
 	}
-	list, err := List(dir)
+	list, err := look.List(dir)
 	if err != nil || len(list) != 1 || list[0] != wt {
 		t.Fatalf("List: %+v %v", list, err)
 	}
@@ -186,7 +187,7 @@ func TestEnsureParallelAgents(t *testing.T) {
 			t.Errorf("agent %d: %v", i, err)
 		}
 	}
-	if list, _ := List(dir); len(list) != len(errs) {
+	if list, _ := look.List(dir); len(list) != len(errs) {
 		t.Fatalf("registry has %d agents, want %d", len(list), len(errs))
 	}
 }
@@ -231,7 +232,7 @@ func TestEnsureRefusesAnotherAgentsWorktree(t *testing.T) {
 	if !tree.IsDir(wt.Path) {
 		t.Fatal("a/b's worktree is gone")
 	}
-	if got, ok, err := Lookup(dir, "a-b"); ok || err != nil {
+	if got, ok, err := look.Lookup(dir, "a-b"); ok || err != nil {
 		t.Errorf("a-b's worktree path is a/b's: %+v %v", got, err)
 	}
 	// The agent itself still gets its own worktree back.

@@ -17,7 +17,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Column is one kanban column: a title and the lanes it gathers.
@@ -59,8 +59,8 @@ func Frame(t *planfs.Tree) (*model.Board, float64, error) {
 	now := t.NowSeconds()
 	b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
 	b.Leases = snap.Leases
-	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
-	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
+	b.Warnings = append(b.Warnings, look.BoardProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, look.CapWarnings(t.Project, b.Leases, now)...)
 	return b, now, nil
 }
 
@@ -437,8 +437,8 @@ func FrameOf(t *planfs.Tree, v *claims.View) (*model.Board, float64) {
 	now := t.NowSeconds()
 	b := model.NewBoard(v.Snapshot, model.Options{Now: now, History: t.History()})
 	b.Leases = v.Snapshot.Leases
-	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
-	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
+	b.Warnings = append(b.Warnings, look.BoardProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, look.CapWarnings(t.Project, b.Leases, now)...)
 	return b, now
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/registry"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // claimsRun is work-once over a remote claims backend (--claims git or
@@ -130,7 +130,7 @@ func (c *claimsRun) list(ctx context.Context, worker model.Worker, ep registry.E
 	rows := model.Decide(v.Snapshot, worker, opt)
 	age := time.Since(v.ReadAt)
 	if c.w.jsonOut {
-		caps := workers.CapWarnings(c.t.Project, v.Snapshot.Leases, opt.Now)
+		caps := look.CapWarnings(c.t.Project, v.Snapshot.Leases, opt.Now)
 		out := remoteListJSON{listJSON: buildListJSON(v.Snapshot, caps, rows, worker, opt.Now), Claims: c.b.Name(),
 			ViewReadAt: v.ReadAt.UTC().Format(time.RFC3339Nano), ViewAge: age.Seconds(), ViewTip: v.Tip}
 		return writeJSON(c.stdout, c.stderr, out)
@@ -157,7 +157,7 @@ func short(oid string) string {
 
 // holder is who this run acts as.
 func (c *claimsRun) holder() claims.Holder {
-	return claims.Holder{AgentID: c.w.agent, Host: workers.Hostname(), PID: os.Getpid()}
+	return claims.Holder{AgentID: c.w.agent, Host: look.Hostname(), PID: os.Getpid()}
 }
 
 // act is one operator verb on a fresh view, through the one engine call

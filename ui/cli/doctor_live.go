@@ -15,7 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/registry"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // liveTimeout bounds one endpoint's live check: a real CLI against a
@@ -117,7 +117,7 @@ func liveRun(dir string, ep registry.Endpoint, api *modelapi.Server) (string, er
 		}
 	}
 	err = run(self, "work-once", "--run", "--ensure-worktree", "--endpoint", "live", "--agent-id", "live", "--slug", "live")
-	logText, _ := os.ReadFile(workers.LogPath(dir, "live"))
+	logText, _ := os.ReadFile(look.LogPath(dir, "live"))
 	if err != nil {
 		return string(logText), err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 const endpointsLong = `Endpoints in trouble, as their last runs left them: backing off after a rate
@@ -32,7 +32,7 @@ func endpointsShowCmd() *cobra.Command {
 			if len(pos) > 0 {
 				return fail(stderr, exitError, "endpoints show takes no arguments")
 			}
-			printTroubles(stdout, workers.ReadEndpoints(findRoot(root)), time.Now())
+			printTroubles(stdout, look.ReadEndpoints(findRoot(root)), time.Now())
 			return exitOK
 		}
 	})
@@ -42,7 +42,7 @@ func endpointsShowCmd() *cobra.Command {
 }
 
 // printTroubles writes one line per endpoint in trouble.
-func printTroubles(w io.Writer, states []workers.EndpointState, now time.Time) {
+func printTroubles(w io.Writer, states []look.EndpointState, now time.Time) {
 	if len(states) == 0 {
 		fmt.Fprintln(w, "no endpoint in trouble")
 		return
@@ -50,7 +50,7 @@ func printTroubles(w io.Writer, states []workers.EndpointState, now time.Time) {
 	for _, st := range states {
 		until := "until cleared"
 		switch {
-		case st.State == workers.EndpointDisabled:
+		case st.State == look.EndpointDisabled:
 		case now.Before(st.Until):
 			until = "until " + st.Until.UTC().Format(time.RFC3339)
 		default:
@@ -78,7 +78,7 @@ func endpointsClearCmd() *cobra.Command {
 				defer b.Close()
 				board, _ = b.(claims.EndpointBoard)
 			}
-			if err := workers.ResetEndpoint(project, pos[0], board); err != nil {
+			if err := look.ResetEndpoint(project, pos[0], board); err != nil {
 				return fail(stderr, exitError, "%v", err)
 			}
 			fmt.Fprintf(stdout, "%s: cleared\n", pos[0])

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // The flags that say where the project is and who acts, each spelled once.
@@ -41,5 +41,5 @@ func forceFlag(fs *pflag.FlagSet, dst *bool, help string) {
 
 // portRangeFlag adds --port-range, defaulting to workers.DefaultPorts.
 func portRangeFlag(fs *pflag.FlagSet, dst *string, help string) {
-	fs.StringVar(dst, "port-range", workers.DefaultPorts.String(), help)
+	fs.StringVar(dst, "port-range", look.DefaultPorts.String(), help)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Other machines' workers, as their drivers publish them through a remote
@@ -53,7 +54,7 @@ func statusFleet(project string, row rowFunc) {
 	defer b.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), fleetTimeout)
 	defer cancel()
-	pubs, err := workers.ReadPublished(ctx, f)
+	pubs, err := look.ReadPublished(ctx, f)
 	if err != nil {
 		row("fleet", "cannot read the other machines' workers: %v", err)
 		return
@@ -70,7 +71,7 @@ func statusFleet(project string, row rowFunc) {
 }
 
 // publishedWords is one published worker in a status row.
-func publishedWords(p workers.Published) string {
+func publishedWords(p look.Published) string {
 	if p.Problem != "" {
 		return "unreadable record: " + p.Problem
 	}
@@ -127,7 +128,7 @@ func workerStopCmd() *cobra.Command {
 // stopWorker stops agent: by its pid when its state file is here and host
 // names no other machine, else through its published record.
 func stopWorker(project, agent, host string) (string, error) {
-	if host == "" || host == workers.Hostname() {
+	if host == "" || host == look.Hostname() {
 		st, err := workerState(project, agent)
 		if err == nil {
 			return "asked to stop", workers.Stop(st)
@@ -162,15 +163,15 @@ func stopElsewhere(project, agent, host string) (string, error) {
 	if host != "" {
 		// Its own record, read by the stop itself: never looked for in the
 		// capped listing, where a flood of other records could hide it.
-		return host, workers.StopRemote(ctx, f, workers.State{AgentID: agent, Host: host}, whoAsks())
+		return host, workers.StopRemote(ctx, f, look.State{AgentID: agent, Host: host}, whoAsks())
 	}
-	pubs, err := workers.ReadPublished(ctx, f)
+	pubs, err := look.ReadPublished(ctx, f)
 	if err != nil {
 		return "", err
 	}
-	var found []workers.Published
+	var found []look.Published
 	for _, p := range pubs {
-		if p.AgentID == agent && p.Health != workers.Exited {
+		if p.AgentID == agent && p.Health != look.Exited {
 			found = append(found, p)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/boardtext"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 const inboxLong = `Lists the plan-first plans the coordinator's inbox holds: proposals waiting for
@@ -86,7 +87,7 @@ func inboxCmd() *cobra.Command {
 			if err != nil {
 				return failErr(stderr, "inbox", err)
 			}
-			paused := workers.PausedRuns(t.Project)
+			paused := look.PausedRuns(t.Project)
 			if jsonOut {
 				return printInboxJSON(stdout, stderr, entries, paused)
 			}
@@ -111,7 +112,7 @@ func inboxState(e coord.Entry) string {
 	return "awaiting approval"
 }
 
-func printInbox(stdout io.Writer, entries []coord.Entry, paused []workers.State, now time.Time) {
+func printInbox(stdout io.Writer, entries []coord.Entry, paused []look.State, now time.Time) {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SLUG\tAGENT\tN\tSTATE\tAGE\tSCOPE")
 	for _, e := range entries {
@@ -139,10 +140,10 @@ func inboxRow(w io.Writer, cells ...string) {
 	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
 
-func pausedSlug(st workers.State) string { return model.SlugOf(path.Base(st.Plan)) }
+func pausedSlug(st look.State) string { return model.SlugOf(path.Base(st.Plan)) }
 
 // pausedHint is what a person can do about a paused run.
-func pausedHint(st workers.State, slug string) string {
+func pausedHint(st look.State, slug string) string {
 	if strings.HasPrefix(st.Paused, "budget") {
 		return "fleetwatch budget extend " + slug + " --by …, or worker stop " + st.AgentID
 	}
@@ -168,7 +169,7 @@ type inboxEntryJSON struct {
 	Kind string `json:"kind"`
 }
 
-func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry, paused []workers.State) int {
+func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry, paused []look.State) int {
 	out := make([]inboxEntryJSON, 0, len(entries)+len(paused))
 	for _, e := range entries {
 		out = append(out, inboxEntryJSON{Slug: e.Slug, Plan: e.Rel, Title: e.Title, AgentID: e.Lease.AgentID,

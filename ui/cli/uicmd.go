@@ -22,6 +22,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui"
 	"github.com/fleetwatch/fleetwatch/ui/demo"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // defaultOperator is who the UI acts as: operator-$USER.
@@ -121,7 +122,7 @@ func (f *uiFlags) openProject(stdout, stderr io.Writer) int {
 // tellStillRunning says, after the UI closed, how many workers keep
 // running: they outlive the UI by design, and nothing else would say so.
 func tellStillRunning(stdout io.Writer, project string) {
-	live, stale := workers.Running(project, time.Now())
+	live, stale := look.Running(project, time.Now())
 	n := live + stale
 	if n == 0 {
 		return
@@ -361,10 +362,10 @@ func demoDir(root string) (string, error) {
 // stopDemoWorkers stops the workers running in the demo project (those
 // spawned from its UI) and waits a little for them to give their plans back.
 func stopDemoWorkers(project string) {
-	states, _ := workers.ReadStates(project)
-	var stopped []workers.State
+	states, _ := look.ReadStates(project)
+	var stopped []look.State
 	for _, st := range states {
-		if h := st.Health(time.Now()); st.Local() && (h == workers.Live || h == workers.Stale) && workers.Stop(st) == nil {
+		if h := st.Health(time.Now()); st.Local() && (h == look.Live || h == look.Stale) && workers.Stop(st) == nil {
 			stopped = append(stopped, st)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // verb is the shape every operator verb shares: flags, one plan argument
@@ -255,7 +256,7 @@ func checkProblems(t *planfs.Tree, snap *model.Snapshot, accept bool, stdout io.
 	problems = append(problems, remoteProblems(t.Project, accept, stdout)...)
 	// var/ is workers' ground, beside the tree: a symlink there takes their
 	// logs, state and worktrees out of the project.
-	problems = append(problems, workers.SymlinkProblems(t.Project)...)
+	problems = append(problems, look.SymlinkProblems(t.Project)...)
 	// The landing gate: checks the working tree would change, an
 	// integration branch moved outside the queue.
 	notices, err := landing.Notices(t.Project)
@@ -354,7 +355,7 @@ func (v verb) remote(t *planfs.Tree, f *verbFlags, arg string, stdout, stderr io
 	if err != nil {
 		return fail(stderr, exitError, "%s: %s: %v", v.name, where, err), true
 	}
-	host := workers.Hostname()
+	host := look.Hostname()
 	res, err := claims.Act(ctx, b, view, claims.Op{
 		Verb: v.name, Slug: slugArg(arg), To: model.Lane(f.to), Why: f.reason, Token: f.token, Force: f.force, TTL: ttl,
 		Holder: claims.Holder{AgentID: f.agent, Host: host, PID: os.Getpid()},

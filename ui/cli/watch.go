@@ -18,6 +18,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 const watchUsage = `Workers are --worker agent=ID,tier=T[,interval=5m][,model=M][,endpoint=E,registry=F][,run=1].
@@ -621,14 +622,14 @@ func runResult(result, status string) string {
 // a fleetwatch that kept none) shows its timer's last run, when the manager
 // knows one: "no runs recorded" would deny a run systemd saw.
 func statusWorkers(project string, installed []string, runs map[string]workers.TimerState, row rowFunc) {
-	states, problems := workers.ReadStates(project)
+	states, problems := look.ReadStates(project)
 	label := "workers"
 	seen := map[string]bool{}
 	for _, st := range states {
 		seen[st.AgentID] = true
 		parts := []string{}
 		switch h := st.Health(time.Now()); {
-		case h == workers.Stale || h == workers.Dead:
+		case h == look.Stale || h == look.Dead:
 			parts = append(parts, fmt.Sprintf("%s (%s)", st.State, h))
 		case st.State != "":
 			parts = append(parts, st.State)
@@ -671,6 +672,6 @@ func statusWorkers(project string, installed []string, runs map[string]workers.T
 		label = ""
 	}
 	if label != "" {
-		row(label, "no runs recorded (%s/ has no state files)", workers.StateDir)
+		row(label, "no runs recorded (%s/ has no state files)", look.StateDir)
 	}
 }

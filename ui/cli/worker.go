@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 const workerLong = `Acts on one running worker of this machine by its agent id: pause stops its
@@ -20,15 +21,15 @@ a git or etcd claims backend (--host names the machine).`
 func workerCmd() *cobra.Command {
 	cmd := group("worker", "pause, resume or stop one running worker", workerLong, true,
 		workerVerbCmd("pause", "pause a worker's agent where it is; its lease is kept",
-			func(st workers.State) error { return workers.Pause(st, true) }, "paused"),
+			func(st look.State) error { return workers.Pause(st, true) }, "paused"),
 		workerVerbCmd("resume", "let a paused worker's agent go on",
-			func(st workers.State) error { return workers.Pause(st, false) }, "resumed"),
+			func(st look.State) error { return workers.Pause(st, false) }, "resumed"),
 		workerStopCmd())
 	cmd.Example = "  fleetwatch worker pause w-mid-1\n  fleetwatch worker resume w-mid-1"
 	return cmd
 }
 
-func workerVerbCmd(verb, short string, act func(workers.State) error, done string) *cobra.Command {
+func workerVerbCmd(verb, short string, act func(look.State) error, done string) *cobra.Command {
 	cmd := leaf(verb+" AGENT", short, func(fs *pflag.FlagSet) body {
 		var root string
 		rootFlag(fs, &root, rootHelp)
@@ -53,8 +54,8 @@ func workerVerbCmd(verb, short string, act func(workers.State) error, done strin
 }
 
 // workerState is agent's state file in project.
-func workerState(project, agent string) (workers.State, error) {
-	states, _ := workers.ReadStates(project)
+func workerState(project, agent string) (look.State, error) {
+	states, _ := look.ReadStates(project)
 	var names []string
 	for _, st := range states {
 		if st.AgentID == agent {
@@ -63,11 +64,11 @@ func workerState(project, agent string) (workers.State, error) {
 		names = append(names, st.AgentID)
 	}
 	if len(names) == 0 {
-		return workers.State{}, fmt.Errorf("no worker %q: no worker has run in %s", agent, project)
+		return look.State{}, fmt.Errorf("no worker %q: no worker has run in %s", agent, project)
 	}
 	hint := ""
 	if n := nearest(agent, names); n != "" {
 		hint = ": did you mean " + n + "?"
 	}
-	return workers.State{}, fmt.Errorf("no worker %q%s", agent, hint)
+	return look.State{}, fmt.Errorf("no worker %q%s", agent, hint)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -40,7 +41,7 @@ type workOnce struct {
 
 	stopGrace time.Duration
 	portRange string
-	ports     workers.PortRange
+	ports     look.PortRange
 
 	unfixed []model.Warning // scan problems repair could not fix
 	// needBranch: this worker makes each plan's feature branch
@@ -135,7 +136,7 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if err := t.CheckWrites(); err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
-	if err := workers.CheckWrites(t.Project, worker.AgentID); err != nil {
+	if err := look.CheckWrites(t.Project, worker.AgentID); err != nil {
 		return fail(stderr, exitError, "%v", err)
 	}
 	ctx, stop := stopContext()
@@ -161,7 +162,7 @@ func (w *workOnce) checkFlags() error {
 		return errors.New("--run cannot be combined with --list")
 	}
 	var err error
-	if w.ports, err = workers.ParsePortRange(w.portRange); err != nil {
+	if w.ports, err = look.ParsePortRange(w.portRange); err != nil {
 		return fmt.Errorf("--port-range: %v", err)
 	}
 	if w.park != "" {
@@ -191,8 +192,8 @@ func (w *workOnce) doList(t *planfs.Tree, worker model.Worker, ep registry.Endpo
 		return fail(stderr, exitError, "cannot read %s: %v", t.Plans, err)
 	}
 	snap, found := t.Preview(snap)
-	found.Unfixed = append(found.Unfixed, workers.BoardProblems(t.Project)...)
-	found.Unfixed = append(found.Unfixed, workers.CapWarnings(t.Project, snap.Leases, t.NowSeconds())...)
+	found.Unfixed = append(found.Unfixed, look.BoardProblems(t.Project)...)
+	found.Unfixed = append(found.Unfixed, look.CapWarnings(t.Project, snap.Leases, t.NowSeconds())...)
 	for _, n := range append(found.Will, found.Unfixed...) {
 		say(stderr, "warning: %s: %s", n.File, n.Message)
 	}

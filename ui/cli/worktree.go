@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -86,12 +87,12 @@ func worktreeEnsureCmd() *cobra.Command {
 			if code >= 0 {
 				return code
 			}
-			r, err := workers.ParsePortRange(ports)
+			r, err := look.ParsePortRange(ports)
 			if err != nil {
 				return fail(stderr, exitError, "%s: --port-range: %v", w.name, err)
 			}
 			// The port first: when the range is full, nothing is created.
-			if _, err := workers.AssignPort(top, w.agent, r); err != nil {
+			if _, err := look.AssignPort(top, w.agent, r); err != nil {
 				return failErr(stderr, w.name, err)
 			}
 			wt, err := workers.Ensure(top, w.agent, slug)
@@ -120,11 +121,11 @@ func worktreeListCmd() *cobra.Command {
 			if code >= 0 {
 				return code
 			}
-			wts, err := workers.List(top)
+			wts, err := look.List(top)
 			if err != nil {
 				return failErr(stderr, w.name, err)
 			}
-			ports, err := workers.Ports(top)
+			ports, err := look.Ports(top)
 			if err != nil {
 				return failErr(stderr, w.name, err)
 			}
@@ -170,7 +171,7 @@ func worktreePathCmd() *cobra.Command {
 			if code >= 0 {
 				return code
 			}
-			wt, ok, err := workers.Lookup(top, w.agent)
+			wt, ok, err := look.Lookup(top, w.agent)
 			if err != nil {
 				return failErr(stderr, w.name, err)
 			}

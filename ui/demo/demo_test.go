@@ -13,8 +13,8 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // demoNow is the moment the test demos show.
@@ -358,16 +358,16 @@ func TestDemoIgnoresCallersGit(t *testing.T) {
 
 func TestDemoWorkers(t *testing.T) {
 	tr, _ := open(t)
-	states, problems := workers.ReadStates(tr.Project)
+	states, problems := look.ReadStates(tr.Project)
 	if len(problems) > 0 || len(states) != 3 {
 		t.Fatalf("states %+v problems %v", states, problems)
 	}
-	want := map[string]workers.Health{"mid-1": workers.Live, "small-2": workers.Dead, "reasoner-1": workers.Exited}
+	want := map[string]look.Health{"mid-1": look.Live, "small-2": look.Dead, "reasoner-1": look.Exited}
 	for _, st := range states {
 		if h := st.Health(demoNow); h != want[st.AgentID] {
 			t.Errorf("%s: %s, want %s", st.AgentID, h, want[st.AgentID])
 		}
-		if _, err := os.Stat(workers.LogPath(tr.Project, st.AgentID)); err != nil {
+		if _, err := os.Stat(look.LogPath(tr.Project, st.AgentID)); err != nil {
 			t.Errorf("%s has no log: %v", st.AgentID, err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // fleet writes endpoints.yaml with executor, and the state files and logs
@@ -51,7 +51,7 @@ func (b *builder) writeWorkers() {
 	// Ports as a driver gets them: the lowest free ones, so the Worktrees
 	// pane and the state files agree.
 	port := func(agent string) int {
-		p, err := workers.AssignPort(b.project, agent, workers.DefaultPorts)
+		p, err := look.AssignPort(b.project, agent, look.DefaultPorts)
 		b.fail("port for "+agent, err)
 		return p
 	}
@@ -59,57 +59,57 @@ func (b *builder) writeWorkers() {
 	host, _ := os.Hostname()
 	wt := func(agent string) string { return filepath.Join(b.project, "var", "worktrees", agent) }
 	exit0 := 0
-	at := func(ago time.Duration) workers.Stamp { return workers.Stamp{Time: b.now.Add(-ago)} }
+	at := func(ago time.Duration) look.Stamp { return look.Stamp{Time: b.now.Add(-ago)} }
 	states := []struct {
-		workers.State
+		look.State
 		log []logLine
 	}{
-		{workers.State{
+		{look.State{
 			PID: 48213, Host: "build-box", AgentID: "mid-1", Tier: "mid", Model: "sonnet", Endpoint: "box-mid",
 			Plan: "in-progress/duplicate-tags-by-case.md", Worktree: wt("mid-1"), Port: midPort,
-			Started: at(10 * time.Minute), LastHeartbeat: at(time.Minute), State: workers.StateRunning,
+			Started: at(10 * time.Minute), LastHeartbeat: at(time.Minute), State: look.StateRunning,
 			HeartbeatEvery: 1200, Note: "running claude",
 		}, []logLine{
-			{10 * time.Minute, workers.StreamFleet, "claimed in-progress/duplicate-tags-by-case.md"},
-			{10 * time.Minute, workers.StreamFleet, fmt.Sprintf("run claude -p %q in %s (port %d)", "{plan}", wt("mid-1"), midPort)},
-			{9 * time.Minute, workers.StreamOut, "Reading the plan: Tags differ only by case"},
-			{8 * time.Minute, workers.StreamOut, "Found tag handling in notes.go: Store.Add keeps tags as typed"},
-			{6 * time.Minute, workers.StreamOut, "Writing a failing test: TestTagsFoldCase"},
-			{3 * time.Minute, workers.StreamOut, "Normalising tags with strings.ToLower before de-duplicating"},
-			{time.Minute, workers.StreamOut, "go test ./... (1 package)"},
+			{10 * time.Minute, look.StreamFleet, "claimed in-progress/duplicate-tags-by-case.md"},
+			{10 * time.Minute, look.StreamFleet, fmt.Sprintf("run claude -p %q in %s (port %d)", "{plan}", wt("mid-1"), midPort)},
+			{9 * time.Minute, look.StreamOut, "Reading the plan: Tags differ only by case"},
+			{8 * time.Minute, look.StreamOut, "Found tag handling in notes.go: Store.Add keeps tags as typed"},
+			{6 * time.Minute, look.StreamOut, "Writing a failing test: TestTagsFoldCase"},
+			{3 * time.Minute, look.StreamOut, "Normalising tags with strings.ToLower before de-duplicating"},
+			{time.Minute, look.StreamOut, "go test ./... (1 package)"},
 		}},
-		{workers.State{
+		{look.State{
 			PID: deadPID(), Host: host, AgentID: "small-2", Tier: "small", Model: "qwen3-8b", Endpoint: "laptop-small",
 			Plan: "in-progress/crash-on-empty-title.md", Worktree: wt("small-2"), Port: smallPort,
-			Started: at(2 * time.Hour), LastHeartbeat: at(2 * time.Hour), State: workers.StateRunning,
+			Started: at(2 * time.Hour), LastHeartbeat: at(2 * time.Hour), State: look.StateRunning,
 			HeartbeatEvery: 1200, Note: "running opencode",
 		}, []logLine{
-			{2 * time.Hour, workers.StreamFleet, "claimed in-progress/crash-on-empty-title.md"},
-			{2 * time.Hour, workers.StreamFleet, fmt.Sprintf("run opencode run %q in %s (port %d)", "{plan}", wt("small-2"), smallPort)},
-			{118 * time.Minute, workers.StreamOut, "Looking at notes.go"},
-			{116 * time.Minute, workers.StreamOut, "Adding a TODO where empty titles should be rejected"},
-			{115 * time.Minute, workers.StreamErr, "error: context window exceeded"},
+			{2 * time.Hour, look.StreamFleet, "claimed in-progress/crash-on-empty-title.md"},
+			{2 * time.Hour, look.StreamFleet, fmt.Sprintf("run opencode run %q in %s (port %d)", "{plan}", wt("small-2"), smallPort)},
+			{118 * time.Minute, look.StreamOut, "Looking at notes.go"},
+			{116 * time.Minute, look.StreamOut, "Adding a TODO where empty titles should be rejected"},
+			{115 * time.Minute, look.StreamErr, "error: context window exceeded"},
 		}},
-		{workers.State{
+		{look.State{
 			PID: 31877, Host: host, AgentID: "reasoner-1", Tier: "reasoner", Model: "opus", Endpoint: "cloud-reasoner",
 			Plan: "in-progress/csv-import.md", Worktree: wt("reasoner-1"), Port: reasonerPort,
-			Started: at(2 * 24 * time.Hour), LastHeartbeat: at(2*24*time.Hour - 5*time.Hour), State: workers.StateExited,
+			Started: at(2 * 24 * time.Hour), LastHeartbeat: at(2*24*time.Hour - 5*time.Hour), State: look.StateExited,
 			ExitCode: &exit0, HeartbeatEvery: 1200, Note: "agent exited 0; review-needed/csv-import.md waits for review",
 		}, []logLine{
-			{48 * time.Hour, workers.StreamFleet, "claimed in-progress/csv-import.md"},
-			{47 * time.Hour, workers.StreamOut, "Parsing CSV with encoding/csv; a header row names the fields"},
-			{44 * time.Hour, workers.StreamOut, "12 tests pass"},
-			{43 * time.Hour, workers.StreamFleet, "agent exited 0; review-needed/csv-import.md waits for review"},
-			{43 * time.Hour, workers.StreamFleet, "exit 0: worked 1 plan(s)"},
+			{48 * time.Hour, look.StreamFleet, "claimed in-progress/csv-import.md"},
+			{47 * time.Hour, look.StreamOut, "Parsing CSV with encoding/csv; a header row names the fields"},
+			{44 * time.Hour, look.StreamOut, "12 tests pass"},
+			{43 * time.Hour, look.StreamFleet, "agent exited 0; review-needed/csv-import.md waits for review"},
+			{43 * time.Hour, look.StreamFleet, "exit 0: worked 1 plan(s)"},
 		}},
 	}
 	for _, s := range states {
-		b.fail("state file", workers.WriteState(b.project, s.State))
+		b.fail("state file", look.WriteState(b.project, s.State))
 		var text strings.Builder
 		for _, l := range s.log {
-			text.WriteString(workers.LogLine(b.now.Add(-l.ago), l.stream, l.text))
+			text.WriteString(look.LogLine(b.now.Add(-l.ago), l.stream, l.text))
 		}
-		p := workers.LogPath(b.project, s.AgentID)
+		p := look.LogPath(b.project, s.AgentID)
 		b.fail("worker log", os.MkdirAll(filepath.Dir(p), 0o755))
 		b.fail("worker log", os.WriteFile(p, []byte(text.String()), 0o644))
 	}

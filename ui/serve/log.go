@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // writeLog answers `log AGENT [N]`, for a viewer's key as for an
@@ -27,7 +27,7 @@ func writeLog(w io.Writer, project string, args []string) error {
 		}
 		n = v
 	}
-	lines, err := workers.ServedLog(project, args[0], n)
+	lines, err := look.ServedLog(project, args[0], n)
 	if err != nil {
 		return fmt.Errorf("log %s: %v", clean(args[0]), err)
 	}
@@ -47,7 +47,7 @@ func reachable(addr net.Addr) string {
 		return addr.String()
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		host = workers.Hostname()
+		host = look.Hostname()
 	}
 	return net.JoinHostPort(host, port)
 }

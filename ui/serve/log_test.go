@@ -11,7 +11,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // TestLogOverSSH: a viewer's key (and an operator's) gets a worker's last
@@ -20,7 +20,7 @@ import (
 // server says where it listens under var/ while it runs.
 func TestLogOverSSH(t *testing.T) {
 	dir := fwtest.NewTree(t, fwtest.Plan{Rel: "bugs/crash.md"})
-	logs := filepath.Join(dir, workers.LogDir)
+	logs := filepath.Join(dir, look.LogDir)
 	os.MkdirAll(logs, 0o755)
 	text := "2026-01-01T00:00:00.000Z out one\n2026-01-01T00:00:01.000Z out two \x1b]0;owned\x07\n2026-01-01T00:00:02.000Z out three\n"
 	os.WriteFile(filepath.Join(logs, "w-1.log"), []byte(text), 0o644)
@@ -29,7 +29,7 @@ func TestLogOverSSH(t *testing.T) {
 	os.Symlink(secret, filepath.Join(logs, "w-2.log"))
 	alice, vic := newKey(t, "", "alice@laptop"), newKey(t, "", "vic@phone")
 	s := startServer(t, dir, []key{alice}, []key{vic})
-	if addr := workers.ServeAddress(dir); addr != s.addr {
+	if addr := look.ServeAddress(dir); addr != s.addr {
 		t.Errorf("the serve address under var/ is %q, want %q", addr, s.addr)
 	}
 	run := func(k key, cmd string) (string, error) {
@@ -68,7 +68,7 @@ func TestLogOverSSH(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), vic.priv, 0o600)
 	os.WriteFile(filepath.Join(home, ".ssh", "known_hosts"), nil, 0o600)
-	q := workers.LogFetch{Addr: s.addr, Agent: "w-1", N: 2, Home: home}
+	q := look.LogFetch{Addr: s.addr, Agent: "w-1", N: 2, Home: home}
 	if lines, err := q.Fetch(context.Background()); err == nil || lines != nil {
 		t.Errorf("a fetch from an unknown host: %v %q", err, lines)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Options are `fleetwatch serve`'s flags.
@@ -90,7 +90,7 @@ func Run(ctx context.Context, opt Options) error {
 	defer s.closeServed()
 	// Drivers here publish where their logs can be asked for.
 	for _, project := range s.roots() {
-		if gone, err := workers.WriteServeAddress(project, reachable(ln.Addr())); err == nil {
+		if gone, err := look.WriteServeAddress(project, reachable(ln.Addr())); err == nil {
 			defer gone()
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/config"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // A check worktree gets its own backend under a pseudo agent id (its
@@ -43,7 +43,7 @@ func TestChecksGetTheirOwnBackend(t *testing.T) {
 	if string(lines) != want {
 		t.Errorf("backend log %q, want %q", lines, want)
 	}
-	ports, _ := workers.Ports(dir)
+	ports, _ := look.Ports(dir)
 	for id := range ports {
 		if strings.HasPrefix(id, "check-") {
 			t.Errorf("%s keeps its port after the check", id)

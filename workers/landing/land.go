@@ -20,6 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Landing the head, step by step, and what a kill -9 after each leaves:
@@ -524,7 +525,7 @@ func releaseWorktree(t *planfs.Tree, slug string) string {
 	if author == "" {
 		return ""
 	}
-	wt, ok, err := workers.Lookup(t.Project, author)
+	wt, ok, err := look.Lookup(t.Project, author)
 	if err != nil || !ok || wt.Branch != model.FeatureBranch(slug) {
 		return ""
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // DefaultPeerTimeout bounds a reviewer's run when PeerOptions say nothing.
@@ -317,7 +318,7 @@ func authorOf(reg *registry.Registry, project, author string) (model.Tier, strin
 		return model.NoTier, ""
 	}
 	tier, name := model.NoTier, ""
-	states, _ := workers.ReadStates(project)
+	states, _ := look.ReadStates(project)
 	for _, st := range states {
 		if st.AgentID != author {
 			continue

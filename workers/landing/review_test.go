@@ -11,7 +11,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/registry"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // commitOn commits file=content on the checked-out branch of wt.
@@ -127,8 +127,8 @@ func TestChooseReviewer(t *testing.T) {
 		{Name: "mid-b", Tier: "mid", Model: "mb"},
 		{Name: "big", Tier: "reasoner", Model: "r"},
 	}}
-	os.MkdirAll(filepath.Join(project, filepath.FromSlash(workers.StateDir)), 0o755)
-	os.WriteFile(filepath.Join(project, filepath.FromSlash(workers.StateDir), "mid-7.json"),
+	os.MkdirAll(filepath.Join(project, filepath.FromSlash(look.StateDir)), 0o755)
+	os.WriteFile(filepath.Join(project, filepath.FromSlash(look.StateDir), "mid-7.json"),
 		[]byte(`{"agent_id":"mid-7","tier":"mid","model":"ma"}`), 0o644)
 	for _, tc := range []struct{ author, want, got string }{
 		{author: "", got: "small"},       // no known author: any endpoint

@@ -8,9 +8,9 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Reading is one look at everything notices come from, as a face holds
@@ -20,14 +20,14 @@ type Reading struct {
 	Board    *model.Board
 	Workers  []model.WorkerFact
 	Inbox    []coord.Entry
-	Overlaps []workers.Overlap
+	Overlaps []look.Overlap
 	Gate     []string // the merge queue's notices (landing.Listing.Notices)
 	Events   []planfs.Event
 	// Commits is workers.BranchCommits; StuckAfter 0 means never stuck.
 	Commits    map[string]float64
 	StuckAfter time.Duration
 	// Endpoints are the endpoints' states (workers.ReadEndpoints).
-	Endpoints []workers.EndpointState
+	Endpoints []look.EndpointState
 	Now       float64
 }
 
@@ -44,7 +44,7 @@ func Facts(r Reading) model.NoticeFacts {
 	}
 	at := time.Unix(0, int64(r.Now*1e9))
 	for _, e := range r.Endpoints {
-		if (e.State == workers.EndpointDisabled || e.State == workers.EndpointShut) && e.Problem(at) != "" {
+		if (e.State == look.EndpointDisabled || e.State == look.EndpointShut) && e.Problem(at) != "" {
 			f.Endpoints = append(f.Endpoints, model.EndpointFact{Name: e.Name, State: e.State, Reason: e.Reason,
 				Since: float64(e.Since.Unix()), Until: float64(e.Until.Unix())})
 		}
@@ -77,7 +77,7 @@ func EntryAgent(e *coord.Entry) string {
 }
 
 // WorkerFact is what the notices need of a worker's state judged h.
-func WorkerFact(st *workers.State, h workers.Health) model.WorkerFact {
+func WorkerFact(st *look.State, h look.Health) model.WorkerFact {
 	w := model.WorkerFact{Agent: st.AgentID, Plan: st.Plan, Health: string(h), Exit: st.ExitCode, Violations: st.Violations,
 		Note: st.Note, Paused: st.Paused}
 	if !st.Started.IsZero() {
@@ -115,17 +115,17 @@ func Gather(t *planfs.Tree, backend claims.Backend, stuckAfter time.Duration) (R
 		r.Board = model.NewBoard(snap, model.Options{Now: now, History: t.History()})
 		r.Board.Leases = snap.Leases
 	}
-	states, _ := workers.ReadStates(t.Project)
+	states, _ := look.ReadStates(t.Project)
 	at := time.Unix(0, int64(now*1e9))
 	for i := range states {
 		r.Workers = append(r.Workers, WorkerFact(&states[i], states[i].Health(at)))
 	}
-	r.Overlaps = workers.Overlaps(t.Project, states)
+	r.Overlaps = look.Overlaps(t.Project, states)
 	// Other machines' workers, as the cockpit's Workers pane shows them:
 	// a worker failed, stale or dead on any host is noticed.
 	if f, ok := backend.(claims.Fleet); ok && backend != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), remoteTimeout)
-		pubs, err := workers.ReadPublished(ctx, f)
+		pubs, err := look.ReadPublished(ctx, f)
 		cancel()
 		if err != nil {
 			errs = append(errs, err)
@@ -145,8 +145,8 @@ func Gather(t *planfs.Tree, backend claims.Backend, stuckAfter time.Duration) (R
 	if r.Events, err = t.RecentEvents(eventsRead); err != nil {
 		errs = append(errs, err)
 	}
-	r.Commits = workers.BranchCommits(t.Project)
-	r.Endpoints = workers.ReadEndpoints(t.Project)
+	r.Commits = look.BranchCommits(t.Project)
+	r.Endpoints = look.ReadEndpoints(t.Project)
 	return r, errors.Join(errs...)
 }
 

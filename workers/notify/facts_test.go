@@ -14,8 +14,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // gitAt commits on branch in dir with the committer's clock at when.
@@ -50,12 +50,12 @@ func TestGatherFindsTheFleetsNotices(t *testing.T) {
 	for _, p := range []string{"slow", "busy"} {
 		fwtest.PutLease(t, dir, "in-progress/"+p+".md", fwtest.AnchorLease("in-progress/"+p+".md", "w-"+p, 3*3600, 4*3600))
 	}
-	st := workers.State{PID: os.Getpid(), AgentID: "w-busy", Plan: "in-progress/busy.md", State: workers.StateRunning, Host: hostnameOf(t),
-		HeartbeatEvery: 60, Started: workers.Stamp{Time: now.Add(-time.Hour)}, LastHeartbeat: workers.Stamp{Time: now},
-		Paused: "budget reached: the run's budget ($5)", PausedAt: workers.Stamp{Time: now.Add(-time.Minute)}}
+	st := look.State{PID: os.Getpid(), AgentID: "w-busy", Plan: "in-progress/busy.md", State: look.StateRunning, Host: hostnameOf(t),
+		HeartbeatEvery: 60, Started: look.Stamp{Time: now.Add(-time.Hour)}, LastHeartbeat: look.Stamp{Time: now},
+		Paused: "budget reached: the run's budget ($5)", PausedAt: look.Stamp{Time: now.Add(-time.Minute)}}
 	data, _ := json.Marshal(st)
-	os.MkdirAll(filepath.Join(dir, workers.StateDir), 0o755)
-	os.WriteFile(workers.StatePath(dir, "w-busy"), data, 0o644)
+	os.MkdirAll(filepath.Join(dir, look.StateDir), 0o755)
+	os.WriteFile(look.StatePath(dir, "w-busy"), data, 0o644)
 	tree, err := planfs.Open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // The ledger: a webhook every machine posts to (a team's Slack channel)
@@ -196,5 +196,5 @@ func fleetID(x model.Notice) string {
 	if x.Subject != model.SubjectWorker || x.Key == "" || strings.Contains(x.Key, " on ") {
 		return x.ID
 	}
-	return strings.Replace(x.ID, ":"+x.Key+"@", ":"+x.Key+" on "+workers.Hostname()+"@", 1)
+	return strings.Replace(x.ID, ":"+x.Key+"@", ":"+x.Key+" on "+look.Hostname()+"@", 1)
 }

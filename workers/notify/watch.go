@@ -7,7 +7,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // WatchOptions are Watch's.
@@ -35,8 +35,8 @@ func Watch(ctx context.Context, t *planfs.Tree, n *Notifier, opt WatchOptions) {
 		defer w.Close()
 		changes = w.Changes()
 	}
-	var states <-chan workers.StateChange
-	if sw, err := workers.WatchStates(t.Project, opt.Debounce); err == nil {
+	var states <-chan look.StateChange
+	if sw, err := look.WatchStates(t.Project, opt.Debounce); err == nil {
 		defer sw.Close()
 		states = sw.Changes()
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // endpoint writes dir/endpoints.yaml with one endpoint, local, running
@@ -37,7 +37,7 @@ func TestRunIsBoundedAsAWhole(t *testing.T) {
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/x.md"})
 	endpoint(t, dir, "    max_processes: 40\n", intruder(t), fwtest.Exe(t), "procs", "200")
 	r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--endpoint", "local", "--agent-id", "w1", "--slug", "x")
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}
@@ -111,7 +111,7 @@ func TestPauseFreezesTheWholeRun(t *testing.T) {
 	}
 	select {
 	case err := <-done:
-		log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+		log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 		if err != nil {
 			t.Fatalf("the driver: %v\nlog:\n%s", err, log)
 		}
@@ -137,7 +137,7 @@ func TestGateKnowsAnAgentByWhatItCannotShed(t *testing.T) {
 			}
 			fwtest.WithExecutor(t, dir, intruder(t), fwtest.Exe(t), "gate")
 			r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1", "--slug", "x")
-			log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+			log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 			if r.Code != 0 {
 				t.Fatalf("the run: %v\nlog:\n%s", r, log)
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // terminalAttacks are what an agent or a check tries on terminals and
@@ -34,7 +34,7 @@ func TestAgentReachesNoTerminal(t *testing.T) {
 	fwtest.WithExecutor(t, dir, intruder(t), fwtest.Exe(t), "tty", victim.slave.Name())
 
 	code := runIn(t, operator, fwtest.Cmd(dir, nil, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1", "--slug", "x"), time.Minute)
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if code != 0 {
 		t.Fatalf("the driver exited %d; its terminal:\n%s\nlog:\n%s", code, operator.output(), log)
 	}

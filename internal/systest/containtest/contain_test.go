@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 func hostile(t *testing.T) string { return fwtest.Program(t, "./testdata/hostile") }
@@ -37,7 +37,7 @@ func TestHostileAgentIsContained(t *testing.T) {
 	gitConfig := fwtest.ReadRel(t, dir, "../.git/config")
 
 	r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1", "--slug", "x")
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}
@@ -109,7 +109,7 @@ func TestGateRefusesAnUncontainedAgent(t *testing.T) {
 	}
 	fwtest.WithExecutor(t, dir, hostile(t), fwtest.Exe(t), "gate")
 	r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1", "--slug", "x")
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}

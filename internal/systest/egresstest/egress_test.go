@@ -15,7 +15,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 func hostile(t *testing.T) string { return fwtest.Program(t, "./testdata/hostile") }
@@ -135,7 +135,7 @@ func TestAgentEgressGoesThroughTheDriver(t *testing.T) {
 	fwtest.WithExecutor(t, dir, hostile(t), fwtest.Exe(t), model.Addr().String(), remote, abstractName, allowed, model.Addr().String())
 
 	r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1", "--slug", "x")
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}
@@ -182,7 +182,7 @@ func TestOpenEgressIsSaid(t *testing.T) {
 	}
 	fwtest.WithExecutor(t, dir, hostile(t), fwtest.Exe(t), model.Addr().String(), "git://127.0.0.1:1/none.git", "fw-egresstest-none", "127.0.0.1:1", "127.0.0.1:1")
 	r := fwtest.Run(t, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1", "--slug", "x")
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}

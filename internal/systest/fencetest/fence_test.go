@@ -20,7 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 const (
@@ -103,7 +103,7 @@ func waitFor(t *testing.T, what, dir, agent string, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(workers.LogPath(dir, agent))
+			log, _ := os.ReadFile(look.LogPath(dir, agent))
 			t.Fatalf("timed out waiting for %s; %s's log:\n%s", what, agent, tail(string(log)))
 		}
 	}
@@ -160,7 +160,7 @@ func fencedHolder(t *testing.T, bare, a, b string, contained bool) {
 	// late push of the fenced holder would land between the two.
 	next := startDriver(t, b, "new", "10")
 	waitFor(t, "the new holder's agent to start", b, "new", func() bool {
-		log, _ := os.ReadFile(workers.LogPath(b, "new"))
+		log, _ := os.ReadFile(look.LogPath(b, "new"))
 		return bytes.Contains(log, []byte(" fleet run "))
 	})
 	if err := old.cmd.Process.Signal(syscall.SIGCONT); err != nil {
@@ -192,7 +192,7 @@ func fencedHolder(t *testing.T, bare, a, b string, contained bool) {
 	if !strings.Contains(git(bare, "ls-tree", "-r", "--name-only", "main", ".plans/"), "review-needed/"+slug+".md") {
 		t.Errorf("the plan did not reach review-needed on the remote's main")
 	}
-	oldLog := readFile(t, workers.LogPath(a, "old"))
+	oldLog := readFile(t, look.LogPath(a, "old"))
 	for _, want := range []string{"lease lost", "did not push feature/" + slug} {
 		if !strings.Contains(oldLog, want) {
 			t.Errorf("the fenced driver's log does not say %q:\n%s", want, tail(oldLog))
@@ -201,7 +201,7 @@ func fencedHolder(t *testing.T, bare, a, b string, contained bool) {
 	if strings.Contains(oldLog, "pushed feature/"+slug) && strings.LastIndex(oldLog, "pushed feature/"+slug) > strings.Index(oldLog, "lease lost") {
 		t.Errorf("the fenced driver logged a push after losing its lease:\n%s", tail(oldLog))
 	}
-	if newLog := readFile(t, workers.LogPath(b, "new")); strings.Contains(newLog, "push of feature/") || strings.Contains(newLog, "did not push") {
+	if newLog := readFile(t, look.LogPath(b, "new")); strings.Contains(newLog, "push of feature/") || strings.Contains(newLog, "did not push") {
 		t.Errorf("the new holder's pushes were refused:\n%s", tail(newLog))
 	}
 	// A contained agent's commits reach the branch only when the driver

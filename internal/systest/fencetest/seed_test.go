@@ -9,7 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // gitT runs git in dir, failing t on error, and returns its trimmed stdout.
@@ -75,7 +75,7 @@ func TestNewHolderStartsFromTheRemotesBranch(t *testing.T) {
 					t.Errorf("the remote's branch held the stale local commit (%s)", v)
 				}
 			}
-			if log, _ := os.ReadFile(workers.LogPath(a, "w")); strings.Contains(string(log), "push of feature/") {
+			if log, _ := os.ReadFile(look.LogPath(a, "w")); strings.Contains(string(log), "push of feature/") {
 				t.Errorf("a push was refused:\n%s", tail(string(log)))
 			}
 		})

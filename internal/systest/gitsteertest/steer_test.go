@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // project is a git project with plan features/x.md (integration branch
@@ -29,7 +29,7 @@ func project(t *testing.T, attack string) string {
 }
 
 func logOf(dir string) string {
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	return string(log)
 }
 

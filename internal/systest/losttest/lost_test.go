@@ -12,7 +12,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 func agent(t *testing.T) string { return fwtest.Program(t, "./testdata/lostagent") }
@@ -24,7 +24,7 @@ func subjects(t *testing.T, dir, ref string) []string {
 }
 
 func workerLog(dir, agent string) string {
-	data, _ := os.ReadFile(workers.LogPath(dir, agent))
+	data, _ := os.ReadFile(look.LogPath(dir, agent))
 	return string(data)
 }
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/meter"
 )
 
@@ -90,7 +90,7 @@ func project(t *testing.T, up *upstream, kind, path string, bodies ...string) st
 // in the ledger and the worker's log.
 func run(t *testing.T, dir string) (ledger.Run, string) {
 	r := fwtest.Run(t, dir, "work-once", "--root", dir, "--run", "--endpoint", "local", "--agent-id", "w1")
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if r.Code != 0 {
 		t.Fatalf("work-once: %v\nlog:\n%s", r, log)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // A plan's budget acts on a real Claude Code run whose endpoint names no
@@ -45,7 +45,7 @@ func TestBudgetStopsARealRunWithoutBaseURL(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	logOf := func() string { b, _ := os.ReadFile(workers.LogPath(dir, "cc1")); return string(b) }
+	logOf := func() string { b, _ := os.ReadFile(look.LogPath(dir, "cc1")); return string(b) }
 	fwtest.WaitFor(t, "the run to pause at its budget", 60*time.Second, func() bool {
 		return strings.Contains(logOf(), "budget reached: the plan's budget (1k tokens) spent")
 	})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // claudeHome is a home folder of its own, with the state the preset grants
@@ -72,7 +72,7 @@ func claudeBuilds(t *testing.T, claude string, u *fwtest.User, byDefault bool) {
 		t.Fatal(err)
 	}
 	r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cc", "--agent-id", "cc1", "--slug", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "cc1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "cc1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // A plan sent back for more work resumes the real Claude Code's session:
@@ -39,14 +39,14 @@ func TestClaudeCodeResumesItsSession(t *testing.T) {
 	build := func() string {
 		t.Helper()
 		r := fwtest.RunEnv(t, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cc", "--agent-id", "cc1", "--slug", "r")
-		log, _ := os.ReadFile(workers.LogPath(dir, "cc1"))
+		log, _ := os.ReadFile(look.LogPath(dir, "cc1"))
 		if r.Code != 0 {
 			t.Fatalf("the build: %v\nlog:\n%s", r, log)
 		}
 		return string(log)
 	}
 	build()
-	first, ok := workers.LastSession(dir, "r")
+	first, ok := look.LastSession(dir, "r")
 	if !ok || first.Endpoint != "cc" {
 		t.Fatalf("the first build left no session: %+v", first)
 	}

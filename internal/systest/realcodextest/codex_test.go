@@ -11,7 +11,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/agentkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // endpoint writes endpoints.yaml: one codex endpoint cx whose base_url
@@ -69,7 +69,7 @@ func codexBuilds(t *testing.T, codex string, u *fwtest.User, byDefault bool) {
 		endpoint(t, dir, s, "")
 	}
 	r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "cx1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "cx1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}
@@ -91,7 +91,7 @@ func codexBuilds(t *testing.T, codex string, u *fwtest.User, byDefault bool) {
 	if got := fwtest.GitOut(t, dir, "show", "refs/heads/feature/hello:hello.txt"); got != "hello from codex" {
 		t.Errorf("hello.txt on the branch: %q", got)
 	}
-	if sess, ok := workers.LastSession(dir, "hello"); !ok || sess.Endpoint != "cx" || len(sess.ID) != 36 {
+	if sess, ok := look.LastSession(dir, "hello"); !ok || sess.Endpoint != "cx" || len(sess.ID) != 36 {
 		t.Errorf("the plan's session: %+v %v, want codex's thread id", sess, ok)
 	}
 }
@@ -115,7 +115,7 @@ func codexReviews(t *testing.T, codex string, u *fwtest.User) {
 	endpoint(t, dir, build, "")
 	env := codexEnv(t, codex)
 	if r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "x"); r.Code != 0 {
-		log, _ := os.ReadFile(workers.LogPath(dir, "cx1"))
+		log, _ := os.ReadFile(look.LogPath(dir, "cx1"))
 		t.Fatalf("the build: %v\nlog:\n%s", r, log)
 	}
 	review := fwtest.ScriptedAPI(t,
@@ -161,7 +161,7 @@ func codexPlans(t *testing.T, codex string, u *fwtest.User) {
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/a.md"})
 	endpoint(t, dir, s, "    plan_first: true\n")
 	r := fwtest.RunAs(t, u, dir, codexEnv(t, codex), "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "a")
-	log, _ := os.ReadFile(workers.LogPath(dir, "cx1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "cx1"))
 	if r.Code != 0 {
 		t.Fatalf("the plan turn: %v\nlog:\n%s", r, log)
 	}
@@ -223,14 +223,14 @@ func TestCodexResumesItsSession(t *testing.T) {
 	build := func() string {
 		t.Helper()
 		r := fwtest.RunEnv(t, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "cx", "--agent-id", "cx1", "--slug", "r")
-		log, _ := os.ReadFile(workers.LogPath(dir, "cx1"))
+		log, _ := os.ReadFile(look.LogPath(dir, "cx1"))
 		if r.Code != 0 {
 			t.Fatalf("the build: %v\nlog:\n%s", r, log)
 		}
 		return string(log)
 	}
 	build()
-	first, ok := workers.LastSession(dir, "r")
+	first, ok := look.LastSession(dir, "r")
 	if !ok {
 		t.Fatal("the first build left no session")
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // geminiHome is a home folder of its own with the settings an API-key
@@ -94,7 +94,7 @@ func geminiBuilds(t *testing.T, gemini string, u *fwtest.User, byDefault bool) {
 	}
 	landkit.Write(t, dir, "endpoints.yaml", endpoints)
 	r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "g", "--agent-id", "g1", "--slug", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "g1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "g1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}

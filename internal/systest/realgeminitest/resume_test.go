@@ -8,7 +8,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // A plan sent back for more work resumes the real Gemini CLI's session
@@ -29,14 +29,14 @@ func TestGeminiCLIResumesItsSession(t *testing.T) {
 	env := geminiEnv(gemini, geminiHome(t, nil))
 	work := func() string {
 		r := fwtest.RunEnv(t, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "g", "--agent-id", "g1", "--slug", "hello")
-		log, _ := os.ReadFile(workers.LogPath(dir, "g1"))
+		log, _ := os.ReadFile(look.LogPath(dir, "g1"))
 		if r.Code != 0 {
 			t.Fatalf("the run: %v\nlog:\n%s", r, log)
 		}
 		return string(log)
 	}
 	work()
-	s, ok := workers.LastSession(dir, "hello")
+	s, ok := look.LastSession(dir, "hello")
 	if !ok || len(s.ID) != 36 || s.Endpoint != "g" {
 		t.Fatalf("the session recorded: %+v %v", s, ok)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // The real Gemini CLI reviews a change with the preset's review argv: it
@@ -57,7 +57,7 @@ func TestGeminiCLIPlanTurn(t *testing.T) {
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
 	landkit.Write(t, dir, "endpoints.yaml", endpoint("    plan_first: true\n    base_url: "+api.URL+"\n"))
 	r := fwtest.RunEnv(t, dir, geminiEnv(gemini, geminiHome(t, nil)), "work-once", "--run", "--ensure-worktree", "--endpoint", "g", "--agent-id", "g1", "--slug", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "g1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "g1"))
 	if r.Code != 0 {
 		t.Fatalf("the plan turn: %v\nlog:\n%s", r, log)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/agentkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // The real opencode, contained, as root and as a user, with the endpoint's
@@ -45,7 +45,7 @@ func opencodeBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 	}
 	agentkit.WriteFile(t, dir, "endpoints.yaml", endpoints)
 	r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "oc", "--agent-id", "oc1", "--slug", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "oc1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "oc1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}
@@ -113,7 +113,7 @@ func TestOpencodeOutputRead(t *testing.T) {
 		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "echo one"}, modelapi.Step{Text: "## Result\nfirst turn"}, modelapi.Step{Text: "## Result\nresumed"})
 		dir := fwtest.GitProject(t)
 		first := agentout.Of("opencode", agentkit.RunPreset(t, bin, "opencode", "build", dir, api.URL+"/v1", "", env))
-		if first.Failed || !workers.ValidSession(first.Session) {
+		if first.Failed || !look.ValidSession(first.Session) {
 			t.Fatalf("the first turn: %+v", first)
 		}
 		out := agentkit.RunPreset(t, bin, "opencode", "resume", dir, api.URL+"/v1", first.Session, env)

@@ -9,7 +9,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/agentkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // The real qwen-code (on Node 20, though it asks for 22), contained, as
@@ -44,7 +44,7 @@ func qwenBuilds(t *testing.T, bin string, u *fwtest.User, byDefault bool) {
 	}
 	agentkit.WriteFile(t, dir, "endpoints.yaml", endpoints)
 	r := fwtest.RunAs(t, u, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "qw", "--agent-id", "qw1", "--slug", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "qw1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "qw1"))
 	if r.Code != 0 {
 		t.Fatalf("the run: %v\nlog:\n%s", r, log)
 	}
@@ -95,7 +95,7 @@ func TestQwenOutputRead(t *testing.T) {
 		api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "echo one"}, modelapi.Step{Text: "## Result\nfirst turn"}, modelapi.Step{Text: "## Result\nresumed"})
 		dir := fwtest.GitProject(t)
 		first := agentout.Of("qwen", agentkit.RunPreset(t, bin, "qwen", "build", dir, api.URL+"/v1", "", env))
-		if first.Failed || !workers.ValidSession(first.Session) {
+		if first.Failed || !look.ValidSession(first.Session) {
 			t.Fatalf("the first turn: %+v", first)
 		}
 		out := agentkit.RunPreset(t, bin, "qwen", "resume", dir, api.URL+"/v1", first.Session, env)

@@ -12,7 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Review of work-once --run: hostile inputs and timings.
@@ -137,7 +137,7 @@ func TestReviewRunBrokenStdoutGivesThePlanBack(t *testing.T) {
 	if !fwtest.Exists(dir, "features/a.md") {
 		t.Errorf("the plan should be back in features/\n%s", stderr.String())
 	}
-	if st := fwtest.StateOf(t, dir, "w1"); st.State != workers.StateExited || !strings.Contains(st.Note, "SIGPIPE") {
+	if st := fwtest.StateOf(t, dir, "w1"); st.State != look.StateExited || !strings.Contains(st.Note, "SIGPIPE") {
 		t.Errorf("state: %+v", st)
 	}
 }
@@ -156,7 +156,7 @@ func TestReviewRunAgentsPWDIsWhereItRuns(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if !strings.Contains(string(log), " out PWD="+dir+"\n") {
 		t.Errorf("the agent's PWD is not %s:\n%s", dir, log)
 	}

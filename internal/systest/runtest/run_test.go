@@ -18,7 +18,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
@@ -98,7 +98,7 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 		t.Errorf("stdout should name the claim and where the plan went:\n%s", r.Stdout)
 	}
 	st := fwtest.StateOf(t, dir, agent)
-	if st.State != workers.StateExited || st.ExitCode == nil || *st.ExitCode != 0 || st.Tier != "reasoner" || st.Model != model ||
+	if st.State != look.StateExited || st.ExitCode == nil || *st.ExitCode != 0 || st.Tier != "reasoner" || st.Model != model ||
 		st.Endpoint != "box" || st.Plan != "in-progress/fix-it.md" || st.AgentID != agent {
 		t.Errorf("state file: %+v", st)
 	}
@@ -160,7 +160,7 @@ func TestRunHeartbeatRenewsWhileTheAgentRunsAndStopsWhenItDies(t *testing.T) {
 		t.Fatalf("a failed run must hand its plan back at once:\n%s", stderr.String())
 	}
 	st := fwtest.StateOf(t, dir, "w1")
-	if st.State != workers.StateExited || st.ExitCode == nil || *st.ExitCode != fwtest.ExitError || !strings.Contains(st.Note, "exited 3") {
+	if st.State != look.StateExited || st.ExitCode == nil || *st.ExitCode != fwtest.ExitError || !strings.Contains(st.Note, "exited 3") {
 		t.Errorf("state file: %+v", st)
 	}
 }
@@ -179,7 +179,7 @@ func TestRunSIGTERMStopsTheAgentAndReleasesThePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	apid, cpid := fwtest.ReadPID(t, agentPID), fwtest.ReadPID(t, childPID)
-	if st := fwtest.StateOf(t, dir, "w1"); st.State != workers.StateRunning || st.Plan != "in-progress/crash.md" || st.PID != cmd.Process.Pid {
+	if st := fwtest.StateOf(t, dir, "w1"); st.State != look.StateRunning || st.Plan != "in-progress/crash.md" || st.PID != cmd.Process.Pid {
 		t.Errorf("state while running: %+v", st)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
@@ -202,7 +202,7 @@ func TestRunSIGTERMStopsTheAgentAndReleasesThePlan(t *testing.T) {
 		t.Errorf("the release should say why: %+v", last)
 	}
 	st := fwtest.StateOf(t, dir, "w1")
-	if st.State != workers.StateExited || !strings.Contains(st.Note, "SIGTERM") {
+	if st.State != look.StateExited || !strings.Contains(st.Note, "SIGTERM") {
 		t.Errorf("state after stop: %+v", st)
 	}
 	_ = t0
@@ -234,7 +234,7 @@ func TestRunKill9OfTheDriverLeavesALeaseThatExpires(t *testing.T) {
 		t.Fatalf("recover after expiry: %v", r)
 	}
 	// The state file still says running; its process is gone, so it is dead.
-	if h := fwtest.StateOf(t, dir, "w1").Health(time.Now()); h != workers.Dead {
+	if h := fwtest.StateOf(t, dir, "w1").Health(time.Now()); h != look.Dead {
 		t.Errorf("health of a killed driver: %s", h)
 	}
 }
@@ -304,7 +304,7 @@ func TestRecoverEmptiesTheAgentsCgroup(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	if st.Cgroup == "" {
-		data, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+		data, _ := os.ReadFile(look.LogPath(dir, "w1"))
 		t.Skipf("no cgroup for agents here; the driver's log says:\n%s", data)
 	}
 	if len(st.Adopted) != 0 {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Two workers running at once on two plans touch the same file: the radar
@@ -29,18 +29,18 @@ func TestOverlapRadar(t *testing.T) {
 			endpoints(t, dir, "", "-write", c.write, "-sleep", "60s")
 			stopA := start(t, dir, "a", "--slug", "x")
 			stopB := start(t, dir, "b", "--slug", "y")
-			var states []workers.State
+			var states []look.State
 			fwtest.WaitFor(t, "both agents' edits", 40*time.Second, func() bool {
-				states, _ = workers.ReadStates(dir)
+				states, _ = look.ReadStates(dir)
 				n := 0
 				for _, st := range states {
-					if st.State == workers.StateRunning && len(st.Touched) > 0 {
+					if st.State == look.StateRunning && len(st.Touched) > 0 {
 						n++
 					}
 				}
 				return n == 2
 			})
-			got := workers.Overlaps(dir, states)
+			got := look.Overlaps(dir, states)
 			if !c.overlap {
 				if len(got) != 0 {
 					t.Fatalf("overlaps %+v", got)

@@ -15,7 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // inScope is a plan body that declares its scope: src/ and nothing else.
@@ -83,10 +83,10 @@ func start(t *testing.T, dir, agent string, extra ...string) (stop func() fwtest
 	return stop
 }
 
-func state(t *testing.T, dir, agent string) workers.State {
+func state(t *testing.T, dir, agent string) look.State {
 	t.Helper()
-	var st workers.State
-	if data, err := os.ReadFile(workers.StatePath(dir, agent)); err == nil {
+	var st look.State
+	if data, err := os.ReadFile(look.StatePath(dir, agent)); err == nil {
 		json.Unmarshal(data, &st)
 	}
 	return st
@@ -106,7 +106,7 @@ func events(t *testing.T, dir, kind string) []planfs.Event {
 }
 
 func workerLog(dir, agent string) string {
-	data, _ := os.ReadFile(workers.LogPath(dir, agent))
+	data, _ := os.ReadFile(look.LogPath(dir, agent))
 	return string(data)
 }
 
@@ -126,7 +126,7 @@ func TestOutOfScopeEditSeenWhileTheAgentRuns(t *testing.T) {
 	})
 	t.Logf("violation in the state file %v after the edit", time.Since(edited))
 	st := state(t, dir, "w1")
-	if st.State != workers.StateRunning || st.Scope != "1 path out of scope" || !slices.Equal(st.Touched, []string{"notes.txt", "src/a.go"}) {
+	if st.State != look.StateRunning || st.Scope != "1 path out of scope" || !slices.Equal(st.Touched, []string{"notes.txt", "src/a.go"}) {
 		t.Errorf("state %+v", st)
 	}
 	if !strings.Contains(workerLog(dir, "w1"), "scope violation: notes.txt outside the approved scope") {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 func hostile(t *testing.T) string { return fwtest.Program(t, "./testdata/hostile") }
@@ -87,7 +87,7 @@ func (d *driver) exited(limit time.Duration) bool {
 func trapSet(t *testing.T, dir, agent string) {
 	t.Helper()
 	fwtest.WaitFor(t, "the hostile agent's trap", 20*time.Second, func() bool {
-		log, _ := os.ReadFile(workers.LogPath(dir, agent))
+		log, _ := os.ReadFile(look.LogPath(dir, agent))
 		return strings.Contains(string(log), "trap set")
 	})
 }
@@ -104,14 +104,14 @@ func TestFIFOProposalDoesNotHangTheDriver(t *testing.T) {
 	d := startDriver(t, dir, "w1")
 	trapSet(t, dir, "w1")
 	if !d.exited(15 * time.Second) {
-		log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+		log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 		d.cmd.Process.Signal(syscall.SIGTERM)
 		if !d.exited(grace + 3*time.Second) {
 			t.Fatalf("the driver hangs on a FIFO proposal and SIGTERM does not stop it; log:\n%s", log)
 		}
 		t.Fatalf("the driver hung on a FIFO proposal until SIGTERM; log:\n%s", log)
 	}
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if d.code != fwtest.ExitError || !strings.Contains(string(log), "is not a regular file") {
 		t.Errorf("exit %d, want %d and the proposal refused as no regular file; output:\n%s\nlog:\n%s", d.code, fwtest.ExitError, d.output(), log)
 	}
@@ -131,7 +131,7 @@ func TestDriverStopsWithinGraceBesideAFIFOProposal(t *testing.T) {
 	trapSet(t, dir, "w1")
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	if !d.exited(grace + 3*time.Second) {
-		log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+		log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 		t.Fatalf("the driver did not stop within its grace; log:\n%s", log)
 	}
 	if fwtest.Exists(dir, "in-progress/a.md") || !fwtest.Exists(dir, "features/a.md") {
@@ -150,10 +150,10 @@ func TestFIFOUsageFileDoesNotHangTheDriver(t *testing.T) {
 	d := startDriver(t, dir, "w1")
 	trapSet(t, dir, "w1")
 	if !d.exited(15 * time.Second) {
-		log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+		log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 		t.Fatalf("the driver hangs on a FIFO usage file; log:\n%s", log)
 	}
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if d.code != 0 || !fwtest.Exists(dir, "review-needed/a.md") {
 		t.Errorf("exit %d; output:\n%s\nlog:\n%s", d.code, d.output(), log)
 	}

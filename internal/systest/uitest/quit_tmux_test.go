@@ -9,7 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // TestTmuxQuitSaysWorkersKeepRunning: workers outlive the UI; quitting
@@ -76,15 +76,15 @@ func writeWorkerStates(t *testing.T, dir string) {
 	}
 	t.Cleanup(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
 	host, _ := os.Hostname()
-	now := workers.Stamp{Time: time.Now()}
+	now := look.Stamp{Time: time.Now()}
 	one := 1
-	for _, st := range []workers.State{
-		{AgentID: "mid-1", PID: sleeper.Process.Pid, Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
-		{AgentID: "mid-2", PID: sleeper.Process.Pid, Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
-		{AgentID: "gone-1", PID: testkit.DeadPID(t), Host: host, State: workers.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
-		{AgentID: "done-1", PID: sleeper.Process.Pid, Host: host, State: workers.StateExited, ExitCode: &one, Started: now},
+	for _, st := range []look.State{
+		{AgentID: "mid-1", PID: sleeper.Process.Pid, Host: host, State: look.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
+		{AgentID: "mid-2", PID: sleeper.Process.Pid, Host: host, State: look.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
+		{AgentID: "gone-1", PID: testkit.DeadPID(t), Host: host, State: look.StateRunning, Started: now, LastHeartbeat: now, HeartbeatEvery: 600},
+		{AgentID: "done-1", PID: sleeper.Process.Pid, Host: host, State: look.StateExited, ExitCode: &one, Started: now},
 	} {
-		if err := workers.WriteState(dir, st); err != nil {
+		if err := look.WriteState(dir, st); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/systest/remotetest"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Two machines share claims through a git remote. A run on machine A
@@ -55,7 +55,7 @@ func TestShutEndpointOnEveryMachine(t *testing.T) {
 	remotetest.NeedBackend(t, dirs[0])
 	a, b := dirs[0], dirs[1]
 	r := fwtest.Run(t, a, "work-once", "--root", a, "--run", "--endpoint", "sub", "--agent-id", "a1")
-	log, _ := os.ReadFile(workers.LogPath(a, "a1"))
+	log, _ := os.ReadFile(look.LogPath(a, "a1"))
 	if r.Code != fwtest.ExitError || !strings.Contains(string(log), "endpoint trouble (usage_window)") || calls.Load() != 1 {
 		t.Fatalf("machine A's run: %v (%d calls)\nlog:\n%s", r, calls.Load(), log)
 	}
@@ -70,7 +70,7 @@ func TestShutEndpointOnEveryMachine(t *testing.T) {
 		t.Errorf("endpoints show on B: %v", out)
 	}
 	if r := fwtest.Run(t, b, "work-once", "--root", b, "--run", "--endpoint", "other", "--agent-id", "b2"); r.Code != 0 {
-		log, _ := os.ReadFile(workers.LogPath(b, "b2"))
+		log, _ := os.ReadFile(look.LogPath(b, "b2"))
 		t.Errorf("machine B's other endpoint should take the plan: %v\nlog:\n%s", r, log)
 	}
 	// The operator's clear reaches the remote too.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // forger stands in for Claude Code: it makes one call through its metering
@@ -43,14 +43,14 @@ func TestForgedTroubleIsTheTasks(t *testing.T) {
 	}
 	env := []string{"HOME=" + t.TempDir(), "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
 	r := fwtest.RunEnv(t, dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "one", "--agent-id", "w1", "--slug", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if len(api.Calls()) != 1 {
 		t.Fatalf("the forger made %d calls through its proxy: %v\n%s", len(api.Calls()), r, log)
 	}
 	if !strings.Contains(string(log), "task failure 1 of 3") || strings.Contains(string(log), "endpoint trouble") {
 		t.Errorf("the run is not the task's failure: %v\nlog:\n%s", r, log)
 	}
-	if st, ok := workers.ReadEndpoint(dir, "one"); ok {
+	if st, ok := look.ReadEndpoint(dir, "one"); ok {
 		t.Errorf("the agent's word shut its endpoint: %+v", st)
 	}
 	if !fwtest.Exists(dir, "features/hello.md") {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // commitStep is a script step in which Claude Code commits name.
@@ -65,7 +65,7 @@ func TestUsageWindowHandsThePlanOn(t *testing.T) {
 
 	start := time.Now()
 	r := work("one", "w1", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 	if took := time.Since(start); r.Code != fwtest.ExitError || !fwtest.Exists(dir, "features/hello.md") || took > 20*time.Second {
 		t.Fatalf("the run on one should hand hello back at once (took %v): %v\nlog:\n%s", took, r, log)
 	}
@@ -75,8 +75,8 @@ func TestUsageWindowHandsThePlanOn(t *testing.T) {
 		}
 	}
 	t.Logf("the run on one handed hello back %v after it began", time.Since(start).Round(time.Millisecond))
-	st, ok := workers.ReadEndpoint(dir, "one")
-	if !ok || st.State != workers.EndpointShut || !st.Until.Equal(reset) {
+	st, ok := look.ReadEndpoint(dir, "one")
+	if !ok || st.State != look.EndpointShut || !st.Until.Equal(reset) {
 		t.Errorf("endpoint one's state: %+v %v", st, ok)
 	}
 
@@ -90,17 +90,17 @@ func TestUsageWindowHandsThePlanOn(t *testing.T) {
 	}
 
 	if r := work("two", "w2", "hello"); r.Code != 0 || !fwtest.Exists(dir, "review-needed/hello.md") {
-		log, _ := os.ReadFile(workers.LogPath(dir, "w2"))
+		log, _ := os.ReadFile(look.LogPath(dir, "w2"))
 		t.Fatalf("endpoint two should do hello: %v\nlog:\n%s", r, log)
 	}
 	t.Logf("endpoint two had done hello %v after the first run began", time.Since(start).Round(time.Millisecond))
 
 	time.Sleep(time.Until(reset) + 500*time.Millisecond)
 	if r := work("one", "w1", "later"); r.Code != 0 || !fwtest.Exists(dir, "review-needed/later.md") {
-		log, _ := os.ReadFile(workers.LogPath(dir, "w1"))
+		log, _ := os.ReadFile(look.LogPath(dir, "w1"))
 		t.Fatalf("after the reset, one should work again: %v\nlog:\n%s", r, log)
 	}
-	if _, ok := workers.ReadEndpoint(dir, "one"); ok {
+	if _, ok := look.ReadEndpoint(dir, "one"); ok {
 		t.Error("a run that ended well should clear the endpoint's state")
 	}
 }
@@ -116,7 +116,7 @@ func TestTaskFailuresParkThePlan(t *testing.T) {
 		if r.Code != fwtest.ExitError || !fwtest.Exists(dir, "features/a.md") || !strings.Contains(r.Stderr, "task failure "+string(rune('0'+i))+" of 3") {
 			t.Fatalf("failure %d: the plan should be handed back at once, counted: %v", i, r)
 		}
-		if f := workers.PlanFailures(dir, "a"); f.Count != i || !strings.Contains(f.Last, "agent exited 1") {
+		if f := look.PlanFailures(dir, "a"); f.Count != i || !strings.Contains(f.Last, "agent exited 1") {
 			t.Errorf("failure %d: count %+v", i, f)
 		}
 	}
@@ -124,7 +124,7 @@ func TestTaskFailuresParkThePlan(t *testing.T) {
 	if r.Code != fwtest.ExitError || !fwtest.Exists(dir, "blocked/a.md") || !strings.Contains(r.Stderr, "the task failed 3 times (retries: 3)") {
 		t.Fatalf("the third failure should park the plan: %v", r)
 	}
-	if f := workers.PlanFailures(dir, "a"); f.Count != 0 {
+	if f := look.PlanFailures(dir, "a"); f.Count != 0 {
 		t.Errorf("a parked plan's count should start again: %+v", f)
 	}
 	// A project's retries: says how many.

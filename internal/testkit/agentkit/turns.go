@@ -13,7 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/systest/landkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/registry"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // EndpointOf is endpoints.yaml with one endpoint "ep" running preset's
@@ -62,7 +62,7 @@ func PlanTurn(t *testing.T, preset, bin string, env ...string) {
 	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/hello.md"})
 	EndpointOf(t, dir, preset, api, "    plan_first: true\n")
 	r := fwtest.RunEnv(t, dir, HomeFor(t, preset, bin, env...), "work-once", "--run", "--ensure-worktree", "--endpoint", "ep", "--agent-id", "ep1", "--slug", "hello")
-	log, _ := os.ReadFile(workers.LogPath(dir, "ep1"))
+	log, _ := os.ReadFile(look.LogPath(dir, "ep1"))
 	if r.Code != 0 {
 		t.Fatalf("the plan turn: %v\nlog:\n%s", r, log)
 	}

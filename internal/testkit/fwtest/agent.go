@@ -14,7 +14,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // FakeAgent is the fake coding agent's binary (testkit.FakeAgent).
@@ -112,13 +112,13 @@ func RunLease(t testing.TB, dir, rel string) model.Lease {
 	return l
 }
 
-func StateOf(t testing.TB, dir, agent string) workers.State {
+func StateOf(t testing.TB, dir, agent string) look.State {
 	t.Helper()
-	data, err := os.ReadFile(workers.StatePath(dir, agent))
+	data, err := os.ReadFile(look.StatePath(dir, agent))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st workers.State
+	var st look.State
 	if err := json.Unmarshal(data, &st); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 func main() {
@@ -34,7 +35,7 @@ func main() {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fail(err)
 	}
-	base := filepath.Join(dir, workers.SafeID(agent))
+	base := filepath.Join(dir, tree.SafeID(agent))
 	data, _ := json.Marshal(args)
 	write(base+".argv", string(data))
 
@@ -49,14 +50,14 @@ func main() {
 	sleep = min(sleep, time.Minute) // never outlive a test run for long
 	code, _ := strconv.Atoi(conf["exit"])
 	host, _ := os.Hostname()
-	st := workers.State{
+	st := look.State{
 		PID: os.Getpid(), AgentID: agent, Tier: value(args, "--tier"), Model: value(args, "--model"),
-		Plan: "in-progress/fake-plan.md", State: workers.StateRunning, Host: host,
-		Started: workers.Stamp{Time: time.Now()}, LastHeartbeat: workers.Stamp{Time: time.Now()},
+		Plan: "in-progress/fake-plan.md", State: look.StateRunning, Host: host,
+		Started: look.Stamp{Time: time.Now()}, LastHeartbeat: look.Stamp{Time: time.Now()},
 		HeartbeatEvery: 30, Note: "fake driver",
 	}
 	if conf["state"] == "1" {
-		if err := workers.WriteState(root, st); err != nil {
+		if err := look.WriteState(root, st); err != nil {
 			fail(err)
 		}
 	}
@@ -68,12 +69,12 @@ func main() {
 	}
 	n, _ := strconv.Atoi(conf["lines"])
 	for i := 1; i <= n; i++ {
-		fmt.Fprintf(os.Stderr, "%s out fake line %d\n", time.Now().UTC().Format(workers.LogTimeLayout), i)
+		fmt.Fprintf(os.Stderr, "%s out fake line %d\n", time.Now().UTC().Format(look.LogTimeLayout), i)
 	}
 	exited := func(code int, note string) {
 		if conf["state"] == "1" {
-			st.State, st.ExitCode, st.Note = workers.StateExited, &code, note
-			_ = workers.WriteState(root, st)
+			st.State, st.ExitCode, st.Note = look.StateExited, &code, note
+			_ = look.WriteState(root, st)
 		}
 		os.Exit(code)
 	}

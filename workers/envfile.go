@@ -1,4 +1,0 @@
-package workers
-
-// EnvFile is the file in a worktree that holds its backend's variables.
-const EnvFile = ".env.fleetwatch"
