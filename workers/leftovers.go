@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
@@ -66,7 +67,7 @@ func (d *Driver) recordAgent(r *running) {
 				d.state.Session = p.PID
 			}
 		}
-		if g := r.box.group; g != nil {
+		if g := r.box.Group; g != nil {
 			d.state.Cgroup = g.Path
 		}
 	}
@@ -299,9 +300,9 @@ func bringLeftover(project, agentID string) (string, error) {
 		return "", err
 	}
 	ref := "refs/heads/" + tree.FeatureBranch(model.SlugOf(path.Base(st.Plan)))
-	store := filepath.Join(project, filepath.FromSlash(SandboxDir), tree.SafeID(agentID), "git")
+	store := filepath.Join(project, filepath.FromSlash(contain.SandboxDir), tree.SafeID(agentID), "git")
 	admin, err := gitenv.WorktreeAdmin(st.Worktree)
-	if err != nil || !checkedOutIn(admin, ref) || !dirExists(store) {
+	if err != nil || !contain.CheckedOutIn(admin, ref) || !dirExists(store) {
 		return "", nil
 	}
 	// The run is stopped, so what its agent made of its store stays as it
@@ -312,13 +313,13 @@ func bringLeftover(project, agentID string) (string, error) {
 			return "", fmt.Errorf("%s in %s's store is not a regular file", filepath.Base(p), agentID)
 		}
 	}
-	g := &gitBox{project: project, common: filepath.Dir(filepath.Dir(admin)), admin: admin, wt: st.Worktree, store: store, ref: ref}
-	tip, err := g.bring(agentID)
+	g := &contain.GitBox{Project: project, Common: filepath.Dir(filepath.Dir(admin)), Admin: admin, Wt: st.Worktree, Store: store, Ref: ref}
+	tip, err := g.Bring(agentID)
 	if err != nil || tip == "" {
 		return "", err
 	}
 	// The worktree's index follows its branch, as closeBox leaves it.
-	if err := g.settle(); err != nil {
+	if err := g.Settle(); err != nil {
 		return tip, fmt.Errorf("%s: %v", st.Worktree, err)
 	}
 	return tip, nil

@@ -26,6 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
@@ -467,7 +468,7 @@ type running struct {
 	job       Job
 	me        planfs.Actor // who the driver acts as: the agent, with its lease's token
 	cmd       *exec.Cmd
-	box       *box
+	box       *contain.Box
 	pgid      int
 	startTip  string     // the branch's tip as the run began: a build must move it
 	done      chan error // the agent's exit, once
@@ -511,10 +512,10 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	r.resumed = ph.Session != ""
 	d.state.Plan, d.state.Worktree, d.state.Port = job.Rel, job.Worktree, job.Port
 	d.state.Note = "running " + filepath.Base(argv[0])
-	if bx.group != nil {
+	if bx.Group != nil {
 		// Recorded before the agent starts: should this driver die
 		// before the agent's pid is, its supervisor still finds the run.
-		d.state.Cgroup = bx.group.Path
+		d.state.Cgroup = bx.Group.Path
 	}
 	d.save()
 	d.logContained(job)
@@ -523,7 +524,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
-	r.cmd.Env = gitenv.Env(append(append(append(append(append(ph.Env(), job.Env...), bx.env...), meterEnv...), ph.Expand(d.AgentEnv)...), "PWD="+dir)...)
+	r.cmd.Env = gitenv.Env(append(append(append(append(append(ph.Env(), job.Env...), bx.Env...), meterEnv...), ph.Expand(d.AgentEnv)...), "PWD="+dir)...)
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
@@ -538,21 +539,21 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		sandbox.SetPdeathsig(r.cmd.SysProcAttr, syscall.SIGTERM)
 		d.Log.Printf("run %s in %s (port %d)", strings.Join(quoteArgs(argv), " "), dir, job.Port)
-		release, err = bx.start(d.contained, r.cmd)
+		release, err = bx.Start(d.contained, r.cmd)
 		streams.started()
 		if err != nil {
 			streams.drain()
 		}
 	}
 	if err != nil {
-		bx.close()
+		bx.Close()
 		m.close()
 		d.recordAgent(nil)
 		reason := "executor did not start: " + tree.ErrText(err)
 		d.Log.Printf("%s", reason)
 		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
 	}
-	bx.broker.agent.Store(int64(r.cmd.Process.Pid))
+	bx.Broker.Agent.Store(int64(r.cmd.Process.Pid))
 	r.streams, r.pgid = streams, r.cmd.Process.Pid
 	d.recordAgent(r)
 	d.save()
@@ -611,7 +612,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			// daemon that called setsid) goes with it.
 			d.stop(r, nil)
 			return d.finished(r, scan, exitStatus(err, r.cmd), renewing)
-		case q := <-r.box.broker.requests():
+		case q := <-r.box.Broker.Requests():
 			d.answer(r, q)
 		case sig := <-d.control:
 			d.pauseByHand(r, sig)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
@@ -51,7 +52,7 @@ type scanner struct {
 	// writes are the files written as they happened: what git's look
 	// misses (a file created and deleted between two scans, an ignored
 	// one).
-	writes *writeWatch
+	writes *contain.WriteWatch
 }
 
 // newScanner starts watching r's worktree.
@@ -67,7 +68,7 @@ func (d *Driver) newScanner(r *running) *scanner {
 	d.state.Scope, d.state.Touched, d.state.TouchedMore, d.state.Violations = scopeWords(r.job.Scope, nil, 0), nil, 0, nil
 	d.save()
 	if r.box != nil {
-		s.writes = r.box.writes // the box's, closed with it
+		s.writes = r.box.Writes // the box's, closed with it
 	}
 	s.tick = time.NewTicker(scanEvery)
 	return s
@@ -183,7 +184,7 @@ func (s *scanner) touched() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := append(statusPaths(status), s.writes.paths()...)
+	out := append(statusPaths(status), s.writes.Paths()...)
 	if err := s.committedPaths(); err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/spend"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/meter"
@@ -117,29 +118,29 @@ func (f *usageFile) why() error {
 
 // prepare opens the run's box and its meter; the error is the reason the
 // run cannot start.
-func (d *Driver) prepare(job Job, dir string, ph *Placeholders) (*box, *runMeter, []string, error) {
+func (d *Driver) prepare(job Job, dir string, ph *Placeholders) (*contain.Box, *runMeter, []string, error) {
 	bx, err := d.openBox(job, dir)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("cannot prepare the agent's sandbox: %s", tree.ErrText(err))
 	}
-	if bx.proposal != "" {
-		ph.Proposal = bx.proposal
+	if bx.Proposal != "" {
+		ph.Proposal = bx.Proposal
 	}
 	m, env, err := d.openMeter(job, bx, ph)
 	if err != nil {
-		bx.close()
+		bx.Close()
 		return nil, nil, nil, fmt.Errorf("cannot start the run's metering proxy: %s", tree.ErrText(err))
 	}
 	if m.proxy != nil {
-		bx.connectTo(m.proxy.URL())
+		bx.ConnectTo(m.proxy.URL())
 	}
 	return bx, m, env, nil
 }
 
 // openMeter starts the run's meter: its proxy, when the endpoint has a
 // base_url, in front of the agent's {base_url}.
-func (d *Driver) openMeter(job Job, bx *box, ph *Placeholders) (*runMeter, []string, error) {
-	m, env, url, err := newRunMeter(d.BaseURL, bx.out)
+func (d *Driver) openMeter(job Job, bx *contain.Box, ph *Placeholders) (*runMeter, []string, error) {
+	m, env, url, err := newRunMeter(d.BaseURL, bx.Out)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -447,7 +448,7 @@ func (d *Driver) resume(r *running, why string) {
 // one (a helper that left the agent's process group cannot SIGCONT it
 // back), else its process group stopped.
 func (r *running) freeze(log *look.Log) {
-	if g := r.box.group; g != nil {
+	if g := r.box.Group; g != nil {
 		err := g.Freeze()
 		if err == nil {
 			return
@@ -459,7 +460,7 @@ func (r *running) freeze(log *look.Log) {
 
 // thaw lets a frozen run go on.
 func (r *running) thaw(log *look.Log) {
-	if g := r.box.group; g != nil {
+	if g := r.box.Group; g != nil {
 		if err := g.Thaw(); err != nil {
 			log.Printf("could not thaw the run's cgroup: %v", err)
 		}

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/fleetwatch/fleetwatch/model"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/contain"
 )
 
 // An agent's own verbs on its own plan go to the driver that started it
@@ -16,18 +16,18 @@ import (
 
 // agentAsks are the operator verbs an agent may ask its driver for.
 var agentAsks = map[model.Verb]string{
-	model.Complete: workers.AskComplete,
-	model.Park:     workers.AskPark,
-	model.Release:  workers.AskRelease,
-	model.Return:   workers.AskRelease,
+	model.Complete: contain.AskComplete,
+	model.Park:     contain.AskPark,
+	model.Release:  contain.AskRelease,
+	model.Return:   contain.AskRelease,
 }
 
 // driverSocket is $FLEET_SOCKET: set only in an agent's environment.
-func driverSocket() string { return os.Getenv(workers.SocketEnv) }
+func driverSocket() string { return os.Getenv(contain.SocketEnv) }
 
 // askDriver sends req to the driver and prints where the plan is now.
-func askDriver(sock string, req workers.AgentRequest, stdout, stderr io.Writer) int {
-	rep, err := workers.AskDriver(sock, req)
+func askDriver(sock string, req contain.AgentRequest, stdout, stderr io.Writer) int {
+	rep, err := contain.AskDriver(sock, req)
 	if err != nil {
 		return fail(stderr, exitError, "%s: %v", req.Verb, err)
 	}
@@ -50,16 +50,16 @@ func (w *workOnce) viaDriver(stdout, stderr io.Writer) (code int, asked bool) {
 	if named == "" {
 		named = w.slug
 	}
-	req := workers.AgentRequest{Token: w.token}
+	req := contain.AgentRequest{Token: w.token}
 	switch {
 	case w.release != "":
-		req.Verb, req.Plan = workers.AskRelease, w.release
+		req.Verb, req.Plan = contain.AskRelease, w.release
 	case w.heartbeat != "":
-		req.Verb, req.Plan = workers.AskHeartbeat, w.heartbeat
+		req.Verb, req.Plan = contain.AskHeartbeat, w.heartbeat
 	case w.park != "":
-		req.Verb, req.Plan, req.To = workers.AskPark, named, w.park
+		req.Verb, req.Plan, req.To = contain.AskPark, named, w.park
 	case w.returnReady:
-		req.Verb, req.Plan = workers.AskRelease, named
+		req.Verb, req.Plan = contain.AskRelease, named
 	default:
 		return 0, false
 	}

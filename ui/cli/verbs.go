@@ -15,6 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -67,7 +68,7 @@ func (v verb) run(f *verbFlags, pos []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitError, "%s: want exactly one plan (slug or path), got %d", v.name, len(pos))
 	}
 	if ask, ok := agentAsks[v.name]; ok && driverSocket() != "" {
-		req := workers.AgentRequest{Verb: ask, Plan: pos[0], Token: f.token, To: f.to, Reason: f.reason}
+		req := contain.AgentRequest{Verb: ask, Plan: pos[0], Token: f.token, To: f.to, Reason: f.reason}
 		return askDriver(driverSocket(), req, stdout, stderr)
 	}
 	t, err := f.open()

@@ -1,4 +1,4 @@
-package workers
+package contain
 
 import (
 	"context"
@@ -38,26 +38,26 @@ import (
 // keeps refs in the common dir its commondir file names, whatever the
 // variable says.) An agent that unsets the variables finds the project's
 // store through its worktree's .git file and is refused there with EACCES.
-type gitBox struct {
-	project string // the project's top folder
-	common  string // the project's git common dir
-	admin   string // the worktree's admin folder in common/worktrees/
-	wt      string // the worktree
-	store   string // the agent's own git dir
-	ref     string // refs/heads/feature/<slug>
+type GitBox struct {
+	Project string // the project's top folder
+	Common  string // the project's git common dir
+	Admin   string // the worktree's admin folder in common/worktrees/
+	Wt      string // the worktree
+	Store   string // the agent's own git dir
+	Ref     string // refs/heads/feature/<slug>
 }
 
-// openGitBox prepares the agent's store for a run in worktree wt on
+// OpenGitBox prepares the agent's store for a run in worktree wt on
 // branch ref (fully qualified). wt's admin folder is the one the project
 // keeps for it (gitenv.WorktreeAdmin), never one the worktree's own .git
 // file, the agent's to write, names alone.
-func openGitBox(project, wt, store, ref string) (*gitBox, error) {
+func OpenGitBox(project, wt, store, ref string) (*GitBox, error) {
 	admin, err := gitenv.WorktreeAdmin(wt)
 	if err != nil {
 		return nil, err
 	}
 	common := filepath.Dir(filepath.Dir(admin))
-	b := &gitBox{project: project, common: common, admin: admin, wt: wt, store: store, ref: ref}
+	b := &GitBox{Project: project, Common: common, Admin: admin, Wt: wt, Store: store, Ref: ref}
 	if err := b.refill(); err != nil {
 		return nil, fmt.Errorf("the agent's git store %s: %v", store, tree.ErrText(err))
 	}
@@ -74,15 +74,15 @@ const (
 
 // refill rewrites everything in the store but its objects, which may hold
 // what the agent staged and has not committed yet.
-func (b *gitBox) refill() error {
+func (b *GitBox) refill() error {
 	if err := b.empty(); err != nil {
 		return err
 	}
-	cfg, err := storeConfig(b.project, filepath.Join(b.common, "config"))
+	cfg, err := storeConfig(b.Project, filepath.Join(b.Common, "config"))
 	if err != nil {
 		return err
 	}
-	refs, err := tree.Git(b.project, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/", "refs/tags/", "refs/remotes/")
+	refs, err := tree.Git(b.Project, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/", "refs/tags/", "refs/remotes/")
 	if err != nil {
 		return err
 	}
@@ -92,33 +92,33 @@ func (b *gitBox) refill() error {
 		id, name, ok := strings.Cut(line, " ")
 		switch {
 		case !ok:
-		case name == b.ref:
+		case name == b.Ref:
 			tip = id
 		default:
 			packed.WriteString(line + "\n")
 		}
 	}
-	index, err := readIndex(filepath.Join(b.admin, "index"))
+	index, err := readIndex(filepath.Join(b.Admin, "index"))
 	if err != nil {
 		return err
 	}
 	files := map[string]string{
 		"config":                  cfg,
-		"HEAD":                    "ref: " + b.ref + "\n",
+		"HEAD":                    "ref: " + b.Ref + "\n",
 		"packed-refs":             packed.String(),
-		"objects/info/alternates": filepath.Join(b.common, "objects") + "\n",
+		"objects/info/alternates": filepath.Join(b.Common, "objects") + "\n",
 	}
 	if tip != "" {
-		files[filepath.FromSlash(b.ref)] = tip + "\n"
+		files[filepath.FromSlash(b.Ref)] = tip + "\n"
 	}
-	if data, err := os.ReadFile(filepath.Join(b.common, "shallow")); err == nil {
+	if data, err := os.ReadFile(filepath.Join(b.Common, "shallow")); err == nil {
 		files["shallow"] = string(data)
 	}
 	if index != nil {
 		files["index"] = string(index)
 	}
 	for name, text := range files {
-		p := filepath.Join(b.store, name)
+		p := filepath.Join(b.Store, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
@@ -126,15 +126,15 @@ func (b *gitBox) refill() error {
 			return err
 		}
 	}
-	return os.MkdirAll(filepath.Join(b.store, "refs", "tags"), 0o755)
+	return os.MkdirAll(filepath.Join(b.Store, "refs", "tags"), 0o755)
 }
 
 // empty leaves nothing of the last run in the store but its objects: no
 // index, no half-done merge or rebase, no hook or config of the agent's
 // making; and its objects folder is a folder, not a link the driver would
 // follow into another repository.
-func (b *gitBox) empty() error {
-	objects := filepath.Join(b.store, "objects")
+func (b *GitBox) empty() error {
+	objects := filepath.Join(b.Store, "objects")
 	if fi, err := os.Lstat(objects); err == nil && !fi.IsDir() {
 		if err := os.Remove(objects); err != nil {
 			return err
@@ -146,7 +146,7 @@ func (b *gitBox) empty() error {
 	if err := os.MkdirAll(filepath.Join(objects, "info"), 0o755); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(b.store)
+	entries, err := os.ReadDir(b.Store)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (b *gitBox) empty() error {
 		if e.Name() == "objects" {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(b.store, e.Name())); err != nil {
+		if err := os.RemoveAll(filepath.Join(b.Store, e.Name())); err != nil {
 			return err
 		}
 	}
@@ -242,41 +242,41 @@ func readIndex(p string) ([]byte, error) {
 	return data, err
 }
 
-// env points the agent's git at its own store and its worktree.
-func (b *gitBox) env() []string {
-	return []string{"GIT_DIR=" + b.store, "GIT_WORK_TREE=" + b.wt}
+// Env points the agent's git at its own store and its worktree.
+func (b *GitBox) Env() []string {
+	return []string{"GIT_DIR=" + b.Store, "GIT_WORK_TREE=" + b.Wt}
 }
 
-// writable is what the agent's git writes.
-func (b *gitBox) writable() []string { return []string{b.store} }
+// Writable is what the agent's git writes.
+func (b *GitBox) Writable() []string { return []string{b.Store} }
 
-// settle resets the worktree's own index to its branch once the run is
+// Settle resets the worktree's own index to its branch once the run is
 // over (the agent staged and committed in its store's index), so the
 // driver's next checkout there sees the worktree as it is.
-func (b *gitBox) settle() error {
-	_, err := tree.Git(b.wt, "reset", "-q")
+func (b *GitBox) Settle() error {
+	_, err := tree.Git(b.Wt, "reset", "-q")
 	return err
 }
 
 // tip reads the branch's tip in the agent's store: a loose ref, else a
 // packed one; "" when the agent deleted it. Only a plain object id counts.
-func (b *gitBox) tip() (string, error) {
-	data, err := gitenv.ReadFile(filepath.Join(b.store, filepath.FromSlash(b.ref)), maxRef)
+func (b *GitBox) tip() (string, error) {
+	data, err := gitenv.ReadFile(filepath.Join(b.Store, filepath.FromSlash(b.Ref)), maxRef)
 	switch {
 	case err == nil:
 		id := strings.TrimSpace(string(data))
 		if !isObjectID(id) {
-			return "", fmt.Errorf("%s in the agent's store is not an object id", b.ref)
+			return "", fmt.Errorf("%s in the agent's store is not an object id", b.Ref)
 		}
 		return id, nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", err
 	}
-	packed, err := readPacked(filepath.Join(b.store, "packed-refs"))
+	packed, err := readPacked(filepath.Join(b.Store, "packed-refs"))
 	if err != nil {
 		return "", err
 	}
-	return packed[b.ref], nil
+	return packed[b.Ref], nil
 }
 
 // readPacked reads a packed-refs file's "<id> <ref>" lines.
@@ -310,15 +310,15 @@ func isObjectID(s string) bool {
 	return true
 }
 
-// bring moves the project's branch to the agent's tip, with the objects it
+// Bring moves the project's branch to the agent's tip, with the objects it
 // needs, when the agent moved it. It returns the new tip, or "" when there
 // was nothing to bring.
-func (b *gitBox) bring(agent string) (string, error) {
+func (b *GitBox) Bring(agent string) (string, error) {
 	tip, err := b.tip()
 	if err != nil || tip == "" {
 		return "", err
 	}
-	old, _ := tree.Git(b.project, "rev-parse", "--verify", "--quiet", b.ref)
+	old, _ := tree.Git(b.Project, "rev-parse", "--verify", "--quiet", b.Ref)
 	if tip == old {
 		return "", nil
 	}
@@ -326,18 +326,18 @@ func (b *gitBox) bring(agent string) (string, error) {
 	if old != "" {
 		revs += old + "\n"
 	}
-	pack := filepath.Join(b.common, "objects", "pack", "pack")
+	pack := filepath.Join(b.Common, "objects", "pack", "pack")
 	if err := b.packObjects(pack, revs); err != nil {
-		return "", fmt.Errorf("bring %s from %s's store: %v", b.ref, agent, err)
+		return "", fmt.Errorf("bring %s from %s's store: %v", b.Ref, agent, err)
 	}
-	if kind, err := tree.Git(b.project, "cat-file", "-t", tip); err != nil || kind != "commit" {
-		return "", fmt.Errorf("bring %s from %s's store: %s is not a commit", b.ref, agent, tip)
+	if kind, err := tree.Git(b.Project, "cat-file", "-t", tip); err != nil || kind != "commit" {
+		return "", fmt.Errorf("bring %s from %s's store: %s is not a commit", b.Ref, agent, tip)
 	}
 	expect := old
 	if expect == "" {
 		expect = strings.Repeat("0", len(tip))
 	}
-	if _, err := tree.Git(b.project, "update-ref", "-m", "fleetwatch: brought from "+agent+"'s contained worktree", b.ref, tip, expect); err != nil {
+	if _, err := tree.Git(b.Project, "update-ref", "-m", "fleetwatch: brought from "+agent+"'s contained worktree", b.Ref, tip, expect); err != nil {
 		return "", err
 	}
 	return tip, nil
@@ -345,11 +345,11 @@ func (b *gitBox) bring(agent string) (string, error) {
 
 // packObjects packs the objects revs reach, reading the agent's store as
 // an alternate of the project's, into the project's store.
-func (b *gitBox) packObjects(base, revs string) error {
+func (b *GitBox) packObjects(base, revs string) error {
 	_, err := gitenv.Run(context.Background(), gitenv.Call{
-		Dir:   b.project,
+		Dir:   b.Project,
 		Args:  []string{"pack-objects", "--revs", "-q", base},
-		Env:   []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(b.store, "objects")},
+		Env:   []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(b.Store, "objects")},
 		Stdin: []byte(revs),
 	})
 	return err

@@ -1,4 +1,4 @@
-package workers
+package contain
 
 import (
 	"io/fs"
@@ -13,11 +13,11 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
-// writeWatch follows the writes in a running build's worktree as they
+// WriteWatch follows the writes in a running build's worktree as they
 // happen (inotify, one watch per folder), beside the scanner's periodic
 // `git status`: a file created and deleted between two scans, or one git
 // ignores, is still a path the build touched.
-type writeWatch struct {
+type WriteWatch struct {
 	w    *fsnotify.Watcher
 	root string
 	done chan struct{}
@@ -35,14 +35,14 @@ const maxWatchDirs = 4096
 // costs the driver a bounded map; past it, git's look alone counts.
 const maxSeen = 1 << 16
 
-// watchWrites starts watching root; nil when inotify is not available, and
+// WatchWrites starts watching root; nil when inotify is not available, and
 // the scanner relies on git alone.
-func watchWrites(root string) *writeWatch {
+func WatchWrites(root string) *WriteWatch {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil
 	}
-	ww := &writeWatch{w: w, root: root, done: make(chan struct{}), seen: map[string]bool{}, dirs: map[string]bool{}}
+	ww := &WriteWatch{w: w, root: root, done: make(chan struct{}), seen: map[string]bool{}, dirs: map[string]bool{}}
 	ww.addTree(root, false)
 	go ww.loop()
 	return ww
@@ -50,7 +50,7 @@ func watchWrites(root string) *writeWatch {
 
 // addTree watches dir and the folders below it, but no .git; fresh says
 // the tree was just created, so its files are writes too.
-func (ww *writeWatch) addTree(dir string, fresh bool) {
+func (ww *WriteWatch) addTree(dir string, fresh bool) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -82,7 +82,7 @@ func (ww *writeWatch) addTree(dir string, fresh bool) {
 	})
 }
 
-func (ww *writeWatch) loop() {
+func (ww *WriteWatch) loop() {
 	defer close(ww.done)
 	for {
 		select {
@@ -108,7 +108,7 @@ func (ww *writeWatch) loop() {
 }
 
 // rel is p relative to the worktree, with slashes; "" for the root itself.
-func (ww *writeWatch) rel(p string) string {
+func (ww *WriteWatch) rel(p string) string {
 	rel, err := filepath.Rel(ww.root, p)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return ""
@@ -118,7 +118,7 @@ func (ww *writeWatch) rel(p string) string {
 
 // note records a write to p, unless it is the worktree's git link or
 // fleetwatch's own .env.fleetwatch.
-func (ww *writeWatch) note(p string) {
+func (ww *WriteWatch) note(p string) {
 	rel := ww.rel(p)
 	if rel == "" || rel == ".git" || strings.HasPrefix(rel, ".git/") || rel == tree.EnvFile {
 		return
@@ -130,8 +130,8 @@ func (ww *writeWatch) note(p string) {
 	ww.mu.Unlock()
 }
 
-// paths are the files and folders written since the watch began, sorted.
-func (ww *writeWatch) paths() []string {
+// Paths are the files and folders written since the watch began, sorted.
+func (ww *WriteWatch) Paths() []string {
 	if ww == nil {
 		return nil
 	}
@@ -145,7 +145,7 @@ func (ww *writeWatch) paths() []string {
 	return out
 }
 
-func (ww *writeWatch) close() {
+func (ww *WriteWatch) close() {
 	if ww == nil {
 		return
 	}

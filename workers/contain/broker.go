@@ -1,4 +1,4 @@
-package workers
+package contain
 
 import (
 	"encoding/json"
@@ -7,15 +7,11 @@ import (
 	"io"
 	"net"
 	"os"
-	"path"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
-	"github.com/fleetwatch/fleetwatch/model"
-	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -78,30 +74,30 @@ func AskDriver(sock string, req AgentRequest) (AgentReply, error) {
 	return rep, nil
 }
 
-// ask is one request waiting for the driver's loop.
-type ask struct {
-	req   AgentRequest
-	reply chan AgentReply
+// Ask is one request waiting for the driver's loop.
+type Ask struct {
+	Req   AgentRequest
+	Reply chan AgentReply
 }
 
-// broker listens on the socket for one run and hands each request to the
+// Broker listens on the socket for one run and hands each request to the
 // driver's loop, which alone acts on the plan and the lease.
-type broker struct {
+type Broker struct {
 	ln    *net.UnixListener
-	asks  chan ask
+	asks  chan Ask
 	done  chan struct{}
 	once  sync.Once
-	agent atomic.Int64 // the agent's pid, once started
+	Agent atomic.Int64 // the agent's pid, once started
 	wg    sync.WaitGroup
 }
 
-func listenBroker(sock string) (*broker, error) {
+func ListenBroker(sock string) (*Broker, error) {
 	os.Remove(sock)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
 		return nil, err
 	}
-	b := &broker{ln: ln, asks: make(chan ask), done: make(chan struct{})}
+	b := &Broker{ln: ln, asks: make(chan Ask), done: make(chan struct{})}
 	b.wg.Add(1)
 	go b.accept()
 	return b, nil
@@ -111,7 +107,7 @@ func listenBroker(sock string) (*broker, error) {
 // thousands gets the rest closed, not thousands of goroutines.
 const maxAsking = 8
 
-func (b *broker) accept() {
+func (b *Broker) accept() {
 	defer b.wg.Done()
 	slots := make(chan struct{}, maxAsking)
 	for {
@@ -134,7 +130,7 @@ func (b *broker) accept() {
 	}
 }
 
-func (b *broker) serve(conn *net.UnixConn) {
+func (b *Broker) serve(conn *net.UnixConn) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(askTimeout))
 	rep := AgentReply{}
@@ -144,11 +140,11 @@ func (b *broker) serve(conn *net.UnixConn) {
 	} else if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req); err != nil {
 		rep.Error = "unreadable request: " + tree.ErrText(err)
 	} else {
-		q := ask{req: req, reply: make(chan AgentReply, 1)}
+		q := Ask{Req: req, Reply: make(chan AgentReply, 1)}
 		select {
 		case b.asks <- q:
 			select {
-			case rep = <-q.reply:
+			case rep = <-q.Reply:
 			case <-b.done:
 				rep.Error = "the driver has finished this run"
 			}
@@ -162,7 +158,7 @@ func (b *broker) serve(conn *net.UnixConn) {
 // peerIsAgent checks, by the kernel's word on who connected, that the
 // caller is the agent or one of its descendants (or an orphan of it the
 // driver adopted as subreaper), not another agent or a stranger.
-func (b *broker) peerIsAgent(conn *net.UnixConn) error {
+func (b *Broker) peerIsAgent(conn *net.UnixConn) error {
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return err
@@ -173,7 +169,7 @@ func (b *broker) peerIsAgent(conn *net.UnixConn) error {
 	if cerr != nil {
 		return fmt.Errorf("cannot tell who is asking: %v", cerr)
 	}
-	agent, me := int(b.agent.Load()), os.Getpid()
+	agent, me := int(b.Agent.Load()), os.Getpid()
 	for pid, n := peer, 0; agent > 0 && pid > 1 && n < 256; n++ {
 		if pid == agent {
 			return nil
@@ -187,7 +183,7 @@ func (b *broker) peerIsAgent(conn *net.UnixConn) error {
 	return errors.New("refused: only the agent this driver started may ask it")
 }
 
-func (b *broker) close() {
+func (b *Broker) close() {
 	if b == nil {
 		return
 	}
@@ -198,99 +194,11 @@ func (b *broker) close() {
 	b.wg.Wait()
 }
 
-// requests is the channel the driver's loop reads; nil (never ready) when
+// Requests is the channel the driver's loop reads; nil (never ready) when
 // there is no broker.
-func (b *broker) requests() <-chan ask {
+func (b *Broker) Requests() <-chan Ask {
 	if b == nil {
 		return nil
 	}
 	return b.asks
-}
-
-// answer performs one agent request on r's plan, if it is the agent's
-// own and carries its lease's token.
-func (d *Driver) answer(r *running, q ask) {
-	rep := d.perform(r, q.req)
-	if rep.Error != "" {
-		d.Log.Printf("agent asked to %s %s: refused: %s", q.req.Verb, q.req.Plan, rep.Error)
-	} else {
-		d.Log.Printf("agent asked to %s %s: done (%s)", q.req.Verb, r.job.Rel, rep.Plan)
-	}
-	q.reply <- rep
-}
-
-func (d *Driver) perform(r *running, req AgentRequest) AgentReply {
-	rel, me := r.job.Rel, r.me
-	if me.Token != "" && req.Token != me.Token {
-		return AgentReply{Error: fmt.Sprintf("the token does not hold %s's lease", rel)}
-	}
-	if !d.ownPlan(r, req.Plan) {
-		return AgentReply{Error: fmt.Sprintf("an agent acts only on its own plan, %s", rel)}
-	}
-	fail := func(err error) AgentReply { return AgentReply{Error: tree.ErrText(err)} }
-	switch req.Verb {
-	case AskHeartbeat:
-		if lost, _ := d.heartbeat(rel, me); lost != "" {
-			return AgentReply{Error: "lease lost: " + lost}
-		}
-		return AgentReply{Plan: d.Tree.Abs(rel)}
-	case AskComplete, AskPark, AskRelease:
-	default:
-		return AgentReply{Error: fmt.Sprintf("%q is not a verb an agent may ask for", req.Verb)}
-	}
-	if !d.holds(rel, me) {
-		return AgentReply{Error: fmt.Sprintf("%s is no longer held by this run", rel)}
-	}
-	// What the agent committed goes with the plan it hands on: a plan sent
-	// for review without it would be reviewed and landed empty.
-	if err := d.bringBranch(r); err != nil && req.Verb == AskComplete {
-		return AgentReply{Error: fmt.Sprintf("%s stays with you: your commits could not be brought in (%s); fix your branch and ask again", rel, tree.ErrText(err))}
-	}
-	var dst string
-	var err error
-	switch req.Verb {
-	case AskComplete:
-		to, ok := model.ParseLane(req.To)
-		if !ok || !model.RuleOf(model.Complete).Sends(to) {
-			return AgentReply{Error: fmt.Sprintf("complete: --to must be %s, not %q", model.Alternatives(model.RuleOf(model.Complete).To), req.To)}
-		}
-		dst, err = d.completePlan(rel, to, me)
-	case AskPark:
-		to, ok := model.ParseLane(req.To)
-		if !ok || !model.RuleOf(model.Park).Sends(to) {
-			return AgentReply{Error: fmt.Sprintf("park: --to must be %s, not %q", model.Alternatives(model.RuleOf(model.Park).To), req.To)}
-		}
-		why := cmpReason(req.Reason, "parked by the agent")
-		if d.Keeper != nil {
-			dst, err = d.Keeper.Park(to, why)
-		} else {
-			dst, err = d.Tree.Park(rel, to, me.Because(why))
-		}
-	case AskRelease:
-		dst, err = d.releasePlan(rel, me, cmpReason(req.Reason, "released by the agent"))
-	}
-	if err != nil {
-		return fail(err)
-	}
-	r.handedOn = dst
-	return AgentReply{Plan: d.Tree.Abs(dst)}
-}
-
-func cmpReason(r, def string) string {
-	if r = strings.TrimSpace(r); r != "" {
-		return r
-	}
-	return def
-}
-
-// ownPlan reports whether name (a rel, a path or a slug, as the agent gave
-// it) is r's plan.
-func (d *Driver) ownPlan(r *running, name string) bool {
-	rel := r.job.Rel
-	name = strings.TrimSpace(name)
-	switch name {
-	case "", rel, d.Tree.Abs(rel), r.job.PlanFile, planfs.Dir + "/" + rel:
-		return name != ""
-	}
-	return name == model.SlugOf(path.Base(rel))
 }
