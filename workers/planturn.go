@@ -117,8 +117,3 @@ func (d *Driver) planTurnDone(r *running, o Outcome) Outcome {
 	d.Log.Printf("%s; `fleetwatch approve %s` or `fleetwatch reject %s --note …` decides", o.Note, slug, slug)
 	return o
 }
-
-// DriverRunning reports whether a driver for agentID runs in project now
-// (it holds its agent lock): the coordinator's test of whether an agent is
-// gone.
-func DriverRunning(project, agentID string) bool { return driverRunning(project, agentID) }

@@ -3,7 +3,6 @@ package workers
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -146,21 +145,4 @@ func unixSeconds(t time.Time) float64 {
 		return 0
 	}
 	return float64(t.UnixNano()) / 1e9
-}
-
-// StopRemote asks the worker st (on another host) to stop through f: its
-// driver sees the request at its next heartbeat, stops its agent and
-// hands its plan back. by names who asks.
-func StopRemote(ctx context.Context, f claims.Fleet, st look.State, by string) error {
-	if st.Host == "" || st.Host == look.Hostname() {
-		return fmt.Errorf("%s runs here; stop it by its pid", st.AgentID)
-	}
-	err := f.RequestStop(ctx, st.Host, st.AgentID, claims.StopRequest{By: by, Host: look.Hostname(), At: unixSeconds(time.Now())})
-	switch {
-	case errors.Is(err, claims.ErrWorkerDone):
-		return fmt.Errorf("%s on %s has already exited; nothing to stop", st.AgentID, st.Host)
-	case errors.Is(err, claims.ErrNoWorker):
-		return fmt.Errorf("%s on %s publishes no record; nothing to stop", st.AgentID, st.Host)
-	}
-	return err
 }

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
@@ -133,4 +136,21 @@ func workOnceOf(pid int) (ok bool, agent string) {
 		return true, value
 	}
 	return true, ""
+}
+
+// StopRemote asks the worker st (on another host) to stop through f: its
+// driver sees the request at its next heartbeat, stops its agent and
+// hands its plan back. by names who asks.
+func StopRemote(ctx context.Context, f claims.Fleet, st look.State, by string) error {
+	if st.Host == "" || st.Host == look.Hostname() {
+		return fmt.Errorf("%s runs here; stop it by its pid", st.AgentID)
+	}
+	err := f.RequestStop(ctx, st.Host, st.AgentID, claims.StopRequest{By: by, Host: look.Hostname(), At: unixSeconds(time.Now())})
+	switch {
+	case errors.Is(err, claims.ErrWorkerDone):
+		return fmt.Errorf("%s on %s has already exited; nothing to stop", st.AgentID, st.Host)
+	case errors.Is(err, claims.ErrNoWorker):
+		return fmt.Errorf("%s on %s publishes no record; nothing to stop", st.AgentID, st.Host)
+	}
+	return err
 }
