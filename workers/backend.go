@@ -55,6 +55,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -281,7 +282,7 @@ func teardownMarker(home string, s config.Worktree, m backendMarker, worktree st
 }
 
 // expandAll fills each argv of cmds with ph.
-func expandAll(ph Placeholders, cmds [][]string) [][]string {
+func expandAll(ph proc.Placeholders, cmds [][]string) [][]string {
 	out := make([][]string, len(cmds))
 	for i, argv := range cmds {
 		out[i] = ph.Expand(argv)
@@ -291,8 +292,8 @@ func expandAll(ph Placeholders, cmds [][]string) [][]string {
 
 // backendPlaceholders are the values env, setup and teardown are filled
 // with; {project} is the project folder's name.
-func backendPlaceholders(home, agentID, slug, worktree string, ports []int) Placeholders {
-	ph := Placeholders{AgentID: agentID, Slug: slug, Worktree: worktree, Ports: ports, Project: filepath.Base(home), Root: home}
+func backendPlaceholders(home, agentID, slug, worktree string, ports []int) proc.Placeholders {
+	ph := proc.Placeholders{AgentID: agentID, Slug: slug, Worktree: worktree, Ports: ports, Project: filepath.Base(home), Root: home}
 	if len(ports) > 0 {
 		ph.Port = ports[0]
 	}
@@ -316,7 +317,7 @@ func sectionHash(s config.Worktree) string {
 }
 
 // backendEnv fills the section's env templates, NAME=value in file order.
-func backendEnv(s config.Worktree, ph Placeholders) ([]string, error) {
+func backendEnv(s config.Worktree, ph proc.Placeholders) ([]string, error) {
 	var out []string
 	for _, e := range s.Env {
 		v := ph.Expand([]string{e.Template})[0]
@@ -347,7 +348,7 @@ const neutralSlug = "plan"
 
 // refusedByName marks err (the section refusing ph) as the plan's own when
 // the same section takes every value but the slug.
-func refusedByName(s config.Worktree, ph Placeholders, err error) error {
+func refusedByName(s config.Worktree, ph proc.Placeholders, err error) error {
 	slug := ph.Slug
 	ph.Slug = neutralSlug
 	if _, nerr := backendEnv(s, ph); nerr == nil {
@@ -513,8 +514,8 @@ func runBackendCmds(cmds [][]string, dir string, env []string, timeout time.Dura
 // leaves running on success (a database server) is left alone: that is the
 // backend.
 func runBackendCmd(argv []string, dir string, env []string, timeout time.Duration, log io.Writer) error {
-	shown := "`" + strings.Join(quoteArgs(argv), " ") + "`"
-	fmt.Fprintf(log, "$ %s\n", strings.Join(quoteArgs(argv), " "))
+	shown := "`" + strings.Join(proc.QuoteArgs(argv), " ") + "`"
+	fmt.Fprintf(log, "$ %s\n", strings.Join(proc.QuoteArgs(argv), " "))
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = gitenv.Env(append(env, "PWD="+dir)...)

@@ -13,6 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -196,7 +197,7 @@ func (s *localSide) claimNamed() (*claim, Status) {
 // it). ok is false when there is none, or another worker won it.
 func (s *localSide) resumeOne() (*claim, bool) {
 	w, t := s.w, s.w.Tree
-	running := func(agent string) bool { return DriverRunning(t.Project, agent) }
+	running := func(agent string) bool { return proc.DriverRunning(t.Project, agent) }
 	rel, takeOver, ok := coord.Resumable(t, s.snap, w.Worker, w.Options(), w.TTL, running)
 	if !ok || s.skip[rel] {
 		return nil, false

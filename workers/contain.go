@@ -18,6 +18,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -99,7 +100,7 @@ func (d *Driver) openBox(job Job, dir string) (*contain.Box, error) {
 		d.Log.Printf("no cgroup for the agent (%v): its process group and the daemons it leaves are tracked instead", err)
 		d.sayUncontained("no cgroup: no process or memory limit, a pause stops its process group only")
 	}
-	if job.Mode == ModePlan && job.Proposal != "" {
+	if job.Mode == proc.ModePlan && job.Proposal != "" {
 		b.Proposal = filepath.Join(b.Out, filepath.Base(job.Proposal))
 	}
 	return b, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 	wtree "github.com/fleetwatch/fleetwatch/workers/tree"
 )
@@ -41,12 +42,12 @@ func handOff(project, top, holder, branch, agentID string) (*wtree.HandOff, erro
 		}
 		return h, nil
 	}
-	if driverRunning(top, from) && workingOn(project, from, branch) {
-		return nil, fmt.Errorf("%s is checked out in %s, where agent %s still works on it%s; try again once it stops", branch, holder, from, runningWhat(top, from))
+	if proc.DriverRunning(top, from) && workingOn(project, from, branch) {
+		return nil, fmt.Errorf("%s is checked out in %s, where agent %s still works on it%s; try again once it stops", branch, holder, from, proc.RunningWhat(top, from))
 	}
 	// A driver that died mid-run left its agent's commits in its own
 	// store: they go with the branch.
-	if _, err := StopLeftovers(project, from); err != nil {
+	if _, err := proc.StopLeftovers(project, from); err != nil {
 		return nil, fmt.Errorf("%s: %v, so %s stays there", holder, err, branch)
 	}
 	status, err := wtree.Git(holder, "status", "--porcelain", "--untracked-files=all")

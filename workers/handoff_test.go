@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // The branch is not taken from a worktree whose driver runs and still
@@ -32,8 +33,8 @@ func TestHandOffRespectsARunningDriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A's driver is running: it holds its lock.
-	os.MkdirAll(filepath.Dir(lockPath(dir, "A")), 0o755)
-	f, err := os.OpenFile(lockPath(dir, "A"), os.O_CREATE|os.O_RDWR, 0o644)
+	os.MkdirAll(filepath.Dir(proc.LockPath(dir, "A")), 0o755)
+	f, err := os.OpenFile(proc.LockPath(dir, "A"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // What the driver is handed for a claimed plan: which turn it is (plan or
@@ -28,7 +29,7 @@ const approvedLimit = 64 << 10
 // jobFor is the job for a claimed plan. An error gives the plan back with
 // it as the reason.
 func (w *WorkOnce) jobFor(rel, token, wt string, port int) (Job, error) {
-	job := Job{Rel: rel, Token: token, Worktree: wt, Port: port, Mode: ModeBuild}
+	job := Job{Rel: rel, Token: token, Worktree: wt, Port: port, Mode: proc.ModeBuild}
 	if err := w.turnFor(&job); err != nil {
 		return job, err
 	}
@@ -65,10 +66,10 @@ func (w *WorkOnce) turnFor(job *Job) error {
 		job.ApprovedPlan = turn.ApprovedPlan
 		return nil
 	}
-	job.Mode, job.Proposal, job.ProposalN, job.Feedback = ModePlan, turn.Proposal, turn.N, turn.Feedback
+	job.Mode, job.Proposal, job.ProposalN, job.Feedback = proc.ModePlan, turn.Proposal, turn.N, turn.Feedback
 	job.RunID = newRunID()
 	if w.Endpoint.PlanCommand != nil {
-		argv, err := CheckExecutor(w.Endpoint.PlanCommand, project)
+		argv, err := proc.CheckExecutor(w.Endpoint.PlanCommand, project)
 		if err != nil {
 			return fmt.Errorf("endpoint %s plan_command: %v", w.Endpoint.Name, err)
 		}
@@ -107,7 +108,7 @@ func (w *WorkOnce) scopeFor(job *Job) error {
 	if job.Worktree == "" {
 		return nil
 	}
-	if job.Mode != ModePlan {
+	if job.Mode != proc.ModePlan {
 		text, _, err := w.Tree.ReadPlan(job.Rel)
 		if err != nil {
 			return err

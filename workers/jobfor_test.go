@@ -10,6 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	endpoints "github.com/fleetwatch/fleetwatch/registry"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // scopeFor takes the approved plan's scope over the plan's own, keeps the
@@ -39,21 +40,21 @@ func TestScopeForJob(t *testing.T) {
 		}
 		return j
 	}
-	j := job(ModeBuild, approved, "/wt")
+	j := job(proc.ModeBuild, approved, "/wt")
 	if j.Scope == nil || !slices.Equal(j.Scope.Patterns, []string{"src/*.go", "docs/"}) || !slices.Equal(j.Scope.Allowed, []string{"gen/**"}) || !j.StopOnViolation {
 		t.Errorf("approved build: %+v %+v", j, j.Scope)
 	}
-	if j := job(ModeBuild, "", "/wt"); j.Scope == nil || !slices.Equal(j.Scope.Patterns, []string{"plan/"}) {
+	if j := job(proc.ModeBuild, "", "/wt"); j.Scope == nil || !slices.Equal(j.Scope.Patterns, []string{"plan/"}) {
 		t.Errorf("build: %+v", j.Scope)
 	}
-	if j := job(ModePlan, "", "/wt"); j.Scope != nil || !j.StopOnViolation {
+	if j := job(proc.ModePlan, "", "/wt"); j.Scope != nil || !j.StopOnViolation {
 		t.Errorf("plan turn: %+v", j)
 	}
-	if j := job(ModeBuild, "", ""); j.Scope != nil || j.StopOnViolation {
+	if j := job(proc.ModeBuild, "", ""); j.Scope != nil || j.StopOnViolation {
 		t.Errorf("no worktree: %+v", j)
 	}
 	w.Endpoint = endpoints.Endpoint{OnScopeViolation: "warn"}
-	if j := job(ModeBuild, "", "/wt"); j.StopOnViolation {
+	if j := job(proc.ModeBuild, "", "/wt"); j.StopOnViolation {
 		t.Errorf("the endpoint warns: %+v", j)
 	}
 	j = Job{Rel: "in-progress/x.md", ApprovedPlan: filepath.Join(dir, "gone.md"), Worktree: "/wt"}

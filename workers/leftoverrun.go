@@ -1,5 +1,7 @@
 package workers
 
+import "github.com/fleetwatch/fleetwatch/workers/proc"
+
 // recordAgent notes the agent's group and its adopted daemons in the state
 // file; nil clears them once the agent is gone.
 func (d *Driver) recordAgent(r *running) {
@@ -8,9 +10,9 @@ func (d *Driver) recordAgent(r *running) {
 		return
 	}
 	if d.state.Agent == nil {
-		if p := procOf(r.pgid); p.PID != 0 {
+		if p := proc.ProcOf(r.pgid); p.PID != 0 {
 			d.state.Agent = &p
-			if st, ok := readStat(p.PID); ok && st.sid == p.PID {
+			if st, ok := proc.ReadStat(p.PID); ok && st.Sid == p.PID {
 				// A session of its own: its members are the run's
 				// too, whatever group they moved to.
 				d.state.Session = p.PID
@@ -20,9 +22,9 @@ func (d *Driver) recordAgent(r *running) {
 			d.state.Cgroup = g.Path
 		}
 	}
-	for _, pid := range adoptedOrphans(r.pgid) {
-		p := procOf(pid)
-		if p.PID == 0 || containsProc(d.state.Adopted, p) {
+	for _, pid := range proc.AdoptedOrphans(r.pgid) {
+		p := proc.ProcOf(pid)
+		if p.PID == 0 || proc.ContainsProc(d.state.Adopted, p) {
 			continue
 		}
 		d.state.Adopted = append(d.state.Adopted, p)

@@ -8,6 +8,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -33,7 +34,7 @@ func branchTip(wt string) string {
 // checksCommit reports whether job's exit 0 must have made a commit: a
 // build in a worktree.
 func checksCommit(job Job) bool {
-	return job.Worktree != "" && (job.Mode == "" || job.Mode == ModeBuild)
+	return job.Worktree != "" && (job.Mode == "" || job.Mode == proc.ModeBuild)
 }
 
 // noCommit handles a build's exit 0 once the branch is brought: over is

@@ -13,6 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -23,7 +24,7 @@ import (
 
 // argvFor is the command line job runs: its own (a plan_command), else the
 // driver's executor.
-func (d *Driver) argvFor(job Job, ph *Placeholders) []string {
+func (d *Driver) argvFor(job Job, ph *proc.Placeholders) []string {
 	if job.Argv != nil {
 		return job.Argv
 	}
@@ -38,7 +39,7 @@ func (d *Driver) argvFor(job Job, ph *Placeholders) []string {
 // resumable is the session a build of job's plan resumes: the last one a
 // turn on this endpoint left, when the endpoint's agent can resume one.
 func (d *Driver) resumable(job Job) (look.Session, bool) {
-	if d.Resume == nil || cmp.Or(job.Mode, ModeBuild) != ModeBuild {
+	if d.Resume == nil || cmp.Or(job.Mode, proc.ModeBuild) != proc.ModeBuild {
 		return look.Session{}, false
 	}
 	s, ok := look.LastSession(d.Tree.Project, model.SlugOf(path.Base(job.Rel)))
@@ -49,7 +50,7 @@ func (d *Driver) resumable(job Job) (look.Session, bool) {
 // next build to resume; a resumed run that failed forgets it, so the next
 // build starts afresh rather than failing the same way.
 func (d *Driver) keepSession(r *running, o Outcome) {
-	if d.Resume == nil || r.job.Mode == ModeReview {
+	if d.Resume == nil || r.job.Mode == proc.ModeReview {
 		return
 	}
 	slug := model.SlugOf(path.Base(r.job.Rel))
@@ -67,8 +68,8 @@ func (d *Driver) keepSession(r *running, o Outcome) {
 
 // jobPlaceholders adds what job brings to the placeholders: its mode, the
 // coordinator's files, its port block. The state file says which turn runs.
-func (d *Driver) jobPlaceholders(job Job, ph *Placeholders) {
-	ph.Mode = cmp.Or(job.Mode, ModeBuild)
+func (d *Driver) jobPlaceholders(job Job, ph *proc.Placeholders) {
+	ph.Mode = cmp.Or(job.Mode, proc.ModeBuild)
 	ph.Proposal, ph.ApprovedPlan, ph.Feedback = job.Proposal, job.ApprovedPlan, job.Feedback
 	if len(job.Ports) > 0 {
 		ph.Ports = append([]int(nil), job.Ports...)

@@ -127,7 +127,7 @@ func (d *Driver) record() claims.WorkerRecord {
 	rec := claims.WorkerRecord{
 		AgentID: st.AgentID, Host: st.Host, Tier: st.Tier, Endpoint: st.Endpoint, Model: st.Model, Plan: st.Plan,
 		State: st.State, ExitCode: st.ExitCode, Run: d.fleet.run, PID: st.PID,
-		Started: unixSeconds(st.Started.Time), Heartbeat: unixSeconds(st.LastHeartbeat.Time),
+		Started: look.UnixSeconds(st.Started.Time), Heartbeat: look.UnixSeconds(st.LastHeartbeat.Time),
 		HeartbeatEvery: st.HeartbeatEvery, TTL: d.fleet.ttl, Tokens: st.Spent.Tokens, Cost: st.Spent.USD,
 		Paused: st.Paused, Note: st.Note, Serve: look.ServeAddress(d.Tree.Project),
 	}
@@ -138,11 +138,4 @@ func (d *Driver) record() claims.WorkerRecord {
 		rec.State = claims.WorkerRunning
 	}
 	return rec.Bounded()
-}
-
-func unixSeconds(t time.Time) float64 {
-	if t.IsZero() {
-		return 0
-	}
-	return float64(t.UnixNano()) / 1e9
 }

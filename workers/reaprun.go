@@ -5,6 +5,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // stopAgent ends the agent and everything it left running: SIGTERM, then
@@ -22,9 +24,9 @@ func (d *Driver) stopAgent(agent int, done <-chan error) {
 			default:
 			}
 		}
-		return exited && countRunning(agent, true) == 0
+		return exited && proc.CountRunning(agent, true) == 0
 	}
-	if all, _ := agentProcs(agent, exited); len(all) > 0 {
+	if all, _ := proc.AgentProcs(agent, exited); len(all) > 0 {
 		var left []string
 		for _, pid := range all {
 			if pid != agent {
@@ -35,7 +37,7 @@ func (d *Driver) stopAgent(agent int, done <-chan error) {
 			d.Log.Printf("stopping what the agent started: pid %s", strings.Join(left, ", "))
 		}
 	}
-	if signalAgent(agent, exited, syscall.SIGTERM) == 0 && gone() {
+	if proc.SignalAgent(agent, exited, syscall.SIGTERM) == 0 && gone() {
 		return
 	}
 	deadline := time.Now().Add(d.Grace)
@@ -47,14 +49,14 @@ func (d *Driver) stopAgent(agent int, done <-chan error) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// Stragglers that ignored SIGTERM, and anything started meanwhile.
-	signalAgent(agent, exited, syscall.SIGKILL)
+	proc.SignalAgent(agent, exited, syscall.SIGKILL)
 	if !exited {
 		<-done
 		exited = true
 	}
 	limit := time.Now().Add(3 * time.Second)
 	for !gone() && time.Now().Before(limit) {
-		signalAgent(agent, true, syscall.SIGKILL)
+		proc.SignalAgent(agent, true, syscall.SIGKILL)
 		time.Sleep(20 * time.Millisecond)
 	}
 }

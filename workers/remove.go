@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -61,8 +62,8 @@ func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) 
 	if err := tree.NotOthers(top, agentID, path); err != nil {
 		return out, err
 	}
-	if driverRunning(top, agentID) {
-		return out, fmt.Errorf("agent %s is running%s; stop it first, then remove", agentID, runningWhat(top, agentID))
+	if proc.DriverRunning(top, agentID) {
+		return out, fmt.Errorf("agent %s is running%s; stop it first, then remove", agentID, proc.RunningWhat(top, agentID))
 	}
 	registered, err := tree.WorktreeBranches(top)
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -109,10 +110,10 @@ func (d *Driver) Start(echo io.Writer) error {
 	// This agent id's last driver may have died with its agent running:
 	// nothing of that run works on beside this one, and what it committed
 	// reaches its branch before this driver's store is refilled.
-	left, leftErr := stopLeftovers(d.Tree.Project, d.Worker.AgentID)
+	left, leftErr := proc.KillLeftovers(d.Tree.Project, d.Worker.AgentID)
 	var brought string
 	if leftErr == nil {
-		brought, leftErr = bringLeftover(d.Tree.Project, d.Worker.AgentID)
+		brought, leftErr = proc.BringLeftover(d.Tree.Project, d.Worker.AgentID)
 	}
 	log, err := look.OpenLog(d.Tree.Project, d.Worker.AgentID, echo)
 	if err != nil {
@@ -214,7 +215,7 @@ func (d *Driver) Finish(code int, note string) {
 // lockAgent holds var/fleet/workers/<agent>.lock for the driver's life; the
 // kernel drops it when the driver dies, however it dies.
 func (d *Driver) lockAgent() error {
-	p := lockPath(d.Tree.Project, d.Worker.AgentID)
+	p := proc.LockPath(d.Tree.Project, d.Worker.AgentID)
 	if err := tree.FleetDir(d.Tree.Project); err != nil {
 		return err
 	}
@@ -225,7 +226,7 @@ func (d *Driver) lockAgent() error {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return fmt.Errorf("agent %s is %w%s", d.Worker.AgentID, ErrBusy, runningWhat(d.Tree.Project, d.Worker.AgentID))
+			return fmt.Errorf("agent %s is %w%s", d.Worker.AgentID, ErrBusy, proc.RunningWhat(d.Tree.Project, d.Worker.AgentID))
 		}
 		return err
 	}
@@ -323,7 +324,7 @@ type running struct {
 	pgid      int
 	startTip  string     // the branch's tip as the run began: a build must move it
 	done      chan error // the agent's exit, once
-	streams   *agentStreams
+	streams   *proc.AgentStreams
 	out, errw *look.LineWriter
 	handedOn  string // where the agent's own complete, park or release sent the plan
 	meter     *runMeter
@@ -343,7 +344,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	if dir == "" {
 		dir = d.Tree.Project
 	}
-	ph := Placeholders{
+	ph := proc.Placeholders{
 		Plan: cmp.Or(job.PlanFile, d.Tree.Abs(job.Rel)), Worktree: dir, AgentID: agent, Model: d.Worker.Model,
 		BaseURL: d.BaseURL, Slug: model.SlugOf(path.Base(job.Rel)), Port: job.Port,
 		Root: d.Tree.Project, LeaseToken: job.Token,
@@ -381,7 +382,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	// the driver can stop what the agent left behind at once.
 	r.out, r.errw = d.Log.Writer(look.StreamOut), d.Log.Writer(look.StreamErr)
 	r.out.Tap = r.reading(m, d.Preset)
-	streams, err := startStreams(r.cmd, r.out, r.errw)
+	streams, err := proc.StartStreams(r.cmd, r.out, r.errw)
 	var release func()
 	if err == nil {
 		// Its own process group, so stopping it reaches every process the
@@ -389,11 +390,11 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		// working on with nobody renewing its lease.
 		r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		sandbox.SetPdeathsig(r.cmd.SysProcAttr, syscall.SIGTERM)
-		d.Log.Printf("run %s in %s (port %d)", strings.Join(quoteArgs(argv), " "), dir, job.Port)
+		d.Log.Printf("run %s in %s (port %d)", strings.Join(proc.QuoteArgs(argv), " "), dir, job.Port)
 		release, err = bx.Start(d.contained, r.cmd)
-		streams.started()
+		streams.Started()
 		if err != nil {
-			streams.drain()
+			streams.Drain()
 		}
 	}
 	if err != nil {
@@ -426,7 +427,7 @@ func (d *Driver) stop(r *running, done <-chan error) {
 		r.thaw(d.Log)
 	}
 	d.stopAgent(r.pgid, done)
-	r.streams.drain()
+	r.streams.Drain()
 	r.out.Flush()
 	r.errw.Flush()
 }
@@ -477,7 +478,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			// Orphans of the agent that exit are collected as they go;
 			// those that run on are recorded, for whoever comes next
 			// should this driver die.
-			reapAdopted(adoptedOrphans(r.pgid))
+			proc.ReapAdopted(proc.AdoptedOrphans(r.pgid))
 			d.recordAgent(r)
 			d.weigh(r)
 			d.state.LastHeartbeat = look.Stamp{Time: d.Tree.Now()}
@@ -622,7 +623,7 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 	}
 	failed := false
 	switch {
-	case o.Plan == "" && !dirExists(d.Tree.Plans):
+	case o.Plan == "" && !tree.IsFolder(d.Tree.Plans):
 		o.Code = -1
 		o.Note = fmt.Sprintf("%s, and the plan tree %s is gone: the agent deleted it", how, d.Tree.Plans)
 	case o.Plan == "":
@@ -656,7 +657,7 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 		return o
 	}
 	d.ranWell(r)
-	if r.job.Mode == ModePlan {
+	if r.job.Mode == proc.ModePlan {
 		return d.planTurnDone(r, o)
 	}
 	dst, err := d.completePlan(rel, model.ReviewNeeded, me)
@@ -708,11 +709,6 @@ func (d *Driver) whereIs(rel string) string {
 		}
 	}
 	return ""
-}
-
-func dirExists(p string) bool {
-	fi, err := os.Lstat(p)
-	return err == nil && fi.IsDir()
 }
 
 // exitStatus is the executor's exit code; -1 when a signal ended it or

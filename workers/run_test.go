@@ -13,10 +13,11 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 func TestExpandIsOnePassAndKeepsWords(t *testing.T) {
-	p := Placeholders{Plan: "/p/in-progress/x.md", Slug: "{agent_id}", AgentID: "a b", Port: 4101}
+	p := proc.Placeholders{Plan: "/p/in-progress/x.md", Slug: "{agent_id}", AgentID: "a b", Port: 4101}
 	got := p.Expand([]string{"{plan}", "--slug={slug}", "{agent_id}", "{port}{port}", "{base_url}", "{nope}"})
 	want := []string{"/p/in-progress/x.md", "--slug={agent_id}", "a b", "41014101", "", "{nope}"}
 	if !reflect.DeepEqual(got, want) {
@@ -36,14 +37,14 @@ func TestCheckExecutor(t *testing.T) {
 	os.MkdirAll(filepath.Dir(script), 0o755)
 	testkit.WriteScript(t, script, "#!/bin/sh\n")
 	os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644)
-	if argv, err := CheckExecutor([]string{"./bin/agent", "{plan}"}, dir); err != nil || argv[0] != script {
+	if argv, err := proc.CheckExecutor([]string{"./bin/agent", "{plan}"}, dir); err != nil || argv[0] != script {
 		t.Errorf("relative script: %q %v", argv, err)
 	}
-	if argv, err := CheckExecutor([]string{"sh", "-c"}, dir); err != nil || !filepath.IsAbs(argv[0]) {
+	if argv, err := proc.CheckExecutor([]string{"sh", "-c"}, dir); err != nil || !filepath.IsAbs(argv[0]) {
 		t.Errorf("PATH lookup: %q %v", argv, err)
 	}
 	for _, bad := range [][]string{nil, {""}, {"./notes.txt"}, {"./bin"}, {"no-such-prog-x1"}} {
-		if _, err := CheckExecutor(bad, dir); err == nil {
+		if _, err := proc.CheckExecutor(bad, dir); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

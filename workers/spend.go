@@ -26,6 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/meter"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -118,7 +119,7 @@ func (f *usageFile) why() error {
 
 // prepare opens the run's box and its meter; the error is the reason the
 // run cannot start.
-func (d *Driver) prepare(job Job, dir string, ph *Placeholders) (*contain.Box, *runMeter, []string, error) {
+func (d *Driver) prepare(job Job, dir string, ph *proc.Placeholders) (*contain.Box, *runMeter, []string, error) {
 	bx, err := d.openBox(job, dir)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("cannot prepare the agent's sandbox: %s", tree.ErrText(err))
@@ -139,7 +140,7 @@ func (d *Driver) prepare(job Job, dir string, ph *Placeholders) (*contain.Box, *
 
 // openMeter starts the run's meter: its proxy, when the endpoint has a
 // base_url, in front of the agent's {base_url}.
-func (d *Driver) openMeter(job Job, bx *contain.Box, ph *Placeholders) (*runMeter, []string, error) {
+func (d *Driver) openMeter(job Job, bx *contain.Box, ph *proc.Placeholders) (*runMeter, []string, error) {
 	m, env, url, err := newRunMeter(d.BaseURL, bx.Out)
 	if err != nil {
 		return nil, nil, err
@@ -326,7 +327,7 @@ func (d *Driver) recordRun(r *running, o Outcome) {
 		ID: r.job.RunID, Plan: m.slug, Agent: d.Worker.AgentID, Tier: d.Worker.Tier.String(), Endpoint: d.Endpoint,
 		Model: u.Model, Host: look.Hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.spent.USD,
 		Priced: t.priced, Source: t.source, Start: m.started, End: time.Now(), Exit: o.Code,
-		Mode: cmp.Or(r.job.Mode, ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
+		Mode: cmp.Or(r.job.Mode, proc.ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
 		NotDaily: t.notDaily, Estimated: u.Estimated, Session: r.result.Result().Session,
 	}
 	if run.ID == "" {

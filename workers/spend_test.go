@@ -17,6 +17,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // modelEndpoint is a stand-in model server: every chat completion reports
@@ -134,7 +135,7 @@ func TestRunPausedAtItsBudgetGoesOnWhenExtended(t *testing.T) {
 	}
 	r := runs[0]
 	want := ledger.Run{ID: "run-1", Plan: "a", Agent: "w1", Tier: "mid", Endpoint: "local", Model: "qwen3-32b", Input: 5000, Output: 500,
-		CostUSD: 0.006, Priced: true, Source: ledger.Metered, Exit: 0, Mode: ModeBuild, Claim: ledger.ClaimSuccess}
+		CostUSD: 0.006, Priced: true, Source: ledger.Metered, Exit: 0, Mode: proc.ModeBuild, Claim: ledger.ClaimSuccess}
 	r.Host, r.Start, r.End = "", time.Time{}, time.Time{}
 	if r != want {
 		t.Errorf("ledger run\n got %+v\nwant %+v", r, want)

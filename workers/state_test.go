@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // A FIFO among the state files made ReadStates block in open(2) until
@@ -44,5 +45,5 @@ func TestReadStatesSkipsFIFOsAndHugeFiles(t *testing.T) {
 	if len(problems) != 2 || !strings.Contains(joined, "pipe.json: not a regular file") || !strings.Contains(joined, "huge.json: ") {
 		t.Errorf("problems %q", problems)
 	}
-	testkit.Within(t, "UniqueAgentID with a FIFO among the state files", func() { UniqueAgentID(project, "ui-mid") })
+	testkit.Within(t, "UniqueAgentID with a FIFO among the state files", func() { proc.UniqueAgentID(project, "ui-mid") })
 }

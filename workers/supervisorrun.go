@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"syscall"
 
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -21,7 +22,7 @@ func (d *Driver) startSupervisor() {
 		return
 	}
 	defer r.Close()
-	args := append(append([]string(nil), d.Supervisor[1:]...), supervisorArgs(d.Tree.Project, d.Worker.AgentID, d.Grace)...)
+	args := append(append([]string(nil), d.Supervisor[1:]...), proc.SupervisorArgs(d.Tree.Project, d.Worker.AgentID, d.Grace)...)
 	cmd := exec.Command(d.Supervisor[0], args...)
 	cmd.Stdin = r
 	// Its own session: the terminal's ^C or a kill of the driver's group
@@ -33,11 +34,11 @@ func (d *Driver) startSupervisor() {
 		return
 	}
 	pid := cmd.Process.Pid
-	supervisors.Store(pid, true)
+	proc.Supervisors.Store(pid, true)
 	d.watchdog = w
 	go func() {
 		cmd.Wait()
-		supervisors.Delete(pid)
+		proc.Supervisors.Delete(pid)
 	}()
 }
 

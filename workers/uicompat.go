@@ -2,6 +2,7 @@ package workers
 
 import (
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -73,3 +74,21 @@ var TailLog = look.TailLog
 var WatchStates = look.WatchStates
 var WriteEndpoint = look.WriteEndpoint
 var WriteState = look.WriteState
+
+const MaxSpawnPlans = proc.MaxSpawnPlans
+
+type Child = proc.Child
+type SpawnSpec = proc.SpawnSpec
+type Spec = proc.Spec
+
+var Editor = proc.Editor
+var EditorCmd = proc.EditorCmd
+var Pause = proc.Pause
+var Recover = proc.Recover
+var Start = proc.Start
+var StartDetachedAs = proc.StartDetachedAs
+var StartDetachedWatched = proc.StartDetachedWatched
+var StopAs = proc.StopAs
+var StopRemote = proc.StopRemote
+var UniqueAgentID = proc.UniqueAgentID
+var WorkArgs = proc.WorkArgs

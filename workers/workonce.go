@@ -17,6 +17,7 @@ import (
 	endpoints "github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // Status is how a work-once run ended; its value is the process's exit
@@ -227,7 +228,7 @@ func (w *WorkOnce) takePort() (int, error) {
 		return 0, err
 	}
 	w.ownPort = true
-	if err := BecomeSubreaper(); err != nil {
+	if err := proc.BecomeSubreaper(); err != nil {
 		w.Say("warning: cannot become a child subreaper: %v", err)
 	}
 	return port, nil
@@ -413,5 +414,5 @@ func (w *WorkOnce) executor() ([]string, error) {
 		}
 		return nil, fmt.Errorf("no executor: add `executor: [your-agent, \"{plan}\"]` to %s", where)
 	}
-	return CheckExecutor(argv, w.Tree.Project)
+	return proc.CheckExecutor(argv, w.Tree.Project)
 }

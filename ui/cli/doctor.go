@@ -21,8 +21,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/registry"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 const doctorLong = `Says what this machine has and lacks for each feature, one line each, and
@@ -312,7 +312,7 @@ func usedBy(eps []string) string {
 }
 
 func programFinding(who string, argv []string, project string) finding {
-	resolved, err := workers.CheckExecutor(argv, project)
+	resolved, err := proc.CheckExecutor(argv, project)
 	if err != nil {
 		return finding{fFail, who + ": " + err.Error()}
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // Other machines' workers, as their drivers publish them through a remote
@@ -131,7 +131,7 @@ func stopWorker(project, agent, host string) (string, error) {
 	if host == "" || host == look.Hostname() {
 		st, err := workerState(project, agent)
 		if err == nil {
-			return "asked to stop", workers.Stop(st)
+			return "asked to stop", proc.Stop(st)
 		}
 		if host != "" {
 			return "", err
@@ -163,7 +163,7 @@ func stopElsewhere(project, agent, host string) (string, error) {
 	if host != "" {
 		// Its own record, read by the stop itself: never looked for in the
 		// capped listing, where a flood of other records could hide it.
-		return host, workers.StopRemote(ctx, f, look.State{AgentID: agent, Host: host}, whoAsks())
+		return host, proc.StopRemote(ctx, f, look.State{AgentID: agent, Host: host}, whoAsks())
 	}
 	pubs, err := look.ReadPublished(ctx, f)
 	if err != nil {
@@ -181,7 +181,7 @@ func stopElsewhere(project, agent, host string) (string, error) {
 	case len(found) > 1:
 		return "", fmt.Errorf("%s runs on %s and %s: name one with --host", agent, found[0].Host, found[1].Host)
 	}
-	if err := workers.StopRemote(ctx, f, found[0].State, whoAsks()); err != nil {
+	if err := proc.StopRemote(ctx, f, found[0].State, whoAsks()); err != nil {
 		return "", err
 	}
 	return found[0].Host, nil

@@ -19,9 +19,9 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/boardtext"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 const inboxLong = `Lists the plan-first plans the coordinator's inbox holds: proposals waiting for
@@ -234,7 +234,7 @@ func editProposal(t *planfs.Tree, slug string) ([]byte, error) {
 	if entry == nil {
 		return nil, fmt.Errorf("%s: %v", slug, coord.ErrNotWaiting)
 	}
-	words, err := workers.Editor(os.Getenv)
+	words, err := proc.Editor(os.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +254,7 @@ func editProposal(t *planfs.Tree, slug string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := workers.EditorCmd(words, f.Name())
+	cmd := proc.EditorCmd(words, f.Name())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("editor %s: %v (the copy is %s)", words[0], err, f.Name())

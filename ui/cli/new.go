@@ -14,7 +14,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 const newLong = `Writes .plans/<lane>/SLUG.md from the project's plan template
@@ -123,7 +123,7 @@ func warnDeps(t *planfs.Tree, n model.NewPlan, stderr io.Writer) {
 // editInTerminal opens the plan's copy in the operator's editor on this
 // terminal and writes it back.
 func editInTerminal(t *planfs.Tree, rel, agent string, stderr io.Writer) int {
-	words, err := workers.Editor(os.Getenv)
+	words, err := proc.Editor(os.Getenv)
 	if err != nil {
 		say(stderr, "warning: not opened in an editor: %v", err)
 		return exitOK
@@ -132,7 +132,7 @@ func editInTerminal(t *planfs.Tree, rel, agent string, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, "new", err)
 	}
-	cmd := workers.EditorCmd(words, c.Path)
+	cmd := proc.EditorCmd(words, c.Path)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fail(stderr, exitError, "new: editor %s: %v; the plan is as written, your copy is in %s", words[0], err, c.Path)

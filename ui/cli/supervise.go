@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // superviseVerb is the hidden verb a driver starts its supervisor with.
@@ -26,7 +27,7 @@ func superviseCmd() *cobra.Command {
 			if project == "" || agent == "" || len(pos) > 0 {
 				return fail(stderr, exitError, "%s: want --project and --agent-id and no argument", superviseVerb)
 			}
-			if err := workers.Supervise(project, agent, *grace, os.Stdin); err != nil {
+			if err := proc.Supervise(project, agent, *grace, os.Stdin); err != nil {
 				return fail(stderr, exitError, "%s: %v", superviseVerb, err)
 			}
 			return exitOK

@@ -21,8 +21,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui"
 	"github.com/fleetwatch/fleetwatch/ui/demo"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // defaultOperator is who the UI acts as: operator-$USER.
@@ -365,7 +365,7 @@ func stopDemoWorkers(project string) {
 	states, _ := look.ReadStates(project)
 	var stopped []look.State
 	for _, st := range states {
-		if h := st.Health(time.Now()); st.Local() && (h == look.Live || h == look.Stale) && workers.Stop(st) == nil {
+		if h := st.Health(time.Now()); st.Local() && (h == look.Live || h == look.Stale) && proc.Stop(st) == nil {
 			stopped = append(stopped, st)
 		}
 	}

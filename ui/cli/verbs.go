@@ -18,6 +18,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // verb is the shape every operator verb shares: flags, one plan argument
@@ -171,7 +172,7 @@ func recoverCmd() *cobra.Command {
 			if err := planfs.ValidTTL(f.ttl); err != nil {
 				return "", fmt.Errorf("--lease-ttl: %v", err)
 			}
-			_, err := workers.Recover(t, rel, f.actor(), f.ttl)
+			_, err := proc.Recover(t, rel, f.actor(), f.ttl)
 			return rel, err
 		},
 	}.command()

@@ -17,8 +17,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/registry"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 const watchUsage = `Workers are --worker agent=ID,tier=T[,interval=5m][,model=M][,endpoint=E,registry=F][,run=1].
@@ -58,7 +58,7 @@ func (w *watchFlags) projectDir() (string, error) {
 type parsed struct {
 	project string
 	bin     string
-	specs   []workers.Spec
+	specs   []proc.Spec
 }
 
 // parse settles the project, binary and workers. Everything a unit would
@@ -77,9 +77,9 @@ func (w *watchFlags) parse(name string, unitFiles bool, stderr io.Writer) (parse
 		return p, err
 	}
 	p.project = t.Project
-	checkPath := workers.PlainText
+	checkPath := proc.PlainText
 	if unitFiles {
-		checkPath = workers.UnitPath
+		checkPath = proc.UnitPath
 	}
 	if err := checkPath(p.project); err != nil {
 		return p, fmt.Errorf("--project: %v", err)
@@ -89,7 +89,7 @@ func (w *watchFlags) parse(name string, unitFiles bool, stderr io.Writer) (parse
 	}
 	cwd, _ := os.Getwd()
 	for _, raw := range w.workers {
-		sp, err := workers.ParseSpec(raw, cwd)
+		sp, err := proc.ParseSpec(raw, cwd)
 		if err == nil {
 			err = checkEndpoint(p.project, sp)
 		}
@@ -98,7 +98,7 @@ func (w *watchFlags) parse(name string, unitFiles bool, stderr io.Writer) (parse
 		}
 		p.specs = append(p.specs, sp)
 	}
-	if err := workers.CheckUnique(p.specs); err != nil {
+	if err := proc.CheckUnique(p.specs); err != nil {
 		return p, fmt.Errorf("--worker: %v", err)
 	}
 	p.bin, err = w.binary(name == "watch install", stderr)
@@ -112,7 +112,7 @@ func (w *watchFlags) parse(name string, unitFiles bool, stderr io.Writer) (parse
 
 // checkEndpoint loads the registry a worker names, as work-once will on
 // every run, so a typo fails here and not in every timer run.
-func checkEndpoint(project string, sp workers.Spec) error {
+func checkEndpoint(project string, sp proc.Spec) error {
 	if sp.Endpoint == "" {
 		return nil
 	}
@@ -188,7 +188,7 @@ func watchEmitCmd() *cobra.Command {
 			if err != nil {
 				return fail(stderr, exitError, "%v", err)
 			}
-			dir, err := workers.UserUnitDir()
+			dir, err := proc.UserUnitDir()
 			if err != nil {
 				dir = "~/.config/systemd/user"
 			}
@@ -203,10 +203,10 @@ func watchEmitCmd() *cobra.Command {
 	})
 }
 
-func (p parsed) units() ([]workers.Unit, error) {
-	var out []workers.Unit
+func (p parsed) units() ([]proc.Unit, error) {
+	var out []proc.Unit
 	for _, sp := range p.specs {
-		u, err := workers.Units(p.bin, p.project, sp)
+		u, err := proc.Units(p.bin, p.project, sp)
 		if err != nil {
 			return nil, fmt.Errorf("--worker agent=%s: %v", sp.Agent, err)
 		}
@@ -218,7 +218,7 @@ func (p parsed) units() ([]workers.Unit, error) {
 func emitCron(p parsed, stdout, stderr io.Writer) int {
 	var lines []string
 	for _, sp := range p.specs {
-		line, note, err := workers.CronLine(p.bin, p.project, sp)
+		line, note, err := proc.CronLine(p.bin, p.project, sp)
 		if err != nil {
 			return fail(stderr, exitError, "--worker agent=%s: %v", sp.Agent, err)
 		}
@@ -228,14 +228,14 @@ func emitCron(p parsed, stdout, stderr io.Writer) int {
 		lines = append(lines, line)
 	}
 	fmt.Fprintf(stdout, "# fleetwatch workers for %s: add these with crontab -e\n", p.project)
-	fmt.Fprintf(stdout, "# output goes to %s/ in the project\n# m h dom mon dow  command\n", workers.CronLogDir)
+	fmt.Fprintf(stdout, "# output goes to %s/ in the project\n# m h dom mon dow  command\n", proc.CronLogDir)
 	for _, l := range lines {
 		fmt.Fprintln(stdout, l)
 	}
 	return exitOK
 }
 
-func timers(units []workers.Unit) []string {
+func timers(units []proc.Unit) []string {
 	var out []string
 	for _, u := range units {
 		if strings.HasSuffix(u.Name, ".timer") {
@@ -292,7 +292,7 @@ func (w *watchFlags) install(pos []string, stdout, stderr io.Writer) int {
 // installPlan checks the flags, renders the units and plans writing them.
 // It refuses before anything is written: anchor wrote the units before the
 // first conflict and left a half-installed set behind.
-func (w *watchFlags) installPlan(stderr io.Writer) (*workers.InstallPlan, error) {
+func (w *watchFlags) installPlan(stderr io.Writer) (*proc.InstallPlan, error) {
 	p, err := w.parse("watch install", true, stderr)
 	if err != nil {
 		return nil, err
@@ -301,12 +301,12 @@ func (w *watchFlags) installPlan(stderr io.Writer) (*workers.InstallPlan, error)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := workers.UserUnitDir()
+	dir, err := proc.UserUnitDir()
 	if err != nil {
 		return nil, fmt.Errorf("watch install: %v", err)
 	}
-	plan, err := workers.NewInstallPlan(dir, p.project, units, w.yes)
-	if err != nil && !errors.As(err, new(*workers.Refusal)) {
+	plan, err := proc.NewInstallPlan(dir, p.project, units, w.yes)
+	if err != nil && !errors.As(err, new(*proc.Refusal)) {
 		return nil, fmt.Errorf("watch install: %v", err)
 	}
 	return plan, err
@@ -316,7 +316,7 @@ func (w *watchFlags) installPlan(stderr io.Writer) (*workers.InstallPlan, error)
 // "would refuse: ..." in a dry run and "...; nothing written" (or removed)
 // in the real run; any other error reads the same in both.
 func (w *watchFlags) planFailed(stderr io.Writer, cmd, nothing string, err error) int {
-	var r *workers.Refusal
+	var r *proc.Refusal
 	switch {
 	case !errors.As(err, &r):
 		return fail(stderr, exitError, "%v", err)
@@ -328,7 +328,7 @@ func (w *watchFlags) planFailed(stderr io.Writer, cmd, nothing string, err error
 
 func printLingerAdvice(stdout io.Writer) {
 	u := userName()
-	if v, _ := workers.Linger(u); v == "yes" {
+	if v, _ := proc.Linger(u); v == "yes" {
 		fmt.Fprintf(stdout, "linger is on for %s: the timers run without a login and after a reboot\n", u)
 		return
 	}
@@ -358,7 +358,7 @@ func (w *watchFlags) uninstall(agents, pos []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail(stderr, exitError, "watch uninstall: %v", err)
 	}
-	dir, err := workers.UserUnitDir()
+	dir, err := proc.UserUnitDir()
 	if err != nil {
 		return fail(stderr, exitError, "watch uninstall: %v", err)
 	}
@@ -370,7 +370,7 @@ func (w *watchFlags) uninstall(agents, pos []string, stdout, stderr io.Writer) i
 		say(stderr, "watch uninstall: no fleetwatch units for %s in %s", project, dir)
 		return exitNothing
 	}
-	plan, err := workers.NewUninstallPlan(dir, units)
+	plan, err := proc.NewUninstallPlan(dir, units)
 	if err != nil {
 		return w.planFailed(stderr, "watch uninstall", "nothing removed", err)
 	}
@@ -386,8 +386,8 @@ func (w *watchFlags) uninstall(agents, pos []string, stdout, stderr io.Writer) i
 
 // selectUnits is the project's units in dir, only those of agents when
 // any are named.
-func selectUnits(dir, project string, agents []string) ([]workers.InstalledUnit, error) {
-	all, err := workers.Installed(dir, project)
+func selectUnits(dir, project string, agents []string) ([]proc.InstalledUnit, error) {
+	all, err := proc.Installed(dir, project)
 	if err != nil {
 		return nil, fmt.Errorf("watch uninstall: %v", err)
 	}
@@ -481,7 +481,7 @@ func statusOrchestrator(project string, row rowFunc) {
 // statusLinger says whether this user's timers run without a login.
 func statusLinger(row rowFunc) {
 	u := userName()
-	switch v, why := workers.Linger(u); v {
+	switch v, why := proc.Linger(u); v {
 	case "yes":
 		row("linger", "on: %s's timers run without a login and after a reboot", u)
 	case "no":
@@ -539,19 +539,19 @@ func statusNext(t *planfs.Tree, snap *model.Snapshot, row rowFunc) {
 // statusTimers lists the project's installed timers with what the user
 // manager says about them, and returns their agent ids and, by agent id,
 // the timers the manager answered for.
-func statusTimers(project string, row rowFunc) ([]string, map[string]workers.TimerState) {
-	dir, err := workers.UserUnitDir()
+func statusTimers(project string, row rowFunc) ([]string, map[string]proc.TimerState) {
+	dir, err := proc.UserUnitDir()
 	if err != nil {
 		row("timers", "unknown: %v", err)
 		return nil, nil
 	}
-	units, err := workers.Installed(dir, project)
+	units, err := proc.Installed(dir, project)
 	if err != nil {
 		row("timers", "unknown: %v", err)
 		return nil, nil
 	}
 	var agents []string
-	var timerUnits []workers.InstalledUnit
+	var timerUnits []proc.InstalledUnit
 	for _, u := range units {
 		if strings.HasSuffix(u.Name, ".timer") {
 			timerUnits = append(timerUnits, u)
@@ -562,8 +562,8 @@ func statusTimers(project string, row rowFunc) ([]string, map[string]workers.Tim
 		row("timers", "none installed in %s (fleetwatch watch install --worker agent=ID,tier=T)", dir)
 		return nil, nil
 	}
-	runs := map[string]workers.TimerState{}
-	sc := workers.UserSystemctl()
+	runs := map[string]proc.TimerState{}
+	sc := proc.UserSystemctl()
 	label := "timers"
 	if sc.Down != "" {
 		row(label, "%s; only the unit files in %s can be read", sc.Down, dir)
@@ -597,7 +597,7 @@ func statusTimers(project string, row rowFunc) ([]string, map[string]workers.Tim
 }
 
 // lastRun is when a timer last fired and how its service ended.
-func lastRun(st workers.TimerState) string {
+func lastRun(st proc.TimerState) string {
 	if st.Result == "" {
 		return st.LastRun
 	}
@@ -621,7 +621,7 @@ func runResult(result, status string) string {
 // installed worker without one (a unit written before its first run, or by
 // a fleetwatch that kept none) shows its timer's last run, when the manager
 // knows one: "no runs recorded" would deny a run systemd saw.
-func statusWorkers(project string, installed []string, runs map[string]workers.TimerState, row rowFunc) {
+func statusWorkers(project string, installed []string, runs map[string]proc.TimerState, row rowFunc) {
 	states, problems := look.ReadStates(project)
 	label := "workers"
 	seen := map[string]bool{}

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 const workerLong = `Acts on one running worker of this machine by its agent id: pause stops its
@@ -21,9 +21,9 @@ a git or etcd claims backend (--host names the machine).`
 func workerCmd() *cobra.Command {
 	cmd := group("worker", "pause, resume or stop one running worker", workerLong, true,
 		workerVerbCmd("pause", "pause a worker's agent where it is; its lease is kept",
-			func(st look.State) error { return workers.Pause(st, true) }, "paused"),
+			func(st look.State) error { return proc.Pause(st, true) }, "paused"),
 		workerVerbCmd("resume", "let a paused worker's agent go on",
-			func(st look.State) error { return workers.Pause(st, false) }, "resumed"),
+			func(st look.State) error { return proc.Pause(st, false) }, "resumed"),
 		workerStopCmd())
 	cmd.Example = "  fleetwatch worker pause w-mid-1\n  fleetwatch worker resume w-mid-1"
 	return cmd

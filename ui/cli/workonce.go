@@ -25,6 +25,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -372,7 +373,7 @@ func (w *workOnce) doRecover(t *planfs.Tree, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, missingCode(err), "--recover: %v", err)
 	}
-	if _, err := workers.Recover(t, rel, w.actor(), w.ttl); err != nil {
+	if _, err := proc.Recover(t, rel, w.actor(), w.ttl); err != nil {
 		if errors.Is(err, planfs.ErrNotFound) {
 			return fail(stderr, exitNothing, "%v", err)
 		}

@@ -37,6 +37,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // DefaultPeerTimeout bounds a reviewer's run when PeerOptions say nothing.
@@ -206,14 +207,14 @@ func meteredReview(ctx context.Context, t *planfs.Tree, rr reviewRun, opt PeerOp
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the review's metering proxy: %v", err)
 	}
-	ph := workers.Placeholders{Plan: t.Abs(reviewRel(rr.slug)), Worktree: rr.wt, AgentID: rr.agent, Model: rr.ep.Model,
+	ph := proc.Placeholders{Plan: t.Abs(reviewRel(rr.slug)), Worktree: rr.wt, AgentID: rr.agent, Model: rr.ep.Model,
 		BaseURL: baseURL, Slug: rr.slug, Root: rr.wt, Mode: "review", Commit: rr.c.tip, Base: rr.c.base, Ports: rr.benv.Ports}
 	if len(rr.benv.Ports) > 0 {
 		ph.Port = rr.benv.Ports[0]
 	}
 	env := append(append(rr.benv.Env, meterEnv...), ph.Expand(rr.ep.AgentEnv())...)
 	stdout, err := runReviewer(ctx, t.Project, rr.slug, rr.wt, ph, env, rr.argv, rr.out, grant{write: rr.grants, hosts: rr.ep.ModelHosts()}, cmp.Or(opt.Timeout, DefaultPeerTimeout))
-	run := workers.Run{Plan: rr.slug, Agent: rr.agent, Tier: rr.ep.Tier, Endpoint: rr.ep.Name, Model: rr.ep.Model, Mode: workers.ModeReview}
+	run := workers.Run{Plan: rr.slug, Agent: rr.agent, Tier: rr.ep.Tier, Endpoint: rr.ep.Name, Model: rr.ep.Model, Mode: proc.ModeReview}
 	if err != nil {
 		run.Exit = 1
 	}
@@ -381,9 +382,9 @@ func reviewLogRel(slug string) string { return reviewLogs + "/review-" + slug + 
 // runReviewer runs argv in wt in its own process group, its stdout and
 // stderr into the review log; it returns stdout (capped). A run that does
 // not exit within timeout, or exits non-zero, is an error.
-func runReviewer(ctx context.Context, project, slug, wt string, ph workers.Placeholders, env, argv []string, out string, g grant, timeout time.Duration) ([]byte, error) {
+func runReviewer(ctx context.Context, project, slug, wt string, ph proc.Placeholders, env, argv []string, out string, g grant, timeout time.Duration) ([]byte, error) {
 	argv = ph.Expand(argv)
-	argv, err := workers.CheckExecutor(argv, project)
+	argv, err := proc.CheckExecutor(argv, project)
 	if err != nil {
 		return nil, err
 	}

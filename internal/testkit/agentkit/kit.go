@@ -20,7 +20,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
 	"github.com/fleetwatch/fleetwatch/registry"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // HomeFor is a home folder of its own with the state folders preset grants
@@ -58,7 +58,7 @@ func CommitStep(who, name string) modelapi.Step {
 func RunPreset(t *testing.T, bin, preset, mode, dir, baseURL, session string, env []string) []byte {
 	t.Helper()
 	p, _ := registry.PresetNamed(preset)
-	ph := workers.Placeholders{Plan: filepath.Join(dir, "plan.md"), Worktree: dir, Model: p.Model, BaseURL: baseURL, Slug: "hello", Session: session}
+	ph := proc.Placeholders{Plan: filepath.Join(dir, "plan.md"), Worktree: dir, Model: p.Model, BaseURL: baseURL, Slug: "hello", Session: session}
 	argv := ph.Expand(map[string][]string{"build": p.Build, "resume": p.Resume}[mode])
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

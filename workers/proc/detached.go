@@ -1,4 +1,4 @@
-package workers
+package proc
 
 import (
 	"fmt"
@@ -41,7 +41,7 @@ func startDetached(bin, project, logName string, args ...string) (string, <-chan
 		return "", nil, err
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "%s %s starting %s %s\n", time.Now().UTC().Format(look.LogTimeLayout), look.StreamFleet, filepath.Base(bin), strings.Join(quoteArgs(args), " "))
+	fmt.Fprintf(log, "%s %s starting %s %s\n", time.Now().UTC().Format(look.LogTimeLayout), look.StreamFleet, filepath.Base(bin), strings.Join(QuoteArgs(args), " "))
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = project
 	cmd.Stdout, cmd.Stderr = log, log // a file: the child writes it directly

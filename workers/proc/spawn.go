@@ -1,4 +1,4 @@
-package workers
+package proc
 
 import (
 	"errors"
@@ -179,7 +179,7 @@ func Start(s SpawnSpec) (*Child, error) {
 	}
 	defer log.Close()
 	args := s.Args()
-	fmt.Fprintf(log, "%s %s starting %s %s\n", now.UTC().Format(look.LogTimeLayout), look.StreamFleet, filepath.Base(s.Bin), strings.Join(quoteArgs(args), " "))
+	fmt.Fprintf(log, "%s %s starting %s %s\n", now.UTC().Format(look.LogTimeLayout), look.StreamFleet, filepath.Base(s.Bin), strings.Join(QuoteArgs(args), " "))
 	cmd := exec.Command(s.Bin, args...)
 	cmd.Dir = s.Project
 	// The driver logs what it claims and where it runs in its own words;
@@ -237,8 +237,8 @@ func refuseRunning(project, agent string, now time.Time) error {
 	return nil
 }
 
-// quoteArgs quotes the arguments a shell would split, for log lines.
-func quoteArgs(args []string) []string {
+// QuoteArgs quotes the arguments a shell would split, for log lines.
+func QuoteArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		if a == "" || strings.ContainsAny(a, " \t'\"\\$`") {

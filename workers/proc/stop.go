@@ -1,4 +1,4 @@
-package workers
+package proc
 
 import (
 	"context"
@@ -145,7 +145,7 @@ func StopRemote(ctx context.Context, f claims.Fleet, st look.State, by string) e
 	if st.Host == "" || st.Host == look.Hostname() {
 		return fmt.Errorf("%s runs here; stop it by its pid", st.AgentID)
 	}
-	err := f.RequestStop(ctx, st.Host, st.AgentID, claims.StopRequest{By: by, Host: look.Hostname(), At: unixSeconds(time.Now())})
+	err := f.RequestStop(ctx, st.Host, st.AgentID, claims.StopRequest{By: by, Host: look.Hostname(), At: look.UnixSeconds(time.Now())})
 	switch {
 	case errors.Is(err, claims.ErrWorkerDone):
 		return fmt.Errorf("%s on %s has already exited; nothing to stop", st.AgentID, st.Host)

@@ -1,4 +1,4 @@
-package workers
+package proc
 
 // The install and uninstall plans: Describe (the dry run) lists exactly the
 // files Apply writes or removes and the systemctl calls it makes, with a

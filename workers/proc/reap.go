@@ -1,4 +1,4 @@
-package workers
+package proc
 
 import (
 	"io"
@@ -40,11 +40,11 @@ func BecomeSubreaper() error {
 type procStat struct {
 	state byte
 	pgid  int
-	sid   int
+	Sid   int
 	start uint64 // clock ticks after boot: with the pid, names one process for good
 }
 
-func readStat(pid int) (procStat, bool) {
+func ReadStat(pid int) (procStat, bool) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return procStat{}, false
@@ -63,7 +63,7 @@ func readStat(pid int) (procStat, bool) {
 	pgid, _ := strconv.Atoi(f[2])
 	sid, _ := strconv.Atoi(f[3])
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procStat{state: f[0][0], pgid: pgid, sid: sid, start: start}, true
+	return procStat{state: f[0][0], pgid: pgid, Sid: sid, start: start}, true
 }
 
 // childrenOf lists pid's children, from every thread's children file (Go
@@ -89,13 +89,13 @@ func childrenOf(pid int) []int {
 	return out
 }
 
-// agentProcs lists the processes that belong to the agent whose pid is
+// AgentProcs lists the processes that belong to the agent whose pid is
 // agent: the agent and its descendants while it has not been reaped (after
 // that its pid may name another process), and, when this process is a
 // subreaper, the orphans it adopted (direct children outside this process's
 // own group, which every child os/exec starts for the driver shares) and
 // their descendants. adopted is the subset this process must reap itself.
-func agentProcs(agent int, exited bool) (all, adopted []int) {
+func AgentProcs(agent int, exited bool) (all, adopted []int) {
 	seen := map[int]bool{}
 	var walk func(pid int)
 	walk = func(pid int) {
@@ -117,7 +117,7 @@ func agentProcs(agent int, exited bool) (all, adopted []int) {
 			if c == agent || seen[c] || gitenv.Running(c) || isSupervisor(c) {
 				continue
 			}
-			if st, ok := readStat(c); ok && st.pgid != own {
+			if st, ok := ReadStat(c); ok && st.pgid != own {
 				adopted = append(adopted, c)
 				walk(c)
 			}
@@ -126,43 +126,43 @@ func agentProcs(agent int, exited bool) (all, adopted []int) {
 	return all, adopted
 }
 
-// reapAdopted collects adopted orphans that have exited, each by its pid:
+// ReapAdopted collects adopted orphans that have exited, each by its pid:
 // never wait4(-1), which would take os/exec's exit status of the agent.
-func reapAdopted(adopted []int) {
+func ReapAdopted(adopted []int) {
 	for _, pid := range adopted {
-		if st, ok := readStat(pid); ok && st.state == 'Z' {
+		if st, ok := ReadStat(pid); ok && st.state == 'Z' {
 			var ws unix.WaitStatus
 			_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 		}
 	}
 }
 
-// signalAgent sends sig to the agent's process group and to every process
+// SignalAgent sends sig to the agent's process group and to every process
 // agentProcs finds, and reports how many of those are still running (not
 // zombies). Zombies it adopted are reaped on the way.
-func signalAgent(agent int, exited bool, sig syscall.Signal) (running int) {
+func SignalAgent(agent int, exited bool, sig syscall.Signal) (running int) {
 	_ = syscall.Kill(-agent, sig)
-	all, adopted := agentProcs(agent, exited)
+	all, adopted := AgentProcs(agent, exited)
 	for _, pid := range all {
 		if pid == agent {
 			continue // os/exec waits for it; its group got sig already
 		}
-		if st, ok := readStat(pid); ok && st.state != 'Z' {
+		if st, ok := ReadStat(pid); ok && st.state != 'Z' {
 			_ = syscall.Kill(pid, sig)
 		}
 	}
-	reapAdopted(adopted)
-	return countRunning(agent, exited)
+	ReapAdopted(adopted)
+	return CountRunning(agent, exited)
 }
 
-// countRunning counts the agent's processes that have not exited yet, its
+// CountRunning counts the agent's processes that have not exited yet, its
 // group included.
-func countRunning(agent int, exited bool) int {
-	all, adopted := agentProcs(agent, exited)
-	reapAdopted(adopted)
+func CountRunning(agent int, exited bool) int {
+	all, adopted := AgentProcs(agent, exited)
+	ReapAdopted(adopted)
 	n := 0
 	for _, pid := range all {
-		if st, ok := readStat(pid); ok && st.state != 'Z' {
+		if st, ok := ReadStat(pid); ok && st.state != 'Z' {
 			n++
 		}
 	}
@@ -174,9 +174,9 @@ func countRunning(agent int, exited bool) int {
 	return n
 }
 
-// adoptedOrphans is agentProcs' adopted alone: the orphans to reap as they
+// AdoptedOrphans is agentProcs' adopted alone: the orphans to reap as they
 // exit while the agent still runs.
-func adoptedOrphans(agent int) []int {
+func AdoptedOrphans(agent int) []int {
 	if !subreaper.Load() {
 		return nil
 	}
@@ -186,25 +186,25 @@ func adoptedOrphans(agent int) []int {
 		if gitenv.Running(c) || isSupervisor(c) {
 			continue // this driver's own git, publishing its record; its supervisor
 		}
-		if st, ok := readStat(c); ok && c != agent && st.pgid != own {
+		if st, ok := ReadStat(c); ok && c != agent && st.pgid != own {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// agentStreams carries the agent's stdout and stderr from pipes into the
+// AgentStreams carries the agent's stdout and stderr from pipes into the
 // log.
-type agentStreams struct {
+type AgentStreams struct {
 	r, w []*os.File
 	done chan struct{}
 	n    int
 }
 
-// startStreams gives cmd a pipe for stdout and one for stderr, copied to
+// StartStreams gives cmd a pipe for stdout and one for stderr, copied to
 // out and errw line by line.
-func startStreams(cmd *exec.Cmd, out, errw *look.LineWriter) (*agentStreams, error) {
-	s := &agentStreams{done: make(chan struct{}, 2)}
+func StartStreams(cmd *exec.Cmd, out, errw *look.LineWriter) (*AgentStreams, error) {
+	s := &AgentStreams{done: make(chan struct{}, 2)}
 	for _, w := range []*look.LineWriter{out, errw} {
 		r, pw, err := os.Pipe()
 		if err != nil {
@@ -222,9 +222,9 @@ func startStreams(cmd *exec.Cmd, out, errw *look.LineWriter) (*agentStreams, err
 	return s, nil
 }
 
-// started closes the driver's copies of the write ends once the agent has
+// Started closes the driver's copies of the write ends once the agent has
 // its own, so the pipes end when the agent's side does.
-func (s *agentStreams) started() {
+func (s *AgentStreams) Started() {
 	for _, w := range s.w {
 		w.Close()
 	}
@@ -236,10 +236,10 @@ func (s *agentStreams) started() {
 // the driver is no subreaper) may hold the pipe for ever.
 const drainWait = 2 * time.Second
 
-// drain waits for the copiers to reach the end of the pipes, at most
+// Drain waits for the copiers to reach the end of the pipes, at most
 // drainWait, then closes them.
-func (s *agentStreams) drain() {
-	s.started()
+func (s *AgentStreams) Drain() {
+	s.Started()
 	limit := time.After(drainWait)
 	for s.n > 0 {
 		select {
@@ -257,7 +257,7 @@ func (s *agentStreams) drain() {
 	s.close()
 }
 
-func (s *agentStreams) close() {
+func (s *AgentStreams) close() {
 	for _, f := range append(s.r, s.w...) {
 		f.Close()
 	}

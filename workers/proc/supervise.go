@@ -1,4 +1,4 @@
-package workers
+package proc
 
 import (
 	"errors"
@@ -28,19 +28,19 @@ import (
 // and brings its commits in. One per driver, not per agent start: it costs a run
 // nothing.
 
-// supervisorArgs are the arguments the supervisor command gets after the
+// SupervisorArgs are the arguments the supervisor command gets after the
 // driver's Supervisor argv: the project, the agent id, the stop grace.
-func supervisorArgs(project, agentID string, grace time.Duration) []string {
+func SupervisorArgs(project, agentID string, grace time.Duration) []string {
 	return []string{"--project", project, "--agent-id", agentID, "--stop-grace", grace.String()}
 }
 
-// supervisors are this process's drivers' supervisors, by pid: children
+// Supervisors are this process's drivers' supervisors, by pid: children
 // the reaper must never take for daemons an agent left.
-var supervisors sync.Map
+var Supervisors sync.Map
 
 // isSupervisor reports whether pid is this driver's supervisor.
 func isSupervisor(pid int) bool {
-	_, ok := supervisors.Load(pid)
+	_, ok := Supervisors.Load(pid)
 	return ok
 }
 
@@ -58,7 +58,7 @@ func Supervise(project, agentID string, grace time.Duration, driver io.Reader) e
 	// The pipe's end comes as the dying driver closes its files, the lock
 	// among them, in no set order: it is wholly gone before the lock says
 	// who runs.
-	for limit := time.Now().Add(time.Second); procOf(st.PID).PID != 0 && time.Now().Before(limit); {
+	for limit := time.Now().Add(time.Second); ProcOf(st.PID).PID != 0 && time.Now().Before(limit); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	// SIGTERM reaches only what is known to be that run's by number and
@@ -77,7 +77,7 @@ func Supervise(project, agentID string, grace time.Duration, driver io.Reader) e
 	}
 	// The agent's lock: no driver starts on agentID meanwhile, and none
 	// that started during the grace (it stopped the run itself) is hit.
-	lock, err := tree.OpenIn(project, lockPath(project, agentID), os.O_RDWR)
+	lock, err := tree.OpenIn(project, LockPath(project, agentID), os.O_RDWR)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func Supervise(project, agentID string, grace time.Duration, driver io.Reader) e
 		}
 		return err
 	}
-	if _, err := stopLeftovers(project, agentID); err != nil {
+	if _, err := KillLeftovers(project, agentID); err != nil {
 		return err
 	}
 	bringLeftoverLogged(project, agentID)

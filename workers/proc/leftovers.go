@@ -1,4 +1,4 @@
-package workers
+package proc
 
 import (
 	"encoding/json"
@@ -33,9 +33,9 @@ import (
 // never hit; a group is signalled only while its leader is the recorded
 // process or gone (a live member keeps the group's number from reuse).
 
-// procOf is pid as it runs now; zero when it does not.
-func procOf(pid int) look.Proc {
-	st, ok := readStat(pid)
+// ProcOf is pid as it runs now; zero when it does not.
+func ProcOf(pid int) look.Proc {
+	st, ok := ReadStat(pid)
 	if !ok || st.state == 'Z' {
 		return look.Proc{}
 	}
@@ -47,11 +47,11 @@ func sameProc(p look.Proc) bool {
 	if p.PID <= 0 {
 		return false
 	}
-	now := procOf(p.PID)
+	now := ProcOf(p.PID)
 	return now.PID != 0 && now.Start == p.Start
 }
 
-func containsProc(ps []look.Proc, p look.Proc) bool {
+func ContainsProc(ps []look.Proc, p look.Proc) bool {
 	for _, q := range ps {
 		if q == p {
 			return true
@@ -71,10 +71,10 @@ const leftoverWait = 5 * time.Second
 // agent). It returns how many groups and processes it signalled, once
 // they are gone or leftoverWait has passed.
 func StopLeftovers(project, agentID string) (int, error) {
-	if driverRunning(project, agentID) {
+	if DriverRunning(project, agentID) {
 		return 0, nil
 	}
-	n, err := stopLeftovers(project, agentID)
+	n, err := KillLeftovers(project, agentID)
 	if err != nil {
 		return n, err
 	}
@@ -86,7 +86,7 @@ func StopLeftovers(project, agentID string) (int, error) {
 // but the agent id's next one: what it did goes to the agent's log. A
 // store it cannot bring from never stops a plan from changing hands.
 func bringLeftoverLogged(project, agentID string) {
-	tip, err := bringLeftover(project, agentID)
+	tip, err := BringLeftover(project, agentID)
 	if tip == "" && err == nil {
 		return
 	}
@@ -131,9 +131,9 @@ func leftState(project, agentID string) (look.State, bool, error) {
 	return st, true, nil
 }
 
-// stopLeftovers is StopLeftovers' kill for a caller that knows no driver
+// KillLeftovers is StopLeftovers' kill for a caller that knows no driver
 // runs for agentID (it holds the agent's lock itself).
-func stopLeftovers(project, agentID string) (int, error) {
+func KillLeftovers(project, agentID string) (int, error) {
 	st, ok, err := leftState(project, agentID)
 	if !ok {
 		return 0, err
@@ -146,7 +146,7 @@ func stopLeftovers(project, agentID string) (int, error) {
 // with another start time means they are gone) and the daemons it adopted
 // that still are who they were.
 func runOf(st look.State) (groups, sessions, procs []int) {
-	if a := st.Agent; a != nil && a.PID > 1 && (sameProc(*a) || procOf(a.PID).PID == 0) {
+	if a := st.Agent; a != nil && a.PID > 1 && (sameProc(*a) || ProcOf(a.PID).PID == 0) {
 		groups = append(groups, a.PID)
 		if st.Session == a.PID {
 			sessions = append(sessions, a.PID)
@@ -215,7 +215,7 @@ func alive(groups, sessions, procs []int) bool {
 		return true
 	}
 	for _, pid := range procs {
-		if procOf(pid).PID != 0 {
+		if ProcOf(pid).PID != 0 {
 			return true
 		}
 	}
@@ -225,7 +225,7 @@ func alive(groups, sessions, procs []int) bool {
 // groupRuns reports whether a process of group g is running (not a zombie).
 func groupRuns(g int) bool {
 	for _, pid := range allPIDs() {
-		if st, ok := readStat(pid); ok && st.pgid == g && st.state != 'Z' {
+		if st, ok := ReadStat(pid); ok && st.pgid == g && st.state != 'Z' {
 			return true
 		}
 	}
@@ -239,7 +239,7 @@ func inSessions(sessions []int) []int {
 	}
 	var out []int
 	for _, pid := range allPIDs() {
-		if st, ok := readStat(pid); ok && st.state != 'Z' && slices.Contains(sessions, st.sid) {
+		if st, ok := ReadStat(pid); ok && st.state != 'Z' && slices.Contains(sessions, st.Sid) {
 			out = append(out, pid)
 		}
 	}
@@ -258,14 +258,14 @@ func allPIDs() []int {
 	return out
 }
 
-// bringLeftover brings what agentID's dead driver's run committed in the
+// BringLeftover brings what agentID's dead driver's run committed in the
 // agent's own store into the plan's branch, as its state file names them
 // (the driver writes it; the agent cannot): the work of a run whose
 // driver died reaches the project before the plan changes hands. Only
 // while the run's worktree still has the branch checked out: after a
 // hand-off the branch is another agent's. It returns the tip brought, ""
 // when there was nothing to bring.
-func bringLeftover(project, agentID string) (string, error) {
+func BringLeftover(project, agentID string) (string, error) {
 	st, ok, err := leftState(project, agentID)
 	if !ok || st.State != look.StateRunning || st.Plan == "" || st.Worktree == "" {
 		return "", err
@@ -273,7 +273,7 @@ func bringLeftover(project, agentID string) (string, error) {
 	ref := "refs/heads/" + tree.FeatureBranch(model.SlugOf(path.Base(st.Plan)))
 	store := filepath.Join(project, filepath.FromSlash(contain.SandboxDir), tree.SafeID(agentID), "git")
 	admin, err := gitenv.WorktreeAdmin(st.Worktree)
-	if err != nil || !contain.CheckedOutIn(admin, ref) || !dirExists(store) {
+	if err != nil || !contain.CheckedOutIn(admin, ref) || !tree.IsFolder(store) {
 		return "", nil
 	}
 	// The run is stopped, so what its agent made of its store stays as it
