@@ -13,6 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // maxClaimTries bounds how many lost races one claim reads again after.
@@ -252,7 +253,7 @@ func (s *backendSide) worktree(c *claim, out io.Writer) (string, Status) {
 		w.Say("warning: %v", err)
 	}
 	rc.k.base, rc.k.baseKnown = base.oid, base.ok
-	wt, err := Ensure(w.Tree.Project, w.Worker.AgentID, rc.held.Slug)
+	wt, err := seat.Ensure(w.Tree.Project, w.Worker.AgentID, rc.held.Slug)
 	if err != nil {
 		code := w.fail(StatusError, "--ensure-worktree: %v (the plan stays claimed: %s)", err, c.rel)
 		if w.Run {

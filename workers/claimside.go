@@ -14,6 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -263,7 +264,7 @@ func (s *localSide) worktree(c *claim, out io.Writer) (string, Status) {
 	if !w.EnsureWorktree {
 		return "", StatusOK
 	}
-	wt, err := Ensure(w.Tree.Project, w.Worker.AgentID, model.SlugOf(path.Base(c.rel)))
+	wt, err := seat.Ensure(w.Tree.Project, w.Worker.AgentID, model.SlugOf(path.Base(c.rel)))
 	if err != nil && w.Run {
 		reason := "--ensure-worktree: " + err.Error()
 		if s.handBack(c, reason) == nil {

@@ -11,11 +11,12 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 func TestReadWorktreeDetail(t *testing.T) {
 	dir := testkit.Repo(t)
-	wt, err := Ensure(dir, "mid-1", "")
+	wt, err := seat.Ensure(dir, "mid-1", "")
 	if err != nil {
 		t.Fatal(err)
 	}

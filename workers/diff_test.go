@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -22,7 +23,7 @@ import (
 func diffRepo(t testing.TB) (dir string, wt tree.Worktree) {
 	t.Helper()
 	dir = testkit.Repo(t)
-	wt, err := Ensure(dir, "mid-1", "demo")
+	wt, err := seat.Ensure(dir, "mid-1", "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestDiffOfWorktreeAndWorker(t *testing.T) {
 
 func TestDiffOfPlanWithoutWorktree(t *testing.T) {
 	dir, wt := diffRepo(t)
-	if _, err := Remove(dir, "mid-1", true, false); err != nil {
+	if _, err := seat.Remove(dir, "mid-1", true, false); err != nil {
 		t.Fatal(err)
 	}
 	d, err := look.DiffOfPlan(dir, "demo")
@@ -233,7 +234,7 @@ func TestDiffHugePatchBytes(t *testing.T) {
 // files of 500) on a real repository: numstat, patch and the worktree.
 func BenchmarkDiffOfPlan10k(b *testing.B) {
 	dir := testkit.Repo(b)
-	wt, err := Ensure(dir, "mid-1", "demo")
+	wt, err := seat.Ensure(dir, "mid-1", "demo")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,16 +5,17 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/agentout"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // reading is the tap on the agent's stdout: the meter reads its usage,
 // and preset's reader its result.
-func (r *running) reading(m *runMeter, preset string) func(string) {
+func (r *running) reading(m *ledger.RunMeter, preset string) func(string) {
 	r.result = agentout.For(preset)
 	return func(line string) {
-		m.line(line)
+		m.Line(line)
 		r.result.Line([]byte(line))
 	}
 }
@@ -42,9 +43,9 @@ func (d *Driver) failedRun(r *running, o Outcome, how string) Outcome {
 func (d *Driver) troubleOf(r *running) (look.EndTrouble, bool) {
 	res := r.result.Result()
 	t := look.EndTrouble{Kind: res.Trouble, Status: res.Status, RetryAfter: res.RetryAfter, Reset: res.Reset, Why: res.Error}
-	if r.meter.proxy != nil {
-		p, ok := r.meter.proxy.Trouble()
-		if !ok && r.meter.proxy.Usage().Calls > 0 {
+	if r.meter.Proxy != nil {
+		p, ok := r.meter.Proxy.Trouble()
+		if !ok && r.meter.Proxy.Usage().Calls > 0 {
 			return t, false
 		}
 		if ok {
@@ -100,7 +101,7 @@ func (d *Driver) taskFailed(r *running, o Outcome, how string) Outcome {
 	if e := r.result.Result().Error; e != "" {
 		why += ": " + e
 	}
-	project, slug := d.Tree.Project, r.meter.slug
+	project, slug := d.Tree.Project, r.meter.Slug
 	n, err := look.AddFailure(project, slug, why)
 	if err != nil {
 		d.Log.Printf("could not count %s's failure: %v", slug, tree.ErrText(err))
@@ -126,7 +127,7 @@ func (d *Driver) ranWell(r *running) {
 			}
 		}
 	}
-	if err := look.ClearFailures(d.Tree.Project, r.meter.slug); err != nil {
-		d.Log.Printf("could not clear %s's failures: %v", r.meter.slug, tree.ErrText(err))
+	if err := look.ClearFailures(d.Tree.Project, r.meter.Slug); err != nil {
+		d.Log.Printf("could not clear %s's failures: %v", r.meter.Slug, tree.ErrText(err))
 	}
 }

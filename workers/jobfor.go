@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // What the driver is handed for a claimed plan: which turn it is (plan or
@@ -178,7 +179,7 @@ func (w *WorkOnce) backendFor(job *Job) error {
 		return err
 	}
 	slug := model.SlugOf(path.Base(job.Rel))
-	b, err := PrepareBackend(project, s.Worktree, agent, slug, job.Worktree, ports)
+	b, err := seat.PrepareBackend(project, s.Worktree, agent, slug, job.Worktree, ports)
 	if err != nil {
 		return err
 	}
@@ -198,7 +199,7 @@ func PlanRefusal(project, agentID string) func(*model.Plan) string {
 	if err != nil {
 		return nil
 	}
-	judge := BackendRefusal(project, s.Worktree, agentID)
+	judge := seat.BackendRefusal(project, s.Worktree, agentID)
 	if judge == nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // overlapRig is a repository with worktrees for agents a, b and c, each on
@@ -20,7 +21,7 @@ func overlapRig(t *testing.T) (dir string, wts map[string]string) {
 	testkit.Git(t, dir, "commit", "-q", "-m", "shared")
 	wts = map[string]string{}
 	for _, id := range []string{"a", "b", "c"} {
-		wt, err := Ensure(dir, id, "plan-"+id)
+		wt, err := seat.Ensure(dir, id, "plan-"+id)
 		if err != nil {
 			t.Fatal(err)
 		}

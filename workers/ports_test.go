@@ -15,6 +15,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -270,7 +271,7 @@ func TestAssignPortWithoutWorktree(t *testing.T) {
 func TestListShowsPortsKeptOutOfRegistry(t *testing.T) {
 	dir := testkit.Repo(t)
 	r := freeRange(t, 5)
-	wt, err := Ensure(dir, "mid-1", "x")
+	wt, err := seat.Ensure(dir, "mid-1", "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestListShowsPortsKeptOutOfRegistry(t *testing.T) {
 	if st := look.Inspect(dir, list); st[0].Port != p {
 		t.Fatalf("Inspect %+v", st[0])
 	}
-	if again, _ := Ensure(dir, "mid-1", "x"); again.Port != p || again.Path != wt.Path {
+	if again, _ := seat.Ensure(dir, "mid-1", "x"); again.Port != p || again.Path != wt.Path {
 		t.Fatalf("Ensure again %+v", again)
 	}
 	assertAnchorRegistry(t, dir)
@@ -345,8 +346,8 @@ func TestPortsSurviveAnchorRegistry(t *testing.T) {
 	}
 	dir := testkit.Repo(t)
 	r := freeRange(t, 5)
-	a, _ := Ensure(dir, "a", "x")
-	b, _ := Ensure(dir, "b", "")
+	a, _ := seat.Ensure(dir, "a", "x")
+	b, _ := seat.Ensure(dir, "b", "")
 	ports := map[string]int{}
 	for _, id := range []string{"a", "b", "root-only"} {
 		if ports[id], err = look.AssignPort(dir, id, r); err != nil {
@@ -367,7 +368,7 @@ func TestPortsSurviveAnchorRegistry(t *testing.T) {
 			t.Errorf("%s: port %d after anchor's rewrite, want %d", id, p, want)
 		}
 	}
-	if _, err := Remove(dir, "a", false, false); err != nil {
+	if _, err := seat.Remove(dir, "a", false, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := anchor("list", dir); got != "b\tagent/b\t"+b.Path {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -18,7 +19,7 @@ import (
 // show no change at all), every reading uses the branches.
 func TestTagsNeverStandInForBranches(t *testing.T) {
 	dir := testkit.Repo(t)
-	wt, err := Ensure(dir, "a", "x")
+	wt, err := seat.Ensure(dir, "a", "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestTagsNeverStandInForBranches(t *testing.T) {
 
 	// New branches start at the branch dev, not the tag (nor fail as
 	// ambiguous).
-	b, err := Ensure(dir, "b", "y")
+	b, err := seat.Ensure(dir, "b", "y")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +69,10 @@ func TestTagsNeverStandInForBranches(t *testing.T) {
 	}
 
 	// Both commits count when removing.
-	if _, err := Remove(dir, "a", true, true); err != nil {
+	if _, err := seat.Remove(dir, "a", true, true); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Remove(dir, "b", false, true)
+	r, err := seat.Remove(dir, "b", false, true)
 	if err != nil || !r.BranchDeleted {
 		t.Errorf("feature/y, merged in dev, was kept: %+v %v", r, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -18,7 +19,7 @@ import (
 func ensured(t *testing.T, agent, slug string) (string, tree.Worktree) {
 	t.Helper()
 	dir := testkit.Repo(t)
-	wt, err := Ensure(dir, agent, slug)
+	wt, err := seat.Ensure(dir, agent, slug)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func refused(t *testing.T, dir string, wt tree.Worktree, err error, want string)
 func TestRemoveRefusesUncommitted(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	os.WriteFile(filepath.Join(wt.Path, "README"), []byte("changed\n"), 0o644)
-	_, err := Remove(dir, "w", false, false)
+	_, err := seat.Remove(dir, "w", false, false)
 	refused(t, dir, wt, err, "1 uncommitted change would be lost; commit them, or --force discards them")
 }
 
@@ -66,7 +67,7 @@ func TestRemoveRefusesUntracked(t *testing.T) {
 	os.MkdirAll(filepath.Join(wt.Path, "new", "deep"), 0o755)
 	os.WriteFile(filepath.Join(wt.Path, "new", "deep", "a"), nil, 0o644)
 	os.WriteFile(filepath.Join(wt.Path, "b"), nil, 0o644)
-	_, err := Remove(dir, "w", false, true)
+	_, err := seat.Remove(dir, "w", false, true)
 	refused(t, dir, wt, err, "2 uncommitted changes (2 untracked files) would be lost")
 }
 
@@ -74,10 +75,10 @@ func TestRemoveRefusesUnmerged(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	commitIn(t, wt.Path, "one")
 	commitIn(t, wt.Path, "two")
-	_, err := Remove(dir, "w", false, true)
+	_, err := seat.Remove(dir, "w", false, true)
 	refused(t, dir, wt, err, "2 commits on feature/x not in dev; --force removes the worktree but keeps the branch")
 	os.WriteFile(filepath.Join(wt.Path, "three"), nil, 0o644)
-	_, err = Remove(dir, "w", false, false)
+	_, err = seat.Remove(dir, "w", false, false)
 	refused(t, dir, wt, err, "1 uncommitted change (1 untracked file) would be lost, and 2 commits on feature/x not in dev; commit them, or --force discards the changes and keeps the branch")
 }
 
@@ -90,11 +91,11 @@ func TestRemoveForceKeepsUnmergedBranch(t *testing.T) {
 	commitIn(t, wt.Path, "work")
 	head := testkit.Git(t, dir, "rev-parse", "feature/x")
 	os.WriteFile(filepath.Join(wt.Path, "scratch"), nil, 0o644)
-	got, err := Remove(dir, "w", true, true)
+	got, err := seat.Remove(dir, "w", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Removal{Path: wt.Path, Branch: "feature/x", BranchKept: "kept feature/x: 1 commit not in dev", Port: port}
+	want := seat.Removal{Path: wt.Path, Branch: "feature/x", BranchKept: "kept feature/x: 1 commit not in dev", Port: port}
 	if got != want {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
@@ -116,7 +117,7 @@ func TestRemoveDeleteBranchMerged(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	commitIn(t, wt.Path, "work")
 	testkit.Git(t, dir, "branch", "-f", "dev", "feature/x") // merged
-	got, err := Remove(dir, "w", false, true)
+	got, err := seat.Remove(dir, "w", false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestRemoveDeleteBranchMerged(t *testing.T) {
 	}
 	// Without --delete-branch the branch stays.
 	dir, wt = ensured(t, "v", "y")
-	if got, err := Remove(dir, "v", false, false); err != nil || got.BranchDeleted || !hasBranch(t, dir, "feature/y") || tree.IsDir(wt.Path) {
+	if got, err := seat.Remove(dir, "v", false, false); err != nil || got.BranchDeleted || !hasBranch(t, dir, "feature/y") || tree.IsDir(wt.Path) {
 		t.Fatalf("%+v %v", got, err)
 	}
 }
@@ -141,7 +142,7 @@ func TestRemoveDeleteBranchOnlyAgentBranches(t *testing.T) {
 	e.Branch = "main"
 	reg.Agents["w"] = e
 	tree.SaveRegistry(dir, reg)
-	got, err := Remove(dir, "w", false, true)
+	got, err := seat.Remove(dir, "w", false, true)
 	if err != nil || got.BranchDeleted || !strings.Contains(got.BranchKept, "only feature/, feat/ and agent/") || !hasBranch(t, dir, "main") {
 		t.Fatalf("%+v %v", got, err)
 	}
@@ -158,7 +159,7 @@ func TestRemoveFreesPort(t *testing.T) {
 	if _, err := look.AssignPort(dir, "other", r); err == nil {
 		t.Fatal("a one-port range gave its port twice")
 	}
-	got, err := Remove(dir, "w", false, false)
+	got, err := seat.Remove(dir, "w", false, false)
 	if err != nil || got.Port != port {
 		t.Fatalf("%+v %v", got, err)
 	}
@@ -169,11 +170,11 @@ func TestRemoveFreesPort(t *testing.T) {
 		t.Fatalf("other got %d %v, want %d", p, err, port)
 	}
 	// A worker with a port and no worktree: remove frees the port alone.
-	got, err = Remove(dir, "other", false, false)
+	got, err = seat.Remove(dir, "other", false, false)
 	if err != nil || got.Port != port || got.Path != "" {
 		t.Fatalf("port only: %+v %v", got, err)
 	}
-	if _, err := Remove(dir, "other", false, false); !errors.Is(err, ErrNothingToRemove) || !strings.Contains(err.Error(), `"other"`) {
+	if _, err := seat.Remove(dir, "other", false, false); !errors.Is(err, seat.ErrNothingToRemove) || !strings.Contains(err.Error(), `"other"`) {
 		t.Fatalf("twice: %v", err)
 	}
 }
@@ -184,7 +185,7 @@ func TestRemoveKeepsOrphanCommits(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	testkit.Git(t, wt.Path, "checkout", "-q", "--detach")
 	commitIn(t, wt.Path, "orphan")
-	_, err := Remove(dir, "w", true, true)
+	_, err := seat.Remove(dir, "w", true, true)
 	refused(t, dir, wt, err, "HEAD is detached with 1 commit on no branch; not removing it, even with --force")
 }
 
@@ -193,7 +194,7 @@ func TestRemoveKeepsOrphanCommits(t *testing.T) {
 func TestRemoveMissingAndStrayFolders(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	os.RemoveAll(wt.Path)
-	if got, err := Remove(dir, "w", false, false); err != nil || got.Path != "" || got.Branch != "feature/x" {
+	if got, err := seat.Remove(dir, "w", false, false); err != nil || got.Path != "" || got.Branch != "feature/x" {
 		t.Fatalf("%+v %v", got, err)
 	}
 	if strings.Contains(testkit.Git(t, dir, "worktree", "list"), wt.Path) {
@@ -202,7 +203,7 @@ func TestRemoveMissingAndStrayFolders(t *testing.T) {
 	stray := filepath.Join(dir, "var", "worktrees", "stray")
 	os.MkdirAll(stray, 0o755)
 	os.WriteFile(filepath.Join(stray, "keep"), nil, 0o644)
-	if _, err := Remove(dir, "stray", true, false); err == nil || !strings.Contains(err.Error(), "not a registered git worktree") {
+	if _, err := seat.Remove(dir, "stray", true, false); err == nil || !strings.Contains(err.Error(), "not a registered git worktree") {
 		t.Fatalf("stray folder: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(stray, "keep")); err != nil {
@@ -239,7 +240,7 @@ func TestRemoveRefusesWhileTheDriverRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, force := range []bool{false, true} {
-		_, err := Remove(dir, "w", force, true)
+		_, err := seat.Remove(dir, "w", force, true)
 		if err == nil || !strings.Contains(err.Error(), "running") || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("force %v: removed under a running driver: %v", force, err)
 		}
@@ -252,7 +253,7 @@ func TestRemoveRefusesWhileTheDriverRuns(t *testing.T) {
 	}
 	// Once the driver has gone, remove works.
 	d.lock.Close()
-	if got, err := Remove(dir, "w", false, false); err != nil || got.Path != wt.Path || got.Port != port {
+	if got, err := seat.Remove(dir, "w", false, false); err != nil || got.Path != wt.Path || got.Port != port {
 		t.Fatalf("after the driver: %+v %v", got, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -23,11 +24,11 @@ func TestGitRunsNoRepositoryCode(t *testing.T) {
 	testkit.Git(t, dir, "commit", "-q", "-m", "shared")
 	ran := testkit.HostileGitConfig(t, dir)
 
-	a, err := Ensure(dir, "a", "plan-a")
+	a, err := seat.Ensure(dir, "a", "plan-a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Ensure(dir, "b", "plan-b")
+	b, err := seat.Ensure(dir, "b", "plan-b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,10 +61,10 @@ func TestGitRunsNoRepositoryCode(t *testing.T) {
 	testkit.NothingRan(t, ran, "diff, status and the overlap radar")
 
 	// c takes plan-a over from a, whose uncommitted file is kept first.
-	if c, err := Ensure(dir, "c", "plan-a"); err != nil || c.HandOff == nil || c.HandOff.KeepRef == "" {
+	if c, err := seat.Ensure(dir, "c", "plan-a"); err != nil || c.HandOff == nil || c.HandOff.KeepRef == "" {
 		t.Fatalf("hand-off: %+v %v", c.HandOff, err)
 	}
-	if _, err := Remove(dir, "b", true, true); err != nil {
+	if _, err := seat.Remove(dir, "b", true, true); err != nil {
 		t.Fatal(err)
 	}
 	testkit.NothingRan(t, ran, "a hand-off and a removal")

@@ -25,6 +25,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/contain"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
@@ -301,7 +302,7 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 		return failed
 	}
 	defer d.closeBox(r)
-	defer r.meter.close()
+	defer r.meter.Close()
 	if job.OnStart != nil {
 		job.OnStart()
 	}
@@ -327,7 +328,7 @@ type running struct {
 	streams   *proc.AgentStreams
 	out, errw *look.LineWriter
 	handedOn  string // where the agent's own complete, park or release sent the plan
-	meter     *runMeter
+	meter     *ledger.RunMeter
 	result    *agentout.Reader // the tool's own word on its turn (reading)
 	// bringing holds a token while the agent's commits are being brought
 	// in: one bring at a time, the pulse's off the loop (bringSoon).
@@ -399,7 +400,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	}
 	if err != nil {
 		bx.Close()
-		m.close()
+		m.Close()
 		d.recordAgent(nil)
 		reason := "executor did not start: " + tree.ErrText(err)
 		d.Log.Printf("%s", reason)
@@ -421,7 +422,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 // stop ends whatever is left of the agent and logs the rest of its output;
 // done is nil once the agent's exit has been received.
 func (d *Driver) stop(r *running, done <-chan error) {
-	if r.meter.paused != "" {
+	if r.meter.Paused != "" {
 		// A frozen process hears SIGTERM only once it runs again; its
 		// proxy stays shut, so it spends nothing more.
 		r.thaw(d.Log)
@@ -468,7 +469,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			d.answer(r, q)
 		case sig := <-d.control:
 			d.pauseByHand(r, sig)
-		case <-r.meter.spent:
+		case <-r.meter.Spent:
 			d.weigh(r)
 		case <-scan.due():
 			if o, over := d.scanTick(r, scan); over {
@@ -520,7 +521,7 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 // at its budget (the operator chose to stop rather than extend it).
 func (d *Driver) stopped(r *running, reason string, renewing bool) Outcome {
 	d.Log.Printf("%s; stopping the agent (grace %v)", reason, d.Grace)
-	paused := r.meter.paused
+	paused := r.meter.Paused
 	d.stop(r, r.done)
 	d.bringEnd(r)
 	var o Outcome

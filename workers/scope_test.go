@@ -15,6 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // scopeRig is a git project with a plan tree, agent w1's worktree on the
@@ -39,7 +40,7 @@ func newScopeRig(t *testing.T) scopeRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wt, err := Ensure(dir, "w1", "x")
+	wt, err := seat.Ensure(dir, "w1", "x")
 	if err != nil {
 		t.Fatal(err)
 	}

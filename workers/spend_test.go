@@ -190,9 +190,9 @@ func TestRunUsageReportedByTheAgent(t *testing.T) {
 // its place is refused, keeping what was counted.
 func TestUsageFileFollowedAndRefused(t *testing.T) {
 	dir := t.TempDir()
-	f := &usageFile{path: filepath.Join(dir, "usage.jsonl")}
+	f := &ledger.UsageFile{Path: filepath.Join(dir, "usage.jsonl")}
 	appendLine := func(s string) {
-		out, err := os.OpenFile(f.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		out, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,12 +200,12 @@ func TestUsageFileFollowedAndRefused(t *testing.T) {
 		out.Close()
 	}
 	input := func() int64 {
-		r := f.look()
+		r := f.Look()
 		u, _ := r.Usage()
 		return u.Input
 	}
-	if input() != 0 || f.why() != nil {
-		t.Fatalf("no file yet: %v", f.why())
+	if input() != 0 || f.Why() != nil {
+		t.Fatalf("no file yet: %v", f.Why())
 	}
 	appendLine(`{"input_tokens":10}` + "\n" + `{"input_tokens":5`)
 	if got := input(); got != 10 {
@@ -215,7 +215,7 @@ func TestUsageFileFollowedAndRefused(t *testing.T) {
 	if got, again := input(), input(); got != 15 || again != 15 {
 		t.Fatalf("the half line finished: %d, then %d", got, again)
 	}
-	os.Remove(f.path)
+	os.Remove(f.Path)
 	appendLine(`{"input_tokens":3}` + "\n")
 	if got := input(); got != 3 {
 		t.Fatalf("replaced: %d", got)
@@ -228,11 +228,11 @@ func TestUsageFileFollowedAndRefused(t *testing.T) {
 	if got := input(); got != 4 {
 		t.Fatalf("its newline: %d", got)
 	}
-	os.Remove(f.path)
-	if err := syscall.Mkfifo(f.path, 0o644); err != nil {
+	os.Remove(f.Path)
+	if err := syscall.Mkfifo(f.Path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := input(); got != 4 || f.why() == nil || !strings.Contains(f.why().Error(), "usage.jsonl is not a regular file") {
-		t.Fatalf("a FIFO: %d, %v", got, f.why())
+	if got := input(); got != 4 || f.Why() == nil || !strings.Contains(f.Why().Error(), "usage.jsonl is not a regular file") {
+		t.Fatalf("a FIFO: %d, %v", got, f.Why())
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -23,7 +24,7 @@ func inspectOne(t *testing.T, project string, wt tree.Worktree) look.WorktreeSta
 
 func TestInspect(t *testing.T) {
 	dir := testkit.Repo(t)
-	wt, err := Ensure(dir, "mid-1", "")
+	wt, err := seat.Ensure(dir, "mid-1", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestInspect(t *testing.T) {
 
 func TestInspectProblems(t *testing.T) {
 	dir := testkit.Repo(t)
-	wt, err := Ensure(dir, "mid-1", "")
+	wt, err := seat.Ensure(dir, "mid-1", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestInspectGitCalls(t *testing.T) {
 	dir := testkit.Repo(t)
 	var wts []tree.Worktree
 	for _, id := range []string{"a", "b", "c"} {
-		wt, err := Ensure(dir, id, "")
+		wt, err := seat.Ensure(dir, id, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,7 @@ func TestInspectGitCalls(t *testing.T) {
 // A git that never answers costs the timeout, not the screen.
 func TestInspectTimesOut(t *testing.T) {
 	dir := testkit.Repo(t)
-	wt, err := Ensure(dir, "mid-1", "")
+	wt, err := seat.Ensure(dir, "mid-1", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package workers
 import (
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -92,3 +93,4 @@ var StopAs = proc.StopAs
 var StopRemote = proc.StopRemote
 var UniqueAgentID = proc.UniqueAgentID
 var WorkArgs = proc.WorkArgs
+var Ensure = seat.Ensure

@@ -18,6 +18,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // Status is how a work-once run ended; its value is the process's exit
@@ -353,7 +354,7 @@ func (w *WorkOnce) work(ctx context.Context, s claimSide, d *Driver, c *claim, w
 		// Nobody will work the plan: give it back, saying why.
 		reason := err.Error()
 		rerr := s.handBack(c, reason)
-		if rerr == nil && errors.Is(err, ErrPlanRefused) && !w.named() {
+		if rerr == nil && errors.Is(err, seat.ErrPlanRefused) && !w.named() {
 			// The plan's own fault: any worker would fail on it, and on
 			// it alone. Stopping here would stall the fleet on it.
 			w.Say("skipped %s: %s; released it", c.rel, reason)

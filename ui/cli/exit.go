@@ -5,8 +5,8 @@ import (
 	"io"
 
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // exitFor is the exit code an engine error ends a command with:
@@ -16,7 +16,7 @@ import (
 func exitFor(err error) int {
 	switch {
 	case errors.Is(err, landing.ErrEmpty), errors.Is(err, landing.ErrNotReady), errors.Is(err, landing.ErrNotQueued),
-		errors.Is(err, workers.ErrNothingToRemove):
+		errors.Is(err, seat.ErrNothingToRemove):
 		return exitNothing
 	}
 	return exitError

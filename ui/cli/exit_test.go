@@ -8,8 +8,8 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // The engine's "nothing to do now" answers exit 1 however they are
@@ -22,7 +22,7 @@ func TestFailErr(t *testing.T) {
 		{landing.ErrEmpty, exitNothing},
 		{fmt.Errorf("%w: p1 is not approved", landing.ErrNotReady), exitNothing},
 		{fmt.Errorf("%w: p1 is not queued", landing.ErrNotQueued), exitNothing},
-		{fmt.Errorf("%w for agent %q", workers.ErrNothingToRemove, "a1"), exitNothing},
+		{fmt.Errorf("%w for agent %q", seat.ErrNothingToRemove, "a1"), exitNothing},
 		{&planfs.PlanError{Rel: "ready/p1.md", Err: planfs.ErrClaimed, Detail: "already claimed by a1"}, exitError},
 		{fmt.Errorf("remote origin: ls-remote: %w", claims.ErrUnavailable), exitError},
 		{errors.New("disk full\nsecond line"), exitError},

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -95,7 +95,7 @@ func worktreeEnsureCmd() *cobra.Command {
 			if _, err := look.AssignPort(top, w.agent, r); err != nil {
 				return failErr(stderr, w.name, err)
 			}
-			wt, err := workers.Ensure(top, w.agent, slug)
+			wt, err := seat.Ensure(top, w.agent, slug)
 			if err != nil {
 				return failErr(stderr, w.name, err)
 			}
@@ -196,7 +196,7 @@ func worktreeRemoveCmd() *cobra.Command {
 			if code >= 0 {
 				return code
 			}
-			res, err := workers.Remove(top, w.agent, force, deleteBranch)
+			res, err := seat.Remove(top, w.agent, force, deleteBranch)
 			if err != nil {
 				return failErr(stderr, w.name, err)
 			}

@@ -26,7 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 const day = 24 * time.Hour
@@ -230,7 +230,7 @@ func (b *builder) worktree(agent, slug string, files map[string]string) {
 	if b.err != nil {
 		return
 	}
-	wt, err := workers.Ensure(b.project, agent, slug)
+	wt, err := seat.Ensure(b.project, agent, slug)
 	if err != nil {
 		b.fail("worktree for "+agent, err)
 		return

@@ -8,8 +8,8 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // routesEnd is the line of main.go new routes go above; csv-import and
@@ -57,7 +57,7 @@ func (b *builder) change(agentID, slug string, ago time.Duration, route, msg str
 	if b.err != nil {
 		return ""
 	}
-	wt, err := workers.Ensure(b.project, agentID, slug)
+	wt, err := seat.Ensure(b.project, agentID, slug)
 	if err != nil {
 		b.fail("worktree for "+slug, err)
 		return ""

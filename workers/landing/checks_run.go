@@ -20,7 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/internal/safepath"
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // checkGrace is how long a check gets between SIGTERM and SIGKILL.
@@ -111,7 +111,7 @@ func cleanCheckWorktrees(project string) {
 	for _, n := range names {
 		if f := lockDeadWorktree(project, wtRel+"/"+n); f != nil {
 			killWorkingIn(f.Name())
-			_ = workers.TeardownBackendsIn(project, f.Name())
+			_ = seat.TeardownBackendsIn(project, f.Name())
 			dropCheckWorktree(project, f.Name())
 			f.Close()
 		}
@@ -370,7 +370,7 @@ func checkBackend(project, name, tree, dir string, log io.Writer) ([]int, []stri
 		port, err := freeLoopbackPort()
 		return []int{port}, nil, func() {}, err
 	}
-	b, done, err := workers.OwnBackend(project, s.Worktree, "check-"+name+"-"+short(tree), "", dir)
+	b, done, err := seat.OwnBackend(project, s.Worktree, "check-"+name+"-"+short(tree), "", dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}

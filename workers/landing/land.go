@@ -19,8 +19,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // Landing the head, step by step, and what a kill -9 after each leaves:
@@ -529,7 +529,7 @@ func releaseWorktree(t *planfs.Tree, slug string) string {
 	if err != nil || !ok || wt.Branch != model.FeatureBranch(slug) {
 		return ""
 	}
-	if _, err := workers.Remove(t.Project, author, false, false); err != nil {
+	if _, err := seat.Remove(t.Project, author, false, false); err != nil {
 		return fmt.Sprintf("%s's worktree %s kept: %v", author, wt.Path, err)
 	}
 	return ""

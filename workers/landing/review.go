@@ -34,10 +34,11 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/registry"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 // DefaultPeerTimeout bounds a reviewer's run when PeerOptions say nothing.
@@ -194,7 +195,7 @@ type reviewRun struct {
 	grants      []string
 	wt          string
 	c           candidate
-	benv        workers.Backend
+	benv        seat.Backend
 	argv        []string
 	out         string
 }
@@ -203,7 +204,7 @@ type reviewRun struct {
 // proxy in front of its endpoint's base_url, $FLEET_USAGE beside its
 // review) and recorded in the usage ledger, whatever its end.
 func meteredReview(ctx context.Context, t *planfs.Tree, rr reviewRun, opt PeerOptions) ([]byte, error) {
-	mtr, meterEnv, baseURL, err := workers.Meter(rr.ep.Upstream(), filepath.Dir(rr.out))
+	mtr, meterEnv, baseURL, err := ledger.NewRunMeter(rr.ep.Upstream(), filepath.Dir(rr.out))
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the review's metering proxy: %v", err)
 	}
@@ -214,7 +215,7 @@ func meteredReview(ctx context.Context, t *planfs.Tree, rr reviewRun, opt PeerOp
 	}
 	env := append(append(rr.benv.Env, meterEnv...), ph.Expand(rr.ep.AgentEnv())...)
 	stdout, err := runReviewer(ctx, t.Project, rr.slug, rr.wt, ph, env, rr.argv, rr.out, grant{write: rr.grants, hosts: rr.ep.ModelHosts()}, cmp.Or(opt.Timeout, DefaultPeerTimeout))
-	run := workers.Run{Plan: rr.slug, Agent: rr.agent, Tier: rr.ep.Tier, Endpoint: rr.ep.Name, Model: rr.ep.Model, Mode: proc.ModeReview}
+	run := ledger.Run{Plan: rr.slug, Agent: rr.agent, Host: look.Hostname(), Tier: rr.ep.Tier, Endpoint: rr.ep.Name, Model: rr.ep.Model, Mode: proc.ModeReview}
 	if err != nil {
 		run.Exit = 1
 	}
@@ -228,12 +229,12 @@ func meteredReview(ctx context.Context, t *planfs.Tree, rr reviewRun, opt PeerOp
 // `worktree:`), never a worker's: under the pseudo agent id review-<agent>,
 // as the reviewer may be a worker too. done tears it down and gives its
 // ports back; without the section there is nothing to do.
-func reviewBackend(project, id, slug, wt string, log io.Writer) (workers.Backend, func(), error) {
+func reviewBackend(project, id, slug, wt string, log io.Writer) (seat.Backend, func(), error) {
 	s, err := config.Load(project)
 	if err != nil {
-		return workers.Backend{}, nil, err
+		return seat.Backend{}, nil, err
 	}
-	b, done, err := workers.OwnBackend(project, s.Worktree, id, slug, wt)
+	b, done, err := seat.OwnBackend(project, s.Worktree, id, slug, wt)
 	if err != nil {
 		return b, nil, err
 	}
@@ -372,7 +373,7 @@ func cleanReviewWorktrees(project string) {
 			continue
 		}
 		wt := filepath.Join(project, filepath.FromSlash(reviewWorktrees), e.Name())
-		_ = workers.TeardownBackendsIn(project, wt)
+		_ = seat.TeardownBackendsIn(project, wt)
 		dropReviewWorktree(project, wt)
 	}
 }

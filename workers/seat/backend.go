@@ -1,4 +1,4 @@
-package workers
+package seat
 
 // A backend per worker (fleetwatch.yaml `worktree:`). The protocol, per
 // agent id, under var/fleet/backends/<safe id>.lock:
@@ -116,7 +116,7 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 		return b, err
 	}
 	defer unlock()
-	cur := backendMarker{Agent: agentID, Slug: slug, Worktree: worktree, Ports: ports, Hash: sectionHash(s)}
+	cur := backendMarker{Agent: agentID, Slug: slug, Worktree: worktree, Ports: ports, Hash: SectionHash(s)}
 	old, had, err := loadMarker(home, agentID)
 	if err != nil {
 		return b, err
@@ -267,7 +267,7 @@ func teardownMarker(home string, s config.Worktree, m backendMarker, worktree st
 		return err
 	}
 	fmt.Fprintf(log, "%s teardown of the backend for plan %s in %s\n", time.Now().UTC().Format(time.RFC3339), m.Slug, worktree)
-	if m.Hash != sectionHash(s) {
+	if m.Hash != SectionHash(s) {
 		fmt.Fprintf(log, "the worktree: section changed since this backend was set up; tearing down with the current one\n")
 	}
 	if err := runBackendCmds(expandAll(ph, s.Teardown), dir, append(ph.Env(), env...), s.CommandTimeout(), log); err != nil {
@@ -300,9 +300,9 @@ func backendPlaceholders(home, agentID, slug, worktree string, ports []int) proc
 	return ph
 }
 
-// sectionHash names the section's content (not its lines or timeout): a
+// SectionHash names the section's content (not its lines or timeout): a
 // change to what a backend is made of means a new one.
-func sectionHash(s config.Worktree) string {
+func SectionHash(s config.Worktree) string {
 	env := make([]string, len(s.Env))
 	for i, e := range s.Env {
 		env[i] = e.Name + "=" + e.Template
