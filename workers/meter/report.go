@@ -58,39 +58,95 @@ func (rep *Report) Line(line []byte) {
 	if json.Unmarshal(line, &ev) != nil {
 		return
 	}
-	// A line with a negative figure is refused whole, not read as less.
-	switch {
-	case ev.Type == "result" && (ev.Usage != nil || ev.TotalCost != 0):
-		u := ev.claude()
-		if !sane(u) {
+	for _, read := range lineReaders {
+		if read(rep, &ev, line) {
 			return
 		}
-		rep.result, rep.text = &u, ev.Result
-	case ev.Type == "step_finish" && ev.Part != nil && ev.Part.Tokens != nil:
-		if u := ev.Part.opencode(); sane(u) {
-			rep.sum.Add(u)
-			rep.ok = true
-		}
-	case ev.Type == "result" && ev.Stats != nil:
-		rep.geminiResult(ev.Stats)
-	case ev.Type == "message" || ev.Type == "tool_use":
-		rep.gemini.line(ev.Type, line)
-	case ev.Type == "turn.completed" && ev.Usage != nil:
-		if u := ev.Usage.usage(); sane(u) {
-			rep.sum.Add(u)
-			rep.ok = true
-		}
-	case ev.Msg != nil && ev.Msg.Type == "token_count" && ev.Msg.Info != nil && ev.Msg.Info.Total != nil:
-		if t := ev.Msg.Info.Total.usage(); sane(t) {
-			rep.codexTotal = &t
-		}
-	case ev.Type == "" && ev.Usage == nil && ev.Msg == nil && (ev.InputTokens != 0 || ev.OutputTokens != 0 || ev.CostUSD != 0):
-		u := Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens, CostUSD: ev.CostUSD, Model: ev.Model}
-		if sane(u) {
-			rep.sum.Add(u)
-			rep.ok = true
-		}
 	}
+}
+
+// lineReaders read the agents' usage lines, first match wins: each
+// reports whether the line was its kind, and refuses a line with a
+// negative figure whole, rather than reading it as less.
+var lineReaders = []func(rep *Report, ev *agentLine, line []byte) bool{
+	(*Report).readClaude, (*Report).readOpencode, (*Report).readGeminiResult, (*Report).readGeminiLine,
+	(*Report).readCodexTurn, (*Report).readCodexTotal, (*Report).readPlain,
+}
+
+// add counts u toward the sum when it is sane.
+func (rep *Report) add(u Usage) {
+	if sane(u) {
+		rep.sum.Add(u)
+		rep.ok = true
+	}
+}
+
+// readClaude reads Claude Code's result line.
+func (rep *Report) readClaude(ev *agentLine, _ []byte) bool {
+	if ev.Type != "result" || (ev.Usage == nil && ev.TotalCost == 0) {
+		return false
+	}
+	if u := ev.claude(); sane(u) {
+		rep.result, rep.text = &u, ev.Result
+	}
+	return true
+}
+
+// readOpencode reads opencode's step_finish lines.
+func (rep *Report) readOpencode(ev *agentLine, _ []byte) bool {
+	if ev.Type != "step_finish" || ev.Part == nil || ev.Part.Tokens == nil {
+		return false
+	}
+	rep.add(ev.Part.opencode())
+	return true
+}
+
+// readGeminiResult reads Gemini CLI's result line.
+func (rep *Report) readGeminiResult(ev *agentLine, _ []byte) bool {
+	if ev.Type != "result" || ev.Stats == nil {
+		return false
+	}
+	rep.geminiResult(ev.Stats)
+	return true
+}
+
+// readGeminiLine follows Gemini CLI's messages and tool calls.
+func (rep *Report) readGeminiLine(ev *agentLine, line []byte) bool {
+	if ev.Type != "message" && ev.Type != "tool_use" {
+		return false
+	}
+	rep.gemini.line(ev.Type, line)
+	return true
+}
+
+// readCodexTurn reads Codex's turn.completed lines.
+func (rep *Report) readCodexTurn(ev *agentLine, _ []byte) bool {
+	if ev.Type != "turn.completed" || ev.Usage == nil {
+		return false
+	}
+	rep.add(ev.Usage.usage())
+	return true
+}
+
+// readCodexTotal reads Codex's running token_count total.
+func (rep *Report) readCodexTotal(ev *agentLine, _ []byte) bool {
+	if ev.Msg == nil || ev.Msg.Type != "token_count" || ev.Msg.Info == nil || ev.Msg.Info.Total == nil {
+		return false
+	}
+	if t := ev.Msg.Info.Total.usage(); sane(t) {
+		rep.codexTotal = &t
+	}
+	return true
+}
+
+// readPlain reads a plain usage line ({"input_tokens": …}), as an agent
+// writes to $FLEET_USAGE.
+func (rep *Report) readPlain(ev *agentLine, _ []byte) bool {
+	if ev.Type != "" || ev.Usage != nil || ev.Msg != nil || (ev.InputTokens == 0 && ev.OutputTokens == 0 && ev.CostUSD == 0) {
+		return false
+	}
+	rep.add(Usage{Input: ev.InputTokens, Output: ev.OutputTokens, Cached: ev.CachedTokens, CostUSD: ev.CostUSD, Model: ev.Model})
+	return true
 }
 
 // sane reports whether every figure of u is a number of at least 0 (JSON

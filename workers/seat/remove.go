@@ -40,80 +40,119 @@ var deletable = []string{"feature/", "feat/", "agent/"}
 // feature/, feat/ or agent/ and every commit on it is in the integration
 // branch; otherwise it keeps the branch and says why in BranchKept.
 func Remove(project, agentID string, force, deleteBranch bool) (Removal, error) {
-	var out Removal
 	top, err := tree.Project(project)
 	if err != nil {
-		return out, err
+		return Removal{}, err
 	}
 	unlock, err := tree.LockProject(top)
 	if err != nil {
-		return out, err
+		return Removal{}, err
 	}
 	defer unlock()
+	r, err := removalOf(top, agentID)
+	if err != nil {
+		return Removal{}, err
+	}
+	if err := r.checkout(force); err != nil {
+		return r.out, err
+	}
+	if err := r.forget(deleteBranch); err != nil {
+		return r.out, err
+	}
+	if r.out.Port, err = look.FreePort(top, agentID); err != nil {
+		return r.out, err
+	}
+	if !r.onDisk && !r.inGit && !r.inReg && r.out.Port == 0 {
+		return r.out, fmt.Errorf("%w for agent %q", ErrNothingToRemove, agentID)
+	}
+	return r.out, nil
+}
+
+// removal is one Remove under the project's lock: what the registry and
+// git say of agentID's worktree, and what was done so far.
+type removal struct {
+	top, agentID string
+	reg          tree.Registry
+	rec          tree.Worktree
+	inReg        bool
+	path, head   string
+	inGit        bool // git lists path as a worktree
+	onDisk       bool
+	integration  func() (string, error)
+	out          Removal
+}
+
+// removalOf reads agentID's worktree in top, and refuses one that another
+// agent's id also names, or whose driver runs.
+func removalOf(top, agentID string) (*removal, error) {
 	reg, err := tree.LoadRegistry(top)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	rec, inReg := reg.Agents[agentID]
-	path := filepath.Join(top, "var", "worktrees", tree.SafeID(agentID))
-	if inReg && rec.Path != "" {
-		path = rec.Path
+	r := &removal{top: top, agentID: agentID, reg: reg}
+	r.rec, r.inReg = reg.Agents[agentID]
+	r.path = filepath.Join(top, "var", "worktrees", tree.SafeID(agentID))
+	if r.inReg && r.rec.Path != "" {
+		r.path = r.rec.Path
 	}
-	if err := tree.NotOthers(top, agentID, path); err != nil {
-		return out, err
+	if err := tree.NotOthers(top, agentID, r.path); err != nil {
+		return nil, err
 	}
 	if proc.DriverRunning(top, agentID) {
-		return out, fmt.Errorf("agent %s is running%s; stop it first, then remove", agentID, proc.RunningWhat(top, agentID))
+		return nil, fmt.Errorf("agent %s is running%s; stop it first, then remove", agentID, proc.RunningWhat(top, agentID))
 	}
 	registered, err := tree.WorktreeBranches(top)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	head, inGit := registered[path]
-	onDisk := tree.IsDir(path)
-	integration := sync.OnceValues(func() (string, error) {
-		if rec.Integration != "" && tree.HasRef(top, model.BranchRef(rec.Integration)) {
-			return model.BranchRef(rec.Integration), nil
+	r.head, r.inGit = registered[r.path]
+	r.onDisk = tree.IsDir(r.path)
+	r.integration = sync.OnceValues(func() (string, error) {
+		if r.rec.Integration != "" && tree.HasRef(top, model.BranchRef(r.rec.Integration)) {
+			return model.BranchRef(r.rec.Integration), nil
 		}
 		return look.FindIntegration(top)
 	})
+	return r, nil
+}
 
-	if onDisk && !inGit {
-		return out, fmt.Errorf("%s is not a registered git worktree; not removing it (move it away by hand)", path)
+// checkout removes the worktree's checkout, once it loses no work, and
+// its backend before it.
+func (r *removal) checkout(force bool) error {
+	if r.onDisk && !r.inGit {
+		return fmt.Errorf("%s is not a registered git worktree; not removing it (move it away by hand)", r.path)
 	}
-	if onDisk {
-		if err := checkRemovable(path, head, integration, force); err != nil {
-			return out, err
+	if r.onDisk {
+		if err := checkRemovable(r.path, r.head, r.integration, force); err != nil {
+			return err
 		}
 	}
-	if err := teardownBefore(top, agentID, path); err != nil {
-		return out, err
+	if err := teardownBefore(r.top, r.agentID, r.path); err != nil {
+		return err
 	}
-	if onDisk || inGit {
-		if err := removeWorktree(top, path, force); err != nil {
-			return out, err
+	if r.onDisk || r.inGit {
+		if err := removeWorktree(r.top, r.path, force); err != nil {
+			return err
 		}
-		if onDisk {
-			out.Path = path
-		}
-	}
-	if inReg {
-		out.Branch = rec.Branch
-		if deleteBranch {
-			out.BranchDeleted, out.BranchKept = deleteMerged(top, rec.Branch, integration)
-		}
-		delete(reg.Agents, agentID)
-		if err := tree.SaveRegistry(top, reg); err != nil {
-			return out, err
+		if r.onDisk {
+			r.out.Path = r.path
 		}
 	}
-	if out.Port, err = look.FreePort(top, agentID); err != nil {
-		return out, err
+	return nil
+}
+
+// forget drops the registry entry, and with deleteBranch its branch when
+// every commit on it is in the integration branch.
+func (r *removal) forget(deleteBranch bool) error {
+	if !r.inReg {
+		return nil
 	}
-	if !onDisk && !inGit && !inReg && out.Port == 0 {
-		return out, fmt.Errorf("%w for agent %q", ErrNothingToRemove, agentID)
+	r.out.Branch = r.rec.Branch
+	if deleteBranch {
+		r.out.BranchDeleted, r.out.BranchKept = deleteMerged(r.top, r.rec.Branch, r.integration)
 	}
-	return out, nil
+	delete(r.reg.Agents, r.agentID)
+	return tree.SaveRegistry(r.top, r.reg)
 }
 
 // checkRemovable refuses to remove the checkout at path when that would

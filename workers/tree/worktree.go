@@ -34,7 +34,9 @@ type Worktree struct {
 // RegistryFile is where worktrees are recorded, relative to the project.
 const RegistryFile = "var/worktrees/registry.json"
 
-type registry struct {
+// Registry is var/worktrees/registry.json: each agent id's worktree, in
+// anchor's format.
+type Registry struct {
 	Agents  map[string]Worktree `json:"agents"`
 	Project string              `json:"project"`
 }
@@ -228,8 +230,8 @@ func FlockIn(home, p string) (func(), error) {
 	return safepath.Lock(home, rel, 0)
 }
 
-func LoadRegistry(top string) (registry, error) {
-	reg := registry{Project: top, Agents: map[string]Worktree{}}
+func LoadRegistry(top string) (Registry, error) {
+	reg := Registry{Project: top, Agents: map[string]Worktree{}}
 	data, err := os.ReadFile(filepath.Join(top, RegistryFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return reg, nil
@@ -257,7 +259,7 @@ func Record(top string, wt Worktree) error {
 }
 
 // SaveRegistry writes the registry atomically: keys sorted, indent 2, as anchor.
-func SaveRegistry(top string, reg registry) error {
+func SaveRegistry(top string, reg Registry) error {
 	reg.Project = top
 	data, err := json.MarshalIndent(reg, "", "  ")
 	if err != nil {
