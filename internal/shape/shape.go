@@ -113,6 +113,7 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 		out = append(out, gitOutsideGitenv(fset, rel, f)...)
 	}
 	out = append(out, upwardImports(rel, f)...)
+	out = append(out, workerFloorBreaches(rel, f)...)
 	out = append(out, cockpitImport(rel, f)...)
 	if inUI {
 		for _, imp := range f.Imports {
