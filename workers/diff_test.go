@@ -273,15 +273,3 @@ func TestDiffFindsRenames(t *testing.T) {
 		t.Errorf("uncommitted %+v, want b.go and staged.txt", d.Uncommitted)
 	}
 }
-
-func TestAttachPatchesSaysWhenTheyDoNotLineUp(t *testing.T) {
-	patch := []byte("diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n")
-	two := []look.FileDiff{{Path: "x"}, {Path: "y"}}
-	if look.AttachPatches(two, patch, false) {
-		t.Error("two files, one patch: aligned")
-	}
-	one := []look.FileDiff{{Path: "x"}, {Path: "big", Summary: "not shown"}}
-	if !look.AttachPatches(one, patch, false) || !slices.Equal(one[0].Lines, []string{"@@ -1 +1 @@", "-a", "+b"}) {
-		t.Errorf("one file, one patch: %+v", one)
-	}
-}

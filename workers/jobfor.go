@@ -187,14 +187,14 @@ func (w *WorkOnce) backendFor(job *Job) error {
 	return nil
 }
 
-// PlanRefusal judges plan names by the project's `worktree: env` templates
+// planRefusal judges plan names by the project's `worktree: env` templates
 // (model.Options.Refuse), so a plan whose name they refuse is skipped by
 // the pick instead of failing every claim of every worker. It applies to
 // a worker whose claims get a worktree with a backend (--ensure-worktree
 // with --run), and to a listing of what such a worker skips. nil when
 // fleetwatch.yaml has no such section (or does not parse: the claim says
 // so).
-func PlanRefusal(project, agentID string) func(*model.Plan) string {
+func planRefusal(project, agentID string) func(*model.Plan) string {
 	s, err := config.Load(project)
 	if err != nil {
 		return nil

@@ -95,9 +95,9 @@ type Driver struct {
 	watchdog  *os.File  // the supervisor's pipe: it reads end of file when this driver ends
 }
 
-// ErrBusy means another driver runs under the same agent id: two agents in
+// errBusy means another driver runs under the same agent id: two agents in
 // one worktree would undo each other's work.
-var ErrBusy = errors.New("already running")
+var errBusy = errors.New("already running")
 
 // Start records the worker as running and opens its log. echo, when not
 // nil, also receives every log line's text.
@@ -227,7 +227,7 @@ func (d *Driver) lockAgent() error {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return fmt.Errorf("agent %s is %w%s", d.Worker.AgentID, ErrBusy, proc.RunningWhat(d.Tree.Project, d.Worker.AgentID))
+			return fmt.Errorf("agent %s is %w%s", d.Worker.AgentID, errBusy, proc.RunningWhat(d.Tree.Project, d.Worker.AgentID))
 		}
 		return err
 	}

@@ -103,7 +103,7 @@ func (w *WorkOnce) Options() model.Options {
 func SetupRefusal(project, agent string, backendNames bool, ep endpoints.Endpoint) func(*model.Plan) string {
 	var refuse []func(*model.Plan) string
 	if backendNames {
-		if r := PlanRefusal(project, agent); r != nil { // nil: no worktree backend
+		if r := planRefusal(project, agent); r != nil { // nil: no worktree backend
 			refuse = append(refuse, r)
 		}
 	}
@@ -123,11 +123,11 @@ func SetupRefusal(project, agent string, backendNames bool, ep endpoints.Endpoin
 	}
 }
 
-// DayBudgetProblem says why this worker may claim nothing today, "" when
+// dayBudgetProblem says why this worker may claim nothing today, "" when
 // it may: a spent daily budget of its endpoint, its tier or the fleet
 // (fleetwatch.yaml's budgets:). It is idle, not an error: claims resume
 // the next day or once the budget is raised.
-func (w *WorkOnce) DayBudgetProblem() string {
+func (w *WorkOnce) dayBudgetProblem() string {
 	s, err := config.Load(w.Tree.Project)
 	b := s.Budgets
 	if err != nil || (b.FleetDay.None() && len(b.EndpointDay) == 0 && len(b.TierDay) == 0) {
@@ -140,10 +140,10 @@ func (w *WorkOnce) DayBudgetProblem() string {
 	return ledger.DayProblem(b, spent, w.Endpoint.Name, w.Worker.Tier.String())
 }
 
-// EndpointProblem says why this worker's endpoint may be called by no
+// endpointProblem says why this worker's endpoint may be called by no
 // run now, "" when it may (endpointtrouble.go).
 // With claims in a remote backend, the record there counts too.
-func (w *WorkOnce) EndpointProblem(ctx context.Context) string {
+func (w *WorkOnce) endpointProblem(ctx context.Context) string {
 	name := w.Endpoint.Name
 	if name == "" {
 		return ""
@@ -165,10 +165,10 @@ func (w *WorkOnce) EndpointProblem(ctx context.Context) string {
 
 // Do runs the loop; the driver's state file and log say what happened.
 func (w *WorkOnce) Do(ctx context.Context) Status {
-	if why := w.DayBudgetProblem(); why != "" {
+	if why := w.dayBudgetProblem(); why != "" {
 		return w.fail(StatusNothing, "%s", why)
 	}
-	if why := w.EndpointProblem(ctx); why != "" {
+	if why := w.endpointProblem(ctx); why != "" {
 		// Idle, not an error: a watcher's next tick after the time
 		// said claims again by itself.
 		return w.fail(StatusNothing, "%s; claiming nothing", why)
@@ -254,7 +254,7 @@ func (w *WorkOnce) startDriver(argv []string) (*Driver, Status) {
 		w.log = d.Log
 		return d, going
 	}
-	busy := errors.Is(err, ErrBusy)
+	busy := errors.Is(err, errBusy)
 	switch {
 	case w.Run && busy:
 		// A cron tick while the last run is still working: not an error.

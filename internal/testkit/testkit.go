@@ -5,6 +5,8 @@ package testkit
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -294,4 +296,26 @@ func Project(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	return dir
+}
+
+// FreePorts finds n consecutive ports that nothing listens on now, below
+// the kernel's ephemeral range so outgoing connections do not take them,
+// and returns the first.
+func FreePorts(tb testing.TB, n int) int {
+	tb.Helper()
+	for range 100 {
+		lo := 20000 + rand.IntN(10000)
+		ok := true
+		for p := lo; p < lo+n && ok; p++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if ok = err == nil; ok {
+				l.Close()
+			}
+		}
+		if ok {
+			return lo
+		}
+	}
+	tb.Fatalf("no %d consecutive free ports found", n)
+	return 0
 }

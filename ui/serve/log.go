@@ -12,7 +12,7 @@ import (
 
 // writeLog answers `log AGENT [N]`, for a viewer's key as for an
 // operator's: the last N lines (50 unless said, at most
-// workers.MaxServedLines) of a worker's log on this machine, each made
+// look.ServedLog's cap) of a worker's log on this machine, each made
 // safe for a terminal. It reads, and never writes; a cockpit on another
 // machine asks it for a worker running here.
 func writeLog(w io.Writer, project string, args []string) error {

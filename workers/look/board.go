@@ -27,5 +27,5 @@ func PausedRuns(project string) []State {
 // spent today, under which claims stop, and each endpoint in trouble.
 func BoardProblems(project string) []model.Warning {
 	out := append(SymlinkProblems(project), ledger.SpentBudgets(project, time.Now())...)
-	return append(out, EndpointWarnings(project, time.Now())...)
+	return append(out, endpointWarnings(project, time.Now())...)
 }

@@ -258,7 +258,7 @@ func fileDiffsWith(dir, renames string, revs []string) ([]FileDiff, bool, error)
 	if err != nil {
 		return nil, false, err
 	}
-	return files, AttachPatches(files, patch, truncated), nil
+	return files, attachPatches(files, patch, truncated), nil
 }
 
 // parseNumstat reads `git diff --numstat -z`: per file
@@ -296,10 +296,10 @@ func parseNumstat(out []byte) []FileDiff {
 	return files
 }
 
-// AttachPatches splits patch at each "diff --git" and gives the pieces, in
+// attachPatches splits patch at each "diff --git" and gives the pieces, in
 // order, to the files without a summary. It reports whether there was one
 // piece per file (always, when the patch was cut short).
-func AttachPatches(files []FileDiff, patch []byte, truncated bool) bool {
+func attachPatches(files []FileDiff, patch []byte, truncated bool) bool {
 	chunks := bytes.Split(patch, []byte("\ndiff --git "))
 	if len(chunks) > 0 && !bytes.HasPrefix(chunks[0], []byte("diff --git ")) {
 		chunks = chunks[1:]

@@ -29,15 +29,15 @@ import (
 //	disabled     its key or login was refused: until the operator clears it
 //	shut         its usage window is spent: until the window's reset
 //
-// The state is a small JSON file per endpoint under EndpointDir, read
+// The state is a small JSON file per endpoint under endpointDir, read
 // before every claim (EndpointProblem); a run that ends done clears it.
 // With claims in a remote backend it is also published there
 // (claims.EndpointBoard), and a worker on any machine reads it before
 // claiming, so none calls an endpoint another machine found shut.
 
-// EndpointDir holds one JSON file per endpoint in trouble, relative to the
+// endpointDir holds one JSON file per endpoint in trouble, relative to the
 // project.
-const EndpointDir = "var/fleet/endpoints"
+const endpointDir = "var/fleet/endpoints"
 
 // An endpoint's states.
 const (
@@ -133,15 +133,15 @@ func NextState(name string, last EndpointState, had bool, t EndTrouble, now time
 	return st
 }
 
-// EndpointPath is name's state file.
-func EndpointPath(project, name string) string {
-	return filepath.Join(project, filepath.FromSlash(EndpointDir), tree.SafeID(name)+".json")
+// endpointPath is name's state file.
+func endpointPath(project, name string) string {
+	return filepath.Join(project, filepath.FromSlash(endpointDir), tree.SafeID(name)+".json")
 }
 
 // ReadEndpoint is name's stored state; ok is false when it has none (or
 // the file cannot be read: a bad file never stops the fleet).
 func ReadEndpoint(project, name string) (st EndpointState, ok bool) {
-	data, err := ReadStateFile(EndpointPath(project, name))
+	data, err := ReadStateFile(endpointPath(project, name))
 	if err != nil || json.Unmarshal(data, &st) != nil || st.State == "" {
 		return EndpointState{}, false
 	}
@@ -158,13 +158,13 @@ func WriteEndpoint(project string, st EndpointState) error {
 	if err != nil {
 		return err
 	}
-	return tree.WriteAtomicIn(project, EndpointPath(project, st.Name), append(data, '\n'))
+	return tree.WriteAtomicIn(project, endpointPath(project, st.Name), append(data, '\n'))
 }
 
-// ClearEndpoint forgets name's trouble: a run on it ended well, or the
+// clearEndpoint forgets name's trouble: a run on it ended well, or the
 // operator fixed it.
-func ClearEndpoint(project, name string) error {
-	err := os.Remove(EndpointPath(project, name))
+func clearEndpoint(project, name string) error {
+	err := os.Remove(endpointPath(project, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -173,7 +173,7 @@ func ClearEndpoint(project, name string) error {
 
 // ReadEndpoints is every endpoint's stored state, by name.
 func ReadEndpoints(project string) []EndpointState {
-	files, _ := filepath.Glob(filepath.Join(project, filepath.FromSlash(EndpointDir), "*.json"))
+	files, _ := filepath.Glob(filepath.Join(project, filepath.FromSlash(endpointDir), "*.json"))
 	var out []EndpointState
 	for _, f := range files {
 		var st EndpointState
@@ -198,22 +198,22 @@ func EndpointProblem(project, name string, now time.Time) string {
 	return st.Problem(now)
 }
 
-// EndpointWarnings are the board's lines for endpoints in trouble now.
-func EndpointWarnings(project string, now time.Time) []model.Warning {
+// endpointWarnings are the board's lines for endpoints in trouble now.
+func endpointWarnings(project string, now time.Time) []model.Warning {
 	var out []model.Warning
 	for _, st := range ReadEndpoints(project) {
 		if why := st.Problem(now); why != "" {
-			out = append(out, model.Warning{File: EndpointDir + "/" + tree.SafeID(st.Name) + ".json", Message: why})
+			out = append(out, model.Warning{File: endpointDir + "/" + tree.SafeID(st.Name) + ".json", Message: why})
 		}
 	}
 	return out
 }
 
-// FailureDir holds a JSON file per plan whose task failed, by slug: the
+// failureDir holds a JSON file per plan whose task failed, by slug: the
 // count any worker of the project reads before it parks the plan. A file
 // per plan, replaced whole, so two workers failing two plans never
 // write the same file.
-const FailureDir = "var/fleet/failures"
+const failureDir = "var/fleet/failures"
 
 // Failures is a plan's task failures in a row.
 type Failures struct {
@@ -224,7 +224,7 @@ type Failures struct {
 }
 
 func failurePath(project, slug string) string {
-	return filepath.Join(project, filepath.FromSlash(FailureDir), tree.SafeID(slug)+".json")
+	return filepath.Join(project, filepath.FromSlash(failureDir), tree.SafeID(slug)+".json")
 }
 
 // PlanFailures is slug's failures in a row so far.
@@ -283,7 +283,7 @@ func PublishEndpoint(board claims.EndpointBoard, name string, st *EndpointState)
 
 // ResetEndpoint forgets name's trouble here and on board (nil: none).
 func ResetEndpoint(project, name string, board claims.EndpointBoard) error {
-	return errors.Join(ClearEndpoint(project, name), PublishEndpoint(board, name, nil))
+	return errors.Join(clearEndpoint(project, name), PublishEndpoint(board, name, nil))
 }
 
 // BoardProblem says why board's record of name stops claims at now, ""

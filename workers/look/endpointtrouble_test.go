@@ -71,13 +71,13 @@ func TestEndpointStore(t *testing.T) {
 	if why := EndpointProblem(dir, "cc", now); !strings.Contains(why, "endpoint cc is shut until") || !strings.Contains(why, "spent") {
 		t.Errorf("shut: %q", why)
 	}
-	if got := EndpointWarnings(dir, now); len(got) != 1 || got[0].File != "var/fleet/endpoints/cc.json" {
+	if got := endpointWarnings(dir, now); len(got) != 1 || got[0].File != "var/fleet/endpoints/cc.json" {
 		t.Errorf("warnings: %+v", got)
 	}
 	if EndpointProblem(dir, "cc", now.Add(time.Minute)) != "" || EndpointProblem(dir, "other", now) != "" {
 		t.Error("past the reset, or another endpoint, is open")
 	}
-	if err := ClearEndpoint(dir, "cc"); err != nil || EndpointProblem(dir, "cc", now) != "" || ClearEndpoint(dir, "cc") != nil {
+	if err := clearEndpoint(dir, "cc"); err != nil || EndpointProblem(dir, "cc", now) != "" || clearEndpoint(dir, "cc") != nil {
 		t.Errorf("cleared: %v", err)
 	}
 }

@@ -22,11 +22,11 @@ const (
 	StreamFleet = "fleet"
 )
 
-// LogCap is the size a worker's log grows to before it is moved to
+// logCap is the size a worker's log grows to before it is moved to
 // <log>.1, which a second move replaces: a worker keeps at most twice it
 // on disk however long it runs and whatever it prints. A variable so tests
 // can shrink it.
-var LogCap int64 = 64 << 20
+var logCap int64 = 64 << 20
 
 // maxLogLine caps one logged line; longer output is split across lines.
 const maxLogLine = 16 << 10
@@ -40,7 +40,7 @@ type Log struct {
 	f    *os.File
 	echo io.Writer
 	Now  func() time.Time
-	cap  int64 // LogCap when opened
+	cap  int64 // logCap when opened
 	// stderr is set when this process's stderr is the log file (a spawned
 	// driver's): a rotation moves fd 2 to the new file too, so nothing
 	// keeps writing to <log>.1.
@@ -63,16 +63,16 @@ func OpenLog(project, agentID string, echo io.Writer) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{Path: p, f: f, echo: echo, Now: time.Now, cap: max(LogCap, 1<<10)}
+	l := &Log{Path: p, f: f, echo: echo, Now: time.Now, cap: max(logCap, 1<<10)}
 	l.stderr = sameFile(f, os.Stderr)
 	return l, nil
 }
 
-// RotateLog moves a log at or over LogCap to <log>.1. The spawner calls it
+// RotateLog moves a log at or over logCap to <log>.1. The spawner calls it
 // before it opens the log for a driver's stderr, so that stderr and the
 // driver's own lines end up in the same file.
 func RotateLog(p string) {
-	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() >= LogCap {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() >= logCap {
 		_ = os.Rename(p, p+".1")
 	}
 }

@@ -23,8 +23,8 @@ func logSizes(t *testing.T, p string) (live, old int64) {
 // whatever its lines: short ones, a megabyte without a line break, and the
 // driver's own long lines.
 func TestLogStaysWithinTwiceItsCapWhileItRuns(t *testing.T) {
-	defer func(old int64) { LogCap = old }(LogCap)
-	LogCap = 4 << 10
+	defer func(old int64) { logCap = old }(logCap)
+	logCap = 4 << 10
 	dir := t.TempDir()
 	l, err := OpenLog(dir, "w1", nil)
 	if err != nil {
@@ -35,8 +35,8 @@ func TestLogStaysWithinTwiceItsCapWhileItRuns(t *testing.T) {
 	check := func(what string) {
 		t.Helper()
 		live, old := logSizes(t, l.Path)
-		if live > LogCap || old > LogCap || live+old > 2*LogCap {
-			t.Fatalf("after %s: live %d + .1 %d bytes, cap %d", what, live, old, LogCap)
+		if live > logCap || old > logCap || live+old > 2*logCap {
+			t.Fatalf("after %s: live %d + .1 %d bytes, cap %d", what, live, old, logCap)
 		}
 	}
 	for i := range 500 {
@@ -61,7 +61,7 @@ func TestLogStaysWithinTwiceItsCapWhileItRuns(t *testing.T) {
 // instead of growing the old one without bound.
 func TestLogRotationTakesTheDriversStderrAlong(t *testing.T) {
 	if p := os.Getenv("FLEETWATCH_LOG_HELPER"); p != "" {
-		LogCap = 2 << 10
+		logCap = 2 << 10
 		l, err := OpenLog(p, "w1", nil)
 		if err != nil {
 			os.Exit(3)

@@ -16,15 +16,15 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
-// ServeFile is where `fleetwatch serve` writes the address it listens on
+// serveFile is where `fleetwatch serve` writes the address it listens on
 // (host:port), relative to the project, and removes it when it stops.
-const ServeFile = "var/fleet/serve/address"
+const serveFile = "var/fleet/serve/address"
 
 // ServeAddress is this host's serve address as its serve wrote it, ""
 // when none runs (or the file is not a plain short file: never followed
 // through a symlink).
 func ServeAddress(project string) string {
-	f, err := safepath.OpenFile(project, ServeFile, os.O_RDONLY, 0)
+	f, err := safepath.OpenFile(project, serveFile, os.O_RDONLY, 0)
 	if err != nil {
 		return ""
 	}
@@ -37,13 +37,13 @@ func ServeAddress(project string) string {
 // WriteServeAddress records addr as this host's serve address; the
 // returned func removes it again.
 func WriteServeAddress(project, addr string) (func(), error) {
-	f, err := safepath.OpenFile(project, ServeFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := safepath.OpenFile(project, serveFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return func() {}, err
 	}
 	_, err = f.WriteString(addr + "\n")
 	f.Close()
-	return func() { os.Remove(filepath.Join(project, filepath.FromSlash(ServeFile))) }, err
+	return func() { os.Remove(filepath.Join(project, filepath.FromSlash(serveFile))) }, err
 }
 
 // Published is a worker another machine published, as a State the faces
@@ -115,15 +115,15 @@ func stampOf(sec float64) Stamp {
 	return Stamp{time.Unix(0, int64(sec*1e9))}
 }
 
-// MaxServedLines bounds how many lines of a log ServedLog gives.
-const MaxServedLines = 500
+// maxServedLines bounds how many lines of a log ServedLog gives.
+const maxServedLines = 500
 
-// ServedLog is the last n lines (at most MaxServedLines) of agent's log in
+// ServedLog is the last n lines (at most maxServedLines) of agent's log in
 // project, each cut and made safe for a terminal, for another machine
 // asking through `fleetwatch serve`: the file is opened without following
 // a symlink anywhere under the project, and only a regular file is read.
 func ServedLog(project, agent string, n int) ([]string, error) {
-	n = min(max(n, 1), MaxServedLines)
+	n = min(max(n, 1), maxServedLines)
 	rel := LogDir + "/" + tree.SafeID(agent) + ".log"
 	f, err := safepath.OpenFile(project, rel, os.O_RDONLY, 0)
 	if err != nil {
@@ -134,7 +134,7 @@ func ServedLog(project, agent string, n int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	start := max(0, fi.Size()-int64(n+1)*(MaxLogLine+1))
+	start := max(0, fi.Size()-int64(n+1)*(maxTailLine+1))
 	buf := make([]byte, fi.Size()-start)
 	m, err := f.ReadAt(buf, start)
 	if err != nil && m < len(buf) && !errors.Is(err, io.EOF) {

@@ -77,13 +77,13 @@ func (q LogFetch) Fetch(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := sess.Start("log " + q.Agent + " " + strconv.Itoa(min(max(q.N, 1), MaxServedLines))); err != nil {
+	if err := sess.Start("log " + q.Agent + " " + strconv.Itoa(min(max(q.N, 1), maxServedLines))); err != nil {
 		return nil, fmt.Errorf("serve %s: %v", q.Addr, err)
 	}
 	var lines []string
-	sc := bufio.NewScanner(io.LimitReader(out, int64(MaxServedLines)*(MaxLogLine+8)))
-	sc.Buffer(make([]byte, 0, 4096), MaxLogLine*4+8)
-	for sc.Scan() && len(lines) < MaxServedLines {
+	sc := bufio.NewScanner(io.LimitReader(out, int64(maxServedLines)*(maxTailLine+8)))
+	sc.Buffer(make([]byte, 0, 4096), maxTailLine*4+8)
+	for sc.Scan() && len(lines) < maxServedLines {
 		lines = append(lines, cleanLogLine(sc.Bytes()))
 	}
 	if err := sess.Wait(); err != nil {

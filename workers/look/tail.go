@@ -44,9 +44,9 @@ func ParseLogLine(line string) (at time.Time, stream, text string, ok bool) {
 	return at, stream, text, true
 }
 
-// MaxLogLine is how many bytes of one log line TailLog keeps; the rest is
+// maxTailLine is how many bytes of one log line TailLog keeps; the rest is
 // cut and marked with `…`.
-const MaxLogLine = 4096
+const maxTailLine = 4096
 
 // tailBatch bounds the lines a slow reader has waiting: older ones go.
 const tailBatch = 10000
@@ -66,7 +66,7 @@ type Tail struct {
 	once  sync.Once
 }
 
-// Lines delivers batches of lines, each cut to MaxLogLine bytes and safe
+// Lines delivers batches of lines, each cut to maxTailLine bytes and safe
 // to draw on a terminal (termtext.Line). It holds at most one batch: lines
 // not yet received gather in the next. It is closed by Close.
 func (t *Tail) Lines() <-chan []string { return t.lines }
@@ -171,7 +171,7 @@ type follower struct {
 	path    string
 	f       *os.File
 	off     int64
-	partial []byte // at most MaxLogLine+1 bytes: one more says it was cut
+	partial []byte // at most maxTailLine+1 bytes: one more says it was cut
 	skip    bool   // the line being read began before the backlog: drop it
 	more    bool   // the last read stopped at maxDrain, short of the end
 }
@@ -217,7 +217,7 @@ func (f *follower) backlog(n int) ([]string, error) {
 		return nil, nil
 	}
 	// Enough bytes for n cut lines; earlier ones would be dropped anyway.
-	start := max(0, fi.Size()-int64(n+1)*(MaxLogLine+1))
+	start := max(0, fi.Size()-int64(n+1)*(maxTailLine+1))
 	if _, err := f.f.Seek(start, io.SeekStart); err != nil {
 		return nil, nil
 	}
@@ -295,7 +295,7 @@ func (f *follower) drain() []string {
 			if i >= 0 {
 				part = chunk[:i]
 			}
-			if room := MaxLogLine + 1 - len(f.partial); !f.skip && room > 0 {
+			if room := maxTailLine + 1 - len(f.partial); !f.skip && room > 0 {
 				f.partial = append(f.partial, part[:min(len(part), room)]...)
 			}
 			if i < 0 {
@@ -316,13 +316,13 @@ func (f *follower) drain() []string {
 	}
 }
 
-// cleanLogLine cuts a line to MaxLogLine bytes on a character boundary and
+// cleanLogLine cuts a line to maxTailLine bytes on a character boundary and
 // makes it safe for a terminal.
 func cleanLogLine(b []byte) string {
 	b = bytes.TrimSuffix(b, []byte{'\r'})
-	cut := len(b) > MaxLogLine
+	cut := len(b) > maxTailLine
 	if cut {
-		i := MaxLogLine
+		i := maxTailLine
 		for i > 0 && !utf8.RuneStart(b[i]) {
 			i--
 		}

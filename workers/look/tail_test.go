@@ -80,12 +80,12 @@ func TestTailLogBacklogThenNewLines(t *testing.T) {
 	}
 
 	// Escape sequences and other controls never get through; a huge line is cut.
-	appendTo(t, path, "evil \x1b]0;pwned\x07 \x1b[2J end\n"+strings.Repeat("é", MaxLogLine)+"\n")
+	appendTo(t, path, "evil \x1b]0;pwned\x07 \x1b[2J end\n"+strings.Repeat("é", maxTailLine)+"\n")
 	got = follow(t, tl, nil, 2)
 	if strings.ContainsAny(got[0], "\x1b\x07") || got[0] != "evil ?]0;pwned? ?[2J end" {
 		t.Errorf("controls reached the line: %q", got[0])
 	}
-	if len(got[1]) > MaxLogLine+len("…") || !strings.HasSuffix(got[1], "é…") {
+	if len(got[1]) > maxTailLine+len("…") || !strings.HasSuffix(got[1], "é…") {
 		t.Errorf("long line: %d bytes, ends %q", len(got[1]), got[1][len(got[1])-8:])
 	}
 

@@ -40,11 +40,11 @@ var cronSteps = func() []cronStep {
 	return append(out, cronStep{1440, "0 0 * * *"}, cronStep{7 * 1440, "0 0 * * 0"})
 }()
 
-// CronSchedule returns the crontab time fields for iv. Cron counts whole
+// cronSchedule returns the crontab time fields for iv. Cron counts whole
 // minutes, so seconds round to the nearest minute (at least one) and note
 // says so; an interval cron cannot repeat evenly is an error that names the
 // nearest ones it can.
-func CronSchedule(iv Interval) (sched, note string, err error) {
+func cronSchedule(iv Interval) (sched, note string, err error) {
 	minutes := (iv.Seconds + 30) / 60
 	if minutes < 1 {
 		minutes = 1
@@ -92,7 +92,7 @@ func CronLine(bin, project string, s Spec) (line, note string, err error) {
 			return "", "", err
 		}
 	}
-	sched, note, err := CronSchedule(s.Interval)
+	sched, note, err := cronSchedule(s.Interval)
 	if err != nil {
 		return "", "", fmt.Errorf("interval: %v", err)
 	}

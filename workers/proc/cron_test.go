@@ -29,7 +29,7 @@ func TestCronLineBackslashPercent(t *testing.T) {
 	bin := filepath.Join(tmp, "fakefw")
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + argsFile + "\n"
 	testkit.WriteScript(t, bin, script)
-	iv, err := ParseInterval("10m")
+	iv, err := parseInterval("10m")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package proc owns the processes of workers: spawning a worker as cron
-// would (Spawn, Start, StartDetached), stopping and pausing one (Stop,
+// would (Start, StartDetached, StartDetachedAs), stopping and pausing one (Stop,
 // StopAs, Pause, StopRemote), the supervisor that outlives a driver, the
 // subreaper and the reaping of an agent's adopted daemons, what a dead
 // driver left running (StopLeftovers, Recover), a driver's lock

@@ -47,7 +47,7 @@ func TestReadOnlyRefusesSpawnAndDetached(t *testing.T) {
 	if c, err := Start(spec); !errors.Is(err, planfs.ErrReadOnly) || c != nil {
 		t.Errorf("Start of a read-only spec: %v, %v", c, err)
 	}
-	if pid, err := Spawn(spec); !errors.Is(err, planfs.ErrReadOnly) || pid != 0 {
+	if pid, err := spawn(spec); !errors.Is(err, planfs.ErrReadOnly) || pid != 0 {
 		t.Errorf("Spawn of a read-only spec: %d, %v", pid, err)
 	}
 	_, err := StartDetachedAs(ro, "/bin/sh", "land.log", "-c", "touch "+marker)

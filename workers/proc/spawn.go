@@ -67,7 +67,7 @@ func (s SpawnSpec) Check() error {
 	case !filepath.IsAbs(s.Project):
 		return fmt.Errorf("project %q: not an absolute path", s.Project)
 	}
-	if err := CheckAgentID(s.Agent); err != nil {
+	if err := checkAgentID(s.Agent); err != nil {
 		return err
 	}
 	if s.Tier != "" {
@@ -91,10 +91,10 @@ func (s SpawnSpec) Check() error {
 	return nil
 }
 
-// CheckAgentID refuses an agent id that cannot name a worker: empty, with
+// checkAgentID refuses an agent id that cannot name a worker: empty, with
 // blanks or control characters, starting with `-` (a flag), or longer than
 // a log file name keeps (SafeID's 80).
-func CheckAgentID(id string) error {
+func checkAgentID(id string) error {
 	switch {
 	case id == "":
 		return errors.New("agent id is empty")
@@ -112,7 +112,7 @@ func CheckAgentID(id string) error {
 	return nil
 }
 
-// Child is a worker Spawn started from this process. It is reaped as soon
+// Child is a worker Start started from this process. It is reaped as soon
 // as it exits, so it never lingers as a zombie.
 type Child struct {
 	// State is what is known before the worker writes its own state file:
@@ -136,8 +136,8 @@ func (c *Child) Exited() (code int, ok bool) {
 	}
 }
 
-// Spawn starts s as cron would and returns its pid; see Start.
-func Spawn(s SpawnSpec) (pid int, err error) {
+// spawn starts s as cron would and returns its pid; see Start.
+func spawn(s SpawnSpec) (pid int, err error) {
 	c, err := Start(s)
 	if err != nil {
 		return 0, err

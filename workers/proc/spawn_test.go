@@ -131,7 +131,7 @@ func TestSpawnReturnsPidAndAppendsToTheLog(t *testing.T) {
 	log := look.LogPath(project, "mid-2")
 	os.MkdirAll(filepath.Dir(log), 0o755)
 	os.WriteFile(log, []byte("earlier run\n"), 0o644)
-	pid, err := Spawn(SpawnSpec{Bin: testkit.FakeDriver(t), Project: project, Agent: "mid-2", Endpoint: "laptop"})
+	pid, err := spawn(SpawnSpec{Bin: testkit.FakeDriver(t), Project: project, Agent: "mid-2", Endpoint: "laptop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestSpawnRefusesAgentWithRunningWorker(t *testing.T) {
 		"stale-1": "stale-1 already has a stale worker",
 		"a-b":     `agent id "a-b" shares its state and log files with "a@b", which is running`,
 	} {
-		if _, err := Spawn(SpawnSpec{Bin: bin, Project: project, Agent: agent, Tier: "mid"}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := spawn(SpawnSpec{Bin: bin, Project: project, Agent: agent, Tier: "mid"}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", agent, err, want)
 		} else if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error of more than one line: %q", agent, err)

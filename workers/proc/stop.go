@@ -17,7 +17,7 @@ import (
 )
 
 // Stop asks the worker st describes to stop: SIGTERM to its process group
-// when its pid leads one (Spawn, cron and systemd all start work-once as a
+// when its pid leads one (spawn, cron and systemd all start work-once as a
 // group leader), else to the pid alone. The executor runs in a group of
 // its own: the driver's handler stops it, then releases the plan.
 //

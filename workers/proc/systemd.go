@@ -53,8 +53,8 @@ const (
 	Delete  ChangeKind = "remove" // not Remove: that is the worktree verb
 )
 
-// PlanInstall compares units with the files in dir, changing nothing.
-func PlanInstall(dir string, units []Unit) ([]Change, error) {
+// planInstall compares units with the files in dir, changing nothing.
+func planInstall(dir string, units []Unit) ([]Change, error) {
 	out := make([]Change, len(units))
 	for i, u := range units {
 		p := filepath.Join(dir, u.Name)
@@ -65,7 +65,7 @@ func PlanInstall(dir string, units []Unit) ([]Change, error) {
 			out[i].Kind = Same
 		case err == nil:
 			out[i].Kind = Replace
-			if proj, _, ok := UnitOwner(string(old)); ok {
+			if proj, _, ok := unitOwner(string(old)); ok {
 				out[i].Owner = proj
 			}
 		case !errors.Is(err, os.ErrNotExist):
@@ -75,9 +75,9 @@ func PlanInstall(dir string, units []Unit) ([]Change, error) {
 	return out, nil
 }
 
-// WriteUnits writes each unit into dir through a temporary file and a
+// writeUnits writes each unit into dir through a temporary file and a
 // rename, so systemd never reads half a unit.
-func WriteUnits(dir string, units []Unit) error {
+func writeUnits(dir string, units []Unit) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create %s: %v", dir, tree.ErrText(err))
 	}
@@ -115,7 +115,7 @@ func Installed(dir, project string) ([]InstalledUnit, error) {
 		if err != nil {
 			continue
 		}
-		proj, agent, ok := UnitOwner(string(data))
+		proj, agent, ok := unitOwner(string(data))
 		if !ok || proj != project {
 			continue
 		}
@@ -207,10 +207,10 @@ func (s *Systemctl) Link(verb, unit string) error {
 	return nil
 }
 
-// Unlink removes the timers.target.wants link that enabling timer made in
+// unlink removes the timers.target.wants link that enabling timer made in
 // dir (fleetwatch timers say WantedBy=timers.target), for when systemctl
 // cannot: without it, the link outlives the unit it points at.
-func Unlink(dir, timer string) error {
+func unlink(dir, timer string) error {
 	p := filepath.Join(dir, "timers.target.wants", timer)
 	fi, err := os.Lstat(p)
 	if errors.Is(err, os.ErrNotExist) || err == nil && fi.Mode()&os.ModeSymlink == 0 {

@@ -6,16 +6,16 @@ import (
 	"testing"
 )
 
-// PlanInstall names the project a unit it would replace was written for,
+// planInstall names the project a unit it would replace was written for,
 // so install can refuse to take over another project's worker.
 func TestPlanInstallOwner(t *testing.T) {
 	dir := t.TempDir()
-	iv, _ := ParseInterval("5m")
+	iv, _ := parseInterval("5m")
 	theirs, err := Units("/usr/local/bin/fleetwatch", "/a/app", Spec{Agent: "mid-1", Tier: "mid", Interval: iv})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteUnits(dir, theirs); err != nil {
+	if err := writeUnits(dir, theirs); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "fleetwatch-app-hand.timer"), []byte("[Timer]\nOnCalendar=daily\n"), 0o644); err != nil {
@@ -23,7 +23,7 @@ func TestPlanInstallOwner(t *testing.T) {
 	}
 	ours, _ := Units("/usr/local/bin/fleetwatch", "/b/app", Spec{Agent: "mid-1", Tier: "mid", Interval: iv})
 	ours = append(ours, Unit{Name: "fleetwatch-app-hand.timer", Text: "mine"}, Unit{Name: "fleetwatch-app-new.timer", Text: "new"})
-	changes, err := PlanInstall(dir, ours)
+	changes, err := planInstall(dir, ours)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestUnlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"fleetwatch-app-a.timer", "fleetwatch-app-b.timer", "fleetwatch-app-none.timer"} {
-		if err := Unlink(dir, name); err != nil {
+		if err := unlink(dir, name); err != nil {
 			t.Errorf("Unlink(%s): %v", name, err)
 		}
 	}
@@ -64,7 +64,7 @@ func TestUnlink(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(wants, "fleetwatch-app-b.timer")); err != nil {
 		t.Errorf("a file that is not a link was removed: %v", err)
 	}
-	if err := Unlink(filepath.Join(dir, "missing"), "x.timer"); err != nil {
+	if err := unlink(filepath.Join(dir, "missing"), "x.timer"); err != nil {
 		t.Errorf("no wants folder: %v", err)
 	}
 }

@@ -29,8 +29,8 @@ type Spec struct {
 	Worktree bool
 }
 
-// DefaultInterval is anchor's.
-const DefaultInterval = "5m"
+// defaultInterval is anchor's.
+const defaultInterval = "5m"
 
 // ParseSpec reads a --worker value. Unlike anchor (which passes an unknown
 // interval through to systemd and exits 1), every mistake is an error naming
@@ -39,7 +39,7 @@ const DefaultInterval = "5m"
 func ParseSpec(s, cwd string) (Spec, error) {
 	var sp Spec
 	seen := map[string]bool{}
-	interval := DefaultInterval
+	interval := defaultInterval
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -81,7 +81,7 @@ func ParseSpec(s, cwd string) (Spec, error) {
 	case sp.Registry != "" && sp.Endpoint == "":
 		return Spec{}, errors.New("registry needs endpoint")
 	}
-	iv, err := ParseInterval(interval)
+	iv, err := parseInterval(interval)
 	if err != nil {
 		return Spec{}, fmt.Errorf("interval: %v", err)
 	}
@@ -172,12 +172,12 @@ var intervalUnits = map[string]int64{
 // than once a year is a mistake.
 const maxInterval = 366 * 86400
 
-// ParseInterval reads anchor's interval forms: `300` (seconds), `5m`,
+// parseInterval reads anchor's interval forms: `300` (seconds), `5m`,
 // `10min`, `2h`, `30s`, `1d`, compounds like `1h30m`, and what systemd also
 // takes: weeks (`1w`, `2weeks`) and fractions that come to whole seconds
 // (`1.5h`, `0.5min`). Anything else is an error (anchor passed it to systemd
 // unchanged, which then refused the timer).
-func ParseInterval(s string) (Interval, error) {
+func parseInterval(s string) (Interval, error) {
 	raw := s
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -325,9 +325,9 @@ func WorkArgs(project string, s Spec) []string {
 	return args
 }
 
-// ProjectSlug names a project inside unit names, as anchor does: the folder
+// projectSlug names a project inside unit names, as anchor does: the folder
 // name with characters outside [A-Za-z0-9_.-] made `-`, trimmed, lower case.
-func ProjectSlug(project string) string {
+func projectSlug(project string) string {
 	s := strings.ToLower(strings.Trim(tree.Sanitize(filepath.Base(project), "_.-"), ".-"))
 	if len(s) > 60 {
 		s = strings.TrimRight(s[:60], ".-")
@@ -338,11 +338,11 @@ func ProjectSlug(project string) string {
 	return s
 }
 
-// UnitStem is `fleetwatch-<project>-<agent>`, the name both unit files share.
+// unitStem is `fleetwatch-<project>-<agent>`, the name both unit files share.
 // Unlike anchor's, `@` never reaches it: systemd would read it as a
 // template instance.
-func UnitStem(project, agent string) string {
-	return "fleetwatch-" + ProjectSlug(project) + "-" + tree.SafeID(agent)
+func unitStem(project, agent string) string {
+	return "fleetwatch-" + projectSlug(project) + "-" + tree.SafeID(agent)
 }
 
 // Unit is one unit file: its name and its text.
@@ -373,7 +373,7 @@ func Units(bin, project string, s Spec) ([]Unit, error) {
 	if err := PlainText(s.Agent); err != nil {
 		return nil, fmt.Errorf("agent: %v", err)
 	}
-	stem := UnitStem(project, s.Agent)
+	stem := unitStem(project, s.Agent)
 	if len(stem)+len(".service") > 255 {
 		return nil, fmt.Errorf("unit name %s is too long for systemd", stem)
 	}
@@ -454,9 +454,9 @@ func execWord(a string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(a) + `"`
 }
 
-// UnitOwner reads the project and agent a fleetwatch unit file was written
+// unitOwner reads the project and agent a fleetwatch unit file was written
 // for; ok is false for a file fleetwatch did not write.
-func UnitOwner(text string) (project, agent string, ok bool) {
+func unitOwner(text string) (project, agent string, ok bool) {
 	lines := strings.SplitN(text, "\n", 4)
 	if len(lines) < 3 || lines[0] != unitMark {
 		return "", "", false

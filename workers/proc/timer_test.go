@@ -19,14 +19,14 @@ func TestParseInterval(t *testing.T) {
 		// what systemd takes besides: weeks, and fractions of whole seconds
 		"1w": "1w", "2weeks": "2w", "1w2d": "1w2d", "1.5h": "1.5h", "0.5min": "0.5min", "1.50h": "1.5h", "2.0m": "2min",
 	} {
-		iv, err := ParseInterval(in)
+		iv, err := parseInterval(in)
 		if err != nil || iv.Systemd() != want {
-			t.Errorf("ParseInterval(%q) = %q, %v; want %q", in, iv.Systemd(), err, want)
+			t.Errorf("parseInterval(%q) = %q, %v; want %q", in, iv.Systemd(), err, want)
 		}
 	}
 	for in, secs := range map[string]int64{"1.5h": 5400, "0.5min": 30, "2weeks": 14 * 86400, "1h30m": 5400, "0.25m": 15} {
-		if iv, _ := ParseInterval(in); iv.Seconds != secs {
-			t.Errorf("ParseInterval(%q).Seconds = %d, want %d", in, iv.Seconds, secs)
+		if iv, _ := parseInterval(in); iv.Seconds != secs {
+			t.Errorf("parseInterval(%q).Seconds = %d, want %d", in, iv.Seconds, secs)
 		}
 	}
 	for bad, why := range map[string]string{
@@ -37,8 +37,8 @@ func TestParseInterval(t *testing.T) {
 		// systemd reads M as a month: never taken for a minute
 		"1M": "month", "1h5M": "month",
 	} {
-		if iv, err := ParseInterval(bad); err == nil || !strings.Contains(err.Error(), why) {
-			t.Errorf("ParseInterval(%q) = %q, %v; want an error with %q", bad, iv.Systemd(), err, why)
+		if iv, err := parseInterval(bad); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("parseInterval(%q) = %q, %v; want an error with %q", bad, iv.Systemd(), err, why)
 		}
 	}
 }
@@ -50,7 +50,7 @@ func TestParseSpec(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 	s, err = ParseSpec("endpoint=h100-executor,agent=a,run=1", "/cwd")
-	if err != nil || s.Endpoint != "h100-executor" || !s.Run || s.Interval.Raw != DefaultInterval {
+	if err != nil || s.Endpoint != "h100-executor" || !s.Run || s.Interval.Raw != defaultInterval {
 		t.Fatalf("%+v %v", s, err)
 	}
 	s, err = ParseSpec("tier=mid,agent=a,run=yes,worktree=on", "/cwd")
@@ -108,32 +108,32 @@ func TestCronSchedule(t *testing.T) {
 		"12h": "0 */12 * * *", "24h": "0 0 * * *", "1d": "0 0 * * *", "7d": "0 0 * * 0", "600": "*/10 * * * *",
 		"1w": "0 0 * * 0", "0.5h": "*/30 * * * *",
 	} {
-		iv, _ := ParseInterval(in)
-		got, note, err := CronSchedule(iv)
+		iv, _ := parseInterval(in)
+		got, note, err := cronSchedule(iv)
 		if err != nil || got != want || note != "" {
-			t.Errorf("CronSchedule(%s) = %q, %q, %v; want %q", in, got, note, err, want)
+			t.Errorf("cronSchedule(%s) = %q, %q, %v; want %q", in, got, note, err, want)
 		}
 	}
 	// Cron counts minutes: seconds go to the nearest minute, and say so.
 	for in, want := range map[string]string{"30s": "* * * * *", "10s": "* * * * *", "90s": "*/2 * * * *", "5m20s": "*/5 * * * *", "1.5min": "*/2 * * * *", "0.5min": "* * * * *"} {
-		iv, _ := ParseInterval(in)
-		got, note, err := CronSchedule(iv)
+		iv, _ := parseInterval(in)
+		got, note, err := cronSchedule(iv)
 		if err != nil || got != want || !strings.Contains(note, in) {
-			t.Errorf("CronSchedule(%s) = %q, %q, %v; want %q with a note", in, got, note, err, want)
+			t.Errorf("cronSchedule(%s) = %q, %q, %v; want %q with a note", in, got, note, err, want)
 		}
 	}
 	// Anchor wrote */90 (hourly) and */7 (uneven at the hour): errors here,
 	// naming the nearest intervals cron can keep.
 	for in, near := range map[string]string{"7m": "6m or 10m", "90m": "1h or 2h", "1.5h": "1h or 2h", "45m": "30m or 1h", "5h": "4h or 6h", "2d": "1d or 7d", "30d": "7d", "2w": "7d"} {
-		iv, _ := ParseInterval(in)
-		if got, _, err := CronSchedule(iv); err == nil || !strings.Contains(err.Error(), near) {
-			t.Errorf("CronSchedule(%s) = %q, %v; want an error naming %s", in, got, err, near)
+		iv, _ := parseInterval(in)
+		if got, _, err := cronSchedule(iv); err == nil || !strings.Contains(err.Error(), near) {
+			t.Errorf("cronSchedule(%s) = %q, %v; want an error naming %s", in, got, err, near)
 		}
 	}
 }
 
 func TestCronLine(t *testing.T) {
-	iv, _ := ParseInterval("10m")
+	iv, _ := parseInterval("10m")
 	line, _, err := CronLine("/opt/fw/fleetwatch", "/srv/my app", Spec{Agent: "s1", Tier: "small", Interval: iv})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestExecWord(t *testing.T) {
 }
 
 func TestUnits(t *testing.T) {
-	iv, _ := ParseInterval("5m")
+	iv, _ := parseInterval("5m")
 	sp := Spec{Agent: "mid-1", Tier: "mid", Model: "Qwen3 32B", Interval: iv}
 	units, err := Units("/usr/local/bin/fleetwatch", "/srv/app", sp)
 	if err != nil || len(units) != 2 {
@@ -189,15 +189,15 @@ func TestUnits(t *testing.T) {
 			t.Errorf("timer lacks %q:\n%s", want, tmr.Text)
 		}
 	}
-	if p, a, ok := UnitOwner(tmr.Text); !ok || p != "/srv/app" || a != "mid-1" {
-		t.Errorf("UnitOwner = %q %q %v", p, a, ok)
+	if p, a, ok := unitOwner(tmr.Text); !ok || p != "/srv/app" || a != "mid-1" {
+		t.Errorf("unitOwner = %q %q %v", p, a, ok)
 	}
-	if _, _, ok := UnitOwner("[Unit]\nDescription=someone else's\n"); ok {
-		t.Error("UnitOwner claims a unit fleetwatch did not write")
+	if _, _, ok := unitOwner("[Unit]\nDescription=someone else's\n"); ok {
+		t.Error("unitOwner claims a unit fleetwatch did not write")
 	}
 	// `@` would make a template instance of the unit name.
-	if got := UnitStem("/srv/My App!", "a@b"); got != "fleetwatch-my-app-a-b" {
-		t.Errorf("UnitStem = %s", got)
+	if got := unitStem("/srv/My App!", "a@b"); got != "fleetwatch-my-app-a-b" {
+		t.Errorf("unitStem = %s", got)
 	}
 	for _, bad := range []string{"/srv/app ", "/srv/app\\", "/srv/a\tb"} {
 		if _, err := Units("/usr/local/bin/fleetwatch", bad, sp); err == nil {
@@ -217,7 +217,7 @@ func TestUnits(t *testing.T) {
 	}
 	// systemd would fire a 30s timer up to a minute late.
 	for _, in := range []string{"30s", "0.5min", "90s"} {
-		fast, _ := ParseInterval(in)
+		fast, _ := parseInterval(in)
 		sp.Interval = fast
 		if units, err := Units("/usr/local/bin/fleetwatch", "/srv/app", sp); err != nil || !strings.Contains(units[1].Text, "\nAccuracySec=1s\n") {
 			t.Errorf("interval %s: %v\n%v", in, err, units)

@@ -75,7 +75,7 @@ type InstallPlan struct {
 // another project (even with yes) and a dir no file can be written in; it
 // asks for the user manager only once nothing refuses.
 func NewInstallPlan(dir, project string, units []Unit, yes bool) (*InstallPlan, error) {
-	changes, err := PlanInstall(dir, units)
+	changes, err := planInstall(dir, units)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +348,7 @@ func (p *UninstallPlan) disable(w io.Writer) (map[string]bool, []string, error) 
 			if s.Args != nil {
 				p.sc.Link(s.Args[0], s.Args[1])
 			}
-			err = Unlink(p.Dir, s.Unit)
+			err = unlink(p.Dir, s.Unit)
 			done = "disabled"
 		}
 		if err != nil {

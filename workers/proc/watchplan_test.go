@@ -59,7 +59,7 @@ func planCalls(t *testing.T, log string) []string {
 
 func planUnits(t *testing.T, project string, agents ...string) []Unit {
 	t.Helper()
-	iv, _ := ParseInterval("5m")
+	iv, _ := parseInterval("5m")
 	var out []Unit
 	for _, a := range agents {
 		u, err := Units("/usr/local/bin/fleetwatch", project, Spec{Agent: a, Tier: "mid", Interval: iv})
@@ -99,7 +99,7 @@ func TestInstallPlanDescribesWhatApplyDoes(t *testing.T) {
 			// mid-1 is installed as planned, mid-2 differs, mid-3 is new.
 			old := planUnits(t, "/p/app", "mid-1", "mid-2")
 			old[3].Text += "# edited\n"
-			if err := WriteUnits(dir, old); err != nil {
+			if err := writeUnits(dir, old); err != nil {
 				t.Fatal(err)
 			}
 			before := folderFiles(t, dir)
@@ -169,7 +169,7 @@ func TestUninstallPlanDescribesWhatApplyDoes(t *testing.T) {
 			log := planEnv(t, state)
 			dir := filepath.Join(t.TempDir(), "systemd", "user")
 			units := append(planUnits(t, "/p/app", "mid-1", "mid-2"), planUnits(t, "/q/app", "other")...)
-			if err := WriteUnits(dir, units); err != nil {
+			if err := writeUnits(dir, units); err != nil {
 				t.Fatal(err)
 			}
 			wants := filepath.Join(dir, "timers.target.wants")
@@ -240,7 +240,7 @@ func TestWatchPlansRefuseBeforeActing(t *testing.T) {
 	log := planEnv(t, "running")
 	root := t.TempDir()
 	dir := filepath.Join(root, "systemd", "user")
-	if err := WriteUnits(dir, planUnits(t, "/p/app", "mid-1")); err != nil {
+	if err := writeUnits(dir, planUnits(t, "/p/app", "mid-1")); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(root, "file")

@@ -72,9 +72,9 @@ type Backend struct {
 	SetUp bool
 }
 
-// BackendDir holds the backends' markers, locks and logs, relative to the
+// backendDir holds the backends' markers, locks and logs, relative to the
 // project's git top level.
-const BackendDir = "var/fleet/backends"
+const backendDir = "var/fleet/backends"
 
 // backendMarker is what a worktree's backend was set up with.
 type backendMarker struct {
@@ -116,7 +116,7 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 		return b, err
 	}
 	defer unlock()
-	cur := backendMarker{Agent: agentID, Slug: slug, Worktree: worktree, Ports: ports, Hash: SectionHash(s)}
+	cur := backendMarker{Agent: agentID, Slug: slug, Worktree: worktree, Ports: ports, Hash: sectionHash(s)}
 	old, had, err := loadMarker(home, agentID)
 	if err != nil {
 		return b, err
@@ -146,10 +146,10 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 	return b, saveMarker(home, cur)
 }
 
-// TeardownBackend runs the teardown of whatever backend agentID's worktree
+// teardownBackend runs the teardown of whatever backend agentID's worktree
 // was last set up with; nothing when it has none. Its failure keeps the
 // worktree and says why.
-func TeardownBackend(project string, s config.Worktree, agentID, worktree string) error {
+func teardownBackend(project string, s config.Worktree, agentID, worktree string) error {
 	home, _, err := look.PortHome(project)
 	if err != nil {
 		return err
@@ -183,7 +183,7 @@ func teardownBefore(top, agentID, path string) error {
 		}
 	}
 	if err == nil {
-		err = TeardownBackend(top, s.Worktree, agentID, path)
+		err = teardownBackend(top, s.Worktree, agentID, path)
 	}
 	if err != nil {
 		return fmt.Errorf("%v; the worktree %s is kept", err, path)
@@ -209,7 +209,7 @@ func OwnBackend(project string, s config.Worktree, id, slug, worktree string) (b
 		return b, nil, err
 	}
 	return b, func() error {
-		err := TeardownBackend(project, s, id, worktree)
+		err := teardownBackend(project, s, id, worktree)
 		if err == nil {
 			err = release()
 		}
@@ -225,7 +225,7 @@ func TeardownBackendsIn(project, worktree string) error {
 	if err != nil {
 		return err
 	}
-	names, _ := filepath.Glob(filepath.Join(home, filepath.FromSlash(BackendDir), "*.json"))
+	names, _ := filepath.Glob(filepath.Join(home, filepath.FromSlash(backendDir), "*.json"))
 	s, cfgErr := config.Load(project)
 	var first error
 	for _, name := range names {
@@ -236,7 +236,7 @@ func TeardownBackendsIn(project, worktree string) error {
 		}
 		err = cfgErr
 		if err == nil {
-			err = TeardownBackend(project, s.Worktree, m.Agent, worktree)
+			err = teardownBackend(project, s.Worktree, m.Agent, worktree)
 		}
 		if err == nil && len(m.Ports) > 0 {
 			err = look.ReleasePort(project, m.Agent, m.Ports[0])
@@ -267,7 +267,7 @@ func teardownMarker(home string, s config.Worktree, m backendMarker, worktree st
 		return err
 	}
 	fmt.Fprintf(log, "%s teardown of the backend for plan %s in %s\n", time.Now().UTC().Format(time.RFC3339), m.Slug, worktree)
-	if m.Hash != SectionHash(s) {
+	if m.Hash != sectionHash(s) {
 		fmt.Fprintf(log, "the worktree: section changed since this backend was set up; tearing down with the current one\n")
 	}
 	if err := runBackendCmds(expandAll(ph, s.Teardown), dir, append(ph.Env(), env...), s.CommandTimeout(), log); err != nil {
@@ -300,9 +300,9 @@ func backendPlaceholders(home, agentID, slug, worktree string, ports []int) proc
 	return ph
 }
 
-// SectionHash names the section's content (not its lines or timeout): a
+// sectionHash names the section's content (not its lines or timeout): a
 // change to what a backend is made of means a new one.
-func SectionHash(s config.Worktree) string {
+func sectionHash(s config.Worktree) string {
 	env := make([]string, len(s.Env))
 	for i, e := range s.Env {
 		env[i] = e.Name + "=" + e.Template
@@ -606,7 +606,7 @@ func (l *lastLine) suffix() string {
 	}, l.last)
 }
 
-func backendRel(agentID, ext string) string { return BackendDir + "/" + tree.SafeID(agentID) + ext }
+func backendRel(agentID, ext string) string { return backendDir + "/" + tree.SafeID(agentID) + ext }
 
 // lockBackend serialises agentID's backend changes across processes.
 func lockBackend(home, agentID string) (func(), error) {

@@ -1,4 +1,4 @@
-package workers
+package seat
 
 import (
 	"encoding/json"
@@ -15,7 +15,6 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/workers/look"
-	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -66,7 +65,7 @@ func writeSection(t *testing.T, dir string, s config.Worktree) {
 		t.Fatal(err)
 	}
 	got, err := config.Load(dir)
-	if err != nil || seat.SectionHash(got.Worktree) != seat.SectionHash(s) {
+	if err != nil || sectionHash(got.Worktree) != sectionHash(s) {
 		t.Fatalf("fleetwatch.yaml does not read back as the section: %v\n%s", err, b.String())
 	}
 }
@@ -97,7 +96,7 @@ func TestBackendEnvFileIsWrittenAndIgnored(t *testing.T) {
 		{Name: "NOTE", Template: "it's {slug}"},
 		{Name: "PORT_A", Template: "{port}"},
 	}}
-	b, err := seat.PrepareBackend(dir, s, "w1", "fix-login", wt.Path, []int{4101, 4102})
+	b, err := PrepareBackend(dir, s, "w1", "fix-login", wt.Path, []int{4101, 4102})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +113,12 @@ func TestBackendEnvFileIsWrittenAndIgnored(t *testing.T) {
 	clean(t, dir)
 
 	// A second worktree and a second run add nothing to the exclude file.
-	wt2, err := seat.Ensure(dir, "w2", "")
+	wt2, err := Ensure(dir, "w2", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := seat.PrepareBackend(dir, s, "w2", "", wt2.Path, []int{4103, 4104}); err != nil {
+		if _, err := PrepareBackend(dir, s, "w2", "", wt2.Path, []int{4103, 4104}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,7 +144,7 @@ func TestBackendEnvFileRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := config.Worktree{Line: 1, Env: []config.EnvVar{{Name: "A", Template: "{slug}"}}}
-	if _, err := seat.PrepareBackend(dir, s, "w", "x", wt.Path, []int{4100}); err != nil {
+	if _, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4100}); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(outside); string(data) != "keep\n" {
@@ -156,7 +155,7 @@ func TestBackendEnvFileRefusals(t *testing.T) {
 	}
 
 	bad := config.Worktree{Line: 1, Env: []config.EnvVar{{Name: "A", Template: "it's $HOME", Line: 4}}}
-	if _, err := seat.PrepareBackend(dir, bad, "w", "x", wt.Path, []int{4100}); err == nil || !strings.Contains(err.Error(), "fleetwatch.yaml:4: worktree: env: A: its value holds both a single quote") {
+	if _, err := PrepareBackend(dir, bad, "w", "x", wt.Path, []int{4100}); err == nil || !strings.Contains(err.Error(), "fleetwatch.yaml:4: worktree: env: A: its value holds both a single quote") {
 		t.Errorf("unquotable value: %v", err)
 	}
 
@@ -164,7 +163,7 @@ func TestBackendEnvFileRefusals(t *testing.T) {
 	os.WriteFile(filepath.Join(wt2.Path, tree.EnvFile), []byte("A=1\n"), 0o644)
 	testkit.Git(t, wt2.Path, "add", "-f", tree.EnvFile)
 	testkit.Git(t, wt2.Path, "commit", "-q", "-m", "tracked env")
-	if _, err := seat.PrepareBackend(dir2, s, "v", "", wt2.Path, []int{4100}); err == nil || !strings.Contains(err.Error(), "is tracked in the repository") {
+	if _, err := PrepareBackend(dir2, s, "v", "", wt2.Path, []int{4100}); err == nil || !strings.Contains(err.Error(), "is tracked in the repository") {
 		t.Errorf("tracked env file: %v", err)
 	}
 }
@@ -176,7 +175,7 @@ func TestBackendSetupOnceAndAgainForAnotherPlan(t *testing.T) {
 	s, log := backendRun(t)
 	ports := []int{4200, 4201}
 	for i := range 2 {
-		b, err := seat.PrepareBackend(dir, s, "w", "x", wt.Path, ports)
+		b, err := PrepareBackend(dir, s, "w", "x", wt.Path, ports)
 		if err != nil || b.SetUp != (i == 0) {
 			t.Fatalf("run %d: %+v %v", i, b, err)
 		}
@@ -184,38 +183,38 @@ func TestBackendSetupOnceAndAgainForAnotherPlan(t *testing.T) {
 	if got := lines(t, log); !reflect.DeepEqual(got, []string{"setup_w_x_4200_4201_app_w"}) {
 		t.Fatalf("after two runs on x: %q", got)
 	}
-	if _, err := seat.PrepareBackend(dir, s, "w", "y", wt.Path, ports); err != nil {
+	if _, err := PrepareBackend(dir, s, "w", "y", wt.Path, ports); err != nil {
 		t.Fatal(err)
 	}
 	s.Env = append(s.Env, config.EnvVar{Name: "MORE", Template: "1"})
-	if _, err := seat.PrepareBackend(dir, s, "w", "y", wt.Path, ports); err != nil {
+	if _, err := PrepareBackend(dir, s, "w", "y", wt.Path, ports); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"setup_w_x_4200_4201_app_w", "teardown_w_x_app_w", "setup_w_y_4200_4201_app_w", "teardown_w_y_app_w", "setup_w_y_4200_4201_app_w"}
 	if got := lines(t, log); !reflect.DeepEqual(got, want) {
 		t.Fatalf("log %q\nwant %q", got, want)
 	}
-	marker := filepath.Join(dir, filepath.FromSlash(seat.BackendDir), "w.json")
+	marker := filepath.Join(dir, filepath.FromSlash(backendDir), "w.json")
 	if data, err := os.ReadFile(marker); err != nil || !strings.Contains(string(data), `"slug": "y"`) {
 		t.Fatalf("marker %s %v", data, err)
 	}
-	if _, err := os.Stat(filepath.Join(wt.Path, filepath.FromSlash(seat.BackendDir))); err == nil {
+	if _, err := os.Stat(filepath.Join(wt.Path, filepath.FromSlash(backendDir))); err == nil {
 		t.Error("a marker inside the worktree")
 	}
-	if err := seat.TeardownBackend(dir, s, "w", wt.Path); err != nil {
+	if err := teardownBackend(dir, s, "w", wt.Path); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Errorf("marker after teardown: %v", err)
 	}
-	if err := seat.TeardownBackend(dir, s, "w", wt.Path); err != nil {
+	if err := teardownBackend(dir, s, "w", wt.Path); err != nil {
 		t.Errorf("a second teardown: %v", err)
 	}
 	if n := len(lines(t, log)); n != 6 {
 		t.Errorf("%d log lines, want 6 (one teardown)", n)
 	}
 	// After a teardown, setup runs again.
-	if b, err := seat.PrepareBackend(dir, s, "w", "y", wt.Path, ports); err != nil || !b.SetUp {
+	if b, err := PrepareBackend(dir, s, "w", "y", wt.Path, ports); err != nil || !b.SetUp {
 		t.Errorf("after teardown: %+v %v", b, err)
 	}
 	clean(t, wt.Path)
@@ -227,12 +226,12 @@ func TestBackendFailingSetup(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	s, log := backendRun(t)
 	s.Setup = append(s.Setup, sh("echo working; echo 'createdb: error: database \"app_w\" already exists' >&2; exit 3"))
-	_, err := seat.PrepareBackend(dir, s, "w", "x", wt.Path, []int{4300, 4301})
+	_, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4300, 4301})
 	want := "backend setup command 2 of 2 `sh -c 'echo working; "
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), `failed (exit 3): createdb: error: database "app_w" already exists (log: var/fleet/backends/w.log)`) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(seat.BackendDir), "w.json")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(backendDir), "w.json")); !os.IsNotExist(err) {
 		t.Errorf("marker after a failed setup: %v", err)
 	}
 	if got := lines(t, log); !reflect.DeepEqual(got, []string{"setup_w_x_4300_4301_app_w", "teardown_w_x_app_w"}) {
@@ -242,7 +241,7 @@ func TestBackendFailingSetup(t *testing.T) {
 		t.Errorf("backend log:\n%s", data)
 	}
 	s.Setup = [][]string{{"no-such-program-fw"}}
-	if _, err := seat.PrepareBackend(dir, s, "w", "x", wt.Path, []int{4300, 4301}); err == nil || !strings.Contains(err.Error(), "`no-such-program-fw` did not start") {
+	if _, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4300, 4301}); err == nil || !strings.Contains(err.Error(), "`no-such-program-fw` did not start") {
 		t.Errorf("missing program: %v", err)
 	}
 }
@@ -255,7 +254,7 @@ func TestBackendSetupTimeoutAndDaemons(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	s := config.Worktree{Line: 1, Timeout: 300 * time.Millisecond, Setup: [][]string{sh("sleep 60 & echo $! > " + pidfile + "; wait")}}
 	start := time.Now()
-	_, err := seat.PrepareBackend(dir, s, "w", "x", wt.Path, []int{4400})
+	_, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4400})
 	if err == nil || !strings.Contains(err.Error(), "did not finish within 300ms; killed") {
 		t.Fatalf("error %v", err)
 	}
@@ -274,7 +273,7 @@ func TestBackendSetupTimeoutAndDaemons(t *testing.T) {
 
 	daemon := filepath.Join(t.TempDir(), "daemon")
 	s = config.Worktree{Line: 1, Setup: [][]string{sh("sleep 60 & echo $! > " + daemon)}}
-	if _, err := seat.PrepareBackend(dir, s, "w", "y", wt.Path, []int{4400}); err != nil {
+	if _, err := PrepareBackend(dir, s, "w", "y", wt.Path, []int{4400}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ = os.ReadFile(daemon)
@@ -291,17 +290,17 @@ func TestBackendFailingTeardownKeepsMarker(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	s, log := backendRun(t)
 	s.Teardown = [][]string{sh("echo 'dropdb: error: cannot drop' >&2; exit 1")}
-	if _, err := seat.PrepareBackend(dir, s, "w", "x", wt.Path, []int{4500, 4501}); err != nil {
+	if _, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4500, 4501}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := seat.PrepareBackend(dir, s, "w", "y", wt.Path, []int{4500, 4501})
+	_, err := PrepareBackend(dir, s, "w", "y", wt.Path, []int{4500, 4501})
 	if err == nil || !strings.Contains(err.Error(), "backend teardown (agent w, plan x) command 1 of 1") || !strings.Contains(err.Error(), "failed (exit 1): dropdb: error: cannot drop") {
 		t.Fatalf("error %v", err)
 	}
-	if err := seat.TeardownBackend(dir, s, "w", wt.Path); err == nil || !strings.Contains(err.Error(), "delete var/fleet/backends/w.json to forget that backend") {
+	if err := teardownBackend(dir, s, "w", wt.Path); err == nil || !strings.Contains(err.Error(), "delete var/fleet/backends/w.json to forget that backend") {
 		t.Fatalf("teardown: %v", err)
 	}
-	marker := filepath.Join(dir, filepath.FromSlash(seat.BackendDir), "w.json")
+	marker := filepath.Join(dir, filepath.FromSlash(backendDir), "w.json")
 	if data, err := os.ReadFile(marker); err != nil || !strings.Contains(string(data), `"slug": "x"`) {
 		t.Fatalf("marker %s %v", data, err)
 	}
@@ -317,10 +316,10 @@ func TestRemoveTearsDownTheBackend(t *testing.T) {
 	s, log := backendRun(t)
 	s.Teardown = [][]string{sh("exit 4")}
 	writeSection(t, dir, s)
-	if _, err := seat.PrepareBackend(dir, s, "w", "x", wt.Path, []int{4600, 4601}); err != nil {
+	if _, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4600, 4601}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := seat.Remove(dir, "w", false, false)
+	_, err := Remove(dir, "w", false, false)
 	if err == nil || !strings.Contains(err.Error(), "failed (exit 4)") || !strings.HasSuffix(err.Error(), "; the worktree "+wt.Path+" is kept") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("remove: %v", err)
 	}
@@ -334,10 +333,10 @@ func TestRemoveTearsDownTheBackend(t *testing.T) {
 	s, log = backendRun(t)
 	dir2, wt2 := ensured(t, "v", "x")
 	writeSection(t, dir2, s)
-	if _, err := seat.PrepareBackend(dir2, s, "v", "x", wt2.Path, []int{4600, 4601}); err != nil {
+	if _, err := PrepareBackend(dir2, s, "v", "x", wt2.Path, []int{4600, 4601}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seat.Remove(dir2, "v", false, false); err != nil {
+	if _, err := Remove(dir2, "v", false, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := lines(t, log); !reflect.DeepEqual(got, []string{"setup_v_x_4600_4601_app_v", "teardown_v_x_app_v"}) {
@@ -353,7 +352,7 @@ func TestRemoveTearsDownTheBackend(t *testing.T) {
 func TestOwnBackend(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	s, log := backendRun(t)
-	b, done, err := seat.OwnBackend(dir, s, "check-test-abc", "", wt.Path)
+	b, done, err := OwnBackend(dir, s, "check-test-abc", "", wt.Path)
 	if err != nil || len(b.Ports) != 2 || !b.SetUp {
 		t.Fatalf("%+v %v", b, err)
 	}
@@ -369,7 +368,7 @@ func TestOwnBackend(t *testing.T) {
 	if got := lines(t, log); len(got) != 2 || !strings.HasPrefix(got[1], "teardown_check-test-abc") {
 		t.Errorf("log %q", got)
 	}
-	if b, done, err := seat.OwnBackend(dir, config.Worktree{}, "x", "", wt.Path); err != nil || b.Ports != nil || done() != nil {
+	if b, done, err := OwnBackend(dir, config.Worktree{}, "x", "", wt.Path); err != nil || b.Ports != nil || done() != nil {
 		t.Errorf("no section: %+v %v", b, err)
 	}
 }
@@ -378,23 +377,24 @@ func TestOwnBackend(t *testing.T) {
 // down, its ports given back; other worktrees' backends are left alone.
 func TestTeardownBackendsIn(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
-	other, err := seat.Ensure(dir, "v", "")
+	other, err := Ensure(dir, "v", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, log := backendRun(t)
 	writeSection(t, dir, s)
-	r := freeRange(t, 6)
+	lo := testkit.FreePorts(t, 6)
+	r := look.PortRange{Lo: lo, Hi: lo + 5}
 	for _, c := range []struct{ id, path string }{{"check-a-1", wt.Path}, {"v", other.Path}} {
 		ports, err := look.AssignPorts(dir, c.id, r, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := seat.PrepareBackend(dir, s, c.id, "", c.path, ports); err != nil {
+		if _, err := PrepareBackend(dir, s, c.id, "", c.path, ports); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := seat.TeardownBackendsIn(dir, wt.Path); err != nil {
+	if err := TeardownBackendsIn(dir, wt.Path); err != nil {
 		t.Fatal(err)
 	}
 	if got := lines(t, log); len(got) != 3 || got[2] != "teardown_check-a-1_app_check-a-1" {
@@ -414,7 +414,7 @@ func TestBackendExcludeLineOnceUnderRace(t *testing.T) {
 	s := config.Worktree{Line: 1, Env: []config.EnvVar{{Name: "A", Template: "{agent_id}"}}}
 	var wts []string
 	for i := range 4 {
-		wt, err := seat.Ensure(dir, "r"+strconv.Itoa(i), "")
+		wt, err := Ensure(dir, "r"+strconv.Itoa(i), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -423,7 +423,7 @@ func TestBackendExcludeLineOnceUnderRace(t *testing.T) {
 	errs := make([]error, len(wts))
 	var wg sync.WaitGroup
 	for i, wt := range wts {
-		wg.Go(func() { _, errs[i] = seat.PrepareBackend(dir, s, "r"+strconv.Itoa(i), "", wt, []int{4700 + i}) })
+		wg.Go(func() { _, errs[i] = PrepareBackend(dir, s, "r"+strconv.Itoa(i), "", wt, []int{4700 + i}) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -446,11 +446,11 @@ func TestBackendMarkerCommandsAreNeverRun(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	s, log := backendRun(t)
 	writeSection(t, dir, s)
-	if _, err := seat.PrepareBackend(dir, s, "w", "x", wt.Path, []int{4700, 4701}); err != nil {
+	if _, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4700, 4701}); err != nil {
 		t.Fatal(err)
 	}
 	sentinel := filepath.Join(t.TempDir(), "pwned")
-	marker := filepath.Join(dir, filepath.FromSlash(seat.BackendDir), "w.json")
+	marker := filepath.Join(dir, filepath.FromSlash(backendDir), "w.json")
 	forge := func(fields map[string]any) {
 		t.Helper()
 		data, err := os.ReadFile(marker)
@@ -475,7 +475,7 @@ func TestBackendMarkerCommandsAreNeverRun(t *testing.T) {
 		"teardown": [][]string{{"sh", "-c", "touch " + sentinel}},
 		"env":      []string{"DB=app_w", "BASH_ENV=" + sentinel, "ENV=" + sentinel},
 	})
-	if err := seat.TeardownBackend(dir, s, "w", wt.Path); err != nil {
+	if err := teardownBackend(dir, s, "w", wt.Path); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(sentinel); err == nil {
@@ -487,11 +487,11 @@ func TestBackendMarkerCommandsAreNeverRun(t *testing.T) {
 
 	// Values that are no plan's or agent's refuse the teardown.
 	for _, bad := range []map[string]any{{"slug": "../../etc"}, {"agent": "someone-else"}, {"ports": []int{0}}} {
-		if _, err := seat.PrepareBackend(dir, s, "w", "x", wt.Path, []int{4700, 4701}); err != nil {
+		if _, err := PrepareBackend(dir, s, "w", "x", wt.Path, []int{4700, 4701}); err != nil {
 			t.Fatal(err)
 		}
 		forge(bad)
-		err := seat.TeardownBackend(dir, s, "w", wt.Path)
+		err := teardownBackend(dir, s, "w", wt.Path)
 		if err == nil || !strings.Contains(err.Error(), "not what fleetwatch wrote") {
 			t.Errorf("marker with %v: %v", bad, err)
 		}
@@ -508,19 +508,19 @@ func TestBackendMarkerCommandsAreNeverRun(t *testing.T) {
 func TestBackendRefusalIsThePlans(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	s := config.Worktree{Line: 1, Env: []config.EnvVar{{Name: "NOTE", Template: "on {slug}", Line: 3}}}
-	_, err := seat.PrepareBackend(dir, s, "w", "won't-$pay", wt.Path, []int{4800})
-	if !errors.Is(err, seat.ErrPlanRefused) || !strings.Contains(err.Error(), "plan won't-$pay: fleetwatch.yaml:3: worktree: env: NOTE") {
+	_, err := PrepareBackend(dir, s, "w", "won't-$pay", wt.Path, []int{4800})
+	if !errors.Is(err, ErrPlanRefused) || !strings.Contains(err.Error(), "plan won't-$pay: fleetwatch.yaml:3: worktree: env: NOTE") {
 		t.Errorf("refused name: %v", err)
 	}
-	judge := seat.BackendRefusal(dir, s, "w")
+	judge := BackendRefusal(dir, s, "w")
 	if why := judge("won't-$pay"); !strings.Contains(why, "refuses its name") || judge("fine") != "" {
 		t.Errorf("BackendRefusal: %q / %q", why, judge("fine"))
 	}
 	s.Env[0].Template = "it's $HOME {slug}"
-	if _, err := seat.PrepareBackend(dir, s, "w", "fine", wt.Path, []int{4800}); err == nil || errors.Is(err, seat.ErrPlanRefused) {
+	if _, err := PrepareBackend(dir, s, "w", "fine", wt.Path, []int{4800}); err == nil || errors.Is(err, ErrPlanRefused) {
 		t.Errorf("a section refusing every plan: %v", err)
 	}
-	if judge := seat.BackendRefusal(dir, s, "w"); judge("won't-$pay") != "" {
+	if judge := BackendRefusal(dir, s, "w"); judge("won't-$pay") != "" {
 		t.Error("a section refusing every plan blames the plan")
 	}
 }
