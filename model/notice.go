@@ -77,7 +77,7 @@ type Notice struct {
 }
 
 // WorkerFact is what the notices need of a worker: the words of
-// workers.Health, which model cannot import.
+// look.Health, which model cannot import.
 type WorkerFact struct {
 	Agent  string
 	Plan   string // the plan rel it works on, if any

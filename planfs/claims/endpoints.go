@@ -6,7 +6,7 @@ import "context"
 // trouble (a rate limit's backoff, a refused key, a spent usage window),
 // so no worker on any machine calls an endpoint another machine found
 // shut. A record is a small JSON document the workers package writes and
-// reads (workers.EndpointState); the backend only keeps it.
+// reads (look.EndpointState); the backend only keeps it.
 type EndpointBoard interface {
 	// PublishEndpoint writes name's record, replacing what is there; nil
 	// data removes it.

@@ -88,7 +88,7 @@ const (
 	WorkerExited  = "exited"
 )
 
-// Health words of a published worker, as workers.Health says them.
+// Health words of a published worker, as look.Health says them.
 const (
 	HealthLive   = "live"
 	HealthStale  = "stale"

@@ -39,7 +39,7 @@ func forceFlag(fs *pflag.FlagSet, dst *bool, help string) {
 	fs.BoolVar(dst, "force", false, help)
 }
 
-// portRangeFlag adds --port-range, defaulting to workers.DefaultPorts.
+// portRangeFlag adds --port-range, defaulting to look.DefaultPorts.
 func portRangeFlag(fs *pflag.FlagSet, dst *string, help string) {
 	fs.StringVar(dst, "port-range", look.DefaultPorts.String(), help)
 }

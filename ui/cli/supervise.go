@@ -16,7 +16,7 @@ const superviseVerb = "supervise-run"
 
 // superviseCmd is the supervisor a `work-once --run` driver starts: it
 // waits for its driver to end and stops the run a dead driver left
-// (workers.Supervise). Only drivers start it.
+// (proc.Supervise). Only drivers start it.
 func superviseCmd() *cobra.Command {
 	cmd := leaf(superviseVerb, "stop the run of a driver that died (started by the driver)", func(fs *pflag.FlagSet) body {
 		var project, agent string

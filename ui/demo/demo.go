@@ -216,7 +216,7 @@ func (b *builder) inFlight() {
 	b.proposal()
 	b.claim("bugs/duplicate-tags-by-case.md", "mid-1", 10*time.Minute, 3600)
 	b.commit(5*time.Minute, alice, "Plans: claims in flight")
-	// Their worktrees, as workers.Ensure makes them: small-2 died with
+	// Their worktrees, as seat.Ensure makes them: small-2 died with
 	// work not committed, mid-1 has just started.
 	notes, err := sampleText("project/notes.go")
 	b.fail("worktree for small-2", err)

@@ -68,7 +68,7 @@ type Run struct {
 	// (meter.Estimate).
 	Estimated int `json:"estimated_calls,omitempty"`
 	// Session is the agent's session id as its tool printed it, to
-	// resume the conversation (workers.LastSession).
+	// resume the conversation (look.LastSession).
 	Session string `json:"session,omitempty"`
 }
 

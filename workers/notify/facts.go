@@ -23,10 +23,10 @@ type Reading struct {
 	Overlaps []look.Overlap
 	Gate     []string // the merge queue's notices (landing.Listing.Notices)
 	Events   []planfs.Event
-	// Commits is workers.BranchCommits; StuckAfter 0 means never stuck.
+	// Commits is look.BranchCommits; StuckAfter 0 means never stuck.
 	Commits    map[string]float64
 	StuckAfter time.Duration
-	// Endpoints are the endpoints' states (workers.ReadEndpoints).
+	// Endpoints are the endpoints' states (look.ReadEndpoints).
 	Endpoints []look.EndpointState
 	Now       float64
 }

@@ -524,7 +524,7 @@ func TestRunTwoDriversNeverShareAPort(t *testing.T) {
 }
 
 // killSupervisor kills the supervisor of the driver working in dir, which
-// stops the run of a driver that dies (workers.Supervise): a test of what
+// stops the run of a driver that dies (proc.Supervise): a test of what
 // the next recover stops kills both.
 func killSupervisor(t *testing.T, dir string) {
 	t.Helper()
