@@ -85,7 +85,7 @@ func (d *Driver) endpointTrouble(r *running, o Outcome, how string, t look.EndTr
 	}
 	state := "endpoint " + d.Endpoint + " is " + st.State
 	if !st.Until.IsZero() {
-		state += " until " + look.Utc(st.Until)
+		state += " until " + look.UTCText(st.Until)
 	}
 	if st.State == look.EndpointDisabled {
 		d.Log.Printf("NOTICE: %s: its key or login was refused (%s); clear it once fixed: fleetwatch endpoints clear %s", state, t.Why, d.Endpoint)

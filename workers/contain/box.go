@@ -54,6 +54,8 @@ func (b *Box) Start(contained bool, cmd *exec.Cmd) (release func(), err error) {
 	return s.Start(cmd)
 }
 
+// Close gives back what the box holds: its broker, write watch, egress
+// proxy, cgroup and private folder.
 func (b *Box) Close() {
 	if b == nil {
 		return

@@ -91,6 +91,7 @@ type Broker struct {
 	wg    sync.WaitGroup
 }
 
+// ListenBroker listens on sock for the agent's requests.
 func ListenBroker(sock string) (*Broker, error) {
 	os.Remove(sock)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})

@@ -180,6 +180,7 @@ func (m *RunMeter) usage() (meter.Usage, string) {
 	return u, Reported
 }
 
+// Close stops the meter's proxy, when it has one.
 func (m *RunMeter) Close() {
 	if m.Proxy != nil {
 		m.Proxy.Close()

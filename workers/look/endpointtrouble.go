@@ -79,14 +79,16 @@ func (st EndpointState) Problem(now time.Time) string {
 	switch {
 	case st.State == EndpointDisabled:
 		return fmt.Sprintf("endpoint %s is disabled since %s: %s; clear it once fixed: fleetwatch endpoints clear %s",
-			st.Name, Utc(st.Since), st.Reason, st.Name)
+			st.Name, UTCText(st.Since), st.Reason, st.Name)
 	case (st.State == EndpointShut || st.State == EndpointBackingOff) && now.Before(st.Until):
-		return fmt.Sprintf("endpoint %s is %s until %s (%s): %s", st.Name, st.State, Utc(st.Until), st.Until.Sub(now).Round(time.Second), st.Reason)
+		return fmt.Sprintf("endpoint %s is %s until %s (%s): %s", st.Name, st.State, UTCText(st.Until), st.Until.Sub(now).Round(time.Second), st.Reason)
 	}
 	return ""
 }
 
-func Utc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+// UTCText is t as the endpoint files and messages say times: RFC 3339 in
+// UTC.
+func UTCText(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // EndTrouble is the endpoint trouble a run ended with.
 type EndTrouble struct {

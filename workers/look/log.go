@@ -161,6 +161,8 @@ func (l *Log) Last() string {
 // under stream; flush logs an unfinished last line.
 func (l *Log) Writer(stream string) *LineWriter { return &LineWriter{log: l, stream: stream} }
 
+// LineWriter is one of the log's streams as an io.Writer: whole lines,
+// each stamped and cut at maxLogLine.
 type LineWriter struct {
 	log    *Log
 	stream string
@@ -169,6 +171,7 @@ type LineWriter struct {
 	buf    []byte
 }
 
+// Write logs each whole line of p and keeps the rest for the next.
 func (w *LineWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -194,6 +197,7 @@ func (w *LineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Flush logs what is left of a last line without its newline.
 func (w *LineWriter) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -34,8 +34,10 @@ type PortRange struct{ Lo, Hi int }
 // DefaultPorts is the range used when none is configured.
 var DefaultPorts = PortRange{4100, 4999}
 
+// String is the range as --port-range takes it: LO-HI.
 func (r PortRange) String() string { return fmt.Sprintf("%d-%d", r.Lo, r.Hi) }
 
+// Contains reports whether p is in the range.
 func (r PortRange) Contains(p int) bool { return p >= r.Lo && p <= r.Hi }
 
 func (r PortRange) check() error {
@@ -128,7 +130,7 @@ func AssignPort(project, agentID string, r PortRange) (int, error) {
 // within portGrace, and nothing listens on it. Exited and dead agents give
 // theirs up before stale ones, which may only be slow. An agent without a
 // state file keeps its port: nothing says it stopped.
-func reclaimable(home string, r PortRange, rec portsRecord, owner map[int]string, now time.Time) (int, bool) {
+func reclaimable(home string, r PortRange, rec PortsRecord, owner map[int]string, now time.Time) (int, bool) {
 	states, _ := ReadStates(home)
 	health := map[string]Health{}
 	for _, st := range states {
@@ -199,11 +201,11 @@ func Bindable(port int) bool {
 	return true
 }
 
-// portsRecord is the ports file: each agent's port, and when it last asked
+// PortsRecord is the ports file: each agent's port, and when it last asked
 // for it. Extra is the rest of an agent's block (fleetwatch.yaml
 // `worktree: {ports: N}`), under a key of its own so "ports" keeps the one
 // format other readers know: agent id to its first port.
-type portsRecord struct {
+type PortsRecord struct {
 	Extra map[string][]int `json:"extra,omitempty"` // fields sorted, as the registry's
 	Given map[string]Stamp `json:"given"`
 	Ports map[string]int   `json:"ports"`
@@ -211,7 +213,7 @@ type portsRecord struct {
 
 // owners maps each port held by an agent other than agentID, block ports
 // included, to its agent.
-func (rec portsRecord) owners(agentID string) map[int]string {
+func (rec PortsRecord) owners(agentID string) map[int]string {
 	owner := map[int]string{}
 	for id, p := range rec.Ports {
 		if id != agentID {
@@ -229,14 +231,15 @@ func (rec portsRecord) owners(agentID string) map[int]string {
 }
 
 // forget drops everything recorded for id: its port and its block.
-func (rec portsRecord) forget(id string) {
+func (rec PortsRecord) forget(id string) {
 	delete(rec.Ports, id)
 	delete(rec.Given, id)
 	delete(rec.Extra, id)
 }
 
-func LoadPorts(home string) (portsRecord, error) {
-	rec := portsRecord{Ports: map[string]int{}, Given: map[string]Stamp{}, Extra: map[string][]int{}}
+// LoadPorts reads home's ports file; a missing file records nothing.
+func LoadPorts(home string) (PortsRecord, error) {
+	rec := PortsRecord{Ports: map[string]int{}, Given: map[string]Stamp{}, Extra: map[string][]int{}}
 	p := filepath.Join(home, PortsFile)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -262,7 +265,7 @@ func LoadPorts(home string) (portsRecord, error) {
 
 // SavePorts replaces the ports file atomically; keys sorted, indent 2, as
 // the registry.
-func SavePorts(home string, rec portsRecord) error {
+func SavePorts(home string, rec PortsRecord) error {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
@@ -344,7 +347,7 @@ func AssignPorts(project, agentID string, r PortRange, n int) ([]int, error) {
 // extend is first and n-1 more ports for agentID from r: the ones recorded
 // for it that are still its to keep, then the lowest free ones, then ones
 // taken back from agents that are gone (reclaimable).
-func extend(home, agentID string, r PortRange, n, first int, rec portsRecord) ([]int, error) {
+func extend(home, agentID string, r PortRange, n, first int, rec PortsRecord) ([]int, error) {
 	block := []int{first}
 	taken := rec.owners(agentID)
 	taken[first] = agentID

@@ -249,6 +249,8 @@ func Hostname() string {
 	return h
 }
 
+// ProcessAlive reports whether pid names a process, one of another user
+// included.
 func ProcessAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)

@@ -51,6 +51,7 @@ func sameProc(p look.Proc) bool {
 	return now.PID != 0 && now.Start == p.Start
 }
 
+// ContainsProc reports whether ps holds p.
 func ContainsProc(ps []look.Proc, p look.Proc) bool {
 	for _, q := range ps {
 		if q == p {

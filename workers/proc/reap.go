@@ -36,34 +36,34 @@ func BecomeSubreaper() error {
 	return nil
 }
 
-// procStat is the little of /proc/<pid>/stat the reaper needs.
-type procStat struct {
+// ProcStat is the little of /proc/<pid>/stat the reaper needs.
+type ProcStat struct {
 	state byte
 	pgid  int
 	Sid   int
 	start uint64 // clock ticks after boot: with the pid, names one process for good
 }
 
-func ReadStat(pid int) (procStat, bool) {
+func ReadStat(pid int) (ProcStat, bool) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return procStat{}, false
+		return ProcStat{}, false
 	}
 	// The command name may hold blanks and parentheses: fields start after
 	// the last ')'.
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return procStat{}, false
+		return ProcStat{}, false
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 20 || len(f[0]) != 1 {
-		return procStat{}, false
+		return ProcStat{}, false
 	}
 	pgid, _ := strconv.Atoi(f[2])
 	sid, _ := strconv.Atoi(f[3])
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procStat{state: f[0][0], pgid: pgid, Sid: sid, start: start}, true
+	return ProcStat{state: f[0][0], pgid: pgid, Sid: sid, start: start}, true
 }
 
 // childrenOf lists pid's children, from every thread's children file (Go

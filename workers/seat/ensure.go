@@ -54,8 +54,8 @@ func Ensure(project, agentID, slug string) (tree.Worktree, error) {
 			return tree.Worktree{}, err
 		}
 	}
-	if ports, err := look.LoadPorts(top); err == nil {
-		wt.Port = ports.Ports[agentID]
+	if ports, err := look.Ports(top); err == nil {
+		wt.Port = ports[agentID]
 	}
 	return wt, tree.Record(top, wt)
 }

@@ -160,6 +160,7 @@ func PushIntegration(project, branch string) error {
 	return err
 }
 
+// IsDir reports whether path is a folder, a symlink to one included.
 func IsDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
@@ -196,6 +197,8 @@ func HeldElsewhere(registered map[string]string, branch, path string) string {
 	return ""
 }
 
+// CheckedOut reports whether branch is checked out in one of the
+// registered worktrees (path → branch, as WorktreeBranches lists them).
 func CheckedOut(registered map[string]string, branch string) bool {
 	for _, b := range registered {
 		if b == branch {
@@ -230,6 +233,8 @@ func FlockIn(home, p string) (func(), error) {
 	return safepath.Lock(home, rel, 0)
 }
 
+// LoadRegistry reads top's worktree registry; a missing file is an
+// empty registry.
 func LoadRegistry(top string) (Registry, error) {
 	reg := Registry{Project: top, Agents: map[string]Worktree{}}
 	data, err := os.ReadFile(filepath.Join(top, RegistryFile))
@@ -307,6 +312,7 @@ type HandOff struct {
 	KeepRef string
 }
 
+// String is the hand-off as the event log and the CLI say it.
 func (h *HandOff) String() string {
 	s := fmt.Sprintf("%s taken over from agent %s's worktree %s (now detached)", h.Branch, h.FromAgent, h.FromPath)
 	if h.KeepRef != "" {
