@@ -1,7 +1,6 @@
 package workers
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -289,42 +288,7 @@ func TestListShowsPortsKeptOutOfRegistry(t *testing.T) {
 	if again, _ := seat.Ensure(dir, "mid-1", "x"); again.Port != p || again.Path != wt.Path {
 		t.Fatalf("Ensure again %+v", again)
 	}
-	assertAnchorRegistry(t, dir)
-}
-
-// assertAnchorRegistry checks registry.json is what anchor writes and
-// reads: an object with project and agents, each agent exactly anchor's
-// five string keys, keys sorted, indent 2.
-func assertAnchorRegistry(t *testing.T, dir string) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, tree.RegistryFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reg map[string]json.RawMessage
-	if err := json.Unmarshal(data, &reg); err != nil || len(reg) != 2 || reg["project"] == nil || reg["agents"] == nil {
-		t.Fatalf("registry %s: %v", data, err)
-	}
-	var agents map[string]map[string]any
-	if err := json.Unmarshal(reg["agents"], &agents); err != nil {
-		t.Fatalf("agents: %v", err)
-	}
-	for id, e := range agents {
-		if len(e) != 5 {
-			t.Errorf("%s has keys %v, want anchor's five", id, e)
-		}
-		for _, k := range []string{"agent_id", "path", "branch", "integration", "project"} {
-			if _, ok := e[k].(string); !ok {
-				t.Errorf("%s.%s is %v, want a string", id, k, e[k])
-			}
-		}
-	}
-	var again map[string]any
-	json.Unmarshal(data, &again)
-	want, _ := json.MarshalIndent(again, "", "  ") // Go sorts map keys
-	if string(want)+"\n" != string(data) {
-		t.Errorf("registry is not sorted with indent 2:\n%s", data)
-	}
+	testkit.AnchorRegistry(t, dir)
 }
 
 // Ports survive anchor's workers sharing the tree: anchor reads

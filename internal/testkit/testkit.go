@@ -4,6 +4,7 @@
 package testkit
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -318,4 +319,39 @@ func FreePorts(tb testing.TB, n int) int {
 	}
 	tb.Fatalf("no %d consecutive free ports found", n)
 	return 0
+}
+
+// AnchorRegistry checks dir's var/worktrees/registry.json is what anchor
+// writes and reads: an object with project and agents, each agent exactly
+// anchor's five string keys, keys sorted, indent 2.
+func AnchorRegistry(tb testing.TB, dir string) {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "var", "worktrees", "registry.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var reg map[string]json.RawMessage
+	if err := json.Unmarshal(data, &reg); err != nil || len(reg) != 2 || reg["project"] == nil || reg["agents"] == nil {
+		tb.Fatalf("registry %s: %v", data, err)
+	}
+	var agents map[string]map[string]any
+	if err := json.Unmarshal(reg["agents"], &agents); err != nil {
+		tb.Fatalf("agents: %v", err)
+	}
+	for id, e := range agents {
+		if len(e) != 5 {
+			tb.Errorf("%s has keys %v, want anchor's five", id, e)
+		}
+		for _, k := range []string{"agent_id", "path", "branch", "integration", "project"} {
+			if _, ok := e[k].(string); !ok {
+				tb.Errorf("%s.%s is %v, want a string", id, k, e[k])
+			}
+		}
+	}
+	var again map[string]any
+	json.Unmarshal(data, &again)
+	want, _ := json.MarshalIndent(again, "", "  ") // Go sorts map keys
+	if string(want)+"\n" != string(data) {
+		tb.Errorf("registry is not sorted with indent 2:\n%s", data)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -16,4 +17,10 @@ func ensured(t *testing.T, agent, slug string) (string, tree.Worktree) {
 		t.Fatal(err)
 	}
 	return dir, wt
+}
+
+// freePorts is a range of n ports nothing listens on now.
+func freePorts(t *testing.T, n int) look.PortRange {
+	lo := testkit.FreePorts(t, n)
+	return look.PortRange{Lo: lo, Hi: lo + n - 1}
 }

@@ -1,4 +1,4 @@
-package workers
+package seat
 
 import (
 	"encoding/json"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/workers/look"
-	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
@@ -72,7 +71,7 @@ func TestIntegrationFromSettings(t *testing.T) {
 	if err != nil || name != "trunk" || !created {
 		t.Fatalf("integration: trunk: %q %v %v", name, created, err)
 	}
-	wt, err := seat.Ensure(dir, "mid-1", "fix-login")
+	wt, err := Ensure(dir, "mid-1", "fix-login")
 	if err != nil || wt.Integration != "trunk" {
 		t.Fatalf("ensure: %+v %v", wt, err)
 	}
@@ -81,7 +80,7 @@ func TestIntegrationFromSettings(t *testing.T) {
 	}
 	bad := testkit.Repo(t)
 	os.WriteFile(filepath.Join(bad, "fleetwatch.yaml"), []byte("# settings\nintegration: a..b\n"), 0o644)
-	_, err = seat.Ensure(bad, "mid-1", "fix-login")
+	_, err = Ensure(bad, "mid-1", "fix-login")
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(bad, "fleetwatch.yaml")+":2: integration: git refuses") {
 		t.Fatalf("a bad fleetwatch.yaml: %v", err)
 	}
@@ -92,7 +91,7 @@ func TestIntegrationFromSettings(t *testing.T) {
 
 func TestEnsureCreatesAndReuses(t *testing.T) {
 	dir := testkit.Repo(t)
-	wt, err := seat.Ensure(dir, "mid-1", "fix-login")
+	wt, err := Ensure(dir, "mid-1", "fix-login")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +104,7 @@ func TestEnsureCreatesAndReuses(t *testing.T) {
 	if got := testkit.Git(t, wt.Path, "branch", "--show-current"); got != "feature/fix-login" {
 		t.Fatalf("checked out %q", got)
 	}
-	again, err := seat.Ensure(dir, "mid-1", "fix-login")
+	again, err := Ensure(dir, "mid-1", "fix-login")
 	if err != nil || again.Path != wt.Path {
 		t.Fatalf("second ensure: %+v %v", again, err)
 	}
@@ -132,11 +131,11 @@ func TestEnsureCreatesAndReuses(t *testing.T) {
 
 func TestEnsureIsolatesAgents(t *testing.T) {
 	dir := testkit.Repo(t)
-	a, err := seat.Ensure(dir, "agent-a", "plan-a")
+	a, err := Ensure(dir, "agent-a", "plan-a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := seat.Ensure(dir, "agent-b", "plan-b")
+	b, err := Ensure(dir, "agent-b", "plan-b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +152,7 @@ func TestEnsureIsolatesAgents(t *testing.T) {
 // earlier one: its commits stay.
 func TestEnsureKeepsCommits(t *testing.T) {
 	dir := testkit.Repo(t)
-	wt, err := seat.Ensure(dir, "w", "first")
+	wt, err := Ensure(dir, "w", "first")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,10 +160,10 @@ func TestEnsureKeepsCommits(t *testing.T) {
 	testkit.Git(t, wt.Path, "add", "work.txt")
 	testkit.Git(t, wt.Path, "commit", "-q", "-m", "work")
 	head := testkit.Git(t, dir, "rev-parse", "feature/first")
-	if _, err := seat.Ensure(dir, "w", "second"); err != nil {
+	if _, err := Ensure(dir, "w", "second"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seat.Ensure(dir, "w", "first"); err != nil {
+	if _, err := Ensure(dir, "w", "first"); err != nil {
 		t.Fatal(err)
 	}
 	if got := testkit.Git(t, dir, "rev-parse", "feature/first"); got != head {
@@ -180,7 +179,7 @@ func TestEnsureParallelAgents(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 6)
 	for i := range errs {
-		wg.Go(func() { _, errs[i] = seat.Ensure(dir, "p-"+string(rune('a'+i)), "") })
+		wg.Go(func() { _, errs[i] = Ensure(dir, "p-"+string(rune('a'+i)), "") })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -194,12 +193,12 @@ func TestEnsureParallelAgents(t *testing.T) {
 }
 
 func TestEnsureRefusesStrangers(t *testing.T) {
-	if _, err := seat.Ensure(t.TempDir(), "x", ""); !errors.Is(err, tree.ErrNotGit) {
+	if _, err := Ensure(t.TempDir(), "x", ""); !errors.Is(err, tree.ErrNotGit) {
 		t.Fatalf("outside git: %v", err)
 	}
 	dir := testkit.Repo(t)
 	os.MkdirAll(filepath.Join(dir, "var", "worktrees", "squatter"), 0o755)
-	if _, err := seat.Ensure(dir, "squatter", ""); err == nil || !strings.Contains(err.Error(), "not a registered git worktree") {
+	if _, err := Ensure(dir, "squatter", ""); err == nil || !strings.Contains(err.Error(), "not a registered git worktree") {
 		t.Fatalf("over an unregistered folder: %v", err)
 	}
 }
@@ -210,7 +209,7 @@ func TestEnsureBaseBranchInUse(t *testing.T) {
 	tree.EnsureIntegration(dir)
 	testkit.Git(t, dir, "branch", "agent/busy", "dev")
 	testkit.Git(t, dir, "checkout", "-q", "agent/busy")
-	wt, err := seat.Ensure(dir, "busy", "")
+	wt, err := Ensure(dir, "busy", "")
 	if err != nil || wt.Branch != "agent/busy-wt" {
 		t.Fatalf("%+v %v", wt, err)
 	}
@@ -221,13 +220,13 @@ func TestEnsureBaseBranchInUse(t *testing.T) {
 // remove the other's worktree.
 func TestEnsureRefusesAnotherAgentsWorktree(t *testing.T) {
 	dir, wt := ensured(t, "a/b", "x")
-	if _, err := seat.Ensure(dir, "a-b", "y"); err == nil || !strings.Contains(err.Error(), `"a/b"`) || !strings.Contains(err.Error(), `"a-b"`) {
+	if _, err := Ensure(dir, "a-b", "y"); err == nil || !strings.Contains(err.Error(), `"a/b"`) || !strings.Contains(err.Error(), `"a-b"`) {
 		t.Fatalf("a second agent id got %s: %v", wt.Path, err)
 	}
 	if got := testkit.Git(t, wt.Path, "rev-parse", "--abbrev-ref", "HEAD"); got != "feature/x" {
 		t.Errorf("a/b's worktree was switched to %s", got)
 	}
-	if _, err := seat.Remove(dir, "a-b", true, true); err == nil || !strings.Contains(err.Error(), `"a/b"`) {
+	if _, err := Remove(dir, "a-b", true, true); err == nil || !strings.Contains(err.Error(), `"a/b"`) {
 		t.Errorf("removing a-b took a/b's worktree: %v", err)
 	}
 	if !tree.IsDir(wt.Path) {
@@ -237,7 +236,7 @@ func TestEnsureRefusesAnotherAgentsWorktree(t *testing.T) {
 		t.Errorf("a-b's worktree path is a/b's: %+v %v", got, err)
 	}
 	// The agent itself still gets its own worktree back.
-	if again, err := seat.Ensure(dir, "a/b", "x"); err != nil || again.Path != wt.Path {
+	if again, err := Ensure(dir, "a/b", "x"); err != nil || again.Path != wt.Path {
 		t.Errorf("a/b again: %+v %v", again, err)
 	}
 }

@@ -1,4 +1,4 @@
-package workers
+package seat
 
 import (
 	"errors"
@@ -8,23 +8,9 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
-	"github.com/fleetwatch/fleetwatch/model"
-	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/look"
-	"github.com/fleetwatch/fleetwatch/workers/seat"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
-
-// ensured makes agent's worktree on feature/<slug> in a fresh repository.
-func ensured(t *testing.T, agent, slug string) (string, tree.Worktree) {
-	t.Helper()
-	dir := testkit.Repo(t)
-	wt, err := seat.Ensure(dir, agent, slug)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, wt
-}
 
 func commitIn(t *testing.T, dir, name string) {
 	t.Helper()
@@ -58,7 +44,7 @@ func refused(t *testing.T, dir string, wt tree.Worktree, err error, want string)
 func TestRemoveRefusesUncommitted(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	os.WriteFile(filepath.Join(wt.Path, "README"), []byte("changed\n"), 0o644)
-	_, err := seat.Remove(dir, "w", false, false)
+	_, err := Remove(dir, "w", false, false)
 	refused(t, dir, wt, err, "1 uncommitted change would be lost; commit them, or --force discards them")
 }
 
@@ -67,7 +53,7 @@ func TestRemoveRefusesUntracked(t *testing.T) {
 	os.MkdirAll(filepath.Join(wt.Path, "new", "deep"), 0o755)
 	os.WriteFile(filepath.Join(wt.Path, "new", "deep", "a"), nil, 0o644)
 	os.WriteFile(filepath.Join(wt.Path, "b"), nil, 0o644)
-	_, err := seat.Remove(dir, "w", false, true)
+	_, err := Remove(dir, "w", false, true)
 	refused(t, dir, wt, err, "2 uncommitted changes (2 untracked files) would be lost")
 }
 
@@ -75,10 +61,10 @@ func TestRemoveRefusesUnmerged(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	commitIn(t, wt.Path, "one")
 	commitIn(t, wt.Path, "two")
-	_, err := seat.Remove(dir, "w", false, true)
+	_, err := Remove(dir, "w", false, true)
 	refused(t, dir, wt, err, "2 commits on feature/x not in dev; --force removes the worktree but keeps the branch")
 	os.WriteFile(filepath.Join(wt.Path, "three"), nil, 0o644)
-	_, err = seat.Remove(dir, "w", false, false)
+	_, err = Remove(dir, "w", false, false)
 	refused(t, dir, wt, err, "1 uncommitted change (1 untracked file) would be lost, and 2 commits on feature/x not in dev; commit them, or --force discards the changes and keeps the branch")
 }
 
@@ -86,16 +72,16 @@ func TestRemoveRefusesUnmerged(t *testing.T) {
 // keeps the branch, commits and all.
 func TestRemoveForceKeepsUnmergedBranch(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
-	r := freeRange(t, 2)
+	r := freePorts(t, 2)
 	port, _ := look.AssignPort(dir, "w", r)
 	commitIn(t, wt.Path, "work")
 	head := testkit.Git(t, dir, "rev-parse", "feature/x")
 	os.WriteFile(filepath.Join(wt.Path, "scratch"), nil, 0o644)
-	got, err := seat.Remove(dir, "w", true, true)
+	got, err := Remove(dir, "w", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := seat.Removal{Path: wt.Path, Branch: "feature/x", BranchKept: "kept feature/x: 1 commit not in dev", Port: port}
+	want := Removal{Path: wt.Path, Branch: "feature/x", BranchKept: "kept feature/x: 1 commit not in dev", Port: port}
 	if got != want {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
@@ -108,7 +94,7 @@ func TestRemoveForceKeepsUnmergedBranch(t *testing.T) {
 	if strings.Contains(testkit.Git(t, dir, "worktree", "list"), wt.Path) {
 		t.Fatal("git still lists the worktree")
 	}
-	assertAnchorRegistry(t, dir)
+	testkit.AnchorRegistry(t, dir)
 }
 
 // --delete-branch deletes a branch whose commits are all in dev, and never
@@ -117,7 +103,7 @@ func TestRemoveDeleteBranchMerged(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	commitIn(t, wt.Path, "work")
 	testkit.Git(t, dir, "branch", "-f", "dev", "feature/x") // merged
-	got, err := seat.Remove(dir, "w", false, true)
+	got, err := Remove(dir, "w", false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +115,7 @@ func TestRemoveDeleteBranchMerged(t *testing.T) {
 	}
 	// Without --delete-branch the branch stays.
 	dir, wt = ensured(t, "v", "y")
-	if got, err := seat.Remove(dir, "v", false, false); err != nil || got.BranchDeleted || !hasBranch(t, dir, "feature/y") || tree.IsDir(wt.Path) {
+	if got, err := Remove(dir, "v", false, false); err != nil || got.BranchDeleted || !hasBranch(t, dir, "feature/y") || tree.IsDir(wt.Path) {
 		t.Fatalf("%+v %v", got, err)
 	}
 }
@@ -142,7 +128,7 @@ func TestRemoveDeleteBranchOnlyAgentBranches(t *testing.T) {
 	e.Branch = "main"
 	reg.Agents["w"] = e
 	tree.SaveRegistry(dir, reg)
-	got, err := seat.Remove(dir, "w", false, true)
+	got, err := Remove(dir, "w", false, true)
 	if err != nil || got.BranchDeleted || !strings.Contains(got.BranchKept, "only feature/, feat/ and agent/") || !hasBranch(t, dir, "main") {
 		t.Fatalf("%+v %v", got, err)
 	}
@@ -151,7 +137,7 @@ func TestRemoveDeleteBranchOnlyAgentBranches(t *testing.T) {
 // A port freed by remove is the next agent's.
 func TestRemoveFreesPort(t *testing.T) {
 	dir, _ := ensured(t, "w", "x")
-	r := freeRange(t, 1)
+	r := freePorts(t, 1)
 	port, err := look.AssignPort(dir, "w", r)
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +145,7 @@ func TestRemoveFreesPort(t *testing.T) {
 	if _, err := look.AssignPort(dir, "other", r); err == nil {
 		t.Fatal("a one-port range gave its port twice")
 	}
-	got, err := seat.Remove(dir, "w", false, false)
+	got, err := Remove(dir, "w", false, false)
 	if err != nil || got.Port != port {
 		t.Fatalf("%+v %v", got, err)
 	}
@@ -170,11 +156,11 @@ func TestRemoveFreesPort(t *testing.T) {
 		t.Fatalf("other got %d %v, want %d", p, err, port)
 	}
 	// A worker with a port and no worktree: remove frees the port alone.
-	got, err = seat.Remove(dir, "other", false, false)
+	got, err = Remove(dir, "other", false, false)
 	if err != nil || got.Port != port || got.Path != "" {
 		t.Fatalf("port only: %+v %v", got, err)
 	}
-	if _, err := seat.Remove(dir, "other", false, false); !errors.Is(err, seat.ErrNothingToRemove) || !strings.Contains(err.Error(), `"other"`) {
+	if _, err := Remove(dir, "other", false, false); !errors.Is(err, ErrNothingToRemove) || !strings.Contains(err.Error(), `"other"`) {
 		t.Fatalf("twice: %v", err)
 	}
 }
@@ -185,7 +171,7 @@ func TestRemoveKeepsOrphanCommits(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	testkit.Git(t, wt.Path, "checkout", "-q", "--detach")
 	commitIn(t, wt.Path, "orphan")
-	_, err := seat.Remove(dir, "w", true, true)
+	_, err := Remove(dir, "w", true, true)
 	refused(t, dir, wt, err, "HEAD is detached with 1 commit on no branch; not removing it, even with --force")
 }
 
@@ -194,7 +180,7 @@ func TestRemoveKeepsOrphanCommits(t *testing.T) {
 func TestRemoveMissingAndStrayFolders(t *testing.T) {
 	dir, wt := ensured(t, "w", "x")
 	os.RemoveAll(wt.Path)
-	if got, err := seat.Remove(dir, "w", false, false); err != nil || got.Path != "" || got.Branch != "feature/x" {
+	if got, err := Remove(dir, "w", false, false); err != nil || got.Path != "" || got.Branch != "feature/x" {
 		t.Fatalf("%+v %v", got, err)
 	}
 	if strings.Contains(testkit.Git(t, dir, "worktree", "list"), wt.Path) {
@@ -203,7 +189,7 @@ func TestRemoveMissingAndStrayFolders(t *testing.T) {
 	stray := filepath.Join(dir, "var", "worktrees", "stray")
 	os.MkdirAll(stray, 0o755)
 	os.WriteFile(filepath.Join(stray, "keep"), nil, 0o644)
-	if _, err := seat.Remove(dir, "stray", true, false); err == nil || !strings.Contains(err.Error(), "not a registered git worktree") {
+	if _, err := Remove(dir, "stray", true, false); err == nil || !strings.Contains(err.Error(), "not a registered git worktree") {
 		t.Fatalf("stray folder: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(stray, "keep")); err != nil {
@@ -224,36 +210,5 @@ func TestLookup(t *testing.T) {
 	os.Remove(filepath.Join(dir, tree.RegistryFile))
 	if got, ok, _ := look.Lookup(dir, "w 1"); !ok || got.Path != wt.Path || got.Branch != "feature/x" {
 		t.Fatalf("without registry: %+v %v", got, ok)
-	}
-}
-
-// remove while the agent's driver works in the worktree would pull its
-// checkout from under it and give its port to another agent.
-func TestRemoveRefusesWhileTheDriverRuns(t *testing.T) {
-	dir, wt := ensured(t, "w", "x")
-	port, err := look.AssignPort(dir, "w", freeRange(t, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &Driver{Tree: &planfs.Tree{Project: dir}, Worker: model.Worker{AgentID: "w"}}
-	if err := d.lockAgent(); err != nil {
-		t.Fatal(err)
-	}
-	for _, force := range []bool{false, true} {
-		_, err := seat.Remove(dir, "w", force, true)
-		if err == nil || !strings.Contains(err.Error(), "running") || strings.Contains(err.Error(), "\n") {
-			t.Fatalf("force %v: removed under a running driver: %v", force, err)
-		}
-		if !tree.IsDir(wt.Path) {
-			t.Fatal("the worktree is gone")
-		}
-		if p, ok := look.PortOf(dir, "w"); !ok || p != port {
-			t.Fatalf("the running agent's port was freed: %d %v", p, ok)
-		}
-	}
-	// Once the driver has gone, remove works.
-	d.lock.Close()
-	if got, err := seat.Remove(dir, "w", false, false); err != nil || got.Path != wt.Path || got.Port != port {
-		t.Fatalf("after the driver: %+v %v", got, err)
 	}
 }
