@@ -49,7 +49,7 @@ func Lookup(project, agentID string) (tree.Worktree, bool, error) {
 		return wt, true, nil
 	}
 	path := filepath.Join(top, "var", "worktrees", tree.SafeID(agentID))
-	if tree.NotOthers(top, agentID, path) != nil {
+	if tree.CheckPathOwner(top, agentID, path) != nil {
 		return tree.Worktree{}, false, nil
 	}
 	registered, err := tree.WorktreeBranches(top)

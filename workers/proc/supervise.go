@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,19 +29,47 @@ import (
 // and brings its commits in. One per driver, not per agent start: it costs a run
 // nothing.
 
-// SupervisorArgs are the arguments the supervisor command gets after the
+// supervisorArgs are the arguments the supervisor command gets after the
 // driver's Supervisor argv: the project, the agent id, the stop grace.
-func SupervisorArgs(project, agentID string, grace time.Duration) []string {
+func supervisorArgs(project, agentID string, grace time.Duration) []string {
 	return []string{"--project", project, "--agent-id", agentID, "--stop-grace", grace.String()}
 }
 
-// Supervisors are this process's drivers' supervisors, by pid: children
+// StartSupervisor starts the supervisor, argv (the fleetwatch binary and
+// its leading arguments) and supervisorArgs, for agentID's run in project,
+// in a session of its own so that the terminal's ^C or a kill of the
+// caller's group does not end it, bound to the caller by a pipe: closing
+// the returned write end (or the caller's death) lets it go.
+func StartSupervisor(argv []string, project, agentID string, grace time.Duration) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	args := append(append([]string(nil), argv[1:]...), supervisorArgs(project, agentID, grace)...)
+	cmd := exec.Command(argv[0], args...)
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	pid := cmd.Process.Pid
+	supervisors.Store(pid, true)
+	go func() {
+		cmd.Wait()
+		supervisors.Delete(pid)
+	}()
+	return w, nil
+}
+
+// supervisors are this process's drivers' supervisors, by pid: children
 // the reaper must never take for daemons an agent left.
-var Supervisors sync.Map
+var supervisors sync.Map
 
 // isSupervisor reports whether pid is this driver's supervisor.
 func isSupervisor(pid int) bool {
-	_, ok := Supervisors.Load(pid)
+	_, ok := supervisors.Load(pid)
 	return ok
 }
 

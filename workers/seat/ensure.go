@@ -36,7 +36,7 @@ func Ensure(project, agentID, slug string) (tree.Worktree, error) {
 	safe := tree.SafeID(agentID)
 	path := filepath.Join(top, "var", "worktrees", safe)
 	wt := tree.Worktree{AgentID: agentID, Path: path, Integration: integration, Project: top}
-	if err := tree.NotOthers(top, agentID, path); err != nil {
+	if err := tree.CheckPathOwner(top, agentID, path); err != nil {
 		return tree.Worktree{}, err
 	}
 

@@ -12,7 +12,6 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
-	wtree "github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // handOff makes the worktree at holder let go of branch so agentID can
@@ -22,22 +21,22 @@ import (
 // at the same commit, so its files stay as they were and nothing is lost.
 // Only agent worktrees under var/worktrees/ are touched, never a person's
 // checkout, and never one whose driver still works a plan on that branch.
-func handOff(project, top, holder, branch, agentID string) (*wtree.HandOff, error) {
+func handOff(project, top, holder, branch, agentID string) (*tree.HandOff, error) {
 	if filepath.Dir(holder) != filepath.Join(top, "var", "worktrees") {
 		return nil, fmt.Errorf("%s is checked out in %s, which is not an agent worktree; check out another branch there", branch, holder)
 	}
 	from := filepath.Base(holder)
-	if reg, err := wtree.LoadRegistry(top); err == nil {
+	if reg, err := tree.LoadRegistry(top); err == nil {
 		for id, w := range reg.Agents {
 			if w.Path == holder {
 				from = id
 			}
 		}
 	}
-	h := &wtree.HandOff{Branch: branch, FromAgent: from, FromPath: holder}
-	if !wtree.IsDir(holder) {
+	h := &tree.HandOff{Branch: branch, FromAgent: from, FromPath: holder}
+	if !tree.IsDir(holder) {
 		// Its folder is gone: git only has to forget it.
-		if _, err := wtree.Git(top, "worktree", "prune"); err != nil {
+		if _, err := tree.Git(top, "worktree", "prune"); err != nil {
 			return nil, err
 		}
 		return h, nil
@@ -50,7 +49,7 @@ func handOff(project, top, holder, branch, agentID string) (*wtree.HandOff, erro
 	if _, err := proc.StopLeftovers(project, from); err != nil {
 		return nil, fmt.Errorf("%s: %v, so %s stays there", holder, err, branch)
 	}
-	status, err := wtree.Git(holder, "status", "--porcelain", "--untracked-files=all")
+	status, err := tree.Git(holder, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", holder, err)
 	}
@@ -59,14 +58,14 @@ func handOff(project, top, holder, branch, agentID string) (*wtree.HandOff, erro
 			return nil, fmt.Errorf("%s: cannot keep its uncommitted changes, so %s stays there: %v", holder, branch, err)
 		}
 	}
-	if _, err := wtree.Git(holder, "checkout", "--quiet", "--detach"); err != nil {
+	if _, err := tree.Git(holder, "checkout", "--quiet", "--detach"); err != nil {
 		return nil, fmt.Errorf("%s: cannot let go of %s: %v", holder, branch, err)
 	}
-	if reg, err := wtree.LoadRegistry(top); err == nil {
+	if reg, err := tree.LoadRegistry(top); err == nil {
 		if w, ok := reg.Agents[from]; ok && w.Branch == branch {
 			w.Branch = ""
 			reg.Agents[from] = w
-			_ = wtree.SaveRegistry(top, reg)
+			_ = tree.SaveRegistry(top, reg)
 		}
 	}
 	return h, nil
@@ -104,7 +103,7 @@ func workingOn(project, agent, branch string) bool {
 // worktree's branch, index and files are left as they were.
 func keepChanges(dir, agent, branch, newOwner string) (string, error) {
 	msg := fmt.Sprintf("fleetwatch: uncommitted work of agent %s in %s, kept before %s went to %s", agent, dir, branch, newOwner)
-	commit, err := tree.SnapshotCommit(dir, msg, wtree.GitTimeout)
+	commit, err := tree.SnapshotCommit(dir, msg, tree.GitTimeout)
 	if err != nil {
 		return "", err
 	}
@@ -115,7 +114,7 @@ func keepChanges(dir, agent, branch, newOwner string) (string, error) {
 			r = fmt.Sprintf("%s-%d", ref, i)
 		}
 		// Create-only (old value empty): a keep ref is never overwritten.
-		_, err := wtree.Git(dir, "update-ref", r, commit, "")
+		_, err := tree.Git(dir, "update-ref", r, commit, "")
 		if err == nil {
 			return r, nil
 		}
@@ -128,7 +127,7 @@ func keepChanges(dir, agent, branch, newOwner string) (string, error) {
 // keepName is agent as one ref component git accepts: no dots (`..`,
 // `.lock`), nothing outside [A-Za-z0-9_-].
 func keepName(agent string) string {
-	if s := strings.Trim(wtree.Sanitize(agent, "_-"), "-"); s != "" {
+	if s := strings.Trim(tree.Sanitize(agent, "_-"), "-"); s != "" {
 		return s
 	}
 	return "agent"
@@ -136,7 +135,7 @@ func keepName(agent string) string {
 
 // logHandOff appends the hand-off to the project's event log, when it has
 // a plan tree.
-func logHandOff(project, slug, agentID string, h *wtree.HandOff) {
+func logHandOff(project, slug, agentID string, h *tree.HandOff) {
 	if t, err := planfs.Open(project); err == nil {
 		t.LogEvent(planfs.Event{Event: "handoff", Slug: slug, AgentID: agentID, Reason: h.String()})
 	}

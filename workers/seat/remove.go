@@ -95,7 +95,7 @@ func removalOf(top, agentID string) (*removal, error) {
 	if r.inReg && r.rec.Path != "" {
 		r.path = r.rec.Path
 	}
-	if err := tree.NotOthers(top, agentID, r.path); err != nil {
+	if err := tree.CheckPathOwner(top, agentID, r.path); err != nil {
 		return nil, err
 	}
 	if proc.DriverRunning(top, agentID) {

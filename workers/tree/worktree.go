@@ -285,10 +285,10 @@ func Sanitize(s, extra string) string {
 	return string(b)
 }
 
-// NotOthers refuses path when the registry gives it to another agent id:
+// CheckPathOwner refuses path when the registry gives it to another agent id:
 // two ids that differ only in characters SafeID replaces would otherwise
 // share one checkout.
-func NotOthers(top, agentID, path string) error {
+func CheckPathOwner(top, agentID, path string) error {
 	reg, err := LoadRegistry(top)
 	if err != nil {
 		return err
