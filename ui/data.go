@@ -9,9 +9,9 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // eventsShown is how many of the newest events the Events pane keeps.
@@ -53,12 +53,12 @@ func loadBoard(t *planfs.Tree) loadedMsg {
 	now := t.NowSeconds()
 	b := model.NewBoard(preview, model.Options{Now: now, History: t.History()})
 	b.Leases = snap.Leases // the Leases pane lists the files there are
-	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
-	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
+	b.Warnings = append(b.Warnings, look.BoardProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, look.CapWarnings(t.Project, b.Leases, now)...)
 	d := uictx.NewData(b, now)
 	d.Events, d.EventsErr = t.RecentEvents(eventsShown)
 	d.Parked = parkReasons(d.Events)
-	d.Commits = workers.BranchCommits(t.Project)
+	d.Commits = look.BranchCommits(t.Project)
 	return loadedMsg{d: d}
 }
 
@@ -69,11 +69,11 @@ func worktreesCmd(project string) tea.Cmd {
 
 // readWorktrees is worktreesCmd's reading, shared with the hub.
 func readWorktrees(project string) uictx.WorktreesMsg {
-	wts, err := workers.List(project)
+	wts, err := look.List(project)
 	if err != nil {
 		return uictx.WorktreesMsg{Err: err}
 	}
-	return uictx.WorktreesMsg{States: workers.Inspect(project, wts)}
+	return uictx.WorktreesMsg{States: look.Inspect(project, wts)}
 }
 
 // waitForChangeCmd waits for the watcher's next change; it is issued again
@@ -118,7 +118,7 @@ func fleetCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return readFleet
 // tree's clock's.
 func readFleet(t *planfs.Tree) uictx.FleetMsg {
 	f, err := ledger.ReadFleet(t, t.Now())
-	return uictx.FleetMsg{Fleet: f, Err: err, Paused: workers.PausedRuns(t.Project), Endpoints: workers.ReadEndpoints(t.Project)}
+	return uictx.FleetMsg{Fleet: f, Err: err, Paused: look.PausedRuns(t.Project), Endpoints: look.ReadEndpoints(t.Project)}
 }
 
 // requestFleet reads the spend, one reading at a time; with a hub, the

@@ -17,7 +17,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // The diff view's own keys, beside the shared moves and close.
@@ -73,12 +73,12 @@ type diffStyles struct{ add, del, hunk, file, section, meta lipgloss.Style }
 // diffMsg brings the engine's answer for request req.
 type diffMsg struct {
 	req  string
-	diff workers.Diff
+	diff look.Diff
 	err  error
 }
 
 // openDiff pushes the view and computes the diff off the UI goroutine.
-func (m *Model) openDiff(what, req string, compute func() (workers.Diff, error)) tea.Cmd {
+func (m *Model) openDiff(what, req string, compute func() (look.Diff, error)) tea.Cmd {
 	c := func(light, dark string) lipgloss.AdaptiveColor {
 		return lipgloss.AdaptiveColor{Light: light, Dark: dark}
 	}
@@ -123,7 +123,7 @@ func (m *Model) diffArrived(msg diffMsg) {
 
 // fill lays the diff out as lines: the title, the file lists, then each
 // file's patch (a summary for the binary and huge ones).
-func (v *diffView) fill(d workers.Diff) {
+func (v *diffView) fill(d look.Diff) {
 	base := d.Base[:min(len(d.Base), 7)]
 	v.title = termtext.Line(d.Branch) + " vs " + termtext.Line(d.Integration) + " at " + base
 	if d.Worktree != "" {
@@ -161,7 +161,7 @@ func (v *diffView) fill(d workers.Diff) {
 }
 
 // fileTotals is "3 files, +12 −4".
-func fileTotals(files []workers.FileDiff) string {
+func fileTotals(files []look.FileDiff) string {
 	a, del := 0, 0
 	for _, f := range files {
 		a, del = a+f.Added, del+f.Deleted
@@ -170,7 +170,7 @@ func fileTotals(files []workers.FileDiff) string {
 }
 
 // fileList is one line per file: its counts and its path.
-func fileList(add func(diffKind, string), files []workers.FileDiff) {
+func fileList(add func(diffKind, string), files []look.FileDiff) {
 	for _, f := range files {
 		counts := kit.FitRight("+"+kit.Itoa(f.Added), 7) + " " + kit.FitRight("−"+kit.Itoa(f.Deleted), 6)
 		if f.Binary {
@@ -185,7 +185,7 @@ func fileList(add func(diffKind, string), files []workers.FileDiff) {
 }
 
 // patches adds each file's header and patch lines.
-func (v *diffView) patches(files []workers.FileDiff, tag string) {
+func (v *diffView) patches(files []look.FileDiff, tag string) {
 	for _, f := range files {
 		v.lines = append(v.lines, diffLine{"", diffContext})
 		v.files = append(v.files, len(v.lines))
@@ -207,7 +207,7 @@ func (v *diffView) patches(files []workers.FileDiff, tag string) {
 }
 
 // filePath is a file's path, "from → to" when it was renamed.
-func filePath(f workers.FileDiff) string {
+func filePath(f look.FileDiff) string {
 	if f.From != "" {
 		return f.From + " → " + f.Path
 	}

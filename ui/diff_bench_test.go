@@ -6,16 +6,16 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // benchDiff is a diff of n changed lines over files of 500 (fewer when n
 // is small), with hunk headers and context as git writes them.
-func benchDiff(n int) workers.Diff {
-	d := workers.Diff{Branch: "feature/export-pdf", Integration: "dev", Base: "0123456789abcdef", Worktree: "var/worktrees/mid-1"}
+func benchDiff(n int) look.Diff {
+	d := look.Diff{Branch: "feature/export-pdf", Integration: "dev", Base: "0123456789abcdef", Worktree: "var/worktrees/mid-1"}
 	per := min(n, 500)
 	for i := 0; i < n; i += per {
-		f := workers.FileDiff{Path: fmt.Sprintf("internal/render/page%02d.go", i/per), Added: per * 2 / 3, Deleted: per - per*2/3}
+		f := look.FileDiff{Path: fmt.Sprintf("internal/render/page%02d.go", i/per), Added: per * 2 / 3, Deleted: per - per*2/3}
 		for j := range per {
 			switch {
 			case j%50 == 0:

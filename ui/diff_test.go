@@ -13,7 +13,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // diffProject is the sample project with worktrees, where mid-1 (on
@@ -39,16 +39,16 @@ func diffProject(t testing.TB) (*project, string) {
 	long.WriteString("}\n")
 	write("render.go", long.String())
 	write("logo.png", "\x89PNG\x00\x00binary")
-	write("fonts.txt", strings.Repeat("glyph\n", workers.DiffFileLines+1))
+	write("fonts.txt", strings.Repeat("glyph\n", look.DiffFileLines+1))
 	p.gitIn(t, wt, 3*time.Minute, "add", "-A")
 	p.gitIn(t, wt, 3*time.Minute, "commit", "-q", "-m", "pdf: render pages")
 	write("pdf.go", "package main\n\n// Export writes a PDF.\n")
 	write("staged.go", "package main // "+strings.Repeat("wide ", 30)+"END\n")
 	p.gitIn(t, wt, 0, "add", "staged.go")
 	write("todo.txt", "fonts\nmargins\n")
-	st := workers.State{PID: 1, AgentID: "mid-1", Tier: "mid", Host: "build-7", State: workers.StateRunning, Worktree: wt,
-		Plan: p.tree.Abs("in-progress/export-pdf.md"), Started: workers.Stamp{Time: testNow}, LastHeartbeat: workers.Stamp{Time: testNow}}
-	if err := workers.WriteState(p.dir, st); err != nil {
+	st := look.State{PID: 1, AgentID: "mid-1", Tier: "mid", Host: "build-7", State: look.StateRunning, Worktree: wt,
+		Plan: p.tree.Abs("in-progress/export-pdf.md"), Started: look.Stamp{Time: testNow}, LastHeartbeat: look.Stamp{Time: testNow}}
+	if err := look.WriteState(p.dir, st); err != nil {
 		t.Fatal(err)
 	}
 	return p, wt
@@ -262,11 +262,11 @@ func TestDiffWithNothingChanged(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
 	h.m.openDiff("plan x", "plan\x00x", nil)
-	h.send(diffMsg{req: "plan\x00other", diff: workers.Diff{Branch: "feature/other"}})
+	h.send(diffMsg{req: "plan\x00other", diff: look.Diff{Branch: "feature/other"}})
 	if v := h.view(); !strings.Contains(v, "computing the diff of plan x…") {
 		t.Errorf("an answer for another request was taken:\n%s", v)
 	}
-	h.send(diffMsg{req: "plan\x00x", diff: workers.Diff{Branch: "feature/x", Integration: "dev", Base: "0123456789"}})
+	h.send(diffMsg{req: "plan\x00x", diff: look.Diff{Branch: "feature/x", Integration: "dev", Base: "0123456789"}})
 	v := h.view()
 	for _, want := range []string{"feature/x vs dev at 0123456", "0 files, +0 −0", "· nothing changed since dev"} {
 		if !strings.Contains(v, want) {

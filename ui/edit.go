@@ -10,7 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // Editing hands the terminal to the operator's editor: the engine copies
@@ -56,7 +56,7 @@ func editPlanCmd(t *planfs.Tree, rel string) tea.Cmd {
 
 func readyEdit(t *planfs.Tree, rel string) editReadyMsg {
 	msg := editReadyMsg{rel: rel}
-	msg.words, msg.noEditor = workers.Editor(os.Getenv)
+	msg.words, msg.noEditor = proc.Editor(os.Getenv)
 	if msg.noEditor != nil {
 		return msg
 	}
@@ -111,7 +111,7 @@ func (m *Model) editReady(msg editReadyMsg) tea.Cmd {
 		return m.requestLoad()
 	}
 	m.setStatus("editing "+kit.SlugOf(msg.rel)+" in "+msg.words[0]+"…", false)
-	return tea.ExecProcess(workers.EditorCmd(msg.words, msg.copy.Path), func(err error) tea.Msg {
+	return tea.ExecProcess(proc.EditorCmd(msg.words, msg.copy.Path), func(err error) tea.Msg {
 		return editedMsg{ready: msg, err: err}
 	})
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/spend"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // sampleBudgets are addSpend's budgets: the fleet's day at $20 (fleetDay
@@ -168,19 +168,19 @@ func (p *project) pausedWorkers(t testing.TB) {
 	t.Helper()
 	host, _ := os.Hostname()
 	me := os.Getpid()
-	agent := &workers.Proc{PID: me}
-	at := func(ago time.Duration) workers.Stamp { return workers.Stamp{Time: testNow.Add(-ago)} }
+	agent := &look.Proc{PID: me}
+	at := func(ago time.Duration) look.Stamp { return look.Stamp{Time: testNow.Add(-ago)} }
 	budget := "budget reached: run budget (2M tokens) spent: 2M tokens, $6.10 this run, 2M tokens, $6.10 on the plan"
-	for i, st := range []workers.State{
+	for i, st := range []look.State{
 		{AgentID: "w-run", Plan: "in-progress/export-pdf.md", Host: host, Pausable: true, Agent: agent, Spent: ledger.Totals{Tokens: 1_200_000, USD: 3.40}},
 		{AgentID: "w-budget", Plan: "in-progress/search.md", Host: host, Pausable: true, Agent: agent, Paused: budget, PausedAt: at(5 * time.Minute), Spent: ledger.Totals{Tokens: 2_000_000, USD: 6.10}},
 		{AgentID: "w-hand", Plan: "in-progress/old-import.md", Host: host, Pausable: true, Agent: agent, Paused: "paused by the operator", PausedAt: at(time.Minute), Spent: ledger.Totals{Tokens: 40_000, USD: 0.02}},
 		{AgentID: "w-old", Plan: "in-progress/crash-on-save.md", Host: host, Agent: agent},
 		{AgentID: "w-far", Plan: "in-progress/ci-image.md", Host: "build-7", Pausable: true, Paused: budget, PausedAt: at(time.Hour), Spent: ledger.Totals{Tokens: 2_000_000, USD: 6.10}},
 	} {
-		st.PID, st.Tier, st.State, st.HeartbeatEvery = me, "mid", workers.StateRunning, 30
+		st.PID, st.Tier, st.State, st.HeartbeatEvery = me, "mid", look.StateRunning, 30
 		st.Started, st.LastHeartbeat = at(time.Duration(10-i)*time.Hour), at(10*time.Second)
-		if err := workers.WriteState(p.dir, st); err != nil {
+		if err := look.WriteState(p.dir, st); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -408,12 +408,12 @@ func TestFleetEndpointStates(t *testing.T) {
 	p := newProject(t)
 	p.addSpend(t, "20")
 	now := testNow
-	for _, st := range []workers.EndpointState{
-		{Name: "claude", State: workers.EndpointShut, Trouble: "usage_window", Reason: "usage limit reached", Since: now, Until: now.Add(2 * time.Hour), Reset: now.Add(2 * time.Hour)},
-		{Name: "gem", State: workers.EndpointDisabled, Trouble: "auth", Reason: "401 invalid key", Since: now},
-		{Name: "old", State: workers.EndpointBackingOff, Reason: "429", Since: now.Add(-time.Hour), Until: now.Add(-time.Minute)},
+	for _, st := range []look.EndpointState{
+		{Name: "claude", State: look.EndpointShut, Trouble: "usage_window", Reason: "usage limit reached", Since: now, Until: now.Add(2 * time.Hour), Reset: now.Add(2 * time.Hour)},
+		{Name: "gem", State: look.EndpointDisabled, Trouble: "auth", Reason: "401 invalid key", Since: now},
+		{Name: "old", State: look.EndpointBackingOff, Reason: "429", Since: now.Add(-time.Hour), Until: now.Add(-time.Minute)},
 	} {
-		if err := workers.WriteEndpoint(p.dir, st); err != nil {
+		if err := look.WriteEndpoint(p.dir, st); err != nil {
 			t.Fatal(err)
 		}
 	}

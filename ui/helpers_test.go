@@ -30,7 +30,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/panes/leases"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
 
 func TestMain(m *testing.M) {
@@ -293,7 +294,7 @@ func (p *project) git(t testing.TB, ago time.Duration, args ...string) {
 // commit ahead of dev, small-2 on its own branch with an untracked file.
 func (p *project) addWorktrees(t testing.TB) {
 	t.Helper()
-	wt, err := workers.Ensure(p.dir, "mid-1", "export-pdf")
+	wt, err := seat.Ensure(p.dir, "mid-1", "export-pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,10 +305,10 @@ func (p *project) addWorktrees(t testing.TB) {
 	p.gitIn(t, wt.Path, 4*time.Minute, "commit", "-q", "-m", "pdf: start")
 	// A one-port range far from common services, so the golden is the same
 	// on every machine.
-	if _, err := workers.AssignPort(p.dir, "mid-1", workers.PortRange{Lo: 47213, Hi: 47213}); err != nil {
+	if _, err := look.AssignPort(p.dir, "mid-1", look.PortRange{Lo: 47213, Hi: 47213}); err != nil {
 		t.Fatal(err)
 	}
-	wt, err = workers.Ensure(p.dir, "small-2", "")
+	wt, err = seat.Ensure(p.dir, "small-2", "")
 	if err != nil {
 		t.Fatal(err)
 	}

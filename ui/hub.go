@@ -13,8 +13,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Hub is the one owner of a served project's watchers and readings: it
@@ -45,7 +45,7 @@ type Hub struct {
 	once   sync.Once
 
 	watcher *planfs.Watcher
-	states  *workers.StateWatcher
+	states  *look.StateWatcher
 	problem string // the watchers' trouble, as the header says it
 	// goodBoard is the last remote read that worked: a failed one goes
 	// out with it, so a session opened since still shows a board.
@@ -112,7 +112,7 @@ func NewHubClaims(t *planfs.Tree, c *claims.Opened) (*Hub, error) {
 	} else {
 		h.watcher = w
 	}
-	sw, err := workers.WatchStates(t.Project, Debounce)
+	sw, err := look.WatchStates(t.Project, Debounce)
 	if err != nil {
 		h.problem = "not watching workers: " + err.Error()
 	} else {
@@ -153,7 +153,7 @@ func (h *Hub) run() {
 	if h.watcher != nil {
 		changes = h.watcher.Changes()
 	}
-	var states <-chan workers.StateChange
+	var states <-chan look.StateChange
 	if h.states != nil {
 		states = h.states.Changes()
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // maxLogPanes is how many logs show side by side.
@@ -42,7 +42,7 @@ type logView struct {
 type logPane struct {
 	agent string
 	rel   string // the log file, relative to the project
-	tail  *workers.Tail
+	tail  *look.Tail
 	lines []string // as the tail delivered them
 	// shown is each line as drawn, rendered when it first comes on
 	// screen ("" until then): a flood of lines costs what the visible
@@ -64,7 +64,7 @@ type logPane struct {
 
 type logOpenedMsg struct {
 	gen, i int
-	tail   *workers.Tail
+	tail   *look.Tail
 	err    error
 }
 
@@ -74,8 +74,8 @@ type logLinesMsg struct {
 	closed bool
 }
 
-func (v *logView) tails() []*workers.Tail {
-	var out []*workers.Tail
+func (v *logView) tails() []*look.Tail {
+	var out []*look.Tail
 	for _, p := range v.panes {
 		if p.tail != nil {
 			out = append(out, p.tail)
@@ -87,14 +87,14 @@ func (v *logView) tails() []*workers.Tail {
 // openTailCmd starts following a log: the file is read off the UI goroutine.
 func openTailCmd(path string, gen, i int) tea.Cmd {
 	return func() tea.Msg {
-		t, err := workers.TailLog(path, logBacklog)
+		t, err := look.TailLog(path, logBacklog)
 		return logOpenedMsg{gen: gen, i: i, tail: t, err: err}
 	}
 }
 
 // waitLogCmd waits for a tail's next batch; it is issued again only when
 // its own message arrives.
-func waitLogCmd(t *workers.Tail, gen, i int) tea.Cmd {
+func waitLogCmd(t *look.Tail, gen, i int) tea.Cmd {
 	return func() tea.Msg {
 		lines, ok := <-t.Lines()
 		return logLinesMsg{gen: gen, i: i, lines: lines, closed: !ok}
@@ -102,7 +102,7 @@ func waitLogCmd(t *workers.Tail, gen, i int) tea.Cmd {
 }
 
 // closeTailsCmd stops following logs that are no longer shown.
-func closeTailsCmd(tails []*workers.Tail) tea.Cmd {
+func closeTailsCmd(tails []*look.Tail) tea.Cmd {
 	if len(tails) == 0 {
 		return nil
 	}
@@ -128,7 +128,7 @@ func (m *Model) openLogs() tea.Cmd {
 	v := &logView{gen: m.logGen}
 	var cmds []tea.Cmd
 	for i, a := range agents {
-		path := workers.LogPath(m.Opt.Tree.Project, a)
+		path := look.LogPath(m.Opt.Tree.Project, a)
 		rel, err := filepath.Rel(m.Opt.Tree.Project, path)
 		if err != nil {
 			rel = path
@@ -150,7 +150,7 @@ func (m *Model) logOpened(msg logOpenedMsg) tea.Cmd {
 	v := m.logsShown()
 	if v == nil || msg.gen != v.gen {
 		if msg.tail != nil {
-			return closeTailsCmd([]*workers.Tail{msg.tail})
+			return closeTailsCmd([]*look.Tail{msg.tail})
 		}
 		return nil
 	}
@@ -198,18 +198,18 @@ func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
 // logLine renders one log line: the time of day, a mark for the stream
 // (! the executor's stderr, » the driver's own words) and the text.
 func logLine(c *uictx.Common, raw string) string {
-	at, stream, text, ok := workers.ParseLogLine(raw)
+	at, stream, text, ok := look.ParseLogLine(raw)
 	if !ok {
 		return termtext.Line(raw)
 	}
 	mark := " "
 	switch stream {
-	case workers.StreamErr:
+	case look.StreamErr:
 		mark = "!"
 		if !c.Plain {
 			mark = c.St.Bad.Render(mark)
 		}
-	case workers.StreamFleet:
+	case look.StreamFleet:
 		mark = "»"
 		if !c.Plain {
 			mark = c.St.Info.Render(mark)

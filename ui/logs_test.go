@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // A log pane rendered every line as it arrived, styles and all, on the UI
@@ -69,7 +69,7 @@ func TestLogPaneSaysWhyItCannotFollow(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	p.addWorkers(t)
-	path := workers.LogPath(p.dir, "small-3")
+	path := look.LogPath(p.dir, "small-3")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}

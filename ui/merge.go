@@ -21,8 +21,9 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // mergeList is the Merge pane and all its state: the last listing, its
@@ -957,7 +958,7 @@ func (l *mergeList) startPeer(pc *uictx.Ctx) tea.Cmd {
 	}
 	self, t, project, slug := pc.Opt.Self, pc.Opt.Tree, pc.Opt.Tree.Project, r.Slug
 	return uictx.Action("peer review", func() (string, error) {
-		log, err := workers.StartDetachedAs(t, self, "review-"+slug+".log", "review", slug, "--peer", "--root", project)
+		log, err := proc.StartDetachedAs(t, self, "review-"+slug+".log", "review", slug, "--peer", "--root", project)
 		return "peer review of " + slug + " started (log: " + relTo(project, log) + ")", err
 	})
 }
@@ -1046,7 +1047,7 @@ func (l *mergeList) askLand(pc *uictx.Ctx) tea.Msg {
 	} else {
 		body = append(body, "Checks: "+strings.Join(ls.CheckNames, ", ")+" run on the candidate unless they passed on this exact tree; it lands only if every one passes.")
 	}
-	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+workers.LogDir+"/land.log.")
+	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+look.LogDir+"/land.log.")
 	return uictx.QuestionReq{Q: uictx.Question{
 		Title: "Land " + slug + " @ " + kit.Short(commit), Body: body, Verb: "land", Choices: choices,
 		Do: func(to model.Lane, _ string) tea.Cmd {
@@ -1072,7 +1073,7 @@ func (l *mergeList) askLandBatch(pc *uictx.Ctx, b *landing.BatchView) tea.Msg {
 	body = append(body, "Checks: "+strings.Join(ls.CheckNames, ", ")+" run once on the candidate; "+ls.Integration+
 		" moves to it with one compare-and-swap only if every one passes. A failure is retried once, then bisected: the culprit stays queued as failed, the rest land.")
 	body = append(body, "Now: "+batchLine(b)+".")
-	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+workers.LogDir+"/land.log.")
+	body = append(body, "Runs detached: fleetwatch queue land --yes; progress in "+look.LogDir+"/land.log.")
 	return uictx.QuestionReq{Q: uictx.Question{
 		Title: "Land a batch of " + kit.Itoa(len(b.Slugs)), Body: body, Verb: "land",
 		Do: func(model.Lane, string) tea.Cmd { return landCmd(t, self, slug, commit, false) },
@@ -1091,7 +1092,7 @@ func landCmd(t *planfs.Tree, self, slug, commit string, ungated bool) tea.Cmd {
 		if ungated {
 			args = append(args, "--ungated")
 		}
-		log, done, err := workers.StartDetachedWatched(t, self, "land.log", args...)
+		log, done, err := proc.StartDetachedWatched(t, self, "land.log", args...)
 		if err != nil {
 			return uictx.ActionMsg{Err: fmt.Errorf("land: %w", err)}
 		}
@@ -1114,7 +1115,7 @@ type landDoneMsg struct {
 // is also a notice, naming the lander's reason.
 func (m *Model) landDone(msg landDoneMsg) tea.Cmd {
 	last := ""
-	if lines, _ := workers.LogTail(msg.log, 1); len(lines) > 0 {
+	if lines, _ := look.LogTail(msg.log, 1); len(lines) > 0 {
 		last = strings.TrimPrefix(strings.TrimSpace(lines[0]), "fleetwatch: ")
 	}
 	reload := tea.Batch(m.requestLoad(), m.mergeIfShown())
@@ -1141,8 +1142,8 @@ func (l *mergeList) diff(pc *uictx.Ctx) tea.Msg {
 		return nil
 	}
 	project, slug := pc.Opt.Tree.Project, r.Slug
-	return uictx.Diff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (workers.Diff, error) {
-		return workers.DiffOfPlan(project, slug)
+	return uictx.Diff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (look.Diff, error) {
+		return look.DiffOfPlan(project, slug)
 	})
 }
 
@@ -1162,7 +1163,7 @@ func (l *mergeList) open(pc *uictx.Ctx) tea.Msg {
 		logErrs := make([]error, len(s.Checks))
 		for i, c := range s.Checks {
 			if c.Log != "" {
-				logs[i], logErrs[i] = workers.LogTail(c.Log, mergeDetailLines)
+				logs[i], logErrs[i] = look.LogTail(c.Log, mergeDetailLines)
 			}
 		}
 		texts := make([]string, len(s.Reviews))

@@ -13,7 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // The new-plan form's fields, in tab order.
@@ -69,7 +69,7 @@ func (m *Model) askNewPlan() tea.Cmd {
 	m.formGen++
 	gen, t := m.formGen, m.Opt.Tree
 	return func() tea.Msg {
-		offer := workers.Offer(t.Project)
+		offer := look.Offer(t.Project)
 		msg := newPlanOfferMsg{gen: gen, models: append([]string(nil), spawnTiers...), problem: offer.Problem, hist: t.History()}
 		for _, ep := range offer.Endpoints {
 			if ep.Model != "" && !slices.ContainsFunc(msg.models, func(x string) bool { return strings.EqualFold(x, ep.Model) }) {

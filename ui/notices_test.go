@@ -11,7 +11,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // bells is a program output that counts the BELs written to it.
@@ -37,10 +37,10 @@ func (b *bells) count() int {
 // started at the tree's clock.
 func (p *project) exitState(t testing.TB, agent string, code int) {
 	t.Helper()
-	at := workers.Stamp{Time: p.tree.Now()}
-	st := workers.State{PID: 99999, AgentID: agent, Tier: "small", Plan: "bugs/crash-on-save.md", Host: "build-7",
-		Started: at, LastHeartbeat: at, State: workers.StateExited, ExitCode: &code}
-	if err := workers.WriteState(p.dir, st); err != nil {
+	at := look.Stamp{Time: p.tree.Now()}
+	st := look.State{PID: 99999, AgentID: agent, Tier: "small", Plan: "bugs/crash-on-save.md", Host: "build-7",
+		Started: at, LastHeartbeat: at, State: look.StateExited, ExitCode: &code}
+	if err := look.WriteState(p.dir, st); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -137,9 +137,9 @@ func TestNoticesLeaseAndStaleWorker(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	host, _ := os.Hostname()
-	live := workers.State{PID: os.Getpid(), AgentID: "busy-1", Tier: "mid", Host: host, State: workers.StateRunning,
-		Started: workers.Stamp{Time: testNow}, LastHeartbeat: workers.Stamp{Time: testNow}, HeartbeatEvery: 30}
-	if err := workers.WriteState(p.dir, live); err != nil {
+	live := look.State{PID: os.Getpid(), AgentID: "busy-1", Tier: "mid", Host: host, State: look.StateRunning,
+		Started: look.Stamp{Time: testNow}, LastHeartbeat: look.Stamp{Time: testNow}, HeartbeatEvery: 30}
+	if err := look.WriteState(p.dir, live); err != nil {
 		t.Fatal(err)
 	}
 	out := &bells{}
@@ -256,10 +256,10 @@ func TestNoticesOfferedToTheNotifier(t *testing.T) {
 	if k := last(); k[model.NoticeReview] != 1 || k[model.NoticeWorkerFailed] != 1 {
 		t.Fatalf("the first look offered %v", k)
 	}
-	at := workers.Stamp{Time: p.tree.Now()}
-	st := workers.State{PID: os.Getpid(), AgentID: "mid-9", Tier: "mid", Plan: "in-progress/export-pdf.md", Host: "elsewhere", HeartbeatEvery: 60,
-		Started: at, LastHeartbeat: at, State: workers.StateRunning, Paused: "budget reached: the run's budget ($5)", PausedAt: at}
-	if err := workers.WriteState(p.dir, st); err != nil {
+	at := look.Stamp{Time: p.tree.Now()}
+	st := look.State{PID: os.Getpid(), AgentID: "mid-9", Tier: "mid", Plan: "in-progress/export-pdf.md", Host: "elsewhere", HeartbeatEvery: 60,
+		Started: at, LastHeartbeat: at, State: look.StateRunning, Paused: "budget reached: the run's budget ($5)", PausedAt: at}
+	if err := look.WriteState(p.dir, st); err != nil {
 		t.Fatal(err)
 	}
 	h.send(stateChangeMsg{})

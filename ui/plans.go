@@ -17,7 +17,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/ui/verbs"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // planList is the Plans pane: one lane's plans, the filter over them (in
@@ -830,8 +830,8 @@ func (p *planList) diff(pc *uictx.Ctx) tea.Msg {
 		return nil
 	}
 	project, slug := pc.Opt.Tree.Project, model.SlugOf(path.Base(r.Plan.Rel))
-	return uictx.Diff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (workers.Diff, error) {
-		return workers.DiffOfPlan(project, slug)
+	return uictx.Diff("plan "+termtext.Line(slug), "plan\x00"+slug, func() (look.Diff, error) {
+		return look.DiffOfPlan(project, slug)
 	})
 }
 

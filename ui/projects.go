@@ -27,7 +27,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	wlook "github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Project is one project of a cockpit over several.
@@ -433,11 +433,11 @@ func (e *projectEntry) summarize() {
 	}
 	for i := range m.wrk.rows {
 		switch m.wrk.rows[i].health {
-		case workers.Live:
+		case wlook.Live:
 			s.live++
-		case workers.Stale:
+		case wlook.Stale:
 			s.stale++
-		case workers.Dead:
+		case wlook.Dead:
 			s.dead++
 		}
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // remoteReadTimeout bounds one read of the backend; the backend bounds
@@ -106,12 +106,12 @@ func boardOfView(t *planfs.Tree, v *claims.View) loadedMsg {
 	now := t.NowSeconds()
 	b := model.NewBoard(v.Snapshot, model.Options{Now: now, History: t.History()})
 	b.Leases = v.Snapshot.Leases
-	b.Warnings = append(b.Warnings, workers.BoardProblems(t.Project)...)
-	b.Warnings = append(b.Warnings, workers.CapWarnings(t.Project, b.Leases, now)...)
+	b.Warnings = append(b.Warnings, look.BoardProblems(t.Project)...)
+	b.Warnings = append(b.Warnings, look.CapWarnings(t.Project, b.Leases, now)...)
 	d := uictx.NewData(b, now)
 	d.Events, d.EventsErr = t.RecentEvents(eventsShown)
 	d.Parked = parkReasons(d.Events)
-	d.Commits = workers.BranchCommits(t.Project)
+	d.Commits = look.BranchCommits(t.Project)
 	return loadedMsg{d: d, view: v}
 }
 

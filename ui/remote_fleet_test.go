@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // published is a record as a driver on host publishes it.
@@ -31,7 +31,7 @@ func TestWorkersPaneShowsOtherMachinesWorkers(t *testing.T) {
 	p := newProject(t)
 	_, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "gpu-1", Host: "gpu-box", PID: 4242})
 	ctx := context.Background()
-	for _, rec := range []claims.WorkerRecord{published("gpu-box", "gpu-1", 0.3), published(workers.Hostname(), "here-1", 60)} {
+	for _, rec := range []claims.WorkerRecord{published("gpu-box", "gpu-1", 0.3), published(look.Hostname(), "here-1", 60)} {
 		if _, err := worker.Publish(ctx, rec); err != nil {
 			t.Fatal(err)
 		}

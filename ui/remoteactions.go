@@ -21,7 +21,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // remoteVerbTimeout bounds one remote verb: a few pushes and fetches.
@@ -52,7 +52,7 @@ func (m *Model) remoteVerbFor(lease *model.Lease) remoteVerb {
 // UI goroutine, bounded: the operator acts on the lease the view shows,
 // whoever holds it, as the dialog said.
 func (v remoteVerb) act(verb model.Verb, rel string, to model.Lane, why string) tea.Cmd {
-	host := workers.Hostname()
+	host := look.Hostname()
 	op := claims.Op{Verb: verb, Slug: kit.SlugOf(rel), To: to, Why: why, Force: true, TTL: v.ttl,
 		Holder: claims.Holder{AgentID: v.agent, Host: host, PID: os.Getpid()}}
 	return uictx.Action(string(verb), func() (string, error) {

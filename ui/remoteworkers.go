@@ -16,13 +16,14 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // publishedRead is one read of the published records; err keeps the last
 // good one on screen.
 type publishedRead struct {
-	pubs []workers.Published
+	pubs []look.Published
 	at   time.Time
 	err  error
 }
@@ -41,7 +42,7 @@ func readPublished(c *claims.Opened) *publishedRead {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), remoteReadTimeout)
 	defer cancel()
-	pubs, err := workers.ReadPublished(ctx, f)
+	pubs, err := look.ReadPublished(ctx, f)
 	return &publishedRead{pubs: pubs, at: time.Now(), err: err}
 }
 
@@ -101,7 +102,7 @@ func (m *Model) updatePublished(msg tea.Msg) tea.Cmd {
 var errNoFleet = errors.New("the claims backend keeps no worker records")
 
 // remoteStopCmd asks the published worker st to stop through c.
-func remoteStopCmd(c *claims.Opened, st workers.State) tea.Cmd {
+func remoteStopCmd(c *claims.Opened, st look.State) tea.Cmd {
 	return uictx.Action("stop", func() (string, error) {
 		f, ok := c.Backend.(claims.Fleet)
 		if !ok {
@@ -109,7 +110,7 @@ func remoteStopCmd(c *claims.Opened, st workers.State) tea.Cmd {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), remoteReadTimeout)
 		defer cancel()
-		if err := workers.StopRemote(ctx, f, st, "the cockpit on "+workers.Hostname()); err != nil {
+		if err := proc.StopRemote(ctx, f, st, "the cockpit on "+look.Hostname()); err != nil {
 			return "", err
 		}
 		return "asked " + termtext.Line(st.AgentID) + " on " + termtext.Line(st.Host) + " to stop; its driver stops at its next heartbeat and gives its plan back", nil
@@ -119,7 +120,7 @@ func remoteStopCmd(c *claims.Opened, st workers.State) tea.Cmd {
 // rereadPublished is p read again from its own record (never through the
 // capped listing), with when this machine first saw it as it is; p as
 // listed when c keeps no records or the read fails.
-func rereadPublished(c *claims.Opened, p workers.Published, seenAt time.Time) (workers.Published, time.Time) {
+func rereadPublished(c *claims.Opened, p look.Published, seenAt time.Time) (look.Published, time.Time) {
 	if c == nil || p.Problem != "" {
 		return p, seenAt
 	}
@@ -129,7 +130,7 @@ func rereadPublished(c *claims.Opened, p workers.Published, seenAt time.Time) (w
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), remoteReadTimeout)
 	defer cancel()
-	fresh, err := workers.ReadWorker(ctx, f, p.Host, p.AgentID)
+	fresh, err := look.ReadWorker(ctx, f, p.Host, p.AgentID)
 	if err != nil {
 		return p, seenAt
 	}
@@ -137,14 +138,14 @@ func rereadPublished(c *claims.Opened, p workers.Published, seenAt time.Time) (w
 }
 
 // fetchServedLog asks p's machine's fleetwatch serve for its last lines,
-// as the operator (workers.LogFetch); nothing when it runs none.
-func fetchServedLog(p workers.Published) ([]string, error) {
+// as the operator (look.LogFetch); nothing when it runs none.
+func fetchServedLog(p look.Published) ([]string, error) {
 	if p.Serve == "" {
 		return nil, nil
 	}
-	dial, err := workers.ServeElsewhere(context.Background(), p.Serve)
+	dial, err := look.ServeElsewhere(context.Background(), p.Serve)
 	if err != nil {
 		return nil, err
 	}
-	return workers.LogFetch{Addr: p.Serve, Dial: dial, Agent: p.AgentID, N: workers.DetailLogLines}.Fetch(context.Background())
+	return look.LogFetch{Addr: p.Serve, Dial: dial, Agent: p.AgentID, N: look.DetailLogLines}.Fetch(context.Background())
 }

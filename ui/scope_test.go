@@ -6,41 +6,41 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/model"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // scopeStates are two running builds as the scope scanner wrote them:
 // mid-1 touched two paths out of its scope, mid-3 stays in scope; both
 // touch src/export/pdf.go.
-func scopeStates() []workers.State {
-	at := func(ago time.Duration) workers.Stamp { return workers.Stamp{Time: testNow.Add(-ago)} }
-	return []workers.State{
+func scopeStates() []look.State {
+	at := func(ago time.Duration) look.Stamp { return look.Stamp{Time: testNow.Add(-ago)} }
+	return []look.State{
 		{PID: 4123, AgentID: "mid-1", Tier: "mid", Plan: "in-progress/export-pdf.md", Host: "build-7", Mode: "build",
-			Started: at(10 * time.Minute), LastHeartbeat: at(20 * time.Second), HeartbeatEvery: 30, State: workers.StateRunning,
+			Started: at(10 * time.Minute), LastHeartbeat: at(20 * time.Second), HeartbeatEvery: 30, State: look.StateRunning,
 			Scope: "2 paths out of scope", Touched: []string{".plans/bugs/x.md", "README.md", "src/export/pdf.go"},
 			Violations: []string{".plans/bugs/x.md", "README.md"}, Note: "running the executor"},
 		{PID: 4200, AgentID: "mid-3", Tier: "mid", Plan: "in-progress/old-import.md", Host: "build-7", Mode: "build",
-			Started: at(5 * time.Minute), LastHeartbeat: at(10 * time.Second), HeartbeatEvery: 30, State: workers.StateRunning,
+			Started: at(5 * time.Minute), LastHeartbeat: at(10 * time.Second), HeartbeatEvery: 30, State: look.StateRunning,
 			Scope: "in scope", Touched: []string{"src/export/pdf.go", "src/import/csv.go"}},
 	}
 }
 
-var pdfOverlap = workers.Overlap{A: "mid-1", B: "mid-3", Paths: []string{"src/export/pdf.go"}, Checked: true, Conflict: true,
+var pdfOverlap = look.Overlap{A: "mid-1", B: "mid-3", Paths: []string{"src/export/pdf.go"}, Checked: true, Conflict: true,
 	Conflicts: []string{"src/export/pdf.go"}}
 
 // writeScopeStates writes scopeStates' files, as the drivers do.
 func (p *project) writeScopeStates(t testing.TB) {
 	t.Helper()
 	for _, st := range scopeStates() {
-		if err := workers.WriteState(p.dir, st); err != nil {
+		if err := look.WriteState(p.dir, st); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-// radarSaw is the radar's look, as workers.Overlaps would report it, sent
+// radarSaw is the radar's look, as look.Overlaps would report it, sent
 // once the Workers pane shows.
-func (h *harness) radarSaw(o ...workers.Overlap) {
+func (h *harness) radarSaw(o ...look.Overlap) {
 	h.t.Helper()
 	h.send(workersMsg{states: scopeStates(), radar: true, overlaps: o})
 }

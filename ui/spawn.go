@@ -14,7 +14,9 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // spawnTiers are the tiers the form offers when the project has no
@@ -37,9 +39,9 @@ const (
 // model, which agent id, whether to run the executor, how many plans.
 type spawnForm struct {
 	gen     int
-	choices []string           // the registry's endpoints, else the tiers
-	offer   workers.SpawnOffer // the endpoints, why they cannot be read, git or not
-	ids     []string           // each choice's unused default agent id
+	choices []string        // the registry's endpoints, else the tiers
+	offer   look.SpawnOffer // the endpoints, why they cannot be read, git or not
+	ids     []string        // each choice's unused default agent id
 	choice  int
 	model   textinput.Model
 	agent   textinput.Model
@@ -53,14 +55,14 @@ type spawnForm struct {
 // spawnFormMsg brings what the form offers, read off the UI goroutine.
 type spawnFormMsg struct {
 	gen   int
-	offer workers.SpawnOffer
+	offer look.SpawnOffer
 	ids   []string
 }
 
 // spawnedMsg is the outcome of starting a worker.
 type spawnedMsg struct {
-	spec  workers.SpawnSpec
-	child *workers.Child
+	spec  proc.SpawnSpec
+	child *proc.Child
 	err   error
 }
 
@@ -77,9 +79,9 @@ func (m *Model) askSpawn() tea.Cmd {
 func spawnFormCmd(project string, gen int, taken []string) tea.Cmd {
 	return func() tea.Msg {
 		// The engine reads endpoints.yaml and asks git; the UI only offers.
-		msg := spawnFormMsg{gen: gen, offer: workers.Offer(project)}
+		msg := spawnFormMsg{gen: gen, offer: look.Offer(project)}
 		for _, c := range spawnChoices(msg.offer) {
-			msg.ids = append(msg.ids, workers.UniqueAgentID(project, "ui-"+workers.SafeID(c), taken...))
+			msg.ids = append(msg.ids, proc.UniqueAgentID(project, "ui-"+tree.SafeID(c), taken...))
 		}
 		return msg
 	}
@@ -119,7 +121,7 @@ func (m *Model) openForm(msg spawnFormMsg) tea.Cmd {
 
 // spawnChoices is what the form offers to run as: the project's
 // endpoints, in endpoints.yaml's order, else the tiers.
-func spawnChoices(o workers.SpawnOffer) []string {
+func spawnChoices(o look.SpawnOffer) []string {
 	if len(o.Endpoints) == 0 {
 		return spawnTiers
 	}
@@ -218,8 +220,8 @@ func (f *spawnForm) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 }
 
 // formSpec turns the form into a spawn, or says what is wrong in one line.
-func (m *Model) formSpec(f *spawnForm) (workers.SpawnSpec, error) {
-	s := workers.SpawnSpec{
+func (m *Model) formSpec(f *spawnForm) (proc.SpawnSpec, error) {
+	s := proc.SpawnSpec{
 		Bin: m.Opt.Self, Project: m.Opt.Tree.Project, ReadOnly: m.Opt.ReadOnly || m.Opt.Tree.ReadOnly,
 		Agent: strings.TrimSpace(f.agent.Value()), Model: strings.TrimSpace(f.model.Value()), Run: f.run,
 		// Agents working side by side each get their own checkout.
@@ -236,8 +238,8 @@ func (m *Model) formSpec(f *spawnForm) (workers.SpawnSpec, error) {
 		s.Tier = f.choices[f.choice]
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(f.max.Value()))
-	if err != nil || n < 1 || n > workers.MaxSpawnPlans {
-		return s, fmt.Errorf("max plans: a number from 1 to %d, not %q", workers.MaxSpawnPlans, f.max.Value())
+	if err != nil || n < 1 || n > proc.MaxSpawnPlans {
+		return s, fmt.Errorf("max plans: a number from 1 to %d, not %q", proc.MaxSpawnPlans, f.max.Value())
 	}
 	s.MaxPlans = n
 	if err := s.Check(); err != nil {
@@ -245,13 +247,13 @@ func (m *Model) formSpec(f *spawnForm) (workers.SpawnSpec, error) {
 	}
 	// What this UI knows without looking again; Start looks again.
 	for _, c := range m.wrk.children {
-		if _, done := c.Exited(); !done && workers.SafeID(c.State.AgentID) == workers.SafeID(s.Agent) {
+		if _, done := c.Exited(); !done && tree.SafeID(c.State.AgentID) == tree.SafeID(s.Agent) {
 			return s, fmt.Errorf("%s was started from here (pid %d) and still runs; pick another agent id", s.Agent, c.State.PID)
 		}
 	}
 	for i := range m.wrk.rows {
 		r := &m.wrk.rows[i]
-		if workers.SafeID(r.st.AgentID) == workers.SafeID(s.Agent) && (r.health == workers.Live || r.health == workers.Stale) {
+		if tree.SafeID(r.st.AgentID) == tree.SafeID(s.Agent) && (r.health == look.Live || r.health == look.Stale) {
 			return s, fmt.Errorf("%s is running (%s); pick another agent id or stop it first", r.st.AgentID, r.health)
 		}
 	}
@@ -267,7 +269,7 @@ func (m *Model) submitForm(f *spawnForm) tea.Cmd {
 	m.stack.remove(f)
 	m.setStatus("starting "+s.Agent+"…", false)
 	return func() tea.Msg {
-		c, err := workers.Start(s)
+		c, err := proc.Start(s)
 		return spawnedMsg{spec: s, child: c, err: err}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // When endpoints.yaml cannot be read, the form's warning began with the
@@ -63,7 +63,7 @@ func TestSpawnFormOffersTheProjectsEndpoints(t *testing.T) {
 	if h.m.formShown() != nil {
 		t.Fatalf("the form stayed open:\n%s", h.view())
 	}
-	want := workers.WorkArgs(p.dir, workers.Spec{Agent: "ui-claude-1", Endpoint: "claude", Run: true, Worktree: true})
+	want := proc.WorkArgs(p.dir, proc.Spec{Agent: "ui-claude-1", Endpoint: "claude", Run: true, Worktree: true})
 	if got := p.fakeArgv(t, "ui-claude-1"); !slices.Equal(got, want) {
 		t.Errorf("argv %q, want %q", got, want)
 	}

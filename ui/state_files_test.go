@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // A FIFO among the state files (a stray mkfifo, a tool that streams its
@@ -17,7 +17,7 @@ func TestFIFOStateFileDoesNotFreezeTheWorkersPane(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	p.addWorkers(t)
-	if err := syscall.Mkfifo(filepath.Join(p.dir, filepath.FromSlash(workers.StateDir), "pipe.json"), 0o644); err != nil {
+	if err := syscall.Mkfifo(filepath.Join(p.dir, filepath.FromSlash(look.StateDir), "pipe.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	opt := p.options()

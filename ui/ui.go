@@ -52,7 +52,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // frameRate caps how often the screen is redrawn.
@@ -77,7 +77,7 @@ type Model struct {
 	// worktrees, the reading of the workers' state files.
 	scan, treesReq, wrkReq refresh
 	watcher                uictx.Source
-	states                 *workers.StateWatcher
+	states                 *look.StateWatcher
 	sub                    *mailbox // the hub's mailbox, when a hub reads for this model
 	problem                string   // the tree vanished or cannot be watched
 	ticking                bool
@@ -192,7 +192,7 @@ func (m *Model) watch() {
 			m.watcher = w
 		}
 	}
-	sw, err := workers.WatchStates(m.Opt.Tree.Project, Debounce)
+	sw, err := look.WatchStates(m.Opt.Tree.Project, Debounce)
 	if err != nil {
 		m.problem = "not watching workers: " + err.Error()
 	} else {
@@ -657,7 +657,7 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 	case uictx.WorkerReq:
 		agent, project := r.AgentID, m.Opt.Tree.Project
 		return m.openDetail("worker:"+agent, "worker · "+agent, func() func(*uictx.Ctx) []string {
-			wd := workers.ReadWorkerDetail(project, agent)
+			wd := look.ReadWorkerDetail(project, agent)
 			return func(pc *uictx.Ctx) []string { return workerDetail(pc.Common, wd, nil) }
 		})
 	case uictx.QuestionReq:

@@ -12,7 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Each action test drives the model with keys, as an operator does, and
@@ -735,9 +735,9 @@ func TestScreenFitsEverySize(t *testing.T) {
 	// A live worker of this host (our own pid stands in), so x asks.
 	host, _ := os.Hostname()
 	// Started first, it is the Workers pane's first row.
-	here := workers.State{PID: os.Getpid(), AgentID: "here-1", Tier: "mid", Host: host, State: workers.StateRunning,
-		Started: workers.Stamp{Time: testNow.Add(-31 * time.Hour)}, LastHeartbeat: workers.Stamp{Time: testNow}, HeartbeatEvery: 30}
-	if err := workers.WriteState(p.dir, here); err != nil {
+	here := look.State{PID: os.Getpid(), AgentID: "here-1", Tier: "mid", Host: host, State: look.StateRunning,
+		Started: look.Stamp{Time: testNow.Add(-31 * time.Hour)}, LastHeartbeat: look.Stamp{Time: testNow}, HeartbeatEvery: 30}
+	if err := look.WriteState(p.dir, here); err != nil {
 		t.Fatal(err)
 	}
 	opt := p.options()

@@ -11,7 +11,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // lineWith is the line of v that holds key, "" when none does.
@@ -34,11 +34,11 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 	p := demoProject(t)
 	// What a worker spawned from the demo leaves once its run is done.
 	exit0 := 0
-	st := workers.State{PID: 4242, AgentID: "ui-mid-1", Tier: "mid", Plan: "review-needed/duplicate-tags-by-case.md",
-		Worktree: filepath.Join(p.dir, "var", "worktrees", "ui-mid-1"), State: workers.StateExited, ExitCode: &exit0,
-		Started: workers.Stamp{Time: demoNow.Add(-time.Minute)}, LastHeartbeat: workers.Stamp{Time: demoNow},
+	st := look.State{PID: 4242, AgentID: "ui-mid-1", Tier: "mid", Plan: "review-needed/duplicate-tags-by-case.md",
+		Worktree: filepath.Join(p.dir, "var", "worktrees", "ui-mid-1"), State: look.StateExited, ExitCode: &exit0,
+		Started: look.Stamp{Time: demoNow.Add(-time.Minute)}, LastHeartbeat: look.Stamp{Time: demoNow},
 		HeartbeatEvery: 1200, Note: "agent exited 0; review-needed/duplicate-tags-by-case.md waits for review"}
-	if err := workers.WriteState(p.dir, st); err != nil {
+	if err := look.WriteState(p.dir, st); err != nil {
 		t.Fatal(err)
 	}
 	// The demo's UI spawns: s is among the footer's keys.
@@ -124,8 +124,8 @@ func TestWorkerScopeWordsAndNoteShareTheColumn(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 160, 48)
 	h.press("4")
-	h.m.wrk.rows = []workerRow{{st: workers.State{PID: 7, AgentID: "ui-mid-1", Tier: "mid", Plan: "in-progress/full-text-search.md",
-		Scope: "no scope check", Note: "running demo-agent"}, health: workers.Live, local: true}}
+	h.m.wrk.rows = []workerRow{{st: look.State{PID: 7, AgentID: "ui-mid-1", Tier: "mid", Plan: "in-progress/full-text-search.md",
+		Scope: "no scope check", Note: "running demo-agent"}, health: look.Live, local: true}}
 	h.m.wrk.Rebuild(h.m.ctx())
 	l := lineWith(h.view(), " ui-mid-1 ")
 	if !strings.Contains(l, "no scope check · running demo-agent ") || strings.Contains(l, "…") {

@@ -16,8 +16,10 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/ui/verbs"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // workerList is the Workers pane: the state files as last read, the
@@ -26,13 +28,13 @@ import (
 type workerList struct {
 	kit.Table
 	kit.Filter
-	states   []workers.State // the last reading of the state files
+	states   []look.State // the last reading of the state files
 	rows     []workerRow
 	problems []string
-	children []*workers.Child
+	children []*proc.Child
 	// overlaps is the radar's last look; radarAt when it was asked for,
 	// radarDue that a reading went without it since.
-	overlaps []workers.Overlap
+	overlaps []look.Overlap
 	radarAt  time.Time
 	radarDue bool
 	marks    []string
@@ -40,7 +42,7 @@ type workerList struct {
 	cols     workerCols
 	// published are the workers other machines publish through the
 	// claims backend, as read at pubAt; pubErr why the last read failed.
-	published []workers.Published
+	published []look.Published
 	pubAt     time.Time
 	pubErr    string
 }
@@ -145,24 +147,24 @@ func (w *workerList) View(pc *uictx.Ctx, h int) []string {
 // workerRow is a line of the Workers pane: a state file as judged when it
 // was read, or a worker this UI started that has written none yet.
 type workerRow struct {
-	st     workers.State
-	health workers.Health
+	st     look.State
+	health look.Health
 	local  bool // written on this host: its pid can be checked and signalled
 	child  bool // started here, no state file of its own yet
 	// pub is the record another machine published, for a worker shown
 	// from the claims backend; seenAt is when this machine first saw it
 	// as it is (its heartbeat age, on this machine's clock).
-	pub    *workers.Published
+	pub    *look.Published
 	seenAt time.Time
 }
 
 // workersMsg is one reading of the state files; radar says the overlap
 // radar looked too, and overlaps is what it saw.
 type workersMsg struct {
-	states   []workers.State
+	states   []look.State
 	problems []string
 	radar    bool
-	overlaps []workers.Overlap
+	overlaps []look.Overlap
 }
 
 // radarEvery is the least time between two looks of the overlap radar:
@@ -170,7 +172,7 @@ type workersMsg struct {
 const radarEvery = 3 * time.Second
 
 // stateChangeMsg is one debounced burst of changes to the state files.
-type stateChangeMsg workers.StateChange
+type stateChangeMsg look.StateChange
 
 // workersCmd reads every state file, and with radar asks which running
 // workers touch the same paths; judgeWorkers turns them into rows.
@@ -180,13 +182,13 @@ func workersCmd(project string, radar bool) tea.Cmd {
 
 // readWorkers is workersCmd's reading, shared with the hub.
 func readWorkers(project string, radar bool) workersMsg {
-	states, problems := workers.ReadStates(project)
+	states, problems := look.ReadStates(project)
 	for i := range problems {
 		problems[i] = strings.ReplaceAll(problems[i], project+string(filepath.Separator), "")
 	}
 	msg := workersMsg{states: states, problems: problems, radar: radar}
 	if radar {
-		msg.overlaps = workers.Overlaps(project, states)
+		msg.overlaps = look.Overlaps(project, states)
 	}
 	return msg
 }
@@ -195,26 +197,26 @@ func readWorkers(project string, radar bool) workersMsg {
 // no state file shows yet are added. It reads no file, so the clock can
 // move the rows on (a heartbeat growing stale, a process dying) without
 // reading the state files again.
-func judgeWorkers(states []workers.State, children []*workers.Child, now time.Time) []workerRow {
+func judgeWorkers(states []look.State, children []*proc.Child, now time.Time) []workerRow {
 	rows := make([]workerRow, 0, len(states)+len(children))
 	bySafe := map[string]int{}
 	for _, st := range states {
-		bySafe[workers.SafeID(st.AgentID)] = len(rows)
+		bySafe[tree.SafeID(st.AgentID)] = len(rows)
 		rows = append(rows, workerRow{st: st, health: st.Health(now), local: st.Local()})
 	}
 	for _, c := range children {
 		st := c.State
-		health := workers.Live
+		health := look.Live
 		st.Note = "started here; no state file yet"
 		if code, done := c.Exited(); done {
-			st.State, st.ExitCode, health = workers.StateExited, &code, workers.Exited
+			st.State, st.ExitCode, health = look.StateExited, &code, look.Exited
 			st.Note = "started here; wrote no state file"
 		}
 		row := workerRow{st: st, health: health, local: true, child: true}
-		i, ok := bySafe[workers.SafeID(st.AgentID)]
+		i, ok := bySafe[tree.SafeID(st.AgentID)]
 		switch {
 		case !ok:
-			bySafe[workers.SafeID(st.AgentID)] = len(rows)
+			bySafe[tree.SafeID(st.AgentID)] = len(rows)
 			rows = append(rows, row)
 		case rows[i].st.PID != st.PID && rows[i].st.Started.Before(st.Started.Time):
 			// The state file is an earlier run's: this one is newer.
@@ -248,7 +250,7 @@ func byStart(a, b workerRow) int {
 
 // waitForStatesCmd waits for the state watcher's next change; like
 // waitForChangeCmd, one is ever pending.
-func waitForStatesCmd(ch <-chan workers.StateChange) tea.Cmd {
+func waitForStatesCmd(ch <-chan look.StateChange) tea.Cmd {
 	return func() tea.Msg {
 		c, ok := <-ch
 		if !ok {
@@ -320,7 +322,7 @@ func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 // writing its file: a heartbeat growing stale, a process dying.
 func (m *Model) workersRunning() bool {
 	for i := range m.wrk.rows {
-		if h := m.wrk.rows[i].health; h == workers.Live || h == workers.Stale {
+		if h := m.wrk.rows[i].health; h == look.Live || h == look.Stale {
 			return true
 		}
 	}
@@ -348,11 +350,11 @@ func canStop(r *workerRow) (bool, string) {
 	switch {
 	case r == nil:
 		return false, "stop: select a running worker in the workers pane (4)"
-	case r.health == workers.Exited:
+	case r.health == look.Exited:
 		return false, "stop: " + termtext.Line(r.st.AgentID) + " has already exited"
-	case r.health == workers.Dead && r.pub != nil:
+	case r.health == look.Dead && r.pub != nil:
 		return false, "stop: " + termtext.Line(r.st.AgentID) + " on " + termtext.Line(r.st.Host) + " is dead (silent past its lease); nothing would read a stop request"
-	case r.health == workers.Dead:
+	case r.health == look.Dead:
 		return false, "stop: " + termtext.Line(r.st.AgentID) + "'s process is gone (dead); nothing to stop"
 	case r.pub != nil && r.pub.Problem != "":
 		return false, "stop: " + termtext.Line(r.st.AgentID) + "'s record cannot be read: " + termtext.Line(r.pub.Problem)
@@ -375,7 +377,7 @@ func canPause(r *workerRow) (bool, string) {
 	}
 	who := termtext.Line(r.st.AgentID)
 	switch {
-	case r.health != workers.Live:
+	case r.health != look.Live:
 		state, _ := healthCell(r)
 		return false, "pause: " + who + " has no run going (" + state + ")"
 	case !r.local:
@@ -404,7 +406,7 @@ func (w *workerList) pause(r *workerRow) tea.Msg {
 // not exited.
 func (m *Model) workersShown() bool {
 	for i := range m.wrk.rows {
-		if m.wrk.rows[i].health != workers.Exited {
+		if m.wrk.rows[i].health != look.Exited {
 			return true
 		}
 	}
@@ -418,11 +420,11 @@ func (m *Model) workerCounts() (summary, alarm string) {
 	n, stale, dead := 0, 0, 0
 	for i := range m.wrk.rows {
 		switch m.wrk.rows[i].health {
-		case workers.Exited:
+		case look.Exited:
 			continue
-		case workers.Stale:
+		case look.Stale:
 			stale++
-		case workers.Dead:
+		case look.Dead:
 			dead++
 		}
 		n++
@@ -509,7 +511,7 @@ func (c workerCols) header() string {
 // needed to tell them apart.
 func healthCell(r *workerRow) (text string, ok bool) {
 	switch r.health {
-	case workers.Live:
+	case look.Live:
 		switch {
 		case r.child:
 			return "○ starting", true
@@ -517,9 +519,9 @@ func healthCell(r *workerRow) (text string, ok bool) {
 			return "⏸ paused", true
 		}
 		return "● live", true
-	case workers.Stale:
+	case look.Stale:
 		return "◌ stale", false
-	case workers.Dead:
+	case look.Dead:
 		return "✗ dead", false
 	}
 	if r.st.ExitCode == nil {
@@ -548,11 +550,11 @@ func (w *workerList) line(cm *uictx.Common, r *workerRow, c workerCols, selected
 	cell := kit.Fit(state, c.state)
 	if !plain {
 		switch {
-		case r.health == workers.Live && r.st.Paused != "":
+		case r.health == look.Live && r.st.Paused != "":
 			cell = cm.St.Warn.Render(cell)
-		case r.health == workers.Live:
+		case r.health == look.Live:
 			cell = cm.St.Good.Render(cell)
-		case r.health == workers.Stale:
+		case r.health == look.Stale:
 			cell = cm.St.Warn.Render(cell)
 		case !ok:
 			cell = cm.St.Bad.Render(cell)
@@ -607,7 +609,7 @@ func (w *workerList) note(r *workerRow) (radar, note string) {
 	case r.pub == nil && !r.local && r.st.Host != "":
 		note = "on " + r.st.Host + ": " + note
 	}
-	if r.health == workers.Live && r.st.Spent != (ledger.Totals{}) {
+	if r.health == look.Live && r.st.Spent != (ledger.Totals{}) {
 		// What the run has cost so far comes before what it does.
 		note = strings.TrimSuffix(r.st.Spent.String()+" · "+note, " · ")
 	}
@@ -619,7 +621,7 @@ func (w *workerList) note(r *workerRow) (radar, note string) {
 // own words ("in scope", "no scope check"), "overlaps w-2: a.go
 // (conflict)"; "" for a worker not running or a scan not yet made.
 func (w *workerList) scopeWords(r *workerRow) string {
-	if r.health == workers.Exited || r.child {
+	if r.health == look.Exited || r.child {
 		return ""
 	}
 	var parts []string
@@ -654,8 +656,8 @@ func (w *workerList) scopeAlarm(r *workerRow) bool {
 }
 
 // overlapsOf are the radar's overlaps agent is in.
-func (w *workerList) overlapsOf(agent string) []workers.Overlap {
-	var out []workers.Overlap
+func (w *workerList) overlapsOf(agent string) []look.Overlap {
+	var out []look.Overlap
 	for _, o := range w.overlaps {
 		if o.A == agent || o.B == agent {
 			out = append(out, o)
@@ -666,7 +668,7 @@ func (w *workerList) overlapsOf(agent string) []workers.Overlap {
 
 // overlapWords is one overlap as agent's row says it: the other worker,
 // the first paths, and whether git merges the two changes.
-func overlapWords(o workers.Overlap, agent string) string {
+func overlapWords(o look.Overlap, agent string) string {
 	other := o.B
 	if o.B == agent {
 		other = o.A
@@ -686,7 +688,7 @@ func overlapWords(o workers.Overlap, agent string) string {
 }
 
 // lastSign is a worker's last heartbeat, or its start before the first.
-func lastSign(st *workers.State) time.Time {
+func lastSign(st *look.State) time.Time {
 	if !st.LastHeartbeat.IsZero() {
 		return st.LastHeartbeat.Time
 	}
@@ -694,7 +696,7 @@ func lastSign(st *workers.State) time.Time {
 }
 
 // workerWhat is how a worker asks for plans: endpoint, tier, model.
-func workerWhat(st *workers.State, bare bool) string {
+func workerWhat(st *look.State, bare bool) string {
 	var parts []string
 	if st.Endpoint != "" && !bare {
 		parts = append(parts, st.Endpoint)
@@ -718,11 +720,11 @@ func workerWhat(st *workers.State, bare bool) string {
 // PlanSlug is the slug of the plan a state file names (a rel or a path).
 // running are the live runs this cockpit follows, with what each has spent
 // so far, which the Fleet pane lists.
-func running(rows []workerRow) []workers.State {
-	var out []workers.State
+func running(rows []workerRow) []look.State {
+	var out []look.State
 	for i := range rows {
 		r := &rows[i]
-		if r.health != workers.Live || r.child || r.st.Agent == nil && r.st.Spent == (ledger.Totals{}) {
+		if r.health != look.Live || r.child || r.st.Agent == nil && r.st.Spent == (ledger.Totals{}) {
 			continue
 		}
 		out = append(out, r.st)
@@ -783,7 +785,7 @@ func (w *workerList) open(pc *uictx.Ctx, r *workerRow) tea.Msg {
 	agent, project := r.st.AgentID, pc.Opt.Tree.Project
 	overlaps := w.overlapsOf(agent)
 	return uictx.Detail("worker:"+agent, "worker · "+agent, func() func(*uictx.Ctx) []string {
-		wd := workers.ReadWorkerDetail(project, agent)
+		wd := look.ReadWorkerDetail(project, agent)
 		return func(pc *uictx.Ctx) []string { return workerDetail(pc.Common, wd, overlaps) }
 	})
 }
@@ -791,13 +793,13 @@ func (w *workerList) open(pc *uictx.Ctx, r *workerRow) tea.Msg {
 // elsewhereLog says where the log of r, a worker on another machine, is:
 // its log is that machine's file, not this one's.
 func elsewhereLog(r *workerRow) string {
-	where := termtext.Line(r.st.Host) + ":" + termtext.Line(cmp.Or(r.pub.LogPath, workers.LogDir+"/"+workers.SafeID(r.st.AgentID)+".log"))
+	where := termtext.Line(r.st.Host) + ":" + termtext.Line(cmp.Or(r.pub.LogPath, look.LogDir+"/"+tree.SafeID(r.st.AgentID)+".log"))
 	return "logs: " + termtext.Line(r.st.AgentID) + " runs on " + termtext.Line(r.st.Host) + "; its log is " + where + " (enter shows its last line)"
 }
 
 // publishedDetail is a worker another machine publishes: its record as
 // read, judged on this machine's clock, and where its log is.
-func publishedDetail(cm *uictx.Common, p workers.Published, seenAt time.Time, log []string, logErr error) []string {
+func publishedDetail(cm *uictx.Common, p look.Published, seenAt time.Time, log []string, logErr error) []string {
 	d := &uictx.DetailText{C: cm}
 	now := float64(cm.Opt.Tree.Now().UnixNano()) / 1e9
 	d.Heading("Published record")
@@ -842,7 +844,7 @@ var scopeKeys = []string{"mode", "scope", "touched", "touched_more", "violations
 // spendKeys are the run's spend and pause, shown under their own heading.
 var spendKeys = []string{"spent", "paused", "paused_at", "pausable"}
 
-func workerDetail(cm *uictx.Common, w workers.WorkerDetail, overlaps []workers.Overlap) []string {
+func workerDetail(cm *uictx.Common, w look.WorkerDetail, overlaps []look.Overlap) []string {
 	d := &uictx.DetailText{C: cm}
 	d.Heading("State file")
 	d.Field("file", cm.ProjectRel(w.StateFile))
@@ -868,7 +870,7 @@ func workerDetail(cm *uictx.Common, w workers.WorkerDetail, overlaps []workers.O
 		d.Heading("On disk")
 		d.RawJSON(w.Raw)
 	}
-	d.Heading("Log · last " + kit.Itoa(workers.DetailLogLines) + " lines · " + cm.ProjectRel(w.LogFile))
+	d.Heading("Log · last " + kit.Itoa(look.DetailLogLines) + " lines · " + cm.ProjectRel(w.LogFile))
 	switch {
 	case w.LogErr != "":
 		d.Note(cm.ProjectRel(w.LogErr))
@@ -886,7 +888,7 @@ func workerDetail(cm *uictx.Common, w workers.WorkerDetail, overlaps []workers.O
 // scope lists what the scope scanner saw of the worker's change and
 // the radar's overlaps with the other running workers.
 // A worker the scanner never looked at has no such section.
-func detailScope(d *uictx.DetailText, st *workers.State, overlaps []workers.Overlap) {
+func detailScope(d *uictx.DetailText, st *look.State, overlaps []look.Overlap) {
 	if st.Mode == "" && st.Scope == "" && len(st.Touched) == 0 && len(st.Violations) == 0 && len(overlaps) == 0 {
 		return
 	}
@@ -922,7 +924,7 @@ func detailScope(d *uictx.DetailText, st *workers.State, overlaps []workers.Over
 
 // spend is what the run has spent so far and why it is paused; a worker
 // whose driver says neither has no such section.
-func detailSpend(d *uictx.DetailText, st *workers.State) {
+func detailSpend(d *uictx.DetailText, st *look.State) {
 	if st.Spent == (ledger.Totals{}) && st.Paused == "" && !st.Pausable {
 		return
 	}
@@ -940,9 +942,9 @@ func detailSpend(d *uictx.DetailText, st *workers.State) {
 	}
 }
 
-func detailStateFields(d *uictx.DetailText, st *workers.State) {
+func detailStateFields(d *uictx.DetailText, st *look.State) {
 	now := d.C.Opt.Tree.Now()
-	when := func(s workers.Stamp) string {
+	when := func(s look.Stamp) string {
 		if s.IsZero() {
 			return "(none)"
 		}
@@ -969,8 +971,8 @@ func (w *workerList) diff(pc *uictx.Ctx, r *workerRow) tea.Msg {
 		return nil
 	}
 	project, st := pc.Opt.Tree.Project, r.st
-	return uictx.Diff("worker "+termtext.Line(st.AgentID), "worker\x00"+st.AgentID, func() (workers.Diff, error) {
-		return workers.DiffOfWorker(project, st)
+	return uictx.Diff("worker "+termtext.Line(st.AgentID), "worker\x00"+st.AgentID, func() (look.Diff, error) {
+		return look.DiffOfWorker(project, st)
 	})
 }
 
@@ -989,7 +991,7 @@ func (w *workerList) askStop(pc *uictx.Ctx, r *workerRow) tea.Msg {
 		then = "it stops its agent, releases " + termtext.Line(kit.PlanSlug(st.st.Plan)) + " back to its lane, and exits."
 	}
 	body := []string{"Send SIGTERM to " + who + " (pid " + kit.Itoa(st.st.PID) + ") and its process group; " + then}
-	if st.health == workers.Stale {
+	if st.health == look.Stale {
 		body = append(body, "⚠ Its last heartbeat was "+kit.Coarse(pc.Now-float64(lastSign(&st.st).UnixNano())/1e9)+" ago; it may be stuck.")
 	}
 	project, t := pc.Opt.Tree.Project, pc.Opt.Tree
@@ -1012,7 +1014,7 @@ func (w *workerList) askStopRemote(pc *uictx.Ctx, r *workerRow) tea.Msg {
 		then = "it stops its agent, gives " + termtext.Line(kit.PlanSlug(r.st.Plan)) + " back, and exits."
 	}
 	body := []string{"Ask " + who + " on " + host + " to stop, through the claims backend: at its next heartbeat " + then}
-	if r.health == workers.Stale {
+	if r.health == look.Stale {
 		body = append(body, "⚠ Its record has not changed for "+kit.Coarse(pc.Now-kit.UnixOf(r.seenAt))+"; it may not hear the request.")
 	}
 	c, st := pc.Claims, r.st

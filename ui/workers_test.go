@@ -19,7 +19,9 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
+	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // noPID is above any pid Linux hands out (PID_MAX_LIMIT is 2^22): a
@@ -39,21 +41,21 @@ const noPID = 1<<22 + 1
 func (p *project) addWorkers(t testing.TB) {
 	t.Helper()
 	host, _ := os.Hostname()
-	at := func(ago time.Duration) workers.Stamp { return workers.Stamp{Time: testNow.Add(-ago)} }
+	at := func(ago time.Duration) look.Stamp { return look.Stamp{Time: testNow.Add(-ago)} }
 	zero, two := 0, 2
-	for _, st := range []workers.State{
+	for _, st := range []look.State{
 		{PID: 4123, AgentID: "mid-1", Tier: "mid", Model: "qwen3-32b", Plan: "in-progress/export-pdf.md", Host: "build-7",
-			Started: at(30 * time.Hour), LastHeartbeat: at(20 * time.Second), HeartbeatEvery: 30, State: workers.StateRunning, Note: "running the executor"},
+			Started: at(30 * time.Hour), LastHeartbeat: at(20 * time.Second), HeartbeatEvery: 30, State: look.StateRunning, Note: "running the executor"},
 		{PID: 3001, AgentID: "small-2", Tier: "small", Plan: "in-progress/old-import.md", Host: "build-7",
-			Started: at(28 * time.Hour), LastHeartbeat: at(2 * time.Hour), HeartbeatEvery: 30, State: workers.StateRunning},
+			Started: at(28 * time.Hour), LastHeartbeat: at(2 * time.Hour), HeartbeatEvery: 30, State: look.StateRunning},
 		{PID: noPID, AgentID: "reasoner-1", Tier: "reasoner", Endpoint: "big-box", Host: host,
-			Started: at(29 * time.Hour), LastHeartbeat: at(time.Minute), HeartbeatEvery: 30, State: workers.StateRunning, Note: "claiming"},
+			Started: at(29 * time.Hour), LastHeartbeat: at(time.Minute), HeartbeatEvery: 30, State: look.StateRunning, Note: "claiming"},
 		{PID: 2890, AgentID: "mid-2", Tier: "mid", Plan: "ambiguous/improve-perf.md", Host: "build-7",
-			Started: at(27 * time.Hour), LastHeartbeat: at(26 * time.Hour), State: workers.StateExited, ExitCode: &zero, Note: "parked improve-perf"},
+			Started: at(27 * time.Hour), LastHeartbeat: at(26 * time.Hour), State: look.StateExited, ExitCode: &zero, Note: "parked improve-perf"},
 		{PID: 2950, AgentID: "small-3", Tier: "small", Host: "build-7",
-			Started: at(4 * time.Hour), LastHeartbeat: at(3 * time.Hour), State: workers.StateExited, ExitCode: &two, Note: "executor exited 2; the lease runs out"},
+			Started: at(4 * time.Hour), LastHeartbeat: at(3 * time.Hour), State: look.StateExited, ExitCode: &two, Note: "executor exited 2; the lease runs out"},
 	} {
-		if err := workers.WriteState(p.dir, st); err != nil {
+		if err := look.WriteState(p.dir, st); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -72,7 +74,7 @@ func (p *project) addWorkers(t testing.TB) {
 // log appends lines to agent's log.
 func (p *project) log(t testing.TB, agent string, lines ...string) {
 	t.Helper()
-	path := workers.LogPath(p.dir, agent)
+	path := look.LogPath(p.dir, agent)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -191,9 +193,9 @@ func TestWorkersPaneFollowsStateFilesAndTheClock(t *testing.T) {
 	if v := h.view(); !strings.Contains(v, "no workers") || strings.Contains(strings.SplitN(v, "\n", 2)[0], "worker") {
 		t.Fatalf("an empty pane, and no count in the header:\n%s", v)
 	}
-	st := workers.State{PID: 77, AgentID: "small-9", Tier: "small", Host: "build-7", State: workers.StateRunning,
-		Started: workers.Stamp{Time: testNow}, LastHeartbeat: workers.Stamp{Time: testNow}, HeartbeatEvery: 30}
-	if err := workers.WriteState(p.dir, st); err != nil {
+	st := look.State{PID: 77, AgentID: "small-9", Tier: "small", Host: "build-7", State: look.StateRunning,
+		Started: look.Stamp{Time: testNow}, LastHeartbeat: look.Stamp{Time: testNow}, HeartbeatEvery: 30}
+	if err := look.WriteState(p.dir, st); err != nil {
 		t.Fatal(err)
 	}
 	h.send(stateChangeMsg{})
@@ -234,7 +236,7 @@ func (p *project) configure(t *testing.T, agent, conf string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, workers.SafeID(agent)+".conf"), []byte(conf), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tree.SafeID(agent)+".conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -244,7 +246,7 @@ func (p *project) fakeArgv(t *testing.T, agent string) []string {
 	t.Helper()
 	var argv []string
 	eventually(t, agent+" recorded its argv", func() bool {
-		data, err := os.ReadFile(filepath.Join(p.dir, ".fake", workers.SafeID(agent)+".argv"))
+		data, err := os.ReadFile(filepath.Join(p.dir, ".fake", tree.SafeID(agent)+".argv"))
 		return err == nil && json.Unmarshal(data, &argv) == nil
 	})
 	return argv
@@ -317,7 +319,7 @@ func TestSpawnFormValidatesThenStartsAWorker(t *testing.T) {
 	if f := h.footer(); !strings.Contains(f, "✓ spawned ui-7 (pid ") || !strings.Contains(f, "claim only, up to 3 plans") {
 		t.Errorf("status %q", f)
 	}
-	want := append(workers.WorkArgs(p.dir, workers.Spec{Agent: "ui-7", Tier: "reasoner", Model: "qwen3-32b"}), "--max-plans", "3")
+	want := append(proc.WorkArgs(p.dir, proc.Spec{Agent: "ui-7", Tier: "reasoner", Model: "qwen3-32b"}), "--max-plans", "3")
 	if got := p.fakeArgv(t, "ui-7"); !slices.Equal(got, want) {
 		t.Errorf("argv %q, want %q", got, want)
 	}
@@ -346,9 +348,9 @@ func TestSpawnRefusesARunningAgentAndNeedsSelf(t *testing.T) {
 	p, h := spawnHarness(t, 100, 30)
 	host, _ := os.Hostname()
 	// Our own pid stands in for a live process of this host.
-	st := workers.State{PID: os.Getpid(), AgentID: "busy-1", Tier: "mid", Host: host, State: workers.StateRunning,
-		Started: workers.Stamp{Time: testNow}, LastHeartbeat: workers.Stamp{Time: testNow}, HeartbeatEvery: 30}
-	if err := workers.WriteState(p.dir, st); err != nil {
+	st := look.State{PID: os.Getpid(), AgentID: "busy-1", Tier: "mid", Host: host, State: look.StateRunning,
+		Started: look.Stamp{Time: testNow}, LastHeartbeat: look.Stamp{Time: testNow}, HeartbeatEvery: 30}
+	if err := look.WriteState(p.dir, st); err != nil {
 		t.Fatal(err)
 	}
 	h.send(stateChangeMsg{})
@@ -385,7 +387,7 @@ func TestStopAWorkerSpawnedFromTheUI(t *testing.T) {
 	}
 	c := h.m.wrk.children[0]
 	eventually(t, "the worker wrote its state file", func() bool {
-		states, _ := workers.ReadStates(p.dir)
+		states, _ := look.ReadStates(p.dir)
 		return len(states) == 1
 	})
 	// The fake's clock is the real one: judge it at the real time.
@@ -597,15 +599,15 @@ func TestStateWatcherRefreshesWorkersPane(t *testing.T) {
 	waitFor(t, tm, []string{"crash-on-save"})
 	tm.Send(keyMsg("4"))
 	waitFor(t, tm, []string{"no workers"})
-	st := workers.State{PID: 77, AgentID: "small-9", Tier: "small", Host: "build-7", State: workers.StateRunning,
-		Started: workers.Stamp{Time: testNow}, LastHeartbeat: workers.Stamp{Time: testNow}, HeartbeatEvery: 30, Note: "claiming"}
-	if err := workers.WriteState(p.dir, st); err != nil {
+	st := look.State{PID: 77, AgentID: "small-9", Tier: "small", Host: "build-7", State: look.StateRunning,
+		Started: look.Stamp{Time: testNow}, LastHeartbeat: look.Stamp{Time: testNow}, HeartbeatEvery: 30, Note: "claiming"}
+	if err := look.WriteState(p.dir, st); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, tm, []string{"small-9", "● live", "1 worker "})
 	code := 1
-	st.State, st.ExitCode, st.Note = workers.StateExited, &code, "nothing to claim"
-	if err := workers.WriteState(p.dir, st); err != nil {
+	st.State, st.ExitCode, st.Note = look.StateExited, &code, "nothing to claim"
+	if err := look.WriteState(p.dir, st); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, tm, []string{"exited 1", "nothing to claim"})
@@ -683,13 +685,13 @@ func TestWorkersKeepTheirOrderWhileWorkersExit(t *testing.T) {
 	one := 1
 	for _, agent := range []string{"mid-1", "small-2"} {
 		st := h.m.workerByAgent(agent).st
-		st.State, st.ExitCode, st.Note = workers.StateExited, &one, "agent exited 0 but made no commit: nothing changed; parked in blocked/"
-		if err := workers.WriteState(p.dir, st); err != nil {
+		st.State, st.ExitCode, st.Note = look.StateExited, &one, "agent exited 0 but made no commit: nothing changed; parked in blocked/"
+		if err := look.WriteState(p.dir, st); err != nil {
 			t.Fatal(err)
 		}
 	}
 	h.send(stateChangeMsg{})
-	if w := h.m.workerByAgent("mid-1"); w == nil || w.health != workers.Exited {
+	if w := h.m.workerByAgent("mid-1"); w == nil || w.health != look.Exited {
 		t.Fatalf("mid-1's exit was not read:\n%s", h.view())
 	}
 	if got := h.workerAgents(); !slices.Equal(got, before) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // USD is an amount in dollars, to the cent: "$4.46".
@@ -40,4 +40,4 @@ func OrEmpty(sep, s string) string {
 
 // BudgetPaused reports whether st's run waits at its budget (rather than
 // paused by hand).
-func BudgetPaused(st *workers.State) bool { return strings.HasPrefix(st.Paused, "budget") }
+func BudgetPaused(st *look.State) bool { return strings.HasPrefix(st.Paused, "budget") }

@@ -8,7 +8,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Ctx is what a pane sees, and all it sees: the shared context, the
@@ -32,12 +32,12 @@ type Ctx struct {
 	// Fleet is the last reading of the spend, nil before the first;
 	// Running the live runs and what each has spent so far.
 	Fleet   *FleetMsg
-	Running []workers.State
+	Running []look.State
 	// Inbox is the coordinator's inbox, nil before the first reading.
 	Inbox *Inbox
 	// Paused are the runs paused where they are, from the spend's
 	// reading, which the Inbox lists.
-	Paused []workers.State
+	Paused []look.State
 	// Reading: the selected plan is open full screen (the reader).
 	Reading bool
 }
@@ -111,7 +111,7 @@ type (
 	// DiffReq opens a diff computed off the UI goroutine (ui's openDiff).
 	DiffReq struct {
 		What, Req string
-		Compute   func() (workers.Diff, error)
+		Compute   func() (look.Diff, error)
 	}
 	// StatusReq says text in the status line.
 	StatusReq struct {
@@ -141,7 +141,7 @@ func Detail(id, title string, read func() func(c *Ctx) []string) DetailReq {
 }
 
 // Diff asks for a diff computed off the UI goroutine.
-func Diff(what, req string, compute func() (workers.Diff, error)) DiffReq {
+func Diff(what, req string, compute func() (look.Diff, error)) DiffReq {
 	return DiffReq{What: what, Req: req, Compute: compute}
 }
 
@@ -158,7 +158,7 @@ type Loader interface {
 // WorktreesMsg is git's look at the agents' worktrees, which the
 // Worktrees pane shows.
 type WorktreesMsg struct {
-	States []workers.WorktreeState
+	States []look.WorktreeState
 	Err    error
 }
 

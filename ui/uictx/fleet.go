@@ -1,8 +1,8 @@
 package uictx
 
 import (
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // FleetMsg is one reading of the spend: ReadFleet's, and the runs paused
@@ -10,6 +10,6 @@ import (
 type FleetMsg struct {
 	Fleet     ledger.Fleet
 	Err       error
-	Paused    []workers.State
-	Endpoints []workers.EndpointState // the endpoints in trouble
+	Paused    []look.State
+	Endpoints []look.EndpointState // the endpoints in trouble
 }

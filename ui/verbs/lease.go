@@ -14,7 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // ReleaseRecover says whether r and R apply to the selection. The Plans
@@ -76,7 +76,7 @@ func ReleaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
 // RecoverCmd takes the plan at rel over as agent for ttl seconds.
 func RecoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
 	return uictx.Action("recover", func() (string, error) {
-		l, err := workers.Recover(t, rel, planfs.Actor{AgentID: agent}, ttl)
+		l, err := proc.Recover(t, rel, planfs.Actor{AgentID: agent}, ttl)
 		if l == nil {
 			return "recovered " + kit.SlugOf(rel) + ": its stale lease is gone", err
 		}

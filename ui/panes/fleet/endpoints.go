@@ -8,7 +8,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // endpointLines are the Fleet pane's endpoints while any is in trouble:
@@ -16,7 +16,7 @@ import (
 // that spent today, with what it spent (what the others can still take
 // on). With none in trouble the budgets say it all: no lines.
 func endpointLines(cm *uictx.Common, f uictx.FleetMsg, now time.Time) []string {
-	states := map[string]workers.EndpointState{}
+	states := map[string]look.EndpointState{}
 	names := make([]string, 0, len(f.Endpoints)+len(f.Fleet.Endpoints))
 	for _, st := range f.Endpoints {
 		if st.Problem(now) != "" {
@@ -50,15 +50,15 @@ func endpointLines(cm *uictx.Common, f uictx.FleetMsg, now time.Time) []string {
 
 // endpointState is an endpoint's state in words: ok, or what stops its
 // claims and until when.
-func endpointState(cm *uictx.Common, st workers.EndpointState, name string, now time.Time) string {
+func endpointState(cm *uictx.Common, st look.EndpointState, name string, now time.Time) string {
 	if st.Name == "" || st.Problem(now) == "" {
 		return "ok"
 	}
 	var s string
 	switch st.State {
-	case workers.EndpointDisabled:
+	case look.EndpointDisabled:
 		s = "disabled: " + clip(st.Reason, 60) + " (fleetwatch endpoints clear " + name + ")"
-	case workers.EndpointShut:
+	case look.EndpointShut:
 		s = "shut until " + st.Until.Local().Format("Jan 2 15:04") + " (" + kit.Span(st.Until.Sub(now).Seconds()) + "): " + clip(st.Reason, 60)
 	default:
 		s = "backing off until " + st.Until.Local().Format("15:04:05") + " (" + kit.Span(st.Until.Sub(now).Seconds()) + "): " + clip(st.Reason, 60)

@@ -17,8 +17,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Pane is the Fleet pane: the last reading, and the lines drawn from
@@ -179,7 +179,7 @@ func (l *Pane) chartLines(cm *uictx.Common, w int) []string {
 
 // runningLines are the running workers' runs and what each has spent so
 // far, paused ones marked.
-func runningLines(cm *uictx.Common, runs []workers.State) []string {
+func runningLines(cm *uictx.Common, runs []look.State) []string {
 	var out []string
 	for i := range runs {
 		st := &runs[i]

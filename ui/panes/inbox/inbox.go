@@ -2,7 +2,7 @@
 // coordinator (coord.Inbox, read by the root: uictx.Ctx.Inbox), each
 // proposal rendered as markdown below the table, and the keys that decide
 // (A approves, X rejects with a note); then the runs paused where they are
-// (workers.PausedRuns, read with the spend: Ctx.Paused), with the keys
+// (look.PausedRuns, read with the spend: Ctx.Paused), with the keys
 // that let one go on (b extends a budget, p resumes a run paused by hand)
 // or end it (x). The pane never decides a state: it shows the engine's
 // entries and asks coord, ledger and workers to act.
@@ -23,9 +23,9 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/ui/verbs"
-	"github.com/fleetwatch/fleetwatch/workers"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/notify"
 )
 
@@ -45,7 +45,7 @@ type Pane struct {
 	shown   []int // the entries the filter lets through
 	// paused are the paused runs the filter lets through, listed after
 	// the entries.
-	paused []workers.State
+	paused []look.State
 	cols   inboxCols
 	full   int // the rows the pane has, table and preview
 }
@@ -130,7 +130,7 @@ func (l *Pane) Row() *coord.Entry {
 }
 
 // pausedRow is the selected paused run, nil when the cursor is elsewhere.
-func (l *Pane) pausedRow() *workers.State {
+func (l *Pane) pausedRow() *look.State {
 	if i := l.Cursor - len(l.shown); i >= 0 && i < len(l.paused) {
 		return &l.paused[i]
 	}
@@ -163,7 +163,7 @@ func (l *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 const pickPaused = "select a paused run in the inbox pane (7)"
 
 // canExtend says whether b applies to st, and why not.
-func canExtend(st *workers.State) (bool, string) {
+func canExtend(st *look.State) (bool, string) {
 	switch {
 	case st == nil:
 		return false, pickPaused
@@ -176,7 +176,7 @@ func canExtend(st *workers.State) (bool, string) {
 }
 
 // canResume says whether p applies to st, and why not.
-func canResume(st *workers.State) (bool, string) {
+func canResume(st *look.State) (bool, string) {
 	switch {
 	case st == nil:
 		return false, pickPaused
@@ -191,7 +191,7 @@ func canResume(st *workers.State) (bool, string) {
 }
 
 // canStopRun says whether x applies to st, and why not.
-func canStopRun(st *workers.State) (bool, string) {
+func canStopRun(st *look.State) (bool, string) {
 	switch {
 	case st == nil:
 		return false, pickPaused
@@ -376,7 +376,7 @@ type inboxCols struct{ slug, agent, n, state, age, scope, problem int }
 
 // inboxColumns sizes the table for width w and the entries shown: the
 // state first, then the slug and the agent; the problem takes the rest.
-func inboxColumns(w int, es []coord.Entry, shown []int, paused []workers.State) inboxCols {
+func inboxColumns(w int, es []coord.Entry, shown []int, paused []look.State) inboxCols {
 	slug, agent, state, scope := len("slug"), len("agent"), len("state"), len("scope")
 	for _, j := range shown {
 		e := &es[j]
@@ -433,7 +433,7 @@ func inboxLine(cm *uictx.Common, e *coord.Entry, c inboxCols, selected bool) str
 }
 
 // pausedState is a paused run's state cell: why it waits, in a few words.
-func pausedState(st *workers.State) string {
+func pausedState(st *look.State) string {
 	head, _, _ := strings.Cut(st.Paused, ":")
 	return "⏸ " + head
 }
@@ -441,7 +441,7 @@ func pausedState(st *workers.State) string {
 // pausedLine is a paused run's row in the inbox's columns: its plan, its
 // agent, why it waits and since when, what it spent, and the budget's
 // words (or what the run has spent, for one paused by hand).
-func pausedLine(cm *uictx.Common, st *workers.State, c inboxCols, selected bool) string {
+func pausedLine(cm *uictx.Common, st *look.State, c inboxCols, selected bool) string {
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
 	b.WriteString(kit.Fit(termtext.Line(kit.PlanSlug(st.Plan)), c.slug) + " ")
@@ -470,7 +470,7 @@ func pausedLine(cm *uictx.Common, st *workers.State, c inboxCols, selected bool)
 
 // pausedLines are what the preview shows of a paused run: who, why, what
 // it has spent, and the keys that let it go on or end it.
-func pausedLines(cm *uictx.Common, st *workers.State) []string {
+func pausedLines(cm *uictx.Common, st *look.State) []string {
 	line := termtext.Line
 	out := []string{line(st.AgentID + "'s run of " + kit.PlanSlug(st.Plan) + " · " + pausedState(st))}
 	out = append(out, line(st.Paused))

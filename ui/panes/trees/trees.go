@@ -12,7 +12,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // Pane is the Worktrees pane: each agent's checkout as git sees it.
@@ -20,7 +20,7 @@ type Pane struct {
 	kit.Table
 	kit.Filter
 	id    uictx.PaneID // its place in the tab order
-	rows  []workers.WorktreeState
+	rows  []look.WorktreeState
 	err   error
 	shown []int // the rows the filter lets through
 	cols  treeCols
@@ -61,7 +61,7 @@ func (t *Pane) Loaded(pc *uictx.Ctx, msg tea.Msg) bool {
 }
 
 // Rows are the worktrees as git last saw them.
-func (t *Pane) Rows() []workers.WorktreeState { return t.rows }
+func (t *Pane) Rows() []look.WorktreeState { return t.rows }
 
 func (t *Pane) Selected() uictx.Selection { return uictx.Selection{} }
 
@@ -94,7 +94,7 @@ type treeCols struct{ agent, branch, port, state, ahead, path int }
 
 // treeColumns sizes the worktrees table for width w and the worktrees
 // shown: agent and branch first, the path takes what is left.
-func treeColumns(w int, rows []workers.WorktreeState, shown []int) treeCols {
+func treeColumns(w int, rows []look.WorktreeState, shown []int) treeCols {
 	agent, branch := len("agent"), len("branch")
 	for _, j := range shown {
 		agent, branch = max(agent, kit.CellWidth(rows[j].AgentID)), max(branch, kit.CellWidth(TreeBranch(&rows[j])))
@@ -109,7 +109,7 @@ func treeColumns(w int, rows []workers.WorktreeState, shown []int) treeCols {
 	return c
 }
 
-func TreeBranch(s *workers.WorktreeState) string {
+func TreeBranch(s *look.WorktreeState) string {
 	if s.Head != "" {
 		return s.Head
 	}
@@ -122,7 +122,7 @@ func (c treeCols) header() string {
 }
 
 // treeLine is a worktree's row, not yet highlighted (kit.Table highlights the selected one).
-func treeLine(cm *uictx.Common, s *workers.WorktreeState, c treeCols, selected bool) string {
+func treeLine(cm *uictx.Common, s *look.WorktreeState, c treeCols, selected bool) string {
 	plain := cm.Plain
 	var b strings.Builder
 	b.WriteString(kit.Gutter(selected))
@@ -170,7 +170,7 @@ func treeLine(cm *uictx.Common, s *workers.WorktreeState, c treeCols, selected b
 }
 
 // row is the selected worktree, nil when there is none.
-func (t *Pane) row() *workers.WorktreeState {
+func (t *Pane) row() *look.WorktreeState {
 	if t.Cursor >= len(t.rows) {
 		return nil
 	}
@@ -184,12 +184,12 @@ func (t *Pane) open(pc *uictx.Ctx) tea.Msg {
 	}
 	agent, project := t.rows[t.Cursor].AgentID, pc.Opt.Tree.Project
 	return uictx.Detail("tree:"+agent, "worktree · "+agent, func() func(*uictx.Ctx) []string {
-		w, err := workers.ReadWorktreeDetail(project, agent)
+		w, err := look.ReadWorktreeDetail(project, agent)
 		return func(pc *uictx.Ctx) []string { return treeDetail(pc.Common, w, err) }
 	})
 }
 
-func treeDetail(cm *uictx.Common, w workers.WorktreeDetail, err error) []string {
+func treeDetail(cm *uictx.Common, w look.WorktreeDetail, err error) []string {
 	d := &uictx.DetailText{C: cm}
 	d.Heading("Worktree")
 	if err != nil {
@@ -239,7 +239,7 @@ func (t *Pane) diff(pc *uictx.Ctx) tea.Msg {
 		return nil
 	}
 	project, dir := pc.Opt.Tree.Project, wt.Path
-	return uictx.Diff("worktree "+termtext.Line(wt.AgentID), "tree\x00"+dir, func() (workers.Diff, error) {
-		return workers.DiffOfWorktree(project, dir)
+	return uictx.Diff("worktree "+termtext.Line(wt.AgentID), "tree\x00"+dir, func() (look.Diff, error) {
+		return look.DiffOfWorktree(project, dir)
 	})
 }
