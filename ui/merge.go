@@ -41,12 +41,6 @@ type mergeList struct {
 	want    string // a slug to select once the listing shows it (a notice's)
 }
 
-// mergeMsg is one reading of the candidates and the queue.
-type mergeMsg struct {
-	listing landing.Listing
-	err     error
-}
-
 // mergeTickMsg reads the queue again while it is looked at or checking:
 // checks finish without any file the watcher sees changing in .plans/.
 type mergeTickMsg time.Time
@@ -59,61 +53,8 @@ func mergeCmd(project string) tea.Cmd {
 	return func() tea.Msg { return readMerge(project) }
 }
 
-// readMerge is mergeCmd's reading, shared with the hub: queue entries
-// first, by place; the engine's order otherwise. Sorted here, once, since
-// sessions share the listing.
-func readMerge(project string) mergeMsg {
-	l, err := landing.List(project)
-	if err == nil {
-		slices.SortStableFunc(l.Items, byPosition)
-	}
-	return mergeMsg{listing: l, err: err}
-}
-
 func mergeTickCmd() tea.Cmd {
 	return tea.Tick(mergeEvery, func(t time.Time) tea.Msg { return mergeTickMsg(t) })
-}
-
-// requestMerge reads the queue, one reading at a time.
-func (m *Model) requestMerge() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindMerge.set())
-		return nil
-	}
-	return m.merge.req.request(mergeCmd(m.Opt.Tree.Project))
-}
-
-// mergeIfShown reads the queue when the pane shows it; hidden, it is read
-// when shown again.
-func (m *Model) mergeIfShown() tea.Cmd {
-	if m.mergeShown() {
-		return m.requestMerge()
-	}
-	return nil
-}
-
-func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
-	l := &m.merge
-	again := l.req.done()
-	l.loaded, l.err = true, msg.err
-	if msg.err == nil {
-		l.listing = msg.listing
-		if !slices.IsSortedFunc(l.listing.Items, byPosition) {
-			// Sorted on a copy: a hub's listing is every session's.
-			l.listing.Items = slices.Clone(l.listing.Items)
-			slices.SortStableFunc(l.listing.Items, byPosition)
-		}
-	}
-	l.Rebuild(m.ctx())
-	// A notice's candidate is looked for in one reading: later, the
-	// cursor is the operator's.
-	l.want = ""
-	m.syncKeys()
-	cmds := []tea.Cmd{m.lookForNotices(fromMerge)}
-	if again {
-		cmds = append(cmds, m.requestMerge())
-	}
-	return tea.Batch(append(cmds, m.mergeTick())...)
 }
 
 func byPosition(a, b landing.Status) int { return position(a) - position(b) }

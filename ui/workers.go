@@ -2,7 +2,6 @@ package ui
 
 import (
 	"cmp"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,15 +157,6 @@ type workerRow struct {
 	seenAt time.Time
 }
 
-// workersMsg is one reading of the state files; radar says the overlap
-// radar looked too, and overlaps is what it saw.
-type workersMsg struct {
-	states   []look.State
-	problems []string
-	radar    bool
-	overlaps []look.Overlap
-}
-
 // radarEvery is the least time between two looks of the overlap radar:
 // each asks git merge-tree about every pair that touches the same path.
 const radarEvery = 3 * time.Second
@@ -178,19 +168,6 @@ type stateChangeMsg look.StateChange
 // workers touch the same paths; judgeWorkers turns them into rows.
 func workersCmd(project string, radar bool) tea.Cmd {
 	return func() tea.Msg { return readWorkers(project, radar) }
-}
-
-// readWorkers is workersCmd's reading, shared with the hub.
-func readWorkers(project string, radar bool) workersMsg {
-	states, problems := look.ReadStates(project)
-	for i := range problems {
-		problems[i] = strings.ReplaceAll(problems[i], project+string(filepath.Separator), "")
-	}
-	msg := workersMsg{states: states, problems: problems, radar: radar}
-	if radar {
-		msg.overlaps = look.Overlaps(project, states)
-	}
-	return msg
 }
 
 // judgeWorkers judges each worker at now; the workers this UI started that
@@ -260,28 +237,6 @@ func waitForStatesCmd(ch <-chan look.StateChange) tea.Cmd {
 	}
 }
 
-// requestWorkers reads the state files, one reading at a time; the
-// overlap radar looks with it at most every radarEvery, and a reading
-// without it leaves the radar due (the clock's tick asks again).
-func (m *Model) requestWorkers() tea.Cmd {
-	if m.sub != nil {
-		// The hub reads, and runs the radar at its own pace.
-		m.sub.poke(kindWorkers.set())
-		return nil
-	}
-	if m.wrkReq.busy {
-		return m.wrkReq.request(nil)
-	}
-	now := time.Now()
-	radar := now.Sub(m.wrk.radarAt) >= radarEvery
-	if radar {
-		m.wrk.radarAt, m.wrk.radarDue = now, false
-	} else {
-		m.wrk.radarDue = true
-	}
-	return m.wrkReq.request(workersCmd(m.Opt.Tree.Project, radar))
-}
-
 // radarDue asks for a reading when the radar skipped the last one and its
 // interval has passed.
 func (m *Model) radarDue() tea.Cmd {
@@ -289,33 +244,6 @@ func (m *Model) radarDue() tea.Cmd {
 		return nil
 	}
 	return m.requestWorkers()
-}
-
-func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
-	again := m.wrkReq.done()
-	same := slices.Equal(m.wrk.problems, msg.problems)
-	m.wrk.states, m.wrk.problems = msg.states, msg.problems
-	if msg.radar {
-		m.wrk.overlaps = msg.overlaps
-	}
-	m.wrk.judge(m.Opt.Tree.Now())
-	if same {
-		c := m.ctx()
-		m.wrk.Rebuild(c)
-		m.paneOf(fleetPane).Rebuild(c) // it lists the running runs' spend
-		m.syncKeys()
-	} else {
-		m.rebuild() // the Events pane lists unreadable state files
-	}
-	cmds := []tea.Cmd{m.lookForNotices(fromWorkers)}
-	if again {
-		cmds = append(cmds, m.requestWorkers())
-	}
-	if m.workersRunning() && !m.ticking {
-		m.ticking = true
-		cmds = append(cmds, tickCmd())
-	}
-	return tea.Batch(cmds...)
 }
 
 // workersRunning reports whether a worker may change state without
