@@ -56,7 +56,7 @@ func (v verb) command() *cobra.Command {
 		if v.withTTL {
 			fs.Float64Var(&f.ttl, "lease-ttl", planfs.DefaultTTL, "lease time to live, seconds")
 		}
-		fs.StringVar(&f.claims, "claims", "", "where claims are kept: local, git or etcd (default: fleetwatch.yaml's claims.backend, else local)")
+		fs.StringVar(&f.claims, "claims", "", claimsFlagHelp)
 		return func(pos []string, stdout, stderr io.Writer) int {
 			f.stderr = stderr
 			return v.run(&f, pos, stdout, stderr)

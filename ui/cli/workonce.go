@@ -84,7 +84,7 @@ func workOnceCmd() *cobra.Command {
 		fs.DurationVar(&w.stopGrace, "stop-grace", workers.DefaultGrace, "with --run: how long a stopped agent gets between SIGTERM and SIGKILL")
 		portRangeFlag(fs, &w.portRange, "ports to give agents from, LO-HI")
 		fs.Bool("print-only", false, "accepted for anchor compatibility; does nothing")
-		fs.StringVar(&w.claims, "claims", "", "claims backend: local, git or etcd (default: fleetwatch.yaml's claims.backend, else local)")
+		fs.StringVar(&w.claims, "claims", "", claimsFlagHelp)
 		w.fs = fs
 		return func(pos []string, stdout, stderr io.Writer) int {
 			if len(pos) > 0 {

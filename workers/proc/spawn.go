@@ -15,6 +15,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	endpoints "github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
@@ -85,8 +86,11 @@ func (s SpawnSpec) Check() error {
 		return errors.New("a registry needs an endpoint")
 	case s.MaxPlans < 0 || s.MaxPlans > MaxSpawnPlans:
 		return fmt.Errorf("max plans must be from 1 to %d, not %d", MaxSpawnPlans, s.MaxPlans)
-	case !slices.Contains([]string{"", "local", "git", "etcd"}, s.Claims):
-		return fmt.Errorf("claims: %q is not local, git or etcd", s.Claims)
+	}
+	// The backends are the registry's: whatever the binary registered.
+	if names := claims.Names(); s.Claims != "" && !slices.Contains(names, s.Claims) {
+		last := len(names) - 1
+		return fmt.Errorf("claims: %q is not %s or %s", s.Claims, strings.Join(names[:last], ", "), names[last])
 	}
 	return nil
 }

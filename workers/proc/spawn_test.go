@@ -15,6 +15,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	_ "github.com/fleetwatch/fleetwatch/planfs/claims/etcdclaims" // the registry names the backends a spec may ask for
+	_ "github.com/fleetwatch/fleetwatch/planfs/claims/gitclaims"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
