@@ -225,7 +225,7 @@ func TestRSSChild(t *testing.T) {
 		if err := os.WriteFile(plan, []byte(plangen.Text(0, 10_000)+strings.Repeat("\n", i%2)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		<-m.watcher.Changes()
+		<-watcherOf(&m).Changes()
 		m = step(m, loadCmd(tree)())
 		m = step(m, tea.KeyMsg{Type: tea.KeyPgDown})
 		_ = m.View()

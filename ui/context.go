@@ -55,8 +55,8 @@ func (m *Model) ctx() *uictx.Ctx {
 	if m.inboxSeen {
 		c.Inbox = &m.inboxNow
 	}
-	if m.remote != nil {
-		c.Claims, c.View = m.remote.c, m.remote.view
+	if r := m.feed.claims(); r != nil {
+		c.Claims, c.View = r.c, r.view
 	}
 	return c
 }
@@ -77,7 +77,7 @@ type rowsOf struct {
 // render that second's rows alike, once between them.
 func (m *Model) clockNow() float64 {
 	now := m.Opt.Tree.NowSeconds()
-	if m.sub != nil {
+	if m.feed.served() {
 		return math.Floor(now)
 	}
 	return now

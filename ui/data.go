@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -10,6 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -95,21 +99,11 @@ func tickCmd() tea.Cmd {
 }
 
 // requestTrees asks git about the worktrees, one request at a time like
-// requestLoad: each one runs git twice per worktree.
-func (m *Model) requestTrees() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindTrees.set())
-		return nil
-	}
-	return m.treesReq.request(worktreesCmd(m.Opt.Tree.Project))
-}
+// the scan: each one runs git twice per worktree.
+func (m *Model) requestTrees() tea.Cmd { return m.request(kindTrees.set()) }
 
-func (m *Model) worktreesIfShown() tea.Cmd {
-	if m.pane == worktreesPane {
-		return m.requestTrees()
-	}
-	return nil
-}
+// requestLoad asks for the board: a scan, or a read of the remote.
+func (m *Model) requestLoad() tea.Cmd { return m.request(kindBoard.set()) }
 
 // fleetCmd reads the ledger, the settings and the paused runs.
 func fleetCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return readFleet(t) } }
@@ -121,16 +115,6 @@ func readFleet(t *planfs.Tree) uictx.FleetMsg {
 	return uictx.FleetMsg{Fleet: f, Err: err, Paused: look.PausedRuns(t.Project), Endpoints: look.ReadEndpoints(t.Project)}
 }
 
-// requestFleet reads the spend, one reading at a time; with a hub, the
-// hub reads it.
-func (m *Model) requestFleet() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindFleet.set())
-		return nil
-	}
-	return m.fleetReq.request(fleetCmd(m.Opt.Tree))
-}
-
 func (m *Model) fleetLoaded(msg uictx.FleetMsg) tea.Cmd {
 	again := m.fleetReq.done()
 	m.fleetData, m.fleetRead = msg, true
@@ -138,8 +122,8 @@ func (m *Model) fleetLoaded(msg uictx.FleetMsg) tea.Cmd {
 	m.paneOf(fleetPane).Rebuild(c)
 	m.paneOf(inboxPane).Rebuild(c) // it lists the paused runs
 	m.syncKeys()
-	if again && m.sub == nil {
-		return m.requestFleet()
+	if again {
+		return m.request(kindFleet.set())
 	}
 	return nil
 }
@@ -180,16 +164,6 @@ func renderInbox(d uictx.InboxData, style string, width int) uictx.InboxMsg {
 // inboxWidth is the width proposals are rendered at: the preview's inside.
 func (m *Model) inboxWidth() int { return max(20, m.Cols-4) }
 
-// requestInbox reads the inbox, one reading at a time.
-// With a hub, the hub reads it (a change brings a reading by itself).
-func (m *Model) requestInbox() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindInbox.set())
-		return nil
-	}
-	return m.inboxReq.request(inboxCmd(m.Opt.Tree, m.Opt.MarkdownStyle, m.inboxWidth()))
-}
-
 func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
 	again := m.inboxReq.done()
 	in := &m.inboxNow
@@ -197,15 +171,15 @@ func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
 	if msg.Data.Err == nil {
 		in.Entries, in.Texts, in.Width = msg.Data.Entries, msg.Texts, msg.Width
 	}
-	if m.sub == nil {
+	if !m.feed.served() {
 		m.inboxRaw = msg.Data // a hub's newest reading is kept as it comes
 	}
 	m.paneOf(inboxPane).Rebuild(m.ctx())
 	m.syncKeys()
 	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
 	switch {
-	case again && m.sub == nil:
-		cmds = append(cmds, m.requestInbox()) // changes came meanwhile
+	case again && !m.feed.served():
+		cmds = append(cmds, m.request(kindInbox.set())) // changes came meanwhile
 	case again, m.Cols > 0 && msg.Width != m.inboxWidth():
 		// A newer reading came meanwhile, or the terminal was resized.
 		cmds = append(cmds, m.renderInbox())
@@ -221,3 +195,108 @@ func (m *Model) renderInbox() tea.Cmd {
 
 // inboxDataMsg brings a hub's reading of the inbox to a session.
 type inboxDataMsg uictx.InboxData
+
+// The Workers and Merge panes' readings, held by the root: asked for
+// one at a time (refresh), read off the UI goroutine, and passed to the
+// panes through their context.
+
+// workersMsg is one reading of the state files; radar says the overlap
+// radar looked too, and overlaps is what it saw.
+type workersMsg struct {
+	states   []look.State
+	problems []string
+	radar    bool
+	overlaps []look.Overlap
+}
+
+// readWorkers is workersCmd's reading, shared with the hub.
+func readWorkers(project string, radar bool) workersMsg {
+	states, problems := look.ReadStates(project)
+	for i := range problems {
+		problems[i] = strings.ReplaceAll(problems[i], project+string(filepath.Separator), "")
+	}
+	msg := workersMsg{states: states, problems: problems, radar: radar}
+	if radar {
+		msg.overlaps = look.Overlaps(project, states)
+	}
+	return msg
+}
+
+// requestWorkers reads the state files (feed.go: with the radar at most
+// every radarEvery).
+func (m *Model) requestWorkers() tea.Cmd { return m.request(kindWorkers.set()) }
+
+func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
+	again := m.wrkReq.done()
+	same := slices.Equal(m.wrk.problems, msg.problems)
+	m.wrk.states, m.wrk.problems = msg.states, msg.problems
+	if msg.radar {
+		m.wrk.overlaps = msg.overlaps
+	}
+	m.wrk.judge(m.Opt.Tree.Now())
+	if same {
+		c := m.ctx()
+		m.wrk.Rebuild(c)
+		m.paneOf(fleetPane).Rebuild(c) // it lists the running runs' spend
+		m.syncKeys()
+	} else {
+		m.rebuild() // the Events pane lists unreadable state files
+	}
+	cmds := []tea.Cmd{m.lookForNotices(fromWorkers)}
+	if again {
+		cmds = append(cmds, m.requestWorkers())
+	}
+	if m.workersRunning() && !m.ticking {
+		m.ticking = true
+		cmds = append(cmds, tickCmd())
+	}
+	return tea.Batch(cmds...)
+}
+
+// mergeMsg is one reading of the candidates and the queue.
+type mergeMsg struct {
+	listing landing.Listing
+	err     error
+}
+
+// readMerge is mergeCmd's reading, shared with the hub: queue entries
+// first, by place; the engine's order otherwise. Sorted here, once, since
+// sessions share the listing.
+func readMerge(project string) mergeMsg {
+	l, err := landing.List(project)
+	if err == nil {
+		slices.SortStableFunc(l.Items, byPosition)
+	}
+	return mergeMsg{listing: l, err: err}
+}
+
+// requestMerge reads the queue, one reading at a time.
+func (m *Model) requestMerge() tea.Cmd { return m.request(kindMerge.set()) }
+
+// mergeIfShown reads the queue when the pane shows it; hidden, it is read
+// when shown again.
+func (m *Model) mergeIfShown() tea.Cmd { return m.request(m.shownKinds() & kindMerge.set()) }
+
+func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
+	l := &m.merge
+	again := l.req.done()
+	l.loaded, l.err = true, msg.err
+	if msg.err == nil {
+		l.listing = msg.listing
+		if !slices.IsSortedFunc(l.listing.Items, byPosition) {
+			// Sorted on a copy: a hub's listing is every session's.
+			l.listing.Items = slices.Clone(l.listing.Items)
+			slices.SortStableFunc(l.listing.Items, byPosition)
+		}
+	}
+	l.Rebuild(m.ctx())
+	// A notice's candidate is looked for in one reading: later, the
+	// cursor is the operator's.
+	l.want = ""
+	m.syncKeys()
+	cmds := []tea.Cmd{m.lookForNotices(fromMerge)}
+	if again {
+		cmds = append(cmds, m.requestMerge())
+	}
+	return tea.Batch(append(cmds, m.mergeTick())...)
+}

@@ -226,7 +226,7 @@ func (m *Model) planExists(rel string) bool { return m.d.Has(rel) }
 // while the dialog is open must not lose it to a stale confirmation.
 func (m *Model) ask(d *dialog, rel string, lease *model.Lease) {
 	d.rel, d.seen, d.existed = rel, leasePrint(lease), m.planExists(rel)
-	if m.remote != nil {
+	if m.feed.claims() != nil {
 		// No lease file to look at again: the backend's compare-and-swap
 		// on the lease the operator saw refuses one that changed, and
 		// each scan closes a dialog whose plan changed (dropStaleDialog).

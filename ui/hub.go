@@ -475,7 +475,7 @@ func waitHubCmd(mb *mailbox) tea.Cmd {
 
 // hubArrived applies what a session took from its mailbox and waits for
 // more.
-func (m *Model) hubArrived(msgs hubMsg) tea.Cmd {
+func (m *Model) hubArrived(msgs hubMsg, mb *mailbox) tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(msgs)+1)
 	for _, msg := range msgs {
 		cmd, _ := m.updateData(msg)
@@ -484,8 +484,8 @@ func (m *Model) hubArrived(msgs hubMsg) tea.Cmd {
 	// The readings a verb asked the hub for are in (or come next).
 	m.settle.rereading = false
 	cmds = append(cmds, m.settled(false))
-	if m.sub != nil && !m.sub.ended() {
-		cmds = append(cmds, waitHubCmd(m.sub))
+	if !mb.ended() {
+		cmds = append(cmds, waitHubCmd(mb))
 	}
 	return tea.Batch(cmds...)
 }

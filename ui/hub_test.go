@@ -164,7 +164,7 @@ func TestHubStuckSessionDelaysNoOne(t *testing.T) {
 		writePlan(t, p, rel)
 		waitAll(t, ss, rel, 10*time.Second)
 	}
-	msg := waitHubCmd(stuck.sub)()
+	msg := waitHubCmd(subOf(&stuck))()
 	got, ok := msg.(hubMsg)
 	if !ok {
 		t.Fatalf("the stuck session's mailbox brought %T", msg)
@@ -196,10 +196,10 @@ func TestHubCloseEndsMailboxes(t *testing.T) {
 	opt.Hub = hub
 	m := New(opt)
 	defer m.Close()
-	waitHubCmd(m.sub)() // the first readings
+	waitHubCmd(subOf(&m))() // the first readings
 	hub.Close()
 	got := make(chan tea.Msg, 1)
-	go func() { got <- waitHubCmd(m.sub)() }()
+	go func() { got <- waitHubCmd(subOf(&m))() }()
 	select {
 	case msg := <-got:
 		if msg != nil {
@@ -209,7 +209,7 @@ func TestHubCloseEndsMailboxes(t *testing.T) {
 		t.Fatal("after Close the mailbox's wait did not end")
 	}
 	late := New(opt)
-	if !late.sub.ended() {
+	if !subOf(&late).ended() {
 		t.Error("a session subscribing after Close has a live mailbox")
 	}
 	if err := hub.Close(); err != nil {
@@ -228,22 +228,22 @@ func TestHubModelPokesAfterAction(t *testing.T) {
 	opt.NoWatch, opt.Hub = false, hub
 	m := New(opt)
 	defer m.Close()
-	if m.watcher != nil || m.states != nil {
+	if watcherOf(&m) != nil || statesOf(&m) != nil {
 		t.Error("a model fed by a hub runs watchers of its own")
 	}
-	first := waitHubCmd(m.sub)()
+	first := waitHubCmd(subOf(&m))()
 	for _, msg := range first.(hubMsg) {
 		m.updateData(msg)
 	}
 	time.Sleep(4 * Debounce)
-	waitHubCmdNow(m.sub) // anything the first readings left
+	waitHubCmdNow(subOf(&m)) // anything the first readings left
 	next, _ := m.Update(uictx.ActionMsg{Done: "promoted x"})
 	m = next.(Model)
 	if m.scan.busy || m.treesReq.busy || m.wrkReq.busy || m.merge.req.busy {
 		t.Error("after an action the model reads itself")
 	}
 	got := make(chan tea.Msg, 1)
-	go func() { got <- waitHubCmd(m.sub)() }()
+	go func() { got <- waitHubCmd(subOf(&m))() }()
 	select {
 	case msg := <-got:
 		boards := 0

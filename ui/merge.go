@@ -71,7 +71,7 @@ func position(s landing.Status) int {
 // pending.
 func (m *Model) mergeTick() tea.Cmd {
 	// With a hub, the hub ticks, once for every session.
-	if m.sub != nil || m.merge.ticking || !m.mergeWatched() {
+	if m.feed.served() || m.merge.ticking || !m.mergeWatched() {
 		return nil
 	}
 	m.merge.ticking = true

@@ -183,8 +183,8 @@ func (p *Projects) readQueues() {
 		return
 	}
 	for i := range p.list {
-		if m := p.list[i].m; m != nil {
-			m.sub.hub.pokeQueue()
+		if m := p.list[i].m; m != nil && hubOf(m.Opt) != nil {
+			hubOf(m.Opt).pokeQueue()
 		}
 	}
 }

@@ -64,10 +64,7 @@ func newRemote(opt uictx.Options) *remoteState {
 // startWatch subscribes to a backend that says when its leases change
 // (etcd) and to its word on worker records (etcd's watch, git's listing);
 // a hub's session leaves that to the hub and its timer.
-func (r *remoteState) startWatch(hub bool) {
-	if hub {
-		return
-	}
+func (r *remoteState) startWatch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	if w, ok := r.c.Backend.(claims.Watcher); ok {
 		r.watch = w.Changes(ctx)
@@ -115,8 +112,14 @@ func boardOfView(t *planfs.Tree, v *claims.View) loadedMsg {
 	return loadedMsg{d: d, view: v}
 }
 
-func remoteLoadCmd(t *planfs.Tree, c *claims.Opened) tea.Cmd {
-	return func() tea.Msg { return readRemote(t, c) }
+// boardCmd reads the board: a scan of the tree, or a read of the remote
+// claims backend r.
+func boardCmd(t *planfs.Tree, r *remoteState) tea.Cmd {
+	if r != nil {
+		c := r.c
+		return func() tea.Msg { return readRemote(t, c) }
+	}
+	return loadCmd(t)
 }
 
 func remoteTickCmd() tea.Cmd {
@@ -138,7 +141,7 @@ func waitRemoteCmd(ch <-chan struct{}) tea.Cmd {
 // failed read is remembered beside it (a hub's brings the last good board
 // along). It reports whether there is a board to show.
 func (m *Model) remoteRead(msg loadedMsg) bool {
-	r := m.remote
+	r := m.feed.claims()
 	if r == nil {
 		return msg.err == nil
 	}
@@ -154,30 +157,28 @@ func (m *Model) remoteRead(msg loadedMsg) bool {
 // each is issued again only when its own message arrives. A hub's session
 // and a test without watchers start none.
 func (m *Model) remoteTimers() tea.Cmd {
-	r := m.remote
-	if r == nil || m.sub != nil || m.Opt.NoWatch || r.timed {
+	r := m.feed.claims()
+	if r == nil || m.feed.served() || m.Opt.NoWatch || r.timed {
 		return nil
 	}
 	r.timed = true
 	return remoteTickCmd()
 }
 
-// updateRemote takes the remote's own messages: the timer and the watch.
-func (m *Model) updateRemote(msg tea.Msg) (tea.Cmd, bool) {
+// handle takes the remote's own messages: the timer and the watches.
+func (r *remoteState) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	switch msg.(type) {
 	case remoteTickMsg:
-		if m.remote != nil {
-			m.remote.timed = false
-		}
-		return tea.Batch(m.requestLoad(), m.remoteTimers()), true
-	case publishedChangeMsg, publishedMsg:
-		return m.updatePublished(msg), true
+		r.timed = false
+		return tea.Batch(m.request(kindBoard.set()), m.remoteTimers()), true
+	case publishedChangeMsg:
+		return tea.Batch(waitPublishedCmd(r.fleetWatch), publishedCmd(r.c)), true
 	case remoteChangeMsg:
 		var next tea.Cmd
-		if m.remote != nil && m.remote.watch != nil {
-			next = waitRemoteCmd(m.remote.watch)
+		if r.watch != nil {
+			next = waitRemoteCmd(r.watch)
 		}
-		return tea.Batch(next, m.requestLoad()), true
+		return tea.Batch(next, m.request(kindBoard.set())), true
 	}
 	return nil, false
 }
@@ -186,7 +187,7 @@ func (m *Model) updateRemote(msg tea.Msg) (tea.Cmd, bool) {
 // how old the view is, or why it cannot be read. Narrow headers get it
 // short.
 func (m *Model) remoteMark() string {
-	r := m.remote
+	r := m.feed.claims()
 	if r == nil {
 		return ""
 	}

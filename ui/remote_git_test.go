@@ -20,8 +20,8 @@ func TestGitRemoteLeaseShownAndReleased(t *testing.T) {
 	p := newProject(t)
 	bare, worker, h := gitRemoteFleet(t, p, claims.Holder{AgentID: "small-9", Host: "gpu-box", PID: 4242})
 	ctx := context.Background()
-	if h.m.remote.err != nil {
-		t.Fatalf("reading the remote: %v", h.m.remote.err)
+	if h.m.feed.claims().err != nil {
+		t.Fatalf("reading the remote: %v", h.m.feed.claims().err)
 	}
 	head := strings.SplitN(h.view(), "\n", 2)[0]
 	if !strings.Contains(head, "claims: git origin · read ") {

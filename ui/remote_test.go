@@ -66,8 +66,8 @@ func remoteHarness(t *testing.T, w, h int) (*harness, *viewBackend) {
 func TestRemoteLeasesShowHeldOnHost(t *testing.T) {
 	t.Parallel()
 	h, _ := remoteHarness(t, 80, 24)
-	if got := h.m.remote.view; got == nil {
-		t.Fatalf("no remote view read; load error %v, remote error %v", h.m.loadErr, h.m.remote.err)
+	if got := h.m.feed.claims().view; got == nil {
+		t.Fatalf("no remote view read; load error %v, remote error %v", h.m.loadErr, h.m.feed.claims().err)
 	}
 	head := strings.SplitN(h.view(), "\n", 2)[0]
 	if !strings.Contains(head, "git 7 s ago") {
@@ -126,8 +126,8 @@ func TestRemoteReadFailureKeepsLastView(t *testing.T) {
 	}
 	b.err = nil
 	h.settle(h.m.requestLoad())
-	if h.m.remote.err != nil {
-		t.Errorf("a good read leaves the error: %v", h.m.remote.err)
+	if h.m.feed.claims().err != nil {
+		t.Errorf("a good read leaves the error: %v", h.m.feed.claims().err)
 	}
 }
 
@@ -171,8 +171,8 @@ func TestHubReadsRemoteForSessions(t *testing.T) {
 	s := openSession(t, p, hub)
 	waitAll(t, []*session{s}, "in-progress/crash-on-save.md", 10*time.Second)
 	m := s.close(t)
-	if m.remote == nil || m.remote.view != b.view {
-		t.Fatalf("the session has not the hub's remote view: %+v", m.remote)
+	if m.feed.claims() == nil || m.feed.claims().view != b.view {
+		t.Fatalf("the session has not the hub's remote view: %+v", m.feed.claims())
 	}
 	if !strings.Contains(m.View(), "git ") {
 		t.Errorf("a served session's header does not name the claims backend:\n%s", m.View())

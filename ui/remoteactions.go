@@ -39,7 +39,8 @@ type remoteVerb struct {
 
 // remoteVerbFor copies what the verbs on lease need from the model.
 func (m *Model) remoteVerbFor(lease *model.Lease) remoteVerb {
-	v := remoteVerb{b: m.remote.c.Backend, view: m.remote.view, agent: m.Opt.Agent,
+	r := m.feed.claims()
+	v := remoteVerb{b: r.c.Backend, view: r.view, agent: m.Opt.Agent,
 		ttl: time.Duration(m.Opt.TTL * float64(time.Second))}
 	if kit.RemoteLease(lease) {
 		l := *lease
@@ -134,10 +135,11 @@ func (m *Model) remoteDo(verb model.Verb, rel string, lease *model.Lease) func(m
 // only the local lease files have: the inbox's decisions hand a plan's
 // lease to the inbox and back, which a remote lease cannot be.
 func (m *Model) refuseRemoteKeys(set uictx.SetKey) {
-	if m.remote == nil {
+	r := m.feed.claims()
+	if r == nil {
 		return
 	}
-	name := m.remote.c.Backend.Name()
+	name := r.c.Backend.Name()
 	for _, b := range []*key.Binding{&m.Keys.Inbox.Approve, &m.Keys.Inbox.Reject} {
 		set(b, false, "inbox: with "+name+" claims a proposal's lease cannot wait in the inbox; decide it with the local lease files")
 	}
@@ -146,7 +148,7 @@ func (m *Model) refuseRemoteKeys(set uictx.SetKey) {
 // remoteOr is the dialog action of verb: through the remote backend in a
 // remote project, else local.
 func (m *Model) remoteOr(verb model.Verb, rel string, lease *model.Lease, local func(model.Lane, string) tea.Cmd) func(model.Lane, string) tea.Cmd {
-	if m.remote == nil {
+	if m.feed.claims() == nil {
 		return local
 	}
 	return m.remoteDo(verb, rel, lease)

@@ -84,19 +84,13 @@ func (m *Model) takePublished(r *publishedRead) {
 	m.wrk.judge(m.Opt.Tree.Now())
 }
 
-// updatePublished takes the fleet watch's word and the read it asks for.
-func (m *Model) updatePublished(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case publishedChangeMsg:
-		return tea.Batch(waitPublishedCmd(m.remote.fleetWatch), publishedCmd(m.remote.c))
-	case publishedMsg:
-		m.takePublished(msg.r)
-		c := m.ctx()
-		m.wrk.Rebuild(c)
-		m.syncKeys()
-		return tea.Batch(m.lookForNotices(fromWorkers), m.startTicking())
-	}
-	return nil
+// publishedLoaded takes a read of the other machines' workers.
+func (m *Model) publishedLoaded(msg publishedMsg) tea.Cmd {
+	m.takePublished(msg.r)
+	c := m.ctx()
+	m.wrk.Rebuild(c)
+	m.syncKeys()
+	return tea.Batch(m.lookForNotices(fromWorkers), m.startTicking())
 }
 
 var errNoFleet = errors.New("the claims backend keeps no worker records")

@@ -97,7 +97,7 @@ func (m *Model) settled(force bool) tea.Cmd {
 // read. A hub's session reads nothing itself: its readings arrive as
 // one hubMsg, after which hubArrived settles.
 func (m *Model) rereadingShown() bool {
-	if m.sub != nil {
+	if m.feed.served() {
 		return true
 	}
 	switch m.pane {

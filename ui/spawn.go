@@ -227,10 +227,10 @@ func (m *Model) formSpec(f *spawnForm) (proc.SpawnSpec, error) {
 		// Agents working side by side each get their own checkout.
 		Worktree: f.run && f.offer.Git,
 	}
-	if m.remote != nil {
+	if r := m.feed.claims(); r != nil {
 		// The worker claims where this face reads, also when --claims
 		// chose it rather than fleetwatch.yaml.
-		s.Claims = m.remote.c.Backend.Name()
+		s.Claims = r.c.Backend.Name()
 	}
 	if f.byEndpoint() {
 		s.Endpoint = f.choices[f.choice]

@@ -76,11 +76,11 @@ type Model struct {
 	// One request at a time, then once more: the scan, git's look at the
 	// worktrees, the reading of the workers' state files.
 	scan, treesReq, wrkReq refresh
-	watcher                uictx.Source
-	states                 *look.StateWatcher
-	sub                    *mailbox // the hub's mailbox, when a hub reads for this model
-	problem                string   // the tree vanished or cannot be watched
-	ticking                bool
+	// feed brings the readings: the model's own watchers, or a hub's
+	// mailbox; with remote claims, the backend's view too (feed.go).
+	feed    feed
+	problem string // the tree vanished or cannot be watched
+	ticking bool
 
 	pane uictx.PaneID
 	*paneSet
@@ -95,8 +95,6 @@ type Model struct {
 	settle    settling // keys waiting for the screen to catch up with a verb
 
 	notes noticeBook // what needs a person; N lists it (notices.go)
-
-	remote *remoteState // the remote claims backend; nil for lease files
 }
 
 // paneSet is the sub-models of the panes, one per entry of paneSpecs.
@@ -135,18 +133,13 @@ func New(opt uictx.Options) Model {
 	m.plans.matched = map[model.Lane]int{}
 	m.plans.queue = &m.merge
 	m.openPanes(&m)
-	m.remote = newRemote(opt)
-	if h := hubOf(opt); h != nil {
+	m.feed, m.problem = newFeed(opt)
+	if m.feed.served() {
 		// The hub reads; nothing of this model's own is under way.
 		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
 		m.merge.req, m.inboxReq, m.fleetReq = refresh{}, refresh{}, refresh{}
-		m.sub = h.subscribe()
 	}
 	m.initFilters()
-	m.watch()
-	if m.remote != nil && !opt.NoWatch {
-		m.remote.startWatch(opt.Hub != nil)
-	}
 	m.syncKeys()
 	return m
 }
@@ -172,68 +165,13 @@ func newCommon(opt uictx.Options) *uictx.Common {
 	return c
 }
 
-// watch starts the watchers, unless the options bring a source or a hub,
-// or ask for none.
-func (m *Model) watch() {
-	if m.sub != nil {
-		return
-	}
-	if m.Opt.Source != nil {
-		m.watcher = m.Opt.Source
-	}
-	if m.Opt.NoWatch {
-		return
-	}
-	if m.watcher == nil {
-		w, err := m.Opt.Tree.Watch(Debounce)
-		if err != nil {
-			m.problem = "not watching for changes: " + err.Error()
-		} else {
-			m.watcher = w
-		}
-	}
-	sw, err := look.WatchStates(m.Opt.Tree.Project, Debounce)
-	if err != nil {
-		m.problem = "not watching workers: " + err.Error()
-	} else {
-		m.states = sw
-	}
-}
-
 // Init loads the tree and starts waiting for changes.
-func (m Model) Init() tea.Cmd {
-	if m.sub != nil {
-		return waitHubCmd(m.sub)
-	}
-	cmds := []tea.Cmd{m.boardCmd(), worktreesCmd(m.Opt.Tree.Project), workersCmd(m.Opt.Tree.Project, true), mergeCmd(m.Opt.Tree.Project), inboxCmd(m.Opt.Tree, m.Opt.MarkdownStyle, m.inboxWidth()), fleetCmd(m.Opt.Tree)}
-	if m.watcher != nil {
-		cmds = append(cmds, waitForChangeCmd(m.watcher.Changes()))
-	}
-	if m.states != nil {
-		cmds = append(cmds, waitForStatesCmd(m.states.Changes()))
-	}
-	if m.remote != nil && m.remote.watch != nil {
-		cmds = append(cmds, waitRemoteCmd(m.remote.watch))
-	}
-	if m.remote != nil {
-		cmds = append(cmds, waitPublishedCmd(m.remote.fleetWatch)) // nil without a fleet watch
-	}
-	return tea.Batch(cmds...)
-}
+func (m Model) Init() tea.Cmd { return m.feed.start(&m) }
 
 // Close stops the watchers and the logs being followed. A source from the
 // options is its owner's to close.
 func (m *Model) Close() {
-	if m.sub != nil {
-		m.sub.close()
-	}
-	if m.watcher != nil && m.Opt.Source == nil {
-		_ = m.watcher.Close()
-	}
-	if m.states != nil {
-		_ = m.states.Close()
-	}
-	m.remote.close()
+	m.feed.close(m)
 	if v := m.logsShown(); v != nil {
 		for _, t := range v.tails() {
 			_ = t.Close()
@@ -245,8 +183,8 @@ func (m *Model) Close() {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	seq, shown, had := m.statusSeq, m.pane, m.mergeShown()
 	cmd := m.update(msg)
-	if m.sub != nil && m.pane != shown {
-		m.sub.show(m.pane)
+	if m.pane != shown {
+		m.feed.show(m.pane)
 	}
 	if m.mergeShown() && !had {
 		// The queue is read only while shown (and while it checks).
@@ -255,7 +193,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.pane == fleetPane && shown != fleetPane {
 		// Shown, the spend is read afresh: settings edited and a new day
 		// change it with no file of the tree or the workers saying so.
-		cmd = tea.Batch(cmd, m.requestFleet())
+		cmd = tea.Batch(cmd, m.request(kindFleet.set()))
 	}
 	return m, tea.Batch(cmd, m.fadeCmd(seq))
 }
@@ -288,7 +226,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.setStatus("✓ "+msg.Done, false)
 		}
-		return tea.Batch(m.requestLoad(), m.worktreesIfShown(), m.requestWorkers(), m.mergeIfShown(), m.requestInbox(), m.requestFleet())
+		return m.request(kindBoard.set() | kindWorkers.set() | kindInbox.set() | kindFleet.set() | m.shownKinds())
 	case answeredMsg:
 		return m.answered(msg)
 	case settleMsg:
@@ -299,8 +237,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyMsg:
 		m.hinted = true
 		return m.key(msg)
-	case hubMsg:
-		return m.hubArrived(msg)
 	case StopMsg:
 		return m.stop(msg)
 	case statusFadeMsg:
@@ -373,26 +309,6 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 			return m.requestTrees(), true
 		}
 		return nil, true
-	case changeMsg:
-		var next tea.Cmd
-		if m.watcher != nil {
-			next = waitForChangeCmd(m.watcher.Changes())
-		}
-		if msg.Err != nil {
-			// The watcher may have lost events (a full queue): look again.
-			m.problem = msg.Err.Error()
-		} else {
-			m.problem = ""
-		}
-		return tea.Batch(next, m.requestLoad(), m.worktreesIfShown(), m.mergeIfShown(), m.requestFleet()), true
-	case stateChangeMsg:
-		var next tea.Cmd
-		if m.states != nil {
-			next = waitForStatesCmd(m.states.Changes())
-		}
-		// A run's spend and pause are in its state file; a run that
-		// ends has been added to the ledger.
-		return tea.Batch(next, m.requestWorkers(), m.requestFleet()), true
 	case workersMsg:
 		return m.workersLoaded(msg), true
 	case tickMsg:
@@ -408,11 +324,10 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.renderInbox(), true
 	case uictx.FleetMsg:
 		return m.fleetLoaded(msg), true
-	case hubProblemMsg:
-		m.problem = msg.problem
-		return nil, true
+	case publishedMsg:
+		return m.publishedLoaded(msg), true
 	}
-	return m.updateRemote(msg)
+	return m.feed.handle(m, msg)
 }
 
 func (m *Model) setStatus(s string, isErr bool) {
@@ -420,29 +335,10 @@ func (m *Model) setStatus(s string, isErr bool) {
 	m.statusSeq++
 }
 
-// requestLoad starts a scan, or asks for one more when a scan is running,
-// so bursts of changes never queue scans.
-func (m *Model) requestLoad() tea.Cmd {
-	if m.sub != nil {
-		m.sub.poke(kindBoard.set())
-		return nil
-	}
-	return m.scan.request(m.boardCmd())
-}
-
-// boardCmd reads the board: a scan of the tree, or a read of the remote
-// claims backend.
-func (m *Model) boardCmd() tea.Cmd {
-	if m.remote != nil {
-		return remoteLoadCmd(m.Opt.Tree, m.remote.c)
-	}
-	return loadCmd(m.Opt.Tree)
-}
-
 func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if m.scan.done() {
-		cmds = append(cmds, m.requestLoad())
+		cmds = append(cmds, m.request(kindBoard.set()))
 	}
 	cmds = append(cmds, m.remoteTimers())
 	if !m.remoteRead(msg) && msg.err == nil {
@@ -463,12 +359,12 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	m.rebuild()
 	m.dropStaleDialog()
 	cmds = append(cmds, m.lookForNotices(fromBoard))
-	if m.sub == nil {
+	if !m.feed.served() {
 		// Leases handed to the inbox, or taken back from it, show in a
 		// scan; a hub reads the inbox with every scan by itself.
-		cmds = append(cmds, m.requestInbox())
+		cmds = append(cmds, m.request(kindInbox.set()))
 	}
-	if len(m.d.Board.Leases) > 0 || m.remote != nil {
+	if len(m.d.Board.Leases) > 0 || m.feed.claims() != nil {
 		cmds = append(cmds, m.startTicking())
 	}
 	cmds = append(cmds, m.schedulePreview())
@@ -515,7 +411,7 @@ func (m *Model) tick() tea.Cmd {
 	leases := m.d != nil && len(m.d.Board.Leases) > 0
 	running := m.workersRunning()
 	// A remote view's age goes on counting in the header.
-	if !leases && !running && m.remote == nil {
+	if !leases && !running && m.feed.claims() == nil {
 		m.ticking = false
 		return nil
 	}
@@ -536,7 +432,7 @@ func (m *Model) tick() tea.Cmd {
 	}
 	for i := 0; leases && i < len(m.d.Board.Leases); i++ {
 		if l := &m.d.Board.Leases[i]; l.Corrupt == "" && l.Awaiting == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.Now {
-			cmds = append(cmds, m.requestLoad())
+			cmds = append(cmds, m.request(kindBoard.set()))
 			break
 		}
 	}

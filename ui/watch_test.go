@@ -39,8 +39,8 @@ func TestSourceFromOptionsIsTheOwnersToClose(t *testing.T) {
 	}
 	defer w.Close()
 	m := New(uictx.Options{Tree: p.tree, Source: w})
-	if m.watcher != uictx.Source(w) {
-		t.Fatalf("the program watches %v, not the source it was given", m.watcher)
+	if watcherOf(&m) != uictx.Source(w) {
+		t.Fatalf("the program watches %v, not the source it was given", watcherOf(&m))
 	}
 	m.Close()
 	select {

@@ -240,7 +240,7 @@ func waitForStatesCmd(ch <-chan look.StateChange) tea.Cmd {
 // radarDue asks for a reading when the radar skipped the last one and its
 // interval has passed.
 func (m *Model) radarDue() tea.Cmd {
-	if m.sub != nil || !m.wrk.radarDue || time.Since(m.wrk.radarAt) < radarEvery {
+	if m.feed.served() || !m.wrk.radarDue || time.Since(m.wrk.radarAt) < radarEvery {
 		return nil
 	}
 	return m.requestWorkers()

@@ -18,8 +18,8 @@ const (
 	// maxRootFiles and maxModelMethods bound the root package: its own
 	// non-test files and the methods on its Model. They only go down as
 	// panes leave the root (the goal is 25 and 60).
-	maxRootFiles    = 34
-	maxModelMethods = 178
+	maxRootFiles    = 33
+	maxModelMethods = 174
 )
 
 // stillInRoot are the panes not yet moved to a package of their own: a

@@ -1,0 +1,264 @@
+package ui
+
+// The feed is where the cockpit's readings come from, behind one
+// interface so the root asks for a reading the same way whoever reads:
+// localFeed reads the tree and the state files on its own watchers (and,
+// with remote claims, the backend on its timer and watch), hubFeed takes
+// a hub's readings from its mailbox. The readings themselves (loadedMsg,
+// workersMsg, …) are the same messages either way, taken in updateData.
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
+	"github.com/fleetwatch/fleetwatch/workers/look"
+)
+
+// feed is one model's source of readings.
+type feed interface {
+	// start is Init's: the first readings and the first waits.
+	start(m *Model) tea.Cmd
+	// read asks for the readings in ks: a command that reads them, or
+	// nil when they come by themselves (a hub's) or one runs already.
+	read(m *Model, ks kinds) tea.Cmd
+	// handle takes the feed's own messages (watchers, timers, mailbox).
+	handle(m *Model, msg tea.Msg) (tea.Cmd, bool)
+	// show says which pane is on screen: some readings follow it.
+	show(p uictx.PaneID)
+	// served reports whether a hub reads for this model, once for all
+	// its sessions: the model then reads, ticks and looks for nothing.
+	served() bool
+	// claims is the remote claims backend's state; nil for lease files.
+	claims() *remoteState
+	close(m *Model)
+}
+
+// newFeed is the feed opt asks for, and the trouble its watchers had.
+func newFeed(opt uictx.Options) (feed, string) {
+	r := newRemote(opt)
+	if h := hubOf(opt); h != nil {
+		return &hubFeed{mb: h.subscribe(), remote: r}, ""
+	}
+	f := &localFeed{remote: r}
+	problem := f.watch(opt)
+	if r != nil && !opt.NoWatch {
+		r.startWatch()
+	}
+	return f, problem
+}
+
+// localFeed reads for one model: the tree's watcher (or the options'
+// source), the state files' watcher, and a remote backend's timer.
+type localFeed struct {
+	watcher uictx.Source
+	own     bool // the watcher is this feed's to close
+	states  *look.StateWatcher
+	remote  *remoteState
+}
+
+// watch starts the watchers, unless the options bring a source or ask for
+// none; it says what could not be watched.
+func (f *localFeed) watch(opt uictx.Options) (problem string) {
+	f.watcher = opt.Source
+	if opt.NoWatch {
+		return ""
+	}
+	if f.watcher == nil {
+		w, err := opt.Tree.Watch(Debounce)
+		if err != nil {
+			problem = "not watching for changes: " + err.Error()
+		} else {
+			f.watcher, f.own = w, true
+		}
+	}
+	sw, err := look.WatchStates(opt.Tree.Project, Debounce)
+	if err != nil {
+		problem = "not watching workers: " + err.Error()
+	} else {
+		f.states = sw
+	}
+	return problem
+}
+
+func (f *localFeed) start(m *Model) tea.Cmd {
+	t := m.Opt.Tree
+	cmds := []tea.Cmd{boardCmd(t, f.remote), worktreesCmd(t.Project), workersCmd(t.Project, true), mergeCmd(t.Project),
+		inboxCmd(t, m.Opt.MarkdownStyle, m.inboxWidth()), fleetCmd(t)}
+	if f.watcher != nil {
+		cmds = append(cmds, waitForChangeCmd(f.watcher.Changes()))
+	}
+	if f.states != nil {
+		cmds = append(cmds, waitForStatesCmd(f.states.Changes()))
+	}
+	if f.remote != nil && f.remote.watch != nil {
+		cmds = append(cmds, waitRemoteCmd(f.remote.watch))
+	}
+	if f.remote != nil {
+		cmds = append(cmds, waitPublishedCmd(f.remote.fleetWatch)) // nil without a fleet watch
+	}
+	return tea.Batch(cmds...)
+}
+
+// read runs each reading one at a time (refresh): asked while one runs,
+// it runs once more when that one ends.
+func (f *localFeed) read(m *Model, ks kinds) tea.Cmd {
+	t := m.Opt.Tree
+	var cmds []tea.Cmd
+	if ks.has(kindBoard) {
+		cmds = append(cmds, m.scan.request(boardCmd(t, f.remote)))
+	}
+	if ks.has(kindTrees) {
+		cmds = append(cmds, m.treesReq.request(worktreesCmd(t.Project)))
+	}
+	if ks.has(kindWorkers) {
+		cmds = append(cmds, f.readWorkers(m))
+	}
+	if ks.has(kindMerge) {
+		cmds = append(cmds, m.merge.req.request(mergeCmd(t.Project)))
+	}
+	if ks.has(kindInbox) {
+		cmds = append(cmds, m.inboxReq.request(inboxCmd(t, m.Opt.MarkdownStyle, m.inboxWidth())))
+	}
+	if ks.has(kindFleet) {
+		cmds = append(cmds, m.fleetReq.request(fleetCmd(t)))
+	}
+	return tea.Batch(cmds...)
+}
+
+// readWorkers reads the state files; the overlap radar looks with it at
+// most every radarEvery, and a reading without it leaves the radar due
+// (the clock's tick asks again).
+func (f *localFeed) readWorkers(m *Model) tea.Cmd {
+	if m.wrkReq.busy {
+		return m.wrkReq.request(nil)
+	}
+	now := time.Now()
+	radar := now.Sub(m.wrk.radarAt) >= radarEvery
+	if radar {
+		m.wrk.radarAt, m.wrk.radarDue = now, false
+	} else {
+		m.wrk.radarDue = true
+	}
+	return m.wrkReq.request(workersCmd(m.Opt.Tree.Project, radar))
+}
+
+// handle takes the watchers' words and the remote's timer and watch.
+func (f *localFeed) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case changeMsg:
+		var next tea.Cmd
+		if f.watcher != nil {
+			next = waitForChangeCmd(f.watcher.Changes())
+		}
+		m.problem = ""
+		if msg.Err != nil {
+			// The watcher may have lost events (a full queue): look again.
+			m.problem = msg.Err.Error()
+		}
+		return tea.Batch(next, m.request(kindBoard.set()|kindFleet.set()|m.shownKinds())), true
+	case stateChangeMsg:
+		var next tea.Cmd
+		if f.states != nil {
+			next = waitForStatesCmd(f.states.Changes())
+		}
+		// A run's spend and pause are in its state file; a run that
+		// ends has been added to the ledger.
+		return tea.Batch(next, m.request(kindWorkers.set()|kindFleet.set())), true
+	}
+	if f.remote == nil {
+		return nil, false
+	}
+	return f.remote.handle(m, msg)
+}
+
+func (f *localFeed) show(uictx.PaneID) {}
+
+func (f *localFeed) served() bool { return false }
+
+func (f *localFeed) claims() *remoteState { return f.remote }
+
+// close stops the watchers; a source from the options is its owner's.
+func (f *localFeed) close(*Model) {
+	if f.watcher != nil && f.own {
+		_ = f.watcher.Close()
+	}
+	if f.states != nil {
+		_ = f.states.Close()
+	}
+	f.remote.close()
+}
+
+// hubFeed takes a hub's readings from this session's mailbox; asking for
+// a reading pokes the hub, which reads once for every session.
+type hubFeed struct {
+	mb     *mailbox
+	remote *remoteState // the hub's backend; its view comes with the board
+}
+
+func (f *hubFeed) start(*Model) tea.Cmd { return waitHubCmd(f.mb) }
+
+func (f *hubFeed) read(_ *Model, ks kinds) tea.Cmd {
+	if ks != 0 {
+		f.mb.poke(ks)
+	}
+	return nil
+}
+
+func (f *hubFeed) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case hubMsg:
+		return m.hubArrived(msg, f.mb), true
+	case hubProblemMsg:
+		m.problem = msg.problem
+		return nil, true
+	}
+	return nil, false
+}
+
+func (f *hubFeed) show(p uictx.PaneID) { f.mb.show(p) }
+
+func (f *hubFeed) served() bool { return true }
+
+func (f *hubFeed) claims() *remoteState { return f.remote }
+
+func (f *hubFeed) close(*Model) { f.mb.close() }
+
+// request asks the feed for the readings in ks.
+func (m *Model) request(ks kinds) tea.Cmd { return m.feed.read(m, ks) }
+
+// shownKinds is the readings a change calls for only while their pane is
+// shown (git twice per worktree; the queue).
+func (m *Model) shownKinds() kinds {
+	var ks kinds
+	if m.pane == worktreesPane {
+		ks |= kindTrees.set()
+	}
+	if m.mergeShown() {
+		ks |= kindMerge.set()
+	}
+	return ks
+}
+
+// refresh runs one request at a time: asked while one runs, it runs once
+// more when that one ends, so a burst of changes never queues work (a
+// scan, git twice per worktree, a reading of every state file).
+type refresh struct{ busy, again bool }
+
+// request starts cmd, or remembers to run once more when busy.
+func (r *refresh) request(cmd tea.Cmd) tea.Cmd {
+	if r.busy {
+		r.again = true
+		return nil
+	}
+	r.busy = true
+	return cmd
+}
+
+// done ends the running request and reports whether another is due.
+func (r *refresh) done() bool {
+	again := r.again
+	r.busy, r.again = false, false
+	return again
+}
