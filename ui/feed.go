@@ -23,6 +23,10 @@ type feed interface {
 	// read asks for the readings in ks: a command that reads them, or
 	// nil when they come by themselves (a hub's) or one runs already.
 	read(m *Model, ks kinds) tea.Cmd
+	// board takes the feed's part of a board's reading (a remote view,
+	// its error, the timer that reads it again) and reports whether
+	// there is a board to show.
+	board(m *Model, msg loadedMsg) (tea.Cmd, bool)
 	// handle takes the feed's own messages (watchers, timers, mailbox).
 	handle(m *Model, msg tea.Msg) (tea.Cmd, bool)
 	// show says which pane is on screen: some readings follow it.
@@ -144,6 +148,10 @@ func (f *localFeed) readWorkers(m *Model) tea.Cmd {
 	return m.wrkReq.request(workersCmd(m.Opt.Tree.Project, radar))
 }
 
+func (f *localFeed) board(m *Model, msg loadedMsg) (tea.Cmd, bool) {
+	return f.remote.timer(m.Opt), f.remote.took(m, msg)
+}
+
 // handle takes the watchers' words and the remote's timer and watch.
 func (f *localFeed) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
@@ -206,10 +214,15 @@ func (f *hubFeed) read(_ *Model, ks kinds) tea.Cmd {
 	return nil
 }
 
+// board takes the hub's view; the hub reads on its own timer.
+func (f *hubFeed) board(m *Model, msg loadedMsg) (tea.Cmd, bool) {
+	return nil, f.remote.took(m, msg)
+}
+
 func (f *hubFeed) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case hubMsg:
-		return m.hubArrived(msg, f.mb), true
+		return f.arrived(m, msg), true
 	case hubProblemMsg:
 		m.problem = msg.problem
 		return nil, true

@@ -473,9 +473,10 @@ func waitHubCmd(mb *mailbox) tea.Cmd {
 	}
 }
 
-// hubArrived applies what a session took from its mailbox and waits for
+// arrived applies what a session took from its mailbox and waits for
 // more.
-func (m *Model) hubArrived(msgs hubMsg, mb *mailbox) tea.Cmd {
+func (f *hubFeed) arrived(m *Model, msgs hubMsg) tea.Cmd {
+	mb := f.mb
 	cmds := make([]tea.Cmd, 0, len(msgs)+1)
 	for _, msg := range msgs {
 		cmd, _ := m.updateData(msg)

@@ -137,11 +137,10 @@ func waitRemoteCmd(ch <-chan struct{}) tea.Cmd {
 	}
 }
 
-// remoteRead takes a read's outcome: a good view replaces the last; a
-// failed read is remembered beside it (a hub's brings the last good board
-// along). It reports whether there is a board to show.
-func (m *Model) remoteRead(msg loadedMsg) bool {
-	r := m.feed.claims()
+// took takes a read's outcome: a good view replaces the last; a failed
+// read is remembered beside it (a hub's brings the last good board along).
+// It reports whether there is a board to show.
+func (r *remoteState) took(m *Model, msg loadedMsg) bool {
 	if r == nil {
 		return msg.err == nil
 	}
@@ -153,12 +152,10 @@ func (m *Model) remoteRead(msg loadedMsg) bool {
 	return msg.d != nil && msg.err == nil
 }
 
-// remoteTimers starts the timer (and the watch's wait) after a read, once:
-// each is issued again only when its own message arrives. A hub's session
-// and a test without watchers start none.
-func (m *Model) remoteTimers() tea.Cmd {
-	r := m.feed.claims()
-	if r == nil || m.feed.served() || m.Opt.NoWatch || r.timed {
+// timer starts the timer after a read, once: it is issued again only when
+// its own message arrives. A test without watchers starts none.
+func (r *remoteState) timer(opt uictx.Options) tea.Cmd {
+	if r == nil || opt.NoWatch || r.timed {
 		return nil
 	}
 	r.timed = true
@@ -170,7 +167,7 @@ func (r *remoteState) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	switch msg.(type) {
 	case remoteTickMsg:
 		r.timed = false
-		return tea.Batch(m.request(kindBoard.set()), m.remoteTimers()), true
+		return tea.Batch(m.request(kindBoard.set()), r.timer(m.Opt)), true
 	case publishedChangeMsg:
 		return tea.Batch(waitPublishedCmd(r.fleetWatch), publishedCmd(r.c)), true
 	case remoteChangeMsg:

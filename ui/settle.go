@@ -95,7 +95,7 @@ func (m *Model) settled(force bool) tea.Cmd {
 
 // rereadingShown reports whether the shown pane's data is still being
 // read. A hub's session reads nothing itself: its readings arrive as
-// one hubMsg, after which hubArrived settles.
+// one hubMsg, after which the feed settles (hubFeed.arrived).
 func (m *Model) rereadingShown() bool {
 	if m.feed.served() {
 		return true

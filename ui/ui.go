@@ -340,8 +340,9 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	if m.scan.done() {
 		cmds = append(cmds, m.request(kindBoard.set()))
 	}
-	cmds = append(cmds, m.remoteTimers())
-	if !m.remoteRead(msg) && msg.err == nil {
+	next, show := m.feed.board(m, msg)
+	cmds = append(cmds, next)
+	if !show && msg.err == nil {
 		// A remote that cannot be read: the last good board stays, the
 		// header says why, and the age goes on counting.
 		return tea.Batch(append(cmds, m.startTicking())...)
