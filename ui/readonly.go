@@ -47,7 +47,7 @@ func (m *Model) refuseKeys(set uictx.SetKey) {
 		set(&m.Keys.Plans.New, false, "new plan: there is no editor in this session (over ssh); write it on the host")
 		set(&m.Keys.Plans.Edit, false, "edit: there is no editor in this session (over ssh); edit it on the host")
 	}
-	m.refuseRemoteKeys(set)
+	m.feed.claims().refuseKeys(&m.Keys, set)
 	if !m.Opt.ReadOnly {
 		return
 	}

@@ -180,21 +180,20 @@ func (r *remoteState) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-// remoteMark is the header's word on the claims backend: where it is and
+// mark is the header's word on the claims backend: where it is and
 // how old the view is, or why it cannot be read. Narrow headers get it
 // short.
-func (m *Model) remoteMark() string {
-	r := m.feed.claims()
+func (r *remoteState) mark(c *uictx.Common) string {
 	if r == nil {
 		return ""
 	}
 	s := " · claims: " + termtext.Line(r.c.Where)
-	if !m.Wide {
+	if !c.Wide {
 		s = " · " + termtext.Line(r.c.Backend.Name())
 	}
 	if r.view != nil {
-		age := kit.ReadAge(m.Now - kit.UnixOf(r.view.ReadAt))
-		if m.Wide {
+		age := kit.ReadAge(c.Now - kit.UnixOf(r.view.ReadAt))
+		if c.Wide {
 			s += " · read " + age + " ago"
 		} else {
 			s += " " + age + " ago"
@@ -202,8 +201,8 @@ func (m *Model) remoteMark() string {
 	}
 	if r.err != nil {
 		warn := " · ⚠ cannot read: " + termtext.Line(r.err.Error())
-		if !m.Plain {
-			warn = m.St.Bad.Render(warn)
+		if !c.Plain {
+			warn = c.St.Bad.Render(warn)
 		}
 		s += warn
 	}

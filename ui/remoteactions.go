@@ -6,7 +6,7 @@ package ui
 // loses its lease in one step, and a lease that changed since the view
 // fails its compare-and-swap instead of being dropped unseen. Nothing here
 // writes a lease file: a key whose verb only the lease files have is
-// refused (refuseRemoteKeys).
+// refused (remoteState.refuseKeys).
 
 import (
 	"context"
@@ -37,11 +37,10 @@ type remoteVerb struct {
 	lease *model.Lease // the selected plan's remote lease, or nil
 }
 
-// remoteVerbFor copies what the verbs on lease need from the model.
-func (m *Model) remoteVerbFor(lease *model.Lease) remoteVerb {
-	r := m.feed.claims()
-	v := remoteVerb{b: r.c.Backend, view: r.view, agent: m.Opt.Agent,
-		ttl: time.Duration(m.Opt.TTL * float64(time.Second))}
+// verbFor copies what the verbs on lease need.
+func (r *remoteState) verbFor(opt uictx.Options, lease *model.Lease) remoteVerb {
+	v := remoteVerb{b: r.c.Backend, view: r.view, agent: opt.Agent,
+		ttl: time.Duration(opt.TTL * float64(time.Second))}
 	if kit.RemoteLease(lease) {
 		l := *lease
 		v.lease = &l
@@ -93,11 +92,11 @@ func (v remoteVerb) done(op claims.Op, res claims.Result) string {
 
 // returnLane is where return sends a parked plan on the remote branch:
 // the ready lane the event log says it was parked from, else features.
-func (m *Model) returnLane(rel string) model.Lane {
-	if m.d != nil {
+func returnLane(d *uictx.Data, rel string) model.Lane {
+	if d != nil {
 		slug := kit.SlugOf(rel)
-		for i := range m.d.Events {
-			e := &m.d.Events[i]
+		for i := range d.Events {
+			e := &d.Events[i]
 			if e.Event != "park" || e.Slug != slug {
 				continue
 			}
@@ -112,17 +111,17 @@ func (m *Model) returnLane(rel string) model.Lane {
 	return model.Features
 }
 
-// remoteDo is the dialog action of verb on the selected plan for a remote
-// project; nil for a verb that has no remote form.
-func (m *Model) remoteDo(verb model.Verb, rel string, lease *model.Lease) func(model.Lane, string) tea.Cmd {
-	v := m.remoteVerbFor(lease)
+// do is the dialog action of verb on the selected plan for a remote
+// project, as the board d shows it; nil for a verb that has no remote form.
+func (r *remoteState) do(opt uictx.Options, d *uictx.Data, verb model.Verb, rel string, lease *model.Lease) func(model.Lane, string) tea.Cmd {
+	v := r.verbFor(opt, lease)
 	switch verb {
 	case model.Promote, model.Park, model.Complete:
 		return func(to model.Lane, reason string) tea.Cmd { return v.act(verb, rel, to, reason) }
 	case model.Return:
 		var back model.Lane // a leased plan never left its ready lane
 		if v.lease == nil {
-			back = m.returnLane(rel)
+			back = returnLane(d, rel)
 		}
 		return func(model.Lane, string) tea.Cmd { return v.act(verb, rel, back, "") }
 	case model.Release, model.Recover:
@@ -131,25 +130,24 @@ func (m *Model) remoteDo(verb model.Verb, rel string, lease *model.Lease) func(m
 	return nil
 }
 
-// refuseRemoteKeys turns off, in a remote project, the keys whose verbs
-// only the local lease files have: the inbox's decisions hand a plan's
-// lease to the inbox and back, which a remote lease cannot be.
-func (m *Model) refuseRemoteKeys(set uictx.SetKey) {
-	r := m.feed.claims()
+// refuseKeys turns off, in a remote project, the keys whose verbs only
+// the local lease files have: the inbox's decisions hand a plan's lease to
+// the inbox and back, which a remote lease cannot be.
+func (r *remoteState) refuseKeys(keys *uictx.KeyMap, set uictx.SetKey) {
 	if r == nil {
 		return
 	}
 	name := r.c.Backend.Name()
-	for _, b := range []*key.Binding{&m.Keys.Inbox.Approve, &m.Keys.Inbox.Reject} {
+	for _, b := range []*key.Binding{&keys.Inbox.Approve, &keys.Inbox.Reject} {
 		set(b, false, "inbox: with "+name+" claims a proposal's lease cannot wait in the inbox; decide it with the local lease files")
 	}
 }
 
-// remoteOr is the dialog action of verb: through the remote backend in a
-// remote project, else local.
-func (m *Model) remoteOr(verb model.Verb, rel string, lease *model.Lease, local func(model.Lane, string) tea.Cmd) func(model.Lane, string) tea.Cmd {
-	if m.feed.claims() == nil {
-		return local
+// verbDo is the one place a verb's dialog action is chosen: through the
+// remote backend in a remote project, else the lease files' own (r.Local).
+func (m *Model) verbDo(r uictx.AskReq) func(model.Lane, string) tea.Cmd {
+	if c := m.feed.claims(); c != nil {
+		return c.do(m.Opt, m.d, r.Verb, r.Rel, r.Lease)
 	}
-	return m.remoteDo(verb, rel, lease)
+	return r.Local
 }

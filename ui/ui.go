@@ -542,7 +542,7 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 	case uictx.AskReq:
 		d := &dialog{Question: r.Q}
 		if r.Verb != "" {
-			d.Do = m.remoteOr(r.Verb, r.Rel, r.Lease, r.Local)
+			d.Do = m.verbDo(r)
 		}
 		m.ask(d, r.Rel, r.Lease)
 	case uictx.DetailReq:

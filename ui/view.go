@@ -58,7 +58,7 @@ func (m *Model) headerHead() string {
 	// Before the problem and the counts: a viewer always sees it.
 	left += m.readOnlyMark()
 	// Where the claims are and how old their view is, before the counts.
-	left += m.remoteMark()
+	left += m.feed.claims().mark(m.Common)
 	// A problem comes before the counts, so a narrow header still shows it.
 	if m.problem != "" || m.loadErr != nil {
 		p := m.problem
