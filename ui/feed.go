@@ -226,6 +226,10 @@ func (f *hubFeed) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	case hubProblemMsg:
 		m.problem = msg.problem
 		return nil, true
+	case inboxDataMsg:
+		// Rendered here, at this session's width.
+		m.inboxRaw = uictx.InboxData(msg)
+		return m.renderInbox(), true
 	}
 	return nil, false
 }

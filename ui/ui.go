@@ -24,9 +24,12 @@
 // place; a reading of its own reaches it through uictx.Loader.
 // internal/shape holds this shape.
 //
-// Served over SSH, one Hub (hub.go) owns the watchers and does each
-// reading once for every session's model; a viewer's session
-// (Options.ReadOnly, readonly.go) shows and takes no action key.
+// The readings come through one feed (feed.go): the model's own watchers
+// (localFeed), or, served over SSH, one Hub (hub.go) that owns the
+// watchers and does each reading once for every session's model
+// (hubFeed, its mailbox); the root asks for a reading with request(kinds)
+// either way. A viewer's session (Options.ReadOnly, readonly.go) shows
+// and takes no action key.
 //
 // With remote claims (Options.Claims: the git remote's lease refs, etcd;
 // remote.go, remoteactions.go) the board is the backend's view, read in
@@ -319,9 +322,6 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.mergeTicked(), true
 	case uictx.InboxMsg:
 		return m.inboxLoaded(msg), true
-	case inboxDataMsg:
-		m.inboxRaw = uictx.InboxData(msg)
-		return m.renderInbox(), true
 	case uictx.FleetMsg:
 		return m.fleetLoaded(msg), true
 	case publishedMsg:
