@@ -11,6 +11,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
@@ -100,10 +101,10 @@ func tickCmd() tea.Cmd {
 
 // requestTrees asks git about the worktrees, one request at a time like
 // the scan: each one runs git twice per worktree.
-func (m *Model) requestTrees() tea.Cmd { return m.request(kindTrees.set()) }
+func (m *Model) requestTrees() tea.Cmd { return m.request(feed.Trees.Set()) }
 
 // requestLoad asks for the board: a scan, or a read of the remote.
-func (m *Model) requestLoad() tea.Cmd { return m.request(kindBoard.set()) }
+func (m *Model) requestLoad() tea.Cmd { return m.request(feed.Board.Set()) }
 
 // fleetCmd reads the ledger, the settings and the paused runs.
 func fleetCmd(t *planfs.Tree) tea.Cmd { return func() tea.Msg { return readFleet(t) } }
@@ -123,7 +124,7 @@ func (m *Model) fleetLoaded(msg uictx.FleetMsg) tea.Cmd {
 	m.paneOf(inboxPane).Rebuild(c) // it lists the paused runs
 	m.syncKeys()
 	if again {
-		return m.request(kindFleet.set())
+		return m.request(feed.Fleet.Set())
 	}
 	return nil
 }
@@ -179,7 +180,7 @@ func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
 	cmds := []tea.Cmd{m.lookForNotices(fromInbox)}
 	switch {
 	case again && !m.feed.served():
-		cmds = append(cmds, m.request(kindInbox.set())) // changes came meanwhile
+		cmds = append(cmds, m.request(feed.Inbox.Set())) // changes came meanwhile
 	case again, m.Cols > 0 && msg.Width != m.inboxWidth():
 		// A newer reading came meanwhile, or the terminal was resized.
 		cmds = append(cmds, m.renderInbox())
@@ -224,7 +225,7 @@ func readWorkers(project string, radar bool) workersMsg {
 
 // requestWorkers reads the state files (feed.go: with the radar at most
 // every radarEvery).
-func (m *Model) requestWorkers() tea.Cmd { return m.request(kindWorkers.set()) }
+func (m *Model) requestWorkers() tea.Cmd { return m.request(feed.Workers.Set()) }
 
 func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
 	again := m.wrkReq.done()
@@ -271,11 +272,11 @@ func readMerge(project string) mergeMsg {
 }
 
 // requestMerge reads the queue, one reading at a time.
-func (m *Model) requestMerge() tea.Cmd { return m.request(kindMerge.set()) }
+func (m *Model) requestMerge() tea.Cmd { return m.request(feed.Merge.Set()) }
 
 // mergeIfShown reads the queue when the pane shows it; hidden, it is read
 // when shown again.
-func (m *Model) mergeIfShown() tea.Cmd { return m.request(m.shownKinds() & kindMerge.set()) }
+func (m *Model) mergeIfShown() tea.Cmd { return m.request(m.shownKinds() & feed.Merge.Set()) }
 
 func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 	l := &m.merge

@@ -12,17 +12,18 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
-// feed is one model's source of readings.
-type feed interface {
+// readings is one model's feed: where its readings come from.
+type readings interface {
 	// start is Init's: the first readings and the first waits.
 	start(m *Model) tea.Cmd
 	// read asks for the readings in ks: a command that reads them, or
 	// nil when they come by themselves (a hub's) or one runs already.
-	read(m *Model, ks kinds) tea.Cmd
+	read(m *Model, ks feed.Kinds) tea.Cmd
 	// board takes the feed's part of a board's reading (a remote view,
 	// its error, the timer that reads it again) and reports whether
 	// there is a board to show.
@@ -40,10 +41,10 @@ type feed interface {
 }
 
 // newFeed is the feed opt asks for, and the trouble its watchers had.
-func newFeed(opt uictx.Options) (feed, string) {
+func newFeed(opt uictx.Options) (readings, string) {
 	r := newRemote(opt)
 	if h := hubOf(opt); h != nil {
-		return &hubFeed{mb: h.subscribe(), remote: r}, ""
+		return &hubFeed{mb: h.Subscribe(), remote: r}, ""
 	}
 	f := &localFeed{remote: r}
 	problem := f.watch(opt)
@@ -107,25 +108,25 @@ func (f *localFeed) start(m *Model) tea.Cmd {
 
 // read runs each reading one at a time (refresh): asked while one runs,
 // it runs once more when that one ends.
-func (f *localFeed) read(m *Model, ks kinds) tea.Cmd {
+func (f *localFeed) read(m *Model, ks feed.Kinds) tea.Cmd {
 	t := m.Opt.Tree
 	var cmds []tea.Cmd
-	if ks.has(kindBoard) {
+	if ks.Has(feed.Board) {
 		cmds = append(cmds, m.scan.request(boardCmd(t, f.remote)))
 	}
-	if ks.has(kindTrees) {
+	if ks.Has(feed.Trees) {
 		cmds = append(cmds, m.treesReq.request(worktreesCmd(t.Project)))
 	}
-	if ks.has(kindWorkers) {
+	if ks.Has(feed.Workers) {
 		cmds = append(cmds, f.readWorkers(m))
 	}
-	if ks.has(kindMerge) {
+	if ks.Has(feed.Merge) {
 		cmds = append(cmds, m.merge.req.request(mergeCmd(t.Project)))
 	}
-	if ks.has(kindInbox) {
+	if ks.Has(feed.Inbox) {
 		cmds = append(cmds, m.inboxReq.request(inboxCmd(t, m.Opt.MarkdownStyle, m.inboxWidth())))
 	}
-	if ks.has(kindFleet) {
+	if ks.Has(feed.Fleet) {
 		cmds = append(cmds, m.fleetReq.request(fleetCmd(t)))
 	}
 	return tea.Batch(cmds...)
@@ -165,7 +166,7 @@ func (f *localFeed) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 			// The watcher may have lost events (a full queue): look again.
 			m.problem = msg.Err.Error()
 		}
-		return tea.Batch(next, m.request(kindBoard.set()|kindFleet.set()|m.shownKinds())), true
+		return tea.Batch(next, m.request(feed.Board.Set()|feed.Fleet.Set()|m.shownKinds())), true
 	case stateChangeMsg:
 		var next tea.Cmd
 		if f.states != nil {
@@ -173,7 +174,7 @@ func (f *localFeed) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 		}
 		// A run's spend and pause are in its state file; a run that
 		// ends has been added to the ledger.
-		return tea.Batch(next, m.request(kindWorkers.set()|kindFleet.set())), true
+		return tea.Batch(next, m.request(feed.Workers.Set()|feed.Fleet.Set())), true
 	}
 	if f.remote == nil {
 		return nil, false
@@ -198,62 +199,18 @@ func (f *localFeed) close(*Model) {
 	f.remote.close()
 }
 
-// hubFeed takes a hub's readings from this session's mailbox; asking for
-// a reading pokes the hub, which reads once for every session.
-type hubFeed struct {
-	mb     *mailbox
-	remote *remoteState // the hub's backend; its view comes with the board
-}
-
-func (f *hubFeed) start(*Model) tea.Cmd { return waitHubCmd(f.mb) }
-
-func (f *hubFeed) read(_ *Model, ks kinds) tea.Cmd {
-	if ks != 0 {
-		f.mb.poke(ks)
-	}
-	return nil
-}
-
-// board takes the hub's view; the hub reads on its own timer.
-func (f *hubFeed) board(m *Model, msg loadedMsg) (tea.Cmd, bool) {
-	return nil, f.remote.took(m, msg)
-}
-
-func (f *hubFeed) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
-	switch msg := msg.(type) {
-	case hubMsg:
-		return f.arrived(m, msg), true
-	case hubProblemMsg:
-		m.problem = msg.problem
-		return nil, true
-	case inboxDataMsg:
-		// Rendered here, at this session's width.
-		m.inboxRaw = uictx.InboxData(msg)
-		return m.renderInbox(), true
-	}
-	return nil, false
-}
-
-func (f *hubFeed) show(p uictx.PaneID) { f.mb.show(p) }
-
-func (f *hubFeed) served() bool { return true }
-
-func (f *hubFeed) claims() *remoteState { return f.remote }
-
-func (f *hubFeed) close(*Model) { f.mb.close() }
-
 // request asks the feed for the readings in ks.
-func (m *Model) request(ks kinds) tea.Cmd { return m.feed.read(m, ks) }
+func (m *Model) request(ks feed.Kinds) tea.Cmd { return m.feed.read(m, ks) }
 
 // shownKinds is the readings a change calls for only while their pane is
 // shown (git twice per worktree; the queue).
-func (m *Model) shownKinds() kinds {
-	var ks kinds
+func (m *Model) shownKinds() feed.Kinds {
+	var ks feed.Kinds
 	if m.pane == worktreesPane {
-		ks |= kindTrees.set()
+		ks |= feed.Trees.Set()
 	}
 	if m.mergeShown() {
-		ks |= kindMerge.set()
+		ks |= feed.Merge.Set()
 	}
 	return ks
 }

@@ -1,11 +1,24 @@
 package ui
 
 import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
-// How the tests reach what the feed keeps (feed.go).
+// How the tests reach what the feed keeps (feed.go, ui/feed).
+
+// The hub's mailbox and what a session takes from it, by the names the
+// tests knew them by.
+type (
+	mailbox = feed.Mailbox
+	hubMsg  = feed.Msgs
+)
+
+// waitHubCmd waits for the mailbox's next readings.
+func waitHubCmd(mb *mailbox) tea.Cmd { return mb.Wait() }
 
 // subOf is the hub's mailbox a served model reads from; nil for a local one.
 func subOf(m *Model) *mailbox {

@@ -318,8 +318,8 @@ func TestHubReadsFleet(t *testing.T) {
 	p := newProject(t)
 	p.addSpend(t, "20")
 	hub := newHub(t, p)
-	mb := hub.subscribe()
-	defer mb.close()
+	mb := hub.Subscribe()
+	defer mb.Close()
 	next := func(ok func(uictx.FleetMsg) bool) {
 		t.Helper()
 		deadline := time.After(15 * time.Second)

@@ -209,7 +209,7 @@ func TestHubCloseEndsMailboxes(t *testing.T) {
 		t.Fatal("after Close the mailbox's wait did not end")
 	}
 	late := New(opt)
-	if !subOf(&late).ended() {
+	if !subOf(&late).Ended() {
 		t.Error("a session subscribing after Close has a live mailbox")
 	}
 	if err := hub.Close(); err != nil {
@@ -261,4 +261,4 @@ func TestHubModelPokesAfterAction(t *testing.T) {
 }
 
 // waitHubCmdNow empties the mailbox without waiting.
-func waitHubCmdNow(mb *mailbox) { mb.take() }
+func waitHubCmdNow(mb *mailbox) { mb.Take() }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	wlook "github.com/fleetwatch/fleetwatch/workers/look"
@@ -184,18 +185,11 @@ func (p *Projects) readQueues() {
 	}
 	for i := range p.list {
 		if m := p.list[i].m; m != nil && hubOf(m.Opt) != nil {
-			hubOf(m.Opt).pokeQueue()
+			// Read unless read in the last half of queueEvery: a tick coming
+			// a little before the last reading's age is a whole period still
+			// reads.
+			hubOf(m.Opt).PokeOlder(feed.Merge, queueEvery/2)
 		}
-	}
-}
-
-// pokeQueue asks for the queue unless it was read in the last half of
-// queueEvery: the overviews of many served sessions read it once, and a
-// tick coming a little before the last reading's age is a whole period
-// still reads.
-func (h *Hub) pokeQueue() {
-	if time.Since(time.Unix(0, h.mergeAt.Load())) >= queueEvery/2 {
-		h.poke(kindMerge.set())
 	}
 }
 

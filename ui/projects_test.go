@@ -199,32 +199,3 @@ func TestProjectsOverviewNarrow(t *testing.T) {
 		}
 	}
 }
-
-// The overview's clock asks a hub for its queue only when the last
-// reading is old: many served sessions' overviews read it once.
-func TestPokeQueueOnceForMany(t *testing.T) {
-	t.Parallel()
-	h := newHub(t, newProject(t))
-	waitRead := func(after int64) int64 {
-		t.Helper()
-		for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(5 * time.Millisecond) {
-			if at := h.mergeAt.Load(); at > after {
-				return at
-			}
-		}
-		t.Fatal("the hub did not read the queue")
-		return 0
-	}
-	first := waitRead(0)
-	for range 20 {
-		h.pokeQueue()
-	}
-	time.Sleep(300 * time.Millisecond)
-	if at := h.mergeAt.Load(); at != first {
-		t.Fatal("a queue read just now was read again")
-	}
-	h.mergeAt.Store(time.Now().Add(-queueEvery).UnixNano())
-	old := h.mergeAt.Load()
-	h.pokeQueue()
-	waitRead(old)
-}

@@ -20,6 +20,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
@@ -53,7 +54,7 @@ type remoteChangeMsg struct{}
 func newRemote(opt uictx.Options) *remoteState {
 	c := opt.Claims
 	if h := hubOf(opt); c == nil && h != nil {
-		c = h.claims
+		c = h.Claims()
 	}
 	if c == nil || c.Backend == nil {
 		return nil
@@ -69,7 +70,7 @@ func (r *remoteState) startWatch() {
 	if w, ok := r.c.Backend.(claims.Watcher); ok {
 		r.watch = w.Changes(ctx)
 	}
-	r.fleetWatch, r.cancel = fleetWatch(ctx, r.c), cancel
+	r.fleetWatch, r.cancel = feed.FleetWatch(ctx, r.c), cancel
 }
 
 func (r *remoteState) close() {
@@ -167,7 +168,7 @@ func (r *remoteState) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	switch msg.(type) {
 	case remoteTickMsg:
 		r.timed = false
-		return tea.Batch(m.request(kindBoard.set()), r.timer(m.Opt)), true
+		return tea.Batch(m.request(feed.Board.Set()), r.timer(m.Opt)), true
 	case publishedChangeMsg:
 		return tea.Batch(waitPublishedCmd(r.fleetWatch), publishedCmd(r.c)), true
 	case remoteChangeMsg:
@@ -175,7 +176,7 @@ func (r *remoteState) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 		if r.watch != nil {
 			next = waitRemoteCmd(r.watch)
 		}
-		return tea.Batch(next, m.request(kindBoard.set())), true
+		return tea.Batch(next, m.request(feed.Board.Set())), true
 	}
 	return nil, false
 }

@@ -50,14 +50,6 @@ func publishedCmd(c *claims.Opened) tea.Cmd {
 	return func() tea.Msg { return publishedMsg{readPublished(c)} }
 }
 
-// fleetWatch is c's word on record changes, nil when it says none.
-func fleetWatch(ctx context.Context, c *claims.Opened) <-chan struct{} {
-	if w, ok := c.Backend.(claims.FleetWatcher); ok {
-		return w.FleetChanges(ctx)
-	}
-	return nil
-}
-
 func waitPublishedCmd(ch <-chan struct{}) tea.Cmd {
 	if ch == nil {
 		return nil

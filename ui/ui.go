@@ -53,6 +53,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
@@ -81,7 +82,7 @@ type Model struct {
 	scan, treesReq, wrkReq refresh
 	// feed brings the readings: the model's own watchers, or a hub's
 	// mailbox; with remote claims, the backend's view too (feed.go).
-	feed    feed
+	feed    readings
 	problem string // the tree vanished or cannot be watched
 	ticking bool
 
@@ -196,7 +197,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.pane == fleetPane && shown != fleetPane {
 		// Shown, the spend is read afresh: settings edited and a new day
 		// change it with no file of the tree or the workers saying so.
-		cmd = tea.Batch(cmd, m.request(kindFleet.set()))
+		cmd = tea.Batch(cmd, m.request(feed.Fleet.Set()))
 	}
 	return m, tea.Batch(cmd, m.fadeCmd(seq))
 }
@@ -229,7 +230,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.setStatus("✓ "+msg.Done, false)
 		}
-		return m.request(kindBoard.set() | kindWorkers.set() | kindInbox.set() | kindFleet.set() | m.shownKinds())
+		return m.request(feed.Board.Set() | feed.Workers.Set() | feed.Inbox.Set() | feed.Fleet.Set() | m.shownKinds())
 	case answeredMsg:
 		return m.answered(msg)
 	case settleMsg:
@@ -338,7 +339,7 @@ func (m *Model) setStatus(s string, isErr bool) {
 func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if m.scan.done() {
-		cmds = append(cmds, m.request(kindBoard.set()))
+		cmds = append(cmds, m.request(feed.Board.Set()))
 	}
 	next, show := m.feed.board(m, msg)
 	cmds = append(cmds, next)
@@ -363,7 +364,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	if !m.feed.served() {
 		// Leases handed to the inbox, or taken back from it, show in a
 		// scan; a hub reads the inbox with every scan by itself.
-		cmds = append(cmds, m.request(kindInbox.set()))
+		cmds = append(cmds, m.request(feed.Inbox.Set()))
 	}
 	if len(m.d.Board.Leases) > 0 || m.feed.claims() != nil {
 		cmds = append(cmds, m.startTicking())
@@ -433,7 +434,7 @@ func (m *Model) tick() tea.Cmd {
 	}
 	for i := 0; leases && i < len(m.d.Board.Leases); i++ {
 		if l := &m.d.Board.Leases[i]; l.Corrupt == "" && l.Awaiting == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.Now {
-			cmds = append(cmds, m.request(kindBoard.set()))
+			cmds = append(cmds, m.request(feed.Board.Set()))
 			break
 		}
 	}

@@ -1,0 +1,73 @@
+package feed
+
+import (
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fleetwatch/fleetwatch/planfs"
+)
+
+// queueEvery is the overview's clock for the queues (ui/projects.go).
+const queueEvery = 10 * time.Second
+
+// newHub is a hub over an empty tree whose readings are counted, not
+// made: what is under test is when the hub reads.
+func newHub(t *testing.T) (*Hub, *atomic.Int32) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, planfs.Dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := planfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var merges atomic.Int32
+	none := func() tea.Msg { return nil }
+	h := NewHub(tree, nil, Readers{
+		Board: none, Trees: none, Inbox: none, Fleet: none,
+		Workers:    func(bool) tea.Msg { return nil },
+		Merge:      func() tea.Msg { return merges.Add(1) },
+		Problem:    func(string) tea.Msg { return nil },
+		Checking:   func(tea.Msg) bool { return false },
+		RadarEvery: time.Second, MergeEvery: time.Hour,
+	}, 10*time.Millisecond)
+	t.Cleanup(func() { _ = h.Close() })
+	return h, &merges
+}
+
+// The overview's clock asks a hub for its queue only when the last
+// reading is old: many served sessions' overviews read it once.
+func TestPokeQueueOnceForMany(t *testing.T) {
+	t.Parallel()
+	h, _ := newHub(t)
+	mergeAt := &h.readAt[Merge]
+	pokeQueue := func() { h.PokeOlder(Merge, queueEvery/2) }
+	waitRead := func(after int64) int64 {
+		t.Helper()
+		for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(5 * time.Millisecond) {
+			if at := mergeAt.Load(); at > after {
+				return at
+			}
+		}
+		t.Fatal("the hub did not read the queue")
+		return 0
+	}
+	first := waitRead(0)
+	for range 20 {
+		pokeQueue()
+	}
+	time.Sleep(300 * time.Millisecond)
+	if at := mergeAt.Load(); at != first {
+		t.Fatal("a queue read just now was read again")
+	}
+	mergeAt.Store(time.Now().Add(-queueEvery).UnixNano())
+	old := mergeAt.Load()
+	pokeQueue()
+	waitRead(old)
+}
