@@ -18,17 +18,14 @@ type shell struct {
 	holdStatus bool
 	// fleetData is the last reading of the spend (fleetRead: there was
 	// one), which the Fleet and Inbox panes show and the header and the
-	// notices read; fleetReq is its reading, one at a time.
+	// notices read.
 	fleetData uictx.FleetMsg
 	fleetRead bool
-	fleetReq  refresh
 	// inboxNow is the inbox as last read (inboxSeen: there was a
-	// reading), inboxRaw the reading to render again on a resize, and
-	// inboxReq its reading or rendering, one at a time.
+	// reading), inboxRaw the reading to render again on a resize.
 	inboxNow  uictx.Inbox
 	inboxSeen bool
 	inboxRaw  uictx.InboxData
-	inboxReq  refresh
 	// hinted: a key was pressed, so the demo's hint is gone.
 	hinted bool
 

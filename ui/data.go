@@ -117,7 +117,7 @@ func readFleet(t *planfs.Tree) uictx.FleetMsg {
 }
 
 func (m *Model) fleetLoaded(msg uictx.FleetMsg) tea.Cmd {
-	again := m.fleetReq.done()
+	again := m.feed.req(feed.Fleet).done()
 	m.fleetData, m.fleetRead = msg, true
 	c := m.ctx()
 	m.paneOf(fleetPane).Rebuild(c)
@@ -166,7 +166,7 @@ func renderInbox(d uictx.InboxData, style string, width int) uictx.InboxMsg {
 func (m *Model) inboxWidth() int { return max(20, m.Cols-4) }
 
 func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
-	again := m.inboxReq.done()
+	again := m.feed.req(feed.Inbox).done()
 	in := &m.inboxNow
 	m.inboxSeen, in.Err = true, msg.Data.Err
 	if msg.Data.Err == nil {
@@ -191,7 +191,7 @@ func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
 // renderInbox renders the last reading again at this session's width,
 // reading nothing.
 func (m *Model) renderInbox() tea.Cmd {
-	return m.inboxReq.request(renderInboxCmd(m.inboxRaw, m.Opt.MarkdownStyle, m.inboxWidth()))
+	return m.feed.req(feed.Inbox).request(renderInboxCmd(m.inboxRaw, m.Opt.MarkdownStyle, m.inboxWidth()))
 }
 
 // inboxDataMsg brings a hub's reading of the inbox to a session.
@@ -228,7 +228,7 @@ func readWorkers(project string, radar bool) workersMsg {
 func (m *Model) requestWorkers() tea.Cmd { return m.request(feed.Workers.Set()) }
 
 func (m *Model) workersLoaded(msg workersMsg) tea.Cmd {
-	again := m.wrkReq.done()
+	again := m.feed.req(feed.Workers).done()
 	same := slices.Equal(m.wrk.problems, msg.problems)
 	m.wrk.states, m.wrk.problems = msg.states, msg.problems
 	if msg.radar {
@@ -280,7 +280,7 @@ func (m *Model) mergeIfShown() tea.Cmd { return m.request(m.shownKinds() & feed.
 
 func (m *Model) mergeLoaded(msg mergeMsg) tea.Cmd {
 	l := &m.merge
-	again := l.req.done()
+	again := m.feed.req(feed.Merge).done()
 	l.loaded, l.err = true, msg.err
 	if msg.err == nil {
 		l.listing = msg.listing

@@ -37,6 +37,8 @@ type readings interface {
 	served() bool
 	// claims is the remote claims backend's state; nil for lease files.
 	claims() *remoteState
+	// req is the request of reading k under way, one at a time.
+	req(k feed.Kind) *refresh
 	close(m *Model)
 }
 
@@ -47,6 +49,10 @@ func newFeed(opt uictx.Options) (readings, string) {
 		return &hubFeed{mb: h.Subscribe(), remote: r}, ""
 	}
 	f := &localFeed{remote: r}
+	for k := range f.reqs {
+		// Init starts every reading.
+		f.reqs[k].busy = true
+	}
 	problem := f.watch(opt)
 	if r != nil && !opt.NoWatch {
 		r.startWatch()
@@ -57,6 +63,7 @@ func newFeed(opt uictx.Options) (readings, string) {
 // localFeed reads for one model: the tree's watcher (or the options'
 // source), the state files' watcher, and a remote backend's timer.
 type localFeed struct {
+	pending
 	watcher uictx.Source
 	own     bool // the watcher is this feed's to close
 	states  *look.StateWatcher
@@ -112,22 +119,22 @@ func (f *localFeed) read(m *Model, ks feed.Kinds) tea.Cmd {
 	t := m.Opt.Tree
 	var cmds []tea.Cmd
 	if ks.Has(feed.Board) {
-		cmds = append(cmds, m.scan.request(boardCmd(t, f.remote)))
+		cmds = append(cmds, f.req(feed.Board).request(boardCmd(t, f.remote)))
 	}
 	if ks.Has(feed.Trees) {
-		cmds = append(cmds, m.treesReq.request(worktreesCmd(t.Project)))
+		cmds = append(cmds, f.req(feed.Trees).request(worktreesCmd(t.Project)))
 	}
 	if ks.Has(feed.Workers) {
 		cmds = append(cmds, f.readWorkers(m))
 	}
 	if ks.Has(feed.Merge) {
-		cmds = append(cmds, m.merge.req.request(mergeCmd(t.Project)))
+		cmds = append(cmds, f.req(feed.Merge).request(mergeCmd(t.Project)))
 	}
 	if ks.Has(feed.Inbox) {
-		cmds = append(cmds, m.inboxReq.request(inboxCmd(t, m.Opt.MarkdownStyle, m.inboxWidth())))
+		cmds = append(cmds, f.req(feed.Inbox).request(inboxCmd(t, m.Opt.MarkdownStyle, m.inboxWidth())))
 	}
 	if ks.Has(feed.Fleet) {
-		cmds = append(cmds, m.fleetReq.request(fleetCmd(t)))
+		cmds = append(cmds, f.req(feed.Fleet).request(fleetCmd(t)))
 	}
 	return tea.Batch(cmds...)
 }
@@ -136,8 +143,8 @@ func (f *localFeed) read(m *Model, ks feed.Kinds) tea.Cmd {
 // most every radarEvery, and a reading without it leaves the radar due
 // (the clock's tick asks again).
 func (f *localFeed) readWorkers(m *Model) tea.Cmd {
-	if m.wrkReq.busy {
-		return m.wrkReq.request(nil)
+	if f.req(feed.Workers).busy {
+		return f.req(feed.Workers).request(nil)
 	}
 	now := time.Now()
 	radar := now.Sub(m.wrk.radarAt) >= radarEvery
@@ -146,7 +153,7 @@ func (f *localFeed) readWorkers(m *Model) tea.Cmd {
 	} else {
 		m.wrk.radarDue = true
 	}
-	return m.wrkReq.request(workersCmd(m.Opt.Tree.Project, radar))
+	return f.req(feed.Workers).request(workersCmd(m.Opt.Tree.Project, radar))
 }
 
 func (f *localFeed) board(m *Model, msg loadedMsg) (tea.Cmd, bool) {
@@ -214,6 +221,11 @@ func (m *Model) shownKinds() feed.Kinds {
 	}
 	return ks
 }
+
+// pending is a feed's requests, one per kind of reading.
+type pending struct{ reqs [feed.KindCount]refresh }
+
+func (p *pending) req(k feed.Kind) *refresh { return &p.reqs[k] }
 
 // refresh runs one request at a time: asked while one runs, it runs once
 // more when that one ends, so a burst of changes never queues work (a

@@ -81,8 +81,9 @@ func queueChecking(msg tea.Msg) bool {
 // hubFeed takes a hub's readings from this session's mailbox; asking for
 // a reading pokes the hub, which reads once for every session.
 type hubFeed struct {
-	mb     *feed.Mailbox
-	remote *remoteState // the hub's backend; its view comes with the board
+	pending // only the inbox's rendering, at this session's width
+	mb      *feed.Mailbox
+	remote  *remoteState // the hub's backend; its view comes with the board
 }
 
 func (f *hubFeed) start(*Model) tea.Cmd { return f.mb.Wait() }

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
@@ -239,7 +240,7 @@ func TestHubModelPokesAfterAction(t *testing.T) {
 	waitHubCmdNow(subOf(&m)) // anything the first readings left
 	next, _ := m.Update(uictx.ActionMsg{Done: "promoted x"})
 	m = next.(Model)
-	if m.scan.busy || m.treesReq.busy || m.wrkReq.busy || m.merge.req.busy {
+	if m.feed.req(feed.Board).busy || m.feed.req(feed.Trees).busy || m.feed.req(feed.Workers).busy || m.feed.req(feed.Merge).busy {
 		t.Error("after an action the model reads itself")
 	}
 	got := make(chan tea.Msg, 1)

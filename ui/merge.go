@@ -26,12 +26,11 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
-// mergeList is the Merge pane and all its state: the last listing, its
-// request (one at a time, then once more) and its slow tick.
+// mergeList is the Merge pane and all its state: the last listing and
+// its slow tick (the feed asks for each reading, one at a time).
 type mergeList struct {
 	kit.Table
 	kit.Filter
-	req     refresh
 	listing landing.Listing
 	err     error
 	loaded  bool

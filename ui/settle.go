@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
@@ -102,13 +103,13 @@ func (m *Model) rereadingShown() bool {
 	}
 	switch m.pane {
 	case worktreesPane:
-		return m.treesReq.busy
+		return m.feed.req(feed.Trees).busy
 	case workersPane:
-		return m.wrkReq.busy
+		return m.feed.req(feed.Workers).busy
 	case mergePane:
-		return m.merge.req.busy
+		return m.feed.req(feed.Merge).busy
 	case inboxPane:
-		return m.inboxReq.busy
+		return m.feed.req(feed.Inbox).busy
 	}
-	return m.scan.busy
+	return m.feed.req(feed.Board).busy
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
@@ -27,11 +28,11 @@ func TestKeyWaitsForTheRereadAfterAVerb(t *testing.T) {
 	t.Parallel()
 	h := mergeHarness(t, 120, 36, sampleListing)
 	h.selectSlug("flaky-ci")
-	h.m.merge.req = refresh{} // the harness never brings the real reading
+	*h.m.feed.req(feed.Merge) = refresh{} // the harness never brings the real reading
 	// The approve dialog was confirmed; its outcome is in, the reread not.
 	h.m.settle.acting = true
 	h.update(answeredMsg{uictx.ActionMsg{Done: "approved flaky-ci"}})
-	if !h.m.merge.req.busy {
+	if !h.m.feed.req(feed.Merge).busy {
 		t.Fatal("the verb's outcome did not read the merge queue again")
 	}
 	h.update(keyMsg("+"))
@@ -80,7 +81,7 @@ func TestHeldKeyRunsWhenTheWaitRunsOut(t *testing.T) {
 	t.Parallel()
 	h := mergeHarness(t, 120, 36, sampleListing)
 	h.selectSlug("flaky-ci")
-	h.m.merge.req = refresh{busy: true}
+	*h.m.feed.req(feed.Merge) = refresh{busy: true}
 	h.update(answeredMsg{uictx.ActionMsg{Done: "approved flaky-ci"}})
 	h.update(keyMsg("+"))
 	if len(h.m.settle.held) != 1 {

@@ -77,11 +77,9 @@ type Model struct {
 
 	d       *uictx.Data
 	loadErr error
-	// One request at a time, then once more: the scan, git's look at the
-	// worktrees, the reading of the workers' state files.
-	scan, treesReq, wrkReq refresh
-	// feed brings the readings: the model's own watchers, or a hub's
-	// mailbox; with remote claims, the backend's view too (feed.go).
+	// feed brings the readings, each asked for one at a time: the
+	// model's own watchers, or a hub's mailbox; with remote claims, the
+	// backend's view too (feed.go).
 	feed    readings
 	problem string // the tree vanished or cannot be watched
 	ticking bool
@@ -125,12 +123,8 @@ func New(opt uictx.Options) Model {
 		opt.Hub = nil // a nil *Hub is no hub, not one that panics
 	}
 	m := Model{
-		Common: newCommon(opt), shell: &shell{fleetReq: refresh{busy: true}, inboxReq: refresh{busy: true}},
-		// Init starts the first scan, the first worktree look, the
-		// first reading of the state files and of the merge queue.
-		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
+		Common: newCommon(opt), shell: &shell{},
 		paneSet: &paneSet{
-			merge: mergeList{req: refresh{busy: true}},
 			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 		},
 	}
@@ -138,11 +132,6 @@ func New(opt uictx.Options) Model {
 	m.plans.queue = &m.merge
 	m.openPanes(&m)
 	m.feed, m.problem = newFeed(opt)
-	if m.feed.served() {
-		// The hub reads; nothing of this model's own is under way.
-		m.scan, m.treesReq, m.wrkReq = refresh{}, refresh{}, refresh{}
-		m.merge.req, m.inboxReq, m.fleetReq = refresh{}, refresh{}, refresh{}
-	}
 	m.initFilters()
 	m.syncKeys()
 	return m
@@ -309,7 +298,7 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 	case uictx.WorktreesMsg:
 		m.offer(msg)
 		m.syncKeys() // enter opens a worktree once there is one
-		if m.treesReq.done() {
+		if m.feed.req(feed.Trees).done() {
 			return m.requestTrees(), true
 		}
 		return nil, true
@@ -338,7 +327,7 @@ func (m *Model) setStatus(s string, isErr bool) {
 
 func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	var cmds []tea.Cmd
-	if m.scan.done() {
+	if m.feed.req(feed.Board).done() {
 		cmds = append(cmds, m.request(feed.Board.Set()))
 	}
 	next, show := m.feed.board(m, msg)
