@@ -37,6 +37,9 @@ type readings interface {
 	served() bool
 	// claims is the remote claims backend's state; nil for lease files.
 	claims() *remoteState
+	// due is what the clock finds due: the overlap radar that a reading
+	// of the workers went without.
+	due(m *Model) tea.Cmd
 	// req is the request of reading k under way, one at a time.
 	req(k feed.Kind) *refresh
 	close(m *Model)
@@ -68,7 +71,15 @@ type localFeed struct {
 	own     bool // the watcher is this feed's to close
 	states  *look.StateWatcher
 	remote  *remoteState
+	// radarAt is when the overlap radar was last asked for; radarDue that
+	// a reading of the workers went without it since.
+	radarAt  time.Time
+	radarDue bool
 }
+
+// radarEvery is the least time between two looks of the overlap radar:
+// each asks git merge-tree about every pair that touches the same path.
+const radarEvery = 3 * time.Second
 
 // watch starts the watchers, unless the options bring a source or ask for
 // none; it says what could not be watched.
@@ -147,11 +158,11 @@ func (f *localFeed) readWorkers(m *Model) tea.Cmd {
 		return f.req(feed.Workers).request(nil)
 	}
 	now := time.Now()
-	radar := now.Sub(m.wrk.radarAt) >= radarEvery
+	radar := now.Sub(f.radarAt) >= radarEvery
 	if radar {
-		m.wrk.radarAt, m.wrk.radarDue = now, false
+		f.radarAt, f.radarDue = now, false
 	} else {
-		m.wrk.radarDue = true
+		f.radarDue = true
 	}
 	return f.req(feed.Workers).request(workersCmd(m.Opt.Tree.Project, radar))
 }
@@ -187,6 +198,15 @@ func (f *localFeed) handle(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	return f.remote.handle(m, msg)
+}
+
+// due asks for a reading when the radar skipped the last one and its
+// interval has passed.
+func (f *localFeed) due(m *Model) tea.Cmd {
+	if !f.radarDue || time.Since(f.radarAt) < radarEvery {
+		return nil
+	}
+	return f.read(m, feed.Workers.Set())
 }
 
 func (f *localFeed) show(uictx.PaneID) {}

@@ -43,3 +43,9 @@ func statesOf(m *Model) *look.StateWatcher {
 	}
 	return nil
 }
+
+// localOf is a local model's feed.
+func localOf(m *Model) *localFeed {
+	f, _ := m.feed.(*localFeed)
+	return f
+}

@@ -128,6 +128,9 @@ func (f *hubFeed) show(p uictx.PaneID) {
 	f.mb.Want(w)
 }
 
+// due is nothing: the hub runs the radar at its own pace.
+func (f *hubFeed) due(*Model) tea.Cmd { return nil }
+
 func (f *hubFeed) served() bool { return true }
 
 func (f *hubFeed) claims() *remoteState { return f.remote }

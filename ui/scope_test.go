@@ -126,22 +126,22 @@ func TestRadarAtMostEveryFewSeconds(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
-	if h.m.wrk.radarAt.IsZero() && h.m.wrk.radarDue {
+	if localOf(&h.m).radarAt.IsZero() && localOf(&h.m).radarDue {
 		t.Fatal("the first reading left the radar due")
 	}
-	h.m.wrk.radarAt = time.Now()
+	localOf(&h.m).radarAt = time.Now()
 	h.send(stateChangeMsg{})
-	if !h.m.wrk.radarDue {
+	if !localOf(&h.m).radarDue {
 		t.Error("a reading right after the radar did not leave it due")
 	}
-	if cmd := h.m.radarDue(); cmd != nil {
+	if cmd := h.m.feed.due(&h.m); cmd != nil {
 		t.Error("the radar is asked for again within radarEvery")
 	}
-	h.m.wrk.radarAt = time.Now().Add(-radarEvery)
-	if cmd := h.m.radarDue(); cmd == nil {
+	localOf(&h.m).radarAt = time.Now().Add(-radarEvery)
+	if cmd := h.m.feed.due(&h.m); cmd == nil {
 		t.Error("the radar is not asked for once radarEvery passed")
 	}
-	if h.m.wrk.radarDue {
+	if localOf(&h.m).radarDue {
 		t.Error("asking for the radar left it due")
 	}
 }

@@ -419,7 +419,7 @@ func (m *Model) tick() tea.Cmd {
 		m.wrk.Rebuild(c)
 		m.paneOf(fleetPane).Rebuild(c) // a run that goes stale or dies leaves its list
 		m.syncKeys()
-		cmds = append(cmds, m.lookForNotices(fromClock), m.radarDue())
+		cmds = append(cmds, m.lookForNotices(fromClock), m.feed.due(m))
 	}
 	for i := 0; leases && i < len(m.d.Board.Leases); i++ {
 		if l := &m.d.Board.Leases[i]; l.Corrupt == "" && l.Awaiting == "" && l.ExpiresAt > prev && l.ExpiresAt <= m.Now {

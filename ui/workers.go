@@ -31,11 +31,8 @@ type workerList struct {
 	rows     []workerRow
 	problems []string
 	children []*proc.Child
-	// overlaps is the radar's last look; radarAt when it was asked for,
-	// radarDue that a reading went without it since.
+	// overlaps is the radar's last look (the feed says when it looks).
 	overlaps []look.Overlap
-	radarAt  time.Time
-	radarDue bool
 	marks    []string
 	shown    []int // the rows the filter lets through
 	cols     workerCols
@@ -157,10 +154,6 @@ type workerRow struct {
 	seenAt time.Time
 }
 
-// radarEvery is the least time between two looks of the overlap radar:
-// each asks git merge-tree about every pair that touches the same path.
-const radarEvery = 3 * time.Second
-
 // stateChangeMsg is one debounced burst of changes to the state files.
 type stateChangeMsg look.StateChange
 
@@ -235,15 +228,6 @@ func waitForStatesCmd(ch <-chan look.StateChange) tea.Cmd {
 		}
 		return stateChangeMsg(c)
 	}
-}
-
-// radarDue asks for a reading when the radar skipped the last one and its
-// interval has passed.
-func (m *Model) radarDue() tea.Cmd {
-	if m.feed.served() || !m.wrk.radarDue || time.Since(m.wrk.radarAt) < radarEvery {
-		return nil
-	}
-	return m.requestWorkers()
 }
 
 // workersRunning reports whether a worker may change state without

@@ -19,7 +19,7 @@ const (
 	// non-test files and the methods on its Model. They only go down as
 	// panes leave the root (the goal is 25 and 60).
 	maxRootFiles    = 33
-	maxModelMethods = 166
+	maxModelMethods = 165
 )
 
 // stillInRoot are the panes not yet moved to a package of their own: a
