@@ -168,7 +168,13 @@ func (f *localFeed) readWorkers(m *Model) tea.Cmd {
 }
 
 func (f *localFeed) board(m *Model, msg loadedMsg) (tea.Cmd, bool) {
-	return f.remote.timer(m.Opt), f.remote.took(m, msg)
+	next, show := f.remote.timer(m.Opt), f.remote.took(m, msg)
+	if show {
+		// Leases handed to the inbox, or taken back from it, show in a
+		// scan (a hub reads the inbox with every scan by itself).
+		next = tea.Batch(next, f.read(m, feed.Inbox.Set()))
+	}
+	return next, show
 }
 
 // handle takes the watchers' words and the remote's timer and watch.

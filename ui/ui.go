@@ -350,11 +350,6 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	m.rebuild()
 	m.dropStaleDialog()
 	cmds = append(cmds, m.lookForNotices(fromBoard))
-	if !m.feed.served() {
-		// Leases handed to the inbox, or taken back from it, show in a
-		// scan; a hub reads the inbox with every scan by itself.
-		cmds = append(cmds, m.request(feed.Inbox.Set()))
-	}
 	if len(m.d.Board.Leases) > 0 || m.feed.claims() != nil {
 		cmds = append(cmds, m.startTicking())
 	}
