@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 
@@ -17,6 +18,16 @@ import (
 // files) when neither names another. The file's claims: section is checked
 // by its backend's description, at its line, as config checks the rest.
 func claimsBackend(project, flag string) (string, config.Settings, error) {
+	name, s, err := claimsChoice(project, flag)
+	if err != nil {
+		return "", s, err
+	}
+	return name, s, checkChosen(project, s, name)
+}
+
+// claimsChoice is claimsBackend before the chosen backend's settings are
+// checked: a choice the project refuses says so before what it lacks.
+func claimsChoice(project, flag string) (string, config.Settings, error) {
 	s, err := config.Load(project)
 	if err != nil {
 		return "", s, err
@@ -34,10 +45,19 @@ func claimsBackend(project, flag string) (string, config.Settings, error) {
 	if _, ok := claims.Describe(name); !ok {
 		return "", s, fmt.Errorf("--claims: want %s, not %q", orList(claims.Names()), flag)
 	}
-	if err := claims.CheckConfig(claimsConfig(project, s, name)); err != nil {
-		return "", s, fmt.Errorf("--claims %s: %v (set them in %s's claims:)", name, err, config.File)
-	}
 	return name, s, nil
+}
+
+// checkChosen refuses a chosen backend whose settings its description
+// refuses (etcd without endpoints).
+func checkChosen(project string, s config.Settings, name string) error {
+	if name == claims.LocalName {
+		return nil
+	}
+	if err := claims.CheckConfig(claimsConfig(project, s, name)); err != nil {
+		return fmt.Errorf("--claims %s: %v (set them in %s's claims:)", name, err, config.File)
+	}
+	return nil
 }
 
 // checkClaimsSection refuses a claims: section its backend's description
@@ -91,24 +111,25 @@ func openClaims(project, flag string) (claims.Backend, error) {
 // fleet holds), except --claims local, said on purpose, which is warned
 // about. where names the choice for messages.
 func actingClaims(project, flag string, stderr io.Writer) (name string, s config.Settings, where string, err error) {
-	name, s, err = claimsBackend(project, flag)
+	name, s, err = claimsChoice(project, flag)
 	if err != nil {
 		return "", s, "", err
 	}
-	kept := s.Claims.Backend
-	if kept == "" {
-		kept = claims.LocalName
-	}
+	kept := cmp.Or(s.Claims.Backend, claims.LocalName)
+	where = "--claims " + name
 	switch {
 	case flag == "":
-		return name, s, config.File + " claims.backend " + name, nil
+		where = config.File + " claims.backend " + name
 	case name == kept:
 	case name == claims.LocalName:
 		say(stderr, "warning: --claims local: %s keeps this project's claims in %s; leases held there are not seen, and this run may take a plan another machine holds", config.File, kept)
 	default:
 		return "", s, "", fmt.Errorf("--claims %s: %s keeps this project's claims in %s; a worker or verb on other claims would take plans the fleet holds (drop --claims, or change %s)", name, config.File, kept, config.File)
 	}
-	return name, s, "--claims " + name, nil
+	if err := checkChosen(project, s, name); err != nil {
+		return "", s, "", err
+	}
+	return name, s, where, nil
 }
 
 // backendNotices are a backend view's notices about no plan file
