@@ -15,6 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 )
 
 // fit promises exactly w cells, but when the cut lands inside a wide
@@ -150,7 +151,7 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 	h.press("4")
 	v = h.view()
 	for _, r := range h.m.wrk.rows {
-		need(v, r.st.AgentID, workerWhat(&r.st, h.m.wrk.cols.bare), kit.PlanSlug(r.st.Plan), strings.TrimPrefix(r.st.Note, "on "))
+		need(v, r.St.AgentID, workers.What(&r.St, workersOf(&h.m).Bare()), kit.PlanSlug(r.St.Plan), strings.TrimPrefix(r.St.Note, "on "))
 	}
 	h.press("5")
 	v = h.view()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 )
 
 // `/` in Plans looks in every lane at once: the lane list counts each
@@ -66,7 +67,7 @@ func TestFilterEveryPane(t *testing.T) {
 	}{
 		{"2", "small-2", func(h *harness) int { return leasesOf(&h.m).Len() }, 1},
 		{"3", "mid-1", func(h *harness) int { return treesOf(&h.m).Len() }, 1},
-		{"4", "stale", func(h *harness) int { return h.m.wrk.Len() }, 1},
+		{"4", "stale", func(h *harness) int { return workersOf(&h.m).Len() }, 1},
 		{"5", "needs smtp", func(h *harness) int { return eventsOf(&h.m).Len() }, 1},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
@@ -113,10 +114,10 @@ func TestFilteredWorkersSelectTheRowShown(t *testing.T) {
 	h.typeText("stale")
 	h.press("enter")
 	r := h.m.selectedWorker()
-	if r == nil || !strings.Contains(h.view(), "▸   "+r.st.AgentID) {
+	if r == nil || !strings.Contains(h.view(), "▸   "+r.St.AgentID) {
 		t.Fatalf("selected %+v, screen:\n%s", r, h.view())
 	}
-	if s, _ := healthCell(r); s != "◌ stale" {
+	if s, _ := workers.HealthCell(r); s != "◌ stale" {
 		t.Errorf("the selected worker is %q, not the stale one shown", s)
 	}
 }

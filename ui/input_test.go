@@ -16,7 +16,7 @@ func TestKeysThatArriveTogetherAreEachPressed(t *testing.T) {
 	h.selectWorker(h.workerAgents()[0])
 	h.send(keyMsg("jjl"))
 	if h.m.logsShown() == nil || h.m.logsShown().panes[0].agent != h.workerAgents()[2] {
-		t.Fatalf("jjl in one read: cursor %d, logs open %v", h.m.wrk.Cursor, h.m.logsShown() != nil)
+		t.Fatalf("jjl in one read: cursor %d, logs open %v", workersOf(&h.m).Cursor, h.m.logsShown() != nil)
 	}
 	h.pumpLogs("the pane opened", func() bool { return h.m.logsShown().panes[0].open })
 	h.press("esc", "1", "/")

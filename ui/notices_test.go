@@ -107,7 +107,7 @@ func TestNoticesHeaderListAndEnter(t *testing.T) {
 				t.Fatalf("the review notice's candidate is not selected once read: %v\n%s", r, h.view())
 			}
 			h.press("N", "enter")
-			if w := h.m.selectedWorker(); h.m.pane != workersPane || w == nil || w.st.AgentID != "small-7" {
+			if w := h.m.selectedWorker(); h.m.pane != workersPane || w == nil || w.St.AgentID != "small-7" {
 				t.Fatalf("enter on the failed notice did not select small-7 in Workers:\n%s", h.view())
 			}
 			h.press("N", "esc")

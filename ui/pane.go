@@ -6,6 +6,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
 	"github.com/fleetwatch/fleetwatch/ui/panes/leases"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
@@ -38,7 +39,7 @@ var paneSpecs = []paneSpec{
 	{"Plans", "Plans", "slug, title, model or agent, in every lane", nil, func(m *Model) uictx.Pane { return &m.plans }},
 	{"Leases", "Leases", "plan, owner or origin", leases.New, nil},
 	{"Worktrees", "Trees", "agent, branch or path", trees.New, nil},
-	{"Workers", "Workers", "agent, tier, model, plan, state or note", nil, func(m *Model) uictx.Pane { return &m.wrk }},
+	{"Workers", "Workers", "agent, tier, model, plan, state or note", workers.New, nil},
 	{"Events", "Events", "event, plan, lane, agent or reason", events.New, nil},
 	{"Merge", "Merge", "", nil, func(m *Model) uictx.Pane { return &m.merge }},
 	{"Inbox", "Inbox", "", inbox.New, nil},

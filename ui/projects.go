@@ -432,7 +432,7 @@ func (e *projectEntry) summarize() {
 		}
 	}
 	for i := range m.wrk.rows {
-		switch m.wrk.rows[i].health {
+		switch m.wrk.rows[i].Health {
 		case wlook.Live:
 			s.live++
 		case wlook.Stale:

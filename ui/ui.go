@@ -51,6 +51,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -102,7 +103,7 @@ type Model struct {
 // paneSet is the sub-models of the panes, one per entry of paneSpecs.
 type paneSet struct {
 	plans planList
-	wrk   workerList
+	wrk   workerReading
 	// panes are the registry's, in its order (paneSpecs).
 	panes []uictx.Pane
 	merge mergeList
@@ -135,6 +136,7 @@ func New(opt uictx.Options) Model {
 	m.plans.matched = map[model.Lane]int{}
 	m.plans.queue = &m.merge
 	m.openPanes(&m)
+	m.wrk.pane = m.paneOf(workersPane)
 	m.remote = newRemote(opt)
 	if h := hubOf(opt); h != nil {
 		// The hub reads; nothing of this model's own is under way.
@@ -523,7 +525,7 @@ func (m *Model) tick() tea.Cmd {
 	m.Now = m.clockNow()
 	m.plans.Invalidate()
 	m.paneOf(leasesPane).List().Invalidate()
-	m.wrk.Invalidate()
+	m.paneOf(workersPane).List().Invalidate()
 	m.paneOf(eventsPane).List().Invalidate()
 	var cmds []tea.Cmd
 	if running {
@@ -658,8 +660,14 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 		agent, project := r.AgentID, m.Opt.Tree.Project
 		return m.openDetail("worker:"+agent, "worker · "+agent, func() func(*uictx.Ctx) []string {
 			wd := look.ReadWorkerDetail(project, agent)
-			return func(pc *uictx.Ctx) []string { return workerDetail(pc.Common, wd, nil) }
+			return func(pc *uictx.Ctx) []string { return workers.Detail(pc.Common, wd, nil) }
 		})
+	case uictx.PublishedReq:
+		return m.openDetail("worker:"+r.P.Host+"/"+r.P.AgentID, "worker · "+r.P.AgentID+" on "+r.P.Host, publishedDetail(m.ctx().Claims, r))
+	case uictx.RemoteStopReq:
+		if m.remote != nil {
+			m.stack.push(remoteStop(m.remote.c, r))
+		}
 	case uictx.QuestionReq:
 		m.stack.push(&dialog{Question: r.Q})
 	case uictx.LogsReq:

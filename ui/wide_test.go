@@ -11,6 +11,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
@@ -73,7 +75,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 	h.press("4")
 	v = h.view()
 	for _, r := range h.m.wrk.rows {
-		row(v, " "+r.st.AgentID+" ", workerWhat(&r.st, h.m.wrk.cols.bare), kit.PlanSlug(r.st.Plan), strings.TrimPrefix(r.st.Note, "on "))
+		row(v, " "+r.St.AgentID+" ", workers.What(&r.St, workersOf(&h.m).Bare()), kit.PlanSlug(r.St.Plan), strings.TrimPrefix(r.St.Note, "on "))
 	}
 	h.press("5")
 	v = h.view()
@@ -124,8 +126,8 @@ func TestWorkerScopeWordsAndNoteShareTheColumn(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 160, 48)
 	h.press("4")
-	h.m.wrk.rows = []workerRow{{st: look.State{PID: 7, AgentID: "ui-mid-1", Tier: "mid", Plan: "in-progress/full-text-search.md",
-		Scope: "no scope check", Note: "running demo-agent"}, health: look.Live, local: true}}
+	h.m.wrk.rows = []uictx.WorkerRow{{St: look.State{PID: 7, AgentID: "ui-mid-1", Tier: "mid", Plan: "in-progress/full-text-search.md",
+		Scope: "no scope check", Note: "running demo-agent"}, Health: look.Live, Local: true}}
 	h.m.wrk.Rebuild(h.m.ctx())
 	l := lineWith(h.view(), " ui-mid-1 ")
 	if !strings.Contains(l, "no scope check · running demo-agent ") || strings.Contains(l, "…") {

@@ -26,7 +26,7 @@ const (
 // registry entry of theirs names the root model's field (`of`), not a
 // pane package's New. The list only shrinks.
 var stillInRoot = map[string]bool{
-	"Plans": true, "Workers": true, "Merge": true,
+	"Plans": true, "Merge": true,
 }
 
 // paneRules lists the breaches of the cockpit's shape in ui's files (by

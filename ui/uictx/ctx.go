@@ -1,6 +1,8 @@
 package uictx
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -40,6 +42,9 @@ type Ctx struct {
 	Paused []look.State
 	// Reading: the selected plan is open full screen (the reader).
 	Reading bool
+	// Workers are the workers as last judged, nil before the first
+	// reading.
+	Workers *Workers
 }
 
 // Rows are a table's visible rows, drawn in this session's context.
@@ -190,6 +195,25 @@ type AskReq struct {
 
 // QuestionReq opens Q as it is, about no plan.
 type QuestionReq struct{ Q Question }
+
+// PublishedReq opens the detail of P, a worker another machine
+// publishes, as seen since SeenAt: read again and its log fetched through
+// the claims backend, which the root holds.
+type PublishedReq struct {
+	P      look.Published
+	SeenAt time.Time
+}
+
+// RemoteStopReq asks Q, which confirms asking St, a worker on another
+// machine, to stop through the claims backend; the root fills in Do.
+type RemoteStopReq struct {
+	Q  Question
+	St look.State
+}
+
+// MaxLogPanes is how many logs show side by side, so how many workers
+// can be marked for them.
+const MaxLogPanes = 4
 
 // WorkerReq opens the detail of the worker AgentID, as the Workers pane
 // shows it.
