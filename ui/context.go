@@ -48,6 +48,7 @@ func (m *Model) ctx() *uictx.Ctx {
 		Common: m.Common, D: m.d, Shown: m.pane, Target: m.selection(),
 		StateProblems: m.wrk.problems, Paused: m.fleetData.Paused, Reading: m.reading(),
 		Running: running(m.wrk.rows), Workers: m.wrk.view(),
+		Merge: m.merge.view(),
 	}
 	if m.fleetRead {
 		c.Fleet = &m.fleetData

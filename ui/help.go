@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/panes/merge"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
@@ -266,9 +267,9 @@ var mergeStates = []struct {
 func (m *Model) mergeLegend(w int) []string {
 	l := legend{title: "Merge states (pane 6)"}
 	for _, s := range mergeStates {
-		l.rows = append(l.rows, legendRow{stateCell(m.Common, s.state, len(s.state)), s.means})
+		l.rows = append(l.rows, legendRow{merge.StateCell(m.Common, s.state, len(s.state)), s.means})
 	}
-	l.rows = append(l.rows, legendRow{"checks", strings.TrimPrefix(checkLegend, "checks: ")})
+	l.rows = append(l.rows, legendRow{"checks", strings.TrimPrefix(merge.CheckLegend, "checks: ")})
 	return wrapLegend([]legend{l}, w)
 }
 

@@ -103,7 +103,7 @@ func TestNoticesHeaderListAndEnter(t *testing.T) {
 				t.Fatalf("enter on the review notice: pane %d, want %q:\n%s", h.m.pane, h.m.merge.want, h.view())
 			}
 			h.send(mergeMsg{listing: sampleListing(h.p)})
-			if r := h.m.merge.row(); r == nil || r.Slug != "export-pdf" || h.m.merge.want != "" {
+			if r := mergeOf(&h.m).Row(); r == nil || r.Slug != "export-pdf" || h.m.merge.want != "" {
 				t.Fatalf("the review notice's candidate is not selected once read: %v\n%s", r, h.view())
 			}
 			h.press("N", "enter")

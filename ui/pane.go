@@ -5,6 +5,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/panes/fleet"
 	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
 	"github.com/fleetwatch/fleetwatch/ui/panes/leases"
+	"github.com/fleetwatch/fleetwatch/ui/panes/merge"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
 	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
@@ -41,7 +42,7 @@ var paneSpecs = []paneSpec{
 	{"Worktrees", "Trees", "agent, branch or path", trees.New, nil},
 	{"Workers", "Workers", "agent, tier, model, plan, state or note", workers.New, nil},
 	{"Events", "Events", "event, plan, lane, agent or reason", events.New, nil},
-	{"Merge", "Merge", "", nil, func(m *Model) uictx.Pane { return &m.merge }},
+	{"Merge", "Merge", "", merge.New, nil},
 	{"Inbox", "Inbox", "", inbox.New, nil},
 	{"Fleet", "Fleet", "", fleet.New, nil},
 }

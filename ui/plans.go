@@ -15,6 +15,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/mergekeys"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/ui/verbs"
 	"github.com/fleetwatch/fleetwatch/workers/look"
@@ -25,9 +26,6 @@ import (
 type planList struct {
 	kit.Table
 	kit.Filter
-	// queue is the merge listing: the merge keys act on the selected
-	// plan's candidate in it (merge.go).
-	queue    *mergeList
 	rows     []*model.BoardRow
 	cols     planCols
 	lane     model.Lane
@@ -97,7 +95,7 @@ func (p *planList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 		if req, ok := p.verbKey(pc, msg); ok {
 			return req, true
 		}
-		return p.queue.candidateKey(pc, msg)
+		return mergekeys.Key(pc, msg, mergekeys.InPlans, nil)
 	}
 	return nil, true
 }
@@ -130,7 +128,7 @@ func (p *planList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	if onPlans {
 		// Synced last here: A and X are the selected plan's candidate's,
 		// not the inbox's.
-		p.queue.candidateKeys(pc, set)
+		mergekeys.Keys(pc, set, mergekeys.InPlans, nil)
 	}
 }
 

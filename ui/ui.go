@@ -106,7 +106,7 @@ type paneSet struct {
 	wrk   workerReading
 	// panes are the registry's, in its order (paneSpecs).
 	panes []uictx.Pane
-	merge mergeList
+	merge mergeReading
 }
 
 // New builds the program's model and starts the file watchers.
@@ -129,14 +129,13 @@ func New(opt uictx.Options) Model {
 		// first reading of the state files and of the merge queue.
 		scan: refresh{busy: true}, treesReq: refresh{busy: true}, wrkReq: refresh{busy: true},
 		paneSet: &paneSet{
-			merge: mergeList{req: refresh{busy: true}},
+			merge: mergeReading{req: refresh{busy: true}},
 			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
 		},
 	}
 	m.plans.matched = map[model.Lane]int{}
-	m.plans.queue = &m.merge
 	m.openPanes(&m)
-	m.wrk.pane = m.paneOf(workersPane)
+	m.wrk.pane, m.merge.pane = m.paneOf(workersPane), m.paneOf(mergePane)
 	m.remote = newRemote(opt)
 	if h := hubOf(opt); h != nil {
 		// The hub reads; nothing of this model's own is under way.

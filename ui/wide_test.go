@@ -9,8 +9,10 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/mergekeys"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
+	"github.com/fleetwatch/fleetwatch/ui/panes/merge"
 	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
@@ -96,7 +98,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 		t.Fatalf("the merge pane read no candidates:\n%s", v)
 	}
 	for _, s := range h.m.merge.listing.Items {
-		row(v, " "+s.Slug+" ", string(s.State), whyOf(h.m.Common, &s), reviewedCell(&s))
+		row(v, " "+s.Slug+" ", string(s.State), mergekeys.WhyOf(h.m.Common, &s), merge.ReviewedCell(&s))
 	}
 	h.press("7")
 	h.send(inboxCmd(p.tree, "notty", 80)())

@@ -26,7 +26,7 @@ const (
 // registry entry of theirs names the root model's field (`of`), not a
 // pane package's New. The list only shrinks.
 var stillInRoot = map[string]bool{
-	"Plans": true, "Merge": true,
+	"Plans": true,
 }
 
 // paneRules lists the breaches of the cockpit's shape in ui's files (by
@@ -176,7 +176,7 @@ func paneOf(rel string) (string, bool) {
 func paneImports(rel string, f *ast.File) []string {
 	mine, isPane := paneOf(rel)
 	dir := path.Dir(rel)
-	shared := dir == "ui/uictx" || dir == "ui/kit" || dir == "ui/verbs"
+	shared := dir == "ui/uictx" || dir == "ui/kit" || dir == "ui/verbs" || dir == "ui/mergekeys"
 	if !isPane && !shared {
 		return nil
 	}

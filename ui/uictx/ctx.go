@@ -10,6 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
@@ -45,6 +46,8 @@ type Ctx struct {
 	// Workers are the workers as last judged, nil before the first
 	// reading.
 	Workers *Workers
+	// Merge is the merge listing, which the Merge and Plans panes read.
+	Merge *Merge
 }
 
 // Rows are a table's visible rows, drawn in this session's context.
@@ -218,3 +221,21 @@ const MaxLogPanes = 4
 // WorkerReq opens the detail of the worker AgentID, as the Workers pane
 // shows it.
 type WorkerReq struct{ AgentID string }
+
+// Merge is the merge listing as the root last read it (landing.List),
+// read-only: sessions of a hub share it. Err is why the last reading
+// failed (the listing is then the last good one); Loaded that one came;
+// Want a candidate to select once the listing shows it (a notice's).
+type Merge struct {
+	Listing landing.Listing
+	Err     error
+	Loaded  bool
+	Want    string
+}
+
+// LandDoneMsg is how a landing started here ended: Err is the lander's
+// exit, and the last line of its log says what happened.
+type LandDoneMsg struct {
+	Slug, Commit, Log string
+	Err               error
+}
