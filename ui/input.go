@@ -185,7 +185,7 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 		f.Typing = false
 		f.Input.Blur()
 		if m.pane == plansPane {
-			m.plans.laneWithMatches()
+			plansOf(m).LaneWithMatches()
 		}
 	default:
 		f.Input, cmd = f.Input.Update(msg)

@@ -321,7 +321,7 @@ func (v *logView) view(m *Model, h int) []string {
 		if row == nil {
 			row = block
 		} else {
-			row = beside(row, block)
+			row = kit.Beside(row, block)
 		}
 		if i == len(v.panes)-1 || rects[i+1].row != rects[i].row {
 			out = append(out, row...)

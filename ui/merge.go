@@ -86,7 +86,7 @@ func (m *Model) mergeTick() tea.Cmd {
 // or review-needed/ in the Plans pane, where the merge keys act on the
 // selected plan's candidate.
 func (m *Model) mergeShown() bool {
-	return m.pane == mergePane || m.pane == plansPane && m.plans.lane == model.ReviewNeeded
+	return m.pane == mergePane || m.pane == plansPane && plansOf(m).Lane() == model.ReviewNeeded
 }
 
 // mergeWatched reports whether the queue may change with nothing on disk

@@ -300,11 +300,8 @@ func (m *Model) leadToPlan(rel string) tea.Cmd {
 		m.setStatus("✗ "+kit.SlugOf(rel)+" is gone from the tree", true)
 		return m.schedulePreview()
 	}
-	p := &m.plans
-	if lane := model.Rel(now).Lane(); lane != p.lane {
-		p.lanePick[p.lane] = p.Key()
-		p.lane, p.Cursor, p.Offset, p.Keys = lane, 0, 0, nil
-	}
+	p := plansOf(m)
+	p.ShowLane(model.Rel(now).Lane())
 	p.Rebuild(m.ctx())
 	if !p.GoTo(now) && p.Input.Value() != "" {
 		// The filter hides it: the operator asked for this plan.

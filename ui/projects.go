@@ -26,6 +26,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/panes/plans"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	wlook "github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -428,7 +429,7 @@ func (e *projectEntry) summarize() {
 	if m.d != nil {
 		s.loaded = true
 		for _, l := range model.Lanes {
-			s.counts = append(s.counts, laneCount(m.d, l))
+			s.counts = append(s.counts, plans.LaneCount(m.d, l))
 		}
 	}
 	for i := range m.wrk.rows {

@@ -13,6 +13,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
 	"github.com/fleetwatch/fleetwatch/ui/panes/merge"
+	"github.com/fleetwatch/fleetwatch/ui/panes/plans"
 	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
@@ -59,13 +60,13 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 		}
 	}
 	for _, lane := range model.Lanes {
-		for h.m.plans.lane != lane {
+		for plansOf(&h.m).Lane() != lane {
 			h.press("]")
 		}
 		v := h.view()
-		for _, r := range h.m.plans.rows {
-			why, _ := whyText(h.m.d, r)
-			who, _ := whoText(r, h.m.Now)
+		for _, r := range plansOf(&h.m).Rows() {
+			why, _ := plans.WhyText(h.m.d, r)
+			who, _ := plans.WhoText(r, h.m.Now)
 			row(v, " "+r.Plan.Slug+" ", why, who)
 		}
 	}

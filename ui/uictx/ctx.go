@@ -48,6 +48,8 @@ type Ctx struct {
 	Workers *Workers
 	// Merge is the merge listing, which the Merge and Plans panes read.
 	Merge *Merge
+	// Preview is the selected plan's, which the Plans pane draws.
+	Preview *Preview
 }
 
 // Rows are a table's visible rows, drawn in this session's context.
@@ -139,6 +141,9 @@ type (
 	// NewPlanReq and EditReq start writing a plan (ui's newplan.go, edit.go).
 	NewPlanReq struct{}
 	EditReq    struct{}
+	// PreviewScrollReq scrolls the preview by half its height: down for
+	// a positive number, up for a negative one.
+	PreviewScrollReq int
 	// BatchReq is several requests, done in order.
 	BatchReq []tea.Msg
 )
