@@ -102,13 +102,16 @@ type Model struct {
 	remote *remoteState // the remote claims backend; nil for lease files
 }
 
-// paneSet is the sub-models of the panes, one per entry of paneSpecs.
+// paneSet is the panes, one per entry of paneSpecs, and the readings the
+// root holds for them and for itself (the header, the notices): the
+// workers (workers.go), the merge listing (merge.go) and the selected
+// plan's preview (preview.go), which the panes are given read-only.
 type paneSet struct {
-	pv  uictx.Preview // the selected plan's preview (preview.go)
-	wrk workerReading
 	// panes are the registry's, in its order (paneSpecs).
 	panes []uictx.Pane
+	wrk   workerReading
 	merge mergeReading
+	pv    uictx.Preview
 }
 
 // New builds the program's model and starts the file watchers.
