@@ -15,7 +15,6 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/panes/merge"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // helpScreen is `?`; off is the first line shown.
@@ -76,7 +75,8 @@ func (m *Model) helpLines() []string {
 		out = append(out, wrapLegend(legend, w)...)
 	}
 	out = append(out, "")
-	return append(out, m.mergeLegend(w)...)
+	// The Merge states on every pane: the Plans pane's merge keys act on them too.
+	return append(out, wrapLegend([]uictx.Legend{merge.StatesLegend(m.Common)}, w)...)
 }
 
 // keyRows is one row per binding: its keys, what it does, and, when it
@@ -184,35 +184,6 @@ func everywhere(k *uictx.KeyMap) []*key.Binding {
 
 // panesKey stands for the number keys in help: one entry, not seven.
 var panesKey = key.NewBinding(key.WithKeys("1"), key.WithHelp("1–"+kit.Itoa(len(paneSpecs)), "a pane by its number"))
-
-// mergeStates say what each state of the Merge pane asks of a person, in
-// the order a change goes through them.
-var mergeStates = []struct {
-	state landing.State
-	means string
-}{
-	{landing.NeedsReview, "no review or approval stands for its tip: A approves it, v asks a peer"},
-	{landing.Reviewed, "a peer's review stands for its tip (ACCEPT, REVISE or ESCALATE): A approves it"},
-	{landing.Approved, "a person approved its tip: + queues it"},
-	{landing.NoChange, "its branch is not ahead of the integration branch: nothing to check, approve or land"},
-	{landing.Queued, "in the queue; its checks have not run on the tree it would land yet"},
-	{landing.Checking, "its checks run now, on the tree it would land"},
-	{landing.Ready, "every check passed on that exact tree: m lands the queue's head"},
-	{landing.Conflict, "it does not merge cleanly into the integration branch"},
-	{landing.Failed, "a check failed, could not run or timed out on that tree"},
-	{landing.Stale, "the branch moved after a person approved it: A approves it again"},
-	{landing.Landed, "on the integration branch"},
-}
-
-// mergeLegend is the Merge states and the check glyphs.
-func (m *Model) mergeLegend(w int) []string {
-	l := uictx.Legend{Title: "Merge states (pane 6)"}
-	for _, s := range mergeStates {
-		l.Rows = append(l.Rows, [2]string{merge.StateCell(m.Common, s.state, len(s.state)), s.means})
-	}
-	l.Rows = append(l.Rows, [2]string{"checks", strings.TrimPrefix(merge.CheckLegend, "checks: ")})
-	return wrapLegend([]uictx.Legend{l}, w)
-}
 
 // wrapLegend sets each legend under its title, symbols in a column and
 // their meaning wrapped beside them.

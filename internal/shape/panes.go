@@ -19,7 +19,7 @@ const (
 	// non-test files and the methods on its Model. They only go down as
 	// panes leave the root (the goal is 25 and 60).
 	maxRootFiles    = 30
-	maxModelMethods = 175
+	maxModelMethods = 174
 )
 
 // stillInRoot are the panes not yet moved to a package of their own: a

@@ -74,7 +74,7 @@ func Detail(cm *uictx.Common, s *landing.Status, logs [][]string, logErrs []erro
 			out = append(out, "  "+line(p))
 		}
 	}
-	out = append(out, "", cm.St.Title.Render("Checks")+"  "+cm.St.Dim.Render(strings.TrimPrefix(CheckLegend, "checks: ")))
+	out = append(out, "", cm.St.Title.Render("Checks")+"  "+cm.St.Dim.Render(strings.TrimPrefix(checkLegend, "checks: ")))
 	if len(s.Checks) == 0 {
 		out = append(out, "  "+line(mergekeys.OrWords(mergekeys.WhyOf(cm, s), "no checks configured")))
 	}

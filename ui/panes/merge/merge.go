@@ -54,8 +54,8 @@ func (l *Pane) SetSize(w, h int) {
 	l.Table.SetSize(w, h-2)
 }
 
-// CheckLegend says what each check glyph means, below the table.
-const CheckLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missing  … running"
+// checkLegend says what each check glyph means, below the table.
+const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missing  … running"
 
 func (l *Pane) Rebuild(pc *uictx.Ctx) {
 	l.listing, l.err, l.loaded = pc.Merge.Listing, pc.Merge.Err, pc.Merge.Loaded
@@ -177,7 +177,7 @@ func (l *Pane) View(pc *uictx.Ctx, h int) []string {
 		out = append(out, " "+termtext.Line(mergekeys.BatchLine(b)))
 	}
 	out = append(out, pc.TableBox(kit.FilterTitle("Merge", &l.Filter), l.cols.header(), &l.Table, h-1-len(out), kit.EmptyText(&l.Filter, empty))...)
-	legend := CheckLegend
+	legend := checkLegend
 	if l.listing.Batch != nil || anyFlaky(l.listing.Items) {
 		legend += "  " + mergekeys.FlakyGlyph + " flaky"
 	}
@@ -279,7 +279,7 @@ func mergeLine(cm *uictx.Common, s *landing.Status, batch *landing.BatchView, c 
 	}
 	b.WriteString(kit.FitRight(pos, 2) + " ")
 	b.WriteString(kit.Fit(termtext.Line(s.Slug), c.slug) + " ")
-	b.WriteString(StateCell(cm, s.State, c.state) + " ")
+	b.WriteString(stateCell(cm, s.State, c.state) + " ")
 	b.WriteString(kit.Fit(kit.Short(s.Commit), c.tip) + " ")
 	b.WriteString(kit.Fit(aheadBehind(s), c.ab) + " ")
 	if c.reviewed > 0 {
@@ -298,9 +298,9 @@ func mergeLine(cm *uictx.Common, s *landing.Status, batch *landing.BatchView, c 
 	return b.String()
 }
 
-// StateCell is a state in the engine's words, coloured by what it asks of
+// stateCell is a state in the engine's words, coloured by what it asks of
 // a person; the word alone says it under NO_COLOR.
-func StateCell(cm *uictx.Common, st landing.State, w int) string {
+func stateCell(cm *uictx.Common, st landing.State, w int) string {
 	cell := kit.Fit(string(st), w)
 	if cm.Plain {
 		return cell
