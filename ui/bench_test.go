@@ -54,7 +54,7 @@ func benchModel(b *testing.B, n int) Model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.TrueColor)
 	m := New(uictx.Options{Tree: tree, Agent: "op", NoWatch: true, Renderer: r})
-	m.plans.lane = model.Features
+	plansOf(&m).ShowLane(model.Features)
 	m = step(m, tea.WindowSizeMsg{Width: 160, Height: 48})
 	return step(m, loadedMsg{d: uictx.NewData(model.NewBoard(s, model.Options{Now: now}), now)})
 }
@@ -82,7 +82,7 @@ func BenchmarkKeyDown10k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		msg := down
-		if m.plans.Cursor == m.plans.Len()-1 {
+		if plansOf(&m).Cursor == plansOf(&m).Len()-1 {
 			msg = top
 		}
 		m = step(m, msg)
@@ -98,7 +98,7 @@ func BenchmarkPageDown10k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		msg := pg
-		if m.plans.Cursor == m.plans.Len()-1 {
+		if plansOf(&m).Cursor == plansOf(&m).Len()-1 {
 			msg = top
 		}
 		m = step(m, msg)

@@ -14,7 +14,9 @@ import (
 	"github.com/fleetwatch/fleetwatch/ui/demo"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
+	"github.com/fleetwatch/fleetwatch/ui/panes/plans"
 	"github.com/fleetwatch/fleetwatch/ui/panes/trees"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 )
 
 // fit promises exactly w cells, but when the cut lands inside a wide
@@ -127,13 +129,13 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 		}
 	}
 	for _, lane := range model.Lanes {
-		for h.m.plans.lane != lane {
+		for plansOf(&h.m).Lane() != lane {
 			h.press("]")
 		}
 		v := h.view()
-		for _, r := range h.m.plans.rows {
-			why, _ := whyText(h.m.d, r)
-			who, _ := whoText(r, h.m.Now)
+		for _, r := range plansOf(&h.m).Rows() {
+			why, _ := plans.WhyText(h.m.d, r)
+			who, _ := plans.WhoText(r, h.m.Now)
 			need(v, " "+r.Plan.Slug+" ", why, who)
 		}
 	}
@@ -150,7 +152,7 @@ func TestDemoAt160CutsNothingButTitles(t *testing.T) {
 	h.press("4")
 	v = h.view()
 	for _, r := range h.m.wrk.rows {
-		need(v, r.st.AgentID, workerWhat(&r.st, h.m.wrk.cols.bare), kit.PlanSlug(r.st.Plan), strings.TrimPrefix(r.st.Note, "on "))
+		need(v, r.St.AgentID, workers.What(&r.St, workersOf(&h.m).Bare()), kit.PlanSlug(r.St.Plan), strings.TrimPrefix(r.St.Note, "on "))
 	}
 	h.press("5")
 	v = h.view()
@@ -174,7 +176,7 @@ func TestDemoColumnsFitAndAlign(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 32}, {160, 48}} {
 		h := newHarness(t, p, size[0], size[1])
 		for _, lane := range model.Lanes {
-			for h.m.plans.lane != lane {
+			for plansOf(&h.m).Lane() != lane {
 				h.press("]")
 			}
 			lines := strings.Split(h.view(), "\n") // checks every line fits
@@ -184,7 +186,7 @@ func TestDemoColumnsFitAndAlign(t *testing.T) {
 					at = cellOf(l, "pri")
 				}
 			}
-			for _, r := range h.m.plans.rows {
+			for _, r := range plansOf(&h.m).Rows() {
 				for _, l := range lines {
 					if strings.Contains(l, " "+r.Plan.Slug+" ") || strings.Contains(l, " "+r.Plan.Slug[:min(len(r.Plan.Slug), 6)]) {
 						if got := cellOf(l, " "+r.Plan.Header.Priority+" ") + 1; got != at {
@@ -204,9 +206,9 @@ func TestColumnsMeasuredPerRebuild(t *testing.T) {
 	t.Parallel()
 	p := demoProject(t)
 	h := newHarness(t, p, 160, 48)
-	want := h.m.plans.measurePlans(h.m.d, h.m.plans.rows)
-	if h.m.plans.cols.slug < want.slug || h.m.plans.cols.deps < want.deps {
-		t.Errorf("plans columns %+v do not hold the widest cells %+v", h.m.plans.cols, want)
+	slug, deps, wantSlug, wantDeps := plansOf(&h.m).Widths(h.m.d, plansOf(&h.m).Rows())
+	if slug < wantSlug || deps < wantDeps {
+		t.Errorf("plans columns (slug %d, deps %d) do not hold the widest cells (slug %d, deps %d)", slug, deps, wantSlug, wantDeps)
 	}
 	if plan, owner := leasesOf(&h.m).Widths(); owner < len("small-2") || plan < len("in-progress/duplicate-tags-by-case.md") {
 		t.Errorf("lease columns (plan %d, owner %d) cut the demo's owners or plans", plan, owner)
@@ -231,9 +233,9 @@ func TestWhyWidthIsTheTextsWidth(t *testing.T) {
 	kinds := map[string]bool{}
 	for i := range h.m.d.Board.Rows {
 		r := &h.m.d.Board.Rows[i]
-		text, _ := whyText(h.m.d, r)
+		text, _ := plans.WhyText(h.m.d, r)
 		kinds[strings.Fields(text + " x")[0]] = true
-		if got, want := whyWidth(h.m.d, r, skips, 0), ansi.StringWidth(text); got != want {
+		if got, want := plans.WhyWidth(h.m.d, r, skips, 0), ansi.StringWidth(text); got != want {
 			t.Errorf("%s: whyWidth %d, the text %q is %d wide", r.Plan.Rel, got, text, want)
 		}
 	}
@@ -248,9 +250,9 @@ func TestWhyWidthIsTheTextsWidth(t *testing.T) {
 // that brings a new board: every row of the lane measured once.
 func BenchmarkMeasurePlans10k(b *testing.B) {
 	m := benchModel(b, 10_000)
-	rows := m.plans.rows
+	rows := plansOf(&m).Rows()
 	b.ResetTimer()
 	for b.Loop() {
-		_ = m.plans.measurePlans(m.d, rows)
+		plansOf(&m).Widths(m.d, rows)
 	}
 }

@@ -3,7 +3,6 @@ package ui
 import (
 	"math"
 
-	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
@@ -44,7 +43,8 @@ func (m *Model) ctx() *uictx.Ctx {
 	c := &uictx.Ctx{
 		Common: m.Common, D: m.d, Shown: m.pane, Target: m.selection(),
 		StateProblems: m.wrk.problems, Paused: m.fleetData.Paused, Reading: m.reading(),
-		Running: running(m.wrk.rows),
+		Running: running(m.wrk.rows), Workers: m.wrk.view(),
+		Merge: m.merge.view(), Preview: &m.pv,
 	}
 	if m.fleetRead {
 		c.Fleet = &m.fleetData
@@ -56,17 +56,6 @@ func (m *Model) ctx() *uictx.Ctx {
 		c.Claims, c.View = r.c, r.view
 	}
 	return c
-}
-
-// rowsOf is what the plans' and the leases' rows are made of, their
-// rowsKey.from: the pane, the board, the lane, the filter and the columns
-// (a comparable struct of the pane's own).
-type rowsOf struct {
-	pane   uictx.PaneID
-	d      *uictx.Data
-	lane   model.Lane
-	needle string
-	cols   any
 }
 
 // clockNow is the clock a tick judges the rows at. A hub's sessions take

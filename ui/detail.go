@@ -124,7 +124,7 @@ func (v *detailView) view(m *Model, h int) []string {
 // readerFacts is the reader's second line: the plan's lane and who holds
 // it. The header's own facts are in the rendered plan below it.
 func (m *Model) readerFacts() string {
-	rel := m.plans.pv.rel
+	rel := m.pv.Rel
 	if rel == "" {
 		return ""
 	}

@@ -92,7 +92,7 @@ func (m *Model) editReady(msg editReadyMsg) tea.Cmd {
 	}
 	if msg.created {
 		m.showLane(model.Rel(msg.rel).Lane())
-		m.plans.want = msg.rel
+		plansOf(m).Want(msg.rel)
 	}
 	what := "edit " + kit.SlugOf(msg.rel)
 	if msg.created {
@@ -164,13 +164,9 @@ func (m *Model) askEdit() tea.Cmd {
 // showLane switches the Plans pane to lane, where a new plan shows once the
 // next scan sees it.
 func (m *Model) showLane(lane model.Lane) {
-	if m.plans.lane == lane {
+	if !plansOf(m).ShowLane(lane) {
 		return
 	}
-	m.plans.lanePick[m.plans.lane] = m.plans.Key()
-	m.plans.lane = lane
-	m.plans.Cursor, m.plans.Offset = 0, 0
-	m.plans.Keys = nil
-	m.plans.Rebuild(m.ctx())
+	plansOf(m).Rebuild(m.ctx())
 	m.syncKeys()
 }

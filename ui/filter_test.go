@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 )
 
 // `/` in Plans looks in every lane at once: the lane list counts each
@@ -18,7 +19,7 @@ func TestFilterPlansAcrossLanesWithCounts(t *testing.T) {
 		h := newHarness(t, p, size[0], size[1])
 		h.press("/")
 		h.typeText("import") // csv-import (review-needed), old-import (in-progress)
-		if n := h.m.plans.matched; n[model.ReviewNeeded] != 1 || n[model.InProgress] != 1 || n[model.Bugs] != 0 {
+		if n := plansOf(&h.m).Matched(); n[model.ReviewNeeded] != 1 || n[model.InProgress] != 1 || n[model.Bugs] != 0 {
 			t.Errorf("%dx%d: matches per lane %v", size[0], size[1], n)
 		}
 		v := h.view()
@@ -36,8 +37,8 @@ func TestFilterPlansAcrossLanesWithCounts(t *testing.T) {
 			}
 		}
 		h.press("enter")
-		if h.m.plans.lane != model.InProgress || !slices.Equal(h.rows(), []string{"in-progress/old-import.md"}) {
-			t.Errorf("%dx%d: enter left lane %s rows %v, want the first lane with a match", size[0], size[1], h.m.plans.lane, h.rows())
+		if plansOf(&h.m).Lane() != model.InProgress || !slices.Equal(h.rows(), []string{"in-progress/old-import.md"}) {
+			t.Errorf("%dx%d: enter left lane %s rows %v, want the first lane with a match", size[0], size[1], plansOf(&h.m).Lane(), h.rows())
 		}
 		if f := h.footer(); !strings.Contains(f, "filter: import (esc clears)") {
 			t.Errorf("%dx%d: the filter is not shown while it applies: %q", size[0], size[1], f)
@@ -46,7 +47,7 @@ func TestFilterPlansAcrossLanesWithCounts(t *testing.T) {
 			t.Errorf("%dx%d: the table's title does not name the filter:\n%s", size[0], size[1], v)
 		}
 		h.press("esc")
-		if h.m.plans.Active() || len(h.rows()) != 2 || strings.Contains(h.view(), "1/2") {
+		if plansOf(&h.m).Active() || len(h.rows()) != 2 || strings.Contains(h.view(), "1/2") {
 			t.Errorf("%dx%d: esc did not clear the filter: rows %v", size[0], size[1], h.rows())
 		}
 	}
@@ -66,7 +67,7 @@ func TestFilterEveryPane(t *testing.T) {
 	}{
 		{"2", "small-2", func(h *harness) int { return leasesOf(&h.m).Len() }, 1},
 		{"3", "mid-1", func(h *harness) int { return treesOf(&h.m).Len() }, 1},
-		{"4", "stale", func(h *harness) int { return h.m.wrk.Len() }, 1},
+		{"4", "stale", func(h *harness) int { return workersOf(&h.m).Len() }, 1},
 		{"5", "needs smtp", func(h *harness) int { return eventsOf(&h.m).Len() }, 1},
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
@@ -113,10 +114,10 @@ func TestFilteredWorkersSelectTheRowShown(t *testing.T) {
 	h.typeText("stale")
 	h.press("enter")
 	r := h.m.selectedWorker()
-	if r == nil || !strings.Contains(h.view(), "▸   "+r.st.AgentID) {
+	if r == nil || !strings.Contains(h.view(), "▸   "+r.St.AgentID) {
 		t.Fatalf("selected %+v, screen:\n%s", r, h.view())
 	}
-	if s, _ := healthCell(r); s != "◌ stale" {
+	if s, _ := workers.HealthCell(r); s != "◌ stale" {
 		t.Errorf("the selected worker is %q, not the stale one shown", s)
 	}
 }

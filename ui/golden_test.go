@@ -183,7 +183,7 @@ func TestWatcherRefreshesScreen(t *testing.T) {
 	}
 	rows := strings.Join(func() []string {
 		var out []string
-		for _, r := range final.plans.rows {
+		for _, r := range plansOf(&final).Rows() {
 			out = append(out, r.Plan.Rel)
 		}
 		return out

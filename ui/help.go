@@ -13,8 +13,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/panes/merge"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
 // helpScreen is `?`; off is the first line shown.
@@ -70,12 +70,13 @@ func (m *Model) helpLines() []string {
 		out = append(out, "", m.St.Bold.Render("Projects"))
 		out = append(out, m.flowKeys(between(&m.Keys.Projects), w)...)
 	}
-	if legend := paneLegends[m.pane]; len(legend) > 0 {
+	if legend := paneHelp(&m.Keys, m.pane).Legends; len(legend) > 0 {
 		out = append(out, "")
 		out = append(out, wrapLegend(legend, w)...)
 	}
 	out = append(out, "")
-	return append(out, m.mergeLegend(w)...)
+	// The Merge states on every pane: the Plans pane's merge keys act on them too.
+	return append(out, wrapLegend([]uictx.Legend{merge.StatesLegend(m.Common)}, w)...)
 }
 
 // keyRows is one row per binding: its keys, what it does, and, when it
@@ -161,36 +162,19 @@ func (m *Model) offReason(b *key.Binding) string {
 	return why
 }
 
+// paneHelp is what pane p says of itself (uictx.Helper), nothing for a
+// pane that says nothing; asked of a pane made afresh, as what a pane
+// answers to depends on the key map alone.
+func paneHelp(k *uictx.KeyMap, p uictx.PaneID) uictx.PaneHelp {
+	if h, ok := paneSpecs[p].pkg(p).(uictx.Helper); ok {
+		return h.Help(k)
+	}
+	return uictx.PaneHelp{}
+}
+
 // paneBindings are the keys pane p answers to, as `?` lists them: each
 // pane's own struct in KeyMap, whole (a test holds them to it).
-func paneBindings(k *uictx.KeyMap, p uictx.PaneID) []*key.Binding {
-	switch p {
-	case plansPane:
-		pk := &k.Plans
-		return []*key.Binding{&pk.Preview, &pk.PrevLane, &pk.NextLane, &pk.Promote, &pk.Park, &pk.Return,
-			&pk.Release, &pk.Recover, &pk.Complete, &pk.Diff, &pk.New, &pk.Edit, &pk.PreviewDown, &pk.PreviewUp,
-			// The selected plan's own candidate, as in the Merge pane.
-			&k.Merge.Approve, &k.Merge.NeedsWork, &k.Merge.Add, &k.Merge.Land}
-	case leasesPane:
-		return []*key.Binding{&k.Leases.Open, &k.Leases.Release, &k.Leases.Recover}
-	case worktreesPane:
-		return []*key.Binding{&k.Trees.Open, &k.Trees.Diff}
-	case workersPane:
-		w := &k.Workers
-		return []*key.Binding{&k.Spawn, &w.Open, &w.Stop, &w.Pause, &w.Mark, &w.Logs, &w.Diff}
-	case eventsPane:
-		return []*key.Binding{&k.Events.Open}
-	case mergePane:
-		g := &k.Merge
-		return []*key.Binding{&g.Open, &g.Diff, &g.Approve, &g.NeedsWork, &g.Peer, &g.Add, &g.Remove, &g.Land, &g.Accept}
-	case inboxPane:
-		i := &k.Inbox
-		return []*key.Binding{&i.Open, &i.Approve, &i.Reject, &i.Extend, &i.Resume, &i.Stop}
-	case fleetPane:
-		return []*key.Binding{&k.Fleet.Open}
-	}
-	return nil
-}
+func paneBindings(k *uictx.KeyMap, p uictx.PaneID) []*key.Binding { return paneHelp(k, p).Keys }
 
 // everywhere are the keys that mean the same in every pane.
 func everywhere(k *uictx.KeyMap) []*key.Binding {
@@ -201,92 +185,21 @@ func everywhere(k *uictx.KeyMap) []*key.Binding {
 // panesKey stands for the number keys in help: one entry, not seven.
 var panesKey = key.NewBinding(key.WithKeys("1"), key.WithHelp("1–"+kit.Itoa(len(paneSpecs)), "a pane by its number"))
 
-// legendRow is a symbol or word and what it means.
-type legendRow struct{ sym, means string }
-
-// legend is a titled list of legendRows.
-type legend struct {
-	title string
-	rows  []legendRow
-}
-
-// paneLegends say what each pane's symbols mean.
-var paneLegends = map[uictx.PaneID][]legend{
-	plansPane: {
-		{"Tier columns (S M R F = small mid reasoner frontier)", []legendRow{
-			{"1 2 …", "the rank that tier's next bare pick gives the plan (1 = claimed next)"},
-			{"3?", "eligible, but no Preferred model or tier matched (fit unknown)"},
-			{"·", "fit, but held back: dependencies unmet, leased, or a person's"},
-			{"↑ ↓", "overqualified / underqualified for the plan"},
-			{"✓ ?", "outside the ready lanes: good fit / unknown fit"}}},
-		{"Rows", []legendRow{
-			{"●", "some tier would pick it now"}, {"○", "no tier would"}, {"▸", "selected"},
-			{"!", "check warns about the plan (its preview says why)"}}},
-	},
-	leasesPane: {{"Leases", []legendRow{
-		{"●", "live"}, {"✗", "expired"}, {"?", "unreadable"}, {"◇", "held by the inbox (awaiting approval)"}}}},
-	worktreesPane: {{"Worktrees", []legendRow{
-		{"●", "on disk and clean"}, {"✗", "dirty, missing, or git could not read it"},
-		{"↑N ↓N", "commits ahead of / behind the integration branch"}}}},
-	workersPane: {{"Workers", []legendRow{
-		{"● live", "its heartbeat is fresh"}, {"◌ stale", "silent for two heartbeats"},
-		{"✗ dead", "its process is gone"}, {"exited N", "finished with exit status N"},
-		{"○ starting", "spawned here, no state file yet"}, {"⏸ paused", "its run is stopped where it is (its budget, or p); the detail says why"},
-		{"1–4", "marked for logs (space marks, l opens)"}}}},
-	eventsPane: {{"Events", []legendRow{
-		{"⚠", "a warning from the last scan of .plans/, above the event log"}}}},
-	fleetPane: {{"Fleet", []legendRow{
-		{"████░░  62%", "today's spend against a daily budget (fleet, endpoint, tier)"},
-		{"1st ok", "plans whose first checks passed, of those checked"},
-		{"needs-work", "plans a peer asked more work of, of those reviewed"},
-		{"to land", "median time from a plan's first claim to its landing"},
-		{"—", "nothing to count yet (no landing, no check, no review)"}}}},
-}
-
-// mergeStates say what each state of the Merge pane asks of a person, in
-// the order a change goes through them.
-var mergeStates = []struct {
-	state landing.State
-	means string
-}{
-	{landing.NeedsReview, "no review or approval stands for its tip: A approves it, v asks a peer"},
-	{landing.Reviewed, "a peer's review stands for its tip (ACCEPT, REVISE or ESCALATE): A approves it"},
-	{landing.Approved, "a person approved its tip: + queues it"},
-	{landing.NoChange, "its branch is not ahead of the integration branch: nothing to check, approve or land"},
-	{landing.Queued, "in the queue; its checks have not run on the tree it would land yet"},
-	{landing.Checking, "its checks run now, on the tree it would land"},
-	{landing.Ready, "every check passed on that exact tree: m lands the queue's head"},
-	{landing.Conflict, "it does not merge cleanly into the integration branch"},
-	{landing.Failed, "a check failed, could not run or timed out on that tree"},
-	{landing.Stale, "the branch moved after a person approved it: A approves it again"},
-	{landing.Landed, "on the integration branch"},
-}
-
-// mergeLegend is the Merge states and the check glyphs.
-func (m *Model) mergeLegend(w int) []string {
-	l := legend{title: "Merge states (pane 6)"}
-	for _, s := range mergeStates {
-		l.rows = append(l.rows, legendRow{stateCell(m.Common, s.state, len(s.state)), s.means})
-	}
-	l.rows = append(l.rows, legendRow{"checks", strings.TrimPrefix(checkLegend, "checks: ")})
-	return wrapLegend([]legend{l}, w)
-}
-
 // wrapLegend sets each legend under its title, symbols in a column and
 // their meaning wrapped beside them.
-func wrapLegend(ls []legend, w int) []string {
+func wrapLegend(ls []uictx.Legend, w int) []string {
 	var out []string
 	for _, l := range ls {
-		out = append(out, l.title+":")
+		out = append(out, l.Title+":")
 		sw := 0
-		for _, r := range l.rows {
-			sw = max(sw, ansi.StringWidth(r.sym))
+		for _, r := range l.Rows {
+			sw = max(sw, ansi.StringWidth(r[0]))
 		}
-		for _, r := range l.rows {
-			for i, line := range wrapWords(r.means, max(10, w-4-sw)) {
+		for _, r := range l.Rows {
+			for i, line := range wrapWords(r[1], max(10, w-4-sw)) {
 				sym := ""
 				if i == 0 {
-					sym = r.sym
+					sym = r[0]
 				}
 				out = append(out, "  "+kit.Fit(sym, sw)+"  "+line)
 			}

@@ -583,7 +583,7 @@ func (h *harness) selected() string {
 // rows is the rels the plans table lists now.
 func (h *harness) rows() []string {
 	var out []string
-	for _, r := range h.m.plans.rows {
+	for _, r := range plansOf(&h.m).Rows() {
 		out = append(out, r.Plan.Rel)
 	}
 	return out
@@ -598,7 +598,7 @@ func (h *harness) selectPlan(rel string) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	for i := 0; h.m.plans.lane != lane; i++ {
+	for i := 0; plansOf(&h.m).Lane() != lane; i++ {
 		if i > len(model.Lanes) {
 			h.t.Fatalf("never reached lane %s", lane)
 		}
@@ -606,7 +606,7 @@ func (h *harness) selectPlan(rel string) {
 	}
 	h.press("g")
 	for i := 0; h.selected() != rel; i++ {
-		if i > len(h.m.plans.rows) {
+		if i > len(plansOf(&h.m).Rows()) {
 			h.t.Fatalf("%s is not in the %s rows %v", rel, lane, h.rows())
 		}
 		h.press("j")

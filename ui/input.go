@@ -106,9 +106,7 @@ func (m *Model) moveKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 
 // escape clears the marks in the workers pane, else the pane's filter.
 func (m *Model) escape() tea.Cmd {
-	if m.pane == workersPane && len(m.wrk.marks) > 0 {
-		m.wrk.marks = nil
-		m.wrk.Invalidate()
+	if m.pane == workersPane && workersOf(m).ClearMarks() {
 		return nil
 	}
 	if m.clearFilter() {
@@ -187,7 +185,7 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 		f.Typing = false
 		f.Input.Blur()
 		if m.pane == plansPane {
-			m.plans.laneWithMatches()
+			plansOf(m).LaneWithMatches()
 		}
 	default:
 		f.Input, cmd = f.Input.Update(msg)

@@ -16,12 +16,12 @@ func TestKeysThatArriveTogetherAreEachPressed(t *testing.T) {
 	h.selectWorker(h.workerAgents()[0])
 	h.send(keyMsg("jjl"))
 	if h.m.logsShown() == nil || h.m.logsShown().panes[0].agent != h.workerAgents()[2] {
-		t.Fatalf("jjl in one read: cursor %d, logs open %v", h.m.wrk.Cursor, h.m.logsShown() != nil)
+		t.Fatalf("jjl in one read: cursor %d, logs open %v", workersOf(&h.m).Cursor, h.m.logsShown() != nil)
 	}
 	h.pumpLogs("the pane opened", func() bool { return h.m.logsShown().panes[0].open })
 	h.press("esc", "1", "/")
 	h.send(keyMsg("crash"))
-	if got := h.m.plans.Input.Value(); got != "crash" {
+	if got := plansOf(&h.m).Input.Value(); got != "crash" {
 		t.Errorf("typed into the filter in one read: %q", got)
 	}
 }
@@ -51,7 +51,7 @@ func TestCtrlCWhileFiltering(t *testing.T) {
 	h.press("/")
 	h.typeText("ci")
 	h.press("ctrl+c")
-	if !h.quit && h.m.plans.Typing {
+	if !h.quit && plansOf(&h.m).Typing {
 		t.Error("ctrl+c neither quit nor left the filter")
 	}
 }

@@ -4,19 +4,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // maxLogPanes is how many logs show side by side.
-const maxLogPanes = 4
+const maxLogPanes = uictx.MaxLogPanes
 
 // logBacklog is how many earlier lines a log pane starts with; logKeep is
 // how many it keeps as new ones come.
@@ -116,13 +116,13 @@ func closeTailsCmd(tails []*look.Tail) tea.Cmd {
 
 // openLogs shows the marked workers' logs, or the selected one's.
 func (m *Model) openLogs() tea.Cmd {
-	agents := slices.Clone(m.wrk.marks)
+	agents := slices.Clone(workersOf(m).Marks())
 	if len(agents) == 0 {
 		r := m.selectedWorker()
 		if r == nil {
 			return nil
 		}
-		agents = []string{r.st.AgentID}
+		agents = []string{r.St.AgentID}
 	}
 	m.logGen++
 	v := &logView{gen: m.logGen}
@@ -193,45 +193,6 @@ func (m *Model) logLines(msg logLinesMsg) tea.Cmd {
 	}
 	m.clampLog(msg.i)
 	return waitLogCmd(p.tail, msg.gen, msg.i)
-}
-
-// logLine renders one log line: the time of day, a mark for the stream
-// (! the executor's stderr, » the driver's own words) and the text.
-func logLine(c *uictx.Common, raw string) string {
-	at, stream, text, ok := look.ParseLogLine(raw)
-	if !ok {
-		return termtext.Line(raw)
-	}
-	mark := " "
-	switch stream {
-	case look.StreamErr:
-		mark = "!"
-		if !c.Plain {
-			mark = c.St.Bad.Render(mark)
-		}
-	case look.StreamFleet:
-		mark = "»"
-		if !c.Plain {
-			mark = c.St.Info.Render(mark)
-		}
-	}
-	ts := logStamp(at.Local(), c.Opt.Tree.Now().Local())
-	if !c.Plain {
-		ts = c.St.Dim.Render(ts)
-	}
-	return ts + " " + mark + " " + termtext.Line(text)
-}
-
-// logStamp shows a log line's time of day, or its date when it is from
-// another day, in the same eight columns: a two-day-old line must not pass
-// for one written this morning.
-func logStamp(at, now time.Time) string {
-	y1, m1, d1 := at.Date()
-	y2, m2, d2 := now.Date()
-	if y1 == y2 && m1 == m2 && d1 == d2 {
-		return at.Format("15:04:05")
-	}
-	return at.Format("  Jan _2")
 }
 
 // logRect is where one log pane goes.
@@ -360,7 +321,7 @@ func (v *logView) view(m *Model, h int) []string {
 		if row == nil {
 			row = block
 		} else {
-			row = beside(row, block)
+			row = kit.Beside(row, block)
 		}
 		if i == len(v.panes)-1 || rects[i+1].row != rects[i].row {
 			out = append(out, row...)
@@ -380,11 +341,11 @@ func (m *Model) logPaneView(v *logView, i int, p *logPane, w, h int) []string {
 	}
 	focus := i == v.focus
 	title := termtext.Line(p.agent)
-	if r := m.workerByAgent(p.agent); r != nil {
-		state, _ := healthCell(r)
+	if r := m.wrk.byAgent(p.agent); r != nil {
+		state, _ := workers.HealthCell(r)
 		title += " · " + state
-		if r.st.Plan != "" {
-			title += " · " + termtext.Line(kit.PlanSlug(r.st.Plan))
+		if r.St.Plan != "" {
+			title += " · " + termtext.Line(kit.PlanSlug(r.St.Plan))
 		}
 	}
 	if focus && len(v.panes) > 1 && !v.zoom {

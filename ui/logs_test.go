@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
@@ -88,10 +89,10 @@ func TestLogPaneSaysWhyItCannotFollow(t *testing.T) {
 func TestLogStampShowsTheDayOfOldLines(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)
-	if got := logStamp(now.Add(-time.Hour), now); got != "08:00:00" {
+	if got := uictx.LogStamp(now.Add(-time.Hour), now); got != "08:00:00" {
 		t.Errorf("today: %q", got)
 	}
-	if got := logStamp(now.Add(-48*time.Hour), now); got != "  Nov 28" {
+	if got := uictx.LogStamp(now.Add(-48*time.Hour), now); got != "  Nov 28" {
 		t.Errorf("two days ago: %q", got)
 	}
 }

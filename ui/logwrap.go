@@ -6,6 +6,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
 
 // Wrapping, zoom and sideways scrolling of the log panes. With wrapping on,
@@ -20,7 +22,7 @@ const logStep = 10
 // render is line j as drawn, rendered on first sight.
 func (m *Model) logRendered(p *logPane, j int) string {
 	if p.shown[j] == "" {
-		p.shown[j] = logLine(m.Common, p.lines[j])
+		p.shown[j] = uictx.LogLine(m.Common, p.lines[j])
 	}
 	return p.shown[j]
 }

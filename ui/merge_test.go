@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
+	"github.com/fleetwatch/fleetwatch/ui/mergekeys"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
 
@@ -87,10 +88,10 @@ func (h *harness) selectSlug(slug string) {
 	h.t.Helper()
 	h.press("g")
 	for i := 0; ; i++ {
-		if r := h.m.merge.row(); r != nil && r.Slug == slug {
+		if r := mergeOf(&h.m).Row(); r != nil && r.Slug == slug {
 			return
 		}
-		if i > h.m.merge.Len() {
+		if i > mergeOf(&h.m).Len() {
 			h.t.Fatalf("%s is not in the merge pane:\n%s", slug, h.view())
 		}
 		h.press("j")
@@ -118,7 +119,7 @@ func TestMergeRowsQueueFirst(t *testing.T) {
 	t.Parallel()
 	h := mergeHarness(t, 120, 36, sampleListing)
 	var got []string
-	for _, j := range h.m.merge.shown {
+	for _, j := range mergeOf(&h.m).Shown() {
 		got = append(got, h.m.merge.listing.Items[j].Slug)
 	}
 	want := "theme-engine export-pdf login-timeout crash-on-save flaky-ci old-import"
@@ -223,7 +224,7 @@ func TestMergeLandUngatedAsksExplicitly(t *testing.T) {
 	if d == nil || !strings.Contains(strings.Join(d.Body, " "), "ungated: no checks in fleetwatch.yaml") {
 		t.Fatalf("the dialog does not say ungated: %+v", d)
 	}
-	if d.Choices[d.choice] != landWait {
+	if d.Choices[d.choice] != mergekeys.LandWait {
 		t.Errorf("the default choice is %s, want wait", d.Choices[d.choice])
 	}
 	// enter on the default lands nothing.
@@ -234,7 +235,7 @@ func TestMergeLandUngatedAsksExplicitly(t *testing.T) {
 	// Choosing ungated is what lands: its command checks the head first,
 	// and the refusal (the engine, or a head that moved) is an error line.
 	h.press("m", "tab")
-	if d := h.m.dialogShown(); d == nil || d.Choices[d.choice] != landUngated {
+	if d := h.m.dialogShown(); d == nil || d.Choices[d.choice] != mergekeys.LandUngated {
 		t.Fatal("tab did not choose ungated")
 	}
 }
@@ -285,15 +286,15 @@ func TestMergeFilter(t *testing.T) {
 	h.press("/")
 	h.typeText("auth/tok")
 	h.press("enter")
-	if h.m.merge.Len() != 1 || h.m.merge.row().Slug != "login-timeout" {
-		t.Fatalf("filter kept %d rows:\n%s", h.m.merge.Len(), h.view())
+	if mergeOf(&h.m).Len() != 1 || mergeOf(&h.m).Row().Slug != "login-timeout" {
+		t.Fatalf("filter kept %d rows:\n%s", mergeOf(&h.m).Len(), h.view())
 	}
 	if v := h.view(); !strings.Contains(v, "Merge") || strings.Contains(v, "theme-engine") {
 		t.Errorf("filtered view:\n%s", v)
 	}
 	h.press("esc")
-	if h.m.merge.Len() != 6 {
-		t.Errorf("esc left %d rows", h.m.merge.Len())
+	if mergeOf(&h.m).Len() != 6 {
+		t.Errorf("esc left %d rows", mergeOf(&h.m).Len())
 	}
 }
 

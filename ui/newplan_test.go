@@ -199,7 +199,7 @@ func TestNewPlanWithoutAnEditor(t *testing.T) {
 	if hd.Title != "A fresh idea" || hd.Value != "high" || hd.Priority != "P2" || strings.Join(hd.Preferred, ",") != "mid,frontier" {
 		t.Errorf("header %+v from\n%s", hd, text)
 	}
-	if h.m.plans.lane != model.Drafts || h.selected() != "drafts/fresh-idea.md" {
+	if plansOf(&h.m).Lane() != model.Drafts || h.selected() != "drafts/fresh-idea.md" {
 		t.Errorf("the new plan is not selected in drafts (%s):\n%s", h.selected(), h.view())
 	}
 }

@@ -127,8 +127,8 @@ func (m *Model) noticeFacts() model.NoticeFacts {
 	r := notify.Reading{Board: m.d.Board, Inbox: m.inboxNow.Entries, Overlaps: m.wrk.overlaps, Gate: m.merge.listing.Notices,
 		Events: m.d.Events, Commits: m.d.Commits, StuckAfter: m.Opt.StuckAfter, Now: m.Now, Endpoints: m.fleetData.Endpoints}
 	for i := range m.wrk.rows {
-		w := notify.WorkerFact(&m.wrk.rows[i].st, m.wrk.rows[i].health)
-		w.Agent = m.wrk.rows[i].key() // "agent on host" for another machine's worker
+		w := notify.WorkerFact(&m.wrk.rows[i].St, m.wrk.rows[i].Health)
+		w.Agent = m.wrk.rows[i].Key() // "agent on host" for another machine's worker
 		r.Workers = append(r.Workers, w)
 	}
 	return notify.Facts(r)
@@ -280,7 +280,7 @@ func (m *Model) leadTo(n model.Notice) tea.Cmd {
 		return cmd
 	case n.Subject == model.SubjectWorker:
 		cmd := m.setPane(workersPane)
-		if !m.wrk.GoTo(n.Key) {
+		if !m.paneOf(workersPane).List().GoTo(n.Key) {
 			m.setStatus("✗ "+n.Key+" no longer shows: its state file is gone", true)
 		}
 		m.syncKeys()
@@ -300,11 +300,8 @@ func (m *Model) leadToPlan(rel string) tea.Cmd {
 		m.setStatus("✗ "+kit.SlugOf(rel)+" is gone from the tree", true)
 		return m.schedulePreview()
 	}
-	p := &m.plans
-	if lane := model.Rel(now).Lane(); lane != p.lane {
-		p.lanePick[p.lane] = p.Key()
-		p.lane, p.Cursor, p.Offset, p.Keys = lane, 0, 0, nil
-	}
+	p := plansOf(m)
+	p.ShowLane(model.Rel(now).Lane())
 	p.Rebuild(m.ctx())
 	if !p.GoTo(now) && p.Input.Value() != "" {
 		// The filter hides it: the operator asked for this plan.

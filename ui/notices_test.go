@@ -103,11 +103,11 @@ func TestNoticesHeaderListAndEnter(t *testing.T) {
 				t.Fatalf("enter on the review notice: pane %d, want %q:\n%s", h.m.pane, h.m.merge.want, h.view())
 			}
 			h.send(mergeMsg{listing: sampleListing(h.p)})
-			if r := h.m.merge.row(); r == nil || r.Slug != "export-pdf" || h.m.merge.want != "" {
+			if r := mergeOf(&h.m).Row(); r == nil || r.Slug != "export-pdf" || h.m.merge.want != "" {
 				t.Fatalf("the review notice's candidate is not selected once read: %v\n%s", r, h.view())
 			}
 			h.press("N", "enter")
-			if w := h.m.selectedWorker(); h.m.pane != workersPane || w == nil || w.st.AgentID != "small-7" {
+			if w := h.m.selectedWorker(); h.m.pane != workersPane || w == nil || w.St.AgentID != "small-7" {
 				t.Fatalf("enter on the failed notice did not select small-7 in Workers:\n%s", h.view())
 			}
 			h.press("N", "esc")

@@ -77,7 +77,7 @@ func (*reader) typing() bool { return false }
 
 func (r *reader) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 	k := &m.Keys
-	pv := &m.plans.pv
+	pv := &m.pv
 	switch {
 	case key.Matches(msg, k.Interrupt):
 		return m.quit()
@@ -86,14 +86,14 @@ func (r *reader) key(m *Model, msg tea.KeyMsg) tea.Cmd {
 		m.layout()
 		return m.schedulePreview()
 	case key.Matches(msg, k.Top):
-		pv.vp.GotoTop()
+		pv.VP.GotoTop()
 		return nil
 	case key.Matches(msg, k.Bottom):
-		pv.vp.GotoBottom()
+		pv.VP.GotoBottom()
 		return nil
 	}
 	var cmd tea.Cmd
-	pv.vp, cmd = pv.vp.Update(msg)
+	pv.VP, cmd = pv.VP.Update(msg)
 	return cmd
 }
 

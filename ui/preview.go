@@ -5,43 +5,31 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/panes/plans"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 )
+
+// The selected plan's preview, held by the root (uictx.Preview, which the
+// Plans pane, ui/panes/plans, draws below its table and the reader full
+// screen): rendered off the UI goroutine once the cursor rests.
+
+// plansOf is m's Plans pane.
+func plansOf(m *Model) *plans.Pane { return m.paneOf(plansPane).(*plans.Pane) }
+
+// parkReasons is uictx.ParkReasons, for the readings of the board.
+var parkReasons = uictx.ParkReasons
 
 // previewMax is how much of a plan the preview renders.
 const previewMax = 64 << 10
 
 // previewDelay lets the cursor fly over plans without rendering each one.
 const previewDelay = 60 * time.Millisecond
-
-// preview is the selected plan rendered as markdown, scrollable.
-type preview struct {
-	vp  viewport.Model
-	rel string // the plan shown, or being rendered
-	key string // rel, mtime and width the shown text was rendered for
-	seq int    // the latest request; older renders are dropped
-	// gen counts the contents set (setContent), so a drawn box is reused
-	// until the text, its scroll or its size changes: the box costs more to
-	// draw than anything else on the Plans pane, and every served session
-	// draws it again on each change.
-	gen   int
-	drawn struct {
-		key   string
-		lines []string
-	}
-}
-
-// setContent replaces what the preview shows.
-func (pv *preview) setContent(text string) {
-	pv.vp.SetContent(text)
-	pv.gen++
-}
 
 type previewDueMsg struct{ seq int }
 
@@ -83,15 +71,15 @@ func previewKey(rel string, mtime int64, width int) string {
 
 // previewed shows a render, unless a newer one was asked for meanwhile.
 func (m *Model) previewed(msg previewMsg) {
-	pv := &m.plans.pv
-	if msg.seq != pv.seq {
+	pv := &m.pv
+	if msg.seq != pv.Seq {
 		return
 	}
-	pv.key = msg.key
+	pv.Key = msg.key
 	if msg.err != nil {
-		pv.setContent(msg.err.Error())
+		pv.SetContent(msg.err.Error())
 	} else {
-		pv.setContent(msg.text)
+		pv.SetContent(msg.text)
 	}
 }
 
@@ -100,47 +88,47 @@ func (m *Model) previewShown() bool {
 	if m.reading() {
 		return true
 	}
-	_, ph := plansSplit(m.Common, m.Height-2)
+	_, ph := plans.Split(m.Common, m.Height-2)
 	return m.pane == plansPane && ph > 0
 }
 
-func (m *Model) previewWidth() int { return max(20, m.plans.pv.vp.Width-2) }
+func (m *Model) previewWidth() int { return max(20, m.pv.VP.Width-2) }
 
 func (m *Model) previewWant(r *model.BoardRow) string {
 	// The note (park reason, lint) can change with the plan's file unchanged.
-	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth()) + "\x00" + previewNote(m.d, r)
+	return previewKey(r.Plan.Rel, r.Plan.ModTime, m.previewWidth()) + "\x00" + uictx.PreviewNote(m.d, r)
 }
 
 // schedulePreview renders the selected plan once the cursor rests on it.
 func (m *Model) schedulePreview() tea.Cmd {
 	r := m.selectedPlan()
 	if r == nil {
-		if m.plans.pv.rel != "" {
-			m.plans.pv.rel, m.plans.pv.key = "", ""
-			m.plans.pv.setContent("")
+		if m.pv.Rel != "" {
+			m.pv.Rel, m.pv.Key = "", ""
+			m.pv.SetContent("")
 		}
 		return nil
 	}
-	if !m.previewShown() || m.previewWant(r) == m.plans.pv.key {
+	if !m.previewShown() || m.previewWant(r) == m.pv.Key {
 		return nil
 	}
-	m.plans.pv.seq++
-	seq := m.plans.pv.seq
-	if m.plans.pv.rel != r.Plan.Rel {
-		m.plans.pv.rel = r.Plan.Rel
-		m.plans.pv.setContent("")
-		m.plans.pv.vp.GotoTop()
+	m.pv.Seq++
+	seq := m.pv.Seq
+	if m.pv.Rel != r.Plan.Rel {
+		m.pv.Rel = r.Plan.Rel
+		m.pv.SetContent("")
+		m.pv.VP.GotoTop()
 	}
 	return tea.Tick(previewDelay, func(time.Time) tea.Msg { return previewDueMsg{seq: seq} })
 }
 
 func (m *Model) fullPreview(h int) []string {
 	title := "preview"
-	if m.plans.pv.rel != "" {
-		title = termtext.Line(planfs.Dir + "/" + m.plans.pv.rel)
+	if m.pv.Rel != "" {
+		title = termtext.Line(planfs.Dir + "/" + m.pv.Rel)
 	}
 	head := " " + m.St.Title.Render(title) + m.St.Dim.Render("  ↑/↓ scroll · esc back")
-	lines := strings.Split(m.plans.pv.vp.View(), "\n")
+	lines := strings.Split(m.pv.VP.View(), "\n")
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}

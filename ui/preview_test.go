@@ -22,12 +22,12 @@ func TestPreviewScrollsInPlace(t *testing.T) {
 		t.Fatal("ctrl+d is disabled with the preview on screen")
 	}
 	h.press("ctrl+d")
-	if h.m.plans.pv.vp.YOffset == 0 {
+	if h.m.pv.VP.YOffset == 0 {
 		t.Fatalf("ctrl+d did not scroll the preview:\n%s", h.view())
 	}
 	h.press("ctrl+u")
-	if h.m.plans.pv.vp.YOffset != 0 {
-		t.Fatalf("ctrl+u did not scroll back: offset %d", h.m.plans.pv.vp.YOffset)
+	if h.m.pv.VP.YOffset != 0 {
+		t.Fatalf("ctrl+u did not scroll back: offset %d", h.m.pv.VP.YOffset)
 	}
 	h.press("enter")
 	h.press("G")

@@ -27,6 +27,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/panes/plans"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	wlook "github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -422,11 +423,11 @@ func (e *projectEntry) summarize() {
 	if m.d != nil {
 		s.loaded = true
 		for _, l := range model.Lanes {
-			s.counts = append(s.counts, laneCount(m.d, l))
+			s.counts = append(s.counts, plans.LaneCount(m.d, l))
 		}
 	}
 	for i := range m.wrk.rows {
-		switch m.wrk.rows[i].health {
+		switch m.wrk.rows[i].Health {
 		case wlook.Live:
 			s.live++
 		case wlook.Stale:

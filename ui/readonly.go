@@ -23,18 +23,12 @@ type action struct {
 // actions are every key that changes something, each pane's together
 // (indexed by pane), the keys of every pane last.
 func keyActions(k *uictx.KeyMap) [][]action {
-	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
 	a := make([][]action, paneCount()+1)
-	a[plansPane] = []action{{&p.Promote, "promote"}, {&p.Park, "park"}, {&p.Return, "return"},
-		{&p.Release, "release"}, {&p.Recover, "recover"}, {&p.Complete, "complete"},
-		{&p.New, "write a new plan"}, {&p.Edit, "edit a plan"}}
-	a[leasesPane] = []action{{&l.Release, "release"}, {&l.Recover, "recover"}}
-	a[workersPane] = []action{{&w.Stop, "stop a worker"}, {&w.Pause, "pause a worker"}}
-	a[mergePane] = []action{{&g.Approve, "approve"}, {&g.NeedsWork, "send a candidate back"},
-		{&g.Peer, "start a peer review"}, {&g.Add, "queue"}, {&g.Remove, "unqueue"}, {&g.Land, "land"},
-		{&g.Accept, "accept a move of the integration branch"}}
-	a[inboxPane] = []action{{&i.Approve, "approve a plan"}, {&i.Reject, "reject a plan"},
-		{&i.Extend, "extend a budget"}, {&i.Resume, "resume a run"}, {&i.Stop, "stop a run"}}
+	for p := range paneCount() {
+		for _, x := range paneHelp(k, p).Acts {
+			a[p] = append(a[p], action{x.Key, x.Verb})
+		}
+	}
 	a[paneCount()] = []action{{&k.Spawn, "spawn workers"}}
 	return a
 }

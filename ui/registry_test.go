@@ -48,7 +48,7 @@ func (p *pingPane) SyncKeys(c *uictx.Ctx, set uictx.SetKey) {}
 // only after it has put it back.
 func TestOneRegistryLineAddsAPane(t *testing.T) {
 	was := paneSpecs
-	paneSpecs = append(paneSpecs[:len(paneSpecs):len(paneSpecs)], paneSpec{"Ping", "Ping", "", newPing, nil})
+	paneSpecs = append(paneSpecs[:len(paneSpecs):len(paneSpecs)], paneSpec{"Ping", "Ping", "", newPing})
 	t.Cleanup(func() { paneSpecs = was })
 	h := newHarness(t, newProject(t), 160, 30)
 	if head, _, _ := strings.Cut(h.view(), "\n"); !strings.Contains(head, "8 Fleet  9 Ping") {

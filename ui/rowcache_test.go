@@ -27,11 +27,11 @@ func TestRowsSharedBetweenSessions(t *testing.T) {
 		return m
 	}
 	a, b := open(120, termenv.ANSI256, hub), open(120, termenv.ANSI256, hub)
-	if a.plans.Shared() == nil || a.plans.Shared() != b.plans.Shared() {
+	if plansOf(&a).Shared() == nil || plansOf(&a).Shared() != plansOf(&b).Shared() {
 		t.Fatal("two sessions alike render the plans' rows each")
 	}
 	narrow, plain := open(90, termenv.ANSI256, hub), open(120, termenv.Ascii, hub)
-	if narrow.plans.Shared() == a.plans.Shared() || plain.plans.Shared() == a.plans.Shared() || narrow.plans.Shared() == plain.plans.Shared() {
+	if plansOf(&narrow).Shared() == plansOf(&a).Shared() || plansOf(&plain).Shared() == plansOf(&a).Shared() || plansOf(&narrow).Shared() == plansOf(&plain).Shared() {
 		t.Fatal("sessions of another width or profile take rows rendered for the others")
 	}
 	for _, s := range []struct {

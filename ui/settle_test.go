@@ -44,8 +44,8 @@ func TestKeyWaitsForTheRereadAfterAVerb(t *testing.T) {
 	}
 	// A key after it waits too, in order.
 	h.update(keyMsg("j"))
-	if len(h.m.settle.held) != 2 || h.m.merge.row().Slug != "flaky-ci" {
-		t.Fatalf("j did not wait behind +: %d held, on %s", len(h.m.settle.held), h.m.merge.row().Slug)
+	if len(h.m.settle.held) != 2 || mergeOf(&h.m).Row().Slug != "flaky-ci" {
+		t.Fatalf("j did not wait behind +: %d held, on %s", len(h.m.settle.held), mergeOf(&h.m).Row().Slug)
 	}
 	cmd := h.update(mergeMsg{listing: approvedListing(h.p)})
 	if len(h.m.settle.held) != 0 || h.m.settle.busy() {
@@ -55,7 +55,7 @@ func TestKeyWaitsForTheRereadAfterAVerb(t *testing.T) {
 	if f := h.footer(); !strings.Contains(f, "queue add") {
 		t.Errorf("+ did not run after the reread: %q", f)
 	}
-	if r := h.m.merge.row(); r == nil || r.Slug == "flaky-ci" {
+	if r := mergeOf(&h.m).Row(); r == nil || r.Slug == "flaky-ci" {
 		t.Errorf("j did not move on after +")
 	}
 }

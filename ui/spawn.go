@@ -253,8 +253,8 @@ func (m *Model) formSpec(f *spawnForm) (proc.SpawnSpec, error) {
 	}
 	for i := range m.wrk.rows {
 		r := &m.wrk.rows[i]
-		if tree.SafeID(r.st.AgentID) == tree.SafeID(s.Agent) && (r.health == look.Live || r.health == look.Stale) {
-			return s, fmt.Errorf("%s is running (%s); pick another agent id or stop it first", r.st.AgentID, r.health)
+		if tree.SafeID(r.St.AgentID) == tree.SafeID(s.Agent) && (r.Health == look.Live || r.Health == look.Stale) {
+			return s, fmt.Errorf("%s is running (%s); pick another agent id or stop it first", r.St.AgentID, r.Health)
 		}
 	}
 	return s, nil

@@ -11,12 +11,13 @@
 // in pane.go: tab order, number keys, names; one line per pane), and a
 // stack of overlays (dialog, spawn form, help, logs, reader) whose top
 // takes the keys; key() (input.go) holds the order in which keys are
-// offered. A pane is a package under ui/panes/ (leases, trees, events,
-// inbox, fleet; Plans, Workers and Merge are still this package's files
-// and move the same way, docs/panes.md) over ui/uictx (the context, the
-// reading, the Pane interface and the requests), ui/kit (table, columns,
-// styles, text, filter, markdown) and ui/verbs (the verbs several panes
-// offer: release, recover, pause, stop). A pane
+// offered. A pane is a package under ui/panes/ (docs/panes.md) over
+// ui/uictx (the context, the reading, the Pane interface and the
+// requests), ui/kit (table, columns, styles, text, filter, markdown),
+// ui/verbs (the verbs several panes offer: release, recover, pause, stop)
+// and ui/mergekeys (the merge keys the Merge and Plans panes share). The
+// readings more than one part needs (the workers, the merge listing, the
+// plan's preview) are held here and given to the panes read-only. A pane
 // never sees the Model nor another pane: its methods take a uictx.Ctx
 // (the shared context, the reading, the shown pane and its selection),
 // and what it asks of the root (a question, a detail, a diff, a status
@@ -55,6 +56,8 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/feed"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/panes/plans"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -99,13 +102,16 @@ type Model struct {
 	notes noticeBook // what needs a person; N lists it (notices.go)
 }
 
-// paneSet is the sub-models of the panes, one per entry of paneSpecs.
+// paneSet is the panes, one per entry of paneSpecs, and the readings the
+// root holds for them and for itself (the header, the notices): the
+// workers (workers.go), the merge listing (merge.go) and the selected
+// plan's preview (preview.go), which the panes are given read-only.
 type paneSet struct {
-	plans planList
-	wrk   workerList
 	// panes are the registry's, in its order (paneSpecs).
 	panes []uictx.Pane
-	merge mergeList
+	wrk   workerReading
+	merge mergeReading
+	pv    uictx.Preview
 }
 
 // New builds the program's model and starts the file watchers.
@@ -125,12 +131,11 @@ func New(opt uictx.Options) Model {
 	m := Model{
 		Common: newCommon(opt), shell: &shell{},
 		paneSet: &paneSet{
-			plans: planList{lane: model.Bugs, lanePick: map[model.Lane]string{}, pv: preview{vp: viewport.New(0, 0)}},
+			pv: uictx.Preview{VP: viewport.New(0, 0)},
 		},
 	}
-	m.plans.matched = map[model.Lane]int{}
-	m.plans.queue = &m.merge
-	m.openPanes(&m)
+	m.openPanes()
+	m.wrk.pane, m.merge.pane = m.paneOf(workersPane), m.paneOf(mergePane)
 	m.feed, m.problem = newFeed(opt)
 	m.initFilters()
 	m.syncKeys()
@@ -278,8 +283,8 @@ func (m *Model) updateOverlays(msg tea.Msg) (tea.Cmd, bool) {
 	case detailMsg:
 		m.detailLoaded(msg)
 	case previewDueMsg:
-		if r := m.selectedPlan(); r != nil && msg.seq == m.plans.pv.seq {
-			return renderPreviewCmd(m.Opt.Tree, kit.FileRel(r.Plan.Rel, r.Lease), previewNote(m.d, r), m.previewWant(r), m.Opt.MarkdownStyle, m.previewWidth(), msg.seq), true
+		if r := m.selectedPlan(); r != nil && msg.seq == m.pv.Seq {
+			return renderPreviewCmd(m.Opt.Tree, kit.FileRel(r.Plan.Rel, r.Lease), uictx.PreviewNote(m.d, r), m.previewWant(r), m.Opt.MarkdownStyle, m.previewWidth(), msg.seq), true
 		}
 	case previewMsg:
 		m.previewed(msg)
@@ -345,7 +350,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	first := m.d == nil
 	m.d, m.Now = msg.d, msg.d.Now
 	if first {
-		m.plans.openOnFirstLane(m.d)
+		plansOf(m).OpenOnFirstLane(m.d)
 	}
 	m.rebuild()
 	m.dropStaleDialog()
@@ -403,9 +408,9 @@ func (m *Model) tick() tea.Cmd {
 	}
 	prev := m.Now
 	m.Now = m.clockNow()
-	m.plans.Invalidate()
+	m.paneOf(plansPane).List().Invalidate()
 	m.paneOf(leasesPane).List().Invalidate()
-	m.wrk.Invalidate()
+	m.paneOf(workersPane).List().Invalidate()
 	m.paneOf(eventsPane).List().Invalidate()
 	var cmds []tea.Cmd
 	if running {
@@ -433,10 +438,10 @@ func (m *Model) layout() {
 	// Narrow: every table takes the body's width, bare; wide: boxed, the
 	// plans beside the lanes.
 	w, rows, planW, planRows := m.Cols, bodyH-1, m.Cols, bodyH-2
-	th, ph := plansSplit(m.Common, bodyH)
+	th, ph := plans.Split(m.Common, bodyH)
 	if m.Wide {
-		w, rows, planW, planRows = m.Cols-2, bodyH-3, m.Cols-laneBoxWidth-2, th-3
-		m.plans.pv.vp.Width, m.plans.pv.vp.Height = planW-2, max(1, ph-2)
+		w, rows, planW, planRows = m.Cols-2, bodyH-3, m.Cols-plans.LaneBoxWidth-2, th-3
+		m.pv.VP.Width, m.pv.VP.Height = planW-2, max(1, ph-2)
 	}
 	for p := range paneCount() {
 		if p == plansPane {
@@ -447,7 +452,7 @@ func (m *Model) layout() {
 	}
 	if m.reading() {
 		// Less the title and the facts line (readerFacts).
-		m.plans.pv.vp.Width, m.plans.pv.vp.Height = m.Cols-2, max(1, bodyH-2)
+		m.pv.VP.Width, m.pv.VP.Height = m.Cols-2, max(1, bodyH-2)
 	}
 	m.Help.Width = m.Width
 	m.rebuild()
@@ -540,12 +545,24 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 		agent, project := r.AgentID, m.Opt.Tree.Project
 		return m.openDetail("worker:"+agent, "worker · "+agent, func() func(*uictx.Ctx) []string {
 			wd := look.ReadWorkerDetail(project, agent)
-			return func(pc *uictx.Ctx) []string { return workerDetail(pc.Common, wd, nil) }
+			return func(pc *uictx.Ctx) []string { return workers.Detail(pc.Common, wd, nil) }
 		})
+	case uictx.PublishedReq:
+		return m.openDetail("worker:"+r.P.Host+"/"+r.P.AgentID, "worker · "+r.P.AgentID+" on "+r.P.Host, publishedDetail(m.ctx().Claims, r))
+	case uictx.RemoteStopReq:
+		if rs := m.feed.claims(); rs != nil {
+			m.stack.push(remoteStop(rs.c, r))
+		}
 	case uictx.QuestionReq:
 		m.stack.push(&dialog{Question: r.Q})
 	case uictx.LogsReq:
 		return m.openLogs()
+	case uictx.PreviewScrollReq:
+		if r > 0 {
+			m.pv.VP.HalfPageDown()
+		} else {
+			m.pv.VP.HalfPageUp()
+		}
 	case uictx.MoveReq:
 		return m.moveCursor(int(r))
 	case uictx.SelectedReq:

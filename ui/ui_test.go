@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/ui/panes/plans"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -54,7 +55,7 @@ func TestPromoteDraftToBugs(t *testing.T) {
 		t.Errorf("status line %q does not say what happened", f)
 	}
 	// The screen was reloaded: drafts now holds one plan.
-	if n := laneCount(h.m.d, model.Drafts); n != 1 {
+	if n := plans.LaneCount(h.m.d, model.Drafts); n != 1 {
 		t.Errorf("drafts count %d after the reload, want 1", n)
 	}
 }
@@ -431,8 +432,8 @@ func TestFilterNarrowsRowsAndEscClears(t *testing.T) {
 		t.Errorf("no match should say so:\n%s", v)
 	}
 	h.press("esc")
-	if got := h.rows(); !slices.Equal(got, all) || h.m.plans.Typing {
-		t.Errorf("esc while typing: rows %v, still filtering %v", got, h.m.plans.Typing)
+	if got := h.rows(); !slices.Equal(got, all) || plansOf(&h.m).Typing {
+		t.Errorf("esc while typing: rows %v, still filtering %v", got, plansOf(&h.m).Typing)
 	}
 	// Filter by a person assignee.
 	h.press("]", "/")
@@ -448,8 +449,8 @@ func TestSelectionFollowsPlanAcrossReload(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
 	h.selectPlan("bugs/login-timeout.md")
-	if h.m.plans.Cursor != 1 {
-		t.Fatalf("login-timeout at row %d, want 1", h.m.plans.Cursor)
+	if plansOf(&h.m).Cursor != 1 {
+		t.Fatalf("login-timeout at row %d, want 1", plansOf(&h.m).Cursor)
 	}
 	// A more urgent bug appears above it.
 	if _, err := p.tree.AddPlanAt(model.Bugs, "hotfix.md", plan("Hot fix", "high", "P1", "small", "", "none"), testNow.Add(-10*24*time.Hour)); err != nil {
@@ -459,8 +460,8 @@ func TestSelectionFollowsPlanAcrossReload(t *testing.T) {
 	if got := h.rows(); len(got) != 4 || got[0] != "bugs/hotfix.md" {
 		t.Fatalf("rows after the reload %v, want hotfix first", got)
 	}
-	if h.selected() != "bugs/login-timeout.md" || h.m.plans.Cursor != 2 {
-		t.Errorf("cursor on %q (row %d), want login-timeout, now row 2", h.selected(), h.m.plans.Cursor)
+	if h.selected() != "bugs/login-timeout.md" || plansOf(&h.m).Cursor != 2 {
+		t.Errorf("cursor on %q (row %d), want login-timeout, now row 2", h.selected(), plansOf(&h.m).Cursor)
 	}
 	// A reload where the selected plan went away keeps the cursor in place.
 	if err := os.Remove(p.tree.Abs("bugs/login-timeout.md")); err != nil {
@@ -476,8 +477,8 @@ func TestLaneSwitching(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
-	if h.m.plans.lane != model.Bugs {
-		t.Fatalf("starts on %s, want bugs", h.m.plans.lane)
+	if plansOf(&h.m).Lane() != model.Bugs {
+		t.Fatalf("starts on %s, want bugs", plansOf(&h.m).Lane())
 	}
 	steps := []struct {
 		key  string
@@ -488,8 +489,8 @@ func TestLaneSwitching(t *testing.T) {
 	}
 	for _, s := range steps {
 		h.press(s.key)
-		if h.m.plans.lane != s.want {
-			t.Fatalf("%s: lane %s, want %s", s.key, h.m.plans.lane, s.want)
+		if plansOf(&h.m).Lane() != s.want {
+			t.Fatalf("%s: lane %s, want %s", s.key, plansOf(&h.m).Lane(), s.want)
 		}
 		if !strings.Contains(h.view(), "["+string(s.want)+" ") {
 			t.Errorf("%s: the lane strip does not mark %s:\n%s", s.key, s.want, h.view())
@@ -506,8 +507,8 @@ func TestLaneSwitching(t *testing.T) {
 	}
 	// Off the plans pane, lane keys explain themselves.
 	h.press("2", "]")
-	if h.m.plans.lane != model.Bugs {
-		t.Errorf("] on the leases pane changed the lane to %s", h.m.plans.lane)
+	if plansOf(&h.m).Lane() != model.Bugs {
+		t.Errorf("] on the leases pane changed the lane to %s", plansOf(&h.m).Lane())
 	}
 	if f := h.footer(); !strings.Contains(f, "✗ lanes: switch to the plans pane (1)") {
 		t.Errorf("status line %q", f)
@@ -598,8 +599,8 @@ func TestQuit(t *testing.T) {
 	// q while typing a filter or a park reason is text, not quit.
 	h := newHarness(t, p, 80, 24)
 	h.press("/", "q")
-	if h.quit || h.m.plans.Input.Value() != "q" {
-		t.Errorf("q in the filter: quit %v, filter %q", h.quit, h.m.plans.Input.Value())
+	if h.quit || plansOf(&h.m).Input.Value() != "q" {
+		t.Errorf("q in the filter: quit %v, filter %q", h.quit, plansOf(&h.m).Input.Value())
 	}
 }
 

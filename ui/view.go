@@ -100,8 +100,8 @@ func (m *Model) headerCounts() []headerCount {
 		}
 		counts = append(counts, headerCount{full: kit.Plural(len(b.Rows), "plan", "plans")}, leases)
 	}
-	if m.workersShown() {
-		full, short := m.workerCounts()
+	if m.wrk.shown() {
+		full, short := m.wrk.counts()
 		counts = append(counts, headerCount{full, short})
 	}
 	return counts

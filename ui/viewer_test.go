@@ -177,14 +177,14 @@ func TestOpensOnPlansPane(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	h := newHarness(t, p, 80, 24)
-	if h.m.pane != plansPane || h.m.plans.lane != "bugs" {
-		t.Errorf("opened on pane %d lane %s, want the plans pane on bugs", h.m.pane, h.m.plans.lane)
+	if h.m.pane != plansPane || plansOf(&h.m).Lane() != "bugs" {
+		t.Errorf("opened on pane %d lane %s, want the plans pane on bugs", h.m.pane, plansOf(&h.m).Lane())
 	}
 	hub := newHub(t, p)
 	s := openSession(t, p, hub)
 	waitAll(t, []*session{s}, "bugs/crash-on-save.md", 15*time.Second)
 	m := s.close(t)
-	if m.pane != plansPane || m.plans.lane != "bugs" || m.plans.Len() == 0 {
-		t.Errorf("a hub-fed session opened on pane %d lane %s with %d rows", m.pane, m.plans.lane, m.plans.Len())
+	if m.pane != plansPane || plansOf(&m).Lane() != "bugs" || plansOf(&m).Len() == 0 {
+		t.Errorf("a hub-fed session opened on pane %d lane %s with %d rows", m.pane, plansOf(&m).Lane(), plansOf(&m).Len())
 	}
 }

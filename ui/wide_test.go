@@ -9,8 +9,13 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/mergekeys"
 	"github.com/fleetwatch/fleetwatch/ui/panes/events"
 	"github.com/fleetwatch/fleetwatch/ui/panes/inbox"
+	"github.com/fleetwatch/fleetwatch/ui/panes/merge"
+	"github.com/fleetwatch/fleetwatch/ui/panes/plans"
+	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
@@ -55,13 +60,13 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 		}
 	}
 	for _, lane := range model.Lanes {
-		for h.m.plans.lane != lane {
+		for plansOf(&h.m).Lane() != lane {
 			h.press("]")
 		}
 		v := h.view()
-		for _, r := range h.m.plans.rows {
-			why, _ := whyText(h.m.d, r)
-			who, _ := whoText(r, h.m.Now)
+		for _, r := range plansOf(&h.m).Rows() {
+			why, _ := plans.WhyText(h.m.d, r)
+			who, _ := plans.WhoText(r, h.m.Now)
 			row(v, " "+r.Plan.Slug+" ", why, who)
 		}
 	}
@@ -73,7 +78,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 	h.press("4")
 	v = h.view()
 	for _, r := range h.m.wrk.rows {
-		row(v, " "+r.st.AgentID+" ", workerWhat(&r.st, h.m.wrk.cols.bare), kit.PlanSlug(r.st.Plan), strings.TrimPrefix(r.st.Note, "on "))
+		row(v, " "+r.St.AgentID+" ", workers.What(&r.St, workersOf(&h.m).Bare()), kit.PlanSlug(r.St.Plan), strings.TrimPrefix(r.St.Note, "on "))
 	}
 	h.press("5")
 	v = h.view()
@@ -94,7 +99,7 @@ func TestDemoAt160RowsWhole(t *testing.T) {
 		t.Fatalf("the merge pane read no candidates:\n%s", v)
 	}
 	for _, s := range h.m.merge.listing.Items {
-		row(v, " "+s.Slug+" ", string(s.State), whyOf(h.m.Common, &s), reviewedCell(&s))
+		row(v, " "+s.Slug+" ", string(s.State), mergekeys.WhyOf(h.m.Common, &s), merge.ReviewedCell(&s))
 	}
 	h.press("7")
 	h.send(inboxCmd(p.tree, "notty", 80)())
@@ -124,8 +129,8 @@ func TestWorkerScopeWordsAndNoteShareTheColumn(t *testing.T) {
 	p := newProject(t)
 	h := newHarness(t, p, 160, 48)
 	h.press("4")
-	h.m.wrk.rows = []workerRow{{st: look.State{PID: 7, AgentID: "ui-mid-1", Tier: "mid", Plan: "in-progress/full-text-search.md",
-		Scope: "no scope check", Note: "running demo-agent"}, health: look.Live, local: true}}
+	h.m.wrk.rows = []uictx.WorkerRow{{St: look.State{PID: 7, AgentID: "ui-mid-1", Tier: "mid", Plan: "in-progress/full-text-search.md",
+		Scope: "no scope check", Note: "running demo-agent"}, Health: look.Live, Local: true}}
 	h.m.wrk.Rebuild(h.m.ctx())
 	l := lineWith(h.view(), " ui-mid-1 ")
 	if !strings.Contains(l, "no scope check · running demo-agent ") || strings.Contains(l, "…") {

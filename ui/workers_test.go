@@ -19,6 +19,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
@@ -94,7 +95,7 @@ func (p *project) log(t testing.TB, agent string, lines ...string) {
 func (h *harness) workerAgents() []string {
 	var out []string
 	for _, r := range h.m.wrk.rows {
-		out = append(out, r.st.AgentID)
+		out = append(out, r.St.AgentID)
 	}
 	return out
 }
@@ -103,7 +104,7 @@ func (h *harness) workerAgents() []string {
 func (h *harness) selectWorker(agent string) {
 	h.t.Helper()
 	h.press("4")
-	if !h.m.wrk.GoTo(agent) {
+	if !workersOf(&h.m).GoTo(agent) {
 		h.t.Fatalf("%s is not among the workers %v", agent, h.workerAgents())
 	}
 	h.m.syncKeys()
@@ -432,7 +433,7 @@ func (h *harness) logText(i int) string {
 	}
 	var out []string
 	for _, l := range h.m.logsShown().panes[i].lines {
-		out = append(out, logLine(h.m.Common, l))
+		out = append(out, uictx.LogLine(h.m.Common, l))
 	}
 	return strings.Join(out, "\n")
 }
@@ -449,8 +450,8 @@ func TestLogsSideBySideFollowScrollAndClose(t *testing.T) {
 	h := newHarness(t, p, 160, 40)
 	h.selectWorker("mid-1")
 	h.press(" ", "j", " ") // marks mid-1, then small-2 (the cursor moves on)
-	if !slices.Equal(h.m.wrk.marks, []string{"mid-1", "small-2"}) {
-		t.Fatalf("marks %v", h.m.wrk.marks)
+	if !slices.Equal(workersOf(&h.m).Marks(), []string{"mid-1", "small-2"}) {
+		t.Fatalf("marks %v", workersOf(&h.m).Marks())
 	}
 	if v := h.view(); !strings.HasPrefix(strings.TrimSpace(row(v, " mid-1 ")), "│  1 mid-1") || !strings.Contains(row(v, " small-2 "), "2 small-2") {
 		t.Errorf("marks on screen:\n%s", v)
@@ -557,8 +558,8 @@ func TestLogsOfTheSelectedWorkerAndAtMostFour(t *testing.T) {
 		t.Fatalf("q in the logs: quit %v, logs open %v", h.quit, h.m.logsShown() != nil)
 	}
 	h.press("g", " ", " ", " ", " ", " ")
-	if len(h.m.wrk.marks) != 4 || !strings.Contains(h.footer(), "✗ logs show at most four workers side by side") {
-		t.Errorf("marks %v, status %q", h.m.wrk.marks, h.footer())
+	if len(workersOf(&h.m).Marks()) != 4 || !strings.Contains(h.footer(), "✗ logs show at most four workers side by side") {
+		t.Errorf("marks %v, status %q", workersOf(&h.m).Marks(), h.footer())
 	}
 	h.press("l")
 	if n := len(h.m.logsShown().panes); n != 4 {
@@ -578,8 +579,8 @@ func TestLogsOfTheSelectedWorkerAndAtMostFour(t *testing.T) {
 		t.Errorf("four logs at 120 columns are not two by two:\n%s", v)
 	}
 	h.press("esc", "esc") // the second esc clears the marks
-	if len(h.m.wrk.marks) != 0 {
-		t.Errorf("marks after esc %v", h.m.wrk.marks)
+	if len(workersOf(&h.m).Marks()) != 0 {
+		t.Errorf("marks after esc %v", workersOf(&h.m).Marks())
 	}
 	h.press("l")
 	if len(h.m.logsShown().panes) != 1 || h.m.logsShown().panes[0].agent != "small-3" {
@@ -680,28 +681,28 @@ func TestWorkersKeepTheirOrderWhileWorkersExit(t *testing.T) {
 	h.selectWorker("small-2")
 	h.press(" ") // marks it and steps down
 	h.selectWorker("small-2")
-	cursor := h.m.wrk.Cursor
+	cursor := workersOf(&h.m).Cursor
 	// mid-1 and small-2, above and under the cursor, exit.
 	one := 1
 	for _, agent := range []string{"mid-1", "small-2"} {
-		st := h.m.workerByAgent(agent).st
+		st := h.m.wrk.byAgent(agent).St
 		st.State, st.ExitCode, st.Note = look.StateExited, &one, "agent exited 0 but made no commit: nothing changed; parked in blocked/"
 		if err := look.WriteState(p.dir, st); err != nil {
 			t.Fatal(err)
 		}
 	}
 	h.send(stateChangeMsg{})
-	if w := h.m.workerByAgent("mid-1"); w == nil || w.health != look.Exited {
+	if w := h.m.wrk.byAgent("mid-1"); w == nil || w.Health != look.Exited {
 		t.Fatalf("mid-1's exit was not read:\n%s", h.view())
 	}
 	if got := h.workerAgents(); !slices.Equal(got, before) {
 		t.Errorf("rows %v after two exits, were %v", got, before)
 	}
-	if w := h.m.selectedWorker(); w == nil || w.st.AgentID != "small-2" || h.m.wrk.Cursor != cursor {
-		t.Errorf("the cursor moved off small-2 (row %d, was %d)", h.m.wrk.Cursor, cursor)
+	if w := h.m.selectedWorker(); w == nil || w.St.AgentID != "small-2" || workersOf(&h.m).Cursor != cursor {
+		t.Errorf("the cursor moved off small-2 (row %d, was %d)", workersOf(&h.m).Cursor, cursor)
 	}
-	if !slices.Equal(h.m.wrk.marks, []string{"reasoner-1", "small-2"}) {
-		t.Errorf("marks %v, want reasoner-1 and small-2", h.m.wrk.marks)
+	if !slices.Equal(workersOf(&h.m).Marks(), []string{"reasoner-1", "small-2"}) {
+		t.Errorf("marks %v, want reasoner-1 and small-2", workersOf(&h.m).Marks())
 	}
 	// Each exit is a notice that says why, in the driver's words.
 	said := false

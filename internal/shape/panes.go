@@ -18,16 +18,15 @@ const (
 	// maxRootFiles and maxModelMethods bound the root package: its own
 	// non-test files and the methods on its Model. They only go down as
 	// panes leave the root (the goal is 25 and 60).
-	maxRootFiles    = 33
-	maxModelMethods = 165
+	maxRootFiles    = 29
+	maxModelMethods = 161
 )
 
 // stillInRoot are the panes not yet moved to a package of their own: a
 // registry entry of theirs names the root model's field (`of`), not a
-// pane package's New. The list only shrinks.
-var stillInRoot = map[string]bool{
-	"Plans": true, "Workers": true, "Merge": true,
-}
+// pane package's New. The list only shrinks; it is empty: every pane is
+// a package.
+var stillInRoot = map[string]bool{}
 
 // paneRules lists the breaches of the cockpit's shape in ui's files (by
 // their path from the module's root, tests left out): a registry entry
@@ -171,12 +170,12 @@ func paneOf(rel string) (string, bool) {
 }
 
 // paneImports lists rel's imports that break the pane rules: a pane
-// package imports no other pane and not the root; uictx and kit import
-// no pane and not the root.
+// package imports no other pane and not the root; uictx, kit, verbs and
+// mergekeys import no pane and not the root.
 func paneImports(rel string, f *ast.File) []string {
 	mine, isPane := paneOf(rel)
 	dir := path.Dir(rel)
-	shared := dir == "ui/uictx" || dir == "ui/kit" || dir == "ui/verbs"
+	shared := dir == "ui/uictx" || dir == "ui/kit" || dir == "ui/verbs" || dir == "ui/mergekeys"
 	if !isPane && !shared {
 		return nil
 	}

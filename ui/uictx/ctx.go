@@ -1,6 +1,8 @@
 package uictx
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -8,6 +10,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
@@ -40,6 +43,13 @@ type Ctx struct {
 	Paused []look.State
 	// Reading: the selected plan is open full screen (the reader).
 	Reading bool
+	// Workers are the workers as last judged, nil before the first
+	// reading.
+	Workers *Workers
+	// Merge is the merge listing, which the Merge and Plans panes read.
+	Merge *Merge
+	// Preview is the selected plan's, which the Plans pane draws.
+	Preview *Preview
 }
 
 // Rows are a table's visible rows, drawn in this session's context.
@@ -131,6 +141,9 @@ type (
 	// NewPlanReq and EditReq start writing a plan (ui's newplan.go, edit.go).
 	NewPlanReq struct{}
 	EditReq    struct{}
+	// PreviewScrollReq scrolls the preview by half its height: down for
+	// a positive number, up for a negative one.
+	PreviewScrollReq int
 	// BatchReq is several requests, done in order.
 	BatchReq []tea.Msg
 )
@@ -191,6 +204,43 @@ type AskReq struct {
 // QuestionReq opens Q as it is, about no plan.
 type QuestionReq struct{ Q Question }
 
+// PublishedReq opens the detail of P, a worker another machine
+// publishes, as seen since SeenAt: read again and its log fetched through
+// the claims backend, which the root holds.
+type PublishedReq struct {
+	P      look.Published
+	SeenAt time.Time
+}
+
+// RemoteStopReq asks Q, which confirms asking St, a worker on another
+// machine, to stop through the claims backend; the root fills in Do.
+type RemoteStopReq struct {
+	Q  Question
+	St look.State
+}
+
+// MaxLogPanes is how many logs show side by side, so how many workers
+// can be marked for them.
+const MaxLogPanes = 4
+
 // WorkerReq opens the detail of the worker AgentID, as the Workers pane
 // shows it.
 type WorkerReq struct{ AgentID string }
+
+// Merge is the merge listing as the root last read it (landing.List),
+// read-only: sessions of a hub share it. Err is why the last reading
+// failed (the listing is then the last good one); Loaded that one came;
+// Want a candidate to select once the listing shows it (a notice's).
+type Merge struct {
+	Listing landing.Listing
+	Err     error
+	Loaded  bool
+	Want    string
+}
+
+// LandDoneMsg is how a landing started here ended: Err is the lander's
+// exit, and the last line of its log says what happened.
+type LandDoneMsg struct {
+	Slug, Commit, Log string
+	Err               error
+}

@@ -1,4 +1,10 @@
-package ui
+// Package plans is the cockpit's Plans pane: one lane's plans as the
+// scan judged them (uictx.Ctx.D), each tier's pick order, dependencies and
+// leases, the lanes beside them, the selected plan's preview below (the
+// root renders it: uictx.Ctx.Preview), the filter across every lane, and
+// the verbs on the selected plan (promote, park, return, complete; and
+// the merge keys on its candidate in review-needed/, ui/mergekeys').
+package plans
 
 import (
 	"fmt"
@@ -13,34 +19,41 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
-	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
+	"github.com/fleetwatch/fleetwatch/ui/mergekeys"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/ui/verbs"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
-// planList is the Plans pane: one lane's plans, the filter over them (in
-// every lane at once), and the selected plan's preview.
-type planList struct {
+// Pane is the Plans pane: one lane's plans, the filter over them (in
+// every lane at once), and the memo of the preview's box.
+type Pane struct {
 	kit.Table
 	kit.Filter
-	// queue is the merge listing: the merge keys act on the selected
-	// plan's candidate in it (merge.go).
-	queue    *mergeList
+	id       uictx.PaneID // its place in the tab order
 	rows     []*model.BoardRow
 	cols     planCols
 	lane     model.Lane
 	lanePick map[model.Lane]string // the plan last selected in each lane
 	matched  map[model.Lane]int    // each lane's matches while a filter applies
-	skipW    map[string]int        // how wide each plan's skip reason is (whyWidth)
+	skipW    map[string]int        // how wide each plan's skip reason is (WhyWidth)
 	measured measuredPlans         // the last measurement, for the rows it was made of
-	pv       preview
 	// want is a plan to select once a scan shows it: one just written.
 	want string
+	// drawn is the preview's box as last drawn, by what it was drawn of.
+	drawn struct {
+		key   string
+		lines []string
+	}
 }
 
-func (p *planList) Rebuild(pc *uictx.Ctx) {
+// New is the Plans pane at id in the tab order, on the bugs lane.
+func New(id uictx.PaneID) uictx.Pane {
+	return &Pane{id: id, lane: model.Bugs, lanePick: map[model.Lane]string{}, matched: map[model.Lane]int{}}
+}
+
+func (p *Pane) Rebuild(pc *uictx.Ctx) {
 	d := pc.D
 	p.rows = p.rows[:0]
 	clear(p.matched)
@@ -55,7 +68,7 @@ func (p *planList) Rebuild(pc *uictx.Ctx) {
 	}
 	c := p.cols
 	cm := pc.Common
-	p.SetShared(keys, rowsOf{pane: plansPane, d: d, lane: p.lane, needle: p.Needle(), cols: c}, func(i int, sel bool) string {
+	p.SetShared(keys, sharedRows{d: d, lane: p.lane, needle: p.Needle(), cols: c}, func(i int, sel bool) string {
 		return planLine(cm, d, p.rows[i], c, sel)
 	})
 	if p.want != "" && d.Has(p.want) {
@@ -64,7 +77,7 @@ func (p *planList) Rebuild(pc *uictx.Ctx) {
 	}
 }
 
-func (p *planList) Selected() uictx.Selection {
+func (p *Pane) Selected() uictx.Selection {
 	if p.Cursor >= len(p.rows) {
 		return uictx.Selection{}
 	}
@@ -74,7 +87,7 @@ func (p *planList) Selected() uictx.Selection {
 
 // Update answers the Plans pane's own keys: lanes, the filter, the
 // preview, and the verbs on the selected plan.
-func (p *planList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
+func (p *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	k := &pc.Keys.Plans
 	switch {
 	case key.Matches(msg, k.PrevLane):
@@ -82,9 +95,9 @@ func (p *planList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 	case key.Matches(msg, k.NextLane):
 		return p.switchLane(pc, 1), true
 	case key.Matches(msg, k.PreviewDown):
-		p.pv.vp.HalfPageDown()
+		return uictx.PreviewScrollReq(1), true
 	case key.Matches(msg, k.PreviewUp):
-		p.pv.vp.HalfPageUp()
+		return uictx.PreviewScrollReq(-1), true
 	case key.Matches(msg, k.Preview):
 		return uictx.ReaderReq{}, true
 	case key.Matches(msg, k.Diff):
@@ -93,17 +106,15 @@ func (p *planList) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return uictx.NewPlanReq{}, true
 	case key.Matches(msg, k.Edit):
 		return uictx.EditReq{}, true
-	default:
-		if req, ok := p.verbKey(pc, msg); ok {
-			return req, true
-		}
-		return p.queue.candidateKey(pc, msg)
 	}
-	return nil, true
+	if req, ok := p.verbKey(pc, msg); ok {
+		return req, true
+	}
+	return mergekeys.Key(pc, msg, mergekeys.InPlans, nil)
 }
 
-func (p *planList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
-	k, onPlans := &pc.Keys.Plans, pc.Shown == plansPane
+func (p *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
+	k, onPlans := &pc.Keys.Plans, pc.Shown == p.id
 	rel, row := pc.Target.Rel, pc.Target.Row
 	lane := model.Rel(rel).Lane()
 	onPlan := row != nil
@@ -119,7 +130,7 @@ func (p *planList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	set(&k.Preview, onPlan, "preview: select a plan")
 	set(&k.Diff, onPlan, "diff: select a plan, a worktree or a worker")
 	// The preview shows below the plans, not full screen.
-	_, ph := plansSplit(pc.Common, pc.Height-2)
+	_, ph := Split(pc.Common, pc.Height-2)
 	inline := onPlan && onPlans && ph > 0 && !pc.Reading
 	set(&k.PreviewDown, inline, "preview: it shows below the plans on wide terminals; enter opens it")
 	set(&k.PreviewUp, inline, "preview: it shows below the plans on wide terminals; enter opens it")
@@ -130,7 +141,7 @@ func (p *planList) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	if onPlans {
 		// Synced last here: A and X are the selected plan's candidate's,
 		// not the inbox's.
-		p.queue.candidateKeys(pc, set)
+		mergekeys.Keys(pc, set, mergekeys.InPlans, nil)
 	}
 }
 
@@ -282,9 +293,9 @@ func depsText(r *model.BoardRow) (string, bool) {
 	return "UNMET " + termtext.Line(model.UnmetList(r.Deps)), false
 }
 
-// whoText names who holds the plan: the lease owner and time left, or the
+// WhoText names who holds the plan: the lease owner and time left, or the
 // person it is assigned to.
-func whoText(r *model.BoardRow, now float64) (string, int) {
+func WhoText(r *model.BoardRow, now float64) (string, int) {
 	l := r.Lease
 	switch {
 	case l != nil && l.Corrupt != "":
@@ -317,7 +328,7 @@ func planLine(cm *uictx.Common, d *uictx.Data, r *model.BoardRow, c planCols, se
 	var b strings.Builder
 	// A plan check warns about is marked in the gutter: its preview says why.
 	gut := kit.Gutter(selected)
-	if len(lintOf(d, r.Plan.Rel)) > 0 {
+	if len(d.LintOf(r.Plan.Rel)) > 0 {
 		gut = gut[:len(gut)-1] + style("!", cm.St.Warn.Render)
 	}
 	b.WriteString(gut)
@@ -355,13 +366,13 @@ func planLine(cm *uictx.Common, d *uictx.Data, r *model.BoardRow, c planCols, se
 			b.WriteString(cell + " ")
 		}
 	}
-	if deps, met := whyText(d, r); met && c.deps > 0 {
+	if deps, met := WhyText(d, r); met && c.deps > 0 {
 		b.WriteString(kit.Fit(deps, c.deps))
 	} else if c.deps > 0 {
 		b.WriteString(style(kit.Fit(deps, c.deps), cm.St.Bad.Render))
 	}
 	if c.who > 0 {
-		who, state := whoText(r, cm.Now)
+		who, state := WhoText(r, cm.Now)
 		cell := kit.Fit(who, c.who)
 		switch state {
 		case 1:
@@ -403,7 +414,7 @@ func matches(r *model.BoardRow, f string) bool {
 // rows. Ten thousand rows are measured on every refresh, so it allocates
 // nothing per row: a string no longer in bytes than the widest so far
 // cannot be wider.
-func (p *planList) measurePlans(d *uictx.Data, rows []*model.BoardRow) planWant {
+func (p *Pane) measurePlans(d *uictx.Data, rows []*model.BoardRow) planWant {
 	w := planWant{slug: 4, title: 5, deps: 4, tier: 1}
 	if p.skipW == nil || d == nil || len(p.skipW) > 2*len(d.Board.Rows)+64 {
 		p.skipW = map[string]int{} // plans gone since are dropped
@@ -420,7 +431,7 @@ func (p *planList) measurePlans(d *uictx.Data, rows []*model.BoardRow) planWant 
 				w.tier = max(w.tier, digits(c.Rank)+len(unknownMark(c)))
 			}
 		}
-		w.deps = max(w.deps, whyWidth(d, r, p.skipW, w.deps))
+		w.deps = max(w.deps, WhyWidth(d, r, p.skipW, w.deps))
 		who := 0
 		switch l := r.Lease; {
 		case l != nil && l.Corrupt != "":
@@ -462,7 +473,7 @@ type measuredPlans struct {
 }
 
 // wantFor is measurePlans of the rows just selected, remembered.
-func (p *planList) wantFor(d *uictx.Data) planWant {
+func (p *Pane) wantFor(d *uictx.Data) planWant {
 	key := measuredPlans{d: d, lane: p.lane, needle: p.Needle()}
 	if d == nil || p.measured.d != key.d || p.measured.lane != key.lane || p.measured.needle != key.needle {
 		key.want = p.measurePlans(d, p.rows)
@@ -475,13 +486,13 @@ func (p *planList) wantFor(d *uictx.Data) planWant {
 // long the reasons are; below it, the reason is cut.
 const titleKeep = 12
 
-// whyWidth is cellWidth(whyText(r)) without building the text, or any
+// WhyWidth is cellWidth(WhyText(r)) without building the text, or any
 // width up to atMost when the text is no wider (all the caller needs).
 // Why a ready plan is skipped is the board's Problem, measured once per
 // plan (skips).
-func whyWidth(d *uictx.Data, r *model.BoardRow, skips map[string]int, atMost int) int {
+func WhyWidth(d *uictx.Data, r *model.BoardRow, skips map[string]int, atMost int) int {
 	if r.Plan.Lane.Parked() {
-		s, _ := whyText(d, r)
+		s, _ := WhyText(d, r)
 		return kit.CellWidth(s)
 	}
 	if r.Plan.Lane.Ready() && r.Problem != "" {
@@ -550,16 +561,16 @@ func filterPlans(d *uictx.Data, dst []*model.BoardRow, lane model.Lane, f string
 
 // laneCount is a lane's count for the lane list: its plans, or while a
 // filter applies its matches of its plans ("3/12").
-func (p *planList) laneCount(d *uictx.Data, l model.Lane) string {
+func (p *Pane) laneCount(d *uictx.Data, l model.Lane) string {
 	if !p.Active() {
-		return kit.Itoa(laneCount(d, l))
+		return kit.Itoa(LaneCount(d, l))
 	}
-	return kit.Itoa(p.matched[l]) + "/" + kit.Itoa(laneCount(d, l))
+	return kit.Itoa(p.matched[l]) + "/" + kit.Itoa(LaneCount(d, l))
 }
 
 // laneWithMatches moves to the first lane with a match when the shown lane
 // has none, so enter on a filter lands on what it found.
-func (p *planList) laneWithMatches() {
+func (p *Pane) LaneWithMatches() {
 	if p.Len() > 0 || !p.Active() {
 		return
 	}
@@ -573,7 +584,7 @@ func (p *planList) laneWithMatches() {
 	}
 }
 
-func (p *planList) View(pc *uictx.Ctx, h int) []string {
+func (p *Pane) View(pc *uictx.Ctx, h int) []string {
 	d := pc.D
 	rows := pc.Rows(&p.Table, "")
 	if p.Len() == 0 {
@@ -590,32 +601,32 @@ func (p *planList) View(pc *uictx.Ctx, h int) []string {
 	if !pc.Wide {
 		return append([]string{p.laneStrip(pc.Common, d)}, table...)
 	}
-	th, ph := plansSplit(pc.Common, h)
-	title := string(p.lane) + " · " + kit.Itoa(laneCount(d, p.lane))
+	th, ph := Split(pc.Common, h)
+	title := string(p.lane) + " · " + kit.Itoa(LaneCount(d, p.lane))
 	if p.Active() {
-		title = string(p.lane) + " · " + kit.Itoa(p.Len()) + " of " + kit.Itoa(laneCount(d, p.lane)) + " · /" + termtext.Line(p.Input.Value())
+		title = string(p.lane) + " · " + kit.Itoa(p.Len()) + " of " + kit.Itoa(LaneCount(d, p.lane)) + " · /" + termtext.Line(p.Input.Value())
 	}
-	right := pc.Box(title, p.ScrollHint(), table, pc.Cols-laneBoxWidth, th, true)
+	right := pc.Box(title, p.ScrollHint(), table, pc.Cols-LaneBoxWidth, th, true)
 	if ph > 0 {
-		right = append(right, p.previewBox(pc.Common, ph)...)
+		right = append(right, p.previewBox(pc, ph)...)
 	}
-	return beside(p.laneBox(pc, h), right)
+	return kit.Beside(p.laneBox(pc, h), right)
 }
 
-// count is how many plans lane l holds.
-func laneCount(d *uictx.Data, l model.Lane) int {
+// LaneCount is how many plans lane l holds.
+func LaneCount(d *uictx.Data, l model.Lane) int {
 	if d == nil {
 		return 0
 	}
 	return d.Board.Counts[l]
 }
 
-func (p *planList) laneBox(pc *uictx.Ctx, h int) []string {
+func (p *Pane) laneBox(pc *uictx.Ctx, h int) []string {
 	var lines []string
 	for _, l := range model.Lanes {
 		n := p.laneCount(pc.D, l)
 		// A long "matches/plans" count takes room from the name.
-		name := laneBoxWidth - 4 - max(5, len(n))
+		name := LaneBoxWidth - 4 - max(5, len(n))
 		line := kit.Gutter(l == p.lane) + kit.Fit(string(l), name) + kit.FitRight(n, max(5, len(n)))
 		if l == p.lane {
 			line = pc.Highlight(line)
@@ -623,36 +634,36 @@ func (p *planList) laneBox(pc *uictx.Ctx, h int) []string {
 		lines = append(lines, line)
 	}
 	lines = append(lines, "", pc.St.Dim.Render(" ←/→ switch lanes"))
-	return pc.Box("Lanes", "", lines, laneBoxWidth, h, false)
+	return pc.Box("Lanes", "", lines, LaneBoxWidth, h, false)
 }
 
 // previewBox is the selected plan's preview below the table.
-func (p *planList) previewBox(c *uictx.Common, h int) []string {
+func (p *Pane) previewBox(c *uictx.Ctx, h int) []string {
 	title := "preview"
 	if r := p.Selected().Row; r != nil {
 		title = termtext.Line(r.Plan.Rel)
 	}
 	hint := ""
-	if p.pv.vp.TotalLineCount() > p.pv.vp.Height {
+	pv := c.Preview
+	if pv.VP.TotalLineCount() > pv.VP.Height {
 		hint = "ctrl+d/u scroll · enter to read all"
 	}
-	pv := &p.pv
-	key := fmt.Sprint(pv.gen, "\x00", pv.vp.YOffset, "\x00", pv.vp.Width, "\x00", pv.vp.Height, "\x00", c.Cols, "\x00", h, "\x00", title, "\x00", hint)
-	if pv.drawn.key == key {
-		return slices.Clone(pv.drawn.lines) // callers may pad the lines in place
+	key := fmt.Sprint(pv.Gen, "\x00", pv.VP.YOffset, "\x00", pv.VP.Width, "\x00", pv.VP.Height, "\x00", c.Cols, "\x00", h, "\x00", title, "\x00", hint)
+	if p.drawn.key == key {
+		return slices.Clone(p.drawn.lines) // callers may pad the lines in place
 	}
-	lines := strings.Split(pv.vp.View(), "\n")
+	lines := strings.Split(pv.VP.View(), "\n")
 	for i := range lines {
 		lines[i] = " " + lines[i]
 	}
-	out := c.Box(title, hint, lines, c.Cols-laneBoxWidth, h, false)
-	pv.drawn.key, pv.drawn.lines = key, slices.Clone(out)
+	out := c.Box(title, hint, lines, c.Cols-LaneBoxWidth, h, false)
+	p.drawn.key, p.drawn.lines = key, slices.Clone(out)
 	return out
 }
 
 // laneStrip is the lanes on one line for narrow terminals, abbreviated when
 // the full names do not fit; the selected lane is bracketed.
-func (p *planList) laneStrip(cm *uictx.Common, d *uictx.Data) string {
+func (p *Pane) laneStrip(cm *uictx.Common, d *uictx.Data) string {
 	// short: 0 full names, 1 short names but the selected lane's, 2 all
 	// short, 3 all short and a filter's matches without the lane's total.
 	build := func(short int) string {
@@ -689,7 +700,7 @@ func (p *planList) laneStrip(cm *uictx.Common, d *uictx.Data) string {
 	return s
 }
 
-func (p *planList) switchLane(pc *uictx.Ctx, d int) tea.Msg {
+func (p *Pane) switchLane(pc *uictx.Ctx, d int) tea.Msg {
 	i := 0
 	for j, l := range model.Lanes {
 		if l == p.lane {
@@ -705,126 +716,8 @@ func (p *planList) switchLane(pc *uictx.Ctx, d int) tea.Msg {
 	return uictx.SelectedReq{}
 }
 
-// verbKey asks before a verb on the selected plan; the bindings that
-// cannot apply are disabled.
-func (p *planList) verbKey(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
-	k := &pc.Keys.Plans
-	switch {
-	case key.Matches(msg, k.Promote):
-		return p.askPromote(pc), true
-	case key.Matches(msg, k.Park):
-		return p.askPark(pc), true
-	case key.Matches(msg, k.Return):
-		return p.askReturn(pc), true
-	case key.Matches(msg, k.Release):
-		return verbs.AskRelease(pc), true
-	case key.Matches(msg, k.Recover):
-		return verbs.AskRecover(pc), true
-	case key.Matches(msg, k.Complete):
-		return p.askComplete(pc), true
-	}
-	return nil, false
-}
-
-func (p *planList) askPromote(pc *uictx.Ctx) tea.Msg {
-	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
-	problems := planfs.PromoteProblems(row.Plan.Header)
-	body := []string{"Move " + rel + " to a ready lane, where agents can pick it."}
-	for _, p := range problems {
-		body = append(body, "⚠ "+p)
-	}
-	verb := "promote"
-	if len(problems) > 0 {
-		verb = "promote anyway"
-	}
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, len(problems) > 0
-	return uictx.AskReq{Q: uictx.Question{
-		Title: "Promote " + row.Plan.Slug, Body: body, Verb: verb,
-		Choices: []model.Lane{model.Features, model.Bugs},
-	}, Rel: rel, Lease: lease, Verb: model.Promote, Local: func(to model.Lane, _ string) tea.Cmd {
-		return promoteCmd(t, rel, to, agent, force)
-	}}
-}
-
-func (p *planList) askPark(pc *uictx.Ctx) tea.Msg {
-	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
-	lane := model.Rel(rel).Lane()
-	in := pc.TextField()
-	in.Placeholder = "why (goes to the event log)"
-	in.CharLimit = 300
-	in.Width = 50
-	cmd := in.Focus()
-	body := []string{"Set " + rel + " aside; u returns it to where it came from."}
-	if lease != nil || lane == model.InProgress {
-		body = append(body, kit.Holder(pc.Now, lease))
-	}
-	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Parking")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, lane)
-	return uictx.BatchReq{uictx.AskReq{Q: uictx.Question{
-		Title: "Park " + row.Plan.Slug, Body: body, Verb: "park", Input: &in,
-		Choices: []model.Lane{model.Blocked, model.Ambiguous},
-	}, Rel: rel, Lease: lease, Verb: model.Park, Local: func(to model.Lane, reason string) tea.Cmd {
-		return parkCmd(t, rel, to, agent, reason, force)
-	}}, cmd}
-}
-
-func (p *planList) askReturn(pc *uictx.Ctx) tea.Msg {
-	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
-	lane := model.Rel(rel).Lane()
-	body := []string{"Send " + rel + " back to the ready lane it came from."}
-	if lane == model.InProgress {
-		body = append(body, kit.Holder(pc.Now, lease))
-	}
-	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Returning")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, lane)
-	return uictx.AskReq{Q: uictx.Question{Title: "Return " + row.Plan.Slug, Body: body, Verb: "return"}, Rel: rel, Lease: lease,
-		Verb: model.Return, Local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
-}
-
-func (p *planList) askComplete(pc *uictx.Ctx) tea.Msg {
-	rel, row, lease := pc.Target.Rel, pc.Target.Row, pc.Target.Lease
-	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
-		kit.Holder(pc.Now, lease)}
-	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Completing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, model.InProgress)
-	return uictx.AskReq{Q: uictx.Question{
-		Title: "Complete " + row.Plan.Slug, Body: body, Verb: "move",
-		Choices: []model.Lane{model.ReviewNeeded, model.Completed},
-	}, Rel: rel, Lease: lease, Verb: model.Complete, Local: func(to model.Lane, _ string) tea.Cmd {
-		return completeCmd(t, rel, to, agent, force)
-	}}
-}
-
-func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return uictx.Action("promote", func() (string, error) {
-		dst, _, err := t.Promote(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "promoted " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
-	})
-}
-
-func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
-	return uictx.Action("park", func() (string, error) {
-		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}.Because(reason))
-		return "parked " + kit.SlugOf(rel) + " in " + kit.LaneOf(dst), err
-	})
-}
-
-func returnCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
-	return uictx.Action("return", func() (string, error) {
-		dst, err := t.Return(rel, "", planfs.Actor{AgentID: agent, Force: force})
-		return "returned " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
-	})
-}
-
-func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return uictx.Action("complete", func() (string, error) {
-		dst, err := t.Complete(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "moved " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
-	})
-}
-
 // diff is `d`: the selected plan's feature branch.
-func (p *planList) diff(pc *uictx.Ctx) tea.Msg {
+func (p *Pane) diff(pc *uictx.Ctx) tea.Msg {
 	r := p.Selected().Row
 	if r == nil {
 		return nil
@@ -835,29 +728,81 @@ func (p *planList) diff(pc *uictx.Ctx) tea.Msg {
 	})
 }
 
-// openOnFirstLane starts the pane on the first lane that holds plans, in
+// OpenOnFirstLane starts the pane on the first lane that holds plans, in
 // the lanes' order, so nobody opens the cockpit on an empty one; on an
 // empty tree it stays on the first lane.
-func (p *planList) openOnFirstLane(d *uictx.Data) {
-	if laneCount(d, p.lane) > 0 {
+func (p *Pane) OpenOnFirstLane(d *uictx.Data) {
+	if LaneCount(d, p.lane) > 0 {
 		return
 	}
 	for _, l := range model.Lanes {
-		if laneCount(d, l) > 0 {
+		if LaneCount(d, l) > 0 {
 			p.lane = l
 			return
 		}
 	}
 }
 
-// laneBoxWidth is the Lanes box's, beside the plans on wide terminals.
-const laneBoxWidth = 22
+// LaneBoxWidth is the Lanes box's, beside the plans on wide terminals.
+const LaneBoxWidth = 22
 
-// plansSplit divides the wide plans pane between the table and the preview.
-func plansSplit(c *uictx.Common, bodyH int) (table, prev int) {
+// Split divides the wide plans pane between the table and the preview.
+func Split(c *uictx.Common, bodyH int) (table, prev int) {
 	if !c.Wide || bodyH < 20 {
 		return bodyH, 0
 	}
 	table = max(8, bodyH*11/20)
 	return table, bodyH - table
+}
+
+// WhyText is the plans table's reason column: for a parked plan the
+// reason it was parked with, else its dependencies (depsText).
+func WhyText(d *uictx.Data, r *model.BoardRow) (string, bool) {
+	if why, ok := d.ParkReason(r); ok {
+		if why == "" {
+			return "parked, no reason given", false
+		}
+		return termtext.Line(why), false
+	}
+	return depsText(r)
+}
+
+// sharedRows is what the plans' rows are made of, for a hub's sessions to
+// render them alike (kit.Table.SetShared): the reading, the lane, the
+// filter and the columns.
+type sharedRows struct {
+	d      *uictx.Data
+	lane   model.Lane
+	needle string
+	cols   planCols
+}
+
+// Lane is the lane shown.
+func (p *Pane) Lane() model.Lane { return p.lane }
+
+// ShowLane switches to lane, on its first row, remembering the plan
+// selected in the lane it leaves; false when lane is the one shown.
+func (p *Pane) ShowLane(lane model.Lane) bool {
+	if p.lane == lane {
+		return false
+	}
+	p.lanePick[p.lane] = p.Key()
+	p.lane, p.Cursor, p.Offset, p.Keys = lane, 0, 0, nil
+	return true
+}
+
+// Want selects rel once a scan shows it: a plan just written.
+func (p *Pane) Want(rel string) { p.want = rel }
+
+// Rows are the rows shown, in the lane and through the filter.
+func (p *Pane) Rows() []*model.BoardRow { return p.rows }
+
+// Matched is each lane's matches while a filter applies.
+func (p *Pane) Matched() map[model.Lane]int { return p.matched }
+
+// Widths are the slug and deps columns' widths, and the widest cells of
+// rows as a rebuild measures them (the tests hold them to each other).
+func (p *Pane) Widths(d *uictx.Data, rows []*model.BoardRow) (slug, deps, wantSlug, wantDeps int) {
+	w := p.measurePlans(d, rows)
+	return p.cols.slug, p.cols.deps, w.slug, w.deps
 }

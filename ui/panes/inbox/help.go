@@ -1,0 +1,18 @@
+package inbox
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/fleetwatch/fleetwatch/ui/uictx"
+)
+
+// Help is what `?` lists for the pane: its keys, its symbols, and the
+// keys that change something (a viewer's session turns them off).
+func (*Pane) Help(k *uictx.KeyMap) uictx.PaneHelp {
+	i := &k.Inbox
+	return uictx.PaneHelp{
+		Keys: []*key.Binding{&i.Open, &i.Approve, &i.Reject, &i.Extend, &i.Resume, &i.Stop},
+		Acts: []uictx.Act{{Key: &i.Approve, Verb: "approve a plan"}, {Key: &i.Reject, Verb: "reject a plan"},
+			{Key: &i.Extend, Verb: "extend a budget"}, {Key: &i.Resume, Verb: "resume a run"}, {Key: &i.Stop, Verb: "stop a run"}},
+	}
+}
