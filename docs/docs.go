@@ -10,7 +10,7 @@ var pages embed.FS
 
 // Topics are the pages in the order `fleetwatch help` lists them: the
 // order a new operator meets them.
-var Topics = []string{"plans", "work-once", "workers", "sandbox", "watch", "ui", "landing", "spend", "notify", "coordinator", "serve", "claims", "anchor", "speed", "panes"}
+var Topics = []string{"plans", "work-once", "workers", "sandbox", "watch", "ui", "landing", "spend", "notify", "coordinator", "serve", "claims", "anchor", "speed", "panes", "structure"}
 
 // Page is the markdown of topic, and whether there is such a page.
 func Page(topic string) (string, bool) {

@@ -11,7 +11,10 @@
 // down the house (floors), the cockpit imported only by the command that
 // starts it, and the cockpit's shape (panes.go): each pane a package under
 // ui/panes/ in ui's registry, reaching no other pane, over ui/uictx and
-// ui/kit, which know no pane, and a root package held to its size.
+// ui/kit, which know no pane, and a root package held to its size; the
+// floors of workers (floors.go), no face naming a claims backend
+// (backends.go) and cyclomatic complexity (cyclo.go). docs/structure.md
+// draws the house and lists the rules.
 package shape
 
 import (
