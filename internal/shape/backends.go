@@ -162,36 +162,50 @@ func stringConsts(pkg []*ast.File) map[string]string {
 // the value of a Backend: field.
 func backendChoices(f *ast.File, names map[string]bool) []*ast.BasicLit {
 	var out []*ast.BasicLit
-	add := func(es ...ast.Expr) {
-		for _, e := range es {
+	ast.Inspect(f, func(n ast.Node) bool {
+		for _, e := range choiceOperands(n) {
 			if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
 				if s, err := strconv.Unquote(lit.Value); err == nil && names[s] {
 					out = append(out, lit)
 				}
 			}
 		}
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.BinaryExpr:
-			if n.Op == token.EQL || n.Op == token.NEQ {
-				add(n.X, n.Y)
-			}
-		case *ast.CaseClause:
-			add(n.List...)
-		case *ast.CompositeLit:
-			_, isMap := n.Type.(*ast.MapType)
-			for _, e := range n.Elts {
-				if kv, ok := e.(*ast.KeyValueExpr); ok && isMap {
-					add(kv.Key)
-				}
-			}
-		case *ast.KeyValueExpr:
-			if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Backend" {
-				add(n.Value)
-			}
-		}
 		return true
 	})
 	return out
+}
+
+// choiceOperands are the expressions n chooses by: either side of == or
+// !=, a switch case's values, a map literal's keys, a Backend: field's
+// value.
+func choiceOperands(n ast.Node) []ast.Expr {
+	switch n := n.(type) {
+	case *ast.BinaryExpr:
+		if n.Op == token.EQL || n.Op == token.NEQ {
+			return []ast.Expr{n.X, n.Y}
+		}
+	case *ast.CaseClause:
+		return n.List
+	case *ast.CompositeLit:
+		return mapKeys(n)
+	case *ast.KeyValueExpr:
+		if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Backend" {
+			return []ast.Expr{n.Value}
+		}
+	}
+	return nil
+}
+
+// mapKeys are the keys of n when it is a map literal.
+func mapKeys(n *ast.CompositeLit) []ast.Expr {
+	if _, isMap := n.Type.(*ast.MapType); !isMap {
+		return nil
+	}
+	var keys []ast.Expr
+	for _, e := range n.Elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			keys = append(keys, kv.Key)
+		}
+	}
+	return keys
 }

@@ -54,16 +54,25 @@ func workerFloorBreaches(rel string, f *ast.File) []string {
 		if !ok || (dep != "workers" && !strings.HasPrefix(dep, "workers/")) || strings.HasPrefix(dep, dir+"/") {
 			continue // outside workers, or a child of this package
 		}
-		switch theirs := workerFloor(dep); {
-		case strings.HasPrefix(dir, dep+"/"):
-			out = append(out, fmt.Sprintf("%s: imports %s, its parent: a child never imports its parent", rel, dep))
-		case mine < 0 || theirs < 0:
-			if theirs < 0 {
-				out = append(out, fmt.Sprintf("%s: imports %s, which is on no floor of workers (internal/shape/floors.go)", rel, dep))
-			}
-		case theirs >= mine:
-			out = append(out, fmt.Sprintf("%s: imports %s, on floor %d of workers, not below its own (%d): imports point down (internal/shape/floors.go)", rel, dep, theirs+1, mine+1))
+		if msg := workerImportBreach(dir, dep, mine); msg != "" {
+			out = append(out, rel+": "+msg)
 		}
 	}
 	return out
+}
+
+// workerImportBreach says why dir, on floor mine of workers, may not
+// import dep, another package of workers, or "" when it may.
+func workerImportBreach(dir, dep string, mine int) string {
+	switch theirs := workerFloor(dep); {
+	case strings.HasPrefix(dir, dep+"/"):
+		return fmt.Sprintf("imports %s, its parent: a child never imports its parent", dep)
+	case theirs < 0:
+		return fmt.Sprintf("imports %s, which is on no floor of workers (internal/shape/floors.go)", dep)
+	case mine < 0:
+		return ""
+	case theirs >= mine:
+		return fmt.Sprintf("imports %s, on floor %d of workers, not below its own (%d): imports point down (internal/shape/floors.go)", dep, theirs+1, mine+1)
+	}
+	return ""
 }

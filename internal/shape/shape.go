@@ -43,25 +43,15 @@ func Check(root string) ([]string, error) {
 		if err != nil {
 			return err
 		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			rel, _ := filepath.Rel(root, p)
-			// The test kit is test code, like _test.go files and testdata.
-			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "var" || filepath.ToSlash(rel) == "internal/testkit") {
-				return filepath.SkipDir
-			}
-			if _, ok := floors[rel]; !ok && p != root && !strings.Contains(filepath.ToSlash(rel), "/") {
-				out = append(out, rel+"/: the root holds main.go, the card's folders and internal/ (see the README's layout)")
-			}
-			return nil
+			return checkDir(&out, rel, d.Name(), p == root)
 		}
 		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if !strings.Contains(rel, "/") && rel != "main.go" {
-			out = append(out, rel+": the root holds main.go only; commands live in ui/cli")
-		}
+		out = append(out, rootFile(rel)...)
 		f, err := parser.ParseFile(fset, p, nil, 0)
 		if err != nil {
 			return err
@@ -80,35 +70,39 @@ func Check(root string) ([]string, error) {
 	return append(out, paneRules(fset, ui)...), nil
 }
 
+// checkDir skips what is not the module's code and notes a top folder
+// that is no floor of the house.
+func checkDir(out *[]string, rel, name string, isRoot bool) error {
+	if isRoot {
+		return nil
+	}
+	// The test kit is test code, like _test.go files and testdata.
+	if strings.HasPrefix(name, ".") || name == "testdata" || name == "var" || rel == "internal/testkit" {
+		return filepath.SkipDir
+	}
+	if _, ok := floors[rel]; !ok && !strings.Contains(rel, "/") {
+		*out = append(*out, rel+"/: the root holds main.go, the card's folders and internal/ (see the README's layout)")
+	}
+	return nil
+}
+
+// rootFile notes a Go file at the module's root but main.go.
+func rootFile(rel string) []string {
+	if !strings.Contains(rel, "/") && rel != "main.go" {
+		return []string{rel + ": the root holds main.go only; commands live in ui/cli"}
+	}
+	return nil
+}
+
 func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 	var out []string
 	inUI := uiFace(rel)
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			if d.Body == nil || literalTable(d) {
-				continue
-			}
-			if n := lines(fset, d); n > maxFuncLines {
-				out = append(out, fmt.Sprintf("%s:%d: %s is %d lines (at most %d)", rel, fset.Position(d.Pos()).Line, funcName(d), n, maxFuncLines))
-			}
-			for _, b := range commandBodies(d) {
-				if n := lines(fset, b); n > maxBodyLines {
-					out = append(out, fmt.Sprintf("%s:%d: a command body in %s is %d lines (at most %d): parse flags, call one function, print its result", rel, fset.Position(b.Pos()).Line, funcName(d), n, maxBodyLines))
-				}
-			}
+			out = append(out, funcLength(fset, rel, d)...)
 		case *ast.GenDecl:
-			for _, s := range d.Specs {
-				ts, ok := s.(*ast.TypeSpec)
-				if !ok || path.Dir(rel) != "ui" || ts.Name.Name != "Model" {
-					continue
-				}
-				if st, ok := ts.Type.(*ast.StructType); ok {
-					if n := fieldCount(st); n > maxModelFields {
-						out = append(out, fmt.Sprintf("%s:%d: ui.Model has %d fields (keep it under %d)", rel, fset.Position(ts.Pos()).Line, n, maxModelFields+1))
-					}
-				}
-			}
+			out = append(out, modelFields(fset, rel, d)...)
 		}
 	}
 	// Test packages (landtest, remotetest…) drive git as a person would.
@@ -119,20 +113,62 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []string {
 	out = append(out, workerFloorBreaches(rel, f)...)
 	out = append(out, cockpitImport(rel, f)...)
 	if inUI {
-		for _, imp := range f.Imports {
-			if p := strings.Trim(imp.Path.Value, `"`); p == module+"/registry" || p == "os/exec" {
-				out = append(out, fmt.Sprintf("%s: imports %s: the UI reaches files and processes through the engine", rel, p))
+		out = append(out, uiReaches(fset, rel, f)...)
+	}
+	return out
+}
+
+// funcLength notes a function over maxFuncLines, and a command body in it
+// over maxBodyLines; a literal table holds data and may be long.
+func funcLength(fset *token.FileSet, rel string, d *ast.FuncDecl) []string {
+	if d.Body == nil || literalTable(d) {
+		return nil
+	}
+	var out []string
+	if n := lines(fset, d); n > maxFuncLines {
+		out = append(out, fmt.Sprintf("%s:%d: %s is %d lines (at most %d)", rel, fset.Position(d.Pos()).Line, funcName(d), n, maxFuncLines))
+	}
+	for _, b := range commandBodies(d) {
+		if n := lines(fset, b); n > maxBodyLines {
+			out = append(out, fmt.Sprintf("%s:%d: a command body in %s is %d lines (at most %d): parse flags, call one function, print its result", rel, fset.Position(b.Pos()).Line, funcName(d), n, maxBodyLines))
+		}
+	}
+	return out
+}
+
+// modelFields notes ui.Model grown past maxModelFields.
+func modelFields(fset *token.FileSet, rel string, d *ast.GenDecl) []string {
+	var out []string
+	for _, s := range d.Specs {
+		ts, ok := s.(*ast.TypeSpec)
+		if !ok || path.Dir(rel) != "ui" || ts.Name.Name != "Model" {
+			continue
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if ok && fieldCount(st) > maxModelFields {
+			out = append(out, fmt.Sprintf("%s:%d: ui.Model has %d fields (keep it under %d)", rel, fset.Position(ts.Pos()).Line, fieldCount(st), maxModelFields+1))
+		}
+	}
+	return out
+}
+
+// uiReaches notes where the cockpit reaches files or processes itself
+// (the registry, os/exec, exec.Command) instead of asking the engine.
+func uiReaches(fset *token.FileSet, rel string, f *ast.File) []string {
+	var out []string
+	for _, imp := range f.Imports {
+		if p := strings.Trim(imp.Path.Value, `"`); p == module+"/registry" || p == "os/exec" {
+			out = append(out, fmt.Sprintf("%s: imports %s: the UI reaches files and processes through the engine", rel, p))
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Command" {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "exec" {
+				out = append(out, fmt.Sprintf("%s:%d: exec.Command in ui: ask the engine", rel, fset.Position(sel.Pos()).Line))
 			}
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Command" {
-				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "exec" {
-					out = append(out, fmt.Sprintf("%s:%d: exec.Command in ui: ask the engine", rel, fset.Position(sel.Pos()).Line))
-				}
-			}
-			return true
-		})
-	}
+		return true
+	})
 	return out
 }
 
