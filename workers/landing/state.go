@@ -45,22 +45,34 @@ func decide(f facts) (State, string) {
 	case f.Approval != nil && f.Approval.Stale:
 		return Stale, fmt.Sprintf("the branch moved after %s approved %s", f.Approval.By, short(f.Approval.Commit))
 	case f.Approval == nil:
-		for _, r := range f.Reviews {
-			if !r.Stale {
-				return Reviewed, fmt.Sprintf("%s by %s at %s; approve to land", r.Verdict, r.Reviewer, short(r.Commit))
-			}
-		}
-		if len(f.Reviews) > 0 {
-			return NeedsReview, fmt.Sprintf("the review of %s is stale: the branch moved", short(f.Reviews[0].Commit))
-		}
-		return NeedsReview, ""
+		return unapproved(f.Reviews)
 	case !f.Queued:
 		return Approved, fmt.Sprintf("approved by %s; queue add to queue it", f.Approval.By)
 	case f.Ungated:
 		return Queued, ungatedWhy
 	}
+	return byChecks(f.Checks)
+}
+
+// unapproved is the state of a change with no approval, by its reviews
+// (newest first): the newest fresh one, else a stale one, else none.
+func unapproved(reviews []Review) (State, string) {
+	for _, r := range reviews {
+		if !r.Stale {
+			return Reviewed, fmt.Sprintf("%s by %s at %s; approve to land", r.Verdict, r.Reviewer, short(r.Commit))
+		}
+	}
+	if len(reviews) > 0 {
+		return NeedsReview, fmt.Sprintf("the review of %s is stale: the branch moved", short(reviews[0].Commit))
+	}
+	return NeedsReview, ""
+}
+
+// byChecks is a queued change's state by its checks on this exact tree: a
+// settled failure beats a check still running, which beats one never run.
+func byChecks(checks []CheckResult) (State, string) {
 	var running, missing []string
-	for _, c := range f.Checks {
+	for _, c := range checks {
 		switch c.Result {
 		case Pass:
 		case Running:
@@ -68,14 +80,7 @@ func decide(f facts) (State, string) {
 		case Missing, "":
 			missing = append(missing, c.Name)
 		default:
-			why := fmt.Sprintf("%s %s", c.Name, failedWord(c.Result))
-			if c.Note != "" {
-				why += " (" + c.Note + ")"
-			}
-			if c.Log != "" {
-				why += "; log " + c.Log
-			}
-			return Failed, why
+			return Failed, failedWhy(c)
 		}
 	}
 	switch {
@@ -85,6 +90,18 @@ func decide(f facts) (State, string) {
 		return Queued, "not checked on this tree yet: " + strings.Join(missing, ", ")
 	}
 	return Ready, ""
+}
+
+// failedWhy names a settled failure, with its note and log when known.
+func failedWhy(c CheckResult) string {
+	why := fmt.Sprintf("%s %s", c.Name, failedWord(c.Result))
+	if c.Note != "" {
+		why += " (" + c.Note + ")"
+	}
+	if c.Log != "" {
+		why += "; log " + c.Log
+	}
+	return why
 }
 
 func failedWord(r Result) string {

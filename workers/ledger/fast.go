@@ -82,81 +82,77 @@ func scalar(b []byte) (val, rest []byte, ok bool) {
 // set puts val in r's field for key; false when it does not fit the field.
 // An unknown key is ignored, as encoding/json ignores it.
 func (r *Run) set(key, val []byte) bool {
-	str := func(dst *string) bool {
-		if val[0] != '"' {
-			return false
-		}
-		*dst = string(val[1 : len(val)-1])
+	put, ok := runFields[string(key)]
+	if !ok {
 		return true
 	}
-	num := func(dst *int64) bool {
-		n, err := strconv.ParseInt(string(val), 10, 64)
-		*dst = n
-		return err == nil
+	return put(r, val)
+}
+
+// runFields put a ledger line's value, by its key, in a Run's field.
+var runFields = map[string]func(r *Run, val []byte) bool{
+	"run":             func(r *Run, v []byte) bool { return putString(&r.ID, v) },
+	"plan":            func(r *Run, v []byte) bool { return putString(&r.Plan, v) },
+	"agent":           func(r *Run, v []byte) bool { return putString(&r.Agent, v) },
+	"tier":            func(r *Run, v []byte) bool { return putString(&r.Tier, v) },
+	"endpoint":        func(r *Run, v []byte) bool { return putString(&r.Endpoint, v) },
+	"model":           func(r *Run, v []byte) bool { return putString(&r.Model, v) },
+	"host":            func(r *Run, v []byte) bool { return putString(&r.Host, v) },
+	"source":          func(r *Run, v []byte) bool { return putString(&r.Source, v) },
+	"input_tokens":    func(r *Run, v []byte) bool { return putInt64(&r.Input, v) },
+	"output_tokens":   func(r *Run, v []byte) bool { return putInt64(&r.Output, v) },
+	"cached_tokens":   func(r *Run, v []byte) bool { return putInt64(&r.Cached, v) },
+	"cost_usd":        func(r *Run, v []byte) bool { return putFloat(&r.CostUSD, v) },
+	"priced":          func(r *Run, v []byte) bool { return putBool(&r.Priced, v) },
+	"mode":            func(r *Run, v []byte) bool { return putString(&r.Mode, v) },
+	"claim":           func(r *Run, v []byte) bool { return putString(&r.Claim, v) },
+	"committed":       func(r *Run, v []byte) bool { return putBool(&r.Committed, v) },
+	"not_daily":       func(r *Run, v []byte) bool { return putBool(&r.NotDaily, v) },
+	"exit":            func(r *Run, v []byte) bool { return putInt(&r.Exit, v) },
+	"estimated_calls": func(r *Run, v []byte) bool { return putInt(&r.Estimated, v) },
+	"start":           func(r *Run, v []byte) bool { return putTime(&r.Start, v) },
+	"end":             func(r *Run, v []byte) bool { return putTime(&r.End, v) },
+}
+
+// putString takes a quoted value, without its quotes.
+func putString(dst *string, val []byte) bool {
+	if val[0] != '"' {
+		return false
 	}
-	when := func(dst *time.Time) bool {
-		if val[0] != '"' {
-			return false
-		}
-		t, err := time.Parse(time.RFC3339Nano, string(val[1:len(val)-1]))
-		*dst = t
-		return err == nil
-	}
-	switch string(key) {
-	case "run":
-		return str(&r.ID)
-	case "plan":
-		return str(&r.Plan)
-	case "agent":
-		return str(&r.Agent)
-	case "tier":
-		return str(&r.Tier)
-	case "endpoint":
-		return str(&r.Endpoint)
-	case "model":
-		return str(&r.Model)
-	case "host":
-		return str(&r.Host)
-	case "source":
-		return str(&r.Source)
-	case "input_tokens":
-		return num(&r.Input)
-	case "output_tokens":
-		return num(&r.Output)
-	case "cached_tokens":
-		return num(&r.Cached)
-	case "cost_usd":
-		f, err := strconv.ParseFloat(string(val), 64)
-		r.CostUSD = f
-		return err == nil
-	case "priced":
-		b, err := strconv.ParseBool(string(val))
-		r.Priced = b
-		return err == nil
-	case "mode":
-		return str(&r.Mode)
-	case "claim":
-		return str(&r.Claim)
-	case "committed":
-		b, err := strconv.ParseBool(string(val))
-		r.Committed = b
-		return err == nil
-	case "not_daily":
-		b, err := strconv.ParseBool(string(val))
-		r.NotDaily = b
-		return err == nil
-	case "exit":
-		n, err := strconv.Atoi(string(val))
-		r.Exit = n
-		return err == nil
-	case "estimated_calls":
-		n, err := strconv.Atoi(string(val))
-		r.Estimated = n
-		return err == nil
-	case "start":
-		return when(&r.Start)
-	case "end":
-		return when(&r.End)
-	}
+	*dst = string(val[1 : len(val)-1])
 	return true
+}
+
+func putInt64(dst *int64, val []byte) bool {
+	n, err := strconv.ParseInt(string(val), 10, 64)
+	*dst = n
+	return err == nil
+}
+
+func putInt(dst *int, val []byte) bool {
+	n, err := strconv.Atoi(string(val))
+	*dst = n
+	return err == nil
+}
+
+func putFloat(dst *float64, val []byte) bool {
+	f, err := strconv.ParseFloat(string(val), 64)
+	*dst = f
+	return err == nil
+}
+
+func putBool(dst *bool, val []byte) bool {
+	b, err := strconv.ParseBool(string(val))
+	*dst = b
+	return err == nil
+}
+
+// putTime takes a quoted RFC 3339 time.
+func putTime(dst *time.Time, val []byte) bool {
+	if val[0] != '"' {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(val[1:len(val)-1]))
+	*dst = t
+	return err == nil
 }
