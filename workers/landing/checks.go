@@ -310,35 +310,11 @@ func runCheck(ctx context.Context, project string, c config.Check, commit, tree 
 		logf(log, "check %s on %s: %s (stored, took %s)", c.Name, short, rec.Result, seconds(rec.Took))
 		return rec.CheckResult, nil
 	}
-	dir, err := safepath.OpenDir(project, f.dirRel, true)
-	if err != nil {
-		return CheckResult{}, err
-	}
-	dir.Close()
-	lock, err := safepath.OpenFile(project, f.rel(".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := lockCheck(ctx, project, f, c.Name, short, log)
 	if err != nil {
 		return CheckResult{}, err
 	}
 	defer lock.Close()
-	waited := false
-	for {
-		err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			return CheckResult{}, err
-		}
-		if !waited {
-			logf(log, "check %s on %s: another runner has it; waiting", c.Name, short)
-			waited = true
-		}
-		select {
-		case <-ctx.Done():
-			return CheckResult{}, ctx.Err()
-		case <-time.After(lockPoll):
-		}
-	}
 	// The runner we waited for may have stored it.
 	if rec, ok := readRecord(project, f, c, tree); ok && !rec.Rerun {
 		logf(log, "check %s on %s: %s (stored, took %s)", c.Name, short, rec.Result, seconds(rec.Took))
@@ -347,13 +323,7 @@ func runCheck(ctx context.Context, project string, c config.Check, commit, tree 
 	// The lock's time says since when the check runs (CachedChecks).
 	now := unix.NsecToTimeval(time.Now().UnixNano())
 	_ = unix.Futimes(int(lock.Fd()), []unix.Timeval{now, now})
-	rec, err := execCheck(ctx, project, c, commit, tree, f)
-	for try := 0; err == nil && rec.Result != Pass && try < c.Retries; try++ {
-		logf(log, "check %s on %s: %s; running it again (retries: %d)", c.Name, short, rec.Result, c.Retries)
-		if err = keepAttempt(project, f, rec); err == nil {
-			rec, err = execCheck(ctx, project, c, commit, tree, f)
-		}
-	}
+	rec, err := execRetrying(ctx, project, c, commit, tree, f, log)
 	if err != nil {
 		return CheckResult{}, err
 	}
@@ -368,6 +338,63 @@ func runCheck(ctx context.Context, project string, c config.Check, commit, tree 
 	stored, _ := readRecord(project, f, c, tree)
 	rec.Flaky, rec.FlakyLog = stored.Flaky, stored.FlakyLog
 	return rec.CheckResult, nil
+}
+
+// lockCheck opens f's lock and holds it, waiting while another runner
+// holds it until ctx ends. The caller closes the lock, which frees it.
+func lockCheck(ctx context.Context, project string, f checkFiles, name, short string, log io.Writer) (*os.File, error) {
+	dir, err := safepath.OpenDir(project, f.dirRel, true)
+	if err != nil {
+		return nil, err
+	}
+	dir.Close()
+	lock, err := safepath.OpenFile(project, f.rel(".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitFlock(ctx, lock, name, short, log); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// waitFlock takes lock's flock, polling every lockPoll while another
+// runner holds it, and says once that it waits.
+func waitFlock(ctx context.Context, lock *os.File, name, short string, log io.Writer) error {
+	waited := false
+	for {
+		err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return err
+		}
+		if !waited {
+			logf(log, "check %s on %s: another runner has it; waiting", name, short)
+			waited = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
+// execRetrying runs c, and again up to c.Retries times while it does not
+// pass, keeping each earlier attempt.
+func execRetrying(ctx context.Context, project string, c config.Check, commit, tree string, f checkFiles, log io.Writer) (checkRecord, error) {
+	short := commit[:min(len(commit), 6)]
+	rec, err := execCheck(ctx, project, c, commit, tree, f)
+	for try := 0; err == nil && rec.Result != Pass && try < c.Retries; try++ {
+		logf(log, "check %s on %s: %s; running it again (retries: %d)", c.Name, short, rec.Result, c.Retries)
+		if err = keepAttempt(project, f, rec); err == nil {
+			rec, err = execCheck(ctx, project, c, commit, tree, f)
+		}
+	}
+	return rec, err
 }
 
 // storeRecord writes rec as f's ext, atomically.

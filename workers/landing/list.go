@@ -103,37 +103,16 @@ func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
 	st.Commit = r.tips[st.Branch]
 	f := facts{Queued: pos > 0, Ungated: len(r.settings.Checks) == 0, NoBranch: st.Commit == ""}
 	st.Ungated = f.Ungated
-	if st.Commit != "" {
-		d, err := r.cache.get(r.tip, st.Commit)
-		if err != nil {
-			st.State, st.Why = NeedsReview, err.Error()
-			return st
-		}
-		st.Base, st.Ahead, st.Behind, st.Tree = d.Base, d.Ahead, d.Behind, d.Tree
-		if len(d.Conflicts) > 0 {
-			st.ConflictPaths = d.Conflicts
-		}
-		f.Conflicts = d.Conflicts
-		f.Landed = r.landed[slug] != "" && d.Ahead == 0
-		f.NotAhead = d.Ahead == 0
-		st.ScopeViolations = scopeViolations(t, slug, rel, d.Touched)
+	if st.Commit != "" && !r.branchFacts(t, &st, &f, slug, rel) {
+		return st
 	}
 	if st.Commit != "" && !f.Landed {
-		st.Approval, st.Reviews = r.reviewsOf(t, slug, st.Commit)
-		if st.Approval != nil && !st.Approval.Stale {
-			st.ApprovedBy = st.Approval.By
-		}
-		f.Approval, f.Reviews = st.Approval, st.Reviews
-		// Checks of a branch with no commit of its own would be the
-		// integration branch's: none are shown.
-		if st.Tree != "" && !f.Ungated && !f.NotAhead {
-			st.Checks = CachedChecks(r.project, r.settings.Checks, st.Tree)
-		}
+		r.reviewFacts(t, &st, &f, slug)
 	}
 	f.Checks = st.Checks
 	// Only an entry that no longer looks landable is asked whether its
 	// landing was cut short: a warm listing stays free of git calls.
-	if pos > 0 && !f.Landed && (st.Commit == "" || st.Ahead == 0 || st.Approval == nil || st.Approval.Stale) {
+	if pos > 0 && !f.Landed && !looksLandable(st) {
 		if l, ok := r.interrupted(t, slug); ok {
 			f.Unfinished = unfinished(t, r, l)
 		}
@@ -143,6 +122,45 @@ func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
 		st.Why = joinWhy("the plan left review-needed/; the next queue change drops it", st.Why)
 	}
 	return st
+}
+
+// branchFacts fills in what the branch's diff against the integration tip
+// says; false, with st settled, when it cannot be read.
+func (r *repo) branchFacts(t *planfs.Tree, st *Status, f *facts, slug, rel string) bool {
+	d, err := r.cache.get(r.tip, st.Commit)
+	if err != nil {
+		st.State, st.Why = NeedsReview, err.Error()
+		return false
+	}
+	st.Base, st.Ahead, st.Behind, st.Tree = d.Base, d.Ahead, d.Behind, d.Tree
+	if len(d.Conflicts) > 0 {
+		st.ConflictPaths = d.Conflicts
+	}
+	f.Conflicts = d.Conflicts
+	f.Landed = r.landed[slug] != "" && d.Ahead == 0
+	f.NotAhead = d.Ahead == 0
+	st.ScopeViolations = scopeViolations(t, slug, rel, d.Touched)
+	return true
+}
+
+// reviewFacts fills in an unlanded branch's approval, reviews and checks.
+func (r *repo) reviewFacts(t *planfs.Tree, st *Status, f *facts, slug string) {
+	st.Approval, st.Reviews = r.reviewsOf(t, slug, st.Commit)
+	if st.Approval != nil && !st.Approval.Stale {
+		st.ApprovedBy = st.Approval.By
+	}
+	f.Approval, f.Reviews = st.Approval, st.Reviews
+	// Checks of a branch with no commit of its own would be the
+	// integration branch's: none are shown.
+	if st.Tree != "" && !f.Ungated && !f.NotAhead {
+		st.Checks = CachedChecks(r.project, r.settings.Checks, st.Tree)
+	}
+}
+
+// looksLandable reports whether st has a branch ahead of integration with
+// a fresh approval.
+func looksLandable(st Status) bool {
+	return st.Commit != "" && st.Ahead != 0 && st.Approval != nil && !st.Approval.Stale
 }
 
 // reviewsOf is slug's approval and peer reviews, each stale unless it is
