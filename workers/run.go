@@ -476,27 +476,8 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 				return o
 			}
 		case <-pulse.C:
-			// Orphans of the agent that exit are collected as they go;
-			// those that run on are recorded, for whoever comes next
-			// should this driver die.
-			proc.ReapAdopted(proc.AdoptedOrphans(r.pgid))
-			d.recordAgent(r)
-			d.weigh(r)
-			d.state.LastHeartbeat = look.Stamp{Time: d.Tree.Now()}
-			d.save()
-			if stop := d.publish(); stop != "" {
-				return d.stopped(r, stop, renewing)
-			}
-			if renewing {
-				d.bringSoon(r)
-			}
-			// A plan taken back (an operator's release, a recover) is
-			// noticed within a pulse, not only at the next renewal, which
-			// can be many minutes away: a second worker may already have it.
-			if renewing && !d.holds(rel, r.me) {
-				if o, over := renew(); over {
-					return o
-				}
+			if o, over := d.onPulse(r, renewing, renew); over {
+				return o
 			}
 		case <-beat.C:
 			if renewing {
@@ -507,13 +488,45 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 		case why := <-d.fleetStops():
 			return d.stopped(r, why, renewing)
 		case <-ctx.Done():
-			reason := "driver stopped"
-			if c := context.Cause(ctx); c != nil && c != context.Canceled {
-				reason = "driver stopped: " + c.Error()
-			}
-			return d.stopped(r, reason, renewing)
+			return d.stopped(r, stopReason(ctx), renewing)
 		}
 	}
+}
+
+// stopReason says why the driver stops, with ctx's cause when it has one.
+func stopReason(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && c != context.Canceled {
+		return "driver stopped: " + c.Error()
+	}
+	return "driver stopped"
+}
+
+// onPulse is watch's every heartbeat: it collects the agent's orphans,
+// records and weighs the run, publishes the state, and notices a plan
+// taken back; over is true when the agent has been stopped.
+func (d *Driver) onPulse(r *running, renewing bool, renew func() (Outcome, bool)) (o Outcome, over bool) {
+	// Orphans of the agent that exit are collected as they go;
+	// those that run on are recorded, for whoever comes next
+	// should this driver die.
+	proc.ReapAdopted(proc.AdoptedOrphans(r.pgid))
+	d.recordAgent(r)
+	d.weigh(r)
+	d.state.LastHeartbeat = look.Stamp{Time: d.Tree.Now()}
+	d.save()
+	if stop := d.publish(); stop != "" {
+		return d.stopped(r, stop, renewing), true
+	}
+	if !renewing {
+		return o, false
+	}
+	d.bringSoon(r)
+	// A plan taken back (an operator's release, a recover) is
+	// noticed within a pulse, not only at the next renewal, which
+	// can be many minutes away: a second worker may already have it.
+	if d.holds(r.job.Rel, r.me) {
+		return o, false
+	}
+	return renew()
 }
 
 // stopped stops the agent for the driver's own stop and hands its plan
@@ -616,28 +629,13 @@ func (d *Driver) holds(rel string, me planfs.Actor) bool {
 
 // finished handles the executor's own exit.
 func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Outcome {
-	rel, me := r.job.Rel, r.me
+	rel := r.job.Rel
 	o := Outcome{Code: code, Plan: cmp.Or(r.handedOn, d.whereIs(rel))}
 	how := fmt.Sprintf("agent exited %d", code)
 	if code < 0 {
 		how = "agent killed by a signal"
 	}
-	failed := false
-	switch {
-	case o.Plan == "" && !tree.IsFolder(d.Tree.Plans):
-		o.Code = -1
-		o.Note = fmt.Sprintf("%s, and the plan tree %s is gone: the agent deleted it", how, d.Tree.Plans)
-	case o.Plan == "":
-		// Deleted, not handed on: nobody would find the work.
-		o.Code = -1
-		o.Note = fmt.Sprintf("%s, but its plan %s is gone", how, rel)
-	case code != 0 && o.Plan != rel:
-		o.Note = fmt.Sprintf("%s after moving its plan to %s", how, o.Plan)
-	case code != 0 || (r.result.Result().Failed && renewing && r.handedOn == ""):
-		failed = true
-	case !renewing || r.handedOn != "" || o.Plan != rel:
-		o.Note = "agent exited 0 and moved its plan to " + o.Plan
-	}
+	failed := d.judgeExit(r, &o, how, renewing)
 	if o.Plan == rel {
 		// Whatever its exit code, what it committed reaches the branch
 		// before the plan goes anywhere.
@@ -661,7 +659,36 @@ func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Ou
 	if r.job.Mode == proc.ModePlan {
 		return d.planTurnDone(r, o)
 	}
-	dst, err := d.completePlan(rel, model.ReviewNeeded, me)
+	return d.toReview(r, o)
+}
+
+// judgeExit settles what the agent's exit (how) means from where its plan
+// (o.Plan) is now: a note in o when the run ends there (plan gone, or
+// moved on by the agent), or failed when it failed holding its plan.
+func (d *Driver) judgeExit(r *running, o *Outcome, how string, renewing bool) (failed bool) {
+	rel, code := r.job.Rel, o.Code
+	switch {
+	case o.Plan == "" && !tree.IsFolder(d.Tree.Plans):
+		o.Code = -1
+		o.Note = fmt.Sprintf("%s, and the plan tree %s is gone: the agent deleted it", how, d.Tree.Plans)
+	case o.Plan == "":
+		// Deleted, not handed on: nobody would find the work.
+		o.Code = -1
+		o.Note = fmt.Sprintf("%s, but its plan %s is gone", how, rel)
+	case code != 0 && o.Plan != rel:
+		o.Note = fmt.Sprintf("%s after moving its plan to %s", how, o.Plan)
+	case code != 0 || (r.result.Result().Failed && renewing && r.handedOn == ""):
+		return true
+	case !renewing || r.handedOn != "" || o.Plan != rel:
+		o.Note = "agent exited 0 and moved its plan to " + o.Plan
+	}
+	return false
+}
+
+// toReview sends a build that exited well to review-needed.
+func (d *Driver) toReview(r *running, o Outcome) Outcome {
+	rel := r.job.Rel
+	dst, err := d.completePlan(rel, model.ReviewNeeded, r.me)
 	if err != nil {
 		o.Plan = d.whereIs(rel)
 		o.Code = -1

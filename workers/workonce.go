@@ -181,22 +181,46 @@ func (w *WorkOnce) Do(ctx context.Context) Status {
 	if code != going {
 		return code
 	}
-	var argv []string
-	port := 0
+	argv, port, code := w.runSetup()
+	if code != going {
+		return code
+	}
 	if w.Run {
-		var err error
-		if argv, err = w.executor(); err != nil {
-			return w.fail(StatusError, "--run: %v", err)
-		}
-		if port, err = w.takePort(); err != nil {
-			return w.fail(StatusError, "--run: %v", err)
-		}
 		defer w.givePortBack(port)
 	}
 	d, code := w.startDriver(argv)
 	if code != going {
 		return code
 	}
+	if code := w.attachClaims(ctx, d); code != going {
+		return code
+	}
+	code, note := w.each(ctx, side, d, port)
+	if d != nil {
+		d.Finish(int(code), note)
+	}
+	return code
+}
+
+// runSetup is, with Run, the executor's argv and the agent's port.
+func (w *WorkOnce) runSetup() (argv []string, port int, code Status) {
+	if !w.Run {
+		return nil, 0, going
+	}
+	argv, err := w.executor()
+	if err != nil {
+		return nil, 0, w.fail(StatusError, "--run: %v", err)
+	}
+	if port, err = w.takePort(); err != nil {
+		return nil, 0, w.fail(StatusError, "--run: %v", err)
+	}
+	return argv, port, going
+}
+
+// attachClaims ties the driver d (nil for a claim-only run without one) to
+// what the claims backend offers: a session held while it runs, a fleet
+// it publishes to, a board of endpoints.
+func (w *WorkOnce) attachClaims(ctx context.Context, d *Driver) Status {
 	if s, ok := w.Claims.(claims.Sessioner); ok && w.Run {
 		if err := s.StartSession(ctx, w.ttl()); err != nil {
 			code := w.fail(StatusError, "%s: %v", w.Where, err)
@@ -210,11 +234,7 @@ func (w *WorkOnce) Do(ctx context.Context) Status {
 	if b, ok := w.Claims.(claims.EndpointBoard); ok && d != nil {
 		d.Board = b
 	}
-	code, note := w.each(ctx, side, d, port)
-	if d != nil {
-		d.Finish(int(code), note)
-	}
-	return code
+	return going
 }
 
 // takePort is the agent's port, and makes this driver a child subreaper:
@@ -272,44 +292,18 @@ func (w *WorkOnce) startDriver(argv []string) (*Driver, Status) {
 func (w *WorkOnce) each(ctx context.Context, s claimSide, d *Driver, port int) (Status, string) {
 	claimed, worked, refused := 0, 0, 0
 	for claimed-refused < w.MaxPlans {
-		if ctx.Err() != nil {
-			reason := "stopped before claiming: " + context.Cause(ctx).Error()
-			return w.fail(StatusError, "%s", reason), reason
+		c, code, note := w.claimNext(ctx, s, claimed, refused)
+		if code != going {
+			return code, note
 		}
-		why, code := w.capsFull(ctx)
-		var c *claim
-		if why == "" {
-			var note string
-			if c, code, note = s.next(ctx, claimed); code != going {
-				return code, note
-			}
-			if c.rel == "" {
-				break
-			}
-			why, code = w.capsHold(ctx, s, c)
-		}
-		if why != "" {
-			if code == StatusNothing && claimed > refused {
-				w.Say("%s", why) // the plans claimed so far stand
-				break
-			}
-			return w.fail(code, "%s", why), why
+		if c == nil {
+			break
 		}
 		claimed++
 		if d != nil {
 			d.Claimed(c.rel)
 		}
-		// With Run the plan's path (and its worktree lines) are printed
-		// only once the agent is started on it: a path on stdout means
-		// someone works it.
-		var head bytes.Buffer
-		fmt.Fprintln(&head, w.Tree.Abs(c.rel))
-		out := io.Writer(&head)
-		if !w.Run {
-			w.Stdout.Write(head.Bytes())
-			head.Reset()
-			out = w.Stdout
-		}
+		head, out := w.pathOut(c)
 		wt, code := s.worktree(c, out)
 		if code != StatusOK {
 			return code, "no worktree for " + c.rel
@@ -339,6 +333,50 @@ func (w *WorkOnce) each(ctx context.Context, s claimSide, d *Driver, port int) (
 		return StatusOK, fmt.Sprintf("worked %d plan(s)", worked)
 	}
 	return StatusOK, fmt.Sprintf("claimed %d plan(s)", claimed)
+}
+
+// claimNext claims the next plan under the caps. A nil claim with going
+// ends the loop well: none is left, or the caps are full once some plan
+// was claimed (those stand); any other code ends it with note.
+func (w *WorkOnce) claimNext(ctx context.Context, s claimSide, claimed, refused int) (*claim, Status, string) {
+	if ctx.Err() != nil {
+		reason := "stopped before claiming: " + context.Cause(ctx).Error()
+		return nil, w.fail(StatusError, "%s", reason), reason
+	}
+	why, code := w.capsFull(ctx)
+	var c *claim
+	if why == "" {
+		var note string
+		if c, code, note = s.next(ctx, claimed); code != going {
+			return nil, code, note
+		}
+		if c.rel == "" {
+			return nil, going, ""
+		}
+		why, code = w.capsHold(ctx, s, c)
+	}
+	switch {
+	case why == "":
+		return c, going, ""
+	case code == StatusNothing && claimed > refused:
+		w.Say("%s", why) // the plans claimed so far stand
+		return nil, going, ""
+	}
+	return nil, w.fail(code, "%s", why), why
+}
+
+// pathOut is where c's worktree lines go: with Run, to head, which
+// stdout gets once the agent is started on it (a path on stdout means
+// someone works it); without, stdout at once, after c's path.
+func (w *WorkOnce) pathOut(c *claim) (head *bytes.Buffer, out io.Writer) {
+	head = &bytes.Buffer{}
+	fmt.Fprintln(head, w.Tree.Abs(c.rel))
+	if w.Run {
+		return head, head
+	}
+	w.Stdout.Write(head.Bytes())
+	head.Reset()
+	return head, w.Stdout
 }
 
 // work hands one claimed plan to the executor in its worktree wt, with
