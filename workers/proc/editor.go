@@ -37,41 +37,55 @@ func EditorCmd(words []string, path string) *exec.Cmd {
 // splitWords splits s at unquoted blanks; quotes group, backslash escapes
 // the next character outside single quotes.
 func splitWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord, quote, escaped := false, rune(0), false
+	var w wordSplitter
 	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped, inWord = true, true
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
+		w.add(r)
 	}
-	if quote != 0 || escaped {
+	if w.quote != 0 || w.escaped {
 		return nil, fmt.Errorf("%q has an unfinished quote or escape", s)
 	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	if len(words) == 0 {
+	w.endWord()
+	if len(w.words) == 0 {
 		return nil, fmt.Errorf("%q names no program", s)
 	}
-	return words, nil
+	return w.words, nil
+}
+
+// wordSplitter is splitWords's state between runes.
+type wordSplitter struct {
+	words   []string
+	cur     strings.Builder
+	inWord  bool
+	quote   rune // the open quote, 0 outside quotes
+	escaped bool // the last rune was an unquoted backslash
+}
+
+func (w *wordSplitter) add(r rune) {
+	switch {
+	case w.escaped:
+		w.cur.WriteRune(r)
+		w.escaped = false
+	case r == '\\' && w.quote != '\'':
+		w.escaped, w.inWord = true, true
+	case w.quote != 0 && r == w.quote:
+		w.quote = 0
+	case w.quote != 0:
+		w.cur.WriteRune(r)
+	case r == '\'' || r == '"':
+		w.quote, w.inWord = r, true
+	case r == ' ' || r == '\t' || r == '\n':
+		w.endWord()
+	default:
+		w.cur.WriteRune(r)
+		w.inWord = true
+	}
+}
+
+// endWord ends the word under way, if any.
+func (w *wordSplitter) endWord() {
+	if w.inWord {
+		w.words = append(w.words, w.cur.String())
+		w.cur.Reset()
+		w.inWord = false
+	}
 }

@@ -45,27 +45,9 @@ func ParseSpec(s, cwd string) (Spec, error) {
 		if item == "" {
 			continue
 		}
-		k, v, ok := strings.Cut(item, "=")
-		if !ok {
-			return Spec{}, fmt.Errorf("%q is not key=value", item)
-		}
-		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
-		switch k {
-		case "agent-id", "agent_id":
-			k = "agent"
-		case "agent", "tier", "endpoint", "interval", "model", "registry", "run", "worktree":
-		default:
-			return Spec{}, fmt.Errorf("unknown key %q (want agent, tier, endpoint, interval, model, registry, run, worktree)", k)
-		}
-		if seen[k] {
-			return Spec{}, fmt.Errorf("%s given twice", k)
-		}
-		seen[k] = true
-		if v == "" {
-			return Spec{}, fmt.Errorf("%s is empty", k)
-		}
-		if err := PlainText(v); err != nil {
-			return Spec{}, fmt.Errorf("%s: %v", k, err)
+		k, v, err := specItem(item, seen)
+		if err != nil {
+			return Spec{}, err
 		}
 		if k == "interval" {
 			interval = v
@@ -73,13 +55,8 @@ func ParseSpec(s, cwd string) (Spec, error) {
 			return Spec{}, err
 		}
 	}
-	switch {
-	case sp.Agent == "":
-		return Spec{}, errors.New("needs agent=ID")
-	case sp.Tier == "" && sp.Endpoint == "":
-		return Spec{}, errors.New("needs tier=T or endpoint=NAME")
-	case sp.Registry != "" && sp.Endpoint == "":
-		return Spec{}, errors.New("registry needs endpoint")
+	if err := sp.missing(); err != nil {
+		return Spec{}, err
 	}
 	iv, err := parseInterval(interval)
 	if err != nil {
@@ -87,6 +64,49 @@ func ParseSpec(s, cwd string) (Spec, error) {
 	}
 	sp.Interval = iv
 	return sp, nil
+}
+
+// specItem reads one key=value item of a --worker value: a known key
+// (agent-id and agent_id are agent), not seen before, with a value of
+// plain text.
+func specItem(item string, seen map[string]bool) (k, v string, err error) {
+	k, v, ok := strings.Cut(item, "=")
+	if !ok {
+		return "", "", fmt.Errorf("%q is not key=value", item)
+	}
+	k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+	switch k {
+	case "agent-id", "agent_id":
+		k = "agent"
+	case "agent", "tier", "endpoint", "interval", "model", "registry", "run", "worktree":
+	default:
+		return "", "", fmt.Errorf("unknown key %q (want agent, tier, endpoint, interval, model, registry, run, worktree)", k)
+	}
+	if seen[k] {
+		return "", "", fmt.Errorf("%s given twice", k)
+	}
+	seen[k] = true
+	if v == "" {
+		return "", "", fmt.Errorf("%s is empty", k)
+	}
+	if err := PlainText(v); err != nil {
+		return "", "", fmt.Errorf("%s: %v", k, err)
+	}
+	return k, v, nil
+}
+
+// missing says what a --worker value lacks: an agent, a tier or an
+// endpoint, the endpoint a registry needs.
+func (sp *Spec) missing() error {
+	switch {
+	case sp.Agent == "":
+		return errors.New("needs agent=ID")
+	case sp.Tier == "" && sp.Endpoint == "":
+		return errors.New("needs tier=T or endpoint=NAME")
+	case sp.Registry != "" && sp.Endpoint == "":
+		return errors.New("registry needs endpoint")
+	}
+	return nil
 }
 
 // set sets one checked key of a --worker value (all but interval).
@@ -183,49 +203,12 @@ func parseInterval(s string) (Interval, error) {
 	if s == "" {
 		return Interval{}, errors.New("empty")
 	}
-	bad := fmt.Errorf("%q is not an interval like 300, 30s, 5m, 1.5h, 1d, 1w or 1h30m", raw)
 	iv := Interval{Raw: raw}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		iv.parts = []intervalPart{{strconv.FormatInt(n, 10), n, 1}}
 		iv.Seconds = n
-	} else {
-		rest := s
-		for rest != "" {
-			rest = strings.TrimLeft(rest, " ")
-			i := strings.IndexFunc(rest, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-			if i <= 0 {
-				return Interval{}, bad
-			}
-			num := rest[:i]
-			rest = rest[i:]
-			j := strings.IndexFunc(rest, func(r rune) bool { return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') })
-			if j < 0 {
-				j = len(rest)
-			}
-			word := rest[:j]
-			rest = rest[j:]
-			// Units are read in any case, but M is a month to systemd and a
-			// minute to many people: refuse it rather than guess.
-			if word == "M" {
-				return Interval{}, fmt.Errorf("%q: M is a month to systemd, not a minute; write min for minutes, or d for days", raw)
-			}
-			unit, ok := intervalUnits[strings.ToLower(word)]
-			if !ok {
-				return Interval{}, bad
-			}
-			part, err := intervalAmount(num, unit)
-			if err != nil {
-				return Interval{}, fmt.Errorf("%q: %s%s %v", raw, num, word, err)
-			}
-			if part == nil {
-				return Interval{}, bad
-			}
-			iv.parts = append(iv.parts, *part)
-			iv.Seconds += part.secs
-			if iv.Seconds > maxInterval {
-				break
-			}
-		}
+	} else if err := iv.addParts(raw, s); err != nil {
+		return Interval{}, err
 	}
 	switch {
 	case iv.Seconds <= 0:
@@ -234,6 +217,68 @@ func parseInterval(s string) (Interval, error) {
 		return Interval{}, fmt.Errorf("%q: longer than a year", raw)
 	}
 	return iv, nil
+}
+
+// addParts reads s (raw, trimmed), amounts each with its unit like 1h30m,
+// into iv; it stops once past maxInterval, which the caller refuses.
+func (iv *Interval) addParts(raw, s string) error {
+	bad := fmt.Errorf("%q is not an interval like 300, 30s, 5m, 1.5h, 1d, 1w or 1h30m", raw)
+	rest := s
+	for rest != "" {
+		num, word, after, ok := cutIntervalPart(rest)
+		if !ok {
+			return bad
+		}
+		rest = after
+		part, err := readIntervalPart(raw, num, word, bad)
+		if err != nil {
+			return err
+		}
+		iv.parts = append(iv.parts, part)
+		iv.Seconds += part.secs
+		if iv.Seconds > maxInterval {
+			break
+		}
+	}
+	return nil
+}
+
+// cutIntervalPart cuts the leading amount (digits, maybe a fraction) and
+// the unit's word after it from s; false when s starts with no amount.
+func cutIntervalPart(s string) (num, word, rest string, ok bool) {
+	s = strings.TrimLeft(s, " ")
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i <= 0 {
+		return "", "", "", false
+	}
+	num, s = s[:i], s[i:]
+	j := strings.IndexFunc(s, func(r rune) bool { return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') })
+	if j < 0 {
+		j = len(s)
+	}
+	return num, s[:j], s[j:], true
+}
+
+// readIntervalPart is num of the unit word names; bad when either is no
+// amount or unit.
+func readIntervalPart(raw, num, word string, bad error) (intervalPart, error) {
+	// Units are read in any case, but M is a month to systemd and a
+	// minute to many people: refuse it rather than guess.
+	if word == "M" {
+		return intervalPart{}, fmt.Errorf("%q: M is a month to systemd, not a minute; write min for minutes, or d for days", raw)
+	}
+	unit, ok := intervalUnits[strings.ToLower(word)]
+	if !ok {
+		return intervalPart{}, bad
+	}
+	part, err := intervalAmount(num, unit)
+	if err != nil {
+		return intervalPart{}, fmt.Errorf("%q: %s%s %v", raw, num, word, err)
+	}
+	if part == nil {
+		return intervalPart{}, bad
+	}
+	return *part, nil
 }
 
 // intervalAmount is num (digits, maybe a fraction) of unit, or nil when num
