@@ -46,30 +46,39 @@ func parseClaims(val *yaml.Node) (Claims, error) {
 		if key.Value != "endpoints" && (v.Kind != yaml.ScalarNode || v.Value == "") {
 			return c, errorf(v.Line, "claims: %s: want one word", key.Value)
 		}
-		switch key.Value {
-		case "backend":
-			c.Backend = v.Value
-		case "remote":
-			if strings.ContainsAny(v.Value, " \t\n") || strings.HasPrefix(v.Value, "-") {
-				return c, errorf(v.Line, "claims: remote: %q is not a git remote name", v.Value)
-			}
-			c.Remote = v.Value
-		case "project":
-			if strings.ContainsAny(v.Value, "/ \t\n") {
-				return c, errorf(v.Line, "claims: project: %q may not hold a slash or a space", v.Value)
-			}
-			c.Project = v.Value
-		case "endpoints":
-			eps, err := parseEndpoints(v)
-			if err != nil {
-				return c, err
-			}
-			c.Endpoints = eps
-		default:
-			return c, errorf(key.Line, "claims: unknown key %q (known: %s)", key.Value, claimsKeys)
+		if err := c.set(key, v); err != nil {
+			return c, err
 		}
 	}
 	return c, nil
+}
+
+// set reads one key of the claims section, whose value v was checked to
+// be one word (but endpoints').
+func (c *Claims) set(key, v *yaml.Node) error {
+	switch key.Value {
+	case "backend":
+		c.Backend = v.Value
+	case "remote":
+		if strings.ContainsAny(v.Value, " \t\n") || strings.HasPrefix(v.Value, "-") {
+			return errorf(v.Line, "claims: remote: %q is not a git remote name", v.Value)
+		}
+		c.Remote = v.Value
+	case "project":
+		if strings.ContainsAny(v.Value, "/ \t\n") {
+			return errorf(v.Line, "claims: project: %q may not hold a slash or a space", v.Value)
+		}
+		c.Project = v.Value
+	case "endpoints":
+		eps, err := parseEndpoints(v)
+		if err != nil {
+			return err
+		}
+		c.Endpoints = eps
+	default:
+		return errorf(key.Line, "claims: unknown key %q (known: %s)", key.Value, claimsKeys)
+	}
+	return nil
 }
 
 // parseEndpoints reads etcd client URLs: a list, or one URL.
