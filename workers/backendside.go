@@ -167,31 +167,15 @@ func (s *backendSide) claimNamed(ctx context.Context) (claims.Held, *claims.View
 		return none, nil, w.fail(StatusError, "%v", err)
 	}
 	if l := v.Lease(slug); l != nil {
-		if l.AgentID == w.Worker.AgentID && l.Live {
-			held, err := claims.HeldFrom(v, slug, w.Worker.AgentID, w.Token)
-			if err != nil {
-				return none, v, w.fail(StatusError, "%v", err)
-			}
-			return held, v, going // already ours: resumed, as a lease file is
-		}
-		if !l.Live {
-			return none, v, w.fail(StatusError, "%s: lease of %s expired (--recover takes it over)", slug, l.AgentID)
-		}
-		return none, v, w.fail(StatusNothing, "%s: claimed by %s%s", slug, l.AgentID, HeldOn(&l.Lease, " "))
+		held, code := w.leasedNamed(v, slug, l)
+		return held, v, code
 	}
 	row := readyRow(model.Decide(v.Snapshot, w.Worker, w.Options()), slug)
 	if row == nil {
 		return none, v, w.fail(StatusNothing, "--slug: %s: no ready plan of that name under bugs/ or features/", slug)
 	}
-	h := row.Plan.Header
-	switch {
-	case h.Assignee != "" && !h.AgentAssignable && !w.AllowAssigned:
-		return none, v, w.fail(StatusNothing, "%s: assigned to %s (--allow-assigned overrides)", row.Plan.Rel, h.Assignee)
-	case !w.NoDeps && !row.Deps.Met:
-		return none, v, w.fail(StatusNothing, "%s: depends on unfinished plans: %s", row.Plan.Rel, unmetCell(row.Deps))
-	}
-	if row.Problem != "" {
-		return none, v, w.fail(StatusError, "%s: %s (fleetwatch check lists such plans)", row.Plan.Rel, row.Problem)
+	if code := w.refuseNamed(row); code != going {
+		return none, v, code
 	}
 	held, err := w.Claims.Claim(ctx, v, row.Plan.Rel, w.claimsHolder, w.ttl())
 	if errors.Is(err, claims.ErrLost) || errors.Is(err, claims.ErrLocked) {
@@ -201,6 +185,37 @@ func (s *backendSide) claimNamed(ctx context.Context) (claims.Held, *claims.View
 		return none, v, w.fail(StatusError, "%s: %v", w.Where, err)
 	}
 	return held, v, going
+}
+
+// leasedNamed is the named plan slug already under lease l: resumed when
+// it is this worker's live lease, as a lease file is; refused otherwise.
+func (w *WorkOnce) leasedNamed(v *claims.View, slug string, l *claims.Remote) (claims.Held, Status) {
+	if l.AgentID == w.Worker.AgentID && l.Live {
+		held, err := claims.HeldFrom(v, slug, w.Worker.AgentID, w.Token)
+		if err != nil {
+			return claims.Held{}, w.fail(StatusError, "%v", err)
+		}
+		return held, going
+	}
+	if !l.Live {
+		return claims.Held{}, w.fail(StatusError, "%s: lease of %s expired (--recover takes it over)", slug, l.AgentID)
+	}
+	return claims.Held{}, w.fail(StatusNothing, "%s: claimed by %s%s", slug, l.AgentID, HeldOn(&l.Lease, " "))
+}
+
+// refuseNamed says why the named plan's ready row may not be claimed (a
+// person's, unmet dependencies, a problem in the plan), or going.
+func (w *WorkOnce) refuseNamed(row *model.Row) Status {
+	h := row.Plan.Header
+	switch {
+	case h.Assignee != "" && !h.AgentAssignable && !w.AllowAssigned:
+		return w.fail(StatusNothing, "%s: assigned to %s (--allow-assigned overrides)", row.Plan.Rel, h.Assignee)
+	case !w.NoDeps && !row.Deps.Met:
+		return w.fail(StatusNothing, "%s: depends on unfinished plans: %s", row.Plan.Rel, unmetCell(row.Deps))
+	case row.Problem != "":
+		return w.fail(StatusError, "%s: %s (fleetwatch check lists such plans)", row.Plan.Rel, row.Problem)
+	}
+	return going
 }
 
 // unmetCell is the --list deps cell of unmet dependencies: UNMET:a,b.

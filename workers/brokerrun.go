@@ -50,19 +50,32 @@ func (d *Driver) perform(r *running, req contain.AgentRequest) contain.AgentRepl
 	if err := d.bringBranch(r); err != nil && req.Verb == contain.AskComplete {
 		return contain.AgentReply{Error: fmt.Sprintf("%s stays with you: your commits could not be brought in (%s); fix your branch and ask again", rel, tree.ErrText(err))}
 	}
-	var dst string
-	var err error
+	dst, refusal, err := d.handOnAsked(r, req)
+	if refusal != "" {
+		return contain.AgentReply{Error: refusal}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	r.handedOn = dst
+	return contain.AgentReply{Plan: d.Tree.Abs(dst)}
+}
+
+// handOnAsked moves r's plan on as the agent asked: complete, park or
+// release. refusal answers a --to its verb does not send plans to.
+func (d *Driver) handOnAsked(r *running, req contain.AgentRequest) (dst, refusal string, err error) {
+	rel, me := r.job.Rel, r.me
 	switch req.Verb {
 	case contain.AskComplete:
-		to, ok := model.ParseLane(req.To)
-		if !ok || !model.RuleOf(model.Complete).Sends(to) {
-			return contain.AgentReply{Error: fmt.Sprintf("complete: --to must be %s, not %q", model.Alternatives(model.RuleOf(model.Complete).To), req.To)}
+		to, refusal := askedLane(model.Complete, "complete", req.To)
+		if refusal != "" {
+			return "", refusal, nil
 		}
 		dst, err = d.completePlan(rel, to, me)
 	case contain.AskPark:
-		to, ok := model.ParseLane(req.To)
-		if !ok || !model.RuleOf(model.Park).Sends(to) {
-			return contain.AgentReply{Error: fmt.Sprintf("park: --to must be %s, not %q", model.Alternatives(model.RuleOf(model.Park).To), req.To)}
+		to, refusal := askedLane(model.Park, "park", req.To)
+		if refusal != "" {
+			return "", refusal, nil
 		}
 		why := cmpReason(req.Reason, "parked by the agent")
 		if d.Keeper != nil {
@@ -73,11 +86,17 @@ func (d *Driver) perform(r *running, req contain.AgentRequest) contain.AgentRepl
 	case contain.AskRelease:
 		dst, err = d.releasePlan(rel, me, cmpReason(req.Reason, "released by the agent"))
 	}
-	if err != nil {
-		return fail(err)
+	return dst, "", err
+}
+
+// askedLane is the lane the agent's --to names when verb (called name)
+// sends plans there; otherwise refusal says which it must be.
+func askedLane(verb model.Verb, name, to string) (model.Lane, string) {
+	lane, ok := model.ParseLane(to)
+	if !ok || !model.RuleOf(verb).Sends(lane) {
+		return lane, fmt.Sprintf("%s: --to must be %s, not %q", name, model.Alternatives(model.RuleOf(verb).To), to)
 	}
-	r.handedOn = dst
-	return contain.AgentReply{Plan: d.Tree.Abs(dst)}
+	return lane, ""
 }
 
 func cmpReason(r, def string) string {

@@ -70,24 +70,46 @@ func (d *Driver) openBox(job Job, dir string) (*contain.Box, error) {
 	if err := d.closeNetwork(b, job); err != nil {
 		return fail(err)
 	}
-	if job.Worktree != "" {
-		b.Writes = contain.WatchWrites(job.Worktree)
-		b.Policy.Write = append(b.Policy.Write, job.Worktree)
-		ref := "refs/heads/" + tree.FeatureBranch(model.SlugOf(path.Base(job.Rel)))
-		if d.contained && tree.HasRef(job.Worktree, "HEAD") {
-			g, err := contain.OpenGitBox(d.Tree.Project, job.Worktree, filepath.Join(home, "git"), ref)
-			if err != nil {
-				return fail(err)
-			}
-			b.Git = g
-			b.Env = append(b.Env, g.Env()...)
-			b.Policy.Write = append(b.Policy.Write, g.Writable()...)
-		}
+	if err := d.boxWorktree(b, job, home); err != nil {
+		return fail(err)
 	}
 	b.Policy.Write = append(b.Policy.Write, d.SandboxWrite...)
-	// Whatever the agent forks stays in its cgroup, where there can be one;
-	// else its process group and adopted daemons are tracked instead.
-	if g, err := sandbox.NewGroup(sandbox.GroupName(d.Tree.Project, d.Worker.AgentID), d.runLimits()); err == nil {
+	d.boxGroup(b)
+	if job.Mode == proc.ModePlan && job.Proposal != "" {
+		b.Proposal = filepath.Join(b.Out, filepath.Base(job.Proposal))
+	}
+	return b, nil
+}
+
+// boxWorktree lets the run write job's worktree, watching what it
+// writes there, and, contained, commit through a git box of its own.
+func (d *Driver) boxWorktree(b *contain.Box, job Job, home string) error {
+	if job.Worktree == "" {
+		return nil
+	}
+	b.Writes = contain.WatchWrites(job.Worktree)
+	b.Policy.Write = append(b.Policy.Write, job.Worktree)
+	if !d.contained || !tree.HasRef(job.Worktree, "HEAD") {
+		return nil
+	}
+	ref := "refs/heads/" + tree.FeatureBranch(model.SlugOf(path.Base(job.Rel)))
+	g, err := contain.OpenGitBox(d.Tree.Project, job.Worktree, filepath.Join(home, "git"), ref)
+	if err != nil {
+		return err
+	}
+	b.Git = g
+	b.Env = append(b.Env, g.Env()...)
+	b.Policy.Write = append(b.Policy.Write, g.Writable()...)
+	return nil
+}
+
+// boxGroup puts the run in a cgroup of its own, where there can be one:
+// whatever the agent forks stays in it; else its process group and
+// adopted daemons are tracked instead.
+func (d *Driver) boxGroup(b *contain.Box) {
+	g, err := sandbox.NewGroup(sandbox.GroupName(d.Tree.Project, d.Worker.AgentID), d.runLimits())
+	switch {
+	case err == nil:
 		b.Group = g
 		if missing := g.Unbounded(); missing != "" {
 			d.Log.Printf("the run's cgroup: %s; not contained here: %s", g.Held(), missing)
@@ -95,15 +117,11 @@ func (d *Driver) openBox(job Job, dir string) (*contain.Box, error) {
 		} else {
 			d.Log.Printf("the run's cgroup: %s", g.Held())
 		}
-	} else if !d.saidGroup {
+	case !d.saidGroup:
 		d.saidGroup = true
 		d.Log.Printf("no cgroup for the agent (%v): its process group and the daemons it leaves are tracked instead", err)
 		d.sayUncontained("no cgroup: no process or memory limit, a pause stops its process group only")
 	}
-	if job.Mode == proc.ModePlan && job.Proposal != "" {
-		b.Proposal = filepath.Join(b.Out, filepath.Base(job.Proposal))
-	}
-	return b, nil
 }
 
 // closeNetwork lets the contained agent connect over TCP only to the

@@ -66,38 +66,16 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 	policy := sandbox.Policy{Write: append(g.write, tmp), OpenNetwork: !closed}
 	var proxy *egress.Proxy
 	if contained && closed {
-		log := g.log
-		if log == nil {
-			log = io.Discard
-		}
-		proxy, err = egress.Start(s.Egress.WithHosts(g.hosts...).Allow, func(line string) { fmt.Fprintf(log, "fleetwatch: %s\n", line) })
-		if err != nil {
+		if proxy, err = startProxy(s, g, cmd, &policy); err != nil {
 			os.RemoveAll(tmp)
 			return nil, nil, err
-		}
-		cmd.Env = append(cmd.Env, proxy.Env()...)
-		policy.Connect = append(append(policy.Connect, proxy.Port()), s.Egress.DirectPorts()...)
-		for _, p := range g.connect {
-			if p > 0 && p <= 65535 {
-				policy.Connect = append(policy.Connect, uint16(p))
-			}
 		}
 	}
 	// A cgroup of its own, where there can be one: a daemon it starts ends
 	// with it, however it left its process group.
 	sandbox.SweepGroups(sandbox.GroupName(project, "fw-"), time.Minute)
 	group, _ := sandbox.NewGroup(sandbox.GroupName(project, filepath.Base(tmp)), sandbox.DefaultLimits())
-	done = func() {
-		group.Close()
-		if proxy != nil {
-			proxy.Close()
-		}
-		if line := g.goCache.usedSummary(tmp); line != "" && g.log != nil {
-			fmt.Fprintf(g.log, "fleetwatch: %s\n", line)
-			gocache.Touch(filepath.Join(tmp, usedName), trustedDir(project))
-		}
-		os.RemoveAll(tmp)
-	}
+	done = func() { cleanUp(project, g, group, proxy, tmp) }
 	cmd.Env = append(cmd.Env, sandbox.PrivateEnv(tmp, filepath.Join(tmp, ".cache"))...)
 	cmd.Env = append(cmd.Env, copyCaches(g.caches, tmp, logOr(g.log))...)
 	if err := serveGoCache(cmd, g, contained, tmp); err != nil {
@@ -114,6 +92,38 @@ func startContained(project string, cmd *exec.Cmd, g grant) (release, done func(
 		return nil, nil, err
 	}
 	return release, done, nil
+}
+
+// startProxy starts cmd's egress proxy, for the hosts `egress:` and g
+// allow, and lets policy connect to it, to the direct ports and to g's.
+func startProxy(s config.Settings, g grant, cmd *exec.Cmd, policy *sandbox.Policy) (*egress.Proxy, error) {
+	log := logOr(g.log)
+	proxy, err := egress.Start(s.Egress.WithHosts(g.hosts...).Allow, func(line string) { fmt.Fprintf(log, "fleetwatch: %s\n", line) })
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(cmd.Env, proxy.Env()...)
+	policy.Connect = append(append(policy.Connect, proxy.Port()), s.Egress.DirectPorts()...)
+	for _, p := range g.connect {
+		if p > 0 && p <= 65535 {
+			policy.Connect = append(policy.Connect, uint16(p))
+		}
+	}
+	return proxy, nil
+}
+
+// cleanUp ends a contained run: its cgroup and proxy go, the Go cache it
+// used is noted, and its temp dir is removed.
+func cleanUp(project string, g grant, group *sandbox.Group, proxy *egress.Proxy, tmp string) {
+	group.Close()
+	if proxy != nil {
+		proxy.Close()
+	}
+	if line := g.goCache.usedSummary(tmp); line != "" && g.log != nil {
+		fmt.Fprintf(g.log, "fleetwatch: %s\n", line)
+		gocache.Touch(filepath.Join(tmp, usedName), trustedDir(project))
+	}
+	os.RemoveAll(tmp)
 }
 
 // errNotContained refuses a process that must run contained.

@@ -123,27 +123,22 @@ func lockLand(project string) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// landOnce is one attempt; moved says the CAS lost and a rebuild may win.
-func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bool, error) {
-	r, entries, err := readForLanding(t, opt)
-	if err != nil {
-		return Landing{}, false, err
-	}
-	entries = orderEntries(t, entries, r.settings.QueueMaxWait, t.Now())
-	var head *Entry
+// queueHead is the first entry still in review, whose branch is taken as
+// its own; the entries before it, gone from review, are dropped from the
+// queue. cut is instead a landing killed after its CAS, met on the way,
+// for the caller to finish. ErrEmpty when no entry is left.
+func queueHead(t *planfs.Tree, r *repo, opt LandOptions, entries []Entry) (head *Entry, cut *Landing, err error) {
 	dropped := false
 	for i := range entries {
 		e := entries[i]
 		if l, ok := r.interrupted(t, e.Slug); ok {
-			// A landing that was killed after its CAS: finish it.
 			fmt.Fprintf(opt.Log, "%s at %s is already in %s: finishing its landing\n", e.Slug, short(l.Commit), r.integration)
 			recordCutShort(t.Project, r.integration, l)
-			l, err := finish(t, r, opt, l)
-			return l, false, err
+			return nil, &l, nil
 		}
 		if inReview(t, e.Slug) {
 			if err := ownBranch(t, e.Slug); err != nil {
-				return Landing{}, false, err
+				return nil, nil, err
 			}
 			head = &e
 			break
@@ -155,7 +150,26 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 		_ = dequeue(t, "")
 	}
 	if head == nil {
-		return Landing{}, false, ErrEmpty
+		return nil, nil, ErrEmpty
+	}
+	return head, nil, nil
+}
+
+// landOnce is one attempt; moved says the CAS lost and a rebuild may win.
+func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bool, error) {
+	r, entries, err := readForLanding(t, opt)
+	if err != nil {
+		return Landing{}, false, err
+	}
+	entries = orderEntries(t, entries, r.settings.QueueMaxWait, t.Now())
+	head, cut, err := queueHead(t, r, opt, entries)
+	if cut != nil {
+		// A landing that was killed after its CAS: finish it.
+		l, err := finish(t, r, opt, *cut)
+		return l, false, err
+	}
+	if err != nil {
+		return Landing{}, false, err
 	}
 	st := r.status(t, head.Slug, reviewRel(head.Slug), 1)
 	l := Landing{Slug: head.Slug, Commit: st.Commit, From: r.tip}

@@ -54,22 +54,7 @@ func speculate(ctx context.Context, t *planfs.Tree, r *repo, entries []Entry, he
 	if depth <= 1 || len(r.settings.Checks) == 0 {
 		return nil
 	}
-	var behind []link
-	seen := false
-	for _, e := range entries {
-		if e.Slug == head {
-			seen = true
-			continue
-		}
-		if !seen || !inReview(t, e.Slug) {
-			continue
-		}
-		st := r.status(t, e.Slug, reviewRel(e.Slug), 2)
-		if st.Commit == "" || st.Approval == nil || st.Approval.Stale {
-			continue // it cannot land; nothing behind it assumes it does
-		}
-		behind = append(behind, link{slug: e.Slug, tip: st.Commit})
-	}
+	behind := landableBehind(t, r, entries, head)
 	ctx, stop := context.WithCancel(ctx)
 	s := &speculation{stop: stop, done: make(chan struct{})}
 	go func() {
@@ -87,16 +72,44 @@ func speculate(ctx context.Context, t *planfs.Tree, r *repo, entries []Entry, he
 			if failed > 0 {
 				onto = chain[failed-1].commit
 			}
-			rest := []link{}
-			for _, l := range behind {
-				if position := indexOf(chain, l.slug); position < 0 || position > failed {
-					rest = append(rest, link{slug: l.slug, tip: l.tip})
-				}
-			}
-			behind = rest
+			behind = withoutFailed(behind, chain, failed)
 		}
 	}()
 	return s
+}
+
+// landableBehind are the entries queued behind head that could land: in
+// review, with a branch and a fresh approval.
+func landableBehind(t *planfs.Tree, r *repo, entries []Entry, head string) []link {
+	var behind []link
+	seen := false
+	for _, e := range entries {
+		if e.Slug == head {
+			seen = true
+			continue
+		}
+		if !seen || !inReview(t, e.Slug) {
+			continue
+		}
+		st := r.status(t, e.Slug, reviewRel(e.Slug), 2)
+		if st.Commit == "" || st.Approval == nil || st.Approval.Stale {
+			continue // it cannot land; nothing behind it assumes it does
+		}
+		behind = append(behind, link{slug: e.Slug, tip: st.Commit})
+	}
+	return behind
+}
+
+// withoutFailed is behind less the chain's links up to and including the
+// one at failed, which passed or failed this round.
+func withoutFailed(behind, chain []link, failed int) []link {
+	rest := []link{}
+	for _, l := range behind {
+		if position := indexOf(chain, l.slug); position < 0 || position > failed {
+			rest = append(rest, link{slug: l.slug, tip: l.tip})
+		}
+	}
+	return rest
 }
 
 func indexOf(chain []link, slug string) int {

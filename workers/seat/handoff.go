@@ -25,14 +25,7 @@ func handOff(project, top, holder, branch, agentID string) (*tree.HandOff, error
 	if filepath.Dir(holder) != filepath.Join(top, "var", "worktrees") {
 		return nil, fmt.Errorf("%s is checked out in %s, which is not an agent worktree; check out another branch there", branch, holder)
 	}
-	from := filepath.Base(holder)
-	if reg, err := tree.LoadRegistry(top); err == nil {
-		for id, w := range reg.Agents {
-			if w.Path == holder {
-				from = id
-			}
-		}
-	}
+	from := holderAgent(top, holder)
 	h := &tree.HandOff{Branch: branch, FromAgent: from, FromPath: holder}
 	if !tree.IsDir(holder) {
 		// Its folder is gone: git only has to forget it.
@@ -61,14 +54,36 @@ func handOff(project, top, holder, branch, agentID string) (*tree.HandOff, error
 	if _, err := tree.Git(holder, "checkout", "--quiet", "--detach"); err != nil {
 		return nil, fmt.Errorf("%s: cannot let go of %s: %v", holder, branch, err)
 	}
+	forgetBranch(top, from, branch)
+	return h, nil
+}
+
+// holderAgent is the agent whose worktree is holder, by the registry, else
+// the worktree's folder name.
+func holderAgent(top, holder string) string {
+	from := filepath.Base(holder)
 	if reg, err := tree.LoadRegistry(top); err == nil {
-		if w, ok := reg.Agents[from]; ok && w.Branch == branch {
-			w.Branch = ""
-			reg.Agents[from] = w
-			_ = tree.SaveRegistry(top, reg)
+		for id, w := range reg.Agents {
+			if w.Path == holder {
+				from = id
+			}
 		}
 	}
-	return h, nil
+	return from
+}
+
+// forgetBranch clears agent from's branch in the registry when it is
+// branch, which it has let go of.
+func forgetBranch(top, from, branch string) {
+	reg, err := tree.LoadRegistry(top)
+	if err != nil {
+		return
+	}
+	if w, ok := reg.Agents[from]; ok && w.Branch == branch {
+		w.Branch = ""
+		reg.Agents[from] = w
+		_ = tree.SaveRegistry(top, reg)
+	}
 }
 
 // workingOn reports whether agent holds an active lease on an in-progress

@@ -1,6 +1,7 @@
 package seat
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -164,39 +165,19 @@ func checkRemovable(path, head string, integration func() (string, error), force
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	changes, untracked := 0, 0
-	for _, line := range strings.Split(status, "\n") {
-		if line == "" {
-			continue
-		}
-		changes++
-		if strings.HasPrefix(line, "??") {
-			untracked++
-		}
-	}
+	changes, untracked := countChanges(status)
 	if head == "" {
-		orphans, err := tree.Git(path, "rev-list", "--count", "HEAD", "--not", "--branches", "--tags", "--remotes")
-		if err != nil {
-			return fmt.Errorf("%s: %v", path, err)
-		}
-		if n, _ := strconv.Atoi(orphans); n > 0 {
-			return fmt.Errorf("%s: HEAD is detached with %s on no branch; not removing it, even with --force (git branch NAME in it keeps them)", path, plural(n, "commit"))
+		if err := detachedOrphans(path); err != nil {
+			return err
 		}
 	}
 	if force {
 		return nil
 	}
-	what := "HEAD"
-	if head != "" {
-		what = head
-	}
+	what := cmp.Or(head, "HEAD")
 	var lost []string
 	if changes > 0 {
-		c := plural(changes, "uncommitted change")
-		if untracked > 0 {
-			c += fmt.Sprintf(" (%s)", plural(untracked, "untracked file"))
-		}
-		lost = append(lost, c)
+		lost = append(lost, changesWords(changes, untracked))
 	}
 	base, err := integration()
 	if err != nil {
@@ -219,6 +200,44 @@ func checkRemovable(path, head string, integration func() (string, error), force
 		return fmt.Errorf("%s: %s would be lost; commit them, or --force discards them", path, lost[0])
 	}
 	return fmt.Errorf("%s: %s would be lost, and %s; commit them, or --force discards the changes and keeps the branch", path, lost[0], lost[1])
+}
+
+// countChanges counts git status --porcelain's lines, and the untracked
+// files among them.
+func countChanges(status string) (changes, untracked int) {
+	for _, line := range strings.Split(status, "\n") {
+		if line == "" {
+			continue
+		}
+		changes++
+		if strings.HasPrefix(line, "??") {
+			untracked++
+		}
+	}
+	return changes, untracked
+}
+
+// detachedOrphans refuses a detached HEAD at path with commits no branch,
+// tag or remote holds.
+func detachedOrphans(path string) error {
+	orphans, err := tree.Git(path, "rev-list", "--count", "HEAD", "--not", "--branches", "--tags", "--remotes")
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if n, _ := strconv.Atoi(orphans); n > 0 {
+		return fmt.Errorf("%s: HEAD is detached with %s on no branch; not removing it, even with --force (git branch NAME in it keeps them)", path, plural(n, "commit"))
+	}
+	return nil
+}
+
+// changesWords says how many uncommitted changes, and untracked files
+// among them.
+func changesWords(changes, untracked int) string {
+	c := plural(changes, "uncommitted change")
+	if untracked > 0 {
+		c += fmt.Sprintf(" (%s)", plural(untracked, "untracked file"))
+	}
+	return c
 }
 
 // removeWorktree runs git worktree remove; when git refuses, it prunes and,
