@@ -30,22 +30,28 @@ func addsDependencies(project, commit string) bool {
 		return true
 	}
 	for i := 0; i+1 < len(f); i += 2 {
-		status, p := f[i], f[i+1]
-		switch base := path.Base(p); {
-		case base == "go.mod" || base == "go.sum" || base == "go.work" || base == "go.work.sum" || strings.HasPrefix(p, "vendor/") || strings.Contains(p, "/vendor/"):
-			return true
-		case !strings.HasSuffix(p, ".go") || status == "D":
-		case status == "A":
-			if !importsWithinDir(project, commit, p) {
-				return true
-			}
-		case status != "M":
-			return true
-		case !importsWithin(project, commit+"^1:"+p, commit+":"+p):
+		if fileAddsDependencies(project, commit, f[i], f[i+1]) {
 			return true
 		}
 	}
 	return false
+}
+
+// fileAddsDependencies reports whether the change (git's status letter)
+// to the file p may need what the parent's build did not compile: a
+// module or vendor file, a Go file's new import; true when in doubt.
+func fileAddsDependencies(project, commit, status, p string) bool {
+	switch base := path.Base(p); {
+	case base == "go.mod" || base == "go.sum" || base == "go.work" || base == "go.work.sum" || strings.HasPrefix(p, "vendor/") || strings.Contains(p, "/vendor/"):
+		return true
+	case !strings.HasSuffix(p, ".go") || status == "D":
+		return false
+	case status == "A":
+		return !importsWithinDir(project, commit, p)
+	case status != "M":
+		return true
+	}
+	return !importsWithin(project, commit+"^1:"+p, commit+":"+p)
 }
 
 // importsWithin reports whether every import of the Go file at newRef is

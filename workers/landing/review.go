@@ -152,30 +152,9 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 	if err := ep.PrepareHome(); err != nil {
 		return Review{}, err
 	}
-	stdout, err := meteredReview(ctx, t, reviewRun{slug: slug, agent: agent, ep: ep, grants: reg.SandboxWriteFor(ep), wt: wt, c: c, benv: benv, argv: argv, out: out}, opt)
+	rr := reviewRun{slug: slug, agent: agent, ep: ep, grants: reg.SandboxWriteFor(ep), wt: wt, c: c, benv: benv, argv: argv, out: out}
+	verdict, findings, err := reviewVerdict(ctx, t, rr, opt)
 	if err != nil {
-		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
-		return Review{}, err
-	}
-	if wrote := wroteIn(wt, c.tip); wrote != "" {
-		err := refused("the reviewer wrote in its worktree: %s; reviews are read-only, nothing stored", wrote)
-		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
-		return Review{}, err
-	}
-	// The reviewer's to make: a FIFO or a device there is refused, never
-	// waited on.
-	text, err := agentfile.Read(out, maxReviewText)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		err := refused("the reviewer's verdict file cannot be read: %v", err)
-		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
-		return Review{}, err
-	}
-	if len(bytes.TrimSpace(text)) == 0 {
-		text = stdout
-	}
-	verdict, findings := parseVerdict(text)
-	if verdict == "" {
-		err := refused("no verdict from %s: the first line must be ACCEPT, REVISE or ESCALATE (log: %s)", agent, reviewLogRel(slug))
 		t.LogEvent(planfs.Event{Event: "review-refused", Slug: slug, AgentID: agent, Reason: err.Error()})
 		return Review{}, err
 	}
@@ -186,6 +165,33 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 	}
 	logf(opt.Log, "%s: %s (%s)", agent, verdict, path)
 	return Review{Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: rf.At, Path: path, Self: self}, nil
+}
+
+// reviewVerdict runs the reviewer and reads its verdict: from its file,
+// else its stdout. A reviewer that wrote in its worktree, left a file that
+// cannot be read or gave no verdict is refused.
+func reviewVerdict(ctx context.Context, t *planfs.Tree, rr reviewRun, opt PeerOptions) (verdict string, findings []byte, err error) {
+	stdout, err := meteredReview(ctx, t, rr, opt)
+	if err != nil {
+		return "", nil, err
+	}
+	if wrote := wroteIn(rr.wt, rr.c.tip); wrote != "" {
+		return "", nil, refused("the reviewer wrote in its worktree: %s; reviews are read-only, nothing stored", wrote)
+	}
+	// The reviewer's to make: a FIFO or a device there is refused, never
+	// waited on.
+	text, err := agentfile.Read(rr.out, maxReviewText)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, refused("the reviewer's verdict file cannot be read: %v", err)
+	}
+	if len(bytes.TrimSpace(text)) == 0 {
+		text = stdout
+	}
+	verdict, findings = parseVerdict(text)
+	if verdict == "" {
+		return "", nil, refused("no verdict from %s: the first line must be ACCEPT, REVISE or ESCALATE (log: %s)", rr.agent, reviewLogRel(rr.slug))
+	}
+	return verdict, findings, nil
 }
 
 // reviewRun is one reviewer's run: who, on what, where.
