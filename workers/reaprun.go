@@ -26,28 +26,11 @@ func (d *Driver) stopAgent(agent int, done <-chan error) {
 		}
 		return exited && proc.CountRunning(agent, true) == 0
 	}
-	if all, _ := proc.AgentProcs(agent, exited); len(all) > 0 {
-		var left []string
-		for _, pid := range all {
-			if pid != agent {
-				left = append(left, strconv.Itoa(pid))
-			}
-		}
-		if len(left) > 0 {
-			d.Log.Printf("stopping what the agent started: pid %s", strings.Join(left, ", "))
-		}
-	}
+	d.sayLeftovers(agent, exited)
 	if proc.SignalAgent(agent, exited, syscall.SIGTERM) == 0 && gone() {
 		return
 	}
-	deadline := time.Now().Add(d.Grace)
-	for !gone() {
-		if time.Now().After(deadline) {
-			d.Log.Printf("agent processes still running after %v; killing them", d.Grace)
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	d.waitGrace(gone)
 	// Stragglers that ignored SIGTERM, and anything started meanwhile.
 	proc.SignalAgent(agent, exited, syscall.SIGKILL)
 	if !exited {
@@ -57,6 +40,33 @@ func (d *Driver) stopAgent(agent int, done <-chan error) {
 	limit := time.Now().Add(3 * time.Second)
 	for !gone() && time.Now().Before(limit) {
 		proc.SignalAgent(agent, true, syscall.SIGKILL)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sayLeftovers logs the processes the agent started that are running
+// besides it.
+func (d *Driver) sayLeftovers(agent int, exited bool) {
+	all, _ := proc.AgentProcs(agent, exited)
+	var left []string
+	for _, pid := range all {
+		if pid != agent {
+			left = append(left, strconv.Itoa(pid))
+		}
+	}
+	if len(left) > 0 {
+		d.Log.Printf("stopping what the agent started: pid %s", strings.Join(left, ", "))
+	}
+}
+
+// waitGrace polls until gone, for at most the grace after SIGTERM.
+func (d *Driver) waitGrace(gone func() bool) {
+	deadline := time.Now().Add(d.Grace)
+	for !gone() {
+		if time.Now().After(deadline) {
+			d.Log.Printf("agent processes still running after %v; killing them", d.Grace)
+			return
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -55,15 +55,9 @@ func (f *boardFlags) run(pos []string, stdout, stderr io.Writer) int {
 		// plan_board said 1, which scripts read as "nothing to do").
 		return failErr(stderr, "", err)
 	}
-	out, isFile := stdout.(*os.File)
-	tty := isFile && term.IsTerminal(int(out.Fd()))
+	tty := isTerminal(stdout)
 	if f.width == 0 {
-		f.width = 100
-		if tty {
-			if w, _, err := term.GetSize(int(out.Fd())); err == nil && w > 0 {
-				f.width = w
-			}
-		}
+		f.width = termWidth(stdout, tty)
 	}
 	color := tty && !f.noColor && os.Getenv("NO_COLOR") == ""
 	c256 := strings.Contains(os.Getenv("TERM"), "256color") || os.Getenv("COLORTERM") != ""
@@ -79,10 +73,7 @@ func (f *boardFlags) run(pos []string, stdout, stderr io.Writer) int {
 	if f.asJSON {
 		doc := boardtext.JSON(t, b, now)
 		doc.Claims = src.doc()
-		if err := encodeJSON(stdout, doc, "  "); err != nil {
-			return failErr(stderr, "", err)
-		}
-		return exitOK
+		return printJSON(stdout, stderr, doc)
 	}
 	cols := boardtext.Columns(f.parked, c256)
 	src.print(stdout, b, cols, now, f.width, color)
@@ -90,6 +81,25 @@ func (f *boardFlags) run(pos []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	return f.follow(src, b, cols, tty, color, stdout, stderr)
+}
+
+// termWidth is the terminal w's width, 100 when it is none or says none.
+func termWidth(w io.Writer, tty bool) int {
+	if !tty {
+		return 100
+	}
+	if cols, _, err := term.GetSize(int(w.(*os.File).Fd())); err == nil && cols > 0 {
+		return cols
+	}
+	return 100
+}
+
+// printJSON prints doc as indented JSON.
+func printJSON(stdout, stderr io.Writer, doc any) int {
+	if err := encodeJSON(stdout, doc, "  "); err != nil {
+		return failErr(stderr, "", err)
+	}
+	return exitOK
 }
 
 // follow prints a new frame, and the moves since the last, on every change;

@@ -254,7 +254,14 @@ func agentFindings(project, regPath string) []finding {
 	case len(reg.Endpoints) == 0 && reg.Executor == nil:
 		out = append(out, finding{fFail, "endpoints: " + regPath + " lists no endpoint, so no worker can run ('fleetwatch agents' shows the presets)"})
 	}
-	users := map[string][]string{}
+	users, programs := endpointFindings(project, reg)
+	return append(presetFindings(users), append(out, programs...)...)
+}
+
+// endpointFindings are a line per endpoint (or the executor) with a
+// command of its own; users are the endpoints by the preset they run.
+func endpointFindings(project string, reg *registry.Registry) (users map[string][]string, out []finding) {
+	users = map[string][]string{}
 	for _, ep := range reg.Endpoints {
 		if ep.Agent != "" && argvIsPreset(ep) {
 			users[ep.Agent] = append(users[ep.Agent], ep.Name)
@@ -267,6 +274,12 @@ func agentFindings(project, regPath string) []finding {
 	if len(reg.Endpoints) == 0 && reg.Executor != nil {
 		out = append(out, programFinding("executor", reg.Executor, project))
 	}
+	return users, out
+}
+
+// presetFindings are a line per preset: its version and use when its
+// program is on PATH, else whether an endpoint (users) needs it.
+func presetFindings(users map[string][]string) []finding {
 	var presets []finding
 	versions := installedVersions(registry.Presets)
 	for i, p := range registry.Presets {
@@ -285,7 +298,7 @@ func agentFindings(project, regPath string) []finding {
 			presets = append(presets, finding{fNone, "agent " + p.Name + ": " + p.Program + " not on PATH (no endpoint uses it)"})
 		}
 	}
-	return append(presets, out...)
+	return presets
 }
 
 // argvIsPreset reports whether ep's build runs its preset's program.

@@ -221,18 +221,9 @@ func approveCmd() *cobra.Command {
 // edits/) in the operator's editor and returns the text it holds after;
 // nil when it is unchanged, which approves the agent's own text.
 func editProposal(t *planfs.Tree, slug string) ([]byte, error) {
-	var entry *coord.Entry
-	entries, err := coord.Inbox(t)
+	entry, err := waitingEntry(t, slug)
 	if err != nil {
 		return nil, err
-	}
-	for i := range entries {
-		if entries[i].Slug == slug && entries[i].Waiting() {
-			entry = &entries[i]
-		}
-	}
-	if entry == nil {
-		return nil, fmt.Errorf("%s: %v", slug, coord.ErrNotWaiting)
 	}
 	words, err := proc.Editor(os.Getenv)
 	if err != nil {
@@ -243,21 +234,14 @@ func editProposal(t *planfs.Tree, slug string) ([]byte, error) {
 		return nil, err
 	}
 	rel := fmt.Sprintf("%s/edits/%s-%d.md", coord.RunDir, slug, entry.N)
-	f, err := safepath.OpenFile(t.Project, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	name, err := writeCopy(t, rel, text)
 	if err != nil {
 		return nil, err
 	}
-	_, err = f.WriteString(text)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	cmd := proc.EditorCmd(words, f.Name())
+	cmd := proc.EditorCmd(words, name)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("editor %s: %v (the copy is %s)", words[0], err, f.Name())
+		return nil, fmt.Errorf("editor %s: %v (the copy is %s)", words[0], err, name)
 	}
 	g, err := safepath.OpenFile(t.Project, rel, os.O_RDONLY, 0)
 	if err != nil {
@@ -272,6 +256,37 @@ func editProposal(t *planfs.Tree, slug string) ([]byte, error) {
 		return nil, nil
 	}
 	return got, nil
+}
+
+// waitingEntry is slug's last inbox entry waiting for an answer.
+func waitingEntry(t *planfs.Tree, slug string) (*coord.Entry, error) {
+	var entry *coord.Entry
+	entries, err := coord.Inbox(t)
+	if err != nil {
+		return nil, err
+	}
+	for i := range entries {
+		if entries[i].Slug == slug && entries[i].Waiting() {
+			entry = &entries[i]
+		}
+	}
+	if entry == nil {
+		return nil, fmt.Errorf("%s: %v", slug, coord.ErrNotWaiting)
+	}
+	return entry, nil
+}
+
+// writeCopy writes text to rel under the project, and names the file.
+func writeCopy(t *planfs.Tree, rel, text string) (string, error) {
+	f, err := safepath.OpenFile(t.Project, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return f.Name(), err
 }
 
 func rejectCmd() *cobra.Command {

@@ -617,6 +617,44 @@ func runResult(result, status string) string {
 	return fmt.Sprintf("failed (%s, exit %s)", result, status)
 }
 
+// stateParts are what a worker's state file says of its last run, or
+// "no run details".
+func stateParts(st look.State) []string {
+	parts := []string{}
+	switch h := st.Health(time.Now()); {
+	case h == look.Stale || h == look.Dead:
+		parts = append(parts, fmt.Sprintf("%s (%s)", st.State, h))
+	case st.State != "":
+		parts = append(parts, st.State)
+	}
+	if st.ExitCode != nil {
+		parts = append(parts, fmt.Sprintf("exit %d", *st.ExitCode))
+	}
+	if st.Plan != "" {
+		parts = append(parts, "plan "+st.Plan)
+	}
+	parts = append(parts, stampParts(st)...)
+	if st.Note != "" {
+		parts = append(parts, termtext.Line(st.Note))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no run details")
+	}
+	return parts
+}
+
+// stampParts are a state file's last heartbeat and start, when known.
+func stampParts(st look.State) []string {
+	var parts []string
+	if !st.LastHeartbeat.IsZero() {
+		parts = append(parts, "last heartbeat "+st.LastHeartbeat.Local().Format(time.DateTime))
+	}
+	if !st.Started.IsZero() {
+		parts = append(parts, "started "+st.Started.Local().Format(time.DateTime))
+	}
+	return parts
+}
+
 // statusWorkers shows each worker's last run from its state file. An
 // installed worker without one (a unit written before its first run, or by
 // a fleetwatch that kept none) shows its timer's last run, when the manager
@@ -627,31 +665,7 @@ func statusWorkers(project string, installed []string, runs map[string]proc.Time
 	seen := map[string]bool{}
 	for _, st := range states {
 		seen[st.AgentID] = true
-		parts := []string{}
-		switch h := st.Health(time.Now()); {
-		case h == look.Stale || h == look.Dead:
-			parts = append(parts, fmt.Sprintf("%s (%s)", st.State, h))
-		case st.State != "":
-			parts = append(parts, st.State)
-		}
-		if st.ExitCode != nil {
-			parts = append(parts, fmt.Sprintf("exit %d", *st.ExitCode))
-		}
-		if st.Plan != "" {
-			parts = append(parts, "plan "+st.Plan)
-		}
-		if !st.LastHeartbeat.IsZero() {
-			parts = append(parts, "last heartbeat "+st.LastHeartbeat.Local().Format(time.DateTime))
-		}
-		if !st.Started.IsZero() {
-			parts = append(parts, "started "+st.Started.Local().Format(time.DateTime))
-		}
-		if st.Note != "" {
-			parts = append(parts, termtext.Line(st.Note))
-		}
-		if len(parts) == 0 {
-			parts = append(parts, "no run details")
-		}
+		parts := stateParts(st)
 		row(label, "%s  %s", st.AgentID, strings.Join(parts, ", "))
 		label = ""
 	}

@@ -109,21 +109,9 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	if code, remote := w.remoteExec(t, stdout, stderr); remote {
 		return code
 	}
-	if w.ensureWT {
-		w.needBranch = true
-	} else if w.run {
-		_, gitErr := tree.Project(t.Project)
-		w.needBranch = gitErr == nil
-	}
-	switch {
-	case w.release != "":
-		return w.doRelease(t, stdout, stderr)
-	case w.heartbeat != "":
-		return w.doHeartbeat(t, stdout, stderr)
-	case w.recover:
-		return w.doRecover(t, stdout, stderr)
-	case w.park != "" || w.returnReady:
-		return w.doParkOrReturn(t, stdout, stderr)
+	w.settleNeedBranch(t)
+	if code, done := w.doVerb(t, stdout, stderr); done {
+		return code
 	}
 	worker, ep, err := w.worker(t)
 	if err != nil {
@@ -145,6 +133,33 @@ func (w *workOnce) exec(stdout, stderr io.Writer) int {
 	return w.workLoop(ctx, t, worker, ep, nil, stdout, stderr)
 }
 
+// settleNeedBranch says whether a claim needs its branch: with
+// --ensure-worktree, and with --run in a git project.
+func (w *workOnce) settleNeedBranch(t *planfs.Tree) {
+	if w.ensureWT {
+		w.needBranch = true
+	} else if w.run {
+		_, gitErr := tree.Project(t.Project)
+		w.needBranch = gitErr == nil
+	}
+}
+
+// doVerb runs the verb a flag asks for instead of a claim (release,
+// heartbeat, recover, park or return); done is false when none does.
+func (w *workOnce) doVerb(t *planfs.Tree, stdout, stderr io.Writer) (code int, done bool) {
+	switch {
+	case w.release != "":
+		return w.doRelease(t, stdout, stderr), true
+	case w.heartbeat != "":
+		return w.doHeartbeat(t, stdout, stderr), true
+	case w.recover:
+		return w.doRecover(t, stdout, stderr), true
+	case w.park != "" || w.returnReady:
+		return w.doParkOrReturn(t, stdout, stderr), true
+	}
+	return 0, false
+}
+
 // checkFlags refuses flags that cannot go together or hold bad values,
 // before the tree is opened.
 func (w *workOnce) checkFlags() error {
@@ -162,6 +177,11 @@ func (w *workOnce) checkFlags() error {
 	case w.run && w.list:
 		return errors.New("--run cannot be combined with --list")
 	}
+	return w.checkValues()
+}
+
+// checkValues refuses a bad port range, lane or slug.
+func (w *workOnce) checkValues() error {
 	var err error
 	if w.ports, err = look.ParsePortRange(w.portRange); err != nil {
 		return fmt.Errorf("--port-range: %v", err)

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -120,11 +121,7 @@ func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
 // note, an existing Go file), so the scope scanner has nothing to flag.
 func noteIn(env AgentEnv) (string, error) {
 	note := "changes/" + env.Slug + ".md"
-	scopeOf := env.Plan
-	if env.ApprovedPlan != "" {
-		scopeOf = env.ApprovedPlan
-	}
-	text, err := os.ReadFile(scopeOf)
+	text, err := os.ReadFile(cmp.Or(env.ApprovedPlan, env.Plan))
 	if err != nil {
 		return "", err
 	}
@@ -132,8 +129,18 @@ func noteIn(env AgentEnv) (string, error) {
 	if !found || sc.Allows(note) {
 		return note, nil
 	}
+	if p := notePlace(sc.Patterns, env); p != "" {
+		return p, nil
+	}
+	return "", fmt.Errorf("no file in the approved scope (%s) takes the stand-in's note; it changes nothing outside it", strings.Join(sc.Patterns, ", "))
+}
+
+// notePlace is the first file the scope's patterns name that takes a
+// note (a text or page file), else a new note in the first whole folder
+// they name, else the first existing Go file; "" when none.
+func notePlace(patterns []string, env AgentEnv) string {
 	var folder, goFile string
-	for _, p := range sc.Patterns {
+	for _, p := range patterns {
 		dir, whole := strings.CutSuffix(strings.TrimSuffix(p, "**"), "/")
 		switch {
 		case whole && !strings.ContainsAny(dir, "*?["):
@@ -143,20 +150,19 @@ func noteIn(env AgentEnv) (string, error) {
 		case strings.ContainsAny(p, "*?["):
 		case path.Ext(p) == ".go":
 			// Only one that exists: a new Go file needs a package clause.
-			if _, err := os.Stat(filepath.Join(env.Worktree, filepath.FromSlash(p))); err == nil && goFile == "" {
+			if goFile == "" && exists(filepath.Join(env.Worktree, filepath.FromSlash(p))) {
 				goFile = p
 			}
 		case noteExt[path.Ext(p)] != "":
-			return p, nil
+			return p
 		}
 	}
-	if folder != "" {
-		return folder, nil
-	}
-	if goFile != "" {
-		return goFile, nil
-	}
-	return "", fmt.Errorf("no file in the approved scope (%s) takes the stand-in's note; it changes nothing outside it", strings.Join(sc.Patterns, ", "))
+	return cmp.Or(folder, goFile)
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // noteExt is how a note is written as a comment in each kind of file

@@ -47,6 +47,26 @@ type Overlap struct {
 // hashed against its index) and one merge-tree per pair, so a face calls it
 // when the Touched lists change, not on every frame.
 func Overlaps(project string, states []State) []Overlap {
+	run := touchingRuns(states)
+	out := touchingPairs(run)
+	snaps := snapshots{project: project, byID: map[string]State{}, made: map[string]snapshot{}}
+	for _, st := range run {
+		snaps.byID[st.AgentID] = st
+	}
+	for k := range out {
+		o := &out[k]
+		if k >= maxOverlapChecks {
+			o.Note = fmt.Sprintf("not checked: more than %d overlapping pairs", maxOverlapChecks)
+			continue
+		}
+		checkOverlap(project, o, snaps.of(o.A), snaps.of(o.B))
+	}
+	return out
+}
+
+// touchingRuns are the running workers with a worktree that touched a
+// file, each's Touched sorted, by agent id.
+func touchingRuns(states []State) []State {
 	var run []State
 	for _, st := range states {
 		if st.State == StateRunning && st.Worktree != "" && len(st.Touched) > 0 {
@@ -56,6 +76,11 @@ func Overlaps(project string, states []State) []Overlap {
 		}
 	}
 	slices.SortFunc(run, func(a, b State) int { return strings.Compare(a.AgentID, b.AgentID) })
+	return run
+}
+
+// touchingPairs are the pairs of runs that touched a file in common.
+func touchingPairs(run []State) []Overlap {
 	var out []Overlap
 	for i := range run {
 		for j := i + 1; j < len(run); j++ {
@@ -64,45 +89,47 @@ func Overlaps(project string, states []State) []Overlap {
 			}
 		}
 	}
-	snaps := map[string]snapshot{}
-	snap := func(st State) snapshot {
-		if s, ok := snaps[st.AgentID]; ok {
-			return s
-		}
-		dir := st.Worktree
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(project, dir)
-		}
-		var s snapshot
-		s.commit, s.err = tree.SnapshotCommit(dir, "fleetwatch: overlap radar snapshot of agent "+st.AgentID, overlapTimeout)
-		snaps[st.AgentID] = s
-		return s
-	}
-	byID := map[string]State{}
-	for _, st := range run {
-		byID[st.AgentID] = st
-	}
-	for k := range out {
-		o := &out[k]
-		if k >= maxOverlapChecks {
-			o.Note = fmt.Sprintf("not checked: more than %d overlapping pairs", maxOverlapChecks)
-			continue
-		}
-		a, b := snap(byID[o.A]), snap(byID[o.B])
-		switch {
-		case a.err != nil:
-			o.Note = "cannot snapshot " + o.A + "'s worktree: " + tree.ErrText(a.err)
-		case b.err != nil:
-			o.Note = "cannot snapshot " + o.B + "'s worktree: " + tree.ErrText(b.err)
-		default:
-			o.Conflicts, o.Conflict, a.err = mergeConflicts(project, a.commit, b.commit)
-			o.Checked = a.err == nil
-			if a.err != nil {
-				o.Note = tree.ErrText(a.err)
-			}
-		}
-	}
 	return out
+}
+
+// snapshots makes each worker's snapshot once, on first asking.
+type snapshots struct {
+	project string
+	byID    map[string]State
+	made    map[string]snapshot
+}
+
+func (s snapshots) of(agent string) snapshot {
+	if snap, ok := s.made[agent]; ok {
+		return snap
+	}
+	st := s.byID[agent]
+	dir := st.Worktree
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(s.project, dir)
+	}
+	var snap snapshot
+	snap.commit, snap.err = tree.SnapshotCommit(dir, "fleetwatch: overlap radar snapshot of agent "+st.AgentID, overlapTimeout)
+	s.made[agent] = snap
+	return snap
+}
+
+// checkOverlap merges the pair o's snapshots a and b to find whether their
+// changes conflict, or notes why it cannot.
+func checkOverlap(project string, o *Overlap, a, b snapshot) {
+	switch {
+	case a.err != nil:
+		o.Note = "cannot snapshot " + o.A + "'s worktree: " + tree.ErrText(a.err)
+	case b.err != nil:
+		o.Note = "cannot snapshot " + o.B + "'s worktree: " + tree.ErrText(b.err)
+	default:
+		var err error
+		o.Conflicts, o.Conflict, err = mergeConflicts(project, a.commit, b.commit)
+		o.Checked = err == nil
+		if err != nil {
+			o.Note = tree.ErrText(err)
+		}
+	}
 }
 
 // snapshot is one worktree as a commit, or why it could not be made.

@@ -95,17 +95,27 @@ func Supervise(project, agentID string, grace time.Duration, driver io.Reader) e
 	// starts meanwhile reuses it. Its members get SIGKILL, under the lock.
 	groups, sessions, procs := runOf(st)
 	signalRun(groups, sessions, procs, syscall.SIGTERM)
-	if log, err := look.OpenLog(project, agentID, nil); err == nil {
-		log.Printf("driver pid %d is gone: its supervisor stops the run of %s (grace %v)", st.PID, st.Plan, grace)
-		log.Close()
-	}
+	logTo(project, agentID, "driver pid %d is gone: its supervisor stops the run of %s (grace %v)", st.PID, st.Plan, grace)
 	for deadline := time.Now().Add(grace); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if !alive(groups, sessions, procs) && !groupPopulated(st.Cgroup) {
 			break
 		}
 	}
-	// The agent's lock: no driver starts on agentID meanwhile, and none
-	// that started during the grace (it stopped the run itself) is hit.
+	return killUnderLock(project, agentID)
+}
+
+// logTo adds a line to agentID's driver log, when it opens.
+func logTo(project, agentID, format string, args ...any) {
+	if log, err := look.OpenLog(project, agentID, nil); err == nil {
+		log.Printf(format, args...)
+		log.Close()
+	}
+}
+
+// killUnderLock kills what is left of agentID's run and brings its commits
+// in, under the agent's lock: no driver starts on agentID meanwhile, and
+// none that started during the grace (it stopped the run itself) is hit.
+func killUnderLock(project, agentID string) error {
 	lock, err := tree.OpenIn(project, LockPath(project, agentID), os.O_RDWR)
 	if err != nil {
 		return err
