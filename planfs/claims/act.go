@@ -68,13 +68,8 @@ func Act(ctx context.Context, b Backend, v *View, op Op) (Result, error) {
 		return Result{}, fmt.Errorf("%s: %w on %s in %s", op.Slug, ErrNoPlan, b.Name(), lanesOf(rule.Lookup()))
 	}
 	rel, r := v.branchRel(p), v.Lease(op.Slug)
-	if r != nil && op.Verb != model.Recover {
-		switch {
-		case r.AgentID != op.Holder.AgentID && !op.Force:
-			return Result{}, fmt.Errorf("%s: lease held by %s, not %s: %w", rel, r.AgentID, op.Holder.AgentID, ErrNotHolder)
-		case op.Token != "" && r.Token != op.Token:
-			return Result{}, fmt.Errorf("%s: held under a newer lease (recovered or claimed again since); this one is lost: %w", rel, ErrNotHolder)
-		}
+	if err := notHolder(rel, r, op); err != nil {
+		return Result{}, err
 	}
 	switch op.Verb {
 	case model.Release:
@@ -87,9 +82,8 @@ func Act(ctx context.Context, b Backend, v *View, op Op) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if problems := planfs.PromoteProblems(p.Header); op.Verb == model.Promote && len(problems) > 0 && !op.Force {
-		// As a draft in the checkout: an incomplete one needs Force.
-		return Result{}, fmt.Errorf("%s: not promoted: %s: %w", rel, strings.Join(problems, "; "), planfs.ErrNeedsForce)
+	if err := promoteRefused(p, rel, op); err != nil {
+		return Result{}, err
 	}
 	if r != nil && to == model.Rel(rel).Lane() {
 		// A leased plan never left its ready lane: returning it there is
@@ -101,6 +95,30 @@ func Act(ctx context.Context, b Backend, v *View, op Op) (Result, error) {
 		return Result{}, err
 	}
 	return Result{Rel: dst, Dropped: r}, nil
+}
+
+// notHolder refuses op on rel's lease r (nil when none) unless op holds
+// it, or forces it, under its current token; recover takes any over.
+func notHolder(rel string, r *Remote, op Op) error {
+	if r == nil || op.Verb == model.Recover {
+		return nil
+	}
+	switch {
+	case r.AgentID != op.Holder.AgentID && !op.Force:
+		return fmt.Errorf("%s: lease held by %s, not %s: %w", rel, r.AgentID, op.Holder.AgentID, ErrNotHolder)
+	case op.Token != "" && r.Token != op.Token:
+		return fmt.Errorf("%s: held under a newer lease (recovered or claimed again since); this one is lost: %w", rel, ErrNotHolder)
+	}
+	return nil
+}
+
+// promoteRefused refuses to promote an incomplete draft p without Force,
+// as in the checkout.
+func promoteRefused(p *model.Plan, rel string, op Op) error {
+	if problems := planfs.PromoteProblems(p.Header); op.Verb == model.Promote && len(problems) > 0 && !op.Force {
+		return fmt.Errorf("%s: not promoted: %s: %w", rel, strings.Join(problems, "; "), planfs.ErrNeedsForce)
+	}
+	return nil
 }
 
 // planFor is slug's plan in v as the verb looks it up: in the first of its

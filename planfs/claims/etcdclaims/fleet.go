@@ -133,25 +133,10 @@ func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 	here := make(map[string]bool, len(listed))
 	for _, l := range listed {
 		here[l.name] = true
-		s, ok := f.seen[l.name]
-		if !ok || s.rev != l.rev {
-			s = l.seenRev
-			s.since = now
-		}
-		f.seen[l.name] = s
-		delete(f.gone, l.name)
-		p := s.last
-		p.SeenFor = now.Sub(s.since)
-		if d, ok := kept[l.name]; ok {
-			p.SeenFor = d
-		}
-		p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
-		out = append(out, p)
+		out = append(out, f.judge(l, now, kept))
 	}
 	out = append(out, f.goneSince(here, now)...)
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Host < out[j].Host || out[i].Host == out[j].Host && out[i].AgentID < out[j].AgentID
-	})
+	sortByHost(out)
 	keep, more := claims.Pick(out)
 	shown := out[:0]
 	for i, p := range out {
@@ -165,6 +150,33 @@ func (b *Backend) Workers(ctx context.Context) ([]claims.Published, error) {
 				more, prefix, claims.MaxWorkers, claims.MaxWorkersPerHost)})
 	}
 	return shown, nil
+}
+
+// judge is the listed key l as published, judged by how long its revision
+// has been seen unchanged: by this machine's clock (kept) when it has
+// one, else this process's. f.mu is held.
+func (f *fleetSeen) judge(l seenName, now time.Time, kept map[string]time.Duration) claims.Published {
+	s, ok := f.seen[l.name]
+	if !ok || s.rev != l.rev {
+		s = l.seenRev
+		s.since = now
+	}
+	f.seen[l.name] = s
+	delete(f.gone, l.name)
+	p := s.last
+	p.SeenFor = now.Sub(s.since)
+	if d, ok := kept[l.name]; ok {
+		p.SeenFor = d
+	}
+	p.Health = claims.Judge(p.WorkerRecord, p.SeenFor)
+	return p
+}
+
+// sortByHost orders records by host, then agent id.
+func sortByHost(out []claims.Published) {
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Host < out[j].Host || out[i].Host == out[j].Host && out[i].AgentID < out[j].AgentID
+	})
 }
 
 // goneSince moves the keys seen before but not here now to the gone, and

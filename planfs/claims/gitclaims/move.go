@@ -28,7 +28,37 @@ func (l *Lanes) moveCommit(ctx context.Context, tip, rel string, to model.Lane, 
 	if err != nil {
 		return "", "", err
 	}
-	var mode, blob string
+	mode, blob, err := l.planBlob(out, rel, dst, src, dstPath)
+	if err != nil {
+		return "", "", err
+	}
+	tmp, err := os.MkdirTemp("", "fleetwatch-move-")
+	if err != nil {
+		return "", "", err
+	}
+	defer os.RemoveAll(tmp)
+	env := append([]string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}, identity...)
+	moved := "0 " + strings.Repeat("0", len(blob)) + "\t" + src + "\n" + mode + " " + blob + "\t" + dstPath + "\n"
+	if _, err := l.git.run(ctx, nil, env, "read-tree", tip); err != nil {
+		return "", "", err
+	}
+	if _, err := l.git.run(ctx, []byte(moved), env, "update-index", "--index-info"); err != nil {
+		return "", "", err
+	}
+	tree, err := l.git.run(ctx, nil, env, "write-tree")
+	if err != nil {
+		return "", "", err
+	}
+	c, err := l.git.run(ctx, []byte(msg+"\n"), env, "commit-tree", strings.TrimSpace(string(tree)), "-p", tip)
+	if err != nil {
+		return "", "", err
+	}
+	return strings.TrimSpace(string(c)), dst, nil
+}
+
+// planBlob is the mode and blob of the plan at src in ls-tree's output
+// out; an error when it is not there, or its destination dstPath is.
+func (l *Lanes) planBlob(out []byte, rel, dst, src, dstPath string) (mode, blob string, err error) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		meta, path, ok := strings.Cut(line, "\t")
 		f := strings.Fields(meta)
@@ -43,37 +73,7 @@ func (l *Lanes) moveCommit(ctx context.Context, tip, rel string, to model.Lane, 
 	if blob == "" {
 		return "", "", fmt.Errorf("%s: not on %s/%s (moved or completed elsewhere)", rel, l.remote, l.integration)
 	}
-	tmp, err := os.MkdirTemp("", "fleetwatch-move-")
-	if err != nil {
-		return "", "", err
-	}
-	defer os.RemoveAll(tmp)
-	env := append([]string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}, identity...)
-	steps := []struct {
-		stdin string
-		args  []string
-	}{
-		{"", []string{"read-tree", tip}},
-		{"0 " + strings.Repeat("0", len(blob)) + "\t" + src + "\n" + mode + " " + blob + "\t" + dstPath + "\n", []string{"update-index", "--index-info"}},
-	}
-	for _, s := range steps {
-		var in []byte
-		if s.stdin != "" {
-			in = []byte(s.stdin)
-		}
-		if _, err := l.git.run(ctx, in, env, s.args...); err != nil {
-			return "", "", err
-		}
-	}
-	tree, err := l.git.run(ctx, nil, env, "write-tree")
-	if err != nil {
-		return "", "", err
-	}
-	c, err := l.git.run(ctx, []byte(msg+"\n"), env, "commit-tree", strings.TrimSpace(string(tree)), "-p", tip)
-	if err != nil {
-		return "", "", err
-	}
-	return strings.TrimSpace(string(c)), dst, nil
+	return mode, blob, nil
 }
 
 // Move moves rel to lane on the remote integration branch, rebuilt on the
@@ -112,21 +112,34 @@ func (l *Lanes) moveWith(ctx context.Context, rel string, to model.Lane, by, why
 		if err != nil {
 			return "", err
 		}
-		if res[branch].ok && (also == nil || res[also.Ref].ok) {
-			if also != nil {
-				l.unlocked(also.Ref)
-			}
+		if done, err := l.movePushed(res, branch, also); err != nil {
+			return "", err
+		} else if done {
 			return dst, nil
-		}
-		if also != nil && !res[also.Ref].ok && !strings.Contains(res[also.Ref].reason, "atomic") {
-			return "", fmt.Errorf("%s: %s: %w", also.Ref, res[also.Ref].reason, claims.ErrLost)
-		}
-		if namespaceRefused(res[branch].reason) {
-			return "", fmt.Errorf("remote %s refuses %s: %s: %w", l.remote, branch, res[branch].reason, claims.ErrUnavailable)
 		}
 		// The branch moved under us: build the move again on its new tip.
 	}
 	return "", fmt.Errorf("%s: %s kept moving; gave up after %d tries: %w", rel, l.integration, maxMoveTries, claims.ErrUnavailable)
+}
+
+// movePushed reads a move's push (the branch, and also when not nil):
+// done when it landed; an error when also was refused for itself (ErrLost)
+// or the remote refuses the branch's namespace; neither when the branch
+// moved and the move is built again.
+func (l *Lanes) movePushed(res map[string]outcome, branch string, also *update) (done bool, err error) {
+	if res[branch].ok && (also == nil || res[also.Ref].ok) {
+		if also != nil {
+			l.unlocked(also.Ref)
+		}
+		return true, nil
+	}
+	if also != nil && !res[also.Ref].ok && !strings.Contains(res[also.Ref].reason, "atomic") {
+		return false, fmt.Errorf("%s: %s: %w", also.Ref, res[also.Ref].reason, claims.ErrLost)
+	}
+	if namespaceRefused(res[branch].reason) {
+		return false, fmt.Errorf("remote %s refuses %s: %s: %w", l.remote, branch, res[branch].reason, claims.ErrUnavailable)
+	}
+	return false, nil
 }
 
 // Complete moves held's plan to lane and drops its lease ref in one atomic

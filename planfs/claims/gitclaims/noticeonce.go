@@ -46,47 +46,55 @@ func (b *Backend) ClaimNotices(ctx context.Context, want map[string]string) (map
 	got := map[string]claims.NoticeClaim{}
 	rest := keys
 	for try := 0; try < 4 && len(rest) > 0; try++ {
-		ups := make([]update, len(rest))
-		for i, k := range rest {
-			ups[i] = update{Ref: NoticeRefs + k, Old: want[k], New: commit}
-		}
-		res, err := b.push(ctx, ups)
-		if err != nil {
+		if rest, err = b.claimNoticesOnce(ctx, rest, want, commit, got); err != nil {
 			return nil, err
 		}
-		if allOK(res, ups) {
-			for _, k := range rest {
-				got[k] = claims.NoticeClaim{Rev: commit, Mine: true}
-			}
-			rest = nil
-			break
-		}
-		for _, u := range ups {
-			if o := res[u.Ref]; namespaceRefused(o.reason) {
-				return nil, fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, u.Ref, o.reason, claims.ErrUnavailable)
-			}
-		}
-		have, err := b.NoticeClaims(ctx, rest)
-		if err != nil {
-			return nil, err
-		}
-		var next []string
-		for _, k := range rest {
-			switch h := have[k]; {
-			case h.Rev == commit: // the push took after all
-				got[k] = claims.NoticeClaim{Rev: commit, Mine: true}
-			case h.Rev == want[k]: // unmoved: refused with the others
-				next = append(next, k)
-			default:
-				got[k] = h
-			}
-		}
-		rest = next
 	}
 	if len(rest) > 0 {
 		return nil, fmt.Errorf("%d notice refs kept moving under this claim: %w", len(rest), claims.ErrLost)
 	}
 	return got, nil
+}
+
+// claimNoticesOnce pushes the notice refs of keys, atomic, pointing at
+// commit, and puts in got each claim settled: this one's, or a new
+// claimer's. next are the keys refused unmoved, with the others, to push
+// again.
+func (b *Backend) claimNoticesOnce(ctx context.Context, keys []string, want map[string]string, commit string, got map[string]claims.NoticeClaim) (next []string, err error) {
+	ups := make([]update, len(keys))
+	for i, k := range keys {
+		ups[i] = update{Ref: NoticeRefs + k, Old: want[k], New: commit}
+	}
+	res, err := b.push(ctx, ups)
+	if err != nil {
+		return nil, err
+	}
+	if allOK(res, ups) {
+		for _, k := range keys {
+			got[k] = claims.NoticeClaim{Rev: commit, Mine: true}
+		}
+		return nil, nil
+	}
+	for _, u := range ups {
+		if o := res[u.Ref]; namespaceRefused(o.reason) {
+			return nil, fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, u.Ref, o.reason, claims.ErrUnavailable)
+		}
+	}
+	have, err := b.NoticeClaims(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		switch h := have[k]; {
+		case h.Rev == commit: // the push took after all
+			got[k] = claims.NoticeClaim{Rev: commit, Mine: true}
+		case h.Rev == want[k]: // unmoved: refused with the others
+			next = append(next, k)
+		default:
+			got[k] = h
+		}
+	}
+	return next, nil
 }
 
 // ConfirmNotices creates each key's confirmation, pointing at this

@@ -212,18 +212,13 @@ func (l *Lanes) pushFenced(ctx context.Context, lease, branch update) error {
 			return nil
 		case lo.settled:
 			return settledFence(lo, bo, lease, branch)
-		case namespaceRefused(lo.reason) || namespaceRefused(bo.reason):
-			return fmt.Errorf("remote %s refuses the push of %s: %s: %w", l.remote, branch.Ref, orReason(pick(lo, bo)), claims.ErrUnavailable)
-		case (lockHeld(lo) || lockHeld(bo)) && try < 3:
+		case lockedAWhile(lo, bo) && try < 3:
 			time.Sleep(wait)
 			wait *= 2
 			continue
-		case lockHeld(lo) || lockHeld(bo):
-			return fmt.Errorf("remote %s: a ref of the push of %s stays locked (%s): a leftover .lock on the remote? remove it there if no push is running: %w", l.remote, branch.Ref, orReason(pick(lo, bo)), claims.ErrUnavailable)
-		case culprit(lo):
-			return fmt.Errorf("%s: %s; %s not pushed: %w", lease.Ref, orReason(lo), branch.Ref, claims.ErrLost)
-		case culprit(bo):
-			return fmt.Errorf("%s: %s (expected %s): %w", branch.Ref, orReason(bo), orNone(branch.Old), claims.ErrBranchMoved)
+		}
+		if err := l.fenceRefusal(lo, bo, lease, branch); err != nil {
+			return err
 		}
 		// Refused without naming why (a remote whose atomic transaction
 		// failed may only say so): what it holds now tells.
@@ -233,6 +228,29 @@ func (l *Lanes) pushFenced(ctx context.Context, lease, branch update) error {
 		}
 		return settledFence(res[lease.Ref], res[branch.Ref], lease, branch)
 	}
+}
+
+// lockedAWhile reports whether a fenced push was refused only because a
+// ref was locked (another push under way), which passes.
+func lockedAWhile(lo, bo outcome) bool {
+	return !namespaceRefused(lo.reason) && !namespaceRefused(bo.reason) && (lockHeld(lo) || lockHeld(bo))
+}
+
+// fenceRefusal words a fenced push's refusal that names its cause: the
+// namespace refused, a ref that stays locked, the lease or the branch not
+// where expected; nil when none is named.
+func (l *Lanes) fenceRefusal(lo, bo outcome, lease, branch update) error {
+	switch {
+	case namespaceRefused(lo.reason) || namespaceRefused(bo.reason):
+		return fmt.Errorf("remote %s refuses the push of %s: %s: %w", l.remote, branch.Ref, orReason(pick(lo, bo)), claims.ErrUnavailable)
+	case lockHeld(lo) || lockHeld(bo):
+		return fmt.Errorf("remote %s: a ref of the push of %s stays locked (%s): a leftover .lock on the remote? remove it there if no push is running: %w", l.remote, branch.Ref, orReason(pick(lo, bo)), claims.ErrUnavailable)
+	case culprit(lo):
+		return fmt.Errorf("%s: %s; %s not pushed: %w", lease.Ref, orReason(lo), branch.Ref, claims.ErrLost)
+	case culprit(bo):
+		return fmt.Errorf("%s: %s (expected %s): %w", branch.Ref, orReason(bo), orNone(branch.Old), claims.ErrBranchMoved)
+	}
+	return nil
 }
 
 // culprit is a ref an atomic push was refused for, not only with: stale

@@ -110,6 +110,71 @@ type planEntry struct {
 	name, oid string
 }
 
+// planEntries are the plan files in ls-tree -r -z's output out, under
+// prefix's .plans/; a symlink is skipped with a warning.
+func planEntries(out []byte, prefix string) ([]planEntry, []model.Warning) {
+	var entries []planEntry
+	var warns []model.Warning
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		meta, path, ok := strings.Cut(string(rec), "\t")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(meta)
+		rel := strings.TrimPrefix(path, prefix+".plans/")
+		r, err := model.ParseRel(rel)
+		if err != nil || len(f) != 3 {
+			continue // not a plan: .leases/, reviews/, a README
+		}
+		if f[0] == "120000" {
+			warns = append(warns, model.Warning{File: rel, Message: "symlink on the integration branch; skipped"})
+			continue
+		}
+		entries = append(entries, planEntry{lane: r.Lane(), name: r.Name(), oid: f[2]})
+	}
+	return entries, warns
+}
+
+// missingBlobs are the objects to read: the entries' blobs not cached yet,
+// and extra's.
+func (l *Lanes) missingBlobs(entries []planEntry, extra map[string][]byte) map[string][]byte {
+	want := map[string][]byte{}
+	l.mu.Lock()
+	for _, e := range entries {
+		if _, ok := l.blobs[e.oid]; !ok {
+			want[e.oid] = nil
+		}
+	}
+	l.mu.Unlock()
+	for k := range extra {
+		want[k] = nil
+	}
+	return want
+}
+
+// keepBlobs hands extra's objects back through it and caches the plans'
+// blobs read into want. l.mu is held.
+func (l *Lanes) keepBlobs(want, extra map[string][]byte) {
+	for k, v := range want {
+		if _, ok := extra[k]; ok {
+			extra[k] = v
+		} else if v != nil {
+			l.blobs[k] = v
+		}
+	}
+}
+
+// sortPlans orders plans by lane, then name.
+func sortPlans(plans []model.Plan) {
+	sort.SliceStable(plans, func(i, j int) bool {
+		a, b := plans[i], plans[j]
+		if a.Lane != b.Lane {
+			return laneIndex(a.Lane) < laneIndex(b.Lane)
+		}
+		return a.Name < b.Name
+	})
+}
+
 // lanesAt reads the plans of commit tip; extra are more objects to read in
 // the same cat-file run (lease commits), handed back through it.
 func (l *Lanes) lanesAt(ctx context.Context, tip string, extra map[string][]byte) (*model.Snapshot, error) {
@@ -127,46 +192,14 @@ func (l *Lanes) lanesAt(ctx context.Context, tip string, extra map[string][]byte
 		return nil, err
 	}
 	snap := &model.Snapshot{}
-	var entries []planEntry
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		meta, path, ok := strings.Cut(string(rec), "\t")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(meta)
-		rel := strings.TrimPrefix(path, l.prefix+".plans/")
-		r, err := model.ParseRel(rel)
-		if err != nil || len(f) != 3 {
-			continue // not a plan: .leases/, reviews/, a README
-		}
-		if f[0] == "120000" {
-			snap.Warnings = append(snap.Warnings, model.Warning{File: rel, Message: "symlink on the integration branch; skipped"})
-			continue
-		}
-		entries = append(entries, planEntry{lane: r.Lane(), name: r.Name(), oid: f[2]})
-	}
-	want := map[string][]byte{}
-	l.mu.Lock()
-	for _, e := range entries {
-		if _, ok := l.blobs[e.oid]; !ok {
-			want[e.oid] = nil
-		}
-	}
-	l.mu.Unlock()
-	for k := range extra {
-		want[k] = nil
-	}
+	entries, warns := planEntries(out, l.prefix)
+	snap.Warnings = warns
+	want := l.missingBlobs(entries, extra)
 	if err := l.catFile(ctx, want); err != nil {
 		return nil, err
 	}
 	l.mu.Lock()
-	for k, v := range want {
-		if _, ok := extra[k]; ok {
-			extra[k] = v
-		} else if v != nil {
-			l.blobs[k] = v
-		}
-	}
+	l.keepBlobs(want, extra)
 	for _, e := range entries {
 		p, warns, ok := planfs.PlanFromText(e.lane, e.name, l.blobs[e.oid], 0)
 		snap.Warnings = append(snap.Warnings, warns...)
@@ -175,13 +208,7 @@ func (l *Lanes) lanesAt(ctx context.Context, tip string, extra map[string][]byte
 		}
 	}
 	l.mu.Unlock()
-	sort.SliceStable(snap.Plans, func(i, j int) bool {
-		a, b := snap.Plans[i], snap.Plans[j]
-		if a.Lane != b.Lane {
-			return laneIndex(a.Lane) < laneIndex(b.Lane)
-		}
-		return a.Name < b.Name
-	})
+	sortPlans(snap.Plans)
 	l.mu.Lock()
 	l.lanesTip, l.lanes = tip, snap
 	l.mu.Unlock()
