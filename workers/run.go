@@ -437,7 +437,6 @@ func (d *Driver) stop(r *running, done <-chan error) {
 // handles how it ends: its own exit, a lost lease, or the driver told to
 // stop.
 func (d *Driver) watch(ctx context.Context, r *running) Outcome {
-	rel := r.job.Rel
 	pulse := time.NewTicker(d.heartbeatEvery())
 	defer pulse.Stop()
 	beat := time.NewTicker(d.leaseEvery())
@@ -445,19 +444,6 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 	renewing := true
 	scan := d.newScanner(r)
 	defer scan.close()
-	// renew renews the lease; over is true when it was lost and the agent
-	// has been stopped.
-	renew := func() (o Outcome, over bool) {
-		lost, keep := d.heartbeatOf(r)
-		renewing = keep
-		if lost == "" {
-			return o, false
-		}
-		d.Log.Printf("lease lost: %s; stopping the agent", lost)
-		d.stop(r, r.done)
-		d.bringEnd(r)
-		return Outcome{Code: -1, Plan: d.whereIs(rel), Lost: lost, Note: "lease lost: " + lost}, true
-	}
 	for {
 		select {
 		case err := <-r.done:
@@ -476,14 +462,12 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 				return o
 			}
 		case <-pulse.C:
-			if o, over := d.onPulse(r, renewing, renew); over {
+			if o, over := d.onPulse(r, &renewing); over {
 				return o
 			}
 		case <-beat.C:
-			if renewing {
-				if o, over := renew(); over {
-					return o
-				}
+			if o, over := d.renew(r, &renewing); over {
+				return o
 			}
 		case why := <-d.fleetStops():
 			return d.stopped(r, why, renewing)
@@ -504,7 +488,7 @@ func stopReason(ctx context.Context) string {
 // onPulse is watch's every heartbeat: it collects the agent's orphans,
 // records and weighs the run, publishes the state, and notices a plan
 // taken back; over is true when the agent has been stopped.
-func (d *Driver) onPulse(r *running, renewing bool, renew func() (Outcome, bool)) (o Outcome, over bool) {
+func (d *Driver) onPulse(r *running, renewing *bool) (o Outcome, over bool) {
 	// Orphans of the agent that exit are collected as they go;
 	// those that run on are recorded, for whoever comes next
 	// should this driver die.
@@ -514,9 +498,9 @@ func (d *Driver) onPulse(r *running, renewing bool, renew func() (Outcome, bool)
 	d.state.LastHeartbeat = look.Stamp{Time: d.Tree.Now()}
 	d.save()
 	if stop := d.publish(); stop != "" {
-		return d.stopped(r, stop, renewing), true
+		return d.stopped(r, stop, *renewing), true
 	}
-	if !renewing {
+	if !*renewing {
 		return o, false
 	}
 	d.bringSoon(r)
@@ -526,7 +510,25 @@ func (d *Driver) onPulse(r *running, renewing bool, renew func() (Outcome, bool)
 	if d.holds(r.job.Rel, r.me) {
 		return o, false
 	}
-	return renew()
+	return d.renew(r, renewing)
+}
+
+// renew renews r's lease while renewing, which it sets to whether to go
+// on; over is true when the lease was lost and the agent has been
+// stopped.
+func (d *Driver) renew(r *running, renewing *bool) (o Outcome, over bool) {
+	if !*renewing {
+		return o, false
+	}
+	lost, keep := d.heartbeatOf(r)
+	*renewing = keep
+	if lost == "" {
+		return o, false
+	}
+	d.Log.Printf("lease lost: %s; stopping the agent", lost)
+	d.stop(r, r.done)
+	d.bringEnd(r)
+	return Outcome{Code: -1, Plan: d.whereIs(r.job.Rel), Lost: lost, Note: "lease lost: " + lost}, true
 }
 
 // stopped stops the agent for the driver's own stop and hands its plan
@@ -574,19 +576,7 @@ func (d *Driver) heartbeat(rel string, me planfs.Actor) (lost string, keep bool)
 	case errors.Is(err, planfs.ErrNotOwner):
 		return tree.ErrText(err), false
 	case errors.Is(err, planfs.ErrNoLease):
-		now := d.whereIs(rel)
-		lane := model.Rel(now).Lane()
-		by := d.movedBy(rel, me)
-		switch {
-		case (now == "" || now == rel || lane.Ready()) && by != "":
-			return fmt.Sprintf("%s: released or taken back by %s", rel, by), false
-		case now == "" || now == rel || lane.Ready():
-			return fmt.Sprintf("%s: released or taken back", rel), false
-		case by != "":
-			return fmt.Sprintf("%s: moved to %s by %s", rel, now, by), false
-		}
-		d.Log.Printf("the agent moved its plan to %s; heartbeat no longer needed", now)
-		return "", false
+		return d.noLease(rel, me), false
 	}
 	if errors.Is(err, planfs.ErrNoTree) {
 		// Said once, not every pulse; renewing goes on in case the tree
@@ -600,6 +590,25 @@ func (d *Driver) heartbeat(rel string, me planfs.Actor) (lost string, keep bool)
 	d.treeGone = false
 	d.Log.Printf("heartbeat failed, will retry: %v", err)
 	return "", true
+}
+
+// noLease says why rel's lease is lost now that it has none: released or
+// taken back, or moved on by someone else; "" when the agent moved the
+// plan on itself.
+func (d *Driver) noLease(rel string, me planfs.Actor) string {
+	now := d.whereIs(rel)
+	back := now == "" || now == rel || model.Rel(now).Lane().Ready()
+	by := d.movedBy(rel, me)
+	switch {
+	case back && by != "":
+		return fmt.Sprintf("%s: released or taken back by %s", rel, by)
+	case back:
+		return fmt.Sprintf("%s: released or taken back", rel)
+	case by != "":
+		return fmt.Sprintf("%s: moved to %s by %s", rel, now, by)
+	}
+	d.Log.Printf("the agent moved its plan to %s; heartbeat no longer needed", now)
+	return ""
 }
 
 // movedBy names who moved the plan away from rel when it was not its

@@ -114,18 +114,13 @@ func Resumable(t *planfs.Tree, snap *model.Snapshot, w model.Worker, opt model.O
 	now := time.Unix(0, int64(opt.Now*1e9))
 	for i := range snap.Leases {
 		l := &snap.Leases[i]
-		if l.Corrupt != "" || l.Awaiting != model.AwaitResume || model.Rel(l.Rel).Lane() != model.InProgress {
-			continue
-		}
-		if l.AgentID == w.AgentID {
+		switch {
+		case !awaitsResume(l):
+		case l.AgentID == w.AgentID:
 			own = append(own, l.Rel)
-			continue
+		case fit[l.Rel] && abandoned(t, l, now, ttl, running):
+			gone = append(gone, l.Rel)
 		}
-		d, err := readDecision(t.Project, model.SlugOf(model.Rel(l.Rel).Name()))
-		if err != nil || d == nil || now.Sub(d.At).Seconds() <= ttl || !fit[l.Rel] || running(l.AgentID) {
-			continue
-		}
-		gone = append(gone, l.Rel)
 	}
 	sort.Strings(own)
 	sort.Strings(gone)
@@ -136,4 +131,17 @@ func Resumable(t *planfs.Tree, snap *model.Snapshot, w model.Worker, opt model.O
 		return gone[0], true, true
 	}
 	return "", false, false
+}
+
+// awaitsResume reports whether l is a readable in-progress lease whose
+// plan was decided and waits for its run to resume.
+func awaitsResume(l *model.Lease) bool {
+	return l.Corrupt == "" && l.Awaiting == model.AwaitResume && model.Rel(l.Rel).Lane() == model.InProgress
+}
+
+// abandoned reports whether l's decided plan has lost its agent: decided
+// more than ttl seconds before now, with no live driver of that agent.
+func abandoned(t *planfs.Tree, l *model.Lease, now time.Time, ttl float64, running func(agentID string) bool) bool {
+	d, err := readDecision(t.Project, model.SlugOf(model.Rel(l.Rel).Name()))
+	return err == nil && d != nil && now.Sub(d.At).Seconds() > ttl && !running(l.AgentID)
 }

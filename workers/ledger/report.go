@@ -73,33 +73,38 @@ func factsOf(events []planfs.Event) map[string]*planFacts {
 			f = &planFacts{}
 			out[e.Slug] = f
 		}
-		switch e.Event {
-		case "complete":
-			f.reachedReview = f.reachedReview || strings.HasPrefix(e.To, "review-needed/")
-		case "review":
-			if !strings.HasPrefix(e.Reason, "ACCEPT") {
-				f.needsWork++
-			}
-		case "checks":
-			if f.firstCheck == "" {
-				f.firstCheck, _, _ = strings.Cut(e.Reason, ":")
-				f.firstCheckAt, _ = time.Parse(time.RFC3339Nano, e.TS)
-			}
-		case "approve":
-			f.approved = true
-		case "land":
-			f.landedAt, _ = time.Parse(time.RFC3339Nano, e.TS)
-			if f.firstCheck == "" {
-				// Landed with no failed checks before: passed the first time.
-				f.firstCheck = "pass"
-			}
-		case "needs-work":
-			f.sentBack++
-		case "scope-violation":
-			f.scopeViolations++
-		}
+		f.add(e)
 	}
 	return out
+}
+
+// add takes in one event of the plan's.
+func (f *planFacts) add(e planfs.Event) {
+	switch e.Event {
+	case "complete":
+		f.reachedReview = f.reachedReview || strings.HasPrefix(e.To, "review-needed/")
+	case "review":
+		if !strings.HasPrefix(e.Reason, "ACCEPT") {
+			f.needsWork++
+		}
+	case "checks":
+		if f.firstCheck == "" {
+			f.firstCheck, _, _ = strings.Cut(e.Reason, ":")
+			f.firstCheckAt, _ = time.Parse(time.RFC3339Nano, e.TS)
+		}
+	case "approve":
+		f.approved = true
+	case "land":
+		f.landedAt, _ = time.Parse(time.RFC3339Nano, e.TS)
+		if f.firstCheck == "" {
+			// Landed with no failed checks before: passed the first time.
+			f.firstCheck = "pass"
+		}
+	case "needs-work":
+		f.sentBack++
+	case "scope-violation":
+		f.scopeViolations++
+	}
 }
 
 // Line is one group of `fleetwatch report`: what its runs cost and what

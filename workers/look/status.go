@@ -65,6 +65,24 @@ func inspect(wt tree.Worktree, integration func() (string, error)) WorktreeState
 	if err != nil {
 		return failed(err)
 	}
+	readStatus(&st, status)
+	base, err := integrationRef(wt, integration)
+	if err != nil {
+		return failed(err)
+	}
+	counts, err := gitQuery(wt.Path, "rev-list", "--left-right", "--count", "HEAD..."+base, "--")
+	if err != nil {
+		return failed(err)
+	}
+	if st.Ahead, st.Behind, err = aheadBehind(counts); err != nil {
+		return failed(err)
+	}
+	return st
+}
+
+// readStatus reads git status --porcelain=v2 --branch into st: its head
+// (a detached one's short commit) and whether it is dirty.
+func readStatus(st *WorktreeState, status string) {
 	var oid string
 	for _, line := range strings.Split(status, "\n") {
 		switch {
@@ -79,22 +97,19 @@ func inspect(wt tree.Worktree, integration func() (string, error)) WorktreeState
 	if st.Head == "(detached)" {
 		st.Head = oid[:min(len(oid), 7)]
 	}
-	base, err := integrationRef(wt, integration)
-	if err != nil {
-		return failed(err)
+}
+
+// aheadBehind reads git rev-list --left-right --count's two counts.
+func aheadBehind(counts string) (ahead, behind int, err error) {
+	a, b, ok := strings.Cut(counts, "\t")
+	bad := fmt.Errorf("git rev-list: unexpected output %q", counts)
+	if ahead, err = strconv.Atoi(a); err != nil || !ok {
+		return 0, 0, bad
 	}
-	counts, err := gitQuery(wt.Path, "rev-list", "--left-right", "--count", "HEAD..."+base, "--")
-	if err != nil {
-		return failed(err)
+	if behind, err = strconv.Atoi(b); err != nil {
+		return 0, 0, bad
 	}
-	ahead, behind, ok := strings.Cut(counts, "\t")
-	if st.Ahead, err = strconv.Atoi(ahead); err != nil || !ok {
-		return failed(fmt.Errorf("git rev-list: unexpected output %q", counts))
-	}
-	if st.Behind, err = strconv.Atoi(behind); err != nil {
-		return failed(fmt.Errorf("git rev-list: unexpected output %q", counts))
-	}
-	return st
+	return ahead, behind, nil
 }
 
 // FindIntegration looks for the branch EnsureIntegration would pick, in its
