@@ -326,26 +326,40 @@ func commandBodies(fd *ast.FuncDecl) []*ast.FuncLit {
 		out = append(out, returnedLits(fd.Body)...)
 	}
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			if returnsBody(n.Type) {
-				out = append(out, returnedLits(n.Body)...)
-			}
-		case *ast.KeyValueExpr:
-			if fl, ok := n.Value.(*ast.FuncLit); ok && runField(n.Key) {
-				out = append(out, fl)
-			}
-		case *ast.AssignStmt:
-			for i, l := range n.Lhs {
-				if sel, ok := l.(*ast.SelectorExpr); ok && runField(sel.Sel) && i < len(n.Rhs) {
-					if fl, ok := n.Rhs[i].(*ast.FuncLit); ok {
-						out = append(out, fl)
-					}
-				}
-			}
-		}
+		out = append(out, bodiesAt(n)...)
 		return true
 	})
+	return out
+}
+
+// bodiesAt are the command bodies n itself gives: those a literal
+// returning body returns, or a literal given to a RunE or Run field.
+func bodiesAt(n ast.Node) []*ast.FuncLit {
+	switch n := n.(type) {
+	case *ast.FuncLit:
+		if returnsBody(n.Type) {
+			return returnedLits(n.Body)
+		}
+	case *ast.KeyValueExpr:
+		if fl, ok := n.Value.(*ast.FuncLit); ok && runField(n.Key) {
+			return []*ast.FuncLit{fl}
+		}
+	case *ast.AssignStmt:
+		return assignedRuns(n)
+	}
+	return nil
+}
+
+// assignedRuns are the literals an assignment gives to a RunE or Run.
+func assignedRuns(n *ast.AssignStmt) []*ast.FuncLit {
+	var out []*ast.FuncLit
+	for i, l := range n.Lhs {
+		if sel, ok := l.(*ast.SelectorExpr); ok && runField(sel.Sel) && i < len(n.Rhs) {
+			if fl, ok := n.Rhs[i].(*ast.FuncLit); ok {
+				out = append(out, fl)
+			}
+		}
+	}
 	return out
 }
 

@@ -56,36 +56,44 @@ func parseRules(opts []string) (Rules, error) {
 			}
 			value = v
 		}
-		switch name {
-		case "from":
-			pats, err := parseFrom(value)
-			if err != nil {
-				return r, fmt.Errorf("from=%q: %v", value, err)
-			}
-			r.From = pats
-		case "restrict", "no-pty":
-			r.NoPTY = true
-		case "pty":
-			r.NoPTY = false
-		case "projects":
-			if r.Projects = projectNames(value); len(r.Projects) == 0 {
-				return r, fmt.Errorf("projects=%q: name at least one project, like projects=\"api,web\"", value)
-			}
-		case "command":
-			cmd := strings.Join(strings.Fields(value), " ")
-			if !oneOfStrings(cmd, forcedCommands) {
-				return r, fmt.Errorf("command=%q: fleetwatch serve runs no programs; command= may only be %q", value, forcedCommands)
-			}
-			r.Command = cmd
-		// Forwarding and ~/.ssh/rc never happen here, so these hold as written.
-		case "no-port-forwarding", "no-agent-forwarding", "no-x11-forwarding", "no-user-rc":
-		case "cert-authority":
-			return r, fmt.Errorf("cert-authority: fleetwatch serve accepts no certificates; list each person's own key")
-		default:
-			return r, fmt.Errorf("option %q is not one fleetwatch serve honours (it honours from=, restrict, pty, no-pty, command=, projects= and the no-*-forwarding ones)", o)
+		if err := r.apply(name, value, o); err != nil {
+			return r, err
 		}
 	}
 	return r, nil
+}
+
+// apply takes in the option o, name=value (unquoted), in its turn.
+func (r *Rules) apply(name, value, o string) error {
+	switch name {
+	case "from":
+		pats, err := parseFrom(value)
+		if err != nil {
+			return fmt.Errorf("from=%q: %v", value, err)
+		}
+		r.From = pats
+	case "restrict", "no-pty":
+		r.NoPTY = true
+	case "pty":
+		r.NoPTY = false
+	case "projects":
+		if r.Projects = projectNames(value); len(r.Projects) == 0 {
+			return fmt.Errorf("projects=%q: name at least one project, like projects=\"api,web\"", value)
+		}
+	case "command":
+		cmd := strings.Join(strings.Fields(value), " ")
+		if !oneOfStrings(cmd, forcedCommands) {
+			return fmt.Errorf("command=%q: fleetwatch serve runs no programs; command= may only be %q", value, forcedCommands)
+		}
+		r.Command = cmd
+	// Forwarding and ~/.ssh/rc never happen here, so these hold as written.
+	case "no-port-forwarding", "no-agent-forwarding", "no-x11-forwarding", "no-user-rc":
+	case "cert-authority":
+		return fmt.Errorf("cert-authority: fleetwatch serve accepts no certificates; list each person's own key")
+	default:
+		return fmt.Errorf("option %q is not one fleetwatch serve honours (it honours from=, restrict, pty, no-pty, command=, projects= and the no-*-forwarding ones)", o)
+	}
+	return nil
 }
 
 // unquoteOption is an option's value: double-quoted, `\"` for a quote.

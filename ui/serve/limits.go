@@ -235,31 +235,9 @@ var barrier = &gossh.Request{Type: "fleetwatch-barrier"}
 // for a no-pty key, environment variables past the bounds.
 func (s *server) screen(in <-chan *gossh.Request, out chan<- *gossh.Request, rules Rules) {
 	defer close(out)
-	envN, envBytes := 0, 0
+	var env envCount
 	for req := range in {
-		refuse := ""
-		switch req.Type {
-		case "pty-req":
-			if rules.NoPTY {
-				refuse = "a terminal for a no-pty key"
-			} else if !clampPtyReq(req) {
-				refuse = "a malformed pty-req"
-			}
-		case "window-change":
-			if !clampWindow(req) {
-				refuse = "a malformed window-change"
-			}
-		case "env":
-			envN++
-			envBytes += len(req.Payload)
-			if envN > maxEnvVars || envBytes > maxEnvBytes {
-				refuse = "environment variables past the bound"
-			}
-		case "auth-agent-req@openssh.com":
-			refuse = "agent forwarding"
-		case "x11-req":
-			refuse = "X11 forwarding"
-		}
+		refuse := refusal(req, rules, &env)
 		if refuse == "" {
 			out <- req
 			continue
@@ -270,6 +248,38 @@ func (s *server) screen(in <-chan *gossh.Request, out chan<- *gossh.Request, rul
 		_ = req.Reply(false, nil)
 		s.warn("refused:"+req.Type, "refused %s", refuse)
 	}
+}
+
+// envCount is how many environment variables a session asked for, and
+// their bytes.
+type envCount struct{ n, bytes int }
+
+// refusal says why req is refused, "" when it passes (its terminal size
+// clamped); env counts the session's environment variables.
+func refusal(req *gossh.Request, rules Rules, env *envCount) string {
+	switch req.Type {
+	case "pty-req":
+		if rules.NoPTY {
+			return "a terminal for a no-pty key"
+		} else if !clampPtyReq(req) {
+			return "a malformed pty-req"
+		}
+	case "window-change":
+		if !clampWindow(req) {
+			return "a malformed window-change"
+		}
+	case "env":
+		env.n++
+		env.bytes += len(req.Payload)
+		if env.n > maxEnvVars || env.bytes > maxEnvBytes {
+			return "environment variables past the bound"
+		}
+	case "auth-agent-req@openssh.com":
+		return "agent forwarding"
+	case "x11-req":
+		return "X11 forwarding"
+	}
+	return ""
 }
 
 // clampPtyReq rewrites a pty-req's size to at most maxCols×maxRows.
