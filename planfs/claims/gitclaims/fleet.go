@@ -202,41 +202,13 @@ func (b *Backend) cached(name, oid string) (claims.Published, bool) {
 // those within claims.MaxRecord, decodeBatch at a time (a larger one is
 // never read into memory, nor a flood all at once).
 func (b *Backend) decodeRecords(ctx context.Context, refs map[string]string) map[string]claims.Published {
-	want := map[string][]string{} // "<commit>:worker.json" → the names whose record it is
-	b.fleet.mu.Lock()
-	if b.fleet.records == nil {
-		b.fleet.records = map[string]claims.Published{}
-	}
-	for name, oid := range refs {
-		if _, ok := b.fleet.records[recordKey(name, oid)]; !ok {
-			obj := oid + ":worker.json"
-			want[obj] = append(want[obj], name)
-		}
-	}
-	b.fleet.mu.Unlock()
+	want := b.undecoded(refs)
 	objs := slices.Sorted(maps.Keys(want))
 	sizes, err := b.objectSizes(ctx, objs)
 	decoded := map[string]claims.Published{}
 	for start := 0; err == nil && start < len(objs); start += decodeBatch {
 		batch := objs[start:min(start+decodeBatch, len(objs))]
-		read := map[string][]byte{}
-		for _, obj := range batch {
-			if n, ok := sizes[obj]; ok && n <= claims.MaxRecord {
-				read[obj] = nil
-			}
-		}
-		if err = b.catFile(ctx, read); err != nil {
-			break // not cached: read again next time
-		}
-		for _, obj := range batch {
-			size, found := sizes[obj]
-			if !found {
-				size = -1
-			}
-			for _, name := range want[obj] {
-				decoded[recordKey(name, refs[name])] = recordOf(name, refs[name], read[obj], size)
-			}
-		}
+		err = b.decodeSome(ctx, batch, sizes, want, refs, decoded) // on error, not cached: read again next time
 	}
 	out := make(map[string]claims.Published, len(refs))
 	b.fleet.mu.Lock()
@@ -248,6 +220,49 @@ func (b *Backend) decodeRecords(ctx context.Context, refs map[string]string) map
 		}
 	}
 	return out
+}
+
+// undecoded are the record objects of refs not decoded yet, each
+// ("<commit>:worker.json") with the names whose record it is.
+func (b *Backend) undecoded(refs map[string]string) map[string][]string {
+	want := map[string][]string{}
+	b.fleet.mu.Lock()
+	defer b.fleet.mu.Unlock()
+	if b.fleet.records == nil {
+		b.fleet.records = map[string]claims.Published{}
+	}
+	for name, oid := range refs {
+		if _, ok := b.fleet.records[recordKey(name, oid)]; !ok {
+			obj := oid + ":worker.json"
+			want[obj] = append(want[obj], name)
+		}
+	}
+	return want
+}
+
+// decodeSome reads batch's objects within claims.MaxRecord in one
+// cat-file and decodes each name's record into decoded; a larger or
+// missing one is decoded by its size alone.
+func (b *Backend) decodeSome(ctx context.Context, batch []string, sizes map[string]int64, want map[string][]string, refs map[string]string, decoded map[string]claims.Published) error {
+	read := map[string][]byte{}
+	for _, obj := range batch {
+		if n, ok := sizes[obj]; ok && n <= claims.MaxRecord {
+			read[obj] = nil
+		}
+	}
+	if err := b.catFile(ctx, read); err != nil {
+		return err
+	}
+	for _, obj := range batch {
+		size, found := sizes[obj]
+		if !found {
+			size = -1
+		}
+		for _, name := range want[obj] {
+			decoded[recordKey(name, refs[name])] = recordOf(name, refs[name], read[obj], size)
+		}
+	}
+	return nil
 }
 
 // decodeBatch is how many records one cat-file reads: at most 4 MiB.
