@@ -163,24 +163,15 @@ func finishCutShort(t *planfs.Tree, r *repo, entries []Entry, opt LandOptions) [
 	from := ""
 	merged, known := r.mergedBranches()
 	for _, e := range entries {
-		if known && !merged[model.FeatureBranch(e.Slug)] && !movedSinceApproval(t, r, e.Slug) {
-			continue // neither its tip nor its approved commit is in integration
-		}
-		l, ok := r.interrupted(t, e.Slug)
+		l, ok := cutShortOf(t, r, e.Slug, merged, known)
 		if !ok {
 			continue
 		}
 		fmt.Fprintf(opt.Log, "%s at %s is already in %s: finishing its landing\n", e.Slug, short(l.Commit), r.integration)
 		recordCutShort(t.Project, r.integration, l)
-		if _, f := queueMerge(t.Project, e.Slug, l.Commit, r.tip); f != "" && (from == "" || isAncestorOK(t.Project, f, from)) {
-			from = f
-		}
-		l.From = ""
-		l, err := finish(t, r, opt, l)
-		if err != nil {
-			l.Warnings = append(l.Warnings, err.Error())
-		}
-		done = append(done, l)
+		_, f := queueMerge(t.Project, e.Slug, l.Commit, r.tip)
+		from = earlierFrom(t.Project, from, f)
+		done = append(done, finishWarned(t, r, opt, l))
 	}
 	// The swap of a batch killed before it could record it.
 	recordCutShort(t.Project, r.integration, Landing{From: from, To: r.tip})
@@ -190,6 +181,34 @@ func finishCutShort(t *planfs.Tree, r *repo, entries []Entry, opt LandOptions) [
 		}
 	}
 	return done
+}
+
+// cutShortOf is slug's landing killed after its swap, if any; only a
+// plan whose tip or approved commit is in integration is asked.
+func cutShortOf(t *planfs.Tree, r *repo, slug string, merged map[string]bool, known bool) (Landing, bool) {
+	if known && !merged[model.FeatureBranch(slug)] && !movedSinceApproval(t, r, slug) {
+		return Landing{}, false // neither its tip nor its approved commit is in integration
+	}
+	return r.interrupted(t, slug)
+}
+
+// earlierFrom is the earlier of from and f (either may be ""): where the
+// checkout is brought along from.
+func earlierFrom(project, from, f string) string {
+	if f != "" && (from == "" || isAncestorOK(project, f, from)) {
+		return f
+	}
+	return from
+}
+
+// finishWarned finishes l's landing; an error becomes a warning of it.
+func finishWarned(t *planfs.Tree, r *repo, opt LandOptions, l Landing) Landing {
+	l.From = ""
+	l, err := finish(t, r, opt, l)
+	if err != nil {
+		l.Warnings = append(l.Warnings, err.Error())
+	}
+	return l
 }
 
 // mergedBranches are the feature branches whose tip is in the integration

@@ -33,26 +33,8 @@ func ListTree(t *planfs.Tree) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	inReview := map[string]string{}
-	var slugs []string
-	for _, p := range snap.Plans {
-		if p.Lane == model.ReviewNeeded && !p.Local {
-			inReview[p.Slug] = p.Rel
-			slugs = append(slugs, p.Slug)
-		}
-	}
-	sort.Strings(slugs)
-	out := Listing{Integration: r.integration, Tip: r.tip, Items: []Status{}, CheckNames: []string{}, Notices: []string{}}
-	if r.drift != "" {
-		out.Notices = append(out.Notices, r.drift)
-	}
-	if why := r.noticeMove(t); why != "" {
-		out.Notices = append(out.Notices, why)
-		out.MovedTo = r.tip
-	}
-	for _, c := range r.settings.Checks {
-		out.CheckNames = append(out.CheckNames, c.Name)
-	}
+	inReview, slugs := reviewPlans(snap)
+	out := r.listingHead(t)
 	queued := map[string]bool{}
 	for i, e := range orderEntries(t, entries, r.settings.QueueMaxWait, t.Now()) {
 		if queued[e.Slug] {
@@ -90,6 +72,38 @@ func statusOf(t *planfs.Tree, slug string) (Status, *repo, error) {
 	st := r.status(t, slug, rel, position(entries, slug)+1)
 	r.cache.save(r.tip)
 	return st, r, nil
+}
+
+// reviewPlans are the shared plans in review-needed/, their rels by slug
+// and their slugs in order.
+func reviewPlans(snap *model.Snapshot) (map[string]string, []string) {
+	inReview := map[string]string{}
+	var slugs []string
+	for _, p := range snap.Plans {
+		if p.Lane == model.ReviewNeeded && !p.Local {
+			inReview[p.Slug] = p.Rel
+			slugs = append(slugs, p.Slug)
+		}
+	}
+	sort.Strings(slugs)
+	return inReview, slugs
+}
+
+// listingHead is a listing without its items: the integration branch and
+// its tip, what moved it, the checks' names.
+func (r *repo) listingHead(t *planfs.Tree) Listing {
+	out := Listing{Integration: r.integration, Tip: r.tip, Items: []Status{}, CheckNames: []string{}, Notices: []string{}}
+	if r.drift != "" {
+		out.Notices = append(out.Notices, r.drift)
+	}
+	if why := r.noticeMove(t); why != "" {
+		out.Notices = append(out.Notices, why)
+		out.MovedTo = r.tip
+	}
+	for _, c := range r.settings.Checks {
+		out.CheckNames = append(out.CheckNames, c.Name)
+	}
+	return out
 }
 
 // status derives slug's state against the integration tip; pos is its

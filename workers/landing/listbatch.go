@@ -35,6 +35,26 @@ func batchView(t *planfs.Tree, r *repo, items []Status) *BatchView {
 	if r.settings.QueueBatch <= 1 || len(r.settings.Checks) == 0 {
 		return nil
 	}
+	chain := batchChain(t, r, items)
+	if len(chain) == 0 {
+		return nil
+	}
+	last := chain[len(chain)-1]
+	v := &BatchView{Candidate: last.commit, Tree: last.tree, Checks: CachedChecks(r.project, r.settings.Checks, last.tree)}
+	for _, l := range chain {
+		v.Slugs = append(v.Slugs, l.slug)
+	}
+	v.Retried = retried(r, last.tree)
+	if failedChecks(v.Checks) || v.Retried {
+		v.Bisection = bisection(r, chain)
+	}
+	return v
+}
+
+// batchChain links the queued entries that may ride together, in queue
+// order, up to the batch size: each one ready or checking, waiting on no
+// entry held back, its link built (or cached) onto the one before.
+func batchChain(t *planfs.Tree, r *repo, items []Status) []link {
 	var chain []link
 	held := map[string]bool{}
 	onto := r.tip
@@ -55,19 +75,7 @@ func batchView(t *planfs.Tree, r *repo, items []Status) *BatchView {
 		chain = append(chain, l)
 		onto = l.commit
 	}
-	if len(chain) == 0 {
-		return nil
-	}
-	last := chain[len(chain)-1]
-	v := &BatchView{Candidate: last.commit, Tree: last.tree, Checks: CachedChecks(r.project, r.settings.Checks, last.tree)}
-	for _, l := range chain {
-		v.Slugs = append(v.Slugs, l.slug)
-	}
-	v.Retried = retried(r, last.tree)
-	if failedChecks(v.Checks) || v.Retried {
-		v.Bisection = bisection(r, chain)
-	}
-	return v
+	return chain
 }
 
 // cachedLink is chainLink through the cache's record of the commit built

@@ -168,17 +168,8 @@ func add(t *planfs.Tree, slug, by string, hotfix bool) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case st.Rel == "":
-		return refused("%s is not in review-needed/", slug)
-	case st.Commit == "":
-		return refused("%s has no branch %s", slug, st.Branch)
-	case st.Ahead == 0:
-		return refused("%s: %s has nothing that is not in %s already", slug, st.Branch, r.integration)
-	case st.Approval == nil:
-		return refused("%s is not approved (fleetwatch review %s --approve)", slug, slug)
-	case st.Approval.Stale:
-		return refused("%s: the approval of %s is stale, the branch moved to %s; review it again", slug, short(st.Approval.Commit), short(st.Commit))
+	if err := notQueueable(slug, st, r.integration); err != nil {
+		return err
 	}
 	err = editQueue(t.Project, func(entries []Entry) ([]Entry, error) {
 		if position(entries, slug) >= 0 {
@@ -186,13 +177,7 @@ func add(t *planfs.Tree, slug, by string, hotfix bool) error {
 		}
 		entries = without(t, entries, "")
 		e := Entry{Slug: slug, AddedBy: by, AddedAt: t.Now().UTC(), Hotfix: hotfix}
-		at := len(entries)
-		if hotfix {
-			at = 0
-			for at < len(entries) && entries[at].Hotfix {
-				at++
-			}
-		}
+		at := queuePlace(entries, hotfix)
 		return append(entries[:at], append([]Entry{e}, entries[at:]...)...), nil
 	})
 	if err == nil {
@@ -201,6 +186,37 @@ func add(t *planfs.Tree, slug, by string, hotfix bool) error {
 		_ = recordBaseline(t.Project, r.integration, r.tip)
 	}
 	return err
+}
+
+// notQueueable refuses to queue slug unless it is in review with a
+// branch ahead of integration and a fresh approval.
+func notQueueable(slug string, st Status, integration string) error {
+	switch {
+	case st.Rel == "":
+		return refused("%s is not in review-needed/", slug)
+	case st.Commit == "":
+		return refused("%s has no branch %s", slug, st.Branch)
+	case st.Ahead == 0:
+		return refused("%s: %s has nothing that is not in %s already", slug, st.Branch, integration)
+	case st.Approval == nil:
+		return refused("%s is not approved (fleetwatch review %s --approve)", slug, slug)
+	case st.Approval.Stale:
+		return refused("%s: the approval of %s is stale, the branch moved to %s; review it again", slug, short(st.Approval.Commit), short(st.Commit))
+	}
+	return nil
+}
+
+// queuePlace is where a new entry goes: last, or a hotfix after the
+// hotfixes already queued.
+func queuePlace(entries []Entry, hotfix bool) int {
+	if !hotfix {
+		return len(entries)
+	}
+	at := 0
+	for at < len(entries) && entries[at].Hotfix {
+		at++
+	}
+	return at
 }
 
 // Remove takes slug out of the queue.
