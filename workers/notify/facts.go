@@ -37,31 +37,51 @@ func Facts(r Reading) model.NoticeFacts {
 	if r.Board != nil {
 		f.Rows, f.Leases = r.Board.Rows, r.Board.Leases
 	}
-	for i := range r.Inbox {
-		if e := &r.Inbox[i]; e.Waiting() {
-			f.Proposals = append(f.Proposals, model.ProposalFact{Slug: e.Slug, Rel: e.Rel, Agent: EntryAgent(e), N: e.N})
-		}
-	}
-	at := time.Unix(0, int64(r.Now*1e9))
-	for _, e := range r.Endpoints {
-		if (e.State == look.EndpointDisabled || e.State == look.EndpointShut) && e.Problem(at) != "" {
-			f.Endpoints = append(f.Endpoints, model.EndpointFact{Name: e.Name, State: e.State, Reason: e.Reason,
-				Since: float64(e.Since.Unix()), Until: float64(e.Until.Unix())})
-		}
-	}
+	f.Proposals = proposalFacts(r.Inbox)
+	f.Endpoints = endpointFacts(r.Endpoints, time.Unix(0, int64(r.Now*1e9)))
 	for _, o := range r.Overlaps {
 		f.Overlaps = append(f.Overlaps, model.OverlapFact{A: o.A, B: o.B, Paths: o.Paths, Checked: o.Checked, Conflict: o.Conflict})
 	}
-	for _, e := range r.Events {
+	f.Landings = landingFacts(r.Events)
+	return f
+}
+
+// proposalFacts are the inbox's proposals waiting for an answer.
+func proposalFacts(inbox []coord.Entry) []model.ProposalFact {
+	var out []model.ProposalFact
+	for i := range inbox {
+		if e := &inbox[i]; e.Waiting() {
+			out = append(out, model.ProposalFact{Slug: e.Slug, Rel: e.Rel, Agent: EntryAgent(e), N: e.N})
+		}
+	}
+	return out
+}
+
+// endpointFacts are the endpoints turned off or shut with a problem at at.
+func endpointFacts(endpoints []look.EndpointState, at time.Time) []model.EndpointFact {
+	var out []model.EndpointFact
+	for _, e := range endpoints {
+		if (e.State == look.EndpointDisabled || e.State == look.EndpointShut) && e.Problem(at) != "" {
+			out = append(out, model.EndpointFact{Name: e.Name, State: e.State, Reason: e.Reason,
+				Since: float64(e.Since.Unix()), Until: float64(e.Until.Unix())})
+		}
+	}
+	return out
+}
+
+// landingFacts are the landings refused, from the event log.
+func landingFacts(events []planfs.Event) []model.LandingFact {
+	var out []model.LandingFact
+	for _, e := range events {
 		if e.Event != landing.EventLandRefused {
 			continue
 		}
 		at, err := time.Parse(time.RFC3339Nano, e.TS)
 		if err == nil {
-			f.Landings = append(f.Landings, model.LandingFact{Slug: e.Slug, Commit: e.To, Reason: e.Reason, At: float64(at.Unix())})
+			out = append(out, model.LandingFact{Slug: e.Slug, Commit: e.To, Reason: e.Reason, At: float64(at.Unix())})
 		}
 	}
-	return f
+	return out
 }
 
 // EntryAgent is the agent whose plan an inbox entry is: the lease's

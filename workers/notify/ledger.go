@@ -74,29 +74,42 @@ func (n *Notifier) claimShared(t *target, c claimed) (shareClaim, bool) {
 	if err != nil && n.ctx.Err() == nil { // closing cuts the wait short: nothing to say
 		n.sayOnce(t.name+" ledger", "cannot claim notices across machines ("+err.Error()+"); sending as this machine decides")
 	}
-	var left []model.Notice
-	for i, x := range c.notices {
-		if _, posted := mine[keys[i]]; posted || err != nil {
-			left = append(left, x)
-		}
-	}
+	left := unsettled(c.notices, keys, mine, err)
 	switch {
 	case len(left) == len(c.notices):
 		return shareClaim{claimed: c, mine: mine}, true
 	case len(left) > 0:
 		return shareClaim{claimed: claimed{message: n.message(left), msg: c.msg, notices: left}, mine: mine}, true
 	}
+	n.recordElsewhere(t, c)
+	return shareClaim{}, false
+}
+
+// unsettled are the notices (by their ledger keys) this machine is to
+// post: those in mine, or all of them when settling failed (err).
+func unsettled(notices []model.Notice, keys []string, mine map[string]string, err error) []model.Notice {
+	var left []model.Notice
+	for i, x := range notices {
+		if _, posted := mine[keys[i]]; posted || err != nil {
+			left = append(left, x)
+		}
+	}
+	return left
+}
+
+// recordElsewhere records c as sent from another machine, which confirmed
+// its post in the claims backend.
+func (n *Notifier) recordElsewhere(t *target, c claimed) {
 	l := Line{At: n.opt.Now(), To: t.name, State: Elsewhere, Msg: c.msg, Error: "sent from another machine (its post confirmed in the claims backend)"}
 	release, err := n.rec.hold()
 	if err != nil {
 		n.say("%s: %v", t.name, err)
-		return shareClaim{}, false
+		return
 	}
 	defer release()
 	if err := n.rec.add(l); err != nil {
 		n.say("%s: %v", t.name, err)
 	}
-	return shareClaim{}, false
 }
 
 // settleShared claims want's keys and settles each: this machine's to
