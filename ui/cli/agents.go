@@ -199,28 +199,34 @@ func printEndpoints(w, stderr io.Writer, path string, named bool) int {
 	}
 	fmt.Fprintf(w, "%s:\n", path)
 	for _, ep := range reg.Endpoints {
-		how := "command:"
-		if ep.Agent != "" {
-			how = "agent " + ep.Agent
-		}
-		fmt.Fprintf(w, "  %s  tier %s, model %s, %s\n", ep.Name, ep.Tier, cmp.Or(ep.Model, "-"), how)
-		argv := ep.Command
-		if argv == nil {
-			argv = reg.Executor
-		}
-		if argv == nil {
-			fmt.Fprintf(w, "    build   none: give it agent: or command:, or the file an executor:\n")
-			continue
-		}
-		fmt.Fprintf(w, "    build   %s\n", shellWords(withModel(argv, ep)))
-		if ep.ReviewCommand != nil {
-			fmt.Fprintf(w, "    review  %s\n", shellWords(withModel(ep.ReviewCommand, ep)))
-		}
-		if ep.PlanCommand != nil {
-			fmt.Fprintf(w, "    plan    %s\n", shellWords(withModel(ep.PlanCommand, ep)))
-		}
+		printEndpoint(w, ep, reg.Executor)
 	}
 	return exitOK
+}
+
+// printEndpoint shows one endpoint and the argv it runs to build (its
+// command, else the executor), review and plan.
+func printEndpoint(w io.Writer, ep registry.Endpoint, executor []string) {
+	how := "command:"
+	if ep.Agent != "" {
+		how = "agent " + ep.Agent
+	}
+	fmt.Fprintf(w, "  %s  tier %s, model %s, %s\n", ep.Name, ep.Tier, cmp.Or(ep.Model, "-"), how)
+	argv := ep.Command
+	if argv == nil {
+		argv = executor
+	}
+	if argv == nil {
+		fmt.Fprintf(w, "    build   none: give it agent: or command:, or the file an executor:\n")
+		return
+	}
+	fmt.Fprintf(w, "    build   %s\n", shellWords(withModel(argv, ep)))
+	if ep.ReviewCommand != nil {
+		fmt.Fprintf(w, "    review  %s\n", shellWords(withModel(ep.ReviewCommand, ep)))
+	}
+	if ep.PlanCommand != nil {
+		fmt.Fprintf(w, "    plan    %s\n", shellWords(withModel(ep.PlanCommand, ep)))
+	}
 }
 
 // withModel fills in what an endpoint fixes: its model and base URL.

@@ -115,6 +115,22 @@ func orOperator(agent string) string {
 }
 
 func printBudgets(w io.Writer, b config.Budgets, s ledger.Spent) {
+	printSpent(w, b, s)
+	if b.FleetDay.None() && len(b.EndpointDay) == 0 && len(b.TierDay) == 0 && b.Plan.None() && b.Run.None() {
+		fmt.Fprintln(w, "no budgets: set budgets: in fleetwatch.yaml (fleetwatch help spend)")
+		return
+	}
+	if !b.Run.None() {
+		fmt.Fprintf(w, "%-28s %s\n", "each run", b.Run)
+	}
+	if !b.Plan.None() {
+		fmt.Fprintf(w, "%-28s %s (a plan's - **Budget:** line overrides it)\n", "each plan", b.Plan)
+	}
+}
+
+// printSpent prints a line per daily budget set, and per plan past 80 %
+// of the plan budget: what was spent of it.
+func printSpent(w io.Writer, b config.Budgets, s ledger.Spent) {
 	line := func(what string, l spend.Limit, t ledger.Totals) {
 		if l.None() {
 			return
@@ -132,15 +148,5 @@ func printBudgets(w io.Writer, b config.Budgets, s ledger.Spent) {
 		if t := s.Plan[n]; !b.Plan.None() && t.Fraction(b.Plan) >= 0.8 {
 			line("plan "+n, b.Plan, t)
 		}
-	}
-	if b.FleetDay.None() && len(b.EndpointDay) == 0 && len(b.TierDay) == 0 && b.Plan.None() && b.Run.None() {
-		fmt.Fprintln(w, "no budgets: set budgets: in fleetwatch.yaml (fleetwatch help spend)")
-		return
-	}
-	if !b.Run.None() {
-		fmt.Fprintf(w, "%-28s %s\n", "each run", b.Run)
-	}
-	if !b.Plan.None() {
-		fmt.Fprintf(w, "%-28s %s (a plan's - **Budget:** line overrides it)\n", "each plan", b.Plan)
 	}
 }

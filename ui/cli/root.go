@@ -254,25 +254,14 @@ func (e flagError) Error() string {
 // (-once, -root=DIR) into pflag's --once, --root=DIR, for the flags the
 // command has; a flag's value is left alone even when it starts with a dash.
 func longDashes(root *cobra.Command, args []string) []string {
-	cmd := root
-	i := 0
-	for ; i < len(args) && !strings.HasPrefix(args[i], "-"); i++ {
-		next := child(cmd, args[i])
-		if next == nil {
-			break
-		}
-		cmd = next
-	}
+	cmd, i := commandOf(root, args)
 	cmd.InitDefaultHelpFlag()
 	if cmd == root {
 		root.InitDefaultVersionFlag()
 	}
 	out := append([]string(nil), args...)
-	for ; i < len(out); i++ {
+	for ; i < len(out) && out[i] != "--"; i++ {
 		a := out[i]
-		if a == "--" {
-			break
-		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			continue
 		}
@@ -289,6 +278,21 @@ func longDashes(root *cobra.Command, args []string) []string {
 		}
 	}
 	return out
+}
+
+// commandOf is the command args name from root by their leading words,
+// and the index of the first word past them.
+func commandOf(root *cobra.Command, args []string) (*cobra.Command, int) {
+	cmd := root
+	i := 0
+	for ; i < len(args) && !strings.HasPrefix(args[i], "-"); i++ {
+		next := child(cmd, args[i])
+		if next == nil {
+			break
+		}
+		cmd = next
+	}
+	return cmd, i
 }
 
 func child(cmd *cobra.Command, name string) *cobra.Command {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"io"
 	"os"
@@ -63,42 +64,62 @@ func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
 		return err
 	}
 	// Agents work at different speeds; the same plan always at the same one.
-	h := fnv.New32a()
-	h.Write([]byte(env.Slug + env.AgentID))
-	step := func(format string, args ...any) {
-		jitter := time.Duration(h.Sum32()%500) * pace / 1000
-		h.Write([]byte{1})
-		time.Sleep(pace/2 + jitter)
-		fmt.Fprintf(out, format+"\n", args...)
-	}
-	step("reading %s: %s", filepath.Base(env.Plan), title)
-	if env.ApprovedPlan != "" {
-		step("following the approved plan %s", filepath.Base(env.ApprovedPlan))
-	}
-	if goal != "" {
-		step("goal: %s", goal)
-	}
-	files, _ := git(env.Worktree, "ls-files")
-	step("looking around: %d tracked files in %s", len(strings.Fields(files)), env.Worktree)
-	if env.Port != "" {
-		step("dev server would listen on 127.0.0.1:%s (this worker's own port)", env.Port)
-	}
+	p := &pacer{h: fnv.New32a(), pace: pace, out: out}
+	p.h.Write([]byte(env.Slug + env.AgentID))
+	p.lookAround(env, title, goal)
 	if !strings.Contains(filepath.ToSlash(env.Worktree), "/var/worktrees/") {
-		step("not in an agent worktree: leaving the project untouched")
-		step("done")
+		p.step("not in an agent worktree: leaving the project untouched")
+		p.step("done")
 		return nil
 	}
+	return p.commitNote(env, title)
+}
+
+// pacer says what the stand-in does at about one line per pace, jittered
+// by its hash.
+type pacer struct {
+	h    hash.Hash32
+	pace time.Duration
+	out  io.Writer
+}
+
+func (p *pacer) step(format string, args ...any) {
+	jitter := time.Duration(p.h.Sum32()%500) * p.pace / 1000
+	p.h.Write([]byte{1})
+	time.Sleep(p.pace/2 + jitter)
+	fmt.Fprintf(p.out, format+"\n", args...)
+}
+
+// lookAround is the stand-in reading its plan and its worktree.
+func (p *pacer) lookAround(env AgentEnv, title, goal string) {
+	p.step("reading %s: %s", filepath.Base(env.Plan), title)
+	if env.ApprovedPlan != "" {
+		p.step("following the approved plan %s", filepath.Base(env.ApprovedPlan))
+	}
+	if goal != "" {
+		p.step("goal: %s", goal)
+	}
+	files, _ := git(env.Worktree, "ls-files")
+	p.step("looking around: %d tracked files in %s", len(strings.Fields(files)), env.Worktree)
+	if env.Port != "" {
+		p.step("dev server would listen on 127.0.0.1:%s (this worker's own port)", env.Port)
+	}
+}
+
+// commitNote writes the stand-in's change note where its scope allows and
+// commits it on the worktree's branch.
+func (p *pacer) commitNote(env AgentEnv, title string) error {
 	note, err := noteIn(env)
 	if err != nil {
 		return err
 	}
-	step("writing %s", note)
+	p.step("writing %s", note)
 	text := fmt.Sprintf("%s: worked by %s, the demo's stand-in agent, on %s.", title, env.AgentID, time.Now().UTC().Format(time.RFC3339))
 	lines, err := writeNote(filepath.Join(env.Worktree, filepath.FromSlash(note)), text)
 	if err != nil {
 		return err
 	}
-	step("checking the change: 1 file, %d lines", lines)
+	p.step("checking the change: 1 file, %d lines", lines)
 	if _, err := git(env.Worktree, "add", note); err != nil {
 		return err
 	}
@@ -109,8 +130,8 @@ func Agent(env AgentEnv, out io.Writer, pace time.Duration) error {
 	}
 	id, _ := git(env.Worktree, "rev-parse", "--short", "HEAD")
 	branch, _ := git(env.Worktree, "rev-parse", "--abbrev-ref", "HEAD")
-	step("committed %s on %s", id, branch)
-	step("done: ready for review")
+	p.step("committed %s on %s", id, branch)
+	p.step("done: ready for review")
 	return nil
 }
 

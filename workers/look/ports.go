@@ -101,13 +101,20 @@ func AssignPort(project, agentID string, r PortRange) (int, error) {
 		return 0, err
 	}
 	now := time.Now()
-	give := func(p int) (int, error) {
-		rec.Ports[agentID] = p
-		rec.Given[agentID] = Stamp{now}
-		return p, SavePorts(home, rec)
+	p, ok := pickPort(home, agentID, r, rec, now)
+	if !ok {
+		return 0, fmt.Errorf("no free port in %s for %s: each is held by an agent that may be running, or in use on 127.0.0.1 (widen the range, or remove agents that are gone)", r, agentID)
 	}
+	rec.Ports[agentID] = p
+	rec.Given[agentID] = Stamp{now}
+	return p, SavePorts(home, rec)
+}
+
+// pickPort is agentID's port in r: its recorded one, else the lowest free
+// one nobody holds, else one taken back (reclaimable, forgotten in rec).
+func pickPort(home, agentID string, r PortRange, rec PortsRecord, now time.Time) (int, bool) {
 	if p, ok := rec.Ports[agentID]; ok && r.Contains(p) {
-		return give(p)
+		return p, true
 	}
 	owner := rec.owners(agentID)
 	for _, p := range rec.Extra[agentID] {
@@ -115,14 +122,14 @@ func AssignPort(project, agentID string, r PortRange) (int, error) {
 	}
 	for p := r.Lo; p <= r.Hi; p++ {
 		if _, taken := owner[p]; !taken && Bindable(p) {
-			return give(p)
+			return p, true
 		}
 	}
 	if p, ok := reclaimable(home, r, rec, rec.owners(agentID), now); ok {
 		rec.forget(rec.owners(agentID)[p])
-		return give(p)
+		return p, true
 	}
-	return 0, fmt.Errorf("no free port in %s for %s: each is held by an agent that may be running, or in use on 127.0.0.1 (widen the range, or remove agents that are gone)", r, agentID)
+	return 0, false
 }
 
 // reclaimable picks the lowest port of r that another agent holds but does
