@@ -129,20 +129,27 @@ func (l *Lanes) judged(ctx context.Context, tip string, snap *model.Snapshot) *m
 		l.logRewind(seen)
 	}
 	if rw := rec.Rewind; rw != nil {
-		out.Refused = map[string]string{}
-		why := fmt.Sprintf("completed before %s/%s moved back from %s to %s (a force-push?) at %s; not claimed until an operator completes it again or accepts the rewind (fleetwatch check --accept-rewind)",
-			l.remote, l.integration, short(rw.From), short(rw.To), rw.At.UTC().Format(time.RFC3339))
-		for _, p := range snap.Plans {
-			if p.Lane.Ready() && slices.Contains(rw.Reopened, p.Slug) {
-				out.Refused[p.Slug] = why
-			}
-		}
+		out.Refused = l.refusedByRewind(rw, snap.Plans)
 		out.Warnings = append(slices.Clip(out.Warnings), model.Warning{File: l.remote + "/" + l.integration, Message: RewindNotice(rw)})
 	}
 	l.mu.Lock()
 	l.judgedTip, l.judgedIn, l.judgedOut, l.judgedStamp = tip, snap, &out, l.recordStamp("tip")
 	l.mu.Unlock()
 	return &out
+}
+
+// refusedByRewind are the ready plans rw reopened, each with why it is not
+// claimed.
+func (l *Lanes) refusedByRewind(rw *Rewind, plans []model.Plan) map[string]string {
+	refused := map[string]string{}
+	why := fmt.Sprintf("completed before %s/%s moved back from %s to %s (a force-push?) at %s; not claimed until an operator completes it again or accepts the rewind (fleetwatch check --accept-rewind)",
+		l.remote, l.integration, short(rw.From), short(rw.To), rw.At.UTC().Format(time.RFC3339))
+	for _, p := range plans {
+		if p.Lane.Ready() && slices.Contains(rw.Reopened, p.Slug) {
+			refused[p.Slug] = why
+		}
+	}
+	return refused
 }
 
 // moveTip brings rec from its tip to tip, whose lanes are snap, and returns
