@@ -64,6 +64,28 @@ func Frame(t *planfs.Tree) (*model.Board, float64, error) {
 	return b, now, nil
 }
 
+// columnCells are col's lines, its heading first, and which of them are
+// a card's title.
+func columnCells(b *model.Board, col Column, now float64, color bool) ([]string, map[int]bool) {
+	var cells []string
+	titles := map[int]bool{}
+	n := 0
+	for _, l := range col.Lanes {
+		for _, r := range b.Lane(l) {
+			n++
+			if r.Plan.Header.Title != "" {
+				titles[len(cells)+2] = true // after the heading and the slug
+			}
+			cells = append(cells, card(&r, now)...)
+		}
+	}
+	head := fmt.Sprintf("── %s (%d) ──", col.Title, n)
+	if color {
+		head = "\x1b[" + col.Color + "m" + head + "\x1b[0m"
+	}
+	return append([]string{head}, cells...), titles
+}
+
 // Render draws the kanban: one column per lane group, each card the
 // slug, title, `[P1/high]` and who holds it or why it waits.
 func Render(b *model.Board, cols []Column, events []planfs.Event, now float64, width int, color bool) string {
@@ -72,22 +94,7 @@ func Render(b *model.Board, cols []Column, events []planfs.Event, now float64, w
 	// the columns fit otherwise.
 	titles := make([]map[int]bool, len(cols))
 	for i, col := range cols {
-		n := 0
-		titles[i] = map[int]bool{}
-		for _, l := range col.Lanes {
-			for _, r := range b.Lane(l) {
-				n++
-				if r.Plan.Header.Title != "" {
-					titles[i][len(cells[i])+2] = true // after the heading and the slug
-				}
-				cells[i] = append(cells[i], card(&r, now)...)
-			}
-		}
-		head := fmt.Sprintf("── %s (%d) ──", col.Title, n)
-		if color {
-			head = "\x1b[" + col.Color + "m" + head + "\x1b[0m"
-		}
-		cells[i] = append([]string{head}, cells[i]...)
+		cells[i], titles[i] = columnCells(b, col, now, color)
 	}
 	var out strings.Builder
 	done, processed := weekCounts(events, now)

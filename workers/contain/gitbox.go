@@ -86,18 +86,7 @@ func (b *GitBox) refill() error {
 	if err != nil {
 		return err
 	}
-	var packed strings.Builder
-	tip := ""
-	for _, line := range strings.Split(refs, "\n") {
-		id, name, ok := strings.Cut(line, " ")
-		switch {
-		case !ok:
-		case name == b.Ref:
-			tip = id
-		default:
-			packed.WriteString(line + "\n")
-		}
-	}
+	packed, tip := packRefs(refs, b.Ref)
 	index, err := readIndex(filepath.Join(b.Admin, "index"))
 	if err != nil {
 		return err
@@ -105,7 +94,7 @@ func (b *GitBox) refill() error {
 	files := map[string]string{
 		"config":                  cfg,
 		"HEAD":                    "ref: " + b.Ref + "\n",
-		"packed-refs":             packed.String(),
+		"packed-refs":             packed,
 		"objects/info/alternates": filepath.Join(b.Common, "objects") + "\n",
 	}
 	if tip != "" {
@@ -117,8 +106,33 @@ func (b *GitBox) refill() error {
 	if index != nil {
 		files["index"] = string(index)
 	}
+	if err := writeFiles(b.Store, files); err != nil {
+		return err
+	}
+	return os.MkdirAll(filepath.Join(b.Store, "refs", "tags"), 0o755)
+}
+
+// packRefs are for-each-ref's lines refs as packed-refs, but ref's, whose
+// commit is tip ("" when it has none).
+func packRefs(refs, ref string) (packed, tip string) {
+	var b strings.Builder
+	for _, line := range strings.Split(refs, "\n") {
+		id, name, ok := strings.Cut(line, " ")
+		switch {
+		case !ok:
+		case name == ref:
+			tip = id
+		default:
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String(), tip
+}
+
+// writeFiles writes each file (its path under dir) with its text.
+func writeFiles(dir string, files map[string]string) error {
 	for name, text := range files {
-		p := filepath.Join(b.Store, name)
+		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
@@ -126,7 +140,7 @@ func (b *GitBox) refill() error {
 			return err
 		}
 	}
-	return os.MkdirAll(filepath.Join(b.Store, "refs", "tags"), 0o755)
+	return nil
 }
 
 // empty leaves nothing of the last run in the store but its objects: no

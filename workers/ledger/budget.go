@@ -219,16 +219,7 @@ func readRecent(project string, since time.Time, fn func(Run)) error {
 	}
 	for window := int64(256 << 10); ; window *= 4 {
 		from := max(fi.Size()-window, 0)
-		var runs []Run
-		oldest := time.Time{}
-		_, err := scan(io.NewSectionReader(f, from, fi.Size()-from), time.Time{}, func(r Run) {
-			if oldest.IsZero() || r.End.Before(oldest) {
-				oldest = r.End
-			}
-			if !r.End.Before(since) {
-				runs = append(runs, r)
-			}
-		})
+		runs, oldest, err := runsSince(io.NewSectionReader(f, from, fi.Size()-from), since)
 		if err != nil {
 			return err
 		}
@@ -239,6 +230,20 @@ func readRecent(project string, since time.Time, fn func(Run)) error {
 			return nil
 		}
 	}
+}
+
+// runsSince are the runs in r that ended at or after since, and the
+// oldest end of any run in it.
+func runsSince(r io.Reader, since time.Time) (runs []Run, oldest time.Time, err error) {
+	_, err = scan(r, time.Time{}, func(run Run) {
+		if oldest.IsZero() || run.End.Before(oldest) {
+			oldest = run.End
+		}
+		if !run.End.Before(since) {
+			runs = append(runs, run)
+		}
+	})
+	return runs, oldest, err
 }
 
 // ReadToday sums today's runs (now's local day) by endpoint, tier and

@@ -259,6 +259,17 @@ func allPIDs() []int {
 	return out
 }
 
+// storeRefsRegular refuses a store whose ref or packed-refs is not a
+// regular file.
+func storeRefsRegular(store, ref, agentID string) error {
+	for _, p := range []string{filepath.Join(store, filepath.FromSlash(ref)), filepath.Join(store, "packed-refs")} {
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s in %s's store is not a regular file", filepath.Base(p), agentID)
+		}
+	}
+	return nil
+}
+
 // BringLeftover brings what agentID's dead driver's run committed in the
 // agent's own store into the plan's branch, as its state file names them
 // (the driver writes it; the agent cannot): the work of a run whose
@@ -280,10 +291,8 @@ func BringLeftover(project, agentID string) (string, error) {
 	// The run is stopped, so what its agent made of its store stays as it
 	// is: a ref that is no regular file (a FIFO would hold this reader
 	// for good) is refused before git or the driver opens it.
-	for _, p := range []string{filepath.Join(store, filepath.FromSlash(ref)), filepath.Join(store, "packed-refs")} {
-		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("%s in %s's store is not a regular file", filepath.Base(p), agentID)
-		}
+	if err := storeRefsRegular(store, ref, agentID); err != nil {
+		return "", err
 	}
 	g := &contain.GitBox{Project: project, Common: filepath.Dir(filepath.Dir(admin)), Admin: admin, Wt: st.Worktree, Store: store, Ref: ref}
 	tip, err := g.Bring(agentID)

@@ -132,18 +132,26 @@ func PrepareBackend(project string, s config.Worktree, agentID, slug, worktree s
 	if b.File, err = writeEnvFile(home, worktree, b.Env); err != nil || (had && old.same(cur)) {
 		return b, err
 	}
-	env := append(ph.Env(), b.Env...)
 	fmt.Fprintf(log, "%s setup for plan %s in %s\n", time.Now().UTC().Format(time.RFC3339), slug, worktree)
-	for i, argv := range s.Setup {
-		if err := runBackendCmd(ph.Expand(argv), worktree, env, s.CommandTimeout(), log); err != nil {
-			fmt.Fprintf(log, "setup failed; tearing down what it made\n")
-			_ = runBackendCmds(expandAll(ph, s.Teardown), worktree, env, s.CommandTimeout(), log)
-			return b, fmt.Errorf("backend setup command %d of %d %s (log: %s)", i+1, len(s.Setup), err, backendRel(agentID, ".log"))
-		}
+	if err := runSetup(s, ph, worktree, append(ph.Env(), b.Env...), log); err != nil {
+		return b, fmt.Errorf("%s (log: %s)", err, backendRel(agentID, ".log"))
 	}
 	cur.At = look.Stamp{Time: time.Now()}
 	b.SetUp = true
 	return b, saveMarker(home, cur)
+}
+
+// runSetup runs the setup commands in worktree; when one fails, the
+// teardown undoes what they made and the error names the command.
+func runSetup(s config.Worktree, ph proc.Placeholders, worktree string, env []string, log io.Writer) error {
+	for i, argv := range s.Setup {
+		if err := runBackendCmd(ph.Expand(argv), worktree, env, s.CommandTimeout(), log); err != nil {
+			fmt.Fprintf(log, "setup failed; tearing down what it made\n")
+			_ = runBackendCmds(expandAll(ph, s.Teardown), worktree, env, s.CommandTimeout(), log)
+			return fmt.Errorf("backend setup command %d of %d %s", i+1, len(s.Setup), err)
+		}
+	}
+	return nil
 }
 
 // teardownBackend runs the teardown of whatever backend agentID's worktree
