@@ -308,6 +308,16 @@ func (p *Proxy) resolve(ctx context.Context, hostport string) ([]netip.AddrPort,
 	if err != nil {
 		return nil, fmt.Errorf("cannot resolve %s: %v", name, err)
 	}
+	out := p.reachable(found, port)
+	if len(out) == 0 {
+		return nil, refusal{fmt.Sprintf("%s resolves only to loopback, link-local or private addresses (%v); allow the address itself to reach one", name, found)}
+	}
+	return out, nil
+}
+
+// reachable are the addresses a name resolved to that may be reached on
+// port: public ones, and those egress allows itself.
+func (p *Proxy) reachable(found []netip.Addr, port uint16) []netip.AddrPort {
 	var out []netip.AddrPort
 	for _, a := range found {
 		a = a.Unmap()
@@ -315,10 +325,7 @@ func (p *Proxy) resolve(ctx context.Context, hostport string) ([]netip.AddrPort,
 			out = append(out, netip.AddrPortFrom(a, port))
 		}
 	}
-	if len(out) == 0 {
-		return nil, refusal{fmt.Sprintf("%s resolves only to loopback, link-local or private addresses (%v); allow the address itself to reach one", name, found)}
-	}
-	return out, nil
+	return out
 }
 
 func (p *Proxy) allowsAddr(a netip.Addr, port uint16) bool {

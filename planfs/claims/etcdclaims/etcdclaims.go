@@ -111,19 +111,7 @@ func (b *Backend) rootCommit(cfg claims.Config) (string, error) {
 	if shallow, _ := git("rev-parse", "--is-shallow-repository"); shallow == "true" {
 		return "", fmt.Errorf("etcd project id: %s is a shallow clone, whose root commit differs by machine; %s", project, hint)
 	}
-	var refs []string
-	remote := cfg.Remote
-	if remote == "" {
-		remote = "origin"
-	}
-	if b.lanes != nil {
-		br := b.lanes.Integration()
-		refs = []string{"refs/remotes/" + remote + "/" + br, "refs/heads/" + br}
-	} else if cfg.Integration != "" {
-		refs = []string{"refs/heads/" + cfg.Integration, "refs/remotes/" + remote + "/" + cfg.Integration}
-	} else {
-		refs = []string{"refs/heads/dev", "refs/heads/develop", "HEAD"}
-	}
+	refs := b.rootRefs(cfg)
 	for _, ref := range refs {
 		if roots, err := git("rev-list", "--max-parents=0", ref, "--"); err == nil && roots != "" {
 			return smallest(roots), nil
@@ -138,6 +126,23 @@ func (b *Backend) rootCommit(cfg claims.Config) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("etcd project id: no integration branch with commits in %s (tried %s); %s", project, strings.Join(refs, ", "), hint)
+}
+
+// rootRefs are the refs whose root commit names the project, in order:
+// the integration branch's, fetched or local, else dev's, develop's, HEAD's.
+func (b *Backend) rootRefs(cfg claims.Config) []string {
+	remote := cfg.Remote
+	if remote == "" {
+		remote = "origin"
+	}
+	switch {
+	case b.lanes != nil:
+		br := b.lanes.Integration()
+		return []string{"refs/remotes/" + remote + "/" + br, "refs/heads/" + br}
+	case cfg.Integration != "":
+		return []string{"refs/heads/" + cfg.Integration, "refs/remotes/" + remote + "/" + cfg.Integration}
+	}
+	return []string{"refs/heads/dev", "refs/heads/develop", "HEAD"}
 }
 
 func smallest(lines string) string {
