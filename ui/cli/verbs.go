@@ -329,6 +329,15 @@ func repairCmd() *cobra.Command {
 	})
 }
 
+// forceHint is " (--force overrides)" after an error --force overrides,
+// for a verb that takes --force.
+func (v verb) forceHint(err error) string {
+	if (errors.Is(err, claims.ErrNotHolder) || errors.Is(err, planfs.ErrNeedsForce)) && !v.withTTL {
+		return " (--force overrides)"
+	}
+	return ""
+}
+
 // remote runs an operator verb through the project's claims backend when
 // its claims are remote: one claims.Act on a fresh view, the call the UI
 // makes too. It reports false when claims are the local lease files.
@@ -363,11 +372,7 @@ func (v verb) remote(t *planfs.Tree, f *verbFlags, arg string, stdout, stderr io
 		Holder: claims.Holder{AgentID: f.agent, Host: host, PID: os.Getpid()},
 	})
 	if err != nil {
-		hint := ""
-		if (errors.Is(err, claims.ErrNotHolder) || errors.Is(err, planfs.ErrNeedsForce)) && !v.withTTL {
-			hint = " (--force overrides)"
-		}
-		return fail(stderr, exitError, "%s: %v%s", v.name, err, hint), true
+		return fail(stderr, exitError, "%s: %v%s", v.name, err, v.forceHint(err)), true
 	}
 	if res.Dropped != nil && res.Dropped.AgentID != f.agent {
 		say(stderr, "%s: %s's lease%s dropped", res.Rel, res.Dropped.AgentID, workers.HeldOn(&res.Dropped.Lease, " "))

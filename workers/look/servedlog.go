@@ -113,20 +113,28 @@ func ServeElsewhere(ctx context.Context, addr string) (string, error) {
 	if len(ips) == 0 {
 		return "", fmt.Errorf("not asked: %s resolves to no address", host)
 	}
-	own := map[string]bool{}
-	if addrs, err := net.InterfaceAddrs(); err == nil {
-		for _, a := range addrs {
-			if n, ok := a.(*net.IPNet); ok {
-				own[n.IP.String()] = true
-			}
-		}
-	}
+	own := ownAddresses()
 	for _, ip := range ips {
 		if ip.IP.IsLoopback() || ip.IP.IsUnspecified() || own[ip.IP.String()] {
 			return "", fmt.Errorf("not asked: %s is this machine (%s), not the worker's", addr, ip.IP)
 		}
 	}
 	return net.JoinHostPort(ips[0].String(), port), nil
+}
+
+// ownAddresses are this machine's interfaces' addresses.
+func ownAddresses() map[string]bool {
+	own := map[string]bool{}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return own
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			own[n.IP.String()] = true
+		}
+	}
+	return own
 }
 
 // config is the client's: the operator's keys and known hosts.
