@@ -154,26 +154,40 @@ func (k *backendKeeper) push() {
 	case err != nil || tip == k.base:
 		return // no branch made yet, or nothing new: nothing to push
 	}
-	if !k.baseKnown {
-		// Learnt now, it still fences: the push must be a fast-forward
-		// of it, so nothing anyone pushed is lost.
-		rb, err := readRemoteBranch(k.repo, k.remote, ref)
-		if err != nil {
-			k.refused(branch, fmt.Sprintf("push of %s failed, will retry: cannot read %s's: %v", branch, k.remote, err))
-			return
-		}
-		k.base, k.baseKnown = rb.oid, true
-		if tip == k.base {
-			return
-		}
-	}
-	if k.base != "" {
-		if _, err := remoteGit(k.repo, "merge-base", "--is-ancestor", k.base, tip); err != nil {
-			k.refused(branch, fmt.Sprintf("did not push %s: its tip %.12s does not descend from %.12s, where the remote's was when this run last saw it (history rewritten?)", branch, tip, k.base))
-			return
-		}
+	if !k.learnBase(branch, ref, tip) || !k.fastForward(branch, tip) {
+		return
 	}
 	k.pushTo(branch, ref, tip)
+}
+
+// learnBase reads the remote's branch as the base the first time: learnt
+// now, it still fences, the push must be a fast-forward of it, so nothing
+// anyone pushed is lost. False when it cannot be read (refused), or tip
+// is there already.
+func (k *backendKeeper) learnBase(branch, ref, tip string) bool {
+	if k.baseKnown {
+		return true
+	}
+	rb, err := readRemoteBranch(k.repo, k.remote, ref)
+	if err != nil {
+		k.refused(branch, fmt.Sprintf("push of %s failed, will retry: cannot read %s's: %v", branch, k.remote, err))
+		return false
+	}
+	k.base, k.baseKnown = rb.oid, true
+	return tip != k.base
+}
+
+// fastForward reports whether tip descends from the base (none: a new
+// branch); a push that is not is refused.
+func (k *backendKeeper) fastForward(branch, tip string) bool {
+	if k.base == "" {
+		return true
+	}
+	if _, err := remoteGit(k.repo, "merge-base", "--is-ancestor", k.base, tip); err != nil {
+		k.refused(branch, fmt.Sprintf("did not push %s: its tip %.12s does not descend from %.12s, where the remote's was when this run last saw it (history rewritten?)", branch, tip, k.base))
+		return false
+	}
+	return true
 }
 
 // pushTo is the fenced push itself, from base to tip.
