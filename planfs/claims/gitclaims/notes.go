@@ -155,15 +155,7 @@ func (l *Lanes) refusedByRewind(rw *Rewind, plans []model.Plan) map[string]strin
 // moveTip brings rec from its tip to tip, whose lanes are snap, and returns
 // the rewind when tip does not descend from rec's (not forward).
 func (l *Lanes) moveTip(rec *tipRecord, tip string, snap *model.Snapshot, forward bool) *Rewind {
-	var done, ready []string
-	for _, p := range snap.Plans {
-		switch {
-		case p.Lane == model.Completed || p.Lane == model.ReviewNeeded:
-			done = append(done, p.Slug)
-		case p.Lane.Ready():
-			ready = append(ready, p.Slug)
-		}
-	}
+	done, ready := doneAndReady(snap.Plans)
 	old := rec.Tip
 	rec.Tip = tip
 	if forward {
@@ -178,19 +170,35 @@ func (l *Lanes) moveTip(rec *tipRecord, tip string, snap *model.Snapshot, forwar
 	if rec.Rewind != nil {
 		rw.Reopened = rec.Rewind.Reopened
 	}
-	for _, s := range rec.Done {
-		if slices.Contains(ready, s) && !slices.Contains(rw.Reopened, s) {
-			rw.Reopened = append(rw.Reopened, s)
-		}
-	}
+	rw.Reopened = addNew(rw.Reopened, slices.DeleteFunc(slices.Clone(rec.Done), func(s string) bool { return !slices.Contains(ready, s) }))
 	sort.Strings(rw.Reopened)
 	rec.Rewind = rw
-	for _, s := range done {
-		if !slices.Contains(rec.Done, s) {
-			rec.Done = append(rec.Done, s)
+	rec.Done = addNew(rec.Done, done)
+	return rw
+}
+
+// doneAndReady are the plans' slugs done (completed or in review) and
+// ready to claim.
+func doneAndReady(plans []model.Plan) (done, ready []string) {
+	for _, p := range plans {
+		switch {
+		case p.Lane == model.Completed || p.Lane == model.ReviewNeeded:
+			done = append(done, p.Slug)
+		case p.Lane.Ready():
+			ready = append(ready, p.Slug)
 		}
 	}
-	return rw
+	return done, ready
+}
+
+// addNew appends to list each of more it does not hold yet, in order.
+func addNew(list, more []string) []string {
+	for _, s := range more {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
 }
 
 // descends reports whether tip has old in its history. A commit this
