@@ -18,7 +18,7 @@ const (
 	maxCyclo = 25
 	// maxCycloMean is a ratchet on the module's mean complexity: lower it
 	// as the mean falls, never raise it. Issue 42 aims at 3.5.
-	maxCycloMean = 4.36
+	maxCycloMean = 4.31
 )
 
 // cycloWaived are the functions over maxCyclo that the rest of issue 42 is
