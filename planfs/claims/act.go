@@ -20,7 +20,8 @@ type Op struct {
 	Slug string
 	// To is where the plan goes; "" is the verb's default (complete:
 	// completed; return: the ready lane a leased plan never left, else
-	// features). Park and promote need one.
+	// features; over the lease files, the lane planfs's event log says it
+	// came from). Park and promote need one.
 	To model.Lane
 	// Holder is who acts: Holder.AgentID is the operator or agent, and the
 	// lease recover takes over (or a move's own lease, see Act) is theirs.
@@ -40,6 +41,13 @@ type Result struct {
 	Rel string
 	// Dropped is the lease the verb dropped or took over; nil when none.
 	Dropped *Remote
+	// Holds is the lease recover took over; nil when it took none (the
+	// lease files' recover of a ready plan only clears its stale lease).
+	Holds *Held
+	// Freed says the verb only dropped a lease and left the plan free in
+	// the ready lane at Rel (release, and a return to the ready lane a
+	// leased plan never left), so a face can say "ready again".
+	Freed bool
 }
 
 // ErrNoPlan is a verb on a plan the view does not have in any lane the
@@ -60,7 +68,8 @@ const moveLeaseTTL = time.Minute
 // claimed in the same instant, so the actor claims it first like any
 // worker (create-only) and then moves it and drops that claim in one
 // step: a worker's claim and the move never both land, and a parked plan
-// never keeps a live lease.
+// never keeps a live lease. The lease files' verbs (treeVerbs) are
+// planfs's own, which move under its lease lock and need no claim.
 func Act(ctx context.Context, b Backend, v *View, op Op) (Result, error) {
 	rule := model.RuleOf(op.Verb)
 	p := planFor(v, op.Slug, rule)
@@ -75,10 +84,9 @@ func Act(ctx context.Context, b Backend, v *View, op Op) (Result, error) {
 	case model.Release:
 		return release(ctx, b, rel, r, op)
 	case model.Recover:
-		h, err := b.TakeOver(ctx, v, op.Slug, op.Holder, op.TTL)
-		return Result{Rel: h.Rel, Dropped: r}, err
+		return takeOver(ctx, b, v, r, op)
 	}
-	to, err := target(op, rule, rel, r)
+	to, err := target(b, op, rule, rel, r)
 	if err != nil {
 		return Result{}, err
 	}
@@ -145,17 +153,32 @@ func lanesOf(lanes []model.Lane) string {
 	return s
 }
 
-// target is where op sends the plan now at rel.
-func target(op Op, rule model.VerbRule, rel string, r *Remote) (model.Lane, error) {
+// takeOver is recover: r, the lease on op's plan, becomes op.Holder's.
+func takeOver(ctx context.Context, b Backend, v *View, r *Remote, op Op) (Result, error) {
+	h, err := b.TakeOver(ctx, v, op.Slug, op.Holder, op.TTL)
+	if err != nil {
+		return Result{Rel: h.Rel, Dropped: r}, err
+	}
+	res := Result{Rel: h.Rel, Dropped: r}
+	if h.Version != "" {
+		res.Holds = &h
+	}
+	return res, nil
+}
+
+// target is where op sends the plan now at rel: "" for the lease files'
+// return without a lane, which planfs sends back where its event log
+// says the plan came from.
+func target(b Backend, op Op, rule model.VerbRule, rel string, r *Remote) (model.Lane, error) {
 	to := op.To
 	if to == "" {
 		to = rule.Default
 	}
 	if to == "" && op.Verb == model.Return {
-		to = model.Features
-		if l := model.Rel(rel).Lane(); r != nil && l.Ready() {
-			to = l
+		if _, ok := b.(treeVerbs); ok {
+			return "", nil
 		}
+		to = returnLane(rel, r)
 	}
 	if to == "" {
 		return "", fmt.Errorf("%s: %s needs a target lane: %s", rel, op.Verb, model.Alternatives(rule.To))
@@ -166,22 +189,61 @@ func target(op Op, rule model.VerbRule, rel string, r *Remote) (model.Lane, erro
 	return to, nil
 }
 
+// returnLane is where a remote's return sends the plan at rel: the ready
+// lane a leased plan never left, else features.
+func returnLane(rel string, r *Remote) model.Lane {
+	if l := model.Rel(rel).Lane(); r != nil && l.Ready() {
+		return l
+	}
+	return model.Features
+}
+
 func held(slug, rel string, r *Remote) Held {
 	return Held{Slug: slug, Rel: rel, Lease: r.Lease, Version: r.Version, Renewed: time.Now()}
 }
 
+// treeVerbs is a backend whose verbs are planfs's own, each under
+// planfs's lease lock (Local): a free ready plan moves without a claim
+// (no worker can claim it mid-move), a release says where the plan went
+// back to, and a force over a lease the view could not read (a corrupt
+// lease file) is planfs's to judge.
+type treeVerbs interface {
+	releaseTree(rel string, a planfs.Actor) (string, error)
+	moveTree(rel string, to model.Lane, a planfs.Actor) (string, error)
+}
+
+// treeActor is who acts on the lease files for op over r (nil: none
+// read): its holder, proving it with r's token, or by force.
+func treeActor(op Op, r *Remote) planfs.Actor {
+	if r == nil {
+		return planfs.Actor{AgentID: op.Holder.AgentID, Force: op.Force}
+	}
+	return planfs.Actor{AgentID: op.Holder.AgentID, Token: r.Lease.Token, Force: r.AgentID != op.Holder.AgentID}
+}
+
 func release(ctx context.Context, b Backend, rel string, r *Remote, op Op) (Result, error) {
+	reason := string(op.Verb) + " by " + op.Holder.AgentID
+	if tv, ok := b.(treeVerbs); ok && (r != nil || op.Force) {
+		dst, err := tv.releaseTree(rel, treeActor(op, r).Because(reason))
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Rel: dst, Dropped: r, Freed: true}, nil
+	}
 	if r == nil {
 		return Result{}, fmt.Errorf("%s: %w", rel, ErrNoLease)
 	}
-	if err := b.Release(ctx, held(op.Slug, rel, r), string(op.Verb)+" by "+op.Holder.AgentID); err != nil {
+	if err := b.Release(ctx, held(op.Slug, rel, r), reason); err != nil {
 		return Result{}, err
 	}
-	return Result{Rel: rel, Dropped: r}, nil
+	return Result{Rel: rel, Dropped: r, Freed: true}, nil
 }
 
 // move sends the plan at rel to lane to, with its lease r (nil: none).
 func move(ctx context.Context, b Backend, v *View, rel string, r *Remote, to model.Lane, op Op) (string, error) {
+	if tv, ok := b.(treeVerbs); ok {
+		return tv.moveTree(rel, to, treeActor(op, r).Because(op.Why))
+	}
 	if r != nil {
 		return b.MoveHeld(ctx, held(op.Slug, rel, r), to, op.Holder.AgentID, op.Why)
 	}

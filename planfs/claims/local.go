@@ -122,26 +122,54 @@ func (l *Local) Renew(_ context.Context, held Held, ttl time.Duration) (Held, er
 }
 
 // TakeOver is planfs's recover: an expired lease (or an implausible one)
-// becomes h's, under a new token.
+// becomes h's, under a new token. A lease the view does not show (a
+// corrupt file, a ready plan's stale ready-path lease) is planfs's to
+// judge at the plan's place; a ready plan's is cleared, and the Held
+// returned then carries no lease (Version "").
 func (l *Local) TakeOver(_ context.Context, v *View, slug string, h Holder, ttl time.Duration) (Held, error) {
-	r := v.Lease(slug)
-	if r == nil {
+	rel := v.PlanRel(slug)
+	if r := v.Lease(slug); r != nil {
+		rel = r.Rel
+	}
+	if rel == "" {
 		return Held{}, fmt.Errorf("%s: %w", slug, ErrNoLease)
 	}
-	ls, err := l.Tree.Recover(r.Rel, planfs.Agent(h.AgentID), l.seconds(ttl))
+	ls, err := l.Tree.Recover(rel, planfs.Agent(h.AgentID), l.seconds(ttl))
 	if errors.Is(err, planfs.ErrClaimed) {
 		return Held{}, lostError{err}
 	}
-	if err != nil || ls == nil {
+	if err != nil {
 		return Held{}, err
 	}
-	return l.held(r.Rel, ls.Token)
+	if ls == nil {
+		return Held{Slug: slug, Rel: rel}, nil
+	}
+	return l.held(rel, ls.Token)
 }
 
 // Release gives the plan back to the lane it was claimed from.
 func (l *Local) Release(_ context.Context, held Held, reason string) error {
-	_, err := l.Tree.Release(held.Rel, actor(held).Because(reason))
-	return lostIf(err)
+	_, err := l.releaseTree(held.Rel, actor(held).Because(reason))
+	return err
+}
+
+// releaseTree is planfs's release of rel by a; it returns where the plan
+// went back to.
+func (l *Local) releaseTree(rel string, a planfs.Actor) (string, error) {
+	dst, err := l.Tree.Release(rel, a)
+	return dst, lostIf(err)
+}
+
+// moveTree is the planfs verb that sends rel to lane to (complete, park,
+// promote, else return; "" is the lane planfs says it came from) and drops
+// its lease in the same step, by a.
+func (l *Local) moveTree(rel string, to model.Lane, a planfs.Actor) (string, error) {
+	if to == model.Completed || to == model.ReviewNeeded {
+		dst, err := l.Tree.Complete(rel, to, a)
+		return dst, lostIf(err)
+	}
+	dst, err := l.move(rel, to, a)
+	return dst, lostIf(err)
 }
 
 func (l *Local) Complete(_ context.Context, held Held, to model.Lane) (string, error) {
