@@ -43,14 +43,20 @@ func (l *Local) Name() string { return "local" }
 
 func (l *Local) Close() error { return nil }
 
-// View is a scan of the tree. Each lease's Origin in it is where its plan
-// is now (in-progress/), as on a remote's integration branch: the verbs
-// move it from there.
+// View is a scan of the tree (ViewOf).
 func (l *Local) View(context.Context) (*View, error) {
 	snap, err := l.Tree.Scan()
 	if err != nil {
 		return nil, err
 	}
+	return l.ViewOf(snap), nil
+}
+
+// ViewOf is snap, a scan of the tree (the board a face showed), as a
+// View. Each lease's Origin in it is where its plan is now
+// (in-progress/), as on a remote's integration branch: the verbs move it
+// from there.
+func (l *Local) ViewOf(snap *model.Snapshot) *View {
 	now := l.Tree.NowSeconds()
 	out := *snap
 	out.Leases = make([]model.Lease, len(snap.Leases))
@@ -63,7 +69,7 @@ func (l *Local) View(context.Context) (*View, error) {
 		}
 		v.Leases = append(v.Leases, Remote{Lease: ls, Slug: model.SlugOf(model.Rel(ls.Rel).Name()), Version: ls.Token, Live: ls.Active(now)})
 	}
-	return v, nil
+	return v
 }
 
 // Claim moves rel, a ready plan, to in-progress/ under a new lease. A plan

@@ -191,14 +191,16 @@ type Question struct {
 
 // AskReq asks Q about the plan at Rel, whose lease was Lease as shown:
 // the root takes the answer only while the plan and its lease are as
-// they were. With Verb set, confirming goes through the remote claims
-// backend in a remote project, else it runs Local.
+// they were. With Verb set, confirming is the verb through the project's
+// claims backend (the lease files' own, or the remote's).
 type AskReq struct {
 	Q     Question
 	Rel   string
 	Lease *model.Lease
 	Verb  model.Verb
-	Local func(model.Lane, string) tea.Cmd
+	// Force acts over what the dialog warned of (someone else's lease, an
+	// incomplete draft); a remote verb always does, as its dialog said.
+	Force bool
 }
 
 // QuestionReq opens Q as it is, about no plan.

@@ -14,7 +14,6 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
-	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
 // ReleaseRecover says whether r and R apply to the selection. The Plans
@@ -32,9 +31,8 @@ func AskRelease(pc *uictx.Ctx) tea.Msg {
 	body := []string{"Give up the claim on " + rel + "; the plan goes back to the lane it came from.",
 		kit.Holder(pc.Now, lease)}
 	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Releasing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, model.InProgress)
 	return uictx.AskReq{Q: uictx.Question{Title: "Release " + kit.SlugOf(rel), Body: body, Verb: "release"}, Rel: rel, Lease: lease,
-		Verb: model.Release, Local: func(model.Lane, string) tea.Cmd { return ReleaseCmd(t, rel, agent, force) }}
+		Verb: model.Release, Force: kit.Force(pc.Opt.Agent, lease, model.InProgress)}
 }
 
 // AskRecover asks before taking over the selected plan's stale lease, or
@@ -42,7 +40,7 @@ func AskRelease(pc *uictx.Ctx) tea.Msg {
 func AskRecover(pc *uictx.Ctx) tea.Msg {
 	rel, lease := pc.Target.Rel, pc.Target.Lease
 	lane := model.Rel(rel).Lane()
-	t, agent, ttl := pc.Opt.Tree, pc.Opt.Agent, pc.Opt.TTL
+	t := pc.Opt.Tree
 	if !pc.D.Has(rel) && pc.Claims != nil {
 		return uictx.Status("✗ recover: no plan at "+rel+" on the remote branch; a left-over remote lease is the backend's to clear (work-once --recover)", true)
 	}
@@ -62,26 +60,7 @@ func AskRecover(pc *uictx.Ctx) tea.Msg {
 		body = append(body, "The stale lease is dropped, so agents can pick "+rel+" again.")
 	}
 	return uictx.AskReq{Q: uictx.Question{Title: "Recover " + kit.SlugOf(rel), Body: body, Verb: "recover"}, Rel: rel, Lease: lease,
-		Verb: model.Recover, Local: func(model.Lane, string) tea.Cmd { return RecoverCmd(t, rel, agent, ttl) }}
-}
-
-// ReleaseCmd releases the plan at rel as agent.
-func ReleaseCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
-	return uictx.Action("release", func() (string, error) {
-		dst, err := t.Release(rel, planfs.Actor{AgentID: agent, Force: force})
-		return "released " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
-	})
-}
-
-// RecoverCmd takes the plan at rel over as agent for ttl seconds.
-func RecoverCmd(t *planfs.Tree, rel, agent string, ttl float64) tea.Cmd {
-	return uictx.Action("recover", func() (string, error) {
-		l, err := proc.Recover(t, rel, planfs.Actor{AgentID: agent}, ttl)
-		if l == nil {
-			return "recovered " + kit.SlugOf(rel) + ": its stale lease is gone", err
-		}
-		return "recovered " + kit.SlugOf(rel) + ": now held by " + agent + " for " + kit.Span(ttl) + " (r releases it)", err
-	})
+		Verb: model.Recover}
 }
 
 // repairCmd runs the repair every work-once run starts with: left-over

@@ -1,8 +1,8 @@
 package plans
 
 // The plan verbs the Plans pane asks before (promote, park, return,
-// complete), each as a question whose answer runs the engine's verb, or
-// the remote claims backend's (the root chooses: uictx.AskReq).
+// complete), each as a question whose answer the root runs through the
+// project's claims backend (uictx.AskReq).
 
 import (
 	"github.com/charmbracelet/bubbles/key"
@@ -47,13 +47,10 @@ func (p *Pane) askPromote(pc *uictx.Ctx) tea.Msg {
 	if len(problems) > 0 {
 		verb = "promote anyway"
 	}
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, len(problems) > 0
 	return uictx.AskReq{Q: uictx.Question{
 		Title: "Promote " + row.Plan.Slug, Body: body, Verb: verb,
 		Choices: []model.Lane{model.Features, model.Bugs},
-	}, Rel: rel, Lease: lease, Verb: model.Promote, Local: func(to model.Lane, _ string) tea.Cmd {
-		return promoteCmd(t, rel, to, agent, force)
-	}}
+	}, Rel: rel, Lease: lease, Verb: model.Promote, Force: len(problems) > 0}
 }
 
 func (p *Pane) askPark(pc *uictx.Ctx) tea.Msg {
@@ -69,13 +66,10 @@ func (p *Pane) askPark(pc *uictx.Ctx) tea.Msg {
 		body = append(body, kit.Holder(pc.Now, lease))
 	}
 	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Parking")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, lane)
 	return uictx.BatchReq{uictx.AskReq{Q: uictx.Question{
 		Title: "Park " + row.Plan.Slug, Body: body, Verb: "park", Input: &in,
 		Choices: []model.Lane{model.Blocked, model.Ambiguous},
-	}, Rel: rel, Lease: lease, Verb: model.Park, Local: func(to model.Lane, reason string) tea.Cmd {
-		return parkCmd(t, rel, to, agent, reason, force)
-	}}, cmd}
+	}, Rel: rel, Lease: lease, Verb: model.Park, Force: kit.Force(pc.Opt.Agent, lease, lane)}, cmd}
 }
 
 func (p *Pane) askReturn(pc *uictx.Ctx) tea.Msg {
@@ -86,9 +80,8 @@ func (p *Pane) askReturn(pc *uictx.Ctx) tea.Msg {
 		body = append(body, kit.Holder(pc.Now, lease))
 	}
 	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Returning")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, lane)
 	return uictx.AskReq{Q: uictx.Question{Title: "Return " + row.Plan.Slug, Body: body, Verb: "return"}, Rel: rel, Lease: lease,
-		Verb: model.Return, Local: func(model.Lane, string) tea.Cmd { return returnCmd(t, rel, agent, force) }}
+		Verb: model.Return, Force: kit.Force(pc.Opt.Agent, lease, lane)}
 }
 
 func (p *Pane) askComplete(pc *uictx.Ctx) tea.Msg {
@@ -96,39 +89,8 @@ func (p *Pane) askComplete(pc *uictx.Ctx) tea.Msg {
 	body := []string{"Finish " + rel + ": review-needed/ waits for a person, completed/ is done.",
 		kit.Holder(pc.Now, lease)}
 	body = append(body, kit.Takes(pc.Opt.Agent, pc.Now, lease, "Completing")...)
-	t, agent, force := pc.Opt.Tree, pc.Opt.Agent, kit.Force(pc.Opt.Agent, lease, model.InProgress)
 	return uictx.AskReq{Q: uictx.Question{
 		Title: "Complete " + row.Plan.Slug, Body: body, Verb: "move",
 		Choices: []model.Lane{model.ReviewNeeded, model.Completed},
-	}, Rel: rel, Lease: lease, Verb: model.Complete, Local: func(to model.Lane, _ string) tea.Cmd {
-		return completeCmd(t, rel, to, agent, force)
-	}}
-}
-
-func promoteCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return uictx.Action("promote", func() (string, error) {
-		dst, _, err := t.Promote(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "promoted " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
-	})
-}
-
-func parkCmd(t *planfs.Tree, rel string, to model.Lane, agent, reason string, force bool) tea.Cmd {
-	return uictx.Action("park", func() (string, error) {
-		dst, err := t.Park(rel, to, planfs.Actor{AgentID: agent, Force: force}.Because(reason))
-		return "parked " + kit.SlugOf(rel) + " in " + kit.LaneOf(dst), err
-	})
-}
-
-func returnCmd(t *planfs.Tree, rel, agent string, force bool) tea.Cmd {
-	return uictx.Action("return", func() (string, error) {
-		dst, err := t.Return(rel, "", planfs.Actor{AgentID: agent, Force: force})
-		return "returned " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
-	})
-}
-
-func completeCmd(t *planfs.Tree, rel string, to model.Lane, agent string, force bool) tea.Cmd {
-	return uictx.Action("complete", func() (string, error) {
-		dst, err := t.Complete(rel, to, planfs.Actor{AgentID: agent, Force: force})
-		return "moved " + kit.SlugOf(rel) + " → " + kit.LaneOf(dst), err
-	})
+	}, Rel: rel, Lease: lease, Verb: model.Complete, Force: kit.Force(pc.Opt.Agent, lease, model.InProgress)}
 }
