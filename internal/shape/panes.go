@@ -22,15 +22,9 @@ const (
 	maxModelMethods = 161
 )
 
-// stillInRoot are the panes not yet moved to a package of their own: a
-// registry entry of theirs names the root model's field (`of`), not a
-// pane package's New. The list only shrinks; it is empty: every pane is
-// a package.
-var stillInRoot = map[string]bool{}
-
 // paneRules lists the breaches of the cockpit's shape in ui's files (by
 // their path from the module's root, tests left out): a registry entry
-// that is neither a pane package's New nor a pane still in the root, a
+// that names no pane package's New, a
 // pane package the registry does not list, a pane package importing
 // another or the root, uictx or kit importing a pane or the root, and a
 // root package over its files or its Model's methods. A module without
@@ -67,7 +61,7 @@ func paneRules(fset *token.FileSet, ui map[string]*ast.File) []string {
 
 // registry reads paneSpecs in the root ui package: the pane packages its
 // entries name (by their folder under ui/panes/), whether it was found,
-// and each entry that names none and is not a pane still in the root.
+// and each entry that names none.
 func registry(fset *token.FileSet, ui map[string]*ast.File, rels []string, out *[]string) (map[string]bool, bool) {
 	registered := map[string]bool{}
 	found := false
@@ -84,10 +78,9 @@ func registry(fset *token.FileSet, ui map[string]*ast.File, rels []string, out *
 		imports := paneImportNames(f)
 		for i, e := range specs.Elts {
 			name, pkg := entry(e, imports)
-			switch {
-			case pkg != "":
+			if pkg != "" {
 				registered[pkg] = true
-			case !stillInRoot[name]:
+			} else {
 				*out = append(*out, fmt.Sprintf("%s:%d: paneSpecs entry %d (%q): want a pane package's New (%s<name>)", rel, fset.Position(e.Pos()).Line, i+1, name, panesDir))
 			}
 		}
