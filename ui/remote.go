@@ -6,7 +6,7 @@ package ui
 // overlaid), made inside a tea.Cmd on a timer, on the backend's own word
 // of a change (claims.Watcher) and on the disk watcher's events. A read
 // that fails keeps the last good view and says why in the header. Verbs
-// go to the backend (remoteactions.go); the UI never reads the remote
+// go to the backend (act.go, as every verb); the UI never reads the remote
 // itself.
 
 import (

@@ -33,10 +33,12 @@
 // and takes no action key.
 //
 // With remote claims (Options.Claims: the git remote's lease refs, etcd;
-// remote.go, remoteactions.go) the board is the backend's view, read in
-// a tea.Cmd on a timer, on the backend's watch and on the disk's changes;
-// the header says how old it is, every lease's owner says the host it is
-// held on, and the verbs go through the backend.
+// remote.go) the board is the backend's view, read in a tea.Cmd on a
+// timer, on the backend's watch and on the disk's changes; the header
+// says how old it is and every lease's owner says the host it is held on.
+// Every verb a dialog confirms is one claims.Act (act.go) on the
+// project's backend: claims.Local over the board the operator saw for the
+// lease files, else the remote's.
 package ui
 
 import (
