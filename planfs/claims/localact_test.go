@@ -2,11 +2,12 @@ package claims_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
@@ -115,20 +116,5 @@ func TestLocalRecoverTakesOver(t *testing.T) {
 // expire rewrites rel's lease as expired long ago.
 func expire(t *testing.T, tree *planfs.Tree, rel string) {
 	t.Helper()
-	p := filepath.Join(tree.Plans, ".leases", model.LeaseFileName(rel))
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l map[string]any
-	if err := json.Unmarshal(data, &l); err != nil {
-		t.Fatal(err)
-	}
-	l["claimed_at"], l["expires_at"] = 1, 2
-	if data, err = json.Marshal(l); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.ExpireLeaseFile(t, filepath.Join(tree.Plans, ".leases", model.LeaseFileName(rel)))
 }
