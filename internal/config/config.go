@@ -80,6 +80,9 @@ type Settings struct {
 	// ChecksCache is `checks_cache:`, the checks' build caches
 	// (checkscache.go).
 	ChecksCache ChecksCache
+	// Forge is `forge:`, the forge whose pull requests carry finished
+	// work (forge.go); its zero value is none.
+	Forge Forge
 }
 
 // DefaultRetries is `retries:` when unset.
@@ -210,7 +213,7 @@ func Parse(data []byte) (Settings, error) {
 func (s *Settings) set(key, val *yaml.Node) error {
 	set, ok := settingKeys[key.Value]
 	if !ok {
-		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify, retries, checks_cache)", key.Value)
+		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify, retries, checks_cache, forge)", key.Value)
 	}
 	return set(s, val)
 }
@@ -231,6 +234,7 @@ var settingKeys = map[string]func(s *Settings, val *yaml.Node) error{
 	"sandbox":            (*Settings).setSandbox,
 	"retries":            (*Settings).setRetries,
 	"egress":             setting(parseEgress, func(s *Settings) *Egress { return &s.Egress }),
+	"forge":              setting(parseForge, func(s *Settings) *Forge { return &s.Forge }),
 }
 
 // setting reads a key with parse and, only when it parses, stores it in

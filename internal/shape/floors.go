@@ -13,13 +13,13 @@ import (
 // loop, is the top and imports them all. A new folder under workers/ gets
 // a line here.
 var workerFloors = [][]string{
-	{"tree", "meter", "coord", "egress"}, // worktrees and git; what a run spends; decisions; the way out
-	{"ledger"},                           // what runs spent, and a run's meter
-	{"look", "contain"},                  // what workers leave and faces read; the sandbox glue
-	{"proc"},                             // processes: spawn, stop, supervise, reap, timers
-	{"seat"},                             // an agent's worktree taken and given back, its backend
-	{"landing"},                          // the landing queue
-	{"notify"},                           // notices of what happened
+	{"tree", "meter", "coord", "egress", "forge"}, // worktrees and git; what a run spends; decisions; the way out; the forge
+	{"ledger"},          // what runs spent, and a run's meter
+	{"look", "contain"}, // what workers leave and faces read; the sandbox glue
+	{"proc"},            // processes: spawn, stop, supervise, reap, timers
+	{"seat"},            // an agent's worktree taken and given back, its backend
+	{"landing"},         // the landing queue
+	{"notify"},          // notices of what happened
 }
 
 // workerFloor is the floor of workers/<name>/…, -1 when no floor lists it.
