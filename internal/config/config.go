@@ -205,8 +205,13 @@ func Parse(data []byte) (Settings, error) {
 	if root.Kind != yaml.MappingNode {
 		return s, errorf(root.Line, "expected settings as `key: value` lines")
 	}
-	err := eachKey(root, "", s.setKey)
-	return s, err
+	if err := eachKey(root, "", s.setKey); err != nil {
+		return s, err
+	}
+	if f := s.Forge; f.Base != "" && s.Integration != "" && f.Base != s.Integration {
+		return s, errorf(f.Line, "forge: base %s is not integration %s: the queue lands where the pull requests go; set one of them", f.Base, s.Integration)
+	}
+	return s, nil
 }
 
 // set reads one top-level key of the file into s.

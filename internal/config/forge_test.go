@@ -55,3 +55,13 @@ func TestParseForgeRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestForgeBaseIsTheIntegrationBranch(t *testing.T) {
+	_, err := Parse([]byte("integration: dev\nforge:\n  kind: gitea\n  url: https://x\n  repo: a/b\n  base: main\n  token_env: T\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "3: forge: base main is not integration dev") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := Parse([]byte("integration: main\nforge: {kind: gitea, url: https://x, repo: a/b, base: main, token_env: T}\n")); err != nil {
+		t.Fatal(err)
+	}
+}

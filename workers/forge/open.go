@@ -137,3 +137,14 @@ func clip(s string, n int) string {
 	}
 	return s[:n-3] + "..."
 }
+
+// FileURL is the web page of path on branch in f's repository.
+func FileURL(f Forge, branch, path string) string {
+	switch f.Kind() {
+	case config.ForgeGitHub:
+		return f.Web() + "/blob/" + branch + "/" + path
+	case config.ForgeGitLab:
+		return f.Web() + "/-/blob/" + branch + "/" + path
+	}
+	return f.Web() + "/src/branch/" + branch + "/" + path
+}

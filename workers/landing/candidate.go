@@ -1,6 +1,7 @@
 package landing
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -214,8 +215,8 @@ type repo struct {
 // creates one).
 func Integration(project string, s config.Settings) (string, error) {
 	names := []string{"dev", "develop"}
-	if s.Integration != "" {
-		names = []string{s.Integration}
+	if b := cmp.Or(s.Integration, s.Forge.Base); b != "" {
+		names = []string{b}
 	}
 	// One git call for every name: a face asks at each refresh.
 	args := []string{"for-each-ref", "--format=%(objecttype) %(refname)"}

@@ -84,7 +84,8 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 const EventLandRefused = "land-refused"
 
 func landLocked(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error) {
-	if s, err := config.Load(t.Project); err == nil && s.QueueBatch > 1 {
+	// Through a forge each change is its own PR, landed one at a time.
+	if s, err := config.Load(t.Project); err == nil && s.QueueBatch > 1 && !s.Forge.On() {
 		return landBatches(ctx, t, opt)
 	}
 	for try := 1; ; try++ {
@@ -187,28 +188,35 @@ func landOnce(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, bo
 	fmt.Fprintf(opt.Log, "built %s: %s with %s at %s\n", short(cand), r.integration, head.Slug, short(st.Commit))
 	failpoint("land:built")
 
+	fl, err := forgeBegin(ctx, t, r, head.Slug, st, cand, opt.Log)
+	if err != nil {
+		return l, false, err
+	}
 	if !st.Ungated {
 		// The entries behind head are checked meanwhile, on the chain from
 		// cand; their runs are let finish on the way out, for the next
 		// landing reuses their results.
 		spec := speculate(ctx, t, r, entries, head.Slug, cand, opt.Log)
 		defer spec.wait()
-		if err := checkCandidate(ctx, t, r, head.Slug, st, cand, opt.Log); err != nil {
+		err := checkCandidate(ctx, t, r, head.Slug, st, cand, opt.Log)
+		fl.postChecks(ctx, t.Project, r, st.Tree, opt.Log)
+		if err != nil {
 			spec.cancel()
 			return l, false, err
 		}
 	}
 	failpoint("land:checked")
 
-	if moved, err := cas(t.Project, r, cand, opt.Log); err != nil || moved {
+	to, moved, err := swap(ctx, t.Project, r, fl, cand, opt.Log)
+	if err != nil || moved {
 		return l, moved, err
 	}
 	failpoint("land:cas")
-	l.To = cand
-	if err := recordSet(t.Project, r.integration, cand); err != nil {
+	l.To = to
+	if err := recordSet(t.Project, r.integration, to); err != nil {
 		l.Warnings = append(l.Warnings, "could not record where the queue left "+r.integration+": "+err.Error())
 	}
-	fmt.Fprintf(opt.Log, "%s: %s → %s\n", r.integration, short(r.tip), short(cand))
+	fmt.Fprintf(opt.Log, "%s: %s → %s\n", r.integration, short(r.tip), short(to))
 	l, err = finish(t, r, opt, l)
 	return l, false, err
 }
@@ -424,6 +432,7 @@ func finish(t *planfs.Tree, r *repo, opt LandOptions, l Landing) (Landing, error
 	if err := dequeue(t, l.Slug); err != nil {
 		l.Warnings = append(l.Warnings, err.Error())
 	}
+	forgeLanded(t.Project, l.Slug)
 	if w := releaseWorktree(t, l.Slug); w != "" {
 		l.Warnings = append(l.Warnings, w)
 	}

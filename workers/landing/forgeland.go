@@ -1,0 +1,280 @@
+package landing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/forge"
+)
+
+// A landing through a forge, step by step (the steps of land.go between
+// building the candidate and finishing):
+//
+//  1. the head's PR must be open and its head the commit fleetwatch last
+//     pushed there: a commit pushed to it by anyone else after the approval
+//     refuses the landing;
+//  2. the candidate (the approved tip merged onto the base's tip) is pushed
+//     to the PR's branch, a fast-forward, and each check is posted as a
+//     commit status on that exact commit, pending and then its result;
+//  3. it lands one of two ways (`land:`): the queue pushes the candidate to
+//     the base branch, only while the base is at the tip it was built on,
+//     and the forge is told the PR is merged by it; or the forge merges the
+//     PR through its API, pinned to the candidate (refused when the head
+//     moved), after which the base's tree must be the checked tree.
+
+// forgeLanding is the forge's part of one landing.
+type forgeLanding struct {
+	f      forge.Forge
+	slug   string
+	number int
+	base   string
+	mode   string // config.LandQueue or config.LandForge
+	cand   string
+}
+
+// forgeBegin does steps 1 and 2; nil without a forge.
+func forgeBegin(ctx context.Context, t *planfs.Tree, r *repo, slug string, st Status, cand string, log io.Writer) (*forgeLanding, error) {
+	f, err := forgeOf(r.settings)
+	if err != nil || f == nil {
+		return nil, err
+	}
+	rec, err := ReadPR(t.Project, slug)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || rec.Number == 0 {
+		if rec, err = Publish(ctx, t, slug); err != nil {
+			return nil, err
+		}
+	}
+	got, err := f.Get(ctx, rec.Number)
+	if err != nil {
+		return nil, fmt.Errorf("%w: PR #%d of %s: %v", ErrNotReady, rec.Number, slug, err)
+	}
+	if err := prLandable(slug, *rec, got); err != nil {
+		return nil, err
+	}
+	fl := &forgeLanding{f: f, slug: slug, number: rec.Number, base: r.integration, cand: cand}
+	if fl.mode, err = landMode(ctx, f, r.settings.Forge, r.integration); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "pushing %s to PR #%d (%s)\n", short(cand), rec.Number, rec.Branch)
+	_, err = editPR(t.Project, slug, func(pr *PR) error {
+		if err := forgePush(ctx, f, t.Project, cand, pr.Branch, got.HeadSHA); err != nil {
+			pr.Trouble = err.Error()
+			return fmt.Errorf("%w: %v", ErrNotReady, err)
+		}
+		pr.Tip, pr.Pushed, pr.Head, pr.Trouble = st.Commit, cand, cand, ""
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !st.Ungated {
+		fl.post(ctx, pendingChecks(r.settings.Checks), log)
+	}
+	return fl, nil
+}
+
+// prLandable refuses a PR closed or merged on the forge, or whose head is
+// not what fleetwatch pushed there.
+func prLandable(slug string, rec PR, got forge.PR) error {
+	switch {
+	case got.State == forge.StateClosed:
+		return refused("PR #%d of %s was closed on the forge: reopen it there, or queue send-back %s", got.Number, slug, slug)
+	case got.State == forge.StateMerged:
+		return refused("PR #%d of %s was merged on the forge by hand: fleetwatch forge sync takes that in", got.Number, slug)
+	case got.HeadSHA != rec.Pushed:
+		return fmt.Errorf("%w: PR #%d of %s is at %s on the forge, not at %s as fleetwatch pushed it: a commit came after the approval; review it again",
+			ErrNotReady, got.Number, slug, short(got.HeadSHA), short(rec.Pushed))
+	}
+	return nil
+}
+
+// landMode is who lands: as `land:` says, or for auto the queue when the
+// token may push to base and the forge when it may not.
+func landMode(ctx context.Context, f forge.Forge, s config.Forge, base string) (string, error) {
+	if s.Land == config.LandQueue || s.Land == config.LandForge {
+		return s.Land, nil
+	}
+	p, err := f.Protection(ctx, base)
+	if err != nil {
+		return "", fmt.Errorf("%w: could not read %s's protection on the forge: %v", ErrNotReady, base, err)
+	}
+	if p.PushAllowed && !p.MergeQueue {
+		return config.LandQueue, nil
+	}
+	return config.LandForge, nil
+}
+
+func pendingChecks(checks []config.Check) []CheckResult {
+	out := make([]CheckResult, len(checks))
+	for i, c := range checks {
+		out[i] = CheckResult{Name: c.Name, Result: Running}
+	}
+	return out
+}
+
+// post puts each check's result on the candidate as a commit status; a
+// status that does not go is a line in the log, never a refusal.
+func (fl *forgeLanding) post(ctx context.Context, results []CheckResult, log io.Writer) {
+	for _, c := range results {
+		s := forge.Status{Context: "fleetwatch/" + c.Name, State: statusState(c.Result), Description: statusText(c)}
+		if err := fl.f.SetStatus(ctx, fl.cand, s); err != nil {
+			fmt.Fprintf(log, "warning: the status of %s on %s did not reach the forge: %v\n", c.Name, short(fl.cand), err)
+		}
+	}
+}
+
+func statusState(r Result) string {
+	switch r {
+	case Pass:
+		return forge.StatusSuccess
+	case Fail, Timeout:
+		return forge.StatusFailure
+	case Running, Missing:
+		return forge.StatusPending
+	}
+	return forge.StatusError
+}
+
+func statusText(c CheckResult) string {
+	switch {
+	case c.Result == Running:
+		return "checking this exact commit"
+	case c.Flaky:
+		return "passed on a retry of this exact tree (flaky)"
+	case c.Note != "":
+		return string(c.Result) + ": " + c.Note
+	case c.Took > 0:
+		return fmt.Sprintf("%s on this exact tree in %s", c.Result, shortDuration(c.Took))
+	}
+	return string(c.Result) + " on this exact tree"
+}
+
+// swap moves the integration branch from r.tip to cand, or to a commit
+// of cand's tree the forge made; moved says it was elsewhere.
+func swap(ctx context.Context, project string, r *repo, fl *forgeLanding, cand string, log io.Writer) (string, bool, error) {
+	if fl == nil {
+		moved, err := cas(project, r, cand, log)
+		return cand, moved, err
+	}
+	return fl.land(ctx, project, r, log)
+}
+
+// postChecks posts the checks' results on the candidate's tree; nothing
+// without a forge.
+func (fl *forgeLanding) postChecks(ctx context.Context, project string, r *repo, tree string, log io.Writer) {
+	if fl != nil {
+		fl.post(ctx, CachedChecks(project, r.settings.Checks, tree), log)
+	}
+}
+
+// land does step 3: the base goes from r.tip to a commit whose tree is
+// cand's; moved says the base was elsewhere, for landOnce to build again.
+func (fl *forgeLanding) land(ctx context.Context, project string, r *repo, log io.Writer) (to string, moved bool, err error) {
+	if err := checkoutFits(project, r.integration, r.tip, fl.cand); err != nil {
+		return "", false, err
+	}
+	if fl.mode == config.LandForge {
+		return fl.mergeOnForge(ctx, project, r, log)
+	}
+	fmt.Fprintf(log, "pushing %s to %s on %s\n", short(fl.cand), fl.base, fl.f.Web())
+	if err := forgePush(ctx, fl.f, project, fl.cand, fl.base, r.tip); err != nil {
+		moved, cerr := fl.catchUp(ctx, project, r, log)
+		if moved || cerr != nil {
+			return "", moved, cerr
+		}
+		return "", false, fmt.Errorf("%w: %v (a base that only takes merges through the forge wants land: forge in %s)", ErrNotReady, err, config.File)
+	}
+	if err := swapLocal(project, r, fl.cand); err != nil {
+		return "", false, err
+	}
+	if err := fl.f.MarkMerged(ctx, fl.number, fl.cand); err != nil {
+		fmt.Fprintf(log, "warning: the forge was not told PR #%d is merged: %v\n", fl.number, err)
+	}
+	return fl.cand, false, nil
+}
+
+// mergeOnForge has the forge merge the PR, pinned to the candidate, and
+// takes in the base it leaves only when its tree is the checked one.
+func (fl *forgeLanding) mergeOnForge(ctx context.Context, project string, r *repo, log io.Writer) (string, bool, error) {
+	far, err := forgeFetch(ctx, fl.f, project, fl.base)
+	if err != nil {
+		return "", false, err
+	}
+	if far == "" {
+		return "", false, fmt.Errorf("%w: %s has no branch %s: push it there first", ErrNotReady, fl.f.Web(), fl.base)
+	}
+	if far != r.tip {
+		moved, err := fl.catchUp(ctx, project, r, log)
+		return "", moved, err
+	}
+	fmt.Fprintf(log, "merging PR #%d at %s on %s\n", fl.number, short(fl.cand), fl.f.Web())
+	if _, err := fl.f.Merge(ctx, fl.number, fl.cand, "fleetwatch queue land: "+fl.slug+" at "+fl.cand+"."); err != nil {
+		if errors.Is(err, forge.ErrHeadMoved) {
+			return "", false, fmt.Errorf("%w: PR #%d of %s moved on the forge after it was checked: review it again", ErrNotReady, fl.number, fl.slug)
+		}
+		return "", false, fmt.Errorf("%w: the forge did not merge PR #%d: %v", ErrNotReady, fl.number, err)
+	}
+	if far, err = forgeFetch(ctx, fl.f, project, fl.base); err != nil {
+		return "", false, err
+	}
+	want, _ := TreeOf(project, fl.cand)
+	if got, _ := TreeOf(project, far); got == "" || got != want {
+		return "", false, fmt.Errorf("the forge merged PR #%d of %s, but %s is now at %s, whose tree %s is not the checked tree %s: the plan stays in review-needed/; look at %s",
+			fl.number, fl.slug, fl.base, short(far), short(got), short(want), fl.f.Web())
+	}
+	if err := swapLocal(project, r, far); err != nil {
+		return "", false, err
+	}
+	return far, false, nil
+}
+
+// catchUp follows the forge's base when it is ahead of ours (another
+// lander's landing): the local branch moves to it and moved says build
+// again. A base that is not ahead is for a person to sort out.
+func (fl *forgeLanding) catchUp(ctx context.Context, project string, r *repo, log io.Writer) (bool, error) {
+	far, err := forgeFetch(ctx, fl.f, project, fl.base)
+	if err != nil || far == "" || far == r.tip {
+		return false, err
+	}
+	if in, err := isAncestor(project, r.tip, far); err != nil || !in {
+		return false, fmt.Errorf("%w: %s on %s is at %s, not ahead of ours at %s: merge them, then queue land again", ErrNotReady, fl.base, fl.f.Web(), short(far), short(r.tip))
+	}
+	fmt.Fprintf(log, "%s moved on the forge to %s; building again\n", fl.base, short(far))
+	if err := checkoutFits(project, r.integration, r.tip, far); err != nil {
+		return false, err
+	}
+	if _, err := git(project, "update-ref", "refs/heads/"+r.integration, far, r.tip); err == nil {
+		_ = recordSet(project, r.integration, far)
+		if w := syncCheckout(project, r.integration, r.tip, far); w != "" {
+			fmt.Fprintf(log, "warning: %s\n", w)
+		}
+	}
+	return true, nil
+}
+
+// swapLocal moves the local integration branch from r.tip to to.
+func swapLocal(project string, r *repo, to string) error {
+	if _, err := git(project, "update-ref", "-m", "fleetwatch queue land", "refs/heads/"+r.integration, to, r.tip); err != nil {
+		return fmt.Errorf("%s landed on the forge, but the local %s could not follow (%v): git fetch it", short(to), r.integration, err)
+	}
+	return nil
+}
+
+// forgeLanded records in slug's PR record, if it has one, that it merged.
+func forgeLanded(project, slug string) {
+	if pr, err := ReadPR(project, slug); err != nil || pr == nil {
+		return
+	}
+	_, _ = editPR(project, slug, func(pr *PR) error {
+		pr.State = forge.StateMerged
+		return nil
+	})
+}
+
