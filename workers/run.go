@@ -25,6 +25,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/contain"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
@@ -707,6 +708,11 @@ func (d *Driver) toReview(r *running, o Outcome) Outcome {
 	}
 	o.Plan = dst
 	o.Note = "agent exited 0; " + dst + " waits for review"
+	if d.Keeper == nil {
+		if pr := landing.PublishSoon(d.Tree, model.SlugOf(path.Base(dst))); pr != "" {
+			o.Note += "; " + pr
+		}
+	}
 	d.Log.Printf("%s", o.Note)
 	return o
 }

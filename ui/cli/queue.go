@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -26,12 +27,16 @@ With queue: {batch: N} in fleetwatch.yaml, land lands up to N changes checked to
 run keeps landing while the head is ready and stops on what needs a person, or on ^C.
 accept takes the integration branch's tip as your own move (a commit of settings or
 plan moves made there), so the "moved outside the queue" alarm stops.
+With forge: in fleetwatch.yaml each plan in review has a pull request; sync opens the
+missing ones and reads the forge's word (states, checks, people's approvals and comments);
+land reads it first, pushes the candidate to the PR with its checks as statuses, and lands
+it by pushing to the base branch (land: queue) or through the forge's pinned merge (land: forge).
 Exit codes: 0 done, 1 nothing to do or the head is not ready (why on stderr), 2 error or refused.
 `
 
 func queueCmd() *cobra.Command {
-	return group("queue", "the merge queue: add, remove, list, land, run, send-back, accept", queueUsage, false,
-		queueAddCmd(), queueRemoveCmd(), queueListCmd(), queueLandCmd(), queueRunCmd(), queueSendBackCmd(), queueAcceptCmd())
+	return group("queue", "the merge queue: add, remove, list, land, run, send-back, accept, sync", queueUsage, false,
+		queueAddCmd(), queueRemoveCmd(), queueListCmd(), queueLandCmd(), queueRunCmd(), queueSendBackCmd(), queueAcceptCmd(), queueSyncCmd())
 }
 
 // queueFlags are what every queue subcommand takes.
@@ -144,7 +149,12 @@ func printListing(w io.Writer, l landing.Listing) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tSLUG\tSTATE\tCOMMIT\tAHEAD/BEHIND\tAPPROVED BY\tCHECKS\tWHY")
+	prs := slices.ContainsFunc(l.Items, func(s landing.Status) bool { return s.PR != nil })
+	head := "#\tSLUG\tSTATE\tCOMMIT\tAHEAD/BEHIND\tAPPROVED BY\tCHECKS\tWHY"
+	if prs {
+		head = "#\tSLUG\tSTATE\tPR\tCOMMIT\tAHEAD/BEHIND\tAPPROVED BY\tCHECKS\tWHY"
+	}
+	fmt.Fprintln(tw, head)
 	for _, s := range l.Items {
 		pos := "-"
 		if s.Position != nil {
@@ -165,11 +175,54 @@ func printListing(w io.Writer, l landing.Listing) {
 		if len(s.ScopeViolations) > 0 {
 			why = joinWords(why, fmt.Sprintf("⚠ %d path(s) out of scope: %s", len(s.ScopeViolations), strings.Join(s.ScopeViolations[:min(3, len(s.ScopeViolations))], ", ")))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.12s\t+%d/-%d\t%s\t%s\t%s\n", pos, cell(s.Slug), cell(string(s.State)), cell(s.Commit),
+		state := cell(string(s.State))
+		if prs {
+			state += "\t" + prWords(s.PR)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.12s\t+%d/-%d\t%s\t%s\t%s\n", pos, cell(s.Slug), state, cell(s.Commit),
 			s.Ahead, s.Behind, cell(approved), cell(strings.Join(checks, " ")), cell(why))
 	}
 	tw.Flush()
 	printBatch(w, l.Batch)
+}
+
+// prWords is a PR's number, state and checks, "-" for none; the forge's
+// words are cut to one safe line each.
+func prWords(pr *landing.PR) string {
+	if pr == nil || pr.Number == 0 {
+		return "-"
+	}
+	words := fmt.Sprintf("#%d %s", pr.Number, cell(pr.State))
+	if pr.Checks != "" {
+		words += " " + cell(pr.Checks)
+	}
+	return words
+}
+
+func queueSyncCmd() *cobra.Command {
+	return leaf("sync", "read the forge: open missing pull requests, take in approvals, comments and states", func(fs *pflag.FlagSet) body {
+		var q queueFlags
+		q.register(fs, "sync", false)
+		return func(pos []string, stdout, stderr io.Writer) int {
+			t, code := q.open(pos, 0, stderr)
+			if code >= 0 {
+				return code
+			}
+			if !landing.ForgeOn(t.Project) {
+				return fail(stderr, exitError, "%s: no forge: in %s (fleetwatch help landing)", q.name, t.Project)
+			}
+			ctx, stop := stopContext()
+			defer stop()
+			said, err := landing.SyncForge(ctx, t)
+			for _, line := range said {
+				fmt.Fprintln(stdout, termtext.Line(line))
+			}
+			if err != nil {
+				return failErr(stderr, q.name, err)
+			}
+			return exitOK
+		}
+	})
 }
 
 // checkWords is name:result per check, a pass on a retry as pass(flaky).

@@ -144,6 +144,9 @@ type Forge interface {
 	GitEnv() []string
 
 	Me(ctx context.Context) (User, error)
+	// Writer reports whether login may push to the repository: only such
+	// a person's approval on the forge counts as an approval.
+	Writer(ctx context.Context, login string) (bool, error)
 	Protection(ctx context.Context, branch string) (Protection, error)
 
 	// Find is the newest PR from head into base in any state; false when

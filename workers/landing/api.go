@@ -110,6 +110,9 @@ type Status struct {
 	// ScopeViolations are the paths the change touches outside its plan's
 	// `## Files in scope` (or under .plans/), sorted.
 	ScopeViolations []string `json:"scope_violations"`
+	// PR is the plan's pull request on the forge as last read (forge.go);
+	// nil without a forge or before one is opened.
+	PR *PR `json:"pr,omitempty"`
 }
 
 // Listing is every candidate and queue entry, queue entries first in queue

@@ -279,7 +279,7 @@ func PublishSoon(t *planfs.Tree, slug string) string {
 	pr, err := Publish(ctx, t, slug)
 	switch {
 	case err != nil:
-		return "the pull request was not opened (" + clipLine(err.Error()) + "); fleetwatch forge sync tries again"
+		return "the pull request was not opened (" + clipLine(err.Error()) + "); fleetwatch queue sync tries again"
 	case pr == nil:
 		return ""
 	}

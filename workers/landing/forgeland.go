@@ -87,7 +87,7 @@ func prLandable(slug string, rec PR, got forge.PR) error {
 	case got.State == forge.StateClosed:
 		return refused("PR #%d of %s was closed on the forge: reopen it there, or queue send-back %s", got.Number, slug, slug)
 	case got.State == forge.StateMerged:
-		return refused("PR #%d of %s was merged on the forge by hand: fleetwatch forge sync takes that in", got.Number, slug)
+		return refused("PR #%d of %s was merged on the forge by hand: fleetwatch queue sync takes that in", got.Number, slug)
 	case got.HeadSHA != rec.Pushed:
 		return fmt.Errorf("%w: PR #%d of %s is at %s on the forge, not at %s as fleetwatch pushed it: a commit came after the approval; review it again",
 			ErrNotReady, got.Number, slug, short(got.HeadSHA), short(rec.Pushed))

@@ -63,6 +63,14 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 		return Landing{}, err
 	}
 	defer unlock()
+	// An approval given on the forge counts: its word is read first.
+	if said, err := SyncForge(ctx, t); err != nil {
+		fmt.Fprintf(opt.Log, "warning: the forge was not read: %v\n", err)
+	} else {
+		for _, line := range said {
+			fmt.Fprintln(opt.Log, line)
+		}
+	}
 	wctx, stopWarm := context.WithCancel(ctx)
 	defer stopWarm()
 	warm := warmIntegration(wctx, t.Project)

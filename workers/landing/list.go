@@ -115,6 +115,9 @@ func (r *repo) status(t *planfs.Tree, slug, rel string, pos int) Status {
 		st.Position = &pos
 	}
 	st.Commit = r.tips[st.Branch]
+	if r.settings.Forge.On() {
+		st.PR, _ = ReadPR(t.Project, slug)
+	}
 	f := facts{Queued: pos > 0, Ungated: len(r.settings.Checks) == 0, NoBranch: st.Commit == ""}
 	st.Ungated = f.Ungated
 	if st.Commit != "" && !r.branchFacts(t, &st, &f, slug, rel) {

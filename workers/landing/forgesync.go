@@ -1,0 +1,147 @@
+package landing
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fleetwatch/fleetwatch/internal/config"
+	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/forge"
+)
+
+// SyncForge brings the forge's word in for every plan in review: a plan
+// with no PR yet gets one (Publish); for the others, the PR's state, head
+// and checks are recorded; an approval on the forge by a person who may
+// push there, given on the exact commit the plan's branch is at (or the
+// candidate fleetwatch pushed for it), is that person's approval here; and
+// people's new comments wait in the inbox. A PR closed or merged by hand
+// is recorded as such and left alone. It returns a line per thing done.
+func SyncForge(ctx context.Context, t *planfs.Tree) ([]string, error) {
+	s, err := config.Load(t.Project)
+	if err != nil || !s.Forge.On() {
+		return nil, err
+	}
+	f, err := forgeOf(s)
+	if err != nil {
+		return nil, err
+	}
+	me, err := f.Me(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("forge: %s: %v", f.Web(), err)
+	}
+	var said []string
+	snap, err := t.Scan()
+	if err != nil {
+		return nil, err
+	}
+	_, slugs := reviewPlans(snap)
+	for _, slug := range slugs {
+		lines, err := syncOne(ctx, t, f, me.Login, slug)
+		said = append(said, lines...)
+		if err != nil {
+			said = append(said, fmt.Sprintf("%s: %v", slug, clipLine(err.Error())))
+		}
+	}
+	return said, nil
+}
+
+func syncOne(ctx context.Context, t *planfs.Tree, f forge.Forge, me, slug string) ([]string, error) {
+	rec, err := ReadPR(t.Project, slug)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || rec.Number == 0 {
+		pr, err := Publish(ctx, t, slug)
+		if err != nil || pr == nil {
+			return nil, err
+		}
+		return []string{fmt.Sprintf("%s: opened PR #%d %s", slug, pr.Number, pr.URL)}, nil
+	}
+	got, err := f.Get(ctx, rec.Number)
+	if err != nil {
+		_, _ = editPR(t.Project, slug, func(pr *PR) error { pr.Trouble = err.Error(); return nil })
+		return nil, err
+	}
+	var said []string
+	if got.State != rec.State && got.State != forge.StateOpen {
+		said = append(said, fmt.Sprintf("%s: PR #%d was %s on the forge", slug, got.Number, got.State))
+	}
+	reviews, err := f.Reviews(ctx, rec.Number)
+	if err != nil {
+		return said, err
+	}
+	comments, err := f.Comments(ctx, rec.Number)
+	if err != nil {
+		return said, err
+	}
+	tip := revParse(t.Project, model.BranchRef(model.FeatureBranch(slug)))
+	var approvals []forge.Review
+	_, err = editPR(t.Project, slug, func(pr *PR) error {
+		pr.take(got, t.Now())
+		approvals = pr.newApprovals(reviews, me, tip)
+		pr.takeComments(comments, me)
+		return nil
+	})
+	if err != nil {
+		return said, err
+	}
+	for _, a := range approvals {
+		if ok, err := f.Writer(ctx, a.Author); err != nil || !ok {
+			said = append(said, fmt.Sprintf("%s: %s's approval on the forge does not count: they may not push to %s", slug, a.Author, f.Web()))
+			continue
+		}
+		if _, err := t.WriteApproval(slug, tip, planfs.Agent(a.Author+"@"+f.Kind())); err != nil {
+			return said, err
+		}
+		said = append(said, fmt.Sprintf("%s: approved at %s by %s on the forge", slug, short(tip), a.Author))
+	}
+	return said, nil
+}
+
+// newApprovals are the approvals not taken in yet, by others than the
+// token's user, of the plan's tip or of the candidate pushed for it.
+func (pr *PR) newApprovals(reviews []forge.Review, me, tip string) []forge.Review {
+	var out []forge.Review
+	seen := pr.SeenReview
+	for _, r := range reviews {
+		if r.ID <= pr.SeenReview {
+			continue
+		}
+		seen = max(seen, r.ID)
+		exact := tip != "" && pr.Tip == tip && (r.Commit == tip || r.Commit == pr.Pushed)
+		if r.State == forge.ReviewApproved && r.Author != me && r.Author != "" && exact {
+			out = append(out, r)
+		}
+	}
+	pr.SeenReview = seen
+	return out
+}
+
+// takeComments keeps people's comments not seen yet, for the inbox.
+func (pr *PR) takeComments(comments []forge.Comment, me string) {
+	for _, c := range comments {
+		if c.ID <= pr.SeenComment {
+			continue
+		}
+		pr.SeenComment = max(pr.SeenComment, c.ID)
+		if c.Author != me {
+			pr.Comments = append(pr.Comments, c)
+		}
+	}
+	if n := len(pr.Comments); n > maxInboxComments {
+		pr.Comments = pr.Comments[n-maxInboxComments:]
+	}
+}
+
+// DismissComments takes slug's forge comments out of the inbox.
+func DismissComments(t *planfs.Tree, slug string) error {
+	if err := writable(t, slug); err != nil {
+		return err
+	}
+	_, err := editPR(t.Project, slug, func(pr *PR) error {
+		pr.Comments = nil
+		return nil
+	})
+	return err
+}
