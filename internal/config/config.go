@@ -20,6 +20,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/internal/refname"
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 )
@@ -167,6 +168,8 @@ func Load(project string) (Settings, error) {
 	if err != nil {
 		return Settings{}, fmt.Errorf("%s:%v", path, err)
 	}
+	// The forge's token is the driver's: no agent, check or hook gets it.
+	gitenv.Withhold(s.Forge.TokenEnv)
 	s.Path = path
 	return s, nil
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fleetwatch/fleetwatch/internal/agentfile"
 )
@@ -39,11 +40,23 @@ func Env(extra ...string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if !locating[k] {
+		if _, secret := withheld.Load(k); !locating[k] && !secret {
 			out = append(out, kv)
 		}
 	}
 	return append(out, extra...)
+}
+
+// withheld are variables no child process gets: secrets this process
+// keeps for itself (a forge's token).
+var withheld sync.Map
+
+// Withhold keeps the variable name out of every environment Env makes
+// from now on; "" is ignored.
+func Withhold(name string) {
+	if name != "" {
+		withheld.Store(name, true)
+	}
 }
 
 // GitEnv is Env for a git child process: no external diff, no pager.

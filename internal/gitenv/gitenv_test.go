@@ -312,3 +312,20 @@ func TestPinnedGitReadsNoGlobalConfig(t *testing.T) {
 		t.Errorf("in the worktree: %q, want no user config read", got)
 	}
 }
+
+func TestWithheldNeverReachesAChild(t *testing.T) {
+	t.Setenv("FW_TEST_FORGE_TOKEN", "s3cret")
+	t.Setenv("FW_TEST_OTHER", "kept")
+	Withhold("FW_TEST_FORGE_TOKEN")
+	Withhold("")
+	env := strings.Join(Env("X=1"), "\n")
+	if strings.Contains(env, "s3cret") || !strings.Contains(env, "FW_TEST_OTHER=kept") || !strings.Contains(env, "X=1") {
+		t.Fatalf("env:\n%s", env)
+	}
+	cmd := exec.Command("sh", "-c", "echo ${FW_TEST_FORGE_TOKEN:-none}")
+	cmd.Env = Env()
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != "none" {
+		t.Fatalf("the child saw %q (%v)", out, err)
+	}
+}

@@ -145,3 +145,33 @@ func DismissComments(t *planfs.Tree, slug string) error {
 	})
 	return err
 }
+
+// maxReviewBody bounds what fleetwatch posts as one review.
+const maxReviewBody = 60 << 10
+
+// forgeReview posts r on slug's PR, when it has one, bounded by
+// forgeTimeout; it returns a warning line, "" when it went or there is
+// no PR. A review never approves: an agent's verdict is not a person's.
+func forgeReview(t *planfs.Tree, slug string, r forge.ReviewIn) string {
+	rec, err := ReadPR(t.Project, slug)
+	if err != nil || rec == nil || rec.Number == 0 {
+		return ""
+	}
+	s, err := config.Load(t.Project)
+	if err != nil {
+		return err.Error()
+	}
+	f, err := forgeOf(s)
+	if err != nil || f == nil {
+		return errText(err)
+	}
+	if len(r.Body) > maxReviewBody {
+		r.Body = r.Body[:maxReviewBody] + "\n\n…(cut)"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), forgeTimeout)
+	defer cancel()
+	if err := f.Review(ctx, rec.Number, r); err != nil {
+		return fmt.Sprintf("the review did not reach PR #%d: %s", rec.Number, clipLine(err.Error()))
+	}
+	return ""
+}

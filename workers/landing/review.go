@@ -33,6 +33,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/workers/forge"
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
@@ -164,6 +165,10 @@ func Peer(ctx context.Context, t *planfs.Tree, slug string, opt PeerOptions) (Re
 		return Review{}, err
 	}
 	logf(opt.Log, "%s: %s (%s)", agent, verdict, path)
+	if w := forgeReview(t, slug, forge.ReviewIn{Commit: c.tip, RequestChanges: verdict == "REVISE",
+		Body: fmt.Sprintf("Peer review by `%s` (%s): **%s**\n\n%s", agent, ep.Name, verdict, findings)}); w != "" {
+		logf(opt.Log, "warning: %s", w)
+	}
 	return Review{Commit: c.tip, Reviewer: agent, Endpoint: ep.Name, Base: c.base, Verdict: verdict, At: rf.At, Path: path, Self: self}, nil
 }
 
