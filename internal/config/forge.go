@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -148,20 +149,20 @@ var forgeSetters = map[string]func(f *Forge, v *yaml.Node) error{
 
 // complete checks what the keys say together.
 func (f *Forge) complete(line int) error {
-	switch {
-	case f.Kind == "":
-		return errorf(line, "forge: kind is required: gitea, github or gitlab")
-	case f.Repo == "":
-		return errorf(line, "forge: repo is required, like repo: team/api")
-	case f.URL == "" && f.Kind != ForgeGitHub:
-		return errorf(line, "forge: url is required for %s, like url: https://git.example.com", f.Kind)
-	case f.TokenEnv == "" && f.TokenFile == "":
-		return errorf(line, "forge: token_env or token_file is required: the token the driver uses (agents never see it)")
-	case f.TokenEnv != "" && f.TokenFile != "":
-		return errorf(line, "forge: set token_env or token_file, not both")
+	for _, rule := range []struct {
+		broken bool
+		why    string
+	}{
+		{f.Kind == "", "forge: kind is required: gitea, github or gitlab"},
+		{f.Repo == "", "forge: repo is required, like repo: team/api"},
+		{f.URL == "" && f.Kind != ForgeGitHub, "forge: url is required for " + f.Kind + ", like url: https://git.example.com"},
+		{f.TokenEnv == "" && f.TokenFile == "", "forge: token_env or token_file is required: the token the driver uses (agents never see it)"},
+		{f.TokenEnv != "" && f.TokenFile != "", "forge: set token_env or token_file, not both"},
+	} {
+		if rule.broken {
+			return errorf(line, "%s", rule.why)
+		}
 	}
-	if f.URL == "" {
-		f.URL = "https://github.com"
-	}
+	f.URL = cmp.Or(f.URL, "https://github.com")
 	return nil
 }

@@ -19,9 +19,11 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/internal/sandbox"
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
+	"github.com/fleetwatch/fleetwatch/workers/landing"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
 )
 
@@ -103,7 +105,24 @@ func diagnose(project, regPath string) []finding {
 	}
 	out = append(out, sandboxFinding(settings.Sandbox), networkFinding(settings), devicesFinding(settings.Sandbox), userFinding(), cgroupFinding(), sshFinding(), watchFinding())
 	out = append(out, claimsFinding(project, settings)...)
+	out = append(out, forgeFindings(project, settings)...)
 	return append(out, agentFindings(project, regPath)...)
+}
+
+// forgeFindings are the forge's lines (landing.ForgeDoctor).
+func forgeFindings(project string, s config.Settings) []finding {
+	var out []finding
+	for _, l := range landing.ForgeDoctor(project, s) {
+		state := fOK
+		switch {
+		case l.Fail:
+			state = fFail
+		case l.None:
+			state = fNone
+		}
+		out = append(out, finding{state, termtext.Line(l.Text)})
+	}
+	return out
 }
 
 func gitFinding() finding {

@@ -107,6 +107,7 @@ func flagTable(empty string) []flagCase {
 	add([]string{"queue", "land"}, nil, root, opAgent, []string{"--yes"}, []string{"--ungated"})
 	add([]string{"queue", "send-back"}, []string{"a"}, root, opAgent, []string{"--note", "n"})
 	add([]string{"queue", "accept"}, nil, root, opAgent)
+	add([]string{"queue", "sync"}, nil, root)
 	add([]string{"serve"}, stray, root, []string{"--listen", "127.0.0.1:0"}, []string{"--authorized-keys", "k"},
 		[]string{"--viewers", "v"}, []string{"--host-key", "h"}, []string{"--max-sessions", "9"},
 		[]string{"--max-sessions-per-key", "3"}, []string{"--login-timeout", "20s"}, []string{"--login-idle", "5s"},

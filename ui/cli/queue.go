@@ -200,6 +200,19 @@ func prWords(pr *landing.PR) string {
 }
 
 func queueSyncCmd() *cobra.Command {
+	c := queueSyncLeaf()
+	c.Long = `With forge: in fleetwatch.yaml, reads the forge for every plan in review-needed/:
+opens the pull request of a plan that has none (pushing its branch), records each
+PR's state and checks, takes an approval given on the forge by a person who may push
+there, on the exact commit the plan's branch is at, as that person's approval, and
+keeps people's new comments for the inbox. queue land reads it first; the cockpit
+every minute. Exit codes: 0 done, 2 no forge or an error.`
+	c.Example = `  fleetwatch queue sync
+  FORGE_TOKEN=$(cat ~/.config/fleetwatch/forge-token) fleetwatch queue sync`
+	return c
+}
+
+func queueSyncLeaf() *cobra.Command {
 	return leaf("sync", "read the forge: open missing pull requests, take in approvals, comments and states", func(fs *pflag.FlagSet) body {
 		var q queueFlags
 		q.register(fs, "sync", false)

@@ -87,18 +87,8 @@ func readToken(path string) (string, error) {
 		return "", fmt.Errorf("forge: token_file: %v", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("forge: token_file: %v", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("forge: token_file: %s is not a regular file", path)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("forge: token_file: %s can be read by others (mode %#o): chmod 600 %s", path, fi.Mode().Perm(), path)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return "", fmt.Errorf("forge: token_file: %s belongs to uid %d, not to this user (%d)", path, st.Uid, os.Getuid())
+	if err := tokenFileOK(f, path); err != nil {
+		return "", err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxToken+1))
 	if err != nil {
@@ -109,6 +99,25 @@ func readToken(path string) (string, error) {
 		return "", fmt.Errorf("forge: token_file: %s does not hold one token on one line", path)
 	}
 	return tok, nil
+}
+
+// tokenFileOK refuses a token file that is not a regular file of this
+// user's that only this user can read.
+func tokenFileOK(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("forge: token_file: %v", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("forge: token_file: %s is not a regular file", path)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("forge: token_file: %s can be read by others (mode %#o): chmod 600 %s", path, fi.Mode().Perm(), path)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("forge: token_file: %s belongs to uid %d, not to this user (%d)", path, st.Uid, os.Getuid())
+	}
+	return nil
 }
 
 // basicAuthEnv is the git environment that sends user:token as basic

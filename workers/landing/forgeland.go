@@ -42,20 +42,8 @@ func forgeBegin(ctx context.Context, t *planfs.Tree, r *repo, slug string, st St
 	if err != nil || f == nil {
 		return nil, err
 	}
-	rec, err := ReadPR(t.Project, slug)
+	rec, head, err := landablePR(ctx, t, f, slug)
 	if err != nil {
-		return nil, err
-	}
-	if rec == nil || rec.Number == 0 {
-		if rec, err = Publish(ctx, t, slug); err != nil {
-			return nil, err
-		}
-	}
-	got, err := f.Get(ctx, rec.Number)
-	if err != nil {
-		return nil, fmt.Errorf("%w: PR #%d of %s: %v", ErrNotReady, rec.Number, slug, err)
-	}
-	if err := prLandable(slug, *rec, got); err != nil {
 		return nil, err
 	}
 	fl := &forgeLanding{f: f, slug: slug, number: rec.Number, base: r.integration, cand: cand}
@@ -63,21 +51,44 @@ func forgeBegin(ctx context.Context, t *planfs.Tree, r *repo, slug string, st St
 		return nil, err
 	}
 	fmt.Fprintf(log, "pushing %s to PR #%d (%s)\n", short(cand), rec.Number, rec.Branch)
-	_, err = editPR(t.Project, slug, func(pr *PR) error {
-		if err := forgePush(ctx, f, t.Project, cand, pr.Branch, got.HeadSHA); err != nil {
-			pr.Trouble = err.Error()
-			return fmt.Errorf("%w: %v", ErrNotReady, err)
-		}
-		pr.Tip, pr.Pushed, pr.Head, pr.Trouble = st.Commit, cand, cand, ""
-		return nil
-	})
-	if err != nil {
+	if err := fl.pushCandidate(ctx, t.Project, st.Commit, head); err != nil {
 		return nil, err
 	}
 	if !st.Ungated {
 		fl.post(ctx, pendingChecks(r.settings.Checks), log)
 	}
 	return fl, nil
+}
+
+// landablePR is slug's PR record (opening the PR when it has none) and
+// the PR's head on the forge, which must be what fleetwatch pushed.
+func landablePR(ctx context.Context, t *planfs.Tree, f forge.Forge, slug string) (*PR, string, error) {
+	rec, err := ReadPR(t.Project, slug)
+	if err == nil && (rec == nil || rec.Number == 0) {
+		rec, err = Publish(ctx, t, slug)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	got, err := f.Get(ctx, rec.Number)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: PR #%d of %s: %v", ErrNotReady, rec.Number, slug, err)
+	}
+	return rec, got.HeadSHA, prLandable(slug, *rec, got)
+}
+
+// pushCandidate puts the candidate on the PR's branch, only while it is
+// at head, and records it as pushed for tip.
+func (fl *forgeLanding) pushCandidate(ctx context.Context, project, tip, head string) error {
+	_, err := editPR(project, fl.slug, func(pr *PR) error {
+		if err := forgePush(ctx, fl.f, project, fl.cand, pr.Branch, head); err != nil {
+			pr.Trouble = err.Error()
+			return fmt.Errorf("%w: %v", ErrNotReady, err)
+		}
+		pr.Tip, pr.Pushed, pr.Head, pr.Trouble = tip, fl.cand, fl.cand, ""
+		return nil
+	})
+	return err
 }
 
 // prLandable refuses a PR closed or merged on the forge, or whose head is
@@ -221,18 +232,23 @@ func (fl *forgeLanding) mergeOnForge(ctx context.Context, project string, r *rep
 		}
 		return "", false, fmt.Errorf("%w: the forge did not merge PR #%d: %v", ErrNotReady, fl.number, err)
 	}
-	if far, err = forgeFetch(ctx, fl.f, project, fl.base); err != nil {
-		return "", false, err
+	far, err = fl.takeMerged(ctx, project, r)
+	return far, false, err
+}
+
+// takeMerged brings the base the forge's merge left here, only when its
+// tree is the checked tree.
+func (fl *forgeLanding) takeMerged(ctx context.Context, project string, r *repo) (string, error) {
+	far, err := forgeFetch(ctx, fl.f, project, fl.base)
+	if err != nil {
+		return "", err
 	}
 	want, _ := TreeOf(project, fl.cand)
 	if got, _ := TreeOf(project, far); got == "" || got != want {
-		return "", false, fmt.Errorf("the forge merged PR #%d of %s, but %s is now at %s, whose tree %s is not the checked tree %s: the plan stays in review-needed/; look at %s",
+		return "", fmt.Errorf("the forge merged PR #%d of %s, but %s is now at %s, whose tree %s is not the checked tree %s: the plan stays in review-needed/; look at %s",
 			fl.number, fl.slug, fl.base, short(far), short(got), short(want), fl.f.Web())
 	}
-	if err := swapLocal(project, r, far); err != nil {
-		return "", false, err
-	}
-	return far, false, nil
+	return far, swapLocal(project, r, far)
 }
 
 // catchUp follows the forge's base when it is ahead of ours (another
@@ -277,4 +293,3 @@ func forgeLanded(project, slug string) {
 		return nil
 	})
 }
-

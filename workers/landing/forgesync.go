@@ -52,40 +52,60 @@ func syncOne(ctx context.Context, t *planfs.Tree, f forge.Forge, me, slug string
 		return nil, err
 	}
 	if rec == nil || rec.Number == 0 {
-		pr, err := Publish(ctx, t, slug)
-		if err != nil || pr == nil {
-			return nil, err
-		}
-		return []string{fmt.Sprintf("%s: opened PR #%d %s", slug, pr.Number, pr.URL)}, nil
+		return publishMissing(ctx, t, slug)
 	}
-	got, err := f.Get(ctx, rec.Number)
+	w, err := readWord(ctx, f, rec.Number)
 	if err != nil {
 		_, _ = editPR(t.Project, slug, func(pr *PR) error { pr.Trouble = err.Error(); return nil })
 		return nil, err
 	}
 	var said []string
-	if got.State != rec.State && got.State != forge.StateOpen {
-		said = append(said, fmt.Sprintf("%s: PR #%d was %s on the forge", slug, got.Number, got.State))
-	}
-	reviews, err := f.Reviews(ctx, rec.Number)
-	if err != nil {
-		return said, err
-	}
-	comments, err := f.Comments(ctx, rec.Number)
-	if err != nil {
-		return said, err
+	if w.pr.State != rec.State && w.pr.State != forge.StateOpen {
+		said = append(said, fmt.Sprintf("%s: PR #%d was %s on the forge", slug, w.pr.Number, w.pr.State))
 	}
 	tip := revParse(t.Project, model.BranchRef(model.FeatureBranch(slug)))
 	var approvals []forge.Review
 	_, err = editPR(t.Project, slug, func(pr *PR) error {
-		pr.take(got, t.Now())
-		approvals = pr.newApprovals(reviews, me, tip)
-		pr.takeComments(comments, me)
+		pr.take(w.pr, t.Now())
+		approvals = pr.newApprovals(w.reviews, me, tip)
+		pr.takeComments(w.comments, me)
 		return nil
 	})
 	if err != nil {
 		return said, err
 	}
+	return takeApprovals(ctx, t, f, slug, tip, approvals, said)
+}
+
+func publishMissing(ctx context.Context, t *planfs.Tree, slug string) ([]string, error) {
+	pr, err := Publish(ctx, t, slug)
+	if err != nil || pr == nil {
+		return nil, err
+	}
+	return []string{fmt.Sprintf("%s: opened PR #%d %s", slug, pr.Number, pr.URL)}, nil
+}
+
+// word is what the forge says of one PR.
+type word struct {
+	pr       forge.PR
+	reviews  []forge.Review
+	comments []forge.Comment
+}
+
+func readWord(ctx context.Context, f forge.Forge, number int) (w word, err error) {
+	if w.pr, err = f.Get(ctx, number); err != nil {
+		return w, err
+	}
+	if w.reviews, err = f.Reviews(ctx, number); err != nil {
+		return w, err
+	}
+	w.comments, err = f.Comments(ctx, number)
+	return w, err
+}
+
+// takeApprovals makes each approval from the forge, by a person who may
+// push there, an approval of tip here.
+func takeApprovals(ctx context.Context, t *planfs.Tree, f forge.Forge, slug, tip string, approvals []forge.Review, said []string) ([]string, error) {
 	for _, a := range approvals {
 		if ok, err := f.Writer(ctx, a.Author); err != nil || !ok {
 			said = append(said, fmt.Sprintf("%s: %s's approval on the forge does not count: they may not push to %s", slug, a.Author, f.Web()))
@@ -109,13 +129,18 @@ func (pr *PR) newApprovals(reviews []forge.Review, me, tip string) []forge.Revie
 			continue
 		}
 		seen = max(seen, r.ID)
-		exact := tip != "" && pr.Tip == tip && (r.Commit == tip || r.Commit == pr.Pushed)
-		if r.State == forge.ReviewApproved && r.Author != me && r.Author != "" && exact {
+		if pr.approves(r, me, tip) {
 			out = append(out, r)
 		}
 	}
 	pr.SeenReview = seen
 	return out
+}
+
+// approves: r is a person's approval of the plan's tip as pushed.
+func (pr *PR) approves(r forge.Review, me, tip string) bool {
+	exact := tip != "" && pr.Tip == tip && (r.Commit == tip || r.Commit == pr.Pushed)
+	return exact && r.State == forge.ReviewApproved && r.Author != me && r.Author != ""
 }
 
 // takeComments keeps people's comments not seen yet, for the inbox.
