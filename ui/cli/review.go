@@ -105,6 +105,9 @@ func (f *reviewFlags) review(t *planfs.Tree, slug string, stderr io.Writer) (str
 	if err := landing.RemoveAs(t, slug, me); err != nil && !errors.Is(err, landing.ErrNotQueued) {
 		say(stderr, "warning: %s left review-needed/ but is still queued: %v", slug, err)
 	}
+	if w := landing.NoteOnForge(t, slug, note, !f.changed("defer")); w != "" {
+		say(stderr, "warning: %s", w)
+	}
 	return fmt.Sprintf("sent back to %s: %s", dst, cell(note)), nil
 }
 

@@ -427,6 +427,9 @@ func (l *queue) askNeedsWork(pc *uictx.Ctx) tea.Msg {
 					return "", err
 				}
 				done := "sent " + slug + " back → " + kit.LaneOf(dst)
+				if w := landing.NoteOnForge(t, slug, note, true); w != "" {
+					done += " (" + w + ")"
+				}
 				if queued {
 					if err := landing.Remove(t, slug); err != nil {
 						return "", fmt.Errorf("%s, but it is still queued: %w", done, err)

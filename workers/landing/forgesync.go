@@ -200,3 +200,15 @@ func forgeReview(t *planfs.Tree, slug string, r forge.ReviewIn) string {
 	}
 	return ""
 }
+
+// NoteOnForge posts a person's note on slug's PR (a needs-work note asks
+// for changes), at the plan's branch tip; it returns a warning line, ""
+// when it went or there is no PR.
+func NoteOnForge(t *planfs.Tree, slug, note string, changes bool) string {
+	tip := revParse(t.Project, model.BranchRef(model.FeatureBranch(slug)))
+	word := "Deferred: "
+	if changes {
+		word = "Needs work: "
+	}
+	return forgeReview(t, slug, forge.ReviewIn{Commit: tip, RequestChanges: changes, Body: word + note})
+}

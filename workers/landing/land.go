@@ -19,7 +19,6 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/gitenv"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
-	"github.com/fleetwatch/fleetwatch/workers/forge"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/seat"
 )
@@ -596,7 +595,7 @@ func SendBack(t *planfs.Tree, slug, note, actor string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_ = forgeReview(t, slug, forge.ReviewIn{Commit: st.Commit, RequestChanges: true, Body: "Needs work: " + strings.Join(text, "\n\n")})
+	_ = NoteOnForge(t, slug, strings.Join(text, "\n\n"), true)
 	return rel, editQueue(t.Project, func(entries []Entry) ([]Entry, error) {
 		return without(t, entries, slug), nil
 	})
