@@ -76,7 +76,7 @@ func protectionLine(ctx context.Context, f forge.Forge, s config.Forge, base str
 	if err != nil {
 		return DoctorLine{Fail: true, Text: fmt.Sprintf("forge: %s's protection could not be read: %s", base, clipLine(err.Error()))}
 	}
-	mode, _ := landMode(ctx, f, s, base)
+	mode, queue, _ := landMode(ctx, f, s, base)
 	what := base + " is not protected"
 	if p.Protected {
 		what = fmt.Sprintf("%s is protected (pushes by the token's user: %s; approvals: %d; checks: %s)", base, yesNo(p.PushAllowed), p.Approvals, cmpJoin(p.Checks))
@@ -85,7 +85,10 @@ func protectionLine(ctx context.Context, f forge.Forge, s config.Forge, base str
 		return DoctorLine{Fail: true, Text: "forge: " + what + ": land: queue cannot push there; use land: forge or auto"}
 	}
 	who := "the queue pushes the checked commit"
-	if mode == config.LandForge {
+	switch {
+	case queue:
+		who = "the forge's merge queue lands the checked commit (pinned)"
+	case mode == config.LandForge:
 		who = "the forge merges the checked commit (pinned)"
 	}
 	return DoctorLine{Text: "forge: " + what + "; " + who}

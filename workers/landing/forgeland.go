@@ -33,7 +33,10 @@ type forgeLanding struct {
 	number int
 	base   string
 	mode   string // config.LandQueue or config.LandForge
-	cand   string
+	// queue: the base takes merges only through the forge's merge queue
+	// (or merge train), which lands the PR itself.
+	queue bool
+	cand  string
 }
 
 // forgeBegin does steps 1 and 2; nil without a forge.
@@ -47,7 +50,7 @@ func forgeBegin(ctx context.Context, t *planfs.Tree, r *repo, slug string, st St
 		return nil, err
 	}
 	fl := &forgeLanding{f: f, slug: slug, number: rec.Number, base: r.integration, cand: cand}
-	if fl.mode, err = landMode(ctx, f, r.settings.Forge, r.integration); err != nil {
+	if fl.mode, fl.queue, err = landMode(ctx, f, r.settings.Forge, r.integration); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(log, "pushing %s to PR #%d (%s)\n", short(cand), rec.Number, rec.Branch)
@@ -108,18 +111,18 @@ func prLandable(slug string, rec PR, got forge.PR) error {
 
 // landMode is who lands: as `land:` says, or for auto the queue when the
 // token may push to base and the forge when it may not.
-func landMode(ctx context.Context, f forge.Forge, s config.Forge, base string) (string, error) {
-	if s.Land == config.LandQueue || s.Land == config.LandForge {
-		return s.Land, nil
+func landMode(ctx context.Context, f forge.Forge, s config.Forge, base string) (mode string, queue bool, err error) {
+	if s.Land == config.LandQueue {
+		return s.Land, false, nil
 	}
 	p, err := f.Protection(ctx, base)
 	if err != nil {
-		return "", fmt.Errorf("%w: could not read %s's protection on the forge: %v", ErrNotReady, base, err)
+		return "", false, fmt.Errorf("%w: could not read %s's protection on the forge: %v", ErrNotReady, base, err)
 	}
-	if p.PushAllowed && !p.MergeQueue {
-		return config.LandQueue, nil
+	if p.PushAllowed && !p.MergeQueue && s.Land != config.LandForge {
+		return config.LandQueue, false, nil
 	}
-	return config.LandForge, nil
+	return config.LandForge, p.MergeQueue, nil
 }
 
 func pendingChecks(checks []config.Check) []CheckResult {
@@ -225,6 +228,9 @@ func (fl *forgeLanding) mergeOnForge(ctx context.Context, project string, r *rep
 		moved, err := fl.catchUp(ctx, project, r, log)
 		return "", moved, err
 	}
+	if fl.queue {
+		return "", false, fl.enqueue(ctx, log)
+	}
 	fmt.Fprintf(log, "merging PR #%d at %s on %s\n", fl.number, short(fl.cand), fl.f.Web())
 	if _, err := fl.f.Merge(ctx, fl.number, fl.cand, "fleetwatch queue land: "+fl.slug+" at "+fl.cand+"."); err != nil {
 		if errors.Is(err, forge.ErrHeadMoved) {
@@ -234,6 +240,17 @@ func (fl *forgeLanding) mergeOnForge(ctx context.Context, project string, r *rep
 	}
 	far, err = fl.takeMerged(ctx, project, r)
 	return far, false, err
+}
+
+// enqueue hands the PR, pinned to the candidate, to the forge's merge
+// queue; the landing ends there, and queue sync completes the plan once
+// the forge merged it (takeMerge).
+func (fl *forgeLanding) enqueue(ctx context.Context, log io.Writer) error {
+	fmt.Fprintf(log, "handing PR #%d at %s to the merge queue of %s\n", fl.number, short(fl.cand), fl.f.Web())
+	if err := fl.f.Enqueue(ctx, fl.number, fl.cand); err != nil {
+		return fmt.Errorf("%w: the forge's merge queue did not take PR #%d: %v", ErrNotReady, fl.number, err)
+	}
+	return fmt.Errorf("%w: PR #%d waits in the merge queue of %s; queue sync completes %s once it merged", ErrNotReady, fl.number, fl.f.Web(), fl.slug)
 }
 
 // takeMerged brings the base the forge's merge left here, only when its

@@ -1,8 +1,11 @@
 package landing
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/model"
@@ -74,7 +77,76 @@ func syncOne(ctx context.Context, t *planfs.Tree, f forge.Forge, me, slug string
 	if err != nil {
 		return said, err
 	}
+	if w.pr.State == forge.StateMerged {
+		line, err := takeMerge(ctx, t, f, slug)
+		return append(said, line), err
+	}
 	return takeApprovals(ctx, t, f, slug, tip, approvals, said)
+}
+
+// takeMerge follows a PR the forge merged (by hand, or through its merge
+// queue): once the forge's base holds the commit approved here, the local
+// integration branch follows the base and the plan is completed as a
+// landing of the queue's would be. Without an approval here, or with the
+// approved commit not in the base, it is only said.
+func takeMerge(ctx context.Context, t *planfs.Tree, f forge.Forge, slug string) (string, error) {
+	a, err := t.ReadApproval(slug)
+	if err != nil || a == nil {
+		return fmt.Sprintf("%s: merged on the forge, but nobody approved it here: it stays in review-needed/ (review %s --approve, then queue sync)", slug, slug), err
+	}
+	unlock, err := lockLand(t.Project)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	r, err := readRepo(t.Project)
+	if err != nil {
+		return "", err
+	}
+	far, err := forgeFetch(ctx, f, t.Project, r.integration)
+	if err != nil {
+		return "", err
+	}
+	if in, _ := isAncestor(t.Project, a.Commit, far); !in {
+		return fmt.Sprintf("%s: merged on the forge, but %s there does not hold the approved %s: it stays in review-needed/", slug, r.integration, short(a.Commit)), nil
+	}
+	if err := followBase(t.Project, r, far); err != nil {
+		return "", err
+	}
+	l, err := finish(t, r, LandOptions{Actor: operator(), Log: io.Discard}, Landing{Slug: slug, Commit: a.Commit, From: r.tip, To: far})
+	if err != nil {
+		return "", err
+	}
+	said := fmt.Sprintf("%s: merged on the forge; %s is at %s and the plan is completed", slug, r.integration, short(far))
+	for _, w := range l.Warnings {
+		said += "; " + w
+	}
+	return said, nil
+}
+
+// followBase moves the local integration branch from r.tip to far, a
+// commit ahead of it, as a landing would (the checkout comes along in
+// finish).
+func followBase(project string, r *repo, far string) error {
+	if far == r.tip {
+		return nil
+	}
+	if in, err := isAncestor(project, r.tip, far); err != nil || !in {
+		return refused("%s on the forge (%s) is not ahead of the local %s (%s): merge them, then queue sync", r.integration, short(far), r.integration, short(r.tip))
+	}
+	if err := checkoutFits(project, r.integration, r.tip, far); err != nil {
+		return err
+	}
+	if _, err := git(project, "update-ref", "-m", "fleetwatch queue sync", "refs/heads/"+r.integration, far, r.tip); err != nil {
+		return err
+	}
+	return recordSet(project, r.integration, far)
+}
+
+// operator is who acts for the event log: $FLEET_AGENT_ID's absence means
+// a person, named by $USER.
+func operator() string {
+	return cmp.Or(os.Getenv("USER"), "operator")
 }
 
 func publishMissing(ctx context.Context, t *planfs.Tree, slug string) ([]string, error) {
