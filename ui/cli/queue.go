@@ -196,7 +196,7 @@ func prWords(pr *landing.PR) string {
 	if pr.Checks != "" {
 		words += " " + cell(pr.Checks)
 	}
-	return words
+	return words + " " + cell(pr.URL)
 }
 
 func queueSyncCmd() *cobra.Command {
