@@ -81,4 +81,14 @@ const Template = `# fleetwatch.yaml: this project's settings (fleetwatch help la
 # An agent that touches a file outside its approved scope: warn, or stop it
 # and park its plan in blocked/.
 #on_scope_violation: warn
+
+# Land through pull requests on a forge: one PR per plan in review, checks as
+# statuses, an approval on the forge counts (fleetwatch help landing). The
+# token stays the driver's: no agent or check gets it.
+#forge:
+#  kind: gitea                     # gitea (Forgejo too), github or gitlab
+#  url: https://git.example.com
+#  repo: team/api
+#  token_env: FORGE_TOKEN          # or token_file: ~/.config/fleetwatch/forge-token
+#  land: auto                      # queue, forge, or auto
 `
