@@ -1,9 +1,7 @@
 package giteatest
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -16,16 +14,9 @@ func TestStart(t *testing.T) {
 	s := Start(t)
 	t.Logf("gitea up with admin and token in %v", time.Since(t0))
 	repo := s.CreateRepo(t, s.Admin, "hello")
-	dir := t.TempDir()
-	git := func(args ...string) { gitOut(t, dir, args...) }
-	git("init", "-q", "-b", "main")
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git("add", "a.txt")
-	git("commit", "-q", "-m", "first")
-	git("push", "-q", s.GitURL(repo), "main")
-	head := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
+	w := NewWork(t)
+	head := w.Commit("a.txt", "a\n", "first")
+	w.Git("push", "-q", s.GitURL(repo), "main")
 	s.WaitBranch(t, repo, "main", head)
 	tok := s.NewUser(t, "carol")
 	s.Collaborate(t, repo, "carol")
@@ -37,15 +28,28 @@ func TestStart(t *testing.T) {
 	t.Logf("all in %v", time.Since(t0))
 }
 
-func gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
+// TestStopKills: after Stop nothing answers on the server's port.
+func TestStopKills(t *testing.T) {
+	s := Start(t)
+	s.Stop()
+	c := &http.Client{Timeout: time.Second}
+	if resp, err := c.Get(s.URL + "/api/healthz"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("gitea still answers after Stop: %s", resp.Status)
 	}
-	return string(out)
+}
+
+// TestBinaryMissing: without a binary the skip says how to build one.
+func TestBinaryMissing(t *testing.T) {
+	t.Setenv("FLEETWATCH_GITEA", "/nonexistent/gitea")
+	if _, skip := Binary(); !strings.Contains(skip, "/nonexistent/gitea") {
+		t.Errorf("skip with a missing FLEETWATCH_GITEA = %q", skip)
+	}
+	t.Setenv("FLEETWATCH_GITEA", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	path, skip := Binary()
+	if path != "" || !strings.Contains(skip, `go build -C internal/tools/gitea -tags "sqlite sqlite_unlock_notify"`) {
+		t.Errorf("Binary() without a cached build = %q, %q", path, skip)
+	}
 }

@@ -14,9 +14,16 @@ import (
 // commit themselves.
 func (s *Server) CreateRepo(tb testing.TB, owner, name string) string {
 	tb.Helper()
-	_, _, err := s.Client(tb).AdminCreateRepo(owner, gitea.CreateRepoOption{Name: name, DefaultBranch: "main"})
+	c := s.Client(tb)
+	_, _, err := c.AdminCreateRepo(owner, gitea.CreateRepoOption{Name: name, DefaultBranch: "main"})
 	if err != nil {
 		tb.Fatalf("giteatest: create repo %s/%s: %v", owner, name, err)
+	}
+	// fleetwatch's queue pushes to base itself and then marks the PR
+	// manually merged; Gitea allows that per repository.
+	yes := true
+	if _, _, err := c.EditRepo(owner, name, gitea.EditRepoOption{AllowManualMerge: &yes}); err != nil {
+		tb.Fatalf("giteatest: allow manual merges in %s/%s: %v", owner, name, err)
 	}
 	return owner + "/" + name
 }
