@@ -67,9 +67,15 @@ func (g *giteaForge) mergeAs(ctx context.Context, number int, commit, message st
 		return fmt.Errorf("forge: gitea: %s: %w", what, ErrHeadMoved)
 	case status(err) == 405 && strings.Contains(err.Error(), "merge style") && style == gitea.MergeStyleFastForwardOnly:
 		return fmt.Errorf("%w: %w", errNoFastForward, err)
+	case strings.Contains(err.Error(), "DivergingFastForwardOnly"):
+		// Gitea 1.26 answers 500 when base moved past the PR's base.
+		return fmt.Errorf("forge: gitea: %s: %w: the base branch has commits the head lacks, so it cannot fast-forward", what, ErrRefused)
 	}
 	return err
 }
+
+// errNoFastForward: the repository disallows fast-forward-only merges.
+var errNoFastForward = errors.New("the repository does not allow fast-forward-only merges")
 
 // checkingAgain: Gitea is still checking the PR after a push (405
 // "Please try again later").

@@ -444,3 +444,45 @@ func TestGiteaOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestGiteaMergeNotFastForward: when main moved past the PR's base, a
+// fast-forward cannot be made and Gitea refuses; in a repository that
+// disallows fast-forward-only the merge is a merge commit over the
+// pinned head.
+func TestGiteaMergeNotFastForward(t *testing.T) {
+	fx := newGiteaFix(t)
+	ctx := ctxT(t)
+	head := fx.branch(t, "feat", "feat.txt")
+	pr, err := fx.f.Ensure(ctx, NewPR{Head: "feat", Base: "main", Title: "feat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.w.Git("checkout", "-q", "main")
+	moved := fx.w.Commit("other.txt", "other\n", "main moves on")
+	fx.w.Git("push", "-q", fx.f.Remote(), "main")
+	fx.s.WaitBranch(t, fx.repo, "main", moved)
+	_, err = fx.f.Merge(ctx, pr.Number, head, "feat")
+	if !errors.Is(err, ErrRefused) || errors.Is(err, ErrHeadMoved) {
+		t.Fatalf("fast-forward over a moved main: %v, want ErrRefused", err)
+	}
+	t.Logf("refusal: %v", err)
+	if at := fx.branchAt(t, "main"); at != moved {
+		t.Fatalf("main at %s after a refused merge, want %s", at, moved)
+	}
+	owner, name := repoPath(fx.repo)
+	no := false
+	if _, _, err := fx.s.Client(t).EditRepo(owner, name, gitea.EditRepoOption{AllowFastForwardOnlyMerge: &no}); err != nil {
+		t.Fatal(err)
+	}
+	at, err := fx.f.Merge(ctx, pr.Number, head, "feat: land it\n\nwith a body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parents := strings.Fields(fx.w.Git("fetch", "-q", fx.f.Remote(), "main") + fx.w.Git("rev-list", "--parents", "-n1", "FETCH_HEAD"))
+	if len(parents) != 3 || parents[0] != at || parents[1] != moved || parents[2] != head {
+		t.Fatalf("merge commit %s has parents %v, want %s and %s", at, parents, moved, head)
+	}
+	if msg := fx.w.Git("log", "-1", "--format=%s", "FETCH_HEAD"); msg != "feat: land it" {
+		t.Fatalf("merge commit's subject %q", msg)
+	}
+}

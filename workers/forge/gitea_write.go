@@ -2,7 +2,6 @@ package forge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -250,5 +249,3 @@ func (g *giteaForge) Comment(ctx context.Context, number int, body string) error
 func (g *giteaForge) Enqueue(ctx context.Context, number int, commit string) error {
 	return fmt.Errorf("forge: gitea: pull request #%d: %w: Gitea has no merge queue (its auto-merge is not pinned to a commit); land with Merge", number, ErrRefused)
 }
-
-var errNoFastForward = errors.New("the repository does not allow fast-forward-only merges")
