@@ -141,9 +141,11 @@ func (g *giteaForge) newest(ctx context.Context, head, base string, state gitea.
 const (
 	pageSize = 50  // Gitea's default MAX_RESPONSE_ITEMS
 	maxPages = 200 // 10000 PRs, reviews or comments
-	workers  = 4   // combined-status calls in flight for List
 	maxTitle = 255 // Gitea's limit on a title
 	maxBody  = 65000
+	// statusCalls is how many combined-status calls List has in
+	// flight: Gitea answers each in ~10 ms of its own CPU.
+	statusCalls = 4
 )
 
 // eachPR calls f on every PR in state, page by page.
@@ -184,7 +186,7 @@ func (g *giteaForge) List(ctx context.Context, base string) ([]PR, error) {
 	}
 	errs := make([]error, len(out))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
+	sem := make(chan struct{}, statusCalls)
 	for i := range out {
 		wg.Add(1)
 		sem <- struct{}{}

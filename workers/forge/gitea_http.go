@@ -25,6 +25,13 @@ func boundedClient(hc *http.Client) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
+	if t, ok := base.(*http.Transport); ok {
+		// List has statusCalls calls in flight; the default keeps 2
+		// idle connections per host and would redial the rest.
+		t = t.Clone()
+		t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, 2*statusCalls)
+		base = t
+	}
 	c.Transport = limitTransport{base}
 	return &c
 }

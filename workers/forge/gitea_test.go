@@ -486,3 +486,48 @@ func TestGiteaMergeNotFastForward(t *testing.T) {
 		t.Fatalf("merge commit's subject %q", msg)
 	}
 }
+
+// BenchmarkListHundredPRs: List over 100 open PRs, each with a status on
+// its head (two pages of PRs and 100 combined statuses).
+func BenchmarkListHundredPRs(b *testing.B) {
+	const n = 100
+	fx := newGiteaFix(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	heads := make([]string, n)
+	for i := range n {
+		name := fmt.Sprintf("pr%03d", i)
+		fx.w.Git("checkout", "-q", "-B", name, "main")
+		heads[i] = fx.w.Commit(name+".txt", name+"\n", name)
+	}
+	fx.w.Git("push", "-q", fx.f.Remote(), "refs/heads/pr*:refs/heads/pr*")
+	fx.s.WaitBranch(b, fx.repo, fmt.Sprintf("pr%03d", n-1), heads[n-1])
+	sem := make(chan struct{}, 4)
+	errs := make(chan error, n)
+	for i := range n {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			name := fmt.Sprintf("pr%03d", i)
+			if _, err := fx.f.Ensure(ctx, NewPR{Head: name, Base: "main", Title: name}); err != nil {
+				errs <- err
+				return
+			}
+			errs <- fx.f.SetStatus(ctx, heads[i], Status{Context: "fleetwatch/test", State: StatusSuccess})
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("%d PRs with a status each made in %v", n, time.Since(t0).Round(time.Millisecond))
+	b.ResetTimer()
+	for b.Loop() {
+		list, err := fx.f.List(ctx, "main")
+		if err != nil || len(list) != n || list[0].Checks != StatusSuccess {
+			b.Fatalf("List = %d PRs, %v", len(list), err)
+		}
+	}
+}
