@@ -127,12 +127,23 @@ func TestGiteaEnsureRightAfterPush(t *testing.T) {
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	for i := range 3 {
-		name := fmt.Sprintf("quick%d", i)
-		head := fx.branch(t, name, name+".txt")
+		name := fmt.Sprintf("fleetwatch/quick%d", i)
+		head := fx.branch(t, name, fmt.Sprintf("quick%d.txt", i))
 		pr, err := fx.f.Ensure(ctx, NewPR{Head: name, Base: "main", Title: name})
-		if err != nil || pr.HeadSHA != head {
+		if err != nil || pr.HeadSHA != head || pr.Head != name {
 			t.Fatalf("Ensure right after pushing %s: %+v, %v", name, pr, err)
 		}
+	}
+	// A base with a slash in its name, and a head too.
+	fx.w.Git("push", "-q", fx.f.Remote(), "main:release/1.0")
+	fx.s.WaitBranch(t, fx.repo, "release/1.0", fx.base)
+	pr, err := fx.f.Ensure(ctx, NewPR{Head: "fleetwatch/quick0", Base: "release/1.0", Title: "backport"})
+	if err != nil || pr.Base != "release/1.0" {
+		t.Fatalf("Ensure into release/1.0: %+v, %v", pr, err)
+	}
+	again, err := fx.f.Ensure(ctx, NewPR{Head: "fleetwatch/quick0", Base: "release/1.0", Title: "backport 2"})
+	if err != nil || again.Number != pr.Number || again.Title != "backport 2" {
+		t.Fatalf("second Ensure into release/1.0: %+v, %v; want #%d retitled", again, err, pr.Number)
 	}
 }
 
