@@ -64,18 +64,23 @@ func Binary() (path, skip string) {
 	return "", "no Gitea binary: set FLEETWATCH_GITEA (no user cache dir: " + err.Error() + ")"
 }
 
-// need skips tb when there is no binary, or fails it in CI, where the
-// forge tests must run.
+// need skips tb when there is no binary (or no Gitea sources for it to
+// serve), or fails it in CI, where the forge tests must run.
 func need(tb testing.TB) string {
 	tb.Helper()
 	bin, skip := Binary()
 	if skip == "" {
+		if _, err := staticRoot(); err != nil {
+			skip = err.Error()
+		}
+	}
+	if skip == "" {
 		return bin
 	}
 	if os.Getenv("CI") != "" {
-		tb.Fatal("giteatest: " + skip)
+		tb.Fatal("giteatest: " + strings.TrimPrefix(skip, "giteatest: "))
 	}
-	tb.Skip("giteatest: " + skip)
+	tb.Skip("giteatest: " + strings.TrimPrefix(skip, "giteatest: "))
 	return ""
 }
 
@@ -204,6 +209,17 @@ func freePort() (int, error) {
 // staticRoot is the Gitea module's source folder: a build without the
 // bindata tag reads its templates and options from there.
 func staticRoot() (string, error) {
+	static.once.Do(func() { static.dir, static.err = findStaticRoot() })
+	return static.dir, static.err
+}
+
+var static struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func findStaticRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		return "", fmt.Errorf("giteatest: go env GOMODCACHE: %v", err)
