@@ -84,6 +84,7 @@ func ctxT(t testing.TB) context.Context {
 // TestGiteaEnsure: Ensure opens the PR once, then only edits it; Find,
 // Get and List see the one PR with the pushed head.
 func TestGiteaEnsure(t *testing.T) {
+	t.Parallel() // most of the time is waiting for Gitea to catch up after a push
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	head := fx.branch(t, "feat", "feat.txt")
@@ -124,6 +125,7 @@ func TestGiteaEnsure(t *testing.T) {
 // TestGiteaEnsureRightAfterPush: a PR is opened from a branch pushed a
 // moment ago (Gitea learns of it asynchronously).
 func TestGiteaEnsureRightAfterPush(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	for i := range 3 {
@@ -149,6 +151,7 @@ func TestGiteaEnsureRightAfterPush(t *testing.T) {
 
 // TestGiteaStatusChecks: statuses posted on the head make the PR's Checks.
 func TestGiteaStatusChecks(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	head := fx.branch(t, "feat", "feat.txt")
@@ -181,6 +184,7 @@ func TestGiteaStatusChecks(t *testing.T) {
 // TestGiteaMergeFastForward: the merge leaves main exactly at the pinned
 // commit, and the PR merged.
 func TestGiteaMergeFastForward(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	head := fx.branch(t, "feat", "feat.txt")
@@ -207,6 +211,7 @@ func TestGiteaMergeFastForward(t *testing.T) {
 // TestGiteaMergeHeadMoved: a commit pushed after the pinned one makes the
 // merge refuse, and main stays where it was.
 func TestGiteaMergeHeadMoved(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	pinned := fx.branch(t, "feat", "feat.txt")
@@ -228,6 +233,7 @@ func TestGiteaMergeHeadMoved(t *testing.T) {
 // yet is refused with Gitea's words; a person's approval and the check
 // let it through.
 func TestGiteaMergeProtected(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	head := fx.branch(t, "feat", "feat.txt")
@@ -277,6 +283,7 @@ func approve(t testing.TB, fx *giteaFix, number int, commit string) string {
 // TestGiteaMarkMerged: after the head is pushed into main by git, the PR
 // is recorded merged by that commit.
 func TestGiteaMarkMerged(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	head := fx.branch(t, "feat", "feat.txt")
@@ -309,6 +316,7 @@ func TestGiteaMarkMerged(t *testing.T) {
 // with a push whitelist, only those named may, and the rule's approvals
 // and checks are read back.
 func TestGiteaProtection(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	p, err := fx.f.Protection(ctx, "main")
@@ -342,6 +350,7 @@ func TestGiteaProtection(t *testing.T) {
 // commit; fleetwatch's review never approves; a comment on a line comes
 // back with its path and line, a PR comment without.
 func TestGiteaReviewsAndComments(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	fx.w.Git("checkout", "-q", "-B", "feat", "main")
@@ -406,6 +415,7 @@ func TestGiteaReviewsAndComments(t *testing.T) {
 // TestGiteaMeEnqueueErrors: who the token is, no merge queue, and the
 // errors a caller acts on.
 func TestGiteaMeEnqueueErrors(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	me, err := fx.f.Me(ctx)
@@ -461,6 +471,7 @@ func TestGiteaOpen(t *testing.T) {
 // disallows fast-forward-only the merge is a merge commit over the
 // pinned head.
 func TestGiteaMergeNotFastForward(t *testing.T) {
+	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
 	head := fx.branch(t, "feat", "feat.txt")
