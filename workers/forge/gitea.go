@@ -68,6 +68,35 @@ func (g *giteaForge) Me(ctx context.Context) (User, error) {
 	return User{Login: u.UserName}, nil
 }
 
+// Writer asks Gitea for login's permission on the repository (direct,
+// through a team or as owner). Gitea answers that to site admins, repo
+// admins and login themselves; to another token it is a refusal that
+// says so, never a guess: an approval counts only from a writer.
+func (g *giteaForge) Writer(ctx context.Context, login string) (bool, error) {
+	if login == "" {
+		return false, nil
+	}
+	p, resp, err := g.client(ctx).CollaboratorPermission(g.owner, g.name, login)
+	if err != nil {
+		err = giteaErr("the permission of "+login, resp, err)
+		switch status(err) {
+		case 404:
+			return false, nil // no such user
+		case 403:
+			return false, fmt.Errorf("%w; fleetwatch's token needs admin on %s to tell who may approve", err, g.repo)
+		}
+		return false, err
+	}
+	if p == nil {
+		return false, nil
+	}
+	switch p.Permission {
+	case gitea.AccessModeWrite, gitea.AccessModeAdmin, gitea.AccessModeOwner:
+		return true, nil
+	}
+	return false, nil
+}
+
 // Protection reads the branch as the token's user sees it: Gitea works
 // out the push whitelist, the user's own permission and the rule that
 // applies (rules may be globs) itself.

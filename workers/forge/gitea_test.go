@@ -553,3 +553,36 @@ func BenchmarkListHundredPRs(b *testing.B) {
 		}
 	}
 }
+
+// TestGiteaWriter: the owner and a write collaborator may push; a reader,
+// a stranger and nobody may not; a writer's token may ask about itself
+// but not about others.
+func TestGiteaWriter(t *testing.T) {
+	t.Parallel()
+	fx := newGiteaFix(t)
+	ctx := ctxT(t)
+	login, _ := reviewer(t, fx)
+	reader, stranger := login+"-r", login+"-s"
+	readerTok := fx.s.NewUser(t, reader)
+	fx.s.NewUser(t, stranger)
+	owner, name := repoPath(fx.repo)
+	read := gitea.AccessModeRead
+	if _, err := fx.s.Client(t).AddCollaborator(owner, name, reader, gitea.AddCollaboratorOption{Permission: &read}); err != nil {
+		t.Fatal(err)
+	}
+	for who, want := range map[string]bool{fx.s.Admin: true, login: true, reader: false, stranger: false, "nobody-here": false, "": false} {
+		if got, err := fx.f.Writer(ctx, who); err != nil || got != want {
+			t.Errorf("Writer(%q) = %v, %v; want %v", who, got, err, want)
+		}
+	}
+	asReader, err := newGitea(Conn{URL: fx.s.URL, Repo: fx.repo, Token: readerTok, HTTP: httpClient()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := asReader.Writer(ctx, reader); err != nil || got {
+		t.Errorf("a reader asking about itself: %v, %v; want false", got, err)
+	}
+	if _, err := asReader.Writer(ctx, login); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "needs admin") {
+		t.Errorf("a reader asking about another: %v, want ErrRefused saying the token needs admin", err)
+	}
+}
