@@ -11,9 +11,11 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 )
 
-// quickStart is the README's quick start: the commands of its second sh
-// block (the first installs and opens the demo), comments dropped, && split.
-func quickStart(t *testing.T) [][]string {
+// quickStart is the README's quick start: the commands of its first sh
+// block after "# then, in a git repository of your own:" (the lines before
+// install and open the demo), and those of its second, the forge variant;
+// comments dropped, && split.
+func quickStart(t *testing.T) (own, forge [][]string) {
 	t.Helper()
 	data, err := os.ReadFile("../../../README.md")
 	if err != nil {
@@ -29,8 +31,17 @@ func quickStart(t *testing.T) [][]string {
 	if len(blocks) != 2 {
 		t.Fatalf("the quick start has %d sh blocks, want 2", len(blocks))
 	}
+	_, mine, ok := strings.Cut(blocks[0][1], "# then, in a git repository of your own:\n")
+	if !ok {
+		t.Fatal("the quick start's first block has no \"# then, in a git repository of your own:\" line")
+	}
+	return commands(mine), commands(blocks[1][1])
+}
+
+// commands are a block's command lines, comments dropped, && split.
+func commands(block string) [][]string {
 	var cmds [][]string
-	for _, line := range strings.Split(blocks[1][1], "\n") {
+	for _, line := range strings.Split(block, "\n") {
 		line, _, _ = strings.Cut(line, "  #")
 		for _, c := range strings.Split(line, "&&") {
 			if words := shellFields(c); len(words) > 0 {
@@ -76,27 +87,28 @@ func shellFields(line string) []string {
 // worker that commits, review, queue and land.
 func TestReadmeQuickStart(t *testing.T) {
 	t.Parallel()
+	own, _ := quickStart(t)
 	dir := fwtest.GitRepo(t)
+	runQuickStart(t, dir, own, nil, nil)
+}
+
+// runQuickStart runs cmds in dir as the reader would, then checks the plan
+// landed on main; extra is added to every command's environment, and an
+// `echo TEXT >> fleetwatch.yaml` appends TEXT as edit makes it.
+func runQuickStart(t *testing.T, dir string, cmds [][]string, extra []string, edit *strings.Replacer) {
+	t.Helper()
 	bin, rec := t.TempDir(), t.TempDir()
 	standIn(t, bin, "claude", rec)
-	env := append(pathWith(bin), "EDITOR=true", "VISUAL=")
+	env := append(append(pathWith(bin), "EDITOR=true", "VISUAL="), extra...)
 	ran := map[string]bool{}
-	for _, words := range quickStart(t) {
+	for _, words := range cmds {
 		line := strings.Join(words, " ")
 		switch {
 		case line == "$EDITOR endpoints.yaml":
-			// What the reader does: turn the claude endpoint on.
-			data, err := os.ReadFile(filepath.Join(dir, "endpoints.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := string(data)
-			on := strings.Replace(text, "#endpoints:\n", "sandbox_write: ["+strconv.Quote(rec)+"]\nendpoints:\n", 1)
-			on = strings.Replace(on, "#  - name: claude\n#    tier: mid\n#    model: sonnet\n#    agent: claude\n", "  - name: claude\n    tier: mid\n    model: sonnet\n    agent: claude\n", 1)
-			if on == text || strings.Count(on, "agent: claude") != 1 {
-				t.Fatalf("endpoints.yaml has no claude endpoint to uncomment:\n%s", text)
-			}
-			writeFile(t, dir, "endpoints.yaml", on)
+			turnClaudeOn(t, dir, rec)
+			continue
+		case edit != nil && words[0] == "echo" && len(words) == 4 && words[2] == ">>" && words[3] == "fleetwatch.yaml":
+			appendFile(t, filepath.Join(dir, "fleetwatch.yaml"), edit.Replace(words[1])+"\n")
 			continue
 		case words[0] != "fleetwatch":
 			t.Fatalf("the quick start runs %q, which this test does not know", line)
@@ -124,4 +136,21 @@ func TestReadmeQuickStart(t *testing.T) {
 	if log := fwtest.GitOut(t, dir, "log", "--format=%s", "main"); !strings.Contains(log, "stand-in: work the plan") {
 		t.Errorf("the agent's commit did not land on main:\n%s", log)
 	}
+}
+
+// turnClaudeOn is what the reader does in $EDITOR endpoints.yaml: the
+// claude endpoint on, and the stand-in's record folder granted.
+func turnClaudeOn(t *testing.T, dir, rec string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "endpoints.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	on := strings.Replace(text, "#endpoints:\n", "sandbox_write: ["+strconv.Quote(rec)+"]\nendpoints:\n", 1)
+	on = strings.Replace(on, "#  - name: claude\n#    tier: mid\n#    model: sonnet\n#    agent: claude\n", "  - name: claude\n    tier: mid\n    model: sonnet\n    agent: claude\n", 1)
+	if on == text || strings.Count(on, "agent: claude") != 1 {
+		t.Fatalf("endpoints.yaml has no claude endpoint to uncomment:\n%s", text)
+	}
+	writeFile(t, dir, "endpoints.yaml", on)
 }
