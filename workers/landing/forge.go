@@ -214,8 +214,7 @@ func Publish(ctx context.Context, t *planfs.Tree, slug string) (*PR, error) {
 	title := planTitle(t, rel, slug)
 	body := prBody(t, f, s, slug, rel, base)
 	pr, err := editPR(t.Project, slug, func(pr *PR) error {
-		// The forge's branch is fleetwatch's: the plan's branch is the truth.
-		if err := forgePush(ctx, f, t.Project, tip, branch, "*"); err != nil {
+		if err := publishPush(ctx, f, t.Project, tip, branch, pr.Pushed); err != nil {
 			pr.Trouble = err.Error()
 			return err
 		}
@@ -233,6 +232,27 @@ func Publish(ctx context.Context, t *planfs.Tree, slug string) (*PR, error) {
 	}
 	t.LogEvent(planfs.Event{Event: "pr", Slug: slug, To: pr.URL, Reason: fmt.Sprintf("#%d at %s", pr.Number, short(tip))})
 	return &pr, nil
+}
+
+// publishPush puts the plan's tip on its branch on the forge, over what
+// fleetwatch pushed there last (pushed), or over a commit the tip already
+// holds; a commit somebody else pushed there is never thrown away.
+func publishPush(ctx context.Context, f forge.Forge, project, tip, branch, pushed string) error {
+	if err := forgePush(ctx, f, project, tip, branch, pushed); err == nil {
+		return nil
+	}
+	far, err := forgeFetch(ctx, f, project, branch)
+	if err != nil {
+		return err
+	}
+	if far == tip {
+		return nil
+	}
+	if in, _ := isAncestor(project, far, tip); far != "" && !in {
+		return refused("%s on %s is at %s, which fleetwatch did not push and %s does not hold: bring it into the plan's branch (git fetch %s %s), or delete it there",
+			branch, f.Web(), short(far), short(tip), f.Remote(), branch)
+	}
+	return forgePush(ctx, f, project, tip, branch, far)
 }
 
 // take records what the forge said of the PR.

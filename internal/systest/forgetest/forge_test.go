@@ -226,4 +226,13 @@ func TestHeadMovedAfterApprovalNeverLands(t *testing.T) {
 	if !fwtest.Exists(dir, "review-needed/x.md") {
 		t.Error("the plan left review-needed/")
 	}
+	// The next run's push never throws that commit away: the run says so.
+	fwtest.Want(t, run(t, g, dir, "review", "x", "--needs-work", "again"), 0)
+	fwtest.Want(t, run(t, g, dir, "work-once", "--run", "--ensure-worktree", "--agent-id", "mid-2"), 0)
+	if log, _ := os.ReadFile(filepath.Join(dir, "var", "fleet", "logs", "mid-2.log")); !strings.Contains(string(log), "which fleetwatch did not push") {
+		t.Errorf("the second run's log:\n%s", log)
+	}
+	if b, _, err := g.Client(t).GetRepoBranch(owner, name, "feature/x"); err != nil || b.Commit == nil || b.Commit.ID != moved {
+		t.Fatalf("feature/x on the forge lost the commit pushed there: %+v (%v)", b, err)
+	}
 }
