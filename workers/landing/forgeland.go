@@ -208,9 +208,6 @@ func (fl *forgeLanding) land(ctx context.Context, project string, r *repo, log i
 	if err := swapLocal(project, r, fl.cand); err != nil {
 		return "", false, err
 	}
-	if err := fl.f.MarkMerged(ctx, fl.number, fl.cand); err != nil {
-		fmt.Fprintf(log, "warning: the forge was not told PR #%d is merged: %v\n", fl.number, err)
-	}
 	return fl.cand, false, nil
 }
 
@@ -300,13 +297,30 @@ func swapLocal(project string, r *repo, to string) error {
 	return nil
 }
 
-// forgeLanded records in slug's PR record, if it has one, that it merged.
-func forgeLanded(project, slug string) {
-	if pr, err := ReadPR(project, slug); err != nil || pr == nil {
-		return
+// forgeLanded records in slug's PR record, if it has one, that it merged,
+// and tells the forge the PR is merged by to (a no-op where the forge
+// merged it, or sees that itself); a warning when it could not.
+func forgeLanded(project, slug, to string) string {
+	rec, err := ReadPR(project, slug)
+	if err != nil || rec == nil || rec.Number == 0 {
+		return ""
 	}
 	_, _ = editPR(project, slug, func(pr *PR) error {
 		pr.State = forge.StateMerged
 		return nil
 	})
+	s, err := config.Load(project)
+	if err != nil {
+		return err.Error()
+	}
+	f, err := forgeOf(s)
+	if err != nil || f == nil {
+		return errText(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), forgeTimeout)
+	defer cancel()
+	if err := f.MarkMerged(ctx, rec.Number, to); err != nil {
+		return fmt.Sprintf("the forge was not told PR #%d is merged: %s", rec.Number, clipLine(err.Error()))
+	}
+	return ""
 }

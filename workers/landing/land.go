@@ -440,7 +440,9 @@ func finish(t *planfs.Tree, r *repo, opt LandOptions, l Landing) (Landing, error
 	if err := dequeue(t, l.Slug); err != nil {
 		l.Warnings = append(l.Warnings, err.Error())
 	}
-	forgeLanded(t.Project, l.Slug)
+	if w := forgeLanded(t.Project, l.Slug, l.To); w != "" {
+		l.Warnings = append(l.Warnings, w)
+	}
 	if w := releaseWorktree(t, l.Slug); w != "" {
 		l.Warnings = append(l.Warnings, w)
 	}
