@@ -151,7 +151,7 @@ func readInbox(t *planfs.Tree) uictx.InboxData {
 	for i := range es {
 		props[i] = uictx.ReadProposal(es[i])
 	}
-	return uictx.InboxData{Entries: es, Props: props}
+	return uictx.InboxData{Entries: es, Props: props, Threads: uictx.ReadThreads(t)}
 }
 
 func renderInbox(d uictx.InboxData, style string, width int) uictx.InboxMsg {
