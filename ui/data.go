@@ -170,7 +170,7 @@ func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
 	in := &m.inboxNow
 	m.inboxSeen, in.Err = true, msg.Data.Err
 	if msg.Data.Err == nil {
-		in.Entries, in.Texts, in.Width = msg.Data.Entries, msg.Texts, msg.Width
+		in.Entries, in.Texts, in.Width, in.Threads = msg.Data.Entries, msg.Texts, msg.Width, msg.Data.Threads
 	}
 	if !m.feed.served() {
 		m.inboxRaw = msg.Data // a hub's newest reading is kept as it comes

@@ -53,6 +53,17 @@ func (l *mergeReading) syncForge(m *Model) tea.Cmd {
 	return cmd
 }
 
+// forgeOn takes whether the project has a forge: o and r follow, and its
+// first reading starts.
+func (l *mergeReading) forgeOn(m *Model, on forgesync.OnMsg) tea.Cmd {
+	cmd := l.forge.On(m.Opt.Tree, on)
+	if on {
+		l.Rebuild(m.ctx())
+		m.syncKeys()
+	}
+	return cmd
+}
+
 // forgeDone takes a reading of the forge's end: what it did in the status
 // line, its trouble above the queue, then the queue and the inbox read
 // again (the PRs' records changed).

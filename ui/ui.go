@@ -326,6 +326,8 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.merge.forgeDone(m, msg), true
 	case forgesync.TickMsg:
 		return m.merge.forge.Ticked(m.Opt.Tree), true
+	case forgesync.OnMsg:
+		return m.merge.forgeOn(m, msg), true
 	case publishedMsg:
 		return m.publishedLoaded(msg), true
 	}

@@ -57,10 +57,24 @@ var run = landing.SyncForge
 // View is the reading's state, for the Merge pane.
 func (s *Sync) View() uictx.Forge { return s.view }
 
-// Begin is the cockpit's first reading, which starts the clock: the forge
-// is read every Every from then on, while the project has one.
+// OnMsg says whether the project has a forge: Begin's look at its
+// settings, off the UI goroutine.
+type OnMsg bool
+
+// Begin is the cockpit's first look: whether the project has a forge (an
+// OnMsg, which On takes); the clock reads it every Every from then on.
 func (s *Sync) Begin(t *planfs.Tree) tea.Cmd {
 	s.clock = true
+	project := t.Project
+	return func() tea.Msg { return OnMsg(landing.ForgeOn(project)) }
+}
+
+// On takes Begin's answer: with a forge, its first reading starts.
+func (s *Sync) On(t *planfs.Tree, on OnMsg) tea.Cmd {
+	s.view.On = bool(on)
+	if !on {
+		return nil
+	}
 	return s.Start(t)
 }
 
