@@ -324,12 +324,14 @@ func TestForgeSyncNeverBlocksTheUI(t *testing.T) {
 	case done != nil:
 		// No client for the kind on this build: the reading failed at
 		// once, and says so above the queue.
+		t.Logf("the reading ended at once: %v", done.Err)
 		if v := ansi.Strip(m.View()); !strings.Contains(v, "⚠ forge: ") {
 			t.Errorf("the reading's error is not shown:\n%s", v)
 		}
 	default:
 		// The reading waits on the forge; the UI went on without it,
 		// and the second r started no other reading.
+		t.Logf("the reading waits on the forge (%d connection)", conns.Load())
 		if !m.merge.forge.View().Busy {
 			t.Error("the reading is not under way")
 		}
