@@ -42,6 +42,16 @@ func (l *mergeReading) view() *uictx.Merge {
 	return &uictx.Merge{Listing: l.listing, Err: l.err, Loaded: l.loaded, Want: l.want, Forge: l.forge.View()}
 }
 
+// browse is o in the Merge pane: the PR opened in the operator's browser,
+// or, served, its address said (forgesync.Browse).
+func (l *mergeReading) browse(m *Model, url string) tea.Cmd {
+	cmd, say, bad := forgesync.Browse(url, m.feed.served())
+	if say != "" {
+		m.setStatus(say, bad)
+	}
+	return cmd
+}
+
 // syncForge is r in the Merge pane: the forge read now, in the background.
 func (l *mergeReading) syncForge(m *Model) tea.Cmd {
 	cmd := l.forge.Start(m.Opt.Tree)

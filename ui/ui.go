@@ -586,11 +586,7 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 	case uictx.EditReq:
 		return m.askEdit()
 	case uictx.BrowseReq:
-		cmd, say, bad := forgesync.Browse(r.URL, m.feed.served())
-		if say != "" {
-			m.setStatus(say, bad)
-		}
-		return cmd
+		return m.merge.browse(m, r.URL)
 	case uictx.ForgeSyncReq:
 		return m.merge.syncForge(m)
 	case uictx.BatchReq:
