@@ -183,7 +183,7 @@ func TestForgeNothingWithoutAForge(t *testing.T) {
 }
 
 // People's comments on the forge wait in the Inbox: a row per comment,
-// its text in the preview, and d (asked first) takes them out.
+// its text in the preview, and D (asked first) takes them out.
 func TestForgeCommentInInboxAndDismiss(t *testing.T) {
 	p := newProject(t)
 	p.withForge(t, "http://127.0.0.1:1")
@@ -199,11 +199,11 @@ func TestForgeCommentInInboxAndDismiss(t *testing.T) {
 		}
 	}
 	if !strings.Contains(h.footer(), "dismiss comments") {
-		t.Errorf("the footer does not offer d:\n%s", h.footer())
+		t.Errorf("the footer does not offer D:\n%s", h.footer())
 	}
-	h.press("d")
+	h.press("D")
 	if !h.dialogOpen() {
-		t.Fatalf("d asked nothing:\n%s", h.view())
+		t.Fatalf("D asked nothing:\n%s", h.view())
 	}
 	h.press("y")
 	if st := h.m.status; !strings.Contains(st, "dismissed the 1 comment on PR #12") {
@@ -211,7 +211,7 @@ func TestForgeCommentInInboxAndDismiss(t *testing.T) {
 	}
 	pr, err := landing.ReadPR(p.dir, "csv-import")
 	if err != nil || pr == nil || len(pr.Comments) != 0 || pr.Number != 12 {
-		t.Fatalf("after d the record is %+v, %v; want PR #12 without comments", pr, err)
+		t.Fatalf("after D the record is %+v, %v; want PR #12 without comments", pr, err)
 	}
 	if v := h.view(); strings.Contains(v, "alice") {
 		t.Fatalf("the comment is still listed:\n%s", v)

@@ -119,7 +119,7 @@ func DefaultKeys() KeyMap {
 		},
 		Inbox: InboxKeys{
 			Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter"),
-			Extend: b("extend budget", "b"), Stop: b("stop run", "x"), Resume: b("resume run", "p"), Dismiss: b("dismiss comments", "d"),
+			Extend: b("extend budget", "b"), Stop: b("stop run", "x"), Resume: b("resume run", "p"), Dismiss: b("dismiss comments", "D"),
 		},
 		Fleet: FleetKeys{Open: b("open tier", "enter")},
 		Logs: LogKeys{

@@ -2,7 +2,7 @@ package inbox
 
 // People's comments on the forge's PRs (issue 43), listed after the
 // proposals and the paused runs: each comment a row, its text in the
-// preview, and d taking its PR's comments out of the inbox
+// preview, and D taking its PR's comments out of the inbox
 // (landing.DismissComments; they stay on the forge). Every byte of a
 // comment is the forge's, so every line is drawn through termtext.
 
@@ -118,7 +118,7 @@ func commentLines(cm *uictx.Common, c *comment) []string {
 		out = append(out, line(l))
 	}
 	n := len(c.th.Comments)
-	return append(out, "", cm.St.Dim.Render("d takes PR #"+kit.Itoa(c.th.Number)+"'s "+kit.Plural(n, "comment", "comments")+
+	return append(out, "", cm.St.Dim.Render("D takes PR #"+kit.Itoa(c.th.Number)+"'s "+kit.Plural(n, "comment", "comments")+
 		" out of the inbox (they stay on the forge)"))
 }
 
@@ -131,7 +131,7 @@ func commentWidths(cs []comment, slug, agent, state *int) {
 	}
 }
 
-// askDismiss is d: a confirm, then the PR's comments out of the inbox.
+// askDismiss is D: a confirm, then the PR's comments out of the inbox.
 func (l *Pane) askDismiss(pc *uictx.Ctx) tea.Msg {
 	c := l.commentRow()
 	if c == nil {

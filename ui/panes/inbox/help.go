@@ -18,10 +18,11 @@ func (*Pane) Help(k *uictx.KeyMap) uictx.PaneHelp {
 	}
 }
 
-// Quiet leaves d out of `?` while no comment from the forge waits: a
-// project without a forge sees the pane's help as it was.
+// Quiet leaves D out of `?` while no comment from the forge waits: a
+// project without a forge sees the pane's help as it was. A viewer's
+// lists it with every other act it may not do.
 func (l *Pane) Quiet(k *uictx.KeyMap) []*key.Binding {
-	if len(l.threads) > 0 {
+	if len(l.threads) > 0 || l.readOnly {
 		return nil
 	}
 	return []*key.Binding{&k.Inbox.Dismiss}

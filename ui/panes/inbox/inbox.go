@@ -5,7 +5,7 @@
 // (look.PausedRuns, read with the spend: Ctx.Paused), with the keys
 // that let one go on (b extends a budget, p resumes a run paused by hand)
 // or end it (x); then people's comments on the forge's PRs (uictx.Thread,
-// read with the inbox), which d dismisses (forge.go). The pane never
+// read with the inbox), which D dismisses (forge.go). The pane never
 // decides a state: it shows the engine's entries and asks coord, ledger,
 // landing and workers to act.
 package inbox
@@ -53,6 +53,7 @@ type Pane struct {
 	// those the filter lets through, listed last (forge.go).
 	threads  []uictx.Thread
 	comments []comment
+	readOnly bool // a viewer's session, whose `?` lists every act refused
 	cols     inboxCols
 	full     int // the rows the pane has, table and preview
 }
@@ -89,6 +90,7 @@ func (l *Pane) Rebuild(pc *uictx.Ctx) {
 		l.entries, l.texts, l.renderW, l.err = in.Entries, in.Texts, in.Width, in.Err
 		l.threads = in.Threads
 	}
+	l.readOnly = pc.Opt.ReadOnly
 	f := l.Needle()
 	l.shown = l.shown[:0]
 	for i := range l.entries {

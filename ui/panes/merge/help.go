@@ -23,10 +23,13 @@ func (*Pane) Help(k *uictx.KeyMap) uictx.PaneHelp {
 }
 
 // Quiet leaves o and r out of `?` in a project without a forge: its help
-// is as it was.
+// is as it was. A viewer's lists r with every other act it may not do.
 func (l *Pane) Quiet(k *uictx.KeyMap) []*key.Binding {
-	if l.forge {
+	switch {
+	case l.forge:
 		return nil
+	case l.readOnly:
+		return []*key.Binding{&k.Merge.Browse}
 	}
 	return []*key.Binding{&k.Merge.Browse, &k.Merge.Sync}
 }

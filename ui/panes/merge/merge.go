@@ -41,6 +41,8 @@ type Pane struct {
 	// forge: the project has a forge, or some candidate a PR; o and r
 	// are offered then (and listed in the help).
 	forge bool
+	// readOnly: a viewer's session, whose `?` lists every act refused.
+	readOnly bool
 }
 
 // New is the Merge pane at id in the tab order.
@@ -64,6 +66,7 @@ const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missin
 func (l *Pane) Rebuild(pc *uictx.Ctx) {
 	l.listing, l.err, l.loaded = pc.Merge.Listing, pc.Merge.Err, pc.Merge.Loaded
 	l.forge = pc.Merge.Forge.On || anyPR(l.listing.Items)
+	l.readOnly = pc.Opt.ReadOnly
 	f := l.Needle()
 	l.shown = l.shown[:0]
 	items := l.listing.Items
