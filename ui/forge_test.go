@@ -16,6 +16,7 @@ import (
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/ui/forgesync"
+	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/workers/forge"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
@@ -127,7 +128,7 @@ func TestForgePRColumnDetailAndOpen(t *testing.T) {
 	h.press("esc", "enter")
 	v = h.view()
 	for _, want := range []string{"Pull request", "#12 open · checks success", prURL, "read " + testNow.Add(-2*time.Minute).Local().Format(time.DateTime),
-		"⚠ statuses: 502 Bad Gateway", "1 comment by people wait in the inbox"} {
+		"⚠ statuses: 502 Bad Gateway", "1 comment from people waiting in the inbox (7)"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the detail lacks %q:\n%s", want, v)
 		}
@@ -338,6 +339,32 @@ func TestForgeSyncNeverBlocksTheUI(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		if n := conns.Load(); n != 1 {
 			t.Errorf("%d connections to the forge, want 1: one reading at a time", n)
+		}
+	}
+}
+
+// BenchmarkMergeHundredPRs is a listing of 100 candidates with open PRs
+// taken in by the cockpit and drawn: the Merge pane's share of "100 open
+// PRs list in ≤ 1 s" (the records are read by landing.List, off the UI
+// goroutine).
+func BenchmarkMergeHundredPRs(b *testing.B) {
+	p := newProject(b)
+	h := newHarness(b, p, 160, 48)
+	h.press("6")
+	var l landing.Listing
+	l.Integration, l.Tip = "dev", "1a2b3c4d5e6f"
+	for i := range 100 {
+		pr := samplePR()
+		pr.Number = 100 + i
+		slug := "plan-" + strings.Repeat("x", i%7) + kit.Itoa(i)
+		l.Items = append(l.Items, landing.Status{Slug: slug, Rel: "review-needed/" + slug + ".md", State: landing.Approved,
+			Branch: "feature/" + slug, Commit: "abcdef012345", Ahead: 1, PR: &pr})
+	}
+	b.ResetTimer()
+	for range b.N {
+		h.update(mergeMsg{listing: l})
+		if v := h.m.View(); !strings.Contains(v, "#100 open ✓") {
+			b.Fatalf("no PR column:\n%s", v)
 		}
 	}
 }

@@ -95,7 +95,7 @@ func mergeMatches(s *landing.Status, f string) bool {
 	if len(s.Reviews) > 0 {
 		rev = s.Reviews[0].Reviewer + " " + s.Reviews[0].Verdict
 	}
-	return kit.AnyContains(f, s.Slug, string(s.State), s.Why, s.ApprovedBy, s.Commit, s.Branch, rev, strings.Join(s.ConflictPaths, " "))
+	return kit.AnyContains(f, s.Slug, string(s.State), s.Why, s.ApprovedBy, s.Commit, s.Branch, rev, strings.Join(s.ConflictPaths, " "), PRCell(s))
 }
 
 // row is the selected candidate, nil when there is none.

@@ -86,7 +86,7 @@ func prLines(cm *uictx.Common, pr *landing.PR) []string {
 		out = append(out, t)
 	}
 	if n := len(pr.Comments); n > 0 {
-		out = append(out, "  "+kit.Plural(n, "comment", "comments")+" by people wait in the inbox (7)")
+		out = append(out, "  "+kit.Plural(n, "comment", "comments")+" from people waiting in the inbox (7)")
 	}
 	return out
 }
