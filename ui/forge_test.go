@@ -368,3 +368,34 @@ func BenchmarkMergeHundredPRs(b *testing.B) {
 		}
 	}
 }
+
+// Over `fleetwatch serve` the cockpit runs on the server: o starts no
+// browser there, it shows the PR's address in the status line.
+func TestForgeOpenServedShowsTheAddress(t *testing.T) {
+	p := newProject(t)
+	p.withForge(t, "http://127.0.0.1:1")
+	argv := fakeBrowser(t)
+	hub := newHub(t, p)
+	opt := p.options()
+	opt.Hub = hub
+	m := New(opt)
+	t.Cleanup(m.Close)
+	update := func(msg tea.Msg) tea.Cmd {
+		next, cmd := m.Update(msg)
+		m = next.(Model)
+		return cmd
+	}
+	update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	pr := samplePR()
+	update(mergeMsg{listing: landing.Listing{Integration: "dev", Tip: "1a2b3c4d5e6f", Items: []landing.Status{
+		{Slug: "csv-import", Rel: "review-needed/csv-import.md", State: landing.NeedsReview, Branch: "feature/csv-import", Commit: "abc1234def", Ahead: 1, PR: &pr}}}})
+	update(keyMsg("6"))
+	update(keyMsg("o")) // its command is the status line's fade, not run here
+	if st := m.status; !strings.Contains(st, prURL) || !strings.Contains(st, "runs on the server") {
+		t.Errorf("o in a served session says %q, want the address", st)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat(argv); err == nil {
+		t.Fatal("a served session started a browser on the server")
+	}
+}
