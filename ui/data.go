@@ -151,7 +151,7 @@ func readInbox(t *planfs.Tree) uictx.InboxData {
 	for i := range es {
 		props[i] = uictx.ReadProposal(es[i])
 	}
-	return uictx.InboxData{Entries: es, Props: props}
+	return uictx.InboxData{Entries: es, Props: props, Threads: uictx.ReadThreads(t)}
 }
 
 func renderInbox(d uictx.InboxData, style string, width int) uictx.InboxMsg {
@@ -170,7 +170,7 @@ func (m *Model) inboxLoaded(msg uictx.InboxMsg) tea.Cmd {
 	in := &m.inboxNow
 	m.inboxSeen, in.Err = true, msg.Data.Err
 	if msg.Data.Err == nil {
-		in.Entries, in.Texts, in.Width = msg.Data.Entries, msg.Texts, msg.Width
+		in.Entries, in.Texts, in.Width, in.Threads = msg.Data.Entries, msg.Texts, msg.Width, msg.Data.Threads
 	}
 	if !m.feed.served() {
 		m.inboxRaw = msg.Data // a hub's newest reading is kept as it comes

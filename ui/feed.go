@@ -108,7 +108,7 @@ func (f *localFeed) watch(opt uictx.Options) (problem string) {
 func (f *localFeed) start(m *Model) tea.Cmd {
 	t := m.Opt.Tree
 	cmds := []tea.Cmd{boardCmd(t, f.remote), worktreesCmd(t.Project), workersCmd(t.Project, true), mergeCmd(t.Project),
-		inboxCmd(t, m.Opt.MarkdownStyle, m.inboxWidth()), fleetCmd(t)}
+		inboxCmd(t, m.Opt.MarkdownStyle, m.inboxWidth()), fleetCmd(t), m.merge.forge.Begin(t)}
 	if f.watcher != nil {
 		cmds = append(cmds, waitForChangeCmd(f.watcher.Changes()))
 	}

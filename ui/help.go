@@ -63,7 +63,7 @@ func (m *Model) helpLines() []string {
 	spec := paneSpecs[m.pane]
 	out := []string{m.St.Bold.Render(spec.name+" pane ("+kit.Itoa(int(m.pane)+1)+")") +
 		m.St.Dim.Render(" · greyed keys do not apply now; the reason is beside them")}
-	out = append(out, m.keyRows(paneBindings(&m.Keys, m.pane), w)...)
+	out = append(out, m.keyRows(uictx.Listed(m.paneOf(m.pane), &m.Keys, paneBindings(&m.Keys, m.pane)), w)...)
 	out = append(out, "", m.St.Bold.Render("Every pane"))
 	out = append(out, m.flowKeys(everywhere(&m.Keys), w)...)
 	if m.several {

@@ -12,6 +12,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/model"
+	"github.com/fleetwatch/fleetwatch/ui/feed"
+	"github.com/fleetwatch/fleetwatch/ui/forgesync"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/mergekeys"
 	"github.com/fleetwatch/fleetwatch/ui/panes/merge"
@@ -31,11 +33,62 @@ type mergeReading struct {
 	ticking bool
 	want    string
 	pane    uictx.Pane // the Merge pane, which Rebuild rebuilds
+	// forge reads the project's forge in the background (ui/forgesync).
+	forge forgesync.Sync
 }
 
 // view is the reading as the panes are given it.
 func (l *mergeReading) view() *uictx.Merge {
-	return &uictx.Merge{Listing: l.listing, Err: l.err, Loaded: l.loaded, Want: l.want}
+	return &uictx.Merge{Listing: l.listing, Err: l.err, Loaded: l.loaded, Want: l.want, Forge: l.forge.View()}
+}
+
+// browse is o in the Merge pane: the PR opened in the operator's browser,
+// or, served, its address said (forgesync.Browse).
+func (l *mergeReading) browse(m *Model, url string) tea.Cmd {
+	cmd, say, bad := forgesync.Browse(url, m.feed.served())
+	if say != "" {
+		m.setStatus(say, bad)
+	}
+	return cmd
+}
+
+// syncForge is r in the Merge pane: the forge read now, in the background.
+func (l *mergeReading) syncForge(m *Model) tea.Cmd {
+	cmd := l.forge.Start(m.Opt.Tree)
+	if cmd == nil {
+		m.setStatus("reading the forge already; once more after it", false)
+		return nil
+	}
+	m.setStatus("reading the forge…", false)
+	return cmd
+}
+
+// forgeOn takes whether the project has a forge: o and r follow, and its
+// first reading starts.
+func (l *mergeReading) forgeOn(m *Model, on forgesync.OnMsg) tea.Cmd {
+	cmd := l.forge.On(m.Opt.Tree, on)
+	if on {
+		l.Rebuild(m.ctx())
+		m.syncKeys()
+	}
+	return cmd
+}
+
+// forgeDone takes a reading of the forge's end: what it did in the status
+// line, its trouble above the queue, then the queue and the inbox read
+// again (the PRs' records changed).
+func (l *mergeReading) forgeDone(m *Model, msg forgesync.DoneMsg) tea.Cmd {
+	was := l.forge.View().On
+	cmd := l.forge.Done(m.Opt.Tree, msg)
+	if !msg.On && !was {
+		return cmd // no forge: nothing changed
+	}
+	if s := forgesync.Said(msg); s != "" {
+		m.setStatus(s, false)
+	}
+	l.Rebuild(m.ctx())
+	m.syncKeys()
+	return tea.Batch(cmd, m.request(m.shownKinds()&feed.Merge.Set()|feed.Inbox.Set()))
 }
 
 // Rebuild rebuilds the Merge pane from the reading.

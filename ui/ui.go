@@ -57,6 +57,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/ui/feed"
+	"github.com/fleetwatch/fleetwatch/ui/forgesync"
 	"github.com/fleetwatch/fleetwatch/ui/kit"
 	"github.com/fleetwatch/fleetwatch/ui/panes/plans"
 	"github.com/fleetwatch/fleetwatch/ui/panes/workers"
@@ -321,6 +322,12 @@ func (m *Model) updateData(msg tea.Msg) (tea.Cmd, bool) {
 		return m.inboxLoaded(msg), true
 	case uictx.FleetMsg:
 		return m.fleetLoaded(msg), true
+	case forgesync.DoneMsg:
+		return m.merge.forgeDone(m, msg), true
+	case forgesync.TickMsg:
+		return m.merge.forge.Ticked(m.Opt.Tree), true
+	case forgesync.OnMsg:
+		return m.merge.forgeOn(m, msg), true
 	case publishedMsg:
 		return m.publishedLoaded(msg), true
 	}
@@ -578,6 +585,10 @@ func (m *Model) route(req tea.Msg) tea.Cmd {
 		return m.askNewPlan()
 	case uictx.EditReq:
 		return m.askEdit()
+	case uictx.BrowseReq:
+		return m.merge.browse(m, r.URL)
+	case uictx.ForgeSyncReq:
+		return m.merge.syncForge(m)
 	case uictx.BatchReq:
 		cmds := make([]tea.Cmd, len(r))
 		for i, q := range r {

@@ -238,6 +238,8 @@ type Merge struct {
 	Err     error
 	Loaded  bool
 	Want    string
+	// Forge is the background reading of the forge (zero without one).
+	Forge Forge
 }
 
 // LandDoneMsg is how a landing started here ended: Err is the lander's

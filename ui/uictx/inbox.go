@@ -12,6 +12,8 @@ type Inbox struct {
 	Texts   []string
 	Width   int
 	Err     error
+	// Threads are people's comments on the forge's PRs (ReadThreads).
+	Threads []Thread
 }
 
 // InboxMsg is one reading of the inbox, each proposal rendered at width.
@@ -27,6 +29,7 @@ type InboxData struct {
 	Entries []coord.Entry
 	Props   []Proposal
 	Err     error
+	Threads []Thread
 }
 
 // Proposal is an entry's Proposal as read: its text, whether only its head

@@ -115,10 +115,11 @@ func DefaultKeys() KeyMap {
 			Approve: b("approve", "A"), NeedsWork: b("needs work", "X"), Peer: b("peer review", "v"),
 			Add: b("queue", "+"), Remove: b("unqueue", "-"), Land: b("land head", "m"),
 			Open: b("open", "enter"), Diff: b("diff", "d"), Accept: b("accept move", "a"),
+			Browse: b("open PR", "o"), Sync: b("read forge", "r"),
 		},
 		Inbox: InboxKeys{
 			Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter"),
-			Extend: b("extend budget", "b"), Stop: b("stop run", "x"), Resume: b("resume run", "p"),
+			Extend: b("extend budget", "b"), Stop: b("stop run", "x"), Resume: b("resume run", "p"), Dismiss: b("dismiss comments", "D"),
 		},
 		Fleet: FleetKeys{Open: b("open tier", "enter")},
 		Logs: LogKeys{
@@ -163,7 +164,7 @@ func (k *KeyMap) Step(msg tea.KeyMsg, page, n int) (d int, ok bool) {
 // pane's keys are disabled off it, so a key shows once.
 func (k KeyMap) ShortHelp() []key.Binding {
 	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
-	return []key.Binding{i.Approve, i.Reject, i.Extend, i.Resume, i.Stop, i.Open, k.Fleet.Open, g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
+	return []key.Binding{i.Approve, i.Reject, i.Extend, i.Resume, i.Stop, i.Dismiss, i.Open, k.Fleet.Open, g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Browse, g.Sync, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
 		p.Diff, k.Trees.Diff, w.Diff, w.Logs, w.Pause, w.Stop, w.Mark, l.Open, k.Trees.Open, w.Open, k.Events.Open,
 		k.Spawn, p.New, p.Edit, k.Filter, k.Help, k.Quit}
 }
@@ -176,7 +177,7 @@ type FleetKeys struct{ Open key.Binding }
 
 // InboxKeys are the Inbox pane's: the coordinator's decisions on a
 // proposal, and reading it whole.
-type InboxKeys struct{ Approve, Reject, Open, Extend, Stop, Resume key.Binding }
+type InboxKeys struct{ Approve, Reject, Open, Extend, Stop, Resume, Dismiss key.Binding }
 
 // LeaseKeys are the Leases pane's.
 type LeaseKeys struct{ Release, Recover, Open key.Binding }
@@ -190,6 +191,9 @@ type MergeKeys struct {
 	// Accept is the banner's: a move of the integration branch outside
 	// the queue taken as the operator's own (queue accept).
 	Accept key.Binding
+	// Browse opens the candidate's PR; Sync reads the forge now. Both
+	// are off, and out of the help, in a project without a forge.
+	Browse, Sync key.Binding
 }
 
 // PlanKeys are the Plans pane's: lanes, the filter, the preview, the verbs.

@@ -4,12 +4,15 @@
 // (A approves, X rejects with a note); then the runs paused where they are
 // (look.PausedRuns, read with the spend: Ctx.Paused), with the keys
 // that let one go on (b extends a budget, p resumes a run paused by hand)
-// or end it (x). The pane never decides a state: it shows the engine's
-// entries and asks coord, ledger and workers to act.
+// or end it (x); then people's comments on the forge's PRs (uictx.Thread,
+// read with the inbox), which D dismisses (forge.go). The pane never
+// decides a state: it shows the engine's entries and asks coord, ledger,
+// landing and workers to act.
 package inbox
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,8 +49,13 @@ type Pane struct {
 	// paused are the paused runs the filter lets through, listed after
 	// the entries.
 	paused []look.State
-	cols   inboxCols
-	full   int // the rows the pane has, table and preview
+	// threads are the forge's PRs with people's comments, and comments
+	// those the filter lets through, listed last (forge.go).
+	threads  []uictx.Thread
+	comments []comment
+	readOnly bool // a viewer's session, whose `?` lists every act refused
+	cols     inboxCols
+	full     int // the rows the pane has, table and preview
 }
 
 // inboxSplit divides the pane's h rows between the table, showing n
@@ -63,9 +71,12 @@ func inboxSplit(h, n int) (table, preview int) {
 
 func (l *Pane) SetSize(w, h int) {
 	l.full = h
-	t, _ := inboxSplit(h, len(l.shown)+len(l.paused))
+	t, _ := inboxSplit(h, l.rows())
 	l.Table.SetSize(w, t)
 }
+
+// rows is how many rows the table lists: proposals, paused runs, comments.
+func (l *Pane) rows() int { return len(l.shown) + len(l.paused) + len(l.comments) }
 
 // New is the Inbox pane at id in the tab order.
 func New(id uictx.PaneID) uictx.Pane { return &Pane{id: id} }
@@ -77,7 +88,9 @@ func (l *Pane) Rebuild(pc *uictx.Ctx) {
 	if l.loaded = pc.Inbox != nil; l.loaded {
 		in := pc.Inbox
 		l.entries, l.texts, l.renderW, l.err = in.Entries, in.Texts, in.Width, in.Err
+		l.threads = in.Threads
 	}
+	l.readOnly = pc.Opt.ReadOnly
 	f := l.Needle()
 	l.shown = l.shown[:0]
 	for i := range l.entries {
@@ -91,22 +104,29 @@ func (l *Pane) Rebuild(pc *uictx.Ctx) {
 			l.paused = append(l.paused, st)
 		}
 	}
-	keys := make([]string, 0, len(l.shown)+len(l.paused))
+	l.comments = filterComments(l.threads, f)
+	keys := make([]string, 0, len(l.shown)+len(l.paused)+len(l.comments))
 	for _, j := range l.shown {
 		keys = append(keys, l.entries[j].Slug)
 	}
 	for i := range l.paused {
 		keys = append(keys, "paused\x00"+l.paused[i].AgentID)
 	}
+	for _, c := range l.comments {
+		keys = append(keys, "comment\x00"+c.th.Slug+"\x00"+strconv.FormatInt(c.c.ID, 10))
+	}
 	l.pv = make([][]string, len(l.entries))
 	for i := range l.entries {
 		l.pv[i] = proposalLines(pc.Common, &l.entries[i], l.textOf(i))
 	}
-	l.cols = inboxColumns(l.Width, l.entries, l.shown, l.paused)
+	l.cols = inboxColumns(l.Width, l.entries, l.shown, l.paused, l.comments)
 	l.SetSize(l.Width, l.full) // the table's share follows its rows
-	c, n := l.cols, len(l.shown)
+	c, n, np := l.cols, len(l.shown), len(l.shown)+len(l.paused)
 	cm := pc.Common
 	l.Set(keys, func(i int, sel bool) string {
+		if i >= np {
+			return commentLine(cm, &l.comments[i-np], c, sel)
+		}
 		if i >= n {
 			return pausedLine(cm, &l.paused[i-n], c, sel)
 		}
@@ -150,7 +170,9 @@ func (l *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	set(&k.Reject, here && ok, "reject: "+why)
 	st := l.pausedRow()
 	on := pc.Shown == l.id && st != nil
-	set(&k.Open, here || on, "open: select a proposal or a paused run in the inbox pane (7)")
+	cm := pc.Shown == l.id && l.commentRow() != nil
+	set(&k.Open, here || on || cm, "open: select a proposal or a paused run in the inbox pane (7)")
+	set(&k.Dismiss, cm, "dismiss: select a comment from the forge in the inbox pane (7)")
 	ok, why = canExtend(st)
 	set(&k.Extend, on && ok, "extend: "+why)
 	ok, why = canResume(st)
@@ -232,6 +254,8 @@ func (l *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return nil, true
 	case key.Matches(msg, k.Stop):
 		return l.askStopRun(pc), true
+	case key.Matches(msg, k.Dismiss):
+		return l.askDismiss(pc), true
 	}
 	return nil, false
 }
@@ -244,7 +268,7 @@ func (l *Pane) View(pc *uictx.Ctx, h int) []string {
 	case l.err != nil:
 		empty = "⚠ inbox: " + termtext.Line(l.err.Error())
 	}
-	if _, ph := inboxSplit(l.full, len(l.shown)+len(l.paused)); ph == 0 {
+	if _, ph := inboxSplit(l.full, l.rows()); ph == 0 {
 		return pc.TableBox(kit.FilterTitle("Inbox", &l.Filter), l.cols.header(), &l.Table, h, kit.EmptyText(&l.Filter, empty))
 	}
 	th := l.Table.Height + 1 // the header
@@ -265,6 +289,9 @@ func (l *Pane) proposalBox(cm *uictx.Common, h int) []string {
 	} else if st := l.pausedRow(); st != nil {
 		title = termtext.Line(kit.PlanSlug(st.Plan)) + " · paused run"
 		lines = pausedLines(cm, st)
+	} else if c := l.commentRow(); c != nil {
+		title = termtext.Line(c.th.Slug) + " · " + commentState(c)
+		lines = commentLines(cm, c)
 	}
 	hint := ""
 	if len(lines) > h-2 {
@@ -376,7 +403,7 @@ type inboxCols struct{ slug, agent, n, state, age, scope, problem int }
 
 // inboxColumns sizes the table for width w and the entries shown: the
 // state first, then the slug and the agent; the problem takes the rest.
-func inboxColumns(w int, es []coord.Entry, shown []int, paused []look.State) inboxCols {
+func inboxColumns(w int, es []coord.Entry, shown []int, paused []look.State, cs []comment) inboxCols {
 	slug, agent, state, scope := len("slug"), len("agent"), len("state"), len("scope")
 	for _, j := range shown {
 		e := &es[j]
@@ -388,6 +415,7 @@ func inboxColumns(w int, es []coord.Entry, shown []int, paused []look.State) inb
 		slug, agent = max(slug, kit.CellWidth(kit.PlanSlug(st.Plan))), max(agent, kit.CellWidth(st.AgentID))
 		state, scope = max(state, kit.CellWidth(pausedState(st))), max(scope, kit.CellWidth(kit.USD(st.Spent.USD)))
 	}
+	commentWidths(cs, &slug, &agent, &state)
 	c := inboxCols{n: 2, age: 5}
 	room := w - 2 - (c.n + 1) - (c.age + 1)
 	room = kit.Allot(room, kit.Col(&c.state, state, 17, 64), kit.Col(&c.slug, slug, 8, 32), kit.Col(&c.agent, agent, 6, 20),
@@ -630,6 +658,9 @@ func (l *Pane) open(pc *uictx.Ctx) tea.Msg {
 	e := l.Row()
 	if st := l.pausedRow(); st != nil {
 		return uictx.WorkerReq{AgentID: st.AgentID}
+	}
+	if c := l.commentRow(); c != nil {
+		return openComment(*c)
 	}
 	if e == nil {
 		return nil

@@ -68,6 +68,7 @@ func Detail(cm *uictx.Common, s *landing.Status, logs [][]string, logErrs []erro
 	if s.Candidate != "" {
 		out = append(out, line("candidate "+kit.Short(s.Candidate)+" · tree "+kit.Short(s.Tree)))
 	}
+	out = append(out, prLines(cm, s.PR)...)
 	if v := s.ScopeViolations; len(v) > 0 {
 		out = append(out, "", cm.St.Title.Render(line("⚠ Out of scope: "+mergekeys.CountPaths(len(v))+" its plan's scope does not allow")))
 		for _, p := range v {

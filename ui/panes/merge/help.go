@@ -11,14 +11,27 @@ import (
 
 // Help is what `?` lists for the pane: its keys, its symbols, and the
 // keys that change something (a viewer's session turns them off).
+// Reading the forge (r) opens missing PRs and takes approvals in: an act.
 func (*Pane) Help(k *uictx.KeyMap) uictx.PaneHelp {
 	g := &k.Merge
 	return uictx.PaneHelp{
-		Keys: []*key.Binding{&g.Open, &g.Diff, &g.Approve, &g.NeedsWork, &g.Peer, &g.Add, &g.Remove, &g.Land, &g.Accept},
+		Keys: []*key.Binding{&g.Open, &g.Diff, &g.Approve, &g.NeedsWork, &g.Peer, &g.Add, &g.Remove, &g.Land, &g.Accept, &g.Browse, &g.Sync},
 		Acts: []uictx.Act{{Key: &g.Approve, Verb: "approve"}, {Key: &g.NeedsWork, Verb: "send a candidate back"},
 			{Key: &g.Peer, Verb: "start a peer review"}, {Key: &g.Add, Verb: "queue"}, {Key: &g.Remove, Verb: "unqueue"}, {Key: &g.Land, Verb: "land"},
-			{Key: &g.Accept, Verb: "accept a move of the integration branch"}},
+			{Key: &g.Accept, Verb: "accept a move of the integration branch"}, {Key: &g.Sync, Verb: "read the forge"}},
 	}
+}
+
+// Quiet leaves o and r out of `?` in a project without a forge: its help
+// is as it was. A viewer's lists r with every other act it may not do.
+func (l *Pane) Quiet(k *uictx.KeyMap) []*key.Binding {
+	switch {
+	case l.forge:
+		return nil
+	case l.readOnly:
+		return []*key.Binding{&k.Merge.Browse}
+	}
+	return []*key.Binding{&k.Merge.Browse, &k.Merge.Sync}
 }
 
 // mergeStates say what each state of the Merge pane asks of a person, in

@@ -3,8 +3,9 @@
 // uictx.Ctx.Merge), the gate's notices and the next batch above them,
 // and the keys that carry a change from review to the integration branch
 // (the candidate keys are ui/mergekeys', which the Plans pane offers
-// too). The pane never decides a state: it shows the engine's words and
-// asks the engine to act.
+// too); with a forge, each candidate's PR, which o opens (pr.go). The
+// pane never decides a state: it shows the engine's words and asks the
+// engine to act.
 package merge
 
 import (
@@ -37,6 +38,11 @@ type Pane struct {
 	loaded  bool
 	shown   []int // the items the filter lets through, in listing order
 	cols    mergeCols
+	// forge: the project has a forge, or some candidate a PR; o and r
+	// are offered then (and listed in the help).
+	forge bool
+	// readOnly: a viewer's session, whose `?` lists every act refused.
+	readOnly bool
 }
 
 // New is the Merge pane at id in the tab order.
@@ -59,6 +65,8 @@ const checkLegend = "checks: ✓ pass  ✗ fail  ! error  ◷ timeout  · missin
 
 func (l *Pane) Rebuild(pc *uictx.Ctx) {
 	l.listing, l.err, l.loaded = pc.Merge.Listing, pc.Merge.Err, pc.Merge.Loaded
+	l.forge = pc.Merge.Forge.On || anyPR(l.listing.Items)
+	l.readOnly = pc.Opt.ReadOnly
 	f := l.Needle()
 	l.shown = l.shown[:0]
 	items := l.listing.Items
@@ -87,7 +95,7 @@ func mergeMatches(s *landing.Status, f string) bool {
 	if len(s.Reviews) > 0 {
 		rev = s.Reviews[0].Reviewer + " " + s.Reviews[0].Verdict
 	}
-	return kit.AnyContains(f, s.Slug, string(s.State), s.Why, s.ApprovedBy, s.Commit, s.Branch, rev, strings.Join(s.ConflictPaths, " "))
+	return kit.AnyContains(f, s.Slug, string(s.State), s.Why, s.ApprovedBy, s.Commit, s.Branch, rev, strings.Join(s.ConflictPaths, " "), PRCell(s))
 }
 
 // row is the selected candidate, nil when there is none.
@@ -125,6 +133,7 @@ func (l *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	set(&k.Accept, here && l.listing.MovedTo != "", "accept: no move outside the queue to accept")
 	set(&k.Open, onRow, "open: select a candidate in the merge pane (6)")
 	set(&k.Diff, onRow, "diff: select a candidate in the merge pane (6)")
+	l.syncForgeKeys(pc, set, onRow)
 }
 
 func (l *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
@@ -143,6 +152,10 @@ func (l *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return l.open(pc), true
 	case key.Matches(msg, k.Diff):
 		return l.diff(pc), true
+	case key.Matches(msg, k.Browse):
+		return uictx.BrowseReq{URL: l.prURL()}, true
+	case key.Matches(msg, k.Sync):
+		return uictx.ForgeSyncReq{}, true
 	}
 	return nil, false
 }
@@ -172,6 +185,9 @@ func (l *Pane) View(pc *uictx.Ctx, h int) []string {
 			line = pc.St.Bad.Render(line)
 		}
 		out = append(out, " "+line)
+	}
+	if f := forgeLine(pc.Common, pc.Merge.Forge); f != "" && len(out) < h/2 {
+		out = append(out, " "+f)
 	}
 	if b := l.listing.Batch; b != nil && len(out) < h/2 {
 		out = append(out, " "+termtext.Line(mergekeys.BatchLine(b)))
@@ -231,7 +247,7 @@ func (l *Pane) info(cm *uictx.Common) string {
 	return s + gate
 }
 
-type mergeCols struct{ slug, state, tip, ab, reviewed, approved, checks, why int }
+type mergeCols struct{ slug, state, tip, ab, reviewed, approved, checks, pr, why int }
 
 // mergeWhyFloor is the room the reason keeps before the review and
 // approval columns take theirs: a conflict's paths or "ungated" matter
@@ -241,8 +257,15 @@ const mergeWhyFloor = 20
 // mergeColumns sizes the table for width w and the items shown.
 func mergeColumns(w int, items []landing.Status, shown []int) mergeCols {
 	slug, ab, rev, appr, checks := len("slug"), kit.CellWidth(abHeader), len("reviewed"), len("approved"), len("checks")
+	pr := 0 // no column unless some candidate has a PR
+	if anyPR(items) {
+		pr = len(prHeader)
+	}
 	for _, j := range shown {
 		s := &items[j]
+		if pr > 0 {
+			pr = max(pr, kit.CellWidth(PRCell(s)))
+		}
 		slug, ab = max(slug, kit.CellWidth(s.Slug)), max(ab, kit.CellWidth(aheadBehind(s)))
 		rev, appr = max(rev, kit.CellWidth(ReviewedCell(s))), max(appr, kit.CellWidth(approvedCell(s)))
 		checks = max(checks, len(s.Checks))
@@ -250,7 +273,7 @@ func mergeColumns(w int, items []landing.Status, shown []int) mergeCols {
 	c := mergeCols{state: len("needs review"), tip: 7}
 	room := w - mergeLead + 1 - (c.state + 1) - (c.tip + 1) - mergeWhyFloor
 	room = kit.Allot(room, kit.Col(&c.slug, slug, 8, 32), kit.Col(&c.ab, ab, 5, 11), kit.Col(&c.checks, checks, 6, 24),
-		kit.Col(&c.approved, appr, 8, 16), kit.Col(&c.reviewed, rev, 8, 28))
+		kit.Col(&c.pr, pr, 6, 20), kit.Col(&c.approved, appr, 8, 16), kit.Col(&c.reviewed, rev, 8, 28))
 	c.why = max(0, room-1+mergeWhyFloor)
 	return c
 }
@@ -266,7 +289,7 @@ func (c mergeCols) header() string {
 	if c.approved > 0 {
 		h += kit.Fit("approved", c.approved) + " "
 	}
-	return h + kit.Fit("checks", c.checks) + " " + kit.Fit("why", c.why)
+	return h + kit.Fit("checks", c.checks) + " " + kit.Cell(prHeader, c.pr) + kit.Fit("why", c.why)
 }
 
 // mergeLine is a candidate's row, not yet highlighted (kit.Table highlights the selected one).
@@ -289,6 +312,7 @@ func mergeLine(cm *uictx.Common, s *landing.Status, batch *landing.BatchView, c 
 		b.WriteString(kit.Fit(termtext.Line(approvedCell(s)), c.approved) + " ")
 	}
 	b.WriteString(checksCell(cm, s, c.checks) + " ")
+	b.WriteString(kit.Cell(PRCell(s), c.pr))
 	why := termtext.Line(mergekeys.OrWords(batchWhy(s, batch), mergekeys.WhyOf(cm, s)))
 	if len(s.ScopeViolations) > 0 {
 		mark := "⚠ " + mergekeys.CountPaths(len(s.ScopeViolations)) + " out of scope"
