@@ -1,0 +1,223 @@
+package forge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/google/go-github/v81/github"
+)
+
+// GitHub's statuses, reviews, comments, the token's user and the base
+// branch's protection.
+
+// SetStatus posts s on commit (GitHub's states are fleetwatch's).
+func (g *gitHub) SetStatus(ctx context.Context, commit string, s Status) error {
+	if !slices.Contains([]string{StatusPending, StatusSuccess, StatusFailure, StatusError}, s.State) {
+		return fmt.Errorf("forge: github: status %s: state %q: want pending, success, failure or error", s.Context, s.State)
+	}
+	st := github.RepoStatus{State: github.Ptr(s.State), Context: github.Ptr(s.Context), Description: github.Ptr(clip(s.Description, 140))}
+	if s.TargetURL != "" {
+		st.TargetURL = github.Ptr(s.TargetURL)
+	}
+	_, resp, err := g.client.Repositories.CreateStatus(ctx, g.owner, g.name, commit, st)
+	return ghErr(fmt.Sprintf("status %s on %s", s.Context, commit), resp, err)
+}
+
+// Review posts r on commit as a COMMENT or REQUEST_CHANGES review, never
+// APPROVE. GitHub refuses REQUEST_CHANGES on the token's own PR (which
+// fleetwatch's PRs are): that one is posted again as a comment that says so.
+func (g *gitHub) Review(ctx context.Context, number int, r ReviewIn) error {
+	rv := &github.PullRequestReviewRequest{CommitID: github.Ptr(r.Commit), Body: github.Ptr(r.Body), Event: github.Ptr("COMMENT")}
+	if r.RequestChanges {
+		rv.Event = github.Ptr("REQUEST_CHANGES")
+	}
+	_, resp, err := g.client.PullRequests.CreateReview(ctx, g.owner, g.name, number, rv)
+	if err != nil && r.RequestChanges && resp != nil && resp.Response != nil && resp.StatusCode == http.StatusUnprocessableEntity {
+		rv.Event, rv.Body = github.Ptr("COMMENT"), github.Ptr("Changes requested: "+r.Body)
+		_, resp, err = g.client.PullRequests.CreateReview(ctx, g.owner, g.name, number, rv)
+	}
+	return ghErr(fmt.Sprintf("review PR %d", number), resp, err)
+}
+
+// ghReviewStates are GitHub's review states as fleetwatch's; a PENDING
+// review (a draft) is nobody's verdict yet and is left out.
+var ghReviewStates = map[string]string{
+	"APPROVED":          ReviewApproved,
+	"CHANGES_REQUESTED": ReviewChangesRequested,
+	"COMMENTED":         ReviewCommented,
+	"DISMISSED":         ReviewDismissed,
+}
+
+// Reviews reads every review of PR number, all pages.
+func (g *gitHub) Reviews(ctx context.Context, number int) ([]Review, error) {
+	var out []Review
+	err := ghPages(func(opts *github.ListOptions) (*github.Response, error) {
+		rs, resp, err := g.client.PullRequests.ListReviews(ctx, g.owner, g.name, number, opts)
+		for _, r := range rs {
+			if st, ok := ghReviewStates[r.GetState()]; ok {
+				out = append(out, Review{ID: r.GetID(), Author: r.GetUser().GetLogin(), State: st, Commit: r.GetCommitID(), Body: r.GetBody(), At: r.GetSubmittedAt().Time})
+			}
+		}
+		return resp, err
+	})
+	if err != nil {
+		return nil, ghErr(fmt.Sprintf("the reviews of PR %d", number), nil, err)
+	}
+	return out, nil
+}
+
+// ghPages calls page for each page in turn, at most maxPages.
+func ghPages(page func(*github.ListOptions) (*github.Response, error)) error {
+	opts := &github.ListOptions{PerPage: 100}
+	for range maxPages {
+		resp, err := page(opts)
+		if err != nil {
+			return err
+		}
+		if resp.NextPage <= opts.Page {
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
+	return fmt.Errorf("more than %d pages: %w", maxPages, ErrRefused)
+}
+
+// Comments reads the PR's conversation and its line comments, all pages
+// of each.
+func (g *gitHub) Comments(ctx context.Context, number int) ([]Comment, error) {
+	var out []Comment
+	err := ghPages(func(opts *github.ListOptions) (*github.Response, error) {
+		cs, resp, err := g.client.Issues.ListComments(ctx, g.owner, g.name, number, &github.IssueListCommentsOptions{ListOptions: *opts})
+		for _, c := range cs {
+			out = append(out, Comment{ID: c.GetID(), Author: c.GetUser().GetLogin(), Body: c.GetBody(), At: c.GetCreatedAt().Time})
+		}
+		return resp, err
+	})
+	if err == nil {
+		err = ghPages(func(opts *github.ListOptions) (*github.Response, error) {
+			cs, resp, err := g.client.PullRequests.ListComments(ctx, g.owner, g.name, number, &github.PullRequestListCommentsOptions{ListOptions: *opts})
+			for _, c := range cs {
+				out = append(out, ghLineComment(c))
+			}
+			return resp, err
+		})
+	}
+	if err != nil {
+		return nil, ghErr(fmt.Sprintf("the comments of PR %d", number), nil, err)
+	}
+	return out, nil
+}
+
+// ghLineComment is a review comment; an outdated one keeps the line it
+// was written on.
+func ghLineComment(c *github.PullRequestComment) Comment {
+	line := c.GetLine()
+	if line == 0 {
+		line = c.GetOriginalLine()
+	}
+	return Comment{ID: c.GetID(), Author: c.GetUser().GetLogin(), Body: c.GetBody(), Path: c.GetPath(), Line: line, At: c.GetCreatedAt().Time}
+}
+
+// Comment posts body on PR number's conversation.
+func (g *gitHub) Comment(ctx context.Context, number int, body string) error {
+	_, resp, err := g.client.Issues.CreateComment(ctx, g.owner, g.name, number, &github.IssueComment{Body: github.Ptr(body)})
+	return ghErr(fmt.Sprintf("comment on PR %d", number), resp, err)
+}
+
+// Me is the token's user and, for a classic token, its scopes.
+func (g *gitHub) Me(ctx context.Context) (User, error) {
+	u, resp, err := g.client.Users.Get(ctx, "")
+	if err != nil {
+		return User{}, ghErr("the token's user", resp, err)
+	}
+	if u.GetLogin() == "" {
+		return User{}, fmt.Errorf("forge: github: the token's user has no login")
+	}
+	return User{Login: u.GetLogin(), Scopes: scopes(resp.Header)}, nil
+}
+
+// Protection reads branch's classic protection and the rulesets that
+// apply to it (merge queues live only there), two calls and Me's one.
+// It is cautious: a push counts as allowed only where nothing asks for
+// a PR, no restriction leaves the token's user out, and the branch is not
+// locked; admins' bypasses are not known from here and not assumed.
+func (g *gitHub) Protection(ctx context.Context, branch string) (Protection, error) {
+	var out Protection
+	p, resp, err := g.client.Repositories.GetBranchProtection(ctx, g.owner, g.name, branch)
+	switch {
+	case errors.Is(err, github.ErrBranchNotProtected):
+		out.PushAllowed = true
+	case err != nil:
+		return Protection{}, ghErr("the protection of "+branch, resp, err)
+	default:
+		me, err := g.Me(ctx)
+		if err != nil {
+			return Protection{}, err
+		}
+		out = ghProtection(p, me.Login)
+	}
+	rules, resp, err := g.client.Repositories.GetRulesForBranch(ctx, g.owner, g.name, branch, &github.ListOptions{PerPage: 100})
+	if err != nil && (resp == nil || resp.Response == nil || resp.StatusCode != http.StatusNotFound) {
+		return Protection{}, ghErr("the rules of "+branch, resp, err)
+	}
+	if err == nil {
+		ghRules(&out, rules)
+	}
+	return out, nil
+}
+
+// ghProtection reads classic branch protection for the user login.
+func ghProtection(p *github.Protection, login string) Protection {
+	out := Protection{Protected: true, PushAllowed: true}
+	if r := p.GetRequiredPullRequestReviews(); r != nil {
+		out.Approvals = r.RequiredApprovingReviewCount
+		out.PushAllowed = false // a push skips the reviews the branch asks for
+	}
+	if r := p.GetRestrictions(); r != nil && !slices.ContainsFunc(r.Users, func(u *github.User) bool { return u.GetLogin() == login }) {
+		out.PushAllowed = false
+	}
+	if p.GetLockBranch().GetEnabled() {
+		out.PushAllowed = false
+	}
+	if c := p.GetRequiredStatusChecks(); c != nil {
+		for _, ctx := range c.GetContexts() {
+			out.Checks = appendNew(out.Checks, ctx)
+		}
+		if c.Checks != nil {
+			for _, ch := range *c.Checks {
+				out.Checks = appendNew(out.Checks, ch.Context)
+			}
+		}
+	}
+	return out
+}
+
+// ghRules adds what the rulesets on a branch ask to out.
+func ghRules(out *Protection, rules *github.BranchRules) {
+	if rules == nil {
+		return
+	}
+	if len(rules.PullRequest) > 0 || len(rules.Update) > 0 || len(rules.MergeQueue) > 0 {
+		out.Protected, out.PushAllowed = true, false
+	}
+	for _, r := range rules.PullRequest {
+		out.Approvals = max(out.Approvals, r.Parameters.RequiredApprovingReviewCount)
+	}
+	for _, r := range rules.RequiredStatusChecks {
+		out.Protected = true
+		for _, c := range r.Parameters.RequiredStatusChecks {
+			out.Checks = appendNew(out.Checks, c.Context)
+		}
+	}
+	out.MergeQueue = len(rules.MergeQueue) > 0
+}
+
+func appendNew(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
