@@ -94,7 +94,7 @@ func ghPR(p *github.PullRequest) PR {
 		Updated: p.GetUpdatedAt().Time,
 	}
 	switch {
-	case p.GetMerged() || p.MergedAt != nil:
+	case p.GetMerged() || !p.GetMergedAt().IsZero():
 		pr.State = StateMerged
 		if sha := p.GetMergeCommitSHA(); isSHA(sha) {
 			pr.MergeCommit = sha

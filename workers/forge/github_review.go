@@ -188,7 +188,9 @@ func ghProtection(p *github.Protection, login string) Protection {
 		}
 		if c.Checks != nil {
 			for _, ch := range *c.Checks {
-				out.Checks = appendNew(out.Checks, ch.Context)
+				if ch != nil {
+					out.Checks = appendNew(out.Checks, ch.Context)
+				}
 			}
 		}
 	}
@@ -204,12 +206,20 @@ func ghRules(out *Protection, rules *github.BranchRules) {
 		out.Protected, out.PushAllowed = true, false
 	}
 	for _, r := range rules.PullRequest {
+		if r == nil {
+			continue
+		}
 		out.Approvals = max(out.Approvals, r.Parameters.RequiredApprovingReviewCount)
 	}
 	for _, r := range rules.RequiredStatusChecks {
+		if r == nil {
+			continue
+		}
 		out.Protected = true
 		for _, c := range r.Parameters.RequiredStatusChecks {
-			out.Checks = appendNew(out.Checks, c.Context)
+			if c != nil {
+				out.Checks = appendNew(out.Checks, c.Context)
+			}
 		}
 	}
 	out.MergeQueue = len(rules.MergeQueue) > 0

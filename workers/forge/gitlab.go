@@ -87,6 +87,11 @@ func glErr(what string, resp *gitlab.Response, err error) error {
 	return fmt.Errorf("forge: gitlab: %s: %w", what, err)
 }
 
+// errNoAnswer is a call that succeeded with nothing in its answer.
+func errNoAnswer(what string) error {
+	return fmt.Errorf("forge: gitlab: %s: the answer is empty", what)
+}
+
 // glStates are a merge request's states as a PR's; locked is an MR in
 // the middle of being merged.
 var glStates = map[string]string{"opened": StateOpen, "locked": StateOpen, "closed": StateClosed, "merged": StateMerged}
@@ -158,6 +163,9 @@ func (g *gitLab) Get(ctx context.Context, number int) (PR, error) {
 	if err != nil {
 		return PR{}, glErr(fmt.Sprintf("MR %d", number), resp, err)
 	}
+	if m == nil {
+		return PR{}, errNoAnswer(fmt.Sprintf("MR %d", number))
+	}
 	pr := glPR(&m.BasicMergeRequest)
 	if pr.Number != number {
 		return PR{}, fmt.Errorf("forge: gitlab: asked for MR %d, got %d", number, pr.Number)
@@ -210,6 +218,9 @@ func (g *gitLab) Ensure(ctx context.Context, p NewPR) (PR, error) {
 		if err != nil {
 			return PR{}, glErr(fmt.Sprintf("update MR %d", old.Number), resp, err)
 		}
+		if m == nil {
+			return PR{}, errNoAnswer(fmt.Sprintf("update MR %d", old.Number))
+		}
 		return glPR(&m.BasicMergeRequest), nil
 	}
 	nw := &gitlab.CreateMergeRequestOptions{
@@ -219,6 +230,9 @@ func (g *gitLab) Ensure(ctx context.Context, p NewPR) (PR, error) {
 	m, resp, err := g.client.MergeRequests.CreateMergeRequest(g.project, nw, gitlab.WithContext(ctx))
 	if err != nil {
 		return PR{}, glErr("open the MR of "+p.Head, resp, err)
+	}
+	if m == nil {
+		return PR{}, errNoAnswer("open the MR of " + p.Head)
 	}
 	return glPR(&m.BasicMergeRequest), nil
 }
@@ -237,6 +251,9 @@ func (g *gitLab) Merge(ctx context.Context, number int, commit, message string) 
 			return "", fmt.Errorf("forge: gitlab: %s: %w (%s)", what, ErrHeadMoved, forgeWords(glMessage(err)))
 		}
 		return "", glErr(what, resp, err)
+	}
+	if m == nil {
+		return "", errNoAnswer(what)
 	}
 	if m.State != "merged" {
 		return "", fmt.Errorf("forge: gitlab: %s: %w (the MR is %s: %s)", what, ErrRefused, forgeWords(m.State), forgeWords(m.MergeError))

@@ -59,6 +59,9 @@ func (g *gitLab) Reviews(ctx context.Context, number int) ([]Review, error) {
 	if err != nil {
 		return nil, glErr(fmt.Sprintf("the approvals of MR %d", number), resp, err)
 	}
+	if ap == nil {
+		return nil, errNoAnswer(fmt.Sprintf("the approvals of MR %d", number))
+	}
 	var out []Review
 	for _, a := range ap.ApprovedBy {
 		if a == nil || a.User == nil || a.User.Username == "" {
@@ -191,7 +194,7 @@ func (g *gitLab) me(ctx context.Context) (*gitlab.User, error) {
 	if err != nil {
 		return nil, glErr("the token's user", resp, err)
 	}
-	if u.Username == "" {
+	if u == nil || u.Username == "" {
 		return nil, fmt.Errorf("forge: gitlab: the token's user has no username")
 	}
 	return u, nil
@@ -206,6 +209,9 @@ func (g *gitLab) Protection(ctx context.Context, branch string) (Protection, err
 	if err != nil {
 		return Protection{}, glErr("the project", resp, err)
 	}
+	if p == nil {
+		return Protection{}, errNoAnswer("the project")
+	}
 	out := Protection{MergeQueue: p.MergeTrainsEnabled}
 	level := glAccess(p.Permissions)
 	pb, resp, err := g.client.ProtectedBranches.GetProtectedBranch(g.project, branch, gitlab.WithContext(ctx))
@@ -214,6 +220,8 @@ func (g *gitLab) Protection(ctx context.Context, branch string) (Protection, err
 		out.PushAllowed = level >= gitlab.DeveloperPermissions
 	case err != nil:
 		return Protection{}, glErr("the protection of "+branch, resp, err)
+	case pb == nil:
+		return Protection{}, errNoAnswer("the protection of " + branch)
 	default:
 		u, err := g.me(ctx)
 		if err != nil {
