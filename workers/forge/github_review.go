@@ -57,7 +57,8 @@ func (g *gitHub) Reviews(ctx context.Context, number int) ([]Review, error) {
 	err := ghPages(func(opts *github.ListOptions) (*github.Response, error) {
 		rs, resp, err := g.client.PullRequests.ListReviews(ctx, g.owner, g.name, number, opts)
 		for _, r := range rs {
-			if st, ok := ghReviewStates[r.GetState()]; ok {
+			// A verdict with no author is nobody's.
+			if st, ok := ghReviewStates[r.GetState()]; ok && r.GetUser().GetLogin() != "" {
 				out = append(out, Review{ID: r.GetID(), Author: r.GetUser().GetLogin(), State: st, Commit: r.GetCommitID(), Body: r.GetBody(), At: r.GetSubmittedAt().Time})
 			}
 		}
