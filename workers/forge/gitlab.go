@@ -132,8 +132,17 @@ var glPipelineChecks = map[string]string{
 	"pending": StatusPending, "running": StatusPending, "scheduled": StatusPending, "manual": StatusPending,
 }
 
+// glSafe turns a panic in client-go into err: its MR listings
+// dereference every entry, and a hostile forge may send null for one.
+func glSafe(what string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("forge: gitlab: %s: the answer broke the client: %v", what, r)
+	}
+}
+
 // Find is the newest MR from head into base, in any state.
-func (g *gitLab) Find(ctx context.Context, head, base string) (PR, bool, error) {
+func (g *gitLab) Find(ctx context.Context, head, base string) (_ PR, _ bool, err error) {
+	defer glSafe("find the MR of "+head, &err)
 	opts := &gitlab.ListProjectMergeRequestsOptions{
 		SourceBranch: gitlab.Ptr(head), TargetBranch: gitlab.Ptr(base),
 		OrderBy: gitlab.Ptr("created_at"), Sort: gitlab.Ptr("desc"),
@@ -179,7 +188,8 @@ func (g *gitLab) Get(ctx context.Context, number int) (PR, error) {
 // List reads every open MR into base, 100 a page, following X-Next-Page.
 // Checks stay "": the list leaves out the head pipeline, and one more
 // call per MR would not list 100 in a second; Get fills them.
-func (g *gitLab) List(ctx context.Context, base string) ([]PR, error) {
+func (g *gitLab) List(ctx context.Context, base string) (_ []PR, err error) {
+	defer glSafe("list the MRs into "+base, &err)
 	opts := &gitlab.ListProjectMergeRequestsOptions{
 		State: gitlab.Ptr("opened"), TargetBranch: gitlab.Ptr(base),
 		ListOptions: gitlab.ListOptions{PerPage: 100},
