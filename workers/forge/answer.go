@@ -2,6 +2,7 @@ package forge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,17 +14,19 @@ import (
 // their libraries decode whatever body they are given and follow whatever
 // Link or X-Next-Page they are told, so the bounds sit under them.
 const (
-	// maxAnswer bounds one response body: a page of 100 GitHub pull
-	// requests, each with its repositories inline, is about 3 MiB.
-	maxAnswer = 32 << 20
 	// maxPages bounds a listing (100 a page: 5,000 items).
 	maxPages = 50
 	// maxMessage bounds the forge's own words quoted in an error.
 	maxMessage = 200
 )
 
+// maxAnswer bounds one response body: a page of 100 GitHub pull
+// requests, each with its repositories inline, is about 3 MiB. (A var:
+// the tests of the bound use a smaller one.)
+var maxAnswer int64 = 32 << 20
+
 // errAnswerTooBig ends a response body read past maxAnswer.
-var errAnswerTooBig = fmt.Errorf("forge: an answer over %d MiB", maxAnswer>>20)
+var errAnswerTooBig = errors.New("forge: an answer over the size bound (32 MiB)")
 
 // boundHTTP is a copy of hc (Open's client when nil) whose response
 // bodies end in errAnswerTooBig past maxAnswer bytes.

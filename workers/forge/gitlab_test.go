@@ -284,7 +284,9 @@ func TestGitLabEnqueue(t *testing.T) {
 
 func TestGitLabMarkMerged(t *testing.T) {
 	defer shortPolls(2)()
-	get := func(file string) exchange { return exchange{method: "GET", path: glProj + "/merge_requests/7", file: file} }
+	get := func(file string) exchange {
+		return exchange{method: "GET", path: glProj + "/merge_requests/7", file: file}
+	}
 	g, _ := glServe(t, get("mr.json"), get("mr-merged.json"), get("mr.json"), get("mr.json"))
 	if err := g.MarkMerged(context.Background(), 7, glHead); err != nil {
 		t.Fatal(err)
@@ -335,6 +337,7 @@ func TestGitLabHostileAnswers(t *testing.T) {
 }
 
 func TestGitLabBodyWithoutEnd(t *testing.T) {
+	defer smallAnswers(1 << 20)()
 	srv := hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.Copy(w, &endless{})
