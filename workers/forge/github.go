@@ -57,15 +57,7 @@ func ghErr(what string, resp *github.Response, err error) error {
 	if err == nil {
 		return nil
 	}
-	code := 0
-	var er *github.ErrorResponse
-	switch {
-	case resp != nil && resp.Response != nil:
-		code = resp.StatusCode
-	case errors.As(err, &er) && er.Response != nil:
-		code = er.Response.StatusCode // a listing's page hands back no resp
-	}
-	msg := ghMessage(err)
+	code, msg := ghCode(resp, err), ghMessage(err)
 	switch code {
 	case http.StatusNotFound:
 		return fmt.Errorf("forge: github: %s: %w (%s)", what, ErrNotFound, forgeWords(msg))
@@ -167,24 +159,22 @@ func ghChecks(cs *github.CombinedStatus) string {
 // combined status is one call per PR on REST, and 100 PRs must list in
 // under a second; Get fills them for the PR the queue acts on.
 func (g *gitHub) List(ctx context.Context, base string) ([]PR, error) {
-	opts := &github.PullRequestListOptions{State: "open", Base: base, ListOptions: github.ListOptions{PerPage: 100}}
+	opts := &github.PullRequestListOptions{State: "open", Base: base}
 	var out []PR
-	for range maxPages {
+	err := ghPages(func(lo *github.ListOptions) (*github.Response, error) {
+		opts.ListOptions = *lo
 		prs, resp, err := g.client.PullRequests.List(ctx, g.owner, g.name, opts)
-		if err != nil {
-			return nil, ghErr("list the PRs into "+base, resp, err)
-		}
 		for _, p := range prs {
 			if pr := ghPR(p); pr.State == StateOpen && pr.Base == base {
 				out = append(out, pr)
 			}
 		}
-		if resp.NextPage <= opts.Page {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+		return resp, err
+	})
+	if err != nil {
+		return nil, ghErr("list the PRs into "+base, nil, err)
 	}
-	return nil, pageErr("github", "the PRs into "+base)
+	return out, nil
 }
 
 // Ensure edits the open PR of p.Head into p.Base or opens one.
@@ -216,7 +206,7 @@ func (g *gitHub) Merge(ctx context.Context, number int, commit, message string) 
 	res, resp, err := g.client.PullRequests.Merge(ctx, g.owner, g.name, number, message, opts)
 	if err != nil {
 		what := fmt.Sprintf("merge PR %d at %s", number, commit)
-		if resp != nil && resp.Response != nil && resp.StatusCode == http.StatusConflict {
+		if ghCode(resp, err) == http.StatusConflict {
 			return "", fmt.Errorf("forge: github: %s: %w (%s)", what, ErrHeadMoved, forgeWords(ghMessage(err)))
 		}
 		return "", ghErr(what, resp, err)
@@ -225,6 +215,18 @@ func (g *gitHub) Merge(ctx context.Context, number int, commit, message string) 
 		return "", fmt.Errorf("forge: github: merge PR %d: %w (merged %t, commit %q: %s)", number, ErrRefused, res.GetMerged(), clip(res.GetSHA(), 64), forgeWords(res.GetMessage()))
 	}
 	return res.GetSHA(), nil
+}
+
+// ghCode is the status of a failed call, 0 when none came back.
+func ghCode(resp *github.Response, err error) int {
+	var er *github.ErrorResponse
+	switch {
+	case resp != nil && resp.Response != nil:
+		return resp.StatusCode
+	case errors.As(err, &er) && er.Response != nil:
+		return er.Response.StatusCode // a listing's page hands back no resp
+	}
+	return 0
 }
 
 func ghMessage(err error) string {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"regexp"
 	"slices"
 
 	"github.com/google/go-github/v81/github"
@@ -35,7 +37,7 @@ func (g *gitHub) Review(ctx context.Context, number int, r ReviewIn) error {
 		rv.Event = github.Ptr("REQUEST_CHANGES")
 	}
 	_, resp, err := g.client.PullRequests.CreateReview(ctx, g.owner, g.name, number, rv)
-	if err != nil && r.RequestChanges && resp != nil && resp.Response != nil && resp.StatusCode == http.StatusUnprocessableEntity {
+	if r.RequestChanges && ghCode(resp, err) == http.StatusUnprocessableEntity {
 		rv.Event, rv.Body = github.Ptr("COMMENT"), github.Ptr("Changes requested: "+r.Body)
 		_, resp, err = g.client.PullRequests.CreateReview(ctx, g.owner, g.name, number, rv)
 	}
@@ -140,6 +142,35 @@ func (g *gitHub) Me(ctx context.Context) (User, error) {
 	return User{Login: u.GetLogin(), Scopes: scopes(resp.Header)}, nil
 }
 
+// ghLogin is what a GitHub login may be (an app's ends in [bot]); a
+// name from the forge that is not one is never put in a path.
+var ghLogin = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
+
+// Writer asks GitHub for login's permission on the repository (write,
+// maintain and admin read as write). GitHub answers it to a token that
+// may push; to another it is a refusal that says so, never a guess.
+func (g *gitHub) Writer(ctx context.Context, login string) (bool, error) {
+	if !ghLogin.MatchString(login) {
+		return false, nil
+	}
+	p, resp, err := g.client.Repositories.GetPermissionLevel(ctx, g.owner, g.name, url.PathEscape(login))
+	if err != nil {
+		err = ghErr("the permission of "+login, resp, err)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return false, nil // no such user
+		case errors.Is(err, ErrRefused):
+			return false, fmt.Errorf("%w; fleetwatch's token needs push access to %s/%s to tell who may approve", err, g.owner, g.name)
+		}
+		return false, err
+	}
+	switch p.GetPermission() {
+	case "admin", "write":
+		return true, nil
+	}
+	return false, nil
+}
+
 // Protection reads branch's classic protection and the rulesets that
 // apply to it (merge queues live only there), two calls and Me's one.
 // It is cautious: a push counts as allowed only where nothing asks for
@@ -161,12 +192,10 @@ func (g *gitHub) Protection(ctx context.Context, branch string) (Protection, err
 		out = ghProtection(p, me.Login)
 	}
 	rules, resp, err := g.client.Repositories.GetRulesForBranch(ctx, g.owner, g.name, branch, &github.ListOptions{PerPage: 100})
-	if err != nil && (resp == nil || resp.Response == nil || resp.StatusCode != http.StatusNotFound) {
+	if err != nil && ghCode(resp, err) != http.StatusNotFound {
 		return Protection{}, ghErr("the rules of "+branch, resp, err)
 	}
-	if err == nil {
-		ghRules(&out, rules)
-	}
+	ghRules(&out, rules) // nil when GitHub has no rulesets (404)
 	return out, nil
 }
 

@@ -428,3 +428,29 @@ func TestGitHubListsAHundredQuickly(t *testing.T) {
 	}
 	t.Logf("100 PRs in %v", took)
 }
+
+func TestGitHubWriter(t *testing.T) {
+	perm := func(login string) string { return ghRepo + "/collaborators/" + login + "/permission" }
+	g, _ := ghServe(t,
+		exchange{method: "GET", path: perm("ana"), file: "permission-write.json"},
+		exchange{method: "GET", path: perm("bo"), file: "permission-read.json"},
+		exchange{method: "GET", path: perm("ghost"), file: "error-404.json", status: 404},
+		exchange{method: "GET", path: perm("dependabot%5Bbot%5D"), file: "error-403.json", status: 403},
+	)
+	ctx := context.Background()
+	for _, c := range []struct {
+		login string
+		want  bool
+		err   string
+	}{
+		{"ana", true, ""}, {"bo", false, ""}, {"ghost", false, ""},
+		{"dependabot[bot]", false, "needs push access"},
+		// Not a login: never put in a path, never asked.
+		{"../../user", false, ""}, {"", false, ""},
+	} {
+		ok, err := g.Writer(ctx, c.login)
+		if ok != c.want || (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("Writer(%q) = %v, %v; want %v, %q", c.login, ok, err, c.want, c.err)
+		}
+	}
+}

@@ -75,16 +75,37 @@ func glErr(what string, resp *gitlab.Response, err error) error {
 	if err == nil {
 		return nil
 	}
-	switch code := glCode(resp, err); {
-	case code == http.StatusNotFound:
+	code := glCode(resp, err)
+	switch code {
+	case http.StatusNotFound:
 		return fmt.Errorf("forge: gitlab: %s: %w", what, ErrNotFound)
-	case code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusMethodNotAllowed ||
-		code == http.StatusNotAcceptable || code == http.StatusConflict || code == http.StatusUnprocessableEntity:
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusMethodNotAllowed,
+		http.StatusNotAcceptable, http.StatusConflict, http.StatusUnprocessableEntity:
 		return fmt.Errorf("forge: gitlab: %s: %w (%d: %s)", what, ErrRefused, code, forgeWords(glMessage(err)))
-	case code >= 300:
+	}
+	if code >= 300 {
 		return fmt.Errorf("forge: gitlab: %s: %d: %s", what, code, forgeWords(glMessage(err)))
 	}
 	return fmt.Errorf("forge: gitlab: %s: %w", what, err)
+}
+
+// glAll reads every page of a listing, following X-Next-Page forward
+// only, at most maxPages.
+func glAll[T any](what string, page func(lo gitlab.ListOptions) ([]T, *gitlab.Response, error)) ([]T, error) {
+	lo := gitlab.ListOptions{PerPage: 100}
+	var out []T
+	for range maxPages {
+		items, resp, err := page(lo)
+		if err != nil {
+			return nil, glErr(what, resp, err)
+		}
+		out = append(out, items...)
+		if resp.NextPage <= lo.Page {
+			return out, nil
+		}
+		lo.Page = resp.NextPage
+	}
+	return nil, pageErr("gitlab", what)
 }
 
 // errNoAnswer is a call that succeeded with nothing in its answer.
@@ -190,30 +211,21 @@ func (g *gitLab) Get(ctx context.Context, number int) (PR, error) {
 // call per MR would not list 100 in a second; Get fills them.
 func (g *gitLab) List(ctx context.Context, base string) (_ []PR, err error) {
 	defer glSafe("list the MRs into "+base, &err)
-	opts := &gitlab.ListProjectMergeRequestsOptions{
-		State: gitlab.Ptr("opened"), TargetBranch: gitlab.Ptr(base),
-		ListOptions: gitlab.ListOptions{PerPage: 100},
-	}
+	opts := &gitlab.ListProjectMergeRequestsOptions{State: gitlab.Ptr("opened"), TargetBranch: gitlab.Ptr(base)}
+	ms, err := glAll("list the MRs into "+base, func(lo gitlab.ListOptions) ([]*gitlab.BasicMergeRequest, *gitlab.Response, error) {
+		opts.ListOptions = lo
+		return g.client.MergeRequests.ListProjectMergeRequests(g.project, opts, gitlab.WithContext(ctx))
+	})
 	var out []PR
-	for range maxPages {
-		ms, resp, err := g.client.MergeRequests.ListProjectMergeRequests(g.project, opts, gitlab.WithContext(ctx))
-		if err != nil {
-			return nil, glErr("list the MRs into "+base, resp, err)
+	for _, m := range ms {
+		if m == nil {
+			continue
 		}
-		for _, m := range ms {
-			if m == nil {
-				continue
-			}
-			if pr := glPR(m); pr.State == StateOpen && pr.Base == base {
-				out = append(out, pr)
-			}
+		if pr := glPR(m); pr.State == StateOpen && pr.Base == base {
+			out = append(out, pr)
 		}
-		if resp.NextPage <= opts.Page {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
 	}
-	return nil, pageErr("gitlab", "the MRs into "+base)
+	return out, err
 }
 
 // Ensure updates the open MR of p.Head into p.Base or opens one.

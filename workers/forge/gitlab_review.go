@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
@@ -88,20 +89,10 @@ func (g *gitLab) Reviews(ctx context.Context, number int) ([]Review, error) {
 
 // versions are MR number's diff versions, all pages.
 func (g *gitLab) versions(ctx context.Context, number int) ([]*gitlab.MergeRequestDiffVersion, error) {
-	opts := &gitlab.GetMergeRequestDiffVersionsOptions{ListOptions: gitlab.ListOptions{PerPage: 100}}
-	var out []*gitlab.MergeRequestDiffVersion
-	for range maxPages {
-		vs, resp, err := g.client.MergeRequests.GetMergeRequestDiffVersions(g.project, int64(number), opts, gitlab.WithContext(ctx))
-		if err != nil {
-			return nil, glErr(fmt.Sprintf("the versions of MR %d", number), resp, err)
-		}
-		out = append(out, vs...)
-		if resp.NextPage <= opts.Page {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
-	}
-	return nil, pageErr("gitlab", fmt.Sprintf("the versions of MR %d", number))
+	return glAll(fmt.Sprintf("the versions of MR %d", number), func(lo gitlab.ListOptions) ([]*gitlab.MergeRequestDiffVersion, *gitlab.Response, error) {
+		opts := &gitlab.GetMergeRequestDiffVersionsOptions{ListOptions: lo}
+		return g.client.MergeRequests.GetMergeRequestDiffVersions(g.project, int64(number), opts, gitlab.WithContext(ctx))
+	})
 }
 
 // headAt is the head commit of the newest version created at or before
@@ -128,24 +119,17 @@ func headAt(versions []*gitlab.MergeRequestDiffVersion, at time.Time) string {
 // Comments are the MR's notes by people (system notes left out), all
 // pages; a diff note carries its file and line.
 func (g *gitLab) Comments(ctx context.Context, number int) ([]Comment, error) {
-	opts := &gitlab.ListMergeRequestNotesOptions{ListOptions: gitlab.ListOptions{PerPage: 100}}
+	ns, err := glAll(fmt.Sprintf("the notes of MR %d", number), func(lo gitlab.ListOptions) ([]*gitlab.Note, *gitlab.Response, error) {
+		opts := &gitlab.ListMergeRequestNotesOptions{ListOptions: lo}
+		return g.client.Notes.ListMergeRequestNotes(g.project, int64(number), opts, gitlab.WithContext(ctx))
+	})
 	var out []Comment
-	for range maxPages {
-		ns, resp, err := g.client.Notes.ListMergeRequestNotes(g.project, int64(number), opts, gitlab.WithContext(ctx))
-		if err != nil {
-			return nil, glErr(fmt.Sprintf("the notes of MR %d", number), resp, err)
+	for _, n := range ns {
+		if n != nil && !n.System {
+			out = append(out, glComment(n))
 		}
-		for _, n := range ns {
-			if n != nil && !n.System {
-				out = append(out, glComment(n))
-			}
-		}
-		if resp.NextPage <= opts.Page {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
 	}
-	return nil, pageErr("gitlab", fmt.Sprintf("the notes of MR %d", number))
+	return out, err
 }
 
 func glComment(n *gitlab.Note) Comment {
@@ -200,6 +184,31 @@ func (g *gitLab) me(ctx context.Context) (*gitlab.User, error) {
 	return u, nil
 }
 
+// Writer looks login up and asks for its access to the project, its
+// groups' included: a developer or above may push. A login the forge
+// does not know, or a user who is no member, is no writer.
+func (g *gitLab) Writer(ctx context.Context, login string) (bool, error) {
+	if login == "" {
+		return false, nil
+	}
+	us, resp, err := g.client.Users.ListUsers(&gitlab.ListUsersOptions{Username: gitlab.Ptr(login)}, gitlab.WithContext(ctx))
+	if err != nil {
+		return false, glErr("the user "+login, resp, err)
+	}
+	i := slices.IndexFunc(us, func(u *gitlab.User) bool { return u != nil && strings.EqualFold(u.Username, login) })
+	if i < 0 {
+		return false, nil
+	}
+	m, resp, err := g.client.ProjectMembers.GetInheritedProjectMember(g.project, us[i].ID, gitlab.WithContext(ctx))
+	switch {
+	case glCode(resp, err) == http.StatusNotFound:
+		return false, nil
+	case err != nil:
+		return false, glErr("the access of "+login, resp, err)
+	}
+	return m != nil && m.AccessLevel >= gitlab.DeveloperPermissions, nil
+}
+
 // Protection reads the project (the token's access, merge trains), the
 // branch's protection and the project's approval rules (their first 100).
 // Approvals is the most any one rule on the branch asks. Checks stay
@@ -213,33 +222,47 @@ func (g *gitLab) Protection(ctx context.Context, branch string) (Protection, err
 		return Protection{}, errNoAnswer("the project")
 	}
 	out := Protection{MergeQueue: p.MergeTrainsEnabled}
-	level := glAccess(p.Permissions)
+	if out.Protected, out.PushAllowed, err = g.push(ctx, branch, glAccess(p.Permissions)); err != nil {
+		return Protection{}, err
+	}
+	out.Approvals, err = g.approvals(ctx, branch)
+	return out, err
+}
+
+// push reads whether branch is protected and whether the token's user,
+// at access level, may push to it.
+func (g *gitLab) push(ctx context.Context, branch string, level gitlab.AccessLevelValue) (protected, allowed bool, err error) {
 	pb, resp, err := g.client.ProtectedBranches.GetProtectedBranch(g.project, branch, gitlab.WithContext(ctx))
 	switch {
 	case glCode(resp, err) == http.StatusNotFound:
-		out.PushAllowed = level >= gitlab.DeveloperPermissions
+		return false, level >= gitlab.DeveloperPermissions, nil
 	case err != nil:
-		return Protection{}, glErr("the protection of "+branch, resp, err)
+		return false, false, glErr("the protection of "+branch, resp, err)
 	case pb == nil:
-		return Protection{}, errNoAnswer("the protection of " + branch)
-	default:
-		u, err := g.me(ctx)
-		if err != nil {
-			return Protection{}, err
-		}
-		out.Protected = true
-		out.PushAllowed = slices.ContainsFunc(pb.PushAccessLevels, func(a *gitlab.BranchAccessDescription) bool { return glMayPush(a, u.ID, level) })
+		return false, false, errNoAnswer("the protection of " + branch)
 	}
-	rules, resp, err := g.client.Projects.GetProjectApprovalRules(g.project, &gitlab.GetProjectApprovalRulesListsOptions{ListOptions: gitlab.ListOptions{PerPage: 100}}, gitlab.WithContext(ctx))
-	if err != nil && glCode(resp, err) != http.StatusNotFound && glCode(resp, err) != http.StatusForbidden {
-		return Protection{}, glErr("the approval rules", resp, err)
+	u, err := g.me(ctx)
+	if err != nil {
+		return false, false, err
 	}
+	return true, slices.ContainsFunc(pb.PushAccessLevels, func(a *gitlab.BranchAccessDescription) bool { return glMayPush(a, u.ID, level) }), nil
+}
+
+// approvals is the most approvals any one rule on branch asks; GitLab
+// Free has no rules to read (403, 404), which is none.
+func (g *gitLab) approvals(ctx context.Context, branch string) (int, error) {
+	opts := &gitlab.GetProjectApprovalRulesListsOptions{ListOptions: gitlab.ListOptions{PerPage: 100}}
+	rules, resp, err := g.client.Projects.GetProjectApprovalRules(g.project, opts, gitlab.WithContext(ctx))
+	if code := glCode(resp, err); err != nil && code != http.StatusNotFound && code != http.StatusForbidden {
+		return 0, glErr("the approval rules", resp, err)
+	}
+	n := 0
 	for _, r := range rules {
 		if r != nil && glRuleApplies(r, branch) {
-			out.Approvals = max(out.Approvals, int(r.ApprovalsRequired))
+			n = max(n, int(r.ApprovalsRequired))
 		}
 	}
-	return out, nil
+	return n, nil
 }
 
 // glAccess is the token's user's access to the project, the higher of

@@ -393,3 +393,29 @@ func TestGitLabPagesWithoutEnd(t *testing.T) {
 		t.Errorf("Comments of pages without end: %v after %d calls", err, calls)
 	}
 }
+
+func TestGitLabWriter(t *testing.T) {
+	users := func(login, file, raw string) exchange {
+		return exchange{method: "GET", path: "/api/v4/users", query: q("username", login), file: file, raw: raw}
+	}
+	member := glProj + "/members/all/11"
+	g, _ := glServe(t,
+		users("ana", "users-ana.json", ""), exchange{method: "GET", path: member, file: "member-developer.json"},
+		users("ana", "users-ana.json", ""), exchange{method: "GET", path: member, file: "member-reporter.json"},
+		users("ana", "users-ana.json", ""), exchange{method: "GET", path: member, file: "error-404.json", status: 404},
+		users("ghost", "", "[]"),
+		users("ana", "", `[null, {"id": 12, "username": "anabel"}]`),
+	)
+	ctx := context.Background()
+	for i, want := range []bool{true, false, false} {
+		if ok, err := g.Writer(ctx, "ana"); ok != want || err != nil {
+			t.Errorf("Writer #%d: %v %v, want %v", i, ok, err, want)
+		}
+	}
+	if ok, err := g.Writer(ctx, "ghost"); ok || err != nil {
+		t.Errorf("Writer of an unknown login: %v %v", ok, err)
+	}
+	if ok, err := g.Writer(ctx, "ana"); ok || err != nil {
+		t.Errorf("Writer took another user for ana: %v %v", ok, err)
+	}
+}
