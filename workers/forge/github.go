@@ -246,7 +246,7 @@ func (g *gitHub) MarkMerged(ctx context.Context, number int, commit string) erro
 // Enqueue is refused: GitHub's merge queue takes PRs through GraphQL's
 // enqueuePullRequest only, which go-github's REST client does not offer.
 func (g *gitHub) Enqueue(ctx context.Context, number int, commit string) error {
-	return fmt.Errorf("forge: github: enqueue PR %d: %w (the merge queue is GraphQL-only; use land: queue or land: forge)", number, ErrRefused)
+	return fmt.Errorf("forge: github: enqueue PR %d: %w (GitHub's merge queue takes PRs through GraphQL only, which go-github does not offer: add it to the queue on GitHub, and queue sync follows the merge)", number, ErrRefused)
 }
 
 // scopes is GitHub's X-OAuth-Scopes header as a list; nil when the

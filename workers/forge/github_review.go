@@ -177,25 +177,44 @@ func (g *gitHub) Writer(ctx context.Context, login string) (bool, error) {
 // a PR, no restriction leaves the token's user out, and the branch is not
 // locked; admins' bypasses are not known from here and not assumed.
 func (g *gitHub) Protection(ctx context.Context, branch string) (Protection, error) {
-	var out Protection
-	p, resp, err := g.client.Repositories.GetBranchProtection(ctx, g.owner, g.name, branch)
-	switch {
-	case errors.Is(err, github.ErrBranchNotProtected):
-		out.PushAllowed = true
-	case err != nil:
-		return Protection{}, ghErr("the protection of "+branch, resp, err)
-	default:
-		me, err := g.Me(ctx)
-		if err != nil {
-			return Protection{}, err
-		}
-		out = ghProtection(p, me.Login)
+	out, err := g.classic(ctx, branch)
+	if err != nil {
+		return Protection{}, err
 	}
 	rules, resp, err := g.client.Repositories.GetRulesForBranch(ctx, g.owner, g.name, branch, &github.ListOptions{PerPage: 100})
 	if err != nil && ghCode(resp, err) != http.StatusNotFound {
 		return Protection{}, ghErr("the rules of "+branch, resp, err)
 	}
 	ghRules(&out, rules) // nil when GitHub has no rulesets (404)
+	return out, nil
+}
+
+// classic reads branch's classic protection. Reading it takes admin
+// rights on the repository; a token without them (404, 403) reads the
+// branch's summary instead: whether it is protected and the checks it
+// asks for, a push then taken as not allowed and approvals as unknown (0).
+func (g *gitHub) classic(ctx context.Context, branch string) (Protection, error) {
+	p, resp, err := g.client.Repositories.GetBranchProtection(ctx, g.owner, g.name, branch)
+	switch {
+	case errors.Is(err, github.ErrBranchNotProtected):
+		return Protection{PushAllowed: true}, nil
+	case err == nil:
+		me, err := g.Me(ctx)
+		if err != nil {
+			return Protection{}, err
+		}
+		return ghProtection(p, me.Login), nil
+	}
+	if code := ghCode(resp, err); code != http.StatusNotFound && code != http.StatusForbidden {
+		return Protection{}, ghErr("the protection of "+branch, resp, err)
+	}
+	// No redirects: go-github would follow the forge's Location itself.
+	b, resp, err := g.client.Repositories.GetBranch(ctx, g.owner, g.name, branch, 0)
+	if err != nil {
+		return Protection{}, ghErr("branch "+branch, resp, err)
+	}
+	out := Protection{Protected: b.GetProtected(), PushAllowed: !b.GetProtected()}
+	ghRequired(&out, b.GetProtection().GetRequiredStatusChecks())
 	return out, nil
 }
 
@@ -212,19 +231,26 @@ func ghProtection(p *github.Protection, login string) Protection {
 	if p.GetLockBranch().GetEnabled() {
 		out.PushAllowed = false
 	}
-	if c := p.GetRequiredStatusChecks(); c != nil {
-		for _, ctx := range c.GetContexts() {
-			out.Checks = appendNew(out.Checks, ctx)
-		}
-		if c.Checks != nil {
-			for _, ch := range *c.Checks {
-				if ch != nil {
-					out.Checks = appendNew(out.Checks, ch.Context)
-				}
-			}
+	ghRequired(&out, p.GetRequiredStatusChecks())
+	return out
+}
+
+// ghRequired adds the contexts required status checks c name to out.
+func ghRequired(out *Protection, c *github.RequiredStatusChecks) {
+	if c == nil {
+		return
+	}
+	for _, ctx := range c.GetContexts() {
+		out.Checks = appendNew(out.Checks, ctx)
+	}
+	if c.Checks == nil {
+		return
+	}
+	for _, ch := range *c.Checks {
+		if ch != nil {
+			out.Checks = appendNew(out.Checks, ch.Context)
 		}
 	}
-	return out
 }
 
 // ghRules adds what the rulesets on a branch ask to out.

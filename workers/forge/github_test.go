@@ -235,6 +235,11 @@ func TestGitHubProtection(t *testing.T) {
 			{method: "GET", path: "/api/v3/user", file: "user.json"},
 			{method: "GET", path: rules, file: "rules.json"},
 		}, Protection{Protected: true, Approvals: 3, Checks: []string{"fleetwatch/test", "ci/build", "fleetwatch/lint"}, MergeQueue: true}},
+		{"a token that may not read the protection", []exchange{
+			{method: "GET", path: prot, file: "error-404.json", status: 404},
+			{method: "GET", path: ghRepo + "/branches/main", file: "branch.json"},
+			{method: "GET", path: rules, raw: "[]"},
+		}, Protection{Protected: true, Checks: []string{"ci-test", "linter"}}},
 		{"push restricted to others", []exchange{
 			{method: "GET", path: prot, file: "protection-restricted.json"},
 			{method: "GET", path: "/api/v3/user", file: "user.json"},
