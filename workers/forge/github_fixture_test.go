@@ -106,6 +106,10 @@ func (s *script) check(e exchange, r *http.Request, got string) {
 	if v := r.Header.Get(s.authKey); v != s.authVal {
 		t.Errorf("%s: %s is %q, want %q", got, s.authKey, v, s.authVal)
 	}
+	// fleetwatch never approves, on any forge, in any test.
+	if strings.HasSuffix(r.URL.Path, "/approve") {
+		t.Errorf("%s: fleetwatch approved", got)
+	}
 	q := r.URL.Query()
 	for k, want := range e.query {
 		if strings.Join(q[k], ",") != strings.Join(want, ",") {
@@ -120,6 +124,9 @@ func (s *script) check(e exchange, r *http.Request, got string) {
 	if err := json.Unmarshal(data, &body); err != nil {
 		t.Errorf("%s: body %q is not a JSON object: %v", got, data, err)
 		return
+	}
+	if body["event"] == "APPROVE" {
+		t.Errorf("%s: a review that approves: %s", got, data)
 	}
 	for k, want := range e.body {
 		if v, ok := body[k]; !ok || fmt.Sprint(v) != fmt.Sprint(want) {

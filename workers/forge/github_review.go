@@ -32,7 +32,10 @@ func (g *gitHub) SetStatus(ctx context.Context, commit string, s Status) error {
 // APPROVE. GitHub refuses REQUEST_CHANGES on the token's own PR (which
 // fleetwatch's PRs are): that one is posted again as a comment that says so.
 func (g *gitHub) Review(ctx context.Context, number int, r ReviewIn) error {
-	rv := &github.PullRequestReviewRequest{CommitID: github.Ptr(r.Commit), Body: github.Ptr(r.Body), Event: github.Ptr("COMMENT")}
+	rv := &github.PullRequestReviewRequest{Body: github.Ptr(r.Body), Event: github.Ptr("COMMENT")}
+	if r.Commit != "" { // else GitHub takes the head
+		rv.CommitID = github.Ptr(r.Commit)
+	}
 	if r.RequestChanges {
 		rv.Event = github.Ptr("REQUEST_CHANGES")
 	}

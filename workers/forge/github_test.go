@@ -147,6 +147,8 @@ func TestGitHubStatusReviewComment(t *testing.T) {
 			body: map[string]any{"event": "REQUEST_CHANGES", "commit_id": ghHead, "body": "needs work: tests"}},
 		exchange{method: "POST", path: ghRepo + "/pulls/7/reviews", file: "review.json",
 			body: map[string]any{"event": "COMMENT", "commit_id": ghHead, "body": "Changes requested: needs work: tests"}},
+		exchange{method: "POST", path: ghRepo + "/pulls/7/reviews", file: "review.json",
+			body: map[string]any{"event": "COMMENT", "body": "no commit"}, absent: []string{"commit_id"}},
 		exchange{method: "POST", path: ghRepo + "/issues/7/comments", file: "issue-comment.json",
 			body: map[string]any{"body": "fleetwatch: checks passed"}},
 	)
@@ -161,6 +163,9 @@ func TestGitHubStatusReviewComment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := g.Review(ctx, 7, ReviewIn{Commit: ghHead, Body: "needs work: tests", RequestChanges: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Review(ctx, 7, ReviewIn{Body: "no commit"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Comment(ctx, 7, "fleetwatch: checks passed"); err != nil {
