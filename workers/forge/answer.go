@@ -117,10 +117,12 @@ func waitMerged(ctx context.Context, kind string, number int, get func(context.C
 		if err != nil {
 			return err
 		}
-		if pr.State == StateMerged {
+		switch state = pr.State; state {
+		case StateMerged:
 			return nil
+		case StateClosed:
+			return fmt.Errorf("forge: %s: PR %d was closed without a merge: %w", kind, number, ErrRefused)
 		}
-		state = pr.State
 	}
 	return fmt.Errorf("forge: %s: PR %d is still %s after its head was pushed to its base (%d looks): %w", kind, number, state, mergedPolls, ErrRefused)
 }

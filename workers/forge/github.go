@@ -61,7 +61,7 @@ func ghErr(what string, resp *github.Response, err error) error {
 	switch code {
 	case http.StatusNotFound:
 		return fmt.Errorf("forge: github: %s: %w (%s)", what, ErrNotFound, forgeWords(msg))
-	case http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusConflict, http.StatusUnprocessableEntity:
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusConflict, http.StatusUnprocessableEntity:
 		return fmt.Errorf("forge: github: %s: %w (%d: %s)", what, ErrRefused, code, forgeWords(msg))
 	}
 	if code >= 300 {
@@ -123,16 +123,9 @@ func (g *gitHub) Find(ctx context.Context, head, base string) (PR, bool, error) 
 
 // Get reads PR number and the combined status of its head (one more call).
 func (g *gitHub) Get(ctx context.Context, number int) (PR, error) {
-	p, resp, err := g.client.PullRequests.Get(ctx, g.owner, g.name, number)
-	if err != nil {
-		return PR{}, ghErr(fmt.Sprintf("PR %d", number), resp, err)
-	}
-	pr := ghPR(p)
-	if pr.Number != number {
-		return PR{}, fmt.Errorf("forge: github: asked for PR %d, got %d", number, pr.Number)
-	}
-	if pr.HeadSHA == "" {
-		return pr, nil
+	pr, err := g.pull(ctx, number)
+	if err != nil || pr.HeadSHA == "" {
+		return pr, err
 	}
 	cs, resp, err := g.client.Repositories.GetCombinedStatus(ctx, g.owner, g.name, pr.HeadSHA, &github.ListOptions{PerPage: 1})
 	if err != nil {
@@ -140,6 +133,18 @@ func (g *gitHub) Get(ctx context.Context, number int) (PR, error) {
 	}
 	pr.Checks = ghChecks(cs)
 	return pr, nil
+}
+
+// pull reads PR number alone, without its checks.
+func (g *gitHub) pull(ctx context.Context, number int) (PR, error) {
+	p, resp, err := g.client.PullRequests.Get(ctx, g.owner, g.name, number)
+	if err != nil {
+		return PR{}, ghErr(fmt.Sprintf("PR %d", number), resp, err)
+	}
+	if pr := ghPR(p); pr.Number == number {
+		return pr, nil
+	}
+	return PR{}, fmt.Errorf("forge: github: asked for PR %d, got %d", number, p.GetNumber())
 }
 
 // ghChecks is a combined status as PR.Checks: GitHub says pending when
@@ -240,7 +245,7 @@ func ghMessage(err error) string {
 // MarkMerged waits for GitHub to see that the PR's head reached its base:
 // it records that on its own, and offers no call to record it.
 func (g *gitHub) MarkMerged(ctx context.Context, number int, commit string) error {
-	return waitMerged(ctx, "github", number, g.Get)
+	return waitMerged(ctx, "github", number, g.pull)
 }
 
 // Enqueue is refused: GitHub's merge queue takes PRs through GraphQL's

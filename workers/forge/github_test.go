@@ -299,20 +299,20 @@ func TestGitHubMerge(t *testing.T) {
 
 func TestGitHubMarkMerged(t *testing.T) {
 	defer shortPolls(3)()
-	get := func(file string) []exchange {
-		return []exchange{
-			{method: "GET", path: ghRepo + "/pulls/7", file: file},
-			{method: "GET", path: ghRepo + "/commits/" + ghHead + "/status", file: "combined-status-none.json"},
-		}
+	get := func(file, raw string) exchange {
+		return exchange{method: "GET", path: ghRepo + "/pulls/7", file: file, raw: raw}
 	}
-	steps := append(get("pull.json"), get("pull-merged.json")...)
-	steps = append(steps, append(get("pull.json"), append(get("pull.json"), get("pull.json")...)...)...)
-	g, _ := ghServe(t, steps...)
+	g, _ := ghServe(t, get("pull.json", ""), get("pull-merged.json", ""),
+		get("pull.json", ""), get("pull.json", ""), get("pull.json", ""),
+		get("", `{"number": 7, "state": "closed"}`))
 	if err := g.MarkMerged(context.Background(), 7, ghHead); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.MarkMerged(context.Background(), 7, ghHead); !errors.Is(err, ErrRefused) {
 		t.Errorf("MarkMerged of a PR that stays open: %v, want ErrRefused", err)
+	}
+	if err := g.MarkMerged(context.Background(), 7, ghHead); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "closed without a merge") {
+		t.Errorf("MarkMerged of a PR closed by hand: %v, want ErrRefused at the first look", err)
 	}
 }
 
