@@ -14,22 +14,22 @@ import (
 // their libraries decode whatever body they are given and follow whatever
 // Link or X-Next-Page they are told, so the bounds sit under them.
 const (
-	// maxPages bounds a listing (100 a page: 5,000 items).
-	maxPages = 50
-	// maxMessage bounds the forge's own words quoted in an error.
-	maxMessage = 200
+	// pageCap bounds a listing (100 a page: 5,000 items).
+	pageCap = 50
+	// quoteCap bounds the forge's own words quoted in an error.
+	quoteCap = 200
 )
 
-// maxAnswer bounds one response body: a page of 100 GitHub pull
+// answerCap bounds one response body: a page of 100 GitHub pull
 // requests, each with its repositories inline, is about 3 MiB. (A var:
 // the tests of the bound use a smaller one.)
-var maxAnswer int64 = 32 << 20
+var answerCap int64 = 32 << 20
 
-// errAnswerTooBig ends a response body read past maxAnswer.
+// errAnswerTooBig ends a response body read past answerCap.
 var errAnswerTooBig = errors.New("forge: an answer over the size bound (32 MiB)")
 
 // boundHTTP is a copy of hc (Open's client when nil) whose response
-// bodies end in errAnswerTooBig past maxAnswer bytes.
+// bodies end in errAnswerTooBig past answerCap bytes.
 func boundHTTP(hc *http.Client) *http.Client {
 	if hc == nil {
 		hc = httpClient()
@@ -48,7 +48,7 @@ type capTransport struct{ base http.RoundTripper }
 func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err == nil && resp.Body != nil {
-		resp.Body = &capBody{ReadCloser: resp.Body, left: maxAnswer}
+		resp.Body = &capBody{ReadCloser: resp.Body, left: answerCap}
 	}
 	return resp, err
 }
@@ -76,7 +76,7 @@ func forgeWords(s string) string {
 	if s == "" {
 		return "no message"
 	}
-	return clip(s, maxMessage)
+	return clip(s, quoteCap)
 }
 
 // isSHA reports whether s is a full commit id as git prints it; a forge's
@@ -88,9 +88,9 @@ func isSHA(s string) bool {
 	return strings.Trim(s, "0123456789abcdef") == ""
 }
 
-// pageErr is the error of a listing that did not end within maxPages.
+// pageErr is the error of a listing that did not end within pageCap.
 func pageErr(kind, what string) error {
-	return fmt.Errorf("forge: %s: %s: more than %d pages: %w", kind, what, maxPages, ErrRefused)
+	return fmt.Errorf("forge: %s: %s: more than %d pages: %w", kind, what, pageCap, ErrRefused)
 }
 
 // mergedPolls and mergedWait bound how long MarkMerged waits for a forge

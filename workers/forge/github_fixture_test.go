@@ -194,7 +194,7 @@ func hostile(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) 
 // smallAnswers bounds answers to n bytes until undone: reading 32 MiB
 // takes seconds under -race, and the bound works the same at any size.
 func smallAnswers(n int64) func() {
-	old := maxAnswer
-	maxAnswer = n
-	return func() { maxAnswer = old }
+	old := answerCap
+	answerCap = n
+	return func() { answerCap = old }
 }

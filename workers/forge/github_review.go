@@ -75,10 +75,10 @@ func (g *gitHub) Reviews(ctx context.Context, number int) ([]Review, error) {
 	return out, nil
 }
 
-// ghPages calls page for each page in turn, at most maxPages.
+// ghPages calls page for each page in turn, at most pageCap.
 func ghPages(page func(*github.ListOptions) (*github.Response, error)) error {
 	opts := &github.ListOptions{PerPage: 100}
-	for range maxPages {
+	for range pageCap {
 		resp, err := page(opts)
 		if err != nil {
 			return err
@@ -88,7 +88,7 @@ func ghPages(page func(*github.ListOptions) (*github.Response, error)) error {
 		}
 		opts.Page = resp.NextPage
 	}
-	return fmt.Errorf("more than %d pages: %w", maxPages, ErrRefused)
+	return fmt.Errorf("more than %d pages: %w", pageCap, ErrRefused)
 }
 
 // Comments reads the PR's conversation and its line comments, all pages

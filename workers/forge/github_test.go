@@ -378,7 +378,7 @@ func TestGitHubBodyWithoutEnd(t *testing.T) {
 	if !errors.Is(err, errAnswerTooBig) {
 		t.Errorf("List of a body without end: %v, want errAnswerTooBig", err)
 	}
-	t.Logf("stopped after %d bytes in %v", maxAnswer, time.Since(start))
+	t.Logf("stopped after %d bytes in %v", answerCap, time.Since(start))
 }
 
 func TestGitHubRedirectElsewhereKeepsTheToken(t *testing.T) {
@@ -409,11 +409,11 @@ func TestGitHubPagesWithoutEnd(t *testing.T) {
 		w.Write([]byte(`[]`))
 	})
 	f, _ := newGitHub(Conn{URL: srv.URL, Repo: "octo/api", Token: "tok", HTTP: httpClient()})
-	if _, err := f.List(context.Background(), "main"); !errors.Is(err, ErrRefused) || calls != maxPages {
-		t.Errorf("List of pages without end: %v after %d calls, want ErrRefused after %d", err, calls, maxPages)
+	if _, err := f.List(context.Background(), "main"); !errors.Is(err, ErrRefused) || calls != pageCap {
+		t.Errorf("List of pages without end: %v after %d calls, want ErrRefused after %d", err, calls, pageCap)
 	}
 	calls = 0
-	if _, err := f.Reviews(context.Background(), 7); !errors.Is(err, ErrRefused) || calls != maxPages {
+	if _, err := f.Reviews(context.Background(), 7); !errors.Is(err, ErrRefused) || calls != pageCap {
 		t.Errorf("Reviews of pages without end: %v after %d calls", err, calls)
 	}
 }

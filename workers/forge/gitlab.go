@@ -90,11 +90,11 @@ func glErr(what string, resp *gitlab.Response, err error) error {
 }
 
 // glAll reads every page of a listing, following X-Next-Page forward
-// only, at most maxPages.
+// only, at most pageCap.
 func glAll[T any](what string, page func(lo gitlab.ListOptions) ([]T, *gitlab.Response, error)) ([]T, error) {
 	lo := gitlab.ListOptions{PerPage: 100}
 	var out []T
-	for range maxPages {
+	for range pageCap {
 		items, resp, err := page(lo)
 		if err != nil {
 			return nil, glErr(what, resp, err)

@@ -385,11 +385,11 @@ func TestGitLabPagesWithoutEnd(t *testing.T) {
 		w.Write([]byte(`[]`))
 	})
 	f, _ := newGitLab(Conn{URL: srv.URL, Repo: "team/sub/api", Token: "tok", HTTP: httpClient()})
-	if _, err := f.List(context.Background(), "main"); !errors.Is(err, ErrRefused) || calls != maxPages {
-		t.Errorf("List of pages without end: %v after %d calls, want ErrRefused after %d", err, calls, maxPages)
+	if _, err := f.List(context.Background(), "main"); !errors.Is(err, ErrRefused) || calls != pageCap {
+		t.Errorf("List of pages without end: %v after %d calls, want ErrRefused after %d", err, calls, pageCap)
 	}
 	calls = 0
-	if _, err := f.Comments(context.Background(), 7); !errors.Is(err, ErrRefused) || calls != maxPages {
+	if _, err := f.Comments(context.Background(), 7); !errors.Is(err, ErrRefused) || calls != pageCap {
 		t.Errorf("Comments of pages without end: %v after %d calls", err, calls)
 	}
 }
