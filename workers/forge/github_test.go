@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/internal/config"
 )
 
 // The GitHub client's contract, against fixtures from the REST docs
@@ -462,5 +464,14 @@ func TestGitHubWriter(t *testing.T) {
 		if ok != c.want || (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
 			t.Errorf("Writer(%q) = %v, %v; want %v, %q", c.login, ok, err, c.want, c.err)
 		}
+	}
+}
+
+// Open finds the GitHub client by its kind, github.com by default.
+func TestOpenGitHub(t *testing.T) {
+	t.Setenv("FW_GH_TOKEN", "tok")
+	f, err := Open(config.Forge{Kind: config.ForgeGitHub, Repo: "octo/api", TokenEnv: "FW_GH_TOKEN"})
+	if err != nil || f.Kind() != "github" || f.Web() != "https://github.com/octo/api" {
+		t.Fatalf("%v %v", f, err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/internal/config"
 )
 
 // The GitLab client's contract, against fixtures from the REST docs
@@ -417,5 +419,14 @@ func TestGitLabWriter(t *testing.T) {
 	}
 	if ok, err := g.Writer(ctx, "ana"); ok || err != nil {
 		t.Errorf("Writer took another user for ana: %v %v", ok, err)
+	}
+}
+
+// Open finds the GitLab client by its kind.
+func TestOpenGitLab(t *testing.T) {
+	t.Setenv("FW_GL_TOKEN", "tok")
+	f, err := Open(config.Forge{Kind: config.ForgeGitLab, URL: "https://gitlab.example.com/", Repo: "team/sub/api", TokenEnv: "FW_GL_TOKEN"})
+	if err != nil || f.Kind() != "gitlab" || f.Remote() != "https://gitlab.example.com/team/sub/api.git" {
+		t.Fatalf("%v %v", f, err)
 	}
 }
