@@ -175,7 +175,8 @@ func (g *gitHub) Writer(ctx context.Context, login string) (bool, error) {
 }
 
 // Protection reads branch's classic protection and the rulesets that
-// apply to it (merge queues live only there), two calls and Me's one.
+// apply to it (merge queues live only there): two calls, and Me's or
+// the branch's one.
 // It is cautious: a push counts as allowed only where nothing asks for
 // a PR, no restriction leaves the token's user out, and the branch is not
 // locked; admins' bypasses are not known from here and not assumed.
