@@ -6,11 +6,14 @@ package ui
 // its mailbox (hubFeed).
 
 import (
+	"context"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/feed"
+	"github.com/fleetwatch/fleetwatch/ui/forgesync"
 	"github.com/fleetwatch/fleetwatch/ui/uictx"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 )
@@ -45,7 +48,18 @@ func NewHubClaims(t *planfs.Tree, c *claims.Opened) (*Hub, error) {
 		Problem:    func(p string) tea.Msg { return hubProblemMsg{problem: p} },
 		Checking:   queueChecking,
 		RadarEvery: radarEvery, MergeEvery: mergeEvery,
+		Forge: func(ctx context.Context) { hubForge(ctx, t) }, ForgeEvery: forgesync.Every,
 	}, Debounce), nil
+}
+
+// hubForge is the hub's reading of the forge, for every session at once
+// (a project with no forge costs one look at its settings).
+func hubForge(ctx context.Context, t *planfs.Tree) {
+	if landing.ForgeOn(t.Project) {
+		ctx, cancel := context.WithTimeout(ctx, forgesync.Timeout)
+		defer cancel()
+		_, _ = landing.SyncForge(ctx, t)
+	}
 }
 
 // hubBoard is the hub's reading of the board: a scan, or a read of the

@@ -70,6 +70,12 @@ type Readers struct {
 	// RadarEvery is the least time between two looks of the overlap
 	// radar; MergeEvery how often a watched queue is read again.
 	RadarEvery, MergeEvery time.Duration
+	// Forge, when set, reads the project's forge (the network: seconds,
+	// or never an answer) at start and every ForgeEvery, on a goroutine of
+	// its own, bounded by its context; the queue and the inbox are read
+	// again after each.
+	Forge      func(ctx context.Context)
+	ForgeEvery time.Duration
 }
 
 // Hub is the one owner of a served project's watchers and readings: it
@@ -138,7 +144,35 @@ func NewHub(t *planfs.Tree, c *claims.Opened, r Readers, debounce time.Duration)
 		h.states = sw
 	}
 	go h.run()
+	if r.Forge != nil && r.ForgeEvery > 0 {
+		go h.readForge()
+	}
 	return h
+}
+
+// readForge reads the forge at start and on its clock, one reading at a
+// time, until the hub closes (which ends a reading in flight).
+func (h *Hub) readForge() {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-h.quit:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	defer cancel()
+	tick := time.NewTicker(h.read.ForgeEvery)
+	defer tick.Stop()
+	for {
+		h.read.Forge(ctx)
+		h.Poke(Merge.Set() | Inbox.Set())
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // Claims is the remote claims backend the hub reads; nil for lease files.

@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -70,4 +71,55 @@ func TestPokeQueueOnceForMany(t *testing.T) {
 	old := mergeAt.Load()
 	pokeQueue()
 	waitRead(old)
+}
+
+// The forge is read on a goroutine of its own, at start and on its clock,
+// never holding the other readings; closing the hub ends a reading that
+// never answers.
+func TestForgeReadOffTheHubsGoroutine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, planfs.Dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := planfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads, merges atomic.Int32
+	ended := make(chan struct{})
+	none := func() tea.Msg { return nil }
+	h := NewHub(tree, nil, Readers{
+		Board: none, Trees: none, Inbox: none, Fleet: none,
+		Workers:  func(bool) tea.Msg { return nil },
+		Merge:    func() tea.Msg { return merges.Add(1) },
+		Problem:  func(string) tea.Msg { return nil },
+		Checking: func(tea.Msg) bool { return false },
+		Forge: func(ctx context.Context) {
+			if reads.Add(1) == 2 {
+				<-ctx.Done() // a forge that never answers
+				close(ended)
+			}
+		},
+		RadarEvery: time.Second, MergeEvery: time.Hour, ForgeEvery: 20 * time.Millisecond,
+	}, 10*time.Millisecond)
+	for start := time.Now(); reads.Load() < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the forge was read %d times", reads.Load())
+		}
+	}
+	// The hub still reads while the forge hangs.
+	before := merges.Load()
+	h.Poke(Merge.Set())
+	for start := time.Now(); merges.Load() == before; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("a hanging forge held the queue's reading back")
+		}
+	}
+	_ = h.Close()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing the hub did not end the forge's reading")
+	}
 }
