@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/google/go-github/v81/github"
 )
@@ -147,13 +148,13 @@ func (g *gitHub) Me(ctx context.Context) (User, error) {
 
 // ghLogin is what a GitHub login may be (an app's ends in [bot]); a
 // name from the forge that is not one is never put in a path.
-var ghLogin = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
+var ghLogin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`) })
 
 // Writer asks GitHub for login's permission on the repository (write,
 // maintain and admin read as write). GitHub answers it to a token that
 // may push; to another it is a refusal that says so, never a guess.
 func (g *gitHub) Writer(ctx context.Context, login string) (bool, error) {
-	if !ghLogin.MatchString(login) {
+	if !ghLogin().MatchString(login) {
 		return false, nil
 	}
 	p, resp, err := g.client.Repositories.GetPermissionLevel(ctx, g.owner, g.name, url.PathEscape(login))
