@@ -163,14 +163,26 @@ func wantLandedThrough(t *testing.T, g *giteatest.Server, dir, repo string, numb
 	}
 }
 
+// queued is a plan approved on the forge by a person and queued: a repo
+// name of g's, its project landing as land says, the base protected as
+// protect says (nil: not), the PR the driver opened and the approved tip.
+func queued(t *testing.T, g *giteatest.Server, name, land string, protect *giteatest.Protection) (repo, dir string, pr prRecord, tip string) {
+	t.Helper()
+	repo = g.CreateRepo(t, g.Admin, name)
+	dir, rec := forgeProject(t, g, repo, land)
+	if protect != nil {
+		g.ProtectBranch(t, repo, "main", *protect)
+	}
+	pr, tip = toReview(t, g, dir, rec, repo)
+	approveOnForge(t, g, dir, repo, pr.Number, tip)
+	fwtest.Want(t, run(t, g, dir, "queue", "add", "x"), 0)
+	return repo, dir, pr, tip
+}
+
 func TestQueueLandsThroughTheForge(t *testing.T) {
 	t.Parallel()
 	g := giteatest.Shared(t)
-	repo := g.CreateRepo(t, g.Admin, "queue-lands")
-	dir, rec := forgeProject(t, g, repo, "queue")
-	pr, tip := toReview(t, g, dir, rec, repo)
-	approveOnForge(t, g, dir, repo, pr.Number, tip)
-	fwtest.Want(t, run(t, g, dir, "queue", "add", "x"), 0)
+	repo, dir, pr, tip := queued(t, g, "queue-lands", "queue", nil)
 	r := run(t, g, dir, "queue", "land", "--yes")
 	fwtest.Want(t, r, 0)
 	wantLandedThrough(t, g, dir, repo, pr.Number, tip)
@@ -182,12 +194,7 @@ func TestQueueLandsThroughTheForge(t *testing.T) {
 func TestForgeLandsWhereMainTakesNoPush(t *testing.T) {
 	t.Parallel()
 	g := giteatest.Shared(t)
-	repo := g.CreateRepo(t, g.Admin, "forge-lands")
-	dir, rec := forgeProject(t, g, repo, "auto")
-	g.ProtectBranch(t, repo, "main", giteatest.Protection{Pushers: []string{}, Approvals: 1, Checks: []string{"fleetwatch/test"}})
-	pr, tip := toReview(t, g, dir, rec, repo)
-	approveOnForge(t, g, dir, repo, pr.Number, tip)
-	fwtest.Want(t, run(t, g, dir, "queue", "add", "x"), 0)
+	repo, dir, pr, tip := queued(t, g, "forge-lands", "auto", &giteatest.Protection{Pushers: []string{}, Approvals: 1, Checks: []string{"fleetwatch/test"}})
 	r := run(t, g, dir, "queue", "land", "--yes")
 	fwtest.Want(t, r, 0)
 	if !strings.Contains(r.Stderr, "merging PR #") {
@@ -199,11 +206,7 @@ func TestForgeLandsWhereMainTakesNoPush(t *testing.T) {
 func TestHeadMovedAfterApprovalNeverLands(t *testing.T) {
 	t.Parallel()
 	g := giteatest.Shared(t)
-	repo := g.CreateRepo(t, g.Admin, "head-moved")
-	dir, rec := forgeProject(t, g, repo, "queue")
-	pr, tip := toReview(t, g, dir, rec, repo)
-	approveOnForge(t, g, dir, repo, pr.Number, tip)
-	fwtest.Want(t, run(t, g, dir, "queue", "add", "x"), 0)
+	repo, dir, pr, _ := queued(t, g, "head-moved", "queue", nil)
 	// Somebody pushes to the PR's branch on the forge after the approval.
 	w := giteatest.NewWork(t)
 	w.Git("fetch", "-q", g.GitURL(repo), "feature/x")

@@ -102,12 +102,8 @@ func TestTheForgesWordComesInAndOurs(t *testing.T) {
 func TestAPRClosedOnTheForgeIsNotFought(t *testing.T) {
 	t.Parallel()
 	g := giteatest.Shared(t)
-	repo := g.CreateRepo(t, g.Admin, "closed")
+	repo, dir, pr, _ := queued(t, g, "closed", "queue", nil)
 	owner, name, _ := strings.Cut(repo, "/")
-	dir, rec := forgeProject(t, g, repo, "queue")
-	pr, tip := toReview(t, g, dir, rec, repo)
-	approveOnForge(t, g, dir, repo, pr.Number, tip)
-	fwtest.Want(t, run(t, g, dir, "queue", "add", "x"), 0)
 	closed := gitea.StateClosed
 	if _, _, err := g.Client(t).EditPullRequest(owner, name, int64(pr.Number), gitea.EditPullRequestOption{State: &closed}); err != nil {
 		t.Fatal(err)
@@ -136,11 +132,7 @@ func TestAPRClosedOnTheForgeIsNotFought(t *testing.T) {
 func TestBaseMovedOnTheForgeIsFollowed(t *testing.T) {
 	t.Parallel()
 	g := giteatest.Shared(t)
-	repo := g.CreateRepo(t, g.Admin, "base-moved")
-	dir, rec := forgeProject(t, g, repo, "queue")
-	pr, tip := toReview(t, g, dir, rec, repo)
-	approveOnForge(t, g, dir, repo, pr.Number, tip)
-	fwtest.Want(t, run(t, g, dir, "queue", "add", "x"), 0)
+	repo, dir, pr, tip := queued(t, g, "base-moved", "queue", nil)
 	w := giteatest.NewWork(t)
 	w.Git("fetch", "-q", g.GitURL(repo), "main")
 	w.Git("checkout", "-q", "FETCH_HEAD")
@@ -185,12 +177,8 @@ func TestDoctorReadsTheForge(t *testing.T) {
 func TestAMergeByHandOnTheForgeIsFollowed(t *testing.T) {
 	t.Parallel()
 	g := giteatest.Shared(t)
-	repo := g.CreateRepo(t, g.Admin, "by-hand")
+	repo, dir, pr, _ := queued(t, g, "by-hand", "queue", nil)
 	owner, name, _ := strings.Cut(repo, "/")
-	dir, rec := forgeProject(t, g, repo, "queue")
-	pr, tip := toReview(t, g, dir, rec, repo)
-	approveOnForge(t, g, dir, repo, pr.Number, tip)
-	fwtest.Want(t, run(t, g, dir, "queue", "add", "x"), 0)
 	var merged bool
 	var err error
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !merged; time.Sleep(200 * time.Millisecond) {
