@@ -708,7 +708,8 @@ func (d *Driver) toReview(r *running, o Outcome) Outcome {
 	}
 	o.Plan = dst
 	o.Note = "agent exited 0; " + dst + " waits for review"
-	if d.Keeper == nil {
+	// A private plan (.local.md) never goes to the forge.
+	if d.Keeper == nil && !strings.HasSuffix(dst, ".local.md") {
 		if pr := landing.PublishSoon(d.Tree, model.SlugOf(path.Base(dst))); pr != "" {
 			o.Note += "; " + pr
 		}
