@@ -18,9 +18,23 @@ import (
 // and checks are recorded; an approval on the forge by a person who may
 // push there, given on the exact commit the plan's branch is at (or the
 // candidate fleetwatch pushed for it), is that person's approval here; and
-// people's new comments wait in the inbox. A PR closed or merged by hand
-// is recorded as such and left alone. It returns a line per thing done.
+// people's new comments wait in the inbox. A PR closed by hand is
+// recorded as such and left alone; one merged there is followed
+// (takeMerge). It returns a line per thing done.
 func SyncForge(ctx context.Context, t *planfs.Tree) ([]string, error) {
+	return syncForge(ctx, t, false)
+}
+
+// syncer is one reading of the forge: landing says the caller holds the
+// landing lock already (Land reads the forge first).
+type syncer struct {
+	t       *planfs.Tree
+	f       forge.Forge
+	me      string
+	landing bool
+}
+
+func syncForge(ctx context.Context, t *planfs.Tree, landing bool) ([]string, error) {
 	s, err := config.Load(t.Project)
 	if err != nil || !s.Forge.On() {
 		return nil, err
@@ -38,9 +52,10 @@ func SyncForge(ctx context.Context, t *planfs.Tree) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	sy := syncer{t: t, f: f, me: me.Login, landing: landing}
 	_, slugs := reviewPlans(snap)
 	for _, slug := range slugs {
-		lines, err := syncOne(ctx, t, f, me.Login, slug)
+		lines, err := sy.one(ctx, slug)
 		said = append(said, lines...)
 		if err != nil {
 			said = append(said, fmt.Sprintf("%s: %v", slug, clipLine(err.Error())))
@@ -49,7 +64,8 @@ func SyncForge(ctx context.Context, t *planfs.Tree) ([]string, error) {
 	return said, nil
 }
 
-func syncOne(ctx context.Context, t *planfs.Tree, f forge.Forge, me, slug string) ([]string, error) {
+func (sy syncer) one(ctx context.Context, slug string) ([]string, error) {
+	t, f, me := sy.t, sy.f, sy.me
 	rec, err := ReadPR(t.Project, slug)
 	if err != nil {
 		return nil, err
@@ -78,7 +94,7 @@ func syncOne(ctx context.Context, t *planfs.Tree, f forge.Forge, me, slug string
 		return said, err
 	}
 	if w.pr.State == forge.StateMerged {
-		line, err := takeMerge(ctx, t, f, slug)
+		line, err := sy.takeMerge(ctx, slug)
 		return append(said, line), err
 	}
 	return takeApprovals(ctx, t, f, slug, tip, approvals, said)
@@ -89,16 +105,19 @@ func syncOne(ctx context.Context, t *planfs.Tree, f forge.Forge, me, slug string
 // integration branch follows the base and the plan is completed as a
 // landing of the queue's would be. Without an approval here, or with the
 // approved commit not in the base, it is only said.
-func takeMerge(ctx context.Context, t *planfs.Tree, f forge.Forge, slug string) (string, error) {
+func (sy syncer) takeMerge(ctx context.Context, slug string) (string, error) {
+	t, f := sy.t, sy.f
 	a, err := t.ReadApproval(slug)
 	if err != nil || a == nil {
 		return fmt.Sprintf("%s: merged on the forge, but nobody approved it here: it stays in review-needed/ (review %s --approve, then queue sync)", slug, slug), err
 	}
-	unlock, err := lockLand(t.Project)
-	if err != nil {
-		return "", err
+	if !sy.landing {
+		unlock, err := lockLand(t.Project)
+		if err != nil {
+			return "", err
+		}
+		defer unlock()
 	}
-	defer unlock()
 	r, err := readRepo(t.Project)
 	if err != nil {
 		return "", err

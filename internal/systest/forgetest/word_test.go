@@ -172,38 +172,43 @@ func TestDoctorReadsTheForge(t *testing.T) {
 	}
 }
 
-// A PR a person merged by hand on the forge is followed: the local base
-// comes along and the approved plan is completed, without a second merge.
+// A PR a person merged by hand on the forge is followed, by queue sync or
+// by the queue land that reads the forge first: the local base comes along
+// and the approved plan is completed, without a second merge.
 func TestAMergeByHandOnTheForgeIsFollowed(t *testing.T) {
 	t.Parallel()
-	g := giteatest.Shared(t)
-	repo, dir, pr, _ := queued(t, g, "by-hand", "queue", nil)
-	owner, name, _ := strings.Cut(repo, "/")
-	var merged bool
-	var err error
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !merged; time.Sleep(200 * time.Millisecond) {
-		merged, _, err = g.Client(t).MergePullRequest(owner, name, int64(pr.Number), gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge})
-	}
-	if !merged {
-		t.Fatalf("the merge by hand: %v", err)
-	}
-	b, _, err := g.Client(t).GetRepoBranch(owner, name, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := run(t, g, dir, "queue", "sync")
-	fwtest.Want(t, r, 0)
-	if !strings.Contains(r.Stdout, "x: merged on the forge; main is at "+b.Commit.ID[:12]+" and the plan is completed") {
-		t.Fatalf("queue sync said:\n%s%s", r.Stdout, r.Stderr)
-	}
-	if local := fwtest.GitOut(t, dir, "rev-parse", "main"); local != b.Commit.ID {
-		t.Errorf("local main %s, the forge's %s", local, b.Commit.ID)
-	}
-	if !fwtest.Exists(dir, "completed/x.md") {
-		t.Error("the plan was not completed")
-	}
-	if l := run(t, g, dir, "queue", "list"); !strings.Contains(l.Stdout, "no candidates") {
-		t.Errorf("queue list:\n%s", l.Stdout)
+	for _, how := range [][]string{{"queue", "sync"}, {"queue", "land", "--yes"}} {
+		t.Run(how[1], func(t *testing.T) {
+			t.Parallel()
+			g := giteatest.Shared(t)
+			repo, dir, pr, _ := queued(t, g, "by-hand-"+how[1], "queue", nil)
+			owner, name, _ := strings.Cut(repo, "/")
+			var merged bool
+			var err error
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !merged; time.Sleep(200 * time.Millisecond) {
+				merged, _, err = g.Client(t).MergePullRequest(owner, name, int64(pr.Number), gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge})
+			}
+			if !merged {
+				t.Fatalf("the merge by hand: %v", err)
+			}
+			b, _, err := g.Client(t).GetRepoBranch(owner, name, "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := run(t, g, dir, how...)
+			if !strings.Contains(r.Stdout+r.Stderr, "x: merged on the forge; main is at "+b.Commit.ID[:12]+" and the plan is completed") {
+				t.Fatalf("%s said (exit %d):\n%s%s", strings.Join(how, " "), r.Code, r.Stdout, r.Stderr)
+			}
+			if local := fwtest.GitOut(t, dir, "rev-parse", "main"); local != b.Commit.ID {
+				t.Errorf("local main %s, the forge's %s", local, b.Commit.ID)
+			}
+			if !fwtest.Exists(dir, "completed/x.md") {
+				t.Error("the plan was not completed")
+			}
+			if l := run(t, g, dir, "queue", "list"); !strings.Contains(l.Stdout, "no candidates") {
+				t.Errorf("queue list:\n%s", l.Stdout)
+			}
+		})
 	}
 }
 
