@@ -58,7 +58,7 @@ func hubForge(ctx context.Context, t *planfs.Tree) {
 	if landing.ForgeOn(t.Project) {
 		ctx, cancel := context.WithTimeout(ctx, forgesync.Timeout)
 		defer cancel()
-		_, _ = landing.SyncForge(ctx, t)
+		_, _ = landing.SyncForgeInBackground(ctx, t)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package forgesync owns the cockpit's background reading of the forge:
-// landing.SyncForge (the network, seconds, a forge that may never answer)
+// landing.SyncForgeInBackground (the network, seconds, a forge that may never answer)
 // run as a tea.Cmd off the UI goroutine, one at a time, every Every while
 // the project has a forge and whenever the Merge pane asks (r). The root
 // keeps a Sync, routes its two messages to it, and reads the queue and
@@ -52,7 +52,7 @@ type DoneMsg struct {
 type TickMsg time.Time
 
 // run is the reading itself, a variable so a test can hold one up.
-var run = landing.SyncForge
+var run = landing.SyncForgeInBackground
 
 // View is the reading's state, for the Merge pane.
 func (s *Sync) View() uictx.Forge { return s.view }

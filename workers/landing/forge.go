@@ -54,6 +54,11 @@ type PR struct {
 	SeenComment int64 `json:"seen_comment,omitempty"`
 	// Comments are people's comments on the forge waiting in the inbox.
 	Comments []forge.Comment `json:"comments,omitempty"`
+	// Updated is the PR's updated time as the forge said when its
+	// reviews and comments were last read; Quiet how many readings since
+	// skipped them, the listing saying nothing changed.
+	Updated time.Time `json:"updated,omitzero"`
+	Quiet   int       `json:"quiet,omitempty"`
 }
 
 // maxInboxComments bounds the comments kept per PR: the forge is not

@@ -22,7 +22,16 @@ import (
 // recorded as such and left alone; one merged there is followed
 // (takeMerge). It returns a line per thing done.
 func SyncForge(ctx context.Context, t *planfs.Tree) ([]string, error) {
-	return syncForge(ctx, t, false)
+	return syncForge(ctx, t, syncer{})
+}
+
+// SyncForgeInBackground is SyncForge for a face's clock: an open PR whose
+// listing says it did not change since its reviews and comments were read
+// costs no call of its own (but every fullEvery-th reading), so a
+// project with many PRs stays within a forge's rate limits. A person's
+// queue sync or queue land reads everything.
+func SyncForgeInBackground(ctx context.Context, t *planfs.Tree) ([]string, error) {
+	return syncForge(ctx, t, syncer{quick: true})
 }
 
 // syncer is one reading of the forge: landing says the caller holds the
@@ -32,9 +41,18 @@ type syncer struct {
 	f       forge.Forge
 	me      string
 	landing bool
+	quick   bool // skip the quiet PRs (SyncForgeInBackground)
+	// open are the open PRs into the base by number, from one listing:
+	// a PR whose listing says nothing changed costs no further call.
+	open map[int]forge.PR
 }
 
-func syncForge(ctx context.Context, t *planfs.Tree, landing bool) ([]string, error) {
+// fullEvery is how many readings may skip a PR whose listing says it did
+// not change (its updated time, which a forge may keep to the second)
+// before one reads its reviews and comments anyway.
+const fullEvery = 10
+
+func syncForge(ctx context.Context, t *planfs.Tree, sy syncer) ([]string, error) {
 	s, err := config.Load(t.Project)
 	if err != nil || !s.Forge.On() {
 		return nil, err
@@ -52,7 +70,16 @@ func syncForge(ctx context.Context, t *planfs.Tree, landing bool) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	sy := syncer{t: t, f: f, me: me.Login, landing: landing}
+	sy.t, sy.f, sy.me, sy.open = t, f, me.Login, map[int]forge.PR{}
+	if base, err := Integration(t.Project, s); err == nil && sy.quick {
+		list, err := f.List(ctx, base)
+		if err != nil {
+			return nil, fmt.Errorf("forge: %s: %v", f.Web(), err)
+		}
+		for _, pr := range list {
+			sy.open[pr.Number] = pr
+		}
+	}
 	_, slugs := reviewPlans(snap)
 	for _, slug := range slugs {
 		lines, err := sy.one(ctx, slug)
@@ -73,6 +100,10 @@ func (sy syncer) one(ctx context.Context, slug string) ([]string, error) {
 	if rec == nil || rec.Number == 0 {
 		return publishMissing(ctx, t, slug)
 	}
+	if listed, ok := sy.open[rec.Number]; ok && sy.quick && rec.quiet(listed) {
+		_, err := editPR(t.Project, slug, func(pr *PR) error { pr.take(listed, t.Now()); pr.Quiet++; return nil })
+		return nil, err
+	}
 	w, err := readWord(ctx, f, rec.Number)
 	if err != nil {
 		_, _ = editPR(t.Project, slug, func(pr *PR) error { pr.Trouble = err.Error(); return nil })
@@ -86,6 +117,7 @@ func (sy syncer) one(ctx context.Context, slug string) ([]string, error) {
 	var approvals []forge.Review
 	_, err = editPR(t.Project, slug, func(pr *PR) error {
 		pr.take(w.pr, t.Now())
+		pr.Updated, pr.Quiet = w.pr.Updated, 0
 		approvals = pr.newApprovals(w.reviews, me, tip)
 		pr.takeComments(w.comments, me)
 		return nil
@@ -208,6 +240,13 @@ func takeApprovals(ctx context.Context, t *planfs.Tree, f forge.Forge, slug, tip
 		said = append(said, fmt.Sprintf("%s: approved at %s by %s on the forge", slug, short(tip), a.Author))
 	}
 	return said, nil
+}
+
+// quiet: the listing says the open PR did not change since its reviews
+// and comments were last read, and fewer than fullEvery readings skipped it.
+func (pr *PR) quiet(listed forge.PR) bool {
+	return !listed.Updated.IsZero() && listed.Updated.Equal(pr.Updated) && pr.State == forge.StateOpen &&
+		listed.HeadSHA == pr.Head && pr.Quiet < fullEvery
 }
 
 // newApprovals are the approvals not taken in yet, by others than the

@@ -64,7 +64,7 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 	}
 	defer unlock()
 	// An approval given on the forge counts: its word is read first.
-	if said, err := syncForge(ctx, t, true); err != nil {
+	if said, err := syncForge(ctx, t, syncer{landing: true}); err != nil {
 		fmt.Fprintf(opt.Log, "warning: the forge was not read: %v\n", err)
 	} else {
 		for _, line := range said {
