@@ -195,7 +195,11 @@ func TestStartInitsLittle(t *testing.T) {
 				}
 			}
 		}
-		if total > maxInitBytes {
+		// A race build's sync.Pool drops Puts at random, so an init that
+		// matches regexps allocates far more there (GitLab's client: 0.2 MB
+		// in a normal build, 35 MB under -race): the bytes are bounded on a
+		// normal build (go test ./...), the packages on both.
+		if !raceBuild && total > maxInitBytes {
 			t.Errorf("%s: inits allocate %d bytes at start, more than %d:\n%s", s.name, total, maxInitBytes, heaviest(inits))
 		}
 		if len(inits) > maxInitPackages {
