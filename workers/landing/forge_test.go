@@ -18,13 +18,15 @@ func TestOnlyAPersonsApprovalOfTheExactTipCounts(t *testing.T) {
 		{ID: 6, Author: "dan", State: forge.ReviewApproved, Commit: "cand1"},
 		{ID: 7, Author: "erin", State: forge.ReviewApproved, Commit: "tip1"},
 		{ID: 8, Author: "", State: forge.ReviewApproved, Commit: "tip1"},
+		{ID: 9, Author: "mal\x1b[2Jory", State: forge.ReviewApproved, Commit: "tip1"},
+		{ID: 10, Author: "../../x", State: forge.ReviewApproved, Commit: "tip1"},
 	}
 	got := pr.newApprovals(reviews, "bot", "tip1")
 	var who []string
 	for _, r := range got {
 		who = append(who, r.Author)
 	}
-	if strings.Join(who, ",") != "dan,erin" || pr.SeenReview != 8 {
+	if strings.Join(who, ",") != "dan,erin" || pr.SeenReview != 10 {
 		t.Fatalf("approvals %v, seen %d", who, pr.SeenReview)
 	}
 	// Taken once: a second read adds none.

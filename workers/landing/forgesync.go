@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"sync"
 
 	"github.com/fleetwatch/fleetwatch/internal/config"
 	"github.com/fleetwatch/fleetwatch/model"
@@ -270,8 +272,15 @@ func (pr *PR) newApprovals(reviews []forge.Review, me, tip string) []forge.Revie
 // approves: r is a person's approval of the plan's tip as pushed.
 func (pr *PR) approves(r forge.Review, me, tip string) bool {
 	exact := tip != "" && pr.Tip == tip && (r.Commit == tip || r.Commit == pr.Pushed)
-	return exact && r.State == forge.ReviewApproved && r.Author != me && r.Author != ""
+	return exact && r.State == forge.ReviewApproved && r.Author != me && loginName().MatchString(r.Author)
 }
+
+// loginName is what a forge's user name may be for fleetwatch to record
+// it as an approver (a GitHub app's ends in [bot]): the forge's word is
+// not trusted to be a name.
+var loginName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\[bot\])?$`)
+})
 
 // takeComments keeps people's comments not seen yet, for the inbox.
 func (pr *PR) takeComments(comments []forge.Comment, me string) {
