@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/fleetwatch/fleetwatch/workers/forge"
 )
 
 // The types every face reads: candidates' states, checks, reviews and the
@@ -138,6 +140,9 @@ type LandOptions struct {
 	Ungated bool      // land with no checks configured
 	Actor   string    // the person landing, for the event log
 	Log     io.Writer // progress lines, one per step
+	// forge is the project's forge when a batch lands through it (by the
+	// queue's push); nil otherwise.
+	forge forge.Forge
 }
 
 // Landing is what a landing did.

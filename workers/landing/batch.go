@@ -350,7 +350,7 @@ func checkBatch(ctx context.Context, t *planfs.Tree, r *repo, chain []link, log 
 // finishes each entry in it, in order.
 func casBatch(t *planfs.Tree, r *repo, chain []link, opt LandOptions) (Landing, error) {
 	to := chain[len(chain)-1].commit
-	moved, err := cas(t.Project, r, to, opt.Log)
+	moved, err := casThrough(t, r, chain, to, opt)
 	if err != nil {
 		return Landing{}, err
 	}

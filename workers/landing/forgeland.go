@@ -1,6 +1,7 @@
 package landing
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -197,18 +198,65 @@ func (fl *forgeLanding) land(ctx context.Context, project string, r *repo, log i
 	if fl.mode == config.LandForge {
 		return fl.mergeOnForge(ctx, project, r, log)
 	}
-	fmt.Fprintf(log, "pushing %s to %s on %s\n", short(fl.cand), fl.base, fl.f.Web())
-	if err := forgePush(ctx, fl.f, project, fl.cand, fl.base, r.tip); err != nil {
+	moved, err = forgeCAS(ctx, fl.f, project, r, fl.cand, log)
+	return fl.cand, moved, err
+}
+
+// forgeCAS is cas through the forge: the base on the forge goes from r.tip
+// to cand by one push with a lease on r.tip, then the local branch
+// follows; moved says the base was elsewhere (and the local branch now
+// follows it) for the caller to build again.
+func forgeCAS(ctx context.Context, f forge.Forge, project string, r *repo, cand string, log io.Writer) (bool, error) {
+	if err := checkoutFits(project, r.integration, r.tip, cand); err != nil {
+		return false, err
+	}
+	fl := &forgeLanding{f: f, base: r.integration, cand: cand}
+	fmt.Fprintf(log, "pushing %s to %s on %s\n", short(cand), r.integration, f.Web())
+	if err := forgePush(ctx, f, project, cand, r.integration, r.tip); err != nil {
 		moved, cerr := fl.catchUp(ctx, project, r, log)
 		if moved || cerr != nil {
-			return "", moved, cerr
+			return moved, cerr
 		}
-		return "", false, fmt.Errorf("%w: %v (a base that only takes merges through the forge wants land: forge in %s)", ErrNotReady, err, config.File)
+		return false, fmt.Errorf("%w: %v (a base that only takes merges through the forge wants land: forge in %s)", ErrNotReady, err, config.File)
 	}
-	if err := swapLocal(project, r, fl.cand); err != nil {
-		return "", false, err
+	return false, swapLocal(project, r, cand)
+}
+
+// batchForge says whether batches land (queue: {batch: N}): always without
+// a forge; through one, only where the queue's push lands (land: queue,
+// or auto on a base the token may push to), with the forge to push to.
+func batchForge(ctx context.Context, s config.Settings) (forge.Forge, bool, error) {
+	f, err := forgeOf(s)
+	if err != nil || f == nil {
+		return nil, err == nil, err
 	}
-	return fl.cand, false, nil
+	base := cmp.Or(s.Integration, s.Forge.Base)
+	mode, _, err := landMode(ctx, f, s.Forge, base)
+	return f, err == nil && mode == config.LandQueue, err
+}
+
+// casThrough is a batch's swap: cas, or forgeCAS when the batch lands
+// through a forge, after which every PR of the chain must still be what
+// fleetwatch pushed (a commit pushed to one after its approval stops the
+// batch), and the checks go on the batch's commit.
+func casThrough(t *planfs.Tree, r *repo, chain []link, to string, opt LandOptions) (bool, error) {
+	if opt.forge == nil {
+		return cas(t.Project, r, to, opt.Log)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), forgeTimeout)
+	defer cancel()
+	for _, l := range chain {
+		if _, _, err := landablePR(ctx, t, opt.forge, l.slug); err != nil {
+			return false, err
+		}
+	}
+	moved, err := forgeCAS(ctx, opt.forge, t.Project, r, to, opt.Log)
+	if err == nil && !moved {
+		tree, _ := TreeOf(t.Project, to)
+		fl := &forgeLanding{f: opt.forge, cand: to}
+		fl.post(ctx, CachedChecks(t.Project, r.settings.Checks, tree), opt.Log)
+	}
+	return moved, err
 }
 
 // mergeOnForge has the forge merge the PR, pinned to the candidate, and

@@ -92,9 +92,17 @@ func Land(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error)
 const EventLandRefused = "land-refused"
 
 func landLocked(ctx context.Context, t *planfs.Tree, opt LandOptions) (Landing, error) {
-	// Through a forge each change is its own PR, landed one at a time.
-	if s, err := config.Load(t.Project); err == nil && s.QueueBatch > 1 && !s.Forge.On() {
-		return landBatches(ctx, t, opt)
+	if s, err := config.Load(t.Project); err == nil && s.QueueBatch > 1 {
+		// Through a forge, batches land by the queue's push only: a forge
+		// merges one PR at a time.
+		f, batch, err := batchForge(ctx, s)
+		if err != nil {
+			return Landing{}, err
+		}
+		if batch {
+			opt.forge = f
+			return landBatches(ctx, t, opt)
+		}
 	}
 	for try := 1; ; try++ {
 		l, moved, err := landOnce(ctx, t, opt)
