@@ -89,12 +89,12 @@ const (
 
 // Comment is a comment on a PR or on a line of its change, by anyone.
 type Comment struct {
-	ID     int64
-	Author string
-	Body   string
-	Path   string // "" for a comment on the PR as a whole
-	Line   int
-	At     time.Time
+	ID     int64     `json:"id"`
+	Author string    `json:"author"`
+	Body   string    `json:"body"`
+	Path   string    `json:"path,omitempty"` // "" for a comment on the PR as a whole
+	Line   int       `json:"line,omitempty"`
+	At     time.Time `json:"at"`
 }
 
 // Protection is what the base branch asks of a change.

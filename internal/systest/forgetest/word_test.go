@@ -21,8 +21,8 @@ type prJSON struct {
 	Number   int    `json:"number"`
 	State    string `json:"state"`
 	Comments []struct {
-		Author string `json:"Author"`
-		Body   string `json:"Body"`
+		Author string `json:"author"`
+		Body   string `json:"body"`
 	} `json:"comments"`
 }
 
