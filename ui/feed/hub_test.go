@@ -18,7 +18,10 @@ const queueEvery = 10 * time.Second
 
 // newHub is a hub over an empty tree whose readings are counted, not
 // made: what is under test is when the hub reads.
-func newHub(t *testing.T) (*Hub, *atomic.Int32) {
+func newHub(t *testing.T) (*Hub, *atomic.Int32) { return newHubWith(t, nil) }
+
+// newHubWith is newHub with the readers as more changes them.
+func newHubWith(t *testing.T, more func(*Readers)) (*Hub, *atomic.Int32) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, planfs.Dir), 0o755); err != nil {
@@ -30,14 +33,18 @@ func newHub(t *testing.T) (*Hub, *atomic.Int32) {
 	}
 	var merges atomic.Int32
 	none := func() tea.Msg { return nil }
-	h := NewHub(tree, nil, Readers{
+	r := Readers{
 		Board: none, Trees: none, Inbox: none, Fleet: none,
 		Workers:    func(bool) tea.Msg { return nil },
 		Merge:      func() tea.Msg { return merges.Add(1) },
 		Problem:    func(string) tea.Msg { return nil },
 		Checking:   func(tea.Msg) bool { return false },
 		RadarEvery: time.Second, MergeEvery: time.Hour,
-	}, 10*time.Millisecond)
+	}
+	if more != nil {
+		more(&r)
+	}
+	h := NewHub(tree, nil, r, 10*time.Millisecond)
 	t.Cleanup(func() { _ = h.Close() })
 	return h, &merges
 }
@@ -78,31 +85,17 @@ func TestPokeQueueOnceForMany(t *testing.T) {
 // never answers.
 func TestForgeReadOffTheHubsGoroutine(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, planfs.Dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tree, err := planfs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reads, merges atomic.Int32
+	var reads atomic.Int32
 	ended := make(chan struct{})
-	none := func() tea.Msg { return nil }
-	h := NewHub(tree, nil, Readers{
-		Board: none, Trees: none, Inbox: none, Fleet: none,
-		Workers:  func(bool) tea.Msg { return nil },
-		Merge:    func() tea.Msg { return merges.Add(1) },
-		Problem:  func(string) tea.Msg { return nil },
-		Checking: func(tea.Msg) bool { return false },
-		Forge: func(ctx context.Context) {
+	h, merges := newHubWith(t, func(r *Readers) {
+		r.Forge = func(ctx context.Context) {
 			if reads.Add(1) == 2 {
 				<-ctx.Done() // a forge that never answers
 				close(ended)
 			}
-		},
-		RadarEvery: time.Second, MergeEvery: time.Hour, ForgeEvery: 20 * time.Millisecond,
-	}, 10*time.Millisecond)
+		}
+		r.ForgeEvery = 20 * time.Millisecond
+	})
 	for start := time.Now(); reads.Load() < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Since(start) > 10*time.Second {
 			t.Fatalf("the forge was read %d times", reads.Load())

@@ -65,6 +65,17 @@ func (fx *giteaFix) more(t testing.TB, name, file string) string {
 	return sha
 }
 
+// featPR is branch feat (one commit, feat.txt) and its PR into main.
+func (fx *giteaFix) featPR(t testing.TB, ctx context.Context) (string, PR) {
+	t.Helper()
+	head := fx.branch(t, "feat", "feat.txt")
+	pr, err := fx.f.Ensure(ctx, NewPR{Head: "feat", Base: "main", Title: "feat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return head, pr
+}
+
 func (fx *giteaFix) branchAt(t testing.TB, name string) string {
 	t.Helper()
 	owner, repo := repoPath(fx.repo)
@@ -154,11 +165,7 @@ func TestGiteaStatusChecks(t *testing.T) {
 	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
-	head := fx.branch(t, "feat", "feat.txt")
-	pr, err := fx.f.Ensure(ctx, NewPR{Head: "feat", Base: "main", Title: "feat"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	head, pr := fx.featPR(t, ctx)
 	if pr.Checks != "" {
 		t.Fatalf("Checks with no status = %q", pr.Checks)
 	}
@@ -187,11 +194,7 @@ func TestGiteaMergeFastForward(t *testing.T) {
 	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
-	head := fx.branch(t, "feat", "feat.txt")
-	pr, err := fx.f.Ensure(ctx, NewPR{Head: "feat", Base: "main", Title: "feat"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	head, pr := fx.featPR(t, ctx)
 	at, err := fx.f.Merge(ctx, pr.Number, head, "feat: land it")
 	if err != nil {
 		t.Fatal(err)
@@ -214,13 +217,9 @@ func TestGiteaMergeHeadMoved(t *testing.T) {
 	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
-	pinned := fx.branch(t, "feat", "feat.txt")
-	pr, err := fx.f.Ensure(ctx, NewPR{Head: "feat", Base: "main", Title: "feat"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pinned, pr := fx.featPR(t, ctx)
 	fx.more(t, "feat", "late.txt")
-	_, err = fx.f.Merge(ctx, pr.Number, pinned, "feat")
+	_, err := fx.f.Merge(ctx, pr.Number, pinned, "feat")
 	if !errors.Is(err, ErrHeadMoved) {
 		t.Fatalf("Merge pinned to an old head: %v, want ErrHeadMoved", err)
 	}
@@ -236,13 +235,9 @@ func TestGiteaMergeProtected(t *testing.T) {
 	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
-	head := fx.branch(t, "feat", "feat.txt")
-	pr, err := fx.f.Ensure(ctx, NewPR{Head: "feat", Base: "main", Title: "feat"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	head, pr := fx.featPR(t, ctx)
 	fx.s.ProtectBranch(t, fx.repo, "main", giteatest.Protection{Pushers: []string{}, Approvals: 1, Checks: []string{"fleetwatch/test"}})
-	_, err = fx.f.Merge(ctx, pr.Number, head, "feat")
+	_, err := fx.f.Merge(ctx, pr.Number, head, "feat")
 	if !errors.Is(err, ErrRefused) || errors.Is(err, ErrHeadMoved) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("Merge without approval or check: %v, want a one-line ErrRefused", err)
 	}
@@ -286,11 +281,7 @@ func TestGiteaMarkMerged(t *testing.T) {
 	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
-	head := fx.branch(t, "feat", "feat.txt")
-	pr, err := fx.f.Ensure(ctx, NewPR{Head: "feat", Base: "main", Title: "feat"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	head, pr := fx.featPR(t, ctx)
 	if err := fx.f.MarkMerged(ctx, pr.Number, head); !errors.Is(err, ErrRefused) {
 		t.Fatalf("MarkMerged before the commit is on main: %v, want ErrRefused", err)
 	}
@@ -474,16 +465,12 @@ func TestGiteaMergeNotFastForward(t *testing.T) {
 	t.Parallel()
 	fx := newGiteaFix(t)
 	ctx := ctxT(t)
-	head := fx.branch(t, "feat", "feat.txt")
-	pr, err := fx.f.Ensure(ctx, NewPR{Head: "feat", Base: "main", Title: "feat"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	head, pr := fx.featPR(t, ctx)
 	fx.w.Git("checkout", "-q", "main")
 	moved := fx.w.Commit("other.txt", "other\n", "main moves on")
 	fx.w.Git("push", "-q", fx.f.Remote(), "main")
 	fx.s.WaitBranch(t, fx.repo, "main", moved)
-	_, err = fx.f.Merge(ctx, pr.Number, head, "feat")
+	_, err := fx.f.Merge(ctx, pr.Number, head, "feat")
 	if !errors.Is(err, ErrRefused) || errors.Is(err, ErrHeadMoved) {
 		t.Fatalf("fast-forward over a moved main: %v, want ErrRefused", err)
 	}

@@ -349,26 +349,14 @@ func swapLocal(project string, r *repo, to string) error {
 // and tells the forge the PR is merged by to (a no-op where the forge
 // merged it, or sees that itself); a warning when it could not.
 func forgeLanded(project, slug, to string) string {
-	rec, err := ReadPR(project, slug)
-	if err != nil || rec == nil || rec.Number == 0 {
+	if pr, err := ReadPR(project, slug); err != nil || pr == nil || pr.Number == 0 {
 		return ""
 	}
 	_, _ = editPR(project, slug, func(pr *PR) error {
 		pr.State = forge.StateMerged
 		return nil
 	})
-	s, err := config.Load(project)
-	if err != nil {
-		return err.Error()
-	}
-	f, err := forgeOf(s)
-	if err != nil || f == nil {
-		return errText(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), forgeTimeout)
-	defer cancel()
-	if err := f.MarkMerged(ctx, rec.Number, to); err != nil {
-		return fmt.Sprintf("the forge was not told PR #%d is merged: %s", rec.Number, clipLine(err.Error()))
-	}
-	return ""
+	return onPR(project, slug, "the forge was not told PR #%d is merged", func(ctx context.Context, f forge.Forge, number int) error {
+		return f.MarkMerged(ctx, number, to)
+	})
 }

@@ -317,11 +317,23 @@ const maxReviewBody = 60 << 10
 // forgeTimeout; it returns a warning line, "" when it went or there is
 // no PR. A review never approves: an agent's verdict is not a person's.
 func forgeReview(t *planfs.Tree, slug string, r forge.ReviewIn) string {
-	rec, err := ReadPR(t.Project, slug)
+	if len(r.Body) > maxReviewBody {
+		r.Body = r.Body[:maxReviewBody] + "\n\n…(cut)"
+	}
+	return onPR(t.Project, slug, "the review did not reach PR #%d", func(ctx context.Context, f forge.Forge, number int) error {
+		return f.Review(ctx, number, r)
+	})
+}
+
+// onPR makes one call about slug's PR, when it has one, bounded by
+// forgeTimeout; it returns a warning line (failed, with the PR's number,
+// then why), "" when the call went or there is no PR.
+func onPR(project, slug, failed string, call func(ctx context.Context, f forge.Forge, number int) error) string {
+	rec, err := ReadPR(project, slug)
 	if err != nil || rec == nil || rec.Number == 0 {
 		return ""
 	}
-	s, err := config.Load(t.Project)
+	s, err := config.Load(project)
 	if err != nil {
 		return err.Error()
 	}
@@ -329,13 +341,10 @@ func forgeReview(t *planfs.Tree, slug string, r forge.ReviewIn) string {
 	if err != nil || f == nil {
 		return errText(err)
 	}
-	if len(r.Body) > maxReviewBody {
-		r.Body = r.Body[:maxReviewBody] + "\n\n…(cut)"
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), forgeTimeout)
 	defer cancel()
-	if err := f.Review(ctx, rec.Number, r); err != nil {
-		return fmt.Sprintf("the review did not reach PR #%d: %s", rec.Number, clipLine(err.Error()))
+	if err := call(ctx, f, rec.Number); err != nil {
+		return fmt.Sprintf(failed, rec.Number) + ": " + clipLine(err.Error())
 	}
 	return ""
 }
