@@ -72,6 +72,36 @@ type Preset struct {
 	// Model is an example of a model name as the tool takes it, for the
 	// endpoints.yaml scaffold writes.
 	Model string
+	// Talks are the conversations the tool holds (an endpoint's `talk:`),
+	// each in one protocol; none: it runs one-shot only.
+	Talks []Talk
+}
+
+// Talk is how a preset's tool holds a conversation in one protocol: the
+// driver starts Argv (no prompt in it: the plan goes as the first turn)
+// and speaks the protocol on its stdin and stdout.
+type Talk struct {
+	Protocol string // "acp", "app-server" or "stream-json" (workers/converse)
+	Argv     []string
+	// Env is added to the preset's Env for it.
+	Env []string
+	// AsksArgv and AsksEnv turn the tool's own permission prompts on for
+	// an endpoint's `asks: true`: its requests then wait for a person in
+	// the inbox instead of being allowed by the driver.
+	AsksArgv []string
+	AsksEnv  []string
+	// Proven is the tool version the conversation tests ran.
+	Proven string
+}
+
+// TalkIn is p's conversation in protocol, if it holds one.
+func (p Preset) TalkIn(protocol string) (Talk, bool) {
+	for _, t := range p.Talks {
+		if t.Protocol == protocol {
+			return t, true
+		}
+	}
+	return Talk{}, false
 }
 
 // The prompts every preset gives its agent: what fleetwatch needs from a
@@ -291,5 +321,43 @@ func (p parser) applyPreset(ep *Endpoint, line int) error {
 	if ep.PlanFirst && ep.PlanCommand == nil {
 		return p.errorf(line, "endpoint %q: agent %s has no plan mode; plan_first needs a plan_command:", ep.Name, ep.Agent)
 	}
+	return p.applyTalk(ep, pr)
+}
+
+// applyTalk makes ep's builds a conversation in its `talk:` protocol,
+// with its preset's argv for it (and the words that turn the tool's
+// permission prompts on for `asks: true`).
+func (p parser) applyTalk(ep *Endpoint, pr Preset) error {
+	if ep.Talk == "" {
+		if ep.Asks {
+			return p.errorf(ep.TalkLine, "endpoint %q: asks: needs talk: (a conversation whose requests wait in the inbox)", ep.Name)
+		}
+		return nil
+	}
+	t, ok := pr.TalkIn(ep.Talk)
+	if !ok {
+		return p.errorf(ep.TalkLine, "endpoint %q: agent %s does not talk %s (it talks: %s)", ep.Name, pr.Name, ep.Talk, pr.talkNames())
+	}
+	ep.Command = slices.Clone(t.Argv)
+	ep.TalkEnv = slices.Clone(t.Env)
+	if ep.Asks {
+		ep.Command = append(ep.Command, t.AsksArgv...)
+		ep.TalkEnv = append(ep.TalkEnv, t.AsksEnv...)
+	}
+	// A conversation resumes by itself: the plan's next run is another
+	// conversation, in the same session where the protocol can.
+	ep.ResumeCommand = nil
 	return nil
+}
+
+// talkNames lists the protocols p's tool talks, "one-shot only" when none.
+func (p Preset) talkNames() string {
+	if len(p.Talks) == 0 {
+		return "one-shot only"
+	}
+	names := make([]string, len(p.Talks))
+	for i, t := range p.Talks {
+		names[i] = t.Protocol
+	}
+	return strings.Join(names, ", ")
 }

@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,8 +84,16 @@ type Endpoint struct {
 	// the defaults (4,096 processes, a quarter of the machine's memory).
 	MaxProcesses int64
 	MaxMemory    int64
-	Line         int // 1-based line of this entry in the file
-	TierLine     int // line of the tier: key (0 if absent)
+	// Talk (`talk: acp`) is the protocol its builds hold a conversation
+	// in (workers/converse), "" for one-shot runs; its preset gives the
+	// argv (Command) and TalkEnv. Asks (`asks: true`) sends the agent's
+	// permission requests to the inbox instead of allowing them.
+	Talk     string
+	TalkEnv  []string
+	Asks     bool
+	TalkLine int
+	Line     int // 1-based line of this entry in the file
+	TierLine int // line of the tier: key (0 if absent)
 }
 
 // Registry is the parsed contents of one endpoints file.
@@ -292,10 +301,52 @@ func (p parser) endpoint(i int, n *yaml.Node) (Endpoint, error) {
 	if err = p.endpointLimits(&ep, fields, label); err != nil {
 		return ep, err
 	}
-	if ep.Agent, err = p.scalar(fields, "agent", label); err != nil || ep.Agent == "" {
+	if err = p.talk(&ep, fields, label); err != nil {
 		return ep, err
 	}
+	if ep.Agent, err = p.scalar(fields, "agent", label); err != nil {
+		return ep, err
+	}
+	if ep.Agent == "" {
+		if ep.Talk != "" || ep.Asks {
+			return ep, p.errorf(ep.TalkLine, "%s talk: and asks: need agent: (a preset that talks)", label)
+		}
+		return ep, nil
+	}
 	return ep, p.applyPreset(&ep, fields["agent"].key.Line)
+}
+
+// talkWords are the protocols `talk:` takes (workers/converse's names).
+var talkWords = []string{"one-shot", "acp", "app-server", "stream-json"}
+
+// talk reads `talk:` and `asks:`.
+func (p parser) talk(ep *Endpoint, fields map[string]field, label string) error {
+	v, err := p.scalar(fields, "talk", label)
+	if err != nil {
+		return err
+	}
+	if f, ok := fields["talk"]; ok {
+		ep.TalkLine = f.key.Line
+	}
+	if v != "" && !slices.Contains(talkWords, v) {
+		return p.errorf(ep.TalkLine, "%s talk must be one of %s, not %q", label, strings.Join(talkWords, ", "), v)
+	}
+	if v != "one-shot" {
+		ep.Talk = v
+	}
+	f, ok := fields["asks"]
+	if !ok {
+		return nil
+	}
+	if ep.TalkLine == 0 {
+		ep.TalkLine = f.key.Line
+	}
+	b := deref(f.val)
+	if b.Kind != yaml.ScalarNode || b.ShortTag() != "!!bool" {
+		return p.errorf(f.key.Line, "%s asks must be true or false", label)
+	}
+	ep.Asks = strings.EqualFold(b.Value, "true")
+	return nil
 }
 
 // nameAndTier reads the i'th endpoint's name and tier, which it must have,

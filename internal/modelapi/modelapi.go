@@ -34,6 +34,12 @@ type Step struct {
 	Shell string
 	// Text is the answer's text: the final message when Shell is empty.
 	Text string
+	// ShellFrom, when set, makes the step's command the one a person's
+	// message in the conversation gave: the rest of the last line that
+	// starts with ShellFrom ("RUN: ") in any text of the call. Without
+	// such a line the step answers with Text (or Shell, when set): so a
+	// test sees whether a note sent mid-run reached the model.
+	ShellFrom string
 	// Fault, when set, answers the call with it instead, while it lasts.
 	Fault *Fault
 	// Input and Output are the tokens the answer reports; 0 takes 100
@@ -148,6 +154,8 @@ type Request struct {
 	// Results is how many of the model's answers the conversation holds
 	// (assistant messages, tool calls): the index of the step to answer.
 	Results int
+	// Body is the call's JSON, for ShellFrom (set by serve).
+	Body []byte
 }
 
 // Answer is what a dialect writes: a tool call or a text, with usage.
@@ -225,6 +233,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "modelapi: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	req.Body = body
 	call := Call{API: d.name(), Path: r.URL.Path, Model: req.Model, Stream: req.Stream, Tool: req.Tool, Step: -1, Auth: credential(r), Header: r.Header.Clone()}
 	a, f := s.next(req, &call)
 	s.mu.Lock()
@@ -259,8 +268,14 @@ func (s *Server) next(req Request, call *Call) (Answer, *Fault) {
 	}
 	st := s.script.Steps[i]
 	a.Input, a.Output, a.Text = cmp.Or(st.Input, 100), cmp.Or(st.Output, 20), st.Text
-	if st.Shell != "" {
-		a.Tool, a.Args = req.Tool, shellTools[req.Tool](st.Shell)
+	shell := st.Shell
+	if st.ShellFrom != "" {
+		if cmd := MarkedLine(req.Body, st.ShellFrom); cmd != "" {
+			shell = cmd
+		}
+	}
+	if shell != "" {
+		a.Tool, a.Args = req.Tool, shellTools[req.Tool](shell)
 	}
 	if f := st.Fault; f != nil {
 		switch f.Kind {
@@ -360,5 +375,27 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func retryAfter(w http.ResponseWriter, d time.Duration) {
 	if d > 0 {
 		w.Header().Set("retry-after", fmt.Sprint(int((d+time.Second-1)/time.Second)))
+	}
+}
+
+// MarkedLine is the rest of the last line starting with mark in any
+// string of the JSON document body (in document order), "" when none does.
+func MarkedLine(body []byte, mark string) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	found := ""
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return found
+		}
+		s, ok := tok.(string)
+		if !ok {
+			continue
+		}
+		for _, line := range strings.Split(s, "\n") {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), mark); ok && strings.TrimSpace(rest) != "" {
+				found = strings.TrimSpace(rest)
+			}
+		}
 	}
 }

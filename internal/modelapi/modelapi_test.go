@@ -117,3 +117,14 @@ func TestDroppedStreamIsCut(t *testing.T) {
 		t.Errorf("the retry:\n%s", b)
 	}
 }
+
+func TestMarkedLineTakesTheLastNote(t *testing.T) {
+	body := []byte(`{"system":"RUN: never","messages":[{"role":"user","content":"do the plan"},` +
+		`{"role":"assistant","content":"ok"},{"role":"user","content":[{"type":"text","text":"a note\nRUN: touch noted.txt\n"}]}]}`)
+	if got := MarkedLine(body, "RUN: "); got != "touch noted.txt" {
+		t.Fatalf("MarkedLine = %q, want the last note's command", got)
+	}
+	if got := MarkedLine([]byte(`{"messages":[]}`), "RUN: "); got != "" {
+		t.Fatalf("MarkedLine of no note = %q", got)
+	}
+}

@@ -13,7 +13,7 @@ import (
 // loop, is the top and imports them all. A new folder under workers/ gets
 // a line here.
 var workerFloors = [][]string{
-	{"tree", "meter", "coord", "egress", "forge"}, // worktrees and git; what a run spends; decisions; the way out; the forge
+	{"tree", "meter", "coord", "egress", "forge", "converse"}, // worktrees and git; what a run spends; decisions; the way out; the forge; talking to an agent
 	{"ledger"},          // what runs spent, and a run's meter
 	{"look", "contain"}, // what workers leave and faces read; the sandbox glue
 	{"proc"},            // processes: spawn, stop, supervise, reap, timers
