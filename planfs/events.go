@@ -32,6 +32,9 @@ type Event struct {
 	// Via is how the actor reached the tree (Tree.Via): over SSH, with
 	// which key.
 	Via string `json:"via,omitempty"`
+	// Worker is the agent a person's message was for (tell, interrupt,
+	// answer); AgentID is then who sent it.
+	Worker string `json:"worker,omitempty"`
 }
 
 // EventsFile is the event log's path relative to .plans/.

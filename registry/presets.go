@@ -109,7 +109,7 @@ func (p Preset) TalkIn(protocol string) (Talk, bool) {
 const (
 	buildPrompt = "You are a fleetwatch worker in {worktree}, on the branch of plan {slug}. " +
 		"Do the work the plan file {plan} describes, until its Done when section holds; " +
-		"if $FLEET_APPROVED_PLAN names a file, follow the plan it holds. " +
+		"if $FLEET_APPROVED_PLAN names a file, follow the plan it holds; if $FLEET_NOTES names a file, it holds the operator's notes for this run. " +
 		"Commit your work on this branch with git before you exit: uncommitted work is not landed. " +
 		"Never edit anything under .plans/. A server you start listens on port {port}."
 	reviewPrompt = "Review the change {base}..{commit} in this folder (git diff {base} {commit}) " +
@@ -124,6 +124,10 @@ const (
 		"that lists each file or folder you will change as \"- path\". " +
 		"If $FLEET_FEEDBACK names a file, it holds a note from the coordinator on your last proposal."
 )
+
+// TalkPrompt is a conversation's first turn: the build prompt, as the
+// driver sends it (filled in like an argv word).
+const TalkPrompt = buildPrompt
 
 // exitsPlain is how every preset's tool reports: none of them tells a
 // failed task from a failed call by its status.
@@ -200,7 +204,7 @@ func (ep Endpoint) AgentEnv() []string {
 			env = append(env, kv)
 		}
 	}
-	return env
+	return append(env, ep.TalkEnv...)
 }
 
 // hostOf is the host of a URL, "" when it has none.

@@ -25,6 +25,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/contain"
+	"github.com/fleetwatch/fleetwatch/workers/converse"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/look"
@@ -83,6 +84,13 @@ type Driver struct {
 	// Supervisor is the command that outlives this driver to stop its run
 	// should it die (Supervise, given supervisorArgs); nil: none.
 	Supervisor []string
+	// Talk is the endpoint's `talk:`: its builds are conversations in
+	// that protocol (talk.go), whose first turn is Prompt (a template
+	// like an argv word); Asks sends the agent's permission requests to a
+	// person.
+	Talk   converse.Protocol
+	Prompt string
+	Asks   bool
 
 	state     look.State
 	settings  config.Settings // fleetwatch.yaml's prices: and budgets:
@@ -94,6 +102,7 @@ type Driver struct {
 	treeGone  bool      // the heartbeat found .plans/ gone
 	fleet     *fleetPub // publishes this worker's record (publish.go); nil: none
 	watchdog  *os.File  // the supervisor's pipe: it reads end of file when this driver ends
+	mailbox   *look.Mailbox
 }
 
 // errBusy means another driver runs under the same agent id: two agents in
@@ -148,6 +157,12 @@ func (d *Driver) Start(echo io.Writer) error {
 	}
 	if d.settings, err = config.Load(d.Tree.Project); err != nil {
 		d.Log.Printf("%v: runs are metered but no budget or price applies", err)
+	}
+	if d.Argv != nil {
+		// People's notes, interrupts and answers for its runs (talk.go).
+		if d.mailbox, err = look.OpenMailbox(d.Tree.Project, d.Worker.AgentID); err != nil {
+			d.Log.Printf("no mail folder: %v; notes reach this worker only through the claims backend", err)
+		}
 	}
 	d.control = make(chan os.Signal, 1)
 	signal.Notify(d.control, syscall.SIGUSR1, syscall.SIGUSR2)
@@ -205,6 +220,7 @@ func (d *Driver) Finish(code int, note string) {
 	d.stopSupervisor() // after the save: it reads that no run is left
 	d.publish()
 	d.endPublishing()
+	d.mailbox.Close()
 	d.Log.Close()
 	if d.lock != nil {
 		d.lock.Close()
@@ -312,8 +328,12 @@ func (d *Driver) Run(ctx context.Context, job Job) Outcome {
 		<-d.control
 	}
 	o := d.watch(ctx, r)
+	d.state.Asking = nil
 	d.recordRun(r, o)
 	d.keepSession(r, o)
+	if o.OK() {
+		d.dropNotes(r)
+	}
 	return o
 }
 
@@ -336,22 +356,16 @@ type running struct {
 	bringing   chan struct{}
 	bringStuck bool // a bring outlived bringWait: the run ends without waiting for it
 	resumed    bool // the run resumes the plan's last session
+	talk       *talking
+	notes      int // the bytes of the plan's kept notes the run was given
 }
 
 // start starts the executor on job's plan in its own process group. When it
 // cannot start, the plan goes back to its lane and the outcome says why.
 func (d *Driver) start(job Job) (*running, Outcome) {
 	agent := d.Worker.AgentID
-	dir := job.Worktree
-	if dir == "" {
-		dir = d.Tree.Project
-	}
-	ph := proc.Placeholders{
-		Plan: cmp.Or(job.PlanFile, d.Tree.Abs(job.Rel)), Worktree: dir, AgentID: agent, Model: d.Worker.Model,
-		BaseURL: d.BaseURL, Slug: model.SlugOf(path.Base(job.Rel)), Port: job.Port,
-		Root: d.Tree.Project, LeaseToken: job.Token,
-	}
-	d.jobPlaceholders(job, &ph)
+	dir := cmp.Or(job.Worktree, d.Tree.Project)
+	ph := d.placeholders(job, dir)
 	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}, bringing: make(chan struct{}, 1)}
 	if checksCommit(job) {
 		r.startTip = branchTip(job.Worktree)
@@ -378,13 +392,13 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
-	r.cmd.Env = gitenv.Env(append(append(append(append(append(ph.Env(), job.Env...), bx.Env...), meterEnv...), ph.Expand(d.AgentEnv)...), "PWD="+dir)...)
+	r.cmd.Env = gitenv.Env(append(append(append(append(append(append(ph.Env(), job.Env...), bx.Env...), meterEnv...), ph.Expand(d.AgentEnv)...), d.notesEnv(r)...), "PWD="+dir)...)
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.
 	r.out, r.errw = d.Log.Writer(look.StreamOut), d.Log.Writer(look.StreamErr)
 	r.out.Tap = r.reading(m, d.Preset)
-	streams, err := proc.StartStreams(r.cmd, r.out, r.errw)
+	streams, pipes, err := d.startStreams(r)
 	var release func()
 	if err == nil {
 		// Its own process group, so stopping it reaches every process the
@@ -417,7 +431,23 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		release()
 		r.done <- err
 	}()
+	if pipes != nil {
+		if err := d.startTalk(r, *pipes, &ph); err != nil {
+			return nil, d.talkFailed(r, err)
+		}
+	}
 	return r, Outcome{}
+}
+
+// placeholders are what job's argv and prompt are filled in with.
+func (d *Driver) placeholders(job Job, dir string) proc.Placeholders {
+	ph := proc.Placeholders{
+		Plan: cmp.Or(job.PlanFile, d.Tree.Abs(job.Rel)), Worktree: dir, AgentID: d.Worker.AgentID, Model: d.Worker.Model,
+		BaseURL: d.BaseURL, Slug: model.SlugOf(path.Base(job.Rel)), Port: job.Port,
+		Root: d.Tree.Project, LeaseToken: job.Token,
+	}
+	d.jobPlaceholders(job, &ph)
+	return ph
 }
 
 // stop ends whatever is left of the agent and logs the rest of its output;
@@ -454,6 +484,10 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			return d.finished(r, scan, exitStatus(err, r.cmd), renewing)
 		case q := <-r.box.Broker.Requests():
 			d.answer(r, q)
+		case ev, ok := <-r.talkEvents():
+			d.onEvent(r, ev, ok)
+		case m := <-d.mailbox.Messages():
+			d.mailbox.Reply(m.ID, d.onMail(r, m))
 		case sig := <-d.control:
 			d.pauseByHand(r, sig)
 		case <-r.meter.Spent:
@@ -464,6 +498,9 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			}
 		case <-pulse.C:
 			if o, over := d.onPulse(r, &renewing); over {
+				return o
+			}
+			if o, over := d.talkTick(r, renewing); over {
 				return o
 			}
 		case <-beat.C:
@@ -640,11 +677,15 @@ func (d *Driver) holds(rel string, me planfs.Actor) bool {
 // finished handles the executor's own exit.
 func (d *Driver) finished(r *running, scan *scanner, code int, renewing bool) Outcome {
 	rel := r.job.Rel
-	o := Outcome{Code: code, Plan: cmp.Or(r.handedOn, d.whereIs(rel))}
 	how := fmt.Sprintf("agent exited %d", code)
 	if code < 0 {
 		how = "agent killed by a signal"
 	}
+	code, why := r.talkExit(code)
+	if why != "" {
+		how += ", " + why
+	}
+	o := Outcome{Code: code, Plan: cmp.Or(r.handedOn, d.whereIs(rel))}
 	failed := d.judgeExit(r, &o, how, renewing)
 	if o.Plan == rel {
 		// Whatever its exit code, what it committed reaches the branch

@@ -84,6 +84,21 @@ type Settings struct {
 	// Forge is `forge:`, the forge whose pull requests carry finished
 	// work (forge.go); its zero value is none.
 	Forge Forge
+	// WaitForAnswer is `wait_for_answer:`, how long a run waits on a
+	// person's answer to its question before it is parked with the
+	// question; 0 means DefaultWaitForAnswer.
+	WaitForAnswer time.Duration
+}
+
+// DefaultWaitForAnswer is `wait_for_answer:` when unset.
+const DefaultWaitForAnswer = 30 * time.Minute
+
+// AnswerWait is how long a run waits for a person's answer.
+func (s Settings) AnswerWait() time.Duration {
+	if s.WaitForAnswer <= 0 {
+		return DefaultWaitForAnswer
+	}
+	return s.WaitForAnswer
 }
 
 // DefaultRetries is `retries:` when unset.
@@ -221,7 +236,7 @@ func Parse(data []byte) (Settings, error) {
 func (s *Settings) set(key, val *yaml.Node) error {
 	set, ok := settingKeys[key.Value]
 	if !ok {
-		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify, retries, checks_cache, forge)", key.Value)
+		return errorf(key.Line, "unknown key %q (known: integration, checks, queue, on_scope_violation, worktree, claims, sandbox, egress, prices, budgets, limits, notify, retries, checks_cache, forge, wait_for_answer)", key.Value)
 	}
 	return set(s, val)
 }
@@ -243,6 +258,8 @@ var settingKeys = map[string]func(s *Settings, val *yaml.Node) error{
 	"retries":            (*Settings).setRetries,
 	"egress":             setting(parseEgress, func(s *Settings) *Egress { return &s.Egress }),
 	"forge":              setting(parseForge, func(s *Settings) *Forge { return &s.Forge }),
+	"wait_for_answer": setting(func(v *yaml.Node) (time.Duration, error) { return parseDuration(v, "wait_for_answer") },
+		func(s *Settings) *time.Duration { return &s.WaitForAnswer }),
 }
 
 // setting reads a key with parse and, only when it parses, stores it in

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers"
+	"github.com/fleetwatch/fleetwatch/workers/converse"
 	"github.com/fleetwatch/fleetwatch/workers/egress"
 )
 
@@ -17,7 +19,14 @@ import (
 // `sandbox:` says, with the extra paths endpoints.yaml grants its agents.
 func (w *workOnce) newDriver(t *planfs.Tree, worker model.Worker, ep registry.Endpoint, argv []string) (*workers.Driver, error) {
 	d := &workers.Driver{Tree: t, Worker: worker, Endpoint: ep.Name, BaseURL: ep.Upstream(), AgentEnv: ep.AgentEnv(), Preset: ep.Agent, Argv: argv, Resume: ep.ResumeCommand, TTL: w.ttl, Grace: w.stopGrace, AutoCommit: ep.AutoCommit,
-		MaxProcs: ep.MaxProcesses, MaxMemory: ep.MaxMemory, Supervisor: supervisor()}
+		MaxProcs: ep.MaxProcesses, MaxMemory: ep.MaxMemory, Supervisor: supervisor(), Asks: ep.Asks}
+	if ep.Talk != "" {
+		talk, err := converse.Parse(ep.Talk)
+		if err != nil {
+			return nil, fmt.Errorf("endpoint %q: %v", ep.Name, err)
+		}
+		d.Talk, d.Prompt = talk, registry.TalkPrompt
+	}
 	s, err := config.Load(t.Project)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/ledger"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
@@ -91,9 +92,12 @@ type State struct {
 	Spent    ledger.Totals `json:"spent,omitzero"`
 	// Pausable: this driver pauses and resumes its run on SIGUSR1 and
 	// SIGUSR2 (Pause); to any other program they are fatal.
-	Pausable bool   `json:"pausable,omitempty"`
-	Agent    *Proc  `json:"agent,omitempty"`
-	Adopted  []Proc `json:"adopted,omitempty"`
+	Pausable bool `json:"pausable,omitempty"`
+	// Asking is the question or permission request the running
+	// conversation waits on a person for (the oldest, when several).
+	Asking  *claims.AskRecord `json:"asking,omitempty"`
+	Agent   *Proc             `json:"agent,omitempty"`
+	Adopted []Proc            `json:"adopted,omitempty"`
 	// Cgroup is the agent's cgroup, where it has one: all it forked.
 	Cgroup string `json:"cgroup,omitempty"`
 	// Session is the agent's session when it leads one (its pid): every

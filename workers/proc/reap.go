@@ -222,6 +222,35 @@ func StartStreams(cmd *exec.Cmd, out, errw *look.LineWriter) (*AgentStreams, err
 	return s, nil
 }
 
+// StartTalkStreams is StartStreams for an agent the driver talks to: its
+// stderr is copied to errw, while its stdin and stdout are pipes the
+// driver holds (in, out) for the conversation. Drain closes them too.
+func StartTalkStreams(cmd *exec.Cmd, errw *look.LineWriter) (s *AgentStreams, in io.WriteCloser, out io.Reader, err error) {
+	s = &AgentStreams{done: make(chan struct{}, 1)}
+	pipes := make([][2]*os.File, 3)
+	for i := range pipes {
+		r, w, err := os.Pipe()
+		if err != nil {
+			s.close()
+			return nil, nil, nil, err
+		}
+		pipes[i] = [2]*os.File{r, w}
+		s.r, s.w = append(s.r, r), append(s.w, w)
+	}
+	errR, outR := pipes[0][0], pipes[2][0]
+	go func() {
+		_, _ = io.Copy(errw, errR)
+		s.done <- struct{}{}
+	}()
+	s.n = 1
+	// The agent's ends: stdin's read end, stdout's and stderr's write
+	// ends; Started closes the driver's copies of those only.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[1][0], pipes[2][1], pipes[0][1]
+	s.w = []*os.File{pipes[0][1], pipes[1][0], pipes[2][1]}
+	s.r = []*os.File{errR, pipes[1][1], outR}
+	return s, pipes[1][1], outR, nil
+}
+
 // Started closes the driver's copies of the write ends once the agent has
 // its own, so the pipes end when the agent's side does.
 func (s *AgentStreams) Started() {
