@@ -8,12 +8,17 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/workers/contain"
+	"github.com/fleetwatch/fleetwatch/workers/converse"
 	"github.com/fleetwatch/fleetwatch/workers/tree"
 )
 
 // answer performs one agent request on r's plan, if it is the agent's
 // own and carries its lease's token.
 func (d *Driver) answer(r *running, q contain.Ask) {
+	if q.Req.Verb == contain.AskQuestion {
+		d.question(r, q)
+		return
+	}
 	rep := d.perform(r, q.Req)
 	if rep.Error != "" {
 		d.Log.Printf("agent asked to %s %s: refused: %s", q.Req.Verb, q.Req.Plan, rep.Error)
@@ -60,6 +65,28 @@ func (d *Driver) perform(r *running, req contain.AgentRequest) contain.AgentRepl
 	r.handedOn = dst
 	return contain.AgentReply{Plan: d.Tree.Abs(dst)}
 }
+
+// question takes the agent's question to the operator: it waits, like a
+// conversation's permission request, for a person's answer, which is the
+// reply.
+func (d *Driver) question(r *running, q contain.Ask) {
+	text := strings.TrimSpace(q.Req.Question)
+	switch {
+	case r.me.Token != "" && q.Req.Token != r.me.Token:
+		q.Reply <- contain.AgentReply{Error: fmt.Sprintf("the token does not hold %s's lease", r.job.Rel)}
+	case text == "":
+		q.Reply <- contain.AgentReply{Error: "ask: no question"}
+	case len(r.asks) >= maxAsks:
+		q.Reply <- contain.AgentReply{Error: fmt.Sprintf("%d questions already wait for an answer", len(r.asks))}
+	default:
+		r.questions++
+		a := &converse.Ask{ID: fmt.Sprintf("q%d", r.questions), Question: text}
+		d.asked(r, a, q.Reply)
+	}
+}
+
+// maxAsks bounds the questions one run has waiting.
+const maxAsks = 16
 
 // handOnAsked moves r's plan on as the agent asked: complete, park or
 // release. refusal answers a --to its verb does not send plans to.

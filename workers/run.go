@@ -357,7 +357,9 @@ type running struct {
 	bringStuck bool // a bring outlived bringWait: the run ends without waiting for it
 	resumed    bool // the run resumes the plan's last session
 	talk       *talking
-	notes      int // the bytes of the plan's kept notes the run was given
+	asks       []*waiting // the agent's questions waiting for a person, oldest first
+	questions  int        // questions the agent asked its driver, for their ids
+	notes      int        // the bytes of the plan's kept notes the run was given
 }
 
 // start starts the executor on job's plan in its own process group. When it

@@ -16,6 +16,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/converse"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 	"github.com/fleetwatch/fleetwatch/workers/proc"
@@ -38,18 +39,21 @@ type talking struct {
 	turn    bool             // a turn runs
 	turns   int              // turns started
 	queued  []claims.Message // notes for the next turn
-	asks    []*waiting       // the agent's questions, oldest first
 	last    converse.Event   // the last turn's end
 	idle    bool             // interrupted: the run waits for a note rather than ending
-	closed  bool             // Close was called: the agent is to exit
-	closeAt time.Time        // when it was
-	said    strings.Builder  // the agent's text not yet logged
+	idleAt  time.Time
+	closed  bool            // Close was called: the agent is to exit
+	closeAt time.Time       // when it was
+	said    strings.Builder // the agent's text not yet logged
 }
 
-// waiting is a question the run waits on.
+// waiting is a question the run waits on: its conversation's (a
+// permission request), or one the agent asked its driver (`fleetwatch
+// ask`), whose answer goes back on reply.
 type waiting struct {
 	ask   converse.Ask
 	since time.Time
+	reply chan contain.AgentReply
 }
 
 // talks reports whether job is a conversation on this driver's endpoint.
@@ -121,7 +125,7 @@ func (d *Driver) onEvent(r *running, ev converse.Event, ok bool) {
 			d.Log.Printf("agent reports %d tokens in, %d out", u.Input, u.Output)
 		}
 	case converse.Asked:
-		d.asked(r, ev.Ask)
+		d.asked(r, ev.Ask, nil)
 	case converse.TurnEnded:
 		d.turnEnded(r, ev)
 	case converse.Failed:
@@ -159,10 +163,10 @@ func (d *Driver) turnEnded(r *running, ev converse.Event) {
 		}
 		d.Log.Printf("turn %d: %d note(s) sent", t.turns, len(notes))
 	case ev.Stop == converse.StopCancelled:
-		t.idle = true
+		t.idle, t.idleAt = true, time.Now()
 		d.state.Note = fmt.Sprintf("turn %d interrupted: waiting for a note", t.turns)
 		d.Log.Printf("the turn was interrupted; the run waits for a note (fleetwatch tell)")
-	case len(t.asks) > 0:
+	case len(r.asks) > 0:
 	default:
 		d.endTalk(r)
 	}
@@ -186,31 +190,31 @@ func (d *Driver) endTalk(r *running) {
 // before the driver stops it.
 const closeGrace = 10 * time.Second
 
-// talkTick is the heartbeat's look at the conversation: an agent that did
-// not exit after its conversation ended is stopped; a question waiting
-// longer than wait_for_answer parks the plan (over, with its outcome).
+// talkTick is the heartbeat's look at the run's talk: an agent that did
+// not exit after its conversation ended is stopped; a question, or an
+// interrupted turn, waiting longer than wait_for_answer parks the plan
+// (over, with its outcome).
 func (d *Driver) talkTick(r *running, renewing bool) (o Outcome, over bool) {
-	t := r.talk
-	if t == nil {
-		return o, false
-	}
-	if t.closed && !t.closeAt.IsZero() && time.Since(t.closeAt) > closeGrace {
+	if t := r.talk; t != nil && t.closed && !t.closeAt.IsZero() && time.Since(t.closeAt) > closeGrace {
 		d.Log.Printf("the agent did not exit %v after its conversation ended; stopping it", closeGrace)
 		t.closeAt = time.Time{}
 		stopGroup(r.pgid)
 	}
-	if w := t.oldest(); w != nil && time.Since(w.since) > d.settings.AnswerWait() {
-		why := fmt.Sprintf("no answer in %v to the agent's question: %s", d.settings.AnswerWait(), w.ask.Question)
+	wait := d.settings.AnswerWait()
+	if w := r.oldest(); w != nil && time.Since(w.since) > wait {
+		why := fmt.Sprintf("no answer in %v to the agent's question: %s", wait, w.ask.Question)
 		return d.parkAsking(r, why, renewing), true
+	}
+	if t := r.talk; t != nil && t.idle && time.Since(t.idleAt) > wait {
+		return d.parkAsking(r, fmt.Sprintf("no note in %v after the turn was interrupted", wait), renewing), true
 	}
 	return o, false
 }
 
-// oldest is the question waiting longest: the interrupt's wait counts as
-// one.
-func (t *talking) oldest() *waiting {
-	if len(t.asks) > 0 {
-		return t.asks[0]
+// oldest is the question waiting longest.
+func (r *running) oldest() *waiting {
+	if len(r.asks) > 0 {
+		return r.asks[0]
 	}
 	return nil
 }
@@ -228,12 +232,14 @@ func (d *Driver) parkAsking(r *running, why string, renewing bool) Outcome {
 
 // asked records the agent's question: the state file says the run waits
 // for input (every face shows it; the notices tell the operator's targets).
-func (d *Driver) asked(r *running, a *converse.Ask) {
+// reply is where the answer goes for a question asked of the driver; nil
+// for the conversation's own.
+func (d *Driver) asked(r *running, a *converse.Ask, reply chan contain.AgentReply) {
 	if a == nil {
 		return
 	}
 	a.Question = clip(line(a.Question), 400)
-	r.talk.asks = append(r.talk.asks, &waiting{ask: *a, since: time.Now()})
+	r.asks = append(r.asks, &waiting{ask: *a, since: time.Now(), reply: reply})
 	d.Log.Printf("the agent asks (%s): %s", a.ID, a.Question)
 	d.showAsking(r)
 	d.save()
@@ -242,7 +248,7 @@ func (d *Driver) asked(r *running, a *converse.Ask) {
 
 // showAsking puts the oldest question in the state file.
 func (d *Driver) showAsking(r *running) {
-	w := r.talk.oldest()
+	w := r.oldest()
 	if w == nil {
 		d.state.Asking = nil
 		return

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
+	"github.com/fleetwatch/fleetwatch/workers/contain"
 	"github.com/fleetwatch/fleetwatch/workers/converse"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -90,24 +91,25 @@ func (d *Driver) interrupt(r *running) look.MailReply {
 
 // answerAsk hands a person's answer to the question it names.
 func (d *Driver) answerAsk(r *running, m claims.Message) look.MailReply {
-	t := r.talk
-	if t == nil {
-		return look.Refused("this run asked nothing")
-	}
-	i := slices.IndexFunc(t.asks, func(w *waiting) bool { return w.ask.ID == m.Ask })
+	i := slices.IndexFunc(r.asks, func(w *waiting) bool { return w.ask.ID == m.Ask })
 	if i < 0 {
 		return look.Refused("no question " + m.Ask + " waits (it may have been answered)")
 	}
-	w := t.asks[i]
+	w := r.asks[i]
 	if m.Option != "" && !slices.ContainsFunc(w.ask.Options, func(o converse.Option) bool { return o.ID == m.Option }) {
 		return look.Refused(fmt.Sprintf("%q is not one of the question's options", m.Option))
 	}
-	if err := t.conv.Answer(m.Ask, converse.Reply{Option: m.Option, Text: m.Text, Deny: m.Deny}); err != nil {
+	if w.reply != nil {
+		if m.Text == "" {
+			return look.Refused("the agent asked a question: answer it with a text")
+		}
+		w.reply <- contain.AgentReply{Answer: m.Text}
+	} else if err := r.talk.conv.Answer(m.Ask, converse.Reply{Option: m.Option, Text: m.Text, Deny: m.Deny}); err != nil {
 		return look.Refused("the answer could not be given: " + err.Error())
 	}
-	t.asks = slices.Delete(t.asks, i, i+1)
+	r.asks = slices.Delete(r.asks, i, i+1)
 	d.showAsking(r)
-	if len(t.asks) == 0 && !t.turn && !t.idle {
+	if t := r.talk; t != nil && len(r.asks) == 0 && !t.turn && !t.idle {
 		d.endTalk(r)
 	}
 	return look.MailReply{Outcome: look.MailAnswered}

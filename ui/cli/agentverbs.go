@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/workers/contain"
@@ -64,4 +68,42 @@ func (w *workOnce) viaDriver(stdout, stderr io.Writer) (code int, asked bool) {
 		return 0, false
 	}
 	return askDriver(sock, req, stdout, stderr), true
+}
+
+const askLong = `Asks the operator a question, from an agent under a fleetwatch driver: the run
+waits for input (every face shows the question; the notices tell the operator's
+targets) until a person answers with fleetwatch answer, and the answer is printed on
+stdout. A run that waits longer than wait_for_answer: (fleetwatch.yaml, 30m by
+default) is parked with its question. Exit 0 answered, 2 refused or not under a driver.`
+
+// askCmd is `fleetwatch ask`: the agent's question to the operator,
+// through its driver.
+func askCmd() *cobra.Command {
+	cmd := leaf("ask QUESTION...", "ask the operator a question (an agent under a driver)", func(fs *pflag.FlagSet) body {
+		// Taken as every verb takes it; the driver, not the tree, answers.
+		var root string
+		rootFlag(fs, &root, rootHelp)
+		return func(pos []string, stdout, stderr io.Writer) int {
+			question := strings.TrimSpace(strings.Join(pos, " "))
+			if question == "" {
+				return fail(stderr, exitError, "ask: want a question")
+			}
+			sock := driverSocket()
+			if sock == "" {
+				return fail(stderr, exitError, "ask: only an agent run by a fleetwatch driver can ask ($%s is not set)", contain.SocketEnv)
+			}
+			rep, err := contain.AskDriver(sock, contain.AgentRequest{Verb: contain.AskQuestion, Token: os.Getenv("FLEET_LEASE_TOKEN"), Question: question})
+			if err != nil {
+				return fail(stderr, exitError, "ask: %v", err)
+			}
+			if rep.Error != "" {
+				return fail(stderr, exitError, "ask: refused by the driver: %s", rep.Error)
+			}
+			fmt.Fprintln(stdout, rep.Answer)
+			return exitOK
+		}
+	})
+	cmd.Long = askLong
+	cmd.Example = "  fleetwatch ask \"Postgres 15 or 16 for the new service?\""
+	return cmd
 }

@@ -68,6 +68,10 @@ func flagTable(empty string) []flagCase {
 	for _, v := range []string{"pause", "resume", "stop"} {
 		add([]string{"worker", v}, []string{"w1"}, root)
 	}
+	add([]string{"tell"}, []string{"w1", "a note"}, root, []string{"--host", "elsewhere"})
+	add([]string{"interrupt"}, []string{"w1"}, root, []string{"--host", "elsewhere"})
+	add([]string{"ask"}, []string{"which?"}, root)
+	add([]string{"answer"}, []string{"w1", "yes"}, root, []string{"--host", "elsewhere"}, []string{"--ask", "a1"})
 	add([]string{"report"}, stray, root, []string{"--by", "model"}, []string{"--since", "7d"}, []string{"--json"})
 	add([]string{"budget", "show"}, stray, root)
 	add([]string{"endpoints", "show"}, stray, root)

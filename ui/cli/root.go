@@ -143,7 +143,7 @@ func newRoot() *cobra.Command {
 		}
 	}
 	add("look", demoCmd(), boardCmd(), serveCmd(), usageCmd(), reportCmd())
-	add("workers", workOnceCmd(), workerCmd(), tellCmd(), interruptCmd(), answerCmd(), worktreeCmd(), agentsCmd())
+	add("workers", workOnceCmd(), workerCmd(), tellCmd(), interruptCmd(), answerCmd(), askCmd(), worktreeCmd(), agentsCmd())
 	add("operators", budgetCmd(), endpointsCmd(), newCmd(), promoteCmd(), parkCmd(), returnCmd(), releaseCmd(), recoverCmd(), completeCmd(),
 		scaffoldCmd(), doctorCmd(), checkCmd(), repairCmd(), orchestratorCmd())
 	add("landing", reviewCmd(), queueCmd())

@@ -62,7 +62,7 @@ func tellCmd() *cobra.Command {
 			return nil
 		}, nil)
 	cmd.Long = tellLong
-	cmd.Example = "  fleetwatch tell w-mid-1 \"use the v2 API, not v1\"\n  git diff | fleetwatch tell w-mid-1 -"
+	cmd.Example = "  fleetwatch tell w-mid-1 \"use the v2 API, not v1\"\n  fleetwatch tell w-mid-1 - < notes.md"
 	return cmd
 }
 
@@ -75,6 +75,7 @@ func interruptCmd() *cobra.Command {
 			return nil
 		}, nil)
 	cmd.Long = interruptLong
+	cmd.Example = "  fleetwatch interrupt w-mid-1"
 	return cmd
 }
 

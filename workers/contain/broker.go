@@ -31,6 +31,9 @@ const (
 	AskPark      = "park"
 	AskRelease   = "release"
 	AskHeartbeat = "heartbeat"
+	// AskQuestion asks the operator a question (`fleetwatch ask`): the
+	// reply, which may take until the run's wait_for_answer, is the answer.
+	AskQuestion = "ask"
 )
 
 // AgentRequest is one verb an agent asks its driver to perform.
@@ -40,20 +43,37 @@ type AgentRequest struct {
 	Token  string `json:"token"`
 	To     string `json:"to,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Question is AskQuestion's question.
+	Question string `json:"question,omitempty"`
 }
 
 // AgentReply is the driver's answer: where the plan is now, or why not.
 type AgentReply struct {
 	Plan  string `json:"plan,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Answer is the operator's answer to an AskQuestion.
+	Answer string `json:"answer,omitempty"`
 }
 
 // maxRequest bounds what the driver reads from an agent.
 const maxRequest = 64 << 10
 
 // askTimeout bounds a whole exchange: the driver answers between two
-// steps of its loop, well within it.
-const askTimeout = 2 * time.Minute
+// steps of its loop, well within it. A question waits for a person, at
+// most the longest wait_for_answer a project may set (a day), after which
+// the driver parks the plan and ends the run.
+const (
+	askTimeout      = 2 * time.Minute
+	questionTimeout = 24*time.Hour + askTimeout
+)
+
+// timeoutOf bounds the exchange of a request of verb.
+func timeoutOf(verb string) time.Duration {
+	if verb == AskQuestion {
+		return questionTimeout
+	}
+	return askTimeout
+}
 
 // AskDriver sends req to the driver listening on sock and returns its
 // reply.
@@ -63,7 +83,7 @@ func AskDriver(sock string, req AgentRequest) (AgentReply, error) {
 		return AgentReply{}, fmt.Errorf("cannot reach the driver at %s ($%s): %v", sock, SocketEnv, tree.ErrText(err))
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(askTimeout))
+	conn.SetDeadline(time.Now().Add(timeoutOf(req.Verb)))
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return AgentReply{}, fmt.Errorf("the driver at %s: %v", sock, tree.ErrText(err))
 	}
@@ -141,6 +161,7 @@ func (b *Broker) serve(conn *net.UnixConn) {
 	} else if err := json.NewDecoder(io.LimitReader(conn, maxRequest)).Decode(&req); err != nil {
 		rep.Error = "unreadable request: " + tree.ErrText(err)
 	} else {
+		conn.SetDeadline(time.Now().Add(timeoutOf(req.Verb)))
 		q := Ask{Req: req, Reply: make(chan AgentReply, 1)}
 		select {
 		case b.asks <- q:

@@ -192,18 +192,25 @@ func (b *Mailbox) Messages() <-chan claims.Message {
 func (b *Mailbox) Reply(id string, rep MailReply) {
 	b.mu.Lock()
 	name, ok := b.names[id]
+	b.mu.Unlock()
+	if !ok {
+		return
+	}
+	b.reply(name, rep)
+	// Only now may the folder's reader forget it: the message is gone.
+	b.mu.Lock()
 	delete(b.names, id)
 	delete(b.taken, name)
 	b.mu.Unlock()
-	if ok {
-		b.reply(name, rep)
-	}
 }
 
+// reply takes the message away, then answers it: the sender, which gives
+// up only on a message still there, never misses an answer, and the
+// folder's reader never takes an answered message again.
 func (b *Mailbox) reply(name string, rep MailReply) {
+	os.Remove(filepath.Join(b.dir, name+".json"))
 	data, _ := json.Marshal(rep)
 	_ = atomicfile.Write(filepath.Join(b.dir, name+".reply"), data, 0o600)
-	os.Remove(filepath.Join(b.dir, name+".json"))
 }
 
 // Close stops watching; what is still unread stays for no one and is
