@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -152,6 +153,10 @@ func (d *Driver) turnEnded(r *running, ev converse.Event) {
 	t := r.talk
 	t.turn, t.last = false, ev
 	d.Log.Printf("turn %d ended: %s%s", t.turns, ev.Stop, textNote(ev.Text))
+	// The turn's own requests ended with it (an interrupt answers them
+	// "cancelled"); a question asked of the driver waits on.
+	r.asks = slices.DeleteFunc(r.asks, func(w *waiting) bool { return w.reply == nil })
+	d.showAsking(r)
 	switch {
 	case len(t.queued) > 0:
 		notes := t.queued
