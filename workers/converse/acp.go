@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -23,9 +24,9 @@ var acpHandshake = HandshakeTimeout
 var acpCancelGrace = 30 * time.Second
 
 // acpEvents is the Events channel's room. A driver that reads slowly
-// makes the conversation stop reading the agent's stdout once the
-// channel is half full (acpPump), so the agent waits on its writes
-// rather than the conversation dropping events or failing.
+// makes the conversation wait, and then stop reading the agent's stdout
+// (pump), so the agent waits on its writes rather than the conversation
+// dropping events or failing.
 const acpEvents = 256
 
 // acpConv is a conversation over the Agent Client Protocol: fleetwatch is
@@ -33,16 +34,20 @@ const acpEvents = 256
 // itself (no fs or terminal capabilities are offered: the sandbox holds
 // it, not the client).
 type acpConv struct {
-	cfg     Config
-	conn    *acp.ClientSideConnection
-	in      io.WriteCloser
-	session string
-	events  chan Event
-	ctx     context.Context // ended by Close: in-flight requests give up
-	stop    context.CancelFunc
-	quit    chan struct{} // closed by Close: emits drop, waits end
-	eof     string        // the sentinel method the pump sends after the agent's last line
-	drained chan struct{} // closed when the sentinel is handled: every update before it was
+	cfg      Config
+	conn     *acp.ClientSideConnection
+	in       io.WriteCloser
+	session  string
+	events   chan Event
+	ctx      context.Context // ended by Close: in-flight requests give up
+	stop     context.CancelFunc
+	quit     chan struct{} // closed by Close: emits drop, waits end
+	eof      string        // the sentinel method the pump sends after the agent's last line
+	drained  chan struct{} // closed when the sentinel is handled: every update before it was
+	mark     string        // the method of the pump's marks
+	lines    int64         // lines the pump forwarded (the pump's own)
+	marks    atomic.Int64  // the last mark handled
+	progress chan struct{} // a mark was handled
 
 	mu      sync.Mutex
 	closed  bool
@@ -87,7 +92,8 @@ func startACP(pipes Pipes, cfg Config) (Conversation, error) {
 
 func newACP(pipes Pipes, cfg Config) *acpConv {
 	c := &acpConv{cfg: cfg, in: pipes.In, events: make(chan Event, acpEvents), quit: make(chan struct{}),
-		eof: "_fleetwatch/eof/" + nonce(), drained: make(chan struct{}), asks: map[string]*acpAsk{}, tools: map[acp.ToolCallId]string{}}
+		eof: "_fleetwatch/eof/" + nonce(), drained: make(chan struct{}), progress: make(chan struct{}, 1), asks: map[string]*acpAsk{}, tools: map[acp.ToolCallId]string{}}
+	c.mark = "_fleetwatch/mark/" + nonce()
 	c.ctx, c.stop = context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	c.conn = acp.NewClientSideConnection(acpClient{c}, pipes.In, pr)
@@ -175,6 +181,9 @@ func (c *acpConv) runTurn(ctx context.Context, t *acpTurn, text string) {
 	defer t.cancel()
 	c.emit(Event{Kind: TurnStarted, Turn: t.id})
 	resp, err := c.conn.Prompt(ctx, acp.PromptRequest{SessionId: acp.SessionId(c.session), Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+	if err != nil {
+		c.drain() // the updates read before the output ended belong to the turn
+	}
 	end := Event{Kind: TurnEnded, Turn: t.id}
 	c.mu.Lock()
 	msg := c.flushLocked()

@@ -50,11 +50,15 @@ func (acpClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitReq
 	return acp.WaitForTerminalExitResponse{}, errNotOffered
 }
 
-// HandleExtensionMethod sees the pump's sentinel: every update read
-// before the agent's output ended has been handled.
-func (a acpClient) HandleExtensionMethod(_ context.Context, method string, _ json.RawMessage) (any, error) {
-	if method == a.c.eof {
+// HandleExtensionMethod sees the pump's marks and its sentinel (every
+// update read before the agent's output ended has been handled).
+func (a acpClient) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case a.c.eof:
 		close(a.c.drained)
+		return nil, nil
+	case a.c.mark:
+		a.c.markHandled(params)
 		return nil, nil
 	}
 	return nil, acp.NewMethodNotFound(method)
@@ -146,12 +150,14 @@ func (c *acpConv) turnID() string {
 func (c *acpConv) tool(id acp.ToolCallId, title *string, locs []acp.ToolCallLocation) *Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	text := c.tools[id]
 	if title != nil && *title != "" {
+		text = oneLine(*title, 300)
 		if _, ok := c.tools[id]; ok || len(c.tools) < acpMaxTools {
-			c.tools[id] = oneLine(*title, 300)
+			c.tools[id] = text
 		}
 	}
-	return &Event{Kind: Tool, Text: c.tools[id], Files: locPaths(locs)}
+	return &Event{Kind: Tool, Text: text, Files: locPaths(locs)}
 }
 
 // acpAsk is a permission request waiting for Answer.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,10 +27,16 @@ var errLineTooLong = fmt.Errorf("the agent wrote a line over %d MiB", acpMaxLine
 
 // pump reads the agent's stdout line by line, bounded, and hands each
 // JSON line to the SDK through pw: a line that is too long or not JSON
-// ends the conversation with that reason. While the driver lags (Events
-// half full) it stops reading, so the agent waits on its own writes.
-// After the last line it sends the sentinel notification, which the SDK
-// handles after every update before it (finish waits for it).
+// ends the conversation with that reason. After the last line it sends
+// the sentinel notification, which the SDK handles after every update
+// before it (finish waits for it).
+//
+// The SDK queues notifications (up to 1024, then it drops the
+// connection) while its handler waits for the driver to take an event.
+// So every acpMarkEvery lines the pump sends a mark, a notification the
+// SDK handles in order with the updates, and it reads no further while
+// more than acpMarksAhead marks are unhandled: a slow driver makes the
+// agent wait on its writes instead of breaking the conversation.
 func (c *acpConv) pump(out io.Reader, pw *io.PipeWriter) {
 	br := bufio.NewReaderSize(out, 64<<10)
 	for {
@@ -39,13 +46,13 @@ func (c *acpConv) pump(out io.Reader, pw *io.PipeWriter) {
 				c.fail("the agent wrote a line that is not JSON: " + oneLine(fmt.Sprintf("%q", clip(t, 120)), 200))
 				break
 			}
-			c.wait()
-			if _, werr := pw.Write(append(t, '\n')); werr != nil {
+			if werr := c.forward(pw, t); werr != nil {
 				break
 			}
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
+			// The driver's Wait closes the pipe once the agent exits.
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 				c.fail(oneLine(err.Error(), 200))
 			}
 			break
@@ -55,13 +62,44 @@ func (c *acpConv) pump(out io.Reader, pw *io.PipeWriter) {
 	_ = pw.Close()
 }
 
-// wait holds the pump while Events is half full, until Close.
-func (c *acpConv) wait() {
-	for len(c.events) >= cap(c.events)/2 {
+const (
+	acpMarkEvery  = 64
+	acpMarksAhead = 4
+)
+
+// forward writes line to the SDK, and a mark every acpMarkEvery lines,
+// after waiting while the SDK is too far behind.
+func (c *acpConv) forward(pw *io.PipeWriter, line []byte) error {
+	if _, err := pw.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	if c.lines++; c.lines%acpMarkEvery != 0 {
+		return nil
+	}
+	sent := c.lines / acpMarkEvery
+	if _, err := fmt.Fprintf(pw, `{"jsonrpc":"2.0","method":%q,"params":{"n":%d}}`+"\n", c.mark, sent); err != nil {
+		return err
+	}
+	for sent-c.marks.Load() > acpMarksAhead {
 		select {
+		case <-c.progress:
 		case <-c.quit:
-			return
-		case <-time.After(10 * time.Millisecond):
+			return nil
+		case <-c.conn.Done():
+			return nil
+		}
+	}
+	return nil
+}
+
+// markHandled notes the SDK has handled the mark in params.
+func (c *acpConv) markHandled(params json.RawMessage) {
+	var m struct{ N int64 }
+	if json.Unmarshal(params, &m) == nil && m.N > c.marks.Load() {
+		c.marks.Store(m.N)
+		select {
+		case c.progress <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -103,11 +141,7 @@ func (c *acpConv) why() string {
 // broke when it was not closed by Close, and closes Events.
 func (c *acpConv) finish(pr *io.PipeReader) {
 	<-c.conn.Done()
-	select {
-	case <-c.drained:
-	case <-c.quit:
-	case <-time.After(acpDrain):
-	}
+	c.drain()
 	// The pump may still be writing a line the SDK no longer reads.
 	_ = pr.Close()
 	c.mu.Lock()
@@ -115,6 +149,12 @@ func (c *acpConv) finish(pr *io.PipeReader) {
 	closed, why := c.closed, c.failure
 	c.mu.Unlock()
 	c.running.Wait()
+	c.mu.Lock()
+	msg := c.flushLocked()
+	c.mu.Unlock()
+	if msg != nil {
+		c.emit(*msg)
+	}
 	if why == "" && !closed {
 		why = "the agent's output ended"
 	}
@@ -128,6 +168,21 @@ func (c *acpConv) finish(pr *io.PipeReader) {
 	c.evClosed = true
 	close(c.events)
 	c.emitMu.Unlock()
+}
+
+// drain waits, once the connection has ended, for the updates read
+// before its end to be handled (the sentinel), for at most acpDrain.
+func (c *acpConv) drain() {
+	select {
+	case <-c.conn.Done():
+	default:
+		return
+	}
+	select {
+	case <-c.drained:
+	case <-c.quit:
+	case <-time.After(acpDrain):
+	}
 }
 
 // nonce is 16 random hex digits.
