@@ -187,7 +187,7 @@ func TestACPOpencodeConversation(t *testing.T) {
 		t.Errorf("Interrupt with no turn: %v, want ErrIdle", err)
 	}
 
-	sent := time.Now()
+	called, sent := callAfter(api), time.Now()
 	if err := a.conv.Prompt("Make first.txt."); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestACPOpencodeConversation(t *testing.T) {
 		t.Errorf("a Prompt during a turn: %v, want ErrBusy", err)
 	}
 	turn := a.until(t, converse.TurnEnded, 60*time.Second)
-	reportFirstEvent(t, sent, turn)
+	reportFirstEvent(t, sent, turn, called)
 	wantEnd(t, turn, converse.StopDone)
 	if !exists(dir, "first.txt") || !hasTool(turn, "touch first.txt") {
 		t.Errorf("the first turn ran no touch first.txt (file there: %v): %+v", exists(dir, "first.txt"), turn)
@@ -209,10 +209,13 @@ func TestACPOpencodeConversation(t *testing.T) {
 		}
 	}
 
+	called, sent = callAfter(api), time.Now()
 	if err := a.conv.Prompt("A note from the operator:\nRUN: touch noted.txt"); err != nil {
 		t.Fatal(err)
 	}
-	wantEnd(t, a.until(t, converse.TurnEnded, 60*time.Second), converse.StopDone)
+	turn = a.until(t, converse.TurnEnded, 60*time.Second)
+	reportFirstEvent(t, sent, turn, called)
+	wantEnd(t, turn, converse.StopDone)
 	if !exists(dir, "noted.txt") {
 		t.Error("the note's command did not run")
 	}
@@ -245,9 +248,33 @@ func interrupted(t *testing.T, a *agent, dir string) {
 	}
 }
 
-// reportFirstEvent logs how long the agent took from Prompt to its first
-// event of its own (TurnStarted is the conversation's).
-func reportFirstEvent(t *testing.T, sent time.Time, evs []converse.Event) {
+// callAfter watches api for a call offering the shell tool beyond the
+// n it had, and says when it came: the prompt reached the agent, which
+// asked the model.
+func callAfter(api *modelapi.Server) <-chan time.Time {
+	n, at := len(api.Calls()), make(chan time.Time, 1)
+	go func() {
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			for _, c := range api.Calls()[n:] {
+				if c.Tool != "" {
+					at <- time.Now()
+					return
+				}
+			}
+		}
+	}()
+	return at
+}
+
+// reportFirstEvent logs how long a Prompt took to reach the model API
+// and to bring the agent's first event of its own (TurnStarted is the
+// conversation's).
+func reportFirstEvent(t *testing.T, sent time.Time, evs []converse.Event, called <-chan time.Time) {
+	select {
+	case at := <-called:
+		t.Logf("Prompt → the agent's model call: %s", at.Sub(sent).Round(time.Millisecond))
+	default:
+	}
 	for _, e := range evs {
 		if e.Kind != converse.TurnStarted {
 			t.Logf("Prompt → first agent event (%s): %s", e.Kind, e.At.Sub(sent).Round(time.Millisecond))
