@@ -12,6 +12,10 @@ import (
 // acpMaxMessage bounds one coalesced agent message; the rest is dropped.
 const acpMaxMessage = 256 << 10
 
+// acpMaxAsks bounds the permission requests waiting at once: an agent
+// asking without end gets "cancelled" beyond it.
+const acpMaxAsks = 64
+
 // acpMaxTools bounds the tool titles a turn remembers.
 const acpMaxTools = 1024
 
@@ -203,6 +207,10 @@ func (c *acpConv) addAsk(opts []acp.PermissionOption) (*acpAsk, string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || c.ended {
+		return nil, "", false
+	}
+	if len(c.asks) >= acpMaxAsks {
+		c.logf("acp: %d permission requests wait already: another is cancelled", len(c.asks))
 		return nil, "", false
 	}
 	c.askSeq++

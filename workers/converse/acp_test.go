@@ -201,7 +201,16 @@ func TestACPOpencodeConversation(t *testing.T) {
 		t.Errorf("the first turn ran no touch first.txt (file there: %v): %+v", exists(dir, "first.txt"), turn)
 	}
 	if !hasKind(turn, converse.Message, "made first.txt") || turn[len(turn)-1].Tokens == nil {
-		t.Errorf("the first turn's message or usage is missing: %+v", turn)
+		t.Fatalf("the first turn's message or usage is missing: %+v", turn)
+	}
+	// opencode's prompt answer carries its last model call's figures.
+	if tok := *turn[len(turn)-1].Tokens; tok.Input != 100 || tok.Output != 20 {
+		t.Errorf("the turn's tokens: %+v, want the last call's 100 in, 20 out", tok)
+	}
+	for _, e := range turn {
+		if e.Kind == converse.Usage {
+			t.Logf("a usage update: %+v", *e.Tokens)
+		}
 	}
 	for _, c := range api.Calls() {
 		if c.Tool != "" && c.Model != "claude-sonnet-4-5" {
