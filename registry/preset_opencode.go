@@ -34,6 +34,21 @@ var opencodePreset = Preset{
 		`OPENCODE_CONFIG_CONTENT={"autoupdate":false,"share":"disabled","snapshot":false,"provider":{"anthropic":{"options":{"baseURL":"{base_url}"}}}}`,
 		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 	},
+	// `opencode acp` speaks ACP on stdio; it takes no --model, but its
+	// session offers a "model" option, which the conversation sets
+	// (converse.Config.Model), and the config names the model too. Its
+	// permission rules allow all but a few by default; asks turns the
+	// tools that change things (edits, commands, fetches) to "ask", so
+	// that each request reaches the driver. Each restates the whole
+	// config: a later OPENCODE_CONFIG_CONTENT replaces the preset's.
+	Talks: []Talk{{
+		Protocol: "acp", Argv: []string{"opencode", "acp"},
+		Env: []string{`OPENCODE_CONFIG_CONTENT={"autoupdate":false,"share":"disabled","snapshot":false,"model":"{model}",` +
+			`"provider":{"anthropic":{"options":{"baseURL":"{base_url}"}}}}`},
+		AsksEnv: []string{`OPENCODE_CONFIG_CONTENT={"autoupdate":false,"share":"disabled","snapshot":false,"model":"{model}",` +
+			`"provider":{"anthropic":{"options":{"baseURL":"{base_url}"}}},"permission":{"edit":"ask","bash":"ask","webfetch":"ask"}}`},
+		Proven: "1.18.33",
+	}},
 	Package: "opencode-ai",
 	Proven:  "1.18.33",
 	Version: []string{"opencode", "--version"},
