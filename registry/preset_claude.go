@@ -31,4 +31,16 @@ var claudePreset = Preset{
 	Version:     []string{"claude", "--version"},
 	Exits:       exitsPlain,
 	Docs:        "https://docs.claude.com/en/docs/claude-code/headless",
+	// Stream-json in and out: the plan and notes go as user messages,
+	// interrupts and permission answers as control messages
+	// (workers/converse). Permissions are bypassed as in one-shot runs;
+	// for asks: the last --permission-mode wins, and stdio sends each
+	// permission request to the driver.
+	Talks: []Talk{{
+		Protocol: "stream-json",
+		Argv: []string{"claude", "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+			"--model", "{model}", "--permission-mode", "bypassPermissions"},
+		AsksArgv: []string{"--permission-mode", "default", "--permission-prompt-tool", "stdio"},
+		Proven:   "2.1.328",
+	}},
 }
