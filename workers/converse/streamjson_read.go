@@ -91,8 +91,9 @@ func (c *streamJSON) handle(line []byte) string {
 		if !c.started {
 			return "the agent's output is not stream-json: " + strconv.Quote(oneLine(string(line), 120))
 		}
-		c.junk++
-		c.logf("claude stream-json: a line that is not JSON: %q", oneLine(string(line), 120))
+		if c.junk++; c.junk == 1 {
+			c.logf("claude stream-json: a line that is not JSON: %q", oneLine(string(line), 120))
+		}
 		if c.junk >= streamJSONJunk {
 			return fmt.Sprintf("%d lines in a row of the agent's output are not JSON", c.junk)
 		}

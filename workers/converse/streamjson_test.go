@@ -59,35 +59,44 @@ func testLog(t *testing.T) func(string, ...any) {
 }
 
 // spawn starts argv in dir, in a process group of its own that the test
-// kills at its end, and holds a stream-json conversation with it.
-func spawn(t *testing.T, dir string, env, argv []string, cfg converse.Config) (*agent, error) {
+// kills at its end, and holds a stream-json conversation with it. An
+// agent that exits must do so within 5s of Close.
+func spawn(t *testing.T, dir string, env, argv []string, exits bool, cfg converse.Config) (*agent, error) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	a := &agent{dir: dir, stderr: &lockedBuffer{}}
 	cmd.Stderr = a.stderr
-	in, err := cmd.StdinPipe()
+	// Pipes of our own, not exec's: Wait closes those under a reader.
+	inR, in, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
+	out, outW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { in.Close(); out.Close() })
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		if a.conv != nil {
 			a.conv.Close()
 		}
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			t.Errorf("the agent did not exit within 5s of Close")
+		if exits {
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				t.Errorf("the agent did not exit within 5s of Close")
+			}
 		}
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
@@ -127,7 +136,7 @@ func startClaude(t *testing.T, asks, cfgAsks bool, steps ...modelapi.Step) *agen
 		env = append(env, strings.ReplaceAll(e, "{base_url}", api.URL))
 	}
 	dir := fwtest.GitRepo(t)
-	a, err := spawn(t, dir, env, argv, converse.Config{Dir: dir, Asks: cfgAsks})
+	a, err := spawn(t, dir, env, argv, true, converse.Config{Dir: dir, Asks: cfgAsks})
 	if err != nil {
 		t.Fatalf("Start: %v\nstderr: %s", err, a.stderr)
 	}

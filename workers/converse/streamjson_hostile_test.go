@@ -1,0 +1,179 @@
+package converse_test
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetwatch/fleetwatch/workers/converse"
+)
+
+// fake runs a shell script as the agent: what a broken or hostile agent
+// could write.
+func fake(t *testing.T, script string) (*agent, error) {
+	t.Helper()
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	return spawn(t, t.TempDir(), env, []string{"sh", "-c", script}, false, converse.Config{})
+}
+
+// handshake answers Start's initialize request, as Claude Code does.
+const handshake = `read -r line
+echo '{"type":"control_response","response":{"subtype":"success","request_id":"fleetwatch-1","response":{}}}'
+`
+
+// endless writes a line of 5 MiB.
+const endless = `head -c 5242880 /dev/zero | tr '\0' x; echo
+`
+
+func TestStreamJSONStartRefusesAHostileAgent(t *testing.T) {
+	defer converse.ShortenStreamJSON(time.Second)()
+	for _, c := range []struct{ name, script, want string }{
+		{"junk", "echo 'Welcome to an agent that is not Claude Code'; exec sleep 30", "the agent's output is not stream-json: \"Welcome to"},
+		{"endless_line", endless + "exec sleep 30", "a line of the agent's output is longer than 4 MiB"},
+		{"silence", "exec sleep 30", "the agent did not answer in 1s"},
+		{"exit", "exit 3", "the agent's output ended|writing to the agent: write |1: broken pipe"},
+		{"refusal", `read -r line; echo '{"type":"control_response","response":{"subtype":"error","request_id":"fleetwatch-1","error":"no"}}'; exec sleep 30`, "the agent refused it: no"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			began := time.Now()
+			_, err := fake(t, c.script)
+			if err == nil || !containsOne(err.Error(), strings.Split(c.want, "|")) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Start: %v, want one line with %q", err, c.want)
+			}
+			if d := time.Since(began); d > 5*time.Second {
+				t.Errorf("Start took %s", d)
+			}
+		})
+	}
+}
+
+func containsOne(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// events reads the conversation's events until they end, within limit.
+func events(t *testing.T, a *agent, limit time.Duration) []converse.Event {
+	t.Helper()
+	var seen []converse.Event
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		select {
+		case e, ok := <-a.conv.Events():
+			if !ok {
+				return seen
+			}
+			seen = append(seen, e)
+		case <-timer.C:
+			t.Fatalf("the events did not end within %s: %+v", limit, seen)
+		}
+	}
+}
+
+// Once talking, an agent that breaks the protocol fails the conversation
+// with a one-line reason: the events end, the methods say it has ended.
+func TestStreamJSONFailsOnAHostileAgent(t *testing.T) {
+	junk := strings.Repeat("{{{ not json\n", 100)
+	for _, c := range []struct{ name, script, want string }{
+		{"junk", "printf '" + junk + "'; exec sleep 30", "100 lines in a row of the agent's output are not JSON"},
+		{"endless_line", endless + "exec sleep 30", "a line of the agent's output is longer than 4 MiB"},
+		{"exit_mid_turn", "exit 0", "the agent's output ended during a turn"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := fake(t, handshake+"read -r line\n"+c.script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.conv.Prompt("go"); err != nil {
+				t.Fatal(err)
+			}
+			seen := events(t, a, 10*time.Second)
+			last := seen[len(seen)-1]
+			if last.Kind != converse.Failed || !strings.Contains(last.Text, c.want) || strings.Contains(last.Text, "\n") {
+				t.Errorf("the last event: %+v, want Failed with %q", last, c.want)
+			}
+			if err := a.conv.Prompt("again"); !errors.Is(err, converse.ErrClosed) {
+				t.Errorf("Prompt after the failure: %v", err)
+			}
+		})
+	}
+}
+
+// Odd fields, odd types and requests fleetwatch does not take are read
+// without a panic, and the turn still ends.
+func TestStreamJSONReadsOddMessages(t *testing.T) {
+	a, err := fake(t, handshake+`read -r line
+echo '{"type":"system","subtype":"init","session_id":42}'
+echo '{"type":"assistant","message":{"content":"not a list"}}'
+echo '{"type":"assistant","message":{"content":[{"type":"tool_use","name":7,"input":[1,2]},{"type":"text"},{"type":"tool_use","name":"Edit","input":{"file_path":"a.go"}}]}}'
+echo '{"type":"control_request","request_id":"x1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":"rm -rf /"}}'
+echo '{"type":"control_request","request_id":"x2","request":{"subtype":"mcp_message"}}'
+echo '{"type":"control_request","request":{"subtype":"can_use_tool"}}'
+echo '[1,2,3]'
+echo 'null'
+echo '{"type":"control_response","response":{"request_id":"nobody"}}'
+echo '{"type":"result","subtype":"success","usage":"lots","total_cost_usd":"free","result":{"a":1}}'
+cat >answers.txt`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.conv.Prompt("go"); err != nil {
+		t.Fatal(err)
+	}
+	end, seen := a.until(t, converse.TurnEnded, 10*time.Second)
+	if end.Stop != converse.StopDone || end.Tokens == nil || *end.Tokens != (converse.Tokens{}) {
+		t.Errorf("the turn's end: %+v", end)
+	}
+	if !has(seen, converse.Tool, "Edit: a.go") || a.conv.Session() != "" {
+		t.Errorf("events %+v, session %q", seen, a.conv.Session())
+	}
+	if err := a.conv.Interrupt(); !errors.Is(err, converse.ErrIdle) {
+		t.Errorf("Interrupt after the turn: %v", err)
+	}
+	if err := a.conv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	events(t, a, 5*time.Second)
+	answers, _ := os.ReadFile(a.dir + "/answers.txt")
+	for _, want := range []string{
+		`"request_id":"x1","response":{"behavior":"allow","updatedInput":{}}`,
+		`"error":"fleetwatch does not answer mcp_message requests","request_id":"x2","subtype":"error"`,
+	} {
+		if !strings.Contains(string(answers), want) {
+			t.Errorf("the answers lack %s:\n%s", want, answers)
+		}
+	}
+}
+
+// An agent that reads no more input fails the write that would wait on
+// it, and Close still returns at once.
+func TestStreamJSONAgentThatStopsReading(t *testing.T) {
+	defer converse.ShortenStreamJSON(time.Second)()
+	a, err := fake(t, handshake+"exec sleep 30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	err = a.conv.Prompt(strings.Repeat("a plan that does not fit in a pipe ", 1<<15))
+	if err == nil || !strings.Contains(err.Error(), "the agent has not read its input for 1s") {
+		t.Errorf("Prompt: %v", err)
+	}
+	if d := time.Since(began); d > 3*time.Second {
+		t.Errorf("Prompt took %s", d)
+	}
+	if e, _ := a.until(t, converse.Failed, time.Second); !strings.Contains(e.Text, "has not read its input") {
+		t.Errorf("the failure: %+v", e)
+	}
+	began = time.Now()
+	a.conv.Close()
+	if d := time.Since(began); d > time.Second {
+		t.Errorf("Close took %s", d)
+	}
+}
