@@ -18,6 +18,9 @@ package converse
 //     system/init: that is read as a turn the agent started.
 //   - the interrupt is acknowledged at once and the turn's result follows
 //     (error_during_execution, terminal_reason aborted_*).
+//
+// The model and the folder are the argv's and the process's (Config.Model
+// and Dir are not sent): nothing in the protocol names them.
 
 import (
 	"encoding/json"

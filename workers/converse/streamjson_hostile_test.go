@@ -177,3 +177,76 @@ func TestStreamJSONAgentThatStopsReading(t *testing.T) {
 		t.Errorf("Close took %s", d)
 	}
 }
+
+// A note that comes as a turn ends runs as a turn of its own: it starts
+// with system/init while no turn runs, and is read as one. An ask the
+// agent cancels waits no more.
+func TestStreamJSONTurnsTheAgentStarts(t *testing.T) {
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	a, err := spawn(t, t.TempDir(), env, []string{"sh", "-c", handshake + `read -r line
+echo '{"type":"system","subtype":"init","session_id":"s1"}'
+echo '{"type":"assistant","message":{"content":[{"type":"text","text":"first"}]}}'
+echo '{"type":"result","subtype":"success","is_error":false,"result":"first","total_cost_usd":0.5,"usage":{"input_tokens":10,"output_tokens":2}}'
+echo '{"type":"system","subtype":"init","session_id":"s1"}'
+echo '{"type":"control_request","request_id":"x1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"touch late.txt"}}}'
+echo '{"type":"control_cancel_request","request_id":"x1"}'
+echo '{"type":"control_request","request_id":"x2","request":{"subtype":"can_use_tool","tool_name":"Write","input":{"file_path":"b.txt"}}}'
+read -r answer
+echo '{"type":"result","subtype":"error_max_turns","is_error":true,"total_cost_usd":0.75,"usage":{"input_tokens":5,"output_tokens":1}}'
+exec cat >/dev/null`}, false, converse.Config{Asks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.conv.Prompt("go"); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := a.until(t, converse.TurnEnded, 5*time.Second)
+	if first.Turn != "1" || first.Stop != converse.StopDone || first.Tokens.USD != 0.5 || first.Tokens.Input != 10 {
+		t.Errorf("the first turn's end: %+v %+v", first, first.Tokens)
+	}
+	started, _ := a.until(t, converse.TurnStarted, 5*time.Second)
+	if started.Turn != "2" || started.Text == "" {
+		t.Errorf("the agent's own turn: %+v", started)
+	}
+	cancelled, _ := a.until(t, converse.Asked, 5*time.Second)
+	ask, _ := a.until(t, converse.Asked, 5*time.Second)
+	if cancelled.Ask.ID != "x1" || ask.Ask.ID != "x2" || ask.Ask.Question != "Write: b.txt" {
+		t.Errorf("the asks: %+v %+v", cancelled.Ask, ask.Ask)
+	}
+	if err := a.conv.Prompt("now"); !errors.Is(err, converse.ErrBusy) {
+		t.Errorf("Prompt during the agent's own turn: %v", err)
+	}
+	if err := a.conv.Answer("x1", converse.Reply{Option: "allow"}); !errors.Is(err, converse.ErrNoAsk) {
+		t.Errorf("an answer to a cancelled ask: %v", err)
+	}
+	if err := a.conv.Answer("x2", converse.Reply{Deny: true}); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := a.until(t, converse.TurnEnded, 5*time.Second)
+	if second.Turn != "2" || second.Stop != converse.StopLimit || second.Tokens.USD != 0.25 {
+		t.Errorf("the second turn's end: %+v %+v", second, second.Tokens)
+	}
+	if a.conv.Session() != "s1" {
+		t.Errorf("session %q", a.conv.Session())
+	}
+}
+
+// A driver that reads late loses nothing: the reader waits for it (and
+// the agent on its stdout), in order.
+func TestStreamJSONSlowDriver(t *testing.T) {
+	a, err := fake(t, handshake+`read -r line
+for i in $(seq 1000); do echo '{"type":"assistant","message":{"content":[{"type":"text","text":"m'$i'"}]}}'; done
+echo '{"type":"result","subtype":"success","is_error":false}'
+exec cat >/dev/null`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.conv.Prompt("go"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	_, seen := a.until(t, converse.TurnEnded, 10*time.Second)
+	if len(seen) != 1002 || seen[0].Kind != converse.TurnStarted || seen[1].Text != "m1" || seen[1000].Text != "m1000" {
+		t.Errorf("%d events, from %+v", len(seen), seen[:2])
+	}
+}
