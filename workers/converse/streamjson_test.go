@@ -136,10 +136,12 @@ func startClaude(t *testing.T, asks, cfgAsks bool, steps ...modelapi.Step) *agen
 		env = append(env, strings.ReplaceAll(e, "{base_url}", api.URL))
 	}
 	dir := fwtest.GitRepo(t)
+	began := time.Now()
 	a, err := spawn(t, dir, env, argv, true, converse.Config{Dir: dir, Asks: cfgAsks})
 	if err != nil {
 		t.Fatalf("Start: %v\nstderr: %s", err, a.stderr)
 	}
+	t.Logf("Start (the CLI up, initialize answered): %s", time.Since(began).Round(time.Millisecond))
 	return a
 }
 
