@@ -53,7 +53,7 @@ var (
 type streamJSON struct {
 	cfg  Config
 	in   io.WriteCloser
-	box  *outbox
+	box  *sjOutbox
 	done chan struct{} // closed when the agent's stdout has ended or broke
 
 	wmu        sync.Mutex    // one line written at a time
@@ -79,7 +79,7 @@ func startStreamJSON(pipes Pipes, cfg Config) (Conversation, error) {
 	if pipes.In == nil || pipes.Out == nil {
 		return nil, errors.New("stream-json needs the agent's stdin and stdout")
 	}
-	c := &streamJSON{cfg: cfg, in: pipes.In, box: newOutbox(), done: make(chan struct{}), writeLimit: streamJSONWrite,
+	c := &streamJSON{cfg: cfg, in: pipes.In, box: newSJOutbox(), done: make(chan struct{}), writeLimit: streamJSONWrite,
 		asks: map[string]json.RawMessage{}, waiting: map[string]chan error{}}
 	go c.read(pipes.Out)
 	// Not needed for a turn, but it proves the agent speaks stream-json
@@ -94,8 +94,8 @@ func startStreamJSON(pipes Pipes, cfg Config) (Conversation, error) {
 	return c, nil
 }
 
-// userLine is a user message as stream-json input takes it.
-func userLine(text string) map[string]any {
+// sjUserLine is a user message as stream-json input takes it.
+func sjUserLine(text string) map[string]any {
 	return map[string]any{"type": "user", "message": map[string]any{"role": "user",
 		"content": []any{map[string]any{"type": "text", "text": text}}}}
 }
@@ -112,7 +112,7 @@ func (c *streamJSON) Prompt(text string) error {
 	c.beginLocked("")
 	// TurnStarted is queued before the message is written, so it comes
 	// before anything the turn does.
-	if err := c.write(userLine(text)); err != nil {
+	if err := c.write(sjUserLine(text)); err != nil {
 		c.breakLocked(err.Error())
 		return err
 	}
@@ -136,7 +136,7 @@ func (c *streamJSON) Steer(text string) (bool, error) {
 	if !c.busy {
 		return false, nil
 	}
-	if err := c.write(userLine(text)); err != nil {
+	if err := c.write(sjUserLine(text)); err != nil {
 		c.breakLocked(err.Error())
 		return false, err
 	}
@@ -174,7 +174,7 @@ func (c *streamJSON) Answer(id string, reply Reply) error {
 		// The input unchanged: what the person saw is what runs.
 		answer = map[string]any{"behavior": "allow", "updatedInput": input}
 	case reply.Option == "deny" || (reply.Option == "" && reply.Deny):
-		msg := oneLine(reply.Text, 500)
+		msg := sjLine(reply.Text, 500)
 		if msg == "" {
 			msg = "The operator refused this tool call."
 		}
@@ -298,7 +298,7 @@ func (c *streamJSON) breakLocked(why string) {
 	}
 	c.over, c.busy = true, false
 	clear(c.asks)
-	c.box.add(Event{Kind: Failed, Text: "claude stream-json: " + oneLine(why, 300)})
+	c.box.add(Event{Kind: Failed, Text: "claude stream-json: " + sjLine(why, 300)})
 	c.logf("claude stream-json: %s", why)
 }
 

@@ -10,36 +10,36 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/converse"
 )
 
-// fake runs a shell script as the agent: what a broken or hostile agent
+// sjFake runs a shell script as the agent: what a broken or hostile agent
 // could write.
-func fake(t *testing.T, script string) (*agent, error) {
+func sjFake(t *testing.T, script string) (*sjAgent, error) {
 	t.Helper()
 	env := []string{"PATH=" + os.Getenv("PATH")}
-	return spawn(t, t.TempDir(), env, []string{"sh", "-c", script}, false, converse.Config{})
+	return sjSpawn(t, t.TempDir(), env, []string{"sh", "-c", script}, false, converse.Config{})
 }
 
-// handshake answers Start's initialize request, as Claude Code does.
-const handshake = `read -r line
+// sjHandshake answers Start's initialize request, as Claude Code does.
+const sjHandshake = `read -r line
 echo '{"type":"control_response","response":{"subtype":"success","request_id":"fleetwatch-1","response":{}}}'
 `
 
-// endless writes a line of 5 MiB.
-const endless = `head -c 5242880 /dev/zero | tr '\0' x; echo
+// sjEndless writes a line of 5 MiB.
+const sjEndless = `head -c 5242880 /dev/zero | tr '\0' x; echo
 `
 
 func TestStreamJSONStartRefusesAHostileAgent(t *testing.T) {
 	defer converse.ShortenStreamJSON(time.Second)()
 	for _, c := range []struct{ name, script, want string }{
 		{"junk", "echo 'Welcome to an agent that is not Claude Code'; exec sleep 30", "the agent's output is not stream-json: \"Welcome to"},
-		{"endless_line", endless + "exec sleep 30", "a line of the agent's output is longer than 4 MiB"},
+		{"endless_line", sjEndless + "exec sleep 30", "a line of the agent's output is longer than 4 MiB"},
 		{"silence", "exec sleep 30", "the agent did not answer in 1s"},
 		{"exit", "exit 3", "the agent's output ended|writing to the agent: write |1: broken pipe"},
 		{"refusal", `read -r line; echo '{"type":"control_response","response":{"subtype":"error","request_id":"fleetwatch-1","error":"no"}}'; exec sleep 30`, "the agent refused it: no"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			began := time.Now()
-			_, err := fake(t, c.script)
-			if err == nil || !containsOne(err.Error(), strings.Split(c.want, "|")) || strings.Contains(err.Error(), "\n") {
+			_, err := sjFake(t, c.script)
+			if err == nil || !sjContainsOne(err.Error(), strings.Split(c.want, "|")) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("Start: %v, want one line with %q", err, c.want)
 			}
 			if d := time.Since(began); d > 5*time.Second {
@@ -49,7 +49,7 @@ func TestStreamJSONStartRefusesAHostileAgent(t *testing.T) {
 	}
 }
 
-func containsOne(s string, subs []string) bool {
+func sjContainsOne(s string, subs []string) bool {
 	for _, sub := range subs {
 		if strings.Contains(s, sub) {
 			return true
@@ -58,8 +58,8 @@ func containsOne(s string, subs []string) bool {
 	return false
 }
 
-// events reads the conversation's events until they end, within limit.
-func events(t *testing.T, a *agent, limit time.Duration) []converse.Event {
+// sjEvents reads the conversation's events until they end, within limit.
+func sjEvents(t *testing.T, a *sjAgent, limit time.Duration) []converse.Event {
 	t.Helper()
 	var seen []converse.Event
 	timer := time.NewTimer(limit)
@@ -83,18 +83,18 @@ func TestStreamJSONFailsOnAHostileAgent(t *testing.T) {
 	junk := strings.Repeat("{{{ not json\n", 100)
 	for _, c := range []struct{ name, script, want string }{
 		{"junk", "printf '" + junk + "'; exec sleep 30", "100 lines in a row of the agent's output are not JSON"},
-		{"endless_line", endless + "exec sleep 30", "a line of the agent's output is longer than 4 MiB"},
+		{"endless_line", sjEndless + "exec sleep 30", "a line of the agent's output is longer than 4 MiB"},
 		{"exit_mid_turn", "exit 0", "the agent's output ended during a turn"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			a, err := fake(t, handshake+"read -r line\n"+c.script)
+			a, err := sjFake(t, sjHandshake+"read -r line\n"+c.script)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := a.conv.Prompt("go"); err != nil {
 				t.Fatal(err)
 			}
-			seen := events(t, a, 10*time.Second)
+			seen := sjEvents(t, a, 10*time.Second)
 			last := seen[len(seen)-1]
 			if last.Kind != converse.Failed || !strings.Contains(last.Text, c.want) || strings.Contains(last.Text, "\n") {
 				t.Errorf("the last event: %+v, want Failed with %q", last, c.want)
@@ -109,7 +109,7 @@ func TestStreamJSONFailsOnAHostileAgent(t *testing.T) {
 // Odd fields, odd types and requests fleetwatch does not take are read
 // without a panic, and the turn still ends.
 func TestStreamJSONReadsOddMessages(t *testing.T) {
-	a, err := fake(t, handshake+`read -r line
+	a, err := sjFake(t, sjHandshake+`read -r line
 echo '{"type":"system","subtype":"init","session_id":42}'
 echo '{"type":"assistant","message":{"content":"not a list"}}'
 echo '{"type":"assistant","message":{"content":[{"type":"tool_use","name":7,"input":[1,2]},{"type":"text"},{"type":"tool_use","name":"Edit","input":{"file_path":"a.go"}}]}}'
@@ -131,7 +131,7 @@ cat >answers.txt`)
 	if end.Stop != converse.StopDone || end.Tokens == nil || *end.Tokens != (converse.Tokens{}) {
 		t.Errorf("the turn's end: %+v", end)
 	}
-	if !has(seen, converse.Tool, "Edit: a.go") || a.conv.Session() != "" {
+	if !sjHas(seen, converse.Tool, "Edit: a.go") || a.conv.Session() != "" {
 		t.Errorf("events %+v, session %q", seen, a.conv.Session())
 	}
 	if err := a.conv.Interrupt(); !errors.Is(err, converse.ErrIdle) {
@@ -140,7 +140,7 @@ cat >answers.txt`)
 	if err := a.conv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	events(t, a, 5*time.Second)
+	sjEvents(t, a, 5*time.Second)
 	answers, _ := os.ReadFile(a.dir + "/answers.txt")
 	for _, want := range []string{
 		`"request_id":"x1","response":{"behavior":"allow","updatedInput":{}}`,
@@ -156,7 +156,7 @@ cat >answers.txt`)
 // it, and Close still returns at once.
 func TestStreamJSONAgentThatStopsReading(t *testing.T) {
 	defer converse.ShortenStreamJSON(time.Second)()
-	a, err := fake(t, handshake+"exec sleep 30")
+	a, err := sjFake(t, sjHandshake+"exec sleep 30")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestStreamJSONAgentThatStopsReading(t *testing.T) {
 // agent cancels waits no more.
 func TestStreamJSONTurnsTheAgentStarts(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH")}
-	a, err := spawn(t, t.TempDir(), env, []string{"sh", "-c", handshake + `read -r line
+	a, err := sjSpawn(t, t.TempDir(), env, []string{"sh", "-c", sjHandshake + `read -r line
 echo '{"type":"system","subtype":"init","session_id":"s1"}'
 echo '{"type":"assistant","message":{"content":[{"type":"text","text":"first"}]}}'
 echo '{"type":"result","subtype":"success","is_error":false,"result":"first","total_cost_usd":0.5,"usage":{"input_tokens":10,"output_tokens":2}}'
@@ -234,7 +234,7 @@ exec cat >/dev/null`}, false, converse.Config{Asks: true})
 // A driver that reads late loses nothing: the reader waits for it (and
 // the agent on its stdout), in order.
 func TestStreamJSONSlowDriver(t *testing.T) {
-	a, err := fake(t, handshake+`read -r line
+	a, err := sjFake(t, sjHandshake+`read -r line
 for i in $(seq 1000); do echo '{"type":"assistant","message":{"content":[{"type":"text","text":"m'$i'"}]}}'; done
 echo '{"type":"result","subtype":"success","is_error":false}'
 exec cat >/dev/null`)
@@ -246,7 +246,7 @@ exec cat >/dev/null`)
 	}
 	time.Sleep(300 * time.Millisecond)
 	_, seen := a.until(t, converse.TurnEnded, 10*time.Second)
-	if len(seen) != 1002 || seen[0].Kind != converse.TurnStarted || seen[1].Text != "m1" || seen[1000].Text != "m1000" {
+	if len(seen) != 1003 || seen[0].Kind != converse.TurnStarted || seen[1].Text != "m1\n" || seen[1000].Text != "m1000\n" {
 		t.Errorf("%d events, from %+v", len(seen), seen[:2])
 	}
 }

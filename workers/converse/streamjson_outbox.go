@@ -7,18 +7,18 @@ import (
 
 // Bounds of the outbox.
 const (
-	outboxQueued = 256             // events queued before the reader waits
-	outboxGrace  = 5 * time.Second // after Close, how long an event waits for the driver
+	sjOutboxQueued = 256             // events queued before the reader waits
+	sjOutboxGrace  = 5 * time.Second // after Close, how long an event waits for the driver
 )
 
-// outbox is a conversation's Events: the reader and the methods add in
+// sjOutbox is a stream-json conversation's Events: the reader and the methods add in
 // order, one goroutine hands them to the driver. Adding never blocks (a
 // method holding the conversation's lock adds its TurnStarted, so it
 // comes before what the turn does); the reader waits afterwards, in
-// wait, while the driver lags more than outboxQueued behind, so the
+// wait, while the driver lags more than sjOutboxQueued behind, so the
 // agent waits on its stdout rather than the conversation growing without
 // bound. After stop (Close) nothing waits on the driver for long.
-type outbox struct {
+type sjOutbox struct {
 	out  chan Event
 	wake chan struct{} // cap 1: something was added or it ended
 	room chan struct{} // cap 1: the queue shrank
@@ -30,13 +30,13 @@ type outbox struct {
 	ended bool
 }
 
-func newOutbox() *outbox {
-	o := &outbox{out: make(chan Event), wake: make(chan struct{}, 1), room: make(chan struct{}, 1), quit: make(chan struct{})}
+func newSJOutbox() *sjOutbox {
+	o := &sjOutbox{out: make(chan Event), wake: make(chan struct{}, 1), room: make(chan struct{}, 1), quit: make(chan struct{})}
 	go o.pump()
 	return o
 }
 
-func poke(c chan struct{}) {
+func sjPoke(c chan struct{}) {
 	select {
 	case c <- struct{}{}:
 	default:
@@ -44,7 +44,7 @@ func poke(c chan struct{}) {
 }
 
 // add queues e, stamped now.
-func (o *outbox) add(e Event) {
+func (o *sjOutbox) add(e Event) {
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
@@ -53,17 +53,17 @@ func (o *outbox) add(e Event) {
 		o.queue = append(o.queue, e)
 	}
 	o.mu.Unlock()
-	poke(o.wake)
+	sjPoke(o.wake)
 }
 
-// wait returns once the driver is at most outboxQueued events behind, or
+// wait returns once the driver is at most sjOutboxQueued events behind, or
 // the conversation was closed.
-func (o *outbox) wait() {
+func (o *sjOutbox) wait() {
 	for {
 		o.mu.Lock()
 		n := len(o.queue)
 		o.mu.Unlock()
-		if n <= outboxQueued {
+		if n <= sjOutboxQueued {
 			return
 		}
 		select {
@@ -75,17 +75,17 @@ func (o *outbox) wait() {
 }
 
 // end closes Events once what is queued is handed over.
-func (o *outbox) end() {
+func (o *sjOutbox) end() {
 	o.mu.Lock()
 	o.ended = true
 	o.mu.Unlock()
-	poke(o.wake)
+	sjPoke(o.wake)
 }
 
 // stop stops waiting on the driver: the conversation was closed.
-func (o *outbox) stop() { o.once.Do(func() { close(o.quit) }) }
+func (o *sjOutbox) stop() { o.once.Do(func() { close(o.quit) }) }
 
-func (o *outbox) pump() {
+func (o *sjOutbox) pump() {
 	defer close(o.out)
 	for {
 		o.mu.Lock()
@@ -102,7 +102,7 @@ func (o *outbox) pump() {
 		o.queue[0] = Event{}
 		o.queue = o.queue[1:]
 		o.mu.Unlock()
-		poke(o.room)
+		sjPoke(o.room)
 		if !o.deliver(e) {
 			o.mu.Lock()
 			o.ended, o.queue = true, nil
@@ -113,14 +113,14 @@ func (o *outbox) pump() {
 }
 
 // deliver hands e to the driver; false when, closed, it did not take it
-// within outboxGrace.
-func (o *outbox) deliver(e Event) bool {
+// within sjOutboxGrace.
+func (o *sjOutbox) deliver(e Event) bool {
 	select {
 	case o.out <- e:
 		return true
 	case <-o.quit:
 	}
-	t := time.NewTimer(outboxGrace)
+	t := time.NewTimer(sjOutboxGrace)
 	defer t.Stop()
 	select {
 	case o.out <- e:

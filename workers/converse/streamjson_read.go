@@ -16,7 +16,7 @@ import (
 func (c *streamJSON) read(out io.Reader) {
 	r := bufio.NewReaderSize(out, 64<<10)
 	for {
-		line, err := readLine(r, streamJSONMaxLine)
+		line, err := sjReadLine(r, streamJSONMaxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			c.finish(err.Error())
 			return
@@ -31,24 +31,24 @@ func (c *streamJSON) read(out io.Reader) {
 			c.box.wait()
 		}
 		if err != nil {
-			c.finish(outputEnded)
+			c.finish(sjOutputEnded)
 			return
 		}
 	}
 }
 
-const outputEnded = "the agent's output ended"
+const sjOutputEnded = "the agent's output ended"
 
-var errLongLine = fmt.Errorf("a line of the agent's output is longer than %d MiB", streamJSONMaxLine>>20)
+var sjErrLongLine = fmt.Errorf("a line of the agent's output is longer than %d MiB", streamJSONMaxLine>>20)
 
-// readLine is the next line of r without its newline, at most max bytes:
+// sjReadLine is the next line of r without its newline, at most max bytes:
 // a longer line is an error, read no further.
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
+func sjReadLine(r *bufio.Reader, max int) ([]byte, error) {
 	var line []byte
 	for {
 		part, err := r.ReadSlice('\n')
 		if len(line)+len(part) > max+1 {
-			return nil, errLongLine
+			return nil, sjErrLongLine
 		}
 		line = append(line, part...)
 		if err == bufio.ErrBufferFull {
@@ -63,10 +63,10 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 func (c *streamJSON) finish(why string) {
 	c.mu.Lock()
 	switch {
-	case why != outputEnded:
+	case why != sjOutputEnded:
 		c.breakLocked(why)
 	case c.busy && !c.over:
-		c.breakLocked(outputEnded + " during a turn")
+		c.breakLocked(sjOutputEnded + " during a turn")
 	}
 	c.over, c.busy = true, false
 	c.why = why
@@ -86,13 +86,13 @@ func (c *streamJSON) doneReason() error {
 func (c *streamJSON) handle(line []byte) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var f fields
+	var f sjFields
 	if json.Unmarshal(line, &f) != nil || f == nil {
 		if !c.started {
-			return "the agent's output is not stream-json: " + strconv.Quote(oneLine(string(line), 120))
+			return "the agent's output is not stream-json: " + strconv.Quote(sjLine(string(line), 120))
 		}
 		if c.junk++; c.junk == 1 {
-			c.logf("claude stream-json: a line that is not JSON: %q", oneLine(string(line), 120))
+			c.logf("claude stream-json: a line that is not JSON: %q", sjLine(string(line), 120))
 		}
 		if c.junk >= streamJSONJunk {
 			return fmt.Sprintf("%d lines in a row of the agent's output are not JSON", c.junk)
@@ -121,16 +121,16 @@ func (c *streamJSON) handle(line []byte) string {
 
 // onInit notes the session; while no turn runs it starts one: a note
 // that came as the last turn ended runs as a turn of its own.
-func (c *streamJSON) onInit(f fields) {
+func (c *streamJSON) onInit(f sjFields) {
 	if id := f.str("session_id"); id != "" {
-		c.session = oneLine(id, 200)
+		c.session = sjLine(id, 200)
 	}
 	if !c.busy && c.started && !c.over {
 		c.beginLocked("a note sent as the last turn ended")
 	}
 }
 
-func (c *streamJSON) onAssistant(f fields) {
+func (c *streamJSON) onAssistant(f sjFields) {
 	if !c.busy && c.started && !c.over {
 		c.beginLocked("the agent went on by itself")
 	}
@@ -138,17 +138,17 @@ func (c *streamJSON) onAssistant(f fields) {
 	for _, b := range f.obj("message").list("content") {
 		switch b.str("type") {
 		case "text":
-			if t := oneLine(b.str("text"), 2000); t != "" {
+			if t := sjMessage(b.str("text")); t != "" {
 				c.box.add(Event{Kind: Message, Turn: turn, Text: t})
 			}
 		case "tool_use":
 			in := b.obj("input")
-			c.box.add(Event{Kind: Tool, Turn: turn, Text: toolTitle(b.str("name"), in), Files: toolFiles(in)})
+			c.box.add(Event{Kind: Tool, Turn: turn, Text: sjToolTitle(b.str("name"), in), Files: sjToolFiles(in)})
 		}
 	}
 }
 
-func (c *streamJSON) onResult(f fields) {
+func (c *streamJSON) onResult(f sjFields) {
 	u := f.obj("usage")
 	t := &Tokens{Input: u.int("input_tokens"), Output: u.int("output_tokens"),
 		CacheRead: u.int("cache_read_input_tokens"), CacheWrite: u.int("cache_creation_input_tokens")}
@@ -160,14 +160,17 @@ func (c *streamJSON) onResult(f fields) {
 	if errs := f.list("errors"); text == "" && len(errs) > 0 {
 		_ = json.Unmarshal(errs[0].raw, &text)
 	}
-	c.box.add(Event{Kind: TurnEnded, Turn: strconv.Itoa(c.turn), Stop: resultStop(f, c.interrupted),
-		Text: oneLine(text, 500), Tokens: t})
+	// A Usage event too, for a driver that logs what the agent reports;
+	// both carry the turn's figures, not the session's.
+	turn := strconv.Itoa(c.turn)
+	c.box.add(Event{Kind: Usage, Turn: turn, Tokens: t})
+	c.box.add(Event{Kind: TurnEnded, Turn: turn, Stop: sjResultStop(f, c.interrupted), Text: sjLine(text, 500), Tokens: t})
 	c.busy, c.interrupted = false, false
 	clear(c.asks)
 }
 
-// resultStop is how the turn a result ends stopped.
-func resultStop(f fields, interrupted bool) string {
+// sjResultStop is how the turn a result ends stopped.
+func sjResultStop(f sjFields, interrupted bool) string {
 	sub := f.str("subtype")
 	switch {
 	case sub == "success" && !f.bool("is_error"):
@@ -188,21 +191,21 @@ func resultStop(f fields, interrupted bool) string {
 
 // onRequest answers what the CLI asks: a tool's permission, allowed here
 // unless the endpoint asks (then it waits for Answer); nothing else.
-func (c *streamJSON) onRequest(f fields) {
+func (c *streamJSON) onRequest(f sjFields) {
 	id, req := f.str("request_id"), f.obj("request")
 	if id == "" {
 		c.logf("claude stream-json: a control request with no request_id")
 		return
 	}
 	if sub := req.str("subtype"); sub != "can_use_tool" {
-		c.respond(id, nil, "fleetwatch does not answer "+oneLine(sub, 40)+" requests")
+		c.respond(id, nil, "fleetwatch does not answer "+sjLine(sub, 40)+" requests")
 		return
 	}
 	input := req["input"]
 	if len(input) == 0 || input[0] != '{' {
 		input = json.RawMessage("{}")
 	}
-	title := toolTitle(req.str("tool_name"), req.obj("input"))
+	title := sjToolTitle(req.str("tool_name"), req.obj("input"))
 	switch {
 	case !c.cfg.Asks:
 		c.respond(id, map[string]any{"behavior": "allow", "updatedInput": input}, "")
@@ -228,7 +231,7 @@ func (c *streamJSON) respond(id string, answer map[string]any, refusal string) {
 
 // onResponse hands the answer to one of our control requests to its
 // waiter.
-func (c *streamJSON) onResponse(r fields) {
+func (c *streamJSON) onResponse(r sjFields) {
 	id := r.str("request_id")
 	answered, ok := c.waiting[id]
 	if !ok {
@@ -236,25 +239,25 @@ func (c *streamJSON) onResponse(r fields) {
 	}
 	delete(c.waiting, id)
 	if r.str("subtype") == "error" {
-		answered <- errors.New("the agent refused it: " + oneLine(r.str("error"), 200))
+		answered <- errors.New("the agent refused it: " + sjLine(r.str("error"), 200))
 		return
 	}
 	answered <- nil
 }
 
-// toolTitle is a tool call in one line: its name and what it acts on.
-func toolTitle(name string, in fields) string {
-	name = oneLine(name, 60)
+// sjToolTitle is a tool call in one line: its name and what it acts on.
+func sjToolTitle(name string, in sjFields) string {
+	name = sjLine(name, 60)
 	for _, k := range []string{"command", "file_path", "notebook_path", "pattern", "url", "query", "description", "prompt"} {
 		if v := in.str(k); v != "" {
-			return oneLine(name+": "+v, 300)
+			return sjLine(name+": "+v, 300)
 		}
 	}
 	return name
 }
 
-// toolFiles are the files a tool call names.
-func toolFiles(in fields) []string {
+// sjToolFiles are the files a tool call names.
+func sjToolFiles(in sjFields) []string {
 	var files []string
 	for _, k := range []string{"file_path", "notebook_path"} {
 		if v := in.str(k); v != "" && len(v) <= 4096 {
@@ -264,9 +267,29 @@ func toolFiles(in fields) []string {
 	return files
 }
 
-// oneLine is s on one line, at most max bytes (cut at a rune).
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+// sjMessage is an assistant text as a Message: its lines kept, at
+// most 64 KiB, ending with a newline so that a driver joining chunks
+// keeps two messages apart.
+func sjMessage(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	if len(s) > 64<<10 {
+		s = sjClip(s, 64<<10)
+	}
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s
+}
+
+// sjLine is s on one line, at most max bytes (cut at a rune).
+func sjLine(s string, max int) string {
+	return sjClip(strings.Join(strings.Fields(s), " "), max)
+}
+
+// sjClip is s cut to at most max bytes, at a rune, marked where cut.
+func sjClip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
@@ -277,23 +300,23 @@ func oneLine(s string, max int) string {
 	return s[:cut] + "…"
 }
 
-// fields is a JSON object read leniently: a field that is missing or of
+// sjFields is a JSON object read leniently: a field that is missing or of
 // another type reads as its zero value, never as an error.
-type fields map[string]json.RawMessage
+type sjFields map[string]json.RawMessage
 
-func (f fields) str(k string) string {
+func (f sjFields) str(k string) string {
 	var s string
 	_ = json.Unmarshal(f[k], &s)
 	return s
 }
 
-func (f fields) num(k string) float64 {
+func (f sjFields) num(k string) float64 {
 	var n float64
 	_ = json.Unmarshal(f[k], &n)
 	return n
 }
 
-func (f fields) int(k string) int64 {
+func (f sjFields) int(k string) int64 {
 	n := f.num(k)
 	if n < 0 || n > 1e15 {
 		return 0
@@ -301,30 +324,30 @@ func (f fields) int(k string) int64 {
 	return int64(n)
 }
 
-func (f fields) bool(k string) bool {
+func (f sjFields) bool(k string) bool {
 	var b bool
 	_ = json.Unmarshal(f[k], &b)
 	return b
 }
 
-func (f fields) obj(k string) fields {
-	var o fields
+func (f sjFields) obj(k string) sjFields {
+	var o sjFields
 	_ = json.Unmarshal(f[k], &o)
 	return o
 }
 
-// item is one element of a JSON list: an object's fields, and its text.
-type item struct {
-	fields
+// sjItem is one element of a JSON list: an object's fields, and its text.
+type sjItem struct {
+	sjFields
 	raw []byte
 }
 
-func (f fields) list(k string) []item {
+func (f sjFields) list(k string) []sjItem {
 	var l []json.RawMessage
 	_ = json.Unmarshal(f[k], &l)
-	items := make([]item, len(l))
+	items := make([]sjItem, len(l))
 	for i, raw := range l {
-		_ = json.Unmarshal(raw, &items[i].fields)
+		_ = json.Unmarshal(raw, &items[i].sjFields)
 		items[i].raw = raw
 	}
 	return items

@@ -18,34 +18,34 @@ import (
 	"github.com/fleetwatch/fleetwatch/workers/converse"
 )
 
-// agent is a program the tests talk to, and the conversation with it.
-type agent struct {
+// sjAgent is a program the tests talk to, and the conversation with it.
+type sjAgent struct {
 	conv   converse.Conversation
 	dir    string
-	stderr *lockedBuffer
+	stderr *sjBuffer
 }
 
-// lockedBuffer is an agent's stderr, written by exec's copier and read by
+// sjBuffer is an agent's stderr, written by exec's copier and read by
 // the test.
-type lockedBuffer struct {
+type sjBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *sjBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *sjBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
 }
 
-// testLog is the conversation's Logf, quiet once the test has ended.
-func testLog(t *testing.T) func(string, ...any) {
+// sjLog is the conversation's Logf, quiet once the test has ended.
+func sjLog(t *testing.T) func(string, ...any) {
 	var mu sync.Mutex
 	over := false
 	t.Cleanup(func() { mu.Lock(); over = true; mu.Unlock() })
@@ -58,15 +58,15 @@ func testLog(t *testing.T) func(string, ...any) {
 	}
 }
 
-// spawn starts argv in dir, in a process group of its own that the test
+// sjSpawn starts argv in dir, in a process group of its own that the test
 // kills at its end, and holds a stream-json conversation with it. An
 // agent that exits must do so within 5s of Close.
-func spawn(t *testing.T, dir string, env, argv []string, exits bool, cfg converse.Config) (*agent, error) {
+func sjSpawn(t *testing.T, dir string, env, argv []string, exits bool, cfg converse.Config) (*sjAgent, error) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	a := &agent{dir: dir, stderr: &lockedBuffer{}}
+	a := &sjAgent{dir: dir, stderr: &sjBuffer{}}
 	cmd.Stderr = a.stderr
 	// Pipes of our own, not exec's: Wait closes those under a reader.
 	inR, in, err := os.Pipe()
@@ -101,15 +101,15 @@ func spawn(t *testing.T, dir string, env, argv []string, exits bool, cfg convers
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
 	})
-	cfg.Logf = testLog(t)
+	cfg.Logf = sjLog(t)
 	a.conv, err = converse.Start(converse.StreamJSON, converse.Pipes{In: in, Out: out}, cfg)
 	return a, err
 }
 
-// startClaude runs the real Claude Code with the preset's stream-json
+// sjClaude runs the real Claude Code with the preset's stream-json
 // argv (its asks words too when asks), in a git repository of its own,
 // against a scripted API.
-func startClaude(t *testing.T, asks, cfgAsks bool, steps ...modelapi.Step) *agent {
+func sjClaude(t *testing.T, asks, cfgAsks bool, steps ...modelapi.Step) *sjAgent {
 	t.Helper()
 	claude := fwtest.RealAgent(t, "claude")
 	api := fwtest.ScriptedAPI(t, steps...)
@@ -137,7 +137,7 @@ func startClaude(t *testing.T, asks, cfgAsks bool, steps ...modelapi.Step) *agen
 	}
 	dir := fwtest.GitRepo(t)
 	began := time.Now()
-	a, err := spawn(t, dir, env, argv, true, converse.Config{Dir: dir, Asks: cfgAsks})
+	a, err := sjSpawn(t, dir, env, argv, true, converse.Config{Dir: dir, Asks: cfgAsks})
 	if err != nil {
 		t.Fatalf("Start: %v\nstderr: %s", err, a.stderr)
 	}
@@ -147,7 +147,7 @@ func startClaude(t *testing.T, asks, cfgAsks bool, steps ...modelapi.Step) *agen
 
 // until reads events until one of kind, within limit; it returns that
 // one and all read.
-func (a *agent) until(t *testing.T, kind converse.EventKind, limit time.Duration) (converse.Event, []converse.Event) {
+func (a *sjAgent) until(t *testing.T, kind converse.EventKind, limit time.Duration) (converse.Event, []converse.Event) {
 	t.Helper()
 	var seen []converse.Event
 	timer := time.NewTimer(limit)
@@ -168,8 +168,8 @@ func (a *agent) until(t *testing.T, kind converse.EventKind, limit time.Duration
 	}
 }
 
-func has(events []converse.Event, kind converse.EventKind, text string) bool {
-	for _, e := range events {
+func sjHas(sjEvents []converse.Event, kind converse.EventKind, text string) bool {
+	for _, e := range sjEvents {
 		if e.Kind == kind && strings.Contains(e.Text, text) {
 			return true
 		}
@@ -180,7 +180,7 @@ func has(events []converse.Event, kind converse.EventKind, text string) bool {
 // A first turn: the plan goes as a user message, the agent runs the
 // script's command with its Bash tool, and the turn ends with its usage.
 func TestStreamJSONTurn(t *testing.T) {
-	a := startClaude(t, false, false,
+	a := sjClaude(t, false, false,
 		modelapi.Step{Shell: "echo hello > hello.txt && echo wrote", Input: 120, Output: 30},
 		modelapi.Step{Text: "## Result\nwrote hello.txt", Input: 80, Output: 10})
 	if steered, err := a.conv.Steer("nothing runs"); steered || err != nil {
@@ -206,7 +206,7 @@ func TestStreamJSONTurn(t *testing.T) {
 	if tool.Text != "Bash: echo hello > hello.txt && echo wrote" {
 		t.Errorf("the tool event: %+v", tool)
 	}
-	if !has(seen, converse.Message, "## Result wrote hello.txt") {
+	if !sjHas(seen, converse.Message, "## Result\nwrote hello.txt\n") || !sjHas(seen, converse.Usage, "") {
 		t.Errorf("no message event: %+v", seen)
 	}
 	if tk := end.Tokens; end.Stop != converse.StopDone || tk == nil || tk.Input != 200 || tk.Output != 40 || tk.USD <= 0 {
@@ -223,7 +223,7 @@ func TestStreamJSONTurn(t *testing.T) {
 // A note sent while the turn runs a command reaches the model at its next
 // call, in the same turn: it runs the command the note gives.
 func TestStreamJSONSteer(t *testing.T) {
-	a := startClaude(t, false, false,
+	a := sjClaude(t, false, false,
 		modelapi.Step{Shell: "echo waiting && sleep 3 && echo slept"},
 		modelapi.Step{ShellFrom: "RUN: ", Text: "no note came"},
 		modelapi.Step{Text: "## Result\ndone"})
@@ -236,7 +236,7 @@ func TestStreamJSONSteer(t *testing.T) {
 		t.Fatalf("Steer during the turn: %v %v", steered, err)
 	}
 	end, seen := a.until(t, converse.TurnEnded, 30*time.Second)
-	if !has(seen, converse.Tool, "Bash: touch noted.txt") || end.Stop != converse.StopDone || end.Turn != "1" {
+	if !sjHas(seen, converse.Tool, "Bash: touch noted.txt") || end.Stop != converse.StopDone || end.Turn != "1" {
 		t.Errorf("the note's command is not in the turn: %+v", seen)
 	}
 	if _, err := os.Stat(filepath.Join(a.dir, "noted.txt")); err != nil {
@@ -248,7 +248,7 @@ func TestStreamJSONSteer(t *testing.T) {
 // goes on.
 func TestStreamJSONInterrupt(t *testing.T) {
 	// Claude Code refuses a command that only sleeps: this one echoes first.
-	a := startClaude(t, false, false,
+	a := sjClaude(t, false, false,
 		modelapi.Step{Shell: "echo waiting && sleep 30 && echo woke > woke.txt"},
 		modelapi.Step{Text: "## Result\nafter the interrupt"})
 	if err := a.conv.Prompt("sleep"); err != nil {
@@ -282,7 +282,7 @@ func TestStreamJSONInterrupt(t *testing.T) {
 func TestStreamJSONAsks(t *testing.T) {
 	steps := []modelapi.Step{{Shell: "touch allowed.txt"}, {Shell: "touch denied.txt"}, {Text: "## Result\ndone"}}
 	t.Run("asks", func(t *testing.T) {
-		a := startClaude(t, true, true, steps...)
+		a := sjClaude(t, true, true, steps...)
 		if err := a.conv.Prompt("touch two files"); err != nil {
 			t.Fatal(err)
 		}
@@ -317,12 +317,12 @@ func TestStreamJSONAsks(t *testing.T) {
 		}
 	})
 	t.Run("allowed_by_the_conversation", func(t *testing.T) {
-		a := startClaude(t, true, false, steps...)
+		a := sjClaude(t, true, false, steps...)
 		if err := a.conv.Prompt("touch two files"); err != nil {
 			t.Fatal(err)
 		}
 		_, seen := a.until(t, converse.TurnEnded, 30*time.Second)
-		if has(seen, converse.Asked, "") {
+		if sjHas(seen, converse.Asked, "") {
 			t.Errorf("an ask reached the driver: %+v", seen)
 		}
 		for _, f := range []string{"allowed.txt", "denied.txt"} {
