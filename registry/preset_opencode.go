@@ -42,7 +42,9 @@ var opencodePreset = Preset{
 	// that each request reaches the driver. Each restates the whole
 	// config: a later OPENCODE_CONFIG_CONTENT replaces the preset's.
 	Talks: []Talk{{
-		Protocol: "acp", Argv: []string{"opencode", "acp"},
+		// Its ACP side calls its own HTTP server: on {talk_port}, a loopback
+		// port its sandbox lets it connect to (any other is refused).
+		Protocol: "acp", Argv: []string{"opencode", "acp", "--port", "{talk_port}"},
 		Env: []string{`OPENCODE_CONFIG_CONTENT={"autoupdate":false,"share":"disabled","snapshot":false,"model":"{model}",` +
 			`"provider":{"anthropic":{"options":{"baseURL":"{base_url}"}}}}`},
 		AsksEnv: []string{`OPENCODE_CONFIG_CONTENT={"autoupdate":false,"share":"disabled","snapshot":false,"model":"{model}",` +

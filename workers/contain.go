@@ -141,7 +141,7 @@ func (d *Driver) closeNetwork(b *contain.Box, job Job) error {
 	b.Egress = p
 	b.Env = append(b.Env, p.Env()...)
 	b.Policy.Connect = append(append(b.Policy.Connect, p.Port()), d.Egress.DirectPorts()...)
-	for _, port := range append([]int{job.Port}, job.Ports...) {
+	for _, port := range append([]int{job.Port, job.TalkPort}, job.Ports...) {
 		if port > 0 && port <= 65535 {
 			b.Policy.Connect = append(b.Policy.Connect, uint16(port))
 		}

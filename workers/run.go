@@ -290,7 +290,9 @@ type Job struct {
 	// block and the variables of .env.fleetwatch, added to the executor's
 	// environment.
 	Ports []int
-	Env   []string
+	// TalkPort is a conversation's own loopback port ({talk_port}).
+	TalkPort int
+	Env      []string
 }
 
 // Outcome is how a job ended.
@@ -367,6 +369,9 @@ type running struct {
 func (d *Driver) start(job Job) (*running, Outcome) {
 	agent := d.Worker.AgentID
 	dir := cmp.Or(job.Worktree, d.Tree.Project)
+	if d.talks(job) {
+		job.TalkPort = freeLoopbackPort()
+	}
 	ph := d.placeholders(job, dir)
 	r := &running{job: job, me: planfs.Actor{AgentID: agent, Token: job.Token}, bringing: make(chan struct{}, 1)}
 	if checksCommit(job) {
@@ -446,7 +451,7 @@ func (d *Driver) placeholders(job Job, dir string) proc.Placeholders {
 	ph := proc.Placeholders{
 		Plan: cmp.Or(job.PlanFile, d.Tree.Abs(job.Rel)), Worktree: dir, AgentID: d.Worker.AgentID, Model: d.Worker.Model,
 		BaseURL: d.BaseURL, Slug: model.SlugOf(path.Base(job.Rel)), Port: job.Port,
-		Root: d.Tree.Project, LeaseToken: job.Token,
+		Root: d.Tree.Project, LeaseToken: job.Token, TalkPort: job.TalkPort,
 	}
 	d.jobPlaceholders(job, &ph)
 	return ph

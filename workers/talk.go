@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path"
 	"path/filepath"
@@ -117,12 +118,16 @@ func (d *Driver) onEvent(r *running, ev converse.Event, ok bool) {
 	case converse.Message:
 		t.said.WriteString(ev.Text)
 	case converse.Tool:
-		d.Log.Printf("agent: %s%s", line(ev.Text), filesNote(ev.Files))
+		// A tool's updates repeat its title: each is logged once.
+		if said := line(ev.Text) + filesNote(ev.Files); said != t.lastTool {
+			t.lastTool = said
+			d.Log.Printf("agent: %s", said)
+		}
 		d.state.Note = fmt.Sprintf("turn %d: %s", t.turns, clip(line(ev.Text), 80))
 	case converse.Usage:
 		// The metering proxy counts what the run spends; the agent's own
 		// figures are only logged.
-		if u := ev.Tokens; u != nil {
+		if u := ev.Tokens; u != nil && u.Input+u.Output > 0 {
 			d.Log.Printf("agent reports %d tokens in, %d out", u.Input, u.Output)
 		}
 	case converse.Asked:
@@ -354,7 +359,7 @@ func joinNotes(ms []claims.Message) string {
 	var b strings.Builder
 	b.WriteString("Notes from the operator, sent while you worked:\n")
 	for _, m := range ms {
-		fmt.Fprintf(&b, "\n%s (from %s)\n", strings.TrimSpace(m.Text), m.By)
+		fmt.Fprintf(&b, "\nFrom %s:\n%s\n", m.By, strings.TrimSpace(m.Text))
 	}
 	return b.String()
 }
@@ -414,4 +419,15 @@ func (d *Driver) talkFailed(r *running, err error) Outcome {
 	d.closeBox(r)
 	r.meter.Close()
 	return d.giveBack(r.job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
+}
+
+// freeLoopbackPort is a loopback port free now, 0 when none could be had
+// (the conversation then goes without: {talk_port} is empty).
+func freeLoopbackPort() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -37,6 +37,10 @@ type Placeholders struct {
 	Project string
 	// Session is the agent session a resumed build continues.
 	Session string
+	// TalkPort is a loopback port of a conversation's own ({talk_port}):
+	// a tool that talks to itself over HTTP (opencode's ACP server) listens
+	// there, a port its sandbox lets it connect to.
+	TalkPort int
 }
 
 func (p Placeholders) pairs() [][2]string {
@@ -53,6 +57,9 @@ func (p Placeholders) pairs() [][2]string {
 	}
 	for i := 1; i < len(p.Ports); i++ {
 		out = append(out, [2]string{"port_" + strconv.Itoa(i), strconv.Itoa(p.Ports[i])})
+	}
+	if p.TalkPort > 0 {
+		out = append(out, [2]string{"talk_port", strconv.Itoa(p.TalkPort)})
 	}
 	return out
 }

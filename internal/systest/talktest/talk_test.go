@@ -1,6 +1,7 @@
 package talktest
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -46,6 +47,9 @@ func startTalk(t *testing.T, c agentCLI, api *modelapi.Server, asks bool) *talkR
 		endpoints += "    asks: true\n"
 	}
 	agentkit.WriteFile(t, dir, "endpoints.yaml", endpoints)
+	if os.Getenv("TALK_UNCONTAINED") != "" {
+		fwtest.Uncontained(t, dir)
+	}
 	env := agentkit.HomeFor(t, c.preset, bin, c.key)
 	cmd := fwtest.Cmd(dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "e", "--agent-id", "w1", "--slug", "talk")
 	tr := &talkRun{dir: dir, env: env, cmd: cmd, out: &strings.Builder{}}
@@ -65,7 +69,11 @@ func startTalk(t *testing.T, c agentCLI, api *modelapi.Server, asks bool) *talkR
 // waitLog waits until the worker's log holds want.
 func (tr *talkRun) waitLog(t *testing.T, want string, limit time.Duration) {
 	t.Helper()
-	fwtest.WaitFor(t, "the log saying "+want, limit, func() bool { return strings.Contains(logOf(tr.dir, "w1"), want) })
+	for end := time.Now().Add(limit); !strings.Contains(logOf(tr.dir, "w1"), want); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the log did not say %q in %v:\n%s\n%s", want, limit, logOf(tr.dir, "w1"), tr.out)
+		}
+	}
 }
 
 // finish waits for the run to end well and the plan to wait for review.
@@ -99,8 +107,13 @@ func (tr *talkRun) tell(t *testing.T, note, want string) time.Duration {
 	return took
 }
 
+// committed is name on the plan's branch, "" when it is not there.
 func committed(t *testing.T, dir, name string) string {
-	return fwtest.GitOut(t, dir, "show", "refs/heads/feature/talk:"+name)
+	out, err := exec.Command("git", "-C", dir, "show", "refs/heads/feature/talk:"+name).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // commitCmd is a shell command that writes name and commits it.
@@ -115,7 +128,7 @@ func TestNoteChangesWhatTheAgentDoesNext(t *testing.T) {
 	for _, c := range clis {
 		t.Run(c.preset+"/"+c.talk, func(t *testing.T) {
 			t.Parallel()
-			steps := []modelapi.Step{{Shell: "sleep 4"}}
+			steps := []modelapi.Step{{Shell: "echo working && sleep 4"}}
 			if !c.steers {
 				steps = append(steps, modelapi.Step{Text: "the first turn is done"})
 			}
@@ -145,7 +158,7 @@ func TestInterruptEndsTheTurnNotTheRun(t *testing.T) {
 	for _, c := range clis {
 		t.Run(c.preset+"/"+c.talk, func(t *testing.T) {
 			t.Parallel()
-			api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "sleep 30"}, modelapi.Step{ShellFrom: "RUN: ", Text: "no note came"},
+			api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "echo working && sleep 30"}, modelapi.Step{ShellFrom: "RUN: ", Text: "no note came"},
 				modelapi.Step{Text: "## Result\ndone"})
 			tr := startTalk(t, c, api, false)
 			tr.waitLog(t, "agent: ", 90*time.Second)
