@@ -37,16 +37,17 @@ import (
 
 // talking is a run's conversation as its driver holds it.
 type talking struct {
-	conv    converse.Conversation
-	turn    bool             // a turn runs
-	turns   int              // turns started
-	queued  []claims.Message // notes for the next turn
-	last    converse.Event   // the last turn's end
-	idle    bool             // interrupted: the run waits for a note rather than ending
-	idleAt  time.Time
-	closed  bool            // Close was called: the agent is to exit
-	closeAt time.Time       // when it was
-	said    strings.Builder // the agent's text not yet logged
+	conv     converse.Conversation
+	turn     bool             // a turn runs
+	turns    int              // turns started
+	queued   []claims.Message // notes for the next turn
+	last     converse.Event   // the last turn's end
+	idle     bool             // interrupted: the run waits for a note rather than ending
+	idleAt   time.Time
+	closed   bool            // Close was called: the agent is to exit
+	closeAt  time.Time       // when it was
+	said     strings.Builder // the agent's text not yet logged
+	lastTool string          // the last tool line logged
 }
 
 // waiting is a question the run waits on: its conversation's (a
