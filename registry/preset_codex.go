@@ -30,6 +30,12 @@ var codexPreset = Preset{
 	Review: codexArgv("exec", "danger-full-access", reviewPrompt),
 	Plan:   codexArgv("exec", "danger-full-access", "--json", planPrompt),
 	Resume: codexArgv("exec resume", "danger-full-access", "--json", "{session}", resumePrompt),
+	// Codex's app-server (JSON-RPC on stdio, workers/converse): the same
+	// provider and start-up flags as the one-shot runs; it takes no
+	// --model, so the model is config. Its sandbox and approval policy
+	// are the conversation's thread/start (full access, and "untrusted"
+	// for an endpoint's asks: true), so asks needs no argv of its own.
+	Talks:  []Talk{{Protocol: "app-server", Argv: codexTalkArgv(), Proven: "0.169.0"}},
 	Writes: []string{"~/.codex"},
 	Hosts:  []string{"api.openai.com", "auth.openai.com", "chatgpt.com"},
 	Origin: "https://api.openai.com/v1", OriginEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY",
@@ -50,7 +56,16 @@ const codexProvider = `model_providers.fleetwatch={name="fleetwatch",base_url="{
 // --sandbox), then rest.
 func codexArgv(sub, sandbox string, rest ...string) []string {
 	argv := append([]string{"codex"}, strings.Fields(sub)...)
-	argv = append(argv, "-c", "model_provider=fleetwatch", "-c", codexProvider, "-c", "analytics.enabled=false",
-		"--disable", "plugins", "--model", "{model}", "-c", `sandbox_mode="`+sandbox+`"`)
+	argv = append(argv, codexFlags...)
+	argv = append(argv, "--model", "{model}", "-c", `sandbox_mode="`+sandbox+`"`)
 	return append(argv, rest...)
+}
+
+// codexFlags name the provider and turn off the start-up fetches.
+var codexFlags = []string{"-c", "model_provider=fleetwatch", "-c", codexProvider, "-c", "analytics.enabled=false", "--disable", "plugins"}
+
+// codexTalkArgv is `codex app-server` with codexFlags and the model.
+func codexTalkArgv() []string {
+	argv := append([]string{"codex", "app-server"}, codexFlags...)
+	return append(argv, "-c", `model="{model}"`)
 }
