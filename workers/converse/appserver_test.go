@@ -1,0 +1,338 @@
+package converse
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/registry"
+)
+
+// asEvents records a conversation's events for a test to wait on, in
+// order: each wait looks from after the event the last one returned.
+type asEvents struct {
+	mu     sync.Mutex
+	all    []Event
+	next   int
+	more   chan struct{}
+	closed chan struct{}
+}
+
+func asRecord(c Conversation) *asEvents {
+	r := &asEvents{more: make(chan struct{}, 1), closed: make(chan struct{})}
+	go func() {
+		defer close(r.closed)
+		for ev := range c.Events() {
+			r.mu.Lock()
+			r.all = append(r.all, ev)
+			r.mu.Unlock()
+			select {
+			case r.more <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return r
+}
+
+// wait is the next event ok takes, failing the test after limit.
+func (r *asEvents) wait(t *testing.T, what string, limit time.Duration, ok func(Event) bool) Event {
+	t.Helper()
+	deadline := time.After(limit)
+	for {
+		r.mu.Lock()
+		for ; r.next < len(r.all); r.next++ {
+			if ev := r.all[r.next]; ok(ev) {
+				r.next++
+				r.mu.Unlock()
+				return ev
+			}
+		}
+		r.mu.Unlock()
+		select {
+		case <-r.more:
+		case <-r.closed:
+			r.mu.Lock()
+			done := r.next >= len(r.all)
+			r.mu.Unlock()
+			if done {
+				t.Fatalf("the events ended before %s:\n%s", what, r)
+			}
+		case <-deadline:
+			t.Fatalf("no %s in %v; events:\n%s", what, limit, r)
+		}
+	}
+}
+
+func (r *asEvents) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for _, ev := range r.all {
+		b.WriteString(string(ev.Kind) + " turn=" + ev.Turn + " stop=" + ev.Stop + " " + asClip(ev.Text, 200))
+		if ev.Ask != nil {
+			b.WriteString(" ask=" + ev.Ask.ID + " " + ev.Ask.Question)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func asKind(k EventKind) func(Event) bool { return func(ev Event) bool { return ev.Kind == k } }
+
+func asTool(part string) func(Event) bool {
+	return func(ev Event) bool { return ev.Kind == Tool && strings.Contains(ev.Text, part) }
+}
+
+// asStart runs cmd as the agent (its own process group, killed when the
+// test ends) and starts the conversation over its pipes.
+func asStart(t *testing.T, cmd *exec.Cmd, cfg Config) (Conversation, error) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr asBuffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("the agent's stderr:\n%s", stderr.String())
+		}
+	})
+	if cfg.Logf == nil {
+		cfg.Logf = t.Logf
+	}
+	return Start(AppServer, Pipes{In: in, Out: out}, cfg)
+}
+
+// asBuffer is a bounded stderr for the test's log.
+type asBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *asBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.b.Len() < 1<<20 {
+		b.b.Write(p)
+	}
+	return len(p), nil
+}
+
+func (b *asBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// asCodex starts the real Codex's app-server as the preset's Talk runs
+// it, against s, in a new git repository with a home of its own.
+func asCodex(t *testing.T, s *modelapi.Server, asks bool) (Conversation, *asEvents, string) {
+	t.Helper()
+	codex := fwtest.RealAgent(t, "codex")
+	p, _ := registry.PresetNamed("codex")
+	talk, ok := p.TalkIn(string(AppServer))
+	if !ok {
+		t.Fatal("the codex preset holds no app-server conversation")
+	}
+	fill := strings.NewReplacer("{model}", "gpt-5-codex", "{base_url}", s.URL+"/v1")
+	argv := []string{codex}
+	for _, a := range talk.Argv[1:] {
+		argv = append(argv, fill.Replace(a))
+	}
+	home, dir := t.TempDir(), fwtest.GitRepo(t)
+	if err := os.Mkdir(filepath.Join(home, ".codex"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex"), "OPENAI_API_KEY=sk-test", "PATH=" + os.Getenv("PATH")}
+	conv, err := asStart(t, cmd, Config{Dir: dir, Model: "gpt-5-codex", Asks: asks})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { conv.Close() })
+	return conv, asRecord(conv), dir
+}
+
+// A first turn: the plan as Prompt, Codex runs the script's shell step
+// in the repository, says its result, and the turn ends with the usage
+// the API reported; the session is Codex's thread.
+func TestAppServerFirstTurn(t *testing.T) {
+	s := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "echo hello > hello.txt", Input: 300, Output: 30}, modelapi.Step{Text: "## Result\nwrote hello.txt", Input: 400, Output: 40})
+	conv, evs, dir := asCodex(t, s, false)
+	if id := conv.Session(); len(id) != 36 {
+		t.Errorf("Session() = %q, want Codex's thread id", id)
+	}
+	if steered, err := conv.Steer("a note"); steered || err != nil {
+		t.Errorf("Steer with no turn running: %v %v, want false and no error", steered, err)
+	}
+	if err := conv.Interrupt(); !errors.Is(err, ErrIdle) {
+		t.Errorf("Interrupt with no turn running: %v, want ErrIdle", err)
+	}
+	if err := conv.Prompt("do the plan"); err != nil {
+		t.Fatal(err)
+	}
+	started := evs.wait(t, "the turn's start", 30*time.Second, asKind(TurnStarted))
+	if tool := evs.wait(t, "the shell step", 30*time.Second, asTool("echo hello > hello.txt")); tool.Turn != started.Turn {
+		t.Errorf("the tool ran in turn %q, not %q", tool.Turn, started.Turn)
+	}
+	if msg := evs.wait(t, "the agent's message", 30*time.Second, asKind(Message)); msg.Text != "## Result\nwrote hello.txt" {
+		t.Errorf("the message: %q", msg.Text)
+	}
+	end := evs.wait(t, "the turn's end", 30*time.Second, asKind(TurnEnded))
+	if end.Turn != started.Turn || end.Stop != StopDone {
+		t.Errorf("the end: %+v, want turn %s, %s", end, started.Turn, StopDone)
+	}
+	if tok := end.Tokens; tok == nil || tok.Input != 700 || tok.Output != 70 {
+		t.Errorf("the turn's tokens: %+v, want the API's 700 in, 70 out", tok)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(b) != "hello\n" {
+		t.Errorf("hello.txt: %q %v", b, err)
+	}
+}
+
+// A note sent while Codex's command runs reaches the same turn: the
+// script's next step runs the command the note gives (ShellFrom), which
+// it would not without the note.
+func TestAppServerSteerChangesTheTurn(t *testing.T) {
+	s := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "sleep 5"},
+		modelapi.Step{ShellFrom: "RUN: ", Text: "## Result\nno note came"}, modelapi.Step{Text: "## Result\nsteered"})
+	conv, evs, dir := asCodex(t, s, false)
+	if err := conv.Prompt("do the plan"); err != nil {
+		t.Fatal(err)
+	}
+	started := evs.wait(t, "the turn's start", 30*time.Second, asKind(TurnStarted))
+	evs.wait(t, "the sleep", 30*time.Second, asTool("sleep 5"))
+	sent := time.Now()
+	steered, err := conv.Steer("RUN: touch steered.txt")
+	acked := time.Since(sent)
+	if !steered || err != nil {
+		t.Fatalf("Steer during the turn: %v %v", steered, err)
+	}
+	slept := evs.wait(t, "the sleep's end", 30*time.Second, asTool("sleep 5"))
+	note := evs.wait(t, "the note's command", 30*time.Second, asTool("touch steered.txt"))
+	t.Logf("steer: answered in %v; the note's command began %v after the running command ended (%v after the steer)",
+		acked, note.At.Sub(slept.At), note.At.Sub(sent))
+	if acked > time.Second {
+		t.Errorf("Codex took %v to take the note, want ≤ 1s", acked)
+	}
+	if note.Turn != started.Turn {
+		t.Errorf("the note ran in turn %q, not the steered %q", note.Turn, started.Turn)
+	}
+	end := evs.wait(t, "the turn's end", 30*time.Second, asKind(TurnEnded))
+	if end.Turn != started.Turn || end.Stop != StopDone {
+		t.Errorf("the end: %+v", end)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "steered.txt")); err != nil {
+		t.Errorf("the note's command did not run: %v", err)
+	}
+	if c := s.Calls(); !slices.ContainsFunc(c, func(c modelapi.Call) bool { return c.Step == 2 }) {
+		t.Errorf("the API's calls: %+v, want the script's last step", c)
+	}
+}
+
+// An interrupt ends the running turn at once (not after its 30 s
+// command) and the conversation goes on: the next Prompt runs a turn.
+func TestAppServerInterrupt(t *testing.T) {
+	s := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "sleep 30"}, modelapi.Step{Text: "## Result\nafter"}, modelapi.Step{Text: "## Result\nafter"})
+	conv, evs, _ := asCodex(t, s, false)
+	if err := conv.Prompt("do the plan"); err != nil {
+		t.Fatal(err)
+	}
+	started := evs.wait(t, "the turn's start", 30*time.Second, asKind(TurnStarted))
+	evs.wait(t, "the sleep", 30*time.Second, asTool("sleep 30"))
+	if err := conv.Prompt("another"); !errors.Is(err, ErrBusy) {
+		t.Errorf("Prompt during a turn: %v, want ErrBusy", err)
+	}
+	sent := time.Now()
+	if err := conv.Interrupt(); err != nil {
+		t.Fatal(err)
+	}
+	end := evs.wait(t, "the interrupted turn's end", 5*time.Second, asKind(TurnEnded))
+	t.Logf("interrupt: the turn ended %v after it", time.Since(sent))
+	if end.Turn != started.Turn || end.Stop != StopCancelled {
+		t.Errorf("the end: %+v, want turn %s %s", end, started.Turn, StopCancelled)
+	}
+	if err := conv.Prompt("go on"); err != nil {
+		t.Fatalf("Prompt after the interrupt: %v", err)
+	}
+	next := evs.wait(t, "the next turn's end", 30*time.Second, asKind(TurnEnded))
+	if next.Turn == started.Turn || next.Stop != StopDone {
+		t.Errorf("the next turn: %+v", next)
+	}
+}
+
+// With asks, Codex's approval requests wait for Answer: an accepted
+// command runs, a declined one does not, an answer twice or with an
+// option not offered is refused, and an interrupt declines what waits.
+func TestAppServerAsks(t *testing.T) {
+	s := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "touch approved.txt"}, modelapi.Step{Text: "## Result\none"},
+		modelapi.Step{Shell: "touch declined.txt"}, modelapi.Step{Text: "## Result\ntwo"},
+		modelapi.Step{Shell: "touch pending.txt"}, modelapi.Step{Text: "## Result\nthree"})
+	conv, evs, dir := asCodex(t, s, true)
+	ask := func(cmd string) *Ask {
+		t.Helper()
+		if err := conv.Prompt("do the plan"); err != nil {
+			t.Fatal(err)
+		}
+		a := evs.wait(t, "the approval request for "+cmd, 30*time.Second, asKind(Asked)).Ask
+		if !strings.Contains(a.Question, cmd) || len(a.Options) != 3 || a.Options[0].ID != "accept" || !a.Options[0].Allow || a.Options[2].Allow {
+			t.Errorf("the ask: %+v", a)
+		}
+		return a
+	}
+	a := ask("touch approved.txt")
+	if err := conv.Answer(a.ID, Reply{Option: "maybe"}); err == nil || !strings.Contains(err.Error(), `"maybe" is not an option`) {
+		t.Errorf("an answer with no such option: %v", err)
+	}
+	if err := conv.Answer(a.ID, Reply{Option: "accept"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := conv.Answer(a.ID, Reply{Option: "accept"}); !errors.Is(err, ErrNoAsk) {
+		t.Errorf("a second answer: %v, want ErrNoAsk", err)
+	}
+	evs.wait(t, "the first turn's end", 30*time.Second, asKind(TurnEnded))
+	a = ask("touch declined.txt")
+	if err := conv.Answer(a.ID, Reply{Deny: true}); err != nil {
+		t.Fatal(err)
+	}
+	evs.wait(t, "the second turn's end", 30*time.Second, asKind(TurnEnded))
+	a = ask("touch pending.txt")
+	if err := conv.Interrupt(); err != nil {
+		t.Fatal(err)
+	}
+	if end := evs.wait(t, "the third turn's end", 10*time.Second, asKind(TurnEnded)); end.Stop != StopCancelled {
+		t.Errorf("the interrupted turn: %+v", end)
+	}
+	if err := conv.Answer(a.ID, Reply{Option: "accept"}); !errors.Is(err, ErrNoAsk) {
+		t.Errorf("an answer after the interrupt: %v, want ErrNoAsk", err)
+	}
+	for file, want := range map[string]bool{"approved.txt": true, "declined.txt": false, "pending.txt": false} {
+		if _, err := os.Stat(filepath.Join(dir, file)); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", file, err == nil, want)
+		}
+	}
+}
