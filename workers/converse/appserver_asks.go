@@ -56,7 +56,7 @@ var (
 func (c *appServer) request(m asMsg) {
 	var p asParams
 	if len(m.Params) > 0 && json.Unmarshal(m.Params, &p) != nil {
-		c.logf("app-server: a %s whose fields are not the schema's; refused", asClip(m.Method, 60))
+		c.logf("app-server: refused the agent's %s: its fields are not the schema's", asClip(m.Method, 60))
 		go c.rpc.refuse(m.ID, -32602, "fleetwatch could not read the request's params")
 		return
 	}

@@ -67,7 +67,7 @@ func (c *appServer) notification(m asMsg) {
 	}
 	var n asNote
 	if len(m.Params) > 0 && json.Unmarshal(m.Params, &n) != nil {
-		c.logf("app-server: a %s whose fields are not the schema's; skipped", asClip(m.Method, 60))
+		c.logf("app-server: skipped the agent's %s: its fields are not the schema's", asClip(m.Method, 60))
 		return
 	}
 	c.mu.Lock()

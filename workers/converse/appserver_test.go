@@ -121,7 +121,18 @@ func asStart(t *testing.T, cmd *exec.Cmd, cfg Config) (Conversation, error) {
 		}
 	})
 	if cfg.Logf == nil {
-		cfg.Logf = t.Logf
+		// The conversation may log after the test ends (its reader ends
+		// with the agent): logging then would panic.
+		var mu sync.Mutex
+		ended := false
+		t.Cleanup(func() { mu.Lock(); ended = true; mu.Unlock() })
+		cfg.Logf = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !ended {
+				t.Logf(format, args...)
+			}
+		}
 	}
 	return Start(AppServer, Pipes{In: in, Out: out}, cfg)
 }
@@ -335,4 +346,115 @@ func TestAppServerAsks(t *testing.T) {
 			t.Errorf("%s exists: %v, want %v", file, err == nil, want)
 		}
 	}
+}
+
+// asShorten makes the timeouts short for a test of hostile agents.
+func asShorten(t *testing.T) {
+	hs, req, grace := asHandshakeTimeout, asRequestTimeout, asCloseGrace
+	asHandshakeTimeout, asRequestTimeout, asCloseGrace = time.Second, time.Second, time.Second
+	t.Cleanup(func() { asHandshakeTimeout, asRequestTimeout, asCloseGrace = hs, req, grace })
+}
+
+// asHostile starts testdata/appserver/hostile.sh doing mode.
+func asHostile(t *testing.T, mode string) (Conversation, error) {
+	t.Helper()
+	return asStart(t, exec.Command("sh", filepath.Join("testdata", "appserver", "hostile.sh"), mode), Config{Dir: t.TempDir()})
+}
+
+// An agent that breaks the protocol before the conversation starts is
+// refused with one line saying how, within the handshake's timeout.
+func TestAppServerHostileStart(t *testing.T) {
+	asShorten(t)
+	for _, tc := range []struct{ mode, want string }{
+		{"junk", `line 1 is not JSON-RPC: "this is not JSON-RPC"`},
+		{"long", "a line of more than 4 MiB"},
+		{"silent", "initialize: no answer from the agent in 1s"},
+		{"refuse", "initialize: the agent refused it (-32000): not today"},
+		{"nothread", "thread/start: the answer names no thread"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			began := time.Now()
+			conv, err := asHostile(t, tc.mode)
+			if conv != nil || err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("Start: %v %v, want one line with %q", conv, err, tc.want)
+			}
+			// Close ran inside Start: the agent ignores its closed stdin,
+			// and Start still returned.
+			if took := time.Since(began); took > 5*time.Second {
+				t.Errorf("Start took %v", took)
+			}
+		})
+	}
+}
+
+// After the handshake: odd fields and unknown messages are skipped, not
+// fatal; a failed turn ends with the agent's error; a line that is not
+// JSON-RPC fails the conversation (a Failed event, then the events
+// close); Close returns though the agent ignores it.
+func TestAppServerHostileTurn(t *testing.T) {
+	asShorten(t)
+	conv, err := asHostile(t, "odd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := asRecord(conv)
+	if conv.Session() != "thread-1" {
+		t.Errorf("Session() = %q", conv.Session())
+	}
+	if err := conv.Prompt("go"); err != nil {
+		t.Fatal(err)
+	}
+	end := evs.wait(t, "the failed turn's end", 5*time.Second, asKind(TurnEnded))
+	if end.Stop != StopError || end.Text != "the model is gone" {
+		t.Errorf("the end: %+v", end)
+	}
+	failed := evs.wait(t, "the failure", 5*time.Second, asKind(Failed))
+	if !strings.Contains(failed.Text, `is not JSON-RPC: "[1,2,3]"`) {
+		t.Errorf("the failure: %q", failed.Text)
+	}
+	<-evs.closed
+	if err := conv.Prompt("again"); err == nil {
+		t.Error("Prompt after the failure: no error")
+	}
+	began := time.Now()
+	conv.Close()
+	if took := time.Since(began); took > 3*time.Second {
+		t.Errorf("Close took %v", took)
+	}
+}
+
+// An agent that stops answering mid-conversation: Prompt gives up after
+// its timeout; one that exits mid-turn fails the conversation.
+func TestAppServerHostileSilenceAndExit(t *testing.T) {
+	asShorten(t)
+	conv, err := asHostile(t, "mute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conv.Prompt("go"); err == nil || !strings.Contains(err.Error(), "turn/start: no answer from the agent in 1s") {
+		t.Errorf("Prompt to a mute agent: %v", err)
+	}
+	began := time.Now()
+	conv.Close()
+	if took := time.Since(began); took > 3*time.Second {
+		t.Errorf("Close of a mute agent took %v", took)
+	}
+	if err := conv.Prompt("go"); !errors.Is(err, ErrClosed) {
+		t.Errorf("Prompt after Close: %v, want ErrClosed", err)
+	}
+
+	conv, err = asHostile(t, "crash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := asRecord(conv)
+	if err := conv.Prompt("go"); err != nil {
+		t.Fatal(err)
+	}
+	evs.wait(t, "the turn's start", 5*time.Second, asKind(TurnStarted))
+	if failed := evs.wait(t, "the failure", 5*time.Second, asKind(Failed)); !strings.Contains(failed.Text, "the agent's output ended") {
+		t.Errorf("the failure: %q", failed.Text)
+	}
+	<-evs.closed
+	conv.Close()
 }
