@@ -159,11 +159,13 @@ func (c *appServer) Steer(text string) (bool, error) {
 func (c *appServer) Interrupt() error {
 	c.mu.Lock()
 	thread, turn, closed := c.thread, c.turn, c.closed
-	var declined []*asPending
-	for id, p := range c.asks {
-		if p.turn == turn || p.turn == "" {
-			declined = append(declined, p)
-			delete(c.asks, id)
+	var waiting []*asPending
+	if turn != "" {
+		for id, p := range c.asks {
+			if p.turn == turn || p.turn == "" {
+				waiting = append(waiting, p)
+				delete(c.asks, id) // no Answer races the interrupt
+			}
 		}
 	}
 	c.mu.Unlock()
@@ -173,14 +175,18 @@ func (c *appServer) Interrupt() error {
 	if turn == "" {
 		return ErrIdle
 	}
-	// What waits for an answer is declined first: the turn ends refusing
-	// it rather than with a request left open.
-	for _, p := range declined {
-		if res, err := p.answer(Reply{Deny: true}); err == nil {
-			_ = c.rpc.reply(p.id, res)
+	// Codex resolves what waits for an answer when it aborts the turn
+	// (serverRequest/resolved): declining first would let the turn go on
+	// to the model before the interrupt arrives. Declined here only if
+	// the interrupt did not go through, so that nothing waits forever.
+	_, err := c.rpc.call("turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, asRequestTimeout)
+	if err != nil {
+		for _, p := range waiting {
+			if res, derr := p.answer(Reply{Deny: true}); derr == nil {
+				_ = c.rpc.reply(p.id, res)
+			}
 		}
 	}
-	_, err := c.rpc.call("turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, asRequestTimeout)
 	return err
 }
 

@@ -13,6 +13,10 @@ import (
 // is allowed at once (the approval policy is then "never", so they are
 // rare); with it each becomes an Asked event and waits for Answer.
 
+// asMaxAsks bounds the requests waiting for the driver; more are
+// declined at once.
+const asMaxAsks = 64
+
 // asPending is a request of the agent's waiting for the driver.
 type asPending struct {
 	id     json.RawMessage // the agent's request id, echoed in the reply
@@ -52,25 +56,35 @@ var (
 	asDecline = Option{ID: "decline", Label: "decline"}
 )
 
-// request answers or asks about one request of the agent's.
+// request answers or asks about one request of the agent's. Replies are
+// written by the reader itself: an agent that floods requests without
+// reading its stdin meets asWriteTimeout, not a goroutine for each.
 func (c *appServer) request(m asMsg) {
 	var p asParams
 	if len(m.Params) > 0 && json.Unmarshal(m.Params, &p) != nil {
 		c.logf("app-server: refused the agent's %s: its fields are not the schema's", asClip(m.Method, 60))
-		go c.rpc.refuse(m.ID, -32602, "fleetwatch could not read the request's params")
+		_ = c.rpc.refuse(m.ID, -32602, "fleetwatch could not read the request's params")
 		return
 	}
 	r, ok := c.requestFor(m.Method, p)
 	if !ok {
 		c.logf("app-server: refused the agent's %s: fleetwatch does not handle it", asClip(m.Method, 60))
-		go c.rpc.refuse(m.ID, -32601, "fleetwatch does not handle "+asClip(m.Method, 60))
+		_ = c.rpc.refuse(m.ID, -32601, "fleetwatch does not handle "+asClip(m.Method, 60))
 		return
 	}
 	if !c.cfg.Asks || r.answer == nil {
-		go c.rpc.reply(m.ID, r.auto)
+		_ = c.rpc.reply(m.ID, r.auto)
 		return
 	}
 	c.mu.Lock()
+	if len(c.asks) >= asMaxAsks {
+		c.mu.Unlock()
+		c.logf("app-server: declined the agent's %s: %d requests already wait", m.Method, asMaxAsks)
+		if res, err := r.answer(Reply{Deny: true}); err == nil {
+			_ = c.rpc.reply(m.ID, res)
+		}
+		return
+	}
 	c.nextAsk++
 	id := "codex-" + strconv.Itoa(c.nextAsk)
 	c.asks[id] = &asPending{id: bytes.TrimSpace(m.ID), turn: r.turn, answer: r.answer}

@@ -11,7 +11,7 @@ handshake() {
 }
 case "$1" in
 junk) echo 'this is not JSON-RPC'; exec sleep 30 ;;
-long) exec tr -d '\n' </dev/zero ;;
+long) tr -d '\n' </dev/zero & exec sleep 30 ;; # keeps its stdin open
 silent) exec sleep 30 ;;
 refuse) read -r line; echo '{"id":1,"error":{"code":-32000,"message":"not today"}}'; exec sleep 30 ;;
 nothread) read -r line; echo '{"id":1,"result":{}}'; read -r line; read -r line; echo '{"id":2,"result":{"thread":7}}'; exec sleep 30 ;;
