@@ -104,11 +104,20 @@ func asText(text string) []any {
 	return []any{map[string]any{"type": "text", "text": text, "text_elements": []any{}}}
 }
 
+// goneLocked is why the conversation is over (closed, or the agent broke
+// it), nil while it goes on; c.mu is held.
+func (c *appServer) goneLocked() error {
+	if c.closed {
+		return ErrClosed
+	}
+	return c.rpc.err()
+}
+
 func (c *appServer) Prompt(text string) error {
 	c.mu.Lock()
-	if c.closed {
+	if err := c.goneLocked(); err != nil {
 		c.mu.Unlock()
-		return ErrClosed
+		return err
 	}
 	if c.turn != "" || c.starting {
 		c.mu.Unlock()
@@ -137,10 +146,10 @@ func (c *appServer) Prompt(text string) error {
 
 func (c *appServer) Steer(text string) (bool, error) {
 	c.mu.Lock()
-	thread, turn, closed := c.thread, c.turn, c.closed
+	thread, turn, gone := c.thread, c.turn, c.goneLocked()
 	c.mu.Unlock()
-	if closed {
-		return false, ErrClosed
+	if gone != nil {
+		return false, gone
 	}
 	if turn == "" {
 		return false, nil
@@ -158,7 +167,7 @@ func (c *appServer) Steer(text string) (bool, error) {
 
 func (c *appServer) Interrupt() error {
 	c.mu.Lock()
-	thread, turn, closed := c.thread, c.turn, c.closed
+	thread, turn, gone := c.thread, c.turn, c.goneLocked()
 	var waiting []*asPending
 	if turn != "" {
 		for id, p := range c.asks {
@@ -169,8 +178,8 @@ func (c *appServer) Interrupt() error {
 		}
 	}
 	c.mu.Unlock()
-	if closed {
-		return ErrClosed
+	if gone != nil {
+		return gone
 	}
 	if turn == "" {
 		return ErrIdle

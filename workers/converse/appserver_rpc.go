@@ -3,6 +3,7 @@ package converse
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -123,7 +124,12 @@ func (r *asRPC) write(v any) error {
 		r.end(err)
 		return err
 	case <-r.dead:
-		return r.err()
+		select {
+		case err := <-done: // written just before the end
+			return err
+		default:
+			return r.err()
+		}
 	}
 }
 
@@ -145,22 +151,28 @@ func (r *asRPC) call(method string, params any, timeout time.Duration) (json.Raw
 		Method string          `json:"method"`
 		Params any             `json:"params,omitempty"`
 	}{json.RawMessage(id), method, params}
-	if err := r.write(req); err != nil {
-		return nil, err
+	werr := r.write(req)
+	if werr != nil && r.err() == nil {
+		return nil, werr // not sent, and the lines go on
 	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
+	var m asMsg
 	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return nil, fmt.Errorf("%s: %w", method, m.Error)
-		}
-		return m.Result, nil
+	case m = <-ch:
 	case <-t.C:
 		return nil, fmt.Errorf("%s: no answer from the agent in %v", method, timeout)
 	case <-r.dead:
-		return nil, r.err()
+		select {
+		case m = <-ch: // answered just before the end: the answer stands
+		default:
+			return nil, cmp.Or(werr, r.err())
+		}
 	}
+	if m.Error != nil {
+		return nil, fmt.Errorf("%s: %w", method, m.Error)
+	}
+	return m.Result, nil
 }
 
 // notify sends a notification.

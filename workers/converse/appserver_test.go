@@ -413,8 +413,8 @@ func TestAppServerHostileTurn(t *testing.T) {
 		t.Errorf("the failure: %q", failed.Text)
 	}
 	<-evs.closed
-	if err := conv.Prompt("again"); err == nil {
-		t.Error("Prompt after the failure: no error")
+	if err := conv.Prompt("again"); err == nil || !strings.Contains(err.Error(), "is not JSON-RPC") {
+		t.Errorf("Prompt after the failure: %v, want why it failed", err)
 	}
 	began := time.Now()
 	conv.Close()
