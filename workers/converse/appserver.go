@@ -42,6 +42,7 @@ type appServer struct {
 	asks     map[string]*asPending // waiting for the driver's Answer, by Ask.ID
 	nextAsk  int
 	files    map[string][]string // file changes' paths by item id, for their approvals
+	tools    map[string]bool     // the turn's tool items seen starting
 	usage    *Tokens             // the thread's figures so far
 }
 
@@ -49,7 +50,7 @@ func startAppServer(pipes Pipes, cfg Config) (Conversation, error) {
 	c := &appServer{
 		rpc: newASRPC(pipes.In), cfg: cfg, events: make(chan Event, asEventBuffer),
 		quit: make(chan struct{}), read: make(chan struct{}),
-		asks: map[string]*asPending{}, files: map[string][]string{},
+		asks: map[string]*asPending{}, files: map[string][]string{}, tools: map[string]bool{},
 	}
 	go c.reader(pipes.Out)
 	if err := c.handshake(); err != nil {

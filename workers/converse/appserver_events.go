@@ -2,6 +2,7 @@ package converse
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -30,6 +31,9 @@ type asItem struct {
 	Server string `json:"server"` // mcpToolCall
 	Tool   string `json:"tool"`   // mcpToolCall, dynamicToolCall
 	Query  string `json:"query"`  // webSearch
+	// Status and ExitCode are a tool's outcome once it completes.
+	Status   string `json:"status"`
+	ExitCode *int   `json:"exitCode"`
 }
 
 // asNote holds the fields the notifications fleetwatch reads carry.
@@ -139,6 +143,7 @@ func (c *appServer) turnCompleted(t *asTurn) {
 		}
 	}
 	clear(c.files)
+	clear(c.tools)
 	if c.usage != nil {
 		tok := *c.usage
 		ev.Tokens = &tok
@@ -150,14 +155,52 @@ func (c *appServer) turnCompleted(t *asTurn) {
 // asToolText bounds a tool's title.
 const asToolText = 2000
 
-// item turns a thread item into a Tool or Message event; the kinds
-// fleetwatch does not show (the user's own messages, reasoning, plans)
-// are skipped.
+// item turns a thread item into a Tool or Message event: a tool when it
+// starts, and again when it completes only if that says something new (it
+// failed or was declined, or its start was never seen), so that the
+// driver's log has a line for each call, not two. The kinds fleetwatch
+// does not show (the user's own messages, reasoning, plans) are skipped.
 func (c *appServer) item(it *asItem, turn string, done bool) {
 	if it == nil {
 		return
 	}
-	ev := Event{Kind: Tool, Turn: turn}
+	if it.Type == "agentMessage" {
+		if done { // its text is whole once it completes
+			c.emit(Event{Kind: Message, Turn: turn, Text: asClip(it.Text, 1<<20)})
+		}
+		return
+	}
+	ev, ok := asToolEvent(it)
+	if !ok {
+		return
+	}
+	ev.Turn = turn
+	c.mu.Lock()
+	seen := c.tools[it.ID]
+	if !done && it.ID != "" && len(c.tools) < 10000 {
+		c.tools[it.ID] = true
+	}
+	if it.Type == "fileChange" && len(ev.Files) > 0 && len(c.files) < 10000 {
+		c.files[it.ID] = ev.Files
+	}
+	c.mu.Unlock()
+	if done && seen {
+		outcome := it.Status
+		if it.ExitCode != nil && *it.ExitCode != 0 && outcome == "completed" {
+			outcome = "exit " + strconv.Itoa(*it.ExitCode)
+		}
+		if outcome == "completed" || outcome == "" {
+			return
+		}
+		ev.Text += " (" + asClip(outcome, 40) + ")"
+	}
+	c.emit(ev)
+}
+
+// asToolEvent is a tool item's Tool event; false for an item that is no
+// tool.
+func asToolEvent(it *asItem) (Event, bool) {
+	ev := Event{Kind: Tool}
 	switch it.Type {
 	case "commandExecution":
 		ev.Text = asClip(it.Command, asToolText)
@@ -168,24 +211,14 @@ func (c *appServer) item(it *asItem, turn string, done bool) {
 			}
 		}
 		ev.Text = asClip("edit "+strings.Join(ev.Files, ", "), asToolText)
-		c.mu.Lock()
-		if len(c.files) < 10000 {
-			c.files[it.ID] = ev.Files
-		}
-		c.mu.Unlock()
 	case "mcpToolCall":
 		ev.Text = asClip(it.Server+"/"+it.Tool, asToolText)
 	case "dynamicToolCall":
 		ev.Text = asClip(it.Tool, asToolText)
 	case "webSearch":
 		ev.Text = asClip("web search: "+it.Query, asToolText)
-	case "agentMessage":
-		if !done {
-			return // its text is whole once it completes
-		}
-		ev = Event{Kind: Message, Turn: turn, Text: asClip(it.Text, 1<<20)}
 	default:
-		return
+		return ev, false
 	}
-	c.emit(ev)
+	return ev, true
 }

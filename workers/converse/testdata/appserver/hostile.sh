@@ -38,6 +38,18 @@ mute)
 	handshake
 	exec sleep 30 # reads no more: turn/start is never answered
 	;;
+flood)
+	handshake
+	read -r line
+	echo '{"id":3,"result":{"turn":{"id":"turn-1"}}}'
+	i=0
+	while [ $i -lt 1000 ]; do
+		echo '{"method":"item/started","params":{"threadId":"thread-1","turnId":"turn-1","item":{"type":"commandExecution","id":"c'$i'","command":"step '$i'"}}}'
+		i=$((i + 1))
+	done
+	echo '{"method":"turn/completed","params":{"threadId":"thread-1","turn":{"id":"turn-1","status":"completed"}}}'
+	exec sleep 30
+	;;
 crash)
 	handshake
 	read -r line
