@@ -190,11 +190,19 @@ func (c *appServer) Interrupt() error {
 	// to the model before the interrupt arrives. Declined here only if
 	// the interrupt did not go through, so that nothing waits forever.
 	_, err := c.rpc.call("turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, asRequestTimeout)
-	if err != nil {
-		for _, p := range waiting {
-			if res, derr := p.answer(Reply{Deny: true}); derr == nil {
-				_ = c.rpc.reply(p.id, res)
-			}
+	if err == nil {
+		return nil
+	}
+	c.mu.Lock()
+	ended := c.turn != turn
+	c.mu.Unlock()
+	var refused *asRPCError
+	if ended && errors.As(err, &refused) {
+		return ErrIdle // the turn ended before the interrupt reached it
+	}
+	for _, p := range waiting {
+		if res, derr := p.answer(Reply{Deny: true}); derr == nil {
+			_ = c.rpc.reply(p.id, res)
 		}
 	}
 	return err

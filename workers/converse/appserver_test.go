@@ -427,7 +427,8 @@ func TestAppServerHostileTurn(t *testing.T) {
 }
 
 // An agent that stops answering mid-conversation: Prompt gives up after
-// its timeout; one that exits mid-turn fails the conversation.
+// its timeout; a late interrupt finds no turn; an agent that exits
+// mid-turn fails the conversation.
 func TestAppServerHostileSilenceAndExit(t *testing.T) {
 	asShorten(t)
 	conv, err := asHostile(t, "mute")
@@ -446,11 +447,27 @@ func TestAppServerHostileSilenceAndExit(t *testing.T) {
 		t.Errorf("Prompt after Close: %v, want ErrClosed", err)
 	}
 
-	conv, err = asHostile(t, "crash")
+	// An interrupt the agent refuses because the turn has just ended is
+	// no error: no turn runs.
+	conv, err = asHostile(t, "late")
 	if err != nil {
 		t.Fatal(err)
 	}
 	evs := asRecord(conv)
+	if err := conv.Prompt("go"); err != nil {
+		t.Fatal(err)
+	}
+	evs.wait(t, "the turn's start", 5*time.Second, asKind(TurnStarted))
+	if err := conv.Interrupt(); !errors.Is(err, ErrIdle) {
+		t.Errorf("an interrupt as the turn ended: %v, want ErrIdle", err)
+	}
+	conv.Close()
+
+	conv, err = asHostile(t, "crash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs = asRecord(conv)
 	if err := conv.Prompt("go"); err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,17 @@ flood)
 	echo '{"method":"turn/completed","params":{"threadId":"thread-1","turn":{"id":"turn-1","status":"completed"}}}'
 	exec sleep 30
 	;;
+late)
+	# The turn ends as the interrupt comes: its refusal follows the end.
+	handshake
+	read -r line
+	echo '{"id":3,"result":{"turn":{"id":"turn-1"}}}'
+	echo '{"method":"turn/started","params":{"threadId":"thread-1","turn":{"id":"turn-1"}}}'
+	read -r line # turn/interrupt
+	echo '{"method":"turn/completed","params":{"threadId":"thread-1","turn":{"id":"turn-1","status":"completed"}}}'
+	echo '{"id":4,"error":{"code":-32600,"message":"no active turn"}}'
+	exec sleep 30
+	;;
 crash)
 	handshake
 	read -r line
