@@ -55,11 +55,11 @@ func (l *Pane) askingRow() *uictx.WorkerRow {
 }
 
 // askingWidths widens the columns for the runs' cells.
-func askingWidths(rs []uictx.WorkerRow, slug, agent, state *int) {
+func askingWidths(rs []uictx.WorkerRow, slug, agent, state, scope *int) {
 	for i := range rs {
 		st := &rs[i].St
 		*slug, *agent = max(*slug, kit.CellWidth(kit.PlanSlug(st.Plan))), max(*agent, kit.CellWidth(st.AgentID))
-		*state = max(*state, kit.CellWidth(askingState))
+		*state, *scope = max(*state, kit.CellWidth(askingState)), max(*scope, kit.CellWidth(optionsCell(st.Asking)))
 	}
 }
 

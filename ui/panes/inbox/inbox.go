@@ -441,7 +441,7 @@ func inboxColumns(w int, es []coord.Entry, shown []int, paused []look.State, ask
 		slug, agent = max(slug, kit.CellWidth(kit.PlanSlug(st.Plan))), max(agent, kit.CellWidth(st.AgentID))
 		state, scope = max(state, kit.CellWidth(pausedState(st))), max(scope, kit.CellWidth(kit.USD(st.Spent.USD)))
 	}
-	askingWidths(asking, &slug, &agent, &state)
+	askingWidths(asking, &slug, &agent, &state, &scope)
 	commentWidths(cs, &slug, &agent, &state)
 	c := inboxCols{n: 2, age: 5}
 	room := w - 2 - (c.n + 1) - (c.age + 1)
