@@ -18,8 +18,11 @@ import (
 // refused) on the status line.
 
 // Asking is the state cell of a run whose agent waits for a person's
-// answer.
-const Asking = "? waiting for input"
+// answer; AskingShort the same where the note needs the room.
+const (
+	Asking      = "? waiting for input"
+	AskingShort = "? waiting"
+)
 
 // canTalk says whether t (verb "tell") or i ("interrupt") applies to r,
 // and why not: a run of this machine's with its agent going. A worker on

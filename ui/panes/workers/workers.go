@@ -233,8 +233,9 @@ func (w *Pane) pause(r *uictx.WorkerRow) tea.Msg {
 type workerCols struct {
 	// host is 0 unless another machine's workers are shown.
 	agent, host, tier, plan, state, beat, pid, note int
-	// bare: the tier/model column leaves out the endpoint, so a note fits.
-	bare bool
+	// bare: the tier/model column leaves out the endpoint, so a note fits;
+	// short: a run waiting for input says AskingShort, so a note fits.
+	bare, short bool
 }
 
 // columns sizes the workers table for width and the workers
@@ -250,13 +251,33 @@ func (w *Pane) columns(width int) workerCols {
 		radar, text := w.note(&rows[j])
 		note = max(note, kit.CellWidth(radar)+3+kit.CellWidth(text))
 	}
-	if c.note < note {
-		if bare := workerColumnsAt(width, rows, shown, true); bare.note >= note {
-			return bare
-		}
+	if c.note >= note {
+		return c
+	}
+	// A run waiting for input says so in fewer words, then the endpoints
+	// go, before a note is cut.
+	short := shortAsking(c)
+	if short.note >= note {
+		return short
+	}
+	if bare := shortAsking(workerColumnsAt(width, rows, shown, true)); bare.note >= note {
+		return bare
+	}
+	return short
+}
+
+// shortAsking is c with the state column as narrow as it is without a
+// run waiting for input, which then shows AskingShort.
+func shortAsking(c workerCols) workerCols {
+	if c.state > stateWidth {
+		c.note += c.state - stateWidth
+		c.state, c.short = stateWidth, true
 	}
 	return c
 }
+
+// stateWidth is the state column's width but for a run waiting for input.
+const stateWidth = 10
 
 func workerColumnsAt(w int, rows []uictx.WorkerRow, shown []int, bare bool) workerCols {
 	agent, what, plan, host := len("agent"), len("tier/model"), len("plan"), 0
@@ -273,7 +294,7 @@ func workerColumnsAt(w int, rows []uictx.WorkerRow, shown []int, bare bool) work
 			host = max(host, kit.CellWidth(rows[j].St.Host))
 		}
 	}
-	c := workerCols{state: 10, beat: 5, pid: 7, bare: bare}
+	c := workerCols{state: stateWidth, beat: 5, pid: 7, bare: bare}
 	for _, j := range shown {
 		// A run waiting for input says so in full.
 		if rows[j].St.Asking != nil {
@@ -341,6 +362,9 @@ func (w *Pane) line(cm *uictx.Common, r *uictx.WorkerRow, c workerCols, selected
 	b.WriteString(kit.Fit(termtext.Line(What(&r.St, c.bare)), c.tier) + " ")
 	b.WriteString(kit.Fit(termtext.Line(kit.PlanSlug(r.St.Plan)), c.plan) + " ")
 	state, ok := HealthCell(r)
+	if state == Asking && c.short {
+		state = AskingShort
+	}
 	cell := kit.Fit(state, c.state)
 	if !plain {
 		switch {
