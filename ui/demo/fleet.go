@@ -74,7 +74,7 @@ func (b *builder) writeWorkers() {
 			HeartbeatEvery: 1200, Note: "waiting for input: " + askTidy.Question,
 			// A conversation whose agent asks before it runs a command:
 			// the Workers pane and the inbox show it waiting for input.
-			Asking: &ask,
+			Asking: &ask, Agent: &look.Proc{PID: 48230},
 		}, []logLine{
 			{10 * time.Minute, look.StreamFleet, "claimed in-progress/duplicate-tags-by-case.md"},
 			{10 * time.Minute, look.StreamFleet, fmt.Sprintf("run claude -p %q in %s (port %d)", "{plan}", wt("mid-1"), midPort)},

@@ -39,6 +39,8 @@ func canTalk(r *uictx.WorkerRow, verb string) (bool, string) {
 	case r.Health != look.Live:
 		state, _ := HealthCell(r)
 		return false, verb + ": " + who + " has no run going (" + state + ")"
+	case !r.Local:
+		return true, ""
 	case r.Child:
 		return false, verb + ": " + who + " has written no state file yet; its driver cannot hear it"
 	case r.St.Plan == "" || r.St.Agent == nil:

@@ -263,7 +263,8 @@ func (w *Pane) columns(width int) workerCols {
 	if bare := shortAsking(workerColumnsAt(width, rows, shown, true)); bare.note >= note {
 		return bare
 	}
-	return short
+	// A note is cut whatever goes: the state says it all.
+	return c
 }
 
 // shortAsking is c with the state column as narrow as it is without a
