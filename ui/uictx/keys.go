@@ -107,11 +107,10 @@ func DefaultKeys() KeyMap {
 			New:         b("new plan", "n"),
 			Edit:        b("edit", "e"),
 		},
-		Leases: LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R"), Open: b("open", "enter")},
-		Trees:  TreeKeys{Diff: b("diff", "d"), Open: b("open", "enter")},
-		Workers: WorkerKeys{Stop: b("stop", "x"), Pause: b("pause/resume", "p"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d"), Open: b("open", "enter"),
-			Tell: b("tell", "t"), Interrupt: b("interrupt turn", "i")},
-		Events: EventKeys{Open: b("open", "enter")},
+		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R"), Open: b("open", "enter")},
+		Trees:   TreeKeys{Diff: b("diff", "d"), Open: b("open", "enter")},
+		Workers: WorkerKeys{Stop: b("stop", "x"), Pause: b("pause/resume", "p"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d"), Open: b("open", "enter"), Tell: b("tell", "t"), Interrupt: b("interrupt turn", "i")},
+		Events:  EventKeys{Open: b("open", "enter")},
 		Merge: MergeKeys{
 			Approve: b("approve", "A"), NeedsWork: b("needs work", "X"), Peer: b("peer review", "v"),
 			Add: b("queue", "+"), Remove: b("unqueue", "-"), Land: b("land head", "m"),
@@ -119,9 +118,8 @@ func DefaultKeys() KeyMap {
 			Browse: b("open PR", "o"), Sync: b("read forge", "r"),
 		},
 		Inbox: InboxKeys{
-			Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter"),
+			Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter"), Allow: b("allow", "y"), Deny: b("deny", "n"),
 			Extend: b("extend budget", "b"), Stop: b("stop run", "x"), Resume: b("resume run", "p"), Dismiss: b("dismiss comments", "D"),
-			Allow: b("allow", "y"), Deny: b("deny", "n"),
 		},
 		Fleet: FleetKeys{Open: b("open tier", "enter")},
 		Logs: LogKeys{
