@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit"
+	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -312,5 +313,42 @@ func TestViewerCannotAnswer(t *testing.T) {
 	}
 	if len(tk.messages()) != 0 {
 		t.Errorf("a viewer sent %+v", tk.messages())
+	}
+}
+
+// A question arriving while the cockpit is open is a notice, once: the
+// notice list shows it and the notifier is offered it, and the same
+// question on the next look is not news.
+func TestAskingIsANoticeOnce(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	var mu sync.Mutex
+	var offered []model.Notice
+	opt := p.options()
+	opt.Out, opt.NoBell = &bells{}, true
+	opt.Notify = func(ns []model.Notice) { mu.Lock(); offered = append(offered, ns...); mu.Unlock() }
+	h := newHarnessWith(t, p, opt, 120, 30)
+	at := look.Stamp{Time: p.tree.Now()}
+	st := look.State{PID: 4200, AgentID: "mid-9", Plan: "in-progress/export-pdf.md", Host: "elsewhere", HeartbeatEvery: 60,
+		Started: at, LastHeartbeat: at, State: look.StateRunning, Agent: &look.Proc{PID: 4201}, Asking: askPermission}
+	if err := look.WriteState(p.dir, st); err != nil {
+		t.Fatal(err)
+	}
+	h.send(stateChangeMsg{})
+	h.send(stateChangeMsg{})
+	mu.Lock()
+	var asks []string
+	for _, n := range offered {
+		if n.Kind == model.NoticeAsking {
+			asks = append(asks, n.ID+" "+n.Text)
+		}
+	}
+	mu.Unlock()
+	if len(asks) == 0 || !strings.Contains(asks[0], "mid-9 waits for input on in-progress/export-pdf.md: Run `make deploy` in the worktree?") {
+		t.Fatalf("the notifier was offered %v", asks)
+	}
+	h.press("N")
+	if v := h.view(); strings.Count(v, "mid-9 waits for input") != 1 {
+		t.Errorf("the notice list:\n%s", v)
 	}
 }
