@@ -229,6 +229,9 @@ func TestInboxAnswersARunWaitingForInput(t *testing.T) {
 	if v := h.view(); !strings.Contains(v, "1. Allow once") || !strings.Contains(v, "y allows") {
 		t.Errorf("the preview:\n%s", v)
 	}
+	if f := h.footer(); !strings.Contains(f, "y allow") || !strings.Contains(f, "n deny") || !strings.Contains(f, "enter answer") {
+		t.Errorf("the footer: %q", f)
+	}
 	h.press("y")
 	got := tk.messages()
 	if len(got) != 1 || got[0].Kind != claims.MailAnswer || got[0].Ask != "perm-1" || got[0].Option != "once" || got[0].Deny {

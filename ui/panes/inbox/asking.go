@@ -146,6 +146,12 @@ func (l *Pane) syncAnswerKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	ok, why := canAllow(r)
 	set(&k.Allow, ok, "allow: "+why)
 	set(&k.Deny, r != nil, "deny: "+pickAsking)
+	// Enter answers a waiting run: the footer says so.
+	if r != nil {
+		k.Open.SetHelp("enter", "answer")
+	} else {
+		k.Open.SetHelp("enter", "read")
+	}
 }
 
 // answerYes is y (allow) or n (deny): the selected run's request
