@@ -45,10 +45,13 @@ const (
 	// NoticeEndpoint: an endpoint was disabled (its key or login refused)
 	// or shut until its usage window resets.
 	NoticeEndpoint NoticeKind = "endpoint"
+	// NoticeAsking: a running conversation waits for a person's answer
+	// to its agent's question or permission request ("waiting for input").
+	NoticeAsking NoticeKind = "asking"
 )
 
 // NoticeKinds are every kind, in the order the docs list them.
-var NoticeKinds = []NoticeKind{NoticeReview, NoticeProposal, NoticeBudget, NoticeWorkerFailed, NoticeWorkerStale,
+var NoticeKinds = []NoticeKind{NoticeReview, NoticeProposal, NoticeAsking, NoticeBudget, NoticeWorkerFailed, NoticeWorkerStale,
 	NoticeWorkerDead, NoticeLeaseExpired, NoticeScopeViolation, NoticeOverlap, NoticeGate, NoticeLanding, NoticeStuck, NoticeEndpoint}
 
 // NoticeSubject is the kind of row a notice leads to; Notice.Key names the
@@ -94,6 +97,11 @@ type WorkerFact struct {
 	// budget), since PausedAt (Unix seconds).
 	Paused   string
 	PausedAt float64
+	// Asking is the question its run waits on a person for, AskID the
+	// request's id (one notice per question) and AskedAt when it was
+	// asked (Unix seconds); "" when it waits on none.
+	Asking, AskID string
+	AskedAt       float64
 }
 
 // LandingFact is a landing the lander refused or failed (its event in the
@@ -150,8 +158,8 @@ type EndpointFact struct {
 
 // Conditions lists every notice that is true in f, stamped at f.Now, in a
 // fixed order (the gate, landings, plans, proposals, leases, stuck plans,
-// workers, budgets, scope violations, overlaps). New ones are those whose ID the
-// previous look did not have (NewNotices).
+// workers, questions, budgets, scope violations, overlaps). New ones are
+// those whose ID the previous look did not have (NewNotices).
 func Conditions(f NoticeFacts) []Notice {
 	var out []Notice
 	add := func(id string, k NoticeKind, text string, s NoticeSubject, key string) {
@@ -166,6 +174,7 @@ func Conditions(f NoticeFacts) []Notice {
 	expiredLeases(f, add)
 	stuck(f, add)
 	workerTrouble(f, add)
+	asking(f, add)
 	budgets(f, add)
 	endpoints(f, add)
 	scopeViolations(f, add)
@@ -309,6 +318,22 @@ func endpoints(f NoticeFacts, add adder) {
 			text = "endpoint " + e.Name + " is " + e.State + " for " + hours(e.Until-f.Now) + ": " + e.Reason + "; other endpoints take its plans"
 		}
 		add(id, NoticeEndpoint, text, SubjectGate, "")
+	}
+}
+
+// asking adds a notice for each run waiting on a person's answer: once
+// per question, however long it waits.
+func asking(f NoticeFacts, add adder) {
+	for _, w := range f.Workers {
+		if (w.Health == "live" || w.Health == "stale") && w.Asking != "" {
+			ask := w.AskID
+			if ask == "" {
+				ask = secs(w.AskedAt)
+			}
+			run := w.Agent + "@" + strconv.FormatInt(int64(w.Started), 10)
+			add(run+"@"+ask, NoticeAsking, w.Agent+" waits for input"+onPlan(w.Plan)+": "+w.Asking+
+				"; fleetwatch answer "+w.Agent+" …", SubjectWorker, w.Agent)
+		}
 	}
 }
 

@@ -237,6 +237,12 @@ func TestFleetNotices(t *testing.T) {
 		{"a run paused at its budget", func(f *NoticeFacts) {
 			f.Workers[0].Paused, f.Workers[0].PausedAt = "budget reached: the run's budget ($5) spent: $5.10", 995
 		}, []string{"budget mid-1"}, "mid-1 is paused on in-progress/b.md: budget reached: the run's budget ($5) spent: $5.10"},
+		{"a run asks a question", func(f *NoticeFacts) {
+			f.Workers[0].Asking, f.Workers[0].AskID, f.Workers[0].AskedAt = "may I run make deploy?", "ask-7", 995
+		}, []string{"asking mid-1"}, "mid-1 waits for input on in-progress/b.md: may I run make deploy?; fleetwatch answer mid-1 …"},
+		{"an exited run's question is not news", func(f *NoticeFacts) {
+			f.Workers[1].Asking, f.Workers[1].AskID = "left over?", "ask-1"
+		}, nil, ""},
 		{"a run the operator paused is not a budget", func(f *NoticeFacts) {
 			f.Workers[0].Paused, f.Workers[0].PausedAt = "paused by operator-ann", 995
 		}, nil, ""},
@@ -287,6 +293,28 @@ func TestFleetNotices(t *testing.T) {
 	f.Now = 1200
 	if fresh := NewNotices(first, Conditions(f)); len(fresh) != 1 || fresh[0].Kind != NoticeStuck {
 		t.Errorf("a second silence: %v", kindsKeys(fresh))
+	}
+}
+
+// A run waiting for input is noticed once per question: the same one on
+// the next look is not news, the next question is.
+func TestAskingNoticedOncePerQuestion(t *testing.T) {
+	f := baseFacts()
+	f.Workers[0].Asking, f.Workers[0].AskID, f.Workers[0].AskedAt = "use postgres 16?", "q1", 950
+	first := Conditions(f)
+	f.Now = 1900
+	f.Workers[0].Heartbeat = 1890
+	if again := NewNotices(first, Conditions(f)); len(again) != 0 {
+		t.Fatalf("the same question noticed again: %+v", again)
+	}
+	f.Workers[0].Asking, f.Workers[0].AskID = "and redis?", "q2"
+	next := NewNotices(first, Conditions(f))
+	if len(next) != 1 || next[0].Kind != NoticeAsking || next[0].ID != "asking:mid-1@900@q2" || next[0].Key != "mid-1" {
+		t.Fatalf("the next question: %+v", next)
+	}
+	f.Workers[0].Asking, f.Workers[0].AskID = "", ""
+	if gone := Conditions(f); slices.ContainsFunc(gone, func(n Notice) bool { return n.Kind == NoticeAsking }) {
+		t.Errorf("an answered question is still a notice: %+v", gone)
 	}
 }
 

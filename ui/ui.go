@@ -138,7 +138,7 @@ func New(opt uictx.Options) Model {
 		},
 	}
 	m.openPanes()
-	m.wrk.pane, m.merge.pane = m.paneOf(workersPane), m.paneOf(mergePane)
+	m.wrk.pane, m.wrk.inbox, m.merge.pane = m.paneOf(workersPane), m.paneOf(inboxPane), m.paneOf(mergePane)
 	m.feed, m.problem = newFeed(opt)
 	m.initFilters()
 	m.syncKeys()

@@ -35,6 +35,9 @@ type workerReading struct {
 	pubErr    string
 	rows      []uictx.WorkerRow
 	pane      uictx.Pane // the Workers pane, which Rebuild rebuilds
+	// inbox is the Inbox pane, which Rebuild rebuilds too: it lists the
+	// runs waiting for input.
+	inbox uictx.Pane
 }
 
 // workersOf is m's Workers pane.
@@ -83,8 +86,14 @@ func (w *workerReading) view() *uictx.Workers {
 	return &uictx.Workers{Rows: w.rows, Overlaps: w.overlaps, Problems: w.problems, PubErr: w.pubErr}
 }
 
-// Rebuild rebuilds the Workers pane from the reading.
-func (w *workerReading) Rebuild(c *uictx.Ctx) { w.pane.Rebuild(c) }
+// Rebuild rebuilds the Workers pane from the reading, and the Inbox
+// pane's runs waiting for input.
+func (w *workerReading) Rebuild(c *uictx.Ctx) {
+	w.pane.Rebuild(c)
+	if w.inbox != nil {
+		w.inbox.Rebuild(c)
+	}
+}
 
 // waitForStatesCmd waits for the state watcher's next change; like
 // waitForChangeCmd, one is ever pending.

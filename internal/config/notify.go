@@ -64,7 +64,7 @@ type TerminalTarget struct {
 // NoticeKinds are the words `kinds:` takes: model's notice kinds, which
 // this package, below model, cannot import (a test in workers/notify
 // keeps the two lists equal).
-var NoticeKinds = []string{"review", "proposal", "budget", "failed", "stale", "dead", "expired", "scope",
+var NoticeKinds = []string{"review", "proposal", "asking", "budget", "failed", "stale", "dead", "expired", "scope",
 	"overlap", "gate", "landing", "stuck", "endpoint"}
 
 // DefaultPerMinute is a target's `per_minute:` when unset.

@@ -18,6 +18,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/ui/boardtext"
 	"github.com/fleetwatch/fleetwatch/workers/coord"
 	"github.com/fleetwatch/fleetwatch/workers/look"
@@ -26,7 +27,9 @@ import (
 
 const inboxLong = `Lists the plan-first plans the coordinator's inbox holds: proposals waiting for
 approve or reject, and decided ones waiting for their agent's next run; then the
-runs paused where they are (at their budget, or by hand), with what to do about them.
+runs paused where they are (at their budget, or by hand), with what to do about them;
+then the runs waiting for input (a conversation's agent asked a question or for
+permission), with the command that answers.
 Columns: slug, agent, proposal number, state, age, scope (its Files in scope lines).
 An empty inbox prints nothing on stdout and "inbox is empty" on stderr; exit 0 either
 way (2 on an error). --json prints an array of entries ([] when empty).`
@@ -87,15 +90,15 @@ func inboxCmd() *cobra.Command {
 			if err != nil {
 				return failErr(stderr, "inbox", err)
 			}
-			paused := look.PausedRuns(t.Project)
+			paused, asking := look.PausedRuns(t.Project), askingRuns(t.Project)
 			if jsonOut {
-				return printInboxJSON(stdout, stderr, entries, paused)
+				return printInboxJSON(stdout, stderr, entries, paused, asking)
 			}
-			if len(entries) == 0 && len(paused) == 0 {
+			if len(entries) == 0 && len(paused) == 0 && len(asking) == 0 {
 				say(stderr, "inbox is empty")
 				return exitOK
 			}
-			printInbox(stdout, entries, paused, time.Now())
+			printInbox(stdout, entries, paused, asking, time.Now())
 			return exitOK
 		}
 	}), inboxLong)
@@ -112,7 +115,7 @@ func inboxState(e coord.Entry) string {
 	return "awaiting approval"
 }
 
-func printInbox(stdout io.Writer, entries []coord.Entry, paused []look.State, now time.Time) {
+func printInbox(stdout io.Writer, entries []coord.Entry, paused, asking []look.State, now time.Time) {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SLUG\tAGENT\tN\tSTATE\tAGE\tSCOPE")
 	for _, e := range entries {
@@ -129,6 +132,11 @@ func printInbox(stdout io.Writer, entries []coord.Entry, paused []look.State, no
 	for _, st := range paused {
 		slug := pausedSlug(st)
 		inboxRow(tw, slug, st.AgentID, "-", st.Paused, boardtext.LeftText(now.Sub(st.PausedAt.Time).Seconds()), pausedHint(st, slug))
+	}
+	for _, st := range asking {
+		a := st.Asking
+		inboxRow(tw, pausedSlug(st), st.AgentID, "-", "waiting for input: "+claims.Clip(a.Question, 120),
+			boardtext.LeftText(now.Sub(time.Unix(0, int64(a.Since*1e9))).Seconds()), answerHint(st))
 	}
 	tw.Flush()
 }
@@ -150,6 +158,31 @@ func pausedHint(st look.State, slug string) string {
 	return "fleetwatch worker resume " + st.AgentID
 }
 
+// askingRuns are the runs of project's workers waiting for input: the
+// question their conversation's agent asked, which their driver put in
+// the state file until a person answers.
+func askingRuns(project string) []look.State {
+	states, _ := look.ReadStates(project)
+	var out []look.State
+	now := time.Now()
+	for _, st := range states {
+		// A driver that died asking took its question with it.
+		if st.State == look.StateRunning && st.Asking != nil && st.Health(now) != look.Dead {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// answerHint is the command that answers a waiting run: a permission
+// request takes --allow or --deny (or --option), a question words.
+func answerHint(st look.State) string {
+	if len(st.Asking.Options) > 0 {
+		return "fleetwatch answer " + st.AgentID + " --allow|--deny|--option ID"
+	}
+	return "fleetwatch answer " + st.AgentID + " TEXT"
+}
+
 type inboxEntryJSON struct {
 	Slug       string          `json:"slug"`
 	Plan       string          `json:"plan"`
@@ -164,13 +197,17 @@ type inboxEntryJSON struct {
 	Scope      []string        `json:"scope"`
 	ScopeFound bool            `json:"scope_found"`
 	Problem    string          `json:"problem,omitempty"`
-	// Kind is proposal, or paused: a run stopped where it is at its
-	// budget or by hand, waiting for a person.
-	Kind string `json:"kind"`
+	// Kind is proposal; paused: a run stopped where it is at its budget
+	// or by hand, waiting for a person; or asking: a run waiting for
+	// input, its question in Asking and the command that answers in
+	// Answer.
+	Kind   string            `json:"kind"`
+	Asking *claims.AskRecord `json:"asking,omitempty"`
+	Answer string            `json:"answer,omitempty"`
 }
 
-func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry, paused []look.State) int {
-	out := make([]inboxEntryJSON, 0, len(entries)+len(paused))
+func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry, paused, asking []look.State) int {
+	out := make([]inboxEntryJSON, 0, len(entries)+len(paused)+len(asking))
 	for _, e := range entries {
 		out = append(out, inboxEntryJSON{Slug: e.Slug, Plan: e.Rel, Title: e.Title, AgentID: e.Lease.AgentID,
 			Awaiting: e.Lease.Awaiting, State: inboxState(e), N: e.N, Proposal: e.Proposal, Record: e.Record,
@@ -178,6 +215,10 @@ func printInboxJSON(stdout, stderr io.Writer, entries []coord.Entry, paused []lo
 	}
 	for _, st := range paused {
 		out = append(out, inboxEntryJSON{Slug: pausedSlug(st), Plan: st.Plan, AgentID: st.AgentID, State: st.Paused, Scope: []string{}, Kind: "paused"})
+	}
+	for _, st := range asking {
+		out = append(out, inboxEntryJSON{Slug: pausedSlug(st), Plan: st.Plan, AgentID: st.AgentID, State: "waiting for input",
+			Scope: []string{}, Kind: "asking", Asking: st.Asking, Answer: answerHint(st)})
 	}
 	if err := encodeJSON(stdout, out, ""); err != nil {
 		return failErr(stderr, "inbox: writing JSON", err)

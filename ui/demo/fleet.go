@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
@@ -60,6 +61,8 @@ func (b *builder) writeWorkers() {
 	wt := func(agent string) string { return filepath.Join(b.project, "var", "worktrees", agent) }
 	exit0 := 0
 	at := func(ago time.Duration) look.Stamp { return look.Stamp{Time: b.now.Add(-ago)} }
+	ask := *askTidy
+	ask.Since = float64(b.now.Add(-time.Minute).UnixNano()) / 1e9
 	states := []struct {
 		look.State
 		log []logLine
@@ -68,7 +71,10 @@ func (b *builder) writeWorkers() {
 			PID: 48213, Host: "build-box", AgentID: "mid-1", Tier: "mid", Model: "sonnet", Endpoint: "box-mid",
 			Plan: "in-progress/duplicate-tags-by-case.md", Worktree: wt("mid-1"), Port: midPort,
 			Started: at(10 * time.Minute), LastHeartbeat: at(time.Minute), State: look.StateRunning,
-			HeartbeatEvery: 1200, Note: "running claude",
+			HeartbeatEvery: 1200, Note: "waiting for input: " + askTidy.Question,
+			// A conversation whose agent asks before it runs a command:
+			// the Workers pane and the inbox show it waiting for input.
+			Asking: &ask, Agent: &look.Proc{PID: 48230},
 		}, []logLine{
 			{10 * time.Minute, look.StreamFleet, "claimed in-progress/duplicate-tags-by-case.md"},
 			{10 * time.Minute, look.StreamFleet, fmt.Sprintf("run claude -p %q in %s (port %d)", "{plan}", wt("mid-1"), midPort)},
@@ -77,6 +83,7 @@ func (b *builder) writeWorkers() {
 			{6 * time.Minute, look.StreamOut, "Writing a failing test: TestTagsFoldCase"},
 			{3 * time.Minute, look.StreamOut, "Normalising tags with strings.ToLower before de-duplicating"},
 			{time.Minute, look.StreamOut, "go test ./... (1 package)"},
+			{time.Minute, look.StreamFleet, "the agent asks (perm-1): " + askTidy.Question},
 		}},
 		{look.State{
 			PID: deadPID(), Host: host, AgentID: "small-2", Tier: "small", Model: "qwen3-8b", Endpoint: "laptop-small",
@@ -114,6 +121,11 @@ func (b *builder) writeWorkers() {
 		b.fail("worker log", os.WriteFile(p, []byte(text.String()), 0o644))
 	}
 }
+
+// askTidy is the permission request mid-1's run waits on.
+var askTidy = &claims.AskRecord{ID: "perm-1", Question: "Run `go mod tidy`?",
+	Options: []claims.AskOption{{ID: "allow-once", Label: "Allow once", Allow: true}, {ID: "allow-always", Label: "Always allow", Allow: true},
+		{ID: "reject", Label: "Reject"}}}
 
 type logLine struct {
 	ago          time.Duration

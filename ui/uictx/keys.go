@@ -109,7 +109,7 @@ func DefaultKeys() KeyMap {
 		},
 		Leases:  LeaseKeys{Release: b("release", "r"), Recover: b("recover", "R"), Open: b("open", "enter")},
 		Trees:   TreeKeys{Diff: b("diff", "d"), Open: b("open", "enter")},
-		Workers: WorkerKeys{Stop: b("stop", "x"), Pause: b("pause/resume", "p"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d"), Open: b("open", "enter")},
+		Workers: WorkerKeys{Stop: b("stop", "x"), Pause: b("pause/resume", "p"), Mark: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark for logs")), Logs: b("logs", "l"), Diff: b("diff", "d"), Open: b("open", "enter"), Tell: b("tell", "t"), Interrupt: b("interrupt turn", "i")},
 		Events:  EventKeys{Open: b("open", "enter")},
 		Merge: MergeKeys{
 			Approve: b("approve", "A"), NeedsWork: b("needs work", "X"), Peer: b("peer review", "v"),
@@ -118,7 +118,7 @@ func DefaultKeys() KeyMap {
 			Browse: b("open PR", "o"), Sync: b("read forge", "r"),
 		},
 		Inbox: InboxKeys{
-			Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter"),
+			Approve: b("approve plan", "A"), Reject: b("reject plan", "X"), Open: b("read", "enter"), Allow: b("allow", "y"), Deny: b("deny", "n"),
 			Extend: b("extend budget", "b"), Stop: b("stop run", "x"), Resume: b("resume run", "p"), Dismiss: b("dismiss comments", "D"),
 		},
 		Fleet: FleetKeys{Open: b("open tier", "enter")},
@@ -164,8 +164,8 @@ func (k *KeyMap) Step(msg tea.KeyMsg, page, n int) (d int, ok bool) {
 // pane's keys are disabled off it, so a key shows once.
 func (k KeyMap) ShortHelp() []key.Binding {
 	p, l, w, g, i := &k.Plans, &k.Leases, &k.Workers, &k.Merge, &k.Inbox
-	return []key.Binding{i.Approve, i.Reject, i.Extend, i.Resume, i.Stop, i.Dismiss, i.Open, k.Fleet.Open, g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Browse, g.Sync, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
-		p.Diff, k.Trees.Diff, w.Diff, w.Logs, w.Pause, w.Stop, w.Mark, l.Open, k.Trees.Open, w.Open, k.Events.Open,
+	return []key.Binding{i.Allow, i.Deny, i.Approve, i.Reject, i.Extend, i.Resume, i.Stop, i.Dismiss, i.Open, k.Fleet.Open, g.Approve, g.Land, g.Add, g.Remove, g.NeedsWork, g.Peer, g.Diff, g.Browse, g.Sync, g.Open, p.Promote, p.Park, p.Return, p.Release, l.Release, p.Recover, l.Recover, p.Complete,
+		p.Diff, k.Trees.Diff, w.Diff, w.Logs, w.Tell, w.Interrupt, w.Pause, w.Stop, w.Mark, l.Open, k.Trees.Open, w.Open, k.Events.Open,
 		k.Spawn, p.New, p.Edit, k.Filter, k.Help, k.Quit}
 }
 
@@ -176,8 +176,9 @@ type EventKeys struct{ Open key.Binding }
 type FleetKeys struct{ Open key.Binding }
 
 // InboxKeys are the Inbox pane's: the coordinator's decisions on a
-// proposal, and reading it whole.
-type InboxKeys struct{ Approve, Reject, Open, Extend, Stop, Resume, Dismiss key.Binding }
+// proposal, and reading it whole; Allow and Deny answer a run waiting
+// for input (enter answers it in words or by an option).
+type InboxKeys struct{ Approve, Reject, Open, Extend, Stop, Resume, Dismiss, Allow, Deny key.Binding }
 
 // LeaseKeys are the Leases pane's.
 type LeaseKeys struct{ Release, Recover, Open key.Binding }
@@ -211,8 +212,9 @@ type PlanKeys struct {
 // and the previous project; Open opens the overview's selected one.
 type ProjectKeys struct{ Overview, Next, Prev, Open key.Binding }
 
-// WorkerKeys are the Workers pane's.
-type WorkerKeys struct{ Stop, Pause, Mark, Logs, Diff, Open key.Binding }
+// WorkerKeys are the Workers pane's; Tell and Interrupt talk to a
+// running conversation through its driver.
+type WorkerKeys struct{ Stop, Pause, Mark, Logs, Diff, Open, Tell, Interrupt key.Binding }
 
 // TreeKeys are the Worktrees pane's.
 type TreeKeys struct{ Diff, Open key.Binding }

@@ -70,3 +70,32 @@ func TestMailRefusesWhatIsNoMessage(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// Each message reaches the driver once, however quickly its sender takes
+// the reply away.
+func TestMailEachMessageOnce(t *testing.T) {
+	project := t.TempDir()
+	box, err := OpenMailbox(project, "w-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
+	seen := make(chan string, 100)
+	go func() {
+		for m := range box.Messages() {
+			seen <- m.ID
+			box.Reply(m.ID, MailReply{Outcome: MailSteered})
+		}
+	}()
+	const n = 40
+	for i := range n {
+		id := "m" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		if _, err := SendMail(context.Background(), project, "w-1", claims.Message{ID: id, Kind: claims.MailTell, Text: "x", By: "ann"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // a message handed on twice comes now
+	if got := len(seen); got != n {
+		t.Fatalf("%d messages reached the driver for %d sent", got, n)
+	}
+}

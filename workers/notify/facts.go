@@ -109,6 +109,10 @@ func WorkerFact(st *look.State, h look.Health) model.WorkerFact {
 	if !st.PausedAt.IsZero() {
 		w.PausedAt = float64(st.PausedAt.Unix())
 	}
+	if a := st.Asking; a != nil {
+		// The question as one line: it is the agent's, said to a person.
+		w.Asking, w.AskID, w.AskedAt = claims.Clip(a.Question, 200), a.ID, a.Since
+	}
 	return w
 }
 

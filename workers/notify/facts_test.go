@@ -14,6 +14,7 @@ import (
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
 	"github.com/fleetwatch/fleetwatch/workers/landing"
 	"github.com/fleetwatch/fleetwatch/workers/look"
 )
@@ -56,6 +57,11 @@ func TestGatherFindsTheFleetsNotices(t *testing.T) {
 	data, _ := json.Marshal(st)
 	os.MkdirAll(filepath.Join(dir, look.StateDir), 0o755)
 	os.WriteFile(look.StatePath(dir, "w-busy"), data, 0o644)
+	// A conversation waiting on a person's answer.
+	st.AgentID, st.Plan, st.Paused, st.PausedAt = "w-talk", "in-progress/talk.md", "", look.Stamp{}
+	st.Asking = &claims.AskRecord{ID: "ask-1", Question: "run `make deploy`?\x1b[2J", Since: float64(now.Unix())}
+	data, _ = json.Marshal(st)
+	os.WriteFile(look.StatePath(dir, "w-talk"), data, 0o644)
 	tree, err := planfs.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +78,7 @@ func TestGatherFindsTheFleetsNotices(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
+		"asking w-talk waits for input on in-progress/talk.md: run `make deploy`??[2J; fleetwatch answer w-talk …",
 		"budget w-busy is paused on in-progress/busy.md: budget reached: the run's budget ($5)",
 		"landing landing done @ 0123456 did not land: not ready: done is not approved",
 		"review done waits for review: Plan: done",

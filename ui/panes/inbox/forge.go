@@ -48,7 +48,7 @@ func filterComments(ths []uictx.Thread, f string) []comment {
 
 // commentRow is the selected comment, nil when the cursor is elsewhere.
 func (l *Pane) commentRow() *comment {
-	if i := l.Cursor - len(l.shown) - len(l.paused); i >= 0 && i < len(l.comments) {
+	if i := l.Cursor - len(l.shown) - len(l.paused) - len(l.asking); i >= 0 && i < len(l.comments) {
 		return &l.comments[i]
 	}
 	return nil

@@ -11,10 +11,10 @@ import (
 func (*Pane) Help(k *uictx.KeyMap) uictx.PaneHelp {
 	i := &k.Inbox
 	return uictx.PaneHelp{
-		Keys: []*key.Binding{&i.Open, &i.Approve, &i.Reject, &i.Extend, &i.Resume, &i.Stop, &i.Dismiss},
+		Keys: []*key.Binding{&i.Open, &i.Approve, &i.Reject, &i.Extend, &i.Resume, &i.Stop, &i.Allow, &i.Deny, &i.Dismiss},
 		Acts: []uictx.Act{{Key: &i.Approve, Verb: "approve a plan"}, {Key: &i.Reject, Verb: "reject a plan"},
 			{Key: &i.Extend, Verb: "extend a budget"}, {Key: &i.Resume, Verb: "resume a run"}, {Key: &i.Stop, Verb: "stop a run"},
-			{Key: &i.Dismiss, Verb: "dismiss comments"}},
+			{Key: &i.Allow, Verb: "answer an agent"}, {Key: &i.Deny, Verb: "answer an agent"}, {Key: &i.Dismiss, Verb: "dismiss comments"}},
 	}
 }
 

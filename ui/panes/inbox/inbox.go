@@ -4,7 +4,10 @@
 // (A approves, X rejects with a note); then the runs paused where they are
 // (look.PausedRuns, read with the spend: Ctx.Paused), with the keys
 // that let one go on (b extends a budget, p resumes a run paused by hand)
-// or end it (x); then people's comments on the forge's PRs (uictx.Thread,
+// or end it (x); then the runs waiting for input (their state files'
+// question, from the workers' reading: Ctx.Workers), which y allows, n
+// denies and enter answers (asking.go); then people's comments on the
+// forge's PRs (uictx.Thread,
 // read with the inbox), which D dismisses (forge.go). The pane never
 // decides a state: it shows the engine's entries and asks coord, ledger,
 // landing and workers to act.
@@ -49,6 +52,9 @@ type Pane struct {
 	// paused are the paused runs the filter lets through, listed after
 	// the entries.
 	paused []look.State
+	// asking are the runs waiting for input the filter lets through,
+	// listed after the paused runs (asking.go).
+	asking []uictx.WorkerRow
 	// threads are the forge's PRs with people's comments, and comments
 	// those the filter lets through, listed last (forge.go).
 	threads  []uictx.Thread
@@ -75,8 +81,9 @@ func (l *Pane) SetSize(w, h int) {
 	l.Table.SetSize(w, t)
 }
 
-// rows is how many rows the table lists: proposals, paused runs, comments.
-func (l *Pane) rows() int { return len(l.shown) + len(l.paused) + len(l.comments) }
+// rows is how many rows the table lists: proposals, paused runs, runs
+// waiting for input, comments.
+func (l *Pane) rows() int { return len(l.shown) + len(l.paused) + len(l.asking) + len(l.comments) }
 
 // New is the Inbox pane at id in the tab order.
 func New(id uictx.PaneID) uictx.Pane { return &Pane{id: id} }
@@ -104,13 +111,17 @@ func (l *Pane) Rebuild(pc *uictx.Ctx) {
 			l.paused = append(l.paused, st)
 		}
 	}
+	l.asking = askingRows(pc.Workers, f)
 	l.comments = filterComments(l.threads, f)
-	keys := make([]string, 0, len(l.shown)+len(l.paused)+len(l.comments))
+	keys := make([]string, 0, l.rows())
 	for _, j := range l.shown {
 		keys = append(keys, l.entries[j].Slug)
 	}
 	for i := range l.paused {
 		keys = append(keys, "paused\x00"+l.paused[i].AgentID)
+	}
+	for i := range l.asking {
+		keys = append(keys, "asking\x00"+l.asking[i].Key())
 	}
 	for _, c := range l.comments {
 		keys = append(keys, "comment\x00"+c.th.Slug+"\x00"+strconv.FormatInt(c.c.ID, 10))
@@ -119,13 +130,17 @@ func (l *Pane) Rebuild(pc *uictx.Ctx) {
 	for i := range l.entries {
 		l.pv[i] = proposalLines(pc.Common, &l.entries[i], l.textOf(i))
 	}
-	l.cols = inboxColumns(l.Width, l.entries, l.shown, l.paused, l.comments)
+	l.cols = inboxColumns(l.Width, l.entries, l.shown, l.paused, l.asking, l.comments)
 	l.SetSize(l.Width, l.full) // the table's share follows its rows
 	c, n, np := l.cols, len(l.shown), len(l.shown)+len(l.paused)
+	na := np + len(l.asking)
 	cm := pc.Common
 	l.Set(keys, func(i int, sel bool) string {
+		if i >= na {
+			return commentLine(cm, &l.comments[i-na], c, sel)
+		}
 		if i >= np {
-			return commentLine(cm, &l.comments[i-np], c, sel)
+			return askingLine(cm, &l.asking[i-np], c, sel)
 		}
 		if i >= n {
 			return pausedLine(cm, &l.paused[i-n], c, sel)
@@ -171,7 +186,9 @@ func (l *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	st := l.pausedRow()
 	on := pc.Shown == l.id && st != nil
 	cm := pc.Shown == l.id && l.commentRow() != nil
-	set(&k.Open, here || on || cm, "open: select a proposal or a paused run in the inbox pane (7)")
+	ask := pc.Shown == l.id && l.askingRow() != nil
+	set(&k.Open, here || on || cm || ask, "open: select a proposal or a paused run in the inbox pane (7)")
+	l.syncAnswerKeys(pc, set)
 	set(&k.Dismiss, cm, "dismiss: select a comment from the forge in the inbox pane (7)")
 	ok, why = canExtend(st)
 	set(&k.Extend, on && ok, "extend: "+why)
@@ -241,6 +258,12 @@ func (l *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return l.askApprove(pc), true
 	case key.Matches(msg, k.Reject):
 		return l.askReject(pc), true
+	case key.Matches(msg, k.Allow):
+		return l.answerYes(pc, false), true
+	case key.Matches(msg, k.Deny):
+		return l.answerYes(pc, true), true
+	case key.Matches(msg, k.Open) && l.askingRow() != nil:
+		return l.askAnswer(pc), true
 	case key.Matches(msg, k.Open):
 		return l.open(pc), true
 	case key.Matches(msg, k.Extend):
@@ -289,6 +312,9 @@ func (l *Pane) proposalBox(cm *uictx.Common, h int) []string {
 	} else if st := l.pausedRow(); st != nil {
 		title = termtext.Line(kit.PlanSlug(st.Plan)) + " · paused run"
 		lines = pausedLines(cm, st)
+	} else if r := l.askingRow(); r != nil {
+		title = termtext.Line(kit.PlanSlug(r.St.Plan)) + " · waiting for input"
+		lines = askingLines(cm, r)
 	} else if c := l.commentRow(); c != nil {
 		title = termtext.Line(c.th.Slug) + " · " + commentState(c)
 		lines = commentLines(cm, c)
@@ -403,7 +429,7 @@ type inboxCols struct{ slug, agent, n, state, age, scope, problem int }
 
 // inboxColumns sizes the table for width w and the entries shown: the
 // state first, then the slug and the agent; the problem takes the rest.
-func inboxColumns(w int, es []coord.Entry, shown []int, paused []look.State, cs []comment) inboxCols {
+func inboxColumns(w int, es []coord.Entry, shown []int, paused []look.State, asking []uictx.WorkerRow, cs []comment) inboxCols {
 	slug, agent, state, scope := len("slug"), len("agent"), len("state"), len("scope")
 	for _, j := range shown {
 		e := &es[j]
@@ -415,6 +441,7 @@ func inboxColumns(w int, es []coord.Entry, shown []int, paused []look.State, cs 
 		slug, agent = max(slug, kit.CellWidth(kit.PlanSlug(st.Plan))), max(agent, kit.CellWidth(st.AgentID))
 		state, scope = max(state, kit.CellWidth(pausedState(st))), max(scope, kit.CellWidth(kit.USD(st.Spent.USD)))
 	}
+	askingWidths(asking, &slug, &agent, &state, &scope)
 	commentWidths(cs, &slug, &agent, &state)
 	c := inboxCols{n: 2, age: 5}
 	room := w - 2 - (c.n + 1) - (c.age + 1)

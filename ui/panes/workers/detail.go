@@ -72,7 +72,7 @@ func Detail(cm *uictx.Common, w look.WorkerDetail, overlaps []look.Overlap) []st
 	}
 	if w.Raw != nil && w.StateErr == "" {
 		detailStateFields(d, &w.State)
-		d.ExtraFields(w.Raw, slices.Concat(stateKeys, scopeKeys, spendKeys)...)
+		d.ExtraFields(w.Raw, slices.Concat(stateKeys, scopeKeys, spendKeys, []string{"asking"})...)
 	}
 	d.Heading("Note")
 	if w.State.Note == "" {
@@ -80,6 +80,7 @@ func Detail(cm *uictx.Common, w look.WorkerDetail, overlaps []look.Overlap) []st
 	} else {
 		d.Block(w.State.Note)
 	}
+	detailAsking(d, &w.State)
 	detailScope(d, &w.State, overlaps)
 	detailSpend(d, &w.State)
 	if w.Raw != nil {

@@ -2,8 +2,9 @@
 // and the other machines' published workers, as the root reads and judges
 // them (uictx.Ctx.Workers), each with its health, its scope and the
 // radar's overlaps; the keys that stop (x) or pause (p) a worker, diff its
-// change (d), open it (enter), and mark workers for the logs side by side
-// (space, then l). It never reads a state file itself: the root does, once
+// change (d), open it (enter), mark workers for the logs side by side
+// (space, then l), and talk to a running conversation (t tells it a note,
+// i interrupts its turn: talk.go). It never reads a state file itself: the root does, once
 // for the pane, the header and the notices.
 package workers
 
@@ -121,6 +122,10 @@ func (w *Pane) SyncKeys(pc *uictx.Ctx, set uictx.SetKey) {
 	set(&k.Logs, r != nil, "logs: select a worker in the workers pane (4)")
 	set(&k.Diff, r != nil && (r.St.Worktree != "" || r.St.Plan != ""), "diff: select a worker with a worktree or a plan")
 	set(&k.Open, r != nil && pc.Shown == w.id, "open: select a worker in the workers pane (4)")
+	ok, why = canTalk(r, "tell")
+	set(&k.Tell, ok, why)
+	ok, why = canTalk(r, "interrupt")
+	set(&k.Interrupt, ok, why)
 }
 
 func (w *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
@@ -134,6 +139,10 @@ func (w *Pane) Update(pc *uictx.Ctx, msg tea.KeyMsg) (tea.Msg, bool) {
 		return w.askStop(pc, r), true
 	case key.Matches(msg, k.Pause):
 		return w.pause(r), true
+	case key.Matches(msg, k.Tell):
+		return askTell(pc, r), true
+	case key.Matches(msg, k.Interrupt):
+		return askInterrupt(pc, r), true
 	case key.Matches(msg, k.Logs) && r != nil && r.Pub != nil && r.Pub.Serve != "":
 		return w.open(pc, r), true // its machine serves its log: fetched into the detail
 	case key.Matches(msg, k.Logs) && r != nil && r.Pub != nil:
@@ -224,8 +233,9 @@ func (w *Pane) pause(r *uictx.WorkerRow) tea.Msg {
 type workerCols struct {
 	// host is 0 unless another machine's workers are shown.
 	agent, host, tier, plan, state, beat, pid, note int
-	// bare: the tier/model column leaves out the endpoint, so a note fits.
-	bare bool
+	// bare: the tier/model column leaves out the endpoint, so a note fits;
+	// short: a run waiting for input says AskingShort, so a note fits.
+	bare, short bool
 }
 
 // columns sizes the workers table for width and the workers
@@ -241,13 +251,34 @@ func (w *Pane) columns(width int) workerCols {
 		radar, text := w.note(&rows[j])
 		note = max(note, kit.CellWidth(radar)+3+kit.CellWidth(text))
 	}
-	if c.note < note {
-		if bare := workerColumnsAt(width, rows, shown, true); bare.note >= note {
-			return bare
-		}
+	if c.note >= note {
+		return c
+	}
+	// A run waiting for input says so in fewer words, then the endpoints
+	// go, before a note is cut.
+	short := shortAsking(c)
+	if short.note >= note {
+		return short
+	}
+	if bare := shortAsking(workerColumnsAt(width, rows, shown, true)); bare.note >= note {
+		return bare
+	}
+	// A note is cut whatever goes: the state says it all.
+	return c
+}
+
+// shortAsking is c with the state column as narrow as it is without a
+// run waiting for input, which then shows AskingShort.
+func shortAsking(c workerCols) workerCols {
+	if c.state > stateWidth {
+		c.note += c.state - stateWidth
+		c.state, c.short = stateWidth, true
 	}
 	return c
 }
+
+// stateWidth is the state column's width but for a run waiting for input.
+const stateWidth = 10
 
 func workerColumnsAt(w int, rows []uictx.WorkerRow, shown []int, bare bool) workerCols {
 	agent, what, plan, host := len("agent"), len("tier/model"), len("plan"), 0
@@ -264,7 +295,13 @@ func workerColumnsAt(w int, rows []uictx.WorkerRow, shown []int, bare bool) work
 			host = max(host, kit.CellWidth(rows[j].St.Host))
 		}
 	}
-	c := workerCols{state: 10, beat: 5, pid: 7, bare: bare}
+	c := workerCols{state: stateWidth, beat: 5, pid: 7, bare: bare}
+	for _, j := range shown {
+		// A run waiting for input says so in full.
+		if rows[j].St.Asking != nil {
+			c.state = max(c.state, kit.CellWidth(Asking))
+		}
+	}
 	room := w - kit.Lead + 1 - (c.state + 1) - (c.beat + 1) - (c.pid + 1)
 	if host > 0 {
 		c.host = min(host, 16, max(room/6, 4))
@@ -294,6 +331,8 @@ func HealthCell(r *uictx.WorkerRow) (text string, ok bool) {
 			return "○ starting", true
 		case r.St.Paused != "":
 			return "⏸ paused", true
+		case r.St.Asking != nil:
+			return Asking, true
 		}
 		return "● live", true
 	case look.Stale:
@@ -324,11 +363,16 @@ func (w *Pane) line(cm *uictx.Common, r *uictx.WorkerRow, c workerCols, selected
 	b.WriteString(kit.Fit(termtext.Line(What(&r.St, c.bare)), c.tier) + " ")
 	b.WriteString(kit.Fit(termtext.Line(kit.PlanSlug(r.St.Plan)), c.plan) + " ")
 	state, ok := HealthCell(r)
+	if state == Asking && c.short {
+		state = AskingShort
+	}
 	cell := kit.Fit(state, c.state)
 	if !plain {
 		switch {
 		case r.Health == look.Live && r.St.Paused != "":
 			cell = cm.St.Warn.Render(cell)
+		case r.Health == look.Live && r.St.Asking != nil:
+			cell = cm.St.Info.Bold(true).Render(cell)
 		case r.Health == look.Live:
 			cell = cm.St.Good.Render(cell)
 		case r.Health == look.Stale:
