@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -172,5 +173,40 @@ func TestModelHostsOnlyWhenUnmetered(t *testing.T) {
 		if len(p.Hosts) == 0 {
 			t.Errorf("preset %s names no host for its model", p.Name)
 		}
+	}
+}
+
+func TestTalkEndpoint(t *testing.T) {
+	base := "endpoints:\n  - name: e\n    tier: mid\n    model: m\n    agent: %s\n"
+	for _, c := range []struct{ agent, extra, want string }{
+		{"opencode", "    talk: acp\n", ""},
+		{"codex", "    talk: app-server\n", ""},
+		{"claude", "    talk: stream-json\n    asks: true\n", ""},
+		{"opencode", "    talk: one-shot\n", ""},
+		{"opencode", "    talk: stream-json\n", "endpoints.yaml:6: endpoint \"e\": agent opencode does not talk stream-json (it talks: acp)"},
+		{"aider", "    talk: acp\n", "endpoints.yaml:6: endpoint \"e\": agent aider does not talk acp (it talks: one-shot only)"},
+		{"opencode", "    talk: chat\n", "endpoints.yaml:6: endpoint \"e\" talk must be one of one-shot, acp, app-server, stream-json, not \"chat\""},
+		{"opencode", "    asks: true\n", "endpoints.yaml:6: endpoint \"e\": asks: needs talk: (a conversation whose requests wait in the inbox)"},
+		{"opencode", "    talk: acp\n    asks: maybe\n", "endpoints.yaml:7: endpoint \"e\" asks must be true or false"},
+	} {
+		reg, err := Parse("endpoints.yaml", []byte(fmt.Sprintf(base, c.agent)+c.extra))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %q: %v", c.agent, c.extra, err)
+		case c.want != "" && (err == nil || err.Error() != c.want):
+			t.Errorf("%s %q: got %v, want %s", c.agent, c.extra, err, c.want)
+		case c.want == "" && strings.Contains(c.extra, "talk: acp"):
+			ep := reg.Endpoints[0]
+			if ep.Talk != "acp" || ep.Command[1] != "acp" || ep.ResumeCommand != nil {
+				t.Errorf("talk: acp gives %q, %v, resume %v", ep.Talk, ep.Command, ep.ResumeCommand)
+			}
+		}
+	}
+	reg, err := Parse("endpoints.yaml", []byte(fmt.Sprintf(base, "claude")+"    talk: stream-json\n    asks: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if argv := strings.Join(reg.Endpoints[0].Command, " "); !strings.Contains(argv, "--permission-prompt-tool stdio") {
+		t.Errorf("asks: true does not turn claude's prompts on: %s", argv)
 	}
 }

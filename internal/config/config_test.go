@@ -172,3 +172,24 @@ func TestParseRetries(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitForAnswer(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) (Settings, error) {
+		if err := os.WriteFile(filepath.Join(dir, File), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return Load(dir)
+	}
+	if s, err := write("integration: main\n"); err != nil || s.AnswerWait() != DefaultWaitForAnswer {
+		t.Fatalf("unset: %v %v", s.AnswerWait(), err)
+	}
+	if s, err := write("wait_for_answer: 2h\n"); err != nil || s.AnswerWait() != 2*time.Hour {
+		t.Fatalf("2h: %v %v", s.AnswerWait(), err)
+	}
+	for _, bad := range []string{"wait_for_answer: soon\n", "wait_for_answer: -1m\n", "wait_for_answer: 48h\n"} {
+		if _, err := write(bad); err == nil || !strings.Contains(err.Error(), ":1:") || !strings.Contains(err.Error(), "wait_for_answer") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -91,4 +91,9 @@ const Template = `# fleetwatch.yaml: this project's settings (fleetwatch help la
 #  repo: team/api
 #  token_env: FORGE_TOKEN          # or token_file: ~/.config/fleetwatch/forge-token
 #  land: auto                      # queue, forge, or auto
+
+# How long a run waits for a person's answer to its question (or for a note
+# after an interrupt) before its plan is parked in blocked/ (fleetwatch help
+# workers).
+#wait_for_answer: 30m
 `
