@@ -1,0 +1,117 @@
+package gitclaims
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/fleetwatch/fleetwatch/internal/refname"
+	"github.com/fleetwatch/fleetwatch/planfs/claims"
+)
+
+// A worker's pending mail is mail.json beside worker.json in its record's
+// commit: a Send rewrites the commit with one more message, by
+// compare-and-swap on the commit it read, and the driver's next publish,
+// refused because the ref moved, reads it and replaces the commit with its
+// own record (claims/mail.go says what delivery promises).
+
+// sendTries bounds a Send's compare-and-swap attempts: each lost one is a
+// publish or another message landing between its read and its push.
+const sendTries = 8
+
+// Send leaves m in host's agent's record for its current run.
+func (b *Backend) Send(ctx context.Context, host, agent string, m claims.Message) error {
+	m, err := claims.CheckMail(host, agent, m)
+	if err != nil {
+		return err
+	}
+	return b.rewrite(ctx, host, agent, func(rec *claims.WorkerRecord, box []claims.Message) ([]claims.Message, bool, error) {
+		m.Run = rec.Run
+		return claims.AddMail(box, m)
+	})
+}
+
+// rewrite changes host's agent's record and pending mail as change says,
+// by compare-and-swap on the commit read, again when another write came
+// between (after a short random wait, so racing senders spread out); a
+// change that says nothing changed pushes nothing.
+func (b *Backend) rewrite(ctx context.Context, host, agent string,
+	change func(rec *claims.WorkerRecord, box []claims.Message) ([]claims.Message, bool, error)) error {
+	ref := WorkerRef(host, agent)
+	if p := refname.Problem(ref); p != "" {
+		return fmt.Errorf("worker ref %s: %s", ref, p)
+	}
+	wait := 40 * time.Millisecond
+	for try := 0; try < sendTries; try++ {
+		cur, p, err := b.readRecord(ctx, ref)
+		switch {
+		case err != nil:
+			return err
+		case cur == "":
+			return fmt.Errorf("%s on %s: %w", agent, host, claims.ErrNoWorker)
+		case p.Problem != "":
+			return fmt.Errorf("%s on %s: %s", agent, host, p.Problem)
+		case p.State == claims.WorkerExited:
+			return fmt.Errorf("%s on %s: %w", agent, host, claims.ErrWorkerDone)
+		}
+		// A list that cannot be read was not written by a Send, and its
+		// driver cannot read it either: the new list replaces it.
+		box, _ := b.readMail(ctx, cur)
+		rec := p.WorkerRecord
+		box, changed, err := change(&rec, box)
+		if err != nil {
+			return fmt.Errorf("%s on %s: %w", agent, host, err)
+		}
+		if !changed {
+			return nil
+		}
+		var data []byte
+		if len(box) > 0 {
+			data = claims.EncodeMail(box)
+		}
+		oid, err := b.recordCommit(ctx, rec, data)
+		if err != nil {
+			return err
+		}
+		res, err := b.push(ctx, []update{{Ref: ref, Old: cur, New: oid}})
+		switch {
+		case err != nil:
+			return err
+		case res[ref].ok:
+			return nil
+		case namespaceRefused(res[ref].reason):
+			return fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, ref, res[ref].reason, claims.ErrUnavailable)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait/2 + rand.N(wait)):
+		}
+		wait = min(2*wait, time.Second)
+	}
+	return fmt.Errorf("%s on %s: its record kept changing; ask again: %w", agent, host, claims.ErrLost)
+}
+
+// readMail reads the pending mail of a record's commit, already fetched:
+// none when it holds no mail.json, an error when the list is larger than
+// claims.MaxMailBox (never read into memory) or is not one.
+func (b *Backend) readMail(ctx context.Context, commit string) ([]claims.Message, error) {
+	obj := commit + ":mail.json"
+	sizes, err := b.objectSizes(ctx, []string{obj})
+	if err != nil {
+		return nil, err
+	}
+	n, ok := sizes[obj]
+	switch {
+	case !ok:
+		return nil, nil
+	case n > claims.MaxMailBox:
+		return nil, fmt.Errorf("mail %s: %d bytes, more than %d; not read", obj, n, claims.MaxMailBox)
+	}
+	read := map[string][]byte{obj: nil}
+	if err := b.catFile(ctx, read); err != nil {
+		return nil, err
+	}
+	return claims.DecodeMail(obj, read[obj])
+}

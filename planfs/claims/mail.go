@@ -1,0 +1,229 @@
+package claims
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fleetwatch/fleetwatch/internal/termtext"
+)
+
+// A person's messages to a running worker travel as stop requests do: the
+// sender writes them beside the worker's record (Fleet.Send), the driver's
+// next publish reads them and takes them away. Delivery is at least once:
+// a message read by a publish whose removal did not take comes back at the
+// next one, so the driver drops an id it has had (workers/publish.go).
+// A message is never taken away unread while its run lives, and a publish
+// only ever hands over the messages for its own run.
+
+// Message is a person's message to a running worker's run.
+type Message struct {
+	ID     string  `json:"id"`               // Nonce(), set by the sender
+	Run    string  `json:"run"`              // the run it is for; Send sets it from the record
+	Kind   string  `json:"kind"`             // MailTell, MailInterrupt, MailAnswer
+	Text   string  `json:"text,omitempty"`   // the note, or a question's answer (multi-line allowed)
+	Ask    string  `json:"ask,omitempty"`    // MailAnswer: the ask's id
+	Option string  `json:"option,omitempty"` // MailAnswer: the option chosen
+	Deny   bool    `json:"deny,omitempty"`
+	By     string  `json:"by"`
+	Host   string  `json:"host,omitempty"`
+	At     float64 `json:"at,omitempty"` // Unix seconds, sender's clock
+}
+
+// Kinds of message.
+const (
+	MailTell      = "tell"
+	MailInterrupt = "interrupt"
+	MailAnswer    = "answer"
+)
+
+// Bounds of mail: a note's text, how many messages wait for one worker,
+// and the pending list as stored (16 messages at their bounds, with JSON's
+// escapes, fit in it with room to spare).
+const (
+	MaxMailText = 4 << 10
+	MaxMail     = 16
+	MaxMailBox  = 256 << 10
+)
+
+// ErrMailFull is a Send to a worker that has MaxMail messages it has not
+// read yet: its driver is not publishing, or not keeping up.
+var ErrMailFull = fmt.Errorf("its mailbox holds %d messages not yet read; wait for the worker to read them", MaxMail)
+
+// Inbound is what a publish brings back to the driver: a stop request and
+// the messages for its run (in the order sent), and, when the pending list
+// could not be read, why (it is replaced all the same: nothing can mend it).
+type Inbound struct {
+	Stop    *StopRequest
+	Mail    []Message
+	Problem string
+}
+
+// Bounded is m as stored: Text valid UTF-8 of at most MaxMailText bytes
+// with no control characters but line breaks and tabs, every other text
+// field one clipped line.
+func (m Message) Bounded() Message {
+	for _, f := range []*string{&m.ID, &m.Run, &m.Kind, &m.Ask, &m.Option, &m.By, &m.Host} {
+		*f = Clip(*f, maxField)
+	}
+	m.Text = mailText(m.Text)
+	return m
+}
+
+// mailText is s without controls but \n and \t (a \r\n is a line break),
+// cut on a rune to MaxMailText bytes.
+func mailText(s string) string {
+	if len(s) > 4*MaxMailText {
+		s = s[:4*MaxMailText] // the rest could never be kept; no need to scan it
+	}
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "?"), "\r\n", "\n")
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || (r >= 0x20 && r < 0x7f) || termtext.Line(string(r)) == string(r) {
+			return r
+		}
+		return -1
+	}, s)
+	if len(s) <= MaxMailText {
+		return s
+	}
+	cut := MaxMailText - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Problem is why m is not a message a worker can act on, "" when it is.
+func (m Message) Problem() string {
+	switch {
+	case m.ID == "":
+		return "a message needs an id"
+	case m.By == "":
+		return "a message needs a sender (by)"
+	case m.Kind == MailTell && strings.TrimSpace(m.Text) == "":
+		return "a note needs some text"
+	case m.Kind == MailAnswer && m.Ask == "":
+		return "an answer needs the id of the question it answers"
+	case m.Kind == MailAnswer && m.Option == "" && m.Text == "" && !m.Deny:
+		return "an answer needs an option, a text or a denial"
+	case m.Kind != MailTell && m.Kind != MailInterrupt && m.Kind != MailAnswer:
+		return fmt.Sprintf("unknown kind of message %q (tell, interrupt or answer)", Clip(m.Kind, 40))
+	}
+	return ""
+}
+
+// AskOption is one answer a question offers; Allow says it grants a
+// permission asked.
+type AskOption struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	Allow bool   `json:"allow,omitempty"`
+}
+
+// AskRecord is a question or permission request the run waits on,
+// published so every machine's faces show "waiting for input".
+type AskRecord struct {
+	ID       string      `json:"id"`
+	Question string      `json:"question"`
+	Options  []AskOption `json:"options,omitempty"`
+	Since    float64     `json:"since"`
+}
+
+// Bounds of an ask as published: faces show the question on one line and
+// the options as a short list.
+const (
+	MaxAskOptions = 8
+	maxQuestion   = 1024
+)
+
+// Bounded is a with its question one clipped line and at most
+// MaxAskOptions options, each clipped.
+func (a AskRecord) Bounded() AskRecord {
+	a.ID, a.Question = Clip(a.ID, maxField), Clip(a.Question, maxQuestion)
+	opts := a.Options[:min(len(a.Options), MaxAskOptions)]
+	a.Options = nil
+	for _, o := range opts {
+		a.Options = append(a.Options, AskOption{ID: Clip(o.ID, maxField), Label: Clip(o.Label, maxField), Allow: o.Allow})
+	}
+	return a
+}
+
+// EncodeMail is the pending list as stored: JSON without HTML escapes,
+// which would make a note of <> six times its size.
+func EncodeMail(box []Message) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if box == nil {
+		box = []Message{}
+	}
+	_ = enc.Encode(box)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// DecodeMail reads a pending list another machine stored: at most
+// MaxMailBox bytes, each message bounded, those that are no message
+// dropped. name says where it came from, for the error.
+func DecodeMail(name string, data []byte) ([]Message, error) {
+	if len(data) > MaxMailBox {
+		return nil, fmt.Errorf("mail %s: %d bytes, more than %d", name, len(data), MaxMailBox)
+	}
+	var raw []Message
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("mail %s: %v", name, err)
+	}
+	box := make([]Message, 0, min(len(raw), MaxMail))
+	for _, m := range raw {
+		if m = m.Bounded(); m.Problem() == "" && m.Run != "" {
+			box = append(box, m)
+		}
+	}
+	return box, nil
+}
+
+// MailFor is box's messages for run, in order, at most MaxMail; none for
+// no run.
+func MailFor(box []Message, run string) []Message {
+	var out []Message
+	for _, m := range box {
+		if m.Run == run && run != "" && len(out) < MaxMail {
+			out = append(out, m.Bounded())
+		}
+	}
+	return out
+}
+
+// AddMail is the pending list after m (already bounded, its Run set) is
+// added to box: the messages for other runs are dropped (their runs are
+// over), a message already there is not added twice (added is false), and
+// a list already holding MaxMail for m's run is refused with ErrMailFull.
+func AddMail(box []Message, m Message) (out []Message, added bool, err error) {
+	out = MailFor(box, m.Run)
+	if slices.ContainsFunc(out, func(o Message) bool { return o.ID == m.ID }) {
+		return out, false, nil
+	}
+	if len(out) >= MaxMail {
+		return out, false, ErrMailFull
+	}
+	out = append(out, m)
+	if len(EncodeMail(out)) > MaxMailBox {
+		return out[:len(out)-1], false, ErrMailFull
+	}
+	return out, true, nil
+}
+
+// CheckMail is m bounded, or why it cannot be sent to agent on host.
+func CheckMail(host, agent string, m Message) (Message, error) {
+	m = m.Bounded()
+	if p := m.Problem(); p != "" {
+		return m, fmt.Errorf("message to %s on %s: %s: %w", Clip(agent, 80), Clip(host, 80), p, ErrBadMessage)
+	}
+	return m, nil
+}
+
+// ErrBadMessage is a message Send refuses as it stands (Message.Problem).
+var ErrBadMessage = errors.New("not a message")
