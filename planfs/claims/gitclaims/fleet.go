@@ -135,7 +135,9 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (claims.
 		return in, err
 	}
 	wait := 150 * time.Millisecond
-	for try := 0; try < 4; try++ {
+	// Each message or stop sent costs a publish one try: a few senders at
+	// once still leave it one that lands.
+	for try := 0; try < 6; try++ {
 		res, err := b.push(ctx, []update{{Ref: ref, Old: old, New: oid}})
 		if err != nil {
 			return in, err
@@ -210,6 +212,14 @@ func (b *Backend) readRecord(ctx context.Context, ref string) (string, *claims.P
 	local := b.ns + "workers/" + name
 	if _, err := b.git.run(ctx, nil, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", b.remote, "+"+ref+":"+local); err != nil {
 		return "", nil, b.unavailable(err)
+	}
+	// The ref may have moved since it was listed: what was fetched is
+	// what is read, and what a compare-and-swap then expects.
+	if oid, err = b.git.line(ctx, "rev-parse", "--verify", "--quiet", local+"^{commit}"); err != nil || oid == "" {
+		return "", nil, fmt.Errorf("worker ref %s: not fetched (%v); ask again", ref, err)
+	}
+	if p, ok := b.cached(name, oid); ok {
+		return oid, &p, nil
 	}
 	recs := b.decodeRecords(ctx, map[string]string{name: oid})
 	p, ok := recs[name]

@@ -17,8 +17,11 @@ import (
 // own record (claims/mail.go says what delivery promises).
 
 // sendTries bounds a Send's compare-and-swap attempts: each lost one is a
-// publish or another message landing between its read and its push.
-const sendTries = 8
+// publish or another message landing between its read and its push. The
+// waits between them (random, up to twice the last, at most a second)
+// spread racing senders out: four machines sending to one worker at once
+// each land within a few seconds.
+const sendTries = 16
 
 // Send leaves m in host's agent's record for its current run.
 func (b *Backend) Send(ctx context.Context, host, agent string, m claims.Message) error {
@@ -42,7 +45,7 @@ func (b *Backend) rewrite(ctx context.Context, host, agent string,
 	if p := refname.Problem(ref); p != "" {
 		return fmt.Errorf("worker ref %s: %s", ref, p)
 	}
-	wait := 40 * time.Millisecond
+	wait := 100 * time.Millisecond
 	for try := 0; try < sendTries; try++ {
 		cur, p, err := b.readRecord(ctx, ref)
 		switch {
@@ -86,7 +89,7 @@ func (b *Backend) rewrite(ctx context.Context, host, agent string,
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(wait/2 + rand.N(wait)):
+		case <-time.After(rand.N(wait)):
 		}
 		wait = min(2*wait, time.Second)
 	}
