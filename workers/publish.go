@@ -22,7 +22,10 @@ import (
 //
 // A publish is a push (git) or a transaction (etcd) to a remote that may
 // be slow: it runs on a goroutine of its own, so it never holds up the
-// driver's loop, whose lease renewals must not wait on it.
+// driver's loop, whose lease renewals must not wait on it. Where the
+// backend says when something was written for the worker
+// (claims.MailWatcher), the sender publishes the newest record again
+// then, so a message or a stop does not wait for the next heartbeat.
 
 // fleetPub is a driver's publishing: where, as which run, its sender, a
 // stop request once one came, and the messages come for the run.
@@ -35,6 +38,8 @@ type fleetPub struct {
 	next  chan claims.WorkerRecord // 1-buffered: the newest record not yet sent
 	sent  chan struct{}            // closed when the sender has ended
 	stops chan string              // 1-buffered: the stop request, once
+	pokes <-chan struct{}          // something was written for the worker (nil: never said)
+	quiet context.CancelFunc       // ends the watch that pokes
 	mu    sync.Mutex
 	stop  string // why the driver was asked to stop, once it was
 	said  string // the last publish failure logged, so each is said once
@@ -70,6 +75,12 @@ func (d *Driver) PublishTo(f claims.Fleet, ttl time.Duration) {
 		next: make(chan claims.WorkerRecord, 1), sent: make(chan struct{}), stops: make(chan string, 1),
 		mail: make(chan claims.Message, mailBuffer), wake: make(chan struct{}, 1), heard: map[string]bool{}}
 	d.fleet = p
+	ctx, cancel := context.WithCancel(context.Background())
+	p.quiet = cancel
+	if w, ok := f.(claims.MailWatcher); ok {
+		rec := d.record()
+		p.pokes = w.MailChanges(ctx, rec.Host, rec.AgentID)
+	}
 	go p.send()
 	go p.forward()
 	d.publish()
@@ -131,27 +142,50 @@ func (d *Driver) endPublishing() {
 }
 
 // send publishes each record handed over, the newest when several came
-// during one publish.
+// during one publish, and the newest again when poked.
 func (p *fleetPub) send() {
 	defer close(p.sent)
-	for rec := range p.next {
-		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
-		in, err := p.f.Publish(ctx, rec)
-		cancel()
-		req := in.Stop
-		p.hear(in)
-		p.mu.Lock()
-		if err != nil && tree.ErrText(err) != p.said {
-			p.said = tree.ErrText(err)
-			p.log.Printf("could not publish this worker's record, will retry: %s", p.said)
+	defer p.quiet()
+	var last claims.WorkerRecord
+	have := false
+	for {
+		select {
+		case rec, ok := <-p.next:
+			if !ok {
+				return
+			}
+			last, have = rec, true
+		case _, ok := <-p.pokes:
+			if !ok {
+				p.pokes = nil // the watch ended: heartbeats still publish
+				continue
+			}
+			if !have {
+				continue
+			}
 		}
-		if req != nil && p.stop == "" {
-			p.stop = fmt.Sprintf("stop asked by %s on %s", req.By, cmp.Or(req.Host, "another host"))
-			p.log.Printf("%s (through the claims backend)", p.stop)
-			p.stops <- p.stop
-		}
-		p.mu.Unlock()
+		p.sendOne(last)
 	}
+}
+
+// sendOne publishes rec and takes in what came back: a stop, mail.
+func (p *fleetPub) sendOne(rec claims.WorkerRecord) {
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	in, err := p.f.Publish(ctx, rec)
+	cancel()
+	req := in.Stop
+	p.hear(in)
+	p.mu.Lock()
+	if err != nil && tree.ErrText(err) != p.said {
+		p.said = tree.ErrText(err)
+		p.log.Printf("could not publish this worker's record, will retry: %s", p.said)
+	}
+	if req != nil && p.stop == "" {
+		p.stop = fmt.Sprintf("stop asked by %s on %s", req.By, cmp.Or(req.Host, "another host"))
+		p.log.Printf("%s (through the claims backend)", p.stop)
+		p.stops <- p.stop
+	}
+	p.mu.Unlock()
 }
 
 // record is the state file as published: plain fields, the log's last line

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -227,3 +228,13 @@ func CheckMail(host, agent string, m Message) (Message, error) {
 
 // ErrBadMessage is a message Send refuses as it stands (Message.Problem).
 var ErrBadMessage = errors.New("not a message")
+
+// MailWatcher is a Fleet that says when a message or a stop may be
+// waiting for a worker, so its driver publishes (and hears it) then rather
+// than at its next heartbeat, which can be a minute away.
+type MailWatcher interface {
+	// MailChanges receives, soon after a Send or a RequestStop to host's
+	// agent, until ctx ends; then it is closed. A word may come with
+	// nothing waiting: it costs one publish.
+	MailChanges(ctx context.Context, host, agent string) <-chan struct{}
+}

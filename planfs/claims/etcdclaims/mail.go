@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -109,4 +110,48 @@ func (b *Backend) takeMail(ctx context.Context, mail string, rev int64) {
 	tctx, cancel := b.op(ctx)
 	defer cancel()
 	_, _ = b.cli.Txn(tctx).If(clientv3.Compare(clientv3.ModRevision(mail), "=", rev)).Then(clientv3.OpDelete(mail)).Commit()
+}
+
+var _ claims.MailWatcher = (*Backend)(nil)
+
+// MailChanges says when host's agent's mail or stop key is written: a
+// watch on each, so a message reaches its driver's publish in about one
+// round trip. A broken watch is made again after a second, saying so (a
+// write may have come meanwhile).
+func (b *Backend) MailChanges(ctx context.Context, host, agent string) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case out <- struct{}{}:
+		default: // one pending word covers any number of writes
+		}
+	}
+	var wg sync.WaitGroup
+	for _, key := range []string{b.mailKey(host, agent), b.stopKey(host, agent)} {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				wctx, cancel := context.WithCancel(ctx)
+				// Puts only: a publish taking the mail away is no news.
+				for resp := range b.cli.Watch(clientv3.WithRequireLeader(wctx), key, clientv3.WithFilterDelete()) {
+					if resp.Err() != nil {
+						break
+					}
+					if len(resp.Events) > 0 {
+						notify()
+					}
+				}
+				cancel()
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+					notify()
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out
 }

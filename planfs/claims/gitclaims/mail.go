@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/refname"
@@ -117,4 +118,47 @@ func (b *Backend) readMail(ctx context.Context, commit string) ([]claims.Message
 		return nil, err
 	}
 	return claims.DecodeMail(obj, read[obj])
+}
+
+var _ claims.MailWatcher = (*Backend)(nil)
+
+// MailPoll is how often a publishing driver asks the remote for its own
+// ref: one ls-remote of one ref, so mail and stops reach it within about
+// MailPoll and a publish however long its heartbeat.
+const MailPoll = time.Second
+
+// MailChanges says when host's agent's ref on the remote is not the
+// commit this process last pushed there: someone wrote into it (a
+// message, a stop), and a publish now hears it. A failed listing says
+// nothing: the next heartbeat publishes anyway.
+func (b *Backend) MailChanges(ctx context.Context, host, agent string) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	ref := WorkerRef(host, agent)
+	go func() {
+		defer close(ch)
+		t := time.NewTicker(MailPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			b.fleet.mu.Lock()
+			pushed := b.fleet.pushed[ref]
+			b.fleet.mu.Unlock()
+			lctx, cancel := context.WithTimeout(ctx, defaultTimeout)
+			out, err := b.git.run(lctx, nil, nil, "ls-remote", b.remote, ref)
+			cancel()
+			oid, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
+			if err != nil || oid == "" || pushed == "" || oid == pushed {
+				continue // nothing written over this driver's record, or nothing to tell
+			}
+			select {
+			case ch <- struct{}{}:
+			default: // one pending word covers any number of writes
+			}
+		}
+	}()
+	return ch
 }

@@ -1,9 +1,9 @@
-// Package fleettest holds what every claims.Fleet must do with a person's
+// Package mailtest holds what every claims.Fleet must do with a person's
 // messages to a running worker, as tests each backend's package runs
 // against its real store (git remotes, an embedded etcd): delivery to the
 // run they are for and no other, a full box refused, hostile lists
 // bounded, racing senders all heard, and the time a message takes.
-package fleettest
+package mailtest
 
 import (
 	"context"
@@ -263,7 +263,7 @@ func Race(t *testing.T, w World, beat time.Duration, senders, each int) (repeats
 	var mu sync.Mutex
 	heard := map[string]int{}
 	var order []string
-	stop := publishing(t, worker, rec, beat, func(ms []claims.Message, _ time.Time) {
+	stop := publishing(t, worker, rec, beat, nil, func(ms []claims.Message, _ time.Time) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range ms {
@@ -321,10 +321,11 @@ func Race(t *testing.T, w World, beat time.Duration, senders, each int) (repeats
 	return repeats
 }
 
-// publishing publishes rec as a driver does, every, on a goroutine, and
-// gives heard what each publish heard, until stop (at the latest when
-// the test ends).
-func publishing(t *testing.T, f claims.Fleet, rec claims.WorkerRecord, every time.Duration, heard func([]claims.Message, time.Time)) (stop func()) {
+// publishing publishes rec as a driver does, every and at each poke, on a
+// goroutine, and gives heard what each publish heard, until stop (at the
+// latest when the test ends).
+func publishing(t *testing.T, f claims.Fleet, rec claims.WorkerRecord, every time.Duration, pokes <-chan struct{},
+	heard func([]claims.Message, time.Time)) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	var lost atomic.Int64
 	go func() {
@@ -338,6 +339,7 @@ func publishing(t *testing.T, f claims.Fleet, rec claims.WorkerRecord, every tim
 			case <-quit:
 				return
 			case <-tick.C:
+			case <-pokes:
 			}
 		}
 	}()
@@ -367,15 +369,24 @@ func sendPatiently(f claims.Fleet, m claims.Message) error {
 	}
 }
 
-// Latency sends n notes, each at a random point of the worker's heartbeat
-// (every), and returns how long each took from Send to a publish hearing
-// it, sorted.
-func Latency(t *testing.T, w World, every time.Duration, n int) []time.Duration {
+// Latency sends n notes, spread over the worker's heartbeat (every), and
+// returns how long each took from Send to a publish hearing it, sorted.
+// With watch, the worker also publishes when its backend says something
+// was written for it (claims.MailWatcher), as a driver does.
+func Latency(t *testing.T, w World, every time.Duration, n int, watch bool) []time.Duration {
 	worker, sender := w.Open(true), w.Open(false)
 	rec := Record("h", "w", "run1")
 	heardAt := map[string]time.Time{}
 	var mu sync.Mutex
-	stop := publishing(t, worker, rec, every, func(ms []claims.Message, now time.Time) {
+	var pokes <-chan struct{}
+	if mw, ok := worker.(claims.MailWatcher); ok && watch {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		pokes = mw.MailChanges(ctx, rec.Host, rec.AgentID)
+	} else if watch {
+		t.Fatal("the backend says nothing of mail written (claims.MailWatcher)")
+	}
+	stop := publishing(t, worker, rec, every, pokes, func(ms []claims.Message, now time.Time) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range ms {
@@ -386,12 +397,14 @@ func Latency(t *testing.T, w World, every time.Duration, n int) []time.Duration 
 	})
 	var took []time.Duration
 	for i := range n {
-		// Spread over the heartbeat: i/n of the way into one.
-		time.Sleep(every + every*time.Duration(i)/time.Duration(n))
+		// Spread over the heartbeat, or over a second or two when only
+		// the watch would hear it.
+		space := min(every, 1500*time.Millisecond)
+		time.Sleep(space + space*time.Duration(i)/time.Duration(n))
 		m := Note(fmt.Sprintf("note %d", i))
 		start := time.Now()
 		mustSend(t, sender, m)
-		for end := time.Now().Add(every + 10*time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		for end := time.Now().Add(min(every, 5*time.Second) + 10*time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
 			mu.Lock()
 			at, ok := heardAt[m.ID]
 			mu.Unlock()
