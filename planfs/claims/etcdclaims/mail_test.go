@@ -75,6 +75,7 @@ func TestMailLatencyOnEtcd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes 10 s of heartbeats")
 	}
+	t.Parallel() // mostly waiting on heartbeats; the limits leave room for the others' load
 	for _, c := range []struct {
 		every time.Duration
 		watch bool

@@ -79,6 +79,7 @@ func TestMailLatencyOnGit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes 20 s of heartbeats")
 	}
+	t.Parallel() // mostly waiting on heartbeats; the limits leave room for the others' load
 	for _, c := range []struct {
 		every time.Duration
 		watch bool
