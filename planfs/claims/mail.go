@@ -7,10 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"unicode/utf8"
-
-	"github.com/fleetwatch/fleetwatch/internal/termtext"
 )
 
 // A person's messages to a running worker travel as stop requests do: the
@@ -21,34 +17,12 @@ import (
 // A message is never taken away unread while its run lives, and a publish
 // only ever hands over the messages for its own run.
 
-// Message is a person's message to a running worker's run.
-type Message struct {
-	ID     string  `json:"id"`               // Nonce(), set by the sender
-	Run    string  `json:"run"`              // the run it is for; Send sets it from the record
-	Kind   string  `json:"kind"`             // MailTell, MailInterrupt, MailAnswer
-	Text   string  `json:"text,omitempty"`   // the note, or a question's answer (multi-line allowed)
-	Ask    string  `json:"ask,omitempty"`    // MailAnswer: the ask's id
-	Option string  `json:"option,omitempty"` // MailAnswer: the option chosen
-	Deny   bool    `json:"deny,omitempty"`
-	By     string  `json:"by"`
-	Host   string  `json:"host,omitempty"`
-	At     float64 `json:"at,omitempty"` // Unix seconds, sender's clock
-}
-
-// Kinds of message.
+// Bounds of mail: how many messages wait for one worker, and the pending
+// list as stored (MaxMail messages at their bounds, with JSON's escapes,
+// fit in it with room to spare).
 const (
-	MailTell      = "tell"
-	MailInterrupt = "interrupt"
-	MailAnswer    = "answer"
-)
-
-// Bounds of mail: a note's text, how many messages wait for one worker,
-// and the pending list as stored (16 messages at their bounds, with JSON's
-// escapes, fit in it with room to spare).
-const (
-	MaxMailText = 4 << 10
-	MaxMail     = 16
-	MaxMailBox  = 256 << 10
+	MaxMail    = 16
+	MaxMailBox = 256 << 10
 )
 
 // ErrMailFull is a Send to a worker that has MaxMail messages it has not
@@ -62,76 +36,6 @@ type Inbound struct {
 	Stop    *StopRequest
 	Mail    []Message
 	Problem string
-}
-
-// Bounded is m as stored: Text valid UTF-8 of at most MaxMailText bytes
-// with no control characters but line breaks and tabs, every other text
-// field one clipped line.
-func (m Message) Bounded() Message {
-	for _, f := range []*string{&m.ID, &m.Run, &m.Kind, &m.Ask, &m.Option, &m.By, &m.Host} {
-		*f = Clip(*f, maxField)
-	}
-	m.Text = mailText(m.Text)
-	return m
-}
-
-// mailText is s without controls but \n and \t (a \r\n is a line break),
-// cut on a rune to MaxMailText bytes.
-func mailText(s string) string {
-	if len(s) > 4*MaxMailText {
-		s = s[:4*MaxMailText] // the rest could never be kept; no need to scan it
-	}
-	s = strings.ReplaceAll(strings.ToValidUTF8(s, "?"), "\r\n", "\n")
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' || (r >= 0x20 && r < 0x7f) || termtext.Line(string(r)) == string(r) {
-			return r
-		}
-		return -1
-	}, s)
-	if len(s) <= MaxMailText {
-		return s
-	}
-	cut := MaxMailText - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// Problem is why m is not a message a worker can act on, "" when it is.
-func (m Message) Problem() string {
-	switch {
-	case m.ID == "":
-		return "a message needs an id"
-	case m.By == "":
-		return "a message needs a sender (by)"
-	case m.Kind == MailTell && strings.TrimSpace(m.Text) == "":
-		return "a note needs some text"
-	case m.Kind == MailAnswer && m.Ask == "":
-		return "an answer needs the id of the question it answers"
-	case m.Kind == MailAnswer && m.Option == "" && m.Text == "" && !m.Deny:
-		return "an answer needs an option, a text or a denial"
-	case m.Kind != MailTell && m.Kind != MailInterrupt && m.Kind != MailAnswer:
-		return fmt.Sprintf("unknown kind of message %q (tell, interrupt or answer)", Clip(m.Kind, 40))
-	}
-	return ""
-}
-
-// AskOption is one answer a question offers; Allow says it grants a
-// permission asked.
-type AskOption struct {
-	ID    string `json:"id"`
-	Label string `json:"label"`
-	Allow bool   `json:"allow,omitempty"`
-}
-
-// AskRecord is a question or permission request the run waits on,
-// published so every machine's faces show "waiting for input".
-type AskRecord struct {
-	ID       string      `json:"id"`
-	Question string      `json:"question"`
-	Options  []AskOption `json:"options,omitempty"`
-	Since    float64     `json:"since"`
 }
 
 // Bounds of an ask as published: faces show the question on one line and

@@ -8,45 +8,19 @@ import (
 	"unicode/utf8"
 )
 
-// TestMessageBounded: a note keeps its lines and tabs, loses every other
-// control (escapes, bidi overrides, CR, C1, bytes that are not UTF-8) and
-// is cut on a rune at MaxMailText; the other fields are clipped lines.
-func TestMessageBounded(t *testing.T) {
-	m := Message{ID: "id\x1b[2J" + strings.Repeat("x", 400), Kind: MailTell, By: "op\nx", Host: "h\u202e",
-		Text: "one\r\n\ttwo\x1b]0;t\x07\u202e\x9b\xff" + strings.Repeat("é", MaxMailText)}.Bounded()
-	if !strings.HasPrefix(m.Text, "one\n\ttwo]0;t") || len(m.Text) > MaxMailText || !utf8.ValidString(m.Text) || !strings.HasSuffix(m.Text, "é…") {
-		t.Fatalf("text bounded as %q… (%d bytes)", m.Text[:20], len(m.Text))
-	}
-	if len(m.ID) > maxField || strings.ContainsAny(m.ID+m.By+m.Host, "\x1b\n\u202e") {
-		t.Fatalf("fields bounded as %q %q %q", m.ID, m.By, m.Host)
-	}
-	if m.Problem() != "" {
-		t.Fatalf("a bounded note has a problem: %s", m.Problem())
-	}
-}
-
-func TestMessageProblem(t *testing.T) {
-	ok := Message{ID: "1", Kind: MailTell, Text: "x", By: "op"}
-	for _, c := range []struct {
-		m    Message
-		want string
-	}{
-		{ok, ""},
-		{Message{ID: "1", Kind: MailInterrupt, By: "op"}, ""},
-		{Message{ID: "1", Kind: MailAnswer, Ask: "a", Deny: true, By: "op"}, ""},
-		{Message{Kind: MailTell, Text: "x", By: "op"}, "id"},
-		{Message{ID: "1", Kind: MailTell, Text: "x"}, "sender"},
-		{Message{ID: "1", Kind: MailTell, Text: "\n ", By: "op"}, "text"},
-		{Message{ID: "1", Kind: MailAnswer, Option: "y", By: "op"}, "question"},
-		{Message{ID: "1", Kind: MailAnswer, Ask: "a", By: "op"}, "option"},
-		{Message{ID: "1", Kind: "shout\x1b", By: "op"}, "unknown kind"},
-	} {
-		if p := c.m.Problem(); (c.want == "") != (p == "") || !strings.Contains(p, c.want) || strings.Contains(p, "\x1b") {
-			t.Errorf("%+v: %q, want %q", c.m, p, c.want)
+// TestCheckMail: a message Send refuses is one line naming the worker,
+// wrapping ErrBadMessage; one it takes comes back bounded.
+func TestCheckMail(t *testing.T) {
+	for _, m := range []Message{{Kind: MailTell, Text: "x"}, {ID: "1", Kind: "shout\x1b[2J"}, {ID: "1", Kind: MailTell, Text: " \n"},
+		{ID: "1", Kind: MailAnswer, Option: "y"}} {
+		_, err := CheckMail("h", "w", m)
+		if !errors.Is(err, ErrBadMessage) || !strings.Contains(err.Error(), "w on h") || strings.ContainsAny(err.Error(), "\n\x1b") {
+			t.Errorf("CheckMail(%+v) = %v", m, err)
 		}
 	}
-	if _, err := CheckMail("h", "w", Message{Kind: MailTell}); !errors.Is(err, ErrBadMessage) || !strings.Contains(err.Error(), "w on h") {
-		t.Errorf("CheckMail: %v", err)
+	m, err := CheckMail("h", "w", Message{ID: "1", Kind: MailTell, Text: "a\x1b[2J\r\n\tb" + strings.Repeat("é", MaxMailText), By: "op\nx"})
+	if err != nil || !strings.HasPrefix(m.Text, "a[2J\n\tb") || len(m.Text) > MaxMailText || !utf8.ValidString(m.Text) || strings.Contains(m.By, "\n") {
+		t.Fatalf("CheckMail bounded a note as %q… (%d bytes), by %q: %v", m.Text[:10], len(m.Text), m.By, err)
 	}
 }
 

@@ -103,8 +103,6 @@ type State struct {
 	// Session is the agent's session when it leads one (its pid): every
 	// process still in it is the run's.
 	Session int `json:"session,omitempty"`
-	// Asking is the question or permission request the run waits on.
-	Asking *claims.AskRecord `json:"asking,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }
