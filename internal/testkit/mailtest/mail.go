@@ -399,9 +399,9 @@ func Latency(t *testing.T, w World, every time.Duration, n int, watch bool) []ti
 	})
 	var took []time.Duration
 	for i := range n {
-		// Spread over the heartbeat, or over a second or two when only
-		// the watch would hear it.
-		space := min(every, 1500*time.Millisecond)
+		// Spread over the heartbeat, or over a second (git's poll) when
+		// only the watch would hear it.
+		space := min(every, time.Second)
 		time.Sleep(space + space*time.Duration(i)/time.Duration(n))
 		m := Note(fmt.Sprintf("note %d", i))
 		start := time.Now()
