@@ -3,6 +3,7 @@ package gitclaims
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -158,31 +159,41 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (claims.
 		if err != nil {
 			return in, err
 		}
-		if p != nil && p.Problem == "" {
-			// Heard, and then replaced by this record all the same: a
-			// driver's final record must land whatever was asked of it.
-			b.heard(ctx, &in, cur, p, rec.Run)
+		// Heard, and then replaced by this record all the same: a
+		// driver's final record must land whatever was asked of it.
+		if err := b.heard(ctx, &in, cur, p, rec); err != nil {
+			return in, err
 		}
 		old = cur
 	}
 	return in, fmt.Errorf("%s: the ref kept moving under this worker's pushes: %w", ref, claims.ErrLost)
 }
 
-// heard adds to in what the record p (at commit cur) holds for run: its
-// stop request, the first heard, and its mail not heard yet.
-func (b *Backend) heard(ctx context.Context, in *claims.Inbound, cur string, p *claims.Published, run string) {
-	if in.Stop == nil {
-		in.Stop = p.StopFor(run)
+// heard adds to in what the ref's commit cur (its record p) holds for
+// rec's run: its stop request, the first heard, and its mail not heard
+// yet. Mail that git could not read now is an error: the publish must not
+// replace it unheard (but a final record lands all the same, its run
+// over); a list that is no list is said in in.Problem and replaced.
+func (b *Backend) heard(ctx context.Context, in *claims.Inbound, cur string, p *claims.Published, rec claims.WorkerRecord) error {
+	if cur == "" {
+		return nil
+	}
+	if p != nil && p.Problem == "" && in.Stop == nil {
+		in.Stop = p.StopFor(rec.Run)
 	}
 	box, err := b.readMail(ctx, cur)
-	if err != nil {
+	switch {
+	case errors.Is(err, errBadMail):
 		in.Problem = err.Error()
+	case err != nil && rec.State != claims.WorkerExited:
+		return fmt.Errorf("%s: the mail waiting there could not be read, so this record does not replace it yet: %w", WorkerRef(rec.Host, rec.AgentID), err)
 	}
-	for _, m := range claims.MailFor(box, run) {
+	for _, m := range claims.MailFor(box, rec.Run) {
 		if !slices.ContainsFunc(in.Mail, func(h claims.Message) bool { return h.ID == m.ID }) {
 			in.Mail = append(in.Mail, m)
 		}
 	}
+	return nil
 }
 
 func (b *Backend) setPushed(ref, oid string) {

@@ -2,6 +2,7 @@ package gitclaims
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -59,9 +60,13 @@ func (b *Backend) rewrite(ctx context.Context, host, agent string,
 		case p.State == claims.WorkerExited:
 			return fmt.Errorf("%s on %s: %w", agent, host, claims.ErrWorkerDone)
 		}
-		// A list that cannot be read was not written by a Send, and its
-		// driver cannot read it either: the new list replaces it.
-		box, _ := b.readMail(ctx, cur)
+		// A list that is no list was not written by a Send, and its
+		// driver cannot read it either: the new list replaces it. One
+		// git could not read now is never replaced unread.
+		box, err := b.readMail(ctx, cur)
+		if err != nil && !errors.Is(err, errBadMail) {
+			return err
+		}
 		rec := p.WorkerRecord
 		box, changed, err := change(&rec, box)
 		if err != nil {
@@ -97,9 +102,14 @@ func (b *Backend) rewrite(ctx context.Context, host, agent string,
 	return fmt.Errorf("%s on %s: its record kept changing; ask again: %w", agent, host, claims.ErrLost)
 }
 
+// errBadMail is a pending list that is no list (too large, not JSON):
+// nothing will ever read it, so the next write replaces it.
+var errBadMail = errors.New("not a list of messages")
+
 // readMail reads the pending mail of a record's commit, already fetched:
-// none when it holds no mail.json, an error when the list is larger than
-// claims.MaxMailBox (never read into memory) or is not one.
+// none when it holds no mail.json; errBadMail when the list is larger than
+// claims.MaxMailBox (never read into memory) or is not one; git's error
+// when it could not look.
 func (b *Backend) readMail(ctx context.Context, commit string) ([]claims.Message, error) {
 	obj := commit + ":mail.json"
 	sizes, err := b.objectSizes(ctx, []string{obj})
@@ -111,13 +121,17 @@ func (b *Backend) readMail(ctx context.Context, commit string) ([]claims.Message
 	case !ok:
 		return nil, nil
 	case n > claims.MaxMailBox:
-		return nil, fmt.Errorf("mail %s: %d bytes, more than %d; not read", obj, n, claims.MaxMailBox)
+		return nil, fmt.Errorf("mail %s: %d bytes, more than %d; not read: %w", obj, n, claims.MaxMailBox, errBadMail)
 	}
 	read := map[string][]byte{obj: nil}
 	if err := b.catFile(ctx, read); err != nil {
 		return nil, err
 	}
-	return claims.DecodeMail(obj, read[obj])
+	box, err := claims.DecodeMail(obj, read[obj])
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", err, errBadMail)
+	}
+	return box, nil
 }
 
 var _ claims.MailWatcher = (*Backend)(nil)
