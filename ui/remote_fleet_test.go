@@ -76,8 +76,8 @@ func TestWorkersPaneShowsOtherMachinesWorkers(t *testing.T) {
 	if f := h.footer(); !strings.Contains(f, "asked gpu-1 on gpu-box to stop") {
 		t.Fatalf("stop through the backend: %q", f)
 	}
-	if stop, err := worker.Publish(ctx, published("gpu-box", "gpu-1", 0.3)); err != nil || stop == nil {
-		t.Fatalf("the worker's next publish did not hear the stop: %v %v", stop, err)
+	if in, err := worker.Publish(ctx, published("gpu-box", "gpu-1", 0.3)); err != nil || in.Stop == nil {
+		t.Fatalf("the worker's next publish did not hear the stop: %v %v", in.Stop, err)
 	}
 	h.send(remoteTickMsg{}) // seen as it now is
 	time.Sleep(time.Second) // two heartbeats of 0.3 s, unchanged

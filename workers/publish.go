@@ -16,15 +16,19 @@ import (
 // record through it (claims.Fleet) when it claims, at each heartbeat and
 // when it finishes, so a cockpit on any machine sees it; the record also
 // carries back a stop request another machine wrote, which the driver
-// obeys as a local stop. The lease files publish nothing: the state files
+// obeys as a local stop, and a person's messages for the run, which the
+// driver reads from fleetMail. The lease files publish nothing: the state files
 // are this machine's view already.
 //
 // A publish is a push (git) or a transaction (etcd) to a remote that may
 // be slow: it runs on a goroutine of its own, so it never holds up the
-// driver's loop, whose lease renewals must not wait on it.
+// driver's loop, whose lease renewals must not wait on it. Where the
+// backend says when something was written for the worker
+// (claims.MailWatcher), the sender publishes the newest record again
+// then, so a message or a stop does not wait for the next heartbeat.
 
-// fleetPub is a driver's publishing: where, as which run, its sender, and
-// a stop request once one came.
+// fleetPub is a driver's publishing: where, as which run, its sender, a
+// stop request once one came, and the messages come for the run.
 type fleetPub struct {
 	f   claims.Fleet
 	run string  // this driver's run: a stop request names it
@@ -34,10 +38,31 @@ type fleetPub struct {
 	next  chan claims.WorkerRecord // 1-buffered: the newest record not yet sent
 	sent  chan struct{}            // closed when the sender has ended
 	stops chan string              // 1-buffered: the stop request, once
+	pokes <-chan struct{}          // something was written for the worker (nil: never said)
+	quiet context.CancelFunc       // ends the watch that pokes
 	mu    sync.Mutex
 	stop  string // why the driver was asked to stop, once it was
 	said  string // the last publish failure logged, so each is said once
+
+	// mail carries each message once, in the order heard, to the driver;
+	// only forward sends on it. queue holds what it has not taken yet:
+	// a driver slow to read holds up no publish and loses nothing.
+	mail   chan claims.Message
+	queue  []claims.Message // guarded by mu
+	wake   chan struct{}    // 1-buffered: queue grew
+	heard  map[string]bool  // the ids of the last maxHeard messages handed on
+	order  []string         // those ids, oldest first
+	mailed string           // the last mail problem logged
 }
+
+// mailBuffer is how many messages wait in the channel for the driver;
+// maxHeard how many ids the sender remembers to drop a message heard again
+// (delivery is at least once; a repeat comes within a few publishes, and at
+// most claims.MaxMail wait at once).
+const (
+	mailBuffer = 32
+	maxHeard   = 256
+)
 
 // publishTimeout bounds one publish: a slow remote misses a publish, and
 // the next record waits at most this long behind it.
@@ -47,9 +72,17 @@ const publishTimeout = 10 * time.Second
 // starting now; ttl is its leases' lifetime.
 func (d *Driver) PublishTo(f claims.Fleet, ttl time.Duration) {
 	p := &fleetPub{f: f, run: claims.Nonce(), ttl: ttl.Seconds(), log: d.Log,
-		next: make(chan claims.WorkerRecord, 1), sent: make(chan struct{}), stops: make(chan string, 1)}
+		next: make(chan claims.WorkerRecord, 1), sent: make(chan struct{}), stops: make(chan string, 1),
+		mail: make(chan claims.Message, mailBuffer), wake: make(chan struct{}, 1), heard: map[string]bool{}}
 	d.fleet = p
+	ctx, cancel := context.WithCancel(context.Background())
+	p.quiet = cancel
+	if w, ok := f.(claims.MailWatcher); ok {
+		rec := d.record()
+		p.pokes = w.MailChanges(ctx, rec.Host, rec.AgentID)
+	}
 	go p.send()
+	go p.forward()
 	d.publish()
 }
 
@@ -82,6 +115,16 @@ func (d *Driver) fleetStops() <-chan string {
 	return d.fleet.stops
 }
 
+// fleetMail receives each message a person sent this run, once, in the
+// order they were heard; nil (never) when the driver publishes nothing.
+// Messages not read wait, in order, however long the driver takes.
+func (d *Driver) fleetMail() <-chan claims.Message {
+	if d.fleet == nil {
+		return nil
+	}
+	return d.fleet.mail
+}
+
 // endPublishing sends the last record handed over and ends the sender,
 // waiting at most one publish for it.
 func (d *Driver) endPublishing() {
@@ -99,25 +142,50 @@ func (d *Driver) endPublishing() {
 }
 
 // send publishes each record handed over, the newest when several came
-// during one publish.
+// during one publish, and the newest again when poked.
 func (p *fleetPub) send() {
 	defer close(p.sent)
-	for rec := range p.next {
-		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
-		req, err := p.f.Publish(ctx, rec)
-		cancel()
-		p.mu.Lock()
-		if err != nil && tree.ErrText(err) != p.said {
-			p.said = tree.ErrText(err)
-			p.log.Printf("could not publish this worker's record, will retry: %s", p.said)
+	defer p.quiet()
+	var last claims.WorkerRecord
+	have := false
+	for {
+		select {
+		case rec, ok := <-p.next:
+			if !ok {
+				return
+			}
+			last, have = rec, true
+		case _, ok := <-p.pokes:
+			if !ok {
+				p.pokes = nil // the watch ended: heartbeats still publish
+				continue
+			}
+			if !have {
+				continue
+			}
 		}
-		if req != nil && p.stop == "" {
-			p.stop = fmt.Sprintf("stop asked by %s on %s", req.By, cmp.Or(req.Host, "another host"))
-			p.log.Printf("%s (through the claims backend)", p.stop)
-			p.stops <- p.stop
-		}
-		p.mu.Unlock()
+		p.sendOne(last)
 	}
+}
+
+// sendOne publishes rec and takes in what came back: a stop, mail.
+func (p *fleetPub) sendOne(rec claims.WorkerRecord) {
+	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+	in, err := p.f.Publish(ctx, rec)
+	cancel()
+	req := in.Stop
+	p.hear(in)
+	p.mu.Lock()
+	if err != nil && tree.ErrText(err) != p.said {
+		p.said = tree.ErrText(err)
+		p.log.Printf("could not publish this worker's record, will retry: %s", p.said)
+	}
+	if req != nil && p.stop == "" {
+		p.stop = fmt.Sprintf("stop asked by %s on %s", req.By, cmp.Or(req.Host, "another host"))
+		p.log.Printf("%s (through the claims backend)", p.stop)
+		p.stops <- p.stop
+	}
+	p.mu.Unlock()
 }
 
 // record is the state file as published: plain fields, the log's last line
@@ -129,7 +197,7 @@ func (d *Driver) record() claims.WorkerRecord {
 		State: st.State, ExitCode: st.ExitCode, Run: d.fleet.run, PID: st.PID,
 		Started: look.UnixSeconds(st.Started.Time), Heartbeat: look.UnixSeconds(st.LastHeartbeat.Time),
 		HeartbeatEvery: st.HeartbeatEvery, TTL: d.fleet.ttl, Tokens: st.Spent.Tokens, Cost: st.Spent.USD,
-		Paused: st.Paused, Note: st.Note, Serve: look.ServeAddress(d.Tree.Project),
+		Paused: st.Paused, Note: st.Note, Serve: look.ServeAddress(d.Tree.Project), Asking: st.Asking,
 	}
 	if d.Log != nil {
 		rec.LastLine, rec.LogPath = d.Log.Last(), d.Log.Path
@@ -138,4 +206,66 @@ func (d *Driver) record() claims.WorkerRecord {
 		rec.State = claims.WorkerRunning
 	}
 	return rec.Bounded()
+}
+
+// hear queues the messages of in not heard before for forward, and logs a
+// mailbox that could not be read, once.
+func (p *fleetPub) hear(in claims.Inbound) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if in.Problem != "" && in.Problem != p.mailed {
+		p.mailed = in.Problem
+		p.log.Printf("the messages for this run could not be read: %s", in.Problem)
+	}
+	grew := false
+	for _, m := range in.Mail {
+		if p.heard[m.ID] {
+			continue
+		}
+		p.heard[m.ID] = true
+		p.order = append(p.order, m.ID)
+		if len(p.order) > maxHeard {
+			delete(p.heard, p.order[0])
+			p.order = p.order[1:]
+		}
+		p.log.Printf("%s from %s on %s (through the claims backend)", m.Kind, m.By, cmp.Or(m.Host, "another host"))
+		p.queue = append(p.queue, m)
+		grew = true
+	}
+	if grew {
+		select {
+		case p.wake <- struct{}{}:
+		default: // a wake is pending: forward will see the whole queue
+		}
+	}
+}
+
+// forward hands the queued messages to the driver in order, blocking on
+// a full channel (only the driver's reading holds it up), until the
+// sender ends: the run is over then, and what is left has nowhere to go.
+func (p *fleetPub) forward() {
+	for {
+		select {
+		case <-p.wake:
+		case <-p.sent:
+			return
+		}
+		for {
+			p.mu.Lock()
+			if len(p.queue) == 0 {
+				p.mu.Unlock()
+				break
+			}
+			m := p.queue[0]
+			p.mu.Unlock()
+			select {
+			case p.mail <- m:
+			case <-p.sent:
+				return
+			}
+			p.mu.Lock()
+			p.queue = p.queue[1:]
+			p.mu.Unlock()
+		}
+	}
 }

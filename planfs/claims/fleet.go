@@ -15,12 +15,14 @@ import (
 // Fleet is a remote backend that also carries each running worker's
 // record, so a cockpit on any machine sees every machine's workers: the
 // driver publishes at each heartbeat, a reader judges what it reads on its
-// own clock, and a stop asked from elsewhere travels in the record.
+// own clock, and a stop or a message sent from elsewhere travels with the
+// record (mail.go).
 type Fleet interface {
 	// Publish writes rec as its worker's record (one push or one
-	// transaction). A stop request addressed to rec.Run comes back: the
-	// driver obeys it as it would a local stop.
-	Publish(ctx context.Context, rec WorkerRecord) (*StopRequest, error)
+	// transaction). A stop request and the messages addressed to rec.Run
+	// come back: the driver obeys the stop as it would a local stop, and
+	// hands the messages on (each at least once: it drops repeats).
+	Publish(ctx context.Context, rec WorkerRecord) (Inbound, error)
 	// Workers reads the published records, judged on this machine's
 	// clock: at most MaxWorkers, chosen by Pick, and a row saying how many
 	// more there are.
@@ -32,6 +34,11 @@ type Fleet interface {
 	// RequestStop asks host's agent to stop, in the record it published;
 	// ErrNoWorker when there is none, ErrWorkerDone when it has exited.
 	RequestStop(ctx context.Context, host, agent string, req StopRequest) error
+	// Send leaves m for host's agent's current run (m.Run is set from its
+	// record), read by its driver's next publish: ErrNoWorker and
+	// ErrWorkerDone as RequestStop, ErrBadMessage for a message that
+	// has a Problem, ErrMailFull when MaxMail wait unread.
+	Send(ctx context.Context, host, agent string, m Message) error
 }
 
 // WorkerRecord is one worker as its driver publishes it: plain fields,
@@ -71,6 +78,8 @@ type WorkerRecord struct {
 	Serve    string `json:"serve,omitempty"`
 	// Stop is a stop request someone wrote into the record.
 	Stop *StopRequest `json:"stop,omitempty"`
+	// Asking is the question or permission request the run waits on.
+	Asking *AskRecord `json:"asking,omitempty"`
 }
 
 // StopRequest asks the driver of Run to stop its agent and give its plan
@@ -221,9 +230,18 @@ func secs(s float64, def time.Duration) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// EncodeRecord is rec as stored, bounded first.
+// EncodeRecord is rec as stored, bounded first; a question so long (with
+// JSON's escapes) that the record would pass MaxRecord goes shorter and
+// without its options, so readers never refuse a worker for its question.
 func EncodeRecord(rec WorkerRecord) []byte {
-	data, _ := json.Marshal(rec.Bounded())
+	rec = rec.Bounded()
+	data, _ := json.Marshal(rec)
+	if len(data) > MaxRecord && rec.Asking != nil {
+		a := *rec.Asking
+		a.Question, a.Options = Clip(a.Question, 200), nil
+		rec.Asking = &a
+		data, _ = json.Marshal(rec)
+	}
 	return data
 }
 
@@ -256,6 +274,10 @@ func (rec WorkerRecord) Bounded() WorkerRecord {
 		s := *rec.Stop
 		s.Run, s.By, s.Host = Clip(s.Run, maxField), Clip(s.By, maxField), Clip(s.Host, maxField)
 		rec.Stop = &s
+	}
+	if rec.Asking != nil {
+		a := rec.Asking.Bounded()
+		rec.Asking = &a
 	}
 	return rec
 }

@@ -58,27 +58,30 @@ func (b *Backend) stopKey(host, agent string) string {
 }
 
 // Publish puts rec on the worker session's lease in one transaction that
-// also reads the worker's stop key when there is one: a stop request for
-// rec.Run comes back at the cost of no extra round trip.
-func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims.StopRequest, error) {
+// also reads the worker's stop and mail keys when there are any: a stop
+// request and the mail for rec.Run come back at the cost of no extra
+// round trip when none waits. Mail read is then taken away by a second
+// transaction, only while its key is as read (takeMail).
+func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (claims.Inbound, error) {
+	var in claims.Inbound
 	s, err := b.current()
 	if err != nil {
-		return nil, err
+		return in, err
 	}
 	if s == nil {
-		return nil, fmt.Errorf("etcd %s: a worker record needs the worker's session (a --run worker): %w", b.endpoints, claims.ErrUnavailable)
+		return in, fmt.Errorf("etcd %s: a worker record needs the worker's session (a --run worker): %w", b.endpoints, claims.ErrUnavailable)
 	}
-	key, stop := b.workerKey(rec.Host, rec.AgentID), b.stopKey(rec.Host, rec.AgentID)
+	key, stop, mail := b.workerKey(rec.Host, rec.AgentID), b.stopKey(rec.Host, rec.AgentID), b.mailKey(rec.Host, rec.AgentID)
 	put := clientv3.OpPut(key, string(claims.EncodeRecord(rec)), clientv3.WithLease(s.id))
 	tctx, cancel := b.op(ctx)
-	resp, err := b.cli.Txn(tctx).If(clientv3.Compare(clientv3.Version(stop), "=", 0)).
-		Then(put).Else(put, clientv3.OpGet(stop)).Commit()
+	resp, err := b.cli.Txn(tctx).If(clientv3.Compare(clientv3.Version(stop), "=", 0), clientv3.Compare(clientv3.Version(mail), "=", 0)).
+		Then(put).Else(put, clientv3.OpGet(stop), clientv3.OpGet(mail)).Commit()
 	cancel()
 	if err != nil {
-		return nil, b.unavailable(err)
+		return in, b.unavailable(err)
 	}
-	if resp.Succeeded || len(resp.Responses) < 2 {
-		return nil, nil
+	if resp.Succeeded || len(resp.Responses) < 3 {
+		return in, nil
 	}
 	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
 		var req claims.StopRequest
@@ -86,10 +89,18 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims
 			// Whoever could write the key wrote By and Host: the driver
 			// logs them, so they are one bounded line like a record's.
 			req.By, req.Host = claims.Clip(req.By, 256), claims.Clip(req.Host, 256)
-			return &req, nil
+			in.Stop = &req
 		}
 	}
-	return nil, nil
+	for _, kv := range resp.Responses[2].GetResponseRange().Kvs {
+		box, err := claims.DecodeMail("etcd key "+mail, kv.Value)
+		if err != nil {
+			in.Problem = err.Error()
+		}
+		in.Mail = claims.MailFor(box, rec.Run)
+		b.takeMail(ctx, mail, kv.ModRevision)
+	}
+	return in, nil
 }
 
 // Workers reads every worker key (listWorkers), each judged by how long

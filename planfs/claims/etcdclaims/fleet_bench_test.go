@@ -77,8 +77,8 @@ func BenchmarkFleetPublish(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		if stop, err := pub.Publish(ctx, record("host-0", "w0", "run")); err != nil || stop != nil {
-			b.Fatal(stop, err)
+		if in, err := pub.Publish(ctx, record("host-0", "w0", "run")); err != nil || in.Stop != nil {
+			b.Fatal(in.Stop, err)
 		}
 	}
 }

@@ -34,8 +34,8 @@ func TestFleetOnEtcd(t *testing.T) {
 			t.Fatal(err)
 		}
 		pubs = append(pubs, b)
-		if stop, err := b.Publish(ctx, record(fmt.Sprintf("host-%d", h), "w", "run1")); err != nil || stop != nil {
-			t.Fatalf("publish: %v %v", stop, err)
+		if in, err := b.Publish(ctx, record(fmt.Sprintf("host-%d", h), "w", "run1")); err != nil || in.Stop != nil {
+			t.Fatalf("publish: %v %v", in.Stop, err)
 		}
 	}
 	reader := open(t, dir, id)
@@ -59,11 +59,12 @@ func TestFleetOnEtcd(t *testing.T) {
 	if err := pubs[0].RequestStop(ctx, "host-1", "w", claims.StopRequest{By: "op", Host: "host-0"}); err != nil {
 		t.Fatal(err)
 	}
-	stop, err := pubs[1].Publish(ctx, record("host-1", "w", "run1"))
+	in, err := pubs[1].Publish(ctx, record("host-1", "w", "run1"))
+	stop := in.Stop
 	if err != nil || stop == nil || stop.By != "op" {
 		t.Fatalf("publish after a stop request: %+v %v", stop, err)
 	}
-	if stop, _ := pubs[1].Publish(ctx, record("host-1", "w", "run2")); stop != nil {
+	if in, _ := pubs[1].Publish(ctx, record("host-1", "w", "run2")); in.Stop != nil {
 		t.Fatal("a stop request for one run stops the next")
 	}
 	if err := pubs[0].RequestStop(ctx, "host-9", "w", claims.StopRequest{By: "op"}); !errors.Is(err, claims.ErrNoWorker) {

@@ -3,6 +3,7 @@ package gitclaims
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -82,58 +83,73 @@ func NamesOf(name string) (host, agent string, ok bool) {
 	return host, agent, true
 }
 
-// recordCommit writes a parentless commit holding rec as worker.json.
-func (b *Backend) recordCommit(ctx context.Context, rec claims.WorkerRecord) (string, error) {
-	blob, err := b.writeObject(ctx, "blob", claims.EncodeRecord(rec))
-	if err != nil {
-		return "", err
+// recordCommit writes a parentless commit holding rec as worker.json and,
+// when box is not nil, the pending mail as mail.json: faces read only the
+// record, so a full mailbox never slows or bloats what they read.
+func (b *Backend) recordCommit(ctx context.Context, rec claims.WorkerRecord, box []byte) (string, error) {
+	var tree []byte
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"mail.json", box}, {"worker.json", claims.EncodeRecord(rec)}} { // a tree's entries in name order
+		if f.data == nil {
+			continue
+		}
+		blob, err := b.writeObject(ctx, "blob", f.data)
+		if err != nil {
+			return "", err
+		}
+		raw, err := hex.DecodeString(blob)
+		if err != nil {
+			return "", fmt.Errorf("git hash-object: bad id %q", blob)
+		}
+		tree = append(append(tree, "100644 "+f.name+"\x00"...), raw...)
 	}
-	raw, err := hex.DecodeString(blob)
-	if err != nil {
-		return "", fmt.Errorf("git hash-object: bad id %q", blob)
-	}
-	tree, err := b.writeObject(ctx, "tree", append([]byte("100644 worker.json\x00"), raw...))
+	treeID, err := b.writeObject(ctx, "tree", tree)
 	if err != nil {
 		return "", err
 	}
 	who := fmt.Sprintf("fleetwatch <fleetwatch@localhost> %d +0000", int64(rec.Heartbeat))
-	text := "tree " + tree + "\nauthor " + who + "\ncommitter " + who + "\n\nworker " + rec.Host + " " + rec.AgentID + " " + rec.State + "\n"
+	text := "tree " + treeID + "\nauthor " + who + "\ncommitter " + who + "\n\nworker " + rec.Host + " " + rec.AgentID + " " + rec.State + "\n"
 	return b.writeObject(ctx, "commit", []byte(text))
 }
 
 // Publish pushes rec as its worker's ref: create-only the first time, then
 // compare-and-swap on the commit this process last pushed — one push per
 // heartbeat. A push refused because the ref moved reads it (the only
-// read a publish ever makes): a stop request for rec.Run comes back to
-// the driver; either way rec then replaces what is there (an earlier
-// run's record, the request itself), by compare-and-swap on what was read.
-func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims.StopRequest, error) {
+// read a publish ever makes): a stop request and the mail for rec.Run come
+// back to the driver; either way rec then replaces what is there (an
+// earlier run's record, the request, the mail read), by compare-and-swap
+// on what was read, so only mail that came back is ever taken away.
+func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (claims.Inbound, error) {
+	var in claims.Inbound
 	ref := WorkerRef(rec.Host, rec.AgentID)
 	if p := refname.Problem(ref); p != "" {
-		return nil, fmt.Errorf("worker ref %s: %s", ref, p)
+		return in, fmt.Errorf("worker ref %s: %s", ref, p)
 	}
 	b.pruneOnce(ctx, ref)
 	b.fleet.mu.Lock()
 	old := b.fleet.pushed[ref]
 	b.fleet.mu.Unlock()
-	oid, err := b.recordCommit(ctx, rec)
+	oid, err := b.recordCommit(ctx, rec, nil)
 	if err != nil {
-		return nil, err
+		return in, err
 	}
 	wait := 150 * time.Millisecond
-	var stop *claims.StopRequest
-	for try := 0; try < 4; try++ {
+	// Each message or stop sent costs a publish one try: a few senders at
+	// once still leave it one that lands.
+	for try := 0; try < 6; try++ {
 		res, err := b.push(ctx, []update{{Ref: ref, Old: old, New: oid}})
 		if err != nil {
-			return stop, err
+			return in, err
 		}
 		o := res[ref]
 		switch {
 		case o.ok:
 			b.setPushed(ref, oid)
-			return stop, nil
+			return in, nil
 		case namespaceRefused(o.reason):
-			return stop, fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, ref, o.reason, claims.ErrUnavailable)
+			return in, fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, ref, o.reason, claims.ErrUnavailable)
 		case lockHeld(o):
 			time.Sleep(wait)
 			wait *= 2
@@ -141,16 +157,43 @@ func (b *Backend) Publish(ctx context.Context, rec claims.WorkerRecord) (*claims
 		}
 		cur, p, err := b.readRecord(ctx, ref)
 		if err != nil {
-			return stop, err
+			return in, err
 		}
-		if p != nil && p.Problem == "" && stop == nil {
-			// Heard, and then replaced by this record all the same: a
-			// driver's final record must land whatever was asked of it.
-			stop = p.StopFor(rec.Run)
+		// Heard, and then replaced by this record all the same: a
+		// driver's final record must land whatever was asked of it.
+		if err := b.heard(ctx, &in, cur, p, rec); err != nil {
+			return in, err
 		}
 		old = cur
 	}
-	return stop, fmt.Errorf("%s: the ref kept moving under this worker's pushes: %w", ref, claims.ErrLost)
+	return in, fmt.Errorf("%s: the ref kept moving under this worker's pushes: %w", ref, claims.ErrLost)
+}
+
+// heard adds to in what the ref's commit cur (its record p) holds for
+// rec's run: its stop request, the first heard, and its mail not heard
+// yet. Mail that git could not read now is an error: the publish must not
+// replace it unheard (but a final record lands all the same, its run
+// over); a list that is no list is said in in.Problem and replaced.
+func (b *Backend) heard(ctx context.Context, in *claims.Inbound, cur string, p *claims.Published, rec claims.WorkerRecord) error {
+	if cur == "" {
+		return nil
+	}
+	if p != nil && p.Problem == "" && in.Stop == nil {
+		in.Stop = p.StopFor(rec.Run)
+	}
+	box, err := b.readMail(ctx, cur)
+	switch {
+	case errors.Is(err, errBadMail):
+		in.Problem = err.Error()
+	case err != nil && rec.State != claims.WorkerExited:
+		return fmt.Errorf("%s: the mail waiting there could not be read, so this record does not replace it yet: %w", WorkerRef(rec.Host, rec.AgentID), err)
+	}
+	for _, m := range claims.MailFor(box, rec.Run) {
+		if !slices.ContainsFunc(in.Mail, func(h claims.Message) bool { return h.ID == m.ID }) {
+			in.Mail = append(in.Mail, m)
+		}
+	}
+	return nil
 }
 
 func (b *Backend) setPushed(ref, oid string) {
@@ -180,6 +223,14 @@ func (b *Backend) readRecord(ctx context.Context, ref string) (string, *claims.P
 	local := b.ns + "workers/" + name
 	if _, err := b.git.run(ctx, nil, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", b.remote, "+"+ref+":"+local); err != nil {
 		return "", nil, b.unavailable(err)
+	}
+	// The ref may have moved since it was listed: what was fetched is
+	// what is read, and what a compare-and-swap then expects.
+	if oid, err = b.git.line(ctx, "rev-parse", "--verify", "--quiet", local+"^{commit}"); err != nil || oid == "" {
+		return "", nil, fmt.Errorf("worker ref %s: not fetched (%v); ask again", ref, err)
+	}
+	if p, ok := b.cached(name, oid); ok {
+		return oid, &p, nil
 	}
 	recs := b.decodeRecords(ctx, map[string]string{name: oid})
 	p, ok := recs[name]
@@ -491,41 +542,14 @@ func (b *Backend) forgetRecords(refs map[string]string) {
 }
 
 // RequestStop writes a stop request for host's agent into its record, by
-// compare-and-swap on the commit read: the driver's next publish is then
-// refused, it reads its ref, sees the request and stops.
+// compare-and-swap on the commit read (its mail kept): the driver's next
+// publish is then refused, it reads its ref, sees the request and stops.
 func (b *Backend) RequestStop(ctx context.Context, host, agent string, req claims.StopRequest) error {
-	ref := WorkerRef(host, agent)
-	for try := 0; try < 4; try++ {
-		cur, p, err := b.readRecord(ctx, ref)
-		switch {
-		case err != nil:
-			return err
-		case cur == "":
-			return fmt.Errorf("%s on %s: %w", agent, host, claims.ErrNoWorker)
-		case p.Problem != "":
-			return fmt.Errorf("%s on %s: %s", agent, host, p.Problem)
-		case p.State == claims.WorkerExited:
-			return fmt.Errorf("%s on %s: %w", agent, host, claims.ErrWorkerDone)
-		}
-		rec := p.WorkerRecord
+	return b.rewrite(ctx, host, agent, func(rec *claims.WorkerRecord, box []claims.Message) ([]claims.Message, bool, error) {
 		req.Run = rec.Run
 		rec.Stop = &req
-		oid, err := b.recordCommit(ctx, rec)
-		if err != nil {
-			return err
-		}
-		res, err := b.push(ctx, []update{{Ref: ref, Old: cur, New: oid}})
-		if err != nil {
-			return err
-		}
-		if res[ref].ok {
-			return nil
-		}
-		if namespaceRefused(res[ref].reason) {
-			return fmt.Errorf("remote %s refuses %s: %s: %w", b.remote, ref, res[ref].reason, claims.ErrUnavailable)
-		}
-	}
-	return fmt.Errorf("%s on %s: its record kept changing; ask again: %w", agent, host, claims.ErrLost)
+		return box, true, nil
+	})
 }
 
 // pruneOnce deletes, once per process, the records of other workers this

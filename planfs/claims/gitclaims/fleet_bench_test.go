@@ -88,8 +88,8 @@ func BenchmarkFleetPublish(b *testing.B) {
 	for range b.N {
 		rec := record("host-3", "w3", "run")
 		rec.Heartbeat = float64(time.Now().UnixNano()) / 1e9
-		if stop, err := hosts[3].Publish(ctx, rec); err != nil || stop != nil {
-			b.Fatal(stop, err)
+		if in, err := hosts[3].Publish(ctx, rec); err != nil || in.Stop != nil {
+			b.Fatal(in.Stop, err)
 		}
 	}
 	b.StopTimer()

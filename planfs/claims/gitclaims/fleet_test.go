@@ -64,8 +64,8 @@ func TestFleetAcrossClones(t *testing.T) {
 		for a := range 2 {
 			rec := record(fmt.Sprintf("host-%d", h), fmt.Sprintf("w%d", a), "run1")
 			rec.TTL = 3 // stale from 0.4 s to 3 s: a reader under load still sees it
-			if stop, err := b.Publish(ctx, rec); err != nil || stop != nil {
-				t.Fatalf("publish: %v %v", stop, err)
+			if in, err := b.Publish(ctx, rec); err != nil || in.Stop != nil {
+				t.Fatalf("publish: %v %v", in.Stop, err)
 			}
 		}
 	}
@@ -92,7 +92,8 @@ func TestFleetAcrossClones(t *testing.T) {
 	}
 	heard := record("host-2", "w1", "run1")
 	heard.Note = "stopping"
-	stop, err := pubs[2].Publish(ctx, heard)
+	in, err := pubs[2].Publish(ctx, heard)
+	stop := in.Stop
 	if err != nil || stop == nil || stop.By != "op" || stop.Host != "host-1" {
 		t.Fatalf("publish after a stop request: %+v %v", stop, err)
 	}
@@ -103,8 +104,8 @@ func TestFleetAcrossClones(t *testing.T) {
 	// Its final record goes over the request.
 	done := record("host-2", "w1", "run1")
 	done.State = claims.WorkerExited
-	if stop, err := pubs[2].Publish(ctx, done); err != nil || stop != nil {
-		t.Fatalf("final publish: %v %v", stop, err)
+	if in, err := pubs[2].Publish(ctx, done); err != nil || in.Stop != nil {
+		t.Fatalf("final publish: %v %v", in.Stop, err)
 	}
 	if err := pubs[1].RequestStop(ctx, "host-2", "w1", claims.StopRequest{By: "op"}); !errors.Is(err, claims.ErrWorkerDone) {
 		t.Fatalf("stop of an exited worker: %v", err)
@@ -163,7 +164,7 @@ func TestWorkerRecordFromElsewhereIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	liar := record("h", "other", "r")
-	oid, err := b.recordCommit(ctx, liar)
+	oid, err := b.recordCommit(ctx, liar, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestPruneDayOldRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	liar, err := old.recordCommit(ctx, record("h", "someone-else", "r"))
+	liar, err := old.recordCommit(ctx, record("h", "someone-else", "r"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
