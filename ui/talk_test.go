@@ -179,8 +179,8 @@ func TestTellRefusedWithoutARun(t *testing.T) {
 	if f := h.footer(); !strings.Contains(f, "tell: reasoner-1 has no run going") {
 		t.Errorf("t on a dead worker: %q", f)
 	}
-	// A run on another machine: refused in one line, until messages
-	// cross machines from the cockpit.
+	// A run on another machine, with no claims backend to carry a message
+	// there: refused in one line.
 	st := look.State{PID: 4200, AgentID: "mid-9", Plan: "in-progress/export-pdf.md", Host: "build-7", State: look.StateRunning,
 		Started: look.Stamp{Time: testNow.Add(-time.Minute)}, LastHeartbeat: look.Stamp{Time: testNow}, HeartbeatEvery: 30,
 		Agent: &look.Proc{PID: 4201}, Asking: askPermission}
@@ -190,7 +190,7 @@ func TestTellRefusedWithoutARun(t *testing.T) {
 	h.send(stateChangeMsg{})
 	h.selectWorker("mid-9")
 	h.press("t")
-	if f := h.footer(); h.dialogOpen() || !strings.Contains(f, "tell: mid-9 runs on build-7: the cockpit cannot reach another machine's worker yet") {
+	if f := h.footer(); h.dialogOpen() || !strings.Contains(f, "tell: mid-9 runs on build-7, and this project's claims backend keeps no other machine's workers") {
 		t.Errorf("t on another machine's worker: %q", f)
 	}
 	h.press("7")

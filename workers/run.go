@@ -495,6 +495,10 @@ func (d *Driver) watch(ctx context.Context, r *running) Outcome {
 			d.onEvent(r, ev, ok)
 		case m := <-d.mailbox.Messages():
 			d.mailbox.Reply(m.ID, d.onMail(r, m))
+		case m := <-d.fleetMail():
+			// From another machine: its sender hears no reply; the log
+			// and the event log say how it was taken.
+			d.onMail(r, m)
 		case sig := <-d.control:
 			d.pauseByHand(r, sig)
 		case <-r.meter.Spent:

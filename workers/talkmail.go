@@ -25,6 +25,9 @@ func (d *Driver) mailReply(r *running, m claims.Message) look.MailReply {
 	if r.handedOn != "" || !d.holds(r.job.Rel, r.me) {
 		return look.Refused("the run no longer holds its plan's lease")
 	}
+	if m.Plan != "" && m.Plan != r.job.Rel {
+		return look.Refused("it was for the run on " + m.Plan + ", which is over; this run works on " + r.job.Rel)
+	}
 	switch m.Kind {
 	case claims.MailTell:
 		return d.tell(r, m)

@@ -8,16 +8,19 @@ import (
 
 // Message is a person's message to a running worker's run.
 type Message struct {
-	ID     string  `json:"id"`
-	Run    string  `json:"run"`
-	Kind   string  `json:"kind"`
-	Text   string  `json:"text,omitempty"`
-	Ask    string  `json:"ask,omitempty"`
-	Option string  `json:"option,omitempty"`
-	Deny   bool    `json:"deny,omitempty"`
-	By     string  `json:"by"`
-	Host   string  `json:"host,omitempty"`
-	At     float64 `json:"at,omitempty"`
+	ID     string `json:"id"`
+	Run    string `json:"run"`
+	Kind   string `json:"kind"`
+	Text   string `json:"text,omitempty"`
+	Ask    string `json:"ask,omitempty"`
+	Option string `json:"option,omitempty"`
+	Deny   bool   `json:"deny,omitempty"`
+	// Plan is the plan the sender saw the run work on: a message that
+	// reaches a later run of the same worker is refused, not acted on.
+	Plan string  `json:"plan,omitempty"`
+	By   string  `json:"by"`
+	Host string  `json:"host,omitempty"`
+	At   float64 `json:"at,omitempty"`
 }
 
 // The kinds of Message.
@@ -31,10 +34,11 @@ const (
 const MaxMailText = 4 << 10
 
 // Bounded is m with its text valid UTF-8 within MaxMailText, no control
-// characters but newlines and tabs, and every other field one clipped line.
+// characters but newlines and tabs, no bidirectional marks (a note is
+// shown in faces and logs), and every other field one clipped line.
 func (m Message) Bounded() Message {
 	text := strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+		if (unicode.IsControl(r) && r != '\n' && r != '\t') || unicode.Is(unicode.Bidi_Control, r) {
 			return -1
 		}
 		return r
@@ -47,7 +51,7 @@ func (m Message) Bounded() Message {
 		text = text[:cut]
 	}
 	m.Text = text
-	for _, f := range []*string{&m.ID, &m.Run, &m.Kind, &m.Ask, &m.Option, &m.By, &m.Host} {
+	for _, f := range []*string{&m.ID, &m.Run, &m.Kind, &m.Ask, &m.Option, &m.Plan, &m.By, &m.Host} {
 		*f = Clip(*f, maxField)
 	}
 	return m

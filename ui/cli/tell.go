@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -158,14 +159,15 @@ func messageCmd(use, short, kind string, fill func([]string, *claims.Message, lo
 				return fail(stderr, exitError, "%s: want an agent id", name)
 			}
 			m := claims.Message{Kind: kind, By: operatorAgentID()}
-			st, local := localWorker(findRoot(root), pos[0], host)
+			project := findRoot(root)
+			st, local := localWorker(project, pos[0], host)
+			if !local {
+				return sendElsewhere(project, st, m, func(st look.State) error { return fill(pos[1:], &m, st) }, stdout, stderr)
+			}
 			if err := fill(pos[1:], &m, st); err != nil {
 				return fail(stderr, exitError, "%s: %v", name, err)
 			}
-			if !local {
-				return fail(stderr, exitNothing, "%s: no worker %q runs here", name, pos[0])
-			}
-			return sendHere(findRoot(root), st, m, stdout, stderr)
+			return sendHere(project, st, m, stdout, stderr)
 		}
 	})
 }
@@ -193,6 +195,62 @@ func sendHere(project string, st look.State, m claims.Message, stdout, stderr io
 		return fail(stderr, exitNothing, "%s: %v", m.Kind, err)
 	}
 	return sayReply(m.Kind, st.AgentID, rep, stdout, stderr)
+}
+
+// sendElsewhere leaves m for st's agent on another machine (st.Host, or
+// the one machine that publishes it when "") through the claims backend,
+// once fill has made it from the worker's published record.
+func sendElsewhere(project string, st look.State, m claims.Message, fill func(look.State) error, stdout, stderr io.Writer) int {
+	b, f, err := openFleet(project)
+	switch {
+	case err != nil:
+		return fail(stderr, exitError, "%s: %v", m.Kind, err)
+	case b == nil:
+		return fail(stderr, exitNothing, "%s: no worker %q runs here, and the claims backend keeps no other machine's workers", m.Kind, st.AgentID)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), fleetTimeout)
+	defer cancel()
+	pub, err := publishedWorker(ctx, f, st.AgentID, st.Host)
+	if err != nil {
+		return fail(stderr, exitNothing, "%s: %v", m.Kind, err)
+	}
+	if pub.Health == look.Exited || pub.Health == look.Dead {
+		return fail(stderr, exitNothing, "%s: %s on %s is %s; nothing to %s", m.Kind, pub.AgentID, pub.Host, pub.Health, m.Kind)
+	}
+	if err := fill(pub.State); err != nil {
+		return fail(stderr, exitError, "%s: %v", m.Kind, err)
+	}
+	if err := proc.TellRemote(ctx, f, pub.State, m); err != nil {
+		return fail(stderr, exitNothing, "%s: %v", m.Kind, err)
+	}
+	fmt.Fprintf(stdout, "%s on %s: sent; its driver takes it at its next heartbeat and logs how\n", pub.AgentID, pub.Host)
+	return exitOK
+}
+
+// publishedWorker is agent's record on host, or on the one machine that
+// publishes it running when host is "".
+func publishedWorker(ctx context.Context, f claims.Fleet, agent, host string) (look.Published, error) {
+	if host != "" {
+		return look.ReadWorker(ctx, f, host, agent)
+	}
+	pubs, err := look.ReadPublished(ctx, f)
+	if err != nil {
+		return look.Published{}, err
+	}
+	var found []look.Published
+	for _, p := range pubs {
+		if p.AgentID == agent && p.Health != look.Exited && p.Host != look.Hostname() {
+			found = append(found, p)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return look.Published{}, fmt.Errorf("no worker %q runs here or publishes a running record", agent)
+	case 1:
+		return found[0], nil
+	}
+	return look.Published{}, fmt.Errorf("%s runs on %s and %s: name one with --host", agent, found[0].Host, found[1].Host)
 }
 
 // sayReply prints how a driver took a message: exit 0, or 1 when it

@@ -1,6 +1,7 @@
 package verbs
 
 import (
+	"context"
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,24 +21,55 @@ import (
 
 // Send hands m to the driver of the worker r shows and returns how it
 // took it. A worker on this machine hears it through its mail folder
-// (proc.Tell); one on another machine is refused for now, saying so.
-// It blocks until the driver answers (proc.TellWait at most): run it off
-// the UI goroutine (SendCmd).
-func Send(t *planfs.Tree, r uictx.WorkerRow, m claims.Message) (look.MailReply, error) {
-	if err := Reach(&r); err != nil {
+// (proc.Tell), answering at once; one on another machine through the
+// claims backend c (proc.TellRemote), whose driver takes it at its next
+// heartbeat (MailSent). It blocks until then (proc.TellWait at most): run
+// it off the UI goroutine (SendCmd).
+func Send(t *planfs.Tree, c *claims.Opened, r uictx.WorkerRow, m claims.Message) (look.MailReply, error) {
+	if err := Reach(&r, c); err != nil {
 		return look.MailReply{}, err
 	}
-	return proc.Tell(t, r.St, m)
+	if !elsewhere(&r) {
+		return proc.Tell(t, r.St, m)
+	}
+	if err := t.Writable(); err != nil {
+		return look.MailReply{}, err
+	}
+	f, _ := claimsFleet(c)
+	ctx, cancel := context.WithTimeout(context.Background(), proc.TellWait)
+	defer cancel()
+	if err := proc.TellRemote(ctx, f, r.St, m); err != nil {
+		return look.MailReply{}, err
+	}
+	return look.MailReply{Outcome: look.MailSent, Reason: "on " + r.St.Host + ", at its driver's next heartbeat", Plan: r.St.Plan}, nil
 }
 
-// Reach says why a message cannot reach the worker r from this cockpit,
-// nil when it can be sent (its driver may still refuse it).
-func Reach(r *uictx.WorkerRow) error {
+func claimsFleet(c *claims.Opened) (claims.Fleet, bool) {
+	if c == nil {
+		return nil, false
+	}
+	f, ok := c.Backend.(claims.Fleet)
+	return f, ok
+}
+
+// elsewhere reports whether r is a worker of another machine.
+func elsewhere(r *uictx.WorkerRow) bool { return r.Pub != nil || !r.Local && r.St.Host != "" }
+
+// Reach says why a message cannot reach the worker r from this cockpit
+// (whose claims backend is c), nil when it can be sent (its driver may
+// still refuse it).
+func Reach(r *uictx.WorkerRow, c *claims.Opened) error {
 	who := termtext.Line(r.St.AgentID)
 	switch {
-	case r.Pub != nil || !r.Local && r.St.Host != "":
-		return fmt.Errorf("%s runs on %s: the cockpit cannot reach another machine's worker yet; use fleetwatch tell, interrupt or answer there",
-			who, termtext.Line(r.St.Host))
+	case elsewhere(r):
+		if _, ok := claimsFleet(c); !ok {
+			return fmt.Errorf("%s runs on %s, and this project's claims backend keeps no other machine's workers: use fleetwatch tell, interrupt or answer there",
+				who, termtext.Line(r.St.Host))
+		}
+		if r.St.State != look.StateRunning || (r.Health != look.Live && r.Health != look.Stale) {
+			return fmt.Errorf("%s on %s has no run going (%s)", who, termtext.Line(r.St.Host), r.Health)
+		}
+		return nil
 	case !r.Local:
 		return fmt.Errorf("%s's state file names no host, so its driver cannot be found", who)
 	case r.Child:
@@ -52,9 +84,9 @@ func Reach(r *uictx.WorkerRow) error {
 
 // SendCmd is Send off the UI goroutine: how the driver took m is the
 // status line's, a refusal in the error style.
-func SendCmd(t *planfs.Tree, r uictx.WorkerRow, m claims.Message) tea.Cmd {
+func SendCmd(t *planfs.Tree, c *claims.Opened, r uictx.WorkerRow, m claims.Message) tea.Cmd {
 	return func() tea.Msg {
-		rep, err := Send(t, r, m)
+		rep, err := Send(t, c, r, m)
 		if err != nil {
 			return uictx.ActionMsg{Err: fmt.Errorf("%s: %w", m.Kind, err)}
 		}

@@ -44,6 +44,9 @@ const (
 	MailInterrupted = "interrupted" // the running turn was ended
 	MailAnswered    = "answered"    // the agent's question got its answer
 	MailRefused     = "refused"     // Reason says why
+	// MailSent: stored for a worker on another machine, whose driver
+	// takes it at its next heartbeat (and logs how).
+	MailSent = "sent"
 )
 
 // MailReply is a driver's answer to a message.

@@ -97,6 +97,7 @@ func publishedState(p claims.Published) Published {
 		PID: p.PID, AgentID: p.AgentID, Tier: p.Tier, Model: p.Model, Plan: p.Plan, State: p.State,
 		ExitCode: p.ExitCode, Host: p.Host, HeartbeatEvery: p.HeartbeatEvery, Endpoint: p.Endpoint,
 		Note: p.Note, Paused: p.Paused, Started: stampOf(p.Started), LastHeartbeat: stampOf(p.Heartbeat),
+		Asking: p.Asking,
 	}
 	st.Spent.Tokens, st.Spent.USD = p.Tokens, p.Cost
 	if st.State != StateExited {

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,7 +32,32 @@ func Tell(t *planfs.Tree, st look.State, m claims.Message) (look.MailReply, erro
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), TellWait)
 	defer cancel()
-	return look.SendMail(ctx, t.Project, st.AgentID, Stamped(m))
+	m = Stamped(m)
+	if m.Plan == "" {
+		m.Plan = st.Plan
+	}
+	return look.SendMail(ctx, t.Project, st.AgentID, m)
+}
+
+// TellRemote leaves m in the record of st, a worker on another machine,
+// through f: its driver takes it at its next heartbeat (sooner where the
+// backend says so at once) and logs how.
+func TellRemote(ctx context.Context, f claims.Fleet, st look.State, m claims.Message) error {
+	if st.Host == "" || st.Host == look.Hostname() {
+		return fmt.Errorf("%s runs here; its driver hears it through its mail folder", st.AgentID)
+	}
+	m = Stamped(m)
+	if m.Plan == "" {
+		m.Plan = st.Plan
+	}
+	err := f.Send(ctx, st.Host, st.AgentID, m)
+	switch {
+	case errors.Is(err, claims.ErrWorkerDone):
+		return fmt.Errorf("%s on %s has exited; nothing to %s", st.AgentID, st.Host, m.Kind)
+	case errors.Is(err, claims.ErrNoWorker):
+		return fmt.Errorf("%s on %s publishes no record; nothing to %s", st.AgentID, st.Host, m.Kind)
+	}
+	return err
 }
 
 // Stamped is m with a fresh id, this host and the time: what a sender

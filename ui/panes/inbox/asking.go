@@ -167,7 +167,7 @@ func (l *Pane) answerYes(pc *uictx.Ctx, deny bool) tea.Msg {
 			return nil
 		}
 	}
-	return verbs.SendCmd(pc.Opt.Tree, *r, verbs.Answer(pc.Opt.Agent, r.St.Asking.ID, option, deny, ""))
+	return verbs.SendCmd(pc.Opt.Tree, pc.Claims, *r, verbs.Answer(pc.Opt.Agent, r.St.Asking.ID, option, deny, ""))
 }
 
 // askAnswer is enter on a waiting run: a dialog that picks one of the
@@ -195,7 +195,7 @@ func (l *Pane) askAnswer(pc *uictx.Ctx) tea.Msg {
 	if len(choices) > 0 {
 		body = append(body, "tab picks an option; words typed below answer instead.")
 	}
-	t, by := pc.Opt.Tree, pc.Opt.Agent
+	t, by, c := pc.Opt.Tree, pc.Opt.Agent, pc.Claims
 	return uictx.BatchReq{uictx.QuestionReq{Q: uictx.Question{
 		Title: "Answer " + termtext.Line(row.St.AgentID), Body: body, Choices: choices, Verb: "answer", Input: &in,
 		Refuse: func(to model.Lane, s string) string {
@@ -209,7 +209,7 @@ func (l *Pane) askAnswer(pc *uictx.Ctx) tea.Msg {
 			if i := slices.Index(choices, to); s == "" && i >= 0 {
 				option = a.Options[i].ID
 			}
-			return verbs.SendCmd(t, row, verbs.Answer(by, a.ID, option, false, s))
+			return verbs.SendCmd(t, c, row, verbs.Answer(by, a.ID, option, false, s))
 		},
 	}}, cmd}
 }

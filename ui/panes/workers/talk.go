@@ -58,7 +58,7 @@ func askTell(pc *uictx.Ctx, r *uictx.WorkerRow) tea.Msg {
 	}
 	row := *r
 	who := termtext.Line(row.St.AgentID)
-	if err := verbs.Reach(&row); err != nil {
+	if err := verbs.Reach(&row, pc.Claims); err != nil {
 		return uictx.Status("✗ tell: "+err.Error(), true)
 	}
 	in := pc.TextField()
@@ -66,7 +66,7 @@ func askTell(pc *uictx.Ctx, r *uictx.WorkerRow) tea.Msg {
 	in.CharLimit = claims.MaxMailText
 	in.Width = 60
 	cmd := in.Focus()
-	t, by := pc.Opt.Tree, pc.Opt.Agent
+	t, by, c := pc.Opt.Tree, pc.Opt.Agent, pc.Claims
 	body := []string{"A note to " + who + "'s run of " + termtext.Line(kit.PlanSlug(row.St.Plan)) +
 		": a conversation hears it now (or with its next turn); a one-shot run's plan keeps it for its next run."}
 	if a := row.St.Asking; a != nil {
@@ -80,7 +80,7 @@ func askTell(pc *uictx.Ctx, r *uictx.WorkerRow) tea.Msg {
 			}
 			return ""
 		},
-		Do: func(_ model.Lane, s string) tea.Cmd { return verbs.SendCmd(t, row, verbs.Note(by, s)) },
+		Do: func(_ model.Lane, s string) tea.Cmd { return verbs.SendCmd(t, c, row, verbs.Note(by, s)) },
 	}}, cmd}
 }
 
@@ -91,17 +91,17 @@ func askInterrupt(pc *uictx.Ctx, r *uictx.WorkerRow) tea.Msg {
 		return nil
 	}
 	row := *r
-	if err := verbs.Reach(&row); err != nil {
+	if err := verbs.Reach(&row, pc.Claims); err != nil {
 		return uictx.Status("✗ interrupt: "+err.Error(), true)
 	}
 	who := termtext.Line(row.St.AgentID)
-	t, by := pc.Opt.Tree, pc.Opt.Agent
+	t, by, c := pc.Opt.Tree, pc.Opt.Agent, pc.Claims
 	return uictx.QuestionReq{Q: uictx.Question{
 		Title: "Interrupt " + who + "'s turn",
 		Body: []string{"End the turn " + who + "'s agent is taking, not its run: it stops what it does and waits for a note (t), " +
 			"or its plan is parked after wait_for_answer. A one-shot run has no turn to interrupt (x stops it)."},
 		Verb: "interrupt",
-		Do:   func(model.Lane, string) tea.Cmd { return verbs.SendCmd(t, row, verbs.Interrupt(by)) },
+		Do:   func(model.Lane, string) tea.Cmd { return verbs.SendCmd(t, c, row, verbs.Interrupt(by)) },
 	}}
 }
 
