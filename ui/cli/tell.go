@@ -162,7 +162,7 @@ func messageCmd(use, short, kind string, fill func([]string, *claims.Message, lo
 			project := findRoot(root)
 			st, local := localWorker(project, pos[0], host)
 			if !local {
-				return sendElsewhere(project, st, m, func(st look.State) error { return fill(pos[1:], &m, st) }, stdout, stderr)
+				return sendElsewhere(project, st, &m, func(st look.State) error { return fill(pos[1:], &m, st) }, stdout, stderr)
 			}
 			if err := fill(pos[1:], &m, st); err != nil {
 				return fail(stderr, exitError, "%s: %v", name, err)
@@ -199,8 +199,8 @@ func sendHere(project string, st look.State, m claims.Message, stdout, stderr io
 
 // sendElsewhere leaves m for st's agent on another machine (st.Host, or
 // the one machine that publishes it when "") through the claims backend,
-// once fill has made it from the worker's published record.
-func sendElsewhere(project string, st look.State, m claims.Message, fill func(look.State) error, stdout, stderr io.Writer) int {
+// once fill has made it (in place) from the worker's published record.
+func sendElsewhere(project string, st look.State, m *claims.Message, fill func(look.State) error, stdout, stderr io.Writer) int {
 	b, f, err := openFleet(project)
 	switch {
 	case err != nil:
@@ -221,7 +221,7 @@ func sendElsewhere(project string, st look.State, m claims.Message, fill func(lo
 	if err := fill(pub.State); err != nil {
 		return fail(stderr, exitError, "%s: %v", m.Kind, err)
 	}
-	if err := proc.TellRemote(ctx, f, pub.State, m); err != nil {
+	if err := proc.TellRemote(ctx, f, pub.State, *m); err != nil {
 		return fail(stderr, exitNothing, "%s: %v", m.Kind, err)
 	}
 	fmt.Fprintf(stdout, "%s on %s: sent; its driver takes it at its next heartbeat and logs how\n", pub.AgentID, pub.Host)
