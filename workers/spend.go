@@ -92,7 +92,7 @@ func (d *Driver) recordRun(r *running, o Outcome) {
 		Model: u.Model, Host: look.Hostname(), Input: u.Input, Output: u.Output, Cached: u.Cached, CostUSD: t.Spent.USD,
 		Priced: t.Priced, Source: t.Source, Start: m.Started, End: time.Now(), Exit: o.Code,
 		Mode: cmp.Or(r.job.Mode, proc.ModeBuild), Claim: d.claimOf(r), Committed: r.startTip != "" && branchTip(r.job.Worktree) != r.startTip,
-		NotDaily: t.NotDaily, Estimated: u.Estimated, Session: r.result.Result().Session,
+		NotDaily: t.NotDaily, Estimated: u.Estimated, Session: r.session(),
 	}
 	if run.ID == "" {
 		run.ID = fmt.Sprintf("%s-%d", d.Worker.AgentID, m.Started.UnixNano())

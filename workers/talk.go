@@ -95,6 +95,15 @@ func (d *Driver) prompt(r *running, text string) error {
 	return nil
 }
 
+// session is the agent's session the run held: its conversation's, or
+// the one its one-shot output named.
+func (r *running) session() string {
+	if r.talk != nil {
+		return r.talk.conv.Session()
+	}
+	return r.result.Result().Session
+}
+
 // talkEvents are r's conversation's events; nil (never) for a one-shot run.
 func (r *running) talkEvents() <-chan converse.Event {
 	if r.talk == nil || r.talk.closed {

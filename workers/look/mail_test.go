@@ -99,3 +99,26 @@ func TestMailEachMessageOnce(t *testing.T) {
 		t.Fatalf("%d messages reached the driver for %d sent", got, n)
 	}
 }
+
+// BenchmarkMailRoundTrip is a note's way to a driver on this machine and
+// its reply back: written whole, seen by the driver's watch, answered.
+func BenchmarkMailRoundTrip(b *testing.B) {
+	project := b.TempDir()
+	box, err := OpenMailbox(project, "w-1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer box.Close()
+	go func() {
+		for m := range box.Messages() {
+			box.Reply(m.ID, MailReply{Outcome: MailSteered})
+		}
+	}()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m := claims.Message{ID: claims.Nonce(), Kind: claims.MailTell, Text: "use v2", By: "ann"}
+		if _, err := SendMail(context.Background(), project, "w-1", m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
