@@ -110,6 +110,7 @@ const (
 	buildPrompt = "You are a fleetwatch worker in {worktree}, on the branch of plan {slug}. " +
 		"Do the work the plan file {plan} describes, until its Done when section holds; " +
 		"if $FLEET_APPROVED_PLAN names a file, follow the plan it holds; if $FLEET_NOTES names a file, it holds the operator's notes for this run. " +
+		"If you need a person's decision, run: \"$FLEET_BIN\" ask \"your question\" (it prints their answer). " +
 		"Commit your work on this branch with git before you exit: uncommitted work is not landed. " +
 		"Never edit anything under .plans/. A server you start listens on port {port}."
 	reviewPrompt = "Review the change {base}..{commit} in this folder (git diff {base} {commit}) " +

@@ -399,7 +399,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Dir = dir
 	// PWD as a shell would set it: ours names the driver's folder.
-	r.cmd.Env = gitenv.Env(append(append(append(append(append(append(ph.Env(), job.Env...), bx.Env...), meterEnv...), ph.Expand(d.AgentEnv)...), d.notesEnv(r)...), "PWD="+dir)...)
+	r.cmd.Env = gitenv.Env(append(append(append(append(append(append(ph.Env(), job.Env...), bx.Env...), meterEnv...), ph.Expand(d.AgentEnv)...), d.talkEnv(r)...), "PWD="+dir)...)
 	// Pipes of our own rather than writers: Wait then returns when the
 	// agent exits, not when the last process holding its stdout does, and
 	// the driver can stop what the agent left behind at once.

@@ -315,13 +315,18 @@ func (d *Driver) keptNotes(r *running) string {
 	return strings.TrimSpace(string(b))
 }
 
-// notesEnv points a one-shot build at the notes kept for its plan
-// ($FLEET_NOTES, which the build prompt names).
-func (d *Driver) notesEnv(r *running) []string {
-	if d.talks(r.job) || cmp.Or(r.job.Mode, proc.ModeBuild) != proc.ModeBuild || d.keptNotes(r) == "" {
-		return nil
+// talkEnv is how a run talks back: $FLEET_BIN, this fleetwatch, whose
+// `ask` the build prompt offers; and for a one-shot build the notes kept
+// for its plan ($FLEET_NOTES, which the prompt names too).
+func (d *Driver) talkEnv(r *running) []string {
+	var env []string
+	if exe, err := os.Executable(); err == nil {
+		env = append(env, "FLEET_BIN="+exe)
 	}
-	return []string{"FLEET_NOTES=" + notesFile(d.Tree.Project, r.job.Rel)}
+	if d.talks(r.job) || cmp.Or(r.job.Mode, proc.ModeBuild) != proc.ModeBuild || d.keptNotes(r) == "" {
+		return env
+	}
+	return append(env, "FLEET_NOTES="+notesFile(d.Tree.Project, r.job.Rel))
 }
 
 // NotesDir holds the notes kept for each plan's next run.

@@ -1,11 +1,13 @@
 package remotetest
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
+	"github.com/fleetwatch/fleetwatch/workers/look"
 )
 
 // TestRunThroughGit runs `work-once --claims git --run` with the fake agent:
@@ -56,7 +58,8 @@ func TestAgentParksThroughGit(t *testing.T) {
 	}
 	files := gitIn(t, f.Bare, nil, "ls-tree", "-r", "--name-only", "main")
 	if !strings.Contains(files, ".plans/blocked/p000.md") || strings.Contains(files, ".plans/bugs/p000.md") {
-		t.Fatalf("the remote's main after the agent's park:\n%s\n%v", files, r)
+		log, _ := os.ReadFile(look.LogPath(a, "parker"))
+		t.Fatalf("the remote's main after the agent's park:\n%s\n%v\nlog:\n%s", files, r, log)
 	}
 	if msg := gitIn(t, f.Bare, nil, "log", "-1", "--format=%B", "main"); !strings.Contains(msg, "the API key is missing") {
 		t.Errorf("the park's commit does not give the agent's reason:\n%s", msg)

@@ -153,3 +153,32 @@ func TestOneShotRunKeepsNotesForTheNextRun(t *testing.T) {
 		t.Errorf("the notes outlived the run that took them: %v", err)
 	}
 }
+
+// A question nobody answers within wait_for_answer: stops the run and
+// parks its plan in blocked/, saying what it asked.
+func TestUnansweredQuestionParksThePlan(t *testing.T) {
+	t.Parallel()
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/db.md"})
+	f, err := os.OpenFile(filepath.Join(dir, "fleetwatch.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("wait_for_answer: 2s\n")
+	f.Close()
+	fwtest.WithExecutor(t, dir, "sh", "-c", `"$0" ask "Postgres 15 or 16?"; sleep 60`, fwtest.Exe(t))
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--ensure-worktree", "--agent-id", "w1", "--slug", "db", "--lease-ttl", "6")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !fwtest.Exists(dir, "blocked/db.md") {
+		t.Fatalf("the run: %v\n%s\nlog:\n%s", err, out, logOf(dir, "w1"))
+	}
+	if log := logOf(dir, "w1"); !strings.Contains(log, "no answer in 2s to the agent's question: Postgres 15 or 16?") {
+		t.Errorf("the log does not say why the plan was parked:\n%s", log)
+	}
+	parked := false
+	for _, e := range fwtest.EventsOf(t, dir) {
+		parked = parked || e["to"] == "blocked/db.md" && strings.Contains(e["reason"].(string), "Postgres 15 or 16?")
+	}
+	if !parked {
+		t.Errorf("the event log's park does not say the question: %v", fwtest.EventsOf(t, dir))
+	}
+}

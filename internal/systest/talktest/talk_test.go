@@ -37,10 +37,14 @@ type talkRun struct {
 }
 
 func startTalk(t *testing.T, c agentCLI, api *modelapi.Server, asks bool) *talkRun {
+	return startTalkOn(t, c, api, asks, fwtest.Plan{Rel: "features/talk.md"})
+}
+
+func startTalkOn(t *testing.T, c agentCLI, api *modelapi.Server, asks bool, plan fwtest.Plan) *talkRun {
 	t.Helper()
 	fwtest.NeedLandlock(t, 4)
 	bin := fwtest.RealAgent(t, c.preset)
-	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/talk.md"})
+	dir := fwtest.GitProject(t, plan)
 	endpoints := "endpoints:\n  - name: e\n    tier: mid\n    model: " + c.model + "\n    agent: " + c.preset +
 		"\n    talk: " + c.talk + "\n    base_url: " + api.URL + c.api + "\n"
 	if asks {
@@ -51,7 +55,8 @@ func startTalk(t *testing.T, c agentCLI, api *modelapi.Server, asks bool) *talkR
 		fwtest.Uncontained(t, dir)
 	}
 	env := agentkit.HomeFor(t, c.preset, bin, c.key)
-	cmd := fwtest.Cmd(dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "e", "--agent-id", "w1", "--slug", "talk")
+	// A heartbeat each 3 s: a budget extended is seen within it.
+	cmd := fwtest.Cmd(dir, env, "work-once", "--run", "--ensure-worktree", "--endpoint", "e", "--agent-id", "w1", "--slug", "talk", "--lease-ttl", "9")
 	tr := &talkRun{dir: dir, env: env, cmd: cmd, out: &strings.Builder{}}
 	cmd.Stdout, cmd.Stderr = tr.out, tr.out
 	if err := cmd.Start(); err != nil {
@@ -204,6 +209,32 @@ func TestPermissionRequestWaitsForItsAnswer(t *testing.T) {
 				t.Errorf("the allowed command did not run: %q\nlog:\n%s", got, logOf(tr.dir, "w1"))
 			}
 			wantEvent(t, tr.dir, "answer", "tester", "answered")
+		})
+	}
+}
+
+// A conversation paused at its plan's budget is frozen where it is: a
+// note then waits (queued), and once the budget is extended the
+// conversation goes on from where it stopped, then hears the note.
+func TestPausedConversationResumesWhereItWas(t *testing.T) {
+	for _, c := range clis {
+		t.Run(c.preset+"/"+c.talk, func(t *testing.T) {
+			t.Parallel()
+			api := fwtest.ScriptedAPI(t, modelapi.Step{Shell: "echo one > one.txt", Input: 1500, Output: 100},
+				modelapi.Step{Shell: commitCmd("two.txt")}, modelapi.Step{Text: "the first turn is done"},
+				modelapi.Step{ShellFrom: "RUN: ", Text: "no note came"}, modelapi.Step{Text: "## Result\ndone"})
+			tr := startTalkOn(t, c, api, false, fwtest.Plan{Rel: "features/talk.md", Fields: "Budget: 1k tokens"})
+			tr.waitLog(t, "budget reached", 90*time.Second)
+			tr.tell(t, "RUN: "+commitCmd("noted.txt"), "w1: queued")
+			if r := fwtest.Run(t, tr.dir, "budget", "extend", "talk", "--by", "100k"); r.Code != 0 {
+				t.Fatalf("budget extend: %v\nlog:\n%s", r, logOf(tr.dir, "w1"))
+			}
+			tr.finish(t)
+			for _, f := range []string{"two.txt", "noted.txt"} {
+				if got := committed(t, tr.dir, f); got != f {
+					t.Errorf("%s after the resume: %q\nlog:\n%s", f, got, logOf(tr.dir, "w1"))
+				}
+			}
 		})
 	}
 }
