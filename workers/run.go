@@ -428,7 +428,7 @@ func (d *Driver) start(job Job) (*running, Outcome) {
 		d.Log.Printf("%s", reason)
 		return nil, d.giveBack(job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})
 	}
-	bx.Broker.Agent.Store(int64(r.cmd.Process.Pid))
+	bx.Broker.SetAgent(r.cmd.Process.Pid)
 	r.streams, r.pgid = streams, r.cmd.Process.Pid
 	d.recordAgent(r)
 	d.save()

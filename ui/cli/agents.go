@@ -82,6 +82,20 @@ func presetNames() []string {
 	return out
 }
 
+// printTalks lists the conversations p's tool holds (talk: on an
+// endpoint): the argv the plan's first turn goes to, and what asks: adds.
+func printTalks(w io.Writer, p registry.Preset) {
+	for _, t := range p.Talks {
+		fmt.Fprintf(w, "  talk    %s: %s\n", t.Protocol, shellWords(t.Argv))
+		if len(t.Env) > 0 {
+			fmt.Fprintf(w, "          env %s\n", strings.Join(t.Env, " "))
+		}
+		if asks := append(slices.Clone(t.AsksArgv), t.AsksEnv...); len(asks) > 0 {
+			fmt.Fprintf(w, "          asks: true adds %s\n", strings.Join(asks, " "))
+		}
+	}
+}
+
 func printPreset(w io.Writer, p registry.Preset, v installed) {
 	fmt.Fprintf(w, "%s  (%s)\n", p.Name, v.line(p))
 	fmt.Fprintf(w, "  build   %s\n", shellWords(p.Build))
@@ -97,6 +111,7 @@ func printPreset(w io.Writer, p registry.Preset, v installed) {
 	if len(p.Env)+len(p.EnvDefaults) > 0 {
 		fmt.Fprintf(w, "  env     %s\n", strings.Join(slices.Concat(p.Env, p.EnvDefaults), " "))
 	}
+	printTalks(w, p)
 	fmt.Fprintf(w, "  metered %s\n", meteredBy(p))
 	if p.Logins != "" {
 		fmt.Fprintf(w, "  logins  %s\n", p.Logins)

@@ -107,9 +107,21 @@ type Broker struct {
 	asks  chan Ask
 	done  chan struct{}
 	once  sync.Once
-	Agent atomic.Int64 // the agent's pid, once started
+	agent atomic.Int64  // the agent's pid, once started (SetAgent)
+	known chan struct{} // closed when it is
 	wg    sync.WaitGroup
 }
+
+// SetAgent names the agent the broker serves, once it has started.
+func (b *Broker) SetAgent(pid int) {
+	if b.agent.CompareAndSwap(0, int64(pid)) {
+		close(b.known)
+	}
+}
+
+// agentWait bounds how long a request waits for its agent to be named: an
+// agent that asks at once may connect before its driver has its pid.
+const agentWait = 10 * time.Second
 
 // ListenBroker listens on sock for the agent's requests.
 func ListenBroker(sock string) (*Broker, error) {
@@ -118,7 +130,7 @@ func ListenBroker(sock string) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Broker{ln: ln, asks: make(chan Ask), done: make(chan struct{})}
+	b := &Broker{ln: ln, asks: make(chan Ask), done: make(chan struct{}), known: make(chan struct{})}
 	b.wg.Add(1)
 	go b.accept()
 	return b, nil
@@ -191,7 +203,12 @@ func (b *Broker) peerIsAgent(conn *net.UnixConn) error {
 	if cerr != nil {
 		return fmt.Errorf("cannot tell who is asking: %v", cerr)
 	}
-	agent, me := int(b.Agent.Load()), os.Getpid()
+	select {
+	case <-b.known:
+	case <-b.done:
+	case <-time.After(agentWait):
+	}
+	agent, me := int(b.agent.Load()), os.Getpid()
 	for pid, n := peer, 0; agent > 0 && pid > 1 && n < 256; n++ {
 		if pid == agent {
 			return nil

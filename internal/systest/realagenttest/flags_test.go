@@ -25,7 +25,12 @@ func TestPresetFlagsAreInTheirCLIsHelp(t *testing.T) {
 		}
 		t.Run(p.Name, func(t *testing.T) {
 			bin := fwtest.RealAgent(t, p.Name)
-			for mode, argv := range map[string][]string{"build": p.Build, "review": p.Review, "plan": p.Plan, "resume": p.Resume} {
+			modes := map[string][]string{"build": p.Build, "review": p.Review, "plan": p.Plan, "resume": p.Resume}
+			for _, talk := range p.Talks {
+				modes["talk "+talk.Protocol] = talk.Argv
+				modes["talk "+talk.Protocol+" asks"] = append(slices.Clone(talk.Argv), talk.AsksArgv...)
+			}
+			for mode, argv := range modes {
 				if argv == nil {
 					continue
 				}

@@ -76,7 +76,7 @@ func TestRunPlaceholdersReachTheAgentIntact(t *testing.T) {
 	}
 	wantEnv := map[string]string{"FLEET_PLAN": planPath, "FLEET_AGENT_ID": agent, "FLEET_MODEL": model, "FLEET_BASE_URL": url,
 		"FLEET_PORT": port, "FLEET_SLUG": "fix-it", "FLEET_MODE": "build", "FLEET_PROJECT": filepath.Base(dir), "FLEET_WORKTREE": dir, "FLEET_ROOT": dir, "FLEET_LEASE_TOKEN": token,
-		"FLEET_SOCKET": got.Env["FLEET_SOCKET"], "FLEET_USAGE": got.Env["FLEET_USAGE"]}
+		"FLEET_SOCKET": got.Env["FLEET_SOCKET"], "FLEET_USAGE": got.Env["FLEET_USAGE"], "FLEET_BIN": fwtest.Exe(t)}
 	if !strings.HasSuffix(got.Env["FLEET_USAGE"], "/out/usage.jsonl") {
 		t.Errorf("FLEET_USAGE = %q, want a file in the run's own folder", got.Env["FLEET_USAGE"])
 	}
