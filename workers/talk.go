@@ -161,9 +161,9 @@ func (d *Driver) flushSaid(t *talking) {
 	t.said.Reset()
 }
 
-// turnEnded goes on with the notes that waited for the turn, waits for a
-// person after an interrupt or while a question waits, and otherwise ends
-// the conversation.
+// turnEnded waits for a person after an interrupt (the notes that waited
+// for the turn go with the next one's), goes on with those notes, waits
+// while a question waits, and otherwise ends the conversation.
 func (d *Driver) turnEnded(r *running, ev converse.Event) {
 	t := r.talk
 	t.turn, t.last = false, ev
@@ -173,6 +173,10 @@ func (d *Driver) turnEnded(r *running, ev converse.Event) {
 	r.asks = slices.DeleteFunc(r.asks, func(w *waiting) bool { return w.reply == nil })
 	d.showAsking(r)
 	switch {
+	case ev.Stop == converse.StopCancelled:
+		t.idle, t.idleAt = true, time.Now()
+		d.state.Note = fmt.Sprintf("turn %d interrupted: waiting for a note", t.turns)
+		d.Log.Printf("the turn was interrupted; the run waits for a note (fleetwatch tell)")
 	case len(t.queued) > 0:
 		notes := t.queued
 		t.queued = nil
@@ -182,10 +186,6 @@ func (d *Driver) turnEnded(r *running, ev converse.Event) {
 			return
 		}
 		d.Log.Printf("turn %d: %d note(s) sent", t.turns, len(notes))
-	case ev.Stop == converse.StopCancelled:
-		t.idle, t.idleAt = true, time.Now()
-		d.state.Note = fmt.Sprintf("turn %d interrupted: waiting for a note", t.turns)
-		d.Log.Printf("the turn was interrupted; the run waits for a note (fleetwatch tell)")
 	case len(r.asks) > 0:
 	default:
 		d.endTalk(r)

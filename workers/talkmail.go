@@ -58,9 +58,12 @@ func (d *Driver) tell(r *running, m claims.Message) look.MailReply {
 		t.queued = append(t.queued, m)
 		return look.MailReply{Outcome: look.MailQueued, Reason: "the run is paused (" + r.meter.Paused + "); it hears the note when it resumes"}
 	case !t.turn:
-		if err := d.prompt(r, joinNotes([]claims.Message{m})); err != nil {
+		// With the notes that waited for the turn an interrupt ended.
+		notes := append(t.queued, m)
+		if err := d.prompt(r, joinNotes(notes)); err != nil {
 			return look.Refused("the note could not be sent: " + err.Error())
 		}
+		t.queued = nil
 		return look.MailReply{Outcome: look.MailSteered, Reason: fmt.Sprintf("sent as turn %d", t.turns)}
 	}
 	steered, err := t.conv.Steer(joinNotes([]claims.Message{m}))
@@ -88,7 +91,7 @@ func (d *Driver) interrupt(r *running) look.MailReply {
 		}
 		return look.Refused("the interrupt failed: " + err.Error())
 	}
-	// Notes waiting for the next turn wait for a person's next word too.
+	// Notes waiting for the next turn wait for a person's next word.
 	return look.MailReply{Outcome: look.MailInterrupted, Reason: fmt.Sprintf("turn %d", t.turns)}
 }
 

@@ -86,3 +86,17 @@ type AskOption struct {
 	Label string `json:"label"`
 	Allow bool   `json:"allow,omitempty"`
 }
+
+// FirstAllowing is the id of a's first option that lets the agent go
+// ahead, "" when none does (or a is nil): what "allow" answers.
+func (a *AskRecord) FirstAllowing() string {
+	if a == nil {
+		return ""
+	}
+	for _, o := range a.Options {
+		if o.Allow {
+			return o.ID
+		}
+	}
+	return ""
+}

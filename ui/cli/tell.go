@@ -121,24 +121,12 @@ func (af answerFlags) fill(pos []string, m *claims.Message, st look.State) error
 		return fmt.Errorf("%s waits on no question here; name one with --ask", st.AgentID)
 	}
 	if af.allow {
-		m.Option = firstAllowing(st.Asking)
+		m.Option = st.Asking.FirstAllowing()
 		if m.Option == "" {
 			return fmt.Errorf("the request %s offers no option that allows: choose one with --option", m.Ask)
 		}
 	}
 	return nil
-}
-
-func firstAllowing(a *claims.AskRecord) string {
-	if a == nil {
-		return ""
-	}
-	for _, o := range a.Options {
-		if o.Allow {
-			return o.ID
-		}
-	}
-	return ""
 }
 
 // messageCmd is a verb that sends one message of kind to a running agent:

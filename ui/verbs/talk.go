@@ -127,17 +127,3 @@ func Interrupt(by string) claims.Message { return claims.Message{Kind: claims.Ma
 func Answer(by, ask string, option string, deny bool, text string) claims.Message {
 	return claims.Message{Kind: claims.MailAnswer, By: by, Ask: ask, Option: option, Deny: deny, Text: text}
 }
-
-// FirstAllowing is the first option of a that allows what the agent
-// asks, "" when none does (as `fleetwatch answer --allow` picks).
-func FirstAllowing(a *claims.AskRecord) string {
-	if a == nil {
-		return ""
-	}
-	for _, o := range a.Options {
-		if o.Allow {
-			return o.ID
-		}
-	}
-	return ""
-}

@@ -120,34 +120,11 @@ var _ claims.MailWatcher = (*Backend)(nil)
 // write may have come meanwhile).
 func (b *Backend) MailChanges(ctx context.Context, host, agent string) <-chan struct{} {
 	out := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case out <- struct{}{}:
-		default: // one pending word covers any number of writes
-		}
-	}
+	notify := wordOn(out)
 	var wg sync.WaitGroup
 	for _, key := range []string{b.mailKey(host, agent), b.stopKey(host, agent)} {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				wctx, cancel := context.WithCancel(ctx)
-				// Puts only: a publish taking the mail away is no news.
-				for resp := range b.cli.Watch(clientv3.WithRequireLeader(wctx), key, clientv3.WithFilterDelete()) {
-					if resp.Err() != nil {
-						break
-					}
-					if len(resp.Events) > 0 {
-						notify()
-					}
-				}
-				cancel()
-				select {
-				case <-ctx.Done():
-				case <-time.After(time.Second):
-					notify()
-				}
-			}
-		})
+		// Puts only: a publish taking the mail away is no news.
+		wg.Go(func() { b.watchLoop(ctx, key, notify, clientv3.WithFilterDelete()) })
 	}
 	go func() {
 		wg.Wait()

@@ -125,32 +125,44 @@ func (b *Backend) Changes(ctx context.Context) <-chan struct{} { return b.watch(
 // watch is Changes for any prefix (the leases', the workers').
 func (b *Backend) watch(ctx context.Context, prefix string) <-chan struct{} {
 	out := make(chan struct{}, 1)
-	notify := func() {
+	go func() {
+		defer close(out)
+		b.watchLoop(ctx, prefix, wordOn(out), clientv3.WithPrefix())
+	}()
+	return out
+}
+
+// wordOn is a notify that leaves one word on out: one pending word covers
+// any number of changes.
+func wordOn(out chan struct{}) func() {
+	return func() {
 		select {
 		case out <- struct{}{}:
 		default:
 		}
 	}
-	go func() {
-		defer close(out)
-		for ctx.Err() == nil {
-			wctx, cancel := context.WithCancel(ctx)
-			for resp := range b.cli.Watch(clientv3.WithRequireLeader(wctx), prefix, clientv3.WithPrefix()) {
-				if resp.Err() != nil {
-					break
-				}
-				if len(resp.Events) > 0 {
-					notify()
-				}
+}
+
+// watchLoop calls notify after each change of key (opts say which keys
+// and events), until ctx ends; a watch the server ends is made again
+// after a second, with a notify for what it may have missed.
+func (b *Backend) watchLoop(ctx context.Context, key string, notify func(), opts ...clientv3.OpOption) {
+	for ctx.Err() == nil {
+		wctx, cancel := context.WithCancel(ctx)
+		for resp := range b.cli.Watch(clientv3.WithRequireLeader(wctx), key, opts...) {
+			if resp.Err() != nil {
+				break
 			}
-			cancel()
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(time.Second):
+			if len(resp.Events) > 0 {
 				notify()
 			}
 		}
-	}()
-	return out
+		cancel()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+			notify()
+		}
+	}
 }

@@ -127,7 +127,7 @@ func canAllow(r *uictx.WorkerRow) (bool, string) {
 	switch {
 	case r == nil:
 		return false, pickAsking
-	case verbs.FirstAllowing(r.St.Asking) == "":
+	case r.St.Asking.FirstAllowing() == "":
 		return false, termtext.Line(r.St.AgentID) + "'s question offers nothing to allow: enter answers it"
 	}
 	return true, ""
@@ -163,7 +163,7 @@ func (l *Pane) answerYes(pc *uictx.Ctx, deny bool) tea.Msg {
 	}
 	option := ""
 	if !deny {
-		if option = verbs.FirstAllowing(r.St.Asking); option == "" {
+		if option = r.St.Asking.FirstAllowing(); option == "" {
 			return nil
 		}
 	}
