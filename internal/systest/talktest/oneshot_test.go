@@ -182,3 +182,29 @@ func TestUnansweredQuestionParksThePlan(t *testing.T) {
 		t.Errorf("the event log's park does not say the question: %v", fwtest.EventsOf(t, dir))
 	}
 }
+
+// A message to a run whose lease is no longer its own (taken over while
+// its driver has not yet noticed) is refused with the reason, and nothing
+// is kept for it.
+func TestMessageRefusedWhenTheLeaseIsLost(t *testing.T) {
+	t.Parallel()
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/api.md"})
+	fwtest.WithExecutor(t, dir, "sleep", "60")
+	// A minute between heartbeats: the driver does not notice the theft
+	// before the note comes.
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--slug", "api", "--lease-ttl", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	fwtest.WaitFor(t, "w1 running its agent", 30*time.Second, func() bool { return stateNow(dir, "w1").Agent != nil })
+	fwtest.PutLease(t, dir, "in-progress/api.md", fwtest.AnchorLease("in-progress/api.md", "thief", 0, 600))
+	r := fwtest.Run(t, dir, "tell", "w1", "hello")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "refused: the run no longer holds its plan's lease") {
+		t.Fatalf("a note to a run that lost its lease: %v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "var/fleet/notes/api.md")); !os.IsNotExist(err) {
+		t.Errorf("the refused note was kept: %v", err)
+	}
+	wantEvent(t, dir, "tell", "tester", "refused: hello (the run no longer holds")
+}
