@@ -76,7 +76,7 @@ func withLong(c *cobra.Command, long string) *cobra.Command {
 }
 
 func inboxCmd() *cobra.Command {
-	return withLong(leaf("inbox", "what waits for the coordinator: plan-first proposals", func(fs *pflag.FlagSet) body {
+	return withLong(leaf("inbox", "what waits for a person: proposals, paused runs, questions", func(fs *pflag.FlagSet) body {
 		var f inboxFlags
 		var jsonOut bool
 		rootFlag(fs, &f.root, rootHelp)

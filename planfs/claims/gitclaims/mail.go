@@ -138,8 +138,10 @@ var _ claims.MailWatcher = (*Backend)(nil)
 
 // MailPoll is how often a publishing driver asks the remote for its own
 // ref: one ls-remote of one ref, so mail and stops reach it within about
-// MailPoll and a publish however long its heartbeat.
-const MailPoll = time.Second
+// MailPoll and a publish however long its heartbeat. Every driver asks for
+// its whole life, so not each second: 20 workers on a hosted remote would
+// make 72,000 listings an hour.
+const MailPoll = 5 * time.Second
 
 // MailChanges says when host's agent's ref on the remote is not the
 // commit this process last pushed there: someone wrote into it (a
