@@ -140,6 +140,10 @@ func (d *Driver) onEvent(r *running, ev converse.Event, ok bool) {
 		if u := ev.Tokens; u != nil && u.Input+u.Output > 0 {
 			d.Log.Printf("agent reports %d tokens in, %d out", u.Input, u.Output)
 		}
+	case converse.TurnStarted:
+		// Ours (Prompt counted it), or one the agent began itself (a
+		// note that came as a turn ended): a turn runs either way.
+		t.turn, t.idle = true, false
 	case converse.Asked:
 		d.asked(r, ev.Ask, nil)
 	case converse.TurnEnded:
