@@ -26,8 +26,8 @@ const (
 
 // canTalk says whether t (verb "tell") or i ("interrupt") applies to r,
 // and why not: a run of this machine's with its agent going. A worker on
-// another machine is left to verbs.Send, which says why it cannot be
-// reached yet.
+// another machine is left to verbs.Reach, which says whether the claims
+// backend can carry a message there.
 func canTalk(r *uictx.WorkerRow, verb string) (bool, string) {
 	if r == nil {
 		return false, verb + ": select a running worker in the workers pane (4)"
