@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/atomicfile"
+	"github.com/fleetwatch/fleetwatch/internal/safepath"
 	"github.com/fleetwatch/fleetwatch/internal/termtext"
 	"github.com/fleetwatch/fleetwatch/model"
 	"github.com/fleetwatch/fleetwatch/planfs"
@@ -127,9 +128,12 @@ func (d *Driver) onEvent(r *running, ev converse.Event, ok bool) {
 	switch ev.Kind {
 	case converse.Message:
 		t.said.WriteString(ev.Text)
+		if t.said.Len() > maxSaid {
+			d.flushSaid(t) // an agent that only talks is logged as it goes
+		}
 	case converse.Tool:
 		// A tool's updates repeat its title: each is logged once.
-		if said := line(ev.Text) + filesNote(ev.Files); said != t.lastTool {
+		if said := clip(line(ev.Text), 400) + filesNote(ev.Files); said != t.lastTool {
 			t.lastTool = said
 			d.Log.Printf("agent: %s", said)
 		}
@@ -154,6 +158,9 @@ func (d *Driver) onEvent(r *running, ev converse.Event, ok bool) {
 		d.endTalk(r)
 	}
 }
+
+// maxSaid bounds the agent's text held before it is logged.
+const maxSaid = 64 << 10
 
 func (d *Driver) flushSaid(t *talking) {
 	if t.said.Len() == 0 {
@@ -311,8 +318,12 @@ func (r *running) talkExit(code int) (int, string) {
 // keptNotes are the notes kept for r's plan's next run, which r takes,
 // "" when none.
 func (d *Driver) keptNotes(r *running) string {
-	b, err := os.ReadFile(notesFile(d.Tree.Project, r.job.Rel))
+	p, err := notesChecked(d.Tree.Project, r.job.Rel)
 	if err != nil {
+		return ""
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) > maxNotes {
 		return ""
 	}
 	r.notes = len(b)
@@ -336,16 +347,34 @@ func (d *Driver) talkEnv(r *running) []string {
 // NotesDir holds the notes kept for each plan's next run.
 const NotesDir = "var/fleet/notes"
 
+// maxNotes bounds the notes one plan keeps for its next run.
+const maxNotes = 64 << 10
+
 func notesFile(project, rel string) string {
 	return filepath.Join(project, filepath.FromSlash(NotesDir), model.SlugOf(path.Base(rel))+".md")
+}
+
+// notesChecked is rel's notes file, refused when it or a folder on the
+// way is a symlink.
+func notesChecked(project, rel string) (string, error) {
+	if err := safepath.Check(project, NotesDir+"/"+model.SlugOf(path.Base(rel))+".md"); err != nil {
+		return "", err
+	}
+	return notesFile(project, rel), nil
 }
 
 // keepNote keeps m for rel's plan's next run (a one-shot run cannot take
 // it now).
 func (d *Driver) keepNote(rel string, m claims.Message) error {
-	p := notesFile(d.Tree.Project, rel)
+	p, err := notesChecked(d.Tree.Project, rel)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
+	}
+	if fi, err := os.Stat(p); err == nil && fi.Size() > maxNotes-claims.MaxMailText {
+		return fmt.Errorf("%s already keeps %d KiB of notes for the plan's next run", NotesDir, fi.Size()>>10)
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -362,8 +391,11 @@ func (d *Driver) dropNotes(r *running) {
 	if r.notes == 0 {
 		return
 	}
-	p := notesFile(d.Tree.Project, r.job.Rel)
-	b, err := os.ReadFile(p)
+	p, err := notesChecked(d.Tree.Project, r.job.Rel)
+	var b []byte
+	if err == nil {
+		b, err = os.ReadFile(p)
+	}
 	if err == nil && len(b) > r.notes {
 		err = atomicfile.Write(p, b[r.notes:], 0o644)
 	} else if err == nil {
@@ -435,6 +467,7 @@ func (d *Driver) talkFailed(r *running, err error) Outcome {
 	reason := tree.ErrText(err)
 	d.Log.Printf("%s; stopping the agent", reason)
 	d.stop(r, r.done)
+	d.bringEnd(r)
 	d.closeBox(r)
 	r.meter.Close()
 	return d.giveBack(r.job.Rel, r.me, reason, Outcome{Code: -1, Note: reason})

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -196,7 +197,7 @@ func TestMessageRefusedWhenTheLeaseIsLost(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { stopDriver(cmd) })
 	fwtest.WaitFor(t, "w1 running its agent", 30*time.Second, func() bool { return stateNow(dir, "w1").Agent != nil })
 	fwtest.PutLease(t, dir, "in-progress/api.md", fwtest.AnchorLease("in-progress/api.md", "thief", 0, 600))
 	r := fwtest.Run(t, dir, "tell", "w1", "hello")
@@ -207,4 +208,38 @@ func TestMessageRefusedWhenTheLeaseIsLost(t *testing.T) {
 		t.Errorf("the refused note was kept: %v", err)
 	}
 	wantEvent(t, dir, "tell", "tester", "refused: hello (the run no longer holds")
+}
+
+// The notes folder is the driver's: one replaced by a symlink is refused,
+// and nothing is written where it points.
+func TestNoteNotKeptThroughASymlink(t *testing.T) {
+	t.Parallel()
+	dir := fwtest.GitProject(t, fwtest.Plan{Rel: "features/api.md"})
+	fwtest.WithExecutor(t, dir, "sleep", "60")
+	elsewhere := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "var/fleet"), 0o755)
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "var/fleet/notes")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := fwtest.Cmd(dir, nil, "work-once", "--run", "--agent-id", "w1", "--slug", "api")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopDriver(cmd) })
+	fwtest.WaitFor(t, "w1 running its agent", 30*time.Second, func() bool { return stateNow(dir, "w1").Agent != nil })
+	r := fwtest.Run(t, dir, "tell", "w1", "hello")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "the note could not be kept") || !strings.Contains(r.Stderr, "symlink") {
+		t.Fatalf("a note kept through a symlink: %v", r)
+	}
+	if left, _ := os.ReadDir(elsewhere); len(left) != 0 {
+		t.Errorf("the note was written where the symlink points: %v", left)
+	}
+}
+
+// stopDriver stops a driver as an operator would (SIGTERM: it stops its
+// agent and gives its plan back) and waits for it, so nothing writes in
+// the project while the test's folder goes.
+func stopDriver(cmd *exec.Cmd) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
 }
