@@ -1,7 +1,6 @@
 package converse
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/registry"
 )
@@ -107,7 +107,7 @@ func asStart(t *testing.T, cmd *exec.Cmd, cfg Config) (Conversation, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr asBuffer
+	var stderr testkit.LockedBuffer
 	cmd.Stderr = &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = time.Second
@@ -136,27 +136,6 @@ func asStart(t *testing.T, cmd *exec.Cmd, cfg Config) (Conversation, error) {
 		}
 	}
 	return Start(AppServer, Pipes{In: in, Out: out}, cfg)
-}
-
-// asBuffer is a bounded stderr for the test's log.
-type asBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *asBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.b.Len() < 1<<20 {
-		b.b.Write(p)
-	}
-	return len(p), nil
-}
-
-func (b *asBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // asCodex starts the real Codex's app-server as the preset's Talk runs

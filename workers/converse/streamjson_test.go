@@ -1,7 +1,6 @@
 package converse_test
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fleetwatch/fleetwatch/internal/modelapi"
+	"github.com/fleetwatch/fleetwatch/internal/testkit"
 	"github.com/fleetwatch/fleetwatch/internal/testkit/fwtest"
 	"github.com/fleetwatch/fleetwatch/registry"
 	"github.com/fleetwatch/fleetwatch/workers/converse"
@@ -22,26 +22,7 @@ import (
 type sjAgent struct {
 	conv   converse.Conversation
 	dir    string
-	stderr *sjBuffer
-}
-
-// sjBuffer is an agent's stderr, written by exec's copier and read by
-// the test.
-type sjBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *sjBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *sjBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	stderr *testkit.LockedBuffer
 }
 
 // sjLog is the conversation's Logf, quiet once the test has ended.
@@ -66,7 +47,7 @@ func sjSpawn(t *testing.T, dir string, env, argv []string, exits bool, cfg conve
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	a := &sjAgent{dir: dir, stderr: &sjBuffer{}}
+	a := &sjAgent{dir: dir, stderr: &testkit.LockedBuffer{}}
 	cmd.Stderr = a.stderr
 	// Pipes of our own, not exec's: Wait closes those under a reader.
 	inR, in, err := os.Pipe()
